@@ -1,0 +1,838 @@
+"""Static analysis: names, duplicates, arity, recursion, cycles, dimensions.
+
+Turns the IR into a :class:`~planner.model.Model`. Every error found is
+collected with its span; the pass reports all of them at once.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Iterable, Optional
+
+from . import ir
+from .errors import (
+    ArityError, ConstraintError, CycleError, DisplayUnitError, DuplicateError, ErrorSink, KindError,
+    Label, OverrideError, PlanError, RecursionError_, ScenarioError, UnitError, UnknownNameError,
+    UnknownUnitError, suggest,
+)
+from .graph import topological_order
+from .model import Bound, Model, Quantity, ScenarioModel, Type
+from .units import DIMENSIONLESS, Dim, Unit, UnitTable, canonical_text
+
+# name: (min args, max args or None, parameter names for messages)
+BUILTINS: dict[str, tuple[int, Optional[int], str]] = {
+    "max": (1, None, "x, y, ..."),
+    "min": (1, None, "x, y, ..."),
+    "abs": (1, 1, "x"),
+    "sqrt": (1, 1, "x"),
+    "exp": (1, 1, "x"),
+    "ln": (1, 1, "x"),
+    "log": (2, 2, "x, base"),
+    "floor": (1, 1, "x"),
+    "ceil": (1, 1, "x"),
+    "round": (1, 2, "x, digits"),
+    "if": (3, 3, "condition, then, else"),
+}
+RESERVED_SCENARIOS = {"all", "base"}
+NUM = Type("num", DIMENSIONLESS)
+BOOL = Type("bool")
+
+
+def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None) -> Optional[Unit]:
+    """Resolve a written unit (``TB/s``) against the unit table."""
+    scale = Fraction(1)
+    dim = DIMENSIONLESS
+    for factor in expr.factors:
+        unit = table.lookup(factor.name)
+        if unit is None:
+            err = unknown_unit(factor, table)
+            if sink is None:
+                raise err
+            sink.add(err)
+            return None
+        scale *= unit.scale ** factor.power
+        dim = dim * unit.dim ** factor.power
+    return Unit(scale, dim, expr.text)
+
+
+def unknown_unit(factor: ir.UnitFactor, table: UnitTable) -> PlanError:
+    guess = suggest(factor.name, table.names())
+    hint = f"did you mean `{guess}`?" if guess else None
+    if factor.name.lower() in {"tflops", "gflops", "pflops", "flops"}:
+        hint = "write FLOP/s for a rate (`1000 TFLOP/s`), FLOP for a count"
+    return UnknownUnitError(
+        f"unknown unit `{factor.name}`", factor.span, label="not a unit",
+        hint=hint or "declare it with `unit NAME` (a new dimension) or `unit NAME = 1000 OTHER`; "
+        "to multiply a number by a quantity, write `*`",
+    )
+
+
+def dim_text(t: Type) -> str:
+    if t.is_bool:
+        return "true/false"
+    if t.dim is None:
+        return "0"
+    return canonical_text(t.dim) or "a plain number"
+
+
+class Analyzer:
+    def __init__(self, plan: ir.PlanIR, units: UnitTable | None = None) -> None:
+        self.plan = plan
+        self.units = units or UnitTable()
+        self.sink = ErrorSink()
+        self.defs: dict[str, ir.Definition] = {}
+        self.functions: dict[str, ir.FunctionDef] = {}
+        self.types: dict[str, Type] = {}
+        self.function_refs: dict[str, frozenset[str]] = {}
+
+    # ---- entry ---------------------------------------------------------------
+    def run(self) -> Model:
+        statements = self.plan.statements
+        self._units([s for s in statements if isinstance(s, ir.UnitDecl)])
+        self._collect(statements)
+        self._recursion()
+        self.sink.raise_if_any()
+        for d in self.defs.values():
+            self._resolve(d.expr, frozenset())
+            for c in d.constraints:
+                if c.condition is not None:
+                    self._resolve(c.condition, frozenset())
+        for f in self.functions.values():
+            params = frozenset(p.name for p in f.params)
+            self._resolve(f.body, params)
+            for p in f.params:
+                if p.default is not None:
+                    self._resolve(p.default, params)
+        self.sink.raise_if_any()
+        deps = {name: tuple(sorted(self._refs(d.expr, frozenset()))) for name, d in self.defs.items()}
+        order = topological_order(deps, {n: d.name_span for n, d in self.defs.items()}, self._ref_span)
+        quantities: dict[str, Quantity] = {}
+        for name in order:
+            d = self.defs[name]
+            t = self._infer(d.expr, {})
+            if t is None:
+                continue
+            self.types[name] = t
+        self.sink.raise_if_any()
+        for name in order:
+            quantities[name] = self._quantity(self.defs[name], deps[name])
+        self.sink.raise_if_any()
+        for q in quantities.values():
+            self._constraints(q, quantities)
+        scenarios, axes = self._scenarios(statements, quantities)
+        model = Model(
+            plan=self.plan, quantities=quantities, order=order, functions=self.functions,
+            scenarios=scenarios, axes=axes, units=self.units,
+            sweeps=[s for s in statements if isinstance(s, ir.Sweep)],
+            solves=[s for s in statements if isinstance(s, ir.Solve)],
+            optimizes=[s for s in statements if isinstance(s, ir.Optimize)],
+            checks=[s for s in statements if isinstance(s, ir.Check)],
+        )
+        self._questions(model)
+        self.sink.raise_if_any()
+        return model
+
+    # ---- declarations ------------------------------------------------------
+    def _units(self, decls: list[ir.UnitDecl]) -> None:
+        for decl in decls:
+            if decl.name in self.units.declared:
+                first = self.units.declared[decl.name]
+                self.sink.add(DuplicateError(f"unit `{decl.name}` is declared twice", decl.name_span,
+                                             labels=[Label(first.name_span, "first declared here")]))
+                continue
+            if decl.name in self.units.units:
+                self.sink.add(DuplicateError(f"`{decl.name}` is already a built-in unit", decl.name_span,
+                                             hint="pick another name"))
+                continue
+            self.units.declared[decl.name] = decl
+            if decl.definition is None:
+                self.units.declare_base(decl.name)
+                continue
+            t = self._infer(decl.definition, {}, unit_context=True)
+            if t is None:
+                continue
+            if t.const is None or t.is_bool:
+                self.sink.add(UnitError(f"unit `{decl.name}` must be defined by a constant such as `1000 USD`",
+                                        decl.definition.span))
+                continue
+            self.units.declare(decl.name, Unit(t.const, t.dim or DIMENSIONLESS))
+
+    def _collect(self, statements: Iterable[ir.Statement]) -> None:
+        seen: dict[str, ir.Span] = {}
+
+        def claim(name: str, span, what: str) -> bool:
+            if name in BUILTINS:
+                self.sink.add(DuplicateError(f"`{name}` is a built-in function and cannot be redefined", span,
+                                             hint=f"rename the {what}"))
+                return False
+            if name in seen:
+                self.sink.add(DuplicateError(
+                    f"`{name}` is defined twice", span, label="defined again here",
+                    labels=[Label(seen[name], "first defined here")],
+                    hint="remove one definition, or use a scenario to try another value",
+                ))
+                return False
+            seen[name] = span
+            return True
+
+        for s in statements:
+            if isinstance(s, ir.Definition) and claim(s.name, s.name_span, "quantity"):
+                self.defs[s.name] = s
+            elif isinstance(s, ir.FunctionDef) and claim(s.name, s.name_span, "function"):
+                self.functions[s.name] = s
+                names: dict[str, ir.Param] = {}
+                for p in s.params:
+                    if p.name in names:
+                        self.sink.add(DuplicateError(f"parameter `{p.name}` appears twice in `{s.name}`", p.span,
+                                                     labels=[Label(names[p.name].span, "first here")]))
+                    names[p.name] = p
+                seen_default = False
+                for p in s.params:
+                    if p.default is not None:
+                        seen_default = True
+                    elif seen_default:
+                        self.sink.add(ArityError(f"parameter `{p.name}` without a default follows one with a default",
+                                                 p.span, hint="put parameters with defaults last"))
+
+    def _recursion(self) -> None:
+        calls = {
+            name: sorted({n.func for n in self._walk_fn(f) if isinstance(n, ir.Call) and n.func in self.functions})
+            for name, f in self.functions.items()
+        }
+        state: dict[str, int] = {}
+
+        def visit(name: str, path: list[str]) -> bool:
+            state[name] = 1
+            for callee in calls[name]:
+                if state.get(callee) == 1:
+                    cycle = path[path.index(callee):] + [callee] if callee in path else [name, callee]
+                    f = self.functions[callee]
+                    site = next(n for n in self._walk_fn(self.functions[name])
+                                if isinstance(n, ir.Call) and n.func == callee)
+                    self.sink.add(RecursionError_(
+                        "recursive function: " + " -> ".join(cycle), site.span,
+                        label=f"`{name}` calls `{callee}`", labels=[Label(f.name_span, f"`{callee}` defined here")],
+                        hint="functions are expanded inline, so they cannot call themselves; "
+                             "unroll the recursion by hand",
+                    ))
+                    return True
+                if state.get(callee) is None and visit(callee, path + [callee]):
+                    return True
+            state[name] = 2
+            return False
+
+        for name in self.functions:
+            if state.get(name) is None and visit(name, [name]):
+                return
+
+    @staticmethod
+    def _walk_fn(f: ir.FunctionDef):
+        yield from ir.walk(f.body)
+        for p in f.params:
+            if p.default is not None:
+                yield from ir.walk(p.default)
+
+    # ---- names -------------------------------------------------------------
+    def _resolve(self, expr: ir.Expr, params: frozenset[str], allow_refs: bool = False,
+                 extra: Iterable[str] = ()) -> None:
+        extra = frozenset(extra)
+        for node in ir.walk(expr):
+            if isinstance(node, ir.Name):
+                if node.name in params or node.name in self.defs or node.name in extra:
+                    continue
+                self.sink.add(self._unknown(node.name, node.span, params | extra))
+            elif isinstance(node, ir.ScenarioRef):
+                if not allow_refs:
+                    self.sink.add(ScenarioError(
+                        "`name@scenario` can only be used in `check` statements", node.span,
+                        hint="a formula is evaluated in each scenario; compare scenarios in a check"))
+                elif node.name not in self.defs:
+                    self.sink.add(self._unknown(node.name, node.span, frozenset()))
+            elif isinstance(node, ir.Call):
+                self._check_call(node)
+
+    def _unknown(self, name: str, span, params: frozenset[str]) -> PlanError:
+        pool = set(self.defs) | set(params)
+        guess = suggest(name, pool)
+        hint = f"did you mean `{guess}`?" if guess else None
+        if name in self.functions:
+            hint = f"`{name}` is a function: call it as `{name}(...)`"
+        elif name in BUILTINS:
+            hint = f"`{name}` is a built-in function: call it as `{name}(...)`"
+        elif self.units.lookup(name) is not None and guess is None:
+            hint = f"`{name}` is a unit; units follow a number, as in `1 {name}`"
+        return UnknownNameError(f"unknown name `{name}`", span, label="not defined in this plan", hint=hint)
+
+    def _check_call(self, call: ir.Call) -> None:
+        if call.func in BUILTINS:
+            lo, hi, sig = BUILTINS[call.func]
+            n = len(call.args)
+            for a in call.args:
+                if a.name is not None:
+                    self.sink.add(ArityError(f"built-in `{call.func}` takes no keyword arguments", a.span))
+            if n < lo or (hi is not None and n > hi):
+                want = f"{lo}" if lo == hi else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
+                hint = f"`{call.func}({sig})`"
+                if call.func == "log" and n == 1:
+                    hint = "write `ln(x)` for the natural logarithm or `log(x, 10)` for base 10"
+                self.sink.add(ArityError(f"`{call.func}` takes {want} argument{'s' if want != '1' else ''}, got {n}",
+                                         call.span, hint=hint))
+            return
+        if call.func in self.functions:
+            self._bind(self.functions[call.func], call)
+            return
+        guess = suggest(call.func, list(self.functions) + list(BUILTINS))
+        hint = f"did you mean `{guess}`?" if guess else None
+        if call.func in self.defs:
+            hint = f"`{call.func}` is a quantity, not a function; write `{call.func} * (...)` to multiply"
+        self.sink.add(UnknownNameError(f"unknown function `{call.func}`", call.name_span, hint=hint))
+
+    def _bind(self, f: ir.FunctionDef, call: ir.Call, report: bool = True) -> Optional[dict[str, ir.Expr]]:
+        """Match a call's arguments to parameters (positional, keyword, defaults)."""
+        bound: dict[str, ir.Expr] = {}
+        params = [p.name for p in f.params]
+        errors = []
+        positional = [a for a in call.args if a.name is None]
+        if len(positional) > len(params):
+            errors.append(ArityError(
+                f"`{f.name}` takes {len(params)} argument{'s' if len(params) != 1 else ''}, got {len(call.args)}",
+                call.span, labels=[Label(f.span, "defined here")], hint=f"`{f.name}({', '.join(params)})`"))
+        for p, a in zip(params, positional):
+            bound[p] = a.value
+        for a in call.args:
+            if a.name is None:
+                continue
+            if a.name not in params:
+                guess = suggest(a.name, params)
+                errors.append(ArityError(f"`{f.name}` has no parameter `{a.name}`", a.span,
+                                         hint=f"did you mean `{guess}`?" if guess else f"`{f.name}({', '.join(params)})`"))
+            elif a.name in bound:
+                errors.append(ArityError(f"parameter `{a.name}` of `{f.name}` is given twice", a.span))
+            else:
+                bound[a.name] = a.value
+        missing = [p.name for p in f.params if p.name not in bound and p.default is None]
+        if missing and not errors:
+            errors.append(ArityError(
+                f"`{f.name}` is missing argument{'s' if len(missing) > 1 else ''} "
+                + ", ".join(f"`{m}`" for m in missing), call.span,
+                labels=[Label(f.span, "defined here")], hint=f"`{f.name}({', '.join(params)})`"))
+        if errors:
+            if report:
+                for e in errors:
+                    self.sink.add(e)
+            return None
+        return bound
+
+    def _refs(self, expr: ir.Expr, params: frozenset[str]) -> set[str]:
+        """Quantities an expression depends on, through user functions too."""
+        out: set[str] = set()
+        for node in ir.walk(expr):
+            if isinstance(node, ir.Name) and node.name not in params:
+                out.add(node.name)
+            elif isinstance(node, ir.Call) and node.func in self.functions:
+                out |= self._function_refs(node.func)
+        return out
+
+    def _function_refs(self, name: str) -> frozenset[str]:
+        if name not in self.function_refs:
+            f = self.functions[name]
+            params = frozenset(p.name for p in f.params)
+            refs = self._refs(f.body, params)
+            for p in f.params:
+                if p.default is not None:
+                    refs |= self._refs(p.default, params)
+            self.function_refs[name] = frozenset(refs)
+        return self.function_refs[name]
+
+    def _ref_span(self, user: str, used: str):
+        for node in ir.walk(self.defs[user].expr):
+            if isinstance(node, ir.Name) and node.name == used:
+                return node.span
+        return self.defs[user].expr.span
+
+    # ---- types and dimensions -----------------------------------------------
+    def _infer(self, expr: ir.Expr, scope: dict[str, Type], unit_context: bool = False,
+               lookup: Callable[[str], Optional[Type]] | None = None) -> Optional[Type]:
+        try:
+            return self._type(expr, scope, lookup or self.types.get)
+        except _Poisoned:
+            return None
+        except PlanError as e:
+            self.sink.add(e)
+            return None
+
+    def infer_strict(self, expr: ir.Expr, scope: dict[str, Type] | None = None) -> Type:
+        """Type of an expression, raising the first error (used by the CLI)."""
+        return self._type(expr, scope or {}, self.types.get)
+
+    def _type(self, e: ir.Expr, scope: dict[str, Type], lookup) -> Type:
+        if isinstance(e, ir.Number):
+            if e.unit is None:
+                return Type("num", None if e.value == 0 else DIMENSIONLESS, e.value)
+            unit = unit_of(e.unit, self.units)
+            return Type("num", unit.dim, e.value * unit.scale)
+        if isinstance(e, ir.Bool):
+            return BOOL
+        if isinstance(e, ir.Name):
+            if e.name in scope:
+                return scope[e.name]
+            t = lookup(e.name)
+            if t is None:
+                if e.name in self.defs:
+                    raise _Poisoned()  # its own error is already reported
+                raise UnknownNameError(f"unknown name `{e.name}`", e.span)
+            return Type(t.kind, t.dim)
+        if isinstance(e, ir.ScenarioRef):
+            t = lookup(e.name)
+            return Type(t.kind, t.dim)
+        if isinstance(e, ir.Neg):
+            t = self._num(e.operand, scope, lookup, "negate")
+            return Type("num", t.dim, -t.const if t.const is not None else None)
+        if isinstance(e, ir.Binary):
+            return self._binary(e, scope, lookup)
+        if isinstance(e, ir.Compare):
+            types = [self._type(o, scope, lookup) for o in e.operands]
+            for i, op in enumerate(e.ops):
+                a, b = types[i], types[i + 1]
+                if a.is_bool or b.is_bool:
+                    if a.is_bool and b.is_bool and op in (ir.CmpOp.EQ, ir.CmpOp.NE):
+                        continue
+                    raise KindError(f"cannot compare true/false with `{op.value}`", e.op_spans[i],
+                                    labels=[Label(e.operands[i].span, dim_text(a)),
+                                            Label(e.operands[i + 1].span, dim_text(b))])
+                if not _same_dim(a, b):
+                    raise UnitError(
+                        f"cannot compare {dim_text(a)} with {dim_text(b)}", e.op_spans[i],
+                        labels=[Label(e.operands[i].span, dim_text(a)), Label(e.operands[i + 1].span, dim_text(b))],
+                        hint="both sides of a comparison need the same dimension")
+            return BOOL
+        if isinstance(e, (ir.Logic, ir.Not)):
+            for operand in ir.children(e):
+                t = self._type(operand, scope, lookup)
+                if not t.is_bool:
+                    word = "not" if isinstance(e, ir.Not) else e.op.value
+                    raise KindError(f"`{word}` needs true/false, got {dim_text(t)}", operand.span,
+                                    hint="compare it first, for example `x > 0`")
+            return BOOL
+        if isinstance(e, ir.Call):
+            return self._call(e, scope, lookup)
+        raise AssertionError(e)
+
+    def _num(self, e: ir.Expr, scope, lookup, what: str) -> Type:
+        t = self._type(e, scope, lookup)
+        if t.is_bool:
+            raise KindError(f"cannot {what} true/false", e.span, label="this is a condition, not a number",
+                            hint="use `if(condition, a, b)` to choose between numbers")
+        return t
+
+    def _binary(self, e: ir.Binary, scope, lookup) -> Type:
+        verbs = {ir.BinOp.ADD: "add", ir.BinOp.SUB: "subtract", ir.BinOp.MUL: "multiply",
+                 ir.BinOp.DIV: "divide", ir.BinOp.POW: "raise"}
+        a = self._num(e.left, scope, lookup, verbs[e.op])
+        b = self._num(e.right, scope, lookup, verbs[e.op])
+        ca, cb = a.const, b.const
+        if e.op in (ir.BinOp.ADD, ir.BinOp.SUB):
+            if not _same_dim(a, b):
+                verb = "add" if e.op is ir.BinOp.ADD else "subtract"
+                prep = "and" if e.op is ir.BinOp.ADD else "from"
+                left, right = (a, b) if e.op is ir.BinOp.ADD else (b, a)
+                raise UnitError(
+                    f"cannot {verb} {dim_text(left)} {prep} {dim_text(right)}", e.op_span,
+                    labels=[Label(e.left.span, _describe(a)), Label(e.right.span, _describe(b))],
+                    hint="both operands need the same dimension; convert with a factor such as `1 GB` or `1 s`")
+            dim = a.dim if a.dim is not None else b.dim
+            const = None
+            if ca is not None and cb is not None:
+                const = ca + cb if e.op is ir.BinOp.ADD else ca - cb
+            return Type("num", dim, const)
+        if e.op is ir.BinOp.MUL:
+            dim = None if a.dim is None or b.dim is None else a.dim * b.dim
+            return Type("num", dim, ca * cb if ca is not None and cb is not None else None)
+        if e.op is ir.BinOp.DIV:
+            dim = None if a.dim is None else (a.dim if b.dim is None else a.dim / b.dim)
+            const = ca / cb if ca is not None and cb not in (None, 0) else None
+            return Type("num", dim, const)
+        # power
+        if b.dim is not None and not b.dim.dimensionless:
+            raise UnitError(f"an exponent must be a plain number, not {dim_text(b)}", e.right.span,
+                            label=_describe(b))
+        if a.dim is not None and not a.dim.dimensionless:
+            if cb is None:
+                raise UnitError(
+                    f"a quantity in {dim_text(a)} can only be raised to a constant power", e.right.span,
+                    labels=[Label(e.left.span, _describe(a))], label="not a constant",
+                    hint="divide by a unit first to make the base a plain number")
+            dim = a.dim ** cb
+        else:
+            dim = a.dim
+        const = None
+        if ca is not None and cb is not None and cb.denominator == 1 and abs(cb) <= 64 and not (ca == 0 and cb < 0):
+            const = ca ** int(cb)
+        return Type("num", dim, const)
+
+    def _call(self, e: ir.Call, scope, lookup) -> Type:
+        if e.func in self.functions:
+            f = self.functions[e.func]
+            bound = self._bind(f, e, report=False)
+            if bound is None:
+                raise ArityError(f"bad call to `{f.name}`", e.span)
+            inner: dict[str, Type] = {}
+            for p in f.params:
+                arg = bound.get(p.name)
+                try:
+                    if arg is not None:
+                        inner[p.name] = self._type(arg, scope, lookup)
+                    else:
+                        inner[p.name] = self._type(p.default, dict(inner), lookup)
+                except PlanError:
+                    raise
+            try:
+                t = self._type(f.body, inner, lookup)
+            except PlanError as err:
+                if err.span is not None and err.span.source is f.span.source and f.span.start <= err.span.start < f.span.end:
+                    err.labels.append(Label(e.span, f"in this call of `{f.name}`"))
+                raise
+            if f.display is not None:
+                unit = unit_of(f.display, self.units)
+                if not t.is_bool and not _same_dim(t, Type("num", unit.dim)):
+                    raise DisplayUnitError(f"`{f.name}` returns {dim_text(t)}, not {canonical_text(unit.dim) or 'a plain number'}",
+                                           f.display.span, labels=[Label(e.span, "called here")])
+            return Type(t.kind, t.dim)
+        args = [a.value for a in e.args]
+        name = e.func
+        if name == "if":
+            cond = self._type(args[0], scope, lookup)
+            if not cond.is_bool:
+                raise KindError(f"the condition of `if` must be true/false, got {dim_text(cond)}", args[0].span,
+                                hint="compare it, for example `x > 0`")
+            a = self._type(args[1], scope, lookup)
+            b = self._type(args[2], scope, lookup)
+            if a.kind != b.kind or (not a.is_bool and not _same_dim(a, b)):
+                raise UnitError(f"the branches of `if` differ: {dim_text(a)} and {dim_text(b)}", e.span,
+                                labels=[Label(args[1].span, _describe(a)), Label(args[2].span, _describe(b))])
+            return Type(a.kind, a.dim if a.dim is not None else b.dim)
+        types = [self._num(a, scope, lookup, f"pass to `{name}`") for a in args]
+        if name in ("max", "min"):
+            first = types[0]
+            for arg, t in zip(args[1:], types[1:]):
+                if not _same_dim(first, t):
+                    raise UnitError(f"`{name}` of {dim_text(first)} and {dim_text(t)}", e.span,
+                                    labels=[Label(args[0].span, _describe(first)), Label(arg.span, _describe(t))],
+                                    hint="all arguments need the same dimension")
+                if first.dim is None:
+                    first = t
+            return Type("num", next((t.dim for t in types if t.dim is not None), None))
+        if name == "abs":
+            return Type("num", types[0].dim)
+        if name == "sqrt":
+            return Type("num", None if types[0].dim is None else types[0].dim ** Fraction(1, 2))
+        # exp, ln, log, floor, ceil, round: plain numbers only
+        for arg, t in zip(args, types):
+            if t.dim is not None and not t.dim.dimensionless:
+                hint = "divide by a unit to get a plain number, for example `floor(x / 1 GB)`"
+                raise UnitError(f"`{name}` needs a plain number, got {dim_text(t)}", arg.span, label=_describe(t),
+                                hint=hint)
+        return NUM
+
+    # ---- quantities --------------------------------------------------------------
+    def _quantity(self, d: ir.Definition, deps: tuple[str, ...]) -> Quantity:
+        t = self.types[d.name]
+        if t.dim is None:
+            t = Type(t.kind, DIMENSIONLESS, t.const)
+        display = Unit(Fraction(1), t.dim, canonical_text(t.dim))
+        literal_unit = _literal_unit(d.expr)
+        if literal_unit is not None:
+            display = unit_of(literal_unit, self.units)
+        if d.display is not None:
+            unit = unit_of(d.display, self.units, self.sink)
+            if unit is not None:
+                if t.is_bool:
+                    self.sink.add(DisplayUnitError(f"`{d.name}` is true/false and has no unit", d.display.span))
+                elif unit.dim != t.dim:
+                    self.sink.add(DisplayUnitError(
+                        f"cannot show `{d.name}` in {unit.text}: it is {t.dim.describe()}, "
+                        f"{unit.text} is {unit.dim.describe()}",
+                        d.display.span, labels=[Label(d.expr.span, canonical_text(t.dim) or "a plain number")],
+                        hint=f"a unit of {t.dim.describe()}, such as `{_example_unit(t.dim)}`"))
+                else:
+                    display = unit
+        q = Quantity(d.name, d, d.is_input, t, display, deps)
+        if d.is_input:
+            q.value = t.const if not t.is_bool else _bool_value(d.expr)
+        return q
+
+    def _constraints(self, q: Quantity, quantities: dict[str, Quantity]) -> None:
+        for c in q.definition.constraints:
+            if c.kind == "integer":
+                if q.is_bool:
+                    self.sink.add(ConstraintError(f"`{q.name}` is true/false, so `integer` does not apply", c.span))
+                q.integer = True
+            elif c.kind == "boolean":
+                if not q.is_bool:
+                    self.sink.add(ConstraintError(f"`{q.name}` is a number, not true/false", c.span,
+                                                  hint="write `true` or `false` as its value"))
+            else:
+                t = self._infer(c.condition, {})
+                if t is None:
+                    continue
+                if not t.is_bool:
+                    self.sink.add(KindError("a constraint must be a condition such as `x >= 0`", c.condition.span))
+                    continue
+                if q.is_input:
+                    lo, hi = bounds_of(c.condition, q.name, self._const)
+                    if lo is not None and (q.lower is None or lo.value > q.lower.value):
+                        q.lower = lo
+                    if hi is not None and (q.upper is None or hi.value < q.upper.value):
+                        q.upper = hi
+
+    def _const(self, e: ir.Expr) -> Optional[Fraction]:
+        try:
+            t = self._type(e, {}, lambda n: None)
+        except PlanError:
+            return None
+        return t.const
+
+    # ---- scenarios ---------------------------------------------------------------
+    def _scenarios(self, statements, quantities) -> tuple[dict[str, ScenarioModel], dict[str, list[str]]]:
+        scenarios: dict[str, ScenarioModel] = {}
+        axes: dict[str, list[str]] = {}
+        flat: list[ir.Scenario] = []
+        axis_spans: dict[str, ir.Axis] = {}
+        for s in statements:
+            if isinstance(s, ir.Scenario):
+                flat.append(s)
+            elif isinstance(s, ir.Axis):
+                if s.name in axis_spans:
+                    self.sink.add(DuplicateError(f"axis `{s.name}` is defined twice", s.name_span,
+                                                 labels=[Label(axis_spans[s.name].name_span, "first defined here")]))
+                    continue
+                axis_spans[s.name] = s
+                axes[s.name] = [m.name for m in s.members]
+                flat.extend(s.members)
+        for s in flat:
+            if s.name in RESERVED_SCENARIOS:
+                self.sink.add(ScenarioError(f"`{s.name}` is reserved and cannot name a scenario", s.name_span))
+                continue
+            if s.name in scenarios:
+                self.sink.add(DuplicateError(f"scenario `{s.name}` is defined twice", s.name_span,
+                                             labels=[Label(scenarios[s.name].scenario.name_span, "first defined here")]))
+                continue
+            model = ScenarioModel(s.name, s, axis=s.axis)
+            for o in s.overrides:
+                value = self.override_value(o, quantities, f"scenario `{s.name}`")
+                if value is not None:
+                    if o.name in model.overrides:
+                        self.sink.add(DuplicateError(f"`{o.name}` is set twice in scenario `{s.name}`", o.name_span))
+                    model.overrides[o.name] = value
+            scenarios[s.name] = model
+        return scenarios, axes
+
+    def override_value(self, o: ir.Override, quantities: dict[str, Quantity], where: str,
+                       report: bool = True) -> Optional[Fraction | bool]:
+        """Check one ``name = value`` override; return its exact value in base units."""
+        try:
+            return self._override(o, quantities, where)
+        except PlanError as err:
+            if not report:
+                raise
+            self.sink.add(err)
+            return None
+
+    def _override(self, o: ir.Override, quantities, where: str):
+        q = quantities.get(o.name)
+        if q is None:
+            guess = suggest(o.name, [n for n, x in quantities.items() if x.is_input])
+            raise OverrideError(f"{where} sets `{o.name}`, which is not defined", o.name_span,
+                                hint=f"did you mean `{guess}`?" if guess else None)
+        if not q.is_input:
+            raise OverrideError(
+                f"{where} sets `{o.name}`, which is a formula, not an input", o.name_span,
+                labels=[Label(q.definition.name_span, "defined by a formula here")],
+                hint="only inputs (quantities defined by a literal) can be overridden")
+        t = self._type(o.expr, {}, lambda n: None if n not in quantities else None)
+        if q.is_bool:
+            if not t.is_bool or not isinstance(o.expr, ir.Bool):
+                raise KindError(f"`{o.name}` is true/false; {where} gives {dim_text(t)}", o.expr.span)
+            return o.expr.value
+        if t.is_bool:
+            raise KindError(f"`{o.name}` is a number; {where} gives true/false", o.expr.span)
+        if t.const is None:
+            raise OverrideError(f"{where}: the value of `{o.name}` must be a constant", o.expr.span,
+                                hint="use numbers and units only, such as `3.35 TB/s`")
+        if not _same_dim(t, Type("num", q.dim)):
+            raise UnitError(
+                f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {canonical_text(q.dim) or 'a plain number'}",
+                o.expr.span, label=_describe(t),
+                labels=[Label(q.definition.expr.span, f"declared as {q.unit_text or 'a plain number'}")],
+                hint=f"write the value with a unit of {q.dim.describe()}, such as `{_example_unit(q.dim)}`"
+                if not q.dim.dimensionless else "write a plain number")
+        return t.const
+
+    # ---- questions -----------------------------------------------------------------
+    def _questions(self, model: Model) -> None:
+        q = model.quantities
+
+        def need_input(name: str, span, what: str) -> bool:
+            if name not in q:
+                self.sink.add(self._unknown(name, span, frozenset()))
+                return False
+            if not q[name].is_input:
+                self.sink.add(OverrideError(f"{what} `{name}`, which is a formula, not an input", span,
+                                            labels=[Label(q[name].definition.name_span, "defined here")]))
+                return False
+            return True
+
+        def need_condition(expr: ir.Expr, extra=()):
+            self._resolve(expr, frozenset(), allow_refs=True, extra=extra)
+            if self.sink.errors:
+                return
+            t = self._infer(expr, {})
+            if t is not None and not t.is_bool:
+                self.sink.add(KindError("expected a condition such as `a = b` or `a >= b`", expr.span))
+
+        def picks(items):
+            for p in items:
+                self.check_pick(p, model)
+
+        for s in model.sweeps:
+            for axis in s.axes:
+                if need_input(axis.name, axis.name_span, "a sweep varies"):
+                    self._values(axis.values, q[axis.name])
+            for n in s.show:
+                if n.name not in q:
+                    self.sink.add(self._unknown(n.name, n.span, frozenset()))
+            picks(s.scenarios)
+        for s in model.solves:
+            if need_input(s.target, s.target_span, "`solve` is for"):
+                need_condition(s.condition)
+                if s.mode != "root" and not q[s.target].integer:
+                    self.sink.add(ConstraintError(
+                        f"`solve {s.mode}` finds an integer threshold, but `{s.target}` is not declared integer",
+                        s.target_span, labels=[Label(q[s.target].definition.span, "add `where integer` here")],
+                        hint=f"for a real-valued answer write `solve {s.target} where ...`"))
+            picks(s.scenarios)
+        for s in model.optimizes:
+            if need_input(s.over, s.over_span, "`over` needs an input, not"):
+                self._resolve(s.objective, frozenset())
+                t = self._infer(s.objective, {})
+                if t is not None and t.is_bool:
+                    self.sink.add(KindError("the objective must be a number", s.objective.span))
+                self._values(s.values, q[s.over])
+            picks(s.scenarios)
+        for c in model.checks:
+            need_condition(c.condition)
+            for o in c.overrides:
+                self.override_value(o, q, "`with`")
+            if c.tolerance is not None:
+                t = self._infer(c.tolerance, {})
+                if t is not None and (t.is_bool or t.const is None):
+                    self.sink.add(KindError("a tolerance must be a constant such as `0.1%` or `0.01 ms`",
+                                            c.tolerance.span))
+            picks(c.scenarios)
+
+    def _values(self, values: ir.Values, q: Quantity) -> None:
+        for item in values.items:
+            t = self._infer(item, {})
+            if t is None:
+                continue
+            if t.is_bool or t.const is None:
+                self.sink.add(KindError("sweep values must be constants", item.span))
+            elif values.kind in ("times", "count") and item is values.items[-1]:
+                if t.dim is not None and not t.dim.dimensionless:
+                    self.sink.add(UnitError(f"`{values.kind}` takes a plain number", item.span))
+            elif not _same_dim(t, Type("num", q.dim)):
+                self.sink.add(UnitError(
+                    f"`{q.name}` is in {canonical_text(q.dim) or 'a plain number'}, this value is {dim_text(t)}",
+                    item.span, label=_describe(t)))
+
+    def check_pick(self, p: ir.ScenarioPick, model: Model) -> None:
+        if p.axis is None:
+            if p.name in RESERVED_SCENARIOS or p.name in model.scenarios:
+                return
+            guess = suggest(p.name, model.scenarios)
+            self.sink.add(ScenarioError(f"unknown scenario `{p.name}`", p.span,
+                                        hint=f"did you mean `{guess}`?" if guess else
+                                        ("scenarios: " + ", ".join(model.scenarios) if model.scenarios else
+                                         "this plan defines no scenarios")))
+            return
+        if p.axis not in model.axes:
+            self.sink.add(ScenarioError(f"unknown axis `{p.axis}`", p.span,
+                                        hint=("axes: " + ", ".join(model.axes)) if model.axes else None))
+        elif p.name not in model.axes[p.axis] and p.name != "all":
+            guess = suggest(p.name, model.axes[p.axis])
+            self.sink.add(ScenarioError(f"axis `{p.axis}` has no scenario `{p.name}`", p.span,
+                                        hint=f"did you mean `{guess}`?" if guess else
+                                        "choices: " + ", ".join(model.axes[p.axis])))
+
+
+class _Poisoned(Exception):
+    """A name whose own definition already failed: skip, do not re-report."""
+
+
+def _same_dim(a: Type, b: Type) -> bool:
+    return a.dim is None or b.dim is None or a.dim == b.dim
+
+
+def _describe(t: Type) -> str:
+    return dim_text(t)
+
+
+def _example_unit(dim: Dim) -> str:
+    examples = {"B": "GB", "s": "ms", "B/s": "TB/s", "1/s": "TFLOP/s", "B/token": "B/token"}
+    text = canonical_text(dim)
+    return examples.get(text, text)
+
+
+def _literal_unit(expr: ir.Expr) -> Optional[ir.UnitExpr]:
+    while isinstance(expr, ir.Neg):
+        expr = expr.operand
+    return expr.unit if isinstance(expr, ir.Number) else None
+
+
+def _bool_value(expr: ir.Expr) -> bool:
+    assert isinstance(expr, ir.Bool)
+    return expr.value
+
+
+def bounds_of(cond: ir.Expr, name: str, const) -> tuple[Optional[Bound], Optional[Bound]]:
+    """Bounds on ``name`` from a condition such as ``0 <= alpha < 1`` or ``batch >= 1``."""
+    lo = hi = None
+    parts = [cond]
+    while parts:
+        c = parts.pop()
+        if isinstance(c, ir.Logic) and c.op is ir.BoolOp.AND:
+            parts += [c.left, c.right]
+            continue
+        if not isinstance(c, ir.Compare):
+            continue
+        for i, op in enumerate(c.ops):
+            left, right = c.operands[i], c.operands[i + 1]
+            if isinstance(left, ir.Name) and left.name == name:
+                value, side = const(right), op
+            elif isinstance(right, ir.Name) and right.name == name:
+                value, side = const(left), _flip(op)
+            else:
+                continue
+            if value is None:
+                continue
+            if side in (ir.CmpOp.GT, ir.CmpOp.GE):
+                b = Bound(value, side is ir.CmpOp.GE)
+                if lo is None or b.value > lo.value:
+                    lo = b
+            elif side in (ir.CmpOp.LT, ir.CmpOp.LE):
+                b = Bound(value, side is ir.CmpOp.LE)
+                if hi is None or b.value < hi.value:
+                    hi = b
+            elif side is ir.CmpOp.EQ:
+                lo = hi = Bound(value, True)
+    return lo, hi
+
+
+def _flip(op: ir.CmpOp) -> ir.CmpOp:
+    return {ir.CmpOp.LT: ir.CmpOp.GT, ir.CmpOp.LE: ir.CmpOp.GE, ir.CmpOp.GT: ir.CmpOp.LT,
+            ir.CmpOp.GE: ir.CmpOp.LE}.get(op, op)
+
+
+def analyze(plan: ir.PlanIR, units: UnitTable | None = None) -> tuple[Model, Analyzer]:
+    analyzer = Analyzer(plan, units)
+    return analyzer.run(), analyzer

@@ -1,0 +1,223 @@
+"""``check`` statements: asserted figures, per scenario, with tolerances.
+
+* ``check a == b``: equal up to floating-point rounding (relative 1e-12).
+* ``check a ~= 46.667 ms``: equal to the precision the figure is written
+  with (half a unit in its last digit, here 0.0005 ms), as an article that
+  rounds its numbers means them.
+* ``within 0.1%`` (relative) or ``within 0.01 ms`` (absolute) sets the
+  tolerance explicitly; any other comparison is evaluated as written.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Optional
+
+import sympy as sp
+
+from . import ir
+from .check import unit_of
+from .errors import PlanError
+from .evaluate import compile_plan
+from .plan import Evaluation, Origin, Plan, format_value
+
+RELATIVE_UNITS = {"%", "ppm"}
+EXACT_REL = 1e-12
+
+
+@dataclass
+class CheckResult:
+    check: ir.Check
+    scenario: Optional[str]
+    passed: bool
+    lhs: Optional[float | bool] = None
+    rhs: Optional[float | bool] = None
+    unit: str = ""
+    tolerance: str = ""
+    error: Optional[PlanError] = None
+    overrides: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.check.span.text.split())
+
+    @property
+    def location(self) -> str:
+        return self.check.span.location()
+
+    @property
+    def expected(self) -> str:
+        return "" if self.rhs is None else format_value(self.rhs, self.unit, 8)
+
+    @property
+    def actual(self) -> str:
+        return "" if self.lhs is None else format_value(self.lhs, self.unit, 8)
+
+    def describe(self) -> str:
+        where = f" in {self.scenario}" if self.scenario else ""
+        if self.error is not None:
+            return f"could not evaluate{where}: {self.error.message}"
+        if self.rhs is None:
+            return f"condition is false{where}"
+        tol = f" ({self.tolerance})" if self.tolerance else ""
+        return f"expected {self.expected}{tol}, got {self.actual}{where}"
+
+
+class _CompiledCheck:
+    def __init__(self, plan: Plan, check: ir.Check) -> None:
+        self.plan = plan
+        self.check = check
+        self.refs: dict[sp.Symbol, ir.ScenarioRef] = {}
+        cond = check.condition
+        self.pair = (
+            isinstance(cond, ir.Compare) and len(cond.ops) == 1
+            and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)
+            and not plan.analyzer.infer_strict(cond.operands[0]).is_bool
+        )
+        conv = plan.converter
+        if self.pair:
+            outputs = [("lhs", conv.expr(cond.operands[0], ref=self._ref)),
+                       ("rhs", conv.expr(cond.operands[1], ref=self._ref))]
+        else:
+            outputs = [("cond", conv.expr(cond, ref=self._ref))]
+        symbols = dict(plan.symbols.symbols)
+        for sym, r in self.refs.items():
+            symbols[sym.name] = sym
+        names = list(plan.model.quantities) + [s.name for s in self.refs]
+        self.compiled = compile_plan(names, outputs, symbols)
+        self.names = names
+
+    def _ref(self, r: ir.ScenarioRef) -> sp.Basic:
+        sym = sp.Dummy(f"ref{len(self.refs)}")
+        self.refs[sym] = r
+        return sym
+
+    def __call__(self, ev: Evaluation, ref_values: dict[str, float]) -> tuple:
+        args = [ev.values[n] for n in self.plan.model.quantities] + [ref_values[s.name] for s in self.refs]
+        return self.compiled(args)
+
+
+def _literal(e: ir.Expr) -> Optional[ir.Number]:
+    sign_free = e.operand if isinstance(e, ir.Neg) else e
+    return sign_free if isinstance(sign_free, ir.Number) else None
+
+
+def _half_ulp(num: ir.Number) -> Fraction:
+    """Half a unit in the last written digit of a literal (``46.667`` -> 0.0005)."""
+    text = num.span.text.strip()
+    digits = []
+    for ch in text:
+        if ch.isdigit() or ch in "._eE+-":
+            digits.append(ch)
+        else:
+            break
+    mantissa, _, exponent = "".join(digits).replace("_", "").lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    places = decimals - (int(exponent) if exponent else 0)
+    return Fraction(1, 2) * Fraction(10) ** (-places)
+
+
+def _unit_for(plan: Plan, check: ir.Check):
+    """The unit to show a check's numbers in: the figure's own, else the quantity's."""
+    cond = check.condition
+    if not isinstance(cond, ir.Compare):
+        return Fraction(1), ""
+    for operand in reversed(cond.operands):
+        lit = _literal(operand)
+        if lit is not None and lit.unit is not None:
+            u = unit_of(lit.unit, plan.model.units)
+            return u.scale, lit.unit.text
+    for operand in cond.operands:
+        if isinstance(operand, (ir.Name, ir.ScenarioRef)):
+            q = plan.model.quantities[operand.name]
+            return q.display.scale, q.unit_text
+    t = plan.analyzer.infer_strict(cond.operands[0])
+    from .units import canonical_text
+    return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""
+
+
+def run_checks(plan: Plan) -> list[CheckResult]:
+    results: list[CheckResult] = []
+    cache: dict[tuple, Evaluation | PlanError] = {}
+
+    def evaluation(scenario, overrides, origins) -> Evaluation:
+        key = (scenario, tuple(sorted((k, str(v)) for k, v in overrides.items())))
+        if key not in cache:
+            try:
+                cache[key] = plan.evaluate(scenario, overrides, origins)
+            except PlanError as err:
+                cache[key] = err
+        got = cache[key]
+        if isinstance(got, PlanError):
+            raise got
+        return got
+
+    for check in plan.model.checks:
+        overrides = {}
+        origins = {}
+        for o in check.overrides:
+            overrides[o.name] = plan.analyzer.override_value(o, plan.model.quantities, "`with`", report=False)
+            origins[o.name] = Origin(f"`with {o.name} = {' '.join(o.expr.span.text.split())}`", o.span)
+        shown_overrides = {o.name: " ".join(o.expr.span.text.split()) for o in check.overrides}
+        scenarios = _scenarios(plan, check)
+        compiled = _CompiledCheck(plan, check)
+        scale, unit = _unit_for(plan, check)
+        for scenario in scenarios:
+            result = CheckResult(check, scenario, False, unit=unit, overrides=shown_overrides)
+            try:
+                ev = evaluation(scenario, overrides, origins)
+                refs = {}
+                for sym, r in compiled.refs.items():
+                    other = evaluation(r.scenario, overrides, origins)
+                    refs[sym.name] = other.values[r.name]
+                out = compiled(ev, refs)
+            except PlanError as err:
+                result.error = err
+                results.append(result)
+                continue
+            if compiled.pair:
+                lhs, rhs = float(out[0]), float(out[1])
+                passed, tol_text = _compare(plan, check, lhs, rhs, scale, unit)
+                result.lhs, result.rhs = lhs / float(scale), rhs / float(scale)
+                result.tolerance = tol_text
+                result.passed = passed
+            else:
+                result.passed = bool(out[0])
+            results.append(result)
+    return results
+
+
+def _scenarios(plan: Plan, check: ir.Check) -> list[Optional[str]]:
+    if not check.scenarios:
+        return [None]
+    names: list[Optional[str]] = []
+    for p in check.scenarios:
+        if p.axis is not None:
+            names.extend(plan.resolve_scenarios(f"{p.axis}={p.name}"))
+        else:
+            names.extend(plan.resolve_scenarios(p.name))
+    return names
+
+
+def _compare(plan: Plan, check: ir.Check, lhs: float, rhs: float, scale: Fraction, unit: str) -> tuple[bool, str]:
+    cond = check.condition
+    assert isinstance(cond, ir.Compare)
+    if not (math.isfinite(lhs) and math.isfinite(rhs)):
+        return False, ""
+    if check.tolerance is not None:
+        tol_expr = check.tolerance
+        lit = _literal(tol_expr)
+        t = plan.analyzer.infer_strict(tol_expr)
+        tol = float(abs(t.const))
+        if lit is not None and lit.unit is not None and lit.unit.text in RELATIVE_UNITS:
+            return abs(lhs - rhs) <= tol * abs(rhs) * (1 + 1e-12), f"within {' '.join(tol_expr.span.text.split())}"
+        return abs(lhs - rhs) <= tol * (1 + 1e-12), f"± {format_value(tol / float(scale), unit)}"
+    if cond.ops[0] is ir.CmpOp.APPROX:
+        lit = _literal(cond.operands[1]) or _literal(cond.operands[0])
+        if lit is not None:
+            lit_scale = unit_of(lit.unit, plan.model.units).scale if lit.unit is not None else Fraction(1)
+            tol = float(_half_ulp(lit) * lit_scale)
+            return abs(lhs - rhs) <= tol * (1 + 1e-9), f"± {format_value(tol / float(scale), unit)}"
+    return math.isclose(lhs, rhs, rel_tol=EXACT_REL, abs_tol=0.0) or lhs == rhs, ""

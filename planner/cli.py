@@ -1,0 +1,230 @@
+"""The command line: thin commands over the library.
+
+Every command loads a plan, calls one library function and prints. User
+errors (:class:`PlanError`) are caught here, in one place, and rendered
+with file, line, column and a caret; exit codes: 0 ok, 1 a check failed,
+2 a bad plan or bad arguments. argparse (standard library) keeps start-up
+fast; heavy modules are imported inside the commands that need them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Callable, Optional, Sequence
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # bad arguments: exit 2 with usage
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _add_common(p: argparse.ArgumentParser, scenario: bool = True, sets: bool = True) -> None:
+    p.add_argument("file", metavar="FILE", help="a .plan file")
+    if scenario:
+        p.add_argument("--scenario", "-s", action="append", metavar="NAME",
+                       help="scenario to use: a name, a comma list, `all`, or `base` (the plan as written); repeatable")
+    if sets:
+        p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
+                       help="override an input, with plan syntax for the value (`--set 'hbm_bandwidth=3.35 TB/s'`); repeatable")
+
+
+def _format(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table",
+                   help="output format (default: table)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="planner",
+        description="Plan with numbers: evaluate, check and explain .plan files of named quantities with units.",
+        epilog="Exit codes: 0 success, 1 a check failed, 2 a bad plan or bad arguments. "
+               "See README.md for the language.",
+    )
+    parser.add_argument("--version", action="version", version=f"planner {_version()}")
+    parser.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                        help="colour in error messages (default: auto)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("eval", help="evaluate every quantity (per scenario)",
+                       description="Evaluate every quantity, as written or per scenario, with --set overrides.")
+    _add_common(p)
+    p.add_argument("--only", nargs="+", action="extend", metavar="NAME", help="show only these quantities")
+    _format(p)
+    p.set_defaults(handler=cmd_eval)
+
+    p = sub.add_parser("check", help="run every `check`; exit 1 if any fails",
+                       description="Run every `check` statement. Exit 0 when all pass, 1 when any fails.")
+    p.add_argument("file", metavar="FILE", help="a .plan file")
+    p.add_argument("--verbose", "-v", action="store_true", help="list passing checks too")
+    p.add_argument("--format", "-f", choices=["table", "json"], default="table", help="output format")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("explain", help="show a quantity's formula, SymPy form, value and inputs",
+                       description="The formula as written, its SymPy form, the same over inputs only, "
+                                   "its value with unit, and the inputs it depends on.")
+    _add_common(p)
+    p.add_argument("name", metavar="NAME", help="the quantity to explain")
+    p.set_defaults(handler=cmd_explain)
+    return parser
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+# ---- helpers -------------------------------------------------------------
+
+def _load(path: str):
+    from .plan import load
+
+    return load(path)
+
+
+def overrides_from(plan, sets: Sequence[str]):
+    values, origins = {}, {}
+    for text in sets or []:
+        name, value, origin = plan.parse_override(text)
+        values[name] = value
+        origins[name] = origin
+    return values, origins
+
+
+def scenarios_from(plan, spec: Optional[Sequence[str]]):
+    return plan.resolve_scenarios(spec)
+
+
+def write_output(text: str, path: Optional[str] = None) -> None:
+    """Print, or write atomically (temp file then rename): never a partial file."""
+    if path is None or path == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    atomic_write(path, text.encode("utf-8"))
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".planner-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+# ---- commands ---------------------------------------------------------------
+
+def cmd_eval(args) -> int:
+    from .output import dumps, eval_csv, eval_json, eval_table
+
+    plan = _load(args.file)
+    overrides, origins = overrides_from(plan, args.sets)
+    scenarios = scenarios_from(plan, args.scenario)
+    names = plan.definition_order()
+    if args.only:
+        from .errors import UnknownNameError, suggest
+
+        for n in args.only:
+            if n not in plan.model.quantities:
+                guess = suggest(n, names)
+                raise UnknownNameError(f"--only names `{n}`, which is not in {plan.path}",
+                                       hint=f"did you mean `{guess}`?" if guess else None)
+        names = [n for n in args.only]
+    evaluations = plan.evaluate_all(scenarios, overrides, origins)
+    if args.format == "json":
+        write_output(dumps(eval_json(plan, evaluations, names)))
+    elif args.format == "csv":
+        write_output(eval_csv(plan, evaluations, names))
+    else:
+        head = plan.title
+        write_output(f"{head}\n\n{eval_table(plan, evaluations, names)}")
+    return EXIT_OK
+
+
+def cmd_check(args) -> int:
+    from .checks import run_checks
+    from .output import dumps
+
+    plan = _load(args.file)
+    results = run_checks(plan)
+    failed = [r for r in results if not r.passed]
+    if args.format == "json":
+        write_output(dumps({
+            "format": "planner.check/1",
+            "file": plan.path,
+            "passed": len(results) - len(failed),
+            "failed": len(failed),
+            "checks": [
+                {"check": r.text, "line": r.check.span.line, "scenario": r.scenario, "passed": r.passed,
+                 "actual": r.lhs, "expected": r.rhs, "unit": r.unit, "tolerance": r.tolerance,
+                 "error": r.error.message if r.error else None, "with": r.overrides}
+                for r in results
+            ],
+        }))
+        return EXIT_CHECK_FAILED if failed else EXIT_OK
+    lines = []
+    for r in results:
+        if not r.passed:
+            lines.append(f"FAIL {r.location}: {r.text}\n     {r.describe()}")
+        elif args.verbose:
+            where = f" [{r.scenario}]" if r.scenario else ""
+            value = f" = {r.actual}" if r.lhs is not None else ""
+            lines.append(f"ok   {r.text}{where}{value}")
+    lines.append(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    write_output("\n".join(lines))
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def cmd_explain(args) -> int:
+    from .explain import explain, render
+
+    plan = _load(args.file)
+    overrides, origins = overrides_from(plan, args.sets)
+    scenarios = scenarios_from(plan, args.scenario)
+    parts = [render(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
+    write_output("\n\n".join(parts))
+    return EXIT_OK
+
+
+# ---- entry point --------------------------------------------------------------
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    color = args.color == "always" or (args.color == "auto" and sys.stderr.isatty() and "NO_COLOR" not in os.environ)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    from .errors import PlanError, render
+
+    try:
+        return handler(args)
+    except PlanError as err:
+        sys.stderr.write(render(err, color=color) + "\n")
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+def run() -> None:  # console script entry point
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

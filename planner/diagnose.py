@@ -1,0 +1,174 @@
+"""Find *where* a formula broke when its compiled value is not finite.
+
+Only runs after the compiled evaluation produced NaN or infinity: it walks
+the quantity's IR with the values of the quantities it uses and reports the
+innermost sub-expression that divides by zero, leaves a function's domain
+or overflows, with that sub-expression's span.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Optional
+
+from . import ir
+from .check import unit_of
+from .errors import EvaluationError, Label
+from .model import Model
+
+
+class _Found(Exception):
+    def __init__(self, error: EvaluationError) -> None:
+        self.error = error
+
+
+def diagnose(model: Model, name: str, values: Mapping[str, float]) -> EvaluationError:
+    q = model.quantities[name]
+    try:
+        result = _Eval(model, values).run(q.definition.expr, {})
+    except _Found as found:
+        err = found.error
+        if err.span is not None and not (q.definition.span.start <= err.span.start < q.definition.span.end):
+            err.labels.append(Label(q.definition.name_span, f"while evaluating `{name}`"))
+        return err
+    return EvaluationError(
+        f"`{name}` evaluates to {result!r}", q.definition.expr.span,
+        label="not a finite number", hint="check the inputs it depends on")
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+class _Eval:
+    def __init__(self, model: Model, values: Mapping[str, float]) -> None:
+        self.model = model
+        self.values = values
+
+    def run(self, e: ir.Expr, env: dict) -> float:
+        r = self._eval(e, env)
+        return r
+
+    def _fail(self, message: str, node: ir.Expr, label: str = "", hint: Optional[str] = None):
+        raise _Found(EvaluationError(message, node.span, label=label, hint=hint))
+
+    def _eval(self, e: ir.Expr, env: dict):
+        ev = lambda x: self._eval(x, env)  # noqa: E731
+        if isinstance(e, ir.Number):
+            v = e.value * (unit_of(e.unit, self.model.units).scale if e.unit is not None else 1)
+            return float(v)
+        if isinstance(e, ir.Bool):
+            return e.value
+        if isinstance(e, ir.Name):
+            if e.name in env:
+                return env[e.name]
+            v = self.values[e.name]
+            return bool(v) if self.model.quantities[e.name].is_bool else float(v)
+        if isinstance(e, ir.Neg):
+            return -ev(e.operand)
+        if isinstance(e, ir.Binary):
+            a, b = ev(e.left), ev(e.right)
+            try:
+                if e.op is ir.BinOp.ADD:
+                    r = a + b
+                elif e.op is ir.BinOp.SUB:
+                    r = a - b
+                elif e.op is ir.BinOp.MUL:
+                    r = a * b
+                elif e.op is ir.BinOp.DIV:
+                    if b == 0:
+                        self._fail("division by zero", e.right, f"`{_text(e.right)}` is 0",
+                                   hint="check the inputs this divisor depends on")
+                    r = a / b
+                else:
+                    if a == 0 and b < 0:
+                        self._fail("division by zero (0 to a negative power)", e, f"`{_text(e.left)}` is 0")
+                    if a < 0 and b != int(b):
+                        self._fail("domain error: a negative number to a fractional power", e,
+                                   f"`{_text(e.left)}` is {_fmt(a)}")
+                    r = a ** b
+            except OverflowError:
+                self._fail("overflow: the result is too large", e)
+            if isinstance(r, float) and not math.isfinite(r):
+                self._fail("overflow: the result is too large", e, f"gives {r}")
+            return r
+        if isinstance(e, ir.Compare):
+            ops = [ev(o) for o in e.operands]
+            return all(_cmp(op, ops[i], ops[i + 1]) for i, op in enumerate(e.ops))
+        if isinstance(e, ir.Logic):
+            a = ev(e.left)
+            b = ev(e.right)
+            return (a and b) if e.op is ir.BoolOp.AND else (a or b)
+        if isinstance(e, ir.Not):
+            return not ev(e.operand)
+        if isinstance(e, ir.Call):
+            return self._call(e, env)
+        if isinstance(e, ir.ScenarioRef):
+            return float("nan")
+        raise AssertionError(e)
+
+    def _call(self, e: ir.Call, env: dict):
+        f = self.model.functions.get(e.func)
+        if f is not None:
+            inner: dict = {}
+            positional = [a for a in e.args if a.name is None]
+            for p, a in zip(f.params, positional):
+                inner[p.name] = self._eval(a.value, env)
+            for a in e.args:
+                if a.name is not None:
+                    inner[a.name] = self._eval(a.value, env)
+            for p in f.params:
+                if p.name not in inner:
+                    inner[p.name] = self._eval(p.default, dict(inner))
+            return self._eval(f.body, inner)
+        if e.func == "if":
+            cond = self._eval(e.args[0].value, env)
+            return self._eval(e.args[1 if cond else 2].value, env)
+        args = [self._eval(a.value, env) for a in e.args]
+        x = args[0]
+        arg0 = e.args[0].value
+        name = e.func
+        if name in ("sqrt",) and x < 0:
+            self._fail("domain error: square root of a negative number", arg0, f"`{_text(arg0)}` is {_fmt(x)}")
+        if name in ("ln", "log") and x <= 0:
+            self._fail(f"domain error: logarithm of {'zero' if x == 0 else 'a negative number'}", arg0,
+                       f"`{_text(arg0)}` is {_fmt(x)}")
+        if name == "log" and (args[1] <= 0 or args[1] == 1):
+            self._fail("domain error: logarithm base must be positive and not 1", e.args[1].value,
+                       f"base is {_fmt(args[1])}")
+        try:
+            if name == "max":
+                return max(args)
+            if name == "min":
+                return min(args)
+            if name == "abs":
+                return abs(x)
+            if name == "sqrt":
+                return math.sqrt(x)
+            if name == "exp":
+                return math.exp(x)
+            if name == "ln":
+                return math.log(x)
+            if name == "log":
+                return math.log(x) / math.log(args[1])
+            if name == "floor":
+                return float(math.floor(x))
+            if name == "ceil":
+                return float(math.ceil(x))
+            if name == "round":
+                scale = 10 ** args[1] if len(args) > 1 else 1
+                return math.copysign(math.floor(abs(x) * scale + 0.5), x) / scale
+        except (OverflowError, ValueError):
+            self._fail(f"overflow in `{name}`", e)
+        raise AssertionError(name)
+
+
+def _cmp(op: ir.CmpOp, a, b) -> bool:
+    return {
+        ir.CmpOp.EQ: a == b, ir.CmpOp.APPROX: a == b, ir.CmpOp.NE: a != b, ir.CmpOp.LT: a < b,
+        ir.CmpOp.LE: a <= b, ir.CmpOp.GT: a > b, ir.CmpOp.GE: a >= b,
+    }[op]
+
+
+def _text(e: ir.Expr) -> str:
+    return " ".join(e.span.text.split())

@@ -1,0 +1,223 @@
+"""Errors are data: every user mistake is a ``PlanError`` with a span.
+
+Rendering happens in one place (:func:`render`), so every family looks the
+same: ``file:line:col: error[family]: message``, the source line with a
+caret, secondary labels, then ``help:`` and ``note:`` lines.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from .source import Span, snippet
+
+
+@dataclass
+class Label:
+    span: Span
+    text: str = ""
+
+
+class PlanError(Exception):
+    """Base of every error a user can cause. ``family`` names it in output."""
+
+    family = "plan"
+
+    def __init__(
+        self,
+        message: str,
+        span: Span | None = None,
+        *,
+        labels: Sequence[Label] = (),
+        hint: str | None = None,
+        notes: Sequence[str] = (),
+        label: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.label = label
+        self.labels = list(labels)
+        self.hint = hint
+        self.notes = list(notes)
+
+    def __str__(self) -> str:
+        return render(self, color=False)
+
+
+class ParseError(PlanError):
+    family = "syntax"
+
+
+class UnknownNameError(PlanError):
+    family = "unknown-name"
+
+
+class DuplicateError(PlanError):
+    family = "duplicate"
+
+
+class CycleError(PlanError):
+    family = "cycle"
+
+
+class ArityError(PlanError):
+    family = "arity"
+
+
+class RecursionError_(PlanError):
+    family = "recursion"
+
+
+class UnitError(PlanError):
+    """Dimension mismatch between operands."""
+
+    family = "unit"
+
+
+class UnknownUnitError(PlanError):
+    family = "unknown-unit"
+
+
+class DisplayUnitError(PlanError):
+    family = "display-unit"
+
+
+class KindError(PlanError):
+    """A boolean where a number is needed, or the reverse."""
+
+    family = "type"
+
+
+class ConstraintError(PlanError):
+    family = "constraint"
+
+
+class EvaluationError(PlanError):
+    """Division by zero, a domain error, a non-finite result."""
+
+    family = "evaluation"
+
+
+class ScenarioError(PlanError):
+    family = "scenario"
+
+
+class OverrideError(PlanError):
+    family = "override"
+
+
+class SolveError(PlanError):
+    family = "solve"
+
+
+class NoRootError(SolveError):
+    family = "no-root"
+
+
+class MultipleRootsError(SolveError):
+    family = "multiple-roots"
+
+
+class NotMonotoneError(SolveError):
+    family = "not-monotone"
+
+
+class ConvergenceError(SolveError):
+    family = "no-convergence"
+
+
+class ImportError_(PlanError):
+    family = "import"
+
+
+class TemplateError(PlanError):
+    family = "template"
+
+
+class UsageError(PlanError):
+    """Bad command-line arguments (often without a span)."""
+
+    family = "usage"
+
+
+class PlanErrors(PlanError):
+    """Several errors found in one pass; rendered one after another."""
+
+    family = "several"
+
+    def __init__(self, errors: Iterable[PlanError]) -> None:
+        self.errors = list(errors)
+        first = self.errors[0]
+        super().__init__(first.message, first.span)
+
+    def __str__(self) -> str:
+        return render(self, color=False)
+
+
+@dataclass
+class ErrorSink:
+    """Collects errors so a pass can report all of them at once."""
+
+    errors: list[PlanError] = field(default_factory=list)
+
+    def add(self, error: PlanError) -> None:
+        self.errors.append(error)
+
+    def raise_if_any(self) -> None:
+        self.errors.sort(key=lambda e: (e.span.source.name, e.span.start) if e.span is not None else ("", -1))
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise PlanErrors(self.errors)
+
+
+def suggest(name: str, candidates: Iterable[str]) -> str | None:
+    """``did you mean`` for unknown names (closest by similarity)."""
+    pool = sorted(set(candidates))
+    matches = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    if not matches:
+        lowered = {c.lower(): c for c in pool}
+        if name.lower() in lowered:
+            return lowered[name.lower()]
+        return None
+    return matches[0]
+
+
+def flatten(error: PlanError) -> list[PlanError]:
+    if isinstance(error, PlanErrors):
+        out: list[PlanError] = []
+        for e in error.errors:
+            out.extend(flatten(e))
+        return out
+    return [error]
+
+
+def render(error: PlanError, color: bool = False) -> str:
+    """The one place errors become text."""
+    parts = [_render_one(e, color) for e in flatten(error)]
+    text = "\n\n".join(parts)
+    if len(parts) > 1:
+        text += f"\n\n{len(parts)} errors"
+    return text
+
+
+def _render_one(error: PlanError, color: bool) -> str:
+    red, bold, blue, reset = ("\x1b[31m", "\x1b[1m", "\x1b[34m", "\x1b[0m") if color else ("",) * 4
+    where = f"{error.span.location()}: " if error.span is not None else ""
+    lines = [f"{bold}{where}{red}error[{error.family}]{reset}{bold}: {error.message}{reset}"]
+    if error.span is not None:
+        lines.append(snippet(error.span, error.label))
+    for lab in error.labels:
+        if error.span is not None and lab.span.source is error.span.source and lab.span.line == error.span.line:
+            lines.append(snippet(lab.span, lab.text, marker="-"))
+        else:
+            lines.append(f"  {blue}-->{reset} {lab.span.location()}")
+            lines.append(snippet(lab.span, lab.text, marker="-"))
+    for note in error.notes:
+        lines.append(f"  {blue}note{reset}: {note}")
+    if error.hint:
+        lines.append(f"  {blue}help{reset}: {error.hint}")
+    return "\n".join(lines)

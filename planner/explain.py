@@ -1,0 +1,106 @@
+"""``planner explain``: one quantity, from its formula down to its inputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import sympy as sp
+
+from .errors import UnknownNameError, suggest
+from .plan import Plan, format_value
+from .symbolic import inline_inputs, latex
+
+
+@dataclass
+class Explanation:
+    name: str
+    kind: str
+    formula: str
+    location: str
+    doc: Optional[str]
+    tags: tuple[str, ...]
+    sympy: str
+    sympy_latex: str
+    in_inputs: str
+    in_inputs_latex: str
+    value: str
+    scenario: Optional[str]
+    inputs: list[tuple[str, str]]
+    used_by: list[str]
+    constraints: list[str]
+
+
+def upstream_inputs(plan: Plan, name: str) -> list[str]:
+    """Every input a quantity depends on, directly or not, in file order."""
+    seen: set[str] = set()
+    stack = [name]
+    while stack:
+        n = stack.pop()
+        for d in plan.model.quantities[n].deps:
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+    inputs = [n for n in seen if plan.model.quantities[n].is_input]
+    if plan.model.quantities[name].is_input:
+        inputs = [name]
+    return sorted(inputs, key=lambda n: plan.model.quantities[n].definition.span.start)
+
+
+def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None) -> Explanation:
+    q = plan.model.quantities.get(name)
+    if q is None:
+        guess = suggest(name, plan.model.quantities)
+        raise UnknownNameError(f"no quantity `{name}` in {plan.path}",
+                               hint=f"did you mean `{guess}`?" if guess else None)
+    ev = plan.evaluate(scenario, overrides, origins)
+    if q.is_input:
+        expr = plan.symbols[name]
+        full = expr
+    else:
+        expr = plan.exprs[name]
+        full = inline_inputs(plan.model, plan.symbols, plan.exprs, name)
+    used_by = [n for n in plan.definition_order() if name in plan.model.quantities[n].deps]
+    inputs = [(n, format_value(ev.display(n), plan.model.quantities[n].unit_text))
+              for n in upstream_inputs(plan, name)]
+    return Explanation(
+        name=name,
+        kind="input" if q.is_input else "derived",
+        formula=q.formula,
+        location=q.definition.span.location(),
+        doc=q.doc,
+        tags=q.tags,
+        sympy=sp.sstr(expr),
+        sympy_latex=latex(expr),
+        in_inputs=sp.sstr(full),
+        in_inputs_latex=latex(full),
+        value=format_value(ev.display(name), q.unit_text, 10),
+        scenario=scenario,
+        inputs=inputs,
+        used_by=used_by,
+        constraints=[" ".join(c.span.text.split()) for c in q.definition.constraints],
+    )
+
+
+def render(e: Explanation) -> str:
+    lines = [f"{e.name} = {e.formula}", f"  defined at   {e.location} ({e.kind})"]
+    if e.doc:
+        lines.append(f"  description  {e.doc}")
+    if e.tags:
+        lines.append(f"  tags         {', '.join(e.tags)}")
+    if e.constraints:
+        lines.append(f"  constraints  {', '.join(e.constraints)}")
+    if e.kind == "derived":
+        lines.append(f"  sympy        {e.sympy}")
+        lines.append(f"  in inputs    {e.in_inputs}")
+        lines.append(f"  latex        {e.in_inputs_latex}")
+        lines.append("  (values inside SymPy forms are in base units: B, s, B/s)")
+    lines.append(f"  value        {e.value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))
+    if e.inputs and e.kind == "derived":
+        lines.append("  inputs")
+        width = max(len(n) for n, _ in e.inputs)
+        for n, v in e.inputs:
+            lines.append(f"    {n.ljust(width)}  {v}")
+    if e.used_by:
+        lines.append(f"  used by      {', '.join(e.used_by)}")
+    return "\n".join(lines)

@@ -1,0 +1,46 @@
+"""Dependency graph of quantities: topological order, cycles as errors.
+
+Uses the standard library's :mod:`graphlib`, which reports a cycle's path.
+"""
+
+from __future__ import annotations
+
+import graphlib
+from typing import Callable, Mapping, Sequence
+
+from .errors import CycleError, Label
+from .source import Span
+
+
+def topological_order(
+    deps: Mapping[str, Sequence[str]],
+    spans: Mapping[str, Span],
+    ref_span: Callable[[str, str], Span],
+) -> list[str]:
+    """Names ordered so every quantity comes after the ones it uses.
+
+    Ties keep definition order, so output is deterministic.
+    """
+    sorter = graphlib.TopologicalSorter()
+    for name in deps:
+        sorter.add(name, *deps[name])
+    try:
+        return list(sorter.static_order())
+    except graphlib.CycleError as exc:
+        cycle = list(exc.args[1])  # [a, b, ..., a], each depends on the next... reversed
+        cycle.reverse()  # now each entry uses the next one
+        # Rotate so the cycle starts at the earliest-defined name.
+        body = cycle[:-1]
+        first = min(body, key=lambda n: spans[n].start)
+        i = body.index(first)
+        body = body[i:] + body[:i]
+        path = body + [body[0]]
+        labels = [Label(ref_span(a, b), f"`{a}` uses `{b}`") for a, b in zip(path, path[1:])]
+        main = labels.pop(0) if labels else None
+        raise CycleError(
+            "dependency cycle: " + " -> ".join(path),
+            main.span if main else spans[first],
+            label=main.text if main else "",
+            labels=labels,
+            hint="a quantity cannot depend on itself; make one of them an input",
+        ) from None

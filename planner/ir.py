@@ -1,0 +1,347 @@
+"""The typed, frozen IR of a plan. No lark and no SymPy in here.
+
+Every node carries the :class:`~planner.source.Span` it came from, so any
+later stage can point at the source.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Optional, Union
+
+from .source import Span
+
+
+class BinOp(enum.Enum):
+    ADD = "+"
+    SUB = "-"
+    MUL = "*"
+    DIV = "/"
+    POW = "^"
+
+
+class CmpOp(enum.Enum):
+    EQ = "=="
+    NE = "!="
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+    APPROX = "~="
+
+
+class BoolOp(enum.Enum):
+    AND = "and"
+    OR = "or"
+
+
+# ---- units ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class UnitFactor:
+    name: str
+    power: int
+    span: Span
+
+
+@dataclass(frozen=True)
+class UnitExpr:
+    """A unit as written: factors with signed powers (``TB/s`` is TB^1 s^-1)."""
+
+    factors: tuple[UnitFactor, ...]
+    span: Span
+
+    @property
+    def text(self) -> str:
+        return self.span.text.strip()
+
+
+# ---- expressions -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Number:
+    value: Fraction
+    unit: Optional[UnitExpr]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Bool:
+    value: bool
+    span: Span
+
+
+@dataclass(frozen=True)
+class Name:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class ScenarioRef:
+    """``name@scenario``: a quantity's value in another scenario (checks only)."""
+
+    name: str
+    scenario: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: BinOp
+    left: "Expr"
+    right: "Expr"
+    span: Span
+    op_span: Span
+
+
+@dataclass(frozen=True)
+class Compare:
+    """A comparison chain: ``0 <= alpha < 1`` has two ops and three operands."""
+
+    ops: tuple[CmpOp, ...]
+    operands: tuple["Expr", ...]
+    span: Span
+    op_spans: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Logic:
+    op: BoolOp
+    left: "Expr"
+    right: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: Optional[str]
+    value: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple[Arg, ...]
+    span: Span
+    name_span: Span
+
+
+Expr = Union[Number, Bool, Name, ScenarioRef, Neg, Binary, Compare, Logic, Not, Call]
+
+
+def children(expr: Expr) -> tuple[Expr, ...]:
+    if isinstance(expr, (Neg, Not)):
+        return (expr.operand,)
+    if isinstance(expr, (Binary, Logic)):
+        return (expr.left, expr.right)
+    if isinstance(expr, Compare):
+        return expr.operands
+    if isinstance(expr, Call):
+        return tuple(a.value for a in expr.args)
+    return ()
+
+
+def walk(expr: Expr):
+    """Every node of an expression, parents before children."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+def is_literal(expr: Expr) -> bool:
+    """An input is a quantity defined by a literal (optionally negated)."""
+    if isinstance(expr, Neg):
+        return is_literal(expr.operand)
+    return isinstance(expr, (Number, Bool))
+
+
+# ---- statements -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tag:
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``integer``, ``boolean`` or a condition such as ``0 <= alpha < 1``."""
+
+    kind: str  # "integer" | "boolean" | "condition"
+    condition: Optional[Expr]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    expr: Expr
+    display: Optional[UnitExpr]
+    doc: Optional[str]
+    tags: tuple[Tag, ...]
+    constraints: tuple[Constraint, ...]
+    span: Span
+    name_span: Span
+
+    @property
+    def is_input(self) -> bool:
+        return is_literal(self.expr)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: Optional[Expr]
+    span: Span
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    name: str
+    params: tuple[Param, ...]
+    body: Expr
+    display: Optional[UnitExpr]
+    doc: Optional[str]
+    tags: tuple[Tag, ...]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class UnitDecl:
+    name: str
+    definition: Optional[Expr]
+    doc: Optional[str]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class Override:
+    name: str
+    expr: Expr
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    doc: Optional[str]
+    tags: tuple[Tag, ...]
+    overrides: tuple[Override, ...]
+    span: Span
+    name_span: Span
+    axis: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Axis:
+    name: str
+    doc: Optional[str]
+    members: tuple[Scenario, ...]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class ScenarioPick:
+    """``bf16`` or, with axes, ``precision=fp8``."""
+
+    name: str
+    axis: Optional[str]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Values:
+    """Sweep values: a list, or a range (``a..b``, ``step``, ``times``, ``count``)."""
+
+    kind: str  # "list" | "range" | "step" | "times" | "count"
+    items: tuple[Expr, ...]  # list items, or (start, stop[, by])
+    span: Span
+
+
+@dataclass(frozen=True)
+class SweepAxis:
+    name: str
+    values: Values
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class Sweep:
+    axes: tuple[SweepAxis, ...]
+    show: tuple[Name, ...]
+    scenarios: tuple[ScenarioPick, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Solve:
+    target: str
+    mode: str  # "root" | "min" | "max"
+    condition: Expr
+    scenarios: tuple[ScenarioPick, ...]
+    alias: Optional[str]
+    span: Span
+    target_span: Span
+
+
+@dataclass(frozen=True)
+class Optimize:
+    sense: str  # "max" | "min"
+    objective: Expr
+    over: str
+    values: Values
+    scenarios: tuple[ScenarioPick, ...]
+    alias: Optional[str]
+    span: Span
+    over_span: Span
+
+
+@dataclass(frozen=True)
+class Check:
+    condition: Expr
+    tolerance: Optional[Expr]
+    overrides: tuple[Override, ...]
+    scenarios: tuple[ScenarioPick, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Import:
+    path: str
+    alias: Optional[str]
+    names: Optional[tuple[str, ...]]  # ``from "x" import a, b``
+    span: Span
+
+
+Statement = Union[Definition, FunctionDef, UnitDecl, Scenario, Axis, Sweep, Solve, Optimize, Check, Import]
+
+
+@dataclass(frozen=True)
+class PlanIR:
+    source_name: str
+    title: Optional[str]
+    notes: tuple[str, ...]
+    statements: tuple[Statement, ...]

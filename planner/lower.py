@@ -1,0 +1,416 @@
+"""The only Transformer: lark parse tree to the typed IR of :mod:`planner.ir`."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from lark import Token, Transformer, Tree, v_args
+
+from . import ir
+from .errors import ParseError
+from .parser import _split_quantity, parse
+from .source import Source, Span
+
+_CMP = {
+    "==": ir.CmpOp.EQ, "=": ir.CmpOp.EQ, "!=": ir.CmpOp.NE, "≠": ir.CmpOp.NE,
+    "<": ir.CmpOp.LT, "<=": ir.CmpOp.LE, "≤": ir.CmpOp.LE, ">": ir.CmpOp.GT,
+    ">=": ir.CmpOp.GE, "≥": ir.CmpOp.GE, "~=": ir.CmpOp.APPROX, "≈": ir.CmpOp.APPROX,
+}
+_BIN = {"+": ir.BinOp.ADD, "-": ir.BinOp.SUB, "*": ir.BinOp.MUL, "×": ir.BinOp.MUL,
+        "·": ir.BinOp.MUL, "/": ir.BinOp.DIV, "^": ir.BinOp.POW, "**": ir.BinOp.POW}
+
+
+def parse_number(text: str) -> Fraction:
+    """Exact value of a literal: ``4.15`` is 83/20, ``70e9`` is 70000000000."""
+    return Fraction(text.replace("_", ""))
+
+
+def unescape(token: str) -> str:
+    body = token[1:-1]
+    out = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def unit_from_text(text: str, source: Source, offset: int) -> ir.UnitExpr:
+    """Parse the unit part of a number token (``TB/s``, ``B/token``, ``s^2``, ``%``)."""
+    factors = []
+    pos = offset
+    for i, part in enumerate(text.split("/")):
+        name, _, power = part.partition("^")
+        p = int(power) if power else 1
+        factors.append(ir.UnitFactor(name, p if i == 0 else -p, Span(source, pos, pos + len(part))))
+        pos += len(part) + 1
+    return ir.UnitExpr(tuple(factors), Span(source, offset, offset + len(text)))
+
+
+class _Lower(Transformer):
+    def __init__(self, source: Source) -> None:
+        super().__init__(visit_tokens=False)
+        self.source = source
+
+    # -- helpers --------------------------------------------------------
+    def span(self, meta) -> Span:
+        return Span(self.source, meta.start_pos, meta.end_pos)
+
+    def tspan(self, tok: Token) -> Span:
+        return Span(self.source, tok.start_pos, tok.end_pos)
+
+    # -- expressions -----------------------------------------------------
+    @v_args(meta=True)
+    def number(self, meta, children):
+        (tok,) = children
+        return ir.Number(parse_number(str(tok)), None, self.tspan(tok))
+
+    @v_args(meta=True)
+    def quantity(self, meta, children):
+        (tok,) = children
+        text = str(tok)
+        number, space, unit = _split_quantity(text)
+        unit_offset = tok.start_pos + len(number) + len(space)
+        return ir.Number(parse_number(number), unit_from_text(unit, self.source, unit_offset), self.tspan(tok))
+
+    @v_args(meta=True)
+    def true(self, meta, children):
+        return ir.Bool(True, self.span(meta))
+
+    @v_args(meta=True)
+    def false(self, meta, children):
+        return ir.Bool(False, self.span(meta))
+
+    def dotted(self, children):
+        return ".".join(str(c) for c in children), Span(self.source, children[0].start_pos, children[-1].end_pos)
+
+    @v_args(meta=True)
+    def name(self, meta, children):
+        (dotted,) = children
+        return ir.Name(dotted[0], dotted[1])
+
+    @v_args(meta=True)
+    def scenario_ref(self, meta, children):
+        dotted, scen = children
+        return ir.ScenarioRef(dotted[0], str(scen), self.span(meta))
+
+    @v_args(meta=True)
+    def neg(self, meta, children):
+        return ir.Neg(children[0], self.span(meta))
+
+    @v_args(meta=True)
+    def pos(self, meta, children):
+        return children[0]
+
+    @v_args(meta=True)
+    def binary(self, meta, children):
+        left, op, right = children
+        return ir.Binary(_BIN[str(op)], left, right, self.span(meta), self.tspan(op))
+
+    @v_args(meta=True)
+    def compare(self, meta, children):
+        operands = tuple(children[0::2])
+        ops = tuple(_CMP[str(t)] for t in children[1::2])
+        return ir.Compare(ops, operands, self.span(meta), tuple(self.tspan(t) for t in children[1::2]))
+
+    @v_args(meta=True)
+    def and_op(self, meta, children):
+        return ir.Logic(ir.BoolOp.AND, children[0], children[1], self.span(meta))
+
+    @v_args(meta=True)
+    def or_op(self, meta, children):
+        return ir.Logic(ir.BoolOp.OR, children[0], children[1], self.span(meta))
+
+    @v_args(meta=True)
+    def not_op(self, meta, children):
+        return ir.Not(children[0], self.span(meta))
+
+    @v_args(meta=True)
+    def call(self, meta, children):
+        func = children[0]
+        args = tuple(children[1:])
+        return ir.Call(str(func), args, self.span(meta), self.tspan(func))
+
+    @v_args(meta=True)
+    def arg(self, meta, children):
+        (value,) = children
+        return ir.Arg(None, value, self.span(meta))
+
+    @v_args(meta=True)
+    def kwarg(self, meta, children):
+        name, value = children
+        return ir.Arg(str(name), value, self.span(meta))
+
+    # -- units --------------------------------------------------------------
+    @v_args(meta=True)
+    def unit(self, meta, children):
+        factors = [children[0]]
+        for op, factor in zip(children[1::2], children[2::2]):
+            if str(op) == "/":
+                factor = ir.UnitFactor(factor.name, -factor.power, factor.span)
+            factors.append(factor)
+        return ir.UnitExpr(tuple(factors), self.span(meta))
+
+    @v_args(meta=True)
+    def unit_factor(self, meta, children):
+        tok = children[0]
+        power = int(children[1]) if len(children) > 1 else 1
+        return ir.UnitFactor(str(tok), power, self.span(meta))
+
+    @v_args(meta=True)
+    def display(self, meta, children):
+        return children[0]
+
+    # -- annotations --------------------------------------------------------
+    def doc(self, children):
+        return ("doc", unescape(str(children[0])))
+
+    @v_args(meta=True)
+    def tag(self, meta, children):
+        words = " ".join(str(c) for c in children if c.type == "NAME")
+        strings = [unescape(str(c)) for c in children if c.type == "STRING"]
+        strings += [" ".join(str(c).split()) for c in children if c.type == "TAG_VALUE"]
+        text = f"{words}: {strings[0]}" if words and strings else (words or strings[0])
+        return ir.Tag(text, self.span(meta))
+
+    def tags(self, children):
+        return ("tags", tuple(children))
+
+    @v_args(meta=True)
+    def integer_constraint(self, meta, children):
+        return ir.Constraint("integer", None, self.span(meta))
+
+    @v_args(meta=True)
+    def boolean_constraint(self, meta, children):
+        return ir.Constraint("boolean", None, self.span(meta))
+
+    @v_args(meta=True)
+    def condition_constraint(self, meta, children):
+        return ir.Constraint("condition", children[0], self.span(meta))
+
+    def constraints(self, children):
+        return ("constraints", tuple(children))
+
+    @staticmethod
+    def _annotations(items):
+        doc, tags, constraints, display = None, (), (), None
+        for item in items:
+            if isinstance(item, ir.UnitExpr):
+                display = item
+            elif item[0] == "doc":
+                doc = item[1] if doc is None else doc + "\n" + item[1]
+            elif item[0] == "tags":
+                tags = tags + item[1]
+            elif item[0] == "constraints":
+                constraints = item[1]
+        return doc, tags, constraints, display
+
+    # -- statements ------------------------------------------------------------
+    def title(self, children):
+        return ("title", unescape(str(children[0])))
+
+    def note(self, children):
+        return ("note", unescape(str(children[0])))
+
+    @v_args(meta=True)
+    def definition(self, meta, children):
+        name, expr, *rest = children
+        doc, tags, constraints, display = self._annotations(rest)
+        return ir.Definition(str(name), expr, display, doc, tags, constraints, self.span(meta), self.tspan(name))
+
+    @v_args(meta=True)
+    def param(self, meta, children):
+        return ir.Param(str(children[0]), children[1] if len(children) > 1 else None, self.span(meta))
+
+    @v_args(meta=True)
+    def function_def(self, meta, children):
+        name = children[0]
+        params = tuple(c for c in children[1:] if isinstance(c, ir.Param))
+        rest = [c for c in children[1:] if not isinstance(c, ir.Param)]
+        body, *annotations = rest
+        doc, tags, _, display = self._annotations(annotations)
+        return ir.FunctionDef(str(name), params, body, display, doc, tags, self.span(meta), self.tspan(name))
+
+    @v_args(meta=True)
+    def unit_decl(self, meta, children):
+        name = children[0]
+        definition = None
+        rest = list(children[1:])
+        if rest and not isinstance(rest[0], tuple):
+            definition = rest.pop(0)
+        doc, _, _, _ = self._annotations(rest)
+        return ir.UnitDecl(str(name), definition, doc, self.span(meta), self.tspan(name))
+
+    @v_args(meta=True)
+    def override(self, meta, children):
+        (name, name_span), expr = children
+        return ir.Override(name, expr, self.span(meta), name_span)
+
+    @v_args(meta=True)
+    def scenario(self, meta, children):
+        name = children[0]
+        annotations = [c for c in children[1:] if isinstance(c, tuple)]
+        overrides = tuple(c for c in children[1:] if isinstance(c, ir.Override))
+        doc, tags, _, _ = self._annotations(annotations)
+        return ir.Scenario(str(name), doc, tags, overrides, self.span(meta), self.tspan(name))
+
+    @v_args(meta=True)
+    def axis_member(self, meta, children):
+        return self.scenario(meta, children)
+
+    @v_args(meta=True)
+    def axis(self, meta, children):
+        name = children[0]
+        annotations = [c for c in children[1:] if isinstance(c, tuple)]
+        doc, _, _, _ = self._annotations(annotations)
+        members = tuple(
+            ir.Scenario(m.name, m.doc, m.tags, m.overrides, m.span, m.name_span, axis=str(name))
+            for m in children[1:] if isinstance(m, ir.Scenario)
+        )
+        return ir.Axis(str(name), doc, members, self.span(meta), self.tspan(name))
+
+    # -- questions ------------------------------------------------------------
+    @v_args(meta=True)
+    def value_list(self, meta, children):
+        return ir.Values("list", tuple(children), self.span(meta))
+
+    @v_args(meta=True)
+    def range_plain(self, meta, children):
+        return ir.Values("range", tuple(children), self.span(meta))
+
+    @v_args(meta=True)
+    def range_step(self, meta, children):
+        return ir.Values("step", tuple(children), self.span(meta))
+
+    @v_args(meta=True)
+    def range_times(self, meta, children):
+        return ir.Values("times", tuple(children), self.span(meta))
+
+    @v_args(meta=True)
+    def range_count(self, meta, children):
+        return ir.Values("count", tuple(children), self.span(meta))
+
+    @v_args(meta=True)
+    def sweep_axis(self, meta, children):
+        name, values = children
+        return ir.SweepAxis(str(name), values, self.span(meta), self.tspan(name))
+
+    def show(self, children):
+        return ("show", tuple(ir.Name(str(c), self.tspan(c)) for c in children))
+
+    @v_args(meta=True)
+    def pick_name(self, meta, children):
+        return ir.ScenarioPick(str(children[0]), None, self.span(meta))
+
+    @v_args(meta=True)
+    def pick_axis(self, meta, children):
+        return ir.ScenarioPick(str(children[1]), str(children[0]), self.span(meta))
+
+    def scenario_list(self, children):
+        return tuple(children)
+
+    def for_scenarios(self, children):
+        return ("scenarios", children[0])
+
+    def check_scenarios(self, children):
+        return ("scenarios", children[0])
+
+    def alias(self, children):
+        return ("alias", str(children[0]))
+
+    def within(self, children):
+        return ("within", children[0])
+
+    def with_overrides(self, children):
+        return ("with", tuple(children))
+
+    @staticmethod
+    def _options(items):
+        opts = {"scenarios": (), "alias": None, "within": None, "with": (), "show": ()}
+        for item in items:
+            if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and item[0] in opts:
+                opts[item[0]] = item[1]
+        return opts
+
+    @v_args(meta=True)
+    def sweep(self, meta, children):
+        axes = tuple(c for c in children if isinstance(c, ir.SweepAxis))
+        opts = self._options([c for c in children if isinstance(c, tuple)])
+        return ir.Sweep(axes, opts["show"], opts["scenarios"], self.span(meta))
+
+    @v_args(meta=True)
+    def solve(self, meta, children):
+        target, cond, *rest = children
+        opts = self._options(rest)
+        return ir.Solve(str(target), "root", cond, opts["scenarios"], opts["alias"], self.span(meta), self.tspan(target))
+
+    @v_args(meta=True)
+    def solve_extreme(self, meta, children):
+        mode, target, cond, *rest = children
+        word = str(mode)
+        modes = {"min": "min", "smallest": "min", "max": "max", "largest": "max"}
+        if word not in modes:
+            raise ParseError(
+                f"unexpected `{word}` after `solve`", self.tspan(mode),
+                label="expected `min`, `max` or the input to solve for",
+                hint="write `solve min batch where ...` for the smallest integer that satisfies a condition",
+            )
+        opts = self._options(rest)
+        return ir.Solve(str(target), modes[word], cond, opts["scenarios"], opts["alias"], self.span(meta), self.tspan(target))
+
+    def opt_sense(self, children):
+        return "max" if str(children[0]) == "maximize" else "min"
+
+    @v_args(meta=True)
+    def optimize(self, meta, children):
+        sense, objective, over, values, *rest = children
+        opts = self._options(rest)
+        return ir.Optimize(sense, objective, str(over), values, opts["scenarios"], opts["alias"], self.span(meta), self.tspan(over))
+
+    @v_args(meta=True)
+    def check(self, meta, children):
+        cond, *rest = children
+        opts = self._options(rest)
+        return ir.Check(cond, opts["within"], opts["with"], opts["scenarios"], self.span(meta))
+
+    @v_args(meta=True)
+    def import_stmt(self, meta, children):
+        path = unescape(str(children[0]))
+        alias = str(children[1]) if len(children) > 1 else None
+        return ir.Import(path, alias, None, self.span(meta))
+
+    @v_args(meta=True)
+    def from_import(self, meta, children):
+        path = unescape(str(children[0]))
+        return ir.Import(path, None, tuple(str(c) for c in children[1:]), self.span(meta))
+
+    def start(self, children):
+        return children
+
+
+def lower(source: Source) -> ir.PlanIR:
+    tree = parse(source)
+    items = _Lower(source).transform(tree)
+    title = None
+    notes = []
+    statements = []
+    for item in items:
+        if isinstance(item, tuple) and item[0] == "title":
+            title = item[1]
+        elif isinstance(item, tuple) and item[0] == "note":
+            notes.append(item[1])
+        else:
+            statements.append(item)
+    return ir.PlanIR(source.name, title, tuple(notes), tuple(statements))
+
+
+def lower_expr(source: Source) -> ir.Expr:
+    """Parse a lone expression (``--set`` values, ``--where`` conditions)."""
+    tree = parse(source, start="expr")
+    return _Lower(source).transform(tree)

@@ -1,0 +1,178 @@
+"""Parsing: the grammar (LALR), a newline-aware post-lexer, and lark errors
+mapped to :class:`ParseError` with a caret and a label. Lark stays here and
+in :mod:`planner.lower`."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from .errors import ParseError
+from .source import Source, Span
+
+_OPEN = {"LPAR", "LSQB"}
+_CLOSE = {"RPAR", "RSQB"}
+_CONTINUES = {"_NL", "EQUAL", "ADD_OP", "MUL_OP", "POW_OP", "COMP_OP", "COMMA", "AND", "OR", "NOT", "MINUS", "PLUS",
+              "__ANON_0", "LBRACE"}
+
+
+class _NewlinePostLex:
+    """Drops newlines inside ( ) and [ ], and collapses leading newlines.
+
+    Braces ``{ }`` are not counted: a newline separates overrides there.
+    """
+
+    always_accept = ("_NL",)
+
+    def process(self, stream):
+        depth = 0
+        previous = None
+        for tok in stream:
+            if tok.type in _OPEN:
+                depth += 1
+            elif tok.type in _CLOSE:
+                depth = max(0, depth - 1)
+            if tok.type == "_NL":
+                # Inside ( ) and [ ], after an operator or `=`, and at the
+                # start of the file a newline does not end a statement.
+                if depth > 0 or previous is None or previous in _CONTINUES:
+                    continue
+            previous = tok.type
+            yield tok
+
+
+@lru_cache(maxsize=None)
+def _parser(start: str) -> Lark:
+    text = resources.files("planner.grammar").joinpath("plan.lark").read_text(encoding="utf-8")
+    return Lark(
+        text,
+        parser="lalr",
+        lexer="contextual",
+        postlex=_NewlinePostLex(),
+        propagate_positions=True,
+        maybe_placeholders=False,
+        start=start,
+    )
+
+
+# Human names for terminals in "expected ..." lists.
+_TERMINAL_NAMES = {
+    "NAME": "a name", "NUMBER": "a number", "QUANTITY": "a number with a unit",
+    "STRING": 'a "string"', "_NL": "end of line", "$END": "end of file",
+    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`",
+    "RBRACE": "`}`", "COMMA": "`,`", "EQUAL": "`=`", "COMP_OP": "a comparison",
+    "ADD_OP": "`+` or `-`", "MUL_OP": "`*` or `/`", "POW_OP": "`^`", "MINUS": "`-`",
+    "PLUS": "`+`", "COLON": "`:`", "DOT": "`.`", "AT": "`@`", "__ANON_0": "`->`",
+}
+
+
+def _describe(term: str) -> str:
+    if term in _TERMINAL_NAMES:
+        return _TERMINAL_NAMES[term]
+    if term.isupper() and term.isalpha():
+        return f"`{term.lower()}`"
+    return term
+
+
+def _expected(exc: UnexpectedInput) -> str:
+    expected = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or set()
+    names = sorted({_describe(t) for t in expected if not t.startswith("__ANON") or t in _TERMINAL_NAMES})
+    if not names:
+        return ""
+    if len(names) > 6:
+        names = names[:6] + ["..."]
+    return "expected " + ", ".join(names)
+
+
+def parse(source: Source, start: str = "start") -> Tree:
+    text = source.text
+    if start == "start" and not text.endswith("\n"):
+        text += "\n"
+    try:
+        return _parser(start).parse(text)
+    except UnexpectedInput as exc:
+        raise _to_error(source, exc) from None
+
+
+def _offset(source: Source, exc: UnexpectedInput) -> int:
+    pos = getattr(exc, "pos_in_stream", None)
+    if pos is None and isinstance(exc, UnexpectedToken) and exc.token is not None:
+        pos = getattr(exc.token, "start_pos", None)
+    if pos is None:
+        pos = len(source.text)
+    return min(pos, len(source.text))
+
+
+def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
+    offset = _offset(source, exc)
+    span = Span(source, offset, offset + 1)
+    hint = None
+    if isinstance(exc, UnexpectedCharacters):
+        ch = source.text[offset:offset + 1]
+        message = f"unexpected character {ch!r}"
+        if ch == "'":
+            hint = 'strings use double quotes: "..."'
+        elif ch == "$" or ch == "€":
+            hint = "declare a currency as a unit (`unit USD`) and write `3 USD`"
+        return ParseError(message, span, label=_expected(exc) or "not valid here", hint=hint)
+    if isinstance(exc, UnexpectedEOF) or (
+        isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
+    ):
+        return ParseError("unexpected end of file", Span(source, max(0, len(source.text) - 1), len(source.text)),
+                          label=_expected(exc), hint="an opening bracket may be missing its closing one")
+    assert isinstance(exc, UnexpectedToken)
+    tok: Token = exc.token
+    end = getattr(tok, "end_pos", None) or offset + max(1, len(str(tok)))
+    span = Span(source, offset, max(offset + 1, min(end, len(source.text))))
+    expected = set(exc.expected or ())
+    value = str(tok)
+    if tok.type == "_NL":
+        message = "unexpected end of line"
+        span = Span(source, offset, offset + 1) if offset < len(source.text) else span
+        if "RPAR" in expected:
+            hint = "a `(` is not closed"
+        elif expected & {"NAME", "NUMBER", "QUANTITY", "LPAR"}:
+            hint = "the expression is incomplete"
+    else:
+        message = f"unexpected {_token_text(tok)}"
+        if tok.type == "QUANTITY":
+            number, _, unit = _split_quantity(value)
+            hint = f"`{unit}` after a number is read as a unit; write `{number} * {unit}` to multiply"
+        elif tok.type == "EQUAL" and "COMP_OP" not in expected:
+            hint = "compare with `==`; `=` defines a quantity at the start of a line"
+        elif tok.type == "NAME" and expected & {"_NL"}:
+            hint = "two names next to each other: an operator such as `*` may be missing"
+        elif tok.type == "RPAR":
+            hint = "a `)` without a matching `(`, or an argument is missing"
+    return ParseError(message, span, label=_expected(exc), hint=hint)
+
+
+def _token_text(tok: Token) -> str:
+    if tok.type == "NAME":
+        return f"name `{tok}`"
+    if tok.type in ("NUMBER", "QUANTITY"):
+        return f"number `{tok}`"
+    if tok.type == "STRING":
+        return f"string {tok}"
+    return f"`{tok}`"
+
+
+def _split_quantity(text: str) -> tuple[str, str, str]:
+    """Split a QUANTITY token into (number, spacing, unit)."""
+    i = 0
+    while i < len(text) and (text[i].isdigit() or text[i] in "._"):
+        i += 1
+    if i < len(text) and text[i] in "eE" and i + 1 < len(text) and (text[i + 1].isdigit() or text[i + 1] in "+-"):
+        j = i + 1
+        if text[j] in "+-":
+            j += 1
+        while j < len(text) and text[j].isdigit():
+            j += 1
+        i = j
+    number = text[:i]
+    rest = text[i:]
+    unit = rest.lstrip(" \t")
+    return number, rest[: len(rest) - len(unit)], unit

@@ -1,0 +1,290 @@
+"""The Python API: load a plan, evaluate it per scenario, with overrides.
+
+    >>> import planner
+    >>> plan = planner.load("sheets/token_cost.plan")
+    >>> plan.evaluate(scenario="int4_g128").display("batch_step_bound")
+    19.26...
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import ir
+from .check import analyze
+from .diagnose import diagnose
+from .errors import ConstraintError, EvaluationError, Label, OverrideError, PlanError, ScenarioError, UsageError, suggest
+from .evaluate import CompiledPlan, compile_plan
+from .lower import lower, lower_expr
+from .model import Model, Quantity
+from .source import Source, Span
+from .symbolic import build
+
+Value = Union[Fraction, bool]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an input's value came from (for constraint messages)."""
+
+    description: str  # "the plan", "scenario `bf16`", "--set"
+    span: Optional[Span]
+
+
+@dataclass
+class Evaluation:
+    """Every quantity's value (base units) for one scenario and set of overrides."""
+
+    plan: "Plan"
+    scenario: Optional[str]
+    inputs: dict[str, Value]
+    values: dict[str, float | bool]
+    origins: dict[str, Origin] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> float | bool:
+        return self.values[name]
+
+    def display(self, name: str) -> float | bool:
+        """The value in the quantity's display unit."""
+        q = self.plan.model.quantities[name]
+        v = self.values[name]
+        if q.is_bool:
+            return bool(v)
+        return float(v) / float(q.display.scale)
+
+    @property
+    def label(self) -> str:
+        return self.scenario or "base"
+
+
+class Plan:
+    def __init__(self, source: Source, model: Model, analyzer) -> None:
+        self.source = source
+        self.model = model
+        self.analyzer = analyzer
+        self.symbols, self.exprs, self.converter = build(model)
+        self._constraints = [
+            (q.name, c) for q in model.quantities.values() for c in q.definition.constraints
+            if c.kind == "condition"
+        ]
+
+    # ---- basic facts --------------------------------------------------------
+    @property
+    def title(self) -> str:
+        return self.model.plan.title or Path(self.source.name).stem
+
+    @property
+    def path(self) -> str:
+        return self.source.name
+
+    @property
+    def quantities(self) -> dict[str, Quantity]:
+        return self.model.quantities
+
+    @property
+    def scenario_names(self) -> list[str]:
+        return list(self.model.scenarios)
+
+    def definition_order(self) -> list[str]:
+        """Quantity names in the order they appear in the file."""
+        return sorted(self.model.quantities, key=lambda n: self.model.quantities[n].definition.span.start)
+
+    @cached_property
+    def compiled(self) -> CompiledPlan:
+        outputs = [(n, self.exprs[n]) for n in self.model.derived]
+        outputs += [(f"__constraint{i}", self.converter.expr(c.condition)) for i, (_, c) in enumerate(self._constraints)]
+        return compile_plan(self.model.inputs, outputs, self.symbols.symbols)
+
+    # ---- scenarios and overrides ---------------------------------------------
+    def resolve_scenarios(self, spec: Optional[Union[str, Sequence[str]]]) -> list[Optional[str]]:
+        """``None`` is the plan as written; ``"all"`` every scenario (or the base if none)."""
+        if spec is None:
+            return [None]
+        names = [spec] if isinstance(spec, str) else list(spec)
+        out: list[Optional[str]] = []
+        for raw in names:
+            for name in [n.strip() for n in raw.split(",") if n.strip()]:
+                if name == "all":
+                    out.extend(self.scenario_names or [None])
+                elif name == "base":
+                    out.append(None)
+                elif name in self.model.scenarios:
+                    out.append(name)
+                else:
+                    guess = suggest(name, self.scenario_names)
+                    raise ScenarioError(
+                        f"unknown scenario `{name}`",
+                        hint=(f"did you mean `{guess}`? " if guess else "")
+                        + ("scenarios: " + ", ".join(["all", "base"] + self.scenario_names)),
+                    )
+        seen: list[Optional[str]] = []
+        for s in out:
+            if s not in seen:
+                seen.append(s)
+        return seen
+
+    def parse_override(self, text: str, origin: str = "--set") -> tuple[str, Value, Origin]:
+        """``name=value`` from the command line; the value uses plan syntax (``3.35 TB/s``)."""
+        if "=" not in text:
+            raise UsageError(f"{origin} expects name=value, got `{text}`", hint="for example --set alpha=0.6")
+        name, _, value = text.partition("=")
+        name = name.strip()
+        source = Source(f"{origin} {name}", value.strip())
+        expr = lower_expr(source)
+        override = ir.Override(name, expr, Span(source, 0, len(source.text)), Span(source, 0, len(source.text)))
+        if name not in self.model.quantities:
+            guess = suggest(name, self.model.inputs)
+            raise OverrideError(f"{origin} names `{name}`, which is not defined in {self.source.name}",
+                                hint=f"did you mean `{guess}`?" if guess else "inputs: " + ", ".join(self.model.inputs))
+        v = self.analyzer.override_value(override, self.model.quantities, origin, report=False)
+        return name, v, Origin(f"{origin} {name}={source.text}", Span(source, 0, len(source.text)))
+
+    def input_values(
+        self, scenario: Optional[str] = None, overrides: Optional[Mapping[str, Value]] = None,
+        origins: Optional[Mapping[str, Origin]] = None,
+    ) -> tuple[dict[str, Value], dict[str, Origin]]:
+        values: dict[str, Value] = {}
+        where: dict[str, Origin] = {}
+        for name in self.model.inputs:
+            q = self.model.quantities[name]
+            values[name] = q.value
+            where[name] = Origin("the plan", q.definition.expr.span)
+        if scenario is not None:
+            s = self.model.scenarios[scenario]
+            for o in s.scenario.overrides:
+                if o.name in s.overrides:
+                    values[o.name] = s.overrides[o.name]
+                    where[o.name] = Origin(f"scenario `{scenario}`", o.span)
+        for name, v in (overrides or {}).items():
+            if name not in values:
+                raise OverrideError(f"`{name}` is not an input of {self.source.name}")
+            values[name] = v
+            where[name] = (origins or {}).get(name, Origin("an override", None))
+        return values, where
+
+    # ---- evaluation -----------------------------------------------------------------
+    def evaluate(
+        self, scenario: Optional[str] = None, overrides: Optional[Mapping[str, Value]] = None,
+        origins: Optional[Mapping[str, Origin]] = None,
+    ) -> Evaluation:
+        """Evaluate every quantity; raise a located error on a violated
+        constraint, a division by zero or a domain error."""
+        inputs, where = self.input_values(scenario, overrides, origins)
+        raw = self.run_compiled(inputs)
+        values: dict[str, float | bool] = {}
+        for name in self.model.inputs:
+            values[name] = bool(inputs[name]) if self.model.quantities[name].is_bool else float(inputs[name])
+        for name in self.model.derived:
+            values[name] = _scalar(raw[name])
+        ev = Evaluation(self, scenario, inputs, values, where)
+        self._check_constraints(ev, raw)
+        for name in self.model.derived:
+            v = values[name]
+            if not isinstance(v, bool) and not np.isfinite(v):
+                err = diagnose(self.model, name, values)
+                if scenario is not None:
+                    err.notes.append(f"in scenario `{scenario}`")
+                for n, o in where.items():
+                    if o.description.startswith("--set") or o.description == "an override":
+                        err.notes.append(f"with {o.description}")
+                raise err
+        return ev
+
+    def run_compiled(self, inputs: Mapping[str, object]) -> dict[str, object]:
+        args = [inputs[n] if isinstance(inputs[n], np.ndarray) else _to_float(inputs[n]) for n in self.model.inputs]
+        out = self.compiled(args)
+        return dict(zip(self.compiled.outputs, out))
+
+    def _check_constraints(self, ev: Evaluation, raw: Mapping[str, object]) -> None:
+        errors: list[PlanError] = []
+        for name in self.model.inputs:
+            q = self.model.quantities[name]
+            if q.integer:
+                shown = float(Fraction(ev.inputs[name]) / q.display.scale)
+                if shown != int(shown):
+                    errors.append(self._violation(ev, q, "integer", f"`{name}` must be an integer",
+                                                  next(c for c in q.definition.constraints if c.kind == "integer")))
+        for i, (name, c) in enumerate(self._constraints):
+            ok = raw[f"__constraint{i}"]
+            if not bool(np.all(ok)):
+                q = self.model.quantities[name]
+                errors.append(self._violation(ev, q, "condition", f"`{' '.join(c.condition.span.text.split())}` does not hold", c))
+        if errors:
+            if len(errors) == 1:
+                raise errors[0]
+            from .errors import PlanErrors
+            raise PlanErrors(errors)
+
+    def _violation(self, ev: Evaluation, q: Quantity, kind: str, what: str, c) -> ConstraintError:
+        origin = ev.origins.get(q.name)
+        shown = format_value(ev.display(q.name), q.unit_text)
+        message = f"constraint violated: {what} (`{q.name}` = {shown}"
+        message += f", from {origin.description})" if origin and origin.description != "the plan" else ")"
+        labels = []
+        if origin is not None and origin.span is not None and origin.description != "the plan":
+            labels.append(Label(origin.span, f"`{q.name}` set to {shown} here"))
+        err = ConstraintError(message, c.span, label="this constraint", labels=labels)
+        if ev.scenario is not None:
+            err.notes.append(f"in scenario `{ev.scenario}`")
+        return err
+
+    def evaluate_all(self, scenarios: Iterable[Optional[str]], overrides=None, origins=None) -> list[Evaluation]:
+        return [self.evaluate(s, overrides, origins) for s in scenarios]
+
+
+def _scalar(v) -> float | bool:
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    arr = np.asarray(v)
+    if arr.dtype == bool:
+        return bool(arr)
+    return float(arr)
+
+
+def _to_float(v: Value) -> float | bool:
+    if isinstance(v, bool):
+        return v
+    return float(v)
+
+
+def format_value(v: float | bool, unit: str = "", digits: int = 6) -> str:
+    """Human formatting: 6 significant digits, thousands kept readable."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v != v:
+        return "nan"
+    if v in (float("inf"), float("-inf")):
+        text = "inf" if v > 0 else "-inf"
+    elif v == int(v) and abs(v) < 1e15:
+        text = str(int(v))
+    else:
+        text = f"{v:.{digits}g}"
+    return f"{text} {unit}".strip()
+
+
+def loads(text: str, name: str = "<plan>") -> Plan:
+    source = Source(name, text)
+    plan_ir = lower(source)
+    model, analyzer = analyze(plan_ir)
+    return Plan(source, model, analyzer)
+
+
+def load(path: Union[str, os.PathLike]) -> Plan:
+    """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a .plan file") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return loads(text, str(path))

@@ -1,0 +1,80 @@
+"""Source text and spans: where every IR node and every error points."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """A named piece of plan text (a file, a ``--set`` value, a CLI condition)."""
+
+    name: str
+    text: str
+    _line_starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        starts = [0]
+        for i, ch in enumerate(self.text):
+            if ch == "\n":
+                starts.append(i + 1)
+        object.__setattr__(self, "_line_starts", tuple(starts))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self._line_starts, offset) - 1
+        return line + 1, offset - self._line_starts[line] + 1
+
+    def line_text(self, line: int) -> str:
+        start = self._line_starts[line - 1]
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]
+
+
+@dataclass(frozen=True)
+class Span:
+    source: Source
+    start: int
+    end: int
+
+    @property
+    def line(self) -> int:
+        return self.source.position(self.start)[0]
+
+    @property
+    def column(self) -> int:
+        return self.source.position(self.start)[1]
+
+    @property
+    def text(self) -> str:
+        return self.source.text[self.start:self.end]
+
+    def location(self) -> str:
+        line, col = self.source.position(self.start)
+        return f"{self.source.name}:{line}:{col}"
+
+    def to(self, other: "Span") -> "Span":
+        return Span(self.source, min(self.start, other.start), max(self.end, other.end))
+
+    def __repr__(self) -> str:  # keep IR reprs short
+        return f"Span({self.location()})"
+
+
+def snippet(span: Span, label: str = "", marker: str = "^") -> str:
+    """The source line of ``span`` with a caret line under it (first line only)."""
+    line, col = span.source.position(span.start)
+    text = span.source.line_text(line)
+    end_line, end_col = span.source.position(max(span.start, span.end - 1))
+    width = (end_col - col + 1) if end_line == line else len(text) - col + 1
+    width = max(1, width)
+    gutter = f"{line:>4} | "
+    pad = " " * (len(gutter) - 2) + "| "
+    # Expand tabs consistently so the caret lines up.
+    prefix = text[: col - 1].expandtabs(4)
+    shown = text.expandtabs(4)
+    underline = " " * len(prefix) + marker * width
+    if label:
+        underline += " " + label
+    return f"{gutter}{shown}\n{pad}{underline}"

@@ -1,0 +1,192 @@
+"""IR to SymPy, by construction (never by parsing strings).
+
+Each quantity gets its own expression over the symbols of the quantities
+it uses directly; the graph composes them. Values are in base units, so a
+literal ``3.0 TB/s`` becomes the exact rational 3000000000000. User
+functions are expanded inline. Booleans referenced by name become
+``Eq(symbol, 1)`` (their values are 0/1 or numpy booleans).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Mapping, Optional
+
+import sympy as sp
+
+from . import ir
+from .check import unit_of
+from .model import Model
+
+_REL = {
+    ir.CmpOp.EQ: sp.Eq, ir.CmpOp.APPROX: sp.Eq, ir.CmpOp.NE: sp.Ne, ir.CmpOp.LT: sp.Lt,
+    ir.CmpOp.LE: sp.Le, ir.CmpOp.GT: sp.Gt, ir.CmpOp.GE: sp.Ge,
+}
+
+
+def rational(value: Fraction) -> sp.Rational:
+    return sp.Rational(value.numerator, value.denominator)
+
+
+class SymbolTable:
+    """One SymPy symbol per quantity, created from the name (never sympified)."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.symbols: dict[str, sp.Symbol] = {}
+        self.names: dict[sp.Symbol, str] = {}
+        for name, q in model.quantities.items():
+            sym = sp.Symbol(name, real=True)
+            self.symbols[name] = sym
+            self.names[sym] = name
+
+    def __getitem__(self, name: str) -> sp.Symbol:
+        return self.symbols[name]
+
+
+class Converter:
+    def __init__(self, model: Model, symbols: SymbolTable) -> None:
+        self.model = model
+        self.symbols = symbols
+
+    def expr(self, e: ir.Expr, env: Optional[Mapping[str, sp.Basic]] = None,
+             ref: Optional[Callable[[ir.ScenarioRef], sp.Basic]] = None) -> sp.Basic:
+        return self._conv(e, env or {}, ref)
+
+    def _ref_name(self, name: str) -> sp.Basic:
+        sym = self.symbols[name]
+        if self.model.quantities[name].is_bool:
+            return sp.Eq(sym, 1)
+        return sym
+
+    def _conv(self, e: ir.Expr, env, ref) -> sp.Basic:
+        c = lambda x: self._conv(x, env, ref)  # noqa: E731
+        if isinstance(e, ir.Number):
+            value = e.value
+            if e.unit is not None:
+                value *= unit_of(e.unit, self.model.units).scale
+            return rational(value)
+        if isinstance(e, ir.Bool):
+            return sp.true if e.value else sp.false
+        if isinstance(e, ir.Name):
+            if e.name in env:
+                return env[e.name]
+            return self._ref_name(e.name)
+        if isinstance(e, ir.ScenarioRef):
+            if ref is None:
+                raise AssertionError("scenario reference outside a check")
+            return ref(e)
+        if isinstance(e, ir.Neg):
+            return -c(e.operand)
+        if isinstance(e, ir.Binary):
+            a, b = c(e.left), c(e.right)
+            if e.op is ir.BinOp.ADD:
+                return a + b
+            if e.op is ir.BinOp.SUB:
+                return a - b
+            if e.op is ir.BinOp.MUL:
+                return a * b
+            if e.op is ir.BinOp.DIV:
+                return a / b
+            return a ** b
+        if isinstance(e, ir.Compare):
+            ops = [c(o) for o in e.operands]
+            rels = [_REL[op](ops[i], ops[i + 1]) for i, op in enumerate(e.ops)]
+            return rels[0] if len(rels) == 1 else sp.And(*rels)
+        if isinstance(e, ir.Logic):
+            return (sp.And if e.op is ir.BoolOp.AND else sp.Or)(c(e.left), c(e.right))
+        if isinstance(e, ir.Not):
+            return sp.Not(c(e.operand))
+        if isinstance(e, ir.Call):
+            return self._call(e, env, ref)
+        raise AssertionError(e)
+
+    def _call(self, e: ir.Call, env, ref) -> sp.Basic:
+        c = lambda x: self._conv(x, env, ref)  # noqa: E731
+        f = self.model.functions.get(e.func)
+        if f is not None:
+            inner: dict[str, sp.Basic] = {}
+            positional = [a for a in e.args if a.name is None]
+            for p, a in zip(f.params, positional):
+                inner[p.name] = c(a.value)
+            for a in e.args:
+                if a.name is not None:
+                    inner[a.name] = c(a.value)
+            for p in f.params:
+                if p.name not in inner:
+                    inner[p.name] = self._conv(p.default, dict(inner), ref)
+            return self._conv(f.body, inner, ref)
+        args = [c(a.value) for a in e.args]
+        name = e.func
+        if name == "max":
+            return sp.Max(*args)
+        if name == "min":
+            return sp.Min(*args)
+        if name == "abs":
+            return sp.Abs(args[0])
+        if name == "sqrt":
+            return sp.sqrt(args[0])
+        if name == "exp":
+            return sp.exp(args[0])
+        if name == "ln":
+            return sp.log(args[0])
+        if name == "log":
+            return sp.log(args[0]) / sp.log(args[1])
+        if name == "floor":
+            return sp.floor(args[0])
+        if name == "ceil":
+            return sp.ceiling(args[0])
+        if name == "round":
+            x = args[0]
+            scale = sp.Integer(10) ** args[1] if len(args) > 1 else sp.Integer(1)
+            # Half away from zero, as Excel's ROUND.
+            return sp.sign(x) * sp.floor(sp.Abs(x) * scale + sp.Rational(1, 2)) / scale
+        if name == "if":
+            cond, a, b = args
+            if cond is sp.true:
+                return a
+            if cond is sp.false:
+                return b
+            return sp.Piecewise((a, cond), (b, True))
+        raise AssertionError(name)
+
+
+def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
+    """SymPy expression of every derived quantity (inputs are just symbols)."""
+    symbols = SymbolTable(model)
+    conv = Converter(model, symbols)
+    exprs: dict[str, sp.Basic] = {}
+    for name in model.order:
+        q = model.quantities[name]
+        if not q.is_input:
+            exprs[name] = conv.expr(q.definition.expr)
+    return symbols, exprs, conv
+
+
+def latex(expr: sp.Basic) -> str:
+    """LaTeX with plan names kept readable: ``alpha`` as α, ``draft_cost`` upright."""
+    names = {}
+    for sym in expr.free_symbols:
+        name = sym.name
+        if "_" in name or (len(name) > 1 and sp.latex(sp.Symbol(name)) == name):
+            names[sym] = r"\mathrm{" + name.replace("_", r"\_") + "}"
+    return sp.latex(expr, symbol_names=names)
+
+
+def inline_inputs(model: Model, symbols: SymbolTable, exprs: dict[str, sp.Basic], name: str) -> sp.Basic:
+    """One quantity written over inputs only (expands just this quantity's cone)."""
+    memo: dict[str, sp.Basic] = {}
+
+    def expand(n: str) -> sp.Basic:
+        if n in memo:
+            return memo[n]
+        q = model.quantities[n]
+        if q.is_input:
+            memo[n] = symbols[n]
+            return memo[n]
+        e = exprs[n]
+        repl = {symbols[d]: expand(d) for d in q.deps if not model.quantities[d].is_input}
+        memo[n] = e.xreplace(repl) if repl else e
+        return memo[n]
+
+    return expand(name)
