@@ -38,14 +38,15 @@ NUM = Type("num", DIMENSIONLESS)
 BOOL = Type("bool")
 
 
-def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None) -> Optional[Unit]:
+def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None,
+            names: Iterable[str] = ()) -> Optional[Unit]:
     """Resolve a written unit (``TB/s``) against the unit table."""
     scale = Fraction(1)
     dim = DIMENSIONLESS
     for factor in expr.factors:
         unit = table.lookup(factor.name)
         if unit is None:
-            err = unknown_unit(factor, table)
+            err = unknown_unit(factor, table, names)
             if sink is None:
                 raise err
             sink.add(err)
@@ -55,9 +56,12 @@ def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None) 
     return Unit(scale, dim, expr.text)
 
 
-def unknown_unit(factor: ir.UnitFactor, table: UnitTable) -> PlanError:
+def unknown_unit(factor: ir.UnitFactor, table: UnitTable, names: Iterable[str] = ()) -> PlanError:
     guess = suggest(factor.name, table.names())
     hint = f"did you mean `{guess}`?" if guess else None
+    if factor.name in set(names):
+        number = factor.span.source.text[:factor.span.start].rstrip().split()[-1:] or ["2"]
+        hint = f"`{factor.name}` is a quantity: write `{number[0]} * {factor.name}` to multiply"
     if factor.name.lower() in {"tflops", "gflops", "pflops", "flops"}:
         hint = "write FLOP/s for a rate (`1000 TFLOP/s`), FLOP for a count"
     return UnknownUnitError(
@@ -369,7 +373,7 @@ class Analyzer:
         if isinstance(e, ir.Number):
             if e.unit is None:
                 return Type("num", None if e.value == 0 else DIMENSIONLESS, e.value)
-            unit = unit_of(e.unit, self.units)
+            unit = unit_of(e.unit, self.units, names=self.defs)
             return Type("num", unit.dim, e.value * unit.scale)
         if isinstance(e, ir.Bool):
             return BOOL

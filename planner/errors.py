@@ -11,7 +11,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from .source import Span, snippet
+from .source import Span, multi_snippet, snippet
 
 
 @dataclass
@@ -208,14 +208,16 @@ def _render_one(error: PlanError, color: bool) -> str:
     red, bold, blue, reset = ("\x1b[31m", "\x1b[1m", "\x1b[34m", "\x1b[0m") if color else ("",) * 4
     where = f"{error.span.location()}: " if error.span is not None else ""
     lines = [f"{bold}{where}{red}error[{error.family}]{reset}{bold}: {error.message}{reset}"]
+    same_line = [lab for lab in error.labels if error.span is not None and lab.span.source is error.span.source
+                 and lab.span.line == error.span.line]
     if error.span is not None:
-        lines.append(snippet(error.span, error.label))
+        marks = [(error.span, error.label, "^")] + [(lab.span, lab.text, "-") for lab in same_line]
+        lines.append(multi_snippet(marks) if same_line else snippet(error.span, error.label))
     for lab in error.labels:
-        if error.span is not None and lab.span.source is error.span.source and lab.span.line == error.span.line:
-            lines.append(snippet(lab.span, lab.text, marker="-"))
-        else:
-            lines.append(f"  {blue}-->{reset} {lab.span.location()}")
-            lines.append(snippet(lab.span, lab.text, marker="-"))
+        if lab in same_line:
+            continue
+        lines.append(f"  {blue}-->{reset} {lab.span.location()}")
+        lines.append(snippet(lab.span, lab.text, marker="-"))
     for note in error.notes:
         lines.append(f"  {blue}note{reset}: {note}")
     if error.hint:

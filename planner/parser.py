@@ -10,7 +10,7 @@ from importlib import resources
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .errors import ParseError
+from .errors import Label, ParseError
 from .source import Source, Span
 
 _OPEN = {"LPAR", "LSQB"}
@@ -27,14 +27,21 @@ class _NewlinePostLex:
 
     always_accept = ("_NL",)
 
+    def __init__(self) -> None:
+        self.open: list[Token] = []  # unclosed brackets, for error messages
+
     def process(self, stream):
         depth = 0
         previous = None
+        self.open = []
         for tok in stream:
             if tok.type in _OPEN:
                 depth += 1
+                self.open.append(tok)
             elif tok.type in _CLOSE:
                 depth = max(0, depth - 1)
+                if self.open:
+                    self.open.pop()
             if tok.type == "_NL":
                 # Inside ( ) and [ ], after an operator or `=`, and at the
                 # start of the file a newline does not end a statement.
@@ -94,7 +101,14 @@ def parse(source: Source, start: str = "start") -> Tree:
     try:
         return _parser(start).parse(text)
     except UnexpectedInput as exc:
-        raise _to_error(source, exc) from None
+        err = _to_error(source, exc)
+        unclosed = _parser(start).options.postlex.open
+        if unclosed and err.span is not None:
+            tok = unclosed[-1]
+            if tok.start_pos < err.span.start:
+                err.labels.append(Label(Span(source, tok.start_pos, tok.end_pos), f"this `{tok}` is not closed"))
+                err.hint = err.hint or f"close the `{tok}` before the end of the expression"
+        raise err from None
 
 
 def _offset(source: Source, exc: UnexpectedInput) -> int:
@@ -121,8 +135,10 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
     if isinstance(exc, UnexpectedEOF) or (
         isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
     ):
+        expected = set(getattr(exc, "expected", None) or ())
+        hint = "the expression is incomplete" if expected & {"NAME", "NUMBER", "LPAR"} else None
         return ParseError("unexpected end of file", Span(source, max(0, len(source.text) - 1), len(source.text)),
-                          label=_expected(exc), hint="an opening bracket may be missing its closing one")
+                          label=_expected(exc), hint=hint)
     assert isinstance(exc, UnexpectedToken)
     tok: Token = exc.token
     end = getattr(tok, "end_pos", None) or offset + max(1, len(str(tok)))
@@ -138,7 +154,9 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
             hint = "the expression is incomplete"
     else:
         message = f"unexpected {_token_text(tok)}"
-        if tok.type == "QUANTITY":
+        if value.startswith("'"):
+            hint = 'strings use double quotes: "..."'
+        elif tok.type == "QUANTITY":
             number, _, unit = _split_quantity(value)
             hint = f"`{unit}` after a number is read as a unit; write `{number} * {unit}` to multiply"
         elif tok.type == "EQUAL" and "COMP_OP" not in expected:

@@ -198,6 +198,7 @@ class Plan:
         return ev
 
     def run_compiled(self, inputs: Mapping[str, object]) -> dict[str, object]:
+        """Raw evaluation (scalars or numpy arrays): no constraint or finiteness checks."""
         args = [inputs[n] if isinstance(inputs[n], np.ndarray) else _to_float(inputs[n]) for n in self.model.inputs]
         out = self.compiled(args)
         return dict(zip(self.compiled.outputs, out))
@@ -248,10 +249,11 @@ def _scalar(v) -> float | bool:
     return float(arr)
 
 
-def _to_float(v: Value) -> float | bool:
-    if isinstance(v, bool):
-        return v
-    return float(v)
+def _to_float(v: Value):
+    # numpy scalars, so that 1/0 gives inf (reported by ``diagnose``), not a ZeroDivisionError
+    if isinstance(v, (bool, np.bool_)):
+        return np.bool_(v)
+    return np.float64(v)
 
 
 def format_value(v: float | bool, unit: str = "", digits: int = 6) -> str:

@@ -78,3 +78,36 @@ def snippet(span: Span, label: str = "", marker: str = "^") -> str:
     if label:
         underline += " " + label
     return f"{gutter}{shown}\n{pad}{underline}"
+
+
+def multi_snippet(marks: list[tuple[Span, str, str]]) -> str:
+    """One source line with several underlined spans (``^`` primary, ``-``
+    secondary): the rightmost label ends the underline, the others are
+    written below at their column."""
+    first = marks[0][0]
+    line, _ = first.source.position(first.start)
+    text = first.source.line_text(line).expandtabs(4)
+    gutter = f"{line:>4} | "
+    pad = " " * (len(gutter) - 2) + "| "
+    under = [" "] * len(text)
+    placed = []
+    for span, label, marker in marks:
+        _, col = span.source.position(span.start)
+        end_line, end_col = span.source.position(max(span.start, span.end - 1))
+        width = max(1, (end_col - col + 1) if end_line == line else len(text) - col + 1)
+        for i in range(col - 1, col - 1 + width):
+            while i >= len(under):
+                under.append(" ")
+            under[i] = marker
+        placed.append((col - 1, label))
+    placed.sort()
+    rows = ["".join(under).rstrip()]
+    labelled = [(c, t) for c, t in placed if t]
+    if labelled:
+        below = labelled
+        if labelled[-1][0] == placed[-1][0]:  # the rightmost mark's label ends the underline
+            rows[0] += " " + labelled[-1][1]
+            below = labelled[:-1]
+        for col, label in reversed(below):
+            rows.append(" " * col + label)
+    return gutter + text + "\n" + "\n".join(pad + r for r in rows)
