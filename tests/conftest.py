@@ -1,0 +1,44 @@
+"""Shared test helpers: paths, loading plans from text, running the CLI."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHEETS = ROOT / "sheets"
+TOKEN_COST = SHEETS / "token_cost.plan"
+
+
+@pytest.fixture
+def plan_file(tmp_path):
+    """Write plan text to a file and return its path."""
+
+    def make(text: str, name: str = "test.plan") -> Path:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return make
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``planner`` in-process; returns (exit code, stdout, stderr)."""
+    from planner.cli import main
+
+    def run(*args: str):
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def token_cost():
+    import planner
+
+    return planner.load(TOKEN_COST)

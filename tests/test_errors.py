@@ -1,0 +1,103 @@
+"""Every broken plan fails with its error family and a located message.
+
+Each file under tests/bad_plans/<family>/ must fail with that family. The
+rendered message is compared with the snapshot next to it
+(<name>.expected); run with PLANNER_UPDATE_SNAPSHOTS=1 to rewrite them.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+import planner
+from planner.errors import PlanError, flatten, render
+
+BAD = Path(__file__).parent / "bad_plans"
+CASES = sorted(BAD.glob("*/*.plan"))
+
+
+def _fail(path: Path) -> PlanError:
+    try:
+        plan = planner.load(path)
+        for scenario in [None] + plan.scenario_names:
+            plan.evaluate(scenario)
+    except PlanError as err:
+        return err
+    pytest.fail(f"{path} did not fail")
+
+
+@pytest.mark.parametrize("path", CASES, ids=[f"{p.parent.name}/{p.stem}" for p in CASES])
+def test_bad_plan(path, monkeypatch):
+    monkeypatch.chdir(BAD)
+    err = _fail(path.relative_to(BAD))
+    families = {e.family for e in flatten(err)}
+    assert path.parent.name in families
+    text = render(err)
+    first = flatten(err)[0]
+    assert first.span is not None, "every plan error points at the source"
+    assert f"{path.parent.name}/{path.name}:{first.span.line}:{first.span.column}:" in text
+    assert "^" in text
+    snapshot = path.with_suffix(".expected")
+    if os.environ.get("PLANNER_UPDATE_SNAPSHOTS") or not snapshot.exists():
+        snapshot.write_text(text + "\n", encoding="utf-8")
+    assert text + "\n" == snapshot.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", CASES[::3], ids=[f"{p.parent.name}/{p.stem}" for p in CASES[::3]])
+def test_cli_reports_without_traceback(path, cli):
+    code, out, err = cli("eval", path, "--scenario", "all")
+    assert code == 2
+    assert "Traceback" not in err and "Traceback" not in out
+    assert "error[" in err
+
+
+def test_several_errors_are_reported_at_once(plan_file):
+    path = plan_file("a = bb + 1\nc = dd * 2\n")
+    with pytest.raises(PlanError) as info:
+        planner.load(path)
+    errors = flatten(info.value)
+    assert [e.message for e in errors] == ["unknown name `bb`", "unknown name `dd`"]
+    assert "2 errors" in render(info.value)
+
+
+def test_errors_in_one_definition_do_not_cascade(plan_file):
+    path = plan_file("size = 3 GBB\ndouble = size * 2\nquad = double * 2\n")
+    with pytest.raises(PlanError) as info:
+        planner.load(path)
+    assert [e.family for e in flatten(info.value)] == ["unknown-unit"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["eval", "{plan}", "--scenario", "bf61"], "unknown scenario `bf61`"),
+    (["eval", "{plan}", "--set", "alpah=0.5"], "did you mean `alpha`?"),
+    (["eval", "{plan}", "--set", "alpha=1.5"], "constraint violated"),
+    (["eval", "{plan}", "--set", "alpha=0.5 GB"], "error[unit]"),
+    (["eval", "{plan}", "--set", "alpha"], "expects name=value"),
+    (["eval", "{plan}", "--set", "alpha=(0.5"], "error[syntax]"),
+    (["eval", "{plan}", "--set", "speedup=2"], "not an input"),
+    (["eval", "{plan}", "--only", "speedupp"], "did you mean `speedup`?"),
+    (["explain", "{plan}", "speedupp"], "did you mean `speedup`?"),
+    (["eval", "no/such/file.plan"], "no such file"),
+])
+def test_bad_arguments_exit_2(cli, plan_file, args, needle):
+    path = plan_file("alpha = 0.8 where 0 <= alpha < 1\nspeedup = 1 / (1 - alpha)\n")
+    code, out, err = cli(*[a.format(plan=path) for a in args])
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err
+
+
+def test_constraint_violated_by_set_names_the_override(cli, plan_file):
+    path = plan_file("alpha = 0.8 where 0 <= alpha < 1\n")
+    code, _, err = cli("eval", path, "--set", "alpha=1.5")
+    assert code == 2
+    assert "`0 <= alpha < 1` does not hold (`alpha` = 1.5, from --set alpha=1.5)" in err
+
+
+def test_constraint_violated_by_scenario_names_it(cli, plan_file):
+    path = plan_file("batch = 32 where batch >= 1\nscenario tiny { batch = 0 }\n")
+    code, _, err = cli("eval", path, "--scenario", "tiny")
+    assert code == 2
+    assert "from scenario `tiny`" in err
+    assert "note: in scenario `tiny`" in err

@@ -1,0 +1,191 @@
+"""The language, one construct per row: what each evaluates to."""
+
+from fractions import Fraction
+
+import pytest
+
+import planner
+from planner.errors import PlanError
+
+
+def value(text: str, name: str, scenario=None):
+    return planner.loads(text).evaluate(scenario).display(name)
+
+
+@pytest.mark.parametrize("text,name,expected", [
+    # numbers
+    ("x = 70_000_000_000", "x", 70e9),
+    ("x = 70e9", "x", 70e9),
+    ("x = 1.5e-3", "x", 0.0015),
+    ("x = .5", "x", 0.5),
+    # arithmetic and precedence
+    ("x = 2 + 3 * 4", "x", 14),
+    ("x = (2 + 3) * 4", "x", 20),
+    ("x = 2 ^ 3 ^ 2", "x", 512),          # right-associative, like maths
+    ("x = -2 ^ 2", "x", -4),              # unary minus below power
+    ("x = 2 ** 10", "x", 1024),
+    ("x = 2 ^ -1", "x", 0.5),
+    ("x = 7 / 2", "x", 3.5),
+    ("x = 10 - 4 - 3", "x", 3),
+    # built-ins
+    ("x = max(1, 5, 3)", "x", 5),
+    ("x = min(4, 2)", "x", 2),
+    ("x = abs(-3)", "x", 3),
+    ("x = sqrt(16)", "x", 4),
+    ("x = exp(0)", "x", 1),
+    ("x = ln(exp(2))", "x", 2),
+    ("x = log(1000, 10)", "x", 3),
+    ("x = floor(2.7)", "x", 2),
+    ("x = ceil(2.1)", "x", 3),
+    ("x = round(2.5)", "x", 3),           # half away from zero, as Excel
+    ("x = round(-2.5)", "x", -3),
+    ("x = round(3.14159, 2)", "x", 3.14),
+    ("x = if(2 > 1, 10, 20)", "x", 10),
+    ("x = if(2 > 1 and not (3 < 1), 1, 0)", "x", 1),
+    ("x = if(1 > 2 or 2 >= 2, 1, 0)", "x", 1),
+    ("x = if(0 <= 0.5 < 1, 1, 0)", "x", 1),
+    # booleans
+    ("flag = true\nx = if(flag, 1, 2)", "x", 1),
+    ("flag = false\nx = if(flag, 1, 2)", "x", 2),
+    ("a = 3\nbig = a > 2", "big", True),
+    # unicode names
+    ("α = 0.8\nγ = 4\nx = (1 - α^(γ + 1)) / (1 - α)", "x", 3.3616),
+    # user functions: defaults, keywords, globals inside the body
+    ("k = 10\nf(a, b = 2) = a * b + k\nx = f(3)", "x", 16),
+    ("f(a, b = 2) = a * b\nx = f(3, b = 5)", "x", 15),
+    ("f(a, b = 2) = a - b\nx = f(b = 1, a = 10)", "x", 9),
+    ("g(a) = a + 1\nf(a) = g(a) * 2\nx = f(1)", "x", 4),
+    # definitions in any order; continuation lines
+    ("y = x * 2\nx = 3", "y", 6),
+    ("x = max(1,\n        2)", "x", 2),
+    ("x = 1 +\n    2", "x", 3),
+    ("x = 1\n    + 2", "x", 3),
+    ("x = 5\n    \"a doc on the next line\"\n    [assumption]", "x", 5),
+])
+def test_construct(text, name, expected):
+    got = value(text, name)
+    if isinstance(expected, bool):
+        assert got is expected
+    else:
+        assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("text,name,expected", [
+    ("x = 1 GB -> MB", "x", 1000),
+    ("x = 1 GiB -> MiB", "x", 1024),
+    ("x = 1 GiB -> B", "x", 2**30),
+    ("x = 16 bit -> B", "x", 2),
+    ("x = 1 B -> bit", "x", 8),
+    ("x = 3.0 TB/s -> GB/s", "x", 3000),
+    ("x = 1 ms -> us", "x", 1000),
+    ("x = 1 h -> min", "x", 60),
+    ("x = 90 s -> min", "x", 1.5),
+    ("x = 1000 TFLOP/s -> PFLOP/s", "x", 1),
+    ("bytes = 140 GB\nbw = 3 TB/s\nt = bytes / bw -> ms", "t", 46.666666666666664),
+    ("flops = 140 GFLOP\nbytes = 140 GB\nai = flops / bytes -> FLOP/B", "ai", 1),
+    ("per = 2 B/token\nn = 10 token\nx = per * n -> B", "x", 20),
+    ("x = 5% * 200", "x", 10),
+    ("x = 0.25 -> %", "x", 25),
+    ("t = 2 ms\nx = t * 1000 / 1 s", "x", 2),   # a dimensionless ratio
+    ("x = max(0, 3 GB) -> GB", "x", 3),           # a literal zero fits any unit
+    ("unit USD\nprice = 2.5 USD/h\ncost = price * 10 h -> USD", "cost", 25),
+    ("unit USD\nunit kUSD = 1000 USD\nx = 2500 USD -> kUSD", "x", 2.5),
+])
+def test_units(text, name, expected):
+    assert value(text, name) == pytest.approx(expected, rel=1e-12)
+
+
+def test_literal_decimals_are_exact():
+    plan = planner.loads("x = 4.15\ny = 0.1 bit")
+    assert plan.model.quantities["x"].value == Fraction(83, 20)
+    assert plan.model.quantities["y"].value == Fraction(1, 80)  # bytes
+
+
+def test_plan_without_units_is_a_spreadsheet():
+    plan = planner.loads("price = 12\nqty = 3\ndiscount = 0.1\ntotal = price * qty * (1 - discount)\n")
+    ev = plan.evaluate()
+    assert ev.display("total") == pytest.approx(32.4)
+    assert plan.model.quantities["total"].unit_text == ""
+
+
+def test_inputs_and_derived():
+    plan = planner.loads("a = 2\nb = -3 GB\nc = a * 2\nd = 1 + 1\n")
+    q = plan.model.quantities
+    assert q["a"].is_input and q["b"].is_input
+    assert not q["c"].is_input and not q["d"].is_input
+
+
+def test_docs_tags_constraints():
+    plan = planner.loads('bw = 3 TB/s "peak bandwidth" [assumption, source "spec sheet, dense"] where bw > 0 TB/s\n'
+                         't = 1 ms [lower bound]\n')
+    q = plan.model.quantities["bw"]
+    assert q.doc == "peak bandwidth"
+    assert q.tags == ("assumption", "source: spec sheet, dense")
+    assert q.lower.value == 0 and not q.lower.inclusive
+    assert plan.model.quantities["t"].tags == ("lower bound",)
+
+
+def test_scenarios_side_by_side():
+    plan = planner.loads("bits = 16 bit\nn = 70e9\nw = n * bits -> GB\n"
+                         "scenario a { bits = 8 bit }\nscenario b {\n  bits = 4 bit\n}\n")
+    assert [plan.evaluate(s).display("w") for s in plan.resolve_scenarios("all")] == [70, 35]
+    assert plan.evaluate().display("w") == 140
+
+
+def test_constraints_are_checked_for_scenarios_and_overrides():
+    plan = planner.loads("alpha = 0.5 where 0 <= alpha < 1\nscenario bad { alpha = 1 }\n")
+    with pytest.raises(PlanError, match="constraint violated"):
+        plan.evaluate("bad")
+    name, v, origin = plan.parse_override("alpha=2")
+    with pytest.raises(PlanError, match="from --set alpha=2"):
+        plan.evaluate(None, {name: v}, {name: origin})
+
+
+def test_boolean_switch_in_scenarios():
+    plan = planner.loads("fp8_kv = false\nkv = if(fp8_kv, 1 B, 2 B) -> B\nscenario small { fp8_kv = true }\n")
+    assert plan.evaluate().display("kv") == 2
+    assert plan.evaluate("small").display("kv") == 1
+
+
+def test_check_tolerances(cli, plan_file):
+    path = plan_file(
+        "x = 46.66666\n"
+        "check x ~= 46.667\n"            # half a unit of the last digit: passes
+        "check x ~= 46.7 within 0.1%\n"  # relative
+        "check x ~= 47 within 0.5\n"     # absolute
+        "check x == 46.66666\n"
+        "check x ~= 46.67\n"             # fails: 46.66666 rounds to 46.67? yes, passes
+        "check x ~= 46.6\n"              # fails
+        "check x > 50\n"                 # fails
+    )
+    code, out, _ = cli("check", path)
+    assert code == 1
+    assert "5 passed, 2 failed" in out
+    assert "expected 46.6 (± 0.05), got 46.66666" in out
+    assert "condition is false" in out
+
+
+def test_explain(cli):
+    from conftest import TOKEN_COST
+
+    code, out, _ = cli("explain", TOKEN_COST, "speedup")
+    assert code == 0
+    assert "speedup = expected_tokens / (gamma * draft_cost + 1)" in out
+    assert "in inputs" in out and "alpha" in out
+    assert "value        2.401142857" in out  # 3.3616 / 1.4
+    assert "draft_cost" in out.split("inputs\n")[1]
+
+
+def test_eval_formats(cli):
+    from conftest import TOKEN_COST
+
+    code, out, _ = cli("eval", TOKEN_COST, "--scenario", "bf16,int4_g128", "--only", "weight_bytes", "speedup",
+                       "--format", "csv")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines[0] == "quantity,unit,bf16,int4_g128"
+    assert lines[1] == "weight_bytes,GB,140.0,36.3125"
+    code, out, _ = cli("eval", TOKEN_COST, "--set", "hbm_bandwidth=3.35 TB/s", "--only", "batch1_weight_bound")
+    assert code == 0
+    assert "41.791" in out  # 140 GB / 3.35 TB/s
+    assert "input*" not in out  # only the requested row is shown
