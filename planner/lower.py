@@ -113,6 +113,9 @@ class _Lower(Transformer):
         left, op, right = children
         return ir.Binary(_BIN[str(op)], left, right, self.span(meta), self.tspan(op))
 
+    def comp_op(self, children):
+        return children[0]
+
     @v_args(meta=True)
     def compare(self, meta, children):
         operands = tuple(children[0::2])
@@ -133,9 +136,9 @@ class _Lower(Transformer):
 
     @v_args(meta=True)
     def call(self, meta, children):
-        func = children[0]
+        (func, func_span) = children[0]
         args = tuple(children[1:])
-        return ir.Call(str(func), args, self.span(meta), self.tspan(func))
+        return ir.Call(func, args, self.span(meta), func_span)
 
     @v_args(meta=True)
     def arg(self, meta, children):
@@ -413,4 +416,10 @@ def lower(source: Source) -> ir.PlanIR:
 def lower_expr(source: Source) -> ir.Expr:
     """Parse a lone expression (``--set`` values, ``--where`` conditions)."""
     tree = parse(source, start="expr")
+    return _Lower(source).transform(tree)
+
+
+def lower_values(source: Source) -> ir.Values:
+    """Parse sweep values typed on the command line (``0.3,0.6``, ``1..8``, ``1..1024 times 2``)."""
+    tree = parse(source, start="cli_values")
     return _Lower(source).transform(tree)
