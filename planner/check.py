@@ -141,6 +141,8 @@ class Analyzer:
         for decl in decls:
             if decl.name in self.units.declared:
                 first = self.units.declared[decl.name]
+                if " ".join(first.span.text.split()) == " ".join(decl.span.text.split()):
+                    continue  # the same declaration reached through two imports
                 self.sink.add(DuplicateError(f"unit `{decl.name}` is declared twice", decl.name_span,
                                              labels=[Label(first.name_span, "first declared here")]))
                 continue
@@ -598,38 +600,98 @@ class Analyzer:
 
     # ---- scenarios ---------------------------------------------------------------
     def _scenarios(self, statements, quantities) -> tuple[dict[str, ScenarioModel], dict[str, list[str]]]:
+        """Plain scenarios, plus every combination of the axes' members.
+
+        A combination is named by its members joined with ``/`` in axis
+        order (``h100/fp8``) and overrides the union of their inputs; two
+        axes may not set the same input.
+        """
         scenarios: dict[str, ScenarioModel] = {}
         axes: dict[str, list[str]] = {}
-        flat: list[ir.Scenario] = []
-        axis_spans: dict[str, ir.Axis] = {}
+        axis_list: list[ir.Axis] = []
+        members: dict[tuple[str, str], ScenarioModel] = {}
         for s in statements:
             if isinstance(s, ir.Scenario):
-                flat.append(s)
+                self._add_scenario(scenarios, self._scenario_model(s, quantities, f"scenario `{s.name}`"))
             elif isinstance(s, ir.Axis):
-                if s.name in axis_spans:
+                first = next((a for a in axis_list if a.name == s.name), None)
+                if first is not None:
                     self.sink.add(DuplicateError(f"axis `{s.name}` is defined twice", s.name_span,
-                                                 labels=[Label(axis_spans[s.name].name_span, "first defined here")]))
+                                                 labels=[Label(first.name_span, "first defined here")]))
                     continue
-                axis_spans[s.name] = s
-                axes[s.name] = [m.name for m in s.members]
-                flat.extend(s.members)
-        for s in flat:
-            if s.name in RESERVED_SCENARIOS:
-                self.sink.add(ScenarioError(f"`{s.name}` is reserved and cannot name a scenario", s.name_span))
-                continue
-            if s.name in scenarios:
-                self.sink.add(DuplicateError(f"scenario `{s.name}` is defined twice", s.name_span,
-                                             labels=[Label(scenarios[s.name].scenario.name_span, "first defined here")]))
-                continue
-            model = ScenarioModel(s.name, s, axis=s.axis)
-            for o in s.overrides:
-                value = self.override_value(o, quantities, f"scenario `{s.name}`")
-                if value is not None:
-                    if o.name in model.overrides:
-                        self.sink.add(DuplicateError(f"`{o.name}` is set twice in scenario `{s.name}`", o.name_span))
-                    model.overrides[o.name] = value
-            scenarios[s.name] = model
+                if not s.members:
+                    self.sink.add(ScenarioError(f"axis `{s.name}` has no members", s.name_span))
+                    continue
+                axis_list.append(s)
+                axes[s.name] = []
+                for m in s.members:
+                    if m.name in axes[s.name]:
+                        self.sink.add(DuplicateError(f"axis `{s.name}` has `{m.name}` twice", m.name_span))
+                        continue
+                    axes[s.name].append(m.name)
+                    members[(s.name, m.name)] = self._scenario_model(m, quantities, f"`{s.name}={m.name}`")
+        self._axis_clashes(axis_list)
+        if axis_list and not self.sink.errors:
+            import itertools
+
+            count = 1
+            for a in axis_list:
+                count *= len(axes[a.name])
+            if count > 10_000:
+                self.sink.add(ScenarioError(f"the axes make {count:,} combinations (at most 10,000)", axis_list[0].span))
+                return scenarios, axes
+            for combo in itertools.product(*[[(a.name, m) for m in axes[a.name]] for a in axis_list]):
+                parts = [members[c] for c in combo]
+                name = "/".join(m for _, m in combo)
+                overrides = tuple(o for p in parts for o in p.scenario.overrides)
+                first = parts[0].scenario
+                synthetic = ir.Scenario(name, "; ".join(p.scenario.doc for p in parts if p.scenario.doc) or None,
+                                        tuple(t for p in parts for t in p.scenario.tags), overrides,
+                                        first.span, first.name_span)
+                model = ScenarioModel(name, synthetic, axis=None, picks=dict(combo))
+                for p in parts:
+                    model.overrides.update(p.overrides)
+                self._add_scenario(scenarios, model)
         return scenarios, axes
+
+    def _scenario_model(self, s: ir.Scenario, quantities, where: str) -> ScenarioModel:
+        model = ScenarioModel(s.name, s, axis=s.axis)
+        for o in s.overrides:
+            value = self.override_value(o, quantities, where)
+            if value is not None:
+                if o.name in model.overrides:
+                    self.sink.add(DuplicateError(f"`{o.name}` is set twice in {where}", o.name_span))
+                model.overrides[o.name] = value
+        return model
+
+    def _add_scenario(self, scenarios: dict[str, ScenarioModel], model: ScenarioModel) -> None:
+        s = model.scenario
+        if model.name in RESERVED_SCENARIOS:
+            self.sink.add(ScenarioError(f"`{model.name}` is reserved and cannot name a scenario", s.name_span))
+        elif model.name in scenarios:
+            self.sink.add(DuplicateError(f"scenario `{model.name}` is defined twice", s.name_span,
+                                         labels=[Label(scenarios[model.name].scenario.name_span, "first defined here")]))
+        else:
+            scenarios[model.name] = model
+
+    def _axis_clashes(self, axis_list: list[ir.Axis]) -> None:
+        setters: dict[str, tuple[ir.Axis, ir.Override]] = {}
+        for a in axis_list:
+            seen_here: set[str] = set()
+            for m in a.members:
+                for o in m.overrides:
+                    if o.name in seen_here:
+                        continue
+                    seen_here.add(o.name)
+                    if o.name in setters:
+                        other_axis, other = setters[o.name]
+                        self.sink.add(ScenarioError(
+                            f"axes `{other_axis.name}` and `{a.name}` both set `{o.name}`", o.span,
+                            label=f"set by axis `{a.name}`",
+                            labels=[Label(other.span, f"set by axis `{other_axis.name}`")],
+                            hint="each input may vary along one axis only; combinations would be ambiguous"))
+                    else:
+                        setters[o.name] = (a, o)
 
     def override_value(self, o: ir.Override, quantities: dict[str, Quantity], where: str,
                        report: bool = True) -> Optional[Fraction | bool]:
@@ -653,16 +715,23 @@ class Analyzer:
                 f"{where} sets `{o.name}`, which is a formula, not an input", o.name_span,
                 labels=[Label(q.definition.name_span, "defined by a formula here")],
                 hint="only inputs (quantities defined by a literal) can be overridden")
-        t = self._type(o.expr, {}, lambda n: None if n not in quantities else None)
+        expr = ir.transform(o.expr, lambda n: _input_literal(n, quantities))
+        for node in ir.walk(expr):
+            if isinstance(node, ir.Name):
+                if node.name in quantities:
+                    raise OverrideError(f"{where}: `{node.name}` is a formula; a value may use numbers, units "
+                                        "and inputs only", node.span)
+                raise self._unknown(node.name, node.span, frozenset())
+        t = self._type(expr, {}, lambda n: None)
         if q.is_bool:
-            if not t.is_bool or not isinstance(o.expr, ir.Bool):
+            if not t.is_bool or not isinstance(expr, ir.Bool):
                 raise KindError(f"`{o.name}` is true/false; {where} gives {dim_text(t)}", o.expr.span)
-            return o.expr.value
+            return expr.value
         if t.is_bool:
             raise KindError(f"`{o.name}` is a number; {where} gives true/false", o.expr.span)
         if t.const is None:
             raise OverrideError(f"{where}: the value of `{o.name}` must be a constant", o.expr.span,
-                                hint="use numbers and units only, such as `3.35 TB/s`")
+                                hint="use numbers, units and inputs, such as `3.35 TB/s`")
         if not _same_dim(t, Type("num", q.dim)):
             raise UnitError(
                 f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {canonical_text(q.dim) or 'a plain number'}",
@@ -767,6 +836,14 @@ class Analyzer:
             self.sink.add(ScenarioError(f"axis `{p.axis}` has no scenario `{p.name}`", p.span,
                                         hint=f"did you mean `{guess}`?" if guess else
                                         "choices: " + ", ".join(model.axes[p.axis])))
+
+
+def _input_literal(node: ir.Expr, quantities) -> ir.Expr:
+    """In an override, a name of an input stands for its value as written
+    (``hbm_bandwidth = h100.hbm_bandwidth``)."""
+    if isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].is_input:
+        return quantities[node.name].definition.expr
+    return node
 
 
 class _Poisoned(Exception):

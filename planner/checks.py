@@ -194,11 +194,12 @@ def _scenarios(plan: Plan, check: ir.Check) -> list[Optional[str]]:
         return [None]
     names: list[Optional[str]] = []
     for p in check.scenarios:
-        if p.axis is not None:
-            names.extend(plan.resolve_scenarios(f"{p.axis}={p.name}"))
-        else:
+        if p.axis is None:
             names.extend(plan.resolve_scenarios(p.name))
-    return names
+    axis_picks = [f"{p.axis}={p.name}" for p in check.scenarios if p.axis is not None]
+    if axis_picks:  # all axis picks of one statement form one selection
+        names.extend(plan.resolve_scenarios(",".join(axis_picks)))
+    return list(dict.fromkeys(names))
 
 
 def _compare(plan: Plan, check: ir.Check, lhs: float, rhs: float, scale: Fraction, unit: str) -> tuple[bool, str]:

@@ -166,6 +166,22 @@ def walk(expr: Expr):
         stack.extend(reversed(children(node)))
 
 
+def transform(expr: Expr, fn) -> Expr:
+    """Rebuild an expression bottom-up, replacing each node by ``fn(node)``."""
+    import dataclasses
+
+    t = lambda x: transform(x, fn)  # noqa: E731
+    if isinstance(expr, (Neg, Not)):
+        expr = dataclasses.replace(expr, operand=t(expr.operand))
+    elif isinstance(expr, (Binary, Logic)):
+        expr = dataclasses.replace(expr, left=t(expr.left), right=t(expr.right))
+    elif isinstance(expr, Compare):
+        expr = dataclasses.replace(expr, operands=tuple(t(o) for o in expr.operands))
+    elif isinstance(expr, Call):
+        expr = dataclasses.replace(expr, args=tuple(dataclasses.replace(a, value=t(a.value)) for a in expr.args))
+    return fn(expr)
+
+
 def is_literal(expr: Expr) -> bool:
     """An input is a quantity defined by a literal (optionally negated)."""
     if isinstance(expr, Neg):

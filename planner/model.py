@@ -86,6 +86,7 @@ class ScenarioModel:
     scenario: ir.Scenario
     overrides: dict[str, Fraction | bool] = field(default_factory=dict)
     axis: Optional[str] = None
+    picks: dict[str, str] = field(default_factory=dict)  # axis -> member, for combinations
 
 
 @dataclass

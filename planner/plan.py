@@ -93,8 +93,13 @@ class Plan:
         return list(self.model.scenarios)
 
     def definition_order(self) -> list[str]:
-        """Quantity names in the order they appear in the file."""
-        return sorted(self.model.quantities, key=lambda n: self.model.quantities[n].definition.span.start)
+        """Quantity names in the order they appear (imported ones where they are imported)."""
+        return list(self._definition_order)
+
+    @cached_property
+    def _definition_order(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.model.plan.statements
+                     if isinstance(s, ir.Definition) and s.name in self.model.quantities)
 
     @cached_property
     def compiled(self) -> CompiledPlan:
@@ -104,14 +109,25 @@ class Plan:
 
     # ---- scenarios and overrides ---------------------------------------------
     def resolve_scenarios(self, spec: Optional[Union[str, Sequence[str]]]) -> list[Optional[str]]:
-        """``None`` is the plan as written; ``"all"`` every scenario (or the base if none)."""
+        """Scenario names from a selection.
+
+        ``None`` is the plan as written (``base``); ``all`` is every scenario
+        (or the base when there is none); a name picks one scenario; with
+        axes, ``gpu=h100,precision=fp8`` picks combinations (an axis left out
+        takes all its members, ``gpu=all`` too). Each string is one selection.
+        """
         if spec is None:
             return [None]
-        names = [spec] if isinstance(spec, str) else list(spec)
+        specs = [spec] if isinstance(spec, str) else list(spec)
         out: list[Optional[str]] = []
-        for raw in names:
+        for raw in specs:
+            picks: dict[str, set[str]] = {}
             for name in [n.strip() for n in raw.split(",") if n.strip()]:
-                if name == "all":
+                if "=" in name:
+                    axis, _, member = (x.strip() for x in name.partition("="))
+                    self._check_pick(axis, member)
+                    picks.setdefault(axis, set()).add(member)
+                elif name == "all":
                     out.extend(self.scenario_names or [None])
                 elif name == "base":
                     out.append(None)
@@ -119,16 +135,33 @@ class Plan:
                     out.append(name)
                 else:
                     guess = suggest(name, self.scenario_names)
+                    listing = ["all", "base"] + self.scenario_names
+                    if self.model.axes:
+                        listing += [f"{a}=..." for a in self.model.axes]
                     raise ScenarioError(
                         f"unknown scenario `{name}`",
-                        hint=(f"did you mean `{guess}`? " if guess else "")
-                        + ("scenarios: " + ", ".join(["all", "base"] + self.scenario_names)),
+                        hint=(f"did you mean `{guess}`? " if guess else "") + "scenarios: " + ", ".join(listing),
                     )
+            if picks:
+                for name, sm in self.model.scenarios.items():
+                    if sm.picks and all(sm.picks[a] in ms or "all" in ms for a, ms in picks.items()):
+                        out.append(name)
         seen: list[Optional[str]] = []
         for s in out:
             if s not in seen:
                 seen.append(s)
         return seen
+
+    def _check_pick(self, axis: str, member: str) -> None:
+        axes = self.model.axes
+        if axis not in axes:
+            guess = suggest(axis, axes)
+            raise ScenarioError(f"unknown axis `{axis}`", hint=(f"did you mean `{guess}`? " if guess else "")
+                                + ("axes: " + ", ".join(axes) if axes else "this plan has no axes"))
+        if member != "all" and member not in axes[axis]:
+            guess = suggest(member, axes[axis])
+            raise ScenarioError(f"axis `{axis}` has no `{member}`",
+                                hint=(f"did you mean `{guess}`? " if guess else "") + "choices: " + ", ".join(axes[axis]))
 
     def parse_override(self, text: str, origin: str = "--set") -> tuple[str, Value, Origin]:
         """``name=value`` from the command line; the value uses plan syntax (``3.35 TB/s``)."""
@@ -271,9 +304,15 @@ def format_value(v: float | bool, unit: str = "", digits: int = 6) -> str:
     return f"{text} {unit}".strip()
 
 
-def loads(text: str, name: str = "<plan>") -> Plan:
+def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None) -> Plan:
+    """Load plan text; ``base`` is the folder its imports are relative to (default: the current one)."""
+    from .imports import resolve_imports
+
     source = Source(name, text)
     plan_ir = lower(source)
+    if any(isinstance(s, ir.Import) for s in plan_ir.statements):
+        plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
+                                  (Path(name).resolve(),) if base is not None else ())
     model, analyzer = analyze(plan_ir)
     return Plan(source, model, analyzer)
 
@@ -289,4 +328,4 @@ def load(path: Union[str, os.PathLike]) -> Plan:
         raise UsageError(f"{path} is a directory, not a .plan file") from None
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return loads(text, str(path))
+    return loads(text, str(path), p.resolve().parent)

@@ -129,7 +129,7 @@ def _builtin_units() -> dict[str, Unit]:
     add("week", 7 * 86400, TIME)
     add("year", 365 * 86400, TIME)
     # dimensionless counts
-    for base in ("FLOP", "flop", "token", "tokens", "op"):
+    for base in ("FLOP", "flop", "token", "tokens", "op", "OP"):
         add(base, 1, DIMENSIONLESS)
         for prefix, factor in _SI_BIG.items():
             add(prefix + base, factor, DIMENSIONLESS)

@@ -1,0 +1,174 @@
+"""Imports, scenario axes and the shipped hardware library (issue 6)."""
+
+import itertools
+
+import pytest
+
+import planner
+from planner.errors import PlanError, flatten, render
+from planner.imports import library_entries
+
+from conftest import SHEETS
+
+
+def test_import_with_namespace_and_selected_names(plan_file, tmp_path):
+    plan_file('bw = 3 TB/s "bandwidth" [source "sheet"]\npeak = 1000 TFLOP/s\n'
+              'twice(x) = 2 * x\nderived = bw * 1 s -> TB\nscenario ignored { bw = 1 TB/s }\n', "gpu.plan")
+    path = plan_file('import "gpu.plan" as g\nfrom "gpu" import peak, twice\n'
+                     'w = 140 GB\nt = w / g.bw -> ms\nc = twice(1e12) / peak -> ms\nd = g.twice(g.derived) -> TB\n'
+                     'scenario faster { g.bw = 6 TB/s }\n')
+    plan = planner.load(path)
+    assert plan.evaluate().display("t") == pytest.approx(46.6667, abs=1e-4)
+    assert plan.evaluate("faster").display("t") == pytest.approx(23.3333, abs=1e-4)
+    assert plan.evaluate().display("c") == pytest.approx(2.0)
+    assert plan.evaluate().display("d") == pytest.approx(6.0)
+    assert plan.model.quantities["g.bw"].tags == ("source: sheet",)
+    assert plan.scenario_names == ["faster"]  # the imported plan's scenarios stay behind
+
+
+def test_import_from_the_library():
+    plan = planner.loads('import "hardware/h100_sxm.plan" as h100\nt = 140 GB / h100.hbm_bandwidth -> ms\n')
+    assert plan.evaluate().display("t") == pytest.approx(140 / 3.35, rel=1e-12)
+
+
+@pytest.mark.parametrize("files,main,family,needle", [
+    ({}, 'import "nope.plan" as n\n', "import", 'cannot find "nope.plan"'),
+    ({}, 'import "hardware/h100.plan" as n\n', "import", 'did you mean "hardware/h100_sxm.plan"?'),
+    ({"a.plan": 'import "b.plan"\nx = 1\n', "b.plan": 'import "a.plan"\ny = 2\n'}, 'import "a.plan"\n',
+     "import", "import cycle: a.plan -> b.plan -> a.plan"),
+    ({"g.plan": "bw = 1\n"}, 'from "g.plan" import bw\nbw = 2\n', "duplicate", "`bw` is defined twice"),
+    ({"g.plan": "bw = 1\n"}, 'import "g.plan" as x\nimport "g.plan" as x\n', "duplicate", "namespace `x` is imported twice"),
+    ({"g.plan": "bw = 1\n"}, 'from "g.plan" import bww\n', "import", "did you mean `bw`?"),
+    ({"g.plan": "bw = 1 TB/s\ny = bw + 1 s\n"}, 'import "g.plan"\n', "unit", "g.plan:2:"),
+])
+def test_import_errors(plan_file, files, main, family, needle):
+    for name, text in files.items():
+        plan_file(text, name)
+    path = plan_file(main, "main.plan")
+    with pytest.raises(PlanError) as info:
+        planner.load(path)
+    err = flatten(info.value)[0]
+    assert err.family == family
+    assert needle in render(info.value)
+
+
+AXES = """
+params = 70e9
+bits = 16 bit
+bw = 3 TB/s
+w = params * bits -> GB
+t = w / bw -> ms
+axis gpu { h100 { bw = 3.35 TB/s }
+           h200 { bw = 4.8 TB/s } }
+axis precision {
+    bf16 { bits = 16 bit }
+    fp8  { bits = 8 bit }
+}
+scenario slow { bw = 1 TB/s }
+"""
+
+
+def test_axes_make_every_combination():
+    plan = planner.loads(AXES)
+    assert plan.scenario_names == ["slow", "h100/bf16", "h100/fp8", "h200/bf16", "h200/fp8"]
+    for (gpu, bw), (prec, bits) in itertools.product([("h100", 3.35e12), ("h200", 4.8e12)],
+                                                     [("bf16", 2), ("fp8", 1)]):
+        assert plan.evaluate(f"{gpu}/{prec}").values["t"] == pytest.approx(70e9 * bits / bw)
+
+
+@pytest.mark.parametrize("spec,expected", [
+    ("gpu=h100,precision=fp8", ["h100/fp8"]),
+    ("gpu=h200", ["h200/bf16", "h200/fp8"]),
+    ("precision=bf16,gpu=all", ["h100/bf16", "h200/bf16"]),
+    ("gpu=h100,gpu=h200,precision=fp8", ["h100/fp8", "h200/fp8"]),
+    ("h200/fp8,slow", ["h200/fp8", "slow"]),
+])
+def test_axis_selection(spec, expected):
+    assert planner.loads(AXES).resolve_scenarios(spec) == expected
+
+
+def test_axis_selection_from_cli(cli, plan_file):
+    code, out, _ = cli("eval", plan_file(AXES), "--scenario", "gpu=h200,precision=fp8", "--only", "t")
+    assert code == 0
+    assert "h200/fp8" in out and "14.5833" in out
+    code, _, err = cli("eval", plan_file(AXES), "--scenario", "gpu=a100")
+    assert code == 2 and "axis `gpu` has no `a100`" in err
+
+
+def test_axes_that_set_the_same_input_clash():
+    with pytest.raises(PlanError) as info:
+        planner.loads(AXES + "axis other { x { bw = 1 TB/s } }\n")
+    assert "axes `gpu` and `other` both set `bw`" in str(info.value)
+
+
+def test_checks_follow_axes():
+    plan = planner.loads(AXES + "check t ~= 14.583 ms in gpu=h200, precision=fp8\n")
+    from planner.checks import run_checks
+
+    results = run_checks(plan)
+    assert [(r.scenario, r.passed) for r in results] == [("h200/fp8", True)]
+
+
+# ---- the hardware library -----------------------------------------------------
+
+def test_library_has_the_accelerators():
+    entries = library_entries()
+    for name in ["h100_sxm", "h200", "a100_80gb", "a100_40gb", "l40s", "mi300x"]:
+        assert f"hardware/{name}.plan" in entries
+
+
+# Dense peaks from the vendors' datasheets (the sparse figure is twice these).
+DENSE_BF16 = {"h100_sxm": 989.4, "h200": 989.4, "a100_80gb": 312, "a100_40gb": 312, "l40s": 362.05, "mi300x": 1307.4}
+BANDWIDTH = {"h100_sxm": 3.35e12, "h200": 4.8e12, "a100_80gb": 2.039e12, "a100_40gb": 1.555e12, "l40s": 864e9,
+             "mi300x": 5.3e12}
+CAPACITY = {"h100_sxm": 80e9, "h200": 141e9, "a100_80gb": 80e9, "a100_40gb": 40e9, "l40s": 48e9, "mi300x": 192e9}
+
+
+@pytest.mark.parametrize("gpu", sorted(DENSE_BF16))
+def test_library_figures_are_dense_and_sourced(gpu):
+    plan = planner.loads(f'import "hardware/{gpu}.plan" as g\n')
+    ev = plan.evaluate()
+    q = plan.model.quantities
+    assert ev.values["g.peak_bf16_dense"] == pytest.approx(DENSE_BF16[gpu] * 1e12)
+    assert ev.values["g.hbm_bandwidth"] == pytest.approx(BANDWIDTH[gpu])
+    assert ev.values["g.hbm_capacity"] == pytest.approx(CAPACITY[gpu])
+    # about twice the dense figure (the L40S datasheet rounds: 362.05 dense, 733 sparse)
+    assert ev.values["g.peak_bf16_sparse"] == pytest.approx(2 * DENSE_BF16[gpu] * 1e12, rel=0.02)
+    for name, quantity in q.items():
+        if quantity.is_input:
+            assert any(t.startswith("source:") for t in quantity.tags), name
+        if name.endswith("_sparse"):
+            assert "with sparsity" in quantity.tags, name
+        if name.endswith("_dense") and "peak" in name:
+            assert "with sparsity" not in quantity.tags, name
+
+
+def test_h100_dense_bf16_is_989_not_1979():
+    plan = planner.loads('import "hardware/h100_sxm.plan" as h100\n')
+    assert plan.evaluate().display("h100.peak_bf16_dense") == pytest.approx(989.4)
+
+
+# ---- the shipped comparison plan: two models, two GPUs, three precisions --------
+
+def _hand(params, layers, bits, bw, peak, batch=16, context=4096):
+    weights = params * bits / 8
+    kv = 2 * layers * 8 * 128 * 2 * context
+    return max((weights + batch * kv) / bw, 2 * params * batch / peak), weights + batch * kv
+
+
+MODELS = {"small": (8e9, 32), "large": (70e9, 80)}
+GPUS = {"h100": (3.35e12, 989.4e12, 1978.9e12, 80e9), "mi300x": (5.3e12, 1307.4e12, 2614.9e12, 192e9)}
+PRECISIONS = {"bf16": (16, False), "fp8": (8, True), "int4": (4.15, False)}
+
+
+@pytest.mark.parametrize("model,gpu,precision", list(itertools.product(MODELS, GPUS, PRECISIONS)))
+def test_gpu_compare_matches_hand_calculation(model, gpu, precision):
+    plan = planner.load(SHEETS / "gpu_compare.plan")
+    params, layers = MODELS[model]
+    bw, peak16, peak8, capacity = GPUS[gpu]
+    bits, fp8 = PRECISIONS[precision]
+    step, memory = _hand(params, layers, bits, bw, peak8 if fp8 else peak16)
+    ev = plan.evaluate(f"{model}/{gpu}/{precision}")
+    assert ev.values["step_time"] == pytest.approx(step, rel=1e-12)
+    assert ev.values["memory_needed"] == pytest.approx(memory, rel=1e-12)
+    assert ev.values["fits_one_gpu"] is (memory <= capacity)
