@@ -70,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("name", metavar="NAME", help="the quantity to explain")
     p.set_defaults(handler=cmd_explain)
+    p = sub.add_parser("library", help="list the plans shipped with planner (hardware, formulas)",
+                       description="List the plans in planner's library, to use with `import \"PATH\" as NAME`.")
+    p.add_argument("path", nargs="?", metavar="PATH", help="print this library plan's text")
+    p.set_defaults(handler=cmd_library)
     return parser
 
 
@@ -125,6 +129,29 @@ def atomic_write(path: str, data: bytes) -> None:
 
 
 # ---- commands ---------------------------------------------------------------
+
+def cmd_library(args) -> int:
+    from .imports import library_dir, library_entries
+    from .errors import UsageError, suggest
+
+    entries = library_entries()
+    if args.path:
+        name = args.path if args.path.endswith(".plan") else args.path + ".plan"
+        if name not in entries:
+            guess = suggest(name, entries)
+            raise UsageError(f"no library plan `{args.path}`", hint=f"did you mean `{guess}`?" if guess else
+                             "entries: " + ", ".join(entries))
+        write_output((library_dir() / name).read_text(encoding="utf-8"))
+        return EXIT_OK
+    from .plan import load
+
+    rows = []
+    for entry in entries:
+        plan = load(library_dir() / entry)
+        rows.append(f"{entry:<28} {plan.title}")
+    write_output("\n".join(rows) + '\n\nuse: import "PATH" as NAME   (e.g. import "hardware/h100_sxm.plan" as h100)')
+    return EXIT_OK
+
 
 def cmd_eval(args) -> int:
     from .output import dumps, eval_csv, eval_json, eval_table
