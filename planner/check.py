@@ -485,13 +485,10 @@ class Analyzer:
             inner: dict[str, Type] = {}
             for p in f.params:
                 arg = bound.get(p.name)
-                try:
-                    if arg is not None:
-                        inner[p.name] = self._type(arg, scope, lookup)
-                    else:
-                        inner[p.name] = self._type(p.default, dict(inner), lookup)
-                except PlanError:
-                    raise
+                if arg is not None:
+                    inner[p.name] = self._type(arg, scope, lookup)
+                else:
+                    inner[p.name] = self._type(p.default, dict(inner), lookup)
             try:
                 t = self._type(f.body, inner, lookup)
             except PlanError as err:

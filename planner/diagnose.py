@@ -111,15 +111,8 @@ class _Eval:
         f = self.model.functions.get(e.func)
         if f is not None:
             inner: dict = {}
-            positional = [a for a in e.args if a.name is None]
-            for p, a in zip(f.params, positional):
-                inner[p.name] = self._eval(a.value, env)
-            for a in e.args:
-                if a.name is not None:
-                    inner[a.name] = self._eval(a.value, env)
-            for p in f.params:
-                if p.name not in inner:
-                    inner[p.name] = self._eval(p.default, dict(inner))
+            for p, arg in ir.bind_args(f, e):
+                inner[p.name] = self._eval(arg, env) if arg is not None else self._eval(p.default, dict(inner))
             return self._eval(f.body, inner)
         if e.func == "if":
             cond = self._eval(e.args[0].value, env)

@@ -241,6 +241,17 @@ class FunctionDef:
     name_span: Span
 
 
+def bind_args(f: "FunctionDef", call: Call) -> list[tuple["Param", Optional[Expr]]]:
+    """Each parameter of ``f`` with the argument a (checked) call gives it,
+    or ``None`` where the parameter's default applies."""
+    positional = [a.value for a in call.args if a.name is None]
+    keywords = {a.name: a.value for a in call.args if a.name is not None}
+    out: list[tuple[Param, Optional[Expr]]] = []
+    for i, p in enumerate(f.params):
+        out.append((p, positional[i] if i < len(positional) else keywords.get(p.name)))
+    return out
+
+
 @dataclass(frozen=True)
 class UnitDecl:
     name: str

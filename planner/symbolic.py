@@ -106,15 +106,8 @@ class Converter:
         f = self.model.functions.get(e.func)
         if f is not None:
             inner: dict[str, sp.Basic] = {}
-            positional = [a for a in e.args if a.name is None]
-            for p, a in zip(f.params, positional):
-                inner[p.name] = c(a.value)
-            for a in e.args:
-                if a.name is not None:
-                    inner[a.name] = c(a.value)
-            for p in f.params:
-                if p.name not in inner:
-                    inner[p.name] = self._conv(p.default, dict(inner), ref)
+            for p, arg in ir.bind_args(f, e):
+                inner[p.name] = c(arg) if arg is not None else self._conv(p.default, dict(inner), ref)
             return self._conv(f.body, inner, ref)
         args = [c(a.value) for a in e.args]
         name = e.func
