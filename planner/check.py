@@ -756,7 +756,7 @@ class Analyzer:
             self._resolve(expr, frozenset(), allow_refs=True, extra=extra)
             if self.sink.errors:
                 return
-            t = self._infer(expr, {})
+            t = self._infer(expr, dict(extra) if isinstance(extra, dict) else {})
             if t is not None and not t.is_bool:
                 self.sink.add(KindError("expected a condition such as `a = b` or `a >= b`", expr.span))
 
@@ -789,9 +789,16 @@ class Analyzer:
                     self.sink.add(KindError("the objective must be a number", s.objective.span))
                 self._values(s.values, q[s.over])
             picks(s.scenarios)
+        answers = self.answer_types(model)
+        self._answer_names(model)
         for c in model.checks:
-            need_condition(c.condition)
+            need_condition(c.condition, answers)  # checks may use question results by alias
             for o in c.overrides:
+                if isinstance(o.expr, ir.Name) and o.expr.name in answers and o.name in q and q[o.name].is_input:
+                    if not _same_dim(answers[o.expr.name], Type("num", q[o.name].dim)):
+                        self.sink.add(UnitError(f"`{o.expr.name}` is {dim_text(answers[o.expr.name])}, "
+                                                f"`{o.name}` is {dim_text(q[o.name].type)}", o.expr.span))
+                    continue
                 self.override_value(o, q, "`with`")
             if c.tolerance is not None:
                 t = self._infer(c.tolerance, {})
@@ -799,6 +806,37 @@ class Analyzer:
                     self.sink.add(KindError("a tolerance must be a constant such as `0.1%` or `0.01 ms`",
                                             c.tolerance.span))
             picks(c.scenarios)
+
+    def answer_types(self, model: Model) -> dict[str, Type]:
+        """Names of question results (``solve ... as x``, ``maximize ... as best``) and their types:
+        the input's for the answer, the objective's for ``best.value`` (checks only)."""
+        out: dict[str, Type] = {}
+        for s in list(model.solves) + list(model.optimizes):
+            target = s.target if isinstance(s, ir.Solve) else s.over
+            if s.alias is None or target not in model.quantities or s.alias in model.quantities:
+                continue
+            out[s.alias] = Type("num", model.quantities[target].dim)
+            if isinstance(s, ir.Optimize):
+                try:
+                    t = self._type(s.objective, {}, self.types.get)
+                except (PlanError, _Poisoned):
+                    continue
+                out[s.alias + ".value"] = Type("num", t.dim)
+        return out
+
+    def _answer_names(self, model: Model) -> None:
+        seen: dict[str, ir.Span] = {}
+        for s in sorted(list(model.solves) + list(model.optimizes), key=lambda s: s.span.start):
+            if s.alias is None:
+                continue
+            if s.alias in model.quantities:
+                self.sink.add(DuplicateError(f"`as {s.alias}` names a question like the quantity `{s.alias}`",
+                                             s.span, labels=[Label(model.quantities[s.alias].definition.name_span,
+                                                                   "defined here")], hint="pick another name"))
+            elif s.alias in seen:
+                self.sink.add(DuplicateError(f"two questions are named `{s.alias}`", s.span,
+                                             labels=[Label(seen[s.alias], "first here")]))
+            seen[s.alias] = s.span
 
     def _values(self, values: ir.Values, q: Quantity) -> None:
         for item in values.items:

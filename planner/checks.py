@@ -66,26 +66,30 @@ class CheckResult:
 
 
 class _CompiledCheck:
-    def __init__(self, plan: Plan, check: ir.Check) -> None:
+    def __init__(self, plan: Plan, check: ir.Check, answer_types: Optional[dict] = None) -> None:
         self.plan = plan
         self.check = check
         self.refs: dict[sp.Symbol, ir.ScenarioRef] = {}
         cond = check.condition
+        # Question results by alias (`solve ... as x`): symbols whose values come from planner.solve.
+        used = {n.name for n in ir.walk(cond) if isinstance(n, ir.Name)}
+        self.answers = {name: sp.Dummy(name) for name in (answer_types or {}) if name in used}
         self.pair = (
             isinstance(cond, ir.Compare) and len(cond.ops) == 1
             and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)
-            and not plan.analyzer.infer_strict(cond.operands[0]).is_bool
+            and not plan.analyzer.infer_strict(cond.operands[0], dict(answer_types or {})).is_bool
         )
         conv = plan.converter
+        env = dict(self.answers)
         if self.pair:
-            outputs = [("lhs", conv.expr(cond.operands[0], ref=self._ref)),
-                       ("rhs", conv.expr(cond.operands[1], ref=self._ref))]
+            outputs = [("lhs", conv.expr(cond.operands[0], env, ref=self._ref)),
+                       ("rhs", conv.expr(cond.operands[1], env, ref=self._ref))]
         else:
-            outputs = [("cond", conv.expr(cond, ref=self._ref))]
+            outputs = [("cond", conv.expr(cond, env, ref=self._ref))]
         symbols = dict(plan.symbols.symbols)
-        for sym, r in self.refs.items():
+        for sym in list(self.refs) + list(self.answers.values()):
             symbols[sym.name] = sym
-        names = list(plan.model.quantities) + [s.name for s in self.refs]
+        names = list(plan.model.quantities) + [s.name for s in self.refs] + [s.name for s in self.answers.values()]
         self.compiled = compile_plan(names, outputs, symbols)
         self.names = names
 
@@ -94,8 +98,9 @@ class _CompiledCheck:
         self.refs[sym] = r
         return sym
 
-    def __call__(self, ev: Evaluation, ref_values: dict[str, float]) -> tuple:
+    def __call__(self, ev: Evaluation, ref_values: dict[str, float], answers: Optional[dict] = None) -> tuple:
         args = [ev.values[n] for n in self.plan.model.quantities] + [ref_values[s.name] for s in self.refs]
+        args += [float((answers or {})[name]) for name in self.answers]
         return self.compiled(args)
 
 
@@ -119,8 +124,8 @@ def _half_ulp(num: ir.Number) -> Fraction:
     return Fraction(1, 2) * Fraction(10) ** (-places)
 
 
-def _unit_for(plan: Plan, check: ir.Check):
-    """The unit to show a check's numbers in: the figure's own, else the quantity's."""
+def _unit_for(plan: Plan, check: ir.Check, answers=None):
+    """The unit to show a check's numbers in: the figure's own, else the quantity's (or answer's)."""
     cond = check.condition
     if not isinstance(cond, ir.Compare):
         return Fraction(1), ""
@@ -130,10 +135,12 @@ def _unit_for(plan: Plan, check: ir.Check):
             u = unit_of(lit.unit, plan.model.units)
             return u.scale, lit.unit.text
     for operand in cond.operands:
+        if isinstance(operand, ir.Name) and answers is not None and operand.name in answers:
+            return answers.unit(operand.name)
         if isinstance(operand, (ir.Name, ir.ScenarioRef)):
             q = plan.model.quantities[operand.name]
             return q.display.scale, q.unit_text
-    t = plan.analyzer.infer_strict(cond.operands[0])
+    t = plan.analyzer.infer_strict(cond.operands[0], dict(answers.types) if answers is not None else None)
     from .units import canonical_text
     return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""
 
@@ -154,25 +161,38 @@ def run_checks(plan: Plan) -> list[CheckResult]:
             raise got
         return got
 
+    answers = None  # question results by alias, computed only when a check uses one
+    if any(s.alias for s in list(plan.model.solves) + list(plan.model.optimizes)):
+        from .solve import Answers
+
+        answers = Answers(plan)
     for check in plan.model.checks:
         overrides = {}
         origins = {}
+        from_answers = {}  # `with x = ALIAS`: set per scenario from the answer
         for o in check.overrides:
-            overrides[o.name] = plan.analyzer.override_value(o, plan.model.quantities, "`with`", report=False)
             origins[o.name] = Origin(f"`with {o.name} = {' '.join(o.expr.span.text.split())}`", o.span)
+            if answers is not None and isinstance(o.expr, ir.Name) and o.expr.name in answers:
+                from_answers[o.name] = o.expr.name
+                continue
+            overrides[o.name] = plan.analyzer.override_value(o, plan.model.quantities, "`with`", report=False)
         shown_overrides = {o.name: " ".join(o.expr.span.text.split()) for o in check.overrides}
         scenarios = _scenarios(plan, check)
-        compiled = _CompiledCheck(plan, check)
-        scale, unit = _unit_for(plan, check)
+        compiled = _CompiledCheck(plan, check, answers.types if answers is not None else None)
+        scale, unit = _unit_for(plan, check, answers)
         for scenario in scenarios:
             result = CheckResult(check, scenario, False, unit=unit, overrides=shown_overrides)
             try:
-                ev = evaluation(scenario, overrides, origins)
+                values = {n: answers.value(n, scenario, overrides, origins) for n in compiled.answers}
+                all_overrides = dict(overrides)
+                for name, alias in from_answers.items():
+                    all_overrides[name] = answers.value(alias, scenario, overrides, origins)
+                ev = evaluation(scenario, all_overrides, origins)
                 refs = {}
                 for sym, r in compiled.refs.items():
-                    other = evaluation(r.scenario, overrides, origins)
+                    other = evaluation(r.scenario, all_overrides, origins)
                     refs[sym.name] = other.values[r.name]
-                out = compiled(ev, refs)
+                out = compiled(ev, refs, values)
             except PlanError as err:
                 result.error = err
                 results.append(result)

@@ -70,6 +70,77 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("name", metavar="NAME", help="the quantity to explain")
     p.set_defaults(handler=cmd_explain)
+
+    p = sub.add_parser("sweep", help="evaluate quantities over a grid of input values (vectorised)",
+                       description="Without NAME=VALUES, run every `sweep` in the file; with them, sweep those "
+                                   "inputs as a grid. VALUES as in a plan: 0.3,0.6,0.8 or [0.3, 0.6], 1..8, "
+                                   "'1..8 step 2', '1..1024 times 2', '2 TB/s..4 TB/s count 5'. Points that break "
+                                   "a constraint or give no finite value are reported, not printed as nan.")
+    _add_common(p)
+    p.add_argument("axes", nargs="*", metavar="NAME=VALUES", help="an input and its values; several make a grid")
+    p.add_argument("--show", nargs="+", action="extend", metavar="NAME",
+                   help="quantities to show (default: those that depend on the swept inputs)")
+    _format(p)
+    p.set_defaults(handler=cmd_sweep)
+
+    p = sub.add_parser("solve", help="solve for an input: break-even roots, integer thresholds, optima",
+                       description="Without --for/--where, answer every `solve`, `maximize` and `minimize` in "
+                                   "the file (in its own scenarios, or --scenario). With them, solve "
+                                   "`--for INPUT --where \"LHS = RHS\"`; --min/--max give the smallest/largest "
+                                   "integer for which the condition holds.")
+    _add_common(p)
+    p.add_argument("--for", dest="target", metavar="INPUT", help="the input to solve for")
+    p.add_argument("--where", metavar="CONDITION", help='the condition, in plan syntax: "speedup = 1"')
+    extreme = p.add_mutually_exclusive_group()
+    extreme.add_argument("--min", dest="mode", action="store_const", const="min",
+                         help="the smallest integer INPUT for which CONDITION holds")
+    extreme.add_argument("--max", dest="mode", action="store_const", const="max",
+                         help="the largest integer INPUT for which CONDITION holds")
+    _format(p)
+    p.set_defaults(handler=cmd_solve, mode="root")
+
+    p = sub.add_parser("sensitivity", help="elasticity of a quantity to each input it depends on",
+                       description="For each input QUANTITY depends on: the elasticity (dy/dx * x/y) at the "
+                                   "current values, from SymPy's derivative, sorted by magnitude.")
+    _add_common(p)
+    p.add_argument("name", metavar="QUANTITY", help="the quantity to analyse")
+    _format(p)
+    p.set_defaults(handler=cmd_sensitivity)
+
+    p = sub.add_parser("export", help="write a live Excel workbook (every figure a formula)",
+                       description="Write an .xlsx workbook: inputs as named cells, every derived figure, "
+                                   "scenario, sweep, solve and check as a live formula (Excel and LibreOffice).")
+    _add_common(p)
+    p.add_argument("--output", "-o", required=True, metavar="BOOK.xlsx", help="the workbook to write")
+    p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("import", help="read inputs edited in an exported workbook and evaluate the plan with them",
+                       description="Read the Inputs sheet of a workbook written by `planner export`, list the "
+                                   "inputs that differ from the plan, and evaluate the plan with them.")
+    p.add_argument("workbook", metavar="BOOK.xlsx", help="a workbook written by `planner export`")
+    p.add_argument("--plan", required=True, metavar="FILE", help="the .plan file the workbook was exported from")
+    p.add_argument("--scenario", "-s", action="append", metavar="NAME",
+                   help="evaluate in these scenarios too (as for eval)")
+    _format(p)
+    p.set_defaults(handler=cmd_import)
+
+    p = sub.add_parser("report", help="render the Markdown report (default or your Jinja template)",
+                       description="Render the Markdown report: inputs, formulas in LaTeX, scenarios, sweeps, "
+                                   "solves, sensitivity, checks and the dependency graph. With -o, plots of the "
+                                   "sweeps are written next to the report.")
+    p.add_argument("file", metavar="FILE", help="a .plan file")
+    p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template (default: the shipped report.md.j2)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report here (default: print it)")
+    p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser("build", help="the main job: workbook, report and plots into a directory",
+                       description="Evaluate every scenario, run the checks, sweeps and solves, and write the "
+                                   "workbook, the report and its plots into OUTDIR (all or nothing). Exit 1 when "
+                                   "a check fails (the files are still written), 2 on a bad plan (nothing written).")
+    p.add_argument("file", metavar="FILE", help="a .plan file")
+    p.add_argument("--output", "-o", metavar="OUTDIR", default="out", help="output directory (default: out)")
+    p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template for the report")
+    p.set_defaults(handler=cmd_build)
     p = sub.add_parser("library", help="list the plans shipped with planner (hardware, formulas)",
                        description="List the plans in planner's library, to use with `import \"PATH\" as NAME`.")
     p.add_argument("path", nargs="?", metavar="PATH", help="print this library plan's text")
@@ -223,6 +294,151 @@ def cmd_explain(args) -> int:
     parts = [render(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
     write_output("\n\n".join(parts))
     return EXIT_OK
+
+
+def cmd_sweep(args) -> int:
+    from . import sweep
+    from .errors import UsageError
+    from .output import dumps
+    from .values import parse_assignment
+
+    plan = _load(args.file)
+    overrides, origins = overrides_from(plan, args.sets)
+    results = []
+    if args.axes:
+        axes = [parse_assignment(plan, text) for text in args.axes]
+        for s in plan.resolve_scenarios(args.scenario):
+            results.append(sweep.run(plan, axes, args.show, s, overrides, origins))
+    else:
+        if not plan.model.sweeps:
+            raise UsageError(f"{plan.path} has no `sweep` statements",
+                             hint="give the values on the command line: planner sweep FILE alpha=0.3,0.6,0.8")
+        for stmt in plan.model.sweeps:
+            results.extend(sweep.run_statement(plan, stmt, args.scenario, overrides, origins, show=args.show))
+    if args.format == "json":
+        write_output(dumps(sweep.to_json(results)))
+    elif args.format == "csv":
+        write_output(sweep.to_csv(results))
+    else:
+        write_output("\n\n".join(sweep.to_table(r) for r in results))
+    return EXIT_OK
+
+
+def cmd_solve(args) -> int:
+    from .errors import PlanError, UsageError, render
+    from .output import dumps
+    from .solve import Solver, adhoc, format_results, results_csv, results_json
+
+    plan = _load(args.file)
+    overrides, origins = overrides_from(plan, args.sets)
+    solver = Solver(plan)
+    if (args.target is None) != (args.where is None):
+        raise UsageError("--for and --where go together", hint='planner solve FILE --for alpha --where "speedup = 1"')
+    if args.target is not None:
+        questions = [adhoc(plan, args.target, args.where, args.mode)]
+    else:
+        if args.mode != "root":
+            raise UsageError(f"--{args.mode} needs --for and --where")
+        questions = solver.questions()
+        if not questions:
+            raise UsageError(f"{plan.path} has no `solve`, `maximize` or `minimize` statements",
+                             hint='ask one from the shell: planner solve FILE --for alpha --where "speedup = 1"')
+    results, errors = [], []
+    for q in questions:
+        try:
+            results.extend(solver.run(q, args.scenario, overrides, origins))
+        except PlanError as err:
+            if len(questions) == 1:
+                raise
+            errors.append(err)
+    if args.format == "json":
+        write_output(dumps(results_json(plan, results, errors)))
+    elif args.format == "csv":
+        write_output(results_csv(results))
+    elif results:
+        write_output(format_results(results))
+    for err in errors:
+        sys.stderr.write(render(err) + "\n")
+    return EXIT_BAD_INPUT if errors else EXIT_OK
+
+
+def cmd_sensitivity(args) -> int:
+    from .output import dumps
+    from .sensitivity import sensitivity, to_csv, to_json, to_table
+
+    plan = _load(args.file)
+    overrides, origins = overrides_from(plan, args.sets)
+    results = [sensitivity(plan, args.name, s, overrides, origins) for s in scenarios_from(plan, args.scenario)]
+    if args.format == "json":
+        write_output(dumps(to_json(plan, results)))
+    elif args.format == "csv":
+        write_output(to_csv(results))
+    else:
+        write_output("\n\n".join(to_table(r) for r in results))
+    return EXIT_OK
+
+
+def cmd_export(args) -> int:
+    from .excel.writer import workbook_bytes
+
+    plan = _load(args.file)
+    overrides, origins = overrides_from(plan, args.sets)
+    scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
+    data = workbook_bytes(plan, scenarios, overrides, origins)
+    atomic_write(args.output, data)
+    sys.stderr.write(f"wrote {args.output}\n")
+    return EXIT_OK
+
+
+def cmd_import(args) -> int:
+    from .excel.reader import describe, read_inputs
+    from .output import dumps, eval_csv, eval_json, eval_table
+
+    plan = _load(args.plan)
+    imported = read_inputs(args.workbook, plan)
+    evaluations = plan.evaluate_all(scenarios_from(plan, args.scenario), imported.overrides, imported.origins)
+    names = plan.definition_order()
+    if args.format == "json":
+        data = eval_json(plan, evaluations, names)
+        data["workbook"] = {"file": args.workbook, "missing": imported.missing, "changes": [
+            {"name": c.name, "cell": c.cell, "plan": c.plan_value, "workbook": c.book_value, "unit": c.unit}
+            for c in imported.changes]}
+        write_output(dumps(data))
+    elif args.format == "csv":
+        sys.stderr.write(describe(imported) + "\n")
+        write_output(eval_csv(plan, evaluations, names))
+    else:
+        write_output(f"{describe(imported)}\n\n{plan.title}\n\n{eval_table(plan, evaluations, names)}")
+    return EXIT_OK
+
+
+def cmd_report(args) -> int:
+    from .build import publish, report_outputs
+    from .viewmodel import analyse
+
+    plan = _load(args.file)
+    analysis = analyse(plan)
+    if args.output is None or args.output == "-":
+        outputs, _ = report_outputs(analysis, "report.md", args.template, plots=False)
+        write_output(outputs[-1].data.decode("utf-8"))
+    else:
+        from pathlib import Path
+
+        target = Path(args.output)
+        outputs, notes = report_outputs(analysis, target.name, args.template)
+        written = publish(outputs, target.parent)
+        for note in notes:
+            sys.stderr.write(note + "\n")
+        sys.stderr.write("wrote: " + ", ".join(str(p) for p in written) + "\n")
+    return EXIT_CHECK_FAILED if analysis.checks_failed else EXIT_OK
+
+
+def cmd_build(args) -> int:
+    from .build import build, summary
+
+    result = build(args.file, args.output, args.template)
+    write_output(summary(result))
+    return EXIT_CHECK_FAILED if result.checks_failed else EXIT_OK
 
 
 # ---- entry point --------------------------------------------------------------

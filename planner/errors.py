@@ -109,6 +109,12 @@ class OverrideError(PlanError):
     family = "override"
 
 
+class RangeError(PlanError):
+    """Bad sweep values: an empty range, a step of the wrong sign, too many points."""
+
+    family = "range"
+
+
 class SolveError(PlanError):
     family = "solve"
 

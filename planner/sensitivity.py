@@ -1,0 +1,175 @@
+"""Sensitivity: which input moves a quantity most.
+
+For each input a quantity depends on, the elasticity ``dy/dx * x / y`` at
+the current values (a 1% rise in ``x`` moves ``y`` by about that many %),
+sorted by magnitude. The derivative is SymPy's, of the quantity written over
+its inputs (:func:`planner.solve.inline`), evaluated with exact rationals.
+
+``max``/``min``/``abs``/``if`` are not differentiable everywhere: the
+derivative is taken on the branch active at the current values. Where two
+branches meet (a kink: ``max(a, b)`` with ``a == b``), or where SymPy has no
+derivative (``floor``, ``ceil``), a symmetric numeric difference is used and
+the row says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+import numpy as np
+import sympy as sp
+
+from .errors import KindError, UnknownNameError, suggest
+from .plan import Plan, format_value
+from .solve import inline
+from .symbolic import rational
+
+STEP = 1e-6  # relative step of the numeric difference
+
+
+@dataclass(frozen=True)
+class Row:
+    input: str
+    value: float  # in the input's display unit
+    unit: str
+    elasticity: Optional[float]  # None when the quantity is 0 there
+    derivative: float  # dy/dx in display units of y per display unit of x
+    method: str  # "symbolic", "symbolic (active branch)" or "numeric difference"
+    note: str = ""
+
+
+@dataclass
+class Sensitivity:
+    quantity: str
+    scenario: Optional[str]
+    value: float  # display units
+    unit: str
+    rows: list[Row] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.scenario or "base"
+
+
+def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None) -> Sensitivity:
+    q = plan.model.quantities.get(name)
+    if q is None:
+        guess = suggest(name, plan.model.quantities)
+        raise UnknownNameError(f"no quantity `{name}` in {plan.path}", hint=f"did you mean `{guess}`?" if guess else None)
+    if q.is_bool:
+        raise KindError(f"`{name}` is true/false: it has no sensitivity", q.definition.name_span)
+    ev = plan.evaluate(scenario, overrides, origins)
+    out = Sensitivity(name, scenario, float(ev.display(name)), q.unit_text)
+    if q.is_input:
+        out.rows.append(Row(name, out.value, q.unit_text, 1.0, 1.0, "symbolic", "the quantity is an input"))
+        return out
+    expr = inline(plan, plan.symbols[name])
+    point = {plan.symbols[n]: (sp.Integer(int(v)) if isinstance(v, bool) else rational(v))
+             for n, v in ev.inputs.items()}
+    kinks: list[sp.Basic] = []
+    active = _active(expr, point, kinks)
+    y_f = float(ev.values[name])
+    y_scale = float(q.display.scale)
+    for sym in sorted(expr.free_symbols, key=lambda s: s.name):
+        n = plan.symbols.names.get(sym)
+        if n is None or plan.model.quantities[n].is_bool:
+            continue
+        xq = plan.model.quantities[n]
+        x = point[sym]
+        method, note = "symbolic", ""
+        kinked = [k for k in kinks if k.has(sym)]
+        d = sp.diff(active, sym).xreplace(point) if not kinked else None
+        if d is None or not d.is_number or d.has(sp.Derivative, sp.nan, sp.zoo):
+            dv = _numeric(plan, ev, name, n)
+            method = "numeric difference"
+            note = ("at a kink: " + ", ".join(f"`{sp.sstr(k)}`" for k in kinked[:1]) + " has equal arguments; "
+                    "the symmetric difference averages both sides") if kinked else "no symbolic derivative here"
+        else:
+            dv = float(d)
+            if kinks or _has_branches(expr):
+                method = "symbolic (active branch)"
+        elasticity = None if y_f == 0 else dv * float(x) / y_f
+        if xq.integer:
+            note = (note + "; " if note else "") + "integer input, treated as continuous"
+        out.rows.append(Row(n, float(x) / float(xq.display.scale), xq.unit_text, elasticity,
+                            dv * float(xq.display.scale) / y_scale, method, note))
+    out.rows.sort(key=lambda r: (r.elasticity is None, -abs(r.elasticity or 0.0), r.input))
+    return out
+
+
+def _has_branches(expr: sp.Basic) -> bool:
+    return any(isinstance(n, (sp.Max, sp.Min, sp.Abs, sp.Piecewise)) for n in sp.preorder_traversal(expr))
+
+
+def _active(e: sp.Basic, point: dict, kinks: list) -> sp.Basic:
+    """``e`` with every max/min/abs/if replaced by its branch active at ``point``."""
+    if not e.args or e.is_Atom:
+        return e
+    if isinstance(e, (sp.Max, sp.Min)):
+        args = [_active(a, point, kinks) for a in e.args]
+        vals = [a.xreplace(point) for a in args]
+        best = max(vals) if isinstance(e, sp.Max) else min(vals)
+        winners = [a for a, v in zip(args, vals) if v == best]
+        if len(winners) > 1:
+            kinks.append(e)
+        return winners[0]
+    if isinstance(e, sp.Abs):
+        u = _active(e.args[0], point, kinks)
+        v = u.xreplace(point)
+        if v == 0:
+            kinks.append(e)
+        return u if v >= 0 else -u
+    if isinstance(e, sp.Piecewise):
+        for value, cond in e.args:
+            if cond is sp.true or cond.xreplace(point) is sp.true:
+                return _active(value, point, kinks)
+        return e
+    args = [_active(a, point, kinks) for a in e.args]
+    return e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+
+
+def _numeric(plan: Plan, ev, name: str, input_name: str) -> float:
+    """Symmetric difference of quantity ``name`` in input ``input_name`` (base units)."""
+    x = float(ev.inputs[input_name])
+    h = abs(x) * STEP if x != 0 else float(plan.model.quantities[input_name].display.scale) * STEP
+    inputs = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
+    inputs[input_name] = np.array([x - h, x + h])
+    out = np.asarray(plan.run_compiled(inputs)[name], dtype=float)
+    return float((out[1] - out[0]) / (2 * h))
+
+
+# ---- output ---------------------------------------------------------------------------
+
+def to_table(s: Sensitivity) -> str:
+    from .output import table
+
+    rows = [[r.input, format_value(r.value, r.unit), "n/a" if r.elasticity is None else f"{r.elasticity:+.4f}",
+             format_value(r.derivative), r.method + (f" ({r.note})" if r.note else "")] for r in s.rows]
+    head = (f"sensitivity of {s.quantity} = {format_value(s.value, s.unit)}  [{s.label}]\n"
+            f"elasticity: a 1% rise in the input moves {s.quantity} by about that many %\n")
+    per = f"d {s.quantity}/d input ({s.unit or '1'} per input unit)"
+    return head + table(rows, ["input", "value", "elasticity", per, "method"],
+                        ["left", "right", "right", "right", "left"])
+
+
+def to_json(plan: Plan, results: Sequence[Sensitivity]) -> dict[str, Any]:
+    return {"format": "planner.sensitivity/1", "file": plan.path, "results": [
+        {"quantity": s.quantity, "scenario": s.label, "value": s.value, "unit": s.unit,
+         "inputs": [{"input": r.input, "value": r.value, "unit": r.unit, "elasticity": r.elasticity,
+                     "derivative": r.derivative, "method": r.method, "note": r.note} for r in s.rows]}
+        for s in results]}
+
+
+def to_csv(results: Sequence[Sensitivity]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["quantity", "scenario", "input", "value", "unit", "elasticity", "derivative", "method", "note"])
+    for s in results:
+        for r in s.rows:
+            w.writerow([s.quantity, s.label, r.input, repr(r.value), r.unit,
+                        "" if r.elasticity is None else repr(r.elasticity), repr(r.derivative), r.method, r.note])
+    return buf.getvalue()

@@ -1,0 +1,1077 @@
+"""Solving: which input value makes a condition true, symbolically first.
+
+Three questions, each per scenario (the other inputs keep the scenario's
+values and any ``--set`` overrides):
+
+* ``solve alpha where speedup = 1``: the root of ``lhs - rhs`` inside the
+  input's declared domain;
+* ``solve min batch where compute_time >= memory_time`` (``max`` likewise):
+  the smallest (largest) integer for which the condition holds, checked at
+  ``n`` and at ``n - 1`` (``n + 1``), the condition being monotone there;
+* ``maximize speedup over gamma in 1..8`` (``minimize`` likewise): the best
+  of the listed values, each evaluated (vectorised).
+
+The method, in order:
+
+1. The condition is written over inputs only (:func:`inline`, expanding
+   just the quantities it uses), the other inputs replaced by their exact
+   rational values.
+2. When it is piecewise rational in the target (``max``/``min``/``abs``/
+   ``if`` split into branches plus their switch points), every real root of
+   every piece is found exactly (``Poly.real_roots``); the roots are then
+   checked against the condition with exact rationals (algebraic roots at
+   60 digits). This finds *all* roots in the domain, so several roots are
+   reported, never one picked.
+3. Otherwise the condition is evaluated vectorised on a grid over the
+   declared domain (shrunk away from open bounds), sign changes are
+   bracketed and refined with mpmath's bracketing solver, and each root is
+   re-evaluated exactly. Integer thresholds search upward by doubling when
+   the domain has no upper bound.
+4. A closed form over the other inputs is sought once per statement
+   (``sympy.roots`` on a numerator of degree <= 2, or ``solve`` when the
+   target occurs once); it is reported only when it reproduces the answer.
+
+:class:`SolveResult` is the stable shape that the CLI, the Excel writer and
+the report read; see its docstring.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+import sympy as sp
+
+from . import ir
+from .errors import (
+    ConvergenceError, KindError, MultipleRootsError, NoRootError, NotMonotoneError, PlanError,
+    SolveError, UnknownNameError, suggest,
+)
+from .evaluate import compile_plan
+from .model import Quantity
+from .plan import Plan, format_value
+from .source import Source, Span
+from .symbolic import latex, rational
+from .values import input_quantity, scenarios_for
+
+SOLVE_FORMAT = "planner.solve/1"
+MAX_PIECES = 256  # branch combinations of max/min/abs/if considered exactly
+MAX_DEGREE = 64  # larger polynomials go to the numeric path
+GRID = 4097  # points of the numeric sign scan
+DIGITS = 60  # precision for algebraic roots
+
+
+# ---- results ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Verification:
+    """How the answer was checked.
+
+    Root modes: ``residual`` is ``lhs - rhs`` at the answer in base units and
+    ``relative`` that divided by ``max(|lhs|, |rhs|)``. Integer modes: the
+    condition at ``n`` (``holds``) and at the neighbour ``n - 1`` (min) or
+    ``n + 1`` (max), in display units; ``neighbor_holds`` is None when the
+    neighbour is outside the domain. ``exact`` is True when decided with
+    exact rationals (algebraic roots: 60 significant digits).
+    """
+
+    text: str
+    exact: bool = True
+    residual: Optional[float] = None
+    relative: Optional[float] = None
+    holds: Optional[bool] = None
+    neighbor: Optional[float] = None
+    neighbor_holds: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """One answer to one question in one scenario. A stable, documented shape.
+
+    * ``target``: the input solved for (``over`` for optimize); ``mode`` is
+      ``"root"``, ``"min"``, ``"max"``, ``"maximize"`` or ``"minimize"``.
+    * ``value``: the answer in base units (float); ``display_value`` in the
+      target's display unit ``unit``; ``exact`` the exact SymPy number when
+      known (Integer, Rational or an algebraic ``CRootOf``).
+    * ``closed_form``: SymPy expression over the *other* inputs' symbols
+      (``plan.symbols``), in base units, whose value is ``value``; for
+      integer thresholds it already includes the rounding
+      (``ceiling(...)``) and ``boundary`` is the real crossing before it.
+      None when there is none; ``closed_form_text``/``closed_form_latex``
+      print it.
+    * ``verification``: see :class:`Verification`; ``method`` says how the
+      answer was found; ``roots``: every root found in the domain (base
+      units); ``optimum``: the objective's value at the answer (optimize),
+      in base units, and ``optimum_display`` in ``optimum_unit``.
+    * ``notes``: anything a reader should know (the polynomial an algebraic
+      root solves, ties, an optimum at the edge of the range...).
+    """
+
+    target: str
+    mode: str
+    scenario: Optional[str]
+    value: float
+    display_value: float
+    unit: str
+    exact: Optional[sp.Basic]
+    closed_form: Optional[sp.Basic]
+    verification: Verification
+    method: str
+    roots: tuple[float, ...] = ()
+    boundary: Optional[sp.Basic] = None
+    optimum: Optional[float] = None
+    optimum_display: Optional[float] = None
+    optimum_unit: str = ""
+    statement: Any = None  # ir.Solve | ir.Optimize
+    alias: Optional[str] = None
+    question: str = ""  # the statement as written
+    notes: tuple[str, ...] = ()
+
+    @property
+    def closed_form_text(self) -> Optional[str]:
+        return None if self.closed_form is None else sp.sstr(self.closed_form)
+
+    @property
+    def closed_form_latex(self) -> Optional[str]:
+        return None if self.closed_form is None else latex(self.closed_form)
+
+    @property
+    def label(self) -> str:
+        return self.scenario or "base"
+
+    def to_json(self) -> dict[str, Any]:
+        v = self.verification
+        return {
+            "question": self.question, "alias": self.alias, "target": self.target, "mode": self.mode,
+            "scenario": self.label, "value": self.display_value, "unit": self.unit, "base_value": self.value,
+            "exact": None if self.exact is None else sp.sstr(self.exact),
+            "closed_form": self.closed_form_text, "closed_form_latex": self.closed_form_latex,
+            "boundary": None if self.boundary is None else sp.sstr(self.boundary),
+            "method": self.method, "roots": list(self.roots),
+            "optimum": self.optimum_display, "optimum_unit": self.optimum_unit,
+            "verification": {"text": v.text, "exact": v.exact, "residual": v.residual, "relative": v.relative,
+                             "holds": v.holds, "neighbor": v.neighbor, "neighbor_holds": v.neighbor_holds},
+            "notes": list(self.notes),
+            "line": self.statement.span.line if self.statement is not None else None,
+        }
+
+
+# ---- the expanded condition ----------------------------------------------------------
+
+def inline(plan: Plan, expr: sp.Basic) -> sp.Basic:
+    """``expr`` written over inputs only: expands just the quantities it uses
+    (each once, shared), booleans (``Eq(flag, 1)``) into their conditions."""
+    model, symbols = plan.model, plan.symbols
+    memo: dict[str, sp.Basic] = {}
+
+    def repl(names) -> dict:
+        m = {}
+        for d in names:
+            q = model.quantities[d]
+            if q.is_input:
+                continue
+            value = expand(d)
+            if q.is_bool:
+                m[sp.Eq(symbols[d], 1)] = value
+            m[symbols[d]] = value
+        return m
+
+    def expand(n: str) -> sp.Basic:
+        if n not in memo:
+            m = repl(model.quantities[n].deps)
+            memo[n] = plan.exprs[n].xreplace(m) if m else plan.exprs[n]
+        return memo[n]
+
+    names = [symbols.names[s] for s in expr.free_symbols if s in symbols.names]
+    m = repl(names)
+    return expr.xreplace(m) if m else expr
+
+
+def _relations(cond: sp.Basic) -> list[sp.Basic]:
+    """``lhs - rhs`` of every comparison inside a condition."""
+    out = []
+    for node in sp.preorder_traversal(cond):
+        if isinstance(node, sp.core.relational.Relational):
+            out.append(node.lhs - node.rhs)
+    return out
+
+
+_KINKS = (sp.Max, sp.Min, sp.Abs, sp.Piecewise)
+_STEPS = (sp.floor, sp.ceiling, sp.sign, sp.Heaviside)
+
+
+def _pieces(expr: sp.Basic, x: sp.Symbol, limit: int = MAX_PIECES) -> Optional[list[sp.Basic]]:
+    """Smooth expressions whose real roots include every root and every
+    branch switch of ``expr`` (max/min/abs/if split into branches). None when
+    ``expr`` has steps (floor, ceil) in ``x`` or too many branches."""
+    todo, out = [expr], []
+    while todo:
+        e = todo.pop()
+        if any(isinstance(n, _STEPS) and n.has(x) for n in sp.preorder_traversal(e)):
+            return None
+        kink = next((n for n in sp.preorder_traversal(e) if isinstance(n, _KINKS) and n.has(x)), None)
+        if kink is None:
+            out.append(e)
+            continue
+        if isinstance(kink, (sp.Max, sp.Min)):
+            args = list(kink.args)
+            todo += [e.xreplace({kink: a}) for a in args]
+            todo += [args[i] - args[j] for i in range(len(args)) for j in range(i + 1, len(args))]
+        elif isinstance(kink, sp.Abs):
+            u = kink.args[0]
+            todo += [e.xreplace({kink: u}), e.xreplace({kink: -u}), u]
+        else:
+            for value, c in kink.args:
+                todo.append(e.xreplace({kink: value}))
+                if c not in (sp.true, sp.false):
+                    todo += _relations(c)
+        if len(todo) + len(out) > limit:
+            return None
+    return out
+
+
+def _exact_roots(expr: sp.Basic, x: sp.Symbol, degrees: Optional[list[int]] = None) -> Optional[list[sp.Basic]]:
+    """Every real root of every piece of ``expr`` and of its denominators, exactly;
+    None when ``expr`` is not piecewise rational in ``x`` with rational coefficients.
+    The polynomials' degrees are appended to ``degrees``."""
+    pieces = _pieces(expr, x)
+    if pieces is None:
+        return None
+    found: list[sp.Basic] = []
+    for piece in pieces:
+        num, den = sp.fraction(sp.together(piece))
+        for part in (num, den):
+            if not part.has(x):
+                continue
+            try:
+                poly = sp.Poly(part, x)
+            except sp.PolynomialError:
+                return None
+            if poly.domain not in (sp.ZZ, sp.QQ) or poly.degree() > MAX_DEGREE:
+                return None
+            if not poly.is_zero:
+                found.extend(poly.real_roots())
+                if degrees is not None:
+                    degrees.append(poly.degree())
+    return _dedupe(found)
+
+
+def _dedupe(values: list[sp.Basic]) -> list[sp.Basic]:
+    keyed = sorted(((sp.Float(v.evalf(DIGITS), DIGITS), v) for v in values), key=lambda t: t[0])
+    out: list[sp.Basic] = []
+    last = None
+    for approx, v in keyed:
+        if last is not None and abs(approx - last) <= sp.Float(10) ** (-40) * max(1, abs(approx)):
+            continue
+        out.append(v)
+        last = approx
+    return out
+
+
+def _at(expr: sp.Basic, x: sp.Symbol, value: sp.Basic) -> sp.Basic:
+    """``expr`` at ``x = value``: exact for rationals, 60 digits for algebraic numbers."""
+    if isinstance(value, sp.Rational):
+        return expr.xreplace({x: value})
+    return expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)}).evalf(DIGITS - 10)
+
+
+def _holds(cond: sp.Basic, x: sp.Symbol, value: sp.Basic) -> Optional[bool]:
+    r = _at(cond, x, value)
+    if r is sp.true or r is sp.false:
+        return bool(r)
+    try:
+        return bool(r.evalf(DIGITS - 10)) if r.is_Boolean else None
+    except TypeError:
+        return None
+
+
+def _num(v: sp.Basic) -> float:
+    try:
+        return float(v)
+    except TypeError:
+        return float("nan")
+
+
+# ---- the domain -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Domain:
+    lo: Optional[Fraction]
+    lo_inclusive: bool
+    hi: Optional[Fraction]
+    hi_inclusive: bool
+    scale: Fraction
+    unit: str
+    name: str
+
+    @staticmethod
+    def of(q: Quantity) -> "_Domain":
+        return _Domain(q.lower.value if q.lower else None, bool(q.lower and q.lower.inclusive),
+                       q.upper.value if q.upper else None, bool(q.upper and q.upper.inclusive),
+                       q.display.scale, q.unit_text, q.name)
+
+    def contains(self, v: sp.Basic) -> bool:
+        if self.lo is not None:
+            lo = rational(self.lo)
+            if v < lo or (v == lo and not self.lo_inclusive):
+                return False
+        if self.hi is not None:
+            hi = rational(self.hi)
+            if v > hi or (v == hi and not self.hi_inclusive):
+                return False
+        return True
+
+    def text(self) -> str:
+        def show(v: Fraction) -> str:
+            return format_value(float(v / self.scale), self.unit)
+        if self.lo is None and self.hi is None:
+            return "all real numbers"
+        left = f"{'[' if self.lo_inclusive else '('}{show(self.lo)}" if self.lo is not None else "(-inf"
+        right = f"{show(self.hi)}{']' if self.hi_inclusive else ')'}" if self.hi is not None else "inf)"
+        return f"{left}, {right}"
+
+    def integers(self) -> tuple[Optional[int], Optional[int]]:
+        """Integer range in display units."""
+        lo = hi = None
+        if self.lo is not None:
+            v = self.lo / self.scale
+            lo = math.ceil(v) if (self.lo_inclusive or v.denominator != 1) else int(v) + 1
+        if self.hi is not None:
+            v = self.hi / self.scale
+            hi = math.floor(v) if (self.hi_inclusive or v.denominator != 1) else int(v) - 1
+        return lo, hi
+
+    def sample(self, around: float, n: int = GRID) -> np.ndarray:
+        """Points over the domain (base units), shrunk away from open bounds."""
+        lo = None if self.lo is None else float(self.lo)
+        hi = None if self.hi is None else float(self.hi)
+        if lo is not None and hi is not None:
+            eps = (hi - lo) * 1e-12
+            return np.linspace(lo + (0 if self.lo_inclusive else eps), hi - (0 if self.hi_inclusive else eps), n)
+        m = max(abs(around), abs(lo or 0.0), abs(hi or 0.0), float(self.scale))
+        steps = np.geomspace(m * 1e-12, m * 1e12, n // 2)
+        if lo is not None:
+            start = lo + (0 if self.lo_inclusive else m * 1e-15)
+            return np.concatenate([[start], start + steps])
+        if hi is not None:
+            stop = hi - (0 if self.hi_inclusive else m * 1e-15)
+            return np.concatenate([(stop - steps)[::-1], [stop]])
+        return np.concatenate([(around - steps)[::-1], [around], around + steps])
+
+
+# ---- the solver -------------------------------------------------------------------
+
+@dataclass
+class _Prepared:
+    """What does not depend on the scenario: the expanded condition, closed forms."""
+
+    stmt: Any
+    target: str
+    x: sp.Symbol
+    cond: sp.Basic  # root mode: lhs - rhs; integer modes: the condition
+    lhs: Optional[sp.Basic] = None
+    rhs: Optional[sp.Basic] = None
+    forms: Optional[list[sp.Basic]] = None  # candidate closed forms, computed on first use
+    lhs_unit: str = ""
+
+
+class Solver:
+    """Answers a plan's ``solve``/``maximize``/``minimize`` questions; caches per statement."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self._prepared: dict[int, _Prepared] = {}
+
+    # -- entry points --------------------------------------------------------
+    def questions(self) -> list[Any]:
+        """Every solve/maximize/minimize statement, in file order."""
+        stmts = list(self.plan.model.solves) + list(self.plan.model.optimizes)
+        return sorted(stmts, key=lambda s: s.span.start)
+
+    def aliases(self) -> dict[str, Any]:
+        return {s.alias: s for s in self.questions() if s.alias}
+
+    def run(self, stmt, scenarios=None, overrides=None, origins=None) -> list[SolveResult]:
+        """A statement in each of its scenarios (``scenarios`` overrides its ``for``)."""
+        picks = stmt.scenarios
+        return [self.answer(stmt, s, overrides, origins) for s in scenarios_for(self.plan, picks, scenarios)]
+
+    def answer(self, stmt, scenario: Optional[str] = None, overrides=None, origins=None) -> SolveResult:
+        inputs, _ = self.plan.input_values(scenario, overrides, origins)
+        if isinstance(stmt, ir.Optimize):
+            return self._optimize(stmt, scenario, overrides, origins)
+        self.plan.evaluate(scenario, overrides, origins)  # the other inputs must satisfy their constraints
+        prep = self._prepare(stmt)
+        values = {self.plan.symbols[n]: _exact(v) for n, v in inputs.items() if n != stmt.target}
+        q = self.plan.model.quantities[stmt.target]
+        if stmt.mode == "root":
+            return self._root(prep, q, values, scenario)
+        return self._threshold(prep, q, values, scenario)
+
+    # -- preparation -------------------------------------------------------------
+    def _prepare(self, stmt: ir.Solve) -> _Prepared:
+        key = id(stmt)
+        if key in self._prepared:
+            return self._prepared[key]
+        plan = self.plan
+        x = plan.symbols[stmt.target]
+        text = _text(stmt.condition)
+        if stmt.mode == "root":
+            c = stmt.condition
+            if not (isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)):
+                raise SolveError(
+                    f"`solve {stmt.target} where ...` needs an equation `lhs = rhs`, got `{text}`", c.span,
+                    hint=f"for an integer threshold declare `{stmt.target}` `where integer` and write "
+                         f"`solve min {stmt.target} where {text}`")
+            lhs = inline(plan, plan.converter.expr(c.operands[0]))
+            rhs = inline(plan, plan.converter.expr(c.operands[1]))
+            t = plan.analyzer.infer_strict(c.operands[0])
+            from .units import canonical_text
+
+            prep = _Prepared(stmt, stmt.target, x, lhs - rhs, lhs, rhs,
+                             lhs_unit=canonical_text(t.dim) if t.dim is not None else "")
+        else:
+            prep = _Prepared(stmt, stmt.target, x, inline(plan, plan.converter.expr(stmt.condition)))
+        if not prep.cond.has(x):
+            raise SolveError(f"`{text}` does not depend on `{stmt.target}`", stmt.condition.span,
+                             label=f"`{stmt.target}` does not change this",
+                             hint="solve for an input that the condition uses (directly or through formulas)")
+        self._prepared[key] = prep
+        return prep
+
+    def _closed_forms(self, prep: _Prepared) -> list[sp.Basic]:
+        """Candidate closed forms over the other inputs (scenario-independent)."""
+        if prep.forms is not None:
+            return prep.forms
+        x = prep.x
+        forms: list[sp.Basic] = []
+        exprs = [prep.cond] if prep.stmt.mode == "root" else _relations(prep.cond)
+        for e in exprs:
+            pieces = _pieces(e, x) or []
+            for piece in pieces:
+                if sp.count_ops(piece) > 2000:
+                    continue
+                num, _ = sp.fraction(sp.together(piece))
+                try:
+                    poly = sp.Poly(num, x)
+                    if 1 <= poly.degree() <= 2:
+                        forms.extend(_tidy(r) for r in sp.roots(poly, multiple=True))
+                        continue
+                except sp.PolynomialError:
+                    pass
+                if piece.count(x) == 1:
+                    try:
+                        forms.extend(_tidy(r) for r in sp.solve(piece, x, check=False, simplify=False))
+                    except (NotImplementedError, ValueError, TypeError):
+                        pass
+        prep.forms = [f for f in forms if not f.has(x)]
+        return prep.forms
+
+    def _match_form(self, prep: _Prepared, values: dict, target: sp.Basic) -> Optional[sp.Basic]:
+        """The closed form that gives ``target`` with these input values."""
+        t = float(target.evalf(30))
+        for form in self._closed_forms(prep):
+            v = form.xreplace(values)
+            if v.has(sp.I) or not v.is_number:
+                v = sp.nsimplify(v) if v.is_number else v
+            try:
+                fv = complex(v.evalf(30))
+            except TypeError:
+                continue
+            if abs(fv.imag) > 1e-12 * max(1.0, abs(fv.real)):
+                continue
+            if math.isclose(fv.real, t, rel_tol=1e-12, abs_tol=1e-300):
+                return form
+        return None
+
+    # -- roots -----------------------------------------------------------------------
+    def _root(self, prep: _Prepared, q: Quantity, values: dict, scenario) -> SolveResult:
+        x, dom = prep.x, _Domain.of(q)
+        f = prep.cond.xreplace(values)
+        lhs, rhs = prep.lhs.xreplace(values), prep.rhs.xreplace(values)
+        stmt = prep.stmt
+        if not f.has(x):
+            raise self._no_root(prep, q, values, scenario, f"`{_text(stmt.condition)}` does not depend on "
+                                f"`{q.name}` with these inputs (lhs - rhs = {format_value(_num(f))})")
+        notes: list[str] = []
+        degrees: list[int] = []
+        candidates = _exact_roots(f, x, degrees)
+        if candidates is not None:
+            roots = []
+            for c in candidates:
+                if not dom.contains(c):
+                    continue
+                value = _at(f, x, c)
+                if value.is_finite is False or value.has(sp.nan, sp.zoo):
+                    notes.append(f"`{q.name}` = {format_value(_num(c) / float(dom.scale), dom.unit)} makes a "
+                                 "denominator zero: not a root")
+                    continue
+                size = max(abs(_num(_at(lhs, x, c))), abs(_num(_at(rhs, x, c))), 1e-300)
+                if value == 0 or abs(_num(value)) <= 1e-40 * size:
+                    roots.append(c)
+            method = (f"exact: real roots of polynomials in {q.name} (degree {max(degrees, default=0)}), "
+                      "checked in the domain")
+        else:
+            roots = self._numeric_roots(f, x, dom, q, float(values.get(x, 0) or 0), notes)
+            method = f"numeric: sign changes on {GRID} points over the domain, refined by bracketing (mpmath)"
+        if not roots:
+            raise self._no_root(prep, q, values, scenario)
+        if len(roots) > 1:
+            shown = ", ".join(format_value(_num(r) / float(dom.scale), dom.unit) for r in roots)
+            err = MultipleRootsError(
+                f"`{_text(stmt.condition)}` has {len(roots)} roots for `{q.name}` in {dom.text()}: {shown}",
+                stmt.condition.span, label="several solutions",
+                hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains",
+                notes=_scenario_note(scenario))
+            err.roots = [_num(r) for r in roots]  # type: ignore[attr-defined]
+            raise err
+        root = roots[0]
+        residual = _at(f, x, root)
+        size = max(abs(_num(_at(lhs, x, root))), abs(_num(_at(rhs, x, root))), 1e-300)
+        exact = isinstance(root, sp.Rational)
+        res = 0.0 if residual == 0 else _num(residual)
+        ver = Verification(
+            text=(f"{_difference(stmt.condition)} = "
+                  f"{format_value(res, prep.lhs_unit, 3)} at the root"
+                  + (" (exact)" if exact and res == 0 else f" ({DIGITS} digits)")),
+            exact=exact, residual=res, relative=abs(res) / size)
+        form = self._match_form(prep, values, root)
+        if isinstance(root, sp.CRootOf):
+            poly = root.poly.as_expr().xreplace({root.poly.gen: x})
+            notes.insert(0, f"{q.name} is the real root of {sp.sstr(poly)} = 0 in {dom.text()}")
+        if form is None and candidates is not None:
+            notes.append("no closed form over the other inputs")
+        return self._result(prep.stmt, q, scenario, root, form, ver, method, tuple(_num(r) for r in roots),
+                            notes=notes)
+
+    def _numeric_roots(self, f, x, dom: _Domain, q: Quantity, around: float, notes: list[str]) -> list[sp.Basic]:
+        fn = _compile(f, x)
+        xs = dom.sample(around if around else float(q.value or 0))
+        ys = fn(xs)
+        roots: list[sp.Basic] = []
+        finite = np.isfinite(ys)
+        for i in range(len(xs)):
+            if finite[i] and ys[i] == 0:
+                roots.append(sp.Rational(Fraction(float(xs[i]))))
+        sign = np.sign(ys)
+        change = np.flatnonzero(finite[:-1] & finite[1:] & (sign[:-1] * sign[1:] < 0))
+        import mpmath
+
+        for i in change:
+            a, b = float(xs[i]), float(xs[i + 1])
+            scalar = lambda t: float(fn(np.array([float(t)]))[0])  # noqa: E731
+            try:
+                r = float(mpmath.findroot(scalar, (a, b), solver="anderson", tol=1e-30, maxsteps=200,
+                                          verify=False))
+            except (ValueError, ZeroDivisionError) as exc:
+                raise ConvergenceError(f"the root finder did not converge between {a:g} and {b:g}: {exc}") from None
+            if not (min(a, b) <= r <= max(a, b)):
+                r = _bisect(scalar, a, b)
+            if abs(scalar(r)) > 1e-6 * max(abs(ys[i]), abs(ys[i + 1])):
+                notes.append(f"sign change without a root near {q.name} = {r / float(dom.scale):g} (a pole)")
+                continue
+            roots.append(sp.Rational(Fraction(r)))
+        return _dedupe(roots)
+
+    def _no_root(self, prep: _Prepared, q: Quantity, values, scenario, message: str = "") -> NoRootError:
+        stmt, x, dom = prep.stmt, prep.x, _Domain.of(q)
+        notes = []
+        ends = []
+        fn = _compile(prep.cond.xreplace(values), x)
+        pts = dom.sample(float(q.value or 0), 5)
+        for p in (pts[0], pts[-1]):
+            v = float(fn(np.array([p]))[0])
+            ends.append((p, v))
+            notes.append(f"at {q.name} = {format_value(p / float(dom.scale), dom.unit)}: "
+                         f"lhs - rhs = {format_value(v, prep.lhs_unit)}")
+        notes += _scenario_note(scenario)
+        err = NoRootError(message or f"no `{q.name}` in {dom.text()} makes `{_text(stmt.condition)}` hold",
+                          stmt.condition.span, label="never holds in the domain", notes=notes,
+                          hint="the two sides never meet there: check the inputs or widen the domain")
+        err.ends = ends  # type: ignore[attr-defined]
+        return err
+
+    # -- integer thresholds ------------------------------------------------------------
+    def _threshold(self, prep: _Prepared, q: Quantity, values: dict, scenario) -> SolveResult:
+        stmt, x, dom = prep.stmt, prep.x, _Domain.of(q)
+        scale = rational(dom.scale)
+        cond = prep.cond.xreplace(values)
+        lo, hi = dom.integers()
+        holds = lambda n: _holds(cond, x, sp.Integer(n) * scale)  # noqa: E731
+        cands = None if not cond.has(x) else _change_points(cond, x)
+        if cands is not None or not cond.has(x):
+            runs, method = _runs_exact(holds, [c / scale for c in cands or []], lo, hi), "exact"
+            method = ("exact: the condition can only change where a side crosses the other (real roots of "
+                      "polynomials); checked at the integers around each crossing")
+        else:
+            runs = _runs_numeric(_compile(cond, x), float(dom.scale), lo, hi, q)
+            method = ("numeric: the condition evaluated at every integer up to 4096 past the bound, then by "
+                      "doubling; the edge found by bisection and checked exactly")
+        n = _pick(runs, stmt, q, dom, scenario, lo, hi)
+        if not method.startswith("exact"):
+            # floats can miss an exact edge by one: settle it exactly
+            step = -1 if stmt.mode == "min" else 1
+            for _ in range(64):
+                if holds(n + step) and (lo is None or n + step >= lo) and (hi is None or n + step <= hi):
+                    n += step
+                else:
+                    break
+        at_n = holds(n)
+        neighbor = n - 1 if stmt.mode == "min" else n + 1
+        inside = (lo is None or neighbor >= lo) and (hi is None or neighbor <= hi)
+        at_neighbor = holds(neighbor) if inside else None
+        if not at_n or at_neighbor:
+            raise SolveError(f"could not verify the threshold {n} for `{q.name}`: the condition is "
+                             f"{at_n} at {n} and {at_neighbor} at {neighbor}", stmt.condition.span,
+                             notes=_scenario_note(scenario))
+        word = "fails" if at_neighbor is False else "is outside the domain"
+        ver = Verification(
+            text=f"holds at {q.name} = {n}, {word} at {neighbor}",
+            exact=True, holds=True, neighbor=float(neighbor), neighbor_holds=at_neighbor)
+        value = sp.Integer(n) * scale
+        form, boundary = self._integer_form(prep, values, n, scale, cond)
+        notes = []
+        if at_neighbor is None:
+            notes.append(f"the condition already holds at the {'lower' if stmt.mode == 'min' else 'upper'} "
+                         f"end of the domain ({dom.text()})")
+        return self._result(stmt, q, scenario, value, form, ver, method, (), boundary=boundary, notes=notes)
+
+    def _integer_form(self, prep: _Prepared, values, n: int, scale, cond) -> tuple[Optional[sp.Basic], Optional[sp.Basic]]:
+        x = prep.x
+        for form in self._closed_forms(prep):
+            v = form.xreplace(values)
+            try:
+                b = complex(v.evalf(30))
+            except TypeError:
+                continue
+            if abs(b.imag) > 1e-12 * max(1.0, abs(b.real)):
+                continue
+            t = b.real / float(scale)
+            if not (n - 1 - 1e-9 <= t <= n + 1 + 1e-9):
+                continue
+            ratio = form / scale
+            at_b = _holds(cond, x, v) if v.is_Rational else None
+            if prep.stmt.mode == "min":
+                options = [sp.ceiling(ratio), sp.floor(ratio) + 1] if at_b is not False else [sp.floor(ratio) + 1]
+            else:
+                options = [sp.floor(ratio), sp.ceiling(ratio) - 1] if at_b is not False else [sp.ceiling(ratio) - 1]
+            for o in options:
+                if o.xreplace(values) == n:
+                    return (o * scale if scale != 1 else o), form
+        return None, None
+
+    # -- optimize ---------------------------------------------------------------------
+    def _optimize(self, stmt: ir.Optimize, scenario, overrides, origins) -> SolveResult:
+        from .sweep import run as run_sweep
+
+        plan = self.plan
+        q = plan.model.quantities[stmt.over]
+        obj = plan.converter.expr(stmt.objective)
+        names = list(plan.model.quantities)
+        fn = compile_plan(names, [("objective", obj)], plan.symbols.symbols)
+        show = [n for n in names if not plan.model.quantities[n].is_input]
+        res = run_sweep(plan, [(stmt.over, stmt.values, stmt.over_span)], show, scenario, overrides, origins)
+        pts = res.axes[0]
+        inputs, _ = plan.input_values(scenario, overrides, origins)
+        args = []
+        for n in names:
+            if n == stmt.over:
+                args.append(res.columns[n])
+            elif plan.model.quantities[n].is_input:
+                args.append(float(inputs[n]) if not isinstance(inputs[n], bool) else inputs[n])
+            else:
+                args.append(res.columns[n])
+        y = np.broadcast_to(np.asarray(fn(args)[0], dtype=float), (pts.count,)).copy()
+        ok = ~res.bad & np.isfinite(y)
+        notes: list[str] = []
+        if (~ok).any():
+            skipped = ", ".join(format_value(float(v), q.unit_text) for v in pts.display()[~ok][:10])
+            notes.append(f"skipped {int((~ok).sum())} value(s) that break a constraint or give no finite "
+                         f"objective: {skipped}")
+        if not ok.any():
+            raise SolveError(f"no value of `{stmt.over}` in {pts.text} gives a finite objective that satisfies "
+                             "the constraints", stmt.values.span, notes=_scenario_note(scenario))
+        masked = np.where(ok, y, -np.inf if stmt.sense == "max" else np.inf)
+        best = int(np.argmax(masked) if stmt.sense == "max" else np.argmin(masked))
+        ties = np.flatnonzero(ok & (y == y[best]))
+        if len(ties) > 1:
+            notes.append("tie: the same optimum at " + ", ".join(
+                format_value(float(pts.display()[i]), q.unit_text) for i in ties[:10]) + "; the first is reported")
+        if best in (0, pts.count - 1) and pts.count > 2:
+            notes.append(f"the optimum is at the {'first' if best == 0 else 'last'} value of {pts.text}: "
+                         "the true optimum may lie outside the range")
+        t = plan.analyzer.infer_strict(stmt.objective)
+        unit, exact_scale = _objective_unit(plan, stmt.objective, t)
+        scale = float(exact_scale)
+        around = []
+        for j in (best - 1, best + 1):
+            if 0 <= j < pts.count and ok[j]:
+                around.append(f"{format_value(float(pts.display()[j]), q.unit_text)} gives "
+                              f"{format_value(float(y[j]) / scale, unit)}")
+        ver = Verification(
+            text=f"{_text(stmt.objective)} = {format_value(float(y[best]) / scale, unit)} at "
+                 f"{stmt.over} = {format_value(float(pts.display()[best]), q.unit_text)}"
+                 + (f"; {'; '.join(around)}" if around else ""),
+            exact=False)
+        value = rational(pts.exact(best))
+        mode = "maximize" if stmt.sense == "max" else "minimize"
+        return SolveResult(
+            target=stmt.over, mode=mode, scenario=scenario, value=float(value),
+            display_value=float(value / rational(q.display.scale)), unit=q.unit_text, exact=value,
+            closed_form=None, verification=ver,
+            method=f"exhaustive: the objective at all {pts.count} values, vectorised",
+            roots=(), optimum=float(y[best]), optimum_display=float(y[best]) / scale, optimum_unit=unit,
+            statement=stmt, alias=stmt.alias, question=_text(stmt), notes=tuple(notes))
+
+    # -- shared ------------------------------------------------------------------------
+    def _result(self, stmt, q: Quantity, scenario, value: sp.Basic, form, ver, method, roots,
+                boundary=None, notes=()) -> SolveResult:
+        v = _num(value)
+        if stmt.mode == "root" and q.integer and not (isinstance(value, sp.Rational)
+                                                       and (value / rational(q.display.scale)).is_integer):
+            notes = list(notes) + [f"`{q.name}` is declared integer; this root is not an integer "
+                                   f"(`solve min {q.name} where ...` gives an integer threshold)"]
+        return SolveResult(
+            target=q.name, mode=stmt.mode, scenario=scenario, value=v,
+            display_value=v / float(q.display.scale), unit=q.unit_text, exact=value, closed_form=form,
+            verification=ver, method=method, roots=roots, boundary=boundary, statement=stmt, alias=stmt.alias,
+            question=_text(stmt), notes=tuple(notes))
+
+
+class Answers:
+    """Question results by name, for ``check`` statements and ``with x = NAME``.
+
+    ``solve alpha where speedup = 1 as breakeven_alpha`` makes ``breakeven_alpha``
+    the root; ``maximize speedup over gamma in 1..8 as best_gamma`` makes
+    ``best_gamma`` the best ``gamma`` and ``best_gamma.value`` the best speedup.
+    Answers are computed per scenario and set of overrides, and cached.
+    """
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.solver = Solver(plan)
+        self.statements = self.solver.aliases()
+        self._types: Optional[dict] = None
+        self._cache: dict[tuple, SolveResult | PlanError] = {}
+
+    @property
+    def types(self) -> dict:
+        """Name -> static type (for dimension checks and units), as the analyzer sees them."""
+        if self._types is None:
+            self._types = self.plan.analyzer.answer_types(self.plan.model)
+        return self._types
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.types
+
+    def result(self, name: str, scenario=None, overrides=None, origins=None) -> SolveResult:
+        alias = name[: -len(".value")] if name.endswith(".value") else name
+        key = (alias, scenario, tuple(sorted((k, str(v)) for k, v in (overrides or {}).items())))
+        if key not in self._cache:
+            try:
+                self._cache[key] = self.solver.answer(self.statements[alias], scenario, overrides, origins)
+            except PlanError as err:
+                self._cache[key] = err
+        got = self._cache[key]
+        if isinstance(got, PlanError):
+            raise got
+        return got
+
+    def value(self, name: str, scenario=None, overrides=None, origins=None) -> Fraction:
+        """The answer (or ``.value``, the optimum) in base units, exact when known."""
+        r = self.result(name, scenario, overrides, origins)
+        if name.endswith(".value"):
+            return Fraction(r.optimum)
+        if r.exact is not None and isinstance(r.exact, sp.Rational):
+            return Fraction(int(r.exact.p), int(r.exact.q))
+        return Fraction(r.value)
+
+    def unit(self, name: str) -> tuple[Fraction, str]:
+        """Display scale and unit text of an answer."""
+        stmt = self.statements[name[: -len(".value")] if name.endswith(".value") else name]
+        if name.endswith(".value"):
+            unit, scale = _objective_unit(self.plan, stmt.objective, self.types[name])
+            return scale, unit
+        q = self.plan.model.quantities[stmt.target if isinstance(stmt, ir.Solve) else stmt.over]
+        return q.display.scale, q.unit_text
+
+
+# ---- integer helpers ------------------------------------------------------------------
+
+def _change_points(cond: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
+    out: list[sp.Basic] = []
+    for rel in _relations(cond):
+        if not rel.has(x):
+            continue
+        roots = _exact_roots(rel, x)
+        if roots is None:
+            return None
+        out.extend(roots)
+    return _dedupe(out)
+
+
+Run = tuple[Optional[int], Optional[int], bool]  # first, last (None: unbounded), holds
+
+
+def _runs_exact(holds: Callable[[int], Optional[bool]], cands: list[sp.Basic], lo, hi) -> list[Run]:
+    """Where the condition holds over the integer domain, from its change points."""
+    pts: set[int] = set()
+    for c in cands:
+        f = int(sp.floor(c))
+        pts.update((f - 1, f, f + 1, f + 2))
+    if lo is not None:
+        pts.add(lo)
+    if hi is not None:
+        pts.add(hi)
+    if not pts:
+        pts.add(0)
+    if lo is None:
+        pts.add(min(pts) - 1)
+    if hi is None:
+        pts.add(max(pts) + 1)
+    pts = {p for p in pts if (lo is None or p >= lo) and (hi is None or p <= hi)}
+    test = sorted(pts)
+    full = []
+    for a, b in zip(test, test[1:] + [None]):
+        full.append(a)
+        if b is not None and b - a >= 2:
+            full.append(a + 1)
+    full = sorted(set(full))
+    truth = []
+    for p in full:
+        h = holds(p)
+        if h is None:
+            raise SolveError(f"cannot decide the condition at {p}")
+        truth.append(h)
+    runs: list[Run] = []
+    for i, (p, t) in enumerate(zip(full, truth)):
+        start = None if (i == 0 and lo is None) else p
+        end = (full[i + 1] - 1) if i + 1 < len(full) else hi
+        if runs and runs[-1][2] == t:
+            runs[-1] = (runs[-1][0], end, t)
+        else:
+            runs.append((start, end, t))
+    return runs
+
+
+def _runs_numeric(fn, scale: float, lo, hi, q: Quantity) -> list[Run]:
+    """Runs from a dense-then-doubling scan (floats); edges bisected."""
+    base = lo if lo is not None else (hi - 2**62 if hi is not None else int(q.value / q.display.scale) - 2**40)
+    offsets = np.concatenate([np.arange(4096, dtype=np.float64), 2.0 ** np.arange(12, 63)])
+    ns = base + offsets
+    if hi is not None:
+        ns = np.concatenate([ns[ns < hi], [hi]])
+    ns = np.unique(ns)
+    truth = np.asarray(fn(ns * scale), dtype=bool)
+    runs: list[Run] = []
+    prev_n, prev_t = None, None
+    for n, t in zip(ns, truth):
+        n = int(n)
+        if prev_t is None:
+            runs.append((n if lo is not None else None, n, bool(t)))
+        elif bool(t) == prev_t:
+            runs[-1] = (runs[-1][0], n, prev_t)
+        else:
+            a, b = prev_n, n  # t changes between a and b: bisect
+            while b - a > 1:
+                m = (a + b) // 2
+                if bool(fn(np.array([m * scale], dtype=np.float64))[0]) == prev_t:
+                    a = m
+                else:
+                    b = m
+            runs[-1] = (runs[-1][0], a, prev_t)
+            runs.append((b, n, bool(t)))
+        prev_n, prev_t = n, bool(t)
+    if hi is None and runs:
+        runs[-1] = (runs[-1][0], None, runs[-1][2])
+    return runs
+
+
+def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: _Domain, scenario, lo, hi) -> int:
+    true = [r for r in runs if r[2]]
+    cond = _text(stmt.condition)
+
+    def span_text(r: Run) -> str:
+        a = "-inf" if r[0] is None else str(r[0])
+        b = "inf" if r[1] is None else str(r[1])
+        return a if a == b else f"{a}..{b}"
+
+    notes = [f"holds for {q.name} in " + ", ".join(span_text(r) for r in true)] if true else []
+    notes += [f"fails for {q.name} in " + ", ".join(span_text(r) for r in runs if not r[2])]
+    notes += _scenario_note(scenario)
+    if not true:
+        err = NoRootError(f"no integer `{q.name}` in {dom.text()} makes `{cond}` hold", stmt.condition.span,
+                          label="never holds in the domain", notes=notes)
+        err.runs = runs  # type: ignore[attr-defined]
+        raise err
+    if stmt.mode == "min":
+        ok = len(true) == 1 and true[0][1] == hi
+        first = true[0][0]
+        if ok and first is None:
+            raise SolveError(f"`{cond}` holds for every integer `{q.name}` down to -inf: there is no smallest",
+                             stmt.condition.span, notes=notes, hint=f"bound `{q.name}` below with a constraint")
+    else:
+        ok = len(true) == 1 and true[0][0] == (lo if lo is not None else None)
+        first = true[0][1]
+        if ok and first is None:
+            raise SolveError(f"`{cond}` holds for every integer `{q.name}` up to inf: there is no largest",
+                             stmt.condition.span, notes=notes, hint=f"bound `{q.name}` above with a constraint")
+    if not ok:
+        other = "max" if stmt.mode == "min" else "min"
+        err = NotMonotoneError(
+            f"`{cond}` is not monotone in `{q.name}`: it does not switch once from false to true "
+            f"{'as it grows' if stmt.mode == 'min' else 'as it shrinks'}", stmt.condition.span,
+            label="changes more than once" if len(true) > 1 else f"fails again after holding", notes=notes,
+            hint=(f"`solve {other} {q.name}` if the condition holds below a threshold; "
+                  f"or bound `{q.name}` with a constraint so the condition switches once"))
+        err.runs = runs  # type: ignore[attr-defined]
+        raise err
+    return int(first)
+
+
+def _bisect(fn, a: float, b: float) -> float:
+    fa = fn(a)
+    for _ in range(200):
+        m = 0.5 * (a + b)
+        if m in (a, b):
+            break
+        fm = fn(m)
+        if (fm < 0) == (fa < 0):
+            a, fa = m, fm
+        else:
+            b = m
+    return 0.5 * (a + b)
+
+
+# ---- small helpers ---------------------------------------------------------------------
+
+def _compile(expr: sp.Basic, x: sp.Symbol):
+    name = "__x"
+    compiled = compile_plan([name], [("out", expr)], {name: x})
+    return lambda arr: np.broadcast_to(np.asarray(compiled([arr])[0]), np.shape(arr))
+
+
+def _exact(v) -> sp.Basic:
+    if isinstance(v, bool):
+        return sp.Integer(int(v))
+    return rational(Fraction(v))
+
+
+def _tidy(e: sp.Basic) -> sp.Basic:
+    """A readable form: positive numerator and denominator where SymPy allows."""
+    e = sp.cancel(e)
+    num, den = sp.fraction(e)
+    if num.could_extract_minus_sign() and den.could_extract_minus_sign():
+        num, den = -num, -den
+    return sp.factor_terms(num) / sp.factor_terms(den)
+
+
+def _difference(cond: ir.Compare) -> str:
+    """``lhs - rhs`` as text, parenthesised only where needed."""
+    left, right = cond.operands
+    r = _text(right)
+    if isinstance(right, (ir.Binary, ir.Neg)) and not (isinstance(right, ir.Binary)
+                                                       and right.op in (ir.BinOp.MUL, ir.BinOp.DIV, ir.BinOp.POW)):
+        r = f"({r})"
+    return f"{_text(left)} - {r}"
+
+
+def _text(node) -> str:
+    return " ".join(node.span.text.split())
+
+
+def _scenario_note(scenario) -> list[str]:
+    return [f"in scenario `{scenario}`"] if scenario else []
+
+
+def _objective_unit(plan: Plan, objective: ir.Expr, t) -> tuple[str, Fraction]:
+    if isinstance(objective, ir.Name) and objective.name in plan.model.quantities:
+        q = plan.model.quantities[objective.name]
+        return q.unit_text, q.display.scale
+    from .units import canonical_text
+
+    return (canonical_text(t.dim) if t.dim is not None else ""), Fraction(1)
+
+
+# ---- ad hoc questions from the command line -------------------------------------------
+
+def adhoc(plan: Plan, target: str, where: str, mode: str = "root") -> ir.Solve:
+    """``--for alpha --where "speedup = 1"`` as a checked :class:`ir.Solve`."""
+    from .check import BUILTINS
+    from .lower import lower_expr
+
+    tsrc = Source("--for", target)
+    tspan = Span(tsrc, 0, max(1, len(target)))
+    q = input_quantity(plan, target.strip(), tspan, "`solve` is for")
+    if mode != "root" and not q.integer:
+        raise SolveError(f"`--{mode}` finds an integer threshold, but `{q.name}` is not declared integer", tspan,
+                         hint=f"drop --{mode} for a real-valued answer, or add `where integer` to `{q.name}`")
+    source = Source("--where", where)
+    cond = lower_expr(source)
+    for node in ir.walk(cond):
+        if isinstance(node, ir.Name) and node.name not in plan.model.quantities:
+            guess = suggest(node.name, plan.model.quantities)
+            raise UnknownNameError(f"unknown name `{node.name}`", node.span, label="not defined in this plan",
+                                   hint=f"did you mean `{guess}`?" if guess else None)
+        if isinstance(node, ir.ScenarioRef):
+            raise SolveError("`name@scenario` is not allowed in --where; use --scenario", node.span)
+        if isinstance(node, ir.Call) and node.func not in BUILTINS and node.func not in plan.model.functions:
+            guess = suggest(node.func, list(BUILTINS) + list(plan.model.functions))
+            raise UnknownNameError(f"unknown function `{node.func}`", node.name_span,
+                                   hint=f"did you mean `{guess}`?" if guess else None)
+    t = plan.analyzer.infer_strict(cond)
+    if not t.is_bool:
+        raise KindError("--where needs a condition such as `speedup = 1` or `compute_time >= memory_time`",
+                        cond.span, label="a number, not a condition")
+    return ir.Solve(q.name, mode, cond, (), None, Span(source, 0, len(where)), tspan)
+
+
+def format_results(results: Sequence[SolveResult]) -> str:
+    """Human text: one block per question, one line per scenario."""
+    lines: list[str] = []
+    last = None
+    for r in results:
+        if r.statement is not last:
+            if lines:
+                lines.append("")
+            where = f"  ({r.statement.span.location()})" if r.statement.span.source.name != "--where" else ""
+            alias = f"  as {r.alias}" if r.alias and f" as {r.alias}" not in r.question else ""
+            lines.append(f"{r.question}{alias}{where}")
+            last = r.statement
+        value = format_value(r.display_value, r.unit, 10)
+        head = f"  [{r.label}] {r.target} = {value}"
+        if r.optimum is not None:
+            head += f"  ({format_value(r.optimum_display, r.optimum_unit, 6)} at the optimum)"
+        lines.append(head)
+        lines.append(f"      verified     {r.verification.text}")
+        lines.append(f"      method       {r.method}")
+        if r.closed_form is not None:
+            lines.append(f"      closed form  {r.target} = {r.closed_form_text}")
+        for note in r.notes:
+            lines.append(f"      note         {note}")
+    return "\n".join(lines)
+
+
+def results_json(plan: Plan, results: Sequence[SolveResult], errors: Sequence[PlanError] = ()) -> dict[str, Any]:
+    return {"format": SOLVE_FORMAT, "file": plan.path, "results": [r.to_json() for r in results],
+            "errors": [{"message": e.message, "family": e.family,
+                        "location": e.span.location() if e.span is not None else None} for e in errors]}
+
+
+def results_csv(results: Sequence[SolveResult]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["question", "alias", "scenario", "target", "mode", "value", "unit", "optimum", "closed_form",
+                "method", "verification"])
+    for r in results:
+        w.writerow([r.question, r.alias or "", r.label, r.target, r.mode, repr(r.display_value), r.unit,
+                    "" if r.optimum_display is None else repr(r.optimum_display), r.closed_form_text or "",
+                    r.method, r.verification.text])
+    return buf.getvalue()
+

@@ -1,0 +1,395 @@
+"""Sweeps: every point of a grid of input values, in one vectorised call.
+
+``sweep alpha in [0.3, 0.6], gamma in 1..8 show speedup`` evaluates the
+cartesian grid of the axes (16 points here) per scenario. The plan's
+quantities are compiled once, restricted to what the shown quantities and
+the constraints need, and run on numpy arrays: a 1,000,000-point grid
+is one call (see ``benchmarks/sweep_speed.py``).
+
+Nothing is silently ``nan``: a point that breaks an input's constraint, an
+integer input swept to a fraction, or a shown quantity that is not finite
+becomes an :class:`Issue` naming the point, the quantity and why (the
+sub-expression that divides by zero, from :mod:`planner.diagnose`).
+
+:class:`SweepResult` is what the Excel writer and the report read: the axes
+(:class:`planner.values.Points`), the shown names, and one column per axis
+and shown quantity, in base units (:meth:`SweepResult.display` converts).
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from . import ir
+from .diagnose import diagnose
+from .errors import PlanError, RangeError, UnknownNameError, suggest
+from .evaluate import CompiledPlan, compile_plan
+from .plan import Origin, Plan, format_value
+from .source import Span
+from .values import MAX_POINTS, Points, expand, scenarios_for
+
+MAX_DIAGNOSED = 20  # points explained in detail; the rest are counted
+SWEEP_FORMAT = "planner.sweep/1"
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One point that has no trustworthy value for one quantity."""
+
+    index: int  # flat index of the point in the grid
+    point: dict[str, float]  # axis name -> value in its display unit
+    quantity: str
+    kind: str  # "constraint" | "integer" | "not finite"
+    reason: str
+
+    def describe(self, plan: Plan) -> str:
+        at = ", ".join(f"{n} = {format_value(v, plan.model.quantities[n].unit_text)}" for n, v in self.point.items())
+        return f"at {at}: {self.reason}"
+
+
+@dataclass
+class SweepResult:
+    plan: Plan
+    scenario: Optional[str]
+    axes: list[Points]
+    show: list[str]
+    columns: dict[str, np.ndarray]  # base units, one entry per point, axes first
+    bad: np.ndarray  # bool per point: True when the point has any issue
+    issues: list[Issue] = field(default_factory=list)  # at most MAX_DIAGNOSED explained
+    issue_count: int = 0  # all (point, quantity) problems
+    statement: Optional[ir.Sweep] = None
+    problems: list[tuple[np.ndarray, str, str, Optional[str]]] = field(default_factory=list)  # mask, name, kind, why
+
+    @property
+    def size(self) -> int:
+        return int(self.bad.shape[0])
+
+    @property
+    def label(self) -> str:
+        return self.scenario or "base"
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.axes] + [n for n in self.show if n not in {a.name for a in self.axes}]
+
+    def display(self, name: str) -> np.ndarray:
+        q = self.plan.model.quantities[name]
+        col = self.columns[name]
+        return col if q.is_bool else col / float(q.display.scale)
+
+    def notes(self) -> dict[int, list[str]]:
+        """Short text per point index with an issue (explained points get the reason)."""
+        explained = {(s.index, s.quantity): s.reason for s in self.issues}
+        out: dict[int, list[str]] = {}
+        for mask, name, kind, detail in self.problems:
+            for i in np.flatnonzero(mask):
+                i = int(i)
+                reason = explained.get((i, name)) or detail or f"{kind} (not explained: only the first " \
+                    f"{MAX_DIAGNOSED} issues are)"
+                out.setdefault(i, []).append(f"{name}: {reason}")
+        return out
+
+
+# ---- running -------------------------------------------------------------
+
+_PROGRAMS: "weakref.WeakKeyDictionary[Plan, dict]" = weakref.WeakKeyDictionary()
+
+
+def _program(plan: Plan, names: Sequence[str]) -> tuple[CompiledPlan, list[str]]:
+    """The plan compiled for ``names`` and every constraint, nothing more."""
+    key = frozenset(names)
+    cache = _PROGRAMS.setdefault(plan, {})
+    if key in cache:
+        return cache[key]
+    constraints = getattr(plan, "_constraints", [])
+    need: set[str] = set()
+    stack = list(names)
+    for _, c in constraints:
+        stack.extend(n.name for n in ir.walk(c.condition) if isinstance(n, ir.Name))
+    while stack:
+        n = stack.pop()
+        if n in need:
+            continue
+        need.add(n)
+        stack.extend(plan.model.quantities[n].deps)
+    derived = [n for n in plan.model.derived if n in need]
+    outputs = [(n, plan.exprs[n]) for n in derived]
+    outputs += [(f"__constraint{i}", plan.converter.expr(c.condition)) for i, (_, c) in enumerate(constraints)]
+    compiled = compile_plan(plan.model.inputs, outputs, plan.symbols.symbols)
+    cache[key] = (compiled, derived)
+    return cache[key]
+
+
+def default_show(plan: Plan, axes: Sequence[str]) -> list[str]:
+    """Derived quantities that depend on any swept input, in file order."""
+    swept = set(axes)
+    affected: set[str] = set()
+    for n in plan.model.order:
+        q = plan.model.quantities[n]
+        if not q.is_input and any(d in swept or d in affected for d in q.deps):
+            affected.add(n)
+    return [n for n in plan.definition_order() if n in affected]
+
+
+def run(
+    plan: Plan,
+    axes: Sequence[tuple[str, ir.Values, Optional[Span]]],
+    show: Optional[Sequence[str]] = None,
+    scenario: Optional[str] = None,
+    overrides=None,
+    origins=None,
+    statement: Optional[ir.Sweep] = None,
+    show_spans: Optional[Sequence[Optional[Span]]] = None,
+) -> SweepResult:
+    """Evaluate the grid of ``axes`` (name, values, span of the name) in one scenario."""
+    points = [expand(plan, name, values, span) for name, values, span in axes]
+    seen: dict[str, Points] = {}
+    for p, (_, _, span) in zip(points, axes):
+        if p.name in seen:
+            raise RangeError(f"`{p.name}` is swept twice", span or p.span, hint="give each input one axis")
+        seen[p.name] = p
+    shape = tuple(p.count for p in points)
+    size = int(np.prod(shape, dtype=np.int64))
+    if size > MAX_POINTS:
+        raise RangeError(f"too many points: {' x '.join(f'{n:,}' for n in shape)} = {size:,} "
+                         f"(the limit is {MAX_POINTS:,})", statement.span if statement else points[-1].span,
+                         hint="sweep fewer values per axis")
+    show = list(show) if show is not None else default_show(plan, [p.name for p in points])
+    for i, n in enumerate(show):
+        if n not in plan.model.quantities:
+            guess = suggest(n, plan.model.quantities)
+            span = show_spans[i] if show_spans else None
+            raise UnknownNameError(f"cannot show `{n}`: it is not defined in {plan.path}", span,
+                                   hint=f"did you mean `{guess}`?" if guess else None)
+    inputs, where = plan.input_values(scenario, overrides, origins)
+    grid = _grid([p.array() for p in points])
+    columns_in: dict[str, Any] = dict(inputs)
+    for p, col in zip(points, grid):
+        columns_in[p.name] = col
+        where[p.name] = Origin(f"sweep {p.name} in {p.text}", p.span)
+    compiled, derived = _program(plan, show)
+    args = [columns_in[n] if isinstance(columns_in[n], np.ndarray) else _float(columns_in[n])
+            for n in plan.model.inputs]
+    raw = dict(zip(compiled.outputs, compiled(args)))
+    columns: dict[str, np.ndarray] = {}
+    for p, col in zip(points, grid):
+        columns[p.name] = col
+    for n in show:
+        if n not in columns:
+            v = raw[n] if n in raw else _float(columns_in[n])
+            columns[n] = np.broadcast_to(np.asarray(v), (size,))
+    result = SweepResult(plan, scenario, points, show, columns, np.zeros(size, dtype=bool), statement=statement)
+    _find_issues(plan, result, raw, columns_in, derived, points, (overrides, origins))
+    return result
+
+
+def run_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None, origins=None,
+                  show: Optional[Sequence[str]] = None) -> list[SweepResult]:
+    """A ``sweep`` statement in each of its scenarios (``scenarios``, as ``--scenario``,
+    overrides its ``for``; ``show`` its ``show`` list)."""
+    axes = [(a.name, a.values, a.name_span) for a in stmt.axes]
+    spans = None
+    if not show:
+        show = [n.name for n in stmt.show] or None
+        spans = [n.span for n in stmt.show] or None
+    return [run(plan, axes, show, s, overrides, origins, statement=stmt, show_spans=spans)
+            for s in scenarios_for(plan, stmt.scenarios, scenarios)]
+
+
+def _grid(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    if len(arrays) == 1:
+        return arrays
+    return [m.ravel() for m in np.meshgrid(*arrays, indexing="ij")]
+
+
+def _float(v) -> float | bool:
+    return v if isinstance(v, bool) else float(v)
+
+
+# ---- issues -------------------------------------------------------------------
+
+def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, fixed) -> None:
+    size = result.size
+    problems: list[tuple[np.ndarray, str, str, Any]] = []  # (mask, quantity, kind, detail)
+    for i, (name, c) in enumerate(getattr(plan, "_constraints", [])):
+        ok = np.broadcast_to(np.asarray(raw[f"__constraint{i}"], dtype=bool), (size,))
+        if not ok.all():
+            if np.ndim(raw[f"__constraint{i}"]) == 0:
+                _raise_fixed_violation(plan, result.scenario, *fixed)
+            problems.append((~ok, name, "constraint", f"`{' '.join(c.condition.span.text.split())}` does not hold"))
+    for p in points:
+        q = plan.model.quantities[p.name]
+        if q.integer:
+            shown = result.columns[p.name] / float(q.display.scale)
+            frac = shown != np.round(shown)
+            if frac.any():
+                problems.append((frac, p.name, "integer", f"`{p.name}` must be an integer"))
+    for n in result.show:
+        col = result.columns[n]
+        if col.dtype != bool:
+            bad = ~np.isfinite(col)
+            if bad.any():
+                problems.append((bad, n, "not finite", None))
+    result.problems = problems
+    diagnosed = 0
+    for mask, name, kind, detail in problems:
+        result.bad |= mask
+        idx = np.flatnonzero(mask)
+        result.issue_count += int(idx.size)
+        for i in idx[: max(0, MAX_DIAGNOSED - diagnosed)]:
+            i = int(i)
+            reason = detail if detail is not None else _why(plan, name, i, raw, inputs, derived)
+            point = {p.name: float(result.columns[p.name][i]) / float(p.scale) for p in points}
+            result.issues.append(Issue(i, point, name, kind, reason))
+            diagnosed += 1
+
+
+def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str]) -> str:
+    """Why quantity ``name`` is not finite at point ``i``: the first broken formula upstream."""
+    values: dict[str, Any] = {}
+    for n in plan.model.inputs:
+        v = inputs[n]
+        values[n] = _at(v, i) if isinstance(v, np.ndarray) else _float(v)
+    for n in derived:
+        values[n] = _at(raw[n], i)
+    cone = _cone(plan, name)
+    first = next((n for n in derived if n in cone and not isinstance(values[n], bool)
+                  and not np.isfinite(values[n])), name)
+    err = diagnose(plan.model, first, values)
+    where = f" in `{first}`" if first != name else ""
+    what = err.message
+    if err.span is not None:
+        what += f" at `{' '.join(err.span.text.split())}`"
+        if err.label:
+            what += f" ({err.label})"
+    return f"{_value_word(values.get(name))}: {what}{where}"
+
+
+def _value_word(v) -> str:
+    if v is None or isinstance(v, bool):
+        return "no value"
+    return "nan" if v != v else ("inf" if v > 0 else "-inf")
+
+
+def _at(v, i: int):
+    a = np.asarray(v)
+    x = a if a.ndim == 0 else a[i]
+    return bool(x) if a.dtype == bool else float(x)
+
+
+def _cone(plan: Plan, name: str) -> set[str]:
+    seen = {name}
+    stack = [name]
+    while stack:
+        for d in plan.model.quantities[stack.pop()].deps:
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+    return seen
+
+
+def _raise_fixed_violation(plan: Plan, scenario, overrides, origins) -> None:
+    """A constraint broken by a value the sweep does not vary: the usual located error."""
+    plan.evaluate(scenario, overrides, origins)
+    raise PlanError("a constraint does not hold for the inputs this sweep keeps fixed"
+                    + (f" (scenario `{scenario}`)" if scenario else ""))
+
+
+# ---- output ----------------------------------------------------------------------
+
+def _header(plan: Plan, name: str) -> str:
+    unit = plan.model.quantities[name].unit_text
+    return f"{name} ({unit})" if unit else name
+
+
+def title(result: SweepResult) -> str:
+    if result.statement is not None:
+        text = " ".join(result.statement.span.text.split())
+        where = f"  ({result.statement.span.location()})"
+    else:
+        text = "sweep " + ", ".join(f"{a.name} in {a.text}" for a in result.axes)
+        where = ""
+    return f"{text}{where}  [{result.label}]"
+
+
+def to_table(result: SweepResult) -> str:
+    from .output import table
+
+    plan = result.plan
+    names = result.names
+    notes = result.notes()
+    cols = {n: result.display(n) for n in names}
+    rows = []
+    for i in range(result.size):
+        row = [format_value(_py(cols[n][i])) for n in names]
+        rows.append(row + ["; ".join(notes.get(i, []))] if notes else row)
+    headers = [_header(plan, n) for n in names] + (["notes"] if notes else [])
+    text = title(result) + "\n" + table(rows, headers, ["right"] * len(names) + (["left"] if notes else []))
+    return text + _issue_footer(result)
+
+
+def _issue_footer(result: SweepResult) -> str:
+    if not result.issue_count:
+        return ""
+    points = int(result.bad.sum())
+    kinds = sorted({f"{name} ({kind})" for _, name, kind, _ in result.problems})
+    return f"\n{points:,} of {result.size:,} points have issues: " + ", ".join(kinds)
+
+
+def to_json(results: Sequence[SweepResult]) -> dict[str, Any]:
+    from .output import json_number
+
+    out = []
+    for r in results:
+        plan = r.plan
+        names = r.names
+        cols = {n: r.display(n) for n in names}
+        out.append({
+            "sweep": title(r).rsplit("  [", 1)[0],
+            "line": r.statement.span.line if r.statement is not None else None,
+            "scenario": r.label,
+            "axes": [{"name": a.name, "unit": a.unit, "count": a.count} for a in r.axes],
+            "show": [{"name": n, "unit": plan.model.quantities[n].unit_text} for n in r.show],
+            "points": [{n: json_number(_py(cols[n][i])) for n in names} for i in range(r.size)],
+            "issues": [{"index": s.index, "point": s.point, "quantity": s.quantity, "kind": s.kind,
+                        "reason": s.reason} for s in r.issues],
+            "issue_count": r.issue_count,
+            "points_with_issues": int(r.bad.sum()),
+        })
+    return {"format": SWEEP_FORMAT, "file": results[0].plan.path if results else None, "sweeps": out}
+
+
+def to_csv(results: Sequence[SweepResult]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    for k, r in enumerate(results):
+        names = r.names
+        cols = {n: r.display(n) for n in names}
+        notes = r.notes()
+        if k:
+            w.writerow([])
+        w.writerow(["sweep", "scenario"] + [_header(r.plan, n) for n in names] + ["issue"])
+        label = title(r).rsplit("  [", 1)[0]
+        for i in range(r.size):
+            w.writerow([label, r.label] + [_csv(_py(cols[n][i])) for n in names] + ["; ".join(notes.get(i, []))])
+    return buf.getvalue()
+
+
+def _py(v):
+    if isinstance(v, (np.bool_, bool)):
+        return bool(v)
+    return float(v)
+
+
+def _csv(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v)
+
