@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Optional
 
 from . import ir
 from .errors import (
-    ArityError, ConstraintError, CycleError, DisplayUnitError, DuplicateError, ErrorSink, KindError,
+    ArityError, ConstraintError, CycleError, DisplayUnitError, DuplicateError, ErrorSink, EvaluationError, KindError,
     Label, OverrideError, PlanError, RecursionError_, ScenarioError, UnitError, UnknownNameError,
     UnknownUnitError, suggest,
 )
@@ -373,10 +373,17 @@ class Analyzer:
 
     def _type(self, e: ir.Expr, scope: dict[str, Type], lookup) -> Type:
         if isinstance(e, ir.Number):
-            if e.unit is None:
-                return Type("num", None if e.value == 0 else DIMENSIONLESS, e.value)
-            unit = unit_of(e.unit, self.units, names=self.defs)
-            return Type("num", unit.dim, e.value * unit.scale)
+            scale = Fraction(1)
+            dim = None if e.value == 0 else DIMENSIONLESS
+            if e.unit is not None:
+                unit = unit_of(e.unit, self.units, names=self.defs)
+                scale, dim = unit.scale, unit.dim
+            value = e.value * scale
+            if value != 0 and not (_TINY <= abs(value) <= _HUGE):
+                raise EvaluationError(f"{e.span.text.strip()} is {'too large' if abs(value) > 1 else 'too small'} "
+                                      "for double-precision arithmetic", e.span,
+                                      hint="numbers (in base units B, s) must lie between 1e-300 and 1e300")
+            return Type("num", dim, value)
         if isinstance(e, ir.Bool):
             return BOOL
         if isinstance(e, ir.Name):
@@ -754,6 +761,13 @@ class Analyzer:
 
         def need_condition(expr: ir.Expr, extra=()):
             self._resolve(expr, frozenset(), allow_refs=True, extra=extra)
+            for node in ir.walk(expr):
+                if isinstance(node, ir.ScenarioRef) and node.scenario not in model.scenarios \
+                        and node.scenario != "base":
+                    guess = suggest(node.scenario, model.scenarios)
+                    self.sink.add(ScenarioError(f"unknown scenario `{node.scenario}` in `{node.name}@{node.scenario}`",
+                                                node.span, hint=f"did you mean `{guess}`?" if guess else
+                                                "scenarios: " + ", ".join(["base", *model.scenarios])))
             if self.sink.errors:
                 return
             t = self._infer(expr, dict(extra) if isinstance(extra, dict) else {})
@@ -879,6 +893,10 @@ def _input_literal(node: ir.Expr, quantities) -> ir.Expr:
     if isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].is_input:
         return quantities[node.name].definition.expr
     return node
+
+
+_HUGE = Fraction(10) ** 300
+_TINY = Fraction(1, 10 ** 300)
 
 
 class _Poisoned(Exception):

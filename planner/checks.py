@@ -190,7 +190,7 @@ def run_checks(plan: Plan) -> list[CheckResult]:
                 ev = evaluation(scenario, all_overrides, origins)
                 refs = {}
                 for sym, r in compiled.refs.items():
-                    other = evaluation(r.scenario, all_overrides, origins)
+                    other = evaluation(None if r.scenario == "base" else r.scenario, all_overrides, origins)
                     refs[sym.name] = other.values[r.name]
                 out = compiled(ev, refs, values)
             except PlanError as err:

@@ -17,6 +17,16 @@ import numpy as np
 import sympy as sp
 
 
+def _float(e) -> str:
+    try:
+        x = float(e)
+    except OverflowError:
+        x = math.inf if e > 0 else -math.inf
+    if math.isinf(x):
+        return "_np.inf" if x > 0 else "(-_np.inf)"
+    return repr(x)
+
+
 class NumpyPrinter:
     """SymPy expression to numpy source. Raises on anything it cannot print."""
 
@@ -41,10 +51,10 @@ class NumpyPrinter:
         return self.names[e]
 
     def _Number(self, e):
-        return repr(float(e))
+        return _float(e)
 
     def _Integer(self, e):
-        return repr(float(e))
+        return _float(e)
 
     def _BooleanTrue(self, e):
         return "True"
