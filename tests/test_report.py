@@ -1,0 +1,312 @@
+"""Markdown reports: the shipped template on the reference plan (a snapshot
+whose figures are checked against the article and against the plan), the
+plain view model, Markdown escaping, and user templates in the sandbox."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import TOKEN_COST
+
+from planner import plots
+from planner.build import report_outputs
+from planner.errors import TemplateError
+from planner.plan import format_value
+from planner.report import cell, code, math, render, text
+from planner.viewmodel import analyse, headline_names, view_model
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+UPDATE = os.environ.get("UPDATE_SNAPSHOTS") == "1"
+
+
+@pytest.fixture(scope="module")
+def analysis(token_cost):
+    return analyse(token_cost)
+
+
+@pytest.fixture(scope="module")
+def report(analysis):
+    """The shipped report of token_cost.plan, plots reported as skipped so the
+    text does not depend on whether matplotlib is installed."""
+    mp = pytest.MonkeyPatch()
+    mp.setattr(plots, "available", lambda: "matplotlib is not installed (pip install 'planner[plot]')")
+    try:
+        outputs, _ = report_outputs(analysis, "token_cost.md")
+    finally:
+        mp.undo()
+    assert [o.kind for o in outputs] == ["report"]
+    return outputs[0].data.decode("utf-8")
+
+
+def _section(report: str, title: str) -> str:
+    m = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", report, re.M | re.S)
+    assert m, f"no section {title!r}"
+    return m.group(1)
+
+
+def _table(section: str) -> dict[str, list[str]]:
+    """First column (code span stripped) -> the other cells, for every row of the tables in a section."""
+    rows = {}
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            rows[cells[0].split("`")[1]] = cells[1:]
+    return rows
+
+
+def _number(text: str) -> float:
+    return float(text.strip("*").split()[0])
+
+
+# ---- the snapshot -------------------------------------------------------------------
+
+def test_snapshot_of_the_reference_report(report):
+    path = SNAPSHOTS / "token_cost.md"
+    if UPDATE:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(report, encoding="utf-8")
+    assert path.exists(), "no snapshot yet: run UPDATE_SNAPSHOTS=1 pytest tests/test_report.py"
+    assert report == path.read_text(encoding="utf-8"), (
+        "the report of sheets/token_cost.plan changed; if intended, regenerate with "
+        "UPDATE_SNAPSHOTS=1 pytest tests/test_report.py and review the diff")
+
+
+def test_article_figures_are_in_the_report(report):
+    scen = _section(report, "Scenarios")
+    header = next(line for line in scen.splitlines() if line.startswith("| quantity"))
+    cols = [c.strip() for c in header.split("|")[2:-2]]
+    rows = _table(scen)
+    at = lambda name, scenario: _number(rows[name][cols.index(scenario)])  # noqa: E731
+    # the article: 46.667 ms at batch 1 (BF16), 53.825 ms at batch 32 (BF16), 19.262 ms (INT4)
+    assert at("batch1_weight_bound", "bf16") == pytest.approx(46.667, abs=5e-4)
+    assert at("batch_step_bound", "bf16") == pytest.approx(53.825, abs=5e-4)
+    assert at("batch_step_bound", "int4_g128") == pytest.approx(19.262, abs=5e-4)
+    assert at("weight_bytes", "fp8_e4m3") == 70
+    # speculative decoding: 2.4011x at alpha 0.8, gamma 4, c 0.1
+    derived = _table(_section(report, "Derived quantities"))
+    assert _number(derived["speedup"][2]) == pytest.approx(2.4011, abs=5e-5)
+    assert _number(derived["expected_tokens"][2]) == pytest.approx(3.3616, abs=5e-5)
+    assert ", 0 failed" in _section(report, "Checks")
+
+
+def test_article_answers_are_in_the_report(report):
+    solves = _section(report, "Solves")
+    # break-even acceptance rate "about 0.287"; crossover batch per format 98, 49, 26
+    breakeven = re.search(r"`alpha` = \*\*([0-9.]+)\*\*", solves)
+    assert breakeven and float(breakeven.group(1)) == pytest.approx(0.2871, abs=5e-5)
+    for scenario, batch in [("bf16", 98), ("fp8_e4m3", 49), ("int4_g128", 26)]:
+        assert f"- `{scenario}`: `batch` = **{batch}**" in solves
+    assert "Closed form: $`\\mathrm{batch} = \\left\\lceil" in solves
+    best = _section(report, "Optimisation")
+    assert "`gamma` = **6** (optimum 2.46964)" in best  # the article: gamma 6, 2.4696
+    sweeps = _section(report, "Sweeps")
+    rows = [line for line in sweeps.splitlines() if line.startswith("| 0.")]
+    assert [round(float(r.split("|")[3]), 4) for r in rows] == [1.0179, 1.6469, 2.4011, 2.9251]
+
+
+def test_every_figure_is_the_plans_figure(report, token_cost):
+    """Each cell of the scenario table is the plan's own value, formatted."""
+    scen = _section(report, "Scenarios")
+    header = next(line for line in scen.splitlines() if line.startswith("| quantity"))
+    labels = [c.strip() for c in header.split("|")[2:-2]]
+    rows = _table(scen)
+    evaluations = {s: token_cost.evaluate(s) for s in labels}
+    assert set(token_cost.model.derived) <= set(rows)
+    for name in token_cost.model.derived:
+        for label, got in zip(labels, rows[name]):
+            assert got.strip("*") == format_value(evaluations[label].display(name)), (name, label)
+    inputs = _table(_section(report, "Inputs"))
+    for name in token_cost.model.inputs:
+        assert inputs[name][0] == format_value(token_cost.evaluate().display(name)), name
+
+
+def test_report_contains_every_section(report):
+    for title in ["Headline figures", "Assumptions and sources", "Inputs", "Derived quantities", "Scenarios",
+                  "Checks", "Dependency graph"]:
+        _section(report, title)
+    assert "```mermaid\nflowchart LR\n" in report
+    # formulas as written and in LaTeX (GitHub's $`...`$ inline math)
+    derived = _table(_section(report, "Derived quantities"))
+    assert derived["expected_tokens"][0] == "`(1 - alpha^(gamma + 1)) / (1 - alpha)`"
+    assert derived["expected_tokens"][1] == r"$`\frac{1 - \alpha^{\gamma + 1}}{1 - \alpha}`$"
+    assert "lower bound" in derived["batch_step_bound"][-1]
+    assumptions = _section(report, "Assumptions and sources")
+    assert "`hbm_bandwidth` = 3 TB/s: peak HBM bandwidth (assumption)" in assumptions
+    assert "(assumption: free verification)" in assumptions
+
+
+def test_report_is_deterministic(analysis, report):
+    again, _ = report_outputs(analysis, "token_cost.md", plots=False)
+    first = report.replace("matplotlib is not installed (pip install 'planner[plot]')",
+                           "the report was printed, not written to a file (use -o)")
+    assert again[0].data.decode("utf-8") == first
+
+
+# ---- the view model -------------------------------------------------------------------
+
+def _plain(value, path="view"):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            assert isinstance(k, str), path
+            _plain(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _plain(v, f"{path}[{i}]")
+    else:
+        assert value is None or type(value) in (str, int, float, bool), f"{path} is a {type(value).__name__}"
+
+
+def test_view_model_is_plain_data(analysis):
+    view = view_model(analysis)
+    _plain(view)
+    assert view["format"] == "planner.report/1"
+    assert view["file"] == "token_cost.plan"
+    # no key shadows a dict method (Jinja's `a.values` would find the method)
+    keys = set()
+    stack = [view]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            keys |= set(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    assert not keys & set(dir(dict))
+
+
+def test_headline_rule(token_cost, plan_file):
+    import planner
+
+    names, rule = headline_names(token_cost)
+    used = {d for q in token_cost.quantities.values() for d in q.deps}
+    assert names and all(n not in used and not token_cost.quantities[n].is_input for n in names)
+    assert "batch1_weight_bound" in names and "weight_bytes" not in names
+    tagged = planner.load(plan_file("a = 2\nb = a * 3 [headline]\nc = b + 1\n"))
+    assert headline_names(tagged) == (["b"], "tagged [headline]")
+
+
+# ---- Markdown escaping --------------------------------------------------------------------
+
+@pytest.mark.parametrize("given, expected", [
+    ("a | b", r"a \| b"),
+    (r"\left|x\right|", r"\left\|x\right\|"),
+    ("two\nlines", "two lines"),
+    (None, ""),
+])
+def test_cell(given, expected):
+    assert cell(given) == expected
+
+
+def test_math_code_and_text_filters():
+    assert math(r"\frac{a}{b}") == r"$`\frac{a}{b}`$"
+    assert math("") == ""
+    assert code("a * b") == "`a * b`"
+    assert code("uses `x`") == "``uses `x```" or code("uses `x`") == "`` uses `x` ``"
+    assert text("5*x**4 + y_1 in [0, 1)") == r"5\*x\*\*4 + y\_1 in \[0, 1)"
+    assert text("keep `a*b` as code") == "keep `a*b` as code"
+
+
+def test_absolute_values_in_a_table_cell(plan_file):
+    import planner
+
+    plan = planner.load(plan_file("x = -2\ny = abs(x) * 3\n"))
+    out = render(view_model(analyse(plan)))
+    row = next(line for line in _section(out, "Derived quantities").splitlines() if line.startswith("| `y`"))
+    assert r"\left\|" in row and r"\right\|" in row
+    assert len(re.split(r"(?<!\\)\|", row)) == 9  # 7 cells: the escaped bars do not split the row
+
+
+# ---- user templates and the sandbox ----------------------------------------------------------
+
+def _template(tmp_path, body: str) -> str:
+    path = tmp_path / "mine.md.j2"
+    path.write_text(body, encoding="utf-8")
+    return str(path)
+
+
+def test_user_template_renders_the_view_model(tmp_path, analysis):
+    path = _template(tmp_path, "# {{ title }}\n{% for q in headline.quantities %}- {{ q.name }}: "
+                               "{{ q.scenario_numbers[0] | fmt(4) }} {{ q.unit }}\n{% endfor %}")
+    out = render(view_model(analysis), path)
+    assert out.startswith("# Per-token cost of a 70B dense model\n")
+    assert "- batch1_weight_bound: 46.67 ms\n" in out
+
+
+def test_user_template_can_include_a_neighbour(tmp_path, analysis):
+    (tmp_path / "part.j2").write_text("[{{ file }}]", encoding="utf-8")
+    out = render(view_model(analysis), _template(tmp_path, 'x {% include "part.j2" %}\n'))
+    assert out == "x [token_cost.plan]\n"
+
+
+@pytest.mark.parametrize("body, line, pointed", [
+    ("ok\n{{ ''.__class__.__mro__ }}\n", 2, "__class__"),
+    ("{{ title.__class__.__base__.__subclasses__() }}\n", 1, "__class__"),
+    ("{{ lipsum.__globals__['os'] }}\n", 1, "__globals__"),
+    ("{{ cycler.__init__.__globals__ }}\n", 1, "__init__"),
+    ("{{ notes.append('x') }}\n", 1, "append"),
+    ("{{ quantities.clear() }}\n", 1, "clear"),
+    ("{{ 'x' * 100000000 }}\n", 1, None),
+    ("{{ 10 ** 100000 }}\n", 1, None),
+    ("{% for i in range(10**9) %}{% endfor %}\n", 1, None),
+])
+def test_sandbox_blocks_python_internals(tmp_path, analysis, body, line, pointed):
+    path = _template(tmp_path, body)
+    with pytest.raises(TemplateError) as info:
+        render(view_model(analysis), path)
+    err = info.value
+    assert err.span is not None and err.span.source.name == path and err.span.line == line
+    if pointed:
+        assert err.span.text == pointed
+    assert str(err).startswith(f"{path}:{line}:")
+
+
+def test_undefined_name_points_at_it_with_a_suggestion(tmp_path, analysis):
+    path = _template(tmp_path, "# {{ title }}\n\n{{ titel }}\n")
+    with pytest.raises(TemplateError) as info:
+        render(view_model(analysis), path)
+    err = info.value
+    assert (err.span.line, err.span.column, err.span.text) == (3, 4, "titel")
+    assert "did you mean `title`?" in str(err)
+    rendered = str(err).splitlines()
+    assert rendered[1].endswith("{{ titel }}") and rendered[2].endswith("   ^^^^^")
+
+
+def test_undefined_attribute_is_an_error(tmp_path, analysis):
+    path = _template(tmp_path, "{% for q in inputs %}{{ q.nme }}{% endfor %}\n")
+    with pytest.raises(TemplateError, match="has no attribute 'nme'") as info:
+        render(view_model(analysis), path)
+    assert info.value.hint == "did you mean `name`?"
+
+
+def test_syntax_error_points_at_the_line(tmp_path, analysis):
+    path = _template(tmp_path, "# {{ title }}\n{% for q in %}\n{% endfor %}\n")
+    with pytest.raises(TemplateError, match="syntax") as info:
+        render(view_model(analysis), path)
+    assert info.value.span.line == 2
+
+
+def test_missing_template_is_a_usage_error(tmp_path, analysis):
+    from planner.errors import UsageError
+
+    with pytest.raises(UsageError, match="no such template"):
+        render(view_model(analysis), str(tmp_path / "nope.j2"))
+
+
+def test_cli_report_template_errors_exit_2(cli, tmp_path):
+    path = _template(tmp_path, "{{ ''.__class__.__mro__ }}\n")
+    out_file = tmp_path / "r.md"
+    code_, out, err = cli("report", TOKEN_COST, "-t", path, "-o", out_file)
+    assert code_ == 2 and "error[template]" in err and "__class__" in err
+    assert not out_file.exists() and list(tmp_path.iterdir()) == [Path(path)]
+
+
+def test_cli_report_to_stdout_and_file(cli, tmp_path):
+    code_, out, err = cli("report", TOKEN_COST)
+    assert code_ == 0 and out.startswith("# Per-token cost of a 70B dense model\n")
+    target = tmp_path / "sub" / "r.md"
+    code_, out2, err = cli("report", TOKEN_COST, "-o", target)
+    assert code_ == 0 and target.exists() and "wrote:" in err
