@@ -135,8 +135,13 @@ def _unit_for(plan: Plan, check: ir.Check, answers=None):
             u = unit_of(lit.unit, plan.model.units)
             return u.scale, lit.unit.text
     for operand in cond.operands:
-        if isinstance(operand, ir.Name) and answers is not None and operand.name in answers:
-            return answers.unit(operand.name)
+        if isinstance(operand, ir.Name) and operand.name not in plan.model.quantities:
+            if answers is None:  # a question result by alias (`solve ... as x`)
+                from .solve import Answers
+
+                answers = Answers(plan)
+            if operand.name in answers:
+                return answers.unit(operand.name)
         if isinstance(operand, (ir.Name, ir.ScenarioRef)):
             q = plan.model.quantities[operand.name]
             return q.display.scale, q.unit_text

@@ -79,12 +79,15 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         x = point[sym]
         method, note = "symbolic", ""
         kinked = [k for k in kinks if k.has(sym)]
-        d = sp.diff(active, sym).xreplace(point) if not kinked else None
+        d = None
+        if not kinked:
+            raw = sp.diff(active, sym)
+            d = None if raw.has(sp.Derivative) else raw.xreplace(point)
         if d is None or not d.is_number or d.has(sp.Derivative, sp.nan, sp.zoo):
             dv = _numeric(plan, ev, name, n)
             method = "numeric difference"
             note = ("at a kink: " + ", ".join(f"`{sp.sstr(k)}`" for k in kinked[:1]) + " has equal arguments; "
-                    "the symmetric difference averages both sides") if kinked else "no symbolic derivative here"
+                    "the symmetric difference averages both sides") if kinked else "SymPy has no derivative here (floor, ceil or round)"
         else:
             dv = float(d)
             if kinks or _has_branches(expr):

@@ -369,13 +369,16 @@ def to_csv(results: Sequence[SweepResult]) -> str:
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    for k, r in enumerate(results):
+    header = None
+    for r in results:
         names = r.names
         cols = {n: r.display(n) for n in names}
         notes = r.notes()
-        if k:
-            w.writerow([])
-        w.writerow(["sweep", "scenario"] + [_header(r.plan, n) for n in names] + ["issue"])
+        if names != header:  # one header per block of same-shaped sweeps (scenarios stack)
+            if header is not None:
+                w.writerow([])
+            w.writerow(["sweep", "scenario"] + [_header(r.plan, n) for n in names] + ["issue"])
+            header = names
         label = title(r).rsplit("  [", 1)[0]
         for i in range(r.size):
             w.writerow([label, r.label] + [_csv(_py(cols[n][i])) for n in names] + ["; ".join(notes.get(i, []))])

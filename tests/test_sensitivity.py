@@ -1,0 +1,106 @@
+"""Sensitivity: elasticities from SymPy's derivative, active branches, kinks, the CLI.
+
+Expected elasticities are derived by hand in each test from the article's
+formulas (speedup = (1 - a^(g+1)) / (1 - a) / (g c + 1)).
+"""
+
+import json
+import math
+
+import pytest
+
+import planner
+from conftest import TOKEN_COST
+from planner.errors import PlanError
+from planner.sensitivity import sensitivity
+
+A, G, C = 0.8, 4, 0.1
+
+
+def _speedup_elasticities():
+    tokens = (1 - A ** (G + 1)) / (1 - A)
+    s = tokens / (G * C + 1)
+    d_tokens_d_a = sum(k * A ** (k - 1) for k in range(1, G + 1))  # d/da of 1 + a + ... + a^g
+    d_a = d_tokens_d_a / (G * C + 1)
+    d_c = -tokens * G / (G * C + 1) ** 2
+    d_g = (-(A ** (G + 1)) * math.log(A) / (1 - A)) / (G * C + 1) - tokens * C / (G * C + 1) ** 2
+    return {"alpha": d_a * A / s, "draft_cost": d_c * C / s, "gamma": d_g * G / s}
+
+
+def test_speedup_elasticities(token_cost):
+    s = sensitivity(token_cost, "speedup")
+    got = {r.input: r.elasticity for r in s.rows}
+    expected = _speedup_elasticities()
+    assert set(got) == set(expected)
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value, rel=1e-12)
+    assert [r.input for r in s.rows] == ["alpha", "draft_cost", "gamma"]  # sorted by magnitude
+    assert got["draft_cost"] == pytest.approx(-0.4 / 1.4, rel=1e-12)
+    assert all(r.method == "symbolic" for r in s.rows)
+
+
+def test_active_branch_of_max(token_cost):
+    """bf16 at batch 32 is memory-bound: the step bound is (W + b K) / BW."""
+    s = sensitivity(token_cost, "batch_step_bound", "bf16")
+    got = {r.input: r for r in s.rows}
+    assert got["hbm_bandwidth"].elasticity == pytest.approx(-1.0, rel=1e-12)
+    assert got["peak_dense_flops"].elasticity == 0
+    W, KB = 140e9, 32 * 671088640
+    assert got["bits_per_weight"].elasticity == pytest.approx(W / (W + KB), rel=1e-12)
+    assert got["batch"].elasticity == pytest.approx(KB / (W + KB), rel=1e-12)
+    assert got["batch"].derivative == pytest.approx(671088640 / 3e12 * 1e3, rel=1e-12)  # ms per sequence
+    assert got["hbm_bandwidth"].method == "symbolic (active branch)"
+    assert s.rows[0].input == "hbm_bandwidth"
+
+
+def test_compute_bound_branch(token_cost):
+    s = sensitivity(token_cost, "verify_step_bound", "int4_g128")
+    got = {r.input: r.elasticity for r in s.rows}
+    assert got["peak_dense_flops"] == pytest.approx(-1.0, rel=1e-12)
+    assert got["hbm_bandwidth"] == 0
+    assert got["gamma"] == pytest.approx(4 / 5, rel=1e-12)  # positions = gamma + 1
+
+
+def test_kink_uses_a_numeric_difference_and_says_so():
+    plan = planner.loads("a = 2\nb = 2\ny = max(a, b)\n")
+    s = sensitivity(plan, "y")
+    for r in s.rows:
+        assert r.method == "numeric difference"
+        assert "kink" in r.note
+        assert r.elasticity == pytest.approx(0.5, rel=1e-6)  # average of the slopes 1 and 0
+
+
+def test_step_functions_have_no_symbolic_derivative():
+    plan = planner.loads("a = 2\nc = 3.7\nz = floor(c) * a\n")
+    got = {r.input: r for r in sensitivity(plan, "z").rows}
+    assert got["c"].method == "numeric difference" and got["c"].elasticity == 0
+    assert got["a"].method == "symbolic" and got["a"].elasticity == pytest.approx(1.0)
+
+
+def test_zero_quantity_has_no_elasticity():
+    plan = planner.loads("a = 2\nb = 2\nd = a - b\n")
+    rows = sensitivity(plan, "d").rows
+    assert all(r.elasticity is None for r in rows)
+    assert {r.input: r.derivative for r in rows} == {"a": 1.0, "b": -1.0}
+
+
+def test_errors(token_cost):
+    with pytest.raises(PlanError, match="did you mean `speedup`"):
+        sensitivity(token_cost, "spedup")
+    with pytest.raises(PlanError, match="true/false"):
+        sensitivity(token_cost, "verify_is_compute_bound")
+
+
+def test_cli(cli):
+    code, out, _ = cli("sensitivity", TOKEN_COST, "speedup")
+    assert code == 0
+    assert out.index("alpha") < out.index("draft_cost") < out.index("gamma")
+    assert "+1.5631" in out
+    code, out, _ = cli("sensitivity", TOKEN_COST, "batch_step_bound", "-s", "all", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert [r["scenario"] for r in data["results"]] == ["bf16", "fp8_e4m3", "int4_g128"]
+    code, out, _ = cli("sensitivity", TOKEN_COST, "speedup", "--set", "alpha=0.6", "--format", "csv")
+    assert code == 0 and out.startswith("quantity,scenario,input")
+    code, _, err = cli("sensitivity", TOKEN_COST, "spedup")
+    assert code == 2 and "did you mean `speedup`?" in err

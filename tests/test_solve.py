@@ -1,0 +1,337 @@
+"""Solving: break-even roots, integer thresholds, optimisation, closed forms, named errors, checks by alias.
+
+Golden numbers: the article (break-even alpha about 0.287, exactly
+0.287107752303907; crossover batch 98 / 49 / 26; best gamma 6 at 2.4696), or
+arithmetic written out here, independent of planner.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import planner
+from conftest import TOKEN_COST
+from planner.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
+from planner.solve import Answers, Solver, adhoc
+
+
+def _question(plan, text):
+    return next(s for s in Solver(plan).questions() if text in s.span.text)
+
+
+@pytest.fixture(scope="module")
+def solver(token_cost):
+    return Solver(token_cost)
+
+
+# ---- the article's answers ------------------------------------------------------
+
+def test_breakeven_alpha(token_cost, solver):
+    (r,) = solver.run(_question(token_cost, "speedup = 1"))
+    assert r.mode == "root" and r.target == "alpha" and r.alias == "breakeven_alpha"
+    assert r.value == pytest.approx(0.287107752303907, abs=1e-15)
+    assert r.verification.relative < 1e-30
+    assert r.roots == (r.value,)  # one root in [0, 1): the others (1 and about -1.15) are outside
+    # No closed form over gamma and draft_cost; the exact root is algebraic.
+    assert r.closed_form is None
+    assert isinstance(r.exact, sp.CRootOf)
+    assert any("5*alpha**4 + 5*alpha**3 + 5*alpha**2 + 5*alpha - 2" in n for n in r.notes)
+
+
+def test_breakeven_matches_an_independent_root():
+    # (1 - a^5) / (1 - a) = 1.4  <=>  a^4 + a^3 + a^2 + a - 0.4 = 0
+    roots = [z.real for z in np.roots([1, 1, 1, 1, -0.4]) if abs(z.imag) < 1e-12 and 0 <= z.real < 1]
+    assert roots == [pytest.approx(0.287107752303907, abs=1e-12)]
+
+
+CROSSOVER = {"bf16": 98, "fp8_e4m3": 49, "int4_g128": 26}
+
+
+def test_crossover_batch_per_format(token_cost, solver):
+    results = solver.run(_question(token_cost, "verify_is_compute_bound"))
+    assert {r.scenario: r.display_value for r in results} == CROSSOVER
+    for r in results:
+        assert r.mode == "min" and r.alias == "crossover_batch"
+        assert r.verification.holds is True and r.verification.neighbor_holds is False
+        assert r.verification.neighbor == r.display_value - 1
+
+
+def test_crossover_closed_form_is_live_over_the_inputs(token_cost, solver):
+    results = solver.run(_question(token_cost, "verify_is_compute_bound"))
+    form = results[0].closed_form
+    assert all(r.closed_form == form for r in results)  # one formula, the inputs differ
+    names = {s.name for s in form.free_symbols}
+    assert "batch" not in names
+    assert {"bits_per_weight", "parameters", "hbm_bandwidth", "peak_dense_flops", "gamma"} <= names
+    assert form.has(sp.ceiling)
+    # boundary = F*W / (2*BW*P*(gamma+1) - F*K), written out by hand
+    F, BW, P, K = 1e15, 3e12, 70e9, 2 * 80 * 8 * 128 * 2 * 2048
+    for r, bits in zip(results, (16, 8, 4.15)):
+        W = P * bits / 8
+        boundary = F * W / (2 * BW * P * 5 - F * K)
+        assert float(r.boundary.xreplace(_values(token_cost, r.scenario))) == pytest.approx(boundary, rel=1e-12)
+        assert r.closed_form.xreplace(_values(token_cost, r.scenario)) == math.ceil(boundary)
+    assert "ceiling" in results[0].closed_form_text and "\\left\\lceil" in results[0].closed_form_latex
+
+
+def _values(plan, scenario):
+    inputs, _ = plan.input_values(scenario)
+    return {plan.symbols[n]: sp.Rational(v.numerator, v.denominator) for n, v in inputs.items()
+            if not isinstance(v, bool)}
+
+
+def test_best_gamma(token_cost, solver):
+    (r,) = solver.run(_question(token_cost, "maximize speedup"))
+    assert (r.mode, r.target, r.display_value) == ("maximize", "gamma", 6)
+    assert r.optimum == pytest.approx(2.4696, abs=0.00005)
+    # speedup at gamma = 6 by hand: (1 - 0.8^7) / 0.2 / 1.6
+    assert r.optimum == pytest.approx((1 - 0.8 ** 7) / 0.2 / 1.6, rel=1e-12)
+
+
+def test_solve_result_json_shape(token_cost, solver):
+    (r,) = solver.run(_question(token_cost, "speedup = 1"))
+    data = r.to_json()
+    for key in ("question", "alias", "target", "mode", "scenario", "value", "unit", "closed_form", "closed_form_latex",
+                "method", "roots", "verification", "notes"):
+        assert key in data
+    json.dumps(data)
+
+
+# ---- ad hoc questions and other shapes -----------------------------------------------
+
+def test_adhoc_with_set_changes_the_answer(token_cost):
+    q = adhoc(token_cost, "alpha", "speedup = 1")
+    (r,) = Solver(token_cost).run(q, overrides={"draft_cost": planner.plan.Fraction(1, 2)})
+    # (1 - a^5)/(1 - a) = 3  <=>  a^4 + a^3 + a^2 + a - 2 = 0
+    (expected,) = [z.real for z in np.roots([1, 1, 1, 1, -2]) if abs(z.imag) < 1e-12 and 0 <= z.real < 1]
+    assert r.value == pytest.approx(expected, rel=1e-12)
+
+
+def test_root_with_units_has_closed_form(token_cost):
+    q = adhoc(token_cost, "hbm_bandwidth", "memory_time = 20 ms")
+    r = {x.scenario: x for x in Solver(token_cost).run(q, "all")}
+    # (140 GB + 32 * 671088640 B) / 20 ms, in TB/s
+    assert r["bf16"].display_value == pytest.approx((140e9 + 32 * 671088640) / 0.02 / 1e12, rel=1e-15)
+    assert r["bf16"].unit == "TB/s"
+    assert r["bf16"].verification.residual == 0 and r["bf16"].verification.exact
+    assert r["bf16"].closed_form is not None
+    assert float(r["int4_g128"].closed_form.xreplace(_values(token_cost, "int4_g128"))) == r["int4_g128"].value
+
+
+def test_root_on_the_active_branch_of_max(token_cost):
+    r = Solver(token_cost).answer(adhoc(token_cost, "batch", "batch_step_bound = 60 ms"))
+    # memory-bound branch: (140e9 + b * K) / 3e12 = 0.06
+    assert r.value == pytest.approx((0.06 * 3e12 - 140e9) / 671088640, rel=1e-14)
+    assert any("declared integer" in n for n in r.notes)
+
+
+SMALL = """
+x = 2   where x >= 0, x <= 10
+n = 3   where integer, n >= 0
+m = 3   where integer
+y = x^2 - 6*x + 8
+z = exp(x) - 3*x
+k = sqrt(x) + x
+w = (n - 5)^2
+"""
+
+
+@pytest.fixture(scope="module")
+def small():
+    return planner.loads(SMALL, "small.plan")
+
+
+@pytest.mark.parametrize("target,where,mode,expected", [
+    ("x", "k = 4", "root", ((-1 + math.sqrt(17)) / 2) ** 2),          # numeric path (sqrt)
+    ("x", "y = 0 and x > 3", None, None),                             # not an equation: error below
+    ("x", "max(x, 3) = 4", "root", 4.0),
+    ("x", "y = -1", "root", 3.0),                                    # a double root: no sign change
+    ("n", "2^n >= 1000", "min", 10),                                  # numeric integer path
+    ("n", "n*n <= 50", "max", 7),
+    ("n", "w >= 4 and n >= 5", "min", 7),
+    ("m", "m >= -1000", "min", -1000),                                # no lower bound: searched downward
+])
+def test_small_questions(small, target, where, mode, expected):
+    if mode is None:
+        with pytest.raises(SolveError, match="needs an equation"):
+            Solver(small).answer(adhoc(small, target, where))
+        return
+    r = Solver(small).answer(adhoc(small, target, where, mode))
+    assert r.value == pytest.approx(expected, rel=1e-12)
+
+
+def test_numeric_root_is_verified(small):
+    r = Solver(small).answer(adhoc(small, "x", "k = 4"))
+    assert r.method.startswith("numeric")
+    assert abs(r.verification.residual) < 1e-12
+
+
+# ---- errors: named, located, with the values that show why ------------------------------
+
+def test_no_root_reports_both_ends(token_cost, cli):
+    with pytest.raises(NoRootError) as info:
+        Solver(token_cost).answer(adhoc(token_cost, "alpha", "speedup = 10"))
+    err = info.value
+    assert err.span.source.name == "--where" and err.span.column == 1
+    assert len(err.ends) == 2
+    assert err.ends[0][1] == pytest.approx(1 / 1.4 - 10)  # alpha = 0: speedup 1/1.4
+    assert any("at alpha = 0" in n for n in err.notes)
+
+
+def test_several_roots_are_an_error_with_the_roots(small):
+    with pytest.raises(MultipleRootsError) as info:
+        Solver(small).answer(adhoc(small, "x", "y = 0"))
+    assert info.value.roots == [2.0, 4.0]
+    assert "2 roots" in info.value.message and "2, 4" in info.value.message
+
+
+def test_several_numeric_roots(small):
+    with pytest.raises(MultipleRootsError) as info:
+        Solver(small).answer(adhoc(small, "x", "z = 0"))
+    r1, r2 = info.value.roots
+    assert math.exp(r1) == pytest.approx(3 * r1) and math.exp(r2) == pytest.approx(3 * r2)
+
+
+def test_not_monotone(small):
+    with pytest.raises(NotMonotoneError) as info:
+        Solver(small).answer(adhoc(small, "n", "w >= 4", "min"))
+    notes = " ".join(info.value.notes)
+    assert "0..3" in notes and "7..inf" in notes and "4..6" in notes
+
+
+def test_no_integer_satisfies(small):
+    with pytest.raises(NoRootError, match="no integer `n`"):
+        Solver(small).answer(adhoc(small, "n", "n < 0", "min"))
+
+
+def test_condition_that_does_not_depend_on_the_target(small):
+    with pytest.raises(SolveError, match="does not depend on `x`"):
+        Solver(small).answer(adhoc(small, "x", "n = 3"))
+
+
+@pytest.mark.parametrize("target,where,mode,family,fragment,column", [
+    ("alpha", "spedup = 1", "root", "unknown-name", "did you mean `speedup`?", 1),
+    ("alpha", "speedup = 1 + foo(2)", "root", "unknown-name", "unknown function `foo`", 15),
+    ("alpha", "speedup = 1 ms", "root", "unit", "cannot compare", 9),
+    ("alpha", "speedup + 1", "root", "type", "needs a condition", 1),
+    ("alpha", "speedup = ", "root", "syntax", "unexpected", None),
+    ("speedup", "speedup = 1", "root", "override", "formula, not an input", 1),
+    ("alhpa", "speedup = 1", "root", "unknown-name", "did you mean `alpha`?", 1),
+    ("alpha", "speedup >= 1", "min", "solve", "not declared integer", 1),
+])
+def test_adhoc_errors_are_located(token_cost, target, where, mode, family, fragment, column):
+    with pytest.raises(PlanError) as info:
+        Solver(token_cost).answer(adhoc(token_cost, target, where, mode))
+    err = info.value
+    assert err.family == family
+    assert fragment in str(err)
+    if column is not None:
+        assert err.span.column == column
+
+
+def test_plan_errors_for_questions(plan_file):
+    with pytest.raises(PlanError) as info:
+        planner.load(plan_file("x = 1 where x >= 0\ny = x * 2\nsolve min x where y >= 3\n"))
+    assert "not declared integer" in str(info.value)
+    with pytest.raises(PlanError) as info:
+        planner.load(plan_file("x = 1\ny = x * 2\nsolve x where y = 3 as y\n"))
+    assert info.value.family == "duplicate"
+
+
+# ---- checks use question results ---------------------------------------------------------
+
+def test_answers_by_alias(token_cost):
+    a = Answers(token_cost)
+    assert a.value("crossover_batch", "fp8_e4m3") == 49
+    assert float(a.value("best_gamma.value")) == pytest.approx(2.4696, abs=0.00005)
+    assert a.unit("best_gamma") == (1, "")
+
+
+def test_token_cost_checks_pass_including_answers(cli):
+    code, out, err = cli("check", TOKEN_COST, "-v")
+    assert code == 0, out + err
+    assert "crossover_batch == 26 in int4_g128 [int4_g128] = 26" in out
+
+
+def test_with_override_from_an_answer(cli, plan_file):
+    text = TOKEN_COST.read_text(encoding="utf-8") + (
+        "check speedup == 1 with alpha = breakeven_alpha\n"
+        "check verify_is_compute_bound with batch = crossover_batch for all\n"
+        "check speedup ~= 2.4696 with gamma = best_gamma\n")
+    code, out, err = cli("check", plan_file(text), "-v")
+    assert code == 0, out + err
+    assert "speedup == 1 with alpha = breakeven_alpha = 1" in out
+    assert out.count("with batch = crossover_batch") == 3
+
+
+def test_with_override_from_an_answer_of_the_wrong_unit(cli, plan_file):
+    text = TOKEN_COST.read_text(encoding="utf-8") + "check speedup > 0 with hbm_bandwidth = crossover_batch\n"
+    code, _, err = cli("check", plan_file(text))
+    assert code == 2 and "error[unit]" in err
+
+
+def test_wrong_answer_fails_the_check(cli, plan_file):
+    text = TOKEN_COST.read_text(encoding="utf-8") + "check crossover_batch == 97 in bf16\n"
+    code, out, _ = cli("check", plan_file(text))
+    assert code == 1
+    assert "expected 97, got 98" in out
+
+
+def test_unknown_alias_in_check(plan_file, cli):
+    code, _, err = cli("check", plan_file("x = 1\ny = x * 2\nsolve x where y = 3 as root\ncheck rot == 1.5\n"))
+    assert code == 2 and "did you mean `root`?" in err
+
+
+def test_alias_check_with_a_failed_solve(plan_file, cli):
+    code, out, _ = cli("check", plan_file("x = 1 where x >= 0\ny = x * 2\nsolve x where y = -3 as root\n"
+                                          "check root == 1\n"))
+    assert code == 1 and "no `x`" in out
+
+
+# ---- CLI ------------------------------------------------------------------------------------
+
+def test_cli_solves_every_question(cli):
+    code, out, err = cli("solve", TOKEN_COST)
+    assert code == 0, err
+    assert "alpha = 0.2871077523" in out
+    assert "[int4_g128] batch = 26" in out and "[bf16] batch = 98" in out
+    assert "gamma = 6" in out
+    assert "closed form  batch = ceiling(" in out
+
+
+def test_cli_adhoc(cli):
+    code, out, _ = cli("solve", TOKEN_COST, "--for", "batch", "--where", "verify_is_compute_bound", "--min",
+                       "-s", "all", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert [(r["scenario"], r["value"]) for r in data["results"]] == list(CROSSOVER.items())
+
+
+def test_cli_csv(cli):
+    code, out, _ = cli("solve", TOKEN_COST, "--for", "alpha", "--where", "speedup = 1", "--format", "csv")
+    assert code == 0
+    assert out.splitlines()[0].startswith("question,alias,scenario,target,mode,value")
+    assert "0.28710775230390" in out
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--for", "alpha"], "--for and --where go together"),
+    (["--for", "alpha", "--where", "spedup = 1"], "did you mean `speedup`?"),
+    (["--for", "alpha", "--where", "speedup = 10"], "error[no-root]"),
+    (["--min"], "--min needs --for and --where"),
+])
+def test_cli_errors(cli, args, fragment):
+    code, out, err = cli("solve", TOKEN_COST, *args)
+    assert code == 2
+    assert fragment in err and "Traceback" not in err
+
+
+def test_cli_failed_question_among_others(cli, plan_file):
+    path = plan_file("x = 2 where x >= 0, x <= 10\ny = x^2 - 6*x + 8\nsolve x where y = 0\nsolve x where y = -1\n")
+    code, out, err = cli("solve", path)
+    assert code == 2
+    assert "error[multiple-roots]" in err
+    assert "x = 3" in out  # the other question is still answered
