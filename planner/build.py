@@ -73,7 +73,7 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
             files[i] = name
     elif groups:
         notes.append(f"plots skipped: {reason}")
-    plot_info = {"enabled": bool(groups) and reason is None, "note": "" if reason is None else f"plots skipped: {reason}",
+    plot_info = {"enabled": bool(files), "note": f"plots skipped: {reason}" if groups and reason else "",
                  "files": files}
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))
@@ -103,7 +103,7 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
     outputs = [workbook_output(analysis, f"{stem}.xlsx")]
     report, notes = report_outputs(analysis, f"{stem}.md", template)
     outputs += report
-    result = BuildResult(analysis, outputs, notes=notes + list(analysis.skipped))
+    result = BuildResult(analysis, outputs, notes=notes)
     result.written = publish(outputs, Path(outdir))
     return result
 

@@ -51,7 +51,6 @@ class Analysis:
     # (statement, [(scenario, SolveResult or SolveError)]) per solve / maximize / minimize, in file order
     solves: list[tuple[Any, list]] = field(default_factory=list)
     sensitivity: list[tuple[str, list]] = field(default_factory=list)  # (headline quantity, Sensitivity per scenario)
-    skipped: list[str] = field(default_factory=list)  # questions not answered, and why
 
     def solve_results(self) -> list:
         """Every solve answer (all statements, all scenarios), for the workbook."""
@@ -427,6 +426,5 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         "solves": _solves(analysis, optimize=False),
         "optimizations": _solves(analysis, optimize=True),
         "sensitivity": _sensitivity(analysis),
-        "skipped": list(analysis.skipped),
         "plots": {"enabled": bool(plots.get("enabled")), "note": plots.get("note", "")},
     }
