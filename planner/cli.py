@@ -396,7 +396,7 @@ def cmd_import(args) -> int:
 
     plan = _load(args.plan)
     imported = read_inputs(args.workbook, plan)
-    evaluations = plan.evaluate_all(scenarios_from(plan, args.scenario), imported.overrides, imported.origins)
+    evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
     names = plan.definition_order()
     if args.format == "json":
         data = eval_json(plan, evaluations, names)

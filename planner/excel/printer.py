@@ -1,0 +1,431 @@
+"""SymPy to Excel formulas: one small method per node type, plus a rename table.
+
+In the shape of SymPy's ``printing/octave.py``: a :class:`CodePrinter`
+subclass with a table of function names and a ``_print_<Class>`` method per
+construct. It is strict: a node without a method here raises
+:class:`UnsupportedFormula` (a silently wrong workbook is worse than none).
+
+Excel's grammar differs from Python's where it matters:
+
+* unary minus binds tighter than ``^`` (``=-2^2`` is 4), and ``^`` is
+  left-associative (``=2^3^2`` is 64), so negations and powers are
+  parenthesised whenever they are operands;
+* ``TRUE = 1`` is FALSE in Excel (TRUE in LibreOffice), so a boolean
+  quantity, which :mod:`planner.symbolic` writes as ``Eq(b, 1)``, prints as
+  the bare cell or name;
+* only functions both Excel and LibreOffice Calc 7.4 know: ``INT`` for
+  floor, ``-INT(-(x))`` for ceiling (not ``CEILING.MATH``), ``LN``, ``EXP``,
+  ``SQRT``, ``ABS``, ``SIGN``, ``MOD``, ``MAX``, ``MIN``, ``IF``, ``AND``,
+  ``OR``, ``NOT``; no ``LET`` or ``LAMBDA``;
+* numeric literals are exact to 15 significant digits (Excel's precision);
+  other rationals are written as a quotient (``1/3``).
+
+:func:`formula` adds the 8,192-character limit: a formula that is too long
+has its largest subexpressions moved into helper cells (through a callback
+the workbook writer provides) until it fits.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Iterable, Mapping, Optional
+
+import sympy as sp
+from sympy.printing.codeprinter import CodePrinter
+
+from ..errors import PlanError
+
+LIMIT = 8192  # characters in a cell formula, the leading "=" included
+DIGITS = 15  # significant digits Excel keeps in a number
+
+# Excel precedence levels, loosest first (for deciding parentheses).
+CMP, ADD, NEG, MUL, POW, ATOM = 10, 20, 30, 40, 50, 60
+
+_FUNCTIONS = {
+    "Abs": "ABS",
+    "sign": "SIGN",
+    "log": "LN",
+    "exp": "EXP",
+    "floor": "INT",
+    "Max": "MAX",
+    "Min": "MIN",
+    "Mod": "MOD",
+}
+_RELATIONS = {"==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+class UnsupportedFormula(PlanError):
+    """A SymPy construct with no faithful Excel formula."""
+
+    family = "excel"
+
+
+class FormulaTooLong(UnsupportedFormula):
+    pass
+
+
+class ExcelPrinter(CodePrinter):
+    """Print a SymPy expression as an Excel formula (without the leading ``=``).
+
+    ``refs`` maps each symbol to the text that stands for it in base units:
+    a defined name, a cell, or a conversion such as ``(hbm_bandwidth*1E+12)``
+    (the text must already be an atom). ``bools`` are the symbols of
+    true/false quantities.
+    """
+
+    printmethod = "_excelcode"
+    language = "Excel"
+    _default_settings = {**CodePrinter._default_settings, "strict": True}
+
+    def __init__(self, refs: Mapping[sp.Symbol, str], bools: Iterable[sp.Symbol] = (), settings=None) -> None:
+        super().__init__(settings)
+        self.refs = refs
+        self.bools = frozenset(bools)
+
+    # ---- dispatch: only the methods of this class, nothing inherited ---------
+    def _print(self, expr, **kwargs) -> str:
+        if isinstance(expr, sp.Basic):
+            for cls in type(expr).__mro__:
+                method = _own_method(type(self), "_print_" + cls.__name__)
+                if method is not None:
+                    return method(self, expr)
+        raise UnsupportedFormula(f"Excel has no formula for {type(expr).__name__} (`{expr}`)")
+
+    def doprint(self, expr, assign_to=None) -> str:
+        return self._print(expr)
+
+    def wrap(self, expr, level: int) -> str:
+        """``expr`` printed, in parentheses unless it binds tighter than ``level``."""
+        text = self._print(expr)
+        return text if self.precedence(expr) > level else f"({text})"
+
+    def precedence(self, e) -> int:
+        """How tightly the printed form of ``e`` binds (mirrors the methods below)."""
+        if isinstance(e, sp.Rational):
+            if e < 0:
+                return NEG
+            if _decimal(Fraction(e.p, e.q)) is not None:
+                return ATOM
+            return MUL if len(str(e.p)) <= DIGITS and len(str(e.q)) <= DIGITS else ATOM
+        if isinstance(e, sp.Float):
+            return NEG if e < 0 else ATOM
+        if isinstance(e, sp.Add):
+            return ADD
+        if isinstance(e, sp.Mul):
+            return NEG if _negative(e) else MUL
+        if isinstance(e, sp.Pow):
+            if e.exp == sp.S.Half:
+                return ATOM
+            return MUL if e.exp.is_Number and e.exp < 0 else POW
+        if isinstance(e, sp.ceiling):
+            return NEG
+        if isinstance(e, (sp.Equality, sp.Unequality)) and self._bool_ref(e) is not None:
+            return ATOM
+        if isinstance(e, sp.core.relational.Relational):
+            return CMP
+        return ATOM
+
+    # ---- atoms ----------------------------------------------------------------
+    def _print_Symbol(self, e) -> str:
+        try:
+            return self.refs[e]
+        except KeyError:
+            raise UnsupportedFormula(f"no cell or name for `{e}`") from None
+
+    def _print_Rational(self, e) -> str:
+        value = Fraction(e.p, e.q)
+        text = _decimal(value)
+        if text is not None:
+            return text
+        if len(str(abs(e.p))) <= DIGITS and len(str(e.q)) <= DIGITS:
+            return f"{e.p}/{e.q}"
+        return _float_text(float(value))
+
+    def _print_Float(self, e) -> str:
+        return _float_text(float(e))
+
+    def _print_Exp1(self, e) -> str:
+        return "EXP(1)"
+
+    def _print_Pi(self, e) -> str:
+        return "PI()"
+
+    def _print_BooleanTrue(self, e) -> str:
+        return "TRUE"
+
+    def _print_BooleanFalse(self, e) -> str:
+        return "FALSE"
+
+    # ---- arithmetic -------------------------------------------------------------
+    def _print_Add(self, e) -> str:
+        terms = e.as_ordered_terms()
+        out = self.wrap(terms[0], ADD - 1)
+        for t in terms[1:]:
+            if _negative(t):
+                out += "-" + self.wrap(-t, ADD)
+            else:
+                out += "+" + self.wrap(t, ADD - 1)
+        return out
+
+    def _print_Mul(self, e) -> str:
+        if _negative(e):
+            return "-" + self.wrap(-e, POW)
+        coeff, factors = e.as_coeff_mul()
+        num: list[str] = []
+        den: list[str] = []
+        if coeff != 1:
+            c = Fraction(coeff.p, coeff.q) if isinstance(coeff, sp.Rational) else None
+            if c is None or c.denominator == 1 or _decimal(c) is not None and c.numerator != 1:
+                num.append(self.wrap(coeff, MUL - 1))
+            else:
+                if c.numerator != 1:
+                    num.append(self._print(sp.Integer(c.numerator)))
+                den.append(self._print(sp.Integer(c.denominator)))
+        for f in factors:
+            if isinstance(f, sp.Pow) and f.exp.is_Number and f.exp < 0:
+                base = f.base if f.exp == -1 else sp.Pow(f.base, -f.exp)
+                den.append(self.wrap(base, MUL))
+            else:
+                num.append(self.wrap(f, MUL - 1))
+        text = "*".join(num) if num else "1"
+        if den:
+            text += "/" + (den[0] if len(den) == 1 else "(" + "*".join(den) + ")")
+        return text
+
+    def _print_Pow(self, e) -> str:
+        base, exp = e.base, e.exp
+        if exp == sp.S.Half:
+            return f"SQRT({self._print(base)})"
+        if exp.is_Number and exp < 0:
+            inverse = base if exp == -1 else sp.Pow(base, -exp)
+            return "1/" + self.wrap(inverse, MUL)
+        # Excel: ^ is left-associative and looser than unary minus.
+        return self.wrap(base, POW) + "^" + self.wrap(exp, POW)
+
+    # ---- functions ----------------------------------------------------------------
+    def _print_Function(self, e) -> str:
+        name = _FUNCTIONS.get(type(e).__name__)
+        if name is None:
+            raise UnsupportedFormula(f"Excel has no function for `{type(e).__name__}` (in `{e}`)")
+        return f"{name}({','.join(self._print(a) for a in e.args)})"
+
+    def _print_MinMaxBase(self, e) -> str:
+        return self._print_Function(e)
+
+    def _print_Mod(self, e) -> str:
+        return self._print_Function(e)
+
+    def _print_ceiling(self, e) -> str:
+        # Portable ceiling: CEILING.MATH needs _xlfn and some engines differ on negatives.
+        arg = e.args[0]
+        if _negative(arg):  # ceiling(-y) = -INT(y)
+            return f"-INT({self._print(-arg)})"
+        return f"-INT(-{self.wrap(arg, POW)})"
+
+    def _print_Piecewise(self, e) -> str:
+        pieces = list(e.args)
+        last_value, last_cond = pieces[-1]
+        if last_cond is not sp.true:
+            raise UnsupportedFormula(f"a piecewise expression without an `otherwise` branch: `{e}`")
+        out = self._print(last_value)
+        for value, cond in reversed(pieces[:-1]):
+            out = f"IF({self._print(cond)},{self._print(value)},{out})"
+        return out
+
+    # ---- logic -------------------------------------------------------------------
+    def _bool_ref(self, e) -> Optional[tuple[sp.Symbol, bool]]:
+        """``Eq(b, 1)`` for a boolean symbol ``b`` is the bare cell (TRUE = 1 is FALSE in Excel)."""
+        lhs, rhs = e.lhs, e.rhs
+        if rhs in self.bools and lhs.is_Number:
+            lhs, rhs = rhs, lhs
+        if lhs in self.bools and rhs in (sp.S.One, sp.S.Zero):
+            truth = (rhs == 1) == isinstance(e, sp.Equality)
+            return lhs, truth
+        return None
+
+    def _print_Relational(self, e) -> str:
+        if isinstance(e, (sp.Equality, sp.Unequality)):
+            ref = self._bool_ref(e)
+            if ref is not None:
+                sym, truth = ref
+                return self._print(sym) if truth else f"NOT({self._print(sym)})"
+        op = _RELATIONS.get(e.rel_op)
+        if op is None:
+            raise UnsupportedFormula(f"no Excel comparison for `{e.rel_op}`")
+        return self.wrap(e.lhs, CMP) + op + self.wrap(e.rhs, CMP)
+
+    def _print_And(self, e) -> str:
+        return "AND(" + ",".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Or(self, e) -> str:
+        return "OR(" + ",".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Not(self, e) -> str:
+        return f"NOT({self._print(e.args[0])})"
+
+
+def _own_method(cls: type, name: str):
+    """A ``_print_X`` method defined by ExcelPrinter (or a subclass), never by StrPrinter."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+        if klass is ExcelPrinter:
+            return None
+    return None
+
+
+def _negative(e) -> bool:
+    if e.is_Number:
+        return bool(e < 0)
+    if isinstance(e, sp.Mul):
+        coeff = e.as_coeff_Mul()[0]
+        return bool(coeff.is_Number and coeff < 0)
+    return False
+
+
+def _decimal(value: Fraction) -> Optional[str]:
+    """Exact decimal text (``4.15``, ``1E+12``, ``1E-12``) if it fits in 15 digits, else None."""
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    q = value.denominator
+    twos = fives = 0
+    while q % 2 == 0:
+        q //= 2
+        twos += 1
+    while q % 5 == 0:
+        q //= 5
+        fives += 1
+    if q != 1:
+        return None
+    places = max(twos, fives)  # value * 10**places is an integer
+    digits = value.numerator * (10 ** places // value.denominator)
+    if digits == 0:
+        return "0"
+    exponent = -places
+    while digits % 10 == 0:
+        digits //= 10
+        exponent += 1
+    text = str(digits)
+    if len(text) > DIGITS:
+        return None
+    point = len(text) + exponent  # position of the decimal point from the left
+    if exponent >= 0 and exponent < 6:
+        return sign + text + "0" * exponent
+    if exponent < 0 and point > -5:
+        if point > 0:
+            return sign + text[:point] + "." + text[point:]
+        return sign + "0." + "0" * (-point) + text
+    mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+    e = point - 1
+    return f"{sign}{mantissa}E{'+' if e >= 0 else '-'}{abs(e)}"
+
+
+def _float_text(v: float) -> str:
+    if v != v or v in (float("inf"), float("-inf")):
+        raise UnsupportedFormula(f"Excel has no literal for {v}")
+    text = repr(v).upper()
+    if "E" in text:
+        mantissa, _, exp = text.partition("E")
+        text = f"{mantissa}E{'+' if not exp.startswith('-') else '-'}{exp.lstrip('+-')}"
+    if text.endswith(".0"):
+        text = text[:-2]
+    return text
+
+
+def number(value: Fraction | int | float) -> str:
+    """A constant as Excel formula text (exact where 15 digits allow)."""
+    if isinstance(value, float):
+        return _float_text(value)
+    return ExcelPrinter({})._print(sp.Rational(Fraction(value).numerator, Fraction(value).denominator))
+
+
+def formula(
+    expr: sp.Basic,
+    refs: Mapping[sp.Symbol, str],
+    bools: Iterable[sp.Symbol] = (),
+    spill: Optional[Callable[[str], str]] = None,
+    limit: int = LIMIT,
+    scale: Fraction = Fraction(1),
+    helper_refs: Optional[Mapping[sp.Symbol, str]] = None,
+) -> str:
+    """``=...`` for ``expr`` divided by ``scale`` (its display unit).
+
+    When the text exceeds ``limit``, the largest subexpressions go to helper
+    cells: ``spill(formula_text)`` writes one and returns its reference.
+    Helper cells live on another sheet, so their formulas use
+    ``helper_refs`` (sheet-qualified references; default ``refs``).
+    """
+    bools = frozenset(bools)
+    refs = dict(refs)
+    helper_refs = dict(helper_refs) if helper_refs is not None else dict(refs)
+    printer = ExcelPrinter(refs, bools)
+    if isinstance(expr, sp.Rational) and scale != 1:  # a constant: fold the unit in
+        value = Fraction(expr.p, expr.q) / scale
+        expr, scale = sp.Rational(value.numerator, value.denominator), Fraction(1)
+
+    def render(e) -> str:
+        text = printer.doprint(e)
+        if scale != 1:
+            if scale.numerator == 1:
+                text = printer.wrap(e, MUL) + "*" + number(scale.denominator)
+            elif scale.denominator == 1:
+                text = printer.wrap(e, MUL) + "/" + number(scale.numerator)
+            else:
+                text = printer.wrap(e, MUL) + "/(" + number(scale) + ")"
+        return "=" + text
+
+    text = render(expr)
+    if len(text) <= limit:
+        return text
+    if spill is None:
+        raise FormulaTooLong(f"a formula of {len(text)} characters exceeds Excel's limit of {limit}")
+
+    def helper(sub: sp.Basic) -> sp.Basic:
+        """``sub`` moved into a helper cell; returns the symbol that stands for it."""
+        ref = spill(formula(sub, helper_refs, bools, spill, limit))
+        boolean = isinstance(sub, sp.logic.boolalg.Boolean) and not isinstance(sub, sp.Expr)
+        stand_in = sp.Symbol(f"spill#{len(refs)}") if boolean else sp.Symbol(f"spill#{len(refs)}", real=True)
+        refs[stand_in] = helper_refs[stand_in] = ref
+        return stand_in
+
+    if isinstance(expr, _ASSOCIATIVE) and len(expr.args) > 2:
+        # a wide node: group its arguments into helper cells of about half the limit each
+        lengths = [(arg, len(ExcelPrinter(refs, bools).doprint(arg))) for arg in expr.args]
+        groups: list[list[sp.Basic]] = [[]]
+        size = 0
+        for arg, n in lengths:
+            if groups[-1] and size + n > limit // 2:
+                groups.append([])
+                size = 0
+            groups[-1].append(arg)
+            size += n + 1
+        if len(groups) > 1:
+            parts = [g[0] if len(g) == 1 and g[0].is_Atom else helper(expr.func(*g)) for g in groups]
+            return formula(expr.func(*parts), refs, bools, spill, limit, scale, helper_refs)
+    seen: set[sp.Basic] = set()
+    while len(text) > limit:
+        candidates = [c for c in _parts(expr) if c not in seen and not c.is_Atom]
+        if not candidates:
+            raise FormulaTooLong(f"a formula of {len(text)} characters exceeds Excel's limit of {limit} "
+                                 "and cannot be split further")
+        printer = ExcelPrinter(refs, bools)
+        biggest = max(candidates, key=lambda c: (len(printer.doprint(c)), sp.default_sort_key(c)))
+        seen.add(biggest)
+        expr = expr.xreplace({biggest: helper(biggest)})
+        printer = ExcelPrinter(refs, bools)
+        text = render(expr)
+    return text
+
+
+_ASSOCIATIVE = (sp.Add, sp.Mul, sp.Max, sp.Min, sp.And, sp.Or)
+
+
+def _parts(e: sp.Basic) -> list[sp.Basic]:
+    """Subexpressions that can move into a helper cell (Piecewise pairs opened)."""
+    out = []
+    for a in e.args:
+        if isinstance(a, sp.functions.elementary.piecewise.ExprCondPair):
+            out.extend(x for x in a.args if x is not sp.true)
+        else:
+            out.append(a)
+    return out

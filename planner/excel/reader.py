@@ -1,0 +1,141 @@
+"""``planner import``: read back the inputs a user edited in an exported workbook.
+
+Each input is found through its workbook-level defined name (the same
+mangling as the export), so moving rows or adding sheets does not matter.
+Values are in the input's display unit, as the Inputs sheet shows them; they
+come back as exact rationals in base units (``3.35`` TB/s is 3350000000000),
+the same as a ``--set`` override, and every constraint is checked when the
+plan is evaluated with them.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Optional
+
+from ..errors import UsageError
+from ..plan import Origin, Plan, format_value
+from .names import excel_names
+
+
+@dataclass(frozen=True)
+class Change:
+    """An input whose workbook value differs from the plan's."""
+
+    name: str
+    cell: str  # Inputs!B17
+    plan_value: object  # display unit
+    book_value: object  # display unit
+    unit: str
+
+    def describe(self) -> str:
+        return (f"{self.name}: {format_value(self.plan_value, self.unit)} -> "
+                f"{format_value(self.book_value, self.unit)}  ({self.cell})")
+
+
+@dataclass
+class Imported:
+    path: str
+    overrides: dict  # name -> exact value in base units (only the changed inputs)
+    origins: dict  # name -> Origin
+    changes: list[Change]
+    missing: list[str]  # plan inputs the workbook does not name
+
+    def overrides_for(self, plan: Plan, scenario: Optional[str]) -> dict:
+        """The edits as they apply in ``scenario``: the Inputs sheet holds the plan's own values,
+        so an input the scenario sets keeps the scenario's value (as its column in the workbook)."""
+        own = plan.model.scenarios[scenario].overrides if scenario is not None else {}
+        return {k: v for k, v in self.overrides.items() if k not in own}
+
+    def evaluate(self, plan: Plan, scenarios) -> list:
+        return [plan.evaluate(s, self.overrides_for(plan, s), self.origins) for s in scenarios]
+
+
+def read_inputs(path: str, plan: Plan) -> Imported:
+    """The workbook's input values that differ from ``plan``; raise UsageError on an unreadable cell."""
+    from openpyxl import load_workbook
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    try:
+        wb = load_workbook(path, data_only=True)
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError) as exc:
+        raise UsageError(f"{path} is not an .xlsx workbook ({exc})",
+                         hint="export one with `planner export FILE -o book.xlsx`") from None
+    defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
+    names = excel_names(plan.definition_order())
+    imported = Imported(path, {}, {}, [], [])
+    formulas = None
+    for name in plan.definition_order():
+        q = plan.model.quantities[name]
+        if not q.is_input:
+            continue
+        dn = defined.get(names[name].upper())
+        dest = list(dn.destinations) if dn is not None else []
+        if len(dest) != 1 or dest[0][0] not in wb.sheetnames:
+            imported.missing.append(name)
+            continue
+        sheet, coord = dest[0]
+        coord = coord.replace("$", "")
+        where = f"{sheet}!{coord}"
+        raw = wb[sheet][coord].value
+        if raw is None:
+            if formulas is None:
+                formulas = load_workbook(path, data_only=False)
+            if formulas[sheet][coord].value is not None:
+                raise UsageError(f"{where} (`{name}`) holds a formula with no saved value",
+                                 hint="open the workbook in Excel or LibreOffice and save it, then import again")
+            raise UsageError(f"{where} (`{name}`) is empty", hint="type a value, or the plan's value back")
+        value = _exact(raw, q, where)
+        if value != q.value:
+            imported.overrides[name] = value
+            imported.origins[name] = Origin(f"{path} {where}", None)
+            plan_shown = bool(q.value) if q.is_bool else float(Fraction(q.value) / q.display.scale)
+            book_shown = bool(value) if q.is_bool else float(value / q.display.scale)
+            imported.changes.append(Change(name, where, plan_shown, book_shown, q.unit_text))
+    return imported
+
+
+def _exact(raw, q, where: str):
+    """A cell value as the exact base-unit value of input ``q``."""
+    if q.is_bool:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, (int, float)) and raw in (0, 1):
+            return bool(raw)
+        if isinstance(raw, str) and raw.strip().upper() in ("TRUE", "FALSE"):
+            return raw.strip().upper() == "TRUE"
+        raise UsageError(f"{where} (`{q.name}`) must be TRUE or FALSE, not {raw!r}")
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        raise UsageError(f"{where} (`{q.name}`) must be a number, not {raw!r}")
+    if isinstance(raw, str):
+        try:
+            number = Fraction(raw.strip().replace(",", ""))
+        except ValueError:
+            raise UsageError(f"{where} (`{q.name}`) must be a number, not the text {raw!r}",
+                             hint=f"type a plain number in {q.unit_text}" if q.unit_text else None) from None
+    elif isinstance(raw, int):
+        number = Fraction(raw)
+    else:
+        if raw != raw or raw in (float("inf"), float("-inf")):
+            raise UsageError(f"{where} (`{q.name}`) is not a finite number")
+        number = Fraction(repr(raw))  # the decimal the cell shows, exactly (0.8 is 4/5)
+    return number * q.display.scale
+
+
+def describe(imported: Imported, plan: Optional[Plan] = None) -> str:
+    """The changes as text for the terminal."""
+    lines = []
+    if imported.changes:
+        n = len(imported.changes)
+        lines.append(f"{n} input{'s' if n != 1 else ''} in {imported.path} differ{'s' if n == 1 else ''} "
+                     "from the plan:")
+        lines.extend("  " + c.describe() for c in imported.changes)
+    else:
+        lines.append(f"every input in {imported.path} matches the plan")
+    if imported.missing:
+        lines.append("not in the workbook (the plan's values are used): " + ", ".join(imported.missing))
+    return "\n".join(lines)

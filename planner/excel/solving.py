@@ -1,0 +1,377 @@
+"""The Solve sheet: every answer live, checked in the sheet itself.
+
+One row per question and scenario (answers from :mod:`planner.solve`):
+
+* a **closed form** becomes a formula over the defined names (or the
+  scenario's column), so changing an input moves the answer; an integer
+  threshold's closed form already carries its rounding, printed portably
+  as ``-INT(-(x))``;
+* **no closed form**: an in-sheet bisection on the "Solve work" sheet, a
+  fixed number of rows over the input's declared domain, each row halving
+  the bracket (``lo``, ``hi``, the midpoint, the condition's ``lhs - rhs``
+  there through the plan's own formulas). It converges in any engine,
+  without Goal Seek, macros or iterative calculation, and shows ``#N/A``
+  when the two ends do not bracket a root. Integer thresholds bisect over
+  the integers (``INT`` of the midpoint);
+* **maximize/minimize**: the objective at every candidate, one row each,
+  and the answer by ``INDEX``/``MATCH`` of the ``MAX`` (``MIN``).
+
+Every answer has a live verification: the condition evaluated (again
+through the plan's formulas) at the answer, as a residual ``lhs - rhs``
+for roots, or at ``n`` and its neighbour for integer thresholds.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Optional
+
+import sympy as sp
+
+from .. import ir
+from ..errors import PlanError
+from .printer import number
+from .tables import MAX_SWEEP_ROWS, LiveTable, Output, sheet_title
+from .writer import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
+                     put_text, widths)
+
+MIN_HALVINGS = 60
+MAX_HALVINGS = 400
+WORK = "Solve work"
+
+
+def questions(book: Book) -> list:
+    stmts = list(book.model.solves) + list(book.model.optimizes)
+    return sorted(stmts, key=lambda s: s.span.start)
+
+
+def collect_contexts(book: Book) -> None:
+    for stmt, scenario, overrides in _rows(book):
+        book.context(scenario, overrides)
+
+
+def _rows(book: Book) -> list[tuple]:
+    """(statement, scenario, overrides) per Solve row: each question in its own scenarios, then the
+    answers that checks use in other scenarios or with `with` overrides."""
+    from ..values import scenarios_for
+
+    rows = []
+    for stmt in questions(book):
+        own = [(stmt, s, {}) for s in scenarios_for(book.plan, stmt.scenarios)]
+        extra = [need for need in book.solve_needs if need[0] is stmt]
+        for item in own + extra:
+            if not any(r[0] is item[0] and r[1] == item[1] and r[2] == item[2] for r in rows):
+                rows.append(item)
+    return rows
+
+
+def _answers(book: Book) -> list[tuple]:
+    """(statement, context, SolveResult or the PlanError) for every Solve row."""
+    given = {}
+    for r in book.solve_results or []:
+        given[(id(r.statement), r.scenario)] = r
+    solver = None
+    out = []
+    for stmt, s, overrides in _rows(book):
+        r = None if overrides else given.get((id(stmt), s))
+        if r is None:
+            if solver is None:
+                from ..solve import Solver
+
+                solver = Solver(book.plan)
+            try:
+                r = solver.answer(stmt, s, {**book.overrides, **overrides}, book.origins)
+            except PlanError as err:
+                r = err
+        out.append((stmt, book.context(s, overrides), r))
+    return out
+
+
+def solve_sheet(book: Book) -> None:
+    answers = _answers(book) if questions(book) else []
+    if not answers:
+        return
+    ws = book.wb.create_sheet("Solve")
+    put_text(ws, 1, 1, "Solve", TITLE_FONT)
+    put_text(ws, 2, 1, "Each answer is live: a closed form over the named inputs, or a bisection on the "
+             f"'{WORK}' sheet; 'Holds' re-checks the condition at the answer through the plan's formulas.",
+             NOTE_FONT)
+    header(ws, 3, ["Question", "Scenario", "Answer", "Unit", "Holds", "Check value", "Method", "Notes"])
+    ws.freeze_panes = "A4"
+    work = book.wb.create_sheet(sheet_title(book, WORK))
+    put_text(work, 1, 1, "Working for the Solve sheet: verifications, bisections and candidate tables",
+             TITLE_FONT)
+    state = {"top": 3}
+    row = 3
+    for stmt, ctx, r in answers:
+        row += 1
+        book.solve_index[(id(stmt), ctx.key)] = row
+        put_text(ws, row, 1, " ".join(stmt.span.text.split()))
+        put_text(ws, row, 2, ctx.label)
+        if isinstance(r, PlanError):
+            put_text(ws, row, 3, "no answer")
+            put_text(ws, row, 8, r.message)
+            book.solve_cells.append((stmt, ctx, None))
+            continue
+        q = book.q[r.target]
+        put_text(ws, row, 4, q.unit_text)
+        put_text(ws, row, 7, r.method)
+        notes = list(r.notes)
+        here = f"C{row}"
+        if isinstance(stmt, ir.Optimize):
+            _optimize(book, ws, work, state, row, stmt, ctx, r, notes)
+        elif stmt.mode == "root":
+            _root(book, ws, work, state, row, stmt, ctx, r, notes)
+        else:
+            _threshold(book, ws, work, state, row, stmt, ctx, r, notes)
+        put_text(ws, row, 8, "; ".join(notes))
+        book.solve_cells.append((stmt, ctx, here))
+    rng = f"E4:E{row}"
+    from openpyxl.formatting.rule import CellIsRule
+
+    ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["TRUE"], fill=GOOD_FILL))
+    ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["FALSE"], fill=BAD_FILL))
+    widths(ws, {"A": 50, "B": 14, "C": 16, "D": 10, "E": 8, "F": 16, "G": 50, "H": 60})
+
+
+def _block(book: Book, work, state, title: str) -> int:
+    top = state["top"]
+    put_text(work, top, 1, title, HEADER_FONT)
+    return top + 2  # a note row, then the table header
+
+
+def _end(state, table: LiveTable) -> None:
+    state["top"] = table.last + 3
+
+
+def _ref(work, col: str, row: int) -> str:
+    from .writer import sheet_ref
+
+    return f"{sheet_ref(work.title)}!${col}${row}"
+
+
+# ---- roots --------------------------------------------------------------------------
+
+def _sides(book: Book, stmt: ir.Solve) -> tuple[sp.Basic, sp.Basic]:
+    c = stmt.condition
+    return book.plan.converter.expr(c.operands[0]), book.plan.converter.expr(c.operands[1])
+
+
+def _root(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
+    q = book.q[r.target]
+    lhs, rhs = _sides(book, stmt)
+    if r.closed_form is not None:
+        put_formula(ws, row, 3, book.formula(r.closed_form, book.refs(ctx, ws.title), q.display.scale,
+                                             f"Solve: {stmt.target}"), "General")
+        notes.insert(0, "closed form: " + r.closed_form_text)
+    else:
+        _bisection(book, ws, work, state, row, stmt, ctx, r, lhs - rhs)
+    # verification: the condition's two sides at the answer
+    top = _block(book, work, state, f"check: {' '.join(stmt.span.text.split())} [{ctx.label}]")
+    table = LiveTable(book, work, ctx, [stmt.target], [Output("lhs", lhs), Output("rhs", rhs)], top, left=1)
+    table.header()
+    table.fill([[f"=Solve!$C${row}"]])
+    a, b = _ref(work, table.letter("out:0"), table.first), _ref(work, table.letter("out:1"), table.first)
+    put_formula(ws, row, 6, f"={a}-{b}", "0.000E+00")
+    put_formula(ws, row, 5, f"=IFERROR(ABS(F{row})<=1E-9*MAX(ABS({a}),ABS({b})),FALSE)")
+    _end(state, table)
+
+
+def _bracket(q, r) -> tuple[float, float]:
+    """The declared domain in base units, shrunk away from open bounds (as planner.solve samples it)."""
+    lo = None if q.lower is None else float(q.lower.value)
+    hi = None if q.upper is None else float(q.upper.value)
+    if lo is not None and hi is not None:
+        eps = (hi - lo) * 1e-12
+        return lo + (0 if q.lower.inclusive else eps), hi - (0 if q.upper.inclusive else eps)
+    m = max(abs(r.value), abs(lo or 0.0), abs(hi or 0.0), float(q.display.scale))
+    if lo is not None:
+        start = lo + (0 if q.lower.inclusive else m * 1e-15)
+        return start, start + m * 1e12
+    if hi is not None:
+        stop = hi - (0 if q.upper.inclusive else m * 1e-15)
+        return stop - m * 1e12, stop
+    return r.value - m * 1e12, r.value + m * 1e12
+
+
+def _halvings(lo: float, hi: float, answer: float) -> int:
+    size = max(abs(answer), abs(lo), abs(hi)) if answer == 0 else abs(answer)
+    need = math.log2(max(hi - lo, 1e-300) / max(size, 1e-300)) + 54
+    return int(min(MAX_HALVINGS, max(MIN_HALVINGS, math.ceil(need))))
+
+
+def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic) -> None:
+    """Bisection on lhs - rhs over the domain; columns lo, hi, then the table (midpoint, f)."""
+    q = book.q[r.target]
+    lo, hi = _bracket(q, r)
+    scale = float(q.display.scale)
+    n = _halvings(lo, hi, r.value)
+    top = _block(book, work, state, f"bisection: {' '.join(stmt.span.text.split())} [{ctx.label}]")
+    put_text(work, top - 1, 1, f"{n} halvings of the domain; the first two rows are its ends", NOTE_FONT)
+    table = LiveTable(book, work, ctx, [stmt.target], [Output("lhs - rhs", f)], top, left=3)
+    for col, label in ((1, "lo"), (2, "hi")):
+        put_text(work, top, col, label, HEADER_FONT)
+        put_text(work, top + 1, col, q.unit_text, NOTE_FONT)
+    table.header()
+    first = table.first
+    x, fx = table.letter("in:" + stmt.target), table.letter("out:0")
+    table.fill([[lo / scale], [hi / scale]] + [["=(A\x00+B\x00)/2"] for _ in range(n)])
+    start = first + 2
+    put_formula(work, start, 1, f"={x}{first}")
+    put_formula(work, start, 2, f"={x}{first + 1}")
+    for k in range(start + 1, table.last + 1):
+        same = f"SIGN({fx}{k - 1})=SIGN(${fx}${first})"
+        put_formula(work, k, 1, f"=IF({same},{x}{k - 1},IF({fx}{k - 1}=0,{x}{k - 1},A{k - 1}))")
+        put_formula(work, k, 2, f"=IF({same},B{k - 1},{x}{k - 1})")
+    last = table.last
+    ends = f"SIGN({_ref(work, fx, first)})=SIGN({_ref(work, fx, first + 1)})"
+    put_formula(ws, row, 3, f"=IF({ends},NA(),{_ref(work, x, last)})", "General")
+    _end(state, table)
+
+
+# ---- integer thresholds ---------------------------------------------------------------
+
+def _threshold(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
+    q = book.q[r.target]
+    cond = book.plan.converter.expr(stmt.condition)
+    lo, hi = _integer_domain(q)
+    if r.closed_form is not None:
+        put_formula(ws, row, 3, book.formula(r.closed_form, book.refs(ctx, ws.title), q.display.scale,
+                                             f"Solve: {stmt.target}"), "General")
+        notes.insert(0, "closed form: " + r.closed_form_text)
+    else:
+        _integer_bisection(book, ws, work, state, row, stmt, ctx, r, cond, lo, hi)
+    step = -1 if stmt.mode == "min" else 1
+    top = _block(book, work, state, f"check: {' '.join(stmt.span.text.split())} [{ctx.label}]")
+    table = LiveTable(book, work, ctx, [stmt.target], [Output("holds", cond, is_bool=True)], top, left=1)
+    table.header()
+    table.fill([[f"=Solve!$C${row}"], [f"=Solve!$C${row}{step:+d}"]])
+    at_n = _ref(work, table.letter("out:0"), table.first)
+    at_nb = _ref(work, table.letter("out:0"), table.first + 1)
+    nb = _ref(work, table.letter("in:" + stmt.target), table.first + 1)
+    outside = []
+    if stmt.mode == "min" and lo is not None:
+        outside.append(f"{nb}<{lo}")
+    if stmt.mode == "max" and hi is not None:
+        outside.append(f"{nb}>{hi}")
+    neighbour = f"OR(NOT({at_nb}),{outside[0]})" if outside else f"NOT({at_nb})"
+    put_formula(ws, row, 5, f"=IFERROR(AND({at_n},{neighbour}),FALSE)")
+    put_formula(ws, row, 6, f"={at_nb}")
+    put_text(ws, row, 7, r.method + f" (check value: the condition at {stmt.target} {step:+d})")
+    _end(state, table)
+
+
+def _integer_domain(q) -> tuple[Optional[int], Optional[int]]:
+    scale = q.display.scale
+    lo = hi = None
+    if q.lower is not None:
+        v = q.lower.value / scale
+        lo = math.ceil(v) if (q.lower.inclusive or v.denominator != 1) else int(v) + 1
+    if q.upper is not None:
+        v = q.upper.value / scale
+        hi = math.floor(v) if (q.upper.inclusive or v.denominator != 1) else int(v) - 1
+    return lo, hi
+
+
+def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond, lo, hi) -> None:
+    """Smallest (largest) integer where the condition holds: bisection over the integers.
+
+    ``good`` always satisfies the condition, ``bad`` never does (or lies
+    just outside the domain); the midpoint ``INT((good + bad) / 2)`` halves
+    the gap until it is 1, and ``good`` is the answer.
+    """
+    q = book.q[r.target]
+    n = round(r.display_value)
+    reach = max(8, 3 * abs(n))  # an open end: room for the answer to triple (far ends may overflow)
+    if stmt.mode == "min":
+        good0 = hi if hi is not None else n + reach
+        bad0 = (lo - 1) if lo is not None else n - reach
+    else:
+        good0 = lo if lo is not None else n - reach
+        bad0 = (hi + 1) if hi is not None else n + reach
+    steps = max(2, math.ceil(math.log2(abs(good0 - bad0) + 1)) + 2)
+    top = _block(book, work, state, f"integer bisection: {' '.join(stmt.span.text.split())} [{ctx.label}]")
+    put_text(work, top - 1, 1, f"{steps} halvings between {bad0} (fails or outside) and {good0} (must hold); "
+             "the first row checks that end", NOTE_FONT)
+    table = LiveTable(book, work, ctx, [stmt.target], [Output("holds", cond, is_bool=True)], top, left=3)
+    for col, label in ((1, "good"), (2, "bad")):
+        put_text(work, top, col, label, HEADER_FONT)
+    table.header()
+    first = table.first
+    x, c = table.letter("in:" + stmt.target), table.letter("out:0")
+    rows: list[list] = [[good0]] + [["=INT((A\x00+B\x00)/2)"] for _ in range(steps)]
+    table.fill(rows)
+    work.cell(row=first + 1, column=1, value=good0)
+    work.cell(row=first + 1, column=2, value=bad0)
+    for k in range(first + 2, table.last + 1):
+        done = f"ABS(A{k - 1}-B{k - 1})<=1"
+        put_formula(work, k, 1, f"=IF({done},A{k - 1},IF({c}{k - 1},{x}{k - 1},A{k - 1}))")
+        put_formula(work, k, 2, f"=IF({done},B{k - 1},IF({c}{k - 1},B{k - 1},{x}{k - 1}))")
+    put_formula(ws, row, 3, f"=IF(NOT({_ref(work, c, first)}),NA(),{_ref(work, 'A', table.last)})", "General")
+    _end(state, table)
+
+
+# ---- maximize / minimize ----------------------------------------------------------------
+
+def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, notes: list) -> None:
+    from ..values import expand
+
+    q = book.q[stmt.over]
+    points = expand(book.plan, stmt.over, stmt.values, stmt.over_span)
+    values = [v for v in points.exact_values() if _in_domain(q, v)]
+    fn = "MAX" if stmt.sense == "max" else "MIN"
+    objective = book.plan.converter.expr(stmt.objective)
+    scale, unit = objective_scale(book, stmt.objective)
+    if len(values) > MAX_SWEEP_ROWS or not values:
+        work_note = f"{len(values):,} candidates: too many for a live table; the answer is planner's value"
+        ws.cell(row=row, column=3, value=r.display_value)
+        ws.cell(row=row, column=6, value=r.optimum_display)
+        notes.insert(0, work_note)
+        return
+    key = ("optimize", id(stmt))
+    if key not in state:
+        sheet = book.wb.create_sheet(sheet_title(book, f"{'Max' if stmt.sense == 'max' else 'Min'} {stmt.over}"))
+        put_text(sheet, 1, 1, " ".join(stmt.span.text.split()), TITLE_FONT)
+        put_text(sheet, 2, 1, "The objective at each candidate; the Solve sheet picks the "
+                 f"{'largest' if stmt.sense == 'max' else 'smallest'}.", NOTE_FONT)
+        state[key] = (sheet, 5)
+    sheet, top = state[key]
+    put_text(sheet, top - 1, 1, ctx.label if ctx.scenario or ctx.overrides else "base (the plan as written)",
+             HEADER_FONT)
+    table = LiveTable(book, sheet, ctx, [stmt.over],
+                      [Output(" ".join(stmt.objective.span.text.split()), objective, scale, unit, guard=True)],
+                      top, left=1)
+    table.header()
+    table.fill([[float(v / q.display.scale)] for v in values])
+    from .writer import sheet_ref
+
+    xs = f"{sheet_ref(sheet.title)}!{table.range('in:' + stmt.over)}"
+    ys = f"{sheet_ref(sheet.title)}!{table.range('out:0')}"
+    put_formula(ws, row, 3, f"=INDEX({xs},MATCH({fn}({ys}),{ys},0))", "General")
+    put_formula(ws, row, 6, f"={fn}({ys})", "General")
+    put_formula(ws, row, 5, f"=ISNUMBER(C{row})")
+    notes.insert(0, f"check value: the objective's {'maximum' if stmt.sense == 'max' else 'minimum'}"
+                 + (f" in {unit}" if unit else ""))
+    state[key] = (sheet, table.last + 4)
+
+
+def _in_domain(q, v: Fraction) -> bool:
+    if q.integer and (v / q.display.scale).denominator != 1:
+        return False
+    if q.lower is not None and (v < q.lower.value or (v == q.lower.value and not q.lower.inclusive)):
+        return False
+    if q.upper is not None and (v > q.upper.value or (v == q.upper.value and not q.upper.inclusive)):
+        return False
+    return True
+
+
+def objective_scale(book: Book, objective: ir.Expr) -> tuple[Fraction, str]:
+    """The objective's display unit: the quantity's own when it is a name (as planner.solve shows it)."""
+    if isinstance(objective, ir.Name) and objective.name in book.q:
+        q = book.q[objective.name]
+        return (Fraction(1) if q.is_bool else q.display.scale), q.unit_text
+    from ..units import canonical_text
+
+    t = book.plan.analyzer.infer_strict(objective)
+    return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""

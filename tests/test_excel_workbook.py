@@ -1,0 +1,422 @@
+"""Exported workbooks recalculated by LibreOffice equal planner's own values.
+
+One session fixture exports everything (every shipped sheet, the article's
+questions, a plan of awkward features, formulas too long for one cell,
+workbooks edited through openpyxl, probes for the printer and for data
+validation) and converts all of it in a single LibreOffice call. Every
+input, model, scenario, sweep, solve and check cell is then compared with
+planner's value within 1e-9 relative; the article's figures are asserted
+directly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Optional
+
+import openpyxl
+import pytest
+import sympy as sp
+
+from excel_recalc import recalculate, require_soffice
+from planner.checks import run_checks
+from planner.errors import PlanError
+from planner.excel.printer import formula
+from planner.excel.reader import read_inputs
+from planner.excel.writer import AnswerRef, Book, to_bytes
+from planner.plan import load, loads
+from planner.solve import Answers, Solver
+from planner.sweep import run_statement
+
+ROOT = Path(__file__).resolve().parent.parent
+SHEETS = ROOT / "sheets"
+
+# The article's exercises, asked of the reference plan.
+ARTICLE_QUESTIONS = """
+sweep alpha in [0.3, 0.6, 0.8, 0.9] show expected_tokens, speedup
+solve alpha where speedup = 1
+solve min batch where verify_is_compute_bound for all
+maximize speedup over gamma in 1..8
+solve hbm_bandwidth where batch_step_bound = 40 ms
+"""
+
+FEATURES = '''title "=HYPERLINK(\\"http://example.invalid\\") features of the Excel export"
+note "+1 a note that starts with a plus"
+
+a1 = 2            "=1+1 is a doc that starts with ="     ["@tag"]
+r = 3             "-a doc that starts with a minus"
+c = 0.5           where 0 < c < 1
+rc = 1.5 GB       "+a doc that starts with a plus"
+Batch = 7         where integer, Batch >= 1
+batch = 5         where integer, 1 <= batch <= 64
+flag = true       "a boolean input"
+α = 0.25          where 0 <= α <= 1
+xy = 4
+tiny = 1e-12 s
+neg = -3
+rate = 2 TB/s     where rate > 0 TB/s, rate <= 10 TB/s
+big = 2^60
+
+p = -neg^2 + a1^r^2
+q = ceil(-2.5 * c) + floor(-c) + round(2.5) + round(-2.5) + round(1.2345, 2) + ceil(c * 7)
+s = if(flag and a1 > 1, rc, 1 GB) -> MB
+t = max(a1, r, Batch) - min(c, α) + abs(neg) + sqrt(a1) + exp(c) + ln(r) + log(8, 2)
+u = not flag or (a1 == 2 and r != 2)
+v = big / 2^59 + tiny / 1 ps
+w = rc / rate -> us
+z = xy * batch + Batch
+picked = if(u, p, q)
+gate = flag and c < 0.9
+
+scenario small "-doc of a scenario" { batch = 2, flag = false }
+scenario big_bw { rate = 8 TB/s, α = 1 }
+
+sweep c in [0.1, 0.2, 0.5], batch in 1..3 show p, w, z, gate
+sweep rate in 1 TB/s..10 TB/s step 1 TB/s show w for small, big_bw
+sweep α in 0..1 count 1500 show t
+
+solve rc where w = 500 us for small, big_bw
+solve c where exp(c) + c = 2
+solve min batch where z >= 30
+solve max batch where z <= 30
+solve min Batch where Batch + exp(Batch / 4) >= 30
+minimize (c - 0.3)^2 over c in 0.1..0.9 step 0.1
+
+check z == 27
+check z == 11 in small
+check s ~= 1500 MB
+check w ~= 0.75 us
+check u == true
+check gate == false in small
+check z@small / z@big_bw ~= 0.556
+check w ~= 0.1875 us in big_bw with rate = 8 TB/s
+'''
+
+LONG = """title "formulas longer than Excel's 8,192 characters"
+very_long_input_name_aaaaaaaaaaaaaaaaaaaaaaaaaaaa = 0.5
+very_long_input_name_bbbbbbbbbbbbbbbbbbbbbbbbbbbb = 0.25
+start_value = 0.1
+f(x) = (x + very_long_input_name_aaaaaaaaaaaaaaaaaaaaaaaaaaaa) * (x - very_long_input_name_bbbbbbbbbbbbbbbbbbbbbbbbbbbb)
+deep = f(f(f(f(f(f(f(f(start_value))))))))
+wide = deep + f(start_value) * 2
+scenario other { start_value = 0.2 }
+sweep start_value in [0.1, 0.2, 0.3] show deep, wide
+check deep < 1
+"""
+
+
+@dataclass
+class Item:
+    """One exported workbook: the plan, the writer's layout, the edits made in it."""
+
+    plan: object
+    book: Book
+    path: Path
+    edits: dict = field(default_factory=dict)  # input name -> value typed in its display unit
+    values: Optional[openpyxl.Workbook] = None  # recalculated, data_only
+
+    @property
+    def overrides(self) -> dict:
+        out = {}
+        for name, v in self.edits.items():
+            q = self.plan.model.quantities[name]
+            out[name] = v if isinstance(v, bool) else Fraction(repr(float(v))) * q.display.scale
+        return out
+
+
+def export(plan, path: Path) -> Item:
+    book = Book(plan)
+    path.write_bytes(to_bytes(book.build()))
+    return Item(plan, book, path)
+
+
+def edit(item: Item, path: Path, edits: dict) -> Item:
+    """Type new input values into the exported workbook (openpyxl, as a user's tool would)."""
+    wb = openpyxl.load_workbook(item.path)
+    for name, value in edits.items():
+        sheet, coord = next(wb.defined_names[item.book.names[name]].destinations)
+        wb[sheet][coord.replace("$", "")].value = value
+    wb.save(path)
+    return Item(item.plan, item.book, path, dict(edits))
+
+
+# ---- probes: the printer and data validation, evaluated by the engine ---------------
+
+A, B, C, X, Y = sp.symbols("a b c x y", real=True)
+FLAG = sp.Symbol("flag", real=True)
+PROBE_VALUES = {A: 2, B: 3, C: 2, X: Fraction(5, 2), Y: Fraction(7, 10), FLAG: True}
+PROBES = [
+    -X ** 2, -X * Y, A ** B ** C, (A ** B) ** C, sp.Pow(-A - B, 3), -A ** B, (X + Y) ** 2, 2 ** X,
+    X / (Y * C), X / (Y + C), X ** -2, X ** (-Y), 1 / sp.sqrt(X), X ** sp.Rational(1, 3), X ** sp.Rational(3, 2),
+    sp.Rational(83, 20) * X, sp.Rational(2, 3) * X, sp.Rational(1, 3) - X, sp.Integer(2) ** 60 * X,
+    sp.Rational(1, 10**12) * X, X - (Y - C), sp.Max(X, Y, C), sp.Min(X, -Y), sp.Abs(-X), sp.sign(-Y),
+    sp.log(X), sp.log(X, 2), sp.exp(Y), sp.floor(-X), sp.ceiling(-X / Y), sp.ceiling(X / Y), sp.floor(X * Y),
+    sp.Mod(-X, Y), sp.Mod(X, -Y), sp.E * X, sp.pi * Y,
+    sp.Piecewise((X, X > Y), (Y, True)), sp.Piecewise((X, X > 3), (Y, X > 2), (C, True)),
+    sp.And(X > Y, sp.Eq(FLAG, 1)), sp.Not(sp.Eq(FLAG, 1)), sp.Or(X < Y, sp.Not(sp.Eq(FLAG, 1))),
+    sp.Eq(sp.Eq(FLAG, 1), sp.false), sp.Ne(X, Y), sp.Eq(X * 2, 5), X >= 2.5,
+]
+
+
+def printer_probe(path: Path) -> list[tuple[str, object]]:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "P"
+    refs = {}
+    for i, (sym, value) in enumerate(PROBE_VALUES.items(), start=1):
+        ws.cell(row=i, column=1, value=sym.name)
+        ws.cell(row=i, column=2, value=value if isinstance(value, bool) else float(value))
+        refs[sym] = f"P!$B${i}"
+    expected = []
+    for i, e in enumerate(PROBES, start=1):
+        ws.cell(row=i, column=4, value=formula(e, refs, {FLAG}))
+        # planner's SymPy form of a boolean is Eq(flag, 1) over 0/1; the cell holds TRUE
+        exact = e.xreplace({s: (sp.Integer(1) if v is True else sp.Rational(v.numerator, v.denominator)
+                                if isinstance(v, Fraction) else sp.Integer(v)) for s, v in PROBE_VALUES.items()})
+        expected.append((f"D{i}", bool(exact) if exact in (sp.true, sp.false) else float(exact.evalf(30))))
+    wb.save(path)
+    return expected
+
+
+def validation_probe(item: Item, path: Path, name: str, values: list[float]) -> list[str]:
+    """Evaluate ``name``'s custom validation formula for each value (the cell replaced by a probe cell)."""
+    wb = openpyxl.load_workbook(item.path)
+    sheet, coord = next(wb.defined_names[item.book.names[name]].destinations)
+    coord = coord.replace("$", "")
+    dv = next(d for d in wb[sheet].data_validations.dataValidation if coord in str(d.sqref))
+    assert dv.type == "custom"
+    ws = wb.create_sheet("Probe")
+    cells = []
+    for i, v in enumerate(values, start=1):
+        ws.cell(row=i, column=1, value=v)
+        text = re.sub(rf"(?<![A-Z$]){coord}(?!\d)", f"Probe!$A${i}", dv.formula1)
+        ws.cell(row=i, column=2, value="=" + text)
+        cells.append(f"B{i}")
+    wb.save(path)
+    return cells
+
+
+# ---- the one LibreOffice session -----------------------------------------------------
+
+@pytest.fixture(scope="session")
+def lo(tmp_path_factory):
+    require_soffice()
+    work = tmp_path_factory.mktemp("excel")
+    items: dict[str, Item] = {}
+    for path in sorted(SHEETS.glob("*.plan")):
+        items[f"sheet:{path.stem}"] = export(load(path), work / f"sheet_{path.stem}.xlsx")
+    article_text = (SHEETS / "token_cost.plan").read_text(encoding="utf-8") + ARTICLE_QUESTIONS
+    article = loads(article_text, str(SHEETS / "article.plan"), SHEETS)
+    items["article"] = export(article, work / "article.xlsx")
+    items["features"] = export(loads(FEATURES, "features.plan"), work / "features.xlsx")
+    items["long"] = export(loads(LONG, "long.plan"), work / "long.xlsx")
+    items["article_edited"] = edit(items["article"], work / "article_edited.xlsx",
+                                   {"hbm_bandwidth": 3.35, "draft_cost": 0.2, "bits_per_weight": 8})
+    items["features_edited"] = edit(items["features"], work / "features_edited.xlsx",
+                                    {"flag": False, "c": 0.3, "xy": 5, "rate": 4})
+    probe = printer_probe(work / "printer_probe.xlsx")
+    alpha_values = [0.5, 0.0, 0.999, 1.0, 1.5, -0.1]
+    alpha_cells = validation_probe(items["article"], work / "validation_probe.xlsx", "alpha", alpha_values)
+    paths = [i.path for i in items.values()] + [work / "printer_probe.xlsx", work / "validation_probe.xlsx"]
+    out = recalculate(paths, work)
+    for item in items.values():
+        item.values = openpyxl.load_workbook(out[item.path], data_only=True)
+    return {
+        "items": items,
+        "probe": (openpyxl.load_workbook(out[work / "printer_probe.xlsx"], data_only=True)["P"], probe),
+        "alpha": (openpyxl.load_workbook(out[work / "validation_probe.xlsx"], data_only=True)["Probe"],
+                  list(zip(alpha_cells, alpha_values))),
+        "recalculated": out,
+    }
+
+
+# ---- comparing every cell --------------------------------------------------------------
+
+def close(got, want, where: str) -> None:
+    if isinstance(want, bool) or isinstance(got, bool):
+        assert got is want or got == want and isinstance(got, bool), f"{where}: got {got!r}, want {want!r}"
+        return
+    assert isinstance(got, (int, float)), f"{where}: got {got!r}, want {want!r}"
+    assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-300), f"{where}: got {got!r}, want {want!r}"
+
+
+def cell(wb, ref: str):
+    sheet, _, coord = ref.rpartition("!")
+    return wb[sheet.strip("'")][coord.replace("$", "")].value
+
+
+def edits_in(plan, scenario, edits: dict) -> dict:
+    """Inputs typed on the Inputs sheet change the plan's own values: a scenario that sets
+    the same input keeps its value (its column holds it), unlike `--set`."""
+    own = plan.model.scenarios[scenario].overrides if scenario is not None else {}
+    return {k: v for k, v in edits.items() if k not in own}
+
+
+def verify(item: Item) -> int:
+    """Compare every live cell with planner's own answer; return how many were compared."""
+    plan, book, wb = item.plan, item.book, item.values
+    edits = item.overrides
+    n = 0
+    base = plan.evaluate(None, edits)
+    for name in plan.model.quantities:  # Inputs and Model, through the defined names
+        sheet, coord = next(wb.defined_names[book.names[name]].destinations)
+        close(wb[sheet][coord.replace("$", "")].value, base.display(name), f"{name} ({sheet}!{coord})")
+        n += 1
+    answers = Answers(plan) if book.aliases else None
+    for ctx in book.contexts.values():  # Scenarios: one column per context
+        if ctx.sheet is None:
+            continue
+        merged = edits_in(plan, ctx.scenario, edits)
+        for name, v in ctx.overrides.items():  # `with x = ALIAS` takes the question's answer
+            merged[name] = answers.value(v.alias, v.scenario, {**edits_in(plan, v.scenario, edits), **dict(v.plain)}) \
+                if isinstance(v, AnswerRef) else v
+        ev = plan.evaluate(ctx.scenario, merged)
+        for name, row in book.rows.items():
+            close(wb["Scenarios"][f"{ctx.column}{row}"].value, ev.display(name), f"{name} in {ctx.label}")
+            n += 1
+    for stmt, scenario, title, table in book.sweep_blocks:
+        result = next(r for r in run_statement(plan, stmt, [scenario or "base"],
+                                               overrides=edits_in(plan, scenario, edits)))
+        ws = wb[title]
+        for i in range(table.rows):
+            row = table.first + i
+            for name in table.varied:
+                close(ws[f"{table.letter('in:' + name)}{row}"].value, float(result.display(name)[i]), f"{title}!{row}")
+            for k, o in enumerate(table.outputs):
+                want = result.display(o.quantity or o.label)[i]
+                want = bool(want) if book.q[o.quantity or o.label].is_bool else float(want)
+                close(ws[f"{table.letter(f'out:{k}')}{row}"].value, want, f"{o.label} at {title}!{row}")
+                n += 1
+    solver = Solver(plan)
+    for stmt, ctx, where in book.solve_cells:
+        try:
+            r = solver.answer(stmt, ctx.scenario, {**edits_in(plan, ctx.scenario, edits), **ctx.overrides})
+        except PlanError:
+            assert where is None
+            continue
+        row = int(where[1:])
+        ws = wb["Solve"]
+        close(ws[where].value, r.display_value, f"Solve!{where} ({r.question}, {r.label})")
+        assert ws[f"E{row}"].value is True, f"Solve!E{row}: the in-sheet verification of {r.question}"
+        if r.optimum_display is not None:
+            close(ws[f"F{row}"].value, r.optimum_display, f"Solve!F{row}")
+        n += 1
+    if not edits:  # planner check has no --set: compare the Checks sheet as written
+        results = run_checks(plan)
+        assert len(results) == len(book.check_cells)
+        ws = wb["Checks"] if results else None
+        for r, (check, scenario, where) in zip(results, book.check_cells):
+            assert r.check is check and r.scenario == scenario
+            row = int(where[1:])
+            close(ws[where].value, r.passed, f"Checks!{where}: {r.text} [{r.scenario}]")
+            if r.lhs is not None:
+                close(ws[f"C{row}"].value, r.lhs, f"Checks!C{row}")
+                close(ws[f"D{row}"].value, r.rhs, f"Checks!D{row}")
+            n += 1
+    return n
+
+
+@pytest.mark.parametrize("stem", sorted(p.stem for p in SHEETS.glob("*.plan")))
+def test_every_shipped_sheet_recalculates_to_planners_values(lo, stem):
+    item = lo["items"][f"sheet:{stem}"]
+    assert verify(item) > len(item.plan.model.quantities)
+
+
+@pytest.mark.parametrize("name", ["article", "features", "long", "article_edited", "features_edited"])
+def test_workbook_recalculates_to_planners_values(lo, name):
+    assert verify(lo["items"][name]) > 0
+
+
+def test_article_figures_in_the_recalculated_workbook(lo):
+    item = lo["items"]["article"]
+    wb, book = item.values, item.book
+    named = lambda n: cell(wb, next(wb.defined_names[book.names[n]].destinations)[0] + "!"  # noqa: E731
+                           + next(wb.defined_names[book.names[n]].destinations)[1])
+    assert named("kv_bytes_per_sequence") == 671_088_640
+    assert named("weight_bytes") == pytest.approx(140)
+    assert named("batch1_weight_bound") == pytest.approx(46.667, abs=5e-4)
+    assert named("speedup") == pytest.approx(2.4011, abs=5e-5)
+    assert named("average_tpot") == pytest.approx(10.4117, abs=5e-5)
+    column = {ctx.scenario: ctx.column for ctx in book.contexts.values() if ctx.sheet and not ctx.overrides}
+    step = book.rows["batch_step_bound"]
+    for scenario, want in (("bf16", 53.825), ("fp8_e4m3", 30.492), ("int4_g128", 19.262)):
+        assert wb["Scenarios"][f"{column[scenario]}{step}"].value == pytest.approx(want, abs=5e-4)
+    answers = {(stmt.span.text.split()[1], ctx.scenario): wb["Solve"][where].value
+               for stmt, ctx, where in book.solve_cells if not ctx.overrides}
+    assert answers[("alpha", None)] == pytest.approx(0.2871, abs=5e-5)  # break-even, "about 0.287"
+    assert answers[("min", "bf16")] == 98 and answers[("min", "fp8_e4m3")] == 49 and answers[("min", "int4_g128")] == 26
+    assert answers[("speedup", None)] == 6  # best gamma
+    row = next(int(w[1:]) for s, _, w in book.solve_cells if s.span.text.startswith("maximize"))
+    assert wb["Solve"][f"F{row}"].value == pytest.approx(2.4696, abs=5e-5)
+    stmt, _, title, table = book.sweep_blocks[0]
+    col = table.letter("out:1")
+    speedups = [wb[title][f"{col}{table.first + i}"].value for i in range(table.rows)]
+    assert speedups == pytest.approx([1.0179, 1.6469, 2.4011, 2.9251], abs=5e-5)
+
+
+def test_edited_inputs_move_every_dependent_including_solve_answers(lo):
+    """verify() compares every cell of the edited workbook with plan.evaluate/Solver under the same
+    edits; here: the edits really moved the figures and the answers (closed forms and bisections)."""
+    book = lo["items"]["article"].book
+    before, after = lo["items"]["article"].values["Solve"], lo["items"]["article_edited"].values["Solve"]
+    moved = {}
+    for stmt, ctx, where in book.solve_cells:
+        if not ctx.overrides:
+            moved[(" ".join(stmt.span.text.split()), ctx.scenario)] = (before[where].value, after[where].value)
+    alpha = moved[("solve alpha where speedup = 1", None)]  # in-sheet bisection
+    assert alpha[0] == pytest.approx(0.2871, abs=5e-5) and alpha[1] > alpha[0]
+    for scenario in ("bf16", "fp8_e4m3", "int4_g128"):  # closed form with a ceiling
+        batch = moved[("solve min batch where verify_is_compute_bound for all", scenario)]
+        assert batch[1] != batch[0] and float(batch[1]).is_integer()
+    bandwidth = moved[("solve hbm_bandwidth where batch_step_bound = 40 ms", None)]
+    assert bandwidth[1] < bandwidth[0]  # 8-bit weights need less bandwidth for the same step time
+    model_before, model_after = lo["items"]["article"].values, lo["items"]["article_edited"].values
+    names = lo["items"]["article"].book.names
+    ref = next(model_before.defined_names[names["memory_time"]].destinations)
+    assert cell(model_after, "!".join(ref)) < cell(model_before, "!".join(ref))
+
+
+def test_printer_formulas_evaluate_in_libreoffice(lo):
+    ws, expected = lo["probe"]
+    for (ref, want), expr in zip(expected, PROBES):
+        close(ws[ref].value, want, f"{expr}")
+
+
+def test_alpha_validation_refuses_values_outside_its_domain(lo):
+    ws, probes = lo["alpha"]
+    verdicts = {value: ws[ref].value for ref, value in probes}
+    assert verdicts == {0.5: True, 0.0: True, 0.999: True, 1.0: False, 1.5: False, -0.1: False}
+
+
+def test_import_reads_the_edited_recalculated_workbook(lo):
+    item = lo["items"]["article_edited"]
+    path = lo["recalculated"][item.path]
+    imported = read_inputs(str(path), item.plan)
+    assert {c.name: c.book_value for c in imported.changes} == {"hbm_bandwidth": 3.35, "draft_cost": 0.2,
+                                                                 "bits_per_weight": 8}
+    assert imported.overrides["hbm_bandwidth"] == Fraction(335, 100) * 10**12
+    ev = item.plan.evaluate(None, imported.overrides)
+    assert ev.display("weight_bytes") == pytest.approx(70)  # 8-bit weights, typed in the workbook
+
+
+def test_long_formulas_are_split_into_helper_cells(lo):
+    item = lo["items"]["long"]
+    wb = openpyxl.load_workbook(item.path)
+    assert "Helpers" in wb.sheetnames and wb.sheetnames[-1] == "Helpers"
+    longest = max(len(c.value) for ws in wb.worksheets for row in ws.iter_rows() for c in row
+                  if isinstance(c.value, str) and c.value.startswith("="))
+    assert 4000 < longest <= 8192
+
+
+def test_text_from_the_plan_stays_text_after_recalculation(lo):
+    item = lo["items"]["features"]
+    ws = item.values["Inputs"]
+    texts = {c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)}
+    assert '=HYPERLINK("http://example.invalid") features of the Excel export' in texts
+    assert "=1+1 is a doc that starts with =" in texts
+    assert "-a doc that starts with a minus" in texts and "+a doc that starts with a plus" in texts
+    assert "@tag" in texts
