@@ -57,6 +57,12 @@ class _Lower(Transformer):
     def __init__(self, source: Source) -> None:
         super().__init__(visit_tokens=False)
         self.source = source
+        # lark re-creates a ``v_args`` wrapper (functools.update_wrapper) on every
+        # attribute access, i.e. for every tree node; binding each one once here
+        # makes lowering a 10,000-quantity plan about twice as fast.
+        for name, attr in vars(_Lower).items():
+            if hasattr(attr, "visit_wrapper"):
+                setattr(self, name, getattr(self, name))
 
     # -- helpers --------------------------------------------------------
     def span(self, meta) -> Span:

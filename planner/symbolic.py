@@ -79,16 +79,20 @@ class Converter:
         if isinstance(e, ir.Neg):
             return -c(e.operand)
         if isinstance(e, ir.Binary):
+            # The constructors the operators end in, called directly: the same trees, about
+            # twice as fast to build (no sympify or operator dispatch), which counts for big plans.
             a, b = c(e.left), c(e.right)
             if e.op is ir.BinOp.ADD:
-                return a + b
+                return sp.Add(a, b)
             if e.op is ir.BinOp.SUB:
-                return a - b
+                return sp.Add(a, -b)
             if e.op is ir.BinOp.MUL:
-                return a * b
+                return sp.Mul(a, b)
             if e.op is ir.BinOp.DIV:
-                return a / b
-            return a ** b
+                if isinstance(b, sp.Rational) and b != 0:
+                    return sp.Mul(a, sp.Rational(b.q, b.p))
+                return sp.Mul(a, sp.Pow(b, sp.S.NegativeOne))
+            return sp.Pow(a, b)
         if isinstance(e, ir.Compare):
             ops = [c(o) for o in e.operands]
             rels = [_REL[op](ops[i], ops[i + 1]) for i, op in enumerate(e.ops)]
