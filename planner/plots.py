@@ -56,13 +56,15 @@ def sweep_png(results: Sequence, title: str) -> bytes:
         fig = Figure(figsize=(6.4, 1.2 + 2.2 * max(1, len(panels))), dpi=100)
         FigureCanvasAgg(fig)
         axes = fig.subplots(max(1, len(panels)), 1, sharex=True, squeeze=False)[:, 0]
+        combos = int(np.prod([a.count for a in others])) if others else 1
+        marker = "o" if x_axis.count <= 50 else None
         for ax, name in zip(axes, panels):
             for r in results:
                 for label, mask in _lines(r, others):
                     x = r.display(x_axis.name)[mask]
                     y = np.where(r.bad[mask], np.nan, r.display(name)[mask].astype(float))
                     parts = [p for p in (r.label if len(results) > 1 else "", label) if p]
-                    ax.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=", ".join(parts) or None)
+                    ax.plot(x, y, marker=marker, markersize=3, linewidth=1.2, label=", ".join(parts) or None)
             ax.set_ylabel(_label(plan, name))
             ax.grid(True, linewidth=0.4, alpha=0.6)
             if len(results) > 1 or others:
@@ -72,6 +74,9 @@ def sweep_png(results: Sequence, title: str) -> bytes:
         if x_axis.kind == "times":
             axes[-1].set_xscale("log", base=float(x_axis.factor) if x_axis.factor > 1 else 10)
         axes[-1].set_xlabel(_label(plan, x_axis.name))
+        if combos > MAX_LINES:
+            title += f"\n(lines for the first {MAX_LINES} of {combos:,} combinations of " \
+                     + ", ".join(a.name for a in others) + ")"
         fig.suptitle(title, fontsize=9)
         fig.tight_layout()
         buf = io.BytesIO()

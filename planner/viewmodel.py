@@ -34,7 +34,7 @@ from .plan import Evaluation, Plan, format_value
 from .symbolic import latex
 
 FORMAT = "planner.report/1"
-MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; the workbook and `planner sweep` have them all
+MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
 HEADLINE_TAG = "headline"
 
 
@@ -202,7 +202,7 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "used_by": [n for n in report_order(plan) if name in plan.quantities[n].deps],
         "value": show(analysis.base.display(name), unit),
         "number": number(analysis.base.display(name)),
-        "scenario_values": [show(ev.display(name), unit) for ev in analysis.evaluations],
+        "scenario_values": [show(ev.display(name)) for ev in analysis.evaluations],  # no unit: tables have a column
         "scenario_numbers": [number(ev.display(name)) for ev in analysis.evaluations],
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
     }
