@@ -81,10 +81,10 @@ sweep α in 0..1 count 1500 show t
 
 solve rc where w = 500 us for small, big_bw
 solve c where exp(c) + c = 2
-solve min batch where z >= 30
+solve min batch where z >= 30 as lowest_batch
 solve max batch where z <= 30
 solve min Batch where Batch + exp(Batch / 4) >= 30
-minimize (c - 0.3)^2 over c in 0.1..0.9 step 0.1
+minimize (c - 0.3)^2 over c in 0.1..0.9 step 0.1 as best_c
 
 check z == 27
 check z == 11 in small
@@ -94,6 +94,11 @@ check u == true
 check gate == false in small
 check z@small / z@big_bw ~= 0.556
 check w ~= 0.1875 us in big_bw with rate = 8 TB/s
+check lowest_batch == 6 in small
+check z == 31 with batch = lowest_batch
+check z == 31 in big_bw with batch = lowest_batch, rate = 4 TB/s
+check best_c == 0.3
+check best_c.value == 0 within 1e-12
 '''
 
 LONG = """title "formulas longer than Excel's 8,192 characters"

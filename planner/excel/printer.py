@@ -158,7 +158,11 @@ class ExcelPrinter(CodePrinter):
 
     # ---- arithmetic -------------------------------------------------------------
     def _print_Add(self, e) -> str:
-        terms = e.as_ordered_terms()
+        # SymPy's canonical order with the constant last (``x-3``), unless every other term is
+        # negative (``1-x``); cheaper than as_ordered_terms on large plans
+        terms = list(e.args)
+        if terms[0].is_Number and not all(_negative(t) for t in terms[1:]):
+            terms = terms[1:] + terms[:1]
         out = self.wrap(terms[0], ADD - 1)
         for t in terms[1:]:
             if _negative(t):
@@ -356,8 +360,6 @@ def formula(
     ``helper_refs`` (sheet-qualified references; default ``refs``).
     """
     bools = frozenset(bools)
-    refs = dict(refs)
-    helper_refs = dict(helper_refs) if helper_refs is not None else dict(refs)
     printer = ExcelPrinter(refs, bools)
     if isinstance(expr, sp.Rational) and scale != 1:  # a constant: fold the unit in
         value = Fraction(expr.p, expr.q) / scale
@@ -379,6 +381,9 @@ def formula(
         return text
     if spill is None:
         raise FormulaTooLong(f"a formula of {len(text)} characters exceeds Excel's limit of {limit}")
+    refs = dict(refs)  # copies: stand-ins for helper cells are added below
+    helper_refs = dict(helper_refs) if helper_refs is not None else dict(refs)
+    printer = ExcelPrinter(refs, bools)
 
     def helper(sub: sp.Basic) -> sp.Basic:
         """``sub`` moved into a helper cell; returns the symbol that stands for it."""

@@ -1,0 +1,254 @@
+"""The workbook's structure without a spreadsheet engine: determinism, text that
+stays text, validation, names, portable formulas, and the export/import commands.
+(Values computed by a real engine are tested in test_excel_workbook.py.)"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from planner.excel.names import is_valid
+from planner.excel.writer import workbook_bytes
+from planner.plan import load, loads
+
+ROOT = Path(__file__).resolve().parent.parent
+TOKEN_COST = ROOT / "sheets" / "token_cost.plan"
+
+SMALL = '''title "=cmd|' /C calc'!A0"
+note "@SUM(1+1)"
+speed = 3 TB/s        "=2+3 looks like a formula"      ["+tag", "-tag"]   where speed > 0 TB/s
+share = 0.8           "-share"                          where 0 <= share < 1
+count = 4             "@count"                          where integer, 1 <= count <= 10
+on = true             "+a switch"
+r = 2                 "R is a cell in R1C1 notation"
+a1 = 5
+total = speed * share * count * r * a1 -> GB/s
+ok = on and share < 0.9
+scenario fast "=fast scenario" { speed = 6 TB/s }
+scenario slow { speed = 1 TB/s }
+sweep share in 0..0.9 count 2000 show total
+check total ~= 96000 GB/s
+'''
+
+
+@pytest.fixture(scope="module")
+def small_book():
+    data = workbook_bytes(loads(SMALL, "small.plan"))
+    return data, openpyxl.load_workbook(io.BytesIO(data))
+
+
+@pytest.fixture(scope="module")
+def token_book():
+    data = workbook_bytes(load(TOKEN_COST))
+    return data, openpyxl.load_workbook(io.BytesIO(data))
+
+
+def formulas(wb):
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type == "f":
+                    yield ws.title, c.coordinate, c.value
+
+
+def named_cell(wb, name):
+    sheet, coord = next(wb.defined_names[name].destinations)
+    return wb[sheet][coord.replace("$", "")]
+
+
+def test_same_plan_same_bytes(small_book, token_book):
+    assert workbook_bytes(loads(SMALL, "small.plan")) == small_book[0]
+    assert workbook_bytes(load(TOKEN_COST)) == token_book[0]
+    with zipfile.ZipFile(io.BytesIO(token_book[0])) as z:
+        assert {i.date_time for i in z.infolist()} == {(2000, 1, 1, 0, 0, 0)}
+        core = z.read("docProps/core.xml").decode()
+        assert "2000-01-01T00:00:00Z" in core
+
+
+def test_text_from_the_plan_is_never_a_formula(small_book):
+    _, wb = small_book
+    texts = {}
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if isinstance(c.value, str) and c.value[:1] in "=+-@":
+                    texts[c.value] = c.data_type
+    for text in ["=cmd|' /C calc'!A0", "@SUM(1+1)", "=2+3 looks like a formula", "+tag, -tag", "-share",
+                 "@count", "+a switch", "=fast scenario"]:
+        assert texts.get(text) == "s", (text, texts.get(text))
+    # and no formula anywhere contains plan text
+    assert not any("calc" in f or "SUM" in f for _, _, f in formulas(wb))
+
+
+def test_inputs_are_named_styled_validated_and_commented(small_book):
+    _, wb = small_book
+    speed = named_cell(wb, "speed")
+    assert speed.value == 3 and speed.style == "Input" and speed.parent.title == "Inputs"
+    assert "=2+3 looks like a formula" in speed.comment.text and "+tag" in speed.comment.text
+    assert named_cell(wb, "on").value is True
+    validations = {str(dv.sqref): dv for dv in wb["Inputs"].data_validations.dataValidation}
+
+    def dv(name):
+        return validations[named_cell(wb, name).coordinate]
+
+    assert (dv("count").type, dv("count").operator, dv("count").formula1, dv("count").formula2) == \
+        ("whole", "between", "1", "10")
+    assert dv("share").type == "custom"  # 0 <= share < 1: mixed bounds
+    cell = named_cell(wb, "share").coordinate
+    assert dv("share").formula1 == f"AND(0<={cell},{cell}<1)"
+    assert (dv("speed").type, dv("speed").operator, dv("speed").formula1) == ("decimal", "greaterThan", "0")
+    assert (dv("on").type, dv("on").formula1) == ("list", '"TRUE,FALSE"')
+    assert all(d.showErrorMessage and d.errorStyle == "stop" for d in validations.values())
+
+
+def test_excel_forbidden_names_are_mangled(small_book):
+    _, wb = small_book
+    names = set(wb.defined_names.keys())
+    assert {"r_", "a1_", "speed", "total"} <= names and not {"r", "a1"} & names
+    assert all(is_valid(n) for n in names)
+    assert named_cell(wb, "r_").value == 2 and named_cell(wb, "a1_").value == 5
+    model = {ws_c.value: ws_c.offset(column=1).value for ws_c in wb["Model"]["A"] if ws_c.value}
+    assert model["total"] == "=(a1_*count*r_*share*(speed*1E+12))/1E+9"
+
+
+PORTABLE = {"MAX", "MIN", "IF", "AND", "OR", "NOT", "INT", "LN", "EXP", "SQRT", "ABS", "SIGN", "MOD", "PI",
+            "INDEX", "MATCH", "IFERROR", "NA", "ISNUMBER"}
+
+
+def test_formulas_are_portable_and_fit(small_book, token_book):
+    for _, wb in (small_book, token_book):
+        found = list(formulas(wb))
+        assert len(found) > 100
+        for sheet, coord, text in found:
+            assert len(text) <= 8192
+            called = set(re.findall(r"([A-Z][A-Z0-9.]*)\(", re.sub(r"'[^']*'!", "", text)))
+            assert called <= PORTABLE, (sheet, coord, text)
+            assert "_xlfn" not in text and "LET(" not in text and "LAMBDA(" not in text
+    assert wb.calculation.fullCalcOnLoad is True
+
+
+def test_units_are_converted_in_formulas(token_book):
+    _, wb = token_book
+    model = {c.value: c.offset(column=1).value for c in wb["Model"]["A"] if c.value}
+    # weight_bytes is shown in GB, hbm_bandwidth typed in TB/s: both converted inside the formula
+    assert model["batch1_weight_bound"] == "=((weight_bytes*1E+9)/(hbm_bandwidth*1E+12))*1000"
+    assert model["weight_bytes"] == "=((bits_per_weight/8)*parameters)/1E+9"
+
+
+def test_sweeps_are_capped_and_charted(small_book):
+    data, wb = small_book
+    ws = wb["Sweep 1 share"]
+    assert "2,000 points; the first 1,000 are shown" in ws["A2"].value
+    rows = [r for r in ws.iter_rows(min_row=7, values_only=True) if r[0] is not None]
+    assert len(rows) == 1000
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        assert any(n.startswith("xl/charts/chart") for n in z.namelist())
+
+
+def test_scenario_columns_hold_their_own_values_and_follow_the_rest(small_book):
+    _, wb = small_book
+    ws = wb["Scenarios"]
+    header = [c.value for c in ws[3]]
+    fast = header.index("fast") + 1
+    rows = {ws.cell(row=r, column=1).value: r for r in range(5, ws.max_row + 1)}
+    assert ws.cell(row=rows["speed"], column=fast).value == 6  # the scenario's value
+    assert ws.cell(row=rows["share"], column=fast).value == "=share"  # the Inputs sheet's
+    col = openpyxl.utils.get_column_letter(fast)
+    assert f"({col}{rows['speed']}*1E+12)" in ws.cell(row=rows["total"], column=fast).value
+
+
+# ---- the commands ----------------------------------------------------------------
+
+def test_export_command_writes_the_workbook(tmp_path, cli):
+    out = tmp_path / "book.xlsx"
+    code, _, err = cli("export", TOKEN_COST, "-o", out, "--set", "alpha=0.6")
+    assert code == 0, err
+    wb = openpyxl.load_workbook(out)
+    assert named_cell(wb, "alpha").value == 0.6
+
+
+def test_a_failed_export_writes_nothing(tmp_path, cli):
+    out = tmp_path / "book.xlsx"
+    code, _, err = cli("export", TOKEN_COST, "-o", out, "--set", "alpha=1.5")
+    assert code == 2 and "constraint violated" in err and not out.exists()
+    out.write_bytes(b"previous")
+    code, _, _ = cli("export", TOKEN_COST, "-o", out, "--set", "alpha=1.5")
+    assert code == 2 and out.read_bytes() == b"previous"
+    assert not [p for p in tmp_path.iterdir() if p.name != "book.xlsx"]  # no temp file left
+
+
+def test_export_scenario_selection(tmp_path, cli, plan_file):
+    plan = plan_file("x = 1\ny = x * 2\nscenario a { x = 2 }\nscenario b { x = 3 }\nscenario c { x = 4 }\n")
+    out = tmp_path / "book.xlsx"
+    assert cli("export", plan, "-o", out, "--scenario", "c,a")[0] == 0
+    header = [c.value for c in openpyxl.load_workbook(out)["Scenarios"][3]]
+    assert header == ["Quantity", "Unit", "c", "a"]
+
+
+def edited(tmp_path, values: dict) -> Path:
+    path = tmp_path / "book.xlsx"
+    path.write_bytes(workbook_bytes(load(TOKEN_COST)))
+    wb = openpyxl.load_workbook(path)
+    for name, value in values.items():
+        named_cell(wb, name).value = value
+    wb.save(path)
+    return path
+
+
+def test_import_lists_the_changes_and_evaluates_with_them(tmp_path, cli):
+    book = edited(tmp_path, {"alpha": 0.6, "hbm_bandwidth": 3.35})
+    code, out, err = cli("import", book, "--plan", TOKEN_COST)
+    assert code == 0, err
+    assert "2 inputs in" in out and "alpha: 0.8 -> 0.6" in out and "hbm_bandwidth: 3 TB/s -> 3.35 TB/s" in out
+    speedup = next(line for line in out.splitlines() if line.startswith("speedup "))
+    assert "1.64686" in speedup  # the article's 1.6469 at alpha = 0.6
+
+
+def test_import_json_and_unchanged(tmp_path, cli):
+    import json
+
+    book = edited(tmp_path, {"gamma": 6})
+    code, out, _ = cli("import", book, "--plan", TOKEN_COST, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["workbook"]["changes"] == [
+        {"name": "gamma", "cell": data["workbook"]["changes"][0]["cell"], "plan": 4.0, "workbook": 6.0, "unit": ""}]
+    assert data["values"]["base"]["speedup"] == pytest.approx(2.4696, abs=5e-5)
+    untouched = tmp_path / "same.xlsx"
+    untouched.write_bytes(workbook_bytes(load(TOKEN_COST)))
+    code, out, _ = cli("import", untouched, "--plan", TOKEN_COST)
+    assert code == 0 and "every input in" in out and "matches the plan" in out
+
+
+def test_import_keeps_scenario_values(tmp_path, cli):
+    """The Inputs sheet holds the plan's own values; a scenario that sets the input keeps its own."""
+    book = edited(tmp_path, {"bits_per_weight": 8})
+    code, out, _ = cli("import", book, "--plan", TOKEN_COST, "--scenario", "base,bf16", "--format", "json")
+    import json
+
+    values = json.loads(out)["values"]
+    assert values["base"]["weight_bytes"] == pytest.approx(70) and values["bf16"]["weight_bytes"] == pytest.approx(140)
+
+
+@pytest.mark.parametrize("value, message", [
+    (1.5, "constraint violated"),
+    ("=0.5+0.1", "holds a formula with no saved value"),
+    ("fast", "must be a number"),
+    (None, "is empty"),
+])
+def test_import_refuses_bad_cells(tmp_path, cli, value, message):
+    book = edited(tmp_path, {"alpha": value})
+    code, _, err = cli("import", book, "--plan", TOKEN_COST)
+    assert code == 2 and message in err
+    assert "Inputs!B" in err  # the cell is named
+
+
+def test_import_of_something_else(tmp_path, cli):
+    bad = tmp_path / "notes.xlsx"
+    bad.write_text("not a workbook")
+    code, _, err = cli("import", bad, "--plan", TOKEN_COST)
+    assert code == 2 and "not an .xlsx workbook" in err
