@@ -310,3 +310,35 @@ def test_cli_report_to_stdout_and_file(cli, tmp_path):
     target = tmp_path / "sub" / "r.md"
     code_, out2, err = cli("report", TOKEN_COST, "-o", target)
     assert code_ == 0 and target.exists() and "wrote:" in err
+
+
+QUESTIONS = """title "Questions"
+alpha = 0.8 where 0 <= alpha < 1
+gamma = 4   where integer, gamma >= 1
+c     = 0.1
+speedup = (1 - alpha^(gamma + 1)) / (1 - alpha) / (gamma * c + 1)
+ratio   = 1 / (alpha - 0.5)
+scenario cheap { c = 0.05 }
+scenario dear  { c = 0.5 }
+sweep alpha in [0.3, 0.5, 0.7] show ratio
+solve alpha where speedup = 100
+solve alpha where speedup = 1 for all
+"""
+
+
+def test_questions_without_answers_and_points_with_issues(plan_file):
+    import planner
+
+    plan = planner.load(plan_file(QUESTIONS))
+    out = render(view_model(analyse(plan)))
+    sweeps = _section(out, "Sweeps")
+    row = next(line for line in sweeps.splitlines() if line.startswith("| 0.5 |"))
+    assert "| inf |" in row and "division by zero at `alpha - 0.5`" in row
+    solves = _section(out, "Solves")
+    # no root: the reason and the values that show why, never a silently picked answer
+    assert "- no answer (no-root): no `alpha` in \\[0, 1) makes `speedup = 100` hold" in solves
+    assert "at alpha = 0: lhs - rhs = -99.2857" in solves
+    # per scenario: cheap (c = 0.05) and dear (c = 0.5) have different break-even rates
+    found = dict(re.findall(r"- `(cheap|dear)`: `alpha` = \*\*([0-9.]+)\*\*", solves))
+    # alpha^4 + alpha^3 + alpha^2 + alpha = 4c: 0.166774 at c = 0.05, 0.741271 at c = 0.5 (numpy.roots)
+    assert found == {"cheap": "0.166774", "dear": "0.741271"}
