@@ -82,7 +82,15 @@ class NumpyPrinter:
         return "_np.nan"
 
     def _Add(self, e):
-        return "(" + " + ".join(self.p(a) for a in e.args) + ")"
+        # `x - y` rather than `x + (-1.0*y)`: the same floats, one pass less over arrays
+        text = ""
+        for i, a in enumerate(e.args):
+            coeff, rest = a.as_coeff_Mul()
+            if i and coeff.is_extended_negative:
+                text += " - " + self.p(rest if coeff == -1 else sp.Mul(-coeff, rest))
+            else:
+                text += (" + " if i else "") + self.p(a)
+        return "(" + text + ")"
 
     def _Mul(self, e):
         num, den = [], []
@@ -94,7 +102,10 @@ class NumpyPrinter:
                 den.append(sp.Integer(a.q))
             else:
                 num.append(a)
-        text = "*".join(self.p(a) for a in num) if num else "1.0"
+        sign = ""
+        if len(num) > 1 and num[0] == -1:  # `-x` rather than `-1.0*x`
+            sign, num = "-", num[1:]
+        text = sign + "*".join(self.p(a) for a in num) if num else "1.0"
         if den:
             text += "/(" + "*".join(self.p(a) for a in den) + ")"
         return "(" + text + ")"

@@ -216,10 +216,13 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
     size = result.size
     problems: list[tuple[np.ndarray, str, str, Any]] = []  # (mask, quantity, kind, detail)
     for i, (name, c) in enumerate(getattr(plan, "_constraints", [])):
-        ok = np.broadcast_to(np.asarray(raw[f"__constraint{i}"], dtype=bool), (size,))
-        if not ok.all():
-            if np.ndim(raw[f"__constraint{i}"]) == 0:
+        v = raw[f"__constraint{i}"]
+        if np.ndim(v) == 0:  # does not depend on the axes
+            if not bool(v):
                 _raise_fixed_violation(plan, result.scenario, *fixed)
+            continue
+        ok = np.asarray(v, dtype=bool)
+        if not ok.all():
             problems.append((~ok, name, "constraint", f"`{' '.join(c.condition.span.text.split())}` does not hold"))
     for p in points:
         q = plan.model.quantities[p.name]
@@ -231,9 +234,13 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
     for n in result.show:
         col = result.columns[n]
         if col.dtype != bool:
-            bad = ~np.isfinite(col)
+            if col.strides == (0,):  # a scalar broadcast: check it once
+                bad = np.broadcast_to(not np.isfinite(col[0]), (size,))
+            else:
+                finite = np.isfinite(col)
+                bad = np.zeros(0, dtype=bool) if finite.all() else ~finite
             if bad.any():
-                problems.append((bad, n, "not finite", None))
+                problems.append((np.array(bad), n, "not finite", None))
     result.problems = problems
     diagnosed = 0
     for mask, name, kind, detail in problems:

@@ -75,10 +75,18 @@ class Points:
         # start + i*step = (A + i*S) / D with integers A, S, D: one rounding per point
         d = math.lcm(self.start.denominator, self.step.denominator)
         a, s = self.start * d, self.step * d
-        i = np.arange(self.count, dtype=np.float64)
+        out = np.arange(self.count, dtype=np.float64)
         if abs(a) < 2**53 and abs(s) * self.count < 2**53:
-            return (float(a) + i * float(s)) / float(d)
-        return float(self.start) + i * float(self.step)
+            if s != 1:
+                out *= float(s)
+            if a:
+                out += float(a)
+            if d != 1:
+                out /= float(d)
+            return out
+        out *= float(self.step)
+        out += float(self.start)
+        return out
 
     def display(self) -> np.ndarray:
         """All points in the quantity's display unit."""
