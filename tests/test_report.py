@@ -178,6 +178,26 @@ def test_view_model_is_plain_data(analysis):
     assert not keys & set(dir(dict))
 
 
+def test_every_view_model_key_is_documented(analysis, plan_file):
+    """The README's view model section names every key a template can use."""
+    import planner
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### The view model"):]
+    views = [view_model(analysis), view_model(analyse(planner.load(plan_file(QUESTIONS))))]
+    keys: set[str] = set()
+    stack: list = list(views)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            keys |= {k for k in item if not (item is views[0]["quantities"] or item is views[1]["quantities"])}
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    missing = sorted(k for k in keys if f"`{k}`" not in section)
+    assert not missing, f"undocumented view model keys: {missing}"
+
+
 def test_headline_rule(token_cost, plan_file):
     import planner
 
