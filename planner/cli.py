@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Callable, Optional, Sequence
 
-EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="planner",
         description="Plan with numbers: evaluate, check and explain .plan files of named quantities with units.",
-        epilog="Exit codes: 0 success, 1 a check failed, 2 a bad plan or bad arguments. "
+        epilog="Exit codes: 0 success, 1 a check failed, 2 a bad plan or bad arguments, 3 an internal error. "
                "See README.md for the language.",
     )
     parser.add_argument("--version", action="version", version=f"planner {_version()}")
@@ -463,6 +463,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+    except OSError as exc:  # a file that cannot be read or written
+        sys.stderr.write(f"planner: error: {exc.strerror or exc}: {exc.filename or ''}\n".replace(": \n", "\n"))
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # a bug in planner, not in the plan
+        if os.environ.get("PLANNER_DEBUG"):
+            raise
+        sys.stderr.write(f"planner: internal error: {type(exc).__name__}: {exc}\n"
+                         "  this is a bug in planner, not in your plan; rerun with PLANNER_DEBUG=1 to see the "
+                         "traceback, and report it\n")
+        return EXIT_INTERNAL
 
 
 def run() -> None:  # console script entry point

@@ -101,3 +101,30 @@ def test_constraint_violated_by_scenario_names_it(cli, plan_file):
     assert code == 2
     assert "from scenario `tiny`" in err
     assert "note: in scenario `tiny`" in err
+
+
+def test_internal_errors_are_reported_without_traceback(cli, monkeypatch):
+    from conftest import TOKEN_COST
+    import planner.plan
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("simulated bug")
+
+    monkeypatch.setattr(planner.plan.Plan, "evaluate_all", broken)
+    code, out, err = cli("eval", TOKEN_COST)
+    assert code == 3
+    assert "internal error: ZeroDivisionError: simulated bug" in err
+    assert "Traceback" not in err
+    monkeypatch.setenv("PLANNER_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        cli("eval", TOKEN_COST)
+
+
+def test_unwritable_output_is_a_clean_error(cli, tmp_path):
+    from conftest import TOKEN_COST
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    code, _, err = cli("export", TOKEN_COST, "-o", blocker / "sub" / "book.xlsx")
+    assert code == 2
+    assert "Traceback" not in err and "error" in err
