@@ -252,3 +252,27 @@ def test_import_of_something_else(tmp_path, cli):
     bad.write_text("not a workbook")
     code, _, err = cli("import", bad, "--plan", TOKEN_COST)
     assert code == 2 and "not an .xlsx workbook" in err
+
+
+def test_a_closed_form_excel_cannot_express_falls_back_to_the_sheet(token_book):
+    """A closed form with no Excel formula (here a LambertW) is solved in the sheet instead."""
+    import dataclasses
+
+    import sympy as sp
+
+    from planner.excel.writer import Book
+    from planner.solve import Solver
+
+    plan = load(TOKEN_COST)
+    stmt = next(s for s in plan.model.solves if s.alias == "crossover_batch")
+    real = Solver(plan).answer(stmt, "bf16")
+    assert real.closed_form is not None
+    odd = dataclasses.replace(real, closed_form=sp.LambertW(plan.symbols["gamma"]))
+    book = Book(plan, solve_results=[odd])
+    wb = book.build()
+    row = book.solve_index[(id(stmt), book.context("bf16").key)]
+    assert "'Solve work'!" in wb["Solve"][f"C{row}"].value
+    assert "no Excel formula" in wb["Solve"][f"H{row}"].value
+    # the other scenarios keep the closed form (a ceiling, written -INT(-(...)))
+    other = book.solve_index[(id(stmt), book.context("int4_g128").key)]
+    assert wb["Solve"][f"C{other}"].value.startswith("=-INT(-(")

@@ -31,7 +31,7 @@ import sympy as sp
 
 from .. import ir
 from ..errors import PlanError
-from .printer import number
+from .printer import UnsupportedFormula
 from .tables import MAX_SWEEP_ROWS, LiveTable, Output, sheet_title
 from .writer import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
                      put_text, widths)
@@ -153,19 +153,30 @@ def _ref(work, col: str, row: int) -> str:
 
 # ---- roots --------------------------------------------------------------------------
 
+def _closed_form(book: Book, ws, row: int, stmt, ctx, r, notes: list) -> bool:
+    """The answer as a formula over the names; False when there is none Excel can express."""
+    if r.closed_form is None:
+        return False
+    q = book.q[r.target]
+    try:
+        text = book.formula(r.closed_form, book.refs(ctx, ws.title), q.display.scale, f"Solve: {stmt.target}",
+                            book.refs(ctx))
+    except UnsupportedFormula as err:
+        notes.append(f"the closed form has no Excel formula ({err.message}): solved in the sheet instead")
+        return False
+    put_formula(ws, row, 3, text, "General")
+    notes.insert(0, "closed form: " + r.closed_form_text)
+    return True
+
+
 def _sides(book: Book, stmt: ir.Solve) -> tuple[sp.Basic, sp.Basic]:
     c = stmt.condition
     return book.plan.converter.expr(c.operands[0]), book.plan.converter.expr(c.operands[1])
 
 
 def _root(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
-    q = book.q[r.target]
     lhs, rhs = _sides(book, stmt)
-    if r.closed_form is not None:
-        put_formula(ws, row, 3, book.formula(r.closed_form, book.refs(ctx, ws.title), q.display.scale,
-                                             f"Solve: {stmt.target}"), "General")
-        notes.insert(0, "closed form: " + r.closed_form_text)
-    else:
+    if not _closed_form(book, ws, row, stmt, ctx, r, notes):
         _bisection(book, ws, work, state, row, stmt, ctx, r, lhs - rhs)
     # verification: the condition's two sides at the answer
     top = _block(book, work, state, f"check: {' '.join(stmt.span.text.split())} [{ctx.label}]")
@@ -236,11 +247,7 @@ def _threshold(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, no
     q = book.q[r.target]
     cond = book.plan.converter.expr(stmt.condition)
     lo, hi = _integer_domain(q)
-    if r.closed_form is not None:
-        put_formula(ws, row, 3, book.formula(r.closed_form, book.refs(ctx, ws.title), q.display.scale,
-                                             f"Solve: {stmt.target}"), "General")
-        notes.insert(0, "closed form: " + r.closed_form_text)
-    else:
+    if not _closed_form(book, ws, row, stmt, ctx, r, notes):
         _integer_bisection(book, ws, work, state, row, stmt, ctx, r, cond, lo, hi)
     step = -1 if stmt.mode == "min" else 1
     top = _block(book, work, state, f"check: {' '.join(stmt.span.text.split())} [{ctx.label}]")
@@ -281,7 +288,6 @@ def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond
     just outside the domain); the midpoint ``INT((good + bad) / 2)`` halves
     the gap until it is 1, and ``good`` is the answer.
     """
-    q = book.q[r.target]
     n = round(r.display_value)
     reach = max(8, 3 * abs(n))  # an open end: room for the answer to triple (far ends may overflow)
     if stmt.mode == "min":

@@ -38,7 +38,7 @@ import sympy as sp
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.comments import Comment
-from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
@@ -49,7 +49,7 @@ from ..checks import _scenarios
 from ..errors import PlanError
 from ..plan import Evaluation, Plan
 from .names import excel_names, is_cell_like
-from .printer import MUL, ExcelPrinter, formula, number
+from .printer import ExcelPrinter, formula, number
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
 ZIP_TIME = (2000, 1, 1, 0, 0, 0)
@@ -57,6 +57,8 @@ HEADER_FONT = Font(bold=True)
 HEADER_FILL = PatternFill("solid", fgColor="DDEBF7")
 TITLE_FONT = Font(bold=True, size=14)
 NOTE_FONT = Font(italic=True, color="595959")
+MAX_TEXT = 32767  # characters in a cell
+MAX_VALIDATION = 255  # characters in a data validation formula
 GOOD_FILL = PatternFill("solid", fgColor="C6EFCE")
 BAD_FILL = PatternFill("solid", fgColor="FFC7CE")
 
@@ -86,7 +88,7 @@ def put_text(ws, row: int, col: int, text: Optional[str], font=None):
     cell = ws.cell(row=row, column=col)
     if text is None or text == "":
         return cell
-    cell.value = ILLEGAL_CHARACTERS_RE.sub("", str(text))
+    cell.value = ILLEGAL_CHARACTERS_RE.sub("", str(text))[:MAX_TEXT]
     cell.data_type = "s"
     if cell.value[:1] in ("=", "+", "-", "@"):
         cell.quotePrefix = True
@@ -214,7 +216,7 @@ class Book:
         self.solve_index: dict[tuple, int] = {}  # (id(statement), context key) -> row on the Solve sheet
         # where things landed, for readers of the layout (tests, the report)
         self.sweep_blocks: list = []  # (statement, scenario, sheet title, LiveTable)
-        self.solve_cells: list = []  # (statement, scenario, "C5" on the Solve sheet or None)
+        self.solve_cells: list = []  # (statement, Context, "C5" on the Solve sheet or None)
         self.check_cells: list = []  # (check, scenario, "G5" on the Checks sheet)
         wanted = [s for s in plan.resolve_scenarios(scenarios if scenarios else "all") if s is not None]
         self.base_context = Context("base", None)
@@ -435,6 +437,8 @@ class Book:
             if not conditions and not q.integer:
                 return
             dv = self._bounds_validation(q, conditions) or self._custom_validation(q, conditions, cell)
+            if dv is None:
+                return
         dv.error = ILLEGAL_CHARACTERS_RE.sub("", f"{q.name}: {shown}")[:255]
         dv.errorTitle = "planner constraint"
         dv.showErrorMessage = True
@@ -471,7 +475,9 @@ class Book:
         # integer without bounds: any whole number
         return DataValidation(type="whole", operator="between", formula1="-1E+15", formula2="1E+15")
 
-    def _custom_validation(self, q, conditions, cell: str) -> DataValidation:
+    def _custom_validation(self, q, conditions, cell: str) -> Optional[DataValidation]:
+        """Any other condition as a custom rule; None past Excel's 255 characters for one (the
+        constraint is still checked by planner, and shown in the Constraints column)."""
         refs = self.refs(self.base_context)
         refs[self.sym[q.name]] = in_base(cell, q.display.scale)
         printer = ExcelPrinter(refs, self.bools)
@@ -479,6 +485,8 @@ class Book:
         if q.integer:
             parts.insert(0, f"INT({cell})={cell}")
         text = parts[0] if len(parts) == 1 else "AND(" + ",".join(parts) + ")"
+        if len(text) > MAX_VALIDATION:
+            return None
         return DataValidation(type="custom", formula1=text)
 
     # ---- Model -----------------------------------------------------------------------------
