@@ -86,7 +86,7 @@ class NumpyPrinter:
         text = ""
         for i, a in enumerate(e.args):
             coeff, rest = a.as_coeff_Mul()
-            if i and coeff.is_extended_negative:
+            if i and isinstance(coeff, sp.Rational) and coeff.p < 0:  # (no assumption queries: they are slow)
                 text += " - " + self.p(rest if coeff == -1 else sp.Mul(-coeff, rest))
             else:
                 text += (" + " if i else "") + self.p(a)

@@ -403,13 +403,25 @@ class Solver:
         inputs, _ = self.plan.input_values(scenario, overrides, origins)
         if isinstance(stmt, ir.Optimize):
             return self._optimize(stmt, scenario, overrides, origins)
-        self.plan.evaluate(scenario, overrides, origins)  # the other inputs must satisfy their constraints
+        self._check_other_inputs(stmt.target, inputs, scenario, overrides, origins)
         prep = self._prepare(stmt)
         values = {self.plan.symbols[n]: _exact(v) for n, v in inputs.items() if n != stmt.target}
         q = self.plan.model.quantities[stmt.target]
         if stmt.mode == "root":
             return self._root(prep, q, values, scenario)
         return self._threshold(prep, q, values, scenario)
+
+    def _check_other_inputs(self, target: str, inputs, scenario, overrides, origins) -> None:
+        """The inputs kept fixed must satisfy their constraints (the target's own value does not matter)."""
+        raw = self.plan.run_compiled(inputs)
+        broken = [name for i, (name, _) in enumerate(getattr(self.plan, "_constraints", []))
+                  if not bool(np.all(raw[f"__constraint{i}"]))]
+        for name, v in inputs.items():
+            q = self.plan.model.quantities[name]
+            if q.integer and not isinstance(v, bool) and (Fraction(v) / q.display.scale).denominator != 1:
+                broken.append(name)
+        if any(name != target for name in broken):
+            self.plan.evaluate(scenario, overrides, origins)  # raises the located constraint error
 
     # -- preparation -------------------------------------------------------------
     def _prepare(self, stmt: ir.Solve) -> _Prepared:
@@ -582,11 +594,12 @@ class Solver:
         ends = []
         fn = _compile(prep.cond.xreplace(values), x)
         pts = dom.sample(float(q.value or 0), 5)
-        for p in (pts[0], pts[-1]):
+        for p, unbounded in ((pts[0], dom.lo is None), (pts[-1], dom.hi is None)):
             v = float(fn(np.array([p]))[0])
             ends.append((p, v))
-            notes.append(f"at {q.name} = {format_value(p / float(dom.scale), dom.unit)}: "
-                         f"lhs - rhs = {format_value(v, prep.lhs_unit)}")
+            at = format_value(p / float(dom.scale), dom.unit) if not unbounded else \
+                f"{p / float(dom.scale):.3g}{(' ' + dom.unit) if dom.unit else ''} (far end of the search)"
+            notes.append(f"at {q.name} = {at}: lhs - rhs = {format_value(v, prep.lhs_unit)}")
         notes += _scenario_note(scenario)
         err = NoRootError(message or f"no `{q.name}` in {dom.text()} makes `{_text(stmt.condition)}` hold",
                           stmt.condition.span, label="never holds in the domain", notes=notes,
