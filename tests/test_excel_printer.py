@@ -7,12 +7,13 @@ The same expressions are evaluated by LibreOffice in test_excel_workbook.py
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
 import sympy as sp
 
-from planner.excel.printer import FormulaTooLong, UnsupportedFormula, formula, number
+from planner.excel.printer import FormulaTooLong, UnsupportedFormula, formula, nesting, number
 
 a, b, c, x, y = sp.symbols("a b c x y", real=True)
 flag = sp.Symbol("flag", real=True)
@@ -176,3 +177,27 @@ def test_too_long_spills_into_helper_cells():
     # every term is somewhere: in the formula or in a helper cell
     everything = text + "".join(helpers)
     assert all(f"Inputs!$B${i + 1}" in everything for i in range(600))
+
+
+def test_more_than_255_arguments_nest():
+    syms = sp.symbols("m0:600", real=True)
+    refs = {s: s.name for s in syms}
+    text = formula(sp.Max(*syms, evaluate=False), refs)  # (SymPy's own Max of 600 takes minutes)
+    assert text.startswith("=MAX(MAX(m")
+    assert all(part.count(",") <= 254 for part in re.findall(r"MAX\(([^()]*)\)", text))
+
+
+def test_deep_nesting_spills_past_64_levels():
+    branches = [(sp.Integer(i), x < i) for i in range(80)] + [(y, True)]
+    expr = sp.Piecewise(*branches)
+    with pytest.raises(FormulaTooLong):
+        formula(expr, REFS)
+    helpers: list[str] = []
+
+    def spill(text: str) -> str:
+        helpers.append(text)
+        return f"Helpers!$B${len(helpers)}"
+
+    text = formula(expr, REFS, spill=spill)
+    assert helpers and all(nesting(t) <= 64 for t in [text] + helpers)
+    assert nesting("=IF(a>1,MAX(b,'x(y'!A1),(c+d))") == 2

@@ -111,6 +111,9 @@ wide = deep + f(start_value) * 2
 scenario other { start_value = 0.2 }
 sweep start_value in [0.1, 0.2, 0.3] show deep, wide
 check deep < 1
+level = 37.5
+tier = """ + "".join(f"if(level < {k}, {k}, " for k in range(1, 81)) + "81" + ")" * 80 + """
+scenario high { level = 79.5 }
 """
 
 

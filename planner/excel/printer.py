@@ -36,6 +36,8 @@ from sympy.printing.codeprinter import CodePrinter
 from ..errors import PlanError
 
 LIMIT = 8192  # characters in a cell formula, the leading "=" included
+MAX_NESTING = 64  # levels of nested function calls
+MAX_ARGS = 255  # arguments of one function call
 DIGITS = 15  # significant digits Excel keeps in a number
 
 # Excel precedence levels, loosest first (for deciding parentheses).
@@ -211,7 +213,7 @@ class ExcelPrinter(CodePrinter):
         name = _FUNCTIONS.get(type(e).__name__)
         if name is None:
             raise UnsupportedFormula(f"Excel has no function for `{type(e).__name__}` (in `{e}`)")
-        return f"{name}({','.join(self._print(a) for a in e.args)})"
+        return _call(name, [self._print(a) for a in e.args])
 
     def _print_MinMaxBase(self, e) -> str:
         return self._print_Function(e)
@@ -259,13 +261,40 @@ class ExcelPrinter(CodePrinter):
         return self.wrap(e.lhs, CMP) + op + self.wrap(e.rhs, CMP)
 
     def _print_And(self, e) -> str:
-        return "AND(" + ",".join(self._print(a) for a in e.args) + ")"
+        return _call("AND", [self._print(a) for a in e.args])
 
     def _print_Or(self, e) -> str:
-        return "OR(" + ",".join(self._print(a) for a in e.args) + ")"
+        return _call("OR", [self._print(a) for a in e.args])
 
     def _print_Not(self, e) -> str:
         return f"NOT({self._print(e.args[0])})"
+
+
+def _call(name: str, args: list[str]) -> str:
+    """``NAME(a,b,...)``; more than Excel's 255 arguments nest (MAX, MIN, AND, OR are associative)."""
+    while len(args) > MAX_ARGS:
+        args = [f"{name}({','.join(args[i:i + MAX_ARGS])})" for i in range(0, len(args), MAX_ARGS)]
+    return f"{name}({','.join(args)})"
+
+
+def nesting(text: str) -> int:
+    """How deeply function calls nest in a formula (Excel allows 64)."""
+    depth = deepest = 0
+    stack: list[bool] = []
+    quoted = False
+    for i, ch in enumerate(text):
+        if ch == "'":
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch == "(":
+            call = i > 0 and (text[i - 1].isalnum() or text[i - 1] in "._")
+            stack.append(call)
+            depth += call
+            deepest = max(deepest, depth)
+        elif ch == ")" and stack:
+            depth -= stack.pop()
+    return deepest
 
 
 def _own_method(cls: type, name: str):
@@ -376,11 +405,15 @@ def formula(
                 text = printer.wrap(e, MUL) + "/(" + number(scale) + ")"
         return "=" + text
 
+    def too_big(t: str) -> bool:
+        return len(t) > limit or nesting(t) > MAX_NESTING
+
     text = render(expr)
-    if len(text) <= limit:
+    if not too_big(text):
         return text
     if spill is None:
-        raise FormulaTooLong(f"a formula of {len(text)} characters exceeds Excel's limit of {limit}")
+        raise FormulaTooLong(f"a formula of {len(text)} characters and {nesting(text)} nested calls exceeds "
+                             f"Excel's limits ({limit} characters, {MAX_NESTING} levels)")
     refs = dict(refs)  # copies: stand-ins for helper cells are added below
     helper_refs = dict(helper_refs) if helper_refs is not None else dict(refs)
     printer = ExcelPrinter(refs, bools)
@@ -393,7 +426,7 @@ def formula(
         refs[stand_in] = helper_refs[stand_in] = ref
         return stand_in
 
-    if isinstance(expr, _ASSOCIATIVE) and len(expr.args) > 2:
+    if isinstance(expr, _ASSOCIATIVE) and len(expr.args) > 2 and len(text) > limit:
         # a wide node: group its arguments into helper cells of about half the limit each
         lengths = [(arg, len(ExcelPrinter(refs, bools).doprint(arg))) for arg in expr.args]
         groups: list[list[sp.Basic]] = [[]]
@@ -407,14 +440,32 @@ def formula(
         if len(groups) > 1:
             parts = [g[0] if len(g) == 1 and g[0].is_Atom else helper(expr.func(*g)) for g in groups]
             return formula(expr.func(*parts), refs, bools, spill, limit, scale, helper_refs)
+    if isinstance(expr, sp.Piecewise) and len(expr.args) > MAX_NESTING // 2 and nesting(text) > MAX_NESTING:
+        # a long if/else chain: its tail goes to a helper cell (which may split again)
+        keep = MAX_NESTING // 2
+        tail = helper(sp.Piecewise(*expr.args[keep:]))
+        head = sp.Piecewise(*(expr.args[:keep] + ((tail, True),)), evaluate=False)
+        return formula(head, refs, bools, spill, limit, scale, helper_refs)
     seen: set[sp.Basic] = set()
-    while len(text) > limit:
+    while too_big(text):
         candidates = [c for c in _parts(expr) if c not in seen and not c.is_Atom]
         if not candidates:
-            raise FormulaTooLong(f"a formula of {len(text)} characters exceeds Excel's limit of {limit} "
+            raise FormulaTooLong(f"a formula of {len(text)} characters exceeds Excel's limits "
                                  "and cannot be split further")
         printer = ExcelPrinter(refs, bools)
-        biggest = max(candidates, key=lambda c: (len(printer.doprint(c)), sp.default_sort_key(c)))
+        deep = nesting(text) > MAX_NESTING  # move the deepest part out, else the longest
+
+        def size(c):
+            t = printer.doprint(c)
+            return (nesting(t), len(t)) if deep else (len(t), 0)
+
+        biggest = max(candidates, key=lambda c: (size(c), sp.default_sort_key(c)))
+        while deep and nesting(printer.doprint(biggest)) > MAX_NESTING:
+            # descend to the deepest part that fits in one cell: one helper per 64 levels
+            inner = [c for c in _parts(biggest) if not c.is_Atom]
+            if not inner:
+                break
+            biggest = max(inner, key=lambda c: (size(c), sp.default_sort_key(c)))
         seen.add(biggest)
         expr = expr.xreplace({biggest: helper(biggest)})
         printer = ExcelPrinter(refs, bools)
