@@ -230,11 +230,12 @@ def sweep_sheets(book: Book) -> None:
             table.header()
             table.fill(rows)
             book.sweep_blocks.append((stmt, scenario, ws.title, table))
-            _chart(ws, table, names[0], outputs, top)
+            _chart(ws, table, names[0], outputs, top, grid=len(names) > 1)
             top = table.last + 4
 
 
-def _chart(ws, table: LiveTable, x_name: str, outputs: Sequence[Output], top: int) -> None:
+def _chart(ws, table: LiveTable, x_name: str, outputs: Sequence[Output], top: int, grid: bool = False) -> None:
+    """A scatter chart of the numeric outputs against the first swept input (markers only for a grid)."""
     numeric = [i for i, o in enumerate(outputs) if not o.is_bool]
     if not numeric or table.rows < 2:
         return
@@ -251,6 +252,8 @@ def _chart(ws, table: LiveTable, x_name: str, outputs: Sequence[Output], top: in
         ys = Reference(ws, min_col=col, min_row=table.first, max_row=table.last)
         series = Series(ys, xs, title_from_data=False, title=outputs[i].label)
         series.marker.symbol = "circle"
+        if grid:  # the rows of a grid do not form one line
+            series.graphicalProperties.line.noFill = True
         chart.series.append(series)
     chart.width, chart.height = 16, 8
     anchor = get_column_letter(table.left + table.width + 1) + str(top)
