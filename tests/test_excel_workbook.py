@@ -83,6 +83,7 @@ solve rc where w = 500 us for small, big_bw
 solve c where exp(c) + c = 2
 solve min batch where z >= 30 as lowest_batch
 solve max batch where z <= 30
+solve min batch where 100 / batch <= 100
 solve min Batch where Batch + exp(Batch / 4) >= 30
 minimize (c - 0.3)^2 over c in 0.1..0.9 step 0.1 as best_c
 

@@ -262,7 +262,8 @@ def _threshold(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, no
         outside.append(f"{nb}<{lo}")
     if stmt.mode == "max" and hi is not None:
         outside.append(f"{nb}>{hi}")
-    neighbour = f"OR(NOT({at_nb}),{outside[0]})" if outside else f"NOT({at_nb})"
+    # outside the domain the neighbour need not fail (nor even evaluate): IF short-circuits
+    neighbour = f"IF({outside[0]},TRUE,NOT({at_nb}))" if outside else f"NOT({at_nb})"
     put_formula(ws, row, 5, f"=IFERROR(AND({at_n},{neighbour}),FALSE)")
     put_formula(ws, row, 6, f"={at_nb}")
     put_text(ws, row, 7, r.method + f" (check value: the condition at {stmt.target} {step:+d})")
