@@ -32,7 +32,7 @@ import sympy as sp
 from .. import ir
 from ..errors import PlanError
 from .printer import UnsupportedFormula
-from .tables import MAX_SWEEP_ROWS, LiveTable, Output, sheet_title
+from .tables import MAX_SWEEP_ROWS, ROW, LiveTable, Output, sheet_title
 from .writer import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
                      put_text, widths)
 
@@ -227,7 +227,7 @@ def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic)
     table.header()
     first = table.first
     x, fx = table.letter("in:" + stmt.target), table.letter("out:0")
-    table.fill([[lo / scale], [hi / scale]] + [["=(A\x00+B\x00)/2"] for _ in range(n)])
+    table.fill([[lo / scale], [hi / scale]] + [[f"=(A{ROW}+B{ROW})/2"] for _ in range(n)])
     start = first + 2
     put_formula(work, start, 1, f"={x}{first}")
     put_formula(work, start, 2, f"={x}{first + 1}")
@@ -307,7 +307,7 @@ def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond
     table.header()
     first = table.first
     x, c = table.letter("in:" + stmt.target), table.letter("out:0")
-    rows: list[list] = [[good0]] + [["=INT((A\x00+B\x00)/2)"] for _ in range(steps)]
+    rows: list[list] = [[good0]] + [[f"=INT((A{ROW}+B{ROW})/2)"] for _ in range(steps)]
     table.fill(rows)
     work.cell(row=first + 1, column=1, value=good0)
     work.cell(row=first + 1, column=2, value=bad0)

@@ -28,8 +28,7 @@ from .writer import (HEADER_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, Cont
                      put_text, sheet_ref)
 
 MAX_SWEEP_ROWS = 1000
-ROW = "\x00"  # placeholder for the current row number
-PREV = "\x01"  # placeholder for the previous row number
+ROW = "\x00"  # placeholder for the row number in formulas printed once per column
 
 
 @dataclass
@@ -144,28 +143,27 @@ class LiveTable:
                                                      self._refs(str(r), qualified=True)))
         return lambda r: template.replace(ROW, str(r))
 
-    def fill(self, inputs: Sequence[Sequence], formats: Optional[Sequence[Sequence]] = None) -> None:
+    def fill(self, inputs: Sequence[Sequence]) -> None:
         """One row per entry of ``inputs``: per varied input a display value or a formula text
-        (``PREV`` in it stands for the previous row)."""
+        (``ROW`` in it stands for the row's own number)."""
         ws, book = self.ws, self.book
         stamps = []
         for i, o in enumerate(self.outputs):
-            stamps.append((self.col[f"out:{i}"], self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard), i))
+            stamps.append((self.col[f"out:{i}"], self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard)))
         for n in self.helpers:
             q = book.q[n]
             scale = Fraction(1) if q.is_bool else q.display.scale
-            stamps.append((self.col["q:" + n], self._print(book.plan.exprs[n], scale, f"{ws.title}: {n}"), None))
+            stamps.append((self.col["q:" + n], self._print(book.plan.exprs[n], scale, f"{ws.title}: {n}")))
         for k, values in enumerate(inputs):
             r = self.first + k
             for n, v in zip(self.varied, values):
                 c = self.col["in:" + n]
                 if isinstance(v, str):
-                    put_formula(ws, r, c, v.replace(PREV, str(r - 1)).replace(ROW, str(r)))
+                    put_formula(ws, r, c, v.replace(ROW, str(r)))
                 else:
                     ws.cell(row=r, column=c, value=v)
-            for c, stamp, i in stamps:
-                fmt = formats[k][i] if formats is not None and i is not None else None
-                put_formula(ws, r, c, stamp(r), fmt)
+            for c, stamp in stamps:
+                put_formula(ws, r, c, stamp(r))
         self.rows = len(inputs)
 
     @property
