@@ -3,7 +3,7 @@
 For each input a quantity depends on, the elasticity ``dy/dx * x / y`` at
 the current values (a 1% rise in ``x`` moves ``y`` by about that many %),
 sorted by magnitude. The derivative is SymPy's, of the quantity written over
-its inputs (:func:`planner.solve.inline`), evaluated with exact rationals.
+its inputs (:func:`planner.roots.inline`), evaluated with exact rationals.
 
 ``max``/``min``/``abs``/``if`` are not differentiable everywhere: the
 derivative is taken on the branch active at the current values. Where two
@@ -22,7 +22,7 @@ import sympy as sp
 
 from .errors import KindError, UnknownNameError, suggest
 from .plan import Plan, format_value
-from .solve import inline
+from .roots import inline
 from .symbolic import rational
 
 STEP = 1e-6  # relative step of the numeric difference

@@ -13,6 +13,8 @@ values and any ``--set`` overrides):
 
 The method, in order:
 
+The univariate mathematics lives in :mod:`planner.roots`.
+
 1. The condition is written over inputs only (:func:`inline`, expanding
    just the quantities it uses), the other inputs replaced by their exact
    rational values.
@@ -40,14 +42,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 import sympy as sp
 
 from . import ir
 from .errors import (
-    ConvergenceError, KindError, MultipleRootsError, NoRootError, NotMonotoneError, PlanError,
+    KindError, MultipleRootsError, NoRootError, NotMonotoneError, PlanError,
     SolveError, UnknownNameError, suggest,
 )
 from .evaluate import compile_plan
@@ -55,13 +57,13 @@ from .model import Quantity
 from .plan import Plan, format_value
 from .source import Source, Span
 from .symbolic import latex, rational
+from .roots import (
+    DIGITS, GRID, Domain, Run, change_points, compile_univariate, exact_number, exact_roots, holds_at, inline,
+    integer_runs, integer_runs_numeric, numeric_roots, pieces, relations, tidy, to_float, value_at,
+)
 from .values import input_quantity, scenarios_for
 
 SOLVE_FORMAT = "planner.solve/1"
-MAX_PIECES = 256  # branch combinations of max/min/abs/if considered exactly
-MAX_DEGREE = 64  # larger polynomials go to the numeric path
-GRID = 4097  # points of the numeric sign scan
-DIGITS = 60  # precision for algebraic roots
 
 
 # ---- results ------------------------------------------------------------------
@@ -159,209 +161,6 @@ class SolveResult:
         }
 
 
-# ---- the expanded condition ----------------------------------------------------------
-
-def inline(plan: Plan, expr: sp.Basic) -> sp.Basic:
-    """``expr`` written over inputs only: expands just the quantities it uses
-    (each once, shared), booleans (``Eq(flag, 1)``) into their conditions."""
-    model, symbols = plan.model, plan.symbols
-    memo: dict[str, sp.Basic] = {}
-
-    def repl(names) -> dict:
-        m = {}
-        for d in names:
-            q = model.quantities[d]
-            if q.is_input:
-                continue
-            value = expand(d)
-            if q.is_bool:
-                m[sp.Eq(symbols[d], 1)] = value
-            m[symbols[d]] = value
-        return m
-
-    def expand(n: str) -> sp.Basic:
-        if n not in memo:
-            m = repl(model.quantities[n].deps)
-            memo[n] = plan.exprs[n].xreplace(m) if m else plan.exprs[n]
-        return memo[n]
-
-    names = [symbols.names[s] for s in expr.free_symbols if s in symbols.names]
-    m = repl(names)
-    return expr.xreplace(m) if m else expr
-
-
-def _relations(cond: sp.Basic) -> list[sp.Basic]:
-    """``lhs - rhs`` of every comparison inside a condition."""
-    out = []
-    for node in sp.preorder_traversal(cond):
-        if isinstance(node, sp.core.relational.Relational):
-            out.append(node.lhs - node.rhs)
-    return out
-
-
-_KINKS = (sp.Max, sp.Min, sp.Abs, sp.Piecewise)
-_STEPS = (sp.floor, sp.ceiling, sp.sign, sp.Heaviside)
-
-
-def _pieces(expr: sp.Basic, x: sp.Symbol, limit: int = MAX_PIECES) -> Optional[list[sp.Basic]]:
-    """Smooth expressions whose real roots include every root and every
-    branch switch of ``expr`` (max/min/abs/if split into branches). None when
-    ``expr`` has steps (floor, ceil) in ``x`` or too many branches."""
-    todo, out = [expr], []
-    while todo:
-        e = todo.pop()
-        if any(isinstance(n, _STEPS) and n.has(x) for n in sp.preorder_traversal(e)):
-            return None
-        kink = next((n for n in sp.preorder_traversal(e) if isinstance(n, _KINKS) and n.has(x)), None)
-        if kink is None:
-            out.append(e)
-            continue
-        if isinstance(kink, (sp.Max, sp.Min)):
-            args = list(kink.args)
-            todo += [e.xreplace({kink: a}) for a in args]
-            todo += [args[i] - args[j] for i in range(len(args)) for j in range(i + 1, len(args))]
-        elif isinstance(kink, sp.Abs):
-            u = kink.args[0]
-            todo += [e.xreplace({kink: u}), e.xreplace({kink: -u}), u]
-        else:
-            for value, c in kink.args:
-                todo.append(e.xreplace({kink: value}))
-                if c not in (sp.true, sp.false):
-                    todo += _relations(c)
-        if len(todo) + len(out) > limit:
-            return None
-    return out
-
-
-def _exact_roots(expr: sp.Basic, x: sp.Symbol, degrees: Optional[list[int]] = None) -> Optional[list[sp.Basic]]:
-    """Every real root of every piece of ``expr`` and of its denominators, exactly;
-    None when ``expr`` is not piecewise rational in ``x`` with rational coefficients.
-    The polynomials' degrees are appended to ``degrees``."""
-    pieces = _pieces(expr, x)
-    if pieces is None:
-        return None
-    found: list[sp.Basic] = []
-    for piece in pieces:
-        num, den = sp.fraction(sp.together(piece))
-        for part in (num, den):
-            if not part.has(x):
-                continue
-            try:
-                poly = sp.Poly(part, x)
-            except sp.PolynomialError:
-                return None
-            if poly.domain not in (sp.ZZ, sp.QQ) or poly.degree() > MAX_DEGREE:
-                return None
-            if not poly.is_zero:
-                found.extend(poly.real_roots())
-                if degrees is not None:
-                    degrees.append(poly.degree())
-    return _dedupe(found)
-
-
-def _dedupe(values: list[sp.Basic]) -> list[sp.Basic]:
-    keyed = sorted(((sp.Float(v.evalf(DIGITS), DIGITS), v) for v in values), key=lambda t: t[0])
-    out: list[sp.Basic] = []
-    last = None
-    for approx, v in keyed:
-        if last is not None and abs(approx - last) <= sp.Float(10) ** (-40) * max(1, abs(approx)):
-            continue
-        out.append(v)
-        last = approx
-    return out
-
-
-def _at(expr: sp.Basic, x: sp.Symbol, value: sp.Basic) -> sp.Basic:
-    """``expr`` at ``x = value``: exact for rationals, 60 digits for algebraic numbers."""
-    if isinstance(value, sp.Rational):
-        return expr.xreplace({x: value})
-    return expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)}).evalf(DIGITS - 10)
-
-
-def _holds(cond: sp.Basic, x: sp.Symbol, value: sp.Basic) -> Optional[bool]:
-    r = _at(cond, x, value)
-    if r is sp.true or r is sp.false:
-        return bool(r)
-    try:
-        return bool(r.evalf(DIGITS - 10)) if r.is_Boolean else None
-    except TypeError:
-        return None
-
-
-def _num(v: sp.Basic) -> float:
-    try:
-        return float(v)
-    except TypeError:
-        return float("nan")
-
-
-# ---- the domain -----------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Domain:
-    lo: Optional[Fraction]
-    lo_inclusive: bool
-    hi: Optional[Fraction]
-    hi_inclusive: bool
-    scale: Fraction
-    unit: str
-    name: str
-
-    @staticmethod
-    def of(q: Quantity) -> "_Domain":
-        return _Domain(q.lower.value if q.lower else None, bool(q.lower and q.lower.inclusive),
-                       q.upper.value if q.upper else None, bool(q.upper and q.upper.inclusive),
-                       q.display.scale, q.unit_text, q.name)
-
-    def contains(self, v: sp.Basic) -> bool:
-        if self.lo is not None:
-            lo = rational(self.lo)
-            if v < lo or (v == lo and not self.lo_inclusive):
-                return False
-        if self.hi is not None:
-            hi = rational(self.hi)
-            if v > hi or (v == hi and not self.hi_inclusive):
-                return False
-        return True
-
-    def text(self) -> str:
-        def show(v: Fraction) -> str:
-            return format_value(float(v / self.scale), self.unit)
-        if self.lo is None and self.hi is None:
-            return "all real numbers"
-        left = f"{'[' if self.lo_inclusive else '('}{show(self.lo)}" if self.lo is not None else "(-inf"
-        right = f"{show(self.hi)}{']' if self.hi_inclusive else ')'}" if self.hi is not None else "inf)"
-        return f"{left}, {right}"
-
-    def integers(self) -> tuple[Optional[int], Optional[int]]:
-        """Integer range in display units."""
-        lo = hi = None
-        if self.lo is not None:
-            v = self.lo / self.scale
-            lo = math.ceil(v) if (self.lo_inclusive or v.denominator != 1) else int(v) + 1
-        if self.hi is not None:
-            v = self.hi / self.scale
-            hi = math.floor(v) if (self.hi_inclusive or v.denominator != 1) else int(v) - 1
-        return lo, hi
-
-    def sample(self, around: float, n: int = GRID) -> np.ndarray:
-        """Points over the domain (base units), shrunk away from open bounds."""
-        lo = None if self.lo is None else float(self.lo)
-        hi = None if self.hi is None else float(self.hi)
-        if lo is not None and hi is not None:
-            eps = (hi - lo) * 1e-12
-            return np.linspace(lo + (0 if self.lo_inclusive else eps), hi - (0 if self.hi_inclusive else eps), n)
-        m = max(abs(around), abs(lo or 0.0), abs(hi or 0.0), float(self.scale))
-        steps = np.geomspace(m * 1e-12, m * 1e12, n // 2)
-        if lo is not None:
-            start = lo + (0 if self.lo_inclusive else m * 1e-15)
-            return np.concatenate([[start], start + steps])
-        if hi is not None:
-            stop = hi - (0 if self.hi_inclusive else m * 1e-15)
-            return np.concatenate([(stop - steps)[::-1], [stop]])
-        return np.concatenate([(around - steps)[::-1], [around], around + steps])
-
-
 # ---- the solver -------------------------------------------------------------------
 
 @dataclass
@@ -405,7 +204,7 @@ class Solver:
             return self._optimize(stmt, scenario, overrides, origins)
         self._check_other_inputs(stmt.target, inputs, scenario, overrides, origins)
         prep = self._prepare(stmt)
-        values = {self.plan.symbols[n]: _exact(v) for n, v in inputs.items() if n != stmt.target}
+        values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
         q = self.plan.model.quantities[stmt.target]
         if stmt.mode == "root":
             return self._root(prep, q, values, scenario)
@@ -460,23 +259,22 @@ class Solver:
             return prep.forms
         x = prep.x
         forms: list[sp.Basic] = []
-        exprs = [prep.cond] if prep.stmt.mode == "root" else _relations(prep.cond)
+        exprs = [prep.cond] if prep.stmt.mode == "root" else relations(prep.cond)
         for e in exprs:
-            pieces = _pieces(e, x) or []
-            for piece in pieces:
+            for piece in pieces(e, x) or []:
                 if sp.count_ops(piece) > 2000:
                     continue
                 num, _ = sp.fraction(sp.together(piece))
                 try:
                     poly = sp.Poly(num, x)
                     if 1 <= poly.degree() <= 2:
-                        forms.extend(_tidy(r) for r in sp.roots(poly, multiple=True))
+                        forms.extend(tidy(r) for r in sp.roots(poly, multiple=True))
                         continue
                 except sp.PolynomialError:
                     pass
                 if piece.count(x) == 1:
                     try:
-                        forms.extend(_tidy(r) for r in sp.solve(piece, x, check=False, simplify=False))
+                        forms.extend(tidy(r) for r in sp.solve(piece, x, check=False, simplify=False))
                     except (NotImplementedError, ValueError, TypeError):
                         pass
         prep.forms = [f for f in forms if not f.has(x)]
@@ -501,50 +299,50 @@ class Solver:
 
     # -- roots -----------------------------------------------------------------------
     def _root(self, prep: _Prepared, q: Quantity, values: dict, scenario) -> SolveResult:
-        x, dom = prep.x, _Domain.of(q)
+        x, dom = prep.x, Domain.of(q)
         f = prep.cond.xreplace(values)
         lhs, rhs = prep.lhs.xreplace(values), prep.rhs.xreplace(values)
         stmt = prep.stmt
         if not f.has(x):
             raise self._no_root(prep, q, values, scenario, f"`{_text(stmt.condition)}` does not depend on "
-                                f"`{q.name}` with these inputs (lhs - rhs = {format_value(_num(f))})")
+                                f"`{q.name}` with these inputs (lhs - rhs = {format_value(to_float(f))})")
         notes: list[str] = []
         degrees: list[int] = []
-        candidates = _exact_roots(f, x, degrees)
+        candidates = exact_roots(f, x, degrees)
         if candidates is not None:
             roots = []
             for c in candidates:
                 if not dom.contains(c):
                     continue
-                value = _at(f, x, c)
+                value = value_at(f, x, c)
                 if value.is_finite is False or value.has(sp.nan, sp.zoo):
-                    notes.append(f"`{q.name}` = {format_value(_num(c) / float(dom.scale), dom.unit)} makes a "
+                    notes.append(f"`{q.name}` = {format_value(to_float(c) / float(dom.scale), dom.unit)} makes a "
                                  "denominator zero: not a root")
                     continue
-                size = max(abs(_num(_at(lhs, x, c))), abs(_num(_at(rhs, x, c))), 1e-300)
-                if value == 0 or abs(_num(value)) <= 1e-40 * size:
+                size = max(abs(to_float(value_at(lhs, x, c))), abs(to_float(value_at(rhs, x, c))), 1e-300)
+                if value == 0 or abs(to_float(value)) <= 1e-40 * size:
                     roots.append(c)
             method = (f"exact: real roots of polynomials in {q.name} (degree {max(degrees, default=0)}), "
                       "checked in the domain")
         else:
-            roots = self._numeric_roots(f, x, dom, q, float(values.get(x, 0) or 0), notes)
+            roots = numeric_roots(f, x, dom, q, float(values.get(x, 0) or 0), notes)
             method = f"numeric: sign changes on {GRID} points over the domain, refined by bracketing (mpmath)"
         if not roots:
             raise self._no_root(prep, q, values, scenario)
         if len(roots) > 1:
-            shown = ", ".join(format_value(_num(r) / float(dom.scale), dom.unit) for r in roots)
+            shown = ", ".join(format_value(to_float(r) / float(dom.scale), dom.unit) for r in roots)
             err = MultipleRootsError(
                 f"`{_text(stmt.condition)}` has {len(roots)} roots for `{q.name}` in {dom.text()}: {shown}",
                 stmt.condition.span, label="several solutions",
                 hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains",
                 notes=_scenario_note(scenario))
-            err.roots = [_num(r) for r in roots]  # type: ignore[attr-defined]
+            err.roots = [to_float(r) for r in roots]  # type: ignore[attr-defined]
             raise err
         root = roots[0]
-        residual = _at(f, x, root)
-        size = max(abs(_num(_at(lhs, x, root))), abs(_num(_at(rhs, x, root))), 1e-300)
+        residual = value_at(f, x, root)
+        size = max(abs(to_float(value_at(lhs, x, root))), abs(to_float(value_at(rhs, x, root))), 1e-300)
         exact = isinstance(root, sp.Rational)
-        res = 0.0 if residual == 0 else _num(residual)
+        res = 0.0 if residual == 0 else to_float(residual)
         ver = Verification(
             text=(f"{_difference(stmt.condition)} = "
                   f"{format_value(res, prep.lhs_unit, 3)} at the root"
@@ -556,43 +354,15 @@ class Solver:
             notes.insert(0, f"{q.name} is the real root of {sp.sstr(poly)} = 0 in {dom.text()}")
         if form is None and candidates is not None:
             notes.append("no closed form over the other inputs")
-        return self._result(prep.stmt, q, scenario, root, form, ver, method, tuple(_num(r) for r in roots),
+        return self._result(prep.stmt, q, scenario, root, form, ver, method, tuple(to_float(r) for r in roots),
                             notes=notes)
 
-    def _numeric_roots(self, f, x, dom: _Domain, q: Quantity, around: float, notes: list[str]) -> list[sp.Basic]:
-        fn = _compile(f, x)
-        xs = dom.sample(around if around else float(q.value or 0))
-        ys = fn(xs)
-        roots: list[sp.Basic] = []
-        finite = np.isfinite(ys)
-        for i in range(len(xs)):
-            if finite[i] and ys[i] == 0:
-                roots.append(sp.Rational(Fraction(float(xs[i]))))
-        sign = np.sign(ys)
-        change = np.flatnonzero(finite[:-1] & finite[1:] & (sign[:-1] * sign[1:] < 0))
-        import mpmath
-
-        for i in change:
-            a, b = float(xs[i]), float(xs[i + 1])
-            scalar = lambda t: float(fn(np.array([float(t)]))[0])  # noqa: E731
-            try:
-                r = float(mpmath.findroot(scalar, (a, b), solver="anderson", tol=1e-30, maxsteps=200,
-                                          verify=False))
-            except (ValueError, ZeroDivisionError) as exc:
-                raise ConvergenceError(f"the root finder did not converge between {a:g} and {b:g}: {exc}") from None
-            if not (min(a, b) <= r <= max(a, b)):
-                r = _bisect(scalar, a, b)
-            if abs(scalar(r)) > 1e-6 * max(abs(ys[i]), abs(ys[i + 1])):
-                notes.append(f"sign change without a root near {q.name} = {r / float(dom.scale):g} (a pole)")
-                continue
-            roots.append(sp.Rational(Fraction(r)))
-        return _dedupe(roots)
 
     def _no_root(self, prep: _Prepared, q: Quantity, values, scenario, message: str = "") -> NoRootError:
-        stmt, x, dom = prep.stmt, prep.x, _Domain.of(q)
+        stmt, x, dom = prep.stmt, prep.x, Domain.of(q)
         notes = []
         ends = []
-        fn = _compile(prep.cond.xreplace(values), x)
+        fn = compile_univariate(prep.cond.xreplace(values), x)
         pts = dom.sample(float(q.value or 0), 5)
         for p, unbounded in ((pts[0], dom.lo is None), (pts[-1], dom.hi is None)):
             v = float(fn(np.array([p]))[0])
@@ -609,18 +379,18 @@ class Solver:
 
     # -- integer thresholds ------------------------------------------------------------
     def _threshold(self, prep: _Prepared, q: Quantity, values: dict, scenario) -> SolveResult:
-        stmt, x, dom = prep.stmt, prep.x, _Domain.of(q)
+        stmt, x, dom = prep.stmt, prep.x, Domain.of(q)
         scale = rational(dom.scale)
         cond = prep.cond.xreplace(values)
         lo, hi = dom.integers()
-        holds = lambda n: _holds(cond, x, sp.Integer(n) * scale)  # noqa: E731
-        cands = None if not cond.has(x) else _change_points(cond, x)
+        holds = lambda n: holds_at(cond, x, sp.Integer(n) * scale)  # noqa: E731
+        cands = None if not cond.has(x) else change_points(cond, x)
         if cands is not None or not cond.has(x):
-            runs, method = _runs_exact(holds, [c / scale for c in cands or []], lo, hi), "exact"
+            runs, method = integer_runs(holds, [c / scale for c in cands or []], lo, hi), "exact"
             method = ("exact: the condition can only change where a side crosses the other (real roots of "
                       "polynomials); checked at the integers around each crossing")
         else:
-            runs = _runs_numeric(_compile(cond, x), float(dom.scale), lo, hi, q)
+            runs = integer_runs_numeric(compile_univariate(cond, x), float(dom.scale), lo, hi, q)
             method = ("numeric: the condition evaluated at every integer up to 4096 past the bound, then by "
                       "doubling; the edge found by bisection and checked exactly")
         n = _pick(runs, stmt, q, dom, scenario, lo, hi)
@@ -666,7 +436,7 @@ class Solver:
             if not (n - 1 - 1e-9 <= t <= n + 1 + 1e-9):
                 continue
             ratio = form / scale
-            at_b = _holds(cond, x, v) if v.is_Rational else None
+            at_b = holds_at(cond, x, v) if v.is_Rational else None
             if prep.stmt.mode == "min":
                 options = [sp.ceiling(ratio), sp.floor(ratio) + 1] if at_b is not False else [sp.floor(ratio) + 1]
             else:
@@ -742,7 +512,7 @@ class Solver:
     # -- shared ------------------------------------------------------------------------
     def _result(self, stmt, q: Quantity, scenario, value: sp.Basic, form, ver, method, roots,
                 boundary=None, notes=()) -> SolveResult:
-        v = _num(value)
+        v = to_float(value)
         if stmt.mode == "root" and q.integer and not (isinstance(value, sp.Rational)
                                                        and (value / rational(q.display.scale)).is_integer):
             notes = list(notes) + [f"`{q.name}` is declared integer; this root is not an integer "
@@ -814,96 +584,15 @@ class Answers:
 
 # ---- integer helpers ------------------------------------------------------------------
 
-def _change_points(cond: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
-    out: list[sp.Basic] = []
-    for rel in _relations(cond):
-        if not rel.has(x):
-            continue
-        roots = _exact_roots(rel, x)
-        if roots is None:
-            return None
-        out.extend(roots)
-    return _dedupe(out)
 
 
-Run = tuple[Optional[int], Optional[int], bool]  # first, last (None: unbounded), holds
 
 
-def _runs_exact(holds: Callable[[int], Optional[bool]], cands: list[sp.Basic], lo, hi) -> list[Run]:
-    """Where the condition holds over the integer domain, from its change points."""
-    pts: set[int] = set()
-    for c in cands:
-        f = int(sp.floor(c))
-        pts.update((f - 1, f, f + 1, f + 2))
-    if lo is not None:
-        pts.add(lo)
-    if hi is not None:
-        pts.add(hi)
-    if not pts:
-        pts.add(0)
-    if lo is None:
-        pts.add(min(pts) - 1)
-    if hi is None:
-        pts.add(max(pts) + 1)
-    pts = {p for p in pts if (lo is None or p >= lo) and (hi is None or p <= hi)}
-    test = sorted(pts)
-    full = []
-    for a, b in zip(test, test[1:] + [None]):
-        full.append(a)
-        if b is not None and b - a >= 2:
-            full.append(a + 1)
-    full = sorted(set(full))
-    truth = []
-    for p in full:
-        h = holds(p)
-        if h is None:
-            raise SolveError(f"cannot decide the condition at {p}")
-        truth.append(h)
-    runs: list[Run] = []
-    for i, (p, t) in enumerate(zip(full, truth)):
-        start = None if (i == 0 and lo is None) else p
-        end = (full[i + 1] - 1) if i + 1 < len(full) else hi
-        if runs and runs[-1][2] == t:
-            runs[-1] = (runs[-1][0], end, t)
-        else:
-            runs.append((start, end, t))
-    return runs
 
 
-def _runs_numeric(fn, scale: float, lo, hi, q: Quantity) -> list[Run]:
-    """Runs from a dense-then-doubling scan (floats); edges bisected."""
-    base = lo if lo is not None else (hi - 2**62 if hi is not None else int(q.value / q.display.scale) - 2**40)
-    offsets = np.concatenate([np.arange(4096, dtype=np.float64), 2.0 ** np.arange(12, 63)])
-    ns = base + offsets
-    if hi is not None:
-        ns = np.concatenate([ns[ns < hi], [hi]])
-    ns = np.unique(ns)
-    truth = np.asarray(fn(ns * scale), dtype=bool)
-    runs: list[Run] = []
-    prev_n, prev_t = None, None
-    for n, t in zip(ns, truth):
-        n = int(n)
-        if prev_t is None:
-            runs.append((n if lo is not None else None, n, bool(t)))
-        elif bool(t) == prev_t:
-            runs[-1] = (runs[-1][0], n, prev_t)
-        else:
-            a, b = prev_n, n  # t changes between a and b: bisect
-            while b - a > 1:
-                m = (a + b) // 2
-                if bool(fn(np.array([m * scale], dtype=np.float64))[0]) == prev_t:
-                    a = m
-                else:
-                    b = m
-            runs[-1] = (runs[-1][0], a, prev_t)
-            runs.append((b, n, bool(t)))
-        prev_n, prev_t = n, bool(t)
-    if hi is None and runs:
-        runs[-1] = (runs[-1][0], None, runs[-1][2])
-    return runs
 
 
-def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: _Domain, scenario, lo, hi) -> int:
+def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: Domain, scenario, lo, hi) -> int:
     true = [r for r in runs if r[2]]
     cond = _text(stmt.condition)
 
@@ -937,7 +626,7 @@ def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: _Domain, scenario, 
         err = NotMonotoneError(
             f"`{cond}` is not monotone in `{q.name}`: it does not switch once from false to true "
             f"{'as it grows' if stmt.mode == 'min' else 'as it shrinks'}", stmt.condition.span,
-            label="changes more than once" if len(true) > 1 else f"fails again after holding", notes=notes,
+            label="changes more than once" if len(true) > 1 else "fails again after holding", notes=notes,
             hint=(f"`solve {other} {q.name}` if the condition holds below a threshold; "
                   f"or bound `{q.name}` with a constraint so the condition switches once"))
         err.runs = runs  # type: ignore[attr-defined]
@@ -945,41 +634,14 @@ def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: _Domain, scenario, 
     return int(first)
 
 
-def _bisect(fn, a: float, b: float) -> float:
-    fa = fn(a)
-    for _ in range(200):
-        m = 0.5 * (a + b)
-        if m in (a, b):
-            break
-        fm = fn(m)
-        if (fm < 0) == (fa < 0):
-            a, fa = m, fm
-        else:
-            b = m
-    return 0.5 * (a + b)
 
 
 # ---- small helpers ---------------------------------------------------------------------
 
-def _compile(expr: sp.Basic, x: sp.Symbol):
-    name = "__x"
-    compiled = compile_plan([name], [("out", expr)], {name: x})
-    return lambda arr: np.broadcast_to(np.asarray(compiled([arr])[0]), np.shape(arr))
 
 
-def _exact(v) -> sp.Basic:
-    if isinstance(v, bool):
-        return sp.Integer(int(v))
-    return rational(Fraction(v))
 
 
-def _tidy(e: sp.Basic) -> sp.Basic:
-    """A readable form: positive numerator and denominator where SymPy allows."""
-    e = sp.cancel(e)
-    num, den = sp.fraction(e)
-    if num.could_extract_minus_sign() and den.could_extract_minus_sign():
-        num, den = -num, -den
-    return sp.factor_terms(num) / sp.factor_terms(den)
 
 
 def _difference(cond: ir.Compare) -> str:

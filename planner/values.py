@@ -112,7 +112,7 @@ def expand(plan, name: str, values: ir.Values, name_span: Optional[Span] = None,
         step = _unit_step(plan, values.items[0], q)
         if stop < start:
             raise RangeError(
-                f"empty range: the start is above the stop", values.span, label="no values",
+                "empty range: the start is above the stop", values.span, label="no values",
                 hint=f"for a descending range write `{_t(values.items[0])}..{_t(values.items[1])} step "
                      f"-{_fmt(step / q.display.scale)}{(' ' + q.unit_text) if q.unit_text else ''}`")
         return _arith(values, start, stop, step, max_points, common)

@@ -7,6 +7,7 @@ arithmetic written out here, independent of planner.
 
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -104,7 +105,7 @@ def test_solve_result_json_shape(token_cost, solver):
 
 def test_adhoc_with_set_changes_the_answer(token_cost):
     q = adhoc(token_cost, "alpha", "speedup = 1")
-    (r,) = Solver(token_cost).run(q, overrides={"draft_cost": planner.plan.Fraction(1, 2)})
+    (r,) = Solver(token_cost).run(q, overrides={"draft_cost": Fraction(1, 2)})
     # (1 - a^5)/(1 - a) = 3  <=>  a^4 + a^3 + a^2 + a - 2 = 0
     (expected,) = [z.real for z in np.roots([1, 1, 1, 1, -2]) if abs(z.imag) < 1e-12 and 0 <= z.real < 1]
     assert r.value == pytest.approx(expected, rel=1e-12)

@@ -1,0 +1,394 @@
+"""One unknown: the roots of a condition in one input, and where it holds over the integers.
+
+The mathematics under :mod:`planner.solve`, on SymPy expressions already
+written over inputs (:func:`inline`) with every other input replaced by its
+exact value:
+
+* :func:`pieces` splits ``max``/``min``/``abs``/``if`` into smooth branches
+  plus their switch points; :func:`exact_roots` finds every real root of
+  every piece exactly (``Poly.real_roots``) when the pieces are rational in
+  the unknown, so no root is missed and none is picked silently;
+* :func:`numeric_roots` is the fallback: sign changes on a grid over the
+  declared :class:`Domain` (shrunk away from open bounds), refined by
+  mpmath's bracketing solver;
+* :func:`integer_runs` (exact, from the change points) and
+  :func:`integer_runs_numeric` (dense, then doubling) say on which integer
+  ranges a condition holds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Optional
+
+import numpy as np
+import sympy as sp
+
+from .errors import ConvergenceError, SolveError
+from .evaluate import compile_plan
+from .model import Quantity
+from .plan import Plan, format_value
+from .symbolic import rational
+
+MAX_PIECES = 256  # branch combinations of max/min/abs/if considered exactly
+MAX_DEGREE = 64  # larger polynomials go to the numeric path
+GRID = 4097  # points of the numeric sign scan
+DIGITS = 60  # precision for algebraic roots
+
+
+def inline(plan: Plan, expr: sp.Basic) -> sp.Basic:
+    """``expr`` written over inputs only: expands just the quantities it uses
+    (each once, shared), booleans (``Eq(flag, 1)``) into their conditions."""
+    model, symbols = plan.model, plan.symbols
+    memo: dict[str, sp.Basic] = {}
+
+    def repl(names) -> dict:
+        m = {}
+        for d in names:
+            q = model.quantities[d]
+            if q.is_input:
+                continue
+            value = expand(d)
+            if q.is_bool:
+                m[sp.Eq(symbols[d], 1)] = value
+            m[symbols[d]] = value
+        return m
+
+    def expand(n: str) -> sp.Basic:
+        if n not in memo:
+            m = repl(model.quantities[n].deps)
+            memo[n] = plan.exprs[n].xreplace(m) if m else plan.exprs[n]
+        return memo[n]
+
+    names = [symbols.names[s] for s in expr.free_symbols if s in symbols.names]
+    m = repl(names)
+    return expr.xreplace(m) if m else expr
+
+
+def relations(cond: sp.Basic) -> list[sp.Basic]:
+    """``lhs - rhs`` of every comparison inside a condition."""
+    out = []
+    for node in sp.preorder_traversal(cond):
+        if isinstance(node, sp.core.relational.Relational):
+            out.append(node.lhs - node.rhs)
+    return out
+
+
+_KINKS = (sp.Max, sp.Min, sp.Abs, sp.Piecewise)
+
+
+_STEPS = (sp.floor, sp.ceiling, sp.sign, sp.Heaviside)
+
+
+def pieces(expr: sp.Basic, x: sp.Symbol, limit: int = MAX_PIECES) -> Optional[list[sp.Basic]]:
+    """Smooth expressions whose real roots include every root and every
+    branch switch of ``expr`` (max/min/abs/if split into branches). None when
+    ``expr`` has steps (floor, ceil) in ``x`` or too many branches."""
+    todo, out = [expr], []
+    while todo:
+        e = todo.pop()
+        if any(isinstance(n, _STEPS) and n.has(x) for n in sp.preorder_traversal(e)):
+            return None
+        kink = next((n for n in sp.preorder_traversal(e) if isinstance(n, _KINKS) and n.has(x)), None)
+        if kink is None:
+            out.append(e)
+            continue
+        if isinstance(kink, (sp.Max, sp.Min)):
+            args = list(kink.args)
+            todo += [e.xreplace({kink: a}) for a in args]
+            todo += [args[i] - args[j] for i in range(len(args)) for j in range(i + 1, len(args))]
+        elif isinstance(kink, sp.Abs):
+            u = kink.args[0]
+            todo += [e.xreplace({kink: u}), e.xreplace({kink: -u}), u]
+        else:
+            for value, c in kink.args:
+                todo.append(e.xreplace({kink: value}))
+                if c not in (sp.true, sp.false):
+                    todo += relations(c)
+        if len(todo) + len(out) > limit:
+            return None
+    return out
+
+
+def exact_roots(expr: sp.Basic, x: sp.Symbol, degrees: Optional[list[int]] = None) -> Optional[list[sp.Basic]]:
+    """Every real root of every piece of ``expr`` and of its denominators, exactly;
+    None when ``expr`` is not piecewise rational in ``x`` with rational coefficients.
+    The polynomials' degrees are appended to ``degrees``."""
+    parts = pieces(expr, x)
+    if parts is None:
+        return None
+    found: list[sp.Basic] = []
+    for piece in parts:
+        num, den = sp.fraction(sp.together(piece))
+        for part in (num, den):
+            if not part.has(x):
+                continue
+            try:
+                poly = sp.Poly(part, x)
+            except sp.PolynomialError:
+                return None
+            if poly.domain not in (sp.ZZ, sp.QQ) or poly.degree() > MAX_DEGREE:
+                return None
+            if not poly.is_zero:
+                found.extend(poly.real_roots())
+                if degrees is not None:
+                    degrees.append(poly.degree())
+    return dedupe(found)
+
+
+def dedupe(values: list[sp.Basic]) -> list[sp.Basic]:
+    keyed = sorted(((sp.Float(v.evalf(DIGITS), DIGITS), v) for v in values), key=lambda t: t[0])
+    out: list[sp.Basic] = []
+    last = None
+    for approx, v in keyed:
+        if last is not None and abs(approx - last) <= sp.Float(10) ** (-40) * max(1, abs(approx)):
+            continue
+        out.append(v)
+        last = approx
+    return out
+
+
+def value_at(expr: sp.Basic, x: sp.Symbol, value: sp.Basic) -> sp.Basic:
+    """``expr`` at ``x = value``: exact for rationals, 60 digits for algebraic numbers."""
+    if isinstance(value, sp.Rational):
+        return expr.xreplace({x: value})
+    return expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)}).evalf(DIGITS - 10)
+
+
+def holds_at(cond: sp.Basic, x: sp.Symbol, value: sp.Basic) -> Optional[bool]:
+    r = value_at(cond, x, value)
+    if r is sp.true or r is sp.false:
+        return bool(r)
+    try:
+        return bool(r.evalf(DIGITS - 10)) if r.is_Boolean else None
+    except TypeError:
+        return None
+
+
+def to_float(v: sp.Basic) -> float:
+    try:
+        return float(v)
+    except TypeError:
+        return float("nan")
+
+
+@dataclass(frozen=True)
+class Domain:
+    lo: Optional[Fraction]
+    lo_inclusive: bool
+    hi: Optional[Fraction]
+    hi_inclusive: bool
+    scale: Fraction
+    unit: str
+    name: str
+
+    @staticmethod
+    def of(q: Quantity) -> "Domain":
+        return Domain(q.lower.value if q.lower else None, bool(q.lower and q.lower.inclusive),
+                       q.upper.value if q.upper else None, bool(q.upper and q.upper.inclusive),
+                       q.display.scale, q.unit_text, q.name)
+
+    def contains(self, v: sp.Basic) -> bool:
+        if self.lo is not None:
+            lo = rational(self.lo)
+            if v < lo or (v == lo and not self.lo_inclusive):
+                return False
+        if self.hi is not None:
+            hi = rational(self.hi)
+            if v > hi or (v == hi and not self.hi_inclusive):
+                return False
+        return True
+
+    def text(self) -> str:
+        def show(v: Fraction) -> str:
+            return format_value(float(v / self.scale), self.unit)
+        if self.lo is None and self.hi is None:
+            return "all real numbers"
+        left = f"{'[' if self.lo_inclusive else '('}{show(self.lo)}" if self.lo is not None else "(-inf"
+        right = f"{show(self.hi)}{']' if self.hi_inclusive else ')'}" if self.hi is not None else "inf)"
+        return f"{left}, {right}"
+
+    def integers(self) -> tuple[Optional[int], Optional[int]]:
+        """Integer range in display units."""
+        lo = hi = None
+        if self.lo is not None:
+            v = self.lo / self.scale
+            lo = math.ceil(v) if (self.lo_inclusive or v.denominator != 1) else int(v) + 1
+        if self.hi is not None:
+            v = self.hi / self.scale
+            hi = math.floor(v) if (self.hi_inclusive or v.denominator != 1) else int(v) - 1
+        return lo, hi
+
+    def sample(self, around: float, n: int = GRID) -> np.ndarray:
+        """Points over the domain (base units), shrunk away from open bounds."""
+        lo = None if self.lo is None else float(self.lo)
+        hi = None if self.hi is None else float(self.hi)
+        if lo is not None and hi is not None:
+            eps = (hi - lo) * 1e-12
+            return np.linspace(lo + (0 if self.lo_inclusive else eps), hi - (0 if self.hi_inclusive else eps), n)
+        m = max(abs(around), abs(lo or 0.0), abs(hi or 0.0), float(self.scale))
+        steps = np.geomspace(m * 1e-12, m * 1e12, n // 2)
+        if lo is not None:
+            start = lo + (0 if self.lo_inclusive else m * 1e-15)
+            return np.concatenate([[start], start + steps])
+        if hi is not None:
+            stop = hi - (0 if self.hi_inclusive else m * 1e-15)
+            return np.concatenate([(stop - steps)[::-1], [stop]])
+        return np.concatenate([(around - steps)[::-1], [around], around + steps])
+
+
+def numeric_roots(f, x, dom: Domain, q: Quantity, around: float, notes: list[str]) -> list[sp.Basic]:
+    """Roots from sign changes on a grid over the domain, refined by mpmath's bracketing solver."""
+    fn = compile_univariate(f, x)
+    xs = dom.sample(around if around else float(q.value or 0))
+    ys = fn(xs)
+    roots: list[sp.Basic] = []
+    finite = np.isfinite(ys)
+    for i in range(len(xs)):
+        if finite[i] and ys[i] == 0:
+            roots.append(sp.Rational(Fraction(float(xs[i]))))
+    sign = np.sign(ys)
+    change = np.flatnonzero(finite[:-1] & finite[1:] & (sign[:-1] * sign[1:] < 0))
+    import mpmath
+
+    for i in change:
+        a, b = float(xs[i]), float(xs[i + 1])
+        scalar = lambda t: float(fn(np.array([float(t)]))[0])  # noqa: E731
+        try:
+            r = float(mpmath.findroot(scalar, (a, b), solver="anderson", tol=1e-30, maxsteps=200,
+                                      verify=False))
+        except (ValueError, ZeroDivisionError) as exc:
+            raise ConvergenceError(f"the root finder did not converge between {a:g} and {b:g}: {exc}") from None
+        if not (min(a, b) <= r <= max(a, b)):
+            r = bisect(scalar, a, b)
+        if abs(scalar(r)) > 1e-6 * max(abs(ys[i]), abs(ys[i + 1])):
+            notes.append(f"sign change without a root near {q.name} = {r / float(dom.scale):g} (a pole)")
+            continue
+        roots.append(sp.Rational(Fraction(r)))
+    return dedupe(roots)
+
+
+def change_points(cond: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
+    out: list[sp.Basic] = []
+    for rel in relations(cond):
+        if not rel.has(x):
+            continue
+        roots = exact_roots(rel, x)
+        if roots is None:
+            return None
+        out.extend(roots)
+    return dedupe(out)
+
+
+Run = tuple[Optional[int], Optional[int], bool]  # first, last (None: unbounded), holds
+
+
+def integer_runs(holds: Callable[[int], Optional[bool]], cands: list[sp.Basic], lo, hi) -> list[Run]:
+    """Where the condition holds over the integer domain, from its change points."""
+    pts: set[int] = set()
+    for c in cands:
+        f = int(sp.floor(c))
+        pts.update((f - 1, f, f + 1, f + 2))
+    if lo is not None:
+        pts.add(lo)
+    if hi is not None:
+        pts.add(hi)
+    if not pts:
+        pts.add(0)
+    if lo is None:
+        pts.add(min(pts) - 1)
+    if hi is None:
+        pts.add(max(pts) + 1)
+    pts = {p for p in pts if (lo is None or p >= lo) and (hi is None or p <= hi)}
+    test = sorted(pts)
+    full = []
+    for a, b in zip(test, test[1:] + [None]):
+        full.append(a)
+        if b is not None and b - a >= 2:
+            full.append(a + 1)
+    full = sorted(set(full))
+    truth = []
+    for p in full:
+        h = holds(p)
+        if h is None:
+            raise SolveError(f"cannot decide the condition at {p}")
+        truth.append(h)
+    runs: list[Run] = []
+    for i, (p, t) in enumerate(zip(full, truth)):
+        start = None if (i == 0 and lo is None) else p
+        end = (full[i + 1] - 1) if i + 1 < len(full) else hi
+        if runs and runs[-1][2] == t:
+            runs[-1] = (runs[-1][0], end, t)
+        else:
+            runs.append((start, end, t))
+    return runs
+
+
+def integer_runs_numeric(fn, scale: float, lo, hi, q: Quantity) -> list[Run]:
+    """Runs from a dense-then-doubling scan (floats); edges bisected."""
+    base = lo if lo is not None else (hi - 2**62 if hi is not None else int(q.value / q.display.scale) - 2**40)
+    offsets = np.concatenate([np.arange(4096, dtype=np.float64), 2.0 ** np.arange(12, 63)])
+    ns = base + offsets
+    if hi is not None:
+        ns = np.concatenate([ns[ns < hi], [hi]])
+    ns = np.unique(ns)
+    truth = np.asarray(fn(ns * scale), dtype=bool)
+    runs: list[Run] = []
+    prev_n, prev_t = None, None
+    for n, t in zip(ns, truth):
+        n = int(n)
+        if prev_t is None:
+            runs.append((n if lo is not None else None, n, bool(t)))
+        elif bool(t) == prev_t:
+            runs[-1] = (runs[-1][0], n, prev_t)
+        else:
+            a, b = prev_n, n  # t changes between a and b: bisect
+            while b - a > 1:
+                m = (a + b) // 2
+                if bool(fn(np.array([m * scale], dtype=np.float64))[0]) == prev_t:
+                    a = m
+                else:
+                    b = m
+            runs[-1] = (runs[-1][0], a, prev_t)
+            runs.append((b, n, bool(t)))
+        prev_n, prev_t = n, bool(t)
+    if hi is None and runs:
+        runs[-1] = (runs[-1][0], None, runs[-1][2])
+    return runs
+
+
+def bisect(fn, a: float, b: float) -> float:
+    fa = fn(a)
+    for _ in range(200):
+        m = 0.5 * (a + b)
+        if m in (a, b):
+            break
+        fm = fn(m)
+        if (fm < 0) == (fa < 0):
+            a, fa = m, fm
+        else:
+            b = m
+    return 0.5 * (a + b)
+
+
+def compile_univariate(expr: sp.Basic, x: sp.Symbol):
+    name = "__x"
+    compiled = compile_plan([name], [("out", expr)], {name: x})
+    return lambda arr: np.broadcast_to(np.asarray(compiled([arr])[0]), np.shape(arr))
+
+
+def exact_number(v) -> sp.Basic:
+    if isinstance(v, bool):
+        return sp.Integer(int(v))
+    return rational(Fraction(v))
+
+
+def tidy(e: sp.Basic) -> sp.Basic:
+    """A readable form: positive numerator and denominator where SymPy allows."""
+    e = sp.cancel(e)
+    num, den = sp.fraction(e)
+    if num.could_extract_minus_sign() and den.could_extract_minus_sign():
+        num, den = -num, -den
+    return sp.factor_terms(num) / sp.factor_terms(den)
