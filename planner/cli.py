@@ -311,8 +311,9 @@ def cmd_sweep(args) -> int:
             results.append(sweep.run(plan, axes, args.show, s, overrides, origins))
     else:
         if not plan.model.sweeps:
+            example = next((n for n in plan.model.inputs if not plan.model.quantities[n].is_bool), "x")
             raise UsageError(f"{plan.path} has no `sweep` statements",
-                             hint="give the values on the command line: planner sweep FILE alpha=0.3,0.6,0.8")
+                             hint=f"give the values on the command line: planner sweep FILE {example}=1..8")
         for stmt in plan.model.sweeps:
             results.extend(sweep.run_statement(plan, stmt, args.scenario, overrides, origins, show=args.show))
     if args.format == "json":
@@ -342,7 +343,7 @@ def cmd_solve(args) -> int:
         questions = solver.questions()
         if not questions:
             raise UsageError(f"{plan.path} has no `solve`, `maximize` or `minimize` statements",
-                             hint='ask one from the shell: planner solve FILE --for alpha --where "speedup = 1"')
+                             hint='ask one from the shell: planner solve FILE --for INPUT --where "LHS = RHS"')
     results, errors = [], []
     for q in questions:
         try:
