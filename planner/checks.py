@@ -104,12 +104,12 @@ class _CompiledCheck:
         return self.compiled(args)
 
 
-def _literal(e: ir.Expr) -> Optional[ir.Number]:
+def literal_of(e: ir.Expr) -> Optional[ir.Number]:
     sign_free = e.operand if isinstance(e, ir.Neg) else e
     return sign_free if isinstance(sign_free, ir.Number) else None
 
 
-def _half_ulp(num: ir.Number) -> Fraction:
+def half_ulp(num: ir.Number) -> Fraction:
     """Half a unit in the last written digit of a literal (``46.667`` -> 0.0005)."""
     text = num.span.text.strip()
     digits = []
@@ -124,13 +124,13 @@ def _half_ulp(num: ir.Number) -> Fraction:
     return Fraction(1, 2) * Fraction(10) ** (-places)
 
 
-def _unit_for(plan: Plan, check: ir.Check, answers=None):
+def display_unit(plan: Plan, check: ir.Check, answers=None):
     """The unit to show a check's numbers in: the figure's own, else the quantity's (or answer's)."""
     cond = check.condition
     if not isinstance(cond, ir.Compare):
         return Fraction(1), ""
     for operand in reversed(cond.operands):
-        lit = _literal(operand)
+        lit = literal_of(operand)
         if lit is not None and lit.unit is not None:
             u = unit_of(lit.unit, plan.model.units)
             return u.scale, lit.unit.text
@@ -182,9 +182,9 @@ def run_checks(plan: Plan) -> list[CheckResult]:
                 continue
             overrides[o.name] = plan.analyzer.override_value(o, plan.model.quantities, "`with`", report=False)
         shown_overrides = {o.name: " ".join(o.expr.span.text.split()) for o in check.overrides}
-        scenarios = _scenarios(plan, check)
+        scenarios = check_scenarios(plan, check)
         compiled = _CompiledCheck(plan, check, answers.types if answers is not None else None)
-        scale, unit = _unit_for(plan, check, answers)
+        scale, unit = display_unit(plan, check, answers)
         for scenario in scenarios:
             result = CheckResult(check, scenario, False, unit=unit, overrides=shown_overrides)
             try:
@@ -204,7 +204,8 @@ def run_checks(plan: Plan) -> list[CheckResult]:
                 continue
             if compiled.pair:
                 lhs, rhs = float(out[0]), float(out[1])
-                passed, tol_text = _compare(plan, check, lhs, rhs, scale, unit)
+                tol = tolerance_of(plan, check, scale, unit)
+                passed, tol_text = within(tol, lhs, rhs), tol.text
                 result.lhs, result.rhs = lhs / float(scale), rhs / float(scale)
                 result.tolerance = tol_text
                 result.passed = passed
@@ -214,7 +215,7 @@ def run_checks(plan: Plan) -> list[CheckResult]:
     return results
 
 
-def _scenarios(plan: Plan, check: ir.Check) -> list[Optional[str]]:
+def check_scenarios(plan: Plan, check: ir.Check) -> list[Optional[str]]:
     if not check.scenarios:
         return [None]
     names: list[Optional[str]] = []
@@ -227,23 +228,42 @@ def _scenarios(plan: Plan, check: ir.Check) -> list[Optional[str]]:
     return list(dict.fromkeys(names))
 
 
-def _compare(plan: Plan, check: ir.Check, lhs: float, rhs: float, scale: Fraction, unit: str) -> tuple[bool, str]:
+@dataclass(frozen=True)
+class Tolerance:
+    """How ``lhs == rhs`` / ``lhs ~= rhs`` is decided (shared with the Excel Checks sheet)."""
+
+    kind: str  # "relative" (of |rhs|), "absolute" (base units) or "exact" (float rounding)
+    value: Fraction
+    slack: float  # multiplicative slack for binary rounding of the tolerance itself
+    text: str  # as shown to users ("" for exact)
+
+
+def tolerance_of(plan: Plan, check: ir.Check, scale: Fraction, unit: str) -> Tolerance:
+    """The tolerance of an equality check: ``within`` if given, else half a unit
+    of the figure's last written digit for ``~=``, else float rounding."""
     cond = check.condition
     assert isinstance(cond, ir.Compare)
-    if not (math.isfinite(lhs) and math.isfinite(rhs)):
-        return False, ""
     if check.tolerance is not None:
         tol_expr = check.tolerance
-        lit = _literal(tol_expr)
-        t = plan.analyzer.infer_strict(tol_expr)
-        tol = float(abs(t.const))
+        lit = literal_of(tol_expr)
+        tol = abs(plan.analyzer.infer_strict(tol_expr).const)
         if lit is not None and lit.unit is not None and lit.unit.text in RELATIVE_UNITS:
-            return abs(lhs - rhs) <= tol * abs(rhs) * (1 + 1e-12), f"within {' '.join(tol_expr.span.text.split())}"
-        return abs(lhs - rhs) <= tol * (1 + 1e-12), f"± {format_value(tol / float(scale), unit)}"
+            return Tolerance("relative", tol, 1e-12, f"within {' '.join(tol_expr.span.text.split())}")
+        return Tolerance("absolute", tol, 1e-12, f"± {format_value(float(tol / scale), unit)}")
     if cond.ops[0] is ir.CmpOp.APPROX:
-        lit = _literal(cond.operands[1]) or _literal(cond.operands[0])
+        lit = literal_of(cond.operands[1]) or literal_of(cond.operands[0])
         if lit is not None:
             lit_scale = unit_of(lit.unit, plan.model.units).scale if lit.unit is not None else Fraction(1)
-            tol = float(_half_ulp(lit) * lit_scale)
-            return abs(lhs - rhs) <= tol * (1 + 1e-9), f"± {format_value(tol / float(scale), unit)}"
-    return math.isclose(lhs, rhs, rel_tol=EXACT_REL, abs_tol=0.0) or lhs == rhs, ""
+            tol = half_ulp(lit) * lit_scale
+            return Tolerance("absolute", tol, 1e-9, f"± {format_value(float(tol / scale), unit)}")
+    return Tolerance("exact", Fraction(0), EXACT_REL, "")
+
+
+def within(tol: Tolerance, lhs: float, rhs: float) -> bool:
+    if not (math.isfinite(lhs) and math.isfinite(rhs)):
+        return False
+    if tol.kind == "relative":
+        return abs(lhs - rhs) <= float(tol.value) * abs(rhs) * (1 + tol.slack)
+    if tol.kind == "absolute":
+        return abs(lhs - rhs) <= float(tol.value) * (1 + tol.slack)
+    return lhs == rhs or math.isclose(lhs, rhs, rel_tol=EXACT_REL, abs_tol=0.0)

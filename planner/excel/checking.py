@@ -16,8 +16,7 @@ import sympy as sp
 from openpyxl.formatting.rule import CellIsRule
 
 from .. import ir
-from ..check import unit_of
-from ..checks import EXACT_REL, RELATIVE_UNITS, _half_ulp, _literal, _scenarios, _unit_for
+from ..checks import EXACT_REL, check_scenarios, display_unit, tolerance_of
 from .printer import formula, number
 from .writer import BAD_FILL, GOOD_FILL, NOTE_FONT, TITLE_FONT, Book, header, in_base, put_formula, put_text, widths
 
@@ -35,13 +34,13 @@ def checks_sheet(book: Book) -> None:
     types = dict(book.answer_types)
     for check in book.model.checks:
         plain, from_alias = book.check_overrides(check)
-        scale, unit = _unit_for(book.plan, check)
+        scale, unit = display_unit(book.plan, check)
         cond = check.condition
         pair = (isinstance(cond, ir.Compare) and len(cond.ops) == 1
                 and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)
                 and not book.plan.analyzer.infer_strict(cond.operands[0], dict(types)).is_bool)
         text = " ".join(check.span.text.split())
-        for scenario in _scenarios(book.plan, check):
+        for scenario in check_scenarios(book.plan, check):
             row += 1
             merged = book.check_context(scenario, plain, from_alias)
             ctx = book.context(scenario, merged)
@@ -97,21 +96,12 @@ def checks_sheet(book: Book) -> None:
 
 def tolerance(book: Book, check: ir.Check, a: str, b: str, scale: Fraction, unit: str) -> tuple[str, str]:
     """The pass formula for ``lhs == rhs`` / ``~=`` over cells ``a`` and ``b`` (display units),
-    as planner.checks decides it; and the tolerance as text."""
-    cond = check.condition
+    decided as planner.checks decides it; and the tolerance as text."""
+    tol = tolerance_of(book.plan, check, scale, unit)
     diff = f"ABS({a}-{b})"
-    if check.tolerance is not None:
-        tol_expr = check.tolerance
-        lit = _literal(tol_expr)
-        tol = abs(book.plan.analyzer.infer_strict(tol_expr).const)
-        text = "within " + " ".join(tol_expr.span.text.split())
-        if lit is not None and lit.unit is not None and lit.unit.text in RELATIVE_UNITS:
-            return f"{diff}<={number(tol)}*ABS({b})*(1+1E-12)", text
-        return f"{diff}<={number(tol / scale)}*(1+1E-12)", text
-    if cond.ops[0] is ir.CmpOp.APPROX:
-        lit = _literal(cond.operands[1]) or _literal(cond.operands[0])
-        if lit is not None:
-            lit_scale = unit_of(lit.unit, book.model.units).scale if lit.unit is not None else Fraction(1)
-            tol = _half_ulp(lit) * lit_scale / scale
-            return f"{diff}<={number(tol)}*(1+1E-9)", f"± {number(tol)} {unit}".strip()
+    slack = "1E-12" if tol.slack == 1e-12 else number(tol.slack)
+    if tol.kind == "relative":
+        return f"{diff}<={number(tol.value)}*ABS({b})*(1+{slack})", tol.text
+    if tol.kind == "absolute":
+        return f"{diff}<={number(tol.value / scale)}*(1+{slack})", tol.text
     return f"OR({a}={b},{diff}<={number(EXACT_REL)}*MAX(ABS({a}),ABS({b})))", ""

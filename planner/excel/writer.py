@@ -45,7 +45,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.writer.excel import ExcelWriter
 
 from .. import ir
-from ..checks import _scenarios
+from ..checks import check_scenarios
 from ..errors import PlanError
 from ..plan import Evaluation, Plan
 from .names import excel_names, is_cell_like
@@ -345,7 +345,7 @@ class Book:
         for check in self.model.checks:
             plain, from_alias = self.check_overrides(check)
             used = self.answers_used(check)
-            for s in _scenarios(self.plan, check):
+            for s in check_scenarios(self.plan, check):
                 for name in used + list(from_alias.values()):
                     need = (self.aliases[alias_base(name)], s, plain)
                     if need not in self.solve_needs:
