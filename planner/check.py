@@ -1,4 +1,6 @@
-"""Static analysis: names, duplicates, arity, recursion, cycles, dimensions.
+"""Static analysis: names, duplicates, arity, recursion, cycles, scenarios, questions.
+
+Dimensions and types are inferred by :mod:`planner.dims`.
 
 Turns the IR into a :class:`~planner.model.Model`. Every error found is
 collected with its span; the pass reports all of them at once.
@@ -11,72 +13,17 @@ from typing import Callable, Iterable, Optional
 
 from . import ir
 from .errors import (
-    ArityError, ConstraintError, CycleError, DisplayUnitError, DuplicateError, ErrorSink, EvaluationError, KindError,
-    Label, OverrideError, PlanError, RecursionError_, ScenarioError, UnitError, UnknownNameError,
-    UnknownUnitError, suggest,
+    ArityError, ConstraintError, DisplayUnitError, DuplicateError, ErrorSink, KindError, Label, OverrideError,
+    PlanError, RecursionError_, ScenarioError, UnitError, UnknownNameError, suggest,
+)
+from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
+    BUILTINS, Poisoned, Typer, dim_text, example_unit, same_dim, unit_of,
 )
 from .graph import topological_order
 from .model import Bound, Model, Quantity, ScenarioModel, Type
-from .units import DIMENSIONLESS, Dim, Unit, UnitTable, canonical_text
+from .units import DIMENSIONLESS, Unit, UnitTable, canonical_text
 
-# name: (min args, max args or None, parameter names for messages)
-BUILTINS: dict[str, tuple[int, Optional[int], str]] = {
-    "max": (1, None, "x, y, ..."),
-    "min": (1, None, "x, y, ..."),
-    "abs": (1, 1, "x"),
-    "sqrt": (1, 1, "x"),
-    "exp": (1, 1, "x"),
-    "ln": (1, 1, "x"),
-    "log": (2, 2, "x, base"),
-    "floor": (1, 1, "x"),
-    "ceil": (1, 1, "x"),
-    "round": (1, 2, "x, digits"),
-    "if": (3, 3, "condition, then, else"),
-}
 RESERVED_SCENARIOS = {"all", "base"}
-NUM = Type("num", DIMENSIONLESS)
-BOOL = Type("bool")
-
-
-def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None,
-            names: Iterable[str] = ()) -> Optional[Unit]:
-    """Resolve a written unit (``TB/s``) against the unit table."""
-    scale = Fraction(1)
-    dim = DIMENSIONLESS
-    for factor in expr.factors:
-        unit = table.lookup(factor.name)
-        if unit is None:
-            err = unknown_unit(factor, table, names)
-            if sink is None:
-                raise err
-            sink.add(err)
-            return None
-        scale *= unit.scale ** factor.power
-        dim = dim * unit.dim ** factor.power
-    return Unit(scale, dim, expr.text)
-
-
-def unknown_unit(factor: ir.UnitFactor, table: UnitTable, names: Iterable[str] = ()) -> PlanError:
-    guess = suggest(factor.name, table.names())
-    hint = f"did you mean `{guess}`?" if guess else None
-    if factor.name in set(names):
-        number = factor.span.source.text[:factor.span.start].rstrip().split()[-1:] or ["2"]
-        hint = f"`{factor.name}` is a quantity: write `{number[0]} * {factor.name}` to multiply"
-    if factor.name.lower() in {"tflops", "gflops", "pflops", "flops"}:
-        hint = "write FLOP/s for a rate (`1000 TFLOP/s`), FLOP for a count"
-    return UnknownUnitError(
-        f"unknown unit `{factor.name}`", factor.span, label="not a unit",
-        hint=hint or "declare it with `unit NAME` (a new dimension) or `unit NAME = 1000 OTHER`; "
-        "to multiply a number by a quantity, write `*`",
-    )
-
-
-def dim_text(t: Type) -> str:
-    if t.is_bool:
-        return "true/false"
-    if t.dim is None:
-        return "0"
-    return canonical_text(t.dim) or "a plain number"
 
 
 class Analyzer:
@@ -88,6 +35,7 @@ class Analyzer:
         self.functions: dict[str, ir.FunctionDef] = {}
         self.types: dict[str, Type] = {}
         self.function_refs: dict[str, frozenset[str]] = {}
+        self.typer = Typer(self.units, self.defs, self.functions, self._bind)
 
     # ---- entry ---------------------------------------------------------------
     def run(self) -> Model:
@@ -154,7 +102,7 @@ class Analyzer:
             if decl.definition is None:
                 self.units.declare_base(decl.name)
                 continue
-            t = self._infer(decl.definition, {}, unit_context=True)
+            t = self._infer(decl.definition, {})
             if t is None:
                 continue
             if t.const is None or t.is_bool:
@@ -357,11 +305,11 @@ class Analyzer:
         return self.defs[user].expr.span
 
     # ---- types and dimensions -----------------------------------------------
-    def _infer(self, expr: ir.Expr, scope: dict[str, Type], unit_context: bool = False,
+    def _infer(self, expr: ir.Expr, scope: dict[str, Type],
                lookup: Callable[[str], Optional[Type]] | None = None) -> Optional[Type]:
         try:
-            return self._type(expr, scope, lookup or self.types.get)
-        except _Poisoned:
+            return self.typer.type(expr, scope, lookup or self.types.get)
+        except Poisoned:
             return None
         except PlanError as e:
             self.sink.add(e)
@@ -369,180 +317,7 @@ class Analyzer:
 
     def infer_strict(self, expr: ir.Expr, scope: dict[str, Type] | None = None) -> Type:
         """Type of an expression, raising the first error (used by the CLI)."""
-        return self._type(expr, scope or {}, self.types.get)
-
-    def _type(self, e: ir.Expr, scope: dict[str, Type], lookup) -> Type:
-        if isinstance(e, ir.Number):
-            scale = Fraction(1)
-            dim = None if e.value == 0 else DIMENSIONLESS
-            if e.unit is not None:
-                unit = unit_of(e.unit, self.units, names=self.defs)
-                scale, dim = unit.scale, unit.dim
-            value = e.value * scale
-            if value != 0 and not (_TINY <= abs(value) <= _HUGE):
-                raise EvaluationError(f"{e.span.text.strip()} is {'too large' if abs(value) > 1 else 'too small'} "
-                                      "for double-precision arithmetic", e.span,
-                                      hint="numbers (in base units B, s) must lie between 1e-300 and 1e300")
-            return Type("num", dim, value)
-        if isinstance(e, ir.Bool):
-            return BOOL
-        if isinstance(e, ir.Name):
-            if e.name in scope:
-                return scope[e.name]
-            t = lookup(e.name)
-            if t is None:
-                if e.name in self.defs:
-                    raise _Poisoned()  # its own error is already reported
-                raise UnknownNameError(f"unknown name `{e.name}`", e.span)
-            return Type(t.kind, t.dim)
-        if isinstance(e, ir.ScenarioRef):
-            t = lookup(e.name)
-            return Type(t.kind, t.dim)
-        if isinstance(e, ir.Neg):
-            t = self._num(e.operand, scope, lookup, "negate")
-            return Type("num", t.dim, -t.const if t.const is not None else None)
-        if isinstance(e, ir.Binary):
-            return self._binary(e, scope, lookup)
-        if isinstance(e, ir.Compare):
-            types = [self._type(o, scope, lookup) for o in e.operands]
-            for i, op in enumerate(e.ops):
-                a, b = types[i], types[i + 1]
-                if a.is_bool or b.is_bool:
-                    if a.is_bool and b.is_bool and op in (ir.CmpOp.EQ, ir.CmpOp.NE):
-                        continue
-                    raise KindError(f"cannot compare true/false with `{op.value}`", e.op_spans[i],
-                                    labels=[Label(e.operands[i].span, dim_text(a)),
-                                            Label(e.operands[i + 1].span, dim_text(b))])
-                if not _same_dim(a, b):
-                    raise UnitError(
-                        f"cannot compare {dim_text(a)} with {dim_text(b)}", e.op_spans[i],
-                        labels=[Label(e.operands[i].span, dim_text(a)), Label(e.operands[i + 1].span, dim_text(b))],
-                        hint="both sides of a comparison need the same dimension")
-            return BOOL
-        if isinstance(e, (ir.Logic, ir.Not)):
-            for operand in ir.children(e):
-                t = self._type(operand, scope, lookup)
-                if not t.is_bool:
-                    word = "not" if isinstance(e, ir.Not) else e.op.value
-                    raise KindError(f"`{word}` needs true/false, got {dim_text(t)}", operand.span,
-                                    hint="compare it first, for example `x > 0`")
-            return BOOL
-        if isinstance(e, ir.Call):
-            return self._call(e, scope, lookup)
-        raise AssertionError(e)
-
-    def _num(self, e: ir.Expr, scope, lookup, what: str) -> Type:
-        t = self._type(e, scope, lookup)
-        if t.is_bool:
-            raise KindError(f"cannot {what} true/false", e.span, label="this is a condition, not a number",
-                            hint="use `if(condition, a, b)` to choose between numbers")
-        return t
-
-    def _binary(self, e: ir.Binary, scope, lookup) -> Type:
-        verbs = {ir.BinOp.ADD: "add", ir.BinOp.SUB: "subtract", ir.BinOp.MUL: "multiply",
-                 ir.BinOp.DIV: "divide", ir.BinOp.POW: "raise"}
-        a = self._num(e.left, scope, lookup, verbs[e.op])
-        b = self._num(e.right, scope, lookup, verbs[e.op])
-        ca, cb = a.const, b.const
-        if e.op in (ir.BinOp.ADD, ir.BinOp.SUB):
-            if not _same_dim(a, b):
-                verb = "add" if e.op is ir.BinOp.ADD else "subtract"
-                prep = "and" if e.op is ir.BinOp.ADD else "from"
-                left, right = (a, b) if e.op is ir.BinOp.ADD else (b, a)
-                raise UnitError(
-                    f"cannot {verb} {dim_text(left)} {prep} {dim_text(right)}", e.op_span,
-                    labels=[Label(e.left.span, _describe(a)), Label(e.right.span, _describe(b))],
-                    hint="both operands need the same dimension; convert with a factor such as `1 GB` or `1 s`")
-            dim = a.dim if a.dim is not None else b.dim
-            const = None
-            if ca is not None and cb is not None:
-                const = ca + cb if e.op is ir.BinOp.ADD else ca - cb
-            return Type("num", dim, const)
-        if e.op is ir.BinOp.MUL:
-            dim = None if a.dim is None or b.dim is None else a.dim * b.dim
-            return Type("num", dim, ca * cb if ca is not None and cb is not None else None)
-        if e.op is ir.BinOp.DIV:
-            dim = None if a.dim is None else (a.dim if b.dim is None else a.dim / b.dim)
-            const = ca / cb if ca is not None and cb not in (None, 0) else None
-            return Type("num", dim, const)
-        # power
-        if b.dim is not None and not b.dim.dimensionless:
-            raise UnitError(f"an exponent must be a plain number, not {dim_text(b)}", e.right.span,
-                            label=_describe(b))
-        if a.dim is not None and not a.dim.dimensionless:
-            if cb is None:
-                raise UnitError(
-                    f"a quantity in {dim_text(a)} can only be raised to a constant power", e.right.span,
-                    labels=[Label(e.left.span, _describe(a))], label="not a constant",
-                    hint="divide by a unit first to make the base a plain number")
-            dim = a.dim ** cb
-        else:
-            dim = a.dim
-        const = None
-        if ca is not None and cb is not None and cb.denominator == 1 and abs(cb) <= 64 and not (ca == 0 and cb < 0):
-            const = ca ** int(cb)
-        return Type("num", dim, const)
-
-    def _call(self, e: ir.Call, scope, lookup) -> Type:
-        if e.func in self.functions:
-            f = self.functions[e.func]
-            bound = self._bind(f, e, report=False)
-            if bound is None:
-                raise ArityError(f"bad call to `{f.name}`", e.span)
-            inner: dict[str, Type] = {}
-            for p in f.params:
-                arg = bound.get(p.name)
-                if arg is not None:
-                    inner[p.name] = self._type(arg, scope, lookup)
-                else:
-                    inner[p.name] = self._type(p.default, dict(inner), lookup)
-            try:
-                t = self._type(f.body, inner, lookup)
-            except PlanError as err:
-                if err.span is not None and err.span.source is f.span.source and f.span.start <= err.span.start < f.span.end:
-                    err.labels.append(Label(e.span, f"in this call of `{f.name}`"))
-                raise
-            if f.display is not None:
-                unit = unit_of(f.display, self.units)
-                if not t.is_bool and not _same_dim(t, Type("num", unit.dim)):
-                    raise DisplayUnitError(f"`{f.name}` returns {dim_text(t)}, not {canonical_text(unit.dim) or 'a plain number'}",
-                                           f.display.span, labels=[Label(e.span, "called here")])
-            return Type(t.kind, t.dim)
-        args = [a.value for a in e.args]
-        name = e.func
-        if name == "if":
-            cond = self._type(args[0], scope, lookup)
-            if not cond.is_bool:
-                raise KindError(f"the condition of `if` must be true/false, got {dim_text(cond)}", args[0].span,
-                                hint="compare it, for example `x > 0`")
-            a = self._type(args[1], scope, lookup)
-            b = self._type(args[2], scope, lookup)
-            if a.kind != b.kind or (not a.is_bool and not _same_dim(a, b)):
-                raise UnitError(f"the branches of `if` differ: {dim_text(a)} and {dim_text(b)}", e.span,
-                                labels=[Label(args[1].span, _describe(a)), Label(args[2].span, _describe(b))])
-            return Type(a.kind, a.dim if a.dim is not None else b.dim)
-        types = [self._num(a, scope, lookup, f"pass to `{name}`") for a in args]
-        if name in ("max", "min"):
-            first = types[0]
-            for arg, t in zip(args[1:], types[1:]):
-                if not _same_dim(first, t):
-                    raise UnitError(f"`{name}` of {dim_text(first)} and {dim_text(t)}", e.span,
-                                    labels=[Label(args[0].span, _describe(first)), Label(arg.span, _describe(t))],
-                                    hint="all arguments need the same dimension")
-                if first.dim is None:
-                    first = t
-            return Type("num", next((t.dim for t in types if t.dim is not None), None))
-        if name == "abs":
-            return Type("num", types[0].dim)
-        if name == "sqrt":
-            return Type("num", None if types[0].dim is None else types[0].dim ** Fraction(1, 2))
-        # exp, ln, log, floor, ceil, round: plain numbers only
-        for arg, t in zip(args, types):
-            if t.dim is not None and not t.dim.dimensionless:
-                hint = "divide by a unit to get a plain number, for example `floor(x / 1 GB)`"
-                raise UnitError(f"`{name}` needs a plain number, got {dim_text(t)}", arg.span, label=_describe(t),
-                                hint=hint)
-        return NUM
+        return self.typer.type(expr, scope or {}, self.types.get)
 
     # ---- quantities --------------------------------------------------------------
     def _quantity(self, d: ir.Definition, deps: tuple[str, ...]) -> Quantity:
@@ -563,7 +338,7 @@ class Analyzer:
                         f"cannot show `{d.name}` in {unit.text}: it is {t.dim.describe()}, "
                         f"{unit.text} is {unit.dim.describe()}",
                         d.display.span, labels=[Label(d.expr.span, canonical_text(t.dim) or "a plain number")],
-                        hint=f"a unit of {t.dim.describe()}, such as `{_example_unit(t.dim)}`"))
+                        hint=f"a unit of {t.dim.describe()}, such as `{example_unit(t.dim)}`"))
                 else:
                     display = unit
         q = Quantity(d.name, d, d.is_input, t, display, deps)
@@ -597,7 +372,7 @@ class Analyzer:
 
     def _const(self, e: ir.Expr) -> Optional[Fraction]:
         try:
-            t = self._type(e, {}, lambda n: None)
+            t = self.typer.type(e, {}, lambda n: None)
         except PlanError:
             return None
         return t.const
@@ -726,7 +501,7 @@ class Analyzer:
                     raise OverrideError(f"{where}: `{node.name}` is a formula; a value may use numbers, units "
                                         "and inputs only", node.span)
                 raise self._unknown(node.name, node.span, frozenset())
-        t = self._type(expr, {}, lambda n: None)
+        t = self.typer.type(expr, {}, lambda n: None)
         if q.is_bool:
             if not t.is_bool or not isinstance(expr, ir.Bool):
                 raise KindError(f"`{o.name}` is true/false; {where} gives {dim_text(t)}", o.expr.span)
@@ -736,12 +511,12 @@ class Analyzer:
         if t.const is None:
             raise OverrideError(f"{where}: the value of `{o.name}` must be a constant", o.expr.span,
                                 hint="use numbers, units and inputs, such as `3.35 TB/s`")
-        if not _same_dim(t, Type("num", q.dim)):
+        if not same_dim(t, Type("num", q.dim)):
             raise UnitError(
                 f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {canonical_text(q.dim) or 'a plain number'}",
-                o.expr.span, label=_describe(t),
+                o.expr.span, label=dim_text(t),
                 labels=[Label(q.definition.expr.span, f"declared as {q.unit_text or 'a plain number'}")],
-                hint=f"write the value with a unit of {q.dim.describe()}, such as `{_example_unit(q.dim)}`"
+                hint=f"write the value with a unit of {q.dim.describe()}, such as `{example_unit(q.dim)}`"
                 if not q.dim.dimensionless else "write a plain number")
         return t.const
 
@@ -809,7 +584,7 @@ class Analyzer:
             need_condition(c.condition, answers)  # checks may use question results by alias
             for o in c.overrides:
                 if isinstance(o.expr, ir.Name) and o.expr.name in answers and o.name in q and q[o.name].is_input:
-                    if not _same_dim(answers[o.expr.name], Type("num", q[o.name].dim)):
+                    if not same_dim(answers[o.expr.name], Type("num", q[o.name].dim)):
                         self.sink.add(UnitError(f"`{o.expr.name}` is {dim_text(answers[o.expr.name])}, "
                                                 f"`{o.name}` is {dim_text(q[o.name].type)}", o.expr.span))
                     continue
@@ -832,8 +607,8 @@ class Analyzer:
             out[s.alias] = Type("num", model.quantities[target].dim)
             if isinstance(s, ir.Optimize):
                 try:
-                    t = self._type(s.objective, {}, self.types.get)
-                except (PlanError, _Poisoned):
+                    t = self.typer.type(s.objective, {}, self.types.get)
+                except (PlanError, Poisoned):
                     continue
                 out[s.alias + ".value"] = Type("num", t.dim)
         return out
@@ -862,10 +637,10 @@ class Analyzer:
             elif values.kind in ("times", "count") and item is values.items[-1]:
                 if t.dim is not None and not t.dim.dimensionless:
                     self.sink.add(UnitError(f"`{values.kind}` takes a plain number", item.span))
-            elif not _same_dim(t, Type("num", q.dim)):
+            elif not same_dim(t, Type("num", q.dim)):
                 self.sink.add(UnitError(
                     f"`{q.name}` is in {canonical_text(q.dim) or 'a plain number'}, this value is {dim_text(t)}",
-                    item.span, label=_describe(t)))
+                    item.span, label=dim_text(t)))
 
     def check_pick(self, p: ir.ScenarioPick, model: Model) -> None:
         if p.axis is None:
@@ -894,27 +669,6 @@ def _input_literal(node: ir.Expr, quantities) -> ir.Expr:
         return quantities[node.name].definition.expr
     return node
 
-
-_HUGE = Fraction(10) ** 300
-_TINY = Fraction(1, 10 ** 300)
-
-
-class _Poisoned(Exception):
-    """A name whose own definition already failed: skip, do not re-report."""
-
-
-def _same_dim(a: Type, b: Type) -> bool:
-    return a.dim is None or b.dim is None or a.dim == b.dim
-
-
-def _describe(t: Type) -> str:
-    return dim_text(t)
-
-
-def _example_unit(dim: Dim) -> str:
-    examples = {"B": "GB", "s": "ms", "B/s": "TB/s", "1/s": "TFLOP/s", "B/token": "B/token"}
-    text = canonical_text(dim)
-    return examples.get(text, text)
 
 
 def _literal_unit(expr: ir.Expr) -> Optional[ir.UnitExpr]:

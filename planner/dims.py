@@ -1,0 +1,285 @@
+"""Static types and dimensions of expressions.
+
+Every expression is a number with a dimension (exponents over base
+dimensions, see :mod:`planner.units`) or a boolean; constants also carry
+their exact value. Adding bytes to seconds, comparing a rate with a time,
+raising a quantity with units to a variable power, taking ``ln`` of bytes:
+each is a located error naming both operands' units.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Iterable, Mapping, Optional
+
+from . import ir
+from .errors import (
+    ArityError, DisplayUnitError, ErrorSink, EvaluationError, KindError, Label, PlanError, UnitError,
+    UnknownNameError, UnknownUnitError, suggest,
+)
+from .model import Type
+from .units import DIMENSIONLESS, Dim, Unit, UnitTable, canonical_text
+
+# name: (min args, max args or None, parameter names for messages)
+BUILTINS: dict[str, tuple[int, Optional[int], str]] = {
+    "max": (1, None, "x, y, ..."),
+    "min": (1, None, "x, y, ..."),
+    "abs": (1, 1, "x"),
+    "sqrt": (1, 1, "x"),
+    "exp": (1, 1, "x"),
+    "ln": (1, 1, "x"),
+    "log": (2, 2, "x, base"),
+    "floor": (1, 1, "x"),
+    "ceil": (1, 1, "x"),
+    "round": (1, 2, "x, digits"),
+    "if": (3, 3, "condition, then, else"),
+}
+NUM = Type("num", DIMENSIONLESS)
+BOOL = Type("bool")
+
+
+def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None,
+            names: Iterable[str] = ()) -> Optional[Unit]:
+    """Resolve a written unit (``TB/s``) against the unit table."""
+    scale = Fraction(1)
+    dim = DIMENSIONLESS
+    for factor in expr.factors:
+        unit = table.lookup(factor.name)
+        if unit is None:
+            err = unknown_unit(factor, table, names)
+            if sink is None:
+                raise err
+            sink.add(err)
+            return None
+        scale *= unit.scale ** factor.power
+        dim = dim * unit.dim ** factor.power
+    return Unit(scale, dim, expr.text)
+
+
+def unknown_unit(factor: ir.UnitFactor, table: UnitTable, names: Iterable[str] = ()) -> PlanError:
+    guess = suggest(factor.name, table.names())
+    hint = f"did you mean `{guess}`?" if guess else None
+    if factor.name in set(names):
+        number = factor.span.source.text[:factor.span.start].rstrip().split()[-1:] or ["2"]
+        hint = f"`{factor.name}` is a quantity: write `{number[0]} * {factor.name}` to multiply"
+    if factor.name.lower() in {"tflops", "gflops", "pflops", "flops"}:
+        hint = "write FLOP/s for a rate (`1000 TFLOP/s`), FLOP for a count"
+    return UnknownUnitError(
+        f"unknown unit `{factor.name}`", factor.span, label="not a unit",
+        hint=hint or "declare it with `unit NAME` (a new dimension) or `unit NAME = 1000 OTHER`; "
+        "to multiply a number by a quantity, write `*`",
+    )
+
+
+def dim_text(t: Type) -> str:
+    """A type for messages: `B/s`, `a plain number`, `true/false`."""
+    if t.is_bool:
+        return "true/false"
+    if t.dim is None:
+        return "0"
+    return canonical_text(t.dim) or "a plain number"
+
+
+class Typer:
+    """Infers the :class:`Type` of IR expressions; user functions are typed
+    at each call, with the argument types bound to their parameters."""
+
+    def __init__(self, units: UnitTable, defs: Mapping[str, ir.Definition],
+                 functions: Mapping[str, ir.FunctionDef], bind: Callable) -> None:
+        self.units = units
+        self.defs = defs
+        self.functions = functions
+        self.bind = bind
+
+    def type(self, e: ir.Expr, scope: dict[str, Type], lookup: Callable[[str], Optional[Type]]) -> Type:
+        """The type of ``e``; ``scope`` holds function parameters, ``lookup``
+        the types of the plan's quantities. Raises the first error."""
+        if isinstance(e, ir.Number):
+            scale = Fraction(1)
+            dim = None if e.value == 0 else DIMENSIONLESS
+            if e.unit is not None:
+                unit = unit_of(e.unit, self.units, names=self.defs)
+                scale, dim = unit.scale, unit.dim
+            value = e.value * scale
+            if value != 0 and not (_TINY <= abs(value) <= _HUGE):
+                raise EvaluationError(f"{e.span.text.strip()} is {'too large' if abs(value) > 1 else 'too small'} "
+                                      "for double-precision arithmetic", e.span,
+                                      hint="numbers (in base units B, s) must lie between 1e-300 and 1e300")
+            return Type("num", dim, value)
+        if isinstance(e, ir.Bool):
+            return BOOL
+        if isinstance(e, ir.Name):
+            if e.name in scope:
+                return scope[e.name]
+            t = lookup(e.name)
+            if t is None:
+                if e.name in self.defs:
+                    raise Poisoned()  # its own error is already reported
+                raise UnknownNameError(f"unknown name `{e.name}`", e.span)
+            return Type(t.kind, t.dim)
+        if isinstance(e, ir.ScenarioRef):
+            t = lookup(e.name)
+            return Type(t.kind, t.dim)
+        if isinstance(e, ir.Neg):
+            t = self._num(e.operand, scope, lookup, "negate")
+            return Type("num", t.dim, -t.const if t.const is not None else None)
+        if isinstance(e, ir.Binary):
+            return self._binary(e, scope, lookup)
+        if isinstance(e, ir.Compare):
+            types = [self.type(o, scope, lookup) for o in e.operands]
+            for i, op in enumerate(e.ops):
+                a, b = types[i], types[i + 1]
+                if a.is_bool or b.is_bool:
+                    if a.is_bool and b.is_bool and op in (ir.CmpOp.EQ, ir.CmpOp.NE):
+                        continue
+                    raise KindError(f"cannot compare true/false with `{op.value}`", e.op_spans[i],
+                                    labels=[Label(e.operands[i].span, dim_text(a)),
+                                            Label(e.operands[i + 1].span, dim_text(b))])
+                if not same_dim(a, b):
+                    raise UnitError(
+                        f"cannot compare {dim_text(a)} with {dim_text(b)}", e.op_spans[i],
+                        labels=[Label(e.operands[i].span, dim_text(a)), Label(e.operands[i + 1].span, dim_text(b))],
+                        hint="both sides of a comparison need the same dimension")
+            return BOOL
+        if isinstance(e, (ir.Logic, ir.Not)):
+            for operand in ir.children(e):
+                t = self.type(operand, scope, lookup)
+                if not t.is_bool:
+                    word = "not" if isinstance(e, ir.Not) else e.op.value
+                    raise KindError(f"`{word}` needs true/false, got {dim_text(t)}", operand.span,
+                                    hint="compare it first, for example `x > 0`")
+            return BOOL
+        if isinstance(e, ir.Call):
+            return self._call(e, scope, lookup)
+        raise AssertionError(e)
+
+    def _num(self, e: ir.Expr, scope, lookup, what: str) -> Type:
+        t = self.type(e, scope, lookup)
+        if t.is_bool:
+            raise KindError(f"cannot {what} true/false", e.span, label="this is a condition, not a number",
+                            hint="use `if(condition, a, b)` to choose between numbers")
+        return t
+
+    def _binary(self, e: ir.Binary, scope, lookup) -> Type:
+        verbs = {ir.BinOp.ADD: "add", ir.BinOp.SUB: "subtract", ir.BinOp.MUL: "multiply",
+                 ir.BinOp.DIV: "divide", ir.BinOp.POW: "raise"}
+        a = self._num(e.left, scope, lookup, verbs[e.op])
+        b = self._num(e.right, scope, lookup, verbs[e.op])
+        ca, cb = a.const, b.const
+        if e.op in (ir.BinOp.ADD, ir.BinOp.SUB):
+            if not same_dim(a, b):
+                verb = "add" if e.op is ir.BinOp.ADD else "subtract"
+                prep = "and" if e.op is ir.BinOp.ADD else "from"
+                left, right = (a, b) if e.op is ir.BinOp.ADD else (b, a)
+                raise UnitError(
+                    f"cannot {verb} {dim_text(left)} {prep} {dim_text(right)}", e.op_span,
+                    labels=[Label(e.left.span, dim_text(a)), Label(e.right.span, dim_text(b))],
+                    hint="both operands need the same dimension; convert with a factor such as `1 GB` or `1 s`")
+            dim = a.dim if a.dim is not None else b.dim
+            const = None
+            if ca is not None and cb is not None:
+                const = ca + cb if e.op is ir.BinOp.ADD else ca - cb
+            return Type("num", dim, const)
+        if e.op is ir.BinOp.MUL:
+            dim = None if a.dim is None or b.dim is None else a.dim * b.dim
+            return Type("num", dim, ca * cb if ca is not None and cb is not None else None)
+        if e.op is ir.BinOp.DIV:
+            dim = None if a.dim is None else (a.dim if b.dim is None else a.dim / b.dim)
+            const = ca / cb if ca is not None and cb not in (None, 0) else None
+            return Type("num", dim, const)
+        # power
+        if b.dim is not None and not b.dim.dimensionless:
+            raise UnitError(f"an exponent must be a plain number, not {dim_text(b)}", e.right.span,
+                            label=dim_text(b))
+        if a.dim is not None and not a.dim.dimensionless:
+            if cb is None:
+                raise UnitError(
+                    f"a quantity in {dim_text(a)} can only be raised to a constant power", e.right.span,
+                    labels=[Label(e.left.span, dim_text(a))], label="not a constant",
+                    hint="divide by a unit first to make the base a plain number")
+            dim = a.dim ** cb
+        else:
+            dim = a.dim
+        const = None
+        if ca is not None and cb is not None and cb.denominator == 1 and abs(cb) <= 64 and not (ca == 0 and cb < 0):
+            const = ca ** int(cb)
+        return Type("num", dim, const)
+
+    def _call(self, e: ir.Call, scope, lookup) -> Type:
+        if e.func in self.functions:
+            f = self.functions[e.func]
+            bound = self.bind(f, e, report=False)
+            if bound is None:
+                raise ArityError(f"bad call to `{f.name}`", e.span)
+            inner: dict[str, Type] = {}
+            for p in f.params:
+                arg = bound.get(p.name)
+                if arg is not None:
+                    inner[p.name] = self.type(arg, scope, lookup)
+                else:
+                    inner[p.name] = self.type(p.default, dict(inner), lookup)
+            try:
+                t = self.type(f.body, inner, lookup)
+            except PlanError as err:
+                if err.span is not None and err.span.source is f.span.source and f.span.start <= err.span.start < f.span.end:
+                    err.labels.append(Label(e.span, f"in this call of `{f.name}`"))
+                raise
+            if f.display is not None:
+                unit = unit_of(f.display, self.units)
+                if not t.is_bool and not same_dim(t, Type("num", unit.dim)):
+                    raise DisplayUnitError(f"`{f.name}` returns {dim_text(t)}, not {canonical_text(unit.dim) or 'a plain number'}",
+                                           f.display.span, labels=[Label(e.span, "called here")])
+            return Type(t.kind, t.dim)
+        args = [a.value for a in e.args]
+        name = e.func
+        if name == "if":
+            cond = self.type(args[0], scope, lookup)
+            if not cond.is_bool:
+                raise KindError(f"the condition of `if` must be true/false, got {dim_text(cond)}", args[0].span,
+                                hint="compare it, for example `x > 0`")
+            a = self.type(args[1], scope, lookup)
+            b = self.type(args[2], scope, lookup)
+            if a.kind != b.kind or (not a.is_bool and not same_dim(a, b)):
+                raise UnitError(f"the branches of `if` differ: {dim_text(a)} and {dim_text(b)}", e.span,
+                                labels=[Label(args[1].span, dim_text(a)), Label(args[2].span, dim_text(b))])
+            return Type(a.kind, a.dim if a.dim is not None else b.dim)
+        types = [self._num(a, scope, lookup, f"pass to `{name}`") for a in args]
+        if name in ("max", "min"):
+            first = types[0]
+            for arg, t in zip(args[1:], types[1:]):
+                if not same_dim(first, t):
+                    raise UnitError(f"`{name}` of {dim_text(first)} and {dim_text(t)}", e.span,
+                                    labels=[Label(args[0].span, dim_text(first)), Label(arg.span, dim_text(t))],
+                                    hint="all arguments need the same dimension")
+                if first.dim is None:
+                    first = t
+            return Type("num", next((t.dim for t in types if t.dim is not None), None))
+        if name == "abs":
+            return Type("num", types[0].dim)
+        if name == "sqrt":
+            return Type("num", None if types[0].dim is None else types[0].dim ** Fraction(1, 2))
+        # exp, ln, log, floor, ceil, round: plain numbers only
+        for arg, t in zip(args, types):
+            if t.dim is not None and not t.dim.dimensionless:
+                hint = "divide by a unit to get a plain number, for example `floor(x / 1 GB)`"
+                raise UnitError(f"`{name}` needs a plain number, got {dim_text(t)}", arg.span, label=dim_text(t),
+                                hint=hint)
+        return NUM
+
+
+_HUGE = Fraction(10) ** 300
+_TINY = Fraction(1, 10 ** 300)
+
+
+class Poisoned(Exception):
+    """A name whose own definition already failed: skip, do not re-report."""
+
+
+def same_dim(a: Type, b: Type) -> bool:
+    return a.dim is None or b.dim is None or a.dim == b.dim
+
+
+def example_unit(dim: Dim) -> str:
+    examples = {"B": "GB", "s": "ms", "B/s": "TB/s", "1/s": "TFLOP/s", "B/token": "B/token"}
+    text = canonical_text(dim)
+    return examples.get(text, text)
