@@ -238,6 +238,7 @@ def test_import_keeps_scenario_values(tmp_path, cli):
     (1.5, "constraint violated"),
     ("=0.5+0.1", "holds a formula with no saved value"),
     ("fast", "must be a number"),
+    ("1/0", "must be a number"),  # text Fraction() would divide by zero
     (None, "is empty"),
 ])
 def test_import_refuses_bad_cells(tmp_path, cli, value, message):
@@ -245,6 +246,18 @@ def test_import_refuses_bad_cells(tmp_path, cli, value, message):
     code, _, err = cli("import", book, "--plan", TOKEN_COST)
     assert code == 2 and message in err
     assert "Inputs!B" in err  # the cell is named
+
+
+def test_import_of_a_name_moved_to_a_range(tmp_path, cli):
+    """A defined name edited to cover several cells is a clear error, not a crash."""
+    book = edited(tmp_path, {})
+    wb = openpyxl.load_workbook(book)
+    sheet, coord = next(wb.defined_names["alpha"].destinations)
+    row = int(coord.split("$")[-1])
+    wb.defined_names["alpha"].attr_text = f"{sheet}!$B${row}:$B${row + 1}"
+    wb.save(book)
+    code, _, err = cli("import", book, "--plan", TOKEN_COST)
+    assert code == 2 and "`alpha`" in err and f"B{row}:B{row + 1}" in err and "one cell" in err
 
 
 def test_import_of_something_else(tmp_path, cli):

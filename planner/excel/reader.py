@@ -81,6 +81,9 @@ def read_inputs(path: str, plan: Plan) -> Imported:
         sheet, coord = dest[0]
         coord = coord.replace("$", "")
         where = f"{sheet}!{coord}"
+        if ":" in coord:
+            raise UsageError(f"the name `{names[name]}` (`{name}`) refers to {where}, not one cell",
+                             hint="point the name at the input's value cell again, or export a fresh workbook")
         raw = wb[sheet][coord].value
         if raw is None:
             if formulas is None:
@@ -114,7 +117,7 @@ def _exact(raw, q, where: str):
     if isinstance(raw, str):
         try:
             number = Fraction(raw.strip().replace(",", ""))
-        except ValueError:
+        except (ValueError, ZeroDivisionError):
             raise UsageError(f"{where} (`{q.name}`) must be a number, not the text {raw!r}",
                              hint=f"type a plain number in {q.unit_text}" if q.unit_text else None) from None
     elif isinstance(raw, int):
