@@ -120,6 +120,10 @@ def publish(outputs: Sequence[Output], outdir: Path) -> list[Path]:
     """Write every output into a temporary directory next to ``outdir``, then
     move them into place: all of them, or (on any error) none."""
     _check_outdir(str(outdir))
+    for out in outputs:  # a file replaces a file; a directory in the way is the user's, never moved aside
+        if (outdir / out.name).is_dir():
+            raise UsageError(f"{outdir / out.name} is a directory; planner writes a file of that name there",
+                             hint="choose another output name, or move the directory")
     shown = outdir  # paths as the user wrote them, for messages
     outdir = outdir.absolute()
     fresh = not outdir.exists()

@@ -149,3 +149,24 @@ def test_build_is_deterministic(tmp_path, cli):
     assert out_a[0] == out_b[0] == 0
     assert _snapshot(a) == _snapshot(b)
     assert out_a[1].replace(str(a), "OUT") == out_b[1].replace(str(b), "OUT")
+
+
+def test_report_onto_a_directory_is_refused(tmp_path, cli):
+    """`-o NAME` where NAME is a directory: an error, never the directory moved aside and deleted."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "keep.txt").write_text("mine\n", encoding="utf-8")
+    code, _, err = cli("report", TOKEN_COST, "-o", docs)
+    assert code == 2 and "is a directory" in err
+    assert (docs / "keep.txt").read_text(encoding="utf-8") == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]
+
+
+def test_build_never_replaces_a_directory_named_like_an_output(tmp_path, cli, previous_run):
+    (previous_run / "token_cost.md").unlink()
+    (previous_run / "token_cost.md").mkdir()
+    (previous_run / "token_cost.md" / "keep.txt").write_text("mine\n", encoding="utf-8")
+    before = _snapshot(previous_run)
+    code, _, err = cli("build", TOKEN_COST, "-o", previous_run)
+    assert code == 2 and "is a directory" in err
+    assert _snapshot(previous_run) == before
