@@ -239,16 +239,54 @@ class Domain:
         return np.concatenate([(around - steps)[::-1], [around], around + steps])
 
 
-def numeric_roots(f, x, dom: Domain, q: Quantity, around: float, notes: list[str]) -> list[sp.Basic]:
-    """Roots from sign changes on a grid over the domain, refined by mpmath's bracketing solver."""
+Interval = tuple[Optional[sp.Basic], Optional[sp.Basic]]  # ends in base units; None: unbounded
+
+
+def zero_intervals(f: sp.Basic, x: sp.Symbol, dom: Domain, candidates: list[sp.Basic]) -> list[Interval]:
+    """The stretches of the domain on which ``f`` is zero throughout.
+
+    ``candidates`` are every root of every piece and every branch switch
+    (:func:`exact_roots`): between two neighbouring ones ``f`` is a single
+    rational function without roots, so it is either zero on the whole
+    stretch or nowhere on it, and one exact evaluation inside decides.
+    """
+    inside = [c for c in candidates if dom.contains(c)]
+    ends = [None if dom.lo is None else rational(dom.lo)] + inside + [None if dom.hi is None else rational(dom.hi)]
+    out: list[Interval] = []
+    for a, b in zip(ends, ends[1:]):
+        if a is not None and b is not None and a == b:
+            continue
+        if a is None or b is None:
+            t = (sp.Integer(0) if b is None else b - 1) if a is None else a + 1
+        else:
+            t = sp.Rational(sp.Float((a + b).evalf(DIGITS), DIGITS)) / 2
+        if value_at(f, x, t) != 0:
+            continue
+        if out and out[-1][1] == a:
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def numeric_roots(f, x, dom: Domain, q: Quantity, around: float, notes: list[str],
+                  intervals: list[Interval]) -> list[sp.Basic]:
+    """Roots from sign changes on a grid over the domain, refined by mpmath's bracketing solver.
+    Neighbouring grid points that are both exact zeros go to ``intervals`` (a stretch of roots)."""
     fn = compile_univariate(f, x)
     xs = dom.sample(around if around else float(q.value or 0))
     ys = fn(xs)
     roots: list[sp.Basic] = []
     finite = np.isfinite(ys)
-    for i in range(len(xs)):
-        if finite[i] and ys[i] == 0:
-            roots.append(sp.Rational(Fraction(float(xs[i]))))
+    zero = finite & (ys == 0)
+    for i in np.flatnonzero(zero[:-1] & zero[1:]):
+        a, b = sp.Rational(Fraction(float(xs[i]))), sp.Rational(Fraction(float(xs[i + 1])))
+        if intervals and intervals[-1][1] == a:
+            intervals[-1] = (intervals[-1][0], b)
+        else:
+            intervals.append((a, b))
+    for i in np.flatnonzero(zero):
+        roots.append(sp.Rational(Fraction(float(xs[i]))))
     sign = np.sign(ys)
     change = np.flatnonzero(finite[:-1] & finite[1:] & (sign[:-1] * sign[1:] < 0))
     import mpmath

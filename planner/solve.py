@@ -23,7 +23,9 @@ The univariate mathematics lives in :mod:`planner.roots`.
    every piece is found exactly (``Poly.real_roots``); the roots are then
    checked against the condition with exact rationals (algebraic roots at
    60 digits). This finds *all* roots in the domain, so several roots are
-   reported, never one picked.
+   reported, never one picked; between two neighbouring candidates the
+   condition is one rational function, so one exact evaluation there tells
+   whether it holds on that whole stretch (an error naming the stretch).
 3. Otherwise the condition is evaluated vectorised on a grid over the
    declared domain (shrunk away from open bounds), sign changes are
    bracketed and refined with mpmath's bracketing solver, and each root is
@@ -60,6 +62,7 @@ from .symbolic import latex, rational
 from .roots import (
     DIGITS, GRID, Domain, Run, change_points, compile_univariate, exact_number, exact_roots, holds_at, inline,
     integer_runs, integer_runs_numeric, numeric_roots, pieces, relations, tidy, to_float, value_at,
+    zero_intervals,
 )
 from .values import input_quantity, scenarios_for
 
@@ -324,9 +327,13 @@ class Solver:
                     roots.append(c)
             method = (f"exact: real roots of polynomials in {q.name} (degree {max(degrees, default=0)}), "
                       "checked in the domain")
+            intervals = zero_intervals(f, x, dom, candidates)
         else:
-            roots = numeric_roots(f, x, dom, q, float(values.get(x, 0) or 0), notes)
+            intervals = []
+            roots = numeric_roots(f, x, dom, q, float(values.get(x, 0) or 0), notes, intervals)
             method = f"numeric: sign changes on {GRID} points over the domain, refined by bracketing (mpmath)"
+        if intervals:
+            raise self._interval_of_roots(prep, q, dom, intervals, candidates is None, scenario)
         if not roots:
             raise self._no_root(prep, q, values, scenario)
         if len(roots) > 1:
@@ -357,6 +364,23 @@ class Solver:
         return self._result(prep.stmt, q, scenario, root, form, ver, method, tuple(to_float(r) for r in roots),
                             notes=notes)
 
+
+    def _interval_of_roots(self, prep: _Prepared, q: Quantity, dom: Domain, intervals, numeric: bool,
+                           scenario) -> MultipleRootsError:
+        def show(v, unbounded: str) -> str:
+            return unbounded if v is None else format_value(to_float(v) / float(dom.scale), dom.unit)
+
+        about = "about " if numeric else ""
+        stretches = [f"from {about}{show(a, '-inf')} to {show(b, 'inf')}" for a, b in intervals]
+        err = MultipleRootsError(
+            f"`{_text(prep.stmt.condition)}` holds for every `{q.name}` {', and '.join(stretches)}"
+            + (" (neighbouring points of the search grid are all exact roots)" if numeric else ""),
+            prep.stmt.condition.span, label="a whole interval of solutions",
+            hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains",
+            notes=_scenario_note(scenario))
+        a, b = intervals[0]
+        err.interval = (-math.inf if a is None else to_float(a), math.inf if b is None else to_float(b))  # type: ignore[attr-defined]
+        return err
 
     def _no_root(self, prep: _Prepared, q: Quantity, values, scenario, message: str = "") -> NoRootError:
         stmt, x, dom = prep.stmt, prep.x, Domain.of(q)

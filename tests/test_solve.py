@@ -196,6 +196,22 @@ def test_several_numeric_roots(small):
     assert math.exp(r1) == pytest.approx(3 * r1) and math.exp(r2) == pytest.approx(3 * r2)
 
 
+@pytest.mark.parametrize("text,where,first,last", [
+    ("y = max(x, 3)", "y = 3", 0, 3),                  # exact path: the branch `3` is active on [0, 3]
+    ("y = abs(x - 3) + abs(x - 5)", "y = 2", 3, 5),    # exact path: the sum is 2 all the way from 3 to 5
+    ("y = max(sqrt(x), 2)", "y = 2", 0, 4),            # numeric path (sqrt): 2 on [0, 4]
+])
+def test_a_whole_interval_of_roots_is_an_error_not_a_picked_root(text, where, first, last):
+    plan = planner.loads(f"x = 2 where x >= 0, x <= 10\n{text}\n", "interval.plan")
+    with pytest.raises(MultipleRootsError) as info:
+        Solver(plan).answer(adhoc(plan, "x", where))
+    err = info.value
+    assert "every `x`" in err.message
+    a, b = err.interval
+    assert a == pytest.approx(first, abs=0.01) and b == pytest.approx(last, abs=0.01)
+    assert err.span is not None
+
+
 def test_not_monotone(small):
     with pytest.raises(NotMonotoneError) as info:
         Solver(small).answer(adhoc(small, "n", "w >= 4", "min"))
