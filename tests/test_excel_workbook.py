@@ -117,6 +117,17 @@ tier = """ + "".join(f"if(level < {k}, {k}, " for k in range(1, 81)) + "81" + ")
 scenario high { level = 79.5 }
 """
 
+# Candidates that break a constraint (here not plain bounds: one on the input, one on a derived
+# quantity) are skipped by planner's maximize, so the sheet must not pick them either.
+CONSTRAINED = """
+x = 1 where x * x <= 25
+y = 3
+z = x * y where z <= 12
+maximize z over x in 1..10 as best
+minimize -z over x in 1..10
+check best == 4
+"""
+
 
 @dataclass
 class Item:
@@ -223,6 +234,7 @@ def lo(tmp_path_factory):
     items["article"] = export(article, work / "article.xlsx")
     items["features"] = export(loads(FEATURES, "features.plan"), work / "features.xlsx")
     items["long"] = export(loads(LONG, "long.plan"), work / "long.xlsx")
+    items["constrained"] = export(loads(CONSTRAINED, "constrained.plan"), work / "constrained.xlsx")
     items["article_edited"] = edit(items["article"], work / "article_edited.xlsx",
                                    {"hbm_bandwidth": 3.35, "draft_cost": 0.2, "bits_per_weight": 8})
     items["features_edited"] = edit(items["features"], work / "features_edited.xlsx",
@@ -337,7 +349,8 @@ def test_every_shipped_sheet_recalculates_to_planners_values(lo, stem):
     assert verify(item) > len(item.plan.model.quantities)
 
 
-@pytest.mark.parametrize("name", ["article", "features", "long", "article_edited", "features_edited"])
+@pytest.mark.parametrize("name", ["article", "features", "long", "constrained", "article_edited",
+                                  "features_edited"])
 def test_workbook_recalculates_to_planners_values(lo, name):
     assert verify(lo["items"][name]) > 0
 

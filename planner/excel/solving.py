@@ -327,6 +327,8 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
     q = book.q[stmt.over]
     points = expand(book.plan, stmt.over, stmt.values, stmt.over_span)
     values = [v for v in points.exact_values() if _in_domain(q, v)]
+    # planner skips a candidate that breaks any constraint, not only the bounds filtered above
+    when = _constraints_on(book, stmt.over)
     fn = "MAX" if stmt.sense == "max" else "MIN"
     objective = book.plan.converter.expr(stmt.objective)
     scale, unit = objective_scale(book, stmt.objective)
@@ -347,7 +349,8 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
     put_text(sheet, top - 1, 1, ctx.label if ctx.scenario or ctx.overrides else "base (the plan as written)",
              HEADER_FONT)
     table = LiveTable(book, sheet, ctx, [stmt.over],
-                      [Output(" ".join(stmt.objective.span.text.split()), objective, scale, unit, guard=True)],
+                      [Output(" ".join(stmt.objective.span.text.split()), objective, scale, unit, guard=True,
+                              when=when)],
                       top, left=1)
     table.header()
     table.fill([[float(v / q.display.scale)] for v in values])
@@ -361,6 +364,16 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
     notes.insert(0, f"check value: the objective's {'maximum' if stmt.sense == 'max' else 'minimum'}"
                  + (f" in {unit}" if unit else ""))
     state[key] = (sheet, table.last + 4)
+
+
+def _constraints_on(book: Book, name: str) -> Optional[sp.Basic]:
+    """Every constraint that changes with input ``name``, as one condition (None: there is none)."""
+    from ..sweep import default_show
+
+    moving = {name, *default_show(book.plan, [name])}
+    conditions = [book.plan.converter.expr(c.condition) for _, c in book.plan._constraints
+                  if any(isinstance(n, ir.Name) and n.name in moving for n in ir.walk(c.condition))]
+    return sp.And(*conditions) if conditions else None
 
 
 def _in_domain(q, v: Fraction) -> bool:

@@ -40,6 +40,7 @@ class Output:
     is_bool: bool = False
     quantity: Optional[str] = None  # the plan quantity this column shows, if any
     guard: bool = False  # an error shows as an empty string (ignored by MAX/MIN)
+    when: Optional[sp.Basic] = None  # where this condition fails the cell is an empty string too
 
 
 def cone(book: Book, varied: Sequence[str], exprs: Sequence[sp.Basic]) -> list[str]:
@@ -78,7 +79,8 @@ class LiveTable:
         self.varied = list(varied)
         self.outputs = list(outputs)
         shown = {o.quantity for o in self.outputs if o.quantity is not None}
-        self.helpers = [n for n in cone(book, self.varied, [o.expr for o in outputs]) if n not in shown]
+        exprs = [o.expr for o in self.outputs] + [o.when for o in self.outputs if o.when is not None]
+        self.helpers = [n for n in cone(book, self.varied, exprs) if n not in shown]
         self.top = top  # header row; units below; data from top + 2
         self.left = left
         self.col: dict[str, int] = {}
@@ -133,14 +135,22 @@ class LiveTable:
             refs[self.book.sym[n]] = text if q.is_bool else in_base(text, q.display.scale)
         return refs
 
-    def _print(self, expr, scale: Fraction, where: str, guard: bool = False) -> Callable[[int], str]:
-        """Print once with a row placeholder; stamp per row (per-row printing when it must spill)."""
-        wrap = (lambda t: '=IFERROR(' + t[1:] + ',"")') if guard else (lambda t: t)  # noqa: E731
+    def _print(self, expr, scale: Fraction, where: str, guard: bool = False,
+               when: Optional[sp.Basic] = None) -> Callable[[int], str]:
+        """Print once with a row placeholder; stamp per row (per-row printing when it must spill).
+        ``guard``: an error shows as ""; ``when``: so does a row where this condition fails."""
+
+        def text(print_one: Callable[[sp.Basic, Fraction], str]) -> str:
+            body = print_one(expr, scale)[1:]
+            if when is not None:
+                body = f'IF({print_one(when, Fraction(1))[1:]},{body},"")'
+            return "=" + (f'IFERROR({body},"")' if guard else body)
+
         try:
-            template = wrap(formula(expr, self._refs(ROW), self.book.bools, spill=None, scale=scale))
+            template = text(lambda e, k: formula(e, self._refs(ROW), self.book.bools, spill=None, scale=k))
         except FormulaTooLong:
-            return lambda r: wrap(self.book.formula(expr, self._refs(str(r)), scale, where,
-                                                     self._refs(str(r), qualified=True)))
+            return lambda r: text(lambda e, k: self.book.formula(e, self._refs(str(r)), k, where,
+                                                                  self._refs(str(r), qualified=True)))
         return lambda r: template.replace(ROW, str(r))
 
     def fill(self, inputs: Sequence[Sequence]) -> None:
@@ -149,7 +159,8 @@ class LiveTable:
         ws, book = self.ws, self.book
         stamps = []
         for i, o in enumerate(self.outputs):
-            stamps.append((self.col[f"out:{i}"], self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard)))
+            stamps.append((self.col[f"out:{i}"],
+                           self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard, o.when)))
         for n in self.helpers:
             q = book.q[n]
             scale = Fraction(1) if q.is_bool else q.display.scale
