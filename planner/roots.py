@@ -26,7 +26,7 @@ from typing import Callable, Optional
 import numpy as np
 import sympy as sp
 
-from .errors import ConvergenceError, SolveError
+from .errors import ConvergenceError
 from .evaluate import compile_plan
 from .model import Quantity
 from .plan import Plan, format_value
@@ -158,7 +158,11 @@ def value_at(expr: sp.Basic, x: sp.Symbol, value: sp.Basic) -> sp.Basic:
 
 
 def holds_at(cond: sp.Basic, x: sp.Symbol, value: sp.Basic) -> Optional[bool]:
-    r = value_at(cond, x, value)
+    """Whether ``cond`` holds at ``x = value``; None when it has no truth value there (``1/0 >= 0``)."""
+    try:
+        r = value_at(cond, x, value)
+    except TypeError:  # SymPy refuses to compare zoo or nan
+        return None
     if r is sp.true or r is sp.false:
         return bool(r)
     try:
@@ -323,7 +327,7 @@ def change_points(cond: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
 Run = tuple[Optional[int], Optional[int], bool]  # first, last (None: unbounded), holds
 
 
-def integer_runs(holds: Callable[[int], Optional[bool]], cands: list[sp.Basic], lo, hi) -> list[Run]:
+def integer_runs(holds: Callable[[int], bool], cands: list[sp.Basic], lo, hi) -> list[Run]:
     """Where the condition holds over the integer domain, from its change points."""
     pts: set[int] = set()
     for c in cands:
@@ -347,12 +351,7 @@ def integer_runs(holds: Callable[[int], Optional[bool]], cands: list[sp.Basic], 
         if b is not None and b - a >= 2:
             full.append(a + 1)
     full = sorted(set(full))
-    truth = []
-    for p in full:
-        h = holds(p)
-        if h is None:
-            raise SolveError(f"cannot decide the condition at {p}")
-        truth.append(h)
+    truth = [holds(p) for p in full]
     runs: list[Run] = []
     for i, (p, t) in enumerate(zip(full, truth)):
         start = None if (i == 0 and lo is None) else p

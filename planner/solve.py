@@ -407,7 +407,16 @@ class Solver:
         scale = rational(dom.scale)
         cond = prep.cond.xreplace(values)
         lo, hi = dom.integers()
-        holds = lambda n: holds_at(cond, x, sp.Integer(n) * scale)  # noqa: E731
+
+        def holds(n: int) -> bool:
+            h = holds_at(cond, x, sp.Integer(n) * scale)
+            if h is None:
+                raise SolveError(f"`{_text(stmt.condition)}` has no value at {q.name} = {n}, so the threshold "
+                                 "cannot be checked there", stmt.condition.span, label="no value",
+                                 notes=_scenario_note(scenario),
+                                 hint=f"a division by zero or a value outside a function's domain at {n}; "
+                                      f"leave it out of `{q.name}`'s domain with a constraint")
+            return h
         cands = None if not cond.has(x) else change_points(cond, x)
         if cands is not None or not cond.has(x):
             runs, method = integer_runs(holds, [c / scale for c in cands or []], lo, hi), "exact"
@@ -422,10 +431,10 @@ class Solver:
             # floats can miss an exact edge by one: settle it exactly
             step = -1 if stmt.mode == "min" else 1
             for _ in range(64):
-                if holds(n + step) and (lo is None or n + step >= lo) and (hi is None or n + step <= hi):
-                    n += step
-                else:
+                nxt = n + step
+                if (lo is not None and nxt < lo) or (hi is not None and nxt > hi) or not holds(nxt):
                     break
+                n = nxt
         at_n = holds(n)
         neighbor = n - 1 if stmt.mode == "min" else n + 1
         inside = (lo is None or neighbor >= lo) and (hi is None or neighbor <= hi)

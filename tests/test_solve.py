@@ -212,6 +212,17 @@ def test_a_whole_interval_of_roots_is_an_error_not_a_picked_root(text, where, fi
     assert err.span is not None
 
 
+def test_integer_condition_without_a_value_is_a_located_error(cli, plan_file):
+    """1 / (n - 3) at n = 3 has no value: the threshold cannot be verified there (was a TypeError)."""
+    plan = planner.loads("n = 5 where integer, n >= 0, n <= 10\ny = 1 / (n - 3)\n", "pole.plan")
+    with pytest.raises(SolveError) as info:
+        Solver(plan).answer(adhoc(plan, "n", "y >= 0", "min"))
+    assert "no value at n = 3" in info.value.message
+    assert info.value.span is not None and info.value.span.source.name == "--where"
+    code, _, err = cli("solve", plan_file("n = 5 where integer, n >= 0\ny = 1 / (n - 3)\nsolve min n where y >= 0\n"))
+    assert code == 2 and "no value at n = 3" in err and "internal error" not in err
+
+
 def test_not_monotone(small):
     with pytest.raises(NotMonotoneError) as info:
         Solver(small).answer(adhoc(small, "n", "w >= 4", "min"))
