@@ -24,13 +24,15 @@ for roots, or at ``n`` and its neighbour for integer thresholds.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Optional
 
 import sympy as sp
 
 from .. import ir
 from ..errors import PlanError
+from ..roots import Domain
+from ..solve import _objective_unit  # the optimum's display unit, as planner solve shows it
+from ..symbolic import rational
 from .printer import UnsupportedFormula
 from .tables import MAX_SWEEP_ROWS, ROW, LiveTable, Output, sheet_title
 from .writer import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
@@ -39,11 +41,6 @@ from .writer import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Bo
 MIN_HALVINGS = 60
 MAX_HALVINGS = 400
 WORK = "Solve work"
-
-
-def questions(book: Book) -> list:
-    stmts = list(book.model.solves) + list(book.model.optimizes)
-    return sorted(stmts, key=lambda s: s.span.start)
 
 
 def collect_contexts(book: Book) -> None:
@@ -57,7 +54,7 @@ def _rows(book: Book) -> list[tuple]:
     from ..values import scenarios_for
 
     rows = []
-    for stmt in questions(book):
+    for stmt in book.answers.solver.questions():
         own = [(stmt, s, {}) for s in scenarios_for(book.plan, stmt.scenarios)]
         extra = [need for need in book.solve_needs if need[0] is stmt]
         for item in own + extra:
@@ -71,17 +68,12 @@ def _answers(book: Book) -> list[tuple]:
     given = {}
     for r in book.solve_results or []:
         given[(id(r.statement), r.scenario)] = r
-    solver = None
     out = []
     for stmt, s, overrides in _rows(book):
         r = None if overrides else given.get((id(stmt), s))
         if r is None:
-            if solver is None:
-                from ..solve import Solver
-
-                solver = Solver(book.plan)
             try:
-                r = solver.answer(stmt, s, {**book.overrides, **overrides}, book.origins)
+                r = book.answers.solver.answer(stmt, s, {**book.overrides, **overrides}, book.origins)
             except PlanError as err:
                 r = err
         out.append((stmt, book.context(s, overrides), r))
@@ -89,7 +81,7 @@ def _answers(book: Book) -> list[tuple]:
 
 
 def solve_sheet(book: Book) -> None:
-    answers = _answers(book) if questions(book) else []
+    answers = _answers(book)
     if not answers:
         return
     ws = book.wb.create_sheet("Solve")
@@ -189,23 +181,6 @@ def _root(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, notes: 
     _end(state, table)
 
 
-def _bracket(q, r) -> tuple[float, float]:
-    """The declared domain in base units, shrunk away from open bounds (as planner.solve samples it)."""
-    lo = None if q.lower is None else float(q.lower.value)
-    hi = None if q.upper is None else float(q.upper.value)
-    if lo is not None and hi is not None:
-        eps = (hi - lo) * 1e-12
-        return lo + (0 if q.lower.inclusive else eps), hi - (0 if q.upper.inclusive else eps)
-    m = max(abs(r.value), abs(lo or 0.0), abs(hi or 0.0), float(q.display.scale))
-    if lo is not None:
-        start = lo + (0 if q.lower.inclusive else m * 1e-15)
-        return start, start + m * 1e12
-    if hi is not None:
-        stop = hi - (0 if q.upper.inclusive else m * 1e-15)
-        return stop - m * 1e12, stop
-    return r.value - m * 1e12, r.value + m * 1e12
-
-
 def _halvings(lo: float, hi: float, answer: float) -> int:
     size = max(abs(answer), abs(lo), abs(hi)) if answer == 0 else abs(answer)
     need = math.log2(max(hi - lo, 1e-300) / max(size, 1e-300)) + 54
@@ -215,7 +190,8 @@ def _halvings(lo: float, hi: float, answer: float) -> int:
 def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic) -> None:
     """Bisection on lhs - rhs over the domain; columns lo, hi, then the table (midpoint, f)."""
     q = book.q[r.target]
-    lo, hi = _bracket(q, r)
+    ends = Domain.of(q).sample(r.value)  # the ends of the domain planner.solve searches
+    lo, hi = float(ends[0]), float(ends[-1])
     scale = float(q.display.scale)
     n = _halvings(lo, hi, r.value)
     top = _block(book, work, state, f"bisection: {' '.join(stmt.span.text.split())} [{ctx.label}]")
@@ -246,7 +222,7 @@ def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic)
 def _threshold(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
     q = book.q[r.target]
     cond = book.plan.converter.expr(stmt.condition)
-    lo, hi = _integer_domain(q)
+    lo, hi = Domain.of(q).integers()
     if not _closed_form(book, ws, row, stmt, ctx, r, notes):
         _integer_bisection(book, ws, work, state, row, stmt, ctx, r, cond, lo, hi)
     step = -1 if stmt.mode == "min" else 1
@@ -268,18 +244,6 @@ def _threshold(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, no
     put_formula(ws, row, 6, f"={at_nb}")
     put_text(ws, row, 7, r.method + f" (check value: the condition at {stmt.target} {step:+d})")
     _end(state, table)
-
-
-def _integer_domain(q) -> tuple[Optional[int], Optional[int]]:
-    scale = q.display.scale
-    lo = hi = None
-    if q.lower is not None:
-        v = q.lower.value / scale
-        lo = math.ceil(v) if (q.lower.inclusive or v.denominator != 1) else int(v) + 1
-    if q.upper is not None:
-        v = q.upper.value / scale
-        hi = math.floor(v) if (q.upper.inclusive or v.denominator != 1) else int(v) - 1
-    return lo, hi
 
 
 def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond, lo, hi) -> None:
@@ -326,12 +290,14 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
 
     q = book.q[stmt.over]
     points = expand(book.plan, stmt.over, stmt.values, stmt.over_span)
-    values = [v for v in points.exact_values() if _in_domain(q, v)]
+    dom = Domain.of(q)
+    values = [v for v in points.exact_values()
+              if dom.contains(rational(v)) and not (q.integer and (v / q.display.scale).denominator != 1)]
     # planner skips a candidate that breaks any constraint, not only the bounds filtered above
     when = _constraints_on(book, stmt.over)
     fn = "MAX" if stmt.sense == "max" else "MIN"
     objective = book.plan.converter.expr(stmt.objective)
-    scale, unit = objective_scale(book, stmt.objective)
+    unit, scale = _objective_unit(book.plan, stmt.objective, book.plan.analyzer.infer_strict(stmt.objective))
     if len(values) > MAX_SWEEP_ROWS or not values:
         work_note = f"{len(values):,} candidates: too many for a live table; the answer is planner's value"
         ws.cell(row=row, column=3, value=r.display_value)
@@ -374,24 +340,3 @@ def _constraints_on(book: Book, name: str) -> Optional[sp.Basic]:
     conditions = [book.plan.converter.expr(c.condition) for _, c in book.plan._constraints
                   if any(isinstance(n, ir.Name) and n.name in moving for n in ir.walk(c.condition))]
     return sp.And(*conditions) if conditions else None
-
-
-def _in_domain(q, v: Fraction) -> bool:
-    if q.integer and (v / q.display.scale).denominator != 1:
-        return False
-    if q.lower is not None and (v < q.lower.value or (v == q.lower.value and not q.lower.inclusive)):
-        return False
-    if q.upper is not None and (v > q.upper.value or (v == q.upper.value and not q.upper.inclusive)):
-        return False
-    return True
-
-
-def objective_scale(book: Book, objective: ir.Expr) -> tuple[Fraction, str]:
-    """The objective's display unit: the quantity's own when it is a name (as planner.solve shows it)."""
-    if isinstance(objective, ir.Name) and objective.name in book.q:
-        q = book.q[objective.name]
-        return (Fraction(1) if q.is_bool else q.display.scale), q.unit_text
-    from ..units import canonical_text
-
-    t = book.plan.analyzer.infer_strict(objective)
-    return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""

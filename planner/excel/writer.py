@@ -209,9 +209,11 @@ class Book:
         self._refs: dict[tuple, dict] = {}
         self.helpers = None
         self.solve_results = solve_results
-        questions = list(self.model.solves) + list(self.model.optimizes)
-        self.aliases = {s.alias: s for s in questions if s.alias}
-        self.answer_types = plan.analyzer.answer_types(self.model) if self.aliases else {}
+        from ..solve import Answers
+
+        self.answers = Answers(plan)  # the questions, by alias: their statements, types and units
+        self.aliases = self.answers.statements
+        self.answer_types = self.answers.types if self.aliases else {}
         self.solve_needs: list[tuple] = []  # (statement, scenario, overrides) the checks use
         self.solve_index: dict[tuple, int] = {}  # (id(statement), context key) -> row on the Solve sheet
         # where things landed, for readers of the layout (tests, the report)
@@ -376,16 +378,11 @@ class Book:
 
     def answer_cell(self, name: str, scenario: Optional[str], plain: Mapping, here: str) -> tuple[str, Fraction]:
         """The Solve sheet cell of an answer (``ALIAS``) or optimum (``ALIAS.value``), and its display scale."""
-        from .solving import objective_scale
-
         stmt = self.aliases[alias_base(name)]
         row = self.solve_index[(id(stmt), self.context(scenario, dict(plain)).key)]
-        if name.endswith(".value"):
-            col, scale = "F", objective_scale(self, stmt.objective)[0]
-        else:
-            col, scale = "C", self.q[stmt.target if isinstance(stmt, ir.Solve) else stmt.over].display.scale
+        col = "F" if name.endswith(".value") else "C"
         ref = f"${col}${row}" if here == "Solve" else f"Solve!${col}${row}"
-        return ref, scale
+        return ref, self.answers.unit(name)[0]
 
     # ---- Inputs -------------------------------------------------------------------------
     def inputs_sheet(self) -> None:
