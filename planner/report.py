@@ -3,8 +3,11 @@
 The only home of jinja2. Templates, the shipped ``report.md.j2`` and users'
 own, run in :class:`jinja2.sandbox.ImmutableSandboxedEnvironment`: no
 attribute starting with ``_``, no mutation of the view model, no unsafe
-callables, and guards on ``**`` and repetition so a template cannot burn
-the machine. Undefined names are errors (``StrictUndefined``); autoescape is
+callables, and bounds on what a template builds so it cannot burn the
+machine: ``**`` and ``*`` have their own limits, and no text or list may
+grow past ``MAX_TEXT`` characters or items (concatenation, joins,
+replacements, padding and format widths, macro output, the output itself),
+each checked before the text is built. Undefined names are errors (``StrictUndefined``); autoescape is
 off (the output is Markdown, not HTML). Any error a template causes, syntax,
 undefined name, sandbox violation or a failing operation, becomes a
 :class:`~planner.errors.TemplateError` pointing at the template's line.
@@ -22,10 +25,12 @@ Filters for Markdown (documented in the README):
 from __future__ import annotations
 
 import re
+from functools import update_wrapper
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from jinja2 import BaseLoader, StrictUndefined, TemplateNotFound
+from jinja2.compiler import CodeGenerator
 from jinja2.exceptions import SecurityError, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -36,6 +41,8 @@ from .source import Source, Span
 DEFAULT_TEMPLATE = "report.md.j2"
 MAX_REPEAT = 1_000_000  # characters or items a `*` may produce
 MAX_POWER = 1024  # largest integer exponent a `**` may use
+MAX_TEXT = 20_000_000  # characters (or items) of any text or list a template builds, the output included
+MAX_LIPSUM = 1000  # paragraphs of `lipsum(n)`
 
 
 # ---- filters ---------------------------------------------------------------------
@@ -120,17 +127,117 @@ class _Loader(BaseLoader):
         return text, filename, lambda: True
 
 
+class _TooBig(SecurityError):
+    """A template tried to build more text than MAX_TEXT (or a huge width, count or power)."""
+
+
+def _limit(size: int, what: str) -> None:
+    if size > MAX_TEXT:
+        raise _TooBig(f"{what} would make {size:,} characters or items (limit {MAX_TEXT:,})")
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, (str, list, tuple, dict)) else 0
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _check_arguments(args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    """Widths and counts: an integer argument above MAX_TEXT would only build text past it."""
+    for v in (*args, *kwargs.values()):
+        if type(v) is int and v > MAX_TEXT:
+            raise _TooBig(f"the argument {v:,} is above the limit of {MAX_TEXT:,} for a template")
+
+
+def _check_format(fmt: Any) -> None:
+    """A format string (``%`` or ``.format``) whose width or precision is above MAX_TEXT."""
+    if isinstance(fmt, str):
+        _check_arguments([int(d) for d in _DIGITS.findall(fmt) if len(d) > 7], {})
+
+
+def _estimate(name: str, obj: Any, args: Sequence[Any]) -> int:
+    """The size of a join or a replacement, known before it is built."""
+    if name == "join" and args and isinstance(args[0], (list, tuple)):
+        return sum(len(str(x)) for x in args[0]) + len(str(obj)) * len(args[0])
+    if name == "replace" and isinstance(obj, str) and len(args) >= 2:
+        old, new = str(args[0]), str(args[1])
+        return len(obj) + (obj.count(old) if old else len(obj) + 1) * max(0, len(new) - len(old))
+    return 0
+
+
+def _bounded_filter(name: str, func: Callable) -> Callable:
+    """A filter whose arguments and result are held to MAX_TEXT."""
+    first = 2 if getattr(func, "jinja_pass_arg", None) else 1  # the value follows the context/environment
+
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        value, rest = args[first - 1], args[first:]
+        _check_arguments(rest, kwargs)
+        if name == "format":
+            _check_format(value)
+        if name in ("join", "replace"):
+            _limit(_estimate(name, rest[0] if rest else "", [value]) if name == "join"
+                   else _estimate(name, value, rest), f"the filter `{name}`")
+        result = func(*args, **kwargs)
+        _limit(_size(result), f"the filter `{name}`")
+        return result
+
+    return update_wrapper(bounded, func)
+
+
+def _lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:  # noqa: A002 - Jinja's names
+    from jinja2.utils import generate_lorem_ipsum
+
+    if n > MAX_LIPSUM or max > 1000:
+        raise _TooBig(f"lipsum makes at most {MAX_LIPSUM} paragraphs of at most 1000 words (limit)")
+    return generate_lorem_ipsum(n, html, min, max)
+
+
+class _CodeGenerator(CodeGenerator):
+    def visit_Concat(self, node, frame) -> None:  # `a ~ b`, through the environment's bounded concat
+        self.write("environment.concat((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
 class _Environment(ImmutableSandboxedEnvironment):
-    intercepted_binops = frozenset(["*", "**"])
+    intercepted_binops = frozenset(["*", "**", "+", "%"])
+    code_generator_class = _CodeGenerator
+
+    def concat(self, parts) -> str:  # `~`, macro and block bodies, and the whole output
+        parts = [p if isinstance(p, str) else str(p) for p in parts]
+        _limit(sum(map(len, parts)), "the text")
+        return "".join(parts)
 
     def call_binop(self, context, operator: str, left: Any, right: Any) -> Any:
         if operator == "**" and isinstance(right, int) and not isinstance(right, bool) and abs(right) > MAX_POWER:
-            raise SecurityError(f"exponent {right} is too large for a template (limit {MAX_POWER})")
+            raise _TooBig(f"exponent {right} is too large for a template (limit {MAX_POWER})")
         if operator == "*":
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_REPEAT:
-                    raise SecurityError(f"repetition would make {len(seq) * n} items (limit {MAX_REPEAT})")
+                    raise _TooBig(f"repetition would make {len(seq) * n} items (limit {MAX_REPEAT})")
+        if operator == "+":
+            _limit(_size(left) + _size(right), "`+`")
+        if operator == "%" and isinstance(left, str):
+            _check_format(left)
+            _check_arguments(right if isinstance(right, tuple) else (right,), {})
         return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context, __obj, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's signature
+        _check_arguments(args, kwargs)
+        name = getattr(__obj, "__name__", "")
+        _limit(_estimate(name, getattr(__obj, "__self__", None), args), f"`{name}`")
+        result = super().call(__context, __obj, *args, **kwargs)
+        _limit(_size(result), f"`{name or 'the call'}`")
+        return result
+
+    def wrap_str_format(self, value: Any) -> Optional[Callable[..., str]]:
+        wrapped = super().wrap_str_format(value)
+        if wrapped is not None:
+            _check_format(value.__self__)
+        return wrapped
 
 
 def _environment(loader: _Loader) -> _Environment:
@@ -143,6 +250,8 @@ def _environment(loader: _Loader) -> _Environment:
         lstrip_blocks=True,
     )
     env.filters.update(FILTERS)
+    env.filters = {name: _bounded_filter(name, f) for name, f in env.filters.items()}
+    env.globals["lipsum"] = _lipsum
     return env
 
 
@@ -169,6 +278,8 @@ def render(view: Mapping[str, Any], template: Optional[str] = None) -> str:
         raise TemplateError(f"template not found: {exc.name}", _traceback_span(loader, exc)) from None
     except Exception as exc:  # noqa: BLE001 - only errors raised inside the template
         where = _template_frame(loader, exc)
+        if where is None and isinstance(exc, _TooBig):  # the output as a whole, no one line to blame
+            raise _located(loader, exc, None, None, f"the output of {name}: {exc}") from None
         if where is None:
             raise
         err = _located(loader, exc, where[0], where[1], _describe(exc))
@@ -179,6 +290,8 @@ def render(view: Mapping[str, Any], template: Optional[str] = None) -> str:
 
 
 def _describe(exc: BaseException) -> str:
+    if isinstance(exc, _TooBig):
+        return f"the template went past a limit: {exc}"
     if isinstance(exc, SecurityError):
         return f"the template tried something the sandbox forbids: {exc}"
     if isinstance(exc, UndefinedError):
@@ -205,6 +318,7 @@ def _did_you_mean(exc: UndefinedError, view: Mapping[str, Any]) -> Optional[str]
 
 
 _HINTS = (
+    (_TooBig, f"templates are bounded (at most {MAX_TEXT:,} characters or items built); see the README"),
     (SecurityError, "templates see plain data only (dicts, lists, strings, numbers); see the README's view model"),
     (UndefinedError, "every key of the view model is listed in the README; use `x is defined` for optional ones"),
 )

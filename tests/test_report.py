@@ -288,6 +288,40 @@ def test_sandbox_blocks_python_internals(tmp_path, analysis, body, line, pointed
     assert str(err).startswith(f"{path}:{line}:")
 
 
+# Each would build tens of megabytes (and, with a larger number, any amount): refused before it is built.
+@pytest.mark.parametrize("body", [
+    "{{ '%30000000d' % 1 }}",
+    "{{ '{:>30000000}'.format(1) }}",
+    "{{ '%s' | format(1) }}{{ '%30000000s' | format(1) }}",
+    "{{ 'x' | center(30000000) }}",
+    "{{ 'x'.ljust(30000000) }}",
+    "{{ 'a' | indent(30000000, first=true) }}",
+    "{{ lipsum(30000) }}",
+    "{% set s = 'x' * 1000000 %}{{ ([s] * 30) | join }}",
+    "{% set s = 'x' * 1000000 %}{{ ','.join([s] * 30) }}",
+    "{% set s = 'a' * 10000 %}{{ s | replace('a', s) }}",
+    "{% set s = 'a' * 10000 %}{{ s.replace('a', s) }}",
+    "{% set s = 'x' * 1000000 %}{{ s + s + s + s + s + s + s + s + s + s + s + s + s + s + s + s + s + s + s + s + s }}",
+    "{% set s = 'x' * 1000000 %}{{ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s }}",
+    "{% macro d(s, n) %}{{ d(s ~ s, n - 1) if n else s }}{% endmacro %}{{ d('x', 25) }}",
+    "{% set ns = namespace(s='x') %}{% for i in range(25) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
+])
+def test_sandbox_bounds_what_a_template_builds(tmp_path, analysis, body):
+    path = _template(tmp_path, "# {{ title }}\n" + body + "\n")
+    with pytest.raises(TemplateError, match="limit") as info:
+        render(view_model(analysis), path)
+    err = info.value
+    assert err.span is not None and err.span.source.name == path and err.span.line == 2
+    assert "templates are bounded" in err.hint
+
+
+def test_sandbox_bounds_the_output_as_a_whole(tmp_path, analysis):
+    """Small pieces, many times: the output's size is checked before it is joined."""
+    path = _template(tmp_path, "{% set s = 'x' * 1000000 %}{% for i in range(30) %}{{ s }}{% endfor %}\n")
+    with pytest.raises(TemplateError, match=r"the output of mine.md.j2: .*30,000,000 .*limit 20,000,000"):
+        render(view_model(analysis), path)
+
+
 def test_undefined_name_points_at_it_with_a_suggestion(tmp_path, analysis):
     path = _template(tmp_path, "# {{ title }}\n\n{{ titel }}\n")
     with pytest.raises(TemplateError) as info:
