@@ -14,6 +14,7 @@ the row says so.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
@@ -33,9 +34,9 @@ class Row:
     input: str
     value: float  # in the input's display unit
     unit: str
-    elasticity: Optional[float]  # None when the quantity is 0 there
-    derivative: float  # dy/dx in display units of y per display unit of x
-    method: str  # "symbolic", "symbolic (active branch)" or "numeric difference"
+    elasticity: Optional[float]  # None when the quantity is 0 there or the derivative is not finite
+    derivative: Optional[float]  # dy/dx in display units of y per display unit of x; None when not finite
+    method: str  # "symbolic", "symbolic (active branch)", "numeric difference" or "none" (no finite slope)
     note: str = ""
 
 
@@ -83,20 +84,28 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         if not kinked:
             raw = sp.diff(active, sym)
             d = None if raw.has(sp.Derivative) else raw.xreplace(point)
-        if d is None or not d.is_number or d.has(sp.Derivative, sp.nan, sp.zoo):
+        if d is None or d.has(sp.Derivative) or not (d.is_number and d.is_finite):
             dv = _numeric(plan, ev, name, n)
             method = "numeric difference"
-            note = ("at a kink: " + ", ".join(f"`{sp.sstr(k)}`" for k in kinked[:1]) + " has equal arguments; "
-                    "the symmetric difference averages both sides") if kinked else "SymPy has no derivative here (floor, ceil or round)"
+            if kinked:
+                note = ("at a kink: " + ", ".join(f"`{sp.sstr(k)}`" for k in kinked[:1]) + " has equal arguments; "
+                        "the symmetric difference averages both sides")
+            elif d is None or not d.is_number:
+                note = "SymPy has no derivative here (floor, ceil or round)"
+            else:
+                note = f"the symbolic derivative is not finite here ({sp.sstr(d)})"
+            if not math.isfinite(dv):
+                dv, method = None, "none"
+                note += "; no finite derivative at this value"
         else:
             dv = float(d)
             if kinks or _has_branches(expr):
                 method = "symbolic (active branch)"
-        elasticity = None if y_f == 0 else dv * float(x) / y_f
+        elasticity = None if y_f == 0 or dv is None else dv * float(x) / y_f
         if xq.integer:
             note = (note + "; " if note else "") + "integer input, treated as continuous"
         out.rows.append(Row(n, float(x) / float(xq.display.scale), xq.unit_text, elasticity,
-                            dv * float(xq.display.scale) / y_scale, method, note))
+                            None if dv is None else dv * float(xq.display.scale) / y_scale, method, note))
     out.rows.sort(key=lambda r: (r.elasticity is None, -abs(r.elasticity or 0.0), r.input))
     return out
 
@@ -148,7 +157,7 @@ def to_table(s: Sensitivity) -> str:
     from .output import table
 
     rows = [[r.input, format_value(r.value, r.unit), "n/a" if r.elasticity is None else f"{r.elasticity:+.4f}",
-             format_value(r.derivative), r.method + (f" ({r.note})" if r.note else "")] for r in s.rows]
+             "n/a" if r.derivative is None else format_value(r.derivative), r.method + (f" ({r.note})" if r.note else "")] for r in s.rows]
     head = (f"sensitivity of {s.quantity} = {format_value(s.value, s.unit)}  [{s.label}]\n"
             f"elasticity: a 1% rise in the input moves {s.quantity} by about that many %\n")
     per = f"d {s.quantity}/d input ({s.unit or '1'} per input unit)"
@@ -174,5 +183,6 @@ def to_csv(results: Sequence[Sensitivity]) -> str:
     for s in results:
         for r in s.rows:
             w.writerow([s.quantity, s.label, r.input, repr(r.value), r.unit,
-                        "" if r.elasticity is None else repr(r.elasticity), repr(r.derivative), r.method, r.note])
+                        "" if r.elasticity is None else repr(r.elasticity),
+                        "" if r.derivative is None else repr(r.derivative), r.method, r.note])
     return buf.getvalue()

@@ -84,6 +84,22 @@ def test_zero_quantity_has_no_elasticity():
     assert {r.input: r.derivative for r in rows} == {"a": 1.0, "b": -1.0}
 
 
+def test_no_finite_derivative_is_said_not_nan(cli, plan_file):
+    """sqrt(a) at a = 0: the slope is infinite; no nan in the table, valid JSON (was exit 3)."""
+    plan = planner.loads("a = 0 where a >= 0\nb = 2\ny = sqrt(a) + b\n")
+    got = {r.input: r for r in sensitivity(plan, "y").rows}
+    assert got["a"].derivative is None and got["a"].elasticity is None
+    assert "not finite" in got["a"].note and "floor" not in got["a"].note
+    assert got["b"].elasticity == pytest.approx(1.0)
+    path = plan_file("a = 0 where a >= 0\nb = 2\ny = sqrt(a) + b\n")
+    code, out, err = cli("sensitivity", path, "y", "--format", "json")
+    assert code == 0, err
+    (row,) = [r for r in json.loads(out)["results"][0]["inputs"] if r["input"] == "a"]
+    assert row["derivative"] is None and row["elasticity"] is None
+    code, out, _ = cli("sensitivity", path, "y")
+    assert code == 0 and "nan" not in out
+
+
 def test_errors(token_cost):
     with pytest.raises(PlanError, match="did you mean `speedup`"):
         sensitivity(token_cost, "spedup")
