@@ -45,12 +45,10 @@ class Output:
 
 def cone(book: Book, varied: Sequence[str], exprs: Sequence[sp.Basic]) -> list[str]:
     """Derived quantities the outputs need that change with the varied inputs (dependency order)."""
+    from ..sweep import default_show
+
     model = book.model
-    affected: set[str] = set()
-    for n in model.order:
-        q = model.quantities[n]
-        if not q.is_input and any(d in varied or d in affected for d in q.deps):
-            affected.add(n)
+    affected = set(default_show(book.plan, varied))
     names = book.plan.symbols.names
     needed: set[str] = set()
     stack = [names[s] for e in exprs for s in e.free_symbols if s in names]
