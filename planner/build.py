@@ -64,8 +64,10 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
     outputs: list[Output] = []
     notes: list[str] = []
     files: dict[int, str] = {}
-    reason = plotting.available() if plots else "the report was printed, not written to a file (use -o)"
     groups = sweep_groups(analysis)
+    reason = None
+    if groups:  # only then is matplotlib worth importing
+        reason = plotting.available() if plots else "the report was printed, not written to a file (use -o)"
     if groups and reason is None:
         for i, (title, results) in enumerate(groups, start=1):
             name = f"{stem}-sweep-{i}.png"
@@ -73,7 +75,7 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
             files[i] = name
     elif groups:
         notes.append(f"plots skipped: {reason}")
-    plot_info = {"enabled": bool(files), "note": f"plots skipped: {reason}" if groups and reason else "",
+    plot_info = {"enabled": bool(files), "note": f"plots skipped: {reason}" if reason else "",
                  "files": files}
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))

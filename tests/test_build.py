@@ -170,3 +170,12 @@ def test_build_never_replaces_a_directory_named_like_an_output(tmp_path, cli, pr
     code, _, err = cli("build", TOKEN_COST, "-o", previous_run)
     assert code == 2 and "is a directory" in err
     assert _snapshot(previous_run) == before
+
+
+def test_plan_without_sweeps_does_not_load_matplotlib(tmp_path, cli, plan_file, monkeypatch):
+    """Whether plots can be drawn is asked only when there is a sweep to plot (importing matplotlib costs ~0.1 s)."""
+    asked = []
+    monkeypatch.setattr(plots, "available", lambda: asked.append(1))
+    code, _, _ = cli("build", plan_file("a = 2\nb = a * 3\n"), "-o", tmp_path / "out")
+    assert code == 0 and asked == []
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["test.md", "test.xlsx"]
