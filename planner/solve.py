@@ -488,19 +488,9 @@ class Solver:
         obj = plan.converter.expr(stmt.objective)
         names = list(plan.model.quantities)
         fn = compile_plan(names, [("objective", obj)], plan.symbols.symbols)
-        show = [n for n in names if not plan.model.quantities[n].is_input]
-        res = run_sweep(plan, [(stmt.over, stmt.values, stmt.over_span)], show, scenario, overrides, origins)
+        res = run_sweep(plan, [(stmt.over, stmt.values, stmt.over_span)], names, scenario, overrides, origins)
         pts = res.axes[0]
-        inputs, _ = plan.input_values(scenario, overrides, origins)
-        args = []
-        for n in names:
-            if n == stmt.over:
-                args.append(res.columns[n])
-            elif plan.model.quantities[n].is_input:
-                args.append(float(inputs[n]) if not isinstance(inputs[n], bool) else inputs[n])
-            else:
-                args.append(res.columns[n])
-        y = np.broadcast_to(np.asarray(fn(args)[0], dtype=float), (pts.count,)).copy()
+        y = np.broadcast_to(np.asarray(fn([res.columns[n] for n in names])[0], dtype=float), (pts.count,)).copy()
         ok = ~res.bad & np.isfinite(y)
         notes: list[str] = []
         if (~ok).any():

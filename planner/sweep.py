@@ -28,7 +28,7 @@ from . import ir
 from .diagnose import diagnose
 from .errors import PlanError, RangeError, UnknownNameError, suggest
 from .evaluate import CompiledPlan, compile_plan
-from .plan import Origin, Plan, format_value
+from .plan import Origin, Plan, _to_float, format_value
 from .source import Span
 from .values import MAX_POINTS, Points, expand, scenarios_for
 
@@ -172,15 +172,15 @@ def run(
         columns_in[p.name] = col
         where[p.name] = Origin(f"sweep {p.name} in {p.text}", p.span)
     compiled, derived = _program(plan, show)
-    args = [columns_in[n] if isinstance(columns_in[n], np.ndarray) else _float(columns_in[n])
-            for n in plan.model.inputs]
+    args = [columns_in[n] if isinstance(columns_in[n], np.ndarray) else _to_float(columns_in[n])
+            for n in plan.model.inputs]  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
     raw = dict(zip(compiled.outputs, compiled(args)))
     columns: dict[str, np.ndarray] = {}
     for p, col in zip(points, grid):
         columns[p.name] = col
     for n in show:
         if n not in columns:
-            v = raw[n] if n in raw else _float(columns_in[n])
+            v = raw[n] if n in raw else _to_float(columns_in[n])
             columns[n] = np.broadcast_to(np.asarray(v), (size,))
     result = SweepResult(plan, scenario, points, show, columns, np.zeros(size, dtype=bool), statement=statement)
     _find_issues(plan, result, raw, columns_in, derived, points, (overrides, origins))
@@ -204,10 +204,6 @@ def _grid(arrays: list[np.ndarray]) -> list[np.ndarray]:
     if len(arrays) == 1:
         return arrays
     return [m.ravel() for m in np.meshgrid(*arrays, indexing="ij")]
-
-
-def _float(v) -> float | bool:
-    return v if isinstance(v, bool) else float(v)
 
 
 # ---- issues -------------------------------------------------------------------
@@ -259,8 +255,7 @@ def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str]) -> str:
     """Why quantity ``name`` is not finite at point ``i``: the first broken formula upstream."""
     values: dict[str, Any] = {}
     for n in plan.model.inputs:
-        v = inputs[n]
-        values[n] = _at(v, i) if isinstance(v, np.ndarray) else _float(v)
+        values[n] = _at(inputs[n], i)
     for n in derived:
         values[n] = _at(raw[n], i)
     cone = _cone(plan, name)

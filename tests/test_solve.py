@@ -223,6 +223,13 @@ def test_integer_condition_without_a_value_is_a_located_error(cli, plan_file):
     assert code == 2 and "no value at n = 3" in err and "internal error" not in err
 
 
+def test_maximize_with_a_pole_at_the_fixed_inputs_skips_every_value():
+    """1 / (a - 2) with a = 2 kept fixed, in the objective itself (was a ZeroDivisionError)."""
+    plan = planner.loads("a = 2\nb = 3 where integer\nmaximize b + 1 / (a - 2) over b in 1..3\n", "pole.plan")
+    with pytest.raises(SolveError, match="no value of `b`"):
+        Solver(plan).run(plan.model.optimizes[0])
+
+
 def test_not_monotone(small):
     with pytest.raises(NotMonotoneError) as info:
         Solver(small).answer(adhoc(small, "n", "w >= 4", "min"))

@@ -193,6 +193,18 @@ def test_integer_input_swept_to_a_fraction_is_an_issue(token_cost):
     assert [i.index for i in r.issues if i.kind == "integer"] == [1]
 
 
+POLE_PLAN = "a = 2\nb = 3 where integer\ny = 1 / (a - 2)\nz = b + 1 / (a - 2)\n"
+
+
+def test_quantity_not_finite_at_the_fixed_inputs_is_an_issue_not_a_crash():
+    """1 / (a - 2) with a = 2 kept fixed: inf at every point, explained (was a ZeroDivisionError)."""
+    plan = planner.loads(POLE_PLAN, "pole.plan")
+    r = sweep.run(plan, _axes(plan, "b=1..3"), ["y", "z"])
+    assert list(r.bad) == [True, True, True]
+    assert all(v == np.inf for v in r.columns["y"])
+    assert any(i.quantity == "y" and "division by zero" in i.reason for i in r.issues)
+
+
 def test_fixed_input_violating_a_constraint_is_an_error(token_cost):
     from planner.errors import ConstraintError
 
