@@ -181,7 +181,8 @@ def _scenarios(analysis: Analysis) -> list[dict]:
     return out
 
 
-def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridden: set[str]) -> dict:
+def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridden: set[str],
+              used_by: Mapping[str, list[str]]) -> dict:
     plan = analysis.plan
     q = plan.quantities[name]
     unit = q.unit_text
@@ -199,7 +200,7 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "line": q.definition.span.line,
         "formula": q.formula,
         "depends_on": _in_file_order(plan, q.deps),
-        "used_by": [n for n in report_order(plan) if name in plan.quantities[n].deps],
+        "used_by": used_by.get(name, []),
         "value": show(analysis.base.display(name), unit),
         "number": number(analysis.base.display(name)),
         "scenario_values": [show(ev.display(name)) for ev in analysis.evaluations],  # no unit: tables have a column
@@ -399,7 +400,11 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
     headlines, rule = headline_names(plan)
     overridden = {o.name for s in plan.model.scenarios.values() for o in s.scenario.overrides}
     order = report_order(plan)
-    quantities = [_quantity(analysis, n, headlines, overridden) for n in order]
+    used_by: dict[str, list[str]] = {}  # computed once: the plan's reverse dependencies, in report order
+    for n in order:
+        for d in plan.quantities[n].deps:
+            used_by.setdefault(d, []).append(n)
+    quantities = [_quantity(analysis, n, headlines, overridden, used_by) for n in order]
     by_name = {q["name"]: q for q in quantities}
     assumptions, sources = _assumptions(quantities)
     plots = dict(plots or {"enabled": False, "note": "plots not requested", "files": {}})
