@@ -150,7 +150,9 @@ def display_unit(plan: Plan, check: ir.Check, answers=None):
     return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""
 
 
-def run_checks(plan: Plan) -> list[CheckResult]:
+def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
+    """Every check in every scenario it names. ``answers`` (a
+    :class:`planner.solve.Answers`) shares question results a caller already has."""
     results: list[CheckResult] = []
     cache: dict[tuple, Evaluation | PlanError] = {}
 
@@ -166,8 +168,8 @@ def run_checks(plan: Plan) -> list[CheckResult]:
             raise got
         return got
 
-    answers = None  # question results by alias, computed only when a check uses one
-    if any(s.alias for s in list(plan.model.solves) + list(plan.model.optimizes)):
+    # question results by alias, computed only when a check uses one
+    if answers is None and any(s.alias for s in list(plan.model.solves) + list(plan.model.optimizes)):
         from .solve import Answers
 
         answers = Answers(plan)

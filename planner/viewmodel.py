@@ -69,13 +69,18 @@ def analyse(plan: Plan) -> Analysis:
     scenarios = plan.resolve_scenarios("all")
     evaluations = plan.evaluate_all(scenarios)
     base = next((ev for ev in evaluations if ev.scenario is None), None) or plan.evaluate(None)
-    analysis = Analysis(plan, evaluations, base, run_checks(plan))
+    answers = None
+    if plan.model.solves or plan.model.optimizes:
+        from .solve import Answers
+
+        answers = Answers(plan)  # one solver, shared by the checks and the Solves section
+    analysis = Analysis(plan, evaluations, base, run_checks(plan, answers))
     if plan.model.sweeps:
         from .sweep import run_statement
 
         analysis.sweeps = [(stmt, run_statement(plan, stmt)) for stmt in plan.model.sweeps]
-    if plan.model.solves or plan.model.optimizes:
-        analysis.solves = _solve_all(plan)
+    if answers is not None:
+        analysis.solves = _solve_all(plan, answers)
     from .sensitivity import sensitivity
 
     for name in headline_names(plan)[0]:
@@ -84,23 +89,25 @@ def analyse(plan: Plan) -> Analysis:
     return analysis
 
 
-def _solve_all(plan: Plan) -> list[tuple[Any, list]]:
+def _solve_all(plan: Plan, answers) -> list[tuple[Any, list]]:
     """Every question in each of its scenarios; a question without an answer
-    (no root, several, not monotone) keeps its error as the reason."""
+    (no root, several, not monotone) keeps its error as the reason. Named
+    questions come from ``answers``' cache when the checks already asked."""
     from .errors import SolveError
-    from .solve import Solver
     from .values import scenarios_for
 
-    solver = Solver(plan)
     out = []
-    for stmt in solver.questions():
-        answers = []
+    for stmt in answers.solver.questions():
+        results = []
         for scenario in scenarios_for(plan, stmt.scenarios):
             try:
-                answers.append((scenario, solver.answer(stmt, scenario)))
+                if stmt.alias is not None:
+                    results.append((scenario, answers.result(stmt.alias, scenario)))
+                else:
+                    results.append((scenario, answers.solver.answer(stmt, scenario)))
             except SolveError as err:
-                answers.append((scenario, err))
-        out.append((stmt, answers))
+                results.append((scenario, err))
+        out.append((stmt, results))
     return out
 
 
