@@ -224,7 +224,7 @@ def _arith(values: ir.Values, start: Fraction, stop: Fraction, step: Fraction, m
 
 
 def _geometric_count(start: Fraction, stop: Fraction, factor: Fraction, max_points: int, values: ir.Values) -> int:
-    estimate = math.floor(math.log(stop / start) / math.log(factor)) + 1
+    estimate = math.floor(_log(stop / start) / _log(factor)) + 1
     if estimate > max_points + 1:
         raise _too_many(values, estimate, max_points)
     # The float estimate can be off by one at an exact power: settle it exactly.
@@ -236,6 +236,11 @@ def _geometric_count(start: Fraction, stop: Fraction, factor: Fraction, max_poin
     if n > max_points:
         raise _too_many(values, n, max_points)
     return n
+
+
+def _log(v: Fraction) -> float:
+    """ln of a positive rational too large or small for a float (math.log takes integers of any size)."""
+    return math.log(v.numerator) - math.log(v.denominator)
 
 
 def _too_many(values: ir.Values, n: int, limit: int) -> PlanError:

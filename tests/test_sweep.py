@@ -65,6 +65,14 @@ def test_float_array_is_correctly_rounded():
     assert list(expand(plan, name, values, span).array()) == [i / 10 for i in range(11)]
 
 
+def test_geometric_range_over_a_ratio_beyond_floats(units_plan):
+    """1e-300..1e300 times 1e10: the ratio 1e600 overflows a float (was an OverflowError)."""
+    name, values, span = parse_assignment(units_plan, "x=1e-300..1e300 times 1e10")
+    points = expand(units_plan, name, values, span)
+    assert points.count == 61
+    assert points.exact(60) == F(10) ** 300
+
+
 # text -> (family, message fragment, column of the caret in the values text)
 BAD_VALUES = [
     ("count=8..1", "range", "empty range", 1),
