@@ -396,14 +396,15 @@ def formula(
 
     def render(e) -> str:
         text = printer.doprint(e)
-        if scale != 1:
-            if scale.numerator == 1:
-                text = printer.wrap(e, MUL) + "*" + number(scale.denominator)
-            elif scale.denominator == 1:
-                text = printer.wrap(e, MUL) + "/" + number(scale.numerator)
-            else:
-                text = printer.wrap(e, MUL) + "/(" + number(scale) + ")"
-        return "=" + text
+        if scale == 1:
+            return "=" + text
+        if printer.precedence(e) <= MUL:  # as printer.wrap(e, MUL), without printing e again
+            text = f"({text})"
+        if scale.numerator == 1:
+            return f"={text}*{number(scale.denominator)}"
+        if scale.denominator == 1:
+            return f"={text}/{number(scale.numerator)}"
+        return f"={text}/({number(scale)})"
 
     def too_big(t: str) -> bool:
         return len(t) > limit or nesting(t) > MAX_NESTING
