@@ -76,7 +76,7 @@ def relations(cond: sp.Basic) -> list[sp.Basic]:
     return out
 
 
-_KINKS = (sp.Max, sp.Min, sp.Abs, sp.Piecewise)
+KINKS = (sp.Max, sp.Min, sp.Abs, sp.Piecewise)  # functions with branches
 
 
 _STEPS = (sp.floor, sp.ceiling, sp.sign, sp.Heaviside)
@@ -91,7 +91,7 @@ def pieces(expr: sp.Basic, x: sp.Symbol, limit: int = MAX_PIECES) -> Optional[li
         e = todo.pop()
         if any(isinstance(n, _STEPS) and n.has(x) for n in sp.preorder_traversal(e)):
             return None
-        kink = next((n for n in sp.preorder_traversal(e) if isinstance(n, _KINKS) and n.has(x)), None)
+        kink = next((n for n in sp.preorder_traversal(e) if isinstance(n, KINKS) and n.has(x)), None)
         if kink is None:
             out.append(e)
             continue

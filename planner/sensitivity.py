@@ -23,8 +23,7 @@ import sympy as sp
 
 from .errors import KindError, UnknownNameError, suggest
 from .plan import Plan, format_value
-from .roots import inline
-from .symbolic import rational
+from .roots import KINKS, exact_number, inline
 
 STEP = 1e-6  # relative step of the numeric difference
 
@@ -66,10 +65,10 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         out.rows.append(Row(name, out.value, q.unit_text, 1.0, 1.0, "symbolic", "the quantity is an input"))
         return out
     expr = inline(plan, plan.symbols[name])
-    point = {plan.symbols[n]: (sp.Integer(int(v)) if isinstance(v, bool) else rational(v))
-             for n, v in ev.inputs.items()}
+    point = {plan.symbols[n]: exact_number(v) for n, v in ev.inputs.items()}
     kinks: list[sp.Basic] = []
     active = _active(expr, point, kinks)
+    branched = bool(kinks) or any(isinstance(e, KINKS) for e in sp.preorder_traversal(expr))
     y_f = float(ev.values[name])
     y_scale = float(q.display.scale)
     for sym in sorted(expr.free_symbols, key=lambda s: s.name):
@@ -99,7 +98,7 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
                 note += "; no finite derivative at this value"
         else:
             dv = float(d)
-            if kinks or _has_branches(expr):
+            if branched:
                 method = "symbolic (active branch)"
         elasticity = None if y_f == 0 or dv is None else dv * float(x) / y_f
         if xq.integer:
@@ -108,10 +107,6 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
                             None if dv is None else dv * float(xq.display.scale) / y_scale, method, note))
     out.rows.sort(key=lambda r: (r.elasticity is None, -abs(r.elasticity or 0.0), r.input))
     return out
-
-
-def _has_branches(expr: sp.Basic) -> bool:
-    return any(isinstance(n, (sp.Max, sp.Min, sp.Abs, sp.Piecewise)) for n in sp.preorder_traversal(expr))
 
 
 def _active(e: sp.Basic, point: dict, kinks: list) -> sp.Basic:
