@@ -556,6 +556,7 @@ class Book:
         scenario_sets = set(self.model.scenarios[ctx.scenario].overrides) if ctx.scenario else set()
         ev = self.evaluation(ctx)
         col = column_index_from_string(ctx.column)
+        refs, helper_refs = self.refs(ctx, ws.title), self.refs(ctx)  # once per column, not per row
         for name in self.rows:
             q = self.q[name]
             row = self.rows[name]
@@ -573,8 +574,7 @@ class Book:
                     put_formula(ws, row, col, "=" + self.names[name])
                 continue
             scale = Fraction(1) if q.is_bool else q.display.scale
-            text = self.formula(self.plan.exprs[name], self.refs(ctx, ws.title), scale, f"{ctx.label}: {name}",
-                                self.refs(ctx))
+            text = self.formula(self.plan.exprs[name], refs, scale, f"{ctx.label}: {name}", helper_refs)
             put_formula(ws, row, col, text,
                         number_format(ev.display(name)) if ev is not None else None)
 
