@@ -273,12 +273,12 @@ def zero_intervals(f: sp.Basic, x: sp.Symbol, dom: Domain, candidates: list[sp.B
     return out
 
 
-def numeric_roots(f, x, dom: Domain, q: Quantity, around: float, notes: list[str],
-                  intervals: list[Interval]) -> list[sp.Basic]:
-    """Roots from sign changes on a grid over the domain, refined by mpmath's bracketing solver.
-    Neighbouring grid points that are both exact zeros go to ``intervals`` (a stretch of roots)."""
+def numeric_roots(f, x, dom: Domain, q: Quantity, notes: list[str], intervals: list[Interval]) -> list[sp.Basic]:
+    """Roots from sign changes on a grid over the domain (around ``q``'s value when it is unbounded),
+    refined by mpmath's bracketing solver. Neighbouring grid points that are both exact zeros go to
+    ``intervals`` (a stretch of roots)."""
     fn = compile_univariate(f, x)
-    xs = dom.sample(around if around else float(q.value or 0))
+    xs = dom.sample(float(q.value or 0))
     ys = fn(xs)
     roots: list[sp.Basic] = []
     finite = np.isfinite(ys)

@@ -11,9 +11,7 @@ values and any ``--set`` overrides):
 * ``maximize speedup over gamma in 1..8`` (``minimize`` likewise): the best
   of the listed values, each evaluated (vectorised).
 
-The method, in order:
-
-The univariate mathematics lives in :mod:`planner.roots`.
+The method, in order (the univariate mathematics lives in :mod:`planner.roots`):
 
 1. The condition is written over inputs only (:func:`inline`, expanding
    just the quantities it uses), the other inputs replaced by their exact
@@ -202,9 +200,9 @@ class Solver:
         return [self.answer(stmt, s, overrides, origins) for s in scenarios_for(self.plan, picks, scenarios)]
 
     def answer(self, stmt, scenario: Optional[str] = None, overrides=None, origins=None) -> SolveResult:
-        inputs, _ = self.plan.input_values(scenario, overrides, origins)
         if isinstance(stmt, ir.Optimize):
             return self._optimize(stmt, scenario, overrides, origins)
+        inputs, _ = self.plan.input_values(scenario, overrides, origins)
         self._check_other_inputs(stmt.target, inputs, scenario, overrides, origins)
         prep = self._prepare(stmt)
         values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
@@ -330,7 +328,7 @@ class Solver:
             intervals = zero_intervals(f, x, dom, candidates)
         else:
             intervals = []
-            roots = numeric_roots(f, x, dom, q, float(values.get(x, 0) or 0), notes, intervals)
+            roots = numeric_roots(f, x, dom, q, notes, intervals)
             method = f"numeric: sign changes on {GRID} points over the domain, refined by bracketing (mpmath)"
         if intervals:
             raise self._interval_of_roots(prep, q, dom, intervals, candidates is None, scenario)
@@ -363,7 +361,6 @@ class Solver:
             notes.append("no closed form over the other inputs")
         return self._result(prep.stmt, q, scenario, root, form, ver, method, tuple(to_float(r) for r in roots),
                             notes=notes)
-
 
     def _interval_of_roots(self, prep: _Prepared, q: Quantity, dom: Domain, intervals, numeric: bool,
                            scenario) -> MultipleRootsError:
@@ -417,9 +414,9 @@ class Solver:
                                  hint=f"a division by zero or a value outside a function's domain at {n}; "
                                       f"leave it out of `{q.name}`'s domain with a constraint")
             return h
-        cands = None if not cond.has(x) else change_points(cond, x)
-        if cands is not None or not cond.has(x):
-            runs, method = integer_runs(holds, [c / scale for c in cands or []], lo, hi), "exact"
+        cands = change_points(cond, x) if cond.has(x) else []
+        if cands is not None:
+            runs = integer_runs(holds, [c / scale for c in cands], lo, hi)
             method = ("exact: the condition can only change where a side crosses the other (real roots of "
                       "polynomials); checked at the integers around each crossing")
         else:
@@ -608,13 +605,6 @@ class Answers:
 # ---- integer helpers ------------------------------------------------------------------
 
 
-
-
-
-
-
-
-
 def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: Domain, scenario, lo, hi) -> int:
     true = [r for r in runs if r[2]]
     cond = _text(stmt.condition)
@@ -657,14 +647,7 @@ def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: Domain, scenario, l
     return int(first)
 
 
-
-
 # ---- small helpers ---------------------------------------------------------------------
-
-
-
-
-
 
 
 def _difference(cond: ir.Compare) -> str:
