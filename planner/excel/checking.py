@@ -31,14 +31,13 @@ def checks_sheet(book: Book) -> None:
     header(ws, 3, ["Check", "Scenario", "Actual", "Expected", "Unit", "Tolerance", "Holds", "Line"])
     ws.freeze_panes = "A4"
     row = 3
-    types = dict(book.answer_types)
     for check in book.model.checks:
         plain, from_alias = book.check_overrides(check)
-        scale, unit = display_unit(book.plan, check)
+        scale, unit = display_unit(book.plan, check, book.answers)
         cond = check.condition
         pair = (isinstance(cond, ir.Compare) and len(cond.ops) == 1
                 and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)
-                and not book.plan.analyzer.infer_strict(cond.operands[0], dict(types)).is_bool)
+                and not book.plan.analyzer.infer_strict(cond.operands[0], dict(book.answer_types)).is_bool)
         text = " ".join(check.span.text.split())
         for scenario in check_scenarios(book.plan, check):
             row += 1
@@ -99,7 +98,7 @@ def tolerance(book: Book, check: ir.Check, a: str, b: str, scale: Fraction, unit
     decided as planner.checks decides it; and the tolerance as text."""
     tol = tolerance_of(book.plan, check, scale, unit)
     diff = f"ABS({a}-{b})"
-    slack = "1E-12" if tol.slack == 1e-12 else number(tol.slack)
+    slack = number(tol.slack)
     if tol.kind == "relative":
         return f"{diff}<={number(tol.value)}*ABS({b})*(1+{slack})", tol.text
     if tol.kind == "absolute":

@@ -215,10 +215,7 @@ class ExcelPrinter(CodePrinter):
             raise UnsupportedFormula(f"Excel has no function for `{type(e).__name__}` (in `{e}`)")
         return _call(name, [self._print(a) for a in e.args])
 
-    def _print_MinMaxBase(self, e) -> str:
-        return self._print_Function(e)
-
-    def _print_Mod(self, e) -> str:
+    def _print_MinMaxBase(self, e) -> str:  # Max and Min are not Functions in SymPy
         return self._print_Function(e)
 
     def _print_ceiling(self, e) -> str:

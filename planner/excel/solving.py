@@ -27,6 +27,7 @@ import math
 from typing import Optional
 
 import sympy as sp
+from openpyxl.formatting.rule import CellIsRule
 
 from .. import ir
 from ..errors import PlanError
@@ -36,7 +37,7 @@ from ..symbolic import rational
 from .printer import UnsupportedFormula
 from .tables import MAX_SWEEP_ROWS, ROW, LiveTable, Output, sheet_title
 from .writer import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
-                     put_text, widths)
+                     put_text, sheet_ref, widths)
 
 MIN_HALVINGS = 60
 MAX_HALVINGS = 400
@@ -120,8 +121,6 @@ def solve_sheet(book: Book) -> None:
         put_text(ws, row, 8, "; ".join(notes))
         book.solve_cells.append((stmt, ctx, here))
     rng = f"E4:E{row}"
-    from openpyxl.formatting.rule import CellIsRule
-
     ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["TRUE"], fill=GOOD_FILL))
     ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["FALSE"], fill=BAD_FILL))
     widths(ws, {"A": 50, "B": 14, "C": 16, "D": 10, "E": 8, "F": 16, "G": 50, "H": 60})
@@ -138,8 +137,6 @@ def _end(state, table: LiveTable) -> None:
 
 
 def _ref(work, col: str, row: int) -> str:
-    from .writer import sheet_ref
-
     return f"{sheet_ref(work.title)}!${col}${row}"
 
 
@@ -320,8 +317,6 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
                       top, left=1)
     table.header()
     table.fill([[float(v / q.display.scale)] for v in values])
-    from .writer import sheet_ref
-
     xs = f"{sheet_ref(sheet.title)}!{table.range('in:' + stmt.over)}"
     ys = f"{sheet_ref(sheet.title)}!{table.range('out:0')}"
     put_formula(ws, row, 3, f"=INDEX({xs},MATCH({fn}({ys}),{ys},0))", "General")

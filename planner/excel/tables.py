@@ -99,7 +99,7 @@ class LiveTable:
     def letter(self, key: str) -> str:
         return get_column_letter(self.col[key])
 
-    def header(self, helper_note: str = "intermediate") -> None:
+    def header(self) -> None:
         ws, book = self.ws, self.book
         for n in self.varied:
             self._head(self.col["in:" + n], n, book.q[n].unit_text)
@@ -109,7 +109,7 @@ class LiveTable:
             cell = self._head(self.col["q:" + n], n, book.q[n].unit_text)
             cell.font = NOTE_FONT
         if self.helpers:
-            put_text(ws, self.top - 1, self.col["q:" + self.helpers[0]], f"{helper_note} quantities "
+            put_text(ws, self.top - 1, self.col["q:" + self.helpers[0]], "intermediate quantities "
                      "(each the plan's own formula over this row)", NOTE_FONT)
 
     def _head(self, col: int, label: str, unit: str):
@@ -179,11 +179,10 @@ class LiveTable:
     def last(self) -> int:
         return self.first + self.rows - 1
 
-    def range(self, key: str, absolute: bool = True) -> str:
+    def range(self, key: str) -> str:
+        """The column's data cells, absolute (``$B$7:$B$16``)."""
         col = self.letter(key)
-        if absolute:
-            return f"${col}${self.first}:${col}${self.last}"
-        return f"{col}{self.first}:{col}{self.last}"
+        return f"${col}${self.first}:${col}${self.last}"
 
 
 # ---- sweep sheets ------------------------------------------------------------------

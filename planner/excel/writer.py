@@ -518,7 +518,6 @@ class Book:
         for name in inputs + self.derived_order():
             self.rows[name] = row
             row += 1
-        self._scenario_ws = ws
 
     def scenarios_fill(self, ws) -> None:
 
