@@ -214,7 +214,7 @@ class Solver:
     def _check_other_inputs(self, target: str, inputs, scenario, overrides, origins) -> None:
         """The inputs kept fixed must satisfy their constraints (the target's own value does not matter)."""
         raw = self.plan.run_compiled(inputs)
-        broken = [name for i, (name, _) in enumerate(getattr(self.plan, "_constraints", []))
+        broken = [name for i, (name, _) in enumerate(self.plan._constraints)
                   if not bool(np.all(raw[f"__constraint{i}"]))]
         for name, v in inputs.items():
             q = self.plan.model.quantities[name]

@@ -105,17 +105,9 @@ def _program(plan: Plan, names: Sequence[str]) -> tuple[CompiledPlan, list[str]]
     cache = _PROGRAMS.setdefault(plan, {})
     if key in cache:
         return cache[key]
-    constraints = getattr(plan, "_constraints", [])
-    need: set[str] = set()
-    stack = list(names)
-    for _, c in constraints:
-        stack.extend(n.name for n in ir.walk(c.condition) if isinstance(n, ir.Name))
-    while stack:
-        n = stack.pop()
-        if n in need:
-            continue
-        need.add(n)
-        stack.extend(plan.model.quantities[n].deps)
+    constraints = plan._constraints
+    need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.walk(c.condition)
+                                      if isinstance(n, ir.Name)])
     derived = [n for n in plan.model.derived if n in need]
     outputs = [(n, plan.exprs[n]) for n in derived]
     outputs += [(f"__constraint{i}", plan.converter.expr(c.condition)) for i, (_, c) in enumerate(constraints)]
@@ -211,7 +203,7 @@ def _grid(arrays: list[np.ndarray]) -> list[np.ndarray]:
 def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, fixed) -> None:
     size = result.size
     problems: list[tuple[np.ndarray, str, str, Any]] = []  # (mask, quantity, kind, detail)
-    for i, (name, c) in enumerate(getattr(plan, "_constraints", [])):
+    for i, (name, c) in enumerate(plan._constraints):
         v = raw[f"__constraint{i}"]
         if np.ndim(v) == 0:  # does not depend on the axes
             if not bool(v):
@@ -258,7 +250,7 @@ def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str]) -> str:
         values[n] = _at(inputs[n], i)
     for n in derived:
         values[n] = _at(raw[n], i)
-    cone = _cone(plan, name)
+    cone = _cone(plan, [name])
     first = next((n for n in derived if n in cone and not isinstance(values[n], bool)
                   and not np.isfinite(values[n])), name)
     err = diagnose(plan.model, first, values)
@@ -283,9 +275,10 @@ def _at(v, i: int):
     return bool(x) if a.dtype == bool else float(x)
 
 
-def _cone(plan: Plan, name: str) -> set[str]:
-    seen = {name}
-    stack = [name]
+def _cone(plan: Plan, names: Sequence[str]) -> set[str]:
+    """``names`` and every quantity they use, directly or not."""
+    seen = set(names)
+    stack = list(seen)
     while stack:
         for d in plan.model.quantities[stack.pop()].deps:
             if d not in seen:
