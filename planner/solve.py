@@ -281,22 +281,23 @@ class Solver:
         prep.forms = [f for f in forms if not f.has(x)]
         return prep.forms
 
+    def _real_forms(self, prep: _Prepared, values: dict):
+        """Each closed form with its value at these inputs, when that value is a real number:
+        ``(form, value as a SymPy expression, value as a float)``."""
+        for form in self._closed_forms(prep):
+            v = form.xreplace(values)
+            try:
+                z = complex((sp.nsimplify(v) if v.has(sp.I) else v).evalf(30))
+            except TypeError:
+                continue
+            if abs(z.imag) <= 1e-12 * max(1.0, abs(z.real)):
+                yield form, v, z.real
+
     def _match_form(self, prep: _Prepared, values: dict, target: sp.Basic) -> Optional[sp.Basic]:
         """The closed form that gives ``target`` with these input values."""
         t = float(target.evalf(30))
-        for form in self._closed_forms(prep):
-            v = form.xreplace(values)
-            if v.has(sp.I) or not v.is_number:
-                v = sp.nsimplify(v) if v.is_number else v
-            try:
-                fv = complex(v.evalf(30))
-            except TypeError:
-                continue
-            if abs(fv.imag) > 1e-12 * max(1.0, abs(fv.real)):
-                continue
-            if math.isclose(fv.real, t, rel_tol=1e-12, abs_tol=1e-300):
-                return form
-        return None
+        return next((form for form, _, v in self._real_forms(prep, values)
+                     if math.isclose(v, t, rel_tol=1e-12, abs_tol=1e-300)), None)
 
     # -- roots -----------------------------------------------------------------------
     def _root(self, prep: _Prepared, q: Quantity, values: dict, scenario) -> SolveResult:
@@ -454,15 +455,8 @@ class Solver:
 
     def _integer_form(self, prep: _Prepared, values, n: int, scale, cond) -> tuple[Optional[sp.Basic], Optional[sp.Basic]]:
         x = prep.x
-        for form in self._closed_forms(prep):
-            v = form.xreplace(values)
-            try:
-                b = complex(v.evalf(30))
-            except TypeError:
-                continue
-            if abs(b.imag) > 1e-12 * max(1.0, abs(b.real)):
-                continue
-            t = b.real / float(scale)
+        for form, v, b in self._real_forms(prep, values):
+            t = b / float(scale)
             if not (n - 1 - 1e-9 <= t <= n + 1 + 1e-9):
                 continue
             ratio = form / scale
