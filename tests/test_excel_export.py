@@ -248,16 +248,38 @@ def test_import_refuses_bad_cells(tmp_path, cli, value, message):
     assert "Inputs!B" in err  # the cell is named
 
 
-def test_import_of_a_name_moved_to_a_range(tmp_path, cli):
-    """A defined name edited to cover several cells is a clear error, not a crash."""
+@pytest.mark.parametrize("target", [
+    "Inputs!$B${row}:$B${next}",   # a range
+    "Inputs!$B:$B",                # a whole column
+    "Inputs!$B${row}*2",           # a formula over the cell
+    "other_name",                  # another defined name
+    "0.5",                         # a constant
+    "'No such sheet'!$A$1",        # a sheet the workbook lacks
+    "Inputs!$B${row})",            # text Excel would refuse, from another tool
+    '"text',
+    "Inputs!$B$0",                 # no row 0
+])
+def test_import_of_a_name_not_on_one_cell(tmp_path, cli, target):
+    """A defined name edited to point anywhere but one cell is a clear error, not a crash."""
     book = edited(tmp_path, {})
     wb = openpyxl.load_workbook(book)
-    sheet, coord = next(wb.defined_names["alpha"].destinations)
+    _, coord = next(wb.defined_names["alpha"].destinations)
     row = int(coord.split("$")[-1])
-    wb.defined_names["alpha"].attr_text = f"{sheet}!$B${row}:$B${row + 1}"
+    wb.defined_names["alpha"].attr_text = target.format(row=row, next=row + 1)
     wb.save(book)
     code, _, err = cli("import", book, "--plan", TOKEN_COST)
-    assert code == 2 and "`alpha`" in err and f"B{row}:B{row + 1}" in err and "one cell" in err
+    assert code == 2 and "`alpha`" in err and "not one cell" in err, err
+
+
+def test_import_of_a_workbook_without_a_name(tmp_path, cli):
+    """An input the workbook does not name keeps the plan's value, and the output says so."""
+    book = edited(tmp_path, {"gamma": 6})
+    wb = openpyxl.load_workbook(book)
+    del wb.defined_names["alpha"]
+    wb.save(book)
+    code, out, _ = cli("import", book, "--plan", TOKEN_COST)
+    assert code == 0 and "gamma: 4 -> 6" in out
+    assert "not in the workbook (the plan's values are used): alpha" in out
 
 
 def test_import_of_something_else(tmp_path, cli):

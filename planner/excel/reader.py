@@ -10,6 +10,7 @@ plan is evaluated with them.
 
 from __future__ import annotations
 
+import re
 import zipfile
 from dataclasses import dataclass
 from fractions import Fraction
@@ -17,7 +18,7 @@ from typing import Optional
 
 from ..errors import UsageError
 from ..plan import Origin, Plan, format_value
-from .names import excel_names
+from .names import excel_names, is_cell_like
 
 
 @dataclass(frozen=True)
@@ -74,16 +75,11 @@ def read_inputs(path: str, plan: Plan) -> Imported:
         if not q.is_input:
             continue
         dn = defined.get(names[name].upper())
-        dest = list(dn.destinations) if dn is not None else []
-        if len(dest) != 1 or dest[0][0] not in wb.sheetnames:
+        if dn is None:
             imported.missing.append(name)
             continue
-        sheet, coord = dest[0]
-        coord = coord.replace("$", "")
+        sheet, coord = _one_cell(dn.attr_text, wb.sheetnames, names[name], name)
         where = f"{sheet}!{coord}"
-        if ":" in coord:
-            raise UsageError(f"the name `{names[name]}` (`{name}`) refers to {where}, not one cell",
-                             hint="point the name at the input's value cell again, or export a fresh workbook")
         raw = wb[sheet][coord].value
         if raw is None:
             if formulas is None:
@@ -100,6 +96,20 @@ def read_inputs(path: str, plan: Plan) -> Imported:
             book_shown = bool(value) if q.is_bool else float(value / q.display.scale)
             imported.changes.append(Change(name, where, plan_shown, book_shown, q.unit_text))
     return imported
+
+
+# Sheet!$B$5 or 'Two words'!B5, as the export writes a name (and Excel and LibreOffice keep it)
+_CELL = re.compile(r"=?(?:'((?:[^']|'')+)'|([^'!:\s]+))!\$?([A-Za-z]{1,3})\$?([0-9]+)")
+
+
+def _one_cell(target: str, sheets: list[str], xl: str, name: str) -> tuple[str, str]:
+    """The sheet and cell (``B5``) a defined name refers to; UsageError unless it is one cell."""
+    m = _CELL.fullmatch(target.strip())
+    sheet = None if m is None else m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
+    if sheet not in sheets or not is_cell_like(m.group(3) + m.group(4)):
+        raise UsageError(f"the name `{xl}` (`{name}`) refers to `{target}`, not one cell of this workbook",
+                         hint="point the name at the input's value cell again, or export a fresh workbook")
+    return sheet, f"{m.group(3).upper()}{m.group(4)}"
 
 
 def _exact(raw, q, where: str):
