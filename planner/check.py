@@ -86,11 +86,14 @@ class Analyzer:
 
     # ---- declarations ------------------------------------------------------
     def _units(self, decls: list[ir.UnitDecl]) -> None:
+        """Declared units, in any order: a derived unit waits for the units it uses."""
+        pending: list[ir.UnitDecl] = []
         for decl in decls:
             if decl.name in self.units.declared:
                 first = self.units.declared[decl.name]
-                if " ".join(first.span.text.split()) == " ".join(decl.span.text.split()):
-                    continue  # the same declaration reached through two imports
+                if first.span.source is not decl.span.source and \
+                        " ".join(first.span.text.split()) == " ".join(decl.span.text.split()):
+                    continue  # the same declaration reached through an import
                 self.sink.add(DuplicateError(f"unit `{decl.name}` is declared twice", decl.name_span,
                                              labels=[Label(first.name_span, "first declared here")]))
                 continue
@@ -101,15 +104,24 @@ class Analyzer:
             self.units.declared[decl.name] = decl
             if decl.definition is None:
                 self.units.declare_base(decl.name)
-                continue
-            t = self._infer(decl.definition, {})
-            if t is None:
-                continue
-            if t.const is None or t.is_bool:
-                self.sink.add(UnitError(f"unit `{decl.name}` must be defined by a constant such as `1000 USD`",
-                                        decl.definition.span))
-                continue
-            self.units.declare(decl.name, Unit(t.const, t.dim or DIMENSIONLESS))
+            else:
+                pending.append(decl)
+        while pending:
+            ready = [d for d in pending if all(self.units.lookup(f.name) is not None
+                                               for n in ir.walk(d.definition) if isinstance(n, ir.Number) and n.unit
+                                               for f in n.unit.factors)]
+            if not ready:  # unknown units (or a cycle): report them
+                ready = pending
+            for decl in ready:
+                pending.remove(decl)
+                t = self._infer(decl.definition, {})
+                if t is None:
+                    continue
+                if t.const is None or t.is_bool:
+                    self.sink.add(UnitError(f"unit `{decl.name}` must be defined by a constant such as `1000 USD`",
+                                            decl.definition.span))
+                    continue
+                self.units.declare(decl.name, Unit(t.const, t.dim or DIMENSIONLESS))
 
     def _collect(self, statements: Iterable[ir.Statement]) -> None:
         seen: dict[str, ir.Span] = {}
@@ -371,9 +383,10 @@ class Analyzer:
                         q.upper = hi
 
     def _const(self, e: ir.Expr) -> Optional[Fraction]:
+        """The exact value of a constant expression; None when it uses a quantity."""
         try:
             t = self.typer.type(e, {}, lambda n: None)
-        except PlanError:
+        except (PlanError, Poisoned):
             return None
         return t.const
 

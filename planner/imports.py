@@ -51,7 +51,7 @@ def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = ()) -
             chain = " -> ".join(p.name for p in cycle)
             raise ImportError_(f"import cycle: {chain}", s.span, hint="plans cannot import each other in a circle")
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise ImportError_(f"cannot read {path}: {exc}", s.span) from None
         inner = lower(Source(_display_path(path), text))

@@ -341,7 +341,7 @@ def load(path: Union[str, os.PathLike]) -> Plan:
     """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the plan
     except FileNotFoundError:
         raise UsageError(f"no such file: {path}") from None
     except IsADirectoryError:

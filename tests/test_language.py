@@ -189,3 +189,27 @@ def test_eval_formats(cli):
     assert code == 0
     assert "41.791" in out  # 140 GB / 3.35 TB/s
     assert "input*" not in out  # only the requested row is shown
+
+
+def test_constraint_may_name_another_quantity():
+    plan = planner.loads("n = 8\nk = 2 where k <= n, 1 <= k\n")
+    assert plan.evaluate().display("k") == 2
+    name, v, origin = plan.parse_override("k=10")
+    with pytest.raises(PlanError, match="`k <= n` does not hold"):
+        plan.evaluate(None, {name: v}, {name: origin})
+
+
+def test_units_may_be_declared_in_any_order():
+    plan = planner.loads("unit GBP = 2 EUR\nunit EUR\nx = 3 GBP -> EUR\n")
+    assert plan.evaluate().display("x") == 6
+
+
+def test_a_unit_declared_twice_in_one_plan_is_an_error():
+    with pytest.raises(PlanError, match="unit `USD` is declared twice"):
+        planner.loads("unit USD\nunit USD\n")
+
+
+def test_byte_order_mark_is_ignored(tmp_path):
+    path = tmp_path / "bom.plan"
+    path.write_bytes(b"\xef\xbb\xbfx = 1\n")
+    assert planner.load(path).evaluate().display("x") == 1
