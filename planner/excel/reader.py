@@ -59,6 +59,8 @@ def read_inputs(path: str, plan: Plan) -> Imported:
     from openpyxl import load_workbook
     from openpyxl.utils.exceptions import InvalidFileException
 
+    from .writer import display_value
+
     try:
         wb = load_workbook(path, data_only=True)
     except FileNotFoundError:
@@ -92,9 +94,8 @@ def read_inputs(path: str, plan: Plan) -> Imported:
         if value != q.value:
             imported.overrides[name] = value
             imported.origins[name] = Origin(f"{path} {where}", None)
-            plan_shown = bool(q.value) if q.is_bool else float(Fraction(q.value) / q.display.scale)
-            book_shown = bool(value) if q.is_bool else float(value / q.display.scale)
-            imported.changes.append(Change(name, where, plan_shown, book_shown, q.unit_text))
+            imported.changes.append(Change(name, where, display_value(q, q.value), display_value(q, value),
+                                           q.unit_text))
     return imported
 
 
