@@ -453,6 +453,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     color = args.color == "always" or (args.color == "auto" and sys.stderr.isatty() and "NO_COLOR" not in os.environ)
     handler: Callable[[argparse.Namespace], int] = args.handler
     from .errors import PlanError, render
+    from .plan import RECURSION_LIMIT
+
+    # Formulas are walked recursively (and SymPy recurses too): a sum of
+    # thousands of terms needs more than Python's default 1,000 frames.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
 
     try:
         return handler(args)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -308,17 +309,27 @@ def format_value(v: float | bool, unit: str = "", digits: int = 6) -> str:
     return f"{text} {unit}".strip()
 
 
+RECURSION_LIMIT = 50_000
+
+
 @contextmanager
 def paused_gc():
     """No cyclic garbage collection while a plan is built: loading allocates many
     long-lived objects (parse tree, IR, SymPy trees) and the collector would walk
     them over and over (40% of the load time of a 10,000-quantity plan). It runs
-    again, as before, when the block ends."""
+    again, as before, when the block ends.
+
+    The recursion limit is raised meanwhile: the passes over a formula recurse
+    once per operator, so a sum of a few hundred terms would exceed Python's
+    default of 1,000 frames (Python 3.11 keeps these frames off the C stack)."""
     enabled = gc.isenabled()
+    limit = sys.getrecursionlimit()
     gc.disable()
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
         yield
     finally:
+        sys.setrecursionlimit(limit)
         if enabled:
             gc.enable()
 

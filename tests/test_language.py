@@ -213,3 +213,14 @@ def test_byte_order_mark_is_ignored(tmp_path):
     path = tmp_path / "bom.plan"
     path.write_bytes(b"\xef\xbb\xbfx = 1\n")
     assert planner.load(path).evaluate().display("x") == 1
+
+
+def test_long_sums_and_products():
+    n = 3000
+    text = "".join(f"v{i} = {i}\n" for i in range(n)) + "total = " + " + ".join(f"v{i}" for i in range(n)) + "\n"
+    text += "alt = " + " - ".join(f"v{i}" for i in range(n)) + "\n"
+    text += "prod = " + " * ".join("1.001" for _ in range(500)) + "\n"
+    ev = planner.loads(text).evaluate()
+    assert ev.display("total") == n * (n - 1) // 2
+    assert ev.display("alt") == 0 - sum(range(1, n))
+    assert ev.display("prod") == pytest.approx(1.001 ** 500)
