@@ -5,9 +5,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lark import Token, Transformer, Tree, v_args
+from lark.exceptions import VisitError
 
 from . import ir
-from .errors import ParseError
+from .errors import ParseError, PlanError
 from .parser import _split_quantity, parse
 from .source import Source, Span
 
@@ -227,9 +228,23 @@ class _Lower(Transformer):
     def note(self, children):
         return ("note", unescape(str(children[0])))
 
+    @staticmethod
+    def _no_single_equals(expr: ir.Expr, what: str) -> None:
+        """In a formula `=` would silently compare: ask for `==` (conditions keep `=`)."""
+        for node in ir.walk(expr):
+            if isinstance(node, ir.Compare):
+                for span in node.op_spans:
+                    if span.text == "=":
+                        raise ParseError(
+                            f"`=` inside {what} compares; write `==` if that is meant", span,
+                            label="a second `=`",
+                            hint="`=` defines a quantity at the start of a line; inside a formula compare with `==` "
+                                 "(`x = 1` as a condition is fine in `solve`, `check` and `where`)")
+
     @v_args(meta=True)
     def definition(self, meta, children):
         name, expr, *rest = children
+        self._no_single_equals(expr, "a formula")
         doc, tags, constraints, display = self._annotations(rest)
         return ir.Definition(str(name), expr, display, doc, tags, constraints, self.span(meta), self.tspan(name))
 
@@ -243,6 +258,7 @@ class _Lower(Transformer):
         params = tuple(c for c in children[1:] if isinstance(c, ir.Param))
         rest = [c for c in children[1:] if not isinstance(c, ir.Param)]
         body, *annotations = rest
+        self._no_single_equals(body, "a function body")
         doc, tags, _, display = self._annotations(annotations)
         return ir.FunctionDef(str(name), params, body, display, doc, tags, self.span(meta), self.tspan(name))
 
@@ -259,6 +275,7 @@ class _Lower(Transformer):
     @v_args(meta=True)
     def override(self, meta, children):
         (name, name_span), expr = children
+        self._no_single_equals(expr, "a value")
         return ir.Override(name, expr, self.span(meta), name_span)
 
     @v_args(meta=True)
@@ -403,9 +420,19 @@ class _Lower(Transformer):
         return children
 
 
+def _transform(source: Source, tree: Tree):
+    """Run the transformer; a PlanError raised inside it reaches the caller as itself."""
+    try:
+        return _Lower(source).transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, PlanError):
+            raise exc.orig_exc from None
+        raise
+
+
 def lower(source: Source) -> ir.PlanIR:
     tree = parse(source)
-    items = _Lower(source).transform(tree)
+    items = _transform(source, tree)
     title = None
     notes = []
     statements = []
@@ -422,10 +449,10 @@ def lower(source: Source) -> ir.PlanIR:
 def lower_expr(source: Source) -> ir.Expr:
     """Parse a lone expression (``--set`` values, ``--where`` conditions)."""
     tree = parse(source, start="expr")
-    return _Lower(source).transform(tree)
+    return _transform(source, tree)
 
 
 def lower_values(source: Source) -> ir.Values:
     """Parse sweep values typed on the command line (``0.3,0.6``, ``1..8``, ``1..1024 times 2``)."""
     tree = parse(source, start="cli_values")
-    return _Lower(source).transform(tree)
+    return _transform(source, tree)
