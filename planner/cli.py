@@ -256,6 +256,9 @@ def cmd_check(args) -> int:
     from .output import dumps
 
     plan = _load(args.file)
+    # A plan that cannot be evaluated (a violated constraint, a division by
+    # zero) is a bad plan (exit 2), not a failed check.
+    plan.evaluate_all([None] + [s for s in plan.resolve_scenarios("all") if s is not None])
     results = run_checks(plan)
     failed = [r for r in results if not r.passed]
     if args.format == "json":

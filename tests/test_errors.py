@@ -128,3 +128,15 @@ def test_unwritable_output_is_a_clean_error(cli, tmp_path):
     code, _, err = cli("export", TOKEN_COST, "-o", blocker / "sub" / "book.xlsx")
     assert code == 2
     assert "Traceback" not in err and "error" in err
+
+
+@pytest.mark.parametrize("text", [
+    "batch = 0 where batch >= 1\n",
+    "x = 0\ny = 1 / x\n",
+    "x = 0\ny = 1 / x\ncheck x == 0\n",
+    "a = 1 where a <= 2\nscenario big { a = 3 }\ncheck a == 1\n",
+])
+def test_check_on_a_plan_that_cannot_be_evaluated_exits_2(cli, plan_file, text):
+    code, out, err = cli("check", plan_file(text))
+    assert code == 2
+    assert "error[" in err and "passed" not in out
