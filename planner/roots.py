@@ -157,6 +157,104 @@ def value_at(expr: sp.Basic, x: sp.Symbol, value: sp.Basic) -> sp.Basic:
     return expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)}).evalf(DIGITS - 10)
 
 
+ROOT_TOL = 1e-40  # an algebraic candidate is a root when |f| <= ROOT_TOL * (size of f's terms) at 60 digits
+
+
+def residual(expr: sp.Basic, x: sp.Symbol, value: sp.Basic) -> tuple[float, float]:
+    """``expr`` at ``x = value`` at :data:`DIGITS` digits, and the size of its terms there.
+
+    The size bounds what rounding can leave in the result: sums add their
+    terms' sizes (``|a| + |b|``, however much ``a + b`` cancels), products
+    multiply them, and a power scales the base's relative size by its exponent.
+    A genuine root leaves ``|value| <= size * 1e-58`` or so, whatever the sides
+    are worth there (both are about zero at ``profit = 0``). Walked with a
+    stack, not recursion. Both results are floats (``inf``/``nan`` when the
+    expression has no value there).
+    """
+    import mpmath
+
+    with mpmath.workdps(DIGITS):
+        at = _mp(sp.Float(value.evalf(DIGITS), DIGITS))
+        done: dict[sp.Basic, tuple] = {}
+        stack = [expr]
+        while stack:
+            node = stack[-1]
+            if node in done:
+                stack.pop()
+                continue
+            kids = _terms(node)
+            todo = [k for k in kids if k not in done]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            try:
+                done[node] = _combine(node, [done[k] for k in kids], x, at, value)
+            except (TypeError, ValueError, ZeroDivisionError):
+                done[node] = (mpmath.nan, mpmath.inf)
+        v, size = done[expr]
+        return float(v), float(size)
+
+
+def _mp(v: sp.Basic):
+    import mpmath
+
+    if isinstance(v, sp.Rational):
+        return mpmath.mpf(v.p) / v.q
+    return mpmath.mpf(sp.Float(v, DIGITS)._mpf_)
+
+
+def _terms(node: sp.Basic) -> list[sp.Basic]:
+    if isinstance(node, sp.Piecewise):
+        return [pair.expr for pair in node.args]
+    return [a for a in node.args if isinstance(a, sp.Expr)]
+
+
+def _combine(node: sp.Basic, kids: list[tuple], x: sp.Symbol, at, value: sp.Basic) -> tuple:
+    """(value, size) of one node from its terms'."""
+    import mpmath
+
+    if node == x:
+        return at, abs(at)
+    if isinstance(node, sp.Rational):
+        v = _mp(node)
+        return v, abs(v)
+    if isinstance(node, sp.Add):
+        return mpmath.fsum(k[0] for k in kids), mpmath.fsum(k[1] for k in kids)
+    if isinstance(node, sp.Mul):
+        return mpmath.fprod(k[0] for k in kids), mpmath.fprod(k[1] for k in kids)
+    if isinstance(node, sp.Pow) and isinstance(node.exp, sp.Rational) and node.exp.q == 1:
+        (b, size), e = kids[0], int(node.exp)
+        v = b ** e
+        if b == 0:
+            return v, (size ** e if e > 0 else mpmath.inf)
+        return v, abs(v) * (size / abs(b)) ** abs(e)
+    if isinstance(node, (sp.Max, sp.Min)):
+        pick = max if isinstance(node, sp.Max) else min
+        return pick(k[0] for k in kids), max(k[1] for k in kids)
+    if isinstance(node, sp.Abs):
+        return abs(kids[0][0]), kids[0][1]
+    # anything else (a branch, a function of constants): its value, and its terms' sizes
+    v = node.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)}).evalf(DIGITS)
+    if not v.is_real:
+        raise TypeError(v)
+    v = _mp(v)
+    return v, max([abs(v)] + [k[1] for k in kids])
+
+
+def degree_of(value: sp.Basic, x: sp.Symbol) -> int:
+    """The degree of the polynomial over the rationals that ``value`` solves
+    (1 for a rational, the factor's degree for a CRootOf, else its minimal polynomial's)."""
+    if isinstance(value, sp.Rational):
+        return 1
+    if isinstance(value, sp.CRootOf):
+        return value.poly.degree()
+    try:
+        return sp.Poly(sp.minimal_polynomial(value, x), x).degree()
+    except (NotImplementedError, sp.PolynomialError, ValueError):
+        return 0
+
+
 def holds_at(cond: sp.Basic, x: sp.Symbol, value: sp.Basic) -> Optional[bool]:
     """Whether ``cond`` holds at ``x = value``; None when it has no truth value there (``1/0 >= 0``)."""
     try:

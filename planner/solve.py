@@ -20,7 +20,8 @@ The method, in order (the univariate mathematics lives in :mod:`planner.roots`):
    ``if`` split into branches plus their switch points), every real root of
    every piece is found exactly (``Poly.real_roots``); the roots are then
    checked against the condition with exact rationals (algebraic roots at
-   60 digits). This finds *all* roots in the domain, so several roots are
+   60 digits, against the size of the condition's terms: a candidate that
+   comes close without passing is named in the notes). This finds *all* roots in the domain, so several roots are
    reported, never one picked; between two neighbouring candidates the
    condition is one rational function, so one exact evaluation there tells
    whether it holds on that whole stretch (an error naming the stretch).
@@ -58,8 +59,8 @@ from .plan import Plan, format_value
 from .source import Source, Span
 from .symbolic import latex, rational
 from .roots import (
-    DIGITS, GRID, Domain, Run, change_points, compile_univariate, exact_number, exact_roots, holds_at, inline,
-    integer_runs, integer_runs_numeric, numeric_roots, pieces, relations, tidy, to_float, value_at,
+    DIGITS, GRID, ROOT_TOL, Domain, Run, change_points, degree_of, compile_univariate, exact_number, exact_roots, holds_at, inline,
+    integer_runs, integer_runs_numeric, numeric_roots, pieces, relations, residual, tidy, to_float, value_at,
     zero_intervals,
 )
 from .values import input_quantity, scenarios_for
@@ -74,7 +75,9 @@ class Verification:
     """How the answer was checked.
 
     Root modes: ``residual`` is ``lhs - rhs`` at the answer in base units and
-    ``relative`` that divided by ``max(|lhs|, |rhs|)``. Integer modes: the
+    ``relative`` that divided by the size of its terms there
+    (:func:`planner.roots.residual`: ``|a| + |b|`` for ``a + b``; not the
+    sides' values, which are both about zero at ``profit = 0``). Integer modes: the
     condition at ``n`` (``holds``) and at the neighbour ``n - 1`` (min) or
     ``n + 1`` (max), in display units; ``neighbor_holds`` is None when the
     neighbour is outside the domain. ``exact`` is True when decided with
@@ -303,29 +306,14 @@ class Solver:
     def _root(self, prep: _Prepared, q: Quantity, values: dict, scenario) -> SolveResult:
         x, dom = prep.x, Domain.of(q)
         f = prep.cond.xreplace(values)
-        lhs, rhs = prep.lhs.xreplace(values), prep.rhs.xreplace(values)
         stmt = prep.stmt
         if not f.has(x):
             raise self._no_root(prep, q, values, scenario, f"`{_text(stmt.condition)}` does not depend on "
                                 f"`{q.name}` with these inputs (lhs - rhs = {format_value(to_float(f))})")
         notes: list[str] = []
-        degrees: list[int] = []
-        candidates = exact_roots(f, x, degrees)
+        candidates = exact_roots(f, x)
         if candidates is not None:
-            roots = []
-            for c in candidates:
-                if not dom.contains(c):
-                    continue
-                value = value_at(f, x, c)
-                if value.is_finite is False or value.has(sp.nan, sp.zoo):
-                    notes.append(f"`{q.name}` = {format_value(to_float(c) / float(dom.scale), dom.unit)} makes a "
-                                 "denominator zero: not a root")
-                    continue
-                size = max(abs(to_float(value_at(lhs, x, c))), abs(to_float(value_at(rhs, x, c))), 1e-300)
-                if value == 0 or abs(to_float(value)) <= 1e-40 * size:
-                    roots.append(c)
-            method = (f"exact: real roots of polynomials in {q.name} (degree {max(degrees, default=0)}), "
-                      "checked in the domain")
+            roots = [c for c in candidates if dom.contains(c) and self._is_root(f, x, c, q, dom, notes)]
             intervals = zero_intervals(f, x, dom, candidates)
         else:
             intervals = []
@@ -345,15 +333,18 @@ class Solver:
             err.roots = [to_float(r) for r in roots]  # type: ignore[attr-defined]
             raise err
         root = roots[0]
-        residual = value_at(f, x, root)
-        size = max(abs(to_float(value_at(lhs, x, root))), abs(to_float(value_at(rhs, x, root))), 1e-300)
         exact = isinstance(root, sp.Rational)
-        res = 0.0 if residual == 0 else to_float(residual)
+        res, size = residual(f, x, root)
+        if exact:
+            res = 0.0 if value_at(f, x, root) == 0 else to_float(value_at(f, x, root))
         ver = Verification(
             text=(f"{_difference(stmt.condition)} = "
                   f"{format_value(res, prep.lhs_unit, 3)} at the root"
                   + (" (exact)" if exact and res == 0 else f" ({DIGITS} digits)")),
-            exact=exact, residual=res, relative=abs(res) / size)
+            exact=exact, residual=res, relative=abs(res) / size if size > 0 else 0.0)
+        if candidates is not None:
+            method = (f"exact: real roots of polynomials in {q.name} (degree {degree_of(root, x)}), "
+                      "checked in the domain")
         form = self._match_form(prep, values, root)
         if isinstance(root, sp.CRootOf):
             poly = root.poly.as_expr().xreplace({root.poly.gen: x})
@@ -362,6 +353,29 @@ class Solver:
             notes.append("no closed form over the other inputs")
         return self._result(prep.stmt, q, scenario, root, form, ver, method, tuple(to_float(r) for r in roots),
                             notes=notes)
+
+    @staticmethod
+    def _is_root(f: sp.Basic, x: sp.Symbol, c: sp.Basic, q: Quantity, dom: Domain, notes: list[str]) -> bool:
+        """Whether the candidate ``c`` (a root of one piece, or a branch switch) is a root of ``f``:
+        exactly for a rational, else to :data:`ROOT_TOL` of the size of ``f``'s terms at 60 digits.
+        A candidate that comes close without passing is named in the notes, never dropped silently."""
+        shown = format_value(to_float(c) / float(dom.scale), dom.unit)
+        if isinstance(c, sp.Rational):
+            value = f.xreplace({x: c})
+            if value.is_finite is False or value.has(sp.nan, sp.zoo):
+                notes.append(f"`{q.name}` = {shown} makes a denominator zero: not a root")
+                return False
+            return value == 0
+        value, size = residual(f, x, c)
+        if not math.isfinite(value) or not math.isfinite(size):
+            notes.append(f"`{q.name}` = {shown} makes a denominator zero: not a root")
+            return False
+        if abs(value) <= ROOT_TOL * size:
+            return True
+        if abs(value) <= 1e-12 * size:
+            notes.append(f"`{q.name}` = {shown} is not a root: lhs - rhs = {value:.3g} there, "
+                         f"{abs(value) / size:.3g} of the size of its terms (60 digits)")
+        return False
 
     def _interval_of_roots(self, prep: _Prepared, q: Quantity, dom: Domain, intervals, numeric: bool,
                            scenario) -> MultipleRootsError:

@@ -370,3 +370,61 @@ def test_cli_failed_question_among_others(cli, plan_file):
     assert code == 2
     assert "error[multiple-roots]" in err
     assert "x = 3" in out  # the other question is still answered
+
+
+# ---- roots that are not integers (radicals, RootOf): every genuine root is kept ----------------
+# Each case is a quadratic a*t^2 + b*t + c = 0 in disguise; the true roots come from the
+# quadratic formula here, not from planner. The residual of such a root at 60 digits is
+# about 1e-57 of the terms' size while both sides are about zero at the root.
+
+BREAKEVEN = """
+price = 10
+unit_cost = 4
+fixed = 1000
+congestion = 0.001
+volume = 500 where volume >= 0
+profit = (price - unit_cost) * volume - fixed - congestion * volume^2
+"""
+
+
+def _quadratic(a, b, c):
+    d = math.sqrt(b * b - 4 * a * c)
+    return sorted([(-b - d) / (2 * a), (-b + d) / (2 * a)])
+
+
+@pytest.mark.parametrize("text,target,where,overrides,coefficients", [
+    (BREAKEVEN, "volume", "profit = 0", {}, (-0.001, 6, -1000)),        # 171.57 and 5828.43
+    (BREAKEVEN, "volume", "profit = 0", {"fixed": 900}, (-0.001, 6, -900)),
+    (BREAKEVEN, "volume", "profit = 0", {"fixed": 1100}, (-0.001, 6, -1100)),
+    (BREAKEVEN, "volume", "profit = 0", {"fixed": 2000}, (-0.001, 6, -2000)),
+    ("p = 5 where p > 0\ny = (p - 4) * (p - 6) - 1\n", "p", "y = 0", {}, (1, -10, 23)),  # 5 +- sqrt(2)
+    ("p = 5 where p > 0\ny = 600*p^2 - 6080*p + 15000\n", "p", "y = 0", {}, (600, -6080, 15000)),
+    ("p = 5 where p > 0\ny = -600*p^2 + 6080*p - 15000\n", "p", "y = 0", {}, (-600, 6080, -15000)),
+    ("p = 5 where p > 0\ny = 600*p^2 - 6080*p\n", "p", "y = -15000", {}, (600, -6080, 15000)),
+], ids=["breakeven", "fixed=900", "fixed=1100", "fixed=2000", "5+-sqrt2", "600p^2", "sign-flipped", "rhs"])
+def test_irrational_roots_are_all_found(text, target, where, overrides, coefficients):
+    plan = planner.loads(text, "quadratic.plan")
+    with pytest.raises(MultipleRootsError) as info:
+        Solver(plan).answer(adhoc(plan, target, where), None, {k: Fraction(v) for k, v in overrides.items()})
+    assert info.value.roots == pytest.approx(_quadratic(*coefficients), rel=1e-12)
+
+
+@pytest.mark.parametrize("domain,expected", [("p > 5", 5 + math.sqrt(2)), ("p < 5", 5 - math.sqrt(2))])
+def test_one_irrational_root_in_the_domain(domain, expected):
+    plan = planner.loads(f"p = 5 where {domain}\ny = (p - 4) * (p - 6) - 1\n", "quadratic.plan")
+    r = Solver(plan).answer(adhoc(plan, "p", "y = 0"))
+    assert r.value == pytest.approx(expected, rel=1e-15)
+    assert r.roots == (r.value,)
+    assert r.verification.relative < 1e-40  # relative to the size of the terms, not of y (which is 0)
+
+
+def test_breakeven_cli_lists_both_roots(cli, plan_file):
+    code, out, err = cli("solve", plan_file(BREAKEVEN + "solve volume where profit = 0 as breakeven\n"))
+    assert code == 2
+    assert "2 roots" in err and "171.573" in err and "5,828.43" in err.replace("5828", "5,828")
+
+
+def test_method_reports_the_degree_of_the_polynomial_solved(token_cost, solver):
+    # speedup = 1 has the numerator (1 - a) * (5a^4 + 5a^3 + 5a^2 + 5a - 2): the root solves the quartic
+    (r,) = solver.run(_question(token_cost, "speedup = 1"))
+    assert "degree 4" in r.method and "degree 5" not in r.method
