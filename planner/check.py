@@ -524,6 +524,14 @@ class Analyzer:
         if t.const is None:
             raise OverrideError(f"{where}: the value of `{o.name}` must be a constant", o.expr.span,
                                 hint="use numbers, units and inputs, such as `3.35 TB/s`")
+        if q.dim.dimensionless and q.display.scale != 1 and t.const != 0 and not any(
+                isinstance(n, ir.Number) and n.unit is not None for n in ir.walk(expr)):
+            # `mfu = 40%`: is `--set mfu=50` 50% or 5000%? Refuse to guess.
+            raise UnitError(
+                f"`{o.name}` is written in {q.unit_text}, so a bare number is ambiguous", o.expr.span,
+                label="no unit", labels=[Label(q.definition.expr.span, f"written in {q.unit_text}")],
+                hint="give the unit: `" + " ".join(o.expr.span.text.split())
+                     + ("" if q.unit_text == "%" else " ") + f"{q.unit_text}`")
         if not same_dim(t, Type("num", q.dim)):
             raise UnitError(
                 f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {canonical_text(q.dim) or 'a plain number'}",

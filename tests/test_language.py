@@ -224,3 +224,14 @@ def test_long_sums_and_products():
     assert ev.display("total") == n * (n - 1) // 2
     assert ev.display("alt") == 0 - sum(range(1, n))
     assert ev.display("prod") == pytest.approx(1.001 ** 500)
+
+
+def test_bare_numbers_for_percent_inputs_are_refused():
+    plan = planner.loads("mfu = 40% where 0% < mfu <= 100%\nrate = 250 ppm\nscenario ok { mfu = 50% }\n")
+    assert plan.evaluate("ok").values["mfu"] == 0.5
+    with pytest.raises(PlanError, match="bare number is ambiguous") as info:
+        plan.parse_override("mfu=50")
+    assert "give the unit: `50%`" in str(info.value)
+    with pytest.raises(PlanError, match="give the unit: `300 ppm`"):
+        plan.parse_override("rate=300")
+    assert plan.parse_override("mfu=0")[1] == 0  # zero is zero in any unit
