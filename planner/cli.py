@@ -184,19 +184,14 @@ def write_output(text: str, path: Optional[str] = None) -> None:
 
 
 def atomic_write(path: str, data: bytes) -> None:
-    import tempfile
+    """Write one file all or nothing, with normal permissions: staged next to
+    its target, then moved in (the same mechanism as ``planner build``)."""
+    from pathlib import Path
 
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".planner-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from .build import Output, publish
+
+    target = Path(path)
+    publish([Output(target.name, data, "file")], target.parent)
 
 
 # ---- commands ---------------------------------------------------------------

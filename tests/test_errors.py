@@ -140,3 +140,16 @@ def test_check_on_a_plan_that_cannot_be_evaluated_exits_2(cli, plan_file, text):
     code, out, err = cli("check", plan_file(text))
     assert code == 2
     assert "error[" in err and "passed" not in out
+
+
+def test_exported_files_get_normal_permissions(cli, tmp_path):
+    import os
+
+    from conftest import TOKEN_COST
+
+    umask = os.umask(0)
+    os.umask(umask)
+    code, _, _ = cli("export", TOKEN_COST, "-o", tmp_path / "book.xlsx")
+    assert code == 0
+    assert (tmp_path / "book.xlsx").stat().st_mode & 0o777 == 0o666 & ~umask
+    assert [p.name for p in tmp_path.iterdir()] == ["book.xlsx"]  # no temporary files left behind
