@@ -197,14 +197,14 @@ def atomic_write(path: str, data: bytes) -> None:
 # ---- commands ---------------------------------------------------------------
 
 def cmd_library(args) -> int:
-    from .imports import library_dir, library_entries
-    from .errors import UsageError, suggest
+    from .errors import UsageError
+    from .imports import library_dir, library_entries, suggest_entry
 
     entries = library_entries()
     if args.path:
         name = args.path if args.path.endswith(".plan") else args.path + ".plan"
         if name not in entries:
-            guess = suggest(name, entries)
+            guess = suggest_entry(args.path)
             raise UsageError(f"no library plan `{args.path}`", hint=f"did you mean `{guess}`?" if guess else
                              "entries: " + ", ".join(entries))
         write_output((library_dir() / name).read_text(encoding="utf-8"))

@@ -36,6 +36,14 @@ def library_entries() -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*.plan"))
 
 
+def suggest_entry(name: str) -> Optional[str]:
+    """The library plan a mistyped path most likely means (``hardware/h100`` -> ``hardware/h100_sxm.plan``)."""
+    entries = library_entries()
+    stem = name[:-5] if name.endswith(".plan") else name
+    return next((e for e in entries if e.startswith(stem)), None) or suggest(name, entries) \
+        or suggest(name + ".plan", entries)
+
+
 def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = ()) -> ir.PlanIR:
     from .lower import lower
 
@@ -86,11 +94,8 @@ def _find(s: ir.Import, base: Path) -> Path:
     for c in candidates:
         if c.is_file():
             return c.resolve()
-    entries = library_entries()
-    stem = name[:-5] if name.endswith(".plan") else name
-    guess = next((e for e in entries if e.startswith(stem)), None) or suggest(name, entries) \
-        or suggest(name + ".plan", entries)
-    hint = f'did you mean "{guess}"?' if guess else "the library has: " + ", ".join(entries)
+    guess = suggest_entry(name)
+    hint = f'did you mean "{guess}"?' if guess else "the library has: " + ", ".join(library_entries())
     raise ImportError_(f'cannot find "{name}" next to this plan or in planner\'s library', s.span, hint=hint)
 
 

@@ -172,3 +172,12 @@ def test_gpu_compare_matches_hand_calculation(model, gpu, precision):
     assert ev.values["step_time"] == pytest.approx(step, rel=1e-12)
     assert ev.values["memory_needed"] == pytest.approx(memory, rel=1e-12)
     assert ev.values["fits_one_gpu"] is (memory <= capacity)
+
+
+def test_library_command(cli):
+    code, out, _ = cli("library")
+    assert code == 0 and "hardware/h100_sxm.plan" in out and "NVIDIA H100 SXM5 80GB" in out
+    code, out, _ = cli("library", "hardware/h100_sxm")
+    assert code == 0 and "peak_bf16_dense = 989.4 TFLOP/s" in out
+    code, _, err = cli("library", "hardware/h100")
+    assert code == 2 and "did you mean `hardware/h100_sxm.plan`?" in err
