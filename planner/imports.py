@@ -71,7 +71,7 @@ def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = ()) -
         if prefix in namespaces:
             raise DuplicateError(f"namespace `{prefix}` is imported twice", s.span,
                                  labels=[Label(namespaces[prefix].span, "first imported here")],
-                                 hint=f'use `as` to give one of them another name')
+                                 hint='use `as` to give one of them another name')
         namespaces[prefix] = s
         statements.extend(_bring(inner, s, prefix))
     return dataclasses.replace(plan, statements=tuple(statements))

@@ -105,7 +105,8 @@ class _Lower(Transformer):
     @v_args(meta=True)
     def scenario_ref(self, meta, children):
         dotted, scen = children
-        return ir.ScenarioRef(dotted[0], str(scen), self.span(meta))
+        name = unescape(str(scen)) if scen.type == "STRING" else str(scen)  # x@"h100/fp8" for combinations
+        return ir.ScenarioRef(dotted[0], name, self.span(meta))
 
     @v_args(meta=True)
     def neg(self, meta, children):

@@ -181,3 +181,12 @@ def test_library_command(cli):
     assert code == 0 and "peak_bf16_dense = 989.4 TFLOP/s" in out
     code, _, err = cli("library", "hardware/h100")
     assert code == 2 and "did you mean `hardware/h100_sxm.plan`?" in err
+
+
+def test_scenario_reference_to_a_combination():
+    from planner.checks import run_checks
+
+    plan = planner.loads(AXES + 'check t@"h100/bf16" / t@"h200/fp8" ~= 2.8657\n')
+    assert [r.passed for r in run_checks(plan)] == [True]
+    with pytest.raises(PlanError, match="unknown scenario `h100/fp9`"):
+        planner.loads(AXES + 'check t@"h100/fp9" > 0\n')
