@@ -218,16 +218,10 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
 
 
 def check_scenarios(plan: Plan, check: ir.Check) -> list[Optional[str]]:
-    if not check.scenarios:
-        return [None]
-    names: list[Optional[str]] = []
-    for p in check.scenarios:
-        if p.axis is None:
-            names.extend(plan.resolve_scenarios(p.name))
-    axis_picks = [f"{p.axis}={p.name}" for p in check.scenarios if p.axis is not None]
-    if axis_picks:  # all axis picks of one statement form one selection
-        names.extend(plan.resolve_scenarios(",".join(axis_picks)))
-    return list(dict.fromkeys(names))
+    """The scenarios of a check's ``for`` list, resolved as for questions (one selection per statement)."""
+    from .values import scenarios_for
+
+    return scenarios_for(plan, check.scenarios)
 
 
 @dataclass(frozen=True)

@@ -257,9 +257,13 @@ def _t(e: ir.Expr) -> str:
 
 
 def scenarios_for(plan, picks: tuple[ir.ScenarioPick, ...], override=None) -> list[Optional[str]]:
-    """The scenarios a question runs in: ``--scenario`` if given, else its ``for`` list, else the base.
+    """The scenarios a statement runs in: ``--scenario`` if given, else its ``for`` list, else the base.
 
-    ``for all`` is every scenario; ``for precision=fp8`` picks a scenario of an axis.
+    ``for all`` is every scenario and ``for fast`` names one; the axis picks of
+    one statement form one selection, as on the command line:
+    ``for a=a1, b=b1`` is the one combination a1 with b1, ``for a=a1`` every
+    scenario with a1, ``for a=a1, a=a2, b=b2`` a1 or a2, each with b2. Checks
+    (:func:`planner.checks.check_scenarios`) and questions both resolve here.
     """
     if override:
         return plan.resolve_scenarios(override)
@@ -267,8 +271,9 @@ def scenarios_for(plan, picks: tuple[ir.ScenarioPick, ...], override=None) -> li
         return [None]
     names: list[Optional[str]] = []
     for p in picks:
-        spec = f"{p.axis}={p.name}" if p.axis is not None else p.name
-        for s in plan.resolve_scenarios(spec):
-            if s not in names:
-                names.append(s)
-    return names
+        if p.axis is None:
+            names.extend(plan.resolve_scenarios(p.name))
+    axis_picks = [f"{p.axis}={p.name}" for p in picks if p.axis is not None]
+    if axis_picks:
+        names.extend(plan.resolve_scenarios(",".join(axis_picks)))
+    return list(dict.fromkeys(names))

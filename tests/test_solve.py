@@ -428,3 +428,35 @@ def test_method_reports_the_degree_of_the_polynomial_solved(token_cost, solver):
     # speedup = 1 has the numerator (1 - a) * (5a^4 + 5a^3 + 5a^2 + 5a - 2): the root solves the quartic
     (r,) = solver.run(_question(token_cost, "speedup = 1"))
     assert "degree 4" in r.method and "degree 5" not in r.method
+
+
+# ---- `for` picks: one selection per statement, as for checks -------------------------------
+
+def test_question_for_picks_select_like_check():
+    from planner.checks import check_scenarios
+
+    text = """
+p = 1
+q = 1 where integer, q >= 1
+x = p * q
+axis a {
+  a1 { p = 2 }
+  a2 { p = 3 }
+}
+axis b {
+  b1 { q = 5 }
+  b2 { q = 7 }
+}
+check x == 10 for a=a1, b=b1
+solve min q where x >= 4 for a=a1, b=b1 as qq
+maximize x over q in [1, 2] for a=a1, b=b1 as mm
+solve p where x = 21 for a=a2, b=b2
+"""
+    plan = planner.loads(text, "picks.plan")
+    assert check_scenarios(plan, plan.model.checks[0]) == ["a1/b1"]
+    solver = Solver(plan)
+    runs = {s.span.text.split()[0] + " " + s.span.text.split()[1]: solver.run(s) for s in solver.questions()}
+    assert [r.scenario for r in runs["solve min"]] == ["a1/b1"] and runs["solve min"][0].display_value == 2
+    assert [r.scenario for r in runs["maximize x"]] == ["a1/b1"] and runs["maximize x"][0].display_value == 2
+    (r,) = runs["solve p"]
+    assert r.scenario == "a2/b2" and r.value == 3  # 3 * 7 = 21

@@ -285,3 +285,36 @@ def test_cli_errors_exit_2(cli, args, fragment):
 def test_cli_plan_without_sweeps(cli, plan_file):
     code, _, err = cli("sweep", plan_file("x = 1\n"))
     assert code == 2 and "no `sweep` statements" in err
+
+
+# ---- `for` picks: one selection per statement, as for checks -------------------------------
+
+PICKS = """
+p = 1
+q = 1 where integer, q >= 1
+x = p * q
+axis a {
+  a1 { p = 2 }
+  a2 { p = 3 }
+}
+axis b {
+  b1 { q = 5 }
+  b2 { q = 7 }
+}
+"""
+
+
+@pytest.mark.parametrize("picks,expected", [
+    ("a=a1, b=b1", ["a1/b1"]),           # both picks: the one combination (was a1/b1, a1/b2, a2/b1)
+    ("a=a1", ["a1/b1", "a1/b2"]),        # an axis left out takes all its members
+    ("a=a1, a=a2, b=b2", ["a1/b2", "a2/b2"]),
+    ("all", ["a1/b1", "a1/b2", "a2/b1", "a2/b2"]),
+])
+def test_sweep_for_picks_select_like_check(picks, expected):
+    from planner.checks import check_scenarios
+
+    plan = planner.loads(PICKS + f"sweep q in [1, 2] show x for {picks}\ncheck x > 0 for {picks}\n", "picks.plan")
+    (stmt,) = plan.model.sweeps
+    names = [r.scenario for r in sweep.run_statement(plan, stmt)]
+    assert names == expected
+    assert names == check_scenarios(plan, plan.model.checks[0])
