@@ -28,6 +28,18 @@ def _float(e) -> str:
     return repr(x)
 
 
+def approx(x):
+    """``x`` rounded to 15 significant digits, as spreadsheets do before
+    ``INT``/``CEILING``: so ``floor(log(1000, 10))`` is 3 (the float quotient
+    is 2.9999999999999996) and planner agrees with its own workbook."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(all="ignore"):
+        magnitude = np.floor(np.log10(np.abs(x)))
+        scale = 10.0 ** (14 - magnitude)
+        rounded = np.round(x * scale) / scale
+    return np.where(np.isfinite(rounded) & (x != 0), rounded, x)
+
+
 class NumpyPrinter:
     """SymPy expression to numpy source. Raises on anything it cannot print."""
 
@@ -140,10 +152,10 @@ class NumpyPrinter:
         return f"_np.sign({self.p(e.args[0])})"
 
     def _floor(self, e):
-        return f"_np.floor({self.p(e.args[0])})"
+        return f"_np.floor(_approx({self.p(e.args[0])}))"
 
     def _ceiling(self, e):
-        return f"_np.ceil({self.p(e.args[0])})"
+        return f"_np.ceil(_approx({self.p(e.args[0])}))"
 
     def _log(self, e):
         return f"_np.log({self.p(e.args[0])})"
@@ -231,7 +243,7 @@ def compile_plan(
         out_vars.append(v)
     lines.append("    return (" + "".join(f"{v}, " for v in out_vars) + ")")
     source = "\n".join(lines) + "\n"
-    namespace: dict = {"_np": np}
+    namespace: dict = {"_np": np, "_approx": approx}
     # The source is generated from SymPy trees this package built; it holds
     # only our own identifiers and float literals, never user text.
     exec(compile(source, "<planner>", "exec"), namespace)  # noqa: S102

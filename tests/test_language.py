@@ -235,3 +235,16 @@ def test_bare_numbers_for_percent_inputs_are_refused():
     with pytest.raises(PlanError, match="give the unit: `300 ppm`"):
         plan.parse_override("rate=300")
     assert plan.parse_override("mfu=0")[1] == 0  # zero is zero in any unit
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("x = 1000\nd = floor(log(x, 10))", 3),        # the float quotient is 2.9999999999999996
+    ("y = 125\nd = ceil(log(y, 5))", 3),           # ... and 3.0000000000000004
+    ("a = 0.1\nd = ceil(a * 3 / 0.3)", 1),
+    ("a = 2.675\nd = round(a, 2)", 2.68),           # as Excel's ROUND
+    ("a = 2.5\nd = floor(a)", 2),
+    ("a = -2.5\nd = ceil(a)", -2),
+    ("a = 0.999999999\nd = floor(a)", 0),           # a real fraction is not snapped
+])
+def test_floor_and_ceil_work_on_the_15_digits_shown(text, expected):
+    assert planner.loads(text).evaluate().display("d") == expected
