@@ -420,6 +420,10 @@ class Analyzer:
                     if m.name in axes[s.name]:
                         self.sink.add(DuplicateError(f"axis `{s.name}` has `{m.name}` twice", m.name_span))
                         continue
+                    if m.name in RESERVED_SCENARIOS:  # `gpu=all` picks every member
+                        self.sink.add(ScenarioError(f"`{m.name}` is reserved and cannot name an axis member",
+                                                    m.name_span))
+                        continue
                     axes[s.name].append(m.name)
                     members[(s.name, m.name)] = self._scenario_model(m, quantities, f"`{s.name}={m.name}`")
         self._axis_clashes(axis_list)

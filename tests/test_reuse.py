@@ -190,3 +190,10 @@ def test_scenario_reference_to_a_combination():
     assert [r.passed for r in run_checks(plan)] == [True]
     with pytest.raises(PlanError, match="unknown scenario `h100/fp9`"):
         planner.loads(AXES + 'check t@"h100/fp9" > 0\n')
+
+
+@pytest.mark.parametrize("member", ["all", "base"])
+def test_axis_members_cannot_be_named_all_or_base(member):
+    text = f"p = 1\nq = 1\naxis t {{ one {{ p = 1 }}\n {member} {{ p = 2 }} }}\naxis u {{ x {{ q = 1 }}\n y {{ q = 2 }} }}\n"
+    with pytest.raises(PlanError, match=f"`{member}` is reserved"):
+        planner.loads(text)
