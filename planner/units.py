@@ -128,6 +128,7 @@ def _builtin_units() -> dict[str, Unit]:
     add("day", 86400, TIME)
     add("week", 7 * 86400, TIME)
     add("year", 365 * 86400, TIME)
+    add("month", Fraction(365 * 86400, 12), TIME)  # a twelfth of a 365-day year
     # dimensionless counts
     for base in ("FLOP", "flop", "token", "tokens", "op", "OP"):
         add(base, 1, DIMENSIONLESS)

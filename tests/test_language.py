@@ -248,3 +248,8 @@ def test_bare_numbers_for_percent_inputs_are_refused():
 ])
 def test_floor_and_ceil_work_on_the_15_digits_shown(text, expected):
     assert planner.loads(text).evaluate().display("d") == expected
+
+
+def test_month_and_year():
+    assert value("x = 1 year -> month", "x") == pytest.approx(12)
+    assert value("x = 1 month -> day", "x") == pytest.approx(365 / 12)
