@@ -104,7 +104,7 @@ def parse(source: Source, start: str = "start") -> Tree:
     except UnexpectedInput as exc:
         err = _to_error(source, exc)
         unclosed = _parser(start).options.postlex.open
-        if unclosed and err.span is not None:
+        if unclosed and err.span is not None and source.text[err.span.start:err.span.start + 1] not in (")", "]"):
             tok = unclosed[-1]
             if tok.start_pos < err.span.start:
                 err.labels.append(Label(Span(source, tok.start_pos, tok.end_pos), f"this `{tok}` is not closed"))
@@ -164,6 +164,8 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
             hint = "compare with `==`; `=` defines a quantity at the start of a line"
         elif tok.type == "NAME" and expected & {"_NL"}:
             hint = "two names next to each other: an operator such as `*` may be missing"
+        elif tok.type == "RSQB" and source.text[:offset].rstrip().endswith("["):
+            hint = "a list needs at least one value: `[1, 2, 4]`"
         elif tok.type == "RPAR":
             hint = "a `)` without a matching `(`, or an argument is missing"
     return ParseError(message, span, label=_expected(exc), hint=hint)
