@@ -424,6 +424,8 @@ def cmd_report(args) -> int:
         from pathlib import Path
 
         target = Path(args.output)
+        if args.output.endswith(("/", os.sep)):  # `-o reports/`: a folder, the file named after the plan
+            target = target / f"{Path(plan.path).stem}.md"
         outputs, notes = report_outputs(analysis, target.name, args.template)
         written = publish(outputs, target.parent)
         for note in notes:

@@ -400,3 +400,14 @@ def test_questions_without_answers_and_points_with_issues(plan_file):
     found = dict(re.findall(r"- `(cheap|dear)`: `alpha` = \*\*([0-9.]+)\*\*", solves))
     # alpha^4 + alpha^3 + alpha^2 + alpha = 4c: 0.166774 at c = 0.05, 0.741271 at c = 0.5 (numpy.roots)
     assert found == {"cheap": "0.166774", "dear": "0.741271"}
+
+
+def test_report_into_a_folder_named_with_a_trailing_slash(tmp_path, capsys):
+    from planner.cli import main
+
+    from conftest import TOKEN_COST
+
+    assert main(["report", str(TOKEN_COST), "-o", str(tmp_path / "reports") + "/"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "reports" / "token_cost.md").is_file()
+    assert not (tmp_path / "reports").is_file()
