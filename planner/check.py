@@ -36,6 +36,8 @@ class Analyzer:
         self.types: dict[str, Type] = {}
         self.function_refs: dict[str, frozenset[str]] = {}
         self.typer = Typer(self.units, self.defs, self.functions, self._bind)
+        self.questions = {s.alias: s for s in plan.statements  # question answers by name, for messages
+                          if isinstance(s, (ir.Solve, ir.Optimize)) and s.alias}
 
     # ---- entry ---------------------------------------------------------------
     def run(self) -> Model:
@@ -227,6 +229,14 @@ class Analyzer:
             hint = f"`{name}` is a built-in function: call it as `{name}(...)`"
         elif self.units.lookup(name) is not None and guess is None:
             hint = f"`{name}` is a unit; units follow a number, as in `1 {name}`"
+        elif name in self.questions:
+            hint = (f"`{name}` is a question's answer: use it in a `check` condition, or alone as a `with` "
+                    f"value (`with x = {name}`)")
+            return UnknownNameError(f"`{name}` cannot be used here", span, label="a question's answer", hint=hint)
+        elif name.endswith(".value") and name[:-6] in self.questions:
+            what = "a `solve`" if isinstance(self.questions[name[:-6]], ir.Solve) else "this question"
+            hint = (f"`.value` is the optimum of a `maximize`/`minimize`; `{name[:-6]}` answers {what}: "
+                    f"use `{name[:-6]}` itself")
         return UnknownNameError(f"unknown name `{name}`", span, label="not defined in this plan", hint=hint)
 
     def _check_call(self, call: ir.Call) -> None:
