@@ -29,6 +29,7 @@ class Explanation:
     inputs: list[tuple[str, str]]
     used_by: list[str]
     constraints: list[str]
+    scaled: bool = False  # some input is not in base units, so SymPy forms hold conversion factors
 
 
 def upstream_inputs(plan: Plan, name: str) -> list[str]:
@@ -79,6 +80,7 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         inputs=inputs,
         used_by=used_by,
         constraints=[" ".join(c.span.text.split()) for c in q.definition.constraints],
+        scaled=any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream_inputs(plan, name)]),
     )
 
 
@@ -94,7 +96,8 @@ def render(e: Explanation) -> str:
         lines.append(f"  sympy        {e.sympy}")
         lines.append(f"  in inputs    {e.in_inputs}")
         lines.append(f"  latex        {e.in_inputs_latex}")
-        lines.append("  (values inside SymPy forms are in base units: B, s, B/s)")
+        if e.scaled:
+            lines.append("  (numbers inside SymPy forms are in base units: B, s, B/s ...)")
     lines.append(f"  value        {e.value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))
     if e.inputs and e.kind == "derived":
         lines.append("  inputs")
