@@ -253,3 +253,12 @@ def test_floor_and_ceil_work_on_the_15_digits_shown(text, expected):
 def test_month_and_year():
     assert value("x = 1 year -> month", "x") == pytest.approx(12)
     assert value("x = 1 month -> day", "x") == pytest.approx(365 / 12)
+
+
+def test_exact_checks_are_decided_in_exact_arithmetic(cli, plan_file):
+    path = plan_file("a = 0.1\nb = 0.2\nc = a + b - 0.3\nflag = true\nd = if(flag, c, 1)\n"
+                     "check c == 0\ncheck a + b == 0.3\ncheck d == 0\ncheck c == 1e-17\n")
+    code, out, _ = cli("check", path)
+    assert code == 1
+    assert "3 passed, 1 failed" in out
+    assert "check c == 1e-17" in out
