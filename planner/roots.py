@@ -30,7 +30,7 @@ from .errors import ConvergenceError
 from .evaluate import compile_plan
 from .model import Quantity
 from .plan import Plan, format_value
-from .symbolic import rational
+from .symbolic import inline_inputs, rational
 
 MAX_PIECES = 256  # branch combinations of max/min/abs/if considered exactly
 MAX_DEGREE = 64  # larger polynomials go to the numeric path
@@ -39,32 +39,8 @@ DIGITS = 60  # precision for algebraic roots
 
 
 def inline(plan: Plan, expr: sp.Basic) -> sp.Basic:
-    """``expr`` written over inputs only: expands just the quantities it uses
-    (each once, shared), booleans (``Eq(flag, 1)``) into their conditions."""
-    model, symbols = plan.model, plan.symbols
-    memo: dict[str, sp.Basic] = {}
-
-    def repl(names) -> dict:
-        m = {}
-        for d in names:
-            q = model.quantities[d]
-            if q.is_input:
-                continue
-            value = expand(d)
-            if q.is_bool:
-                m[sp.Eq(symbols[d], 1)] = value
-            m[symbols[d]] = value
-        return m
-
-    def expand(n: str) -> sp.Basic:
-        if n not in memo:
-            m = repl(model.quantities[n].deps)
-            memo[n] = plan.exprs[n].xreplace(m) if m else plan.exprs[n]
-        return memo[n]
-
-    names = [symbols.names[s] for s in expr.free_symbols if s in symbols.names]
-    m = repl(names)
-    return expr.xreplace(m) if m else expr
+    """``expr`` written over inputs only (:func:`planner.symbolic.inline_inputs`)."""
+    return inline_inputs(plan.model, plan.symbols, plan.exprs, expr)
 
 
 def relations(cond: sp.Basic) -> list[sp.Basic]:
@@ -154,7 +130,8 @@ def value_at(expr: sp.Basic, x: sp.Symbol, value: sp.Basic) -> sp.Basic:
     """``expr`` at ``x = value``: exact for rationals, 60 digits for algebraic numbers."""
     if isinstance(value, sp.Rational):
         return expr.xreplace({x: value})
-    return expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)}).evalf(DIGITS - 10)
+    r = expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)})
+    return r if r in (sp.true, sp.false) else r.evalf(DIGITS - 10)
 
 
 ROOT_TOL = 1e-40  # an algebraic candidate is a root when |f| <= ROOT_TOL * (size of f's terms) at 60 digits

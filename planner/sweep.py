@@ -30,6 +30,7 @@ from .errors import PlanError, RangeError, UnknownNameError, suggest
 from .evaluate import CompiledPlan, compile_plan
 from .plan import Origin, Plan, _to_float, format_value
 from .source import Span
+from .symbolic import cone
 from .values import MAX_POINTS, Points, expand, scenarios_for
 
 MAX_DIAGNOSED = 20  # points explained in detail; the rest are counted
@@ -277,14 +278,7 @@ def _at(v, i: int):
 
 def _cone(plan: Plan, names: Sequence[str]) -> set[str]:
     """``names`` and every quantity they use, directly or not."""
-    seen = set(names)
-    stack = list(seen)
-    while stack:
-        for d in plan.model.quantities[stack.pop()].deps:
-            if d not in seen:
-                seen.add(d)
-                stack.append(d)
-    return seen
+    return set(cone(plan.model, names))
 
 
 def _raise_fixed_violation(plan: Plan, scenario, overrides, origins) -> None:

@@ -10,7 +10,7 @@ functions are expanded inline. Booleans referenced by name become
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Mapping, Optional
+from typing import Callable, Iterable, Mapping, Optional, Union
 
 import sympy as sp
 
@@ -192,20 +192,56 @@ def latex(expr: sp.Basic) -> str:
     return sp.latex(expr, symbol_names=names)
 
 
-def inline_inputs(model: Model, symbols: SymbolTable, exprs: dict[str, sp.Basic], name: str) -> sp.Basic:
-    """One quantity written over inputs only (expands just this quantity's cone)."""
+def cone(model: Model, names: Iterable[str]) -> list[str]:
+    """``names`` and every quantity they use, directly or not, dependencies first.
+
+    Walked with a stack, not recursion: a chain of thousands of formulas is fine."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in names:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(model.quantities[root].deps))]
+        while stack:
+            name, deps = stack[-1]
+            d = next((d for d in deps if d not in seen), None)
+            if d is None:
+                stack.pop()
+                order.append(name)
+            else:
+                seen.add(d)
+                stack.append((d, iter(model.quantities[d].deps)))
+    return order
+
+
+def inline_inputs(model: Model, symbols: SymbolTable, exprs: dict[str, sp.Basic],
+                  target: Union[str, sp.Basic]) -> sp.Basic:
+    """A quantity (by name), or any expression over the plan's symbols, written over inputs only.
+
+    Expands just the quantities it uses (its cone), each once and shared, in
+    dependency order, without recursion. A true/false quantity used as a
+    number (``Eq(flag, 1)``, as the converter writes it) becomes its condition.
+    """
+    if isinstance(target, str):
+        if model.quantities[target].is_input:
+            return symbols[target]
+        expr, names = exprs[target], model.quantities[target].deps
+    else:
+        expr = target
+        names = [symbols.names[s] for s in expr.free_symbols if s in symbols.names]
     memo: dict[str, sp.Basic] = {}
 
-    def expand(n: str) -> sp.Basic:
-        if n in memo:
-            return memo[n]
-        q = model.quantities[n]
-        if q.is_input:
-            memo[n] = symbols[n]
-            return memo[n]
-        e = exprs[n]
-        repl = {symbols[d]: expand(d) for d in q.deps if not model.quantities[d].is_input}
-        memo[n] = e.xreplace(repl) if repl else e
-        return memo[n]
+    def replace(e: sp.Basic, deps: Iterable[str]) -> sp.Basic:
+        m: dict[sp.Basic, sp.Basic] = {}
+        for d in deps:
+            if d in memo:
+                if model.quantities[d].is_bool:
+                    m[sp.Eq(symbols[d], 1)] = memo[d]
+                m[symbols[d]] = memo[d]
+        return e.xreplace(m) if m else e
 
-    return expand(name)
+    for n in cone(model, names):
+        if not model.quantities[n].is_input:
+            memo[n] = replace(exprs[n], model.quantities[n].deps)
+    return replace(expr, names)

@@ -120,3 +120,40 @@ def test_cli(cli):
     assert code == 0 and out.startswith("quantity,scenario,input")
     code, _, err = cli("sensitivity", TOKEN_COST, "spedup")
     assert code == 2 and "did you mean `speedup`?" in err
+
+
+# ---- a long chain of formulas: written over its inputs without recursion ---------------------
+
+def test_chain_of_2000_formulas_explain_solve_sensitivity():
+    import sys
+
+    from planner.explain import explain
+    from planner.solve import Solver, adhoc
+    from planner.symbolic import inline_inputs
+
+    n = 2000
+    text = "x0 = 1\n" + "".join(f"x{i} = x{i - 1} + 1\n" for i in range(1, n))
+    plan = planner.loads(text, "chain.plan")
+    last = f"x{n - 1}"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # Python's default; the CLI raises it, a library caller may not
+    try:
+        x0 = plan.symbols["x0"]
+        assert inline_inputs(plan.model, plan.symbols, plan.exprs, last) == x0 + (n - 1)
+        e = explain(plan, last)
+        assert e.in_inputs == f"x0 + {n - 1}" and e.value == str(n)
+        r = Solver(plan).answer(adhoc(plan, "x0", f"{last} = 5000"))
+        assert r.value == 5000 - (n - 1)
+        (row,) = sensitivity(plan, last).rows
+        assert row.input == "x0" and row.elasticity == pytest.approx(1 / n, rel=1e-12)  # d/dx0 = 1, x0 = 1
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_boolean_formulas_are_inlined_as_their_conditions():
+    from planner.symbolic import inline_inputs
+
+    plan = planner.loads("a = 2\nbig = a > 3\ny = if(big, 10, 20)\n", "flag.plan")
+    y = inline_inputs(plan.model, plan.symbols, plan.exprs, "y")
+    a = plan.symbols["a"]
+    assert y.xreplace({a: 5}) == 10 and y.xreplace({a: 1}) == 20
