@@ -30,7 +30,13 @@ The method, in order (the univariate mathematics lives in :mod:`planner.roots`):
    bracketed and refined with mpmath's bracketing solver, and each root is
    re-evaluated exactly. Integer thresholds search upward by doubling when
    the domain has no upper bound.
-4. A closed form over the other inputs is sought once per statement
+4. Constraints whose value depends on the target (its own, or
+   ``ratio < 10`` on ``ratio = x / (1 - x)``) are not asked of its current
+   value but checked at each answer, exactly: roots that break one are left
+   out and named in the notes; when none is left (or an integer threshold
+   breaks one) it is a located :class:`ConstraintError`. The other
+   constraints must hold before solving.
+5. A closed form over the other inputs is sought once per statement
    (``sympy.roots`` on a numerator of degree <= 2, or ``solve`` when the
    target occurs once); it is reported only when it reproduces the answer.
 
@@ -50,14 +56,14 @@ import sympy as sp
 
 from . import ir
 from .errors import (
-    KindError, MultipleRootsError, NoRootError, NotMonotoneError, PlanError,
+    ConstraintError, KindError, Label, MultipleRootsError, NoRootError, NotMonotoneError, PlanError,
     SolveError, UnknownNameError, suggest,
 )
 from .evaluate import compile_plan
 from .model import Quantity
 from .plan import Plan, format_value
 from .source import Source, Span
-from .symbolic import latex, rational
+from .symbolic import cone, latex, rational
 from .roots import (
     DIGITS, GRID, ROOT_TOL, Domain, Run, change_points, degree_of, compile_univariate, exact_number, exact_roots, holds_at, inline,
     integer_runs, integer_runs_numeric, numeric_roots, pieces, relations, residual, tidy, to_float, value_at,
@@ -187,6 +193,7 @@ class Solver:
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self._prepared: dict[int, _Prepared] = {}
+        self._constraint_cache: dict[str, dict[int, sp.Basic]] = {}
 
     # -- entry points --------------------------------------------------------
     def questions(self) -> list[Any]:
@@ -215,16 +222,65 @@ class Solver:
         return self._threshold(prep, q, values, scenario)
 
     def _check_other_inputs(self, target: str, inputs, scenario, overrides, origins) -> None:
-        """The inputs kept fixed must satisfy their constraints (the target's own value does not matter)."""
+        """The inputs kept fixed must satisfy their constraints. Constraints whose value depends on
+        the target (its own, ``ratio < 10`` over ``ratio = x / (1 - x)``) are checked at the answer
+        instead (:meth:`_check_answers`): the target's current value does not matter."""
         raw = self.plan.run_compiled(inputs)
-        broken = [name for i, (name, _) in enumerate(self.plan._constraints)
-                  if not bool(np.all(raw[f"__constraint{i}"]))]
+        dependent = self._dependent(target)
+        broken = [i for i in range(len(self.plan._constraints))
+                  if i not in dependent and not bool(np.all(raw[f"__constraint{i}"]))]
         for name, v in inputs.items():
             q = self.plan.model.quantities[name]
-            if q.integer and not isinstance(v, bool) and (Fraction(v) / q.display.scale).denominator != 1:
+            if name != target and q.integer and not isinstance(v, bool) \
+                    and (Fraction(v) / q.display.scale).denominator != 1:
                 broken.append(name)
-        if any(name != target for name in broken):
+        if broken:
             self.plan.evaluate(scenario, overrides, origins)  # raises the located constraint error
+
+    def _dependent(self, target: str) -> dict[int, sp.Basic]:
+        """The constraints whose condition depends on ``target``, by index in the plan's list,
+        each written over inputs only (computed once per target)."""
+        if target not in self._constraint_cache:
+            plan, found = self.plan, {}
+            for i, (_, c) in enumerate(plan._constraints):
+                used = [n.name for n in ir.walk(c.condition) if isinstance(n, ir.Name)]
+                if target in cone(plan.model, [n for n in used if n in plan.model.quantities]):
+                    found[i] = inline(plan, plan.converter.expr(c.condition))
+            self._constraint_cache[target] = found
+        return self._constraint_cache[target]
+
+    def _check_answers(self, prep: _Prepared, q: Quantity, values: dict, answers: list[sp.Basic], notes: list[str],
+                       scenario) -> list[sp.Basic]:
+        """The answers that keep every constraint depending on the target; the others are named in
+        ``notes``. When none is left, the first one's broken constraint is a located error."""
+        kept, first = [], None
+        dom = Domain.of(q)
+        for value in answers:
+            broken = next((i for i, cond in self._dependent(q.name).items()
+                           if holds_at(cond.xreplace(values), prep.x, value) is not True), None)
+            if broken is None:
+                kept.append(value)
+                continue
+            name, c = self.plan._constraints[broken]
+            shown = format_value(to_float(value) / float(dom.scale), dom.unit)
+            owner = self.plan.model.quantities[name]
+            at = ""
+            if name != q.name and not owner.is_bool:
+                v = value_at(inline(self.plan, self.plan.symbols[name]).xreplace(values), prep.x, value)
+                at = f", `{name}` = {format_value(to_float(v) / float(owner.display.scale), owner.unit_text)}"
+            text = " ".join(c.condition.span.text.split())
+            notes.append(f"{q.name} = {shown} breaks the constraint `{text}` (line {c.span.line}{at}): left out")
+            first = first or (value, c, shown, text, at)
+        if not kept:
+            value, c, shown, text, at = first
+            raise ConstraintError(
+                f"constraint violated at the answer: `{text}` does not hold at `{q.name}` = {shown}"
+                + (f" ({at[2:]})" if at else ""), c.span, label="this constraint",
+                labels=[Label(prep.stmt.condition.span, f"solved for `{q.name}` here")],
+                notes=_scenario_note(scenario),
+                hint=f"no `{q.name}` that answers the question keeps this constraint; check the inputs or the "
+                     "constraint")
+        return kept
 
     # -- preparation -------------------------------------------------------------
     def _prepare(self, stmt: ir.Solve) -> _Prepared:
@@ -323,13 +379,16 @@ class Solver:
             raise self._interval_of_roots(prep, q, dom, intervals, candidates is None, scenario)
         if not roots:
             raise self._no_root(prep, q, values, scenario)
+        left_out: list[str] = []
+        roots = self._check_answers(prep, q, values, roots, left_out, scenario)
+        notes += left_out
         if len(roots) > 1:
             shown = ", ".join(format_value(to_float(r) / float(dom.scale), dom.unit) for r in roots)
             err = MultipleRootsError(
                 f"`{_text(stmt.condition)}` has {len(roots)} roots for `{q.name}` in {dom.text()}: {shown}",
                 stmt.condition.span, label="several solutions",
                 hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains",
-                notes=_scenario_note(scenario))
+                notes=left_out + _scenario_note(scenario))
             err.roots = [to_float(r) for r in roots]  # type: ignore[attr-defined]
             raise err
         root = roots[0]
@@ -447,6 +506,8 @@ class Solver:
                 if (lo is not None and nxt < lo) or (hi is not None and nxt > hi) or not holds(nxt):
                     break
                 n = nxt
+        notes: list[str] = []
+        self._check_answers(prep, q, values, [sp.Integer(n) * scale], notes, scenario)
         at_n = holds(n)
         neighbor = n - 1 if stmt.mode == "min" else n + 1
         inside = (lo is None or neighbor >= lo) and (hi is None or neighbor <= hi)
@@ -461,7 +522,6 @@ class Solver:
             exact=True, holds=True, neighbor=float(neighbor), neighbor_holds=at_neighbor)
         value = sp.Integer(n) * scale
         form, boundary = self._integer_form(prep, values, n, scale, cond)
-        notes = []
         if at_neighbor is None:
             notes.append(f"the condition already holds at the {'lower' if stmt.mode == 'min' else 'upper'} "
                          f"end of the domain ({dom.text()})")

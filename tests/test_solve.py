@@ -460,3 +460,61 @@ solve p where x = 21 for a=a2, b=b2
     assert [r.scenario for r in runs["maximize x"]] == ["a1/b1"] and runs["maximize x"][0].display_value == 2
     (r,) = runs["solve p"]
     assert r.scenario == "a2/b2" and r.value == 3  # 3 * 7 = 21
+
+
+# ---- constraints on formulas that depend on the target: skipped before, checked at the answer ----
+
+RATIO = "x = {x} where 0 <= x < 1\nratio = x / (1 - x) where ratio < 10\n"
+
+
+def test_answer_that_breaks_a_formula_constraint_is_a_located_error():
+    from planner.errors import ConstraintError
+
+    plan = planner.loads(RATIO.format(x=0.5), "ratio.plan")
+    with pytest.raises(ConstraintError) as info:
+        Solver(plan).answer(adhoc(plan, "x", "ratio = 15"))  # x = 15/16 makes ratio 15
+    err = info.value
+    assert err.span.text == "ratio < 10" and err.span.line == 2
+    assert "0.9375" in err.message and "15" in err.message
+
+
+def test_current_value_of_the_target_may_break_a_constraint_that_depends_on_it():
+    plan = planner.loads(RATIO.format(x=0.95), "ratio.plan")  # ratio = 19 as written
+    r = Solver(plan).answer(adhoc(plan, "x", "ratio = 3"))
+    assert r.value == 0.75  # 0.75 / 0.25 = 3
+
+
+def test_roots_that_break_a_constraint_are_left_out_and_named():
+    plan = planner.loads("p = 3 where p > 0\nbig = 10 * p where big < 40\ny = (p - 2) * (p - 6)\n", "p.plan")
+    r = Solver(plan).answer(adhoc(plan, "p", "y = 0"))
+    assert r.value == 2 and r.roots == (2.0,)
+    assert any("p = 6" in n and "big < 40" in n for n in r.notes)
+
+
+def test_own_condition_of_the_target_is_checked_at_the_answer():
+    from planner.errors import ConstraintError
+
+    plan = planner.loads("x = 3 where x * x < 10\ny = 2 * x\n", "own.plan")
+    with pytest.raises(ConstraintError):
+        Solver(plan).answer(adhoc(plan, "x", "y = 8"))  # x = 4: 16 < 10 fails
+    assert Solver(plan).answer(adhoc(plan, "x", "y = 6")).value == 3
+
+
+def test_integer_threshold_checks_constraints_at_the_answer():
+    from planner.errors import ConstraintError
+
+    text = "n = {n} where integer, n >= 0\ncost = 10 * n where cost <= 50\n"
+    plan = planner.loads(text.format(n=3), "n.plan")
+    with pytest.raises(ConstraintError) as info:
+        Solver(plan).answer(adhoc(plan, "n", "n * n >= 49", "min"))  # 7: cost 70
+    assert info.value.span.text == "cost <= 50"
+    plan = planner.loads(text.format(n=6), "n.plan")  # cost 60 as written: the question still runs
+    assert Solver(plan).answer(adhoc(plan, "n", "n * n >= 4", "min")).value == 2
+
+
+def test_constraint_broken_by_another_input_still_refuses():
+    from planner.errors import ConstraintError
+
+    plan = planner.loads("a = 5\nx = 0.5\nr = a * x where a < 3\n", "other.plan")
+    with pytest.raises(ConstraintError):
+        Solver(plan).answer(adhoc(plan, "x", "r = 1"))
