@@ -629,6 +629,18 @@ class Analyzer:
                 if t is not None and (t.is_bool or t.const is None):
                     self.sink.add(KindError("a tolerance must be a constant such as `0.1%` or `0.01 ms`",
                                             c.tolerance.span))
+                elif t is not None and not _relative(c.tolerance) and isinstance(c.condition, ir.Compare):
+                    # an absolute tolerance is in the compared values' unit (`within 0.05 GB`)
+                    compared = self._infer(c.condition.operands[0], dict(answers))
+                    if compared is not None and not compared.is_bool and not same_dim(t, compared):
+                        self.sink.add(UnitError(
+                            f"the tolerance is {dim_text(t)} but the compared values are {dim_text(compared)}",
+                            c.tolerance.span, label=dim_text(t),
+                            hint="an absolute tolerance is in the compared values' unit (`within "
+                                 + (f"{_example_text(c.tolerance)} {example_unit(compared.dim)}"
+                                    if compared.dim is not None and not compared.dim.dimensionless
+                                    else _example_text(c.tolerance))
+                                 + "`); a relative one is in % or ppm (`within 1%`)"))
             picks(c.scenarios)
 
     def answer_types(self, model: Model) -> dict[str, Type]:
@@ -695,6 +707,19 @@ class Analyzer:
             self.sink.add(ScenarioError(f"axis `{p.axis}` has no scenario `{p.name}`", p.span,
                                         hint=f"did you mean `{guess}`?" if guess else
                                         "choices: " + ", ".join(model.axes[p.axis])))
+
+
+def _relative(tol: ir.Expr) -> bool:
+    """A tolerance written in % or ppm is relative to the expected value."""
+    lit = tol.operand if isinstance(tol, ir.Neg) else tol
+    return isinstance(lit, ir.Number) and lit.unit is not None and lit.unit.text in ("%", "ppm")
+
+
+def _example_text(tol: ir.Expr) -> str:
+    lit = tol.operand if isinstance(tol, ir.Neg) else tol
+    if isinstance(lit, ir.Number):
+        return format(float(lit.value), "g")
+    return "..."
 
 
 def _input_literal(node: ir.Expr, quantities) -> ir.Expr:
