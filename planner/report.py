@@ -25,6 +25,7 @@ Filters for Markdown (documented in the README):
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from functools import update_wrapper
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
@@ -257,6 +258,36 @@ def _environment(loader: _Loader) -> _Environment:
 
 # ---- rendering ------------------------------------------------------------------------
 
+RENDER_SECONDS = 60  # CPU is a budget too: `{% for i in range(10**5) %}{% for j in range(10**5) %}`
+
+
+class _TooSlow(Exception):
+    """A template that renders for longer than RENDER_SECONDS."""
+
+
+@contextmanager
+def _time_limit(seconds: float):
+    """Stop a render after ``seconds`` (a SIGALRM timer; only in the main
+    thread of a platform that has one, elsewhere unlimited)."""
+    import signal
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum, frame):
+        raise _TooSlow(f"the template ran for more than {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def render(view: Mapping[str, Any], template: Optional[str] = None) -> str:
     """Render the view model with the shipped template or a user's template file.
 
@@ -271,14 +302,15 @@ def render(view: Mapping[str, Any], template: Optional[str] = None) -> str:
         loader, name = _Loader(path.parent), path.name
     env = _environment(loader)
     try:
-        text = env.get_template(name).render(view)
+        with _time_limit(RENDER_SECONDS):
+            text = env.get_template(name).render(view)
     except TemplateSyntaxError as exc:
         raise _located(loader, exc, exc.filename, exc.lineno, f"template syntax error: {exc.message}") from None
     except TemplateNotFound as exc:
         raise TemplateError(f"template not found: {exc.name}", _traceback_span(loader, exc)) from None
     except Exception as exc:  # noqa: BLE001 - only errors raised inside the template
         where = _template_frame(loader, exc)
-        if where is None and isinstance(exc, _TooBig):  # the output as a whole, no one line to blame
+        if where is None and isinstance(exc, (_TooBig, _TooSlow)):  # no one line to blame
             raise _located(loader, exc, None, None, f"the output of {name}: {exc}") from None
         if where is None:
             raise
@@ -290,6 +322,8 @@ def render(view: Mapping[str, Any], template: Optional[str] = None) -> str:
 
 
 def _describe(exc: BaseException) -> str:
+    if isinstance(exc, _TooSlow):
+        return f"the template went past a limit: {exc}"
     if isinstance(exc, _TooBig):
         return f"the template went past a limit: {exc}"
     if isinstance(exc, SecurityError):

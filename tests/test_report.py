@@ -411,3 +411,15 @@ def test_report_into_a_folder_named_with_a_trailing_slash(tmp_path, capsys):
     capsys.readouterr()
     assert (tmp_path / "reports" / "token_cost.md").is_file()
     assert not (tmp_path / "reports").is_file()
+
+
+def test_a_template_that_runs_too_long_is_stopped(tmp_path, monkeypatch):
+    import planner.report as report
+    from planner.errors import TemplateError
+
+    monkeypatch.setattr(report, "RENDER_SECONDS", 0.5)
+    path = tmp_path / "slow.j2"
+    path.write_text("ok\n{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n")
+    with pytest.raises(TemplateError, match="ran for more than 0.5 s") as info:
+        report.render({}, str(path))
+    assert "slow.j2:2:" in str(info.value)
