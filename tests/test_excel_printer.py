@@ -55,7 +55,7 @@ CASES = [
     (x ** 2, "x^2"),
     (x ** -2, "1/x^2"),
     (1 / x, "1/x"),
-    (x ** (-y), "x^(-y)"),
+    (x ** (-y), "IF((-y)*LN(ABS(x)+1E-300)<-708,0,x^(-y))"),  # 0 below the smallest double
     (sp.sqrt(x), "SQRT(x)"),
     (1 / sp.sqrt(x), "1/SQRT(x)"),
     (x ** sp.Rational(1, 3), "x^(1/3)"),
@@ -64,12 +64,15 @@ CASES = [
     (-x ** 2, "-(x^2)"),
     (-x * y, "-(x*y)"),
     (-(x + y), "-x-y"),
-    (a ** b ** c, "a^(b^c)"),
-    ((a ** b) ** c, "(a^b)^c"),
+    (a ** b ** c, "IF(IF(c*LN(ABS(b)+1E-300)<-708,0,b^c)*LN(ABS(a)+1E-300)<-708,0,"
+                  "a^IF(c*LN(ABS(b)+1E-300)<-708,0,b^c))"),
+    ((a ** b) ** c, "IF(c*LN(ABS(IF(b*LN(ABS(a)+1E-300)<-708,0,a^b))+1E-300)<-708,0,"
+                    "IF(b*LN(ABS(a)+1E-300)<-708,0,a^b)^c)"),
     (sp.Pow(-a - b, 3), "(-a-b)^3"),
     (sp.Pow(-a, sp.Rational(1, 3)), "(-a)^(1/3)"),
     ((x + y) ** 2, "(x+y)^2"),
-    (2 ** x, "2^x"),
+    (2 ** x, "IF(x*LN(2)<-708,0,2^x)"),
+    (-a ** b, "-IF(b*LN(ABS(a)+1E-300)<-708,0,a^b)"),
     # functions
     (sp.Max(x, y, c), "MAX(c,x,y)"),
     (sp.Min(x, y), "MIN(x,y)"),

@@ -129,6 +129,94 @@ check best == 4
 """
 
 
+# The acceptance tester's MoE plan: at the bisection's far end (batch 6968) 0.75^batch is below the
+# smallest double, which LibreOffice's ^ reports as #NUM! (numpy and Excel give 0).
+MOE = """title "MoE decode bound: active vs total parameters"
+note "Mixtral-8x7B-like model; expert routing assumed uniform and independent per token."
+
+import "hardware/h100_sxm.plan" as h100
+import "hardware/mi300x.plan" as mi300x
+from "llm/roofline.plan" import kv_bytes_per_token
+
+experts        = 8        "experts per MoE layer"      where integer, experts >= 1
+top_k          = 2        "experts per token"          where integer, top_k >= 1
+expert_params  = 45.1e9   "parameters in all experts"  where expert_params > 0
+shared_params  = 1.6e9    "attention, embeddings, router"
+layers         = 32
+kv_heads       = 8
+head_dim       = 128
+context        = 4096 token
+batch          = 1        "sequences decoded together" where integer, batch >= 1
+
+bits_per_weight = 16 bit
+hbm_bandwidth   = 3.35 TB/s   [assumption]
+peak_flops      = 989.4 TFLOP/s [assumption]
+
+total_params   = shared_params + expert_params
+active_params  = shared_params + expert_params * top_k / experts
+touched        = 1 - (1 - top_k / experts) ^ batch    "expected fraction of experts read per step"
+bytes_read     = (shared_params + expert_params * touched) * bits_per_weight -> GB
+kv_per_seq     = kv_bytes_per_token(layers, kv_heads, head_dim) * context -> GiB
+memory_time    = (bytes_read + batch * kv_per_seq) / hbm_bandwidth -> ms
+compute_time   = 2 * active_params * batch / peak_flops -> ms
+step_time      = max(memory_time, compute_time) -> ms  [lower bound] [headline]
+dense_equiv    = total_params * bits_per_weight / hbm_bandwidth -> ms "if every expert were read"
+throughput     = batch / step_time -> token/s  [headline]
+compute_bound  = compute_time >= memory_time
+
+axis gpu {
+    h100   { hbm_bandwidth = h100.hbm_bandwidth, peak_flops = h100.peak_bf16_dense }
+    mi300x { hbm_bandwidth = mi300x.hbm_bandwidth, peak_flops = mi300x.peak_bf16_dense }
+}
+axis ctx {
+    short { context = 256 token }
+    long  { context = 4096 token }
+}
+axis precision {
+    bf16 { bits_per_weight = 16 bit }
+    fp8  { bits_per_weight = 8 bit }
+}
+
+check active_params == 12.875e9
+check total_params == 46.7e9
+check step_time ~= 7.8468 ms in gpu=h100, precision=bf16, ctx=long
+check step_time ~= 4.0035 ms in gpu=h100, precision=fp8, ctx=long
+check step_time ~= 4.9598 ms in gpu=mi300x, precision=bf16, ctx=long
+check step_time ~= 26.467 ms with batch = 8 in gpu=h100, precision=bf16, ctx=long
+check dense_equiv ~= 27.881 ms in gpu=h100, precision=bf16
+
+sweep batch in 1..1024 times 2 show touched, step_time, throughput for gpu=h100
+solve min batch where compute_bound for ctx=short as crossover
+maximize throughput over batch in [1, 2, 4, 8, 16, 32, 64] as best_batch
+check crossover == 1742 in gpu=h100, precision=bf16, ctx=short
+check crossover == 871 in gpu=h100, precision=fp8, ctx=short
+check crossover == 1319 in gpu=mi300x, precision=bf16, ctx=short
+check crossover == 660 in gpu=mi300x, precision=fp8, ctx=short
+check best_batch == 64 in gpu=h100, precision=bf16, ctx=long
+check best_batch.value ~= 1678.15 token/s in gpu=h100, precision=bf16, ctx=long
+check compute_bound with batch = crossover for ctx=short
+"""
+
+# Formulas that overflow or underflow at the ends of a search: the answers are planner's, the
+# probes where a formula has no value fall on the side planner's answer puts them.
+EXTREMES = """
+x = 1 where x > 0
+y = x * exp(x)
+solve x where y = 5
+w = 1 where w > 0
+v = exp(1 / w) - w
+solve w where v = 3
+m = 1 where integer
+solve min m where exp(m / 100) + m >= 1e300
+solve max m where exp(m / 100) + m <= 1e300
+n = 2000 where integer, n >= 1
+p = 0.5 ^ n
+q = 1 - p
+check p == 0
+check q == 1
+"""
+
+
 @dataclass
 class Item:
     """One exported workbook: the plan, the writer's layout, the edits made in it."""
@@ -235,6 +323,8 @@ def lo(tmp_path_factory):
     items["features"] = export(loads(FEATURES, "features.plan"), work / "features.xlsx")
     items["long"] = export(loads(LONG, "long.plan"), work / "long.xlsx")
     items["constrained"] = export(loads(CONSTRAINED, "constrained.plan"), work / "constrained.xlsx")
+    items["moe"] = export(loads(MOE, "moe.plan"), work / "moe.xlsx")
+    items["extremes"] = export(loads(EXTREMES, "extremes.plan"), work / "extremes.xlsx")
     items["article_edited"] = edit(items["article"], work / "article_edited.xlsx",
                                    {"hbm_bandwidth": 3.35, "draft_cost": 0.2, "bits_per_weight": 8})
     items["features_edited"] = edit(items["features"], work / "features_edited.xlsx",
@@ -350,7 +440,7 @@ def test_every_shipped_sheet_recalculates_to_planners_values(lo, stem):
 
 
 @pytest.mark.parametrize("name", ["article", "features", "long", "constrained", "article_edited",
-                                  "features_edited"])
+                                  "features_edited", "moe", "extremes"])
 def test_workbook_recalculates_to_planners_values(lo, name):
     assert verify(lo["items"][name]) > 0
 
@@ -444,3 +534,31 @@ def test_text_from_the_plan_stays_text_after_recalculation(lo):
     assert "=1+1 is a doc that starts with =" in texts
     assert "-a doc that starts with a minus" in texts and "+a doc that starts with a plus" in texts
     assert "@tag" in texts
+
+
+def solve_answers(item: Item) -> dict:
+    """(question text, scenario) -> the Solve sheet's recalculated answer."""
+    return {(" ".join(stmt.span.text.split()), ctx.scenario): item.values["Solve"][where].value
+            for stmt, ctx, where in item.book.solve_cells if not ctx.overrides}
+
+
+def test_moe_crossover_survives_underflow_at_the_bisections_far_end(lo):
+    item = lo["items"]["moe"]
+    got = solve_answers(item)
+    question = "solve min batch where compute_bound for ctx=short as crossover"
+    assert {s: v for (q, s), v in got.items() if q == question} == {
+        "h100/short/bf16": 1742, "h100/short/fp8": 871, "mi300x/short/bf16": 1319, "mi300x/short/fp8": 660}
+    checks = item.values["Checks"]
+    assert all(checks[where].value is True for _, _, where in item.book.check_cells)
+
+
+def test_overflow_and_underflow_at_the_ends_of_a_search(lo):
+    item = lo["items"]["extremes"]
+    got = solve_answers(item)
+    assert got[("solve x where y = 5", None)] == pytest.approx(1.326724665, rel=1e-9)  # x e^x = 5
+    assert got[("solve w where v = 3", None)] == pytest.approx(0.7557008657, rel=1e-9)
+    assert got[("solve min m where exp(m / 100) + m >= 1e300", None)] == 69078  # ceil(100 ln 1e300)
+    assert got[("solve max m where exp(m / 100) + m <= 1e300", None)] == 69077
+    wb, names = item.values, item.book.names
+    sheet, coord = next(wb.defined_names[names["p"]].destinations)
+    assert wb[sheet][coord.replace("$", "")].value == 0  # 0.5^2000 underflows to 0, as in planner

@@ -17,6 +17,9 @@ Excel's grammar differs from Python's where it matters:
   floor, ``-INT(-(x))`` for ceiling (not ``CEILING.MATH``), ``LN``, ``EXP``,
   ``SQRT``, ``ABS``, ``SIGN``, ``MOD``, ``MAX``, ``MIN``, ``IF``, ``AND``,
   ``OR``, ``NOT``; no ``LET`` or ``LAMBDA``;
+* a power with a variable exponent is 0 where it falls below the smallest
+  double (``IF(n*LN(0.5)<-708,0,0.5^n)``): numpy gives 0 there,
+  LibreOffice's ``^`` gives ``#NUM!``;
 * numeric literals are exact to 15 significant digits (Excel's precision);
   other rationals are written as a quotient (``1/3``).
 
@@ -118,7 +121,9 @@ class ExcelPrinter(CodePrinter):
         if isinstance(e, sp.Pow):
             if e.exp == sp.S.Half:
                 return ATOM
-            return MUL if e.exp.is_Number and e.exp < 0 else POW
+            if not e.exp.is_Number:
+                return ATOM  # the underflow guard is an IF(...)
+            return MUL if e.exp < 0 else POW
         if isinstance(e, sp.ceiling):
             return NEG
         if isinstance(e, (sp.Equality, sp.Unequality)) and self._bool_ref(e) is not None:
@@ -206,7 +211,16 @@ class ExcelPrinter(CodePrinter):
             inverse = base if exp == -1 else sp.Pow(base, -exp)
             return "1/" + self.wrap(inverse, MUL)
         # Excel: ^ is left-associative and looser than unary minus.
-        return self.wrap(base, POW) + "^" + self.wrap(exp, POW)
+        power = self.wrap(base, POW) + "^" + self.wrap(exp, POW)
+        if exp.is_Number:
+            return power
+        # A power whose exponent moves can fall below the smallest double: numpy gives 0,
+        # LibreOffice's ^ gives #NUM!. Where ln|result| < -708 (below 3.3E-308) the answer is 0.
+        if base.is_Number and base > 0:
+            log = f"LN({self._print(base)})"
+        else:
+            log = f"LN(ABS({self._print(base)})+1E-300)"  # a zero base: 0 for a positive exponent
+        return f"IF({self.wrap(exp, MUL)}*{log}<-708,0,{power})"
 
     # ---- functions ----------------------------------------------------------------
     def _print_Function(self, e) -> str:

@@ -34,7 +34,7 @@ from ..errors import PlanError
 from ..roots import Domain
 from ..solve import _objective_unit  # the optimum's display unit, as planner solve shows it
 from ..symbolic import rational
-from .printer import UnsupportedFormula
+from .printer import UnsupportedFormula, number
 from .tables import MAX_SWEEP_ROWS, ROW, LiveTable, Output, sheet_title
 from .writer import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
                      put_text, sheet_ref, widths)
@@ -185,14 +185,22 @@ def _halvings(lo: float, hi: float, answer: float) -> int:
 
 
 def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic) -> None:
-    """Bisection on lhs - rhs over the domain; columns lo, hi, then the table (midpoint, f)."""
+    """Bisection on lhs - rhs over the domain; columns lo, hi, then the table (midpoint, f).
+
+    A probe where the formulas have no value in the engine (``EXP`` overflows,
+    LibreOffice's ``^`` underflows; numpy gives inf or 0) is put on the side of
+    planner's answer it lies on, so only a domain whose ends do not bracket a
+    root gives ``#N/A``.
+    """
     q = book.q[r.target]
     ends = Domain.of(q).sample(r.value)  # the ends of the domain planner.solve searches
     lo, hi = float(ends[0]), float(ends[-1])
     scale = float(q.display.scale)
     n = _halvings(lo, hi, r.value)
     top = _block(book, work, state, f"bisection: {' '.join(stmt.span.text.split())} [{ctx.label}]")
-    put_text(work, top - 1, 1, f"{n} halvings of the domain; the first two rows are its ends", NOTE_FONT)
+    put_text(work, top - 1, 1, f"{n} halvings of the domain; the first two rows are its ends; a point where the "
+             f"formulas have no value counts as lying on its side of planner's answer ({r.display_value:.15g})",
+             NOTE_FONT)
     table = LiveTable(book, work, ctx, [stmt.target], [Output("lhs - rhs", f)], top, left=3)
     for col, label in ((1, "lo"), (2, "hi")):
         put_text(work, top, col, label, HEADER_FONT)
@@ -204,13 +212,24 @@ def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic)
     start = first + 2
     put_formula(work, start, 1, f"={x}{first}")
     put_formula(work, start, 2, f"={x}{first + 1}")
+    answer = number(r.display_value)
+
+    def low_side(at: str, value: str, sign: str) -> str:
+        """TRUE when the probe ``at`` lies on the low end's side of the root."""
+        return f"IFERROR(SIGN({value})={sign},{at}<{answer})"
+
+    # the sign on the low end's side: f there, else the opposite of f at the high end
+    sign = f"IFERROR(SIGN(${fx}${first}),-SIGN(${fx}${first + 1}))"
     for k in range(start + 1, table.last + 1):
-        same = f"SIGN({fx}{k - 1})=SIGN(${fx}${first})"
-        put_formula(work, k, 1, f"=IF({same},{x}{k - 1},IF({fx}{k - 1}=0,{x}{k - 1},A{k - 1}))")
-        put_formula(work, k, 2, f"=IF({same},B{k - 1},{x}{k - 1})")
-    last = table.last
-    ends = f"SIGN({_ref(work, fx, first)})=SIGN({_ref(work, fx, first + 1)})"
-    put_formula(ws, row, 3, f"=IF({ends},NA(),{_ref(work, x, last)})", "General")
+        side = low_side(f"{x}{k - 1}", f"{fx}{k - 1}", sign)
+        moves = f"OR({side},IFERROR({fx}{k - 1}=0,FALSE))"  # a zero closes the bracket
+        put_formula(work, k, 1, f"=IF({moves},{x}{k - 1},A{k - 1})")
+        put_formula(work, k, 2, f"=IF({side},B{k - 1},{x}{k - 1})")
+    f_lo, f_hi = _ref(work, fx, first), _ref(work, fx, first + 1)
+    sign = f"IFERROR(SIGN({f_lo}),-SIGN({f_hi}))"
+    ends = (f"{low_side(_ref(work, x, first), f_lo, sign)}="
+            f"{low_side(_ref(work, x, first + 1), f_hi, sign)}")
+    put_formula(ws, row, 3, f"=IF({ends},NA(),{_ref(work, x, table.last)})", "General")
     _end(state, table)
 
 
@@ -261,7 +280,8 @@ def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond
     steps = max(2, math.ceil(math.log2(abs(good0 - bad0) + 1)) + 2)
     top = _block(book, work, state, f"integer bisection: {' '.join(stmt.span.text.split())} [{ctx.label}]")
     put_text(work, top - 1, 1, f"{steps} halvings between {bad0} (fails or outside) and {good0} (must hold); "
-             "the first row checks that end", NOTE_FONT)
+             "the first row checks that end; where the condition has no value (a formula overflows or "
+             f"underflows) it counts as holding on planner's side of {n}", NOTE_FONT)
     table = LiveTable(book, work, ctx, [stmt.target], [Output("holds", cond, is_bool=True)], top, left=3)
     for col, label in ((1, "good"), (2, "bad")):
         put_text(work, top, col, label, HEADER_FONT)
@@ -272,11 +292,18 @@ def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond
     table.fill(rows)
     work.cell(row=first + 1, column=1, value=good0)
     work.cell(row=first + 1, column=2, value=bad0)
+    side = ">=" if stmt.mode == "min" else "<="
+
+    def holds(at: str, value: str) -> str:
+        return f"IFERROR({value},{at}{side}{n})"
+
     for k in range(first + 2, table.last + 1):
         done = f"ABS(A{k - 1}-B{k - 1})<=1"
-        put_formula(work, k, 1, f"=IF({done},A{k - 1},IF({c}{k - 1},{x}{k - 1},A{k - 1}))")
-        put_formula(work, k, 2, f"=IF({done},B{k - 1},IF({c}{k - 1},B{k - 1},{x}{k - 1}))")
-    put_formula(ws, row, 3, f"=IF(NOT({_ref(work, c, first)}),NA(),{_ref(work, 'A', table.last)})", "General")
+        h = holds(f"{x}{k - 1}", f"{c}{k - 1}")
+        put_formula(work, k, 1, f"=IF({done},A{k - 1},IF({h},{x}{k - 1},A{k - 1}))")
+        put_formula(work, k, 2, f"=IF({done},B{k - 1},IF({h},B{k - 1},{x}{k - 1}))")
+    end = holds(_ref(work, x, first), _ref(work, c, first))
+    put_formula(ws, row, 3, f"=IF(NOT({end}),NA(),{_ref(work, 'A', table.last)})", "General")
     _end(state, table)
 
 
