@@ -84,7 +84,7 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
 
 def sweep_groups(analysis: Analysis) -> list[tuple[str, list]]:
     """(title, results per scenario) for each sweep statement, in file order."""
-    return [(" ".join(stmt.span.text.split()), results) for stmt, results in analysis.sweeps]
+    return [(stmt.span.flat, results) for stmt, results in analysis.sweeps]
 
 
 def workbook_output(analysis: Analysis, name: str) -> Output:
@@ -191,7 +191,7 @@ def solve_lines(analysis: Analysis) -> list[str]:
                 parts.append(where + format_value(r.display_value, r.unit)
                              + (f" (optimum {format_value(r.optimum_display, r.optimum_unit)})"
                                 if r.optimum_display is not None else ""))
-        lines.append(f"{' '.join(stmt.span.text.split())}: {', '.join(parts)}")
+        lines.append(f"{stmt.span.flat}: {', '.join(parts)}")
     if lines:
         lines.insert(0, "")
     return lines

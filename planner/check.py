@@ -94,7 +94,7 @@ class Analyzer:
             if decl.name in self.units.declared:
                 first = self.units.declared[decl.name]
                 if first.span.source is not decl.span.source and \
-                        " ".join(first.span.text.split()) == " ".join(decl.span.text.split()):
+                        first.span.flat == decl.span.flat:
                     continue  # the same declaration reached through an import
                 self.sink.add(DuplicateError(f"unit `{decl.name}` is declared twice", decl.name_span,
                                              labels=[Label(first.name_span, "first declared here")]))
@@ -544,7 +544,7 @@ class Analyzer:
             raise UnitError(
                 f"`{o.name}` is written in {q.unit_text}, so a bare number is ambiguous", o.expr.span,
                 label="no unit", labels=[Label(q.definition.expr.span, f"written in {q.unit_text}")],
-                hint="give the unit: `" + " ".join(o.expr.span.text.split())
+                hint="give the unit: `" + o.expr.span.flat
                      + ("" if q.unit_text == "%" else " ") + f"{q.unit_text}`")
         if not same_dim(t, Type("num", q.dim)):
             raise UnitError(

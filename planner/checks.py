@@ -41,7 +41,7 @@ class CheckResult:
 
     @property
     def text(self) -> str:
-        return " ".join(self.check.span.text.split())
+        return self.check.span.flat
 
     @property
     def location(self) -> str:
@@ -199,12 +199,12 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
         origins = {}
         from_answers = {}  # `with x = ALIAS`: set per scenario from the answer
         for o in check.overrides:
-            origins[o.name] = Origin(f"`with {o.name} = {' '.join(o.expr.span.text.split())}`", o.span)
+            origins[o.name] = Origin(f"`with {o.name} = {o.expr.span.flat}`", o.span)
             if answers is not None and isinstance(o.expr, ir.Name) and o.expr.name in answers:
                 from_answers[o.name] = o.expr.name
                 continue
             overrides[o.name] = plan.analyzer.override_value(o, plan.model.quantities, "`with`", report=False)
-        shown_overrides = {o.name: " ".join(o.expr.span.text.split()) for o in check.overrides}
+        shown_overrides = {o.name: o.expr.span.flat for o in check.overrides}
         scenarios = check_scenarios(plan, check)
         compiled = _CompiledCheck(plan, check, answers.types if answers is not None else None)
         scale, unit = display_unit(plan, check, answers)
@@ -267,7 +267,7 @@ def tolerance_of(plan: Plan, check: ir.Check, scale: Fraction, unit: str) -> Tol
         lit = literal_of(tol_expr)
         tol = abs(plan.analyzer.infer_strict(tol_expr).const)
         if lit is not None and lit.unit is not None and lit.unit.text in RELATIVE_UNITS:
-            return Tolerance("relative", tol, 1e-12, f"within {' '.join(tol_expr.span.text.split())}")
+            return Tolerance("relative", tol, 1e-12, f"within {tol_expr.span.flat}")
         return Tolerance("absolute", tol, 1e-12, f"± {format_value(float(tol / scale), unit)}")
     if cond.ops[0] is ir.CmpOp.APPROX:
         lit = literal_of(cond.operands[1]) or literal_of(cond.operands[0])

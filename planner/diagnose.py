@@ -164,4 +164,4 @@ def _cmp(op: ir.CmpOp, a, b) -> bool:
 
 
 def _text(e: ir.Expr) -> str:
-    return " ".join(e.span.text.split())
+    return e.span.flat

@@ -79,7 +79,7 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         scenario=scenario,
         inputs=inputs,
         used_by=used_by,
-        constraints=[" ".join(c.span.text.split()) for c in q.definition.constraints],
+        constraints=[c.span.flat for c in q.definition.constraints],
         scaled=any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream_inputs(plan, name)]),
     )
 

@@ -77,7 +77,7 @@ class Quantity:
     @property
     def formula(self) -> str:
         """The formula as the user wrote it."""
-        return " ".join(self.definition.expr.span.text.split())
+        return self.definition.expr.span.flat
 
 
 @dataclass

@@ -53,7 +53,7 @@ def quantity_meta(plan: Plan, name: str) -> dict[str, Any]:
         "line": q.definition.span.line,
     }
     if q.is_input:
-        meta["constraints"] = [" ".join(c.span.text.split()) for c in q.definition.constraints]
+        meta["constraints"] = [c.span.flat for c in q.definition.constraints]
     return meta
 
 

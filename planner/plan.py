@@ -23,7 +23,7 @@ import numpy as np
 from . import ir
 from .check import analyze
 from .diagnose import diagnose
-from .errors import ConstraintError, EvaluationError, Label, OverrideError, PlanError, ScenarioError, UsageError, suggest
+from .errors import ConstraintError, Label, OverrideError, PlanError, ScenarioError, UsageError, suggest
 from .evaluate import CompiledPlan, compile_plan
 from .lower import lower, lower_expr
 from .model import Model, Quantity
@@ -254,7 +254,7 @@ class Plan:
             ok = raw[f"__constraint{i}"]
             if not bool(np.all(ok)):
                 q = self.model.quantities[name]
-                errors.append(self._violation(ev, q, "condition", f"`{' '.join(c.condition.span.text.split())}` does not hold", c))
+                errors.append(self._violation(ev, q, "condition", f"`{c.condition.span.flat}` does not hold", c))
         if errors:
             if len(errors) == 1:
                 raise errors[0]

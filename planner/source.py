@@ -51,6 +51,11 @@ class Span:
     def text(self) -> str:
         return self.source.text[self.start:self.end]
 
+    @property
+    def flat(self) -> str:
+        """The source text on one line, runs of white space as one space (for messages and tables)."""
+        return " ".join(self.text.split())
+
     def location(self) -> str:
         line, col = self.source.position(self.start)
         return f"{self.source.name}:{line}:{col}"

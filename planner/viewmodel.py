@@ -178,7 +178,7 @@ def _scenarios(analysis: Analysis) -> list[dict]:
                 q = plan.quantities[o.name]
                 overrides.append({"name": o.name, "value": show(ev.display(o.name), q.unit_text),
                                   "number": number(ev.display(o.name)), "unit": q.unit_text,
-                                  "written": " ".join(o.expr.span.text.split())})
+                                  "written": o.expr.span.flat})
         out.append({
             "name": ev.label,
             "doc": s.scenario.doc if s is not None else None,
@@ -216,7 +216,7 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
     }
     if q.is_input:
         d["latex"] = latex(plan.symbols[name])
-        d["constraints"] = [" ".join(c.span.text.split()) for c in q.definition.constraints]
+        d["constraints"] = [c.span.flat for c in q.definition.constraints]
         d["overridden"] = name in overridden
     else:
         d["latex"] = latex(plan.exprs[name])
@@ -305,7 +305,7 @@ def _sweeps(analysis: Analysis, plot_files: Mapping) -> list[dict]:
             })
         out.append({
             "index": i,
-            "text": " ".join(stmt.span.text.split()),
+            "text": stmt.span.flat,
             "line": stmt.span.line,
             "axes": [{"name": a.name, "unit": a.unit, "count": a.count, "written": a.text} for a in first.axes],
             "columns": columns,
@@ -353,7 +353,7 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
                 "error": None, "error_kind": None, "error_details": [],
             })
         out.append({
-            "text": " ".join(stmt.span.text.split()),
+            "text": stmt.span.flat,
             "line": stmt.span.line,
             "alias": stmt.alias,
             "target": target,
