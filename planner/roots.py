@@ -88,10 +88,10 @@ def pieces(expr: sp.Basic, x: sp.Symbol, limit: int = MAX_PIECES) -> Optional[li
     return out
 
 
-def exact_roots(expr: sp.Basic, x: sp.Symbol, degrees: Optional[list[int]] = None) -> Optional[list[sp.Basic]]:
+def exact_roots(expr: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
     """Every real root of every piece of ``expr`` and of its denominators, exactly;
-    None when ``expr`` is not piecewise rational in ``x`` with rational coefficients.
-    The polynomials' degrees are appended to ``degrees``."""
+    None when ``expr`` is not piecewise rational in ``x`` with rational coefficients
+    (:func:`degree_of` tells the degree of the polynomial a root solves)."""
     parts = pieces(expr, x)
     if parts is None:
         return None
@@ -109,8 +109,6 @@ def exact_roots(expr: sp.Basic, x: sp.Symbol, degrees: Optional[list[int]] = Non
                 return None
             if not poly.is_zero:
                 found.extend(poly.real_roots())
-                if degrees is not None:
-                    degrees.append(poly.degree())
     return dedupe(found)
 
 
