@@ -399,9 +399,9 @@ def cmd_import(args) -> int:
     names = plan.definition_order()
     if args.format == "json":
         data = eval_json(plan, evaluations, names)
-        data["workbook"] = {"file": args.workbook, "missing": imported.missing, "changes": [
-            {"name": c.name, "cell": c.cell, "plan": c.plan_value, "workbook": c.book_value, "unit": c.unit}
-            for c in imported.changes]}
+        data["workbook"] = {"file": args.workbook, "warnings": imported.warnings, "missing": imported.missing,
+                            "changes": [{"name": c.name, "cell": c.cell, "plan": c.plan_value,
+                                         "workbook": c.book_value, "unit": c.unit} for c in imported.changes]}
         write_output(dumps(data))
     elif args.format == "csv":
         sys.stderr.write(describe(imported) + "\n")

@@ -311,3 +311,62 @@ def test_a_closed_form_excel_cannot_express_falls_back_to_the_sheet(token_book):
     # the other scenarios keep the closed form (a ceiling, written -INT(-(...)))
     other = book.solve_index[(id(stmt), book.context("int4_g128").key)]
     assert wb["Solve"][f"C{other}"].value.startswith("=-INT(-(")
+
+
+# ---- which plan a workbook belongs to ---------------------------------------------------
+
+def test_export_records_the_plan_it_came_from(small_book, token_book):
+    props = {p.name: p.value for p in token_book[1].custom_doc_props}
+    assert props["planner plan file"] == "token_cost.plan"
+    assert props["planner plan title"] == "Per-token cost of a 70B dense model"
+    assert re.fullmatch(r"sha256:[0-9a-f]{16}", props["planner inputs"])
+    other = {p.name: p.value for p in small_book[1].custom_doc_props}
+    assert other["planner plan file"] == "small.plan" and other["planner inputs"] != props["planner inputs"]
+
+
+def test_import_refuses_a_workbook_exported_from_another_plan(tmp_path, cli):
+    book = tmp_path / "small.xlsx"
+    book.write_bytes(workbook_bytes(loads(SMALL, "small.plan")))
+    code, out, err = cli("import", book, "--plan", TOKEN_COST)
+    assert code == 2 and out == ""
+    assert "small.plan" in err and "token_cost.plan" in err
+    assert "`speed`" in err  # an input of the workbook the plan does not have
+    assert "matches the plan" not in out + err
+
+
+def test_import_refuses_a_workbook_that_names_none_of_the_plans_inputs(tmp_path, cli):
+    book = tmp_path / "blank.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = 1
+    wb.save(book)
+    code, out, err = cli("import", book, "--plan", TOKEN_COST)
+    assert code == 2 and "none of the plan's" in err and "matches the plan" not in out
+
+
+def test_import_warns_for_a_workbook_of_another_version_of_the_plan(tmp_path, cli):
+    """Same input names, another file and title: accepted, with a warning naming both."""
+    text = TOKEN_COST.read_text(encoding="utf-8").replace(
+        'title "Per-token cost of a 70B dense model"', 'title "Token cost, draft 2"')
+    book = tmp_path / "draft.xlsx"
+    book.write_bytes(workbook_bytes(loads(text, str(tmp_path / "token_cost_draft.plan"), TOKEN_COST.parent)))
+    code, out, err = cli("import", book, "--plan", TOKEN_COST)
+    assert code == 0, err
+    assert "warning" in out and "token_cost_draft.plan" in out and "Token cost, draft 2" in out
+    assert "every input in" in out  # the values are still the plan's own
+    import json
+
+    code, out, _ = cli("import", book, "--plan", TOKEN_COST, "--format", "json")
+    assert code == 0 and "token_cost_draft.plan" in json.loads(out)["workbook"]["warnings"][0]
+
+
+def test_import_of_a_workbook_from_a_plan_with_fewer_inputs(tmp_path, cli, plan_file):
+    """The plan gained an input since the export: the workbook's inputs all belong to it."""
+    book = tmp_path / "small.xlsx"
+    book.write_bytes(workbook_bytes(loads(SMALL, "small.plan")))
+    grown = plan_file(SMALL + "extra = 1\n", "small.plan")
+    code, out, err = cli("import", book, "--plan", grown)
+    assert code == 0, err
+    assert "not in the workbook (the plan's values are used): extra" in out
+    shrunk = plan_file(SMALL.replace("a1 = 5\n", "").replace(" * a1", ""), "small.plan")
+    code, _, err = cli("import", book, "--plan", shrunk)
+    assert code == 2 and "`a1`" in err

@@ -6,13 +6,18 @@ Values are in the input's display unit, as the Inputs sheet shows them; they
 come back as exact rationals in base units (``3.35`` TB/s is 3350000000000),
 the same as a ``--set`` override, and every constraint is checked when the
 plan is evaluated with them.
+
+A workbook must belong to the plan: one that names an input the plan does
+not have (exported from another plan), or none of the plan's inputs, is
+refused; one exported from another version of the plan (its document
+properties name another file or title, or other inputs) gets a warning.
 """
 
 from __future__ import annotations
 
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
 
@@ -43,6 +48,7 @@ class Imported:
     origins: dict  # name -> Origin
     changes: list[Change]
     missing: list[str]  # plan inputs the workbook does not name
+    warnings: list[str] = field(default_factory=list)  # e.g. exported from another version of the plan
 
     def overrides_for(self, plan: Plan, scenario: Optional[str]) -> dict:
         """The edits as they apply in ``scenario``: the Inputs sheet holds the plan's own values,
@@ -70,7 +76,7 @@ def read_inputs(path: str, plan: Plan) -> Imported:
                          hint="export one with `planner export FILE -o book.xlsx`") from None
     defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
     names = excel_names(plan.definition_order())
-    imported = Imported(path, {}, {}, [], [])
+    imported = Imported(path, {}, {}, [], [], _belongs(wb, plan, path, names))
     formulas = None
     for name in plan.definition_order():
         q = plan.model.quantities[name]
@@ -97,6 +103,50 @@ def read_inputs(path: str, plan: Plan) -> Imported:
             imported.changes.append(Change(name, where, display_value(q, q.value), display_value(q, value),
                                            q.unit_text))
     return imported
+
+
+def _belongs(wb, plan: Plan, path: str, names: dict) -> list[str]:
+    """Refuse a workbook whose inputs are not the plan's; return warnings for another version of it."""
+    from .writer import PLAN_FILE, PLAN_INPUTS, PLAN_TITLE, provenance
+
+    mine = provenance(plan)
+    book = {p.name: str(p.value) for p in wb.custom_doc_props if p.name in mine}
+    origin = (f"`{book.get(PLAN_FILE, '?')}` (\"{book.get(PLAN_TITLE, '?')}\")"
+              if PLAN_FILE in book or PLAN_TITLE in book else None)
+    this = f"`{mine[PLAN_FILE]}` (\"{mine[PLAN_TITLE]}\")"
+    same_inputs = book.get(PLAN_INPUTS) == mine[PLAN_INPUTS]
+    if not same_inputs:
+        inputs = [n for n in plan.definition_order() if plan.model.quantities[n].is_input]
+        ours = {names[n].upper() for n in inputs}
+        on_inputs = _input_names(wb)
+        foreign = [label for xl, label in on_inputs.items() if xl.upper() not in ours]
+        exported = f" was exported from {origin} and" if origin else ""
+        hint = (f"export a workbook from this plan (`planner export {mine[PLAN_FILE]} -o book.xlsx`), "
+                "or pass the plan the workbook came from with --plan")
+        if foreign:
+            shown = ", ".join(f"`{n}`" for n in foreign[:10]) + (f" and {len(foreign) - 10} more"
+                                                                 if len(foreign) > 10 else "")
+            raise UsageError(f"{path}{exported} has inputs that {this} does not: {shown}", hint=hint)
+        if inputs and not any(names[n].upper() in {k.upper() for k in wb.defined_names} for n in inputs):
+            raise UsageError(f"{path}{exported} names none of the plan's inputs ({this})", hint=hint)
+    if origin is not None and (not same_inputs or book.get(PLAN_FILE) != mine[PLAN_FILE]
+                               or book.get(PLAN_TITLE) != mine[PLAN_TITLE]):
+        return [f"{path} was exported from {origin}, another version of the plan than {this}"
+                + ("" if same_inputs else " with other inputs")]
+    return []
+
+
+def _input_names(wb) -> dict[str, str]:
+    """Defined names on the Inputs sheet's value cells: name -> the input's name in column A (or the name)."""
+    out = {}
+    for xl, dn in wb.defined_names.items():
+        m = _CELL.fullmatch((dn.attr_text or "").strip())
+        sheet = None if m is None else m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
+        if sheet != "Inputs" or "Inputs" not in wb.sheetnames:
+            continue
+        label = wb["Inputs"][f"A{m.group(4)}"].value if m.group(4) != "0" else None
+        out[xl] = label if isinstance(label, str) and label else xl
+    return out
 
 
 # Sheet!$B$5 or 'Two words'!B5, as the export writes a name (and Excel and LibreOffice keep it)
@@ -142,7 +192,7 @@ def _exact(raw, q, where: str):
 
 def describe(imported: Imported, plan: Optional[Plan] = None) -> str:
     """The changes as text for the terminal."""
-    lines = []
+    lines = [f"warning: {w}" for w in imported.warnings]
     if imported.changes:
         n = len(imported.changes)
         lines.append(f"{n} input{'s' if n != 1 else ''} in {imported.path} differ{'s' if n == 1 else ''} "

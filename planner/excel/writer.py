@@ -20,24 +20,29 @@ Sheets, in order:
 
 Plan text (titles, docs, tags, units, scenario names) is always written as
 a string cell, never as a formula. The bytes are deterministic: fixed
-document timestamps and zip entry dates.
+document timestamps and zip entry dates. Custom document properties record
+the plan the workbook came from (:func:`provenance`), which ``planner
+import`` checks.
 """
 
 from __future__ import annotations
 
 import datetime
+import hashlib
 import io
 import math
 import re
 import zipfile
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 import sympy as sp
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.comments import Comment
+from openpyxl.packaging.custom import StringProperty
 from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
@@ -122,6 +127,17 @@ def number_format(value) -> str:
         return "0.000E+00"
     decimals = min(6, max(0, 4 - math.floor(math.log10(a))))
     return "#,##0." + "0" * decimals if decimals else "#,##0"
+
+
+PLAN_FILE, PLAN_TITLE, PLAN_INPUTS = "planner plan file", "planner plan title", "planner inputs"
+
+
+def provenance(plan: Plan) -> dict[str, str]:
+    """The plan's file name, title and a hash of its input names (sorted), as document properties."""
+    names = sorted(n for n, q in plan.model.quantities.items() if q.is_input)
+    digest = hashlib.sha256("\n".join(names).encode("utf-8")).hexdigest()[:16]
+    clean = lambda text: ILLEGAL_CHARACTERS_RE.sub("", text)[:255]  # noqa: E731 (Excel's limit for a property)
+    return {PLAN_FILE: clean(Path(plan.path).name), PLAN_TITLE: clean(plan.title), PLAN_INPUTS: f"sha256:{digest}"}
 
 
 def display_value(q, value):
@@ -340,6 +356,8 @@ class Book:
         self.wb.properties.title = self.plan.title
         self.wb.properties.created = FIXED_TIME
         self.wb.properties.modified = FIXED_TIME
+        for name, value in provenance(self.plan).items():
+            self.wb.custom_doc_props.append(StringProperty(name=name, value=value))
         return self.wb
 
     def collect_check_contexts(self) -> None:
