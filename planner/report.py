@@ -322,9 +322,7 @@ def render(view: Mapping[str, Any], template: Optional[str] = None) -> str:
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, _TooSlow):
-        return f"the template went past a limit: {exc}"
-    if isinstance(exc, _TooBig):
+    if isinstance(exc, (_TooBig, _TooSlow)):
         return f"the template went past a limit: {exc}"
     if isinstance(exc, SecurityError):
         return f"the template tried something the sandbox forbids: {exc}"
