@@ -237,7 +237,7 @@ class Plan:
 
     def run_compiled(self, inputs: Mapping[str, object]) -> dict[str, object]:
         """Raw evaluation (scalars or numpy arrays): no constraint or finiteness checks."""
-        args = [inputs[n] if isinstance(inputs[n], np.ndarray) else _to_float(inputs[n]) for n in self.model.inputs]
+        args = [inputs[n] if isinstance(inputs[n], np.ndarray) else as_number(inputs[n]) for n in self.model.inputs]
         out = self.compiled(args)
         return dict(zip(self.compiled.outputs, out))
 
@@ -287,7 +287,7 @@ def _scalar(v) -> float | bool:
     return float(arr)
 
 
-def _to_float(v: Value):
+def as_number(v: Value):
     # numpy scalars, so that 1/0 gives inf (reported by ``diagnose``), not a ZeroDivisionError
     if isinstance(v, (bool, np.bool_)):
         return np.bool_(v)

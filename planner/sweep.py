@@ -28,7 +28,7 @@ from . import ir
 from .diagnose import diagnose
 from .errors import PlanError, RangeError, UnknownNameError, suggest
 from .evaluate import CompiledPlan, compile_plan
-from .plan import Origin, Plan, _to_float, format_value
+from .plan import Origin, Plan, as_number, format_value
 from .source import Span
 from .symbolic import cone
 from .values import MAX_POINTS, Points, expand, scenarios_for
@@ -165,7 +165,7 @@ def run(
         columns_in[p.name] = col
         where[p.name] = Origin(f"sweep {p.name} in {p.text}", p.span)
     compiled, derived = _program(plan, show)
-    args = [columns_in[n] if isinstance(columns_in[n], np.ndarray) else _to_float(columns_in[n])
+    args = [columns_in[n] if isinstance(columns_in[n], np.ndarray) else as_number(columns_in[n])
             for n in plan.model.inputs]  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
     raw = dict(zip(compiled.outputs, compiled(args)))
     columns: dict[str, np.ndarray] = {}
@@ -173,7 +173,7 @@ def run(
         columns[p.name] = col
     for n in show:
         if n not in columns:
-            v = raw[n] if n in raw else _to_float(columns_in[n])
+            v = raw[n] if n in raw else as_number(columns_in[n])
             columns[n] = np.broadcast_to(np.asarray(v), (size,))
     result = SweepResult(plan, scenario, points, show, columns, np.zeros(size, dtype=bool), statement=statement)
     _find_issues(plan, result, raw, columns_in, derived, points, (overrides, origins))
