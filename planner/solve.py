@@ -575,7 +575,7 @@ class Solver:
             notes.append(f"the optimum is at the {'first' if best == 0 else 'last'} value of {pts.text}: "
                          "the true optimum may lie outside the range")
         t = plan.analyzer.infer_strict(stmt.objective)
-        unit, exact_scale = _objective_unit(plan, stmt.objective, t)
+        unit, exact_scale = objective_unit(plan, stmt.objective, t)
         scale = float(exact_scale)
         around = []
         for j in (best - 1, best + 1):
@@ -664,7 +664,7 @@ class Answers:
         """Display scale and unit text of an answer."""
         stmt = self.statements[name[: -len(".value")] if name.endswith(".value") else name]
         if name.endswith(".value"):
-            unit, scale = _objective_unit(self.plan, stmt.objective, self.types[name])
+            unit, scale = objective_unit(self.plan, stmt.objective, self.types[name])
             return scale, unit
         q = self.plan.model.quantities[stmt.target if isinstance(stmt, ir.Solve) else stmt.over]
         return q.display.scale, q.unit_text
@@ -736,7 +736,7 @@ def _scenario_note(scenario) -> list[str]:
     return [f"in scenario `{scenario}`"] if scenario else []
 
 
-def _objective_unit(plan: Plan, objective: ir.Expr, t) -> tuple[str, Fraction]:
+def objective_unit(plan: Plan, objective: ir.Expr, t) -> tuple[str, Fraction]:
     if isinstance(objective, ir.Name) and objective.name in plan.model.quantities:
         q = plan.model.quantities[objective.name]
         return q.unit_text, q.display.scale

@@ -32,7 +32,7 @@ from openpyxl.formatting.rule import CellIsRule
 from .. import ir
 from ..errors import PlanError
 from ..roots import Domain
-from ..solve import _objective_unit  # the optimum's display unit, as planner solve shows it
+from ..solve import objective_unit  # the optimum's display unit, as planner solve shows it
 from ..symbolic import rational
 from .printer import UnsupportedFormula, number
 from .tables import MAX_SWEEP_ROWS, ROW, LiveTable, Output, sheet_title
@@ -321,7 +321,7 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
     when = _constraints_on(book, stmt.over)
     fn = "MAX" if stmt.sense == "max" else "MIN"
     objective = book.plan.converter.expr(stmt.objective)
-    unit, scale = _objective_unit(book.plan, stmt.objective, book.plan.analyzer.infer_strict(stmt.objective))
+    unit, scale = objective_unit(book.plan, stmt.objective, book.plan.analyzer.infer_strict(stmt.objective))
     if len(values) > MAX_SWEEP_ROWS or not values:
         work_note = f"{len(values):,} candidates: too many for a live table; the answer is planner's value"
         ws.cell(row=row, column=3, value=r.display_value)
