@@ -65,6 +65,15 @@ class CheckResult:
         return f"expected {self.expected}{tol}, got {self.actual}{where}"
 
 
+def compares_values(plan: Plan, check: ir.Check, answer_types: Optional[dict] = None) -> bool:
+    """``a == b`` or ``a ~= b`` between two numbers: decided with a tolerance and
+    shown as expected against actual (any other condition is just true or false)."""
+    cond = check.condition
+    return (isinstance(cond, ir.Compare) and len(cond.ops) == 1
+            and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)
+            and not plan.analyzer.infer_strict(cond.operands[0], dict(answer_types or {})).is_bool)
+
+
 class _CompiledCheck:
     def __init__(self, plan: Plan, check: ir.Check, answer_types: Optional[dict] = None) -> None:
         self.plan = plan
@@ -74,11 +83,7 @@ class _CompiledCheck:
         # Question results by alias (`solve ... as x`): symbols whose values come from planner.solve.
         used = {n.name for n in ir.walk(cond) if isinstance(n, ir.Name)}
         self.answers = {name: sp.Dummy(name) for name in (answer_types or {}) if name in used}
-        self.pair = (
-            isinstance(cond, ir.Compare) and len(cond.ops) == 1
-            and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)
-            and not plan.analyzer.infer_strict(cond.operands[0], dict(answer_types or {})).is_bool
-        )
+        self.pair = compares_values(plan, check, answer_types)
         conv = plan.converter
         env = dict(self.answers)
         if self.pair:

@@ -16,7 +16,7 @@ import sympy as sp
 from openpyxl.formatting.rule import CellIsRule
 
 from .. import ir
-from ..checks import EXACT_REL, check_scenarios, display_unit, tolerance_of
+from ..checks import EXACT_REL, check_scenarios, compares_values, display_unit, tolerance_of
 from .printer import formula, number
 from .writer import BAD_FILL, GOOD_FILL, NOTE_FONT, TITLE_FONT, Book, header, in_base, put_formula, put_text, widths
 
@@ -35,10 +35,8 @@ def checks_sheet(book: Book) -> None:
         plain, from_alias = book.check_overrides(check)
         scale, unit = display_unit(book.plan, check, book.answers)
         cond = check.condition
-        pair = (isinstance(cond, ir.Compare) and len(cond.ops) == 1
-                and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)
-                and not book.plan.analyzer.infer_strict(cond.operands[0], dict(book.answer_types)).is_bool)
-        text = " ".join(check.span.text.split())
+        pair = compares_values(book.plan, check, book.answer_types)
+        text = check.span.flat
         for scenario in check_scenarios(book.plan, check):
             row += 1
             merged = book.check_context(scenario, plain, from_alias)
