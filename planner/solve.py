@@ -268,7 +268,7 @@ class Solver:
             if name != q.name and not owner.is_bool:
                 v = value_at(inline(self.plan, self.plan.symbols[name]).xreplace(values), prep.x, value)
                 at = f", `{name}` = {format_value(to_float(v) / float(owner.display.scale), owner.unit_text)}"
-            text = " ".join(c.condition.span.text.split())
+            text = c.condition.span.flat
             notes.append(f"{q.name} = {shown} breaks the constraint `{text}` (line {c.span.line}{at}): left out")
             first = first or (value, c, shown, text, at)
         if not kept:
@@ -729,7 +729,7 @@ def _difference(cond: ir.Compare) -> str:
 
 
 def _text(node) -> str:
-    return " ".join(node.span.text.split())
+    return node.span.flat
 
 
 def _scenario_note(scenario) -> list[str]:

@@ -212,7 +212,7 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             continue
         ok = np.asarray(v, dtype=bool)
         if not ok.all():
-            problems.append((~ok, name, "constraint", f"`{' '.join(c.condition.span.text.split())}` does not hold"))
+            problems.append((~ok, name, "constraint", f"`{c.condition.span.flat}` does not hold"))
     for p in points:
         q = plan.model.quantities[p.name]
         if q.integer:
@@ -258,7 +258,7 @@ def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str]) -> str:
     where = f" in `{first}`" if first != name else ""
     what = err.message
     if err.span is not None:
-        what += f" at `{' '.join(err.span.text.split())}`"
+        what += f" at `{err.span.flat}`"
         if err.label:
             what += f" ({err.label})"
     return f"{_value_word(values.get(name))}: {what}{where}"
@@ -297,7 +297,7 @@ def _header(plan: Plan, name: str) -> str:
 
 def title(result: SweepResult) -> str:
     if result.statement is not None:
-        text = " ".join(result.statement.span.text.split())
+        text = result.statement.span.flat
         where = f"  ({result.statement.span.location()})"
     else:
         text = "sweep " + ", ".join(f"{a.name} in {a.text}" for a in result.axes)

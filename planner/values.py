@@ -94,7 +94,7 @@ class Points:
 
     @property
     def text(self) -> str:
-        return " ".join(self.span.text.split()) if self.span is not None else ""
+        return self.span.flat if self.span is not None else ""
 
 
 def expand(plan, name: str, values: ir.Values, name_span: Optional[Span] = None,
@@ -253,7 +253,7 @@ def _fmt(v: Fraction) -> str:
 
 
 def _t(e: ir.Expr) -> str:
-    return " ".join(e.span.text.split())
+    return e.span.flat
 
 
 def scenarios_for(plan, picks: tuple[ir.ScenarioPick, ...], override=None) -> list[Optional[str]]:

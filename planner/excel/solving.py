@@ -100,7 +100,7 @@ def solve_sheet(book: Book) -> None:
     for stmt, ctx, r in answers:
         row += 1
         book.solve_index[(id(stmt), ctx.key)] = row
-        put_text(ws, row, 1, " ".join(stmt.span.text.split()))
+        put_text(ws, row, 1, stmt.span.flat)
         put_text(ws, row, 2, ctx.label)
         if isinstance(r, PlanError):
             put_text(ws, row, 3, "no answer")
@@ -168,7 +168,7 @@ def _root(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, notes: 
     if not _closed_form(book, ws, row, stmt, ctx, r, notes):
         _bisection(book, ws, work, state, row, stmt, ctx, r, lhs - rhs)
     # verification: the condition's two sides at the answer
-    top = _block(book, work, state, f"check: {' '.join(stmt.span.text.split())} [{ctx.label}]")
+    top = _block(book, work, state, f"check: {stmt.span.flat} [{ctx.label}]")
     table = LiveTable(book, work, ctx, [stmt.target], [Output("lhs", lhs), Output("rhs", rhs)], top, left=1)
     table.header()
     table.fill([[f"=Solve!$C${row}"]])
@@ -197,7 +197,7 @@ def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic)
     lo, hi = float(ends[0]), float(ends[-1])
     scale = float(q.display.scale)
     n = _halvings(lo, hi, r.value)
-    top = _block(book, work, state, f"bisection: {' '.join(stmt.span.text.split())} [{ctx.label}]")
+    top = _block(book, work, state, f"bisection: {stmt.span.flat} [{ctx.label}]")
     put_text(work, top - 1, 1, f"{n} halvings of the domain; the first two rows are its ends; a point where the "
              f"formulas have no value counts as lying on its side of planner's answer ({r.display_value:.15g})",
              NOTE_FONT)
@@ -242,7 +242,7 @@ def _threshold(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, no
     if not _closed_form(book, ws, row, stmt, ctx, r, notes):
         _integer_bisection(book, ws, work, state, row, stmt, ctx, r, cond, lo, hi)
     step = -1 if stmt.mode == "min" else 1
-    top = _block(book, work, state, f"check: {' '.join(stmt.span.text.split())} [{ctx.label}]")
+    top = _block(book, work, state, f"check: {stmt.span.flat} [{ctx.label}]")
     table = LiveTable(book, work, ctx, [stmt.target], [Output("holds", cond, is_bool=True)], top, left=1)
     table.header()
     table.fill([[f"=Solve!$C${row}"], [f"=Solve!$C${row}{step:+d}"]])
@@ -278,7 +278,7 @@ def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond
         good0 = lo if lo is not None else n - reach
         bad0 = (hi + 1) if hi is not None else n + reach
     steps = max(2, math.ceil(math.log2(abs(good0 - bad0) + 1)) + 2)
-    top = _block(book, work, state, f"integer bisection: {' '.join(stmt.span.text.split())} [{ctx.label}]")
+    top = _block(book, work, state, f"integer bisection: {stmt.span.flat} [{ctx.label}]")
     put_text(work, top - 1, 1, f"{steps} halvings between {bad0} (fails or outside) and {good0} (must hold); "
              "the first row checks that end; where the condition has no value (a formula overflows or "
              f"underflows) it counts as holding on planner's side of {n}", NOTE_FONT)
@@ -331,7 +331,7 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
     key = ("optimize", id(stmt))
     if key not in state:
         sheet = book.wb.create_sheet(sheet_title(book, f"{'Max' if stmt.sense == 'max' else 'Min'} {stmt.over}"))
-        put_text(sheet, 1, 1, " ".join(stmt.span.text.split()), TITLE_FONT)
+        put_text(sheet, 1, 1, stmt.span.flat, TITLE_FONT)
         put_text(sheet, 2, 1, "The objective at each candidate; the Solve sheet picks the "
                  f"{'largest' if stmt.sense == 'max' else 'smallest'}.", NOTE_FONT)
         state[key] = (sheet, 5)
@@ -339,7 +339,7 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
     put_text(sheet, top - 1, 1, ctx.label if ctx.scenario or ctx.overrides else "base (the plan as written)",
              HEADER_FONT)
     table = LiveTable(book, sheet, ctx, [stmt.over],
-                      [Output(" ".join(stmt.objective.span.text.split()), objective, scale, unit, guard=True,
+                      [Output(stmt.objective.span.flat, objective, scale, unit, guard=True,
                               when=when)],
                       top, left=1)
     table.header()

@@ -216,7 +216,7 @@ def sweep_sheets(book: Book) -> None:
         names = [p.name for p in axes]
         show = [n.name for n in stmt.show] or default_show(book.plan, names)
         ws = book.wb.create_sheet(sheet_title(book, f"Sweep {k} " + ", ".join(names)))
-        put_text(ws, 1, 1, " ".join(stmt.span.text.split()), TITLE_FONT)
+        put_text(ws, 1, 1, stmt.span.flat, TITLE_FONT)
         total = 1
         for p in axes:
             total *= p.count

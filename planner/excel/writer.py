@@ -427,7 +427,7 @@ class Book:
             put_text(ws, row, 3, q.unit_text)
             put_text(ws, row, 4, q.doc)
             put_text(ws, row, 5, ", ".join(q.tags))
-            put_text(ws, row, 6, ", ".join(" ".join(c.span.text.split()) for c in q.definition.constraints))
+            put_text(ws, row, 6, ", ".join(c.span.flat for c in q.definition.constraints))
             if q.doc or q.tags:
                 text = (q.doc or "") + ("\n[" + ", ".join(q.tags) + "]" if q.tags else "")
                 comment = Comment(ILLEGAL_CHARACTERS_RE.sub("", text.strip()), "planner")
@@ -443,7 +443,7 @@ class Book:
 
     def validation(self, ws, q, cell: str) -> None:
         """Constraints as data validation: a TRUE/FALSE list, whole/decimal bounds, or a custom formula."""
-        shown = ", ".join(" ".join(c.span.text.split()) for c in q.definition.constraints)
+        shown = ", ".join(c.span.flat for c in q.definition.constraints)
         if q.is_bool:
             dv = DataValidation(type="list", formula1='"TRUE,FALSE"', allow_blank=False)
             shown = "true or false"
