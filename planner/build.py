@@ -205,14 +205,17 @@ def summary(result: BuildResult) -> str:
     plan: Plan = a.plan
     from .viewmodel import headline_names
 
-    names, rule = headline_names(plan)
+    names, _ = headline_names(plan)
     labels = [ev.label for ev in a.evaluations]
-    rows = []
-    for n in names:
-        q = plan.quantities[n]
-        rows.append([n] + [format_value(ev.display(n)) for ev in a.evaluations] + [q.unit_text])
     lines = [f"{plan.title}  ({plan.path})", ""]
-    lines.append(table(rows, ["headline"] + labels + ["unit"], ["left"] + ["right"] * len(labels) + ["left"]))
+    if len(labels) > 4 and len(labels) > len(names):  # many scenarios: one row each, to stay readable
+        heads = [f"{n} ({plan.quantities[n].unit_text})" if plan.quantities[n].unit_text else n for n in names]
+        rows = [[ev.label] + [format_value(ev.display(n)) for n in names] for ev in a.evaluations]
+        lines.append(table(rows, ["scenario"] + heads, ["left"] + ["right"] * len(names)))
+    else:
+        rows = [[n] + [format_value(ev.display(n)) for ev in a.evaluations] + [plan.quantities[n].unit_text]
+                for n in names]
+        lines.append(table(rows, ["headline"] + labels + ["unit"], ["left"] + ["right"] * len(labels) + ["left"]))
     for line in solve_lines(a):
         lines.append(line)
     failed = [r for r in a.checks if not r.passed]

@@ -179,3 +179,15 @@ def test_plan_without_sweeps_does_not_load_matplotlib(tmp_path, cli, plan_file, 
     code, _, _ = cli("build", plan_file("a = 2\nb = a * 3\n"), "-o", tmp_path / "out")
     assert code == 0 and asked == []
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["test.md", "test.xlsx"]
+
+
+def test_summary_has_one_row_per_scenario_when_there_are_many(tmp_path):
+    from planner.build import build, summary
+
+    from conftest import SHEETS
+
+    text = summary(build(str(SHEETS / "gpu_compare.plan"), str(tmp_path / "out")))
+    header = next(line for line in text.splitlines() if line.startswith("scenario"))
+    assert "step_time (ms)" in header and "fits_one_gpu" in header
+    row = next(line for line in text.splitlines() if line.startswith("large/h100/bf16"))
+    assert row.split()[1:] == ["48.2014", "331.94", "161.475", "false"]  # tests/test_reuse.py has the arithmetic
