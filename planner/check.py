@@ -109,14 +109,19 @@ class Analyzer:
             else:
                 pending.append(decl)
         while pending:
-            ready = [d for d in pending if all(self.units.lookup(f.name) is not None
-                                               for n in ir.walk(d.definition) if isinstance(n, ir.Number) and n.unit
-                                               for f in n.unit.factors)]
+            def uses(d: ir.UnitDecl):
+                for n in ir.walk(d.definition):
+                    if isinstance(n, ir.Number) and n.unit:
+                        yield from (f.name for f in n.unit.factors)
+                    elif isinstance(n, ir.Name) and n.name not in self.defs:
+                        yield n.name
+
+            ready = [d for d in pending if all(self.units.lookup(u) is not None for u in uses(d))]
             if not ready:  # unknown units (or a cycle): report them
                 ready = pending
             for decl in ready:
                 pending.remove(decl)
-                t = self._infer(decl.definition, {})
+                t = self._infer(ir.transform(decl.definition, self._unit_name), {})
                 if t is None:
                     continue
                 if t.const is None or t.is_bool:
@@ -124,6 +129,13 @@ class Analyzer:
                                             decl.definition.span))
                     continue
                 self.units.declare(decl.name, Unit(t.const, t.dim or DIMENSIONLESS))
+
+    def _unit_name(self, node: ir.Expr) -> ir.Expr:
+        """In a unit declaration a bare unit name is one of that unit: `unit J = W*s`."""
+        if isinstance(node, ir.Name) and node.name not in self.defs and self.units.lookup(node.name) is not None:
+            return ir.Number(Fraction(1), ir.UnitExpr((ir.UnitFactor(node.name, 1, node.span),), node.span),
+                             node.span)
+        return node
 
     def _collect(self, statements: Iterable[ir.Statement]) -> None:
         seen: dict[str, ir.Span] = {}

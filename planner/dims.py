@@ -9,6 +9,7 @@ each is a located error naming both operands' units.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
@@ -60,8 +61,11 @@ def unknown_unit(factor: ir.UnitFactor, table: UnitTable, names: Iterable[str] =
     guess = suggest(factor.name, table.names())
     hint = f"did you mean `{guess}`?" if guess else None
     if factor.name in set(names):
-        number = factor.span.source.text[:factor.span.start].rstrip().split()[-1:] or ["2"]
-        hint = f"`{factor.name}` is a quantity: write `{number[0]} * {factor.name}` to multiply"
+        # the literal before this factor: `2` in `2 layers`, `2 B` in `2 B*layers`
+        before = re.search(r"(\d[\w.+-]*(?:[ \t]*[^\W\d]\S*?)?)[ \t]*[*·/]?[ \t]*$",
+                           factor.span.source.text[:factor.span.start])
+        literal = before.group(1) if before else "2"
+        hint = f"`{factor.name}` is a quantity: write `{literal} * {factor.name}` (with spaces) to multiply"
     if factor.name.lower() in {"tflops", "gflops", "pflops", "flops"}:
         hint = "write FLOP/s for a rate (`1000 TFLOP/s`), FLOP for a count"
     return UnknownUnitError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from lark import Token, Transformer, Tree, v_args
@@ -43,14 +44,19 @@ def unescape(token: str) -> str:
 
 
 def unit_from_text(text: str, source: Source, offset: int) -> ir.UnitExpr:
-    """Parse the unit part of a number token (``TB/s``, ``B/token``, ``s^2``, ``%``)."""
+    """Parse the unit part of a number token (``TB/s``, ``B/token``, ``W*h``, ``s^2``, ``%/month``),
+    left to right: a factor after ``/`` divides, after ``*`` (or ``·``) multiplies."""
     factors = []
     pos = offset
-    for i, part in enumerate(text.split("/")):
-        name, _, power = part.partition("^")
-        p = int(power) if power else 1
-        factors.append(ir.UnitFactor(name, p if i == 0 else -p, Span(source, pos, pos + len(part))))
-        pos += len(part) + 1
+    sign = 1
+    for part in re.split(r"([/*·])", text):
+        if part in ("/", "*", "·"):
+            sign = -1 if part == "/" else 1
+        else:
+            name, _, power = part.partition("^")
+            p = int(power) if power else 1
+            factors.append(ir.UnitFactor(name, sign * p, Span(source, pos, pos + len(part))))
+        pos += len(part)
     return ir.UnitExpr(tuple(factors), Span(source, offset, offset + len(text)))
 
 

@@ -262,3 +262,14 @@ def test_exact_checks_are_decided_in_exact_arithmetic(cli, plan_file):
     assert code == 1
     assert "3 passed, 1 failed" in out
     assert "check c == 1e-17" in out
+
+
+@pytest.mark.parametrize("text,name,expected", [
+    ("unit USD\nchurn = 3%/month\nlife = 1 / churn -> month", "life", 100 / 3),
+    ("unit W\nbattery = 50 W*h -> W*s", "battery", 180000),
+    ("unit W\nunit J = W*s\nunit kWh = 1000 W*h\ne = 3.6e6 J -> kWh", "e", 1),
+    ("unit J = W*s\nunit W\ne = 2 W*s -> J", "e", 2),            # any order
+    ("x = 2 B·s -> B*ms", "x", 2000),
+])
+def test_product_units(text, name, expected):
+    assert value(text, name) == pytest.approx(expected, rel=1e-12)
