@@ -306,11 +306,20 @@ def test_a_closed_form_excel_cannot_express_falls_back_to_the_sheet(token_book):
     book = Book(plan, solve_results=[odd])
     wb = book.build()
     row = book.solve_index[(id(stmt), book.context("bf16").key)]
-    assert "'Solve work'!" in wb["Solve"][f"C{row}"].value
+
+    def before_domain_check(cell: str) -> str:
+        """The answer's formula: the Solve cell shows it only inside the target's domain."""
+        guarded = wb["Solve"][cell].value
+        ref = re.match(r"=IF\(IFERROR\(AND\((?:'Solve work'|Solve_work)!\$A\$(\d+)", guarded)
+        assert ref is not None, guarded
+        return wb["Solve work"][f"A{ref.group(1)}"].value
+
+    assert before_domain_check(f"C{row}").startswith("=IF(") and "NA()" in before_domain_check(f"C{row}")
     assert "no Excel formula" in wb["Solve"][f"H{row}"].value
     # the other scenarios keep the closed form (a ceiling, written -INT(-(...)))
     other = book.solve_index[(id(stmt), book.context("int4_g128").key)]
-    assert wb["Solve"][f"C{other}"].value.startswith("=-INT(-(")
+    assert before_domain_check(f"C{other}").startswith("=-INT(-(")
+    assert "#N/A when the answer leaves the domain of batch" in wb["Solve"][f"H{other}"].value
 
 
 # ---- which plan a workbook belongs to ---------------------------------------------------

@@ -204,3 +204,11 @@ def test_deep_nesting_spills_past_64_levels():
     text = formula(expr, REFS, spill=spill)
     assert helpers and all(nesting(t) <= 64 for t in [text] + helpers)
     assert nesting("=IF(a>1,MAX(b,'x(y'!A1),(c+d))") == 2
+
+
+def test_constants_outside_the_double_range():
+    assert number(Fraction(1, 10**400)) == "0"  # underflow: 0, as planner computes it (1E-400 is #VALUE!)
+    assert number(-1e-320) == "0"
+    assert number(Fraction(1, 10**300)) == "1E-300"
+    with pytest.raises(UnsupportedFormula):
+        number(Fraction(10**400))

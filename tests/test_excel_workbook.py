@@ -216,6 +216,21 @@ check p == 0
 check q == 1
 """
 
+# Answers that leave the target's declared domain when an input is edited (acceptance report 2),
+# and a constant below the smallest double.
+DOMAIN = """
+x = 2   where x >= 1
+k = 10
+y = k * x
+solve x where y = 15 as r
+n = 5   where integer, n >= 1
+fits = n * 3 <= k
+solve max n where fits as m
+w = 2   where w > 1, w < 4
+solve w where k * w = 30 as s
+tiny = (1e-200)^2
+"""
+
 
 @dataclass
 class Item:
@@ -325,6 +340,9 @@ def lo(tmp_path_factory):
     items["constrained"] = export(loads(CONSTRAINED, "constrained.plan"), work / "constrained.xlsx")
     items["moe"] = export(loads(MOE, "moe.plan"), work / "moe.xlsx")
     items["extremes"] = export(loads(EXTREMES, "extremes.plan"), work / "extremes.xlsx")
+    items["domain"] = export(loads(DOMAIN, "domain.plan"), work / "domain.xlsx")
+    for k in (20, 30, 2):
+        items[f"domain_k{k}"] = edit(items["domain"], work / f"domain_k{k}.xlsx", {"k": k})
     items["article_edited"] = edit(items["article"], work / "article_edited.xlsx",
                                    {"hbm_bandwidth": 3.35, "draft_cost": 0.2, "bits_per_weight": 8})
     items["features_edited"] = edit(items["features"], work / "features_edited.xlsx",
@@ -563,3 +581,29 @@ def test_overflow_and_underflow_at_the_ends_of_a_search(lo):
     wb, names = item.values, item.book.names
     sheet, coord = next(wb.defined_names[names["p"]].destinations)
     assert wb[sheet][coord.replace("$", "")].value == 0  # 0.5^2000 underflows to 0, as in planner
+
+
+def solve_rows(item: Item) -> dict:
+    """Question text -> (answer, Holds) on the recalculated Solve sheet."""
+    ws = item.values["Solve"]
+    return {" ".join(stmt.span.text.split()): (ws[where].value, ws["E" + where[1:]].value)
+            for stmt, ctx, where in item.book.solve_cells if not ctx.overrides}
+
+
+def test_answers_outside_the_targets_domain_are_na_and_do_not_hold(lo):
+    r, m, s = "solve x where y = 15 as r", "solve max n where fits as m", "solve w where k * w = 30 as s"
+    base = solve_rows(lo["items"]["domain"])
+    assert base[r] == (1.5, True) and base[m] == (3, True) and base[s] == (3, True)
+    k20 = solve_rows(lo["items"]["domain_k20"])  # r = 0.75 < 1: planner finds no root in [1, inf)
+    assert k20[r] == ("#N/A", False)
+    assert k20[m] == (6, True) and k20[s] == (1.5, True)
+    k30 = solve_rows(lo["items"]["domain_k30"])  # s = 1 is outside (1, 4): the bound is open
+    assert k30[s] == ("#N/A", False) and k30[r] == ("#N/A", False)
+    k2 = solve_rows(lo["items"]["domain_k2"])  # m = 0 < 1; s = 15 > 4
+    assert k2[m] == ("#N/A", False) and k2[s] == ("#N/A", False) and k2[r] == (7.5, True)
+
+
+def test_a_constant_below_the_smallest_double_is_zero(lo):
+    item = lo["items"]["domain"]
+    sheet, coord = next(item.values.defined_names[item.book.names["tiny"]].destinations)
+    assert item.values[sheet][coord.replace("$", "")].value == 0  # (1e-200)^2 underflows, as in planner

@@ -141,6 +141,10 @@ class ExcelPrinter(CodePrinter):
 
     def _print_Rational(self, e) -> str:
         value = Fraction(e.p, e.q)
+        if value and abs(value) < TINY:
+            return "0"  # below the smallest double: 0, as numpy gives (a literal 1E-400 is #VALUE!)
+        if abs(value) > HUGE:
+            raise UnsupportedFormula("a constant beyond the largest number Excel holds (about 1E+308)")
         text = _decimal(value)
         if text is not None:
             return text
@@ -364,9 +368,18 @@ def _decimal(value: Fraction) -> Optional[str]:
     return f"{sign}{mantissa}E{'+' if e >= 0 else '-'}{abs(e)}"
 
 
+# Excel's (and LibreOffice's) range: no subnormals, nothing from 1E+308 on
+TINY = Fraction(2.2250738585072014e-308)
+HUGE = Fraction(9.99999999999999e307)
+
+
 def _float_text(v: float) -> str:
     if v != v or v in (float("inf"), float("-inf")):
         raise UnsupportedFormula(f"Excel has no literal for {v}")
+    if abs(v) < TINY:
+        return "0"
+    if abs(v) > HUGE:
+        raise UnsupportedFormula(f"{v:.3g} is beyond the largest number Excel holds")
     text = repr(v).upper()
     if "E" in text:
         mantissa, _, exp = text.partition("E")

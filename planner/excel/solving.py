@@ -88,7 +88,8 @@ def solve_sheet(book: Book) -> None:
     ws = book.wb.create_sheet("Solve")
     put_text(ws, 1, 1, "Solve", TITLE_FONT)
     put_text(ws, 2, 1, "Each answer is live: a closed form over the named inputs, or a bisection on the "
-             f"'{WORK}' sheet; 'Holds' re-checks the condition at the answer through the plan's formulas.",
+             f"'{WORK}' sheet, #N/A outside the target's declared domain; 'Holds' re-checks the condition at the "
+             "answer through the plan's formulas.",
              NOTE_FONT)
     header(ws, 3, ["Question", "Scenario", "Answer", "Unit", "Holds", "Check value", "Method", "Notes"])
     ws.freeze_panes = "A4"
@@ -116,8 +117,10 @@ def solve_sheet(book: Book) -> None:
             _optimize(book, ws, work, state, row, stmt, ctx, r, notes)
         elif stmt.mode == "root":
             _root(book, ws, work, state, row, stmt, ctx, r, notes)
+            _in_domain(work, state, ws, row, stmt, ctx, q, notes)
         else:
             _threshold(book, ws, work, state, row, stmt, ctx, r, notes)
+            _in_domain(work, state, ws, row, stmt, ctx, q, notes)
         put_text(ws, row, 8, "; ".join(notes))
         book.solve_cells.append((stmt, ctx, here))
     rng = f"E4:E{row}"
@@ -138,6 +141,37 @@ def _end(state, table: LiveTable) -> None:
 
 def _ref(work, col: str, row: int) -> str:
     return f"{sheet_ref(work.title)}!${col}${row}"
+
+
+def domain_test(q, ref: str) -> Optional[str]:
+    """An Excel condition that ``ref`` (in the display unit) lies in ``q``'s declared domain; None: any number."""
+    dom, parts = Domain.of(q), []
+    if dom.lo is not None:
+        parts.append(f"{ref}{'>=' if dom.lo_inclusive else '>'}{number(dom.lo / dom.scale)}")
+    if dom.hi is not None:
+        parts.append(f"{ref}{'<=' if dom.hi_inclusive else '<'}{number(dom.hi / dom.scale)}")
+    if q.integer:
+        parts.append(f"{ref}=INT({ref})")
+    return f"AND({','.join(parts)})" if parts else None
+
+
+def _in_domain(work, state, ws, row: int, stmt, ctx, q, notes: list) -> None:
+    """Planner answers only inside the target's domain: the answer cell shows #N/A outside it (an edited
+    input can move a closed form, or a branch of max/min, there), so 'Holds' is FALSE too."""
+    raw = ws.cell(row=row, column=3).value
+    if not isinstance(raw, str) or not raw.startswith("="):
+        return
+    top = state["top"]
+    put_text(work, top, 1, f"answer before the domain check: {stmt.span.flat} [{ctx.label}]", HEADER_FONT)
+    put_formula(work, top + 1, 1, raw, "General")
+    ref = _ref(work, "A", top + 1)
+    test = domain_test(q, ref)
+    if test is None:
+        put_formula(ws, row, 3, f"={ref}", "General")
+    else:
+        put_formula(ws, row, 3, f"=IF(IFERROR({test},FALSE),{ref},NA())", "General")
+        notes.append(f"#N/A when the answer leaves the domain of {q.name}: {Domain.of(q).text()}")
+    state["top"] = top + 4
 
 
 # ---- roots --------------------------------------------------------------------------
