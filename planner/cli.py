@@ -23,6 +23,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+def _names(text: str) -> list[str]:
+    """`--only a,b` (one value per option, so it never swallows FILE)."""
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
 def _add_common(p: argparse.ArgumentParser, scenario: bool = True, sets: bool = True) -> None:
     p.add_argument("file", metavar="FILE", help="a .plan file")
     if scenario:
@@ -53,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="evaluate every quantity (per scenario)",
                        description="Evaluate every quantity, as written or per scenario, with --set overrides.")
     _add_common(p)
-    p.add_argument("--only", nargs="+", action="extend", metavar="NAME", help="show only these quantities")
+    p.add_argument("--only", type=_names, action="extend", metavar="NAME[,NAME...]",
+                   help="show only these quantities (a comma list; repeatable)")
     _format(p)
     p.set_defaults(handler=cmd_eval)
 
@@ -78,8 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "a constraint or give no finite value are reported, not printed as nan.")
     _add_common(p)
     p.add_argument("axes", nargs="*", metavar="NAME=VALUES", help="an input and its values; several make a grid")
-    p.add_argument("--show", nargs="+", action="extend", metavar="NAME",
-                   help="quantities to show (default: those that depend on the swept inputs)")
+    p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
+                   help="quantities to show, a comma list; repeatable (default: those that depend on the swept inputs)")
     _format(p)
     p.set_defaults(handler=cmd_sweep)
 
@@ -446,7 +452,11 @@ def cmd_build(args) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "command", None) == "sweep" and all("=" in e and not e.startswith("-") for e in extra):
+        args.axes = list(args.axes) + extra  # `sweep FILE --show q alpha=...`: axes may follow options
+    elif extra:
+        parser.error("unrecognized arguments: " + " ".join(extra))
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT

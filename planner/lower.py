@@ -339,7 +339,8 @@ class _Lower(Transformer):
 
     @v_args(meta=True)
     def pick_name(self, meta, children):
-        return ir.ScenarioPick(str(children[0]), None, self.span(meta))
+        tok = children[0]  # a name, or a quoted combination of axes: "h100/fp8"
+        return ir.ScenarioPick(unescape(str(tok)) if tok.type == "STRING" else str(tok), None, self.span(meta))
 
     @v_args(meta=True)
     def pick_axis(self, meta, children):

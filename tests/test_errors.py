@@ -153,3 +153,12 @@ def test_exported_files_get_normal_permissions(cli, tmp_path):
     assert code == 0
     assert (tmp_path / "book.xlsx").stat().st_mode & 0o777 == 0o666 & ~umask
     assert [p.name for p in tmp_path.iterdir()] == ["book.xlsx"]  # no temporary files left behind
+
+
+def test_list_options_do_not_swallow_the_file(cli):
+    from conftest import TOKEN_COST
+
+    code, out, _ = cli("eval", "--only", "weight_bytes", TOKEN_COST)
+    assert code == 0 and "weight_bytes" in out and "speedup" not in out
+    code, out, _ = cli("sweep", TOKEN_COST, "--show", "speedup", "alpha=0.3,0.9")
+    assert code == 0 and "1.01793" in out

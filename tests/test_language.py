@@ -179,7 +179,7 @@ def test_explain(cli):
 def test_eval_formats(cli):
     from conftest import TOKEN_COST
 
-    code, out, _ = cli("eval", TOKEN_COST, "--scenario", "bf16,int4_g128", "--only", "weight_bytes", "speedup",
+    code, out, _ = cli("eval", TOKEN_COST, "--scenario", "bf16,int4_g128", "--only", "weight_bytes,speedup",
                        "--format", "csv")
     assert code == 0
     lines = out.strip().splitlines()

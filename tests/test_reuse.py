@@ -197,3 +197,10 @@ def test_axis_members_cannot_be_named_all_or_base(member):
     text = f"p = 1\nq = 1\naxis t {{ one {{ p = 1 }}\n {member} {{ p = 2 }} }}\naxis u {{ x {{ q = 1 }}\n y {{ q = 2 }} }}\n"
     with pytest.raises(PlanError, match=f"`{member}` is reserved"):
         planner.loads(text)
+
+
+def test_a_check_names_a_combination_in_quotes():
+    from planner.checks import run_checks
+
+    plan = planner.loads(AXES + 'check t ~= 14.583 ms in "h200/fp8"\n')
+    assert [(r.scenario, r.passed) for r in run_checks(plan)] == [("h200/fp8", True)]
