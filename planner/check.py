@@ -372,7 +372,10 @@ class Analyzer:
                         f"cannot show `{d.name}` in {unit.text}: it is {t.dim.describe()}, "
                         f"{unit.text} is {unit.dim.describe()}",
                         d.display.span, labels=[Label(d.expr.span, canonical_text(t.dim) or "a plain number")],
-                        hint=f"a unit of {t.dim.describe()}, such as `{example_unit(t.dim)}`"))
+                        hint=(f"a unit of {t.dim.describe()}, such as `{example_unit(t.dim)}`"
+                              if not t.dim.dimensionless else
+                              f"it is a plain number: drop `-> {unit.text}`, or give the inputs units "
+                              f"(a rate as `3%/month`)")))
                 else:
                     display = unit
         q = Quantity(d.name, d, d.is_input, t, display, deps)

@@ -172,6 +172,12 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
 
 
 def _token_text(tok: Token) -> str:
+    if any(not ch.isprintable() for ch in str(tok)):
+        return f"character {str(tok)[:20]!r}"  # a NUL or another control character, shown escaped
+    return _token_name(tok)
+
+
+def _token_name(tok: Token) -> str:
     if tok.type == "NAME":
         return f"name `{tok}`"
     if tok.type in ("NUMBER", "QUANTITY"):

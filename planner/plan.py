@@ -60,6 +60,9 @@ class Evaluation:
         v = self.values[name]
         if q.is_bool:
             return bool(v)
+        exact = self.inputs.get(name)
+        if isinstance(exact, Fraction):  # an input: exactly as written (49 USD/month is 49, not 49.00000000000001)
+            return float(exact / q.display.scale)
         return float(v) / float(q.display.scale)
 
     @property

@@ -273,3 +273,9 @@ def test_exact_checks_are_decided_in_exact_arithmetic(cli, plan_file):
 ])
 def test_product_units(text, name, expected):
     assert value(text, name) == pytest.approx(expected, rel=1e-12)
+
+
+def test_inputs_display_exactly_as_written():
+    ev = planner.loads("unit USD\nprice = 49 USD/month\nrate = 0.1 GB/s\n").evaluate()
+    assert ev.display("price") == 49.0
+    assert ev.display("rate") == 0.1
