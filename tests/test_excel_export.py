@@ -379,3 +379,42 @@ def test_import_of_a_workbook_from_a_plan_with_fewer_inputs(tmp_path, cli, plan_
     shrunk = plan_file(SMALL.replace("a1 = 5\n", "").replace(" * a1", ""), "small.plan")
     code, _, err = cli("import", book, "--plan", shrunk)
     assert code == 2 and "`a1`" in err
+
+
+SAAS = """unit USD
+unit kUSD = 1000 USD
+cac = {cac}
+gp = 400 USD
+payback = cac / gp
+"""
+
+
+def saas_book(tmp_path, cac: str, unit_cell=None) -> Path:
+    book = tmp_path / "saas.xlsx"
+    book.write_bytes(workbook_bytes(loads(SAAS.format(cac=cac), str(tmp_path / "saas.plan"))))
+    if unit_cell is not None:
+        wb = openpyxl.load_workbook(book)
+        cell = named_cell(wb, "cac")
+        wb["Inputs"].cell(row=cell.row, column=cell.column + 1).value = unit_cell
+        wb.save(book)
+    return book
+
+
+def test_import_converts_a_value_in_another_unit_of_the_plan(tmp_path, cli):
+    """Exported with cac = 6 kUSD; the plan now says 6000 USD: the workbook's 6 is 6 kUSD, not 6 USD."""
+    book = saas_book(tmp_path, "6 kUSD")
+    plan = tmp_path / "saas.plan"
+    plan.write_text(SAAS.format(cac="6000 USD"), encoding="utf-8")
+    code, out, err = cli("import", book, "--plan", plan)
+    assert code == 0, err
+    assert "every input in" in out and "matches the plan" in out
+    assert "kUSD" in out and "Inputs!C" in out  # the conversion is reported, with the cell
+    payback = next(line for line in out.splitlines() if line.startswith("payback "))
+    assert " 15" in payback and "0.015" not in payback
+
+
+def test_import_refuses_a_unit_of_another_dimension(tmp_path, cli):
+    book = saas_book(tmp_path, "6 kUSD", unit_cell="s")
+    (tmp_path / "saas.plan").write_text(SAAS.format(cac="6 kUSD"), encoding="utf-8")
+    code, _, err = cli("import", book, "--plan", tmp_path / "saas.plan")
+    assert code == 2 and "Inputs!C" in err and "`cac`" in err

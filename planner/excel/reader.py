@@ -5,7 +5,10 @@ mangling as the export), so moving rows or adding sheets does not matter.
 Values are in the input's display unit, as the Inputs sheet shows them; they
 come back as exact rationals in base units (``3.35`` TB/s is 3350000000000),
 the same as a ``--set`` override, and every constraint is checked when the
-plan is evaluated with them.
+plan is evaluated with them. The Unit column next to each value says which
+unit it is in: a unit the plan has since changed (``6 kUSD`` exported, the
+plan now says ``6000 USD``) is converted with a warning; one of another
+dimension is refused, naming the cell.
 
 A workbook must belong to the plan: one that names an input the plan does
 not have (exported from another plan), or none of the plan's inputs, is
@@ -96,13 +99,37 @@ def read_inputs(path: str, plan: Plan) -> Imported:
                 raise UsageError(f"{where} (`{name}`) holds a formula with no saved value",
                                  hint="open the workbook in Excel or LibreOffice and save it, then import again")
             raise UsageError(f"{where} (`{name}`) is empty", hint="type a value, or the plan's value back")
-        value = _exact(raw, q, where)
+        value = _exact(raw, q, where) / q.display.scale * _unit_scale(wb, sheet, coord, plan, q, imported)
         if value != q.value:
             imported.overrides[name] = value
             imported.origins[name] = Origin(f"{path} {where}", None)
             imported.changes.append(Change(name, where, display_value(q, q.value), display_value(q, value),
                                            q.unit_text))
     return imported
+
+
+def _unit_scale(wb, sheet: str, coord: str, plan: Plan, q, imported: Imported) -> Fraction:
+    """The base-unit scale of the unit the Inputs sheet shows next to ``q``'s value (its Unit column, as
+    exported); another unit of the same dimension is converted (with a warning), any other is refused."""
+    m = re.fullmatch(r"B([0-9]+)", coord)
+    if sheet != "Inputs" or m is None or q.is_bool:
+        return q.display.scale
+    cell = f"Inputs!C{m.group(1)}"
+    raw = wb["Inputs"][cell.split("!")[1]].value
+    text = "" if raw is None else str(raw).strip()
+    if text == q.unit_text:
+        return q.display.scale
+    from ..errors import PlanError
+
+    try:
+        _, scale, _ = plan.parse_override(f"{q.name}=1 {text}".rstrip(), f"{cell} (`{q.name}`'s unit)")
+    except PlanError:
+        raise UsageError(f"{cell} says `{q.name}` is in `{text or '(no unit)'}`, which is not a unit of "
+                         f"`{q.name}` ({q.unit_text or 'a plain number'} in the plan)",
+                         hint=f"type {q.unit_text or 'nothing'} in {cell} and the value in that unit") from None
+    imported.warnings.append(f"{cell}: `{q.name}` is in {text or 'plain numbers'} in the workbook, "
+                             f"{q.unit_text or 'a plain number'} in the plan; the value was converted")
+    return scale
 
 
 def _belongs(wb, plan: Plan, path: str, names: dict) -> list[str]:
