@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import textwrap
 from typing import Optional, Sequence
 
 import numpy as np
@@ -77,7 +78,7 @@ def sweep_png(results: Sequence, title: str) -> bytes:
         if combos > MAX_LINES:
             title += f"\n(lines for the first {MAX_LINES} of {combos:,} combinations of " \
                      + ", ".join(a.name for a in others) + ")"
-        fig.suptitle(title, fontsize=9)
+        fig.suptitle("\n".join(textwrap.wrap(title, 90)) if "\n" not in title else title, fontsize=9)
         fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", metadata={"Software": None})

@@ -187,7 +187,9 @@ def latex(expr: sp.Basic) -> str:
     names = {}
     for sym in expr.free_symbols:
         name = sym.name
-        if "_" in name or (len(name) > 1 and sp.latex(sp.Symbol(name)) == name):
+        # upright whole names: `draft_cost`, `customers0` (SymPy would subscript the 0), `h100.peak`
+        if "_" in name or any(ch.isdigit() or ch == "." for ch in name) or (
+                len(name) > 1 and sp.latex(sp.Symbol(name)) == name):
             names[sym] = r"\mathrm{" + name.replace("_", r"\_") + "}"
     return sp.latex(expr, symbol_names=names)
 

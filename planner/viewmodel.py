@@ -421,7 +421,7 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
     return {
         "format": FORMAT,
         "generator": f"planner {__version__}",
-        "title": plan.title,
+        "title": " ".join(plan.title.split()),  # one line: it is the report's heading
         "file": Path(plan.path).name,
         "notes": list(plan.model.plan.notes),
         "scenarios": _scenarios(analysis),

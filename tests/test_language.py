@@ -279,3 +279,12 @@ def test_inputs_display_exactly_as_written():
     ev = planner.loads("unit USD\nprice = 49 USD/month\nrate = 0.1 GB/s\n").evaluate()
     assert ev.display("price") == 49.0
     assert ev.display("rate") == 0.1
+
+
+def test_latex_keeps_names_whole():
+    import sympy as sp
+
+    from planner.symbolic import latex
+
+    assert latex(sp.Symbol("customers0") * sp.Symbol("alpha")) == r"\alpha \mathrm{customers0}"
+    assert latex(sp.Symbol("draft_cost")) == r"\mathrm{draft\_cost}"
