@@ -418,3 +418,27 @@ def test_import_refuses_a_unit_of_another_dimension(tmp_path, cli):
     (tmp_path / "saas.plan").write_text(SAAS.format(cac="6 kUSD"), encoding="utf-8")
     code, _, err = cli("import", book, "--plan", tmp_path / "saas.plan")
     assert code == 2 and "Inputs!C" in err and "`cac`" in err
+
+
+def test_import_reads_edits_in_a_scenarios_column(tmp_path, cli):
+    """fp8_e4m3 sets bits_per_weight = 8 on the Scenarios sheet; typing 4 there moves fp8_e4m3 only."""
+    import json
+
+    book = tmp_path / "book.xlsx"
+    book.write_bytes(workbook_bytes(load(TOKEN_COST)))
+    wb = openpyxl.load_workbook(book)
+    ws = wb["Scenarios"]
+    col = next(c.column for c in ws[3] if c.value == "fp8_e4m3")
+    row = next(c.row for c in ws["A"] if c.value == "bits_per_weight")
+    assert ws.cell(row=row, column=col).value == 8
+    ws.cell(row=row, column=col).value = 4
+    wb.save(book)
+    code, out, err = cli("import", book, "--plan", TOKEN_COST, "--scenario", "base,fp8_e4m3", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["values"]["fp8_e4m3"]["weight_bytes"] == pytest.approx(35)  # 70B parameters at 4 bits
+    assert data["values"]["base"]["weight_bytes"] == pytest.approx(140)  # the plan's own 16 bits
+    (change,) = data["workbook"]["changes"]
+    assert change["cell"].startswith("Scenarios!") and change["plan"] == 8 and change["workbook"] == 4
+    code, out, _ = cli("import", book, "--plan", TOKEN_COST)
+    assert "bits_per_weight (scenario fp8_e4m3): 8 bit -> 4 bit" in out

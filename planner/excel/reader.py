@@ -38,9 +38,11 @@ class Change:
     plan_value: object  # display unit
     book_value: object  # display unit
     unit: str
+    scenario: Optional[str] = None  # an edit in the scenario's column of the Scenarios sheet
 
     def describe(self) -> str:
-        return (f"{self.name}: {format_value(self.plan_value, self.unit)} -> "
+        where = f" (scenario {self.scenario})" if self.scenario else ""
+        return (f"{self.name}{where}: {format_value(self.plan_value, self.unit)} -> "
                 f"{format_value(self.book_value, self.unit)}  ({self.cell})")
 
 
@@ -52,15 +54,19 @@ class Imported:
     changes: list[Change]
     missing: list[str]  # plan inputs the workbook does not name
     warnings: list[str] = field(default_factory=list)  # e.g. exported from another version of the plan
+    scenario_overrides: dict = field(default_factory=dict)  # scenario -> {name: base value} (Scenarios sheet)
+    scenario_origins: dict = field(default_factory=dict)  # scenario -> {name: Origin}
 
     def overrides_for(self, plan: Plan, scenario: Optional[str]) -> dict:
         """The edits as they apply in ``scenario``: the Inputs sheet holds the plan's own values,
         so an input the scenario sets keeps the scenario's value (as its column in the workbook)."""
         own = plan.model.scenarios[scenario].overrides if scenario is not None else {}
-        return {k: v for k, v in self.overrides.items() if k not in own}
+        edits = {k: v for k, v in self.overrides.items() if k not in own}
+        return {**edits, **self.scenario_overrides.get(scenario, {})}
 
     def evaluate(self, plan: Plan, scenarios) -> list:
-        return [plan.evaluate(s, self.overrides_for(plan, s), self.origins) for s in scenarios]
+        return [plan.evaluate(s, self.overrides_for(plan, s), {**self.origins, **self.scenario_origins.get(s, {})})
+                for s in scenarios]
 
 
 def read_inputs(path: str, plan: Plan) -> Imported:
@@ -105,17 +111,62 @@ def read_inputs(path: str, plan: Plan) -> Imported:
             imported.origins[name] = Origin(f"{path} {where}", None)
             imported.changes.append(Change(name, where, display_value(q, q.value), display_value(q, value),
                                            q.unit_text))
+    _scenario_edits(wb, path, plan, imported)
     return imported
 
 
-def _unit_scale(wb, sheet: str, coord: str, plan: Plan, q, imported: Imported) -> Fraction:
-    """The base-unit scale of the unit the Inputs sheet shows next to ``q``'s value (its Unit column, as
-    exported); another unit of the same dimension is converted (with a warning), any other is refused."""
-    m = re.fullmatch(r"B([0-9]+)", coord)
-    if sheet != "Inputs" or m is None or q.is_bool:
-        return q.display.scale
-    cell = f"Inputs!C{m.group(1)}"
-    raw = wb["Inputs"][cell.split("!")[1]].value
+def _scenario_edits(wb, path: str, plan: Plan, imported: Imported) -> None:
+    """Values typed in a scenario's own input cells on the Scenarios sheet (one column per scenario,
+    headed by its name in row 3; the input's name in column A, its unit in column B)."""
+    from .writer import display_value
+
+    if "Scenarios" not in wb.sheetnames:
+        return
+    ws = wb["Scenarios"]
+    rows = {c.value: c.row for c in ws["A"] if isinstance(c.value, str)}
+    formulas = None
+    for head in ws[3]:
+        scenario = head.value
+        if head.column < 3 or not isinstance(scenario, str) or scenario not in plan.model.scenarios:
+            continue
+        for name, plan_value in plan.model.scenarios[scenario].overrides.items():
+            q = plan.model.quantities[name]
+            if name not in rows or not isinstance(plan_value, (Fraction, bool, int)):
+                continue
+            cell = ws.cell(row=rows[name], column=head.column)
+            where = f"Scenarios!{cell.coordinate}"
+            if cell.value is None:
+                continue
+            if formulas is None:
+                from openpyxl import load_workbook
+
+                formulas = load_workbook(path, data_only=False)["Scenarios"]
+            typed = formulas[cell.coordinate].value
+            if isinstance(typed, str) and typed.startswith("="):
+                continue  # a formula (the Inputs value, or a live answer): not a typed value
+            value = _exact(cell.value, q, where)
+            if not q.is_bool:
+                value = value / q.display.scale * _unit_scale(wb, "Scenarios", cell.coordinate, plan, q, imported,
+                                                              f"Scenarios!B{cell.row}")
+            if value != plan_value:
+                imported.scenario_overrides.setdefault(scenario, {})[name] = value
+                imported.scenario_origins.setdefault(scenario, {})[name] = Origin(f"{path} {where}", None)
+                imported.changes.append(Change(name, where, display_value(q, plan_value), display_value(q, value),
+                                               q.unit_text, scenario))
+
+
+def _unit_scale(wb, sheet: str, coord: str, plan: Plan, q, imported: Imported,
+                cell: Optional[str] = None) -> Fraction:
+    """The base-unit scale of the unit the workbook shows for ``q``'s value (the Unit column, as exported:
+    next to the value on the Inputs sheet, or ``cell``); another unit of the same dimension is converted
+    (with a warning), any other is refused."""
+    if cell is None:
+        m = re.fullmatch(r"B([0-9]+)", coord)
+        if sheet != "Inputs" or m is None or q.is_bool:
+            return q.display.scale
+        cell = f"Inputs!C{m.group(1)}"
+    unit_sheet, unit_coord = cell.split("!")
+    raw = wb[unit_sheet][unit_coord].value
     text = "" if raw is None else str(raw).strip()
     if text == q.unit_text:
         return q.display.scale

@@ -540,8 +540,9 @@ class Book:
     def scenarios_fill(self, ws) -> None:
 
         put_text(ws, 1, 1, "Scenarios", TITLE_FONT)
-        put_text(ws, 2, 1, "One column per scenario: inputs it sets are values (edit them here), the others "
-                 "follow the Inputs sheet; every derived figure is a formula over its own column.", NOTE_FONT)
+        put_text(ws, 2, 1, "One column per scenario: inputs it sets are values (edit them here; `planner import` "
+                 "reads them back for that scenario), the others follow the Inputs sheet; every derived figure "
+                 "is a formula over its own column.", NOTE_FONT)
         header(ws, 3, ["Quantity", "Unit"])
         put_text(ws, 4, 1, "Description", HEADER_FONT)
         ws.freeze_panes = "C5"
