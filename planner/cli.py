@@ -407,7 +407,8 @@ def cmd_import(args) -> int:
         data = eval_json(plan, evaluations, names)
         data["workbook"] = {"file": args.workbook, "warnings": imported.warnings, "missing": imported.missing,
                             "changes": [{"name": c.name, "cell": c.cell, "plan": c.plan_value,
-                                         "workbook": c.book_value, "unit": c.unit} for c in imported.changes]}
+                                         "workbook": c.book_value, "unit": c.unit, "scenario": c.scenario}
+                                        for c in imported.changes]}
         write_output(dumps(data))
     elif args.format == "csv":
         sys.stderr.write(describe(imported) + "\n")

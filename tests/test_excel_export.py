@@ -216,7 +216,8 @@ def test_import_json_and_unchanged(tmp_path, cli):
     code, out, _ = cli("import", book, "--plan", TOKEN_COST, "--format", "json")
     data = json.loads(out)
     assert code == 0 and data["workbook"]["changes"] == [
-        {"name": "gamma", "cell": data["workbook"]["changes"][0]["cell"], "plan": 4.0, "workbook": 6.0, "unit": ""}]
+        {"name": "gamma", "cell": data["workbook"]["changes"][0]["cell"], "plan": 4.0, "workbook": 6.0, "unit": "",
+         "scenario": None}]
     assert data["values"]["base"]["speedup"] == pytest.approx(2.4696, abs=5e-5)
     untouched = tmp_path / "same.xlsx"
     untouched.write_bytes(workbook_bytes(load(TOKEN_COST)))
