@@ -518,3 +518,44 @@ def test_constraint_broken_by_another_input_still_refuses():
     plan = planner.loads("a = 5\nx = 0.5\nr = a * x where a < 3\n", "other.plan")
     with pytest.raises(ConstraintError):
         Solver(plan).answer(adhoc(plan, "x", "r = 1"))
+
+
+# ---- a long chain compiled without deep nesting (acceptance: SyntaxError "too many nested parentheses") ----
+
+def _growth_chain(n: int) -> str:
+    return "unit USD\na0 = 1 USD\ng = 2%\n" + "".join(f"a{i} = a{i - 1} * (1 + g) + 1 USD\n" for i in range(1, n))
+
+
+def _growth_root(n: int, target: float) -> float:
+    """g with a_{n-1} = target, where a_k = (1+g)^k + ((1+g)^k - 1)/g (geometric series), by bisection."""
+    k = n - 1
+    f = lambda g: (1 + g) ** k + ((1 + g) ** k - 1) / g - target  # noqa: E731
+    lo, hi = 1e-9, 1.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+@pytest.mark.parametrize("n, target", [(200, 1000)])  # 2,000 lines: correct path, but minutes (left open)
+def test_solve_through_a_long_chain(n, target):
+    import sys
+
+    from planner.plan import RECURSION_LIMIT
+    from planner.roots import compile_univariate, flatten
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(RECURSION_LIMIT)  # as the CLI does (SymPy's passes recurse once per operator)
+    try:
+        plan = planner.loads(_growth_chain(n), "big.plan")
+        r = Solver(plan).answer(adhoc(plan, "g", f"a{n - 1} = {target} USD"))
+        assert r.value == pytest.approx(_growth_root(n, target), rel=1e-9)
+        # the flattened steps evaluate like the nested expression
+        x = sp.Symbol("x")
+        e = x
+        for _ in range(500):
+            e = e * (1 + x) + 1
+        assert len(flatten(e)) > 1
+        assert compile_univariate(e, x)(np.array([0.0]))[0] == 500.0
+    finally:
+        sys.setrecursionlimit(limit)
