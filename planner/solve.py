@@ -288,6 +288,9 @@ class Solver:
         if key in self._prepared:
             return self._prepared[key]
         plan = self.plan
+        if plan.model.quantities[stmt.target].is_bool:
+            raise KindError(f"`{stmt.target}` is true/false; `solve` is for numbers only", stmt.target_span,
+                            hint=f"evaluate with `--set {stmt.target}=true` and `--set {stmt.target}=false` instead")
         x = plan.symbols[stmt.target]
         text = _text(stmt.condition)
         if stmt.mode == "root":

@@ -559,3 +559,11 @@ def test_solve_through_a_long_chain(n, target):
         assert compile_univariate(e, x)(np.array([0.0]))[0] == 500.0
     finally:
         sys.setrecursionlimit(limit)
+
+
+def test_solving_for_a_boolean_input_is_a_located_error():
+    plan = planner.loads("flag = true\nx = if(flag, 1, 2)\nsolve flag where x = 2\n", "b.plan")
+    (stmt,) = Solver(plan).questions()
+    with pytest.raises(PlanError, match="true/false") as info:
+        Solver(plan).run(stmt)
+    assert "multiple" not in str(info.value) and info.value.span.text == "flag"
