@@ -67,7 +67,8 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
     expr = inline(plan, plan.symbols[name])
     point = {plan.symbols[n]: exact_number(v) for n, v in ev.inputs.items()}
     kinks: list[sp.Basic] = []
-    active = _active(expr, point, kinks)
+    jumps: list[sp.Basic] = []
+    active = _active(expr, point, kinks, jumps)
     branched = bool(kinks) or any(isinstance(e, KINKS) for e in sp.preorder_traversal(expr))
     y_f = float(ev.values[name])
     y_scale = float(q.display.scale)
@@ -79,7 +80,13 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         x = point[sym]
         method, note = "symbolic", ""
         kinked = [k for k in kinks if k.has(sym)]
+        stepped = [k for k in jumps if k.has(sym)]
+        flat = any(isinstance(n, _STEPS) and n.has(sym) for n in sp.preorder_traversal(expr))
         d = None
+        if stepped:
+            out.rows.append(Row(n, float(x) / float(xq.display.scale), xq.unit_text, None, None, "none",
+                                f"a jump: `{sp.sstr(stepped[0])}` steps at this value (flat on either side)"))
+            continue
         if not kinked:
             raw = sp.diff(active, sym)
             d = None if raw.has(sp.Derivative) else raw.xreplace(point)
@@ -100,6 +107,8 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
             dv = float(d)
             if branched:
                 method = "symbolic (active branch)"
+            if flat:
+                note = "floor/ceil/round are flat here (derivative 0)"
         elasticity = None if y_f == 0 or dv is None else dv * float(x) / y_f
         if xq.integer:
             note = (note + "; " if note else "") + "integer input, treated as continuous"
@@ -109,12 +118,24 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
     return out
 
 
-def _active(e: sp.Basic, point: dict, kinks: list) -> sp.Basic:
-    """``e`` with every max/min/abs/if replaced by its branch active at ``point``."""
+_STEPS = (sp.floor, sp.ceiling, sp.sign)
+
+
+def _active(e: sp.Basic, point: dict, kinks: list, jumps: list) -> sp.Basic:
+    """``e`` with every max/min/abs/if replaced by its branch active at ``point``,
+    and every floor/ceil/sign by its (locally constant) value there; a step
+    whose argument sits exactly on a jump goes to ``jumps``."""
     if not e.args or e.is_Atom:
         return e
+    if isinstance(e, _STEPS):
+        v = _active(e.args[0], point, kinks, jumps).xreplace(point)
+        if not v.is_Rational:
+            return e
+        if (v.is_Integer if not isinstance(e, sp.sign) else v == 0):
+            jumps.append(e)
+        return e.func(v)
     if isinstance(e, (sp.Max, sp.Min)):
-        args = [_active(a, point, kinks) for a in e.args]
+        args = [_active(a, point, kinks, jumps) for a in e.args]
         vals = [a.xreplace(point) for a in args]
         best = max(vals) if isinstance(e, sp.Max) else min(vals)
         winners = [a for a, v in zip(args, vals) if v == best]
@@ -122,7 +143,7 @@ def _active(e: sp.Basic, point: dict, kinks: list) -> sp.Basic:
             kinks.append(e)
         return winners[0]
     if isinstance(e, sp.Abs):
-        u = _active(e.args[0], point, kinks)
+        u = _active(e.args[0], point, kinks, jumps)
         v = u.xreplace(point)
         if v == 0:
             kinks.append(e)
@@ -130,9 +151,9 @@ def _active(e: sp.Basic, point: dict, kinks: list) -> sp.Basic:
     if isinstance(e, sp.Piecewise):
         for value, cond in e.args:
             if cond is sp.true or cond.xreplace(point) is sp.true:
-                return _active(value, point, kinks)
+                return _active(value, point, kinks, jumps)
         return e
-    args = [_active(a, point, kinks) for a in e.args]
+    args = [_active(a, point, kinks, jumps) for a in e.args]
     return e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
 
 

@@ -73,7 +73,7 @@ def test_kink_uses_a_numeric_difference_and_says_so():
 def test_step_functions_have_no_symbolic_derivative():
     plan = planner.loads("a = 2\nc = 3.7\nz = floor(c) * a\n")
     got = {r.input: r for r in sensitivity(plan, "z").rows}
-    assert got["c"].method == "numeric difference" and got["c"].elasticity == 0
+    assert got["c"].elasticity == 0 and got["c"].derivative == 0 and "flat" in got["c"].note
     assert got["a"].method == "symbolic" and got["a"].elasticity == pytest.approx(1.0)
 
 
@@ -157,3 +157,12 @@ def test_boolean_formulas_are_inlined_as_their_conditions():
     y = inline_inputs(plan.model, plan.symbols, plan.exprs, "y")
     a = plan.symbols["a"]
     assert y.xreplace({a: 5}) == 10 and y.xreplace({a: 1}) == 20
+
+
+def test_a_rounding_step_is_flat_or_a_jump_never_a_huge_slope():
+    """round(1.005, 2): 100.5 + 0.5 = 101 sits exactly on the step; the symmetric difference said +4950."""
+    on_step = sensitivity(planner.loads("a = 1.005\nb = round(a, 2)\n"), "b").rows[0]
+    assert on_step.elasticity is None and on_step.derivative is None and "jump" in on_step.note
+    flat = sensitivity(planner.loads("a = 1.004\nb = round(a, 2) * a\n"), "b").rows[0]
+    assert flat.derivative == pytest.approx(1.0)  # d/da (1.00 * a): the rounded factor is flat here
+    assert "flat" in flat.note
