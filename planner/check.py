@@ -690,6 +690,10 @@ class Analyzer:
             seen[s.alias] = s.span
 
     def _values(self, values: ir.Values, q: Quantity) -> None:
+        if q.is_bool:
+            self.sink.add(KindError(f"`{q.name}` is true/false; a sweep varies numbers only", values.span,
+                                    hint="compare the two cases with scenarios that set it to true and false"))
+            return
         for item in values.items:
             t = self._infer(item, {})
             if t is None:

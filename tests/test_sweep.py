@@ -318,3 +318,9 @@ def test_sweep_for_picks_select_like_check(picks, expected):
     names = [r.scenario for r in sweep.run_statement(plan, stmt)]
     assert names == expected
     assert names == check_scenarios(plan, plan.model.checks[0])
+
+
+def test_sweeping_a_boolean_input_says_booleans_cannot_be_swept():
+    """Was "sweep values must be constants" on `true`, which is a constant."""
+    with pytest.raises(PlanError, match="true/false; a sweep varies numbers only"):
+        planner.loads("flag = true\nx = if(flag, 1, 2)\nsweep flag in [true, false] show x\n", "b.plan")
