@@ -26,6 +26,7 @@ from .plan import Plan, format_value
 from .roots import KINKS, exact_number, inline
 
 STEP = 1e-6  # relative step of the numeric difference
+_STEPS = (sp.floor, sp.ceiling, sp.sign)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,11 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
     out = Sensitivity(name, scenario, float(ev.display(name)), q.unit_text)
     if q.is_input:
         out.rows.append(Row(name, out.value, q.unit_text, 1.0, 1.0, "symbolic", "the quantity is an input"))
+        return out
+    fast = _forward(plan, ev, name)
+    if fast is not None:
+        out.rows.extend(fast)
+        out.rows.sort(key=lambda r: (r.elasticity is None, -abs(r.elasticity or 0.0), r.input))
         return out
     expr = inline(plan, plan.symbols[name])
     point = {plan.symbols[n]: exact_number(v) for n, v in ev.inputs.items()}
@@ -118,9 +124,6 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
     return out
 
 
-_STEPS = (sp.floor, sp.ceiling, sp.sign)
-
-
 def _active(e: sp.Basic, point: dict, kinks: list, jumps: list) -> sp.Basic:
     """``e`` with every max/min/abs/if replaced by its branch active at ``point``,
     and every floor/ceil/sign by its (locally constant) value there; a step
@@ -155,6 +158,64 @@ def _active(e: sp.Basic, point: dict, kinks: list, jumps: list) -> sp.Basic:
         return e
     args = [_active(a, point, kinks, jumps) for a in e.args]
     return e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+
+
+FORWARD_MIN = 64  # cones at least this large are differentiated through the graph
+
+
+def _forward(plan: Plan, ev, name: str) -> Optional[list[Row]]:
+    """Forward mode through the dependency graph: each quantity's partial derivatives
+    (SymPy, on its own small expression, at exact values) combined by the chain rule in
+    topological order. For large smooth cones only (None otherwise): the inlined
+    expression of a long chain costs about the cube of its length to differentiate."""
+    qs = plan.model.quantities
+    order: list[str] = []
+    seen: set[str] = set()
+    stack = [(name, False)]
+    while stack:
+        n, ready = stack.pop()
+        if ready:
+            order.append(n)
+            continue
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.append((n, True))
+        stack.extend((d, False) for d in qs[n].deps if d not in seen)
+    if len(order) < FORWARD_MIN:
+        return None
+    exact = {n: exact_number(v) for n, v in ev.inputs.items()}
+    grad: dict[str, dict[str, sp.Basic]] = {}
+    for n in order:
+        q = qs[n]
+        if q.is_input:
+            grad[n] = {} if q.is_bool else {n: sp.Integer(1)}
+            continue
+        e = plan.exprs[n]
+        if any(isinstance(k, KINKS + _STEPS) for k in sp.preorder_traversal(e)) or q.is_bool:
+            return None
+        at = {plan.symbols[d]: exact[d] for d in q.deps}
+        exact[n] = e.xreplace(at)
+        g: dict[str, sp.Basic] = {}
+        for d in q.deps:
+            if not grad[d]:
+                continue
+            part = sp.diff(e, plan.symbols[d]).xreplace(at)
+            if not (part.is_number and part.is_finite):
+                return None
+            for i, v in grad[d].items():
+                g[i] = g.get(i, 0) + part * v
+        grad[n] = g
+    q = qs[name]
+    y_f, y_scale = float(ev.values[name]), float(q.display.scale)
+    rows = []
+    for i, d in sorted(grad[name].items()):
+        xq, x = qs[i], exact[i]
+        dv = float(d)
+        note = "integer input, treated as continuous" if xq.integer else ""
+        rows.append(Row(i, float(x) / float(xq.display.scale), xq.unit_text, None if y_f == 0 else dv * float(x) / y_f,
+                        dv * float(xq.display.scale) / y_scale, "symbolic", note))
+    return rows
 
 
 def _numeric(plan: Plan, ev, name: str, input_name: str) -> float:

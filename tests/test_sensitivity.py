@@ -166,3 +166,16 @@ def test_a_rounding_step_is_flat_or_a_jump_never_a_huge_slope():
     flat = sensitivity(planner.loads("a = 1.004\nb = round(a, 2) * a\n"), "b").rows[0]
     assert flat.derivative == pytest.approx(1.0)  # d/da (1.00 * a): the rounded factor is flat here
     assert "flat" in flat.note
+
+
+def test_long_growth_chain_is_differentiated_through_the_graph():
+    """a_k = a_{k-1} (1 + g) + 1: a_n = a0 (1+g)^n + ((1+g)^n - 1)/g (geometric series); 2,000 lines
+    took minutes when the inlined expression was differentiated (about the cube of the length)."""
+    n = 2000
+    text = "unit USD\na0 = 1 USD\ng = 2%\n" + "".join(f"a{i} = a{i - 1} * (1 + g) + 1 USD\n" for i in range(1, n))
+    got = {r.input: r for r in sensitivity(planner.loads(text, "big.plan"), f"a{n - 1}").rows}
+    k, g = n - 1, 0.02
+    a = (1 + g) ** k + ((1 + g) ** k - 1) / g
+    da_dg = k * (1 + g) ** (k - 1) + (k * (1 + g) ** (k - 1) * g - ((1 + g) ** k - 1)) / g ** 2
+    assert got["a0"].elasticity == pytest.approx((1 + g) ** k / a, rel=1e-9)
+    assert got["g"].elasticity == pytest.approx(da_dg * g / a, rel=1e-9)
