@@ -11,6 +11,21 @@ ROOT = Path(__file__).resolve().parent.parent
 SHEETS = ROOT / "sheets"
 TOKEN_COST = SHEETS / "token_cost.plan"
 
+# Two axes with two members each: the plan the `for a=a1, b=b1` selection tests share.
+TWO_AXES = """
+p = 1
+q = 1 where integer, q >= 1
+x = p * q
+axis a {
+  a1 { p = 2 }
+  a2 { p = 3 }
+}
+axis b {
+  b1 { q = 5 }
+  b2 { q = 7 }
+}
+"""
+
 
 @pytest.fixture
 def plan_file(tmp_path):

@@ -435,19 +435,9 @@ def test_method_reports_the_degree_of_the_polynomial_solved(token_cost, solver):
 def test_question_for_picks_select_like_check():
     from planner.checks import check_scenarios
 
-    text = """
-p = 1
-q = 1 where integer, q >= 1
-x = p * q
-axis a {
-  a1 { p = 2 }
-  a2 { p = 3 }
-}
-axis b {
-  b1 { q = 5 }
-  b2 { q = 7 }
-}
-check x == 10 for a=a1, b=b1
+    from conftest import TWO_AXES
+
+    text = TWO_AXES + """check x == 10 for a=a1, b=b1
 solve min q where x >= 4 for a=a1, b=b1 as qq
 maximize x over q in [1, 2] for a=a1, b=b1 as mm
 solve p where x = 21 for a=a2, b=b2

@@ -289,19 +289,7 @@ def test_cli_plan_without_sweeps(cli, plan_file):
 
 # ---- `for` picks: one selection per statement, as for checks -------------------------------
 
-PICKS = """
-p = 1
-q = 1 where integer, q >= 1
-x = p * q
-axis a {
-  a1 { p = 2 }
-  a2 { p = 3 }
-}
-axis b {
-  b1 { q = 5 }
-  b2 { q = 7 }
-}
-"""
+from conftest import TWO_AXES as PICKS  # noqa: E402
 
 
 @pytest.mark.parametrize("picks,expected", [
