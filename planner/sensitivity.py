@@ -24,6 +24,7 @@ import sympy as sp
 from .errors import KindError, UnknownNameError, suggest
 from .plan import Plan, format_value
 from .roots import KINKS, exact_number, inline
+from .symbolic import cone
 
 STEP = 1e-6  # relative step of the numeric difference
 _STEPS = (sp.floor, sp.ceiling, sp.sign)
@@ -169,19 +170,7 @@ def _forward(plan: Plan, ev, name: str) -> Optional[list[Row]]:
     topological order. For large smooth cones only (None otherwise): the inlined
     expression of a long chain costs about the cube of its length to differentiate."""
     qs = plan.model.quantities
-    order: list[str] = []
-    seen: set[str] = set()
-    stack = [(name, False)]
-    while stack:
-        n, ready = stack.pop()
-        if ready:
-            order.append(n)
-            continue
-        if n in seen:
-            continue
-        seen.add(n)
-        stack.append((n, True))
-        stack.extend((d, False) for d in qs[n].deps if d not in seen)
+    order = cone(plan.model, [name])  # dependencies first
     if len(order) < FORWARD_MIN:
         return None
     exact = {n: exact_number(v) for n, v in ev.inputs.items()}

@@ -179,3 +179,16 @@ def test_long_growth_chain_is_differentiated_through_the_graph():
     da_dg = k * (1 + g) ** (k - 1) + (k * (1 + g) ** (k - 1) * g - ((1 + g) ** k - 1)) / g ** 2
     assert got["a0"].elasticity == pytest.approx((1 + g) ** k / a, rel=1e-9)
     assert got["g"].elasticity == pytest.approx(da_dg * g / a, rel=1e-9)
+
+
+def test_forward_mode_on_a_diamond_graph():
+    # c uses a and b, and b uses a too: a must come before b (dependencies first)
+    lines = ["k = 3", "x0 = k * 2"] + [f"x{i} = x{i-1} * 1.01 + k" for i in range(1, 70)]
+    lines += ["a = x69 * 2", "b = a * 3 + k", "c = a + b"]
+    plan = planner.loads("\n".join(lines) + "\n")
+    (row,) = sensitivity(plan, "c").rows
+    h = 1e-6
+    up = plan.evaluate(None, {"k": plan.parse_override(f"k={3 + h}")[1]}).values["c"]
+    down = plan.evaluate(None, {"k": plan.parse_override(f"k={3 - h}")[1]}).values["c"]
+    y = plan.evaluate().values["c"]
+    assert row.elasticity == pytest.approx((up - down) / (2 * h) * 3 / y, rel=1e-6)
