@@ -35,15 +35,15 @@ def diamonds(n: int) -> str:
 
 
 def measure(text: str) -> dict[str, float]:
-    from planner.check import analyze
-    from planner.lower import lower
-    from planner.plan import Plan, paused_gc
-    from planner.source import Source
+    from planner.language.analysis import analyze
+    from planner.language.lower import lower
+    from planner.compute.evaluation import Plan, paused_gc
+    from planner.language.source import Source
 
     gc.collect()
     t = {}
     start = time.perf_counter()
-    with paused_gc():  # as planner.plan.loads does
+    with paused_gc():  # as planner.compute.evaluation.loads does
         t0 = time.perf_counter()
         plan_ir = lower(Source("generated.plan", text))
         t1 = time.perf_counter()

@@ -1,6 +1,6 @@
 """Every solve/maximize/minimize in sheets/token_cost.plan, after loading.
 
-Each question is answered with a fresh :class:`planner.solve.Solver` (so its
+Each question is answered with a fresh :class:`planner.questions.solve.Solver` (so its
 symbolic preparation, the closed-form search included, is counted), in every
 scenario it names; the time is compared with one plain evaluation of the plan
 (``plan.evaluate()``) measured in the same run. Goal: each under 0.2 s.
@@ -25,7 +25,7 @@ def main() -> None:
     args = ap.parse_args()
 
     import planner
-    from planner.solve import Solver
+    from planner.questions.solve import Solver
 
     t = time.perf_counter()
     plan = planner.load(args.file)

@@ -44,8 +44,8 @@ def main() -> None:
     args = ap.parse_args()
 
     import planner
-    from planner import sweep
-    from planner.values import parse_assignment
+    from planner.questions import sweep
+    from planner.questions.ranges import parse_assignment
 
     plan = planner.load(ROOT / "sheets" / "token_cost.plan")
     n = args.points

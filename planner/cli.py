@@ -163,7 +163,7 @@ def _version() -> str:
 # ---- helpers -------------------------------------------------------------
 
 def _load(path: str):
-    from .plan import load
+    from .compute.evaluation import load
 
     return load(path)
 
@@ -194,7 +194,7 @@ def atomic_write(path: str, data: bytes) -> None:
     its target, then moved in (the same mechanism as ``planner build``)."""
     from pathlib import Path
 
-    from .build import Output, publish
+    from .outputs.build import Output, publish
 
     target = Path(path)
     publish([Output(target.name, data, "file")], target.parent)
@@ -203,8 +203,8 @@ def atomic_write(path: str, data: bytes) -> None:
 # ---- commands ---------------------------------------------------------------
 
 def cmd_library(args) -> int:
-    from .errors import UsageError
-    from .imports import library_dir, library_entries, suggest_entry
+    from .language.errors import UsageError
+    from .language.imports import library_dir, library_entries, suggest_entry
 
     entries = library_entries()
     if args.path:
@@ -215,7 +215,7 @@ def cmd_library(args) -> int:
                              "entries: " + ", ".join(entries))
         write_output((library_dir() / name).read_text(encoding="utf-8"))
         return EXIT_OK
-    from .plan import load
+    from .compute.evaluation import load
 
     rows = []
     for entry in entries:
@@ -226,14 +226,14 @@ def cmd_library(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from .output import dumps, eval_csv, eval_json, eval_table
+    from .outputs.terminal import dumps, eval_csv, eval_json, eval_table
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     names = plan.definition_order()
     if args.only:
-        from .errors import UnknownNameError, suggest
+        from .language.errors import UnknownNameError, suggest
 
         for n in args.only:
             if n not in plan.model.quantities:
@@ -253,8 +253,8 @@ def cmd_eval(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .checks import run_checks
-    from .output import dumps
+    from .questions.checks import run_checks
+    from .outputs.terminal import dumps
 
     plan = _load(args.file)
     # A plan that cannot be evaluated (a violated constraint, a division by
@@ -290,7 +290,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    from .explain import explain, render
+    from .questions.explain import explain, render
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
@@ -301,10 +301,10 @@ def cmd_explain(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from . import sweep
-    from .errors import UsageError
-    from .output import dumps
-    from .values import parse_assignment
+    from .questions import sweep
+    from .language.errors import UsageError
+    from .outputs.terminal import dumps
+    from .questions.ranges import parse_assignment
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
@@ -330,9 +330,9 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from .errors import PlanError, UsageError, render
-    from .output import dumps
-    from .solve import Solver, adhoc, format_results, results_csv, results_json
+    from .language.errors import PlanError, UsageError, render
+    from .outputs.terminal import dumps
+    from .questions.solve import Solver, adhoc, format_results, results_csv, results_json
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
@@ -368,8 +368,8 @@ def cmd_solve(args) -> int:
 
 
 def cmd_sensitivity(args) -> int:
-    from .output import dumps
-    from .sensitivity import sensitivity, to_csv, to_json, to_table
+    from .outputs.terminal import dumps
+    from .questions.sensitivity import sensitivity, to_csv, to_json, to_table
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
@@ -384,7 +384,7 @@ def cmd_sensitivity(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .excel.writer import workbook_bytes
+    from .outputs.excel.writer import workbook_bytes
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
@@ -396,8 +396,8 @@ def cmd_export(args) -> int:
 
 
 def cmd_import(args) -> int:
-    from .excel.reader import describe, read_inputs
-    from .output import dumps, eval_csv, eval_json, eval_table
+    from .outputs.excel.reader import describe, read_inputs
+    from .outputs.terminal import dumps, eval_csv, eval_json, eval_table
 
     plan = _load(args.plan)
     imported = read_inputs(args.workbook, plan)
@@ -419,8 +419,8 @@ def cmd_import(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .build import publish, report_outputs
-    from .viewmodel import analyse
+    from .outputs.build import publish, report_outputs
+    from .outputs.viewmodel import analyse
 
     plan = _load(args.file)
     analysis = analyse(plan)
@@ -442,7 +442,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from .build import build, summary
+    from .outputs.build import build, summary
 
     result = build(args.file, args.output, args.template)
     write_output(summary(result))
@@ -463,8 +463,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_BAD_INPUT
     color = args.color == "always" or (args.color == "auto" and sys.stderr.isatty() and "NO_COLOR" not in os.environ)
     handler: Callable[[argparse.Namespace], int] = args.handler
-    from .errors import PlanError, render
-    from .plan import RECURSION_LIMIT
+    from .language.errors import PlanError, render
+    from .compute.evaluation import RECURSION_LIMIT
 
     # Formulas are walked recursively (and SymPy recurses too): a sum of
     # thousands of terms needs more than Python's default 1,000 frames.

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import TOKEN_COST
 
-from planner import plots
+from planner.outputs import plots
 
 SWEEP_PLAN = """title "Speculative decoding"
 alpha      = 0.8  where 0 <= alpha < 1
@@ -80,7 +80,7 @@ def test_template_error_leaves_previous_outputs_untouched(tmp_path, cli, previou
 @pytest.mark.parametrize("failing_call", [1, 2, 3, 4])
 def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, previous_run, failing_call):
     """A failure between the first and the last file (here: any of the moves)."""
-    from planner import build as build_mod
+    from planner.outputs import build as build_mod
 
     before = _snapshot(previous_run)
     calls = []
@@ -182,7 +182,7 @@ def test_plan_without_sweeps_does_not_load_matplotlib(tmp_path, cli, plan_file, 
 
 
 def test_summary_has_one_row_per_scenario_when_there_are_many(tmp_path):
-    from planner.build import build, summary
+    from planner.outputs.build import build, summary
 
     from conftest import SHEETS
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import planner
-from planner.errors import PlanError, flatten, render
+from planner.language.errors import PlanError, flatten, render
 
 BAD = Path(__file__).parent / "bad_plans"
 CASES = sorted(BAD.glob("*/*.plan"))

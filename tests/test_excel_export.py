@@ -12,8 +12,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from planner.excel.names import is_valid
-from planner.excel.writer import workbook_bytes
+from planner.outputs.excel.names import is_valid
+from planner.outputs.excel.writer import workbook_bytes
 from planner.plan import load, loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -296,8 +296,8 @@ def test_a_closed_form_excel_cannot_express_falls_back_to_the_sheet(token_book):
 
     import sympy as sp
 
-    from planner.excel.writer import Book
-    from planner.solve import Solver
+    from planner.outputs.excel.writer import Book
+    from planner.questions.solve import Solver
 
     plan = load(TOKEN_COST)
     stmt = next(s for s in plan.model.solves if s.alias == "crossover_batch")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.excel.names import excel_names, is_cell_like, is_valid
+from planner.outputs.excel.names import excel_names, is_cell_like, is_valid
 
 
 @pytest.mark.parametrize("name, valid", [

@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from planner.excel.printer import FormulaTooLong, UnsupportedFormula, formula, nesting, number
+from planner.outputs.excel.printer import FormulaTooLong, UnsupportedFormula, formula, nesting, number
 
 a, b, c, x, y = sp.symbols("a b c x y", real=True)
 flag = sp.Symbol("flag", real=True)

@@ -23,14 +23,14 @@ import pytest
 import sympy as sp
 
 from excel_recalc import recalculate, require_soffice
-from planner.checks import run_checks
-from planner.errors import PlanError
-from planner.excel.printer import formula
-from planner.excel.reader import read_inputs
-from planner.excel.writer import AnswerRef, Book, to_bytes
+from planner.questions.checks import run_checks
+from planner.language.errors import PlanError
+from planner.outputs.excel.printer import formula
+from planner.outputs.excel.reader import read_inputs
+from planner.outputs.excel.writer import AnswerRef, Book, to_bytes
 from planner.plan import load, loads
-from planner.solve import Answers, Solver
-from planner.sweep import run_statement
+from planner.questions.solve import Answers, Solver
+from planner.questions.sweep import run_statement
 
 ROOT = Path(__file__).resolve().parent.parent
 SHEETS = ROOT / "sheets"

@@ -10,8 +10,8 @@ import random
 import pytest
 
 import planner
-from planner.checks import run_checks
-from planner.errors import PlanError, render
+from planner.questions.checks import run_checks
+from planner.language.errors import PlanError, render
 
 from conftest import TOKEN_COST
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 
 import planner
-from planner.errors import PlanError
+from planner.language.errors import PlanError
 
 
 def value(text: str, name: str, scenario=None):
@@ -284,7 +284,7 @@ def test_inputs_display_exactly_as_written():
 def test_latex_keeps_names_whole():
     import sympy as sp
 
-    from planner.symbolic import latex
+    from planner.compute.symbolic import latex
 
     assert latex(sp.Symbol("customers0") * sp.Symbol("alpha")) == r"\alpha \mathrm{customers0}"
     assert latex(sp.Symbol("draft_cost")) == r"\mathrm{draft\_cost}"

@@ -12,12 +12,12 @@ import pytest
 
 from conftest import TOKEN_COST
 
-from planner import plots
-from planner.build import report_outputs
-from planner.errors import TemplateError
-from planner.plan import format_value
-from planner.report import cell, code, math, render, text
-from planner.viewmodel import analyse, headline_names, view_model
+from planner.outputs import plots
+from planner.outputs.build import report_outputs
+from planner.language.errors import TemplateError
+from planner.compute.evaluation import format_value
+from planner.outputs.report import cell, code, math, render, text
+from planner.outputs.viewmodel import analyse, headline_names, view_model
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("UPDATE_SNAPSHOTS") == "1"
@@ -348,7 +348,7 @@ def test_syntax_error_points_at_the_line(tmp_path, analysis):
 
 
 def test_missing_template_is_a_usage_error(tmp_path, analysis):
-    from planner.errors import UsageError
+    from planner.language.errors import UsageError
 
     with pytest.raises(UsageError, match="no such template"):
         render(view_model(analysis), str(tmp_path / "nope.j2"))
@@ -414,8 +414,8 @@ def test_report_into_a_folder_named_with_a_trailing_slash(tmp_path, capsys):
 
 
 def test_a_template_that_runs_too_long_is_stopped(tmp_path, monkeypatch):
-    import planner.report as report
-    from planner.errors import TemplateError
+    import planner.outputs.report as report
+    from planner.language.errors import TemplateError
 
     monkeypatch.setattr(report, "RENDER_SECONDS", 0.5)
     path = tmp_path / "slow.j2"

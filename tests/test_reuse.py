@@ -5,8 +5,8 @@ import itertools
 import pytest
 
 import planner
-from planner.errors import PlanError, flatten, render
-from planner.imports import library_entries
+from planner.language.errors import PlanError, flatten, render
+from planner.language.imports import library_entries
 
 from conftest import SHEETS
 
@@ -103,7 +103,7 @@ def test_axes_that_set_the_same_input_clash():
 
 def test_checks_follow_axes():
     plan = planner.loads(AXES + "check t ~= 14.583 ms in gpu=h200, precision=fp8\n")
-    from planner.checks import run_checks
+    from planner.questions.checks import run_checks
 
     results = run_checks(plan)
     assert [(r.scenario, r.passed) for r in results] == [("h200/fp8", True)]
@@ -184,7 +184,7 @@ def test_library_command(cli):
 
 
 def test_scenario_reference_to_a_combination():
-    from planner.checks import run_checks
+    from planner.questions.checks import run_checks
 
     plan = planner.loads(AXES + 'check t@"h100/bf16" / t@"h200/fp8" ~= 2.8657\n')
     assert [r.passed for r in run_checks(plan)] == [True]
@@ -200,7 +200,7 @@ def test_axis_members_cannot_be_named_all_or_base(member):
 
 
 def test_a_check_names_a_combination_in_quotes():
-    from planner.checks import run_checks
+    from planner.questions.checks import run_checks
 
     plan = planner.loads(AXES + 'check t ~= 14.583 ms in "h200/fp8"\n')
     assert [(r.scenario, r.passed) for r in run_checks(plan)] == [("h200/fp8", True)]

@@ -11,8 +11,8 @@ import pytest
 
 import planner
 from conftest import TOKEN_COST
-from planner.errors import PlanError
-from planner.sensitivity import sensitivity
+from planner.language.errors import PlanError
+from planner.questions.sensitivity import sensitivity
 
 A, G, C = 0.8, 4, 0.1
 
@@ -127,9 +127,9 @@ def test_cli(cli):
 def test_chain_of_2000_formulas_explain_solve_sensitivity():
     import sys
 
-    from planner.explain import explain
-    from planner.solve import Solver, adhoc
-    from planner.symbolic import inline_inputs
+    from planner.questions.explain import explain
+    from planner.questions.solve import Solver, adhoc
+    from planner.compute.symbolic import inline_inputs
 
     n = 2000
     text = "x0 = 1\n" + "".join(f"x{i} = x{i - 1} + 1\n" for i in range(1, n))
@@ -151,7 +151,7 @@ def test_chain_of_2000_formulas_explain_solve_sensitivity():
 
 
 def test_boolean_formulas_are_inlined_as_their_conditions():
-    from planner.symbolic import inline_inputs
+    from planner.compute.symbolic import inline_inputs
 
     plan = planner.loads("a = 2\nbig = a > 3\ny = if(big, 10, 20)\n", "flag.plan")
     y = inline_inputs(plan.model, plan.symbols, plan.exprs, "y")

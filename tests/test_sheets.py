@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 import planner
-from planner.checks import run_checks
-from planner.imports import library_dir
+from planner.questions.checks import run_checks
+from planner.language.imports import library_dir
 
 from conftest import SHEETS
 

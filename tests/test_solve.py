@@ -15,8 +15,8 @@ import sympy as sp
 
 import planner
 from conftest import TOKEN_COST
-from planner.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
-from planner.solve import Answers, Solver, adhoc
+from planner.language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
+from planner.questions.solve import Answers, Solver, adhoc
 
 
 def _question(plan, text):
@@ -433,7 +433,7 @@ def test_method_reports_the_degree_of_the_polynomial_solved(token_cost, solver):
 # ---- `for` picks: one selection per statement, as for checks -------------------------------
 
 def test_question_for_picks_select_like_check():
-    from planner.checks import check_scenarios
+    from planner.questions.checks import check_scenarios
 
     from conftest import TWO_AXES
 
@@ -458,7 +458,7 @@ RATIO = "x = {x} where 0 <= x < 1\nratio = x / (1 - x) where ratio < 10\n"
 
 
 def test_answer_that_breaks_a_formula_constraint_is_a_located_error():
-    from planner.errors import ConstraintError
+    from planner.language.errors import ConstraintError
 
     plan = planner.loads(RATIO.format(x=0.5), "ratio.plan")
     with pytest.raises(ConstraintError) as info:
@@ -482,7 +482,7 @@ def test_roots_that_break_a_constraint_are_left_out_and_named():
 
 
 def test_own_condition_of_the_target_is_checked_at_the_answer():
-    from planner.errors import ConstraintError
+    from planner.language.errors import ConstraintError
 
     plan = planner.loads("x = 3 where x * x < 10\ny = 2 * x\n", "own.plan")
     with pytest.raises(ConstraintError):
@@ -491,7 +491,7 @@ def test_own_condition_of_the_target_is_checked_at_the_answer():
 
 
 def test_integer_threshold_checks_constraints_at_the_answer():
-    from planner.errors import ConstraintError
+    from planner.language.errors import ConstraintError
 
     text = "n = {n} where integer, n >= 0\ncost = 10 * n where cost <= 50\n"
     plan = planner.loads(text.format(n=3), "n.plan")
@@ -503,7 +503,7 @@ def test_integer_threshold_checks_constraints_at_the_answer():
 
 
 def test_constraint_broken_by_another_input_still_refuses():
-    from planner.errors import ConstraintError
+    from planner.language.errors import ConstraintError
 
     plan = planner.loads("a = 5\nx = 0.5\nr = a * x where a < 3\n", "other.plan")
     with pytest.raises(ConstraintError):
@@ -531,8 +531,8 @@ def _growth_root(n: int, target: float) -> float:
 def test_solve_through_a_long_chain(n, target):
     import sys
 
-    from planner.plan import RECURSION_LIMIT
-    from planner.roots import compile_univariate, flatten
+    from planner.compute.evaluation import RECURSION_LIMIT
+    from planner.questions.roots import compile_univariate, flatten
 
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(RECURSION_LIMIT)  # as the CLI does (SymPy's passes recurse once per operator)

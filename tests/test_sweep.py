@@ -14,9 +14,9 @@ import pytest
 
 import planner
 from conftest import TOKEN_COST
-from planner import sweep
-from planner.errors import PlanError
-from planner.values import expand, parse_assignment
+from planner.questions import sweep
+from planner.language.errors import PlanError
+from planner.questions.ranges import expand, parse_assignment
 
 UNITS_PLAN = """
 mem   = 4 GB  where mem > 0 GB
@@ -214,7 +214,7 @@ def test_quantity_not_finite_at_the_fixed_inputs_is_an_issue_not_a_crash():
 
 
 def test_fixed_input_violating_a_constraint_is_an_error(token_cost):
-    from planner.errors import ConstraintError
+    from planner.language.errors import ConstraintError
 
     with pytest.raises(ConstraintError):
         sweep.run(token_cost, _axes(token_cost, "gamma=1..2"), ["speedup"], overrides={"alpha": F(3, 2)})
@@ -299,7 +299,7 @@ from conftest import TWO_AXES as PICKS  # noqa: E402
     ("all", ["a1/b1", "a1/b2", "a2/b1", "a2/b2"]),
 ])
 def test_sweep_for_picks_select_like_check(picks, expected):
-    from planner.checks import check_scenarios
+    from planner.questions.checks import check_scenarios
 
     plan = planner.loads(PICKS + f"sweep q in [1, 2] show x for {picks}\ncheck x > 0 for {picks}\n", "picks.plan")
     (stmt,) = plan.model.sweeps

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from typing import Mapping, Optional
 
-from . import ir
-from .check import unit_of
-from .errors import EvaluationError, Label
-from .model import Model
+from ..language import ir
+from ..language.analysis import unit_of
+from ..language.errors import EvaluationError, Label
+from ..language.model import Model
 
 
 class _Found(Exception):

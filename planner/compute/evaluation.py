@@ -20,14 +20,14 @@ from typing import Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from . import ir
-from .check import analyze
+from ..language import ir
+from ..language.analysis import analyze
 from .diagnose import diagnose
-from .errors import ConstraintError, Label, OverrideError, PlanError, ScenarioError, UsageError, suggest
-from .evaluate import CompiledPlan, compile_plan
-from .lower import lower, lower_expr
-from .model import Model, Quantity
-from .source import Source, Span
+from ..language.errors import ConstraintError, Label, OverrideError, PlanError, ScenarioError, UsageError, suggest
+from .compiled import CompiledPlan, compile_plan
+from ..language.lower import lower, lower_expr
+from ..language.model import Model, Quantity
+from ..language.source import Source, Span
 from .symbolic import build
 
 Value = Union[Fraction, bool]
@@ -261,7 +261,7 @@ class Plan:
         if errors:
             if len(errors) == 1:
                 raise errors[0]
-            from .errors import PlanErrors
+            from ..language.errors import PlanErrors
             raise PlanErrors(errors)
 
     def _violation(self, ev: Evaluation, q: Quantity, kind: str, what: str, c) -> ConstraintError:
@@ -339,7 +339,7 @@ def paused_gc():
 
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None) -> Plan:
     """Load plan text; ``base`` is the folder its imports are relative to (default: the current one)."""
-    from .imports import resolve_imports
+    from ..language.imports import resolve_imports
 
     with paused_gc():
         source = Source(name, text)

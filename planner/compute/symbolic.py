@@ -14,9 +14,9 @@ from typing import Callable, Iterable, Mapping, Optional, Union
 
 import sympy as sp
 
-from . import ir
-from .check import unit_of
-from .model import Model
+from ..language import ir
+from ..language.analysis import unit_of
+from ..language.model import Model
 
 _REL = {
     ir.CmpOp.EQ: sp.Eq, ir.CmpOp.APPROX: sp.Eq, ir.CmpOp.NE: sp.Ne, ir.CmpOp.LT: sp.Lt,

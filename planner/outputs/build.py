@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .errors import UsageError
-from .plan import Plan, format_value
+from ..language.errors import UsageError
+from ..compute.evaluation import Plan, format_value
 from .viewmodel import Analysis, analyse, view_model
 
 DEFAULT_OUTDIR = "out"
@@ -96,7 +96,7 @@ def workbook_output(analysis: Analysis, name: str) -> Output:
 
 def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = None) -> BuildResult:
     """Everything a plan produces, written into ``outdir`` only when all of it succeeded."""
-    from .plan import load
+    from ..compute.evaluation import load
 
     _check_outdir(outdir)
     plan = load(path)
@@ -178,7 +178,7 @@ def _swap_in(outputs: Sequence[Output], stage: Path, outdir: Path) -> None:
 
 def solve_lines(analysis: Analysis) -> list[str]:
     """One line per solve/maximize/minimize: the answer per scenario, or why there is none."""
-    from .errors import PlanError
+    from ..language.errors import PlanError
 
     lines = []
     for stmt, answers in analysis.solves:
@@ -199,7 +199,7 @@ def solve_lines(analysis: Analysis) -> list[str]:
 
 def summary(result: BuildResult) -> str:
     """Headline figures per scenario, solves, checks and the files written."""
-    from .output import table
+    from .terminal import table
 
     a = result.analysis
     plan: Plan = a.plan

@@ -35,9 +35,9 @@ from jinja2.compiler import CodeGenerator
 from jinja2.exceptions import SecurityError, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from .errors import TemplateError, UsageError, suggest
-from .plan import format_value
-from .source import Source, Span
+from ..language.errors import TemplateError, UsageError, suggest
+from ..compute.evaluation import format_value
+from ..language.source import Source, Span
 
 DEFAULT_TEMPLATE = "report.md.j2"
 MAX_REPEAT = 1_000_000  # characters or items a `*` may produce

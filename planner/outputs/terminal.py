@@ -12,7 +12,7 @@ import json
 import math
 from typing import Any, Iterable, Optional, Sequence
 
-from .plan import Evaluation, Plan, format_value
+from ..compute.evaluation import Evaluation, Plan, format_value
 
 EVAL_FORMAT = "planner.eval/1"
 

@@ -29,9 +29,9 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from .checks import CheckResult, run_checks
-from .plan import Evaluation, Plan, format_value
-from .symbolic import latex
+from ..questions.checks import CheckResult, run_checks
+from ..compute.evaluation import Evaluation, Plan, format_value
+from ..compute.symbolic import latex
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -54,7 +54,7 @@ class Analysis:
 
     def solve_results(self) -> list:
         """Every solve answer (all statements, all scenarios), for the workbook."""
-        from .solve import SolveResult
+        from ..questions.solve import SolveResult
 
         return [r for _, answers in self.solves for _, r in answers if isinstance(r, SolveResult)]
 
@@ -71,17 +71,17 @@ def analyse(plan: Plan) -> Analysis:
     base = next((ev for ev in evaluations if ev.scenario is None), None) or plan.evaluate(None)
     answers = None
     if plan.model.solves or plan.model.optimizes:
-        from .solve import Answers
+        from ..questions.solve import Answers
 
         answers = Answers(plan)  # one solver, shared by the checks and the Solves section
     analysis = Analysis(plan, evaluations, base, run_checks(plan, answers))
     if plan.model.sweeps:
-        from .sweep import run_statement
+        from ..questions.sweep import run_statement
 
         analysis.sweeps = [(stmt, run_statement(plan, stmt)) for stmt in plan.model.sweeps]
     if answers is not None:
         analysis.solves = _solve_all(plan, answers)
-    from .sensitivity import sensitivity
+    from ..questions.sensitivity import sensitivity
 
     for name in headline_names(plan)[0]:
         if not plan.quantities[name].is_bool:
@@ -93,8 +93,8 @@ def _solve_all(plan: Plan, answers) -> list[tuple[Any, list]]:
     """Every question in each of its scenarios; a question without an answer
     (no root, several, not monotone) keeps its error as the reason. Named
     questions come from ``answers``' cache when the checks already asked."""
-    from .errors import SolveError
-    from .values import scenarios_for
+    from ..language.errors import SolveError
+    from ..questions.ranges import scenarios_for
 
     out = []
     for stmt in answers.solver.questions():
@@ -316,8 +316,8 @@ def _sweeps(analysis: Analysis, plot_files: Mapping) -> list[dict]:
 
 
 def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
-    from . import ir
-    from .errors import PlanError
+    from ..language import ir
+    from ..language.errors import PlanError
 
     plan = analysis.plan
     out = []
@@ -416,7 +416,7 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
     assumptions, sources = _assumptions(quantities)
     plots = dict(plots or {"enabled": False, "note": "plots not requested", "files": {}})
     plot_files = {int(k): v for k, v in (plots.get("files") or {}).items()}
-    from . import __version__
+    from .. import __version__
 
     return {
         "format": FORMAT,

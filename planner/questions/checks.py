@@ -17,11 +17,11 @@ from typing import Optional
 
 import sympy as sp
 
-from . import ir
-from .check import unit_of
-from .errors import PlanError
-from .evaluate import compile_plan
-from .plan import Evaluation, Origin, Plan, format_value
+from ..language import ir
+from ..language.analysis import unit_of
+from ..language.errors import PlanError
+from ..compute.compiled import compile_plan
+from ..compute.evaluation import Evaluation, Origin, Plan, format_value
 
 RELATIVE_UNITS = {"%", "ppm"}
 EXACT_REL = 1e-12
@@ -109,7 +109,7 @@ class _CompiledCheck:
         (``0.1 + 0.2 - 0.3 == 0`` holds, though its float value is 5.6e-17).
         False when it cannot be decided exactly (a scenario reference, an
         answer, an irrational value)."""
-        from .symbolic import inline_inputs
+        from ..compute.symbolic import inline_inputs
 
         if self.refs or self.answers:
             return False
@@ -172,7 +172,7 @@ def display_unit(plan: Plan, check: ir.Check, answers=None):
             q = plan.model.quantities[operand.name]
             return q.display.scale, q.unit_text
     t = plan.analyzer.infer_strict(cond.operands[0], dict(answers.types) if answers is not None else None)
-    from .units import canonical_text
+    from ..language.units import canonical_text
     return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""
 
 
@@ -247,7 +247,7 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
 
 def check_scenarios(plan: Plan, check: ir.Check) -> list[Optional[str]]:
     """The scenarios of a check's ``for`` list, resolved as for questions (one selection per statement)."""
-    from .values import scenarios_for
+    from .ranges import scenarios_for
 
     return scenarios_for(plan, check.scenarios)
 

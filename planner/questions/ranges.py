@@ -21,11 +21,11 @@ from typing import Optional
 
 import numpy as np
 
-from . import ir
-from .errors import KindError, OverrideError, PlanError, RangeError, UnitError, UnknownNameError, UsageError, suggest
-from .model import Quantity
-from .source import Source, Span
-from .units import canonical_text
+from ..language import ir
+from ..language.errors import KindError, OverrideError, PlanError, RangeError, UnitError, UnknownNameError, UsageError, suggest
+from ..language.model import Quantity
+from ..language.source import Source, Span
+from ..language.units import canonical_text
 
 MAX_POINTS = 10_000_000  # per axis and per grid
 _EXACT_LIMIT = 100_000  # geometric ranges keep exact values up to this many points
@@ -170,7 +170,7 @@ def input_quantity(plan, name: str, span: Optional[Span], what: str) -> Quantity
 
 def parse_assignment(plan, text: str, origin: str = "sweep") -> tuple[str, ir.Values, Span]:
     """``name=VALUES`` from the command line, parsed by the plan grammar."""
-    from .lower import lower_values
+    from ..language.lower import lower_values
 
     if "=" not in text:
         raise UsageError(f"{origin} expects name=VALUES, got `{text}`",
@@ -208,7 +208,7 @@ def _const(plan, item: ir.Expr, q: Quantity, values: ir.Values, index: int) -> F
 
 def _unit_step(plan, first: ir.Expr, q: Quantity) -> Fraction:
     """``a..b`` steps by one of the start's written unit (``1 GB..8 GB``), else one display unit."""
-    from .check import unit_of
+    from ..language.analysis import unit_of
 
     lit = first.operand if isinstance(first, ir.Neg) else first
     if isinstance(lit, ir.Number) and lit.unit is not None:

@@ -26,11 +26,11 @@ from typing import Callable, Optional
 import numpy as np
 import sympy as sp
 
-from .errors import ConvergenceError
-from .evaluate import compile_plan
-from .model import Quantity
-from .plan import Plan, format_value
-from .symbolic import inline_inputs, rational
+from ..language.errors import ConvergenceError
+from ..compute.compiled import compile_plan
+from ..language.model import Quantity
+from ..compute.evaluation import Plan, format_value
+from ..compute.symbolic import inline_inputs, rational
 
 MAX_PIECES = 256  # branch combinations of max/min/abs/if considered exactly
 MAX_DEGREE = 64  # larger polynomials go to the numeric path

@@ -21,10 +21,10 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import sympy as sp
 
-from .errors import KindError, UnknownNameError, suggest
-from .plan import Plan, format_value
+from ..language.errors import KindError, UnknownNameError, suggest
+from ..compute.evaluation import Plan, format_value
 from .roots import KINKS, exact_number, inline
-from .symbolic import cone
+from ..compute.symbolic import cone
 
 STEP = 1e-6  # relative step of the numeric difference
 _STEPS = (sp.floor, sp.ceiling, sp.sign)
@@ -220,7 +220,7 @@ def _numeric(plan: Plan, ev, name: str, input_name: str) -> float:
 # ---- output ---------------------------------------------------------------------------
 
 def to_table(s: Sensitivity) -> str:
-    from .output import table
+    from ..outputs.terminal import table
 
     rows = [[r.input, format_value(r.value, r.unit), "n/a" if r.elasticity is None else f"{r.elasticity:+.4f}",
              "n/a" if r.derivative is None else format_value(r.derivative), r.method + (f" ({r.note})" if r.note else "")] for r in s.rows]

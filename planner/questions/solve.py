@@ -54,22 +54,22 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import sympy as sp
 
-from . import ir
-from .errors import (
+from ..language import ir
+from ..language.errors import (
     ConstraintError, KindError, Label, MultipleRootsError, NoRootError, NotMonotoneError, PlanError,
     SolveError, UnknownNameError, suggest,
 )
-from .evaluate import compile_plan
-from .model import Quantity
-from .plan import Plan, format_value
-from .source import Source, Span
-from .symbolic import cone, latex, rational
+from ..compute.compiled import compile_plan
+from ..language.model import Quantity
+from ..compute.evaluation import Plan, format_value
+from ..language.source import Source, Span
+from ..compute.symbolic import cone, latex, rational
 from .roots import (
     DIGITS, GRID, ROOT_TOL, Domain, Run, change_points, degree_of, compile_univariate, exact_number, exact_roots, holds_at, inline,
     integer_runs, integer_runs_numeric, numeric_roots, pieces, relations, residual, tidy, to_float, value_at,
     zero_intervals,
 )
-from .values import input_quantity, scenarios_for
+from .ranges import input_quantity, scenarios_for
 
 SOLVE_FORMAT = "planner.solve/1"
 
@@ -303,7 +303,7 @@ class Solver:
             lhs = inline(plan, plan.converter.expr(c.operands[0]))
             rhs = inline(plan, plan.converter.expr(c.operands[1]))
             t = plan.analyzer.infer_strict(c.operands[0])
-            from .units import canonical_text
+            from ..language.units import canonical_text
 
             prep = _Prepared(stmt, stmt.target, x, lhs - rhs, lhs, rhs,
                              lhs_unit=canonical_text(t.dim) if t.dim is not None else "")
@@ -743,7 +743,7 @@ def objective_unit(plan: Plan, objective: ir.Expr, t) -> tuple[str, Fraction]:
     if isinstance(objective, ir.Name) and objective.name in plan.model.quantities:
         q = plan.model.quantities[objective.name]
         return q.unit_text, q.display.scale
-    from .units import canonical_text
+    from ..language.units import canonical_text
 
     return (canonical_text(t.dim) if t.dim is not None else ""), Fraction(1)
 
@@ -752,8 +752,8 @@ def objective_unit(plan: Plan, objective: ir.Expr, t) -> tuple[str, Fraction]:
 
 def adhoc(plan: Plan, target: str, where: str, mode: str = "root") -> ir.Solve:
     """``--for alpha --where "speedup = 1"`` as a checked :class:`ir.Solve`."""
-    from .check import BUILTINS
-    from .lower import lower_expr
+    from ..language.analysis import BUILTINS
+    from ..language.lower import lower_expr
 
     tsrc = Source("--for", target)
     tspan = Span(tsrc, 0, max(1, len(target)))

@@ -24,14 +24,14 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import ir
-from .diagnose import diagnose
-from .errors import PlanError, RangeError, UnknownNameError, suggest
-from .evaluate import CompiledPlan, compile_plan
-from .plan import Origin, Plan, as_number, format_value
-from .source import Span
-from .symbolic import cone
-from .values import MAX_POINTS, Points, expand, scenarios_for
+from ..language import ir
+from ..compute.diagnose import diagnose
+from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
+from ..compute.compiled import CompiledPlan, compile_plan
+from ..compute.evaluation import Origin, Plan, as_number, format_value
+from ..language.source import Span
+from ..compute.symbolic import cone
+from .ranges import MAX_POINTS, Points, expand, scenarios_for
 
 MAX_DIAGNOSED = 20  # points explained in detail; the rest are counted
 SWEEP_FORMAT = "planner.sweep/1"
@@ -306,7 +306,7 @@ def title(result: SweepResult) -> str:
 
 
 def to_table(result: SweepResult) -> str:
-    from .output import table
+    from ..outputs.terminal import table
 
     plan = result.plan
     names = result.names
@@ -330,7 +330,7 @@ def _issue_footer(result: SweepResult) -> str:
 
 
 def to_json(results: Sequence[SweepResult]) -> dict[str, Any]:
-    from .output import json_number
+    from ..outputs.terminal import json_number
 
     out = []
     for r in results:

@@ -15,8 +15,8 @@ from fractions import Fraction
 import sympy as sp
 from openpyxl.formatting.rule import CellIsRule
 
-from .. import ir
-from ..checks import EXACT_REL, check_scenarios, compares_values, display_unit, tolerance_of
+from ...language import ir
+from ...questions.checks import EXACT_REL, check_scenarios, compares_values, display_unit, tolerance_of
 from .printer import formula, number
 from .writer import BAD_FILL, GOOD_FILL, NOTE_FONT, TITLE_FONT, Book, header, in_base, put_formula, put_text, widths
 

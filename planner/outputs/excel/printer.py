@@ -36,7 +36,7 @@ from typing import Callable, Iterable, Mapping, Optional
 import sympy as sp
 from sympy.printing.codeprinter import CodePrinter
 
-from ..errors import PlanError
+from ...language.errors import PlanError
 
 LIMIT = 8192  # characters in a cell formula, the leading "=" included
 MAX_NESTING = 64  # levels of nested function calls

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
 
-from ..errors import UsageError
-from ..plan import Origin, Plan, format_value
+from ...language.errors import UsageError
+from ...compute.evaluation import Origin, Plan, format_value
 from .names import excel_names, is_cell_like
 
 
@@ -170,7 +170,7 @@ def _unit_scale(wb, sheet: str, coord: str, plan: Plan, q, imported: Imported,
     text = "" if raw is None else str(raw).strip()
     if text == q.unit_text:
         return q.display.scale
-    from ..errors import PlanError
+    from ...language.errors import PlanError
 
     try:
         _, scale, _ = plan.parse_override(f"{q.name}=1 {text}".rstrip(), f"{cell} (`{q.name}`'s unit)")

@@ -29,11 +29,11 @@ from typing import Optional
 import sympy as sp
 from openpyxl.formatting.rule import CellIsRule
 
-from .. import ir
-from ..errors import PlanError
-from ..roots import Domain
-from ..solve import objective_unit  # the optimum's display unit, as planner solve shows it
-from ..symbolic import rational
+from ...language import ir
+from ...language.errors import PlanError
+from ...questions.roots import Domain
+from ...questions.solve import objective_unit  # the optimum's display unit, as planner solve shows it
+from ...compute.symbolic import rational
 from .printer import UnsupportedFormula, number
 from .tables import MAX_SWEEP_ROWS, ROW, LiveTable, Output, sheet_title
 from .writer import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
@@ -52,7 +52,7 @@ def collect_contexts(book: Book) -> None:
 def _rows(book: Book) -> list[tuple]:
     """(statement, scenario, overrides) per Solve row: each question in its own scenarios, then the
     answers that checks use in other scenarios or with `with` overrides."""
-    from ..values import scenarios_for
+    from ...questions.ranges import scenarios_for
 
     rows = []
     for stmt in book.answers.solver.questions():
@@ -344,7 +344,7 @@ def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond
 # ---- maximize / minimize ----------------------------------------------------------------
 
 def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, notes: list) -> None:
-    from ..values import expand
+    from ...questions.ranges import expand
 
     q = book.q[stmt.over]
     points = expand(book.plan, stmt.over, stmt.values, stmt.over_span)
@@ -390,7 +390,7 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
 
 def _constraints_on(book: Book, name: str) -> Optional[sp.Basic]:
     """Every constraint that changes with input ``name``, as one condition (None: there is none)."""
-    from ..sweep import default_show
+    from ...questions.sweep import default_show
 
     moving = {name, *default_show(book.plan, [name])}
     conditions = [book.plan.converter.expr(c.condition) for _, c in book.plan._constraints

@@ -45,7 +45,7 @@ class Output:
 
 def cone(book: Book, varied: Sequence[str], exprs: Sequence[sp.Basic]) -> list[str]:
     """Derived quantities the outputs need that change with the varied inputs (dependency order)."""
-    from ..sweep import default_show
+    from ...questions.sweep import default_show
 
     model = book.model
     affected = set(default_show(book.plan, varied))
@@ -199,7 +199,7 @@ def sheet_title(book: Book, base: str) -> str:
 
 
 def sweep_contexts(book: Book) -> None:
-    from ..values import scenarios_for
+    from ...questions.ranges import scenarios_for
 
     for stmt in book.model.sweeps:
         for s in scenarios_for(book.plan, stmt.scenarios):
@@ -208,8 +208,8 @@ def sweep_contexts(book: Book) -> None:
 
 
 def sweep_sheets(book: Book) -> None:
-    from ..sweep import default_show
-    from ..values import expand, scenarios_for
+    from ...questions.sweep import default_show
+    from ...questions.ranges import expand, scenarios_for
 
     for k, stmt in enumerate(book.model.sweeps, start=1):
         axes = [expand(book.plan, a.name, a.values, a.name_span) for a in stmt.axes]

@@ -49,10 +49,10 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.writer.excel import ExcelWriter
 
-from .. import ir
-from ..checks import check_scenarios
-from ..errors import PlanError
-from ..plan import Evaluation, Plan
+from ...language import ir
+from ...questions.checks import check_scenarios
+from ...language.errors import PlanError
+from ...compute.evaluation import Evaluation, Plan
 from .names import excel_names, is_cell_like
 from .printer import ExcelPrinter, formula, number
 
@@ -225,7 +225,7 @@ class Book:
         self._refs: dict[tuple, dict] = {}
         self.helpers = None
         self.solve_results = solve_results
-        from ..solve import Answers
+        from ...questions.solve import Answers
 
         self.answers = Answers(plan)  # the questions, by alias: their statements, types and units
         self.aliases = self.answers.statements
@@ -313,7 +313,7 @@ class Book:
         return self.contexts[key]
 
     def _shown(self, name: str, value) -> str:
-        from ..plan import format_value
+        from ...compute.evaluation import format_value
 
         if isinstance(value, AnswerRef):
             return value.alias
