@@ -290,20 +290,21 @@ def cmd_check(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    from .questions.explain import explain, render
+    from .outputs.terminal import explain_text
+    from .questions.explain import explain
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
-    parts = [render(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
+    parts = [explain_text(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
     write_output("\n\n".join(parts))
     return EXIT_OK
 
 
 def cmd_sweep(args) -> int:
-    from .questions import sweep
     from .language.errors import UsageError
-    from .outputs.terminal import dumps
+    from .outputs.terminal import dumps, sweep_csv, sweep_json, sweep_table
+    from .questions import sweep
     from .questions.ranges import parse_assignment
 
     plan = _load(args.file)
@@ -321,18 +322,19 @@ def cmd_sweep(args) -> int:
         for stmt in plan.model.sweeps:
             results.extend(sweep.run_statement(plan, stmt, args.scenario, overrides, origins, show=args.show))
     if args.format == "json":
-        write_output(dumps(sweep.to_json(results)))
+        write_output(dumps(sweep_json(results)))
     elif args.format == "csv":
-        write_output(sweep.to_csv(results))
+        write_output(sweep_csv(results))
     else:
-        write_output("\n\n".join(sweep.to_table(r) for r in results))
+        write_output("\n\n".join(sweep_table(r) for r in results))
     return EXIT_OK
 
 
 def cmd_solve(args) -> int:
     from .language.errors import PlanError, UsageError, render
     from .outputs.terminal import dumps
-    from .questions.solve import Solver, adhoc, format_results, results_csv, results_json
+    from .outputs.terminal import solve_csv, solve_json, solve_text
+    from .questions.solve import Solver, adhoc
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
@@ -357,11 +359,11 @@ def cmd_solve(args) -> int:
                 raise
             errors.append(err)
     if args.format == "json":
-        write_output(dumps(results_json(plan, results, errors)))
+        write_output(dumps(solve_json(plan, results, errors)))
     elif args.format == "csv":
-        write_output(results_csv(results))
+        write_output(solve_csv(results))
     elif results:
-        write_output(format_results(results))
+        write_output(solve_text(results))
     for err in errors:
         sys.stderr.write(render(err) + "\n")
     return EXIT_BAD_INPUT if errors else EXIT_OK
@@ -369,17 +371,18 @@ def cmd_solve(args) -> int:
 
 def cmd_sensitivity(args) -> int:
     from .outputs.terminal import dumps
-    from .questions.sensitivity import sensitivity, to_csv, to_json, to_table
+    from .outputs.terminal import sensitivity_csv, sensitivity_json, sensitivity_table
+    from .questions.sensitivity import sensitivity
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
     results = [sensitivity(plan, args.name, s, overrides, origins) for s in scenarios_from(plan, args.scenario)]
     if args.format == "json":
-        write_output(dumps(to_json(plan, results)))
+        write_output(dumps(sensitivity_json(plan, results)))
     elif args.format == "csv":
-        write_output(to_csv(results))
+        write_output(sensitivity_csv(results))
     else:
-        write_output("\n\n".join(to_table(r) for r in results))
+        write_output("\n\n".join(sensitivity_table(r) for r in results))
     return EXIT_OK
 
 

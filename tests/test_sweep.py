@@ -16,6 +16,7 @@ import planner
 from conftest import TOKEN_COST
 from planner.questions import sweep
 from planner.language.errors import PlanError
+from planner.outputs.terminal import sweep_table
 from planner.questions.ranges import expand, parse_assignment
 
 UNITS_PLAN = """
@@ -192,7 +193,7 @@ def test_points_outside_the_domain_are_reported_not_silent(token_cost):
     why = next(i.reason for i in r.issues if i.kind == "not finite")
     assert "division by zero" in why and "1 - alpha" in why
     assert all(i.point["alpha"] == 1.0 for i in r.issues)
-    table = sweep.to_table(r)
+    table = sweep_table(r)
     assert "division by zero" in table and "2 of 6 points have issues" in table
 
 

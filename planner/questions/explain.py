@@ -82,28 +82,3 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         constraints=[c.span.flat for c in q.definition.constraints],
         scaled=any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream_inputs(plan, name)]),
     )
-
-
-def render(e: Explanation) -> str:
-    lines = [f"{e.name} = {e.formula}", f"  defined at   {e.location} ({e.kind})"]
-    if e.doc:
-        lines.append(f"  description  {e.doc}")
-    if e.tags:
-        lines.append(f"  tags         {', '.join(e.tags)}")
-    if e.constraints:
-        lines.append(f"  constraints  {', '.join(e.constraints)}")
-    if e.kind == "derived":
-        lines.append(f"  sympy        {e.sympy}")
-        lines.append(f"  in inputs    {e.in_inputs}")
-        lines.append(f"  latex        {e.in_inputs_latex}")
-        if e.scaled:
-            lines.append("  (numbers inside SymPy forms are in base units: B, s, B/s ...)")
-    lines.append(f"  value        {e.value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))
-    if e.inputs and e.kind == "derived":
-        lines.append("  inputs")
-        width = max(len(n) for n, _ in e.inputs)
-        for n, v in e.inputs:
-            lines.append(f"    {n.ljust(width)}  {v}")
-    if e.used_by:
-        lines.append(f"  used by      {', '.join(e.used_by)}")
-    return "\n".join(lines)

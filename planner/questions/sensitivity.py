@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Optional
 
 import numpy as np
 import sympy as sp
 
 from ..language.errors import KindError, UnknownNameError, suggest
-from ..compute.evaluation import Plan, format_value
+from ..compute.evaluation import Plan
 from .roots import KINKS, exact_number, inline
 from ..compute.symbolic import cone
 
@@ -215,40 +215,3 @@ def _numeric(plan: Plan, ev, name: str, input_name: str) -> float:
     inputs[input_name] = np.array([x - h, x + h])
     out = np.asarray(plan.run_compiled(inputs)[name], dtype=float)
     return float((out[1] - out[0]) / (2 * h))
-
-
-# ---- output ---------------------------------------------------------------------------
-
-def to_table(s: Sensitivity) -> str:
-    from ..outputs.terminal import table
-
-    rows = [[r.input, format_value(r.value, r.unit), "n/a" if r.elasticity is None else f"{r.elasticity:+.4f}",
-             "n/a" if r.derivative is None else format_value(r.derivative), r.method + (f" ({r.note})" if r.note else "")] for r in s.rows]
-    head = (f"sensitivity of {s.quantity} = {format_value(s.value, s.unit)}  [{s.label}]\n"
-            f"elasticity: a 1% rise in the input moves {s.quantity} by about that many %\n")
-    per = f"d {s.quantity}/d input ({s.unit or '1'} per input unit)"
-    return head + table(rows, ["input", "value", "elasticity", per, "method"],
-                        ["left", "right", "right", "right", "left"])
-
-
-def to_json(plan: Plan, results: Sequence[Sensitivity]) -> dict[str, Any]:
-    return {"format": "planner.sensitivity/1", "file": plan.path, "results": [
-        {"quantity": s.quantity, "scenario": s.label, "value": s.value, "unit": s.unit,
-         "inputs": [{"input": r.input, "value": r.value, "unit": r.unit, "elasticity": r.elasticity,
-                     "derivative": r.derivative, "method": r.method, "note": r.note} for r in s.rows]}
-        for s in results]}
-
-
-def to_csv(results: Sequence[Sensitivity]) -> str:
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["quantity", "scenario", "input", "value", "unit", "elasticity", "derivative", "method", "note"])
-    for s in results:
-        for r in s.rows:
-            w.writerow([s.quantity, s.label, r.input, repr(r.value), r.unit,
-                        "" if r.elasticity is None else repr(r.elasticity),
-                        "" if r.derivative is None else repr(r.derivative), r.method, r.note])
-    return buf.getvalue()

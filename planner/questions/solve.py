@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import numpy as np
 import sympy as sp
@@ -71,7 +71,6 @@ from .roots import (
 )
 from .ranges import input_quantity, scenarios_for
 
-SOLVE_FORMAT = "planner.solve/1"
 
 
 # ---- results ------------------------------------------------------------------
@@ -779,51 +778,3 @@ def adhoc(plan: Plan, target: str, where: str, mode: str = "root") -> ir.Solve:
         raise KindError("--where needs a condition such as `speedup = 1` or `compute_time >= memory_time`",
                         cond.span, label="a number, not a condition")
     return ir.Solve(q.name, mode, cond, (), None, Span(source, 0, len(where)), tspan)
-
-
-def format_results(results: Sequence[SolveResult]) -> str:
-    """Human text: one block per question, one line per scenario."""
-    lines: list[str] = []
-    last = None
-    for r in results:
-        if r.statement is not last:
-            if lines:
-                lines.append("")
-            where = f"  ({r.statement.span.location()})" if r.statement.span.source.name != "--where" else ""
-            alias = f"  as {r.alias}" if r.alias and f" as {r.alias}" not in r.question else ""
-            lines.append(f"{r.question}{alias}{where}")
-            last = r.statement
-        value = format_value(r.display_value, r.unit, 10)
-        head = f"  [{r.label}] {r.target} = {value}"
-        if r.optimum is not None:
-            head += f"  ({format_value(r.optimum_display, r.optimum_unit, 6)} at the optimum)"
-        lines.append(head)
-        lines.append(f"      verified     {r.verification.text}")
-        lines.append(f"      method       {r.method}")
-        if r.closed_form is not None:
-            lines.append(f"      closed form  {r.target} = {r.closed_form_text}")
-        for note in r.notes:
-            lines.append(f"      note         {note}")
-    return "\n".join(lines)
-
-
-def results_json(plan: Plan, results: Sequence[SolveResult], errors: Sequence[PlanError] = ()) -> dict[str, Any]:
-    return {"format": SOLVE_FORMAT, "file": plan.path, "results": [r.to_json() for r in results],
-            "errors": [{"message": e.message, "family": e.family,
-                        "location": e.span.location() if e.span is not None else None} for e in errors]}
-
-
-def results_csv(results: Sequence[SolveResult]) -> str:
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["question", "alias", "scenario", "target", "mode", "value", "unit", "optimum", "closed_form",
-                "method", "verification"])
-    for r in results:
-        w.writerow([r.question, r.alias or "", r.label, r.target, r.mode, repr(r.display_value), r.unit,
-                    "" if r.optimum_display is None else repr(r.optimum_display), r.closed_form_text or "",
-                    r.method, r.verification.text])
-    return buf.getvalue()
-
