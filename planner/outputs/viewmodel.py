@@ -94,7 +94,7 @@ def _solve_all(plan: Plan, answers) -> list[tuple[Any, list]]:
     (no root, several, not monotone) keeps its error as the reason. Named
     questions come from ``answers``' cache when the checks already asked."""
     from ..language.errors import SolveError
-    from ..questions.ranges import scenarios_for
+    from ..compute.evaluation import scenarios_for
 
     out = []
     for stmt in answers.solver.questions():

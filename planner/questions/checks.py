@@ -247,7 +247,7 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
 
 def check_scenarios(plan: Plan, check: ir.Check) -> list[Optional[str]]:
     """The scenarios of a check's ``for`` list, resolved as for questions (one selection per statement)."""
-    from .ranges import scenarios_for
+    from ..compute.evaluation import scenarios_for
 
     return scenarios_for(plan, check.scenarios)
 

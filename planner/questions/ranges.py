@@ -22,7 +22,8 @@ from typing import Optional
 import numpy as np
 
 from ..language import ir
-from ..language.errors import KindError, OverrideError, PlanError, RangeError, UnitError, UnknownNameError, UsageError, suggest
+from ..language.errors import KindError, PlanError, RangeError, UnitError, UsageError
+from ..compute.evaluation import input_quantity
 from ..language.model import Quantity
 from ..language.source import Source, Span
 from ..language.units import canonical_text
@@ -152,22 +153,6 @@ def expand(plan, name: str, values: ir.Values, name_span: Optional[Span] = None,
     return Points(kind="times", count=n, start=start, factor=by, **common)
 
 
-def input_quantity(plan, name: str, span: Optional[Span], what: str) -> Quantity:
-    """The input ``name``, or a located error (unknown, a formula, true/false)."""
-    q = plan.model.quantities.get(name)
-    if q is None:
-        guess = suggest(name, plan.model.inputs)
-        raise UnknownNameError(f"unknown input `{name}`", span, label="not defined in this plan",
-                               hint=f"did you mean `{guess}`?" if guess else "inputs: " + ", ".join(plan.model.inputs))
-    if not q.is_input:
-        guess = suggest(name, plan.model.inputs)
-        raise OverrideError(f"{what} `{name}`, which is a formula, not an input", span,
-                         hint=f"did you mean `{guess}`?" if guess else "only inputs can be varied or solved for")
-    if q.is_bool:
-        raise KindError(f"`{name}` is true/false; {what} numbers only", span)
-    return q
-
-
 def parse_assignment(plan, text: str, origin: str = "sweep") -> tuple[str, ir.Values, Span]:
     """``name=VALUES`` from the command line, parsed by the plan grammar."""
     from ..language.lower import lower_values
@@ -254,26 +239,3 @@ def _fmt(v: Fraction) -> str:
 
 def _t(e: ir.Expr) -> str:
     return e.span.flat
-
-
-def scenarios_for(plan, picks: tuple[ir.ScenarioPick, ...], override=None) -> list[Optional[str]]:
-    """The scenarios a statement runs in: ``--scenario`` if given, else its ``for`` list, else the base.
-
-    ``for all`` is every scenario and ``for fast`` names one; the axis picks of
-    one statement form one selection, as on the command line:
-    ``for a=a1, b=b1`` is the one combination a1 with b1, ``for a=a1`` every
-    scenario with a1, ``for a=a1, a=a2, b=b2`` a1 or a2, each with b2. Checks
-    (:func:`planner.checks.check_scenarios`) and questions both resolve here.
-    """
-    if override:
-        return plan.resolve_scenarios(override)
-    if not picks:
-        return [None]
-    names: list[Optional[str]] = []
-    for p in picks:
-        if p.axis is None:
-            names.extend(plan.resolve_scenarios(p.name))
-    axis_picks = [f"{p.axis}={p.name}" for p in picks if p.axis is not None]
-    if axis_picks:
-        names.extend(plan.resolve_scenarios(",".join(axis_picks)))
-    return list(dict.fromkeys(names))

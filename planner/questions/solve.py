@@ -61,7 +61,7 @@ from ..language.errors import (
 )
 from ..compute.compiled import compile_plan
 from ..language.model import Quantity
-from ..compute.evaluation import Plan, format_value
+from ..compute.evaluation import Plan, format_value, input_quantity, scenarios_for
 from ..language.source import Source, Span
 from ..compute.symbolic import cone, latex, rational
 from .roots import (
@@ -69,7 +69,6 @@ from .roots import (
     integer_runs, integer_runs_numeric, numeric_roots, pieces, relations, residual, tidy, to_float, value_at,
     zero_intervals,
 )
-from .ranges import input_quantity, scenarios_for
 
 
 

@@ -28,10 +28,10 @@ from ..language import ir
 from ..compute.diagnose import diagnose
 from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
 from ..compute.compiled import CompiledPlan, compile_plan
-from ..compute.evaluation import Origin, Plan, as_number, format_value
+from ..compute.evaluation import Origin, Plan, as_number, format_value, scenarios_for
 from ..language.source import Span
 from ..compute.symbolic import cone
-from .ranges import MAX_POINTS, Points, expand, scenarios_for
+from .ranges import MAX_POINTS, Points, expand
 
 MAX_DIAGNOSED = 20  # points explained in detail; the rest are counted
 

@@ -52,7 +52,7 @@ def collect_contexts(book: Book) -> None:
 def _rows(book: Book) -> list[tuple]:
     """(statement, scenario, overrides) per Solve row: each question in its own scenarios, then the
     answers that checks use in other scenarios or with `with` overrides."""
-    from ...questions.ranges import scenarios_for
+    from ...compute.evaluation import scenarios_for
 
     rows = []
     for stmt in book.answers.solver.questions():

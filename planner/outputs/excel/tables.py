@@ -199,7 +199,7 @@ def sheet_title(book: Book, base: str) -> str:
 
 
 def sweep_contexts(book: Book) -> None:
-    from ...questions.ranges import scenarios_for
+    from ...compute.evaluation import scenarios_for
 
     for stmt in book.model.sweeps:
         for s in scenarios_for(book.plan, stmt.scenarios):
@@ -209,7 +209,8 @@ def sweep_contexts(book: Book) -> None:
 
 def sweep_sheets(book: Book) -> None:
     from ...questions.sweep import default_show
-    from ...questions.ranges import expand, scenarios_for
+    from ...compute.evaluation import scenarios_for
+    from ...questions.ranges import expand
 
     for k, stmt in enumerate(book.model.sweeps, start=1):
         axes = [expand(book.plan, a.name, a.values, a.name_span) for a in stmt.axes]
