@@ -18,7 +18,7 @@ from openpyxl.formatting.rule import CellIsRule
 from ...language import ir
 from ...questions.checks import EXACT_REL, check_scenarios, compares_values, display_unit, tolerance_of
 from .printer import formula, number
-from .writer import BAD_FILL, GOOD_FILL, NOTE_FONT, TITLE_FONT, Book, header, in_base, put_formula, put_text, widths
+from .book import BAD_FILL, GOOD_FILL, NOTE_FONT, TITLE_FONT, Book, header, in_base, put_formula, put_text, widths
 
 
 def checks_sheet(book: Book) -> None:

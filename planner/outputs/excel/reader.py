@@ -74,7 +74,7 @@ def read_inputs(path: str, plan: Plan) -> Imported:
     from openpyxl import load_workbook
     from openpyxl.utils.exceptions import InvalidFileException
 
-    from .writer import display_value
+    from .book import display_value
 
     try:
         wb = load_workbook(path, data_only=True)
@@ -118,7 +118,7 @@ def read_inputs(path: str, plan: Plan) -> Imported:
 def _scenario_edits(wb, path: str, plan: Plan, imported: Imported) -> None:
     """Values typed in a scenario's own input cells on the Scenarios sheet (one column per scenario,
     headed by its name in row 3; the input's name in column A, its unit in column B)."""
-    from .writer import display_value
+    from .book import display_value
 
     if "Scenarios" not in wb.sheetnames:
         return
@@ -185,7 +185,7 @@ def _unit_scale(wb, sheet: str, coord: str, plan: Plan, q, imported: Imported,
 
 def _belongs(wb, plan: Plan, path: str, names: dict) -> list[str]:
     """Refuse a workbook whose inputs are not the plan's; return warnings for another version of it."""
-    from .writer import PLAN_FILE, PLAN_INPUTS, PLAN_TITLE, provenance
+    from .book import PLAN_FILE, PLAN_INPUTS, PLAN_TITLE, provenance
 
     mine = provenance(plan)
     book = {p.name: str(p.value) for p in wb.custom_doc_props if p.name in mine}

@@ -36,7 +36,7 @@ from ...questions.solve import objective_unit  # the optimum's display unit, as 
 from ...compute.symbolic import rational
 from .printer import UnsupportedFormula, number
 from .tables import MAX_SWEEP_ROWS, ROW, LiveTable, Output, sheet_title
-from .writer import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
+from .book import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
                      put_text, sheet_ref, widths)
 
 MIN_HALVINGS = 60

@@ -24,7 +24,7 @@ from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.utils import get_column_letter
 
 from .printer import FormulaTooLong, formula
-from .writer import (HEADER_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, Context, in_base, put_formula,
+from .book import (HEADER_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, Context, in_base, put_formula,
                      put_text, sheet_ref)
 
 MAX_SWEEP_ROWS = 1000
