@@ -35,9 +35,9 @@ def diamonds(n: int) -> str:
 
 
 def measure(text: str) -> dict[str, float]:
+    from planner.compute.evaluation import Plan, paused_gc
     from planner.language.analysis import analyze
     from planner.language.lower import lower
-    from planner.compute.evaluation import Plan, paused_gc
     from planner.language.source import Source
 
     gc.collect()

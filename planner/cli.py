@@ -253,8 +253,8 @@ def cmd_eval(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .questions.checks import run_checks
     from .outputs.terminal import dumps
+    from .questions.checks import run_checks
 
     plan = _load(args.file)
     # A plan that cannot be evaluated (a violated constraint, a division by
@@ -332,8 +332,7 @@ def cmd_sweep(args) -> int:
 
 def cmd_solve(args) -> int:
     from .language.errors import PlanError, UsageError, render
-    from .outputs.terminal import dumps
-    from .outputs.terminal import solve_csv, solve_json, solve_text
+    from .outputs.terminal import dumps, solve_csv, solve_json, solve_text
     from .questions.solve import Solver, adhoc
 
     plan = _load(args.file)
@@ -370,8 +369,7 @@ def cmd_solve(args) -> int:
 
 
 def cmd_sensitivity(args) -> int:
-    from .outputs.terminal import dumps
-    from .outputs.terminal import sensitivity_csv, sensitivity_json, sensitivity_table
+    from .outputs.terminal import dumps, sensitivity_csv, sensitivity_json, sensitivity_table
     from .questions.sensitivity import sensitivity
 
     plan = _load(args.file)
@@ -466,8 +464,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_BAD_INPUT
     color = args.color == "always" or (args.color == "auto" and sys.stderr.isatty() and "NO_COLOR" not in os.environ)
     handler: Callable[[argparse.Namespace], int] = args.handler
-    from .language.errors import PlanError, render
     from .compute.evaluation import RECURSION_LIMIT
+    from .language.errors import PlanError, render
 
     # Formulas are walked recursively (and SymPy recurses too): a sum of
     # thousands of terms needs more than Python's default 1,000 frames.

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import TOKEN_COST
 
 from planner.outputs import plots
@@ -182,9 +181,9 @@ def test_plan_without_sweeps_does_not_load_matplotlib(tmp_path, cli, plan_file, 
 
 
 def test_summary_has_one_row_per_scenario_when_there_are_many(tmp_path):
-    from planner.outputs.build import build, summary
-
     from conftest import SHEETS
+
+    from planner.outputs.build import build, summary
 
     text = summary(build(str(SHEETS / "gpu_compare.plan"), str(tmp_path / "out")))
     header = next(line for line in text.splitlines() if line.startswith("scenario"))

@@ -5,10 +5,9 @@ import argparse
 import re
 
 import pytest
+from conftest import ROOT
 
 from planner.cli import build_parser
-
-from conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

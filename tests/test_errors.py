@@ -105,6 +105,7 @@ def test_constraint_violated_by_scenario_names_it(cli, plan_file):
 
 def test_internal_errors_are_reported_without_traceback(cli, monkeypatch):
     from conftest import TOKEN_COST
+
     import planner.plan
 
     def broken(*args, **kwargs):

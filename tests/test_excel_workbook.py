@@ -21,14 +21,14 @@ from typing import Optional
 import openpyxl
 import pytest
 import sympy as sp
-
 from excel_recalc import recalculate, require_soffice
-from planner.questions.checks import run_checks
+
 from planner.language.errors import PlanError
 from planner.outputs.excel.printer import formula
 from planner.outputs.excel.reader import read_inputs
 from planner.outputs.excel.writer import AnswerRef, Book, to_bytes
 from planner.plan import load, loads
+from planner.questions.checks import run_checks
 from planner.questions.solve import Answers, Solver
 from planner.questions.sweep import run_statement
 

@@ -8,12 +8,11 @@ with a rendered PlanError; any other exception is a bug.
 import random
 
 import pytest
+from conftest import TOKEN_COST
 
 import planner
-from planner.questions.checks import run_checks
 from planner.language.errors import PlanError, render
-
-from conftest import TOKEN_COST
+from planner.questions.checks import run_checks
 
 TOKENS = ['(', ')', '[', ']', '{', '}', '=', '==', '~=', '->', ',', '*', '/', '^', '-', '+', 'GB', 'ms', '"x"',
           'where', 'integer', 'true', 'if(', 'max(', '0', '1e400', '1/0', 'alpha', 'scenario', 'check', 'in',

@@ -7,7 +7,6 @@ import sys
 import zipfile
 
 import pytest
-
 from conftest import ROOT, TOKEN_COST
 
 

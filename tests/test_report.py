@@ -9,13 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import TOKEN_COST
 
+from planner.compute.evaluation import format_value
+from planner.language.errors import TemplateError
 from planner.outputs import plots
 from planner.outputs.build import report_outputs
-from planner.language.errors import TemplateError
-from planner.compute.evaluation import format_value
 from planner.outputs.report import cell, code, math, render, text
 from planner.outputs.viewmodel import analyse, headline_names, view_model
 
@@ -403,9 +402,9 @@ def test_questions_without_answers_and_points_with_issues(plan_file):
 
 
 def test_report_into_a_folder_named_with_a_trailing_slash(tmp_path, capsys):
-    from planner.cli import main
-
     from conftest import TOKEN_COST
+
+    from planner.cli import main
 
     assert main(["report", str(TOKEN_COST), "-o", str(tmp_path / "reports") + "/"]) == 0
     capsys.readouterr()

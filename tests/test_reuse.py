@@ -3,12 +3,11 @@
 import itertools
 
 import pytest
+from conftest import SHEETS
 
 import planner
 from planner.language.errors import PlanError, flatten, render
 from planner.language.imports import library_entries
-
-from conftest import SHEETS
 
 
 def test_import_with_namespace_and_selected_names(plan_file, tmp_path):

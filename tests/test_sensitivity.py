@@ -8,9 +8,9 @@ import json
 import math
 
 import pytest
+from conftest import TOKEN_COST
 
 import planner
-from conftest import TOKEN_COST
 from planner.language.errors import PlanError
 from planner.questions.sensitivity import sensitivity
 
@@ -127,9 +127,9 @@ def test_cli(cli):
 def test_chain_of_2000_formulas_explain_solve_sensitivity():
     import sys
 
+    from planner.compute.symbolic import inline_inputs
     from planner.questions.explain import explain
     from planner.questions.solve import Solver, adhoc
-    from planner.compute.symbolic import inline_inputs
 
     n = 2000
     text = "x0 = 1\n" + "".join(f"x{i} = x{i - 1} + 1\n" for i in range(1, n))

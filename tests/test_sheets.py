@@ -1,15 +1,13 @@
 """Every shipped plan (sheets/ and planner's library) loads, evaluates in
 every scenario, and passes its own checks."""
 
-from pathlib import Path
 
 import pytest
+from conftest import SHEETS
 
 import planner
-from planner.questions.checks import run_checks
 from planner.language.imports import library_dir
-
-from conftest import SHEETS
+from planner.questions.checks import run_checks
 
 PLANS = sorted(SHEETS.glob("*.plan")) + sorted(library_dir().rglob("*.plan"))
 

@@ -12,9 +12,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
+from conftest import TOKEN_COST
 
 import planner
-from conftest import TOKEN_COST
 from planner.language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
 from planner.questions.solve import Answers, Solver, adhoc
 
@@ -433,9 +433,9 @@ def test_method_reports_the_degree_of_the_polynomial_solved(token_cost, solver):
 # ---- `for` picks: one selection per statement, as for checks -------------------------------
 
 def test_question_for_picks_select_like_check():
-    from planner.questions.checks import check_scenarios
-
     from conftest import TWO_AXES
+
+    from planner.questions.checks import check_scenarios
 
     text = TWO_AXES + """check x == 10 for a=a1, b=b1
 solve min q where x >= 4 for a=a1, b=b1 as qq

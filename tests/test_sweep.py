@@ -11,12 +11,12 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from conftest import TOKEN_COST
 
 import planner
-from conftest import TOKEN_COST
-from planner.questions import sweep
 from planner.language.errors import PlanError
 from planner.outputs.terminal import sweep_table
+from planner.questions import sweep
 from planner.questions.ranges import expand, parse_assignment
 
 UNITS_PLAN = """

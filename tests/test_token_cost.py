@@ -6,7 +6,6 @@ Golden numbers are copied from the article's text, not from planner's output.
 import json
 
 import pytest
-
 from conftest import TOKEN_COST
 
 # scenario -> {quantity: (article value, tolerance)} in display units

@@ -22,14 +22,22 @@ import numpy as np
 
 from ..language import ir
 from ..language.analysis import analyze
-from .diagnose import diagnose
 from ..language.errors import (
-    ConstraintError, KindError, Label, OverrideError, PlanError, ScenarioError, UnknownNameError, UsageError, suggest,
+    ConstraintError,
+    KindError,
+    Label,
+    OverrideError,
+    PlanError,
+    ScenarioError,
+    UnknownNameError,
+    UsageError,
+    suggest,
 )
-from .compiled import CompiledPlan, compile_plan
 from ..language.lower import lower, lower_expr
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
+from .compiled import CompiledPlan, compile_plan
+from .diagnose import diagnose
 from .symbolic import build
 
 Value = Union[Fraction, bool]

@@ -1,8 +1,8 @@
 """Static analysis: names, duplicates, arity, recursion, cycles, scenarios, questions.
 
-Dimensions and types are inferred by :mod:`planner.dims`.
+Dimensions and types are inferred by :mod:`planner.language.dims`.
 
-Turns the IR into a :class:`~planner.model.Model`. Every error found is
+Turns the IR into a :class:`~planner.language.model.Model`. Every error found is
 collected with its span; the pass reports all of them at once.
 """
 
@@ -12,12 +12,30 @@ from fractions import Fraction
 from typing import Callable, Iterable, Optional
 
 from . import ir
-from .errors import (
-    ArityError, ConstraintError, DisplayUnitError, DuplicateError, ErrorSink, KindError, Label, OverrideError,
-    PlanError, RecursionError_, ScenarioError, UnitError, UnknownNameError, suggest,
-)
 from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
-    BUILTINS, Poisoned, Typer, dim_text, example_unit, same_dim, unit_of,
+    BUILTINS,
+    Poisoned,
+    Typer,
+    dim_text,
+    example_unit,
+    same_dim,
+    unit_of,
+)
+from .errors import (
+    ArityError,
+    ConstraintError,
+    DisplayUnitError,
+    DuplicateError,
+    ErrorSink,
+    KindError,
+    Label,
+    OverrideError,
+    PlanError,
+    RecursionError_,
+    ScenarioError,
+    UnitError,
+    UnknownNameError,
+    suggest,
 )
 from .graph import topological_order
 from .model import Bound, Model, Quantity, ScenarioModel, Type

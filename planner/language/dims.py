@@ -1,7 +1,7 @@
 """Static types and dimensions of expressions.
 
 Every expression is a number with a dimension (exponents over base
-dimensions, see :mod:`planner.units`) or a boolean; constants also carry
+dimensions, see :mod:`planner.language.units`) or a boolean; constants also carry
 their exact value. Adding bytes to seconds, comparing a rate with a time,
 raising a quantity with units to a variable power, taking ``ln`` of bytes:
 each is a located error naming both operands' units.
@@ -15,8 +15,17 @@ from typing import Callable, Iterable, Mapping, Optional
 
 from . import ir
 from .errors import (
-    ArityError, DisplayUnitError, ErrorSink, EvaluationError, KindError, Label, PlanError, UnitError,
-    UnknownNameError, UnknownUnitError, suggest,
+    ArityError,
+    DisplayUnitError,
+    ErrorSink,
+    EvaluationError,
+    KindError,
+    Label,
+    PlanError,
+    UnitError,
+    UnknownNameError,
+    UnknownUnitError,
+    suggest,
 )
 from .model import Type
 from .units import DIMENSIONLESS, Dim, Unit, UnitTable, canonical_text

@@ -1,6 +1,6 @@
 """The typed, frozen IR of a plan. No lark and no SymPy in here.
 
-Every node carries the :class:`~planner.source.Span` it came from, so any
+Every node carries the :class:`~planner.language.source.Span` it came from, so any
 later stage can point at the source.
 """
 

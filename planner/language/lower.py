@@ -1,4 +1,4 @@
-"""The only Transformer: lark parse tree to the typed IR of :mod:`planner.ir`."""
+"""The only Transformer: lark parse tree to the typed IR of :mod:`planner.language.ir`."""
 
 from __future__ import annotations
 

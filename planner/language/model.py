@@ -1,7 +1,7 @@
 """The checked model: what the analysis passes know about each quantity.
 
-Built by :mod:`planner.check` from the IR; SymPy expressions are attached by
-:mod:`planner.symbolic`. Plain data: later stages read it, never mutate it.
+Built by :mod:`planner.language.analysis` from the IR; SymPy expressions are attached by
+:mod:`planner.compute.symbolic`. Plain data: later stages read it, never mutate it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Parsing: the grammar (LALR), a newline-aware post-lexer, and lark errors
 mapped to :class:`ParseError` with a caret and a label. Lark stays here and
-in :mod:`planner.lower`."""
+in :mod:`planner.language.lower`."""
 
 from __future__ import annotations
 

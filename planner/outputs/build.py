@@ -3,8 +3,8 @@
 ``build(FILE, OUTDIR)`` loads the plan, evaluates every scenario, runs the
 checks, sweeps and solves, and produces, all in memory first:
 
-* ``OUTDIR/<stem>.xlsx``: the live workbook (:mod:`planner.excel`);
-* ``OUTDIR/<stem>.md``: the Markdown report (:mod:`planner.report`);
+* ``OUTDIR/<stem>.xlsx``: the live workbook (:mod:`planner.outputs.excel`);
+* ``OUTDIR/<stem>.md``: the Markdown report (:mod:`planner.outputs.report`);
 * ``OUTDIR/<stem>-sweep-<n>.png``: one plot per sweep, when matplotlib is
   installed (the report says when plots were skipped).
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..language.errors import UsageError
 from ..compute.evaluation import Plan, format_value
+from ..language.errors import UsageError
 from .viewmodel import Analysis, analyse, view_model
 
 DEFAULT_OUTDIR = "out"

@@ -10,7 +10,7 @@ replacements, padding and format widths, macro output, the output itself),
 each checked before the text is built. Undefined names are errors (``StrictUndefined``); autoescape is
 off (the output is Markdown, not HTML). Any error a template causes, syntax,
 undefined name, sandbox violation or a failing operation, becomes a
-:class:`~planner.errors.TemplateError` pointing at the template's line.
+:class:`~planner.language.errors.TemplateError` pointing at the template's line.
 
 Filters for Markdown (documented in the README):
 
@@ -35,8 +35,8 @@ from jinja2.compiler import CodeGenerator
 from jinja2.exceptions import SecurityError, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from ..language.errors import TemplateError, UsageError, suggest
 from ..compute.evaluation import format_value
+from ..language.errors import TemplateError, UsageError, suggest
 from ..language.source import Source, Span
 
 DEFAULT_TEMPLATE = "report.md.j2"

@@ -29,9 +29,9 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ..questions.checks import CheckResult, run_checks
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..compute.symbolic import latex
+from ..questions.checks import CheckResult, run_checks
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -93,8 +93,8 @@ def _solve_all(plan: Plan, answers) -> list[tuple[Any, list]]:
     """Every question in each of its scenarios; a question without an answer
     (no root, several, not monotone) keeps its error as the reason. Named
     questions come from ``answers``' cache when the checks already asked."""
-    from ..language.errors import SolveError
     from ..compute.evaluation import scenarios_for
+    from ..language.errors import SolveError
 
     out = []
     for stmt in answers.solver.questions():

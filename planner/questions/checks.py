@@ -17,11 +17,11 @@ from typing import Optional
 
 import sympy as sp
 
+from ..compute.compiled import compile_plan
+from ..compute.evaluation import Evaluation, Origin, Plan, format_value
 from ..language import ir
 from ..language.analysis import unit_of
 from ..language.errors import PlanError
-from ..compute.compiled import compile_plan
-from ..compute.evaluation import Evaluation, Origin, Plan, format_value
 
 RELATIVE_UNITS = {"%", "ppm"}
 EXACT_REL = 1e-12
@@ -80,7 +80,7 @@ class _CompiledCheck:
         self.check = check
         self.refs: dict[sp.Symbol, ir.ScenarioRef] = {}
         cond = check.condition
-        # Question results by alias (`solve ... as x`): symbols whose values come from planner.solve.
+        # Question results by alias (`solve ... as x`): symbols whose values come from planner.questions.solve.
         used = {n.name for n in ir.walk(cond) if isinstance(n, ir.Name)}
         self.answers = {name: sp.Dummy(name) for name in (answer_types or {}) if name in used}
         self.pair = compares_values(plan, check, answer_types)
@@ -178,7 +178,7 @@ def display_unit(plan: Plan, check: ir.Check, answers=None):
 
 def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
     """Every check in every scenario it names. ``answers`` (a
-    :class:`planner.solve.Answers`) shares question results a caller already has."""
+    :class:`planner.questions.solve.Answers`) shares question results a caller already has."""
     results: list[CheckResult] = []
     cache: dict[tuple, Evaluation | PlanError] = {}
 

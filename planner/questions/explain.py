@@ -7,9 +7,9 @@ from typing import Optional
 
 import sympy as sp
 
-from ..language.errors import UnknownNameError, suggest
 from ..compute.evaluation import Plan, format_value
 from ..compute.symbolic import inline_inputs, latex
+from ..language.errors import UnknownNameError, suggest
 
 
 @dataclass

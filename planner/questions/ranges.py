@@ -21,9 +21,9 @@ from typing import Optional
 
 import numpy as np
 
+from ..compute.evaluation import input_quantity
 from ..language import ir
 from ..language.errors import KindError, PlanError, RangeError, UnitError, UsageError
-from ..compute.evaluation import input_quantity
 from ..language.model import Quantity
 from ..language.source import Source, Span
 from ..language.units import canonical_text

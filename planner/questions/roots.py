@@ -1,6 +1,6 @@
 """One unknown: the roots of a condition in one input, and where it holds over the integers.
 
-The mathematics under :mod:`planner.solve`, on SymPy expressions already
+The mathematics under :mod:`planner.questions.solve`, on SymPy expressions already
 written over inputs (:func:`inline`) with every other input replaced by its
 exact value:
 
@@ -26,11 +26,11 @@ from typing import Callable, Optional
 import numpy as np
 import sympy as sp
 
-from ..language.errors import ConvergenceError
 from ..compute.compiled import compile_plan
-from ..language.model import Quantity
 from ..compute.evaluation import Plan, format_value
 from ..compute.symbolic import inline_inputs, rational
+from ..language.errors import ConvergenceError
+from ..language.model import Quantity
 
 MAX_PIECES = 256  # branch combinations of max/min/abs/if considered exactly
 MAX_DEGREE = 64  # larger polynomials go to the numeric path
@@ -39,7 +39,7 @@ DIGITS = 60  # precision for algebraic roots
 
 
 def inline(plan: Plan, expr: sp.Basic) -> sp.Basic:
-    """``expr`` written over inputs only (:func:`planner.symbolic.inline_inputs`)."""
+    """``expr`` written over inputs only (:func:`planner.compute.symbolic.inline_inputs`)."""
     return inline_inputs(plan.model, plan.symbols, plan.exprs, expr)
 
 

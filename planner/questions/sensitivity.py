@@ -3,7 +3,7 @@
 For each input a quantity depends on, the elasticity ``dy/dx * x / y`` at
 the current values (a 1% rise in ``x`` moves ``y`` by about that many %),
 sorted by magnitude. The derivative is SymPy's, of the quantity written over
-its inputs (:func:`planner.roots.inline`), evaluated with exact rationals.
+its inputs (:func:`planner.questions.roots.inline`), evaluated with exact rationals.
 
 ``max``/``min``/``abs``/``if`` are not differentiable everywhere: the
 derivative is taken on the branch active at the current values. Where two
@@ -21,10 +21,10 @@ from typing import Optional
 import numpy as np
 import sympy as sp
 
-from ..language.errors import KindError, UnknownNameError, suggest
 from ..compute.evaluation import Plan
-from .roots import KINKS, exact_number, inline
 from ..compute.symbolic import cone
+from ..language.errors import KindError, UnknownNameError, suggest
+from .roots import KINKS, exact_number, inline
 
 STEP = 1e-6  # relative step of the numeric difference
 _STEPS = (sp.floor, sp.ceiling, sp.sign)

@@ -11,7 +11,7 @@ values and any ``--set`` overrides):
 * ``maximize speedup over gamma in 1..8`` (``minimize`` likewise): the best
   of the listed values, each evaluated (vectorised).
 
-The method, in order (the univariate mathematics lives in :mod:`planner.roots`):
+The method, in order (the univariate mathematics lives in :mod:`planner.questions.roots`):
 
 1. The condition is written over inputs only (:func:`inline`, expanding
    just the quantities it uses), the other inputs replaced by their exact
@@ -54,23 +54,48 @@ from typing import Any, Optional
 import numpy as np
 import sympy as sp
 
+from ..compute.compiled import compile_plan
+from ..compute.evaluation import Plan, format_value, input_quantity, scenarios_for
+from ..compute.symbolic import cone, latex, rational
 from ..language import ir
 from ..language.errors import (
-    ConstraintError, KindError, Label, MultipleRootsError, NoRootError, NotMonotoneError, PlanError,
-    SolveError, UnknownNameError, suggest,
+    ConstraintError,
+    KindError,
+    Label,
+    MultipleRootsError,
+    NoRootError,
+    NotMonotoneError,
+    PlanError,
+    SolveError,
+    UnknownNameError,
+    suggest,
 )
-from ..compute.compiled import compile_plan
 from ..language.model import Quantity
-from ..compute.evaluation import Plan, format_value, input_quantity, scenarios_for
 from ..language.source import Source, Span
-from ..compute.symbolic import cone, latex, rational
 from .roots import (
-    DIGITS, GRID, ROOT_TOL, Domain, Run, change_points, degree_of, compile_univariate, exact_number, exact_roots, holds_at, inline,
-    integer_runs, integer_runs_numeric, numeric_roots, pieces, relations, residual, tidy, to_float, value_at,
+    DIGITS,
+    GRID,
+    ROOT_TOL,
+    Domain,
+    Run,
+    change_points,
+    compile_univariate,
+    degree_of,
+    exact_number,
+    exact_roots,
+    holds_at,
+    inline,
+    integer_runs,
+    integer_runs_numeric,
+    numeric_roots,
+    pieces,
+    relations,
+    residual,
+    tidy,
+    to_float,
+    value_at,
     zero_intervals,
 )
-
-
 
 # ---- results ------------------------------------------------------------------
 
@@ -80,7 +105,7 @@ class Verification:
 
     Root modes: ``residual`` is ``lhs - rhs`` at the answer in base units and
     ``relative`` that divided by the size of its terms there
-    (:func:`planner.roots.residual`: ``|a| + |b|`` for ``a + b``; not the
+    (:func:`planner.questions.roots.residual`: ``|a| + |b|`` for ``a + b``; not the
     sides' values, which are both about zero at ``profit = 0``). Integer modes: the
     condition at ``n`` (``holds``) and at the neighbour ``n - 1`` (min) or
     ``n + 1`` (max), in display units; ``neighbor_holds`` is None when the

@@ -9,10 +9,10 @@ is one call (see ``benchmarks/sweep_speed.py``).
 Nothing is silently ``nan``: a point that breaks an input's constraint, an
 integer input swept to a fraction, or a shown quantity that is not finite
 becomes an :class:`Issue` naming the point, the quantity and why (the
-sub-expression that divides by zero, from :mod:`planner.diagnose`).
+sub-expression that divides by zero, from :mod:`planner.compute.diagnose`).
 
 :class:`SweepResult` is what the Excel writer and the report read: the axes
-(:class:`planner.values.Points`), the shown names, and one column per axis
+(:class:`planner.questions.ranges.Points`), the shown names, and one column per axis
 and shown quantity, in base units (:meth:`SweepResult.display` converts).
 """
 
@@ -24,13 +24,13 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..language import ir
-from ..compute.diagnose import diagnose
-from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
 from ..compute.compiled import CompiledPlan, compile_plan
+from ..compute.diagnose import diagnose
 from ..compute.evaluation import Origin, Plan, as_number, format_value, scenarios_for
-from ..language.source import Span
 from ..compute.symbolic import cone
+from ..language import ir
+from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
+from ..language.source import Span
 from .ranges import MAX_POINTS, Points, expand
 
 MAX_DIAGNOSED = 20  # points explained in detail; the rest are counted

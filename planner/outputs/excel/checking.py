@@ -1,6 +1,6 @@
 """The Checks sheet: every ``check`` as a live TRUE/FALSE cell.
 
-Tolerances are those of :mod:`planner.checks`: ``a == b`` within 1e-12
+Tolerances are those of :mod:`planner.questions.checks`: ``a == b`` within 1e-12
 relative, ``a ~= 46.667 ms`` within half a unit of the figure's last digit,
 ``within 0.1%`` relative, ``within 0.01 ms`` absolute; any other condition is
 evaluated as written. A check in a scenario reads that scenario's column on
@@ -17,8 +17,8 @@ from openpyxl.formatting.rule import CellIsRule
 
 from ...language import ir
 from ...questions.checks import EXACT_REL, check_scenarios, compares_values, display_unit, tolerance_of
-from .printer import formula, number
 from .book import BAD_FILL, GOOD_FILL, NOTE_FONT, TITLE_FONT, Book, header, in_base, put_formula, put_text, widths
+from .printer import formula, number
 
 
 def checks_sheet(book: Book) -> None:
@@ -93,7 +93,7 @@ def checks_sheet(book: Book) -> None:
 
 def tolerance(book: Book, check: ir.Check, a: str, b: str, scale: Fraction, unit: str) -> tuple[str, str]:
     """The pass formula for ``lhs == rhs`` / ``~=`` over cells ``a`` and ``b`` (display units),
-    decided as planner.checks decides it; and the tolerance as text."""
+    decided as planner.questions.checks decides it; and the tolerance as text."""
     tol = tolerance_of(book.plan, check, scale, unit)
     diff = f"ABS({a}-{b})"
     slack = number(tol.slack)

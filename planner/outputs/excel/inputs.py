@@ -11,7 +11,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 
 from ...language import ir
 from ...language.errors import PlanError
-from .book import NOTE_FONT, TITLE_FONT, MAX_VALIDATION, Book, display_value, header, in_base, put_text, widths
+from .book import MAX_VALIDATION, NOTE_FONT, TITLE_FONT, Book, display_value, header, in_base, put_text, widths
 from .printer import ExcelPrinter, number
 
 

@@ -11,7 +11,7 @@ Excel's grammar differs from Python's where it matters:
   left-associative (``=2^3^2`` is 64), so negations and powers are
   parenthesised whenever they are operands;
 * ``TRUE = 1`` is FALSE in Excel (TRUE in LibreOffice), so a boolean
-  quantity, which :mod:`planner.symbolic` writes as ``Eq(b, 1)``, prints as
+  quantity, which :mod:`planner.compute.symbolic` writes as ``Eq(b, 1)``, prints as
   the bare cell or name;
 * only functions both Excel and LibreOffice Calc 7.4 know: ``INT`` for
   floor, ``-INT(-(x))`` for ceiling (not ``CEILING.MATH``), ``LN``, ``EXP``,

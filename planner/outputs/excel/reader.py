@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
 
-from ...language.errors import UsageError
 from ...compute.evaluation import Origin, Plan, format_value
+from ...language.errors import UsageError
 from .names import excel_names, is_cell_like
 
 

@@ -7,8 +7,19 @@ from fractions import Fraction
 from openpyxl.utils import column_index_from_string, get_column_letter
 
 from .book import (
-    HEADER_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, AnswerRef, Book, Context, display_value, header, number_format,
-    put_formula, put_text, widths,
+    HEADER_FILL,
+    HEADER_FONT,
+    NOTE_FONT,
+    TITLE_FONT,
+    AnswerRef,
+    Book,
+    Context,
+    display_value,
+    header,
+    number_format,
+    put_formula,
+    put_text,
+    widths,
 )
 from .printer import number
 

@@ -1,6 +1,6 @@
 """The Solve sheet: every answer live, checked in the sheet itself.
 
-One row per question and scenario (answers from :mod:`planner.solve`):
+One row per question and scenario (answers from :mod:`planner.questions.solve`):
 
 * a **closed form** becomes a formula over the defined names (or the
   scenario's column), so changing an input moves the answer; an integer
@@ -29,15 +29,26 @@ from typing import Optional
 import sympy as sp
 from openpyxl.formatting.rule import CellIsRule
 
+from ...compute.symbolic import rational
 from ...language import ir
 from ...language.errors import PlanError
 from ...questions.roots import Domain
 from ...questions.solve import objective_unit  # the optimum's display unit, as planner solve shows it
-from ...compute.symbolic import rational
+from .book import (
+    BAD_FILL,
+    GOOD_FILL,
+    HEADER_FONT,
+    NOTE_FONT,
+    TITLE_FONT,
+    Book,
+    header,
+    put_formula,
+    put_text,
+    sheet_ref,
+    widths,
+)
 from .printer import UnsupportedFormula, number
 from .tables import MAX_SWEEP_ROWS, ROW, LiveTable, Output, sheet_title
-from .book import (GOOD_FILL, BAD_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, header, put_formula,
-                     put_text, sheet_ref, widths)
 
 MIN_HALVINGS = 60
 MAX_HALVINGS = 400
@@ -227,7 +238,7 @@ def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic)
     root gives ``#N/A``.
     """
     q = book.q[r.target]
-    ends = Domain.of(q).sample(r.value)  # the ends of the domain planner.solve searches
+    ends = Domain.of(q).sample(r.value)  # the ends of the domain planner.questions.solve searches
     lo, hi = float(ends[0]), float(ends[-1])
     scale = float(q.display.scale)
     n = _halvings(lo, hi, r.value)

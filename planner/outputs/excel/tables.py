@@ -23,9 +23,19 @@ import sympy as sp
 from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.utils import get_column_letter
 
+from .book import (
+    HEADER_FILL,
+    HEADER_FONT,
+    NOTE_FONT,
+    TITLE_FONT,
+    Book,
+    Context,
+    in_base,
+    put_formula,
+    put_text,
+    sheet_ref,
+)
 from .printer import FormulaTooLong, formula
-from .book import (HEADER_FILL, HEADER_FONT, NOTE_FONT, TITLE_FONT, Book, Context, in_base, put_formula,
-                     put_text, sheet_ref)
 
 MAX_SWEEP_ROWS = 1000
 ROW = "\x00"  # placeholder for the row number in formulas printed once per column
@@ -208,9 +218,9 @@ def sweep_contexts(book: Book) -> None:
 
 
 def sweep_sheets(book: Book) -> None:
-    from ...questions.sweep import default_show
     from ...compute.evaluation import scenarios_for
     from ...questions.ranges import expand
+    from ...questions.sweep import default_show
 
     for k, stmt in enumerate(book.model.sweeps, start=1):
         axes = [expand(book.plan, a.name, a.values, a.name_span) for a in stmt.axes]
