@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("--only", type=_names, action="extend", metavar="NAME[,NAME...]",
                    help="show only these quantities (a comma list; repeatable)")
+    p.add_argument("--all", action="store_true", dest="all_imports",
+                   help="also show the imported quantities the plan does not use")
     _format(p)
     p.set_defaults(handler=cmd_eval)
 
@@ -162,10 +164,10 @@ def _version() -> str:
 
 # ---- helpers -------------------------------------------------------------
 
-def _load(path: str):
-    from .compute.evaluation import load
+def _load(path: str, all_imports: bool = False):
+    from .plan import load
 
-    return load(path)
+    return load(path, all_imports=all_imports)
 
 
 def overrides_from(plan, sets: Sequence[str]):
@@ -228,7 +230,7 @@ def cmd_library(args) -> int:
 def cmd_eval(args) -> int:
     from .outputs.terminal import dumps, eval_csv, eval_json, eval_table
 
-    plan = _load(args.file)
+    plan = _load(args.file, args.all_imports)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     names = plan.definition_order()
@@ -293,7 +295,7 @@ def cmd_explain(args) -> int:
     from .outputs.terminal import explain_text
     from .questions.explain import explain
 
-    plan = _load(args.file)
+    plan = _load(args.file, all_imports=True)  # any quantity can be explained, used or not
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     parts = [explain_text(explain(plan, args.name, s, overrides, origins)) for s in scenarios]

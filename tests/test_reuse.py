@@ -38,7 +38,7 @@ def test_import_from_the_library():
     ({"g.plan": "bw = 1\n"}, 'from "g.plan" import bw\nbw = 2\n', "duplicate", "`bw` is defined twice"),
     ({"g.plan": "bw = 1\n"}, 'import "g.plan" as x\nimport "g.plan" as x\n', "duplicate", "namespace `x` is imported twice"),
     ({"g.plan": "bw = 1\n"}, 'from "g.plan" import bww\n', "import", "did you mean `bw`?"),
-    ({"g.plan": "bw = 1 TB/s\ny = bw + 1 s\n"}, 'import "g.plan"\n', "unit", "g.plan:2:"),
+    ({"g.plan": "bw = 1 TB/s\ny = bw + 1 s\n"}, 'import "g.plan"\nz = g.y\n', "unit", "g.plan:2:"),
 ])
 def test_import_errors(plan_file, files, main, family, needle):
     for name, text in files.items():
@@ -125,7 +125,7 @@ CAPACITY = {"h100_sxm": 80e9, "h200": 141e9, "a100_80gb": 80e9, "a100_40gb": 40e
 
 @pytest.mark.parametrize("gpu", sorted(DENSE_BF16))
 def test_library_figures_are_dense_and_sourced(gpu):
-    plan = planner.loads(f'import "hardware/{gpu}.plan" as g\n')
+    plan = planner.loads(f'import "hardware/{gpu}.plan" as g\n', all_imports=True)
     ev = plan.evaluate()
     q = plan.model.quantities
     assert ev.values["g.peak_bf16_dense"] == pytest.approx(DENSE_BF16[gpu] * 1e12)
@@ -143,8 +143,41 @@ def test_library_figures_are_dense_and_sourced(gpu):
 
 
 def test_h100_dense_bf16_is_989_not_1979():
-    plan = planner.loads('import "hardware/h100_sxm.plan" as h100\n')
+    plan = planner.loads('import "hardware/h100_sxm.plan" as h100\npeak = h100.peak_bf16_dense\n')
     assert plan.evaluate().display("h100.peak_bf16_dense") == pytest.approx(989.4)
+
+
+# ---- imports bring only what the plan uses ------------------------------------------
+
+LIB = "bw = 3 TB/s\ncap = 80 GB\nspare = 7\nratio = cap / bw -> s\nhelper(x) = x * spare\nunused_f(x) = x\n"
+
+
+@pytest.mark.parametrize("main, kept, dropped", [
+    ('import "lib.plan" as g\nt = g.cap / g.bw -> s\n', {"g.cap", "g.bw"}, {"g.spare", "g.ratio"}),
+    ('import "lib.plan" as g\nt = g.ratio\n', {"g.ratio", "g.cap", "g.bw"}, {"g.spare"}),  # through what it uses
+    ('import "lib.plan" as g\nt = g.helper(2)\n', {"g.spare"}, {"g.cap", "g.bw", "g.ratio"}),  # through a function
+    ('import "lib.plan" as g\nx = 1 TB/s\nscenario s { x = g.bw }\n', {"g.bw"}, {"g.cap"}),  # an override's value
+    ('import "lib.plan" as g\nscenario s { g.spare = 8 }\n', {"g.spare"}, {"g.bw"}),  # an override's target
+    ('import "lib.plan" as g\ncheck g.cap == 80 GB\n', {"g.cap"}, {"g.bw"}),  # a check
+    ('from "lib.plan" import cap\n', {"cap"}, {"lib.bw", "lib.spare"}),  # selected names stay
+])
+def test_imports_bring_only_what_is_used(plan_file, main, kept, dropped):
+    plan_file(LIB, "lib.plan")
+    path = plan_file(main, "main.plan")
+    names = set(planner.load(path).model.quantities)
+    assert kept <= names
+    assert not (dropped & names)
+    everything = set(planner.load(path, all_imports=True).model.quantities)
+    assert kept | dropped <= everything
+
+
+def test_eval_all_shows_unused_imports(plan_file, cli):
+    plan_file(LIB, "lib.plan")
+    path = plan_file('import "lib.plan" as g\nt = g.cap / g.bw -> s\n', "main.plan")
+    code, out, _ = cli("eval", path)
+    assert code == 0 and "g.cap" in out and "g.spare" not in out
+    code, out, _ = cli("eval", path, "--all")
+    assert code == 0 and "g.spare" in out and "g.ratio" in out
 
 
 # ---- the shipped comparison plan: two models, two GPUs, three precisions --------

@@ -388,8 +388,12 @@ def paused_gc():
             gc.enable()
 
 
-def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None) -> Plan:
-    """Load plan text; ``base`` is the folder its imports are relative to (default: the current one)."""
+def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
+          all_imports: bool = False) -> Plan:
+    """Load plan text; ``base`` is the folder its imports are relative to (default: the current one).
+
+    Imported plans contribute only the quantities this plan uses (directly, through overrides,
+    questions and checks, or through what those use); ``all_imports=True`` keeps all of them."""
     from ..language.imports import resolve_imports
 
     with paused_gc():
@@ -397,13 +401,15 @@ def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] =
         plan_ir = lower(source)
         if any(isinstance(s, ir.Import) for s in plan_ir.statements):
             plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
-                                      (Path(name).resolve(),) if base is not None else ())
+                                      (Path(name).resolve(),) if base is not None else (), all_imports)
         model, analyzer = analyze(plan_ir)
         return Plan(source, model, analyzer)
 
 
-def load(path: Union[str, os.PathLike]) -> Plan:
-    """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`."""
+def load(path: Union[str, os.PathLike], all_imports: bool = False) -> Plan:
+    """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`.
+
+    ``all_imports=True`` keeps every quantity of the imported plans, used or not."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the plan
@@ -413,4 +419,4 @@ def load(path: Union[str, os.PathLike]) -> Plan:
         raise UsageError(f"{path} is a directory, not a .plan file") from None
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return loads(text, str(path), p.resolve().parent)
+    return loads(text, str(path), p.resolve().parent, all_imports)

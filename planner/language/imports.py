@@ -13,18 +13,26 @@ Imported inputs are inputs here too, so scenarios can override them
 
 This is an IR-to-IR pass before checking: names are rewritten, spans keep
 pointing into the imported file, so errors there show that file's line.
+
+Imports bring only what is used: after resolving, an imported quantity or
+function stays only when the importing plan uses it, directly (in a
+formula, a constraint, a scenario, a check or a question), by selecting it
+(``from ... import name``), or through what those use. ``all_imports=True``
+keeps everything (``planner eval --all``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from enum import Enum
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Mapping, Optional
 
 from . import ir
 from .errors import DuplicateError, ImportError_, Label, suggest
-from .source import Source
+from .source import Source, Span
 
 
 def library_dir() -> Path:
@@ -44,7 +52,14 @@ def suggest_entry(name: str) -> Optional[str]:
         or suggest(name + ".plan", entries)
 
 
-def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = ()) -> ir.PlanIR:
+def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = (),
+                    all_imports: bool = False) -> ir.PlanIR:
+    """The plan with its imports' statements joined in (only those it uses, unless ``all_imports``)."""
+    resolved = _resolve(plan, base, stack)
+    return resolved if all_imports else _used_only(plan, resolved)
+
+
+def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...]) -> ir.PlanIR:
     from .lower import lower
 
     statements: list[ir.Statement] = []
@@ -63,7 +78,7 @@ def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = ()) -
         except (OSError, UnicodeDecodeError) as exc:
             raise ImportError_(f"cannot read {path}: {exc}", s.span) from None
         inner = lower(Source(_display_path(path), text))
-        inner = resolve_imports(inner, path.parent, stack + (path,))
+        inner = _resolve(inner, path.parent, stack + (path,))
         prefix = s.alias or path.stem
         if not prefix.isidentifier():
             raise ImportError_(f"`{path.stem}` cannot be a namespace", s.span,
@@ -75,6 +90,55 @@ def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = ()) -
         namespaces[prefix] = s
         statements.extend(_bring(inner, s, prefix))
     return dataclasses.replace(plan, statements=tuple(statements))
+
+
+def _used_only(own: ir.PlanIR, resolved: ir.PlanIR) -> ir.PlanIR:
+    """Drop imported definitions and functions that nothing of the plan's own uses, even indirectly."""
+    mine = {id(s) for s in own.statements}
+    defs = {s.name: s for s in resolved.statements if isinstance(s, (ir.Definition, ir.FunctionDef))}
+    wanted: set[str] = set()
+    todo: list[str] = []
+    for s in resolved.statements:
+        if id(s) in mine:
+            todo.extend(referenced_names(s))
+    for s in own.statements:  # names selected with `from "x" import a, b` are wanted as written
+        if isinstance(s, ir.Import) and s.names:
+            todo.extend(s.names)
+    while todo:
+        name = todo.pop()
+        if name in wanted or name not in defs:
+            continue
+        wanted.add(name)
+        todo.extend(referenced_names(defs[name]))
+    kept = tuple(s for s in resolved.statements
+                 if id(s) in mine or not isinstance(s, (ir.Definition, ir.FunctionDef)) or s.name in wanted)
+    return dataclasses.replace(resolved, statements=kept)
+
+
+def referenced_names(node) -> set[str]:
+    """Every quantity or function name a statement (or expression) mentions, the names it sets included."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Name):
+            out.add(x.name)
+        elif isinstance(x, ir.ScenarioRef):
+            out.add(x.name)
+        elif isinstance(x, ir.Call):
+            out.add(x.func)
+        if isinstance(x, (ir.Override, ir.SweepAxis)):
+            out.add(x.name)
+        elif isinstance(x, ir.Solve):
+            out.add(x.target)
+        elif isinstance(x, ir.Optimize):
+            out.add(x.over)
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif dataclasses.is_dataclass(x) and not isinstance(x, (type, Span, Source)):
+            stack.extend(v for v in (getattr(x, f.name) for f in dataclasses.fields(x))
+                         if not isinstance(v, (str, int, float, Fraction, Enum, Span, type(None))))
+    return out
 
 
 def _display_path(path: Path) -> str:
