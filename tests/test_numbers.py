@@ -1,0 +1,33 @@
+"""One number style per quantity (outputs/numbers.py), shared by the workbook and the report."""
+
+import pytest
+
+from planner.outputs.numbers import NumberStyle, style_for
+
+
+@pytest.mark.parametrize("values, excel, texts", [
+    ([70e9], "#,##0", ["70,000,000,000"]),
+    ([16, 8, 4.15], "#,##0.00", ["16.00", "8.00", "4.15"]),  # one format across the row
+    ([2251.9666928], "#,##0.00", ["2,251.97"]),  # six significant digits
+    ([891.264000000002], "#,##0.000", ["891.264"]),  # float noise is not a digit
+    ([989.4, 1978.9], "#,##0.0", ["989.4", "1,978.9"]),
+    ([0.287107752303907], "#,##0.000000", ["0.287108"]),
+    ([-1.2572854757309e-11], "0.000E+00", ["-1.257E-11"]),  # residue around zero
+    ([1e16], "0.000E+00", ["1.000E+16"]),
+    ([0, 0], "#,##0", ["0", "0"]),
+    ([-0.001, 12.5], "#,##0.000", ["-0.001", "12.500"]),
+])
+def test_style_for(values, excel, texts):
+    style = style_for(values)
+    assert style.excel() == excel
+    assert [style.text(v) for v in values] == texts
+
+
+def test_not_finite_and_booleans_do_not_choose_the_style():
+    style = style_for([float("nan"), float("inf"), True, None, 2.5])
+    assert style == NumberStyle(1)
+    assert [style.text(v) for v in (float("nan"), float("-inf"), True, None)] == ["nan", "-inf", "true", "n/a"]
+
+
+def test_no_negative_zero():
+    assert NumberStyle(2).text(-0.001) == "0.00"
