@@ -206,14 +206,14 @@ def atomic_write(path: str, data: bytes) -> None:
 
 def cmd_library(args) -> int:
     from .language.errors import UsageError
-    from .language.imports import library_dir, library_entries, suggest_entry
+    from .language.imports import did_you_mean, library_dir, library_entries, suggest_entries
 
     entries = library_entries()
     if args.path:
         name = args.path if args.path.endswith(".plan") else args.path + ".plan"
         if name not in entries:
-            guess = suggest_entry(args.path)
-            raise UsageError(f"no library plan `{args.path}`", hint=f"did you mean `{guess}`?" if guess else
+            guesses = suggest_entries(args.path)
+            raise UsageError(f"no library plan `{args.path}`", hint=did_you_mean(guesses, "`") if guesses else
                              "entries: " + ", ".join(entries))
         write_output((library_dir() / name).read_text(encoding="utf-8"))
         return EXIT_OK

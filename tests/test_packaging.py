@@ -26,6 +26,8 @@ def test_wheel_ships_data_files(wheel):
     assert "planner/templates/report.md.j2" in names
     assert "planner/library/hardware/h100_sxm.plan" in names
     assert "planner/library/llm/roofline.plan" in names
+    assert "planner/library/models/llama3_8b.plan" in names
+    assert "planner/library/hardware/b200.plan" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "planner = planner.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

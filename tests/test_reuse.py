@@ -32,7 +32,8 @@ def test_import_from_the_library():
 
 @pytest.mark.parametrize("files,main,family,needle", [
     ({}, 'import "nope.plan" as n\n', "import", 'cannot find "nope.plan"'),
-    ({}, 'import "hardware/h100.plan" as n\n', "import", 'did you mean "hardware/h100_sxm.plan"?'),
+    ({}, 'import "hardware/h100.plan" as n\n', "import",
+     'did you mean "hardware/h100_nvl.plan", "hardware/h100_pcie.plan" or "hardware/h100_sxm.plan"?'),
     ({"a.plan": 'import "b.plan"\nx = 1\n', "b.plan": 'import "a.plan"\ny = 2\n'}, 'import "a.plan"\n',
      "import", "import cycle: a.plan -> b.plan -> a.plan"),
     ({"g.plan": "bw = 1\n"}, 'from "g.plan" import bw\nbw = 2\n', "duplicate", "`bw` is defined twice"),
@@ -116,11 +117,15 @@ def test_library_has_the_accelerators():
         assert f"hardware/{name}.plan" in entries
 
 
-# Dense peaks from the vendors' datasheets (the sparse figure is twice these).
-DENSE_BF16 = {"h100_sxm": 989.4, "h200": 989.4, "a100_80gb": 312, "a100_40gb": 312, "l40s": 362.05, "mi300x": 1307.4}
+# Dense peaks from the vendors' documents (the sparse figure is twice these): the H100 whitepaper's 989.4,
+# the H200 datasheet's 1,979 with sparsity halved.
+DENSE_BF16 = {"h100_sxm": 989.4, "h200": 989.5, "a100_80gb": 312, "a100_40gb": 312, "l40s": 362.05, "mi300x": 1307.4}
 BANDWIDTH = {"h100_sxm": 3.35e12, "h200": 4.8e12, "a100_80gb": 2.039e12, "a100_40gb": 1.555e12, "l40s": 864e9,
              "mi300x": 5.3e12}
-CAPACITY = {"h100_sxm": 80e9, "h200": 141e9, "a100_80gb": 80e9, "a100_40gb": 40e9, "l40s": 48e9, "mi300x": 192e9}
+# Memory as the driver reports it (nvidia-smi MiB, CUDA bytes, ROCm bytes) and as marketed.
+CAPACITY = {"h100_sxm": 81559 * 2**20, "h200": 143771 * 2**20, "a100_80gb": 81920 * 2**20, "a100_40gb": 42405855232,
+            "l40s": 46068 * 2**20, "mi300x": 206141652992}
+MARKETED = {"h100_sxm": 80e9, "h200": 141e9, "a100_80gb": 80e9, "a100_40gb": 40e9, "l40s": 48e9, "mi300x": 192e9}
 
 
 @pytest.mark.parametrize("gpu", sorted(DENSE_BF16))
@@ -131,6 +136,8 @@ def test_library_figures_are_dense_and_sourced(gpu):
     assert ev.values["g.peak_bf16_dense"] == pytest.approx(DENSE_BF16[gpu] * 1e12)
     assert ev.values["g.hbm_bandwidth"] == pytest.approx(BANDWIDTH[gpu])
     assert ev.values["g.hbm_capacity"] == pytest.approx(CAPACITY[gpu])
+    assert ev.values["g.hbm_capacity_marketing"] == pytest.approx(MARKETED[gpu])
+    assert ev.values["g.hbm_capacity"] > ev.values["g.hbm_capacity_marketing"]  # "80 GB" is more than 80e9 bytes
     # about twice the dense figure (the L40S datasheet rounds: 362.05 dense, 733 sparse)
     assert ev.values["g.peak_bf16_sparse"] == pytest.approx(2 * DENSE_BF16[gpu] * 1e12, rel=0.02)
     for name, quantity in q.items():
@@ -189,7 +196,7 @@ def _hand(params, layers, bits, bw, peak, batch=16, context=4096):
 
 
 MODELS = {"small": (8e9, 32), "large": (70e9, 80)}
-GPUS = {"h100": (3.35e12, 989.4e12, 1978.9e12, 80e9), "mi300x": (5.3e12, 1307.4e12, 2614.9e12, 192e9)}
+GPUS = {"h100": (3.35e12, 989.4e12, 1978.9e12, 81559 * 2**20), "mi300x": (5.3e12, 1307.4e12, 2614.9e12, 206141652992)}
 PRECISIONS = {"bf16": (16, False), "fp8": (8, True), "int4": (4.15, False)}
 
 
@@ -212,7 +219,7 @@ def test_library_command(cli):
     code, out, _ = cli("library", "hardware/h100_sxm")
     assert code == 0 and "peak_bf16_dense = 989.4 TFLOP/s" in out
     code, _, err = cli("library", "hardware/h100")
-    assert code == 2 and "did you mean `hardware/h100_sxm.plan`?" in err
+    assert code == 2 and "`hardware/h100_pcie.plan` or `hardware/h100_sxm.plan`?" in err
 
 
 def test_scenario_reference_to_a_combination():

@@ -44,12 +44,27 @@ def library_entries() -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*.plan"))
 
 
-def suggest_entry(name: str) -> Optional[str]:
-    """The library plan a mistyped path most likely means (``hardware/h100`` -> ``hardware/h100_sxm.plan``)."""
+def suggest_entries(name: str) -> list[str]:
+    """The library plans a mistyped path may mean: every entry it is the start of
+    (``hardware/h100`` -> the H100 NVL, PCIe and SXM plans), else the closest one."""
     entries = library_entries()
     stem = name[:-5] if name.endswith(".plan") else name
-    return next((e for e in entries if e.startswith(stem)), None) or suggest(name, entries) \
-        or suggest(name + ".plan", entries)
+    starting = [e for e in entries if e.startswith(stem)]
+    if starting:
+        return starting
+    guess = suggest(name, entries) or suggest(name + ".plan", entries)
+    return [guess] if guess else []
+
+
+def suggest_entry(name: str) -> Optional[str]:
+    """The library plan a mistyped path most likely means (the first of ``suggest_entries``)."""
+    return next(iter(suggest_entries(name)), None)
+
+
+def did_you_mean(names: list[str], quote: str) -> str:
+    """``did you mean "a"?`` or ``did you mean "a", "b" or "c"?``."""
+    quoted = [f"{quote}{n}{quote}" for n in names]
+    return "did you mean " + (quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]) + "?"
 
 
 def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = (),
@@ -158,8 +173,8 @@ def _find(s: ir.Import, base: Path) -> Path:
     for c in candidates:
         if c.is_file():
             return c.resolve()
-    guess = suggest_entry(name)
-    hint = f'did you mean "{guess}"?' if guess else "the library has: " + ", ".join(library_entries())
+    guesses = suggest_entries(name)
+    hint = did_you_mean(guesses, '"') if guesses else "the library has: " + ", ".join(library_entries())
     raise ImportError_(f'cannot find "{name}" next to this plan or in planner\'s library', s.span, hint=hint)
 
 
