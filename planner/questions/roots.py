@@ -536,3 +536,134 @@ def tidy(e: sp.Basic) -> sp.Basic:
     if num.could_extract_minus_sign() and den.could_extract_minus_sign():
         num, den = -num, -den
     return sp.factor_terms(num) / sp.factor_terms(den)
+
+
+# ---- closed forms over the other inputs ------------------------------------------------
+
+FORM_OPS = 2000  # a piece larger than this (SymPy's count_ops) gets no closed form
+FORM_BRANCHES = 8  # combinations of `if`/max/min branches that do not depend on the unknown, per piece
+FORM_SECONDS = 1.0  # CPU budget of one question's closed-form search; then it stops, and the notes say so
+
+
+class FormBudget:
+    """The bounded budget of a closed-form search: sizes checked before each SymPy step
+    (deterministic) and, as a last guard, CPU time checked between steps."""
+
+    def __init__(self, seconds: Optional[float] = None) -> None:
+        import time
+
+        self.seconds = FORM_SECONDS if seconds is None else seconds
+        self._clock = time.process_time
+        self.deadline = self._clock() + self.seconds
+        self.spent: Optional[str] = None  # why the search stopped early
+
+    def left(self) -> bool:
+        if self.spent is None and self._clock() > self.deadline:
+            self.spent = f"more than {self.seconds:g} s of search"
+        return self.spent is None
+
+
+def closed_forms(exprs: list[sp.Basic], x: sp.Symbol, decide: Callable[[sp.Basic], Optional[bool]],
+                 budget: FormBudget) -> list[sp.Basic]:
+    """Candidate closed forms of the roots of ``exprs`` in ``x``, over the other inputs.
+
+    Each expression is split into smooth pieces (:func:`pieces`); a piece's
+    ``if``/``max``/``min`` branches that do not depend on ``x`` are resolved
+    one combination at a time (conditions ``decide`` settles from the inputs'
+    declared domains are not branched on: an unreachable branch is dropped),
+    so every combination is a plain rational function of ``x``. A numerator
+    of degree 1 is solved directly (``-c0 / c1``), of degree 2 by
+    ``sympy.roots``; a piece where ``x`` occurs once by ``solve``. Each root is
+    put in one canonical form (:func:`tidy`: ``cancel``, so the same
+    whatever route led to it), and the branches are put back together as one
+    ``Piecewise`` over their conditions: one formula, whatever the scenario.
+    Never ``simplify``: its cost has no bound on real plans (seconds for one
+    Piecewise). Stops when ``budget`` is spent (``budget.spent`` says why).
+    """
+    forms: list[sp.Basic] = []
+    for e in exprs:
+        for piece in pieces(e, x) or []:
+            if not budget.left():
+                return forms
+            if sp.count_ops(piece) > FORM_OPS:
+                budget.spent = budget.spent or f"a formula over {FORM_OPS} operations"
+                continue
+            branches = _branches(piece, x, decide)
+            if branches is None:
+                budget.spent = budget.spent or f"more than {FORM_BRANCHES} combinations of branches"
+                continue
+            found: list[tuple[tuple, list[sp.Basic]]] = []
+            for assumed, branch in branches:
+                if not budget.left():
+                    return forms
+                found.append((assumed, _roots_of(branch, x)))
+            forms.extend(_join(found))
+    return [f for f in forms if not f.has(x)]
+
+
+def _roots_of(piece: sp.Basic, x: sp.Symbol) -> list[sp.Basic]:
+    num, _ = sp.fraction(sp.together(piece))
+    try:
+        poly = sp.Poly(num, x)
+        if poly.degree() == 1:
+            c1, c0 = poly.all_coeffs()
+            return [tidy(-c0 / c1)]
+        if poly.degree() == 2:
+            return [tidy(r) for r in sp.roots(poly, multiple=True)]
+    except sp.PolynomialError:
+        pass
+    if piece.count(x) == 1:
+        try:
+            return [tidy(r) for r in sp.solve(piece, x, check=False, simplify=False)]
+        except (NotImplementedError, ValueError, TypeError):
+            pass
+    return []
+
+
+def _branches(e: sp.Basic, x: sp.Symbol, decide, assumed: tuple = ()) -> Optional[list[tuple[tuple, sp.Basic]]]:
+    """``e`` with each ``Piecewise`` that does not involve ``x`` resolved: ``(conditions, expression)``
+    per combination of conditions (true first), None past :data:`FORM_BRANCHES`."""
+    out: list[tuple[tuple, sp.Basic]] = []
+    todo = [(assumed, e)]
+    while todo:
+        assumed, e = todo.pop(0)
+        pw = next((n for n in sp.preorder_traversal(e) if isinstance(n, sp.Piecewise) and not n.has(x)), None)
+        if pw is None:
+            out.append((assumed, e))
+            continue
+        cond = next(c for _, c in pw.args if c is not sp.true)
+        known = decide(cond)
+        for truth in ((True, False) if known is None else (known,)):
+            m = {cond: sp.true if truth else sp.false}
+            if isinstance(cond, sp.core.relational.Relational):
+                m[cond.negated] = sp.false if truth else sp.true
+            todo.append((assumed + (((cond, truth),) if known is None else ()), e.xreplace(m)))
+        if len(todo) + len(out) > FORM_BRANCHES:
+            return None
+    return out
+
+
+def _join(found: list[tuple[tuple, list[sp.Basic]]]) -> list[sp.Basic]:
+    """The roots of each branch combination as formulas over all of them: the i-th root of
+    every combination in one ``Piecewise`` (when all have as many roots), else each combination's
+    roots alone, ``nan`` elsewhere."""
+    if len(found) == 1:
+        return found[0][1]
+    counts = {len(roots) for _, roots in found}
+    if len(counts) == 1:
+        return [_piecewise([(assumed, roots[i]) for assumed, roots in found]) for i in range(counts.pop())]
+    return [_piecewise([(assumed, r), ((), sp.nan)]) for assumed, roots in found for r in roots]
+
+
+def _piecewise(branches: list[tuple[tuple, sp.Basic]]) -> sp.Basic:
+    """One formula from branches under conditions (``(condition, truth)`` pairs, in order)."""
+    if all(v == branches[0][1] for _, v in branches):
+        return branches[0][1]
+    args = []
+    for i, (assumed, value) in enumerate(branches):
+        if i == len(branches) - 1:
+            args.append((value, sp.true))
+        else:
+            cond = sp.And(*[c if truth else sp.Not(c) for c, truth in assumed])
+            args.append((value, cond))
+    return sp.Piecewise(*args)
