@@ -10,11 +10,12 @@ arrays (sweeps, scenarios side by side).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
 import sympy as sp
+
+from .numeric import CompiledPlan, approx  # noqa: F401  (re-exported: both routes share them)
 
 
 def _float(e) -> str:
@@ -26,18 +27,6 @@ def _float(e) -> str:
     if math.isinf(x):
         return "_np.inf" if x > 0 else "(-_np.inf)"
     return repr(x)
-
-
-def approx(x):
-    """``x`` rounded to 15 significant digits, as spreadsheets do before
-    ``INT``/``CEILING``: so ``floor(log(1000, 10))`` is 3 (the float quotient
-    is 2.9999999999999996) and planner agrees with its own workbook."""
-    x = np.asarray(x, dtype=float)
-    with np.errstate(all="ignore"):
-        magnitude = np.floor(np.log10(np.abs(x)))
-        scale = 10.0 ** (14 - magnitude)
-        rounded = np.round(x * scale) / scale
-    return np.where(np.isfinite(rounded) & (x != 0), rounded, x)
 
 
 class NumpyPrinter:
@@ -201,20 +190,6 @@ class NumpyPrinter:
 
     def _Not(self, e):
         return f"_np.logical_not({self.p(e.args[0])})"
-
-
-@dataclass
-class CompiledPlan:
-    """One compiled function from input values to every output value."""
-
-    inputs: list[str]
-    outputs: list[str]
-    source: str
-    function: object
-
-    def __call__(self, values: Sequence) -> tuple:
-        with np.errstate(all="ignore"):
-            return self.function(tuple(values))
 
 
 def compile_plan(

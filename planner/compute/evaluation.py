@@ -36,9 +36,8 @@ from ..language.errors import (
 from ..language.lower import lower, lower_expr
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
-from .compiled import CompiledPlan, compile_plan
 from .diagnose import diagnose
-from .symbolic import build
+from .numeric import CompiledPlan
 
 Value = Union[Fraction, bool]
 
@@ -85,7 +84,6 @@ class Plan:
         self.source = source
         self.model = model
         self.analyzer = analyzer
-        self.symbols, self.exprs, self.converter = build(model)
         self._constraints = [
             (q.name, c) for q in model.quantities.values() for c in q.definition.constraints
             if c.kind == "condition"
@@ -117,13 +115,54 @@ class Plan:
         return tuple(s.name for s in self.model.plan.statements
                      if isinstance(s, ir.Definition) and s.name in self.model.quantities)
 
+    # ---- the SymPy model: built on first use (questions, explain, sensitivity, the workbook's
+    # closed forms, the report's LaTeX); evaluating a plan does not need it ----------------------
+    @cached_property
+    def _sympy(self):
+        from .symbolic import build
+
+        with paused_gc():
+            return build(self.model)
+
+    @property
+    def symbols(self):
+        """One SymPy symbol per quantity (:class:`planner.compute.symbolic.SymbolTable`)."""
+        return self._sympy[0]
+
+    @property
+    def exprs(self):
+        """Each derived quantity's SymPy expression over the symbols of the quantities it uses."""
+        return self._sympy[1]
+
+    @property
+    def converter(self):
+        """IR to SymPy (:class:`planner.compute.symbolic.Converter`)."""
+        return self._sympy[2]
+
     @cached_property
     def compiled(self) -> CompiledPlan:
+        """Every derived quantity and constraint as one numpy function, compiled from the IR
+        (:mod:`planner.compute.ircompile`: no SymPy)."""
+        return self.compile_outputs(list(self.model.derived), constraints=True)
+
+    def compile_outputs(self, names, constraints: bool = True) -> CompiledPlan:
+        """The derived quantities ``names`` (in dependency order) and, with ``constraints``, every
+        constraint (``__constraint0``...), as one function of the inputs."""
+        from .ircompile import compile_outputs
+
+        outputs: list = [(n, self.model.quantities[n].definition.expr) for n in names]
+        if constraints:
+            outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
         with paused_gc():
-            outputs = [(n, self.exprs[n]) for n in self.model.derived]
-            outputs += [(f"__constraint{i}", self.converter.expr(c.condition))
-                        for i, (_, c) in enumerate(self._constraints)]
-            return compile_plan(self.model.inputs, outputs, self.symbols.symbols)
+            return compile_outputs(self.model, self.model.inputs, outputs, sympy_fallback=self._print_sympy)
+
+    def _print_sympy(self, name: str, expr: ir.Expr, variables: Mapping[str, str]) -> str:
+        """One formula printed through SymPy, for what :mod:`planner.compute.canonical` does not mirror."""
+        from .compiled import NumpyPrinter
+
+        names = {self.symbols[n]: v for n, v in variables.items() if n in self.model.quantities}
+        with paused_gc():
+            return NumpyPrinter(names)(self.converter.expr(expr))
 
     # ---- scenarios and overrides ---------------------------------------------
     def resolve_scenarios(self, spec: Optional[Union[str, Sequence[str]]]) -> list[Optional[str]]:

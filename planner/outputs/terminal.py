@@ -14,16 +14,18 @@ import csv
 import io
 import json
 import math
-from typing import Any, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 import numpy as np
 
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..language.errors import PlanError
-from ..questions.explain import Explanation
-from ..questions.sensitivity import Sensitivity
-from ..questions.solve import SolveResult
-from ..questions.sweep import SweepResult
+
+if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
+    from ..questions.explain import Explanation
+    from ..questions.sensitivity import Sensitivity
+    from ..questions.solve import SolveResult
+    from ..questions.sweep import SweepResult
 
 EVAL_FORMAT = "planner.eval/1"
 SWEEP_FORMAT = "planner.sweep/1"

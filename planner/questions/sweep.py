@@ -24,10 +24,10 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..compute.compiled import CompiledPlan, compile_plan
+from ..compute.numeric import CompiledPlan
 from ..compute.diagnose import diagnose
 from ..compute.evaluation import Origin, Plan, as_number, format_value, scenarios_for
-from ..compute.symbolic import cone
+from ..language.graph import cone
 from ..language import ir
 from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
 from ..language.source import Span
@@ -109,9 +109,7 @@ def _program(plan: Plan, names: Sequence[str]) -> tuple[CompiledPlan, list[str]]
     need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.walk(c.condition)
                                       if isinstance(n, ir.Name)])
     derived = [n for n in plan.model.derived if n in need]
-    outputs = [(n, plan.exprs[n]) for n in derived]
-    outputs += [(f"__constraint{i}", plan.converter.expr(c.condition)) for i, (_, c) in enumerate(constraints)]
-    compiled = compile_plan(plan.model.inputs, outputs, plan.symbols.symbols)
+    compiled = plan.compile_outputs(derived, constraints=True)  # from the IR, without SymPy
     cache[key] = (compiled, derived)
     return cache[key]
 
