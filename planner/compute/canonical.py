@@ -346,9 +346,12 @@ def _from_args(tag: str, args: list[Node], identity: Node) -> Node:
     return (tag, tuple(args))
 
 
+_BOOL_TAGS = frozenset(("b", "r", "and", "or", "not"))
+
+
 def _check_expr(args: Iterable[Node]) -> None:
     for a in args:
-        if is_bool(a):
+        if a[0] in _BOOL_TAGS:
             raise Unsupported("a condition used as a number")
 
 
@@ -357,7 +360,7 @@ def _check_expr(args: Iterable[Node]) -> None:
 def add(*args: Node) -> Node:
     """``Add(*args)`` with SymPy's evaluation."""
     _check_expr(args)
-    seq = [a for a in args if a != ZERO]
+    seq = [a for a in args if a[0] != "n" or a[1] != 0]
     if not seq:
         return ZERO
     if len(seq) == 1:
@@ -368,6 +371,9 @@ def add(*args: Node) -> Node:
             a, b = b, a
         if a[0] == "n" and b[0] == "*":
             return ("+", (a, b))
+    fast = _add_distinct(seq)
+    if fast is not None:
+        return fast
     terms: dict[Node, Fraction] = {}
     coeff = Fraction(0)
     i = 0
@@ -407,6 +413,30 @@ def add(*args: Node) -> Node:
     if coeff != 0:
         newseq.insert(0, num(coeff))
     return _from_args("+", newseq, ZERO)
+
+
+def _add_distinct(seq: list[Node]) -> Optional[Node]:
+    """``add`` of canonical terms that share no non-numeric part: no term to collect, so the
+    general path's result is the terms themselves, sorted, after the sum of the numbers."""
+    coeff = Fraction(0)
+    seen = set()
+    out = []
+    for o in seq:
+        tag = o[0]
+        if tag == "n":
+            coeff += o[1]
+            continue
+        if tag == "+" or (tag == "^" and o[1][0] == "n"):
+            return None
+        s = as_coeff_mul(o)[1] if tag == "*" else o
+        if s in seen:
+            return None
+        seen.add(s)
+        out.append(o)
+    out.sort(key=_KEY)
+    if coeff != 0:
+        out.insert(0, ("n", coeff))
+    return _from_args("+", out, ZERO)
 
 
 def neg(e: Node) -> Node:
@@ -463,7 +493,7 @@ def _keep_coeff(coeff: Fraction, factors: Node) -> Node:
 def mul(*args: Node) -> Node:
     """``Mul(*args)`` with SymPy's evaluation."""
     _check_expr(args)
-    seq = [a for a in args if a != ONE]
+    seq = [a for a in args if a[0] != "n" or a[1] != 1]
     if not seq:
         return ONE
     if len(seq) == 1:
@@ -479,6 +509,9 @@ def mul(*args: Node) -> Node:
                     ar = a[1] * r
                     return bb if ar == 1 else ("*", (num(ar), bb))
                 return add(*[_keep_coeff(a[1], t) for t in bb[1]])
+    fast = _mul_distinct(seq)
+    if fast is not None:
+        return fast
     coeff = Fraction(1)
     c_powers: list[tuple[Node, Node]] = []
     num_exp: list[tuple[Node, Node]] = []
@@ -557,6 +590,36 @@ def mul(*args: Node) -> Node:
         c = c_part[0]
         return add(*[mul(c, t) for t in c_part[1][1]])
     return _from_args("*", c_part, ONE)
+
+
+def _mul_distinct(seq: list[Node]) -> Optional[Node]:
+    """``mul`` of canonical factors with distinct bases (no product, power of a number or ``exp``
+    among them): nothing to gather, so the general path's result is the factors, sorted, after the
+    product of the numbers."""
+    coeff = Fraction(1)
+    bases = set()
+    out = []
+    for o in seq:
+        tag = o[0]
+        if tag == "n":
+            coeff *= o[1]
+            continue
+        if tag == "*" or (tag == "^" and o[1][0] == "n") or (tag == "f" and o[1] == "exp"):
+            return None
+        b = o[1] if tag == "^" else o
+        if b in bases:
+            return None
+        bases.add(b)
+        out.append(o)
+    if coeff == 0:
+        return ZERO
+    out.sort(key=_KEY)
+    if coeff != 1:
+        out.insert(0, ("n", coeff))
+    if len(out) == 2 and out[0][0] == "n" and out[1][0] == "+":
+        c = out[0]
+        return add(*[mul(c, t) for t in out[1][1]])
+    return _from_args("*", out, ONE)
 
 
 def _gather(c_powers: list[tuple[Node, Node]]) -> list[tuple[Node, Node]]:

@@ -37,6 +37,7 @@ class Converter:
     def __init__(self, model: Model) -> None:
         self.model = model
         self._scales: dict[int, Fraction] = {}
+        self._names: dict[str, Node] = {}
 
     def expr(self, e: ir.Expr, env: Optional[Mapping[str, Node]] = None,
              ref: Optional[Callable[[ir.ScenarioRef], Node]] = None) -> Node:
@@ -50,57 +51,60 @@ class Converter:
         return got
 
     def _name(self, name: str) -> Node:
-        node = ("s", name)
-        if self.model.quantities[name].is_bool:
-            return C.relation("Eq", node, C.ONE)
+        node = self._names.get(name)
+        if node is None:
+            node = ("s", name)
+            if self.model.quantities[name].is_bool:
+                node = C.relation("Eq", node, C.ONE)
+            self._names[name] = node
         return node
 
     def _conv(self, e: ir.Expr, env, ref) -> Node:
-        c = lambda x: self._conv(x, env, ref)  # noqa: E731
         t = type(e)
         if t is ir.Number:
-            value = e.value
             if e.unit is not None:
-                value = value * self._scale(e.unit)
-            return ("n", value)
+                return ("n", e.value * self._scale(e.unit))
+            return ("n", e.value)
         if t is ir.Name:
-            if e.name in env:
-                return env[e.name]
-            return self._name(e.name)
+            name = e.name
+            if env and name in env:
+                return env[name]
+            return self._name(name)
+        conv = self._conv
         if t is ir.Binary:
             op = e.op
-            if op is ir.BinOp.ADD or op is ir.BinOp.SUB:
+            if op is _ADD or op is _SUB:
                 terms = []
                 for x, positive in _terms(e):
-                    v = c(x)
+                    v = conv(x, env, ref)
                     terms.append(v if positive else C.neg(v))
                 return C.add(*terms)
-            if op is ir.BinOp.MUL:
-                return C.mul(*[c(x) for x in _factors(e)])
-            a, b = c(e.left), c(e.right)
-            if op is ir.BinOp.DIV:
+            if op is _MUL:
+                return C.mul(*[conv(x, env, ref) for x in _factors(e)])
+            a, b = conv(e.left, env, ref), conv(e.right, env, ref)
+            if op is _DIV:
                 if b[0] == "n" and b[1] != 0:
                     return C.mul(a, ("n", 1 / b[1]))
                 return C.mul(a, C.power(b, C.NEG_ONE))
             return C.power(a, b)
         if t is ir.Neg:
-            return C.neg(c(e.operand))
+            return C.neg(conv(e.operand, env, ref))
+        if t is ir.Call:
+            return self._call(e, env, ref)
         if t is ir.Bool:
             return C.TRUE if e.value else C.FALSE
+        if t is ir.Compare:
+            ops = [conv(o, env, ref) for o in e.operands]
+            rels = [C.relation(_REL[op], ops[i], ops[i + 1]) for i, op in enumerate(e.ops)]
+            return rels[0] if len(rels) == 1 else C.and_or("and", rels)
+        if t is ir.Logic:
+            return C.and_or("and" if e.op is ir.BoolOp.AND else "or", [conv(e.left, env, ref), conv(e.right, env, ref)])
+        if t is ir.Not:
+            return C.not_(conv(e.operand, env, ref))
         if t is ir.ScenarioRef:
             if ref is None:
                 raise AssertionError("scenario reference outside a check")
             return ref(e)
-        if t is ir.Compare:
-            ops = [c(o) for o in e.operands]
-            rels = [C.relation(_REL[op], ops[i], ops[i + 1]) for i, op in enumerate(e.ops)]
-            return rels[0] if len(rels) == 1 else C.and_or("and", rels)
-        if t is ir.Logic:
-            return C.and_or("and" if e.op is ir.BoolOp.AND else "or", [c(e.left), c(e.right)])
-        if t is ir.Not:
-            return C.not_(c(e.operand))
-        if t is ir.Call:
-            return self._call(e, env, ref)
         raise C.Unsupported(f"the {type(e).__name__} node")
 
     def _call(self, e: ir.Call, env, ref) -> Node:
@@ -145,6 +149,8 @@ class Converter:
         raise C.Unsupported(f"the function {name}")
 
 
+_ADD, _SUB, _MUL, _DIV = ir.BinOp.ADD, ir.BinOp.SUB, ir.BinOp.MUL, ir.BinOp.DIV
+
 _REL = {
     ir.CmpOp.EQ: "Eq", ir.CmpOp.APPROX: "Eq", ir.CmpOp.NE: "Ne", ir.CmpOp.LT: "Lt",
     ir.CmpOp.LE: "Le", ir.CmpOp.GT: "Gt", ir.CmpOp.GE: "Ge",
@@ -155,8 +161,8 @@ def _terms(e: ir.Binary) -> list[tuple[ir.Expr, bool]]:
     """The terms of a left-deep chain of `+` and `-`, with their signs, in order."""
     right: list[tuple[ir.Expr, bool]] = []
     node: ir.Expr = e
-    while isinstance(node, ir.Binary) and node.op in (ir.BinOp.ADD, ir.BinOp.SUB):
-        right.append((node.right, node.op is ir.BinOp.ADD))
+    while type(node) is ir.Binary and (node.op is _ADD or node.op is _SUB):
+        right.append((node.right, node.op is _ADD))
         node = node.left
     right.append((node, True))
     right.reverse()
@@ -166,7 +172,7 @@ def _terms(e: ir.Binary) -> list[tuple[ir.Expr, bool]]:
 def _factors(e: ir.Binary) -> list[ir.Expr]:
     right: list[ir.Expr] = []
     node: ir.Expr = e
-    while isinstance(node, ir.Binary) and node.op is ir.BinOp.MUL:
+    while type(node) is ir.Binary and node.op is _MUL:
         right.append(node.right)
         node = node.left
     right.append(node)

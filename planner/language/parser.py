@@ -9,6 +9,7 @@ from importlib import resources
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.parse_tree_builder import PropagatePositions
 
 from .errors import Label, ParseError
 from .source import Source, Span
@@ -51,10 +52,61 @@ class _NewlinePostLex:
             yield tok
 
 
+class _Positions(PropagatePositions):
+    """lark's position propagation, without its work where there is none to do.
+
+    Most reductions of an expression are the precedence chain's one-child rules
+    (``?sum: product``, ``?product: unary``...) handing their child up as it is:
+    its positions are already right, and lark would only copy them onto
+    themselves (as ``container_*``, equal to its own, which readers take as
+    the default anyway). Skipping that gives the same tree, positions and
+    all. Other reductions run lark's own rule (the body below is lark 1.3's
+    ``PropagatePositions.__call__``)."""
+
+    def __call__(self, children):
+        res = self.node_builder(children)
+        if len(children) == 1 and children[0] is res:
+            return res
+        if isinstance(res, Tree):
+            res_meta = res.meta
+            first_meta = self._pp_get_meta(children)
+            if first_meta is not None:
+                if not hasattr(res_meta, "line"):
+                    res_meta.line = getattr(first_meta, "container_line", first_meta.line)
+                    res_meta.column = getattr(first_meta, "container_column", first_meta.column)
+                    res_meta.start_pos = getattr(first_meta, "container_start_pos", first_meta.start_pos)
+                    res_meta.empty = False
+                res_meta.container_line = getattr(first_meta, "container_line", first_meta.line)
+                res_meta.container_column = getattr(first_meta, "container_column", first_meta.column)
+                res_meta.container_start_pos = getattr(first_meta, "container_start_pos", first_meta.start_pos)
+            last_meta = self._pp_get_meta(reversed(children))
+            if last_meta is not None:
+                if not hasattr(res_meta, "end_line"):
+                    res_meta.end_line = getattr(last_meta, "container_end_line", last_meta.end_line)
+                    res_meta.end_column = getattr(last_meta, "container_end_column", last_meta.end_column)
+                    res_meta.end_pos = getattr(last_meta, "container_end_pos", last_meta.end_pos)
+                    res_meta.empty = False
+                res_meta.container_end_line = getattr(last_meta, "container_end_line", last_meta.end_line)
+                res_meta.container_end_column = getattr(last_meta, "container_end_column", last_meta.end_column)
+                res_meta.container_end_pos = getattr(last_meta, "container_end_pos", last_meta.end_pos)
+        return res
+
+
+def _fast_positions(parser: Lark) -> None:
+    """Swap lark's position wrapper for :class:`_Positions` in a parser's callbacks (when the
+    parser is laid out as lark 1.x lays it out; otherwise lark's own stays)."""
+    callbacks = getattr(getattr(getattr(parser.parser, "parser", None), "parser", None), "callbacks", None)
+    if not isinstance(callbacks, dict):
+        return
+    for rule, callback in list(callbacks.items()):
+        if type(callback) is PropagatePositions and callback.node_filter is None:
+            callbacks[rule] = _Positions(callback.node_builder)
+
+
 @lru_cache(maxsize=None)
 def _parser(start: str) -> Lark:
     text = resources.files("planner.grammar").joinpath("plan.lark").read_text(encoding="utf-8")
-    return Lark(
+    parser = Lark(
         text,
         parser="lalr",
         lexer="contextual",
@@ -64,6 +116,8 @@ def _parser(start: str) -> Lark:
         start=start,
         cache=True,  # lark keeps the LALR tables in the temp folder: ~3x faster start
     )
+    _fast_positions(parser)
+    return parser
 
 
 # Human names for terminals in "expected ..." lists.
