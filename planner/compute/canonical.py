@@ -593,9 +593,9 @@ def mul(*args: Node) -> Node:
 
 
 def _mul_distinct(seq: list[Node]) -> Optional[Node]:
-    """``mul`` of canonical factors with distinct bases (no product, power of a number or ``exp``
-    among them): nothing to gather, so the general path's result is the factors, sorted, after the
-    product of the numbers."""
+    """``mul`` of factors with distinct bases, each as the general path leaves it (no product, no
+    ``exp``, powers only of symbols and sums): nothing to gather, so the general path's result is
+    the factors, sorted, after the product of the numbers."""
     coeff = Fraction(1)
     bases = set()
     out = []
@@ -604,7 +604,9 @@ def _mul_distinct(seq: list[Node]) -> Optional[Node]:
         if tag == "n":
             coeff *= o[1]
             continue
-        if tag == "*" or (tag == "^" and o[1][0] == "n") or (tag == "f" and o[1] == "exp"):
+        if tag == "*" or (tag == "f" and o[1] == "exp"):
+            return None
+        if tag == "^" and o[1][0] not in ("s", "d", "+"):  # (x**a)**2 from (x**a * y)**2: evaluated below
             return None
         b = o[1] if tag == "^" else o
         if b in bases:
