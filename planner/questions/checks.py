@@ -84,6 +84,9 @@ class _CompiledCheck:
         used = {n.name for n in ir.walk(cond) if isinstance(n, ir.Name)}
         self.answers = {name: sp.Dummy(name) for name in (answer_types or {}) if name in used}
         self.pair = compares_values(plan, check, answer_types)
+        # `flag == false`: true/false on both sides, shown as expected against actual
+        self.flags = (not self.pair and isinstance(cond, ir.Compare) and len(cond.ops) == 1
+                      and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX))
         conv = plan.converter
         env = dict(self.answers)
         if self.pair:
@@ -92,6 +95,9 @@ class _CompiledCheck:
             self.sides = (outputs[0][1], outputs[1][1])
         else:
             outputs = [("cond", conv.expr(cond, env, ref=self._ref))]
+            if self.flags:
+                outputs += [("lhs", conv.expr(cond.operands[0], env, ref=self._ref)),
+                            ("rhs", conv.expr(cond.operands[1], env, ref=self._ref))]
         symbols = dict(plan.symbols.symbols)
         for sym in list(self.refs) + list(self.answers.values()):
             symbols[sym.name] = sym
@@ -241,6 +247,8 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
                 result.passed = passed
             else:
                 result.passed = bool(out[0])
+                if compiled.flags:
+                    result.lhs, result.rhs = bool(out[1]), bool(out[2])
             results.append(result)
     return results
 
@@ -273,14 +281,21 @@ def tolerance_of(plan: Plan, check: ir.Check, scale: Fraction, unit: str) -> Tol
         tol = abs(plan.analyzer.infer_strict(tol_expr).const)
         if lit is not None and lit.unit is not None and lit.unit.text in RELATIVE_UNITS:
             return Tolerance("relative", tol, 1e-12, f"within {tol_expr.span.flat}")
-        return Tolerance("absolute", tol, 1e-12, f"± {format_value(float(tol / scale), unit)}")
+        return Tolerance("absolute", tol, 1e-12, f"± {tol_expr.span.flat}" if lit is not None
+                         else f"± {format_value(float(tol / scale), unit)}")
     if cond.ops[0] is ir.CmpOp.APPROX:
         lit = literal_of(cond.operands[1]) or literal_of(cond.operands[0])
         if lit is not None:
             lit_scale = unit_of(lit.unit, plan.model.units).scale if lit.unit is not None else Fraction(1)
             tol = half_ulp(lit) * lit_scale
-            return Tolerance("absolute", tol, 1e-9, f"± {format_value(float(tol / scale), unit)}")
+            return Tolerance("absolute", tol, 1e-9, f"± {decimal_text(tol / scale)} {unit}".rstrip())
     return Tolerance("exact", Fraction(0), EXACT_REL, "")
+
+
+def decimal_text(value: Fraction) -> str:
+    """A tolerance as people write it: ``0.00005``, not ``5e-05`` (exact for a power of ten)."""
+    text = f"{float(value):.15f}".rstrip("0").rstrip(".")
+    return text if text not in ("", "0") else format_value(float(value))
 
 
 def within(tol: Tolerance, lhs: float, rhs: float) -> bool:
