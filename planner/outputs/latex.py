@@ -49,6 +49,23 @@ def group_digits(digits: str) -> str:
     return sign + "{,}".join(parts)
 
 
+def _decimal(r: sp.Rational, digits: int = 12) -> Optional[str]:
+    """``1/5`` -> ``0.2``: a rational whose denominator divides a power of ten, as a short decimal."""
+    q = int(r.q)
+    twos = fives = 0
+    while q % 2 == 0:
+        q, twos = q // 2, twos + 1
+    while q % 5 == 0:
+        q, fives = q // 5, fives + 1
+    places = max(twos, fives)
+    if q != 1 or places > digits:
+        return None
+    sign = "-" if r.p < 0 else ""
+    scaled = abs(int(r.p)) * 10 ** places // int(r.q)
+    whole, frac = divmod(scaled, 10 ** places)
+    return f"{sign}{group_digits(str(whole))}.{str(frac).rjust(places, '0')}"
+
+
 class PlanLatexPrinter(LatexPrinter):
     """LaTeX of SymPy expressions over a plan's symbols. ``booleans``: the names
     of true/false quantities (their ``Eq(name, 1)`` prints as the name)."""
@@ -70,8 +87,19 @@ class PlanLatexPrinter(LatexPrinter):
     def _print_Rational(self, expr):
         if expr.q == 1:
             return self._print_Integer(expr)
+        decimal = _decimal(expr)
+        if decimal is not None:  # 0.2 as the plan wrote it, not 1/5
+            return decimal
         sign = "- " if expr.p < 0 else ""
         return rf"{sign}\frac{{{group_digits(str(abs(expr.p)))}}}{{{group_digits(str(expr.q))}}}"
+
+    def _print_Mul(self, expr):
+        # `0.97 * price` as written, not \frac{97 price}{100}; small denominators stay fractions (x / 2)
+        coeff, rest = expr.as_coeff_Mul()
+        if isinstance(coeff, sp.Rational) and coeff.q > 10 and rest != 1 and _decimal(coeff) is not None:
+            body = self._print(rest) if not isinstance(rest, sp.Add) else self._add_parens(self._print(rest))
+            return f"{_decimal(coeff)} \\cdot {body}"
+        return super()._print_Mul(expr)
 
     def _is_flag(self, expr) -> bool:
         return (isinstance(expr, sp.Symbol) and expr.name in self.booleans)

@@ -176,6 +176,29 @@ def precise(v: Any, unit: str = "") -> str:
     return _with_unit(text, unit)
 
 
+_PYTHON_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e([-+]?\d+)\b")
+_CODE = re.compile(r"(`+).+?\1", re.S)
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def prose(text: Optional[str]) -> Optional[str]:
+    """planner's messages for a reader: ``1.56e-61`` becomes ``1.56 × 10⁻⁶¹`` (code spans, the plan's
+    own text, are left as written)."""
+    if not text:
+        return text
+
+    def exponent(m: re.Match) -> str:
+        return f"{m.group(1)} × 10{str(int(m.group(2))).translate(_SUPERSCRIPT)}"
+
+    out, last = [], 0
+    for m in _CODE.finditer(text):
+        out.append(_PYTHON_EXPONENT.sub(exponent, text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_PYTHON_EXPONENT.sub(exponent, text[last:]))
+    return "".join(out)
+
+
 def _tag_value(tag: str, key: str) -> Optional[str]:
     """``"source: spec sheet"`` -> ``"spec sheet"`` for key ``source``."""
     head, sep, rest = tag.partition(":")
@@ -356,7 +379,7 @@ def _checks(results: Sequence[CheckResult]) -> dict:
             "expected": "true" if condition else precise(r.rhs, r.unit),
             "actual": ("true" if r.passed else "false") if condition else precise(r.lhs, r.unit),
             "tolerance": r.tolerance,
-            "error": r.error.message if r.error is not None else None,
+            "error": prose(r.error.message) if r.error is not None else None,
             "with": ", ".join(f"{k} = {v}" for k, v in r.overrides.items()),
             "describe": r.describe(),
         })
@@ -453,11 +476,11 @@ def _sweeps(analysis: Analysis, plot_files: Mapping) -> list[dict]:
                 "scenario": r.label,
                 "rows": rows,
                 "row_numbers": [[number(_item(cols[n][k])) for n in names] for k in range(shown)],
-                "row_notes": ["; ".join(notes.get(k, [])) for k in range(shown)],
+                "row_notes": [prose("; ".join(notes.get(k, []))) for k in range(shown)],
                 "points": r.size,
                 "omitted": r.size - shown,
                 "points_with_issues": int(r.bad.sum()),
-                "issues": [s.describe(plan) for s in r.issues],
+                "issues": [prose(s.describe(plan)) for s in r.issues],
             })
         out.append({
             "index": i,
@@ -491,8 +514,8 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
                     "scenario": scenario or "base", "ok": False, "value": "", "number": None,
                     "exact": None, "closed_form": None, "closed_form_latex": None, "boundary": None,
                     "method": "", "verification": "", "roots": [], "optimum": None, "notes": [],
-                    "error": r.message, "error_kind": r.family,
-                    "error_details": list(r.notes) + ([r.hint] if r.hint else []),
+                    "error": prose(r.message), "error_kind": r.family,
+                    "error_details": [prose(n) for n in list(r.notes) + ([r.hint] if r.hint else [])],
                 })
                 continue
             items.append({
@@ -503,8 +526,8 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
                 "closed_form_latex": None if r.closed_form is None else forms.setdefault(
                     r.closed_form, equation(target, _through_quantities(plan, stmt, target, r.closed_form), booleans)),
                 "boundary": None if r.boundary is None else str(r.boundary),
-                "method": r.method,
-                "verification": r.verification.text,
+                "method": prose(r.method),
+                "verification": prose(r.verification.text),
                 "roots": [show(v / float(q.display.scale), r.unit) for v in r.roots],
                 "optimum": None if r.optimum_display is None else show(r.optimum_display, r.optimum_unit),
                 "notes": _answer_notes(r, target, booleans),
@@ -567,7 +590,7 @@ def _answer_notes(r, target: str, booleans: set[str]) -> list[str]:
     """The solver's notes, the polynomial an algebraic root solves in LaTeX (not SymPy's ``5*x**4``)."""
     import sympy as sp
 
-    notes = list(r.notes)
+    notes = [prose(n) for n in r.notes]
     if isinstance(r.exact, sp.CRootOf):
         prefix = f"{target} is the real root of "
         for i, note in enumerate(notes):

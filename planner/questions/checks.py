@@ -281,8 +281,11 @@ def tolerance_of(plan: Plan, check: ir.Check, scale: Fraction, unit: str) -> Tol
         tol = abs(plan.analyzer.infer_strict(tol_expr).const)
         if lit is not None and lit.unit is not None and lit.unit.text in RELATIVE_UNITS:
             return Tolerance("relative", tol, 1e-12, f"within {tol_expr.span.flat}")
-        return Tolerance("absolute", tol, 1e-12, f"± {tol_expr.span.flat}" if lit is not None
-                         else f"± {format_value(float(tol / scale), unit)}")
+        if lit is not None and "e" in lit.span.text.lower():  # `within 1e-12`: 1 × 10⁻¹² as people write it
+            shown = f"{decimal_text(lit.value)} {lit.unit.text if lit.unit is not None else ''}".rstrip()
+        else:
+            shown = tol_expr.span.flat if lit is not None else format_value(float(tol / scale), unit)
+        return Tolerance("absolute", tol, 1e-12, f"± {shown}")
     if cond.ops[0] is ir.CmpOp.APPROX:
         lit = literal_of(cond.operands[1]) or literal_of(cond.operands[0])
         if lit is not None:
@@ -292,10 +295,17 @@ def tolerance_of(plan: Plan, check: ir.Check, scale: Fraction, unit: str) -> Tol
     return Tolerance("exact", Fraction(0), EXACT_REL, "")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def decimal_text(value: Fraction) -> str:
-    """A tolerance as people write it: ``0.00005``, not ``5e-05`` (exact for a power of ten)."""
-    text = f"{float(value):.15f}".rstrip("0").rstrip(".")
-    return text if text not in ("", "0") else format_value(float(value))
+    """A tolerance as people write it: ``0.00005``, not ``5e-05``; ``1 × 10⁻¹²`` below a millionth."""
+    v = float(value)
+    if v == 0 or abs(v) >= 1e-6:
+        return f"{v:.15f}".rstrip("0").rstrip(".") or "0"
+    mantissa, _, exponent = f"{v:.6e}".partition("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
 def within(tol: Tolerance, lhs: float, rhs: float) -> bool:
