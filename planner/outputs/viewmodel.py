@@ -369,15 +369,16 @@ def _checks(results: Sequence[CheckResult]) -> dict:
     items = []
     for r in results:
         # a condition (`check a > b`, `check flag`) is expected to be true; its actual value is whether it held
-        condition = r.rhs is None and r.error is None
+        condition = r.rhs is None and r.error is None and r.flags is None
         items.append({
             "text": r.text,
             "condition": r.check.condition.span.flat,  # without `check`, `in ...`, `with ...`, `within ...`
             "line": r.check.span.line,
             "scenario": r.scenario,
             "passed": r.passed,
-            "expected": "true" if condition else precise(r.rhs, r.unit),
-            "actual": ("true" if r.passed else "false") if condition else precise(r.lhs, r.unit),
+            "expected": "true" if condition else precise(r.flags[1] if r.flags else r.rhs, r.unit),
+            "actual": ("true" if r.passed else "false") if condition else precise(r.flags[0] if r.flags
+                                                                                  else r.lhs, r.unit),
             "tolerance": r.tolerance,
             "error": prose(r.error.message) if r.error is not None else None,
             "with": ", ".join(f"{k} = {v}" for k, v in r.overrides.items()),
@@ -577,8 +578,35 @@ def _through_quantities(plan: Plan, stmt, target: str, form):
         rewritten = best.subs(e, plan.symbols[n])
         if (cost := sp.count_ops(rewritten)) < size:
             best, size = rewritten, cost
-    tidy = best.replace(lambda x: isinstance(x, sp.Add), sp.factor_terms)
+    tidy = best.replace(lambda x: isinstance(x, sp.Add) and len(x.args) <= 8, _gather)
     return tidy if sp.count_ops(tidy) <= size else best
+
+
+def _gather(add):
+    """``2 a b g + 2 a b - k f`` as ``2 a b (g + 1) - k f``: the factor most terms share, taken out
+    of them (a narrower formula, the same value)."""
+    import sympy as sp
+
+    terms = add.args
+    best, size = add, sp.count_ops(add)
+    for i in range(len(terms)):
+        for j in range(i + 1, len(terms)):
+            common = sp.gcd_terms(terms[i] + terms[j])
+            if not isinstance(common, sp.Mul):
+                continue
+            factor = sp.Mul(*[f for f in common.args if not isinstance(f, sp.Add)])
+            if factor.is_number:
+                continue
+            inside = [t for t in terms if (t / factor).as_numer_denom()[1].free_symbols.isdisjoint(factor.free_symbols)
+                      and (t / factor).as_numer_denom()[1].is_number]
+            rest = [t for t in terms if t not in inside]
+            if len(inside) < 2:
+                continue
+            candidate = sp.Add(factor * sp.factor_terms(sp.Add(*[t / factor for t in inside])), *rest,
+                               evaluate=False)
+            if (cost := sp.count_ops(candidate)) < size:
+                best, size = candidate, cost
+    return best
 
 
 def _shared(values) -> Optional[str]:

@@ -38,6 +38,7 @@ class CheckResult:
     tolerance: str = ""
     error: Optional[PlanError] = None
     overrides: dict[str, str] = field(default_factory=dict)
+    flags: Optional[tuple[bool, bool]] = None  # `flag == false`: the two sides' values (lhs, rhs)
 
     @property
     def text(self) -> str:
@@ -248,7 +249,7 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
             else:
                 result.passed = bool(out[0])
                 if compiled.flags:
-                    result.lhs, result.rhs = bool(out[1]), bool(out[2])
+                    result.flags = (bool(out[1]), bool(out[2]))
             results.append(result)
     return results
 
