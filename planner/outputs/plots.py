@@ -165,7 +165,7 @@ def _draw_marks(axes, panels: Sequence[str], marks: Sequence[Mark]) -> None:
                 ax = axes[list(panels).index(m.panel)]
                 ax.plot([m.x], [m.y], marker="*", markersize=11, color=colours["point"], zorder=5,
                         linestyle="none", label=m.label)
-                ax.annotate(m.label, (m.x, m.y), textcoords="offset points", xytext=(6, 7), fontsize=7,
+                ax.annotate(m.label, (m.x, m.y), textcoords="offset points", xytext=(-8, -13), ha="right", fontsize=7,
                             color=colours["point"])
             continue
         for i, ax in enumerate(axes):

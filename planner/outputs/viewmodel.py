@@ -44,8 +44,8 @@ TABLE_COLUMNS = 7  # columns of a table whose rows are scenarios: their labels, 
 DISPLAY_MATH_AFTER = 60  # characters of LaTeX past which a formula is set in display math
 # The dependency graph: past these sizes GitHub's Mermaid draws labels too small to read
 # (and at 500 edges it refuses to draw), so the report draws the summary graph instead.
-GRAPH_NODES = 40
-GRAPH_EDGES = 80
+GRAPH_NODES = 30
+GRAPH_EDGES = 50
 SUMMARY_EDGES = 150  # the summary graph keeps the first headlines whose edges fit
 
 
