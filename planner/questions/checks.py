@@ -38,6 +38,7 @@ class CheckResult:
     tolerance: str = ""
     error: Optional[PlanError] = None
     overrides: dict[str, str] = field(default_factory=dict)
+    flags: Optional[tuple[bool, bool]] = None  # `flag == false`: the two sides' values (lhs, rhs)
 
     @property
     def text(self) -> str:
@@ -84,6 +85,9 @@ class _CompiledCheck:
         used = {n.name for n in ir.walk(cond) if isinstance(n, ir.Name)}
         self.answers = {name: sp.Dummy(name) for name in (answer_types or {}) if name in used}
         self.pair = compares_values(plan, check, answer_types)
+        # `flag == false`: true/false on both sides, shown as expected against actual
+        self.flags = (not self.pair and isinstance(cond, ir.Compare) and len(cond.ops) == 1
+                      and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX))
         conv = plan.converter
         env = dict(self.answers)
         if self.pair:
@@ -92,6 +96,9 @@ class _CompiledCheck:
             self.sides = (outputs[0][1], outputs[1][1])
         else:
             outputs = [("cond", conv.expr(cond, env, ref=self._ref))]
+            if self.flags:
+                outputs += [("lhs", conv.expr(cond.operands[0], env, ref=self._ref)),
+                            ("rhs", conv.expr(cond.operands[1], env, ref=self._ref))]
         symbols = dict(plan.symbols.symbols)
         for sym in list(self.refs) + list(self.answers.values()):
             symbols[sym.name] = sym
@@ -241,6 +248,8 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
                 result.passed = passed
             else:
                 result.passed = bool(out[0])
+                if compiled.flags:
+                    result.flags = (bool(out[1]), bool(out[2]))
             results.append(result)
     return results
 
@@ -273,14 +282,31 @@ def tolerance_of(plan: Plan, check: ir.Check, scale: Fraction, unit: str) -> Tol
         tol = abs(plan.analyzer.infer_strict(tol_expr).const)
         if lit is not None and lit.unit is not None and lit.unit.text in RELATIVE_UNITS:
             return Tolerance("relative", tol, 1e-12, f"within {tol_expr.span.flat}")
-        return Tolerance("absolute", tol, 1e-12, f"± {format_value(float(tol / scale), unit)}")
+        if lit is not None and "e" in lit.span.text.lower():  # `within 1e-12`: 1 × 10⁻¹² as people write it
+            shown = f"{decimal_text(lit.value)} {lit.unit.text if lit.unit is not None else ''}".rstrip()
+        else:
+            shown = tol_expr.span.flat if lit is not None else format_value(float(tol / scale), unit)
+        return Tolerance("absolute", tol, 1e-12, f"± {shown}")
     if cond.ops[0] is ir.CmpOp.APPROX:
         lit = literal_of(cond.operands[1]) or literal_of(cond.operands[0])
         if lit is not None:
             lit_scale = unit_of(lit.unit, plan.model.units).scale if lit.unit is not None else Fraction(1)
             tol = half_ulp(lit) * lit_scale
-            return Tolerance("absolute", tol, 1e-9, f"± {format_value(float(tol / scale), unit)}")
+            return Tolerance("absolute", tol, 1e-9, f"± {decimal_text(tol / scale)} {unit}".rstrip())
     return Tolerance("exact", Fraction(0), EXACT_REL, "")
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def decimal_text(value: Fraction) -> str:
+    """A tolerance as people write it: ``0.00005``, not ``5e-05``; ``1 × 10⁻¹²`` below a millionth."""
+    v = float(value)
+    if v == 0 or abs(v) >= 1e-6:
+        return f"{v:.15f}".rstrip("0").rstrip(".") or "0"
+    mantissa, _, exponent = f"{v:.6e}".partition("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
 def within(tol: Tolerance, lhs: float, rhs: float) -> bool:
