@@ -382,6 +382,7 @@ def _checks(results: Sequence[CheckResult]) -> dict:
             "tolerance": r.tolerance,
             "error": prose(r.error.message) if r.error is not None else None,
             "with": ", ".join(f"{k} = {v}" for k, v in r.overrides.items()),
+            "with_items": [f"{k} = {v}" for k, v in r.overrides.items()],
             "describe": r.describe(),
         })
     failed = sum(1 for r in results if not r.passed)
