@@ -120,7 +120,7 @@ def _answers(book: Book, ws, row: int) -> int:
     ws.header(row, ["Question", "Scenario", "Answer", "Unit", "Holds", "Status"])
     for stmt, ctx, r, at in rows:
         row += 1
-        ws.link(row, 1, stmt.span.flat, f"Solve!A{at}")
+        ws.text(row, 1, stmt.span.flat)  # plain text: LibreOffice does not wrap a link
         ws.text(row, 2, ctx.label)
         if isinstance(r, PlanError):
             ws.formula(row, 3, f"=Solve!$C${at}", "#N/A")
@@ -149,7 +149,7 @@ def _checks(book: Book, ws, row: int) -> int:
     row = _section(ws, row, "Checks")
     ws.text(row, 1, "checks that hold", NAME)
     ws.formula(row, 2, f"=COUNTIF({cells},TRUE)", passed)
-    ws.text(row, 3, f"of {total}")
+    ws.text(row, 3, f"of {total}", UNITS)
     ws.text(row + 1, 1, "status", NAME)
     # live text rather than a conditional format: LibreOffice 7.4 fails to print (to PDF) a first sheet with
     # conditional formats over formulas it has not recalculated

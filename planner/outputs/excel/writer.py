@@ -44,6 +44,7 @@ import zipfile
 from typing import Mapping, Optional, Sequence
 
 from ...compute.evaluation import Plan
+from ..numbers import style_for
 from . import book as state
 from . import checking, derived, inputs, scenarios, solving, summary, tables
 from .book import CHECK_CONTEXTS, FIXED_TIME, SCENARIOS, ZIP_TIME, AnswerRef, Cell, Sheet, provenance  # noqa: F401
@@ -207,7 +208,11 @@ def render(book: state.Book) -> bytes:
         heights: dict[int, float] = {}
         for (r, c), cell in sorted(sheet.cells.items()):
             hl = r in sheet.highlight
-            num = cell.num.excel() if cell.num is not None and cell.kind in ("number", "formula") else None
+            style = cell.num
+            value = cell.value if cell.kind == "number" else cell.cached if cell.kind == "formula" else None
+            if style is None and isinstance(value, (int, float)) and not isinstance(value, bool):
+                style = style_for([value])  # a count, a line number: the same rule, from its own size
+            num = style.excel() if style is not None and cell.kind in ("number", "formula") else None
             if cell.kind == "bool" or cell.kind == "formula" and isinstance(cell.cached, bool):
                 num = BOOLEAN
             text = cell.value if cell.kind in ("text", "link") else ""
