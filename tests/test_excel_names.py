@@ -26,8 +26,10 @@ from planner.outputs.excel.names import excel_names, is_cell_like, is_valid
     ("A1", False),
     ("ab12", False),
     ("XFD1048576", False),
-    ("xfd1048577", True),       # past the last row
-    ("a0", True),               # row 0 does not exist
+    ("xfd1048577", False),      # past the last row, but XlsxWriter refuses it (and would drop the name)
+    ("a0", False),              # row 0 does not exist; XlsxWriter refuses it too
+    ("x0", False),
+    ("x0_", True),
     ("r", False),               # R1C1 forms
     ("C", False),
     ("rc", False),

@@ -3,7 +3,9 @@
 Excel refuses a defined name that
 
 * looks like an A1 cell (``a1``, ``XFD1048576``: one to three letters naming
-  a column up to XFD, then a row from 1 to 1,048,576);
+  a column up to XFD, then a row from 1 to 1,048,576; XlsxWriter, which writes
+  the workbook, also refuses row 0 and rows past the last, ``a0``,
+  ``xfd1048577``, so those count as cells too);
 * looks like an R1C1 reference (``r``, ``c``, ``rc``, ``r1``, ``c12``,
   ``r1c1``);
 * is ``TRUE`` or ``FALSE``, or starts with a digit or a period;
@@ -65,8 +67,18 @@ def _valid_char(ch: str, first: bool) -> bool:
     return ch.isdigit() or ch == "."
 
 
+# letters then digits: a cell to some reader even past the last row or at row 0 (``a0``, ``xfd1048577``);
+# XlsxWriter refuses to write such a name at all
+_ANY_ROW = re.compile(r"[A-Za-z][A-Za-z]?[A-Da-d]?\d+")
+
+
+def reads_as_cell(name: str) -> bool:
+    """``is_cell_like``, or letters and digits that some engine or writer takes for a cell."""
+    return is_cell_like(name) or bool(_ANY_ROW.fullmatch(name))
+
+
 def is_valid(name: str) -> bool:
-    """Would Excel accept ``name`` as a defined name?"""
+    """Would Excel (and Gnumeric, and XlsxWriter) accept ``name`` as a defined name?"""
     if not name or len(name) > MAX_LENGTH:
         return False
     if not all(_valid_char(ch, i == 0) for i, ch in enumerate(name)):
@@ -75,7 +87,7 @@ def is_valid(name: str) -> bool:
     if upper in ("TRUE", "FALSE") or upper.startswith(_RESERVED_PREFIXES):
         return False
     parts = name.split(".")
-    return not is_cell_like(name) and not any(is_cell_like(p) for p in parts[:-1])
+    return not reads_as_cell(name) and not any(reads_as_cell(p) for p in parts[:-1])
 
 
 def _key(name: str) -> str:
@@ -88,7 +100,7 @@ def _repair(name: str) -> str:
     if not _valid_char(chars[0], True):
         chars.insert(0, "_")
     parts = "".join(chars).split(".")
-    text = ".".join(p + "_" if is_cell_like(p) and i < len(parts) - 1 else p for i, p in enumerate(parts))
+    text = ".".join(p + "_" if reads_as_cell(p) and i < len(parts) - 1 else p for i, p in enumerate(parts))
     if not is_valid(text):
         text += "_"
     if len(text) > MAX_LENGTH - 12:

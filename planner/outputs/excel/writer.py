@@ -280,7 +280,8 @@ def render(book: state.Book) -> bytes:
         ws.set_header(f"&L{_escape_header(title)}&R&A", {"margin": 0.3})
         ws.set_footer("&CPage &P of &N", {"margin": 0.3})
     for name, target in book.defined.items():
-        wb.define_name(name, "=" + target)
+        if wb.define_name(name, "=" + target) != 0:  # XlsxWriter refuses (and would drop) the name
+            raise RuntimeError(f"XlsxWriter refused the defined name {name!r}")
     wb.set_properties({"title": title, "author": "planner", "created": FIXED_TIME})
     for name, value in provenance(book.plan).items():
         wb.set_custom_property(name, value, "text")
@@ -317,8 +318,13 @@ def _chart(wb, chart: state.Chart):
 
 
 def to_bytes(book: state.Book) -> bytes:
-    """Render with fixed timestamps, so the same plan gives the same bytes."""
-    raw = io.BytesIO(render(book))
+    """Render with fixed timestamps, so the same plan gives the same bytes. XlsxWriter's warnings (a name
+    or a cell it would drop) are errors: a workbook missing part of the plan is worse than none."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        raw = io.BytesIO(render(book))
     out = io.BytesIO()
     with zipfile.ZipFile(raw) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
