@@ -183,9 +183,10 @@ def display_unit(plan: Plan, check: ir.Check, answers=None):
     return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""
 
 
-def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
+def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResult]:
     """Every check in every scenario it names. ``answers`` (a
-    :class:`planner.questions.solve.Answers`) shares question results a caller already has."""
+    :class:`planner.questions.solve.Answers`) shares question results a caller already has;
+    ``base_overrides`` (an export's ``--set``) apply under each check's own ``with``."""
     results: list[CheckResult] = []
     cache: dict[tuple, Evaluation | PlanError] = {}
 
@@ -207,7 +208,7 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
 
         answers = Answers(plan)
     for check in plan.model.checks:
-        overrides = {}
+        overrides = dict(base_overrides or {})
         origins = {}
         from_answers = {}  # `with x = ALIAS`: set per scenario from the answer
         for o in check.overrides:
