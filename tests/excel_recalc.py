@@ -65,3 +65,66 @@ def recalculate(paths: Iterable[Path], workdir: Path) -> dict[Path, Path]:
         raise RuntimeError(f"LibreOffice failed (exit {proc.returncode}); not converted: {missing}\n"
                            f"{proc.stdout}\n{proc.stderr}")
     return result
+
+
+# ---- Gnumeric: the second engine ------------------------------------------------------
+
+def require_gnumeric() -> str:
+    """The ssconvert binary (Debian `gnumeric`); skip (or fail under CI=true) without it."""
+    exe = shutil.which("ssconvert")
+    if exe is None:
+        reason = "Gnumeric is not installed (no `ssconvert` on PATH): install it with `apt-get install gnumeric`"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(reason + " (CI=true: failing instead of skipping)")
+        pytest.skip(reason)
+    return exe
+
+
+def gnumeric_recalculate(paths: Iterable[Path], workdir: Path) -> dict[Path, Path]:
+    """Recalculate each workbook with Gnumeric (``ssconvert --recalc``), two at a time; return
+    input path -> recalculated copy."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    exe = require_gnumeric()
+    out = workdir / "gnumeric"
+    out.mkdir(parents=True, exist_ok=True)
+
+    def one(path: Path) -> tuple[Path, Path]:
+        target = out / path.name
+        proc = subprocess.run([exe, "--recalc", str(path), str(target)], capture_output=True, text=True,
+                              timeout=600)
+        if proc.returncode != 0 or not target.exists():
+            raise RuntimeError(f"ssconvert failed on {path} (exit {proc.returncode}):\n{proc.stderr}")
+        return path, target
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, [Path(p) for p in paths]))
+
+
+# ---- printing: LibreOffice's PDF, page by page -----------------------------------------
+
+def pdf_pages(paths: Iterable[Path], workdir: Path) -> dict[Path, list[str]]:
+    """Print each workbook to PDF with LibreOffice as a reader's copy would (a fresh default profile,
+    which keeps the cached values); return input path -> the first lines of each page (its header holds
+    the plan's title and the sheet's name)."""
+    exe = require_soffice()
+    paths = [Path(p) for p in paths]
+    profile = workdir / "lo-default-profile"
+    out = workdir / "pdf"
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = [exe, f"-env:UserInstallation={profile.resolve().as_uri()}", "--headless", "--norestore",
+           "--convert-to", "pdf", "--outdir", str(out)] + [str(p) for p in paths]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    result = {}
+    for p in paths:
+        pdf = out / (p.stem + ".pdf")
+        if not pdf.exists():
+            raise RuntimeError(f"LibreOffice printed no PDF for {p.name} (exit {proc.returncode})\n{proc.stderr}")
+        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                              check=True).stdout
+        pages = text.split("\f")
+        if pages and not pages[-1].strip():
+            pages.pop()
+        # the page header: the plan's title on the left, the sheet's name on the right
+        result[p] = [[line.strip() for line in page.splitlines() if line.strip()][:8] for page in pages]
+    return result

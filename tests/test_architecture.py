@@ -22,7 +22,8 @@ DATA = {"planner.library"}  # plans shipped with planner, no code
 # library -> the only modules (or packages, ending in ".") that may import it
 HOMES = {
     "lark": {"planner.language.parser", "planner.language.lower"},
-    "openpyxl": {"planner.outputs.excel."},
+    "openpyxl": {"planner.outputs.excel.reader"},  # reading workbooks back (`planner import`)
+    "xlsxwriter": {"planner.outputs.excel.writer"},  # writing them: formulas with their cached values
     "jinja2": {"planner.outputs.report"},
     "matplotlib": {"planner.outputs.plots"},
     "tabulate": {"planner.outputs.terminal"},

@@ -21,7 +21,7 @@ from typing import Optional
 import openpyxl
 import pytest
 import sympy as sp
-from excel_recalc import recalculate, require_soffice
+from excel_recalc import gnumeric_recalculate, pdf_pages, recalculate, require_gnumeric, require_soffice
 
 from planner.language.errors import PlanError
 from planner.outputs.excel.printer import formula
@@ -232,6 +232,26 @@ tiny = (1e-200)^2
 """
 
 
+# A buy-vs-rent plan as a finance reader writes it from the README: money, months, percentages.
+BUY_VS_RENT = (ROOT / "tests" / "plans" / "buy_vs_rent.plan").read_text(encoding="utf-8")
+
+# An equality solved for an integer input whose root is not whole (315.9 in the acceptance report).
+INTEGER_ROOT = """
+parameters = 70e9
+weight_bytes = parameters * 2 B -> GB
+hbm = 3 TB/s
+peak = 1000 TFLOP/s
+kv = 0.01 GB
+batch = 32 where integer, batch >= 1
+memory_time = (weight_bytes + batch * kv) / hbm -> ms
+compute_time = 2 * parameters * batch / peak -> ms
+solve batch where memory_time = compute_time as balance_batch
+solve min batch where compute_time >= memory_time as crossover
+check balance_batch ~= 341
+check crossover == 342
+"""
+
+
 @dataclass
 class Item:
     """One exported workbook: the plan, the writer's layout, the edits made in it."""
@@ -240,7 +260,10 @@ class Item:
     book: Book
     path: Path
     edits: dict = field(default_factory=dict)  # input name -> value typed in its display unit
-    values: Optional[openpyxl.Workbook] = None  # recalculated, data_only
+    values: Optional[openpyxl.Workbook] = None  # recalculated by LibreOffice, data_only
+    engines: dict = field(default_factory=dict)  # engine -> recalculated workbook, data_only
+    cached: Optional[openpyxl.Workbook] = None  # the file as exported, data_only: the cached values
+    pages: list = field(default_factory=list)  # the sheet printed on each page of LibreOffice's PDF
 
     @property
     def overrides(self) -> dict:
@@ -347,16 +370,28 @@ def lo(tmp_path_factory):
                                    {"hbm_bandwidth": 3.35, "draft_cost": 0.2, "bits_per_weight": 8})
     items["features_edited"] = edit(items["features"], work / "features_edited.xlsx",
                                     {"flag": False, "c": 0.3, "xy": 5, "rate": 4})
+    items["buy_vs_rent"] = export(loads(BUY_VS_RENT, "buy_vs_rent.plan"), work / "buy_vs_rent.xlsx")
+    items["integer_root"] = export(loads(INTEGER_ROOT, "integer_root.plan"), work / "integer_root.xlsx")
     probe = printer_probe(work / "printer_probe.xlsx")
     alpha_values = [0.5, 0.0, 0.999, 1.0, 1.5, -0.1]
     alpha_cells = validation_probe(items["article"], work / "validation_probe.xlsx", "alpha", alpha_values)
     paths = [i.path for i in items.values()] + [work / "printer_probe.xlsx", work / "validation_probe.xlsx"]
     out = recalculate(paths, work)
+    require_gnumeric()
+    gnumeric = gnumeric_recalculate([i.path for i in items.values()] + [work / "printer_probe.xlsx"], work)
+    exported = [i for i in items.values() if not i.edits]
+    pages = pdf_pages([i.path for i in exported], work)
     for item in items.values():
         item.values = openpyxl.load_workbook(out[item.path], data_only=True)
+        item.engines = {"libreoffice": item.values,
+                        "gnumeric": openpyxl.load_workbook(gnumeric[item.path], data_only=True)}
+        if not item.edits:  # an openpyxl save drops the cached values
+            item.cached = openpyxl.load_workbook(item.path, data_only=True)
+            item.pages = pages[item.path]
     return {
         "items": items,
         "probe": (openpyxl.load_workbook(out[work / "printer_probe.xlsx"], data_only=True)["P"], probe),
+        "probe_gnumeric": openpyxl.load_workbook(gnumeric[work / "printer_probe.xlsx"], data_only=True)["P"],
         "alpha": (openpyxl.load_workbook(out[work / "validation_probe.xlsx"], data_only=True)["Probe"],
                   list(zip(alpha_cells, alpha_values))),
         "recalculated": out,
@@ -365,8 +400,13 @@ def lo(tmp_path_factory):
 
 # ---- comparing every cell --------------------------------------------------------------
 
+NUMERIC_BOOLEANS = [False]  # LibreOffice saves a TRUE/FALSE result as 1/0 in a cell formatted "TRUE";"TRUE";"FALSE"
+
+
 def close(got, want, where: str) -> None:
     if isinstance(want, bool) or isinstance(got, bool):
+        if NUMERIC_BOOLEANS[0] and type(got) in (int, float) and got in (0, 1):
+            got = bool(got)
         assert got is want or got == want and isinstance(got, bool), f"{where}: got {got!r}, want {want!r}"
         return
     assert isinstance(got, (int, float)), f"{where}: got {got!r}, want {want!r}"
@@ -385,9 +425,12 @@ def edits_in(plan, scenario, edits: dict) -> dict:
     return {k: v for k, v in edits.items() if k not in own}
 
 
-def verify(item: Item) -> int:
-    """Compare every live cell with planner's own answer; return how many were compared."""
-    plan, book, wb = item.plan, item.book, item.values
+def verify(item: Item, wb=None) -> int:
+    """Compare every live cell with planner's own answer; return how many were compared.
+    ``wb``: a recalculated workbook (default LibreOffice's) or the exported file's cached values."""
+    plan, book = item.plan, item.book
+    wb = item.values if wb is None else wb
+    NUMERIC_BOOLEANS[0] = any(wb is v for k, v in item.engines.items() if k == "libreoffice")
     edits = item.overrides
     n = 0
     base = plan.evaluate(None, edits)
@@ -405,7 +448,7 @@ def verify(item: Item) -> int:
                 if isinstance(v, AnswerRef) else v
         ev = plan.evaluate(ctx.scenario, merged)
         for name, row in book.rows.items():
-            close(wb["Scenarios"][f"{ctx.column}{row}"].value, ev.display(name), f"{name} in {ctx.label}")
+            close(wb[ctx.sheet][f"{ctx.column}{row}"].value, ev.display(name), f"{name} in {ctx.label}")
             n += 1
     for stmt, scenario, title, table in book.sweep_blocks:
         result = next(r for r in run_statement(plan, stmt, [scenario or "base"],
@@ -413,10 +456,12 @@ def verify(item: Item) -> int:
         ws = wb[title]
         for i in range(table.rows):
             row = table.first + i
+            point = table.points[i]  # the rows run with the first axis fastest
             for name in table.varied:
-                close(ws[f"{table.letter('in:' + name)}{row}"].value, float(result.display(name)[i]), f"{title}!{row}")
+                close(ws[f"{table.letter('in:' + name)}{row}"].value, float(result.display(name)[point]),
+                      f"{title}!{row}")
             for k, o in enumerate(table.outputs):
-                want = result.display(o.quantity or o.label)[i]
+                want = result.display(o.quantity or o.label)[point]
                 want = bool(want) if book.q[o.quantity or o.label].is_bool else float(want)
                 if want != want or want in (float("inf"), float("-inf")):
                     continue  # planner reports the point as an issue; the cell shows an error
@@ -432,9 +477,10 @@ def verify(item: Item) -> int:
         row = int(where[1:])
         ws = wb["Solve"]
         close(ws[where].value, r.display_value, f"Solve!{where} ({r.question}, {r.label})")
-        assert ws[f"E{row}"].value is True, f"Solve!E{row}: the in-sheet verification of {r.question}"
+        close(ws[f"E{row}"].value, True, f"Solve!E{row}: the in-sheet verification of {r.question}")
+        assert ws[f"F{row}"].value == "holds", f"Solve!F{row}"
         if r.optimum_display is not None:
-            close(ws[f"F{row}"].value, r.optimum_display, f"Solve!F{row}")
+            close(ws[f"H{row}"].value, r.optimum_display, f"Solve!H{row}")
         n += 1
     if not edits:  # planner check has no --set: compare the Checks sheet as written
         results = run_checks(plan)
@@ -451,16 +497,120 @@ def verify(item: Item) -> int:
     return n
 
 
+ENGINES = ["libreoffice", "gnumeric"]
+TEST_PLANS = ["article", "features", "long", "constrained", "article_edited", "features_edited", "moe", "extremes",
+              "domain", "buy_vs_rent", "integer_root"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("stem", sorted(p.stem for p in SHEETS.glob("*.plan")))
-def test_every_shipped_sheet_recalculates_to_planners_values(lo, stem):
+def test_every_shipped_sheet_recalculates_to_planners_values(lo, stem, engine):
     item = lo["items"][f"sheet:{stem}"]
-    assert verify(item) > len(item.plan.model.quantities)
+    assert verify(item, item.engines[engine]) > len(item.plan.model.quantities)
 
 
-@pytest.mark.parametrize("name", ["article", "features", "long", "constrained", "article_edited",
-                                  "features_edited", "moe", "extremes"])
-def test_workbook_recalculates_to_planners_values(lo, name):
-    assert verify(lo["items"][name]) > 0
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", TEST_PLANS)
+def test_workbook_recalculates_to_planners_values(lo, name, engine):
+    item = lo["items"][name]
+    assert verify(item, item.engines[engine]) > 0
+
+
+EXPORTED = [f"sheet:{p.stem}" for p in sorted(SHEETS.glob("*.plan"))] + [
+    n for n in TEST_PLANS if not n.endswith("_edited")]
+
+
+@pytest.mark.parametrize("name", EXPORTED)
+def test_cached_values_are_planners(lo, name):
+    """Read without recalculating (as pandas, mail previews and openpyxl's data_only do), the exported file
+    shows planner's own values in every cell verify() knows."""
+    item = lo["items"][name]
+    assert verify(item, item.cached) > 0
+
+
+def _same(cached, got, scale: float, residue: float = 0.0) -> bool:
+    if isinstance(cached, str) and cached.startswith("#"):  # an error either way (which one varies)
+        return isinstance(got, str) and got.startswith("#") or isinstance(got, float) and not math.isfinite(got)
+    if isinstance(cached, bool) or isinstance(got, bool):
+        if type(got) in (int, float) and got in (0, 1):  # LibreOffice's save of a TRUE/FALSE result (see close)
+            got = bool(got)
+        return cached is got or (cached == got and isinstance(cached, bool) and isinstance(got, bool))
+    if isinstance(cached, (int, float)) and isinstance(got, (int, float)):
+        return math.isclose(cached, got, rel_tol=1e-9, abs_tol=1e-9 * scale + residue)
+    return (cached or "") == (got or "")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", EXPORTED)
+def test_every_cached_value_is_what_the_engine_computes(lo, name, engine):
+    """Every formula cell of every sheet: the cached value equals the engine's own recalculation, within
+    1e-9 relative (of the column's size, for residues near zero such as lhs - rhs at a root)."""
+    item = lo["items"][name]
+    formulas = openpyxl.load_workbook(item.path)
+    engine_wb = item.engines[engine]
+    other = next(wb for k, wb in item.engines.items() if k != engine)
+    compared, wrong = 0, []
+    for ws in formulas.worksheets:
+        cached, got = item.cached[ws.title], engine_wb[ws.title]
+        cells = [c for row in ws.iter_rows() for c in row if c.data_type == "f"]
+        scale: dict[int, float] = {}
+        for c in cells:
+            v = cached[c.coordinate].value
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+                scale[c.column] = max(scale.get(c.column, 0.0), abs(v))
+        for c in cells:
+            a, b = cached[c.coordinate].value, got[c.coordinate].value
+            size = max([scale.get(c.column, 0.0)] + _operands(item.cached, ws.title, c.value))
+            if _RESIDUAL.fullmatch(c.value):  # lhs - rhs at a root: rounding residue of both sides' terms
+                size = max(size, 10.0)
+            if engine == "gnumeric" and isinstance(b, str) and b.startswith("=") and not isinstance(a, str):
+                wrong.append(f"{ws.title}!{c.coordinate}: Gnumeric could not read {c.value!r}")
+            elif not _same(a, b, size) and not (_same(a, other[ws.title][c.coordinate].value, size)
+                                                and not _same(b, other[ws.title][c.coordinate].value, size)):
+                # where the engines disagree (an overflow at the far end of a search: LibreOffice shows #NUM!,
+                # Gnumeric compares), planner's value is one of theirs
+                wrong.append(f"{ws.title}!{c.coordinate}: cached {a!r}, {engine} {b!r} ({c.value[:80]})")
+            compared += 1
+    assert compared > 10 and wrong == [], f"{len(wrong)} of {compared} cells differ: " + "; ".join(wrong[:8])
+
+
+_RESIDUAL = re.compile(r"='Solve work'!\$B\$\d+-'Solve work'!\$C\$\d+")
+
+
+_CELL_REF = re.compile(r"(?:'((?:[^']|'')+)'!|([A-Za-z_][A-Za-z0-9_]*)!)?\$?([A-Z]{1,3})\$?([0-9]+)")
+
+
+def _operands(wb, sheet: str, text: str) -> list[float]:
+    """The sizes of the cells a formula such as ``='Solve work'!$B$9-'Solve work'!$C$9`` subtracts: a
+    difference is as accurate as its operands (1e-9 of them), not as its own value near zero."""
+    out = []
+    for quoted, plain, col, row in _CELL_REF.findall(text):
+        name = quoted.replace("''", "'") if quoted else plain or sheet
+        if name in wb.sheetnames:
+            v = wb[name][f"{col}{row}"].value
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+                out.append(abs(v))
+    return out
+
+
+def _page_bound(ws) -> int:
+    """At most this many pages: the sheet prints one page wide, so pages grow with rows only."""
+    return max(1, math.ceil(ws.max_row / 30)) + 1
+
+
+@pytest.mark.parametrize("name", EXPORTED)
+def test_every_sheet_prints_on_a_bounded_number_of_pages(lo, name):
+    item = lo["items"][name]
+    formulas = openpyxl.load_workbook(item.path)
+    titles = sorted(formulas.sheetnames, key=len, reverse=True)
+    printed = []
+    for lines in item.pages:  # a page LibreOffice leaves blank (no header either) counts for the sheet before it
+        found = next((t for t in titles for line in lines if line == t or line.endswith("  " + t)), None)
+        printed.append(found if found or lines else printed[-1])
+    counts = {title: printed.count(title) for title in formulas.sheetnames}
+    assert sum(counts.values()) == len(printed), (printed, counts)  # every page names its sheet
+    for ws in formulas.worksheets:
+        assert 1 <= counts[ws.title] <= _page_bound(ws), (ws.title, counts[ws.title], ws.max_row)
 
 
 def test_article_figures_in_the_recalculated_workbook(lo):
@@ -483,7 +633,7 @@ def test_article_figures_in_the_recalculated_workbook(lo):
     assert answers[("min", "bf16")] == 98 and answers[("min", "fp8_e4m3")] == 49 and answers[("min", "int4_g128")] == 26
     assert answers[("speedup", None)] == 6  # best gamma
     row = next(int(w[1:]) for s, _, w in book.solve_cells if s.span.text.startswith("maximize"))
-    assert wb["Solve"][f"F{row}"].value == pytest.approx(2.4696, abs=5e-5)
+    assert wb["Solve"][f"H{row}"].value == pytest.approx(2.4696, abs=5e-5)
     stmt, _, title, table = book.sweep_blocks[0]
     col = table.letter("out:1")
     speedups = [wb[title][f"{col}{table.first + i}"].value for i in range(table.rows)]
@@ -516,6 +666,35 @@ def test_printer_formulas_evaluate_in_libreoffice(lo):
     ws, expected = lo["probe"]
     for (ref, want), expr in zip(expected, PROBES):
         close(ws[ref].value, want, f"{expr}")
+
+
+def test_printer_formulas_evaluate_in_gnumeric(lo):
+    _, expected = lo["probe"]
+    ws = lo["probe_gnumeric"]
+    for (ref, want), expr in zip(expected, PROBES):
+        close(ws[ref].value, want, f"{expr}")
+
+
+def test_an_integer_root_that_is_not_whole_is_refused_everywhere(lo, tmp_path):
+    """planner solve, planner check, the workbook and the report give the same refusal."""
+    from planner.outputs.viewmodel import analyse, view_model
+
+    item = lo["items"]["integer_root"]
+    stmt = next(s for s in item.plan.model.solves if s.alias == "balance_batch")
+    with pytest.raises(PlanError, match="no integer `batch`"):
+        Solver(item.plan).answer(stmt)
+    results = {r.text: r for r in run_checks(item.plan)}
+    assert not results["check balance_batch ~= 341"].passed and results["check crossover == 342"].passed
+    row = next(at for s, ctx, r, at in item.book.solve_rows if s is stmt)
+    for wb in item.engines.values():
+        assert wb["Solve"][f"C{row}"].value in ("#N/A", None) and wb["Solve"][f"E{row}"].value in (False, 0)
+        assert "no integer `batch`" in wb["Solve"][f"J{row}"].value
+        held = {r.text: bool(wb["Checks"][where].value)
+                for r, (_, _, where) in zip(results.values(), item.book.check_cells)}
+        assert held == {"check balance_batch ~= 341": False, "check crossover == 342": True}
+    view = view_model(analyse(item.plan))
+    (answer,) = next(s for s in view["solves"] if s["alias"] == "balance_batch")["answers"]
+    assert answer["ok"] is False and "no integer `batch`" in answer["error"]
 
 
 def test_alpha_validation_refuses_values_outside_its_domain(lo):
@@ -568,7 +747,7 @@ def test_moe_crossover_survives_underflow_at_the_bisections_far_end(lo):
     assert {s: v for (q, s), v in got.items() if q == question} == {
         "h100/short/bf16": 1742, "h100/short/fp8": 871, "mi300x/short/bf16": 1319, "mi300x/short/fp8": 660}
     checks = item.values["Checks"]
-    assert all(checks[where].value is True for _, _, where in item.book.check_cells)
+    assert all(checks[where].value in (True, 1) for _, _, where in item.book.check_cells)
 
 
 def test_overflow_and_underflow_at_the_ends_of_a_search(lo):

@@ -69,7 +69,8 @@ def test_alpha_one_in_the_report(cli, tmp_path):
     code, _, err = cli("report", str(LLM_COST), "-o", str(out))
     assert code == 0, err
     text = out.read_text(encoding="utf-8")
-    assert "check e_tokens == 5 token with alpha = 1" in text
+    row = next(line for line in text.splitlines() if "`e_tokens == 5 token`<br>with `alpha = 1`" in line)
+    assert row.startswith("| pass |") and row.endswith("| 5 token | 5 token |")
     assert "nan" not in text.lower().replace("nano", "")
 
 

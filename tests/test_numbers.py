@@ -31,3 +31,11 @@ def test_not_finite_and_booleans_do_not_choose_the_style():
 
 def test_no_negative_zero():
     assert NumberStyle(2).text(-0.001) == "0.00"
+
+
+def test_percent_keeps_the_typed_figure_and_shows_the_sign():
+    """A percent input holds 45.5 (the plan's display value); the format shows "45.5%", never "46"."""
+    style = style_for([45.5], "%")
+    assert style.excel() == '#,##0.0"%"' and style.text(45.5) == "45.5"
+    assert style_for([8, 12.25], "%").excel() == '#,##0.00"%"'
+    assert style_for([1e-9], "%").excel() == '0.000E+00"%"'

@@ -32,7 +32,7 @@ def report(analysis):
     """The shipped report of token_cost.plan, plots reported as skipped so the
     text does not depend on whether matplotlib is installed."""
     mp = pytest.MonkeyPatch()
-    mp.setattr(plots, "available", lambda: "matplotlib is not installed (pip install 'planner[plot]')")
+    mp.setattr(plots, "available", lambda: "matplotlib is not installed (pip install matplotlib)")
     try:
         outputs, _ = report_outputs(analysis, "token_cost.md")
     finally:
@@ -47,18 +47,29 @@ def _section(report: str, title: str) -> str:
     return m.group(1)
 
 
+def _cells(line: str) -> list[str]:
+    """The cells of a Markdown table row, split at unescaped `|`."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+
+
 def _table(section: str) -> dict[str, list[str]]:
     """First column (code span stripped) -> the other cells, for every row of the tables in a section."""
     rows = {}
     for line in section.splitlines():
         if line.startswith("| `"):
-            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            cells = _cells(line)
             rows[cells[0].split("`")[1]] = cells[1:]
     return rows
 
 
+def _header(section: str, first: str = "quantity") -> list[str]:
+    """The column names of a section's first table starting with ``first``, code spans stripped."""
+    line = next(line for line in section.splitlines() if line.startswith(f"| {first} |"))
+    return [c.strip("`") for c in _cells(line)[1:]]
+
+
 def _number(text: str) -> float:
-    return float(text.strip("*").split()[0])
+    return float(text.strip("*").split()[0].replace(",", ""))
 
 
 # ---- the snapshot -------------------------------------------------------------------
@@ -76,8 +87,7 @@ def test_snapshot_of_the_reference_report(report):
 
 def test_article_figures_are_in_the_report(report):
     scen = _section(report, "Scenarios")
-    header = next(line for line in scen.splitlines() if line.startswith("| quantity"))
-    cols = [c.strip() for c in header.split("|")[2:-2]]
+    cols = _header(scen)
     rows = _table(scen)
     at = lambda name, scenario: _number(rows[name][cols.index(scenario)])  # noqa: E731
     # the article: 46.667 ms at batch 1 (BF16), 53.825 ms at batch 32 (BF16), 19.262 ms (INT4)
@@ -87,8 +97,8 @@ def test_article_figures_are_in_the_report(report):
     assert at("weight_bytes", "fp8_e4m3") == 70
     # speculative decoding: 2.4011x at alpha 0.8, gamma 4, c 0.1
     derived = _table(_section(report, "Derived quantities"))
-    assert _number(derived["speedup"][2]) == pytest.approx(2.4011, abs=5e-5)
-    assert _number(derived["expected_tokens"][2]) == pytest.approx(3.3616, abs=5e-5)
+    assert _number(derived["speedup"][0]) == pytest.approx(2.4011, abs=5e-5)
+    assert _number(derived["expected_tokens"][0]) == pytest.approx(3.3616, abs=5e-5)
     assert ", 0 failed" in _section(report, "Checks")
 
 
@@ -99,7 +109,14 @@ def test_article_answers_are_in_the_report(report):
     assert breakeven and float(breakeven.group(1)) == pytest.approx(0.2871, abs=5e-5)
     for scenario, batch in [("bf16", 98), ("fp8_e4m3", 49), ("int4_g128", 26)]:
         assert f"- `{scenario}`: `batch` = **{batch}**" in solves
-    assert "Closed form: $`\\mathrm{batch} = \\left\\lceil" in solves
+    # the crossover batch in closed form, through the plan's own quantities (weight_bytes, kv_bytes_per_sequence)
+    assert "Closed form:\n\n```math\n\\mathrm{batch} = \\left\\lceil" in solves
+    assert "\\mathrm{weight\\_bytes}" in solves and "\\mathrm{kv\\_bytes\\_per\\_sequence}" in solves
+    # the polynomial the break-even solves, in LaTeX, not SymPy's 5*alpha**4
+    assert ("`alpha` is the real root of $`5 \\cdot \\alpha^{4} + 5 \\cdot \\alpha^{3} + 5 \\cdot \\alpha^{2} "
+            "+ 5 \\cdot \\alpha - 2 = 0`$") in solves
+    # the method, the same in every scenario, is said once
+    assert solves.count("exact: the condition can only change where a side crosses the other") == 1
     best = _section(report, "Optimisation")
     assert "`gamma` = **6** (optimum 2.46964)" in best  # the article: gamma 6, 2.4696
     sweeps = _section(report, "Sweeps")
@@ -107,32 +124,55 @@ def test_article_answers_are_in_the_report(report):
     assert [round(float(r.split("|")[3]), 4) for r in rows] == [1.0179, 1.6469, 2.4011, 2.9251]
 
 
+def _decimals(text: str) -> int:
+    return len(text.strip("*").partition(".")[2])
+
+
 def test_every_figure_is_the_plans_figure(report, token_cost):
-    """Each cell of the scenario table is the plan's own value, formatted."""
+    """Each cell of the scenario table is the plan's own value, digits grouped as in the workbook,
+    one number style per quantity (the same decimals in every scenario)."""
     scen = _section(report, "Scenarios")
-    header = next(line for line in scen.splitlines() if line.startswith("| quantity"))
-    labels = [c.strip() for c in header.split("|")[2:-2]]
+    labels = _header(scen)[:-1]
     rows = _table(scen)
     evaluations = {s: token_cost.evaluate(s) for s in labels}
     assert set(token_cost.model.derived) <= set(rows)
     for name in token_cost.model.derived:
-        for label, got in zip(labels, rows[name]):
-            assert got.strip("*") == format_value(evaluations[label].display(name)), (name, label)
+        cells = rows[name][:-1]
+        if token_cost.quantities[name].is_bool:
+            assert [c.strip("*") for c in cells] == [str(evaluations[s].display(name)).lower() for s in labels]
+            continue
+        assert len({_decimals(c) for c in cells}) == 1, (name, cells)
+        for label, got in zip(labels, cells):
+            want = evaluations[label].display(name)
+            assert _number(got) == pytest.approx(want, rel=1e-5, abs=0.51 * 10 ** -_decimals(got)), (name, label)
     inputs = _table(_section(report, "Inputs"))
     for name in token_cost.model.inputs:
-        assert inputs[name][0] == format_value(token_cost.evaluate().display(name)), name
+        assert _number(inputs[name][0]) == pytest.approx(token_cost.evaluate().display(name), rel=1e-6), name
+    # digits grouped as in the workbook; inputs that differ are bold too
+    assert inputs["parameters"][0] == "70,000,000,000"
+    assert rows["kv_bytes_per_sequence"][0] == "671,088,640"
+    assert rows["bits_per_weight"][:3] == ["**16.00**", "**8.00**", "**4.15**"]
 
 
 def test_report_contains_every_section(report):
     for title in ["Headline figures", "Assumptions and sources", "Inputs", "Derived quantities", "Scenarios",
-                  "Checks", "Dependency graph"]:
+                  "Checks", "Definitions", "Dependency graph"]:
         _section(report, title)
     assert "```mermaid\nflowchart LR\n" in report
-    # formulas as written and in LaTeX (GitHub's $`...`$ inline math)
+    # the key tables come first and stay narrow: quantity, value, unit
+    assert _header(_section(report, "Derived quantities")) == ["value", "unit"]
+    assert _header(_section(report, "Inputs"), "input") == ["value", "unit"]
     derived = _table(_section(report, "Derived quantities"))
-    assert derived["expected_tokens"][0] == "`(1 - alpha^(gamma + 1)) / (1 - alpha)`"
-    assert derived["expected_tokens"][1] == r"$`\frac{1 - \alpha^{\gamma + 1}}{1 - \alpha}`$"
-    assert "lower bound" in derived["batch_step_bound"][-1]
+    assert "(lower bound)" in next(line for line in _section(report, "Derived quantities").splitlines()
+                                   if line.startswith("| `batch_step_bound`"))
+    assert derived["batch_step_bound"] == ["53.8249", "ms"]
+    # formulas as written and in LaTeX, in their own section: display math for fractions
+    definitions = _section(report, "Definitions")
+    assert ("```math\n  \\mathrm{expected\\_tokens} = \\frac{1 - \\alpha^{\\gamma + 1}}{1 - \\alpha}\n  ```\n\n"
+            "  As written: `(1 - alpha^(gamma + 1)) / (1 - alpha)`") in definitions
+    # products show their multiplication; names are upright with their underscores
+    assert "\\mathrm{weight\\_bytes} = \\mathrm{bits\\_per\\_weight} \\cdot \\mathrm{parameters}" in definitions
+    assert "- **`hbm_bandwidth`** (TB/s): peak HBM bandwidth *[assumption]*." in definitions
     assumptions = _section(report, "Assumptions and sources")
     assert "`hbm_bandwidth` = 3 TB/s: peak HBM bandwidth (assumption)" in assumptions
     assert "(assumption: free verification)" in assumptions
@@ -140,7 +180,7 @@ def test_report_contains_every_section(report):
 
 def test_report_is_deterministic(analysis, report):
     again, _ = report_outputs(analysis, "token_cost.md", plots=False)
-    first = report.replace("matplotlib is not installed (pip install 'planner[plot]')",
+    first = report.replace("matplotlib is not installed (pip install matplotlib)",
                            "the report was printed, not written to a file (use -o)")
     assert again[0].data.decode("utf-8") == first
 
@@ -233,14 +273,15 @@ def test_math_code_and_text_filters():
     assert text("keep `a*b` as code") == "keep `a*b` as code"
 
 
-def test_absolute_values_in_a_table_cell(plan_file):
+def test_absolute_values_in_math(plan_file):
     import planner
 
     plan = planner.load(plan_file("x = -2\ny = abs(x) * 3\n"))
-    out = render(view_model(analyse(plan)))
-    row = next(line for line in _section(out, "Derived quantities").splitlines() if line.startswith("| `y`"))
-    assert r"\left\|" in row and r"\right\|" in row
-    assert len(re.split(r"(?<!\\)\|", row)) == 9  # 7 cells: the escaped bars do not split the row
+    view = view_model(analyse(plan))
+    assert view["quantities"]["y"]["latex"] == r"3 \cdot \left|{x}\right|"
+    assert cell(math(view["quantities"]["y"]["latex"])) == r"$`3 \cdot \left\|{x}\right\|`$"  # safe in a table
+    out = render(view)
+    assert "$`y = 3 \\cdot \\left|{x}\\right|`$" in _section(out, "Definitions")
 
 
 # ---- user templates and the sandbox ----------------------------------------------------------

@@ -123,10 +123,22 @@ def test_root_with_units_has_closed_form(token_cost):
 
 
 def test_root_on_the_active_branch_of_max(token_cost):
-    r = Solver(token_cost).answer(adhoc(token_cost, "batch", "batch_step_bound = 60 ms"))
-    # memory-bound branch: (140e9 + b * K) / 3e12 = 0.06
-    assert r.value == pytest.approx((0.06 * 3e12 - 140e9) / 671088640, rel=1e-14)
-    assert any("declared integer" in n for n in r.notes)
+    # memory-bound branch: (140e9 + b * K) / 3e12 = 0.069036288 s at b = 100 exactly (K = 671088640 B)
+    r = Solver(token_cost).answer(adhoc(token_cost, "batch", "batch_step_bound = 69.036288 ms"))
+    assert r.value == 100 and r.exact == 100
+
+
+def test_an_integer_input_is_never_answered_with_a_fraction(token_cost):
+    """`batch` is declared integer: a root between two integers is refused (planner solve, planner check,
+    the workbook and the report alike), with the thresholds around it in the hint."""
+    with pytest.raises(NoRootError) as info:
+        Solver(token_cost).answer(adhoc(token_cost, "batch", "batch_step_bound = 60 ms"))
+    err = info.value
+    want = (0.06 * 3e12 - 140e9) / 671088640  # 59.6...
+    assert err.roots == [pytest.approx(want, rel=1e-14)]
+    assert "no integer `batch`" in err.message and "not an integer" in err.message
+    assert "solve min batch where batch_step_bound >= 60 ms` (60)" in err.hint
+    assert "solve max batch where batch_step_bound <= 60 ms` (59)" in err.hint
 
 
 SMALL = """

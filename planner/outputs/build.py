@@ -68,18 +68,55 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
     reason = None
     if groups:  # only then is matplotlib worth importing
         reason = plotting.available() if plots else "the report was printed, not written to a file (use -o)"
+    skipped: list[str] = []
     if groups and reason is None:
-        for i, (title, results) in enumerate(groups, start=1):
+        for i, (_, results) in enumerate(groups, start=1):
             name = f"{stem}-sweep-{i}.png"
-            outputs.append(Output(name, plotting.sweep_png(results, title), "plot"))
+            outputs.append(Output(name, plotting.sweep_png(results, marks=plot_marks(analysis, results)), "plot"))
             files[i] = name
+            skipped += [f"sweep {i}, {s}" for s in plotting.panels_of(results)[1]]
     elif groups:
         notes.append(f"plots skipped: {reason}")
     plot_info = {"enabled": bool(files), "note": f"plots skipped: {reason}" if reason else "",
-                 "files": files}
+                 "files": files, "skipped": skipped}
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))
     return outputs, notes
+
+
+def plot_marks(analysis: Analysis, results: Sequence) -> list:
+    """What the plan says about a sweep's x axis: its value as written, and the answers of the
+    questions about that input (a break-even, a threshold, an optimum), in display units."""
+    from ..language.errors import PlanError
+    from .plots import Mark
+
+    plan = analysis.plan
+    first = results[0]
+    x = max(first.axes, key=lambda a: a.count).name
+    q = plan.quantities[x]
+    lo, hi = float(first.display(x).min()), float(first.display(x).max())
+    marks = []
+    labels = {r.label for r in results}
+    current = analysis.base.display(x)
+    if not q.is_bool:
+        marks.append(Mark(float(current), f"as written: {format_value(float(current), q.unit_text)}", "current"))
+    for stmt, answers in analysis.solves:
+        ok = [(s, r) for s, r in answers if not isinstance(r, PlanError) and (r.label in labels or len(answers) == 1)]
+        name = stmt.alias or ("break-even" if getattr(stmt, "mode", "") == "root" else "")
+        for scenario, r in ok:
+            where = f" ({r.label})" if len(ok) > 1 else ""
+            if r.target != x:
+                continue
+            if r.mode in ("maximize", "minimize"):
+                panel = stmt.objective.name if hasattr(stmt.objective, "name") else None
+                marks.append(Mark(float(r.display_value), f"{r.mode[:3]}imum{where}: "
+                                  f"{format_value(float(r.optimum_display), r.optimum_unit)} at "
+                                  f"{format_value(float(r.display_value), r.unit)}", "point", panel,
+                                  float(r.optimum_display)))
+            elif lo - (hi - lo) <= float(r.display_value) <= hi + (hi - lo):  # near enough to be drawn
+                marks.append(Mark(float(r.display_value),
+                                  f"{name or r.mode}{where}: {format_value(float(r.display_value), r.unit)}"))
+    return marks
 
 
 def sweep_groups(analysis: Analysis) -> list[tuple[str, list]]:

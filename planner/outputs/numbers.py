@@ -6,7 +6,8 @@ their size: whole numbers with digit grouping (``70,000,000,000``), other
 figures with as many decimals as the largest needs for six significant
 digits but no more than any of them needs (``16.00 | 8.00 | 4.15``, not
 ``16 | 8 | 4.1500``), and scientific notation for figures too large or too
-small to read that way (``1.2573E-11``). The workbook uses
+small to read that way (``1.2573E-11``); a percentage (unit ``%``) shows a
+``%`` sign after the figure it holds (``45.5%`` for a cell holding 45.5). The workbook uses
 :meth:`NumberStyle.excel` as the cell's number format; the report and other
 text outputs use :meth:`NumberStyle.text`, so both show the same digits.
 
@@ -34,10 +35,15 @@ class NumberStyle:
     percent: bool = False  # the unit is `%`: the figures are percentages (45.5 means 45.5%)
 
     def excel(self) -> str:
-        """The Excel/LibreOffice number format (for figures written in their display unit)."""
+        """The Excel/LibreOffice/Gnumeric number format (for figures written in their display unit).
+
+        A percentage keeps the figure as typed (the cell holds 45.5 for 45.5%, as the plan does) and
+        shows a literal ``%`` after it: Excel's own ``0.0%`` would show 45.5 as 4550.0%."""
         if self.scientific:
-            return "0." + "0" * max(self.decimals, 1) + "E+00"
-        return "#,##0" + ("." + "0" * self.decimals if self.decimals else "")
+            code = "0." + "0" * max(self.decimals, 1) + "E+00"
+        else:
+            code = "#,##0" + ("." + "0" * self.decimals if self.decimals else "")
+        return code + '"%"' if self.percent else code
 
     def text(self, value: Optional[float | bool]) -> str:
         """The figure as text with the same digits the workbook shows (``70,000,000,000``; ``4.15``)."""

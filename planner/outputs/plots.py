@@ -1,4 +1,4 @@
-"""One PNG per sweep, next to the report (optional: the ``plot`` extra, matplotlib).
+"""One PNG per sweep, next to the report (matplotlib, imported only when plotting).
 
 The only home of matplotlib. Plots are deterministic: no pyplot and no
 global backend (a :class:`~matplotlib.figure.Figure` drawn by the Agg
@@ -6,23 +6,44 @@ canvas), matplotlib's default style whatever the user's matplotlibrc says,
 a fixed ``svg.hashsalt``, and no ``Software``/date metadata in the PNG; the
 same plan gives the same bytes with the same matplotlib.
 
-Layout: one panel per shown numeric quantity (stacked, sharing the x axis),
-x the sweep's longest axis (log scale for a ``times`` range), one line per
-scenario and per value of the other axes (at most ``MAX_LINES``). Points
-with issues are gaps, never values.
+Layout: one panel per shown quantity (stacked, sharing the x axis; a
+true/false quantity is a step plot between "false" and "true"), x the
+sweep's longest axis (log scale for a ``times`` range, with plain tick
+labels: 1, 2, 4 ... 1024, never 2⁰ ... 2¹⁰), one line per scenario and per
+value of the other axes (at most ``MAX_LINES``). Points with issues are
+gaps, never values. Drawn at ``DPI`` (twice the usual 100, sharp on HiDPI
+screens), titled from the names and units, with the plan's own marks where
+it has them (:class:`Mark`: the value as written, a break-even, an optimum).
 """
 
 from __future__ import annotations
 
 import io
 import itertools
-import textwrap
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import numpy as np
 
 MAX_LINES = 12  # lines per panel; grids with more combinations are plotted for the first ones
 MAX_PANELS = 6
+DPI = 200
+WIDTH_INCHES = 6.4
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Something the plan says about the sweep's x axis, drawn on the plot.
+
+    ``x`` in the axis' display unit. With ``panel`` and ``y`` (display units) it is a point
+    on that panel (an optimum); without, a vertical line across every panel (the value
+    as written, a break-even or a threshold)."""
+
+    x: float
+    label: str
+    kind: str = "line"  # "current" | "line" | "point"
+    panel: Optional[str] = None
+    y: Optional[float] = None
 
 
 def available() -> Optional[str]:
@@ -30,7 +51,7 @@ def available() -> Optional[str]:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        return "matplotlib is not installed (pip install 'planner[plot]')"
+        return "matplotlib is not installed (pip install matplotlib)"
     return None
 
 
@@ -39,50 +60,119 @@ def _label(plan, name: str) -> str:
     return f"{name} ({unit})" if unit else name
 
 
-def sweep_png(results: Sequence, title: str) -> bytes:
+def panels_of(results: Sequence) -> tuple[list[str], list[str]]:
+    """(the quantities plotted, one panel each; the quantities left out, with the reason)."""
+    first = results[0]
+    axes = {a.name for a in first.axes}
+    shown = [n for n in first.show if n not in axes]
+    skipped = [f"`{n}`: only {MAX_PANELS} panels per plot" for n in shown[MAX_PANELS:]]
+    return shown[:MAX_PANELS], skipped
+
+
+def title_of(results: Sequence) -> str:
+    """A short title from the names: ``speedup and expected_tokens against alpha``."""
+    first = results[0]
+    panels, _ = panels_of(results)
+    x_axis = max(first.axes, key=lambda a: a.count)
+    names = panels if len(panels) <= 3 else panels[:2] + [f"{len(panels) - 2} more"]
+    what = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else (names[0] if names else "nothing")
+    title = f"{what} against {x_axis.name}"
+    others = [a.name for a in first.axes if a is not x_axis]
+    if others:
+        title += ", by " + ", ".join(others)
+    if len(results) > 1:
+        title += ", per scenario"
+    return title
+
+
+def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Mark] = ()) -> bytes:
     """The PNG of one sweep statement (its results, one per scenario)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     first = results[0]
     plan = first.plan
     x_axis = max(first.axes, key=lambda a: a.count)  # the longest axis across, the others as lines
     others = [a for a in first.axes if a is not x_axis]
-    panels = [n for n in first.show
-              if n not in {a.name for a in first.axes} and not plan.model.quantities[n].is_bool][:MAX_PANELS]
+    panels, _ = panels_of(results)
+    title = title or title_of(results)
     style = dict(matplotlib.rcParamsDefault)
     style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 9})
     with matplotlib.rc_context(style):
-        fig = Figure(figsize=(6.4, 1.2 + 2.2 * max(1, len(panels))), dpi=100)
+        heights = [0.9 if plan.model.quantities[n].is_bool else 2.2 for n in panels] or [2.2]
+        fig = Figure(figsize=(WIDTH_INCHES, 1.1 + sum(heights)), dpi=DPI)
         FigureCanvasAgg(fig)
-        axes = fig.subplots(max(1, len(panels)), 1, sharex=True, squeeze=False)[:, 0]
+        axes = fig.subplots(max(1, len(panels)), 1, sharex=True, squeeze=False,
+                            gridspec_kw={"height_ratios": heights})[:, 0]
         combos = int(np.prod([a.count for a in others])) if others else 1
         marker = "o" if x_axis.count <= 50 else None
         for ax, name in zip(axes, panels):
+            is_bool = plan.model.quantities[name].is_bool
             for r in results:
                 for label, mask in _lines(r, others):
                     x = r.display(x_axis.name)[mask]
                     y = np.where(r.bad[mask], np.nan, r.display(name)[mask].astype(float))
                     parts = [p for p in (r.label if len(results) > 1 else "", label) if p]
-                    ax.plot(x, y, marker=marker, markersize=3, linewidth=1.2, label=", ".join(parts) or None)
+                    if is_bool:
+                        ax.step(x, y, where="mid", linewidth=1.4, label=", ".join(parts) or None)
+                    else:
+                        ax.plot(x, y, marker=marker, markersize=3, linewidth=1.2, label=", ".join(parts) or None)
+            if is_bool:
+                ax.set_ylim(-0.25, 1.25)
+                ax.set_yticks([0, 1], ["false", "true"])
             ax.set_ylabel(_label(plan, name))
             ax.grid(True, linewidth=0.4, alpha=0.6)
             if len(results) > 1 or others:
                 ax.legend(fontsize=7, loc="best")
         if not panels:
-            axes[0].text(0.5, 0.5, "no numeric quantity to plot", ha="center", va="center")
+            axes[0].text(0.5, 0.5, "nothing to plot", ha="center", va="center")
+        _draw_marks(axes, panels, marks)
+        bottom = axes[-1]
         if x_axis.kind == "times":
-            axes[-1].set_xscale("log", base=float(x_axis.factor) if x_axis.factor > 1 else 10)
-        axes[-1].set_xlabel(_label(plan, x_axis.name))
+            bottom.set_xscale("log", base=float(x_axis.factor) if x_axis.factor > 1 else 10)
+            if x_axis.count <= 12:  # a tick at every swept value
+                bottom.xaxis.set_major_locator(FixedLocator(list(x_axis.array() / float(x_axis.scale))))
+            bottom.xaxis.set_minor_locator(NullLocator())
+        bottom.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
+        bottom.set_xlabel(_label(plan, x_axis.name))
         if combos > MAX_LINES:
-            title += f"\n(lines for the first {MAX_LINES} of {combos:,} combinations of " \
-                     + ", ".join(a.name for a in others) + ")"
-        fig.suptitle("\n".join(textwrap.wrap(title, 90)) if "\n" not in title else title, fontsize=9)
+            title += f"\n(lines for the first {MAX_LINES} of {combos:,} combinations)"
+        fig.suptitle(title, fontsize=10)
         fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", metadata={"Software": None})
     return buf.getvalue()
+
+
+def _plain_tick(v: float, _pos=None) -> str:
+    """1, 2, 1024, 0.5, 2,048: plain figures, never 2⁰ or 1e3."""
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e6 or abs(v) < 1e-3:
+        return f"{v:.3g}"
+    if float(v).is_integer():
+        return f"{int(v):,}"
+    return f"{v:.4g}"
+
+
+def _draw_marks(axes, panels: Sequence[str], marks: Sequence[Mark]) -> None:
+    colours = {"current": "0.45", "line": "tab:red", "point": "tab:red"}
+    for k, m in enumerate(marks):
+        if m.kind == "point":
+            if m.panel in panels:
+                ax = axes[list(panels).index(m.panel)]
+                ax.plot([m.x], [m.y], marker="*", markersize=11, color=colours["point"], zorder=5,
+                        linestyle="none", label=m.label)
+                ax.annotate(m.label, (m.x, m.y), textcoords="offset points", xytext=(-8, -13), ha="right", fontsize=7,
+                            color=colours["point"])
+            continue
+        for i, ax in enumerate(axes):
+            ax.axvline(m.x, color=colours[m.kind], linewidth=1, linestyle=":" if m.kind == "current" else "--",
+                       zorder=1)
+        axes[0].annotate(m.label, (m.x, 1.0), xycoords=("data", "axes fraction"), textcoords="offset points",
+                         xytext=(3, -10 - 9 * (k % 3)), fontsize=7, color=colours[m.kind])
 
 
 def _lines(result, others) -> list[tuple[str, np.ndarray]]:
@@ -95,6 +185,6 @@ def _lines(result, others) -> list[tuple[str, np.ndarray]]:
         mask = np.ones(result.size, dtype=bool)
         for a, v in zip(others, combo):
             mask &= result.display(a.name) == v
-        label = ", ".join(f"{a.name} = {float(v):g}" for a, v in zip(others, combo))
+        label = ", ".join(f"{a.name} = {_plain_tick(float(v))}" for a, v in zip(others, combo))
         out.append((label, mask))
     return out

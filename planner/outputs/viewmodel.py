@@ -23,19 +23,30 @@ figures a plan exists to produce.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ..compute.evaluation import Evaluation, Plan, format_value
-from ..compute.symbolic import latex
+from ..compute.evaluation import Evaluation, Plan
 from ..questions.checks import CheckResult, run_checks
+from .latex import equation, latex, name_latex
+from .numbers import NumberStyle, style_for
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
 HEADLINE_TAG = "headline"
+# GitHub's column is about 900 px wide; a table wider than that scrolls and hides its right side.
+SCENARIO_COLUMNS = 5  # up to this many scenarios side by side; past it, scenarios are rows
+TABLE_COLUMNS = 7  # columns of a table whose rows are scenarios: their labels, then quantities
+DISPLAY_MATH_AFTER = 60  # characters of LaTeX past which a formula is set in display math
+# The dependency graph: past these sizes GitHub's Mermaid draws labels too small to read
+# (and at 500 edges it refuses to draw), so the report draws the summary graph instead.
+GRAPH_NODES = 30
+GRAPH_EDGES = 50
+SUMMARY_EDGES = 150  # the summary graph keeps the first headlines whose edges fit
 
 
 @dataclass
@@ -121,10 +132,71 @@ def number(v: Any) -> Optional[float | bool]:
     return f if math.isfinite(f) else None
 
 
-def show(v: Any, unit: str = "") -> str:
+def _plain(v: Any) -> Optional[float | bool]:
+    if v is None or isinstance(v, bool):
+        return v
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return float(v)
+
+
+def _with_unit(text: str, unit: str) -> str:
+    return f"{text} {unit}" if unit and text else text
+
+
+def figures(values: Sequence[Any], unit: str = "") -> list[str]:
+    """One quantity's figures in one number style, the workbook's (``70,000,000,000``; ``16 | 8 | 4.15``)."""
+    plain = [_plain(v) for v in values]
+    style = style_for(plain, unit)
+    return [style.text(v) for v in plain]
+
+
+def show(v: Any, unit: str = "", style: Optional[NumberStyle] = None) -> str:
+    """One figure with its unit, digits grouped (``70,000,000,000``)."""
     if v is None:
         return ""
-    return format_value(v if isinstance(v, bool) else float(v), unit)
+    v = _plain(v)
+    return _with_unit((style or style_for([v], unit)).text(v), unit)
+
+
+def precise(v: Any, unit: str = "") -> str:
+    """A figure to 8 significant digits, grouped (a check's expected and actual values)."""
+    if v is None:
+        return ""
+    v = _plain(v)
+    if isinstance(v, bool) or not math.isfinite(v):
+        return _with_unit(NumberStyle().text(v), unit)
+    if v == int(v) and abs(v) < 1e15:
+        text = f"{int(v):,}"
+    elif 1e-4 <= abs(v) < 1e15:
+        text = f"{v:,.8g}"
+    else:
+        mantissa, _, exponent = f"{v:.7E}".partition("E")
+        text = f"{mantissa.rstrip('0').rstrip('.')}E{int(exponent):+03d}"
+    return _with_unit(text, unit)
+
+
+_PYTHON_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e([-+]?\d+)\b")
+_CODE = re.compile(r"(`+).+?\1", re.S)
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def prose(text: Optional[str]) -> Optional[str]:
+    """planner's messages for a reader: ``1.56e-61`` becomes ``1.56 × 10⁻⁶¹`` (code spans, the plan's
+    own text, are left as written)."""
+    if not text:
+        return text
+
+    def exponent(m: re.Match) -> str:
+        return f"{m.group(1)} × 10{str(int(m.group(2))).translate(_SUPERSCRIPT)}"
+
+    out, last = [], 0
+    for m in _CODE.finditer(text):
+        out.append(_PYTHON_EXPONENT.sub(exponent, text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_PYTHON_EXPONENT.sub(exponent, text[last:]))
+    return "".join(out)
 
 
 def _tag_value(tag: str, key: str) -> Optional[str]:
@@ -167,33 +239,78 @@ def headline_names(plan: Plan) -> tuple[list[str], str]:
 
 # ---- sections -------------------------------------------------------------------
 
-def _scenarios(analysis: Analysis) -> list[dict]:
+def _axes(analysis: Analysis) -> list[dict]:
+    """Each ``axis`` once, with its members and what each sets (valued in a scenario that picks it)."""
+    from ..language import ir
+
+    plan = analysis.plan
+    out = []
+    for stmt in plan.model.plan.statements:
+        if not isinstance(stmt, ir.Axis):
+            continue
+        names: list[str] = []
+        members = []
+        for m in stmt.members:
+            for o in m.overrides:
+                if o.name not in names:
+                    names.append(o.name)
+            ev = next((ev for ev in analysis.evaluations if ev.scenario is not None
+                       and plan.model.scenarios[ev.scenario].picks.get(stmt.name) == m.name), None)
+            members.append({"name": m.name, "doc": m.doc,
+                            "overrides": [_override(plan, o, ev) for o in m.overrides]})
+        rows = []  # one per input the axis sets: its value in each member (`None` where a member leaves it)
+        for name in names:
+            cells = []
+            for m in members:
+                o = next((o for o in m["overrides"] if o["name"] == name), None)
+                cells.append(None if o is None else {"figure": o["figure"], "written": o["written"],
+                                                     "literal": o["literal"]})
+            rows.append({"name": name, "unit": plan.quantities[name].unit_text, "cells": cells})
+        out.append({"name": stmt.name, "doc": stmt.doc, "members": members, "inputs": names, "rows": rows})
+    return out
+
+
+def _override(plan: Plan, o, ev: Optional[Evaluation]) -> dict:
+    """One ``name = expr`` of a scenario or an axis member; its value when evaluated in ``ev``."""
+    from ..language import ir
+
+    q = plan.quantities[o.name]
+    written = o.expr.span.flat
+    literal = not any(isinstance(n, ir.Name) for n in ir.walk(o.expr))
+    d = {"name": o.name, "unit": q.unit_text, "written": written, "literal": literal,
+         "value": None, "figure": None, "number": None}
+    if ev is not None:
+        v = ev.display(o.name)
+        d["value"], d["figure"], d["number"] = show(v, q.unit_text), show(v), number(v)
+    return d
+
+
+def _scenarios(analysis: Analysis, axes: Sequence[dict]) -> list[dict]:
     plan = analysis.plan
     out = []
     for ev in analysis.evaluations:
         s = plan.model.scenarios.get(ev.scenario) if ev.scenario else None
-        overrides = []
-        if s is not None:
-            for o in s.scenario.overrides:
-                q = plan.quantities[o.name]
-                overrides.append({"name": o.name, "value": show(ev.display(o.name), q.unit_text),
-                                  "number": number(ev.display(o.name)), "unit": q.unit_text,
-                                  "written": o.expr.span.flat})
+        overrides = [_override(plan, o, ev) for o in s.scenario.overrides] if s is not None else []
         out.append({
             "name": ev.label,
             "doc": s.scenario.doc if s is not None else None,
             "axis": s.axis if s is not None else None,
+            # the member of each axis (aligned with `axes`) for a combination of axes, else empty
+            "members": [s.picks.get(a["name"], "") for a in axes] if s is not None and s.picks else [],
             "overrides": overrides,
         })
     return out
 
 
 def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridden: set[str],
-              used_by: Mapping[str, list[str]]) -> dict:
+              used_by: Mapping[str, list[str]], booleans: set[str]) -> dict:
     plan = analysis.plan
     q = plan.quantities[name]
     unit = q.unit_text
     tags = list(q.tags)
+    per_scenario = [ev.display(name) for ev in analysis.evaluations]
+    base = analysis.base.display(name)
+    style = style_for([_plain(v) for v in per_scenario + [base]], unit)
     d = {
         "name": name,
         "kind": "input" if q.is_input else "derived",
@@ -203,35 +320,42 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "tags": tags,
         "lower_bound": "lower bound" in tags,
         "assumption": any(_tag_value(t, "assumption") is not None for t in tags),
+        "source": "; ".join(v for t in tags if (v := _tag_value(t, "source"))) or None,
         "headline": name in headlines,
         "line": q.definition.span.line,
         "formula": q.formula,
         "depends_on": _in_file_order(plan, q.deps),
         "used_by": used_by.get(name, []),
-        "value": show(analysis.base.display(name), unit),
-        "number": number(analysis.base.display(name)),
-        "scenario_values": [show(ev.display(name)) for ev in analysis.evaluations],  # no unit: tables have a column
-        "scenario_numbers": [number(ev.display(name)) for ev in analysis.evaluations],
+        "value": show(base, unit, style),
+        "figure": style.text(_plain(base)),  # the value without its unit
+        "number": number(base),
+        "scenario_values": [style.text(_plain(v)) for v in per_scenario],  # no unit: tables have a column
+        "scenario_numbers": [number(v) for v in per_scenario],
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
     }
     if q.is_input:
-        d["latex"] = latex(plan.symbols[name])
+        d["latex"] = name_latex(name)
+        d["equation_latex"] = None
         d["constraints"] = [c.span.flat for c in q.definition.constraints]
         d["overridden"] = name in overridden
     else:
-        d["latex"] = latex(plan.exprs[name])
+        d["latex"] = latex(plan.exprs[name], booleans)
+        d["equation_latex"] = equation(name, plan.exprs[name], booleans)
         d["constraints"] = []
         d["overridden"] = False
+    d["display_math"] = d["equation_latex"] is not None and (
+        len(d["equation_latex"]) > DISPLAY_MATH_AFTER or "\\frac" in d["equation_latex"]
+        or "\\begin" in d["equation_latex"])
     return d
 
 
 def _assumptions(quantities: Sequence[dict]) -> tuple[list[dict], list[dict]]:
     assumptions, sources = [], []
     for q in quantities:
-        found = [v for t in q["tags"] if (v := _tag_value(t, "source")) is not None]
-        source = "; ".join(v for v in found if v) or None
+        source = q["source"]
         if source:
-            sources.append({"name": q["name"], "source": source, "doc": q["doc"]})
+            sources.append({"name": q["name"], "source": source, "doc": q["doc"], "kind": q["kind"],
+                            "value": q["value"]})
         details = [v for t in q["tags"] if (v := _tag_value(t, "assumption")) is not None]
         if details:
             assumptions.append({
@@ -244,16 +368,21 @@ def _assumptions(quantities: Sequence[dict]) -> tuple[list[dict], list[dict]]:
 def _checks(results: Sequence[CheckResult]) -> dict:
     items = []
     for r in results:
+        # a condition (`check a > b`, `check flag`) is expected to be true; its actual value is whether it held
+        condition = r.rhs is None and r.error is None and r.flags is None
         items.append({
             "text": r.text,
+            "condition": r.check.condition.span.flat,  # without `check`, `in ...`, `with ...`, `within ...`
             "line": r.check.span.line,
             "scenario": r.scenario,
             "passed": r.passed,
-            "expected": r.expected,
-            "actual": r.actual,
+            "expected": "true" if condition else precise(r.flags[1] if r.flags else r.rhs, r.unit),
+            "actual": ("true" if r.passed else "false") if condition else precise(r.flags[0] if r.flags
+                                                                                  else r.lhs, r.unit),
             "tolerance": r.tolerance,
-            "error": r.error.message if r.error is not None else None,
+            "error": prose(r.error.message) if r.error is not None else None,
             "with": ", ".join(f"{k} = {v}" for k, v in r.overrides.items()),
+            "with_items": [f"{k} = {v}" for k, v in r.overrides.items()],
             "describe": r.describe(),
         })
     failed = sum(1 for r in results if not r.passed)
@@ -262,21 +391,71 @@ def _checks(results: Sequence[CheckResult]) -> dict:
 
 
 def _graph(analysis: Analysis, headlines: Sequence[str]) -> dict:
+    """The dependency graph as Mermaid: every quantity, with the scenarios' overrides as dotted edges
+    (``h100.hbm_bandwidth -.-> hbm_bandwidth``). Past GRAPH_NODES nodes or GRAPH_EDGES edges it is
+    the summary: the headlines and the inputs they depend on, directly or not."""
+    from ..compute.symbolic import cone
+    from ..language import ir
+
     plan = analysis.plan
     order = report_order(plan)
-    ids = {n: f"q{i}" for i, n in enumerate(order)}
     edges = [[d, n] for n in order for d in _in_file_order(plan, plan.quantities[n].deps)]
+    overrides: list[list[str]] = []
+    for s in plan.model.scenarios.values():
+        for o in s.scenario.overrides:
+            for m in ir.walk(o.expr):
+                if isinstance(m, ir.Name) and m.name in plan.quantities and [m.name, o.name] not in overrides:
+                    overrides.append([m.name, o.name])
+    full = len(order) <= GRAPH_NODES and len(edges) + len(overrides) <= GRAPH_EDGES
+    note = ""
+    if full:
+        nodes, drawn, dotted = order, edges, overrides
+    else:
+        nodes, drawn, shown = [], [], []
+        for h in headlines:
+            ins = [n for n in _in_file_order(plan, cone(plan.model, [h])) if plan.quantities[n].is_input]
+            more = [[i, h] for i in ins]
+            if len(drawn) + len(more) > SUMMARY_EDGES and shown:
+                break
+            shown.append(h)
+            drawn += more
+            nodes += [n for n in ins + [h] if n not in nodes]
+        nodes = _in_file_order(plan, nodes)
+        dotted = [e for e in overrides if e[0] in nodes and e[1] in nodes]
+        note = (f"The plan has {len(order):,} quantities and {len(edges) + len(overrides):,} dependencies, "
+                f"too many to draw legibly; this summary shows "
+                + (f"the {len(shown)} headline quantities" if len(shown) == len(headlines)
+                   else f"{len(shown)} of the {len(headlines)} headline quantities")
+                + " and the inputs each depends on, directly or through other quantities "
+                "(`planner explain NAME` shows the whole chain).")
+    ids = {n: f"q{i}" for i, n in enumerate(nodes)}
     lines = ["flowchart LR"]
-    for n in order:
+    for n in nodes:
         cls = "input" if plan.quantities[n].is_input else ("headline" if n in headlines else "derived")
-        lines.append(f'  {ids[n]}["{n}"]:::{cls}')
-    lines += [f"  {ids[a]} --> {ids[b]}" for a, b in edges]
+        lines.append(f'  {ids[n]}["{_node_label(n)}"]:::{cls}')
+    lines += [f"  {ids[a]} --> {ids[b]}" for a, b in drawn]
+    lines += [f"  {ids[a]} -.-> {ids[b]}" for a, b in dotted]
     lines += [
         "  classDef input fill:#e8f0fe,stroke:#4a6fa5",
         "  classDef derived fill:#ffffff,stroke:#888888",
         "  classDef headline fill:#fff4d6,stroke:#b07d00,stroke-width:2px",
     ]
-    return {"mermaid": "\n".join(lines), "edges": edges}
+    return {"mermaid": "\n".join(lines), "edges": drawn, "override_edges": dotted, "summary": not full,
+            "note": note, "nodes": len(nodes), "quantities": len(order)}
+
+
+def _node_label(name: str, width: int = 14) -> str:
+    """A name broken after underscores or dots into lines of about ``width`` characters
+    (narrow nodes keep a left-to-right graph inside GitHub's column at a readable size)."""
+    parts = re.split(r"(?<=[_.])", name)
+    lines, line = [], ""
+    for p in parts:
+        if line and len(line) + len(p) > width:
+            lines.append(line)
+            line = ""
+        line += p
+    lines.append(line)
+    return "<br>".join(lines)
 
 
 def _sweeps(analysis: Analysis, plot_files: Mapping) -> list[dict]:
@@ -292,16 +471,18 @@ def _sweeps(analysis: Analysis, plot_files: Mapping) -> list[dict]:
             cols = {n: r.display(n) for n in names}
             notes = r.notes()
             shown = min(r.size, MAX_SWEEP_ROWS)
-            rows = [[show(_item(cols[n][k])) for n in names] for k in range(shown)]
+            texts = {n: figures([_item(cols[n][k]) for k in range(shown)], plan.quantities[n].unit_text)
+                     for n in names}  # one number style per column
+            rows = [[texts[n][k] for n in names] for k in range(shown)]
             tables.append({
                 "scenario": r.label,
                 "rows": rows,
                 "row_numbers": [[number(_item(cols[n][k])) for n in names] for k in range(shown)],
-                "row_notes": ["; ".join(notes.get(k, [])) for k in range(shown)],
+                "row_notes": [prose("; ".join(notes.get(k, []))) for k in range(shown)],
                 "points": r.size,
                 "omitted": r.size - shown,
                 "points_with_issues": int(r.bad.sum()),
-                "issues": [s.describe(plan) for s in r.issues],
+                "issues": [prose(s.describe(plan)) for s in r.issues],
             })
         out.append({
             "index": i,
@@ -320,12 +501,14 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
     from ..language.errors import PlanError
 
     plan = analysis.plan
+    booleans = {n for n, q in plan.quantities.items() if q.is_bool}
     out = []
     for stmt, answers in analysis.solves:
         if isinstance(stmt, ir.Optimize) != optimize:
             continue
         target = stmt.over if optimize else stmt.target
         q = plan.quantities[target]
+        forms: dict = {}  # closed form -> its LaTeX over the plan's quantities (computed once per form)
         items = []
         for scenario, r in answers:
             if isinstance(r, PlanError):
@@ -333,25 +516,26 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
                     "scenario": scenario or "base", "ok": False, "value": "", "number": None,
                     "exact": None, "closed_form": None, "closed_form_latex": None, "boundary": None,
                     "method": "", "verification": "", "roots": [], "optimum": None, "notes": [],
-                    "error": r.message, "error_kind": r.family,
-                    "error_details": list(r.notes) + ([r.hint] if r.hint else []),
+                    "error": prose(r.message), "error_kind": r.family,
+                    "error_details": [prose(n) for n in list(r.notes) + ([r.hint] if r.hint else [])],
                 })
                 continue
-            closed = r.closed_form_latex
             items.append({
                 "scenario": r.label, "ok": True,
                 "value": show(r.display_value, r.unit), "number": number(r.display_value),
                 "exact": None if r.exact is None else str(r.exact),
                 "closed_form": r.closed_form_text,
-                "closed_form_latex": None if closed is None else f"{latex(plan.symbols[target])} = {closed}",
+                "closed_form_latex": None if r.closed_form is None else forms.setdefault(
+                    r.closed_form, equation(target, _through_quantities(plan, stmt, target, r.closed_form), booleans)),
                 "boundary": None if r.boundary is None else str(r.boundary),
-                "method": r.method,
-                "verification": r.verification.text,
+                "method": prose(r.method),
+                "verification": prose(r.verification.text),
                 "roots": [show(v / float(q.display.scale), r.unit) for v in r.roots],
                 "optimum": None if r.optimum_display is None else show(r.optimum_display, r.optimum_unit),
-                "notes": list(r.notes),
+                "notes": _answer_notes(r, target, booleans),
                 "error": None, "error_kind": None, "error_details": [],
             })
+        ok = [a for a in items if a["ok"]]
         out.append({
             "text": stmt.span.flat,
             "line": stmt.span.line,
@@ -360,12 +544,91 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
             "unit": q.unit_text,
             "mode": (stmt.sense + "imize") if optimize else stmt.mode,
             "answers": items,
-            "answered": sum(1 for a in items if a["ok"]),
-            # the closed form when every answer shares it (shown once), else None
-            "closed_form_latex": forms.pop() if len(forms := {a["closed_form_latex"] for a in items
-                                                               if a["ok"]}) == 1 else None,
+            "answered": len(ok),
+            # shown once when every answer shares it, else None
+            "closed_form_latex": _shared(a["closed_form_latex"] for a in ok),
+            "method": _shared(a["method"] for a in ok) if len(ok) > 1 else None,
         })
     return out
+
+
+def _through_quantities(plan: Plan, stmt, target: str, form):
+    """A closed form over inputs, rewritten through the plan's own quantities where they appear in it
+    (``bits_per_weight * parameters`` becomes ``weight_bytes``): the same value, a formula a reader
+    of the plan recognises. Only quantities the question uses and that do not depend on ``target``
+    are tried, larger ones first; a rewrite is kept only when it makes the formula shorter."""
+    import sympy as sp
+
+    from ..compute.symbolic import cone, inline_inputs
+    from ..language import ir
+
+    used = [n.name for n in ir.walk(stmt.condition if isinstance(stmt, ir.Solve) else stmt.objective)
+            if isinstance(n, ir.Name) and n.name in plan.quantities]
+    candidates = []
+    for n in cone(plan.model, used):
+        q = plan.quantities[n]
+        if q.is_input or q.is_bool or isinstance(plan.exprs[n], sp.Symbol):  # `weight_gib = weight_bytes`
+            continue
+        if target in cone(plan.model, [n]):
+            continue
+        e = inline_inputs(plan.model, plan.symbols, plan.exprs, n)
+        if not e.is_Atom and not e.has(sp.Max, sp.Min, sp.Piecewise):
+            candidates.append((sp.count_ops(e), n, e))
+    best, size = form, sp.count_ops(form)
+    for _, n, e in sorted(candidates, key=lambda c: -c[0])[:50]:
+        rewritten = best.subs(e, plan.symbols[n])
+        if (cost := sp.count_ops(rewritten)) < size:
+            best, size = rewritten, cost
+    tidy = best.replace(lambda x: isinstance(x, sp.Add) and len(x.args) <= 8, _gather)
+    return tidy if sp.count_ops(tidy) <= size else best
+
+
+def _gather(add):
+    """``2 a b g + 2 a b - k f`` as ``2 a b (g + 1) - k f``: the factor most terms share, taken out
+    of them (a narrower formula, the same value)."""
+    import sympy as sp
+
+    terms = add.args
+    best, size = add, sp.count_ops(add)
+    for i in range(len(terms)):
+        for j in range(i + 1, len(terms)):
+            common = sp.gcd_terms(terms[i] + terms[j])
+            if not isinstance(common, sp.Mul):
+                continue
+            factor = sp.Mul(*[f for f in common.args if not isinstance(f, sp.Add)])
+            if factor.is_number:
+                continue
+            inside = [t for t in terms if (t / factor).as_numer_denom()[1].free_symbols.isdisjoint(factor.free_symbols)
+                      and (t / factor).as_numer_denom()[1].is_number]
+            rest = [t for t in terms if t not in inside]
+            if len(inside) < 2:
+                continue
+            candidate = sp.Add(factor * sp.factor_terms(sp.Add(*[t / factor for t in inside])), *rest,
+                               evaluate=False)
+            if (cost := sp.count_ops(candidate)) < size:
+                best, size = candidate, cost
+    return best
+
+
+def _shared(values) -> Optional[str]:
+    found = set(values)
+    return found.pop() if len(found) == 1 else None
+
+
+def _answer_notes(r, target: str, booleans: set[str]) -> list[str]:
+    """The solver's notes, the polynomial an algebraic root solves in LaTeX (not SymPy's ``5*x**4``)."""
+    import sympy as sp
+
+    notes = [prose(n) for n in r.notes]
+    if isinstance(r.exact, sp.CRootOf):
+        prefix = f"{target} is the real root of "
+        for i, note in enumerate(notes):
+            if note.startswith(prefix):
+                poly = r.exact.poly.as_expr().xreplace({r.exact.poly.gen: sp.Symbol(target)})
+                domain = note[note.rindex(" = 0 in ") + len(" = 0 in "):] if " = 0 in " in note else ""
+                notes[i] = (f"`{target}` is the real root of $`{latex(poly, booleans)} = 0`$"
+                            + (f" in {domain}" if domain else ""))
+    return notes
 
 
 def _sensitivity(analysis: Analysis) -> list[dict]:
@@ -386,12 +649,28 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
                     row["notes"].append(r.note)
         rows = sorted(inputs.values(), key=lambda r: (-max(abs(e or 0.0) for e in r["elasticity_numbers"]),
                                                       plan.quantities[r["input"]].definition.span.start))
+        labels = [s.label for s in per_scenario]
+        footnotes: list[str] = []  # each distinct remark once, rows point at it by number
         for r in rows:
-            r["elasticities"] = ["n/a" if e is None else f"{e + 0.0:+.4f}" for e in r["elasticity_numbers"]]
+            r["elasticities"] = [_elasticity(e) for e in r["elasticity_numbers"]]
+            known = [(e, labels[k]) for k, e in enumerate(r["elasticity_numbers"]) if e is not None]
+            low, high = (min(known), max(known)) if known else ((None, ""), (None, ""))
+            r["lowest"], r["lowest_in"] = _elasticity(low[0]), low[1]
+            r["highest"], r["highest_in"] = _elasticity(high[0]), high[1]
+            remarks = [m for m in r["methods"] if m != "symbolic"] + r["notes"]
+            r["remarks"] = []
+            for m in remarks:
+                if m not in footnotes:
+                    footnotes.append(m)
+                r["remarks"].append(footnotes.index(m) + 1)
         q = plan.quantities[name]
-        out.append({"quantity": name, "unit": q.unit_text, "scenarios": [s.label for s in per_scenario],
-                    "rows": rows})
+        out.append({"quantity": name, "unit": q.unit_text, "scenarios": labels, "rows": rows,
+                    "remarks": footnotes})
     return out
+
+
+def _elasticity(e: Optional[float]) -> str:
+    return "n/a" if e is None else f"{e + 0.0:+.4f}"
 
 
 def _item(v: Any) -> float | bool:
@@ -402,20 +681,24 @@ def _item(v: Any) -> float | bool:
 
 def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) -> dict:
     """The plain-data view of an analysis. ``plots``: ``{"enabled": bool,
-    "note": str, "files": {sweep index: file name}}`` from the plot writer."""
+    "note": str, "files": {sweep index: file name}, "skipped": [...]}`` from the plot writer."""
     plan = analysis.plan
     headlines, rule = headline_names(plan)
     overridden = {o.name for s in plan.model.scenarios.values() for o in s.scenario.overrides}
+    booleans = {n for n, q in plan.quantities.items() if q.is_bool}
     order = report_order(plan)
     used_by: dict[str, list[str]] = {}  # computed once: the plan's reverse dependencies, in report order
     for n in order:
         for d in plan.quantities[n].deps:
             used_by.setdefault(d, []).append(n)
-    quantities = [_quantity(analysis, n, headlines, overridden, used_by) for n in order]
+    quantities = [_quantity(analysis, n, headlines, overridden, used_by, booleans) for n in order]
     by_name = {q["name"]: q for q in quantities}
     assumptions, sources = _assumptions(quantities)
     plots = dict(plots or {"enabled": False, "note": "plots not requested", "files": {}})
     plot_files = {int(k): v for k, v in (plots.get("files") or {}).items()}
+    axes = _axes(analysis)
+    scenarios = _scenarios(analysis, axes)
+    axis_columns = bool(axes) and all(s["members"] for s in scenarios)
     from .. import __version__
 
     return {
@@ -424,8 +707,17 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         "title": " ".join(plan.title.split()),  # one line: it is the report's heading
         "file": Path(plan.path).name,
         "notes": list(plan.model.plan.notes),
-        "scenarios": _scenarios(analysis),
+        "scenarios": scenarios,
         "has_scenarios": bool(plan.model.scenarios),
+        "axes": axes,
+        "layout": {
+            # few scenarios are columns side by side; past SCENARIO_COLUMNS each scenario is a row
+            "scenario_columns": len(scenarios) <= SCENARIO_COLUMNS,
+            # quantities per table when scenarios are rows (after the columns that name the scenario)
+            "columns_per_table": max(2, TABLE_COLUMNS - (len(axes) if axis_columns else 1)),
+            # scenarios as rows name their axis members in columns of their own
+            "axis_columns": axis_columns,
+        },
         "inputs": [q for q in quantities if q["kind"] == "input"],
         "derived": [q for q in quantities if q["kind"] == "derived"],
         "quantities": by_name,
@@ -438,5 +730,6 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         "solves": _solves(analysis, optimize=False),
         "optimizations": _solves(analysis, optimize=True),
         "sensitivity": _sensitivity(analysis),
-        "plots": {"enabled": bool(plots.get("enabled")), "note": plots.get("note", "")},
+        "plots": {"enabled": bool(plots.get("enabled")), "note": plots.get("note", ""),
+                  "skipped": list(plots.get("skipped") or [])},
     }

@@ -36,6 +36,7 @@ class CheckResult:
     tolerance: str = ""
     error: Optional[PlanError] = None
     overrides: dict[str, str] = field(default_factory=dict)
+    flags: Optional[tuple[bool, bool]] = None  # `flag == false`: the two sides' values (lhs, rhs)
 
     @property
     def text(self) -> str:
@@ -85,6 +86,9 @@ class _CompiledCheck:
         used = {n.name for n in ir.walk(cond) if isinstance(n, ir.Name)}
         self.answers = [name for name in (answer_types or {}) if name in used]
         self.pair = compares_values(plan, check, answer_types)
+        # `flag == false`: true/false on both sides, shown as expected against actual
+        self.flags = (not self.pair and isinstance(cond, ir.Compare) and len(cond.ops) == 1
+                      and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX))
         self.refs: list[ir.ScenarioRef] = []
         try:
             self._compile_ir()
@@ -93,8 +97,16 @@ class _CompiledCheck:
 
     @property
     def sides(self) -> list[ir.Expr]:
+        """What is compiled: both sides of ``a == b``; the condition (and, for ``flag == false``,
+        its two sides too) otherwise."""
         cond = self.check.condition
-        return [cond.operands[0], cond.operands[1]] if self.pair else [cond]
+        if self.pair:
+            return [cond.operands[0], cond.operands[1]]
+        return [cond, cond.operands[0], cond.operands[1]] if self.flags else [cond]
+
+    @property
+    def labels(self) -> list[str]:
+        return ["lhs", "rhs"] if self.pair else (["cond", "lhs", "rhs"] if self.flags else ["cond"])
 
     def _compile_ir(self) -> None:
         from ..compute.ircompile import Converter, compile_outputs
@@ -109,8 +121,7 @@ class _CompiledCheck:
         conv = Converter(self.plan.model)
         nodes = [conv.expr(side, env, ref) for side in self.sides]
         extra = [(f"ref{i}", ("d", f"ref{i}", i)) for i in range(len(refs))] + [(n, env[n]) for n in self.answers]
-        labels = ["lhs", "rhs"] if self.pair else ["cond"]
-        outputs = [(label, _constant(node)) for label, node in zip(labels, nodes)]
+        outputs = [(label, _constant(node)) for label, node in zip(self.labels, nodes)]
         self.compiled = compile_outputs(self.plan.model, list(self.plan.model.quantities), outputs, extra)
         self.refs = refs
 
@@ -130,12 +141,11 @@ class _CompiledCheck:
 
         answers = {name: sp.Dummy(name) for name in self.answers}
         exprs = [plan.converter.expr(side, dict(answers), ref=ref) for side in self.sides]
-        labels = ["lhs", "rhs"] if self.pair else ["cond"]
         symbols = dict(plan.symbols.symbols)
         for d in dummies + list(answers.values()):
             symbols[d.name] = d
         names = list(plan.model.quantities) + [d.name for d in dummies] + [d.name for d in answers.values()]
-        self.compiled = compile_plan(names, list(zip(labels, exprs)), symbols)
+        self.compiled = compile_plan(names, list(zip(self.labels, exprs)), symbols)
         self.refs = refs
 
     def exactly_equal(self, ev: Evaluation) -> bool:
@@ -227,9 +237,10 @@ def display_unit(plan: Plan, check: ir.Check, answers=None):
     return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""
 
 
-def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
+def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResult]:
     """Every check in every scenario it names. ``answers`` (a
-    :class:`planner.questions.solve.Answers`) shares question results a caller already has."""
+    :class:`planner.questions.solve.Answers`) shares question results a caller already has;
+    ``base_overrides`` (an export's ``--set``) apply under each check's own ``with``."""
     results: list[CheckResult] = []
     cache: dict[tuple, Evaluation | PlanError] = {}
 
@@ -248,7 +259,7 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
     # Question results by alias: the solver (and SymPy with it) only when a check uses one.
     types = answers.types if answers is not None else plan.analyzer.answer_types(plan.model)
     for check in plan.model.checks:
-        overrides = {}
+        overrides = dict(base_overrides or {})
         origins = {}
         from_answers = {}  # `with x = ALIAS`: set per scenario from the answer
         for o in check.overrides:
@@ -293,6 +304,8 @@ def run_checks(plan: Plan, answers=None) -> list[CheckResult]:
                 result.passed = passed
             else:
                 result.passed = bool(out[0])
+                if compiled.flags:
+                    result.flags = (bool(out[1]), bool(out[2]))
             results.append(result)
     return results
 
@@ -325,14 +338,31 @@ def tolerance_of(plan: Plan, check: ir.Check, scale: Fraction, unit: str) -> Tol
         tol = abs(plan.analyzer.infer_strict(tol_expr).const)
         if lit is not None and lit.unit is not None and lit.unit.text in RELATIVE_UNITS:
             return Tolerance("relative", tol, 1e-12, f"within {tol_expr.span.flat}")
-        return Tolerance("absolute", tol, 1e-12, f"± {format_value(float(tol / scale), unit)}")
+        if lit is not None and "e" in lit.span.text.lower():  # `within 1e-12`: 1 × 10⁻¹² as people write it
+            shown = f"{decimal_text(lit.value)} {lit.unit.text if lit.unit is not None else ''}".rstrip()
+        else:
+            shown = tol_expr.span.flat if lit is not None else format_value(float(tol / scale), unit)
+        return Tolerance("absolute", tol, 1e-12, f"± {shown}")
     if cond.ops[0] is ir.CmpOp.APPROX:
         lit = literal_of(cond.operands[1]) or literal_of(cond.operands[0])
         if lit is not None:
             lit_scale = unit_of(lit.unit, plan.model.units).scale if lit.unit is not None else Fraction(1)
             tol = half_ulp(lit) * lit_scale
-            return Tolerance("absolute", tol, 1e-9, f"± {format_value(float(tol / scale), unit)}")
+            return Tolerance("absolute", tol, 1e-9, f"± {decimal_text(tol / scale)} {unit}".rstrip())
     return Tolerance("exact", Fraction(0), EXACT_REL, "")
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def decimal_text(value: Fraction) -> str:
+    """A tolerance as people write it: ``0.00005``, not ``5e-05``; ``1 × 10⁻¹²`` below a millionth."""
+    v = float(value)
+    if v == 0 or abs(v) >= 1e-6:
+        return f"{v:.15f}".rstrip("0").rstrip(".") or "0"
+    mantissa, _, exponent = f"{v:.6e}".partition("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
 def within(tol: Tolerance, lhs: float, rhs: float) -> bool:

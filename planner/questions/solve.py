@@ -429,6 +429,8 @@ class Solver:
             raise self._interval_of_roots(prep, q, dom, intervals, candidates is None, scenario)
         if not roots:
             raise self._no_root(prep, q, values, scenario)
+        if q.integer:
+            roots = self._whole_roots(prep, q, f, roots, scenario)
         left_out: list[str] = []
         roots = self._check_answers(prep, q, values, roots, left_out, scenario)
         notes += left_out
@@ -464,6 +466,48 @@ class Solver:
             notes.append("no closed form over the other inputs")
         return self._result(prep.stmt, q, scenario, root, form, ver, method, tuple(to_float(r) for r in roots),
                             notes=notes)
+
+    def _whole_roots(self, prep: _Prepared, q: Quantity, f: sp.Basic, roots: list[sp.Basic],
+                     scenario) -> list[sp.Basic]:
+        """The roots at which an ``integer`` input takes a whole value (exactly); none: a located
+        refusal. An integer input cannot take any other value, so ``planner solve``, ``planner check``,
+        the workbook and the report all refuse alike (``solve min``/``solve max`` ask for a threshold)."""
+        x, dom = prep.x, Domain.of(q)
+        scale = rational(dom.scale)
+        whole = []
+        for r in roots:
+            n = round(to_float(r) / float(dom.scale)) if math.isfinite(to_float(r)) else None
+            if n is None or abs(to_float(r) / float(dom.scale) - n) > 1e-9 * max(1, abs(n)):
+                continue
+            exact = sp.Integer(n) * scale
+            if r == exact or value_at(f, x, exact) == 0:
+                whole.append(exact)
+        if whole:
+            return whole
+        stmt = prep.stmt
+        shown = ", ".join(format_value(to_float(r) / float(dom.scale), dom.unit) for r in roots)
+        lhs, rhs = (_text(o) for o in stmt.condition.operands)
+        declared = next((c for c in q.definition.constraints if c.kind == "integer"), None)
+        err = NoRootError(
+            f"no integer `{q.name}` makes `{_text(stmt.condition)}` hold: the root is {q.name} = {shown}, "
+            "not an integer", stmt.condition.span, label="holds only between two integers",
+            labels=[Label(declared.span, f"`{q.name}` is declared integer here")] if declared is not None else [],
+            notes=_scenario_note(scenario),
+            hint=self._threshold_hint(q, f, x, roots[0], lhs, rhs))
+        err.roots = [to_float(r) for r in roots]  # type: ignore[attr-defined]
+        return _raise(err)
+
+    @staticmethod
+    def _threshold_hint(q: Quantity, f: sp.Basic, x: sp.Symbol, root: sp.Basic, lhs: str, rhs: str) -> str:
+        """The threshold questions around a non-integer root, with the integers they give."""
+        scale = rational(Domain.of(q).scale)
+        up = math.ceil(to_float(root) / float(scale))
+        above = holds_at(sp.StrictGreaterThan(f, 0), x, sp.Integer(up) * scale)
+        if above is None:
+            return f"ask for a threshold instead: `solve min {q.name} where ...` or `solve max {q.name} where ...`"
+        grows, shrinks = (">=", "<=") if above else ("<=", ">=")
+        return (f"ask for a threshold instead: `solve min {q.name} where {lhs} {grows} {rhs}` ({up}) or "
+                f"`solve max {q.name} where {lhs} {shrinks} {rhs}` ({up - 1})")
 
     @staticmethod
     def _is_root(f: sp.Basic, x: sp.Symbol, c: sp.Basic, q: Quantity, dom: Domain, notes: list[str]) -> bool:
@@ -653,10 +697,6 @@ class Solver:
     def _result(self, stmt, q: Quantity, scenario, value: sp.Basic, form, ver, method, roots,
                 boundary=None, notes=()) -> SolveResult:
         v = to_float(value)
-        if stmt.mode == "root" and q.integer and not (isinstance(value, sp.Rational)
-                                                       and (value / rational(q.display.scale)).is_integer):
-            notes = list(notes) + [f"`{q.name}` is declared integer; this root is not an integer "
-                                   f"(`solve min {q.name} where ...` gives an integer threshold)"]
         return SolveResult(
             target=q.name, mode=stmt.mode, scenario=scenario, value=v,
             display_value=v / float(q.display.scale), unit=q.unit_text, exact=value, closed_form=form,
@@ -778,6 +818,10 @@ def _difference(cond: ir.Compare) -> str:
                                                        and right.op in (ir.BinOp.MUL, ir.BinOp.DIV, ir.BinOp.POW)):
         r = f"({r})"
     return f"{_text(left)} - {r}"
+
+
+def _raise(err: PlanError):
+    raise err
 
 
 def _text(node) -> str:

@@ -1,12 +1,16 @@
-"""Live Excel workbooks (the only home of openpyxl).
+"""Live Excel workbooks: XlsxWriter writes them (formulas with planner's cached values), openpyxl reads
+them back.
 
 * :mod:`.printer`: SymPy to Excel formulas (strict; precedence, limits);
-* :mod:`.names`: plan names to Excel defined names;
-* :mod:`.writer`: the workbook (Inputs, Model, Scenarios) and saving it;
-* :mod:`.tables`: live row-per-point tables and the sweep sheets;
+* :mod:`.names`: plan names to Excel defined names (one mangling rule);
+* :mod:`.book`: the shared state and the plain grid every sheet is written into;
+* :mod:`.summary`, :mod:`.inputs`, :mod:`.derived`, :mod:`.scenarios`: the Summary, Inputs, Model,
+  Scenarios and Check contexts sheets;
+* :mod:`.tables`: live row-per-point tables, the sweep sheets and their charts;
 * :mod:`.solving`: the Solve sheet (closed forms, in-sheet bisection, optima);
 * :mod:`.checking`: the Checks sheet;
-* :mod:`.reader`: ``planner import``, reading edited inputs back.
+* :mod:`.writer`: composes the sheets and renders them with XlsxWriter (the only home of XlsxWriter);
+* :mod:`.reader`: ``planner import``, reading edited inputs back (the only home of openpyxl).
 
-Import the submodules where they are needed: openpyxl costs ~0.1 s.
+Import the submodules where they are needed: the spreadsheet libraries cost ~0.1 s.
 """

@@ -1,15 +1,22 @@
 """The workbook's shared state and style: what every sheet builder imports.
 
+Sheet builders write into an in-memory grid (:class:`Sheet`, :class:`Cell`,
+:class:`Chart`): plain data that :mod:`.writer` renders with XlsxWriter, the
+library that stores a formula together with its value. Every formula cell
+carries planner's own value (``cached``, in the cell's display unit), so a
+mail preview, pandas or ``openpyxl(data_only=True)`` shows the right numbers
+without recalculating; every number carries the :class:`NumberStyle` of its
+quantity (:mod:`planner.outputs.numbers`, the rule the report uses too).
+
 :class:`Book` holds the plan, its evaluation as written, the Excel names,
 the evaluation contexts (the defined names, or a column of the Scenarios
-sheet per scenario and per check ``with`` context), and resolves a
-quantity's cell in a context (:meth:`Book.cell`, :meth:`Book.refs`).
-The styles (fonts, fills, number formats) and the cell helpers
-(:func:`put_text`, which never lets plan text become a formula,
-:func:`put_formula`, :func:`header`) live here too, so every sheet looks the
-same. Sheet builders (:mod:`.inputs`, :mod:`.derived`, :mod:`.scenarios`,
-:mod:`.tables`, :mod:`.solving`, :mod:`.checking`) import this module;
-:mod:`.writer` composes them and is imported by none of them.
+sheet per scenario, or of the Check contexts sheet per check ``with``
+context), and resolves a quantity's cell in a context (:meth:`Book.cell`,
+:meth:`Book.refs`) and its value there (:meth:`Book.env`,
+:meth:`Book.evaluate`). Sheet builders (:mod:`.summary`, :mod:`.inputs`,
+:mod:`.derived`, :mod:`.scenarios`, :mod:`.tables`, :mod:`.solving`,
+:mod:`.checking`) import this module; :mod:`.writer` composes them and is
+imported by none of them.
 """
 
 from __future__ import annotations
@@ -21,40 +28,62 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Iterable, Mapping, Optional, Sequence
 
+import numpy as np
 import sympy as sp
-from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.styles import Font, PatternFill
-from openpyxl.workbook.defined_name import DefinedName
 
-from ...compute.evaluation import Evaluation, Plan
+from ...compute.evaluation import Plan
 from ...language import ir
 from ...language.errors import PlanError
 from ...questions.checks import check_scenarios
+from ..numbers import NumberStyle, style_for
 from .names import excel_names, is_cell_like
 from .printer import formula, number
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
 ZIP_TIME = (2000, 1, 1, 0, 0, 0)
-HEADER_FONT = Font(bold=True)
-HEADER_FILL = PatternFill("solid", fgColor="DDEBF7")
-TITLE_FONT = Font(bold=True, size=14)
-NOTE_FONT = Font(italic=True, color="595959")
 MAX_TEXT = 32767  # characters in a cell
 MAX_VALIDATION = 255  # characters in a data validation formula
-GOOD_FILL = PatternFill("solid", fgColor="C6EFCE")
-BAD_FILL = PatternFill("solid", fgColor="FFC7CE")
+CONTROL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # characters a cell may not hold
+
+# named styles (the writer turns each into an XlsxWriter format)
+TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit", "input", "name", "label"
+UNITS = "units"  # a unit beside a figure (indented, so "250" and "kUSD" do not run together)
 
 
 # ---- small helpers ------------------------------------------------------------
+
+def col_letter(n: int) -> str:
+    """1 -> A, 28 -> AB."""
+    out = ""
+    while n > 0:
+        n, r = divmod(n - 1, 26)
+        out = chr(ord("A") + r) + out
+    return out
+
+
+def col_index(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - ord("A") + 1
+    return n
+
 
 def sheet_ref(title: str) -> str:
     """A sheet name as it appears in a reference (quoted when needed)."""
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", title) and not is_cell_like(title):
         return title
     return "'" + title.replace("'", "''") + "'"
+
+
+def clean(text: object) -> str:
+    return CONTROL.sub("", str(text))[:MAX_TEXT]
+
+
+def literal(text: str) -> str:
+    """Text as an Excel string literal inside a formula (never as formula text)."""
+    return '"' + clean(text).replace('"', '""') + '"'
 
 
 def in_base(text: str, scale: Fraction) -> str:
@@ -68,45 +97,26 @@ def in_base(text: str, scale: Fraction) -> str:
     return f"({text}*{number(scale.numerator)}/{number(scale.denominator)})"
 
 
-def put_text(ws, row: int, col: int, text: Optional[str], font=None):
-    """A plain string cell: text from a plan never becomes a formula."""
-    cell = ws.cell(row=row, column=col)
-    if text is None or text == "":
-        return cell
-    cell.value = ILLEGAL_CHARACTERS_RE.sub("", str(text))[:MAX_TEXT]
-    cell.data_type = "s"
-    if cell.value[:1] in ("=", "+", "-", "@"):
-        cell.quotePrefix = True
-    if font is not None:
-        cell.font = font
-    return cell
-
-
-def put_formula(ws, row: int, col: int, text: str, fmt: Optional[str] = None):
-    assert text.startswith("=")
-    cell = ws.cell(row=row, column=col)
-    cell.value = text
-    if fmt:
-        cell.number_format = fmt
-    return cell
-
-
-def number_format(value) -> str:
-    """A format that suits the magnitude: thousands separators, ~5 significant digits."""
-    if isinstance(value, bool) or value is None:
-        return "General"
+def cached(value, scale: Fraction | float = 1):
+    """A value as a cell's cached result: a bool, a finite float in the display unit, or the error text
+    an engine shows for what is not finite (planner reports those points as issues)."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str):
+        return value
     v = float(value)
-    if not math.isfinite(v):
-        return "General"
-    a = abs(v)
-    if a == 0:
-        return "0"
-    if v == int(v) and a < 1e15:
-        return "#,##0"
-    if a >= 1e9 or a < 1e-3:
-        return "0.000E+00"
-    decimals = min(6, max(0, 4 - math.floor(math.log10(a))))
-    return "#,##0." + "0" * decimals if decimals else "#,##0"
+    if math.isnan(v):
+        return "#NUM!"
+    if math.isinf(v):
+        return "#DIV/0!"
+    return v / float(scale) if scale != 1 else v
+
+
+def finite(values: Iterable) -> list[float]:
+    return [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(float(v))]
 
 
 PLAN_FILE, PLAN_TITLE, PLAN_INPUTS = "planner plan file", "planner plan title", "planner inputs"
@@ -116,8 +126,8 @@ def provenance(plan: Plan) -> dict[str, str]:
     """The plan's file name, title and a hash of its input names (sorted), as document properties."""
     names = sorted(n for n, q in plan.model.quantities.items() if q.is_input)
     digest = hashlib.sha256("\n".join(names).encode("utf-8")).hexdigest()[:16]
-    clean = lambda text: ILLEGAL_CHARACTERS_RE.sub("", text)[:255]  # noqa: E731 (Excel's limit for a property)
-    return {PLAN_FILE: clean(Path(plan.path).name), PLAN_TITLE: clean(plan.title), PLAN_INPUTS: f"sha256:{digest}"}
+    short = lambda text: CONTROL.sub("", text)[:255]  # noqa: E731 (Excel's limit for a property)
+    return {PLAN_FILE: short(Path(plan.path).name), PLAN_TITLE: short(plan.title), PLAN_INPUTS: f"sha256:{digest}"}
 
 
 def display_value(q, value):
@@ -126,26 +136,150 @@ def display_value(q, value):
     return float(Fraction(value) / q.display.scale)
 
 
-def header(ws, row: int, titles: Sequence[str]) -> None:
-    for i, t in enumerate(titles, start=1):
-        c = put_text(ws, row, i, t, HEADER_FONT)
-        c.fill = HEADER_FILL
+def sheet_title(book: "Book", base: str) -> str:
+    text = re.sub(r"[\[\]:*?/\\']", " ", base).strip()[:31] or "Sheet"
+    taken = {ws.title.lower() for ws in book.sheets}
+    candidate, n = text, 1
+    while candidate.lower() in taken:
+        n += 1
+        suffix = f" {n}"
+        candidate = text[: 31 - len(suffix)] + suffix
+    return candidate
 
 
-def widths(ws, sizes: Mapping[str, float]) -> None:
-    for col, w in sizes.items():
-        ws.column_dimensions[col].width = w
+# ---- the grid ----------------------------------------------------------------------
+
+@dataclass
+class Cell:
+    """One cell: ``kind`` is text, number, bool, formula (``value`` is the formula text, ``cached``
+    planner's value of it) or link (text that jumps to ``target``, ``Inputs!B7``)."""
+
+    value: object
+    kind: str
+    cached: object = None
+    num: Optional[NumberStyle] = None
+    style: Optional[str] = None
+    comment: Optional[str] = None
+    target: Optional[str] = None
+    wrap: bool = False
+    overflow: bool = False  # a title or note that may run across the empty cells to its right
 
 
-# ---- evaluation contexts -------------------------------------------------------
+@dataclass
+class Series:
+    name: str
+    x: tuple  # (sheet title, first row, column, last row, column), 1-based
+    y: tuple
+
+
+@dataclass
+class Chart:
+    title: str
+    x_title: str
+    y_title: str
+    series: list[Series]
+    row: int  # anchor, 1-based
+    col: int
+    width: int = 520  # pixels
+    height: int = 300
+    x_log: bool = False
+    x_range: Optional[tuple[float, float]] = None  # the data's own range (axes otherwise start at round numbers)
+
+    ROWS = 16  # rows of the default height (20 px) one chart takes, with a gap
+
+
+class Sheet:
+    """A worksheet being built: cells, widths, validations, charts and print setup, as plain data."""
+
+    def __init__(self, title: str, work: bool = False) -> None:
+        self.title = title
+        self.work = work  # working for another sheet (grey tab)
+        self.cells: dict[tuple[int, int], Cell] = {}
+        self.widths: dict[int, float] = {}  # fixed column widths (characters)
+        self.caps: dict[int, float] = {}  # widest a fitted column may grow; longer text wraps
+        self.freeze: Optional[tuple[int, int]] = None  # the first cell that scrolls
+        self.repeat: Optional[tuple[int, int]] = None  # rows printed at the top of every page
+        self.validations: list[tuple[int, int, dict]] = []
+        self.conditionals: list[tuple[int, int, int, int, dict]] = []
+        self.charts: list[Chart] = []
+        self.highlight: set[int] = set()  # headline rows
+        self.landscape: Optional[bool] = None  # None: decided from the printed width
+
+    # -- writing ------------------------------------------------------------------
+    def text(self, row: int, col: int, text: Optional[str], style: Optional[str] = None,
+             overflow: bool = False) -> Optional[Cell]:
+        """A string cell: text from a plan never becomes a formula."""
+        if text is None or text == "":
+            return self.cells.get((row, col))
+        cell = Cell(clean(text), "text", style=style, overflow=overflow)
+        self.cells[(row, col)] = cell
+        return cell
+
+    def note(self, row: int, col: int, text: str) -> Optional[Cell]:
+        return self.text(row, col, text, NOTE, overflow=True)
+
+    def label(self, row: int, col: int, text: str) -> Optional[Cell]:
+        """A block's title (bold), free to run across the empty cells to its right."""
+        return self.text(row, col, text, LABEL, overflow=True)
+
+    def number(self, row: int, col: int, value, num: Optional[NumberStyle] = None,
+               style: Optional[str] = None) -> Cell:
+        if isinstance(value, (bool, np.bool_)):
+            cell = Cell(bool(value), "bool", style=style)
+        else:
+            cell = Cell(float(value), "number", num=num, style=style)
+        self.cells[(row, col)] = cell
+        return cell
+
+    def formula(self, row: int, col: int, text: str, value, num: Optional[NumberStyle] = None,
+                style: Optional[str] = None) -> Cell:
+        assert text.startswith("="), text
+        cell = Cell(text, "formula", cached=cached(value), num=num, style=style)
+        self.cells[(row, col)] = cell
+        return cell
+
+    def link(self, row: int, col: int, text: str, target: str, style: Optional[str] = None) -> Cell:
+        cell = Cell(clean(text), "link", target=target, style=style)
+        self.cells[(row, col)] = cell
+        return cell
+
+    def status(self, row: int, col: int, holds: str, value: bool) -> Cell:
+        """A live "holds"/"FAILS" beside a TRUE/FALSE cell (``holds`` is its reference), coloured."""
+        return self.formula(row, col, f'=IF({holds},"holds","FAILS")', "holds" if value else "FAILS")
+
+    def flag(self, first: int, col: int, last: int) -> None:
+        """Colour a column of :meth:`status` cells: green where it holds, red where not. (The rules test the
+        text, not the TRUE/FALSE cell: LibreOffice 7.4 fails now and then to print (to PDF) a sheet whose
+        conditional formats cover formulas with a cached TRUE/FALSE.)"""
+        if last < first:
+            return
+        for text, style in (("holds", "good"), ("FAILS", "bad")):
+            self.conditionals.append((first, col, last, col, {"type": "cell", "criteria": "==",
+                                                              "value": f'"{text}"', "style": style}))
+
+    def header(self, row: int, titles: Sequence[str], first: int = 1) -> None:
+        for i, t in enumerate(titles, start=first):
+            self.text(row, i, t, HEADER)
+
+    def at(self, row: int, col: int) -> Optional[Cell]:
+        return self.cells.get((row, col))
+
+    @property
+    def max_row(self) -> int:
+        rows = [r for r, _ in self.cells] + [c.row + c.height // 20 for c in self.charts]
+        return max(rows, default=1)
+
+    @property
+    def max_col(self) -> int:
+        return max((c for _, c in self.cells), default=1)
+
 
 @dataclass
 class Context:
     """Where one evaluation of the plan lives: the named cells, or a column.
 
-    ``inputs`` are the values written into the column (inputs set by a
-    scenario or a check's ``with``); the other inputs refer to the Inputs
-    sheet.
+    ``overrides`` are a check's ``with`` values (inputs set by the check);
+    the other inputs refer to the Inputs sheet or are the scenario's own.
     """
 
     label: str
@@ -183,8 +317,11 @@ def context_key(scenario: Optional[str], overrides: Mapping) -> tuple:
     return scenario, tuple(sorted((k, str(v)) for k, v in overrides.items()))
 
 
+SCENARIOS, CHECK_CONTEXTS = "Scenarios", "Check contexts"
+
+
 class Book:
-    """Builds the workbook for one plan; openpyxl objects never leave this package."""
+    """Builds the workbook for one plan as sheets of plain cells; :mod:`.writer` renders them."""
 
     def __init__(self, plan: Plan, scenarios: Optional[Sequence[str]] = None,
                  overrides: Optional[Mapping] = None, origins: Optional[Mapping] = None,
@@ -196,14 +333,21 @@ class Book:
         self.origins = dict(origins or {})
         self.base = plan.evaluate(None, self.overrides, self.origins)
         self.names = excel_names(plan.definition_order())
+        self.taken_names = {v.upper() for v in self.names.values()}  # helper names must not collide
         self.sym = plan.symbols.symbols
         self.bools = frozenset(self.sym[n] for n, q in self.q.items() if q.is_bool)
-        self.wb = Workbook()
-        self.wb.remove(self.wb.active)
-        self.rows: dict[str, int] = {}  # quantity -> row on the Scenarios sheet
+        self.sheets: list[Sheet] = []
+        self.defined: dict[str, str] = {}  # Excel name -> target (``Inputs!$B$5``)
+        self.input_rows: dict[str, int] = {}  # input -> row on the Inputs sheet
+        self.model_rows: dict[str, int] = {}  # derived quantity -> row on the Model sheet
+        self.rows: dict[str, int] = {}  # quantity -> row on the Scenarios (and Check contexts) sheet
         self.contexts: dict[tuple, Context] = {}
         self._refs: dict[tuple, dict] = {}
-        self.helpers = None
+        self._env: dict[tuple, dict] = {}
+        self._inputs: dict[tuple, dict] = {}
+        self._compiled: dict = {}
+        self._styles: Optional[dict] = None
+        self.helpers: Optional[Sheet] = None
         self.solve_results = solve_results
         from ...questions.solve import Answers
 
@@ -212,14 +356,29 @@ class Book:
         self.answer_types = self.answers.types if self.aliases else {}
         self.solve_needs: list[tuple] = []  # (statement, scenario, overrides) the checks use
         self.solve_index: dict[tuple, int] = {}  # (id(statement), context key) -> row on the Solve sheet
-        # where things landed, for readers of the layout (tests, the report)
+        # where things landed, for readers of the layout (tests, the Summary sheet)
         self.sweep_blocks: list = []  # (statement, scenario, sheet title, LiveTable)
         self.solve_cells: list = []  # (statement, Context, "C5" on the Solve sheet or None)
+        self.solve_rows: list = []  # (statement, Context, SolveResult or PlanError, row)
         self.check_cells: list = []  # (check, scenario, "G5" on the Checks sheet)
+        self.check_results: list = []  # planner's CheckResult per check cell
         wanted = [s for s in plan.resolve_scenarios(scenarios if scenarios else "all") if s is not None]
         self.base_context = Context("base", None)
         self.contexts[self.base_context.key] = self.base_context
         self.wanted = wanted
+
+    # ---- sheets --------------------------------------------------------------------
+    def create_sheet(self, title: str, work: bool = False) -> Sheet:
+        ws = Sheet(title, work)
+        self.sheets.append(ws)
+        return ws
+
+    def sheet(self, title: str) -> Sheet:
+        return next(ws for ws in self.sheets if ws.title == title)
+
+    @property
+    def sheetnames(self) -> list[str]:
+        return [ws.title for ws in self.sheets]
 
     def derived_order(self) -> list[str]:
         """Derived quantities in dependency order, otherwise as they appear in the file."""
@@ -239,6 +398,13 @@ class Book:
                     seen.add(d)
                     stack.append((d, iter(self.q[d].deps)))
         return out + [n for n in self.model.derived if n not in seen]
+
+    @property
+    def headlines(self) -> list[str]:
+        """The headline quantities, by the report's rule (tagged [headline], else the plan's leaves)."""
+        from ..viewmodel import headline_names
+
+        return headline_names(self.plan)[0]
 
     # ---- references --------------------------------------------------------------
     def cell(self, ctx: Context, name: str, here: Optional[str] = None) -> str:
@@ -262,25 +428,35 @@ class Book:
         return dict(self._refs[key])
 
     def formula(self, expr: sp.Basic, refs: Mapping[sp.Symbol, str], scale: Fraction = Fraction(1),
-                where: str = "", helper_refs: Optional[Mapping[sp.Symbol, str]] = None) -> str:
+                where: str = "", helper_refs: Optional[Mapping[sp.Symbol, str]] = None,
+                env: Optional[Mapping] = None) -> str:
         """``=...`` for ``expr``; parts of a too-long formula go to the Helpers sheet, where they
-        use ``helper_refs`` (sheet-qualified; needed when ``refs`` has same-sheet cells)."""
-        return formula(expr, refs, self.bools, spill=lambda text: self.spill(text, where), scale=scale,
-                       helper_refs=helper_refs)
+        use ``helper_refs`` (sheet-qualified; needed when ``refs`` has same-sheet cells) and hold
+        their value in ``env`` (symbol -> base value) as the cached result."""
+        return formula(expr, refs, self.bools, spill=lambda text, sub: self.spill(text, where, sub, env),
+                       scale=scale, helper_refs=helper_refs)
 
-    def spill(self, text: str, where: str) -> str:
+    def spill(self, text: str, where: str, sub: Optional[sp.Basic] = None, env: Optional[Mapping] = None) -> str:
         """Put a subexpression in a helper cell (formulas over 8,192 characters)."""
         if self.helpers is None:
-            self.helpers = self.wb.create_sheet("Helpers")
-            put_text(self.helpers, 1, 1, "Subexpressions moved out of formulas longer than "
-                     "Excel's 8,192 characters", NOTE_FONT)
-            header(self.helpers, 2, ["Used by", "Value"])
+            self.helpers = self.create_sheet("Helpers", work=True)
+            self.helpers.note(1, 1, "Subexpressions moved out of formulas longer than Excel's 8,192 characters "
+                              "(base units)")
+            self.helpers.header(2, ["Used by", "Value"])
+            self.helpers.repeat = (2, 2)
+            self.helpers.freeze = (3, 1)
+            self.helpers.caps[1] = 60
             self.helpers_row = 2
         self.helpers_row += 1
-        put_text(self.helpers, self.helpers_row, 1, where)
-        put_formula(self.helpers, self.helpers_row, 2, text)
+        value = self.evaluate(sub, env) if sub is not None and env is not None else None
+        self.helpers.text(self.helpers_row, 1, where)
+        self.helpers.formula(self.helpers_row, 2, text, value, self.number_style([value]))
         return f"Helpers!$B${self.helpers_row}"
 
+    def define(self, name: str, target: str) -> None:
+        self.defined[self.names[name]] = target
+
+    # ---- contexts ------------------------------------------------------------------
     def context(self, scenario: Optional[str], overrides: Optional[Mapping] = None) -> Context:
         """The column for a scenario with a check's overrides (created on first use)."""
         overrides = dict(overrides or {})
@@ -299,15 +475,6 @@ class Book:
             return value.alias
         q = self.q[name]
         return format_value(display_value(q, value), q.unit_text)
-
-    def evaluation(self, ctx: Context) -> Optional[Evaluation]:
-        if any(isinstance(v, AnswerRef) for v in ctx.overrides.values()):
-            return None
-        merged = {**self.overrides, **ctx.overrides}
-        try:
-            return self.plan.evaluate(ctx.scenario, merged, self.origins)
-        except PlanError:
-            return None
 
     def collect_check_contexts(self) -> None:
         """The columns and solve answers the checks refer to."""
@@ -347,11 +514,102 @@ class Book:
         """The Solve sheet cell of an answer (``ALIAS``) or optimum (``ALIAS.value``), and its display scale."""
         stmt = self.aliases[alias_base(name)]
         row = self.solve_index[(id(stmt), self.context(scenario, dict(plain)).key)]
-        col = "F" if name.endswith(".value") else "C"
+        col = "H" if name.endswith(".value") else "C"
         ref = f"${col}${row}" if here == "Solve" else f"Solve!${col}${row}"
         return ref, self.answers.unit(name)[0]
 
+    def answer_value(self, name: str, scenario: Optional[str], plain: Mapping):
+        """planner's answer (base units), or NaN when the question has none there."""
+        try:
+            return float(self.answers.value(name, scenario, {**self.overrides, **dict(plain)}, self.origins))
+        except PlanError:
+            return float("nan")
 
-    def define(self, name: str, target: str) -> None:
-        xl = self.names[name]
-        self.wb.defined_names[xl] = DefinedName(xl, attr_text=target)
+    # ---- values: planner's own, for the cached results -------------------------------
+    def inputs(self, ctx: Context) -> dict:
+        """Every input's base value in ``ctx`` (exact where known; a check's answer as a float)."""
+        key = ctx.key
+        if key not in self._inputs:
+            plain = {k: v for k, v in ctx.overrides.items() if not isinstance(v, AnswerRef)}
+            values, _ = self.plan.input_values(ctx.scenario, {**self.overrides, **plain}, self.origins)
+            for name, ref in ctx.overrides.items():
+                if isinstance(ref, AnswerRef):
+                    values[name] = self.answer_value(ref.alias, ref.scenario, dict(ref.plain))
+            self._inputs[key] = values
+        return dict(self._inputs[key])
+
+    def env(self, ctx: Context, varied: Optional[Mapping] = None) -> dict:
+        """Quantity name -> base value (floats, bools; numpy arrays where ``varied`` gives arrays):
+        the plan's formulas as the cells compute them, no constraint checked."""
+        key = ctx.key
+        if varied is None and key in self._env:
+            return self._env[key]
+        values = self.inputs(ctx)
+        if varied:
+            values.update(varied)
+        raw = self.plan.run_compiled(values)
+        out = {}
+        for name in self.model.inputs:
+            v = values[name]
+            if isinstance(v, np.ndarray):
+                out[name] = v
+            elif self.q[name].is_bool:
+                out[name] = bool(v)
+            else:
+                out[name] = float(v)
+        for name in self.model.derived:
+            v = raw[name]
+            out[name] = v if isinstance(v, np.ndarray) and v.ndim else (
+                bool(v) if self.q[name].is_bool else float(v))
+        if varied is None:
+            self._env[key] = out
+        return out
+
+    def by_symbol(self, env: Mapping[str, object]) -> dict:
+        return {self.sym[n]: v for n, v in env.items()}
+
+    def display(self, ctx: Context, name: str):
+        """``name``'s value in ``ctx`` in its display unit (exact for an input as written)."""
+        q = self.q[name]
+        if q.is_input and not q.is_bool:
+            v = self.inputs(ctx)[name]
+            if isinstance(v, Fraction):
+                return float(v / q.display.scale)
+        v = self.env(ctx)[name]
+        return bool(v) if q.is_bool else cached(v, q.display.scale)
+
+    def evaluate(self, expr: sp.Basic, env: Mapping[sp.Symbol, object]):
+        """``expr`` over symbols with these base values (scalars or arrays), as the plan computes it."""
+        from ...compute.compiled import compile_plan
+
+        syms = sorted(expr.free_symbols, key=lambda s: s.name)
+        fn = self._compiled.get(expr)
+        if fn is None:
+            names = [f"s{i}" for i in range(len(syms))]
+            fn = compile_plan(names, [("v", expr)], dict(zip(names, syms)))
+            self._compiled[expr] = fn
+        args = [env[s] if not isinstance(env[s], bool) else np.bool_(env[s]) for s in syms]
+        v = fn(args)[0]
+        if isinstance(v, np.ndarray) and v.ndim:
+            return v
+        return bool(v) if isinstance(v, (bool, np.bool_)) else float(v)
+
+    # ---- number styles ---------------------------------------------------------------
+    def number_style(self, values: Iterable, unit: str = "") -> Optional[NumberStyle]:
+        vals = [v for v in values if not isinstance(v, (bool, np.bool_, str)) and v is not None]
+        if not vals:
+            return None
+        return style_for(finite(vals), unit)
+
+    def style(self, name: str) -> Optional[NumberStyle]:
+        """One style per quantity: chosen from its values in every column the workbook shows it in."""
+        if self._styles is None:
+            self._styles = {}
+            contexts = list(self.contexts.values())
+            for n, q in self.q.items():
+                if q.is_bool:
+                    self._styles[n] = None
+                    continue
+                values = [self.display(ctx, n) for ctx in contexts]
+                self._styles[n] = style_for(finite(values), q.unit_text)
+        return self._styles[name]

@@ -4,8 +4,10 @@ Tolerances are those of :mod:`planner.questions.checks`: ``a == b`` within 1e-12
 relative, ``a ~= 46.667 ms`` within half a unit of the figure's last digit,
 ``within 0.1%`` relative, ``within 0.01 ms`` absolute; any other condition is
 evaluated as written. A check in a scenario reads that scenario's column on
-the Scenarios sheet; ``with`` overrides get a column of their own; a
-question's answer (``check crossover_batch == 98``) reads the Solve sheet.
+the Scenarios sheet; ``with`` overrides get a column of their own on the
+Check contexts sheet; a question's answer (``check crossover_batch == 98``)
+reads the Solve sheet. Every cell caches planner's own result
+(:func:`planner.questions.checks.run_checks`).
 """
 
 from __future__ import annotations
@@ -13,23 +15,26 @@ from __future__ import annotations
 from fractions import Fraction
 
 import sympy as sp
-from openpyxl.formatting.rule import CellIsRule
 
 from ...language import ir
-from ...questions.checks import EXACT_REL, check_scenarios, compares_values, display_unit, tolerance_of
-from .book import BAD_FILL, GOOD_FILL, NOTE_FONT, TITLE_FONT, Book, header, in_base, put_formula, put_text, widths
+from ...questions.checks import EXACT_REL, check_scenarios, compares_values, display_unit, run_checks, tolerance_of
+from .book import TITLE, UNITS, Book, cached, in_base
 from .printer import formula, number
+
+COLUMNS = ["Check", "Scenario", "Actual", "Expected", "Unit", "Tolerance", "Holds", "Status", "Line"]
 
 
 def checks_sheet(book: Book) -> None:
     if not book.model.checks:
         return
-    ws = book.wb.create_sheet("Checks")
-    put_text(ws, 1, 1, "Checks", TITLE_FONT)
-    put_text(ws, 2, 1, "Each check is a live TRUE/FALSE cell with planner's tolerance "
-             "(`==`: 1e-12 relative; `~=`: half a unit in the figure's last digit).", NOTE_FONT)
-    header(ws, 3, ["Check", "Scenario", "Actual", "Expected", "Unit", "Tolerance", "Holds", "Line"])
-    ws.freeze_panes = "A4"
+    ws = book.create_sheet("Checks")
+    ws.text(1, 1, "Checks", TITLE, overflow=True)
+    ws.note(2, 1, "Each check is a live TRUE/FALSE cell with planner's tolerance "
+            "(`==`: 1e-12 relative; `~=`: half a unit in the figure's last digit).")
+    ws.header(3, COLUMNS)
+    ws.freeze = (4, 1)
+    ws.repeat = (3, 3)
+    results = iter(run_checks(book.plan, book.answers, book.overrides))
     row = 3
     for check in book.model.checks:
         plain, from_alias = book.check_overrides(check)
@@ -39,56 +44,63 @@ def checks_sheet(book: Book) -> None:
         text = check.span.flat
         for scenario in check_scenarios(book.plan, check):
             row += 1
+            result = next(results)
             merged = book.check_context(scenario, plain, from_alias)
             ctx = book.context(scenario, merged)
             refs = book.refs(ctx, ws.title)
             bools = set(book.bools)
             env = {}
+            values = book.by_symbol(book.env(ctx))  # planner's values, for helper cells of long formulas
             for name in book.answers_used(check):  # question results by alias
                 sym = sp.Symbol(f"{name}#answer", real=True)
                 ref, answer_scale = book.answer_cell(name, scenario, plain, ws.title)
                 refs[sym] = in_base(ref, answer_scale)
                 env[name] = sym
+                values[sym] = book.answer_value(name, scenario, plain)
 
-            def scenario_ref(r: ir.ScenarioRef, merged=merged, refs=refs, bools=bools):
+            def scenario_ref(r: ir.ScenarioRef, merged=merged, refs=refs, bools=bools, values=values):
                 """``name@scenario``: that scenario's column (with the check's `with`)."""
                 other = book.context(None if r.scenario == "base" else r.scenario, merged)
                 q = book.q[r.name]
                 sym = sp.Symbol(f"{r.name}@{r.scenario}", real=True)
                 cell = book.cell(other, r.name, ws.title)
                 refs[sym] = cell if q.is_bool else in_base(cell, q.display.scale)
+                values[sym] = book.env(other)[r.name]
                 if q.is_bool:
                     bools.add(sym)
                     return sp.Eq(sym, 1)
                 return sym
 
-            put_text(ws, row, 1, text)
-            put_text(ws, row, 2, ctx.label)
-            put_text(ws, row, 5, unit)
-            ws.cell(row=row, column=8, value=check.span.line)
+            ws.text(row, 1, text)
+            ws.text(row, 2, ctx.label)
+            ws.text(row, 5, unit, UNITS)
+            ws.number(row, 9, check.span.line)
 
-            def spill(t: str) -> str:
-                return book.spill(t, f"Checks: {text}")
+            def spill(t: str, sub: sp.Basic, values=values) -> str:
+                return book.spill(t, f"Checks: {text}", sub, values)
 
             if pair:
                 lhs = book.plan.converter.expr(cond.operands[0], env, ref=scenario_ref)
                 rhs = book.plan.converter.expr(cond.operands[1], env, ref=scenario_ref)
-                for col, e in ((3, lhs), (4, rhs)):
-                    put_formula(ws, row, col, formula(e, refs, bools, spill=spill, scale=scale), "General")
+                sides = [result.lhs, result.rhs]
+                for k, e in enumerate((lhs, rhs)):
+                    if sides[k] is None:  # the check has no value (an answer missing): the side's own value
+                        sides[k] = cached(book.evaluate(e, values), scale)
+                style = book.number_style(sides, unit)
+                for col, e, value in ((3, lhs, sides[0]), (4, rhs, sides[1])):
+                    ws.formula(row, col, formula(e, refs, bools, spill=spill, scale=scale), value, style)
                 holds, tol_text = tolerance(book, check, f"C{row}", f"D{row}", scale, unit)
-                put_text(ws, row, 6, tol_text)
+                ws.text(row, 6, tol_text)
             else:
                 e = book.plan.converter.expr(cond, env, ref=scenario_ref)
                 holds = formula(e, refs, bools, spill=spill)[1:]
-            put_formula(ws, row, 7, f"=IFERROR({holds},FALSE)")
+            ws.formula(row, 7, f"=IFERROR({holds},FALSE)", bool(result.passed))
+            ws.status(row, 8, f"G{row}", bool(result.passed))
             book.check_cells.append((check, scenario, f"G{row}"))
-    if row > 3:
-        rng = f"G4:G{row}"
-        ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["TRUE"], fill=GOOD_FILL))
-        ws.conditional_formatting.add(rng, CellIsRule(operator="notEqual", formula=["TRUE"], fill=BAD_FILL))
-    put_text(ws, row + 2, 1, "A check that cannot be evaluated (a broken constraint, no answer) shows FALSE.",
-             NOTE_FONT)
-    widths(ws, {"A": 60, "B": 24, "C": 16, "D": 16, "E": 10, "F": 16, "G": 8, "H": 6})
+            book.check_results.append(result)
+    ws.flag(4, 8, row)
+    ws.note(row + 2, 1, "A check that cannot be evaluated (a broken constraint, no answer) shows FALSE.")
+    ws.caps.update({1: 60, 2: 30})
 
 
 def tolerance(book: Book, check: ir.Check, a: str, b: str, scale: Fraction, unit: str) -> tuple[str, str]:

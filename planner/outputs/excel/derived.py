@@ -4,28 +4,34 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .book import NOTE_FONT, TITLE_FONT, Book, header, number_format, put_formula, put_text, widths
+from .book import NAME, TITLE, UNITS, Book
 
 
 def model_sheet(book: Book) -> None:
-    ws = book.wb.create_sheet("Model")
-    put_text(ws, 1, 1, book.plan.title, TITLE_FONT)
-    put_text(ws, 2, 1, "Every figure is a live formula over the named inputs, in its display unit, "
-             "in dependency order.", NOTE_FONT)
+    ws = book.create_sheet("Model")
+    ws.text(1, 1, book.plan.title, TITLE, overflow=True)
+    ws.note(2, 1, "Every figure is a live formula over the named inputs, in its display unit, in dependency order; "
+            "headline figures are highlighted.")
     row = 3
-    header(ws, row, ["Quantity", "Value", "Unit", "Description", "Tags", "Formula (as written)"])
-    ws.freeze_panes = ws.cell(row=row + 1, column=1)
+    ws.header(row, ["Quantity", "Value", "Unit", "Description", "Tags", "Formula (as written)"])
+    ws.freeze = (row + 1, 1)
+    ws.repeat = (row, row)
     refs = book.refs(book.base_context)
+    env = book.by_symbol(book.env(book.base_context))
+    headlines = set(book.headlines)
     for name in book.derived_order():
         row += 1
         q = book.q[name]
-        put_text(ws, row, 1, name)
+        ws.text(row, 1, name, NAME)
         scale = Fraction(1) if q.is_bool else q.display.scale
-        text = book.formula(book.plan.exprs[name], refs, scale, f"Model: {name}")
-        put_formula(ws, row, 2, text, number_format(book.base.display(name)))
-        put_text(ws, row, 3, q.unit_text)
-        put_text(ws, row, 4, q.doc)
-        put_text(ws, row, 5, ", ".join(q.tags))
-        put_text(ws, row, 6, q.formula)
+        text = book.formula(book.plan.exprs[name], refs, scale, f"Model: {name}", env=env)
+        ws.formula(row, 2, text, book.display(book.base_context, name), book.style(name))
+        ws.text(row, 3, q.unit_text, UNITS)
+        ws.text(row, 4, q.doc)
+        ws.text(row, 5, ", ".join(q.tags))
+        ws.text(row, 6, q.formula)
+        if name in headlines:
+            ws.highlight.add(row)
         book.define(name, f"Model!$B${row}")
-    widths(ws, {"A": 30, "B": 16, "C": 10, "D": 60, "E": 34, "F": 70})
+        book.model_rows[name] = row
+    ws.caps.update({4: 50, 5: 30, 6: 60})

@@ -5,79 +5,74 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.comments import Comment
-from openpyxl.worksheet.datavalidation import DataValidation
-
 from ...language import ir
 from ...language.errors import PlanError
-from .book import MAX_VALIDATION, NOTE_FONT, TITLE_FONT, Book, display_value, header, in_base, put_text, widths
+from .book import INPUT, MAX_VALIDATION, NAME, TITLE, UNITS, Book, in_base
 from .printer import ExcelPrinter, number
+
+HEADER_ROW_NOTE = "Edit the orange cells; every other sheet follows. `planner import` reads them back."
 
 
 def inputs_sheet(book: Book) -> None:
-    ws = book.wb.create_sheet("Inputs")
-    put_text(ws, 1, 1, book.plan.title, TITLE_FONT)
+    ws = book.create_sheet("Inputs")
+    ws.text(1, 1, book.plan.title, TITLE, overflow=True)
     row = 2
     for note in book.model.plan.notes:
-        put_text(ws, row, 1, note, NOTE_FONT)
+        ws.note(row, 1, note)
         row += 1
-    put_text(ws, row, 1, "Edit the orange cells; every other sheet follows. "
-             "`planner import` reads them back.", NOTE_FONT)
+    ws.note(row, 1, HEADER_ROW_NOTE)
     row += 2
-    header(ws, row, ["Input", "Value", "Unit", "Description", "Tags", "Constraints"])
-    ws.freeze_panes = ws.cell(row=row + 1, column=1)
+    ws.header(row, ["Input", "Value", "Unit", "Description", "Tags", "Constraints"])
+    ws.freeze = (row + 1, 1)
+    ws.repeat = (row, row)
+    book.inputs_header = row
     inputs = [n for n in book.plan.definition_order() if book.q[n].is_input]
+    headlines = set(book.headlines)
     for name in inputs:
         row += 1
         q = book.q[name]
-        put_text(ws, row, 1, name)
-        value = display_value(q, book.base.inputs[name])
-        c = ws.cell(row=row, column=2, value=value)
-        c.style = "Input"
-        c.number_format = "General" if q.is_bool or not float(value).is_integer() else "#,##0"
-        put_text(ws, row, 3, q.unit_text)
-        put_text(ws, row, 4, q.doc)
-        put_text(ws, row, 5, ", ".join(q.tags))
-        put_text(ws, row, 6, ", ".join(c.span.flat for c in q.definition.constraints))
+        ws.text(row, 1, name, NAME)
+        value = ws.number(row, 2, book.display(book.base_context, name), book.style(name), INPUT)
+        ws.text(row, 3, q.unit_text, UNITS)
+        ws.text(row, 4, q.doc)
+        ws.text(row, 5, ", ".join(q.tags))
+        ws.text(row, 6, ", ".join(c.span.flat for c in q.definition.constraints))
         if q.doc or q.tags:
-            text = (q.doc or "") + ("\n[" + ", ".join(q.tags) + "]" if q.tags else "")
-            comment = Comment(ILLEGAL_CHARACTERS_RE.sub("", text.strip()), "planner")
-            comment.width, comment.height = 300, 80
-            c.comment = comment
+            value.comment = (q.doc or "") + ("\n[" + ", ".join(q.tags) + "]" if q.tags else "")
+        if name in headlines:
+            ws.highlight.add(row)
         book.define(name, f"Inputs!$B${row}")
-        validation(book, ws, q, f"B{row}")
-    widths(ws, {"A": 26, "B": 16, "C": 10, "D": 60, "E": 28, "F": 34})
+        book.input_rows[name] = row
+        validation(book, ws, q, row)
+    ws.caps.update({4: 60, 5: 30, 6: 34})
 
 
-def validation(book: Book, ws, q, cell: str) -> None:
+def validation(book: Book, ws, q, row: int) -> None:
     """Constraints as data validation: a TRUE/FALSE list, whole/decimal bounds, or a custom formula."""
     shown = ", ".join(c.span.flat for c in q.definition.constraints)
+    cell = f"B{row}"
     if q.is_bool:
-        dv = DataValidation(type="list", formula1='"TRUE,FALSE"', allow_blank=False)
+        spec = {"validate": "list", "source": ["TRUE", "FALSE"]}
         shown = "true or false"
     else:
         conditions = [c.condition for c in q.definition.constraints if c.kind == "condition"]
         if not conditions and not q.integer:
             return
-        dv = bounds_validation(book, q, conditions) or custom_validation(book, q, conditions, cell)
-        if dv is None:
+        spec = bounds_validation(book, q, conditions) or custom_validation(book, q, conditions, cell)
+        if spec is None:
             return
-    dv.error = ILLEGAL_CHARACTERS_RE.sub("", f"{q.name}: {shown}")[:255]
-    dv.errorTitle = "planner constraint"
-    dv.showErrorMessage = True
-    dv.errorStyle = "stop"
-    ws.add_data_validation(dv)
-    dv.add(cell)
+    spec.update({"error_title": "planner constraint", "error_message": f"{q.name}: {shown}"[:255],
+                 "error_type": "stop", "show_error": True, "ignore_blank": False})
+    ws.validations.append((row, 2, spec))
 
 
-def bounds_validation(book: Book, q, conditions) -> Optional[DataValidation]:
+def bounds_validation(book: Book, q, conditions) -> Optional[dict]:
     """whole/decimal with between/>=/<= when the constraints are plain bounds on the input."""
     if not all(_is_plain_bound(c, q.name, book.plan.analyzer) for c in conditions):
         return None
     lo, hi = q.lower, q.upper
     scale = q.display.scale
-    kind = "whole" if q.integer else "decimal"
+    kind = "integer" if q.integer else "decimal"
     if q.integer:
         lo_v = None if lo is None else (math.ceil(lo.value / scale) if lo.inclusive else math.floor(lo.value / scale) + 1)
         hi_v = None if hi is None else (math.floor(hi.value / scale) if hi.inclusive else math.ceil(hi.value / scale) - 1)
@@ -92,16 +87,16 @@ def bounds_validation(book: Book, q, conditions) -> Optional[DataValidation]:
     if lo_t is not None and hi_t is not None:
         if not (lo_inc and hi_inc):
             return None
-        return DataValidation(type=kind, operator="between", formula1=lo_t, formula2=hi_t)
+        return {"validate": kind, "criteria": "between", "minimum": lo_t, "maximum": hi_t}
     if lo_t is not None:
-        return DataValidation(type=kind, operator="greaterThanOrEqual" if lo_inc else "greaterThan", formula1=lo_t)
+        return {"validate": kind, "criteria": ">=" if lo_inc else ">", "value": lo_t}
     if hi_t is not None:
-        return DataValidation(type=kind, operator="lessThanOrEqual" if hi_inc else "lessThan", formula1=hi_t)
+        return {"validate": kind, "criteria": "<=" if hi_inc else "<", "value": hi_t}
     # integer without bounds: any whole number
-    return DataValidation(type="whole", operator="between", formula1="-1E+15", formula2="1E+15")
+    return {"validate": "integer", "criteria": "between", "minimum": "-1E+15", "maximum": "1E+15"}
 
 
-def custom_validation(book: Book, q, conditions, cell: str) -> Optional[DataValidation]:
+def custom_validation(book: Book, q, conditions, cell: str) -> Optional[dict]:
     """Any other condition as a custom rule; None past Excel's 255 characters for one (the
     constraint is still checked by planner, and shown in the Constraints column)."""
     refs = book.refs(book.base_context)
@@ -113,7 +108,7 @@ def custom_validation(book: Book, q, conditions, cell: str) -> Optional[DataVali
     text = parts[0] if len(parts) == 1 else "AND(" + ",".join(parts) + ")"
     if len(text) > MAX_VALIDATION:
         return None
-    return DataValidation(type="custom", formula1=text)
+    return {"validate": "custom", "value": text}
 
 
 def _is_plain_bound(cond: ir.Expr, name: str, analyzer) -> bool:
@@ -136,3 +131,4 @@ def _is_plain_bound(cond: ir.Expr, name: str, analyzer) -> bool:
         except PlanError:
             return False
     return True
+

@@ -408,9 +408,12 @@ def formula(
     """``=...`` for ``expr`` divided by ``scale`` (its display unit).
 
     When the text exceeds ``limit``, the largest subexpressions go to helper
-    cells: ``spill(formula_text)`` writes one and returns its reference.
-    Helper cells live on another sheet, so their formulas use
-    ``helper_refs`` (sheet-qualified references; default ``refs``).
+    cells: ``spill(formula_text)`` writes one and returns its reference; a
+    ``spill`` that takes two arguments also gets the subexpression itself
+    (``spill(formula_text, expr)``, over the original symbols), so the writer
+    can store the helper cell's value. Helper cells live on another sheet,
+    so their formulas use ``helper_refs`` (sheet-qualified references;
+    default ``refs``).
     """
     bools = frozenset(bools)
     printer = ExcelPrinter(refs, bools)
@@ -442,13 +445,21 @@ def formula(
     refs = dict(refs)  # copies: stand-ins for helper cells are added below
     helper_refs = dict(helper_refs) if helper_refs is not None else dict(refs)
     printer = ExcelPrinter(refs, bools)
+    with_expr = _takes_expr(spill)
+    originals: dict[sp.Symbol, sp.Basic] = {}  # stand-in -> the subexpression it replaced
 
     def helper(sub: sp.Basic) -> sp.Basic:
         """``sub`` moved into a helper cell; returns the symbol that stands for it."""
-        ref = spill(formula(sub, helper_refs, bools, spill, limit))
+        whole = sub
+        while with_expr and whole.free_symbols & originals.keys():
+            whole = whole.xreplace(originals)
+        inner = (lambda t, e: spill(t, e.xreplace(originals))) if with_expr else spill
+        text = formula(sub, helper_refs, bools, inner, limit)
+        ref = spill(text, whole) if with_expr else spill(text)
         boolean = isinstance(sub, sp.logic.boolalg.Boolean) and not isinstance(sub, sp.Expr)
         stand_in = sp.Symbol(f"spill#{len(refs)}") if boolean else sp.Symbol(f"spill#{len(refs)}", real=True)
         refs[stand_in] = helper_refs[stand_in] = ref
+        originals[stand_in] = whole
         return stand_in
 
     if isinstance(expr, _ASSOCIATIVE) and len(expr.args) > 2 and len(text) > limit:
@@ -499,6 +510,18 @@ def formula(
 
 
 _ASSOCIATIVE = (sp.Add, sp.Mul, sp.Max, sp.Min, sp.And, sp.Or)
+
+
+def _takes_expr(spill: Callable) -> bool:
+    """Whether a spill callback takes the subexpression too (``spill(text, expr)``)."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(spill).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params)
 
 
 def _parts(e: sp.Basic) -> list[sp.Basic]:

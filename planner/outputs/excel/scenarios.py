@@ -1,94 +1,110 @@
-"""The Scenarios sheet: one column per scenario (and per check ``with`` context)."""
+"""The Scenarios sheet (one column per scenario) and the Check contexts work sheet (one column per
+``check ... with`` context): both on the same rows, one per quantity."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from openpyxl.utils import column_index_from_string, get_column_letter
-
 from .book import (
-    HEADER_FILL,
-    HEADER_FONT,
-    NOTE_FONT,
-    TITLE_FONT,
+    CHECK_CONTEXTS,
+    HEADER,
+    INPUT,
+    NAME,
+    SCENARIOS,
+    TITLE,
+    UNITS,
     AnswerRef,
     Book,
     Context,
-    display_value,
-    header,
-    number_format,
-    put_formula,
-    put_text,
-    widths,
+    col_index,
+    col_letter,
 )
 from .printer import number
 
+FIRST_ROW = 5
 
-def scenarios_layout(book: Book, ws) -> None:
+
+def scenarios_layout(book: Book) -> None:
     """Fix rows and columns first: other sheets refer to these cells."""
     inputs = [n for n in book.plan.definition_order() if book.q[n].is_input]
-    row = 5
+    row = FIRST_ROW
     for name in inputs + book.derived_order():
         book.rows[name] = row
         row += 1
-
-
-def scenarios_fill(book: Book, ws) -> None:
-    put_text(ws, 1, 1, "Scenarios", TITLE_FONT)
-    put_text(ws, 2, 1, "One column per scenario: inputs it sets are values (edit them here; `planner import` "
-             "reads them back for that scenario), the others follow the Inputs sheet; every derived figure "
-             "is a formula over its own column.", NOTE_FONT)
-    header(ws, 3, ["Quantity", "Unit"])
-    put_text(ws, 4, 1, "Description", HEADER_FONT)
-    ws.freeze_panes = "C5"
-    contexts = [c for c in book.contexts.values() if c.sheet is not None]
-    for name, row in book.rows.items():
-        put_text(ws, row, 1, name)
-        put_text(ws, row, 2, book.q[name].unit_text)
-    for ctx in contexts:
-        col = ctx.column
-        c = put_text(ws, 3, column_index_from_string(col), ctx.label, HEADER_FONT)
-        c.fill = HEADER_FILL
-        if ctx.scenario is not None and not ctx.overrides:
-            put_text(ws, 4, c.column, book.model.scenarios[ctx.scenario].scenario.doc)
-        fill_column(book, ws, ctx)
-        ws.column_dimensions[col].width = max(14, min(40, len(ctx.label) + 2))
-    widths(ws, {"A": 30, "B": 10})
-
-
-def place_contexts(book: Book) -> None:
-    col = 3
+    columns = {SCENARIOS: 3, CHECK_CONTEXTS: 3}
     for ctx in book.contexts.values():
         if ctx is book.base_context:
             continue
-        ctx.sheet = "Scenarios"
-        ctx.column = get_column_letter(col)
-        col += 1
+        ctx.sheet = CHECK_CONTEXTS if ctx.overrides else SCENARIOS
+        ctx.column = col_letter(columns[ctx.sheet])
+        columns[ctx.sheet] += 1
+
+
+def sheets_needed(book: Book) -> list[str]:
+    return [s for s in (SCENARIOS, CHECK_CONTEXTS) if any(c.sheet == s for c in book.contexts.values())]
+
+
+NOTES = {
+    SCENARIOS: "One column per scenario: inputs it sets are orange values (edit them here; `planner import` reads "
+               "them back for that scenario), the others follow the Inputs sheet; every derived figure is a "
+               "formula over its own column.",
+    CHECK_CONTEXTS: "Working for the Checks sheet: one column per `check ... with` context (the inputs the check "
+                    "sets, on top of its scenario), each a live copy of the plan.",
+}
+
+
+def context_sheet(book: Book, title: str) -> None:
+    """Create the sheet (its place in the workbook); :func:`fill_sheet` writes it once answers exist."""
+    book.create_sheet(title, work=title == CHECK_CONTEXTS)
+
+
+def fill_sheet(book: Book, title: str) -> None:
+    ws = book.sheet(title)
+    ws.text(1, 1, "Scenarios" if title == SCENARIOS else "Check contexts", TITLE, overflow=True)
+    ws.note(2, 1, NOTES[title])
+    ws.header(3, ["Quantity", "Unit"])
+    ws.text(4, 1, "Description" if title == SCENARIOS else "Set by the check", HEADER)
+    ws.freeze = (FIRST_ROW, 3)
+    ws.repeat = (3, 4)
+    headlines = set(book.headlines)
+    for name, row in book.rows.items():
+        ws.text(row, 1, name, NAME)
+        ws.text(row, 2, book.q[name].unit_text, UNITS)
+        if name in headlines:
+            ws.highlight.add(row)
+    for ctx in [c for c in book.contexts.values() if c.sheet == title]:
+        col = col_index(ctx.column)
+        ws.text(3, col, ctx.label, HEADER)
+        if ctx.overrides:
+            ws.text(4, col, ", ".join(f"{k} = {book._shown(k, v)}" for k, v in ctx.overrides.items()))
+        elif ctx.scenario is not None:
+            ws.text(4, col, book.model.scenarios[ctx.scenario].scenario.doc)
+        fill_column(book, ws, ctx)
+        ws.caps[col] = 24
+    ws.caps[1] = 40
 
 
 def fill_column(book: Book, ws, ctx: Context) -> None:
-    values, _ = book.plan.input_values(ctx.scenario, {**book.overrides, **ctx.overrides})
     scenario_sets = set(book.model.scenarios[ctx.scenario].overrides) if ctx.scenario else set()
-    ev = book.evaluation(ctx)
-    col = column_index_from_string(ctx.column)
+    col = col_index(ctx.column)
     refs, helper_refs = book.refs(ctx, ws.title), book.refs(ctx)  # once per column, not per row
-    for name in book.rows:
+    env = book.by_symbol(book.env(ctx))
+    for name, row in book.rows.items():
         q = book.q[name]
-        row = book.rows[name]
+        value = book.display(ctx, name)
+        style = book.style(name)
         if q.is_input:
             own = name in ctx.overrides or (name in scenario_sets and name not in book.overrides)
             answer = ctx.overrides.get(name)
             if isinstance(answer, AnswerRef):  # `with x = ALIAS`: the live answer, in x's unit
                 ref, scale = book.answer_cell(answer.alias, answer.scenario, dict(answer.plain), ws.title)
                 factor = scale / q.display.scale
-                put_formula(ws, row, col, f"={ref}" + ("" if factor == 1 else f"*{number(factor)}"))
+                ws.formula(row, col, f"={ref}" + ("" if factor == 1 else f"*{number(factor)}"), value, style)
             elif own:
-                c = ws.cell(row=row, column=col, value=display_value(q, values[name]))
-                c.style = "Input"
+                ws.number(row, col, value, style, INPUT)
             else:
-                put_formula(ws, row, col, "=" + book.names[name])
+                ws.formula(row, col, "=" + book.names[name], value, style)
             continue
         scale = Fraction(1) if q.is_bool else q.display.scale
-        text = book.formula(book.plan.exprs[name], refs, scale, f"{ctx.label}: {name}", helper_refs)
-        put_formula(ws, row, col, text,
-                    number_format(ev.display(name)) if ev is not None else None)
+        text = book.formula(book.plan.exprs[name], refs, scale, f"{ctx.label}: {name}", helper_refs, env)
+        ws.formula(row, col, text, value, style)

@@ -3,9 +3,11 @@
 One row per question and scenario (answers from :mod:`planner.questions.solve`):
 
 * a **closed form** becomes a formula over the defined names (or the
-  scenario's column), so changing an input moves the answer; an integer
-  threshold's closed form already carries its rounding, printed portably
-  as ``-INT(-(x))``;
+  scenario's column), in the inputs' display units (``(1 + rate)^years``,
+  not ``(31536000*rate + 1)^(years/31536000)``); a long one is split into
+  named helper cells on the "Solve work" sheet; an integer threshold's
+  closed form already carries its rounding, printed portably as
+  ``-INT(-(x))``;
 * **no closed form**: an in-sheet bisection on the "Solve work" sheet, a
   fixed number of rows over the input's declared domain, each row halving
   the bracket (``lo``, ``hi``, the midpoint, the condition's ``lhs - rhs``
@@ -16,9 +18,10 @@ One row per question and scenario (answers from :mod:`planner.questions.solve`):
 * **maximize/minimize**: the objective at every candidate, one row each,
   and the answer by ``INDEX``/``MATCH`` of the ``MAX`` (``MIN``).
 
-Every answer has a live verification: the condition evaluated (again
-through the plan's formulas) at the answer, as a residual ``lhs - rhs``
-for roots, or at ``n`` and its neighbour for integer thresholds.
+Every answer has a live, labelled verification: the residual ``lhs - rhs``
+at a root, ``batch - 1 = 97 fails: TRUE`` for an integer threshold, the
+optimum for an optimisation. Each cell caches planner's own value; the
+bisections are run in Python row by row, as the sheet runs them.
 """
 
 from __future__ import annotations
@@ -26,33 +29,26 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+import numpy as np
 import sympy as sp
-from openpyxl.formatting.rule import CellIsRule
 
 from ...compute.symbolic import rational
 from ...language import ir
 from ...language.errors import PlanError
 from ...questions.roots import Domain
 from ...questions.solve import objective_unit  # the optimum's display unit, as planner solve shows it
-from .book import (
-    BAD_FILL,
-    GOOD_FILL,
-    HEADER_FONT,
-    NOTE_FONT,
-    TITLE_FONT,
-    Book,
-    header,
-    put_formula,
-    put_text,
-    sheet_ref,
-    widths,
-)
-from .printer import UnsupportedFormula, number
-from .tables import MAX_SWEEP_ROWS, ROW, LiveTable, Output, sheet_title
+from .book import HEADER, NAME, TITLE, UNITS, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
+from .names import unique_name
+from .printer import UnsupportedFormula, formula, number
+from .tables import MAX_SWEEP_ROWS, ROW, Live, LiveTable, Output, _broken, titled
 
 MIN_HALVINGS = 60
 MAX_HALVINGS = 400
 WORK = "Solve work"
+SPLIT = 500  # characters: a longer closed form is split into named helper cells
+NOTE_LENGTH = 110  # characters in one note on the Solve sheet (the full text: JSON and the report)
+COLUMNS = ["Question", "Scenario", "Answer", "Unit", "Holds", "Status", "Check", "Check value", "Method", "Notes"]
+ANSWER, HOLDS, STATUS, CHECK, CHECK_VALUE, METHOD, NOTES = 3, 5, 6, 7, 8, 9, 10
 
 
 def collect_contexts(book: Book) -> None:
@@ -92,66 +88,78 @@ def _answers(book: Book) -> list[tuple]:
     return out
 
 
+def one_line(text: str, limit: int = NOTE_LENGTH) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class Work:
+    """The Solve work sheet: blocks one below the other."""
+
+    def __init__(self, book: Book) -> None:
+        self.book = book
+        self.ws = book.create_sheet(sheet_title(book, WORK), work=True)
+        self.ws.text(1, 1, "Working for the Solve sheet: closed-form parts, verifications, bisections", TITLE,
+                     overflow=True)
+        self.top = 3
+        self.optimize: dict = {}
+
+    def block(self, title: str) -> int:
+        self.ws.label(self.top, 1, title)
+        return self.top + 2  # a note row, then the table header
+
+    def end(self, table: LiveTable) -> None:
+        self.top = table.last + 3
+
+    def ref(self, col: str, row: int) -> str:
+        return f"{sheet_ref(self.ws.title)}!${col}${row}"
+
+
 def solve_sheet(book: Book) -> None:
     answers = _answers(book)
     if not answers:
         return
-    ws = book.wb.create_sheet("Solve")
-    put_text(ws, 1, 1, "Solve", TITLE_FONT)
-    put_text(ws, 2, 1, "Each answer is live: a closed form over the named inputs, or a bisection on the "
-             f"'{WORK}' sheet, #N/A outside the target's declared domain; 'Holds' re-checks the condition at the "
-             "answer through the plan's formulas.",
-             NOTE_FONT)
-    header(ws, 3, ["Question", "Scenario", "Answer", "Unit", "Holds", "Check value", "Method", "Notes"])
-    ws.freeze_panes = "A4"
-    work = book.wb.create_sheet(sheet_title(book, WORK))
-    put_text(work, 1, 1, "Working for the Solve sheet: verifications, bisections and candidate tables",
-             TITLE_FONT)
-    state = {"top": 3}
+    ws = book.create_sheet("Solve")
+    ws.text(1, 1, "Solve", TITLE, overflow=True)
+    ws.note(2, 1, "Each answer is live: a closed form over the named inputs, or a bisection on the "
+            f"'{WORK}' sheet; #N/A outside the target's declared domain. 'Holds' re-checks the condition at the "
+            "answer through the plan's formulas.")
+    ws.header(3, COLUMNS)
+    ws.freeze = (4, 3)
+    ws.repeat = (3, 3)
+    work = Work(book)
     row = 3
     for stmt, ctx, r in answers:
         row += 1
         book.solve_index[(id(stmt), ctx.key)] = row
-        put_text(ws, row, 1, stmt.span.flat)
-        put_text(ws, row, 2, ctx.label)
+        book.solve_rows.append((stmt, ctx, r, row))
+        ws.text(row, 1, stmt.span.flat)
+        ws.text(row, 2, ctx.label)
         if isinstance(r, PlanError):
-            put_text(ws, row, 3, "no answer")
-            put_text(ws, row, 8, r.message)
+            ws.formula(row, 3, "=NA()", "#N/A")  # no answer: what uses it shows #N/A too
+            ws.number(row, HOLDS, False)
+            ws.status(row, STATUS, f"E{row}", False)
+            ws.text(row, NOTES, one_line(r.message))
             book.solve_cells.append((stmt, ctx, None))
             continue
         q = book.q[r.target]
-        put_text(ws, row, 4, q.unit_text)
-        put_text(ws, row, 7, r.method)
-        notes = list(r.notes)
-        here = f"C{row}"
+        ws.text(row, 4, q.unit_text, UNITS)
+        ws.text(row, METHOD, one_line(r.method.split(":")[0]))
+        notes = [one_line(n) for n in r.notes]
         if isinstance(stmt, ir.Optimize):
-            _optimize(book, ws, work, state, row, stmt, ctx, r, notes)
+            _optimize(book, ws, work, row, stmt, ctx, r, notes)
         elif stmt.mode == "root":
-            _root(book, ws, work, state, row, stmt, ctx, r, notes)
-            _in_domain(work, state, ws, row, stmt, ctx, q, notes)
+            _root(book, ws, work, row, stmt, ctx, r, notes)
+            _in_domain(book, work, ws, row, stmt, ctx, q, notes)
         else:
-            _threshold(book, ws, work, state, row, stmt, ctx, r, notes)
-            _in_domain(work, state, ws, row, stmt, ctx, q, notes)
-        put_text(ws, row, 8, "; ".join(notes))
-        book.solve_cells.append((stmt, ctx, here))
-    rng = f"E4:E{row}"
-    ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["TRUE"], fill=GOOD_FILL))
-    ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["FALSE"], fill=BAD_FILL))
-    widths(ws, {"A": 50, "B": 14, "C": 16, "D": 10, "E": 8, "F": 16, "G": 50, "H": 60})
-
-
-def _block(book: Book, work, state, title: str) -> int:
-    top = state["top"]
-    put_text(work, top, 1, title, HEADER_FONT)
-    return top + 2  # a note row, then the table header
-
-
-def _end(state, table: LiveTable) -> None:
-    state["top"] = table.last + 3
-
-
-def _ref(work, col: str, row: int) -> str:
-    return f"{sheet_ref(work.title)}!${col}${row}"
+            _threshold(book, ws, work, row, stmt, ctx, r, notes)
+            _in_domain(book, work, ws, row, stmt, ctx, q, notes)
+        ws.text(row, NOTES, "; ".join(notes))
+        holds = ws.at(row, HOLDS)
+        ws.status(row, STATUS, f"E{row}", holds.value if holds.kind == "bool" else holds.cached is True)
+        book.solve_cells.append((stmt, ctx, f"C{row}"))
+    ws.flag(4, STATUS, row)
+    ws.caps.update({1: 50, CHECK: 34, METHOD: 24, NOTES: 60})
 
 
 def domain_test(q, ref: str) -> Optional[str]:
@@ -166,61 +174,141 @@ def domain_test(q, ref: str) -> Optional[str]:
     return f"AND({','.join(parts)})" if parts else None
 
 
-def _in_domain(work, state, ws, row: int, stmt, ctx, q, notes: list) -> None:
+def _in_domain(book: Book, work: Work, ws, row: int, stmt, ctx, q, notes: list) -> None:
     """Planner answers only inside the target's domain: the answer cell shows #N/A outside it (an edited
     input can move a closed form, or a branch of max/min, there), so 'Holds' is FALSE too."""
-    raw = ws.cell(row=row, column=3).value
-    if not isinstance(raw, str) or not raw.startswith("="):
+    raw = ws.at(row, 3)
+    if raw is None or raw.kind != "formula":
         return
-    top = state["top"]
-    put_text(work, top, 1, f"answer before the domain check: {stmt.span.flat} [{ctx.label}]", HEADER_FONT)
-    put_formula(work, top + 1, 1, raw, "General")
-    ref = _ref(work, "A", top + 1)
+    top = work.top
+    work.ws.label(top, 1, f"answer before the domain check: {stmt.span.flat} [{ctx.label}]")
+    work.ws.formula(top + 1, 1, raw.value, raw.cached, raw.num)
+    ref = work.ref("A", top + 1)
     test = domain_test(q, ref)
     if test is None:
-        put_formula(ws, row, 3, f"={ref}", "General")
+        ws.formula(row, 3, f"={ref}", raw.cached, raw.num)
     else:
-        put_formula(ws, row, 3, f"=IF(IFERROR({test},FALSE),{ref},NA())", "General")
-        notes.append(f"#N/A when the answer leaves the domain of {q.name}: {Domain.of(q).text()}")
-    state["top"] = top + 4
+        ws.formula(row, 3, f"=IF(IFERROR({test},FALSE),{ref},NA())", raw.cached, raw.num)
+        notes.append(f"#N/A outside the domain of {q.name}: {Domain.of(q).text()}"
+                     + (", integer" if q.integer else ""))
+    work.top = top + 4
 
 
-# ---- roots --------------------------------------------------------------------------
+# ---- closed forms -----------------------------------------------------------------------
 
-def _closed_form(book: Book, ws, row: int, stmt, ctx, r, notes: list) -> bool:
+def display_form(book: Book, r) -> sp.Basic:
+    """The closed form over the inputs in their display units, giving the answer in the target's."""
+    form = r.closed_form
+    scaled = {s: s * rational(book.q[book.plan.symbols.names[s]].display.scale)
+              for s in form.free_symbols if s in book.plan.symbols.names
+              and not book.q[book.plan.symbols.names[s]].is_bool
+              and book.q[book.plan.symbols.names[s]].display.scale != 1}
+    return form.xreplace(scaled) / rational(book.q[r.target].display.scale)
+
+
+def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list) -> bool:
     """The answer as a formula over the names; False when there is none Excel can express."""
     if r.closed_form is None:
         return False
-    q = book.q[r.target]
+    expr = display_form(book, r)
+    here = {book.sym[n]: book.cell(ctx, n, ws.title) for n in book.q}
+    there = {book.sym[n]: book.cell(ctx, n) for n in book.q}
+    env = {book.sym[n]: book.display(ctx, n) for n in book.q}
+    env = {s: (float("nan") if isinstance(v, str) else v) for s, v in env.items()}
+    parts: list = []
+    prefix = f"{stmt.alias or stmt.target}.{ctx.scenario or 'base'}"
+
+    def part(text: str, sub: sp.Basic) -> str:
+        name = unique_name(f"{prefix}.part{len(parts) + 1}", book.taken_names)
+        parts.append((name, text, sub))
+        return name
+
     try:
-        text = book.formula(r.closed_form, book.refs(ctx, ws.title), q.display.scale, f"Solve: {stmt.target}",
-                            book.refs(ctx))
+        text = formula(expr, here, book.bools, limit=10**9)
+        if len(text) > SPLIT:  # shared parts once each (sympy.cse), then what is still too long by size
+            replacements, (reduced,) = sp.cse(expr, symbols=sp.numbered_symbols("part#", real=True))
+            for sym, sub in replacements:
+                name = part(formula(sub, here, book.bools, spill=part, limit=SPLIT, helper_refs=there)[1:], sub)
+                here[sym] = there[sym] = name
+                env[sym] = book.evaluate(sub, env)
+            text = formula(reduced, here, book.bools, spill=part, limit=SPLIT, helper_refs=there)
     except UnsupportedFormula as err:
-        notes.append(f"the closed form has no Excel formula ({err.message}): solved in the sheet instead")
+        notes.append(f"no Excel formula for the closed form ({err.message}): solved in the sheet")
         return False
-    put_formula(ws, row, 3, text, "General")
-    notes.insert(0, "closed form: " + r.closed_form_text)
+    if parts:
+        top = work.block(f"closed form, in parts: {stmt.span.flat} [{ctx.label}]")
+        work.ws.note(top - 1, 1, "each part is a named cell; the answer's formula uses their names")
+        work.ws.header(top, ["Part", "Value"])
+        for k, (name, part_text, sub) in enumerate(parts):
+            at = top + 1 + k
+            value = book.evaluate(sub, env)
+            work.ws.text(at, 1, name, NAME)
+            work.ws.formula(at, 2, part_text if part_text.startswith("=") else "=" + part_text, value,
+                            book.number_style([value]))
+            book.defined[name] = work.ref("B", at)
+        work.top = top + len(parts) + 3
+    q = book.q[r.target]
+    ws.formula(row, 3, text, r.display_value, book.number_style([r.display_value], q.unit_text))
+    shown = f"{r.target} = {sp.sstr(expr)}"
+    notes.insert(0, ("closed form: " + shown) if len(shown) <= NOTE_LENGTH - 13 else
+                 f"closed form in {len(parts) + 1} cells (named parts on '{WORK}')" if parts else
+                 "closed form over the inputs (the full text: planner solve --format json)")
     return True
 
+
+# ---- roots --------------------------------------------------------------------------
 
 def _sides(book: Book, stmt: ir.Solve) -> tuple[sp.Basic, sp.Basic]:
     c = stmt.condition
     return book.plan.converter.expr(c.operands[0]), book.plan.converter.expr(c.operands[1])
 
 
-def _root(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
+def _root(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
     lhs, rhs = _sides(book, stmt)
-    if not _closed_form(book, ws, row, stmt, ctx, r, notes):
-        _bisection(book, ws, work, state, row, stmt, ctx, r, lhs - rhs)
-    # verification: the condition's two sides at the answer
-    top = _block(book, work, state, f"check: {stmt.span.flat} [{ctx.label}]")
-    table = LiveTable(book, work, ctx, [stmt.target], [Output("lhs", lhs), Output("rhs", rhs)], top, left=1)
+    if not _closed_form(book, ws, work, row, stmt, ctx, r, notes):
+        _bisection(book, ws, work, row, stmt, ctx, r, lhs - rhs)
+    # verification: the condition's two sides at the answer, and lhs - rhs just below and above it
+    top = work.block(f"check: {stmt.span.flat} [{ctx.label}]")
+    work.ws.note(top - 1, 1, "the sides at the answer, then just below and above it (a root changes the sign "
+                 "of lhs - rhs)")
+    table = LiveTable(book, work.ws, ctx, [stmt.target], [Output("lhs", lhs), Output("rhs", rhs)], top, left=1)
     table.header()
-    table.fill([[f"=Solve!$C${row}"]])
-    a, b = _ref(work, table.letter("out:0"), table.first), _ref(work, table.letter("out:1"), table.first)
-    put_formula(ws, row, 6, f"={a}-{b}", "0.000E+00")
-    put_formula(ws, row, 5, f"=IFERROR(ABS(F{row})<=1E-9*MAX(ABS({a}),ABS({b})),FALSE)")
-    _end(state, table)
+    answer = f"Solve!$C${row}"
+    step = f"MAX(ABS({answer})*1E-9,1E-12)"
+    delta = max(abs(r.display_value) * 1e-9, 1e-12)
+    table.fill([[Live(f"={answer}", r.display_value)], [Live(f"={answer}-{step}", r.display_value - delta)],
+                [Live(f"={answer}+{step}", r.display_value + delta)]])
+    a, b = work.ref(table.letter("out:0"), table.first), work.ref(table.letter("out:1"), table.first)
+    below = [work.ref(table.letter(f"out:{k}"), table.first + 1) for k in (0, 1)]
+    above = [work.ref(table.letter(f"out:{k}"), table.first + 2) for k in (0, 1)]
+    (va, va_lo, va_hi), (vb, vb_lo, vb_hi) = table.values["out:0"], table.values["out:1"]
+    ok = all(isinstance(v, float) for v in (va, vb, va_lo, vb_lo, va_hi, vb_hi))
+    residual = va - vb if ok else "#NUM!"
+    holds = ok and (abs(residual) <= 1e-9 * max(abs(va), abs(vb))
+                    or np.sign(va_lo - vb_lo) * np.sign(va_hi - vb_hi) <= 0)
+    unit = _unit_of(book, stmt)
+    ws.text(row, CHECK, f"{_difference(stmt)} at the answer" + (f" ({unit})" if unit else ""))
+    ws.formula(row, CHECK_VALUE, f"={a}-{b}", residual, book.number_style([1e-300]))
+    ws.formula(row, HOLDS, f"=IFERROR(OR(ABS(H{row})<=1E-9*MAX(ABS({a}),ABS({b})),"
+               f"SIGN({below[0]}-{below[1]})*SIGN({above[0]}-{above[1]})<=0),FALSE)", bool(holds))
+    work.end(table)
+
+
+def _difference(stmt: ir.Solve) -> str:
+    left, right = stmt.condition.operands
+    r = right.span.flat
+    if isinstance(right, (ir.Binary, ir.Neg)) and not (isinstance(right, ir.Binary)
+                                                       and right.op in (ir.BinOp.MUL, ir.BinOp.DIV, ir.BinOp.POW)):
+        r = f"({r})"
+    return f"{left.span.flat} - {r}"
+
+
+def _unit_of(book: Book, stmt: ir.Solve) -> str:
+    """The base unit of lhs - rhs (the residual is in base units)."""
+    from ...language.units import canonical_text
+
+    t = book.plan.analyzer.infer_strict(stmt.condition.operands[0])
+    return canonical_text(t.dim) if t.dim is not None else ""
 
 
 def _halvings(lo: float, hi: float, answer: float) -> int:
@@ -229,7 +317,11 @@ def _halvings(lo: float, hi: float, answer: float) -> int:
     return int(min(MAX_HALVINGS, max(MIN_HALVINGS, math.ceil(need))))
 
 
-def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic) -> None:
+def _sign(v) -> Optional[float]:
+    return None if not isinstance(v, float) or not math.isfinite(v) else float(np.sign(v))
+
+
+def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: sp.Basic) -> None:
     """Bisection on lhs - rhs over the domain; columns lo, hi, then the table (midpoint, f).
 
     A probe where the formulas have no value in the engine (``EXP`` overflows,
@@ -242,78 +334,125 @@ def _bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, f: sp.Basic)
     lo, hi = float(ends[0]), float(ends[-1])
     scale = float(q.display.scale)
     n = _halvings(lo, hi, r.value)
-    top = _block(book, work, state, f"bisection: {stmt.span.flat} [{ctx.label}]")
-    put_text(work, top - 1, 1, f"{n} halvings of the domain; the first two rows are its ends; a point where the "
-             f"formulas have no value counts as lying on its side of planner's answer ({r.display_value:.15g})",
-             NOTE_FONT)
-    table = LiveTable(book, work, ctx, [stmt.target], [Output("lhs - rhs", f)], top, left=3)
+    top = work.block(f"bisection: {stmt.span.flat} [{ctx.label}]")
+    work.ws.note(top - 1, 1, f"{n} halvings of the domain; the first two rows are its ends; a point where the "
+                 f"formulas have no value counts as lying on its side of planner's answer ({r.display_value:.15g})")
+    table = LiveTable(book, work.ws, ctx, [stmt.target], [Output("lhs - rhs", f)], top, left=3)
     for col, label in ((1, "lo"), (2, "hi")):
-        put_text(work, top, col, label, HEADER_FONT)
-        put_text(work, top + 1, col, q.unit_text, NOTE_FONT)
+        work.ws.text(top, col, label, HEADER)
+        work.ws.text(top + 1, col, q.unit_text)
     table.header()
     first = table.first
     x, fx = table.letter("in:" + stmt.target), table.letter("out:0")
-    table.fill([[lo / scale], [hi / scale]] + [[f"=(A{ROW}+B{ROW})/2"] for _ in range(n)])
+    answer = r.display_value
+    # planner runs the sheet's bisection row by row, for the cached values
+    target = book.sym[stmt.target]
+
+    def f_at(v: float):
+        point = book.by_symbol(book.env(ctx, {stmt.target: v * scale}))
+        point[target] = v * scale
+        return cached(book.evaluate(f, point))
+
+    xs = [lo / scale, hi / scale]
+    fs = [f_at(xs[0]), f_at(xs[1])]
+    s_lo, s_hi = _sign(fs[0]), _sign(fs[1])
+    sign0 = s_lo if s_lo is not None else (-s_hi if s_hi is not None else None)
+
+    def low_side(at: float, value) -> bool:
+        s = _sign(value)
+        if s is None or sign0 is None:
+            return at < answer
+        return s == sign0
+
+    lows, highs = [], []
+    for k in range(n):
+        if k == 0:
+            a, b = xs[0], xs[1]
+        else:
+            side = low_side(xs[-1], fs[-1])
+            moves = side or (isinstance(fs[-1], float) and fs[-1] == 0)
+            a = xs[-1] if moves else lows[-1]
+            b = highs[-1] if side else xs[-1]
+        lows.append(a)
+        highs.append(b)
+        xs.append((a + b) / 2)
+        fs.append(f_at(xs[-1]))
+    rows = [[xs[0]], [xs[1]]] + [[Live(f"=(A{ROW}+B{ROW})/2", v)] for v in xs[2:]]
+    table.fill(rows)
     start = first + 2
-    put_formula(work, start, 1, f"={x}{first}")
-    put_formula(work, start, 2, f"={x}{first + 1}")
-    answer = number(r.display_value)
+    style = book.number_style(lows + highs, q.unit_text)
+    work.ws.formula(start, 1, f"={x}{first}", lows[0], style)
+    work.ws.formula(start, 2, f"={x}{first + 1}", highs[0], style)
+    answer_text = number(answer)
 
-    def low_side(at: str, value: str, sign: str) -> str:
+    def low_formula(at: str, value: str, sign: str) -> str:
         """TRUE when the probe ``at`` lies on the low end's side of the root."""
-        return f"IFERROR(SIGN({value})={sign},{at}<{answer})"
+        return f"IFERROR(SIGN({value})={sign},{at}<{answer_text})"
 
-    # the sign on the low end's side: f there, else the opposite of f at the high end
     sign = f"IFERROR(SIGN(${fx}${first}),-SIGN(${fx}${first + 1}))"
     for k in range(start + 1, table.last + 1):
-        side = low_side(f"{x}{k - 1}", f"{fx}{k - 1}", sign)
+        side = low_formula(f"{x}{k - 1}", f"{fx}{k - 1}", sign)
         moves = f"OR({side},IFERROR({fx}{k - 1}=0,FALSE))"  # a zero closes the bracket
-        put_formula(work, k, 1, f"=IF({moves},{x}{k - 1},A{k - 1})")
-        put_formula(work, k, 2, f"=IF({side},B{k - 1},{x}{k - 1})")
-    f_lo, f_hi = _ref(work, fx, first), _ref(work, fx, first + 1)
+        work.ws.formula(k, 1, f"=IF({moves},{x}{k - 1},A{k - 1})", lows[k - start], style)
+        work.ws.formula(k, 2, f"=IF({side},B{k - 1},{x}{k - 1})", highs[k - start], style)
+    f_lo, f_hi = work.ref(fx, first), work.ref(fx, first + 1)
     sign = f"IFERROR(SIGN({f_lo}),-SIGN({f_hi}))"
-    ends = (f"{low_side(_ref(work, x, first), f_lo, sign)}="
-            f"{low_side(_ref(work, x, first + 1), f_hi, sign)}")
-    put_formula(ws, row, 3, f"=IF({ends},NA(),{_ref(work, x, table.last)})", "General")
-    _end(state, table)
+    ends_text = (f"{low_formula(work.ref(x, first), f_lo, sign)}="
+                 f"{low_formula(work.ref(x, first + 1), f_hi, sign)}")
+    ws.formula(row, 3, f"=IF({ends_text},NA(),{work.ref(x, table.last)})", answer,
+               book.number_style([answer], q.unit_text))
+    work.end(table)
 
 
 # ---- integer thresholds ---------------------------------------------------------------
 
-def _threshold(book: Book, ws, work, state, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
+def _threshold(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
     q = book.q[r.target]
     cond = book.plan.converter.expr(stmt.condition)
     lo, hi = Domain.of(q).integers()
-    if not _closed_form(book, ws, row, stmt, ctx, r, notes):
-        _integer_bisection(book, ws, work, state, row, stmt, ctx, r, cond, lo, hi)
+    if not _closed_form(book, ws, work, row, stmt, ctx, r, notes):
+        _integer_bisection(book, ws, work, row, stmt, ctx, r, cond, lo, hi)
     step = -1 if stmt.mode == "min" else 1
-    top = _block(book, work, state, f"check: {stmt.span.flat} [{ctx.label}]")
-    table = LiveTable(book, work, ctx, [stmt.target], [Output("holds", cond, is_bool=True)], top, left=1)
+    n = round(r.display_value)
+    top = work.block(f"check: {stmt.span.flat} [{ctx.label}]")
+    table = LiveTable(book, work.ws, ctx, [stmt.target], [Output("holds", cond, is_bool=True)], top, left=1)
     table.header()
-    table.fill([[f"=Solve!$C${row}"], [f"=Solve!$C${row}{step:+d}"]])
-    at_n = _ref(work, table.letter("out:0"), table.first)
-    at_nb = _ref(work, table.letter("out:0"), table.first + 1)
-    nb = _ref(work, table.letter("in:" + stmt.target), table.first + 1)
+    table.fill([[Live(f"=Solve!$C${row}", r.display_value)], [Live(f"=Solve!$C${row}{step:+d}", n + step)]])
+    at_n = work.ref(table.letter("out:0"), table.first)
+    at_nb = work.ref(table.letter("out:0"), table.first + 1)
+    nb = work.ref(table.letter("in:" + stmt.target), table.first + 1)
     outside = []
     if stmt.mode == "min" and lo is not None:
-        outside.append(f"{nb}<{lo}")
+        outside.append((f"{nb}<{lo}", n + step < lo))
     if stmt.mode == "max" and hi is not None:
-        outside.append(f"{nb}>{hi}")
+        outside.append((f"{nb}>{hi}", n + step > hi))
+    holds_n, holds_nb = table.values["out:0"]
+    head = literal(f"{stmt.target} {'-' if step < 0 else '+'} 1 = ")
+    shown = f"{stmt.target} {'-' if step < 0 else '+'} 1 = {n + step}"
     # outside the domain the neighbour need not fail (nor even evaluate): IF short-circuits
-    neighbour = f"IF({outside[0]},TRUE,NOT({at_nb}))" if outside else f"NOT({at_nb})"
-    put_formula(ws, row, 5, f"=IFERROR(AND({at_n},{neighbour}),FALSE)")
-    put_formula(ws, row, 6, f"={at_nb}")
-    put_text(ws, row, 7, r.method + f" (check value: the condition at {stmt.target} {step:+d})")
-    _end(state, table)
+    if outside:
+        test, is_out = outside[0]
+        neighbour, fails = f"IF({test},TRUE,NOT({at_nb}))", True if is_out else holds_nb is False
+        label = f'={head}&{nb}&IF({test},{literal(" is outside the domain")},{literal(" fails")})'
+        shown += " is outside the domain" if is_out else " fails"
+    else:
+        neighbour, fails = f"NOT({at_nb})", holds_nb is False
+        label = f'={head}&{nb}&{literal(" fails")}'
+        shown += " fails"
+    ws.formula(row, HOLDS, f"=IFERROR(AND({at_n},{neighbour}),FALSE)", holds_n is True and fails)
+    ws.formula(row, CHECK, label, shown)
+    ws.formula(row, CHECK_VALUE, f"=IFERROR({neighbour},FALSE)", fails)
+    work.end(table)
 
 
-def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond, lo, hi) -> None:
+def _integer_bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, cond, lo, hi) -> None:
     """Smallest (largest) integer where the condition holds: bisection over the integers.
 
     ``good`` always satisfies the condition, ``bad`` never does (or lies
     just outside the domain); the midpoint ``INT((good + bad) / 2)`` halves
     the gap until it is 1, and ``good`` is the answer.
     """
+    q = book.q[r.target]
     n = round(r.display_value)
     reach = max(8, 3 * abs(n))  # an open end: room for the answer to triple (far ends may overflow)
     if stmt.mode == "min":
@@ -323,38 +462,70 @@ def _integer_bisection(book: Book, ws, work, state, row: int, stmt, ctx, r, cond
         good0 = lo if lo is not None else n - reach
         bad0 = (hi + 1) if hi is not None else n + reach
     steps = max(2, math.ceil(math.log2(abs(good0 - bad0) + 1)) + 2)
-    top = _block(book, work, state, f"integer bisection: {stmt.span.flat} [{ctx.label}]")
-    put_text(work, top - 1, 1, f"{steps} halvings between {bad0} (fails or outside) and {good0} (must hold); "
-             "the first row checks that end; where the condition has no value (a formula overflows or "
-             f"underflows) it counts as holding on planner's side of {n}", NOTE_FONT)
-    table = LiveTable(book, work, ctx, [stmt.target], [Output("holds", cond, is_bool=True)], top, left=3)
+    top = work.block(f"integer bisection: {stmt.span.flat} [{ctx.label}]")
+    work.ws.note(top - 1, 1, f"{steps} halvings between {bad0} (fails or outside) and {good0} (must hold); "
+                 "the first row checks that end; where the condition has no value (a formula overflows or "
+                 f"underflows) it counts as holding on planner's side of {n}")
+    table = LiveTable(book, work.ws, ctx, [stmt.target], [Output("holds", cond, is_bool=True)], top, left=3)
     for col, label in ((1, "good"), (2, "bad")):
-        put_text(work, top, col, label, HEADER_FONT)
+        work.ws.text(top, col, label, HEADER)
     table.header()
     first = table.first
     x, c = table.letter("in:" + stmt.target), table.letter("out:0")
-    rows: list[list] = [[good0]] + [[f"=INT((A{ROW}+B{ROW})/2)"] for _ in range(steps)]
-    table.fill(rows)
-    work.cell(row=first + 1, column=1, value=good0)
-    work.cell(row=first + 1, column=2, value=bad0)
     side = ">=" if stmt.mode == "min" else "<="
+    scale = float(q.display.scale)
+    target = book.sym[stmt.target]
 
-    def holds(at: str, value: str) -> str:
+    def holds_at(v: int):
+        """The condition at ``v``, or None where the engine shows an error (an operand not finite)."""
+        point = book.by_symbol(book.env(ctx, {stmt.target: v * scale}))
+        point[target] = v * scale
+        if _broken(book, cond, point, 1)[0]:
+            return None
+        return bool(book.evaluate(cond, point))
+
+    def holds(at: int, value) -> bool:
+        return value if isinstance(value, bool) else (at >= n if side == ">=" else at <= n)
+
+    xs, hs = [good0], [holds_at(good0)]
+    goods, bads = [good0], [bad0]
+    xs.append((good0 + bad0) // 2)
+    hs.append(holds_at(xs[-1]))
+    for _ in range(steps - 1):
+        a, b = goods[-1], bads[-1]
+        if abs(a - b) <= 1:
+            pass
+        elif holds(xs[-1], hs[-1]):
+            a = xs[-1]
+        else:
+            b = xs[-1]
+        goods.append(a)
+        bads.append(b)
+        xs.append((a + b) // 2)
+        hs.append(holds_at(xs[-1]))
+    rows: list[list] = [[good0]] + [[Live(f"=INT((A{ROW}+B{ROW})/2)", v)] for v in xs[1:]]
+    table.fill(rows)
+    work.ws.number(first + 1, 1, good0)
+    work.ws.number(first + 1, 2, bad0)
+
+    def holds_formula(at: str, value: str) -> str:
         return f"IFERROR({value},{at}{side}{n})"
 
     for k in range(first + 2, table.last + 1):
+        i = k - first - 1
         done = f"ABS(A{k - 1}-B{k - 1})<=1"
-        h = holds(f"{x}{k - 1}", f"{c}{k - 1}")
-        put_formula(work, k, 1, f"=IF({done},A{k - 1},IF({h},{x}{k - 1},A{k - 1}))")
-        put_formula(work, k, 2, f"=IF({done},B{k - 1},IF({h},B{k - 1},{x}{k - 1}))")
-    end = holds(_ref(work, x, first), _ref(work, c, first))
-    put_formula(ws, row, 3, f"=IF(NOT({end}),NA(),{_ref(work, 'A', table.last)})", "General")
-    _end(state, table)
+        h = holds_formula(f"{x}{k - 1}", f"{c}{k - 1}")
+        work.ws.formula(k, 1, f"=IF({done},A{k - 1},IF({h},{x}{k - 1},A{k - 1}))", goods[i])
+        work.ws.formula(k, 2, f"=IF({done},B{k - 1},IF({h},B{k - 1},{x}{k - 1}))", bads[i])
+    end = holds_formula(work.ref(x, first), work.ref(c, first))
+    ws.formula(row, 3, f"=IF(NOT({end}),NA(),{work.ref('A', table.last)})", r.display_value,
+               book.number_style([r.display_value], q.unit_text))
+    work.end(table)
 
 
 # ---- maximize / minimize ----------------------------------------------------------------
 
-def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, notes: list) -> None:
+def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, notes: list) -> None:
     from ...questions.ranges import expand
 
     q = book.q[stmt.over]
@@ -367,36 +538,44 @@ def _optimize(book: Book, ws, work, state, row: int, stmt: ir.Optimize, ctx, r, 
     fn = "MAX" if stmt.sense == "max" else "MIN"
     objective = book.plan.converter.expr(stmt.objective)
     unit, scale = objective_unit(book.plan, stmt.objective, book.plan.analyzer.infer_strict(stmt.objective))
+    answer_style = book.number_style([r.display_value], q.unit_text)
+    optimum_style = book.number_style([r.optimum_display], unit)
+    best = "largest" if stmt.sense == "max" else "smallest"
+    ws.text(row, CHECK, titled(f"{stmt.objective.span.flat} at the best {stmt.over}", unit))
     if len(values) > MAX_SWEEP_ROWS or not values:
-        work_note = f"{len(values):,} candidates: too many for a live table; the answer is planner's value"
-        ws.cell(row=row, column=3, value=r.display_value)
-        ws.cell(row=row, column=6, value=r.optimum_display)
-        notes.insert(0, work_note)
+        ws.number(row, 3, r.display_value, answer_style)
+        ws.number(row, CHECK_VALUE, r.optimum_display, optimum_style)
+        ws.number(row, HOLDS, True)
+        notes.insert(0, f"{len(values):,} candidates: too many for a live table; the answer is planner's value")
         return
-    key = ("optimize", id(stmt))
-    if key not in state:
-        sheet = book.wb.create_sheet(sheet_title(book, f"{'Max' if stmt.sense == 'max' else 'Min'} {stmt.over}"))
-        put_text(sheet, 1, 1, stmt.span.flat, TITLE_FONT)
-        put_text(sheet, 2, 1, "The objective at each candidate; the Solve sheet picks the "
-                 f"{'largest' if stmt.sense == 'max' else 'smallest'}.", NOTE_FONT)
-        state[key] = (sheet, 5)
-    sheet, top = state[key]
-    put_text(sheet, top - 1, 1, ctx.label if ctx.scenario or ctx.overrides else "base (the plan as written)",
-             HEADER_FONT)
+    key = id(stmt)
+    if key not in work.optimize:
+        sheet = book.create_sheet(sheet_title(book, f"{'Max' if stmt.sense == 'max' else 'Min'} {stmt.over}"),
+                                  work=True)
+        sheet.text(1, 1, stmt.span.flat, TITLE, overflow=True)
+        sheet.note(2, 1, f"The objective at each candidate; the Solve sheet picks the {best}.")
+        work.optimize[key] = (sheet, 5)
+    sheet, top = work.optimize[key]
+    sheet.label(top - 1, 1, ctx.label if ctx.scenario or ctx.overrides else "base (the plan as written)")
     table = LiveTable(book, sheet, ctx, [stmt.over],
-                      [Output(stmt.objective.span.flat, objective, scale, unit, guard=True,
-                              when=when)],
+                      [Output(stmt.objective.span.flat, objective, scale, unit, guard=True, when=when)],
                       top, left=1)
     table.header()
     table.fill([[float(v / q.display.scale)] for v in values])
     xs = f"{sheet_ref(sheet.title)}!{table.range('in:' + stmt.over)}"
     ys = f"{sheet_ref(sheet.title)}!{table.range('out:0')}"
-    put_formula(ws, row, 3, f"=INDEX({xs},MATCH({fn}({ys}),{ys},0))", "General")
-    put_formula(ws, row, 6, f"={fn}({ys})", "General")
-    put_formula(ws, row, 5, f"=ISNUMBER(C{row})")
-    notes.insert(0, f"check value: the objective's {'maximum' if stmt.sense == 'max' else 'minimum'}"
-                 + (f" in {unit}" if unit else ""))
-    state[key] = (sheet, table.last + 4)
+    ws.formula(row, 3, f"=INDEX({xs},MATCH({fn}({ys}),{ys},0))", r.display_value, answer_style)
+    ws.formula(row, CHECK_VALUE, f"={fn}({ys})", r.optimum_display, optimum_style)
+    ws.formula(row, HOLDS, f"=ISNUMBER(C{row})", True)
+    charted = table.rows >= 2
+    if charted:
+        xcol, ycol = table.col["in:" + stmt.over], table.col["out:0"]
+        sheet.charts.append(Chart(f"{stmt.objective.span.flat} by {stmt.over} — {ctx.label}",
+                                  titled(stmt.over, q.unit_text), titled(stmt.objective.span.flat, unit),
+                                  [Series(stmt.objective.span.flat, (sheet.title, table.first, xcol, table.last, xcol),
+                                          (sheet.title, table.first, ycol, table.last, ycol))],
+                                  top, table.left + table.width + 1))
+    work.optimize[key] = (sheet, max(table.last, top + (Chart.ROWS if charted else 0)) + 4)
 
 
 def _constraints_on(book: Book, name: str) -> Optional[sp.Basic]:
@@ -407,3 +586,4 @@ def _constraints_on(book: Book, name: str) -> Optional[sp.Basic]:
     conditions = [book.plan.converter.expr(c.condition) for _, c in book.plan._constraints
                   if any(isinstance(n, ir.Name) and n.name in moving for n in ir.walk(c.condition))]
     return sp.And(*conditions) if conditions else None
+

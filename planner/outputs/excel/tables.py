@@ -8,36 +8,38 @@ is its quantity's own formula over cells of the same row, the plan's
 defined names, or a scenario's column for what the table does not vary.
 
 Formulas are printed once per column with a row placeholder and then
-stamped per row (a 1,000-row sweep prints each formula once).
+stamped per row (a 1,000-row sweep prints each formula once). Their cached
+values come from one vectorised evaluation of the plan over all rows.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Optional, Sequence
 
+import numpy as np
 import sympy as sp
-from openpyxl.chart import Reference, ScatterChart, Series
-from openpyxl.utils import get_column_letter
 
 from .book import (
-    HEADER_FILL,
-    HEADER_FONT,
-    NOTE_FONT,
-    TITLE_FONT,
+    HEADER,
+    TITLE,
+    UNIT,
     Book,
+    Chart,
     Context,
+    Series,
+    cached,
+    col_letter,
     in_base,
-    put_formula,
-    put_text,
     sheet_ref,
+    sheet_title,  # noqa: F401  (the sheet builders' shared helper, re-exported)
 )
 from .printer import FormulaTooLong, formula
 
 MAX_SWEEP_ROWS = 1000
+MAX_SERIES = 24  # lines in one chart; a grid with more values on its other axes charts the first ones
 ROW = "\x00"  # placeholder for the row number in formulas printed once per column
 
 
@@ -51,6 +53,15 @@ class Output:
     quantity: Optional[str] = None  # the plan quantity this column shows, if any
     guard: bool = False  # an error shows as an empty string (ignored by MAX/MIN)
     when: Optional[sp.Basic] = None  # where this condition fails the cell is an empty string too
+
+
+@dataclass(frozen=True)
+class Live:
+    """A varied input's cell in one row: a formula (``ROW`` stands for the row's own number) and
+    planner's value of it (display units)."""
+
+    text: str
+    value: object
 
 
 def cone(book: Book, varied: Sequence[str], exprs: Sequence[sp.Basic]) -> list[str]:
@@ -76,6 +87,10 @@ def output_for(book: Book, name: str) -> Output:
     return Output(name, book.plan.exprs[name] if not q.is_input else book.sym[name],
                   Fraction(1) if q.is_bool else q.display.scale, q.unit_text, q.is_bool,
                   quantity=None if q.is_input else name)
+
+
+def titled(name: str, unit: str) -> str:
+    return f"{name} ({unit})" if unit else name
 
 
 class LiveTable:
@@ -105,9 +120,10 @@ class LiveTable:
         self.width = c - left
         self.first = top + 2
         self.rows = 0
+        self.values: dict[str, list] = {}  # column key -> planner's value per row (display units)
 
     def letter(self, key: str) -> str:
-        return get_column_letter(self.col[key])
+        return col_letter(self.col[key])
 
     def header(self) -> None:
         ws, book = self.ws, self.book
@@ -116,17 +132,14 @@ class LiveTable:
         for i, o in enumerate(self.outputs):
             self._head(self.col[f"out:{i}"], o.label, o.unit)
         for n in self.helpers:
-            cell = self._head(self.col["q:" + n], n, book.q[n].unit_text)
-            cell.font = NOTE_FONT
+            self._head(self.col["q:" + n], n, book.q[n].unit_text)
         if self.helpers:
-            put_text(ws, self.top - 1, self.col["q:" + self.helpers[0]], "intermediate quantities "
-                     "(each the plan's own formula over this row)", NOTE_FONT)
+            ws.note(self.top - 1, self.col["q:" + self.helpers[0]],
+                    "intermediate quantities (each the plan's own formula over this row)")
 
     def _head(self, col: int, label: str, unit: str):
-        cell = put_text(self.ws, self.top, col, label, HEADER_FONT)
-        cell.fill = HEADER_FILL
-        put_text(self.ws, self.top + 1, col, unit, NOTE_FONT)
-        self.ws.column_dimensions[get_column_letter(col)].width = max(12, min(30, len(label) + 2))
+        cell = self.ws.text(self.top, col, label, HEADER)
+        self.ws.text(self.top + 1, col, unit, UNIT)
         return cell
 
     def _refs(self, row: str, qualified: bool = False) -> dict:
@@ -144,7 +157,7 @@ class LiveTable:
         return refs
 
     def _print(self, expr, scale: Fraction, where: str, guard: bool = False,
-               when: Optional[sp.Basic] = None) -> Callable[[int], str]:
+               when: Optional[sp.Basic] = None, env: Optional[Callable[[int], dict]] = None) -> Callable[[int], str]:
         """Print once with a row placeholder; stamp per row (per-row printing when it must spill).
         ``guard``: an error shows as ""; ``when``: so does a row where this condition fails."""
 
@@ -157,33 +170,82 @@ class LiveTable:
         try:
             template = text(lambda e, k: formula(e, self._refs(ROW), self.book.bools, spill=None, scale=k))
         except FormulaTooLong:
-            return lambda r: text(lambda e, k: self.book.formula(e, self._refs(str(r)), k, where,
-                                                                  self._refs(str(r), qualified=True)))
+            def stamp(r: int) -> str:
+                k_env = env(r - self.first) if env is not None else None
+                return text(lambda e, k: self.book.formula(e, self._refs(str(r)), k, where,
+                                                          self._refs(str(r), qualified=True), k_env))
+            return stamp
         return lambda r: template.replace(ROW, str(r))
 
+    # -- planner's values for every row -------------------------------------------------
+    def _evaluate(self, inputs: Sequence[Sequence]) -> tuple[dict, dict]:
+        """Every quantity (and every output expression) over the rows, vectorised: base units."""
+        book = self.book
+        n = len(inputs)
+        varied = {}
+        for j, name in enumerate(self.varied):
+            q = book.q[name]
+            column = [v.value if isinstance(v, Live) else v for v in (row[j] for row in inputs)]
+            if q.is_bool:
+                varied[name] = np.array([bool(v) for v in column])
+            else:
+                varied[name] = np.array([float(v) for v in column], dtype=float) * float(q.display.scale)
+        full = {k: np.broadcast_to(v, (n,)) for k, v in book.env(self.ctx, varied).items()}
+        symbols = book.by_symbol(full)
+        return full, symbols
+
     def fill(self, inputs: Sequence[Sequence]) -> None:
-        """One row per entry of ``inputs``: per varied input a display value or a formula text
-        (``ROW`` in it stands for the row's own number)."""
+        """One row per entry of ``inputs``: per varied input a display value or a :class:`Live` formula."""
         ws, book = self.ws, self.book
-        stamps = []
+        n = len(inputs)
+        env, symbols = self._evaluate(inputs) if n else ({}, {})
+
+        def row_env(k: int) -> dict:
+            return {s: (v[k] if isinstance(v, np.ndarray) else v) for s, v in symbols.items()}
+
+        columns: list[tuple[int, Callable[[int], str], list, object]] = []  # (column, stamp, values, style)
         for i, o in enumerate(self.outputs):
-            stamps.append((self.col[f"out:{i}"],
-                           self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard, o.when)))
-        for n in self.helpers:
-            q = book.q[n]
+            raw = env[o.quantity] if o.quantity is not None else book.evaluate(o.expr, symbols) if n else []
+            raw = np.broadcast_to(raw, (n,)) if n else []
+            shown = [cached(v, 1 if o.is_bool else o.scale) for v in raw]
+            if o.is_bool and n:  # a comparison of a value that is not finite is an error in the engine
+                broken = _broken(book, o.expr, symbols, n)
+                shown = ["#NUM!" if bad else v for v, bad in zip(shown, broken)]
+            if o.guard:
+                shown = ["" if isinstance(v, str) else v for v in shown]
+            if o.when is not None and n:
+                ok = np.broadcast_to(book.evaluate(o.when, symbols), (n,))
+                shown = [v if bool(k) else "" for v, k in zip(shown, ok)]
+            self.values[f"out:{i}"] = shown
+            style = None if o.is_bool else book.number_style(shown, o.unit)
+            columns.append((self.col[f"out:{i}"],
+                            self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard, o.when, row_env),
+                            shown, style))
+        for name in self.helpers:
+            q = book.q[name]
             scale = Fraction(1) if q.is_bool else q.display.scale
-            stamps.append((self.col["q:" + n], self._print(book.plan.exprs[n], scale, f"{ws.title}: {n}")))
+            shown = [cached(v, 1 if q.is_bool else scale) for v in np.broadcast_to(env[name], (n,))] if n else []
+            self.values["q:" + name] = shown
+            columns.append((self.col["q:" + name], self._print(book.plan.exprs[name], scale, f"{ws.title}: {name}",
+                                                                env=row_env),
+                            shown, None if q.is_bool else book.number_style(shown, q.unit_text)))
+        varied_styles = []
+        for j, name in enumerate(self.varied):
+            q = book.q[name]
+            values = [v.value if isinstance(v, Live) else v for v in (row[j] for row in inputs)]
+            self.values["in:" + name] = values
+            varied_styles.append(None if q.is_bool else book.number_style(values, q.unit_text))
         for k, values in enumerate(inputs):
             r = self.first + k
-            for n, v in zip(self.varied, values):
-                c = self.col["in:" + n]
-                if isinstance(v, str):
-                    put_formula(ws, r, c, v.replace(ROW, str(r)))
+            for j, (name, v) in enumerate(zip(self.varied, values)):
+                c = self.col["in:" + name]
+                if isinstance(v, Live):
+                    ws.formula(r, c, v.text.replace(ROW, str(r)), v.value, varied_styles[j])
                 else:
-                    ws.cell(row=r, column=c, value=v)
-            for c, stamp in stamps:
-                put_formula(ws, r, c, stamp(r))
-        self.rows = len(inputs)
+                    ws.number(r, c, v, varied_styles[j])
+            for c, stamp, shown, style in columns:
+                ws.formula(r, c, stamp(r), shown[k], style)
+        self.rows = n
 
     @property
     def last(self) -> int:
@@ -195,18 +257,20 @@ class LiveTable:
         return f"${col}${self.first}:${col}${self.last}"
 
 
+def _broken(book: Book, expr: sp.Basic, symbols: dict, n: int) -> np.ndarray:
+    """Rows where a comparison inside ``expr`` has an operand that is not finite (numpy says False
+    there, a spreadsheet shows the error)."""
+    out = np.zeros(n, dtype=bool)
+    for rel in expr.atoms(sp.core.relational.Relational):
+        for side in (rel.lhs, rel.rhs):
+            if side.free_symbols & book.bools or isinstance(side, sp.logic.boolalg.Boolean):
+                continue
+            v = np.broadcast_to(np.asarray(book.evaluate(side, symbols), dtype=float), (n,))
+            out |= ~np.isfinite(v)
+    return out
+
+
 # ---- sweep sheets ------------------------------------------------------------------
-
-def sheet_title(book: Book, base: str) -> str:
-    text = re.sub(r"[\[\]:*?/\\']", " ", base).strip()[:31] or "Sheet"
-    taken = {ws.title.lower() for ws in book.wb.worksheets}
-    candidate, n = text, 1
-    while candidate.lower() in taken:
-        n += 1
-        suffix = f" {n}"
-        candidate = text[: 31 - len(suffix)] + suffix
-    return candidate
-
 
 def sweep_contexts(book: Book) -> None:
     from ...compute.evaluation import scenarios_for
@@ -215,6 +279,13 @@ def sweep_contexts(book: Book) -> None:
         for s in scenarios_for(book.plan, stmt.scenarios):
             if s is not None:
                 book.context(s)
+
+
+def sweep_order(counts: Sequence[int], limit: int) -> list[tuple[int, ...]]:
+    """Grid points with the first axis varying fastest (each value of the other axes is one run of
+    rows, one line in the chart); at most ``limit`` of them."""
+    reverse = itertools.product(*[range(c) for c in reversed(counts)])
+    return [tuple(reversed(p)) for p in itertools.islice(reverse, limit)]
 
 
 def sweep_sheets(book: Book) -> None:
@@ -226,52 +297,75 @@ def sweep_sheets(book: Book) -> None:
         axes = [expand(book.plan, a.name, a.values, a.name_span) for a in stmt.axes]
         names = [p.name for p in axes]
         show = [n.name for n in stmt.show] or default_show(book.plan, names)
-        ws = book.wb.create_sheet(sheet_title(book, f"Sweep {k} " + ", ".join(names)))
-        put_text(ws, 1, 1, stmt.span.flat, TITLE_FONT)
-        total = 1
-        for p in axes:
-            total *= p.count
+        ws = book.create_sheet(sheet_title(book, f"Sweep {k} " + ", ".join(names)))
+        ws.text(1, 1, stmt.span.flat, TITLE, overflow=True)
+        counts = [p.count for p in axes]
+        total = int(np.prod(counts, dtype=np.int64))
         shown = min(total, MAX_SWEEP_ROWS)
         note = f"{total:,} points" if shown == total else (
             f"{total:,} points; the first {shown:,} are shown (the full sweep: `planner sweep`)")
-        put_text(ws, 2, 1, note + ". Edit any input on the Inputs sheet and the table follows.", NOTE_FONT)
-        points = list(itertools.islice(itertools.product(*[range(p.count) for p in axes]), shown))
+        order = ", ".join(names[1:] + names[:1]) if len(names) > 1 else ""
+        ws.note(2, 1, note + (f", ordered by {order} ({names[0]} fastest)" if order else "")
+                + ". Edit any input on the Inputs sheet and the table follows.")
+        points = sweep_order(counts, shown)
         rows = [[float(p.exact(i) / p.scale) for p, i in zip(axes, idx)] for idx in points]
+        flat = [int(np.ravel_multi_index(idx, counts)) for idx in points]
         top = 5
         for scenario in scenarios_for(book.plan, stmt.scenarios):
             ctx = book.context(scenario) if scenario is not None else book.base_context
-            put_text(ws, top - 1, 1, f"scenario: {scenario}" if scenario else "base (the plan as written)",
-                     HEADER_FONT)
+            ws.label(top - 1, 1, f"scenario: {scenario}" if scenario else "base (the plan as written)")
             outputs = [output_for(book, n) for n in show if n not in names]
             table = LiveTable(book, ws, ctx, names, outputs, top + 1)
             table.header()
             table.fill(rows)
+            table.points = flat  # row -> index of the point in planner's grid (first axis slowest)
             book.sweep_blocks.append((stmt, scenario, ws.title, table))
-            _chart(ws, table, names[0], outputs, top, grid=len(names) > 1)
-            top = table.last + 4
+            charts = sweep_charts(book, ws, table, axes, outputs, scenario, top)
+            top = max(table.last, top + charts * Chart.ROWS) + 4
 
 
-def _chart(ws, table: LiveTable, x_name: str, outputs: Sequence[Output], top: int, grid: bool = False) -> None:
-    """A scatter chart of the numeric outputs against the first swept input (markers only for a grid)."""
-    numeric = [i for i, o in enumerate(outputs) if not o.is_bool]
-    if not numeric or table.rows < 2:
-        return
-    chart = ScatterChart()
-    chart.title = ", ".join(outputs[i].label for i in numeric)[:200]
-    chart.style = 13
-    chart.x_axis.title = x_name
-    chart.x_axis.delete = False
-    chart.y_axis.delete = False
-    xcol = table.col["in:" + x_name]
-    xs = Reference(ws, min_col=xcol, min_row=table.first, max_row=table.last)
-    for i in numeric:
-        col = table.col[f"out:{i}"]
-        ys = Reference(ws, min_col=col, min_row=table.first, max_row=table.last)
-        series = Series(ys, xs, title_from_data=False, title=outputs[i].label)
-        series.marker.symbol = "circle"
-        if grid:  # the rows of a grid do not form one line
-            series.graphicalProperties.line.noFill = True
-        chart.series.append(series)
-    chart.width, chart.height = 16, 8
-    anchor = get_column_letter(table.left + table.width + 1) + str(top)
-    ws.add_chart(chart, anchor)
+def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Output], scenario, top: int) -> int:
+    """One chart per numeric output against the first swept input, lines with markers, one line per
+    value of the other axes; beside the table, one below the other. Returns how many."""
+    x = axes[0]
+    if table.rows < 2:
+        return 0
+    run = x.count  # rows per line: the first axis varies fastest
+    lines = max(1, table.rows // run) if len(axes) > 1 else 1
+    others = axes[1:]
+    xcol = table.col["in:" + x.name]
+    placed = 0
+    for i, o in enumerate(outputs):
+        if o.is_bool:
+            continue
+        ycol = table.col[f"out:{i}"]
+        series = []
+        for line in range(min(lines, MAX_SERIES)):
+            first = table.first + line * run if len(axes) > 1 else table.first
+            last = min(first + run - 1, table.last) if len(axes) > 1 else table.last
+            if len(axes) > 1:
+                values = table.values
+                name = ", ".join(f"{p.name} = {_short(values['in:' + p.name][first - table.first])}"
+                                 f"{(' ' + p.unit) if p.unit else ''}" for p in others)
+            else:
+                name = o.label
+            series.append(Series(name, (ws.title, first, xcol, last, xcol), (ws.title, first, ycol, last, ycol)))
+        where = scenario if scenario else "base"
+        more = f" (first {MAX_SERIES} of {lines} lines)" if lines > MAX_SERIES else ""
+        xs = [v for v in table.values["in:" + x.name] if isinstance(v, float)]
+        ws.charts.append(Chart(f"{o.label} by {x.name} — {where}{more}", titled(x.name, x.unit),
+                               titled(o.label, o.unit), series, top + 1 + placed * Chart.ROWS,
+                               table.left + table.width + 1, x_log=_geometric(x),
+                               x_range=(min(xs), max(xs)) if xs and not _geometric(x) else None))
+        placed += 1
+    return placed
+
+
+def _short(v) -> str:
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def _geometric(points) -> bool:
+    """A ``times`` range over three decades or more: a log axis reads better (as in the report's plots)."""
+    return points.kind == "times" and points.count > 2 and points.start > 0 and \
+        points.exact(points.count - 1) / points.start >= 1000

@@ -1,31 +1,40 @@
-"""The live workbook: every figure a formula over named input cells.
+"""The live workbook: every figure a formula over named input cells, with planner's value cached.
 
 Sheets, in order:
 
+* **Summary** (:mod:`.summary`): the title, notes, headline figures per scenario, key inputs
+  (linked to the Inputs sheet), the answers and the check status, all live;
 * **Inputs** (:mod:`.inputs`): one row per input (name, value in its display unit, unit,
   description, tags, constraints); the value cell is styled as an input,
   carries a workbook-level defined name, data validation from its
-  constraints and its doc as a comment.
+  constraints and its doc as a comment;
 * **Model** (:mod:`.derived`): every derived quantity in dependency order, a live formula over
-  the defined names, converted to its display unit, with its own name.
-* **Scenarios** (:mod:`.scenarios`): one column per scenario (and per `check ... with` context):
-  overridden inputs as values, the rest referencing the Inputs sheet, every
-  derived quantity a formula over cells of its own column.
-* one sheet per **sweep**, and per **maximize/minimize** (see
-  :mod:`.tables`);
-* **Solve**: each answer live (see :mod:`.solving`);
-* **Checks** (:mod:`.checking`): each check a live TRUE/FALSE cell, with planner's tolerance;
+  the defined names, converted to its display unit, with its own name;
+* **Scenarios** (:mod:`.scenarios`): one column per scenario: overridden inputs as values,
+  the rest referencing the Inputs sheet, every derived quantity a formula over cells of its own column;
+* one sheet per **sweep** (:mod:`.tables`), with one chart per output;
+* **Solve** (:mod:`.solving`): each answer live, with its "Solve work" sheet and a sheet per
+  maximize/minimize;
+* **Checks** (:mod:`.checking`): each check a live TRUE/FALSE cell, with planner's tolerance,
+  and the **Check contexts** work sheet for the checks' ``with`` columns;
 * **Helpers**: subexpressions moved out of formulas longer than Excel's
   8,192 characters (only when needed).
+
+The sheet builders write plain cells (:mod:`.book`); this module composes
+them and renders the result with XlsxWriter, the one library that writes a
+formula together with its cached value (openpyxl writes formulas without
+values, so a file read without recalculating shows empty cells; openpyxl
+stays for reading workbooks back in :mod:`.reader`). Every sheet gets its
+print setup: one page wide, landscape when wide, the header rows repeated,
+a print area, the plan's title and the sheet's name in the page header.
+Column widths are fitted to their content; longer text wraps.
 
 Plan text (titles, docs, tags, units, scenario names) is always written as
 a string cell, never as a formula. The bytes are deterministic: fixed
 document timestamps and zip entry dates. Custom document properties record
 the plan the workbook came from (:func:`provenance`), which ``planner
-import`` checks.
-
-This module composes the sheets, which share the state and styles of
-:mod:`.book`, and saves the result; no sheet builder imports it.
+import`` checks. The workbook asks every engine for a full recalculation
+when it is opened.
 """
 
 from __future__ import annotations
@@ -34,55 +43,288 @@ import io
 import zipfile
 from typing import Mapping, Optional, Sequence
 
-from openpyxl import Workbook
-from openpyxl.packaging.custom import StringProperty
-from openpyxl.writer.excel import ExcelWriter
-
 from ...compute.evaluation import Plan
+from ..numbers import style_for
 from . import book as state
-from . import checking, derived, inputs, scenarios, solving, tables
-from .book import FIXED_TIME, ZIP_TIME, AnswerRef, provenance  # noqa: F401  (AnswerRef: for readers of the layout)
+from . import checking, derived, inputs, scenarios, solving, summary, tables
+from .book import CHECK_CONTEXTS, FIXED_TIME, SCENARIOS, ZIP_TIME, AnswerRef, Cell, Sheet, provenance  # noqa: F401
+
+PAPER_A4 = 9
+PORTRAIT_WIDTH = 100  # characters of column width that print on a portrait A4 page at 100%
+MIN_WIDTH, MAX_WIDTH = 6, 50
+STYLES = {
+    state.TITLE: {"bold": True, "font_size": 14},
+    state.NOTE: {"italic": True, "font_color": "#595959"},
+    state.HEADER: {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6"},
+    state.UNIT: {"italic": True, "font_color": "#595959"},
+    state.LABEL: {"bold": True},
+    state.INPUT: {"bg_color": "#FFCC99", "font_color": "#3F3F76", "border": 1, "border_color": "#7F7F7F"},
+    "units": {"indent": 1},
+    state.NAME: {},
+    summary.SECTION: {"bold": True, "font_size": 12, "font_color": "#1F4E78"},
+    "good": {"bg_color": "#C6EFCE", "font_color": "#006100"},
+    "bad": {"bg_color": "#FFC7CE", "font_color": "#9C0006"},
+    "link": {"font_color": "#0563C1", "underline": 1},
+}
+HIGHLIGHT = {"bg_color": "#FFF2CC", "bold": True}
+BOOLEAN = '"TRUE";"TRUE";"FALSE"'  # TRUE/FALSE as every engine shows them, before it recalculates too
+LINE_HEIGHT = 15  # points per line of 11-point text
+NOTE_WIDTH = 100  # characters a note may take before it wraps
 
 
 class Book(state.Book):
     """The workbook being written: the shared state of :class:`book.Book`, composed sheet by sheet."""
 
-    def build(self) -> Workbook:
+    def build(self) -> "Book":
         for s in self.wanted:
             self.context(s)
         self.collect_check_contexts()
         tables.sweep_contexts(self)
         solving.collect_contexts(self)
-        scenarios.place_contexts(self)
+        scenarios.scenarios_layout(self)
+        needed = scenarios.sheets_needed(self)
+        summary.create(self)
         inputs.inputs_sheet(self)
         derived.model_sheet(self)
-        sheet = self.wb.create_sheet("Scenarios") if len(self.contexts) > 1 else None
-        if sheet is not None:
-            scenarios.scenarios_layout(self, sheet)
+        if SCENARIOS in needed:
+            scenarios.context_sheet(self, SCENARIOS)
         tables.sweep_sheets(self)
         solving.solve_sheet(self)
         checking.checks_sheet(self)
-        if sheet is not None:
-            scenarios.scenarios_fill(self, sheet)
+        if CHECK_CONTEXTS in needed:
+            scenarios.context_sheet(self, CHECK_CONTEXTS)
+        for title in needed:
+            scenarios.fill_sheet(self, title)
+        summary.fill(self)
         if self.helpers is not None:  # helper cells go last
-            self.wb.move_sheet(self.helpers, len(self.wb.sheetnames) - 1 - self.wb.sheetnames.index("Helpers"))
-        self.wb.calculation.fullCalcOnLoad = True
-        self.wb.properties.creator = "planner"
-        self.wb.properties.title = self.plan.title
-        self.wb.properties.created = FIXED_TIME
-        self.wb.properties.modified = FIXED_TIME
-        for name, value in provenance(self.plan).items():
-            self.wb.custom_doc_props.append(StringProperty(name=name, value=value))
-        return self.wb
+            self.sheets.remove(self.helpers)
+            self.sheets.append(self.helpers)
+        return self
 
 
-# ---- saving -------------------------------------------------------------------
+# ---- rendering ----------------------------------------------------------------------
 
-def to_bytes(wb: Workbook) -> bytes:
-    """Serialise with fixed timestamps, so the same plan gives the same bytes."""
+def column_pixels(width: float) -> int:
+    """XlsxWriter's (and Excel's) pixel width of a column ``width`` characters wide."""
+    return int(width * 7 + 5) if width >= 1 else int(width * 12 + 0.5)
+
+
+def shown_text(cell: Cell) -> str:
+    """About what the cell shows: for fitting the column's width."""
+    value = cell.cached if cell.kind == "formula" else cell.value
+    if isinstance(value, bool):
+        return "FALSE" if not value else "TRUE"
+    if isinstance(value, (int, float)):
+        if cell.num is not None:
+            return cell.num.text(value) + ("%" if cell.num.percent else "")
+        return f"{value:.10g}"
+    return "" if value is None else str(value)
+
+
+def fitted_widths(ws: Sheet) -> dict[int, float]:
+    longest: dict[int, int] = {}
+    for (_, col), cell in ws.cells.items():
+        if cell.overflow:
+            continue
+        lines = shown_text(cell).split("\n")
+        longest[col] = max(longest.get(col, 0), max(len(line) for line in lines))
+    numeric = {col for (_, col), cell in ws.cells.items() if cell.kind in ("number", "formula", "bool")}
+    out = {}
+    for col in range(1, ws.max_col + 1):
+        if col in ws.widths:
+            out[col] = ws.widths[col]
+            continue
+        cap = ws.caps.get(col, MAX_WIDTH)
+        least = 10 if col in numeric else MIN_WIDTH
+        out[col] = float(min(max(longest.get(col, 0) + 2, least), cap))
+    return out
+
+
+def lines(text: str, width: float) -> int:
+    """Lines ``text`` takes when wrapped in a column ``width`` characters wide (a little slack for words)."""
+    room = max(width - 1, 1) * 1.15  # proportional text: about 1.15 letters per digit width
+    return sum(max(1, -(-len(part) // int(room))) for part in text.split("\n"))
+
+
+def note_span(ws: Sheet, row: int, col: int, text: str, widths: dict[int, float], last: int,
+              size: float = 1.0) -> tuple[int, float]:
+    """The last column a note or title is merged across (it stops at the next filled cell), and the width;
+    ``size``: the font's size against 11 points."""
+    end, width = col, widths.get(col, 8.43)
+    need = min(len(text) * size / 1.15 + 2, NOTE_WIDTH)
+    while width < need and (row, end + 1) not in ws.cells and (end < last or width < 60):
+        end += 1
+        width += widths.get(end, 8.43)
+    return end, width
+
+
+def chart_extent(ws: Sheet, widths: dict[int, float]) -> int:
+    """The last column a chart reaches (for the print area)."""
+    last = ws.max_col
+    for chart in ws.charts:
+        col, pixels = chart.col, 0
+        while pixels < chart.width + 20:
+            pixels += column_pixels(widths.get(col, 8.43))
+            col += 1
+        last = max(last, col - 1)
+    return last
+
+
+def _escape_header(text: str) -> str:
+    return text.replace("&", "&&")[:100]
+
+
+def render(book: state.Book) -> bytes:
+    import xlsxwriter
+
     raw = io.BytesIO()
-    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
-        ExcelWriter(wb, archive).save()
+    wb = xlsxwriter.Workbook(raw, {"in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
+                                   "strings_to_urls": False, "max_url_length": 255})
+    formats: dict[tuple, object] = {}
+
+    def fmt(style: Optional[str] = None, num: Optional[str] = None, highlight: bool = False, wrap: bool = False,
+            quote: bool = False):
+        key = (style, num, highlight, wrap, quote)
+        if key not in formats:
+            spec = {"valign": "top", **(STYLES.get(style, {}) if style else {})}
+            if highlight and style != state.INPUT:
+                spec.update(HIGHLIGHT)
+            if num:
+                spec["num_format"] = num
+            if wrap:
+                spec.update({"text_wrap": True, "valign": "top"})
+            if quote:
+                spec["quote_prefix"] = True
+            formats[key] = wb.add_format(spec)
+        return formats[key]
+
+    title = book.plan.title
+    for sheet in book.sheets:
+        ws = wb.add_worksheet(sheet.title)
+        widths = fitted_widths(sheet)
+        for col, width in widths.items():
+            ws.set_column(col - 1, col - 1, width)
+        last_col = chart_extent(sheet, widths)
+        heights: dict[int, float] = {}
+        for (r, c), cell in sorted(sheet.cells.items()):
+            hl = r in sheet.highlight
+            style = cell.num
+            value = cell.value if cell.kind == "number" else cell.cached if cell.kind == "formula" else None
+            if style is None and isinstance(value, (int, float)) and not isinstance(value, bool):
+                style = style_for([value])  # a count, a line number: the same rule, from its own size
+            num = style.excel() if style is not None and cell.kind in ("number", "formula") else None
+            if cell.kind == "bool" or cell.kind == "formula" and isinstance(cell.cached, bool):
+                num = BOOLEAN
+            text = cell.value if cell.kind in ("text", "link") else ""
+            wrap = (not cell.overflow and cell.kind in ("text", "link")
+                    and len(max(text.split("\n"), key=len)) + 2 > widths.get(c, MAX_WIDTH))
+            if wrap:
+                heights[r] = max(heights.get(r, LINE_HEIGHT), LINE_HEIGHT * lines(text, widths.get(c, MAX_WIDTH)))
+            if cell.kind == "text" and cell.overflow and cell.style in (state.NOTE, state.TITLE):
+                scale = 14 / 11 if cell.style == state.TITLE else 1.0
+                end, width = note_span(sheet, r, c, text, widths, last_col, scale)
+                last_col = max(last_col, end)
+                size = 20 if cell.style == state.TITLE else LINE_HEIGHT
+                heights[r] = max(heights.get(r, size), size * lines(text, width / scale))
+                quote = text[:1] in ("=", "+", "-", "@")
+                if end > c:
+                    ws.merge_range(r - 1, c - 1, r - 1, end - 1, "", fmt(cell.style, None, hl, True, quote))
+                ws.write_string(r - 1, c - 1, text, fmt(cell.style, None, hl, True, quote))
+            elif cell.kind == "text":
+                quote = cell.value[:1] in ("=", "+", "-", "@")
+                ws.write_string(r - 1, c - 1, cell.value, fmt(cell.style, None, hl, wrap, quote))
+            elif cell.kind == "number":
+                ws.write_number(r - 1, c - 1, cell.value, fmt(cell.style, num, hl))
+            elif cell.kind == "bool":
+                ws.write_boolean(r - 1, c - 1, cell.value, fmt(cell.style, None, hl))
+            elif cell.kind == "formula":
+                ws.write_formula(r - 1, c - 1, cell.value, fmt(cell.style, num, hl), cell.cached)
+            elif cell.kind == "link":
+                sheet_name, _, at = cell.target.partition("!")
+                ws.write_url(r - 1, c - 1, f"internal:{state.sheet_ref(sheet_name)}!{at}",
+                             fmt("link", None, hl, wrap), string=cell.value)
+            if cell.comment:
+                ws.write_comment(r - 1, c - 1, state.clean(cell.comment)[:2000],
+                                 {"author": "planner", "width": 300, "height": 80})
+        for r, height in heights.items():
+            if height > LINE_HEIGHT:
+                ws.set_row(r - 1, height)
+        for r in sorted(sheet.highlight):
+            for c in range(1, sheet.max_col + 1):
+                if (r, c) not in sheet.cells:
+                    ws.write_blank(r - 1, c - 1, None, fmt(None, None, True))
+        for r, c, spec in sheet.validations:
+            ws.data_validation(r - 1, c - 1, r - 1, c - 1, spec)
+        for r1, c1, r2, c2, spec in sheet.conditionals:
+            spec = dict(spec)
+            spec["format"] = wb.add_format(STYLES[spec.pop("style")])
+            ws.conditional_format(r1 - 1, c1 - 1, r2 - 1, c2 - 1, spec)
+        for chart in sheet.charts:
+            ws.insert_chart(chart.row - 1, chart.col - 1, _chart(wb, chart),
+                            {"x_offset": 8, "y_offset": 4, "object_position": 1})
+        if sheet.freeze:
+            ws.freeze_panes(sheet.freeze[0] - 1, sheet.freeze[1] - 1)
+        if sheet.work:
+            ws.set_tab_color("#A6A6A6")
+        # print setup: one page wide, landscape when wide, header rows on every page
+        printed = sum(widths.get(c, 8.43) for c in range(1, last_col + 1))
+        landscape = sheet.landscape if sheet.landscape is not None else printed > PORTRAIT_WIDTH
+        if landscape:
+            ws.set_landscape()
+        ws.set_paper(PAPER_A4)
+        ws.fit_to_pages(1, 0)
+        ws.print_area(0, 0, max(sheet.max_row, 1) - 1, last_col - 1)
+        if sheet.repeat:
+            ws.repeat_rows(sheet.repeat[0] - 1, sheet.repeat[1] - 1)
+        ws.set_margins(left=0.5, right=0.5, top=0.75, bottom=0.75)
+        ws.set_header(f"&L{_escape_header(title)}&R&A", {"margin": 0.3})
+        ws.set_footer("&CPage &P of &N", {"margin": 0.3})
+    for name, target in book.defined.items():
+        if wb.define_name(name, "=" + target) != 0:  # XlsxWriter refuses (and would drop) the name
+            raise RuntimeError(f"XlsxWriter refused the defined name {name!r}")
+    wb.set_properties({"title": title, "author": "planner", "created": FIXED_TIME})
+    for name, value in provenance(book.plan).items():
+        wb.set_custom_property(name, value, "text")
+    wb.close()
+    return raw.getvalue()
+
+
+def _chart(wb, chart: state.Chart):
+    c = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    for s in chart.series:
+        sheet, r1, c1, r2, c2 = s.x
+        ysheet, y1, yc1, y2, yc2 = s.y
+        c.add_series({
+            "name": s.name[:255],
+            "categories": [sheet, r1 - 1, c1 - 1, r2 - 1, c2 - 1],
+            "values": [ysheet, y1 - 1, yc1 - 1, y2 - 1, yc2 - 1],
+            "marker": {"type": "circle", "size": 5},
+            "line": {"width": 1.5},
+        })
+    grid = {"visible": True, "line": {"color": "#D9D9D9"}}
+    c.set_title({"name": chart.title[:255], "name_font": {"size": 11, "bold": True}})
+    x_axis = {"name": chart.x_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False},
+              "label_position": "low"}
+    if chart.x_range is not None and chart.x_range[0] < chart.x_range[1]:
+        x_axis.update({"min": chart.x_range[0], "max": chart.x_range[1]})
+    if chart.x_log:
+        x_axis["log_base"] = 10
+    c.set_x_axis(x_axis)
+    c.set_y_axis({"name": chart.y_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False},
+                  "label_position": "low"})
+    c.set_legend({"none": True} if len(chart.series) == 1 else {"position": "bottom"})
+    c.set_size({"width": chart.width, "height": chart.height})
+    return c
+
+
+def to_bytes(book: state.Book) -> bytes:
+    """Render with fixed timestamps, so the same plan gives the same bytes. XlsxWriter's warnings (a name
+    or a cell it would drop) are errors: a workbook missing part of the plan is worse than none."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        raw = io.BytesIO(render(book))
     out = io.BytesIO()
     with zipfile.ZipFile(raw) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():

@@ -1,0 +1,160 @@
+"""The Summary sheet, first in the workbook: what a reader needs at a glance, all of it live.
+
+The title and notes; the headline quantities (the report's rule: tagged
+``[headline]``, else the plan's leaves) per scenario, as columns when there
+are few scenarios and as rows when there are many; the key inputs (tagged
+``[assumption]`` or ``[headline]``, else the first of the plan's own inputs),
+each a formula over its cell on the Inputs sheet with a link to it; the
+answers of the questions (from the Solve sheet) and the check status (a
+live count over the Checks sheet).
+"""
+
+from __future__ import annotations
+
+from .book import NAME, NOTE, SCENARIOS, TITLE, UNIT, UNITS, Book, sheet_ref
+
+FEW = 6  # scenarios shown as columns; more are rows
+KEY_INPUTS = 12  # untagged plans: this many of their own inputs
+SECTION = "section"
+
+
+def create(book: Book) -> None:
+    book.create_sheet("Summary")
+
+
+def fill(book: Book) -> None:
+    ws = book.sheet("Summary")
+    ws.text(1, 1, book.plan.title, TITLE, overflow=True)
+    row = 2
+    for note in book.model.plan.notes:
+        ws.note(row, 1, note)
+        row += 1
+    ws.note(row, 1, "Every figure here is live: edit the orange cells on the Inputs sheet (or a scenario's own "
+            "inputs on the Scenarios sheet) and it follows.")
+    row += 2
+    row = _headlines(book, ws, row)
+    row = _inputs(book, ws, row)
+    row = _answers(book, ws, row)
+    _checks(book, ws, row)
+    ws.caps.update({1: 45, 2: 30})
+
+
+def _columns(book: Book) -> list:
+    shown = [c for c in book.contexts.values() if c.sheet == SCENARIOS]
+    return shown or [book.base_context]
+
+
+def _section(ws, row: int, title: str) -> int:
+    ws.text(row, 1, title, SECTION, overflow=True)
+    return row + 1
+
+
+def _headlines(book: Book, ws, row: int) -> int:
+    names = book.headlines
+    if not names:
+        return row
+    contexts = _columns(book)
+    row = _section(ws, row, "Headline figures" + (" per scenario" if contexts[0] is not book.base_context else ""))
+    if len(contexts) <= FEW:
+        labels = [c.label if c is not book.base_context else "Value" for c in contexts]
+        ws.header(row, ["Figure", "Unit"] + labels)
+        ws.repeat = (row, row)
+        for name in names:
+            row += 1
+            ws.text(row, 1, name, NAME)
+            ws.text(row, 2, book.q[name].unit_text, UNITS)
+            for k, ctx in enumerate(contexts, start=3):
+                ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
+            ws.highlight.add(row)
+        return row + 2
+    ws.header(row, ["Scenario"] + names)
+    ws.text(row + 1, 1, "unit", UNIT)
+    for k, name in enumerate(names, start=2):
+        ws.text(row + 1, k, book.q[name].unit_text, UNIT)
+    ws.repeat = (row, row + 1)
+    row += 1
+    for ctx in contexts:
+        row += 1
+        ws.text(row, 1, ctx.label, NAME)
+        for k, name in enumerate(names, start=2):
+            ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
+    return row + 2
+
+
+def key_inputs(book: Book) -> list[str]:
+    inputs = [n for n in book.plan.definition_order() if book.q[n].is_input]
+    tagged = [n for n in inputs if any(t == "headline" or t.startswith("assumption") for t in book.q[n].tags)]
+    if tagged:
+        return tagged
+    own = [n for n in inputs if "." not in n]
+    return (own or inputs)[:KEY_INPUTS]
+
+
+def _inputs(book: Book, ws, row: int) -> int:
+    names = key_inputs(book)
+    if not names:
+        return row
+    every = len(names) == len([n for n in book.q if book.q[n].is_input])
+    row = _section(ws, row, "Key inputs" + ("" if every else " (every input: the Inputs sheet)"))
+    ws.header(row, ["Description", "Input", "Value", "Unit", "Set by scenarios"])
+    set_by = {n for s in book.model.scenarios.values() for n in s.overrides}
+    for name in names:
+        row += 1
+        q = book.q[name]
+        at = book.input_rows[name]
+        ws.text(row, 1, q.doc or name)
+        ws.link(row, 2, name, f"Inputs!B{at}")
+        ws.formula(row, 3, f"=Inputs!$B${at}", book.display(book.base_context, name), book.style(name))
+        ws.text(row, 4, q.unit_text, UNITS)
+        ws.text(row, 5, "yes" if name in set_by else "")
+    return row + 2
+
+
+def _answers(book: Book, ws, row: int) -> int:
+    rows = [(stmt, ctx, r, at) for stmt, ctx, r, at in book.solve_rows if not ctx.overrides]
+    if not rows:
+        return row
+    from ...language.errors import PlanError
+
+    row = _section(ws, row, "Answers")
+    ws.header(row, ["Question", "Scenario", "Answer", "Unit", "Holds", "Status"])
+    for stmt, ctx, r, at in rows:
+        row += 1
+        ws.text(row, 1, stmt.span.flat)  # plain text: LibreOffice does not wrap a link
+        ws.text(row, 2, ctx.label)
+        if isinstance(r, PlanError):
+            ws.formula(row, 3, f"=Solve!$C${at}", "#N/A")
+            ws.text(row, 4, "no answer: " + r.message, overflow=True)
+            ws.number(row, 5, False)
+            ws.status(row, 6, f"E{row}", False)
+            continue
+        answer = book.sheet("Solve").at(at, 3)
+        ws.formula(row, 3, f"=Solve!$C${at}", answer.cached, answer.num)
+        ws.text(row, 4, book.q[r.target].unit_text, UNITS)
+        holds = book.sheet("Solve").at(at, 5)
+        value = holds.value if holds.kind == "bool" else holds.cached
+        ws.formula(row, 5, f"=Solve!$E${at}", value)
+        ws.status(row, 6, f"E{row}", value is True)
+    ws.flag(row - len(rows) + 1, 6, row)
+    return row + 2
+
+
+def _checks(book: Book, ws, row: int) -> int:
+    if not book.check_cells:
+        return row
+    total = len(book.check_cells)
+    passed = sum(1 for r in book.check_results if r.passed)
+    last = max(int(where[1:]) for _, _, where in book.check_cells)
+    cells = f"{sheet_ref('Checks')}!$G$4:$G${last}"
+    row = _section(ws, row, "Checks")
+    ws.text(row, 1, "checks that hold", NAME)
+    ws.formula(row, 2, f"=COUNTIF({cells},TRUE)", passed)
+    ws.text(row, 3, f"of {total}", UNITS)
+    ws.text(row + 1, 1, "status", NAME)
+    # live text rather than a conditional format: LibreOffice 7.4 fails to print (to PDF) a first sheet with
+    # conditional formats over formulas it has not recalculated
+    ws.formula(row + 1, 2, f'=IF(COUNTIF({cells},TRUE)={total},"all hold",({total}-COUNTIF({cells},TRUE))&" fail")',
+               "all hold" if passed == total else f"{total - passed} fail")
+    ws.link(row + 1, 3, "see the Checks sheet", "Checks!A3", NOTE)
+    return row + 3
+

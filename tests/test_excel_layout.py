@@ -1,0 +1,233 @@
+"""What a finance reader sees without recalculating anything: cached values, number formats, the
+Summary sheet, charts, print setup, the Solve sheet's labels and the names. (Engines recalculating
+the same workbooks: test_excel_workbook.py.)"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from planner.outputs.excel.names import is_cell_like, is_valid
+from planner.outputs.excel.writer import workbook_bytes
+from planner.plan import load
+
+ROOT = Path(__file__).resolve().parent.parent
+PLANS = {"token_cost": ROOT / "sheets" / "token_cost.plan", "gpu_compare": ROOT / "sheets" / "gpu_compare.plan",
+         "buy_vs_rent": ROOT / "tests" / "plans" / "buy_vs_rent.plan"}
+
+
+@pytest.fixture(scope="module")
+def books():
+    out = {}
+    for name, path in PLANS.items():
+        data = workbook_bytes(load(path))
+        out[name] = (data, openpyxl.load_workbook(io.BytesIO(data)),
+                     openpyxl.load_workbook(io.BytesIO(data), data_only=True))
+    return out
+
+
+def formula_cells(wb):
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type == "f":
+                    yield ws, c
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_every_formula_cell_carries_a_cached_value(books, name):
+    _, formulas, values = books[name]
+    missing = [f"{ws.title}!{c.coordinate}" for ws, c in formula_cells(formulas)
+               if values[ws.title][c.coordinate].value is None and ',"")' not in c.value]
+    assert missing == []
+    assert formulas.calculation.fullCalcOnLoad is True  # and every engine recalculates on opening
+
+
+def test_cached_values_read_without_recalculating(books):
+    """pandas-style reading (openpyxl data_only) sees the article's figures and the answers."""
+    _, _, wb = books["token_cost"]
+    model = {r[0].value: r[1].value for r in wb["Model"].iter_rows(min_row=4) if r[0].value}
+    assert model["weight_bytes"] == 140 and model["batch1_weight_bound"] == pytest.approx(46.667, abs=5e-4)
+    solve = {(r[0].value, r[1].value): r[2].value for r in wb["Solve"].iter_rows(min_row=4) if r[0].value}
+    assert solve[("solve min batch where verify_is_compute_bound for all as crossover_batch", "bf16")] == 98
+    _, _, bvr = books["buy_vs_rent"]
+    model = {r[0].value: r[1].value for r in bvr["Model"].iter_rows(min_row=4) if r[0].value}
+    assert model["payback"] == pytest.approx(31.438, abs=5e-4)  # 250 kUSD / 7.95204 kUSD a month
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_every_number_has_a_format_and_one_per_quantity_across_a_row(books, name):
+    _, formulas, values = books[name]
+    general = []
+    for ws in formulas.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                v = values[ws.title][c.coordinate].value
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and c.number_format == "General":
+                    general.append(f"{ws.title}!{c.coordinate}")
+    assert general == []
+    ws = formulas["Scenarios"]
+    for row in ws.iter_rows(min_row=5):
+        kinds = {c.number_format for c in row[2:] if c.value is not None}
+        assert len(kinds) <= 1, (row[0].value, kinds)
+
+
+def test_a_percent_input_keeps_the_figure_typed(books):
+    _, wb, _ = books["buy_vs_rent"]
+    cell = next(r[1] for r in wb["Inputs"].iter_rows() if r[0].value == "utilization")
+    assert cell.value == 65 and cell.number_format == '#,##0"%"'  # shows 65%, holds 65 as the plan does
+    rent = next(r[1] for r in wb["Inputs"].iter_rows() if r[0].value == "rent_rate")
+    assert rent.number_format == "#,##0.00"
+
+
+def test_the_summary_comes_first_and_is_live(books):
+    _, wb, values = books["token_cost"]
+    assert wb.sheetnames[0] == "Summary"
+    ws, cached = wb["Summary"], values["Summary"]
+    assert ws["A1"].value == "Per-token cost of a 70B dense model"
+    rows = {r[0].value: r for r in ws.iter_rows() if r[0].value}
+    header = [c.value for c in rows["Figure"] if c.value]
+    assert header == ["Figure", "Unit", "bf16", "fp8_e4m3", "int4_g128"]  # three scenarios: columns
+    weight = rows["weight_bytes"]
+    assert weight[2].value.startswith("=Scenarios!$C$") and cached[weight[2].coordinate].value == 140
+    alpha = next(r for r in ws.iter_rows() if r[1].value == "alpha")
+    assert alpha[2].value.startswith("=Inputs!$B$") and alpha[1].hyperlink.location.startswith("Inputs!B")
+    crossover = [r for r in ws.iter_rows() if str(r[0].value).startswith("solve min batch")]
+    assert [cached[r[2].coordinate].value for r in crossover] == [98, 49, 26]
+    assert all(r[2].value.startswith("=Solve!$C$") for r in crossover)
+    status = next(r for r in ws.iter_rows() if r[0].value == "status")
+    assert "COUNTIF(Checks!$G$4:" in status[1].value and cached[status[1].coordinate].value == "all hold"
+
+
+def test_many_scenarios_are_rows_of_the_summary(books):
+    _, wb, values = books["gpu_compare"]
+    ws = wb["Summary"]
+    header = next(r for r in ws.iter_rows() if r[0].value == "Scenario")
+    labels = [ws.cell(r, 1).value for r in range(header[0].row + 2, header[0].row + 14)]
+    assert labels[0] == "small/h100/bf16" and labels[-1] == "large/mi300x/int4"  # twelve: one row each
+    assert ws.cell(header[0].row + 14, 1).value is None
+    assert [c.value for c in header[1:5]] == ["step_time", "throughput", "memory_needed", "fits_one_gpu"]
+
+
+def test_check_contexts_live_on_a_work_sheet_of_their_own(books):
+    _, wb, _ = books["token_cost"]
+    scenarios = [c.value for c in wb["Scenarios"][3] if c.value]
+    assert scenarios == ["Quantity", "Unit", "bf16", "fp8_e4m3", "int4_g128"]
+    contexts = [c.value for c in wb["Check contexts"][3][2:] if c.value]
+    assert "base with alpha = 0.6" in contexts and all(" with " in c for c in contexts)
+
+
+def charts(data: bytes) -> dict[str, list[str]]:
+    """Sheet title -> the XML of each chart drawn on it."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        names = z.namelist()
+        workbook = z.read("xl/workbook.xml").decode()
+        titles = re.findall(r'<sheet name="([^"]+)"', workbook)
+        out = {}
+        for i, title in enumerate(titles, start=1):
+            rels = f"xl/worksheets/_rels/sheet{i}.xml.rels"
+            if rels not in names:
+                continue
+            drawing = re.search(r'Target="../drawings/(drawing\d+\.xml)"', z.read(rels).decode())
+            if not drawing:
+                continue
+            drels = z.read(f"xl/drawings/_rels/{drawing.group(1)}.rels").decode()
+            out[title.replace("&amp;", "&")] = [z.read("xl/charts/" + c).decode()
+                                                for c in re.findall(r'Target="../charts/(chart\d+\.xml)"', drels)]
+        return out
+
+
+def test_charts_a_person_can_read(books):
+    data, _, _ = books["buy_vs_rent"]
+    drawn = charts(data)
+    one = drawn["Sweep 1 utilization"]
+    assert len(one) == 3  # npv, payback, cost_buy: one chart each (a price near 1 beside NPVs in thousands)
+    for xml in one:
+        assert '<c:scatterStyle val="lineMarker"/>' in xml and "<c:marker>" in xml
+        assert "utilization (%)" in xml and " — base" in xml  # axis title with its unit; the scenario
+    assert "npv (kUSD)" in one[0] and "payback (month)" in one[1] and "cost_buy (USD/Mtoken)" in one[2]
+    (grid,) = drawn["Sweep 2 utilization, rent_rate"]
+    assert grid.count("<c:ser>") == 3  # one line per value of the second axis
+    for value in ("1.65", "2.49", "3.5"):
+        assert f"rent_rate = {value} USD/h" in grid
+
+
+def test_charts_do_not_overlap(books):
+    data, _, _ = books["buy_vs_rent"]
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for name in z.namelist():
+            if not name.startswith("xl/drawings/drawing"):
+                continue
+            xml = z.read(name).decode()
+            spans = [(int(a), int(b)) for a, b in re.findall(r"<xdr:from>.*?<xdr:row>(\d+)</xdr:row>.*?</xdr:from>"
+                                                             r"<xdr:to>.*?<xdr:row>(\d+)</xdr:row>", xml, re.S)]
+            spans.sort()
+            assert all(b1 < a2 for (_, b1), (a2, _) in zip(spans, spans[1:])), spans
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_every_sheet_has_a_print_setup(books, name):
+    _, wb, _ = books[name]
+    for ws in wb.worksheets:
+        assert ws.sheet_properties.pageSetUpPr.fitToPage and ws.page_setup.fitToWidth in (1, None), ws.title
+        assert ws.page_setup.fitToHeight == 0, ws.title  # one page wide, as many pages tall as it takes
+        assert ws.print_area, ws.title
+        assert "&A" in ws.oddHeader.right.text and ws.oddFooter.center.text, ws.title
+    for title in ("Inputs", "Model", "Scenarios", "Solve", "Checks"):
+        if title in wb.sheetnames:
+            assert wb[title].print_title_rows, title  # the header row repeats on every page
+    if name == "token_cost":
+        assert wb["Checks"].page_setup.orientation == "landscape"
+
+
+def test_headline_rows_are_highlighted_and_columns_fit(books):
+    _, wb, _ = books["token_cost"]
+    ws = wb["Model"]
+    fills = {r[0].value: r[1].fill.fgColor.rgb for r in ws.iter_rows(min_row=4) if r[0].value}
+    assert fills["batch_step_bound"].endswith("FFF2CC") and not str(fills["memory_time"]).endswith("FFF2CC")
+    inputs = wb["Inputs"]
+    longest = max(len(r[0].value) for r in inputs.iter_rows(min_row=7) if r[0].value)
+    assert inputs.column_dimensions["A"].width >= longest
+    units = max(len(r[2].value or "") for r in inputs.iter_rows(min_row=7))
+    assert inputs.column_dimensions["C"].width >= units
+
+
+def test_the_solve_sheet_labels_its_checks_and_keeps_notes_short(books):
+    _, wb, values = books["token_cost"]
+    ws, cached = wb["Solve"], values["Solve"]
+    header = [c.value for c in ws[3]]
+    check, value = header.index("Check") + 1, header.index("Check value") + 1
+    labels = {cached.cell(r, 2).value: (cached.cell(r, check).value, cached.cell(r, value).value)
+              for r in range(4, ws.max_row + 1) if str(ws.cell(r, 1).value).startswith("solve min batch")}
+    assert labels["bf16"] == ("batch - 1 = 97 fails", True)  # n - 1 = 97 fails: TRUE
+    assert ws.cell(6, check).value.startswith('="batch - 1 = "&')  # live: it follows the answer
+    notes = [ws.cell(r, header.index("Notes") + 1).value for r in range(4, ws.max_row + 1)]
+    for note in filter(None, notes):
+        assert "\n" not in note and all(len(part) <= 110 for part in note.split("; ")), note
+
+
+def test_closed_forms_are_in_display_units_and_split_into_named_parts(books):
+    _, wb, _ = books["buy_vs_rent"]
+    work = wb["Solve work"]
+    parts = {n: d.attr_text for n, d in wb.defined_names.items() if ".part" in n}
+    answers = [wb["Solve"].cell(r, 3).value for r in range(4, wb["Solve"].max_row + 1)]
+    raw = [work[m.group(1)].value for a in answers if a for m in [re.search(r"'Solve work'!\$(A\$\d+)", a)] if m]
+    texts = answers + raw + [work[t.split("!")[1].replace("$", "")].value for t in parts.values()]
+    assert not any("31536000" in t or "2628000" in t for t in texts)  # no seconds per year or per month
+    assert max(len(t) for t in texts) <= 600
+    assert "gpus_for_100k.base.part1" in parts and all(t.startswith("'Solve work'!$B$") for t in parts.values())
+    assert any("(discount_rate/100+1)^(lifetime/12)" in t or "discount_rate/100+1" in t for t in texts)
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_no_defined_name_begins_with_a_cell(books, name):
+    _, wb, _ = books[name]
+    for defined in wb.defined_names:
+        assert is_valid(defined) and not any(is_cell_like(p) for p in defined.split(".")[:-1]), defined
+    if name == "gpu_compare":
+        assert "h100_.hbm_bandwidth" in wb.defined_names and "mi300x.hbm_bandwidth" in wb.defined_names

@@ -1,0 +1,223 @@
+"""Reports as GitHub renders them: every formula through a real LaTeX renderer
+(KaTeX from npm, ``throwOnError``), every diagram through Mermaid's own
+parser (its 500-edge limit included), and every table inside GitHub's column.
+
+The reports are those of every shipped plan (``sheets/*.plan``, whatever
+plans are added later) and of the test plans below, which stress what the
+shipped ones do not: many scenarios, a plain list of scenarios, true/false
+inputs in conditions, functions, Greek and dotted names, no units at all,
+and a plan far too large for one graph. The JavaScript side is
+``tests/render/render.mjs``; ``.ci/run`` installs its npm packages
+(``npm ci --prefix tests/render``). Without node or those packages the
+tests are skipped, and fail under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import SHEETS
+
+from planner.outputs.build import report_outputs
+from planner.outputs.viewmodel import GRAPH_EDGES, analyse
+
+RENDER = Path(__file__).parent / "render"
+MAX_COLUMNS = 8  # columns of any table
+MAX_ROW_CHARACTERS = 110  # visible characters of a table row, cell padding included (GitHub's ~900 px column)
+
+MANY_SCENARIOS = """title "Many scenarios on three axes"
+rate     = 0.05   "interest rate per year"
+years    = 10     "loan term"            where integer, years >= 1
+price    = 1000 "purchase price"
+fee      = 25     "arrangement fee"
+discount = false  "pays upfront"
+payment  = price * rate / (1 - (1 + rate)^(-years)) + fee / years [headline]
+total    = if(discount, 0.97 * price, payment * years) [headline]
+cheap    = total < 1300 [headline]
+axis rate_level "interest" {
+    low  { rate = 0.02 }
+    mid  { rate = 0.05 }
+    high { rate = 0.09 }
+}
+axis term { short { years = 5 } long { years = 20 } }
+axis pay { monthly { discount = false } upfront { discount = true, fee = 0 } }
+check total ~= 970 in rate_level=low, term=short, pay=upfront
+"""
+
+PLAIN_SCENARIOS = "title \"Eight plain scenarios\"\nx = 1\ny = 2\nz = x * y + x / y\n" + "".join(
+    f"scenario s{i} \"scenario number {i}\" {{ x = {i}, y = {i + 1} }}\n" for i in range(8))
+
+MATHS = """title "Formulas of every kind"
+alpha = 0.5 where 0 < alpha < 1
+gamma = 3 where integer, gamma >= 1
+c = 0.25
+on = true
+import "hardware/h100_sxm.plan" as h100
+f(a, b) = max(a, b) - min(a, b)
+poly = 5 * alpha^4 + 3 * alpha^2 - 2
+ratio = (1 - alpha^(gamma + 1)) / (1 - alpha) / (gamma * c + 1)
+pick = if(on and alpha > 0.2, abs(poly), sqrt(ratio)) + f(alpha, c)
+tiny = h100.hbm_bandwidth / (1 TB/s) * 1e-15 + floor(ratio) + ceil(c) + round(ratio, 2) + exp(-alpha) + ln(ratio) + log(ratio, 10)
+flag = not on or alpha >= 0.5
+solve alpha where poly = 0
+maximize ratio over gamma in 1..6
+sweep alpha in 0.1..0.9 step 0.2 show ratio, flag
+check flag == true
+check ratio ~= 1.25 within 1%
+"""
+
+
+def _chain(n: int) -> str:
+    """A plan of ``n`` quantities, each using the two before it: far past a legible graph."""
+    lines = ['title "A long chain"', "a0 = 1", "a1 = 2"]
+    lines += [f"a{i} = a{i - 1} + a{i - 2} / 1000" for i in range(2, n)]
+    lines += [f"out{k} = a{n - 1 - k} * 2 [headline]" for k in range(5)]
+    return "\n".join(lines) + "\n"
+
+
+TEST_PLANS = {"many_scenarios": MANY_SCENARIOS, "plain_scenarios": PLAIN_SCENARIOS, "maths": MATHS,
+              "chain": _chain(600)}
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    reason = None
+    if node is None:
+        reason = "node is not installed"
+    elif not (RENDER / "node_modules" / "katex").is_dir() or not (RENDER / "node_modules" / "mermaid").is_dir():
+        reason = "the npm packages are not installed (npm ci --prefix tests/render)"
+    if reason:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(reason + " (CI=true: failing instead of skipping)")
+        pytest.skip(reason)
+    return node
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict[str, Path]:
+    """The shipped report of every sheet and test plan, written to files."""
+    import planner
+
+    out = tmp_path_factory.mktemp("reports")
+    plans = {p.stem: p for p in sorted(SHEETS.glob("*.plan"))}
+    for name, text in TEST_PLANS.items():
+        path = out / f"{name}.plan"
+        path.write_text(text, encoding="utf-8")
+        plans[name] = path
+    files = {}
+    for name, path in plans.items():
+        outputs, _ = report_outputs(analyse(planner.load(path)), f"{name}.md", plots=False)
+        files[name] = out / f"{name}.md"
+        files[name].write_bytes(outputs[-1].data)
+    return files
+
+
+def _check(node: str, files) -> dict:
+    run = subprocess.run([node, str(RENDER / "render.mjs"), "check", *map(str, files)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_every_formula_and_graph_renders(reports):
+    node = _node()
+    found = _check(node, reports.values())
+    problems = {name: found[str(path)]["errors"] for name, path in reports.items() if found[str(path)]["errors"]}
+    assert not problems, json.dumps(problems, indent=1, ensure_ascii=False)
+    for name, path in reports.items():
+        assert found[str(path)]["diagrams"] == 1, name
+        assert found[str(path)]["math"] > 0, name
+    assert found[str(reports["token_cost"])]["math"] >= 22  # every derived quantity, the closed form, the polynomial
+
+
+def test_the_renderers_fail_on_errors(tmp_path):
+    """The check can fail: bad LaTeX, a Mermaid syntax error, and Mermaid's edge limit are each caught."""
+    node = _node()
+    bad = tmp_path / "bad.md"
+    edges = "\n".join(f"  n{i} --> n{i + 1}" for i in range(600))
+    bad.write_text("# x\n\n| a |\n|---|\n| $`\\frac{1}`$ |\n\n```math\n\\left( x\n```\n\n"
+                   f"```mermaid\nflowchart LR\n  a -->\n```\n\n```mermaid\nflowchart LR\n{edges}\n```\n",
+                   encoding="utf-8")
+    errors = _check(node, [bad])[str(bad)]["errors"]
+    assert len(errors) == 4, errors
+    assert sum("KaTeX" in e for e in errors) == 2 and any("Edge limit exceeded" in e for e in errors)
+
+
+def test_a_plan_too_large_to_draw_gets_the_summary_graph(reports):
+    text = reports["chain"].read_text(encoding="utf-8")
+    graph = text[text.index("```mermaid"):]
+    assert graph.count("-->") <= GRAPH_EDGES
+    assert "too many to draw legibly" in text and "602 quantities" not in text  # the note gives the real size
+    assert "605 quantities" in text
+    assert "the 5 headline quantities and the inputs each depends on" in text
+
+
+def _visible(cell: str) -> int:
+    """Characters a reader sees in a cell (its widest line): code, bold and escapes take no room."""
+    lines = re.split(r"<br\s*/?>", cell)
+    return max(len(re.sub(r"\\(.)", r"\1", line.replace("`", "").replace("**", "")).strip()) for line in lines)
+
+
+def _tables(text: str) -> list[list[str]]:
+    """Every Markdown table (outside fenced blocks), as its lines."""
+    tables, current, fenced = [], [], False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables.append(current)
+            current = []
+    if current:
+        tables.append(current)
+    return tables
+
+
+def test_every_table_fits_githubs_column(reports):
+    too_wide = []
+    for name, path in reports.items():
+        for table in _tables(path.read_text(encoding="utf-8")):
+            for line in table:
+                cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+                width = sum(_visible(c) for c in cells) + 3 * len(cells)
+                if len(cells) > MAX_COLUMNS or width > MAX_ROW_CHARACTERS:
+                    too_wide.append(f"{name}: {len(cells)} columns, {width} characters: {line}")
+    assert not too_wide, "\n".join(too_wide[:20])
+
+
+def test_many_scenarios_become_rows_and_each_axis_is_listed_once(reports):
+    text = reports["many_scenarios"].read_text(encoding="utf-8")
+    headline = text[text.index("## Headline figures"):text.index("## Assumptions") if "## Assumptions" in text
+                    else text.index("## Scenarios")]
+    assert "| rate_level | term | pay |" in headline
+    assert headline.count("\n| ") >= 12  # a row per scenario (3 x 2 x 2)
+    scenarios = text[text.index("## Scenarios"):text.index("## Inputs")]
+    for axis in ("rate_level", "term", "pay"):
+        assert scenarios.count(f"**Axis `{axis}`**") == 1
+    assert "`low/short/monthly`" not in scenarios  # no list of every combination's overrides
+    assert "The 12 scenarios are every combination of `rate_level` × `term` × `pay`." in scenarios
+    plain = reports["plain_scenarios"].read_text(encoding="utf-8")
+    assert "| scenario | `z` |" in plain  # eight scenarios: one row each
+
+
+def test_no_sympy_or_python_syntax_in_any_report(reports):
+    for name, path in reports.items():
+        text = path.read_text(encoding="utf-8")
+        prose = re.sub(r"```.*?```", "", text, flags=re.S)  # fenced blocks are LaTeX or Mermaid
+        words = re.sub(r"`[^`]+`", "", prose)  # code spans are the plan's own text, as written
+        for pattern in (r"\w\*\*\d", r"\bCRootOf\b", r"\bPiecewise\b", r"\bEq\(", r"= 1\b.*\bif\b",
+                        r"\d(?:\.\d+)?e[-+]\d"):
+            assert not re.search(pattern, words), (name, pattern, re.search(pattern, words))
+    maths = reports["maths"].read_text(encoding="utf-8")
+    assert r"\text{if } \mathrm{on}" in maths  # a true/false input in a condition is its name
+    formulas = re.findall(r"\$`(.+?)`\$", maths) + re.findall(r"```math\n(.+?)```", maths, re.S)
+    assert formulas and not [f for f in formulas if re.search(r"\\mathrm\{on\} = 1|\*\*|\bEq\b", f)]
+    assert all(r"\cdot" in f for f in formulas if "5" in f and r"\alpha^{4}" in f)  # products are visible
+    assert r"\alpha > 0.2" in maths  # decimals stay decimals (not \frac{1}{5})
