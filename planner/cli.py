@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import contextmanager
 from typing import Callable, Optional, Sequence
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -21,6 +22,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # bad arguments: exit 2 with usage
         self.print_usage(sys.stderr)
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return n
 
 
 def _names(text: str) -> list[str]:
@@ -53,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"planner {_version()}")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                         help="colour in error messages (default: auto)")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress bar and no notes on stderr (errors are still shown); progress bars "
+                             "appear only on a terminal, after about a second, and never with NO_COLOR set")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("eval", help="evaluate every quantity (per scenario)",
@@ -88,7 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("axes", nargs="*", metavar="NAME=VALUES", help="an input and its values; several make a grid")
     p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
                    help="quantities to show, a comma list; repeatable (default: those that depend on the swept inputs)")
-    _format(p)
+    p.add_argument("--format", "-f", choices=["table", "json", "csv", "jsonl"], default="table",
+                   help="output format (default: table); jsonl: one JSON object per point. Big sweeps are "
+                        "computed and written block by block, in bounded memory")
+    p.add_argument("--limit", type=_positive, metavar="N",
+                   help="only the first N points of each sweep (the others are not computed)")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write to FILE (all or nothing: nothing is written if the run fails) instead of stdout")
     p.set_defaults(handler=cmd_sweep)
 
     p = sub.add_parser("solve", help="solve for an input: break-even roots, integer thresholds, optima",
@@ -202,6 +222,53 @@ def atomic_write(path: str, data: bytes) -> None:
     publish([Output(target.name, data, "file")], target.parent)
 
 
+@contextmanager
+def output_stream(path: Optional[str] = None, source: Optional[str] = None):
+    """A text stream: stdout, or ``path`` written all or nothing, as :func:`atomic_write` does
+    (staged next to its target with normal permissions, moved in when complete; removed when the
+    run fails). For output too big to hold in memory. ``source`` (the plan) is never replaced."""
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    import tempfile
+    from pathlib import Path
+
+    from .language.errors import UsageError
+
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{path} is a directory; planner writes a file of that name",
+                         hint="choose another output name, or move the directory")
+    if source is not None and target.exists() and target.resolve() == Path(source).resolve():
+        raise UsageError(f"-o {path} is the plan itself; an output never replaces its input",
+                         hint="choose another output name")
+    parent = target.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    fd, stage = tempfile.mkstemp(prefix=f".{target.name}.planner-", dir=parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            yield f
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(stage, 0o666 & ~umask)  # mkstemp makes it private; a normal file is wanted
+        os.replace(stage, target)
+    except BaseException:
+        try:
+            os.unlink(stage)
+        except OSError:
+            pass
+        raise
+
+
+def note(text: str) -> None:
+    """An informational line on stderr (``wrote ...``), left out with ``--quiet``."""
+    if not _QUIET:
+        sys.stderr.write(text + "\n")
+
+
+_QUIET = False
+
+
 # ---- commands ---------------------------------------------------------------
 
 def cmd_library(args) -> int:
@@ -305,30 +372,36 @@ def cmd_explain(args) -> int:
 
 def cmd_sweep(args) -> int:
     from .language.errors import UsageError
-    from .outputs.terminal import dumps, sweep_csv, sweep_json, sweep_table
+    from .outputs import stream
+    from .outputs.progress import Progress
     from .questions import sweep
     from .questions.ranges import parse_assignment
 
     plan = _load(args.file)
     overrides, origins = overrides_from(plan, args.sets)
-    results = []
+    runs = []
     if args.axes:
         axes = [parse_assignment(plan, text) for text in args.axes]
         for s in plan.resolve_scenarios(args.scenario):
-            results.append(sweep.run(plan, axes, args.show, s, overrides, origins))
+            runs.append(sweep.prepare(plan, axes, args.show, s, overrides, origins))
     else:
         if not plan.model.sweeps:
             example = next((n for n in plan.model.inputs if not plan.model.quantities[n].is_bool), "x")
             raise UsageError(f"{plan.path} has no `sweep` statements",
                              hint=f"give the values on the command line: planner sweep FILE {example}=1..8")
         for stmt in plan.model.sweeps:
-            results.extend(sweep.run_statement(plan, stmt, args.scenario, overrides, origins, show=args.show))
-    if args.format == "json":
-        write_output(dumps(sweep_json(results)))
-    elif args.format == "csv":
-        write_output(sweep_csv(results))
-    else:
-        write_output("\n\n".join(sweep_table(r) for r in results))
+            runs.extend(sweep.prepare_statement(plan, stmt, args.scenario, overrides, origins, show=args.show))
+    for run in runs:  # what can fail (a fixed input breaking its constraint) fails before anything is written
+        run.block(0, 1)
+        run.diagnosed = 0
+    total = sum(stream.shown(r, args.limit) for r in runs)
+    with output_stream(args.output, plan.path) as out, Progress("sweep", total, "points") as progress:
+        totals = stream.write(runs, args.format, out, args.limit, progress)
+    if args.output not in (None, "-"):
+        note(f"wrote {args.output}")
+    if totals.left_out and args.format != "table":
+        note("; ".join(f"{stream.shown(r, args.limit):,} of {r.size:,} points of `{stream._label(r)}` "
+                       f"[{r.label}] (--limit {args.limit})" for r, _ in totals.left_out))
     return EXIT_OK
 
 
@@ -352,13 +425,18 @@ def cmd_solve(args) -> int:
             raise UsageError(f"{plan.path} has no `solve`, `maximize` or `minimize` statements",
                              hint='ask one from the shell: planner solve FILE --for INPUT --where "LHS = RHS"')
     results, errors = [], []
-    for q in questions:
-        try:
-            results.extend(solver.run(q, args.scenario, overrides, origins))
-        except PlanError as err:
-            if len(questions) == 1:
-                raise
-            errors.append(err)
+    from .outputs.progress import Progress
+
+    with Progress("solve", len(questions), "questions") as progress:
+        for q in questions:
+            progress.step(" ".join(q.span.flat.split())[:60])
+            try:
+                results.extend(solver.run(q, args.scenario, overrides, origins))
+            except PlanError as err:
+                if len(questions) == 1:
+                    raise
+                errors.append(err)
+            progress.advance()
     if args.format == "json":
         write_output(dumps(solve_json(plan, results, errors)))
     elif args.format == "csv":
@@ -389,12 +467,18 @@ def cmd_sensitivity(args) -> int:
 def cmd_export(args) -> int:
     from .outputs.excel.writer import workbook_bytes
 
-    plan = _load(args.file)
-    overrides, origins = overrides_from(plan, args.sets)
-    scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
-    data = workbook_bytes(plan, scenarios, overrides, origins)
-    atomic_write(args.output, data)
-    sys.stderr.write(f"wrote {args.output}\n")
+    from .outputs.progress import Progress
+
+    with Progress("export") as progress:
+        progress.step("loading")
+        plan = _load(args.file)
+        overrides, origins = overrides_from(plan, args.sets)
+        scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
+        progress.step("the workbook")
+        data = workbook_bytes(plan, scenarios, overrides, origins)
+        progress.step("writing")
+        atomic_write(args.output, data)
+    note(f"wrote {args.output}")
     return EXIT_OK
 
 
@@ -438,16 +522,18 @@ def cmd_report(args) -> int:
             target = target / f"{Path(plan.path).stem}.md"
         outputs, notes = report_outputs(analysis, target.name, args.template)
         written = publish(outputs, target.parent)
-        for note in notes:
-            sys.stderr.write(note + "\n")
-        sys.stderr.write("wrote: " + ", ".join(str(p) for p in written) + "\n")
+        for text in notes:
+            note(text)
+        note("wrote: " + ", ".join(str(p) for p in written))
     return EXIT_CHECK_FAILED if analysis.checks_failed else EXIT_OK
 
 
 def cmd_build(args) -> int:
     from .outputs.build import build, summary
+    from .outputs.progress import Progress
 
-    result = build(args.file, args.output, args.template)
+    with Progress("build") as progress:
+        result = build(args.file, args.output, args.template, progress=progress)
     write_output(summary(result))
     return EXIT_CHECK_FAILED if result.checks_failed else EXIT_OK
 
@@ -465,6 +551,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     color = args.color == "always" or (args.color == "auto" and sys.stderr.isatty() and "NO_COLOR" not in os.environ)
+    global _QUIET
+    _QUIET = args.quiet
+    from .outputs import progress
+
+    progress.configure(quiet=args.quiet)
     handler: Callable[[argparse.Namespace], int] = args.handler
     from .compute.evaluation import RECURSION_LIMIT
     from .language.errors import PlanError, render

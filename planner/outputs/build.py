@@ -131,18 +131,25 @@ def workbook_output(analysis: Analysis, name: str) -> Output:
     return Output(name, data, "workbook")
 
 
-def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = None) -> BuildResult:
-    """Everything a plan produces, written into ``outdir`` only when all of it succeeded."""
+def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = None, progress=None) -> BuildResult:
+    """Everything a plan produces, written into ``outdir`` only when all of it succeeded.
+    ``progress`` (a :class:`planner.outputs.progress.Progress`) is told each step."""
     from ..compute.evaluation import load
 
+    step = progress.step if progress is not None else (lambda what: None)
     _check_outdir(outdir)
+    step("loading")
     plan = load(path)
+    step("scenarios, checks, sweeps and solves")
     analysis = analyse(plan)
     stem = Path(plan.path).stem
+    step("the workbook")
     outputs = [workbook_output(analysis, f"{stem}.xlsx")]
+    step("the report and its plots")
     report, notes = report_outputs(analysis, f"{stem}.md", template)
     outputs += report
     result = BuildResult(analysis, outputs, notes=notes)
+    step("writing")
     result.written = publish(outputs, Path(outdir))
     return result
 

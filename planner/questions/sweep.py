@@ -26,7 +26,7 @@ import numpy as np
 
 from ..compute.numeric import CompiledPlan
 from ..compute.diagnose import diagnose
-from ..compute.evaluation import Origin, Plan, as_number, format_value, scenarios_for
+from ..compute.evaluation import Plan, as_number, format_value, scenarios_for
 from ..language.graph import cone
 from ..language import ir
 from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
@@ -63,6 +63,8 @@ class SweepResult:
     issue_count: int = 0  # all (point, quantity) problems
     statement: Optional[ir.Sweep] = None
     problems: list[tuple[np.ndarray, str, str, Optional[str]]] = field(default_factory=list)  # mask, name, kind, why
+    offset: int = 0  # flat index of the first point (a block of a bigger sweep)
+    total: Optional[int] = None  # points of the whole sweep (the same as ``size`` unless a block)
 
     @property
     def size(self) -> int:
@@ -82,8 +84,8 @@ class SweepResult:
         return col if q.is_bool else col / float(q.display.scale)
 
     def notes(self) -> dict[int, list[str]]:
-        """Short text per point index with an issue (explained points get the reason)."""
-        explained = {(s.index, s.quantity): s.reason for s in self.issues}
+        """Short text per point with an issue, by index in this result (explained points get the reason)."""
+        explained = {(s.index - self.offset, s.quantity): s.reason for s in self.issues}
         out: dict[int, list[str]] = {}
         for mask, name, kind, detail in self.problems:
             for i in np.flatnonzero(mask):
@@ -136,6 +138,23 @@ def run(
     show_spans: Optional[Sequence[Optional[Span]]] = None,
 ) -> SweepResult:
     """Evaluate the grid of ``axes`` (name, values, span of the name) in one scenario."""
+    prepared = prepare(plan, axes, show, scenario, overrides, origins, statement, show_spans)
+    return prepared.block(0, prepared.size)
+
+
+def prepare(
+    plan: Plan,
+    axes: Sequence[tuple[str, ir.Values, Optional[Span]]],
+    show: Optional[Sequence[str]] = None,
+    scenario: Optional[str] = None,
+    overrides=None,
+    origins=None,
+    statement: Optional[ir.Sweep] = None,
+    show_spans: Optional[Sequence[Optional[Span]]] = None,
+) -> "SweepRun":
+    """A sweep ready to run, checked (axes, point count, shown names) but not evaluated: its
+    points are evaluated block by block (:meth:`SweepRun.block`), so a big sweep streams out
+    in bounded memory."""
     points = [expand(plan, name, values, span) for name, values, span in axes]
     seen: dict[str, Points] = {}
     for p, (_, _, span) in zip(points, axes):
@@ -155,50 +174,86 @@ def run(
             span = show_spans[i] if show_spans else None
             raise UnknownNameError(f"cannot show `{n}`: it is not defined in {plan.path}", span,
                                    hint=f"did you mean `{guess}`?" if guess else None)
-    inputs, where = plan.input_values(scenario, overrides, origins)
-    grid = _grid([p.array() for p in points])
-    columns_in: dict[str, Any] = dict(inputs)
-    for p, col in zip(points, grid):
-        columns_in[p.name] = col
-        where[p.name] = Origin(f"sweep {p.name} in {p.text}", p.span)
+    inputs, _ = plan.input_values(scenario, overrides, origins)
     compiled, derived = _program(plan, show)
-    args = [columns_in[n] if isinstance(columns_in[n], np.ndarray) else as_number(columns_in[n])
-            for n in plan.model.inputs]  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
-    raw = dict(zip(compiled.outputs, compiled(args)))
-    columns: dict[str, np.ndarray] = {}
-    for p, col in zip(points, grid):
-        columns[p.name] = col
-    for n in show:
-        if n not in columns:
-            v = raw[n] if n in raw else as_number(columns_in[n])
-            columns[n] = np.broadcast_to(np.asarray(v), (size,))
-    result = SweepResult(plan, scenario, points, show, columns, np.zeros(size, dtype=bool), statement=statement)
-    _find_issues(plan, result, raw, columns_in, derived, points, (overrides, origins))
-    return result
+    return SweepRun(plan, scenario, points, show, shape, size, inputs, compiled, derived, statement,
+                    (overrides, origins), [p.array() for p in points])
+
+
+@dataclass
+class SweepRun:
+    """A prepared sweep: its axes, the compiled program, the fixed inputs."""
+
+    plan: Plan
+    scenario: Optional[str]
+    axes: list[Points]
+    show: list[str]
+    shape: tuple[int, ...]
+    size: int
+    inputs: dict[str, Any]
+    compiled: CompiledPlan
+    derived: list[str]
+    statement: Optional[ir.Sweep]
+    fixed: tuple
+    arrays: list[np.ndarray]  # each axis's values, base units
+    diagnosed: int = 0  # points explained so far (at most MAX_DIAGNOSED over the whole sweep)
+
+    @property
+    def label(self) -> str:
+        return self.scenario or "base"
+
+    def block(self, start: int, stop: int) -> SweepResult:
+        """Points ``start`` to ``stop - 1`` (flat indices; the last axis runs fastest), evaluated in
+        one vectorised call, their issues found and the first ones explained."""
+        stop = min(stop, self.size)
+        n = stop - start
+        if len(self.axes) == 1:
+            grid = [self.arrays[0][start:stop]]
+        else:
+            index = np.unravel_index(np.arange(start, stop, dtype=np.int64), self.shape)
+            grid = [a[i] for a, i in zip(self.arrays, index)]
+        columns_in: dict[str, Any] = dict(self.inputs)
+        for p, col in zip(self.axes, grid):
+            columns_in[p.name] = col
+        plan = self.plan
+        args = [columns_in[name] if isinstance(columns_in[name], np.ndarray) else as_number(columns_in[name])
+                for name in plan.model.inputs]  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
+        raw = dict(zip(self.compiled.outputs, self.compiled(args)))
+        columns: dict[str, np.ndarray] = {}
+        for p, col in zip(self.axes, grid):
+            columns[p.name] = col
+        for name in self.show:
+            if name not in columns:
+                v = raw[name] if name in raw else as_number(columns_in[name])
+                columns[name] = np.broadcast_to(np.asarray(v), (n,))
+        result = SweepResult(plan, self.scenario, self.axes, self.show, columns, np.zeros(n, dtype=bool),
+                             statement=self.statement, offset=start, total=self.size)
+        _find_issues(plan, result, raw, columns_in, self.derived, self.axes, self.fixed, self)
+        return result
 
 
 def run_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None, origins=None,
                   show: Optional[Sequence[str]] = None) -> list[SweepResult]:
     """A ``sweep`` statement in each of its scenarios (``scenarios``, as ``--scenario``,
     overrides its ``for``; ``show`` its ``show`` list)."""
+    return [r.block(0, r.size) for r in prepare_statement(plan, stmt, scenarios, overrides, origins, show)]
+
+
+def prepare_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None, origins=None,
+                      show: Optional[Sequence[str]] = None) -> list[SweepRun]:
+    """:func:`run_statement`, prepared: one :class:`SweepRun` per scenario."""
     axes = [(a.name, a.values, a.name_span) for a in stmt.axes]
     spans = None
     if not show:
         show = [n.name for n in stmt.show] or None
         spans = [n.span for n in stmt.show] or None
-    return [run(plan, axes, show, s, overrides, origins, statement=stmt, show_spans=spans)
+    return [prepare(plan, axes, show, s, overrides, origins, statement=stmt, show_spans=spans)
             for s in scenarios_for(plan, stmt.scenarios, scenarios)]
-
-
-def _grid(arrays: list[np.ndarray]) -> list[np.ndarray]:
-    if len(arrays) == 1:
-        return arrays
-    return [m.ravel() for m in np.meshgrid(*arrays, indexing="ij")]
 
 
 # ---- issues -------------------------------------------------------------------
 
-def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, fixed) -> None:
+def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, fixed, run=None) -> None:
     size = result.size
     problems: list[tuple[np.ndarray, str, str, Any]] = []  # (mask, quantity, kind, detail)
     for i, (name, c) in enumerate(plan._constraints):
@@ -228,7 +283,7 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             if bad.any():
                 problems.append((np.array(bad), n, "not finite", None))
     result.problems = problems
-    diagnosed = 0
+    diagnosed = run.diagnosed if run is not None else 0
     for mask, name, kind, detail in problems:
         result.bad |= mask
         idx = np.flatnonzero(mask)
@@ -237,8 +292,10 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             i = int(i)
             reason = detail if detail is not None else _why(plan, name, i, raw, inputs, derived)
             point = {p.name: float(result.columns[p.name][i]) / float(p.scale) for p in points}
-            result.issues.append(Issue(i, point, name, kind, reason))
+            result.issues.append(Issue(result.offset + i, point, name, kind, reason))
             diagnosed += 1
+    if run is not None:
+        run.diagnosed = diagnosed
 
 
 def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str]) -> str:
