@@ -253,6 +253,45 @@ def test_floor_and_ceil_work_on_the_15_digits_shown(text, expected):
 def test_month_and_year():
     assert value("x = 1 year -> month", "x") == pytest.approx(12)
     assert value("x = 1 month -> day", "x") == pytest.approx(365 / 12)
+    assert value("x = 1 year -> day", "x") == 365  # a calendar year, not pint's Julian 365.25 days
+    from planner.questions.checks import run_checks
+
+    results = run_checks(planner.loads("check 12 month == 1 year\ncheck 52 weeks < 1 year\n"))
+    assert [r.passed for r in results] == [True, True]  # a month is exactly a twelfth of a year
+
+
+@pytest.mark.parametrize("text,expected", [
+    # energy and power: J is the base unit of energy, W = J/s
+    ("x = 1 W * 1 s -> J", 1),
+    ("x = 1 kW -> W", 1000),
+    ("x = 1 MW -> kW", 1000),
+    ("x = 1 kJ -> J", 1000),
+    ("x = 1 Wh -> J", 3600),
+    ("x = 1 kWh -> kJ", 3600),
+    ("x = 1 MWh -> kWh", 1000),
+    ("x = 700 W * 24 h -> kWh", 16.8),
+    ("x = 3.6 MJ / 1 h -> W", 1000),
+    # long names and plurals, as pint spells them
+    ("x = 90 seconds -> minutes", 1.5),
+    ("x = 1 second -> ms", 1000),
+    ("x = 2 hours -> min", 120),
+    ("x = 1 hour -> s", 3600),
+    ("x = 3 days -> h", 72),
+    ("x = 2 weeks -> days", 14),
+    ("x = 6 months -> years", 0.5),
+    ("x = 1 yr -> months", 12),
+    ("x = 5 milliseconds -> us", 5000),
+    ("x = 16 bytes -> bits", 128),
+    ("x = 1 byte -> bit", 8),
+    ("x = 1 gigabyte -> MB", 1000),
+    ("x = 1 gibibyte -> MiB", 1024),
+    ("x = 2 kilobytes -> B", 2000),
+    ("x = 1 watt * 1 hour -> joules", 3600),
+    ("x = 1 kilowatt_hour -> watt_hours", 1000),
+    ("x = 50 percent -> %", 50),
+])
+def test_units_people_type(text, expected):
+    assert value(text, "x") == pytest.approx(expected, rel=1e-12)
 
 
 def test_exact_checks_are_decided_in_exact_arithmetic(cli, plan_file):
@@ -266,9 +305,10 @@ def test_exact_checks_are_decided_in_exact_arithmetic(cli, plan_file):
 
 @pytest.mark.parametrize("text,name,expected", [
     ("unit USD\nchurn = 3%/month\nlife = 1 / churn -> month", "life", 100 / 3),
-    ("unit W\nbattery = 50 W*h -> W*s", "battery", 180000),
-    ("unit W\nunit J = W*s\nunit kWh = 1000 W*h\ne = 3.6e6 J -> kWh", "e", 1),
-    ("unit J = W*s\nunit W\ne = 2 W*s -> J", "e", 2),            # any order
+    ("battery = 50 W*h -> W*s", "battery", 180000),
+    ("unit USD\nunit kUSD = 1000 USD\nunit MUSD = 1000 kUSD\nx = 2 MUSD -> USD", "x", 2e6),
+    ("unit MUSD = 1000 kUSD\nunit USD\nunit kUSD = 1000 USD\nx = 2 MUSD -> USD", "x", 2e6),  # any order
+    ("unit USD\nprice = 0.12 USD/kWh\nenergy = 700 W * 24 h\ncost = price * energy -> USD", "cost", 2.016),
     ("x = 2 B·s -> B*ms", "x", 2000),
 ])
 def test_product_units(text, name, expected):

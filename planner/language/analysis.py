@@ -118,8 +118,12 @@ class Analyzer:
                                              labels=[Label(first.name_span, "first declared here")]))
                 continue
             if decl.name in self.units.units:
-                self.sink.add(DuplicateError(f"`{decl.name}` is already a built-in unit", decl.name_span,
-                                             hint="pick another name"))
+                builtin = self.units.units[decl.name]
+                means = canonical_text(builtin.dim) or "a plain number"
+                self.sink.add(DuplicateError(
+                    f"`{decl.name}` is already a built-in unit ({float(builtin.scale):g} {means})"
+                    if builtin.scale != 1 or means != decl.name else f"`{decl.name}` is already a built-in unit",
+                    decl.name_span, hint="remove this declaration to use the built-in one, or pick another name"))
                 continue
             self.units.declared[decl.name] = decl
             if decl.definition is None:

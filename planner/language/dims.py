@@ -28,7 +28,7 @@ from .errors import (
     suggest,
 )
 from .model import Type
-from .units import DIMENSIONLESS, Dim, Unit, UnitTable, canonical_text
+from .units import DIMENSIONLESS, LIKELY, Dim, Unit, UnitTable, canonical_text
 
 # name: (min args, max args or None, parameter names for messages)
 BUILTINS: dict[str, tuple[int, Optional[int], str]] = {
@@ -68,7 +68,7 @@ def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None,
 
 def unknown_unit(factor: ir.UnitFactor, table: UnitTable, names: Iterable[str] = ()) -> PlanError:
     guess = suggest(factor.name, table.names())
-    hint = f"did you mean `{guess}`?" if guess else None
+    hint = LIKELY.get(factor.name) or (f"did you mean `{guess}`?" if guess else None)
     if factor.name in set(names):
         # the literal before this factor: `2` in `2 layers`, `2 B` in `2 B*layers`
         before = re.search(r"(\d[\w.+-]*(?:[ \t]*[^\W\d]\S*?)?)[ \t]*[*·/]?[ \t]*$",
