@@ -232,6 +232,10 @@ def test_bare_numbers_for_percent_inputs_are_refused():
     with pytest.raises(PlanError, match="bare number is ambiguous") as info:
         plan.parse_override("mfu=50")
     assert "give the unit: `50%`" in str(info.value)
+    assert "or `5000%`" not in str(info.value)  # 50 is not a fraction
+    with pytest.raises(PlanError, match="bare number is ambiguous") as info:
+        plan.parse_override("mfu=0.5")
+    assert "give the unit: `0.5%`, or `50%` if 0.5 is a fraction" in str(info.value)
     with pytest.raises(PlanError, match="give the unit: `300 ppm`"):
         plan.parse_override("rate=300")
     assert plan.parse_override("mfu=0")[1] == 0  # zero is zero in any unit

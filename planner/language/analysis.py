@@ -581,8 +581,7 @@ class Analyzer:
             raise UnitError(
                 f"`{o.name}` is written in {q.unit_text}, so a bare number is ambiguous", o.expr.span,
                 label="no unit", labels=[Label(q.definition.expr.span, f"written in {q.unit_text}")],
-                hint="give the unit: `" + o.expr.span.flat
-                     + ("" if q.unit_text == "%" else " ") + f"{q.unit_text}`")
+                hint=_ambiguous_hint(o.expr.span.flat, t.const, q.unit_text))
         if not same_dim(t, Type("num", q.dim)):
             raise UnitError(
                 f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {canonical_text(q.dim) or 'a plain number'}",
@@ -748,6 +747,16 @@ class Analyzer:
             self.sink.add(ScenarioError(f"axis `{p.axis}` has no scenario `{p.name}`", p.span,
                                         hint=f"did you mean `{guess}`?" if guess else
                                         "choices: " + ", ".join(model.axes[p.axis])))
+
+
+def _ambiguous_hint(written: str, value: Fraction, unit: str) -> str:
+    """`--set utilisation=0.5` for a percent input: 0.5% or 50%? Offer both when both are plausible."""
+    sep = "" if unit == "%" else " "
+    plain = f"`{written}{sep}{unit}`"
+    if unit == "%" and 0 < abs(value) <= 1:
+        shown = format(float(value * 100), ".15g")
+        return f"give the unit: {plain}, or `{shown}%` if {written} is a fraction ({written} = {shown}%)"
+    return f"give the unit: {plain}"
 
 
 def _relative(tol: ir.Expr) -> bool:

@@ -79,9 +79,31 @@ class _Lower(Transformer):
         return Span(self.source, tok.start_pos, tok.end_pos)
 
     # -- expressions -----------------------------------------------------
+    def _leading_zero(self, tok: Token, number: str) -> None:
+        """``01`` is an error: a plan has no dates, and ``2025-01-01`` would silently be 2023."""
+        if not re.match(r"0_?\d", number):
+            return
+        span = Span(self.source, tok.start_pos, tok.start_pos + len(number))
+        line = self.source.line_text(span.line)
+        col = span.column - 1
+        date = None
+        for m in re.finditer(r"\d{1,4}([-/.])\d{1,2}\1\d{1,4}", line):
+            if m.start() <= col < m.end():
+                date = m.group(0)
+        hint = ("write the date in a doc string (`start = 0 \"first month: " + (date or "2025-01") + "\"`) and count "
+                "periods from it as numbers (`month = 1`, `months = 36`)")
+        if date is None:
+            hint = f"write `{number.lstrip('0_') or '0'}`; a date belongs in a doc string, with periods counted as numbers"
+        elif "-" in date:
+            parts = [int(p) for p in date.split("-")]
+            hint = f"`{date}` would be read as {' - '.join(str(p) for p in parts)} = {parts[0] - sum(parts[1:])}; " + hint
+        raise ParseError(f"a number cannot start with 0 (`{number}`): dates are not numbers here", span,
+                         label="a leading zero", hint=hint)
+
     @v_args(meta=True)
     def number(self, meta, children):
         (tok,) = children
+        self._leading_zero(tok, str(tok))
         return ir.Number(parse_number(str(tok)), None, self.tspan(tok))
 
     @v_args(meta=True)
@@ -89,6 +111,7 @@ class _Lower(Transformer):
         (tok,) = children
         text = str(tok)
         number, space, unit = _split_quantity(text)
+        self._leading_zero(tok, number)
         unit_offset = tok.start_pos + len(number) + len(space)
         return ir.Number(parse_number(number), unit_from_text(unit, self.source, unit_offset), self.tspan(tok))
 

@@ -4,6 +4,7 @@ in :mod:`planner.language.lower`."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -168,7 +169,23 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
             hint = "a list needs at least one value: `[1, 2, 4]`"
         elif tok.type == "RPAR":
             hint = "a `)` without a matching `(`, or an argument is missing"
+        elif tok.type == "COMMA" and _digit_group(source.text, offset):
+            number = _grouped_number(source.text, offset)
+            hint = f"digits are grouped with `_`, not `,`: write `{number.replace(',', '_')}`"
     return ParseError(message, span, label=_expected(exc), hint=hint)
+
+
+def _digit_group(text: str, offset: int) -> bool:
+    """A `,` between a digit and three more digits: `30,000` meant as thirty thousand."""
+    return offset > 0 and text[offset - 1].isdigit() and bool(re.match(r",\d{3}(?!\d)", text[offset:]))
+
+
+def _grouped_number(text: str, offset: int) -> str:
+    start = offset
+    while start > 0 and (text[start - 1].isdigit() or text[start - 1] in "_."):
+        start -= 1
+    end = re.match(r"(,\d{3})+(\.\d+)?", text[offset:]).end() + offset
+    return text[start:end]
 
 
 def _token_text(tok: Token) -> str:
