@@ -332,3 +332,26 @@ def test_latex_keeps_names_whole():
 
     assert latex(sp.Symbol("customers0") * sp.Symbol("alpha")) == r"\alpha \mathrm{customers0}"
     assert latex(sp.Symbol("draft_cost")) == r"\mathrm{draft\_cost}"
+
+
+QUESTIONS = """
+x = 2 where 0 <= x <= 10
+y = x * 3
+scenario s { x = 4 }
+"""
+
+
+@pytest.mark.parametrize("statement", [
+    "sweep x in [1, 2] show y for s",
+    "sweep x in [1, 2] show y in s",
+    "solve x where y = 9 for s",
+    "solve x where y = 9 in s",
+    "maximize y over x in 1..3 for s",
+    "maximize y over x in 1..3 in s",
+    "check y == 12 for s",
+    "check y == 12 in s",
+])
+def test_in_and_for_alike_after_checks_and_questions(statement):
+    plan = planner.loads(QUESTIONS + statement + "\n")
+    stmt = (plan.model.sweeps + plan.model.solves + plan.model.optimizes + plan.model.checks)[0]
+    assert [p.name for p in stmt.scenarios] == ["s"]

@@ -354,11 +354,11 @@ class _Lower(Transformer):
 
     @v_args(meta=True)
     def sweep_axis(self, meta, children):
-        name, values = children
-        return ir.SweepAxis(str(name), values, self.span(meta), self.tspan(name))
+        (name, name_span), values = children
+        return ir.SweepAxis(name, values, self.span(meta), name_span)
 
     def show(self, children):
-        return ("show", tuple(ir.Name(str(c), self.tspan(c)) for c in children))
+        return ("show", tuple(ir.Name(name, span) for name, span in children))
 
     @v_args(meta=True)
     def pick_name(self, meta, children):
@@ -373,9 +373,6 @@ class _Lower(Transformer):
         return tuple(children)
 
     def for_scenarios(self, children):
-        return ("scenarios", children[0])
-
-    def check_scenarios(self, children):
         return ("scenarios", children[0])
 
     def alias(self, children):
@@ -403,13 +400,13 @@ class _Lower(Transformer):
 
     @v_args(meta=True)
     def solve(self, meta, children):
-        target, cond, *rest = children
+        (target, target_span), cond, *rest = children
         opts = self._options(rest)
-        return ir.Solve(str(target), "root", cond, opts["scenarios"], opts["alias"], self.span(meta), self.tspan(target))
+        return ir.Solve(target, "root", cond, opts["scenarios"], opts["alias"], self.span(meta), target_span)
 
     @v_args(meta=True)
     def solve_extreme(self, meta, children):
-        mode, target, cond, *rest = children
+        mode, (target, target_span), cond, *rest = children
         word = str(mode)
         modes = {"min": "min", "smallest": "min", "max": "max", "largest": "max"}
         if word not in modes:
@@ -419,16 +416,16 @@ class _Lower(Transformer):
                 hint="write `solve min batch where ...` for the smallest integer that satisfies a condition",
             )
         opts = self._options(rest)
-        return ir.Solve(str(target), modes[word], cond, opts["scenarios"], opts["alias"], self.span(meta), self.tspan(target))
+        return ir.Solve(target, modes[word], cond, opts["scenarios"], opts["alias"], self.span(meta), target_span)
 
     def opt_sense(self, children):
         return "max" if str(children[0]) == "maximize" else "min"
 
     @v_args(meta=True)
     def optimize(self, meta, children):
-        sense, objective, over, values, *rest = children
+        sense, objective, (over, over_span), values, *rest = children
         opts = self._options(rest)
-        return ir.Optimize(sense, objective, str(over), values, opts["scenarios"], opts["alias"], self.span(meta), self.tspan(over))
+        return ir.Optimize(sense, objective, over, values, opts["scenarios"], opts["alias"], self.span(meta), over_span)
 
     @v_args(meta=True)
     def check(self, meta, children):
