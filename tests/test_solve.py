@@ -230,6 +230,35 @@ def test_maximize_with_a_pole_at_the_fixed_inputs_skips_every_value():
         Solver(plan).run(plan.model.optimizes[0])
 
 
+def test_maximize_decides_a_float_plateau_exactly():
+    """expected_tokens = (1 - a^(g + 1)) / (1 - a) rises with g for every g (each step adds a^(g+1) > 0),
+    but past g = 160 floats stop changing: the answer is the last value, said so, not a tie at 162."""
+    plan = planner.loads("a = 0.8 where 0 <= a < 1\ng = 4 where integer, g >= 1\n"
+                         "e = (1 - a^(g + 1)) / (1 - a)\nmaximize e over g in 1..200\n")
+    (r,) = Solver(plan).run(plan.model.optimizes[0])
+    assert r.display_value == 200
+    notes = " ".join(r.notes)
+    assert "tie" not in notes
+    assert "keeps rising to the last value of 1..200" in notes
+    assert "exact arithmetic tells them apart" in notes
+
+
+@pytest.mark.parametrize("objective,values,best,ties", [
+    ("abs(x - 2.5)", "1..4", 2, "2, 3"),            # minimize: 0.5 at 2 and at 3, exactly
+    ("(x - 3)^2", "[1, 5, 2, 4]", 2, "2, 4"),        # 1 at 2 and 4, listed in the values' order
+])
+def test_minimize_reports_exact_ties(objective, values, best, ties):
+    plan = planner.loads(f"x = 1\ny = {objective}\nminimize y over x in {values}\n")
+    (r,) = Solver(plan).run(plan.model.optimizes[0])
+    assert r.display_value == best
+    assert f"tie (exact): the same optimum at {ties}; the first is reported" in r.notes
+
+
+def test_an_interior_optimum_has_no_edge_note(token_cost):
+    (r,) = Solver(token_cost).run(token_cost.model.optimizes[0])
+    assert r.display_value == 6 and not any("keeps" in n or "tie" in n for n in r.notes)
+
+
 def test_not_monotone(small):
     with pytest.raises(NotMonotoneError) as info:
         Solver(small).answer(adhoc(small, "n", "w >= 4", "min"))

@@ -97,6 +97,9 @@ from .roots import (
     zero_intervals,
 )
 
+NEAR_TIE = 1e-9  # candidates this close (relative) to the best in floats are compared exactly
+MAX_EXACT_TIES = 2000  # beyond this many near-ties, floats decide (and the note says so)
+
 # ---- results ------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -593,13 +596,21 @@ class Solver:
                              "the constraints", stmt.values.span, notes=_scenario_note(scenario))
         masked = np.where(ok, y, -np.inf if stmt.sense == "max" else np.inf)
         best = int(np.argmax(masked) if stmt.sense == "max" else np.argmin(masked))
-        ties = np.flatnonzero(ok & (y == y[best]))
+        float_best = best
+        best, ties, how = self._decide(stmt, q, pts, y, ok, best, scenario, overrides, origins)
+        near = int((ok & (y == y[float_best])).sum())
+        if near > len(ties):
+            notes.append(f"{near} values give the same objective in floating point; exact arithmetic tells them "
+                         f"apart and the best is {stmt.over} = {format_value(float(pts.display()[best]), q.unit_text)}")
         if len(ties) > 1:
-            notes.append("tie: the same optimum at " + ", ".join(
-                format_value(float(pts.display()[i]), q.unit_text) for i in ties[:10]) + "; the first is reported")
-        if best in (0, pts.count - 1) and pts.count > 2:
-            notes.append(f"the optimum is at the {'first' if best == 0 else 'last'} value of {pts.text}: "
-                         "the true optimum may lie outside the range")
+            notes.append(f"tie ({how}): the same optimum at " + ", ".join(
+                format_value(float(pts.display()[i]), q.unit_text) for i in ties[:10])
+                + (f" and {len(ties) - 10} more" if len(ties) > 10 else "") + "; the first is reported")
+        edge = best in (0, pts.count - 1) and pts.count > 2 and len(ties) == 1
+        if edge:
+            notes.append(f"the objective keeps {'rising' if stmt.sense == 'max' else 'falling'} to the "
+                         f"{'first' if best == 0 else 'last'} value of {pts.text}: the optimum may lie beyond "
+                         f"{stmt.over} = {format_value(float(pts.display()[best]), q.unit_text)}, outside the range")
         t = plan.analyzer.infer_strict(stmt.objective)
         unit, exact_scale = objective_unit(plan, stmt.objective, t)
         scale = float(exact_scale)
@@ -622,6 +633,44 @@ class Solver:
             method=f"exhaustive: the objective at all {pts.count} values, vectorised",
             roots=(), optimum=float(y[best]), optimum_display=float(y[best]) / scale, optimum_unit=unit,
             statement=stmt, alias=stmt.alias, question=_text(stmt), notes=tuple(notes))
+
+    def _decide(self, stmt: ir.Optimize, q: Quantity, pts, y: np.ndarray, ok: np.ndarray, best: int,
+                scenario, overrides, origins) -> tuple[int, np.ndarray, str]:
+        """The best candidate and its ties, decided exactly: floats stop telling values apart (an
+        objective that still rises by 1e-17 looks flat), so every candidate within a float whisker of
+        the best is evaluated again in exact arithmetic (60 significant digits where the objective is
+        irrational). Returns (best, ties, how ties were decided)."""
+        scale = max(abs(float(y[best])), 1e-300)
+        near = np.flatnonzero(ok & (np.abs(y - y[best]) <= NEAR_TIE * scale))
+        if len(near) <= 1:
+            return best, near if len(near) else np.array([best]), "exact"
+        if len(near) > MAX_EXACT_TIES:
+            return best, near, f"equal in floating point, to {NEAR_TIE:g} relative"
+        try:
+            f = self._objective_in(stmt, scenario, overrides, origins)
+            x = self.plan.symbols[stmt.over]
+            exact = [value_at(f, x, rational(pts.exact(int(i)))) for i in near]
+            keys = [v if isinstance(v, sp.Rational) else sp.Float(v.evalf(DIGITS), DIGITS) for v in exact]
+            if not all(k.is_real and k.is_finite for k in keys):
+                raise TypeError
+        except (TypeError, ValueError, ZeroDivisionError):
+            return best, near, f"equal in floating point, to {NEAR_TIE:g} relative"
+        pick = max if stmt.sense == "max" else min
+        top = pick(keys)
+        rational_only = all(isinstance(k, sp.Rational) for k in keys)
+        tol = 0 if rational_only else abs(top) * sp.Float(10) ** (10 - DIGITS)
+        ties = np.array([i for i, k in zip(near, keys) if abs(k - top) <= tol])
+        how = "exact" if rational_only else f"equal to {DIGITS - 10} significant digits"
+        return int(ties[0]), ties, how
+
+    def _objective_in(self, stmt: ir.Optimize, scenario, overrides, origins) -> sp.Basic:
+        """The objective over inputs only, every input but ``over`` at its exact value in the scenario."""
+        key = ("objective", id(stmt))
+        if key not in self._prepared:
+            self._prepared[key] = inline(self.plan, self.plan.converter.expr(stmt.objective))  # type: ignore
+        f = self._prepared[key]
+        inputs, _ = self.plan.input_values(scenario, overrides, origins)
+        return f.xreplace({self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.over})
 
     # -- shared ------------------------------------------------------------------------
     def _result(self, stmt, q: Quantity, scenario, value: sp.Basic, form, ver, method, roots,
