@@ -37,6 +37,7 @@ from .errors import (
     UnknownNameError,
     suggest,
 )
+from .aggregates import Ranges
 from .graph import topological_order
 from .model import Bound, Model, Quantity, ScenarioModel, Type
 from .units import DIMENSIONLESS, Unit, UnitTable, canonical_text
@@ -102,7 +103,52 @@ class Analyzer:
         )
         self._questions(model)
         self.sink.raise_if_any()
+        self._ranges(model)
+        self.sink.raise_if_any()
         return model
+
+    # ---- aggregates --------------------------------------------------------------
+    def ranges(self, model: Model) -> Ranges:
+        return Ranges(model.quantities, self.functions, lambda u: unit_of(u, self.units))
+
+    def _ranges(self, model: Model) -> None:
+        """Every range of every aggregate the plan evaluates has a step and a largest number of values
+        (through user functions, with the bounds of each call's arguments)."""
+        ranges = self.ranges(model)
+        exprs = [q.definition.expr for q in model.quantities.values()]
+        exprs += [c.condition for q in model.quantities.values() for c in q.definition.constraints
+                  if c.condition is not None]
+        exprs += [s.condition for s in model.solves] + [s.objective for s in model.optimizes]
+        exprs += [c.condition for c in model.checks]
+        seen: set = set()
+        for e in exprs:
+            try:
+                self.check_ranges(ranges, e)
+            except PlanError as err:
+                key = (err.span, err.message)
+                if key not in seen:
+                    seen.add(key)
+                    self.sink.add(err)
+
+    def check_ranges(self, ranges: Ranges, expr: ir.Expr) -> None:
+        """Raise the first range of ``expr`` (functions it calls included) without a bound."""
+        stack: list[tuple[ir.Expr, dict, int]] = [(expr, {}, 0)]
+        while stack:
+            node, scope, depth = stack.pop()
+            if isinstance(node, ir.Aggregate):
+                ranges.terms(node, scope, ranges.step(node.values, self._const).value)
+                inner = dict(scope)
+                inner[node.var] = ranges.var_interval(node, scope)
+                stack.extend((i, scope, depth) for i in node.values.items)
+                stack.append((node.body, inner, depth))
+                continue
+            if isinstance(node, ir.Call) and node.func in self.functions and depth < 64:
+                f = self.functions[node.func]
+                inner = {}
+                for p, arg in ir.bind_args(f, node):
+                    inner[p.name] = (arg, scope) if arg is not None else (p.default, dict(inner))
+                stack.append((f.body, inner, depth + 1))
+            stack.extend((c, scope, depth) for c in ir.children(node))
 
     # ---- declarations ------------------------------------------------------
     def _units(self, decls: list[ir.UnitDecl]) -> None:
@@ -238,11 +284,13 @@ class Analyzer:
     def _resolve(self, expr: ir.Expr, params: frozenset[str], allow_refs: bool = False,
                  extra: Iterable[str] = ()) -> None:
         extra = frozenset(extra)
-        for node in ir.walk(expr):
+        for node, bound in ir.walk_scoped(expr):
             if isinstance(node, ir.Name):
-                if node.name in params or node.name in self.defs or node.name in extra:
+                if node.name in bound or node.name in params or node.name in self.defs or node.name in extra:
                     continue
-                self.sink.add(self._unknown(node.name, node.span, params | extra))
+                self.sink.add(self._unknown(node.name, node.span, params | extra | bound))
+            elif isinstance(node, ir.Aggregate) and node.written_var is not None:
+                self._shadow(node, params | bound)
             elif isinstance(node, ir.ScenarioRef):
                 if not allow_refs:
                     self.sink.add(ScenarioError(
@@ -252,6 +300,22 @@ class Analyzer:
                     self.sink.add(self._unknown(node.name, node.span, frozenset()))
             elif isinstance(node, ir.Call):
                 self._check_call(node)
+
+    def _shadow(self, agg: ir.Aggregate, params: frozenset[str]) -> None:
+        """An aggregate's variable may not hide a quantity, a parameter or an enclosing variable."""
+        var = agg.var
+        if var in params:
+            what = "an enclosing variable or a parameter"
+            labels = []
+        elif var in self.defs:
+            what = "the quantity"
+            labels = [Label(self.defs[var].name_span, "defined here")]
+        else:
+            return
+        self.sink.add(DuplicateError(
+            f"the variable `{var}` of `{agg.op.value}` hides {what} `{var}`", agg.var_span,
+            label="hides another name", labels=labels,
+            hint=f"name the variable of `{agg.op.value}` otherwise, such as `{var}2` or `k`"))
 
     def _unknown(self, name: str, span, params: frozenset[str]) -> PlanError:
         pool = set(self.defs) | set(params)
@@ -293,7 +357,10 @@ class Analyzer:
             return
         guess = suggest(call.func, list(self.functions) + list(BUILTINS))
         hint = f"did you mean `{guess}`?" if guess else None
-        if call.func in self.defs:
+        if call.func in {op.value for op in ir.AggOp}:
+            hint = (f"`{call.func}` goes over a list or a range: `{call.func}([a, b, c])`, "
+                    f"`{call.func}(x for x in [a, b, c])` or `{call.func}(f(m) for m in 1..n)`")
+        elif call.func in self.defs:
             hint = f"`{call.func}` is a quantity, not a function; write `{call.func} * (...)` to multiply"
         self.sink.add(UnknownNameError(f"unknown function `{call.func}`", call.name_span, hint=hint))
 
@@ -336,8 +403,8 @@ class Analyzer:
     def _refs(self, expr: ir.Expr, params: frozenset[str]) -> set[str]:
         """Quantities an expression depends on, through user functions too."""
         out: set[str] = set()
-        for node in ir.walk(expr):
-            if isinstance(node, ir.Name) and node.name not in params:
+        for node, bound in ir.walk_scoped(expr, params):
+            if isinstance(node, ir.Name) and node.name not in bound:
                 out.add(node.name)
             elif isinstance(node, ir.Call) and node.func in self.functions:
                 out |= self._function_refs(node.func)

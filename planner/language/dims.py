@@ -22,6 +22,7 @@ from .errors import (
     KindError,
     Label,
     PlanError,
+    RangeError,
     UnitError,
     UnknownNameError,
     UnknownUnitError,
@@ -164,7 +165,73 @@ class Typer:
             return BOOL
         if isinstance(e, ir.Call):
             return self._call(e, scope, lookup)
+        if isinstance(e, ir.Aggregate):
+            return self._aggregate(e, scope, lookup)
         raise AssertionError(e)
+
+    def var_type(self, e: ir.Aggregate, scope, lookup) -> Type:
+        """The type of an aggregate's variable: its list's values, or its range's ends."""
+        v = e.values
+        if v.kind == "list":
+            types = [self.type(i, scope, lookup) for i in v.items]
+            first, first_item = types[0], v.items[0]
+            for item, t in zip(v.items[1:], types[1:]):
+                if t.is_bool != first.is_bool:
+                    raise KindError("a list mixes true/false and numbers", item.span,
+                                    labels=[Label(first_item.span, dim_text(first))], label=dim_text(t))
+                if not t.is_bool and not same_dim(first, t):
+                    raise UnitError(f"the values of a list differ: {dim_text(first)} and {dim_text(t)}", item.span,
+                                    labels=[Label(first_item.span, dim_text(first))], label=dim_text(t),
+                                    hint="every value of a list needs the same dimension")
+                if first.dim is None:
+                    first, first_item = t, item
+            return Type(first.kind, first.dim)
+        start, stop = v.items[0], v.items[1]
+        a = self._num(start, scope, lookup, "count from")
+        b = self._num(stop, scope, lookup, "count to")
+        if not same_dim(a, b):
+            raise UnitError(f"a range from {dim_text(a)} to {dim_text(b)}", v.span,
+                            labels=[Label(start.span, dim_text(a)), Label(stop.span, dim_text(b))],
+                            hint="write both ends in the same dimension, such as `1 month..lifetime`")
+        dim = a.dim if a.dim is not None else b.dim
+        if v.kind == "step":
+            by = v.items[2]
+            s = self._num(by, scope, lookup, "step by")
+            if s.const is None:
+                raise KindError("the step of a range must be a constant, such as `1 month` or `0.5`", by.span,
+                                label="not a constant")
+            if s.const <= 0:
+                raise RangeError("the step of a range must be positive", by.span,
+                                 label=f"this is {float(s.const):g}", hint="a range counts up from its start: `1..n step 2`")
+            if not same_dim(s, Type("num", dim)):
+                raise UnitError(f"the range is in {dim_text(Type('num', dim))} but its step is {dim_text(s)}",
+                                by.span, label=dim_text(s), labels=[Label(start.span, dim_text(a))])
+        return Type("num", dim)
+
+    def _aggregate(self, e: ir.Aggregate, scope, lookup) -> Type:
+        name = e.op.value
+        var = self.var_type(e, scope, lookup)
+        inner = dict(scope)
+        inner[e.var] = var
+        body = self.type(e.body, inner, lookup)
+        if e.op is ir.AggOp.COUNT:
+            if not body.is_bool:
+                raise KindError("`count` counts where a condition holds", e.body.span, label="a number, not a condition",
+                                hint=f"compare it, as in `count({e.body.span.flat} > 0 for ...)`; "
+                                     "to add the values up use `sum`")
+            return NUM
+        if body.is_bool:
+            hint = "count where a condition holds with `count(...)`" if e.op is ir.AggOp.SUM else \
+                "use `if(condition, a, b)` to turn a condition into numbers"
+            raise KindError(f"`{name}` needs numbers; this is a condition", e.body.span, label="true/false",
+                            hint=hint)
+        if e.op is ir.AggOp.PRODUCT and body.dim is not None and not body.dim.dimensionless:
+            if e.values.kind != "list":
+                raise UnitError(f"a product over a range multiplies plain numbers, not {dim_text(body)}",
+                                e.body.span, label=dim_text(body),
+                                hint="divide by a unit first to make each factor a plain number")
+            return Type("num", body.dim ** len(e.values.items))
+        return Type("num", body.dim)
 
     def _num(self, e: ir.Expr, scope, lookup, what: str) -> Type:
         t = self.type(e, scope, lookup)

@@ -177,6 +177,34 @@ class _Lower(Transformer):
         args = tuple(children[1:])
         return ir.Call(func, args, self.span(meta), func_span)
 
+    _AGGREGATES = {op.value: op for op in ir.AggOp}
+
+    def _agg_op(self, func: str, func_span: Span, values: ir.Values) -> ir.AggOp:
+        if func not in self._AGGREGATES:
+            raise ParseError(
+                f"`{func}(... for ... in ...)` is not an aggregate", func_span, label="not sum, product, min, max or count",
+                hint="`for ... in` inside a call needs one of sum, product, min, max or count: "
+                     "`sum(x^m for m in 1..n)`; a user function takes its arguments one by one")
+        if values.kind in ("times", "count"):
+            word = values.kind
+            raise ParseError(f"a range in a formula steps arithmetically; `{word}` is for sweeps", values.span,
+                             label=f"`{word}` is not allowed here",
+                             hint="write `a..b` (steps of one) or `a..b step s`, or list the values: `[1, 2, 4, 8]`")
+        return self._AGGREGATES[func]
+
+    @v_args(meta=True)
+    def aggregate(self, meta, children):
+        (func, func_span), body, var, values = children
+        op = self._agg_op(func, func_span, values)
+        return ir.Aggregate(op, str(var), values, body, self.span(meta), func_span, self.tspan(var))
+
+    @v_args(meta=True)
+    def aggregate_values(self, meta, children):
+        (func, func_span), values = children
+        op = self._agg_op(func, func_span, values)
+        body = ir.Bool(True, values.span) if op is ir.AggOp.COUNT else ir.Name(ir.ITEM, values.span)
+        return ir.Aggregate(op, ir.ITEM, values, body, self.span(meta), func_span, values.span)
+
     @v_args(meta=True)
     def arg(self, meta, children):
         (value,) = children

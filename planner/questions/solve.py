@@ -361,6 +361,10 @@ class Solver:
                         continue
                 except sp.PolynomialError:
                     pass
+                exponential = exponential_roots(piece, x)
+                if exponential is not None:
+                    forms.extend(exponential)
+                    continue
                 if piece.count(x) == 1:
                     try:
                         forms.extend(tidy(r) for r in sp.solve(piece, x, check=False, simplify=False))
@@ -743,6 +747,39 @@ class Answers:
             return scale, unit
         q = self.plan.model.quantities[stmt.target if isinstance(stmt, ir.Solve) else stmt.over]
         return q.display.scale, q.unit_text
+
+
+def exponential_roots(expr: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
+    """Roots of an expression in which ``x`` appears only in exponents ``b**(a*x + c)`` of one base
+    ``b`` (a geometric sum in closed form: ``S*(q - q**(n + 1))/(1 - q) = P``): with ``u = b**(g*x)``
+    it is a polynomial of degree at most 2 in ``u``, so ``x = log(u)/(g*log(b))``. None otherwise."""
+    pows = [n for n in sp.preorder_traversal(expr) if isinstance(n, sp.Pow) and n.exp.has(x)]
+    if not pows or any(p.base.has(x) for p in pows) or len({p.base for p in pows}) != 1:
+        return None
+    base = pows[0].base
+    slopes = []
+    for p in pows:
+        try:
+            poly = sp.Poly(p.exp, x)
+        except sp.PolynomialError:
+            return None
+        if poly.degree() != 1 or not poly.LC().is_Rational:
+            return None
+        slopes.append(poly.LC())
+    g = sp.gcd_list(slopes) if len(slopes) > 1 else slopes[0]
+    u = sp.Dummy("u", positive=True)
+    replaced = expr.xreplace({p: base ** (p.exp - sp.Poly(p.exp, x).LC() * x) * u ** (sp.Poly(p.exp, x).LC() / g)
+                              for p in pows})
+    if replaced.has(x):
+        return None
+    num, _ = sp.fraction(sp.together(replaced))
+    try:
+        poly = sp.Poly(num, u)
+    except sp.PolynomialError:
+        return None
+    if not 1 <= poly.degree() <= 2:
+        return None
+    return [tidy(sp.log(r) / (g * sp.log(base))) for r in sp.roots(poly, multiple=True)]
 
 
 # ---- integer helpers ------------------------------------------------------------------
