@@ -9,9 +9,8 @@ or overflows, with that sub-expression's span.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Optional
-
 from fractions import Fraction
+from typing import Mapping, Optional
 
 from ..language import ir
 from ..language.aggregates import MAX_TERMS, Ranges

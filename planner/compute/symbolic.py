@@ -56,10 +56,12 @@ class Index(sp.Dummy):
     terms with it. ``unit``/``step``: the range variable is ``index * step`` (or ``start + index * step``)
     in base units, shown in ``unit``. Printed by its own name (``m``, not SymPy's ``_m``)."""
 
-    def __new__(cls, name: str, terms: int, unit: str = ""):
+    def __new__(cls, name: str, terms: int, unit: str = "", scale: Fraction = Fraction(1)):
         obj = super().__new__(cls, name, integer=True)
         obj.terms = terms
         obj.unit = unit
+        obj.scale = scale
+        obj.value = obj  # the range variable in base units, set by the converter (k * step, start + k * step)
         return obj
 
     def _sympystr(self, printer) -> str:
@@ -82,8 +84,10 @@ class _RangeExtreme(ExprWithIntLimits):
 
     def _latex(self, printer) -> str:
         (k, lo, hi), = self.limits
-        return (rf"\{self._symbol}_{{{printer._print(k)} = {printer._print(lo)}}}^{{{printer._print(hi)}}} "
-                + printer.parenthesize(self.function, 60))
+        body = printer._print(self.function)
+        if isinstance(self.function, sp.Add):  # as SymPy prints a Sum's body
+            body = rf"\left({body}\right)"
+        return rf"\{self._symbol}_{{{printer._print(k)}={printer._print(lo)}}}^{{{printer._print(hi)}}} {body}"
 
     def _sympystr(self, printer) -> str:
         (k, lo, hi), = self.limits
@@ -218,13 +222,14 @@ class Converter:
         a = self._conv(values.items[0], env, ref, scope)
         b = self._conv(values.items[1], env, ref, scope)
         s = rational(step.value)
-        k = Index(e.written_var or "i", n, step.unit)
+        k = Index(e.written_var or "i", n, step.unit, step.scale)
         if self.integral(a / s):  # m = k * step, k from start/step: `1..n`, `1 month..lifetime`
             lo, var = a / s, k * s
             hi = b / s if self.integral(b / s) else sp.floor(b / s)
         else:  # m = start + k * step, k from 0
             lo, var = sp.Integer(0), a + k * s
             hi = (b - a) / s if self.integral((b - a) / s) else sp.floor((b - a) / s)
+        k.value = var
         inner_scope = {**scope, e.var: self.ranges.var_interval(e, scope)}
         body = self._conv(e.body, {**env, e.var: var}, ref, inner_scope)
         if op is ir.AggOp.COUNT:

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Callable, Iterable, Optional
 
 from . import ir
+from .aggregates import Ranges
 from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
     BUILTINS,
     Poisoned,
@@ -37,7 +38,6 @@ from .errors import (
     UnknownNameError,
     suggest,
 )
-from .aggregates import Ranges
 from .graph import topological_order
 from .model import Bound, Model, Quantity, ScenarioModel, Type
 from .units import DIMENSIONLESS, Unit, UnitTable, canonical_text
@@ -288,7 +288,13 @@ class Analyzer:
             if isinstance(node, ir.Name):
                 if node.name in bound or node.name in params or node.name in self.defs or node.name in extra:
                     continue
-                self.sink.add(self._unknown(node.name, node.span, params | extra | bound))
+                err = self._unknown(node.name, node.span, params | extra | bound)
+                owner = next((n for n in ir.walk(expr) if isinstance(n, ir.Aggregate) and n.var == node.name), None)
+                if owner is not None:
+                    err.hint = (f"`{node.name}` is the variable of `{owner.op.value}(...)`: it is known inside it "
+                                "only")
+                    err.labels.append(Label(owner.var_span, f"defined here, for this `{owner.op.value}` only"))
+                self.sink.add(err)
             elif isinstance(node, ir.Aggregate) and node.written_var is not None:
                 self._shadow(node, params | bound)
             elif isinstance(node, ir.ScenarioRef):

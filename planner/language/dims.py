@@ -202,7 +202,8 @@ class Typer:
                                 label="not a constant")
             if s.const <= 0:
                 raise RangeError("the step of a range must be positive", by.span,
-                                 label=f"this is {float(s.const):g}", hint="a range counts up from its start: `1..n step 2`")
+                                 label=f"this is {float(s.const):g}",
+                                 hint="a range counts up from its start: `1..n step 2`")
             if not same_dim(s, Type("num", dim)):
                 raise UnitError(f"the range is in {dim_text(Type('num', dim))} but its step is {dim_text(s)}",
                                 by.span, label=dim_text(s), labels=[Label(start.span, dim_text(a))])
@@ -216,7 +217,8 @@ class Typer:
         body = self.type(e.body, inner, lookup)
         if e.op is ir.AggOp.COUNT:
             if not body.is_bool:
-                raise KindError("`count` counts where a condition holds", e.body.span, label="a number, not a condition",
+                raise KindError("`count` counts where a condition holds", e.body.span,
+                                label="a number, not a condition",
                                 hint=f"compare it, as in `count({e.body.span.flat} > 0 for ...)`; "
                                      "to add the values up use `sum`")
             return NUM

@@ -93,10 +93,12 @@ class _Lower(Transformer):
         hint = ("write the date in a doc string (`start = 0 \"first month: " + (date or "2025-01") + "\"`) and count "
                 "periods from it as numbers (`month = 1`, `months = 36`)")
         if date is None:
-            hint = f"write `{number.lstrip('0_') or '0'}`; a date belongs in a doc string, with periods counted as numbers"
+            hint = (f"write `{number.lstrip('0_') or '0'}`; a date belongs in a doc string, with periods counted "
+                    "as numbers")
         elif "-" in date:
             parts = [int(p) for p in date.split("-")]
-            hint = f"`{date}` would be read as {' - '.join(str(p) for p in parts)} = {parts[0] - sum(parts[1:])}; " + hint
+            shown = " - ".join(str(p) for p in parts)
+            hint = f"`{date}` would be read as {shown} = {parts[0] - sum(parts[1:])}; " + hint
         raise ParseError(f"a number cannot start with 0 (`{number}`): dates are not numbers here", span,
                          label="a leading zero", hint=hint)
 
@@ -182,7 +184,8 @@ class _Lower(Transformer):
     def _agg_op(self, func: str, func_span: Span, values: ir.Values) -> ir.AggOp:
         if func not in self._AGGREGATES:
             raise ParseError(
-                f"`{func}(... for ... in ...)` is not an aggregate", func_span, label="not sum, product, min, max or count",
+                f"`{func}(... for ... in ...)` is not an aggregate", func_span,
+                label="not sum, product, min, max or count",
                 hint="`for ... in` inside a call needs one of sum, product, min, max or count: "
                      "`sum(x^m for m in 1..n)`; a user function takes its arguments one by one")
         if values.kind in ("times", "count"):

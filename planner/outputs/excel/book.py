@@ -272,8 +272,8 @@ class Book:
         """Put a subexpression in a helper cell (formulas over 8,192 characters)."""
         if self.helpers is None:
             self.helpers = self.wb.create_sheet("Helpers")
-            put_text(self.helpers, 1, 1, "Subexpressions moved out of formulas longer than "
-                     "Excel's 8,192 characters", NOTE_FONT)
+            put_text(self.helpers, 1, 1, "Subexpressions moved out of formulas longer than Excel's 8,192 "
+                     "characters, and the terms of sums over ranges (one cell per value a range can hold)", NOTE_FONT)
             header(self.helpers, 2, ["Used by", "Value"])
             self.helpers_row = 2
         self.helpers_row += 1

@@ -1,0 +1,79 @@
+"""Aggregates and answers used in formulas, live in the exported workbook: recalculated by
+LibreOffice, every cell equals planner's own value, as written and after inputs are edited.
+
+The comparison is :func:`test_excel_workbook.verify` (every Inputs, Model, Scenarios, sweep,
+Solve and Checks cell); the plans here exercise sums over ranges whose end is an input (one
+helper cell per value the range can hold, live through ``IF(k <= end, term, 0)``).
+"""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from test_excel_workbook import edit, export, recalculate, require_soffice, verify
+
+from planner.plan import loads
+
+AGGREGATES = """
+unit USD
+price    = 30_000 USD         "purchase price of the server"
+rent     = 1_100 USD/month    "renting the same capacity"
+running  = 250 USD/month      "power, space and support when owned"
+rate     = 8%/year            "cost of capital"             where rate >= 0%/year
+lifetime = 36 month           "how long the server is used" where integer, 1 month <= lifetime <= 120 month
+saving   = (rent - running) * 1 month -> USD
+discount = 1 + rate * 1 month
+npv = sum(saving / discount^(m / 1 month) for m in 1 month..lifetime) - price -> USD
+
+n = 5 where integer, 1 <= n <= 8
+worst = min(m^2 - 6*m for m in 1..n)
+best = max(m^2 - 6*m for m in 1..n)
+over = count(m^2 > 10 for m in 1..n)
+nested = sum(sum(i * j for j in 1..i) for i in 1..n)
+growth = product(1 + 1 / m for m in 1..n)
+odd = sum(m for m in 1..n step 2)
+lora = 32 * sum(16 * w for w in [8192, 5120, 5120, 8192])
+widest = max([rent, running, 2_000 USD/month]) -> USD/month
+
+scenario long { lifetime = 60 month }
+scenario small { n = 2 }
+solve min lifetime where npv >= 0 as payback
+sweep n in 1..8 show worst, over, nested
+check payback == 41 month
+check nested == 140 in base
+"""
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    require_soffice()
+    work = tmp_path_factory.mktemp("aggregates")
+    items = {"aggregates": export(loads(AGGREGATES, "aggregates.plan"), work / "aggregates.xlsx")}
+    # the range ends edited in the workbook: more terms (up to the declared maximum) and fewer
+    items["edited"] = edit(items["aggregates"], work / "aggregates_edited.xlsx", {"lifetime": 120, "n": 8})
+    items["fewer"] = edit(items["aggregates"], work / "aggregates_fewer.xlsx", {"lifetime": 2, "n": 1, "rate": 2})
+    out = recalculate([i.path for i in items.values()], work)
+    for item in items.values():
+        item.values = openpyxl.load_workbook(out[item.path], data_only=True)
+    return items
+
+
+@pytest.mark.parametrize("name", ["aggregates", "edited", "fewer"])
+def test_aggregates_recalculate_to_planners_values(books, name):
+    assert verify(books[name]) > 20
+
+
+def test_a_sum_over_a_range_is_live_over_helper_cells(books):
+    item = books["aggregates"]
+    wb = openpyxl.load_workbook(item.path)
+    sheet, coord = next(wb.defined_names[item.book.names["npv"]].destinations)
+    text = wb[sheet][coord.replace("$", "")].value
+    assert "SUM(Helpers!$B$" in text and "price" in text
+    helpers = wb["Helpers"]
+    terms = [r[1].value for r in helpers.iter_rows(min_row=3) if r[0].value == "Model: npv"]
+    assert len(terms) == 120  # one per month the declared bound allows
+    assert terms[0].startswith("=IF(1<=") and terms[-1].startswith("=IF(120<=")
+    edited = books["edited"].values
+    sheet, coord = next(edited.defined_names[item.book.names["npv"]].destinations)
+    assert edited[sheet][coord.replace("$", "")].value == pytest.approx(
+        850 * (1 - (1 + 0.08 / 12) ** -120) / (0.08 / 12) - 30_000, rel=1e-9)
