@@ -586,3 +586,51 @@ def test_solving_for_a_boolean_input_is_a_located_error():
     with pytest.raises(PlanError, match="true/false") as info:
         Solver(plan).run(stmt)
     assert "multiple" not in str(info.value) and info.value.span.text == "flag"
+
+
+# ---- sums over ranges: closed forms for solving -------------------------------------------------
+
+PAYBACK = """
+unit USD
+price    = 30_000 USD
+rent     = 1_100 USD/month
+running  = 250 USD/month
+rate     = 8%/year            where rate >= 0%/year
+lifetime = 36 month           where integer, 1 month <= lifetime <= 120 month
+saving   = (rent - running) * 1 month
+discount = 1 + rate * 1 month
+npv = sum(saving / discount^(m / 1 month) for m in 1 month..lifetime) - price -> USD
+solve min lifetime where npv >= 0 as payback
+"""
+
+
+def test_the_smallest_lifetime_at_which_owning_pays_back_has_a_closed_form():
+    """A geometric sum: owning pays back once S * (1 - q^n) / r >= P with q = 1/(1 + r), that is
+    n >= -ln(1 - P r / S) / ln(1 + r) = 40.37 months at S = 850 USD, P = 30,000 USD, r = 8%/12."""
+    plan = planner.loads(PAYBACK, "payback.plan")
+    (r,) = Solver(plan).run(plan.model.solves[0])
+    rate = 0.08 / 12
+    assert r.display_value == math.ceil(-math.log(1 - 30_000 * rate / 850) / math.log(1 + rate)) == 41
+    assert r.closed_form is not None and r.closed_form.has(sp.log) and r.closed_form.has(sp.ceiling)
+    assert not r.closed_form.has(sp.Sum)
+    assert "fails at 40" in r.verification.text
+    with_rate = Solver(plan).answer(plan.model.solves[0], overrides={"rate": Fraction(0)})
+    assert with_rate.display_value == 36  # no discounting: 30,000 / 850 = 35.3 months
+
+
+def test_a_polynomial_sum_has_a_closed_form():
+    """1 + 2 + ... + n = n(n + 1)/2 >= 5050 first at n = 100 (Gauss)."""
+    plan = planner.loads("n = 1 where integer, 1 <= n <= 1000\ngoal = 5050\ntotal = sum(m for m in 1..n)\n"
+                         "solve min n where total >= goal\n", "gauss.plan")
+    (r,) = Solver(plan).run(plan.model.solves[0])
+    assert r.display_value == 100
+    assert r.closed_form is not None  # ceiling((sqrt(8 goal + 1) - 1)/2)
+    assert r.closed_form.xreplace({plan.symbols["goal"]: 5051}) == 101
+    assert "exact" in r.method
+
+
+def test_a_root_through_a_sum():
+    """sum of m * x for m in 1..4 = 10 x = 25 at x = 2.5, exactly."""
+    plan = planner.loads("x = 1 where 0 <= x <= 10\ny = sum(m * x for m in 1..4)\n", "root.plan")
+    r = Solver(plan).answer(adhoc(plan, "x", "y = 25"))
+    assert r.exact == sp.Rational(5, 2)
