@@ -41,6 +41,14 @@ class SymbolTable:
             sym = sp.Symbol(name, real=True)
             self.symbols[name] = sym
             self.names[sym] = name
+        # question answers used as quantities (`solve ... as NAME`): symbols of their own, kept apart
+        # from the quantities' (their values come from the questions, not from formulas)
+        self.answers: dict[str, sp.Symbol] = {name: sp.Symbol(name, real=True) for name in model.answers}
+        self.answer_names: dict[sp.Symbol, str] = {sym: name for name, sym in self.answers.items()}
+
+    def all(self) -> dict[str, sp.Symbol]:
+        """Quantities' and answers' symbols by name."""
+        return {**self.symbols, **self.answers}
 
     def __getitem__(self, name: str) -> sp.Symbol:
         return self.symbols[name]
@@ -163,6 +171,8 @@ class Converter:
         if isinstance(e, ir.Name):
             if e.name in env:
                 return env[e.name]
+            if e.name not in self.model.quantities and e.name in self.symbols.answers:
+                return self.symbols.answers[e.name]
             return self._ref_name(e.name)
         if isinstance(e, ir.ScenarioRef):
             if ref is None:

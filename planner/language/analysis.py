@@ -39,7 +39,7 @@ from .errors import (
     suggest,
 )
 from .graph import topological_order
-from .model import Bound, Model, Quantity, ScenarioModel, Type
+from .model import Answer, Bound, Model, Quantity, ScenarioModel, Type
 from .units import DIMENSIONLESS, Unit, UnitTable, canonical_text
 
 RESERVED_SCENARIOS = {"all", "base"}
@@ -65,8 +65,9 @@ class Analyzer:
         self._collect(statements)
         self._recursion()
         self.sink.raise_if_any()
+        self.answer_names = self._answer_statements()
         for d in self.defs.values():
-            self._resolve(d.expr, frozenset())
+            self._resolve(d.expr, frozenset(), extra=self.answer_names)
             for c in d.constraints:
                 if c.condition is not None:
                     self._resolve(c.condition, frozenset())
@@ -77,10 +78,21 @@ class Analyzer:
                 if p.default is not None:
                     self._resolve(p.default, params)
         self.sink.raise_if_any()
-        deps = {name: tuple(sorted(self._refs(d.expr, frozenset()))) for name, d in self.defs.items()}
-        order = topological_order(deps, {n: d.name_span for n, d in self.defs.items()}, self._ref_span)
+        refs = {name: self._refs(d.expr, frozenset()) for name, d in self.defs.items()}
+        graph = {name: tuple(sorted(r & (set(self.defs) | set(self.answer_names)))) for name, r in refs.items()}
+        graph.update(self._answer_graph())
+        spans = {n: d.name_span for n, d in self.defs.items()}
+        spans.update({a: s.span for a, s in self.answer_names.items()})
+        order_all = topological_order(graph, spans, self._ref_span)
+        order = [n for n in order_all if n in self.defs]
         quantities: dict[str, Quantity] = {}
-        for name in order:
+        answer_types: dict[str, Type] = {}
+        for name in order_all:
+            if name in self.answer_names:
+                t = self._answer_type(name)
+                if t is not None:
+                    self.types[name] = answer_types[name] = t
+                continue
             d = self.defs[name]
             t = self._infer(d.expr, {})
             if t is None:
@@ -88,7 +100,9 @@ class Analyzer:
             self.types[name] = t
         self.sink.raise_if_any()
         for name in order:
-            quantities[name] = self._quantity(self.defs[name], deps[name])
+            deps = tuple(sorted(refs[name] & set(self.defs)))
+            quantities[name] = self._quantity(self.defs[name], deps)
+            quantities[name].answer_deps = tuple(a for a in order_all if a in refs[name] and a in self.answer_names)
         self.sink.raise_if_any()
         for q in quantities.values():
             self._constraints(q, quantities)
@@ -101,11 +115,77 @@ class Analyzer:
             optimizes=[s for s in statements if isinstance(s, ir.Optimize)],
             checks=[s for s in statements if isinstance(s, ir.Check)],
         )
+        for name in order_all:
+            if name in answer_types:
+                stmt = self.answer_names[name]
+                direct = graph[name]
+                model.answers[name] = Answer(name, stmt, answer_types[name],
+                                             tuple(n for n in direct if n in quantities),
+                                             tuple(n for n in direct if n in self.answer_names),
+                                             optimum=name.endswith(".value"))
+        self._constraints_without_answers(model)
         self._questions(model)
         self.sink.raise_if_any()
         self._ranges(model)
         self.sink.raise_if_any()
         return model
+
+    # ---- answers used as quantities -------------------------------------------------
+    def _answer_statements(self) -> dict[str, ir.Statement]:
+        """``as NAME`` of every solve and maximize/minimize (and ``NAME.value`` of the latter) that does not
+        clash with a quantity (a clash is reported with the questions)."""
+        out: dict[str, ir.Statement] = {}
+        for s in sorted(self.questions.values(), key=lambda s: s.span.start):
+            if s.alias in self.defs or s.alias in out:
+                continue
+            out[s.alias] = s
+            if isinstance(s, ir.Optimize):
+                out[s.alias + ".value"] = s
+        return out
+
+    def _question_exprs(self, s) -> list[ir.Expr]:
+        return [s.condition] if isinstance(s, ir.Solve) else [s.objective]
+
+    def _answer_graph(self) -> dict[str, tuple[str, ...]]:
+        """What each answer depends on: the names its question uses, and its input."""
+        known = set(self.defs) | set(self.answer_names)
+        out = {}
+        for name, s in self.answer_names.items():
+            used = set()
+            for e in self._question_exprs(s):
+                used |= self._refs(e, frozenset())
+            target = s.target if isinstance(s, ir.Solve) else s.over
+            used.add(target)
+            out[name] = tuple(sorted(used & known))
+        return out
+
+    def _answer_type(self, name: str) -> Optional[Type]:
+        s = self.answer_names[name]
+        target = s.target if isinstance(s, ir.Solve) else s.over
+        if name.endswith(".value"):
+            return self._infer(s.objective, {})
+        t = self.types.get(target)
+        return None if t is None else Type("num", t.dim)
+
+    def _constraints_without_answers(self, model: Model) -> None:
+        """A constraint is checked before a question is answered, so it cannot depend on an answer."""
+        for q in model.quantities.values():
+            for c in q.definition.constraints:
+                if c.condition is None:
+                    continue
+                names = {n.name for n in ir.free_names(c.condition)}
+                through = [n for n in names if n in model.quantities and model.answer_cone(n) & set(model.answers)]
+                direct = [n for n in names if n in model.answers]
+                if not (through or direct):
+                    continue
+                first = (direct or through)[0]
+                answer = first if first in model.answers else \
+                    next(a for a in model.answers if a in model.answer_cone(first))
+                self.sink.add(ConstraintError(
+                    f"the constraint `{c.condition.span.flat}` depends on the answer `{answer}`", c.span,
+                    label="uses a question's answer" + ("" if first == answer else f" through `{first}`"),
+                    hint="constraints are checked before questions are answered; check the answer with "
+                         f"`check {answer} ...` instead"))
 
     # ---- aggregates --------------------------------------------------------------
     def ranges(self, model: Model) -> Ranges:
@@ -334,8 +414,8 @@ class Analyzer:
         elif self.units.lookup(name) is not None and guess is None:
             hint = f"`{name}` is a unit; units follow a number, as in `1 {name}`"
         elif name in self.questions:
-            hint = (f"`{name}` is a question's answer: use it in a `check` condition, or alone as a `with` "
-                    f"value (`with x = {name}`)")
+            hint = (f"`{name}` is a question's answer: use it in a formula, a question or a check, or alone as a "
+                    f"`with` value (`with x = {name}`); constraints and scenarios take constants and inputs only")
             return UnknownNameError(f"`{name}` cannot be used here", span, label="a question's answer", hint=hint)
         elif name.endswith(".value") and name[:-6] in self.questions:
             what = "a `solve`" if isinstance(self.questions[name[:-6]], ir.Solve) else "this question"
@@ -428,10 +508,18 @@ class Analyzer:
         return self.function_refs[name]
 
     def _ref_span(self, user: str, used: str):
-        for node in ir.walk(self.defs[user].expr):
-            if isinstance(node, ir.Name) and node.name == used:
-                return node.span
-        return self.defs[user].expr.span
+        if user in self.defs:
+            exprs = [self.defs[user].expr]
+            fallback = self.defs[user].expr.span
+        else:  # an answer: where its question uses the name
+            s = self.answer_names[user]
+            exprs = self._question_exprs(s)
+            fallback = s.span
+        for e in exprs:
+            for node in ir.free_names(e):
+                if node.name == used:
+                    return node.span
+        return fallback
 
     # ---- types and dimensions -----------------------------------------------
     def _infer(self, expr: ir.Expr, scope: dict[str, Type],
@@ -707,7 +795,7 @@ class Analyzer:
             picks(s.scenarios)
         for s in model.solves:
             if need_input(s.target, s.target_span, "`solve` is for"):
-                need_condition(s.condition)
+                need_condition(s.condition, {n: t for n, t in self.types.items() if n in model.answers})
                 if s.mode != "root" and not q[s.target].integer:
                     self.sink.add(ConstraintError(
                         f"`solve {s.mode}` finds an integer threshold, but `{s.target}` is not declared integer",
@@ -716,7 +804,7 @@ class Analyzer:
             picks(s.scenarios)
         for s in model.optimizes:
             if need_input(s.over, s.over_span, "`over` needs an input, not"):
-                self._resolve(s.objective, frozenset())
+                self._resolve(s.objective, frozenset(), extra=model.answers)
                 t = self._infer(s.objective, {})
                 if t is not None and t.is_bool:
                     self.sink.add(KindError("the objective must be a number", s.objective.span))

@@ -242,10 +242,28 @@ class Solver:
         self._check_other_inputs(stmt.target, inputs, scenario, overrides, origins)
         prep = self._prepare(stmt)
         values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
+        values.update(self.upstream(prep.cond, stmt.target, stmt, scenario, overrides, origins))
         q = self.plan.model.quantities[stmt.target]
         if stmt.mode == "root":
             return self._root(prep, q, values, scenario)
         return self._threshold(prep, q, values, scenario)
+
+    def upstream(self, expr: sp.Basic, target: str, stmt, scenario, overrides, origins) -> dict:
+        """The exact values of the answers ``expr`` uses (another question's ``as NAME``), in this scenario;
+        an answer that itself changes with ``target`` is a located error."""
+        out = {}
+        names = self.plan.symbols.answer_names
+        for sym in sorted((x for x in expr.free_symbols if x in names), key=lambda x: x.name):
+            a = names[sym]
+            if target in self.plan.model.answer_cone(a):
+                what = stmt.condition if isinstance(stmt, ir.Solve) else stmt.objective
+                raise SolveError(
+                    f"`{_text(what)}` uses the answer `{a}`, which changes with `{target}` itself", what.span,
+                    label=f"through `{a}`", notes=_scenario_note(scenario),
+                    hint=f"planner solves one question at a time: `{a}` would have to be solved again at every "
+                         f"`{target}`; write its condition into this one instead")
+            out[sym] = exact_number(self.plan.answer_source.value(a, scenario, overrides, origins))
+        return out
 
     def _check_other_inputs(self, target: str, inputs, scenario, overrides, origins) -> None:
         """The inputs kept fixed must satisfy their constraints. Constraints whose value depends on
@@ -584,11 +602,15 @@ class Solver:
         plan = self.plan
         q = plan.model.quantities[stmt.over]
         obj = plan.converter.expr(stmt.objective)
-        names = list(plan.model.quantities)
-        fn = compile_plan(names, [("objective", obj)], plan.symbols.symbols)
+        used = [plan.symbols.names[x] for x in obj.free_symbols if x in plan.symbols.names]
+        names = cone(plan.model, used)  # the objective's quantities, not the whole plan
+        answers = self.upstream(obj, stmt.over, stmt, scenario, overrides, origins)
+        answer_names = [plan.symbols.answer_names[x] for x in answers]
+        fn = compile_plan(names + answer_names, [("objective", obj)], plan.symbols.all())
         res = run_sweep(plan, [(stmt.over, stmt.values, stmt.over_span)], names, scenario, overrides, origins)
         pts = res.axes[0]
-        y = np.broadcast_to(np.asarray(fn([res.columns[n] for n in names])[0], dtype=float), (pts.count,)).copy()
+        args = [res.columns[n] for n in names] + [float(v) for v in answers.values()]
+        y = np.broadcast_to(np.asarray(fn(args)[0], dtype=float), (pts.count,)).copy()
         ok = ~res.bad & np.isfinite(y)
         notes: list[str] = []
         if (~ok).any():
@@ -674,7 +696,9 @@ class Solver:
             self._prepared[key] = inline(self.plan, self.plan.converter.expr(stmt.objective))  # type: ignore
         f = self._prepared[key]
         inputs, _ = self.plan.input_values(scenario, overrides, origins)
-        return f.xreplace({self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.over})
+        values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.over}
+        values.update(self.upstream(f, stmt.over, stmt, scenario, overrides, origins))
+        return f.xreplace(values)
 
     # -- shared ------------------------------------------------------------------------
     def _result(self, stmt, q: Quantity, scenario, value: sp.Basic, form, ver, method, roots,
