@@ -43,6 +43,30 @@ check payback == 41 month
 check nested == 140 in base
 """
 
+# Answers used in formulas: live references to their Solve cells, per scenario column; a question
+# that uses another's answer; a sweep that changes an answer (those columns hold planner's values).
+ANSWERS = """
+budget = 1e21            "training compute, FLOP"
+tokens_per_param = 20
+price = 2                "USD per 1e18 FLOP"
+n = 1e9                  where n > 0
+flops = 6 * n * (tokens_per_param * n)
+solve n where flops = budget as optimal_N
+D_opt = tokens_per_param * optimal_N
+cost_per_token = price * budget / 1e18 / D_opt
+scenario big { budget = 1e23 }
+b = 32 where integer, 1 <= b <= 4096
+solve min b where b * 0.2 >= 10 + b * 0.05 as crossover
+solve min b where b >= crossover * 2 as double
+maximize -(b - crossover)^2 over b in 1..200 as near
+gap = near.value + near - crossover
+sweep price in [1, 2, 3] show cost_per_token
+check double == 134
+check D_opt ~= 5.7735e10
+"""
+
+STALE = ANSWERS + "sweep budget in [1e21, 1e22] show D_opt, cost_per_token\n"
+
 
 @pytest.fixture(scope="module")
 def books(tmp_path_factory):
@@ -52,15 +76,33 @@ def books(tmp_path_factory):
     # the range ends edited in the workbook: more terms (up to the declared maximum) and fewer
     items["edited"] = edit(items["aggregates"], work / "aggregates_edited.xlsx", {"lifetime": 120, "n": 8})
     items["fewer"] = edit(items["aggregates"], work / "aggregates_fewer.xlsx", {"lifetime": 2, "n": 1, "rate": 2})
+    items["answers"] = export(loads(ANSWERS, "answers.plan"), work / "answers.xlsx")
+    items["answers_edited"] = edit(items["answers"], work / "answers_edited.xlsx", {"budget": 1e22, "price": 3})
+    items["stale"] = export(loads(STALE, "stale.plan"), work / "stale.xlsx")
     out = recalculate([i.path for i in items.values()], work)
     for item in items.values():
         item.values = openpyxl.load_workbook(out[item.path], data_only=True)
     return items
 
 
-@pytest.mark.parametrize("name", ["aggregates", "edited", "fewer"])
+@pytest.mark.parametrize("name", ["aggregates", "edited", "fewer", "answers", "answers_edited", "stale"])
 def test_aggregates_recalculate_to_planners_values(books, name):
     assert verify(books[name]) > 20
+
+
+def test_an_answer_in_a_formula_is_its_solve_cell(books):
+    item = books["answers"]
+    wb = openpyxl.load_workbook(item.path)
+    sheet, coord = next(wb.defined_names[item.book.names["D_opt"]].destinations)
+    assert wb[sheet][coord.replace("$", "")].value == "=Solve!$C$4*tokens_per_param"
+    rows = {c.value: c.row for c in wb["Scenarios"]["A"]}
+    assert wb["Solve"]["B5"].value == "big"  # the question answered in the scenario's own column
+    assert wb["Scenarios"][f"C{rows['D_opt']}"].value.startswith("=Solve!$C$5*")
+    # the sweep over budget moves optimal_N: its rows are planner's values, said so
+    stale = openpyxl.load_workbook(books["stale"].path)
+    sweep = next(ws for ws in stale.worksheets if ws.title.startswith("Sweep 2"))
+    notes = [c.value for row in sweep.iter_rows(max_row=8) for c in row if isinstance(c.value, str)]
+    assert any(n.startswith("not live: planner's values for D_opt, cost_per_token") for n in notes)
 
 
 def test_a_sum_over_a_range_is_live_over_helper_cells(books):

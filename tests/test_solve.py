@@ -634,3 +634,82 @@ def test_a_root_through_a_sum():
     plan = planner.loads("x = 1 where 0 <= x <= 10\ny = sum(m * x for m in 1..4)\n", "root.plan")
     r = Solver(plan).answer(adhoc(plan, "x", "y = 25"))
     assert r.exact == sp.Rational(5, 2)
+
+
+# ---- answers used in formulas -----------------------------------------------------------------
+
+CHINCHILLA = """
+budget = 1e21            "training compute, FLOP"
+tokens_per_param = 20
+n = 1e9                  where n > 0
+flops = 6 * n * (tokens_per_param * n)
+solve n where flops = budget as optimal_N
+D_opt = tokens_per_param * optimal_N   "training tokens at the compute-optimal size"
+scenario big { budget = 1e23 }
+"""
+
+
+def test_an_answer_is_a_quantity_in_formulas_per_scenario():
+    """C = 6 N D with D = 20 N: N = sqrt(C / 120), D = 20 N (1e21 FLOP: N = 2.887e9, D = 5.774e10)."""
+    plan = planner.loads(CHINCHILLA, "chinchilla.plan")
+    assert plan.model.quantities["D_opt"].answer_deps == ("optimal_N",)
+    ev = plan.evaluate()
+    assert ev.display("D_opt") == pytest.approx(20 * math.sqrt(1e21 / 120), rel=1e-12)
+    assert ev.answers["optimal_N"] == pytest.approx(math.sqrt(1e21 / 120), rel=1e-12)
+    assert plan.evaluate("big").display("D_opt") == pytest.approx(20 * math.sqrt(1e23 / 120), rel=1e-12)
+    name, v, origin = plan.parse_override("tokens_per_param=10")  # --set flows into the question too
+    assert plan.evaluate(None, {name: v}, {name: origin}).display("D_opt") == \
+        pytest.approx(10 * math.sqrt(1e21 / 60), rel=1e-12)
+
+
+def test_answers_feed_other_questions_and_checks(cli, plan_file):
+    path = plan_file("b = 32 where integer, 1 <= b <= 4096\n"
+                     "solve min b where b * 0.2 >= 10 + b * 0.05 as crossover\n"   # 0.15 b >= 10: b >= 66.7
+                     "solve min b where b >= crossover * 2 as double\n"
+                     "maximize -(b - crossover)^2 over b in 1..200 as near\n"
+                     "gap = near.value + near - crossover\n"
+                     "check crossover == 67\ncheck double == 134\ncheck near == 67\ncheck gap == 0\n")
+    code, out, err = cli("check", path)
+    assert code == 0 and "4 passed" in out, err
+
+
+def test_a_sweep_solves_again_where_it_changes_an_answer():
+    from planner.language.lower import lower_values
+    from planner.language.source import Source
+    from planner.questions.sweep import run
+
+    plan = planner.loads(CHINCHILLA, "chinchilla.plan")
+    values = lower_values(Source("v", "[1e21, 1e22, 1e23]"))
+    res = run(plan, [("budget", values, None)], ["D_opt"])
+    assert list(res.display("D_opt")) == pytest.approx([20 * math.sqrt(c / 120) for c in (1e21, 1e22, 1e23)])
+    other = run(plan, [("n", lower_values(Source("v", "[1, 2]")), None)], ["D_opt"])  # n is the question's own
+    assert list(other.display("D_opt")) == pytest.approx([20 * math.sqrt(1e21 / 120)] * 2)
+
+
+def test_a_sweep_point_without_an_answer_is_an_issue():
+    from planner.language.lower import lower_values
+    from planner.language.source import Source
+    from planner.questions.sweep import run
+
+    plan = planner.loads("c = 1\nx = 1 where x >= 0\nsolve x where x^2 = c as r\ny = 2 * r\n", "r.plan")
+    res = run(plan, [("c", lower_values(Source("v", "[4, -1]")), None)], ["y"])
+    assert res.display("y")[0] == 4 and bool(res.bad[1]) and not res.bad[0]
+    assert "the answer `r`: no `x`" in res.issues[0].reason
+
+
+def test_a_question_through_an_answer_that_moves_with_its_own_input_is_an_error():
+    plan = planner.loads("x = 1 where 0 <= x <= 10\ny = 1 where 0 <= y <= 10\n"
+                         "solve y where y = 2 * x as a\nsolve x where x + a = 6\n", "loop.plan")
+    with pytest.raises(SolveError, match="uses the answer `a`, which changes with `x` itself"):
+        Solver(plan).run(plan.model.solves[1])
+
+
+def test_sensitivity_goes_through_an_answer():
+    """D = 20 N = sqrt(20 C / 6): a 1% larger budget or ratio moves D by 0.5%."""
+    from planner.questions.sensitivity import sensitivity
+
+    plan = planner.loads(CHINCHILLA, "chinchilla.plan")
+    rows = {r.input: r for r in sensitivity(plan, "D_opt").rows}
+    assert rows["budget"].elasticity == pytest.approx(0.5, abs=1e-6)
+    assert rows["tokens_per_param"].elasticity == pytest.approx(0.5, abs=1e-6)
+    assert "n" not in rows  # the question's own input does not move its answer

@@ -25,6 +25,7 @@ from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
 from .errors import (
     ArityError,
     ConstraintError,
+    CycleError,
     DisplayUnitError,
     DuplicateError,
     ErrorSink,
@@ -83,7 +84,15 @@ class Analyzer:
         graph.update(self._answer_graph())
         spans = {n: d.name_span for n, d in self.defs.items()}
         spans.update({a: s.span for a, s in self.answer_names.items()})
-        order_all = topological_order(graph, spans, self._ref_span)
+        try:
+            order_all = topological_order(graph, spans, self._ref_span)
+        except CycleError as err:
+            through = [a for a in self.answer_names if f"`{a}` uses" in " ".join(lab.text for lab in err.labels)
+                       or err.label.startswith(f"`{a}` uses")]
+            if through:
+                err.hint = (f"`{through[0]}` is a question's answer: the formulas its question uses cannot depend on "
+                            "it; use the answer in other formulas only")
+            raise
         order = [n for n in order_all if n in self.defs]
         quantities: dict[str, Quantity] = {}
         answer_types: dict[str, Type] = {}

@@ -134,6 +134,29 @@ class Model:
         used = {a for q in self.quantities.values() for a in q.answer_deps}
         return [a for a in self.answers if a in used]
 
+    def answer_inputs(self, name: str) -> set[str]:
+        """The inputs whose values move answer ``name``: every input its question uses, through formulas and
+        the answers it uses, except its own input (the question varies that one itself)."""
+        a = self.answers[name]
+        out: set[str] = set()
+        seen: set[str] = set()
+        todo = list(a.deps) + list(a.answer_deps)
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if n in self.answers:
+                out |= self.answer_inputs(n)
+            elif n in self.quantities:
+                q = self.quantities[n]
+                if q.is_input:
+                    out.add(n)
+                todo.extend(q.deps)
+                todo.extend(q.answer_deps)
+        out.discard(a.target)
+        return out
+
     def answer_cone(self, name: str) -> set[str]:
         """Every quantity and answer that answer ``name`` depends on, directly or not."""
         out: set[str] = set()

@@ -218,9 +218,8 @@ def _through_answers(plan: Plan, ev, name: str, answers: list[str], overrides, o
     questions answered again on each side (the answer moves with the inputs its question uses)."""
     model = plan.model
     inputs = set(n for n in cone(model, [name]) if model.quantities[n].is_input)
-    for a in answers:  # (its own input's current value does not move an answer)
-        inputs |= {n for n in model.answer_cone(a) if n in model.quantities and model.quantities[n].is_input
-                   and n != model.answers[a].target}
+    for a in answers:
+        inputs |= model.answer_inputs(a)
     q = model.quantities[name]
     y, y_scale = float(ev.values[name]), float(q.display.scale)
     rows = []
@@ -230,8 +229,8 @@ def _through_answers(plan: Plan, ev, name: str, answers: list[str], overrides, o
             continue
         x = ev.inputs[n]
         h = abs(x) * Fraction(1, 10**6) if x != 0 else xq.display.scale * Fraction(1, 10**6)
-        note = "through " + ", ".join(f"`{a}`" for a in answers if n in model.answer_cone(a)) \
-            + ": each side solved again" if any(n in model.answer_cone(a) for a in answers) else ""
+        through = [a for a in answers if n in model.answer_inputs(a)]
+        note = "through " + ", ".join(f"`{a}`" for a in through) + ": each side solved again" if through else ""
         try:
             lo = plan.evaluate(ev.scenario, {**(overrides or {}), n: x - h}, origins).values[name]
             hi = plan.evaluate(ev.scenario, {**(overrides or {}), n: x + h}, origins).values[name]

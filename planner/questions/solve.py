@@ -255,7 +255,7 @@ class Solver:
         names = self.plan.symbols.answer_names
         for sym in sorted((x for x in expr.free_symbols if x in names), key=lambda x: x.name):
             a = names[sym]
-            if target in self.plan.model.answer_cone(a):
+            if target in self.plan.model.answer_inputs(a):
                 what = stmt.condition if isinstance(stmt, ir.Solve) else stmt.objective
                 raise SolveError(
                     f"`{_text(what)}` uses the answer `{a}`, which changes with `{target}` itself", what.span,

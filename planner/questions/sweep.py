@@ -196,7 +196,7 @@ def _answers(plan: Plan, points: list[Points], derived: list[str], scenario, ove
         if a not in needed:
             continue
         source = plan.answer_source
-        if not (plan.model.answer_cone(a) & swept):
+        if not (plan.model.answer_inputs(a) & swept):
             try:
                 out[a] = float(source.value(a, scenario, overrides, origins))
             except PlanError as err:

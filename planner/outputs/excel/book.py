@@ -251,13 +251,19 @@ class Book:
         return f"{sheet_ref(ctx.sheet)}!${ctx.column}${row}"
 
     def refs(self, ctx: Context, here: Optional[str] = None) -> dict[sp.Symbol, str]:
-        """Base-unit text for every quantity's symbol in ``ctx`` (a fresh copy)."""
+        """Base-unit text for every quantity's symbol in ``ctx`` (a fresh copy); an answer a formula
+        uses (``solve ... as x``, then ``y = 2 * x``) is its cell on the Solve sheet for ``ctx``."""
         key = (ctx.key, here)
         if key not in self._refs:
             out = {}
             for name, q in self.q.items():
                 out[self.sym[name]] = self.cell(ctx, name, here) if q.is_bool else in_base(
                     self.cell(ctx, name, here), q.display.scale)
+            for name, sym in self.plan.symbols.answers.items():
+                stmt = self.aliases.get(alias_base(name))
+                if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
+                    ref, scale = self.answer_cell(name, ctx.scenario, ctx.overrides, "")  # qualified: formulas move
+                    out[sym] = in_base(ref, scale)
             self._refs[key] = out
         return dict(self._refs[key])
 

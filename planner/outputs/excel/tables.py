@@ -161,18 +161,43 @@ class LiveTable:
                                                                   self._refs(str(r), qualified=True)))
         return lambda r: template.replace(ROW, str(r))
 
-    def fill(self, inputs: Sequence[Sequence]) -> None:
+    def stale(self) -> list[str]:
+        """Columns (``out:i``, ``q:NAME``) that use a question's answer which changes with a varied input:
+        one Solve cell cannot stand for it on every row, so these columns hold planner's values."""
+        model = self.book.model
+        moving = {a for a in model.answers if model.answer_inputs(a) & set(self.varied)}
+        if not moving:
+            return []
+        plan = self.book.plan
+        out = []
+        for i, o in enumerate(self.outputs):
+            syms = {plan.symbols.answer_names.get(x) for x in o.expr.free_symbols}
+            names = [plan.symbols.names[x] for x in o.expr.free_symbols if x in plan.symbols.names]
+            if syms & moving or any(model.answer_cone(n) & moving for n in names):
+                out.append(f"out:{i}")
+        out += ["q:" + n for n in self.helpers if n in model.quantities and model.answer_cone(n) & moving]
+        return out
+
+    def fill(self, inputs: Sequence[Sequence], fixed: Optional[dict[str, Sequence]] = None) -> None:
         """One row per entry of ``inputs``: per varied input a display value or a formula text
-        (``ROW`` in it stands for the row's own number)."""
+        (``ROW`` in it stands for the row's own number). ``fixed``: columns written as values, one per row."""
         ws, book = self.ws, self.book
+        fixed = fixed or {}
         stamps = []
         for i, o in enumerate(self.outputs):
+            if f"out:{i}" in fixed:
+                continue
             stamps.append((self.col[f"out:{i}"],
                            self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard, o.when)))
         for n in self.helpers:
+            if "q:" + n in fixed:
+                continue
             q = book.q[n]
             scale = Fraction(1) if q.is_bool else q.display.scale
             stamps.append((self.col["q:" + n], self._print(book.plan.exprs[n], scale, f"{ws.title}: {n}")))
+        for key, column in fixed.items():
+            for k, v in enumerate(column):
+                ws.cell(row=self.first + k, column=self.col[key], value=v)
         for k, values in enumerate(inputs):
             r = self.first + k
             for n, v in zip(self.varied, values):
@@ -245,10 +270,32 @@ def sweep_sheets(book: Book) -> None:
             outputs = [output_for(book, n) for n in show if n not in names]
             table = LiveTable(book, ws, ctx, names, outputs, top + 1)
             table.header()
-            table.fill(rows)
+            table.fill(rows, _fixed(book, stmt, scenario, table, len(rows)))
             book.sweep_blocks.append((stmt, scenario, ws.title, table))
             _chart(ws, table, names[0], outputs, top, grid=len(names) > 1)
             top = table.last + 4
+
+
+def _fixed(book: Book, stmt, scenario, table: LiveTable, rows: int) -> dict:
+    """planner's values for the columns that use an answer the sweep changes (see :meth:`LiveTable.stale`)."""
+    stale = table.stale()
+    if not stale:
+        return {}
+    from ...questions.sweep import run_statement
+
+    names = [o.quantity for o in table.outputs] + table.helpers
+    show = [n for n in names if n is not None]
+    result = run_statement(book.plan, stmt, [scenario or "base"], book.overrides, book.origins, show=show)[0]
+    out = {}
+    for key in stale:
+        name = table.outputs[int(key[4:])].quantity if key.startswith("out:") else key[2:]
+        col = result.display(name)[:rows]
+        out[key] = [None if isinstance(v, float) and v != v else (bool(v) if col.dtype == bool else float(v))
+                    for v in col]
+    shown = [table.outputs[int(k[4:])].label if k.startswith("out:") else k[2:] for k in stale]
+    put_text(table.ws, table.top - 1, table.left, "not live: planner's values for " + ", ".join(shown)
+             + " (a question's answer they use changes along the sweep; planner solves it at every point)", NOTE_FONT)
+    return out
 
 
 def _chart(ws, table: LiveTable, x_name: str, outputs: Sequence[Output], top: int, grid: bool = False) -> None:
