@@ -613,6 +613,10 @@ def test_the_smallest_lifetime_at_which_owning_pays_back_has_a_closed_form():
     assert r.display_value == math.ceil(-math.log(1 - 30_000 * rate / 850) / math.log(1 + rate)) == 41
     assert r.closed_form is not None and r.closed_form.has(sp.log) and r.closed_form.has(sp.ceiling)
     assert not r.closed_form.has(sp.Sum)
+    # written in display units: rate in %/year is a monthly rate of rate/1200, the answer in months
+    assert "rate/1200" in r.closed_form_text and "2628000" not in r.closed_form_text
+    values = {plan.symbols[n]: v for n, v in [("price", 30_000), ("rent", 1_100), ("running", 250), ("rate", 8)]}
+    assert r.display_form.xreplace(values) == 41
     assert "fails at 40" in r.verification.text
     with_rate = Solver(plan).answer(plan.model.solves[0], overrides={"rate": Fraction(0)})
     assert with_rate.display_value == 36  # no discounting: 30,000 / 850 = 35.3 months

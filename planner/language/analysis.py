@@ -754,7 +754,7 @@ class Analyzer:
                 hint=_ambiguous_hint(o.expr.span.flat, t.const, q.unit_text))
         if not same_dim(t, Type("num", q.dim)):
             raise UnitError(
-                f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {canonical_text(q.dim) or 'a plain number'}",
+                f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {q.unit_text or 'a plain number'}",
                 o.expr.span, label=dim_text(t),
                 labels=[Label(q.definition.expr.span, f"declared as {q.unit_text or 'a plain number'}")],
                 hint=f"write the value with a unit of {q.dim.describe()}, such as `{example_unit(q.dim)}`"
@@ -896,7 +896,7 @@ class Analyzer:
                     self.sink.add(UnitError(f"`{values.kind}` takes a plain number", item.span))
             elif not same_dim(t, Type("num", q.dim)):
                 self.sink.add(UnitError(
-                    f"`{q.name}` is in {canonical_text(q.dim) or 'a plain number'}, this value is {dim_text(t)}",
+                    f"`{q.name}` is in {q.unit_text or 'a plain number'}, this value is {dim_text(t)}",
                     item.span, label=dim_text(t)))
 
     def check_pick(self, p: ir.ScenarioPick, model: Model) -> None:

@@ -26,6 +26,7 @@ class Type:
     kind: str  # "num" | "bool"
     dim: Optional[Dim] = None
     const: Optional[Fraction] = None
+    unit: Optional[str] = field(default=None, compare=False)  # as the user wrote it (`%/year`), for messages
 
     @property
     def is_bool(self) -> bool:

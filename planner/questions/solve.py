@@ -167,14 +167,19 @@ class SolveResult:
     alias: Optional[str] = None
     question: str = ""  # the statement as written
     notes: tuple[str, ...] = ()
+    display_form: Optional[sp.Basic] = None  # the closed form in display units (each symbol its shown value)
 
     @property
     def closed_form_text(self) -> Optional[str]:
-        return None if self.closed_form is None else sp.sstr(self.closed_form)
+        """The closed form over the other inputs as they are shown (``rate`` in %/year, the answer in its
+        own unit): plug in the displayed figures and get the displayed answer."""
+        form = self.display_form if self.display_form is not None else self.closed_form
+        return None if form is None else sp.sstr(form)
 
     @property
     def closed_form_latex(self) -> Optional[str]:
-        return None if self.closed_form is None else latex(self.closed_form)
+        form = self.display_form if self.display_form is not None else self.closed_form
+        return None if form is None else latex(form)
 
     @property
     def label(self) -> str:
@@ -712,7 +717,28 @@ class Solver:
             target=q.name, mode=stmt.mode, scenario=scenario, value=v,
             display_value=v / float(q.display.scale), unit=q.unit_text, exact=value, closed_form=form,
             verification=ver, method=method, roots=roots, boundary=boundary, statement=stmt, alias=stmt.alias,
-            question=_text(stmt), notes=tuple(notes))
+            question=_text(stmt), notes=tuple(notes), display_form=self.in_display_units(form, q))
+
+    def in_display_units(self, form: Optional[sp.Basic], q: Quantity) -> Optional[sp.Basic]:
+        """A base-unit closed form over the inputs' symbols, written over their displayed values and
+        giving the target in its display unit (``rent`` in USD/month is ``rent / 2628000`` USD/s)."""
+        if form is None:
+            return None
+        plan = self.plan
+        scales = {}
+        for sym in form.free_symbols:
+            name = plan.symbols.names.get(sym)
+            if name is not None and not plan.model.quantities[name].is_bool:
+                scales[sym] = sym * rational(plan.model.quantities[name].display.scale)
+            elif sym in plan.symbols.answer_names:
+                a = plan.model.answers[plan.symbols.answer_names[sym]]
+                scales[sym] = sym * rational(plan.model.quantities[a.target].display.scale
+                                             if not a.optimum else Fraction(1))
+        out = form.xreplace(scales) / rational(q.display.scale)
+        try:
+            return sp.factor_terms(out)
+        except (TypeError, ValueError):
+            return out
 
 
 class Answers:
