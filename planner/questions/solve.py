@@ -902,8 +902,17 @@ def objective_unit(plan: Plan, objective: ir.Expr, t) -> tuple[str, Fraction]:
     if isinstance(objective, ir.Name) and objective.name in plan.model.quantities:
         q = plan.model.quantities[objective.name]
         return q.unit_text, q.display.scale
+    from ..language.analysis import unit_of
+    from ..language.lower import unit_from_text
     from ..language.units import canonical_text
 
+    if getattr(t, "unit", None) and t.dim is not None and not t.dim.dimensionless:  # `-t`: t's own unit
+        try:
+            unit = unit_of(unit_from_text(t.unit, Source("unit", t.unit), 0), plan.model.units)
+        except PlanError:
+            unit = None
+        if unit is not None and unit.dim == t.dim:
+            return t.unit, unit.scale
     return (canonical_text(t.dim) if t.dim is not None else ""), Fraction(1)
 
 
@@ -922,11 +931,12 @@ def adhoc(plan: Plan, target: str, where: str, mode: str = "root") -> ir.Solve:
                          hint=f"drop --{mode} for a real-valued answer, or add `where integer` to `{q.name}`")
     source = Source("--where", where)
     cond = lower_expr(source)
-    for node in ir.walk(cond):
-        if isinstance(node, ir.Name) and node.name not in plan.model.quantities:
+    for node in ir.free_names(cond):
+        if node.name not in plan.model.quantities and node.name not in plan.model.answers:
             guess = suggest(node.name, plan.model.quantities)
             raise UnknownNameError(f"unknown name `{node.name}`", node.span, label="not defined in this plan",
                                    hint=f"did you mean `{guess}`?" if guess else None)
+    for node in ir.walk(cond):
         if isinstance(node, ir.ScenarioRef):
             raise SolveError("`name@scenario` is not allowed in --where; use --scenario", node.span)
         if isinstance(node, ir.Call) and node.func not in BUILTINS and node.func not in plan.model.functions:
