@@ -467,3 +467,17 @@ def test_aggregates_in_sympy_are_sums_with_their_own_variable():
     assert sp.sstr(x) == "Sum(m**2, (m, 1, n))"
     assert latex(x) == r"\sum_{m=1}^{n} m^{2}"
     assert latex(plan.exprs["y"]) == r"\max_{m=1}^{n} m r"
+
+
+# ---- answers are quantities ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,name,scenario,expected", [
+    ("x = 1 where 0 <= x <= 10\nsolve x where 3 * x = 6 as r\ny = 2 * r", "y", None, 4),   # a root
+    ("n = 1 where integer, 0 <= n <= 10\nsolve min n where n^2 >= 10 as r\ny = r + 1", "y", None, 5),  # a threshold
+    ("x = 1\nmaximize 10 - (x - 3)^2 over x in 1..5 as best\ny = best * best.value", "y", None, 30),  # .value
+    ("x = 1 where 0 <= x <= 10\nsolve x where x = 2 as a\nsolve x where x = a * 3 as b\ny = b", "y", None, 6),
+    ("c = 2\nx = 1 where 0 <= x <= 10\nsolve x where x = c as a\ny = a\nscenario s { c = 5 }", "y", "s", 5),
+    ("t = 1 s where t > 0 s\nsolve t where t * 2 = 3 s as half\ny = half -> ms", "y", None, 1500),  # its unit
+])
+def test_answer_in_a_formula(text, name, scenario, expected):
+    assert value(text, name, scenario) == pytest.approx(expected, rel=1e-12)
