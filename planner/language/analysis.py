@@ -80,7 +80,8 @@ class Analyzer:
                     self._resolve(p.default, params)
         self.sink.raise_if_any()
         refs = {name: self._refs(d.expr, frozenset()) for name, d in self.defs.items()}
-        graph = {name: tuple(sorted(r & (set(self.defs) | set(self.answer_names)))) for name, r in refs.items()}
+        known = set(self.defs) | set(self.answer_names)
+        graph = {name: tuple(sorted(r & known)) for name, r in refs.items()}
         graph.update(self._answer_graph())
         spans = {n: d.name_span for n, d in self.defs.items()}
         spans.update({a: s.span for a, s in self.answer_names.items()})
@@ -108,10 +109,13 @@ class Analyzer:
                 continue
             self.types[name] = t
         self.sink.raise_if_any()
+        answer_rank = {a: i for i, a in enumerate(n for n in order_all if n in self.answer_names)}
         for name in order:
-            deps = tuple(sorted(refs[name] & set(self.defs)))
+            deps = tuple(sorted(n for n in refs[name] if n in self.defs))
             quantities[name] = self._quantity(self.defs[name], deps)
-            quantities[name].answer_deps = tuple(a for a in order_all if a in refs[name] and a in self.answer_names)
+            if answer_rank:
+                quantities[name].answer_deps = tuple(sorted((a for a in refs[name] if a in answer_rank),
+                                                            key=answer_rank.get))
         self.sink.raise_if_any()
         for q in quantities.values():
             self._constraints(q, quantities)
@@ -135,8 +139,9 @@ class Analyzer:
         self._constraints_without_answers(model)
         self._questions(model)
         self.sink.raise_if_any()
-        self._ranges(model)
-        self.sink.raise_if_any()
+        if self.typer.saw_aggregate:
+            self._ranges(model)
+            self.sink.raise_if_any()
         return model
 
     # ---- answers used as quantities -------------------------------------------------

@@ -126,6 +126,7 @@ class Typer:
         self.defs = defs
         self.functions = functions
         self.bind = bind
+        self.saw_aggregate = False  # whether any aggregate was typed (else ranges need no check)
 
     def type(self, e: ir.Expr, scope: dict[str, Type], lookup: Callable[[str], Optional[Type]]) -> Type:
         """The type of ``e``; ``scope`` holds function parameters, ``lookup``
@@ -235,6 +236,7 @@ class Typer:
         return Type("num", dim, None, unit)
 
     def _aggregate(self, e: ir.Aggregate, scope, lookup) -> Type:
+        self.saw_aggregate = True
         name = e.op.value
         var = self.var_type(e, scope, lookup)
         inner = dict(scope)
