@@ -41,6 +41,9 @@ solve min lifetime where npv >= 0 as payback
 sweep n in 1..8 show worst, over, nested
 check payback == 41 month
 check nested == 140 in base
+cap = 30 where cap >= sum(m for m in 1..4)       # in a constraint (no validation rule: planner checks it)
+check sum(m for m in 1..n) == 15                 # in a check
+check count(m > 2 for m in 1..n) == 3
 """
 
 # Answers used in formulas: live references to their Solve cells, per scenario column; a question

@@ -12,7 +12,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from ...language import ir
 from ...language.errors import PlanError
 from .book import MAX_VALIDATION, NOTE_FONT, TITLE_FONT, Book, display_value, header, in_base, put_text, widths
-from .printer import ExcelPrinter, number
+from .printer import ExcelPrinter, UnsupportedFormula, number
 
 
 def inputs_sheet(book: Book) -> None:
@@ -107,7 +107,10 @@ def custom_validation(book: Book, q, conditions, cell: str) -> Optional[DataVali
     refs = book.refs(book.base_context)
     refs[book.sym[q.name]] = in_base(cell, q.display.scale)
     printer = ExcelPrinter(refs, book.bools)
-    parts = [printer.doprint(book.plan.converter.expr(c)) for c in conditions]
+    try:
+        parts = [printer.doprint(book.plan.converter.expr(c)) for c in conditions]
+    except UnsupportedFormula:  # a sum over a range needs helper cells, which a validation rule cannot use
+        return None
     if q.integer:
         parts.insert(0, f"INT({cell})={cell}")
     text = parts[0] if len(parts) == 1 else "AND(" + ",".join(parts) + ")"
