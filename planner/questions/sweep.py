@@ -106,8 +106,7 @@ def _program(plan: Plan, names: Sequence[str]) -> tuple[CompiledPlan, list[str]]
     if key in cache:
         return cache[key]
     constraints = plan._constraints
-    need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.walk(c.condition)
-                                      if isinstance(n, ir.Name)])
+    need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.free_names(c.condition)])
     derived = [n for n in plan.model.derived if n in need]
     outputs = [(n, plan.exprs[n]) for n in derived]
     outputs += [(f"__constraint{i}", plan.converter.expr(c.condition)) for i, (_, c) in enumerate(constraints)]
