@@ -46,7 +46,7 @@ class _Eval:
     def __init__(self, model: Model, values: Mapping[str, float]) -> None:
         self.model = model
         self.values = values
-        self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units))
+        self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
 
     def run(self, e: ir.Expr, env: dict) -> float:
         r = self._eval(e, env)
@@ -66,7 +66,8 @@ class _Eval:
             if e.name in env:
                 return env[e.name]
             v = self.values[e.name]
-            return bool(v) if self.model.quantities[e.name].is_bool else float(v)
+            q = self.model.quantities.get(e.name)  # else a question's answer
+            return bool(v) if q is not None and q.is_bool else float(v)
         if isinstance(e, ir.Neg):
             return -ev(e.operand)
         if isinstance(e, ir.Binary):

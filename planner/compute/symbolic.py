@@ -147,7 +147,7 @@ class Converter:
         self.model = model
         self.symbols = symbols
         self.exprs: dict[str, sp.Basic] = {}  # quantities converted so far (for integer ends of ranges)
-        self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units))
+        self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
 
     def expr(self, e: ir.Expr, env: Optional[Mapping[str, sp.Basic]] = None,
              ref: Optional[Callable[[ir.ScenarioRef], sp.Basic]] = None) -> sp.Basic:

@@ -109,10 +109,11 @@ class Ranges:
     (an :class:`ir.UnitExpr`) to its :class:`~planner.language.units.Unit`.
     """
 
-    def __init__(self, quantities, functions, unit_of: Callable) -> None:
+    def __init__(self, quantities, functions, unit_of: Callable, answers=None) -> None:
         self.quantities = quantities
         self.functions = functions
         self.unit_of = unit_of
+        self.answers = answers or {}  # a question's answer lies in its input's declared domain
         self._derived: dict[str, Interval] = {}
 
     # ---- steps --------------------------------------------------------------
@@ -157,6 +158,11 @@ class Ranges:
                 expr, outer = bound
                 return self.interval(expr, outer)
             q = self.quantities.get(e.name)
+            if q is None and e.name in self.answers and not self.answers[e.name].optimum:
+                q = self.quantities.get(self.answers[e.name].target)
+                if q is not None and q.is_input:
+                    return Interval(q.lower.value if q.lower else None, q.upper.value if q.upper else None,
+                                    (q.name,) if q.lower is None or q.upper is None else ())
             if q is None or q.is_bool:
                 return ANY
             if q.is_input:

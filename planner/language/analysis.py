@@ -203,7 +203,7 @@ class Analyzer:
 
     # ---- aggregates --------------------------------------------------------------
     def ranges(self, model: Model) -> Ranges:
-        return Ranges(model.quantities, self.functions, lambda u: unit_of(u, self.units))
+        return Ranges(model.quantities, self.functions, lambda u: unit_of(u, self.units), model.answers)
 
     def _ranges(self, model: Model) -> None:
         """Every range of every aggregate the plan evaluates has a step and a largest number of values
