@@ -24,7 +24,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..compute.compiled import CompiledPlan, compile_plan
+from ..compute.compiled import CompiledPlan
 from ..compute.diagnose import diagnose
 from ..compute.evaluation import Origin, Plan, as_number, format_value, scenarios_for
 from ..compute.symbolic import cone

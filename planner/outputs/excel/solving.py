@@ -40,6 +40,7 @@ from .book import (
     HEADER_FONT,
     NOTE_FONT,
     TITLE_FONT,
+    AnswerRef,
     Book,
     header,
     put_formula,
@@ -77,8 +78,7 @@ def _formula_answers(book: Book) -> None:
         if a in used and stmt is not None and stmt not in statements:
             statements.append(stmt)
     for ctx in list(book.contexts.values()):
-        if any(not isinstance(v, (bool, int, float)) and type(v).__name__ == "AnswerRef"
-               for v in ctx.overrides.values()):
+        if any(isinstance(v, AnswerRef) for v in ctx.overrides.values()):
             continue  # a check's `with x = ALIAS` column: answers inside it are not live
         for stmt in statements:
             need = (stmt, ctx.scenario, dict(ctx.overrides))
