@@ -40,11 +40,70 @@ def approx(x):
     return np.where(np.isfinite(rounded) & (x != 0), rounded, x)
 
 
+BLOCK = 1 << 16  # array elements per block of terms of an aggregate
+MAX_TERMS = 1_000_000  # terms of a range whose variable carries no size (never for plans)
+_IDENTITY = {"sum": 0.0, "product": 1.0, "max": -np.inf, "min": np.inf}
+_REDUCE = {"sum": np.sum, "product": np.prod, "max": np.max, "min": np.min}
+_COMBINE = {"sum": np.add, "product": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def expand(a, n: int):
+    """``a`` with ``n`` trailing axes of length one: a value from outside an aggregate's body,
+    lined up against the axis (or axes, nested) of its terms."""
+    return np.asarray(a)[(...,) + (None,) * n]
+
+
+def aggregate(kind: str, body, lo, hi, cap: int):
+    """``kind`` (sum, product, max, min) of ``body(k)`` for the integers ``k = lo, lo + 1, ..., hi``,
+    elementwise over arrays of ``lo`` and ``hi`` (a sweep's points): the terms are a trailing axis,
+    masked past each point's own ``hi``. Terms go in blocks of about :data:`BLOCK` elements: a
+    single evaluation gets all its terms at once, a sweep of many points one term at a time (each
+    term an array over the points), so memory stays small and numpy's loops stay long.
+
+    No value (nan) where an end has none, where the range holds more than ``cap`` values (the most
+    its declared bounds allow: only an input outside its constraints gets there), and for the max or
+    min of an empty range."""
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    count = np.floor(approx(hi - lo)) + 1
+    count = np.where(count < 0, 0, count)
+    finite = np.isfinite(count)
+    n = int(min(cap, np.max(count[finite]))) if finite.any() else 0
+    least = int(min(cap, np.min(count[finite]))) if finite.all() and count.size else 0  # terms every point has
+    fill = _IDENTITY[kind]
+    reduce, combine = _REDUCE[kind], _COMBINE[kind]
+    acc = None
+    start, block = 0, 1  # one term first, to learn how wide the body's values are
+    while start < n:
+        stop = min(n, start + block)
+        j = np.arange(start, stop, dtype=np.float64)
+        k = lo[..., None] + j
+        values = np.asarray(body(k), dtype=np.float64)
+        shape = np.broadcast_shapes(values.shape, k.shape)
+        if stop <= least:  # inside every point's range: no mask
+            part = reduce(np.broadcast_to(values, shape), axis=-1)
+        else:
+            part = reduce(np.where(j < count[..., None], values, fill), axis=-1)
+        acc = part if acc is None else combine(acc, part)
+        start = stop
+        width = int(np.prod(shape[:-1], dtype=np.int64))
+        block = max(1, BLOCK // max(1, width))
+    if acc is None:
+        acc = np.full(count.shape, fill)
+    bad = ~finite | (count > cap)
+    if kind in ("max", "min"):
+        bad = bad | (count == 0)
+    return np.where(bad, np.nan, acc) if bad.any() else acc
+
+
 class NumpyPrinter:
     """SymPy expression to numpy source. Raises on anything it cannot print."""
 
-    def __init__(self, names: Mapping[sp.Symbol, str]) -> None:
-        self.names = names
+    def __init__(self, names: dict[sp.Symbol, str]) -> None:
+        self.names = names  # shared: compile_plan adds each output as it is printed
+        self.depth = 0  # aggregates' bodies are lambdas, one level deeper each
+        self.level: dict[sp.Symbol, int] = {}  # the depth at which an index is defined (plan values: 0)
+        self.counter = 0
 
     def __call__(self, e: sp.Basic) -> str:
         return self.p(e)
@@ -61,7 +120,37 @@ class NumpyPrinter:
         return method(e)
 
     def _Symbol(self, e):
-        return self.names[e]
+        text = self.names[e]
+        outer = self.depth - self.level.get(e, 0)
+        return f"_x({text}, {outer})" if outer > 0 else text
+
+    def _aggregate(self, e, kind: str, limits=None) -> str:
+        # SymPy merges nested sums into one node, innermost limits first: Sum(f, (j, 1, i), (i, 1, n))
+        limits = list(e.limits) if limits is None else limits
+        k, lo, hi = limits[-1]
+        lo_text, hi_text = self.p(lo), self.p(hi)
+        self.counter += 1
+        name = f"_k{self.counter}"
+        self.depth += 1
+        self.names[k], self.level[k] = name, self.depth
+        try:
+            body = self._aggregate(e, kind, limits[:-1]) if len(limits) > 1 else self.p(e.function)
+        finally:
+            self.depth -= 1
+        cap = getattr(k, "terms", MAX_TERMS)
+        return f"_agg({kind!r}, lambda {name}: {body}, {lo_text}, {hi_text}, {cap})"
+
+    def _Sum(self, e):
+        return self._aggregate(e, "sum")
+
+    def _Product(self, e):
+        return self._aggregate(e, "product")
+
+    def _RangeMax(self, e):
+        return self._aggregate(e, "max")
+
+    def _RangeMin(self, e):
+        return self._aggregate(e, "min")
 
     def _Number(self, e):
         return _float(e)
@@ -243,7 +332,7 @@ def compile_plan(
         out_vars.append(v)
     lines.append("    return (" + "".join(f"{v}, " for v in out_vars) + ")")
     source = "\n".join(lines) + "\n"
-    namespace: dict = {"_np": np, "_approx": approx}
+    namespace: dict = {"_np": np, "_approx": approx, "_agg": aggregate, "_x": expand}
     # The source is generated from SymPy trees this package built; it holds
     # only our own identifiers and float literals, never user text.
     exec(compile(source, "<planner>", "exec"), namespace)  # noqa: S102

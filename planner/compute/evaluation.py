@@ -60,6 +60,7 @@ class Evaluation:
     inputs: dict[str, Value]
     values: dict[str, float | bool]
     origins: dict[str, Origin] = field(default_factory=dict)
+    answers: dict[str, float] = field(default_factory=dict)  # question answers the formulas use, base units
 
     def __getitem__(self, name: str) -> float | bool:
         return self.values[name]
@@ -81,10 +82,15 @@ class Evaluation:
 
 
 class Plan:
-    def __init__(self, source: Source, model: Model, analyzer) -> None:
+    def __init__(self, source: Source, model: Model, analyzer, answers=None) -> None:
+        """``answers``: a factory ``answers(plan)`` of the object that answers the plan's questions
+        (:class:`planner.questions.solve.Answers`, which the API door passes), for formulas that use
+        an answer (``solve ... as x`` then ``y = 2 * x``)."""
         self.source = source
         self.model = model
         self.analyzer = analyzer
+        self._answers_factory = answers
+        self._answer_source = None
         self.symbols, self.exprs, self.converter = build(model)
         self._constraints = [
             (q.name, c) for q in model.quantities.values() for c in q.definition.constraints
@@ -123,7 +129,50 @@ class Plan:
             outputs = [(n, self.exprs[n]) for n in self.model.derived]
             outputs += [(f"__constraint{i}", self.converter.expr(c.condition))
                         for i, (_, c) in enumerate(self._constraints)]
-            return compile_plan(self.model.inputs, outputs, self.symbols.symbols)
+            return self.compile(outputs)
+
+    # ---- answers used in formulas ---------------------------------------------------
+    @property
+    def arguments(self) -> list[str]:
+        """What a compiled function of this plan takes: every input, then the answers formulas use."""
+        return self.model.inputs + self.model.formula_answers
+
+    def compile(self, outputs: Sequence[tuple[str, object]]) -> CompiledPlan:
+        """``outputs`` (name, SymPy expression) compiled over :attr:`arguments`."""
+        return compile_plan(self.arguments, outputs, self.symbols.all())
+
+    def args(self, inputs: Mapping[str, object], answers: Optional[Mapping[str, object]] = None) -> list:
+        """The argument list of :meth:`compile`'s functions: inputs (numbers or arrays) and answers
+        (missing ones are nan: the quantities that use them have no value)."""
+        out = [inputs[n] if isinstance(inputs[n], np.ndarray) else as_number(inputs[n]) for n in self.model.inputs]
+        for a in self.model.formula_answers:
+            v = (answers or {}).get(a, np.nan)
+            out.append(v if isinstance(v, np.ndarray) else np.float64(v))
+        return out
+
+    @property
+    def answer_source(self):
+        """The object that answers this plan's questions (created on first use)."""
+        if self._answer_source is None:
+            if self._answers_factory is None:
+                raise UsageError("this plan uses question answers in its formulas: load it with planner.load, "
+                                 "which can answer questions")
+            self._answer_source = self._answers_factory(self)
+        return self._answer_source
+
+    def formula_answer_values(self, scenario=None, overrides=None, origins=None) -> dict[str, float]:
+        """The answers the formulas use, in this scenario with these overrides (base units)."""
+        out: dict[str, float] = {}
+        for a in self.model.formula_answers:
+            try:
+                out[a] = float(self.answer_source.value(a, scenario, overrides, origins))
+            except PlanError as err:
+                users = [n for n in self.model.derived if a in self.model.quantities[n].answer_deps]
+                note = f"`{users[0]}` uses the answer `{a}`" if users else f"a formula uses the answer `{a}`"
+                if note not in err.notes:
+                    err.notes.append(note)
+                raise
+        return out
 
     # ---- scenarios and overrides ---------------------------------------------
     def resolve_scenarios(self, spec: Optional[Union[str, Sequence[str]]]) -> list[Optional[str]]:
@@ -236,10 +285,15 @@ class Plan:
             values[name] = _scalar(raw[name])
         ev = Evaluation(self, scenario, inputs, values, where)
         self._check_constraints(ev, raw)
+        if self.model.formula_answers:
+            ev.answers = self.formula_answer_values(scenario, overrides, origins)
+            raw = self.run_compiled(inputs, ev.answers)
+            for name in self.model.derived:
+                values[name] = _scalar(raw[name])
         for name in self.model.derived:
             v = values[name]
             if not isinstance(v, bool) and not np.isfinite(v):
-                err = diagnose(self.model, name, values)
+                err = diagnose(self.model, name, {**values, **ev.answers})
                 if scenario is not None:
                     err.notes.append(f"in scenario `{scenario}`")
                 for n, o in where.items():
@@ -248,10 +302,11 @@ class Plan:
                 raise err
         return ev
 
-    def run_compiled(self, inputs: Mapping[str, object]) -> dict[str, object]:
-        """Raw evaluation (scalars or numpy arrays): no constraint or finiteness checks."""
-        args = [inputs[n] if isinstance(inputs[n], np.ndarray) else as_number(inputs[n]) for n in self.model.inputs]
-        out = self.compiled(args)
+    def run_compiled(self, inputs: Mapping[str, object], answers: Optional[Mapping[str, object]] = None
+                     ) -> dict[str, object]:
+        """Raw evaluation (scalars or numpy arrays): no constraint or finiteness checks. Quantities
+        that use an answer not given have no value (nan)."""
+        out = self.compiled(self.args(inputs, answers))
         return dict(zip(self.compiled.outputs, out))
 
     def _check_constraints(self, ev: Evaluation, raw: Mapping[str, object]) -> None:
@@ -389,7 +444,7 @@ def paused_gc():
 
 
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
-          all_imports: bool = False) -> Plan:
+          all_imports: bool = False, answers=None) -> Plan:
     """Load plan text; ``base`` is the folder its imports are relative to (default: the current one).
 
     Imported plans contribute only the quantities this plan uses (directly, through overrides,
@@ -403,10 +458,10 @@ def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] =
             plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
                                       (Path(name).resolve(),) if base is not None else (), all_imports)
         model, analyzer = analyze(plan_ir)
-        return Plan(source, model, analyzer)
+        return Plan(source, model, analyzer, answers)
 
 
-def load(path: Union[str, os.PathLike], all_imports: bool = False) -> Plan:
+def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None) -> Plan:
     """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`.
 
     ``all_imports=True`` keeps every quantity of the imported plans, used or not."""
@@ -419,4 +474,4 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False) -> Plan:
         raise UsageError(f"{path} is a directory, not a .plan file") from None
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return loads(text, str(path), p.resolve().parent, all_imports)
+    return loads(text, str(path), p.resolve().parent, all_imports, answers)

@@ -4,6 +4,7 @@ in :mod:`planner.language.lower`."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -168,7 +169,37 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
             hint = "a list needs at least one value: `[1, 2, 4]`"
         elif tok.type == "RPAR":
             hint = "a `)` without a matching `(`, or an argument is missing"
+        elif value == "/" and _combination(source.text, offset):
+            combo = _combination(source.text, offset)
+            hint = f'a combination of axes is quoted: `"{combo}"`'
+        elif tok.type == "COMMA" and _digit_group(source.text, offset):
+            number = _grouped_number(source.text, offset)
+            hint = f"digits are grouped with `_`, not `,`: write `{number.replace(',', '_')}`"
     return ParseError(message, span, label=_expected(exc), hint=hint)
+
+
+def _combination(text: str, offset: int) -> str | None:
+    """``in llama3_8b/h100``: the combination of axes being written, when a `/` follows a scenario name."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    before = text[line_start:offset]
+    m = re.search(r"(?:^|\s)(?:in|for)\s+(?:(?:\w+\s*=\s*)?[\w\"/]+\s*,\s*)*([\w/]+)$", before)
+    if m is None:
+        return None
+    after = re.match(r"[\w/]*", text[offset:]).group(0)
+    return m.group(1) + after
+
+
+def _digit_group(text: str, offset: int) -> bool:
+    """A `,` between a digit and three more digits: `30,000` meant as thirty thousand."""
+    return offset > 0 and text[offset - 1].isdigit() and bool(re.match(r",\d{3}(?!\d)", text[offset:]))
+
+
+def _grouped_number(text: str, offset: int) -> str:
+    start = offset
+    while start > 0 and (text[start - 1].isdigit() or text[start - 1] in "_."):
+        start -= 1
+    end = re.match(r"(,\d{3})+(\.\d+)?", text[offset:]).end() + offset
+    return text[start:end]
 
 
 def _token_text(tok: Token) -> str:

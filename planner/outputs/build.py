@@ -134,9 +134,10 @@ def workbook_output(analysis: Analysis, name: str) -> Output:
 def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = None) -> BuildResult:
     """Everything a plan produces, written into ``outdir`` only when all of it succeeded."""
     from ..compute.evaluation import load
+    from ..questions.solve import Answers
 
     _check_outdir(outdir)
-    plan = load(path)
+    plan = load(path, answers=Answers)  # formulas may use questions' answers
     analysis = analyse(plan)
     stem = Path(plan.path).stem
     outputs = [workbook_output(analysis, f"{stem}.xlsx")]

@@ -28,7 +28,7 @@ import sympy as sp
 
 from ..compute.compiled import compile_plan
 from ..compute.evaluation import Plan, format_value
-from ..compute.symbolic import inline_inputs, rational
+from ..compute.symbolic import AGGREGATES, closed_forms, expand_aggregates, inline_inputs, rational
 from ..language.errors import ConvergenceError
 from ..language.model import Quantity
 
@@ -39,8 +39,9 @@ DIGITS = 60  # precision for algebraic roots
 
 
 def inline(plan: Plan, expr: sp.Basic) -> sp.Basic:
-    """``expr`` written over inputs only (:func:`planner.compute.symbolic.inline_inputs`)."""
-    return inline_inputs(plan.model, plan.symbols, plan.exprs, expr)
+    """``expr`` written over inputs only (:func:`planner.compute.symbolic.inline_inputs`), with its
+    sums over ranges in closed form where SymPy finds one (:func:`planner.compute.symbolic.closed_forms`)."""
+    return closed_forms(inline_inputs(plan.model, plan.symbols, plan.exprs, expr))
 
 
 def relations(cond: sp.Basic) -> list[sp.Basic]:
@@ -65,8 +66,8 @@ def pieces(expr: sp.Basic, x: sp.Symbol, limit: int = MAX_PIECES) -> Optional[li
     todo, out = [expr], []
     while todo:
         e = todo.pop()
-        if any(isinstance(n, _STEPS) and n.has(x) for n in sp.preorder_traversal(e)):
-            return None
+        if any(isinstance(n, _STEPS + AGGREGATES) and n.has(x) for n in sp.preorder_traversal(e)):
+            return None  # steps, or a sum over a range with no closed form: the numeric path
         kink = next((n for n in sp.preorder_traversal(e) if isinstance(n, KINKS) and n.has(x)), None)
         if kink is None:
             out.append(e)
@@ -127,8 +128,8 @@ def dedupe(values: list[sp.Basic]) -> list[sp.Basic]:
 def value_at(expr: sp.Basic, x: sp.Symbol, value: sp.Basic) -> sp.Basic:
     """``expr`` at ``x = value``: exact for rationals, 60 digits for algebraic numbers."""
     if isinstance(value, sp.Rational):
-        return expr.xreplace({x: value})
-    r = expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)})
+        return expand_aggregates(expr.xreplace({x: value}))
+    r = expand_aggregates(expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)}))
     return r if r in (sp.true, sp.false) else r.evalf(DIGITS - 10)
 
 

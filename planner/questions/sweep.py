@@ -24,7 +24,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..compute.compiled import CompiledPlan, compile_plan
+from ..compute.compiled import CompiledPlan
 from ..compute.diagnose import diagnose
 from ..compute.evaluation import Origin, Plan, as_number, format_value, scenarios_for
 from ..compute.symbolic import cone
@@ -106,12 +106,11 @@ def _program(plan: Plan, names: Sequence[str]) -> tuple[CompiledPlan, list[str]]
     if key in cache:
         return cache[key]
     constraints = plan._constraints
-    need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.walk(c.condition)
-                                      if isinstance(n, ir.Name)])
+    need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.free_names(c.condition)])
     derived = [n for n in plan.model.derived if n in need]
     outputs = [(n, plan.exprs[n]) for n in derived]
     outputs += [(f"__constraint{i}", plan.converter.expr(c.condition)) for i, (_, c) in enumerate(constraints)]
-    compiled = compile_plan(plan.model.inputs, outputs, plan.symbols.symbols)
+    compiled = plan.compile(outputs)
     cache[key] = (compiled, derived)
     return cache[key]
 
@@ -164,8 +163,8 @@ def run(
         columns_in[p.name] = col
         where[p.name] = Origin(f"sweep {p.name} in {p.text}", p.span)
     compiled, derived = _program(plan, show)
-    args = [columns_in[n] if isinstance(columns_in[n], np.ndarray) else as_number(columns_in[n])
-            for n in plan.model.inputs]  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
+    answers, failed = _answers(plan, points, derived, scenario, overrides, origins)
+    args = plan.args(columns_in, answers)  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
     raw = dict(zip(compiled.outputs, compiled(args)))
     columns: dict[str, np.ndarray] = {}
     for p, col in zip(points, grid):
@@ -175,8 +174,53 @@ def run(
             v = raw[n] if n in raw else as_number(columns_in[n])
             columns[n] = np.broadcast_to(np.asarray(v), (size,))
     result = SweepResult(plan, scenario, points, show, columns, np.zeros(size, dtype=bool), statement=statement)
-    _find_issues(plan, result, raw, columns_in, derived, points, (overrides, origins))
+    _find_issues(plan, result, raw, columns_in, derived, points, (overrides, origins), failed, answers)
     return result
+
+
+MAX_SOLVED_POINTS = 10_000  # a sweep that changes an answer a formula uses solves its question at each point
+
+
+def _answers(plan: Plan, points: list[Points], derived: list[str], scenario, overrides, origins):
+    """The answers the swept formulas use: once when the sweep does not change them, else at every point
+    (a question solved again with the point's inputs). Returns (answers, failures): a failure is
+    (mask of points, answer, reason)."""
+    needed = {a for n in derived for a in plan.model.quantities[n].answer_deps}
+    out: dict[str, Any] = {}
+    failed: list[tuple[np.ndarray, str, str]] = []
+    swept = {p.name for p in points}
+    shape = tuple(p.count for p in points)
+    size = int(np.prod(shape, dtype=np.int64))
+    for a in plan.model.formula_answers:
+        if a not in needed:
+            continue
+        source = plan.answer_source
+        if not (plan.model.answer_inputs(a) & swept):
+            try:
+                out[a] = float(source.value(a, scenario, overrides, origins))
+            except PlanError as err:
+                failed.append((np.ones(size, dtype=bool), a, err.message))
+                out[a] = np.nan
+            continue
+        if size > MAX_SOLVED_POINTS:
+            raise RangeError(f"the sweep changes the answer `{a}`, so its question is solved at every point: "
+                             f"{size:,} points is more than {MAX_SOLVED_POINTS:,}", points[-1].span,
+                             hint="sweep fewer points")
+        values = np.full(size, np.nan)
+        bad = np.zeros(size, dtype=bool)
+        reason = ""
+        for i, idx in enumerate(np.ndindex(*shape)):
+            at = dict(overrides or {})
+            at.update({p.name: p.exact(k) for p, k in zip(points, idx)})
+            try:
+                values[i] = float(source.value(a, scenario, at, origins))
+            except PlanError as err:
+                bad[i] = True
+                reason = reason or err.message
+        if bad.any():
+            failed.append((bad, a, reason))
+        out[a] = values
+    return out, failed
 
 
 def run_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None, origins=None,
@@ -200,9 +244,13 @@ def _grid(arrays: list[np.ndarray]) -> list[np.ndarray]:
 
 # ---- issues -------------------------------------------------------------------
 
-def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, fixed) -> None:
+def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, fixed, failed=(),
+                 answers=None) -> None:
     size = result.size
     problems: list[tuple[np.ndarray, str, str, Any]] = []  # (mask, quantity, kind, detail)
+    for mask, answer, reason in failed:  # a question without an answer at these points
+        users = [n for n in result.show if answer in plan.model.quantities[n].answer_deps] or [answer]
+        problems.append((mask, users[0], "no answer", f"the answer `{answer}`: {reason}"))
     for i, (name, c) in enumerate(plan._constraints):
         v = raw[f"__constraint{i}"]
         if np.ndim(v) == 0:  # does not depend on the axes
@@ -219,6 +267,9 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             frac = shown != np.round(shown)
             if frac.any():
                 problems.append((frac, p.name, "integer", f"`{p.name}` must be an integer"))
+    unanswered = np.zeros(size, dtype=bool)
+    for mask, _, _ in failed:
+        unanswered |= mask
     for n in result.show:
         col = result.columns[n]
         if col.dtype != bool:
@@ -227,6 +278,7 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             else:
                 finite = np.isfinite(col)
                 bad = np.zeros(0, dtype=bool) if finite.all() else ~finite
+            bad = np.array(bad) & ~unanswered if unanswered.any() else bad  # said already: no answer there
             if bad.any():
                 problems.append((np.array(bad), n, "not finite", None))
     result.problems = problems
@@ -237,19 +289,21 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
         result.issue_count += int(idx.size)
         for i in idx[: max(0, MAX_DIAGNOSED - diagnosed)]:
             i = int(i)
-            reason = detail if detail is not None else _why(plan, name, i, raw, inputs, derived)
+            reason = detail if detail is not None else _why(plan, name, i, raw, inputs, derived, answers or {})
             point = {p.name: float(result.columns[p.name][i]) / float(p.scale) for p in points}
             result.issues.append(Issue(i, point, name, kind, reason))
             diagnosed += 1
 
 
-def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str]) -> str:
+def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None) -> str:
     """Why quantity ``name`` is not finite at point ``i``: the first broken formula upstream."""
     values: dict[str, Any] = {}
     for n in plan.model.inputs:
         values[n] = _at(inputs[n], i)
     for n in derived:
         values[n] = _at(raw[n], i)
+    for n in plan.model.formula_answers:
+        values[n] = _at(answers[n], i) if n in (answers or {}) else float("nan")
     cone = _cone(plan, [name])
     first = next((n for n in derived if n in cone and not isinstance(values[n], bool)
                   and not np.isfinite(values[n])), name)
