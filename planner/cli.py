@@ -149,6 +149,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", metavar="OUTDIR", default="out", help="output directory (default: out)")
     p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template for the report")
     p.set_defaults(handler=cmd_build)
+    p = sub.add_parser("fmt", help="format .plan files canonically (aligned definitions, normalised spacing)",
+                       description="Rewrite each FILE in planner's canonical layout: one space around operators, "
+                                   "the `=`, docs, tags and constraints of consecutive definitions aligned, comments "
+                                   "and blank-line groups kept. The meaning never changes (the tokens are checked). "
+                                   "Nothing is written when a file does not parse. FILE `-` formats standard input "
+                                   "to standard output.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="the .plan files to format")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 when a file would change (for CI), listing those files")
+    p.add_argument("--diff", action="store_true", help="write nothing; print what would change as a unified diff")
+    p.set_defaults(handler=cmd_fmt)
+
     p = sub.add_parser("library", help="list the plans shipped with planner (hardware, formulas)",
                        description="List the plans in planner's library, to use with `import \"PATH\" as NAME`.")
     p.add_argument("path", nargs="?", metavar="PATH", help="print this library plan's text")
@@ -203,6 +215,55 @@ def atomic_write(path: str, data: bytes) -> None:
 
 
 # ---- commands ---------------------------------------------------------------
+
+def cmd_fmt(args) -> int:
+    from .language.errors import PlanError, PlanErrors, UsageError
+    from .language.format import format_text
+
+    results, errors = [], []
+    for name in args.files:
+        if name == "-":
+            text = sys.stdin.read()
+        else:
+            try:
+                with open(name, encoding="utf-8-sig", newline="") as f:
+                    text = f.read()
+            except FileNotFoundError:
+                errors.append(UsageError(f"no such file: {name}"))
+                continue
+            except IsADirectoryError:
+                errors.append(UsageError(f"{name} is a directory, not a .plan file"))
+                continue
+            except UnicodeDecodeError as exc:
+                errors.append(UsageError(f"{name} is not UTF-8 text ({exc.reason} at byte {exc.start})"))
+                continue
+        crlf = "\r\n" in text
+        try:
+            new = format_text(text.replace("\r\n", "\n"), "<stdin>" if name == "-" else name)
+        except PlanError as err:
+            errors.append(err)
+            continue
+        results.append((name, text, new.replace("\n", "\r\n") if crlf else new))
+    if errors:  # nothing is written when any file fails
+        raise errors[0] if len(errors) == 1 else PlanErrors(errors)
+    changed = [(name, old, new) for name, old, new in results if old != new]
+    if args.diff:
+        import difflib
+
+        for name, old, new in changed:
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), name, name))
+    if args.check or args.diff:
+        for name, _, _ in changed:
+            sys.stderr.write(f"would reformat {name}\n")
+        return EXIT_CHECK_FAILED if changed and args.check else EXIT_OK
+    for name, old, new in results:
+        if name == "-":
+            sys.stdout.write(new)
+        elif old != new:
+            atomic_write(name, new.encode("utf-8"))
+            sys.stderr.write(f"reformatted {name}\n")
+    return EXIT_OK
+
 
 def cmd_library(args) -> int:
     from .language.errors import UsageError
