@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"planner {_version()}")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                        help="colour in error messages (default: auto)")
+                        help="colour in error messages and check results: auto (on a terminal, unless NO_COLOR "
+                             "is set), always or never (default: auto)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("eval", help="evaluate every quantity (per scenario)",
@@ -195,6 +196,12 @@ def scenarios_from(plan, spec: Optional[Sequence[str]]):
     return plan.resolve_scenarios(spec)
 
 
+def _color(args, stream) -> bool:
+    """Colour on ``stream``: ``--color always``, or ``auto`` on a terminal when NO_COLOR is unset."""
+    choice = getattr(args, "color", "auto")
+    return choice == "always" or (choice == "auto" and stream.isatty() and "NO_COLOR" not in os.environ)
+
+
 def write_output(text: str, path: Optional[str] = None) -> None:
     """Print, or write atomically (temp file then rename): never a partial file."""
     if path is None or path == "-":
@@ -316,7 +323,7 @@ def cmd_eval(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .outputs.terminal import dumps
+    from .outputs.terminal import check_json, check_text, dumps
     from .questions.checks import run_checks
 
     plan = _load(args.file)
@@ -326,29 +333,9 @@ def cmd_check(args) -> int:
     results = run_checks(plan)
     failed = [r for r in results if not r.passed]
     if args.format == "json":
-        write_output(dumps({
-            "format": "planner.check/1",
-            "file": plan.path,
-            "passed": len(results) - len(failed),
-            "failed": len(failed),
-            "checks": [
-                {"check": r.text, "line": r.check.span.line, "scenario": r.scenario, "passed": r.passed,
-                 "actual": r.lhs, "expected": r.rhs, "unit": r.unit, "tolerance": r.tolerance,
-                 "error": r.error.message if r.error else None, "with": r.overrides}
-                for r in results
-            ],
-        }))
-        return EXIT_CHECK_FAILED if failed else EXIT_OK
-    lines = []
-    for r in results:
-        if not r.passed:
-            lines.append(f"FAIL {r.location}: {r.text}\n     {r.describe()}")
-        elif args.verbose:
-            where = f" [{r.scenario}]" if r.scenario else ""
-            value = f" = {r.actual}" if r.lhs is not None else ""
-            lines.append(f"ok   {r.text}{where}{value}")
-    lines.append(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-    write_output("\n".join(lines))
+        write_output(dumps(check_json(plan, results)))
+    else:
+        write_output(check_text(results, args.verbose, _color(args, sys.stdout)))
     return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 
@@ -525,7 +512,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
-    color = args.color == "always" or (args.color == "auto" and sys.stderr.isatty() and "NO_COLOR" not in os.environ)
+    color = _color(args, sys.stderr)
     handler: Callable[[argparse.Namespace], int] = args.handler
     from .compute.evaluation import RECURSION_LIMIT
     from .language.errors import PlanError, render

@@ -26,6 +26,7 @@ HOMES = {
     "jinja2": {"planner.outputs.report"},
     "matplotlib": {"planner.outputs.plots"},
     "tabulate": {"planner.outputs.terminal"},
+    "pandas": {"planner.outputs.results"},  # optional: the API's to_pandas()
 }
 
 

@@ -92,3 +92,12 @@ def test_the_cli_runs_from_a_checkout():
                           env=_checkout_env(), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("# Per-token cost of a 70B dense model")
+def test_the_api_runs_from_a_checkout():
+    code = ("import sys, planner; assert planner.__file__.startswith(sys.argv[1]), planner.__file__;"
+            "plan = planner.load('sheets/token_cost.plan');"
+            "print(plan.eval(scenario='int4_g128')['batch_step_bound'])")
+    proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "planner")], cwd=ROOT, env=_checkout_env(),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    number, unit = proc.stdout.split()
+    assert unit == "ms" and abs(float(number) - 19.262) < 5e-4  # the article: 19.262 ms

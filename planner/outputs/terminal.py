@@ -133,6 +133,49 @@ def csv_rows(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return buf.getvalue()
 
 
+# ---- checks ----
+
+GREEN, RED, RESET = "\x1b[32m", "\x1b[31m", "\x1b[0m"
+
+
+def check_text(results: Sequence[Any], verbose: bool = False, color: bool = False) -> str:
+    """``planner check``: each failure with expected against actual (passes too when verbose), then the count.
+    ``color`` paints `ok` green and `FAIL` red (for a terminal)."""
+    ok, fail = (f"{GREEN}ok{RESET}  ", f"{RED}FAIL{RESET}") if color else ("ok  ", "FAIL")
+    lines = []
+    failed = 0
+    for r in results:
+        if not r.passed:
+            failed += 1
+            lines.append(f"{fail} {r.location}: {r.text}\n     {r.describe()}")
+        elif verbose:
+            where = f" [{r.scenario}]" if r.scenario else ""
+            value = f" = {r.actual}" if r.lhs is not None else ""
+            lines.append(f"{ok} {r.text}{where}{value}")
+    summary = f"{len(results) - failed} passed, {failed} failed"
+    if color:
+        summary = f"{RED if failed else GREEN}{summary}{RESET}"
+    lines.append(summary)
+    return "\n".join(lines)
+
+
+def check_json(plan: Plan, results: Sequence[Any]) -> dict[str, Any]:
+    failed = [r for r in results if not r.passed]
+    return {
+        "format": "planner.check/1",
+        "file": plan.path,
+        "passed": len(results) - len(failed),
+        "failed": len(failed),
+        "checks": [check_record(r) for r in results],
+    }
+
+
+def check_record(r) -> dict[str, Any]:
+    return {"check": r.text, "line": r.check.span.line, "scenario": r.scenario, "passed": r.passed,
+            "actual": r.lhs, "expected": r.rhs, "unit": r.unit, "tolerance": r.tolerance,
+            "error": r.error.message if r.error else None, "with": r.overrides}
+
+
 # ---- sweeps ----
 
 def _sweep_header(plan: Plan, name: str) -> str:
