@@ -162,6 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--diff", action="store_true", help="write nothing; print what would change as a unified diff")
     p.set_defaults(handler=cmd_fmt)
 
+    p = sub.add_parser("lsp", help="the language server for editors (Language Server Protocol on stdio)",
+                       description="Start planner's language server on standard input and output, for an editor "
+                                   "(diagnostics, hover, go to definition, completion, symbols, rename, formatting). "
+                                   "Needs pygls: pip install 'planner-units[lsp]'. editors/ has a VS Code extension.")
+    p.set_defaults(handler=cmd_lsp)
+
     p = sub.add_parser("library", help="list the plans shipped with planner (hardware, formulas)",
                        description="List the plans in planner's library, to use with `import \"PATH\" as NAME`.")
     p.add_argument("path", nargs="?", metavar="PATH", help="print this library plan's text")
@@ -222,6 +228,20 @@ def atomic_write(path: str, data: bytes) -> None:
 
 
 # ---- commands ---------------------------------------------------------------
+
+def cmd_lsp(args) -> int:
+    from .language.errors import UsageError
+
+    try:
+        from .lsp.server import main as serve
+    except ImportError as exc:
+        if exc.name not in ("pygls", "lsprotocol", "cattrs", "attrs") and not str(exc.name).startswith("pygls"):
+            raise
+        raise UsageError("the language server needs pygls, which is not installed",
+                         hint="pip install 'planner-units[lsp]'") from None
+    serve()
+    return EXIT_OK
+
 
 def cmd_fmt(args) -> int:
     from .language.errors import PlanError, PlanErrors, UsageError
