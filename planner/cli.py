@@ -38,9 +38,9 @@ def _add_common(p: argparse.ArgumentParser, scenario: bool = True, sets: bool = 
                        help="override an input, with plan syntax for the value (`--set 'hbm_bandwidth=3.35 TB/s'`); repeatable")
 
 
-def _format(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table",
-                   help="output format (default: table)")
+def _format(p: argparse.ArgumentParser, choices=("table", "json", "csv", "markdown", "jsonl")) -> None:
+    p.add_argument("--format", "-f", choices=list(choices), default="table",
+                   help="output format: " + ", ".join(choices) + " (default: table, fitted to the terminal's width)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run every `check` statement. Exit 0 when all pass, 1 when any fails.")
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--verbose", "-v", action="store_true", help="list passing checks too")
-    p.add_argument("--format", "-f", choices=["table", "json"], default="table", help="output format")
+    _format(p, ("table", "json", "markdown", "jsonl"))
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("explain", help="show a quantity's formula, SymPy form, value and inputs",
@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("axes", nargs="*", metavar="NAME=VALUES", help="an input and its values; several make a grid")
     p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
                    help="quantities to show, a comma list; repeatable (default: those that depend on the swept inputs)")
-    _format(p)
+    _format(p, ("table", "json", "csv", "markdown"))
     p.set_defaults(handler=cmd_sweep)
 
     p = sub.add_parser("solve", help="solve for an input: break-even roots, integer thresholds, optima",
@@ -200,6 +200,18 @@ def overrides_from(plan, sets: Sequence[str]):
 
 def scenarios_from(plan, spec: Optional[Sequence[str]]):
     return plan.resolve_scenarios(spec)
+
+
+def _width() -> Optional[int]:
+    """The width tables must fit: COLUMNS when set (0: no limit), else the terminal's; none for a pipe or a file."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit():
+        return int(columns) or None
+    if sys.stdout.isatty():
+        import shutil
+
+        return shutil.get_terminal_size().columns
+    return None
 
 
 def _color(args, stream) -> bool:
@@ -316,12 +328,10 @@ def cmd_library(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from .outputs.terminal import dumps, eval_csv, eval_json, eval_table
-
     plan = _load(args.file, args.all_imports)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
-    names = plan.definition_order()
+    names = plan.display_order()  # the plan's own quantities first, then the imported ones
     if args.only:
         from .language.errors import UnknownNameError, suggest
 
@@ -332,18 +342,29 @@ def cmd_eval(args) -> int:
                                        hint=f"did you mean `{guess}`?" if guess else None)
         names = [n for n in args.only]
     evaluations = plan.evaluate_all(scenarios, overrides, origins)
-    if args.format == "json":
-        write_output(dumps(eval_json(plan, evaluations, names)))
-    elif args.format == "csv":
-        write_output(eval_csv(plan, evaluations, names))
-    else:
-        head = plan.title
-        write_output(f"{head}\n\n{eval_table(plan, evaluations, names)}")
+    write_output(_eval_output(args.format, plan, evaluations, names))
     return EXIT_OK
 
 
+def _eval_output(fmt: str, plan, evaluations, names) -> str:
+    from .outputs.terminal import dumps, eval_csv, eval_json, eval_jsonl, eval_markdown, eval_table
+
+    if fmt == "json":
+        return dumps(eval_json(plan, evaluations, names))
+    if fmt == "csv":
+        return eval_csv(plan, evaluations, names)
+    if fmt == "jsonl":
+        return eval_jsonl(plan, evaluations, names)
+    if fmt == "markdown":
+        return f"# {plan.title}\n\n{eval_markdown(plan, evaluations, names)}"
+    from .outputs.terminal import wrap_text
+
+    width = _width()
+    return f"{wrap_text(plan.title, width)}\n\n{eval_table(plan, evaluations, names, width)}"
+
+
 def cmd_check(args) -> int:
-    from .outputs.terminal import check_json, check_text, dumps
+    from .outputs.terminal import check_json, check_jsonl, check_markdown, check_text, dumps, wrap_text
     from .questions.checks import run_checks
 
     plan = _load(args.file)
@@ -354,26 +375,30 @@ def cmd_check(args) -> int:
     failed = [r for r in results if not r.passed]
     if args.format == "json":
         write_output(dumps(check_json(plan, results)))
+    elif args.format == "jsonl":
+        write_output(check_jsonl(results))
+    elif args.format == "markdown":
+        write_output(check_markdown(results))
     else:
-        write_output(check_text(results, args.verbose, _color(args, sys.stdout)))
+        write_output(wrap_text(check_text(results, args.verbose, _color(args, sys.stdout)), _width()))
     return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 
 def cmd_explain(args) -> int:
-    from .outputs.terminal import explain_text
+    from .outputs.terminal import explain_text, wrap_text
     from .questions.explain import explain
 
     plan = _load(args.file, all_imports=True)  # any quantity can be explained, used or not
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     parts = [explain_text(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
-    write_output("\n\n".join(parts))
+    write_output(wrap_text("\n\n".join(parts), _width()))
     return EXIT_OK
 
 
 def cmd_sweep(args) -> int:
     from .language.errors import UsageError
-    from .outputs.terminal import dumps, sweep_csv, sweep_json, sweep_table
+    from .outputs.terminal import dumps, sweep_csv, sweep_json, sweep_markdown, sweep_table
     from .questions import sweep
     from .questions.ranges import parse_assignment
 
@@ -395,14 +420,16 @@ def cmd_sweep(args) -> int:
         write_output(dumps(sweep_json(results)))
     elif args.format == "csv":
         write_output(sweep_csv(results))
+    elif args.format == "markdown":
+        write_output("\n\n".join(sweep_markdown(r) for r in results))
     else:
-        write_output("\n\n".join(sweep_table(r) for r in results))
+        write_output("\n\n".join(sweep_table(r, _width()) for r in results))
     return EXIT_OK
 
 
 def cmd_solve(args) -> int:
     from .language.errors import PlanError, UsageError, render
-    from .outputs.terminal import dumps, solve_csv, solve_json, solve_text
+    from .outputs.terminal import dumps, solve_csv, solve_json, solve_jsonl, solve_markdown, solve_text, wrap_text
     from .questions.solve import Solver, adhoc
 
     plan = _load(args.file)
@@ -431,15 +458,20 @@ def cmd_solve(args) -> int:
         write_output(dumps(solve_json(plan, results, errors)))
     elif args.format == "csv":
         write_output(solve_csv(results))
+    elif args.format == "jsonl":
+        write_output(solve_jsonl(results))
+    elif args.format == "markdown":
+        write_output(solve_markdown(results))
     elif results:
-        write_output(solve_text(results))
+        write_output(wrap_text(solve_text(results), _width()))
     for err in errors:
         sys.stderr.write(render(err) + "\n")
     return EXIT_BAD_INPUT if errors else EXIT_OK
 
 
 def cmd_sensitivity(args) -> int:
-    from .outputs.terminal import dumps, sensitivity_csv, sensitivity_json, sensitivity_table
+    from .outputs.terminal import (dumps, sensitivity_csv, sensitivity_json, sensitivity_jsonl, sensitivity_markdown,
+                                   sensitivity_table)
     from .questions.sensitivity import sensitivity
 
     plan = _load(args.file)
@@ -449,8 +481,12 @@ def cmd_sensitivity(args) -> int:
         write_output(dumps(sensitivity_json(plan, results)))
     elif args.format == "csv":
         write_output(sensitivity_csv(results))
+    elif args.format == "jsonl":
+        write_output(sensitivity_jsonl(results))
+    elif args.format == "markdown":
+        write_output("\n\n".join(sensitivity_markdown(r) for r in results))
     else:
-        write_output("\n\n".join(sensitivity_table(r) for r in results))
+        write_output("\n\n".join(sensitivity_table(r, _width()) for r in results))
     return EXIT_OK
 
 
@@ -468,12 +504,12 @@ def cmd_export(args) -> int:
 
 def cmd_import(args) -> int:
     from .outputs.excel.reader import describe, read_inputs
-    from .outputs.terminal import dumps, eval_csv, eval_json, eval_table
+    from .outputs.terminal import dumps, eval_json
 
     plan = _load(args.plan)
     imported = read_inputs(args.workbook, plan)
     evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
-    names = plan.definition_order()
+    names = plan.display_order()
     if args.format == "json":
         data = eval_json(plan, evaluations, names)
         data["workbook"] = {"file": args.workbook, "warnings": imported.warnings, "missing": imported.missing,
@@ -481,11 +517,11 @@ def cmd_import(args) -> int:
                                          "workbook": c.book_value, "unit": c.unit, "scenario": c.scenario}
                                         for c in imported.changes]}
         write_output(dumps(data))
-    elif args.format == "csv":
+    elif args.format in ("csv", "jsonl"):
         sys.stderr.write(describe(imported) + "\n")
-        write_output(eval_csv(plan, evaluations, names))
+        write_output(_eval_output(args.format, plan, evaluations, names))
     else:
-        write_output(f"{describe(imported)}\n\n{plan.title}\n\n{eval_table(plan, evaluations, names)}")
+        write_output(f"{describe(imported)}\n\n{_eval_output(args.format, plan, evaluations, names)}")
     return EXIT_OK
 
 
