@@ -39,7 +39,7 @@ from typing import Optional
 from . import ir
 from .errors import PlanError
 from .lower import lower
-from .parser import Lexeme, _split_quantity, tokens
+from .parser import Lexeme, _split_quantity, parse_with_tokens, tokens
 from .source import Source
 
 INDENT = 4
@@ -89,8 +89,8 @@ class _Statement:
 def format_text(text: str, name: str = "<plan>") -> str:
     """The canonical layout of a plan. Raises the plan's :class:`ParseError` when it does not parse."""
     source = Source(name, text)
-    plan = lower(source)  # a plan that does not parse is reported, not formatted
-    lexemes = tokens(source)
+    tree, lexemes = parse_with_tokens(source)  # a plan that does not parse is reported, not formatted
+    plan = lower(source, tree)
     out = _Formatter(source, lexemes, plan).run()
     _verify(source, lexemes, out)
     return out
@@ -200,6 +200,13 @@ class _Formatter:
             lines.append(_Line(current, blank, -1))
         # each line belongs to the statement of its first token; a comment-only line
         # belongs to a statement when the tokens around it do
+        following = -2  # the statement of the next token, for each line, from the end
+        next_stmt = [0] * len(lines)
+        for i in range(len(lines) - 1, -1, -1):
+            next_stmt[i] = following
+            toks = [x for x in lines[i].items if x.type not in ("COMMENT", "BACKSLASH")]
+            if toks:
+                following = toks[0].stmt
         last_stmt = -1
         for i, line in enumerate(lines):
             toks = [x for x in line.items if x.type not in ("COMMENT", "BACKSLASH")]
@@ -207,9 +214,7 @@ class _Formatter:
                 line.stmt = toks[0].stmt
                 last_stmt = toks[-1].stmt
             else:
-                nxt = next((x.stmt for later in lines[i + 1:] for x in later.items
-                            if x.type not in ("COMMENT", "BACKSLASH")), -2)
-                line.stmt = last_stmt if last_stmt == nxt and last_stmt >= 0 else -1
+                line.stmt = last_stmt if last_stmt == next_stmt[i] and last_stmt >= 0 else -1
         return lines
 
     # ---- spacing -----------------------------------------------------------
@@ -491,21 +496,23 @@ def _layout(rows: list[list[str]]) -> tuple[list[str], list[list[int]]]:
 def _pad_block(rows, widths, pads, c: int, start: int, end: int, boundaries: set[int]) -> None:
     """Pad column ``c`` over rows start..end-1, split where padding would pass MAX_PAD."""
     group: list[int] = []
-    for i in list(range(start, end)) + [None]:
-        if i is not None:
-            w = widths[i][c]
-            trial = [widths[j][c] for j in group] + [w]
-            if not group or max(trial) - min(trial) <= MAX_PAD:
-                group.append(i)
-                continue
-        if group:
-            top = max(widths[j][c] for j in group)
-            for j in group:
-                pads[j][c] = top - widths[j][c]
-            if group[0] != start:
-                boundaries.add(group[0])
-        if i is not None:
-            group = [i]
+    low = high = 0
+
+    def close() -> None:
+        for j in group:
+            pads[j][c] = high - widths[j][c]
+        if group and group[0] != start:
+            boundaries.add(group[0])
+
+    for i in range(start, end):
+        w = widths[i][c]
+        if group and max(high, w) - min(low, w) <= MAX_PAD:
+            group.append(i)
+            low, high = min(low, w), max(high, w)
+            continue
+        close()
+        group, low, high = [i], w, w
+    close()
 
 
 # ---- multi-line statements ---------------------------------------------------------
@@ -585,9 +592,9 @@ def _multiline(s: _Statement, first_pads: Optional[dict[int, int]] = None) -> li
 
 # ---- the safety net ---------------------------------------------------------------
 
-def _signature(source: Source) -> list[tuple[str, str]]:
+def _signature(lexemes: list[Lexeme]) -> list[tuple[str, str]]:
     out = []
-    for lx in tokens(source):
+    for lx in lexemes:
         if lx.type == "QUANTITY":
             out.append((lx.type, _quantity_text(lx.text)))
         elif lx.type == "TAG_VALUE":
@@ -611,8 +618,8 @@ def _comments_of(text: str, lexemes: list[Lexeme]) -> list[str]:
 
 
 def _verify(source: Source, lexemes: list[Lexeme], result: str) -> None:
-    formatted = Source(source.name, result)
-    if _signature(source) != _signature(formatted) or \
-            _comments_of(source.text, lexemes) != _comments_of(result, tokens(formatted)):
+    after = tokens(Source(source.name, result))
+    if _signature(lexemes) != _signature(after) or \
+            _comments_of(source.text, lexemes) != _comments_of(result, after):
         raise FormatError(f"formatting {source.name} would change its tokens; it was left unchanged",
                           hint="this is a bug in planner's formatter: please report it with the file")

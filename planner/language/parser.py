@@ -131,14 +131,20 @@ def tokens(source: Source) -> list[Lexeme]:
     White space and comments are not tokens: they lie between them. Raises
     :class:`ParseError` like :func:`parse` when the text does not parse. For
     the formatter and the editor support, which need the tokens themselves."""
+    return parse_with_tokens(source)[1]
+
+
+def parse_with_tokens(source: Source) -> tuple[Tree, list[Lexeme]]:
+    """:func:`parse` and :func:`tokens` in one pass (the tree goes to :func:`planner.language.lower.lower`)."""
     text = source.text if source.text.endswith("\n") else source.text + "\n"
     try:
         interactive = _parser("start").parse_interactive(text)
         out = [Lexeme(t.type, str(t), t.start_pos, t.end_pos) for t in interactive.iter_parse()]
-        interactive.feed_eof()
-    except UnexpectedInput as exc:
-        raise _to_error(source, exc) from None
-    return out
+        tree = interactive.feed_eof()
+    except UnexpectedInput:
+        parse(source)  # the same error as a plain parse, with its labels and hints
+        raise
+    return tree, out
 
 
 def keywords() -> list[str]:
