@@ -122,3 +122,16 @@ def test_a_keyword_after_a_number_is_not_a_unit():
     tokens = _tokens(SHEETS / "gpu_compare.plan")
     units = {t[2] for t in tokens if "support.type.unit.plan" in t[3]}
     assert units.isdisjoint(keywords()) and {"TB/s", "GB", "bit", "token", "ms"} <= units
+
+
+def test_planner_lsp_without_pygls_says_how_to_install_it(monkeypatch, capsys):
+    import sys
+
+    from planner.cli import main
+
+    monkeypatch.delitem(sys.modules, "planner.lsp.server", raising=False)
+    monkeypatch.setitem(sys.modules, "pygls", None)
+    monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)
+    assert main(["lsp"]) == 2
+    err = capsys.readouterr().err
+    assert "needs pygls" in err and "pip install 'planner-units[lsp]'" in err

@@ -107,6 +107,12 @@ def test_continuation_lines_line_up_inside_brackets():
                                    "}\n")
 
 
+def test_a_definition_whose_body_starts_below_does_not_join_the_alignment():
+    source = ("long_function(a, b, c) =\n    a + b + c\nf(x) = x * 2\n    \"doubled\"\ng(y) = y\n")
+    assert format_text(source) == ("long_function(a, b, c) =\n    a + b + c\nf(x) = x * 2\n    \"doubled\"\n"
+                                   "g(y) = y\n")
+
+
 def test_axis_members_line_up():
     source = "axis p {\n  bf16 { b = 16 bit }\n  fp8 { b = 8 bit,\n  m = true }\n}\n"
     assert format_text(source) == ("axis p {\n    bf16 { b = 16 bit }\n    fp8  { b = 8 bit,\n"

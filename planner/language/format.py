@@ -523,7 +523,9 @@ def _multiline_head(s: _Statement) -> Optional[str]:
         return None
     items = s.lines[0].items
     eq = next((i for i, x in enumerate(items) if x.type == "EQUAL" and _depth(items, i) == 0), None)
-    return None if eq is None else _join(items[:eq])
+    if eq is None or all(x.type in ("COMMENT", "BACKSLASH") for x in items[eq + 1:]):
+        return None  # `f(x) =` with the body below: no `=` column to line up
+    return _join(items[:eq])
 
 
 def _members(s: _Statement) -> dict[int, int]:
