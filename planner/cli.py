@@ -168,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Needs pygls: pip install 'planner-units[lsp]'. editors/ has a VS Code extension.")
     p.set_defaults(handler=cmd_lsp)
 
+    p = sub.add_parser("completion", help="print a shell completion script (bash; zsh with bashcompinit)",
+                       description="Print a completion script for planner's commands, options, choices and .plan "
+                                   "files. Load it with: eval \"$(planner completion bash)\" (in ~/.bashrc; in zsh, "
+                                   "after autoload -U bashcompinit && bashcompinit).")
+    p.add_argument("shell", choices=["bash", "zsh"], help="the shell")
+    p.set_defaults(handler=cmd_completion)
+
     p = sub.add_parser("library", help="list the plans shipped with planner (hardware, formulas)",
                        description="List the plans in planner's library, to use with `import \"PATH\" as NAME`.")
     p.add_argument("path", nargs="?", metavar="PATH", help="print this library plan's text")
@@ -240,6 +247,57 @@ def atomic_write(path: str, data: bytes) -> None:
 
 
 # ---- commands ---------------------------------------------------------------
+
+def cmd_completion(args) -> int:
+    write_output(completion_script(build_parser()))
+    return EXIT_OK
+
+
+def completion_script(parser: argparse.ArgumentParser) -> str:
+    """A bash completion function built from the parser itself: commands, options, option choices, .plan files."""
+    def options(p):
+        return [f for a in p._actions for f in a.option_strings]
+
+    def valued(p):  # options that take a value: their choices, or files
+        for a in p._actions:
+            if a.option_strings and a.nargs != 0 and not isinstance(a, (argparse._StoreTrueAction,
+                                                                         argparse._StoreConstAction,
+                                                                         argparse._HelpAction, argparse._VersionAction)):
+                yield a
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    lines = ["# planner completion (bash; zsh: autoload -U bashcompinit && bashcompinit first)", "_planner() {",
+             '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmd="" i',
+             "    for ((i = 1; i < COMP_CWORD; i++)); do",
+             '        case "${COMP_WORDS[i]}" in',
+             "            --color) ((i++)) ;;", "            -*) ;;",
+             '            *) cmd="${COMP_WORDS[i]}"; break ;;', "        esac", "    done",
+             '    case "$cmd:$prev" in']
+    for name, p in [("", parser)] + list(sub.choices.items()):
+        for a in valued(p):
+            if a.choices:
+                action = f'COMPREPLY=($(compgen -W "{" ".join(a.choices)}" -- "$cur"))'
+            elif a.dest in ("output", "template", "plan"):
+                action = 'COMPREPLY=($(compgen -f -- "$cur"))'
+            else:  # a name, a value or a condition: nothing to offer
+                action = "COMPREPLY=()"
+            pattern = "|".join(f"{name}:{flag}" for flag in a.option_strings)
+            lines.append(f"        {pattern}) {action}; return ;;")
+    lines += ["    esac", '    case "$cmd" in',
+              f'        "") COMPREPLY=($(compgen -W "{" ".join(sub.choices)} {" ".join(options(parser))}" -- "$cur")) ;;']
+    for name, p in sub.choices.items():
+        lines.append(f'        {name}) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "{" ".join(options(p))}" -- '
+                     '"$cur")); else _planner_files; fi ;;')
+    lines += ["    esac", "}",
+              "_planner_files() {  # folders, .plan files and workbooks",
+              '    local f; COMPREPLY=()',
+              "    setopt localoptions nullglob 2>/dev/null  # zsh: a pattern that matches nothing is no error",
+              '    for f in "${COMP_WORDS[COMP_CWORD]}"*; do',
+              '        if [[ -d $f || ( -e $f && ( $f == *.plan || $f == *.xlsx ) ) ]]; then COMPREPLY+=("$f"); fi',
+              "    done", "}",
+              "complete -o filenames -F _planner planner"]
+    return "\n".join(lines)
+
 
 def cmd_lsp(args) -> int:
     from .language.errors import UsageError

@@ -173,3 +173,45 @@ def test_json_lines_formats(plan_file):
     assert row["target"] == "a" and row["value"] == 3
     rows = [json.loads(line) for line in run("sensitivity", plan, "b", "--format", "jsonl").stdout.splitlines()]
     assert rows[0]["input"] == "a" and rows[0]["elasticity"] == pytest.approx(1)
+
+
+def _complete(script: str, *words: str) -> list[str]:
+    """What bash offers for the words typed (the last is the one being completed)."""
+    import shlex
+
+    line = " ".join(shlex.quote(w) for w in words)
+    code = (f"{script}\nCOMP_WORDS=({line}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); _planner; "
+            'printf "%s\\n" "${COMPREPLY[@]}"')
+    proc = subprocess.run(["bash", "-c", code], capture_output=True, text=True, cwd=SHEETS.parent)
+    assert proc.returncode == 0, proc.stderr
+    return [w for w in proc.stdout.splitlines() if w]
+
+
+def test_bash_completion():
+    import shutil
+
+    if shutil.which("bash") is None:
+        pytest.skip("no bash")
+    script = run("completion", "bash").stdout
+    assert _complete(script, "planner", "ev") == ["eval"]
+    assert set(_complete(script, "planner", "")) >= {"eval", "check", "fmt", "lsp", "--version", "--color"}
+    assert _complete(script, "planner", "--color", "always", "ch") == ["check"]
+    assert _complete(script, "planner", "check", "--format", "") == ["table", "json", "markdown", "jsonl"]
+    assert _complete(script, "planner", "sweep", "-f", "") == ["table", "json", "csv", "markdown"]
+    assert _complete(script, "planner", "eval", "--o") == ["--only"]
+    assert _complete(script, "planner", "eval", "sheets/tok") == ["sheets/token_cost.plan"]
+    assert _complete(script, "planner", "eval", "--set", "") == []
+
+
+def test_zsh_completion_through_bashcompinit():
+    import shutil
+
+    if shutil.which("zsh") is None:
+        pytest.skip("no zsh")
+    script = run("completion", "zsh").stdout
+    code = ("autoload -U compinit && compinit -u; autoload -U bashcompinit && bashcompinit\n" + script + "\n"
+            "t() { setopt localoptions ksharrays; COMP_WORDS=(\"$@\"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ));"
+            " COMPREPLY=(); _planner; print -l -- \"${COMPREPLY[@]}\"; }\n"
+            "t planner eval sheets/tok; t planner check --format ''")
+    proc = subprocess.run(["zsh", "-f", "-c", code], capture_output=True, text=True, cwd=SHEETS.parent)
+    assert proc.stdout.split() == ["sheets/token_cost.plan", "table", "json", "markdown", "jsonl"], proc.stderr

@@ -158,7 +158,7 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str
     for row in rows:
         cells = []
         for i, cell in enumerate(row):
-            style = "padding:2px 8px"
+            style = "padding:2px 8px;vertical-align:top"
             if i < len(numeric) and numeric[i]:
                 style += ";text-align:right;font-variant-numeric:tabular-nums"
             if cell == "pass":
