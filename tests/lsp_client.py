@@ -90,14 +90,14 @@ class LspClient:
         return self.proc.stderr.read().decode("utf-8", "replace")
 
     # ---- a session --------------------------------------------------------------------------------
-    def initialize(self, root: Path) -> dict:
+    def initialize(self, root: Path, encodings: tuple[str, ...] = ("utf-16",)) -> dict:
         result = self.request("initialize", {
             "processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {
                 "textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]},
                                  "rename": {"prepareSupport": True},
                                  "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
                                  "publishDiagnostics": {"relatedInformation": True}},
-                "general": {"positionEncodings": ["utf-16"]}}})
+                "general": {"positionEncodings": list(encodings)}}})
         self.notify("initialized", {})
         return result["result"]
 

@@ -253,3 +253,24 @@ def test_formatting(lsp, tmp_path):
     lsp.diagnostics(path)
     edits = lsp.request("textDocument/formatting", {**_doc(path), "options": {"tabSize": 4, "insertSpaces": True}})
     assert _apply(text, edits["result"]) == "a         = 1\nlong_name = a * 2  # twice\n"
+
+
+@pytest.mark.parametrize("encoding, column, alpha", [("utf-16", 6, 9), ("utf-8", 8, 12), ("utf-32", 6, 8)])
+def test_positions_in_the_encoding_the_client_chose(tmp_path, encoding, column, alpha):
+    client = LspClient(cwd=ROOT)
+    try:
+        result = client.initialize(ROOT, (encoding,))
+        assert result["capabilities"]["positionEncoding"] == encoding
+        bad = tmp_path / "bad.plan"
+        client.open(bad, "α = 0.8\nβ = α + 1 GB\n")
+        (d,) = client.diagnostics(bad)
+        assert d["range"]["start"] == {"line": 1, "character": column}  # the `+` after `β = α `
+        good = tmp_path / "good.plan"
+        client.open(good, "α = 0.8\nβ = α * 2\n𝛾 = β + α\n")  # 𝛾 is outside the BMP: two UTF-16 units, 4 bytes
+        assert client.diagnostics(good) == []
+        hover = client.request("textDocument/hover", {**_doc(good), "position": {"line": 2, "character": alpha}})
+        assert hover["result"]["contents"]["value"].startswith("**α** (input)")
+        assert hover["result"]["range"] == {"start": {"line": 2, "character": alpha},
+                                            "end": {"line": 2, "character": alpha + (2 if encoding == "utf-8" else 1)}}
+    finally:
+        assert client.close() == 0

@@ -101,7 +101,8 @@ def _diagnostic(d: analysis.Diagnostic) -> t.Diagnostic:
 
 @server.feature(t.INITIALIZED)
 def initialized(ls: PlanServer, params: t.InitializedParams) -> None:
-    encoding = str(ls.workspace.position_encoding or "utf-16")
+    chosen = ls.workspace.position_encoding or "utf-16"
+    encoding = str(getattr(chosen, "value", chosen))  # an enum member, or its text
     analysis.ENCODING["unit"] = encoding if encoding in ("utf-8", "utf-16", "utf-32") else "utf-16"
 
 
