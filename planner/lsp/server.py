@@ -206,10 +206,13 @@ def formatting(ls: PlanServer, params: t.DocumentFormattingParams) -> Optional[l
     from ..language.format import format_text
 
     doc = ls.doc(params.text_document.uri)
+    crlf = "\r\n" in doc.text
     try:
-        new = format_text(doc.text, str(doc.path))
+        new = format_text(doc.text.replace("\r\n", "\n"), str(doc.path))
     except PlanError:
         return None  # the diagnostics already say why
+    if crlf:
+        new = new.replace("\n", "\r\n")
     if new == doc.text:
         return []
     end = analysis.position(doc.text, len(doc.text))
