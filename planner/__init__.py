@@ -27,7 +27,7 @@ The command line is ``planner`` (or ``python -m planner``); see
 ``planner --help`` and the README.
 """
 
-from .language.errors import PlanError
+from .language.errors import PlanError  # noqa: F401  (in __all__)
 
 __version__ = "0.1.0"
 

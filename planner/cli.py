@@ -260,9 +260,9 @@ def completion_script(parser: argparse.ArgumentParser) -> str:
 
     def valued(p):  # options that take a value: their choices, or files
         for a in p._actions:
-            if a.option_strings and a.nargs != 0 and not isinstance(a, (argparse._StoreTrueAction,
-                                                                         argparse._StoreConstAction,
-                                                                         argparse._HelpAction, argparse._VersionAction)):
+            flags = (argparse._StoreTrueAction, argparse._StoreConstAction, argparse._HelpAction,
+                     argparse._VersionAction)
+            if a.option_strings and a.nargs != 0 and not isinstance(a, flags):
                 yield a
 
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -283,8 +283,8 @@ def completion_script(parser: argparse.ArgumentParser) -> str:
                 action = "COMPREPLY=()"
             pattern = "|".join(f"{name}:{flag}" for flag in a.option_strings)
             lines.append(f"        {pattern}) {action}; return ;;")
-    lines += ["    esac", '    case "$cmd" in',
-              f'        "") COMPREPLY=($(compgen -W "{" ".join(sub.choices)} {" ".join(options(parser))}" -- "$cur")) ;;']
+    top = " ".join(list(sub.choices) + options(parser))
+    lines += ["    esac", '    case "$cmd" in', f'        "") COMPREPLY=($(compgen -W "{top}" -- "$cur")) ;;']
     for name, p in sub.choices.items():
         lines.append(f'        {name}) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "{" ".join(options(p))}" -- '
                      '"$cur")); else _planner_files; fi ;;')
@@ -528,8 +528,14 @@ def cmd_solve(args) -> int:
 
 
 def cmd_sensitivity(args) -> int:
-    from .outputs.terminal import (dumps, sensitivity_csv, sensitivity_json, sensitivity_jsonl, sensitivity_markdown,
-                                   sensitivity_table)
+    from .outputs.terminal import (
+        dumps,
+        sensitivity_csv,
+        sensitivity_json,
+        sensitivity_jsonl,
+        sensitivity_markdown,
+        sensitivity_table,
+    )
     from .questions.sensitivity import sensitivity
 
     plan = _load(args.file)

@@ -142,7 +142,8 @@ def test_hover_shows_values_per_scenario_unit_doc_tags_and_formula(lsp, token_co
     assert "**alpha** (input)" in text and "= **0.8**" in text and "`0 <= alpha < 1`" in text
     result = lsp.request("textDocument/hover", {**_doc(TOKEN_COST), "position": _at(token_cost, "TB/s", 0, 1)})
     assert "1 TB = 1e+12 B (bytes)" in result["result"]["contents"]["value"]
-    result = lsp.request("textDocument/hover", {**_doc(TOKEN_COST), "position": _at(token_cost, "# ---- The model", 0, 9)})
+    comment = _at(token_cost, "# ---- The model", 0, 9)
+    result = lsp.request("textDocument/hover", {**_doc(TOKEN_COST), "position": comment})
     assert result["result"] is None  # nothing in comments
 
 

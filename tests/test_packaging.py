@@ -83,7 +83,8 @@ def _checkout_env():
 def test_the_cli_runs_from_a_checkout():
     """`python -m planner` from the repository root uses the checkout (grammar/ and templates/ beside planner/)."""
     code = ("import sys, planner, runpy; assert planner.__file__.startswith(sys.argv[1]), planner.__file__;"
-            "sys.argv = ['planner', 'check', 'sheets/token_cost.plan']; runpy.run_module('planner', run_name='__main__')")
+            "sys.argv = ['planner', 'check', 'sheets/token_cost.plan'];"
+            "runpy.run_module('planner', run_name='__main__')")
     proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "planner")], cwd=ROOT, env=_checkout_env(),
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

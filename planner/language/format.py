@@ -450,13 +450,9 @@ def _depth(toks: list[_Item], i: int) -> int:
     return depth
 
 
-def _align(rows: list[list[str]]) -> list[str]:
-    """Elastic tabstops: each column lines up over consecutive rows that have a cell after it."""
-    return _layout(rows)[0]
-
-
 def _layout(rows: list[list[str]]) -> tuple[list[str], list[list[int]]]:
-    """The aligned rows, and each row's padding after each of its cells."""
+    """Elastic tabstops: each column lines up over consecutive rows that have a cell after it.
+    The aligned rows, and each row's padding after each of its cells."""
     n = len(rows)
     widths = [[len(c) for c in r] for r in rows]
     pads: list[list[int]] = [[0] * len(r) for r in rows]

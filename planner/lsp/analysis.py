@@ -444,8 +444,8 @@ class Document:
         if m and self.plan is not None and m.group(1) in self.plan.model.axes:
             return [Completion(x, "scenario", f"member of axis {m.group(1)}") for x in
                     self.plan.model.axes[m.group(1)] + ["all"]]
-        if re.search(r"->\s*[\w/*^%·-]*$", before) or re.search(r"(?<![\w.])\d[\d_]*(\.\d+)?([eE][+-]?\d+)?[ \t]+[\w/*^]*$",
-                                                              before):
+        after_number = r"(?<![\w.])\d[\d_]*(\.\d+)?([eE][+-]?\d+)?[ \t]+[\w/*^]*$"
+        if re.search(r"->\s*[\w/*^%·-]*$", before) or re.search(after_number, before):
             return self._complete_units()
         if re.search(r"^\s*(check|sweep|solve|maximize|minimize)\b.*\b(in|for)\s+(\S+,\s*)*[\w\"/]*$", before) \
                 and not re.search(r"^\s*(sweep|maximize|minimize)\b.*\b\w+\s+in\s+[^,]*$", before):

@@ -253,7 +253,7 @@ class EvalResult(_Rows):
                  "doc": r.doc, "tags": list(r.tags)} for r in self.rows for s, v in r.values.items()]
 
     def to_pandas(self):
-        """A DataFrame indexed by quantity: one column per scenario (display units), then ``unit``, ``kind``, ``doc``."""
+        """A DataFrame indexed by quantity: one column per scenario (display units), then unit, kind and doc."""
         try:
             import pandas
         except ImportError:
