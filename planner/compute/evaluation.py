@@ -247,7 +247,12 @@ class Plan:
         origins: Optional[Mapping[str, Origin]] = None,
     ) -> Evaluation:
         """Evaluate every quantity; raise a located error on a violated
-        constraint, a division by zero or a domain error."""
+        constraint, a division by zero or a domain error.
+
+        The lower-level call the questions use: ``overrides`` are exact values
+        in base units (bytes, seconds, bytes per second), as ``parse_override``
+        returns them. From Python, ``planner.Plan.eval`` takes values with
+        units (``"4.8 TB/s"``) and refuses a bare number for an input with one."""
         inputs, where = self.input_values(scenario, overrides, origins)
         raw = self.run_compiled(inputs)
         values: dict[str, float | bool] = {}
