@@ -51,7 +51,7 @@ class Origin:
     span: Optional[Span]
 
 
-@dataclass
+@dataclass(repr=False)
 class Evaluation:
     """Every quantity's value (base units) for one scenario and set of overrides."""
 
@@ -80,6 +80,11 @@ class Evaluation:
     def label(self) -> str:
         return self.scenario or "base"
 
+    def __repr__(self) -> str:  # the values are many: `display(name)` shows one
+        changed = sorted(n for n, o in self.origins.items() if o.description != "the plan")
+        extra = f", overridden: {', '.join(changed)}" if changed else ""
+        return f"<Evaluation of {self.plan.path} [{self.label}]: {len(self.values)} quantities{extra}>"
+
 
 class Plan:
     def __init__(self, source: Source, model: Model, analyzer, answers=None) -> None:
@@ -96,6 +101,15 @@ class Plan:
             (q.name, c) for q in model.quantities.values() for c in q.definition.constraints
             if c.kind == "condition"
         ]
+
+    def __repr__(self) -> str:
+        m = self.model
+        parts = [f"{len(m.inputs)} inputs", f"{len(m.derived)} derived"]
+        if m.scenarios:
+            parts.append(f"{len(m.scenarios)} scenarios")
+        if m.checks:
+            parts.append(f"{len(m.checks)} checks")
+        return f"<{type(self).__name__} {self.title!r} from {self.path}: {', '.join(parts)}>"
 
     # ---- basic facts --------------------------------------------------------
     @property
@@ -117,6 +131,13 @@ class Plan:
     def definition_order(self) -> list[str]:
         """Quantity names in the order they appear (imported ones where they are imported)."""
         return list(self._definition_order)
+
+    def display_order(self) -> list[str]:
+        """The plan's own quantities in file order, then the imported ones in the order they were imported."""
+        own = self.source.name
+        names = self.definition_order()
+        return ([n for n in names if self.model.quantities[n].definition.span.source.name == own]
+                + [n for n in names if self.model.quantities[n].definition.span.source.name != own])
 
     @cached_property
     def _definition_order(self) -> tuple[str, ...]:
@@ -275,7 +296,12 @@ class Plan:
         origins: Optional[Mapping[str, Origin]] = None,
     ) -> Evaluation:
         """Evaluate every quantity; raise a located error on a violated
-        constraint, a division by zero or a domain error."""
+        constraint, a division by zero or a domain error.
+
+        The lower-level call the questions use: ``overrides`` are exact values
+        in base units (bytes, seconds, bytes per second), as ``parse_override``
+        returns them. From Python, ``planner.Plan.eval`` takes values with
+        units (``"4.8 TB/s"``) and refuses a bare number for an input with one."""
         inputs, where = self.input_values(scenario, overrides, origins)
         raw = self.run_compiled(inputs)
         values: dict[str, float | bool] = {}
@@ -444,11 +470,12 @@ def paused_gc():
 
 
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
-          all_imports: bool = False, answers=None) -> Plan:
+          all_imports: bool = False, answers=None, cls: type = Plan) -> Plan:
     """Load plan text; ``base`` is the folder its imports are relative to (default: the current one).
 
     Imported plans contribute only the quantities this plan uses (directly, through overrides,
-    questions and checks, or through what those use); ``all_imports=True`` keeps all of them."""
+    questions and checks, or through what those use); ``all_imports=True`` keeps all of them.
+    ``cls`` is the class of the result (the API's :class:`planner.Plan` adds the questions)."""
     from ..language.imports import resolve_imports
 
     with paused_gc():
@@ -458,10 +485,10 @@ def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] =
             plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
                                       (Path(name).resolve(),) if base is not None else (), all_imports)
         model, analyzer = analyze(plan_ir)
-        return Plan(source, model, analyzer, answers)
+        return cls(source, model, analyzer, answers)
 
 
-def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None) -> Plan:
+def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None, cls: type = Plan) -> Plan:
     """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`.
 
     ``all_imports=True`` keeps every quantity of the imported plans, used or not."""
@@ -474,4 +501,4 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None)
         raise UsageError(f"{path} is a directory, not a .plan file") from None
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return loads(text, str(path), p.resolve().parent, all_imports, answers)
+    return loads(text, str(path), p.resolve().parent, all_imports, answers, cls)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import Optional
 
 from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import VisitError
@@ -489,8 +490,9 @@ def _transform(source: Source, tree: Tree):
         raise
 
 
-def lower(source: Source) -> ir.PlanIR:
-    tree = parse(source)
+def lower(source: Source, tree: Optional[Tree] = None) -> ir.PlanIR:
+    """The IR of a plan (``tree``: its parse tree when the caller already has it)."""
+    tree = parse(source) if tree is None else tree
     items = _transform(source, tree)
     title = None
     notes = []

@@ -5,12 +5,13 @@ in :mod:`planner.language.lower`."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from .data import data_dir
 from .errors import Label, ParseError
 from .source import Source, Span
 
@@ -54,7 +55,7 @@ class _NewlinePostLex:
 
 @lru_cache(maxsize=None)
 def _parser(start: str) -> Lark:
-    text = resources.files("planner.grammar").joinpath("plan.lark").read_text(encoding="utf-8")
+    text = (data_dir("grammar") / "plan.lark").read_text(encoding="utf-8")
     return Lark(
         text,
         parser="lalr",
@@ -111,6 +112,46 @@ def parse(source: Source, start: str = "start") -> Tree:
                 err.labels.append(Label(Span(source, tok.start_pos, tok.end_pos), f"this `{tok}` is not closed"))
                 err.hint = err.hint or f"close the `{tok}` before the end of the expression"
         raise err from None
+
+
+@dataclass(frozen=True)
+class Lexeme:
+    """A token as the parser reads it: its terminal (``NAME``, ``QUANTITY``,
+    ``MINUS`` for a unary minus, ``ADD_OP`` for a binary one, ``_NL`` for a
+    newline that ends a statement), its text and offsets in the source."""
+
+    type: str
+    text: str
+    start: int
+    end: int
+
+
+def tokens(source: Source) -> list[Lexeme]:
+    """Every token of a plan in order, typed by the parser's state (the
+    contextual lexer), with the post-lexer's statement-ending newlines.
+    White space and comments are not tokens: they lie between them. Raises
+    :class:`ParseError` like :func:`parse` when the text does not parse. For
+    the formatter and the editor support, which need the tokens themselves."""
+    return parse_with_tokens(source)[1]
+
+
+def parse_with_tokens(source: Source) -> tuple[Tree, list[Lexeme]]:
+    """:func:`parse` and :func:`tokens` in one pass (the tree goes to :func:`planner.language.lower.lower`)."""
+    text = source.text if source.text.endswith("\n") else source.text + "\n"
+    try:
+        interactive = _parser("start").parse_interactive(text)
+        out = [Lexeme(t.type, str(t), t.start_pos, t.end_pos) for t in interactive.iter_parse()]
+        tree = interactive.feed_eof()
+    except UnexpectedInput:
+        parse(source)  # the same error as a plain parse, with its labels and hints
+        raise
+    return tree, out
+
+
+def keywords() -> list[str]:
+    """The language's reserved words, read from the grammar (``where``, ``scenario``, ``true`` ...)."""
+    return sorted(str(t.pattern.value) for t in _parser("start").terminals
+                  if type(t.pattern).__name__ == "PatternStr" and str(t.pattern.value).isalpha())
 
 
 def _offset(source: Source, exc: UnexpectedInput) -> int:
