@@ -49,9 +49,9 @@ def _add_common(p: argparse.ArgumentParser, scenario: bool = True, sets: bool = 
                        help="override an input, with plan syntax for the value (`--set 'hbm_bandwidth=3.35 TB/s'`); repeatable")
 
 
-def _format(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", "-f", choices=["table", "json", "csv"], default="table",
-                   help="output format (default: table)")
+def _format(p: argparse.ArgumentParser, choices=("table", "json", "csv", "markdown", "jsonl")) -> None:
+    p.add_argument("--format", "-f", choices=list(choices), default="table",
+                   help="output format: " + ", ".join(choices) + " (default: table, fitted to the terminal's width)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"planner {_version()}")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                        help="colour in error messages (default: auto)")
+                        help="colour in error messages and check results: auto (on a terminal, unless NO_COLOR "
+                             "is set), always or never (default: auto)")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="no progress bar and no notes on stderr (errors are still shown); progress bars "
                              "appear only on a terminal, after about a second, and never with NO_COLOR set")
@@ -83,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run every `check` statement. Exit 0 when all pass, 1 when any fails.")
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--verbose", "-v", action="store_true", help="list passing checks too")
-    p.add_argument("--format", "-f", choices=["table", "json"], default="table", help="output format")
+    _format(p, ("table", "json", "markdown", "jsonl"))
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("explain", help="show a quantity's formula, SymPy form, value and inputs",
@@ -102,9 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("axes", nargs="*", metavar="NAME=VALUES", help="an input and its values; several make a grid")
     p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
                    help="quantities to show, a comma list; repeatable (default: those that depend on the swept inputs)")
-    p.add_argument("--format", "-f", choices=["table", "json", "csv", "jsonl"], default="table",
-                   help="output format (default: table); jsonl: one JSON object per point. Big sweeps are "
-                        "computed and written block by block, in bounded memory")
+    p.add_argument("--format", "-f", choices=["table", "json", "csv", "markdown", "jsonl"], default="table",
+                   help="output format: table, json, csv, markdown, jsonl (one JSON object per point) (default: "
+                        "table, fitted to the terminal's width). Big sweeps are computed and written block by "
+                        "block, in bounded memory")
     p.add_argument("--limit", type=_positive, metavar="N",
                    help="only the first N points of each sweep (the others are not computed)")
     p.add_argument("--output", "-o", metavar="FILE",
@@ -169,6 +171,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", metavar="OUTDIR", default="out", help="output directory (default: out)")
     p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template for the report")
     p.set_defaults(handler=cmd_build)
+    p = sub.add_parser("fmt", help="format .plan files canonically (aligned definitions, normalised spacing)",
+                       description="Rewrite each FILE in planner's canonical layout: one space around operators, "
+                                   "the `=`, docs, tags and constraints of consecutive definitions aligned, comments "
+                                   "and blank-line groups kept. The meaning never changes (the tokens are checked). "
+                                   "Nothing is written when a file does not parse. FILE `-` formats standard input "
+                                   "to standard output.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="the .plan files to format")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 when a file would change (for CI), listing those files")
+    p.add_argument("--diff", action="store_true", help="write nothing; print what would change as a unified diff")
+    p.set_defaults(handler=cmd_fmt)
+
+    p = sub.add_parser("lsp", help="the language server for editors (Language Server Protocol on stdio)",
+                       description="Start planner's language server on standard input and output, for an editor "
+                                   "(diagnostics, hover, go to definition, completion, symbols, rename, formatting). "
+                                   "Needs pygls: pip install 'planner-units[lsp]'. editors/ has a VS Code extension.")
+    p.set_defaults(handler=cmd_lsp)
+
+    p = sub.add_parser("completion", help="print a shell completion script (bash; zsh with bashcompinit)",
+                       description="Print a completion script for planner's commands, options, choices and .plan "
+                                   "files. Load it with: eval \"$(planner completion bash)\" (in ~/.bashrc; in zsh, "
+                                   "after autoload -U bashcompinit && bashcompinit).")
+    p.add_argument("shell", choices=["bash", "zsh"], help="the shell")
+    p.set_defaults(handler=cmd_completion)
+
     p = sub.add_parser("library", help="list the plans shipped with planner (hardware, formulas)",
                        description="List the plans in planner's library, to use with `import \"PATH\" as NAME`.")
     p.add_argument("path", nargs="?", metavar="PATH", help="print this library plan's text")
@@ -201,6 +228,24 @@ def overrides_from(plan, sets: Sequence[str]):
 
 def scenarios_from(plan, spec: Optional[Sequence[str]]):
     return plan.resolve_scenarios(spec)
+
+
+def _width() -> Optional[int]:
+    """The width tables must fit: COLUMNS when set (0: no limit), else the terminal's; none for a pipe or a file."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit():
+        return int(columns) or None
+    if sys.stdout.isatty():
+        import shutil
+
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def _color(args, stream) -> bool:
+    """Colour on ``stream``: ``--color always``, or ``auto`` on a terminal when NO_COLOR is unset."""
+    choice = getattr(args, "color", "auto")
+    return choice == "always" or (choice == "auto" and stream.isatty() and "NO_COLOR" not in os.environ)
 
 
 def write_output(text: str, path: Optional[str] = None) -> None:
@@ -271,6 +316,120 @@ _QUIET = False
 
 # ---- commands ---------------------------------------------------------------
 
+def cmd_completion(args) -> int:
+    write_output(completion_script(build_parser()))
+    return EXIT_OK
+
+
+def completion_script(parser: argparse.ArgumentParser) -> str:
+    """A bash completion function built from the parser itself: commands, options, option choices, .plan files."""
+    def options(p):
+        return [f for a in p._actions for f in a.option_strings]
+
+    def valued(p):  # options that take a value: their choices, or files
+        for a in p._actions:
+            flags = (argparse._StoreTrueAction, argparse._StoreConstAction, argparse._HelpAction,
+                     argparse._VersionAction)
+            if a.option_strings and a.nargs != 0 and not isinstance(a, flags):
+                yield a
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    lines = ["# planner completion (bash; zsh: autoload -U bashcompinit && bashcompinit first)", "_planner() {",
+             '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmd="" i',
+             "    for ((i = 1; i < COMP_CWORD; i++)); do",
+             '        case "${COMP_WORDS[i]}" in',
+             "            --color) ((i++)) ;;", "            -*) ;;",
+             '            *) cmd="${COMP_WORDS[i]}"; break ;;', "        esac", "    done",
+             '    case "$cmd:$prev" in']
+    for name, p in [("", parser)] + list(sub.choices.items()):
+        for a in valued(p):
+            if a.choices:
+                action = f'COMPREPLY=($(compgen -W "{" ".join(a.choices)}" -- "$cur"))'
+            elif a.dest in ("output", "template", "plan"):
+                action = 'COMPREPLY=($(compgen -f -- "$cur"))'
+            else:  # a name, a value or a condition: nothing to offer
+                action = "COMPREPLY=()"
+            pattern = "|".join(f"{name}:{flag}" for flag in a.option_strings)
+            lines.append(f"        {pattern}) {action}; return ;;")
+    top = " ".join(list(sub.choices) + options(parser))
+    lines += ["    esac", '    case "$cmd" in', f'        "") COMPREPLY=($(compgen -W "{top}" -- "$cur")) ;;']
+    for name, p in sub.choices.items():
+        lines.append(f'        {name}) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "{" ".join(options(p))}" -- '
+                     '"$cur")); else _planner_files; fi ;;')
+    lines += ["    esac", "}",
+              "_planner_files() {  # folders, .plan files and workbooks",
+              '    local f; COMPREPLY=()',
+              "    setopt localoptions nullglob 2>/dev/null  # zsh: a pattern that matches nothing is no error",
+              '    for f in "${COMP_WORDS[COMP_CWORD]}"*; do',
+              '        if [[ -d $f || ( -e $f && ( $f == *.plan || $f == *.xlsx ) ) ]]; then COMPREPLY+=("$f"); fi',
+              "    done", "}",
+              "complete -o filenames -F _planner planner"]
+    return "\n".join(lines)
+
+
+def cmd_lsp(args) -> int:
+    from .language.errors import UsageError
+
+    try:
+        from .lsp.server import main as serve
+    except ImportError as exc:
+        if exc.name not in ("pygls", "lsprotocol", "cattrs", "attrs") and not str(exc.name).startswith("pygls"):
+            raise
+        raise UsageError("the language server needs pygls, which is not installed",
+                         hint="pip install 'planner-units[lsp]'") from None
+    serve()
+    return EXIT_OK
+
+
+def cmd_fmt(args) -> int:
+    from .language.errors import PlanError, PlanErrors, UsageError
+    from .language.format import format_text
+
+    results, errors = [], []
+    for name in args.files:
+        if name == "-":
+            text = sys.stdin.read()
+        else:
+            try:
+                with open(name, encoding="utf-8-sig", newline="") as f:
+                    text = f.read()
+            except FileNotFoundError:
+                errors.append(UsageError(f"no such file: {name}"))
+                continue
+            except IsADirectoryError:
+                errors.append(UsageError(f"{name} is a directory, not a .plan file"))
+                continue
+            except UnicodeDecodeError as exc:
+                errors.append(UsageError(f"{name} is not UTF-8 text ({exc.reason} at byte {exc.start})"))
+                continue
+        crlf = "\r\n" in text
+        try:
+            new = format_text(text.replace("\r\n", "\n"), "<stdin>" if name == "-" else name)
+        except PlanError as err:
+            errors.append(err)
+            continue
+        results.append((name, text, new.replace("\n", "\r\n") if crlf else new))
+    if errors:  # nothing is written when any file fails
+        raise errors[0] if len(errors) == 1 else PlanErrors(errors)
+    changed = [(name, old, new) for name, old, new in results if old != new]
+    if args.diff:
+        import difflib
+
+        for name, old, new in changed:
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), name, name))
+    if args.check or args.diff:
+        for name, _, _ in changed:
+            sys.stderr.write(f"would reformat {name}\n")
+        return EXIT_CHECK_FAILED if changed and args.check else EXIT_OK
+    for name, old, new in results:
+        if name == "-":
+            sys.stdout.write(new)
+        elif old != new:
+            atomic_write(name, new.encode("utf-8"))
+            sys.stderr.write(f"reformatted {name}\n")
+    return EXIT_OK
+
+
 def cmd_library(args) -> int:
     from .language.errors import UsageError
     from .language.imports import did_you_mean, library_dir, library_entries, suggest_entries
@@ -295,12 +454,10 @@ def cmd_library(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from .outputs.terminal import dumps, eval_csv, eval_json, eval_table
-
     plan = _load(args.file, args.all_imports)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
-    names = plan.definition_order()
+    names = plan.display_order()  # the plan's own quantities first, then the imported ones
     if args.only:
         from .language.errors import UnknownNameError, suggest
 
@@ -311,18 +468,29 @@ def cmd_eval(args) -> int:
                                        hint=f"did you mean `{guess}`?" if guess else None)
         names = [n for n in args.only]
     evaluations = plan.evaluate_all(scenarios, overrides, origins)
-    if args.format == "json":
-        write_output(dumps(eval_json(plan, evaluations, names)))
-    elif args.format == "csv":
-        write_output(eval_csv(plan, evaluations, names))
-    else:
-        head = plan.title
-        write_output(f"{head}\n\n{eval_table(plan, evaluations, names)}")
+    write_output(_eval_output(args.format, plan, evaluations, names))
     return EXIT_OK
 
 
+def _eval_output(fmt: str, plan, evaluations, names) -> str:
+    from .outputs.terminal import dumps, eval_csv, eval_json, eval_jsonl, eval_markdown, eval_table
+
+    if fmt == "json":
+        return dumps(eval_json(plan, evaluations, names))
+    if fmt == "csv":
+        return eval_csv(plan, evaluations, names)
+    if fmt == "jsonl":
+        return eval_jsonl(plan, evaluations, names)
+    if fmt == "markdown":
+        return f"# {plan.title}\n\n{eval_markdown(plan, evaluations, names)}"
+    from .outputs.terminal import wrap_text
+
+    width = _width()
+    return f"{wrap_text(plan.title, width)}\n\n{eval_table(plan, evaluations, names, width)}"
+
+
 def cmd_check(args) -> int:
-    from .outputs.terminal import dumps
+    from .outputs.terminal import check_json, check_jsonl, check_markdown, check_text, dumps, wrap_text
     from .questions.checks import run_checks
 
     plan = _load(args.file)
@@ -332,41 +500,25 @@ def cmd_check(args) -> int:
     results = run_checks(plan)
     failed = [r for r in results if not r.passed]
     if args.format == "json":
-        write_output(dumps({
-            "format": "planner.check/1",
-            "file": plan.path,
-            "passed": len(results) - len(failed),
-            "failed": len(failed),
-            "checks": [
-                {"check": r.text, "line": r.check.span.line, "scenario": r.scenario, "passed": r.passed,
-                 "actual": r.lhs, "expected": r.rhs, "unit": r.unit, "tolerance": r.tolerance,
-                 "error": r.error.message if r.error else None, "with": r.overrides}
-                for r in results
-            ],
-        }))
-        return EXIT_CHECK_FAILED if failed else EXIT_OK
-    lines = []
-    for r in results:
-        if not r.passed:
-            lines.append(f"FAIL {r.location}: {r.text}\n     {r.describe()}")
-        elif args.verbose:
-            where = f" [{r.scenario}]" if r.scenario else ""
-            value = f" = {r.actual}" if r.lhs is not None else ""
-            lines.append(f"ok   {r.text}{where}{value}")
-    lines.append(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-    write_output("\n".join(lines))
+        write_output(dumps(check_json(plan, results)))
+    elif args.format == "jsonl":
+        write_output(check_jsonl(results))
+    elif args.format == "markdown":
+        write_output(check_markdown(results))
+    else:
+        write_output(wrap_text(check_text(results, args.verbose, _color(args, sys.stdout)), _width()))
     return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 
 def cmd_explain(args) -> int:
-    from .outputs.terminal import explain_text
+    from .outputs.terminal import explain_text, wrap_text
     from .questions.explain import explain
 
     plan = _load(args.file, all_imports=True)  # any quantity can be explained, used or not
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     parts = [explain_text(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
-    write_output("\n\n".join(parts))
+    write_output(wrap_text("\n\n".join(parts), _width()))
     return EXIT_OK
 
 
@@ -396,10 +548,10 @@ def cmd_sweep(args) -> int:
         run.diagnosed = 0
     total = sum(stream.shown(r, args.limit) for r in runs)
     with output_stream(args.output, plan.path) as out, Progress("sweep", total, "points") as progress:
-        totals = stream.write(runs, args.format, out, args.limit, progress)
+        totals = stream.write(runs, args.format, out, args.limit, progress, width=_width())
     if args.output not in (None, "-"):
         note(f"wrote {args.output}")
-    if totals.left_out and args.format != "table":
+    if totals.left_out and args.format not in ("table", "markdown"):
         note("; ".join(f"{stream.shown(r, args.limit):,} of {r.size:,} points of `{stream._label(r)}` "
                        f"[{r.label}] (--limit {args.limit})" for r, _ in totals.left_out))
     return EXIT_OK
@@ -407,7 +559,7 @@ def cmd_sweep(args) -> int:
 
 def cmd_solve(args) -> int:
     from .language.errors import PlanError, UsageError, render
-    from .outputs.terminal import dumps, solve_csv, solve_json, solve_text
+    from .outputs.terminal import dumps, solve_csv, solve_json, solve_jsonl, solve_markdown, solve_text, wrap_text
     from .questions.solve import Solver, adhoc
 
     plan = _load(args.file)
@@ -441,15 +593,26 @@ def cmd_solve(args) -> int:
         write_output(dumps(solve_json(plan, results, errors)))
     elif args.format == "csv":
         write_output(solve_csv(results))
+    elif args.format == "jsonl":
+        write_output(solve_jsonl(results))
+    elif args.format == "markdown":
+        write_output(solve_markdown(results))
     elif results:
-        write_output(solve_text(results))
+        write_output(wrap_text(solve_text(results), _width()))
     for err in errors:
         sys.stderr.write(render(err) + "\n")
     return EXIT_BAD_INPUT if errors else EXIT_OK
 
 
 def cmd_sensitivity(args) -> int:
-    from .outputs.terminal import dumps, sensitivity_csv, sensitivity_json, sensitivity_table
+    from .outputs.terminal import (
+        dumps,
+        sensitivity_csv,
+        sensitivity_json,
+        sensitivity_jsonl,
+        sensitivity_markdown,
+        sensitivity_table,
+    )
     from .questions.sensitivity import sensitivity
 
     plan = _load(args.file)
@@ -459,8 +622,12 @@ def cmd_sensitivity(args) -> int:
         write_output(dumps(sensitivity_json(plan, results)))
     elif args.format == "csv":
         write_output(sensitivity_csv(results))
+    elif args.format == "jsonl":
+        write_output(sensitivity_jsonl(results))
+    elif args.format == "markdown":
+        write_output("\n\n".join(sensitivity_markdown(r) for r in results))
     else:
-        write_output("\n\n".join(sensitivity_table(r) for r in results))
+        write_output("\n\n".join(sensitivity_table(r, _width()) for r in results))
     return EXIT_OK
 
 
@@ -484,12 +651,12 @@ def cmd_export(args) -> int:
 
 def cmd_import(args) -> int:
     from .outputs.excel.reader import describe, read_inputs
-    from .outputs.terminal import dumps, eval_csv, eval_json, eval_table
+    from .outputs.terminal import dumps, eval_json
 
     plan = _load(args.plan)
     imported = read_inputs(args.workbook, plan)
     evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
-    names = plan.definition_order()
+    names = plan.display_order()
     if args.format == "json":
         data = eval_json(plan, evaluations, names)
         data["workbook"] = {"file": args.workbook, "warnings": imported.warnings, "missing": imported.missing,
@@ -497,11 +664,11 @@ def cmd_import(args) -> int:
                                          "workbook": c.book_value, "unit": c.unit, "scenario": c.scenario}
                                         for c in imported.changes]}
         write_output(dumps(data))
-    elif args.format == "csv":
+    elif args.format in ("csv", "jsonl"):
         sys.stderr.write(describe(imported) + "\n")
-        write_output(eval_csv(plan, evaluations, names))
+        write_output(_eval_output(args.format, plan, evaluations, names))
     else:
-        write_output(f"{describe(imported)}\n\n{plan.title}\n\n{eval_table(plan, evaluations, names)}")
+        write_output(f"{describe(imported)}\n\n{_eval_output(args.format, plan, evaluations, names)}")
     return EXIT_OK
 
 
@@ -550,7 +717,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
-    color = args.color == "always" or (args.color == "auto" and sys.stderr.isatty() and "NO_COLOR" not in os.environ)
+    color = _color(args, sys.stderr)
     global _QUIET
     _QUIET = args.quiet
     from .outputs import progress

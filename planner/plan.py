@@ -1,17 +1,297 @@
-"""The Python API: load a plan, evaluate it per scenario, with overrides.
+"""The Python API: load a plan, then ask it what the command line asks.
 
     >>> import planner
     >>> plan = planner.load("sheets/token_cost.plan")
-    >>> plan.evaluate(scenario="int4_g128").display("batch_step_bound")
-    19.26...
+    >>> plan.eval(scenario="int4_g128")["batch_step_bound"]
+    19.2624 ms
+    >>> plan.eval(overrides={"hbm_bandwidth": "4.8 TB/s"})["batch1_weight_bound"]
+    29.1667 ms
+    >>> plan.check().ok
+    True
+    >>> plan.solve()["breakeven_alpha"]
+    0.287108
 
-The door on top of the stages: :func:`load` and :func:`loads` read and check
-a plan (:mod:`planner.language`) and compile it (:mod:`planner.compute`).
+Methods mirror the commands: :meth:`Plan.eval`, :meth:`Plan.check`,
+:meth:`Plan.solve`, :meth:`Plan.sweep`, :meth:`Plan.sensitivity` and
+:meth:`Plan.explain` return plain result objects
+(:mod:`planner.outputs.results`) that print as the terminal prints them,
+show as tables in notebooks and become DataFrames with ``to_pandas()``.
+
+Overrides take units: ``{"hbm_bandwidth": "4.8 TB/s"}`` (the text is read
+by the plan grammar's own rule for values, as ``--set`` is) or
+``{"hbm_bandwidth": planner.Value(4.8, "TB/s")}``. A bare number is accepted
+only for an input written without a unit; for one with a unit it is an
+error naming the unit, never silently bytes or seconds.
+
+The door on top of the stages: loading reads and checks a plan
+(:mod:`planner.language`) and compiles it (:mod:`planner.compute`); the
+questions (:mod:`planner.questions`) answer; the results are shaped by
+:mod:`planner.outputs`.
 """
 
 from __future__ import annotations
 
-from .compute.evaluation import Evaluation, Origin, Plan, load, loads
-from .language.errors import PlanError
+import os
+from fractions import Fraction
+from numbers import Number as _Number
+from typing import Any, Mapping, Optional, Sequence, Union
 
-__all__ = ["Evaluation", "Origin", "Plan", "PlanError", "load", "loads"]
+from .compute import evaluation as _evaluation
+from .compute.evaluation import Evaluation, Origin
+from .language.errors import OverrideError, PlanError, UsageError, suggest
+from .outputs.results import (
+    CheckResults,
+    CheckRow,
+    EvalResult,
+    Explanation,
+    QuantityRow,
+    SensitivityResults,
+    SensitivityRow,
+    SolveResults,
+    SolveRow,
+    SweepResults,
+    SweepTable,
+    Value,
+)
+
+__all__ = [
+    "CheckResults", "EvalResult", "Evaluation", "Explanation", "Origin", "Plan", "PlanError", "SensitivityResults",
+    "SolveResults", "SweepResults", "SweepTable", "Value", "load", "loads",
+]
+
+Overrides = Optional[Mapping[str, Union[str, Value, float, int, bool, Fraction]]]
+Scenarios = Union[None, str, Sequence[str]]
+
+
+class Plan(_evaluation.Plan):
+    """A loaded, checked and compiled plan.
+
+    ``title``, ``path``, ``quantities`` (name -> the checked quantity: ``doc``,
+    ``tags``, ``formula``, ``unit_text``, ``is_input``), ``scenario_names``;
+    the question methods below. ``scenario`` arguments take what
+    ``--scenario`` takes: ``None`` (the plan as written), a name, ``"all"``,
+    an axis pick such as ``"gpu=h100,precision=fp8"``, or a list of those.
+    ``overrides`` set inputs (with units) in every scenario evaluated.
+
+    :meth:`evaluate` is the lower-level evaluation the questions use: one
+    scenario, overrides as exact values in base units (bytes, seconds)."""
+
+    # ---- the questions -------------------------------------------------------------------
+
+    def eval(self, scenario: Scenarios = None, overrides: Overrides = None, *,
+             only: Optional[Sequence[str]] = None) -> EvalResult:
+        """Every quantity (or ``only`` these) per scenario, in display units."""
+        from .outputs.terminal import eval_table
+
+        values, origins = self._overrides(overrides)
+        evaluations = self.evaluate_all(self.resolve_scenarios(scenario), values, origins)
+        names = self.display_order()
+        if only is not None:
+            only = [only] if isinstance(only, str) else list(only)
+            for n in only:
+                self._quantity(n)
+            names = only
+        rows = []
+        for n in names:
+            q = self.quantities[n]
+            rows.append(QuantityRow(
+                name=n, kind="input" if q.is_input else "derived", unit=q.unit_text,
+                values={ev.label: ev.display(n) for ev in evaluations}, doc=q.doc, tags=q.tags,
+                formula=q.formula,
+                overridden=q.is_input and any(ev.origins[n].description != "the plan" for ev in evaluations)))
+        text = f"{self.title}\n\n{eval_table(self, evaluations, names)}"
+        return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text)
+
+    def check(self) -> CheckResults:
+        """Run every ``check`` of the plan (each in the scenarios it names)."""
+        from .outputs.terminal import check_text
+        from .questions.checks import run_checks
+
+        results = run_checks(self)
+        rows = [CheckRow(
+            check=r.text, line=r.check.span.line, scenario=r.scenario, passed=r.passed,
+            actual=None if r.lhs is None else Value(r.lhs, r.unit),
+            expected=None if r.rhs is None else Value(r.rhs, r.unit),
+            tolerance=r.tolerance, error=r.error.message if r.error else None, overrides=dict(r.overrides),
+            describe="" if r.passed else r.describe()) for r in results]
+        return CheckResults(self.path, rows, check_text(results, verbose=False))
+
+    def solve(self, target: Optional[str] = None, where: Optional[str] = None, *, mode: str = "root",
+              scenario: Scenarios = None, overrides: Overrides = None) -> SolveResults:
+        """Answer the plan's ``solve``, ``maximize`` and ``minimize`` questions, or one of your own:
+        ``plan.solve("alpha", where="speedup = 1")``; ``mode="min"``/``"max"`` for the smallest/largest
+        integer for which the condition holds. ``scenario`` overrides the questions' own ``for``."""
+        from .outputs.terminal import solve_text
+        from .questions.solve import Solver, adhoc
+
+        if (target is None) != (where is None):
+            raise UsageError("target and where go together", hint='plan.solve("alpha", where="speedup = 1")')
+        if mode not in ("root", "min", "max"):
+            raise UsageError(f"mode is `root`, `min` or `max`, not `{mode}`")
+        values, origins = self._overrides(overrides)
+        solver = Solver(self)
+        spec = None if scenario is None else ([scenario] if isinstance(scenario, str) else list(scenario))
+        if target is not None:
+            questions = [adhoc(self, target, where, mode)]
+        else:
+            questions = solver.questions()
+        results, errors = [], []
+        for q in questions:
+            try:
+                results.extend(solver.run(q, spec, values, origins))
+            except PlanError as err:
+                if target is not None:
+                    raise
+                errors.append(err)
+        rows = [SolveRow(
+            question=r.question, alias=r.alias, scenario=r.label, target=r.target, mode=r.mode,
+            value=Value(r.display_value, r.unit),
+            optimum=None if r.optimum_display is None else Value(r.optimum_display, r.optimum_unit),
+            closed_form=r.closed_form_text, closed_form_latex=r.closed_form_latex, method=r.method,
+            verification=r.verification.text, notes=tuple(r.notes)) for r in results]
+        return SolveResults(self.path, rows, errors, solve_text(results) if results else "no answers")
+
+    def sweep(self, axes: Optional[Mapping[str, Any]] = None, *, show: Optional[Sequence[str]] = None,
+              scenario: Scenarios = None, overrides: Overrides = None) -> SweepResults:
+        """Run the plan's ``sweep`` statements, or sweep ``axes`` as a grid:
+        ``plan.sweep({"alpha": [0.3, 0.6, 0.9], "gamma": "1..8"}, show=["speedup"])``. Values are a list
+        (numbers, texts such as ``"2 TB/s"``, :class:`Value`) or a text in plan syntax (``"1..1024 times 2"``)."""
+        from .outputs.terminal import sweep_table
+        from .questions import sweep as sweeps
+        from .questions.ranges import parse_assignment
+
+        values, origins = self._overrides(overrides)
+        show = [show] if isinstance(show, str) else (list(show) if show is not None else None)
+        results = []
+        if axes:
+            parsed = [parse_assignment(self, f"{name}={self._values_text(name, v)}") for name, v in axes.items()]
+            for s in self.resolve_scenarios(scenario):
+                results.append(sweeps.run(self, parsed, show, s, values, origins))
+        else:
+            if not self.model.sweeps:
+                raise UsageError(f"{self.path} has no `sweep` statements",
+                                 hint='give the values: plan.sweep({"alpha": [0.3, 0.6, 0.9]})')
+            spec = None if scenario is None else ([scenario] if isinstance(scenario, str) else list(scenario))
+            for stmt in self.model.sweeps:
+                results.extend(sweeps.run_statement(self, stmt, spec, values, origins, show=show))
+        texts = [sweep_table(r) for r in results]
+        return SweepResults([_sweep_table(r, text) for r, text in zip(results, texts)], "\n\n".join(texts))
+
+    def sensitivity(self, quantity: str, *, scenario: Scenarios = None,
+                    overrides: Overrides = None) -> SensitivityResults:
+        """The elasticity of ``quantity`` to each input it depends on (a 1% rise in the input moves it
+        by about that many %), largest first, per scenario."""
+        from .outputs.terminal import sensitivity_table
+        from .questions.sensitivity import sensitivity
+
+        values, origins = self._overrides(overrides)
+        found = [sensitivity(self, quantity, s, values, origins) for s in self.resolve_scenarios(scenario)]
+        rows = [SensitivityRow(quantity=s.quantity, scenario=s.label, input=r.input, value=Value(r.value, r.unit),
+                               elasticity=r.elasticity, derivative=r.derivative, method=r.method, note=r.note)
+                for s in found for r in s.rows]
+        return SensitivityResults(quantity, rows, "\n\n".join(sensitivity_table(s) for s in found))
+
+    def explain(self, quantity: str, *, scenario: Scenarios = None, overrides: Overrides = None) -> Explanation:
+        """A quantity's formula as written, its SymPy form, the same over inputs only (and in LaTeX),
+        its value, the inputs it depends on and the quantities that use it."""
+        from .outputs.terminal import explain_text
+        from .questions.explain import explain
+
+        values, origins = self._overrides(overrides)
+        parts = [explain(self, quantity, s, values, origins) for s in self.resolve_scenarios(scenario)]
+        return Explanation(parts, "\n\n".join(explain_text(p) for p in parts))
+
+    # ---- overrides with units ------------------------------------------------------------------
+
+    def _quantity(self, name: str):
+        if name not in self.quantities:
+            from .language.errors import UnknownNameError
+
+            guess = suggest(name, self.quantities)
+            raise UnknownNameError(f"no quantity `{name}` in {self.path}",
+                                   hint=f"did you mean `{guess}`?" if guess else None)
+        return self.quantities[name]
+
+    def _literal(self, name: str, value: Any, what: str) -> str:
+        """A Python value as plan text for input ``name``: texts as they are, a :class:`Value` with its unit,
+        a bare number only for an input written without a unit."""
+        if isinstance(value, str):
+            return value
+        if isinstance(value, Value):
+            return value.plan_text()
+        q = self.quantities.get(name)
+        if isinstance(value, bool) or (hasattr(value, "dtype") and value.dtype == bool):
+            return "true" if value else "false"
+        if isinstance(value, (_Number, Fraction)) or hasattr(value, "item"):
+            if q is not None and not q.is_bool and q.unit_text:
+                number = _number_text(value)
+                raise OverrideError(
+                    f"{what} `{name}` is a bare number, but `{name}` is in {q.unit_text}",
+                    hint=f'give the unit: "{number} {q.unit_text}" or planner.Value({number}, "{q.unit_text}")')
+            return _number_text(value)
+        raise OverrideError(f"{what} `{name}` must be a text such as \"4.8 TB/s\", a planner.Value or a number, "
+                            f"not {type(value).__name__}")
+
+    def _overrides(self, overrides: Overrides) -> tuple[dict, dict[str, Origin]]:
+        values, origins = {}, {}
+        for name, value in (overrides or {}).items():
+            text = self._literal(name, value, "override")
+            parsed, exact, origin = self.parse_override(f"{name}={text}", origin="override")
+            values[parsed] = exact
+            origins[parsed] = origin
+        return values, origins
+
+    def _values_text(self, name: str, values: Any) -> str:
+        if isinstance(values, str):
+            return values
+        if isinstance(values, (Value, _Number)):
+            values = [values]
+        return "[" + ", ".join(self._literal(name, v, "a sweep value of") for v in values) + "]"
+
+
+def _number_text(value: Any) -> str:
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, Fraction):
+        return str(value) if value.denominator == 1 else repr(float(value))
+    if isinstance(value, int):
+        return str(value)
+    return repr(float(value))
+
+
+def _sweep_table(r, text: str) -> SweepTable:
+    from .outputs.terminal import json_number, sweep_title
+
+    names = r.names
+    cols = {n: r.display(n) for n in names}
+    rows = [{n: json_number(_item(cols[n][i])) for n in names} for i in range(r.size)]
+    issues = [s.describe(r.plan) for s in r.issues]
+    written = r.statement.span.flat if r.statement is not None else sweep_title(r).rsplit("  [", 1)[0]
+    return SweepTable(sweep=written, scenario=r.label, columns=names,
+                      units={n: r.plan.quantities[n].unit_text for n in names}, rows=rows, issues=issues,
+                      points_with_issues=int(r.bad.sum()), _text=text)
+
+
+def _item(v):
+    return v.item() if hasattr(v, "item") else v
+
+
+def _answers(plan):
+    """What answers the plan's questions when a formula uses an answer (imported then, not at start-up)."""
+    from .questions.solve import Answers
+
+    return Answers(plan)
+
+
+def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
+          all_imports: bool = False) -> Plan:
+    """Load plan text (``base``: the folder its imports are relative to, default the current one).
+    Raises :class:`planner.PlanError` with file, line and column."""
+    return _evaluation.loads(text, name, base, all_imports, answers=_answers, cls=Plan)
+
+
+def load(path: Union[str, os.PathLike], all_imports: bool = False) -> Plan:
+    """Read, check and compile a ``.plan`` file. Raises :class:`planner.PlanError`.
+
+    Imported plans bring only the quantities the plan uses; ``all_imports=True`` keeps all of them."""
+    return _evaluation.load(path, all_imports, answers=_answers, cls=Plan)

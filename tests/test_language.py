@@ -232,6 +232,10 @@ def test_bare_numbers_for_percent_inputs_are_refused():
     with pytest.raises(PlanError, match="bare number is ambiguous") as info:
         plan.parse_override("mfu=50")
     assert "give the unit: `50%`" in str(info.value)
+    assert "or `5000%`" not in str(info.value)  # 50 is not a fraction
+    with pytest.raises(PlanError, match="bare number is ambiguous") as info:
+        plan.parse_override("mfu=0.5")
+    assert "give the unit: `0.5%`, or `50%` if 0.5 is a fraction" in str(info.value)
     with pytest.raises(PlanError, match="give the unit: `300 ppm`"):
         plan.parse_override("rate=300")
     assert plan.parse_override("mfu=0")[1] == 0  # zero is zero in any unit
@@ -253,6 +257,45 @@ def test_floor_and_ceil_work_on_the_15_digits_shown(text, expected):
 def test_month_and_year():
     assert value("x = 1 year -> month", "x") == pytest.approx(12)
     assert value("x = 1 month -> day", "x") == pytest.approx(365 / 12)
+    assert value("x = 1 year -> day", "x") == 365  # a calendar year, not pint's Julian 365.25 days
+    from planner.questions.checks import run_checks
+
+    results = run_checks(planner.loads("check 12 month == 1 year\ncheck 52 weeks < 1 year\n"))
+    assert [r.passed for r in results] == [True, True]  # a month is exactly a twelfth of a year
+
+
+@pytest.mark.parametrize("text,expected", [
+    # energy and power: J is the base unit of energy, W = J/s
+    ("x = 1 W * 1 s -> J", 1),
+    ("x = 1 kW -> W", 1000),
+    ("x = 1 MW -> kW", 1000),
+    ("x = 1 kJ -> J", 1000),
+    ("x = 1 Wh -> J", 3600),
+    ("x = 1 kWh -> kJ", 3600),
+    ("x = 1 MWh -> kWh", 1000),
+    ("x = 700 W * 24 h -> kWh", 16.8),
+    ("x = 3.6 MJ / 1 h -> W", 1000),
+    # long names and plurals, as pint spells them
+    ("x = 90 seconds -> minutes", 1.5),
+    ("x = 1 second -> ms", 1000),
+    ("x = 2 hours -> min", 120),
+    ("x = 1 hour -> s", 3600),
+    ("x = 3 days -> h", 72),
+    ("x = 2 weeks -> days", 14),
+    ("x = 6 months -> years", 0.5),
+    ("x = 1 yr -> months", 12),
+    ("x = 5 milliseconds -> us", 5000),
+    ("x = 16 bytes -> bits", 128),
+    ("x = 1 byte -> bit", 8),
+    ("x = 1 gigabyte -> MB", 1000),
+    ("x = 1 gibibyte -> MiB", 1024),
+    ("x = 2 kilobytes -> B", 2000),
+    ("x = 1 watt * 1 hour -> joules", 3600),
+    ("x = 1 kilowatt_hour -> watt_hours", 1000),
+    ("x = 50 percent -> %", 50),
+])
+def test_units_people_type(text, expected):
+    assert value(text, "x") == pytest.approx(expected, rel=1e-12)
 
 
 def test_exact_checks_are_decided_in_exact_arithmetic(cli, plan_file):
@@ -266,9 +309,10 @@ def test_exact_checks_are_decided_in_exact_arithmetic(cli, plan_file):
 
 @pytest.mark.parametrize("text,name,expected", [
     ("unit USD\nchurn = 3%/month\nlife = 1 / churn -> month", "life", 100 / 3),
-    ("unit W\nbattery = 50 W*h -> W*s", "battery", 180000),
-    ("unit W\nunit J = W*s\nunit kWh = 1000 W*h\ne = 3.6e6 J -> kWh", "e", 1),
-    ("unit J = W*s\nunit W\ne = 2 W*s -> J", "e", 2),            # any order
+    ("battery = 50 W*h -> W*s", "battery", 180000),
+    ("unit USD\nunit kUSD = 1000 USD\nunit MUSD = 1000 kUSD\nx = 2 MUSD -> USD", "x", 2e6),
+    ("unit MUSD = 1000 kUSD\nunit USD\nunit kUSD = 1000 USD\nx = 2 MUSD -> USD", "x", 2e6),  # any order
+    ("unit USD\nprice = 0.12 USD/kWh\nenergy = 700 W * 24 h\ncost = price * energy -> USD", "cost", 2.016),
     ("x = 2 B·s -> B*ms", "x", 2000),
 ])
 def test_product_units(text, name, expected):
@@ -288,3 +332,152 @@ def test_latex_keeps_names_whole():
 
     assert latex(sp.Symbol("customers0") * sp.Symbol("alpha")) == r"\alpha \mathrm{customers0}"
     assert latex(sp.Symbol("draft_cost")) == r"\mathrm{draft\_cost}"
+
+
+QUESTIONS = """
+x = 2 where 0 <= x <= 10
+y = x * 3
+scenario s { x = 4 }
+"""
+
+
+@pytest.mark.parametrize("statement", [
+    "sweep x in [1, 2] show y for s",
+    "sweep x in [1, 2] show y in s",
+    "solve x where y = 9 for s",
+    "solve x where y = 9 in s",
+    "maximize y over x in 1..3 for s",
+    "maximize y over x in 1..3 in s",
+    "check y == 12 for s",
+    "check y == 12 in s",
+])
+def test_in_and_for_alike_after_checks_and_questions(statement):
+    plan = planner.loads(QUESTIONS + statement + "\n")
+    stmt = (plan.model.sweeps + plan.model.solves + plan.model.optimizes + plan.model.checks)[0]
+    assert [p.name for p in stmt.scenarios] == ["s"]
+
+
+# ---- aggregates: sum, product, min, max and count over ranges and lists ----------------------
+
+AGG = "n = 6 where integer, 0 <= n <= 24\nr = 0.01\nq = 4096\nk = 1024\n"
+
+
+@pytest.mark.parametrize("formula,expected", [
+    # ranges: the variable runs over start, start + step, ... up to the end
+    ("sum(m for m in 1..n)", 21),                              # 1 + ... + 6
+    ("sum(m^2 for m in 1..n)", 91),                            # n(n+1)(2n+1)/6
+    ("sum(1 / (1 + r)^m for m in 1..n)", (1 - 1.01 ** -6) / 0.01),  # an annuity factor
+    ("sum(m for m in 1..n step 2)", 9),                        # 1 + 3 + 5
+    ("sum(m for m in 0.5..3)", 4.5),                           # 0.5 + 1.5 + 2.5
+    ("sum(m for m in 1..0)", 0),                               # an empty range adds nothing
+    ("product(m for m in 1..n)", 720),                         # 6!
+    ("product(1 + r for m in 1..n)", 1.01 ** 6),
+    ("max(m * (7 - m) for m in 1..n)", 12),                    # at m = 3 and 4
+    ("min((m - 4)^2 for m in 1..n)", 0),
+    ("count(m^2 > 10 for m in 1..n)", 3),                      # 4, 5, 6
+    ("count(1..n)", 6),                                        # the number of values
+    ("sum(1..n)", 21),                                         # the values themselves
+    ("sum(sum(i * j for j in 1..i) for i in 1..n)", 266),      # nested, the inner range uses i: sum (i^3 + i^2)/2
+    ("sum(m for m in 1..2 * n)", 78),                          # an end that is a formula
+    # lists: of values or of names
+    ("sum([1, 2, 3])", 6),
+    ("sum(16 * w for w in [q, k, q])", 16 * (4096 + 1024 + 4096)),
+    ("max([q, k, n])", 4096),
+    ("min(w / 2 for w in [q, k])", 512),
+    ("count(w > 2000 for w in [q, k, q])", 2),
+    ("product([2, 3, 4])", 24),
+])
+def test_aggregate(formula, expected):
+    assert value(AGG + f"x = {formula}\n", "x") == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("text,name,expected", [
+    # the range variable has the unit of its range: one month at a time from `1 month`
+    ("life = 3 month where integer, 1 month <= life <= 120 month\n"
+     "x = sum(m for m in 1 month..life) -> month", "x", 6),
+    ("life = 3 month where integer, 1 month <= life <= 120 month\n"
+     "x = sum(1 / 1.01^(m / 1 month) for m in 1 month..life)", "x", 1 / 1.01 + 1 / 1.01 ** 2 + 1 / 1.01 ** 3),
+    ("x = sum(t for t in 0 h..3 h step 90 min) -> h", "x", 4.5),   # 0 + 1.5 + 3 hours
+    ("x = sum(w for w in [1 GB, 500 MB]) -> GB", "x", 1.5),
+    # inside a user function, sized from each call's arguments
+    ("n = 6 where integer, 0 <= n <= 24\nannuity(rate, periods) = sum(1 / (1 + rate)^m for m in 1..periods)\n"
+     "x = annuity(0.01, n) + annuity(0.02, 2)", "x", (1 - 1.01 ** -6) / 0.01 + 1 / 1.02 + 1 / 1.02 ** 2),
+    # a quantity may be called sum, count or product: aggregates are a form of call, not reserved names
+    ("count = 3 where integer, 0 <= count <= 10\nx = sum(m for m in 1..count)", "x", 6),
+])
+def test_aggregate_units_and_functions(text, name, expected):
+    assert value(text, name) == pytest.approx(expected, rel=1e-12)
+
+
+def test_lora_parameters_are_a_sum_over_the_adapted_matrices():
+    """The second article's figures: Llama-3-8B, r = 16: 41.9M over all seven matrices (0.52% of 8.03B),
+    and Llama-3-70B: 65.5M over attention, 207M over all seven."""
+    text = """
+        hidden = 4096
+        layers = 32
+        heads = 32
+        kv_heads = 8
+        head_dim = 128
+        d_ff = 14336
+        rank = 16
+        q = hidden + heads * head_dim        "d_in + d_out of W_Q"
+        k = hidden + kv_heads * head_dim
+        v = hidden + kv_heads * head_dim
+        o = heads * head_dim + hidden
+        gate = hidden + d_ff
+        up = hidden + d_ff
+        down = d_ff + hidden
+        lora_all = layers * sum(rank * w for w in [q, k, v, o, gate, up, down])
+        lora_attention = layers * sum(rank * w for w in [q, k, v, o])
+        scenario llama3_70b { hidden = 8192, layers = 80, heads = 64, d_ff = 28672 }
+    """
+    plan = planner.loads("\n".join(line.strip() for line in text.splitlines()))
+    ev = plan.evaluate()
+    assert ev.display("lora_all") == pytest.approx(41.9e6, abs=0.05e6)  # "41.9M"
+    assert ev.display("lora_all") / 8.03e9 == pytest.approx(0.0052, abs=5e-5)  # "0.52%"
+    assert ev.display("lora_attention") == 13_631_488  # 16 * 32 * (8192 + 5120 + 5120 + 8192)
+    assert 4 * ev.display("lora_attention") == pytest.approx(54.5e6, abs=0.05e6)  # r = 64, attention: "54.5M"
+    big = plan.evaluate("llama3_70b")
+    assert big.display("lora_attention") == pytest.approx(65.5e6, abs=0.05e6)  # "65.5M (0.093%)"
+    assert big.display("lora_all") == pytest.approx(207e6, abs=0.5e6)  # "207M (0.29%)"
+
+
+def test_aggregates_are_vectorised_over_a_sweep():
+    """A sweep evaluates every point in one call: each point's range has its own end."""
+    from planner.questions.sweep import run
+
+    plan = planner.loads(AGG + "x = sum(1 / (1 + r)^m for m in 1..n)\nc = count(m > 3 for m in 1..n)\n")
+    values = planner.language.lower.lower_values(planner.language.source.Source("v", "0..24"))
+    res = run(plan, [("n", values, None)], ["x", "c"])
+    want = [sum(1.01 ** -m for m in range(1, n + 1)) for n in range(25)]
+    assert res.display("x") == pytest.approx(want, rel=1e-12)
+    assert list(res.display("c")) == [max(0, n - 3) for n in range(25)]
+    assert not res.bad.any()
+
+
+def test_aggregates_in_sympy_are_sums_with_their_own_variable():
+    import sympy as sp
+
+    from planner.compute.symbolic import latex
+
+    plan = planner.loads(AGG + "x = sum(m^2 for m in 1..n)\ny = max(m * r for m in 1..n)\n")
+    x, n = plan.exprs["x"], plan.symbols["n"]
+    assert isinstance(x, sp.Sum)
+    assert sp.expand(x.doit() - n * (n + 1) * (2 * n + 1) / 6) == 0  # the closed form SymPy finds
+    assert sp.sstr(x) == "Sum(m**2, (m, 1, n))"
+    assert latex(x) == r"\sum_{m=1}^{n} m^{2}"
+    assert latex(plan.exprs["y"]) == r"\max_{m=1}^{n} m r"
+
+
+# ---- answers are quantities ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,name,scenario,expected", [
+    ("x = 1 where 0 <= x <= 10\nsolve x where 3 * x = 6 as r\ny = 2 * r", "y", None, 4),   # a root
+    ("n = 1 where integer, 0 <= n <= 10\nsolve min n where n^2 >= 10 as r\ny = r + 1", "y", None, 5),  # a threshold
+    ("x = 1\nmaximize 10 - (x - 3)^2 over x in 1..5 as best\ny = best * best.value", "y", None, 30),  # .value
+    ("x = 1 where 0 <= x <= 10\nsolve x where x = 2 as a\nsolve x where x = a * 3 as b\ny = b", "y", None, 6),
+    ("c = 2\nx = 1 where 0 <= x <= 10\nsolve x where x = c as a\ny = a\nscenario s { c = 5 }", "y", "s", 5),
+    ("t = 1 s where t > 0 s\nsolve t where t * 2 = 3 s as half\ny = half -> ms", "y", None, 1500),  # its unit
+])
+def test_answer_in_a_formula(text, name, scenario, expected):
+    assert value(text, name, scenario) == pytest.approx(expected, rel=1e-12)

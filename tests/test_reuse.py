@@ -167,6 +167,14 @@ LIB = "bw = 3 TB/s\ncap = 80 GB\nspare = 7\nratio = cap / bw -> s\nhelper(x) = x
     ('import "lib.plan" as g\nscenario s { g.spare = 8 }\n', {"g.spare"}, {"g.bw"}),  # an override's target
     ('import "lib.plan" as g\ncheck g.cap == 80 GB\n', {"g.cap"}, {"g.bw"}),  # a check
     ('from "lib.plan" import cap\n', {"cap"}, {"lib.bw", "lib.spare"}),  # selected names stay
+    # dotted names in questions: a sweep's axis and its `show`, a solve's target, an optimisation's input
+    ('import "lib.plan" as g\nt = 2 TB / g.bw -> s\nsweep g.bw in [1 TB/s, 2 TB/s] show t\n', {"g.bw"},
+     {"g.cap", "g.spare"}),
+    ('import "lib.plan" as g\nt = 1\nsweep t in [1, 2] show g.ratio\n', {"g.ratio", "g.cap", "g.bw"}, {"g.spare"}),
+    ('import "lib.plan" as g\nx = 3 * g.spare\nsolve g.spare where x = 30 as most\n', {"g.spare"},
+     {"g.bw"}),
+    ('import "lib.plan" as g\ny = 1\nsolve g.spare where y = 1\n', {"g.spare"}, {"g.bw"}),
+    ('import "lib.plan" as g\nt = 2 TB / g.bw\nminimize t over g.bw in [1 TB/s, 2 TB/s]\n', {"g.bw"}, {"g.cap"}),
 ])
 def test_imports_bring_only_what_is_used(plan_file, main, kept, dropped):
     plan_file(LIB, "lib.plan")
@@ -176,6 +184,22 @@ def test_imports_bring_only_what_is_used(plan_file, main, kept, dropped):
     assert not (dropped & names)
     everything = set(planner.load(path, all_imports=True).model.quantities)
     assert kept | dropped <= everything
+
+
+def test_questions_take_imported_names(plan_file, cli):
+    plan_file("b = 4 where integer, 1 <= b <= 100\nw = 3\n", "l13.plan")
+    path = plan_file('import "l13.plan" as l13\nimport "hardware/h100_sxm.plan" as h100\n'
+                     "t = 16 GB / h100.hbm_bandwidth -> ms\ncost = l13.b * l13.w\n"
+                     "solve max l13.b where cost <= 30 as most_b\n"
+                     "sweep h100.hbm_bandwidth in 2 TB/s..4 TB/s count 3 show t, h100.hbm_bandwidth\n"
+                     "minimize t over h100.hbm_bandwidth in [2 TB/s, 3 TB/s] in base as fastest\n"
+                     "check most_b == 10\ncheck fastest == 3 TB/s\n", "main.plan")
+    code, out, _ = cli("check", path)
+    assert code == 0 and "2 passed" in out
+    code, out, _ = cli("sweep", path, "--format", "csv")
+    assert code == 0 and "4,4" in out.replace(".0", "")  # 16 GB at 4 TB/s: 4 ms
+    code, out, _ = cli("solve", path, "--for", "h100.hbm_bandwidth", "--where", "t = 8 ms")
+    assert code == 0 and "h100.hbm_bandwidth = 2 TB/s" in out
 
 
 def test_eval_all_shows_unused_imports(plan_file, cli):

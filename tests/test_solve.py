@@ -242,6 +242,35 @@ def test_maximize_with_a_pole_at_the_fixed_inputs_skips_every_value():
         Solver(plan).run(plan.model.optimizes[0])
 
 
+def test_maximize_decides_a_float_plateau_exactly():
+    """expected_tokens = (1 - a^(g + 1)) / (1 - a) rises with g for every g (each step adds a^(g+1) > 0),
+    but past g = 160 floats stop changing: the answer is the last value, said so, not a tie at 162."""
+    plan = planner.loads("a = 0.8 where 0 <= a < 1\ng = 4 where integer, g >= 1\n"
+                         "e = (1 - a^(g + 1)) / (1 - a)\nmaximize e over g in 1..200\n")
+    (r,) = Solver(plan).run(plan.model.optimizes[0])
+    assert r.display_value == 200
+    notes = " ".join(r.notes)
+    assert "tie" not in notes
+    assert "keeps rising to the last value of 1..200" in notes
+    assert "exact arithmetic tells them apart" in notes
+
+
+@pytest.mark.parametrize("objective,values,best,ties", [
+    ("abs(x - 2.5)", "1..4", 2, "2, 3"),            # minimize: 0.5 at 2 and at 3, exactly
+    ("(x - 3)^2", "[1, 5, 2, 4]", 2, "2, 4"),        # 1 at 2 and 4, listed in the values' order
+])
+def test_minimize_reports_exact_ties(objective, values, best, ties):
+    plan = planner.loads(f"x = 1\ny = {objective}\nminimize y over x in {values}\n")
+    (r,) = Solver(plan).run(plan.model.optimizes[0])
+    assert r.display_value == best
+    assert f"tie (exact): the same optimum at {ties}; the first is reported" in r.notes
+
+
+def test_an_interior_optimum_has_no_edge_note(token_cost):
+    (r,) = Solver(token_cost).run(token_cost.model.optimizes[0])
+    assert r.display_value == 6 and not any("keeps" in n or "tie" in n for n in r.notes)
+
+
 def test_not_monotone(small):
     with pytest.raises(NotMonotoneError) as info:
         Solver(small).answer(adhoc(small, "n", "w >= 4", "min"))
@@ -569,3 +598,134 @@ def test_solving_for_a_boolean_input_is_a_located_error():
     with pytest.raises(PlanError, match="true/false") as info:
         Solver(plan).run(stmt)
     assert "multiple" not in str(info.value) and info.value.span.text == "flag"
+
+
+# ---- sums over ranges: closed forms for solving -------------------------------------------------
+
+PAYBACK = """
+unit USD
+price    = 30_000 USD
+rent     = 1_100 USD/month
+running  = 250 USD/month
+rate     = 8%/year            where rate >= 0%/year
+lifetime = 36 month           where integer, 1 month <= lifetime <= 120 month
+saving   = (rent - running) * 1 month
+discount = 1 + rate * 1 month
+npv = sum(saving / discount^(m / 1 month) for m in 1 month..lifetime) - price -> USD
+solve min lifetime where npv >= 0 as payback
+"""
+
+
+def test_the_smallest_lifetime_at_which_owning_pays_back_has_a_closed_form():
+    """A geometric sum: owning pays back once S * (1 - q^n) / r >= P with q = 1/(1 + r), that is
+    n >= -ln(1 - P r / S) / ln(1 + r) = 40.37 months at S = 850 USD, P = 30,000 USD, r = 8%/12."""
+    plan = planner.loads(PAYBACK, "payback.plan")
+    (r,) = Solver(plan).run(plan.model.solves[0])
+    rate = 0.08 / 12
+    assert r.display_value == math.ceil(-math.log(1 - 30_000 * rate / 850) / math.log(1 + rate)) == 41
+    assert r.closed_form is not None and r.closed_form.has(sp.log) and r.closed_form.has(sp.ceiling)
+    assert not r.closed_form.has(sp.Sum)
+    # written in display units: rate in %/year is a monthly rate of rate/1200, the answer in months
+    assert "rate/1200" in r.closed_form_text and "2628000" not in r.closed_form_text
+    values = {plan.symbols[n]: v for n, v in [("price", 30_000), ("rent", 1_100), ("running", 250), ("rate", 8)]}
+    assert r.display_form.xreplace(values) == 41
+    assert "fails at 40" in r.verification.text
+    with_rate = Solver(plan).answer(plan.model.solves[0], overrides={"rate": Fraction(0)})
+    assert with_rate.display_value == 36  # no discounting: 30,000 / 850 = 35.3 months
+
+
+def test_a_polynomial_sum_has_a_closed_form():
+    """1 + 2 + ... + n = n(n + 1)/2 >= 5050 first at n = 100 (Gauss)."""
+    plan = planner.loads("n = 1 where integer, 1 <= n <= 1000\ngoal = 5050\ntotal = sum(m for m in 1..n)\n"
+                         "solve min n where total >= goal\n", "gauss.plan")
+    (r,) = Solver(plan).run(plan.model.solves[0])
+    assert r.display_value == 100
+    assert r.closed_form is not None  # ceiling((sqrt(8 goal + 1) - 1)/2)
+    assert r.closed_form.xreplace({plan.symbols["goal"]: 5051}) == 101
+    assert "exact" in r.method
+
+
+def test_a_root_through_a_sum():
+    """sum of m * x for m in 1..4 = 10 x = 25 at x = 2.5, exactly."""
+    plan = planner.loads("x = 1 where 0 <= x <= 10\ny = sum(m * x for m in 1..4)\n", "root.plan")
+    r = Solver(plan).answer(adhoc(plan, "x", "y = 25"))
+    assert r.exact == sp.Rational(5, 2)
+
+
+# ---- answers used in formulas -----------------------------------------------------------------
+
+CHINCHILLA = """
+budget = 1e21            "training compute, FLOP"
+tokens_per_param = 20
+n = 1e9                  where n > 0
+flops = 6 * n * (tokens_per_param * n)
+solve n where flops = budget as optimal_N
+D_opt = tokens_per_param * optimal_N   "training tokens at the compute-optimal size"
+scenario big { budget = 1e23 }
+"""
+
+
+def test_an_answer_is_a_quantity_in_formulas_per_scenario():
+    """C = 6 N D with D = 20 N: N = sqrt(C / 120), D = 20 N (1e21 FLOP: N = 2.887e9, D = 5.774e10)."""
+    plan = planner.loads(CHINCHILLA, "chinchilla.plan")
+    assert plan.model.quantities["D_opt"].answer_deps == ("optimal_N",)
+    ev = plan.evaluate()
+    assert ev.display("D_opt") == pytest.approx(20 * math.sqrt(1e21 / 120), rel=1e-12)
+    assert ev.answers["optimal_N"] == pytest.approx(math.sqrt(1e21 / 120), rel=1e-12)
+    assert plan.evaluate("big").display("D_opt") == pytest.approx(20 * math.sqrt(1e23 / 120), rel=1e-12)
+    name, v, origin = plan.parse_override("tokens_per_param=10")  # --set flows into the question too
+    assert plan.evaluate(None, {name: v}, {name: origin}).display("D_opt") == \
+        pytest.approx(10 * math.sqrt(1e21 / 60), rel=1e-12)
+
+
+def test_answers_feed_other_questions_and_checks(cli, plan_file):
+    path = plan_file("b = 32 where integer, 1 <= b <= 4096\n"
+                     "solve min b where b * 0.2 >= 10 + b * 0.05 as crossover\n"   # 0.15 b >= 10: b >= 66.7
+                     "solve min b where b >= crossover * 2 as double\n"
+                     "maximize -(b - crossover)^2 over b in 1..200 as near\n"
+                     "gap = near.value + near - crossover\n"
+                     "check crossover == 67\ncheck double == 134\ncheck near == 67\ncheck gap == 0\n")
+    code, out, err = cli("check", path)
+    assert code == 0 and "4 passed" in out, err
+
+
+def test_a_sweep_solves_again_where_it_changes_an_answer():
+    from planner.language.lower import lower_values
+    from planner.language.source import Source
+    from planner.questions.sweep import run
+
+    plan = planner.loads(CHINCHILLA, "chinchilla.plan")
+    values = lower_values(Source("v", "[1e21, 1e22, 1e23]"))
+    res = run(plan, [("budget", values, None)], ["D_opt"])
+    assert list(res.display("D_opt")) == pytest.approx([20 * math.sqrt(c / 120) for c in (1e21, 1e22, 1e23)])
+    other = run(plan, [("n", lower_values(Source("v", "[1, 2]")), None)], ["D_opt"])  # n is the question's own
+    assert list(other.display("D_opt")) == pytest.approx([20 * math.sqrt(1e21 / 120)] * 2)
+
+
+def test_a_sweep_point_without_an_answer_is_an_issue():
+    from planner.language.lower import lower_values
+    from planner.language.source import Source
+    from planner.questions.sweep import run
+
+    plan = planner.loads("c = 1\nx = 1 where x >= 0\nsolve x where x^2 = c as r\ny = 2 * r\n", "r.plan")
+    res = run(plan, [("c", lower_values(Source("v", "[4, -1]")), None)], ["y"])
+    assert res.display("y")[0] == 4 and bool(res.bad[1]) and not res.bad[0]
+    assert "the answer `r`: no `x`" in res.issues[0].reason
+
+
+def test_a_question_through_an_answer_that_moves_with_its_own_input_is_an_error():
+    plan = planner.loads("x = 1 where 0 <= x <= 10\ny = 1 where 0 <= y <= 10\n"
+                         "solve y where y = 2 * x as a\nsolve x where x + a = 6\n", "loop.plan")
+    with pytest.raises(SolveError, match="uses the answer `a`, which changes with `x` itself"):
+        Solver(plan).run(plan.model.solves[1])
+
+
+def test_sensitivity_goes_through_an_answer():
+    """D = 20 N = sqrt(20 C / 6): a 1% larger budget or ratio moves D by 0.5%."""
+    from planner.questions.sensitivity import sensitivity
+
+    plan = planner.loads(CHINCHILLA, "chinchilla.plan")
+    rows = {r.input: r for r in sensitivity(plan, "D_opt").rows}
+    assert rows["budget"].elasticity == pytest.approx(0.5, abs=1e-6)
+    assert rows["tokens_per_param"].elasticity == pytest.approx(0.5, abs=1e-6)
+    assert "n" not in rows  # the question's own input does not move its answer

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from .numeric import CompiledPlan, approx  # noqa: F401  (re-exported: both routes share them)
+from .numeric import MAX_TERMS, CompiledPlan, aggregate, approx, expand  # noqa: F401  (both routes share them)
 
 
 def _float(e) -> str:
@@ -32,8 +32,11 @@ def _float(e) -> str:
 class NumpyPrinter:
     """SymPy expression to numpy source. Raises on anything it cannot print."""
 
-    def __init__(self, names: Mapping[sp.Symbol, str]) -> None:
-        self.names = names
+    def __init__(self, names: dict[sp.Symbol, str]) -> None:
+        self.names = names  # shared: compile_plan adds each output as it is printed
+        self.depth = 0  # aggregates' bodies are lambdas, one level deeper each
+        self.level: dict[sp.Symbol, int] = {}  # the depth at which an index is defined (plan values: 0)
+        self.counter = 0
 
     def __call__(self, e: sp.Basic) -> str:
         return self.p(e)
@@ -50,7 +53,37 @@ class NumpyPrinter:
         return method(e)
 
     def _Symbol(self, e):
-        return self.names[e]
+        text = self.names[e]
+        outer = self.depth - self.level.get(e, 0)
+        return f"_x({text}, {outer})" if outer > 0 else text
+
+    def _aggregate(self, e, kind: str, limits=None) -> str:
+        # SymPy merges nested sums into one node, innermost limits first: Sum(f, (j, 1, i), (i, 1, n))
+        limits = list(e.limits) if limits is None else limits
+        k, lo, hi = limits[-1]
+        lo_text, hi_text = self.p(lo), self.p(hi)
+        self.counter += 1
+        name = f"_k{self.counter}"
+        self.depth += 1
+        self.names[k], self.level[k] = name, self.depth
+        try:
+            body = self._aggregate(e, kind, limits[:-1]) if len(limits) > 1 else self.p(e.function)
+        finally:
+            self.depth -= 1
+        cap = getattr(k, "terms", MAX_TERMS)
+        return f"_agg({kind!r}, lambda {name}: {body}, {lo_text}, {hi_text}, {cap})"
+
+    def _Sum(self, e):
+        return self._aggregate(e, "sum")
+
+    def _Product(self, e):
+        return self._aggregate(e, "product")
+
+    def _RangeMax(self, e):
+        return self._aggregate(e, "max")
+
+    def _RangeMin(self, e):
+        return self._aggregate(e, "min")
 
     def _Number(self, e):
         return _float(e)
@@ -218,7 +251,7 @@ def compile_plan(
         out_vars.append(v)
     lines.append("    return (" + "".join(f"{v}, " for v in out_vars) + ")")
     source = "\n".join(lines) + "\n"
-    namespace: dict = {"_np": np, "_approx": approx}
+    namespace: dict = {"_np": np, "_approx": approx, "_agg": aggregate, "_x": expand}
     # The source is generated from SymPy trees this package built; it holds
     # only our own identifiers and float literals, never user text.
     exec(compile(source, "<planner>", "exec"), namespace)  # noqa: S102

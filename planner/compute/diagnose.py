@@ -9,9 +9,11 @@ or overflows, with that sub-expression's span.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Mapping, Optional
 
 from ..language import ir
+from ..language.aggregates import MAX_TERMS, Ranges
 from ..language.analysis import unit_of
 from ..language.errors import EvaluationError, Label
 from ..language.model import Model
@@ -44,12 +46,13 @@ class _Eval:
     def __init__(self, model: Model, values: Mapping[str, float]) -> None:
         self.model = model
         self.values = values
+        self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
 
     def run(self, e: ir.Expr, env: dict) -> float:
         r = self._eval(e, env)
         return r
 
-    def _fail(self, message: str, node: ir.Expr, label: str = "", hint: Optional[str] = None):
+    def _fail(self, message: str, node, label: str = "", hint: Optional[str] = None):
         raise _Found(EvaluationError(message, node.span, label=label, hint=hint))
 
     def _eval(self, e: ir.Expr, env: dict):
@@ -63,7 +66,8 @@ class _Eval:
             if e.name in env:
                 return env[e.name]
             v = self.values[e.name]
-            return bool(v) if self.model.quantities[e.name].is_bool else float(v)
+            q = self.model.quantities.get(e.name)  # else a question's answer
+            return bool(v) if q is not None and q.is_bool else float(v)
         if isinstance(e, ir.Neg):
             return -ev(e.operand)
         if isinstance(e, ir.Binary):
@@ -105,7 +109,58 @@ class _Eval:
             return self._call(e, env)
         if isinstance(e, ir.ScenarioRef):
             return float("nan")
+        if isinstance(e, ir.Aggregate):
+            return self._aggregate(e, env)
         raise AssertionError(e)
+
+    def _aggregate(self, e: ir.Aggregate, env: dict):
+        """Term by term, so a broken term is named with the value of the variable there."""
+        values = e.values
+        what = e.op.value
+        if values.kind == "list":
+            items = [self._eval(i, env) for i in values.items]
+            shown = [_fmt(v) if isinstance(i, ir.Number) else f"`{i.span.flat}` ({_fmt(v)})"
+                     for i, v in zip(values.items, items)]
+        else:
+            st = self.ranges.step(values, lambda x: Fraction(self._eval(x, {})))
+            step, unit = st.value, st.unit
+            start, stop = self._eval(values.items[0], env), self._eval(values.items[1], env)
+            if not (math.isfinite(start) and math.isfinite(stop)):
+                bad = values.items[0] if not math.isfinite(start) else values.items[1]
+                self._fail(f"the range of `{what}` has no {'start' if bad is values.items[0] else 'end'}", bad,
+                           f"`{_text(bad)}` is {start if bad is values.items[0] else stop}")
+            count = max(0, math.floor(round((stop - start) / float(step), 9)) + 1)
+            if count > MAX_TERMS:
+                self._fail(f"the range `{values.span.flat}` holds {count:,} values, more than its declared bounds "
+                           "allow", values, hint="an input is outside its constraints")
+            scale = float(st.scale)
+            items = [start + i * float(step) for i in range(count)]
+            shown = [_fmt(v / scale) + (f" {unit}" if unit else "") for v in items]
+        if not items and e.op in (ir.AggOp.MIN, ir.AggOp.MAX):
+            self._fail(f"`{what}` of an empty range: `{values.span.flat}` holds no value", values,
+                       hint="the end of the range is below its start")
+        out = []
+        for v, label in zip(items, shown):
+            try:
+                out.append(self._eval(e.body, {**env, e.var: v}))
+            except _Found as found:
+                var = e.written_var
+                found.error.notes.append(f"at {var} = {label}" if var else f"at the value {label}")
+                raise
+        if e.op is ir.AggOp.COUNT:
+            return float(sum(1 for x in out if x))
+        try:
+            if e.op is ir.AggOp.SUM:
+                r = math.fsum(out)
+            elif e.op is ir.AggOp.PRODUCT:
+                r = math.prod(out)
+            else:
+                r = (max if e.op is ir.AggOp.MAX else min)(out)
+        except OverflowError:
+            self._fail(f"overflow in `{what}`", e)
+        if not math.isfinite(r):
+            self._fail(f"overflow: the {what} is too large", e, f"gives {r}")
+        return r
 
     def _call(self, e: ir.Call, env: dict):
         f = self.model.functions.get(e.func)

@@ -50,7 +50,7 @@ class Origin:
     span: Optional[Span]
 
 
-@dataclass
+@dataclass(repr=False)
 class Evaluation:
     """Every quantity's value (base units) for one scenario and set of overrides."""
 
@@ -59,6 +59,7 @@ class Evaluation:
     inputs: dict[str, Value]
     values: dict[str, float | bool]
     origins: dict[str, Origin] = field(default_factory=dict)
+    answers: dict[str, float] = field(default_factory=dict)  # question answers the formulas use, base units
 
     def __getitem__(self, name: str) -> float | bool:
         return self.values[name]
@@ -78,16 +79,35 @@ class Evaluation:
     def label(self) -> str:
         return self.scenario or "base"
 
+    def __repr__(self) -> str:  # the values are many: `display(name)` shows one
+        changed = sorted(n for n, o in self.origins.items() if o.description != "the plan")
+        extra = f", overridden: {', '.join(changed)}" if changed else ""
+        return f"<Evaluation of {self.plan.path} [{self.label}]: {len(self.values)} quantities{extra}>"
+
 
 class Plan:
-    def __init__(self, source: Source, model: Model, analyzer) -> None:
+    def __init__(self, source: Source, model: Model, analyzer, answers=None) -> None:
+        """``answers``: a factory ``answers(plan)`` of the object that answers the plan's questions
+        (:class:`planner.questions.solve.Answers`, which the API door passes), for formulas that use
+        an answer (``solve ... as x`` then ``y = 2 * x``)."""
         self.source = source
         self.model = model
         self.analyzer = analyzer
+        self._answers_factory = answers
+        self._answer_source = None
         self._constraints = [
             (q.name, c) for q in model.quantities.values() for c in q.definition.constraints
             if c.kind == "condition"
         ]
+
+    def __repr__(self) -> str:
+        m = self.model
+        parts = [f"{len(m.inputs)} inputs", f"{len(m.derived)} derived"]
+        if m.scenarios:
+            parts.append(f"{len(m.scenarios)} scenarios")
+        if m.checks:
+            parts.append(f"{len(m.checks)} checks")
+        return f"<{type(self).__name__} {self.title!r} from {self.path}: {', '.join(parts)}>"
 
     # ---- basic facts --------------------------------------------------------
     @property
@@ -109,6 +129,13 @@ class Plan:
     def definition_order(self) -> list[str]:
         """Quantity names in the order they appear (imported ones where they are imported)."""
         return list(self._definition_order)
+
+    def display_order(self) -> list[str]:
+        """The plan's own quantities in file order, then the imported ones in the order they were imported."""
+        own = self.source.name
+        names = self.definition_order()
+        return ([n for n in names if self.model.quantities[n].definition.span.source.name == own]
+                + [n for n in names if self.model.quantities[n].definition.span.source.name != own])
 
     @cached_property
     def _definition_order(self) -> tuple[str, ...]:
@@ -154,15 +181,64 @@ class Plan:
         if constraints:
             outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
         with paused_gc():
-            return compile_outputs(self.model, self.model.inputs, outputs, sympy_fallback=self._print_sympy)
+            return compile_outputs(self.model, self.model.inputs, outputs,
+                                   [(a, ("s", a)) for a in self.model.formula_answers],
+                                   sympy_fallback=self._print_sympy)
 
     def _print_sympy(self, name: str, expr: ir.Expr, variables: Mapping[str, str]) -> str:
         """One formula printed through SymPy, for what :mod:`planner.compute.canonical` does not mirror."""
         from .compiled import NumpyPrinter
 
-        names = {self.symbols[n]: v for n, v in variables.items() if n in self.model.quantities}
+        symbols = self.symbols.all()
+        names = {symbols[n]: v for n, v in variables.items() if n in symbols}
         with paused_gc():
             return NumpyPrinter(names)(self.converter.expr(expr))
+
+    # ---- answers used in formulas ---------------------------------------------------
+    @property
+    def arguments(self) -> list[str]:
+        """What a compiled function of this plan takes: every input, then the answers formulas use."""
+        return self.model.inputs + self.model.formula_answers
+
+    def compile(self, outputs: Sequence[tuple[str, object]]) -> CompiledPlan:
+        """``outputs`` (name, SymPy expression) compiled over :attr:`arguments` (through SymPy: for
+        what questions compile; the plan's own formulas go through :meth:`compile_outputs`)."""
+        from .compiled import compile_plan
+
+        return compile_plan(self.arguments, outputs, self.symbols.all())
+
+    def args(self, inputs: Mapping[str, object], answers: Optional[Mapping[str, object]] = None) -> list:
+        """The argument list of :meth:`compile`'s functions: inputs (numbers or arrays) and answers
+        (missing ones are nan: the quantities that use them have no value)."""
+        out = [inputs[n] if isinstance(inputs[n], np.ndarray) else as_number(inputs[n]) for n in self.model.inputs]
+        for a in self.model.formula_answers:
+            v = (answers or {}).get(a, np.nan)
+            out.append(v if isinstance(v, np.ndarray) else np.float64(v))
+        return out
+
+    @property
+    def answer_source(self):
+        """The object that answers this plan's questions (created on first use)."""
+        if self._answer_source is None:
+            if self._answers_factory is None:
+                raise UsageError("this plan uses question answers in its formulas: load it with planner.load, "
+                                 "which can answer questions")
+            self._answer_source = self._answers_factory(self)
+        return self._answer_source
+
+    def formula_answer_values(self, scenario=None, overrides=None, origins=None) -> dict[str, float]:
+        """The answers the formulas use, in this scenario with these overrides (base units)."""
+        out: dict[str, float] = {}
+        for a in self.model.formula_answers:
+            try:
+                out[a] = float(self.answer_source.value(a, scenario, overrides, origins))
+            except PlanError as err:
+                users = [n for n in self.model.derived if a in self.model.quantities[n].answer_deps]
+                note = f"`{users[0]}` uses the answer `{a}`" if users else f"a formula uses the answer `{a}`"
+                if note not in err.notes:
+                    err.notes.append(note)
+                raise
+        return out
 
     # ---- scenarios and overrides ---------------------------------------------
     def resolve_scenarios(self, spec: Optional[Union[str, Sequence[str]]]) -> list[Optional[str]]:
@@ -265,7 +341,12 @@ class Plan:
         origins: Optional[Mapping[str, Origin]] = None,
     ) -> Evaluation:
         """Evaluate every quantity; raise a located error on a violated
-        constraint, a division by zero or a domain error."""
+        constraint, a division by zero or a domain error.
+
+        The lower-level call the questions use: ``overrides`` are exact values
+        in base units (bytes, seconds, bytes per second), as ``parse_override``
+        returns them. From Python, ``planner.Plan.eval`` takes values with
+        units (``"4.8 TB/s"``) and refuses a bare number for an input with one."""
         inputs, where = self.input_values(scenario, overrides, origins)
         raw = self.run_compiled(inputs)
         values: dict[str, float | bool] = {}
@@ -275,10 +356,15 @@ class Plan:
             values[name] = _scalar(raw[name])
         ev = Evaluation(self, scenario, inputs, values, where)
         self._check_constraints(ev, raw)
+        if self.model.formula_answers:
+            ev.answers = self.formula_answer_values(scenario, overrides, origins)
+            raw = self.run_compiled(inputs, ev.answers)
+            for name in self.model.derived:
+                values[name] = _scalar(raw[name])
         for name in self.model.derived:
             v = values[name]
             if not isinstance(v, bool) and not np.isfinite(v):
-                err = diagnose(self.model, name, values)
+                err = diagnose(self.model, name, {**values, **ev.answers})
                 if scenario is not None:
                     err.notes.append(f"in scenario `{scenario}`")
                 for n, o in where.items():
@@ -287,10 +373,11 @@ class Plan:
                 raise err
         return ev
 
-    def run_compiled(self, inputs: Mapping[str, object]) -> dict[str, object]:
-        """Raw evaluation (scalars or numpy arrays): no constraint or finiteness checks."""
-        args = [inputs[n] if isinstance(inputs[n], np.ndarray) else as_number(inputs[n]) for n in self.model.inputs]
-        out = self.compiled(args)
+    def run_compiled(self, inputs: Mapping[str, object], answers: Optional[Mapping[str, object]] = None
+                     ) -> dict[str, object]:
+        """Raw evaluation (scalars or numpy arrays): no constraint or finiteness checks. Quantities
+        that use an answer not given have no value (nan)."""
+        out = self.compiled(self.args(inputs, answers))
         return dict(zip(self.compiled.outputs, out))
 
     def _check_constraints(self, ev: Evaluation, raw: Mapping[str, object]) -> None:
@@ -428,11 +515,12 @@ def paused_gc():
 
 
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
-          all_imports: bool = False) -> Plan:
+          all_imports: bool = False, answers=None, cls: type = Plan) -> Plan:
     """Load plan text; ``base`` is the folder its imports are relative to (default: the current one).
 
     Imported plans contribute only the quantities this plan uses (directly, through overrides,
-    questions and checks, or through what those use); ``all_imports=True`` keeps all of them."""
+    questions and checks, or through what those use); ``all_imports=True`` keeps all of them.
+    ``cls`` is the class of the result (the API's :class:`planner.Plan` adds the questions)."""
     from ..language.imports import resolve_imports
 
     with paused_gc():
@@ -442,10 +530,10 @@ def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] =
             plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
                                       (Path(name).resolve(),) if base is not None else (), all_imports)
         model, analyzer = analyze(plan_ir)
-        return Plan(source, model, analyzer)
+        return cls(source, model, analyzer, answers)
 
 
-def load(path: Union[str, os.PathLike], all_imports: bool = False) -> Plan:
+def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None, cls: type = Plan) -> Plan:
     """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`.
 
     ``all_imports=True`` keeps every quantity of the imported plans, used or not."""
@@ -458,4 +546,4 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False) -> Plan:
         raise UsageError(f"{path} is a directory, not a .plan file") from None
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return loads(text, str(path), p.resolve().parent, all_imports)
+    return loads(text, str(path), p.resolve().parent, all_imports, answers, cls)

@@ -53,8 +53,9 @@ class Converter:
     def _name(self, name: str) -> Node:
         node = self._names.get(name)
         if node is None:
-            node = ("s", name)
-            if self.model.quantities[name].is_bool:
+            node = ("s", name)  # a quantity, or a question's answer used in a formula (a number)
+            q = self.model.quantities.get(name)
+            if q is not None and q.is_bool:
                 node = C.relation("Eq", node, C.ONE)
             self._names[name] = node
         return node
@@ -105,7 +106,27 @@ class Converter:
             if ref is None:
                 raise AssertionError("scenario reference outside a check")
             return ref(e)
+        if t is ir.Aggregate:
+            return self._aggregate(e, env, ref)
         raise C.Unsupported(f"the {type(e).__name__} node")
+
+    def _aggregate(self, e: ir.Aggregate, env, ref) -> Node:
+        """An aggregate over a list, written out term by term (``sum([q, k])`` is ``q + k``). One over a
+        range (SymPy's ``Sum`` over an index, its ends decided with SymPy's polynomials) is not mirrored."""
+        if e.values.kind != "list":
+            raise C.Unsupported("an aggregate over a range")
+        terms = []
+        for item in e.values.items:
+            inner = {**(env or {}), e.var: self._conv(item, env, ref)}
+            terms.append(self._conv(e.body, inner, ref))
+        op = e.op
+        if op is ir.AggOp.SUM:
+            return C.add(*terms)
+        if op is ir.AggOp.PRODUCT:
+            return C.mul(*terms)
+        if op is ir.AggOp.COUNT:
+            return C.add(*[_indicator(t) for t in terms])
+        return C.max_min("Max" if op is ir.AggOp.MAX else "Min", terms)
 
     def _call(self, e: ir.Call, env, ref) -> Node:
         c = lambda x: self._conv(x, env, ref)  # noqa: E731
@@ -150,6 +171,15 @@ class Converter:
 
 
 _ADD, _SUB, _MUL, _DIV = ir.BinOp.ADD, ir.BinOp.SUB, ir.BinOp.MUL, ir.BinOp.DIV
+
+
+def _indicator(cond: Node) -> Node:
+    """1 where ``cond`` holds, else 0 (what ``count`` adds up)."""
+    if cond == C.TRUE:
+        return C.ONE
+    if cond == C.FALSE:
+        return C.ZERO
+    return C.piecewise([(C.ONE, cond), (C.ZERO, C.TRUE)])
 
 _REL = {
     ir.CmpOp.EQ: "Eq", ir.CmpOp.APPROX: "Eq", ir.CmpOp.NE: "Ne", ir.CmpOp.LT: "Lt",

@@ -13,8 +13,10 @@ from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional, Union
 
 import sympy as sp
+from sympy.concrete.expr_with_intlimits import ExprWithIntLimits
 
 from ..language import ir
+from ..language.aggregates import Ranges
 from ..language.analysis import unit_of
 from ..language.graph import cone  # noqa: F401  (re-exported: the graph walk lives with the graph)
 from ..language.model import Model
@@ -40,19 +42,117 @@ class SymbolTable:
             sym = sp.Symbol(name, real=True)
             self.symbols[name] = sym
             self.names[sym] = name
+        # question answers used as quantities (`solve ... as NAME`): symbols of their own, kept apart
+        # from the quantities' (their values come from the questions, not from formulas)
+        self.answers: dict[str, sp.Symbol] = {name: sp.Symbol(name, real=True) for name in model.answers}
+        self.answer_names: dict[sp.Symbol, str] = {sym: name for name, sym in self.answers.items()}
+
+    def all(self) -> dict[str, sp.Symbol]:
+        """Quantities' and answers' symbols by name."""
+        return {**self.symbols, **self.answers}
 
     def __getitem__(self, name: str) -> sp.Symbol:
         return self.symbols[name]
+
+
+# ---- aggregates -------------------------------------------------------------------
+
+class Index(sp.Dummy):
+    """The variable of a sum (product, max, min) over a range: an integer counting steps.
+
+    ``terms`` is the most values its range can hold, from the declared bounds of the inputs its ends
+    use (:mod:`planner.language.aggregates`): the compiled evaluation and the workbook size their
+    terms with it. ``unit``/``step``: the range variable is ``index * step`` (or ``start + index * step``)
+    in base units, shown in ``unit``. Printed by its own name (``m``, not SymPy's ``_m``)."""
+
+    def __new__(cls, name: str, terms: int, unit: str = "", scale: Fraction = Fraction(1)):
+        obj = super().__new__(cls, name, integer=True)
+        obj.terms = terms
+        obj.unit = unit
+        obj.scale = scale
+        obj.value = obj  # the range variable in base units, set by the converter (k * step, start + k * step)
+        return obj
+
+    def _sympystr(self, printer) -> str:
+        return self.name
+
+
+class _RangeExtreme(ExprWithIntLimits):
+    """``max``/``min`` of a body over an integer range (SymPy has ``Max``/``Min`` of listed arguments only)."""
+
+    __slots__ = ()
+    _symbol = ""
+    _pick = sp.Max
+
+    def doit(self, **hints):
+        (k, lo, hi), = self.limits
+        body = self.function.doit(**hints) if hints.get("deep", True) else self.function
+        if lo.is_Integer and hi.is_Integer and 0 <= hi - lo < 10_000:
+            return self._pick(*[body.xreplace({k: sp.Integer(i)}) for i in range(int(lo), int(hi) + 1)])
+        return self.func(body, (k, lo, hi))
+
+    def _latex(self, printer) -> str:
+        (k, lo, hi), = self.limits
+        body = printer._print(self.function)
+        if isinstance(self.function, sp.Add):  # as SymPy prints a Sum's body
+            body = rf"\left({body}\right)"
+        return rf"\{self._symbol}_{{{printer._print(k)}={printer._print(lo)}}}^{{{printer._print(hi)}}} {body}"
+
+    def _sympystr(self, printer) -> str:
+        (k, lo, hi), = self.limits
+        return f"{self._symbol}({printer._print(self.function)} for {printer._print(k)} in " \
+               f"{printer._print(lo)}..{printer._print(hi)})"
+
+
+class RangeMax(_RangeExtreme):
+    __slots__ = ()
+    _symbol = "max"
+    _pick = sp.Max
+
+
+class RangeMin(_RangeExtreme):
+    __slots__ = ()
+    _symbol = "min"
+    _pick = sp.Min
+
+
+AGGREGATES = (sp.Sum, sp.Product, RangeMax, RangeMin)  # SymPy nodes of aggregates over ranges
+
+
+def closed_forms(expr: sp.Basic) -> sp.Basic:
+    """``expr`` with each sum or product over a range in closed form where SymPy finds one (geometric
+    and polynomial sums: ``Sum(q**m, (m, 1, n))`` is ``(q - q**(n + 1))/(1 - q)``), for solving. A sum
+    whose body branches (``if``, ``max``, ``floor``) is left as it is."""
+    if not expr.has(sp.Sum, sp.Product):
+        return expr
+
+    def simple(node) -> bool:
+        return not node.function.has(sp.Piecewise, sp.Max, sp.Min, sp.floor, sp.ceiling, sp.Abs, sp.sign,
+                                     RangeMax, RangeMin)
+
+    return expr.replace(lambda n: isinstance(n, (sp.Sum, sp.Product)) and simple(n),
+                        lambda n: n.doit(deep=False))
+
+
+def expand_aggregates(expr: sp.Basic) -> sp.Basic:
+    """``expr`` with every aggregate whose range is known (numbers at both ends) written out term by
+    term, so it can be evaluated exactly."""
+    if not expr.has(*AGGREGATES):
+        return expr
+    return expr.replace(lambda n: isinstance(n, AGGREGATES) and all(x.is_Number for x in n.limits[0][1:]),
+                        lambda n: n.doit())
 
 
 class Converter:
     def __init__(self, model: Model, symbols: SymbolTable) -> None:
         self.model = model
         self.symbols = symbols
+        self.exprs: dict[str, sp.Basic] = {}  # quantities converted so far (for integer ends of ranges)
+        self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
 
     def expr(self, e: ir.Expr, env: Optional[Mapping[str, sp.Basic]] = None,
              ref: Optional[Callable[[ir.ScenarioRef], sp.Basic]] = None) -> sp.Basic:
-        return self._conv(e, env or {}, ref)
+        return self._conv(e, env or {}, ref, {})
 
     def _ref_name(self, name: str) -> sp.Basic:
         sym = self.symbols[name]
@@ -60,8 +160,8 @@ class Converter:
             return sp.Eq(sym, 1)
         return sym
 
-    def _conv(self, e: ir.Expr, env, ref) -> sp.Basic:
-        c = lambda x: self._conv(x, env, ref)  # noqa: E731
+    def _conv(self, e: ir.Expr, env, ref, scope) -> sp.Basic:
+        c = lambda x: self._conv(x, env, ref, scope)  # noqa: E731
         if isinstance(e, ir.Number):
             value = e.value
             if e.unit is not None:
@@ -72,6 +172,8 @@ class Converter:
         if isinstance(e, ir.Name):
             if e.name in env:
                 return env[e.name]
+            if e.name not in self.model.quantities and e.name in self.symbols.answers:
+                return self.symbols.answers[e.name]
             return self._ref_name(e.name)
         if isinstance(e, ir.ScenarioRef):
             if ref is None:
@@ -103,8 +205,96 @@ class Converter:
         if isinstance(e, ir.Not):
             return sp.Not(c(e.operand))
         if isinstance(e, ir.Call):
-            return self._call(e, env, ref)
+            return self._call(e, env, ref, scope)
+        if isinstance(e, ir.Aggregate):
+            return self._aggregate(e, env, ref, scope)
         raise AssertionError(e)
+
+    def _aggregate(self, e: ir.Aggregate, env, ref, scope) -> sp.Basic:
+        """A list is written out (``sum([q, k])`` is ``q + k``); a range becomes ``Sum``, ``Product``,
+        :class:`RangeMax` or :class:`RangeMin` over an :class:`Index` (``count`` sums 1 where its
+        condition holds)."""
+        values = e.values
+        op = e.op
+        if values.kind == "list":
+            terms = []
+            for item in values.items:
+                inner_env = {**env, e.var: self._conv(item, env, ref, scope)}
+                terms.append(self._conv(e.body, inner_env, ref, {**scope, e.var: (item, scope)}))
+            if op is ir.AggOp.SUM:
+                return sp.Add(*terms)
+            if op is ir.AggOp.PRODUCT:
+                return sp.Mul(*terms)
+            if op is ir.AggOp.COUNT:
+                return sp.Add(*[_indicator(t) for t in terms])
+            return (sp.Max if op is ir.AggOp.MAX else sp.Min)(*terms)
+        step = self.ranges.step(values, self._constant)
+        n = self.ranges.terms(e, scope, step.value)
+        a = self._conv(values.items[0], env, ref, scope)
+        b = self._conv(values.items[1], env, ref, scope)
+        s = rational(step.value)
+        k = Index(e.written_var or "i", n, step.unit, step.scale)
+        if self.integral(a / s):  # m = k * step, k from start/step: `1..n`, `1 month..lifetime`
+            lo, var = a / s, k * s
+            hi = b / s if self.integral(b / s) else sp.floor(b / s)
+        else:  # m = start + k * step, k from 0
+            lo, var = sp.Integer(0), a + k * s
+            hi = (b - a) / s if self.integral((b - a) / s) else sp.floor((b - a) / s)
+        k.value = var
+        inner_scope = {**scope, e.var: self.ranges.var_interval(e, scope)}
+        body = self._conv(e.body, {**env, e.var: var}, ref, inner_scope)
+        if op is ir.AggOp.COUNT:
+            body = _indicator(body)
+        cls = {ir.AggOp.SUM: sp.Sum, ir.AggOp.COUNT: sp.Sum, ir.AggOp.PRODUCT: sp.Product,
+               ir.AggOp.MAX: RangeMax, ir.AggOp.MIN: RangeMin}[op]
+        return cls(body, (k, lo, hi))
+
+    def _constant(self, e: ir.Expr) -> Optional[Fraction]:
+        v = self._conv(e, {}, None, {})
+        return Fraction(int(v.p), int(v.q)) if isinstance(v, sp.Rational) else None
+
+    def integral(self, e: sp.Basic) -> bool:
+        """Whether ``e`` is an integer for every admissible value of the inputs it uses: integer
+        inputs (in their display unit), ranges' indices, floors and ceilings, combined with integer
+        coefficients. Then a range ends exactly at ``e`` (else at its floor)."""
+        e = sp.sympify(e)
+        if e.is_Integer:
+            return True
+        if e.is_Number:
+            return False
+        for _ in range(64):  # derived quantities are replaced by their formulas, a level at a time
+            mapping = {}
+            for sym in e.free_symbols:
+                name = self.symbols.names.get(sym)
+                if isinstance(sym, sp.Dummy) and sym.is_integer:  # an index, or an integer input's count
+                    continue
+                if name is None:
+                    return False
+                q = self.model.quantities[name]
+                if q.is_input:
+                    if not q.integer or q.is_bool:
+                        return False
+                    mapping[sym] = rational(q.display.scale) * sp.Dummy(name, integer=True)
+                elif name in self.exprs:
+                    mapping[sym] = self.exprs[name]
+                else:
+                    return False
+            if not mapping:
+                break
+            e = e.xreplace(mapping)
+        steps = {n: sp.Dummy("step", integer=True) for n in sp.preorder_traversal(e)
+                 if isinstance(n, (sp.floor, sp.ceiling))}
+        e = e.xreplace(steps) if steps else e
+        gens = [g for g in e.free_symbols if g.is_integer]
+        if len(gens) != len(e.free_symbols):
+            return False
+        try:
+            poly = sp.Poly(sp.expand(e), *gens) if gens else None
+        except sp.PolynomialError:
+            return False
+        if poly is None:
+            return bool(e.is_Integer)
+        return all(c.is_Integer for c in poly.coeffs())
 
     @staticmethod
     def _terms(e: ir.Binary, c) -> list[tuple[sp.Basic, bool]]:
@@ -128,14 +318,20 @@ class Converter:
         right.append(node)
         return [c(x) for x in reversed(right)]
 
-    def _call(self, e: ir.Call, env, ref) -> sp.Basic:
-        c = lambda x: self._conv(x, env, ref)  # noqa: E731
+    def _call(self, e: ir.Call, env, ref, scope) -> sp.Basic:
+        c = lambda x: self._conv(x, env, ref, scope)  # noqa: E731
         f = self.model.functions.get(e.func)
         if f is not None:
             inner: dict[str, sp.Basic] = {}
+            inner_scope: dict = {}
             for p, arg in ir.bind_args(f, e):
-                inner[p.name] = c(arg) if arg is not None else self._conv(p.default, dict(inner), ref)
-            return self._conv(f.body, inner, ref)
+                if arg is not None:
+                    inner[p.name] = c(arg)
+                    inner_scope[p.name] = (arg, scope)
+                else:
+                    inner[p.name] = self._conv(p.default, dict(inner), ref, dict(inner_scope))
+                    inner_scope[p.name] = (p.default, dict(inner_scope))
+            return self._conv(f.body, inner, ref, inner_scope)
         args = [c(a.value) for a in e.args]
         name = e.func
         if name == "max":
@@ -171,11 +367,20 @@ class Converter:
         raise AssertionError(name)
 
 
+def _indicator(cond: sp.Basic) -> sp.Basic:
+    """1 where ``cond`` holds, else 0 (what ``count`` adds up)."""
+    if cond is sp.true:
+        return sp.Integer(1)
+    if cond is sp.false:
+        return sp.Integer(0)
+    return sp.Piecewise((sp.Integer(1), cond), (sp.Integer(0), True))
+
+
 def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
     """SymPy expression of every derived quantity (inputs are just symbols)."""
     symbols = SymbolTable(model)
     conv = Converter(model, symbols)
-    exprs: dict[str, sp.Basic] = {}
+    exprs: dict[str, sp.Basic] = conv.exprs
     for name in model.order:
         q = model.quantities[name]
         if not q.is_input:

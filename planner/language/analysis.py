@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Callable, Iterable, Optional
 
 from . import ir
+from .aggregates import Ranges
 from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
     BUILTINS,
     Poisoned,
@@ -24,6 +25,7 @@ from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
 from .errors import (
     ArityError,
     ConstraintError,
+    CycleError,
     DisplayUnitError,
     DuplicateError,
     ErrorSink,
@@ -38,7 +40,7 @@ from .errors import (
     suggest,
 )
 from .graph import topological_order
-from .model import Bound, Model, Quantity, ScenarioModel, Type
+from .model import Answer, Bound, Model, Quantity, ScenarioModel, Type
 from .units import DIMENSIONLESS, Unit, UnitTable, canonical_text
 
 RESERVED_SCENARIOS = {"all", "base"}
@@ -64,8 +66,9 @@ class Analyzer:
         self._collect(statements)
         self._recursion()
         self.sink.raise_if_any()
+        self.answer_names = self._answer_statements()
         for d in self.defs.values():
-            self._resolve(d.expr, frozenset())
+            self._resolve(d.expr, frozenset(), extra=self.answer_names)
             for c in d.constraints:
                 if c.condition is not None:
                     self._resolve(c.condition, frozenset())
@@ -76,18 +79,43 @@ class Analyzer:
                 if p.default is not None:
                     self._resolve(p.default, params)
         self.sink.raise_if_any()
-        deps = {name: tuple(sorted(self._refs(d.expr, frozenset()))) for name, d in self.defs.items()}
-        order = topological_order(deps, {n: d.name_span for n, d in self.defs.items()}, self._ref_span)
+        refs = {name: self._refs(d.expr, frozenset()) for name, d in self.defs.items()}
+        known = set(self.defs) | set(self.answer_names)
+        graph = {name: tuple(sorted(r & known)) for name, r in refs.items()}
+        graph.update(self._answer_graph())
+        spans = {n: d.name_span for n, d in self.defs.items()}
+        spans.update({a: s.span for a, s in self.answer_names.items()})
+        try:
+            order_all = topological_order(graph, spans, self._ref_span)
+        except CycleError as err:
+            through = [a for a in self.answer_names if f"`{a}` uses" in " ".join(lab.text for lab in err.labels)
+                       or err.label.startswith(f"`{a}` uses")]
+            if through:
+                err.hint = (f"`{through[0]}` is a question's answer: the formulas its question uses cannot depend on "
+                            "it; use the answer in other formulas only")
+            raise
+        order = [n for n in order_all if n in self.defs]
         quantities: dict[str, Quantity] = {}
-        for name in order:
+        answer_types: dict[str, Type] = {}
+        for name in order_all:
+            if name in self.answer_names:
+                t = self._answer_type(name)
+                if t is not None:
+                    self.types[name] = answer_types[name] = t
+                continue
             d = self.defs[name]
             t = self._infer(d.expr, {})
             if t is None:
                 continue
             self.types[name] = t
         self.sink.raise_if_any()
+        answer_rank = {a: i for i, a in enumerate(n for n in order_all if n in self.answer_names)}
         for name in order:
-            quantities[name] = self._quantity(self.defs[name], deps[name])
+            deps = tuple(sorted(n for n in refs[name] if n in self.defs))
+            quantities[name] = self._quantity(self.defs[name], deps)
+            if answer_rank:
+                quantities[name].answer_deps = tuple(sorted((a for a in refs[name] if a in answer_rank),
+                                                            key=answer_rank.get))
         self.sink.raise_if_any()
         for q in quantities.values():
             self._constraints(q, quantities)
@@ -100,9 +128,121 @@ class Analyzer:
             optimizes=[s for s in statements if isinstance(s, ir.Optimize)],
             checks=[s for s in statements if isinstance(s, ir.Check)],
         )
+        for name in order_all:
+            if name in answer_types:
+                stmt = self.answer_names[name]
+                direct = graph[name]
+                model.answers[name] = Answer(name, stmt, answer_types[name],
+                                             tuple(n for n in direct if n in quantities),
+                                             tuple(n for n in direct if n in self.answer_names),
+                                             optimum=name.endswith(".value"))
+        self._constraints_without_answers(model)
         self._questions(model)
         self.sink.raise_if_any()
+        if self.typer.saw_aggregate:
+            self._ranges(model)
+            self.sink.raise_if_any()
         return model
+
+    # ---- answers used as quantities -------------------------------------------------
+    def _answer_statements(self) -> dict[str, ir.Statement]:
+        """``as NAME`` of every solve and maximize/minimize (and ``NAME.value`` of the latter) that does not
+        clash with a quantity (a clash is reported with the questions)."""
+        out: dict[str, ir.Statement] = {}
+        for s in sorted(self.questions.values(), key=lambda s: s.span.start):
+            if s.alias in self.defs or s.alias in out:
+                continue
+            out[s.alias] = s
+            if isinstance(s, ir.Optimize):
+                out[s.alias + ".value"] = s
+        return out
+
+    def _question_exprs(self, s) -> list[ir.Expr]:
+        return [s.condition] if isinstance(s, ir.Solve) else [s.objective]
+
+    def _answer_graph(self) -> dict[str, tuple[str, ...]]:
+        """What each answer depends on: the names its question uses, and its input."""
+        known = set(self.defs) | set(self.answer_names)
+        out = {}
+        for name, s in self.answer_names.items():
+            used = set()
+            for e in self._question_exprs(s):
+                used |= self._refs(e, frozenset())
+            target = s.target if isinstance(s, ir.Solve) else s.over
+            used.add(target)
+            out[name] = tuple(sorted(used & known))
+        return out
+
+    def _answer_type(self, name: str) -> Optional[Type]:
+        s = self.answer_names[name]
+        target = s.target if isinstance(s, ir.Solve) else s.over
+        if name.endswith(".value"):
+            return self._infer(s.objective, {})
+        t = self.types.get(target)
+        return None if t is None else Type("num", t.dim)
+
+    def _constraints_without_answers(self, model: Model) -> None:
+        """A constraint is checked before a question is answered, so it cannot depend on an answer."""
+        for q in model.quantities.values():
+            for c in q.definition.constraints:
+                if c.condition is None:
+                    continue
+                names = {n.name for n in ir.free_names(c.condition)}
+                through = [n for n in names if n in model.quantities and model.answer_cone(n) & set(model.answers)]
+                direct = [n for n in names if n in model.answers]
+                if not (through or direct):
+                    continue
+                first = (direct or through)[0]
+                answer = first if first in model.answers else \
+                    next(a for a in model.answers if a in model.answer_cone(first))
+                self.sink.add(ConstraintError(
+                    f"the constraint `{c.condition.span.flat}` depends on the answer `{answer}`", c.span,
+                    label="uses a question's answer" + ("" if first == answer else f" through `{first}`"),
+                    hint="constraints are checked before questions are answered; check the answer with "
+                         f"`check {answer} ...` instead"))
+
+    # ---- aggregates --------------------------------------------------------------
+    def ranges(self, model: Model) -> Ranges:
+        return Ranges(model.quantities, self.functions, lambda u: unit_of(u, self.units), model.answers)
+
+    def _ranges(self, model: Model) -> None:
+        """Every range of every aggregate the plan evaluates has a step and a largest number of values
+        (through user functions, with the bounds of each call's arguments)."""
+        ranges = self.ranges(model)
+        exprs = [q.definition.expr for q in model.quantities.values()]
+        exprs += [c.condition for q in model.quantities.values() for c in q.definition.constraints
+                  if c.condition is not None]
+        exprs += [s.condition for s in model.solves] + [s.objective for s in model.optimizes]
+        exprs += [c.condition for c in model.checks]
+        seen: set = set()
+        for e in exprs:
+            try:
+                self.check_ranges(ranges, e)
+            except PlanError as err:
+                key = (err.span, err.message)
+                if key not in seen:
+                    seen.add(key)
+                    self.sink.add(err)
+
+    def check_ranges(self, ranges: Ranges, expr: ir.Expr) -> None:
+        """Raise the first range of ``expr`` (functions it calls included) without a bound."""
+        stack: list[tuple[ir.Expr, dict, int]] = [(expr, {}, 0)]
+        while stack:
+            node, scope, depth = stack.pop()
+            if isinstance(node, ir.Aggregate):
+                ranges.terms(node, scope, ranges.step(node.values, self._const).value)
+                inner = dict(scope)
+                inner[node.var] = ranges.var_interval(node, scope)
+                stack.extend((i, scope, depth) for i in node.values.items)
+                stack.append((node.body, inner, depth))
+                continue
+            if isinstance(node, ir.Call) and node.func in self.functions and depth < 64:
+                f = self.functions[node.func]
+                inner = {}
+                for p, arg in ir.bind_args(f, node):
+                    inner[p.name] = (arg, scope) if arg is not None else (p.default, dict(inner))
+                stack.append((f.body, inner, depth + 1))
+            stack.extend((c, scope, depth) for c in ir.children(node))
 
     # ---- declarations ------------------------------------------------------
     def _units(self, decls: list[ir.UnitDecl]) -> None:
@@ -118,8 +258,12 @@ class Analyzer:
                                              labels=[Label(first.name_span, "first declared here")]))
                 continue
             if decl.name in self.units.units:
-                self.sink.add(DuplicateError(f"`{decl.name}` is already a built-in unit", decl.name_span,
-                                             hint="pick another name"))
+                builtin = self.units.units[decl.name]
+                means = canonical_text(builtin.dim) or "a plain number"
+                self.sink.add(DuplicateError(
+                    f"`{decl.name}` is already a built-in unit ({float(builtin.scale):g} {means})"
+                    if builtin.scale != 1 or means != decl.name else f"`{decl.name}` is already a built-in unit",
+                    decl.name_span, hint="remove this declaration to use the built-in one, or pick another name"))
                 continue
             self.units.declared[decl.name] = decl
             if decl.definition is None:
@@ -234,11 +378,19 @@ class Analyzer:
     def _resolve(self, expr: ir.Expr, params: frozenset[str], allow_refs: bool = False,
                  extra: Iterable[str] = ()) -> None:
         extra = frozenset(extra)
-        for node in ir.walk(expr):
+        for node, bound in ir.walk_scoped(expr):
             if isinstance(node, ir.Name):
-                if node.name in params or node.name in self.defs or node.name in extra:
+                if node.name in bound or node.name in params or node.name in self.defs or node.name in extra:
                     continue
-                self.sink.add(self._unknown(node.name, node.span, params | extra))
+                err = self._unknown(node.name, node.span, params | extra | bound)
+                owner = next((n for n in ir.walk(expr) if isinstance(n, ir.Aggregate) and n.var == node.name), None)
+                if owner is not None:
+                    err.hint = (f"`{node.name}` is the variable of `{owner.op.value}(...)`: it is known inside it "
+                                "only")
+                    err.labels.append(Label(owner.var_span, f"defined here, for this `{owner.op.value}` only"))
+                self.sink.add(err)
+            elif isinstance(node, ir.Aggregate) and node.written_var is not None:
+                self._shadow(node, params | bound)
             elif isinstance(node, ir.ScenarioRef):
                 if not allow_refs:
                     self.sink.add(ScenarioError(
@@ -248,6 +400,22 @@ class Analyzer:
                     self.sink.add(self._unknown(node.name, node.span, frozenset()))
             elif isinstance(node, ir.Call):
                 self._check_call(node)
+
+    def _shadow(self, agg: ir.Aggregate, params: frozenset[str]) -> None:
+        """An aggregate's variable may not hide a quantity, a parameter or an enclosing variable."""
+        var = agg.var
+        if var in params:
+            what = "an enclosing variable or a parameter"
+            labels = []
+        elif var in self.defs:
+            what = "the quantity"
+            labels = [Label(self.defs[var].name_span, "defined here")]
+        else:
+            return
+        self.sink.add(DuplicateError(
+            f"the variable `{var}` of `{agg.op.value}` hides {what} `{var}`", agg.var_span,
+            label="hides another name", labels=labels,
+            hint=f"name the variable of `{agg.op.value}` otherwise, such as `{var}2` or `k`"))
 
     def _unknown(self, name: str, span, params: frozenset[str]) -> PlanError:
         pool = set(self.defs) | set(params)
@@ -260,8 +428,8 @@ class Analyzer:
         elif self.units.lookup(name) is not None and guess is None:
             hint = f"`{name}` is a unit; units follow a number, as in `1 {name}`"
         elif name in self.questions:
-            hint = (f"`{name}` is a question's answer: use it in a `check` condition, or alone as a `with` "
-                    f"value (`with x = {name}`)")
+            hint = (f"`{name}` is a question's answer: use it in a formula, a question or a check, or alone as a "
+                    f"`with` value (`with x = {name}`); constraints and scenarios take constants and inputs only")
             return UnknownNameError(f"`{name}` cannot be used here", span, label="a question's answer", hint=hint)
         elif name.endswith(".value") and name[:-6] in self.questions:
             what = "a `solve`" if isinstance(self.questions[name[:-6]], ir.Solve) else "this question"
@@ -289,7 +457,10 @@ class Analyzer:
             return
         guess = suggest(call.func, list(self.functions) + list(BUILTINS))
         hint = f"did you mean `{guess}`?" if guess else None
-        if call.func in self.defs:
+        if call.func in {op.value for op in ir.AggOp}:
+            hint = (f"`{call.func}` goes over a list or a range: `{call.func}([a, b, c])`, "
+                    f"`{call.func}(x for x in [a, b, c])` or `{call.func}(f(m) for m in 1..n)`")
+        elif call.func in self.defs:
             hint = f"`{call.func}` is a quantity, not a function; write `{call.func} * (...)` to multiply"
         self.sink.add(UnknownNameError(f"unknown function `{call.func}`", call.name_span, hint=hint))
 
@@ -332,8 +503,8 @@ class Analyzer:
     def _refs(self, expr: ir.Expr, params: frozenset[str]) -> set[str]:
         """Quantities an expression depends on, through user functions too."""
         out: set[str] = set()
-        for node in ir.walk(expr):
-            if isinstance(node, ir.Name) and node.name not in params:
+        for node, bound in ir.walk_scoped(expr, params):
+            if isinstance(node, ir.Name) and node.name not in bound:
                 out.add(node.name)
             elif isinstance(node, ir.Call) and node.func in self.functions:
                 out |= self._function_refs(node.func)
@@ -351,10 +522,18 @@ class Analyzer:
         return self.function_refs[name]
 
     def _ref_span(self, user: str, used: str):
-        for node in ir.walk(self.defs[user].expr):
-            if isinstance(node, ir.Name) and node.name == used:
-                return node.span
-        return self.defs[user].expr.span
+        if user in self.defs:
+            exprs = [self.defs[user].expr]
+            fallback = self.defs[user].expr.span
+        else:  # an answer: where its question uses the name
+            s = self.answer_names[user]
+            exprs = self._question_exprs(s)
+            fallback = s.span
+        for e in exprs:
+            for node in ir.free_names(e):
+                if node.name == used:
+                    return node.span
+        return fallback
 
     # ---- types and dimensions -----------------------------------------------
     def _infer(self, expr: ir.Expr, scope: dict[str, Type],
@@ -577,11 +756,10 @@ class Analyzer:
             raise UnitError(
                 f"`{o.name}` is written in {q.unit_text}, so a bare number is ambiguous", o.expr.span,
                 label="no unit", labels=[Label(q.definition.expr.span, f"written in {q.unit_text}")],
-                hint="give the unit: `" + o.expr.span.flat
-                     + ("" if q.unit_text == "%" else " ") + f"{q.unit_text}`")
+                hint=_ambiguous_hint(o.expr.span.flat, t.const, q.unit_text))
         if not same_dim(t, Type("num", q.dim)):
             raise UnitError(
-                f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {canonical_text(q.dim) or 'a plain number'}",
+                f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {q.unit_text or 'a plain number'}",
                 o.expr.span, label=dim_text(t),
                 labels=[Label(q.definition.expr.span, f"declared as {q.unit_text or 'a plain number'}")],
                 hint=f"write the value with a unit of {q.dim.describe()}, such as `{example_unit(q.dim)}`"
@@ -631,7 +809,7 @@ class Analyzer:
             picks(s.scenarios)
         for s in model.solves:
             if need_input(s.target, s.target_span, "`solve` is for"):
-                need_condition(s.condition)
+                need_condition(s.condition, {n: t for n, t in self.types.items() if n in model.answers})
                 if s.mode != "root" and not q[s.target].integer:
                     self.sink.add(ConstraintError(
                         f"`solve {s.mode}` finds an integer threshold, but `{s.target}` is not declared integer",
@@ -640,7 +818,7 @@ class Analyzer:
             picks(s.scenarios)
         for s in model.optimizes:
             if need_input(s.over, s.over_span, "`over` needs an input, not"):
-                self._resolve(s.objective, frozenset())
+                self._resolve(s.objective, frozenset(), extra=model.answers)
                 t = self._infer(s.objective, {})
                 if t is not None and t.is_bool:
                     self.sink.add(KindError("the objective must be a number", s.objective.span))
@@ -723,7 +901,7 @@ class Analyzer:
                     self.sink.add(UnitError(f"`{values.kind}` takes a plain number", item.span))
             elif not same_dim(t, Type("num", q.dim)):
                 self.sink.add(UnitError(
-                    f"`{q.name}` is in {canonical_text(q.dim) or 'a plain number'}, this value is {dim_text(t)}",
+                    f"`{q.name}` is in {q.unit_text or 'a plain number'}, this value is {dim_text(t)}",
                     item.span, label=dim_text(t)))
 
     def check_pick(self, p: ir.ScenarioPick, model: Model) -> None:
@@ -744,6 +922,16 @@ class Analyzer:
             self.sink.add(ScenarioError(f"axis `{p.axis}` has no scenario `{p.name}`", p.span,
                                         hint=f"did you mean `{guess}`?" if guess else
                                         "choices: " + ", ".join(model.axes[p.axis])))
+
+
+def _ambiguous_hint(written: str, value: Fraction, unit: str) -> str:
+    """`--set utilisation=0.5` for a percent input: 0.5% or 50%? Offer both when both are plausible."""
+    sep = "" if unit == "%" else " "
+    plain = f"`{written}{sep}{unit}`"
+    if unit == "%" and 0 < abs(value) <= 1:
+        shown = format(float(value * 100), ".15g")
+        return f"give the unit: {plain}, or `{shown}%` if {written} is a fraction ({written} = {shown}%)"
+    return f"give the unit: {plain}"
 
 
 def _relative(tol: ir.Expr) -> bool:

@@ -22,13 +22,14 @@ from .errors import (
     KindError,
     Label,
     PlanError,
+    RangeError,
     UnitError,
     UnknownNameError,
     UnknownUnitError,
     suggest,
 )
 from .model import Type
-from .units import DIMENSIONLESS, Dim, Unit, UnitTable, canonical_text
+from .units import DIMENSIONLESS, LIKELY, TIME, Dim, Unit, UnitTable, canonical_text
 
 # name: (min args, max args or None, parameter names for messages)
 BUILTINS: dict[str, tuple[int, Optional[int], str]] = {
@@ -68,7 +69,7 @@ def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None,
 
 def unknown_unit(factor: ir.UnitFactor, table: UnitTable, names: Iterable[str] = ()) -> PlanError:
     guess = suggest(factor.name, table.names())
-    hint = f"did you mean `{guess}`?" if guess else None
+    hint = LIKELY.get(factor.name) or (f"did you mean `{guess}`?" if guess else None)
     if factor.name in set(names):
         # the literal before this factor: `2` in `2 layers`, `2 B` in `2 B*layers`
         before = re.search(r"(\d[\w.+-]*(?:[ \t]*[^\W\d]\S*?)?)[ \t]*[*·/]?[ \t]*$",
@@ -85,12 +86,34 @@ def unknown_unit(factor: ir.UnitFactor, table: UnitTable, names: Iterable[str] =
 
 
 def dim_text(t: Type) -> str:
-    """A type for messages: `B/s`, `a plain number`, `true/false`."""
+    """A type for messages, in the user's own unit where it has one (`%/year`, `month`), else the base
+    unit (`B/s`); `a plain number`, `true/false`."""
     if t.is_bool:
         return "true/false"
     if t.dim is None:
         return "0"
+    if t.unit and not t.dim.dimensionless:
+        return t.unit
     return canonical_text(t.dim) or "a plain number"
+
+
+def _plain(t: Type) -> bool:
+    return t.dim is not None and t.dim.dimensionless and not t.unit
+
+
+def _rate_hint(plain_side: ir.Expr, other: ir.Expr, other_t: Type) -> Optional[str]:
+    """`(1 + r)` with `r` in %/year: say how to make it a plain number."""
+    if other_t.dim is None or other_t.dim.dimensionless:
+        return None
+    text = other.span.flat
+    if other_t.dim == TIME ** -1:
+        per = (other_t.unit or "").rpartition("/")[2] if other_t.unit and "/" in other_t.unit else "month"
+        return (f"`{text}` is a rate per time ({dim_text(other_t)}): multiply it by a time to get a plain number, "
+                f"as in `{text} * 1 {per}`")
+    if other_t.dim == TIME:
+        return f"`{text}` is a time ({dim_text(other_t)}): divide it by a unit to get a plain number, as in " \
+               f"`{text} / 1 {other_t.unit or 's'}`"
+    return None
 
 
 class Typer:
@@ -103,6 +126,7 @@ class Typer:
         self.defs = defs
         self.functions = functions
         self.bind = bind
+        self.saw_aggregate = False  # whether any aggregate was typed (else ranges need no check)
 
     def type(self, e: ir.Expr, scope: dict[str, Type], lookup: Callable[[str], Optional[Type]]) -> Type:
         """The type of ``e``; ``scope`` holds function parameters, ``lookup``
@@ -118,24 +142,25 @@ class Typer:
                 raise EvaluationError(f"{e.span.text.strip()} is {'too large' if abs(value) > 1 else 'too small'} "
                                       "for double-precision arithmetic", e.span,
                                       hint="numbers (in base units B, s) must lie between 1e-300 and 1e300")
-            return Type("num", dim, value)
+            return Type("num", dim, value, e.unit.text if e.unit is not None else None)
         if isinstance(e, ir.Bool):
             return BOOL
         if isinstance(e, ir.Name):
             if e.name in scope:
-                return scope[e.name]
+                t = scope[e.name]
+                return Type(t.kind, t.dim, None, t.unit)
             t = lookup(e.name)
             if t is None:
                 if e.name in self.defs:
                     raise Poisoned()  # its own error is already reported
                 raise UnknownNameError(f"unknown name `{e.name}`", e.span)
-            return Type(t.kind, t.dim)
+            return Type(t.kind, t.dim, None, self._written(e.name, t))
         if isinstance(e, ir.ScenarioRef):
             t = lookup(e.name)
-            return Type(t.kind, t.dim)
+            return Type(t.kind, t.dim, None, self._written(e.name, t))
         if isinstance(e, ir.Neg):
             t = self._num(e.operand, scope, lookup, "negate")
-            return Type("num", t.dim, -t.const if t.const is not None else None)
+            return Type("num", t.dim, -t.const if t.const is not None else None, t.unit)
         if isinstance(e, ir.Binary):
             return self._binary(e, scope, lookup)
         if isinstance(e, ir.Compare):
@@ -164,7 +189,89 @@ class Typer:
             return BOOL
         if isinstance(e, ir.Call):
             return self._call(e, scope, lookup)
+        if isinstance(e, ir.Aggregate):
+            return self._aggregate(e, scope, lookup)
         raise AssertionError(e)
+
+    def var_type(self, e: ir.Aggregate, scope, lookup) -> Type:
+        """The type of an aggregate's variable: its list's values, or its range's ends."""
+        v = e.values
+        if v.kind == "list":
+            types = [self.type(i, scope, lookup) for i in v.items]
+            first, first_item = types[0], v.items[0]
+            for item, t in zip(v.items[1:], types[1:]):
+                if t.is_bool != first.is_bool:
+                    raise KindError("a list mixes true/false and numbers", item.span,
+                                    labels=[Label(first_item.span, dim_text(first))], label=dim_text(t))
+                if not t.is_bool and not same_dim(first, t):
+                    raise UnitError(f"the values of a list differ: {dim_text(first)} and {dim_text(t)}", item.span,
+                                    labels=[Label(first_item.span, dim_text(first))], label=dim_text(t),
+                                    hint="every value of a list needs the same dimension")
+                if first.dim is None:
+                    first, first_item = t, item
+            return Type(first.kind, first.dim, None, first.unit)
+        start, stop = v.items[0], v.items[1]
+        a = self._num(start, scope, lookup, "count from")
+        b = self._num(stop, scope, lookup, "count to")
+        if not same_dim(a, b):
+            raise UnitError(f"a range from {dim_text(a)} to {dim_text(b)}", v.span,
+                            labels=[Label(start.span, dim_text(a)), Label(stop.span, dim_text(b))],
+                            hint="write both ends in the same dimension, such as `1 month..lifetime`")
+        dim = a.dim if a.dim is not None else b.dim
+        unit = a.unit or b.unit
+        if v.kind == "step":
+            by = v.items[2]
+            s = self._num(by, scope, lookup, "step by")
+            if s.const is None:
+                raise KindError("the step of a range must be a constant, such as `1 month` or `0.5`", by.span,
+                                label="not a constant")
+            if s.const <= 0:
+                raise RangeError("the step of a range must be positive", by.span,
+                                 label=f"this is {float(s.const):g}",
+                                 hint="a range counts up from its start: `1..n step 2`")
+            if not same_dim(s, Type("num", dim)):
+                raise UnitError(f"the range is in {dim_text(Type('num', dim, None, unit))} but its step is "
+                                f"{dim_text(s)}", by.span, label=dim_text(s), labels=[Label(start.span, dim_text(a))])
+            unit = a.unit or s.unit
+        return Type("num", dim, None, unit)
+
+    def _aggregate(self, e: ir.Aggregate, scope, lookup) -> Type:
+        self.saw_aggregate = True
+        name = e.op.value
+        var = self.var_type(e, scope, lookup)
+        inner = dict(scope)
+        inner[e.var] = var
+        body = self.type(e.body, inner, lookup)
+        if e.op is ir.AggOp.COUNT:
+            if not body.is_bool:
+                raise KindError("`count` counts where a condition holds", e.body.span,
+                                label="a number, not a condition",
+                                hint=f"compare it, as in `count({e.body.span.flat} > 0 for ...)`; "
+                                     "to add the values up use `sum`")
+            return NUM
+        if body.is_bool:
+            hint = "count where a condition holds with `count(...)`" if e.op is ir.AggOp.SUM else \
+                "use `if(condition, a, b)` to turn a condition into numbers"
+            raise KindError(f"`{name}` needs numbers; this is a condition", e.body.span, label="true/false",
+                            hint=hint)
+        if e.op is ir.AggOp.PRODUCT and body.dim is not None and not body.dim.dimensionless:
+            if e.values.kind != "list":
+                raise UnitError(f"a product over a range multiplies plain numbers, not {dim_text(body)}",
+                                e.body.span, label=dim_text(body),
+                                hint="divide by a unit first to make each factor a plain number")
+            return Type("num", body.dim ** len(e.values.items))
+        return Type("num", body.dim, None, body.unit if e.op is not ir.AggOp.PRODUCT else None)
+
+    def _written(self, name: str, t: Type) -> Optional[str]:
+        """The unit a quantity is shown in, as written: its `-> unit`, else its literal's unit."""
+        d = self.defs.get(name)
+        if d is not None:
+            if d.display is not None:
+                return d.display.text
+            lit = d.expr.operand if isinstance(d.expr, ir.Neg) else d.expr
+            if isinstance(lit, ir.Number) and lit.unit is not None:
+                return lit.unit.text
+        return t.unit
 
     def _num(self, e: ir.Expr, scope, lookup, what: str) -> Type:
         t = self.type(e, scope, lookup)
@@ -184,26 +291,36 @@ class Typer:
                 verb = "add" if e.op is ir.BinOp.ADD else "subtract"
                 prep = "and" if e.op is ir.BinOp.ADD else "from"
                 left, right = (a, b) if e.op is ir.BinOp.ADD else (b, a)
+                hint = None
+                if a.dim is not None and a.dim.dimensionless:
+                    hint = _rate_hint(e.left, e.right, b)
+                elif b.dim is not None and b.dim.dimensionless:
+                    hint = _rate_hint(e.right, e.left, a)
                 raise UnitError(
                     f"cannot {verb} {dim_text(left)} {prep} {dim_text(right)}", e.op_span,
                     labels=[Label(e.left.span, dim_text(a)), Label(e.right.span, dim_text(b))],
-                    hint="both operands need the same dimension; convert with a factor such as `1 GB` or `1 s`")
+                    hint=hint or "both operands need the same dimension; convert with a factor such as `1 GB` or "
+                                 "`1 s`")
             dim = a.dim if a.dim is not None else b.dim
             const = None
             if ca is not None and cb is not None:
                 const = ca + cb if e.op is ir.BinOp.ADD else ca - cb
-            return Type("num", dim, const)
+            unit = a.unit if a.unit == b.unit or b.dim is None else (b.unit if a.dim is None else None)
+            return Type("num", dim, const, unit)
         if e.op is ir.BinOp.MUL:
             dim = None if a.dim is None or b.dim is None else a.dim * b.dim
-            return Type("num", dim, ca * cb if ca is not None and cb is not None else None)
+            unit = b.unit if _plain(a) else (a.unit if _plain(b) else None)
+            return Type("num", dim, ca * cb if ca is not None and cb is not None else None, unit)
         if e.op is ir.BinOp.DIV:
             dim = None if a.dim is None else (a.dim if b.dim is None else a.dim / b.dim)
             const = ca / cb if ca is not None and cb not in (None, 0) else None
-            return Type("num", dim, const)
+            return Type("num", dim, const, a.unit if _plain(b) else None)
         # power
         if b.dim is not None and not b.dim.dimensionless:
+            hint = f"divide it by its unit to get a plain number, as in `{e.right.span.flat} / 1 {b.unit}`" \
+                if b.unit else "divide it by a unit to get a plain number"
             raise UnitError(f"an exponent must be a plain number, not {dim_text(b)}", e.right.span,
-                            label=dim_text(b))
+                            label=dim_text(b), hint=hint)
         if a.dim is not None and not a.dim.dimensionless:
             if cb is None:
                 raise UnitError(
@@ -255,7 +372,7 @@ class Typer:
             if a.kind != b.kind or (not a.is_bool and not same_dim(a, b)):
                 raise UnitError(f"the branches of `if` differ: {dim_text(a)} and {dim_text(b)}", e.span,
                                 labels=[Label(args[1].span, dim_text(a)), Label(args[2].span, dim_text(b))])
-            return Type(a.kind, a.dim if a.dim is not None else b.dim)
+            return Type(a.kind, a.dim if a.dim is not None else b.dim, None, a.unit or b.unit)
         types = [self._num(a, scope, lookup, f"pass to `{name}`") for a in args]
         if name in ("max", "min"):
             first = types[0]
@@ -266,9 +383,10 @@ class Typer:
                                     hint="all arguments need the same dimension")
                 if first.dim is None:
                     first = t
-            return Type("num", next((t.dim for t in types if t.dim is not None), None))
+            return Type("num", next((t.dim for t in types if t.dim is not None), None), None,
+                        next((t.unit for t in types if t.unit), None))
         if name == "abs":
-            return Type("num", types[0].dim)
+            return Type("num", types[0].dim, None, types[0].unit)
         if name == "sqrt":
             return Type("num", None if types[0].dim is None else types[0].dim ** Fraction(1, 2))
         # exp, ln, log, floor, ceil, round: plain numbers only

@@ -26,17 +26,17 @@ from __future__ import annotations
 import dataclasses
 from enum import Enum
 from fractions import Fraction
-from importlib import resources
 from pathlib import Path
 from typing import Mapping, Optional
 
 from . import ir
+from .data import data_dir
 from .errors import DuplicateError, ImportError_, Label, suggest
 from .source import Source, Span
 
 
 def library_dir() -> Path:
-    return Path(str(resources.files("planner.library")))
+    return data_dir("library")
 
 
 def library_entries() -> list[str]:

@@ -142,7 +142,48 @@ class Call:
     name_span: Span
 
 
-Expr = Union[Number, Bool, Name, ScenarioRef, Neg, Binary, Compare, Logic, Not, Call]
+class AggOp(enum.Enum):
+    SUM = "sum"
+    PRODUCT = "product"
+    MIN = "min"
+    MAX = "max"
+    COUNT = "count"
+
+
+ITEM = "#"  # the variable of an aggregate written without one (`sum([a, b])`, `sum(1..n)`): no plan name
+
+
+@dataclass(frozen=True)
+class Values:
+    """A list or a range of values: a sweep's (``a..b``, ``step``, ``times``, ``count``, ``[...]``) or an
+    aggregate's (``a..b``, ``a..b step s``, ``[...]``)."""
+
+    kind: str  # "list" | "range" | "step" | "times" | "count"
+    items: tuple["Expr", ...]  # list items, or (start, stop[, by])
+    span: Span
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """``sum(body for var in values)``: ``op`` over the values of ``var`` (a range of integers steps,
+    or a list), ``body`` evaluated at each. ``count`` counts where ``body`` (a condition) holds; written
+    without a body (``count([a, b])``, ``sum(1..n)``) the variable is :data:`ITEM` and the body is the
+    variable itself (``true`` for ``count``). ``var`` is visible in ``body`` only."""
+
+    op: AggOp
+    var: str
+    values: Values
+    body: "Expr"
+    span: Span
+    name_span: Span
+    var_span: Span
+
+    @property
+    def written_var(self) -> Optional[str]:
+        return None if self.var == ITEM else self.var
+
+
+Expr = Union[Number, Bool, Name, ScenarioRef, Neg, Binary, Compare, Logic, Not, Call, Aggregate]
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -154,6 +195,8 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return expr.operands
     if isinstance(expr, Call):
         return tuple(a.value for a in expr.args)
+    if isinstance(expr, Aggregate):
+        return expr.values.items + (expr.body,)
     return ()
 
 
@@ -179,7 +222,39 @@ def transform(expr: Expr, fn) -> Expr:
         expr = dataclasses.replace(expr, operands=tuple(t(o) for o in expr.operands))
     elif isinstance(expr, Call):
         expr = dataclasses.replace(expr, args=tuple(dataclasses.replace(a, value=t(a.value)) for a in expr.args))
+    elif isinstance(expr, Aggregate):
+        values = dataclasses.replace(expr.values, items=tuple(t(i) for i in expr.values.items))
+        expr = dataclasses.replace(expr, values=values, body=t(expr.body))
     return fn(expr)
+
+
+def free_names(expr: Expr, bound: frozenset[str] = frozenset()):
+    """Every :class:`Name` of ``expr`` that refers to something outside it: an aggregate's variable is
+    bound in its body (``m`` in ``sum(x^m for m in 1..n)`` is not a free name; ``x`` and ``n`` are)."""
+    stack: list[tuple[Expr, frozenset[str]]] = [(expr, bound)]
+    while stack:
+        node, scope = stack.pop()
+        if isinstance(node, Name):
+            if node.name not in scope:
+                yield node
+        elif isinstance(node, Aggregate):
+            stack.extend((i, scope) for i in node.values.items)
+            stack.append((node.body, scope | {node.var}))
+        else:
+            stack.extend((c, scope) for c in children(node))
+
+
+def walk_scoped(expr: Expr, bound: frozenset[str] = frozenset()):
+    """Every node with the aggregate variables in scope there: ``(node, names bound at it)``."""
+    stack: list[tuple[Expr, frozenset[str]]] = [(expr, bound)]
+    while stack:
+        node, scope = stack.pop()
+        yield node, scope
+        if isinstance(node, Aggregate):
+            stack.append((node.body, scope | {node.var}))
+            stack.extend((i, scope) for i in reversed(node.values.items))
+        else:
+            stack.extend((c, scope) for c in reversed(children(node)))
 
 
 def is_literal(expr: Expr) -> bool:
@@ -295,15 +370,6 @@ class ScenarioPick:
 
     name: str
     axis: Optional[str]
-    span: Span
-
-
-@dataclass(frozen=True)
-class Values:
-    """Sweep values: a list, or a range (``a..b``, ``step``, ``times``, ``count``)."""
-
-    kind: str  # "list" | "range" | "step" | "times" | "count"
-    items: tuple[Expr, ...]  # list items, or (start, stop[, by])
     span: Span
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import Optional
 
 from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import VisitError
@@ -79,9 +80,33 @@ class _Lower(Transformer):
         return Span(self.source, tok.start_pos, tok.end_pos)
 
     # -- expressions -----------------------------------------------------
+    def _leading_zero(self, tok: Token, number: str) -> None:
+        """``01`` is an error: a plan has no dates, and ``2025-01-01`` would silently be 2023."""
+        if not re.match(r"0_?\d", number):
+            return
+        span = Span(self.source, tok.start_pos, tok.start_pos + len(number))
+        line = self.source.line_text(span.line)
+        col = span.column - 1
+        date = None
+        for m in re.finditer(r"\d{1,4}([-/.])\d{1,2}\1\d{1,4}", line):
+            if m.start() <= col < m.end():
+                date = m.group(0)
+        hint = ("write the date in a doc string (`start = 0 \"first month: " + (date or "2025-01") + "\"`) and count "
+                "periods from it as numbers (`month = 1`, `months = 36`)")
+        if date is None:
+            hint = (f"write `{number.lstrip('0_') or '0'}`; a date belongs in a doc string, with periods counted "
+                    "as numbers")
+        elif "-" in date:
+            parts = [int(p) for p in date.split("-")]
+            shown = " - ".join(str(p) for p in parts)
+            hint = f"`{date}` would be read as {shown} = {parts[0] - sum(parts[1:])}; " + hint
+        raise ParseError(f"a number cannot start with 0 (`{number}`): dates are not numbers here", span,
+                         label="a leading zero", hint=hint)
+
     @v_args(meta=True)
     def number(self, meta, children):
         (tok,) = children
+        self._leading_zero(tok, str(tok))
         return ir.Number(parse_number(str(tok)), None, self.tspan(tok))
 
     @v_args(meta=True)
@@ -89,6 +114,7 @@ class _Lower(Transformer):
         (tok,) = children
         text = str(tok)
         number, space, unit = _split_quantity(text)
+        self._leading_zero(tok, number)
         unit_offset = tok.start_pos + len(number) + len(space)
         return ir.Number(parse_number(number), unit_from_text(unit, self.source, unit_offset), self.tspan(tok))
 
@@ -153,6 +179,35 @@ class _Lower(Transformer):
         (func, func_span) = children[0]
         args = tuple(children[1:])
         return ir.Call(func, args, self.span(meta), func_span)
+
+    _AGGREGATES = {op.value: op for op in ir.AggOp}
+
+    def _agg_op(self, func: str, func_span: Span, values: ir.Values) -> ir.AggOp:
+        if func not in self._AGGREGATES:
+            raise ParseError(
+                f"`{func}(... for ... in ...)` is not an aggregate", func_span,
+                label="not sum, product, min, max or count",
+                hint="`for ... in` inside a call needs one of sum, product, min, max or count: "
+                     "`sum(x^m for m in 1..n)`; a user function takes its arguments one by one")
+        if values.kind in ("times", "count"):
+            word = values.kind
+            raise ParseError(f"a range in a formula steps arithmetically; `{word}` is for sweeps", values.span,
+                             label=f"`{word}` is not allowed here",
+                             hint="write `a..b` (steps of one) or `a..b step s`, or list the values: `[1, 2, 4, 8]`")
+        return self._AGGREGATES[func]
+
+    @v_args(meta=True)
+    def aggregate(self, meta, children):
+        (func, func_span), body, var, values = children
+        op = self._agg_op(func, func_span, values)
+        return ir.Aggregate(op, str(var), values, body, self.span(meta), func_span, self.tspan(var))
+
+    @v_args(meta=True)
+    def aggregate_values(self, meta, children):
+        (func, func_span), values = children
+        op = self._agg_op(func, func_span, values)
+        body = ir.Bool(True, values.span) if op is ir.AggOp.COUNT else ir.Name(ir.ITEM, values.span)
+        return ir.Aggregate(op, ir.ITEM, values, body, self.span(meta), func_span, values.span)
 
     @v_args(meta=True)
     def arg(self, meta, children):
@@ -331,11 +386,11 @@ class _Lower(Transformer):
 
     @v_args(meta=True)
     def sweep_axis(self, meta, children):
-        name, values = children
-        return ir.SweepAxis(str(name), values, self.span(meta), self.tspan(name))
+        (name, name_span), values = children
+        return ir.SweepAxis(name, values, self.span(meta), name_span)
 
     def show(self, children):
-        return ("show", tuple(ir.Name(str(c), self.tspan(c)) for c in children))
+        return ("show", tuple(ir.Name(name, span) for name, span in children))
 
     @v_args(meta=True)
     def pick_name(self, meta, children):
@@ -350,9 +405,6 @@ class _Lower(Transformer):
         return tuple(children)
 
     def for_scenarios(self, children):
-        return ("scenarios", children[0])
-
-    def check_scenarios(self, children):
         return ("scenarios", children[0])
 
     def alias(self, children):
@@ -380,13 +432,13 @@ class _Lower(Transformer):
 
     @v_args(meta=True)
     def solve(self, meta, children):
-        target, cond, *rest = children
+        (target, target_span), cond, *rest = children
         opts = self._options(rest)
-        return ir.Solve(str(target), "root", cond, opts["scenarios"], opts["alias"], self.span(meta), self.tspan(target))
+        return ir.Solve(target, "root", cond, opts["scenarios"], opts["alias"], self.span(meta), target_span)
 
     @v_args(meta=True)
     def solve_extreme(self, meta, children):
-        mode, target, cond, *rest = children
+        mode, (target, target_span), cond, *rest = children
         word = str(mode)
         modes = {"min": "min", "smallest": "min", "max": "max", "largest": "max"}
         if word not in modes:
@@ -396,16 +448,16 @@ class _Lower(Transformer):
                 hint="write `solve min batch where ...` for the smallest integer that satisfies a condition",
             )
         opts = self._options(rest)
-        return ir.Solve(str(target), modes[word], cond, opts["scenarios"], opts["alias"], self.span(meta), self.tspan(target))
+        return ir.Solve(target, modes[word], cond, opts["scenarios"], opts["alias"], self.span(meta), target_span)
 
     def opt_sense(self, children):
         return "max" if str(children[0]) == "maximize" else "min"
 
     @v_args(meta=True)
     def optimize(self, meta, children):
-        sense, objective, over, values, *rest = children
+        sense, objective, (over, over_span), values, *rest = children
         opts = self._options(rest)
-        return ir.Optimize(sense, objective, str(over), values, opts["scenarios"], opts["alias"], self.span(meta), self.tspan(over))
+        return ir.Optimize(sense, objective, over, values, opts["scenarios"], opts["alias"], self.span(meta), over_span)
 
     @v_args(meta=True)
     def check(self, meta, children):
@@ -438,8 +490,9 @@ def _transform(source: Source, tree: Tree):
         raise
 
 
-def lower(source: Source) -> ir.PlanIR:
-    tree = parse(source)
+def lower(source: Source, tree: Optional[Tree] = None) -> ir.PlanIR:
+    """The IR of a plan (``tree``: its parse tree when the caller already has it)."""
+    tree = parse(source) if tree is None else tree
     items = _transform(source, tree)
     title = None
     notes = []

@@ -26,6 +26,7 @@ class Type:
     kind: str  # "num" | "bool"
     dim: Optional[Dim] = None
     const: Optional[Fraction] = None
+    unit: Optional[str] = field(default=None, compare=False)  # as the user wrote it (`%/year`), for messages
 
     @property
     def is_bool(self) -> bool:
@@ -47,12 +48,13 @@ class Quantity:
     is_input: bool
     type: Type
     display: Unit
-    deps: tuple[str, ...]
+    deps: tuple[str, ...]  # the quantities its formula uses
     # inputs only
     value: Optional[Fraction | bool] = None
     integer: bool = False
     lower: Optional[Bound] = None
     upper: Optional[Bound] = None
+    answer_deps: tuple[str, ...] = ()  # question answers its formula uses (`as NAME`), derived only
 
     @property
     def is_bool(self) -> bool:
@@ -81,6 +83,29 @@ class Quantity:
 
 
 @dataclass
+class Answer:
+    """A question's answer used as a quantity: ``solve x where ... as NAME`` (the value of ``x``),
+    ``maximize f over x in ... as NAME`` (the best ``x``) and ``NAME.value`` (the best ``f``).
+    Its value comes from answering the question in the scenario being evaluated."""
+
+    name: str
+    statement: ir.Statement  # ir.Solve | ir.Optimize
+    type: Type
+    deps: tuple[str, ...]  # quantities the question uses directly (its input included)
+    answer_deps: tuple[str, ...]  # answers the question uses directly
+    optimum: bool = False  # ``NAME.value``: the objective at the best value
+
+    @property
+    def target(self) -> str:
+        s = self.statement
+        return s.target if isinstance(s, ir.Solve) else s.over
+
+    @property
+    def dim(self) -> Dim:
+        return self.type.dim or Dim()
+
+
+@dataclass
 class ScenarioModel:
     name: str
     scenario: ir.Scenario
@@ -102,6 +127,56 @@ class Model:
     solves: list[ir.Solve]
     optimizes: list[ir.Optimize]
     checks: list[ir.Check]
+    answers: dict[str, Answer] = field(default_factory=dict)
+
+    @property
+    def formula_answers(self) -> list[str]:
+        """Answers that formulas use, in dependency order (computed before an evaluation)."""
+        used = {a for q in self.quantities.values() for a in q.answer_deps}
+        return [a for a in self.answers if a in used]
+
+    def answer_inputs(self, name: str) -> set[str]:
+        """The inputs whose values move answer ``name``: every input its question uses, through formulas and
+        the answers it uses, except its own input (the question varies that one itself)."""
+        a = self.answers[name]
+        out: set[str] = set()
+        seen: set[str] = set()
+        todo = list(a.deps) + list(a.answer_deps)
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if n in self.answers:
+                out |= self.answer_inputs(n)
+            elif n in self.quantities:
+                q = self.quantities[n]
+                if q.is_input:
+                    out.add(n)
+                todo.extend(q.deps)
+                todo.extend(q.answer_deps)
+        out.discard(a.target)
+        return out
+
+    def answer_cone(self, name: str) -> set[str]:
+        """Every quantity and answer that answer ``name`` depends on, directly or not."""
+        out: set[str] = set()
+        todo = [name]
+        while todo:
+            n = todo.pop()
+            if n in self.answers:
+                a = self.answers[n]
+                items = list(a.deps) + list(a.answer_deps)
+            elif n in self.quantities:
+                q = self.quantities[n]
+                items = list(q.deps) + list(q.answer_deps)
+            else:
+                continue
+            for d in items:
+                if d not in out:
+                    out.add(d)
+                    todo.append(d)
+        return out
 
     @property
     def inputs(self) -> list[str]:

@@ -4,13 +4,15 @@ in :mod:`planner.language.lower`."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.parse_tree_builder import PropagatePositions
 
+from .data import data_dir
 from .errors import Label, ParseError
 from .source import Source, Span
 
@@ -105,7 +107,7 @@ def _fast_positions(parser: Lark) -> None:
 
 @lru_cache(maxsize=None)
 def _parser(start: str) -> Lark:
-    text = resources.files("planner.grammar").joinpath("plan.lark").read_text(encoding="utf-8")
+    text = (data_dir("grammar") / "plan.lark").read_text(encoding="utf-8")
     parser = Lark(
         text,
         parser="lalr",
@@ -166,6 +168,46 @@ def parse(source: Source, start: str = "start") -> Tree:
         raise err from None
 
 
+@dataclass(frozen=True)
+class Lexeme:
+    """A token as the parser reads it: its terminal (``NAME``, ``QUANTITY``,
+    ``MINUS`` for a unary minus, ``ADD_OP`` for a binary one, ``_NL`` for a
+    newline that ends a statement), its text and offsets in the source."""
+
+    type: str
+    text: str
+    start: int
+    end: int
+
+
+def tokens(source: Source) -> list[Lexeme]:
+    """Every token of a plan in order, typed by the parser's state (the
+    contextual lexer), with the post-lexer's statement-ending newlines.
+    White space and comments are not tokens: they lie between them. Raises
+    :class:`ParseError` like :func:`parse` when the text does not parse. For
+    the formatter and the editor support, which need the tokens themselves."""
+    return parse_with_tokens(source)[1]
+
+
+def parse_with_tokens(source: Source) -> tuple[Tree, list[Lexeme]]:
+    """:func:`parse` and :func:`tokens` in one pass (the tree goes to :func:`planner.language.lower.lower`)."""
+    text = source.text if source.text.endswith("\n") else source.text + "\n"
+    try:
+        interactive = _parser("start").parse_interactive(text)
+        out = [Lexeme(t.type, str(t), t.start_pos, t.end_pos) for t in interactive.iter_parse()]
+        tree = interactive.feed_eof()
+    except UnexpectedInput:
+        parse(source)  # the same error as a plain parse, with its labels and hints
+        raise
+    return tree, out
+
+
+def keywords() -> list[str]:
+    """The language's reserved words, read from the grammar (``where``, ``scenario``, ``true`` ...)."""
+    return sorted(str(t.pattern.value) for t in _parser("start").terminals
+                  if type(t.pattern).__name__ == "PatternStr" and str(t.pattern.value).isalpha())
+
+
 def _offset(source: Source, exc: UnexpectedInput) -> int:
     pos = getattr(exc, "pos_in_stream", None)
     if pos is None and isinstance(exc, UnexpectedToken) and exc.token is not None:
@@ -222,7 +264,37 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
             hint = "a list needs at least one value: `[1, 2, 4]`"
         elif tok.type == "RPAR":
             hint = "a `)` without a matching `(`, or an argument is missing"
+        elif value == "/" and _combination(source.text, offset):
+            combo = _combination(source.text, offset)
+            hint = f'a combination of axes is quoted: `"{combo}"`'
+        elif tok.type == "COMMA" and _digit_group(source.text, offset):
+            number = _grouped_number(source.text, offset)
+            hint = f"digits are grouped with `_`, not `,`: write `{number.replace(',', '_')}`"
     return ParseError(message, span, label=_expected(exc), hint=hint)
+
+
+def _combination(text: str, offset: int) -> str | None:
+    """``in llama3_8b/h100``: the combination of axes being written, when a `/` follows a scenario name."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    before = text[line_start:offset]
+    m = re.search(r"(?:^|\s)(?:in|for)\s+(?:(?:\w+\s*=\s*)?[\w\"/]+\s*,\s*)*([\w/]+)$", before)
+    if m is None:
+        return None
+    after = re.match(r"[\w/]*", text[offset:]).group(0)
+    return m.group(1) + after
+
+
+def _digit_group(text: str, offset: int) -> bool:
+    """A `,` between a digit and three more digits: `30,000` meant as thirty thousand."""
+    return offset > 0 and text[offset - 1].isdigit() and bool(re.match(r",\d{3}(?!\d)", text[offset:]))
+
+
+def _grouped_number(text: str, offset: int) -> str:
+    start = offset
+    while start > 0 and (text[start - 1].isdigit() or text[start - 1] in "_."):
+        start -= 1
+    end = re.match(r"(,\d{3})+(\.\d+)?", text[offset:]).end() + offset
+    return text[start:end]
 
 
 def _token_text(tok: Token) -> str:

@@ -2,8 +2,9 @@
 
 A :class:`Unit` is an exact rational scale to the base units plus a
 :class:`Dim` (exponents over base dimensions). Base units: ``B`` (bytes)
-for information and ``s`` for time; ``FLOP`` and ``token`` are
-dimensionless counts, so seed-style formulas stay natural. Plans may
+for information, ``s`` for time and ``J`` for energy (``W`` is ``J/s``);
+``FLOP`` and ``token`` are dimensionless counts, so seed-style formulas
+stay natural. A year is 365 days (:data:`YEAR_DAYS`), a month a twelfth of it. Plans may
 declare more base dimensions (``unit USD``) or derived units
 (``unit kUSD = 1000 USD``).
 
@@ -62,8 +63,11 @@ class Dim:
 DIMENSIONLESS = Dim()
 INFORMATION = Dim.of({"information": 1})
 TIME = Dim.of({"time": 1})
-BASE_SYMBOL = {"information": "B", "time": "s"}
-DIM_NAME = {"information": "bytes", "time": "time"}
+ENERGY = Dim.of({"energy": 1})
+POWER = ENERGY / TIME
+BASE_SYMBOL = {"information": "B", "time": "s", "energy": "J"}
+DIM_NAME = {"information": "bytes", "time": "time", "energy": "energy"}
+NAMED = {POWER: "W"}  # derived dimensions shown by their own unit's name (J/s is W)
 
 
 def format_powers(items: Iterable[tuple[str, Fraction]]) -> str:
@@ -102,41 +106,89 @@ _SI_SMALL = {"m": Fraction(1, 10**3), "u": Fraction(1, 10**6), "µ": Fraction(1,
              "μ": Fraction(1, 10**6), "n": Fraction(1, 10**9), "p": Fraction(1, 10**12)}
 
 
+_LONG_BIG = {"kilo": 10**3, "mega": 10**6, "giga": 10**9, "tera": 10**12, "peta": 10**15, "exa": 10**18}
+_LONG_BINARY = {"kibi": 2**10, "mebi": 2**20, "gibi": 2**30, "tebi": 2**40, "pebi": 2**50, "exbi": 2**60}
+_LONG_SMALL = {"milli": Fraction(1, 10**3), "micro": Fraction(1, 10**6), "nano": Fraction(1, 10**9),
+               "pico": Fraction(1, 10**12)}
+
+# The length of a year: 365 days (a common calendar year), so a month (a twelfth of it) is
+# 30.416... days and 12 month == 1 year exactly. pint's `year` is the Julian year (365.25 days);
+# planner keeps the calendar year so that yearly and monthly figures of a finance plan agree.
+YEAR_DAYS = 365
+
+
 def _builtin_units() -> dict[str, Unit]:
+    """The built-in units: symbols, plus long names and plurals as aliases, following pint's names
+    (``second``/``seconds``/``sec``, ``hour``/``hours``/``hr``, ``byte``/``bytes``, ``gigabyte``,
+    ``watt``, ``kilowatt_hour``...)."""
     table: dict[str, Unit] = {}
 
-    def add(name: str, scale, dim: Dim) -> None:
+    def add(name: str, scale, dim: Dim, plural: bool = False) -> None:
         table[name] = Unit(Fraction(scale), dim, name)
+        if plural:
+            table[name + "s"] = Unit(Fraction(scale), dim, name + "s")
 
     # information: base unit is the byte
-    for base, scale in (("B", 1), ("bit", Fraction(1, 8))):
+    for base, long, scale in (("B", "byte", 1), ("bit", "bit", Fraction(1, 8))):
         add(base, scale, INFORMATION)
+        add(long, scale, INFORMATION, plural=True)
         for prefix, factor in {**_SI_BIG, **_BINARY}.items():
             add(prefix + base, scale * factor, INFORMATION)
-    add("byte", 1, INFORMATION)
-    add("bytes", 1, INFORMATION)
-    add("bits", Fraction(1, 8), INFORMATION)
+        for prefix, factor in {**_LONG_BIG, **_LONG_BINARY}.items():
+            add(prefix + long, scale * factor, INFORMATION, plural=True)
+    add("octet", 1, INFORMATION, plural=True)
     # time: base unit is the second
     add("s", 1, TIME)
+    add("sec", 1, TIME)
+    add("second", 1, TIME, plural=True)
     for prefix, factor in _SI_SMALL.items():
         add(prefix + "s", factor, TIME)
-    add("sec", 1, TIME)
+    for prefix, factor in _LONG_SMALL.items():
+        add(prefix + "second", factor, TIME, plural=True)
     add("min", 60, TIME)
-    add("h", 3600, TIME)
-    add("hr", 3600, TIME)
-    add("hour", 3600, TIME)
-    add("day", 86400, TIME)
-    add("week", 7 * 86400, TIME)
-    add("year", 365 * 86400, TIME)
-    add("month", Fraction(365 * 86400, 12), TIME)  # a twelfth of a 365-day year
+    add("minute", 60, TIME, plural=True)
+    for name in ("h", "hr"):
+        add(name, 3600, TIME)
+    add("hour", 3600, TIME, plural=True)
+    add("d", 86400, TIME)
+    add("day", 86400, TIME, plural=True)
+    add("week", 7 * 86400, TIME, plural=True)
+    add("year", YEAR_DAYS * 86400, TIME, plural=True)
+    add("yr", YEAR_DAYS * 86400, TIME)
+    add("month", Fraction(YEAR_DAYS * 86400, 12), TIME, plural=True)  # a twelfth of a year
+    # energy: base unit is the joule; power is energy per second (W = J/s)
+    for base, long, scale, dim in (("J", "joule", 1, ENERGY), ("W", "watt", 1, POWER),
+                                   ("Wh", "watt_hour", 3600, ENERGY)):
+        add(base, scale, dim)
+        add(long, scale, dim, plural=True)
+        for prefix in ("k", "M", "G", "T"):
+            add(prefix + base, scale * _SI_BIG[prefix], dim)
+        for prefix in ("kilo", "mega", "giga", "tera"):
+            add(prefix + long, scale * _LONG_BIG[prefix], dim, plural=True)
+        add("m" + base, scale * Fraction(1, 1000), dim)
+        add("milli" + long, scale * Fraction(1, 1000), dim, plural=True)
     # dimensionless counts
-    for base in ("FLOP", "flop", "token", "tokens", "op", "OP"):
+    for base in ("FLOP", "flop", "token", "tokens", "op", "ops", "OP"):
         add(base, 1, DIMENSIONLESS)
         for prefix, factor in _SI_BIG.items():
             add(prefix + base, factor, DIMENSIONLESS)
     add("%", Fraction(1, 100), DIMENSIONLESS)
+    add("percent", Fraction(1, 100), DIMENSIONLESS)
     add("ppm", Fraction(1, 10**6), DIMENSIONLESS)
     return table
+
+
+# Unknown units people type, with what they most likely mean (edit distance would suggest
+# `ms` for `m`, which is rarely meant: planner has no metres).
+LIKELY = {
+    "m": "`m` is not a unit here (planner has no metres): write `min` for minutes or `month` for months",
+    "M": "`M` alone is not a unit: write `month`, or a prefix with a unit (`MB`, `Mtoken`)",
+    "mo": "write `month` (or `months`)", "mos": "write `month` (or `months`)", "mth": "write `month`",
+    "mths": "write `months`", "hrs": "write `h`, `hr` or `hours`", "mins": "write `min` or `minutes`",
+    "secs": "write `s`, `sec` or `seconds`", "yrs": "write `yr` or `years`", "wk": "write `week`",
+    "wks": "write `weeks`", "y": "write `year` (or `yr`)", "kwh": "write `kWh`", "KWh": "write `kWh`",
+    "kw": "write `kW`", "KW": "write `kW`", "mwh": "write `MWh` (megawatt hours) or `mWh`",
+}
 
 
 BUILTIN_UNITS = _builtin_units()
@@ -168,4 +220,6 @@ class UnitTable:
 
 def canonical_text(dim: Dim) -> str:
     """Display text of the base unit for a dimension (``B/s``, ``s``, "")."""
-    return "" if dim.dimensionless else str(dim)
+    if dim.dimensionless:
+        return ""
+    return NAMED.get(dim) or str(dim)

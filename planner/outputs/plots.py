@@ -51,7 +51,7 @@ def available() -> Optional[str]:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        return "matplotlib is not installed (pip install matplotlib)"
+        return "matplotlib is not installed (pip install 'planner-units[plot]')"
     return None
 
 

@@ -109,9 +109,9 @@ class _Loader(BaseLoader):
 
     def get_source(self, environment, template: str):
         if self.directory is None:
-            from importlib import resources
+            from ..language.data import data_dir
 
-            res = resources.files("planner.templates").joinpath(template)
+            res = data_dir("templates") / template
             if "/" in template or "\\" in template or not res.is_file():
                 raise TemplateNotFound(template)
             text, filename = res.read_text(encoding="utf-8"), f"<planner>/templates/{template}"

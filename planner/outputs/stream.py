@@ -10,9 +10,10 @@ computing the next, in every format:
 * ``json``: the ``planner.sweep/1`` document of
   :func:`planner.outputs.terminal.sweep_json`, the same text, its ``points``
   written as they come;
-* ``table``: :func:`planner.outputs.terminal.sweep_table`'s layout; sweeps of
-  up to :data:`TABLE_IN_MEMORY` points go through it, bigger ones are laid out
-  in two passes (column widths, then rows).
+* ``table`` and ``markdown``: :func:`planner.outputs.terminal.sweep_table`'s
+  and :func:`~planner.outputs.terminal.sweep_markdown`'s layouts; sweeps of up
+  to :data:`TABLE_IN_MEMORY` points go through them (fitted to the terminal),
+  bigger ones are laid out in two passes (column widths, then rows).
 
 ``limit`` keeps the first points of each sweep (``--limit N``: the others
 are not computed). A :class:`planner.outputs.progress.Progress` counts the
@@ -28,7 +29,7 @@ from typing import Iterator, Optional, Sequence, TextIO
 
 import numpy as np
 
-from .terminal import SWEEP_FORMAT, _sweep_header, sweep_table, sweep_title
+from .terminal import SWEEP_FORMAT, _sweep_header, sweep_markdown, sweep_table, sweep_title
 
 BLOCK = 16384  # points evaluated and written at a time (a few MB of text)
 TABLE_IN_MEMORY = 20_000  # bigger tables are laid out in two passes
@@ -47,11 +48,15 @@ def blocks(run, limit: Optional[int] = None, size: Optional[int] = None) -> Iter
         yield run.block(start, min(n, start + size))
 
 
-def write(runs: Sequence, fmt: str, out: TextIO, limit: Optional[int] = None, progress=None) -> "Totals":
-    """Every sweep of ``runs`` in ``fmt`` on ``out``; the totals (points, issues) for a summary."""
+def write(runs: Sequence, fmt: str, out: TextIO, limit: Optional[int] = None, progress=None,
+          width: Optional[int] = None) -> "Totals":
+    """Every sweep of ``runs`` in ``fmt`` on ``out``; the totals (points, issues) for a summary.
+    ``width``: the terminal's, which tables fit (:func:`planner.outputs.terminal.fit`)."""
     totals = Totals()
-    writer = {"csv": _csv, "jsonl": _jsonl, "json": _json, "table": _table}[fmt]
-    writer(runs, out, limit, progress, totals)
+    if fmt in ("table", "markdown"):
+        _table(runs, out, limit, progress, totals, width, markdown=fmt == "markdown")
+    else:
+        {"csv": _csv, "jsonl": _jsonl, "json": _json}[fmt](runs, out, limit, progress, totals)
     return totals
 
 
@@ -224,21 +229,22 @@ def _json(runs, out: TextIO, limit, progress, totals: Totals) -> None:
 
 # ---- table ------------------------------------------------------------------------------------------
 
-def _table(runs, out: TextIO, limit, progress, totals: Totals) -> None:
+def _table(runs, out: TextIO, limit, progress, totals: Totals, width: Optional[int] = None,
+           markdown: bool = False) -> None:
     for k, run in enumerate(runs):
         if k:
             out.write("\n\n")
         n = shown(run, limit)
         if n <= TABLE_IN_MEMORY:
             result = run.block(0, n)
-            text = sweep_table(result)
+            text = sweep_markdown(result) if markdown else sweep_table(result, width)
             if n < run.size:
                 text = text.replace(f" of {n:,} points have issues", f" of the first {n:,} points have issues")
             out.write(text)
             totals.points += n
             _advance(progress, n)
         else:
-            _big_table(run, out, limit, progress, totals)
+            _big_table(run, out, limit, progress, totals, markdown)
         if n < run.size:
             out.write(f"\nfirst {n:,} of {run.size:,} points (--limit {limit})")
         totals.count(run, limit)
@@ -251,11 +257,15 @@ def _format(v) -> str:
     return format_value(v)
 
 
-def _big_table(run, out: TextIO, limit, progress, totals: Totals) -> None:
-    """``sweep_table``'s layout (tabulate's "simple": right-aligned numbers, two spaces between
-    columns, a column as wide as its widest value or its header plus two) in two passes."""
+def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool = False) -> None:
+    """:func:`planner.outputs.terminal.sweep_table`'s layout at any width (tabulate's "simple":
+    right-aligned numbers, two spaces between columns, a column as wide as its widest value or its
+    header plus two), or :func:`~planner.outputs.terminal.sweep_markdown`'s (tabulate's "github"), in
+    two passes: the column widths, then the rows. Too many rows to fit a terminal anyway."""
     names = _names(run)
     headers = [_sweep_header(run.plan, n) for n in names]
+    if markdown:
+        headers = [_md(h) for h in headers]
     widths = [len(h) + 2 for h in headers]
     note_width = 0
     any_notes = False
@@ -265,17 +275,22 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals) -> None:
         notes = result.notes()
         if notes:
             any_notes = True
-            note_width = max(note_width, max(len("; ".join(t)) for t in notes.values()))
+            note_width = max(note_width, max(len(_md("; ".join(t)) if markdown else "; ".join(t))
+                                             for t in notes.values()))
     if any_notes:
         note_width = max(note_width, len("notes") + 2)
     run.diagnosed = 0  # the same points explained again in the second pass
-    out.write(sweep_title(run) + "\n")
-    head = "  ".join(h.rjust(w) for h, w in zip(headers, widths))
-    rule = "  ".join("-" * w for w in widths)
-    if any_notes:
-        head += "  " + "notes".ljust(note_width)
-        rule += "  " + "-" * note_width
-    out.write(head.rstrip() + "\n" + rule + "\n")
+    if markdown:
+        cells = [h.rjust(w) for h, w in zip(headers, widths)] + (["notes".ljust(note_width)] if any_notes else [])
+        rule = ["-" * (w + 2) for w in widths] + (["-" * (note_width + 2)] if any_notes else [])
+        out.write(f"**{sweep_title(run)}**\n\n| " + " | ".join(cells) + " |\n|" + "|".join(rule) + "|\n")
+    else:
+        head = "  ".join(h.rjust(w) for h, w in zip(headers, widths))
+        rule = "  ".join("-" * w for w in widths)
+        if any_notes:
+            head += "  " + "notes".ljust(note_width)
+            rule += "  " + "-" * note_width
+        out.write(sweep_title(run) + "\n" + head.rstrip() + "\n" + rule + "\n")
     issue_count = bad = 0
     kinds: set = set()
     first = True
@@ -284,7 +299,13 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals) -> None:
         cols = _display_columns(result, names)
         lines = []
         for i, row in enumerate(zip(*cols)):
-            line = "  ".join(_format(v).rjust(w) for v, w in zip(row, widths))
+            values = [_format(v).rjust(w) for v, w in zip(row, widths)]
+            if markdown:
+                if any_notes:
+                    values.append(_md("; ".join(notes.get(i, []))).ljust(note_width))
+                lines.append("| " + " | ".join(values) + " |")
+                continue
+            line = "  ".join(values)
             if any_notes:
                 line = (line + "  " + "; ".join(notes.get(i, []))).rstrip()
             lines.append(line)
@@ -300,3 +321,7 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals) -> None:
         of = f"the first {n:,}" if n < run.size else f"{n:,}"
         out.write(f"\n{bad:,} of {of} points have issues: " + ", ".join(sorted(kinds)))
 
+
+def _md(text: str) -> str:
+    """A GitHub table cell, as :func:`planner.outputs.terminal.markdown_table` writes it."""
+    return " ".join(str(text).split()).replace("|", "\\|")

@@ -32,11 +32,145 @@ SWEEP_FORMAT = "planner.sweep/1"
 SOLVE_FORMAT = "planner.solve/1"
 
 
-def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], align: Optional[Sequence[str]] = None) -> str:
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], align: Optional[Sequence[str]] = None,
+          maxcolwidths: Optional[Sequence[Optional[int]]] = None) -> str:
     from tabulate import tabulate
 
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True,
-                    colalign=align)
+                    colalign=align, maxcolwidths=list(maxcolwidths) if maxcolwidths else None)
+
+
+def markdown_table(rows: Sequence[Sequence[Any]], headers: Sequence[str],
+                   align: Optional[Sequence[str]] = None) -> str:
+    """A GitHub table: `|` escaped, line breaks flattened."""
+    from tabulate import tabulate
+
+    def cell(v: Any) -> str:
+        return " ".join(str(v).split()).replace("|", "\\|")
+
+    return tabulate([[cell(c) for c in r] for r in rows], headers=[cell(h) for h in headers], tablefmt="github",
+                    disable_numparse=True, colalign=align)
+
+
+def jsonl(records: Iterable[dict[str, Any]]) -> str:
+    """One JSON object per line (JSON Lines)."""
+    return "\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in records)
+
+
+def wrap_text(text: str, width: Optional[int]) -> str:
+    """Prose and answer lines (not tables) folded at ``width``, continuing under their own indent."""
+    if width is None:
+        return text
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        import re
+
+        indent = line[: len(line) - len(line.lstrip())]
+        labelled = re.match(r"(\s*)\S+(?: \S+)*?\s{2,}(?=\S)", line)  # `  verified     text`: under the text
+        hang = len(labelled.group(0)) if labelled and len(labelled.group(0)) <= width // 2 else len(indent) + 4
+        out.extend(textwrap.wrap(line, width, subsequent_indent=" " * hang,
+                                 break_long_words=True, break_on_hyphens=False) or [indent])
+    return "\n".join(out)
+
+
+def _widest(text: str) -> int:
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def _column_width(rows: Sequence[Sequence[str]], headers: Sequence[str], i: int) -> int:
+    """A column's width in a tabulate "simple" table (headers get two characters of padding)."""
+    cells = max((len(line) for r in rows for line in str(r[i]).split("\n")), default=0)
+    return max(cells, max(len(line) for line in str(headers[i]).split("\n")) + 2)
+
+
+def fit(rows: Sequence[Sequence[Any]], headers: Sequence[str], align: Sequence[str], width: Optional[int],
+        keep: int = 1, tail: int = 0, wrap: Optional[int] = None, what: str = "columns") -> str:
+    """A table that fits ``width`` characters (None: any width).
+
+    In order, until it fits: headers break at `/` and before a `(unit)`; the
+    ``wrap`` column (notes, methods) wraps; then the columns between the first
+    ``keep`` and the last ``tail`` are split into blocks of columns, printed one
+    under the other, each repeating the first ``keep`` and the last ``tail``
+    columns, with a line saying which ``what`` each block shows."""
+    text = table(rows, headers, align)
+    if width is None or _widest(text) <= width:
+        return text
+    headers = [_break_header(h) for h in headers]
+    text = table(rows, headers, align)
+    if _widest(text) <= width:
+        return text
+    limits = _wrap_limits(rows, headers, align, width, wrap)
+    text = table(rows, headers, align, limits)
+    if _widest(text) <= width:
+        return text
+    # blocks of the middle columns; the wrapped column (notes) only in the last block
+    n = len(headers)
+    middle = list(range(keep, n - tail))
+    repeated = list(range(keep)) + [i for i in range(n - tail, n) if i != wrap]
+    base = sum(_column_width(rows, headers, i) + 2 for i in repeated)
+    blocks: list[list[int]] = [[]]
+    used = base
+    for i in middle:
+        w = _column_width(rows, headers, i) + 2
+        if blocks[-1] and used + w > width:
+            blocks.append([])
+            used = base
+        blocks[-1].append(i)
+        used += w
+    wrapped = wrap is not None and wrap >= n - tail
+    if wrapped and used + 18 > width:
+        blocks.append([])  # no room for the notes beside the last block: they follow on their own
+    if len(blocks) == 1:
+        return text  # nothing to split: as narrow as it gets
+    out = []
+    for k, block in enumerate(blocks):
+        last = k == len(blocks) - 1
+        if not block:  # the notes alone
+            cols = list(range(keep)) + [wrap]
+            sub_rows = [[r[i] for i in cols] for r in rows]
+            sub_headers = [headers[i] for i in cols]
+            out.append(table(sub_rows, sub_headers, [align[i] for i in cols],
+                             _wrap_limits(sub_rows, sub_headers, None, width, len(cols) - 1)))
+            continue
+        cols = list(range(keep)) + block + [i for i in range(n - tail, n) if i != wrap or last]
+        sub_rows = [[r[i] for i in cols] for r in rows]
+        sub_headers = [headers[i] for i in cols]
+        sub_align = [align[i] for i in cols]
+        sub_wrap = cols.index(wrap) if wrap in cols else None
+        limits = _wrap_limits(sub_rows, sub_headers, sub_align, width, sub_wrap)
+        first, end = block[0] - keep + 1, block[-1] - keep + 1
+        span = f"{what} {first}-{end}" if end > first else f"{what[:-1] if what.endswith('s') else what} {first}"
+        if len(block) < len(middle):
+            note = f"{span} of {len(middle)}"
+            if k == 0:
+                note += " (split to fit the terminal; --format csv for one table)"
+            out.append(wrap_text(note, width))
+        out.append(table(sub_rows, sub_headers, sub_align, limits))
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
+def _break_header(h: str) -> str:
+    """`large/mi300x/bf16` over three lines, `speedup (ms)` over two."""
+    h = str(h)
+    if "\n" in h or len(h) <= 8:
+        return h
+    if " (" in h:
+        h = h.replace(" (", "\n(", 1)
+    return "/\n".join(h.split("/")) if "/" in h and "(" not in h else h
+
+
+def _wrap_limits(rows, headers, align, width, wrap) -> Optional[list[Optional[int]]]:
+    if wrap is None:
+        return None
+    others = sum(_column_width(rows, headers, i) + 2 for i in range(len(headers)) if i != wrap)
+    room = max(16, width - others)
+    return [room if i == wrap else None for i in range(len(headers))]
 
 
 def json_number(v: Any) -> Any:
@@ -94,7 +228,7 @@ def _overrides(plan: Plan, ev: Evaluation) -> dict[str, Any]:
     return out
 
 
-def eval_table(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
+def _eval_rows(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]):
     headers = ["quantity"] + [ev.label for ev in evaluations] + ["unit", "notes"]
     rows = []
     for n in names:
@@ -107,7 +241,33 @@ def eval_table(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[st
         notes.extend(q.tags)
         rows.append([n] + values + [q.unit_text, ", ".join(notes)])
     align = ["left"] + ["right"] * len(evaluations) + ["left", "left"]
-    return table(rows, headers, align)
+    return rows, headers, align
+
+
+def eval_table(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str],
+               width: Optional[int] = None) -> str:
+    """The quantities, one column per scenario; fitted to ``width`` (the terminal's) when given."""
+    rows, headers, align = _eval_rows(plan, evaluations, names)
+    return fit(rows, headers, align, width, keep=1, tail=2, wrap=len(headers) - 1, what="scenarios")
+
+
+def eval_markdown(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
+    rows, headers, align = _eval_rows(plan, evaluations, names)
+    return markdown_table(rows, headers, align)
+
+
+def eval_jsonl(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
+    """One line per quantity and scenario: ``quantity``, ``scenario``, ``value`` (display unit), ``unit``,
+    ``base_value``, ``kind``, ``input_from`` (where an overridden input's value came from)."""
+    def records():
+        for ev in evaluations:
+            for n in names:
+                q = plan.model.quantities[n]
+                origin = ev.origins.get(n)
+                yield {"quantity": n, "scenario": ev.label, "value": json_number(ev.display(n)), "unit": q.unit_text,
+                       "base_value": json_number(ev.values[n]), "kind": "input" if q.is_input else "derived",
+                       "input_from": origin.description if origin and origin.description != "the plan" else None}
+    return jsonl(records())
 
 
 def eval_csv(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
@@ -135,6 +295,62 @@ def csv_rows(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return buf.getvalue()
 
 
+# ---- checks ----
+
+GREEN, RED, RESET = "\x1b[32m", "\x1b[31m", "\x1b[0m"
+
+
+def check_text(results: Sequence[Any], verbose: bool = False, color: bool = False) -> str:
+    """``planner check``: each failure with expected against actual (passes too when verbose), then the count.
+    ``color`` paints `ok` green and `FAIL` red (for a terminal)."""
+    ok, fail = (f"{GREEN}ok{RESET}  ", f"{RED}FAIL{RESET}") if color else ("ok  ", "FAIL")
+    lines = []
+    failed = 0
+    for r in results:
+        if not r.passed:
+            failed += 1
+            lines.append(f"{fail} {r.location}: {r.text}\n     {r.describe()}")
+        elif verbose:
+            where = f" [{r.scenario}]" if r.scenario else ""
+            value = f" = {r.actual}" if r.lhs is not None else ""
+            lines.append(f"{ok} {r.text}{where}{value}")
+    summary = f"{len(results) - failed} passed, {failed} failed"
+    if color:
+        summary = f"{RED if failed else GREEN}{summary}{RESET}"
+    lines.append(summary)
+    return "\n".join(lines)
+
+
+def check_markdown(results: Sequence[Any]) -> str:
+    rows = [["pass" if r.passed else "**FAIL**", r.text, r.scenario or "", r.actual, r.expected, r.tolerance,
+             r.check.span.line] for r in results]
+    failed = sum(not r.passed for r in results)
+    return (markdown_table(rows, ["", "check", "scenario", "actual", "expected", "tolerance", "line"],
+                           ["left", "left", "left", "right", "right", "left", "right"])
+            + f"\n\n{len(results) - failed} passed, {failed} failed")
+
+
+def check_jsonl(results: Sequence[Any]) -> str:
+    return jsonl(check_record(r) for r in results)
+
+
+def check_json(plan: Plan, results: Sequence[Any]) -> dict[str, Any]:
+    failed = [r for r in results if not r.passed]
+    return {
+        "format": "planner.check/1",
+        "file": plan.path,
+        "passed": len(results) - len(failed),
+        "failed": len(failed),
+        "checks": [check_record(r) for r in results],
+    }
+
+
+def check_record(r) -> dict[str, Any]:
+    return {"check": r.text, "line": r.check.span.line, "scenario": r.scenario, "passed": r.passed,
+            "actual": r.lhs, "expected": r.rhs, "unit": r.unit, "tolerance": r.tolerance,
+            "error": r.error.message if r.error else None, "with": r.overrides}
+
+
 # ---- sweeps ----
 
 def _sweep_header(plan: Plan, name: str) -> str:
@@ -152,7 +368,7 @@ def sweep_title(result: SweepResult) -> str:
     return f"{text}{where}  [{result.label}]"
 
 
-def sweep_table(result: SweepResult) -> str:
+def _sweep_rows(result: SweepResult):
     plan = result.plan
     names = result.names
     notes = result.notes()
@@ -162,8 +378,20 @@ def sweep_table(result: SweepResult) -> str:
         row = [format_value(_sweep_py(cols[n][i])) for n in names]
         rows.append(row + ["; ".join(notes.get(i, []))] if notes else row)
     headers = [_sweep_header(plan, n) for n in names] + (["notes"] if notes else [])
-    text = sweep_title(result) + "\n" + table(rows, headers, ["right"] * len(names) + (["left"] if notes else []))
-    return text + _sweep_issue_footer(result)
+    return rows, headers, ["right"] * len(names) + (["left"] if notes else []), bool(notes)
+
+
+def sweep_table(result: SweepResult, width: Optional[int] = None) -> str:
+    rows, headers, align, notes = _sweep_rows(result)
+    body = fit(rows, headers, align, width, keep=len(result.axes), tail=1 if notes else 0,
+               wrap=len(headers) - 1 if notes else None, what="columns")
+    return (wrap_text(sweep_title(result), width) + "\n" + body
+            + wrap_text(_sweep_issue_footer(result), width))
+
+
+def sweep_markdown(result: SweepResult) -> str:
+    rows, headers, align, _ = _sweep_rows(result)
+    return f"**{sweep_title(result)}**\n\n" + markdown_table(rows, headers, align) + _sweep_issue_footer(result)
 
 
 def _sweep_issue_footer(result: SweepResult) -> str:
@@ -260,6 +488,17 @@ def solve_json(plan: Plan, results: Sequence[SolveResult], errors: Sequence[Plan
                         "location": e.span.location() if e.span is not None else None} for e in errors]}
 
 
+def solve_markdown(results: Sequence[SolveResult]) -> str:
+    rows = [[r.question, r.label, format_value(r.display_value, r.unit, 10)
+             + (f" ({format_value(r.optimum_display, r.optimum_unit, 6)} at the optimum)" if r.optimum is not None
+                else ""), r.method, r.verification.text, r.closed_form_text or ""] for r in results]
+    return markdown_table(rows, ["question", "scenario", "answer", "method", "verified", "closed form"])
+
+
+def solve_jsonl(results: Sequence[SolveResult]) -> str:
+    return jsonl(r.to_json() for r in results)
+
+
 def solve_csv(results: Sequence[SolveResult]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -274,14 +513,31 @@ def solve_csv(results: Sequence[SolveResult]) -> str:
 
 # ---- sensitivity ----
 
-def sensitivity_table(s: Sensitivity) -> str:
+def _sensitivity_rows(s: Sensitivity):
     rows = [[r.input, format_value(r.value, r.unit), "n/a" if r.elasticity is None else f"{r.elasticity:+.4f}",
-             "n/a" if r.derivative is None else format_value(r.derivative), r.method + (f" ({r.note})" if r.note else "")] for r in s.rows]
-    head = (f"sensitivity of {s.quantity} = {format_value(s.value, s.unit)}  [{s.label}]\n"
-            f"elasticity: a 1% rise in the input moves {s.quantity} by about that many %\n")
+             "n/a" if r.derivative is None else format_value(r.derivative),
+             r.method + (f" ({r.note})" if r.note else "")] for r in s.rows]
     per = f"d {s.quantity}/d input ({s.unit or '1'} per input unit)"
-    return head + table(rows, ["input", "value", "elasticity", per, "method"],
-                        ["left", "right", "right", "right", "left"])
+    return rows, ["input", "value", "elasticity", per, "method"], ["left", "right", "right", "right", "left"]
+
+
+def sensitivity_table(s: Sensitivity, width: Optional[int] = None) -> str:
+    rows, headers, align = _sensitivity_rows(s)
+    head = (f"sensitivity of {s.quantity} = {format_value(s.value, s.unit)}  [{s.label}]\n"
+            f"elasticity: a 1% rise in the input moves {s.quantity} by about that many %")
+    return wrap_text(head, width) + "\n" + fit(rows, headers, align, width, keep=1, tail=1, wrap=4)
+
+
+def sensitivity_markdown(s: Sensitivity) -> str:
+    rows, headers, align = _sensitivity_rows(s)
+    return (f"**sensitivity of {s.quantity} = {format_value(s.value, s.unit)}** [{s.label}]\n\n"
+            + markdown_table(rows, headers, align))
+
+
+def sensitivity_jsonl(results: Sequence[Sensitivity]) -> str:
+    return jsonl({"quantity": s.quantity, "scenario": s.label, "input": r.input, "value": r.value, "unit": r.unit,
+                  "elasticity": r.elasticity, "derivative": r.derivative, "method": r.method, "note": r.note}
+                 for s in results for r in s.rows)
 
 
 def sensitivity_json(plan: Plan, results: Sequence[Sensitivity]) -> dict[str, Any]:

@@ -48,6 +48,17 @@ def upstream_inputs(plan: Plan, name: str) -> list[str]:
     return sorted(inputs, key=lambda n: plan.model.quantities[n].definition.span.start)
 
 
+def _cone(plan: Plan, name: str) -> set[str]:
+    seen: set[str] = set()
+    stack = [name]
+    while stack:
+        for d in plan.model.quantities[stack.pop()].deps:
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+    return seen
+
+
 def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None) -> Explanation:
     q = plan.model.quantities.get(name)
     if q is None:
@@ -64,6 +75,20 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
     used_by = [n for n in plan.definition_order() if name in plan.model.quantities[n].deps]
     inputs = [(n, format_value(ev.display(n), plan.model.quantities[n].unit_text))
               for n in upstream_inputs(plan, name)]
+    used = {a for n in [name, *plan.model.quantities] if n == name or n in _cone(plan, name)
+            for a in plan.model.quantities[n].answer_deps}
+    for a in plan.model.formula_answers:  # answers it uses: each a question's, shown with the question
+        if a in used:
+            answer = plan.model.answers[a]
+            if answer.optimum:
+                from .solve import objective_unit
+
+                unit, scale = objective_unit(plan, answer.statement.objective, answer.type)
+            else:
+                target = plan.model.quantities[answer.target]
+                scale, unit = target.display.scale, target.unit_text
+            inputs.append((a, format_value(ev.answers[a] / float(scale), unit)
+                           + f"  (answer of `{answer.statement.span.flat}`)"))
     return Explanation(
         name=name,
         kind="input" if q.is_input else "derived",

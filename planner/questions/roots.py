@@ -28,7 +28,7 @@ import sympy as sp
 
 from ..compute.compiled import compile_plan
 from ..compute.evaluation import Plan, format_value
-from ..compute.symbolic import inline_inputs, rational
+from ..compute.symbolic import AGGREGATES, closed_forms, expand_aggregates, inline_inputs, rational
 from ..language.errors import ConvergenceError
 from ..language.model import Quantity
 
@@ -39,8 +39,9 @@ DIGITS = 60  # precision for algebraic roots
 
 
 def inline(plan: Plan, expr: sp.Basic) -> sp.Basic:
-    """``expr`` written over inputs only (:func:`planner.compute.symbolic.inline_inputs`)."""
-    return inline_inputs(plan.model, plan.symbols, plan.exprs, expr)
+    """``expr`` written over inputs only (:func:`planner.compute.symbolic.inline_inputs`), with its
+    sums over ranges in closed form where SymPy finds one (:func:`planner.compute.symbolic.closed_forms`)."""
+    return closed_forms(inline_inputs(plan.model, plan.symbols, plan.exprs, expr))
 
 
 def relations(cond: sp.Basic) -> list[sp.Basic]:
@@ -65,8 +66,8 @@ def pieces(expr: sp.Basic, x: sp.Symbol, limit: int = MAX_PIECES) -> Optional[li
     todo, out = [expr], []
     while todo:
         e = todo.pop()
-        if any(isinstance(n, _STEPS) and n.has(x) for n in sp.preorder_traversal(e)):
-            return None
+        if any(isinstance(n, _STEPS + AGGREGATES) and n.has(x) for n in sp.preorder_traversal(e)):
+            return None  # steps, or a sum over a range with no closed form: the numeric path
         kink = next((n for n in sp.preorder_traversal(e) if isinstance(n, KINKS) and n.has(x)), None)
         if kink is None:
             out.append(e)
@@ -127,8 +128,8 @@ def dedupe(values: list[sp.Basic]) -> list[sp.Basic]:
 def value_at(expr: sp.Basic, x: sp.Symbol, value: sp.Basic) -> sp.Basic:
     """``expr`` at ``x = value``: exact for rationals, 60 digits for algebraic numbers."""
     if isinstance(value, sp.Rational):
-        return expr.xreplace({x: value})
-    r = expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)})
+        return expand_aggregates(expr.xreplace({x: value}))
+    r = expand_aggregates(expr.xreplace({x: sp.Float(value.evalf(DIGITS), DIGITS)}))
     return r if r in (sp.true, sp.false) else r.evalf(DIGITS - 10)
 
 
@@ -612,12 +613,48 @@ def _roots_of(piece: sp.Basic, x: sp.Symbol) -> list[sp.Basic]:
             return [tidy(r) for r in sp.roots(poly, multiple=True)]
     except sp.PolynomialError:
         pass
+    exponential = exponential_roots(piece, x)
+    if exponential is not None:
+        return exponential
     if piece.count(x) == 1:
         try:
             return [tidy(r) for r in sp.solve(piece, x, check=False, simplify=False)]
         except (NotImplementedError, ValueError, TypeError):
             pass
     return []
+
+
+def exponential_roots(expr: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
+    """Roots of an expression in which ``x`` appears only in exponents ``b**(a*x + c)`` of one base
+    ``b`` (a geometric sum in closed form: ``S*(q - q**(n + 1))/(1 - q) = P``): with ``u = b**(g*x)``
+    it is a polynomial of degree at most 2 in ``u``, so ``x = log(u)/(g*log(b))``. None otherwise."""
+    pows = [n for n in sp.preorder_traversal(expr) if isinstance(n, sp.Pow) and n.exp.has(x)]
+    if not pows or any(p.base.has(x) for p in pows) or len({p.base for p in pows}) != 1:
+        return None
+    base = pows[0].base
+    slopes = []
+    for p in pows:
+        try:
+            poly = sp.Poly(p.exp, x)
+        except sp.PolynomialError:
+            return None
+        if poly.degree() != 1 or not poly.LC().is_Rational:
+            return None
+        slopes.append(poly.LC())
+    g = sp.gcd_list(slopes) if len(slopes) > 1 else slopes[0]
+    u = sp.Dummy("u", positive=True)
+    replaced = expr.xreplace({p: base ** (p.exp - sp.Poly(p.exp, x).LC() * x) * u ** (sp.Poly(p.exp, x).LC() / g)
+                              for p in pows})
+    if replaced.has(x):
+        return None
+    num, _ = sp.fraction(sp.together(replaced))
+    try:
+        poly = sp.Poly(num, u)
+    except sp.PolynomialError:
+        return None
+    if not 1 <= poly.degree() <= 2:
+        return None
+    return [tidy(sp.log(r) / (g * sp.log(base))) for r in sp.roots(poly, multiple=True)]
 
 
 def _branches(e: sp.Basic, x: sp.Symbol, decide, assumed: tuple = ()) -> Optional[list[tuple[tuple, sp.Basic]]]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Optional
 
 import numpy as np
@@ -23,7 +24,7 @@ import sympy as sp
 
 from ..compute.evaluation import Plan
 from ..compute.symbolic import cone
-from ..language.errors import KindError, UnknownNameError, suggest
+from ..language.errors import KindError, PlanError, UnknownNameError, suggest
 from .roots import KINKS, exact_number, inline
 
 STEP = 1e-6  # relative step of the numeric difference
@@ -65,6 +66,11 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
     out = Sensitivity(name, scenario, float(ev.display(name)), q.unit_text)
     if q.is_input:
         out.rows.append(Row(name, out.value, q.unit_text, 1.0, 1.0, "symbolic", "the quantity is an input"))
+        return out
+    answers = [a for n in cone(plan.model, [name]) for a in plan.model.quantities[n].answer_deps]
+    if answers:
+        out.rows.extend(_through_answers(plan, ev, name, sorted(set(answers)), overrides, origins))
+        out.rows.sort(key=lambda r: (r.elasticity is None, -abs(r.elasticity or 0.0), r.input))
         return out
     fast = _forward(plan, ev, name)
     if fast is not None:
@@ -204,6 +210,39 @@ def _forward(plan: Plan, ev, name: str) -> Optional[list[Row]]:
         note = "integer input, treated as continuous" if xq.integer else ""
         rows.append(Row(i, float(x) / float(xq.display.scale), xq.unit_text, None if y_f == 0 else dv * float(x) / y_f,
                         dv * float(xq.display.scale) / y_scale, "symbolic", note))
+    return rows
+
+
+def _through_answers(plan: Plan, ev, name: str, answers: list[str], overrides, origins) -> list[Row]:
+    """A quantity that uses a question's answer: a symmetric difference of whole evaluations, the
+    questions answered again on each side (the answer moves with the inputs its question uses)."""
+    model = plan.model
+    inputs = set(n for n in cone(model, [name]) if model.quantities[n].is_input)
+    for a in answers:
+        inputs |= model.answer_inputs(a)
+    q = model.quantities[name]
+    y, y_scale = float(ev.values[name]), float(q.display.scale)
+    rows = []
+    for n in sorted(inputs):
+        xq = model.quantities[n]
+        if xq.is_bool:
+            continue
+        x = ev.inputs[n]
+        h = abs(x) * Fraction(1, 10**6) if x != 0 else xq.display.scale * Fraction(1, 10**6)
+        through = [a for a in answers if n in model.answer_inputs(a)]
+        note = "through " + ", ".join(f"`{a}`" for a in through) + ": each side solved again" if through else ""
+        try:
+            lo = plan.evaluate(ev.scenario, {**(overrides or {}), n: x - h}, origins).values[name]
+            hi = plan.evaluate(ev.scenario, {**(overrides or {}), n: x + h}, origins).values[name]
+            dv = (float(hi) - float(lo)) / float(2 * h)
+        except PlanError as err:
+            rows.append(Row(n, float(x / xq.display.scale), xq.unit_text, None, None, "none",
+                            f"no value on one side ({err.message})"))
+            continue
+        if xq.integer:
+            note = (note + "; " if note else "") + "integer input, treated as continuous"
+        rows.append(Row(n, float(x / xq.display.scale), xq.unit_text, None if y == 0 else dv * float(x) / y,
+                        dv * float(xq.display.scale) / y_scale, "numeric difference", note))
     return rows
 
 

@@ -99,6 +99,9 @@ from .roots import (
     zero_intervals,
 )
 
+NEAR_TIE = 1e-9  # candidates this close (relative) to the best in floats are compared exactly
+MAX_EXACT_TIES = 2000  # beyond this many near-ties, floats decide (and the note says so)
+
 # ---- results ------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -166,14 +169,19 @@ class SolveResult:
     alias: Optional[str] = None
     question: str = ""  # the statement as written
     notes: tuple[str, ...] = ()
+    display_form: Optional[sp.Basic] = None  # the closed form in display units (each symbol its shown value)
 
     @property
     def closed_form_text(self) -> Optional[str]:
-        return None if self.closed_form is None else sp.sstr(self.closed_form)
+        """The closed form over the other inputs as they are shown (``rate`` in %/year, the answer in its
+        own unit): plug in the displayed figures and get the displayed answer."""
+        form = self.display_form if self.display_form is not None else self.closed_form
+        return None if form is None else sp.sstr(form)
 
     @property
     def closed_form_latex(self) -> Optional[str]:
-        return None if self.closed_form is None else latex(self.closed_form)
+        form = self.display_form if self.display_form is not None else self.closed_form
+        return None if form is None else latex(form)
 
     @property
     def label(self) -> str:
@@ -247,10 +255,28 @@ class Solver:
         self._check_other_inputs(stmt.target, inputs, scenario, overrides, origins)
         prep = self._prepare(stmt)
         values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
+        values.update(self.upstream(prep.cond, stmt.target, stmt, scenario, overrides, origins))
         q = self.plan.model.quantities[stmt.target]
         if stmt.mode == "root":
             return self._root(prep, q, values, scenario)
         return self._threshold(prep, q, values, scenario)
+
+    def upstream(self, expr: sp.Basic, target: str, stmt, scenario, overrides, origins) -> dict:
+        """The exact values of the answers ``expr`` uses (another question's ``as NAME``), in this scenario;
+        an answer that itself changes with ``target`` is a located error."""
+        out = {}
+        names = self.plan.symbols.answer_names
+        for sym in sorted((x for x in expr.free_symbols if x in names), key=lambda x: x.name):
+            a = names[sym]
+            if target in self.plan.model.answer_inputs(a):
+                what = stmt.condition if isinstance(stmt, ir.Solve) else stmt.objective
+                raise SolveError(
+                    f"`{_text(what)}` uses the answer `{a}`, which changes with `{target}` itself", what.span,
+                    label=f"through `{a}`", notes=_scenario_note(scenario),
+                    hint=f"planner solves one question at a time: `{a}` would have to be solved again at every "
+                         f"`{target}`; write its condition into this one instead")
+            out[sym] = exact_number(self.plan.answer_source.value(a, scenario, overrides, origins))
+        return out
 
     def _check_other_inputs(self, target: str, inputs, scenario, overrides, origins) -> None:
         """The inputs kept fixed must satisfy their constraints. Constraints whose value depends on
@@ -647,11 +673,15 @@ class Solver:
         plan = self.plan
         q = plan.model.quantities[stmt.over]
         obj = plan.converter.expr(stmt.objective)
-        names = list(plan.model.quantities)
-        fn = compile_plan(names, [("objective", obj)], plan.symbols.symbols)
+        used = [plan.symbols.names[x] for x in obj.free_symbols if x in plan.symbols.names]
+        names = cone(plan.model, used)  # the objective's quantities, not the whole plan
+        answers = self.upstream(obj, stmt.over, stmt, scenario, overrides, origins)
+        answer_names = [plan.symbols.answer_names[x] for x in answers]
+        fn = compile_plan(names + answer_names, [("objective", obj)], plan.symbols.all())
         res = run_sweep(plan, [(stmt.over, stmt.values, stmt.over_span)], names, scenario, overrides, origins)
         pts = res.axes[0]
-        y = np.broadcast_to(np.asarray(fn([res.columns[n] for n in names])[0], dtype=float), (pts.count,)).copy()
+        args = [res.columns[n] for n in names] + [float(v) for v in answers.values()]
+        y = np.broadcast_to(np.asarray(fn(args)[0], dtype=float), (pts.count,)).copy()
         ok = ~res.bad & np.isfinite(y)
         notes: list[str] = []
         if (~ok).any():
@@ -663,13 +693,21 @@ class Solver:
                              "the constraints", stmt.values.span, notes=_scenario_note(scenario))
         masked = np.where(ok, y, -np.inf if stmt.sense == "max" else np.inf)
         best = int(np.argmax(masked) if stmt.sense == "max" else np.argmin(masked))
-        ties = np.flatnonzero(ok & (y == y[best]))
+        float_best = best
+        best, ties, how = self._decide(stmt, q, pts, y, ok, best, scenario, overrides, origins)
+        near = int((ok & (y == y[float_best])).sum())
+        if near > len(ties):
+            notes.append(f"{near} values give the same objective in floating point; exact arithmetic tells them "
+                         f"apart and the best is {stmt.over} = {format_value(float(pts.display()[best]), q.unit_text)}")
         if len(ties) > 1:
-            notes.append("tie: the same optimum at " + ", ".join(
-                format_value(float(pts.display()[i]), q.unit_text) for i in ties[:10]) + "; the first is reported")
-        if best in (0, pts.count - 1) and pts.count > 2:
-            notes.append(f"the optimum is at the {'first' if best == 0 else 'last'} value of {pts.text}: "
-                         "the true optimum may lie outside the range")
+            notes.append(f"tie ({how}): the same optimum at " + ", ".join(
+                format_value(float(pts.display()[i]), q.unit_text) for i in ties[:10])
+                + (f" and {len(ties) - 10} more" if len(ties) > 10 else "") + "; the first is reported")
+        edge = best in (0, pts.count - 1) and pts.count > 2 and len(ties) == 1
+        if edge:
+            notes.append(f"the objective keeps {'rising' if stmt.sense == 'max' else 'falling'} to the "
+                         f"{'first' if best == 0 else 'last'} value of {pts.text}: the optimum may lie beyond "
+                         f"{stmt.over} = {format_value(float(pts.display()[best]), q.unit_text)}, outside the range")
         t = plan.analyzer.infer_strict(stmt.objective)
         unit, exact_scale = objective_unit(plan, stmt.objective, t)
         scale = float(exact_scale)
@@ -693,6 +731,46 @@ class Solver:
             roots=(), optimum=float(y[best]), optimum_display=float(y[best]) / scale, optimum_unit=unit,
             statement=stmt, alias=stmt.alias, question=_text(stmt), notes=tuple(notes))
 
+    def _decide(self, stmt: ir.Optimize, q: Quantity, pts, y: np.ndarray, ok: np.ndarray, best: int,
+                scenario, overrides, origins) -> tuple[int, np.ndarray, str]:
+        """The best candidate and its ties, decided exactly: floats stop telling values apart (an
+        objective that still rises by 1e-17 looks flat), so every candidate within a float whisker of
+        the best is evaluated again in exact arithmetic (60 significant digits where the objective is
+        irrational). Returns (best, ties, how ties were decided)."""
+        scale = max(abs(float(y[best])), 1e-300)
+        near = np.flatnonzero(ok & (np.abs(y - y[best]) <= NEAR_TIE * scale))
+        if len(near) <= 1:
+            return best, near if len(near) else np.array([best]), "exact"
+        if len(near) > MAX_EXACT_TIES:
+            return best, near, f"equal in floating point, to {NEAR_TIE:g} relative"
+        try:
+            f = self._objective_in(stmt, scenario, overrides, origins)
+            x = self.plan.symbols[stmt.over]
+            exact = [value_at(f, x, rational(pts.exact(int(i)))) for i in near]
+            keys = [v if isinstance(v, sp.Rational) else sp.Float(v.evalf(DIGITS), DIGITS) for v in exact]
+            if not all(k.is_real and k.is_finite for k in keys):
+                raise TypeError
+        except (TypeError, ValueError, ZeroDivisionError):
+            return best, near, f"equal in floating point, to {NEAR_TIE:g} relative"
+        pick = max if stmt.sense == "max" else min
+        top = pick(keys)
+        rational_only = all(isinstance(k, sp.Rational) for k in keys)
+        tol = 0 if rational_only else abs(top) * sp.Float(10) ** (10 - DIGITS)
+        ties = np.array([i for i, k in zip(near, keys) if abs(k - top) <= tol])
+        how = "exact" if rational_only else f"equal to {DIGITS - 10} significant digits"
+        return int(ties[0]), ties, how
+
+    def _objective_in(self, stmt: ir.Optimize, scenario, overrides, origins) -> sp.Basic:
+        """The objective over inputs only, every input but ``over`` at its exact value in the scenario."""
+        key = ("objective", id(stmt))
+        if key not in self._prepared:
+            self._prepared[key] = inline(self.plan, self.plan.converter.expr(stmt.objective))  # type: ignore
+        f = self._prepared[key]
+        inputs, _ = self.plan.input_values(scenario, overrides, origins)
+        values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.over}
+        values.update(self.upstream(f, stmt.over, stmt, scenario, overrides, origins))
+        return f.xreplace(values)
+
     # -- shared ------------------------------------------------------------------------
     def _result(self, stmt, q: Quantity, scenario, value: sp.Basic, form, ver, method, roots,
                 boundary=None, notes=()) -> SolveResult:
@@ -701,7 +779,28 @@ class Solver:
             target=q.name, mode=stmt.mode, scenario=scenario, value=v,
             display_value=v / float(q.display.scale), unit=q.unit_text, exact=value, closed_form=form,
             verification=ver, method=method, roots=roots, boundary=boundary, statement=stmt, alias=stmt.alias,
-            question=_text(stmt), notes=tuple(notes))
+            question=_text(stmt), notes=tuple(notes), display_form=self.in_display_units(form, q))
+
+    def in_display_units(self, form: Optional[sp.Basic], q: Quantity) -> Optional[sp.Basic]:
+        """A base-unit closed form over the inputs' symbols, written over their displayed values and
+        giving the target in its display unit (``rent`` in USD/month is ``rent / 2628000`` USD/s)."""
+        if form is None:
+            return None
+        plan = self.plan
+        scales = {}
+        for sym in form.free_symbols:
+            name = plan.symbols.names.get(sym)
+            if name is not None and not plan.model.quantities[name].is_bool:
+                scales[sym] = sym * rational(plan.model.quantities[name].display.scale)
+            elif sym in plan.symbols.answer_names:
+                a = plan.model.answers[plan.symbols.answer_names[sym]]
+                scales[sym] = sym * rational(plan.model.quantities[a.target].display.scale
+                                             if not a.optimum else Fraction(1))
+        out = form.xreplace(scales) / rational(q.display.scale)
+        try:
+            return sp.factor_terms(out)
+        except (TypeError, ValueError):
+            return out
 
 
 class Answers:
@@ -836,8 +935,17 @@ def objective_unit(plan: Plan, objective: ir.Expr, t) -> tuple[str, Fraction]:
     if isinstance(objective, ir.Name) and objective.name in plan.model.quantities:
         q = plan.model.quantities[objective.name]
         return q.unit_text, q.display.scale
+    from ..language.analysis import unit_of
+    from ..language.lower import unit_from_text
     from ..language.units import canonical_text
 
+    if getattr(t, "unit", None) and t.dim is not None and not t.dim.dimensionless:  # `-t`: t's own unit
+        try:
+            unit = unit_of(unit_from_text(t.unit, Source("unit", t.unit), 0), plan.model.units)
+        except PlanError:
+            unit = None
+        if unit is not None and unit.dim == t.dim:
+            return t.unit, unit.scale
     return (canonical_text(t.dim) if t.dim is not None else ""), Fraction(1)
 
 
@@ -856,11 +964,12 @@ def adhoc(plan: Plan, target: str, where: str, mode: str = "root") -> ir.Solve:
                          hint=f"drop --{mode} for a real-valued answer, or add `where integer` to `{q.name}`")
     source = Source("--where", where)
     cond = lower_expr(source)
-    for node in ir.walk(cond):
-        if isinstance(node, ir.Name) and node.name not in plan.model.quantities:
+    for node in ir.free_names(cond):
+        if node.name not in plan.model.quantities and node.name not in plan.model.answers:
             guess = suggest(node.name, plan.model.quantities)
             raise UnknownNameError(f"unknown name `{node.name}`", node.span, label="not defined in this plan",
                                    hint=f"did you mean `{guess}`?" if guess else None)
+    for node in ir.walk(cond):
         if isinstance(node, ir.ScenarioRef):
             raise SolveError("`name@scenario` is not allowed in --where; use --scenario", node.span)
         if isinstance(node, ir.Call) and node.func not in BUILTINS and node.func not in plan.model.functions:

@@ -108,8 +108,7 @@ def _program(plan: Plan, names: Sequence[str]) -> tuple[CompiledPlan, list[str]]
     if key in cache:
         return cache[key]
     constraints = plan._constraints
-    need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.walk(c.condition)
-                                      if isinstance(n, ir.Name)])
+    need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.free_names(c.condition)])
     derived = [n for n in plan.model.derived if n in need]
     compiled = plan.compile_outputs(derived, constraints=True)  # from the IR, without SymPy
     cache[key] = (compiled, derived)
@@ -176,8 +175,9 @@ def prepare(
                                    hint=f"did you mean `{guess}`?" if guess else None)
     inputs, _ = plan.input_values(scenario, overrides, origins)
     compiled, derived = _program(plan, show)
+    answers, failed = _answers(plan, points, derived, scenario, overrides, origins)
     return SweepRun(plan, scenario, points, show, shape, size, inputs, compiled, derived, statement,
-                    (overrides, origins), [p.array() for p in points])
+                    (overrides, origins), [p.array() for p in points], answers, failed)
 
 
 @dataclass
@@ -196,6 +196,8 @@ class SweepRun:
     statement: Optional[ir.Sweep]
     fixed: tuple
     arrays: list[np.ndarray]  # each axis's values, base units
+    answers: dict[str, Any]  # the answers the formulas use: a number, or one per point
+    failed: list  # (mask of points, answer, reason): a question without an answer there
     diagnosed: int = 0  # points explained so far (at most MAX_DIAGNOSED over the whole sweep)
 
     @property
@@ -216,8 +218,9 @@ class SweepRun:
         for p, col in zip(self.axes, grid):
             columns_in[p.name] = col
         plan = self.plan
-        args = [columns_in[name] if isinstance(columns_in[name], np.ndarray) else as_number(columns_in[name])
-                for name in plan.model.inputs]  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
+        answers = {a: (v[start:stop] if isinstance(v, np.ndarray) else v) for a, v in self.answers.items()}
+        failed = [(mask[start:stop], a, reason) for mask, a, reason in self.failed]
+        args = plan.args(columns_in, answers)  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
         raw = dict(zip(self.compiled.outputs, self.compiled(args)))
         columns: dict[str, np.ndarray] = {}
         for p, col in zip(self.axes, grid):
@@ -228,8 +231,53 @@ class SweepRun:
                 columns[name] = np.broadcast_to(np.asarray(v), (n,))
         result = SweepResult(plan, self.scenario, self.axes, self.show, columns, np.zeros(n, dtype=bool),
                              statement=self.statement, offset=start, total=self.size)
-        _find_issues(plan, result, raw, columns_in, self.derived, self.axes, self.fixed, self)
+        _find_issues(plan, result, raw, columns_in, self.derived, self.axes, self.fixed, failed, answers, self)
         return result
+
+
+MAX_SOLVED_POINTS = 10_000  # a sweep that changes an answer a formula uses solves its question at each point
+
+
+def _answers(plan: Plan, points: list[Points], derived: list[str], scenario, overrides, origins):
+    """The answers the swept formulas use: once when the sweep does not change them, else at every point
+    (a question solved again with the point's inputs). Returns (answers, failures): a failure is
+    (mask of points, answer, reason)."""
+    needed = {a for n in derived for a in plan.model.quantities[n].answer_deps}
+    out: dict[str, Any] = {}
+    failed: list[tuple[np.ndarray, str, str]] = []
+    swept = {p.name for p in points}
+    shape = tuple(p.count for p in points)
+    size = int(np.prod(shape, dtype=np.int64))
+    for a in plan.model.formula_answers:
+        if a not in needed:
+            continue
+        source = plan.answer_source
+        if not (plan.model.answer_inputs(a) & swept):
+            try:
+                out[a] = float(source.value(a, scenario, overrides, origins))
+            except PlanError as err:
+                failed.append((np.ones(size, dtype=bool), a, err.message))
+                out[a] = np.nan
+            continue
+        if size > MAX_SOLVED_POINTS:
+            raise RangeError(f"the sweep changes the answer `{a}`, so its question is solved at every point: "
+                             f"{size:,} points is more than {MAX_SOLVED_POINTS:,}", points[-1].span,
+                             hint="sweep fewer points")
+        values = np.full(size, np.nan)
+        bad = np.zeros(size, dtype=bool)
+        reason = ""
+        for i, idx in enumerate(np.ndindex(*shape)):
+            at = dict(overrides or {})
+            at.update({p.name: p.exact(k) for p, k in zip(points, idx)})
+            try:
+                values[i] = float(source.value(a, scenario, at, origins))
+            except PlanError as err:
+                bad[i] = True
+                reason = reason or err.message
+        if bad.any():
+            failed.append((bad, a, reason))
+        out[a] = values
+    return out, failed
 
 
 def run_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None, origins=None,
@@ -253,9 +301,13 @@ def prepare_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None
 
 # ---- issues -------------------------------------------------------------------
 
-def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, fixed, run=None) -> None:
+def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, fixed, failed=(),
+                 answers=None, run=None) -> None:
     size = result.size
     problems: list[tuple[np.ndarray, str, str, Any]] = []  # (mask, quantity, kind, detail)
+    for mask, answer, reason in failed:  # a question without an answer at these points
+        users = [n for n in result.show if answer in plan.model.quantities[n].answer_deps] or [answer]
+        problems.append((mask, users[0], "no answer", f"the answer `{answer}`: {reason}"))
     for i, (name, c) in enumerate(plan._constraints):
         v = raw[f"__constraint{i}"]
         if np.ndim(v) == 0:  # does not depend on the axes
@@ -272,6 +324,9 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             frac = shown != np.round(shown)
             if frac.any():
                 problems.append((frac, p.name, "integer", f"`{p.name}` must be an integer"))
+    unanswered = np.zeros(size, dtype=bool)
+    for mask, _, _ in failed:
+        unanswered |= mask
     for n in result.show:
         col = result.columns[n]
         if col.dtype != bool:
@@ -280,6 +335,7 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             else:
                 finite = np.isfinite(col)
                 bad = np.zeros(0, dtype=bool) if finite.all() else ~finite
+            bad = np.array(bad) & ~unanswered if unanswered.any() else bad  # said already: no answer there
             if bad.any():
                 problems.append((np.array(bad), n, "not finite", None))
     result.problems = problems
@@ -290,7 +346,7 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
         result.issue_count += int(idx.size)
         for i in idx[: max(0, MAX_DIAGNOSED - diagnosed)]:
             i = int(i)
-            reason = detail if detail is not None else _why(plan, name, i, raw, inputs, derived)
+            reason = detail if detail is not None else _why(plan, name, i, raw, inputs, derived, answers or {})
             point = {p.name: float(result.columns[p.name][i]) / float(p.scale) for p in points}
             result.issues.append(Issue(result.offset + i, point, name, kind, reason))
             diagnosed += 1
@@ -298,13 +354,15 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
         run.diagnosed = diagnosed
 
 
-def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str]) -> str:
+def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None) -> str:
     """Why quantity ``name`` is not finite at point ``i``: the first broken formula upstream."""
     values: dict[str, Any] = {}
     for n in plan.model.inputs:
         values[n] = _at(inputs[n], i)
     for n in derived:
         values[n] = _at(raw[n], i)
+    for n in plan.model.formula_answers:
+        values[n] = _at(answers[n], i) if n in (answers or {}) else float("nan")
     cone = _cone(plan, [name])
     first = next((n for n in derived if n in cone and not isinstance(values[n], bool)
                   and not np.isfinite(values[n])), name)

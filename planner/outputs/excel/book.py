@@ -417,13 +417,19 @@ class Book:
         return f"{sheet_ref(ctx.sheet)}!${ctx.column}${row}"
 
     def refs(self, ctx: Context, here: Optional[str] = None) -> dict[sp.Symbol, str]:
-        """Base-unit text for every quantity's symbol in ``ctx`` (a fresh copy)."""
+        """Base-unit text for every quantity's symbol in ``ctx`` (a fresh copy); an answer a formula
+        uses (``solve ... as x``, then ``y = 2 * x``) is its cell on the Solve sheet for ``ctx``."""
         key = (ctx.key, here)
         if key not in self._refs:
             out = {}
             for name, q in self.q.items():
                 out[self.sym[name]] = self.cell(ctx, name, here) if q.is_bool else in_base(
                     self.cell(ctx, name, here), q.display.scale)
+            for name, sym in self.plan.symbols.answers.items():
+                stmt = self.aliases.get(alias_base(name))
+                if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
+                    ref, scale = self.answer_cell(name, ctx.scenario, ctx.overrides, "")  # qualified: formulas move
+                    out[sym] = in_base(ref, scale)
             self._refs[key] = out
         return dict(self._refs[key])
 
@@ -440,8 +446,8 @@ class Book:
         """Put a subexpression in a helper cell (formulas over 8,192 characters)."""
         if self.helpers is None:
             self.helpers = self.create_sheet("Helpers", work=True)
-            self.helpers.note(1, 1, "Subexpressions moved out of formulas longer than Excel's 8,192 characters "
-                              "(base units)")
+            self.helpers.note(1, 1, "Subexpressions moved out of formulas longer than Excel's 8,192 characters, "
+                              "and the terms of sums over ranges (one cell per value a range can hold; base units)")
             self.helpers.header(2, ["Used by", "Value"])
             self.helpers.repeat = (2, 2)
             self.helpers.freeze = (3, 1)
@@ -547,8 +553,9 @@ class Book:
         values = self.inputs(ctx)
         if varied:
             values.update(varied)
-        raw = self.plan.run_compiled(values)
-        out = {}
+        answers = self.formula_answers(ctx)
+        raw = self.plan.run_compiled(values, answers)
+        out = dict(answers)  # the answers formulas use (`solve ... as x`, then `y = 2 * x`), by name
         for name in self.model.inputs:
             v = values[name]
             if isinstance(v, np.ndarray):
@@ -565,8 +572,21 @@ class Book:
             self._env[key] = out
         return out
 
+    def formula_answers(self, ctx: Context) -> dict:
+        """planner's values (base units) of the answers the formulas use, in ``ctx``; NaN where a
+        question has no answer (the cells show #N/A there)."""
+        if not self.model.formula_answers:
+            return {}
+        plain = {k: v for k, v in ctx.overrides.items() if not isinstance(v, AnswerRef)}
+        merged = {**self.overrides, **plain}
+        try:
+            return self.plan.formula_answer_values(ctx.scenario, merged, self.origins)
+        except PlanError:
+            return {a: self.answer_value(a, ctx.scenario, plain) for a in self.model.formula_answers}
+
     def by_symbol(self, env: Mapping[str, object]) -> dict:
-        return {self.sym[n]: v for n, v in env.items()}
+        answers = self.plan.symbols.answers
+        return {self.sym[n] if n in self.sym else answers[n]: v for n, v in env.items()}
 
     def display(self, ctx: Context, name: str):
         """``name``'s value in ``ctx`` in its display unit (exact for an input as written)."""

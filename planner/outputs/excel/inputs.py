@@ -8,7 +8,7 @@ from typing import Optional
 from ...language import ir
 from ...language.errors import PlanError
 from .book import INPUT, MAX_VALIDATION, NAME, TITLE, UNITS, Book, in_base
-from .printer import ExcelPrinter, number
+from .printer import ExcelPrinter, UnsupportedFormula, number
 
 HEADER_ROW_NOTE = "Edit the orange cells; every other sheet follows. `planner import` reads them back."
 
@@ -102,7 +102,10 @@ def custom_validation(book: Book, q, conditions, cell: str) -> Optional[dict]:
     refs = book.refs(book.base_context)
     refs[book.sym[q.name]] = in_base(cell, q.display.scale)
     printer = ExcelPrinter(refs, book.bools)
-    parts = [printer.doprint(book.plan.converter.expr(c)) for c in conditions]
+    try:
+        parts = [printer.doprint(book.plan.converter.expr(c)) for c in conditions]
+    except UnsupportedFormula:  # a sum over a range needs helper cells, which a validation rule cannot use
+        return None
     if q.integer:
         parts.insert(0, f"INT({cell})={cell}")
     text = parts[0] if len(parts) == 1 else "AND(" + ",".join(parts) + ")"

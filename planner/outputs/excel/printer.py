@@ -69,6 +69,10 @@ class FormulaTooLong(UnsupportedFormula):
     pass
 
 
+# The value of a term cell outside its range, for its cached result ("" for MAX/MIN: no number).
+_IDENTITY_VALUE = {"0": sp.Integer(0), "1": sp.Integer(1)}
+
+
 class ExcelPrinter(CodePrinter):
     """Print a SymPy expression as an Excel formula (without the leading ``=``).
 
@@ -82,10 +86,12 @@ class ExcelPrinter(CodePrinter):
     language = "Excel"
     _default_settings = {**CodePrinter._default_settings, "strict": True}
 
-    def __init__(self, refs: Mapping[sp.Symbol, str], bools: Iterable[sp.Symbol] = (), settings=None) -> None:
+    def __init__(self, refs: Mapping[sp.Symbol, str], bools: Iterable[sp.Symbol] = (), settings=None,
+                 cells: Optional[Callable[[list], list[str]]] = None) -> None:
         super().__init__(settings)
         self.refs = refs
         self.bools = frozenset(bools)
+        self.cells = cells  # writes the terms of an aggregate into helper cells (see :func:`formula`)
 
     # ---- dispatch: only the methods of this class, nothing inherited ---------
     def _print(self, expr, **kwargs) -> str:
@@ -253,6 +259,47 @@ class ExcelPrinter(CodePrinter):
             out = f"IF({self._print(cond)},{self._print(value)},{out})"
         return out
 
+    # ---- aggregates over ranges ------------------------------------------------------
+    # One helper cell per term, as many as the range can hold (the most its declared bounds allow):
+    # IF(k <= end, term, identity), so editing an end in the workbook moves the sum. The terms are
+    # contiguous cells, added up with SUM (PRODUCT, MAX, MIN) over their range.
+    def _aggregate(self, e, fn: str, identity: str) -> str:
+        if self.cells is None:
+            raise FormulaTooLong(f"`{fn}` over a range writes its terms into helper cells")
+        limits = list(e.limits)
+        k, lo, hi = limits[-1]
+        body = e.function if len(limits) == 1 else type(e)(e.function, *limits[:-1])
+        n = getattr(k, "terms", None)
+        if n is None:
+            raise UnsupportedFormula(f"a range without a known size: `{e}`")
+        rows = []
+        for j in range(n):
+            kj = lo + j
+            inside = sp.Le(kj, hi)
+            if inside is sp.false:
+                break
+            label = _term_label(k, kj)
+            rows.append((body.xreplace({k: kj}), inside, identity, label))
+        if not rows:
+            return {"SUM": "0", "PRODUCT": "1"}.get(fn, "NA()")
+        refs = self.cells(rows)
+        args = _as_range(refs)
+        if fn in ("MAX", "MIN"):  # every term outside the range: no value, as planner (MAX of no number is 0)
+            return f"IF(COUNT({','.join(args)})=0,NA(),{_call(fn, args)})"
+        return _call(fn, args)
+
+    def _print_Sum(self, e) -> str:
+        return self._aggregate(e, "SUM", "0")
+
+    def _print_Product(self, e) -> str:
+        return self._aggregate(e, "PRODUCT", "1")
+
+    def _print_RangeMax(self, e) -> str:
+        return self._aggregate(e, "MAX", '""')
+
+    def _print_RangeMin(self, e) -> str:
+        return self._aggregate(e, "MIN", '""')
+
     # ---- logic -------------------------------------------------------------------
     def _bool_ref(self, e) -> Optional[tuple[sp.Symbol, bool]]:
         """``Eq(b, 1)`` for a boolean symbol ``b`` is the bare cell (TRUE = 1 is FALSE in Excel)."""
@@ -283,6 +330,28 @@ class ExcelPrinter(CodePrinter):
 
     def _print_Not(self, e) -> str:
         return f"NOT({self._print(e.args[0])})"
+
+
+def _term_label(k, kj) -> str:
+    value = getattr(k, "value", None)
+    if value is not None:
+        v = value.xreplace({k: kj}) / sp.Rational(k.scale.numerator, k.scale.denominator)
+        if v.is_Number:
+            return f"{k.name} = {_float_text(float(v))}" + (f" {k.unit}" if k.unit else "")
+    return f"{k.name} = {kj}"
+
+
+def _as_range(refs: list[str]) -> list[str]:
+    """Consecutive cells of one column (``Helpers!$B$5``, ``Helpers!$B$6`` ...) as one range."""
+    import re
+
+    parsed = [re.fullmatch(r"(.*!)?\$?([A-Z]+)\$?(\d+)", r) for r in refs]
+    if all(parsed) and len({(m.group(1), m.group(2)) for m in parsed}) == 1:
+        rows = [int(m.group(3)) for m in parsed]
+        if rows == list(range(rows[0], rows[0] + len(rows))):
+            first = parsed[0]
+            return [f"{first.group(1) or ''}${first.group(2)}${rows[0]}:${first.group(2)}${rows[-1]}"]
+    return refs
 
 
 def _call(name: str, args: list[str]) -> str:
@@ -416,7 +485,31 @@ def formula(
     default ``refs``).
     """
     bools = frozenset(bools)
-    printer = ExcelPrinter(refs, bools)
+    inner_refs = helper_refs if helper_refs is not None else refs
+    with_expr = spill is not None and _takes_expr(spill)
+
+    written: dict[tuple, list[str]] = {}  # printing twice (to measure, to split) writes the cells once
+
+    def cells(rows: list) -> list[str]:
+        """Each (term, condition, identity, label) in a helper cell, consecutive: every text first (a term
+        may spill cells of its own), then the cells."""
+        key = tuple(rows)
+        if key in written:
+            return written[key]
+        texts, exprs = [], []
+        for term, inside, identity, _ in rows:
+            text = formula(term, inner_refs, bools, spill, limit)
+            if inside is not sp.true:
+                text = f"=IF({formula(inside, inner_refs, bools, spill, limit)[1:]},{text[1:]},{identity})"
+                term = sp.Piecewise((term, inside), (_IDENTITY_VALUE.get(identity, sp.nan), True))
+            texts.append(text)
+            exprs.append(term)
+        # a spill that takes the subexpression stores the helper cell's value too
+        written[key] = [spill(t, e) if with_expr else spill(t) for t, e in zip(texts, exprs)]
+        return written[key]
+
+    cells_fn = cells if spill is not None else None
+    printer = ExcelPrinter(refs, bools, cells=cells_fn)
     if isinstance(expr, sp.Rational) and scale != 1:  # a constant: fold the unit in
         value = Fraction(expr.p, expr.q) / scale
         expr, scale = sp.Rational(value.numerator, value.denominator), Fraction(1)
@@ -444,7 +537,7 @@ def formula(
                              f"Excel's limits ({limit} characters, {MAX_NESTING} levels)")
     refs = dict(refs)  # copies: stand-ins for helper cells are added below
     helper_refs = dict(helper_refs) if helper_refs is not None else dict(refs)
-    printer = ExcelPrinter(refs, bools)
+    printer = ExcelPrinter(refs, bools, cells=cells_fn)
     with_expr = _takes_expr(spill)
     originals: dict[sp.Symbol, sp.Basic] = {}  # stand-in -> the subexpression it replaced
 
@@ -464,7 +557,7 @@ def formula(
 
     if isinstance(expr, _ASSOCIATIVE) and len(expr.args) > 2 and len(text) > limit:
         # a wide node: group its arguments into helper cells of about half the limit each
-        lengths = [(arg, len(ExcelPrinter(refs, bools).doprint(arg))) for arg in expr.args]
+        lengths = [(arg, len(ExcelPrinter(refs, bools, cells=cells_fn).doprint(arg))) for arg in expr.args]
         groups: list[list[sp.Basic]] = [[]]
         size = 0
         for arg, n in lengths:
@@ -488,7 +581,7 @@ def formula(
         if not candidates:
             raise FormulaTooLong(f"a formula of {len(text)} characters exceeds Excel's limits "
                                  "and cannot be split further")
-        printer = ExcelPrinter(refs, bools)
+        printer = ExcelPrinter(refs, bools, cells=cells_fn)
         deep = nesting(text) > MAX_NESTING  # move the deepest part out, else the longest
 
         def size(c):
@@ -504,7 +597,7 @@ def formula(
             biggest = max(inner, key=lambda c: (size(c), sp.default_sort_key(c)))
         seen.add(biggest)
         expr = expr.xreplace({biggest: helper(biggest)})
-        printer = ExcelPrinter(refs, bools)
+        printer = ExcelPrinter(refs, bools, cells=cells_fn)
         text = render(expr)
     return text
 

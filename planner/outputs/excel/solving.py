@@ -37,7 +37,7 @@ from ...language import ir
 from ...language.errors import PlanError
 from ...questions.roots import Domain
 from ...questions.solve import objective_unit  # the optimum's display unit, as planner solve shows it
-from .book import HEADER, NAME, TITLE, UNITS, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
+from .book import HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
 from .names import unique_name
 from .printer import UnsupportedFormula, formula, number
 from .tables import MAX_SWEEP_ROWS, ROW, Live, LiveTable, Output, _broken, titled
@@ -52,8 +52,33 @@ ANSWER, HOLDS, STATUS, CHECK, CHECK_VALUE, METHOD, NOTES = 3, 5, 6, 7, 8, 9, 10
 
 
 def collect_contexts(book: Book) -> None:
+    """The Solve rows every column needs, and their row numbers (known before any sheet is written,
+    so a formula that uses an answer can point at its Solve cell)."""
+    _formula_answers(book)
     for stmt, scenario, overrides in _rows(book):
         book.context(scenario, overrides)
+    for i, (stmt, scenario, overrides) in enumerate(_rows(book)):
+        book.solve_index[(id(stmt), book.context(scenario, overrides).key)] = 4 + i
+
+
+def _formula_answers(book: Book) -> None:
+    """Answers used in formulas (and the answers their questions use), in every column that evaluates them."""
+    model = book.model
+    used = set(model.formula_answers)
+    for a in list(used):
+        used |= model.answer_cone(a) & set(model.answers)
+    statements = []
+    for a in model.answers:  # dependency order: upstream questions first
+        stmt = book.aliases.get(a[: -len(".value")] if a.endswith(".value") else a)
+        if a in used and stmt is not None and stmt not in statements:
+            statements.append(stmt)
+    for ctx in list(book.contexts.values()):
+        if any(isinstance(v, AnswerRef) for v in ctx.overrides.values()):
+            continue  # a check's `with x = ALIAS` column: answers inside it are not live
+        for stmt in statements:
+            need = (stmt, ctx.scenario, dict(ctx.overrides))
+            if need not in book.solve_needs:
+                book.solve_needs.append(need)
 
 
 def _rows(book: Book) -> list[tuple]:

@@ -194,9 +194,28 @@ class LiveTable:
         symbols = book.by_symbol(full)
         return full, symbols
 
-    def fill(self, inputs: Sequence[Sequence]) -> None:
-        """One row per entry of ``inputs``: per varied input a display value or a :class:`Live` formula."""
+    def stale(self) -> list[str]:
+        """Columns (``out:i``, ``q:NAME``) that use a question's answer which changes with a varied input:
+        one Solve cell cannot stand for it on every row, so these columns hold planner's values."""
+        model = self.book.model
+        moving = {a for a in model.answers if model.answer_inputs(a) & set(self.varied)}
+        if not moving:
+            return []
+        plan = self.book.plan
+        out = []
+        for i, o in enumerate(self.outputs):
+            syms = {plan.symbols.answer_names.get(x) for x in o.expr.free_symbols}
+            names = [plan.symbols.names[x] for x in o.expr.free_symbols if x in plan.symbols.names]
+            if syms & moving or any(model.answer_cone(n) & moving for n in names):
+                out.append(f"out:{i}")
+        out += ["q:" + n for n in self.helpers if n in model.quantities and model.answer_cone(n) & moving]
+        return out
+
+    def fill(self, inputs: Sequence[Sequence], fixed: Optional[dict[str, Sequence]] = None) -> None:
+        """One row per entry of ``inputs``: per varied input a display value or a :class:`Live` formula.
+        ``fixed``: columns (``out:i``, ``q:NAME``) written as planner's values, one per row (see :meth:`stale`)."""
         ws, book = self.ws, self.book
+        fixed = fixed or {}
         n = len(inputs)
         env, symbols = self._evaluate(inputs) if n else ({}, {})
 
@@ -216,19 +235,24 @@ class LiveTable:
             if o.when is not None and n:
                 ok = np.broadcast_to(book.evaluate(o.when, symbols), (n,))
                 shown = [v if bool(k) else "" for v, k in zip(shown, ok)]
+            if f"out:{i}" in fixed:
+                shown = list(fixed[f"out:{i}"])
             self.values[f"out:{i}"] = shown
             style = None if o.is_bool else book.number_style(shown, o.unit)
-            columns.append((self.col[f"out:{i}"],
-                            self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard, o.when, row_env),
-                            shown, style))
+            stamp = None if f"out:{i}" in fixed else \
+                self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard, o.when, row_env)
+            columns.append((self.col[f"out:{i}"], stamp, shown, style))
         for name in self.helpers:
             q = book.q[name]
             scale = Fraction(1) if q.is_bool else q.display.scale
             shown = [cached(v, 1 if q.is_bool else scale) for v in np.broadcast_to(env[name], (n,))] if n else []
+            if "q:" + name in fixed:
+                shown = list(fixed["q:" + name])
             self.values["q:" + name] = shown
-            columns.append((self.col["q:" + name], self._print(book.plan.exprs[name], scale, f"{ws.title}: {name}",
-                                                                env=row_env),
-                            shown, None if q.is_bool else book.number_style(shown, q.unit_text)))
+            stamp = None if "q:" + name in fixed else \
+                self._print(book.plan.exprs[name], scale, f"{ws.title}: {name}", env=row_env)
+            columns.append((self.col["q:" + name], stamp, shown,
+                            None if q.is_bool else book.number_style(shown, q.unit_text)))
         varied_styles = []
         for j, name in enumerate(self.varied):
             q = book.q[name]
@@ -244,7 +268,11 @@ class LiveTable:
                 else:
                     ws.number(r, c, v, varied_styles[j])
             for c, stamp, shown, style in columns:
-                ws.formula(r, c, stamp(r), shown[k], style)
+                if stamp is None:  # planner's value (a column that is not live)
+                    if shown[k] is not None:
+                        ws.number(r, c, shown[k], style)
+                else:
+                    ws.formula(r, c, stamp(r), shown[k], style)
         self.rows = n
 
     @property
@@ -317,7 +345,7 @@ def sweep_sheets(book: Book) -> None:
             outputs = [output_for(book, n) for n in show if n not in names]
             table = LiveTable(book, ws, ctx, names, outputs, top + 1)
             table.header()
-            table.fill(rows)
+            table.fill(rows, _fixed(book, stmt, scenario, table, len(rows)))
             table.points = flat  # row -> index of the point in planner's grid (first axis slowest)
             book.sweep_blocks.append((stmt, scenario, ws.title, table))
             charts = sweep_charts(book, ws, table, axes, outputs, scenario, top)
@@ -369,3 +397,25 @@ def _geometric(points) -> bool:
     """A ``times`` range over three decades or more: a log axis reads better (as in the report's plots)."""
     return points.kind == "times" and points.count > 2 and points.start > 0 and \
         points.exact(points.count - 1) / points.start >= 1000
+
+
+def _fixed(book: Book, stmt, scenario, table: LiveTable, rows: int) -> dict:
+    """planner's values for the columns that use an answer the sweep changes (see :meth:`LiveTable.stale`)."""
+    stale = table.stale()
+    if not stale:
+        return {}
+    from ...questions.sweep import run_statement
+
+    names = [o.quantity for o in table.outputs] + table.helpers
+    show = [n for n in names if n is not None]
+    result = run_statement(book.plan, stmt, [scenario or "base"], book.overrides, book.origins, show=show)[0]
+    out = {}
+    for key in stale:
+        name = table.outputs[int(key[4:])].quantity if key.startswith("out:") else key[2:]
+        col = result.display(name)[:rows]
+        out[key] = [None if isinstance(v, float) and v != v else (bool(v) if col.dtype == bool else float(v))
+                    for v in col]
+    shown = [table.outputs[int(k[4:])].label if k.startswith("out:") else k[2:] for k in stale]
+    table.ws.note(table.top - 1, table.left, "not live: planner's values for " + ", ".join(shown)
+                  + " (a question's answer they use changes along the sweep; planner solves it at every point)")
+    return out

@@ -1,0 +1,34 @@
+// Starts `planner lsp` (stdio) for .plan files; everything else comes from the server.
+const vscode = require("vscode");
+const { LanguageClient, TransportKind } = require("vscode-languageclient/node");
+
+let client;
+
+function activate(context) {
+  const config = vscode.workspace.getConfiguration("planner.server");
+  const command = config.get("command", "planner");
+  const args = config.get("args", ["lsp"]);
+  const server = { command, args, transport: TransportKind.stdio };
+  client = new LanguageClient(
+    "planner",
+    "planner",
+    { run: server, debug: server },
+    {
+      documentSelector: [{ scheme: "file", language: "plan" }, { scheme: "untitled", language: "plan" }],
+      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.plan") },
+    }
+  );
+  context.subscriptions.push({ dispose: () => client && client.stop() });
+  return client.start().catch((err) => {
+    vscode.window.showErrorMessage(
+      `planner: could not start \`${command} ${args.join(" ")}\` (${err.message}). ` +
+        "Install it with: pip install 'planner-units[lsp]', or set planner.server.command."
+    );
+  });
+}
+
+function deactivate() {
+  return client ? client.stop() : undefined;
+}
+
+module.exports = { activate, deactivate };

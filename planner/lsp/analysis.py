@@ -1,0 +1,718 @@
+"""What the language server knows about one open plan, without any LSP library.
+
+:class:`Document` analyses a plan's text as the command line would (parse,
+check, evaluate every scenario, run the checks) and answers the editor's
+questions in plain data: diagnostics, hover text, definitions, completions,
+symbols, rename edits. Positions are 0-based (line, character) with
+characters counted in UTF-16 code units, as the protocol counts them by
+default; :mod:`planner.lsp.server` turns these into protocol messages.
+
+While the text does not parse or check, the last plan that did is kept for
+hover, completion and definitions, so help does not vanish at every keystroke.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from pathlib import Path
+from typing import Iterator, Optional
+
+from ..compute.evaluation import format_value
+from ..language import ir
+from ..language.data import data_dir
+from ..language.dims import BUILTINS
+from ..language.errors import PlanError, flatten
+from ..language.lower import lower
+from ..language.parser import keywords
+from ..language.source import Source, Span
+from ..language.units import BUILTIN_UNITS
+from ..plan import Plan, loads
+
+NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
+
+ERROR, WARNING, INFORMATION = 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Range:
+    start: tuple[int, int]  # (line, character), 0-based, UTF-16
+    end: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Location:
+    path: Path
+    range: Range
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    range: Range
+    message: str
+    severity: int
+    code: str
+    related: tuple[tuple[Location, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Completion:
+    label: str
+    kind: str  # "quantity" | "input" | "function" | "unit" | "scenario" | "axis" | "keyword" | "file"
+    detail: str = ""
+    documentation: str = ""
+    insert: Optional[str] = None  # a snippet (`max($1)`), when not the label
+    sort: str = ""
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    kind: str  # "input" | "quantity" | "function" | "unit" | "scenario" | "axis" | "member" | "question" | "check"
+    detail: str
+    range: Range
+    selection: Range
+    children: tuple["Symbol", ...] = ()
+
+
+class RenameError(Exception):
+    """Why a name cannot be renamed (shown to the user)."""
+
+
+# ---- positions -------------------------------------------------------------------------------
+
+ENCODING = {"unit": "utf-16"}  # the position encoding agreed with the client: utf-16 (the default), utf-8, utf-32
+
+
+def _width(ch: str) -> int:
+    kind = ENCODING["unit"]
+    if kind == "utf-8":
+        return len(ch.encode("utf-8"))
+    if kind == "utf-32":
+        return 1
+    return 2 if ord(ch) > 0xFFFF else 1
+
+
+def _units(text: str) -> int:
+    return sum(_width(ch) for ch in text) if not text.isascii() else len(text)
+
+
+def position(text: str, offset: int) -> tuple[int, int]:
+    """0-based (line, character) of a character offset, characters in the agreed encoding's units."""
+    offset = max(0, min(offset, len(text)))
+    line = text.count("\n", 0, offset)
+    start = text.rfind("\n", 0, offset) + 1
+    return line, _units(text[start:offset])
+
+
+def offset(text: str, line: int, character: int) -> int:
+    """The character offset of a 0-based (line, character)."""
+    start = 0
+    for _ in range(line):
+        nl = text.find("\n", start)
+        if nl < 0:
+            return len(text)
+        start = nl + 1
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    units = 0
+    for i, ch in enumerate(text[start:end]):
+        if units >= character:
+            return start + i
+        units += _width(ch)
+    return end
+
+
+def span_range(span: Span) -> Range:
+    text = span.source.text
+    return Range(position(text, span.start), position(text, span.end))
+
+
+# ---- the document ------------------------------------------------------------------------------
+
+class Document:
+    """One open plan: its text, its path and what the last analysis found."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.ir: Optional[ir.PlanIR] = None  # the current text's statements, when it parses
+        self.ir_text = ""
+        self.plan: Optional[Plan] = None  # the last plan that loaded (maybe of an older text)
+        self.plan_text: str = ""
+        self.values: dict[str, dict[str, float | bool]] = {}  # scenario -> name -> value in display units
+        self.diagnostics: list[Diagnostic] = []
+        self.analysed = ""  # the text the diagnostics are about
+
+    # ---- analysis ----------------------------------------------------------------------
+
+    def update(self, text: str) -> list[Diagnostic]:
+        """Analyse new text: parse, check, evaluate every scenario, run the checks."""
+        from ..questions.checks import run_checks
+
+        self.text = self.analysed = text
+        found: list[Diagnostic] = []
+        try:
+            self.ir, self.ir_text = lower(Source(str(self.path), text)), text
+        except PlanError as err:
+            self.ir, self.ir_text = None, text
+            self.diagnostics = self._diagnostics(err)
+            return self.diagnostics
+        try:
+            plan = loads(text, str(self.path), self.path.parent)
+        except PlanError as err:
+            self.diagnostics = self._diagnostics(err)
+            return self.diagnostics
+        self.plan, self.plan_text = plan, text
+        try:
+            evaluations = plan.evaluate_all([None] + plan.scenario_names)
+        except PlanError as err:
+            self.values = {}
+            self.diagnostics = self._diagnostics(err)
+            return self.diagnostics
+        self.values = {ev.label: {n: ev.display(n) for n in plan.quantities} for ev in evaluations}
+        try:
+            results = run_checks(plan)
+        except PlanError as err:
+            found.extend(self._diagnostics(err))
+            results = []
+        for r in results:
+            if r.passed:
+                continue
+            if r.error is not None:
+                found.extend(self._diagnostics(r.error, f"check failed{' in ' + r.scenario if r.scenario else ''}: "))
+            else:
+                found.append(Diagnostic(self._range(r.check.span), f"check fails: {r.describe()}", WARNING,
+                                        "check"))
+        self.diagnostics = found
+        return found
+
+    def _range(self, span: Optional[Span]) -> Range:
+        if span is not None and span.source.name == str(self.path):
+            return span_range(span)
+        if span is not None:  # in an imported plan: point at the import that brought it in
+            at = self._import_of(span.source.name)
+            if at is not None:
+                return span_range(at)
+        return Range((0, 0), (0, 0))
+
+    def _import_of(self, name: str) -> Optional[Span]:
+        target = self._file_of(name)
+        for s in (self.ir.statements if self.ir else ()):
+            if isinstance(s, ir.Import) and self.resolve_import(s.path) == target:
+                return s.span
+        return None
+
+    def _diagnostics(self, err: PlanError, prefix: str = "") -> list[Diagnostic]:
+        out = []
+        for e in flatten(err):
+            lines = [prefix + e.message + (f" ({e.label})" if e.label else "")]
+            lines += [f"note: {n}" for n in e.notes]
+            if e.hint:
+                lines.append(f"help: {e.hint}")
+            related = []
+            if e.span is not None and e.span.source.name != str(self.path):  # in an imported plan
+                lines[0] = f"in {self._file_of(e.span.source.name).name}: {lines[0]}"
+                related.append((self._location(e.span), e.label or e.message))
+            for label in e.labels:
+                related.append((self._location(label.span), label.text or "see here"))
+            out.append(Diagnostic(self._range(e.span), "\n".join(lines), ERROR, e.family, tuple(related)))
+        return out
+
+    # ---- files ----------------------------------------------------------------------------
+
+    def _file_of(self, source_name: str) -> Path:
+        """The file a span's source names: this document, a library plan or a path."""
+        if source_name == str(self.path):
+            return self.path
+        if source_name.startswith("<library>/"):
+            return (data_dir("library") / source_name[len("<library>/"):]).resolve()
+        p = Path(source_name)
+        return p.resolve() if p.is_absolute() or p.exists() else (self.path.parent / p).resolve()
+
+    def _location(self, span: Span) -> Location:
+        return Location(self._file_of(span.source.name), span_range(span))
+
+    def resolve_import(self, name: str) -> Optional[Path]:
+        lib = data_dir("library")
+        for c in (self.path.parent / name, self.path.parent / (name + ".plan"), lib / name, lib / (name + ".plan")):
+            if c.is_file():
+                return c.resolve()
+        return None
+
+    # ---- what is under the cursor ------------------------------------------------------------
+
+    def word_at(self, line: int, character: int) -> Optional[tuple[str, int, int]]:
+        """The (dotted) name under a position, with its offsets; None in a comment or a string."""
+        at = offset(self.text, line, character)
+        start = self.text.rfind("\n", 0, at) + 1
+        end = self.text.find("\n", at)
+        end = len(self.text) if end < 0 else end
+        row = self.text[start:end]
+        col = at - start
+        if _in_comment_or_string(row, col):
+            return None
+        for m in NAME.finditer(row):
+            if m.start() <= col <= m.end():
+                word = m.group()
+                if m.start() > 0 and row[m.start() - 1].isdigit():
+                    continue
+                return word, start + m.start(), start + m.end()
+        return None
+
+    def _lookup(self, word: str) -> Optional[str]:
+        """The quantity, function, scenario or unit a word names (trying a dotted name's prefixes)."""
+        plan = self.plan
+        if plan is None:
+            return None
+        parts = word.split(".")
+        for n in range(len(parts), 0, -1):
+            cand = ".".join(parts[:n])
+            if cand in plan.quantities or cand in plan.model.functions or cand in plan.model.scenarios \
+                    or cand in plan.model.axes or cand in self._answers():
+                return cand
+        return None
+
+    def _answers(self) -> dict[str, ir.Statement]:
+        out = {}
+        if self.plan is not None:
+            for s in self.plan.model.solves + self.plan.model.optimizes:
+                if s.alias:
+                    out[s.alias] = s
+        return out
+
+    # ---- hover ----------------------------------------------------------------------------------
+
+    def hover(self, line: int, character: int) -> Optional[tuple[str, Range]]:
+        """Markdown for the name under the cursor: values per scenario with unit, doc, tags, formula."""
+        found = self.word_at(line, character)
+        if found is None or self.plan is None:
+            return None
+        word, a, b = found
+        name = self._lookup(word)
+        rng = Range(position(self.text, a), position(self.text, b))
+        plan = self.plan
+        if name is None:
+            unit = _unit_word(word, self.text, a)
+            if unit:
+                return self._hover_unit(unit), rng
+            return None
+        if name in plan.quantities:
+            return self._hover_quantity(name), rng
+        if name in plan.model.functions:
+            f = plan.model.functions[name]
+            head = f"{name}({', '.join(p.span.flat for p in f.params)})"
+            text = f"```plan\n{head} = {f.body.span.flat}" + (f" -> {f.display.text}" if f.display else "") + "\n```"
+            if f.doc:
+                text += f"\n\n{f.doc}"
+            return f"**{name}** (function)\n\n{text}" + self._where(f.span), rng
+        if name in plan.model.scenarios:
+            sm = plan.model.scenarios[name]
+            rows = [f"| `{o.name}` | {o.expr.span.flat} |" for o in sm.scenario.overrides]
+            axis = f" of axis `{sm.axis}`" if sm.axis else ""
+            doc = f"\n\n{sm.scenario.doc}" if sm.scenario.doc else ""
+            table = "\n\n| input | value |\n|---|---|\n" + "\n".join(rows) if rows else ""
+            return f"**{name}** (scenario{axis}){doc}{table}" + self._where(sm.scenario.span), rng
+        if name in plan.model.axes:
+            return f"**{name}** (axis): " + ", ".join(f"`{m}`" for m in plan.model.axes[name]), rng
+        stmt = self._answers()[name]
+        return f"**{name}**: the answer of `{stmt.span.flat}`" + self._where(stmt.span), rng
+
+    def _hover_quantity(self, name: str) -> str:
+        plan = self.plan
+        q = plan.quantities[name]
+        kind = "input" if q.is_input else "derived"
+        unit = f", {q.unit_text}" if q.unit_text else ""
+        parts = [f"**{name}** ({kind}{unit})"]
+        if q.doc:
+            parts.append(q.doc)
+        if self.values:
+            labels = plan.scenario_names or ["base"]
+            shown = {s: format_value(self.values[s][name], q.unit_text) for s in labels}
+            if len(set(shown.values())) == 1:
+                every = " in every scenario" if len(labels) > 1 else ""
+                parts.append(f"= **{shown[labels[0]]}**{every}")
+            else:
+                rows = "\n".join(f"| {s} | {v} |" for s, v in shown.items())
+                parts.append(f"| scenario | value |\n|---|--:|\n{rows}")
+        display = f" -> {q.definition.display.text}" if q.definition.display else ""
+        parts.append(f"```plan\n{name} = {q.formula}{display}\n```")
+        extra = []
+        if q.tags:
+            extra.append("tags: " + ", ".join(f"`{t}`" for t in q.tags))
+        if q.definition.constraints:
+            extra.append("where " + ", ".join(f"`{c.span.flat}`" for c in q.definition.constraints))
+        if extra:
+            parts.append("  \n".join(extra))
+        return "\n\n".join(parts) + self._where(q.definition.span)
+
+    def _hover_unit(self, name: str) -> str:
+        unit = self.plan.model.units.lookup(name) if self.plan is not None else BUILTIN_UNITS.get(name)
+        if unit is None:
+            return ""
+        base = str(unit.dim) if not unit.dim.dimensionless else "1"
+        scale = format(float(unit.scale), ".6g")
+        what = unit.dim.describe()
+        return f"**{name}** (unit): 1 {name} = {scale} {base}".rstrip() + f" ({what})"
+
+    def _where(self, span: Span) -> str:
+        path = self._file_of(span.source.name)
+        where = path.name if path != self.path else "this plan"
+        return f"\n\n*defined in {where}, line {span.line}*"
+
+    # ---- definitions ------------------------------------------------------------------------------
+
+    def definition(self, line: int, character: int) -> Optional[Location]:
+        at = offset(self.text, line, character)
+        target = self._import_target(at)
+        if target is not None:
+            return Location(target, Range((0, 0), (0, 0)))
+        found = self.word_at(line, character)
+        if found is None or self.plan is None:
+            return None
+        name = self._lookup(found[0])
+        plan = self.plan
+        span = None
+        if name is None:
+            unit = _unit_word(found[0], self.text, found[1])
+            span = self._unit_decls().get(unit) if unit else None
+        elif name in plan.quantities:
+            span = plan.quantities[name].definition.name_span
+        elif name in plan.model.functions:
+            span = plan.model.functions[name].name_span
+        elif name in plan.model.scenarios:
+            span = plan.model.scenarios[name].scenario.name_span
+        elif name in plan.model.axes:
+            span = next(s.name_span for s in plan.model.plan.statements if isinstance(s, ir.Axis) and s.name == name)
+        elif name in self._answers():
+            span = self._answers()[name].span
+        if span is None:
+            return None
+        return self._current(span)
+
+    def _current(self, span: Span) -> Location:
+        """A location in this plan as it is now (the last plan that loaded may be of older text)."""
+        if span.source.name == str(self.path) and self.ir is not None and span.source.text != self.text:
+            fresh = {getattr(s, "name", None): s for s in self._statements()}
+            name = span.text
+            s = fresh.get(name)
+            if s is not None and hasattr(s, "name_span"):
+                span = s.name_span
+        return self._location(span)
+
+    def _statements(self) -> Iterator[ir.Statement]:
+        for s in (self.ir.statements if self.ir else ()):
+            yield s
+            if isinstance(s, ir.Axis):
+                yield from s.members
+
+    def _unit_decls(self) -> dict[str, Span]:
+        if self.plan is None:
+            return {}
+        return {s.name: s.name_span for s in self.plan.model.plan.statements if isinstance(s, ir.UnitDecl)}
+
+    def _import_target(self, at: int) -> Optional[Path]:
+        for s in (self.ir.statements if self.ir else ()):
+            if isinstance(s, ir.Import) and s.span.start <= at <= s.span.end:
+                quoted = s.span.text.find('"')
+                start = s.span.start + quoted
+                end = s.span.text.find('"', quoted + 1) + s.span.start
+                if start <= at <= end:
+                    return self.resolve_import(s.path)
+        return None
+
+    # ---- completion ----------------------------------------------------------------------------------
+
+    def complete(self, line: int, character: int) -> list[Completion]:
+        at = offset(self.text, line, character)
+        start = self.text.rfind("\n", 0, at) + 1
+        before = self.text[start:at]
+        if _in_comment(before):
+            return []
+        m = re.search(r'^\s*(import|from)\s+"([^"]*)$', before)
+        if m:
+            return self._complete_paths(m.group(2))
+        if _open_string(before):
+            return []
+        if re.search(r"@\"?[\w/]*$", before):
+            return self._complete_scenarios(quoted='@"' in before[-40:])
+        m = re.search(r"(?:^|[\s,])([^\W\d]\w*)=([\w]*)$", before)
+        if m and self.plan is not None and m.group(1) in self.plan.model.axes:
+            return [Completion(x, "scenario", f"member of axis {m.group(1)}") for x in
+                    self.plan.model.axes[m.group(1)] + ["all"]]
+        after_number = r"(?<![\w.])\d[\d_]*(\.\d+)?([eE][+-]?\d+)?[ \t]+[\w/*^]*$"
+        if re.search(r"->\s*[\w/*^%·-]*$", before) or re.search(after_number, before):
+            return self._complete_units()
+        if re.search(r"^\s*(check|sweep|solve|maximize|minimize)\b.*\b(in|for)\s+(\S+,\s*)*[\w\"/]*$", before) \
+                and not re.search(r"^\s*(sweep|maximize|minimize)\b.*\b\w+\s+in\s+[^,]*$", before):
+            return self._complete_picks()
+        m = re.search(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\.(\w*)$", before)
+        if m:
+            return self._complete_members(m.group(1))
+        return self._complete_names()
+
+    def _complete_paths(self, typed: str) -> list[Completion]:
+        out = []
+        lib = data_dir("library")
+        for p in sorted(lib.rglob("*.plan")):
+            rel = str(p.relative_to(lib))
+            out.append(Completion(rel, "file", "planner's library", _first_title(p)))
+        for p in sorted(self.path.parent.rglob("*.plan")):
+            if p.resolve() == self.path.resolve() or len(p.relative_to(self.path.parent).parts) > 3:
+                continue
+            rel = str(p.relative_to(self.path.parent))
+            out.append(Completion(rel, "file", "next to this plan", _first_title(p)))
+        return out
+
+    def _complete_scenarios(self, quoted: bool = False) -> list[Completion]:
+        if self.plan is None:
+            return []
+        out = [Completion("base", "scenario", "the plan as written")]
+        for name, sm in self.plan.model.scenarios.items():
+            label = name if "/" not in name or quoted else f'"{name}"'
+            out.append(Completion(label, "scenario", f"axis {sm.axis}" if sm.axis else "scenario",
+                                  sm.scenario.doc or ""))
+        return out
+
+    def _complete_picks(self) -> list[Completion]:
+        out = [Completion("all", "keyword", "every scenario")]
+        out += [c for c in self._complete_scenarios() if "/" not in c.label]
+        if self.plan is not None:
+            out += [Completion(f"{a}=", "axis", "axis: " + ", ".join(ms)) for a, ms in self.plan.model.axes.items()]
+        return out
+
+    def _complete_units(self) -> list[Completion]:
+        table = self.plan.model.units.units if self.plan is not None else BUILTIN_UNITS
+        out = []
+        for name, unit in table.items():
+            base = str(unit.dim) if not unit.dim.dimensionless else "1"
+            out.append(Completion(name, "unit", f"{format_value(float(unit.scale))} {base}".strip(),
+                                  unit.dim.describe(), sort=f"{len(name):02d}{name}"))
+        return out
+
+    def _complete_members(self, prefix: str) -> list[Completion]:
+        names = [c for c in self._complete_names() if c.label.startswith(prefix + ".")]
+        return [dataclasses.replace(c, label=c.label[len(prefix) + 1:], insert=None) for c in names]
+
+    def _complete_names(self) -> list[Completion]:
+        out = []
+        plan = self.plan
+        if plan is not None:
+            for name in plan.display_order():
+                q = plan.quantities[name]
+                value = ""
+                if self.values.get("base") and name in self.values["base"]:
+                    value = " = " + format_value(self.values["base"][name], q.unit_text)
+                out.append(Completion(name, "input" if q.is_input else "quantity",
+                                      ("input" if q.is_input else "derived") + value, q.doc or "",
+                                      sort=f"1{name}"))
+            for name, f in plan.model.functions.items():
+                params = ", ".join(p.name for p in f.params)
+                out.append(Completion(name, "function", f"{name}({params})", f.doc or "", f"{name}($1)",
+                                      sort=f"2{name}"))
+            for name in self._answers():
+                out.append(Completion(name, "quantity", "an answer", sort=f"3{name}"))
+        for name, (_, _, sig) in BUILTINS.items():
+            out.append(Completion(name, "function", f"{name}({sig})", "built in", f"{name}($1)", sort=f"4{name}"))
+        for word in keywords():
+            out.append(Completion(word, "keyword", sort=f"5{word}"))
+        return out
+
+    # ---- symbols ----------------------------------------------------------------------------------
+
+    def symbols(self) -> list[Symbol]:
+        if self.ir is None:
+            return []
+        out = []
+        for s in self.ir.statements:
+            sym = _symbol(s)
+            if sym is not None:
+                out.append(sym)
+        return out
+
+    # ---- rename and references ----------------------------------------------------------------------
+
+    def references(self, line: int, character: int) -> list[Range]:
+        name = self._own_name(line, character)
+        return [span_range(s) for s in self._occurrences(name)]
+
+    def prepare_rename(self, line: int, character: int) -> tuple[Range, str]:
+        name = self._own_name(line, character)
+        found = self.word_at(line, character)
+        a = found[1]
+        return Range(position(self.text, a), position(self.text, a + len(name))), name
+
+    def rename(self, line: int, character: int, new: str) -> list[tuple[Range, str]]:
+        old = self._own_name(line, character)
+        if not IDENTIFIER.match(new):
+            raise RenameError(f"`{new}` is not a name: a letter or `_`, then letters, digits or `_`")
+        if new in keywords():
+            raise RenameError(f"`{new}` is a keyword of the language")
+        taken = self._defined_names()
+        if new != old and new in taken:
+            raise RenameError(f"`{new}` is already defined in this plan")
+        for f in self.ir.statements:
+            if isinstance(f, ir.FunctionDef) and any(p.name == new for p in f.params) and _mentions(f, old):
+                raise RenameError(f"`{new}` is a parameter of `{f.name}`, whose body uses `{old}`: "
+                                  "the body would mean the parameter")
+        return [(span_range(s), new) for s in self._occurrences(old)]
+
+    def _fresh(self) -> None:
+        """The statements of the text as it is now (renames edit this text, not the last analysed one)."""
+        if self.ir is None or self.ir_text != self.text:
+            try:
+                self.ir = lower(Source(str(self.path), self.text))
+            except PlanError:
+                self.ir = None
+            self.ir_text = self.text
+
+    def _own_name(self, line: int, character: int) -> str:
+        self._fresh()
+        if self.ir is None:
+            raise RenameError("the plan does not parse: fix the syntax error first")
+        found = self.word_at(line, character)
+        if found is None:
+            raise RenameError("no name here")
+        word = found[0]
+        own = {s.name: s for s in self.ir.statements if isinstance(s, (ir.Definition, ir.FunctionDef))}
+        at = offset(self.text, line, character)
+        head = word[:word.find(".", at - found[1])] if "." in word[at - found[1]:] else word
+        if head in own:
+            return head
+        if word in own:
+            return word
+        if self.plan is not None and (word in self.plan.quantities or head in self.plan.quantities):
+            name = word if word in self.plan.quantities else head
+            where = self._file_of(self.plan.quantities[name].definition.span.source.name)
+            raise RenameError(f"`{name}` is defined in {where.name}: rename it there")
+        raise RenameError(f"`{word}` is not a quantity or function of this plan")
+
+    def _defined_names(self) -> set[str]:
+        names = {s.name for s in self._statements() if isinstance(s, (ir.Definition, ir.FunctionDef, ir.UnitDecl))}
+        if self.plan is not None:
+            names |= set(self.plan.quantities) | set(self.plan.model.functions) | set(self._answers())
+        return names
+
+    def _occurrences(self, name: str) -> list[Span]:
+        """Every place the current text names ``name`` (a quantity or function of its own)."""
+        out: list[Span] = []
+        for s in self.ir.statements:
+            if isinstance(s, ir.FunctionDef):
+                if s.name == name:
+                    out.append(s.name_span)
+                if any(p.name == name for p in s.params):
+                    continue  # a parameter of the same name hides it in this function
+            out.extend(_mentions(s, name))
+        return sorted(set(out), key=lambda sp: sp.start)
+
+
+def _mentions(node, name: str) -> list[Span]:
+    out: list[Span] = []
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, ir.Definition) and x.name == name:
+            out.append(x.name_span)
+        elif isinstance(x, ir.Name) and x.name == name:
+            out.append(x.span)
+        elif isinstance(x, ir.ScenarioRef) and x.name == name:
+            out.append(Span(x.span.source, x.span.start, x.span.start + len(name)))
+        elif isinstance(x, ir.Call) and x.func == name:
+            out.append(x.name_span)
+        elif isinstance(x, ir.Override) and x.name == name:
+            out.append(x.name_span)
+        elif isinstance(x, ir.SweepAxis) and x.name == name:
+            out.append(x.name_span)
+        elif isinstance(x, ir.Solve) and x.target == name:
+            out.append(x.target_span)
+        elif isinstance(x, ir.Optimize) and x.over == name:
+            out.append(x.over_span)
+        if dataclasses.is_dataclass(x) and not isinstance(x, (type, Span, Source)):
+            stack.extend(v for v in (getattr(x, f.name) for f in dataclasses.fields(x))
+                         if not isinstance(v, (str, int, float, Fraction, Enum, Span, type(None))))
+    return out
+
+
+def _symbol(s) -> Optional[Symbol]:
+    full = span_range(s.span)
+    if isinstance(s, ir.Definition):
+        kind = "input" if s.is_input else "quantity"
+        detail = s.expr.span.flat + (f" -> {s.display.text}" if s.display else "")
+        return Symbol(s.name, kind, detail, full, span_range(s.name_span))
+    if isinstance(s, ir.FunctionDef):
+        return Symbol(s.name, "function", "(" + ", ".join(p.name for p in s.params) + ")", full,
+                      span_range(s.name_span))
+    if isinstance(s, ir.UnitDecl):
+        return Symbol(s.name, "unit", s.definition.span.flat if s.definition else "a new dimension", full,
+                      span_range(s.name_span))
+    if isinstance(s, ir.Scenario):
+        return Symbol(s.name, "scenario", ", ".join(o.name for o in s.overrides), full, span_range(s.name_span))
+    if isinstance(s, ir.Axis):
+        members = tuple(Symbol(m.name, "member", ", ".join(o.name for o in m.overrides), span_range(m.span),
+                               span_range(m.name_span)) for m in s.members)
+        return Symbol(s.name, "axis", s.doc or "", full, span_range(s.name_span), members)
+    if isinstance(s, ir.Check):
+        return Symbol(s.span.flat, "check", "", full, full)
+    if isinstance(s, (ir.Sweep, ir.Solve, ir.Optimize)):
+        return Symbol(s.span.flat, "question", "", full, full)
+    return None
+
+
+def _first_title(path: Path) -> str:
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines()[:5]:
+            m = re.match(r'\s*title\s+"(.*)"', line)
+            if m:
+                return m.group(1)
+    except (OSError, UnicodeDecodeError):
+        pass
+    return ""
+
+
+def _in_comment(before: str) -> bool:
+    return _in_comment_or_string(before, len(before), strings=False)
+
+
+def _open_string(before: str) -> bool:
+    quotes = 0
+    for ch in before:
+        if ch == "#" and quotes % 2 == 0:
+            return False
+        if ch == '"':
+            quotes += 1
+    return quotes % 2 == 1
+
+
+def _in_comment_or_string(row: str, col: int, strings: bool = True) -> bool:
+    inside = False
+    for i, ch in enumerate(row[:col]):
+        if ch == '"':
+            inside = not inside
+        elif ch == "#" and not inside:
+            return True
+    return inside and strings
+
+
+def _unit_word(word: str, text: str, at: int) -> Optional[str]:
+    """A unit name: after a number (``3 TB/s``), after ``->``, or after ``/``/``*`` inside a unit."""
+    before = text[max(0, at - 40):at]
+    return word if re.search(r"(\d[ \t]*|->[ \t]*|\w[/*·])$", before) else None
+
+
+@dataclass
+class Workspace:
+    """The open documents, by path."""
+
+    documents: dict[Path, Document] = field(default_factory=dict)
+
+    def open(self, path: Path, text: str) -> Document:
+        doc = self.documents.get(path) or Document(path, text)
+        self.documents[path] = doc
+        return doc

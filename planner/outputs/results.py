@@ -1,0 +1,525 @@
+"""What the Python API returns: plain result objects for scripts and notebooks.
+
+Each result holds plain data (names, numbers in display units, unit texts,
+booleans, strings), prints as the terminal prints it (``repr``), shows as an
+HTML table in a notebook (``_repr_html_``) and becomes a pandas DataFrame with
+``to_pandas()`` when pandas is installed (``pip install 'planner-units[pandas]'``;
+it is optional, and this is its one home). ``to_records()`` gives the rows
+as dicts for anything else.
+
+The API door (:mod:`planner.plan`) builds them from the questions' results.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any, Iterator, Optional, Sequence, Union
+
+from ..compute.evaluation import format_value
+
+Number = Union[float, bool]
+
+
+# ---- a number with its unit -----------------------------------------------------
+
+@dataclass(frozen=True)
+class Value:
+    """A number with its unit, as a plan writes it: ``Value(4.8, "TB/s")``.
+
+    Results give values in the quantity's display unit; an override may be a
+    ``Value`` (or the text ``"4.8 TB/s"``). ``float(v)`` is the number,
+    ``str(v)`` the number to 6 significant digits with its unit."""
+
+    number: Number
+    unit: str = ""
+
+    def __float__(self) -> float:
+        return float(self.number)
+
+    def __bool__(self) -> bool:
+        return bool(self.number)
+
+    def __str__(self) -> str:
+        return format_value(self.number, self.unit)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return html.escape(str(self))
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        text = format(self.number, spec)
+        return f"{text} {self.unit}".strip()
+
+    def plan_text(self) -> str:
+        """The value in plan syntax, at full precision (``4.8 TB/s``, ``true``)."""
+        if isinstance(self.number, bool):
+            return "true" if self.number else "false"
+        if isinstance(self.number, Fraction):
+            number = str(self.number) if self.number.denominator == 1 else repr(float(self.number))
+        else:
+            number = repr(float(self.number)) if not isinstance(self.number, int) else str(self.number)
+        return f"{number} {self.unit}".strip()
+
+
+def _plain(v: Any) -> Any:
+    """Numbers as Python floats/bools (never numpy scalars), for records and DataFrames."""
+    if isinstance(v, Value):
+        return v.number
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, (int, float, Fraction)):
+        return float(v)
+    if hasattr(v, "item"):  # numpy scalars
+        return v.item()
+    return v
+
+
+# ---- tables -----------------------------------------------------------------------------
+
+class _Rows:
+    """Shared by the results: a sequence of row dataclasses with text, HTML and DataFrame forms."""
+
+    rows: list
+    title: str = ""
+    _text: str = ""
+
+    def __iter__(self) -> Iterator:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __repr__(self) -> str:
+        return self._text
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per row: plain names, numbers (in display units), units and texts."""
+        return [{k: _plain(v) for k, v in asdict(r).items()} for r in self.rows]
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame (pandas is optional: ``pip install 'planner-units[pandas]'``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install 'planner-units[pandas]' (or pip install pandas)"
+                              ) from None
+        return pandas.DataFrame.from_records(self.to_records(), columns=self._columns())
+
+    def _columns(self) -> list[str]:
+        from dataclasses import fields
+
+        return [f.name for f in fields(self._row_type())]
+
+    def _row_type(self):
+        raise NotImplementedError
+
+    def _html_rows(self) -> tuple[list[str], list[list[str]]]:
+        columns = self._columns()
+        return columns, [[_cell(getattr(r, c)) for c in columns] for r in self.rows]
+
+    def _repr_html_(self) -> str:
+        headers, rows = self._html_rows()
+        return html_table(headers, rows, self.title)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return format_value(v)
+    if isinstance(v, (list, tuple)):
+        return ", ".join(str(x) for x in v)
+    if isinstance(v, dict):
+        return ", ".join(f"{k} = {x}" for k, x in v.items())
+    return str(v)
+
+
+PASS_STYLE = "color:#1a7f37;font-weight:bold"
+FAIL_STYLE = "color:#cf222e;font-weight:bold"
+
+
+def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str = "",
+               numeric: Sequence[bool] = ()) -> str:
+    """A small, self-contained HTML table (escaped; ``pass``/``FAIL`` cells coloured)."""
+    out = ["<div>"]
+    if title:
+        out.append(f"<p><b>{html.escape(title)}</b></p>")
+    out.append('<table style="border-collapse:collapse">')
+    out.append("<thead><tr>" + "".join(f'<th style="text-align:left;padding:2px 8px">{html.escape(h)}</th>'
+                                       for h in headers) + "</tr></thead><tbody>")
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            style = "padding:2px 8px;vertical-align:top"
+            if i < len(numeric) and numeric[i]:
+                style += ";text-align:right;font-variant-numeric:tabular-nums"
+            if cell == "pass":
+                style += ";" + PASS_STYLE
+            elif cell == "FAIL":
+                style += ";" + FAIL_STYLE
+            cells.append(f'<td style="{style}">{html.escape(cell)}</td>')
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+# ---- eval -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class QuantityRow:
+    """One quantity: its values per scenario (display unit), unit, doc, tags and formula."""
+
+    name: str
+    kind: str  # "input" | "derived"
+    unit: str
+    values: dict[str, Number]  # scenario label -> value in the display unit
+    doc: Optional[str]
+    tags: tuple[str, ...]
+    formula: str
+    overridden: bool = False  # some scenario or override changed this input
+
+
+class EvalResult(_Rows):
+    """Every quantity per scenario. ``result["step_time"]`` is a :class:`Value`
+    (a dict scenario -> Value when several scenarios were evaluated);
+    ``result["step_time", "fp8"]`` and ``result.value("step_time", "fp8")`` pick one."""
+
+    def __init__(self, title: str, path: str, scenarios: list[str], rows: list[QuantityRow], text: str) -> None:
+        self.title = title
+        self.path = path
+        self.scenarios = scenarios
+        self.rows = rows
+        self._by_name = {r.name: r for r in rows}
+        self._text = text
+
+    def _row_type(self):
+        return QuantityRow
+
+    @property
+    def names(self) -> list[str]:
+        return [r.name for r in self.rows]
+
+    def row(self, name: str) -> QuantityRow:
+        if name not in self._by_name:
+            from ..language.errors import UnknownNameError, suggest
+
+            guess = suggest(name, self._by_name)
+            raise UnknownNameError(f"no quantity `{name}` in {self.path}",
+                                   hint=f"did you mean `{guess}`?" if guess else None)
+        return self._by_name[name]
+
+    def value(self, name: str, scenario: Optional[str] = None) -> Value:
+        r = self.row(name)
+        if scenario is None:
+            if len(self.scenarios) != 1:
+                from ..language.errors import UsageError
+
+                raise UsageError(f"{len(self.scenarios)} scenarios were evaluated: say which",
+                                 hint=f"result.value({name!r}, {self.scenarios[0]!r}); scenarios: "
+                                      + ", ".join(self.scenarios))
+            scenario = self.scenarios[0]
+        if scenario not in r.values:
+            from ..language.errors import ScenarioError, suggest
+
+            guess = suggest(scenario, self.scenarios)
+            raise ScenarioError(f"scenario `{scenario}` was not evaluated",
+                                hint=(f"did you mean `{guess}`? " if guess else "") + "evaluated: "
+                                + ", ".join(self.scenarios))
+        return Value(r.values[scenario], r.unit)
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            return self.value(*key)
+        if isinstance(key, int):
+            return self.rows[key]
+        if len(self.scenarios) == 1:
+            return self.value(key)
+        return {s: self.value(key, s) for s in self.scenarios}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per quantity and scenario (the long form): ``quantity``, ``scenario``, ``value``, ``unit``..."""
+        return [{"quantity": r.name, "scenario": s, "value": _plain(v), "unit": r.unit, "kind": r.kind,
+                 "doc": r.doc, "tags": list(r.tags)} for r in self.rows for s, v in r.values.items()]
+
+    def to_pandas(self):
+        """A DataFrame indexed by quantity: one column per scenario (display units), then unit, kind and doc."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install 'planner-units[pandas]' (or pip install pandas)"
+                              ) from None
+        data = {s: [_plain(r.values[s]) for r in self.rows] for s in self.scenarios}
+        data.update(unit=[r.unit for r in self.rows], kind=[r.kind for r in self.rows],
+                    doc=[r.doc or "" for r in self.rows])
+        frame = pandas.DataFrame(data, index=pandas.Index(self.names, name="quantity"))
+        return frame
+
+    def _repr_html_(self) -> str:
+        headers = ["quantity"] + self.scenarios + ["unit", "notes", "description"]
+        rows = []
+        for r in self.rows:
+            notes = (["input*" if r.overridden else "input"] if r.kind == "input" else []) + list(r.tags)
+            rows.append([r.name] + [format_value(r.values[s]) for s in self.scenarios]
+                        + [r.unit, ", ".join(notes), r.doc or ""])
+        numeric = [False] + [True] * len(self.scenarios)
+        return html_table(headers, rows, self.title, numeric)
+
+
+# ---- check ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CheckRow:
+    check: str  # as written
+    line: int
+    scenario: Optional[str]
+    passed: bool
+    actual: Optional[Value]
+    expected: Optional[Value]
+    tolerance: str
+    error: Optional[str]
+    overrides: dict[str, str] = field(default_factory=dict)  # `with` inputs, as written
+    describe: str = ""  # one line, as `planner check` prints a failure
+
+
+class CheckResults(_Rows):
+    """Every ``check`` per scenario. ``ok`` when all pass; ``failures`` lists the others."""
+
+    def __init__(self, path: str, rows: list[CheckRow], text: str) -> None:
+        self.path = path
+        self.rows = rows
+        self.title = f"checks of {path}"
+        self._text = text
+
+    def _row_type(self):
+        return CheckRow
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.rows)
+
+    @property
+    def failed(self) -> int:
+        return len(self.rows) - self.passed
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+    @property
+    def failures(self) -> list[CheckRow]:
+        return [r for r in self.rows if not r.passed]
+
+    def __getitem__(self, i: int) -> CheckRow:
+        return self.rows[i]
+
+    def _repr_html_(self) -> str:
+        headers = ["", "check", "scenario", "actual", "expected", "tolerance", "line"]
+        rows = [["pass" if r.passed else "FAIL", r.check, r.scenario or "", "" if r.actual is None else str(r.actual),
+                 "" if r.expected is None else str(r.expected), r.tolerance, str(r.line)] for r in self.rows]
+        title = f"{self.passed} passed, {self.failed} failed ({self.path})"
+        return html_table(headers, rows, title, [False, False, False, True, True])
+
+
+# ---- solve ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SolveRow:
+    question: str  # as written
+    alias: Optional[str]
+    scenario: str
+    target: str
+    mode: str  # "root" | "min" | "max" | "maximize" | "minimize"
+    value: Value  # the answer, in the target's display unit
+    optimum: Optional[Value]  # the objective at the answer (maximize/minimize)
+    closed_form: Optional[str]  # over the other inputs, base units
+    closed_form_latex: Optional[str]
+    method: str
+    verification: str
+    notes: tuple[str, ...] = ()
+
+
+class SolveResults(_Rows):
+    """The answers, one per question and scenario. ``results["breakeven_alpha"]`` is the
+    answer named so (a dict scenario -> Value when it was asked in several scenarios);
+    ``errors`` holds the questions that have no answer (each a :class:`planner.PlanError`)."""
+
+    def __init__(self, path: str, rows: list[SolveRow], errors: list, text: str) -> None:
+        self.path = path
+        self.rows = rows
+        self.errors = errors
+        self.title = f"answers of {path}"
+        self._text = text
+
+    def _row_type(self):
+        return SolveRow
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            return self.rows[key]
+        name, scenario = key if isinstance(key, tuple) else (key, None)
+        found = [r for r in self.rows if name in (r.alias, r.target)]
+        if scenario is not None:
+            found = [r for r in found if r.scenario == scenario]
+        if not found:
+            raise KeyError(f"no answer named `{name}`" + (f" in `{scenario}`" if scenario else "")
+                           + "; answers: " + ", ".join(sorted({r.alias or r.target for r in self.rows})))
+        if len(found) == 1:
+            return found[0].value
+        return {r.scenario: r.value for r in found}
+
+    def _repr_html_(self) -> str:
+        headers = ["question", "scenario", "answer", "method", "verified", "closed form"]
+        rows = [[r.question, r.scenario, str(r.value) + (f" ({r.optimum} at the optimum)" if r.optimum else ""),
+                 r.method, r.verification, r.closed_form or ""] for r in self.rows]
+        rows += [[e.message, "", "no answer", e.family, "", ""] for e in self.errors]
+        return html_table(headers, rows, self.title, [False, False, True])
+
+
+# ---- sweep ------------------------------------------------------------------------------------
+
+@dataclass
+class SweepTable:
+    """One sweep in one scenario: a row per point (display units), ``None`` where a point has no value."""
+
+    sweep: str
+    scenario: str
+    columns: list[str]
+    units: dict[str, str]
+    rows: list[dict[str, Optional[Number]]]
+    issues: list[str]  # each point with a problem, explained (the first 20)
+    points_with_issues: int = 0
+    _text: str = ""
+
+    def __repr__(self) -> str:
+        return self._text
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def column(self, name: str) -> list[Optional[Number]]:
+        return [r[name] for r in self.rows]
+
+    def to_records(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.rows]
+
+    def to_pandas(self):
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install 'planner-units[pandas]' (or pip install pandas)"
+                              ) from None
+        return pandas.DataFrame.from_records(self.to_records(), columns=self.columns)
+
+    def _repr_html_(self) -> str:
+        headers = [f"{c} ({self.units[c]})" if self.units[c] else c for c in self.columns]
+        rows = [["" if r[c] is None else _cell(r[c]) for c in self.columns] for r in self.rows]
+        title = f"{self.sweep} [{self.scenario}]"
+        if self.points_with_issues:
+            title += f" ({self.points_with_issues} points with issues)"
+        return html_table(headers, rows, title, [True] * len(self.columns))
+
+
+class SweepResults(_Rows):
+    """The sweeps, one table per sweep and scenario (``results[0]``)."""
+
+    def __init__(self, tables: list[SweepTable], text: str) -> None:
+        self.rows = tables
+        self._text = text
+
+    def __getitem__(self, i: int) -> SweepTable:
+        return self.rows[i]
+
+    def to_records(self) -> list[dict[str, Any]]:
+        return [{"sweep": t.sweep, "scenario": t.scenario, **r} for t in self.rows for r in t.rows]
+
+    def _columns(self) -> list[str]:
+        cols = ["sweep", "scenario"]
+        for t in self.rows:
+            cols += [c for c in t.columns if c not in cols]
+        return cols
+
+    def _repr_html_(self) -> str:
+        return "".join(t._repr_html_() for t in self.rows)
+
+
+# ---- sensitivity ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SensitivityRow:
+    quantity: str
+    scenario: str
+    input: str
+    value: Value  # the input's value
+    elasticity: Optional[float]  # a 1% rise in the input moves the quantity by about this many %
+    derivative: Optional[float]  # d quantity / d input, display units
+    method: str
+    note: str = ""
+
+
+class SensitivityResults(_Rows):
+    """The elasticity of a quantity to each input it depends on, per scenario, largest effect first."""
+
+    def __init__(self, quantity: str, rows: list[SensitivityRow], text: str) -> None:
+        self.quantity = quantity
+        self.rows = rows
+        self.title = f"sensitivity of {quantity}"
+        self._text = text
+
+    def _row_type(self):
+        return SensitivityRow
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            return self.rows[key]
+        found = [r for r in self.rows if r.input == key]
+        if not found:
+            raise KeyError(f"`{self.quantity}` does not depend on `{key}`")
+        return found[0].elasticity if len(found) == 1 else {r.scenario: r.elasticity for r in found}
+
+    def _repr_html_(self) -> str:
+        headers = ["scenario", "input", "value", "elasticity", "method"]
+        rows = [[r.scenario, r.input, str(r.value), "n/a" if r.elasticity is None else f"{r.elasticity:+.4f}",
+                 r.method + (f" ({r.note})" if r.note else "")] for r in self.rows]
+        return html_table(headers, rows, self.title, [False, False, True, True])
+
+
+# ---- explain ----------------------------------------------------------------------------------
+
+class Explanation:
+    """A quantity from its formula down to its inputs (per scenario): ``formula``, ``sympy``,
+    ``in_inputs`` and its LaTeX, ``value``, ``inputs``, ``used_by``."""
+
+    def __init__(self, parts: list, text: str) -> None:
+        self.parts = parts  # planner.questions.explain.Explanation, one per scenario
+        first = parts[0]
+        self.name = first.name
+        self.kind = first.kind
+        self.formula = first.formula
+        self.doc = first.doc
+        self.tags = first.tags
+        self.sympy = first.sympy
+        self.in_inputs = first.in_inputs
+        self.latex = first.in_inputs_latex
+        self.used_by = first.used_by
+        self.values = {p.scenario or "base": p.value for p in parts}
+        self._text = text
+
+    def __repr__(self) -> str:
+        return self._text
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(self._text)}</pre>"
+
+    def _repr_latex_(self) -> str:
+        return f"$${self.name} = {self.latex}$$" if self.kind == "derived" else f"$${self.name}$$"

@@ -1,0 +1,197 @@
+"""The Python API: the README's examples, overrides with units, result objects, reprs."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, TOKEN_COST
+
+import planner
+from planner.language.errors import OverrideError, PlanError, UnknownNameError
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return planner.load(TOKEN_COST)
+
+
+def _python_section() -> str:
+    section = README[README.index("## Python API"):README.index("## Architecture")]
+    return "\n".join(re.findall(r"```python\n(.*?)```", section, flags=re.S))
+
+
+def test_the_readme_python_examples_run(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    text = _python_section()
+    assert text.count(">>>") >= 15
+    test = doctest.DocTestParser().get_doctest(text, {}, "README.md#python-api", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_figures_match_the_article(plan):
+    # 降低每個 Token 的生成成本: 19.262 ms per int4 step at batch 32; break-even alpha about 0.287;
+    # the crossover batches 98, 49, 26
+    assert float(plan.eval(scenario="int4_g128")["batch_step_bound"]) == pytest.approx(19.262, abs=5e-4)
+    answers = plan.solve()
+    assert float(answers["breakeven_alpha"]) == pytest.approx(0.2871, abs=5e-5)
+    assert {k: float(v) for k, v in answers["crossover_batch"].items()} == {"bf16": 98, "fp8_e4m3": 49,
+                                                                            "int4_g128": 26}
+    assert float(answers["best_gamma"]) == 6
+
+
+# ---- overrides with units -------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["4.8 TB/s", "4800 GB/s", planner.Value(4.8, "TB/s"), planner.Value(4800, "GB/s")])
+def test_overrides_take_units(plan, value):
+    # 140 GB of weights at 4.8 TB/s: 29.1667 ms
+    got = plan.eval(overrides={"hbm_bandwidth": value})["batch1_weight_bound"]
+    assert got.unit == "ms" and float(got) == pytest.approx(140 / 4.8)
+
+
+def test_a_bare_number_for_an_input_with_a_unit_is_an_error_naming_the_unit(plan):
+    with pytest.raises(OverrideError) as info:
+        plan.eval(overrides={"hbm_bandwidth": 4.8})
+    assert "TB/s" in str(info.value) and '"4.8 TB/s"' in str(info.value)
+    with pytest.raises(OverrideError, match="token"):
+        plan.eval(overrides={"context_tokens": 4096})  # a count with a unit needs it too
+
+
+def test_bare_numbers_and_booleans_for_inputs_without_units(plan):
+    import numpy as np
+
+    assert float(plan.eval(overrides={"alpha": 0.6})["speedup"]) == pytest.approx(1.6469, abs=5e-5)
+    assert float(plan.eval(overrides={"alpha": np.float64(0.6)})["speedup"]) == pytest.approx(1.6469, abs=5e-5)
+    flags = planner.loads("fp8 = false\nbits = if(fp8, 8, 16)\n")
+    assert float(flags.eval(overrides={"fp8": True})["bits"]) == 8
+
+
+def test_override_errors_are_located_plan_errors(plan):
+    with pytest.raises(PlanError, match="dimension|unit|information"):
+        plan.eval(overrides={"hbm_bandwidth": "4.8 GB"})  # bytes, not bytes per second
+    with pytest.raises(OverrideError, match="hbm_bandwith") as info:
+        plan.eval(overrides={"hbm_bandwith": "4.8 TB/s"})
+    assert "did you mean `hbm_bandwidth`" in str(info.value)
+    with pytest.raises(PlanError, match="constraint"):
+        plan.eval(overrides={"alpha": 1.5})
+    with pytest.raises(OverrideError, match="list"):
+        plan.eval(overrides={"alpha": [0.5]})
+
+
+# ---- result objects ---------------------------------------------------------------------------
+
+def test_eval_result(plan):
+    one = plan.eval()
+    assert one.scenarios == ["base"]
+    assert one["weight_bytes"] == planner.Value(140, "GB")
+    assert one.names[0] == "parameters"  # file order
+    row = one.row("weight_bytes")
+    assert row.kind == "derived" and row.doc == "weights read once per step" and row.tags == ("headline",)
+    assert row.formula == "parameters * bits_per_weight"
+    every = plan.eval(scenario="all")
+    assert every.scenarios == ["bf16", "fp8_e4m3", "int4_g128"]
+    assert every["weight_bytes", "fp8_e4m3"] == planner.Value(70, "GB")
+    with pytest.raises(PlanError, match="3 scenarios"):
+        every.value("weight_bytes")
+    with pytest.raises(UnknownNameError, match="did you mean `weight_bytes`"):
+        every.value("weight_byte", "bf16")
+    records = every.to_records()
+    assert {"quantity": "weight_bytes", "scenario": "int4_g128", "value": 36.3125, "unit": "GB", "kind": "derived",
+            "doc": "weights read once per step", "tags": ["headline"]} in records
+    html = every._repr_html_()
+    assert html.startswith("<div>") and "<table" in html and "36.3125" in html and "fp8_e4m3" in html
+
+
+def test_results_escape_html():
+    p = planner.loads('x = 1 "<script>alert(1)</script>" [source "a&b"]\n')
+    html = p.eval()._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html and "a&amp;b" in html
+
+
+def test_check_results_colour_failures_in_html():
+    p = planner.loads("x = 2\ncheck x == 2\ncheck x == 3\n")
+    checks = p.check()
+    assert (checks.passed, checks.failed, checks.ok) == (1, 1, False)
+    (fail,) = checks.failures
+    assert fail.check == "check x == 3" and fail.actual == planner.Value(2) and fail.expected == planner.Value(3)
+    assert "expected 3, got 2" in fail.describe
+    html = checks._repr_html_()
+    assert ">FAIL<" in html and "color:#cf222e" in html and ">pass<" in html
+    assert "1 passed, 1 failed" in repr(checks)
+
+
+def test_solve_and_sweep_results(plan):
+    adhoc = plan.solve("alpha", where="speedup = 1")
+    assert float(adhoc["alpha"]) == pytest.approx(0.287107752303907, rel=1e-12)
+    assert adhoc[0].method.startswith("exact")
+    with pytest.raises(KeyError, match="answers: alpha"):
+        adhoc["beta"]
+    sweep = plan.sweep({"hbm_bandwidth": ["2 TB/s", planner.Value(4, "TB/s")]}, show=["batch1_weight_bound"])
+    table = sweep[0]
+    assert table.columns == ["hbm_bandwidth", "batch1_weight_bound"]
+    assert table.units == {"hbm_bandwidth": "TB/s", "batch1_weight_bound": "ms"}
+    assert table.column("batch1_weight_bound") == pytest.approx([70, 35])  # 140 GB at 2 and 4 TB/s
+    with pytest.raises(OverrideError, match="TB/s"):
+        plan.sweep({"hbm_bandwidth": [2, 4]})
+    own = plan.sweep()
+    assert [t.sweep for t in own] == ["sweep alpha in [0.3, 0.6, 0.8, 0.9] show expected_tokens, speedup",
+                                      "sweep gamma in 1..8 show expected_tokens, speedup"]
+
+
+def test_to_pandas(plan):
+    pandas = pytest.importorskip("pandas")
+    frame = plan.eval(scenario="all").to_pandas()
+    assert isinstance(frame, pandas.DataFrame)
+    assert frame.loc["weight_bytes", "int4_g128"] == 36.3125 and frame.loc["weight_bytes", "unit"] == "GB"
+    assert list(plan.check().to_pandas().columns)[:4] == ["check", "line", "scenario", "passed"]
+    sweep = plan.sweep({"alpha": [0.3, 0.6]}, show=["speedup"])
+    assert list(sweep[0].to_pandas()["alpha"]) == [0.3, 0.6]
+    assert list(sweep.to_pandas().columns) == ["sweep", "scenario", "alpha", "speedup"]
+    assert plan.sensitivity("speedup").to_pandas().iloc[0]["input"] == "alpha"
+
+
+def test_to_pandas_without_pandas_says_how_to_get_it(plan, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match=r"planner-units\[pandas\]"):
+        plan.eval().to_pandas()
+
+
+def test_short_reprs(plan):
+    assert repr(plan) == ("<Plan 'Per-token cost of a 70B dense model' from " + str(TOKEN_COST)
+                          + ": 14 inputs, 20 derived, 3 scenarios, 57 checks>")
+    ev = plan.evaluate("bf16")
+    assert repr(ev) == f"<Evaluation of {TOKEN_COST} [bf16]: 34 quantities, overridden: bits_per_weight>"
+    lines = repr(plan.eval(scenario="all")).splitlines()  # the table itself, not a dump of the objects
+    assert lines[0] == plan.title and len(lines) == 2 + 2 + 34
+
+
+def test_help_and_dir_show_the_api():
+    names = dir(planner)
+    for name in ("load", "loads", "Plan", "Value", "PlanError", "EvalResult", "CheckResults", "SolveResults"):
+        assert name in names
+    assert "_LAZY" not in names
+    assert "plan.eval(" in planner.__doc__ and "to_pandas" in planner.__doc__
+    for method in ("eval", "check", "solve", "sweep", "sensitivity", "explain"):
+        assert getattr(planner.Plan, method).__doc__
+    assert (ROOT / "planner" / "py.typed").exists()
+
+
+def test_importing_planner_is_light_until_the_api_is_used():
+    code = ("import sys, planner; planner.__version__; heavy = {'sympy', 'numpy', 'lark'} & set(sys.modules);"
+            "assert not heavy, heavy; planner.load; assert 'sympy' in sys.modules")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_python_m_planner():
+    proc = subprocess.run([sys.executable, "-m", "planner", "--version"], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("planner ")

@@ -1,0 +1,137 @@
+"""Editor support: the TextMate grammar (generated from planner's grammar, tokenized here with
+VS Code's own engine) and the VS Code extension folder."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from conftest import ROOT, SHEETS, TOKEN_COST
+
+from planner.language.parser import keywords
+
+VSCODE = ROOT / "editors" / "vscode"
+SYNTAX = VSCODE / "syntaxes" / "plan.tmLanguage.json"
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("textmate", ROOT / "editors" / "textmate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_grammar_is_what_the_generator_writes():
+    for path, text in _generator().files().items():
+        assert path.read_text(encoding="utf-8") == text, f"run: python editors/textmate.py ({path.name} is stale)"
+
+
+def test_every_keyword_of_the_language_is_highlighted():
+    text = SYNTAX.read_text(encoding="utf-8")
+    for word in keywords():
+        assert f"|{word}|" in text or f"(?:{word}|" in text or f"|{word})" in text, word
+
+
+def test_the_extension_declares_the_language_the_grammars_and_the_server():
+    package = json.loads((VSCODE / "package.json").read_text(encoding="utf-8"))
+    (language,) = package["contributes"]["languages"]
+    assert language["id"] == "plan" and language["extensions"] == [".plan"]
+    assert (VSCODE / language["configuration"]).is_file()
+    for g in package["contributes"]["grammars"]:
+        assert (VSCODE / g["path"]).is_file()
+    assert package["activationEvents"] == ["onLanguage:plan"] and (VSCODE / package["main"]).is_file()
+    assert "vscode-languageclient" in package["dependencies"]
+    config = json.loads((VSCODE / "language-configuration.json").read_text(encoding="utf-8"))
+    assert config["comments"]["lineComment"] == "#"
+    assert package["contributes"]["configuration"]["properties"]["planner.server.args"]["default"] == ["lsp"]
+
+
+def _node_ready() -> bool:
+    ready = shutil.which("node") is not None and (VSCODE / "node_modules" / "vscode-textmate").is_dir()
+    if not ready and os.environ.get("CI"):
+        pytest.fail("node and editors/vscode/node_modules are needed (npm ci --prefix editors/vscode)")
+    return ready
+
+
+def test_the_client_script_is_valid_javascript():
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    proc = subprocess.run(["node", "--check", str(VSCODE / "extension.js")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+@functools.lru_cache(maxsize=None)
+def _tokens(path, scope="source.plan"):
+    proc = subprocess.run(["node", str(VSCODE / "test" / "tokenize.js"), str(path), scope], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def _scope(tokens, line_text_start: str, text: str, lines: list[str]) -> list[str]:
+    row = next(i for i, line in enumerate(lines) if line.startswith(line_text_start))
+    text = lines[row] if text is None else text  # None: the whole line is one token
+    return next(t[3] for t in tokens if t[0] == row and t[2] == text)
+
+
+@pytest.mark.skipif(not _node_ready(), reason="node and editors/vscode/node_modules (npm ci --prefix editors/vscode)")
+@pytest.mark.parametrize("needle, token, scope", [
+    ("hbm_bandwidth", "hbm_bandwidth", "variable.other.definition.plan"),
+    ("hbm_bandwidth", "3.0", "constant.numeric.plan"),
+    ("hbm_bandwidth", "TB/s", "support.type.unit.plan"),
+    ("hbm_bandwidth", '"', "string.quoted.double.plan"),
+    ("hbm_bandwidth", "where", "storage.modifier.constraint.plan"),
+    ("weight_bytes ", "->", "keyword.operator.arrow.plan"),
+    ("weight_bytes ", "GB", "support.type.unit.plan"),
+    ("step_bound(", "step_bound", "entity.name.function.plan"),
+    ("    max(", "max", "support.function.builtin.plan"),
+    ("batch_step_bound ", "step_bound", "entity.name.function.call.plan"),
+    ("scenario bf16", "scenario", "storage.type.plan"),
+    ("scenario bf16", "bf16", "entity.name.namespace.plan"),
+    ("check weight_bytes == 140 GB", "check", "keyword.control.question.plan"),
+    ("check weight_bytes == 140 GB", "==", "keyword.operator.comparison.plan"),
+    ("check weight_bytes == 140 GB", "in", "keyword.other.plan"),
+    ("check bits_per_weight@bf16", "@", "keyword.operator.scenario.plan"),
+    ("sweep gamma in 1..8", "..", "keyword.operator.range.plan"),
+    ("# ---- Bytes", None, "comment.line.number-sign.plan"),
+])
+def test_the_grammar_highlights_a_shipped_plan_as_vscode_would(needle, token, scope):
+    lines = TOKEN_COST.read_text(encoding="utf-8").splitlines()
+    tokens = _tokens(TOKEN_COST)
+    assert scope in _scope(tokens, needle, token, lines)
+
+
+@pytest.mark.skipif(not _node_ready(), reason="node and editors/vscode/node_modules (npm ci --prefix editors/vscode)")
+def test_plan_blocks_in_markdown_are_highlighted(tmp_path):
+    md = tmp_path / "doc.md"
+    md.write_text("Some text\n\n```plan\nx = 3 TB/s  # a comment\n```\n\n```\nx = 3 TB/s\n```\n", encoding="utf-8")
+    tokens = _tokens(md, "text.html.markdown")
+    inside = [t for t in tokens if t[0] == 3]
+    assert any(t[2] == "TB/s" and "support.type.unit.plan" in t[3] and "meta.embedded.block.plan" in t[3]
+               for t in inside)
+    assert not any("source.plan" in s or "support.type.unit.plan" in s for t in tokens if t[0] == 7 for s in t[3])
+
+
+@pytest.mark.skipif(not _node_ready(), reason="node and editors/vscode/node_modules (npm ci --prefix editors/vscode)")
+def test_a_keyword_after_a_number_is_not_a_unit():
+    tokens = _tokens(SHEETS / "gpu_compare.plan")
+    units = {t[2] for t in tokens if "support.type.unit.plan" in t[3]}
+    assert units.isdisjoint(keywords()) and {"TB/s", "GB", "bit", "token", "ms"} <= units
+
+
+def test_planner_lsp_without_pygls_says_how_to_install_it(monkeypatch, capsys):
+    import sys
+
+    from planner.cli import main
+
+    monkeypatch.delitem(sys.modules, "planner.lsp.server", raising=False)
+    monkeypatch.setitem(sys.modules, "pygls", None)
+    monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)
+    assert main(["lsp"]) == 2
+    err = capsys.readouterr().err
+    assert "needs pygls" in err and "pip install 'planner-units[lsp]'" in err

@@ -1,0 +1,277 @@
+"""The language server, driven over stdio with real LSP messages (``planner lsp`` in a subprocess)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import pytest
+from conftest import ROOT, SHEETS, TOKEN_COST
+
+try:
+    import pygls  # noqa: F401
+except ImportError:
+    if os.environ.get("CI"):
+        raise
+    pytest.skip("the language server needs pygls: pip install '.[lsp]'", allow_module_level=True)
+
+from lsp_client import LspClient  # noqa: E402
+
+import planner  # noqa: E402
+
+GPU = SHEETS / "gpu_compare.plan"
+LIBRARY = ROOT / "planner" / "library"
+
+
+@pytest.fixture(scope="module")
+def lsp():
+    client = LspClient(cwd=ROOT)
+    client.capabilities = client.initialize(ROOT)
+    yield client
+    assert client.close() == 0
+
+
+def _at(text: str, needle: str, nth: int = 0, shift: int = 0) -> dict:
+    """The LSP position of the nth occurrence of ``needle`` (plus ``shift`` characters)."""
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    i += shift
+    line = text.count("\n", 0, i)
+    return {"line": line, "character": i - (text.rfind("\n", 0, i) + 1)}
+
+
+def _doc(path) -> dict:
+    return {"textDocument": {"uri": path.as_uri()}}
+
+
+def _apply(text: str, edits: list[dict]) -> str:
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+
+    def off(p):
+        return offsets[p["line"]] + p["character"]
+
+    for e in sorted(edits, key=lambda e: off(e["range"]["start"]), reverse=True):
+        text = text[:off(e["range"]["start"])] + e["newText"] + text[off(e["range"]["end"]):]
+    return text
+
+
+@pytest.fixture(scope="module")
+def token_cost(lsp):
+    text = TOKEN_COST.read_text(encoding="utf-8")
+    lsp.open(TOKEN_COST, text)
+    assert lsp.diagnostics(TOKEN_COST) == []  # every check passes: nothing to say
+    return text
+
+
+@pytest.fixture(scope="module")
+def gpu(lsp):
+    text = GPU.read_text(encoding="utf-8")
+    lsp.open(GPU, text)
+    assert lsp.diagnostics(GPU) == []
+    return text
+
+
+def test_the_server_announces_what_it_does(lsp):
+    caps = lsp.capabilities["capabilities"]
+    assert caps["hoverProvider"] and caps["definitionProvider"] and caps["documentSymbolProvider"]
+    assert caps["referencesProvider"] and caps["documentFormattingProvider"]
+    assert caps["renameProvider"] == {"prepareProvider": True}
+    assert "@" in caps["completionProvider"]["triggerCharacters"]
+    assert lsp.capabilities["serverInfo"]["name"] == "planner"
+
+
+def test_diagnostics_follow_the_typing(lsp, tmp_path):
+    path = tmp_path / "typing.plan"
+    lsp.open(path, "size = 2 GB\ntime = 3 s\n")
+    assert lsp.diagnostics(path, 1) == []
+    lsp.change(path, "size = 2 GB\ntime = 3 s\ntotal = size + time\n", 2)
+    (d,) = lsp.diagnostics(path, 2)
+    assert d["code"] == "unit" and d["severity"] == 1 and d["source"] == "planner"
+    assert d["range"]["start"] == {"line": 2, "character": 13}  # the `+`
+    assert d["message"].startswith("cannot add")
+    assert "\nhelp: both operands need the same dimension" in d["message"]
+    # keystrokes in quick succession: the diagnostics published are those of the last text
+    for version, text in enumerate(["size = 2 GB\ntime = 3 s\ntotal = size + tim\n",
+                                    "size = 2 GB\ntime = 3 s\ntotal = size + ti\n",
+                                    "size = 2 GB\ntime = 3 s\ntotal = size / time -> GB/s\n"], start=3):
+        lsp.change(path, text, version)
+    assert lsp.diagnostics(path, 5) == []
+    # an incremental change, as editors send them: `/` becomes `+` again
+    lsp.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": 6}, "contentChanges": [
+        {"range": {"start": {"line": 2, "character": 13}, "end": {"line": 2, "character": 14}}, "text": "+"}]})
+    (d,) = lsp.diagnostics(path, 6)
+    assert d["code"] == "unit"
+
+
+def test_syntax_errors_and_failed_checks(lsp, tmp_path):
+    path = tmp_path / "checks.plan"
+    lsp.open(path, "x = 2\ncheck x == 3\ny = (x +\n")
+    (d,) = lsp.diagnostics(path)
+    assert d["code"] == "syntax" and d["range"]["start"]["line"] == 2
+    lsp.change(path, "x = 2\ncheck x == 3\ncheck x ~= 2.0\n", 2)
+    (d,) = lsp.diagnostics(path, 2)
+    assert d["severity"] == 2 and d["code"] == "check" and d["message"] == "check fails: expected 3, got 2"
+    assert d["range"]["start"] == {"line": 1, "character": 0}
+
+
+def test_an_error_in_an_imported_plan_points_at_the_import(lsp, tmp_path):
+    (tmp_path / "parts.plan").write_text("a = 1 GB\nb = a + 1 s\n", encoding="utf-8")
+    path = tmp_path / "main.plan"
+    lsp.open(path, 'title "uses parts"\nimport "parts.plan" as parts\nc = parts.b\n')
+    (d,) = lsp.diagnostics(path)
+    assert d["range"]["start"]["line"] == 1 and d["message"].startswith("in parts.plan: cannot add")
+    related = d["relatedInformation"][0]  # where the error is, then its labels (the operands)
+    assert related["location"]["uri"] == (tmp_path / "parts.plan").as_uri()
+    assert related["location"]["range"]["start"]["line"] == 1
+
+
+def test_hover_shows_values_per_scenario_unit_doc_tags_and_formula(lsp, token_cost):
+    result = lsp.request("textDocument/hover", {**_doc(TOKEN_COST), "position": _at(token_cost, "weight_bytes", 2)})
+    text = result["result"]["contents"]["value"]
+    assert "**weight_bytes** (derived, GB)" in text and "weights read once per step" in text
+    # the article's figures: 140 GB in BF16, 70 GB in FP8, 36.3125 GB for INT4 with group scales
+    assert "| bf16 | 140 GB |" in text and "| fp8_e4m3 | 70 GB |" in text and "| int4_g128 | 36.3125 GB |" in text
+    assert "weight_bytes = parameters * bits_per_weight -> GB" in text and "`headline`" in text
+    result = lsp.request("textDocument/hover", {**_doc(TOKEN_COST), "position": _at(token_cost, "alpha      =")})
+    text = result["result"]["contents"]["value"]
+    assert "**alpha** (input)" in text and "= **0.8**" in text and "`0 <= alpha < 1`" in text
+    result = lsp.request("textDocument/hover", {**_doc(TOKEN_COST), "position": _at(token_cost, "TB/s", 0, 1)})
+    assert "1 TB = 1e+12 B (bytes)" in result["result"]["contents"]["value"]
+    comment = _at(token_cost, "# ---- The model", 0, 9)
+    result = lsp.request("textDocument/hover", {**_doc(TOKEN_COST), "position": comment})
+    assert result["result"] is None  # nothing in comments
+
+
+def test_hover_and_definition_reach_into_imported_plans(lsp, gpu):
+    pos = _at(gpu, "h100.hbm_bandwidth", 0, 6)
+    text = lsp.request("textDocument/hover", {**_doc(GPU), "position": pos})["result"]["contents"]["value"]
+    assert "**h100.hbm_bandwidth** (input, TB/s)" in text and "3.35 TB/s" in text
+    assert "defined in h100_sxm.plan" in text
+    loc = lsp.request("textDocument/definition", {**_doc(GPU), "position": pos})["result"]
+    h100 = LIBRARY / "hardware" / "h100_sxm.plan"
+    assert loc["uri"] == h100.as_uri()
+    line = next(i for i, row in enumerate(h100.read_text().splitlines()) if row.startswith("hbm_bandwidth"))
+    assert loc["range"]["start"] == {"line": line, "character": 0}
+    # a function brought in with `from ... import`, and the imported file itself
+    loc = lsp.request("textDocument/definition", {**_doc(GPU), "position": _at(gpu, "step_bound(", 0, 2)})["result"]
+    assert loc["uri"] == (LIBRARY / "llm" / "roofline.plan").as_uri()
+    loc = lsp.request("textDocument/definition", {**_doc(GPU), "position": _at(gpu, "hardware/mi300x", 0, 3)})
+    assert loc["result"]["uri"] == (LIBRARY / "hardware" / "mi300x.plan").as_uri()
+    # a scenario named in a check, and a quantity of this plan
+    loc = lsp.request("textDocument/definition", {**_doc(GPU), "position": _at(gpu, "step_time ~=", 0, 1)})["result"]
+    assert loc["uri"] == GPU.as_uri() and loc["range"]["start"]["line"] == gpu[:gpu.index("step_time  ")].count("\n")
+
+
+def _labels(lsp, path, text, needle, nth=0, shift=None):
+    pos = _at(text, needle, nth, len(needle) if shift is None else shift)
+    result = lsp.request("textDocument/completion", {**_doc(path), "position": pos})["result"]
+    return {item["label"]: item for item in result["items"]}
+
+
+def test_completion(lsp, token_cost, gpu, tmp_path):
+    names = _labels(lsp, TOKEN_COST, token_cost, "weight_gib            = ")
+    assert names["weight_bytes"]["detail"] == "derived = 140 GB" and names["batch"]["kind"] == 21  # Constant
+    assert names["step_bound"]["insertText"] == "step_bound($1)" and "max" in names and "where" in names
+    units = _labels(lsp, TOKEN_COST, token_cost, "2048 ")
+    assert {"token", "TB", "GiB", "ms", "FLOP"} <= set(units) and units["ms"]["kind"] == 11  # Unit
+    assert "weight_bytes" not in units
+    units = _labels(lsp, TOKEN_COST, token_cost, "-> G")  # after `->`: units, even part typed
+    assert "GB" in units
+    scenarios = _labels(lsp, TOKEN_COST, token_cost, "batch_step_bound@")
+    assert {"bf16", "fp8_e4m3", "int4_g128", "base"} <= set(scenarios)
+    picks = _labels(lsp, TOKEN_COST, token_cost, "check weight_bytes == 140 GB in ")
+    assert {"bf16", "int4_g128", "all"} <= set(picks)
+    picks = _labels(lsp, GPU, gpu, "check step_time ~= 48.2014 ms in ")
+    assert {"model=", "gpu=", "precision="} <= set(picks)
+    members = _labels(lsp, GPU, gpu, "in model=large, gpu=")
+    assert {"h100", "mi300x", "all"} <= set(members)
+    namespace = _labels(lsp, GPU, gpu, "h100.")
+    assert "hbm_bandwidth" in namespace and "peak_bf16_dense" in namespace
+    paths = _labels(lsp, GPU, gpu, 'import "')
+    assert {"hardware/h100_sxm.plan", "llm/roofline.plan", "token_cost.plan"} <= set(paths)
+    assert paths["hardware/h100_sxm.plan"]["documentation"] == "NVIDIA H100 SXM5 80GB"
+    assert _labels(lsp, TOKEN_COST, token_cost, "# ---- The model") == {}
+
+
+def test_document_symbols(lsp, token_cost, gpu):
+    symbols = lsp.request("textDocument/documentSymbol", _doc(TOKEN_COST))["result"]
+    kinds = {s["name"]: s["kind"] for s in symbols}
+    assert kinds["weight_bytes"] == 13 and kinds["alpha"] == 14 and kinds["step_bound"] == 12  # Variable, Constant
+    assert kinds["bf16"] == 3 and kinds["check weight_bytes == 140 GB in bf16"] == 24  # Namespace, Event
+    weight = next(s for s in symbols if s["name"] == "weight_bytes")
+    assert weight["detail"] == "parameters * bits_per_weight -> GB"
+    axes = [s for s in lsp.request("textDocument/documentSymbol", _doc(GPU))["result"] if s["kind"] == 10]  # Enum
+    assert [a["name"] for a in axes] == ["model", "gpu", "precision"]
+    assert [m["name"] for m in axes[2]["children"]] == ["bf16", "fp8", "int4"]
+
+
+def test_rename_a_quantity_across_the_plan(lsp, tmp_path):
+    path = tmp_path / "token_cost.plan"
+    shutil.copy(TOKEN_COST, path)
+    text = path.read_text(encoding="utf-8")
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    pos = _at(text, "batch          =")
+    prepared = lsp.request("textDocument/prepareRename", {**_doc(path), "position": pos})["result"]
+    assert prepared["placeholder"] == "batch"
+    refs = lsp.request("textDocument/references", {**_doc(path), "position": pos, "context": {
+        "includeDeclaration": True}})["result"]
+    edit = lsp.request("textDocument/rename", {**_doc(path), "position": pos, "newName": "sequences_per_step"})
+    edits = edit["result"]["changes"][path.as_uri()]
+    assert len(edits) == len(refs)
+    renamed = _apply(text, edits)
+    # every use follows: formulas, `with batch = 1`, `solve min batch`; the function's own `sequences` does not
+    assert "solve min sequences_per_step where" in renamed and "with sequences_per_step = 1" in renamed
+    assert not re.search(r"\bbatch\b(?![_\w])", re.sub(r"#.*|\"[^\"]*\"", "", renamed))
+    before = planner.loads(text, str(path), tmp_path).eval(scenario="all")
+    after = planner.loads(renamed, str(path), tmp_path).eval(scenario="all")
+    assert after["batch_step_bound"] == before["batch_step_bound"]
+    assert after["sequences_per_step"] == before["batch"]
+
+
+def test_rename_refuses_what_would_change_the_plan(lsp, token_cost, gpu):
+    pos = _at(token_cost, "alpha      =")
+    for new, why in [("gamma", "already defined"), ("2x", "not a name"), ("where", "keyword")]:
+        answer = lsp.request("textDocument/rename", {**_doc(TOKEN_COST), "position": pos, "newName": new})
+        assert why in answer["error"]["message"]
+    # `weights` is a parameter of step_bound, whose body uses the quantity `kv_bytes_per_sequence`
+    pos = _at(token_cost, "kv_bytes_per_sequence =")
+    answer = lsp.request("textDocument/rename", {**_doc(TOKEN_COST), "position": pos, "newName": "weights"})
+    assert "parameter of `step_bound`" in answer["error"]["message"]
+    answer = lsp.request("textDocument/prepareRename", {**_doc(GPU), "position": _at(gpu, "h100.hbm_bandwidth", 0, 7)})
+    assert "defined in h100_sxm.plan" in answer["error"]["message"]
+
+
+def test_formatting(lsp, tmp_path):
+    path = tmp_path / "messy.plan"
+    text = "a=1\nlong_name = a*2  # twice\n"
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    edits = lsp.request("textDocument/formatting", {**_doc(path), "options": {"tabSize": 4, "insertSpaces": True}})
+    assert _apply(text, edits["result"]) == "a         = 1\nlong_name = a * 2  # twice\n"
+
+
+@pytest.mark.parametrize("encoding, column, alpha", [("utf-16", 6, 9), ("utf-8", 8, 12), ("utf-32", 6, 8)])
+def test_positions_in_the_encoding_the_client_chose(tmp_path, encoding, column, alpha):
+    client = LspClient(cwd=ROOT)
+    try:
+        result = client.initialize(ROOT, (encoding,))
+        assert result["capabilities"]["positionEncoding"] == encoding
+        bad = tmp_path / "bad.plan"
+        client.open(bad, "α = 0.8\nβ = α + 1 GB\n")
+        (d,) = client.diagnostics(bad)
+        assert d["range"]["start"] == {"line": 1, "character": column}  # the `+` after `β = α `
+        good = tmp_path / "good.plan"
+        client.open(good, "α = 0.8\nβ = α * 2\n𝛾 = β + α\n")  # 𝛾 is outside the BMP: two UTF-16 units, 4 bytes
+        assert client.diagnostics(good) == []
+        hover = client.request("textDocument/hover", {**_doc(good), "position": {"line": 2, "character": alpha}})
+        assert hover["result"]["contents"]["value"].startswith("**α** (input)")
+        assert hover["result"]["range"] == {"start": {"line": 2, "character": alpha},
+                                            "end": {"line": 2, "character": alpha + (2 if encoding == "utf-8" else 1)}}
+    finally:
+        assert client.close() == 0
