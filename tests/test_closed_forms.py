@@ -124,13 +124,13 @@ def test_the_time_budget_stops_the_search(monkeypatch):
 
 def test_closed_forms_are_derived_once_per_question(monkeypatch):
     calls = []
-    real = roots.closed_forms
+    real = roots.root_forms
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("planner.questions.solve.closed_forms", counting)
+    monkeypatch.setattr("planner.questions.solve.root_forms", counting)
     plan = planner.loads(CROSSOVER, "t.plan")
     solver = Solver(plan)
     stmt = solver.questions()[0]
@@ -139,20 +139,20 @@ def test_closed_forms_are_derived_once_per_question(monkeypatch):
     assert len(calls) == 1
 
 
-def test_decide_reads_the_declared_domain():
+def test_reachable_reads_the_declared_domain():
     plan = planner.loads("a = 0.5 where 0 <= a < 1\nn = 3 where integer, n >= 1\nflag = true\n", "d.plan")
     s = Solver(plan)
     a, n, flag = (plan.symbols[k] for k in ("a", "n", "flag"))
     half = sp.Rational(1, 2)
-    assert s._decide(sp.Eq(a, 1)) is False
-    assert s._decide(sp.Ne(a, 1)) is True
-    assert s._decide(sp.Eq(a, half)) is None
-    assert s._decide(sp.Lt(a, 1)) is True
-    assert s._decide(sp.Ge(a, 1)) is False
-    assert s._decide(sp.Ge(a, 0)) is True
-    assert s._decide(sp.Gt(a, half)) is None
-    assert s._decide(sp.Eq(n, half)) is False  # an integer input is never 1/2
-    assert s._decide(sp.Ge(n, 1)) is True  # n >= 1 by its constraint
-    assert s._decide(sp.Gt(n, 5)) is None  # unbounded above
-    assert s._decide(sp.Eq(flag, 1)) is None
+    assert s._reachable(sp.Eq(a, 1)) is False
+    assert s._reachable(sp.Ne(a, 1)) is True
+    assert s._reachable(sp.Eq(a, half)) is None
+    assert s._reachable(sp.Lt(a, 1)) is True
+    assert s._reachable(sp.Ge(a, 1)) is False
+    assert s._reachable(sp.Ge(a, 0)) is True
+    assert s._reachable(sp.Gt(a, half)) is None
+    assert s._reachable(sp.Eq(n, half)) is False  # an integer input is never 1/2
+    assert s._reachable(sp.Ge(n, 1)) is True  # n >= 1 by its constraint
+    assert s._reachable(sp.Gt(n, 5)) is None  # unbounded above
+    assert s._reachable(sp.Eq(flag, 1)) is None
     assert Fraction(1, 2) == half

@@ -21,7 +21,6 @@ from conftest import ROOT, SHEETS
 
 import planner
 from planner.compute import canonical as C
-from planner.compute.compiled import compile_plan
 from planner.compute.ircompile import compile_outputs
 from planner.language.errors import EvaluationError, PlanError
 
@@ -56,8 +55,9 @@ def _routes(plan):
     outputs_ir += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(plan._constraints)]
     outputs_sp = [(n, plan.exprs[n]) for n in plan.model.derived]
     outputs_sp += [(f"__constraint{i}", plan.converter.expr(c.condition)) for i, (_, c) in enumerate(plan._constraints)]
-    sympy_route = compile_plan(plan.model.inputs, outputs_sp, plan.symbols.symbols)
-    ir_route = compile_outputs(plan.model, plan.model.inputs, outputs_ir, sympy_fallback=lambda *a: "None")
+    sympy_route = plan.compile(outputs_sp)  # over the inputs, then the answers formulas use
+    answers = [(a, ("s", a)) for a in plan.model.formula_answers]
+    ir_route = compile_outputs(plan.model, plan.model.inputs, outputs_ir, answers, sympy_fallback=lambda *a: "None")
     return sympy_route, ir_route
 
 
@@ -88,9 +88,7 @@ def _same_values(plan, where):
     sympy_route, _ = _routes(plan)
     for scenario in [None] + plan.scenario_names:
         inputs, _ = plan.input_values(scenario)
-        args = [np.bool_(inputs[n]) if isinstance(inputs[n], bool) else np.float64(inputs[n])
-                for n in plan.model.inputs]
-        old = dict(zip(sympy_route.outputs, sympy_route(args)))
+        old = dict(zip(sympy_route.outputs, sympy_route(plan.args(inputs))))
         new = plan.run_compiled(inputs)  # the route planner evaluates with
         for name in sympy_route.outputs:
             assert _bits(new[name]) == _bits(old[name]), f"{where} [{scenario or 'base'}] {name}"

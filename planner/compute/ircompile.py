@@ -26,7 +26,7 @@ from ..language import ir
 from ..language.analysis import unit_of
 from ..language.model import Model
 from . import canonical as C
-from .numeric import CompiledPlan, approx
+from .numeric import CompiledPlan, aggregate, approx, expand
 
 Node = tuple
 
@@ -375,6 +375,6 @@ def load_source(source: str):
     """The function of generated source (ours: identifiers we made and float literals)."""
     import numpy as np
 
-    namespace: dict = {"_np": np, "_approx": approx}
+    namespace: dict = {"_np": np, "_approx": approx, "_agg": aggregate, "_x": expand}
     exec(compile(source, "<planner>", "exec"), namespace)  # noqa: S102
     return namespace["_plan"]

@@ -564,7 +564,7 @@ class FormBudget:
         return self.spent is None
 
 
-def closed_forms(exprs: list[sp.Basic], x: sp.Symbol, decide: Callable[[sp.Basic], Optional[bool]],
+def root_forms(exprs: list[sp.Basic], x: sp.Symbol, decide: Callable[[sp.Basic], Optional[bool]],
                  budget: FormBudget) -> list[sp.Basic]:
     """Candidate closed forms of the roots of ``exprs`` in ``x``, over the other inputs.
 

@@ -76,12 +76,11 @@ from ..language.source import Source, Span
 from .roots import (
     DIGITS,
     GRID,
-    FormBudget,
     ROOT_TOL,
     Domain,
+    FormBudget,
     Run,
     change_points,
-    closed_forms,
     compile_univariate,
     degree_of,
     exact_number,
@@ -94,6 +93,7 @@ from .roots import (
     pieces,
     relations,
     residual,
+    root_forms,
     to_float,
     value_at,
     zero_intervals,
@@ -375,18 +375,18 @@ class Solver:
 
     def _closed_forms(self, prep: _Prepared) -> list[sp.Basic]:
         """Candidate closed forms over the other inputs: derived once per question, whatever the
-        scenario (:func:`planner.questions.roots.closed_forms`), within a bounded budget."""
+        scenario (:func:`planner.questions.roots.root_forms`), within a bounded budget."""
         if prep.forms is not None:
             return prep.forms
         budget = FormBudget()
         exprs = [prep.cond] if prep.stmt.mode == "root" else relations(prep.cond)
-        prep.forms = closed_forms(exprs, prep.x, self._decide, budget)
+        prep.forms = root_forms(exprs, prep.x, self._reachable, budget)
         if budget.spent is not None:
             prep.form_note = (f"no closed form: its search stopped at its budget ({budget.spent}); the answer "
                               "comes from the root search alone, and the workbook bisects")
         return prep.forms
 
-    def _decide(self, cond: sp.Basic) -> Optional[bool]:
+    def _reachable(self, cond: sp.Basic) -> Optional[bool]:
         """Whether a condition over one input and a constant holds throughout that input's declared
         domain (True), nowhere in it (False), or depends on its value (None): branches of an ``if``
         that no value in the domain reaches are left out of closed forms."""
@@ -394,7 +394,7 @@ class Solver:
             return None
         lhs, rhs = cond.lhs, cond.rhs
         if isinstance(lhs, sp.Rational) and isinstance(rhs, sp.Symbol):
-            return self._decide(cond.reversed)
+            return self._reachable(cond.reversed)
         if not (isinstance(lhs, sp.Symbol) and isinstance(rhs, sp.Rational)) or lhs not in self.plan.symbols.names:
             return None
         q = self.plan.model.quantities[self.plan.symbols.names[lhs]]
