@@ -197,7 +197,7 @@ def test_bash_completion():
     assert set(_complete(script, "planner", "")) >= {"eval", "check", "fmt", "lsp", "--version", "--color"}
     assert _complete(script, "planner", "--color", "always", "ch") == ["check"]
     assert _complete(script, "planner", "check", "--format", "") == ["table", "json", "markdown", "jsonl"]
-    assert _complete(script, "planner", "sweep", "-f", "") == ["table", "json", "csv", "markdown"]
+    assert _complete(script, "planner", "sweep", "-f", "") == ["table", "json", "csv", "markdown", "jsonl"]
     assert _complete(script, "planner", "eval", "--o") == ["--only"]
     assert _complete(script, "planner", "eval", "sheets/tok") == ["sheets/token_cost.plan"]
     assert _complete(script, "planner", "eval", "--set", "") == []
