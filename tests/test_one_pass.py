@@ -1,0 +1,86 @@
+"""Parsing and lowering in one pass gives what the parse tree and the transformer give.
+
+``lower(source)`` runs the transformer's methods as the parser's callbacks
+(:func:`planner.language.parser.parse_transform`); ``lower(source, parse(source))``
+builds lark's tree first and transforms it, as before. Same IR (spans included),
+same errors, over every plan the tests and the shipped files hold.
+"""
+
+import sys
+
+import pytest
+from conftest import ROOT
+from test_ircompile import _test_plans
+
+from planner.language.errors import ParseError, PlanError
+from planner.language.lower import lower, lower_expr, lower_values
+from planner.language.parser import parse, parse_transform
+from planner.language.source import Source
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from plan_scale import chain, diamonds  # noqa: E402
+
+
+def _texts() -> list[tuple[str, str]]:
+    files = sorted((ROOT / "sheets").glob("*.plan")) + sorted((ROOT / "planner" / "library").rglob("*.plan")) \
+        + sorted((ROOT / "tests" / "bad_plans").rglob("*.plan"))
+    return [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in files]
+
+
+def _outcome(fn):
+    try:
+        return ("ok", repr(fn()))
+    except PlanError as err:
+        return ("error", type(err).__name__, err.message, repr(err.span), [repr(lb.span) for lb in err.labels],
+                err.hint)
+
+
+def _same(name: str, text: str) -> None:
+    src = Source(name, text)
+    assert _outcome(lambda: lower(src)) == _outcome(lambda: lower(src, parse(src))), name
+
+
+@pytest.mark.parametrize("name, text", _texts(), ids=lambda v: v if "/" in str(v) else None)
+def test_shipped_library_and_bad_plans(name, text):
+    _same(name, text)
+
+
+def test_the_test_plans():
+    for where, text in _test_plans():
+        _same(where, text)
+
+
+def test_generated_plans():
+    _same("chain", chain(2000))
+    _same("diamonds", diamonds(2000))
+
+
+@pytest.mark.parametrize("text", [
+    "a = (1 + 2) * -b\nb = 3\n",  # parentheses and a unary minus: the spans include them
+    "a = 1\nb = a = 2\n",  # a lowering error
+    "a = 1\nb = a = 2\nc = (1\n",  # and a syntax error further down: the syntax error wins, as before
+    'x = 3 TB/s "doc" [assumption: free verification] where x > 0 TB/s\n',
+    "f(a, b = 2) = a * b\ny = f(1)\ncheck y == 2 with b = 1\n",
+    "s = sum(k for k in 1..10)\n",
+    "a = 01\n",
+])
+def test_edge_cases(text):
+    _same("edge.plan", text)
+
+
+def test_syntax_errors_come_before_lowering_errors():
+    src = Source("e.plan", "a = 1\nb = a = 2\nc = (1\n")
+    with pytest.raises(ParseError) as err:
+        lower(src)
+    assert err.value.span.line == 3
+
+
+def test_expressions_and_values():
+    from planner.language.lower import _Lower
+
+    for text in ["3.35 TB/s", "-(a + b) * 2", "a == b and not c", "max(x, 2 ms) / (1 - y)"]:
+        src = Source("--set", text)
+        assert repr(parse_transform(src, _Lower(src), "expr")) == repr(lower_expr(src))
+    for text in ["1..1024 times 2", "0.3, 0.6", "[1, 2, 4]", "2 TB/s..4 TB/s count 5"]:
+        src = Source("values", text)
+        assert repr(parse_transform(src, _Lower(src), "cli_values")) == repr(lower_values(src))
