@@ -473,8 +473,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # thousands of terms needs more than Python's default 1,000 frames.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
 
+    from .language.limits import deep
+
     try:
-        return handler(args)
+        # On a thread with a big stack: deep formulas recurse in every stage (parser, SymPy, printers, Jinja)
+        # and would overflow the C stack of the main thread before Python's recursion limit stops them.
+        return deep(handler, args)
     except PlanError as err:
         sys.stderr.write(render(err, color=color) + "\n")
         return EXIT_BAD_INPUT

@@ -43,13 +43,34 @@ def approx(x):
 class NumpyPrinter:
     """SymPy expression to numpy source. Raises on anything it cannot print."""
 
+    HOIST = 40  # subtrees deeper than this get a line of their own (Python's parser nests ~200 deep)
+
     def __init__(self, names: Mapping[sp.Symbol, str]) -> None:
         self.names = names
+        self.depth = 0
+        self.hoisted: list[str] = []  # `_hN = ...` lines that must come before the printed expression
 
     def __call__(self, e: sp.Basic) -> str:
         return self.p(e)
 
     def p(self, e: sp.Basic) -> str:
+        if self.depth >= self.HOIST and e.args:  # every branch is evaluated anyway (numpy), so this is exact
+            saved, self.depth = self.depth, 0
+            try:
+                text = self.p(e)
+            finally:
+                self.depth = saved
+            self.count = getattr(self, "count", 0) + 1
+            name = f"_h{self.count}"
+            self.hoisted.append(f"{name} = {text}")
+            return name
+        self.depth += 1
+        try:
+            return self._print(e)
+        finally:
+            self.depth -= 1
+
+    def _print(self, e: sp.Basic) -> str:
         method = getattr(self, "_" + type(e).__name__, None)
         if method is None:
             for cls in type(e).__mro__:
@@ -237,7 +258,10 @@ def compile_plan(
     out_vars = []
     for j, (name, expr) in enumerate(outputs):
         v = f"_v{offset + j}"
-        lines.append(f"    {v} = {printer(expr)}")
+        text = printer(expr)
+        lines.extend(f"    {h}" for h in printer.hoisted)
+        printer.hoisted.clear()
+        lines.append(f"    {v} = {text}")
         if name in symbols:
             var[symbols[name]] = v
         out_vars.append(v)

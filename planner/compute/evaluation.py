@@ -33,6 +33,7 @@ from ..language.errors import (
     UsageError,
     suggest,
 )
+from ..language.limits import deep
 from ..language.lower import lower, lower_expr
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
@@ -394,6 +395,10 @@ def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] =
 
     Imported plans contribute only the quantities this plan uses (directly, through overrides,
     questions and checks, or through what those use); ``all_imports=True`` keeps all of them."""
+    return deep(_loads, text, name, base, all_imports)
+
+
+def _loads(text: str, name: str, base, all_imports: bool) -> Plan:
     from ..language.imports import resolve_imports
 
     with paused_gc():

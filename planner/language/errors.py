@@ -139,6 +139,12 @@ class ImportError_(PlanError):
     family = "import"
 
 
+class LimitError(PlanError):
+    """A plan (or template) past one of planner's documented limits (:mod:`planner.language.limits`)."""
+
+    family = "limit"
+
+
 class TemplateError(PlanError):
     family = "template"
 

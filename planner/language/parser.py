@@ -10,7 +10,8 @@ from importlib import resources
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .errors import Label, ParseError
+from .errors import LimitError, Label, ParseError
+from .limits import LimitExceeded, TokenBudget
 from .source import Source, Span
 
 _OPEN = {"LPAR", "LSQB"}
@@ -34,7 +35,9 @@ class _NewlinePostLex:
         depth = 0
         previous = None
         self.open = []
+        budget = TokenBudget()  # size and nesting limits, counted as the tokens stream by
         for tok in stream:
+            budget.see(tok)
             if tok.type in _OPEN:
                 depth += 1
                 self.open.append(tok)
@@ -47,6 +50,7 @@ class _NewlinePostLex:
                 # start of the file a newline does not end a statement.
                 if depth > 0 or previous is None or previous in _CONTINUES:
                     continue
+                budget.end_statement()
             previous = tok.type
             yield tok
 
@@ -101,6 +105,9 @@ def parse(source: Source, start: str = "start") -> Tree:
         text += "\n"
     try:
         return _parser(start).parse(text)
+    except LimitExceeded as exc:
+        end = min(max(exc.end, exc.start + 1), len(source.text))
+        raise LimitError(exc.message, Span(source, min(exc.start, end - 1), end), hint=exc.hint or None) from None
     except UnexpectedInput as exc:
         err = _to_error(source, exc)
         unclosed = _parser(start).options.postlex.open
