@@ -33,9 +33,16 @@ def _add_common(p: argparse.ArgumentParser, scenario: bool = True, sets: bool = 
     if scenario:
         p.add_argument("--scenario", "-s", action="append", metavar="NAME",
                        help="scenario to use: a name, a comma list, `all`, or `base` (the plan as written); repeatable")
+    _import_root(p)
     if sets:
         p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                        help="override an input, with plan syntax for the value (`--set 'hbm_bandwidth=3.35 TB/s'`); repeatable")
+
+
+def _import_root(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--import-root", dest="import_roots", action="append", default=[], metavar="DIR",
+                   help="a folder imports may also read from and are looked up in (a team's library); repeatable. "
+                        "PLANNER_IMPORT_PATH adds more (separated by `" + os.pathsep + "`)")
 
 
 def _format(p: argparse.ArgumentParser) -> None:
@@ -69,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run every `check` statement. Exit 0 when all pass, 1 when any fails.")
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--verbose", "-v", action="store_true", help="list passing checks too")
+    _import_root(p)
     p.add_argument("--format", "-f", choices=["table", "json"], default="table", help="output format")
     p.set_defaults(handler=cmd_check)
 
@@ -127,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "inputs that differ from the plan, and evaluate the plan with them.")
     p.add_argument("workbook", metavar="BOOK.xlsx", help="a workbook written by `planner export`")
     p.add_argument("--plan", required=True, metavar="FILE", help="the .plan file the workbook was exported from")
+    _import_root(p)
     p.add_argument("--scenario", "-s", action="append", metavar="NAME",
                    help="evaluate in these scenarios too (as for eval)")
     _format(p)
@@ -138,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "sweeps are written next to the report.")
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template (default: the shipped report.md.j2)")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report here (default: print it)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report here (default: print it; `-` prints it too)")
+    _import_root(p)
     p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser("build", help="the main job: workbook, report and plots into a directory",
@@ -148,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--output", "-o", metavar="OUTDIR", default="out", help="output directory (default: out)")
     p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template for the report")
+    _import_root(p)
     p.set_defaults(handler=cmd_build)
     p = sub.add_parser("library", help="list the plans shipped with planner (hardware, formulas)",
                        description="List the plans in planner's library, to use with `import \"PATH\" as NAME`.")
@@ -164,10 +175,16 @@ def _version() -> str:
 
 # ---- helpers -------------------------------------------------------------
 
-def _load(path: str, all_imports: bool = False):
+def import_roots(args) -> list[str]:
+    """Extra folders imports may read: ``--import-root`` options, then PLANNER_IMPORT_PATH."""
+    env = [d for d in os.environ.get("PLANNER_IMPORT_PATH", "").split(os.pathsep) if d]
+    return list(getattr(args, "import_roots", None) or []) + env
+
+
+def _load(path: str, all_imports: bool = False, args=None):
     from .plan import load
 
-    return load(path, all_imports=all_imports)
+    return load(path, all_imports=all_imports, import_roots=import_roots(args))
 
 
 def overrides_from(plan, sets: Sequence[str]):
@@ -230,7 +247,7 @@ def cmd_library(args) -> int:
 def cmd_eval(args) -> int:
     from .outputs.terminal import dumps, eval_csv, eval_json, eval_table
 
-    plan = _load(args.file, args.all_imports)
+    plan = _load(args.file, args.all_imports, args)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     names = plan.definition_order()
@@ -258,7 +275,7 @@ def cmd_check(args) -> int:
     from .outputs.terminal import dumps
     from .questions.checks import run_checks
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     # A plan that cannot be evaluated (a violated constraint, a division by
     # zero) is a bad plan (exit 2), not a failed check.
     plan.evaluate_all([None] + [s for s in plan.resolve_scenarios("all") if s is not None])
@@ -295,7 +312,7 @@ def cmd_explain(args) -> int:
     from .outputs.terminal import explain_text
     from .questions.explain import explain
 
-    plan = _load(args.file, all_imports=True)  # any quantity can be explained, used or not
+    plan = _load(args.file, all_imports=True, args=args)  # any quantity can be explained, used or not
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     parts = [explain_text(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
@@ -309,7 +326,7 @@ def cmd_sweep(args) -> int:
     from .questions import sweep
     from .questions.ranges import parse_assignment
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     results = []
     if args.axes:
@@ -337,7 +354,7 @@ def cmd_solve(args) -> int:
     from .outputs.terminal import dumps, solve_csv, solve_json, solve_text
     from .questions.solve import Solver, adhoc
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     solver = Solver(plan)
     if (args.target is None) != (args.where is None):
@@ -374,7 +391,7 @@ def cmd_sensitivity(args) -> int:
     from .outputs.terminal import dumps, sensitivity_csv, sensitivity_json, sensitivity_table
     from .questions.sensitivity import sensitivity
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     results = [sensitivity(plan, args.name, s, overrides, origins) for s in scenarios_from(plan, args.scenario)]
     if args.format == "json":
@@ -389,7 +406,7 @@ def cmd_sensitivity(args) -> int:
 def cmd_export(args) -> int:
     from .outputs.excel.writer import workbook_bytes
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
     data = workbook_bytes(plan, scenarios, overrides, origins)
@@ -402,7 +419,7 @@ def cmd_import(args) -> int:
     from .outputs.excel.reader import describe, read_inputs
     from .outputs.terminal import dumps, eval_csv, eval_json, eval_table
 
-    plan = _load(args.plan)
+    plan = _load(args.plan, args=args)
     imported = read_inputs(args.workbook, plan)
     evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
     names = plan.definition_order()
@@ -425,7 +442,7 @@ def cmd_report(args) -> int:
     from .outputs.build import publish, report_outputs
     from .outputs.viewmodel import analyse
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     analysis = analyse(plan)
     if args.output is None or args.output == "-":
         outputs, _ = report_outputs(analysis, "report.md", args.template, plots=False)
@@ -447,7 +464,7 @@ def cmd_report(args) -> int:
 def cmd_build(args) -> int:
     from .outputs.build import build, summary
 
-    result = build(args.file, args.output, args.template)
+    result = build(args.file, args.output, args.template, import_roots(args))
     write_output(summary(result))
     return EXIT_CHECK_FAILED if result.checks_failed else EXIT_OK
 

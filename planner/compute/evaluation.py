@@ -390,15 +390,15 @@ def paused_gc():
 
 
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
-          all_imports: bool = False) -> Plan:
+          all_imports: bool = False, import_roots: Sequence[Union[str, os.PathLike]] = ()) -> Plan:
     """Load plan text; ``base`` is the folder its imports are relative to (default: the current one).
 
     Imported plans contribute only the quantities this plan uses (directly, through overrides,
     questions and checks, or through what those use); ``all_imports=True`` keeps all of them."""
-    return deep(_loads, text, name, base, all_imports)
+    return deep(_loads, text, name, base, all_imports, tuple(Path(r) for r in import_roots))
 
 
-def _loads(text: str, name: str, base, all_imports: bool) -> Plan:
+def _loads(text: str, name: str, base, all_imports: bool, roots: tuple[Path, ...]) -> Plan:
     from ..language.imports import resolve_imports
 
     with paused_gc():
@@ -406,22 +406,19 @@ def _loads(text: str, name: str, base, all_imports: bool) -> Plan:
         plan_ir = lower(source)
         if any(isinstance(s, ir.Import) for s in plan_ir.statements):
             plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
-                                      (Path(name).resolve(),) if base is not None else (), all_imports)
+                                      (Path(name).resolve(),) if base is not None else (), all_imports, roots)
         model, analyzer = analyze(plan_ir)
         return Plan(source, model, analyzer)
 
 
-def load(path: Union[str, os.PathLike], all_imports: bool = False) -> Plan:
+def load(path: Union[str, os.PathLike], all_imports: bool = False,
+         import_roots: Sequence[Union[str, os.PathLike]] = ()) -> Plan:
     """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`.
 
-    ``all_imports=True`` keeps every quantity of the imported plans, used or not."""
+    ``all_imports=True`` keeps every quantity of the imported plans, used or not;
+    ``import_roots`` are folders imports may read besides the plan's own folder and the library."""
+    from ..language.imports import read_plan
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the plan
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a .plan file") from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return loads(text, str(path), p.resolve().parent, all_imports)
+    text = read_plan(p)  # a regular file of plan text, within the size limit (a FIFO is refused, not waited on)
+    return loads(text, str(path), p.resolve().parent, all_imports, import_roots)

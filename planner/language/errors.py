@@ -24,6 +24,7 @@ class PlanError(Exception):
     """Base of every error a user can cause. ``family`` names it in output."""
 
     family = "plan"
+    show_source = True  # False: the location only, no line of the source under the message
 
     def __init__(
         self,
@@ -49,6 +50,13 @@ class PlanError(Exception):
 
 class ParseError(PlanError):
     family = "syntax"
+
+
+class NotPlanText(ParseError):
+    """Text that is not a plan at all (not UTF-8, NUL or other control characters): the
+    message gives the position only, never the line, which may be a secret or escape codes."""
+
+    show_source = False
 
 
 class UnknownNameError(PlanError):
@@ -222,7 +230,7 @@ def _render_one(error: PlanError, color: bool) -> str:
     lines = [f"{bold}{where}{red}error[{error.family}]{reset}{bold}: {error.message}{reset}"]
     same_line = [lab for lab in error.labels if error.span is not None and lab.span.source is error.span.source
                  and lab.span.line == error.span.line]
-    if error.span is not None:
+    if error.span is not None and error.show_source:
         marks = [(error.span, error.label, "^")] + [(lab.span, lab.text, "-") for lab in same_line]
         lines.append(multi_snippet(marks) if same_line else snippet(error.span, error.label))
     for lab in error.labels:

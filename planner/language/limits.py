@@ -28,8 +28,10 @@ that still happens becomes a :class:`~planner.language.errors.LimitError`.
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
+import unicodedata
 from typing import Callable, Optional, TypeVar
 
 MAX_FILE_BYTES = 8_000_000
@@ -53,6 +55,32 @@ class LimitExceeded(Exception):
     def __init__(self, message: str, start: int, end: int, hint: str = "") -> None:
         super().__init__(message)
         self.message, self.start, self.end, self.hint = message, start, end, hint
+
+
+# Characters that never belong in plan text: C0 controls but tab, line feed, carriage return and
+# form feed; DEL and the C1 controls (terminal escape sequences start with these); and the
+# bidirectional overrides and isolates that make code read differently from how it runs
+# ("Trojan Source"; Rust refuses them in source too).
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def check_text(source) -> None:
+    """Refuse text that is not plan text, naming the position and the character, never the line."""
+    m = _NOT_TEXT.search(source.text)
+    if m is None:
+        return
+    from .errors import NotPlanText
+    from .source import Span
+
+    ch = m.group()
+    if ch == "\0":
+        name = "a NUL byte (U+0000)"
+    elif "\u202a" <= ch <= "\u202e" or "\u2066" <= ch <= "\u2069":
+        name = f"the bidirectional control U+{ord(ch):04X} ({unicodedata.name(ch).lower()})"
+    else:
+        name = f"the control character U+{ord(ch):04X}" + (" (escape)" if ch == "\x1b" else "")
+    raise NotPlanText(f"{name}: this is not plan text", Span(source, m.start(), m.end()),
+                      hint="plans are UTF-8 text without control characters; the line is not shown")
 
 
 # Token types for the nesting count (names of grammar/plan.lark's terminals).

@@ -11,7 +11,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from .errors import LimitError, Label, ParseError
-from .limits import LimitExceeded, TokenBudget
+from .limits import LimitExceeded, TokenBudget, check_text
 from .source import Source, Span
 
 _OPEN = {"LPAR", "LSQB"}
@@ -100,6 +100,7 @@ def _expected(exc: UnexpectedInput) -> str:
 
 
 def parse(source: Source, start: str = "start") -> Tree:
+    check_text(source)  # NUL bytes, escape codes, bidi overrides: refused before anything echoes a line
     text = source.text
     if start == "start" and not text.endswith("\n"):
         text += "\n"

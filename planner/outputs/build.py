@@ -94,12 +94,13 @@ def workbook_output(analysis: Analysis, name: str) -> Output:
     return Output(name, data, "workbook")
 
 
-def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = None) -> BuildResult:
+def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = None,
+          import_roots: Sequence[str] = ()) -> BuildResult:
     """Everything a plan produces, written into ``outdir`` only when all of it succeeded."""
     from ..compute.evaluation import load
 
     _check_outdir(outdir)
-    plan = load(path)
+    plan = load(path, import_roots=import_roots)
     analysis = analyse(plan)
     stem = Path(plan.path).stem
     outputs = [workbook_output(analysis, f"{stem}.xlsx")]
