@@ -208,15 +208,27 @@ def write_output(text: str, path: Optional[str] = None) -> None:
     atomic_write(path, text.encode("utf-8"))
 
 
-def atomic_write(path: str, data: bytes) -> None:
-    """Write one file all or nothing, with normal permissions: staged next to
-    its target, then moved in (the same mechanism as ``planner build``)."""
+def atomic_write(path: str, data: bytes, protect: Sequence = ()) -> None:
+    """Write one file all or nothing, with normal permissions: staged next to its
+    target, then moved in; a symlink's target is replaced, a device or pipe written
+    to, and an input of the run (``protect``) refused (as for ``planner build``)."""
     from pathlib import Path
 
     from .outputs.build import Output, publish
 
     target = Path(path)
-    publish([Output(target.name, data, "file")], target.parent)
+    publish([Output(target.name, data, "file")], target.parent, protect)
+
+
+def refuse_inputs(output: str, *inputs) -> None:
+    """Exit 2 before anything runs when ``-o`` names one of the run's inputs."""
+    from pathlib import Path
+
+    from .outputs.build import refuse_inputs as refuse
+
+    if output not in (None, "-"):
+        paths = [p for group in inputs if group for p in ([group] if isinstance(group, (str, Path)) else group)]
+        refuse([Path(output)], [Path(p) for p in paths])
 
 
 # ---- commands ---------------------------------------------------------------
@@ -404,13 +416,24 @@ def cmd_sensitivity(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from .language.errors import UsageError
     from .outputs.excel.writer import workbook_bytes
 
+    if args.output == "-" and sys.stdout.isatty():
+        raise UsageError("-o -: a workbook is binary and standard output is a terminal",
+                         hint="redirect it: planner export FILE -o - > book.xlsx")
+    refuse_inputs(args.output, args.file)
     plan = _load(args.file, args=args)
+    refuse_inputs(args.output, plan.files)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
     data = workbook_bytes(plan, scenarios, overrides, origins)
-    atomic_write(args.output, data)
+    if args.output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return EXIT_OK
+    atomic_write(args.output, data, plan.files)
     sys.stderr.write(f"wrote {args.output}\n")
     return EXIT_OK
 
@@ -442,7 +465,9 @@ def cmd_report(args) -> int:
     from .outputs.build import publish, report_outputs
     from .outputs.viewmodel import analyse
 
+    refuse_inputs(args.output, args.file, args.template)
     plan = _load(args.file, args=args)
+    refuse_inputs(args.output, plan.files)
     analysis = analyse(plan)
     if args.output is None or args.output == "-":
         outputs, _ = report_outputs(analysis, "report.md", args.template, plots=False)
@@ -453,12 +478,22 @@ def cmd_report(args) -> int:
         target = Path(args.output)
         if args.output.endswith(("/", os.sep)):  # `-o reports/`: a folder, the file named after the plan
             target = target / f"{Path(plan.path).stem}.md"
-        outputs, notes = report_outputs(analysis, target.name, args.template)
-        written = publish(outputs, target.parent)
+        outputs, notes = report_outputs(analysis, target.name, args.template, plots=_regular(target))
+        written = publish(outputs, target.parent, list(plan.files) + ([Path(args.template)] if args.template else []))
         for note in notes:
             sys.stderr.write(note + "\n")
         sys.stderr.write("wrote: " + ", ".join(str(p) for p in written) + "\n")
     return EXIT_CHECK_FAILED if analysis.checks_failed else EXIT_OK
+
+
+def _regular(path) -> bool:
+    """A regular file or a new one (plots go next to it), not a device or a pipe (`-o /dev/stdout`)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
 
 
 def cmd_build(args) -> int:

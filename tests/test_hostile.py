@@ -133,3 +133,120 @@ def test_a_file_past_the_size_limit_is_refused_before_parsing(tmp_path, monkeypa
     with pytest.raises(PlanError, match="at most 1,000") as info:
         planner.load(tmp_path / "big.plan")
     assert info.value.family == "limit"
+
+
+# ---- outputs never clobber ---------------------------------------------------------------
+
+PLAN = 'import "lib.plan" as lib\na = 1\ny = lib.x * a\nsweep a in [1, 2] show y\n'
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "lib.plan").write_text("x = 3\n")
+    (tmp_path / "p.plan").write_text(PLAN)
+    (tmp_path / "t.md.j2").write_text("# {{ title }}\n")
+    return tmp_path
+
+
+def _unchanged(project):
+    assert (project / "p.plan").read_text() == PLAN
+    assert (project / "lib.plan").read_text() == "x = 3\n"
+    assert (project / "t.md.j2").read_text() == "# {{ title }}\n"
+
+
+@pytest.mark.parametrize("args", [
+    ["export", "p.plan", "-o", "p.plan"],
+    ["export", "p.plan", "-o", "lib.plan"],  # an imported plan
+    ["export", "p.plan", "-o", "hard.xlsx"],  # a hard link to the plan
+    ["export", "p.plan", "-o", "soft.xlsx"],  # a symlink to the plan
+    ["report", "p.plan", "-o", "p.plan"],
+    ["report", "p.plan", "-o", "lib.plan"],
+    ["report", "p.plan", "-t", "t.md.j2", "-o", "t.md.j2"],  # its own template
+    ["build", "p.plan", "-t", "t.md.j2", "-o", "out"],  # out/p.md is a link to the template
+    ["build", "p.plan", "-o", "."],  # ./p.md ... is fine, but out2/p.xlsx is a link to lib.plan
+])
+def test_an_output_never_replaces_an_input(project, cli, monkeypatch, args):
+    monkeypatch.chdir(project)
+    os.link("p.plan", "hard.xlsx")
+    os.symlink("p.plan", "soft.xlsx")
+    (project / "out").mkdir()
+    os.symlink("../t.md.j2", "out/p.md")
+    if args[-1] == ".":
+        os.symlink("lib.plan", "p.xlsx")
+    code, out, err = cli(*args)
+    assert code == 2, err
+    assert "an input of this run" in err and out == ""
+    _unchanged(project)
+    assert not list(project.glob("*.png")) and not list(project.glob(".*planner*"))
+
+
+def test_a_symlink_is_followed_and_its_target_replaced(project, cli, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "books").mkdir()
+    (project / "books" / "real.xlsx").write_bytes(b"old")
+    os.symlink("books/real.xlsx", "link.xlsx")
+    os.symlink("books/new.xlsx", "dangling.xlsx")
+    for name in ("link.xlsx", "dangling.xlsx"):
+        code, _, err = cli("export", "p.plan", "-o", name)
+        assert code == 0, err
+        assert os.path.islink(name)  # still a link
+    assert (project / "books" / "real.xlsx").read_bytes()[:2] == b"PK"
+    assert (project / "books" / "new.xlsx").read_bytes()[:2] == b"PK"
+    os.symlink("books", "outlink")
+    code, _, err = cli("build", "p.plan", "-o", "outlink")
+    assert code == 0, err
+    assert os.path.islink("outlink") and (project / "books" / "p.md").is_file()
+
+
+def test_a_device_or_a_pipe_is_written_to_not_replaced(project, cli, monkeypatch):
+    import stat
+    import threading
+
+    monkeypatch.chdir(project)
+    code, _, err = cli("export", "p.plan", "-o", "/dev/null")
+    assert code == 0, err
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    os.mkfifo("pipe.md")
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open("pipe.md", "rb").read()))
+    reader.start()
+    code, _, err = cli("report", "p.plan", "-o", "pipe.md")
+    reader.join(10)
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.stat("pipe.md").st_mode)
+    assert got and got[0].startswith(b"# ")
+    assert not list(project.glob("pipe-sweep-*.png"))  # plots are not written next to a pipe
+
+
+PLANNER = [sys.executable, "-c", "from planner.cli import run; run()"]
+
+
+def planner_process(*args, cwd, timeout=120, **kwargs) -> subprocess.CompletedProcess:
+    """planner in a process of its own, so a crash (a signal) is seen as one."""
+    return subprocess.run(PLANNER + [str(a) for a in args], cwd=cwd, capture_output=True, timeout=timeout, **kwargs)
+
+
+@pytest.mark.parametrize("output", ["-", "/dev/stdout"])
+def test_standard_output(project, output):
+    run = planner_process("export", "p.plan", "-o", output, cwd=project)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout[:2] == b"PK" and len(run.stdout) > 1000
+    run = planner_process("report", "p.plan", "-o", output, cwd=project)
+    assert run.returncode == 0 and run.stdout.startswith(b"# ")
+    run = planner_process("build", "p.plan", "-o", "-", cwd=project)
+    assert run.returncode == 2 and b"cannot be standard output" in run.stderr
+
+
+def test_an_unwritable_folder_names_the_users_path(project, cli, monkeypatch):
+    import tempfile
+
+    monkeypatch.chdir(project)
+
+    def refused(*args, dir=None, **kwargs):
+        raise PermissionError(13, "Permission denied", os.path.join(dir, ".book.xlsx.planner-1i5rg7fb"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    code, _, err = cli("export", "p.plan", "-o", "book.xlsx")
+    assert code == 2
+    assert "cannot write book.xlsx: Permission denied" in err and ".planner-" not in err
+    assert "not writable" in err

@@ -82,6 +82,8 @@ class Evaluation:
 
 
 class Plan:
+    files: tuple[Path, ...] = ()  # the files read: the plan's own and every imported one (outputs never replace them)
+
     def __init__(self, source: Source, model: Model, analyzer) -> None:
         self.source = source
         self.model = model
@@ -404,11 +406,15 @@ def _loads(text: str, name: str, base, all_imports: bool, roots: tuple[Path, ...
     with paused_gc():
         source = Source(name, text)
         plan_ir = lower(source)
+        files: list[Path] = [Path(name).resolve()] if base is not None else []
         if any(isinstance(s, ir.Import) for s in plan_ir.statements):
             plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
-                                      (Path(name).resolve(),) if base is not None else (), all_imports, roots)
+                                      (Path(name).resolve(),) if base is not None else (), all_imports, roots,
+                                      files)
         model, analyzer = analyze(plan_ir)
-        return Plan(source, model, analyzer)
+        plan = Plan(source, model, analyzer)
+        plan.files = tuple(files)
+        return plan
 
 
 def load(path: Union[str, os.PathLike], all_imports: bool = False,

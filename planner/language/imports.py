@@ -127,16 +127,18 @@ def read_plan(path: Path, span: Optional[Span] = None, shown: Optional[str] = No
 # ---- resolving -------------------------------------------------------------------------
 
 def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = (),
-                    all_imports: bool = False, roots: Sequence[Path] = ()) -> ir.PlanIR:
+                    all_imports: bool = False, roots: Sequence[Path] = (),
+                    files: Optional[list[Path]] = None) -> ir.PlanIR:
     """The plan with its imports' statements joined in (only those it uses, unless ``all_imports``).
 
     ``roots`` are extra folders imports may read from (and are looked up in), besides each
-    importing plan's own folder and planner's library."""
-    resolved = _resolve(plan, base, stack, tuple(Path(r) for r in roots))
+    importing plan's own folder and planner's library; ``files`` collects every file read."""
+    resolved = _resolve(plan, base, stack, tuple(Path(r) for r in roots), files if files is not None else [])
     return resolved if all_imports else _used_only(plan, resolved)
 
 
-def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...], roots: tuple[Path, ...]) -> ir.PlanIR:
+def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...], roots: tuple[Path, ...],
+             files: list[Path]) -> ir.PlanIR:
     from .lower import lower
 
     statements: list[ir.Statement] = []
@@ -151,8 +153,9 @@ def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...], roots: tuple[
             chain = " -> ".join(p.name for p in cycle)
             raise ImportError_(f"import cycle: {chain}", s.span, hint="plans cannot import each other in a circle")
         text = read_plan(path, s.span, f'"{s.path}" ({path})')
+        files.append(path)
         inner = lower(Source(_display_path(path), text))
-        inner = _resolve(inner, path.parent, stack + (path,), roots)
+        inner = _resolve(inner, path.parent, stack + (path,), roots, files)
         prefix = s.alias or path.stem
         if not prefix.isidentifier():
             raise ImportError_(f"`{path.stem}` cannot be a namespace", s.span,
