@@ -250,3 +250,43 @@ def test_an_unwritable_folder_names_the_users_path(project, cli, monkeypatch):
     assert code == 2
     assert "cannot write book.xlsx: Permission denied" in err and ".planner-" not in err
     assert "not writable" in err
+
+
+# ---- values that are not finite never pass ----------------------------------------------
+
+@pytest.mark.parametrize("text,reason", [
+    ("check ln(0) == ln(0)\n", "logarithm of zero"),
+    ("x = -1\ncheck sqrt(x) == sqrt(x)\n", "square root of a negative number"),
+    ("z = 1\ny = 1 / z\ncheck y == y with z = 0\n", "division by zero"),
+    ("z = 0\ncheck 1 / z == 5\n", "division by zero"),
+    ("z = 0\ncheck 1 / z > 3\n", "division by zero"),  # inf > 3 is true, but not a finding
+    ("z = 0\ncheck 0 / z ~= 1\n", "division by zero"),  # SymPy folds 0 / z to 0: not "got 0"
+    ("x = 2\ncheck x ^ 1000000000 == 5\n", "overflow"),
+    ("speedup = 2.5\ncheck speedup ^ 99999 ~= 1.5\n", "overflow"),
+    ("x = 1000\ncheck exp(x) > 1\n", "overflow in `exp`"),
+    ("x = 0\ncheck ln(x) < 5\n", "logarithm of zero"),  # -inf < 5 is true, but not a finding
+])
+def test_a_check_that_is_not_finite_fails_with_the_reason(plan_file, cli, text, reason):
+    from planner.questions.checks import run_checks
+
+    plan = planner.load(plan_file(text))
+    results = run_checks(plan)
+    assert results and not any(r.passed for r in results)
+    assert all(r.error is not None and r.error.span is not None for r in results)
+    assert reason in results[0].describe() and ".plan:" in results[0].describe()
+    code, out, err = cli("check", plan_file(text))
+    assert code == 1 and "internal error" not in err
+    assert reason in out
+
+
+def test_an_exact_check_of_a_huge_power_is_decided_quickly(plan_file):
+    import time
+
+    from planner.questions.checks import run_checks
+
+    plan = planner.load(plan_file("x = 1\ncheck x ^ 1000000000 == 1\ncheck (x + 0.1) ^ 100000 > 1e300\n"))
+    start = time.perf_counter()
+    results = run_checks(plan)
+    assert time.perf_counter() - start < 5
+    assert results[0].passed
+    assert not results[1].passed and "overflow" in results[1].describe()
