@@ -290,3 +290,74 @@ def test_an_exact_check_of_a_huge_power_is_decided_quickly(plan_file):
     assert time.perf_counter() - start < 5
     assert results[0].passed
     assert not results[1].passed and "overflow" in results[1].describe()
+
+
+# ---- size, depth and time are bounded ----------------------------------------------------
+
+def _plan_error(text: str) -> PlanError:
+    with pytest.raises(PlanError) as info:
+        planner.loads(text, "big.plan")
+    return flatten(info.value)[0]
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("x = 1\ny = " + "exp(" * 10_000 + "x" + ")" * 10_000 + "\n", "nests deeper than 500 levels"),
+    ("x = 1\ny = " + "(" * 10_000 + "x" + ")" * 10_000 + "\n", "nests deeper than 500 levels"),
+    ("x = 1\ny = x" + " ^ x" * 10_000 + "\n", "nests deeper than 500 levels"),
+    ("x = 1\ny = " + "- " * 10_000 + "x\n", "nests deeper than 500 levels"),
+    ("a = 1\ny = " + " + ".join(["a"] * 100_000) + "\n", "more than 25,000 tokens"),
+    ("f0(x) = x\n" + "".join(f"f{k}(x) = f{k - 1}(x) + f{k - 1}(x)\n" for k in range(1, 41)) + "y = f40(1)\n",
+     "expands to 2,199,023,255,551 nodes"),
+    ("y = 10 ^ 1000000000\n", "too large for double-precision"),
+    ("y = 1.0001 ^ 100000000\n", "too large for double-precision"),
+    ("y = 2 ^ 2 ^ 2 ^ 2 ^ 2 ^ 2\n", "too large for double-precision"),
+    ("y = 1.0000001 ^ 100000000\n", "to compute exactly (the limit is 100,000)"),
+])
+def test_size_and_depth_are_refused_quickly_with_a_located_error(text, needle):
+    import time
+
+    start = time.perf_counter()
+    err = _plan_error(text)
+    assert time.perf_counter() - start < 20
+    assert needle in err.message
+    assert err.span is not None and err.span.source.name == "big.plan"
+    assert len(render(err)) < 2000  # a 200 KB line is not printed whole
+
+
+@pytest.mark.parametrize("text", [
+    "x = 1\ny = " + "exp(" * 300 + "x / 1000000" + ")" * 300 + "\n",  # 300 nested exp
+    "x = 1\ny = " + "".join(f"if(x > {i}, {i}, " for i in range(250)) + "0" + ")" * 250 + "\n",  # 250 tiers
+    "x = 1\ny = x" + " ^ x" * 450 + "\n",
+    "a = 1\ny = " + " + ".join(["a"] * 10_000) + "\n",  # 10,000 terms
+    "x = 1\nf0(x) = x\n" + "".join(f"f{k}(x) = -f{k - 1}(x)\n" for k in range(1, 3000)) + "y = f2999(x)\n",
+    "x = sqrt(2) ^ 1000000000\n",  # an overflow, in floating point, not an exact 150-million-digit integer
+])
+def test_deep_and_wide_plans_load_in_a_process_without_crashing(tmp_path, text):
+    (tmp_path / "deep.plan").write_text(text)
+    run = planner_process("eval", "deep.plan", cwd=tmp_path, timeout=300)
+    assert run.returncode in (0, 2), run.stderr  # a segfault is -11, an internal error 3
+    assert b"internal error" not in run.stderr
+    if run.returncode == 2:
+        assert b"error[" in run.stderr
+
+
+def test_reserved_words_name_nothing():
+    for text in ["and = 1\n", "true = 2\n", "x = 1\nwhere = 3\n", "f(where) = 1\n", "x = 1\nscenario and { x = 2 }\n",
+                 "x = 1\naxis in { a { x = 2 } }\n", "x = 1\naxis a { or { x = 2 } }\n",
+                 "x = 1\nsolve x where x = 1 as not\n", "unit with\n", "f = 1\n" + 'import "lib.plan" as for\n']:
+        err = _plan_error(text)
+        assert "is a reserved word" in err.message, text
+
+
+@pytest.mark.parametrize("text,message,not_in", [
+    ("x = 1e\n", "`1e` is an incomplete number", "unknown unit"),
+    ("x = 100 Mbps\n", "write `Mbit/s`", "did you mean `ps`"),
+    ('x = 1 "hello\n', "unterminated string", "unexpected"),
+    ("data = 1\ny = d\u0430ta + 1\n", "U+0430 cyrillic small letter a", None),
+])
+def test_messages_say_what_is_really_wrong(text, message, not_in):
+    err = _plan_error(text)
+    text = render(err)
+    assert message in text
+    if not_in:
+        assert not_in not in text

@@ -206,6 +206,28 @@ def suggest(name: str, candidates: Iterable[str]) -> str | None:
     return matches[0]
 
 
+def did_you_mean(name: str, guess: str | None) -> str | None:
+    """``did you mean `x`?``, saying which letters come from another script when the two look
+    alike on screen (a Cyrillic `а` in `dаta` next to the Latin `data`)."""
+    import unicodedata
+
+    foreign = []
+    for ch in dict.fromkeys(name):
+        if ord(ch) > 127 and ch.isalpha():
+            script = unicodedata.name(ch, "").split(" ")[0]
+            if script and script != "LATIN" and (guess is None or ch not in guess):
+                foreign.append(f"`{ch}` (U+{ord(ch):04X} {unicodedata.name(ch, '').lower()})")
+    latin = any("a" <= ch.lower() <= "z" for ch in name)
+    note = ""
+    if foreign and (guess is not None or latin):
+        note = f"`{name}` has {', '.join(foreign)}, from another script than the letters around it"
+    if guess is None:
+        return note or None
+    if note:
+        return f"did you mean `{guess}`? {note}, so the two look the same on screen but differ"
+    return f"did you mean `{guess}`?"
+
+
 def flatten(error: PlanError) -> list[PlanError]:
     if isinstance(error, PlanErrors):
         out: list[PlanError] = []

@@ -70,6 +70,15 @@ def _parser(start: str) -> Lark:
     )
 
 
+@lru_cache(maxsize=None)
+def keywords() -> frozenset[str]:
+    """The grammar's words (`and`, `true`, `where`, `scenario` ...): reserved, never names."""
+    from lark.lexer import PatternStr
+
+    return frozenset(t.pattern.value for t in _parser("start").terminals
+                     if isinstance(t.pattern, PatternStr) and t.pattern.value.isidentifier())
+
+
 # Human names for terminals in "expected ..." lists.
 _TERMINAL_NAMES = {
     "NAME": "a name", "NUMBER": "a number", "QUANTITY": "a number with a unit",
@@ -133,6 +142,12 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
     offset = _offset(source, exc)
     span = Span(source, offset, offset + 1)
     hint = None
+    if source.text[offset:offset + 1] == '"' and _unterminated(source, offset):
+        line_end = source.text.find("\n", offset)
+        line_end = len(source.text) if line_end < 0 else line_end
+        return ParseError("unterminated string: this `\"` is not closed on its line", Span(source, offset, line_end),
+                          label="the string starts here", hint='close it with `"` before the end of the line '
+                          '(write `\\"` for a quote inside it)')
     if isinstance(exc, UnexpectedCharacters):
         ch = source.text[offset:offset + 1]
         message = f"unexpected character {ch!r}"
@@ -168,6 +183,11 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
         elif tok.type == "QUANTITY":
             number, _, unit = _split_quantity(value)
             hint = f"`{unit}` after a number is read as a unit; write `{number} * {unit}` to multiply"
+        elif tok.type == "EQUAL" and _reserved_before(source, offset):
+            word, start = _reserved_before(source, offset)
+            return ParseError(f"`{word}` is a reserved word and cannot name a quantity",
+                              Span(source, start, start + len(word)), label="reserved",
+                              hint=f"pick another name, such as `{word}_` or `my_{word}`")
         elif tok.type == "EQUAL" and "COMP_OP" not in expected:
             hint = "compare with `==`; `=` defines a quantity at the start of a line"
         elif tok.type == "NAME" and expected & {"_NL"}:
@@ -177,6 +197,30 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
         elif tok.type == "RPAR":
             hint = "a `)` without a matching `(`, or an argument is missing"
     return ParseError(message, span, label=_expected(exc), hint=hint)
+
+
+def _unterminated(source: Source, offset: int) -> bool:
+    """Whether the `"` at ``offset`` opens a string that does not close on its line."""
+    i = offset + 1
+    while i < len(source.text) and source.text[i] != "\n":
+        if source.text[i] == "\\":
+            i += 2
+            continue
+        if source.text[i] == '"':
+            return False
+        i += 1
+    return True
+
+
+def _reserved_before(source: Source, offset: int):
+    """(word, offset) when a reserved word starts the line and an `=` follows it: `where = 3`."""
+    import re
+
+    line_start = source.text.rfind("\n", 0, offset) + 1
+    m = re.fullmatch(r"[ \t]*(\w+)[ \t]*", source.text[line_start:offset])
+    if m and m.group(1) in keywords():
+        return m.group(1), line_start + m.start(1)
+    return None
 
 
 def _token_text(tok: Token) -> str:
