@@ -361,3 +361,33 @@ def test_messages_say_what_is_really_wrong(text, message, not_in):
     assert message in text
     if not_in:
         assert not_in not in text
+
+
+# ---- templates ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("template,needle", [
+    ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}\n", b"calls nested deeper than 200 levels"),
+    ("{% for x in [1] recursive %}{{ loop([x]) }}{% endfor %}\n", b"calls nested deeper than 200 levels"),
+    ("{{ ((10 ** 1000) ** 1000) ** 1000 }}\n", b"would make an integer of about 3,322,000 bits"),
+    ("{% set x = 10 ** 1000 %}{{ x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x"
+     " * x * x * x * x * x * x * x * x * x * x * x * x * x }}\n", b"would make an integer"),
+    ('{% include "t.md.j2" %}\n', b"more than 10,000 templates included"),
+])
+def test_a_hostile_template_is_stopped_with_a_located_error(project, template, needle):
+    (project / "t.md.j2").write_text(template)
+    run = planner_process("report", "p.plan", "-t", "t.md.j2", cwd=project, timeout=120)
+    assert run.returncode == 2, run.stderr  # not -11 (a segfault), not 3, not a hang
+    assert b"t.md.j2:1:" in run.stderr and b"error[template]" in run.stderr and needle in run.stderr
+
+
+def test_the_render_time_limit_holds_on_the_worker_thread(project, monkeypatch):
+    """The CLI renders on a thread with a big stack, where no SIGALRM can reach: the clock is checked in loops."""
+    import planner.outputs.report as report
+    from planner.language.errors import TemplateError
+    from planner.language.limits import deep
+
+    monkeypatch.setattr(report, "RENDER_SECONDS", 0.5)
+    path = project / "slow.j2"
+    path.write_text("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n")
+    with pytest.raises(TemplateError, match="ran for more than 0.5 s"):
+        deep(report.render, {}, str(path))
