@@ -233,11 +233,13 @@ class _Environment(ImmutableSandboxedEnvironment):
             return iterable
         return _Ticking(self, iterable)
 
-    def get_template(self, *args: Any, **kwargs: Any):
+    def get_template(self, name: Any, parent: Optional[str] = None, *args: Any, **kwargs: Any):
         self.includes += 1
+        if parent is not None and name == parent:  # `include`/`extends` of itself: would recurse until a limit
+            raise _TooBig(f"`{name}` includes or extends itself")
         if self.includes > MAX_INCLUDES:
-            raise _TooBig(f"more than {MAX_INCLUDES:,} templates included (a template that includes itself?)")
-        return super().get_template(*args, **kwargs)
+            raise _TooBig(f"more than {MAX_INCLUDES:,} templates included (templates that include each other?)")
+        return super().get_template(name, parent, *args, **kwargs)
 
     def concat(self, parts) -> str:  # `~`, macro and block bodies, and the whole output
         parts = [p if isinstance(p, str) else str(p) for p in parts]
