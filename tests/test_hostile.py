@@ -392,3 +392,44 @@ def test_the_render_time_limit_holds_on_the_worker_thread(project, monkeypatch):
     path.write_text("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n")
     with pytest.raises(TemplateError, match="ran for more than 0.5 s"):
         deep(report.render, {}, str(path))
+
+
+# ---- the promise: no code runs, nothing is written outside -o -----------------------------
+
+@pytest.mark.parametrize("text", [
+    'x = __import__("os").system("touch pwned")\n',
+    'x = exec("open(\'pwned\', \'w\')")\n',
+    'x = 1\ny = x.__class__\n',
+    'x = 1 "{{ lipsum.__globals__ }}"\ncheck x == eval("1")\n',
+    'title "=cmd|\' /C calc\'!A0"\nnote "@SUM(1)"\nx = 1 "+1"\n',  # spreadsheet formulas stay text
+])
+def test_no_code_runs(tmp_path, cli, text):
+    (tmp_path / "p.plan").write_text(text)
+    for args in (["eval", "p.plan"], ["export", "p.plan", "-o", "p.xlsx"], ["report", "p.plan", "-o", "p.md"]):
+        code, out, err = cli(*[str(tmp_path / a) if a.startswith("p.") else a for a in args])
+        assert code in (0, 2) and "internal error" not in err
+    assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
+    if (tmp_path / "p.xlsx").exists():
+        from openpyxl import load_workbook
+
+        book = load_workbook(tmp_path / "p.xlsx")
+        cells = [c for ws in book for row in ws.iter_rows() for c in row
+                 if isinstance(c.value, str) and ("cmd|" in c.value or "@SUM" in c.value)]
+        assert cells and all(c.data_type == "s" for c in cells)  # text cells, never formulas
+
+
+def test_nothing_is_written_outside_o(project, cli, monkeypatch):
+    monkeypatch.chdir(project)
+
+    def tree():
+        return {str(p.relative_to(project)): p.stat().st_mtime_ns for p in project.rglob("*")}
+
+    before = tree()
+    assert cli("export", "p.plan", "-o", "out/book.xlsx")[0] == 0
+    assert cli("report", "p.plan", "-o", "rep/r.md")[0] == 0
+    assert cli("build", "p.plan", "-o", "b")[0] == 0
+    assert cli("check", "p.plan")[0] == 0
+    after = tree()
+    changed = {p for p in after if before.get(p) != after[p]}
+    assert changed == {"out", "out/book.xlsx", "rep", "rep/r.md", "rep/r-sweep-1.png",
+                       "b", "b/p.xlsx", "b/p.md", "b/p-sweep-1.png"}

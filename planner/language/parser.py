@@ -70,13 +70,19 @@ def _parser(start: str) -> Lark:
     )
 
 
+# Words of the grammar that only follow a sweep's or an optimisation's values (`1..8 step 2`,
+# `count 5`, `over gamma`, `show x`): the contextual lexer tells them from names, and `step`,
+# `count` are good names for quantities, so they stay free.
+CONTEXTUAL_WORDS = frozenset({"step", "times", "count", "over", "show"})
+
+
 @lru_cache(maxsize=None)
 def keywords() -> frozenset[str]:
-    """The grammar's words (`and`, `true`, `where`, `scenario` ...): reserved, never names."""
+    """The grammar's reserved words (`and`, `true`, `where`, `scenario` ...): never names."""
     from lark.lexer import PatternStr
 
     return frozenset(t.pattern.value for t in _parser("start").terminals
-                     if isinstance(t.pattern, PatternStr) and t.pattern.value.isidentifier())
+                     if isinstance(t.pattern, PatternStr) and t.pattern.value.isidentifier()) - CONTEXTUAL_WORDS
 
 
 # Human names for terminals in "expected ..." lists.
