@@ -179,13 +179,13 @@ def grammar_cases(seed: int, count: int):
 
 def hypothesis_cases(seed: int, count: int):
     """Plans drawn by hypothesis from the grammar (its lark strategy); slower, so fewer."""
+    from importlib import resources
+
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
     from hypothesis.extra.lark import from_lark
     from lark import Lark
     from lark.lexer import PatternStr
-
-    from importlib import resources
 
     text = resources.files("planner.grammar").joinpath("plan.lark").read_text(encoding="utf-8")
     grammar = Lark(text, parser="lalr", lexer="contextual", start="start")

@@ -10,7 +10,7 @@ from importlib import resources
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .errors import LimitError, Label, ParseError
+from .errors import Label, LimitError, ParseError
 from .limits import LimitExceeded, TokenBudget, check_text
 from .source import Source, Span
 
