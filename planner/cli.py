@@ -33,9 +33,16 @@ def _add_common(p: argparse.ArgumentParser, scenario: bool = True, sets: bool = 
     if scenario:
         p.add_argument("--scenario", "-s", action="append", metavar="NAME",
                        help="scenario to use: a name, a comma list, `all`, or `base` (the plan as written); repeatable")
+    _import_root(p)
     if sets:
         p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                        help="override an input, with plan syntax for the value (`--set 'hbm_bandwidth=3.35 TB/s'`); repeatable")
+
+
+def _import_root(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--import-root", dest="import_roots", action="append", default=[], metavar="DIR",
+                   help="a folder imports may also read from and are looked up in (a team's library); repeatable. "
+                        "PLANNER_IMPORT_PATH adds more (separated by `" + os.pathsep + "`)")
 
 
 def _format(p: argparse.ArgumentParser, choices=("table", "json", "csv", "markdown", "jsonl")) -> None:
@@ -70,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run every `check` statement. Exit 0 when all pass, 1 when any fails.")
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--verbose", "-v", action="store_true", help="list passing checks too")
+    _import_root(p)
     _format(p, ("table", "json", "markdown", "jsonl"))
     p.set_defaults(handler=cmd_check)
 
@@ -128,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "inputs that differ from the plan, and evaluate the plan with them.")
     p.add_argument("workbook", metavar="BOOK.xlsx", help="a workbook written by `planner export`")
     p.add_argument("--plan", required=True, metavar="FILE", help="the .plan file the workbook was exported from")
+    _import_root(p)
     p.add_argument("--scenario", "-s", action="append", metavar="NAME",
                    help="evaluate in these scenarios too (as for eval)")
     _format(p)
@@ -139,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "sweeps are written next to the report.")
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template (default: the shipped report.md.j2)")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report here (default: print it)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report here (default: print it; `-` prints it too)")
+    _import_root(p)
     p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser("build", help="the main job: workbook, report and plots into a directory",
@@ -149,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--output", "-o", metavar="OUTDIR", default="out", help="output directory (default: out)")
     p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template for the report")
+    _import_root(p)
     p.set_defaults(handler=cmd_build)
     p = sub.add_parser("fmt", help="format .plan files canonically (aligned definitions, normalised spacing)",
                        description="Rewrite each FILE in planner's canonical layout: one space around operators, "
@@ -190,10 +201,16 @@ def _version() -> str:
 
 # ---- helpers -------------------------------------------------------------
 
-def _load(path: str, all_imports: bool = False):
+def import_roots(args) -> list[str]:
+    """Extra folders imports may read: ``--import-root`` options, then PLANNER_IMPORT_PATH."""
+    env = [d for d in os.environ.get("PLANNER_IMPORT_PATH", "").split(os.pathsep) if d]
+    return list(getattr(args, "import_roots", None) or []) + env
+
+
+def _load(path: str, all_imports: bool = False, args=None):
     from .plan import load
 
-    return load(path, all_imports=all_imports)
+    return load(path, all_imports=all_imports, import_roots=import_roots(args))
 
 
 def overrides_from(plan, sets: Sequence[str]):
@@ -235,15 +252,27 @@ def write_output(text: str, path: Optional[str] = None) -> None:
     atomic_write(path, text.encode("utf-8"))
 
 
-def atomic_write(path: str, data: bytes) -> None:
-    """Write one file all or nothing, with normal permissions: staged next to
-    its target, then moved in (the same mechanism as ``planner build``)."""
+def atomic_write(path: str, data: bytes, protect: Sequence = ()) -> None:
+    """Write one file all or nothing, with normal permissions: staged next to its
+    target, then moved in; a symlink's target is replaced, a device or pipe written
+    to, and an input of the run (``protect``) refused (as for ``planner build``)."""
     from pathlib import Path
 
     from .outputs.build import Output, publish
 
     target = Path(path)
-    publish([Output(target.name, data, "file")], target.parent)
+    publish([Output(target.name, data, "file")], target.parent, protect)
+
+
+def refuse_inputs(output: str, *inputs) -> None:
+    """Exit 2 before anything runs when ``-o`` names one of the run's inputs."""
+    from pathlib import Path
+
+    from .outputs.build import refuse_inputs as refuse
+
+    if output not in (None, "-"):
+        paths = [p for group in inputs if group for p in ([group] if isinstance(group, (str, Path)) else group)]
+        refuse([Path(output)], [Path(p) for p in paths])
 
 
 # ---- commands ---------------------------------------------------------------
@@ -386,7 +415,7 @@ def cmd_library(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    plan = _load(args.file, args.all_imports)
+    plan = _load(args.file, args.all_imports, args)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     names = plan.display_order()  # the plan's own quantities first, then the imported ones
@@ -425,7 +454,7 @@ def cmd_check(args) -> int:
     from .outputs.terminal import check_json, check_jsonl, check_markdown, check_text, dumps, wrap_text
     from .questions.checks import run_checks
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     # A plan that cannot be evaluated (a violated constraint, a division by
     # zero) is a bad plan (exit 2), not a failed check.
     plan.evaluate_all([None] + [s for s in plan.resolve_scenarios("all") if s is not None])
@@ -446,7 +475,7 @@ def cmd_explain(args) -> int:
     from .outputs.terminal import explain_text, wrap_text
     from .questions.explain import explain
 
-    plan = _load(args.file, all_imports=True)  # any quantity can be explained, used or not
+    plan = _load(args.file, all_imports=True, args=args)  # any quantity can be explained, used or not
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     parts = [explain_text(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
@@ -460,7 +489,7 @@ def cmd_sweep(args) -> int:
     from .questions import sweep
     from .questions.ranges import parse_assignment
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     results = []
     if args.axes:
@@ -490,7 +519,7 @@ def cmd_solve(args) -> int:
     from .outputs.terminal import dumps, solve_csv, solve_json, solve_jsonl, solve_markdown, solve_text, wrap_text
     from .questions.solve import Solver, adhoc
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     solver = Solver(plan)
     if (args.target is None) != (args.where is None):
@@ -538,7 +567,7 @@ def cmd_sensitivity(args) -> int:
     )
     from .questions.sensitivity import sensitivity
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     results = [sensitivity(plan, args.name, s, overrides, origins) for s in scenarios_from(plan, args.scenario)]
     if args.format == "json":
@@ -555,13 +584,24 @@ def cmd_sensitivity(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from .language.errors import UsageError
     from .outputs.excel.writer import workbook_bytes
 
-    plan = _load(args.file)
+    if args.output == "-" and sys.stdout.isatty():
+        raise UsageError("-o -: a workbook is binary and standard output is a terminal",
+                         hint="redirect it: planner export FILE -o - > book.xlsx")
+    refuse_inputs(args.output, args.file)
+    plan = _load(args.file, args=args)
+    refuse_inputs(args.output, plan.files)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
     data = workbook_bytes(plan, scenarios, overrides, origins)
-    atomic_write(args.output, data)
+    if args.output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return EXIT_OK
+    atomic_write(args.output, data, plan.files)
     sys.stderr.write(f"wrote {args.output}\n")
     return EXIT_OK
 
@@ -570,7 +610,7 @@ def cmd_import(args) -> int:
     from .outputs.excel.reader import describe, read_inputs
     from .outputs.terminal import dumps, eval_json
 
-    plan = _load(args.plan)
+    plan = _load(args.plan, args=args)
     imported = read_inputs(args.workbook, plan)
     evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
     names = plan.display_order()
@@ -593,7 +633,9 @@ def cmd_report(args) -> int:
     from .outputs.build import publish, report_outputs
     from .outputs.viewmodel import analyse
 
-    plan = _load(args.file)
+    refuse_inputs(args.output, args.file, args.template)
+    plan = _load(args.file, args=args)
+    refuse_inputs(args.output, plan.files)
     analysis = analyse(plan)
     if args.output is None or args.output == "-":
         outputs, _ = report_outputs(analysis, "report.md", args.template, plots=False)
@@ -604,18 +646,28 @@ def cmd_report(args) -> int:
         target = Path(args.output)
         if args.output.endswith(("/", os.sep)):  # `-o reports/`: a folder, the file named after the plan
             target = target / f"{Path(plan.path).stem}.md"
-        outputs, notes = report_outputs(analysis, target.name, args.template)
-        written = publish(outputs, target.parent)
+        outputs, notes = report_outputs(analysis, target.name, args.template, plots=_regular(target))
+        written = publish(outputs, target.parent, list(plan.files) + ([Path(args.template)] if args.template else []))
         for note in notes:
             sys.stderr.write(note + "\n")
         sys.stderr.write("wrote: " + ", ".join(str(p) for p in written) + "\n")
     return EXIT_CHECK_FAILED if analysis.checks_failed else EXIT_OK
 
 
+def _regular(path) -> bool:
+    """A regular file or a new one (plots go next to it), not a device or a pipe (`-o /dev/stdout`)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
+
+
 def cmd_build(args) -> int:
     from .outputs.build import build, summary
 
-    result = build(args.file, args.output, args.template)
+    result = build(args.file, args.output, args.template, import_roots(args))
     write_output(summary(result))
     return EXIT_CHECK_FAILED if result.checks_failed else EXIT_OK
 
@@ -641,8 +693,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # thousands of terms needs more than Python's default 1,000 frames.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
 
+    from .language.limits import deep
+
     try:
-        return handler(args)
+        # On a thread with a big stack: deep formulas recurse in every stage (parser, SymPy, printers, Jinja)
+        # and would overflow the C stack of the main thread before Python's recursion limit stops them.
+        return deep(handler, args)
     except PlanError as err:
         sys.stderr.write(render(err, color=color) + "\n")
         return EXIT_BAD_INPUT
