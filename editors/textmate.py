@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from planner.language.dims import BUILTINS  # noqa: E402
-from planner.language.parser import keywords  # noqa: E402
+from planner.language.parser import grammar_words  # noqa: E402
 
 SYNTAXES = HERE / "vscode" / "syntaxes"
 
@@ -41,7 +41,7 @@ UNIT = rf"(?:%|{UNIT_FACTOR})(?:[/*·](?:{UNIT_FACTOR}|%))*"
 
 
 def grammar() -> dict:
-    words = keywords()
+    words = grammar_words()
     grouped = {scope: sorted(w for w in words if w in members) for scope, members in GROUPS.items()}
     other = sorted(set(words) - set().union(*GROUPS.values()))
     never_units = "|".join(words)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from contextlib import contextmanager
 from typing import Callable, Optional, Sequence
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -44,9 +43,16 @@ def _add_common(p: argparse.ArgumentParser, scenario: bool = True, sets: bool = 
     if scenario:
         p.add_argument("--scenario", "-s", action="append", metavar="NAME",
                        help="scenario to use: a name, a comma list, `all`, or `base` (the plan as written); repeatable")
+    _import_root(p)
     if sets:
         p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                        help="override an input, with plan syntax for the value (`--set 'hbm_bandwidth=3.35 TB/s'`); repeatable")
+
+
+def _import_root(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--import-root", dest="import_roots", action="append", default=[], metavar="DIR",
+                   help="a folder imports may also read from and are looked up in (a team's library); repeatable. "
+                        "PLANNER_IMPORT_PATH adds more (separated by `" + os.pathsep + "`)")
 
 
 def _format(p: argparse.ArgumentParser, choices=("table", "json", "csv", "markdown", "jsonl")) -> None:
@@ -84,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run every `check` statement. Exit 0 when all pass, 1 when any fails.")
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--verbose", "-v", action="store_true", help="list passing checks too")
+    _import_root(p)
     _format(p, ("table", "json", "markdown", "jsonl"))
     p.set_defaults(handler=cmd_check)
 
@@ -149,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "inputs that differ from the plan, and evaluate the plan with them.")
     p.add_argument("workbook", metavar="BOOK.xlsx", help="a workbook written by `planner export`")
     p.add_argument("--plan", required=True, metavar="FILE", help="the .plan file the workbook was exported from")
+    _import_root(p)
     p.add_argument("--scenario", "-s", action="append", metavar="NAME",
                    help="evaluate in these scenarios too (as for eval)")
     _format(p)
@@ -160,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "sweeps are written next to the report.")
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template (default: the shipped report.md.j2)")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report here (default: print it)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report here (default: print it; `-` prints it too)")
+    _import_root(p)
     p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser("build", help="the main job: workbook, report and plots into a directory",
@@ -170,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a .plan file")
     p.add_argument("--output", "-o", metavar="OUTDIR", default="out", help="output directory (default: out)")
     p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template for the report")
+    _import_root(p)
     p.set_defaults(handler=cmd_build)
     p = sub.add_parser("fmt", help="format .plan files canonically (aligned definitions, normalised spacing)",
                        description="Rewrite each FILE in planner's canonical layout: one space around operators, "
@@ -211,10 +221,16 @@ def _version() -> str:
 
 # ---- helpers -------------------------------------------------------------
 
-def _load(path: str, all_imports: bool = False):
+def import_roots(args) -> list[str]:
+    """Extra folders imports may read: ``--import-root`` options, then PLANNER_IMPORT_PATH."""
+    env = [d for d in os.environ.get("PLANNER_IMPORT_PATH", "").split(os.pathsep) if d]
+    return list(getattr(args, "import_roots", None) or []) + env
+
+
+def _load(path: str, all_imports: bool = False, args=None):
     from .plan import load
 
-    return load(path, all_imports=all_imports)
+    return load(path, all_imports=all_imports, import_roots=import_roots(args))
 
 
 def overrides_from(plan, sets: Sequence[str]):
@@ -256,53 +272,52 @@ def write_output(text: str, path: Optional[str] = None) -> None:
     atomic_write(path, text.encode("utf-8"))
 
 
-def atomic_write(path: str, data: bytes) -> None:
-    """Write one file all or nothing, with normal permissions: staged next to
-    its target, then moved in (the same mechanism as ``planner build``)."""
+def atomic_write(path: str, data: bytes, protect: Sequence = ()) -> None:
+    """Write one file all or nothing, with normal permissions: staged next to its
+    target, then moved in; a symlink's target is replaced, a device or pipe written
+    to, and an input of the run (``protect``) refused (as for ``planner build``)."""
     from pathlib import Path
 
     from .outputs.build import Output, publish
 
     target = Path(path)
-    publish([Output(target.name, data, "file")], target.parent)
+    publish([Output(target.name, data, "file")], target.parent, protect)
 
 
-@contextmanager
-def output_stream(path: Optional[str] = None, source: Optional[str] = None):
-    """A text stream: stdout, or ``path`` written all or nothing, as :func:`atomic_write` does
-    (staged next to its target with normal permissions, moved in when complete; removed when the
-    run fails). For output too big to hold in memory. ``source`` (the plan) is never replaced."""
-    if path is None or path == "-":
-        yield sys.stdout
-        return
-    import tempfile
+def refuse_inputs(output: str, *inputs) -> None:
+    """Exit 2 before anything runs when ``-o`` names one of the run's inputs."""
     from pathlib import Path
 
-    from .language.errors import UsageError
+    from .outputs.build import refuse_inputs as refuse
+
+    if output not in (None, "-"):
+        paths = [p for group in inputs if group for p in ([group] if isinstance(group, (str, Path)) else group)]
+        refuse([Path(output)], [Path(p) for p in paths])
+
+
+def stream_output(path: Optional[str], write, protect: Sequence = ()) -> None:
+    """``write(text_stream)`` to stdout, or to ``path`` through the same all-or-nothing writing as
+    :func:`atomic_write` (:func:`planner.outputs.build.publish`: staged next to its target, moved in
+    when complete, a symlink's target replaced, a device or pipe written to, an input refused), for
+    output too big to hold in memory: it is written as it is computed."""
+    if path is None or path == "-":
+        write(sys.stdout)
+        return
+    import io
+    from pathlib import Path
+
+    from .outputs.build import Output, publish
+
+    def to_file(binary) -> None:
+        text = io.TextIOWrapper(binary, encoding="utf-8", newline="")
+        try:
+            write(text)
+        finally:
+            text.flush()
+            text.detach()  # the file stays open for publish to close
 
     target = Path(path)
-    if target.is_dir():
-        raise UsageError(f"{path} is a directory; planner writes a file of that name",
-                         hint="choose another output name, or move the directory")
-    if source is not None and target.exists() and target.resolve() == Path(source).resolve():
-        raise UsageError(f"-o {path} is the plan itself; an output never replaces its input",
-                         hint="choose another output name")
-    parent = target.absolute().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    fd, stage = tempfile.mkstemp(prefix=f".{target.name}.planner-", dir=parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            yield f
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(stage, 0o666 & ~umask)  # mkstemp makes it private; a normal file is wanted
-        os.replace(stage, target)
-    except BaseException:
-        try:
-            os.unlink(stage)
-        except OSError:
-            pass
-        raise
+    publish([Output(target.name, to_file, "file")], target.parent, protect)
 
 
 def note(text: str) -> None:
@@ -454,7 +469,7 @@ def cmd_library(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    plan = _load(args.file, args.all_imports)
+    plan = _load(args.file, args.all_imports, args)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     names = plan.display_order()  # the plan's own quantities first, then the imported ones
@@ -493,7 +508,7 @@ def cmd_check(args) -> int:
     from .outputs.terminal import check_json, check_jsonl, check_markdown, check_text, dumps, wrap_text
     from .questions.checks import run_checks
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     # A plan that cannot be evaluated (a violated constraint, a division by
     # zero) is a bad plan (exit 2), not a failed check.
     plan.evaluate_all([None] + [s for s in plan.resolve_scenarios("all") if s is not None])
@@ -514,7 +529,7 @@ def cmd_explain(args) -> int:
     from .outputs.terminal import explain_text, wrap_text
     from .questions.explain import explain
 
-    plan = _load(args.file, all_imports=True)  # any quantity can be explained, used or not
+    plan = _load(args.file, all_imports=True, args=args)  # any quantity can be explained, used or not
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
     parts = [explain_text(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
@@ -529,7 +544,7 @@ def cmd_sweep(args) -> int:
     from .questions import sweep
     from .questions.ranges import parse_assignment
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     runs = []
     if args.axes:
@@ -547,8 +562,15 @@ def cmd_sweep(args) -> int:
         run.block(0, 1)
         run.diagnosed = 0
     total = sum(stream.shown(r, args.limit) for r in runs)
-    with output_stream(args.output, plan.path) as out, Progress("sweep", total, "points") as progress:
-        totals = stream.write(runs, args.format, out, args.limit, progress, width=_width())
+    refuse_inputs(args.output, args.file, plan.files)
+    got = {}
+
+    def write(out) -> None:
+        with Progress("sweep", total, "points") as progress:
+            got["totals"] = stream.write(runs, args.format, out, args.limit, progress, width=_width())
+
+    stream_output(args.output, write, plan.files)
+    totals = got["totals"]
     if args.output not in (None, "-"):
         note(f"wrote {args.output}")
     if totals.left_out and args.format not in ("table", "markdown"):
@@ -562,7 +584,7 @@ def cmd_solve(args) -> int:
     from .outputs.terminal import dumps, solve_csv, solve_json, solve_jsonl, solve_markdown, solve_text, wrap_text
     from .questions.solve import Solver, adhoc
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     solver = Solver(plan)
     if (args.target is None) != (args.where is None):
@@ -615,7 +637,7 @@ def cmd_sensitivity(args) -> int:
     )
     from .questions.sensitivity import sensitivity
 
-    plan = _load(args.file)
+    plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     results = [sensitivity(plan, args.name, s, overrides, origins) for s in scenarios_from(plan, args.scenario)]
     if args.format == "json":
@@ -632,19 +654,30 @@ def cmd_sensitivity(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from .language.errors import UsageError
     from .outputs.excel.writer import workbook_bytes
 
+    if args.output == "-" and sys.stdout.isatty():
+        raise UsageError("-o -: a workbook is binary and standard output is a terminal",
+                         hint="redirect it: planner export FILE -o - > book.xlsx")
+    refuse_inputs(args.output, args.file)
     from .outputs.progress import Progress
 
     with Progress("export") as progress:
         progress.step("loading")
-        plan = _load(args.file)
+        plan = _load(args.file, args=args)
+        refuse_inputs(args.output, plan.files)
         overrides, origins = overrides_from(plan, args.sets)
         scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
         progress.step("the workbook")
         data = workbook_bytes(plan, scenarios, overrides, origins)
         progress.step("writing")
-        atomic_write(args.output, data)
+    if args.output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return EXIT_OK
+    atomic_write(args.output, data, plan.files)
     note(f"wrote {args.output}")
     return EXIT_OK
 
@@ -653,7 +686,7 @@ def cmd_import(args) -> int:
     from .outputs.excel.reader import describe, read_inputs
     from .outputs.terminal import dumps, eval_json
 
-    plan = _load(args.plan)
+    plan = _load(args.plan, args=args)
     imported = read_inputs(args.workbook, plan)
     evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
     names = plan.display_order()
@@ -676,7 +709,9 @@ def cmd_report(args) -> int:
     from .outputs.build import publish, report_outputs
     from .outputs.viewmodel import analyse
 
-    plan = _load(args.file)
+    refuse_inputs(args.output, args.file, args.template)
+    plan = _load(args.file, args=args)
+    refuse_inputs(args.output, plan.files)
     analysis = analyse(plan)
     if args.output is None or args.output == "-":
         outputs, _ = report_outputs(analysis, "report.md", args.template, plots=False)
@@ -687,12 +722,22 @@ def cmd_report(args) -> int:
         target = Path(args.output)
         if args.output.endswith(("/", os.sep)):  # `-o reports/`: a folder, the file named after the plan
             target = target / f"{Path(plan.path).stem}.md"
-        outputs, notes = report_outputs(analysis, target.name, args.template)
-        written = publish(outputs, target.parent)
+        outputs, notes = report_outputs(analysis, target.name, args.template, plots=_regular(target))
+        written = publish(outputs, target.parent, list(plan.files) + ([Path(args.template)] if args.template else []))
         for text in notes:
             note(text)
         note("wrote: " + ", ".join(str(p) for p in written))
     return EXIT_CHECK_FAILED if analysis.checks_failed else EXIT_OK
+
+
+def _regular(path) -> bool:
+    """A regular file or a new one (plots go next to it), not a device or a pipe (`-o /dev/stdout`)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
 
 
 def cmd_build(args) -> int:
@@ -700,7 +745,7 @@ def cmd_build(args) -> int:
     from .outputs.progress import Progress
 
     with Progress("build") as progress:
-        result = build(args.file, args.output, args.template, progress=progress)
+        result = build(args.file, args.output, args.template, import_roots(args), progress=progress)
     write_output(summary(result))
     return EXIT_CHECK_FAILED if result.checks_failed else EXIT_OK
 
@@ -731,8 +776,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # thousands of terms needs more than Python's default 1,000 frames.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
 
+    from .language.limits import deep
+
     try:
-        return handler(args)
+        # On a thread with a big stack: deep formulas recurse in every stage (parser, SymPy, printers, Jinja)
+        # and would overflow the C stack of the main thread before Python's recursion limit stops them.
+        return deep(handler, args)
     except PlanError as err:
         sys.stderr.write(render(err, color=color) + "\n")
         return EXIT_BAD_INPUT

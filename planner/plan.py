@@ -284,14 +284,16 @@ def _answers(plan):
 
 
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
-          all_imports: bool = False) -> Plan:
+          all_imports: bool = False, import_roots: Sequence[Union[str, os.PathLike]] = ()) -> Plan:
     """Load plan text (``base``: the folder its imports are relative to, default the current one).
     Raises :class:`planner.PlanError` with file, line and column."""
-    return _evaluation.loads(text, name, base, all_imports, answers=_answers, cls=Plan)
+    return _evaluation.loads(text, name, base, all_imports, answers=_answers, cls=Plan, import_roots=import_roots)
 
 
-def load(path: Union[str, os.PathLike], all_imports: bool = False) -> Plan:
+def load(path: Union[str, os.PathLike], all_imports: bool = False,
+         import_roots: Sequence[Union[str, os.PathLike]] = ()) -> Plan:
     """Read, check and compile a ``.plan`` file. Raises :class:`planner.PlanError`.
 
-    Imported plans bring only the quantities the plan uses; ``all_imports=True`` keeps all of them."""
-    return _evaluation.load(path, all_imports, answers=_answers, cls=Plan)
+    Imported plans bring only the quantities the plan uses; ``all_imports=True`` keeps all of them.
+    Imports read only the plan's own folder (and below), the shipped library and ``import_roots``."""
+    return _evaluation.load(path, all_imports, answers=_answers, cls=Plan, import_roots=import_roots)

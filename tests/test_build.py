@@ -92,7 +92,9 @@ def test_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, previous_ru
         real_replace(src, dst)
 
     monkeypatch.setattr(build_mod.os, "replace", flaky)
-    with pytest.raises(OSError):
+    from planner.language.errors import PlanError
+
+    with pytest.raises(PlanError, match=f"cannot write {previous_run}: disk on fire"):  # the user's path
         build_mod.build(str(TOKEN_COST), str(previous_run))
     assert _snapshot(previous_run) == before
 

@@ -37,7 +37,7 @@ def test_bad_plan(path, monkeypatch):
     first = flatten(err)[0]
     assert first.span is not None, "every plan error points at the source"
     assert f"{path.parent.name}/{path.name}:{first.span.line}:{first.span.column}:" in text
-    assert "^" in text
+    assert "^" in text or not first.show_source  # text that is not a plan: the position only
     snapshot = path.with_suffix(".expected")
     if os.environ.get("PLANNER_UPDATE_SNAPSHOTS") or not snapshot.exists():
         snapshot.write_text(text + "\n", encoding="utf-8")

@@ -236,6 +236,16 @@ tiny = (1e-200)^2
 BUY_VS_RENT = (ROOT / "tests" / "plans" / "buy_vs_rent.plan").read_text(encoding="utf-8")
 
 # An equality solved for an integer input whose root is not whole (315.9 in the acceptance report).
+# expected_tokens rises with g for every g, but its floats stop changing past g = 165: planner picks 200
+# exactly; LibreOffice's and Gnumeric's MATCH of the float MAX picked 200 and 196.
+PLATEAU = """
+a = 0.8 where 0 <= a < 1
+g = 4 where integer, g >= 1
+e = (1 - a^(g + 1)) / (1 - a)
+maximize e over g in 1..200 as best_g
+check best_g == 200
+"""
+
 INTEGER_ROOT = """
 parameters = 70e9
 weight_bytes = parameters * 2 B -> GB
@@ -372,6 +382,7 @@ def lo(tmp_path_factory):
                                     {"flag": False, "c": 0.3, "xy": 5, "rate": 4})
     items["buy_vs_rent"] = export(loads(BUY_VS_RENT, "buy_vs_rent.plan"), work / "buy_vs_rent.xlsx")
     items["integer_root"] = export(loads(INTEGER_ROOT, "integer_root.plan"), work / "integer_root.xlsx")
+    items["plateau"] = export(loads(PLATEAU, "plateau.plan"), work / "plateau.xlsx")
     probe = printer_probe(work / "printer_probe.xlsx")
     alpha_values = [0.5, 0.0, 0.999, 1.0, 1.5, -0.1]
     alpha_cells = validation_probe(items["article"], work / "validation_probe.xlsx", "alpha", alpha_values)
@@ -499,7 +510,7 @@ def verify(item: Item, wb=None) -> int:
 
 ENGINES = ["libreoffice", "gnumeric"]
 TEST_PLANS = ["article", "features", "long", "constrained", "article_edited", "features_edited", "moe", "extremes",
-              "domain", "buy_vs_rent", "integer_root"]
+              "domain", "buy_vs_rent", "integer_root", "plateau"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -695,6 +706,19 @@ def test_an_integer_root_that_is_not_whole_is_refused_everywhere(lo, tmp_path):
     view = view_model(analyse(item.plan))
     (answer,) = next(s for s in view["solves"] if s["alias"] == "balance_batch")["answers"]
     assert answer["ok"] is False and "no integer `batch`" in answer["error"]
+
+
+def test_a_float_plateau_gives_planners_exact_optimum_in_every_engine(lo):
+    """Where candidates agree to 1e-9 the engines' MATCH picks by rounding; the Solve cell holds planner's
+    exact choice, says so, and the Checks sheet agrees."""
+    item = lo["items"]["plateau"]
+    row = next(at for s, ctx, r, at in item.book.solve_rows)
+    assert not str(openpyxl.load_workbook(item.path)["Solve"][f"C{row}"].value).startswith("=")
+    for wb in item.engines.values():
+        assert wb["Solve"][f"C{row}"].value == 200
+        assert "planner's exact choice" in wb["Solve"][f"J{row}"].value
+        (_, _, where), = item.book.check_cells
+        assert wb["Checks"][where].value in (True, 1)
 
 
 def test_alpha_validation_refuses_values_outside_its_domain(lo):

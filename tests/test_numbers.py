@@ -16,6 +16,9 @@ from planner.outputs.numbers import NumberStyle, style_for
     ([1e16], "0.000E+00", ["1.000E+16"]),
     ([0, 0], "#,##0", ["0", "0"]),
     ([-0.001, 12.5], "#,##0.000", ["-0.001", "12.500"]),
+    ([140, 70, 36.3125], "#,##0.0000", ["140.0000", "70.0000", "36.3125"]),  # the smallest keeps its digits
+    ([1e6, 0.5], "#,##0.0", ["1,000,000.0", "0.5"]),
+    ([140, 1e-12], "#,##0", ["140", "0"]),  # rounding residue does not ask for decimals
 ])
 def test_style_for(values, excel, texts):
     style = style_for(values)
@@ -27,6 +30,17 @@ def test_not_finite_and_booleans_do_not_choose_the_style():
     style = style_for([float("nan"), float("inf"), True, None, 2.5])
     assert style == NumberStyle(1)
     assert [style.text(v) for v in (float("nan"), float("-inf"), True, None)] == ["nan", "-inf", "true", "n/a"]
+
+
+@pytest.mark.parametrize("style, value, text", [
+    (NumberStyle(3), 36.3125, "36.313"),  # half away from zero, as Excel shows it (Python: 36.312)
+    (NumberStyle(2), 2.675, "2.68"),  # on the figure's 15 digits (the double is 2.67499999...)
+    (NumberStyle(2), -2.675, "-2.68"),
+    (NumberStyle(1, True), 12345.0, "1.2E+04"),
+    (NumberStyle(1, True), 1.25e-5, "1.3E-05"),
+])
+def test_rounding_is_the_spreadsheets(style, value, text):
+    assert style.text(value) == text
 
 
 def test_no_negative_zero():

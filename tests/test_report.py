@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from conftest import TOKEN_COST
 
-from planner.compute.evaluation import format_value
 from planner.language.errors import TemplateError
 from planner.outputs import plots
 from planner.outputs.build import report_outputs

@@ -103,7 +103,7 @@ def test_output_file_all_or_nothing(cli, plan_file, tmp_path):
     assert code == 2 and target.read_text() == "previous\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".points")] == []  # no staged file left
     code, _, err = cli("sweep", path, "a=0..10 count 23", "-o", path)
-    assert code == 2 and "never replaces its input" in err and path.read_text() == ISSUES
+    assert code == 2 and "an input of this run" in err and path.read_text() == ISSUES
 
 
 def test_quiet_leaves_out_notes(cli, plan_file, tmp_path):

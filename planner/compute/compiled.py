@@ -32,16 +32,39 @@ def _float(e) -> str:
 class NumpyPrinter:
     """SymPy expression to numpy source. Raises on anything it cannot print."""
 
+    HOIST = 40  # subtrees deeper than this get a line of their own (Python's parser nests ~200 deep)
+
     def __init__(self, names: dict[sp.Symbol, str]) -> None:
         self.names = names  # shared: compile_plan adds each output as it is printed
         self.depth = 0  # aggregates' bodies are lambdas, one level deeper each
         self.level: dict[sp.Symbol, int] = {}  # the depth at which an index is defined (plan values: 0)
         self.counter = 0
+        self.nesting = 0  # of the expression being printed
+        self.hoisted: list[str] = []  # `_hN = ...` lines that must come before the printed expression
 
     def __call__(self, e: sp.Basic) -> str:
         return self.p(e)
 
     def p(self, e: sp.Basic) -> str:
+        # Every branch is evaluated anyway (numpy), so moving a deep subtree to a line of its own is
+        # exact; not inside an aggregate's body, whose lambda defines names the subtree may use.
+        if self.nesting >= self.HOIST and e.args and self.depth == 0:
+            saved, self.nesting = self.nesting, 0
+            try:
+                text = self.p(e)
+            finally:
+                self.nesting = saved
+            self.count = getattr(self, "count", 0) + 1
+            name = f"_h{self.count}"
+            self.hoisted.append(f"{name} = {text}")
+            return name
+        self.nesting += 1
+        try:
+            return self._print(e)
+        finally:
+            self.nesting -= 1
+
+    def _print(self, e: sp.Basic) -> str:
         method = getattr(self, "_" + type(e).__name__, None)
         if method is None:
             for cls in type(e).__mro__:
@@ -245,7 +268,10 @@ def compile_plan(
     out_vars = []
     for j, (name, expr) in enumerate(outputs):
         v = f"_v{offset + j}"
-        lines.append(f"    {v} = {printer(expr)}")
+        text = printer(expr)
+        lines.extend(f"    {h}" for h in printer.hoisted)
+        printer.hoisted.clear()
+        lines.append(f"    {v} = {text}")
         if name in symbols:
             var[symbols[name]] = v
         out_vars.append(v)

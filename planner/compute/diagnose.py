@@ -38,6 +38,21 @@ def diagnose(model: Model, name: str, values: Mapping[str, float]) -> Evaluation
         label="not a finite number", hint="check the inputs it depends on")
 
 
+def diagnose_expr(model: Model, expr: ir.Expr, values: Mapping[str, float]) -> Optional[EvaluationError]:
+    """The first sub-expression of ``expr`` (a check's condition) that is not finite, walking the
+    IR as written: SymPy rewrites ``0 / z`` as 0, but with ``z = 0`` it is undefined. ``values``
+    holds the quantities, question answers by name, and ``name@scenario`` references."""
+    try:
+        result = _Eval(model, values).run(expr, {})
+    except _Found as found:
+        return found.error
+    except KeyError:  # a name this walk cannot see: leave the verdict to the compiled values
+        return None
+    if isinstance(result, float) and not math.isfinite(result):
+        return EvaluationError(f"`{expr.span.flat}` evaluates to {result!r}", expr.span, label="not a finite number")
+    return None
+
+
 def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
@@ -108,7 +123,7 @@ class _Eval:
         if isinstance(e, ir.Call):
             return self._call(e, env)
         if isinstance(e, ir.ScenarioRef):
-            return float("nan")
+            return self.values.get(f"{e.name}@{e.scenario}", float("nan"))
         if isinstance(e, ir.Aggregate):
             return self._aggregate(e, env)
         raise AssertionError(e)

@@ -33,6 +33,7 @@ from ..language.errors import (
     UsageError,
     suggest,
 )
+from ..language.limits import deep
 from ..language.lower import lower, lower_expr
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
@@ -86,6 +87,8 @@ class Evaluation:
 
 
 class Plan:
+    files: tuple[Path, ...] = ()  # the files read: the plan's own and every imported one (outputs never replace them)
+
     def __init__(self, source: Source, model: Model, analyzer, answers=None) -> None:
         """``answers``: a factory ``answers(plan)`` of the object that answers the plan's questions
         (:class:`planner.questions.solve.Answers`, which the API door passes), for formulas that use
@@ -515,35 +518,43 @@ def paused_gc():
 
 
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
-          all_imports: bool = False, answers=None, cls: type = Plan) -> Plan:
+          all_imports: bool = False, answers=None, cls: type = Plan,
+          import_roots: Sequence[Union[str, os.PathLike]] = ()) -> Plan:
     """Load plan text; ``base`` is the folder its imports are relative to (default: the current one).
 
     Imported plans contribute only the quantities this plan uses (directly, through overrides,
     questions and checks, or through what those use); ``all_imports=True`` keeps all of them.
-    ``cls`` is the class of the result (the API's :class:`planner.Plan` adds the questions)."""
+    ``answers``: a factory of what answers the plan's questions (for formulas that use answers);
+    ``cls`` is the class of the result (the API's :class:`planner.Plan` adds the questions);
+    ``import_roots`` are folders imports may read besides the plan's own folder and the library."""
+    return deep(_loads, text, name, base, all_imports, tuple(Path(r) for r in import_roots), answers, cls)
+
+
+def _loads(text: str, name: str, base, all_imports: bool, roots: tuple[Path, ...], answers, cls) -> Plan:
     from ..language.imports import resolve_imports
 
     with paused_gc():
         source = Source(name, text)
         plan_ir = lower(source)
+        files: list[Path] = [Path(name).resolve()] if base is not None else []
         if any(isinstance(s, ir.Import) for s in plan_ir.statements):
             plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
-                                      (Path(name).resolve(),) if base is not None else (), all_imports)
+                                      (Path(name).resolve(),) if base is not None else (), all_imports, roots,
+                                      files)
         model, analyzer = analyze(plan_ir)
-        return cls(source, model, analyzer, answers)
+        plan = cls(source, model, analyzer, answers)
+        plan.files = tuple(files)
+        return plan
 
 
-def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None, cls: type = Plan) -> Plan:
+def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None, cls: type = Plan,
+         import_roots: Sequence[Union[str, os.PathLike]] = ()) -> Plan:
     """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`.
 
-    ``all_imports=True`` keeps every quantity of the imported plans, used or not."""
+    ``all_imports=True`` keeps every quantity of the imported plans, used or not;
+    ``import_roots`` are folders imports may read besides the plan's own folder and the library."""
+    from ..language.imports import read_plan
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the plan
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a .plan file") from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return loads(text, str(path), p.resolve().parent, all_imports, answers, cls)
+    text = read_plan(p)  # a regular file of plan text, within the size limit (a FIFO is refused, not waited on)
+    return loads(text, str(path), p.resolve().parent, all_imports, answers, cls, import_roots)

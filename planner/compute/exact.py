@@ -22,7 +22,7 @@ from ..language.model import Model
 
 Value = Union[Fraction, bool]
 
-MAX_EXPONENT = 4096  # larger integer powers are not computed exactly
+MAX_EXPONENT = 10_000  # larger integer powers are not computed exactly (as checks._cheap_exactly)
 
 
 class NotRational(Exception):

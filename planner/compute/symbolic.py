@@ -195,7 +195,7 @@ class Converter:
                 if isinstance(b, sp.Rational) and b != 0:
                     return sp.Mul(a, sp.Rational(b.q, b.p))
                 return sp.Mul(a, sp.Pow(b, sp.S.NegativeOne))
-            return sp.Pow(a, b)
+            return _power(a, b)
         if isinstance(e, ir.Compare):
             ops = [c(o) for o in e.operands]
             rels = [_REL[op](ops[i], ops[i + 1]) for i, op in enumerate(e.ops)]
@@ -343,6 +343,9 @@ class Converter:
         if name == "sqrt":
             return sp.sqrt(args[0])
         if name == "exp":
+            coeff, rest = args[0].as_coeff_Mul()
+            if isinstance(rest, sp.log) and not rest.free_symbols and abs(coeff) > MAX_EXACT_EXPONENT:
+                return sp.exp(args[0].evalf())  # SymPy would rewrite exp(n*ln(r)) as the exact r^n
             return sp.exp(args[0])
         if name == "ln":
             return sp.log(args[0])
@@ -374,6 +377,18 @@ def _indicator(cond: sp.Basic) -> sp.Basic:
     if cond is sp.false:
         return sp.Integer(0)
     return sp.Piecewise((sp.Integer(1), cond), (sp.Integer(0), True))
+
+
+MAX_EXACT_EXPONENT = 10_000
+
+
+def _power(a: sp.Basic, b: sp.Basic) -> sp.Basic:
+    """``a ^ b``; a constant base to a huge constant exponent in floating point, not exactly:
+    SymPy would compute ``sqrt(2) ^ 1000000000`` as the 150,514,998-digit integer 2^500000000.
+    (Powers of two literals are bounded earlier, in the analysis.)"""
+    if b.is_Number and abs(b) > MAX_EXACT_EXPONENT and a.is_number and not isinstance(a, sp.Rational):
+        return sp.Pow(a.evalf(), b)
+    return sp.Pow(a, b)
 
 
 def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:

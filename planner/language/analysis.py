@@ -31,15 +31,18 @@ from .errors import (
     ErrorSink,
     KindError,
     Label,
+    LimitError,
     OverrideError,
     PlanError,
     RecursionError_,
     ScenarioError,
     UnitError,
     UnknownNameError,
+    did_you_mean,
     suggest,
 )
 from .graph import topological_order
+from .limits import MAX_EXPANDED_DEPTH, MAX_EXPANSION
 from .model import Answer, Bound, Model, Quantity, ScenarioModel, Type
 from .units import DIMENSIONLESS, Unit, UnitTable, canonical_text
 
@@ -78,6 +81,8 @@ class Analyzer:
             for p in f.params:
                 if p.default is not None:
                     self._resolve(p.default, params)
+        self.sink.raise_if_any()
+        self._expansion(statements)
         self.sink.raise_if_any()
         refs = {name: self._refs(d.expr, frozenset()) for name, d in self.defs.items()}
         known = set(self.defs) | set(self.answer_names)
@@ -367,6 +372,54 @@ class Analyzer:
             if state.get(name) is None and visit(name, [name]):
                 return
 
+    # ---- how big user functions expand ------------------------------------------------
+    def _expansion(self, statements) -> None:
+        """Refuse a call whose inline expansion would pass MAX_EXPANSION nodes or MAX_EXPANDED_DEPTH
+        levels, before anything expands it: forty levels of `f_k(x) = f_{k-1}(x) + f_{k-1}(x)` are
+        2^40 nodes. Each function's expansion is a linear form over its arguments' sizes (and a
+        max-plus form over their depths), computed once, so this costs the size of the plan."""
+        if not self.functions:
+            return
+        forms: dict[str, _Form] = {}
+        for s in statements:
+            for expr in _expressions(s):
+                for node in ir.walk(expr):
+                    if not (isinstance(node, ir.Call) and node.func in self.functions):
+                        continue
+                    form = self._form(node, frozenset(), forms)
+                    if form.size > MAX_EXPANSION or form.depth > MAX_EXPANDED_DEPTH:
+                        what = (f"{form.size:,} nodes (the limit is {MAX_EXPANSION:,})" if form.size > MAX_EXPANSION
+                                else f"{form.depth:,} levels deep (the limit is {MAX_EXPANDED_DEPTH:,})")
+                        self.sink.add(LimitError(
+                            f"calling `{node.func}` here expands to {what}", node.span,
+                            label="functions are expanded inline",
+                            hint="a function that calls another several times grows with every level; "
+                                 "compute the shared part once as a quantity and use it"))
+                        break  # one error per expression (its inner calls are part of it)
+
+    def _form(self, e: ir.Expr, params: frozenset[str], forms: dict[str, "_Form"]) -> "_Form":
+        if isinstance(e, ir.Name) and e.name in params:
+            return _Form(0, {e.name: 1}, 0, {e.name: 0})
+        if isinstance(e, ir.Call) and e.func in self.functions:
+            f = self.functions[e.func]
+            body = self._function_form(f, forms)
+            args: dict[str, _Form] = {}
+            for p, arg in ir.bind_args(f, e):
+                if arg is not None:
+                    args[p.name] = self._form(arg, params, forms)
+                elif p.default is not None:  # a default is expanded where it is used, over the earlier arguments
+                    args[p.name] = self._form(p.default, frozenset(args), forms).substitute(args)
+                else:
+                    args[p.name] = _Form(1, {}, 1, {})
+            return body.substitute(args)
+        parts = [self._form(c, params, forms) for c in ir.children(e)]
+        return _Form.node(parts)
+
+    def _function_form(self, f: ir.FunctionDef, forms: dict[str, "_Form"]) -> "_Form":
+        if f.name not in forms:
+            forms[f.name] = self._form(f.body, frozenset(p.name for p in f.params), forms)
+        return forms[f.name]
+
     @staticmethod
     def _walk_fn(f: ir.FunctionDef):
         yield from ir.walk(f.body)
@@ -420,7 +473,7 @@ class Analyzer:
     def _unknown(self, name: str, span, params: frozenset[str]) -> PlanError:
         pool = set(self.defs) | set(params)
         guess = suggest(name, pool)
-        hint = f"did you mean `{guess}`?" if guess else None
+        hint = did_you_mean(name, guess)
         if name in self.functions:
             hint = f"`{name}` is a function: call it as `{name}(...)`"
         elif name in BUILTINS:
@@ -932,6 +985,67 @@ def _ambiguous_hint(written: str, value: Fraction, unit: str) -> str:
         shown = format(float(value * 100), ".15g")
         return f"give the unit: {plain}, or `{shown}%` if {written} is a fraction ({written} = {shown}%)"
     return f"give the unit: {plain}"
+
+
+class _Form:
+    """An expression's size (nodes) and depth once inlined, over its parameters' sizes and depths:
+    size = const + sum(coef[p] * size(p)); depth = max(dconst, max(offset[p] + depth(p)))."""
+
+    __slots__ = ("const", "coefs", "dconst", "offsets")
+
+    def __init__(self, const: int, coefs: dict[str, int], dconst: int, offsets: dict[str, int]) -> None:
+        self.const, self.coefs, self.dconst, self.offsets = const, coefs, dconst, offsets
+
+    @property
+    def size(self) -> int:
+        return self.const + sum(self.coefs.values())
+
+    @property
+    def depth(self) -> int:
+        return max([self.dconst] + [o + 1 for o in self.offsets.values()])
+
+    @staticmethod
+    def node(parts: list["_Form"]) -> "_Form":
+        coefs: dict[str, int] = {}
+        offsets: dict[str, int] = {}
+        for part in parts:
+            for p, c in part.coefs.items():
+                coefs[p] = coefs.get(p, 0) + c
+            for p, o in part.offsets.items():
+                offsets[p] = max(offsets.get(p, -1), o + 1)
+        return _Form(1 + sum(p.const for p in parts), coefs, 1 + max((p.dconst for p in parts), default=0), offsets)
+
+    def substitute(self, args: dict[str, "_Form"]) -> "_Form":
+        const, dconst = self.const, self.dconst
+        coefs: dict[str, int] = {}
+        offsets: dict[str, int] = {}
+        for p, c in self.coefs.items():
+            a = args.get(p, _Form(1, {}, 1, {}))
+            const += c * a.const
+            for q, k in a.coefs.items():
+                coefs[q] = coefs.get(q, 0) + c * k
+        for p, o in self.offsets.items():
+            a = args.get(p, _Form(1, {}, 1, {}))
+            dconst = max(dconst, o + a.dconst)
+            for q, k in a.offsets.items():
+                offsets[q] = max(offsets.get(q, -1), o + k)
+        return _Form(const, coefs, dconst, offsets)
+
+
+def _expressions(s: ir.Statement):
+    """The expressions of a statement that may call user functions."""
+    if isinstance(s, ir.Definition):
+        yield s.expr
+        yield from (c.condition for c in s.constraints if c.condition is not None)
+    elif isinstance(s, ir.Check):
+        yield s.condition
+        yield from (o.expr for o in s.overrides)
+    elif isinstance(s, ir.Solve):
+        yield s.condition
+    elif isinstance(s, ir.Optimize):
+        yield s.objective
+    elif isinstance(s, (ir.Scenario,)):
+        yield from (o.expr for o in s.overrides)
 
 
 def _relative(tol: ir.Expr) -> bool:

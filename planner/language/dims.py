@@ -9,6 +9,7 @@ each is a located error naming both operands' units.
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
@@ -21,14 +22,19 @@ from .errors import (
     EvaluationError,
     KindError,
     Label,
+    LimitError,
+    ParseError,
     PlanError,
     RangeError,
     UnitError,
     UnknownNameError,
     UnknownUnitError,
+    did_you_mean,
     suggest,
 )
+from .limits import MAX_EXACT_BITS
 from .model import Type
+from .source import Span
 from .units import DIMENSIONLESS, LIKELY, TIME, Dim, Unit, UnitTable, canonical_text
 
 # name: (min args, max args or None, parameter names for messages)
@@ -67,9 +73,24 @@ def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None,
     return Unit(scale, dim, expr.text)
 
 
+_RATE = re.compile(r"([kKMGTP]?)([bB])ps")
+
+
 def unknown_unit(factor: ir.UnitFactor, table: UnitTable, names: Iterable[str] = ()) -> PlanError:
+    text = factor.span.source.text
+    before = text[factor.span.start - 1:factor.span.start] if factor.span.start > 0 else ""
+    if factor.name in ("e", "E") and (before.isdigit() or before == "."):
+        number = re.search(r"[\d._]*$", text[:factor.span.start]).group()
+        return ParseError(f"`{number}{factor.name}` is an incomplete number: the exponent has no digits",
+                          Span(factor.span.source, factor.span.start - len(number), factor.span.end),
+                          label="exponent missing", hint=f"write the exponent, as in `{number}{factor.name}9`")
     guess = suggest(factor.name, table.names())
-    hint = LIKELY.get(factor.name) or (f"did you mean `{guess}`?" if guess else None)
+    hint = LIKELY.get(factor.name) or did_you_mean(factor.name, guess)
+    rate = _RATE.fullmatch(factor.name)
+    if rate:
+        prefix, b = rate.groups()
+        hint = (f"`{factor.name}` is {'bits' if b == 'b' else 'bytes'} per second: write "
+                f"`{prefix}{'bit' if b == 'b' else 'B'}/s`")
     if factor.name in set(names):
         # the literal before this factor: `2` in `2 layers`, `2 B` in `2 B*layers`
         before = re.search(r"(\d[\w.+-]*(?:[ \t]*[^\W\d]\S*?)?)[ \t]*[*·/]?[ \t]*$",
@@ -331,6 +352,8 @@ class Typer:
         else:
             dim = a.dim
         const = None
+        if ca is not None and cb is not None:
+            _exact_power(e, ca, cb)
         if ca is not None and cb is not None and cb.denominator == 1 and abs(cb) <= 64 and not (ca == 0 and cb < 0):
             const = ca ** int(cb)
         return Type("num", dim, const)
@@ -396,6 +419,26 @@ class Typer:
                 raise UnitError(f"`{name}` needs a plain number, got {dim_text(t)}", arg.span, label=dim_text(t),
                                 hint=hint)
         return NUM
+
+
+def _exact_power(e: ir.Binary, base: Fraction, exponent: Fraction) -> None:
+    """A power of two constants is computed exactly (SymPy): refuse one whose value is beyond
+    double precision, or whose exact digits would take unbounded time (``1.0000001 ^ 100000000``)."""
+    if base == 0 or base == 1 or exponent == 0:
+        return
+    log10 = float(exponent) * math.log10(abs(base))
+    if log10 > 300:  # (a tiny result is fine: it is 0 in floating point, as the README says)
+        size = f"about 1e{log10:.0f}" if log10 < 1e15 else "astronomically large"
+        raise EvaluationError(
+            f"`{e.span.flat}` is {size}: too large for double-precision arithmetic",
+            e.span, label="beyond 1e300", hint="numbers (in base units B, s) must lie between 1e-300 and 1e300")
+    bits = abs(exponent.numerator) * max(base.numerator.bit_length(), base.denominator.bit_length())
+    if bits > MAX_EXACT_BITS:
+        raise LimitError(
+            f"`{e.span.flat}` would take {bits:,} bits to compute exactly (the limit is {MAX_EXACT_BITS:,})",
+            e.span, label="an exact power of constants",
+            hint="make the base an input (`rate = " + e.left.span.flat + "`, then `rate ^ " + e.right.span.flat
+                 + "`): inputs are computed in floating point")
 
 
 _HUGE = Fraction(10) ** 300

@@ -24,6 +24,7 @@ class PlanError(Exception):
     """Base of every error a user can cause. ``family`` names it in output."""
 
     family = "plan"
+    show_source = True  # False: the location only, no line of the source under the message
 
     def __init__(
         self,
@@ -49,6 +50,13 @@ class PlanError(Exception):
 
 class ParseError(PlanError):
     family = "syntax"
+
+
+class NotPlanText(ParseError):
+    """Text that is not a plan at all (not UTF-8, NUL or other control characters): the
+    message gives the position only, never the line, which may be a secret or escape codes."""
+
+    show_source = False
 
 
 class UnknownNameError(PlanError):
@@ -139,6 +147,12 @@ class ImportError_(PlanError):
     family = "import"
 
 
+class LimitError(PlanError):
+    """A plan (or template) past one of planner's documented limits (:mod:`planner.language.limits`)."""
+
+    family = "limit"
+
+
 class TemplateError(PlanError):
     family = "template"
 
@@ -192,6 +206,28 @@ def suggest(name: str, candidates: Iterable[str]) -> str | None:
     return matches[0]
 
 
+def did_you_mean(name: str, guess: str | None) -> str | None:
+    """``did you mean `x`?``, saying which letters come from another script when the two look
+    alike on screen (a Cyrillic `а` in `dаta` next to the Latin `data`)."""
+    import unicodedata
+
+    foreign = []
+    for ch in dict.fromkeys(name):
+        if ord(ch) > 127 and ch.isalpha():
+            script = unicodedata.name(ch, "").split(" ")[0]
+            if script and script != "LATIN" and (guess is None or ch not in guess):
+                foreign.append(f"`{ch}` (U+{ord(ch):04X} {unicodedata.name(ch, '').lower()})")
+    latin = any("a" <= ch.lower() <= "z" for ch in name)
+    note = ""
+    if foreign and (guess is not None or latin):
+        note = f"`{name}` has {', '.join(foreign)}, from another script than the letters around it"
+    if guess is None:
+        return note or None
+    if note:
+        return f"did you mean `{guess}`? {note}, so the two look the same on screen but differ"
+    return f"did you mean `{guess}`?"
+
+
 def flatten(error: PlanError) -> list[PlanError]:
     if isinstance(error, PlanErrors):
         out: list[PlanError] = []
@@ -216,7 +252,7 @@ def _render_one(error: PlanError, color: bool) -> str:
     lines = [f"{bold}{where}{red}error[{error.family}]{reset}{bold}: {error.message}{reset}"]
     same_line = [lab for lab in error.labels if error.span is not None and lab.span.source is error.span.source
                  and lab.span.line == error.span.line]
-    if error.span is not None:
+    if error.span is not None and error.show_source:
         marks = [(error.span, error.label, "^")] + [(lab.span, lab.text, "-") for lab in same_line]
         lines.append(multi_snippet(marks) if same_line else snippet(error.span, error.label))
     for lab in error.labels:

@@ -3,8 +3,15 @@
     import "hardware/h100_sxm.plan" as h100       # h100.hbm_bandwidth, h100.peak_bf16_dense
     from "models.plan" import weight_bytes, kv     # bare names; the rest as models.NAME
 
-A path is looked up relative to the importing file, then in planner's
-shipped library (``planner/library``; ``planner library`` lists it). The
+A path is looked up relative to the importing file, then in each extra
+import root, then in planner's shipped library (``planner/library``;
+``planner library`` lists it). Imports stay home: after symlinks are
+resolved, an imported file must lie inside the importing plan's folder (or
+below), an extra root (``--import-root DIR``, ``PLANNER_IMPORT_PATH``) or the
+library, must be a regular ``.plan`` file (never a FIFO or a device, which
+are refused without being opened for reading) and must be plan text; a
+refused or unreadable import names the path and the rule, never the file's
+content (:func:`read_plan`). The
 imported plan's quantities, functions and units join the plan under a
 namespace (the alias, else the file's stem); selected names come in bare.
 Its scenarios, checks and questions stay behind: they are that plan's own.
@@ -24,14 +31,17 @@ keeps everything (``planner eval --all``).
 from __future__ import annotations
 
 import dataclasses
+import os
+import stat
 from enum import Enum
 from fractions import Fraction
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
 
 from . import ir
 from .data import data_dir
-from .errors import DuplicateError, ImportError_, Label, suggest
+from .errors import DuplicateError, ImportError_, Label, LimitError, NotPlanText, PlanError, UsageError, suggest
+from .limits import MAX_FILE_BYTES
 from .source import Source, Span
 
 
@@ -67,14 +77,83 @@ def did_you_mean(names: list[str], quote: str) -> str:
     return "did you mean " + (quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]) + "?"
 
 
+# ---- reading plan files -------------------------------------------------------------
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_plan(path: Path, span: Optional[Span] = None, shown: Optional[str] = None) -> str:
+    """The text of a plan file, or a clear error that quotes none of it.
+
+    Opened without blocking (a FIFO is refused, never waited on), checked to
+    be a regular file of at most ``MAX_FILE_BYTES`` bytes, decoded as UTF-8
+    (a byte-order mark is dropped) and checked to be plan text. ``span`` is
+    the import statement that asked for it (None for the plan itself)."""
+    shown = shown or str(path)
+
+    def fail(message: str, hint: Optional[str] = None, cls=None) -> PlanError:
+        if cls is None:
+            cls = ImportError_ if span is not None else UsageError
+        return cls(message, span, hint=hint)
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise fail(f"no such file: {shown}") from None
+    except IsADirectoryError:
+        raise fail(f"{shown} is a directory, not a .plan file") from None
+    except OSError as exc:
+        raise fail(f"cannot read {shown}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        kind = next((what for test, what in _KINDS if test(info.st_mode)), None)
+        if kind is not None:
+            raise fail(f"{shown} is {kind}, not a .plan file", "planner reads plans from regular files only")
+        if info.st_size > MAX_FILE_BYTES:
+            raise fail(f"{shown} has {info.st_size:,} bytes; a plan file may have at most {MAX_FILE_BYTES:,} "
+                       "(the limit)", "split it into files that import each other", cls=LimitError)
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES:
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except BlockingIOError:  # it changed into something that blocks: refuse rather than wait
+                raise fail(f"{shown} cannot be read without waiting") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_FILE_BYTES:
+            raise fail(f"{shown} has more than {MAX_FILE_BYTES:,} bytes (the limit)", cls=LimitError)
+    except OSError as exc:
+        raise fail(f"cannot read {shown}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise fail(f"{shown}:{line}:{column}: not UTF-8 text ({exc.reason} at byte {exc.start:,}), so not a plan",
+                   cls=NotPlanText if span is None else None) from None
+
+
+# ---- resolving -------------------------------------------------------------------------
+
 def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = (),
-                    all_imports: bool = False) -> ir.PlanIR:
-    """The plan with its imports' statements joined in (only those it uses, unless ``all_imports``)."""
-    resolved = _resolve(plan, base, stack)
+                    all_imports: bool = False, roots: Sequence[Path] = (),
+                    files: Optional[list[Path]] = None) -> ir.PlanIR:
+    """The plan with its imports' statements joined in (only those it uses, unless ``all_imports``).
+
+    ``roots`` are extra folders imports may read from (and are looked up in), besides each
+    importing plan's own folder and planner's library; ``files`` collects every file read."""
+    resolved = _resolve(plan, base, stack, tuple(Path(r) for r in roots), files if files is not None else [])
     return resolved if all_imports else _used_only(plan, resolved)
 
 
-def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...]) -> ir.PlanIR:
+def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...], roots: tuple[Path, ...],
+             files: list[Path]) -> ir.PlanIR:
     from .lower import lower
 
     statements: list[ir.Statement] = []
@@ -83,17 +162,15 @@ def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...]) -> ir.PlanIR:
         if not isinstance(s, ir.Import):
             statements.append(s)
             continue
-        path = _find(s, base)
+        path = _find(s, base, roots)
         if path in stack:
             cycle = stack[stack.index(path):] + (path,)
             chain = " -> ".join(p.name for p in cycle)
             raise ImportError_(f"import cycle: {chain}", s.span, hint="plans cannot import each other in a circle")
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ImportError_(f"cannot read {path}: {exc}", s.span) from None
+        text = read_plan(path, s.span, f'"{s.path}" ({path})')
+        files.append(path)
         inner = lower(Source(_display_path(path), text))
-        inner = _resolve(inner, path.parent, stack + (path,))
+        inner = _resolve(inner, path.parent, stack + (path,), roots, files)
         prefix = s.alias or path.stem
         if not prefix.isidentifier():
             raise ImportError_(f"`{path.stem}` cannot be a namespace", s.span,
@@ -167,15 +244,44 @@ def _display_path(path: Path) -> str:
             return str(path)
 
 
-def _find(s: ir.Import, base: Path) -> Path:
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _find(s: ir.Import, base: Path, roots: tuple[Path, ...] = ()) -> Path:
+    """The file an import names: next to the importing plan, in an extra root, in the library
+    (``.plan`` may be left out), after resolving symlinks, inside one of those folders."""
     name = s.path
-    candidates = [base / name, base / (name + ".plan"), library_dir() / name, library_dir() / (name + ".plan")]
+    home = base.resolve()
+    folders = [home] + [r.resolve() for r in roots] + [library_dir().resolve()]
+    candidates = [folder / n for folder in folders for n in (name, name + ".plan")]
+    outside: list[tuple[Path, Path]] = []
+    not_plan: Optional[Path] = None
     for c in candidates:
-        if c.is_file():
-            return c.resolve()
+        real = c.resolve()
+        if not any(_inside(real, f) for f in folders):
+            outside.append((c, real))
+            continue
+        if not os.path.exists(real) or os.path.isdir(real):
+            continue
+        if real.name.endswith(".plan"):
+            return real  # a FIFO or a device is refused by read_plan, unopened
+        not_plan = not_plan or real
+    if not_plan is not None:
+        raise ImportError_(f'"{name}" is not a .plan file ({not_plan})', s.span, hint="imports read .plan files only")
+    if outside:
+        extra = ", ".join(str(r) for r in roots)
+        allowed = f"{home} (this plan's folder and below)" + (f", {extra}" if extra else "") + " or planner's library"
+        where = f" (it resolves to {outside[0][1]})" if str(outside[0][1]) != name else ""
+        raise ImportError_(f'"{name}" is outside the folders imports may read{where}', s.span,
+                           label="refused: imports stay home",
+                           notes=[f"imports may read {allowed}"],
+                           hint="copy the file next to this plan, or allow its folder with `--import-root DIR` "
+                                "(or PLANNER_IMPORT_PATH)")
     guesses = suggest_entries(name)
     hint = did_you_mean(guesses, '"') if guesses else "the library has: " + ", ".join(library_entries())
-    raise ImportError_(f'cannot find "{name}" next to this plan or in planner\'s library', s.span, hint=hint)
+    places = "next to this plan" + (", in the import roots" if roots else "") + " or in planner's library"
+    raise ImportError_(f'cannot find "{name}" {places}', s.span, hint=hint)
 
 
 def _bring(inner: ir.PlanIR, s: ir.Import, prefix: str) -> list[ir.Statement]:

@@ -11,7 +11,7 @@ from lark.exceptions import VisitError
 
 from . import ir
 from .errors import ParseError, PlanError
-from .parser import _split_quantity, parse, parse_transform
+from .parser import _split_quantity, keywords, parse, parse_transform
 from .source import Source, Span
 
 _CMP = {
@@ -520,7 +520,44 @@ def lower(source: Source, tree: Optional[Tree] = None) -> ir.PlanIR:
             notes.append(item[1])
         else:
             statements.append(item)
+    _refuse_reserved(statements)
     return ir.PlanIR(source.name, title, tuple(notes), tuple(statements))
+
+
+def _name_span(span: Span, name: str) -> Span:
+    """The span of ``name`` inside ``span`` (a statement whose IR keeps no span for that name)."""
+    at = span.text.find(name)
+    return Span(span.source, span.start + max(at, 0), span.start + max(at, 0) + len(name)) if at >= 0 else span
+
+
+def _refuse_reserved(statements) -> None:
+    """A reserved word (`and`, `true`, `where`, ...) names nothing: not a quantity, function, parameter,
+    unit, scenario, axis, axis member, namespace or answer, wherever it stands (the contextual lexer
+    reads a keyword as a name where only a name fits, so the grammar alone lets `and = 1` through)."""
+    words = keywords()
+    named: list[tuple[str, Span, str]] = []
+    for s in statements:
+        if isinstance(s, ir.Definition):
+            named.append((s.name, s.name_span, "a quantity"))
+        elif isinstance(s, ir.FunctionDef):
+            named.append((s.name, s.name_span, "a function"))
+            named.extend((p.name, _name_span(p.span, p.name), "a parameter") for p in s.params)
+        elif isinstance(s, ir.UnitDecl):
+            named.append((s.name, s.name_span, "a unit"))
+        elif isinstance(s, ir.Scenario):
+            named.append((s.name, s.name_span, "a scenario"))
+        elif isinstance(s, ir.Axis):
+            named.append((s.name, s.name_span, "an axis"))
+            named.extend((m.name, m.name_span, "an axis member") for m in s.members)
+        elif isinstance(s, ir.Import) and s.alias:
+            named.append((s.alias, _name_span(Span(s.span.source, s.span.end - len(s.alias), s.span.end), s.alias),
+                          "a namespace"))
+        elif isinstance(s, (ir.Solve, ir.Optimize)) and s.alias:
+            named.append((s.alias, Span(s.span.source, s.span.end - len(s.alias), s.span.end), "an answer"))
+    for name, span, what in named:
+        if name in words:
+            raise ParseError(f"`{name}` is a reserved word and cannot name {what}", span, label="reserved",
+                             hint=f"pick another name, such as `{name}_` or `my_{name}`")
 
 
 def lower_expr(source: Source) -> ir.Expr:

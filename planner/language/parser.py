@@ -16,7 +16,8 @@ from lark.parsers.lalr_analysis import Shift as _SHIFT
 from lark.visitors import _vargs_meta
 
 from .data import data_dir
-from .errors import Label, ParseError, PlanError
+from .errors import Label, LimitError, ParseError, PlanError
+from .limits import LimitExceeded, TokenBudget, check_text
 from .source import Source, Span
 
 _OPEN = {"LPAR", "LSQB"}
@@ -40,7 +41,9 @@ class _NewlinePostLex:
         depth = 0
         previous = None
         self.open = []
+        budget = TokenBudget()  # size and nesting limits, counted as the tokens stream by
         for tok in stream:
+            budget.see(tok)
             if tok.type in _OPEN:
                 depth += 1
                 self.open.append(tok)
@@ -53,6 +56,7 @@ class _NewlinePostLex:
                 # start of the file a newline does not end a statement.
                 if depth > 0 or previous is None or previous in _CONTINUES:
                     continue
+                budget.end_statement()
             previous = tok.type
             yield tok
 
@@ -125,6 +129,21 @@ def _parser(start: str) -> Lark:
     return parser
 
 
+# Words of the grammar that only follow a sweep's or an optimisation's values (`1..8 step 2`,
+# `count 5`, `over gamma`, `show x`): the contextual lexer tells them from names, and `step`,
+# `count` are good names for quantities, so they stay free.
+CONTEXTUAL_WORDS = frozenset({"step", "times", "count", "over", "show"})
+
+
+@lru_cache(maxsize=None)
+def keywords() -> frozenset[str]:
+    """The grammar's reserved words (`and`, `true`, `where`, `scenario` ...): never names."""
+    from lark.lexer import PatternStr
+
+    return frozenset(t.pattern.value for t in _parser("start").terminals
+                     if isinstance(t.pattern, PatternStr) and t.pattern.value.isidentifier()) - CONTEXTUAL_WORDS
+
+
 # Human names for terminals in "expected ..." lists.
 _TERMINAL_NAMES = {
     "NAME": "a name", "NUMBER": "a number", "QUANTITY": "a number with a unit",
@@ -159,11 +178,15 @@ def parse(source: Source, start: str = "start") -> Tree:
 
 
 def _run(parser: Lark, source: Source, start: str):
+    check_text(source)  # NUL bytes, escape codes, bidi overrides: refused before anything echoes a line
     text = source.text
     if start == "start" and not text.endswith("\n"):
         text += "\n"
     try:
         return parser.parse(text)
+    except LimitExceeded as exc:
+        end = min(max(exc.end, exc.start + 1), len(source.text))
+        raise LimitError(exc.message, Span(source, min(exc.start, end - 1), end), hint=exc.hint or None) from None
     except UnexpectedInput as exc:
         err = _to_error(source, exc)
         unclosed = parser.options.postlex.open
@@ -389,6 +412,8 @@ class _FusedLexer:
         info = self.info
         opened: list = []
         self.postlex.open = opened
+        budget = TokenBudget()  # the post-lexer's size and nesting limits
+        see = budget.see
         depth = 0
         previous = None
         while line_ctr.char_pos < end:
@@ -433,6 +458,7 @@ class _FusedLexer:
             if ignored:
                 continue
             lexer_state.last_token = t
+            see(t)
             kind = t.type
             if kind in _OPEN:  # the post-lexer (_NewlinePostLex.process)
                 depth += 1
@@ -441,8 +467,10 @@ class _FusedLexer:
                 depth = max(0, depth - 1)
                 if opened:
                     opened.pop()
-            if kind == "_NL" and (depth > 0 or previous is None or previous in _CONTINUES):
-                continue
+            if kind == "_NL":
+                if depth > 0 or previous is None or previous in _CONTINUES:
+                    continue
+                budget.end_statement()
             previous = kind
             yield t
 
@@ -544,8 +572,9 @@ def parse_with_tokens(source: Source) -> tuple[Tree, list[Lexeme]]:
     return tree, out
 
 
-def keywords() -> list[str]:
-    """The language's reserved words, read from the grammar (``where``, ``scenario``, ``true`` ...)."""
+def grammar_words() -> list[str]:
+    """Every word of the grammar (``where``, ``scenario``, ``true`` ... and the contextual ``step``,
+    ``count`` ...), for highlighting and completion; :func:`keywords` are the reserved ones."""
     return sorted(str(t.pattern.value) for t in _parser("start").terminals
                   if type(t.pattern).__name__ == "PatternStr" and str(t.pattern.value).isalpha())
 
@@ -563,6 +592,12 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
     offset = _offset(source, exc)
     span = Span(source, offset, offset + 1)
     hint = None
+    if source.text[offset:offset + 1] == '"' and _unterminated(source, offset):
+        line_end = source.text.find("\n", offset)
+        line_end = len(source.text) if line_end < 0 else line_end
+        return ParseError("unterminated string: this `\"` is not closed on its line", Span(source, offset, line_end),
+                          label="the string starts here", hint='close it with `"` before the end of the line '
+                          '(write `\\"` for a quote inside it)')
     if isinstance(exc, UnexpectedCharacters):
         ch = source.text[offset:offset + 1]
         message = f"unexpected character {ch!r}"
@@ -598,6 +633,11 @@ def _to_error(source: Source, exc: UnexpectedInput) -> ParseError:
         elif tok.type == "QUANTITY":
             number, _, unit = _split_quantity(value)
             hint = f"`{unit}` after a number is read as a unit; write `{number} * {unit}` to multiply"
+        elif tok.type == "EQUAL" and _reserved_before(source, offset):
+            word, start = _reserved_before(source, offset)
+            return ParseError(f"`{word}` is a reserved word and cannot name a quantity",
+                              Span(source, start, start + len(word)), label="reserved",
+                              hint=f"pick another name, such as `{word}_` or `my_{word}`")
         elif tok.type == "EQUAL" and "COMP_OP" not in expected:
             hint = "compare with `==`; `=` defines a quantity at the start of a line"
         elif tok.type == "NAME" and expected & {"_NL"}:
@@ -637,6 +677,30 @@ def _grouped_number(text: str, offset: int) -> str:
         start -= 1
     end = re.match(r"(,\d{3})+(\.\d+)?", text[offset:]).end() + offset
     return text[start:end]
+
+
+def _unterminated(source: Source, offset: int) -> bool:
+    """Whether the `"` at ``offset`` opens a string that does not close on its line."""
+    i = offset + 1
+    while i < len(source.text) and source.text[i] != "\n":
+        if source.text[i] == "\\":
+            i += 2
+            continue
+        if source.text[i] == '"':
+            return False
+        i += 1
+    return True
+
+
+def _reserved_before(source: Source, offset: int):
+    """(word, offset) when a reserved word starts the line and an `=` follows it: `where = 3`."""
+    import re
+
+    line_start = source.text.rfind("\n", 0, offset) + 1
+    m = re.fullmatch(r"[ \t]*(\w+)[ \t]*", source.text[line_start:offset])
+    if m and m.group(1) in keywords():
+        return m.group(1), line_start + m.start(1)
+    return None
 
 
 def _token_text(tok: Token) -> str:

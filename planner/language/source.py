@@ -67,6 +67,20 @@ class Span:
         return f"Span({self.location()})"
 
 
+MAX_SHOWN = 160  # characters of a source line shown under an error (a 10 MB line is not printed)
+
+
+def _clip(text: str, col: int, width: int) -> tuple[str, int, int]:
+    """A long line cut to a window around columns ``col``..``col + width`` (1-based), marked with `…`."""
+    if len(text) <= MAX_SHOWN:
+        return text, col, width
+    width = min(width, MAX_SHOWN // 2)
+    start = max(0, min(col - 1 - MAX_SHOWN // 4, len(text) - MAX_SHOWN))
+    shown = text[start:start + MAX_SHOWN]
+    head, tail = ("…" if start > 0 else ""), ("…" if start + MAX_SHOWN < len(text) else "")
+    return head + shown + tail, col - start + len(head), width
+
+
 def snippet(span: Span, label: str = "", marker: str = "^") -> str:
     """The source line of ``span`` with a caret line under it (first line only)."""
     line, col = span.source.position(span.start)
@@ -74,6 +88,7 @@ def snippet(span: Span, label: str = "", marker: str = "^") -> str:
     end_line, end_col = span.source.position(max(span.start, span.end - 1))
     width = (end_col - col + 1) if end_line == line else len(text) - col + 1
     width = max(1, width)
+    text, col, width = _clip(text, col, width)
     gutter = f"{line:>4} | "
     pad = " " * (len(gutter) - 2) + "| "
     # Expand tabs consistently so the caret lines up.
@@ -92,6 +107,8 @@ def multi_snippet(marks: list[tuple[Span, str, str]]) -> str:
     first = marks[0][0]
     line, _ = first.source.position(first.start)
     text = first.source.line_text(line).expandtabs(4)
+    if len(text) > MAX_SHOWN:  # too long to draw several marks on: the first one alone
+        return snippet(first, marks[0][1], marks[0][2])
     gutter = f"{line:>4} | "
     pad = " " * (len(gutter) - 2) + "| "
     under = [" "] * len(text)

@@ -27,7 +27,7 @@ from ..language.data import data_dir
 from ..language.dims import BUILTINS
 from ..language.errors import PlanError, flatten
 from ..language.lower import lower
-from ..language.parser import keywords
+from ..language.parser import grammar_words, keywords
 from ..language.source import Source, Span
 from ..language.units import BUILTIN_UNITS
 from ..plan import Plan, loads
@@ -518,7 +518,7 @@ class Document:
                 out.append(Completion(name, "quantity", "an answer", sort=f"3{name}"))
         for name, (_, _, sig) in BUILTINS.items():
             out.append(Completion(name, "function", f"{name}({sig})", "built in", f"{name}($1)", sort=f"4{name}"))
-        for word in keywords():
+        for word in grammar_words():
             out.append(Completion(word, "keyword", sort=f"5{word}"))
         return out
 

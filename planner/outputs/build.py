@@ -19,8 +19,11 @@ Other files in OUTDIR are left alone.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import stat
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +39,7 @@ DEFAULT_OUTDIR = "out"
 @dataclass
 class Output:
     name: str  # file name inside the output directory
-    data: bytes
+    data: bytes  # or a function writing them into an open binary file, for output too big to hold
     kind: str  # "report" | "workbook" | "plot"
 
 
@@ -131,7 +134,8 @@ def workbook_output(analysis: Analysis, name: str) -> Output:
     return Output(name, data, "workbook")
 
 
-def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = None, progress=None) -> BuildResult:
+def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = None,
+          import_roots: Sequence[str] = (), progress=None) -> BuildResult:
     """Everything a plan produces, written into ``outdir`` only when all of it succeeded.
     ``progress`` (a :class:`planner.outputs.progress.Progress`) is told each step."""
     from ..compute.evaluation import load
@@ -139,11 +143,16 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
 
     step = progress.step if progress is not None else (lambda what: None)
     _check_outdir(outdir)
+    stem = Path(path).stem
+    inputs = [Path(path)] + ([Path(template)] if template else [])
+    refuse_inputs([Path(outdir) / f"{stem}.xlsx", Path(outdir) / f"{stem}.md"], inputs)
     step("loading")
-    plan = load(path, answers=Answers)  # formulas may use questions' answers
+    plan = load(path, answers=Answers, import_roots=import_roots)  # formulas may use questions' answers
+    inputs += plan.files
+    refuse_inputs([Path(outdir) / name for name in [f"{stem}.xlsx", f"{stem}.md"]
+                   + [f"{stem}-sweep-{i}.png" for i in range(1, len(plan.model.sweeps) + 1)]], inputs)
     step("scenarios, checks, sweeps and solves")
     analysis = analyse(plan)
-    stem = Path(plan.path).stem
     step("the workbook")
     outputs = [workbook_output(analysis, f"{stem}.xlsx")]
     step("the report and its plots")
@@ -151,72 +160,214 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
     outputs += report
     result = BuildResult(analysis, outputs, notes=notes)
     step("writing")
-    result.written = publish(outputs, Path(outdir))
+    result.written = publish(outputs, Path(outdir), inputs)
     return result
 
 
 # ---- writing -------------------------------------------------------------------------
 
 def _check_outdir(outdir: str) -> None:
+    if str(outdir) == "-":
+        raise UsageError("-o -: planner build writes a folder, which cannot be standard output",
+                         hint="print the report with `planner report FILE -o -`, or a workbook with "
+                              "`planner export FILE -o -`")
     p = Path(outdir)
     if p.exists() and not p.is_dir():
         raise UsageError(f"-o {outdir}: exists and is not a directory")
 
 
-def publish(outputs: Sequence[Output], outdir: Path) -> list[Path]:
-    """Write every output into a temporary directory next to ``outdir``, then
-    move them into place: all of them, or (on any error) none."""
+def refuse_inputs(targets: Sequence[Path], inputs: Sequence[Path], what: str = "-o") -> None:
+    """An output that would replace one of the run's own inputs (the plan, an imported plan, the
+    template), by name, through a symlink or as a hard link, is refused before anything is written."""
+    seen = []
+    for p in inputs:
+        try:
+            seen.append((Path(p), os.stat(p)))
+        except OSError:
+            continue
+    for target in targets:
+        try:
+            st = os.stat(target)  # follows symlinks: a link to the plan is the plan
+        except OSError:
+            continue
+        for p, info in seen:
+            if os.path.samestat(st, info):
+                raise UsageError(f"{what} {target} would overwrite {p}, an input of this run",
+                                 hint="write the output somewhere else; planner never replaces its own inputs")
+
+
+def publish(outputs: Sequence[Output], outdir: Path, protect: Sequence[Path] = ()) -> list[Path]:
+    """Write every output into ``outdir``: all of them, or (on any error) none.
+
+    * A regular file (or a new one) is staged as a temporary file next to its
+      target and renamed over it, so a reader never sees half a file; the old
+      files are kept aside until every rename succeeded, and put back if one failed.
+    * A symlink is followed: its target is replaced (atomically, as above) and the
+      link stays a link.
+    * A character device or a FIFO (``/dev/null``, ``/dev/stdout``, a pipe) is
+      written to, never replaced; the run's own standard output or error is
+      written through its descriptor.
+    * A block device, a socket or a directory in the way is refused, and so is any
+      output that is one of ``protect`` (the run's inputs).
+    """
     _check_outdir(str(outdir))
-    for out in outputs:  # a file replaces a file; a directory in the way is the user's, never moved aside
-        if (outdir / out.name).is_dir():
-            raise UsageError(f"{outdir / out.name} is a directory; planner writes a file of that name there",
-                             hint="choose another output name, or move the directory")
     shown = outdir  # paths as the user wrote them, for messages
-    outdir = outdir.absolute()
-    fresh = not outdir.exists()
-    if fresh:  # stage next to it, then rename the whole directory in one step
-        outdir.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.planner-", dir=outdir.parent))
-    else:  # stage inside it (same file system, no need to write to its parent)
-        stage = Path(tempfile.mkdtemp(prefix=".planner-build-", dir=outdir))
+    plans: list[tuple[Output, Path, Path, str]] = []  # (output, shown path, real path, how)
+    for out in outputs:
+        target = outdir / out.name
+        if target.is_dir():  # a file replaces a file; a directory in the way is the user's, never moved aside
+            raise UsageError(f"{target} is a directory; planner writes a file of that name there",
+                             hint="choose another output name, or move the directory")
+        plans.append((out, target, *_destination(target)))
+    refuse_inputs([t for _, t, _, _ in plans], protect)
+    real_outdir = Path(os.path.realpath(outdir))
     try:
-        for out in outputs:
-            (stage / out.name).write_bytes(out.data)
-        if fresh:
-            umask = os.umask(0)
-            os.umask(umask)
-            stage.chmod(0o777 & ~umask)  # mkdtemp makes it private; a normal directory is wanted
-            os.rename(stage, outdir)
+        if not real_outdir.exists():
+            _fresh_directory(outputs, real_outdir)
         else:
-            _swap_in(outputs, stage, outdir)
-        shutil.rmtree(stage, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
+            _replace_files([(o, real) for o, _, real, how in plans if how == "file"], real_outdir)
+            for out, target, real, how in plans:
+                if how != "file":
+                    _stream(out.data, target, how)
+    except OSError as exc:
+        raise _write_error(exc, shown, outputs) from None
     return [shown / out.name for out in outputs]
 
 
-def _swap_in(outputs: Sequence[Output], stage: Path, outdir: Path) -> None:
-    """Move the staged files over the old ones; on any error put every old
-    file back (and remove the new ones), so OUTDIR is as it was."""
-    backup = stage / ".previous"
-    backup.mkdir()
-    saved: list[str] = []  # old files moved aside
-    placed: list[str] = []  # new files moved in
+def _destination(target: Path) -> tuple[Path, str]:
+    """Where ``target`` really is and how to write it: "file" (replace or create), or a stream."""
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return Path(os.path.realpath(target)), "file"  # new (a dangling link: its target is created)
+    except OSError:
+        return Path(os.path.realpath(target)), "file"  # unreadable: the write reports it
+    for fd in (1, 2):
+        try:
+            if os.path.samestat(st, os.fstat(fd)):  # `-o /dev/stdout`, even when it is redirected to a file
+                return target, f"fd{fd}"
+        except OSError:
+            pass
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+        return target, "stream"
+    if stat.S_ISBLK(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+        kind = "a block device" if stat.S_ISBLK(st.st_mode) else "a socket"
+        raise UsageError(f"{target} is {kind}; planner writes regular files, character devices and pipes only")
+    return Path(os.path.realpath(target)), "file"
+
+
+def _write(f, data) -> None:
+    """An output's bytes into an open binary file; ``data`` is the bytes, or a function that
+    writes them into the file as it computes them (``planner sweep -o``: too big to hold)."""
+    if callable(data):
+        data(f)
+    else:
+        f.write(data)
+
+
+def _stream(data, target: Path, how: str) -> None:
+    if how.startswith("fd"):
+        stream = sys.stdout if how == "fd1" else sys.stderr
+        stream.flush()
+        fd = int(how[2:])
+        if callable(data):
+            with os.fdopen(os.dup(fd), "wb") as f:
+                data(f)
+            return
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        return
+    with open(target, "wb") as f:  # a device or a pipe: written to, not replaced
+        _write(f, data)
+
+
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def _normal_mode() -> int:
+    return 0o666 & ~_umask()
+
+
+def _fresh_directory(outputs: Sequence[Output], outdir: Path) -> None:
+    """OUTDIR does not exist yet: stage a directory next to it, then rename it in one step."""
+    outdir.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.planner-", dir=outdir.parent))
     try:
         for out in outputs:
-            target = outdir / out.name
-            if target.exists():
-                os.replace(target, backup / out.name)
-                saved.append(out.name)
-            os.replace(stage / out.name, target)
-            placed.append(out.name)
+            with open(stage / out.name, "wb") as f:
+                _write(f, out.data)
+        stage.chmod(0o777 & ~_umask())  # mkdtemp makes it private; a normal directory is wanted
+        os.rename(stage, outdir)
     except BaseException:
-        for name in placed:
-            (outdir / name).unlink(missing_ok=True)
-        for name in saved:
-            os.replace(backup / name, outdir / name)
+        shutil.rmtree(stage, ignore_errors=True)
         raise
+
+
+def _replace_files(files: Sequence[tuple[Output, Path]], outdir: Path) -> None:
+    """Stage each file next to its (real) target, then rename them over the old ones; on any
+    error put every old file back (and remove the new ones), so nothing changed."""
+    staged: list[tuple[Path, Path]] = []  # (stage, real target)
+    try:
+        for out, real in files:
+            fd, name = tempfile.mkstemp(prefix=f".{real.name}.planner-", dir=real.parent)
+            staged.append((Path(name), real))
+            with os.fdopen(fd, "wb") as f:
+                _write(f, out.data)
+            try:
+                mode = stat.S_IMODE(os.stat(real).st_mode)  # a replaced file keeps its permissions
+            except OSError:
+                mode = _normal_mode()
+            os.chmod(name, mode)
+    except BaseException:
+        for stage, _ in staged:
+            stage.unlink(missing_ok=True)
+        raise
+    done: list[tuple[Path, Optional[Path]]] = []  # (real target, backup of the old file or None)
+    try:
+        for stage, real in staged:
+            backup = None
+            if os.path.lexists(real):
+                backup = real.with_name(f".{real.name}.planner-old-{os.getpid()}")
+                try:
+                    os.link(real, backup)  # the old file stays in place until the rename replaces it
+                except OSError:
+                    os.replace(real, backup)  # no hard links here: set it aside
+            done.append((real, backup))
+            os.replace(stage, real)
+    except BaseException:
+        for real, backup in reversed(done):
+            if backup is not None:
+                if os.path.lexists(real) and os.path.samefile(backup, real):
+                    backup.unlink()  # never replaced (renaming a hard link onto itself would keep both)
+                else:
+                    os.replace(backup, real)
+            else:
+                real.unlink(missing_ok=True)
+        for stage, _ in staged:
+            stage.unlink(missing_ok=True)
+        raise
+    for _, backup in done:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+
+
+def _write_error(exc: OSError, shown: Path, outputs: Sequence[Output]) -> UsageError:
+    """The user's path, not a temporary file's, and why it could not be written."""
+    reason = exc.strerror or str(exc)
+    where = shown if len(outputs) != 1 else shown / outputs[0].name
+    folder = shown if str(shown) not in ("", ".") else Path(".")
+    hint = None
+    if isinstance(exc, PermissionError):
+        hint = f"the folder {folder} is not writable for you; choose another -o"
+    elif exc.errno == errno.ENOSPC:
+        hint = "the disk is full"
+    elif isinstance(exc, (NotADirectoryError, FileNotFoundError)):
+        hint = "a part of the path is not a folder, or does not exist"
+    return UsageError(f"cannot write {where}: {reason}", hint=hint)
 
 
 # ---- the summary ------------------------------------------------------------------------

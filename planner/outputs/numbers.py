@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Iterable, Optional
 
 SIGNIFICANT = 6  # digits a figure is shown with, at most
@@ -56,12 +57,18 @@ class NumberStyle:
             return "nan"
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
-        if self.scientific:
-            mantissa, _, exponent = f"{v:.{max(self.decimals, 1)}E}".partition("E")
-            return f"{mantissa}E{int(exponent):+03d}"
-        text = f"{v:,.{self.decimals}f}"
-        if text.startswith("-") and float(text.replace(",", "")) == 0:
-            text = text[1:]  # no "-0.00"
+        # Half away from zero on the figure's 15 significant digits, as Excel and LibreOffice show it
+        # (36.3125 with three decimals is 36.313, where Python's own rounding would give 36.312).
+        exact = Decimal(f"{v:.15g}")
+        with localcontext() as ctx:
+            ctx.rounding = ROUND_HALF_UP
+            if self.scientific:
+                mantissa, _, exponent = format(exact, f".{max(self.decimals, 1)}E").partition("E")
+                return f"{mantissa}E{int(exponent):+03d}"
+            rounded = exact.quantize(Decimal(1).scaleb(-self.decimals))
+        text = f"{rounded:,.{self.decimals}f}"
+        if rounded == 0:
+            text = text.lstrip("-")  # no "-0.00"
         return text
 
 
@@ -88,7 +95,10 @@ def style_for(values: Iterable[Optional[float | bool]], unit: str = "") -> Numbe
     largest = max(nonzero)
     if largest >= SCIENTIFIC_ABOVE or largest < SCIENTIFIC_BELOW:
         return NumberStyle(3, True, percent)
-    exponent = math.floor(math.log10(largest))
-    cap = max(0, min(MAX_DECIMALS, SIGNIFICANT - 1 - exponent))  # six significant digits of the largest
-    need = max(_decimals_needed(v) for v in nonzero)
+    # Six significant digits for every figure of the quantity, down to the smallest one that is not
+    # rounding residue (a billionth of the largest): 140 | 70 | 36.3125 keeps the digits of 36.3125.
+    readable = [v for v in nonzero if v >= largest * 1e-9]
+    exponent = math.floor(math.log10(min(readable)))
+    cap = max(0, min(MAX_DECIMALS, SIGNIFICANT - 1 - exponent))
+    need = max(_decimals_needed(v) for v in readable)
     return NumberStyle(min(cap, need), False, percent)

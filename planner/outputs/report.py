@@ -25,12 +25,13 @@ Filters for Markdown (documented in the README):
 from __future__ import annotations
 
 import re
+import time
 from contextlib import contextmanager
 from functools import update_wrapper
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from jinja2 import BaseLoader, StrictUndefined, TemplateNotFound
+from jinja2 import BaseLoader, StrictUndefined, TemplateNotFound, Undefined
 from jinja2.compiler import CodeGenerator
 from jinja2.exceptions import SecurityError, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -44,6 +45,10 @@ MAX_REPEAT = 1_000_000  # characters or items a `*` may produce
 MAX_POWER = 1024  # largest integer exponent a `**` may use
 MAX_TEXT = 20_000_000  # characters (or items) of any text or list a template builds, the output included
 MAX_LIPSUM = 1000  # paragraphs of `lipsum(n)`
+MAX_INT_BITS = 100_000  # bits of an integer `**` or `*` may make (about 30,000 digits)
+MAX_CALL_DEPTH = 200  # macro calls (and recursive loops) nested inside each other
+MAX_INCLUDES = 10_000  # templates fetched in one render (`include`, `import`, `extends`)
+RENDER_SECONDS = 60  # CPU is a budget too: `{% for i in range(10**5) %}{% for j in range(10**5) %}`
 
 
 # ---- filters ---------------------------------------------------------------------
@@ -195,6 +200,13 @@ def _lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str
 
 
 class _CodeGenerator(CodeGenerator):
+    def visit_For(self, node, frame) -> None:  # every loop iterates through the environment's clock
+        from jinja2 import nodes
+
+        node.iter = nodes.Call(nodes.EnvironmentAttribute("ticking"), [node.iter], [], None, None,
+                               lineno=node.iter.lineno)
+        super().visit_For(node, frame)
+
     def visit_Concat(self, node, frame) -> None:  # `a ~ b`, through the environment's bounded concat
         self.write("environment.concat((")
         for arg in node.nodes:
@@ -206,6 +218,28 @@ class _CodeGenerator(CodeGenerator):
 class _Environment(ImmutableSandboxedEnvironment):
     intercepted_binops = frozenset(["*", "**", "+", "%"])
     code_generator_class = _CodeGenerator
+    deadline = float("inf")  # time.monotonic() past which a render stops (set by render)
+    depth = 0  # calls (macros, recursive loops) in progress
+    includes = 0  # templates fetched so far (`include`, `import`, `extends`)
+
+    def tick(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise _TooSlow(f"the template ran for more than {RENDER_SECONDS:g} s")
+
+    def ticking(self, iterable):
+        """A loop's items, with the clock checked as it goes (an empty nested loop calls nothing else)."""
+        self.tick()
+        if isinstance(iterable, Undefined):
+            return iterable
+        return _Ticking(self, iterable)
+
+    def get_template(self, name: Any, parent: Optional[str] = None, *args: Any, **kwargs: Any):
+        self.includes += 1
+        if parent is not None and name == parent:  # `include`/`extends` of itself: would recurse until a limit
+            raise _TooBig(f"`{name}` includes or extends itself")
+        if self.includes > MAX_INCLUDES:
+            raise _TooBig(f"more than {MAX_INCLUDES:,} templates included (templates that include each other?)")
+        return super().get_template(name, parent, *args, **kwargs)
 
     def concat(self, parts) -> str:  # `~`, macro and block bodies, and the whole output
         parts = [p if isinstance(p, str) else str(p) for p in parts]
@@ -213,8 +247,14 @@ class _Environment(ImmutableSandboxedEnvironment):
         return "".join(parts)
 
     def call_binop(self, context, operator: str, left: Any, right: Any) -> Any:
+        self.tick()
         if operator == "**" and isinstance(right, int) and not isinstance(right, bool) and abs(right) > MAX_POWER:
             raise _TooBig(f"exponent {right} is too large for a template (limit {MAX_POWER})")
+        if operator in ("**", "*") and _is_int(left) and _is_int(right):
+            bits = (abs(left).bit_length() * abs(right) if operator == "**"
+                    else abs(left).bit_length() + abs(right).bit_length())
+            if bits > MAX_INT_BITS:  # ((10 ** 1000) ** 1000) ** 1000 is 3.3 billion bits
+                raise _TooBig(f"`{operator}` would make an integer of about {bits:,} bits (limit {MAX_INT_BITS:,})")
         if operator == "*":
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_REPEAT:
@@ -227,18 +267,49 @@ class _Environment(ImmutableSandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context, __obj, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's signature
+        __self.tick()
         _check_arguments(args, kwargs)
         name = getattr(__obj, "__name__", "")
         _limit(_estimate(name, getattr(__obj, "__self__", None), args), f"`{name}`")
-        result = super().call(__context, __obj, *args, **kwargs)
+        if __self.depth >= MAX_CALL_DEPTH:  # a macro that calls itself, on any stack
+            raise _TooBig(f"calls nested deeper than {MAX_CALL_DEPTH} levels (a macro that calls itself?)")
+        __self.depth += 1
+        try:
+            result = super().call(__context, __obj, *args, **kwargs)
+        finally:
+            __self.depth -= 1
         _limit(_size(result), f"`{name or 'the call'}`")
         return result
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        self.tick()
+        return super().getattr(obj, attribute)
 
     def wrap_str_format(self, value: Any) -> Optional[Callable[..., str]]:
         wrapped = super().wrap_str_format(value)
         if wrapped is not None:
             _check_format(value.__self__)
         return wrapped
+
+
+class _Ticking:
+    """An iterator that checks the render's clock every 1,000 items."""
+
+    def __init__(self, env: _Environment, iterable) -> None:
+        self.env, self.items, self.n = env, iter(iterable), 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.n += 1
+        if self.n % 1000 == 0:
+            self.env.tick()
+        return next(self.items)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _environment(loader: _Loader) -> _Environment:
@@ -258,34 +329,19 @@ def _environment(loader: _Loader) -> _Environment:
 
 # ---- rendering ------------------------------------------------------------------------
 
-RENDER_SECONDS = 60  # CPU is a budget too: `{% for i in range(10**5) %}{% for j in range(10**5) %}`
-
-
 class _TooSlow(Exception):
     """A template that renders for longer than RENDER_SECONDS."""
 
 
 @contextmanager
-def _time_limit(seconds: float):
-    """Stop a render after ``seconds`` (a SIGALRM timer; only in the main
-    thread of a platform that has one, elsewhere unlimited)."""
-    import signal
-    import threading
-
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def expired(signum, frame):
-        raise _TooSlow(f"the template ran for more than {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+def _time_limit(env: _Environment, seconds: float):
+    """Stop a render after ``seconds``: every loop iteration (per 1,000 items), call, operator and
+    attribute checks the clock, on any thread (the CLI renders on a worker thread with a big stack)."""
+    env.deadline = time.monotonic() + seconds
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        env.deadline = float("inf")
 
 
 def render(view: Mapping[str, Any], template: Optional[str] = None) -> str:
@@ -302,7 +358,7 @@ def render(view: Mapping[str, Any], template: Optional[str] = None) -> str:
         loader, name = _Loader(path.parent), path.name
     env = _environment(loader)
     try:
-        with _time_limit(RENDER_SECONDS):
+        with _time_limit(env, RENDER_SECONDS):
             text = env.get_template(name).render(view)
     except TemplateSyntaxError as exc:
         raise _located(loader, exc, exc.filename, exc.lineno, f"template syntax error: {exc.message}") from None

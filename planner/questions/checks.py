@@ -16,10 +16,11 @@ from fractions import Fraction
 from typing import Optional
 
 from ..compute.canonical import Unsupported
-from ..compute.evaluation import Evaluation, Origin, Plan, format_value
+from ..compute.diagnose import diagnose_expr
+from ..compute.evaluation import Evaluation, Origin, Plan, as_number, format_value
 from ..language import ir
 from ..language.analysis import unit_of
-from ..language.errors import PlanError
+from ..language.errors import EvaluationError, PlanError
 
 RELATIVE_UNITS = {"%", "ppm"}
 EXACT_REL = 1e-12
@@ -57,7 +58,10 @@ class CheckResult:
     def describe(self) -> str:
         where = f" in {self.scenario}" if self.scenario else ""
         if self.error is not None:
-            return f"could not evaluate{where}: {self.error.message}"
+            at = ""
+            if self.error.span is not None and self.error.span.start != self.check.span.start:
+                at = f" ({self.error.label + ', ' if self.error.label else ''}at {self.error.span.location()})"
+            return f"could not evaluate{where}: {self.error.message}{at}"
         if self.rhs is None:
             return f"condition is false{where}"
         tol = f" ({self.tolerance})" if self.tolerance else ""
@@ -171,6 +175,8 @@ class _CompiledCheck:
 
         plan = self.plan
         diff = plan.converter.expr(self.sides[0]) - plan.converter.expr(self.sides[1])
+        if not _cheap_exactly(diff, {plan.symbols[n]: v for n, v in ev.values.items()}):
+            return False
         names = plan.symbols.names
         derived = {sym: inline_inputs(plan.model, plan.symbols, plan.exprs, names[sym])
                    for sym in diff.free_symbols if not plan.model.quantities[names[sym]].is_input}
@@ -181,10 +187,48 @@ class _CompiledCheck:
         return bool(value.is_Number and value == 0)
 
     def __call__(self, ev: Evaluation, ref_values: dict[str, float], answers: Optional[dict] = None) -> tuple:
-        args = [ev.values[n] for n in self.plan.model.quantities]
-        args += [ref_values[i] for i in range(len(self.refs))]
-        args += [float((answers or {})[name]) for name in self.answers]
+        # numpy scalars: a division by zero is inf (and located by `problem`), not a ZeroDivisionError
+        args = [as_number(ev.values[n]) for n in self.plan.model.quantities]
+        args += [as_number(ref_values[i]) for i in range(len(self.refs))]
+        args += [as_number(float((answers or {})[name])) for name in self.answers]
         return self.compiled(args)
+
+    def problem(self, ev: Evaluation, ref_values: dict[str, float], answers: Optional[dict], out) -> Optional[PlanError]:
+        """Why this check has no finite value to judge, or None: a check whose actual or expected
+        value (or any part of its condition) is NaN or infinite fails, with the located reason."""
+        values: dict[str, object] = dict(ev.values)
+        values.update({k: float(v) for k, v in (answers or {}).items()})
+        for i, r in enumerate(self.refs):
+            values[f"{r.name}@{r.scenario}"] = ref_values[i]
+        err = diagnose_expr(self.plan.model, self.check.condition, values)
+        if err is not None:
+            return err
+        if self.pair:
+            for side, value, operand in (("actual", out[0], self.check.condition.operands[0]),
+                                         ("expected", out[1], self.check.condition.operands[1])):
+                if not math.isfinite(float(value)):
+                    return EvaluationError(f"the {side} value is {float(value)!r}, not a finite number",
+                                           operand.span, label="not finite")
+        return None
+
+
+MAX_EXACT_EXPONENT = 10_000
+
+
+def _cheap_exactly(expr, floats: dict) -> bool:
+    """Whether deciding ``expr == 0`` exactly is cheap: no power whose exponent, at these
+    values, is huge (``x ^ 1000000000`` with x = 2 has 301,029,996 digits exactly)."""
+    import sympy as sp
+
+    for p in expr.atoms(sp.Pow):
+        e = p.exp
+        try:
+            v = float(e.xreplace({s: sp.Float(float(floats[s])) for s in e.free_symbols if s in floats}))
+        except (TypeError, ValueError, KeyError):
+            return False
+        if not math.isfinite(v) or abs(v) > MAX_EXACT_EXPONENT:
+            return False
+    return True
 
 
 def _constant(node):
@@ -289,6 +333,9 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
                     other = evaluation(None if r.scenario == "base" else r.scenario, all_overrides, origins)
                     refs[i] = other.values[r.name]
                 out = compiled(ev, refs, values)
+                problem = compiled.problem(ev, refs, values, out)
+                if problem is not None:
+                    raise problem
             except PlanError as err:
                 result.error = err
                 results.append(result)

@@ -59,6 +59,9 @@ _FUNCTIONS = {
 _RELATIONS = {"==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 
+MAX_PRINTED = 2_000_000  # characters of one printed formula, helper cells included, before it is split
+
+
 class UnsupportedFormula(PlanError):
     """A SymPy construct with no faithful Excel formula."""
 
@@ -99,7 +102,10 @@ class ExcelPrinter(CodePrinter):
             for cls in type(expr).__mro__:
                 method = _own_method(type(self), "_print_" + cls.__name__)
                 if method is not None:
-                    return method(self, expr)
+                    text = method(self, expr)
+                    if len(text) > MAX_PRINTED:  # a power tower prints its exponent twice per level: 2^n
+                        raise UnsupportedFormula(f"the formula would be longer than {MAX_PRINTED:,} characters")
+                    return text
         raise UnsupportedFormula(f"Excel has no formula for {type(expr).__name__} (`{expr}`)")
 
     def doprint(self, expr, assign_to=None) -> str:

@@ -27,7 +27,7 @@ bisections are run in Python row by row, as the sheet runs them.
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 import sympy as sp
@@ -589,7 +589,14 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
     table.fill([[float(v / q.display.scale)] for v in values])
     xs = f"{sheet_ref(sheet.title)}!{table.range('in:' + stmt.over)}"
     ys = f"{sheet_ref(sheet.title)}!{table.range('out:0')}"
-    ws.formula(row, 3, f"=INDEX({xs},MATCH({fn}({ys}),{ys},0))", r.display_value, answer_style)
+    if _near_ties(table.values["out:0"], stmt.sense):
+        # Candidates whose objectives agree to 1e-9 are told apart by planner in exact arithmetic; an
+        # engine's MATCH of the float MAX picks one of them by rounding (LibreOffice and Gnumeric
+        # differ), so the answer is planner's, said so, and the table beside it stays live.
+        ws.number(row, 3, r.display_value, answer_style)
+        notes.insert(0, f"the best {stmt.over}s agree to 1e-9 in floats: planner's exact choice (not live)")
+    else:
+        ws.formula(row, 3, f"=INDEX({xs},MATCH({fn}({ys}),{ys},0))", r.display_value, answer_style)
     ws.formula(row, CHECK_VALUE, f"={fn}({ys})", r.optimum_display, optimum_style)
     ws.formula(row, HOLDS, f"=ISNUMBER(C{row})", True)
     charted = table.rows >= 2
@@ -601,6 +608,19 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
                                           (sheet.title, table.first, ycol, table.last, ycol))],
                                   top, table.left + table.width + 1))
     work.optimize[key] = (sheet, max(table.last, top + (Chart.ROWS if charted else 0)) + 4)
+
+
+def _near_ties(objective: Sequence, sense: str) -> bool:
+    """Whether more than one candidate's objective lies within 1e-9 (relative) of the best: where planner
+    decides in exact arithmetic (questions.solve.NEAR_TIE) and the engines' floats may not agree."""
+    from ...questions.solve import NEAR_TIE
+
+    ys = [float(v) for v in objective if isinstance(v, (int, float)) and not isinstance(v, bool)
+          and math.isfinite(float(v))]
+    if len(ys) < 2:
+        return False
+    best = max(ys) if sense == "max" else min(ys)
+    return sum(1 for y in ys if abs(y - best) <= NEAR_TIE * max(abs(best), 1e-300)) > 1
 
 
 def _constraints_on(book: Book, name: str) -> Optional[sp.Basic]:

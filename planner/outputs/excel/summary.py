@@ -128,8 +128,8 @@ def _answers(book: Book, ws, row: int) -> int:
             ws.number(row, 5, False)
             ws.status(row, 6, f"E{row}", False)
             continue
-        answer = book.sheet("Solve").at(at, 3)
-        ws.formula(row, 3, f"=Solve!$C${at}", answer.cached, answer.num)
+        answer = book.sheet("Solve").at(at, 3)  # a formula, or planner's value where the sheet cannot decide
+        ws.formula(row, 3, f"=Solve!$C${at}", answer.cached if answer.kind == "formula" else answer.value, answer.num)
         ws.text(row, 4, book.q[r.target].unit_text, UNITS)
         holds = book.sheet("Solve").at(at, 5)
         value = holds.value if holds.kind == "bool" else holds.cached

@@ -1,0 +1,206 @@
+"""What a plan may ask of planner, and deep work on a big stack.
+
+A plan is data from anywhere, so its size and shape are bounded before any
+stage works on it, each bound a located error naming the limit (family
+``limit``; the README's "Limits" table lists them):
+
+* a plan file (or an imported one) has at most ``MAX_FILE_BYTES`` bytes
+  and ``MAX_TOKENS`` tokens;
+* one statement has at most ``MAX_STATEMENT_TOKENS`` tokens (about half
+  as many terms: a sum of 10,000 terms is fine, of 100,000 is refused);
+* expressions nest at most ``MAX_DEPTH`` levels (brackets, calls, a chain
+  of `^`, prefix `-`/`not`), counted on the token stream while parsing;
+* a call of a user function expands to at most ``MAX_EXPANSION`` nodes and
+  ``MAX_EXPANDED_DEPTH`` levels (checked in the analysis, before anything is
+  expanded, so ``f_k(x) = f_{k-1}(x) + f_{k-1}(x)`` is refused at once);
+* exact arithmetic on constants (``10 ^ 1000000000``) is refused past
+  ``MAX_EXACT_BITS``, in :mod:`planner.language.dims`.
+
+Within those bounds the passes over an expression still recurse about once
+per level, and CPython's C stack (8 MB on the main thread) overflows, a
+segmentation fault, before ``RecursionError`` at a few thousand levels of
+some SymPy and lark calls. :func:`deep` runs work on a thread with a
+``STACK_BYTES`` stack and a recursion limit it can afford; the CLI runs every
+command through it and :func:`planner.load` loads through it, so every
+stage, present and future, gets the same protection. A ``RecursionError``
+that still happens becomes a :class:`~planner.language.errors.LimitError`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+import unicodedata
+from typing import Callable, Optional, TypeVar
+
+MAX_FILE_BYTES = 8_000_000
+MAX_TOKENS = 1_500_000
+MAX_STATEMENT_TOKENS = 25_000
+MAX_DEPTH = 500
+MAX_EXPANSION = 200_000
+MAX_EXPANDED_DEPTH = 12_000
+MAX_EXACT_BITS = 100_000  # about 30,000 digits: exact constants larger than that are refused
+
+STACK_BYTES = 1 << 30  # virtual: only the pages a deep walk touches are used
+DEEP_RECURSION = 400_000  # Python frames on that stack (measured: under 2 KB of C stack each)
+
+T = TypeVar("T")
+
+
+class LimitExceeded(Exception):
+    """Raised inside the parser's post-lexer (which knows no source); the
+    parser turns it into a located :class:`LimitError`."""
+
+    def __init__(self, message: str, start: int, end: int, hint: str = "") -> None:
+        super().__init__(message)
+        self.message, self.start, self.end, self.hint = message, start, end, hint
+
+
+# Characters that never belong in plan text: C0 controls but tab, line feed, carriage return and
+# form feed; DEL and the C1 controls (terminal escape sequences start with these); and the
+# bidirectional overrides and isolates that make code read differently from how it runs
+# ("Trojan Source"; Rust refuses them in source too).
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def check_text(source) -> None:
+    """Refuse text that is not plan text, naming the position and the character, never the line."""
+    m = _NOT_TEXT.search(source.text)
+    if m is None:
+        return
+    from .errors import NotPlanText
+    from .source import Span
+
+    ch = m.group()
+    if ch == "\0":
+        name = "a NUL byte (U+0000)"
+    elif "\u202a" <= ch <= "\u202e" or "\u2066" <= ch <= "\u2069":
+        name = f"the bidirectional control U+{ord(ch):04X} ({unicodedata.name(ch).lower()})"
+    else:
+        name = f"the control character U+{ord(ch):04X}" + (" (escape)" if ch == "\x1b" else "")
+    raise NotPlanText(f"{name}: this is not plan text", Span(source, m.start(), m.end()),
+                      hint="plans are UTF-8 text without control characters; the line is not shown")
+
+
+# Token types for the nesting count (names of grammar/plan.lark's terminals).
+_OPEN = {"LPAR", "LSQB"}
+_CLOSE = {"RPAR", "RSQB"}
+_CHAIN = {"POW_OP", "MINUS", "PLUS", "NOT"}  # nest without brackets: `2^2^2`, `- - x`, `not not p`
+_BREAK = {"ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "COMMA", "EQUAL", "_NL"}
+
+
+class TokenBudget:
+    """Counts tokens and nesting while the post-lexer streams them."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.in_statement = 0
+        self.statement_start = 0
+        self.levels: list[int] = [0]  # per open bracket: the chain count at that level
+        self.depth = 1
+
+    def see(self, tok) -> None:
+        self.total += 1
+        self.in_statement += 1
+        kind = tok.type
+        if self.in_statement == 1:
+            self.statement_start = tok.start_pos
+        if kind in _OPEN:
+            self.levels.append(0)
+            self.depth += 1
+        elif kind in _CLOSE:
+            if len(self.levels) > 1:
+                self.depth -= 1 + self.levels.pop()
+        elif kind in _CHAIN:
+            self.levels[-1] += 1
+            self.depth += 1
+        elif kind in _BREAK:
+            self.depth -= self.levels[-1]
+            self.levels[-1] = 0
+        if self.depth > MAX_DEPTH:
+            raise LimitExceeded(f"this expression nests deeper than {MAX_DEPTH:,} levels (the limit)",
+                                tok.start_pos, tok.end_pos,
+                                "give inner parts names of their own: `inner = ...`, then use `inner`")
+        if self.in_statement > MAX_STATEMENT_TOKENS:
+            raise LimitExceeded(f"this statement has more than {MAX_STATEMENT_TOKENS:,} tokens (the limit: "
+                                "about half as many terms)", self.statement_start, tok.end_pos,
+                                "split it into several quantities, each a part of the sum")
+        if self.total > MAX_TOKENS:
+            raise LimitExceeded(f"the file has more than {MAX_TOKENS:,} tokens (the limit)",
+                                tok.start_pos, tok.end_pos, "split the plan into files that import each other")
+
+    def end_statement(self) -> None:
+        self.in_statement = 0
+        self.levels = [0]
+        self.depth = 1
+
+
+# ---- a big stack ---------------------------------------------------------------
+
+_local = threading.local()
+
+
+def deep(fn: Callable[..., T], *args, **kwargs) -> T:
+    """``fn(*args, **kwargs)`` on a thread with a big stack (or right here when
+    already on one); its result, or its exception, as if called directly."""
+    if getattr(_local, "deep", False):
+        return _guarded(fn, args, kwargs)
+    box: dict[str, object] = {}
+
+    def work() -> None:
+        _local.deep = True
+        try:
+            box["value"] = _guarded(fn, args, kwargs)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = exc
+
+    thread = _start(work)
+    if thread is None:  # no big thread on this platform: the parse-time limits still hold
+        return _guarded(fn, args, kwargs)
+    while thread.is_alive():
+        thread.join(0.5)  # a timed join lets Ctrl-C through on the main thread
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+_start_lock = threading.Lock()
+
+
+def _start(work: Callable[[], None]) -> Optional[threading.Thread]:
+    with _start_lock:  # stack_size is process-wide: set it only for this thread's start
+        try:
+            previous = threading.stack_size(STACK_BYTES)
+        except (ValueError, RuntimeError):
+            return None
+        try:
+            thread = threading.Thread(target=work, name="planner-deep", daemon=True)
+            thread.start()
+        except RuntimeError:
+            return None
+        finally:
+            threading.stack_size(previous)
+    return thread
+
+
+def _guarded(fn, args, kwargs):
+    from .errors import LimitError
+
+    limit = sys.getrecursionlimit()
+    on_big_stack = getattr(_local, "deep", False)
+    if on_big_stack:
+        sys.setrecursionlimit(max(limit, DEEP_RECURSION))
+    try:
+        return fn(*args, **kwargs)
+    except RecursionError:
+        raise LimitError("the plan is nested too deeply for planner to work on it",
+                         hint=f"the limits (nesting {MAX_DEPTH:,} levels, {MAX_STATEMENT_TOKENS:,} tokens a "
+                              "statement) are in the README; give parts of long formulas names of their own") from None
+    finally:
+        if on_big_stack:
+            sys.setrecursionlimit(limit)
+
+
+def on_deep_stack() -> bool:
+    return bool(getattr(_local, "deep", False))

@@ -1,0 +1,369 @@
+"""The fuzzer behind tests/test_fuzz.py, run as a child process so a crash is seen as one.
+
+    python tests/fuzz_runner.py KIND SEED COUNT STATE_FILE
+
+KIND is one of ``tokens``, ``chars``, ``lines`` (mutations of every shipped
+plan: sheets/*.plan and the library), ``grammar`` (plans generated from
+grammar/plan.lark by hypothesis), ``cli`` (``--set`` and sweep values given
+to the command line) or ``template`` (mutations of the shipped report
+template and hostile Jinja). Each case either works or fails with a
+``PlanError``; anything else is a finding. Before each case the runner writes
+it to STATE_FILE, so when the process dies (a segmentation fault) or hangs
+the parent can say which input did it. The last line printed is a JSON
+summary: cases run, findings (kind, exception, input).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+import sys
+import time
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SECONDS_PER_CASE = 20  # a case slower than this is a finding (a wall-clock surprise)
+
+HOSTILE = ['(', ')', '[', ']', '{', '}', '=', '==', '~=', '≈', '->', ',', '*', '/', '^', '**', '-', '+', 'GB', 'ms',
+           '"x"', '"', 'where', 'integer', 'true', 'false', 'if(', 'max(', 'min(', 'ln(0)', 'sqrt(-1)', 'exp(1000)',
+           '0', '0 ', '1e400', '1e-400', '1e', '1/0', '0/0', '^ 99999', '^ 1000000000', '10 ^ 1000000000', 'alpha',
+           'scenario', 'check', 'in', 'with', 'within', '@bf16', '@base', '@"a/b"', '.', '..', 'solve', 'min',
+           'maximize', 'sweep', 'axis', 'import "x"', 'import "/etc/passwd" as p', 'from "../x.plan" import a',
+           '\n', ' ', '\t', '#', 'unit', 'unit USD', '%', 'bit/s', 'B/token', 'TB/s', 'Mbps', 'for all', 'as x',
+           'and', 'or', 'not', 'step', 'times 0', 'count 0', 'count 100000000', '\\', '\x00', '\x1b[31m', '\u202e',
+           'd\u0430ta', 'α', '1_000', '.5', '-0', '[assumption]', '[source "x"]', '"unterminated', 'round(', 'log(',
+           'floor(', 'ceil(', 'abs(', ', 2)', 'title "t"', 'note "n"', 'show', 'over', 'all', 'base']
+CHARS = list('()[]{}=<>~^*/+-,.:@#"\\%_ \n\t') + ['\x00', '\x0b', '\u00a0', '\u202e', 'é', 'а', '≈', '≤', '×', '\ufeff']
+
+
+# ---- cases ----------------------------------------------------------------------------
+
+def _shipped() -> list[tuple[str, str]]:
+    files = sorted((ROOT / "sheets").glob("*.plan"))
+    import planner.language.imports as imports
+
+    files += sorted(imports.library_dir().rglob("*.plan"))
+    return [(p.name, p.read_text(encoding="utf-8")) for p in files]
+
+
+_TOKEN = re.compile(r'\s+|"(?:[^"\\\n]|\\.)*"|\d[\w.]*|[^\W\d]\w*|->|\*\*|==|~=|<=|>=|!=|\.\.|\S')
+
+
+def mutate(text: str, level: str, rng: random.Random) -> str:
+    if level == "chars":
+        chars = list(text)
+        for _ in range(rng.randint(1, 6)):
+            pos = rng.randrange(len(chars) + 1)
+            r = rng.random()
+            if r < 0.4 and chars:
+                del chars[pos:pos + rng.randint(1, 3)]
+            elif r < 0.8:
+                chars.insert(pos, rng.choice(CHARS))
+            elif chars:
+                chars[min(pos, len(chars) - 1)] = rng.choice(CHARS)
+        return "".join(chars)
+    if level == "lines":
+        lines = text.split("\n")
+        for _ in range(rng.randint(1, 4)):
+            i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+            r = rng.random()
+            if r < 0.3:
+                del lines[i]
+            elif r < 0.55:
+                lines.insert(i, lines[j])
+            elif r < 0.8:
+                lines[i], lines[j] = lines[j], lines[i]
+            else:
+                lines.insert(i, rng.choice(HOSTILE) + " " + lines[j])
+            if not lines:
+                lines = [""]
+        return "\n".join(lines)
+    tokens = _TOKEN.findall(text)
+    words = [t for t in tokens if not t.isspace()]
+    for _ in range(rng.randint(1, 5)):
+        pos = rng.randrange(len(tokens) + 1)
+        r = rng.random()
+        if r < 0.3 and tokens:
+            del tokens[pos:pos + rng.randint(1, 3)]
+        elif r < 0.5 and tokens:
+            tokens.insert(pos, rng.choice(words))  # a token of the plan itself, somewhere else
+        elif r < 0.6 and len(tokens) > 1:
+            a, b = rng.randrange(len(tokens)), rng.randrange(len(tokens))
+            tokens[a], tokens[b] = tokens[b], tokens[a]
+        else:
+            tokens.insert(pos, " " + rng.choice(HOSTILE) + " ")
+    return "".join(tokens)
+
+
+def plan_cases(level: str, seed: int, count: int):
+    rng = random.Random(f"{level}-{seed}")
+    shipped = _shipped()
+    for i in range(count):
+        name, text = shipped[i % len(shipped)]
+        yield {"plan": mutate(text, level, rng), "from": name, "deep": i % 25 == 0}
+
+
+TERMINALS = {
+    "_NL": ["\n", "\n\n", "\n  "],
+    "NAME": ["x", "y", "alpha", "batch", "gamma", "f", "g", "a1", "α", "h100.bw", "c", "r", "e", "lib.x"],
+    "QUANTITY": ["3 TB/s", "2 B", "5%", "16 bit", "1 ms", "0 GB", "1e400 B", "3%/month", "50 W*h", "2 e", "1 Mbps"],
+    "NUMBER": ["0", "1", "2.5", "1e9", ".5", "70_000", "1e-400", "1000000000", "0.1", "99999"],
+    "STRING": ['"doc"', '"hardware/h100_sxm.plan"', '"a/b"', '"lib.plan"', '"/etc/passwd"', '""', '"../x.plan"'],
+    "COMMENT": ["# c"], "TAG_VALUE": ["v"], "SIGNED_INT": ["2", "-1", "3"],
+    "ADD_OP": ["+", "-"], "MUL_OP": ["*", "/", "×"], "POW_OP": ["^", "**"], "UNIT_OP": ["/", "*"], "PERCENT": ["%"],
+    "COMP_OP": ["==", "!=", "<", "<=", ">", ">=", "~=", "≈"],
+}
+
+
+def _grammar():
+    from importlib import resources
+
+    from lark import Lark
+
+    text = resources.files("planner.grammar").joinpath("plan.lark").read_text(encoding="utf-8")
+    return Lark(text, parser="lalr", lexer="contextual", start=["start", "expr"])  # no post-lexer: plain text
+
+
+def derive(grammar, rng: random.Random, symbol: str = "start", depth: int = 0, budget: list | None = None) -> str:
+    """A random sentence of the grammar: a random expansion of each rule, the shortest ones past
+    a depth (so it ends), terminals from TERMINALS or their literal text."""
+    from lark.lexer import PatternStr
+
+    budget = budget if budget is not None else [400]
+    rules = _rules(grammar)
+    if symbol not in rules:  # a terminal
+        term = _terminals(grammar).get(symbol)
+        if term is not None and isinstance(term.pattern, PatternStr):
+            return f" {term.pattern.value} "
+        return " " + rng.choice(TERMINALS.get(symbol, ["x"])) + " "
+    options = rules[symbol]
+    budget[0] -= 1
+    if depth > 12 or budget[0] < 0:
+        options = [min(options, key=lambda e: sum(1 for s in e if s.name in rules))]
+    expansion = rng.choice(options)
+    parts = [derive(grammar, rng, s.name, depth + 1, budget) for s in expansion]
+    if symbol == "start":  # a handful of statements, not one
+        for _ in range(rng.randint(0, 6)):
+            parts.append(derive(grammar, rng, "_statement", depth + 1, budget) + "\n")
+    return "".join(parts)
+
+
+_CACHE: dict = {}
+
+
+def _rules(grammar) -> dict:
+    if "rules" not in _CACHE:
+        rules: dict = {}
+        for r in grammar.rules:
+            rules.setdefault(r.origin.name, []).append(r.expansion)
+        _CACHE["rules"] = rules
+    return _CACHE["rules"]
+
+
+def _terminals(grammar) -> dict:
+    if "terms" not in _CACHE:
+        _CACHE["terms"] = {t.name: t for t in grammar.terminals}
+    return _CACHE["terms"]
+
+
+def grammar_cases(seed: int, count: int):
+    rng = random.Random(f"grammar-{seed}")
+    grammar = _grammar()
+    for i in range(count):
+        yield {"plan": derive(grammar, rng), "from": "grammar", "deep": i % 5 == 0}
+
+
+def hypothesis_cases(seed: int, count: int):
+    """Plans drawn by hypothesis from the grammar (its lark strategy); slower, so fewer."""
+    from importlib import resources
+
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra.lark import from_lark
+    from lark import Lark
+    from lark.lexer import PatternStr
+
+    text = resources.files("planner.grammar").joinpath("plan.lark").read_text(encoding="utf-8")
+    grammar = Lark(text, parser="lalr", lexer="contextual", start="start")
+    explicit = {name: st.sampled_from(values).map(lambda v: f" {v} ") for name, values in TERMINALS.items()}
+    for t in grammar.terminals:
+        if isinstance(t.pattern, PatternStr) and t.name not in explicit:
+            explicit[t.name] = st.just(f" {t.pattern.value} ")
+    out: list[str] = []
+
+    @settings(max_examples=count, suppress_health_check=list(HealthCheck), database=None, deadline=None,
+              phases=[Phase.generate])
+    @given(from_lark(grammar, start="start", explicit=explicit))
+    def draw(plan):
+        out.append(plan)
+
+    from hypothesis import seed as hseed
+
+    hseed(seed)(draw)()
+    for plan in out[:count]:
+        yield {"plan": plan, "from": "hypothesis", "deep": True}
+
+
+CLI_VALUES = ["0.5", "1.5", "0", "-1", "1e400", "1e-400", "nan", "inf", "3 TB/s", "3 s", "true", "1 / 0", "2 ^ 99999",
+              "10 ^ 1000000000", "(", "", "a", "alpha", "1..8", "1..8 step 0", "1..1e9", "1..8 times 1", "0..8 times 2",
+              "1..8 count 0", "1..8 count 100000000", "[1, 2", "[]", "0.3,0.6", "1 GB..8 GB step 1 GB", "5%",
+              "\x00", "\u202e1", "1 Mbps", "1e", '"x"', "x = 1", "1,", ",", "max(1, 2)", "ln(0)", "sqrt(-1)"]
+
+
+def cli_cases(seed: int, count: int):
+    rng = random.Random(f"cli-{seed}")
+    plan = str(ROOT / "sheets" / "token_cost.plan")
+    names = ["alpha", "gamma", "batch", "bits_per_weight", "hbm_bandwidth", "speedup", "nope", "", "alpha=1"]
+    for _ in range(count):
+        name, value = rng.choice(names), rng.choice(CLI_VALUES)
+        if rng.random() < 0.5:
+            args = ["eval", plan, "--set", f"{name}={value}"]
+        elif rng.random() < 0.5:
+            args = ["sweep", plan, f"{name}={value}", "--show", "speedup"]
+        else:
+            args = ["solve", plan, "--for", name, "--where", rng.choice(["speedup = 1", value, "speedup >= " + value])]
+        yield {"cli": args}
+
+
+TEMPLATE_SNIPPETS = [
+    "{{ ''.__class__.__mro__ }}", "{{ notes.append(1) }}", "{{ range(10**9) | list }}", "{{ 'x' * 10**9 }}",
+    "{{ 10 ** 10 ** 10 }}", "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}", "{{ lipsum(10**6) }}",
+    "{{ '%*d' % (10**9, 1) }}", "{{ '{:>1000000000}'.format(1) }}", "{% include 't.j2' %}", "{{ undefined_x }}",
+    "{% for q in inputs %}{{ q.nme }}{% endfor %}", "{{ 1 / 0 }}", "{{ (1.5 ** 10000) }}", "{% extends 't.j2' %}",
+    "{{ title | fmt(digits=10**9) }}", "{{ cycler }}", "{{ self }}", "{{ config }}", "{% set x = [] %}{{ x.append }}",
+    "{{ inputs | map(attribute='__class__') | list }}", "{{ ((10 ** 1000) ** 1000) ** 1000 }}", "{% raw %}",
+    "{{", "}}", "{%", "%}", "{#", "|", "~", "{{ title ~ title ~ title }}", "{{ quantities['x'] }}",
+]
+
+
+def template_cases(seed: int, count: int):
+    rng = random.Random(f"template-{seed}")
+    base = (ROOT / "templates" / "report.md.j2").read_text(encoding="utf-8")
+    for i in range(count):
+        if i % 3 == 0:
+            text = "\n".join(rng.sample(TEMPLATE_SNIPPETS, rng.randint(1, 3))) + "\n"
+        else:
+            text = mutate(base, rng.choice(["chars", "lines", "tokens"]), rng)
+            lines = text.split("\n")
+            lines.insert(rng.randrange(len(lines)), rng.choice(TEMPLATE_SNIPPETS))
+            text = "\n".join(lines)
+        yield {"template": text}
+
+
+# ---- running one case -------------------------------------------------------------------
+
+def run_plan(case: dict, workdir: Path) -> None:
+    import planner
+    from planner.language.errors import PlanError, render
+    from planner.questions.checks import run_checks
+
+    try:
+        plan = planner.loads(case["plan"], "fuzz.plan", base=workdir)
+    except PlanError as err:
+        render(err)
+        return
+    for scenario in plan.resolve_scenarios("all")[:3]:
+        try:
+            plan.evaluate(scenario)
+        except PlanError as err:
+            render(err)
+    for r in run_checks(plan):
+        if r.passed and r.lhs is not None:
+            assert not isinstance(r.lhs, float) or r.lhs == r.lhs, "a check with a NaN value passed"
+    if case.get("deep"):
+        from planner.outputs.build import report_outputs, workbook_output
+        from planner.outputs.viewmodel import analyse
+
+        try:
+            analysis = analyse(plan)
+            workbook_output(analysis, "fuzz.xlsx")
+            report_outputs(analysis, "fuzz.md", None, plots=False)
+        except PlanError as err:
+            render(err)
+
+
+def run_cli(case: dict, workdir: Path) -> None:
+    from planner.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(case["cli"])
+    assert code in (0, 1, 2), f"exit {code}: {err.getvalue()[-2000:]}"
+    assert "Traceback" not in err.getvalue()
+
+
+_VIEW = {}
+
+
+def run_template(case: dict, workdir: Path) -> None:
+    from planner.language.errors import PlanError, render
+    from planner.outputs import report
+
+    if "view" not in _VIEW:
+        import planner
+        from planner.outputs.viewmodel import analyse, view_model
+
+        _VIEW["view"] = view_model(analyse(planner.load(ROOT / "sheets" / "token_cost.plan")),
+                                   {"enabled": False, "note": "", "files": {}})
+    path = workdir / "t.j2"
+    path.write_text(case["template"], encoding="utf-8")
+    try:
+        report.render(_VIEW["view"], str(path))
+    except PlanError as err:
+        render(err)
+
+
+# ---- main --------------------------------------------------------------------------------
+
+def cases(kind: str, seed: int, count: int):
+    if kind in ("tokens", "chars", "lines"):
+        return plan_cases(kind, seed, count)
+    if kind == "grammar":
+        return grammar_cases(seed, count)
+    if kind == "hypothesis":
+        return hypothesis_cases(seed, count)
+    if kind == "cli":
+        return cli_cases(seed, count)
+    if kind == "template":
+        return template_cases(seed, count)
+    raise SystemExit(f"unknown kind {kind}")
+
+
+def main(argv: list[str]) -> int:
+    import tempfile
+
+    from planner.language.limits import deep
+
+    kind, seed, count, state = argv[0], int(argv[1]), int(argv[2]), Path(argv[3])
+    import planner.outputs.report as report
+
+    report.RENDER_SECONDS = 5  # the shipped report renders in well under a second: a slow case is found sooner
+    sys.setrecursionlimit(50_000)  # as the CLI does
+    runner = {"cli": run_cli, "template": run_template}.get(kind, run_plan)
+    findings, ran, slowest = [], 0, 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        (workdir / "lib.plan").write_text("x = 1\n")
+        for case in cases(kind, seed, count):
+            state.write_text(json.dumps(case), encoding="utf-8")
+            start = time.perf_counter()
+            try:
+                deep(runner, case, workdir)  # as the CLI runs every command
+            except Exception as exc:  # noqa: BLE001 - a finding: anything but a PlanError
+                findings.append({"case": case, "error": f"{type(exc).__name__}: {exc}"[:500],
+                                 "traceback": traceback.format_exc()[-3000:]})
+            took = time.perf_counter() - start
+            slowest = max(slowest, took)
+            if took > SECONDS_PER_CASE:
+                findings.append({"case": case, "error": f"took {took:.1f} s (limit {SECONDS_PER_CASE} s)"})
+            ran += 1
+    print(json.dumps({"kind": kind, "ran": ran, "slowest": round(slowest, 2), "findings": findings}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
