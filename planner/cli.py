@@ -286,13 +286,14 @@ def atomic_write(path: str, data: bytes, protect: Sequence = ()) -> None:
 
 def refuse_inputs(output: str, *inputs) -> None:
     """Exit 2 before anything runs when ``-o`` names one of the run's inputs."""
+    if output in (None, "-"):
+        return
     from pathlib import Path
 
     from .outputs.build import refuse_inputs as refuse
 
-    if output not in (None, "-"):
-        paths = [p for group in inputs if group for p in ([group] if isinstance(group, (str, Path)) else group)]
-        refuse([Path(output)], [Path(p) for p in paths])
+    paths = [p for group in inputs if group for p in ([group] if isinstance(group, (str, Path)) else group)]
+    refuse([Path(output)], [Path(p) for p in paths])
 
 
 def stream_output(path: Optional[str], write, protect: Sequence = ()) -> None:

@@ -27,11 +27,13 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from ..compute.evaluation import Plan, format_value
 from ..language.errors import UsageError
-from .viewmodel import Analysis, analyse, view_model
+
+if TYPE_CHECKING:  # the view model (SymPy, for the report's LaTeX) only where a report is made
+    from .viewmodel import Analysis
 
 DEFAULT_OUTDIR = "out"
 
@@ -82,6 +84,8 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
         notes.append(f"plots skipped: {reason}")
     plot_info = {"enabled": bool(files), "note": f"plots skipped: {reason}" if reason else "",
                  "files": files, "skipped": skipped}
+    from .viewmodel import view_model
+
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))
     return outputs, notes
@@ -152,6 +156,8 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
     refuse_inputs([Path(outdir) / name for name in [f"{stem}.xlsx", f"{stem}.md"]
                    + [f"{stem}-sweep-{i}.png" for i in range(1, len(plan.model.sweeps) + 1)]], inputs)
     step("scenarios, checks, sweeps and solves")
+    from .viewmodel import analyse
+
     analysis = analyse(plan)
     step("the workbook")
     outputs = [workbook_output(analysis, f"{stem}.xlsx")]
