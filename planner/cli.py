@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                         help="colour in error messages and check results: auto (on a terminal, unless NO_COLOR "
                              "is set), always or never (default: auto)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the compiled-plan cache (in the user's cache folder: "
+                             "$XDG_CACHE_HOME/planner, ~/.cache/planner by default)")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="no progress bar and no notes on stderr (errors are still shown); progress bars "
                              "appear only on a terminal, after about a second, and never with NO_COLOR set")
@@ -766,9 +769,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     color = _color(args, sys.stderr)
     global _QUIET
     _QUIET = args.quiet
+    from .compute import cache
     from .outputs import progress
 
     progress.configure(quiet=args.quiet)
+    cache.enable(not args.no_cache)
     handler: Callable[[argparse.Namespace], int] = args.handler
     from .compute.evaluation import RECURSION_LIMIT
     from .language.errors import PlanError, render
@@ -801,6 +806,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          "  this is a bug in planner, not in your plan; rerun with PLANNER_DEBUG=1 to see the "
                          "traceback, and report it\n")
         return EXIT_INTERNAL
+    finally:
+        cache.enable(False)  # the command line's choice, not the library's (main() may run in-process)
 
 
 def run() -> None:  # console script entry point

@@ -61,17 +61,28 @@ def _routes(plan):
     return sympy_route, ir_route
 
 
+def _blocks(source: str) -> list[list[str]]:
+    """The lines of each output: its hoisted subtrees (``_hN = ...``), then its own ``_vN = ...``."""
+    blocks, pending = [], []
+    for line in source.splitlines()[1:]:
+        text = line.strip()
+        if text.startswith("_h"):
+            pending.append(text)
+        elif text.startswith("_v") and " = " in text and not text.endswith("= _in"):
+            blocks.append(pending + [text])
+            pending = []
+    return blocks
+
+
 def _same_code(plan, where):
     sympy_route, ir_route = _routes(plan)
     fallback = {name for name, _ in ir_route.fallbacks}
-    a, b = sympy_route.source.splitlines(), ir_route.source.splitlines()
-    assert len(a) == len(b)
-    offset = 2 if plan.model.inputs else 1
-    for i, (x, y) in enumerate(zip(a, b)):
-        j = i - offset
-        if 0 <= j < len(ir_route.outputs) and ir_route.outputs[j] in fallback:
+    a, b = _blocks(sympy_route.source), _blocks(ir_route.source)
+    assert len(a) == len(b) == len(ir_route.outputs)
+    for name, x, y in zip(ir_route.outputs, a, b):
+        if name in fallback:
             continue
-        assert x == y, f"{where}: {ir_route.outputs[j] if 0 <= j < len(ir_route.outputs) else 'line ' + str(i)}"
+        assert x == y, f"{where}: {name}"
     return sympy_route, ir_route
 
 
@@ -235,3 +246,14 @@ def test_evaluating_commands_do_not_import_sympy(argv):
             "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % (argv,))
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("text", [
+    "x = 1\ny = " + "".join(f"if(x > {i}, {i}, " for i in range(120)) + "0" + ")" * 120 + "\n",  # 120 tiers
+    "x = 1.5\ny = x" + " ^ x" * 60 + "\n",  # x^(x^(x^...)) 60 deep
+])
+def test_deep_formulas_are_hoisted_as_the_sympy_route_hoists(text):
+    plan = planner.loads(text, "deep.plan")
+    _same_code(plan, "deep.plan")
+    _same_values(plan, "deep.plan")
+    assert "_h1 = " in plan.compiled.source and plan.compiled.fallbacks == []

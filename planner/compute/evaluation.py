@@ -34,7 +34,6 @@ from ..language.errors import (
     suggest,
 )
 from ..language.limits import deep
-from ..language.lower import lower, lower_expr
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
 from .diagnose import diagnose
@@ -88,6 +87,7 @@ class Evaluation:
 
 class Plan:
     files: tuple[Path, ...] = ()  # the files read: the plan's own and every imported one (outputs never replace them)
+    cached = False  # True when it came from the compiled-plan cache (planner.compute.cache)
 
     def __init__(self, source: Source, model: Model, analyzer, answers=None) -> None:
         """``answers``: a factory ``answers(plan)`` of the object that answers the plan's questions
@@ -188,14 +188,21 @@ class Plan:
                                    [(a, ("s", a)) for a in self.model.formula_answers],
                                    sympy_fallback=self._print_sympy)
 
-    def _print_sympy(self, name: str, expr: ir.Expr, variables: Mapping[str, str]) -> str:
-        """One formula printed through SymPy, for what :mod:`planner.compute.canonical` does not mirror."""
+    def _print_sympy(self, name: str, expr: ir.Expr, variables: Mapping[str, str], printer=None) -> str:
+        """One formula printed through SymPy, for what :mod:`planner.compute.canonical` does not mirror
+        (its hoisted lines go to ``printer``'s, named after them)."""
         from .compiled import NumpyPrinter
 
         symbols = self.symbols.all()
         names = {symbols[n]: v for n, v in variables.items() if n in symbols}
+        numpy_printer = NumpyPrinter(names)
+        numpy_printer.count = printer.count if printer is not None else 0
         with paused_gc():
-            return NumpyPrinter(names)(self.converter.expr(expr))
+            text = numpy_printer(self.converter.expr(expr))
+        if printer is not None:
+            printer.hoisted.extend(numpy_printer.hoisted)
+            printer.count = numpy_printer.count
+        return text
 
     # ---- answers used in formulas ---------------------------------------------------
     @property
@@ -306,6 +313,8 @@ class Plan:
         name, _, value = text.partition("=")
         name = name.strip()
         source = Source(f"{origin} {name}", value.strip())
+        from ..language.lower import lower_expr  # lark: only when there is text to parse
+
         expr = lower_expr(source)
         override = ir.Override(name, expr, Span(source, 0, len(source.text)), Span(source, 0, len(source.text)))
         if name not in self.model.quantities:
@@ -532,6 +541,7 @@ def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] =
 
 def _loads(text: str, name: str, base, all_imports: bool, roots: tuple[Path, ...], answers, cls) -> Plan:
     from ..language.imports import resolve_imports
+    from ..language.lower import lower
 
     with paused_gc():
         source = Source(name, text)
@@ -552,9 +562,25 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None,
     """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`.
 
     ``all_imports=True`` keeps every quantity of the imported plans, used or not;
-    ``import_roots`` are folders imports may read besides the plan's own folder and the library."""
+    ``import_roots`` are folders imports may read besides the plan's own folder and the library.
+    With the compiled-plan cache on (:mod:`planner.compute.cache`, the command line's default), a
+    plan loaded before and unchanged since, imports included, comes from the cache, compiled."""
     from ..language.imports import read_plan
+    from . import cache
 
     p = Path(path)
     text = read_plan(p)  # a regular file of plan text, within the size limit (a FIFO is refused, not waited on)
-    return loads(text, str(path), p.resolve().parent, all_imports, answers, cls, import_roots)
+    key = None
+    if cache.enabled():
+        key = cache.key(p, str(path) + "\0" + text, all_imports, import_roots)
+        cached = cache.fetch(key, cls, answers)
+        if cached is not None:
+            return cached
+    plan = loads(text, str(path), p.resolve().parent, all_imports, answers, cls, import_roots)
+    if key is not None:
+        try:
+            plan.compiled  # noqa: B018  (compiled now, to be kept with it)
+        except Exception:  # noqa: BLE001  (the run reports it where it evaluates)
+            return plan
+        cache.store(key, plan)
+    return plan

@@ -222,18 +222,43 @@ def _float(v: Fraction) -> str:
     return repr(x)
 
 
+_ATOMS = frozenset(("n", "s", "d", "b"))  # nodes without arguments (never hoisted)
 _OPS = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="}
 _FUNCS = {"Abs": "_np.abs", "sign": "_np.sign", "log": "_np.log", "exp": "_np.exp"}
 
 
 class Printer:
+    HOIST = 40  # as NumpyPrinter: subtrees deeper than this get a line of their own (`_hN = ...`)
+
     def __init__(self, names: Mapping[Node, str]) -> None:
         self.names = names
+        self.nesting = 0  # of the expression being printed
+        self.count = 0  # hoisted lines so far (their names are _h1, _h2...)
+        self.hoisted: list[str] = []  # `_hN = ...` lines that must come before the printed expression
 
     def __call__(self, e: Node) -> str:
         return self.p(e)
 
     def p(self, e: Node) -> str:
+        # NumpyPrinter.p, step for step: every branch is evaluated anyway (numpy), so moving a deep
+        # subtree to a line of its own is exact; Python's parser nests only about 200 deep
+        if self.nesting >= self.HOIST and e[0] not in _ATOMS:
+            saved, self.nesting = self.nesting, 0
+            try:
+                text = self.p(e)
+            finally:
+                self.nesting = saved
+            self.count += 1
+            name = f"_h{self.count}"
+            self.hoisted.append(f"{name} = {text}")
+            return name
+        self.nesting += 1
+        try:
+            return self._print(e)
+        finally:
+            self.nesting -= 1
+
+    def _print(self, e: Node) -> str:
         tag = e[0]
         if tag == "s" or tag == "d":
             return self.names[e]
@@ -335,8 +360,9 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
     function of ``inputs`` (quantities) and ``extra`` (more variables, as (name, node): scenario
     references and answers in checks). An output named like a quantity is used by name in the later ones.
 
-    ``sympy_fallback(name, output, names)`` prints an output through SymPy when its canonical form is
-    not mirrored (``names`` maps variable names to their ``_v`` identifiers)."""
+    ``sympy_fallback(name, output, names, printer)`` prints an output through SymPy when its canonical
+    form is not mirrored (``names`` maps variable names to their ``_v`` identifiers; ``printer``'s
+    ``count`` and ``hoisted`` lines continue through SymPy's printer)."""
     conv = Converter(model)
     var: dict[Node, str] = {}
     by_name: dict[str, str] = {}
@@ -359,8 +385,12 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
         except (C.Unsupported, RecursionError) as exc:
             if sympy_fallback is None:
                 raise
-            text = sympy_fallback(name, output, by_name)
+            printer.hoisted.clear()
+            printer.nesting = 0
+            text = sympy_fallback(name, output, by_name, printer)
             fallbacks.append((name, str(exc) if isinstance(exc, C.Unsupported) else "too deep"))
+        lines.extend(f"    {h}" for h in printer.hoisted)
+        printer.hoisted.clear()
         lines.append(f"    {v} = {text}")
         if name in model.quantities:
             var[("s", name)] = v
