@@ -146,15 +146,11 @@ def _fetch(cache_key: str, cls, answers):
 
 
 def _rebuild(state: dict, cls, answers):
-    from ..language.analysis import Analyzer
-    from ..language.dims import Typer
     from .evaluation import Plan
-    from .ircompile import IRCompiled, load_source
+    from .numeric import IRCompiled, load_source
 
-    analyzer = Analyzer.__new__(Analyzer)
-    analyzer.__dict__.update(state["analyzer"])
-    analyzer.typer = Typer(analyzer.units, analyzer.defs, analyzer.functions, analyzer._bind)
-    plan = (cls or Plan)(state["source"], state["model"], analyzer, answers)
+    plan = (cls or Plan)(state["source"], state["model"], None, answers)
+    plan.analyzer_state = state["analyzer"]  # the analyzer, rebuilt when first asked for (--set, checks)
     plan.files = tuple(Path(p) for p in state["files"])
     compiled = state.get("compiled")
     if compiled is not None:
@@ -163,6 +159,17 @@ def _rebuild(state: dict, cls, answers):
             plan.__dict__["compiled"] = IRCompiled(inputs, outputs, source, load_source(source), [])
     plan.cached = True
     return plan
+
+
+def analyzer(state: dict):
+    """The plan's analyzer from its cached state (the analysis module is imported only then)."""
+    from ..language.analysis import Analyzer
+    from ..language.dims import Typer
+
+    rebuilt = Analyzer.__new__(Analyzer)
+    rebuilt.__dict__.update(state)
+    rebuilt.typer = Typer(rebuilt.units, rebuilt.defs, rebuilt.functions, rebuilt._bind)
+    return rebuilt
 
 
 # ---- writing ---------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ from typing import Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from ..language import ir
-from ..language.analysis import analyze
 from ..language.errors import (
     ConstraintError,
     KindError,
@@ -36,7 +35,6 @@ from ..language.errors import (
 from ..language.limits import deep
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
-from .diagnose import diagnose
 from .numeric import CompiledPlan
 
 Value = Union[Fraction, bool]
@@ -88,6 +86,23 @@ class Evaluation:
 class Plan:
     files: tuple[Path, ...] = ()  # the files read: the plan's own and every imported one (outputs never replace them)
     cached = False  # True when it came from the compiled-plan cache (planner.compute.cache)
+    analyzer_state = None  # a cached plan's analyzer, not rebuilt yet
+
+    @property
+    def analyzer(self):
+        """The static analysis (:class:`planner.language.analysis.Analyzer`) that made the model: for
+        typing expressions (``--set`` values, checks, questions)."""
+        got = self.__dict__.get("_analyzer")
+        if got is None and self.analyzer_state is not None:
+            from .cache import analyzer
+
+            got = self.__dict__["_analyzer"] = analyzer(self.analyzer_state)
+            self.analyzer_state = None
+        return got
+
+    @analyzer.setter
+    def analyzer(self, value) -> None:
+        self.__dict__["_analyzer"] = value
 
     def __init__(self, source: Source, model: Model, analyzer, answers=None) -> None:
         """``answers``: a factory ``answers(plan)`` of the object that answers the plan's questions
@@ -180,10 +195,10 @@ class Plan:
         constraint (``__constraint0``...), as one function of the inputs."""
         from .ircompile import compile_outputs
 
-        outputs: list = [(n, self.model.quantities[n].definition.expr) for n in names]
-        if constraints:
-            outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
         with paused_gc():
+            outputs: list = [(n, self.model.quantities[n].definition.expr) for n in names]
+            if constraints:
+                outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
             return compile_outputs(self.model, self.model.inputs, outputs,
                                    [(a, ("s", a)) for a in self.model.formula_answers],
                                    sympy_fallback=self._print_sympy)
@@ -376,6 +391,8 @@ class Plan:
         for name in self.model.derived:
             v = values[name]
             if not isinstance(v, bool) and not np.isfinite(v):
+                from .diagnose import diagnose
+
                 err = diagnose(self.model, name, {**values, **ev.answers})
                 if scenario is not None:
                     err.notes.append(f"in scenario `{scenario}`")
@@ -551,6 +568,8 @@ def _loads(text: str, name: str, base, all_imports: bool, roots: tuple[Path, ...
             plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
                                       (Path(name).resolve(),) if base is not None else (), all_imports, roots,
                                       files)
+        from ..language.analysis import analyze
+
         model, analyzer = analyze(plan_ir)
         plan = cls(source, model, analyzer, answers)
         plan.files = tuple(files)

@@ -18,7 +18,6 @@ The generated code only ever holds identifiers this module made (``_v0``,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Mapping, Optional, Sequence
 
@@ -26,7 +25,7 @@ from ..language import ir
 from ..language.analysis import unit_of
 from ..language.model import Model
 from . import canonical as C
-from .numeric import CompiledPlan, aggregate, approx, expand
+from .numeric import IRCompiled, load_source  # noqa: F401  (re-exported)
 
 Node = tuple
 
@@ -253,10 +252,9 @@ class Printer:
             self.hoisted.append(f"{name} = {text}")
             return name
         self.nesting += 1
-        try:
-            return self._print(e)
-        finally:
-            self.nesting -= 1
+        text = self._print(e)  # (on an error compile_outputs resets the count)
+        self.nesting -= 1
+        return text
 
     def _print(self, e: Node) -> str:
         tag = e[0]
@@ -343,14 +341,6 @@ class Printer:
 
 # ---- compiling ------------------------------------------------------------------------------
 
-@dataclass
-class IRCompiled(CompiledPlan):
-    """A :class:`CompiledPlan` built from the IR; ``fallbacks`` are the outputs printed through SymPy
-    (name, why)."""
-
-    fallbacks: list[tuple[str, str]] = field(default_factory=list)
-
-
 Output = tuple  # (name, builder): builder(converter, env) -> Node, and a SymPy builder for the fallback
 
 
@@ -399,12 +389,3 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
     lines.append("    return (" + "".join(f"{v}, " for v in out_vars) + ")")
     source = "\n".join(lines) + "\n"
     return IRCompiled([n for n, _ in variables], [n for n, _ in outputs], source, load_source(source), fallbacks)
-
-
-def load_source(source: str):
-    """The function of generated source (ours: identifiers we made and float literals)."""
-    import numpy as np
-
-    namespace: dict = {"_np": np, "_approx": approx, "_agg": aggregate, "_x": expand}
-    exec(compile(source, "<planner>", "exec"), namespace)  # noqa: S102
-    return namespace["_plan"]

@@ -8,7 +8,7 @@ these and return a :class:`CompiledPlan`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -38,6 +38,21 @@ class CompiledPlan:
     def __call__(self, values: Sequence) -> tuple:
         with np.errstate(all="ignore"):
             return self.function(tuple(values))
+
+
+@dataclass
+class IRCompiled(CompiledPlan):
+    """A :class:`CompiledPlan` built from the IR (:mod:`planner.compute.ircompile`); ``fallbacks`` are
+    the outputs printed through SymPy (name, why)."""
+
+    fallbacks: list[tuple[str, str]] = field(default_factory=list)
+
+
+def load_source(source: str):
+    """The function of generated source (ours: identifiers we made and float literals)."""
+    namespace: dict = {"_np": np, "_approx": approx, "_agg": aggregate, "_x": expand}
+    exec(compile(source, "<planner>", "exec"), namespace)  # noqa: S102
+    return namespace["_plan"]
 
 
 BLOCK = 1 << 16  # array elements per block of terms of an aggregate
