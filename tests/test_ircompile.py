@@ -101,8 +101,11 @@ def _same_values(plan, where):
         inputs, _ = plan.input_values(scenario)
         old = dict(zip(sympy_route.outputs, sympy_route(plan.args(inputs))))
         new = plan.run_compiled(inputs)  # the route planner evaluates with
+        floats = plan._run_floats(inputs)  # and its numpy-free run, where it runs
         for name in sympy_route.outputs:
             assert _bits(new[name]) == _bits(old[name]), f"{where} [{scenario or 'base'}] {name}"
+            if floats is not None:
+                assert _bits(floats[name]) == _bits(old[name]), f"{where} [{scenario or 'base'}] {name} (floats)"
 
 
 @pytest.mark.parametrize("path", _shipped(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -171,6 +174,46 @@ def test_generated_formulas_compile_to_the_same_code():
         _same_code(plan, f"seed {seed}")
         compared += 1
     assert compared > 100
+
+
+def test_python_floats_give_numpys_bits_or_give_up():
+    """The numpy-free run of one evaluation (CompiledPlan.scalar) against numpy scalars, over
+    generated formulas and awkward inputs: zeros of both signs, negatives, huge and tiny values."""
+    awkward = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-300, 1e300, -1e300, 7.25, 1e-9, 2.0 ** 0.5]
+    ran = gave_up = 0
+    for seed in range(150):
+        r = random.Random(seed)
+        lines = ["a = 1.5", "b = 2", "c = 0.3", "d = 4", "x1 = 3", "y2 = 0.7", "flag = true"]
+        lines += [f"q{i} = {_formula(r, 3)}" for i in range(3)]
+        lines.append(f"z = {_formula(r, 2)} + q0 * q1 - q2")
+        try:
+            plan = planner.loads("\n".join(lines) + "\n", f"generated-{seed}.plan")
+            compiled = plan.compiled
+        except (PlanError, TypeError, ValueError, NotImplementedError):
+            continue
+        for _ in range(8):
+            values = [r.choice(awkward) if q != "flag" else r.random() < 0.5 for q in plan.model.inputs]
+            got = compiled.scalar(values)
+            if got is None:
+                gave_up += 1
+                continue
+            want = compiled([np.bool_(v) if isinstance(v, bool) else np.float64(v) for v in values])
+            for name, x, y in zip(compiled.outputs, got, want):
+                assert _bits(x) == _bits(y), f"seed {seed} {name} {values}"
+            ran += 1
+    assert ran > 200 and gave_up > 50, (ran, gave_up)  # many run without numpy; 1/0, overflow, nan go to numpy
+
+
+def test_eval_of_a_plain_plan_does_not_import_numpy():
+    plan = planner.load(SHEETS / "token_cost.plan")
+    for scenario in [None] + plan.scenario_names:
+        inputs, _ = plan.input_values(scenario)
+        assert plan._run_floats(inputs) is not None, scenario
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'eval', "
+            "'sheets/token_cost.plan', '--scenario', 'all'])\n"
+            "assert 'numpy' not in sys.modules, 'numpy imported'\nsys.exit(code)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
 
 
 # ---- what SymPy's canonical forms change, reproduced ---------------------------------------------

@@ -147,7 +147,7 @@ def _fetch(cache_key: str, cls, answers):
 
 def _rebuild(state: dict, cls, answers):
     from .evaluation import Plan
-    from .numeric import IRCompiled, load_source
+    from .program import IRCompiled
 
     plan = (cls or Plan)(state["source"], state["model"], None, answers)
     plan.analyzer_state = state["analyzer"]  # the analyzer, rebuilt when first asked for (--set, checks)
@@ -156,7 +156,7 @@ def _rebuild(state: dict, cls, answers):
     if compiled is not None:
         inputs, outputs, source, fallbacks = compiled
         if not fallbacks and inputs == plan.arguments and check_source(source, len(inputs) + len(outputs)):
-            plan.__dict__["compiled"] = IRCompiled(inputs, outputs, source, load_source(source), [])
+            plan.__dict__["compiled"] = IRCompiled(inputs, outputs, source, None, [])
     plan.cached = True
     return plan
 

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import gc
+import math
 import os
 import sys
 from contextlib import contextmanager
@@ -17,8 +18,6 @@ from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
-
-import numpy as np
 
 from ..language import ir
 from ..language.errors import (
@@ -35,7 +34,7 @@ from ..language.errors import (
 from ..language.limits import deep
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
-from .numeric import CompiledPlan
+from .program import CompiledPlan
 
 Value = Union[Fraction, bool]
 
@@ -235,6 +234,8 @@ class Plan:
     def args(self, inputs: Mapping[str, object], answers: Optional[Mapping[str, object]] = None) -> list:
         """The argument list of :meth:`compile`'s functions: inputs (numbers or arrays) and answers
         (missing ones are nan: the quantities that use them have no value)."""
+        import numpy as np
+
         out = [inputs[n] if isinstance(inputs[n], np.ndarray) else as_number(inputs[n]) for n in self.model.inputs]
         for a in self.model.formula_answers:
             v = (answers or {}).get(a, np.nan)
@@ -375,7 +376,7 @@ class Plan:
         returns them. From Python, ``planner.Plan.eval`` takes values with
         units (``"4.8 TB/s"``) and refuses a bare number for an input with one."""
         inputs, where = self.input_values(scenario, overrides, origins)
-        raw = self.run_compiled(inputs)
+        raw = self._run_floats(inputs) or self.run_compiled(inputs)
         values: dict[str, float | bool] = {}
         for name in self.model.inputs:
             values[name] = bool(inputs[name]) if self.model.quantities[name].is_bool else float(inputs[name])
@@ -390,7 +391,7 @@ class Plan:
                 values[name] = _scalar(raw[name])
         for name in self.model.derived:
             v = values[name]
-            if not isinstance(v, bool) and not np.isfinite(v):
+            if not isinstance(v, bool) and not math.isfinite(v):
                 from .diagnose import diagnose
 
                 err = diagnose(self.model, name, {**values, **ev.answers})
@@ -401,6 +402,23 @@ class Plan:
                         err.notes.append(f"with {o.description}")
                 raise err
         return ev
+
+    def _run_floats(self, inputs: Mapping[str, object]) -> Optional[dict[str, object]]:
+        """:meth:`run_compiled` on Python floats, without numpy, when it gives the same bits
+        (:meth:`planner.compute.program.CompiledPlan.scalar`); else ``None``."""
+        if self.model.formula_answers:
+            return None
+        values = []
+        for n in self.model.inputs:
+            v = inputs[n]
+            if v.__class__ is bool:
+                values.append(v)
+            elif v.__class__ in (Fraction, int, float):
+                values.append(float(v))  # as np.float64(v): a Fraction's quotient, correctly rounded
+            else:
+                return None
+        out = self.compiled.scalar(values)
+        return None if out is None else dict(zip(self.compiled.outputs, out))
 
     def run_compiled(self, inputs: Mapping[str, object], answers: Optional[Mapping[str, object]] = None
                      ) -> dict[str, object]:
@@ -420,7 +438,7 @@ class Plan:
                                                   next(c for c in q.definition.constraints if c.kind == "integer")))
         for i, (name, c) in enumerate(self._constraints):
             ok = raw[f"__constraint{i}"]
-            if not bool(np.all(ok)):
+            if not (ok if ok.__class__ is bool else _all(ok)):
                 q = self.model.quantities[name]
                 errors.append(self._violation(ev, q, "condition", f"`{c.condition.span.flat}` does not hold", c))
         if errors:
@@ -487,7 +505,17 @@ def scenarios_for(plan, picks: tuple[ir.ScenarioPick, ...], override=None) -> li
     return list(dict.fromkeys(names))
 
 
+def _all(v) -> bool:
+    import numpy as np
+
+    return bool(np.all(v))
+
+
 def _scalar(v) -> float | bool:
+    if v.__class__ is float or v.__class__ is bool:
+        return v
+    import numpy as np
+
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     arr = np.asarray(v)
@@ -498,6 +526,8 @@ def _scalar(v) -> float | bool:
 
 def as_number(v: Value):
     # numpy scalars, so that 1/0 gives inf (reported by ``diagnose``), not a ZeroDivisionError
+    import numpy as np
+
     if isinstance(v, (bool, np.bool_)):
         return np.bool_(v)
     return np.float64(v)

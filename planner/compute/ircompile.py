@@ -25,7 +25,7 @@ from ..language import ir
 from ..language.analysis import unit_of
 from ..language.model import Model
 from . import canonical as C
-from .numeric import IRCompiled, load_source  # noqa: F401  (re-exported)
+from .program import IRCompiled, load_source  # noqa: F401  (re-exported)
 
 Node = tuple
 
@@ -388,4 +388,4 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
         out_vars.append(v)
     lines.append("    return (" + "".join(f"{v}, " for v in out_vars) + ")")
     source = "\n".join(lines) + "\n"
-    return IRCompiled([n for n, _ in variables], [n for n, _ in outputs], source, load_source(source), fallbacks)
+    return IRCompiled([n for n, _ in variables], [n for n, _ in outputs], source, None, fallbacks)  # run: on first call

@@ -1,17 +1,16 @@
-"""What compiled plans share, without SymPy: the callable wrapper, ``approx`` and the
-aggregates' runtime (``aggregate``, ``expand``).
+"""The numpy runtime compiled plans call, without SymPy: ``approx`` and the aggregates'
+(``aggregate``, ``expand``).
 
 Both routes to a compiled plan (:mod:`planner.compute.ircompile` from the IR,
 :mod:`planner.compute.compiled` through SymPy) generate code that calls
-these and return a :class:`CompiledPlan`.
+these and return a :class:`planner.compute.program.CompiledPlan`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Sequence
-
 import numpy as np
+
+from .program import CompiledPlan, IRCompiled, load_source  # noqa: F401  (where they were)
 
 
 def approx(x):
@@ -24,35 +23,6 @@ def approx(x):
         scale = 10.0 ** (14 - magnitude)
         rounded = np.round(x * scale) / scale
     return np.where(np.isfinite(rounded) & (x != 0), rounded, x)
-
-
-@dataclass
-class CompiledPlan:
-    """One compiled function from input values to every output value."""
-
-    inputs: list[str]
-    outputs: list[str]
-    source: str
-    function: object
-
-    def __call__(self, values: Sequence) -> tuple:
-        with np.errstate(all="ignore"):
-            return self.function(tuple(values))
-
-
-@dataclass
-class IRCompiled(CompiledPlan):
-    """A :class:`CompiledPlan` built from the IR (:mod:`planner.compute.ircompile`); ``fallbacks`` are
-    the outputs printed through SymPy (name, why)."""
-
-    fallbacks: list[tuple[str, str]] = field(default_factory=list)
-
-
-def load_source(source: str):
-    """The function of generated source (ours: identifiers we made and float literals)."""
-    namespace: dict = {"_np": np, "_approx": approx, "_agg": aggregate, "_x": expand}
-    exec(compile(source, "<planner>", "exec"), namespace)  # noqa: S102
-    return namespace["_plan"]
 
 
 BLOCK = 1 << 16  # array elements per block of terms of an aggregate

@@ -140,7 +140,8 @@ def keywords() -> frozenset[str]:
     """The grammar's reserved words (`and`, `true`, `where`, `scenario` ...): never names."""
     from lark.lexer import PatternStr
 
-    return frozenset(t.pattern.value for t in _parser("start").terminals
+    # the one-pass parser's terminals (the tree route's are the same): lower builds only that one
+    return frozenset(t.pattern.value for t in _inline_parser("start").terminals
                      if isinstance(t.pattern, PatternStr) and t.pattern.value.isidentifier()) - CONTEXTUAL_WORDS
 
 
