@@ -8,7 +8,6 @@ The roots are checked against arithmetic written out here: a linear crossover
 import importlib
 from fractions import Fraction
 
-import pytest
 import sympy as sp
 
 import planner

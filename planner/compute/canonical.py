@@ -1032,10 +1032,10 @@ def _canonical_coeff(rel: Node) -> Node:
     rel = _canonical(rel)
     op, lhs, rhs = rel[1], rel[2], rel[3]
     if lhs[0] == "+" and lhs[1][0][0] == "n":
-        b, l = lhs[1][0], _from_args("+", list(lhs[1][1:]), ZERO)
+        b, rest = lhs[1][0], _from_args("+", list(lhs[1][1:]), ZERO)
     else:
-        b, l = ZERO, lhs
-    m, lhs2 = as_coeff_mul(l)
+        b, rest = ZERO, lhs
+    m, lhs2 = as_coeff_mul(rest)
     if m == 0:
         raise Unsupported("a condition without a variable side")
     new_rhs = mul(sub(rhs, b), power(num(m), NEG_ONE)) if (b != ZERO or m != 1) else rhs

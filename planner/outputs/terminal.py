@@ -485,7 +485,7 @@ def sweep_csv(results: Sequence[SweepResult]) -> str:
 
 
 def _sweep_py(v):
-    if isinstance(v, bool) or getattr(v, "dtype", None) == bool:  # numpy's bool_ too
+    if isinstance(v, bool) or str(getattr(v, "dtype", "")) == "bool":  # numpy's bool_ too
         return bool(v)
     return float(v)
 

@@ -90,7 +90,6 @@ from .roots import (
     integer_runs,
     integer_runs_numeric,
     numeric_roots,
-    pieces,
     relations,
     residual,
     root_forms,

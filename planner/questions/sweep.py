@@ -24,12 +24,12 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..compute.numeric import CompiledPlan
 from ..compute.diagnose import diagnose
 from ..compute.evaluation import Plan, as_number, format_value, scenarios_for
-from ..language.graph import cone
+from ..compute.program import CompiledPlan
 from ..language import ir
 from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
+from ..language.graph import cone
 from ..language.source import Span
 from .ranges import MAX_POINTS, Points, expand
 
