@@ -11,7 +11,8 @@ ratio of the two is printed; with the compiled-plan cache, cold (``--no-cache``)
 and warm. Then a 1,000,000-point sweep to CSV from the command line (wall time
 and peak memory) and ``planner --version``.
 
-Runs are interleaved (planner, baseline, planner, ...) so that load on the
+Python's bytecode is cached as for an installed package (``PYTHONPYCACHEPREFIX`` in a
+temporary folder, written by a warm-up run). Runs are interleaved (planner, baseline, planner, ...) so that load on the
 machine hits both alike; the best of ``--repeat`` runs is compared, medians
 are shown too. The goals of issue 11 are checked at the end (ratios and
 times measured in this run; not a test: nothing fails).
@@ -88,7 +89,7 @@ def interleaved(jobs: dict[str, list[str]], repeat: int, env: dict) -> dict[str,
 
 
 def supports(option: str, planner: list[str], env: dict) -> bool:
-    text = subprocess.run(planner + ["eval", "--help"], capture_output=True, text=True, env=env).stdout
+    text = subprocess.run(planner + ["--help"], capture_output=True, text=True, env=env).stdout
     return option in text
 
 
@@ -103,8 +104,11 @@ def main() -> None:
 
     planner = planner_command()
     work = Path(tempfile.mkdtemp(prefix="planner-bench-"))
-    env = dict(os.environ, XDG_CACHE_HOME=str(work / "cache"), NO_COLOR="1")
+    # Bytecode as an installed package has it (pip compiles it): kept under the work folder, written
+    # by the warm-up run, even where PYTHONDONTWRITEBYTECODE is set (else every run compiles planner).
+    env = dict(os.environ, XDG_CACHE_HOME=str(work / "cache"), NO_COLOR="1", PYTHONPYCACHEPREFIX=str(work / "pyc"))
     env.pop("PLANNER_DEBUG", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     cache = supports("--no-cache", planner, env)
     sheets = sorted(p for p in (ROOT / "sheets").glob("*.plan") if not args.sheet or p.stem in args.sheet)
     results: dict[tuple[str, str], Timing] = {}
@@ -120,7 +124,7 @@ def main() -> None:
                     continue
                 argv = planner + [command, rel]
                 if command == "eval":
-                    jobs = {"planner": argv + ["--scenario", "all"] + (["--no-cache"] if cache else [])}
+                    jobs = {"planner": planner + (["--no-cache"] if cache else []) + [command, rel, "--scenario", "all"]}
                     if cache:
                         jobs["planner (cache warm)"] = argv + ["--scenario", "all"]
                     if baseline.exists():

@@ -53,6 +53,8 @@ def _import_root(p: argparse.ArgumentParser) -> None:
     p.add_argument("--import-root", dest="import_roots", action="append", default=[], metavar="DIR",
                    help="a folder imports may also read from and are looked up in (a team's library); repeatable. "
                         "PLANNER_IMPORT_PATH adds more (separated by `" + os.pathsep + "`)")
+    p.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS,  # after the command too
+                   help="neither read nor write the compiled-plan cache (as `planner --no-cache COMMAND`)")
 
 
 def _format(p: argparse.ArgumentParser, choices=("table", "json", "csv", "markdown", "jsonl")) -> None:
@@ -757,6 +759,9 @@ def cmd_build(args) -> int:
 # ---- entry point --------------------------------------------------------------
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # at once: no parser to build
+        print(f"planner {_version()}")
+        return 0
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and getattr(args, "command", None) == "sweep" and all("=" in e and not e.startswith("-") for e in extra):

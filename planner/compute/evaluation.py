@@ -13,7 +13,7 @@ import math
 import os
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
@@ -31,6 +31,7 @@ from ..language.errors import (
     UsageError,
     suggest,
 )
+from ..language.lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 from ..language.limits import deep
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
