@@ -84,3 +84,35 @@ def test_expressions_and_values():
     for text in ["1..1024 times 2", "0.3, 0.6", "[1, 2, 4]", "2 TB/s..4 TB/s count 5"]:
         src = Source("values", text)
         assert repr(parse_transform(src, _Lower(src), "cli_values")) == repr(lower_values(src))
+
+
+# The lexer tries one pattern of every terminal before the state's own (parser._FusedLexer): words
+# that are keywords in some states and names in others, unary and binary signs, and random soups of
+# the grammar's words give the same tokens (hence the same IR, or the same error at the same place).
+_WORDS = ["step", "count", "times", "over", "show", "in", "as", "for", "with", "within", "where", "and", "or",
+          "not", "true", "false", "integer", "sweep", "solve", "check", "scenario", "axis", "unit", "import",
+          "from", "note", "title", "min", "max", "maximize", "minimize", "x", "y2", "-", "+", "*", "/", "^", "=",
+          "==", "~=", "<=", ">", "(", ")", "[", "]", "{", "}", ",", ".", "..", "@", ":", "%", "->", "1", "2.5",
+          "3 ms", "4 TB/s", "1_000", '"doc"', "[tag]", "# c", "\n", "\n", "\n"]
+
+
+@pytest.mark.parametrize("text", [
+    "step = 1\ncount = step - -step\nsweep step in 1..8 step 2 show count\n",
+    "over = 2\nshow = over * -over\nmaximize show over over in 1..3 as times\n",
+    "x = -1 - -2 + +3 * -(4 - -5)\ny = x ^ -2\n",
+    "a = 2\nb = a -1\nc = -a\ncheck c == -2 within 1%\n",
+    "n = 3\nsweep n in 1..9 count 3, n in [1, 2] show n\n",
+])
+def test_words_that_are_keywords_only_somewhere(text):
+    _same("words.plan", text)
+
+
+def test_soups_of_the_grammars_words():
+    import random
+
+    rng = random.Random(11)
+    for i in range(400):
+        text = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 25))) + "\n"
+        if rng.random() < 0.5:  # mostly well formed heads, so the parse gets deep into states
+            text = rng.choice(["a = ", "check a ", "sweep a in ", "solve a where ", "f(x) = ", "scenario s { a = "]) + text
+        _same(f"soup{i}.plan", text)

@@ -30,7 +30,6 @@ import json
 import os
 import pickle
 import sys
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 from typing import Optional
@@ -211,6 +210,8 @@ def _store(cache_key: str, plan) -> None:
     header = json.dumps({"key": cache_key, "length": len(payload), "sha256": _digest(payload), "files": files})
     folder = directory()
     folder.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only to write (a read needs neither it nor shutil, which it brings)
+
     fd, stage = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:

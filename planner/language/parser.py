@@ -373,23 +373,76 @@ def _single(rule) -> bool:
 class _FusedLexer:
     """lark's contextual lexer and :class:`_NewlinePostLex` as one loop, for the one-pass parser.
 
-    The same tokens: each is matched with the compiled patterns of the lexer lark made for the
-    parser's current state (and lark's keyword callback), white space and comments skipped, line
-    and column counted as lark counts them, and the newlines the post-lexer drops dropped; but
-    without a generator and three method calls per token (or per run of white space). What does
-    not match is handed to lark's own lexer, which raises lark's error."""
+    The same tokens: each is the token lark's lexer for the parser's current state would match
+    (and lark's keyword callback would type), white space and comments skipped, line and column
+    counted as lark counts them, and the newlines the post-lexer drops dropped; but without a
+    generator and three method calls per token (or per run of white space). What does not match
+    is handed to lark's own lexer, which raises lark's error.
+
+    One pattern of every terminal is tried first: lark orders a state's terminals as it orders
+    all of them, so where all of them match a terminal the state accepts, the state's own
+    pattern matches the same (its earlier terminals are earlier ones of all, which did not
+    match); only then (a keyword where the state takes a name, or a state without names) is the
+    state's own pattern compiled and used. Compiling a pattern per state, as lark does, was most
+    of a small plan's parse."""
 
     def __init__(self, contextual, postlex: _NewlinePostLex) -> None:
         self.contextual = contextual
         self.postlex = postlex
-        self.info: dict = {}  # lark's lexer of a state -> its patterns, ignored and newline types, callbacks
+        self.info: dict = {}  # lark's lexer of a state -> [its terminals' names, root first?, its own patterns]
+        self.root = None  # the patterns of every terminal, and the terminals keywords stand in
+        self.reads = None  # a pattern terminal -> the string terminals it reads whole (lark's `unless`)
 
     SPACE = "[\t \f]*"  # the grammar's `%ignore /[\t \f]+/`: nothing else starts with these (TAG_VALUE,
     # which may, comes after an ignore in lark's order: lark would skip the spaces first too)
 
-    def _patterns(self, lexer):
-        import re
+    @staticmethod
+    def _plain(lexer) -> bool:
+        """The terminals :meth:`_patterns` lays out as lark does (else lark's own scanner)."""
+        return not (lexer.user_callbacks or lexer.use_bytes or len(lexer.terminals) > 90
+                    or any(t.pattern.flags for t in lexer.terminals))
 
+    def _unless(self, lexer):
+        """lark's _create_unless without its scanners: for each pattern terminal, the keywords it
+        would read (`where` read by NAME is WHERE), and the string terminals so embedded. Whether a
+        pattern reads a string whole is the same in every state: worked out once, over all terminals."""
+        if self.reads is None:
+            from lark.lexer import PatternRE, PatternStr, _get_match
+
+            every = getattr(self.contextual, "root_lexer", lexer).terminals
+            strings = [t for t in every if type(t.pattern) is PatternStr]
+            self.reads = {}
+            for retok in every:
+                if type(retok.pattern) is PatternRE:
+                    regexp = retok.pattern.to_regexp()
+                    self.reads[retok.name] = [(t.pattern.value, t.name) for t in strings if t.priority == retok.priority
+                                              and t.pattern.value == _get_match(re, regexp, t.pattern.value,
+                                                                                lexer.g_regex_flags)]
+        names = {t.name for t in lexer.terminals}
+        embedded: set = set()
+        keywords: dict = {}
+        for t in lexer.terminals:
+            table: dict = {}
+            for value, name in self.reads.get(t.name, ()):
+                if name in names:
+                    table.setdefault(value, name)
+                    embedded.add(name)
+            if table:
+                keywords[t.name] = table
+        return keywords, embedded
+
+    def _patterns(self, lexer):
+        """A state's lexer as one compiled pattern (white space, then its terminals in lark's
+        order), its keyword table and callbacks: what lark's ``_build_scanner`` makes, made
+        without it (lark compiles two patterns per state: its scanner and the keyword check)."""
+        if not self._plain(lexer):
+            return self._lark_patterns(lexer)
+        keywords, embedded = self._unless(lexer)
+        body = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in lexer.terminals if t.name not in embedded)
+        spaced = _compiled(self.SPACE + "(?:" + body + ")", lexer.g_regex_flags)
+        return lexer, spaced, (spaced,), lexer.ignore_types, lexer.newline_types, {}, keywords
+
+    def _lark_patterns(self, lexer):
         mres = lexer.scanner._mres
         spaced = re.compile(self.SPACE + "(?:" + "|".join(m.pattern for m in mres) + ")", mres[0].flags) \
             if len(mres) == 1 else re.compile("(?!)")
@@ -403,6 +456,31 @@ class _FusedLexer:
                 del callbacks[type_]
         return lexer, spaced, mres, lexer.ignore_types, lexer.newline_types, callbacks, keywords
 
+    def _root(self):
+        if self.root is None:
+            lexer = getattr(self.contextual, "root_lexer", None)
+            if lexer is not None and self._plain(lexer):
+                rank = {t.name: i for i, t in enumerate(lexer.terminals)}  # lark's order, every state's too
+                self.root = (self._patterns(lexer), self._unless(lexer)[1], rank)
+            else:
+                self.root = (None, frozenset(), {})
+        return self.root
+
+    def _state(self, lexer) -> list:
+        """[the names of the state's terminals, whether every terminal's pattern may go first, None,
+        the strings to look for first]: the third, the state's own patterns, made when needed; the
+        fourth, the strings the state reads alone that a pattern terminal of all reads as keywords
+        (MINUS where a unary minus is expected, not ADD_OP), each with its place in lark's order."""
+        patterns, embedded, rank = self._root()
+        names = frozenset(t.name for t in lexer.terminals)
+        first = patterns is not None and self._plain(lexer)
+        alone = ()
+        if first:
+            own = self._unless(lexer)[1]
+            alone = tuple(sorted((rank[t.name], t.pattern.value) for t in lexer.terminals
+                                 if t.name in embedded and t.name not in own))
+        return [names, first, None, alone]
+
     def lex(self, lexer_state, parser_state):
         text_slice = lexer_state.text
         text, end = text_slice.text, text_slice.end
@@ -411,6 +489,9 @@ class _FusedLexer:
         lexers = self.contextual.lexers
         stack = parser_state.state_stack
         info = self.info
+        root, _, root_rank = self._root()
+        root_spaced = root[1] if root is not None else None
+        root_keywords = root[6] if root is not None else {}
         opened: list = []
         self.postlex.open = opened
         budget = TokenBudget()  # the post-lexer's size and nesting limits
@@ -420,11 +501,32 @@ class _FusedLexer:
         while line_ctr.char_pos < end:
             pos = line_ctr.char_pos
             lexer = lexers[stack[-1]]
-            got = info.get(id(lexer))
-            if got is None:
-                got = info[id(lexer)] = self._patterns(lexer)
+            state = info.get(id(lexer))
+            if state is None:
+                state = info[id(lexer)] = self._state(lexer)
+            m = None
+            if state[1]:  # every terminal's pattern first (see the class)
+                m = root_spaced.match(text, pos, end)
+                if m is not None:
+                    type_ = m.lastgroup
+                    names = state[0]
+                    table = root_keywords.get(type_)
+                    if type_ not in names or (table and table.get(m.group(type_), type_) not in names):
+                        m = None  # a terminal the state does not take, or a keyword it does not
+                    elif state[3]:  # a string the state reads alone, earlier in lark's order, here?
+                        at, place = m.start(type_), root_rank[type_]
+                        for earlier, string in state[3]:
+                            if earlier < place and text.startswith(string, at, end):
+                                m = None
+                                break
+            if m is not None:
+                got = root
+            else:
+                got = state[2]
+                if got is None:
+                    got = state[2] = self._patterns(lexer)
+                m = got[1].match(text, pos, end)  # white space, then a token, in one match
             _, spaced, mres, ignore, newline, callback, keywords = got
-            m = spaced.match(text, pos, end)  # white space, then a token, in one match
             if m is not None:
                 type_ = m.lastgroup
                 start = m.start(type_)
@@ -476,6 +578,11 @@ class _FusedLexer:
             yield t
 
 
+@lru_cache(maxsize=None)
+def _compiled(pattern: str, flags: int):
+    return re.compile(pattern, flags)
+
+
 def _fused(parser: Lark) -> bool:
     frontend = parser.parser
     connector = getattr(frontend, "lexer", None)
@@ -483,8 +590,9 @@ def _fused(parser: Lark) -> bool:
     lexers = getattr(contextual, "lexers", None)
     if not isinstance(lexers, dict):
         return False
-    for lx in lexers.values():  # lark 1.x's basic lexers: compiled patterns behind `scanner`, then `callback`
-        if not hasattr(getattr(lx, "scanner", None), "_mres") or not hasattr(lx, "callback"):
+    for lx in set(lexers.values()):  # lark 1.x's basic lexers, asked without building their scanners
+        if not all(hasattr(lx, a) for a in ("terminals", "user_callbacks", "g_regex_flags", "use_bytes",
+                                             "ignore_types", "newline_types", "_build_scanner")):
             return False
     frontend.lexer = _FusedLexer(contextual, parser.options.postlex)
     return True
