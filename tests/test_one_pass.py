@@ -116,3 +116,18 @@ def test_soups_of_the_grammars_words():
         if rng.random() < 0.5:  # mostly well formed heads, so the parse gets deep into states
             text = rng.choice(["a = ", "check a ", "sweep a in ", "solve a where ", "f(x) = ", "scenario s { a = "]) + text
         _same(f"soup{i}.plan", text)
+
+
+@pytest.mark.parametrize("after", [1, 10**9])
+def test_every_terminals_pattern_and_each_states_own_give_the_same(monkeypatch, after):
+    """A state takes its own pattern after OWN_PATTERN_AFTER tokens: both ways, the same IR."""
+    from planner.language import parser
+
+    monkeypatch.setattr(parser, "OWN_PATTERN_AFTER", after)
+    parser._inline_parser.cache_clear()  # a lexer whose states count from the new figure
+    try:
+        for name, text in _texts()[:40]:
+            _same(name, text)
+        _same("chain", chain(300))
+    finally:
+        parser._inline_parser.cache_clear()

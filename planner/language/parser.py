@@ -370,6 +370,9 @@ def _single(rule) -> bool:
     return not (sym.is_term and sym.filter_out) and not (not sym.is_term and sym.name.startswith("_"))
 
 
+OWN_PATTERN_AFTER = 64  # tokens a state reads with every terminal's pattern before its own is compiled
+
+
 class _FusedLexer:
     """lark's contextual lexer and :class:`_NewlinePostLex` as one loop, for the one-pass parser.
 
@@ -384,7 +387,8 @@ class _FusedLexer:
     pattern matches the same (its earlier terminals are earlier ones of all, which did not
     match); only then (a keyword where the state takes a name, or a state without names) is the
     state's own pattern compiled and used. Compiling a pattern per state, as lark does, was most
-    of a small plan's parse."""
+    of a small plan's parse; but a state's own pattern, with only its terminals, matches faster,
+    so a state met :data:`OWN_PATTERN_AFTER` times (a big plan's) takes its own from then on."""
 
     def __init__(self, contextual, postlex: _NewlinePostLex) -> None:
         self.contextual = contextual
@@ -468,9 +472,10 @@ class _FusedLexer:
 
     def _state(self, lexer) -> list:
         """[the names of the state's terminals, whether every terminal's pattern may go first, None,
-        the strings to look for first]: the third, the state's own patterns, made when needed; the
-        fourth, the strings the state reads alone that a pattern terminal of all reads as keywords
-        (MINUS where a unary minus is expected, not ADD_OP), each with its place in lark's order."""
+        the strings to look for first, the tokens left before its own pattern]: the third, the
+        state's own patterns, made when needed; the fourth, the strings the state reads alone that
+        a pattern terminal of all reads as keywords (MINUS where a unary minus is expected, not
+        ADD_OP), each with its place in lark's order."""
         patterns, embedded, rank = self._root()
         names = frozenset(t.name for t in lexer.terminals)
         first = patterns is not None and self._plain(lexer)
@@ -479,7 +484,7 @@ class _FusedLexer:
             own = self._unless(lexer)[1]
             alone = tuple(sorted((rank[t.name], t.pattern.value) for t in lexer.terminals
                                  if t.name in embedded and t.name not in own))
-        return [names, first, None, alone]
+        return [names, first, None, alone, OWN_PATTERN_AFTER]
 
     def lex(self, lexer_state, parser_state):
         text_slice = lexer_state.text
@@ -505,7 +510,10 @@ class _FusedLexer:
             if state is None:
                 state = info[id(lexer)] = self._state(lexer)
             m = None
-            if state[1]:  # every terminal's pattern first (see the class)
+            if state[1] and state[2] is None:  # every terminal's pattern first (see the class)
+                state[4] -= 1
+                if not state[4]:  # a state met often: its own pattern, shorter, from its next token on
+                    state[1] = False
                 m = root_spaced.match(text, pos, end)
                 if m is not None:
                     type_ = m.lastgroup
