@@ -27,27 +27,28 @@ The command line is ``planner`` (or ``python -m planner``); see
 ``planner --help`` and the README.
 """
 
-from .language.errors import PlanError  # noqa: F401  (in __all__)
 
 __version__ = "0.1.0"
 
-# The API pulls in SymPy and numpy (~0.25 s); imported on first use, so
-# `planner --help` and `planner --version` start at once.
+# The API pulls in lark and numpy (SymPy too for questions); imported on first use,
+# so `planner --help` and `planner --version` start at once (PlanError too: its module
+# brings dataclasses and typing).
 _LAZY = {
+    "PlanError": "planner.language.errors",
     "load": "planner.plan", "loads": "planner.plan", "Plan": "planner.plan", "Evaluation": "planner.plan",
     "Value": "planner.plan", "EvalResult": "planner.plan", "CheckResults": "planner.plan",
     "SolveResults": "planner.plan", "SweepResults": "planner.plan", "SweepTable": "planner.plan",
     "SensitivityResults": "planner.plan", "Explanation": "planner.plan",
 }
 
-__all__ = sorted(["PlanError", "__version__", *_LAZY])
+__all__ = sorted(["__version__", *_LAZY])
 
 
 def __getattr__(name: str):
     if name in _LAZY:
-        from . import plan
+        import importlib
 
-        return getattr(plan, name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'planner' has no attribute {name!r}")
 
 

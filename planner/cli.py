@@ -23,6 +23,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return n
+
+
 def _names(text: str) -> list[str]:
     """`--only a,b` (one value per option, so it never swallows FILE)."""
     return [n.strip() for n in text.split(",") if n.strip()]
@@ -43,6 +53,8 @@ def _import_root(p: argparse.ArgumentParser) -> None:
     p.add_argument("--import-root", dest="import_roots", action="append", default=[], metavar="DIR",
                    help="a folder imports may also read from and are looked up in (a team's library); repeatable. "
                         "PLANNER_IMPORT_PATH adds more (separated by `" + os.pathsep + "`)")
+    p.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS,  # after the command too
+                   help="neither read nor write the compiled-plan cache (as `planner --no-cache COMMAND`)")
 
 
 def _format(p: argparse.ArgumentParser, choices=("table", "json", "csv", "markdown", "jsonl")) -> None:
@@ -61,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                         help="colour in error messages and check results: auto (on a terminal, unless NO_COLOR "
                              "is set), always or never (default: auto)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the compiled-plan cache (in the user's cache folder: "
+                             "$XDG_CACHE_HOME/planner, ~/.cache/planner by default)")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress bar and no notes on stderr (errors are still shown); progress bars "
+                             "appear only on a terminal, after about a second, and never with NO_COLOR set")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("eval", help="evaluate every quantity (per scenario)",
@@ -97,7 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("axes", nargs="*", metavar="NAME=VALUES", help="an input and its values; several make a grid")
     p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
                    help="quantities to show, a comma list; repeatable (default: those that depend on the swept inputs)")
-    _format(p, ("table", "json", "csv", "markdown"))
+    p.add_argument("--format", "-f", choices=["table", "json", "csv", "markdown", "jsonl"], default="table",
+                   help="output format: table, json, csv, markdown, jsonl (one JSON object per point) (default: "
+                        "table, fitted to the terminal's width). Big sweeps are computed and written block by "
+                        "block, in bounded memory")
+    p.add_argument("--limit", type=_positive, metavar="N",
+                   help="only the first N points of each sweep (the others are not computed)")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write to FILE (all or nothing: nothing is written if the run fails) instead of stdout")
     p.set_defaults(handler=cmd_sweep)
 
     p = sub.add_parser("solve", help="solve for an input: break-even roots, integer thresholds, optima",
@@ -266,13 +291,48 @@ def atomic_write(path: str, data: bytes, protect: Sequence = ()) -> None:
 
 def refuse_inputs(output: str, *inputs) -> None:
     """Exit 2 before anything runs when ``-o`` names one of the run's inputs."""
+    if output in (None, "-"):
+        return
     from pathlib import Path
 
     from .outputs.build import refuse_inputs as refuse
 
-    if output not in (None, "-"):
-        paths = [p for group in inputs if group for p in ([group] if isinstance(group, (str, Path)) else group)]
-        refuse([Path(output)], [Path(p) for p in paths])
+    paths = [p for group in inputs if group for p in ([group] if isinstance(group, (str, Path)) else group)]
+    refuse([Path(output)], [Path(p) for p in paths])
+
+
+def stream_output(path: Optional[str], write, protect: Sequence = ()) -> None:
+    """``write(text_stream)`` to stdout, or to ``path`` through the same all-or-nothing writing as
+    :func:`atomic_write` (:func:`planner.outputs.build.publish`: staged next to its target, moved in
+    when complete, a symlink's target replaced, a device or pipe written to, an input refused), for
+    output too big to hold in memory: it is written as it is computed."""
+    if path is None or path == "-":
+        write(sys.stdout)
+        return
+    import io
+    from pathlib import Path
+
+    from .outputs.build import Output, publish
+
+    def to_file(binary) -> None:
+        text = io.TextIOWrapper(binary, encoding="utf-8", newline="")
+        try:
+            write(text)
+        finally:
+            text.flush()
+            text.detach()  # the file stays open for publish to close
+
+    target = Path(path)
+    publish([Output(target.name, to_file, "file")], target.parent, protect)
+
+
+def note(text: str) -> None:
+    """An informational line on stderr (``wrote ...``), left out with ``--quiet``."""
+    if not _QUIET:
+        sys.stderr.write(text + "\n")
+
+
+_QUIET = False
 
 
 # ---- commands ---------------------------------------------------------------
@@ -485,32 +545,43 @@ def cmd_explain(args) -> int:
 
 def cmd_sweep(args) -> int:
     from .language.errors import UsageError
-    from .outputs.terminal import dumps, sweep_csv, sweep_json, sweep_markdown, sweep_table
+    from .outputs import stream
+    from .outputs.progress import Progress
     from .questions import sweep
     from .questions.ranges import parse_assignment
 
     plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
-    results = []
+    runs = []
     if args.axes:
         axes = [parse_assignment(plan, text) for text in args.axes]
         for s in plan.resolve_scenarios(args.scenario):
-            results.append(sweep.run(plan, axes, args.show, s, overrides, origins))
+            runs.append(sweep.prepare(plan, axes, args.show, s, overrides, origins))
     else:
         if not plan.model.sweeps:
             example = next((n for n in plan.model.inputs if not plan.model.quantities[n].is_bool), "x")
             raise UsageError(f"{plan.path} has no `sweep` statements",
                              hint=f"give the values on the command line: planner sweep FILE {example}=1..8")
         for stmt in plan.model.sweeps:
-            results.extend(sweep.run_statement(plan, stmt, args.scenario, overrides, origins, show=args.show))
-    if args.format == "json":
-        write_output(dumps(sweep_json(results)))
-    elif args.format == "csv":
-        write_output(sweep_csv(results))
-    elif args.format == "markdown":
-        write_output("\n\n".join(sweep_markdown(r) for r in results))
-    else:
-        write_output("\n\n".join(sweep_table(r, _width()) for r in results))
+            runs.extend(sweep.prepare_statement(plan, stmt, args.scenario, overrides, origins, show=args.show))
+    for run in runs:  # what can fail (a fixed input breaking its constraint) fails before anything is written
+        run.block(0, 1)
+        run.diagnosed = 0
+    total = sum(stream.shown(r, args.limit) for r in runs)
+    refuse_inputs(args.output, args.file, plan.files)
+    got = {}
+
+    def write(out) -> None:
+        with Progress("sweep", total, "points") as progress:
+            got["totals"] = stream.write(runs, args.format, out, args.limit, progress, width=_width())
+
+    stream_output(args.output, write, plan.files)
+    totals = got["totals"]
+    if args.output not in (None, "-"):
+        note(f"wrote {args.output}")
+    if totals.left_out and args.format not in ("table", "markdown"):
+        note("; ".join(f"{stream.shown(r, args.limit):,} of {r.size:,} points of `{stream._label(r)}` "
+                       f"[{r.label}] (--limit {args.limit})" for r, _ in totals.left_out))
     return EXIT_OK
 
 
@@ -534,13 +605,18 @@ def cmd_solve(args) -> int:
             raise UsageError(f"{plan.path} has no `solve`, `maximize` or `minimize` statements",
                              hint='ask one from the shell: planner solve FILE --for INPUT --where "LHS = RHS"')
     results, errors = [], []
-    for q in questions:
-        try:
-            results.extend(solver.run(q, args.scenario, overrides, origins))
-        except PlanError as err:
-            if len(questions) == 1:
-                raise
-            errors.append(err)
+    from .outputs.progress import Progress
+
+    with Progress("solve", len(questions), "questions") as progress:
+        for q in questions:
+            progress.step(" ".join(q.span.flat.split())[:60])
+            try:
+                results.extend(solver.run(q, args.scenario, overrides, origins))
+            except PlanError as err:
+                if len(questions) == 1:
+                    raise
+                errors.append(err)
+            progress.advance()
     if args.format == "json":
         write_output(dumps(solve_json(plan, results, errors)))
     elif args.format == "csv":
@@ -591,18 +667,24 @@ def cmd_export(args) -> int:
         raise UsageError("-o -: a workbook is binary and standard output is a terminal",
                          hint="redirect it: planner export FILE -o - > book.xlsx")
     refuse_inputs(args.output, args.file)
-    plan = _load(args.file, args=args)
-    refuse_inputs(args.output, plan.files)
-    overrides, origins = overrides_from(plan, args.sets)
-    scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
-    data = workbook_bytes(plan, scenarios, overrides, origins)
+    from .outputs.progress import Progress
+
+    with Progress("export") as progress:
+        progress.step("loading")
+        plan = _load(args.file, args=args)
+        refuse_inputs(args.output, plan.files)
+        overrides, origins = overrides_from(plan, args.sets)
+        scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
+        progress.step("the workbook")
+        data = workbook_bytes(plan, scenarios, overrides, origins)
+        progress.step("writing")
     if args.output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return EXIT_OK
     atomic_write(args.output, data, plan.files)
-    sys.stderr.write(f"wrote {args.output}\n")
+    note(f"wrote {args.output}")
     return EXIT_OK
 
 
@@ -648,9 +730,9 @@ def cmd_report(args) -> int:
             target = target / f"{Path(plan.path).stem}.md"
         outputs, notes = report_outputs(analysis, target.name, args.template, plots=_regular(target))
         written = publish(outputs, target.parent, list(plan.files) + ([Path(args.template)] if args.template else []))
-        for note in notes:
-            sys.stderr.write(note + "\n")
-        sys.stderr.write("wrote: " + ", ".join(str(p) for p in written) + "\n")
+        for text in notes:
+            note(text)
+        note("wrote: " + ", ".join(str(p) for p in written))
     return EXIT_CHECK_FAILED if analysis.checks_failed else EXIT_OK
 
 
@@ -666,8 +748,10 @@ def _regular(path) -> bool:
 
 def cmd_build(args) -> int:
     from .outputs.build import build, summary
+    from .outputs.progress import Progress
 
-    result = build(args.file, args.output, args.template, import_roots(args))
+    with Progress("build") as progress:
+        result = build(args.file, args.output, args.template, import_roots(args), progress=progress)
     write_output(summary(result))
     return EXIT_CHECK_FAILED if result.checks_failed else EXIT_OK
 
@@ -675,6 +759,9 @@ def cmd_build(args) -> int:
 # ---- entry point --------------------------------------------------------------
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # at once: no parser to build
+        print(f"planner {_version()}")
+        return 0
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and getattr(args, "command", None) == "sweep" and all("=" in e and not e.startswith("-") for e in extra):
@@ -685,6 +772,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     color = _color(args, sys.stderr)
+    global _QUIET
+    _QUIET = args.quiet
+    from .compute import cache
+    from .outputs import progress
+
+    progress.configure(quiet=args.quiet)
+    cache.enable(not args.no_cache)
     handler: Callable[[argparse.Namespace], int] = args.handler
     from .compute.evaluation import RECURSION_LIMIT
     from .language.errors import PlanError, render
@@ -717,6 +811,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          "  this is a bug in planner, not in your plan; rerun with PLANNER_DEBUG=1 to see the "
                          "traceback, and report it\n")
         return EXIT_INTERNAL
+    finally:
+        cache.enable(False)  # the command line's choice, not the library's (main() may run in-process)
 
 
 def run() -> None:  # console script entry point

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The compiled-plan cache of the command line (planner.compute.cache) lives in a folder of the test
+# run's own, never the user's; subprocesses inherit it.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="planner-test-cache-")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHEETS = ROOT / "sheets"

@@ -197,7 +197,7 @@ def test_bash_completion():
     assert set(_complete(script, "planner", "")) >= {"eval", "check", "fmt", "lsp", "--version", "--color"}
     assert _complete(script, "planner", "--color", "always", "ch") == ["check"]
     assert _complete(script, "planner", "check", "--format", "") == ["table", "json", "markdown", "jsonl"]
-    assert _complete(script, "planner", "sweep", "-f", "") == ["table", "json", "csv", "markdown"]
+    assert _complete(script, "planner", "sweep", "-f", "") == ["table", "json", "csv", "markdown", "jsonl"]
     assert _complete(script, "planner", "eval", "--o") == ["--only"]
     assert _complete(script, "planner", "eval", "sheets/tok") == ["sheets/token_cost.plan"]
     assert _complete(script, "planner", "eval", "--set", "") == []
@@ -215,3 +215,36 @@ def test_zsh_completion_through_bashcompinit():
             "t planner eval sheets/tok; t planner check --format ''")
     proc = subprocess.run(["zsh", "-f", "-c", code], capture_output=True, text=True, cwd=SHEETS.parent)
     assert proc.stdout.split() == ["sheets/token_cost.plan", "table", "json", "markdown", "jsonl"], proc.stderr
+
+
+def test_simple_tables_are_tabulates_to_the_character():
+    """terminal.table lays out the common case itself (tabulate's import is a fifth of a small eval):
+    the same text as tabulate's "simple" format, over random tables; anything else goes to tabulate."""
+    import random
+    import string
+
+    from tabulate import tabulate
+
+    from planner.outputs.terminal import _simple_table, table
+
+    r = random.Random(11)
+    alphabet = string.ascii_letters + string.digits + " .,-_/()%*"
+
+    def cell():
+        k = r.random()
+        return None if k < 0.05 else "" if k < 0.1 else "  " if k < 0.15 else \
+            "".join(r.choice(alphabet) for _ in range(r.randint(0, 14)))
+
+    laid_out = 0
+    for _ in range(3000):
+        n = r.randint(1, 6)
+        headers = ["".join(r.choice(alphabet) for _ in range(r.randint(0, 10))) for _ in range(n)]
+        rows = [[cell() for _ in range(n)] for _ in range(r.randint(0, 6))]
+        align = r.choice([None, [r.choice(["left", "right", "center"]) for _ in range(n)]])
+        ours = _simple_table(rows, headers, align)
+        laid_out += ours is not None
+        assert table(rows, headers, align) == tabulate(rows, headers=headers, tablefmt="simple",
+                                                       disable_numparse=True, colalign=align)
+    assert laid_out > 2000
+    assert _simple_table([["模型", "1"]], ["a", "b"], None) is None  # wide characters: tabulate's
+    assert _simple_table([["a\nb", "1"]], ["a", "b"], None) is None  # lines in a cell: tabulate's

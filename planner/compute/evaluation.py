@@ -9,19 +9,17 @@
 from __future__ import annotations
 
 import gc
+import math
 import os
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
-import numpy as np
-
 from ..language import ir
-from ..language.analysis import analyze
 from ..language.errors import (
     ConstraintError,
     KindError,
@@ -33,13 +31,11 @@ from ..language.errors import (
     UsageError,
     suggest,
 )
+from ..language.lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 from ..language.limits import deep
-from ..language.lower import lower, lower_expr
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
-from .compiled import CompiledPlan, compile_plan
-from .diagnose import diagnose
-from .symbolic import build
+from .program import CompiledPlan
 
 Value = Union[Fraction, bool]
 
@@ -89,6 +85,24 @@ class Evaluation:
 
 class Plan:
     files: tuple[Path, ...] = ()  # the files read: the plan's own and every imported one (outputs never replace them)
+    cached = False  # True when it came from the compiled-plan cache (planner.compute.cache)
+    analyzer_state = None  # a cached plan's analyzer, not rebuilt yet
+
+    @property
+    def analyzer(self):
+        """The static analysis (:class:`planner.language.analysis.Analyzer`) that made the model: for
+        typing expressions (``--set`` values, checks, questions)."""
+        got = self.__dict__.get("_analyzer")
+        if got is None and self.analyzer_state is not None:
+            from .cache import analyzer
+
+            got = self.__dict__["_analyzer"] = analyzer(self.analyzer_state)
+            self.analyzer_state = None
+        return got
+
+    @analyzer.setter
+    def analyzer(self, value) -> None:
+        self.__dict__["_analyzer"] = value
 
     def __init__(self, source: Source, model: Model, analyzer, answers=None) -> None:
         """``answers``: a factory ``answers(plan)`` of the object that answers the plan's questions
@@ -99,7 +113,6 @@ class Plan:
         self.analyzer = analyzer
         self._answers_factory = answers
         self._answer_source = None
-        self.symbols, self.exprs, self.converter = build(model)
         self._constraints = [
             (q.name, c) for q in model.quantities.values() for c in q.definition.constraints
             if c.kind == "condition"
@@ -147,13 +160,64 @@ class Plan:
         return tuple(s.name for s in self.model.plan.statements
                      if isinstance(s, ir.Definition) and s.name in self.model.quantities)
 
+    # ---- the SymPy model: built on first use (questions, explain, sensitivity, the workbook's
+    # closed forms, the report's LaTeX); evaluating a plan does not need it ----------------------
+    @cached_property
+    def _sympy(self):
+        from .symbolic import build
+
+        with paused_gc():
+            return build(self.model)
+
+    @property
+    def symbols(self):
+        """One SymPy symbol per quantity (:class:`planner.compute.symbolic.SymbolTable`)."""
+        return self._sympy[0]
+
+    @property
+    def exprs(self):
+        """Each derived quantity's SymPy expression over the symbols of the quantities it uses."""
+        return self._sympy[1]
+
+    @property
+    def converter(self):
+        """IR to SymPy (:class:`planner.compute.symbolic.Converter`)."""
+        return self._sympy[2]
+
     @cached_property
     def compiled(self) -> CompiledPlan:
+        """Every derived quantity and constraint as one numpy function, compiled from the IR
+        (:mod:`planner.compute.ircompile`: no SymPy)."""
+        return self.compile_outputs(list(self.model.derived), constraints=True)
+
+    def compile_outputs(self, names, constraints: bool = True) -> CompiledPlan:
+        """The derived quantities ``names`` (in dependency order) and, with ``constraints``, every
+        constraint (``__constraint0``...), as one function of the inputs."""
+        from .ircompile import compile_outputs
+
         with paused_gc():
-            outputs = [(n, self.exprs[n]) for n in self.model.derived]
-            outputs += [(f"__constraint{i}", self.converter.expr(c.condition))
-                        for i, (_, c) in enumerate(self._constraints)]
-            return self.compile(outputs)
+            outputs: list = [(n, self.model.quantities[n].definition.expr) for n in names]
+            if constraints:
+                outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
+            return compile_outputs(self.model, self.model.inputs, outputs,
+                                   [(a, ("s", a)) for a in self.model.formula_answers],
+                                   sympy_fallback=self._print_sympy)
+
+    def _print_sympy(self, name: str, expr: ir.Expr, variables: Mapping[str, str], printer=None) -> str:
+        """One formula printed through SymPy, for what :mod:`planner.compute.canonical` does not mirror
+        (its hoisted lines go to ``printer``'s, named after them)."""
+        from .compiled import NumpyPrinter
+
+        symbols = self.symbols.all()
+        names = {symbols[n]: v for n, v in variables.items() if n in symbols}
+        numpy_printer = NumpyPrinter(names)
+        numpy_printer.count = printer.count if printer is not None else 0
+        with paused_gc():
+            text = numpy_printer(self.converter.expr(expr))
+        if printer is not None:
+            printer.hoisted.extend(numpy_printer.hoisted)
+            printer.count = numpy_printer.count
+        return text
 
     # ---- answers used in formulas ---------------------------------------------------
     @property
@@ -162,12 +226,17 @@ class Plan:
         return self.model.inputs + self.model.formula_answers
 
     def compile(self, outputs: Sequence[tuple[str, object]]) -> CompiledPlan:
-        """``outputs`` (name, SymPy expression) compiled over :attr:`arguments`."""
+        """``outputs`` (name, SymPy expression) compiled over :attr:`arguments` (through SymPy: for
+        what questions compile; the plan's own formulas go through :meth:`compile_outputs`)."""
+        from .compiled import compile_plan
+
         return compile_plan(self.arguments, outputs, self.symbols.all())
 
     def args(self, inputs: Mapping[str, object], answers: Optional[Mapping[str, object]] = None) -> list:
         """The argument list of :meth:`compile`'s functions: inputs (numbers or arrays) and answers
         (missing ones are nan: the quantities that use them have no value)."""
+        import numpy as np
+
         out = [inputs[n] if isinstance(inputs[n], np.ndarray) else as_number(inputs[n]) for n in self.model.inputs]
         for a in self.model.formula_answers:
             v = (answers or {}).get(a, np.nan)
@@ -261,6 +330,8 @@ class Plan:
         name, _, value = text.partition("=")
         name = name.strip()
         source = Source(f"{origin} {name}", value.strip())
+        from ..language.lower import lower_expr  # lark: only when there is text to parse
+
         expr = lower_expr(source)
         override = ir.Override(name, expr, Span(source, 0, len(source.text)), Span(source, 0, len(source.text)))
         if name not in self.model.quantities:
@@ -306,7 +377,7 @@ class Plan:
         returns them. From Python, ``planner.Plan.eval`` takes values with
         units (``"4.8 TB/s"``) and refuses a bare number for an input with one."""
         inputs, where = self.input_values(scenario, overrides, origins)
-        raw = self.run_compiled(inputs)
+        raw = self._run_floats(inputs) or self.run_compiled(inputs)
         values: dict[str, float | bool] = {}
         for name in self.model.inputs:
             values[name] = bool(inputs[name]) if self.model.quantities[name].is_bool else float(inputs[name])
@@ -321,7 +392,9 @@ class Plan:
                 values[name] = _scalar(raw[name])
         for name in self.model.derived:
             v = values[name]
-            if not isinstance(v, bool) and not np.isfinite(v):
+            if not isinstance(v, bool) and not math.isfinite(v):
+                from .diagnose import diagnose
+
                 err = diagnose(self.model, name, {**values, **ev.answers})
                 if scenario is not None:
                     err.notes.append(f"in scenario `{scenario}`")
@@ -330,6 +403,23 @@ class Plan:
                         err.notes.append(f"with {o.description}")
                 raise err
         return ev
+
+    def _run_floats(self, inputs: Mapping[str, object]) -> Optional[dict[str, object]]:
+        """:meth:`run_compiled` on Python floats, without numpy, when it gives the same bits
+        (:meth:`planner.compute.program.CompiledPlan.scalar`); else ``None``."""
+        if self.model.formula_answers:
+            return None
+        values = []
+        for n in self.model.inputs:
+            v = inputs[n]
+            if v.__class__ is bool:
+                values.append(v)
+            elif v.__class__ in (Fraction, int, float):
+                values.append(float(v))  # as np.float64(v): a Fraction's quotient, correctly rounded
+            else:
+                return None
+        out = self.compiled.scalar(values)
+        return None if out is None else dict(zip(self.compiled.outputs, out))
 
     def run_compiled(self, inputs: Mapping[str, object], answers: Optional[Mapping[str, object]] = None
                      ) -> dict[str, object]:
@@ -349,7 +439,7 @@ class Plan:
                                                   next(c for c in q.definition.constraints if c.kind == "integer")))
         for i, (name, c) in enumerate(self._constraints):
             ok = raw[f"__constraint{i}"]
-            if not bool(np.all(ok)):
+            if not (ok if ok.__class__ is bool else _all(ok)):
                 q = self.model.quantities[name]
                 errors.append(self._violation(ev, q, "condition", f"`{c.condition.span.flat}` does not hold", c))
         if errors:
@@ -416,7 +506,17 @@ def scenarios_for(plan, picks: tuple[ir.ScenarioPick, ...], override=None) -> li
     return list(dict.fromkeys(names))
 
 
+def _all(v) -> bool:
+    import numpy as np
+
+    return bool(np.all(v))
+
+
 def _scalar(v) -> float | bool:
+    if v.__class__ is float or v.__class__ is bool:
+        return v
+    import numpy as np
+
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     arr = np.asarray(v)
@@ -427,6 +527,8 @@ def _scalar(v) -> float | bool:
 
 def as_number(v: Value):
     # numpy scalars, so that 1/0 gives inf (reported by ``diagnose``), not a ZeroDivisionError
+    import numpy as np
+
     if isinstance(v, (bool, np.bool_)):
         return np.bool_(v)
     return np.float64(v)
@@ -487,6 +589,7 @@ def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] =
 
 def _loads(text: str, name: str, base, all_imports: bool, roots: tuple[Path, ...], answers, cls) -> Plan:
     from ..language.imports import resolve_imports
+    from ..language.lower import lower
 
     with paused_gc():
         source = Source(name, text)
@@ -496,6 +599,8 @@ def _loads(text: str, name: str, base, all_imports: bool, roots: tuple[Path, ...
             plan_ir = resolve_imports(plan_ir, Path(base) if base is not None else Path.cwd(),
                                       (Path(name).resolve(),) if base is not None else (), all_imports, roots,
                                       files)
+        from ..language.analysis import analyze
+
         model, analyzer = analyze(plan_ir)
         plan = cls(source, model, analyzer, answers)
         plan.files = tuple(files)
@@ -507,9 +612,25 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None,
     """Parse, check and prepare a ``.plan`` file. Raises :class:`PlanError`.
 
     ``all_imports=True`` keeps every quantity of the imported plans, used or not;
-    ``import_roots`` are folders imports may read besides the plan's own folder and the library."""
+    ``import_roots`` are folders imports may read besides the plan's own folder and the library.
+    With the compiled-plan cache on (:mod:`planner.compute.cache`, the command line's default), a
+    plan loaded before and unchanged since, imports included, comes from the cache, compiled."""
     from ..language.imports import read_plan
+    from . import cache
 
     p = Path(path)
     text = read_plan(p)  # a regular file of plan text, within the size limit (a FIFO is refused, not waited on)
-    return loads(text, str(path), p.resolve().parent, all_imports, answers, cls, import_roots)
+    key = None
+    if cache.enabled():
+        key = cache.key(p, str(path) + "\0" + text, all_imports, import_roots)
+        cached = cache.fetch(key, cls, answers)
+        if cached is not None:
+            return cached
+    plan = loads(text, str(path), p.resolve().parent, all_imports, answers, cls, import_roots)
+    if key is not None:
+        try:
+            plan.compiled  # noqa: B018  (compiled now, to be kept with it)
+        except Exception:  # noqa: BLE001  (the run reports it where it evaluates)
+            return plan
+        cache.store(key, plan)
+    return plan

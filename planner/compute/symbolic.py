@@ -18,6 +18,7 @@ from sympy.concrete.expr_with_intlimits import ExprWithIntLimits
 from ..language import ir
 from ..language.aggregates import Ranges
 from ..language.analysis import unit_of
+from ..language.graph import cone  # noqa: F401  (re-exported: the graph walk lives with the graph)
 from ..language.model import Model
 
 _REL = {
@@ -412,29 +413,6 @@ def latex(expr: sp.Basic) -> str:
                 len(name) > 1 and sp.latex(sp.Symbol(name)) == name):
             names[sym] = r"\mathrm{" + name.replace("_", r"\_") + "}"
     return sp.latex(expr, symbol_names=names)
-
-
-def cone(model: Model, names: Iterable[str]) -> list[str]:
-    """``names`` and every quantity they use, directly or not, dependencies first.
-
-    Walked with a stack, not recursion: a chain of thousands of formulas is fine."""
-    order: list[str] = []
-    seen: set[str] = set()
-    for root in names:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(model.quantities[root].deps))]
-        while stack:
-            name, deps = stack[-1]
-            d = next((d for d in deps if d not in seen), None)
-            if d is None:
-                stack.pop()
-                order.append(name)
-            else:
-                seen.add(d)
-                stack.append((d, iter(model.quantities[d].deps)))
-    return order
 
 
 def inline_inputs(model: Model, symbols: SymbolTable, exprs: dict[str, sp.Basic],

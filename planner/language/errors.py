@@ -8,9 +8,10 @@ caret, secondary labels, then ``help:`` and ``note:`` lines.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterable, Sequence
 
+from .lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 from .source import Span, multi_snippet, snippet
 
 

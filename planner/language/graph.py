@@ -6,10 +6,13 @@ Uses the standard library's :mod:`graphlib`, which reports a cycle's path.
 from __future__ import annotations
 
 import graphlib
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 from .errors import CycleError, Label
 from .source import Span
+
+if TYPE_CHECKING:
+    from .model import Model
 
 
 def topological_order(
@@ -44,3 +47,26 @@ def topological_order(
             labels=labels,
             hint="a quantity cannot depend on itself; make one of them an input",
         ) from None
+
+
+def cone(model: "Model", names: Iterable[str]) -> list[str]:
+    """``names`` and every quantity they use, directly or not, dependencies first.
+
+    Walked with a stack, not recursion: a chain of thousands of formulas is fine."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in names:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(model.quantities[root].deps))]
+        while stack:
+            name, deps = stack[-1]
+            d = next((d for d in deps if d not in seen), None)
+            if d is None:
+                stack.pop()
+                order.append(name)
+            else:
+                seen.add(d)
+                stack.append((d, iter(model.quantities[d].deps)))
+    return order

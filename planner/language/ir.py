@@ -7,10 +7,10 @@ later stage can point at the source.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional, Union
 
+from .lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 from .source import Span
 
 

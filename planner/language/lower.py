@@ -11,7 +11,7 @@ from lark.exceptions import VisitError
 
 from . import ir
 from .errors import ParseError, PlanError
-from .parser import _split_quantity, keywords, parse
+from .parser import _split_quantity, keywords, parse, parse_transform
 from .source import Source, Span
 
 _CMP = {
@@ -23,9 +23,16 @@ _BIN = {"+": ir.BinOp.ADD, "-": ir.BinOp.SUB, "*": ir.BinOp.MUL, "×": ir.BinOp.
         "·": ir.BinOp.MUL, "/": ir.BinOp.DIV, "^": ir.BinOp.POW, "**": ir.BinOp.POW}
 
 
+_LEADING_ZERO = re.compile(r"0_?\d")
+
+
 def parse_number(text: str) -> Fraction:
     """Exact value of a literal: ``4.15`` is 83/20, ``70e9`` is 70000000000."""
-    return Fraction(text.replace("_", ""))
+    text = text.replace("_", "") if "_" in text else text
+    whole, dot, frac = text.partition(".")
+    if whole.isdigit() and (not dot or frac.isdigit()):  # `5`, `1.0001`: integers, without parsing the text twice
+        return Fraction(int(whole + frac), 10 ** len(frac)) if frac else Fraction(int(whole))
+    return Fraction(text)
 
 
 def unescape(token: str) -> str:
@@ -79,10 +86,14 @@ class _Lower(Transformer):
     def tspan(self, tok: Token) -> Span:
         return Span(self.source, tok.start_pos, tok.end_pos)
 
+    def transform_text(self, start: str = "start"):
+        """The source parsed and lowered in one pass (no parse tree in between)."""
+        return parse_transform(self.source, self, start)
+
     # -- expressions -----------------------------------------------------
     def _leading_zero(self, tok: Token, number: str) -> None:
         """``01`` is an error: a plan has no dates, and ``2025-01-01`` would silently be 2023."""
-        if not re.match(r"0_?\d", number):
+        if not number.startswith("0") or not _LEADING_ZERO.match(number):
             return
         span = Span(self.source, tok.start_pos, tok.start_pos + len(number))
         line = self.source.line_text(span.line)
@@ -127,6 +138,9 @@ class _Lower(Transformer):
         return ir.Bool(False, self.span(meta))
 
     def dotted(self, children):
+        if len(children) == 1:  # a plain name
+            tok = children[0]
+            return str(tok), Span(self.source, tok.start_pos, tok.end_pos)
         return ".".join(str(c) for c in children), Span(self.source, children[0].start_pos, children[-1].end_pos)
 
     @v_args(meta=True)
@@ -293,6 +307,8 @@ class _Lower(Transformer):
     @staticmethod
     def _no_single_equals(expr: ir.Expr, what: str) -> None:
         """In a formula `=` would silently compare: ask for `==` (conditions keep `=`)."""
+        if "=" not in expr.span.source.text[expr.span.start:expr.span.end]:
+            return  # no `=` in its text: nothing to walk for
         for node in ir.walk(expr):
             if isinstance(node, ir.Compare):
                 for span in node.op_spans:
@@ -491,9 +507,9 @@ def _transform(source: Source, tree: Tree):
 
 
 def lower(source: Source, tree: Optional[Tree] = None) -> ir.PlanIR:
-    """The IR of a plan (``tree``: its parse tree when the caller already has it)."""
-    tree = parse(source) if tree is None else tree
-    items = _transform(source, tree)
+    """The IR of a plan (``tree``: its parse tree when the caller already has it; else the plan is
+    parsed and lowered in one pass, :func:`planner.language.parser.parse_transform`)."""
+    items = _Lower(source).transform_text() if tree is None else _transform(source, tree)
     title = None
     notes = []
     statements = []

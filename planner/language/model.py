@@ -6,11 +6,12 @@ Built by :mod:`planner.language.analysis` from the IR; SymPy expressions are att
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from typing import Optional
 
 from . import ir
+from .lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 from .units import Dim, Unit
 
 

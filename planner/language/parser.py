@@ -5,14 +5,18 @@ in :mod:`planner.language.lower`."""
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.parse_tree_builder import PropagatePositions
+from lark.parsers.lalr_analysis import Shift as _SHIFT
+from lark.visitors import _vargs_meta
 
 from .data import data_dir
-from .errors import Label, LimitError, ParseError
+from .errors import Label, LimitError, ParseError, PlanError
 from .limits import LimitExceeded, TokenBudget, check_text
 from .source import Source, Span
 
@@ -57,10 +61,61 @@ class _NewlinePostLex:
             yield tok
 
 
+class _Positions(PropagatePositions):
+    """lark's position propagation, without its work where there is none to do.
+
+    Most reductions of an expression are the precedence chain's one-child rules
+    (``?sum: product``, ``?product: unary``...) handing their child up as it is:
+    its positions are already right, and lark would only copy them onto
+    themselves (as ``container_*``, equal to its own, which readers take as
+    the default anyway). Skipping that gives the same tree, positions and
+    all. Other reductions run lark's own rule (the body below is lark 1.3's
+    ``PropagatePositions.__call__``)."""
+
+    def __call__(self, children):
+        res = self.node_builder(children)
+        if len(children) == 1 and children[0] is res:
+            return res
+        if isinstance(res, Tree):
+            res_meta = res.meta
+            first_meta = self._pp_get_meta(children)
+            if first_meta is not None:
+                if not hasattr(res_meta, "line"):
+                    res_meta.line = getattr(first_meta, "container_line", first_meta.line)
+                    res_meta.column = getattr(first_meta, "container_column", first_meta.column)
+                    res_meta.start_pos = getattr(first_meta, "container_start_pos", first_meta.start_pos)
+                    res_meta.empty = False
+                res_meta.container_line = getattr(first_meta, "container_line", first_meta.line)
+                res_meta.container_column = getattr(first_meta, "container_column", first_meta.column)
+                res_meta.container_start_pos = getattr(first_meta, "container_start_pos", first_meta.start_pos)
+            last_meta = self._pp_get_meta(reversed(children))
+            if last_meta is not None:
+                if not hasattr(res_meta, "end_line"):
+                    res_meta.end_line = getattr(last_meta, "container_end_line", last_meta.end_line)
+                    res_meta.end_column = getattr(last_meta, "container_end_column", last_meta.end_column)
+                    res_meta.end_pos = getattr(last_meta, "container_end_pos", last_meta.end_pos)
+                    res_meta.empty = False
+                res_meta.container_end_line = getattr(last_meta, "container_end_line", last_meta.end_line)
+                res_meta.container_end_column = getattr(last_meta, "container_end_column", last_meta.end_column)
+                res_meta.container_end_pos = getattr(last_meta, "container_end_pos", last_meta.end_pos)
+        return res
+
+
+def _fast_positions(parser: Lark) -> None:
+    """Swap lark's position wrapper for :class:`_Positions` in a parser's callbacks (when the
+    parser is laid out as lark 1.x lays it out; otherwise lark's own stays)."""
+    callbacks = getattr(getattr(getattr(parser.parser, "parser", None), "parser", None), "callbacks", None)
+    if not isinstance(callbacks, dict):
+        return
+    for rule, callback in list(callbacks.items()):
+        if type(callback) is PropagatePositions and callback.node_filter is None:
+            callbacks[rule] = _Positions(callback.node_builder)
+
+
 @lru_cache(maxsize=None)
 def _parser(start: str) -> Lark:
     text = (data_dir("grammar") / "plan.lark").read_text(encoding="utf-8")
-    return Lark(
+    parser = Lark(
         text,
         parser="lalr",
         lexer="contextual",
@@ -70,6 +125,8 @@ def _parser(start: str) -> Lark:
         start=start,
         cache=True,  # lark keeps the LALR tables in the temp folder: ~3x faster start
     )
+    _fast_positions(parser)
+    return parser
 
 
 # Words of the grammar that only follow a sweep's or an optimisation's values (`1..8 step 2`,
@@ -83,7 +140,8 @@ def keywords() -> frozenset[str]:
     """The grammar's reserved words (`and`, `true`, `where`, `scenario` ...): never names."""
     from lark.lexer import PatternStr
 
-    return frozenset(t.pattern.value for t in _parser("start").terminals
+    # the one-pass parser's terminals (the tree route's are the same): lower builds only that one
+    return frozenset(t.pattern.value for t in _inline_parser("start").terminals
                      if isinstance(t.pattern, PatternStr) and t.pattern.value.isidentifier()) - CONTEXTUAL_WORDS
 
 
@@ -117,24 +175,484 @@ def _expected(exc: UnexpectedInput) -> str:
 
 
 def parse(source: Source, start: str = "start") -> Tree:
+    return _run(_parser(start), source, start)
+
+
+def _run(parser: Lark, source: Source, start: str):
     check_text(source)  # NUL bytes, escape codes, bidi overrides: refused before anything echoes a line
     text = source.text
     if start == "start" and not text.endswith("\n"):
         text += "\n"
     try:
-        return _parser(start).parse(text)
+        return parser.parse(text)
     except LimitExceeded as exc:
         end = min(max(exc.end, exc.start + 1), len(source.text))
         raise LimitError(exc.message, Span(source, min(exc.start, end - 1), end), hint=exc.hint or None) from None
     except UnexpectedInput as exc:
         err = _to_error(source, exc)
-        unclosed = _parser(start).options.postlex.open
+        unclosed = parser.options.postlex.open
         if unclosed and err.span is not None and source.text[err.span.start:err.span.start + 1] not in (")", "]"):
             tok = unclosed[-1]
             if tok.start_pos < err.span.start:
                 err.labels.append(Label(Span(source, tok.start_pos, tok.end_pos), f"this `{tok}` is not closed"))
                 err.hint = err.hint or f"close the `{tok}` before the end of the expression"
         raise err from None
+
+
+# ---- parsing and transforming in one pass -------------------------------------------------
+
+class _Meta:
+    """What a transformer's ``v_args(meta=True)`` methods read of a node: where it starts and ends."""
+
+    __slots__ = ("start_pos", "end_pos", "empty")
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start_pos = start
+        self.end_pos = end
+        self.empty = False
+
+
+class _EmptyMeta:
+    empty = True
+
+
+class _Inline:
+    """One rule's reduction when the transformer runs inside the parser: its positions as lark's
+    ``propagate_positions`` would give the node (from the first and last child that has any, a
+    child's *container* counting: the parentheses around an inlined ``(expr)``), then lark's own
+    child filtering and one-child inlining, then the transformer's method with that meta."""
+
+    __slots__ = ("call", "where", "state", "single")
+
+    def __init__(self, call, where: dict, state: list, single: bool) -> None:
+        self.call = call
+        self.where = where  # id(value) -> (value, start, end, container start, container end)
+        self.state = state  # [(start, end) of the node being reduced, first PlanError of a method]
+        self.single = single  # a `?rule: child` that hands its only child up as it is
+
+    def __call__(self, children):
+        where = self.where
+        if len(children) == 1:  # the common case, without the loops
+            c = children[0]
+            if type(c) is Token:
+                first = last = (c.start_pos, c.end_pos)
+            else:
+                if self.single:  # its positions are already the child's
+                    return c
+                got = where.get(id(c))
+                first = last = (got[3], got[4]) if got is not None and got[0] is c else None
+        else:
+            first = last = None
+            for c in children:
+                if type(c) is Token:
+                    first = (c.start_pos, c.end_pos)
+                    break
+                got = where.get(id(c))
+                if got is not None and got[0] is c:
+                    first = (got[3], got[4])
+                    break
+            if first is not None:
+                for c in reversed(children):
+                    if type(c) is Token:
+                        last = (c.start_pos, c.end_pos)
+                        break
+                    got = where.get(id(c))
+                    if got is not None and got[0] is c:
+                        last = (got[3], got[4])
+                        break
+        state = self.state
+        if state[1] is not None:  # a method failed: only the syntax is checked from here on
+            return None
+        state[0] = (first[0], last[1]) if first is not None else None
+        try:
+            res = self.call(children)
+        except PlanError as err:  # reported after the parse, so that a syntax error anywhere comes first
+            state[1] = err
+            return None
+        if first is not None and type(res) is not Token:
+            key = id(res)
+            for c in children:
+                if c is res:  # handed up: its own span stays, its container grows
+                    old = where.get(key)
+                    if old is not None and old[0] is res:
+                        if old[3] != first[0] or old[4] != last[1]:
+                            where[key] = (res, old[1], old[2], first[0], last[1])
+                        return res
+                    break
+            where[key] = (res, first[0], last[1], first[0], last[1])
+        return res
+
+
+def _tables(parse_table, order: dict, shift):
+    """lark's parse table with each action ready to use: ``(True, next state)`` for a shift,
+    ``(False, size, name, rule number, hands its child up)`` for a reduction; and the gotos."""
+    table = {}
+    for st, actions in parse_table.states.items():
+        row = {}
+        for ttype, (action, arg) in actions.items():
+            row[ttype] = (True, arg) if action is shift else \
+                (False, len(arg.expansion), arg.origin.name, order[arg], _single(arg))
+        table[st] = row
+    goto = {st: {k: v[1] for k, v in row.items() if v[0]} for st, row in table.items()}
+    return table, goto
+
+
+def _loop(tables, callbacks: list, owner):
+    """lark's LALR loop (``_Parser.parse_from_state`` and ``ParserState.feed_token``) for the
+    one-pass parser, over :func:`_tables` (each action ready to use, instead of looked up through
+    its rule on every step); ``callbacks`` by rule number. What it cannot decide (an unexpected
+    token, the end) it hands to lark's own ``feed_token``, which raises lark's errors."""
+    table, goto = tables
+
+    def parse_from_state(state, last_token=None):
+        state_stack, value_stack = state.state_stack, state.value_stack
+        token = last_token
+        try:
+            for token in state.lexer.lex(state):
+                ttype = token.type
+                while True:
+                    act = table[state_stack[-1]].get(ttype)
+                    if act is None:
+                        state.feed_token(token)  # raises UnexpectedToken
+                    if act[0]:  # shift (no terminal has a callback: the transformer visits no tokens)
+                        state_stack.append(act[1])
+                        value_stack.append(token)
+                        break
+                    _, size, origin, index, single = act
+                    if single:  # `?rule: child` handing its child up: only the state changes
+                        state_stack[-1] = goto[state_stack[-2]][origin]
+                        continue
+                    if size:
+                        children = value_stack[-size:]
+                        del state_stack[-size:]
+                        del value_stack[-size:]
+                    else:
+                        children = []
+                    value = callbacks[index](children)
+                    state_stack.append(goto[state_stack[-1]][origin])
+                    value_stack.append(value)
+            end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
+            return state.feed_token(end, True)
+        except UnexpectedInput as e:
+            try:
+                from lark.parsers.lalr_interactive_parser import InteractiveParser
+
+                e.interactive_parser = InteractiveParser(owner, state, state.lexer)
+            except Exception:  # noqa: BLE001  (only for lark's error reporting tools, which we do not use)
+                pass
+            raise
+
+    return parse_from_state
+
+
+def _meta(state: list):
+    return _Meta(*state[0]) if state[0] is not None else _EmptyMeta()
+
+
+def _method(transformer, name: str, state: list):
+    f = getattr(transformer, name, None)
+    if f is None:  # no method for this rule: a tree, as Transformer.__default__ makes
+        return lambda children: Tree(name, children, _meta(state))
+    wrapper = getattr(f, "visit_wrapper", None)
+    if wrapper is _vargs_meta and hasattr(f, "base_func"):  # v_args(meta=True): the function itself
+        base = f.base_func.__get__(transformer)
+        return lambda children: base(_meta(state), children)
+    if wrapper is not None:
+        return lambda children: wrapper(f, name, children, _meta(state))
+    return f
+
+
+def _single(rule) -> bool:
+    """``?rule: child``: one kept child, handed up when it is alone (lark's ExpandSingleChild)."""
+    if not rule.options.expand1 or rule.alias or len(rule.expansion) != 1:
+        return False
+    sym = rule.expansion[0]
+    return not (sym.is_term and sym.filter_out) and not (not sym.is_term and sym.name.startswith("_"))
+
+
+OWN_PATTERN_AFTER = 64  # tokens a state reads with every terminal's pattern before its own is compiled
+
+
+class _FusedLexer:
+    """lark's contextual lexer and :class:`_NewlinePostLex` as one loop, for the one-pass parser.
+
+    The same tokens: each is the token lark's lexer for the parser's current state would match
+    (and lark's keyword callback would type), white space and comments skipped, line and column
+    counted as lark counts them, and the newlines the post-lexer drops dropped; but without a
+    generator and three method calls per token (or per run of white space). What does not match
+    is handed to lark's own lexer, which raises lark's error.
+
+    One pattern of every terminal is tried first: lark orders a state's terminals as it orders
+    all of them, so where all of them match a terminal the state accepts, the state's own
+    pattern matches the same (its earlier terminals are earlier ones of all, which did not
+    match); only then (a keyword where the state takes a name, or a state without names) is the
+    state's own pattern compiled and used. Compiling a pattern per state, as lark does, was most
+    of a small plan's parse; but a state's own pattern, with only its terminals, matches faster,
+    so a state met :data:`OWN_PATTERN_AFTER` times (a big plan's) takes its own from then on."""
+
+    def __init__(self, contextual, postlex: _NewlinePostLex) -> None:
+        self.contextual = contextual
+        self.postlex = postlex
+        self.info: dict = {}  # lark's lexer of a state -> [its terminals' names, root first?, its own patterns]
+        self.root = None  # the patterns of every terminal, and the terminals keywords stand in
+        self.reads = None  # a pattern terminal -> the string terminals it reads whole (lark's `unless`)
+
+    SPACE = "[\t \f]*"  # the grammar's `%ignore /[\t \f]+/`: nothing else starts with these (TAG_VALUE,
+    # which may, comes after an ignore in lark's order: lark would skip the spaces first too)
+
+    @staticmethod
+    def _plain(lexer) -> bool:
+        """The terminals :meth:`_patterns` lays out as lark does (else lark's own scanner)."""
+        return not (lexer.user_callbacks or lexer.use_bytes or len(lexer.terminals) > 90
+                    or any(t.pattern.flags for t in lexer.terminals))
+
+    def _unless(self, lexer):
+        """lark's _create_unless without its scanners: for each pattern terminal, the keywords it
+        would read (`where` read by NAME is WHERE), and the string terminals so embedded. Whether a
+        pattern reads a string whole is the same in every state: worked out once, over all terminals."""
+        if self.reads is None:
+            from lark.lexer import PatternRE, PatternStr, _get_match
+
+            every = getattr(self.contextual, "root_lexer", lexer).terminals
+            strings = [t for t in every if type(t.pattern) is PatternStr]
+            self.reads = {}
+            for retok in every:
+                if type(retok.pattern) is PatternRE:
+                    regexp = retok.pattern.to_regexp()
+                    self.reads[retok.name] = [(t.pattern.value, t.name) for t in strings if t.priority == retok.priority
+                                              and t.pattern.value == _get_match(re, regexp, t.pattern.value,
+                                                                                lexer.g_regex_flags)]
+        names = {t.name for t in lexer.terminals}
+        embedded: set = set()
+        keywords: dict = {}
+        for t in lexer.terminals:
+            table: dict = {}
+            for value, name in self.reads.get(t.name, ()):
+                if name in names:
+                    table.setdefault(value, name)
+                    embedded.add(name)
+            if table:
+                keywords[t.name] = table
+        return keywords, embedded
+
+    def _patterns(self, lexer):
+        """A state's lexer as one compiled pattern (white space, then its terminals in lark's
+        order), its keyword table and callbacks: what lark's ``_build_scanner`` makes, made
+        without it (lark compiles two patterns per state: its scanner and the keyword check)."""
+        if not self._plain(lexer):
+            return self._lark_patterns(lexer)
+        keywords, embedded = self._unless(lexer)
+        body = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in lexer.terminals if t.name not in embedded)
+        spaced = _compiled(self.SPACE + "(?:" + body + ")", lexer.g_regex_flags)
+        return lexer, spaced, (spaced,), lexer.ignore_types, lexer.newline_types, {}, keywords
+
+    def _lark_patterns(self, lexer):
+        mres = lexer.scanner._mres
+        spaced = re.compile(self.SPACE + "(?:" + "|".join(m.pattern for m in mres) + ")", mres[0].flags) \
+            if len(mres) == 1 else re.compile("(?!)")
+        callbacks = dict(lexer.callback)
+        keywords = {}
+        for type_, cb in lexer.callback.items():  # lark's keyword check (a NAME that is `where`...) as a dict
+            terms = getattr(getattr(cb, "scanner", None), "terminals", None)
+            if type(cb).__name__ == "UnlessCallback" and terms and all(
+                    type(t.pattern).__name__ == "PatternStr" and not t.pattern.flags for t in terms):
+                keywords[type_] = {t.pattern.value: t.name for t in terms}
+                del callbacks[type_]
+        return lexer, spaced, mres, lexer.ignore_types, lexer.newline_types, callbacks, keywords
+
+    def _root(self):
+        if self.root is None:
+            lexer = getattr(self.contextual, "root_lexer", None)
+            if lexer is not None and self._plain(lexer):
+                rank = {t.name: i for i, t in enumerate(lexer.terminals)}  # lark's order, every state's too
+                self.root = (self._patterns(lexer), self._unless(lexer)[1], rank)
+            else:
+                self.root = (None, frozenset(), {})
+        return self.root
+
+    def _state(self, lexer) -> list:
+        """[the names of the state's terminals, whether every terminal's pattern may go first, None,
+        the strings to look for first, the tokens left before its own pattern]: the third, the
+        state's own patterns, made when needed; the fourth, the strings the state reads alone that
+        a pattern terminal of all reads as keywords (MINUS where a unary minus is expected, not
+        ADD_OP), each with its place in lark's order."""
+        patterns, embedded, rank = self._root()
+        names = frozenset(t.name for t in lexer.terminals)
+        first = patterns is not None and self._plain(lexer)
+        alone = ()
+        if first:
+            own = self._unless(lexer)[1]
+            alone = tuple(sorted((rank[t.name], t.pattern.value) for t in lexer.terminals
+                                 if t.name in embedded and t.name not in own))
+        return [names, first, None, alone, OWN_PATTERN_AFTER]
+
+    def lex(self, lexer_state, parser_state):
+        text_slice = lexer_state.text
+        text, end = text_slice.text, text_slice.end
+        new_token = Token._future_new  # Token(...) without its deprecation shim
+        line_ctr = lexer_state.line_ctr
+        lexers = self.contextual.lexers
+        stack = parser_state.state_stack
+        info = self.info
+        root, _, root_rank = self._root()
+        root_spaced = root[1] if root is not None else None
+        root_keywords = root[6] if root is not None else {}
+        opened: list = []
+        self.postlex.open = opened
+        budget = TokenBudget()  # the post-lexer's size and nesting limits
+        see = budget.see
+        depth = 0
+        previous = None
+        while line_ctr.char_pos < end:
+            pos = line_ctr.char_pos
+            lexer = lexers[stack[-1]]
+            state = info.get(id(lexer))
+            if state is None:
+                state = info[id(lexer)] = self._state(lexer)
+            m = None
+            if state[1] and state[2] is None:  # every terminal's pattern first (see the class)
+                state[4] -= 1
+                if not state[4]:  # a state met often: its own pattern, shorter, from its next token on
+                    state[1] = False
+                m = root_spaced.match(text, pos, end)
+                if m is not None:
+                    type_ = m.lastgroup
+                    names = state[0]
+                    table = root_keywords.get(type_)
+                    if type_ not in names or (table and table.get(m.group(type_), type_) not in names):
+                        m = None  # a terminal the state does not take, or a keyword it does not
+                    elif state[3]:  # a string the state reads alone, earlier in lark's order, here?
+                        at, place = m.start(type_), root_rank[type_]
+                        for earlier, string in state[3]:
+                            if earlier < place and text.startswith(string, at, end):
+                                m = None
+                                break
+            if m is not None:
+                got = root
+            else:
+                got = state[2]
+                if got is None:
+                    got = state[2] = self._patterns(lexer)
+                m = got[1].match(text, pos, end)  # white space, then a token, in one match
+            _, spaced, mres, ignore, newline, callback, keywords = got
+            if m is not None:
+                type_ = m.lastgroup
+                start = m.start(type_)
+                if start != pos:  # the white space lark's own pattern skips as a token of its own
+                    line_ctr.char_pos = pos = start
+                    line_ctr.column = pos - line_ctr.line_start_pos + 1
+                value = m.group(type_)
+            else:
+                for mre in mres:
+                    m = mre.match(text, pos, end)
+                    if m:
+                        break
+                if m is None:
+                    yield from self.contextual.lex(lexer_state, parser_state)  # lark raises its error here
+                    return
+                value, type_ = m.group(0), m.lastgroup
+            ignored = type_ in ignore
+            if ignored and type_ not in callback:
+                line_ctr.feed(value, type_ in newline)
+                continue
+            line, column = line_ctr.line, line_ctr.column
+            if type_ in newline:
+                line_ctr.feed(value)
+            else:  # LineCounter.feed without a newline, inline
+                line_ctr.char_pos = pos + len(value)
+                line_ctr.column = line_ctr.char_pos - line_ctr.line_start_pos + 1
+            if type_ in keywords:
+                type_ = keywords[type_].get(value, type_)
+            t = new_token(type_, value, pos, line, column, line_ctr.line, line_ctr.column, line_ctr.char_pos)
+            if type_ in callback:
+                t = callback[type_](t)
+            if ignored:
+                continue
+            lexer_state.last_token = t
+            see(t)
+            kind = t.type
+            if kind in _OPEN:  # the post-lexer (_NewlinePostLex.process)
+                depth += 1
+                opened.append(t)
+            elif kind in _CLOSE:
+                depth = max(0, depth - 1)
+                if opened:
+                    opened.pop()
+            if kind == "_NL":
+                if depth > 0 or previous is None or previous in _CONTINUES:
+                    continue
+                budget.end_statement()
+            previous = kind
+            yield t
+
+
+@lru_cache(maxsize=None)
+def _compiled(pattern: str, flags: int):
+    return re.compile(pattern, flags)
+
+
+def _fused(parser: Lark) -> bool:
+    frontend = parser.parser
+    connector = getattr(frontend, "lexer", None)
+    contextual = getattr(connector, "lexer", None)
+    lexers = getattr(contextual, "lexers", None)
+    if not isinstance(lexers, dict):
+        return False
+    for lx in set(lexers.values()):  # lark 1.x's basic lexers, asked without building their scanners
+        if not all(hasattr(lx, a) for a in ("terminals", "user_callbacks", "g_regex_flags", "use_bytes",
+                                             "ignore_types", "newline_types", "_build_scanner")):
+            return False
+    frontend.lexer = _FusedLexer(contextual, parser.options.postlex)
+    return True
+
+
+@lru_cache(maxsize=None)
+def _inline_parser(start: str) -> Lark:
+    """A second parser per start rule, whose callbacks :func:`parse_transform` sets for each parse."""
+    parser = Lark(
+        (data_dir("grammar") / "plan.lark").read_text(encoding="utf-8"),
+        parser="lalr", lexer="contextual", postlex=_NewlinePostLex(), propagate_positions=True,
+        maybe_placeholders=False, start=start, cache=True)
+    parser._planner_lock = threading.Lock()
+    _fused(parser)
+    return parser
+
+
+def parse_transform(source: Source, transformer, start: str = "start"):
+    """``transformer.transform(parse(source, start))`` without the tree in between: its methods
+    are the parser's callbacks, each reduction handing them the children and the meta it would
+    have had. The same result, in about half the time (no parse tree to build and walk again).
+    Exceptions the methods raise reach the caller as they are."""
+    parser = _inline_parser(start)
+    callbacks = getattr(getattr(getattr(parser.parser, "parser", None), "parser", None), "callbacks", None)
+    builders = getattr(getattr(parser, "_parse_tree_builder", None), "rule_builders", None)
+    if not isinstance(callbacks, dict) or builders is None:  # lark laid out otherwise: two passes
+        return transformer.transform(parse(source, start))
+    where: dict = {}
+    state: list = [None, None]  # (start, end) of the node being reduced; the first error a method raised
+    table = {}
+    for rule, chain in builders:
+        call = _method(transformer, rule.alias or rule.options.template_source or rule.origin.name, state)
+        for wrap in chain:
+            if wrap is not PropagatePositions:
+                call = wrap(call)
+        table[rule] = _Inline(call, where, state, _single(rule))
+    inner = parser.parser.parser.parser
+    if not hasattr(parser, "_planner_tables"):
+        parser._planner_order = {rule: i for i, (rule, _) in enumerate(builders)}
+        parser._planner_tables = _tables(inner.parse_table, parser._planner_order, _SHIFT)
+    by_number = [table[rule] for rule in parser._planner_order]
+    with parser._planner_lock:
+        callbacks.clear()
+        callbacks.update(table)
+        inner.parse_from_state = _loop(parser._planner_tables, by_number, inner)  # this parser's own, not lark's class
+        try:
+            result = _run(parser, source, start)
+        finally:
+            callbacks.clear()
+    if state[1] is not None:
+        raise state[1]
+    return result
 
 
 @dataclass(frozen=True)

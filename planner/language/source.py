@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from .lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 
 
 @dataclass(frozen=True, eq=False)

@@ -19,9 +19,10 @@ formulas. The table below is small, exact and tested.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Mapping
+
+from .lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,13 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from ..compute.evaluation import Plan, format_value
 from ..language.errors import UsageError
-from .viewmodel import Analysis, analyse, view_model
+
+if TYPE_CHECKING:  # the view model (SymPy, for the report's LaTeX) only where a report is made
+    from .viewmodel import Analysis
 
 DEFAULT_OUTDIR = "out"
 
@@ -39,7 +41,7 @@ DEFAULT_OUTDIR = "out"
 @dataclass
 class Output:
     name: str  # file name inside the output directory
-    data: bytes
+    data: bytes  # or a function writing them into an open binary file, for output too big to hold
     kind: str  # "report" | "workbook" | "plot"
 
 
@@ -82,6 +84,8 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
         notes.append(f"plots skipped: {reason}")
     plot_info = {"enabled": bool(files), "note": f"plots skipped: {reason}" if reason else "",
                  "files": files, "skipped": skipped}
+    from .viewmodel import view_model
+
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))
     return outputs, notes
@@ -135,24 +139,33 @@ def workbook_output(analysis: Analysis, name: str) -> Output:
 
 
 def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = None,
-          import_roots: Sequence[str] = ()) -> BuildResult:
-    """Everything a plan produces, written into ``outdir`` only when all of it succeeded."""
+          import_roots: Sequence[str] = (), progress=None) -> BuildResult:
+    """Everything a plan produces, written into ``outdir`` only when all of it succeeded.
+    ``progress`` (a :class:`planner.outputs.progress.Progress`) is told each step."""
     from ..compute.evaluation import load
     from ..questions.solve import Answers
 
+    step = progress.step if progress is not None else (lambda what: None)
     _check_outdir(outdir)
     stem = Path(path).stem
     inputs = [Path(path)] + ([Path(template)] if template else [])
     refuse_inputs([Path(outdir) / f"{stem}.xlsx", Path(outdir) / f"{stem}.md"], inputs)
+    step("loading")
     plan = load(path, answers=Answers, import_roots=import_roots)  # formulas may use questions' answers
     inputs += plan.files
     refuse_inputs([Path(outdir) / name for name in [f"{stem}.xlsx", f"{stem}.md"]
                    + [f"{stem}-sweep-{i}.png" for i in range(1, len(plan.model.sweeps) + 1)]], inputs)
+    step("scenarios, checks, sweeps and solves")
+    from .viewmodel import analyse
+
     analysis = analyse(plan)
+    step("the workbook")
     outputs = [workbook_output(analysis, f"{stem}.xlsx")]
+    step("the report and its plots")
     report, notes = report_outputs(analysis, f"{stem}.md", template)
     outputs += report
     result = BuildResult(analysis, outputs, notes=notes)
+    step("writing")
     result.written = publish(outputs, Path(outdir), inputs)
     return result
 
@@ -249,17 +262,30 @@ def _destination(target: Path) -> tuple[Path, str]:
     return Path(os.path.realpath(target)), "file"
 
 
-def _stream(data: bytes, target: Path, how: str) -> None:
+def _write(f, data) -> None:
+    """An output's bytes into an open binary file; ``data`` is the bytes, or a function that
+    writes them into the file as it computes them (``planner sweep -o``: too big to hold)."""
+    if callable(data):
+        data(f)
+    else:
+        f.write(data)
+
+
+def _stream(data, target: Path, how: str) -> None:
     if how.startswith("fd"):
         stream = sys.stdout if how == "fd1" else sys.stderr
         stream.flush()
         fd = int(how[2:])
+        if callable(data):
+            with os.fdopen(os.dup(fd), "wb") as f:
+                data(f)
+            return
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
         return
     with open(target, "wb") as f:  # a device or a pipe: written to, not replaced
-        f.write(data)
+        _write(f, data)
 
 
 def _umask() -> int:
@@ -278,7 +304,8 @@ def _fresh_directory(outputs: Sequence[Output], outdir: Path) -> None:
     stage = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.planner-", dir=outdir.parent))
     try:
         for out in outputs:
-            (stage / out.name).write_bytes(out.data)
+            with open(stage / out.name, "wb") as f:
+                _write(f, out.data)
         stage.chmod(0o777 & ~_umask())  # mkdtemp makes it private; a normal directory is wanted
         os.rename(stage, outdir)
     except BaseException:
@@ -295,7 +322,7 @@ def _replace_files(files: Sequence[tuple[Output, Path]], outdir: Path) -> None:
             fd, name = tempfile.mkstemp(prefix=f".{real.name}.planner-", dir=real.parent)
             staged.append((Path(name), real))
             with os.fdopen(fd, "wb") as f:
-                f.write(out.data)
+                _write(f, out.data)
             try:
                 mode = stat.S_IMODE(os.stat(real).st_mode)  # a replaced file keeps its permissions
             except OSError:

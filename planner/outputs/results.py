@@ -13,11 +13,12 @@ The API door (:mod:`planner.plan`) builds them from the questions' results.
 from __future__ import annotations
 
 import html
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from fractions import Fraction
 from typing import Any, Iterator, Optional, Sequence, Union
 
 from ..compute.evaluation import format_value
+from ..language.lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 
 Number = Union[float, bool]
 

@@ -14,16 +14,16 @@ import csv
 import io
 import json
 import math
-from typing import Any, Iterable, Optional, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..language.errors import PlanError
-from ..questions.explain import Explanation
-from ..questions.sensitivity import Sensitivity
-from ..questions.solve import SolveResult
-from ..questions.sweep import SweepResult
+
+if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
+    from ..questions.explain import Explanation
+    from ..questions.sensitivity import Sensitivity
+    from ..questions.solve import SolveResult
+    from ..questions.sweep import SweepResult
 
 EVAL_FORMAT = "planner.eval/1"
 SWEEP_FORMAT = "planner.sweep/1"
@@ -32,10 +32,54 @@ SOLVE_FORMAT = "planner.solve/1"
 
 def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], align: Optional[Sequence[str]] = None,
           maxcolwidths: Optional[Sequence[Optional[int]]] = None) -> str:
+    if not maxcolwidths:
+        text = _simple_table(rows, headers, align)
+        if text is not None:
+            return text
     from tabulate import tabulate
 
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True,
                     colalign=align, maxcolwidths=list(maxcolwidths) if maxcolwidths else None)
+
+
+_PAD = {"left": str.ljust, "right": str.rjust, "center": lambda text, width: f"{text:^{width}}"}
+
+
+def _simple_table(rows: Sequence[Sequence[Any]], headers: Sequence[str],
+                  align: Optional[Sequence[str]]) -> Optional[str]:
+    """tabulate's "simple" table (strings, no number parsing), character for character, for the
+    common case: one-line printable ASCII cells (or None), left, right or centre aligned. ``None``
+    otherwise (tabulate lays it out). Importing tabulate is a fifth of a small ``planner eval``."""
+    n = len(headers)
+    if not rows or not n:
+        return None
+    aligns = ["left"] * n if align is None else list(align)
+    if len(aligns) != n or any(a not in _PAD for a in aligns):
+        return None
+    for h in headers:
+        if h.__class__ is not str or not (h.isascii() and h.isprintable()):
+            return None
+    body = []
+    widths = [len(h) + 2 for h in headers]  # tabulate's MIN_PADDING for headers
+    for r in rows:
+        if len(r) != n:
+            return None
+        line = []
+        for i, c in enumerate(r):
+            if c is None:
+                c = ""
+            elif c.__class__ is not str or not (c.isascii() and c.isprintable()):
+                return None
+            c = c.strip()
+            if len(c) > widths[i]:
+                widths[i] = len(c)
+            line.append(c)
+        body.append(line)
+    pads = [_PAD[a] for a in aligns]
+    out = ["  ".join(pad(h, w) for pad, h, w in zip(pads, headers, widths)).rstrip(),
+           "  ".join("-" * w for w in widths)]
+    out.extend("  ".join(pad(c, w) for pad, c, w in zip(pads, line, widths)).rstrip() for line in body)
+    return "\n".join(out)
 
 
 def markdown_table(rows: Sequence[Sequence[Any]], headers: Sequence[str],
@@ -441,7 +485,7 @@ def sweep_csv(results: Sequence[SweepResult]) -> str:
 
 
 def _sweep_py(v):
-    if isinstance(v, (np.bool_, bool)):
+    if isinstance(v, bool) or str(getattr(v, "dtype", "")) == "bool":  # numpy's bool_ too
         return bool(v)
     return float(v)
 

@@ -15,10 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
 
-import numpy as np
-import sympy as sp
-
-from ..compute.compiled import compile_plan
+from ..compute.canonical import Unsupported
 from ..compute.diagnose import diagnose_expr
 from ..compute.evaluation import Evaluation, Origin, Plan, as_number, format_value
 from ..language import ir
@@ -81,59 +78,110 @@ def compares_values(plan: Plan, check: ir.Check, answer_types: Optional[dict] = 
 
 
 class _CompiledCheck:
+    """A check's sides (or its condition) compiled over every quantity, the values it takes from
+    other scenarios (``x@fp8``) and the question answers it uses: from the IR, without SymPy
+    (:mod:`planner.compute.ircompile`), or through SymPy where that does not mirror a formula."""
+
     def __init__(self, plan: Plan, check: ir.Check, answer_types: Optional[dict] = None) -> None:
         self.plan = plan
         self.check = check
-        self.refs: dict[sp.Symbol, ir.ScenarioRef] = {}
         cond = check.condition
-        # Question results by alias (`solve ... as x`): symbols whose values come from planner.questions.solve.
+        # Question results by alias (`solve ... as x`): values that come from planner.questions.solve.
         used = {n.name for n in ir.walk(cond) if isinstance(n, ir.Name)}
-        self.answers = {name: sp.Dummy(name) for name in (answer_types or {}) if name in used}
+        self.answers = [name for name in (answer_types or {}) if name in used]
         self.pair = compares_values(plan, check, answer_types)
         # `flag == false`: true/false on both sides, shown as expected against actual
         self.flags = (not self.pair and isinstance(cond, ir.Compare) and len(cond.ops) == 1
                       and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX))
-        conv = plan.converter
-        env = dict(self.answers)
-        if self.pair:
-            outputs = [("lhs", conv.expr(cond.operands[0], env, ref=self._ref)),
-                       ("rhs", conv.expr(cond.operands[1], env, ref=self._ref))]
-            self.sides = (outputs[0][1], outputs[1][1])
-        else:
-            outputs = [("cond", conv.expr(cond, env, ref=self._ref))]
-            if self.flags:
-                outputs += [("lhs", conv.expr(cond.operands[0], env, ref=self._ref)),
-                            ("rhs", conv.expr(cond.operands[1], env, ref=self._ref))]
-        symbols = dict(plan.symbols.symbols)
-        for sym in list(self.refs) + list(self.answers.values()):
-            symbols[sym.name] = sym
-        names = list(plan.model.quantities) + [s.name for s in self.refs] + [s.name for s in self.answers.values()]
-        self.compiled = compile_plan(names, outputs, symbols)
-        self.names = names
+        self.refs: list[ir.ScenarioRef] = []
+        try:
+            self._compile_ir()
+        except Unsupported:
+            self._compile_sympy()
 
-    def _ref(self, r: ir.ScenarioRef) -> sp.Basic:
-        sym = sp.Dummy(f"ref{len(self.refs)}")
-        self.refs[sym] = r
-        return sym
+    @property
+    def sides(self) -> list[ir.Expr]:
+        """What is compiled: both sides of ``a == b``; the condition (and, for ``flag == false``,
+        its two sides too) otherwise."""
+        cond = self.check.condition
+        if self.pair:
+            return [cond.operands[0], cond.operands[1]]
+        return [cond, cond.operands[0], cond.operands[1]] if self.flags else [cond]
+
+    @property
+    def labels(self) -> list[str]:
+        return ["lhs", "rhs"] if self.pair else (["cond", "lhs", "rhs"] if self.flags else ["cond"])
+
+    def _compile_ir(self) -> None:
+        from ..compute.ircompile import Converter, compile_outputs
+
+        refs: list[ir.ScenarioRef] = []
+        env = {name: ("d", name, 0) for name in self.answers}
+
+        def ref(r: ir.ScenarioRef):  # one variable per reference, numbered as the SymPy route does
+            refs.append(r)
+            return ("d", f"ref{len(refs) - 1}", len(refs) - 1)
+
+        conv = Converter(self.plan.model)
+        nodes = [conv.expr(side, env, ref) for side in self.sides]
+        extra = [(f"ref{i}", ("d", f"ref{i}", i)) for i in range(len(refs))] + [(n, env[n]) for n in self.answers]
+        outputs = [(label, _constant(node)) for label, node in zip(self.labels, nodes)]
+        self.compiled = compile_outputs(self.plan.model, list(self.plan.model.quantities), outputs, extra)
+        self.refs = refs
+
+    def _compile_sympy(self) -> None:
+        import sympy as sp
+
+        from ..compute.compiled import compile_plan
+
+        plan = self.plan
+        refs: list[ir.ScenarioRef] = []
+        dummies: list = []
+
+        def ref(r: ir.ScenarioRef):
+            dummies.append(sp.Dummy(f"ref{len(refs)}"))
+            refs.append(r)
+            return dummies[-1]
+
+        answers = {name: sp.Dummy(name) for name in self.answers}
+        exprs = [plan.converter.expr(side, dict(answers), ref=ref) for side in self.sides]
+        symbols = dict(plan.symbols.symbols)
+        for d in dummies + list(answers.values()):
+            symbols[d.name] = d
+        names = list(plan.model.quantities) + [d.name for d in dummies] + [d.name for d in answers.values()]
+        self.compiled = compile_plan(names, list(zip(self.labels, exprs)), symbols)
+        self.refs = refs
 
     def exactly_equal(self, ev: Evaluation) -> bool:
         """``lhs == rhs`` decided in exact arithmetic from the exact inputs
         (``0.1 + 0.2 - 0.3 == 0`` holds, though its float value is 5.6e-17).
         False when it cannot be decided exactly (a scenario reference, an
-        answer, an irrational value)."""
-        from ..compute.symbolic import inline_inputs
-
+        answer, an irrational value SymPy cannot settle either)."""
         if self.refs or self.answers:
             return False
-        diff = self.sides[0] - self.sides[1]
-        if not _cheap_exactly(diff, {self.plan.symbols[n]: v for n, v in ev.values.items()}):
+        from ..compute.exact import ExactEvaluator, NotRational
+
+        try:
+            exact = ExactEvaluator(self.plan.model, ev.inputs)
+            lhs, rhs = (exact.expr(side) for side in self.sides)
+            return lhs == rhs
+        except NotRational:
+            return self._sympy_equal(ev)
+
+    def _sympy_equal(self, ev: Evaluation) -> bool:
+        import sympy as sp
+
+        from ..compute.symbolic import inline_inputs
+
+        plan = self.plan
+        diff = plan.converter.expr(self.sides[0]) - plan.converter.expr(self.sides[1])
+        if not _cheap_exactly(diff, {plan.symbols[n]: v for n, v in ev.values.items()}):
             return False
-        names = self.plan.symbols.names
-        derived = {sym: inline_inputs(self.plan.model, self.plan.symbols, self.plan.exprs, names[sym])
-                   for sym in diff.free_symbols if not self.plan.model.quantities[names[sym]].is_input}
+        names = plan.symbols.names
+        derived = {sym: inline_inputs(plan.model, plan.symbols, plan.exprs, names[sym])
+                   for sym in diff.free_symbols if not plan.model.quantities[names[sym]].is_input}
         diff = diff.xreplace(derived)
-        exact = {self.plan.symbols[n]: (sp.Integer(int(v)) if isinstance(v, bool)
-                                        else sp.Rational(v.numerator, v.denominator))
+        exact = {plan.symbols[n]: (sp.Integer(int(v)) if isinstance(v, bool) else sp.Rational(v.numerator, v.denominator))
                  for n, v in ev.inputs.items()}
         value = diff.xreplace(exact)
         return bool(value.is_Number and value == 0)
@@ -141,8 +189,8 @@ class _CompiledCheck:
     def __call__(self, ev: Evaluation, ref_values: dict[str, float], answers: Optional[dict] = None) -> tuple:
         # numpy scalars: a division by zero is inf (and located by `problem`), not a ZeroDivisionError
         args = [as_number(ev.values[n]) for n in self.plan.model.quantities]
-        args += [as_number(ref_values[s.name]) for s in self.refs]
-        args += [np.float64(float((answers or {})[name])) for name in self.answers]
+        args += [as_number(ref_values[i]) for i in range(len(self.refs))]
+        args += [as_number(float((answers or {})[name])) for name in self.answers]
         return self.compiled(args)
 
     def problem(self, ev: Evaluation, ref_values: dict[str, float], answers: Optional[dict], out) -> Optional[PlanError]:
@@ -150,8 +198,8 @@ class _CompiledCheck:
         value (or any part of its condition) is NaN or infinite fails, with the located reason."""
         values: dict[str, object] = dict(ev.values)
         values.update({k: float(v) for k, v in (answers or {}).items()})
-        for sym, r in self.refs.items():
-            values[f"{r.name}@{r.scenario}"] = ref_values[sym.name]
+        for i, r in enumerate(self.refs):
+            values[f"{r.name}@{r.scenario}"] = ref_values[i]
         err = diagnose_expr(self.plan.model, self.check.condition, values)
         if err is not None:
             return err
@@ -167,9 +215,11 @@ class _CompiledCheck:
 MAX_EXACT_EXPONENT = 10_000
 
 
-def _cheap_exactly(expr: sp.Basic, floats: dict) -> bool:
+def _cheap_exactly(expr, floats: dict) -> bool:
     """Whether deciding ``expr == 0`` exactly is cheap: no power whose exponent, at these
     values, is huge (``x ^ 1000000000`` with x = 2 has 301,029,996 digits exactly)."""
+    import sympy as sp
+
     for p in expr.atoms(sp.Pow):
         e = p.exp
         try:
@@ -179,6 +229,10 @@ def _cheap_exactly(expr: sp.Basic, floats: dict) -> bool:
         if not math.isfinite(v) or abs(v) > MAX_EXACT_EXPONENT:
             return False
     return True
+
+
+def _constant(node):
+    return lambda _: node
 
 
 def literal_of(e: ir.Expr) -> Optional[ir.Number]:
@@ -246,24 +300,25 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
             raise got
         return got
 
-    # question results by alias, computed only when a check uses one
-    if answers is None and any(s.alias for s in list(plan.model.solves) + list(plan.model.optimizes)):
-        from .solve import Answers
-
-        answers = Answers(plan)
+    # Question results by alias: the solver (and SymPy with it) only when a check uses one.
+    types = answers.types if answers is not None else plan.analyzer.answer_types(plan.model)
     for check in plan.model.checks:
         overrides = dict(base_overrides or {})
         origins = {}
         from_answers = {}  # `with x = ALIAS`: set per scenario from the answer
         for o in check.overrides:
             origins[o.name] = Origin(f"`with {o.name} = {o.expr.span.flat}`", o.span)
-            if answers is not None and isinstance(o.expr, ir.Name) and o.expr.name in answers:
+            if isinstance(o.expr, ir.Name) and o.expr.name in types:
                 from_answers[o.name] = o.expr.name
                 continue
             overrides[o.name] = plan.analyzer.override_value(o, plan.model.quantities, "`with`", report=False)
         shown_overrides = {o.name: o.expr.span.flat for o in check.overrides}
         scenarios = check_scenarios(plan, check)
-        compiled = _CompiledCheck(plan, check, answers.types if answers is not None else None)
+        compiled = _CompiledCheck(plan, check, types)
+        if answers is None and (compiled.answers or from_answers):
+            from .solve import Answers
+
+            answers = Answers(plan)
         scale, unit = display_unit(plan, check, answers)
         for scenario in scenarios:
             result = CheckResult(check, scenario, False, unit=unit, overrides=shown_overrides)
@@ -274,9 +329,9 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
                     all_overrides[name] = answers.value(alias, scenario, overrides, origins)
                 ev = evaluation(scenario, all_overrides, origins)
                 refs = {}
-                for sym, r in compiled.refs.items():
+                for i, r in enumerate(compiled.refs):
                     other = evaluation(None if r.scenario == "base" else r.scenario, all_overrides, origins)
-                    refs[sym.name] = other.values[r.name]
+                    refs[i] = other.values[r.name]
                 out = compiled(ev, refs, values)
                 problem = compiled.problem(ev, refs, values, out)
                 if problem is not None:

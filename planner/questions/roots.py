@@ -537,3 +537,170 @@ def tidy(e: sp.Basic) -> sp.Basic:
     if num.could_extract_minus_sign() and den.could_extract_minus_sign():
         num, den = -num, -den
     return sp.factor_terms(num) / sp.factor_terms(den)
+
+
+# ---- closed forms over the other inputs ------------------------------------------------
+
+FORM_OPS = 2000  # a piece larger than this (SymPy's count_ops) gets no closed form
+FORM_BRANCHES = 8  # combinations of `if`/max/min branches that do not depend on the unknown, per piece
+FORM_SECONDS = 1.0  # CPU budget of one question's closed-form search; then it stops, and the notes say so
+
+
+class FormBudget:
+    """The bounded budget of a closed-form search: sizes checked before each SymPy step
+    (deterministic) and, as a last guard, CPU time checked between steps."""
+
+    def __init__(self, seconds: Optional[float] = None) -> None:
+        import time
+
+        self.seconds = FORM_SECONDS if seconds is None else seconds
+        self._clock = time.process_time
+        self.deadline = self._clock() + self.seconds
+        self.spent: Optional[str] = None  # why the search stopped early
+
+    def left(self) -> bool:
+        if self.spent is None and self._clock() > self.deadline:
+            self.spent = f"more than {self.seconds:g} s of search"
+        return self.spent is None
+
+
+def root_forms(exprs: list[sp.Basic], x: sp.Symbol, decide: Callable[[sp.Basic], Optional[bool]],
+                 budget: FormBudget) -> list[sp.Basic]:
+    """Candidate closed forms of the roots of ``exprs`` in ``x``, over the other inputs.
+
+    Each expression is split into smooth pieces (:func:`pieces`); a piece's
+    ``if``/``max``/``min`` branches that do not depend on ``x`` are resolved
+    one combination at a time (conditions ``decide`` settles from the inputs'
+    declared domains are not branched on: an unreachable branch is dropped),
+    so every combination is a plain rational function of ``x``. A numerator
+    of degree 1 is solved directly (``-c0 / c1``), of degree 2 by
+    ``sympy.roots``; a piece where ``x`` occurs once by ``solve``. Each root is
+    put in one canonical form (:func:`tidy`: ``cancel``, so the same
+    whatever route led to it), and the branches are put back together as one
+    ``Piecewise`` over their conditions: one formula, whatever the scenario.
+    Never ``simplify``: its cost has no bound on real plans (seconds for one
+    Piecewise). Stops when ``budget`` is spent (``budget.spent`` says why).
+    """
+    forms: list[sp.Basic] = []
+    for e in exprs:
+        for piece in pieces(e, x) or []:
+            if not budget.left():
+                return forms
+            if sp.count_ops(piece) > FORM_OPS:
+                budget.spent = budget.spent or f"a formula over {FORM_OPS} operations"
+                continue
+            branches = _branches(piece, x, decide)
+            if branches is None:
+                budget.spent = budget.spent or f"more than {FORM_BRANCHES} combinations of branches"
+                continue
+            found: list[tuple[tuple, list[sp.Basic]]] = []
+            for assumed, branch in branches:
+                if not budget.left():
+                    return forms
+                found.append((assumed, _roots_of(branch, x)))
+            forms.extend(_join(found))
+    return [f for f in forms if not f.has(x)]
+
+
+def _roots_of(piece: sp.Basic, x: sp.Symbol) -> list[sp.Basic]:
+    num, _ = sp.fraction(sp.together(piece))
+    try:
+        poly = sp.Poly(num, x)
+        if poly.degree() == 1:
+            c1, c0 = poly.all_coeffs()
+            return [tidy(-c0 / c1)]
+        if poly.degree() == 2:
+            return [tidy(r) for r in sp.roots(poly, multiple=True)]
+    except sp.PolynomialError:
+        pass
+    exponential = exponential_roots(piece, x)
+    if exponential is not None:
+        return exponential
+    if piece.count(x) == 1:
+        try:
+            return [tidy(r) for r in sp.solve(piece, x, check=False, simplify=False)]
+        except (NotImplementedError, ValueError, TypeError):
+            pass
+    return []
+
+
+def exponential_roots(expr: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
+    """Roots of an expression in which ``x`` appears only in exponents ``b**(a*x + c)`` of one base
+    ``b`` (a geometric sum in closed form: ``S*(q - q**(n + 1))/(1 - q) = P``): with ``u = b**(g*x)``
+    it is a polynomial of degree at most 2 in ``u``, so ``x = log(u)/(g*log(b))``. None otherwise."""
+    pows = [n for n in sp.preorder_traversal(expr) if isinstance(n, sp.Pow) and n.exp.has(x)]
+    if not pows or any(p.base.has(x) for p in pows) or len({p.base for p in pows}) != 1:
+        return None
+    base = pows[0].base
+    slopes = []
+    for p in pows:
+        try:
+            poly = sp.Poly(p.exp, x)
+        except sp.PolynomialError:
+            return None
+        if poly.degree() != 1 or not poly.LC().is_Rational:
+            return None
+        slopes.append(poly.LC())
+    g = sp.gcd_list(slopes) if len(slopes) > 1 else slopes[0]
+    u = sp.Dummy("u", positive=True)
+    replaced = expr.xreplace({p: base ** (p.exp - sp.Poly(p.exp, x).LC() * x) * u ** (sp.Poly(p.exp, x).LC() / g)
+                              for p in pows})
+    if replaced.has(x):
+        return None
+    num, _ = sp.fraction(sp.together(replaced))
+    try:
+        poly = sp.Poly(num, u)
+    except sp.PolynomialError:
+        return None
+    if not 1 <= poly.degree() <= 2:
+        return None
+    return [tidy(sp.log(r) / (g * sp.log(base))) for r in sp.roots(poly, multiple=True)]
+
+
+def _branches(e: sp.Basic, x: sp.Symbol, decide, assumed: tuple = ()) -> Optional[list[tuple[tuple, sp.Basic]]]:
+    """``e`` with each ``Piecewise`` that does not involve ``x`` resolved: ``(conditions, expression)``
+    per combination of conditions (true first), None past :data:`FORM_BRANCHES`."""
+    out: list[tuple[tuple, sp.Basic]] = []
+    todo = [(assumed, e)]
+    while todo:
+        assumed, e = todo.pop(0)
+        pw = next((n for n in sp.preorder_traversal(e) if isinstance(n, sp.Piecewise) and not n.has(x)), None)
+        if pw is None:
+            out.append((assumed, e))
+            continue
+        cond = next(c for _, c in pw.args if c is not sp.true)
+        known = decide(cond)
+        for truth in ((True, False) if known is None else (known,)):
+            m = {cond: sp.true if truth else sp.false}
+            if isinstance(cond, sp.core.relational.Relational):
+                m[cond.negated] = sp.false if truth else sp.true
+            todo.append((assumed + (((cond, truth),) if known is None else ()), e.xreplace(m)))
+        if len(todo) + len(out) > FORM_BRANCHES:
+            return None
+    return out
+
+
+def _join(found: list[tuple[tuple, list[sp.Basic]]]) -> list[sp.Basic]:
+    """The roots of each branch combination as formulas over all of them: the i-th root of
+    every combination in one ``Piecewise`` (when all have as many roots), else each combination's
+    roots alone, ``nan`` elsewhere."""
+    if len(found) == 1:
+        return found[0][1]
+    counts = {len(roots) for _, roots in found}
+    if len(counts) == 1:
+        return [_piecewise([(assumed, roots[i]) for assumed, roots in found]) for i in range(counts.pop())]
+    return [_piecewise([(assumed, r), ((), sp.nan)]) for assumed, roots in found for r in roots]
+
+
+def _piecewise(branches: list[tuple[tuple, sp.Basic]]) -> sp.Basic:
+    """One formula from branches under conditions (``(condition, truth)`` pairs, in order)."""
+    if all(v == branches[0][1] for _, v in branches):
+        return branches[0][1]
+    args = []
+    for i, (assumed, value) in enumerate(branches):
+        if i == len(branches) - 1:
+            args.append((value, sp.true))
+        else:
+            cond = sp.And(*[c if truth else sp.Not(c) for c, truth in assumed])
+            args.append((value, cond))
+    return sp.Piecewise(*args)

@@ -47,6 +47,7 @@ the report read; see its docstring.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -77,6 +78,7 @@ from .roots import (
     GRID,
     ROOT_TOL,
     Domain,
+    FormBudget,
     Run,
     change_points,
     compile_univariate,
@@ -88,10 +90,9 @@ from .roots import (
     integer_runs,
     integer_runs_numeric,
     numeric_roots,
-    pieces,
     relations,
     residual,
-    tidy,
+    root_forms,
     to_float,
     value_at,
     zero_intervals,
@@ -215,7 +216,11 @@ class _Prepared:
     lhs: Optional[sp.Basic] = None
     rhs: Optional[sp.Basic] = None
     forms: Optional[list[sp.Basic]] = None  # candidate closed forms, computed on first use
+    form_note: Optional[str] = None  # why the closed-form search stopped early, when it did
     lhs_unit: str = ""
+
+
+_PREPARED: "weakref.WeakKeyDictionary[Plan, dict]" = weakref.WeakKeyDictionary()
 
 
 class Solver:
@@ -223,7 +228,9 @@ class Solver:
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
-        self._prepared: dict[int, _Prepared] = {}
+        # shared by every solver of this plan (a build has several): a question is prepared, and its
+        # closed forms derived, once per plan
+        self._prepared: dict[int, tuple[Any, _Prepared]] = _PREPARED.setdefault(plan, {})
         self._constraint_cache: dict[str, dict[int, sp.Basic]] = {}
 
     # -- entry points --------------------------------------------------------
@@ -334,8 +341,8 @@ class Solver:
     # -- preparation -------------------------------------------------------------
     def _prepare(self, stmt: ir.Solve) -> _Prepared:
         key = id(stmt)
-        if key in self._prepared:
-            return self._prepared[key]
+        if key in self._prepared and self._prepared[key][0] is stmt:
+            return self._prepared[key][1]
         plan = self.plan
         if plan.model.quantities[stmt.target].is_bool:
             raise KindError(f"`{stmt.target}` is true/false; `solve` is for numbers only", stmt.target_span,
@@ -362,39 +369,51 @@ class Solver:
             raise SolveError(f"`{text}` does not depend on `{stmt.target}`", stmt.condition.span,
                              label=f"`{stmt.target}` does not change this",
                              hint="solve for an input that the condition uses (directly or through formulas)")
-        self._prepared[key] = prep
+        self._prepared[key] = (stmt, prep)  # the statement kept alive, so that its id is not reused
         return prep
 
     def _closed_forms(self, prep: _Prepared) -> list[sp.Basic]:
-        """Candidate closed forms over the other inputs (scenario-independent)."""
+        """Candidate closed forms over the other inputs: derived once per question, whatever the
+        scenario (:func:`planner.questions.roots.root_forms`), within a bounded budget."""
         if prep.forms is not None:
             return prep.forms
-        x = prep.x
-        forms: list[sp.Basic] = []
+        budget = FormBudget()
         exprs = [prep.cond] if prep.stmt.mode == "root" else relations(prep.cond)
-        for e in exprs:
-            for piece in pieces(e, x) or []:
-                if sp.count_ops(piece) > 2000:
-                    continue
-                num, _ = sp.fraction(sp.together(piece))
-                try:
-                    poly = sp.Poly(num, x)
-                    if 1 <= poly.degree() <= 2:
-                        forms.extend(tidy(r) for r in sp.roots(poly, multiple=True))
-                        continue
-                except sp.PolynomialError:
-                    pass
-                exponential = exponential_roots(piece, x)
-                if exponential is not None:
-                    forms.extend(exponential)
-                    continue
-                if piece.count(x) == 1:
-                    try:
-                        forms.extend(tidy(r) for r in sp.solve(piece, x, check=False, simplify=False))
-                    except (NotImplementedError, ValueError, TypeError):
-                        pass
-        prep.forms = [f for f in forms if not f.has(x)]
+        prep.forms = root_forms(exprs, prep.x, self._reachable, budget)
+        if budget.spent is not None:
+            prep.form_note = (f"no closed form: its search stopped at its budget ({budget.spent}); the answer "
+                              "comes from the root search alone, and the workbook bisects")
         return prep.forms
+
+    def _reachable(self, cond: sp.Basic) -> Optional[bool]:
+        """Whether a condition over one input and a constant holds throughout that input's declared
+        domain (True), nowhere in it (False), or depends on its value (None): branches of an ``if``
+        that no value in the domain reaches are left out of closed forms."""
+        if not isinstance(cond, sp.core.relational.Relational):
+            return None
+        lhs, rhs = cond.lhs, cond.rhs
+        if isinstance(lhs, sp.Rational) and isinstance(rhs, sp.Symbol):
+            return self._reachable(cond.reversed)
+        if not (isinstance(lhs, sp.Symbol) and isinstance(rhs, sp.Rational)) or lhs not in self.plan.symbols.names:
+            return None
+        q = self.plan.model.quantities[self.plan.symbols.names[lhs]]
+        if q.is_bool or not q.is_input:
+            return None
+        dom = Domain.of(q)
+        if isinstance(cond, (sp.Eq, sp.Ne)):
+            reachable = dom.contains(rhs) and (not q.integer or (rhs / rational(dom.scale)).is_integer)
+            return None if reachable else isinstance(cond, sp.Ne)
+        c = Fraction(int(rhs.p), int(rhs.q))
+        lo, hi = dom.lo, dom.hi
+        below = hi is not None and (hi < c or (hi == c and not dom.hi_inclusive))  # every value < c
+        at_most = hi is not None and hi <= c  # every value <= c
+        above = lo is not None and (lo > c or (lo == c and not dom.lo_inclusive))  # every value > c
+        at_least = lo is not None and lo >= c  # every value >= c
+        always, never = {
+            sp.StrictLessThan: (below, at_least), sp.LessThan: (at_most, above),
+            sp.StrictGreaterThan: (above, at_most), sp.GreaterThan: (at_least, below),
+        }.get(type(cond), (False, False))
+        return True if always else (False if never else None)
 
     def _real_forms(self, prep: _Prepared, values: dict):
         """Each closed form with its value at these inputs, when that value is a real number:
@@ -466,7 +485,9 @@ class Solver:
         if isinstance(root, sp.CRootOf):
             poly = root.poly.as_expr().xreplace({root.poly.gen: x})
             notes.insert(0, f"{q.name} is the real root of {sp.sstr(poly)} = 0 in {dom.text()}")
-        if form is None and candidates is not None:
+        if form is None and prep.form_note is not None:
+            notes.append(prep.form_note)
+        elif form is None and candidates is not None:
             notes.append("no closed form over the other inputs")
         return self._result(prep.stmt, q, scenario, root, form, ver, method, tuple(to_float(r) for r in roots),
                             notes=notes)
@@ -837,39 +858,6 @@ class Answers:
             return scale, unit
         q = self.plan.model.quantities[stmt.target if isinstance(stmt, ir.Solve) else stmt.over]
         return q.display.scale, q.unit_text
-
-
-def exponential_roots(expr: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
-    """Roots of an expression in which ``x`` appears only in exponents ``b**(a*x + c)`` of one base
-    ``b`` (a geometric sum in closed form: ``S*(q - q**(n + 1))/(1 - q) = P``): with ``u = b**(g*x)``
-    it is a polynomial of degree at most 2 in ``u``, so ``x = log(u)/(g*log(b))``. None otherwise."""
-    pows = [n for n in sp.preorder_traversal(expr) if isinstance(n, sp.Pow) and n.exp.has(x)]
-    if not pows or any(p.base.has(x) for p in pows) or len({p.base for p in pows}) != 1:
-        return None
-    base = pows[0].base
-    slopes = []
-    for p in pows:
-        try:
-            poly = sp.Poly(p.exp, x)
-        except sp.PolynomialError:
-            return None
-        if poly.degree() != 1 or not poly.LC().is_Rational:
-            return None
-        slopes.append(poly.LC())
-    g = sp.gcd_list(slopes) if len(slopes) > 1 else slopes[0]
-    u = sp.Dummy("u", positive=True)
-    replaced = expr.xreplace({p: base ** (p.exp - sp.Poly(p.exp, x).LC() * x) * u ** (sp.Poly(p.exp, x).LC() / g)
-                              for p in pows})
-    if replaced.has(x):
-        return None
-    num, _ = sp.fraction(sp.together(replaced))
-    try:
-        poly = sp.Poly(num, u)
-    except sp.PolynomialError:
-        return None
-    if not 1 <= poly.degree() <= 2:
-        return None
-    return [tidy(sp.log(r) / (g * sp.log(base))) for r in sp.roots(poly, multiple=True)]
 
 
 # ---- integer helpers ------------------------------------------------------------------

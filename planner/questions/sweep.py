@@ -24,12 +24,12 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..compute.compiled import CompiledPlan
 from ..compute.diagnose import diagnose
-from ..compute.evaluation import Origin, Plan, as_number, format_value, scenarios_for
-from ..compute.symbolic import cone
+from ..compute.evaluation import Plan, as_number, format_value, scenarios_for
+from ..compute.program import CompiledPlan
 from ..language import ir
 from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
+from ..language.graph import cone
 from ..language.source import Span
 from .ranges import MAX_POINTS, Points, expand
 
@@ -63,6 +63,8 @@ class SweepResult:
     issue_count: int = 0  # all (point, quantity) problems
     statement: Optional[ir.Sweep] = None
     problems: list[tuple[np.ndarray, str, str, Optional[str]]] = field(default_factory=list)  # mask, name, kind, why
+    offset: int = 0  # flat index of the first point (a block of a bigger sweep)
+    total: Optional[int] = None  # points of the whole sweep (the same as ``size`` unless a block)
 
     @property
     def size(self) -> int:
@@ -82,8 +84,8 @@ class SweepResult:
         return col if q.is_bool else col / float(q.display.scale)
 
     def notes(self) -> dict[int, list[str]]:
-        """Short text per point index with an issue (explained points get the reason)."""
-        explained = {(s.index, s.quantity): s.reason for s in self.issues}
+        """Short text per point with an issue, by index in this result (explained points get the reason)."""
+        explained = {(s.index - self.offset, s.quantity): s.reason for s in self.issues}
         out: dict[int, list[str]] = {}
         for mask, name, kind, detail in self.problems:
             for i in np.flatnonzero(mask):
@@ -108,9 +110,7 @@ def _program(plan: Plan, names: Sequence[str]) -> tuple[CompiledPlan, list[str]]
     constraints = plan._constraints
     need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.free_names(c.condition)])
     derived = [n for n in plan.model.derived if n in need]
-    outputs = [(n, plan.exprs[n]) for n in derived]
-    outputs += [(f"__constraint{i}", plan.converter.expr(c.condition)) for i, (_, c) in enumerate(constraints)]
-    compiled = plan.compile(outputs)
+    compiled = plan.compile_outputs(derived, constraints=True)  # from the IR, without SymPy
     cache[key] = (compiled, derived)
     return cache[key]
 
@@ -137,6 +137,23 @@ def run(
     show_spans: Optional[Sequence[Optional[Span]]] = None,
 ) -> SweepResult:
     """Evaluate the grid of ``axes`` (name, values, span of the name) in one scenario."""
+    prepared = prepare(plan, axes, show, scenario, overrides, origins, statement, show_spans)
+    return prepared.block(0, prepared.size)
+
+
+def prepare(
+    plan: Plan,
+    axes: Sequence[tuple[str, ir.Values, Optional[Span]]],
+    show: Optional[Sequence[str]] = None,
+    scenario: Optional[str] = None,
+    overrides=None,
+    origins=None,
+    statement: Optional[ir.Sweep] = None,
+    show_spans: Optional[Sequence[Optional[Span]]] = None,
+) -> "SweepRun":
+    """A sweep ready to run, checked (axes, point count, shown names) but not evaluated: its
+    points are evaluated block by block (:meth:`SweepRun.block`), so a big sweep streams out
+    in bounded memory."""
     points = [expand(plan, name, values, span) for name, values, span in axes]
     seen: dict[str, Points] = {}
     for p, (_, _, span) in zip(points, axes):
@@ -156,26 +173,66 @@ def run(
             span = show_spans[i] if show_spans else None
             raise UnknownNameError(f"cannot show `{n}`: it is not defined in {plan.path}", span,
                                    hint=f"did you mean `{guess}`?" if guess else None)
-    inputs, where = plan.input_values(scenario, overrides, origins)
-    grid = _grid([p.array() for p in points])
-    columns_in: dict[str, Any] = dict(inputs)
-    for p, col in zip(points, grid):
-        columns_in[p.name] = col
-        where[p.name] = Origin(f"sweep {p.name} in {p.text}", p.span)
+    inputs, _ = plan.input_values(scenario, overrides, origins)
     compiled, derived = _program(plan, show)
     answers, failed = _answers(plan, points, derived, scenario, overrides, origins)
-    args = plan.args(columns_in, answers)  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
-    raw = dict(zip(compiled.outputs, compiled(args)))
-    columns: dict[str, np.ndarray] = {}
-    for p, col in zip(points, grid):
-        columns[p.name] = col
-    for n in show:
-        if n not in columns:
-            v = raw[n] if n in raw else as_number(columns_in[n])
-            columns[n] = np.broadcast_to(np.asarray(v), (size,))
-    result = SweepResult(plan, scenario, points, show, columns, np.zeros(size, dtype=bool), statement=statement)
-    _find_issues(plan, result, raw, columns_in, derived, points, (overrides, origins), failed, answers)
-    return result
+    return SweepRun(plan, scenario, points, show, shape, size, inputs, compiled, derived, statement,
+                    (overrides, origins), [p.array() for p in points], answers, failed)
+
+
+@dataclass
+class SweepRun:
+    """A prepared sweep: its axes, the compiled program, the fixed inputs."""
+
+    plan: Plan
+    scenario: Optional[str]
+    axes: list[Points]
+    show: list[str]
+    shape: tuple[int, ...]
+    size: int
+    inputs: dict[str, Any]
+    compiled: CompiledPlan
+    derived: list[str]
+    statement: Optional[ir.Sweep]
+    fixed: tuple
+    arrays: list[np.ndarray]  # each axis's values, base units
+    answers: dict[str, Any]  # the answers the formulas use: a number, or one per point
+    failed: list  # (mask of points, answer, reason): a question without an answer there
+    diagnosed: int = 0  # points explained so far (at most MAX_DIAGNOSED over the whole sweep)
+
+    @property
+    def label(self) -> str:
+        return self.scenario or "base"
+
+    def block(self, start: int, stop: int) -> SweepResult:
+        """Points ``start`` to ``stop - 1`` (flat indices; the last axis runs fastest), evaluated in
+        one vectorised call, their issues found and the first ones explained."""
+        stop = min(stop, self.size)
+        n = stop - start
+        if len(self.axes) == 1:
+            grid = [self.arrays[0][start:stop]]
+        else:
+            index = np.unravel_index(np.arange(start, stop, dtype=np.int64), self.shape)
+            grid = [a[i] for a, i in zip(self.arrays, index)]
+        columns_in: dict[str, Any] = dict(self.inputs)
+        for p, col in zip(self.axes, grid):
+            columns_in[p.name] = col
+        plan = self.plan
+        answers = {a: (v[start:stop] if isinstance(v, np.ndarray) else v) for a, v in self.answers.items()}
+        failed = [(mask[start:stop], a, reason) for mask, a, reason in self.failed]
+        args = plan.args(columns_in, answers)  # numpy scalars: 1 / 0 is inf (an issue), not a ZeroDivisionError
+        raw = dict(zip(self.compiled.outputs, self.compiled(args)))
+        columns: dict[str, np.ndarray] = {}
+        for p, col in zip(self.axes, grid):
+            columns[p.name] = col
+        for name in self.show:
+            if name not in columns:
+                v = raw[name] if name in raw else as_number(columns_in[name])
+                columns[name] = np.broadcast_to(np.asarray(v), (n,))
+        result = SweepResult(plan, self.scenario, self.axes, self.show, columns, np.zeros(n, dtype=bool),
+                             statement=self.statement, offset=start, total=self.size)
+        _find_issues(plan, result, raw, columns_in, self.derived, self.axes, self.fixed, failed, answers, self)
+        return result
 
 
 MAX_SOLVED_POINTS = 10_000  # a sweep that changes an answer a formula uses solves its question at each point
@@ -227,25 +284,25 @@ def run_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None, or
                   show: Optional[Sequence[str]] = None) -> list[SweepResult]:
     """A ``sweep`` statement in each of its scenarios (``scenarios``, as ``--scenario``,
     overrides its ``for``; ``show`` its ``show`` list)."""
+    return [r.block(0, r.size) for r in prepare_statement(plan, stmt, scenarios, overrides, origins, show)]
+
+
+def prepare_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None, origins=None,
+                      show: Optional[Sequence[str]] = None) -> list[SweepRun]:
+    """:func:`run_statement`, prepared: one :class:`SweepRun` per scenario."""
     axes = [(a.name, a.values, a.name_span) for a in stmt.axes]
     spans = None
     if not show:
         show = [n.name for n in stmt.show] or None
         spans = [n.span for n in stmt.show] or None
-    return [run(plan, axes, show, s, overrides, origins, statement=stmt, show_spans=spans)
+    return [prepare(plan, axes, show, s, overrides, origins, statement=stmt, show_spans=spans)
             for s in scenarios_for(plan, stmt.scenarios, scenarios)]
-
-
-def _grid(arrays: list[np.ndarray]) -> list[np.ndarray]:
-    if len(arrays) == 1:
-        return arrays
-    return [m.ravel() for m in np.meshgrid(*arrays, indexing="ij")]
 
 
 # ---- issues -------------------------------------------------------------------
 
 def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, fixed, failed=(),
-                 answers=None) -> None:
+                 answers=None, run=None) -> None:
     size = result.size
     problems: list[tuple[np.ndarray, str, str, Any]] = []  # (mask, quantity, kind, detail)
     for mask, answer, reason in failed:  # a question without an answer at these points
@@ -282,7 +339,7 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             if bad.any():
                 problems.append((np.array(bad), n, "not finite", None))
     result.problems = problems
-    diagnosed = 0
+    diagnosed = run.diagnosed if run is not None else 0
     for mask, name, kind, detail in problems:
         result.bad |= mask
         idx = np.flatnonzero(mask)
@@ -291,8 +348,10 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             i = int(i)
             reason = detail if detail is not None else _why(plan, name, i, raw, inputs, derived, answers or {})
             point = {p.name: float(result.columns[p.name][i]) / float(p.scale) for p in points}
-            result.issues.append(Issue(i, point, name, kind, reason))
+            result.issues.append(Issue(result.offset + i, point, name, kind, reason))
             diagnosed += 1
+    if run is not None:
+        run.diagnosed = diagnosed
 
 
 def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None) -> str:

@@ -1,0 +1,287 @@
+"""The compiled-plan cache: a loaded plan kept on disk, so the next run skips lark, the parse,
+the imports, the analysis and the compiling.
+
+* **Key**: planner's version, Python's, the plan's resolved path, the folders its
+  imports may read, ``all_imports``, and the SHA-256 of the plan's text. An entry
+  also lists every file the plan read (itself and each import) with the SHA-256
+  of its content, and is used only while all of them are unchanged.
+* **Where**: ``$XDG_CACHE_HOME/planner`` (else ``~/.cache/planner``);
+  ``~/Library/Caches/planner`` on macOS, ``%LOCALAPPDATA%\\planner\\Cache`` on Windows.
+* **Written atomically**: to a temporary file in that folder, then renamed over
+  the entry; concurrent runs each write their own, and a reader sees a whole
+  entry or none. At most :data:`MAX_ENTRIES` entries are kept (the oldest go).
+* **Safe**: a header with the payload's length and SHA-256 (a torn or corrupt
+  file is not read); the payload is unpickled with an unpickler that builds
+  only planner's own data classes (``planner.language``) and fractions, so an
+  entry cannot run code; and the generated numpy code is checked against the
+  only forms :mod:`planner.compute.ircompile` writes (arithmetic on its own
+  ``_v`` names, calls of ``_np`` functions) before it runs.
+* **Ignored on any error**, reading or writing: the plan is loaded as usual.
+  ``planner --no-cache`` bypasses it; the library (``planner.load``) does not
+  use it unless :func:`enable` is called (the command line does).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import json
+import os
+import pickle
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Optional
+
+MAGIC = b"planner-plan-cache 1\n"
+MAX_ENTRIES = 512
+_enabled = False
+
+
+def enable(on: bool = True) -> None:
+    global _enabled
+    _enabled = on
+
+
+def enabled() -> bool:
+    return _enabled and not os.environ.get("PLANNER_NO_CACHE")
+
+
+def directory() -> Path:
+    """The user's cache folder for planner (not created here)."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "planner" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "planner"
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "planner"
+
+
+def key(path: Path, text: str, all_imports: bool, roots) -> str:
+    from .. import __version__
+
+    parts = [__version__, _code(), sys.version, str(path.resolve()),
+             repr(sorted(str(Path(r).resolve()) for r in roots)), repr(bool(all_imports)),
+             _digest(text.encode("utf-8"))]
+    return _digest("\0".join(parts).encode("utf-8"))
+
+
+def _code() -> str:
+    """planner's own code, by the size and modification time of each of its modules (and its
+    grammar): an entry made by other code (a new release, an edited checkout) is never read."""
+    root = Path(__file__).resolve().parent.parent
+    marks = []
+    for folder, _, names in sorted(os.walk(root)):
+        for name in sorted(names):
+            if name.endswith((".py", ".lark")):
+                st = os.stat(os.path.join(folder, name))
+                marks.append(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    return _digest("\n".join(marks).encode("utf-8"))
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _file_digest(path: str) -> Optional[str]:
+    try:
+        with open(path, "rb") as f:
+            return _digest(f.read())
+    except OSError:
+        return None
+
+
+# ---- reading -------------------------------------------------------------------------------
+
+class _Unpickler(pickle.Unpickler):
+    """Builds planner's own data classes and fractions, nothing else: no function of any module
+    can be reached, so a cache entry (even one written by someone else) cannot run code."""
+
+    def find_class(self, module: str, name: str):
+        if module == "fractions" and name == "Fraction":
+            return Fraction
+        if module.startswith("planner.language.") and module.count(".") == 2 and not name.startswith("_"):
+            import importlib
+
+            obj = getattr(importlib.import_module(module), name, None)
+            if isinstance(obj, type) and obj.__module__ == module:
+                return obj
+        raise pickle.UnpicklingError(f"not in a plan cache: {module}.{name}")
+
+
+def fetch(cache_key: str, cls=None, answers=None):
+    """The cached plan for ``cache_key`` (a :class:`planner.compute.evaluation.Plan`, or ``cls``),
+    or None: no entry, a changed file, or anything wrong with the entry."""
+    if not enabled():
+        return None
+    try:
+        return _fetch(cache_key, cls, answers)
+    except Exception:  # noqa: BLE001  (a cache is never a reason to fail: load the plan as usual)
+        return None
+
+
+def _fetch(cache_key: str, cls, answers):
+    path = directory() / f"{cache_key}.cache"
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if not data.startswith(MAGIC):
+        return None
+    end = data.index(b"\n", len(MAGIC))
+    header = json.loads(data[len(MAGIC):end])
+    payload = data[end + 1:]
+    if header.get("key") != cache_key or header.get("length") != len(payload) \
+            or header.get("sha256") != _digest(payload):
+        return None
+    for name, digest in header["files"]:
+        if _file_digest(name) != digest:  # the plan or an import changed since
+            return None
+    state = _Unpickler(io.BytesIO(payload)).load()
+    return _rebuild(state, cls, answers)
+
+
+def _rebuild(state: dict, cls, answers):
+    from .evaluation import Plan
+    from .program import IRCompiled
+
+    plan = (cls or Plan)(state["source"], state["model"], None, answers)
+    plan.analyzer_state = state["analyzer"]  # the analyzer, rebuilt when first asked for (--set, checks)
+    plan.files = tuple(Path(p) for p in state["files"])
+    compiled = state.get("compiled")
+    if compiled is not None:
+        inputs, outputs, source, fallbacks = compiled
+        if not fallbacks and inputs == plan.arguments and check_source(source, len(inputs) + len(outputs)):
+            plan.__dict__["compiled"] = IRCompiled(inputs, outputs, source, None, [])
+    plan.cached = True
+    return plan
+
+
+def analyzer(state: dict):
+    """The plan's analyzer from its cached state (the analysis module is imported only then)."""
+    from ..language.analysis import Analyzer
+    from ..language.dims import Typer
+
+    rebuilt = Analyzer.__new__(Analyzer)
+    rebuilt.__dict__.update(state)
+    rebuilt.typer = Typer(rebuilt.units, rebuilt.defs, rebuilt.functions, rebuilt._bind)
+    return rebuilt
+
+
+# ---- writing ---------------------------------------------------------------------------------
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        if type(obj) is Fraction:  # by its two integers, not by text to parse again
+            return Fraction, (obj.numerator, obj.denominator)
+        return NotImplemented
+
+
+def store(cache_key: str, plan) -> None:
+    """Keep ``plan`` (loaded, and compiled when it has been) under ``cache_key``; quietly nothing
+    on any error."""
+    if not enabled():
+        return
+    try:
+        _store(cache_key, plan)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _store(cache_key: str, plan) -> None:
+    analyzer = dict(vars(plan.analyzer))
+    analyzer.pop("typer", None)  # rebuilt from the rest (it holds a bound method)
+    compiled = plan.__dict__.get("compiled")
+    state = {
+        "source": plan.source, "model": plan.model, "analyzer": analyzer,
+        "files": [str(p) for p in plan.files],
+        "compiled": (list(compiled.inputs), list(compiled.outputs), compiled.source, list(compiled.fallbacks))
+        if compiled is not None and not getattr(compiled, "fallbacks", None) else None,
+    }
+    buf = io.BytesIO()
+    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(state)
+    payload = buf.getvalue()
+    files = [(str(p), _file_digest(str(p))) for p in plan.files]
+    if any(d is None for _, d in files):
+        return
+    header = json.dumps({"key": cache_key, "length": len(payload), "sha256": _digest(payload), "files": files})
+    folder = directory()
+    folder.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only to write (a read needs neither it nor shutil, which it brings)
+
+    fd, stage = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC + header.encode("utf-8") + b"\n" + payload)
+        os.replace(stage, folder / f"{cache_key}.cache")
+    except BaseException:
+        try:
+            os.unlink(stage)
+        except OSError:
+            pass
+        raise
+    _prune(folder)
+
+
+def _prune(folder: Path) -> None:
+    entries = sorted(folder.glob("*.cache"), key=lambda p: p.stat().st_mtime)
+    for old in entries[:-MAX_ENTRIES]:
+        try:
+            old.unlink()
+        except OSError:
+            pass
+
+
+# ---- the generated code, checked before it runs -------------------------------------------
+
+_NP = frozenset({"maximum", "minimum", "where", "abs", "sign", "sqrt", "floor", "ceil", "log", "exp",
+                 "logical_and", "logical_or", "logical_not", "inf", "nan"})
+_HELPERS = frozenset({"_approx", "_agg", "_x"})
+_NODES = (ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Assign, ast.Return, ast.Tuple, ast.Name,
+          ast.Load, ast.Store, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Call, ast.Attribute,
+          ast.Lambda, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd,
+          ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def check_source(source: str, variables: int) -> bool:
+    """Whether ``source`` is code of the form :mod:`planner.compute.ircompile` generates: one
+    function ``_plan(_in)`` of assignments to ``_v`` names and a returned tuple, made of numbers,
+    arithmetic and comparisons on ``_v``/``_k`` names, and calls of ``_np`` functions and its own
+    helpers (``_approx``, ``_agg``, ``_x``). Anything else (an import, an attribute of anything but
+    ``_np``, a name of Python's): False."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    body = tree.body
+    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].name != "_plan" \
+            or body[0].decorator_list or [a.arg for a in body[0].args.args] != ["_in"]:
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, _NODES):
+            return False
+        if isinstance(node, ast.Name) and not _our_name(node.id, variables):
+            return False
+        if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "_np"
+                                                    and node.attr in _NP):
+            return False
+        if isinstance(node, ast.Call):
+            f = node.func
+            if node.keywords or not (isinstance(f, ast.Attribute) or (isinstance(f, ast.Name) and f.id in _HELPERS)):
+                return False
+        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, str, bool)):
+            return False
+        if isinstance(node, ast.arg) and not (node.arg == "_in" or node.arg.startswith("_k")):
+            return False
+    return True
+
+
+def _our_name(name: str, variables: int) -> bool:
+    if name in ("_in", "_np") or name in _HELPERS:
+        return True
+    if name.startswith("_v") and name[2:].isdigit():
+        return int(name[2:]) < variables
+    return name.startswith("_k") and name[2:].isdigit()

@@ -1,0 +1,391 @@
+"""Compiled evaluation straight from the typed IR: the plan as one numpy function, without SymPy.
+
+``planner eval``, ``sweep`` and ``check`` need numbers, not algebra, and
+importing SymPy costs more than evaluating a plan. This module builds each
+formula's canonical form with :mod:`planner.compute.canonical` (the same
+constructor calls :mod:`planner.compute.symbolic` makes, giving the trees SymPy
+would give) and prints it as :class:`planner.compute.compiled.NumpyPrinter`
+would: the same source text, so the same floating-point operations in the
+same order and the same numbers to the last bit. A formula whose canonical
+form is not mirrored (:class:`~planner.compute.canonical.Unsupported`) is
+printed through SymPy instead, imported only then; :attr:`IRCompiled.fallbacks`
+names them.
+
+The generated code only ever holds identifiers this module made (``_v0``,
+``_v1``...) and float literals, never user text.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Callable, Mapping, Optional, Sequence
+
+from ..language import ir
+from ..language.analysis import unit_of
+from ..language.model import Model
+from . import canonical as C
+from .program import IRCompiled, load_source  # noqa: F401  (re-exported)
+
+Node = tuple
+
+
+class Converter:
+    """IR to canonical nodes, call for call as :class:`planner.compute.symbolic.Converter` does."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self._scales: dict[int, Fraction] = {}
+        self._names: dict[str, Node] = {}
+
+    def expr(self, e: ir.Expr, env: Optional[Mapping[str, Node]] = None,
+             ref: Optional[Callable[[ir.ScenarioRef], Node]] = None) -> Node:
+        return self._conv(e, env or {}, ref)
+
+    def _scale(self, unit: ir.UnitExpr) -> Fraction:
+        key = id(unit)
+        got = self._scales.get(key)
+        if got is None:
+            got = self._scales[key] = unit_of(unit, self.model.units).scale
+        return got
+
+    def _name(self, name: str) -> Node:
+        node = self._names.get(name)
+        if node is None:
+            node = ("s", name)  # a quantity, or a question's answer used in a formula (a number)
+            q = self.model.quantities.get(name)
+            if q is not None and q.is_bool:
+                node = C.relation("Eq", node, C.ONE)
+            self._names[name] = node
+        return node
+
+    def _conv(self, e: ir.Expr, env, ref) -> Node:
+        t = type(e)
+        if t is ir.Number:
+            if e.unit is not None:
+                return ("n", e.value * self._scale(e.unit))
+            return ("n", e.value)
+        if t is ir.Name:
+            name = e.name
+            if env and name in env:
+                return env[name]
+            return self._name(name)
+        conv = self._conv
+        if t is ir.Binary:
+            op = e.op
+            if op is _ADD or op is _SUB:
+                terms = []
+                for x, positive in _terms(e):
+                    v = conv(x, env, ref)
+                    terms.append(v if positive else C.neg(v))
+                return C.add(*terms)
+            if op is _MUL:
+                return C.mul(*[conv(x, env, ref) for x in _factors(e)])
+            a, b = conv(e.left, env, ref), conv(e.right, env, ref)
+            if op is _DIV:
+                if b[0] == "n" and b[1] != 0:
+                    return C.mul(a, ("n", 1 / b[1]))
+                return C.mul(a, C.power(b, C.NEG_ONE))
+            return C.power(a, b)
+        if t is ir.Neg:
+            return C.neg(conv(e.operand, env, ref))
+        if t is ir.Call:
+            return self._call(e, env, ref)
+        if t is ir.Bool:
+            return C.TRUE if e.value else C.FALSE
+        if t is ir.Compare:
+            ops = [conv(o, env, ref) for o in e.operands]
+            rels = [C.relation(_REL[op], ops[i], ops[i + 1]) for i, op in enumerate(e.ops)]
+            return rels[0] if len(rels) == 1 else C.and_or("and", rels)
+        if t is ir.Logic:
+            return C.and_or("and" if e.op is ir.BoolOp.AND else "or", [conv(e.left, env, ref), conv(e.right, env, ref)])
+        if t is ir.Not:
+            return C.not_(conv(e.operand, env, ref))
+        if t is ir.ScenarioRef:
+            if ref is None:
+                raise AssertionError("scenario reference outside a check")
+            return ref(e)
+        if t is ir.Aggregate:
+            return self._aggregate(e, env, ref)
+        raise C.Unsupported(f"the {type(e).__name__} node")
+
+    def _aggregate(self, e: ir.Aggregate, env, ref) -> Node:
+        """An aggregate over a list, written out term by term (``sum([q, k])`` is ``q + k``). One over a
+        range (SymPy's ``Sum`` over an index, its ends decided with SymPy's polynomials) is not mirrored."""
+        if e.values.kind != "list":
+            raise C.Unsupported("an aggregate over a range")
+        terms = []
+        for item in e.values.items:
+            inner = {**(env or {}), e.var: self._conv(item, env, ref)}
+            terms.append(self._conv(e.body, inner, ref))
+        op = e.op
+        if op is ir.AggOp.SUM:
+            return C.add(*terms)
+        if op is ir.AggOp.PRODUCT:
+            return C.mul(*terms)
+        if op is ir.AggOp.COUNT:
+            return C.add(*[_indicator(t) for t in terms])
+        return C.max_min("Max" if op is ir.AggOp.MAX else "Min", terms)
+
+    def _call(self, e: ir.Call, env, ref) -> Node:
+        c = lambda x: self._conv(x, env, ref)  # noqa: E731
+        f = self.model.functions.get(e.func)
+        if f is not None:
+            inner: dict[str, Node] = {}
+            for p, arg in ir.bind_args(f, e):
+                inner[p.name] = c(arg) if arg is not None else self._conv(p.default, dict(inner), ref)
+            return self._conv(f.body, inner, ref)
+        args = [c(a.value) for a in e.args]
+        name = e.func
+        if name == "max" or name == "min":
+            return C.max_min("Max" if name == "max" else "Min", args)
+        if name == "abs":
+            return C.abs_(args[0])
+        if name == "sqrt":
+            return C.power(args[0], C.HALF)
+        if name == "exp":
+            return C.exp_(args[0])
+        if name == "ln":
+            return C.log_(args[0])
+        if name == "log":
+            return C.mul(C.log_(args[0]), C.power(C.log_(args[1]), C.NEG_ONE))
+        if name == "floor":
+            return C.floor_ceiling("floor", args[0])
+        if name == "ceil":
+            return C.floor_ceiling("ceiling", args[0])
+        if name == "round":
+            x = args[0]
+            scale = C.power(("n", Fraction(10)), args[1]) if len(args) > 1 else C.ONE
+            # sign(x) * floor(Abs(x) * scale + 1/2) / scale, operator by operator
+            rounded = C.floor_ceiling("floor", C.add(C.mul(C.abs_(x), scale), C.HALF))
+            return C.mul(C.mul(C.sign_(x), rounded), C.power(scale, C.NEG_ONE))
+        if name == "if":
+            cond, a, b = args
+            if cond == C.TRUE:
+                return a
+            if cond == C.FALSE:
+                return b
+            return C.piecewise([(a, cond), (b, C.TRUE)])
+        raise C.Unsupported(f"the function {name}")
+
+
+_ADD, _SUB, _MUL, _DIV = ir.BinOp.ADD, ir.BinOp.SUB, ir.BinOp.MUL, ir.BinOp.DIV
+
+
+def _indicator(cond: Node) -> Node:
+    """1 where ``cond`` holds, else 0 (what ``count`` adds up)."""
+    if cond == C.TRUE:
+        return C.ONE
+    if cond == C.FALSE:
+        return C.ZERO
+    return C.piecewise([(C.ONE, cond), (C.ZERO, C.TRUE)])
+
+_REL = {
+    ir.CmpOp.EQ: "Eq", ir.CmpOp.APPROX: "Eq", ir.CmpOp.NE: "Ne", ir.CmpOp.LT: "Lt",
+    ir.CmpOp.LE: "Le", ir.CmpOp.GT: "Gt", ir.CmpOp.GE: "Ge",
+}
+
+
+def _terms(e: ir.Binary) -> list[tuple[ir.Expr, bool]]:
+    """The terms of a left-deep chain of `+` and `-`, with their signs, in order."""
+    right: list[tuple[ir.Expr, bool]] = []
+    node: ir.Expr = e
+    while type(node) is ir.Binary and (node.op is _ADD or node.op is _SUB):
+        right.append((node.right, node.op is _ADD))
+        node = node.left
+    right.append((node, True))
+    right.reverse()
+    return right
+
+
+def _factors(e: ir.Binary) -> list[ir.Expr]:
+    right: list[ir.Expr] = []
+    node: ir.Expr = e
+    while type(node) is ir.Binary and node.op is _MUL:
+        right.append(node.right)
+        node = node.left
+    right.append(node)
+    right.reverse()
+    return right
+
+
+# ---- printing: NumpyPrinter's text for the same tree ------------------------------------------
+
+def _float(v: Fraction) -> str:
+    try:
+        x = v.numerator / v.denominator  # correctly rounded, as the SymPy route prints it
+    except OverflowError:
+        x = math.inf if v > 0 else -math.inf
+    if math.isinf(x):
+        return "_np.inf" if x > 0 else "(-_np.inf)"
+    return repr(x)
+
+
+_ATOMS = frozenset(("n", "s", "d", "b"))  # nodes without arguments (never hoisted)
+_OPS = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="}
+_FUNCS = {"Abs": "_np.abs", "sign": "_np.sign", "log": "_np.log", "exp": "_np.exp"}
+
+
+class Printer:
+    HOIST = 40  # as NumpyPrinter: subtrees deeper than this get a line of their own (`_hN = ...`)
+
+    def __init__(self, names: Mapping[Node, str]) -> None:
+        self.names = names
+        self.nesting = 0  # of the expression being printed
+        self.count = 0  # hoisted lines so far (their names are _h1, _h2...)
+        self.hoisted: list[str] = []  # `_hN = ...` lines that must come before the printed expression
+
+    def __call__(self, e: Node) -> str:
+        return self.p(e)
+
+    def p(self, e: Node) -> str:
+        # NumpyPrinter.p, step for step: every branch is evaluated anyway (numpy), so moving a deep
+        # subtree to a line of its own is exact; Python's parser nests only about 200 deep
+        if self.nesting >= self.HOIST and e[0] not in _ATOMS:
+            saved, self.nesting = self.nesting, 0
+            try:
+                text = self.p(e)
+            finally:
+                self.nesting = saved
+            self.count += 1
+            name = f"_h{self.count}"
+            self.hoisted.append(f"{name} = {text}")
+            return name
+        self.nesting += 1
+        text = self._print(e)  # (on an error compile_outputs resets the count)
+        self.nesting -= 1
+        return text
+
+    def _print(self, e: Node) -> str:
+        tag = e[0]
+        if tag == "s" or tag == "d":
+            return self.names[e]
+        if tag == "n":
+            return _float(e[1])
+        if tag == "+":
+            return self._add(e)
+        if tag == "*":
+            return self._mul(e)
+        if tag == "^":
+            return self._pow(e[1], e[2])
+        if tag == "f":
+            name, args = e[1], e[2]
+            if name == "Max" or name == "Min":
+                fn = "maximum" if name == "Max" else "minimum"
+                out = self.p(args[0])
+                for a in args[1:]:
+                    out = f"_np.{fn}({out}, {self.p(a)})"
+                return out
+            if name == "floor" or name == "ceiling":
+                return f"_np.{'floor' if name == 'floor' else 'ceil'}(_approx({self.p(args[0])}))"
+            return f"{_FUNCS[name]}({self.p(args[0])})"
+        if tag == "pw":
+            out = "_np.nan"
+            for value, cond in reversed(e[1]):
+                if cond == C.TRUE:
+                    out = self.p(value)
+                else:
+                    out = f"_np.where({self.p(cond)}, {self.p(value)}, {out})"
+            return out
+        if tag == "r":
+            return f"({self.p(e[2])} {_OPS[e[1]]} {self.p(e[3])})"
+        if tag == "and" or tag == "or":
+            fn = "logical_and" if tag == "and" else "logical_or"
+            out = self.p(e[1][0])
+            for a in e[1][1:]:
+                out = f"_np.{fn}({out}, {self.p(a)})"
+            return out
+        if tag == "not":
+            return f"_np.logical_not({self.p(e[1])})"
+        if tag == "b":
+            return "True" if e[1] else "False"
+        raise AssertionError(e)
+
+    def _add(self, e: Node) -> str:
+        parts = []
+        for i, a in enumerate(e[1]):
+            coeff, rest = C.as_coeff_mul(a)
+            if i and coeff < 0:
+                parts.append(" - " + self.p(rest if coeff == -1 else C.mul(("n", -coeff), rest)))
+            else:
+                parts.append((" + " if i else "") + self.p(a))
+        return "(" + "".join(parts) + ")"
+
+    def _mul(self, e: Node) -> str:
+        nums, dens = [], []
+        for a in e[1]:
+            if a[0] == "^" and a[2][0] == "n" and a[2][1] < 0:
+                dens.append(a[1] if a[2][1] == -1 else ("^", a[1], ("n", -a[2][1])))
+            elif a[0] == "n" and a[1].denominator != 1 and abs(a[1].numerator) == 1:
+                nums.append(("n", Fraction(a[1].numerator)))
+                dens.append(("n", Fraction(a[1].denominator)))
+            else:
+                nums.append(a)
+        sign = ""
+        if len(nums) > 1 and nums[0] == C.NEG_ONE:
+            sign, nums = "-", nums[1:]
+        text = sign + "*".join(self.p(a) for a in nums) if nums else "1.0"
+        if dens:
+            text += "/(" + "*".join(self.p(a) for a in dens) + ")"
+        return "(" + text + ")"
+
+    def _pow(self, base: Node, exp: Node) -> str:
+        if exp == C.HALF:
+            return f"_np.sqrt({self.p(base)})"
+        if exp == C.NEG_ONE:
+            return f"(1.0/{self.p(base)})"
+        if exp[0] == "n" and exp[1] < 0:
+            return f"(1.0/({self.p(base)}**{self.p(('n', -exp[1]))}))"
+        return f"({self.p(base)}**{self.p(exp)})"
+
+
+# ---- compiling ------------------------------------------------------------------------------
+
+Output = tuple  # (name, builder): builder(converter, env) -> Node, and a SymPy builder for the fallback
+
+
+def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple[str, object]],
+                    extra: Sequence[tuple[str, Node]] = (), sympy_fallback: Optional[Callable] = None) -> IRCompiled:
+    """Compile ``outputs`` (name, IR expression or ``callable(converter) -> Node``), in order, into one
+    function of ``inputs`` (quantities) and ``extra`` (more variables, as (name, node): scenario
+    references and answers in checks). An output named like a quantity is used by name in the later ones.
+
+    ``sympy_fallback(name, output, names, printer)`` prints an output through SymPy when its canonical
+    form is not mirrored (``names`` maps variable names to their ``_v`` identifiers; ``printer``'s
+    ``count`` and ``hoisted`` lines continue through SymPy's printer)."""
+    conv = Converter(model)
+    var: dict[Node, str] = {}
+    by_name: dict[str, str] = {}
+    variables = [(name, ("s", name)) for name in inputs] + list(extra)
+    for i, (name, node) in enumerate(variables):
+        v = f"_v{i}"
+        var[node] = v
+        by_name[name] = v
+    lines = ["def _plan(_in):"]
+    n_in = len(inputs) + len(extra)
+    if n_in:
+        lines.append("    " + ", ".join(f"_v{i}" for i in range(n_in)) + ", = _in")
+    printer = Printer(var)
+    out_vars, fallbacks = [], []
+    for j, (name, output) in enumerate(outputs):
+        v = f"_v{n_in + j}"
+        try:
+            node = output(conv) if callable(output) else conv.expr(output)
+            text = printer(node)
+        except (C.Unsupported, RecursionError) as exc:
+            if sympy_fallback is None:
+                raise
+            printer.hoisted.clear()
+            printer.nesting = 0
+            text = sympy_fallback(name, output, by_name, printer)
+            fallbacks.append((name, str(exc) if isinstance(exc, C.Unsupported) else "too deep"))
+        lines.extend(f"    {h}" for h in printer.hoisted)
+        printer.hoisted.clear()
+        lines.append(f"    {v} = {text}")
+        if name in model.quantities:
+            var[("s", name)] = v
+            by_name[name] = v
+        out_vars.append(v)
+    lines.append("    return (" + "".join(f"{v}, " for v in out_vars) + ")")
+    source = "\n".join(lines) + "\n"
+    return IRCompiled([n for n, _ in variables], [n for n, _ in outputs], source, None, fallbacks)  # run: on first call

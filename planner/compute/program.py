@@ -1,0 +1,186 @@
+"""A compiled plan: the generated source and the two ways it runs.
+
+The code both compilers generate (:mod:`planner.compute.ircompile` from the IR,
+:mod:`planner.compute.compiled` through SymPy) is one function ``_plan`` from
+the input values to every output value, written against a namespace: ``_np``
+(numpy), ``_approx``, ``_agg`` and ``_x`` (:mod:`planner.compute.numeric`).
+
+It runs on numpy values (:meth:`CompiledPlan.__call__`: arrays for sweeps,
+numpy scalars for one evaluation, where 1/0 is inf and a domain error nan),
+and, for one evaluation, also on plain Python floats
+(:meth:`CompiledPlan.scalar`) through :data:`SCALAR`, a stand-in for numpy
+that gives the same bits or gives up. Python's ``+ - * / **`` on floats are
+the same IEEE operations numpy's scalars do (one rounding each, ``**``
+through the C library's ``pow`` in both); where Python raises instead (1/0,
+an overflowing power), where it would go on with a complex number, where
+numpy's own answer depends on the machine (the max of -0.0 and 0.0), and for
+the functions whose float results may differ in the last bit between
+Python's ``math`` and numpy's loops (log, exp, the rounding before floor and
+ceiling, aggregates), the scalar run gives up and the caller runs numpy. A
+run whose values are not all finite floats and true/false values also gives
+up, so every error report comes from the numpy route as before. An
+evaluation that needs none of that does not import numpy at all (start-up:
+numpy's import is most of a small ``planner eval``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+
+@dataclass
+class CompiledPlan:
+    """One compiled function from input values to every output value (``function``: built from
+    ``source`` on first use when not given)."""
+
+    inputs: list[str]
+    outputs: list[str]
+    source: str
+    function: object = None
+
+    def __call__(self, values: Sequence) -> tuple:
+        import numpy as np
+
+        if self.function is None:
+            self.function = load_source(self.source)
+        with np.errstate(all="ignore"):
+            return self.function(tuple(values))
+
+    def scalar(self, values: Sequence) -> Optional[tuple]:
+        """Every output from Python floats and bools, with the bits :meth:`__call__` gives for the
+        same values as numpy scalars; ``None`` where it cannot promise that (see the module)."""
+        function = self.__dict__.get("_scalar_function")
+        if function is None:
+            namespace: dict = {"_np": SCALAR, "_approx": _give_up, "_agg": _give_up, "_x": _give_up}
+            exec(compile(self.source, "<planner>", "exec"), namespace)  # noqa: S102  (our generated code)
+            function = self.__dict__["_scalar_function"] = namespace["_plan"]
+        try:
+            out = function(tuple(values))
+        except (ArithmeticError, ValueError, TypeError, AttributeError, GiveUp):
+            return None
+        for v in out:
+            if v.__class__ is float:
+                if not math.isfinite(v):
+                    return None
+            elif v.__class__ is not bool:
+                return None
+        return out
+
+
+@dataclass
+class IRCompiled(CompiledPlan):
+    """A :class:`CompiledPlan` built from the IR (:mod:`planner.compute.ircompile`); ``fallbacks`` are
+    the outputs printed through SymPy (name, why)."""
+
+    fallbacks: list[tuple[str, str]] = field(default_factory=list)
+
+
+def load_source(source: str):
+    """The numpy function of generated source (ours: identifiers we made and float literals)."""
+    import numpy as np
+
+    from .numeric import aggregate, approx, expand
+
+    namespace: dict = {"_np": np, "_approx": approx, "_agg": aggregate, "_x": expand}
+    exec(compile(source, "<planner>", "exec"), namespace)  # noqa: S102
+    return namespace["_plan"]
+
+
+# ---- numpy's functions on Python floats, the same bits or GiveUp --------------------------------
+
+class GiveUp(Exception):
+    """The scalar run cannot promise numpy's bits here: numpy runs instead."""
+
+
+def _give_up(*args):
+    raise GiveUp
+
+
+def _floats(a, b) -> None:
+    if a.__class__ is not float or b.__class__ is not float:
+        raise GiveUp
+
+
+class _Scalar:
+    """What the generated code calls on ``_np``, for Python floats and bools."""
+
+    nan = math.nan
+    inf = math.inf
+
+    @staticmethod
+    def maximum(a, b):
+        _floats(a, b)
+        if a > b:
+            return a
+        if a < b:
+            return b
+        if a == b and (a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b)):
+            return b
+        raise GiveUp  # nan (numpy keeps it), or 0.0 against -0.0 (numpy's answer depends on the machine)
+
+    @staticmethod
+    def minimum(a, b):
+        _floats(a, b)
+        if a < b:
+            return a
+        if a > b:
+            return b
+        if a == b and (a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b)):
+            return b
+        raise GiveUp
+
+    @staticmethod
+    def sqrt(a):
+        if a.__class__ is not float:
+            raise GiveUp
+        return math.sqrt(a)  # correctly rounded, as numpy's; ValueError below zero (numpy: nan)
+
+    @staticmethod
+    def abs(a):
+        if a.__class__ is not float:
+            raise GiveUp
+        return math.fabs(a)
+
+    @staticmethod
+    def sign(a):
+        if a.__class__ is not float:
+            raise GiveUp
+        if a > 0.0:
+            return 1.0
+        if a < 0.0:
+            return -1.0
+        if a == 0.0:
+            return 0.0  # numpy's sign of -0.0 is 0.0 too
+        raise GiveUp
+
+    @staticmethod
+    def where(condition, yes, no):
+        if condition.__class__ is not bool:
+            raise GiveUp
+        return yes if condition else no
+
+    @staticmethod
+    def logical_and(a, b):
+        if a.__class__ is not bool or b.__class__ is not bool:
+            raise GiveUp
+        return a and b
+
+    @staticmethod
+    def logical_or(a, b):
+        if a.__class__ is not bool or b.__class__ is not bool:
+            raise GiveUp
+        return a or b
+
+    @staticmethod
+    def logical_not(a):
+        if a.__class__ is not bool:
+            raise GiveUp
+        return not a
+
+    def __getattr__(self, name: str):  # log, exp, floor, ceil and anything else: numpy's own
+        raise GiveUp
+
+
+SCALAR = _Scalar()

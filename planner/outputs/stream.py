@@ -1,0 +1,327 @@
+"""Sweeps written as they are computed: block by block, in bounded memory.
+
+``planner sweep`` evaluates a sweep's points :data:`BLOCK` at a time
+(:meth:`planner.questions.sweep.SweepRun.block`) and writes each block before
+computing the next, in every format:
+
+* ``csv``: the same rows as :func:`planner.outputs.terminal.sweep_csv`;
+* ``jsonl``: one JSON object per point (``sweep``, ``scenario``, the axes and
+  shown quantities by name in their display units, ``issues`` when there are);
+* ``json``: the ``planner.sweep/1`` document of
+  :func:`planner.outputs.terminal.sweep_json`, the same text, its ``points``
+  written as they come;
+* ``table`` and ``markdown``: :func:`planner.outputs.terminal.sweep_table`'s
+  and :func:`~planner.outputs.terminal.sweep_markdown`'s layouts; sweeps of up
+  to :data:`TABLE_IN_MEMORY` points go through them (fitted to the terminal),
+  bigger ones are laid out in two passes (column widths, then rows).
+
+``limit`` keeps the first points of each sweep (``--limit N``: the others
+are not computed). A :class:`planner.outputs.progress.Progress` counts the
+points written.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Iterator, Optional, Sequence, TextIO
+
+import numpy as np
+
+from .terminal import SWEEP_FORMAT, _sweep_header, sweep_markdown, sweep_table, sweep_title
+
+BLOCK = 16384  # points evaluated and written at a time (a few MB of text)
+TABLE_IN_MEMORY = 20_000  # bigger tables are laid out in two passes
+
+
+def shown(run, limit: Optional[int]) -> int:
+    """How many points of ``run`` are written."""
+    return run.size if limit is None else min(run.size, limit)
+
+
+def blocks(run, limit: Optional[int] = None, size: Optional[int] = None) -> Iterator:
+    """The evaluated blocks of a prepared sweep, in order."""
+    size = size or BLOCK
+    n = shown(run, limit)
+    for start in range(0, n, size):
+        yield run.block(start, min(n, start + size))
+
+
+def write(runs: Sequence, fmt: str, out: TextIO, limit: Optional[int] = None, progress=None,
+          width: Optional[int] = None) -> "Totals":
+    """Every sweep of ``runs`` in ``fmt`` on ``out``; the totals (points, issues) for a summary.
+    ``width``: the terminal's, which tables fit (:func:`planner.outputs.terminal.fit`)."""
+    totals = Totals()
+    if fmt in ("table", "markdown"):
+        _table(runs, out, limit, progress, totals, width, markdown=fmt == "markdown")
+    else:
+        {"csv": _csv, "jsonl": _jsonl, "json": _json}[fmt](runs, out, limit, progress, totals)
+    return totals
+
+
+class Totals:
+    def __init__(self) -> None:
+        self.points = 0
+        self.left_out: list[tuple[object, int]] = []  # (run, points not written because of --limit)
+
+    def count(self, run, limit: Optional[int]) -> None:
+        if shown(run, limit) < run.size:
+            self.left_out.append((run, run.size - shown(run, limit)))
+
+
+def _advance(progress, n: int) -> None:
+    if progress is not None:
+        progress.advance(n)
+
+
+def _label(run) -> str:
+    return sweep_title(run).rsplit("  [", 1)[0]
+
+
+def _names(run) -> list[str]:
+    axes = [a.name for a in run.axes]
+    return axes + [n for n in run.show if n not in set(axes)]
+
+
+def _display_columns(result, names: Sequence[str]) -> list[list]:
+    """Each column as Python values in display units: floats (``repr`` is their text) or bools."""
+    out = []
+    for n in names:
+        col = result.display(n)
+        if col.dtype == bool:
+            out.append([bool(v) for v in col.tolist()])
+        else:
+            out.append(np.asarray(col, dtype=np.float64).tolist())
+    return out
+
+
+def _texts(col: list, bools: str = "true false") -> list[str]:
+    """A column's values as text: ``repr`` of each float (the shortest that reads back the same
+    float, as before), ``true``/``false`` (or JSON's ``null`` for what is not finite)."""
+    if col and isinstance(col[0], bool):
+        t, f = bools.split()
+        return [t if v else f for v in col]
+    return list(map(repr, col))
+
+
+# ---- CSV ---------------------------------------------------------------------------------------
+
+def _csv_line(fields: Sequence[str]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(fields)
+    return buf.getvalue()
+
+
+def _csv(runs, out: TextIO, limit, progress, totals: Totals) -> None:
+    header = None
+    for run in runs:
+        names = _names(run)
+        if names != header:  # one header per block of same-shaped sweeps (scenarios stack)
+            if header is not None:
+                out.write("\n")
+            out.write(_csv_line(["sweep", "scenario"] + [_sweep_header(run.plan, n) for n in names] + ["issue"]))
+            header = names
+        prefix = _csv_line([_label(run), run.label, "x"])[:-2]  # the quoted label and scenario, then a comma
+        for result in blocks(run, limit):
+            cols = [_texts(c) for c in _display_columns(result, names)]
+            notes = result.notes()
+            if not notes:
+                out.write(prefix + (",\n" + prefix).join(map(",".join, zip(*cols))) + ",\n")
+            else:
+                lines = [prefix + ",".join(row) + ",\n" for row in zip(*cols)]
+                for i, texts in notes.items():
+                    lines[i] = _csv_line([_label(run), run.label] + [c[i] for c in cols] + ["; ".join(texts)])
+                out.write("".join(lines))
+            totals.points += result.size
+            _advance(progress, result.size)
+        totals.count(run, limit)
+
+
+# ---- JSON lines -------------------------------------------------------------------------------------
+
+def _json_texts(col: list) -> list[str]:
+    texts = _texts(col)
+    if texts and texts[0] not in ("true", "false"):
+        for i, t in enumerate(texts):
+            if t[-1] in "nf" and t in ("nan", "inf", "-inf"):  # not finite: null, as json_number gives
+                texts[i] = "null"
+    return texts
+
+
+def _jsonl(runs, out: TextIO, limit, progress, totals: Totals) -> None:
+    for run in runs:
+        names = _names(run)
+        head = "{" + f'"sweep": {_dumps(_label(run))}, "scenario": {_dumps(run.label)}'
+        keys = [f", {_dumps(n)}: " for n in names]  # (names and labels are one-line strings)
+        for result in blocks(run, limit):
+            cols = [_json_texts(c) for c in _display_columns(result, names)]
+            notes = result.notes()
+            lines = []
+            for i, row in enumerate(zip(*cols)):
+                line = head + "".join(k + v for k, v in zip(keys, row))
+                if i in notes:
+                    line += ', "issues": ' + json.dumps(notes[i], ensure_ascii=False)
+                lines.append(line + "}\n")
+            out.write("".join(lines))
+            totals.points += result.size
+            _advance(progress, result.size)
+        totals.count(run, limit)
+
+
+# ---- JSON: planner.sweep/1, streamed ----------------------------------------------------------------
+
+def _dumps(value, level: int = 0) -> str:
+    text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    return text.replace("\n", "\n" + "  " * level) if level else text
+
+
+def _json(runs, out: TextIO, limit, progress, totals: Totals) -> None:
+    """The text ``dumps(sweep_json(results))`` gives, written piece by piece."""
+    runs = list(runs)
+    file = runs[0].plan.path if runs else None
+    out.write("{\n" + f'  "format": {_dumps(SWEEP_FORMAT)},\n  "file": {_dumps(file)},\n  "sweeps": ')
+    if not runs:
+        out.write("[]\n}\n")
+        return
+    out.write("[\n")
+    for k, run in enumerate(runs):
+        names = _names(run)
+        plan = run.plan
+        head = {
+            "sweep": _label(run),
+            "line": run.statement.span.line if run.statement is not None else None,
+            "scenario": run.label,
+            "axes": [{"name": a.name, "unit": a.unit, "count": a.count} for a in run.axes],
+            "show": [{"name": n, "unit": plan.model.quantities[n].unit_text} for n in run.show],
+        }
+        out.write("    {\n" + "".join(f"      {_dumps(key)}: {_dumps(v, 3)},\n" for key, v in head.items()))
+        out.write('      "points": ')
+        keys = [f"          {_dumps(n)}: " for n in names]
+        issues: list = []
+        issue_count = bad = written = 0
+        for result in blocks(run, limit):
+            cols = [_json_texts(c) for c in _display_columns(result, names)]
+            text = ",\n".join("        {\n" + ",\n".join(key + v for key, v in zip(keys, row)) + "\n        }"
+                              for row in zip(*cols))
+            out.write(("[\n" if written == 0 else ",\n") + text)
+            written += result.size
+            issues += result.issues
+            issue_count += result.issue_count
+            bad += int(result.bad.sum())
+            totals.points += result.size
+            _advance(progress, result.size)
+        out.write("\n      ],\n" if written else "[],\n")
+        tail = {
+            "issues": [{"index": s.index, "point": s.point, "quantity": s.quantity, "kind": s.kind,
+                        "reason": s.reason} for s in issues],
+            "issue_count": issue_count,
+            "points_with_issues": bad,
+        }
+        if shown(run, limit) < run.size:
+            tail["limit"] = limit
+            tail["points_total"] = run.size
+        out.write(",\n".join(f"      {_dumps(key)}: {_dumps(v, 3)}" for key, v in tail.items()))
+        out.write("\n    }" + (",\n" if k + 1 < len(runs) else "\n"))
+        totals.count(run, limit)
+    out.write("  ]\n}\n")
+
+
+# ---- table ------------------------------------------------------------------------------------------
+
+def _table(runs, out: TextIO, limit, progress, totals: Totals, width: Optional[int] = None,
+           markdown: bool = False) -> None:
+    for k, run in enumerate(runs):
+        if k:
+            out.write("\n\n")
+        n = shown(run, limit)
+        if n <= TABLE_IN_MEMORY:
+            result = run.block(0, n)
+            text = sweep_markdown(result) if markdown else sweep_table(result, width)
+            if n < run.size:
+                text = text.replace(f" of {n:,} points have issues", f" of the first {n:,} points have issues")
+            out.write(text)
+            totals.points += n
+            _advance(progress, n)
+        else:
+            _big_table(run, out, limit, progress, totals, markdown)
+        if n < run.size:
+            out.write(f"\nfirst {n:,} of {run.size:,} points (--limit {limit})")
+        totals.count(run, limit)
+    out.write("\n")
+
+
+def _format(v) -> str:
+    from ..compute.evaluation import format_value
+
+    return format_value(v)
+
+
+def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool = False) -> None:
+    """:func:`planner.outputs.terminal.sweep_table`'s layout at any width (tabulate's "simple":
+    right-aligned numbers, two spaces between columns, a column as wide as its widest value or its
+    header plus two), or :func:`~planner.outputs.terminal.sweep_markdown`'s (tabulate's "github"), in
+    two passes: the column widths, then the rows. Too many rows to fit a terminal anyway."""
+    names = _names(run)
+    headers = [_sweep_header(run.plan, n) for n in names]
+    if markdown:
+        headers = [_md(h) for h in headers]
+    widths = [len(h) + 2 for h in headers]
+    note_width = 0
+    any_notes = False
+    for result in blocks(run, limit):  # pass 1: widths
+        for j, col in enumerate(_display_columns(result, names)):
+            widths[j] = max(widths[j], max((len(_format(v)) for v in col), default=0))
+        notes = result.notes()
+        if notes:
+            any_notes = True
+            note_width = max(note_width, max(len(_md("; ".join(t)) if markdown else "; ".join(t))
+                                             for t in notes.values()))
+    if any_notes:
+        note_width = max(note_width, len("notes") + 2)
+    run.diagnosed = 0  # the same points explained again in the second pass
+    if markdown:
+        cells = [h.rjust(w) for h, w in zip(headers, widths)] + (["notes".ljust(note_width)] if any_notes else [])
+        rule = ["-" * (w + 2) for w in widths] + (["-" * (note_width + 2)] if any_notes else [])
+        out.write(f"**{sweep_title(run)}**\n\n| " + " | ".join(cells) + " |\n|" + "|".join(rule) + "|\n")
+    else:
+        head = "  ".join(h.rjust(w) for h, w in zip(headers, widths))
+        rule = "  ".join("-" * w for w in widths)
+        if any_notes:
+            head += "  " + "notes".ljust(note_width)
+            rule += "  " + "-" * note_width
+        out.write(sweep_title(run) + "\n" + head.rstrip() + "\n" + rule + "\n")
+    issue_count = bad = 0
+    kinds: set = set()
+    first = True
+    for result in blocks(run, limit):  # pass 2: rows
+        notes = result.notes()
+        cols = _display_columns(result, names)
+        lines = []
+        for i, row in enumerate(zip(*cols)):
+            values = [_format(v).rjust(w) for v, w in zip(row, widths)]
+            if markdown:
+                if any_notes:
+                    values.append(_md("; ".join(notes.get(i, []))).ljust(note_width))
+                lines.append("| " + " | ".join(values) + " |")
+                continue
+            line = "  ".join(values)
+            if any_notes:
+                line = (line + "  " + "; ".join(notes.get(i, []))).rstrip()
+            lines.append(line)
+        out.write(("" if first else "\n") + "\n".join(lines))
+        first = False
+        issue_count += result.issue_count
+        bad += int(result.bad.sum())
+        kinds |= {f"{name} ({kind})" for _, name, kind, _ in result.problems}
+        totals.points += result.size
+        _advance(progress, result.size)
+    if issue_count:
+        n = shown(run, limit)
+        of = f"the first {n:,}" if n < run.size else f"{n:,}"
+        out.write(f"\n{bad:,} of {of} points have issues: " + ", ".join(sorted(kinds)))
+
+
+def _md(text: str) -> str:
+    """A GitHub table cell, as :func:`planner.outputs.terminal.markdown_table` writes it."""
+    return " ".join(str(text).split()).replace("|", "\\|")

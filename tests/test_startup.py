@@ -1,0 +1,154 @@
+"""Start-up: what a small command imports and builds before it answers.
+
+``planner --version`` answers before any parser is built; a plain ``planner eval`` needs
+neither numpy nor SymPy, and from the compiled-plan cache not lark either; data classes are
+made on first use (planner.language.lazy) and behave as dataclasses makes them.
+"""
+
+import dataclasses
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from typing import Optional
+
+import pytest
+from conftest import ROOT
+
+from planner.language import lazy
+from planner.language.lazy import lazy_dataclass
+
+
+def _run(code: str, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+def test_version_answers_without_the_command_line_parser():
+    proc = _run("import sys\nfrom planner.cli import main\ncode = main(['--version'])\n"
+                "heavy = {'dataclasses', 'lark', 'numpy', 'planner.language.errors'} & set(sys.modules)\n"
+                "assert not heavy, heavy\nsys.exit(code)\n")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("planner ")
+
+
+def test_a_warm_eval_imports_neither_lark_nor_numpy(tmp_path):
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['eval', 'sheets/token_cost.plan', '--scenario', 'all'])\n"
+            "heavy = {'lark', 'numpy', 'sympy'} & set(sys.modules)\nprint(sorted(heavy), file=sys.stderr)\n"
+            "sys.exit(code)\n")
+    cold = _run(code, env)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr.strip().endswith("['lark']")  # parsed: lark; evaluated: no numpy
+    warm = _run(code, env)
+    assert warm.returncode == 0, warm.stderr
+    assert warm.stderr.strip().endswith("[]")
+    assert warm.stdout == cold.stdout
+
+
+# ---- lazy data classes ----------------------------------------------------------------------
+
+def _pair(**params):
+    """The same class twice: made by dataclasses now, and lazily."""
+
+    def body():
+        return {"__annotations__": {"x": "int", "y": "Optional[str]", "z": "tuple"},
+                "y": None, "z": dataclasses.field(default_factory=tuple), "__module__": __name__,
+                "double": lambda self: 2 * self.x}
+
+    eager = dataclasses.dataclass(type("Eager", (), body()), **params)
+    made_lazily = lazy_dataclass(type("Lazy", (), body()), **params)
+    return eager, made_lazily
+
+
+@pytest.mark.parametrize("params", [{}, {"frozen": True}, {"frozen": True, "eq": False}, {"repr": False},
+                                    {"order": True}])
+def test_lazy_data_classes_behave_as_data_classes(params):
+    eager, lazy_cls = _pair(**params)
+    assert lazy_cls in lazy._PENDING
+    assert lazy_cls.__match_args__ == eager.__match_args__ == ("x", "y", "z")
+    a, b = eager(1, "q"), lazy_cls(1, "q")
+    assert lazy_cls not in lazy._PENDING  # made by its first instance
+    assert repr(b).replace("Lazy", "Eager") == repr(a) or not params.get("repr", True)
+    assert (b == lazy_cls(1, "q")) == (a == eager(1, "q"))
+    assert (b == lazy_cls(2)) == (a == eager(2))
+    assert b.double() == 2 and b.z == ()
+    if params.get("frozen"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            b.x = 5
+        assert (hash(b) == hash(lazy_cls(1, "q"))) == (hash(a) == hash(eager(1, "q")))
+    if params.get("order"):
+        assert (b < lazy_cls(2)) and (a < eager(2))
+    assert [f.name for f in dataclasses.fields(lazy_cls)] == [f.name for f in dataclasses.fields(eager)]
+    assert lazy_cls.__dataclass_params__.frozen == eager.__dataclass_params__.frozen
+    assert dataclasses.replace(b, x=7).x == 7
+    assert dataclasses.asdict(b) == dataclasses.asdict(a)
+
+
+@lazy_dataclass(frozen=True)
+class Pickled:
+    x: int
+    y: Optional[str] = None
+
+
+def test_a_lazy_instance_pickles_and_comes_back_equal():
+    back = pickle.loads(pickle.dumps(Pickled(1, "a")))
+    assert back == Pickled(1, "a") and hash(back) == hash(Pickled(1, "a"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        back.x = 2
+
+
+def test_a_lazy_class_is_made_by_whatever_asks_first():
+    for ask in (lambda c: dataclasses.fields(c), lambda c: dataclasses.is_dataclass(c),
+                lambda c: c.__dataclass_params__):
+        _, cls = _pair(frozen=True)
+        ask(cls)
+        assert cls not in lazy._PENDING
+    _, cls = _pair(frozen=True)
+    made = cls(3)
+    _, cls2 = _pair(frozen=True)
+    # unpickling builds an instance without __init__: the class stays unmade until it is used
+    instance = cls2.__new__(cls2)
+    instance.__dict__.update(x=3, y=None, z=())
+    assert cls2 in lazy._PENDING
+    assert repr(instance).endswith("(x=3, y=None, z=())") and cls2 not in lazy._PENDING
+    assert made.x == 3
+
+
+def test_own_methods_stay_and_threads_make_a_class_once():
+    @lazy_dataclass(frozen=True)
+    class Shown:
+        x: int
+        label: Optional[str] = None
+
+        def __repr__(self) -> str:
+            return f"<{self.x}>"
+
+    assert repr(Shown(4)) == "<4>" and Shown(4) == Shown(4) and hash(Shown(4)) == hash(Shown(4))
+
+    @lazy_dataclass(frozen=True)
+    class Raced:
+        x: int
+
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append(hash(Raced(1)))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(seen)) == 1 and Raced not in lazy._PENDING
+
+
+def test_the_ir_and_models_are_lazy_data_classes_that_compare_and_pickle():
+    import planner
+    from planner.language import ir
+
+    plan = planner.loads("x = 2 s\ny = x * 3 -> s\n", "l.plan")
+    expr = plan.model.quantities["y"].definition.expr
+    assert isinstance(expr, ir.Binary) and dataclasses.is_dataclass(expr)
+    again = pickle.loads(pickle.dumps(plan.model))
+    back = again.quantities["y"].definition.expr
+    # a Source compares by identity (as it always has), so the round trip is compared by its text
+    assert repr(back) == repr(expr) and back.span.source.text == expr.span.source.text
+    assert back == again.quantities["y"].definition.expr and hash(back) == hash(again.quantities["y"].definition.expr)
