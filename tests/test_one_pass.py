@@ -131,3 +131,17 @@ def test_every_terminals_pattern_and_each_states_own_give_the_same(monkeypatch, 
         _same("chain", chain(300))
     finally:
         parser._inline_parser.cache_clear()
+
+
+def test_a_grammar_the_fused_lexer_does_not_lay_out_keeps_larks_lexer(monkeypatch):
+    """Terminals with flags or user callbacks (parser._FusedLexer.plain): lark's own lexer, same IR."""
+    from planner.language import parser
+
+    monkeypatch.setattr(parser._FusedLexer, "plain", staticmethod(lambda lexer: False))
+    parser._inline_parser.cache_clear()
+    try:
+        assert not isinstance(parser._inline_parser("start").parser.lexer, parser._FusedLexer)
+        for name, text in _texts()[:10]:
+            _same(name, text)
+    finally:
+        parser._inline_parser.cache_clear()

@@ -393,7 +393,7 @@ class _FusedLexer:
     def __init__(self, contextual, postlex: _NewlinePostLex) -> None:
         self.contextual = contextual
         self.postlex = postlex
-        self.info: dict = {}  # lark's lexer of a state -> [its terminals' names, root first?, its own patterns]
+        self.info: dict = {}  # lark's lexer of a state -> what _state gives
         self.root = None  # the patterns of every terminal, and the terminals keywords stand in
         self.reads = None  # a pattern terminal -> the string terminals it reads whole (lark's `unless`)
 
@@ -401,8 +401,9 @@ class _FusedLexer:
     # which may, comes after an ignore in lark's order: lark would skip the spaces first too)
 
     @staticmethod
-    def _plain(lexer) -> bool:
-        """The terminals :meth:`_patterns` lays out as lark does (else lark's own scanner)."""
+    def plain(lexer) -> bool:
+        """Terminals :meth:`_patterns` lays out as lark would (no flags, no user callbacks, fewer
+        than ``re``'s hundred groups); a grammar with others keeps lark's own lexer."""
         return not (lexer.user_callbacks or lexer.use_bytes or len(lexer.terminals) > 90
                     or any(t.pattern.flags for t in lexer.terminals))
 
@@ -437,37 +438,19 @@ class _FusedLexer:
 
     def _patterns(self, lexer):
         """A state's lexer as one compiled pattern (white space, then its terminals in lark's
-        order), its keyword table and callbacks: what lark's ``_build_scanner`` makes, made
-        without it (lark compiles two patterns per state: its scanner and the keyword check)."""
-        if not self._plain(lexer):
-            return self._lark_patterns(lexer)
+        order), its ignored and newline types and its keyword table: what lark's ``_build_scanner``
+        makes, made without it (lark compiles two patterns per state: its scanner and the keyword
+        check)."""
         keywords, embedded = self._unless(lexer)
         body = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in lexer.terminals if t.name not in embedded)
         spaced = _compiled(self.SPACE + "(?:" + body + ")", lexer.g_regex_flags)
-        return lexer, spaced, (spaced,), lexer.ignore_types, lexer.newline_types, {}, keywords
-
-    def _lark_patterns(self, lexer):
-        mres = lexer.scanner._mres
-        spaced = re.compile(self.SPACE + "(?:" + "|".join(m.pattern for m in mres) + ")", mres[0].flags) \
-            if len(mres) == 1 else re.compile("(?!)")
-        callbacks = dict(lexer.callback)
-        keywords = {}
-        for type_, cb in lexer.callback.items():  # lark's keyword check (a NAME that is `where`...) as a dict
-            terms = getattr(getattr(cb, "scanner", None), "terminals", None)
-            if type(cb).__name__ == "UnlessCallback" and terms and all(
-                    type(t.pattern).__name__ == "PatternStr" and not t.pattern.flags for t in terms):
-                keywords[type_] = {t.pattern.value: t.name for t in terms}
-                del callbacks[type_]
-        return lexer, spaced, mres, lexer.ignore_types, lexer.newline_types, callbacks, keywords
+        return spaced, lexer.ignore_types, lexer.newline_types, keywords
 
     def _root(self):
         if self.root is None:
-            lexer = getattr(self.contextual, "root_lexer", None)
-            if lexer is not None and self._plain(lexer):
-                rank = {t.name: i for i, t in enumerate(lexer.terminals)}  # lark's order, every state's too
-                self.root = (self._patterns(lexer), self._unless(lexer)[1], rank)
-            else:
-                self.root = (None, frozenset(), {})
+            lexer = self.contextual.root_lexer
+            rank = {t.name: i for i, t in enumerate(lexer.terminals)}  # lark's order, every state's too
+            self.root = (self._patterns(lexer), self._unless(lexer)[1], rank)
         return self.root
 
     def _state(self, lexer) -> list:
@@ -476,15 +459,11 @@ class _FusedLexer:
         state's own patterns, made when needed; the fourth, the strings the state reads alone that
         a pattern terminal of all reads as keywords (MINUS where a unary minus is expected, not
         ADD_OP), each with its place in lark's order."""
-        patterns, embedded, rank = self._root()
-        names = frozenset(t.name for t in lexer.terminals)
-        first = patterns is not None and self._plain(lexer)
-        alone = ()
-        if first:
-            own = self._unless(lexer)[1]
-            alone = tuple(sorted((rank[t.name], t.pattern.value) for t in lexer.terminals
-                                 if t.name in embedded and t.name not in own))
-        return [names, first, None, alone, OWN_PATTERN_AFTER]
+        _, embedded, rank = self._root()
+        own = self._unless(lexer)[1]
+        alone = tuple(sorted((rank[t.name], t.pattern.value) for t in lexer.terminals
+                             if t.name in embedded and t.name not in own))
+        return [frozenset(t.name for t in lexer.terminals), True, None, alone, OWN_PATTERN_AFTER]
 
     def lex(self, lexer_state, parser_state):
         text_slice = lexer_state.text
@@ -495,8 +474,7 @@ class _FusedLexer:
         stack = parser_state.state_stack
         info = self.info
         root, _, root_rank = self._root()
-        root_spaced = root[1] if root is not None else None
-        root_keywords = root[6] if root is not None else {}
+        root_spaced, root_keywords = root[0], root[3]
         opened: list = []
         self.postlex.open = opened
         budget = TokenBudget()  # the post-lexer's size and nesting limits
@@ -533,26 +511,18 @@ class _FusedLexer:
                 got = state[2]
                 if got is None:
                     got = state[2] = self._patterns(lexer)
-                m = got[1].match(text, pos, end)  # white space, then a token, in one match
-            _, spaced, mres, ignore, newline, callback, keywords = got
-            if m is not None:
-                type_ = m.lastgroup
-                start = m.start(type_)
-                if start != pos:  # the white space lark's own pattern skips as a token of its own
-                    line_ctr.char_pos = pos = start
-                    line_ctr.column = pos - line_ctr.line_start_pos + 1
-                value = m.group(type_)
-            else:
-                for mre in mres:
-                    m = mre.match(text, pos, end)
-                    if m:
-                        break
+                m = got[0].match(text, pos, end)  # white space, then a token, in one match
                 if m is None:
                     yield from self.contextual.lex(lexer_state, parser_state)  # lark raises its error here
                     return
-                value, type_ = m.group(0), m.lastgroup
-            ignored = type_ in ignore
-            if ignored and type_ not in callback:
+            _, ignore, newline, keywords = got
+            type_ = m.lastgroup
+            start = m.start(type_)
+            if start != pos:  # the white space lark's own pattern skips as a token of its own
+                line_ctr.char_pos = pos = start
+                line_ctr.column = pos - line_ctr.line_start_pos + 1
+            value = m.group(type_)
+            if type_ in ignore:
                 line_ctr.feed(value, type_ in newline)
                 continue
             line, column = line_ctr.line, line_ctr.column
@@ -564,10 +534,6 @@ class _FusedLexer:
             if type_ in keywords:
                 type_ = keywords[type_].get(value, type_)
             t = new_token(type_, value, pos, line, column, line_ctr.line, line_ctr.column, line_ctr.char_pos)
-            if type_ in callback:
-                t = callback[type_](t)
-            if ignored:
-                continue
             lexer_state.last_token = t
             see(t)
             kind = t.type
@@ -598,10 +564,13 @@ def _fused(parser: Lark) -> bool:
     lexers = getattr(contextual, "lexers", None)
     if not isinstance(lexers, dict):
         return False
-    for lx in set(lexers.values()):  # lark 1.x's basic lexers, asked without building their scanners
+    root = getattr(contextual, "root_lexer", None)
+    for lx in {root, *lexers.values()}:  # lark 1.x's basic lexers, asked without building their scanners
         if not all(hasattr(lx, a) for a in ("terminals", "user_callbacks", "g_regex_flags", "use_bytes",
                                              "ignore_types", "newline_types", "_build_scanner")):
             return False
+    if not _FusedLexer.plain(root):  # every state's terminals are some of these
+        return False
     frontend.lexer = _FusedLexer(contextual, parser.options.postlex)
     return True
 
