@@ -376,6 +376,15 @@ class Book:
     def sheet(self, title: str) -> Sheet:
         return next(ws for ws in self.sheets if ws.title == title)
 
+    def heading(self, ws: Sheet) -> int:
+        """The plan's title and notes at the top of ``ws``; the row after them."""
+        ws.text(1, 1, self.plan.title, TITLE, overflow=True)
+        row = 2
+        for note in self.model.plan.notes:
+            ws.note(row, 1, note)
+            row += 1
+        return row
+
     @property
     def sheetnames(self) -> list[str]:
         return [ws.title for ws in self.sheets]

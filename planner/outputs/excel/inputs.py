@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...language import ir
 from ...language.errors import PlanError
-from .book import INPUT, MAX_VALIDATION, NAME, TITLE, UNITS, Book, in_base
+from .book import INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
 from .printer import ExcelPrinter, UnsupportedFormula, number
 
 HEADER_ROW_NOTE = "Edit the orange cells; every other sheet follows. `planner import` reads them back."
@@ -15,11 +15,7 @@ HEADER_ROW_NOTE = "Edit the orange cells; every other sheet follows. `planner im
 
 def inputs_sheet(book: Book) -> None:
     ws = book.create_sheet("Inputs")
-    ws.text(1, 1, book.plan.title, TITLE, overflow=True)
-    row = 2
-    for note in book.model.plan.notes:
-        ws.note(row, 1, note)
-        row += 1
+    row = book.heading(ws)
     ws.note(row, 1, HEADER_ROW_NOTE)
     row += 2
     ws.header(row, ["Input", "Value", "Unit", "Description", "Tags", "Constraints"])

@@ -11,7 +11,7 @@ live count over the Checks sheet).
 
 from __future__ import annotations
 
-from .book import NAME, NOTE, SCENARIOS, TITLE, UNIT, UNITS, Book, sheet_ref
+from .book import NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs
@@ -24,11 +24,7 @@ def create(book: Book) -> None:
 
 def fill(book: Book) -> None:
     ws = book.sheet("Summary")
-    ws.text(1, 1, book.plan.title, TITLE, overflow=True)
-    row = 2
-    for note in book.model.plan.notes:
-        ws.note(row, 1, note)
-        row += 1
+    row = book.heading(ws)
     ws.note(row, 1, "Every figure here is live: edit the orange cells on the Inputs sheet (or a scenario's own "
             "inputs on the Scenarios sheet) and it follows.")
     row += 2
