@@ -233,9 +233,15 @@ def import_roots(args) -> list[str]:
 
 
 def _load(path: str, all_imports: bool = False, args=None):
+    import gc
+
     from .plan import load
 
-    return load(path, all_imports=all_imports, import_roots=import_roots(args))
+    plan = load(path, all_imports=all_imports, import_roots=import_roots(args))
+    # The loaded plan lives until the command ends: the cyclic collector need not walk it again at
+    # every collection that what follows (compiling, evaluating, printing) sets off.
+    gc.freeze()
+    return plan
 
 
 def overrides_from(plan, sets: Sequence[str]):

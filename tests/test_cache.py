@@ -92,7 +92,12 @@ def test_an_entry_cannot_run_code(cache_dir):
     assert cache.check_source(ok, 3)
     for bad in ["import os\n", ok.replace("_np.maximum", "__import__"),
                 ok.replace("_np.maximum", "_np.load"), ok.replace("1.5", "open('x')"),
-                ok.replace("_v2 = ", "_v2 = _v0.__class__ and "), ok.replace("(_v0*_v1)", "(_v0*_v9)")]:
+                ok.replace("_v2 = ", "_v2 = _v0.__class__ and "), ok.replace("(_v0*_v1)", "(_v0*_v9)"),
+                # forms the generator never writes, refused in the compiled code
+                ok.replace("(_v0*_v1)", "(_in[0])"), ok.replace("1.5)", "1.5, out=_v1)"),
+                ok.replace("(_v0*_v1)", "(_v0 if _v1 else _v1)"), ok.replace("    return", "    global _v1\n    return"),
+                ok.replace("1.5", "(lambda _k0=_np: _k0)()"), ok.replace("1.5", "[_v0 for _k0 in _in]"),
+                ok + "_plan = _np.exp\n", "def _plan(_in, _k0=1):\n    return (_in, )\n"]:
         assert not cache.check_source(bad, 3), bad
 
 

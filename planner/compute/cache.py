@@ -15,7 +15,7 @@ the imports, the analysis and the compiling.
   only planner's own data classes (``planner.language``) and fractions, so an
   entry cannot run code; and the generated numpy code is checked against the
   only forms :mod:`planner.compute.ircompile` writes (arithmetic on its own
-  ``_v`` names, calls of ``_np`` functions) before it runs.
+  ``_v`` names, calls of ``_np`` functions), in the code Python compiles it to, before it runs.
 * **Ignored on any error**, reading or writing: the plan is loaded as usual.
   ``planner --no-cache`` bypasses it; the library (``planner.load``) does not
   use it unless :func:`enable` is called (the command line does).
@@ -23,7 +23,6 @@ the imports, the analysis and the compiling.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import io
 import json
@@ -154,8 +153,11 @@ def _rebuild(state: dict, cls, answers):
     compiled = state.get("compiled")
     if compiled is not None:
         inputs, outputs, source, fallbacks = compiled
-        if not fallbacks and inputs == plan.arguments and check_source(source, len(inputs) + len(outputs)):
-            plan.__dict__["compiled"] = IRCompiled(inputs, outputs, source, None, [])
+        code = checked_code(source, len(inputs) + len(outputs)) if not fallbacks and inputs == plan.arguments \
+            else None
+        if code is not None:
+            compiled = plan.__dict__["compiled"] = IRCompiled(inputs, outputs, source, None, [])
+            compiled.__dict__["_code"] = code
     plan.cached = True
     return plan
 
@@ -173,11 +175,14 @@ def analyzer(state: dict):
 
 # ---- writing ---------------------------------------------------------------------------------
 
+def _fraction(value: Fraction):
+    return Fraction, (value.numerator, value.denominator)  # by its two integers, not by text to parse again
+
+
 class _Pickler(pickle.Pickler):
-    def reducer_override(self, obj):
-        if type(obj) is Fraction:  # by its two integers, not by text to parse again
-            return Fraction, (obj.numerator, obj.denominator)
-        return NotImplemented
+    # a table by type, looked up by the C pickler itself (a reducer_override is a call into Python
+    # for every object: most of the time of writing a big plan's entry)
+    dispatch_table = {Fraction: _fraction}
 
 
 def store(cache_key: str, plan) -> None:
@@ -240,43 +245,97 @@ def _prune(folder: Path) -> None:
 _NP = frozenset({"maximum", "minimum", "where", "abs", "sign", "sqrt", "floor", "ceil", "log", "exp",
                  "logical_and", "logical_or", "logical_not", "inf", "nan"})
 _HELPERS = frozenset({"_approx", "_agg", "_x"})
-_NODES = (ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Assign, ast.Return, ast.Tuple, ast.Name,
-          ast.Load, ast.Store, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Call, ast.Attribute,
-          ast.Lambda, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd,
-          ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_GLOBALS = _NP | _HELPERS | {"_np"}  # every name the code may look up, as a global or an attribute
+# What Python compiles generated code into: loads and stores of locals and constants, arithmetic,
+# comparisons, tuples, calls of what it looked up, lambdas (the aggregates' bodies), returns. Not an
+# import, a store outside the function, a subscript, a jump, a loop, a class, a keyword argument.
+# Names of other Python versions are kept when their opcode exists; an opcode that is not listed
+# makes the code refused (then compiled again from the plan: slower, never wrong).
+_OPS = ("CACHE", "NOP", "RESUME", "EXTENDED_ARG", "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR",
+        "LOAD_FAST_LOAD_FAST", "STORE_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "LOAD_CONST",
+        "RETURN_CONST", "LOAD_SMALL_INT", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD", "PUSH_NULL", "PRECALL",
+        "CALL", "BINARY_OP", "UNARY_NEGATIVE", "UNARY_POSITIVE", "COMPARE_OP", "BUILD_TUPLE",
+        "UNPACK_SEQUENCE", "RETURN_VALUE", "MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE", "MAKE_CELL",
+        "COPY_FREE_VARS", "LOAD_CLOSURE", "LOAD_DEREF", "STORE_DEREF", "STORE_NAME", "POP_TOP",
+        "BUILD_LIST", "LIST_APPEND", "LIST_EXTEND", "LIST_TO_TUPLE", "CALL_INTRINSIC_1")  # a long tuple
+# the arguments these may have: CALL_INTRINSIC_1's unary plus and list-to-tuple (not an import, not a
+# print); a lambda with a closure only (no defaults, no annotations)
+_ARGUMENTS = {"CALL_INTRINSIC_1": {5, 6}, "MAKE_FUNCTION": {0, 8}, "SET_FUNCTION_ATTRIBUTE": {8}}
+
+
+def _opcodes() -> frozenset:
+    import opcode
+
+    return frozenset(opcode.opmap[name] for name in _OPS if name in opcode.opmap)
 
 
 def check_source(source: str, variables: int) -> bool:
-    """Whether ``source`` is code of the form :mod:`planner.compute.ircompile` generates: one
-    function ``_plan(_in)`` of assignments to ``_v`` names and a returned tuple, made of numbers,
+    """Whether ``source`` is code of the form :mod:`planner.compute.ircompile` generates
+    (:func:`checked_code`)."""
+    return checked_code(source, variables) is not None
+
+
+def checked_code(source: str, variables: int):
+    """``source`` compiled, when it is code of the form :mod:`planner.compute.ircompile` generates:
+    one function ``_plan(_in)`` of assignments to ``_v`` names and a returned tuple, made of numbers,
     arithmetic and comparisons on ``_v``/``_k`` names, and calls of ``_np`` functions and its own
-    helpers (``_approx``, ``_agg``, ``_x``). Anything else (an import, an attribute of anything but
-    ``_np``, a name of Python's): False."""
+    helpers (``_approx``, ``_agg``, ``_x``); else None (an import, an attribute of anything but those
+    functions, a name of Python's, any other statement).
+
+    Python's compiled code is checked, not the syntax tree: every name the code can reach is in its
+    code objects' names, and every instruction in their bytes (walking the tree of a 10,000-line plan
+    took longer than compiling it again)."""
+    from .program import _compile
+
     try:
-        tree = ast.parse(source)
+        module = _compile(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    ops = _opcodes()
+    functions = [c for c in module.co_consts if hasattr(c, "co_code")]
+    if module.co_names != ("_plan",) or len(functions) != 1 or not _only(module, ops) \
+            or any(c is not functions[0] and not _constant(c) for c in module.co_consts):
+        return None
+    plan = functions[0]
+    if plan.co_name != "_plan" or plan.co_argcount != 1 or plan.co_varnames[:1] != ("_in",) \
+            or plan.co_kwonlyargcount or plan.co_posonlyargcount or plan.co_flags & 0x0C:  # no *args, **kw
+        return None
+    stack = [plan]
+    while stack:
+        code = stack.pop()
+        if not _only(code, ops) or not set(code.co_names) <= _GLOBALS:
+            return None
+        if code is not plan and (code.co_name != "<lambda>" or code.co_flags & 0x0C or code.co_kwonlyargcount):
+            return None
+        for name in code.co_varnames + code.co_cellvars + code.co_freevars:
+            if not _our_name(name, variables):
+                return None
+        for c in code.co_consts:
+            if hasattr(c, "co_code"):
+                stack.append(c)
+            elif not _constant(c):
+                return None
+    return module
+
+
+def _only(code, ops: frozenset) -> bool:
+    import opcode
+
+    raw = code.co_code
+    found = set(raw[::2])  # one opcode in every two bytes (its argument in the other)
+    if not found <= ops:
         return False
-    body = tree.body
-    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].name != "_plan" \
-            or body[0].decorator_list or [a.arg for a in body[0].args.args] != ["_in"]:
-        return False
-    for node in ast.walk(tree):
-        if not isinstance(node, _NODES):
-            return False
-        if isinstance(node, ast.Name) and not _our_name(node.id, variables):
-            return False
-        if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "_np"
-                                                    and node.attr in _NP):
-            return False
-        if isinstance(node, ast.Call):
-            f = node.func
-            if node.keywords or not (isinstance(f, ast.Attribute) or (isinstance(f, ast.Name) and f.id in _HELPERS)):
-                return False
-        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, str, bool)):
-            return False
-        if isinstance(node, ast.arg) and not (node.arg == "_in" or node.arg.startswith("_k")):
+    for name, allowed in _ARGUMENTS.items():
+        op = opcode.opmap.get(name)
+        if op in found and any(raw[i] == op and raw[i + 1] not in allowed for i in range(0, len(raw), 2)):
             return False
     return True
+
+
+def _constant(value) -> bool:
+    if isinstance(value, tuple):
+        return all(_constant(v) for v in value)
+    return value is None or isinstance(value, (int, float, str, bool))
 
 
 def _our_name(name: str, variables: int) -> bool:

@@ -8,11 +8,8 @@
 
 from __future__ import annotations
 
-import gc
 import math
 import os
-import sys
-from contextlib import contextmanager
 from dataclasses import field
 from fractions import Fraction
 from functools import cached_property
@@ -20,6 +17,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from ..language import ir
+from ..language.limits import RECURSION_LIMIT, paused_gc  # noqa: F401  (RECURSION_LIMIT: used by the command line)
 from ..language.errors import (
     ConstraintError,
     KindError,
@@ -549,31 +547,6 @@ def format_value(v: float | bool, unit: str = "", digits: int = 6) -> str:
     return f"{text} {unit}".strip()
 
 
-RECURSION_LIMIT = 50_000
-
-
-@contextmanager
-def paused_gc():
-    """No cyclic garbage collection while a plan is built: loading allocates many
-    long-lived objects (parse tree, IR, SymPy trees) and the collector would walk
-    them over and over (40% of the load time of a 10,000-quantity plan). It runs
-    again, as before, when the block ends.
-
-    The recursion limit is raised meanwhile: the passes over a formula recurse
-    once per operator, so a sum of a few hundred terms would exceed Python's
-    default of 1,000 frames (Python 3.11 keeps these frames off the C stack)."""
-    enabled = gc.isenabled()
-    limit = sys.getrecursionlimit()
-    gc.disable()
-    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
-        if enabled:
-            gc.enable()
-
-
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
           all_imports: bool = False, answers=None, cls: type = Plan,
           import_roots: Sequence[Union[str, os.PathLike]] = ()) -> Plan:
@@ -623,7 +596,8 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None,
     key = None
     if cache.enabled():
         key = cache.key(p, str(path) + "\0" + text, all_imports, import_roots)
-        cached = cache.fetch(key, cls, answers)
+        with paused_gc():  # unpickling builds the whole plan at once
+            cached = cache.fetch(key, cls, answers)
         if cached is not None:
             return cached
     plan = loads(text, str(path), p.resolve().parent, all_imports, answers, cls, import_roots)
@@ -632,5 +606,6 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None,
             plan.compiled  # noqa: B018  (compiled now, to be kept with it)
         except Exception:  # noqa: BLE001  (the run reports it where it evaluates)
             return plan
-        cache.store(key, plan)
+        with paused_gc():
+            cache.store(key, plan)
     return plan

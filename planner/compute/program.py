@@ -44,9 +44,17 @@ class CompiledPlan:
         import numpy as np
 
         if self.function is None:
-            self.function = load_source(self.source)
+            self.function = load_source(self.source, self.code)
         with np.errstate(all="ignore"):
             return self.function(tuple(values))
+
+    @property
+    def code(self):
+        """:attr:`source` compiled by Python, once for both ways it runs (or as the cache checked it)."""
+        code = self.__dict__.get("_code")
+        if code is None:
+            code = self.__dict__["_code"] = _compile(self.source)
+        return code
 
     def scalar(self, values: Sequence) -> Optional[tuple]:
         """Every output from Python floats and bools, with the bits :meth:`__call__` gives for the
@@ -54,7 +62,7 @@ class CompiledPlan:
         function = self.__dict__.get("_scalar_function")
         if function is None:
             namespace: dict = {"_np": SCALAR, "_approx": _give_up, "_agg": _give_up, "_x": _give_up}
-            exec(compile(self.source, "<planner>", "exec"), namespace)  # noqa: S102  (our generated code)
+            exec(self.code, namespace)  # noqa: S102  (our generated code)
             function = self.__dict__["_scalar_function"] = namespace["_plan"]
         try:
             out = function(tuple(values))
@@ -77,14 +85,25 @@ class IRCompiled(CompiledPlan):
     fallbacks: list[tuple[str, str]] = field(default_factory=list)
 
 
-def load_source(source: str):
-    """The numpy function of generated source (ours: identifiers we made and float literals)."""
+def _compile(source: str):
+    """Python's code of generated source, compiled without the cyclic collector (it would walk every
+    object of the loaded plan again and again while the compiler allocates: half of the compile
+    time of a 10,000-quantity plan)."""
+    from ..language.limits import paused_gc
+
+    with paused_gc():
+        return compile(source, "<planner>", "exec")
+
+
+def load_source(source: str, code=None):
+    """The numpy function of generated source (ours: identifiers we made and float literals), from
+    its ``code`` when compiled already."""
     import numpy as np
 
     from .numeric import aggregate, approx, expand
 
     namespace: dict = {"_np": np, "_approx": approx, "_agg": aggregate, "_x": expand}
-    exec(compile(source, "<planner>", "exec"), namespace)  # noqa: S102
+    exec(code if code is not None else _compile(source), namespace)  # noqa: S102
     return namespace["_plan"]
 
 
