@@ -153,13 +153,12 @@ class Typer:
         """The type of ``e``; ``scope`` holds function parameters, ``lookup``
         the types of the plan's quantities. Raises the first error."""
         if isinstance(e, ir.Number):
-            scale = Fraction(1)
-            dim = None if e.value == 0 else DIMENSIONLESS
+            value = e.value
+            dim = None if value == 0 else DIMENSIONLESS
             if e.unit is not None:
                 unit = unit_of(e.unit, self.units, names=self.defs)
-                scale, dim = unit.scale, unit.dim
-            value = e.value * scale
-            if value != 0 and not (_TINY <= abs(value) <= _HUGE):
+                value, dim = value * unit.scale, unit.dim
+            if value != 0 and not _moderate(value) and not (_TINY <= abs(value) <= _HUGE):
                 raise EvaluationError(f"{e.span.text.strip()} is {'too large' if abs(value) > 1 else 'too small'} "
                                       "for double-precision arithmetic", e.span,
                                       hint="numbers (in base units B, s) must lie between 1e-300 and 1e300")
@@ -302,10 +301,9 @@ class Typer:
         return t
 
     def _binary(self, e: ir.Binary, scope, lookup) -> Type:
-        verbs = {ir.BinOp.ADD: "add", ir.BinOp.SUB: "subtract", ir.BinOp.MUL: "multiply",
-                 ir.BinOp.DIV: "divide", ir.BinOp.POW: "raise"}
-        a = self._num(e.left, scope, lookup, verbs[e.op])
-        b = self._num(e.right, scope, lookup, verbs[e.op])
+        verb = _VERBS[e.op]
+        a = self._num(e.left, scope, lookup, verb)
+        b = self._num(e.right, scope, lookup, verb)
         ca, cb = a.const, b.const
         if e.op in (ir.BinOp.ADD, ir.BinOp.SUB):
             if not same_dim(a, b):
@@ -443,6 +441,15 @@ def _exact_power(e: ir.Binary, base: Fraction, exponent: Fraction) -> None:
 
 _HUGE = Fraction(10) ** 300
 _TINY = Fraction(1, 10 ** 300)
+_VERBS = {ir.BinOp.ADD: "add", ir.BinOp.SUB: "subtract", ir.BinOp.MUL: "multiply", ir.BinOp.DIV: "divide",
+          ir.BinOp.POW: "raise"}
+
+
+def _moderate(value: Fraction) -> bool:
+    """Whether a nonzero ``value`` lies well between :data:`_TINY` and :data:`_HUGE` (within 2^±900,
+    about 10^±271), told from the sizes of its integers, without comparing fractions."""
+    size = value.numerator.bit_length() - value.denominator.bit_length()  # log2 |value|, give or take one
+    return -900 < size < 900
 
 
 class Poisoned(Exception):

@@ -247,11 +247,19 @@ def free_names(expr: Expr, bound: frozenset[str] = frozenset()):
 def walk_scoped(expr: Expr, bound: frozenset[str] = frozenset()):
     """Every node with the aggregate variables in scope there: ``(node, names bound at it)``."""
     stack: list[tuple[Expr, frozenset[str]]] = [(expr, bound)]
+    pop, push = stack.pop, stack.append
+    leaves = (Number, Name, Bool)
     while stack:
-        node, scope = stack.pop()
+        node, scope = pop()
         yield node, scope
-        if isinstance(node, Aggregate):
-            stack.append((node.body, scope | {node.var}))
+        cls = node.__class__
+        if cls in leaves:  # the most common nodes first, by their class (children() asks isinstance)
+            continue
+        if cls is Binary:
+            push((node.right, scope))
+            push((node.left, scope))
+        elif isinstance(node, Aggregate):
+            push((node.body, scope | {node.var}))
             stack.extend((i, scope) for i in reversed(node.values.items))
         else:
             stack.extend((c, scope) for c in reversed(children(node)))

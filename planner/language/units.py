@@ -40,15 +40,21 @@ class Dim:
         return not self.powers
 
     def __mul__(self, other: "Dim") -> "Dim":
+        if not other.powers:  # a plain number: most products in a plan
+            return self
+        if not self.powers:
+            return other
         d = dict(self.powers)
         for k, v in other.powers:
             d[k] = d.get(k, Fraction(0)) + v
         return Dim.of(d)
 
     def __truediv__(self, other: "Dim") -> "Dim":
-        return self * other ** -1
+        return self if not other.powers else self * other ** -1
 
     def __pow__(self, p: Fraction | int) -> "Dim":
+        if not self.powers or p == 1:
+            return self
         return Dim.of({k: v * Fraction(p) for k, v in self.powers})
 
     def __str__(self) -> str:
