@@ -62,7 +62,16 @@ def _format(p: argparse.ArgumentParser, choices=("table", "json", "csv", "markdo
                    help="output format: " + ", ".join(choices) + " (default: table, fitted to the terminal's width)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command(sub, only: Optional[str], name: str, **kwargs):
+    """A subcommand's parser, to add its arguments to; None when only the command ``only`` is being
+    parsed (the others are listed, with their help, but their arguments are not built)."""
+    p = sub.add_parser(name, **kwargs)
+    return p if only is None or only == name else None
+
+
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command's arguments, or with ``only`` that command's alone
+    (what :func:`main` parses with: building all of them was a tenth of a small ``planner eval``)."""
     parser = _Parser(
         prog="planner",
         description="Plan with numbers: evaluate, check and explain .plan files of named quantities with units.",
@@ -81,140 +90,158 @@ def build_parser() -> argparse.ArgumentParser:
                              "appear only on a terminal, after about a second, and never with NO_COLOR set")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    p = sub.add_parser("eval", help="evaluate every quantity (per scenario)",
-                       description="Evaluate every quantity, as written or per scenario, with --set overrides.")
-    _add_common(p)
-    p.add_argument("--only", type=_names, action="extend", metavar="NAME[,NAME...]",
-                   help="show only these quantities (a comma list; repeatable)")
-    p.add_argument("--all", action="store_true", dest="all_imports",
-                   help="also show the imported quantities the plan does not use")
-    _format(p)
-    p.set_defaults(handler=cmd_eval)
+    p = _command(sub, only, "eval", help="evaluate every quantity (per scenario)",
+                            description="Evaluate every quantity, as written or per scenario, with --set overrides.")
+    if p is not None:
+        _add_common(p)
+        p.add_argument("--only", type=_names, action="extend", metavar="NAME[,NAME...]",
+                       help="show only these quantities (a comma list; repeatable)")
+        p.add_argument("--all", action="store_true", dest="all_imports",
+                       help="also show the imported quantities the plan does not use")
+        _format(p)
+        p.set_defaults(handler=cmd_eval)
 
-    p = sub.add_parser("check", help="run every `check`; exit 1 if any fails",
-                       description="Run every `check` statement. Exit 0 when all pass, 1 when any fails.")
-    p.add_argument("file", metavar="FILE", help="a .plan file")
-    p.add_argument("--verbose", "-v", action="store_true", help="list passing checks too")
-    _import_root(p)
-    _format(p, ("table", "json", "markdown", "jsonl"))
-    p.set_defaults(handler=cmd_check)
+    p = _command(sub, only, "check", help="run every `check`; exit 1 if any fails",
+                            description="Run every `check` statement. Exit 0 when all pass, 1 when any fails.")
+    if p is not None:
+        p.add_argument("file", metavar="FILE", help="a .plan file")
+        p.add_argument("--verbose", "-v", action="store_true", help="list passing checks too")
+        _import_root(p)
+        _format(p, ("table", "json", "markdown", "jsonl"))
+        p.set_defaults(handler=cmd_check)
 
-    p = sub.add_parser("explain", help="show a quantity's formula, SymPy form, value and inputs",
-                       description="The formula as written, its SymPy form, the same over inputs only, "
-                                   "its value with unit, and the inputs it depends on.")
-    _add_common(p)
-    p.add_argument("name", metavar="NAME", help="the quantity to explain")
-    p.set_defaults(handler=cmd_explain)
+    p = _command(sub, only, "explain", help="show a quantity's formula, SymPy form, value and inputs",
+                            description="The formula as written, its SymPy form, the same over inputs only, "
+                                        "its value with unit, and the inputs it depends on.")
+    if p is not None:
+        _add_common(p)
+        p.add_argument("name", metavar="NAME", help="the quantity to explain")
+        p.set_defaults(handler=cmd_explain)
 
-    p = sub.add_parser("sweep", help="evaluate quantities over a grid of input values (vectorised)",
-                       description="Without NAME=VALUES, run every `sweep` in the file; with them, sweep those "
-                                   "inputs as a grid. VALUES as in a plan: 0.3,0.6,0.8 or [0.3, 0.6], 1..8, "
-                                   "'1..8 step 2', '1..1024 times 2', '2 TB/s..4 TB/s count 5'. Points that break "
-                                   "a constraint or give no finite value are reported, not printed as nan.")
-    _add_common(p)
-    p.add_argument("axes", nargs="*", metavar="NAME=VALUES", help="an input and its values; several make a grid")
-    p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
-                   help="quantities to show, a comma list; repeatable (default: those that depend on the swept inputs)")
-    p.add_argument("--format", "-f", choices=["table", "json", "csv", "markdown", "jsonl"], default="table",
-                   help="output format: table, json, csv, markdown, jsonl (one JSON object per point) (default: "
-                        "table, fitted to the terminal's width). Big sweeps are computed and written block by "
-                        "block, in bounded memory")
-    p.add_argument("--limit", type=_positive, metavar="N",
-                   help="only the first N points of each sweep (the others are not computed)")
-    p.add_argument("--output", "-o", metavar="FILE",
-                   help="write to FILE (all or nothing: nothing is written if the run fails) instead of stdout")
-    p.set_defaults(handler=cmd_sweep)
+    p = _command(sub, only, "sweep", help="evaluate quantities over a grid of input values (vectorised)",
+                            description="Without NAME=VALUES, run every `sweep` in the file; with them, sweep those "
+                                        "inputs as a grid. VALUES as in a plan: 0.3,0.6,0.8 or [0.3, 0.6], 1..8, "
+                                        "'1..8 step 2', '1..1024 times 2', '2 TB/s..4 TB/s count 5'. Points that break "
+                                        "a constraint or give no finite value are reported, not printed as nan.")
+    if p is not None:
+        _add_common(p)
+        p.add_argument("axes", nargs="*", metavar="NAME=VALUES", help="an input and its values; several make a grid")
+        p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
+                       help="quantities to show, a comma list; repeatable (default: those that depend on the swept "
+                            "inputs)")
+        p.add_argument("--format", "-f", choices=["table", "json", "csv", "markdown", "jsonl"], default="table",
+                       help="output format: table, json, csv, markdown, jsonl (one JSON object per point) (default: "
+                            "table, fitted to the terminal's width). Big sweeps are computed and written block by "
+                            "block, in bounded memory")
+        p.add_argument("--limit", type=_positive, metavar="N",
+                       help="only the first N points of each sweep (the others are not computed)")
+        p.add_argument("--output", "-o", metavar="FILE",
+                       help="write to FILE (all or nothing: nothing is written if the run fails) instead of stdout")
+        p.set_defaults(handler=cmd_sweep)
 
-    p = sub.add_parser("solve", help="solve for an input: break-even roots, integer thresholds, optima",
-                       description="Without --for/--where, answer every `solve`, `maximize` and `minimize` in "
-                                   "the file (in its own scenarios, or --scenario). With them, solve "
-                                   "`--for INPUT --where \"LHS = RHS\"`; --min/--max give the smallest/largest "
-                                   "integer for which the condition holds.")
-    _add_common(p)
-    p.add_argument("--for", dest="target", metavar="INPUT", help="the input to solve for")
-    p.add_argument("--where", metavar="CONDITION", help='the condition, in plan syntax: "speedup = 1"')
-    extreme = p.add_mutually_exclusive_group()
-    extreme.add_argument("--min", dest="mode", action="store_const", const="min",
-                         help="the smallest integer INPUT for which CONDITION holds")
-    extreme.add_argument("--max", dest="mode", action="store_const", const="max",
-                         help="the largest integer INPUT for which CONDITION holds")
-    _format(p)
-    p.set_defaults(handler=cmd_solve, mode="root")
+    p = _command(sub, only, "solve", help="solve for an input: break-even roots, integer thresholds, optima",
+                            description="Without --for/--where, answer every `solve`, `maximize` and `minimize` in "
+                                        "the file (in its own scenarios, or --scenario). With them, solve "
+                                        "`--for INPUT --where \"LHS = RHS\"`; --min/--max give the smallest/largest "
+                                        "integer for which the condition holds.")
+    if p is not None:
+        _add_common(p)
+        p.add_argument("--for", dest="target", metavar="INPUT", help="the input to solve for")
+        p.add_argument("--where", metavar="CONDITION", help='the condition, in plan syntax: "speedup = 1"')
+        extreme = p.add_mutually_exclusive_group()
+        extreme.add_argument("--min", dest="mode", action="store_const", const="min",
+                             help="the smallest integer INPUT for which CONDITION holds")
+        extreme.add_argument("--max", dest="mode", action="store_const", const="max",
+                             help="the largest integer INPUT for which CONDITION holds")
+        _format(p)
+        p.set_defaults(handler=cmd_solve, mode="root")
 
-    p = sub.add_parser("sensitivity", help="elasticity of a quantity to each input it depends on",
-                       description="For each input QUANTITY depends on: the elasticity (dy/dx * x/y) at the "
-                                   "current values, from SymPy's derivative, sorted by magnitude.")
-    _add_common(p)
-    p.add_argument("name", metavar="QUANTITY", help="the quantity to analyse")
-    _format(p)
-    p.set_defaults(handler=cmd_sensitivity)
+    p = _command(sub, only, "sensitivity", help="elasticity of a quantity to each input it depends on",
+                            description="For each input QUANTITY depends on: the elasticity (dy/dx * x/y) at the "
+                                        "current values, from SymPy's derivative, sorted by magnitude.")
+    if p is not None:
+        _add_common(p)
+        p.add_argument("name", metavar="QUANTITY", help="the quantity to analyse")
+        _format(p)
+        p.set_defaults(handler=cmd_sensitivity)
 
-    p = sub.add_parser("export", help="write a live Excel workbook (every figure a formula)",
-                       description="Write an .xlsx workbook: inputs as named cells, every derived figure, "
-                                   "scenario, sweep, solve and check as a live formula (Excel and LibreOffice).")
-    _add_common(p)
-    p.add_argument("--output", "-o", required=True, metavar="BOOK.xlsx", help="the workbook to write")
-    p.set_defaults(handler=cmd_export)
+    p = _command(sub, only, "export", help="write a live Excel workbook (every figure a formula)",
+                            description="Write an .xlsx workbook: inputs as named cells, every derived figure, "
+                                        "scenario, sweep, solve and check as a live formula (Excel and LibreOffice).")
+    if p is not None:
+        _add_common(p)
+        p.add_argument("--output", "-o", required=True, metavar="BOOK.xlsx", help="the workbook to write")
+        p.set_defaults(handler=cmd_export)
 
-    p = sub.add_parser("import", help="read inputs edited in an exported workbook and evaluate the plan with them",
-                       description="Read the Inputs sheet of a workbook written by `planner export`, list the "
-                                   "inputs that differ from the plan, and evaluate the plan with them.")
-    p.add_argument("workbook", metavar="BOOK.xlsx", help="a workbook written by `planner export`")
-    p.add_argument("--plan", required=True, metavar="FILE", help="the .plan file the workbook was exported from")
-    _import_root(p)
-    p.add_argument("--scenario", "-s", action="append", metavar="NAME",
-                   help="evaluate in these scenarios too (as for eval)")
-    _format(p)
-    p.set_defaults(handler=cmd_import)
+    p = _command(sub, only, "import", help="read inputs edited in an exported workbook and evaluate the plan with them",
+                            description="Read the Inputs sheet of a workbook written by `planner export`, list the "
+                                        "inputs that differ from the plan, and evaluate the plan with them.")
+    if p is not None:
+        p.add_argument("workbook", metavar="BOOK.xlsx", help="a workbook written by `planner export`")
+        p.add_argument("--plan", required=True, metavar="FILE", help="the .plan file the workbook was exported from")
+        _import_root(p)
+        p.add_argument("--scenario", "-s", action="append", metavar="NAME",
+                       help="evaluate in these scenarios too (as for eval)")
+        _format(p)
+        p.set_defaults(handler=cmd_import)
 
-    p = sub.add_parser("report", help="render the Markdown report (default or your Jinja template)",
-                       description="Render the Markdown report: inputs, formulas in LaTeX, scenarios, sweeps, "
-                                   "solves, sensitivity, checks and the dependency graph. With -o, plots of the "
-                                   "sweeps are written next to the report.")
-    p.add_argument("file", metavar="FILE", help="a .plan file")
-    p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template (default: the shipped report.md.j2)")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report here (default: print it; `-` prints it too)")
-    _import_root(p)
-    p.set_defaults(handler=cmd_report)
+    p = _command(sub, only, "report", help="render the Markdown report (default or your Jinja template)",
+                            description="Render the Markdown report: inputs, formulas in LaTeX, scenarios, sweeps, "
+                                        "solves, sensitivity, checks and the dependency graph. With -o, plots of the "
+                                        "sweeps are written next to the report.")
+    if p is not None:
+        p.add_argument("file", metavar="FILE", help="a .plan file")
+        p.add_argument("--template", "-t", metavar="TEMPLATE",
+                       help="a Jinja template (default: the shipped report.md.j2)")
+        p.add_argument("--output", "-o", metavar="FILE",
+                       help="write the report here (default: print it; `-` prints it too)")
+        _import_root(p)
+        p.set_defaults(handler=cmd_report)
 
-    p = sub.add_parser("build", help="the main job: workbook, report and plots into a directory",
-                       description="Evaluate every scenario, run the checks, sweeps and solves, and write the "
-                                   "workbook, the report and its plots into OUTDIR (all or nothing). Exit 1 when "
+    p = _command(sub, only, "build", help="the main job: workbook, report and plots into a directory",
+                            description="Evaluate every scenario, run the checks, sweeps and solves, and write the "
+                                        "workbook, the report and its plots into OUTDIR (all or nothing). Exit 1 when "
                                    "a check fails (the files are still written), 2 on a bad plan (nothing written).")
-    p.add_argument("file", metavar="FILE", help="a .plan file")
-    p.add_argument("--output", "-o", metavar="OUTDIR", default="out", help="output directory (default: out)")
-    p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template for the report")
-    _import_root(p)
-    p.set_defaults(handler=cmd_build)
-    p = sub.add_parser("fmt", help="format .plan files canonically (aligned definitions, normalised spacing)",
-                       description="Rewrite each FILE in planner's canonical layout: one space around operators, "
+    if p is not None:
+        p.add_argument("file", metavar="FILE", help="a .plan file")
+        p.add_argument("--output", "-o", metavar="OUTDIR", default="out", help="output directory (default: out)")
+        p.add_argument("--template", "-t", metavar="TEMPLATE", help="a Jinja template for the report")
+        _import_root(p)
+        p.set_defaults(handler=cmd_build)
+
+    p = _command(sub, only, "fmt", help="format .plan files canonically (aligned definitions, normalised spacing)",
+                            description="Rewrite each FILE in planner's canonical layout: one space around operators, "
                                    "the `=`, docs, tags and constraints of consecutive definitions aligned, comments "
                                    "and blank-line groups kept. The meaning never changes (the tokens are checked). "
                                    "Nothing is written when a file does not parse. FILE `-` formats standard input "
-                                   "to standard output.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="the .plan files to format")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 when a file would change (for CI), listing those files")
-    p.add_argument("--diff", action="store_true", help="write nothing; print what would change as a unified diff")
-    p.set_defaults(handler=cmd_fmt)
+                                        "to standard output.")
+    if p is not None:
+        p.add_argument("files", nargs="+", metavar="FILE", help="the .plan files to format")
+        p.add_argument("--check", action="store_true",
+                       help="write nothing; exit 1 when a file would change (for CI), listing those files")
+        p.add_argument("--diff", action="store_true", help="write nothing; print what would change as a unified diff")
+        p.set_defaults(handler=cmd_fmt)
 
-    p = sub.add_parser("lsp", help="the language server for editors (Language Server Protocol on stdio)",
-                       description="Start planner's language server on standard input and output, for an editor "
+    p = _command(sub, only, "lsp", help="the language server for editors (Language Server Protocol on stdio)",
+                            description="Start planner's language server on standard input and output, for an editor "
                                    "(diagnostics, hover, go to definition, completion, symbols, rename, formatting). "
                                    "Needs pygls: pip install 'planner-units[lsp]'. editors/ has a VS Code extension.")
-    p.set_defaults(handler=cmd_lsp)
+    if p is not None:
+        p.set_defaults(handler=cmd_lsp)
 
-    p = sub.add_parser("completion", help="print a shell completion script (bash; zsh with bashcompinit)",
-                       description="Print a completion script for planner's commands, options, choices and .plan "
+    p = _command(sub, only, "completion", help="print a shell completion script (bash; zsh with bashcompinit)",
+                            description="Print a completion script for planner's commands, options, choices and .plan "
                                    "files. Load it with: eval \"$(planner completion bash)\" (in ~/.bashrc; in zsh, "
-                                   "after autoload -U bashcompinit && bashcompinit).")
-    p.add_argument("shell", choices=["bash", "zsh"], help="the shell")
-    p.set_defaults(handler=cmd_completion)
+                                        "after autoload -U bashcompinit && bashcompinit).")
+    if p is not None:
+        p.add_argument("shell", choices=["bash", "zsh"], help="the shell")
+        p.set_defaults(handler=cmd_completion)
 
-    p = sub.add_parser("library", help="list the plans shipped with planner (hardware, formulas)",
-                       description="List the plans in planner's library, to use with `import \"PATH\" as NAME`.")
-    p.add_argument("path", nargs="?", metavar="PATH", help="print this library plan's text")
-    p.set_defaults(handler=cmd_library)
+    p = _command(sub, only, "library", help="list the plans shipped with planner (hardware, formulas)",
+                            description="List the plans in planner's library, to use with `import \"PATH\" as NAME`.")
+    if p is not None:
+        p.add_argument("path", nargs="?", metavar="PATH", help="print this library plan's text")
+        p.set_defaults(handler=cmd_library)
     return parser
 
 
@@ -764,11 +791,26 @@ def cmd_build(args) -> int:
 
 # ---- entry point --------------------------------------------------------------
 
+COMMANDS = frozenset({"eval", "check", "explain", "sweep", "solve", "sensitivity", "export", "import", "report",
+                      "build", "fmt", "lsp", "completion", "library"})
+
+
+def _command_of(argv: Sequence[str]) -> Optional[str]:
+    """The command ``argv`` runs: its first word that is not an option of planner's own (nor
+    ``--color``'s value), when that is a command; else None (every command's parser is built)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--color":
+            next(words, None)
+        elif word == "--" or not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # at once: no parser to build
         print(f"planner {_version()}")
         return 0
-    parser = build_parser()
+    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
     args, extra = parser.parse_known_args(argv)
     if extra and getattr(args, "command", None) == "sweep" and all("=" in e and not e.startswith("-") for e in extra):
         args.axes = list(args.axes) + extra  # `sweep FILE --show q alpha=...`: axes may follow options

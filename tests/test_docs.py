@@ -43,3 +43,26 @@ def test_global_options_are_documented():
     parser, _ = _subcommands()
     for flag in _options(parser):
         assert flag in README, f"`planner {flag}` is not in README.md"
+
+
+def test_the_parser_of_one_command_parses_as_the_whole_one():
+    """main() builds only the command it runs: the same names, defaults and handler as the full parser,
+    and every command is still listed (with its help) for `planner --help`."""
+    from planner.cli import COMMANDS, _command_of
+
+    full = build_parser()
+    commands = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(commands.choices) == COMMANDS
+    cases = [["eval", "x.plan", "-s", "all", "--set", "a=1"], ["--color", "never", "check", "x.plan", "-v"],
+             ["-q", "sweep", "x.plan", "alpha=0..1", "--limit", "3"], ["--no-cache", "solve", "x.plan", "--for", "a",
+                                                                      "--where", "b = 1", "--min"],
+             ["export", "x.plan", "-o", "b.xlsx"], ["fmt", "--check", "a.plan", "b.plan"], ["library"]]
+    for argv in cases:
+        only = _command_of(argv)
+        assert only in COMMANDS, argv
+        one = build_parser(only)
+        assert vars(one.parse_args(argv)) == vars(full.parse_args(argv)), argv
+        listed = next(a for a in one._actions if isinstance(a, argparse._SubParsersAction))
+        assert set(listed.choices) == COMMANDS
+    assert _command_of(["--color", "eval"]) is None  # `eval` is the colour here, not the command
+    assert _command_of(["evaluate", "x.plan"]) is None and _command_of(["--version"]) is None
