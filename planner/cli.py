@@ -17,7 +17,33 @@ from typing import Callable, Optional, Sequence
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
+def _columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` gives it (COLUMNS, else the terminal
+    of stdout, else 80), without importing shutil (and the compression modules it brings)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help layout, told the width (its own way of finding it imports shutil)."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):  # bad arguments: exit 2 with usage
         self.print_usage(sys.stderr)
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
@@ -64,14 +90,14 @@ def _format(p: argparse.ArgumentParser, choices=("table", "json", "csv", "markdo
 
 def _command(sub, only: Optional[str], name: str, **kwargs):
     """A subcommand's parser, to add its arguments to; None when only the command ``only`` is being
-    parsed (the others are listed, with their help, but their arguments are not built)."""
-    p = sub.add_parser(name, **kwargs)
-    return p if only is None or only == name else None
+    parsed (the others are not built: a parser of argparse's costs about a millisecond)."""
+    return sub.add_parser(name, **kwargs) if only is None or only == name else None
 
 
 def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
-    """The command line's parser: every command's arguments, or with ``only`` that command's alone
-    (what :func:`main` parses with: building all of them was a tenth of a small ``planner eval``)."""
+    """The command line's parser: every command, or with ``only`` that command alone (what
+    :func:`main` parses with when it knows the command: building all of them was a tenth of a small
+    ``planner eval``)."""
     parser = _Parser(
         prog="planner",
         description="Plan with numbers: evaluate, check and explain .plan files of named quantities with units.",
@@ -797,9 +823,12 @@ COMMANDS = frozenset({"eval", "check", "explain", "sweep", "solve", "sensitivity
 
 def _command_of(argv: Sequence[str]) -> Optional[str]:
     """The command ``argv`` runs: its first word that is not an option of planner's own (nor
-    ``--color``'s value), when that is a command; else None (every command's parser is built)."""
+    ``--color``'s value), when that is a command; else None (every command's parser is built, to
+    list them all: an unknown command, ``planner --help``)."""
     words = iter(argv)
     for word in words:
+        if word in ("-h", "--help"):
+            return None
         if word == "--color":
             next(words, None)
         elif word == "--" or not word.startswith("-"):

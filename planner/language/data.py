@@ -11,19 +11,20 @@ The library (``planner/library``) is inside the package in both.
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
-_CHECKOUT = Path(__file__).resolve().parents[2]
+_PACKAGE = Path(__file__).resolve().parents[1]
+_CHECKOUT = _PACKAGE.parent
 
 
 @lru_cache(maxsize=None)
 def data_dir(name: str) -> Path:
-    """The folder of ``grammar``, ``templates`` or ``library``."""
-    try:
-        return Path(str(resources.files(f"planner.{name}")))
-    except ModuleNotFoundError:
-        folder = _CHECKOUT / name
+    """The folder of ``grammar``, ``templates`` or ``library``: inside the package (installed), else
+    at the top of the checkout, else wherever the import system has ``planner.NAME`` (importlib's
+    resources are asked only then: importing them was a twentieth of a small ``planner eval``)."""
+    for folder in (_PACKAGE / name, _CHECKOUT / name):
         if folder.is_dir():
             return folder
-        raise
+    from importlib import resources
+
+    return Path(str(resources.files(f"planner.{name}")))

@@ -7,7 +7,6 @@ caret, secondary labels, then ``help:`` and ``note:`` lines.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import field
 from typing import Iterable, Sequence
 
@@ -197,6 +196,8 @@ class ErrorSink:
 
 def suggest(name: str, candidates: Iterable[str]) -> str | None:
     """``did you mean`` for unknown names (closest by similarity)."""
+    import difflib
+
     pool = sorted(set(candidates))
     matches = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     if not matches:

@@ -12,7 +12,6 @@ The API door (:mod:`planner.plan`) builds them from the questions' results.
 
 from __future__ import annotations
 
-import html
 from dataclasses import asdict, field
 from fractions import Fraction
 from typing import Any, Iterator, Optional, Sequence, Union
@@ -49,6 +48,8 @@ class Value:
         return str(self)
 
     def _repr_html_(self) -> str:
+        import html
+
         return html.escape(str(self))
 
     def __format__(self, spec: str) -> str:
@@ -150,6 +151,8 @@ FAIL_STYLE = "color:#cf222e;font-weight:bold"
 def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str = "",
                numeric: Sequence[bool] = ()) -> str:
     """A small, self-contained HTML table (escaped; ``pass``/``FAIL`` cells coloured)."""
+    import html
+
     out = ["<div>"]
     if title:
         out.append(f"<p><b>{html.escape(title)}</b></p>")
