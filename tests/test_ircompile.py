@@ -100,12 +100,19 @@ def _same_values(plan, where):
     for scenario in [None] + plan.scenario_names:
         inputs, _ = plan.input_values(scenario)
         old = dict(zip(sympy_route.outputs, sympy_route(plan.args(inputs))))
-        new = plan.run_compiled(inputs)  # the route planner evaluates with
+        bare = plan.compile_outputs(list(plan.model.derived), divisors=False)  # the same code, no guards
+        new = dict(zip(bare.outputs, bare(plan.args(inputs))))
+        guarded = plan.run_compiled(inputs)  # the route planner evaluates with
         floats = plan._run_floats(inputs)  # and its numpy-free run, where it runs
         for name in sympy_route.outputs:
             assert _bits(new[name]) == _bits(old[name]), f"{where} [{scenario or 'base'}] {name}"
-            if floats is not None:
-                assert _bits(floats[name]) == _bits(old[name]), f"{where} [{scenario or 'base'}] {name} (floats)"
+            for got in (guarded, floats) if floats is not None else (guarded,):
+                if _bits(got[name]) != _bits(old[name]):  # only a division by zero SymPy's algebra hid
+                    assert math.isnan(got[name]) and math.isfinite(old[name]), f"{where} {name}"
+                    from planner.compute.diagnose import diagnose
+
+                    values = {**{n: float(v) for n, v in inputs.items()}, **{n: old[n] for n in plan.model.derived}}
+                    assert diagnose(plan.model, name, values).message == "division by zero", f"{where} {name}"
 
 
 @pytest.mark.parametrize("path", _shipped(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -231,7 +238,7 @@ def test_eval_of_a_plain_plan_does_not_import_numpy():
 ])
 def test_sympys_rewrites(formula, code):
     plan = planner.loads(f"x = 2\ny = 3\nq = {formula}\n", "r.plan")
-    compiled = plan.compile_outputs(["q"], constraints=False)
+    compiled = plan.compile_outputs(["q"], constraints=False, divisors=False)
     assert compiled.fallbacks == []
     line = compiled.source.splitlines()[-2].split(" = ", 1)[1]
     expected = code.replace("1/3", repr(1 / 3))
@@ -300,3 +307,50 @@ def test_deep_formulas_are_hoisted_as_the_sympy_route_hoists(text):
     _same_code(plan, "deep.plan")
     _same_values(plan, "deep.plan")
     assert "_h1 = " in plan.compiled.source and plan.compiled.fallbacks == []
+
+
+# ---- divisions SymPy's algebra hides -------------------------------------------------------------
+
+HIDDEN = "z = 2\ny = 3\nq = 0 / z\nr = y * 0 / z\ns = z / z\nm = y * z / z\nf(a, b) = a * b / b\ng = f(y, z)\n"
+
+
+@pytest.mark.parametrize("name, at", [("q", "z"), ("r", "z"), ("s", "z"), ("m", "z"), ("g", "b")])
+def test_a_division_by_zero_that_sympy_cancels_is_still_an_error(name, at):
+    # A Python script raises ZeroDivisionError on each of these at z = 0; SymPy's Mul(0, 1/z) is 0,
+    # z/z is 1 and y*z/z is y for every z, so the canonical forms alone would print 0, 1 and 3.
+    lines = [ln for ln in HIDDEN.splitlines() if ln.split(" ")[0] not in {"q", "r", "s", "m", "g"} - {name}]
+    plan = planner.loads("\n".join(lines) + "\n", "hidden.plan")
+    assert plan.evaluate()[name] == {"q": 0.0, "r": 0.0, "s": 1.0, "m": 3.0, "g": 3.0}[name]  # z = 2: as before
+    with pytest.raises(EvaluationError) as err:
+        plan.evaluate(overrides={"z": Fraction(0)})
+    assert err.value.message == "division by zero" and err.value.span.text == at
+    assert f"`{at}` is 0" in err.value.label
+
+
+def test_a_division_in_a_branch_not_taken_is_no_error():
+    plan = planner.loads("z = 0\ny = 3\nt = if(z > 0, y * z / z, 0)\nu = if(z == 0, 1, 0 / z)\n", "b.plan")
+    assert (plan.evaluate()["t"], plan.evaluate()["u"]) == (0.0, 1.0)
+    assert plan.evaluate(overrides={"z": Fraction(4)})["t"] == 3.0
+    with pytest.raises(EvaluationError):  # taken: the same division is an error
+        planner.loads("z = 0\ny = 3\nt = if(z >= 0, y * z / z, 0)\n", "b.plan").evaluate()
+
+
+def test_hidden_divisions_keep_every_other_value_to_the_bit(tmp_path):
+    # the guard only turns a value whose division divides by zero into nan; elsewhere the compiled
+    # code returns the same floats with and without it
+    plan = planner.loads(HIDDEN + "w = (y + 0.1) / (z + 0.3) * z / z\n", "h.plan")
+    bare = plan.compile_outputs(list(plan.model.derived), constraints=False, divisors=False)
+    guarded = plan.compile_outputs(list(plan.model.derived), constraints=False)
+    for z in (2.0, 0.5, -3.0, 1e-300):
+        args = [np.float64(z) if n == "z" else np.float64(3.0) for n in plan.model.inputs]
+        assert [_bits(x) for x in bare(args)] == [_bits(x) for x in guarded(args)]
+
+
+def test_a_sweep_reports_the_hidden_division_at_its_point(cli, tmp_path):
+    path = tmp_path / "h.plan"
+    path.write_text("z = 1\ns = z / z\nw = 1 / z\n", encoding="utf-8")
+    code, out, _ = cli("--no-cache", "sweep", path, "z=0..2", "-f", "csv")
+    rows = out.strip().splitlines()
+    assert rows[1].startswith("sweep z in 0..2,base,0.0,nan,inf,")  # s: nan, w: inf as before
+    assert "s: nan: division by zero at `z` (`z` is 0)" in rows[1]
+    assert rows[2] == "sweep z in 0..2,base,1.0,1.0,1.0," and rows[3] == "sweep z in 0..2,base,2.0,1.0,0.5,"

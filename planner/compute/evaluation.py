@@ -188,9 +188,11 @@ class Plan:
         (:mod:`planner.compute.ircompile`: no SymPy)."""
         return self.compile_outputs(list(self.model.derived), constraints=True)
 
-    def compile_outputs(self, names, constraints: bool = True) -> CompiledPlan:
+    def compile_outputs(self, names, constraints: bool = True, divisors: bool = True) -> CompiledPlan:
         """The derived quantities ``names`` (in dependency order) and, with ``constraints``, every
-        constraint (``__constraint0``...), as one function of the inputs."""
+        constraint (``__constraint0``...), as one function of the inputs; with ``divisors``, a value
+        is nan where its formula, as written, divides by zero (:func:`planner.compute.ircompile.compile_outputs`:
+        ``0 / z`` at ``z = 0`` is an error, not SymPy's 0)."""
         from .ircompile import compile_outputs
 
         with paused_gc():
@@ -199,7 +201,7 @@ class Plan:
                 outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
             return compile_outputs(self.model, self.model.inputs, outputs,
                                    [(a, ("s", a)) for a in self.model.formula_answers],
-                                   sympy_fallback=self._print_sympy)
+                                   sympy_fallback=self._print_sympy, divisors=divisors)
 
     def _print_sympy(self, name: str, expr: ir.Expr, variables: Mapping[str, str], printer=None) -> str:
         """One formula printed through SymPy, for what :mod:`planner.compute.canonical` does not mirror

@@ -37,6 +37,10 @@ class Converter:
         self.model = model
         self._scales: dict[int, Fraction] = {}
         self._names: dict[str, Node] = {}
+        # with a list here, every divisor that is not a nonzero number is kept, with the branch
+        # conditions of the `if`s it sits in: (divisor, ((condition, holds), ...))
+        self.divisors: Optional[list] = None
+        self._branches: list = []
 
     def expr(self, e: ir.Expr, env: Optional[Mapping[str, Node]] = None,
              ref: Optional[Callable[[ir.ScenarioRef], Node]] = None) -> Node:
@@ -85,6 +89,8 @@ class Converter:
             if op is _DIV:
                 if b[0] == "n" and b[1] != 0:
                     return C.mul(a, ("n", 1 / b[1]))
+                if self.divisors is not None:  # SymPy's algebra may drop it (0/z, z/z, x*z/z)
+                    self.divisors.append((b, tuple(self._branches)))
                 return C.mul(a, C.power(b, C.NEG_ONE))
             return C.power(a, b)
         if t is ir.Neg:
@@ -135,8 +141,18 @@ class Converter:
             for p, arg in ir.bind_args(f, e):
                 inner[p.name] = c(arg) if arg is not None else self._conv(p.default, dict(inner), ref)
             return self._conv(f.body, inner, ref)
-        args = [c(a.value) for a in e.args]
         name = e.func
+        if name == "if" and self.divisors is not None and len(e.args) == 3:
+            cond = c(e.args[0].value)
+            args = [cond]
+            for holds, arg in ((True, e.args[1]), (False, e.args[2])):
+                self._branches.append((cond, holds))  # a division in a branch counts only where it is taken
+                try:
+                    args.append(c(arg.value))
+                finally:
+                    self._branches.pop()
+        else:
+            args = [c(a.value) for a in e.args]
         if name == "max" or name == "min":
             return C.max_min("Max" if name == "max" else "Min", args)
         if name == "abs":
@@ -344,15 +360,34 @@ class Printer:
 Output = tuple  # (name, builder): builder(converter, env) -> Node, and a SymPy builder for the fallback
 
 
+def divisor_guard(divisor: Node, branches) -> Node:
+    """What is 0 exactly where a division by ``divisor`` divides by zero: the divisor, or 1 where
+    one of the ``if`` branches it sits in is not taken."""
+    if not branches:
+        return divisor
+    taken = [cond if holds else C.not_(cond) for cond, holds in branches]
+    when = taken[0] if len(taken) == 1 else C.and_or("and", taken)
+    return C.piecewise([(divisor, when), (C.ONE, C.TRUE)])
+
+
 def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple[str, object]],
-                    extra: Sequence[tuple[str, Node]] = (), sympy_fallback: Optional[Callable] = None) -> IRCompiled:
+                    extra: Sequence[tuple[str, Node]] = (), sympy_fallback: Optional[Callable] = None,
+                    divisors: bool = False) -> IRCompiled:
     """Compile ``outputs`` (name, IR expression or ``callable(converter) -> Node``), in order, into one
     function of ``inputs`` (quantities) and ``extra`` (more variables, as (name, node): scenario
     references and answers in checks). An output named like a quantity is used by name in the later ones.
 
     ``sympy_fallback(name, output, names, printer)`` prints an output through SymPy when its canonical
     form is not mirrored (``names`` maps variable names to their ``_v`` identifiers; ``printer``'s
-    ``count`` and ``hoisted`` lines continue through SymPy's printer)."""
+    ``count`` and ``hoisted`` lines continue through SymPy's printer).
+
+    With ``divisors``, a quantity's value is nan wherever one of its formula's divisions, as
+    written, divides by zero (a divisor other than a nonzero number, in a branch that is taken)
+    and the value is finite:
+    SymPy's algebra (and its mirror here) turns ``0 / z`` into 0, ``z / z`` into 1 and ``x * z / z``
+    into ``x``, true for every ``z`` but zero; the nan makes it an evaluation error (located by
+    :mod:`planner.compute.diagnose`) or a sweep's issue, as ``1 / z`` is. The value is the same,
+    bit for bit, everywhere else (a true/false quantity is left as it is)."""
     conv = Converter(model)
     var: dict[Node, str] = {}
     by_name: dict[str, str] = {}
@@ -369,6 +404,8 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
     out_vars, fallbacks = [], []
     for j, (name, output) in enumerate(outputs):
         v = f"_v{n_in + j}"
+        q = model.quantities.get(name) if divisors and not callable(output) else None
+        conv.divisors = [] if q is not None and not q.is_bool else None
         try:
             node = output(conv) if callable(output) else conv.expr(output)
             text = printer(node)
@@ -379,9 +416,22 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
             printer.nesting = 0
             text = sympy_fallback(name, output, by_name, printer)
             fallbacks.append((name, str(exc) if isinstance(exc, C.Unsupported) else "too deep"))
+            conv.divisors = None  # (SymPy's printer: its divisions are not looked for)
+        finally:
+            conv._branches.clear()
+        guards = []
+        for d, branches in conv.divisors or ():
+            try:
+                guards.append(printer(divisor_guard(d, branches)))
+            except (C.Unsupported, RecursionError):
+                printer.nesting = 0  # not mirrored: this division keeps SymPy's algebra
+        conv.divisors = None
         lines.extend(f"    {h}" for h in printer.hoisted)
         printer.hoisted.clear()
         lines.append(f"    {v} = {text}")
+        for guard in guards:  # nan where this division divides by zero and the value hides it, else the value
+            hidden = f"_np.logical_and(({guard} == 0.0), (_np.abs({v}) < _np.inf))"
+            lines.append(f"    {v} = _np.where({hidden}, _np.nan, {v})")
         if name in model.quantities:
             var[("s", name)] = v
             by_name[name] = v
