@@ -44,8 +44,9 @@ class Unsupported(Exception):
 
 Node = tuple
 
-ZERO: Node = ("n", Fraction(0))
-ONE: Node = ("n", Fraction(1))
+_F0, _F1 = Fraction(0), Fraction(1)  # shared: a Fraction is immutable, and making one costs a microsecond
+ZERO: Node = ("n", _F0)
+ONE: Node = ("n", _F1)
 NEG_ONE: Node = ("n", Fraction(-1))
 HALF: Node = ("n", Fraction(1, 2))
 TRUE: Node = ("b", True)
@@ -93,15 +94,10 @@ def class_name(e: Node) -> str:
     tag = e[0]
     if tag == "n":
         v = e[1]
-        if v == 0:
-            return "Zero"
-        if v == 1:
-            return "One"
-        if v == -1:
-            return "NegativeOne"
-        if v == Fraction(1, 2):
-            return "Half"
-        return "Integer" if v.denominator == 1 else "Rational"
+        if v.denominator == 1:  # integers compared as ints (a Fraction's == is a Python call)
+            n = v.numerator
+            return "Zero" if n == 0 else "One" if n == 1 else "NegativeOne" if n == -1 else "Integer"
+        return "Half" if v.denominator == 2 and v.numerator == 1 else "Rational"
     if tag == "s":
         return "Symbol"
     if tag == "d":
@@ -326,7 +322,7 @@ def as_coeff_mul(e: Node) -> tuple[Fraction, Node]:
     if tag == "*" and e[1][0][0] == "n":
         rest = e[1][1:]
         return e[1][0][1], rest[0] if len(rest) == 1 else ("*", rest)
-    return Fraction(1), e
+    return _F1, e
 
 
 def as_base_exp(e: Node) -> tuple[Node, Node]:
@@ -418,7 +414,7 @@ def add(*args: Node) -> Node:
 def _add_distinct(seq: list[Node]) -> Optional[Node]:
     """``add`` of canonical terms that share no non-numeric part: no term to collect, so the
     general path's result is the terms themselves, sorted, after the sum of the numbers."""
-    coeff = Fraction(0)
+    coeff = _F0
     seen = set()
     out = []
     for o in seq:
@@ -433,8 +429,9 @@ def _add_distinct(seq: list[Node]) -> Optional[Node]:
             return None
         seen.add(s)
         out.append(o)
-    out.sort(key=_KEY)
-    if coeff != 0:
+    if len(out) > 1:
+        out.sort(key=_KEY)
+    if coeff.numerator != 0:
         out.insert(0, ("n", coeff))
     return _from_args("+", out, ZERO)
 
@@ -493,7 +490,7 @@ def _keep_coeff(coeff: Fraction, factors: Node) -> Node:
 def mul(*args: Node) -> Node:
     """``Mul(*args)`` with SymPy's evaluation."""
     _check_expr(args)
-    seq = [a for a in args if a[0] != "n" or a[1] != 1]
+    seq = [a for a in args if a[0] != "n" or not _is_one(a[1])]
     if not seq:
         return ONE
     if len(seq) == 1:
@@ -592,11 +589,15 @@ def mul(*args: Node) -> Node:
     return _from_args("*", c_part, ONE)
 
 
+def _is_one(v: Fraction) -> bool:
+    return v.denominator == 1 and v.numerator == 1
+
+
 def _mul_distinct(seq: list[Node]) -> Optional[Node]:
     """``mul`` of factors with distinct bases, each as the general path leaves it (no product, no
     ``exp``, powers only of symbols and sums): nothing to gather, so the general path's result is
     the factors, sorted, after the product of the numbers."""
-    coeff = Fraction(1)
+    coeff = _F1
     bases = set()
     out = []
     for o in seq:
@@ -613,10 +614,11 @@ def _mul_distinct(seq: list[Node]) -> Optional[Node]:
             return None
         bases.add(b)
         out.append(o)
-    if coeff == 0:
+    if coeff.numerator == 0:
         return ZERO
-    out.sort(key=_KEY)
-    if coeff != 1:
+    if len(out) > 1:
+        out.sort(key=_KEY)
+    if not _is_one(coeff):
         out.insert(0, ("n", coeff))
     if len(out) == 2 and out[0][0] == "n" and out[1][0] == "+":
         c = out[0]
