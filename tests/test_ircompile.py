@@ -354,3 +354,19 @@ def test_a_sweep_reports_the_hidden_division_at_its_point(cli, tmp_path):
     assert rows[1].startswith("sweep z in 0..2,base,0.0,nan,inf,")  # s: nan, w: inf as before
     assert "s: nan: division by zero at `z` (`z` is 0)" in rows[1]
     assert rows[2] == "sweep z in 0..2,base,1.0,1.0,1.0," and rows[3] == "sweep z in 0..2,base,2.0,1.0,0.5,"
+
+
+def test_only_divisions_the_value_hides_are_guarded():
+    # `y / z` is inf at z = 0 by itself: no guard, no cost (a sweep's inner loop stays as it was);
+    # `max(-y / z, 1 / z - y)` is 1 there (max(-inf, 1)), so it is guarded, once for its two divisions by z
+    plan = planner.loads("z = 2\ny = 3\nw = y / z + y\nm = max(-y / z, 1)\nn = max(-y / z, y - y / z)\n"
+                         "d = 0 / z\n", "g.plan")
+    lines = plan.compiled.source.splitlines()
+    guarded = [ln.split(" = ")[0].strip() for ln in lines if "_np.where(" in ln]
+    ids = {n: f"_v{i}" for i, n in enumerate(plan.model.inputs + plan.compiled.outputs)}
+    assert sorted(guarded) == sorted([ids["m"], ids["n"], ids["d"]])
+    assert sum(ln.count("== 0.0") for ln in lines if ln.strip().startswith(ids["n"] + " = _np.where")) == 1
+    with pytest.raises(EvaluationError) as err:
+        plan.evaluate(overrides={"z": Fraction(0)})
+    assert err.value.span.text == "z"
+    assert plan.evaluate(overrides={"z": Fraction(-1)})["m"] == 3.0  # max(3, 1)

@@ -360,6 +360,23 @@ class Printer:
 Output = tuple  # (name, builder): builder(converter, env) -> Node, and a SymPy builder for the fallback
 
 
+def _exposed(node: Node, divisor: Node) -> bool:
+    """Whether ``node`` still divides by ``divisor`` where it shows: a power ``divisor ** -k`` reached
+    from the top through sums, products and constant powers only, so that ``divisor = 0`` makes the
+    value itself infinite or nan (a max, a condition or ``exp`` may hide it; SymPy's ``0 / z`` is 0)."""
+    stack = [node]
+    while stack:
+        e = stack.pop()
+        tag = e[0]
+        if tag == "+" or tag == "*":
+            stack.extend(e[1])
+        elif tag == "^" and e[2][0] == "n" and e[2][1] != 0:
+            if e[2][1] < 0 and e[1] == divisor:
+                return True
+            stack.append(e[1])
+    return False
+
+
 def divisor_guard(divisor: Node, branches) -> Node:
     """What is 0 exactly where a division by ``divisor`` divides by zero: the divisor, or 1 where
     one of the ``if`` branches it sits in is not taken."""
@@ -419,19 +436,23 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
             conv.divisors = None  # (SymPy's printer: its divisions are not looked for)
         finally:
             conv._branches.clear()
-        guards = []
-        for d, branches in conv.divisors or ():
+        guards: list[str] = []
+        for d, branches in dict.fromkeys(conv.divisors or ()):  # each divisor once
+            if _exposed(node, d):  # a zero divisor shows in the value itself (1 / z is inf): nothing to add
+                continue
             try:
-                guards.append(printer(divisor_guard(d, branches)))
+                guards.append(f"({printer(divisor_guard(d, branches))} == 0.0)")
             except (C.Unsupported, RecursionError):
                 printer.nesting = 0  # not mirrored: this division keeps SymPy's algebra
         conv.divisors = None
         lines.extend(f"    {h}" for h in printer.hoisted)
         printer.hoisted.clear()
         lines.append(f"    {v} = {text}")
-        for guard in guards:  # nan where this division divides by zero and the value hides it, else the value
-            hidden = f"_np.logical_and(({guard} == 0.0), (_np.abs({v}) < _np.inf))"
-            lines.append(f"    {v} = _np.where({hidden}, _np.nan, {v})")
+        if guards:  # nan where a division divides by zero and the value hides it, else the value
+            zero = guards[0]
+            for g in guards[1:]:
+                zero = f"_np.logical_or({zero}, {g})"
+            lines.append(f"    {v} = _np.where(_np.logical_and({zero}, (_np.abs({v}) < _np.inf)), _np.nan, {v})")
         if name in model.quantities:
             var[("s", name)] = v
             by_name[name] = v
