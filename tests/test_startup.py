@@ -152,3 +152,26 @@ def test_the_ir_and_models_are_lazy_data_classes_that_compare_and_pickle():
     # a Source compares by identity (as it always has), so the round trip is compared by its text
     assert repr(back) == repr(expr) and back.span.source.text == expr.span.source.text
     assert back == again.quantities["y"].definition.expr and hash(back) == hash(again.quantities["y"].definition.expr)
+
+
+def test_a_frozen_lazy_class_stores_its_fields_directly_and_behaves_the_same():
+    body = lambda: {"__annotations__": {"x": "int", "y": "Optional[str]"}, "y": "d", "__module__": __name__}  # noqa: E731
+    eager = dataclasses.dataclass(type("Eager", (), body()), frozen=True)
+    made = lazy_dataclass(type("Lazy", (), body()), frozen=True)
+    for args, kwargs in [((1,), {}), ((1, "q"), {}), ((), {"x": 2}), ((3,), {"y": None})]:
+        a, b = eager(*args, **kwargs), made(*args, **kwargs)
+        assert (b.x, b.y) == (a.x, a.y) and vars(b) == vars(a)
+        assert repr(b).replace("Lazy", "Eager") == repr(a) and hash(b) == hash(made(*args, **kwargs))
+    assert "object.__setattr__" not in made.__init__.__code__.co_names and "__setattr__" not in made.__init__.__code__.co_names
+    with pytest.raises(TypeError):
+        made()  # x is required, as in the eager class
+    with pytest.raises(TypeError):
+        made(1, "q", 3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made(1).x = 2
+    from planner.language import ir
+    from planner.language.source import Source, Span
+
+    span = Span(Source("t.plan", "x\n"), 0, 1)
+    assert type(span).__init__.__code__.co_names == ("__dict__",)  # the IR's spans and nodes take the direct way
+    assert ir.Name("x", span) == ir.Name("x", span) and ir.Name("x", span).span is span

@@ -46,12 +46,45 @@ def make(cls: type) -> type:
     with _LOCK:
         params = _PENDING.pop(cls, None)
         if params is not None:
+            own = {name for name in _METHODS if not getattr(cls.__dict__.get(name), "_lazy_placeholder", False)
+                   and name in cls.__dict__}
             for name in _METHODS:
                 if getattr(cls.__dict__.get(name), "_lazy_placeholder", False):
                     delattr(cls, name)
             del cls.__dataclass_fields__, cls.__dataclass_params__
             dataclasses.dataclass(cls, **params)
+            if params.get("frozen") and "__init__" not in own:
+                _direct_init(cls)
     return cls
+
+
+def _direct_init(cls: type) -> None:
+    """A frozen data class's ``__init__`` storing each field in the instance's ``__dict__``, as
+    :mod:`dataclasses` leaves it, instead of calling ``object.__setattr__`` per field (the frozen
+    ``__setattr__`` then refuses later assignments as before): building an IR node or a span took
+    twice as long the other way, and a 10,000-line plan builds a few hundred thousand. Classes with
+    anything else in their ``__init__`` (``__post_init__``, default factories, fields outside it,
+    keyword-only fields, slots) keep the one :mod:`dataclasses` wrote."""
+    fields = dataclasses.fields(cls)
+    if hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__ or any(
+            not f.init or f.default_factory is not dataclasses.MISSING or f.kw_only or not f.name.isidentifier()
+            or f.name in ("self", "_d") for f in fields):
+        return
+    namespace: dict = {}
+    params = []
+    for f in fields:
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+    body = "".join(f"    _d[{f.name!r}] = {f.name}\n" for f in fields) or "    pass\n"
+    source = f"def __init__(self, {', '.join(params)}):\n    _d = self.__dict__\n{body}"
+    exec(source, namespace)  # noqa: S102  (our own field names, as dataclasses itself generates)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    cls.__init__ = init
 
 
 class _Makes:
