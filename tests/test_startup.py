@@ -69,7 +69,7 @@ def test_lazy_data_classes_behave_as_data_classes(params):
     assert lazy_cls in lazy._PENDING
     assert lazy_cls.__match_args__ == eager.__match_args__ == ("x", "y", "z")
     a, b = eager(1, "q"), lazy_cls(1, "q")
-    assert lazy_cls not in lazy._PENDING  # made by its first instance
+    assert lazy_cls in lazy._PENDING and vars(b) == vars(a)  # an instance needs only an __init__
     assert repr(b).replace("Lazy", "Eager") == repr(a) or not params.get("repr", True)
     assert (b == lazy_cls(1, "q")) == (a == eager(1, "q"))
     assert (b == lazy_cls(2)) == (a == eager(2))
@@ -175,3 +175,20 @@ def test_a_frozen_lazy_class_stores_its_fields_directly_and_behaves_the_same():
     span = Span(Source("t.plan", "x\n"), 0, 1)
     assert type(span).__init__.__code__.co_names == ("__dict__",)  # the IR's spans and nodes take the direct way
     assert ir.Name("x", span) == ir.Name("x", span) and ir.Name("x", span).span is span
+
+
+def test_an_instance_gets_only_an_init_with_defaults_and_factories_as_dataclasses_applies_them():
+    body = lambda: {"__annotations__": {"x": "int", "items": "list", "tag": "str"},  # noqa: E731
+                    "items": dataclasses.field(default_factory=list), "tag": dataclasses.field(default="t", compare=False),
+                    "__module__": __name__}
+    eager = dataclasses.dataclass(type("Eager", (), body()))
+    made = lazy_dataclass(type("Lazy", (), body()))
+    a, b, c = made(1), made(1), made(2, [3], "u")
+    assert made in lazy._PENDING  # instances built, the class not made
+    assert vars(a) == vars(eager(1)) and vars(c) == vars(eager(2, [3], "u"))
+    a.items.append(5)
+    assert b.items == [] and a.items is not b.items  # the factory runs per instance
+    with pytest.raises(TypeError):
+        made()
+    assert (a == made(1, [5])) and made not in lazy._PENDING  # comparing makes the class
+    assert vars(made(1)) == vars(eager(1))  # and its __init__ is then the data class's

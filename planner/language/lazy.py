@@ -5,12 +5,15 @@ when the class is first used rather than when its module is imported.
 
 Making a data class costs about a millisecond; the IR alone has thirty, and a small ``planner
 eval`` spent a third of its time making classes it then barely used (a plan from the
-compiled-plan cache is unpickled: no ``__init__`` runs). A class here is an ordinary data class
-the moment anything asks for its behaviour: creating an instance, comparing, hashing, printing or
-setting an attribute, and :func:`dataclasses.fields` (``__dataclass_fields__``) or
-:func:`dataclasses.is_dataclass`; ``__match_args__`` is there from the start. Thread-safe (the
-parser runs on a thread of its own). A method of the class's own (``Span.__repr__``) stays, as
-:mod:`dataclasses` leaves it; base classes that are data classes are not supported.
+compiled-plan cache is unpickled: no ``__init__`` runs). Creating an instance gets the class only
+its ``__init__``, written from its annotations (each field stored in the instance's ``__dict__``,
+defaults and default factories as :mod:`dataclasses` applies them; a class it cannot write that for
+is made whole instead). A class here is an ordinary data class the moment anything asks for more of
+its behaviour: comparing, hashing, printing or setting an attribute, and :func:`dataclasses.fields`
+(``__dataclass_fields__``) or :func:`dataclasses.is_dataclass`; ``__match_args__`` is there from the
+start. Thread-safe (the parser runs on a thread of its own). A method of the class's own
+(``Span.__repr__``) stays, as :mod:`dataclasses` leaves it; base classes that are data classes are
+not supported.
 """
 
 from __future__ import annotations
@@ -46,16 +49,19 @@ def make(cls: type) -> type:
     with _LOCK:
         params = _PENDING.pop(cls, None)
         if params is not None:
-            own = {name for name in _METHODS if not getattr(cls.__dict__.get(name), "_lazy_placeholder", False)
-                   and name in cls.__dict__}
+            own = {name for name in _METHODS if name in cls.__dict__ and not _ours(cls.__dict__[name])}
             for name in _METHODS:
-                if getattr(cls.__dict__.get(name), "_lazy_placeholder", False):
+                if _ours(cls.__dict__.get(name)):
                     delattr(cls, name)
             del cls.__dataclass_fields__, cls.__dataclass_params__
             dataclasses.dataclass(cls, **params)
             if params.get("frozen") and "__init__" not in own:
                 _direct_init(cls)
     return cls
+
+
+def _ours(method) -> bool:
+    return getattr(method, "_lazy_placeholder", False) or getattr(method, "_lazy_init", False)
 
 
 def _direct_init(cls: type) -> None:
@@ -66,25 +72,81 @@ def _direct_init(cls: type) -> None:
     anything else in their ``__init__`` (``__post_init__``, default factories, fields outside it,
     keyword-only fields, slots) keep the one :mod:`dataclasses` wrote."""
     fields = dataclasses.fields(cls)
-    if hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__ or any(
-            not f.init or f.default_factory is not dataclasses.MISSING or f.kw_only or not f.name.isidentifier()
-            or f.name in ("self", "_d") for f in fields):
+    if hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__ or any(not f.init or f.kw_only for f in fields):
         return
-    namespace: dict = {}
+    init = _init_for(cls, [(f.name, f.default if f.default_factory is dataclasses.MISSING else _Factory(f.default_factory))
+                           for f in fields])
+    if init is not None:
+        cls.__init__ = init
+
+
+class _Factory:
+    """A field's ``default_factory``, as :func:`_init_for` takes it."""
+
+    def __init__(self, factory) -> None:
+        self.factory = factory
+
+
+_UNSET = object()  # the default of a field with a factory: the factory is called when it is left out
+
+
+def _init_for(cls: type, fields: list[tuple[str, object]]):
+    """``__init__(self, <fields>)`` storing them in ``self.__dict__`` (a default of
+    ``dataclasses.MISSING``: none; a :class:`_Factory`: called for each instance, as dataclasses
+    does); None for a field name it cannot take."""
+    if any(not name.isidentifier() or name in ("self", "_d", "_UNSET") for name, _ in fields):
+        return None
+    namespace: dict = {"_UNSET": _UNSET}
     params = []
-    for f in fields:
-        if f.default is dataclasses.MISSING:
-            params.append(f.name)
+    body = ""
+    for name, default in fields:
+        if default is dataclasses.MISSING:
+            params.append(name)
+        elif isinstance(default, _Factory):
+            namespace[f"_factory_{name}"] = default.factory
+            params.append(f"{name}=_UNSET")
+            body += f"    if {name} is _UNSET:\n        {name} = _factory_{name}()\n"
         else:
-            namespace[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
-    body = "".join(f"    _d[{f.name!r}] = {f.name}\n" for f in fields) or "    pass\n"
-    source = f"def __init__(self, {', '.join(params)}):\n    _d = self.__dict__\n{body}"
-    exec(source, namespace)  # noqa: S102  (our own field names, as dataclasses itself generates)
-    init = namespace["__init__"]
+            namespace[f"_default_{name}"] = default
+            params.append(f"{name}=_default_{name}")
+    body += "".join(f"    _d[{name!r}] = {name}\n" for name, _ in fields) or "    pass\n"
+    exec(f"def __init__(self, {', '.join(params)}):\n    _d = self.__dict__\n{body}", namespace)  # noqa: S102
+    init = namespace["__init__"]  # (our own field names, as dataclasses itself generates code)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    cls.__init__ = init
+    return init
+
+
+def _quick_init(cls: type) -> bool:
+    """For a frozen class not made yet, only its ``__init__`` (:func:`_init_for`, from its annotations
+    and defaults), so that building instances does not make the class: ``__eq__``, ``__hash__``,
+    ``__repr__`` and the rest stay placeholders until something asks for them (making the classes a
+    small plan builds was a sixth of a small ``planner eval``). False where that is not the same
+    ``__init__`` as the data class's: then the class is made."""
+    with _LOCK:
+        params = _PENDING.get(cls)
+        if params is None or params.get("init") is False or hasattr(cls, "__post_init__") \
+                or "__slots__" in cls.__dict__ or "__setattr__" in cls.__dict__ and not _ours(cls.__dict__["__setattr__"]):
+            return False
+        fields = []
+        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+            if not isinstance(annotation, str) or any(w in annotation for w in ("ClassVar", "InitVar", "KW_ONLY")):
+                return False
+            default = cls.__dict__.get(name, dataclasses.MISSING)
+            if isinstance(default, dataclasses.Field):
+                if not default.init or default.kw_only is True:
+                    return False
+                default = default.default if default.default_factory is dataclasses.MISSING \
+                    else _Factory(default.default_factory)
+            elif hasattr(type(default), "__get__"):
+                return False  # a descriptor: the data class's `self.name = value` would go through it
+            fields.append((name, default))
+        init = _init_for(cls, fields)
+        if init is None:
+            return False
+        init._lazy_init = True
+        cls.__init__ = init
+        return True
 
 
 class _Makes:
@@ -109,7 +171,8 @@ _PARAMS = _Makes("__dataclass_params__")
 
 def _placeholder(cls: type, name: str):
     def method(self, *args, **kwargs):
-        make(cls)
+        if not (name == "__init__" and _quick_init(cls)):
+            make(cls)
         return getattr(cls, name)(self, *args, **kwargs)
 
     method._lazy_placeholder = True
