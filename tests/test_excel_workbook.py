@@ -23,7 +23,7 @@ import pytest
 import sympy as sp
 from excel_recalc import gnumeric_recalculate, pdf_pages, recalculate, require_gnumeric, require_soffice
 
-from planner.language.errors import PlanError
+from planner.language.errors import EvaluationError, PlanError
 from planner.outputs.excel.printer import formula
 from planner.outputs.excel.reader import read_inputs
 from planner.outputs.excel.writer import AnswerRef, Book, to_bytes
@@ -218,6 +218,17 @@ check q == 1
 
 # Answers that leave the target's declared domain when an input is edited (acceptance report 2),
 # and a constant below the smallest double.
+HIDDEN_DIVISIONS = """
+z = 2
+y = 3
+q = 0 / z
+s = z / z + y
+w = y / z
+t = if(z > 0, y * z / z, 0)
+u = y * z / z * 2
+v = w + s + u
+"""
+
 DOMAIN = """
 x = 2   where x >= 1
 k = 10
@@ -383,6 +394,8 @@ def lo(tmp_path_factory):
     items["buy_vs_rent"] = export(loads(BUY_VS_RENT, "buy_vs_rent.plan"), work / "buy_vs_rent.xlsx")
     items["integer_root"] = export(loads(INTEGER_ROOT, "integer_root.plan"), work / "integer_root.xlsx")
     items["plateau"] = export(loads(PLATEAU, "plateau.plan"), work / "plateau.xlsx")
+    items["hidden"] = export(loads(HIDDEN_DIVISIONS, "hidden.plan"), work / "hidden.xlsx")
+    items["hidden_zero"] = edit(items["hidden"], work / "hidden_zero.xlsx", {"z": 0})
     probe = printer_probe(work / "printer_probe.xlsx")
     alpha_values = [0.5, 0.0, 0.999, 1.0, 1.5, -0.1]
     alpha_cells = validation_probe(items["article"], work / "validation_probe.xlsx", "alpha", alpha_values)
@@ -510,7 +523,7 @@ def verify(item: Item, wb=None) -> int:
 
 ENGINES = ["libreoffice", "gnumeric"]
 TEST_PLANS = ["article", "features", "long", "constrained", "article_edited", "features_edited", "moe", "extremes",
-              "domain", "buy_vs_rent", "integer_root", "plateau"]
+              "domain", "buy_vs_rent", "integer_root", "plateau", "hidden"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -810,3 +823,24 @@ def test_a_constant_below_the_smallest_double_is_zero(lo):
     item = lo["items"]["domain"]
     sheet, coord = next(item.values.defined_names[item.book.names["tiny"]].destinations)
     assert item.values[sheet][coord.replace("$", "")].value == 0  # (1e-200)^2 underflows, as in planner
+
+
+def test_a_division_sympy_cancels_divides_by_zero_in_the_workbook_too(lo):
+    """`0 / z` and `z / z` are SymPy's 0 and 1; planner reports the division by zero at z = 0, and so
+    does the workbook (Excel's own #DIV/0!), in both engines; at z = 2 every cell is planner's value."""
+    item = lo["items"]["hidden"]
+    model = openpyxl.load_workbook(item.path)["Model"]
+    formulas = {row[0].value: row[1].value for row in model.iter_rows(min_row=4) if row[0].value}
+    assert formulas["q"] == "=IF(z=0,(1/0),0)" and formulas["s"] == "=IF(z=0,(1/0),y+1)"
+    assert formulas["w"] == "=y/z"  # a division SymPy keeps needs nothing more
+    assert formulas["t"].startswith("=IF(AND(z=0,z>0),")  # only where the branch is taken
+    with pytest.raises(EvaluationError, match="division by zero"):
+        item.plan.evaluate(overrides={"z": Fraction(0)})
+    for engine in ENGINES:
+        zero = lo["items"]["hidden_zero"].engines[engine]
+        for name, want in (("q", "#DIV/0!"), ("s", "#DIV/0!"), ("w", "#DIV/0!"), ("t", 0), ("u", "#DIV/0!"),
+                           ("v", "#DIV/0!")):
+            sheet, coord = next(zero.defined_names[item.book.names[name]].destinations)
+            got = zero[sheet][coord.replace("$", "")].value
+            assert got == want or (want == "#DIV/0!" and isinstance(got, str) and got.startswith("#")), \
+                (engine, name, got)

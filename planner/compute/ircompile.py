@@ -360,21 +360,87 @@ class Printer:
 Output = tuple  # (name, builder): builder(converter, env) -> Node, and a SymPy builder for the fallback
 
 
-def _exposed(node: Node, divisor: Node) -> bool:
+_KEEPS_INFINITY = frozenset(("floor", "ceiling", "Abs", "log"))  # inf in, inf (or nan) out
+
+
+def _exposed(node: Node, divisor: Node, anywhere: bool = False) -> bool:
     """Whether ``node`` still divides by ``divisor`` where it shows: a power ``divisor ** -k`` reached
-    from the top through sums, products and constant powers only, so that ``divisor = 0`` makes the
-    value itself infinite or nan (a max, a condition or ``exp`` may hide it; SymPy's ``0 / z`` is 0)."""
+    from the top through sums, products, constant powers and functions that keep an infinity, so
+    that ``divisor = 0`` makes the value itself infinite or nan (numpy's max of -inf and 1 is 1, its
+    exp of -inf 0, a comparison true or false; SymPy's ``0 / z`` is 0). With ``anywhere``, such a
+    power anywhere in ``node`` counts (as in a spreadsheet, where #DIV/0! goes through MAX and IF's
+    condition alike)."""
+    return all(_inverted(node, b, anywhere) for b in _bases(divisor))
+
+
+def _bases(divisor: Node) -> list[Node]:
+    """What SymPy inverts when it divides by ``divisor``: each factor of a product (``1 / (a * b)``
+    is ``a**-1 * b**-1``), the base of a constant power, else the divisor itself; numbers none."""
+    tag = divisor[0]
+    if tag == "n":
+        return []
+    if tag == "*":
+        return [b for f in divisor[1] for b in _bases(f)]
+    if tag == "^" and divisor[2][0] == "n" and divisor[2][1] > 0:
+        return _bases(divisor[1])
+    return [divisor]
+
+
+def _inverted(node: Node, base: Node, anywhere: bool) -> bool:
     stack = [node]
     while stack:
         e = stack.pop()
         tag = e[0]
+        if tag == "^" and e[2][0] == "n" and e[2][1] < 0 and e[1] == base:
+            return True
         if tag == "+" or tag == "*":
             stack.extend(e[1])
-        elif tag == "^" and e[2][0] == "n" and e[2][1] != 0:
-            if e[2][1] < 0 and e[1] == divisor:
-                return True
+        elif tag == "^" and (anywhere or (e[2][0] == "n" and e[2][1] != 0)):
+            stack.append(e[1])
+            if anywhere:
+                stack.append(e[2])
+        elif tag == "f" and (anywhere or e[1] in _KEEPS_INFINITY):
+            stack.extend(e[2])
+        elif anywhere and tag == "pw":
+            stack.extend(x for pair in e[1] for x in pair)
+        elif anywhere and tag == "r":
+            stack.extend((e[2], e[3]))
+        elif anywhere and tag in ("and", "or"):
+            stack.extend(e[1])
+        elif anywhere and tag == "not":
             stack.append(e[1])
     return False
+
+
+def _hidden(node: Node, divisors, anywhere: bool = False) -> list[tuple[Node, tuple]]:
+    """The divisions of a formula (``divisors``, (divisor, branches) as the converter kept them)
+    that its canonical form ``node`` hides (:func:`_exposed`), each once."""
+    return [(d, branches) for d, branches in dict.fromkeys(divisors or ())
+            if not _exposed(node, d, anywhere)]  # a zero divisor that shows in the value (1 / z is inf): none
+
+
+def hidden_divisions(model: Model, names: Sequence[str]) -> dict[str, list[tuple[Node, tuple]]]:
+    """For each quantity of ``names`` whose formula has divisions its canonical form no longer makes
+    anywhere (``0 / z`` is 0, ``z / z`` is 1): (divisor, ((condition, holds), ...)) for each, the
+    ``if`` branches it sits in. The workbook writes them into the quantity's formula (a division
+    left anywhere in a cell's formula is Excel's own #DIV/0!). Formulas not mirrored are left out."""
+    conv = Converter(model)
+    out: dict[str, list[Node]] = {}
+    for name in names:
+        q = model.quantities[name]
+        if q.is_input or q.is_bool:
+            continue
+        conv.divisors = []
+        try:
+            node = conv.expr(q.definition.expr)
+        except (C.Unsupported, RecursionError):
+            continue
+        finally:
+            conv._branches.clear()
+        guards = _hidden(node, conv.divisors, anywhere=True)
+        if guards:
+            out[name] = guards
+    return out
 
 
 def divisor_guard(divisor: Node, branches) -> Node:
@@ -437,9 +503,7 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
         finally:
             conv._branches.clear()
         guards: list[str] = []
-        for d, branches in dict.fromkeys(conv.divisors or ()):  # each divisor once
-            if _exposed(node, d):  # a zero divisor shows in the value itself (1 / z is inf): nothing to add
-                continue
+        for d, branches in _hidden(node, conv.divisors):
             try:
                 guards.append(f"({printer(divisor_guard(d, branches))} == 0.0)")
             except (C.Unsupported, RecursionError):

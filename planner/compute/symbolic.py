@@ -391,6 +391,41 @@ def _power(a: sp.Basic, b: sp.Basic) -> sp.Basic:
     return sp.Pow(a, b)
 
 
+_CANONICAL_FUNCTIONS = {"Max": sp.Max, "Min": sp.Min, "Abs": sp.Abs, "sign": sp.sign, "floor": sp.floor,
+                        "ceiling": sp.ceiling, "exp": sp.exp, "log": sp.log}
+_CANONICAL_RELATIONS = {"Eq": sp.Eq, "Ne": sp.Ne, "Lt": sp.Lt, "Le": sp.Le, "Gt": sp.Gt, "Ge": sp.Ge}
+
+
+def from_canonical(node: tuple, symbols: Mapping[str, sp.Symbol]) -> sp.Basic:
+    """The SymPy expression of a canonical node (:mod:`planner.compute.canonical`), over ``symbols``
+    by name; a node of an index or a scenario reference (``d``) raises KeyError."""
+    tag = node[0]
+    f = lambda n: from_canonical(n, symbols)  # noqa: E731
+    if tag == "n":
+        return rational(node[1])
+    if tag == "s":
+        return symbols[node[1]]
+    if tag == "+":
+        return sp.Add(*[f(a) for a in node[1]])
+    if tag == "*":
+        return sp.Mul(*[f(a) for a in node[1]])
+    if tag == "^":
+        return sp.Pow(f(node[1]), f(node[2]))
+    if tag == "f":
+        return _CANONICAL_FUNCTIONS[node[1]](*[f(a) for a in node[2]])
+    if tag == "pw":
+        return sp.Piecewise(*[(f(v), f(c)) for v, c in node[1]])
+    if tag == "r":
+        return _CANONICAL_RELATIONS[node[1]](f(node[2]), f(node[3]))
+    if tag == "and" or tag == "or":
+        return (sp.And if tag == "and" else sp.Or)(*[f(a) for a in node[1]])
+    if tag == "not":
+        return sp.Not(f(node[1]))
+    if tag == "b":
+        return sp.true if node[1] else sp.false
+    raise KeyError(tag)
+
+
 def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
     """SymPy expression of every derived quantity (inputs are just symbols)."""
     symbols = SymbolTable(model)

@@ -347,6 +347,7 @@ class Book:
         self._inputs: dict[tuple, dict] = {}
         self._compiled: dict = {}
         self._styles: Optional[dict] = None
+        self._hidden: Optional[dict] = None
         self.helpers: Optional[Sheet] = None
         self.solve_results = solve_results
         from ...questions.solve import Answers
@@ -441,6 +442,34 @@ class Book:
                     out[sym] = in_base(ref, scale)
             self._refs[key] = out
         return dict(self._refs[key])
+
+    def expr(self, name: str) -> sp.Basic:
+        """A derived quantity's formula as the workbook writes it: SymPy's, with the division by zero its
+        algebra hides written back (``0 / z`` is ``IF(z=0,1/0,0)``: #DIV/0! where planner reports the
+        division, the same value everywhere else)."""
+        expr = self.plan.exprs[name]
+        when = self.hidden.get(name)
+        return expr if when is None else sp.Piecewise((sp.zoo, when), (expr, True))
+
+    @property
+    def hidden(self) -> dict:
+        """Quantity -> where one of its divisions divides by zero although SymPy's form of it does not
+        (:func:`planner.compute.ircompile.hidden_divisions`)."""
+        if self._hidden is None:
+            from ...compute.ircompile import hidden_divisions
+            from ...compute.symbolic import from_canonical
+
+            symbols = self.plan.symbols.all()
+            self._hidden = {}
+            for name, divisions in hidden_divisions(self.model, list(self.model.derived)).items():
+                try:
+                    self._hidden[name] = sp.Or(*[sp.And(*[c if holds else sp.Not(c) for c, holds in
+                                                          ((from_canonical(c, symbols), h) for c, h in branches)],
+                                                        sp.Eq(from_canonical(d, symbols), 0))
+                                                 for d, branches in divisions])
+                except KeyError:  # an index or a scenario reference: not in a quantity's formula
+                    continue
+        return self._hidden
 
     def formula(self, expr: sp.Basic, refs: Mapping[sp.Symbol, str], scale: Fraction = Fraction(1),
                 where: str = "", helper_refs: Optional[Mapping[sp.Symbol, str]] = None,

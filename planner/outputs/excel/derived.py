@@ -24,7 +24,7 @@ def model_sheet(book: Book) -> None:
         q = book.q[name]
         ws.text(row, 1, name, NAME)
         scale = Fraction(1) if q.is_bool else q.display.scale
-        text = book.formula(book.plan.exprs[name], refs, scale, f"Model: {name}", env=env)
+        text = book.formula(book.expr(name), refs, scale, f"Model: {name}", env=env)
         ws.formula(row, 2, text, book.display(book.base_context, name), book.style(name))
         ws.text(row, 3, q.unit_text, UNITS)
         ws.text(row, 4, q.doc)

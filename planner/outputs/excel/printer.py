@@ -173,6 +173,11 @@ class ExcelPrinter(CodePrinter):
     def _print_Pi(self, e) -> str:
         return "PI()"
 
+    def _print_ComplexInfinity(self, e) -> str:
+        # SymPy's 1/0, as the workbook writes a division by zero its algebra would hide
+        # (`IF(z=0,1/0,...)` for `0 / z`: Excel's own #DIV/0! where planner reports the division)
+        return "(1/0)"
+
     def _print_BooleanTrue(self, e) -> str:
         return "TRUE"
 

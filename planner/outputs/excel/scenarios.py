@@ -106,5 +106,5 @@ def fill_column(book: Book, ws, ctx: Context) -> None:
                 ws.formula(row, col, "=" + book.names[name], value, style)
             continue
         scale = Fraction(1) if q.is_bool else q.display.scale
-        text = book.formula(book.plan.exprs[name], refs, scale, f"{ctx.label}: {name}", helper_refs, env)
+        text = book.formula(book.expr(name), refs, scale, f"{ctx.label}: {name}", helper_refs, env)
         ws.formula(row, col, text, value, style)

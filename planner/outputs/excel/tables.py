@@ -84,7 +84,7 @@ def cone(book: Book, varied: Sequence[str], exprs: Sequence[sp.Basic]) -> list[s
 
 def output_for(book: Book, name: str) -> Output:
     q = book.q[name]
-    return Output(name, book.plan.exprs[name] if not q.is_input else book.sym[name],
+    return Output(name, book.expr(name) if not q.is_input else book.sym[name],
                   Fraction(1) if q.is_bool else q.display.scale, q.unit_text, q.is_bool,
                   quantity=None if q.is_input else name)
 
@@ -250,7 +250,7 @@ class LiveTable:
                 shown = list(fixed["q:" + name])
             self.values["q:" + name] = shown
             stamp = None if "q:" + name in fixed else \
-                self._print(book.plan.exprs[name], scale, f"{ws.title}: {name}", env=row_env)
+                self._print(book.expr(name), scale, f"{ws.title}: {name}", env=row_env)
             columns.append((self.col["q:" + name], stamp, shown,
                             None if q.is_bool else book.number_style(shown, q.unit_text)))
         varied_styles = []
