@@ -503,7 +503,7 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
         finally:
             conv._branches.clear()
         guards: list[str] = []
-        for d, branches in _hidden(node, conv.divisors):
+        for d, branches in _hidden(node, conv.divisors) if conv.divisors else ():
             try:
                 guards.append(f"({printer(divisor_guard(d, branches))} == 0.0)")
             except (C.Unsupported, RecursionError):
