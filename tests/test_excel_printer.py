@@ -134,7 +134,6 @@ UNSUPPORTED = [
     sp.I * x,
     sp.oo,
     -sp.oo,
-    sp.zoo,
     sp.nan,
     sp.gamma(x),
     sp.LambertW(x),
@@ -151,6 +150,13 @@ UNSUPPORTED = [
 def test_unsupported_constructs_raise(expr):
     with pytest.raises(UnsupportedFormula):
         formula(expr, REFS, BOOLS)
+
+
+def test_a_division_by_zero_is_excels_own():
+    # SymPy's zoo is 1/0: the workbook writes it so (#DIV/0! in every engine), as where planner reports a
+    # division by zero that SymPy's algebra removed (`0 / z` is IF(z=0,(1/0),0))
+    assert formula(sp.zoo, REFS) == "=(1/0)"
+    assert formula(sp.Piecewise((sp.zoo, sp.Eq(x, 0)), (y, True)), REFS) == "=IF(x=0,(1/0),y)"
 
 
 def long_sum(n: int):
