@@ -148,10 +148,25 @@ class Typer:
         self.functions = functions
         self.bind = bind
         self.saw_aggregate = False  # whether any aggregate was typed (else ranges need no check)
+        self._units_written: dict[str, Optional[str]] = {}  # name -> its `-> unit` or literal's unit (None: neither)
 
     def type(self, e: ir.Expr, scope: dict[str, Type], lookup: Callable[[str], Optional[Type]]) -> Type:
         """The type of ``e``; ``scope`` holds function parameters, ``lookup``
         the types of the plan's quantities. Raises the first error."""
+        cls = e.__class__
+        if cls is ir.Binary:  # the commonest nodes first, by their class
+            return self._binary(e, scope, lookup)
+        if cls is ir.Name:
+            name = e.name
+            if name in scope:
+                t = scope[name]
+                return Type(t.kind, t.dim, None, t.unit)
+            t = lookup(name)
+            if t is None:
+                if name in self.defs:
+                    raise Poisoned()  # its own error is already reported
+                raise UnknownNameError(f"unknown name `{name}`", e.span)
+            return Type(t.kind, t.dim, None, self._written(name, t))
         if isinstance(e, ir.Number):
             value = e.value
             dim = None if value == 0 else DIMENSIONLESS
@@ -284,14 +299,18 @@ class Typer:
 
     def _written(self, name: str, t: Type) -> Optional[str]:
         """The unit a quantity is shown in, as written: its `-> unit`, else its literal's unit."""
-        d = self.defs.get(name)
-        if d is not None:
-            if d.display is not None:
-                return d.display.text
-            lit = d.expr.operand if isinstance(d.expr, ir.Neg) else d.expr
-            if isinstance(lit, ir.Number) and lit.unit is not None:
-                return lit.unit.text
-        return t.unit
+        written = self._units_written.get(name, _UNSEEN)
+        if written is _UNSEEN:
+            written = None
+            d = self.defs.get(name)
+            if d is not None:
+                lit = d.expr.operand if isinstance(d.expr, ir.Neg) else d.expr
+                if d.display is not None:
+                    written = d.display.text
+                elif isinstance(lit, ir.Number) and lit.unit is not None:
+                    written = lit.unit.text
+            self._units_written[name] = written
+        return t.unit if written is None else written
 
     def _num(self, e: ir.Expr, scope, lookup, what: str) -> Type:
         t = self.type(e, scope, lookup)
@@ -301,9 +320,12 @@ class Typer:
         return t
 
     def _binary(self, e: ir.Binary, scope, lookup) -> Type:
-        verb = _VERBS[e.op]
-        a = self._num(e.left, scope, lookup, verb)
-        b = self._num(e.right, scope, lookup, verb)
+        a = self.type(e.left, scope, lookup)
+        if a.kind != "num":
+            a = self._num(e.left, scope, lookup, _VERBS[e.op])  # raises: a condition is not a number
+        b = self.type(e.right, scope, lookup)
+        if b.kind != "num":
+            b = self._num(e.right, scope, lookup, _VERBS[e.op])
         ca, cb = a.const, b.const
         if e.op in (ir.BinOp.ADD, ir.BinOp.SUB):
             if not same_dim(a, b):
@@ -441,6 +463,7 @@ def _exact_power(e: ir.Binary, base: Fraction, exponent: Fraction) -> None:
 
 _HUGE = Fraction(10) ** 300
 _TINY = Fraction(1, 10 ** 300)
+_UNSEEN = object()
 _VERBS = {ir.BinOp.ADD: "add", ir.BinOp.SUB: "subtract", ir.BinOp.MUL: "multiply", ir.BinOp.DIV: "divide",
           ir.BinOp.POW: "raise"}
 
