@@ -68,9 +68,10 @@ def _direct_init(cls: type) -> None:
     """A frozen data class's ``__init__`` storing each field in the instance's ``__dict__``, as
     :mod:`dataclasses` leaves it, instead of calling ``object.__setattr__`` per field (the frozen
     ``__setattr__`` then refuses later assignments as before): building an IR node or a span took
-    twice as long the other way, and a 10,000-line plan builds a few hundred thousand. Classes with
-    anything else in their ``__init__`` (``__post_init__``, default factories, fields outside it,
-    keyword-only fields, slots) keep the one :mod:`dataclasses` wrote."""
+    twice as long the other way, and a 10,000-line plan builds a few hundred thousand. Default
+    factories are called as :mod:`dataclasses` calls them; classes with anything else in their
+    ``__init__`` (``__post_init__``, fields outside it, keyword-only fields, slots) keep the one
+    :mod:`dataclasses` wrote."""
     fields = dataclasses.fields(cls)
     if hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__ or any(not f.init or f.kw_only for f in fields):
         return
@@ -118,11 +119,14 @@ def _init_for(cls: type, fields: list[tuple[str, object]]):
 
 
 def _quick_init(cls: type) -> bool:
-    """For a frozen class not made yet, only its ``__init__`` (:func:`_init_for`, from its annotations
-    and defaults), so that building instances does not make the class: ``__eq__``, ``__hash__``,
+    """For a class not made yet, only its ``__init__`` (:func:`_init_for`, from its annotations and
+    defaults), so that building instances does not make the class: ``__eq__``, ``__hash__``,
     ``__repr__`` and the rest stay placeholders until something asks for them (making the classes a
-    small plan builds was a sixth of a small ``planner eval``). False where that is not the same
-    ``__init__`` as the data class's: then the class is made."""
+    small plan builds was a sixth of a small ``planner eval``). Storing into ``__dict__`` is what a
+    frozen data class's ``__init__`` does, and what a plain one's ``self.name = value`` does when
+    neither the class's ``__setattr__`` nor a descriptor of that name is in the way (else, and for
+    ``InitVar``, ``ClassVar``, keyword-only fields or ``__post_init__``: False, and the class is
+    made)."""
     with _LOCK:
         params = _PENDING.get(cls)
         if params is None or params.get("init") is False or hasattr(cls, "__post_init__") \
