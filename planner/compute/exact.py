@@ -45,7 +45,7 @@ class ExactEvaluator:
                         seen.add(d)
                         order.append(d)
                         todo.append(d)
-            for n in sorted(order, key=self.model.order.index):
+            for n in sorted(order, key=self.model.rank.__getitem__):
                 if n not in self.values:
                     self.values[n] = self.expr(self.model.quantities[n].definition.expr)
         return self.values[name]

@@ -7,6 +7,7 @@ Built by :mod:`planner.language.analysis` from the IR; SymPy expressions are att
 from __future__ import annotations
 
 from dataclasses import field
+from functools import cached_property
 from fractions import Fraction
 from typing import Optional
 
@@ -179,10 +180,18 @@ class Model:
                     todo.append(d)
         return out
 
-    @property
+    @cached_property
     def inputs(self) -> list[str]:
+        """The inputs in dependency order (worked out once: the order and the quantities do not change
+        once the model is made, and an evaluation asks several times)."""
         return [n for n in self.order if self.quantities[n].is_input]
 
-    @property
+    @cached_property
+    def rank(self) -> dict[str, int]:
+        """Each quantity's place in :attr:`order` (to sort by it without a search per name)."""
+        return {n: i for i, n in enumerate(self.order)}
+
+    @cached_property
     def derived(self) -> list[str]:
+        """The derived quantities in dependency order (worked out once, as :attr:`inputs`)."""
         return [n for n in self.order if not self.quantities[n].is_input]
