@@ -333,8 +333,8 @@ class Printer:
             if a[0] == "^" and a[2][0] == "n" and a[2][1] < 0:
                 dens.append(a[1] if a[2][1] == -1 else ("^", a[1], ("n", -a[2][1])))
             elif a[0] == "n" and a[1].denominator != 1 and abs(a[1].numerator) == 1:
-                nums.append(("n", Fraction(a[1].numerator)))
-                dens.append(("n", Fraction(a[1].denominator)))
+                nums.append(("n", a[1].numerator))  # ints: _float prints them as the Fractions would print
+                dens.append(("n", a[1].denominator))
             else:
                 nums.append(a)
         sign = ""
