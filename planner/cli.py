@@ -316,9 +316,7 @@ def _width() -> Optional[int]:
     if columns.isdigit():
         return int(columns) or None
     if sys.stdout.isatty():
-        import shutil
-
-        return shutil.get_terminal_size().columns
+        return _columns()
     return None
 
 

@@ -37,14 +37,23 @@ class Converter:
         self.model = model
         self._scales: dict[int, Fraction] = {}
         self._names: dict[str, Node] = {}
-        # with a list here, every divisor that is not a nonzero number is kept, with the branch
-        # conditions of the `if`s it sits in: (divisor, ((condition, holds), ...))
+        # while divisions() converts a formula: every divisor that is not a nonzero number, with the
+        # branch conditions of the `if`s it sits in: (divisor, ((condition, holds), ...))
         self.divisors: Optional[list] = None
         self._branches: list = []
 
     def expr(self, e: ir.Expr, env: Optional[Mapping[str, Node]] = None,
              ref: Optional[Callable[[ir.ScenarioRef], Node]] = None) -> Node:
         return self._conv(e, env or {}, ref)
+
+    def divisions(self, e: ir.Expr) -> tuple[Node, list]:
+        """:meth:`expr` of a quantity's formula, and the divisions it makes: (divisor, ((condition,
+        holds), ...)) for each divisor that is not a nonzero number, with the ``if`` branches it sits in."""
+        self.divisors, self._branches = [], []
+        try:
+            return self._conv(e, {}, None), self.divisors
+        finally:
+            self.divisors, self._branches = None, []
 
     def _scale(self, unit: ir.UnitExpr) -> Fraction:
         key = id(unit)
@@ -430,14 +439,11 @@ def hidden_divisions(model: Model, names: Sequence[str]) -> dict[str, list[tuple
         q = model.quantities[name]
         if q.is_input or q.is_bool:
             continue
-        conv.divisors = []
         try:
-            node = conv.expr(q.definition.expr)
+            node, divisions = conv.divisions(q.definition.expr)
         except (C.Unsupported, RecursionError):
             continue
-        finally:
-            conv._branches.clear()
-        guards = _hidden(node, conv.divisors, anywhere=True)
+        guards = _hidden(node, divisions, anywhere=True)
         if guards:
             out[name] = guards
     return out
@@ -488,9 +494,12 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
     for j, (name, output) in enumerate(outputs):
         v = f"_v{n_in + j}"
         q = model.quantities.get(name) if divisors and not callable(output) else None
-        conv.divisors = [] if q is not None and not q.is_bool else None
+        divisions: list = []
         try:
-            node = output(conv) if callable(output) else conv.expr(output)
+            if q is not None and not q.is_bool:
+                node, divisions = conv.divisions(output)
+            else:
+                node = output(conv) if callable(output) else conv.expr(output)
             text = printer(node)
         except (C.Unsupported, RecursionError) as exc:
             if sympy_fallback is None:
@@ -499,16 +508,13 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
             printer.nesting = 0
             text = sympy_fallback(name, output, by_name, printer)
             fallbacks.append((name, str(exc) if isinstance(exc, C.Unsupported) else "too deep"))
-            conv.divisors = None  # (SymPy's printer: its divisions are not looked for)
-        finally:
-            conv._branches.clear()
+            divisions = []  # (SymPy's printer: its divisions are not looked for)
         guards: list[str] = []
-        for d, branches in _hidden(node, conv.divisors) if conv.divisors else ():
+        for d, branches in _hidden(node, divisions) if divisions else ():
             try:
                 guards.append(f"({printer(divisor_guard(d, branches))} == 0.0)")
             except (C.Unsupported, RecursionError):
                 printer.nesting = 0  # not mirrored: this division keeps SymPy's algebra
-        conv.divisors = None
         lines.extend(f"    {h}" for h in printer.hoisted)
         printer.hoisted.clear()
         lines.append(f"    {v} = {text}")

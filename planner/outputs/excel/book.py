@@ -27,6 +27,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
@@ -347,7 +348,6 @@ class Book:
         self._inputs: dict[tuple, dict] = {}
         self._compiled: dict = {}
         self._styles: Optional[dict] = None
-        self._hidden: Optional[dict] = None
         self.helpers: Optional[Sheet] = None
         self.solve_results = solve_results
         from ...questions.solve import Answers
@@ -451,25 +451,24 @@ class Book:
         when = self.hidden.get(name)
         return expr if when is None else sp.Piecewise((sp.zoo, when), (expr, True))
 
-    @property
+    @cached_property
     def hidden(self) -> dict:
         """Quantity -> where one of its divisions divides by zero although SymPy's form of it does not
         (:func:`planner.compute.ircompile.hidden_divisions`)."""
-        if self._hidden is None:
-            from ...compute.ircompile import hidden_divisions
-            from ...compute.symbolic import from_canonical
+        from ...compute.ircompile import hidden_divisions
+        from ...compute.symbolic import from_canonical
 
-            symbols = self.plan.symbols.all()
-            self._hidden = {}
-            for name, divisions in hidden_divisions(self.model, list(self.model.derived)).items():
-                try:
-                    self._hidden[name] = sp.Or(*[sp.And(*[c if holds else sp.Not(c) for c, holds in
-                                                          ((from_canonical(c, symbols), h) for c, h in branches)],
-                                                        sp.Eq(from_canonical(d, symbols), 0))
-                                                 for d, branches in divisions])
-                except KeyError:  # an index or a scenario reference: not in a quantity's formula
-                    continue
-        return self._hidden
+        symbols = self.plan.symbols.all()
+        out = {}
+        for name, divisions in hidden_divisions(self.model, self.model.derived).items():
+            try:
+                out[name] = sp.Or(*[sp.And(*[c if holds else sp.Not(c) for c, holds in
+                                             ((from_canonical(c, symbols), h) for c, h in branches)],
+                                           sp.Eq(from_canonical(d, symbols), 0))
+                                    for d, branches in divisions])
+            except KeyError:  # an index or a scenario reference: not in a quantity's formula
+                continue
+        return out
 
     def formula(self, expr: sp.Basic, refs: Mapping[sp.Symbol, str], scale: Fraction = Fraction(1),
                 where: str = "", helper_refs: Optional[Mapping[sp.Symbol, str]] = None,
