@@ -888,6 +888,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_INTERNAL
     finally:
         cache.enable(False)  # the command line's choice, not the library's (main() may run in-process)
+        import gc
+
+        gc.unfreeze()  # what _load froze is the collector's again (main() may run in-process, many times)
 
 
 def run() -> None:  # console script entry point

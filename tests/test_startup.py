@@ -192,3 +192,17 @@ def test_an_instance_gets_only_an_init_with_defaults_and_factories_as_dataclasse
         made()
     assert (a == made(1, [5])) and made not in lazy._PENDING  # comparing makes the class
     assert vars(made(1)) == vars(eager(1))  # and its __init__ is then the data class's
+
+
+def test_the_command_line_unfreezes_what_it_froze(tmp_path):
+    """_load freezes the loaded plan for the collector (a one-shot command need not walk it again);
+    main() gives it back when it returns, so that running it in-process, many times, leaks nothing."""
+    import gc
+
+    from planner.cli import main
+
+    path = tmp_path / "f.plan"
+    path.write_text("x = 2\ny = x * 3\n", encoding="utf-8")
+    gc.unfreeze()
+    assert main(["--no-cache", "eval", str(path)]) == 0
+    assert gc.get_freeze_count() == 0
