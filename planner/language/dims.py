@@ -180,24 +180,12 @@ class Typer:
             return Type("num", dim, value, e.unit.text if e.unit is not None else None)
         if isinstance(e, ir.Bool):
             return BOOL
-        if isinstance(e, ir.Name):
-            if e.name in scope:
-                t = scope[e.name]
-                return Type(t.kind, t.dim, None, t.unit)
-            t = lookup(e.name)
-            if t is None:
-                if e.name in self.defs:
-                    raise Poisoned()  # its own error is already reported
-                raise UnknownNameError(f"unknown name `{e.name}`", e.span)
-            return Type(t.kind, t.dim, None, self._written(e.name, t))
         if isinstance(e, ir.ScenarioRef):
             t = lookup(e.name)
             return Type(t.kind, t.dim, None, self._written(e.name, t))
         if isinstance(e, ir.Neg):
             t = self._num(e.operand, scope, lookup, "negate")
             return Type("num", t.dim, -t.const if t.const is not None else None, t.unit)
-        if isinstance(e, ir.Binary):
-            return self._binary(e, scope, lookup)
         if isinstance(e, ir.Compare):
             types = [self.type(o, scope, lookup) for o in e.operands]
             for i, op in enumerate(e.ops):
