@@ -42,7 +42,8 @@ def diamonds(n: int) -> str:
 
 
 def measure(text: str) -> dict[str, float]:
-    from planner.compute.evaluation import Plan, paused_gc
+    from planner.compute.evaluation import Plan
+    from planner.language.limits import paused_gc
     from planner.language.analysis import analyze
     from planner.language.lower import lower
     from planner.language.source import Source
@@ -75,7 +76,7 @@ def parse_speed(text: str, repeat: int = 3) -> tuple[float, float]:
     """(the one-pass parse, lark's tree then the transformer as before), best CPU times."""
     from lark import Lark
 
-    from planner.compute.evaluation import paused_gc
+    from planner.language.limits import paused_gc
     from planner.language.data import data_dir
     from planner.language.lower import _transform, lower
     from planner.language.parser import _NewlinePostLex

@@ -855,14 +855,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     progress.configure(quiet=args.quiet)
     cache.enable(not args.no_cache)
     handler: Callable[[argparse.Namespace], int] = args.handler
-    from .compute.evaluation import RECURSION_LIMIT
     from .language.errors import PlanError, render
+    from .language.limits import RECURSION_LIMIT, deep
 
     # Formulas are walked recursively (and SymPy recurses too): a sum of
     # thousands of terms needs more than Python's default 1,000 frames.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
-
-    from .language.limits import deep
 
     try:
         # On a thread with a big stack: deep formulas recurse in every stage (parser, SymPy, printers, Jinja)

@@ -572,7 +572,7 @@ def _growth_root(n: int, target: float) -> float:
 def test_solve_through_a_long_chain(n, target):
     import sys
 
-    from planner.compute.evaluation import RECURSION_LIMIT
+    from planner.language.limits import RECURSION_LIMIT
     from planner.questions.roots import compile_univariate, flatten
 
     limit = sys.getrecursionlimit()

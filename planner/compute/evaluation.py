@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from ..language import ir
-from ..language.limits import RECURSION_LIMIT, paused_gc  # noqa: F401  (RECURSION_LIMIT: used by the command line)
 from ..language.errors import (
     ConstraintError,
     KindError,
@@ -30,7 +29,7 @@ from ..language.errors import (
     suggest,
 )
 from ..language.lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
-from ..language.limits import deep
+from ..language.limits import deep, paused_gc
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
 from .program import CompiledPlan
