@@ -75,6 +75,17 @@ def test_a_corrupt_or_foreign_entry_is_ignored(cache_dir):
     (entry,) = _entries(cache_dir)
     entry.write_bytes(b"garbage")
     assert not load(path).cached
+    load(path)
+    (entry,) = _entries(cache_dir)
+    header, payload = cache._parse(entry.read_bytes())
+    for bad in (cache.MAGIC + (10**9).to_bytes(8, "big") + b"\x80",  # a header longer than the file
+                cache._compose(["not", "a", "header"], payload),
+                cache._compose({**header, "files": [("/nonexistent", header["files"][0][1])]}, payload),
+                cache.MAGIC + len(pickle.dumps(_Boom())).to_bytes(8, "big") + pickle.dumps(_Boom()) + payload):
+        entry.write_bytes(bad)
+        assert not load(path).cached
+    entry.write_bytes(cache._compose(header, payload))
+    assert load(path).cached
 
 
 class _Boom:
@@ -105,19 +116,16 @@ def test_a_tampered_compiled_function_is_not_run(cache_dir):
     path = SHEETS / "token_cost.plan"
     load(path)
     (entry,) = _entries(cache_dir)
-    data = entry.read_bytes()
-    head, payload = data.split(b"\n", 2)[0:2], data.split(b"\n", 2)[2]
+    header, payload = cache._parse(entry.read_bytes())
     state = cache._Unpickler(io.BytesIO(payload)).load()
     inputs, outputs, source, fallbacks = state["compiled"]
     state["compiled"] = (inputs, outputs, source.replace("_np.maximum", "print"), fallbacks)
     buf = io.BytesIO()
     cache._Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(state)
     import hashlib
-    import json
 
-    header = json.loads(head[1])
     header.update(length=len(buf.getvalue()), sha256=hashlib.sha256(buf.getvalue()).hexdigest())
-    entry.write_bytes(cache.MAGIC + json.dumps(header).encode() + b"\n" + buf.getvalue())
+    entry.write_bytes(cache._compose(header, buf.getvalue()))
     plan = load(path)
     assert plan.cached and "compiled" not in plan.__dict__  # the plan is kept, its code compiled again
     assert plan.evaluate().display("batch_step_bound") == pytest.approx(53.82494549333333)

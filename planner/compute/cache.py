@@ -11,7 +11,8 @@ the imports, the analysis and the compiling.
   the entry; concurrent runs each write their own, and a reader sees a whole
   entry or none. At most :data:`MAX_ENTRIES` entries are kept (the oldest go).
 * **Safe**: a header with the payload's length and SHA-256 (a torn or corrupt
-  file is not read); the payload is unpickled with an unpickler that builds
+  file is not read; the header is a pickle of plain strings and numbers, read with the same
+  unpickler as the payload); the payload is unpickled with an unpickler that builds
   only planner's own data classes (``planner.language``) and fractions, so an
   entry cannot run code; and the generated numpy code is checked against the
   only forms :mod:`planner.compute.ircompile` writes (arithmetic on its own
@@ -23,17 +24,32 @@ the imports, the analysis and the compiling.
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import os
-import pickle
 import sys
 from fractions import Fraction
 from pathlib import Path
-from typing import Optional
 
-MAGIC = b"planner-plan-cache 1\n"
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
+if TYPE_CHECKING:
+    from typing import Optional
+
+try:  # the interpreter's own SHA-256, as the random module takes its SHA-512: importing hashlib
+    from _sha256 import sha256 as _sha256  # loads OpenSSL, 5 ms of a warm `planner eval`
+except ImportError:  # (Python 3.12 and later name it _sha2; the digests are the same)
+    try:
+        from _sha2 import sha256 as _sha256
+    except ImportError:
+        from hashlib import sha256 as _sha256
+
+try:  # the C pickler, which pickle itself uses (importing pickle, for its Python one, is 2 ms more)
+    from _pickle import Pickler as _CPickler, Unpickler as _CUnpickler, UnpicklingError
+except ImportError:
+    from pickle import Pickler as _CPickler, Unpickler as _CUnpickler, UnpicklingError
+
+PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL since Python 3.8
+MAGIC = b"planner-plan-cache 2\n"
+_LENGTH = 8  # the header's length, in bytes, after the magic line
 MAX_ENTRIES = 512
 _enabled = False
 
@@ -70,18 +86,27 @@ def key(path: Path, text: str, all_imports: bool, roots) -> str:
 def _code() -> str:
     """planner's own code, by the size and modification time of each of its modules (and its
     grammar): an entry made by other code (a new release, an edited checkout) is never read."""
-    root = Path(__file__).resolve().parent.parent
-    marks = []
-    for folder, _, names in sorted(os.walk(root)):
-        for name in sorted(names):
-            if name.endswith((".py", ".lark")):
-                st = os.stat(os.path.join(folder, name))
-                marks.append(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    marks: list[str] = []
+    _marks(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), marks)
     return _digest("\n".join(marks).encode("utf-8"))
 
 
+def _marks(folder: str, marks: list[str]) -> None:
+    """``path:size:mtime`` of each module and grammar under ``folder``, in a fixed order (by
+    :func:`os.scandir`, whose entries carry their type: half the time of :func:`os.walk` and a
+    stat per path)."""
+    with os.scandir(folder) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for entry in entries:
+        if entry.name.endswith((".py", ".lark")) and entry.is_file():
+            st = entry.stat()
+            marks.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
+        elif entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+            _marks(entry.path, marks)
+
+
 def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return _sha256(data).hexdigest()
 
 
 def _file_digest(path: str) -> Optional[str]:
@@ -94,7 +119,7 @@ def _file_digest(path: str) -> Optional[str]:
 
 # ---- reading -------------------------------------------------------------------------------
 
-class _Unpickler(pickle.Unpickler):
+class _Unpickler(_CUnpickler):
     """Builds planner's own data classes and fractions, nothing else: no function of any module
     can be reached, so a cache entry (even one written by someone else) cannot run code."""
 
@@ -107,7 +132,7 @@ class _Unpickler(pickle.Unpickler):
             obj = getattr(importlib.import_module(module), name, None)
             if isinstance(obj, type) and obj.__module__ == module:
                 return obj
-        raise pickle.UnpicklingError(f"not in a plan cache: {module}.{name}")
+        raise UnpicklingError(f"not in a plan cache: {module}.{name}")
 
 
 def fetch(cache_key: str, cls=None, answers=None):
@@ -128,12 +153,8 @@ def _fetch(cache_key: str, cls, answers):
             data = f.read()
     except OSError:
         return None
-    if not data.startswith(MAGIC):
-        return None
-    end = data.index(b"\n", len(MAGIC))
-    header = json.loads(data[len(MAGIC):end])
-    payload = data[end + 1:]
-    if header.get("key") != cache_key or header.get("length") != len(payload) \
+    header, payload = _parse(data)
+    if not isinstance(header, dict) or header.get("key") != cache_key or header.get("length") != len(payload) \
             or header.get("sha256") != _digest(payload):
         return None
     for name, digest in header["files"]:
@@ -141,6 +162,24 @@ def _fetch(cache_key: str, cls, answers):
             return None
     state = _Unpickler(io.BytesIO(payload)).load()
     return _rebuild(state, cls, answers)
+
+
+def _parse(data: bytes) -> tuple[object, bytes]:
+    """An entry's header and payload (:func:`_compose`); the header None when it is not one."""
+    if not data.startswith(MAGIC):
+        return None, b""
+    start = len(MAGIC) + _LENGTH
+    end = start + int.from_bytes(data[len(MAGIC):start], "big")
+    return _Unpickler(io.BytesIO(data[start:end])).load(), data[end:]
+
+
+def _compose(header: dict, payload: bytes) -> bytes:
+    """An entry: the magic line, the header's length and the header (a pickle of plain strings and
+    numbers: json would be one more import for a warm run), then the payload."""
+    buf = io.BytesIO()
+    _CPickler(buf, protocol=PROTOCOL).dump(header)
+    head = buf.getvalue()
+    return MAGIC + len(head).to_bytes(_LENGTH, "big") + head + payload
 
 
 def _rebuild(state: dict, cls, answers):
@@ -179,7 +218,7 @@ def _fraction(value: Fraction):
     return Fraction, (value.numerator, value.denominator)  # by its two integers, not by text to parse again
 
 
-class _Pickler(pickle.Pickler):
+class _Pickler(_CPickler):
     # a table by type, looked up by the C pickler itself (a reducer_override is a call into Python
     # for every object: most of the time of writing a big plan's entry)
     dispatch_table = {Fraction: _fraction}
@@ -207,12 +246,13 @@ def _store(cache_key: str, plan) -> None:
         if compiled is not None and not getattr(compiled, "fallbacks", None) else None,
     }
     buf = io.BytesIO()
-    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(state)
+    _Pickler(buf, protocol=PROTOCOL).dump(state)
     payload = buf.getvalue()
     files = [(str(p), _file_digest(str(p))) for p in plan.files]
     if any(d is None for _, d in files):
         return
-    header = json.dumps({"key": cache_key, "length": len(payload), "sha256": _digest(payload), "files": files})
+    entry = _compose({"key": cache_key, "length": len(payload), "sha256": _digest(payload), "files": files},
+                     payload)
     folder = directory()
     folder.mkdir(parents=True, exist_ok=True)
     import tempfile  # only to write (a read needs neither it nor shutil, which it brings)
@@ -220,7 +260,7 @@ def _store(cache_key: str, plan) -> None:
     fd, stage = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + header.encode("utf-8") + b"\n" + payload)
+            f.write(entry)
         os.replace(stage, folder / f"{cache_key}.cache")
     except BaseException:
         try:

@@ -26,19 +26,25 @@ numpy's import is most of a small ``planner eval``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Optional, Sequence
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
+if TYPE_CHECKING:
+    from typing import Optional, Sequence
 
 
-@dataclass
 class CompiledPlan:
     """One compiled function from input values to every output value (``function``: built from
-    ``source`` on first use when not given)."""
+    ``source`` on first use when not given). A plain class (a data class would bring
+    :mod:`dataclasses` into a warm ``planner eval``: nothing compares or prints these)."""
 
-    inputs: list[str]
-    outputs: list[str]
-    source: str
-    function: object = None
+    def __init__(self, inputs: list[str], outputs: list[str], source: str, function: object = None) -> None:
+        self.inputs = inputs
+        self.outputs = outputs
+        self.source = source
+        self.function = function
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(inputs={len(self.inputs)}, outputs={len(self.outputs)})"
 
     def __call__(self, values: Sequence) -> tuple:
         import numpy as np
@@ -77,12 +83,14 @@ class CompiledPlan:
         return out
 
 
-@dataclass
 class IRCompiled(CompiledPlan):
     """A :class:`CompiledPlan` built from the IR (:mod:`planner.compute.ircompile`); ``fallbacks`` are
     the outputs printed through SymPy (name, why)."""
 
-    fallbacks: list[tuple[str, str]] = field(default_factory=list)
+    def __init__(self, inputs: list[str], outputs: list[str], source: str, function: object = None,
+                 fallbacks: Optional[list[tuple[str, str]]] = None) -> None:
+        super().__init__(inputs, outputs, source, function)
+        self.fallbacks = [] if fallbacks is None else fallbacks
 
 
 def _compile(source: str):

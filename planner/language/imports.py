@@ -30,19 +30,21 @@ keeps everything (``planner eval --all``).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import stat
 from enum import Enum
 from fractions import Fraction
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
 
 from . import ir
 from .data import data_dir
 from .errors import DuplicateError, ImportError_, Label, LimitError, NotPlanText, PlanError, UsageError, suggest
 from .limits import MAX_FILE_BYTES
 from .source import Source, Span
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
+if TYPE_CHECKING:
+    from typing import Mapping, Optional, Sequence
 
 
 def library_dir() -> Path:
@@ -154,6 +156,8 @@ def resolve_imports(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...] = (),
 
 def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...], roots: tuple[Path, ...],
              files: list[Path]) -> ir.PlanIR:
+    import dataclasses  # here, not at import: a warm `planner eval` needs neither it nor inspect
+
     from .lower import lower
 
     statements: list[ir.Statement] = []
@@ -186,6 +190,7 @@ def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...], roots: tuple[
 
 def _used_only(own: ir.PlanIR, resolved: ir.PlanIR) -> ir.PlanIR:
     """Drop imported definitions and functions that nothing of the plan's own uses, even indirectly."""
+    import dataclasses
     mine = {id(s) for s in own.statements}
     defs = {s.name: s for s in resolved.statements if isinstance(s, (ir.Definition, ir.FunctionDef))}
     wanted: set[str] = set()
@@ -209,6 +214,7 @@ def _used_only(own: ir.PlanIR, resolved: ir.PlanIR) -> ir.PlanIR:
 
 def referenced_names(node) -> set[str]:
     """Every quantity or function name a statement (or expression) mentions, the names it sets included."""
+    import dataclasses
     out: set[str] = set()
     stack = [node]
     while stack:
@@ -285,6 +291,7 @@ def _find(s: ir.Import, base: Path, roots: tuple[Path, ...] = ()) -> Path:
 
 
 def _bring(inner: ir.PlanIR, s: ir.Import, prefix: str) -> list[ir.Statement]:
+    import dataclasses
     defs = [x for x in inner.statements if isinstance(x, (ir.Definition, ir.FunctionDef))]
     units = [x for x in inner.statements if isinstance(x, ir.UnitDecl)]
     available = {d.name for d in defs}
@@ -315,6 +322,7 @@ def rename(e: Optional[ir.Expr], mapping: Mapping[str, str], local: frozenset[st
     """Rewrite quantity and function names in an expression (parameters stay)."""
     if e is None:
         return None
+    import dataclasses
 
     def fn(node):
         if isinstance(node, ir.Name) and node.name not in local and node.name in mapping:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import enum
 from fractions import Fraction
-from typing import Optional, Union
 
 from .lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 from .source import Span
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
+if TYPE_CHECKING:
+    from typing import Optional, Union
 
 
 class BinOp(enum.Enum):
@@ -183,7 +186,7 @@ class Aggregate:
         return None if self.var == ITEM else self.var
 
 
-Expr = Union[Number, Bool, Name, ScenarioRef, Neg, Binary, Compare, Logic, Not, Call, Aggregate]
+Expr = Number | Bool | Name | ScenarioRef | Neg | Binary | Compare | Logic | Not | Call | Aggregate
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -437,7 +440,7 @@ class Import:
     span: Span
 
 
-Statement = Union[Definition, FunctionDef, UnitDecl, Scenario, Axis, Sweep, Solve, Optimize, Check, Import]
+Statement = Definition | FunctionDef | UnitDecl | Scenario | Axis | Sweep | Solve | Optimize | Check | Import
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import field
+from .lazy import field  # dataclasses.field, for the classes made on first use
 
 from .lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 

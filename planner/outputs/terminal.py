@@ -10,16 +10,15 @@ stable: new keys may be added, existing ones keep their meaning.
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import math
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..language.errors import PlanError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
 if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
+    from typing import Any, Iterable, Optional, Sequence
     from ..questions.explain import Explanation
     from ..questions.sensitivity import Sensitivity
     from ..questions.solve import SolveResult
@@ -96,6 +95,8 @@ def markdown_table(rows: Sequence[Sequence[Any]], headers: Sequence[str],
 
 def jsonl(records: Iterable[dict[str, Any]]) -> str:
     """One JSON object per line (JSON Lines)."""
+    import json
+
     return "\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in records)
 
 
@@ -226,7 +227,15 @@ def json_number(v: Any) -> Any:
     return v
 
 
+def _csv_writer(buf):
+    import csv  # here, as json below: a table for the terminal needs neither
+
+    return csv.writer(buf, lineterminator="\n")
+
+
 def dumps(data: Any) -> str:
+    import json
+
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
 
 
@@ -314,7 +323,7 @@ def eval_jsonl(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[st
 
 def eval_csv(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = _csv_writer(buf)
     w.writerow(["quantity", "unit"] + [ev.label for ev in evaluations])
     for n in names:
         q = plan.model.quantities[n]
@@ -330,7 +339,7 @@ def _csv_value(v: Any) -> str:
 
 def csv_rows(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = _csv_writer(buf)
     w.writerow(headers)
     for row in rows:
         w.writerow([_csv_value(v) if isinstance(v, (bool, float)) else v for v in row])
@@ -467,7 +476,7 @@ def sweep_json(results: Sequence[SweepResult]) -> dict[str, Any]:
 
 def sweep_csv(results: Sequence[SweepResult]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = _csv_writer(buf)
     header = None
     for r in results:
         names = r.names
@@ -543,7 +552,7 @@ def solve_jsonl(results: Sequence[SolveResult]) -> str:
 
 def solve_csv(results: Sequence[SolveResult]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = _csv_writer(buf)
     w.writerow(["question", "alias", "scenario", "target", "mode", "value", "unit", "optimum", "closed_form",
                 "method", "verification"])
     for r in results:
@@ -592,7 +601,7 @@ def sensitivity_json(plan: Plan, results: Sequence[Sensitivity]) -> dict[str, An
 
 def sensitivity_csv(results: Sequence[Sensitivity]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = _csv_writer(buf)
     w.writerow(["quantity", "scenario", "input", "value", "unit", "elasticity", "derivative", "method", "note"])
     for s in results:
         for r in s.rows:
