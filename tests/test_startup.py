@@ -214,3 +214,31 @@ def test_the_command_line_unfreezes_what_it_froze(tmp_path):
     gc.unfreeze()
     assert main(["--no-cache", "eval", str(path)]) == 0
     assert gc.get_freeze_count() == 0
+
+
+# ---- the end of the process ---------------------------------------------------------------------
+
+def test_the_command_line_ends_without_teardown_but_loses_nothing(tmp_path):
+    """run() skips the interpreter's teardown (os._exit): what atexit holds still runs, every byte
+    written reaches the file or the pipe, and the exit status is the command's."""
+    code = ("import atexit, sys\natexit.register(lambda: print('atexit ran', file=sys.stderr))\n"
+            "sys.argv = ['planner'] + sys.argv[1:]\nfrom planner.cli import run\nrun()\n")
+    out = tmp_path / "sweep.csv"
+    with open(out, "w") as f:
+        proc = subprocess.run([sys.executable, "-c", code, "sweep", "sheets/token_cost.plan",
+                               "alpha=0..0.99 count 20000", "--format", "csv"], cwd=ROOT, stdout=f,
+                              stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 0 and proc.stderr.strip().endswith("atexit ran"), proc.stderr
+    lines = out.read_text().splitlines()
+    assert len(lines) == 20001 and lines[-1].startswith("sweep alpha in 0..0.99 count 20000,base,0.99,")
+    bad = tmp_path / "bad.plan"
+    bad.write_text("x = 1\ncheck x == 2\n")
+    failed = subprocess.run([sys.executable, "-c", code, "check", str(bad)], cwd=ROOT, capture_output=True, text=True)
+    assert failed.returncode == 1 and "atexit ran" in failed.stderr
+    # a reader that stops early (`| head -1`): no complaint about the closed pipe
+    piped = subprocess.Popen([sys.executable, "-c", code, "sweep", "sheets/token_cost.plan", "alpha=0..0.99 count 200000",
+                              "--format", "csv"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = piped.stdout.readline()
+    piped.stdout.close()
+    err = piped.stderr.read().decode()
+    assert piped.wait() == 0 and first.startswith(b"sweep,") and "Error" not in err and "Exception" not in err, err
