@@ -229,6 +229,16 @@ u = y * z / z * 2
 v = w + s + u
 """
 
+NEGATIVE_BASES = """
+x = 2
+n = 3
+r = (-2.5) ^ x
+s = -2.5 ^ x
+t = (-2) ^ n
+u = (-0.5) ^ (x + n)
+w = x / (-2) ^ n
+"""
+
 DOMAIN = """
 x = 2   where x >= 1
 k = 10
@@ -396,6 +406,7 @@ def lo(tmp_path_factory):
     items["plateau"] = export(loads(PLATEAU, "plateau.plan"), work / "plateau.xlsx")
     items["hidden"] = export(loads(HIDDEN_DIVISIONS, "hidden.plan"), work / "hidden.xlsx")
     items["hidden_zero"] = edit(items["hidden"], work / "hidden_zero.xlsx", {"z": 0})
+    items["negative_bases"] = export(loads(NEGATIVE_BASES, "negative_bases.plan"), work / "negative_bases.xlsx")
     probe = printer_probe(work / "printer_probe.xlsx")
     alpha_values = [0.5, 0.0, 0.999, 1.0, 1.5, -0.1]
     alpha_cells = validation_probe(items["article"], work / "validation_probe.xlsx", "alpha", alpha_values)
@@ -523,7 +534,7 @@ def verify(item: Item, wb=None) -> int:
 
 ENGINES = ["libreoffice", "gnumeric"]
 TEST_PLANS = ["article", "features", "long", "constrained", "article_edited", "features_edited", "moe", "extremes",
-              "domain", "buy_vs_rent", "integer_root", "plateau", "hidden"]
+              "domain", "buy_vs_rent", "integer_root", "plateau", "hidden", "negative_bases"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

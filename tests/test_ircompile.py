@@ -235,6 +235,7 @@ def test_eval_of_a_plain_plan_does_not_import_numpy():
     ("floor(x + 2)", "(2.0 + _np.floor(_approx(_v0)))"),
     ("max(x, x + 1)", "(1.0 + _v0)"),  # SymPy decides it
     ("max(y, x)", "_np.maximum(_v0, _v1)"),  # sorted
+    ("-2.5 ^ x", "(-(2.5**_v0))"),
 ])
 def test_sympys_rewrites(formula, code):
     plan = planner.loads(f"x = 2\ny = 3\nq = {formula}\n", "r.plan")
@@ -244,6 +245,17 @@ def test_sympys_rewrites(formula, code):
     expected = code.replace("1/3", repr(1 / 3))
     assert line == expected
     _same_code(plan, formula)
+
+
+def test_a_negative_base_is_raised_as_written():
+    # (-2.5)^2 is 6.25 and -2.5^2 is -(2.5^2), as in the workbook (where -2.5^2 would be 6.25)
+    plan = planner.loads("x = 2\nn = 3\nr = (-2.5) ^ x\ns = -2.5 ^ x\nt = (-2) ^ n\nu = (-2) ^ x\n", "p.plan")
+    ev = plan.evaluate()
+    assert (ev["r"], ev["s"], ev["t"], ev["u"]) == (6.25, -6.25, -8.0, 4.0)
+    compiled = plan.compiled  # (through SymPy's printer: the mirror leaves negative bases to it)
+    assert "((-2.5)**_v0)" in compiled.source and "((-2.0)**_v1)" in compiled.source
+    by_name = dict(zip(compiled.outputs, compiled([np.array([2.0, 3.0]), np.array([3.0, 3.0])])))
+    assert by_name["r"].tolist() == [6.25, -15.625] and by_name["t"].tolist() == [-8.0, -8.0]
 
 
 def test_exact_decimals_reach_the_threshold_exactly():

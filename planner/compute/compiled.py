@@ -16,6 +16,7 @@ import numpy as np
 import sympy as sp
 
 from .numeric import MAX_TERMS, CompiledPlan, aggregate, approx, expand  # noqa: F401  (both routes share them)
+from .program import power_base
 
 
 def _float(e) -> str:
@@ -174,8 +175,8 @@ class NumpyPrinter:
         if exp == -1:
             return f"(1.0/{self.p(base)})"
         if exp.is_Number and exp < 0:
-            return f"(1.0/({self.p(base)}**{self.p(-exp)}))"
-        return f"({self.p(base)}**{self.p(exp)})"
+            return f"(1.0/({power_base(self.p(base))}**{self.p(-exp)}))"
+        return f"({power_base(self.p(base))}**{self.p(exp)})"
 
     def _fold(self, fn: str, args) -> str:
         parts = [self.p(a) for a in args]

@@ -25,7 +25,7 @@ from ..language import ir
 from ..language.analysis import unit_of
 from ..language.model import Model
 from . import canonical as C
-from .program import IRCompiled, load_source  # noqa: F401  (re-exported)
+from .program import IRCompiled, load_source, power_base  # noqa: F401  (re-exported)
 
 Node = tuple
 
@@ -360,8 +360,8 @@ class Printer:
         if exp == C.NEG_ONE:
             return f"(1.0/{self.p(base)})"
         if exp[0] == "n" and exp[1] < 0:
-            return f"(1.0/({self.p(base)}**{self.p(('n', -exp[1]))}))"
-        return f"({self.p(base)}**{self.p(exp)})"
+            return f"(1.0/({power_base(self.p(base))}**{self.p(('n', -exp[1]))}))"
+        return f"({power_base(self.p(base))}**{self.p(exp)})"
 
 
 # ---- compiling ------------------------------------------------------------------------------

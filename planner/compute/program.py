@@ -93,6 +93,12 @@ class IRCompiled(CompiledPlan):
         self.fallbacks = [] if fallbacks is None else fallbacks
 
 
+def power_base(text: str) -> str:
+    """The printed base of ``**``, parenthesized when it is a negative number: Python reads
+    ``-2.5**x`` as ``-(2.5**x)``, and ``(-2.5)^x`` must stay ``(-2.5)**x``."""
+    return f"({text})" if text.startswith("-") else text
+
+
 def _compile(source: str):
     """Python's code of generated source, compiled without the cyclic collector (it would walk every
     object of the loaded plan again and again while the compiler allocates: half of the compile
