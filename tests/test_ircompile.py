@@ -211,6 +211,79 @@ def test_python_floats_give_numpys_bits_or_give_up():
     assert ran > 200 and gave_up > 50, (ran, gave_up)  # many run without numpy; 1/0, overflow, nan go to numpy
 
 
+def _code_run(compiled, values):
+    """The generated code's own scalar run (exec'd with the scalar namespace): outputs or the exception."""
+    from planner.compute.program import SCALAR, _give_up
+
+    namespace = {"_np": SCALAR, "_approx": _give_up, "_agg": _give_up, "_x": _give_up}
+    exec(compiled.code, namespace)  # noqa: S102  (planner's generated code)
+    try:
+        return namespace["_plan"](tuple(values))
+    except Exception as exc:  # noqa: BLE001
+        return type(exc)
+
+
+def _steps_run(compiled, values):
+    try:
+        return compiled.steps.run(tuple(values))
+    except Exception as exc:  # noqa: BLE001
+        return type(exc)
+
+
+def _same_run(a, b) -> bool:
+    if isinstance(a, type) or isinstance(b, type):
+        return a is b
+    return [(type(x), repr(x)) for x in a] == [(type(x), repr(x)) for x in b]
+
+
+def test_the_steps_run_as_the_code_does_bit_for_bit():
+    """One evaluation runs the compiler's steps instead of compiling the code: the same outputs to
+    the bit, or the same exception, as the code run with the same scalar namespace, over every
+    shipped plan and test plan in every scenario, and generated formulas at awkward inputs."""
+    awkward = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-300, 1e300, -1e300, 7.25, 1e-9, 2.0 ** 0.5, True, False]
+    compared = 0
+    plans = [(str(p), planner.load(p)) for p in _shipped()] + [(w, planner.loads(t, w, ROOT)) for w, t in _test_plans()]
+    for where, plan in plans:
+        compiled = plan.compiled
+        if getattr(compiled, "steps", None) is None:
+            assert compiled.fallbacks, where  # no steps only where SymPy printed a formula
+            continue
+        for scenario in [None] + plan.scenario_names:
+            try:
+                inputs, _ = plan.input_values(scenario)
+            except PlanError:
+                continue
+            values = [v if isinstance(v, bool) else float(v) for v in (inputs[n] for n in plan.model.inputs)]
+            values += [1.0] * (len(compiled.inputs) - len(values))  # answers the formulas use
+            assert _same_run(_steps_run(compiled, values), _code_run(compiled, values)), (where, scenario)
+            compared += 1
+    for seed in range(150):
+        r = random.Random(seed)
+        lines = ["a = 1.5", "b = 2", "c = 0.3", "d = 4", "x1 = 3", "y2 = 0.7", "flag = true"]
+        lines += [f"q{i} = {_formula(r, 3)}" for i in range(3)]
+        lines.append(f"z = {_formula(r, 2)} + q0 * q1 - q2")
+        try:
+            plan = planner.loads("\n".join(lines) + "\n", f"generated-{seed}.plan")
+            compiled = plan.compiled
+        except (PlanError, TypeError, ValueError, NotImplementedError):
+            continue
+        if getattr(compiled, "steps", None) is None:
+            continue
+        for _ in range(8):
+            values = [r.choice(awkward) if q != "flag" else r.random() < 0.5 for q in plan.model.inputs]
+            assert _same_run(_steps_run(compiled, values), _code_run(compiled, values)), (seed, values)
+            compared += 1
+    assert compared > 1000
+
+
+def test_a_formula_sympy_prints_leaves_no_steps():
+    plan = planner.loads("x = 2\nr = (-2.5) ^ x\ns = x * 3\n", "n.plan")
+    assert plan.compiled.fallbacks and getattr(plan.compiled, "steps", None) is None
+    assert plan.evaluate()["r"] == 6.25
+    steps = planner.loads("x = 2\ns = x * 3\n", "n.plan").compiled.steps
+    assert steps.run((2.0,)) == (6.0,)
+
+
 def test_eval_of_a_plain_plan_does_not_import_numpy():
     plan = planner.load(SHEETS / "token_cost.plan")
     for scenario in [None] + plan.scenario_names:

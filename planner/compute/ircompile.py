@@ -25,7 +25,7 @@ from ..language import ir
 from ..language.analysis import unit_of
 from ..language.model import Model
 from . import canonical as C
-from .program import IRCompiled, load_source, power_base  # noqa: F401  (re-exported)
+from .program import IRCompiled, Steps, load_source, power_base  # noqa: F401  (re-exported)
 
 Node = tuple
 
@@ -236,22 +236,30 @@ def _factors(e: ir.Binary) -> list[ir.Expr]:
 
 # ---- printing: NumpyPrinter's text for the same tree ------------------------------------------
 
-def _float(v: Fraction) -> str:
+def _number(v: Fraction) -> tuple[str, tuple]:
+    """A number's text in the code, and its step (:mod:`planner.compute.program`)."""
     try:
         x = v.numerator / v.denominator  # correctly rounded, as the SymPy route prints it
     except OverflowError:
         x = math.inf if v > 0 else -math.inf
     if math.isinf(x):
-        return "_np.inf" if x > 0 else "(-_np.inf)"
-    return repr(x)
+        return ("_np.inf", ("k", x)) if x > 0 else ("(-_np.inf)", ("k", x))
+    return repr(x), ("k", x)
 
 
 _ATOMS = frozenset(("n", "s", "d", "b"))  # nodes without arguments (never hoisted)
 _OPS = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="}
-_FUNCS = {"Abs": "_np.abs", "sign": "_np.sign", "log": "_np.log", "exp": "_np.exp"}
+_FUNCS = {"Abs": "abs", "sign": "sign", "log": "log", "exp": "exp"}
+_NAN = ("_np.nan", ("k", math.nan))
+_ONE_TEXT = ("1.0", ("k", 1.0))
 
 
 class Printer:
+    """NumpyPrinter's text for a canonical form, and with it the same code as steps for
+    :class:`planner.compute.program.Steps` (the one evaluation without compiling the code):
+    each part's text and its step are made together, so that the steps are the text as Python
+    reads it (``-a*b`` as ``(-a)*b``, left to right)."""
+
     HOIST = 40  # as NumpyPrinter: subtrees deeper than this get a line of their own (`_hN = ...`)
 
     def __init__(self, names: Mapping[Node, str]) -> None:
@@ -259,34 +267,47 @@ class Printer:
         self.nesting = 0  # of the expression being printed
         self.count = 0  # hoisted lines so far (their names are _h1, _h2...)
         self.hoisted: list[str] = []  # `_hN = ...` lines that must come before the printed expression
+        self.hoisted_steps: list[tuple[str, tuple]] = []  # the same, as (name, step)
 
     def __call__(self, e: Node) -> str:
+        return self.p(e)[0]
+
+    def both(self, e: Node) -> tuple[str, tuple]:
+        """``e``'s text and its step."""
         return self.p(e)
 
-    def p(self, e: Node) -> str:
+    def p(self, e: Node) -> tuple[str, tuple]:
         # NumpyPrinter.p, step for step: every branch is evaluated anyway (numpy), so moving a deep
         # subtree to a line of its own is exact; Python's parser nests only about 200 deep
-        if self.nesting >= self.HOIST and e[0] not in _ATOMS:
+        tag = e[0]
+        if tag == "s" or tag == "d":  # (atoms first: nothing to nest or hoist)
+            name = self.names[e]
+            return name, ("v", name)
+        if tag == "n":
+            return _number(e[1])
+        if self.nesting >= self.HOIST and tag not in _ATOMS:
             saved, self.nesting = self.nesting, 0
             try:
-                text = self.p(e)
+                text, step = self.p(e)
             finally:
                 self.nesting = saved
             self.count += 1
             name = f"_h{self.count}"
             self.hoisted.append(f"{name} = {text}")
-            return name
+            self.hoisted_steps.append((name, step))
+            return name, ("v", name)
         self.nesting += 1
-        text = self._print(e)  # (on an error compile_outputs resets the count)
+        out = self._print(e)  # (on an error compile_outputs resets the count)
         self.nesting -= 1
-        return text
+        return out
 
-    def _print(self, e: Node) -> str:
+    def _print(self, e: Node) -> tuple[str, tuple]:
         tag = e[0]
         if tag == "s" or tag == "d":
-            return self.names[e]
+            name = self.names[e]
+            return name, ("v", name)
         if tag == "n":
-            return _float(e[1])
+            return _number(e[1])
         if tag == "+":
             return self._add(e)
         if tag == "*":
@@ -296,47 +317,63 @@ class Printer:
         if tag == "f":
             name, args = e[1], e[2]
             if name == "Max" or name == "Min":
-                fn = "maximum" if name == "Max" else "minimum"
-                out = self.p(args[0])
-                for a in args[1:]:
-                    out = f"_np.{fn}({out}, {self.p(a)})"
-                return out
+                return self._fold("maximum" if name == "Max" else "minimum", args)
             if name == "floor" or name == "ceiling":
-                return f"_np.{'floor' if name == 'floor' else 'ceil'}(_approx({self.p(args[0])}))"
-            return f"{_FUNCS[name]}({self.p(args[0])})"
+                inner = self._call("_approx", [self.p(args[0])])
+                return self._call("floor" if name == "floor" else "ceil", [inner])
+            return self._call(_FUNCS[name], [self.p(args[0])])
         if tag == "pw":
-            out = "_np.nan"
+            out = _NAN
             for value, cond in reversed(e[1]):
                 if cond == C.TRUE:
                     out = self.p(value)
                 else:
-                    out = f"_np.where({self.p(cond)}, {self.p(value)}, {out})"
+                    out = self._call("where", [self.p(cond), self.p(value), out])
             return out
         if tag == "r":
-            return f"({self.p(e[2])} {_OPS[e[1]]} {self.p(e[3])})"
+            (lt, ls), (rt, rs) = self.p(e[2]), self.p(e[3])
+            op = _OPS[e[1]]
+            return f"({lt} {op} {rt})", ("r", op, ls, rs)
         if tag == "and" or tag == "or":
-            fn = "logical_and" if tag == "and" else "logical_or"
-            out = self.p(e[1][0])
-            for a in e[1][1:]:
-                out = f"_np.{fn}({out}, {self.p(a)})"
-            return out
+            return self._fold("logical_and" if tag == "and" else "logical_or", e[1])
         if tag == "not":
-            return f"_np.logical_not({self.p(e[1])})"
+            return self._call("logical_not", [self.p(e[1])])
         if tag == "b":
-            return "True" if e[1] else "False"
+            return ("True" if e[1] else "False"), ("k", bool(e[1]))
         raise AssertionError(e)
 
-    def _add(self, e: Node) -> str:
-        parts = []
-        for i, a in enumerate(e[1]):
-            coeff, rest = C.as_coeff_mul(a)
-            if i and coeff < 0:
-                parts.append(" - " + self.p(rest if coeff == -1 else C.mul(("n", -coeff), rest)))
-            else:
-                parts.append((" + " if i else "") + self.p(a))
-        return "(" + "".join(parts) + ")"
+    @staticmethod
+    def _call(fn: str, args: list) -> tuple[str, tuple]:
+        """``fn(args)``: ``_approx``, or one of numpy's functions (``_np.<fn>``)."""
+        text = fn if fn == "_approx" else f"_np.{fn}"
+        return f"{text}({', '.join(t for t, _ in args)})", ("f", fn, tuple(s for _, s in args))
 
-    def _mul(self, e: Node) -> str:
+    def _fold(self, fn: str, args) -> tuple[str, tuple]:
+        out = self.p(args[0])
+        for a in args[1:]:
+            out = self._call(fn, [out, self.p(a)])
+        return out
+
+    def _add(self, e: Node) -> tuple[str, tuple]:
+        parts = []
+        first = None
+        rest = []
+        for i, a in enumerate(e[1]):
+            coeff, other = C.as_coeff_mul(a)
+            if i and coeff < 0:
+                text, step = self.p(other if coeff == -1 else C.mul(("n", -coeff), other))
+                parts.append(" - " + text)
+                rest.append((False, step))
+            else:
+                text, step = self.p(a)
+                parts.append((" + " if i else "") + text)
+                if i:
+                    rest.append((True, step))
+                else:
+                    first = step
+        return "(" + "".join(parts) + ")", ("+", first, tuple(rest))
+
+    def _mul(self, e: Node) -> tuple[str, tuple]:
         nums, dens = [], []
         for a in e[1]:
             if a[0] == "^" and a[2][0] == "n" and a[2][1] < 0:
@@ -349,19 +386,35 @@ class Printer:
         sign = ""
         if len(nums) > 1 and nums[0] == C.NEG_ONE:
             sign, nums = "-", nums[1:]
-        text = sign + "*".join(self.p(a) for a in nums) if nums else "1.0"
+        p = self.p
+        texts, factors = [], []
+        for a in nums:
+            t, step = p(a)
+            texts.append(t)
+            factors.append(step)
+        text = sign + "*".join(texts) if nums else "1.0"
+        divisors = []
         if dens:
-            text += "/(" + "*".join(self.p(a) for a in dens) + ")"
-        return "(" + text + ")"
+            texts = []
+            for a in dens:
+                t, step = p(a)
+                texts.append(t)
+                divisors.append(step)
+            text += "/(" + "*".join(texts) + ")"
+        return "(" + text + ")", ("*", bool(sign), tuple(factors), tuple(divisors))
 
-    def _pow(self, base: Node, exp: Node) -> str:
+    def _pow(self, base: Node, exp: Node) -> tuple[str, tuple]:
         if exp == C.HALF:
-            return f"_np.sqrt({self.p(base)})"
+            return self._call("sqrt", [self.p(base)])
         if exp == C.NEG_ONE:
-            return f"(1.0/{self.p(base)})"
+            text, step = self.p(base)
+            return f"(1.0/{text})", ("/", ("k", 1.0), step)
+        bt, bs = self.p(base)
         if exp[0] == "n" and exp[1] < 0:
-            return f"(1.0/({power_base(self.p(base))}**{self.p(('n', -exp[1]))}))"
-        return f"({power_base(self.p(base))}**{self.p(exp)})"
+            et, es = self.p(("n", -exp[1]))
+            return f"(1.0/({power_base(bt)}**{et}))", ("/", ("k", 1.0), ("**", bs, es))
+        et, es = self.p(exp)
+        return f"({power_base(bt)}**{et})", ("**", bs, es)
 
 
 # ---- compiling ------------------------------------------------------------------------------
@@ -491,6 +544,7 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
         lines.append("    " + ", ".join(f"_v{i}" for i in range(n_in)) + ", = _in")
     printer = Printer(var)
     out_vars, fallbacks = [], []
+    steps: list[tuple[str, tuple]] = []  # the code as Steps, while every output is mirrored
     for j, (name, output) in enumerate(outputs):
         v = f"_v{n_in + j}"
         q = model.quantities.get(name) if divisors and not callable(output) else None
@@ -500,33 +554,47 @@ def compile_outputs(model: Model, inputs: Sequence[str], outputs: Sequence[tuple
                 node, divisions = conv.divisions(output)
             else:
                 node = output(conv) if callable(output) else conv.expr(output)
-            text = printer(node)
+            text, step = printer.both(node)
         except (C.Unsupported, RecursionError) as exc:
             if sympy_fallback is None:
                 raise
             printer.hoisted.clear()
+            printer.hoisted_steps.clear()
             printer.nesting = 0
+            steps = None  # SymPy's text has no steps: the code is compiled for every run
             text = sympy_fallback(name, output, by_name, printer)
             fallbacks.append((name, str(exc) if isinstance(exc, C.Unsupported) else "too deep"))
             divisions = []  # (SymPy's printer: its divisions are not looked for)
-        guards: list[str] = []
+        guards: list[tuple[str, tuple]] = []
         for d, branches in _hidden(node, divisions) if divisions else ():
             try:
-                guards.append(f"({printer(divisor_guard(d, branches))} == 0.0)")
+                gt, gs = printer.both(divisor_guard(d, branches))
+                guards.append((f"({gt} == 0.0)", ("r", "==", gs, ("k", 0.0))))
             except (C.Unsupported, RecursionError):
                 printer.nesting = 0  # not mirrored: this division keeps SymPy's algebra
         lines.extend(f"    {h}" for h in printer.hoisted)
         printer.hoisted.clear()
         lines.append(f"    {v} = {text}")
+        if steps is not None:
+            steps.extend(printer.hoisted_steps)
+            steps.append((v, step))
+        printer.hoisted_steps.clear()
         if guards:  # nan where a division divides by zero and the value hides it, else the value
             zero = guards[0]
             for g in guards[1:]:
-                zero = f"_np.logical_or({zero}, {g})"
-            lines.append(f"    {v} = _np.where(_np.logical_and({zero}, (_np.abs({v}) < _np.inf)), _np.nan, {v})")
+                zero = Printer._call("logical_or", [zero, g])
+            finite = (f"(_np.abs({v}) < _np.inf)", ("r", "<", ("f", "abs", (("v", v),)), ("k", math.inf)))
+            text, step = Printer._call("where", [Printer._call("logical_and", [zero, finite]), _NAN, (v, ("v", v))])
+            lines.append(f"    {v} = {text}")
+            if steps is not None:
+                steps.append((v, step))
         if name in model.quantities:
             var[("s", name)] = v
             by_name[name] = v
         out_vars.append(v)
     lines.append("    return (" + "".join(f"{v}, " for v in out_vars) + ")")
     source = "\n".join(lines) + "\n"
-    return IRCompiled([n for n, _ in variables], [n for n, _ in outputs], source, None, fallbacks)  # run: on first call
+    compiled = IRCompiled([n for n, _ in variables], [n for n, _ in outputs], source, None, fallbacks)  # run: on first call
+    if steps is not None:
+        compiled.steps = Steps([f"_v{i}" for i in range(n_in)], steps, out_vars)
+    return compiled

@@ -26,6 +26,7 @@ numpy's import is most of a small ``planner eval``).
 from __future__ import annotations
 
 import math
+import operator
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
 if TYPE_CHECKING:
@@ -64,8 +65,10 @@ class CompiledPlan:
 
     def scalar(self, values: Sequence) -> Optional[tuple]:
         """Every output from Python floats and bools, with the bits :meth:`__call__` gives for the
-        same values as numpy scalars; ``None`` where it cannot promise that (see the module)."""
-        function = self.__dict__.get("_scalar_function")
+        same values as numpy scalars; ``None`` where it cannot promise that (see the module). Run
+        as :class:`Steps` when the compiler left them (no code to compile), else as the code."""
+        steps = self.__dict__.get("steps")
+        function = steps.run if steps is not None else self.__dict__.get("_scalar_function")
         if function is None:
             namespace: dict = {"_np": SCALAR, "_approx": _give_up, "_agg": _give_up, "_x": _give_up}
             exec(self.code, namespace)  # noqa: S102  (our generated code)
@@ -129,6 +132,87 @@ class GiveUp(Exception):
 
 def _give_up(*args):
     raise GiveUp
+
+
+class Steps:
+    """The generated code of one plan as data, for :meth:`CompiledPlan.scalar`: each line as
+    (variable, step), a step one of
+
+    * ``("v", name)``, ``("k", value)``: a variable, a constant;
+    * ``("+", first, ((adds, term), ...))``: ``(first + term - term ...)``, left to right;
+    * ``("*", negated, factors, divisors)``: ``(-f*f*f/(d*d))``: the first factor negated, then
+      the products left to right, then one division by the divisors' product (``1.0`` without
+      factors);
+    * ``("**", base, exponent)``, ``("/", numerator, denominator)``;
+    * ``("r", op, left, right)``: a comparison (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``);
+    * ``("f", name, args)``: :data:`SCALAR`'s function ``name`` (``_approx``: give up).
+
+    :mod:`planner.compute.ircompile` makes each step with the text of the same part of the code,
+    the step being that text as Python reads it, so a run gives the code's scalar run bit for bit
+    (every operation the same one on the same floats, in the same order; the same exceptions), and
+    costs no compiling: Python's compile of a 10,000-line plan's code took longer than all of the
+    plan's evaluation."""
+
+    __slots__ = ("inputs", "lines", "outputs")
+
+    def __init__(self, inputs: list[str], lines: list[tuple[str, tuple]], outputs: list[str]) -> None:
+        self.inputs = inputs
+        self.lines = lines
+        self.outputs = outputs
+
+    def run(self, values: tuple) -> tuple:
+        if len(values) != len(self.inputs):
+            raise ValueError("not as many values as inputs")  # as the code's unpacking
+        env = dict(zip(self.inputs, values))
+        for name, step in self.lines:
+            env[name] = _value(step, env)
+        return tuple(env[v] for v in self.outputs)
+
+
+_FUNCTIONS = frozenset(("maximum", "minimum", "where", "abs", "sign", "sqrt", "floor", "ceil", "log", "exp",
+                        "logical_and", "logical_or", "logical_not"))  # numpy's, as the code calls them
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+            ">=": operator.ge}
+
+
+def _value(step: tuple, env: dict):
+    tag = step[0]
+    if tag == "v":
+        return env[step[1]]
+    if tag == "k":
+        return step[1]
+    if tag == "*":
+        factors = step[2]
+        if factors:
+            x = _value(factors[0], env)
+            if step[1]:
+                x = -x
+            for f in factors[1:]:
+                x = x * _value(f, env)
+        else:
+            x = 1.0
+        divisors = step[3]
+        if divisors:
+            d = _value(divisors[0], env)
+            for f in divisors[1:]:
+                d = d * _value(f, env)
+            x = x / d
+        return x
+    if tag == "+":
+        x = _value(step[1], env)
+        for adds, term in step[2]:
+            x = x + _value(term, env) if adds else x - _value(term, env)
+        return x
+    if tag == "**":
+        return _value(step[1], env) ** _value(step[2], env)
+    if tag == "/":
+        return _value(step[1], env) / _value(step[2], env)
+    if tag == "r":
+        return _COMPARE[step[1]](_value(step[2], env), _value(step[3], env))
+    if tag == "f":  # the function first (SCALAR's log gives up before its argument is worked out)
+        fn = getattr(SCALAR, step[1]) if step[1] in _FUNCTIONS else _give_up
+        return fn(*[_value(a, env) for a in step[2]])
+    raise GiveUp  # not a step of ours
 
 
 def _floats(a, b) -> None:
