@@ -226,9 +226,16 @@ def paused_gc():
 
     The recursion limit is raised meanwhile: the passes over a formula recurse
     once per operator, so a sum of a few hundred terms would exceed Python's
-    default of 1,000 frames (Python 3.11 keeps these frames off the C stack)."""
+    default of 1,000 frames (Python 3.11 keeps these frames off the C stack).
+
+    What the block built goes straight to the collector's oldest generation when it ends
+    (:func:`gc.freeze`, then :func:`gc.unfreeze`, which puts the frozen objects there): left in
+    the youngest, all of it would be walked by the first collection after the block, 0.2 s for
+    a 10,000-line plan and 2 s for a 100,000-line one. Objects already frozen before the block
+    (the command line freezes the loaded plan) stay frozen, and what the block built with them."""
     enabled = gc.isenabled()
     limit = sys.getrecursionlimit()
+    frozen = gc.get_freeze_count()
     gc.disable()
     sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
@@ -236,4 +243,7 @@ def paused_gc():
     finally:
         sys.setrecursionlimit(limit)
         if enabled:
+            gc.freeze()
+            if not frozen:
+                gc.unfreeze()
             gc.enable()
