@@ -117,8 +117,10 @@ class _Lower(Transformer):
     @v_args(meta=True)
     def number(self, meta, children):
         (tok,) = children
-        self._leading_zero(tok, str(tok))
-        return ir.Number(parse_number(str(tok)), None, self.tspan(tok))
+        text = tok.value  # (the token's own str: str(tok) would copy it)
+        if text[0] == "0":
+            self._leading_zero(tok, text)
+        return ir.Number(parse_number(text), None, Span(self.source, tok.start_pos, tok.end_pos))
 
     @v_args(meta=True)
     def quantity(self, meta, children):
@@ -140,7 +142,7 @@ class _Lower(Transformer):
     def dotted(self, children):
         if len(children) == 1:  # a plain name
             tok = children[0]
-            return str(tok), Span(self.source, tok.start_pos, tok.end_pos)
+            return tok.value, Span(self.source, tok.start_pos, tok.end_pos)
         return ".".join(str(c) for c in children), Span(self.source, children[0].start_pos, children[-1].end_pos)
 
     @v_args(meta=True)
@@ -165,7 +167,9 @@ class _Lower(Transformer):
     @v_args(meta=True)
     def binary(self, meta, children):
         left, op, right = children
-        return ir.Binary(_BIN[str(op)], left, right, self.span(meta), self.tspan(op))
+        source = self.source
+        return ir.Binary(_BIN[op.value], left, right, Span(source, meta.start_pos, meta.end_pos),
+                         Span(source, op.start_pos, op.end_pos))
 
     def comp_op(self, children):
         return children[0]
@@ -324,7 +328,7 @@ class _Lower(Transformer):
         name, expr, *rest = children
         self._no_single_equals(expr, "a formula")
         doc, tags, constraints, display = self._annotations(rest)
-        return ir.Definition(str(name), expr, display, doc, tags, constraints, self.span(meta), self.tspan(name))
+        return ir.Definition(name.value, expr, display, doc, tags, constraints, self.span(meta), self.tspan(name))
 
     @v_args(meta=True)
     def param(self, meta, children):

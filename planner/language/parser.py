@@ -17,7 +17,7 @@ from lark.visitors import _vargs_meta
 
 from .data import data_dir
 from .errors import Label, LimitError, ParseError, PlanError
-from .limits import LimitExceeded, TokenBudget, check_text
+from .limits import MAX_STATEMENT_TOKENS, MAX_TOKENS, NESTING, LimitExceeded, TokenBudget, check_text
 from .source import Source, Span
 
 _OPEN = {"LPAR", "LSQB"}
@@ -204,16 +204,19 @@ def _run(parser: Lark, source: Source, start: str):
 class _Meta:
     """What a transformer's ``v_args(meta=True)`` methods read of a node: where it starts and ends."""
 
-    __slots__ = ("start_pos", "end_pos", "empty")
+    __slots__ = ("start_pos", "end_pos")
+    empty = False
 
     def __init__(self, start: int, end: int) -> None:
         self.start_pos = start
         self.end_pos = end
-        self.empty = False
 
 
 class _EmptyMeta:
     empty = True
+
+
+_EMPTY = _EmptyMeta()  # (nothing in it to change: one for every node without positions)
 
 
 class _Inline:
@@ -222,70 +225,78 @@ class _Inline:
     child's *container* counting: the parentheses around an inlined ``(expr)``), then lark's own
     child filtering and one-child inlining, then the transformer's method with that meta."""
 
-    __slots__ = ("call", "where", "state", "single")
+    __slots__ = ("call", "where", "state", "single", "direct")
 
-    def __init__(self, call, where: dict, state: list, single: bool) -> None:
+    def __init__(self, call, where: dict, state: list, single: bool, direct=None) -> None:
         self.call = call
         self.where = where  # id(value) -> (value, start, end, container start, container end)
         self.state = state  # [(start, end) of the node being reduced, first PlanError of a method]
         self.single = single  # a `?rule: child` that hands its only child up as it is
+        self.direct = direct  # the method itself, (meta, children), for a rule lark filters nothing of
 
     def __call__(self, children):
         where = self.where
+        start = end = None  # of the first and the last child that has positions
         if len(children) == 1:  # the common case, without the loops
             c = children[0]
             if type(c) is Token:
-                first = last = (c.start_pos, c.end_pos)
+                start, end = c.start_pos, c.end_pos
             else:
                 if self.single:  # its positions are already the child's
                     return c
                 got = where.get(id(c))
-                first = last = (got[3], got[4]) if got is not None and got[0] is c else None
+                if got is not None and got[0] is c:
+                    start, end = got[3], got[4]
         else:
-            first = last = None
             for c in children:
                 if type(c) is Token:
-                    first = (c.start_pos, c.end_pos)
+                    start = c.start_pos
                     break
                 got = where.get(id(c))
                 if got is not None and got[0] is c:
-                    first = (got[3], got[4])
+                    start = got[3]
                     break
-            if first is not None:
+            if start is not None:
                 for c in reversed(children):
                     if type(c) is Token:
-                        last = (c.start_pos, c.end_pos)
+                        end = c.end_pos
                         break
                     got = where.get(id(c))
                     if got is not None and got[0] is c:
-                        last = (got[3], got[4])
+                        end = got[4]
                         break
         state = self.state
         if state[1] is not None:  # a method failed: only the syntax is checked from here on
             return None
-        state[0] = (first[0], last[1]) if first is not None else None
         try:
-            res = self.call(children)
+            direct = self.direct
+            if direct is not None:
+                res = direct(_Meta(start, end) if start is not None else _EMPTY, children)
+            else:
+                state[0] = (start, end) if start is not None else None
+                res = self.call(children)
         except PlanError as err:  # reported after the parse, so that a syntax error anywhere comes first
             state[1] = err
             return None
-        if first is not None and type(res) is not Token:
+        if start is not None and type(res) is not Token:
             key = id(res)
             for c in children:
                 if c is res:  # handed up: its own span stays, its container grows
                     old = where.get(key)
                     if old is not None and old[0] is res:
-                        if old[3] != first[0] or old[4] != last[1]:
-                            where[key] = (res, old[1], old[2], first[0], last[1])
+                        if old[3] != start or old[4] != end:
+                            where[key] = (res, old[1], old[2], start, end)
                         return res
                     break
-            where[key] = (res, first[0], last[1], first[0], last[1])
+            where[key] = (res, start, end, start, end)
         return res
 
 
 def _tables(parse_table, order: dict, shift):
     """lark's parse table with each action ready to use: ``(True, next state)`` for a shift,
-    ``(False, size, name, rule number, hands its child up)`` for a reduction; and the gotos."""
+    ``(False, size, name, rule number, hands its child up)`` for a reduction; the gotos; and,
+    filled while parsing, where a run of child-handing reductions ends (:func:`_loop`). Lists
+    indexed by state where lark's states are 0, 1, 2... (they are), else dicts."""
     table = {}
     for st, actions in parse_table.states.items():
         row = {}
@@ -294,7 +305,9 @@ def _tables(parse_table, order: dict, shift):
                 (False, len(arg.expansion), arg.origin.name, order[arg], _single(arg))
         table[st] = row
     goto = {st: {k: v[1] for k, v in row.items() if v[0]} for st, row in table.items()}
-    return table, goto
+    if sorted(table) == list(range(len(table))):
+        table, goto = [table[i] for i in range(len(table))], [goto[i] for i in range(len(goto))]
+    return table, goto, {}
 
 
 def _loop(tables, callbacks: list, owner):
@@ -302,7 +315,7 @@ def _loop(tables, callbacks: list, owner):
     one-pass parser, over :func:`_tables` (each action ready to use, instead of looked up through
     its rule on every step); ``callbacks`` by rule number. What it cannot decide (an unexpected
     token, the end) it hands to lark's own ``feed_token``, which raises lark's errors."""
-    table, goto = tables
+    table, goto, singles = tables
 
     def parse_from_state(state, last_token=None):
         state_stack, value_stack = state.state_stack, state.value_stack
@@ -320,7 +333,20 @@ def _loop(tables, callbacks: list, owner):
                         break
                     _, size, origin, index, single = act
                     if single:  # `?rule: child` handing its child up: only the state changes
-                        state_stack[-1] = goto[state_stack[-2]][origin]
+                        # A run of these (an atom handed up through the precedence levels) replaces
+                        # only the top state, so where it ends depends on the state below, the top
+                        # and the token alone: worked out once, then looked up.
+                        key = (state_stack[-2], state_stack[-1], ttype)
+                        end = singles.get(key)
+                        if end is None:
+                            below, end = state_stack[-2], state_stack[-1]
+                            while True:
+                                step = table[end].get(ttype)
+                                if step is None or step[0] or not step[4]:
+                                    break
+                                end = goto[below][step[2]]
+                            singles[key] = end
+                        state_stack[-1] = end
                         continue
                     if size:
                         children = value_stack[-size:]
@@ -346,7 +372,16 @@ def _loop(tables, callbacks: list, owner):
 
 
 def _meta(state: list):
-    return _Meta(*state[0]) if state[0] is not None else _EmptyMeta()
+    return _Meta(*state[0]) if state[0] is not None else _EMPTY
+
+
+def _meta_method(transformer, name: str):
+    """The transformer's ``v_args(meta=True)`` method for ``name`` as a plain function of (meta,
+    children), or None for any other kind (no lambda in between: one call less per node)."""
+    f = getattr(transformer, name, None)
+    if f is not None and getattr(f, "visit_wrapper", None) is _vargs_meta and hasattr(f, "base_func"):
+        return f.base_func.__get__(transformer)
+    return None
 
 
 def _method(transformer, name: str, state: list):
@@ -455,7 +490,7 @@ class _FusedLexer:
 
     def _state(self, lexer) -> list:
         """[the names of the state's terminals, whether every terminal's pattern may go first, None,
-        the strings to look for first, the tokens left before its own pattern]: the third, the
+        the strings to look for first, the tokens left before its own pattern, the lexer]: the third, the
         state's own patterns, made when needed; the fourth, the strings the state reads alone that
         a pattern terminal of all reads as keywords (MINUS where a unary minus is expected, not
         ADD_OP), each with its place in lark's order."""
@@ -463,7 +498,7 @@ class _FusedLexer:
         own = self._unless(lexer)[1]
         alone = tuple(sorted((rank[t.name], t.pattern.value) for t in lexer.terminals
                              if t.name in embedded and t.name not in own))
-        return [frozenset(t.name for t in lexer.terminals), True, None, alone, OWN_PATTERN_AFTER]
+        return [frozenset(t.name for t in lexer.terminals), True, None, alone, OWN_PATTERN_AFTER, lexer]
 
     def lex(self, lexer_state, parser_state):
         text_slice = lexer_state.text
@@ -473,6 +508,7 @@ class _FusedLexer:
         lexers = self.contextual.lexers
         stack = parser_state.state_stack
         info = self.info
+        by_state: dict = {}  # the parser's state -> its lexer's entry in info (states share lexers)
         root, _, root_rank = self._root()
         root_spaced, root_keywords = root[0], root[3]
         opened: list = []
@@ -483,10 +519,13 @@ class _FusedLexer:
         previous = None
         while line_ctr.char_pos < end:
             pos = line_ctr.char_pos
-            lexer = lexers[stack[-1]]
-            state = info.get(id(lexer))
+            state = by_state.get(stack[-1])
             if state is None:
-                state = info[id(lexer)] = self._state(lexer)
+                lexer = lexers[stack[-1]]
+                state = info.get(id(lexer))
+                if state is None:
+                    state = info[id(lexer)] = self._state(lexer)
+                by_state[stack[-1]] = state
             m = None
             if state[1] and state[2] is None:  # every terminal's pattern first (see the class)
                 state[4] -= 1
@@ -510,7 +549,7 @@ class _FusedLexer:
             else:
                 got = state[2]
                 if got is None:
-                    got = state[2] = self._patterns(lexer)
+                    got = state[2] = self._patterns(state[5])
                 m = got[0].match(text, pos, end)  # white space, then a token, in one match
                 if m is None:
                     yield from self.contextual.lex(lexer_state, parser_state)  # lark raises its error here
@@ -535,8 +574,12 @@ class _FusedLexer:
                 type_ = keywords[type_].get(value, type_)
             t = new_token(type_, value, pos, line, column, line_ctr.line, line_ctr.column, line_ctr.char_pos)
             lexer_state.last_token = t
-            see(t)
-            kind = t.type
+            kind = type_
+            if kind not in NESTING and 0 < budget.in_statement < MAX_STATEMENT_TOKENS and budget.total < MAX_TOKENS:
+                budget.in_statement += 1  # TokenBudget.see for a token inside a statement that nests nothing
+                budget.total += 1
+            else:
+                see(t)
             if kind in _OPEN:  # the post-lexer (_NewlinePostLex.process)
                 depth += 1
                 opened.append(t)
@@ -601,11 +644,12 @@ def parse_transform(source: Source, transformer, start: str = "start"):
     state: list = [None, None]  # (start, end) of the node being reduced; the first error a method raised
     table = {}
     for rule, chain in builders:
-        call = _method(transformer, rule.alias or rule.options.template_source or rule.origin.name, state)
-        for wrap in chain:
-            if wrap is not PropagatePositions:
-                call = wrap(call)
-        table[rule] = _Inline(call, where, state, _single(rule))
+        name = rule.alias or rule.options.template_source or rule.origin.name
+        call = _method(transformer, name, state)
+        wrappers = [wrap for wrap in chain if wrap is not PropagatePositions]
+        for wrap in wrappers:
+            call = wrap(call)
+        table[rule] = _Inline(call, where, state, _single(rule), None if wrappers else _meta_method(transformer, name))
     inner = parser.parser.parser.parser
     if not hasattr(parser, "_planner_tables"):
         parser._planner_order = {rule: i for i, (rule, _) in enumerate(builders)}
