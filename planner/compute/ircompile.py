@@ -376,15 +376,22 @@ class Printer:
     def _mul(self, e: Node) -> tuple[str, tuple]:
         nums, dens = [], []
         for a in e[1]:
-            if a[0] == "^" and a[2][0] == "n" and a[2][1] < 0:
-                dens.append(a[1] if a[2][1] == -1 else ("^", a[1], ("n", -a[2][1])))
-            elif a[0] == "n" and a[1].denominator != 1 and abs(a[1].numerator) == 1:
-                nums.append(("n", a[1].numerator))  # ints: _float prints them as the Fractions would print
-                dens.append(("n", a[1].denominator))
-            else:
-                nums.append(a)
+            tag = a[0]
+            if tag == "^":
+                exp = a[2]
+                if exp[0] == "n" and exp[1].numerator < 0:
+                    dens.append(a[1] if exp[1] == -1 else ("^", a[1], ("n", -exp[1])))
+                    continue
+            elif tag == "n":
+                v = a[1]
+                d = v.denominator
+                if d != 1 and (v.numerator == 1 or v.numerator == -1):
+                    nums.append(("n", v.numerator))  # ints: _float prints them as the Fractions would print
+                    dens.append(("n", d))
+                    continue
+            nums.append(a)
         sign = ""
-        if len(nums) > 1 and nums[0] == C.NEG_ONE:
+        if len(nums) > 1 and nums[0][0] == "n" and nums[0][1] == -1:
             sign, nums = "-", nums[1:]
         p = self.p
         texts, factors = [], []
