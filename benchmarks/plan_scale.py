@@ -46,13 +46,14 @@ def diamonds(n: int) -> str:
 
 def measure(text: str) -> dict[str, float]:
     from planner.compute.evaluation import Plan
-    from planner.language.limits import paused_gc
+    from planner.language.limits import freeze, own_collector, paused_gc
     from planner.language.analysis import analyze
     from planner.language.lower import lower
     from planner.language.source import Source
 
     clock = time.process_time
     gc.collect()
+    own_collector(True)  # as the command line's process (planner/cli.py, main; see limits.paused_gc)
     t = {}
     start = clock()
     with paused_gc():  # as planner.compute.evaluation.loads does
@@ -64,12 +65,12 @@ def measure(text: str) -> dict[str, float]:
         plan = Plan(Source("generated.plan", text), model, analyzer)
         plan.compiled
         t3 = clock()
-    gc.freeze()  # as the command line does once the plan is loaded (planner/cli.py, _load)
+    freeze()  # as the command line does once the plan is loaded (planner/cli.py, _load)
     try:
         ev = plan.evaluate()
         t4 = clock()
     finally:
-        gc.unfreeze()
+        own_collector(False)  # (which unfreezes)
     assert len(ev.values) == len(model.quantities) and not plan.compiled.fallbacks
     t.update(parse=t1 - t0, check=t2 - t1, compile=t3 - t2, evaluate=t4 - t3, total=t4 - start)
     return t

@@ -289,14 +289,13 @@ def import_roots(args) -> list[str]:
 
 
 def _load(path: str, all_imports: bool = False, args=None):
-    import gc
-
+    from .language.limits import freeze
     from .plan import load
 
     plan = load(path, all_imports=all_imports, import_roots=import_roots(args))
     # The loaded plan lives until the command ends: the cyclic collector need not walk it again at
     # every collection that what follows (compiling, evaluating, printing) sets off.
-    gc.freeze()
+    freeze()
     return plan
 
 
@@ -859,7 +858,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     cache.enable(not args.no_cache)
     handler: Callable[[argparse.Namespace], int] = args.handler
     from .language.errors import PlanError, render
-    from .language.limits import RECURSION_LIMIT, deep
+    from .language.limits import RECURSION_LIMIT, deep, own_collector
+
+    own_collector(True)  # this process is the command line's (see paused_gc)
 
     # Formulas are walked recursively (and SymPy recurses too): a sum of
     # thousands of terms needs more than Python's default 1,000 frames.
@@ -889,9 +890,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_INTERNAL
     finally:
         cache.enable(False)  # the command line's choice, not the library's (main() may run in-process)
-        import gc
-
-        gc.unfreeze()  # what _load froze is the collector's again (main() may run in-process, many times)
+        own_collector(False)  # and what _load froze is the collector's again (main() may run in-process, many times)
 
 
 def run() -> None:  # console script entry point

@@ -217,34 +217,49 @@ def test_the_command_line_unfreezes_what_it_froze(tmp_path):
 
 
 def test_what_a_paused_collector_built_skips_the_young_generations():
-    """After paused_gc, what the block built is in the collector's oldest generation (the first
-    collection after it need not walk a whole plan), nothing stays frozen, and cycles built in it
-    are still collected; what was frozen before the block stays frozen."""
+    """In the command line's process, what paused_gc's block built is in the collector's oldest
+    generation after it (the first collection need not walk a whole plan), nothing stays frozen,
+    and cycles built in it are still collected; once the loaded plan is frozen, what a block
+    builds is frozen with it. In a library user's process nothing of this happens: what the user
+    froze stays frozen."""
     import gc
 
-    from planner.language.limits import paused_gc
+    from planner.language.limits import freeze, own_collector, paused_gc
 
     class Node:
         pass
 
     gc.collect()
     gc.unfreeze()
-    with paused_gc():
-        built = [Node() for _ in range(50_000)]
-        for a, b in zip(built, built[1:] + built[:1]):
-            a.next = b  # one big cycle
-    ids = {id(n) for n in built}
-    assert not any(id(o) in ids for o in gc.get_objects(generation=0))
-    assert sum(id(o) in ids for o in gc.get_objects(generation=2)) == len(built)
-    assert gc.get_freeze_count() == 0
-    del built, a, b
-    assert gc.collect() >= 50_000  # the cycle is garbage, and collected
-    kept = [Node()]
-    gc.freeze()
+    own_collector(True)
     try:
+        with paused_gc():
+            built = [Node() for _ in range(50_000)]
+            for a, b in zip(built, built[1:] + built[:1]):
+                a.next = b  # one big cycle
+        ids = {id(n) for n in built}
+        assert not any(id(o) in ids for o in gc.get_objects(generation=0))
+        assert sum(id(o) in ids for o in gc.get_objects(generation=2)) == len(built)
+        assert gc.get_freeze_count() == 0
+        del built, a, b
+        assert gc.collect() >= 50_000  # the cycle is garbage, and collected
+        kept = [Node()]
+        freeze()
         with paused_gc():
             more = [Node() for _ in range(1000)]
         assert gc.get_freeze_count() >= len(kept) + len(more)
+    finally:
+        own_collector(False)
+    assert gc.get_freeze_count() == 0
+    users = [Node() for _ in range(100)]
+    gc.freeze()  # the library user's own freeze
+    try:
+        frozen = gc.get_freeze_count()
+        with paused_gc():
+            young = [Node() for _ in range(1000)]
+        assert gc.get_freeze_count() == frozen and len(users) == 100
+        # left in the young generations (a collection may have moved it from the first to the second)
+        assert not any(o is young[0] for o in gc.get_objects(generation=2))
     finally:
         gc.unfreeze()
 

@@ -229,14 +229,15 @@ def paused_gc():
     once per operator, so a sum of a few hundred terms would exceed Python's
     default of 1,000 frames (Python 3.11 keeps these frames off the C stack).
 
-    What the block built goes straight to the collector's oldest generation when it ends
-    (:func:`gc.freeze`, then :func:`gc.unfreeze`, which puts the frozen objects there): left in
-    the youngest, all of it would be walked by the first collection after the block, 0.2 s for
-    a 10,000-line plan and 2 s for a 100,000-line one. Objects already frozen before the block
-    (the command line freezes the loaded plan) stay frozen, and what the block built with them."""
+    In the command line's process (:func:`own_collector`), what the block built goes straight to
+    the collector's oldest generation when it ends (:func:`gc.freeze`, then :func:`gc.unfreeze`,
+    which puts the frozen objects there): left in the youngest, all of it would be walked by the
+    first collection after the block, 0.2 s for a 10,000-line plan and 2 s for a 100,000-line one.
+    Once the command line has frozen the loaded plan (:func:`freeze`), what a block builds is
+    frozen with it. In anyone else's process it is left as it is: unfreezing would also unfreeze
+    what its owner froze, and asking the collector what is frozen walks every frozen object."""
     enabled = gc.isenabled()
     limit = sys.getrecursionlimit()
-    frozen = gc.get_freeze_count()
     gc.disable()
     sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
@@ -244,7 +245,31 @@ def paused_gc():
     finally:
         sys.setrecursionlimit(limit)
         if enabled:
-            gc.freeze()
-            if not frozen:
-                gc.unfreeze()
+            if _COLLECTOR["owned"]:
+                gc.freeze()
+                if not _COLLECTOR["frozen"]:
+                    gc.unfreeze()
             gc.enable()
+
+
+_COLLECTOR = {"owned": False, "frozen": False}  # the command line's process; the plan frozen by freeze()
+
+
+def own_collector(on: bool) -> None:
+    """The command line says the process is its own: nothing but planner freezes objects in it
+    (:func:`paused_gc` may then move what it built to the oldest generation). Off again, what
+    :func:`freeze` froze is unfrozen."""
+    _COLLECTOR["owned"] = on
+    if not on:
+        unfreeze()
+
+
+def freeze() -> None:
+    """:func:`gc.freeze` for the loaded plan, known to :func:`paused_gc`."""
+    gc.freeze()
+    _COLLECTOR["frozen"] = True
+
+
+def unfreeze() -> None:
+    gc.unfreeze()
+    _COLLECTOR["frozen"] = False
