@@ -183,11 +183,9 @@ def test_generated_formulas_compile_to_the_same_code():
     assert compared > 100
 
 
-def test_python_floats_give_numpys_bits_or_give_up():
-    """The numpy-free run of one evaluation (CompiledPlan.scalar) against numpy scalars, over
-    generated formulas and awkward inputs: zeros of both signs, negatives, huge and tiny values."""
-    awkward = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-300, 1e300, -1e300, 7.25, 1e-9, 2.0 ** 0.5]
-    ran = gave_up = 0
+def _generated_plans():
+    """(seed, its random generator, plan) for 150 generated plans that load and compile (the generator
+    goes on to pick the values the test runs them at)."""
     for seed in range(150):
         r = random.Random(seed)
         lines = ["a = 1.5", "b = 2", "c = 0.3", "d = 4", "x1 = 3", "y2 = 0.7", "flag = true"]
@@ -195,9 +193,19 @@ def test_python_floats_give_numpys_bits_or_give_up():
         lines.append(f"z = {_formula(r, 2)} + q0 * q1 - q2")
         try:
             plan = planner.loads("\n".join(lines) + "\n", f"generated-{seed}.plan")
-            compiled = plan.compiled
+            plan.compiled  # noqa: B018
         except (PlanError, TypeError, ValueError, NotImplementedError):
             continue
+        yield seed, r, plan
+
+
+def test_python_floats_give_numpys_bits_or_give_up():
+    """The numpy-free run of one evaluation (CompiledPlan.scalar) against numpy scalars, over
+    generated formulas and awkward inputs: zeros of both signs, negatives, huge and tiny values."""
+    awkward = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-300, 1e300, -1e300, 7.25, 1e-9, 2.0 ** 0.5]
+    ran = gave_up = 0
+    for seed, r, plan in _generated_plans():
+        compiled = plan.compiled
         for _ in range(8):
             values = [r.choice(awkward) if q != "flag" else r.random() < 0.5 for q in plan.model.inputs]
             got = compiled.scalar(values)
@@ -257,16 +265,8 @@ def test_the_steps_run_as_the_code_does_bit_for_bit():
             values += [1.0] * (len(compiled.inputs) - len(values))  # answers the formulas use
             assert _same_run(_steps_run(compiled, values), _code_run(compiled, values)), (where, scenario)
             compared += 1
-    for seed in range(150):
-        r = random.Random(seed)
-        lines = ["a = 1.5", "b = 2", "c = 0.3", "d = 4", "x1 = 3", "y2 = 0.7", "flag = true"]
-        lines += [f"q{i} = {_formula(r, 3)}" for i in range(3)]
-        lines.append(f"z = {_formula(r, 2)} + q0 * q1 - q2")
-        try:
-            plan = planner.loads("\n".join(lines) + "\n", f"generated-{seed}.plan")
-            compiled = plan.compiled
-        except (PlanError, TypeError, ValueError, NotImplementedError):
-            continue
+    for seed, r, plan in _generated_plans():
+        compiled = plan.compiled
         if getattr(compiled, "steps", None) is None:
             continue
         for _ in range(8):

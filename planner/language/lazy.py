@@ -189,16 +189,14 @@ def _quick_init(cls: type) -> bool:
                 return False
             default = cls.__dict__.get(name, MISSING)
             real = sys.modules.get("dataclasses")  # a dataclasses.field() means it is imported
-            if real is not None and isinstance(default, real.Field):
+            if isinstance(default, Field) or (real is not None and isinstance(default, real.Field)):
+                missing = MISSING if isinstance(default, Field) else real.MISSING
                 if not default.init or default.kw_only is True:
                     return False
-                default = (MISSING if default.default is real.MISSING else default.default) \
-                    if default.default_factory is real.MISSING else _Factory(default.default_factory)
-            elif isinstance(default, Field):
-                if not default.init or default.kw_only is True:
-                    return False
-                default = default.default if default.default_factory is MISSING \
-                    else _Factory(default.default_factory)
+                if default.default_factory is not missing:
+                    default = _Factory(default.default_factory)
+                else:
+                    default = MISSING if default.default is missing else default.default
             elif hasattr(type(default), "__get__"):
                 return False  # a descriptor: the data class's `self.name = value` would go through it
             fields.append((name, default))

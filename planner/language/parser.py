@@ -388,10 +388,10 @@ def _method(transformer, name: str, state: list):
     f = getattr(transformer, name, None)
     if f is None:  # no method for this rule: a tree, as Transformer.__default__ makes
         return lambda children: Tree(name, children, _meta(state))
-    wrapper = getattr(f, "visit_wrapper", None)
-    if wrapper is _vargs_meta and hasattr(f, "base_func"):  # v_args(meta=True): the function itself
-        base = f.base_func.__get__(transformer)
+    base = _meta_method(transformer, name)
+    if base is not None:  # v_args(meta=True): the function itself
         return lambda children: base(_meta(state), children)
+    wrapper = getattr(f, "visit_wrapper", None)
     if wrapper is not None:
         return lambda children: wrapper(f, name, children, _meta(state))
     return f
