@@ -283,7 +283,7 @@ def _prune(folder: Path) -> None:
 # ---- the generated code, checked before it runs -------------------------------------------
 
 _NP = frozenset({"maximum", "minimum", "where", "abs", "sign", "sqrt", "floor", "ceil", "log", "exp",
-                 "logical_and", "logical_or", "logical_not", "inf", "nan"})
+                 "logical_and", "logical_or", "logical_not", "inf", "nan", "float64"})
 _HELPERS = frozenset({"_approx", "_agg", "_x"})
 _GLOBALS = _NP | _HELPERS | {"_np"}  # every name the code may look up, as a global or an attribute
 # What Python compiles generated code into: loads and stores of locals and constants, arithmetic,

@@ -417,6 +417,8 @@ class Printer:
             text, step = self.p(base)
             return f"(1.0/{text})", ("/", ("k", 1.0), step)
         bt, bs = self.p(base)
+        if bt.startswith("-"):  # a negative number: numpy's (power_base)
+            bs = ("f", "float64", (bs,))
         if exp[0] == "n" and exp[1] < 0:
             et, es = self.p(("n", -exp[1]))
             return f"(1.0/({power_base(bt)}**{et}))", ("/", ("k", 1.0), ("**", bs, es))

@@ -97,9 +97,10 @@ class IRCompiled(CompiledPlan):
 
 
 def power_base(text: str) -> str:
-    """The printed base of ``**``, parenthesized when it is a negative number: Python reads
-    ``-2.5**x`` as ``-(2.5**x)``, and ``(-2.5)^x`` must stay ``(-2.5)**x``."""
-    return f"({text})" if text.startswith("-") else text
+    """The printed base of ``**``: a negative number as numpy's (``_np.float64(-2.5)``). Python
+    reads ``-2.5**x`` as ``-(2.5**x)``, and ``(-2.5)^x`` must stay ``(-2.5)**x``; and as a Python
+    float, ``(-8.0)**(1/3)`` would be a complex number where numpy's is nan (a domain error)."""
+    return f"_np.float64({text})" if text.startswith("-") else text
 
 
 def _compile(source: str):
@@ -170,7 +171,7 @@ class Steps:
 
 
 _FUNCTIONS = frozenset(("maximum", "minimum", "where", "abs", "sign", "sqrt", "floor", "ceil", "log", "exp",
-                        "logical_and", "logical_or", "logical_not"))  # numpy's, as the code calls them
+                        "logical_and", "logical_or", "logical_not", "float64"))  # numpy's, as the code calls them
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
             ">=": operator.ge}
 
@@ -225,6 +226,7 @@ class _Scalar:
 
     nan = math.nan
     inf = math.inf
+    float64 = float  # a negative base (power_base): a float, whose power the run's checks see through
 
     @staticmethod
     def maximum(a, b):
