@@ -30,6 +30,8 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+from .program import NUMPY_FUNCTIONS
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
 if TYPE_CHECKING:
     from typing import Optional
@@ -282,8 +284,7 @@ def _prune(folder: Path) -> None:
 
 # ---- the generated code, checked before it runs -------------------------------------------
 
-_NP = frozenset({"maximum", "minimum", "where", "abs", "sign", "sqrt", "floor", "ceil", "log", "exp",
-                 "logical_and", "logical_or", "logical_not", "inf", "nan", "float64"})
+_NP = NUMPY_FUNCTIONS | {"inf", "nan"}  # the functions the generated code calls, and numpy's two constants
 _HELPERS = frozenset({"_approx", "_agg", "_x"})
 _GLOBALS = _NP | _HELPERS | {"_np"}  # every name the code may look up, as a global or an attribute
 # What Python compiles generated code into: loads and stores of locals and constants, arithmetic,

@@ -170,8 +170,8 @@ class Steps:
         return tuple(env[v] for v in self.outputs)
 
 
-_FUNCTIONS = frozenset(("maximum", "minimum", "where", "abs", "sign", "sqrt", "floor", "ceil", "log", "exp",
-                        "logical_and", "logical_or", "logical_not", "float64"))  # numpy's, as the code calls them
+NUMPY_FUNCTIONS = frozenset(("maximum", "minimum", "where", "abs", "sign", "sqrt", "floor", "ceil", "log", "exp",
+                             "logical_and", "logical_or", "logical_not", "float64"))  # what the code calls on _np
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
             ">=": operator.ge}
 
@@ -211,7 +211,7 @@ def _value(step: tuple, env: dict):
     if tag == "r":
         return _COMPARE[step[1]](_value(step[2], env), _value(step[3], env))
     if tag == "f":  # the function first (SCALAR's log gives up before its argument is worked out)
-        fn = getattr(SCALAR, step[1]) if step[1] in _FUNCTIONS else _give_up
+        fn = getattr(SCALAR, step[1]) if step[1] in NUMPY_FUNCTIONS else _give_up
         return fn(*[_value(a, env) for a in step[2]])
     raise GiveUp  # not a step of ours
 
