@@ -481,3 +481,33 @@ def test_aggregates_in_sympy_are_sums_with_their_own_variable():
 ])
 def test_answer_in_a_formula(text, name, scenario, expected):
     assert value(text, name, scenario) == pytest.approx(expected, rel=1e-12)
+
+
+def test_dependency_order_is_graphlibs():
+    """The order quantities are computed and listed in is the standard library's
+    (``TopologicalSorter.static_order``), though planner orders without it; a cycle is still an error."""
+    import graphlib
+    import random
+
+    from planner.language.graph import _static_order
+
+    rng = random.Random(11)
+    cycles = 0
+    for _ in range(2000):
+        n = rng.randint(0, 12)
+        names = [f"q{i}" for i in range(n)] + ["in0", "in1"]  # and two that are only used
+        deps = {}
+        for i in range(n):
+            pool = names if rng.random() < 0.15 else names[:i] + names[n:]  # now and then a cycle
+            chosen = rng.sample(pool, rng.randint(0, min(4, len(pool))))
+            deps[names[i]] = tuple(chosen + chosen[:1] * (rng.random() < 0.1))  # a name used twice
+        sorter = graphlib.TopologicalSorter()
+        for name, ds in deps.items():
+            sorter.add(name, *ds)
+        try:
+            expected = list(sorter.static_order())
+        except graphlib.CycleError:
+            expected = None
+            cycles += 1
+        assert _static_order(deps) == expected, deps
+    assert 100 < cycles < 1900  # both kinds were tried

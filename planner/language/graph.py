@@ -24,7 +24,10 @@ def topological_order(
 
     Ties keep definition order, so output is deterministic.
     """
-    sorter = graphlib.TopologicalSorter()
+    order = _static_order(deps)
+    if order is not None:
+        return order
+    sorter = graphlib.TopologicalSorter()  # a cycle: graphlib finds its path for the message
     for name in deps:
         sorter.add(name, *deps[name])
     try:
@@ -47,6 +50,35 @@ def topological_order(
             labels=labels,
             hint="a quantity cannot depend on itself; make one of them an input",
         ) from None
+
+
+def _static_order(deps: Mapping[str, Sequence[str]]) -> list[str] | None:
+    """``TopologicalSorter`` given ``add(name, *deps[name])`` for each name, then ``static_order()``:
+    the same order (graphlib's: nodes as first met, the ready ones in rounds, each round in the
+    order they became ready, which is a queue), or None when there is a cycle. graphlib's own
+    walks the whole graph once more looking for a cycle before it starts, with a method call per
+    node and edge: a sixth of checking a 100,000-line plan."""
+    waiting: dict[str, int] = {}  # a node's dependencies not yet ordered, nodes in graphlib's order
+    users: dict[str, list[str]] = {}
+    for name, ds in deps.items():
+        if name not in waiting:
+            waiting[name] = 0
+            users[name] = []
+        for d in ds:
+            if d not in waiting:
+                waiting[d] = 0
+                users[d] = [name]
+            else:
+                users[d].append(name)
+        waiting[name] += len(ds)
+    order = [n for n, count in waiting.items() if not count]
+    for node in order:  # (the list grows as it is read: a queue)
+        for user in users[node]:
+            count = waiting[user] - 1
+            waiting[user] = count
+            if not count:
+                order.append(user)
+    return order if len(order) == len(waiting) else None
 
 
 def cone(model: "Model", names: Iterable[str]) -> list[str]:

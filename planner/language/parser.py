@@ -220,76 +220,30 @@ _EMPTY = _EmptyMeta()  # (nothing in it to change: one for every node without po
 
 
 class _Inline:
-    """One rule's reduction when the transformer runs inside the parser: its positions as lark's
-    ``propagate_positions`` would give the node (from the first and last child that has any, a
-    child's *container* counting: the parentheses around an inlined ``(expr)``), then lark's own
-    child filtering and one-child inlining, then the transformer's method with that meta."""
+    """One rule's reduction when the transformer runs inside the parser: lark's own child
+    filtering and one-child inlining, then the transformer's method, with the meta lark's
+    ``propagate_positions`` would give the node (worked out by :func:`_loop`)."""
 
-    __slots__ = ("call", "where", "state", "single", "direct")
+    __slots__ = ("call", "state", "direct")
 
-    def __init__(self, call, where: dict, state: list, single: bool, direct=None) -> None:
+    def __init__(self, call, state: list, direct=None) -> None:
         self.call = call
-        self.where = where  # id(value) -> (value, start, end, container start, container end)
-        self.state = state  # [(start, end) of the node being reduced, first PlanError of a method]
-        self.single = single  # a `?rule: child` that hands its only child up as it is
+        self.state = state  # [the meta of the node being reduced, first PlanError of a method]
         self.direct = direct  # the method itself, (meta, children), for a rule lark filters nothing of
 
-    def __call__(self, children):
-        where = self.where
-        start = end = None  # of the first and the last child that has positions
-        if len(children) == 1:  # the common case, without the loops
-            c = children[0]
-            if type(c) is Token:
-                start, end = c.start_pos, c.end_pos
-            else:
-                if self.single:  # its positions are already the child's
-                    return c
-                got = where.get(id(c))
-                if got is not None and got[0] is c:
-                    start, end = got[3], got[4]
-        else:
-            for c in children:
-                if type(c) is Token:
-                    start = c.start_pos
-                    break
-                got = where.get(id(c))
-                if got is not None and got[0] is c:
-                    start = got[3]
-                    break
-            if start is not None:
-                for c in reversed(children):
-                    if type(c) is Token:
-                        end = c.end_pos
-                        break
-                    got = where.get(id(c))
-                    if got is not None and got[0] is c:
-                        end = got[4]
-                        break
+    def __call__(self, children, meta):
         state = self.state
         if state[1] is not None:  # a method failed: only the syntax is checked from here on
             return None
         try:
             direct = self.direct
             if direct is not None:
-                res = direct(_Meta(start, end) if start is not None else _EMPTY, children)
-            else:
-                state[0] = (start, end) if start is not None else None
-                res = self.call(children)
+                return direct(meta if meta is not None else _EMPTY, children)
+            state[0] = meta
+            return self.call(children)
         except PlanError as err:  # reported after the parse, so that a syntax error anywhere comes first
             state[1] = err
             return None
-        if start is not None and type(res) is not Token:
-            key = id(res)
-            for c in children:
-                if c is res:  # handed up: its own span stays, its container grows
-                    old = where.get(key)
-                    if old is not None and old[0] is res:
-                        if old[3] != start or old[4] != end:
-                            where[key] = (res, old[1], old[2], start, end)
-                        return res
-                    break
-            where[key] = (res, start, end, start, end)
-        return res
 
 
 def _tables(parse_table, order: dict, shift):
@@ -313,52 +267,85 @@ def _tables(parse_table, order: dict, shift):
 def _loop(tables, callbacks: list, owner):
     """lark's LALR loop (``_Parser.parse_from_state`` and ``ParserState.feed_token``) for the
     one-pass parser, over :func:`_tables` (each action ready to use, instead of looked up through
-    its rule on every step); ``callbacks`` by rule number. What it cannot decide (an unexpected
-    token, the end) it hands to lark's own ``feed_token``, which raises lark's errors."""
+    its rule on every step); ``callbacks`` by rule number, each given the children and their meta.
+
+    Where each value on the stack lies is kept beside it, on a stack of its own: the token itself
+    for a token, a :class:`_Meta` for a reduction (from the first and last child that has a place,
+    as lark's ``propagate_positions`` takes them; a child handed up through ``(expr)`` lies where
+    its parentheses do, as lark's *container* positions say), None where there is none. What the
+    loop cannot decide (an unexpected token) it hands to lark's own ``feed_token``, which raises
+    lark's errors."""
     table, goto, singles = tables
 
     def parse_from_state(state, last_token=None):
         state_stack, value_stack = state.state_stack, state.value_stack
+        places = [None] * len(value_stack)  # where each value lies (see above)
+        end_state = state.parse_conf.end_state
         token = last_token
+        at_end = False
         try:
-            for token in state.lexer.lex(state):
-                ttype = token.type
-                while True:
-                    act = table[state_stack[-1]].get(ttype)
-                    if act is None:
-                        state.feed_token(token)  # raises UnexpectedToken
-                    if act[0]:  # shift (no terminal has a callback: the transformer visits no tokens)
-                        state_stack.append(act[1])
-                        value_stack.append(token)
-                        break
-                    _, size, origin, index, single = act
-                    if single:  # `?rule: child` handing its child up: only the state changes
-                        # A run of these (an atom handed up through the precedence levels) replaces
-                        # only the top state, so where it ends depends on the state below, the top
-                        # and the token alone: worked out once, then looked up.
-                        key = (state_stack[-2], state_stack[-1], ttype)
-                        end = singles.get(key)
-                        if end is None:
-                            below, end = state_stack[-2], state_stack[-1]
-                            while True:
-                                step = table[end].get(ttype)
-                                if step is None or step[0] or not step[4]:
-                                    break
-                                end = goto[below][step[2]]
-                            singles[key] = end
-                        state_stack[-1] = end
-                        continue
-                    if size:
-                        children = value_stack[-size:]
-                        del state_stack[-size:]
-                        del value_stack[-size:]
-                    else:
-                        children = []
-                    value = callbacks[index](children)
-                    state_stack.append(goto[state_stack[-1]][origin])
-                    value_stack.append(value)
-            end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
-            return state.feed_token(end, True)
+            tokens = state.lexer.lex(state)
+            while True:
+                for token in tokens:
+                    ttype = token.type
+                    while True:
+                        act = table[state_stack[-1]].get(ttype)
+                        if act is None:
+                            state.feed_token(token)  # raises UnexpectedToken
+                        if act[0]:  # shift (no terminal has a callback: the transformer visits no tokens)
+                            state_stack.append(act[1])
+                            value_stack.append(token)
+                            places.append(token)
+                            break
+                        _, size, origin, index, single = act
+                        if single and not at_end:  # `?rule: child` handing its child up: only the state changes
+                            # A run of these (an atom handed up through the precedence levels) replaces
+                            # only the top state, so where it ends depends on the state below, the top
+                            # and the token alone: worked out once, then looked up.
+                            key = (state_stack[-2], state_stack[-1], ttype)
+                            end = singles.get(key)
+                            if end is None:
+                                below, end = state_stack[-2], state_stack[-1]
+                                while True:
+                                    step = table[end].get(ttype)
+                                    if step is None or step[0] or not step[4]:
+                                        break
+                                    end = goto[below][step[2]]
+                                singles[key] = end
+                            state_stack[-1] = end
+                            continue
+                        if single:  # (at the end, one at a time: lark stops the moment it reaches its end state)
+                            state_stack[-1] = goto[state_stack[-2]][origin]
+                        else:
+                            if size:
+                                children = value_stack[-size:]
+                                kids = places[-size:]
+                                del state_stack[-size:]
+                                del value_stack[-size:]
+                                del places[-size:]
+                                first, last = kids[0], kids[-1]
+                                if first is None or last is None:  # a child without a place: the next one's
+                                    first = next((k for k in kids if k is not None), None)
+                                    last = next((k for k in reversed(kids) if k is not None), None)
+                                if first is None:
+                                    meta = None
+                                elif size == 1 and type(first) is _Meta:
+                                    meta = first  # (a meta is never changed: shared)
+                                else:
+                                    meta = _Meta(first.start_pos, last.end_pos)
+                            else:
+                                children = []
+                                meta = None
+                            value = callbacks[index](children, meta)
+                            state_stack.append(goto[state_stack[-1]][origin])
+                            value_stack.append(value)
+                            places.append(value if type(value) is Token else meta)  # a token lies where it is
+                        if at_end and state_stack[-1] == end_state:
+                            return value_stack[-1]
+                if at_end:  # (not reached: at the end every action is a reduction, up to the end state)
+                    raise AssertionError("the parser did not reach its end state")
+                at_end = True
+                tokens = (Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1),)
         except UnexpectedInput as e:
             try:
                 from lark.parsers.lalr_interactive_parser import InteractiveParser
@@ -372,7 +359,7 @@ def _loop(tables, callbacks: list, owner):
 
 
 def _meta(state: list):
-    return _Meta(*state[0]) if state[0] is not None else _EMPTY
+    return state[0] if state[0] is not None else _EMPTY
 
 
 def _meta_method(transformer, name: str):
@@ -640,8 +627,7 @@ def parse_transform(source: Source, transformer, start: str = "start"):
     builders = getattr(getattr(parser, "_parse_tree_builder", None), "rule_builders", None)
     if not isinstance(callbacks, dict) or builders is None:  # lark laid out otherwise: two passes
         return transformer.transform(parse(source, start))
-    where: dict = {}
-    state: list = [None, None]  # (start, end) of the node being reduced; the first error a method raised
+    state: list = [None, None]  # the meta of the node being reduced; the first error a method raised
     table = {}
     for rule, chain in builders:
         name = rule.alias or rule.options.template_source or rule.origin.name
@@ -649,20 +635,18 @@ def parse_transform(source: Source, transformer, start: str = "start"):
         wrappers = [wrap for wrap in chain if wrap is not PropagatePositions]
         for wrap in wrappers:
             call = wrap(call)
-        table[rule] = _Inline(call, where, state, _single(rule), None if wrappers else _meta_method(transformer, name))
+        table[rule] = _Inline(call, state, None if wrappers else _meta_method(transformer, name))
     inner = parser.parser.parser.parser
     if not hasattr(parser, "_planner_tables"):
         parser._planner_order = {rule: i for i, (rule, _) in enumerate(builders)}
         parser._planner_tables = _tables(inner.parse_table, parser._planner_order, _SHIFT)
     by_number = [table[rule] for rule in parser._planner_order]
     with parser._planner_lock:
-        callbacks.clear()
-        callbacks.update(table)
         inner.parse_from_state = _loop(parser._planner_tables, by_number, inner)  # this parser's own, not lark's class
         try:
             result = _run(parser, source, start)
         finally:
-            callbacks.clear()
+            del inner.parse_from_state  # (lark's again; and the transformer is not kept)
     if state[1] is not None:
         raise state[1]
     return result

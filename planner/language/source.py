@@ -17,10 +17,12 @@ class Source:
     _line_starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        starts = [0]
-        for i, ch in enumerate(self.text):
-            if ch == "\n":
-                starts.append(i + 1)
+        starts = [0]  # where each line starts: after each "\n" (found by str.find, not a loop over characters)
+        find, append = self.text.find, starts.append
+        i = find("\n")
+        while i >= 0:
+            append(i + 1)
+            i = find("\n", i + 1)
         object.__setattr__(self, "_line_starts", tuple(starts))
 
     def position(self, offset: int) -> tuple[int, int]:
