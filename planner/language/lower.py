@@ -81,7 +81,9 @@ class _Lower(Transformer):
 
     # -- helpers --------------------------------------------------------
     def span(self, meta) -> Span:
-        return Span(self.source, meta.start_pos, meta.end_pos)
+        """The span of a node: lark's meta (its start_pos and end_pos) from a parse tree; the one-pass
+        parser's meta is the node's span already."""
+        return meta if type(meta) is Span else Span(self.source, meta.start_pos, meta.end_pos)
 
     def tspan(self, tok: Token) -> Span:
         return Span(self.source, tok.start_pos, tok.end_pos)
@@ -120,7 +122,7 @@ class _Lower(Transformer):
         text = tok.value  # (the token's own str: str(tok) would copy it)
         if text[0] == "0":
             self._leading_zero(tok, text)
-        return ir.Number(parse_number(text), None, Span(self.source, tok.start_pos, tok.end_pos))
+        return ir.Number(parse_number(text), None, meta if type(meta) is Span else self.span(meta))
 
     @v_args(meta=True)
     def quantity(self, meta, children):
@@ -139,11 +141,12 @@ class _Lower(Transformer):
     def false(self, meta, children):
         return ir.Bool(False, self.span(meta))
 
-    def dotted(self, children):
+    @v_args(meta=True)
+    def dotted(self, meta, children):
+        span = meta if type(meta) is Span else self.span(meta)  # (from the first name to the last)
         if len(children) == 1:  # a plain name
-            tok = children[0]
-            return tok.value, Span(self.source, tok.start_pos, tok.end_pos)
-        return ".".join(str(c) for c in children), Span(self.source, children[0].start_pos, children[-1].end_pos)
+            return children[0].value, span
+        return ".".join(str(c) for c in children), span
 
     @v_args(meta=True)
     def name(self, meta, children):
@@ -167,9 +170,8 @@ class _Lower(Transformer):
     @v_args(meta=True)
     def binary(self, meta, children):
         left, op, right = children
-        source = self.source
-        return ir.Binary(_BIN[op.value], left, right, Span(source, meta.start_pos, meta.end_pos),
-                         Span(source, op.start_pos, op.end_pos))
+        return ir.Binary(_BIN[op.value], left, right, meta if type(meta) is Span else self.span(meta),
+                         Span(self.source, op.start_pos, op.end_pos))
 
     def comp_op(self, children):
         return children[0]

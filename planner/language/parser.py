@@ -201,49 +201,26 @@ def _run(parser: Lark, source: Source, start: str):
 
 # ---- parsing and transforming in one pass -------------------------------------------------
 
-class _Meta:
-    """What a transformer's ``v_args(meta=True)`` methods read of a node: where it starts and ends."""
-
-    __slots__ = ("start_pos", "end_pos")
-    empty = False
-
-    def __init__(self, start: int, end: int) -> None:
-        self.start_pos = start
-        self.end_pos = end
-
-
 class _EmptyMeta:
     empty = True
 
 
-_EMPTY = _EmptyMeta()  # (nothing in it to change: one for every node without positions)
+_EMPTY = _EmptyMeta()  # the meta of a node without positions (nothing in it to change: one for all)
 
 
-class _Inline:
-    """One rule's reduction when the transformer runs inside the parser: lark's own child
-    filtering and one-child inlining, then the transformer's method, with the meta lark's
-    ``propagate_positions`` would give the node (worked out by :func:`_loop`)."""
+def _callback(call, state: list, direct=None):
+    """One rule's reduction when the transformer runs inside the parser, as a function of (meta,
+    children): the transformer's method itself for a rule lark filters nothing of (``direct``),
+    else lark's own child filtering and one-child inlining, then the method (``call``), which
+    reads the meta from ``state``."""
+    if direct is not None:
+        return direct
 
-    __slots__ = ("call", "state", "direct")
+    def reduce(meta, children):
+        state[0] = meta
+        return call(children)
 
-    def __init__(self, call, state: list, direct=None) -> None:
-        self.call = call
-        self.state = state  # [the meta of the node being reduced, first PlanError of a method]
-        self.direct = direct  # the method itself, (meta, children), for a rule lark filters nothing of
-
-    def __call__(self, children, meta):
-        state = self.state
-        if state[1] is not None:  # a method failed: only the syntax is checked from here on
-            return None
-        try:
-            direct = self.direct
-            if direct is not None:
-                return direct(meta if meta is not None else _EMPTY, children)
-            state[0] = meta
-            return self.call(children)
-        except PlanError as err:  # reported after the parse, so that a syntax error anywhere comes first
-            state[1] = err
-            return None
+    return reduce
 
 
 def _tables(parse_table, order: dict, shift):
@@ -264,15 +241,18 @@ def _tables(parse_table, order: dict, shift):
     return table, goto, {}
 
 
-def _loop(tables, callbacks: list, owner):
+def _loop(tables, callbacks: list, owner, source: Source, errors: list):
     """lark's LALR loop (``_Parser.parse_from_state`` and ``ParserState.feed_token``) for the
     one-pass parser, over :func:`_tables` (each action ready to use, instead of looked up through
-    its rule on every step); ``callbacks`` by rule number, each given the children and their meta.
+    its rule on every step); ``callbacks`` by rule number, each given the meta and the children.
 
     Where each value on the stack lies is kept beside it, on a stack of its own: the token itself
-    for a token, a :class:`_Meta` for a reduction (from the first and last child that has a place,
-    as lark's ``propagate_positions`` takes them; a child handed up through ``(expr)`` lies where
-    its parentheses do, as lark's *container* positions say), None where there is none. What the
+    for a token, a :class:`Span` of ``source`` for a reduction (from the first and last child that
+    has a place, as lark's ``propagate_positions`` takes them; a child handed up through ``(expr)``
+    lies where its parentheses do, as lark's *container* positions say), None where there is none.
+    That span is the meta a method is given (its ``start`` and ``end`` are lark's ``start_pos`` and
+    ``end_pos``). The first :class:`PlanError` a method raises goes to ``errors``, and no method
+    runs after it: the parse goes on, so that a syntax error anywhere is reported first. What the
     loop cannot decide (an unexpected token) it hands to lark's own ``feed_token``, which raises
     lark's errors."""
     table, goto, singles = tables
@@ -316,6 +296,23 @@ def _loop(tables, callbacks: list, owner):
                             continue
                         if single:  # (at the end, one at a time: lark stops the moment it reaches its end state)
                             state_stack[-1] = goto[state_stack[-2]][origin]
+                        elif size == 1:  # (the same as below, in place)
+                            first = places[-1]
+                            if type(first) is Token:
+                                meta = Span(source, first.start_pos, first.end_pos)
+                            else:
+                                meta = first
+                            if errors:
+                                value = None
+                            else:
+                                try:
+                                    value = callbacks[index](meta if meta is not None else _EMPTY, [value_stack[-1]])
+                                except PlanError as err:
+                                    errors.append(err)
+                                    value = None
+                            state_stack[-1] = goto[state_stack[-2]][origin]
+                            value_stack[-1] = value
+                            places[-1] = value if type(value) is Token else meta
                         else:
                             if size:
                                 children = value_stack[-size:]
@@ -329,14 +326,24 @@ def _loop(tables, callbacks: list, owner):
                                     last = next((k for k in reversed(kids) if k is not None), None)
                                 if first is None:
                                     meta = None
-                                elif size == 1 and type(first) is _Meta:
-                                    meta = first  # (a meta is never changed: shared)
+                                elif type(first) is Token:
+                                    meta = Span(source, first.start_pos,
+                                                last.end_pos if type(last) is Token else last.end)
+                                elif size == 1:
+                                    meta = first  # (a span is a value: shared)
                                 else:
-                                    meta = _Meta(first.start_pos, last.end_pos)
+                                    meta = Span(source, first.start, last.end_pos if type(last) is Token else last.end)
                             else:
                                 children = []
                                 meta = None
-                            value = callbacks[index](children, meta)
+                            if errors:  # a method failed: only the syntax is checked from here on
+                                value = None
+                            else:
+                                try:
+                                    value = callbacks[index](meta if meta is not None else _EMPTY, children)
+                                except PlanError as err:
+                                    errors.append(err)
+                                    value = None
                             state_stack.append(goto[state_stack[-1]][origin])
                             value_stack.append(value)
                             places.append(value if type(value) is Token else meta)  # a token lies where it is
@@ -399,10 +406,11 @@ class _FusedLexer:
     """lark's contextual lexer and :class:`_NewlinePostLex` as one loop, for the one-pass parser.
 
     The same tokens: each is the token lark's lexer for the parser's current state would match
-    (and lark's keyword callback would type), white space and comments skipped, line and column
-    counted as lark counts them, and the newlines the post-lexer drops dropped; but without a
-    generator and three method calls per token (or per run of white space). What does not match
-    is handed to lark's own lexer, which raises lark's error.
+    (and lark's keyword callback would type), white space and comments skipped, and the newlines
+    the post-lexer drops dropped; but without a generator and three method calls per token (or
+    per run of white space). A token has its offsets (``start_pos``, ``end_pos``) but no line or
+    column: nothing reads them (a span works them out from its source). What does not match is
+    handed to lark's own lexer, which raises lark's error.
 
     One pattern of every terminal is tried first: lark orders a state's terminals as it orders
     all of them, so where all of them match a terminal the state accepts, the state's own
@@ -490,96 +498,104 @@ class _FusedLexer:
     def lex(self, lexer_state, parser_state):
         text_slice = lexer_state.text
         text, end = text_slice.text, text_slice.end
-        new_token = Token._future_new  # Token(...) without its deprecation shim
         line_ctr = lexer_state.line_ctr
+        pos = line_ctr.char_pos  # (kept here, and given back to lark's counter only if lark's lexer takes over)
         lexers = self.contextual.lexers
         stack = parser_state.state_stack
         info = self.info
         by_state: dict = {}  # the parser's state -> its lexer's entry in info (states share lexers)
+        own: dict = {}  # the parser's state -> its lexer's own patterns, once it reads with them
         root, _, root_rank = self._root()
         root_spaced, root_keywords = root[0], root[3]
         opened: list = []
         self.postlex.open = opened
         budget = TokenBudget()  # the post-lexer's size and nesting limits
         see = budget.see
+        make = str.__new__
         depth = 0
         previous = None
-        while line_ctr.char_pos < end:
-            pos = line_ctr.char_pos
-            state = by_state.get(stack[-1])
-            if state is None:
-                lexer = lexers[stack[-1]]
-                state = info.get(id(lexer))
-                if state is None:
-                    state = info[id(lexer)] = self._state(lexer)
-                by_state[stack[-1]] = state
-            m = None
-            if state[1] and state[2] is None:  # every terminal's pattern first (see the class)
-                state[4] -= 1
-                if not state[4]:  # a state met often: its own pattern, shorter, from its next token on
-                    state[1] = False
-                m = root_spaced.match(text, pos, end)
-                if m is not None:
-                    type_ = m.lastgroup
-                    names = state[0]
-                    table = root_keywords.get(type_)
-                    if type_ not in names or (table and table.get(m.group(type_), type_) not in names):
-                        m = None  # a terminal the state does not take, or a keyword it does not
-                    elif state[3]:  # a string the state reads alone, earlier in lark's order, here?
-                        at, place = m.start(type_), root_rank[type_]
-                        for earlier, string in state[3]:
-                            if earlier < place and text.startswith(string, at, end):
-                                m = None
-                                break
-            if m is not None:
-                got = root
-            else:
-                got = state[2]
-                if got is None:
-                    got = state[2] = self._patterns(state[5])
+        t = None
+        while pos < end:
+            got = own.get(stack[-1])
+            if got is not None:  # the common case: a state read often, with its own patterns
                 m = got[0].match(text, pos, end)  # white space, then a token, in one match
-                if m is None:
-                    yield from self.contextual.lex(lexer_state, parser_state)  # lark raises its error here
-                    return
-            _, ignore, newline, keywords = got
-            type_ = m.lastgroup
-            start = m.start(type_)
-            if start != pos:  # the white space lark's own pattern skips as a token of its own
-                line_ctr.char_pos = pos = start
+            else:
+                state = by_state.get(stack[-1])
+                if state is None:
+                    lexer = lexers[stack[-1]]
+                    state = info.get(id(lexer))
+                    if state is None:
+                        state = info[id(lexer)] = self._state(lexer)
+                    by_state[stack[-1]] = state
+                m = None
+                if state[1] and state[2] is None:  # every terminal's pattern first (see the class)
+                    state[4] -= 1
+                    if not state[4]:  # a state met often: its own pattern, shorter, from its next token on
+                        state[1] = False
+                    m = root_spaced.match(text, pos, end)
+                    if m is not None:
+                        type_ = m.lastgroup
+                        names = state[0]
+                        table = root_keywords.get(type_)
+                        if type_ not in names or (table and table.get(m.group(type_), type_) not in names):
+                            m = None  # a terminal the state does not take, or a keyword it does not
+                        elif state[3]:  # a string the state reads alone, earlier in lark's order, here?
+                            at, place = m.start(type_), root_rank[type_]
+                            for earlier, string in state[3]:
+                                if earlier < place and text.startswith(string, at, end):
+                                    m = None
+                                    break
+                if m is not None:
+                    got = root
+                else:
+                    got = state[2]
+                    if got is None:
+                        got = state[2] = self._patterns(state[5])
+                    own[stack[-1]] = got  # (from now on: the root pattern is not tried again here)
+                    m = got[0].match(text, pos, end)  # white space, then a token, in one match
+            if m is None:  # lark's lexer takes over from here, and raises its error
+                line_ctr.char_pos = pos
+                line_ctr.line = text.count("\n", 0, pos) + 1
+                line_ctr.line_start_pos = text.rfind("\n", 0, pos) + 1
                 line_ctr.column = pos - line_ctr.line_start_pos + 1
-            value = m.group(type_)
-            if type_ in ignore:
-                line_ctr.feed(value, type_ in newline)
+                lexer_state.last_token = t
+                yield from self.contextual.lex(lexer_state, parser_state)
+                return
+            type_ = m.lastgroup
+            start, pos = m.span(type_)  # (after the white space lark's pattern skips as a token of its own)
+            if type_ in got[1]:  # ignored: comments, a newline before a continuation
                 continue
-            line, column = line_ctr.line, line_ctr.column
-            if type_ in newline:
-                line_ctr.feed(value)
-            else:  # LineCounter.feed without a newline, inline
-                line_ctr.char_pos = pos + len(value)
-                line_ctr.column = line_ctr.char_pos - line_ctr.line_start_pos + 1
-            if type_ in keywords:
+            value = text[start:pos]
+            keywords = got[3]
+            if keywords and type_ in keywords:
                 type_ = keywords[type_].get(value, type_)
-            t = new_token(type_, value, pos, line, column, line_ctr.line, line_ctr.column, line_ctr.char_pos)
-            lexer_state.last_token = t
-            kind = type_
-            if kind not in NESTING and 0 < budget.in_statement < MAX_STATEMENT_TOKENS and budget.total < MAX_TOKENS:
+            # lark's Token, made directly; planner reads only offsets (a line and a column are
+            # worked out from the source where a message needs them)
+            t = make(Token, value)
+            t.type = type_
+            t.value = value
+            t.start_pos = start
+            t.end_pos = pos
+            t.line = t.column = t.end_line = t.end_column = None
+            if type_ not in NESTING and 0 < budget.in_statement < MAX_STATEMENT_TOKENS and budget.total < MAX_TOKENS:
                 budget.in_statement += 1  # TokenBudget.see for a token inside a statement that nests nothing
                 budget.total += 1
             else:
                 see(t)
-            if kind in _OPEN:  # the post-lexer (_NewlinePostLex.process)
+            if type_ in _OPEN:  # the post-lexer (_NewlinePostLex.process)
                 depth += 1
                 opened.append(t)
-            elif kind in _CLOSE:
+            elif type_ in _CLOSE:
                 depth = max(0, depth - 1)
                 if opened:
                     opened.pop()
-            if kind == "_NL":
+            elif type_ == "_NL":
                 if depth > 0 or previous is None or previous in _CONTINUES:
                     continue
                 budget.end_statement()
-            previous = kind
+            previous = type_
             yield t
+        line_ctr.char_pos = pos
 
 
 @lru_cache(maxsize=None)
@@ -627,7 +643,8 @@ def parse_transform(source: Source, transformer, start: str = "start"):
     builders = getattr(getattr(parser, "_parse_tree_builder", None), "rule_builders", None)
     if not isinstance(callbacks, dict) or builders is None:  # lark laid out otherwise: two passes
         return transformer.transform(parse(source, start))
-    state: list = [None, None]  # the meta of the node being reduced; the first error a method raised
+    state: list = [None]  # the meta of the node being reduced, for the methods lark's wrappers call
+    errors: list = []  # the first error a method raised
     table = {}
     for rule, chain in builders:
         name = rule.alias or rule.options.template_source or rule.origin.name
@@ -635,20 +652,21 @@ def parse_transform(source: Source, transformer, start: str = "start"):
         wrappers = [wrap for wrap in chain if wrap is not PropagatePositions]
         for wrap in wrappers:
             call = wrap(call)
-        table[rule] = _Inline(call, state, None if wrappers else _meta_method(transformer, name))
+        table[rule] = _callback(call, state, None if wrappers else _meta_method(transformer, name))
     inner = parser.parser.parser.parser
     if not hasattr(parser, "_planner_tables"):
         parser._planner_order = {rule: i for i, (rule, _) in enumerate(builders)}
         parser._planner_tables = _tables(inner.parse_table, parser._planner_order, _SHIFT)
     by_number = [table[rule] for rule in parser._planner_order]
     with parser._planner_lock:
-        inner.parse_from_state = _loop(parser._planner_tables, by_number, inner)  # this parser's own, not lark's class
+        # this parser's own, not lark's class
+        inner.parse_from_state = _loop(parser._planner_tables, by_number, inner, source, errors)
         try:
             result = _run(parser, source, start)
         finally:
             del inner.parse_from_state  # (lark's again; and the transformer is not kept)
-    if state[1] is not None:
-        raise state[1]
+    if errors:
+        raise errors[0]
     return result
 
 
