@@ -420,7 +420,7 @@ def _add_distinct(seq: list[Node]) -> Optional[Node]:
     for o in seq:
         tag = o[0]
         if tag == "n":
-            coeff += o[1]
+            coeff = o[1] if coeff is _F0 else coeff + o[1]  # (0 + c is c: no Fraction arithmetic)
             continue
         if tag == "+" or (tag == "^" and o[1][0] == "n"):
             return None
@@ -603,7 +603,7 @@ def _mul_distinct(seq: list[Node]) -> Optional[Node]:
     for o in seq:
         tag = o[0]
         if tag == "n":
-            coeff *= o[1]
+            coeff = o[1] if coeff is _F1 else coeff * o[1]  # (1 * c is c: no Fraction arithmetic)
             continue
         if tag == "*" or (tag == "f" and o[1] == "exp"):
             return None

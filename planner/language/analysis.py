@@ -70,8 +70,9 @@ class Analyzer:
         self._recursion()
         self.sink.raise_if_any()
         self.answer_names = self._answer_statements()
-        for d in self.defs.values():
-            self._resolve(d.expr, frozenset(), extra=self.answer_names)
+        used: dict[str, tuple[set[str], list[str]]] = {}  # a definition's names and the functions it calls
+        for name, d in self.defs.items():
+            used[name] = self._resolve(d.expr, frozenset(), extra=self.answer_names)
             for c in d.constraints:
                 if c.condition is not None:
                     self._resolve(c.condition, frozenset())
@@ -84,7 +85,8 @@ class Analyzer:
         self.sink.raise_if_any()
         self._expansion(statements)
         self.sink.raise_if_any()
-        refs = {name: self._refs(d.expr, frozenset()) for name, d in self.defs.items()}
+        refs = {name: names.union(*map(self._function_refs, calls)) if calls else names
+                for name, (names, calls) in used.items()}  # (what _refs gives, from the walk _resolve made)
         known = set(self.defs) | set(self.answer_names)
         graph = {name: tuple(sorted(r & known)) for name, r in refs.items()}
         graph.update(self._answer_graph())
@@ -429,13 +431,23 @@ class Analyzer:
 
     # ---- names -------------------------------------------------------------
     def _resolve(self, expr: ir.Expr, params: frozenset[str], allow_refs: bool = False,
-                 extra: Iterable[str] = ()) -> None:
-        extra = frozenset(extra)
+                 extra: Iterable[str] = ()) -> tuple[set[str], list[str]]:
+        """Report the names ``expr`` uses that are not known; and return them all as :meth:`_refs`
+        finds them, but for the user functions called, listed (their own names come from
+        :meth:`_function_refs`, once every function is resolved)."""
+        extra = extra if isinstance(extra, (frozenset, dict)) else frozenset(extra)
+        defs = self.defs
+        names: set[str] = set()
+        calls: list[str] = []
         for node, bound in ir.walk_scoped(expr):
             if isinstance(node, ir.Name):
-                if node.name in bound or node.name in params or node.name in self.defs or node.name in extra:
+                name = node.name
+                if name in bound:
                     continue
-                err = self._unknown(node.name, node.span, params | extra | bound)
+                names.add(name)
+                if name in params or name in defs or name in extra:
+                    continue
+                err = self._unknown(name, node.span, params | frozenset(extra) | bound)
                 owner = next((n for n in ir.walk(expr) if isinstance(n, ir.Aggregate) and n.var == node.name), None)
                 if owner is not None:
                     err.hint = (f"`{node.name}` is the variable of `{owner.op.value}(...)`: it is known inside it "
@@ -453,6 +465,9 @@ class Analyzer:
                     self.sink.add(self._unknown(node.name, node.span, frozenset()))
             elif isinstance(node, ir.Call):
                 self._check_call(node)
+                if node.func in self.functions:
+                    calls.append(node.func)
+        return names, calls
 
     def _shadow(self, agg: ir.Aggregate, params: frozenset[str]) -> None:
         """An aggregate's variable may not hide a quantity, a parameter or an enclosing variable."""
