@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 from typing import Optional
 
 from lark import Token, Transformer, Tree, v_args
@@ -26,6 +27,7 @@ _BIN = {"+": ir.BinOp.ADD, "-": ir.BinOp.SUB, "*": ir.BinOp.MUL, "×": ir.BinOp.
 _LEADING_ZERO = re.compile(r"0_?\d")
 
 
+@lru_cache(maxsize=4096)  # (plans repeat their numbers; a Fraction is immutable, so one may be shared)
 def parse_number(text: str) -> Fraction:
     """Exact value of a literal: ``4.15`` is 83/20, ``70e9`` is 70000000000."""
     text = text.replace("_", "") if "_" in text else text

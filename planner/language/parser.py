@@ -17,7 +17,7 @@ from lark.visitors import _vargs_meta
 
 from .data import data_dir
 from .errors import Label, LimitError, ParseError, PlanError
-from .limits import MAX_STATEMENT_TOKENS, MAX_TOKENS, NESTING, LimitExceeded, TokenBudget, check_text
+from .limits import BREAKS, MAX_STATEMENT_TOKENS, MAX_TOKENS, NESTING, LimitExceeded, TokenBudget, check_text
 from .source import Source, Span
 
 _OPEN = {"LPAR", "LSQB"}
@@ -577,8 +577,9 @@ class _FusedLexer:
             t.start_pos = start
             t.end_pos = pos
             t.line = t.column = t.end_line = t.end_column = None
-            if type_ not in NESTING and 0 < budget.in_statement < MAX_STATEMENT_TOKENS and budget.total < MAX_TOKENS:
-                budget.in_statement += 1  # TokenBudget.see for a token inside a statement that nests nothing
+            if (type_ not in NESTING or (type_ in BREAKS and not budget.levels[-1])) \
+                    and 0 < budget.in_statement < MAX_STATEMENT_TOKENS and budget.total < MAX_TOKENS:
+                budget.in_statement += 1  # TokenBudget.see for a token inside a statement that changes no nesting
                 budget.total += 1
             else:
                 see(t)
