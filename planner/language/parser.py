@@ -296,25 +296,14 @@ def _loop(tables, callbacks: list, owner, source: Source, errors: list):
                             continue
                         if single:  # (at the end, one at a time: lark stops the moment it reaches its end state)
                             state_stack[-1] = goto[state_stack[-2]][origin]
-                        elif size == 1:  # (the same as below, in place)
-                            first = places[-1]
-                            if type(first) is Token:
-                                meta = Span(source, first.start_pos, first.end_pos)
-                            else:
-                                meta = first
-                            if errors:
-                                value = None
-                            else:
-                                try:
-                                    value = callbacks[index](meta if meta is not None else _EMPTY, [value_stack[-1]])
-                                except PlanError as err:
-                                    errors.append(err)
-                                    value = None
-                            state_stack[-1] = goto[state_stack[-2]][origin]
-                            value_stack[-1] = value
-                            places[-1] = value if type(value) is Token else meta
                         else:
-                            if size:
+                            if size == 1:  # (the commonest: the stacks are changed in place below)
+                                children = [value_stack[-1]]
+                                meta = places[-1]
+                                if type(meta) is Token:
+                                    meta = Span(source, meta.start_pos, meta.end_pos)
+                                # else: the child's span, or None (a span is a value: shared)
+                            elif size:
                                 children = value_stack[-size:]
                                 kids = places[-size:]
                                 del state_stack[-size:]
@@ -326,13 +315,9 @@ def _loop(tables, callbacks: list, owner, source: Source, errors: list):
                                     last = next((k for k in reversed(kids) if k is not None), None)
                                 if first is None:
                                     meta = None
-                                elif type(first) is Token:
-                                    meta = Span(source, first.start_pos,
-                                                last.end_pos if type(last) is Token else last.end)
-                                elif size == 1:
-                                    meta = first  # (a span is a value: shared)
                                 else:
-                                    meta = Span(source, first.start, last.end_pos if type(last) is Token else last.end)
+                                    meta = Span(source, first.start_pos if type(first) is Token else first.start,
+                                                last.end_pos if type(last) is Token else last.end)
                             else:
                                 children = []
                                 meta = None
@@ -344,9 +329,15 @@ def _loop(tables, callbacks: list, owner, source: Source, errors: list):
                                 except PlanError as err:
                                     errors.append(err)
                                     value = None
-                            state_stack.append(goto[state_stack[-1]][origin])
-                            value_stack.append(value)
-                            places.append(value if type(value) is Token else meta)  # a token lies where it is
+                            place = value if type(value) is Token else meta  # a token lies where it is
+                            if size == 1:
+                                state_stack[-1] = goto[state_stack[-2]][origin]
+                                value_stack[-1] = value
+                                places[-1] = place
+                            else:
+                                state_stack.append(goto[state_stack[-1]][origin])
+                                value_stack.append(value)
+                                places.append(place)
                         if at_end and state_stack[-1] == end_state:
                             return value_stack[-1]
                 if at_end:  # (not reached: at the end every action is a reduction, up to the end state)
