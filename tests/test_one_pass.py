@@ -145,3 +145,23 @@ def test_a_grammar_the_fused_lexer_does_not_lay_out_keeps_larks_lexer(monkeypatc
             _same(name, text)
     finally:
         parser._inline_parser.cache_clear()
+
+
+@pytest.mark.parametrize("text", ["a = 1\nb = a * 2\n", "a = (1\n", "a = 1\nb = a = 2\n"])
+def test_the_parser_keeps_nothing_of_a_parse(text):
+    """After a parse (or its error) the shared parser holds neither the transformer nor what it
+    built: a 100,000-line plan's stacks and methods are not kept alive until the next parse."""
+    import gc
+    import weakref
+
+    from planner.language.lower import _Lower
+
+    transformer = _Lower(Source("kept.plan", text))
+    ref = weakref.ref(transformer)
+    try:
+        transformer.transform_text()
+    except PlanError:
+        pass
+    del transformer
+    gc.collect()
+    assert ref() is None
