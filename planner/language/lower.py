@@ -124,7 +124,7 @@ class _Lower(Transformer):
         text = tok.value  # (the token's own str: str(tok) would copy it)
         if text[0] == "0":
             self._leading_zero(tok, text)
-        return ir.Number(parse_number(text), None, meta if type(meta) is Span else self.span(meta))
+        return ir.Number(parse_number(text), None, self.span(meta))
 
     @v_args(meta=True)
     def quantity(self, meta, children):
@@ -145,7 +145,7 @@ class _Lower(Transformer):
 
     @v_args(meta=True)
     def dotted(self, meta, children):
-        span = meta if type(meta) is Span else self.span(meta)  # (from the first name to the last)
+        span = self.span(meta)  # (from the first name to the last)
         if len(children) == 1:  # a plain name
             return children[0].value, span
         return ".".join(str(c) for c in children), span
@@ -172,8 +172,7 @@ class _Lower(Transformer):
     @v_args(meta=True)
     def binary(self, meta, children):
         left, op, right = children
-        return ir.Binary(_BIN[op.value], left, right, meta if type(meta) is Span else self.span(meta),
-                         Span(self.source, op.start_pos, op.end_pos))
+        return ir.Binary(_BIN[op.value], left, right, self.span(meta), Span(self.source, op.start_pos, op.end_pos))
 
     def comp_op(self, children):
         return children[0]
