@@ -178,3 +178,93 @@ def test_the_library_never_draws(monkeypatch):
         clock.t = 5
         p.advance(5)
     assert term.getvalue() == ""
+
+
+def _second_process(monkeypatch):
+    """Sweeps of any size formatted on two cores (stream._Texts); the workers started, as a list."""
+    from planner.outputs import reprs
+
+    monkeypatch.setattr(stream, "PARALLEL_AFTER", 0)
+    monkeypatch.setattr(stream, "_cores", lambda: 2)
+    started = []
+    real = reprs.Worker.__init__
+
+    def init(self):
+        real(self)
+        started.append(self)
+
+    monkeypatch.setattr(reprs.Worker, "__init__", init)
+    return started
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "json"])
+def test_a_second_process_formats_the_same_text(issues_plan, fmt, monkeypatch):
+    """A big sweep on a machine with two cores: a second process formats the first half of each
+    block's floats. The same text (true/false, infinities and nan, JSON's null), and the worker
+    stops with the output."""
+    monkeypatch.setattr(stream, "BLOCK", 7)  # odd blocks: halves of 3 and 4 points, and a last of 6
+    alone = io.StringIO()
+    stream.write(_runs(issues_plan), fmt, alone)
+    started = _second_process(monkeypatch)
+    both = io.StringIO()
+    stream.write(_runs(issues_plan), fmt, both)
+    assert both.getvalue() == alone.getvalue()
+    assert len(started) == 1 and started[0].proc is None  # one worker, stopped at the end
+    text = alone.getvalue()
+    assert ("nan" in text or "null" in text) and "false" in text  # (what was compared has them)
+
+
+def test_the_worker_gives_pythons_own_repr():
+    """Every kind of float the worker is given comes back as this Python's repr writes it."""
+    import random
+    import struct
+
+    from planner.outputs.reprs import Worker
+
+    rng = random.Random(3)
+    values = [0.0, -0.0, 1.0, -2.5, 0.1, 1e-4, 9.999999999999999e-05, 1e-05, 1e15, 1e16, 123456789012345678.0,
+              5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, float("inf"), float("-inf"), float("nan")]
+    values += [rng.random() * 10.0 ** rng.randint(-300, 300) * rng.choice((1, -1)) for _ in range(20000)]
+    values += [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(20000)]
+    worker = Worker()
+    try:
+        worker.send([struct.pack(f"<{len(values)}d", *values), b""])
+        got, empty = worker.receive()
+    finally:
+        worker.close()
+    assert got.split("\n") == [repr(v) for v in values] and empty == ""
+
+
+@pytest.mark.parametrize("failure", ["start", "send", "receive"])
+def test_without_a_worker_the_sweep_is_written_all_the_same(issues_plan, monkeypatch, failure):
+    """A second process that cannot start or fails midway: this process formats the rest."""
+    from planner.outputs import reprs
+
+    monkeypatch.setattr(stream, "BLOCK", 7)
+    alone = io.StringIO()
+    stream.write(_runs(issues_plan), "csv", alone)
+    started = _second_process(monkeypatch)
+
+    def fail(*args):
+        raise OSError("no worker here")
+
+    if failure == "start":
+        monkeypatch.setattr(reprs.Worker, "__init__", fail)
+    else:
+        real = getattr(reprs.Worker, failure)
+        calls = []
+
+        def later(self, *args):  # the second block's exchange fails
+            calls.append(1)
+            if len(calls) == 2:
+                self.proc.kill()
+                self.proc.wait()
+                if failure == "receive":
+                    raise OSError("the worker stopped")
+            return real(self, *args)
+
+        monkeypatch.setattr(reprs.Worker, failure, later)
+    both = io.StringIO()
+    stream.write(_runs(issues_plan), "csv", both)
+    assert both.getvalue() == alone.getvalue()
+    assert all(w.proc is None for w in started)

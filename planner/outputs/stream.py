@@ -84,25 +84,95 @@ def _names(run) -> list[str]:
     return axes + [n for n in run.show if n not in set(axes)]
 
 
-def _display_columns(result, names: Sequence[str]) -> list[list]:
-    """Each column as Python values in display units: floats (``repr`` is their text) or bools."""
+def _display_arrays(result, names: Sequence[str]) -> list:
+    """Each column in display units: float64 values (an array) or bools (a list)."""
     out = []
     for n in names:
         col = result.display(n)
         if col.dtype == bool:
             out.append([bool(v) for v in col.tolist()])
         else:
-            out.append(np.asarray(col, dtype=np.float64).tolist())
+            out.append(np.asarray(col, dtype=np.float64))
     return out
 
 
-def _texts(col: list, bools: str = "true false") -> list[str]:
+def _display_columns(result, names: Sequence[str]) -> list[list]:
+    """Each column as Python values in display units: floats (``repr`` is their text) or bools."""
+    return [c if isinstance(c, list) else c.tolist() for c in _display_arrays(result, names)]
+
+
+def _texts(col: list) -> list[str]:
     """A column's values as text: ``repr`` of each float (the shortest that reads back the same
-    float, as before), ``true``/``false`` (or JSON's ``null`` for what is not finite)."""
+    float, as before), ``true``/``false``."""
     if col and isinstance(col[0], bool):
-        t, f = bools.split()
-        return [t if v else f for v in col]
+        return ["true" if v else "false" for v in col]
     return list(map(repr, col))
+
+
+PARALLEL_AFTER = 100_000  # points of a sweep from which a second process formats half of its floats
+
+
+class _Texts:
+    """The text of each block's columns (:func:`_texts`), for the points of ``runs``.
+
+    Writing a big sweep is mostly Python's ``repr`` of its floats (three quarters of a
+    1,000,000-point CSV), on one core. With a second core and a sweep of at least
+    :data:`PARALLEL_AFTER` points, a second process (:class:`planner.outputs.reprs.Worker`, started
+    the first time it is needed) formats the first half of each block's rows while this one formats
+    the rest: the same text, as the worker is this same Python, given the same float64 values. If
+    the worker cannot start or fails, the rest is formatted here. Use as a context manager: the
+    worker is stopped at the end."""
+
+    def __init__(self, runs: Sequence, limit: Optional[int]) -> None:
+        self.parallel = max((shown(run, limit) for run in runs), default=0) >= PARALLEL_AFTER and _cores() >= 2
+        self.worker = None
+
+    def __enter__(self) -> "_Texts":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+    def __call__(self, result, names: Sequence[str]) -> list[list[str]]:
+        cols = _display_arrays(result, names)
+        floats = [j for j, c in enumerate(cols) if not isinstance(c, list)]
+        half = result.size // 2
+        if not (self.parallel and floats and half):
+            return [_texts(c if isinstance(c, list) else c.tolist()) for c in cols]
+        try:
+            if self.worker is None:
+                from .reprs import Worker
+
+                self.worker = Worker()
+            self.worker.send([cols[j][:half].tobytes() for j in floats])
+        except OSError:  # no second process here: this one formats everything
+            self._stop()
+            return self(result, names)
+        out = [_texts(c) if isinstance(c, list) else list(map(repr, c[half:].tolist())) for c in cols]
+        try:
+            firsts = [text.split("\n") for text in self.worker.receive()]
+        except OSError:  # the worker failed: its half is formatted here
+            self._stop()
+            firsts = [list(map(repr, cols[j][:half].tolist())) for j in floats]
+        for j, first in zip(floats, firsts):
+            out[j] = first + out[j]
+        return out
+
+    def _stop(self) -> None:
+        self.parallel = False
+        self.__exit__()
+
+
+def _cores() -> int:
+    """The processors this process may run on."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 # ---- CSV ---------------------------------------------------------------------------------------
@@ -114,6 +184,12 @@ def _csv_line(fields: Sequence[str]) -> str:
 
 
 def _csv(runs, out: TextIO, limit, progress, totals: Totals) -> None:
+    runs = list(runs)
+    with _Texts(runs, limit) as texts_of:
+        _csv_runs(runs, out, limit, progress, totals, texts_of)
+
+
+def _csv_runs(runs, out: TextIO, limit, progress, totals: Totals, texts_of: _Texts) -> None:
     header = None
     for run in runs:
         names = _names(run)
@@ -124,7 +200,7 @@ def _csv(runs, out: TextIO, limit, progress, totals: Totals) -> None:
             header = names
         prefix = _csv_line([_label(run), run.label, "x"])[:-2]  # the quoted label and scenario, then a comma
         for result in blocks(run, limit):
-            cols = [_texts(c) for c in _display_columns(result, names)]
+            cols = texts_of(result, names)
             notes = result.notes()
             if not notes:
                 out.write(prefix + (",\n" + prefix).join(map(",".join, zip(*cols))) + ",\n")
@@ -140,22 +216,28 @@ def _csv(runs, out: TextIO, limit, progress, totals: Totals) -> None:
 
 # ---- JSON lines -------------------------------------------------------------------------------------
 
-def _json_texts(col: list) -> list[str]:
-    texts = _texts(col)
+def _json_texts(texts: list[str]) -> list[str]:
+    """A column's :func:`_texts` as JSON: what is not finite is ``null``, as json_number gives."""
     if texts and texts[0] not in ("true", "false"):
         for i, t in enumerate(texts):
-            if t[-1] in "nf" and t in ("nan", "inf", "-inf"):  # not finite: null, as json_number gives
+            if t[-1] in "nf" and t in ("nan", "inf", "-inf"):
                 texts[i] = "null"
     return texts
 
 
 def _jsonl(runs, out: TextIO, limit, progress, totals: Totals) -> None:
+    runs = list(runs)
+    with _Texts(runs, limit) as texts_of:
+        _jsonl_runs(runs, out, limit, progress, totals, texts_of)
+
+
+def _jsonl_runs(runs, out: TextIO, limit, progress, totals: Totals, texts_of: _Texts) -> None:
     for run in runs:
         names = _names(run)
         head = "{" + f'"sweep": {_dumps(_label(run))}, "scenario": {_dumps(run.label)}'
         keys = [f", {_dumps(n)}: " for n in names]  # (names and labels are one-line strings)
         for result in blocks(run, limit):
-            cols = [_json_texts(c) for c in _display_columns(result, names)]
+            cols = [_json_texts(c) for c in texts_of(result, names)]
             notes = result.notes()
             lines = []
             for i, row in enumerate(zip(*cols)):
@@ -179,6 +261,11 @@ def _dumps(value, level: int = 0) -> str:
 def _json(runs, out: TextIO, limit, progress, totals: Totals) -> None:
     """The text ``dumps(sweep_json(results))`` gives, written piece by piece."""
     runs = list(runs)
+    with _Texts(runs, limit) as texts_of:
+        _json_runs(runs, out, limit, progress, totals, texts_of)
+
+
+def _json_runs(runs, out: TextIO, limit, progress, totals: Totals, texts_of: _Texts) -> None:
     file = runs[0].plan.path if runs else None
     out.write("{\n" + f'  "format": {_dumps(SWEEP_FORMAT)},\n  "file": {_dumps(file)},\n  "sweeps": ')
     if not runs:
@@ -201,7 +288,7 @@ def _json(runs, out: TextIO, limit, progress, totals: Totals) -> None:
         issues: list = []
         issue_count = bad = written = 0
         for result in blocks(run, limit):
-            cols = [_json_texts(c) for c in _display_columns(result, names)]
+            cols = [_json_texts(c) for c in texts_of(result, names)]
             text = ",\n".join("        {\n" + ",\n".join(key + v for key, v in zip(keys, row)) + "\n        }"
                               for row in zip(*cols))
             out.write(("[\n" if written == 0 else ",\n") + text)
