@@ -56,7 +56,9 @@ def write(runs: Sequence, fmt: str, out: TextIO, limit: Optional[int] = None, pr
     if fmt in ("table", "markdown"):
         _table(runs, out, limit, progress, totals, width, markdown=fmt == "markdown")
     else:
-        {"csv": _csv, "jsonl": _jsonl, "json": _json}[fmt](runs, out, limit, progress, totals)
+        runs = list(runs)
+        with _Texts(runs, limit) as texts_of:
+            {"csv": _csv, "jsonl": _jsonl, "json": _json}[fmt](runs, out, limit, progress, totals, texts_of)
     return totals
 
 
@@ -183,13 +185,7 @@ def _csv_line(fields: Sequence[str]) -> str:
     return buf.getvalue()
 
 
-def _csv(runs, out: TextIO, limit, progress, totals: Totals) -> None:
-    runs = list(runs)
-    with _Texts(runs, limit) as texts_of:
-        _csv_runs(runs, out, limit, progress, totals, texts_of)
-
-
-def _csv_runs(runs, out: TextIO, limit, progress, totals: Totals, texts_of: _Texts) -> None:
+def _csv(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts") -> None:
     header = None
     for run in runs:
         names = _names(run)
@@ -225,13 +221,7 @@ def _json_texts(texts: list[str]) -> list[str]:
     return texts
 
 
-def _jsonl(runs, out: TextIO, limit, progress, totals: Totals) -> None:
-    runs = list(runs)
-    with _Texts(runs, limit) as texts_of:
-        _jsonl_runs(runs, out, limit, progress, totals, texts_of)
-
-
-def _jsonl_runs(runs, out: TextIO, limit, progress, totals: Totals, texts_of: _Texts) -> None:
+def _jsonl(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts") -> None:
     for run in runs:
         names = _names(run)
         head = "{" + f'"sweep": {_dumps(_label(run))}, "scenario": {_dumps(run.label)}'
@@ -258,14 +248,8 @@ def _dumps(value, level: int = 0) -> str:
     return text.replace("\n", "\n" + "  " * level) if level else text
 
 
-def _json(runs, out: TextIO, limit, progress, totals: Totals) -> None:
+def _json(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts") -> None:
     """The text ``dumps(sweep_json(results))`` gives, written piece by piece."""
-    runs = list(runs)
-    with _Texts(runs, limit) as texts_of:
-        _json_runs(runs, out, limit, progress, totals, texts_of)
-
-
-def _json_runs(runs, out: TextIO, limit, progress, totals: Totals, texts_of: _Texts) -> None:
     file = runs[0].plan.path if runs else None
     out.write("{\n" + f'  "format": {_dumps(SWEEP_FORMAT)},\n  "file": {_dumps(file)},\n  "sweeps": ')
     if not runs:
