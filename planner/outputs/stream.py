@@ -152,12 +152,12 @@ class _Texts:
         except OSError:  # no second process here: this one formats everything
             self._stop()
             return self(result, names)
-        out = [_texts(c) if isinstance(c, list) else list(map(repr, c[half:].tolist())) for c in cols]
+        out = [_texts(c if isinstance(c, list) else c[half:].tolist()) for c in cols]
         try:
             firsts = [text.split("\n") for text in self.worker.receive()]
         except OSError:  # the worker failed: its half is formatted here
             self._stop()
-            firsts = [list(map(repr, cols[j][:half].tolist())) for j in floats]
+            firsts = [_texts(cols[j][:half].tolist()) for j in floats]
         for j, first in zip(floats, firsts):
             out[j] = first + out[j]
         return out
