@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from conftest import ROOT
-from test_ircompile import _test_plans
+from test_numeric import _test_plans
 
 from planner.language.errors import ParseError, PlanError
 from planner.language.lower import lower, lower_expr, lower_values

@@ -13,10 +13,10 @@ the imports, the analysis and the compiling.
 * **Safe**: a header with the payload's length and SHA-256 (a torn or corrupt
   file is not read; the header is a pickle of plain strings and numbers, read with the same
   unpickler as the payload); the payload is unpickled with an unpickler that builds
-  only planner's own data classes (``planner.language``) and fractions, so an
-  entry cannot run code; and the generated numpy code is checked against the
-  only forms :mod:`planner.compute.ircompile` writes (arithmetic on its own
-  ``_v`` names, calls of ``_np`` functions), in the code Python compiles it to, before it runs.
+  only planner's own data classes (``planner.language``, and the compiled
+  :class:`planner.compute.runtime.Program`, which is data: steps named from a fixed
+  table over numbered registers, checked by :meth:`~planner.compute.runtime.Program.valid`
+  before it is used) and fractions, so an entry cannot run code.
 * **Ignored on any error**, reading or writing: the plan is loaded as usual.
   ``planner --no-cache`` bypasses it; the library (``planner.load``) does not
   use it unless :func:`enable` is called (the command line does).
@@ -29,8 +29,6 @@ import os
 import sys
 from fractions import Fraction
 from pathlib import Path
-
-from .program import NUMPY_FUNCTIONS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
 if TYPE_CHECKING:
@@ -128,6 +126,10 @@ class _Unpickler(_CUnpickler):
     def find_class(self, module: str, name: str):
         if module == "fractions" and name == "Fraction":
             return Fraction
+        if module == "planner.compute.runtime" and name in ("Program", "Body"):
+            from . import runtime
+
+            return getattr(runtime, name)
         if module.startswith("planner.language.") and module.count(".") == 2 and not name.startswith("_"):
             import importlib
 
@@ -186,19 +188,13 @@ def _compose(header: dict, payload: bytes) -> bytes:
 
 def _rebuild(state: dict, cls, answers):
     from .evaluation import Plan
-    from .program import IRCompiled
 
     plan = (cls or Plan)(state["source"], state["model"], None, answers)
     plan.analyzer_state = state["analyzer"]  # the analyzer, rebuilt when first asked for (--set, checks)
     plan.files = tuple(Path(p) for p in state["files"])
     compiled = state.get("compiled")
-    if compiled is not None:
-        inputs, outputs, source, fallbacks = compiled
-        code = checked_code(source, len(inputs) + len(outputs)) if not fallbacks and inputs == plan.arguments \
-            else None
-        if code is not None:
-            compiled = plan.__dict__["compiled"] = IRCompiled(inputs, outputs, source, None, [])
-            compiled.__dict__["_code"] = code
+    if compiled is not None and compiled.inputs == plan.arguments and compiled.valid():
+        plan.__dict__["compiled"] = compiled
     plan.cached = True
     return plan
 
@@ -244,8 +240,7 @@ def _store(cache_key: str, plan) -> None:
     state = {
         "source": plan.source, "model": plan.model, "analyzer": analyzer,
         "files": [str(p) for p in plan.files],
-        "compiled": (list(compiled.inputs), list(compiled.outputs), compiled.source, list(compiled.fallbacks))
-        if compiled is not None and not getattr(compiled, "fallbacks", None) else None,
+        "compiled": compiled,
     }
     buf = io.BytesIO()
     _Pickler(buf, protocol=PROTOCOL).dump(state)
@@ -280,108 +275,3 @@ def _prune(folder: Path) -> None:
             old.unlink()
         except OSError:
             pass
-
-
-# ---- the generated code, checked before it runs -------------------------------------------
-
-_NP = NUMPY_FUNCTIONS | {"inf", "nan"}  # the functions the generated code calls, and numpy's two constants
-_HELPERS = frozenset({"_approx", "_agg", "_x"})
-_GLOBALS = _NP | _HELPERS | {"_np"}  # every name the code may look up, as a global or an attribute
-# What Python compiles generated code into: loads and stores of locals and constants, arithmetic,
-# comparisons, tuples, calls of what it looked up, lambdas (the aggregates' bodies), returns. Not an
-# import, a store outside the function, a subscript, a jump, a loop, a class, a keyword argument.
-# Names of other Python versions are kept when their opcode exists; an opcode that is not listed
-# makes the code refused (then compiled again from the plan: slower, never wrong).
-_OPS = ("CACHE", "NOP", "RESUME", "EXTENDED_ARG", "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR",
-        "LOAD_FAST_LOAD_FAST", "STORE_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "LOAD_CONST",
-        "RETURN_CONST", "LOAD_SMALL_INT", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD", "PUSH_NULL", "PRECALL",
-        "CALL", "BINARY_OP", "UNARY_NEGATIVE", "UNARY_POSITIVE", "COMPARE_OP", "BUILD_TUPLE",
-        "UNPACK_SEQUENCE", "RETURN_VALUE", "MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE", "MAKE_CELL",
-        "COPY_FREE_VARS", "LOAD_CLOSURE", "LOAD_DEREF", "STORE_DEREF", "STORE_NAME", "POP_TOP",
-        "BUILD_LIST", "LIST_APPEND", "LIST_EXTEND", "LIST_TO_TUPLE", "CALL_INTRINSIC_1")  # a long tuple
-# the arguments these may have: CALL_INTRINSIC_1's unary plus and list-to-tuple (not an import, not a
-# print); a lambda with a closure only (no defaults, no annotations)
-_ARGUMENTS = {"CALL_INTRINSIC_1": {5, 6}, "MAKE_FUNCTION": {0, 8}, "SET_FUNCTION_ATTRIBUTE": {8}}
-
-
-def _opcodes() -> frozenset:
-    import opcode
-
-    return frozenset(opcode.opmap[name] for name in _OPS if name in opcode.opmap)
-
-
-def check_source(source: str, variables: int) -> bool:
-    """Whether ``source`` is code of the form :mod:`planner.compute.ircompile` generates
-    (:func:`checked_code`)."""
-    return checked_code(source, variables) is not None
-
-
-def checked_code(source: str, variables: int):
-    """``source`` compiled, when it is code of the form :mod:`planner.compute.ircompile` generates:
-    one function ``_plan(_in)`` of assignments to ``_v`` names and a returned tuple, made of numbers,
-    arithmetic and comparisons on ``_v``/``_k`` names, and calls of ``_np`` functions and its own
-    helpers (``_approx``, ``_agg``, ``_x``); else None (an import, an attribute of anything but those
-    functions, a name of Python's, any other statement).
-
-    Python's compiled code is checked, not the syntax tree: every name the code can reach is in its
-    code objects' names, and every instruction in their bytes (walking the tree of a 10,000-line plan
-    took longer than compiling it again)."""
-    from .program import _compile
-
-    try:
-        module = _compile(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    ops = _opcodes()
-    functions = [c for c in module.co_consts if hasattr(c, "co_code")]
-    if module.co_names != ("_plan",) or len(functions) != 1 or not _only(module, ops) \
-            or any(c is not functions[0] and not _constant(c) for c in module.co_consts):
-        return None
-    plan = functions[0]
-    if plan.co_name != "_plan" or plan.co_argcount != 1 or plan.co_varnames[:1] != ("_in",) \
-            or plan.co_kwonlyargcount or plan.co_posonlyargcount or plan.co_flags & 0x0C:  # no *args, **kw
-        return None
-    stack = [plan]
-    while stack:
-        code = stack.pop()
-        if not _only(code, ops) or not set(code.co_names) <= _GLOBALS:
-            return None
-        if code is not plan and (code.co_name != "<lambda>" or code.co_flags & 0x0C or code.co_kwonlyargcount):
-            return None
-        for name in code.co_varnames + code.co_cellvars + code.co_freevars:
-            if not _our_name(name, variables):
-                return None
-        for c in code.co_consts:
-            if hasattr(c, "co_code"):
-                stack.append(c)
-            elif not _constant(c):
-                return None
-    return module
-
-
-def _only(code, ops: frozenset) -> bool:
-    import opcode
-
-    raw = code.co_code
-    found = set(raw[::2])  # one opcode in every two bytes (its argument in the other)
-    if not found <= ops:
-        return False
-    for name, allowed in _ARGUMENTS.items():
-        op = opcode.opmap.get(name)
-        if op in found and any(raw[i] == op and raw[i + 1] not in allowed for i in range(0, len(raw), 2)):
-            return False
-    return True
-
-
-def _constant(value) -> bool:
-    if isinstance(value, tuple):
-        return all(_constant(v) for v in value)
-    return value is None or isinstance(value, (int, float, str, bool))
-
-
-def _our_name(name: str, variables: int) -> bool:
-    if name in ("_in", "_np") or name in _HELPERS:
-        return True
-    if name.startswith("_v") and name[2:].isdigit():
-        return int(name[2:]) < variables
-    return name.startswith("_k") and name[2:].isdigit()

@@ -17,6 +17,8 @@ from ..language.aggregates import MAX_TERMS, Ranges
 from ..language.analysis import unit_of
 from ..language.errors import EvaluationError, Label
 from ..language.model import Model
+from ..language.precision import approx_tolerance
+from .numeric import APPROX_SLACK
 
 
 class _Found(Exception):
@@ -58,6 +60,11 @@ def _fmt(x: float) -> str:
 
 
 class _Eval:
+    def _approx(self, e: ir.Compare, i: int, a, b) -> bool:
+        """``a ~= b`` as the numeric route decides it (:mod:`planner.language.precision`)."""
+        tol = approx_tolerance(e, i, self.model.units)
+        return a == b if tol is None else abs(a - b) <= float(tol) * (1 + APPROX_SLACK)
+
     def __init__(self, model: Model, values: Mapping[str, float]) -> None:
         self.model = model
         self.values = values
@@ -113,7 +120,8 @@ class _Eval:
             return r
         if isinstance(e, ir.Compare):
             ops = [ev(o) for o in e.operands]
-            return all(_cmp(op, ops[i], ops[i + 1]) for i, op in enumerate(e.ops))
+            return all(self._approx(e, i, ops[i], ops[i + 1]) if op is ir.CmpOp.APPROX else _cmp(op, ops[i], ops[i + 1])
+                       for i, op in enumerate(e.ops))
         if isinstance(e, ir.Logic):
             a = ev(e.left)
             b = ev(e.right)
@@ -228,7 +236,7 @@ class _Eval:
 
 def _cmp(op: ir.CmpOp, a, b) -> bool:
     return {
-        ir.CmpOp.EQ: a == b, ir.CmpOp.APPROX: a == b, ir.CmpOp.NE: a != b, ir.CmpOp.LT: a < b,
+        ir.CmpOp.EQ: a == b, ir.CmpOp.NE: a != b, ir.CmpOp.LT: a < b,
         ir.CmpOp.LE: a <= b, ir.CmpOp.GT: a > b, ir.CmpOp.GE: a >= b,
     }[op]
 

@@ -31,7 +31,7 @@ from ..language.lazy import lazy_dataclass as dataclass  # dataclasses.dataclass
 from ..language.limits import deep, paused_gc
 from ..language.model import Model, Quantity
 from ..language.source import Source, Span
-from .program import CompiledPlan
+from .runtime import Program
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
 if TYPE_CHECKING:
@@ -184,55 +184,33 @@ class Plan:
         """IR to SymPy (:class:`planner.compute.symbolic.Converter`)."""
         return self._sympy[2]
 
+    @property
+    def warnings(self) -> list:
+        """What loading the plan accepted but the user should know of (:class:`PlanWarning`s:
+        declarations of units that are built in now, deprecated library names)."""
+        return list(self.model.warnings)
+
     @cached_property
-    def compiled(self) -> CompiledPlan:
-        """Every derived quantity and constraint as one numpy function, compiled from the IR
-        (:mod:`planner.compute.ircompile`: no SymPy)."""
+    def compiled(self) -> Program:
+        """Every derived quantity and constraint as one program (:mod:`planner.compute.numeric`)."""
         return self.compile_outputs(list(self.model.derived), constraints=True)
 
-    def compile_outputs(self, names, constraints: bool = True, divisors: bool = True) -> CompiledPlan:
+    def compile_outputs(self, names, constraints: bool = True) -> Program:
         """The derived quantities ``names`` (in dependency order) and, with ``constraints``, every
-        constraint (``__constraint0``...), as one function of the inputs; with ``divisors``, a value
-        is nan where its formula, as written, divides by zero (:func:`planner.compute.ircompile.compile_outputs`:
-        ``0 / z`` at ``z = 0`` is an error, not SymPy's 0)."""
-        from .ircompile import compile_outputs
+        constraint (``__constraint0``...), as one program over :attr:`arguments`."""
+        from .numeric import compile_program
 
         with paused_gc():
             outputs: list = [(n, self.model.quantities[n].definition.expr) for n in names]
             if constraints:
                 outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
-            return compile_outputs(self.model, self.model.inputs, outputs,
-                                   [(a, ("s", a)) for a in self.model.formula_answers],
-                                   sympy_fallback=self._print_sympy, divisors=divisors)
-
-    def _print_sympy(self, name: str, expr: ir.Expr, variables: Mapping[str, str], printer=None) -> str:
-        """One formula printed through SymPy, for what :mod:`planner.compute.canonical` does not mirror
-        (its hoisted lines go to ``printer``'s, named after them)."""
-        from .compiled import NumpyPrinter
-
-        symbols = self.symbols.all()
-        names = {symbols[n]: v for n, v in variables.items() if n in symbols}
-        numpy_printer = NumpyPrinter(names)
-        numpy_printer.count = printer.count if printer is not None else 0
-        with paused_gc():
-            text = numpy_printer(self.converter.expr(expr))
-        if printer is not None:
-            printer.hoisted.extend(numpy_printer.hoisted)
-            printer.count = numpy_printer.count
-        return text
+            return compile_program(self.model, self.arguments, outputs)
 
     # ---- answers used in formulas ---------------------------------------------------
     @property
     def arguments(self) -> list[str]:
-        """What a compiled function of this plan takes: every input, then the answers formulas use."""
+        """What a compiled program of this plan takes: every input, then the answers formulas use."""
         return self.model.inputs + self.model.formula_answers
-
-    def compile(self, outputs: Sequence[tuple[str, object]]) -> CompiledPlan:
-        """``outputs`` (name, SymPy expression) compiled over :attr:`arguments` (through SymPy: for
-        what questions compile; the plan's own formulas go through :meth:`compile_outputs`)."""
-        from .compiled import compile_plan
-
-        return compile_plan(self.arguments, outputs, self.symbols.all())
 
     def args(self, inputs: Mapping[str, object], answers: Optional[Mapping[str, object]] = None) -> list:
         """The argument list of :meth:`compile`'s functions: inputs (numbers or arrays) and answers
@@ -407,8 +385,8 @@ class Plan:
         return ev
 
     def _run_floats(self, inputs: Mapping[str, object]) -> Optional[dict[str, object]]:
-        """:meth:`run_compiled` on Python floats, without numpy, when it gives the same bits
-        (:meth:`planner.compute.program.CompiledPlan.scalar`); else ``None``."""
+        """:meth:`run_compiled` on Python floats, without numpy, where they give numpy's values
+        (:meth:`planner.compute.numeric.Program.scalar`); else ``None``."""
         if self.model.formula_answers:
             return None
         values = []

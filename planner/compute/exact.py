@@ -19,6 +19,7 @@ from typing import Mapping, Optional, Union
 from ..language import ir
 from ..language.analysis import unit_of
 from ..language.model import Model
+from ..language.precision import approx_tolerance
 
 Value = Union[Fraction, bool]
 
@@ -33,21 +34,30 @@ class ExactEvaluator:
     def __init__(self, model: Model, inputs: Mapping[str, Value]) -> None:
         self.model = model
         self.values: dict[str, Value] = dict(inputs)
+        self.failed: dict[str, NotRational] = {}  # quantities without a rational value, and why
 
     def quantity(self, name: str) -> Value:
+        if name in self.failed:
+            raise self.failed[name]
+        if name not in self.values and name not in self.model.quantities:
+            raise NotRational(f"`{name}` is a question's answer, found in floating point")
         if name not in self.values:
             order = [name]  # the quantities it uses, evaluated first (no recursion along a chain)
             todo = [name]
             seen = {name}
             while todo:
                 for d in self.model.quantities[todo.pop()].deps:
-                    if d not in seen and d not in self.values:
+                    if d not in seen and d not in self.values and d in self.model.quantities:
                         seen.add(d)
                         order.append(d)
                         todo.append(d)
             for n in sorted(order, key=self.model.rank.__getitem__):
                 if n not in self.values:
-                    self.values[n] = self.expr(self.model.quantities[n].definition.expr)
+                    try:
+                        self.values[n] = self.expr(self.model.quantities[n].definition.expr)
+                    except NotRational as err:
+                        self.failed[n] = err
+                        raise
         return self.values[name]
 
     def expr(self, e: ir.Expr, env: Optional[dict] = None) -> Value:
@@ -79,7 +89,15 @@ class ExactEvaluator:
             return a ** int(b)
         if t is ir.Compare:
             ops = [self.expr(o, env) for o in e.operands]
-            return all(_cmp(op, ops[i], ops[i + 1]) for i, op in enumerate(e.ops))
+            for i, op in enumerate(e.ops):
+                if op is ir.CmpOp.APPROX:  # within the written precision (planner.language.precision)
+                    tol = approx_tolerance(e, i, self.model.units)
+                    holds = ops[i] == ops[i + 1] if tol is None else abs(ops[i] - ops[i + 1]) <= tol
+                else:
+                    holds = _cmp(op, ops[i], ops[i + 1])
+                if not holds:
+                    return False
+            return True
         if t is ir.Logic:
             a, b = self.expr(e.left, env), self.expr(e.right, env)
             return (a and b) if e.op is ir.BoolOp.AND else (a or b)
@@ -128,7 +146,7 @@ class ExactEvaluator:
 
 
 def _cmp(op: ir.CmpOp, a, b) -> bool:
-    if op is ir.CmpOp.EQ or op is ir.CmpOp.APPROX:
+    if op is ir.CmpOp.EQ:
         return a == b
     if op is ir.CmpOp.NE:
         return a != b

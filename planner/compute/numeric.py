@@ -1,81 +1,360 @@
-"""The numpy runtime compiled plans call, without SymPy: ``approx`` and the aggregates'
-(``aggregate``, ``expand``).
+"""The one numeric route: every figure planner computes comes from here.
 
-Both routes to a compiled plan (:mod:`planner.compute.ircompile` from the IR,
-:mod:`planner.compute.compiled` through SymPy) generate code that calls
-these and return a :class:`planner.compute.program.CompiledPlan`.
+A formula's IR is compiled into a :class:`Program`: a flat list of steps
+over numbered registers, in the order the formula is written (``a + b - c``
+adds ``a`` and ``b``, then subtracts ``c``), each quantity computed once and
+read by every formula that uses it. A program is plain data (tuples of
+strings, numbers and register numbers), so the compiled-plan cache stores it
+as data, never as code. It runs on one of two runtimes
+(:mod:`planner.compute.runtime`):
+
+* numpy (:meth:`Program.__call__`): arrays for sweeps (every point at once),
+  numpy scalars for one evaluation; 1/0 is inf and a domain error nan, which
+  :mod:`planner.compute.diagnose` then locates;
+* Python floats (:meth:`Program.scalar`), for one evaluation without
+  importing numpy (its import is most of a small ``planner eval``). Where
+  plain floats would raise or go on differently (1/0, a complex power, a nan
+  that ``max`` would drop, an aggregate), the run gives up and the caller
+  runs numpy; so every value and every error comes out as numpy gives it.
+
+Nothing here asks SymPy: the exact route (:mod:`planner.compute.exact`) and
+the symbolic one (:mod:`planner.compute.symbolic`, for closed forms,
+derivatives and LaTeX) are separate, and agree with this one to 1e-12
+relative (``tests/test_numeric.py``).
+
+What a formula means here, operator by operator, is what the README says:
+``^`` binds tighter than a leading minus; ``floor``/``ceil`` (and ``round``,
+half away from zero) see their argument rounded to 15 significant digits, as
+spreadsheets do; ``a ~= b`` holds within half a unit of the last written
+digit of the literal on its right (else its left), wherever it is written;
+``if`` takes one branch's value (both are computed, so a division by zero in
+the other is no error); sums, products, maxima, minima and counts over a
+range run their terms as a trailing array axis (``aggregate``).
 """
 
 from __future__ import annotations
 
-import numpy as np
+from fractions import Fraction
 
-from .program import CompiledPlan, IRCompiled, load_source  # noqa: F401  (where they were)
+from ..language import ir
+from ..language.aggregates import Ranges
+from ..language.analysis import unit_of
+from ..language.limits import deep
+from ..language.model import Model
+from ..language.precision import approx_tolerance
+from .runtime import Body, Program
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Mapping, Optional, Sequence
 
-def approx(x):
-    """``x`` rounded to 15 significant digits, as spreadsheets do before
-    ``INT``/``CEILING``: so ``floor(log(1000, 10))`` is 3 (the float quotient
-    is 2.9999999999999996) and planner agrees with its own workbook."""
-    x = np.asarray(x, dtype=float)
-    with np.errstate(all="ignore"):
-        magnitude = np.floor(np.log10(np.abs(x)))
-        scale = 10.0 ** (14 - magnitude)
-        rounded = np.round(x * scale) / scale
-    return np.where(np.isfinite(rounded) & (x != 0), rounded, x)
+APPROX_SLACK = 1e-9  # `a ~= b` in floats: the tolerance widened by this much, for its own binary rounding
 
-
-BLOCK = 1 << 16  # array elements per block of terms of an aggregate
-MAX_TERMS = 1_000_000  # terms of a range whose variable carries no size (never for plans)
-_IDENTITY = {"sum": 0.0, "product": 1.0, "max": -np.inf, "min": np.inf}
-_REDUCE = {"sum": np.sum, "product": np.prod, "max": np.max, "min": np.min}
-_COMBINE = {"sum": np.add, "product": np.multiply, "max": np.maximum, "min": np.minimum}
+_BINARY = {ir.BinOp.ADD: "+", ir.BinOp.SUB: "-", ir.BinOp.MUL: "*", ir.BinOp.DIV: "/", ir.BinOp.POW: "^"}
+_COMPARE = {ir.CmpOp.EQ: "==", ir.CmpOp.NE: "!=", ir.CmpOp.LT: "<", ir.CmpOp.LE: "<=", ir.CmpOp.GT: ">",
+            ir.CmpOp.GE: ">=", ir.CmpOp.APPROX: "=="}
+_FUNCTIONS = {"abs": "abs", "sqrt": "sqrt", "exp": "exp", "ln": "ln", "floor": "floor", "ceil": "ceil"}
 
 
-def expand(a, n: int):
-    """``a`` with ``n`` trailing axes of length one: a value from outside an aggregate's body,
-    lined up against the axis (or axes, nested) of its terms."""
-    return np.asarray(a)[(...,) + (None,) * n]
+# ---- compiling ---------------------------------------------------------------------------------
+
+class Scope:
+    """Registers of one program (or aggregate body) while it is compiled."""
+
+    def __init__(self, parent: Optional["Scope"]) -> None:
+        self.parent = parent
+        self.size = 0
+        self.consts: dict = {}  # (type, repr of the value) -> register
+        self.values: list = []  # (register, value) of each constant
+        self.steps: list = []
+        self.names: dict[str, int] = {}  # quantities and answers computed (or given) in this scope
+        self.captures: dict[int, int] = {}  # outer register -> register here (bodies)
+
+    def new(self) -> int:
+        self.size += 1
+        return self.size - 1
+
+    def const(self, value) -> int:
+        key = (value.__class__, repr(value))  # repr: 0.0 and -0.0 are two constants
+        reg = self.consts.get(key)
+        if reg is None:
+            reg = self.consts[key] = self.new()
+            self.values.append((reg, value))
+        return reg
+
+    def emit(self, op: str, *args) -> int:
+        dst = self.new()
+        self.steps.append((op, dst, args))
+        return dst
+
+    def capture(self, outer: int) -> int:
+        """The register here that holds the outer scope's register ``outer``."""
+        reg = self.captures.get(outer)
+        if reg is None:
+            reg = self.captures[outer] = self.new()
+        return reg
 
 
-def aggregate(kind: str, body, lo, hi, cap: int):
-    """``kind`` (sum, product, max, min) of ``body(k)`` for the integers ``k = lo, lo + 1, ..., hi``,
-    elementwise over arrays of ``lo`` and ``hi`` (a sweep's points): the terms are a trailing axis,
-    masked past each point's own ``hi``. Terms go in blocks of about :data:`BLOCK` elements: a
-    single evaluation gets all its terms at once, a sweep of many points one term at a time (each
-    term an array over the points), so memory stays small and numpy's loops stay long.
+class Compiler:
+    """The IR of a plan's formulas to a :class:`Program`.
 
-    No value (nan) where an end has none, where the range holds more than ``cap`` values (the most
-    its declared bounds allow: only an input outside its constraints gets there), and for the max or
-    min of an empty range."""
-    lo = np.asarray(lo, dtype=np.float64)
-    hi = np.asarray(hi, dtype=np.float64)
-    count = np.floor(approx(hi - lo)) + 1
-    count = np.where(count < 0, 0, count)
-    finite = np.isfinite(count)
-    n = int(min(cap, np.max(count[finite]))) if finite.any() else 0
-    least = int(min(cap, np.min(count[finite]))) if finite.all() and count.size else 0  # terms every point has
-    fill = _IDENTITY[kind]
-    reduce, combine = _REDUCE[kind], _COMBINE[kind]
-    acc = None
-    start, block = 0, 1  # one term first, to learn how wide the body's values are
-    while start < n:
-        stop = min(n, start + block)
-        j = np.arange(start, stop, dtype=np.float64)
-        k = lo[..., None] + j
-        values = np.asarray(body(k), dtype=np.float64)
-        shape = np.broadcast_shapes(values.shape, k.shape)
-        if stop <= least:  # inside every point's range: no mask
-            part = reduce(np.broadcast_to(values, shape), axis=-1)
+    ``arguments`` are the names the program takes (quantities, answers used in formulas, and names
+    of ``extra`` values such as a check's scenario references); a quantity that is neither an
+    argument nor compiled yet is compiled from its definition when a formula first uses it."""
+
+    def __init__(self, model: Model, arguments: Sequence[str]) -> None:
+        self.model = model
+        self.top = Scope(None)
+        for name in arguments:
+            self.top.names[name] = self.top.new()
+        self.arguments = list(arguments)
+        self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
+        self.refs: Mapping[int, str] = {}  # id(ScenarioRef) -> the argument that holds its value
+        self._scales: dict[int, Fraction] = {}
+        self._aggregates = False
+
+    # -- outputs ----------------------------------------------------------------
+    def output(self, name: str, expr: ir.Expr, env: Optional[Mapping[str, int]] = None) -> int:
+        """Compile ``expr`` as the output ``name`` (an output named like a quantity is that quantity
+        from here on); its register."""
+        reg = self._expr(expr, self.top, dict(env or {}), {})
+        if name in self.model.quantities and name not in self.top.names:
+            self.top.names[name] = reg
+        return reg
+
+    def program(self, outputs: Sequence[tuple[str, int]]) -> Program:
+        """The program returning the registers of ``outputs`` ((name, register) pairs)."""
+        scope = self.top
+        consts = scope.values
+        steps, results, size = allocate(scope.steps, consts, len(self.arguments),
+                                         [reg for _, reg in outputs], scope.size)
+        return Program(self.arguments, [n for n, _ in outputs], size, [(results[1][r], v) for r, v in consts],
+                       steps, results[0], self._aggregates)
+
+    # -- expressions ----------------------------------------------------------------
+    def _expr(self, e: ir.Expr, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        t = e.__class__
+        if t is ir.Number:
+            v = e.value
+            if e.unit is not None:
+                v = v * self._scale(e.unit)
+            return scope.const(_float(v))
+        if t is ir.Name:
+            return self._name(e.name, scope, env)
+        if t is ir.Bool:
+            return scope.const(bool(e.value))
+        x = lambda node: self._expr(node, scope, env, ranges_scope)  # noqa: E731
+        if t is ir.Binary:
+            if e.op is ir.BinOp.DIV or e.op is ir.BinOp.POW:
+                return scope.emit(_BINARY[e.op], x(e.left), x(e.right))
+            # a chain of `+ -` (or of `*`) left to right, as written, without recursing down it
+            chain, node = [], e
+            ops = (ir.BinOp.ADD, ir.BinOp.SUB) if e.op in (ir.BinOp.ADD, ir.BinOp.SUB) else (ir.BinOp.MUL,)
+            while node.__class__ is ir.Binary and node.op in ops:
+                chain.append(node)
+                node = node.left
+            acc = x(node)
+            for link in reversed(chain):
+                acc = scope.emit(_BINARY[link.op], acc, x(link.right))
+            return acc
+        if t is ir.Neg:
+            return scope.emit("neg", x(e.operand))
+        if t is ir.Compare:
+            regs = [x(o) for o in e.operands]
+            out = None
+            for i, op in enumerate(e.ops):
+                tol = approx_tolerance(e, i, self.model.units) if op is ir.CmpOp.APPROX else None
+                if tol is not None:
+                    rel = scope.emit("approx", regs[i], regs[i + 1], scope.const(_float(tol) * (1 + APPROX_SLACK)))
+                else:
+                    rel = scope.emit(_COMPARE[op], regs[i], regs[i + 1])
+                out = rel if out is None else scope.emit("and", out, rel)
+            return out
+        if t is ir.Logic:
+            return scope.emit("and" if e.op is ir.BoolOp.AND else "or", x(e.left), x(e.right))
+        if t is ir.Not:
+            return scope.emit("not", x(e.operand))
+        if t is ir.Call:
+            return self._call(e, scope, env, ranges_scope)
+        if t is ir.Aggregate:
+            return self._aggregate(e, scope, env, ranges_scope)
+        if t is ir.ScenarioRef:
+            name = self.refs.get(id(e))
+            if name is None:
+                raise AssertionError("a scenario reference outside a check")
+            return self._name(name, scope, env)
+        raise AssertionError(f"cannot compile {t.__name__}")
+
+    def _name(self, name: str, scope: Scope, env: dict) -> int:
+        if name in env:
+            return env[name]
+        if scope.parent is not None:  # a body: plan values come from outside, computed once
+            return scope.capture(self._name(name, scope.parent, {}))
+        reg = scope.names.get(name)
+        if reg is None:
+            q = self.model.quantities.get(name)
+            if q is None or q.is_input:
+                raise AssertionError(f"`{name}` is not an argument of this program")
+            reg = self._expr(q.definition.expr, scope, {}, {})
+            scope.names[name] = reg
+        return reg
+
+    def _scale(self, unit: ir.UnitExpr) -> Fraction:
+        got = self._scales.get(id(unit))
+        if got is None:
+            got = self._scales[id(unit)] = unit_of(unit, self.model.units).scale
+        return got
+
+    def _call(self, e: ir.Call, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        f = self.model.functions.get(e.func)
+        if f is not None:  # a user function: expanded inline, its parameters bound to registers
+            inner: dict[str, int] = {}
+            inner_ranges: dict = {}
+            for p, arg in ir.bind_args(f, e):
+                if arg is not None:
+                    inner[p.name] = self._expr(arg, scope, env, ranges_scope)
+                    inner_ranges[p.name] = (arg, ranges_scope)
+                else:
+                    inner[p.name] = self._expr(p.default, scope, dict(inner), dict(inner_ranges))
+                    inner_ranges[p.name] = (p.default, dict(inner_ranges))
+            return self._expr(f.body, scope, inner, inner_ranges)
+        args = [self._expr(a.value, scope, env, ranges_scope) for a in e.args]
+        name = e.func
+        if name == "max" or name == "min":
+            acc = args[0]
+            for a in args[1:]:
+                acc = scope.emit(name, acc, a)
+            return acc
+        if name in _FUNCTIONS:
+            return scope.emit(_FUNCTIONS[name], args[0])
+        if name == "log":
+            return scope.emit("/", scope.emit("ln", args[0]), scope.emit("ln", args[1]))
+        if name == "round":
+            digits = args[1] if len(args) > 1 else scope.const(0.0)
+            return scope.emit("round", args[0], digits)
+        if name == "if":
+            return scope.emit("if", *args)
+        raise AssertionError(f"unknown function {name}")
+
+    def _aggregate(self, e: ir.Aggregate, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        op = e.op
+        if e.values.kind == "list":  # written out, term by term
+            terms = []
+            for item in e.values.items:
+                value = self._expr(item, scope, env, ranges_scope)
+                inner_ranges = {**ranges_scope, e.var: (item, ranges_scope)}
+                term = self._expr(e.body, scope, {**env, e.var: value}, inner_ranges)
+                if op is ir.AggOp.COUNT:
+                    term = scope.emit("if", term, scope.const(1.0), scope.const(0.0))
+                terms.append(term)
+            combine = {ir.AggOp.SUM: "+", ir.AggOp.COUNT: "+", ir.AggOp.PRODUCT: "*",
+                       ir.AggOp.MAX: "max", ir.AggOp.MIN: "min"}[op]
+            acc = terms[0]
+            for t in terms[1:]:
+                acc = scope.emit(combine, acc, t)
+            return acc
+        # a range: the terms are the values start, start + step, ... up to end
+        step = self.ranges.step(e.values, self._constant)
+        cap = self.ranges.terms(e, ranges_scope, step.value)
+        start = self._expr(e.values.items[0], scope, env, ranges_scope)
+        end = self._expr(e.values.items[1], scope, env, ranges_scope)
+        body = Scope(scope)
+        var = body.new()
+        inner_env = {n: body.capture(r) for n, r in env.items()}
+        inner_env[e.var] = var
+        inner_ranges = {**ranges_scope, e.var: self.ranges.var_interval(e, ranges_scope)}
+        result = self._expr(e.body, body, inner_env, inner_ranges)
+        if op is ir.AggOp.COUNT:
+            result = body.emit("if", result, body.const(1.0), body.const(0.0))
+        consts = body.values
+        captured = list(body.captures.items())
+        steps, (results, renumber), size = allocate(body.steps, consts, 0, [result], body.size,
+                                                     fixed=[var] + [inner for _, inner in captured])
+        kind = "sum" if op is ir.AggOp.COUNT else op.value
+        self._aggregates = True
+        return scope.emit("agg", kind, start, end, _float(step.value), cap,
+                          Body([(outer, renumber[inner]) for outer, inner in captured], renumber[var], size,
+                               [(renumber[r], v) for r, v in consts], steps, results[0]))
+
+    def _constant(self, e: ir.Expr) -> Optional[Fraction]:
+        from .exact import ExactEvaluator, NotRational
+
+        try:
+            v = ExactEvaluator(self.model, {}).expr(e)
+        except (NotRational, KeyError):
+            return None
+        return v if isinstance(v, Fraction) else None
+
+
+def _float(v):
+    if v.__class__ is bool:
+        return v
+    try:
+        return v.numerator / v.denominator if isinstance(v, Fraction) else float(v)  # correctly rounded
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
+
+
+def allocate(steps: list, consts: list, arguments: int, results: list, size: int, fixed: Sequence[int] = ()):
+    """Registers renumbered so that a register whose value is dead is reused (a sweep's block holds
+    an array per live register, not one per step): arguments, constants and ``fixed`` registers keep
+    theirs for the whole run, ``results`` are live to the end. Returns (steps, (result registers,
+    the renumbering), size)."""
+    last: dict[int, int] = {}
+    for i, (op, dst, args) in enumerate(steps):
+        for r in _reads(op, args):
+            last[r] = i
+    end = len(steps)
+    for r in results:
+        last[r] = end
+    keep = set(range(arguments)) | {r for r, _ in consts} | set(fixed)
+    mapping: dict[int, int] = {}
+    for r in sorted(keep):
+        mapping[r] = len(mapping)
+    free: list[int] = []
+    top = len(mapping)
+    out = []
+    for i, (op, dst, args) in enumerate(steps):
+        new_args = _renamed(op, args, mapping)
+        for r in _reads(op, args):
+            if last.get(r) == i and r not in keep and r in mapping:
+                free.append(mapping[r])
+        if free:
+            reg = free.pop()
         else:
-            part = reduce(np.where(j < count[..., None], values, fill), axis=-1)
-        acc = part if acc is None else combine(acc, part)
-        start = stop
-        width = int(np.prod(shape[:-1], dtype=np.int64))
-        block = max(1, BLOCK // max(1, width))
-    if acc is None:
-        acc = np.full(count.shape, fill)
-    bad = ~finite | (count > cap)
-    if kind in ("max", "min"):
-        bad = bad | (count == 0)
-    return np.where(bad, np.nan, acc) if bad.any() else acc
+            reg, top = top, top + 1
+        mapping[dst] = reg
+        if dst not in last:  # never read (a dead step): its register is free again at once
+            free.append(reg)
+        out.append((op, reg, new_args))
+    return out, ([mapping[r] for r in results], mapping), max(top, 1)
+
+
+def _reads(op: str, args: tuple) -> tuple:
+    if op == "agg":
+        return (args[1], args[2]) + tuple(outer for outer, _ in args[5].captures)
+    return args
+
+
+def _renamed(op: str, args: tuple, mapping: dict) -> tuple:
+    if op == "agg":
+        kind, start, end, step, cap, body = args
+        body.captures = tuple((mapping[outer], inner) for outer, inner in body.captures)
+        return (kind, mapping[start], mapping[end], step, cap, body)
+    return tuple(mapping[r] for r in args)
+
+
+def compile_program(model: Model, arguments: Sequence[str], outputs: Sequence[tuple[str, ir.Expr]],
+                    refs: Optional[Mapping[int, str]] = None) -> Program:
+    """``outputs`` (name, IR expression), in order, as one program over ``arguments`` (names of
+    quantities, answers and ``refs``' values). ``refs`` maps ``id`` of a check's
+    :class:`ir.ScenarioRef` to the argument holding its value. On a thread with a big stack
+    (:func:`planner.language.limits.deep`): formulas nest deep."""
+    return deep(_compile, model, list(arguments), list(outputs), dict(refs or {}))
+
+
+def _compile(model: Model, arguments: list, outputs: list, refs: dict) -> Program:
+    c = Compiler(model, arguments)
+    c.refs = refs
+    regs = [(name, c.output(name, expr)) for name, expr in outputs]
+    return c.program(regs)

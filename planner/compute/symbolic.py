@@ -10,7 +10,7 @@ functions are expanded inline. Booleans referenced by name become
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Iterable, Mapping, Optional, Union
+from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import sympy as sp
 from sympy.concrete.expr_with_intlimits import ExprWithIntLimits
@@ -20,9 +20,10 @@ from ..language.aggregates import Ranges
 from ..language.analysis import unit_of
 from ..language.graph import cone  # noqa: F401  (re-exported: the graph walk lives with the graph)
 from ..language.model import Model
+from ..language.precision import approx_tolerance
 
 _REL = {
-    ir.CmpOp.EQ: sp.Eq, ir.CmpOp.APPROX: sp.Eq, ir.CmpOp.NE: sp.Ne, ir.CmpOp.LT: sp.Lt,
+    ir.CmpOp.EQ: sp.Eq, ir.CmpOp.NE: sp.Ne, ir.CmpOp.LT: sp.Lt,
     ir.CmpOp.LE: sp.Le, ir.CmpOp.GT: sp.Gt, ir.CmpOp.GE: sp.Ge,
 }
 
@@ -198,7 +199,8 @@ class Converter:
             return _power(a, b)
         if isinstance(e, ir.Compare):
             ops = [c(o) for o in e.operands]
-            rels = [_REL[op](ops[i], ops[i + 1]) for i, op in enumerate(e.ops)]
+            rels = [self._approx(e, i, ops[i], ops[i + 1]) if op is ir.CmpOp.APPROX else _REL[op](ops[i], ops[i + 1])
+                    for i, op in enumerate(e.ops)]
             return rels[0] if len(rels) == 1 else sp.And(*rels)
         if isinstance(e, ir.Logic):
             return (sp.And if e.op is ir.BoolOp.AND else sp.Or)(c(e.left), c(e.right))
@@ -209,6 +211,11 @@ class Converter:
         if isinstance(e, ir.Aggregate):
             return self._aggregate(e, env, ref, scope)
         raise AssertionError(e)
+
+    def _approx(self, e: ir.Compare, i: int, a: sp.Basic, b: sp.Basic) -> sp.Basic:
+        """``a ~= b``: within half a unit of the last written digit (:mod:`planner.language.precision`)."""
+        tol = approx_tolerance(e, i, self.model.units)
+        return sp.Eq(a, b) if tol is None else sp.Le(sp.Abs(a - b), rational(tol))
 
     def _aggregate(self, e: ir.Aggregate, env, ref, scope) -> sp.Basic:
         """A list is written out (``sum([q, k])`` is ``q + k``); a range becomes ``Sum``, ``Product``,
@@ -391,39 +398,171 @@ def _power(a: sp.Basic, b: sp.Basic) -> sp.Basic:
     return sp.Pow(a, b)
 
 
-_CANONICAL_FUNCTIONS = {"Max": sp.Max, "Min": sp.Min, "Abs": sp.Abs, "sign": sp.sign, "floor": sp.floor,
-                        "ceiling": sp.ceiling, "exp": sp.exp, "log": sp.log}
-_CANONICAL_RELATIONS = {"Eq": sp.Eq, "Ne": sp.Ne, "Lt": sp.Lt, "Le": sp.Le, "Gt": sp.Gt, "Ge": sp.Ge}
+# ---- numbers from SymPy trees ------------------------------------------------------------------
+# Questions that work on SymPy expressions (a solve's closed form and the function it brackets, the
+# workbook's cached values of the formulas it writes) compute them on the numeric route's runtime:
+# the tree becomes a :class:`planner.compute.numeric.Program`, run on numpy or floats like any other.
+
+_FUNCTIONS = {sp.Abs: "abs", sp.floor: "floor", sp.ceiling: "ceil", sp.exp: "exp", sp.log: "ln"}
+_RELATIONS = {sp.Eq: "==", sp.Ne: "!=", sp.Lt: "<", sp.Le: "<=", sp.Gt: ">", sp.Ge: ">="}
+_FOLDS = {sp.Max: "max", sp.Min: "min", sp.And: "and", sp.Or: "or"}
+_AGGREGATES = {sp.Sum: "sum", sp.Product: "product"}
+UNSIZED_TERMS = 1_000_000  # terms of a range whose variable carries no size (none the converter makes)
 
 
-def from_canonical(node: tuple, symbols: Mapping[str, sp.Symbol]) -> sp.Basic:
-    """The SymPy expression of a canonical node (:mod:`planner.compute.canonical`), over ``symbols``
-    by name; a node of an index or a scenario reference (``d``) raises KeyError."""
-    tag = node[0]
-    f = lambda n: from_canonical(n, symbols)  # noqa: E731
-    if tag == "n":
-        return rational(node[1])
-    if tag == "s":
-        return symbols[node[1]]
-    if tag == "+":
-        return sp.Add(*[f(a) for a in node[1]])
-    if tag == "*":
-        return sp.Mul(*[f(a) for a in node[1]])
-    if tag == "^":
-        return sp.Pow(f(node[1]), f(node[2]))
-    if tag == "f":
-        return _CANONICAL_FUNCTIONS[node[1]](*[f(a) for a in node[2]])
-    if tag == "pw":
-        return sp.Piecewise(*[(f(v), f(c)) for v, c in node[1]])
-    if tag == "r":
-        return _CANONICAL_RELATIONS[node[1]](f(node[2]), f(node[3]))
-    if tag == "and" or tag == "or":
-        return (sp.And if tag == "and" else sp.Or)(*[f(a) for a in node[1]])
-    if tag == "not":
-        return sp.Not(f(node[1]))
-    if tag == "b":
-        return sp.true if node[1] else sp.false
-    raise KeyError(tag)
+def program(inputs: Sequence[sp.Symbol], outputs: Sequence[sp.Basic]):
+    """``outputs`` (SymPy expressions over the symbols ``inputs``) as one program taking the values
+    of ``inputs`` in order. Raises ``NotImplementedError`` on a node it has no step for."""
+    from ..language.limits import deep
+
+    return deep(_program, list(inputs), list(outputs))
+
+
+def _program(inputs: list, outputs: list):
+    from .numeric import Program, Scope, allocate
+
+    top = Scope(None)
+    top.env = {sym: top.new() for sym in inputs}
+    walker = _Walker()
+    results = [walker.p(e, top) for e in outputs]
+    steps, (regs, renumber), size = allocate(top.steps, top.values, len(inputs), results, top.size)
+    return Program([str(s) for s in inputs], [f"out{i}" for i in range(len(outputs))], size,
+                   [(renumber[r], v) for r, v in top.values], steps, regs, walker.aggregates)
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.aggregates = False
+        self.memo: dict = {}  # (scope, subtree) -> its register: each common subtree computed once
+        self.scopes: list = []  # kept alive while their ids key the memo
+
+    def p(self, e: sp.Basic, scope) -> int:
+        key = (id(scope), e)
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = self._p(e, scope)
+        return got
+
+    def _p(self, e: sp.Basic, scope) -> int:
+        x = lambda a: self.p(a, scope)  # noqa: E731
+        if e.is_Symbol:
+            return _lookup(e, scope)
+        if e is sp.true or e is sp.false:
+            return scope.const(bool(e))
+        if e.is_Number or e in (sp.E, sp.pi):
+            if e in (sp.nan, sp.zoo):
+                return scope.const(float("nan"))
+            if isinstance(e, sp.Rational):
+                try:
+                    return scope.const(e.p / e.q)
+                except OverflowError:
+                    return scope.const(float("inf") if e > 0 else float("-inf"))
+            return scope.const(float(e))
+        t = type(e)
+        if t is sp.Add:
+            acc = None
+            for a in e.args:
+                coeff, rest = a.as_coeff_Mul()
+                if acc is not None and isinstance(coeff, sp.Rational) and coeff.p < 0:
+                    acc = scope.emit("-", acc, x(rest if coeff == -1 else sp.Mul(-coeff, rest)))
+                else:
+                    acc = x(a) if acc is None else scope.emit("+", acc, x(a))
+            return acc
+        if t is sp.Mul:
+            num, den = [], []
+            for a in e.args:
+                if isinstance(a, sp.Pow) and a.exp.is_Number and a.exp < 0:
+                    den.append(a.base if a.exp == -1 else sp.Pow(a.base, -a.exp, evaluate=False))
+                elif isinstance(a, sp.Rational) and not isinstance(a, sp.Integer) and a.p in (1, -1):
+                    num.append(sp.Integer(a.p))
+                    den.append(sp.Integer(a.q))
+                else:
+                    num.append(a)
+            negate = len(num) > 1 and num[0] == -1
+            if negate:
+                num = num[1:]
+            acc = None
+            for a in num:
+                acc = x(a) if acc is None else scope.emit("*", acc, x(a))
+            if acc is None:
+                acc = scope.const(1.0)
+            if den:
+                d = None
+                for a in den:
+                    d = x(a) if d is None else scope.emit("*", d, x(a))
+                acc = scope.emit("/", acc, d)
+            return scope.emit("neg", acc) if negate else acc
+        if t is sp.Pow:
+            base, exp = e.args
+            if exp == sp.S.Half:
+                return scope.emit("sqrt", x(base))
+            if exp == -1:
+                return scope.emit("/", scope.const(1.0), x(base))
+            return scope.emit("^", x(base), x(exp))
+        if t in _FUNCTIONS:
+            return scope.emit(_FUNCTIONS[t], x(e.args[0]))
+        if t is sp.sign:
+            a = x(e.args[0])
+            zero = scope.const(0.0)
+            pos = scope.emit("if", scope.emit(">", a, zero), scope.const(1.0), zero)
+            neg = scope.emit("if", scope.emit("<", a, zero), scope.const(-1.0), pos)
+            return scope.emit("if", scope.emit("!=", a, a), a, neg)  # nan stays nan
+        if t in _FOLDS:
+            acc = None
+            for a in e.args:
+                acc = x(a) if acc is None else scope.emit(_FOLDS[t], acc, x(a))
+            return acc
+        if t is sp.Not:
+            return scope.emit("not", x(e.args[0]))
+        if t in _RELATIONS:
+            return scope.emit(_RELATIONS[t], x(e.lhs), x(e.rhs))
+        if t is sp.Piecewise:
+            out = None
+            for value, cond in reversed(e.args):
+                if cond is sp.true:
+                    out = x(value)
+                else:
+                    out = scope.emit("if", x(cond), x(value), scope.const(float("nan")) if out is None else out)
+            return out
+        if t is sp.factorial:  # SymPy's form of a product over 1..n: that product again
+            k = sp.Dummy("k", integer=True)
+            return self._aggregate(k, [(k, sp.Integer(1), e.args[0])], "product", scope)
+        if t in _AGGREGATES or isinstance(e, _RangeExtreme):
+            kind = _AGGREGATES.get(t) or ("max" if isinstance(e, RangeMax) else "min")
+            return self._aggregate(e.function, list(e.limits), kind, scope)
+        raise NotImplementedError(f"no numeric step for {t.__name__}: {e}")
+
+    def _aggregate(self, body_expr, limits: list, kind: str, scope) -> int:
+        """SymPy merges nested sums into one node, innermost limits first: ``Sum(f, (j, 1, i), (i, 1, n))``."""
+        from .numeric import Body, Scope, allocate
+
+        k, lo, hi = limits[-1]
+        start, end = self.p(lo, scope), self.p(hi, scope)
+        body = Scope(scope)
+        self.scopes.append(body)
+        var = body.new()
+        body.env = {k: var}
+        if len(limits) > 1:
+            result = self._aggregate(body_expr, limits[:-1], kind, body)
+        else:
+            result = self.p(body_expr, body)
+        captured = list(body.captures.items())
+        steps, (results, renumber), size = allocate(body.steps, body.values, 0, [result], body.size,
+                                                    fixed=[var] + [inner for _, inner in captured])
+        self.aggregates = True
+        return scope.emit("agg", kind, start, end, 1.0, getattr(k, "terms", UNSIZED_TERMS),
+                          Body([(outer, renumber[inner]) for outer, inner in captured], renumber[var], size,
+                               [(renumber[r], v) for r, v in body.values], steps, results[0]))
+
+
+def _lookup(sym: sp.Symbol, scope) -> int:
+    """The register of ``sym`` in ``scope``: its own, or captured from the scope around it."""
+    reg = scope.env.get(sym)
+    if reg is None:
+        if scope.parent is None:
+            raise NotImplementedError(f"{sym} is not an input of this program")
+        reg = scope.env[sym] = scope.capture(_lookup(sym, scope.parent))
+    return reg
 
 
 def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:

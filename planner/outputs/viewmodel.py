@@ -379,7 +379,7 @@ def _checks(results: Sequence[CheckResult]) -> dict:
             "expected": "true" if condition else precise(r.flags[1] if r.flags else r.rhs, r.unit),
             "actual": ("true" if r.passed else "false") if condition else precise(r.flags[0] if r.flags
                                                                                   else r.lhs, r.unit),
-            "tolerance": r.tolerance,
+            "tolerance": prose(r.tolerance),
             "error": prose(r.error.message) if r.error is not None else None,
             "with": ", ".join(f"{k} = {v}" for k, v in r.overrides.items()),
             "with_items": [f"{k} = {v}" for k, v in r.overrides.items()],

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
 
-from ..compute.canonical import Unsupported
 from ..compute.diagnose import diagnose_expr
 from ..compute.evaluation import Evaluation, Origin, Plan, as_number, format_value
+from ..compute.numeric import APPROX_SLACK
 from ..language import ir
 from ..language.analysis import unit_of
 from ..language.errors import EvaluationError, PlanError
+from ..language.precision import approx_tolerance, literal_of
 
 RELATIVE_UNITS = {"%", "ppm"}
 EXACT_REL = 1e-12
@@ -38,6 +39,8 @@ class CheckResult:
     error: Optional[PlanError] = None
     overrides: dict[str, str] = field(default_factory=dict)
     flags: Optional[tuple[bool, bool]] = None  # `flag == false`: the two sides' values (lhs, rhs)
+    exact_difference: Optional[Fraction] = None  # `a == b` decided exactly: a - b in the display unit
+    beyond_floats: bool = False  # decided exactly, where floating point would say the opposite
 
     @property
     def text(self) -> str:
@@ -65,7 +68,10 @@ class CheckResult:
         if self.rhs is None:
             return f"condition is false{where}"
         tol = f" ({self.tolerance})" if self.tolerance else ""
-        return f"expected {self.expected}{tol}, got {self.actual}{where}"
+        apart = ""
+        if self.exact_difference is not None and self.expected == self.actual:
+            apart = f", {decimal_text(abs(self.exact_difference))} {self.unit}".rstrip() + " apart in exact arithmetic"
+        return f"expected {self.expected}{tol}, got {self.actual}{apart}{where}"
 
 
 def compares_values(plan: Plan, check: ir.Check, answer_types: Optional[dict] = None) -> bool:
@@ -79,8 +85,7 @@ def compares_values(plan: Plan, check: ir.Check, answer_types: Optional[dict] = 
 
 class _CompiledCheck:
     """A check's sides (or its condition) compiled over every quantity, the values it takes from
-    other scenarios (``x@fp8``) and the question answers it uses: from the IR, without SymPy
-    (:mod:`planner.compute.ircompile`), or through SymPy where that does not mirror a formula."""
+    other scenarios (``x@fp8``) and the question answers it uses (:mod:`planner.compute.numeric`)."""
 
     def __init__(self, plan: Plan, check: ir.Check, answer_types: Optional[dict] = None) -> None:
         self.plan = plan
@@ -93,11 +98,12 @@ class _CompiledCheck:
         # `flag == false`: true/false on both sides, shown as expected against actual
         self.flags = (not self.pair and isinstance(cond, ir.Compare) and len(cond.ops) == 1
                       and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX))
-        self.refs: list[ir.ScenarioRef] = []
-        try:
-            self._compile_ir()
-        except Unsupported:
-            self._compile_sympy()
+        self.refs: list[ir.ScenarioRef] = [n for n in ir.walk(cond) if isinstance(n, ir.ScenarioRef)]
+        from ..compute.numeric import compile_program
+
+        refs = {id(r): f"@ref{i}" for i, r in enumerate(self.refs)}
+        arguments = list(plan.model.quantities) + list(refs.values()) + self.answers
+        self.compiled = compile_program(plan.model, arguments, list(zip(self.labels, self.sides)), refs)
 
     @property
     def sides(self) -> list[ir.Expr]:
@@ -112,79 +118,18 @@ class _CompiledCheck:
     def labels(self) -> list[str]:
         return ["lhs", "rhs"] if self.pair else (["cond", "lhs", "rhs"] if self.flags else ["cond"])
 
-    def _compile_ir(self) -> None:
-        from ..compute.ircompile import Converter, compile_outputs
-
-        refs: list[ir.ScenarioRef] = []
-        env = {name: ("d", name, 0) for name in self.answers}
-
-        def ref(r: ir.ScenarioRef):  # one variable per reference, numbered as the SymPy route does
-            refs.append(r)
-            return ("d", f"ref{len(refs) - 1}", len(refs) - 1)
-
-        conv = Converter(self.plan.model)
-        nodes = [conv.expr(side, env, ref) for side in self.sides]
-        extra = [(f"ref{i}", ("d", f"ref{i}", i)) for i in range(len(refs))] + [(n, env[n]) for n in self.answers]
-        outputs = [(label, _constant(node)) for label, node in zip(self.labels, nodes)]
-        self.compiled = compile_outputs(self.plan.model, list(self.plan.model.quantities), outputs, extra)
-        self.refs = refs
-
-    def _compile_sympy(self) -> None:
-        import sympy as sp
-
-        from ..compute.compiled import compile_plan
-
-        plan = self.plan
-        refs: list[ir.ScenarioRef] = []
-        dummies: list = []
-
-        def ref(r: ir.ScenarioRef):
-            dummies.append(sp.Dummy(f"ref{len(refs)}"))
-            refs.append(r)
-            return dummies[-1]
-
-        answers = {name: sp.Dummy(name) for name in self.answers}
-        exprs = [plan.converter.expr(side, dict(answers), ref=ref) for side in self.sides]
-        symbols = dict(plan.symbols.symbols)
-        for d in dummies + list(answers.values()):
-            symbols[d.name] = d
-        names = list(plan.model.quantities) + [d.name for d in dummies] + [d.name for d in answers.values()]
-        self.compiled = compile_plan(names, list(zip(self.labels, exprs)), symbols)
-        self.refs = refs
-
-    def exactly_equal(self, ev: Evaluation) -> bool:
-        """``lhs == rhs`` decided in exact arithmetic from the exact inputs
-        (``0.1 + 0.2 - 0.3 == 0`` holds, though its float value is 5.6e-17).
-        False when it cannot be decided exactly (a scenario reference, an
-        answer, an irrational value SymPy cannot settle either)."""
-        if self.refs or self.answers:
-            return False
-        from ..compute.exact import ExactEvaluator, NotRational
+    def exactly(self, exact) -> Optional[tuple]:
+        """The compiled sides (or condition) in exact arithmetic from the exact inputs, with
+        ``exact`` (a :class:`planner.compute.exact.ExactEvaluator` of this evaluation); None when
+        they have no rational value (``sqrt``, ``exp``...), use another scenario or an answer."""
+        if self.refs or self.answers or exact is None:
+            return None
+        from ..compute.exact import NotRational
 
         try:
-            exact = ExactEvaluator(self.plan.model, ev.inputs)
-            lhs, rhs = (exact.expr(side) for side in self.sides)
-            return lhs == rhs
+            return tuple(exact.expr(side) for side in self.sides)
         except NotRational:
-            return self._sympy_equal(ev)
-
-    def _sympy_equal(self, ev: Evaluation) -> bool:
-        import sympy as sp
-
-        from ..compute.symbolic import inline_inputs
-
-        plan = self.plan
-        diff = plan.converter.expr(self.sides[0]) - plan.converter.expr(self.sides[1])
-        if not _cheap_exactly(diff, {plan.symbols[n]: v for n, v in ev.values.items()}):
-            return False
-        names = plan.symbols.names
-        derived = {sym: inline_inputs(plan.model, plan.symbols, plan.exprs, names[sym])
-                   for sym in diff.free_symbols if not plan.model.quantities[names[sym]].is_input}
-        diff = diff.xreplace(derived)
-        exact = {plan.symbols[n]: (sp.Integer(int(v)) if isinstance(v, bool) else sp.Rational(v.numerator, v.denominator))
-                 for n, v in ev.inputs.items()}
-        value = diff.xreplace(exact)
-        return bool(value.is_Number and value == 0)
+            return None
 
     def __call__(self, ev: Evaluation, ref_values: dict[str, float], answers: Optional[dict] = None) -> tuple:
         # numpy scalars: a division by zero is inf (and located by `problem`), not a ZeroDivisionError
@@ -210,49 +155,6 @@ class _CompiledCheck:
                     return EvaluationError(f"the {side} value is {float(value)!r}, not a finite number",
                                            operand.span, label="not finite")
         return None
-
-
-MAX_EXACT_EXPONENT = 10_000
-
-
-def _cheap_exactly(expr, floats: dict) -> bool:
-    """Whether deciding ``expr == 0`` exactly is cheap: no power whose exponent, at these
-    values, is huge (``x ^ 1000000000`` with x = 2 has 301,029,996 digits exactly)."""
-    import sympy as sp
-
-    for p in expr.atoms(sp.Pow):
-        e = p.exp
-        try:
-            v = float(e.xreplace({s: sp.Float(float(floats[s])) for s in e.free_symbols if s in floats}))
-        except (TypeError, ValueError, KeyError):
-            return False
-        if not math.isfinite(v) or abs(v) > MAX_EXACT_EXPONENT:
-            return False
-    return True
-
-
-def _constant(node):
-    return lambda _: node
-
-
-def literal_of(e: ir.Expr) -> Optional[ir.Number]:
-    sign_free = e.operand if isinstance(e, ir.Neg) else e
-    return sign_free if isinstance(sign_free, ir.Number) else None
-
-
-def half_ulp(num: ir.Number) -> Fraction:
-    """Half a unit in the last written digit of a literal (``46.667`` -> 0.0005)."""
-    text = num.span.text.strip()
-    digits = []
-    for ch in text:
-        if ch.isdigit() or ch in "._eE+-":
-            digits.append(ch)
-        else:
-            break
-    mantissa, _, exponent = "".join(digits).replace("_", "").lower().partition("e")
-    decimals = len(mantissa.partition(".")[2])
-    places = decimals - (int(exponent) if exponent else 0)
-    return Fraction(1, 2) * Fraction(10) ** (-places)
 
 
 def display_unit(plan: Plan, check: ir.Check, answers=None):
@@ -287,6 +189,16 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
     ``base_overrides`` (an export's ``--set``) apply under each check's own ``with``."""
     results: list[CheckResult] = []
     cache: dict[tuple, Evaluation | PlanError] = {}
+    exact_cache: dict[tuple, object] = {}
+
+    def exact(scenario, overrides, ev: Evaluation):
+        """The exact evaluator of an evaluation (shared by the checks that run in it)."""
+        key = (scenario, tuple(sorted((k, str(v)) for k, v in overrides.items())))
+        if key not in exact_cache:
+            from ..compute.exact import ExactEvaluator
+
+            exact_cache[key] = ExactEvaluator(plan.model, ev.inputs)
+        return exact_cache[key]
 
     def evaluation(scenario, overrides, origins) -> Evaluation:
         key = (scenario, tuple(sorted((k, str(v)) for k, v in overrides.items())))
@@ -328,6 +240,9 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
                 for name, alias in from_answers.items():
                     all_overrides[name] = answers.value(alias, scenario, overrides, origins)
                 ev = evaluation(scenario, all_overrides, origins)
+                # an answer is found in floats (a root by bisection, a closed form rounded): a check
+                # that sets an input from one is decided in floats, as its answer is
+                inexact = bool(from_answers)
                 refs = {}
                 for i, r in enumerate(compiled.refs):
                     other = evaluation(None if r.scenario == "base" else r.scenario, all_overrides, origins)
@@ -343,14 +258,23 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
             if compiled.pair:
                 lhs, rhs = float(out[0]), float(out[1])
                 tol = tolerance_of(plan, check, scale, unit)
-                passed, tol_text = within(tol, lhs, rhs), tol.text
-                if not passed and tol.kind == "exact":  # float rounding: decide it exactly
-                    passed = compiled.exactly_equal(ev)
+                exactly = compiled.exactly(exact(scenario, all_overrides, ev)) \
+                    if tol.kind == "exact" and not inexact else None
+                # `==` is exact where the sides have rational values (0.1 + 0.2 == 0.3 holds, 1e16 + 1 == 1e16
+                # does not), and equal to float rounding where they do not (sqrt, exp, ln...)
+                in_floats = within(tol, lhs, rhs)
+                passed = exactly[0] == exactly[1] if exactly is not None else in_floats
+                result.beyond_floats = passed != in_floats
                 result.lhs, result.rhs = lhs / float(scale), rhs / float(scale)
-                result.tolerance = tol_text
+                result.tolerance = tol.text
                 result.passed = passed
+                if exactly is not None and not passed:
+                    result.exact_difference = (exactly[0] - exactly[1]) / scale
             else:
-                result.passed = bool(out[0])
+                exactly = compiled.exactly(exact(scenario, all_overrides, ev)) if not inexact else None
+                # a condition is decided exactly where it can be (every comparison in it, `==` included)
+                result.passed = bool(exactly[0]) if exactly is not None else bool(out[0])
+                result.beyond_floats = result.passed != bool(out[0])
                 if compiled.flags:
                     result.flags = (bool(out[1]), bool(out[2]))
             results.append(result)
@@ -391,25 +315,29 @@ def tolerance_of(plan: Plan, check: ir.Check, scale: Fraction, unit: str) -> Tol
             shown = tol_expr.span.flat if lit is not None else format_value(float(tol / scale), unit)
         return Tolerance("absolute", tol, 1e-12, f"± {shown}")
     if cond.ops[0] is ir.CmpOp.APPROX:
-        lit = literal_of(cond.operands[1]) or literal_of(cond.operands[0])
-        if lit is not None:
-            lit_scale = unit_of(lit.unit, plan.model.units).scale if lit.unit is not None else Fraction(1)
-            tol = half_ulp(lit) * lit_scale
-            return Tolerance("absolute", tol, 1e-9, f"± {decimal_text(tol / scale)} {unit}".rstrip())
+        tol = approx_tolerance(cond, 0, plan.model.units)
+        if tol is not None:
+            return Tolerance("absolute", tol, APPROX_SLACK, f"± {decimal_text(tol / scale)} {unit}".rstrip())
     return Tolerance("exact", Fraction(0), EXACT_REL, "")
 
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def decimal_text(value: Fraction) -> str:
-    """A tolerance as people write it: ``0.00005``, not ``5e-05``; ``1 × 10⁻¹²`` below a millionth."""
-    v = float(value)
-    if v == 0 or abs(v) >= 1e-6:
-        return f"{v:.15f}".rstrip("0").rstrip(".") or "0"
-    mantissa, _, exponent = f"{v:.6e}".partition("e")
+    """A tolerance as a plan writes numbers: ``0.00005`` (not ``5e-05``) from a millionth to a
+    million, else ``5e25`` or ``1e-12``; never the binary noise of a float (``5e25`` is not
+    ``50000000000000002382364672``)."""
+    v = Fraction(value)
+    if v == 0:
+        return "0"
+    if Fraction(1, 10**6) <= abs(v) < 10**6:
+        from decimal import Decimal
+
+        text = format(Decimal(repr(float(v))), "f")  # the shortest digits of the float, not its binary tail
+        return text[:-2] if text.endswith(".0") else text
+    mantissa, _, exponent = f"{float(v):.6e}".partition("e")
     mantissa = mantissa.rstrip("0").rstrip(".")
-    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    return f"{mantissa}e{int(exponent)}"
 
 
 def within(tol: Tolerance, lhs: float, rhs: float) -> bool:

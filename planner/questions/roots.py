@@ -26,9 +26,8 @@ from typing import Callable, Optional
 import numpy as np
 import sympy as sp
 
-from ..compute.compiled import compile_plan
 from ..compute.evaluation import Plan, format_value
-from ..compute.symbolic import AGGREGATES, closed_forms, expand_aggregates, inline_inputs, rational
+from ..compute.symbolic import AGGREGATES, closed_forms, expand_aggregates, inline_inputs, program, rational
 from ..language.errors import ConvergenceError
 from ..language.model import Quantity
 
@@ -484,44 +483,9 @@ def bisect(fn, a: float, b: float) -> float:
     return 0.5 * (a + b)
 
 
-HOIST_DEPTH = 40  # deeper subtrees become their own assignments (Python's parser nests ~200 deep)
-
-
-def flatten(expr: sp.Basic, depth: int = HOIST_DEPTH) -> list[tuple[sp.Symbol, sp.Basic]]:
-    """``expr`` as a sequence of assignments ``(symbol, expression)`` none deeper
-    than about ``depth``; the last symbol is the whole. Walked with a stack:
-    a chain of 2,000 quantities inlines to a tree thousands of levels deep."""
-    height: dict[sp.Basic, int] = {}
-    names: dict[sp.Basic, sp.Symbol] = {}
-    steps: list[tuple[sp.Symbol, sp.Basic]] = []
-    stack = [(expr, False)]
-    while stack:
-        node, ready = stack.pop()
-        if node in height:
-            continue
-        if not ready:
-            stack.append((node, True))
-            stack.extend((a, False) for a in node.args if a not in height)
-            continue
-        h = 1 + max((height[a] for a in node.args), default=0)
-        if h > depth and node is not expr:
-            new = node.xreplace(names) if names else node
-            sym = sp.Dummy(f"t{len(steps)}")
-            steps.append((sym, new))
-            names[node] = sym
-            h = 1
-        height[node] = h
-    final = expr.xreplace(names) if names else expr
-    steps.append((sp.Dummy("out"), final))
-    return steps
-
-
 def compile_univariate(expr: sp.Basic, x: sp.Symbol):
-    name = "__x"
-    steps = flatten(expr)
-    symbols = {name: x, **{f"__t{i}": s for i, (s, _) in enumerate(steps)}}
-    compiled = compile_plan([name], [(f"__t{i}", e) for i, (_, e) in enumerate(steps)], symbols)
-    return lambda arr: np.broadcast_to(np.asarray(compiled([arr])[-1]), np.shape(arr))
+    compiled = program([x], [expr])
+    return lambda arr: np.broadcast_to(np.asarray(compiled([np.asarray(arr, dtype=float)])[0]), np.shape(arr))
 
 
 def exact_number(v) -> sp.Basic:

@@ -55,7 +55,7 @@ from typing import Any, Optional
 import numpy as np
 import sympy as sp
 
-from ..compute.compiled import compile_plan
+from ..compute.numeric import compile_program
 from ..compute.evaluation import Plan, format_value, input_quantity, scenarios_for
 from ..compute.symbolic import cone, latex, rational
 from ..language import ir
@@ -676,7 +676,7 @@ class Solver:
         names = cone(plan.model, used)  # the objective's quantities, not the whole plan
         answers = self.upstream(obj, stmt.over, stmt, scenario, overrides, origins)
         answer_names = [plan.symbols.answer_names[x] for x in answers]
-        fn = compile_plan(names + answer_names, [("objective", obj)], plan.symbols.all())
+        fn = compile_program(plan.model, names + answer_names, [("objective", stmt.objective)])
         res = run_sweep(plan, [(stmt.over, stmt.values, stmt.over_span)], names, scenario, overrides, origins)
         pts = res.axes[0]
         args = [res.columns[n] for n in names] + [float(v) for v in answers.values()]

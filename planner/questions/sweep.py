@@ -26,7 +26,7 @@ import numpy as np
 
 from ..compute.diagnose import diagnose
 from ..compute.evaluation import Plan, as_number, format_value, scenarios_for
-from ..compute.program import CompiledPlan
+from ..compute.runtime import Program
 from ..language import ir
 from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
 from ..language.graph import cone
@@ -101,7 +101,7 @@ class SweepResult:
 _PROGRAMS: "weakref.WeakKeyDictionary[Plan, dict]" = weakref.WeakKeyDictionary()
 
 
-def _program(plan: Plan, names: Sequence[str]) -> tuple[CompiledPlan, list[str]]:
+def _program(plan: Plan, names: Sequence[str]) -> tuple[Program, list[str]]:
     """The plan compiled for ``names`` and every constraint, nothing more."""
     key = frozenset(names)
     cache = _PROGRAMS.setdefault(plan, {})
@@ -191,7 +191,7 @@ class SweepRun:
     shape: tuple[int, ...]
     size: int
     inputs: dict[str, Any]
-    compiled: CompiledPlan
+    compiled: Program
     derived: list[str]
     statement: Optional[ir.Sweep]
     fixed: tuple

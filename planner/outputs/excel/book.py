@@ -453,21 +453,28 @@ class Book:
 
     @cached_property
     def hidden(self) -> dict:
-        """Quantity -> where one of its divisions divides by zero although SymPy's form of it does not
-        (:func:`planner.compute.ircompile.hidden_divisions`)."""
-        from ...compute.ircompile import hidden_divisions
-        from ...compute.symbolic import from_canonical
-
-        symbols = self.plan.symbols.all()
+        """Quantity -> where one of its divisions, as written, divides by zero although SymPy's form of
+        it no longer divides by that divisor (its algebra makes ``0 / z`` 0 and ``z / z`` 1)."""
         out = {}
-        for name, divisions in hidden_divisions(self.model, self.model.derived).items():
-            try:
-                out[name] = sp.Or(*[sp.And(*[c if holds else sp.Not(c) for c, holds in
-                                             ((from_canonical(c, symbols), h) for c, h in branches)],
-                                           sp.Eq(from_canonical(d, symbols), 0))
-                                    for d, branches in divisions])
-            except KeyError:  # an index or a scenario reference: not in a quantity's formula
+        for name in self.model.derived:
+            q = self.model.quantities[name]
+            if q.is_input or q.is_bool:
                 continue
+            expr = self.plan.exprs[name]
+            kept = {p.base for p in expr.atoms(sp.Pow) if p.exp.is_number and p.exp < 0}
+            guards = []
+            try:
+                divisions = _divisions(self.plan.converter, q.definition.expr, {}, ())
+            except (KeyError, AssertionError, RecursionError):  # an index or a scenario reference
+                continue
+            for divisor, branches in divisions:
+                factors = [f.base if isinstance(f, sp.Pow) and f.exp.is_number and f.exp > 0 else f
+                           for f in sp.Mul.make_args(divisor)]
+                if all((f.is_number and f != 0) or f in kept for f in factors):
+                    continue  # SymPy's form still divides by it: Excel's own #DIV/0!
+                guards.append(sp.And(*[c if holds else sp.Not(c) for c, holds in branches], sp.Eq(divisor, 0)))
+            if guards:
+                out[name] = sp.Or(*guards)
         return out
 
     def formula(self, expr: sp.Basic, refs: Mapping[sp.Symbol, str], scale: Fraction = Fraction(1),
@@ -637,14 +644,12 @@ class Book:
 
     def evaluate(self, expr: sp.Basic, env: Mapping[sp.Symbol, object]):
         """``expr`` over symbols with these base values (scalars or arrays), as the plan computes it."""
-        from ...compute.compiled import compile_plan
+        from ...compute.symbolic import program
 
         syms = sorted(expr.free_symbols, key=lambda s: s.name)
         fn = self._compiled.get(expr)
         if fn is None:
-            names = [f"s{i}" for i in range(len(syms))]
-            fn = compile_plan(names, [("v", expr)], dict(zip(names, syms)))
-            self._compiled[expr] = fn
+            fn = self._compiled[expr] = program(syms, [expr])
         args = [env[s] if not isinstance(env[s], bool) else np.bool_(env[s]) for s in syms]
         v = fn(args)[0]
         if isinstance(v, np.ndarray) and v.ndim:
@@ -670,3 +675,56 @@ class Book:
                 values = [self.display(ctx, n) for ctx in contexts]
                 self._styles[n] = style_for(finite(values), q.unit_text)
         return self._styles[name]
+
+
+def _divisions(converter, e: ir.Expr, env: dict, branches: tuple) -> list:
+    """Every division of ``e`` as written: (its divisor, ((condition, holds), ...) of the ``if``
+    branches it sits in), in SymPy over the plan's symbols; user functions expanded, list
+    aggregates written out (a range's terms raise ``KeyError``: its index is no symbol here)."""
+    out: list = []
+
+    def walk(node, env, branches):
+        t = node.__class__
+        if t is ir.Binary:
+            walk(node.left, env, branches)
+            walk(node.right, env, branches)
+            if node.op is ir.BinOp.DIV:
+                out.append((converter.expr(node.right, env), branches))
+        elif t is ir.Neg or t is ir.Not:
+            walk(node.operand, env, branches)
+        elif t is ir.Compare:
+            for o in node.operands:
+                walk(o, env, branches)
+        elif t is ir.Logic:
+            walk(node.left, env, branches)
+            walk(node.right, env, branches)
+        elif t is ir.Call:
+            f = converter.model.functions.get(node.func)
+            if f is not None:
+                inner: dict = {}
+                for p, arg in ir.bind_args(f, node):
+                    if arg is not None:
+                        walk(arg, env, branches)
+                        inner[p.name] = converter.expr(arg, env)
+                    else:
+                        walk(p.default, inner, branches)
+                        inner[p.name] = converter.expr(p.default, dict(inner))
+                walk(f.body, inner, branches)
+            elif node.func == "if":
+                cond, yes, no = (a.value for a in node.args)
+                walk(cond, env, branches)
+                c = converter.expr(cond, env)
+                walk(yes, env, branches + ((c, True),))
+                walk(no, env, branches + ((c, False),))
+            else:
+                for a in node.args:
+                    walk(a.value, env, branches)
+        elif t is ir.Aggregate:
+            if node.values.kind != "list":
+                raise KeyError(node.var)
+            for item in node.values.items:
+                walk(item, env, branches)
+                walk(node.body, {**env, node.var: converter.expr(item, env)}, branches)
+
+    walk(e, env, branches)
+    return out

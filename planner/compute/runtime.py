@@ -1,0 +1,415 @@
+"""What the numeric route's compiler (:mod:`planner.compute.numeric`) makes, and what it runs on.
+
+A :class:`Program` is plain data (steps named from :data:`STEPS` over numbered registers), so the
+compiled-plan cache keeps it as data and checks it (:meth:`Program.valid`) before it runs; this
+module imports nothing of planner's, so a warm run from the cache reads it without the compiler.
+
+Each runtime is a table from a step's name to a function of the registers and the step's
+arguments; :func:`run_numpy` and :func:`run_floats` bind a program's steps to one table once and
+run them in order. The two tables compute the same operations; the float one gives up
+(:class:`GiveUp`, or any arithmetic exception) wherever Python's floats would not give numpy's
+answer: a division by zero or an overflow (numpy: inf), a domain error (numpy: nan), a complex
+power, a nan that ``max`` or ``min`` would drop, a value that is not finite at the end. The
+caller then runs numpy, which gives the same values (to the last bit for ``+ - * / sqrt``; the C
+library's ``pow``, ``exp`` and ``log`` may differ from numpy's loops in the last bit) and every
+error report.
+
+Aggregates over a range run on numpy only (their terms are a trailing array axis).
+"""
+
+from __future__ import annotations
+
+import math
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional, Sequence
+
+BLOCK = 1 << 16  # array elements per block of an aggregate's terms
+
+
+# ---- what a program is ------------------------------------------------------------------------
+
+class Program:
+    """Steps from input values to output values: plain data.
+
+    * ``inputs``: the names of the values a run takes, in order (registers ``0..len(inputs)-1``);
+    * ``outputs``: the names of what it returns, in order; ``results`` their registers;
+    * ``consts``: ``(register, value)`` set before the steps run (floats and true/false);
+    * ``steps``: ``(op, register, arguments)``; an argument is a register number, except for
+      ``agg`` (kind, start, end, step, cap and the body, a :class:`Body`);
+    * ``size``: how many registers a run uses (registers are reused once their value is dead).
+    """
+
+    __slots__ = ("inputs", "outputs", "size", "consts", "steps", "results", "aggregates", "_bound")
+
+    def __init__(self, inputs, outputs, size, consts, steps, results, aggregates) -> None:
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.size = size
+        self.consts = tuple(consts)
+        self.steps = tuple(steps)
+        self.results = tuple(results)
+        self.aggregates = aggregates  # whether a step is an aggregate over a range (numpy only)
+        self._bound: dict = {}
+
+    def __repr__(self) -> str:
+        return f"Program(inputs={len(self.inputs)}, outputs={len(self.outputs)}, steps={len(self.steps)})"
+
+    def __getstate__(self):
+        return (self.inputs, self.outputs, self.size, self.consts, self.steps, self.results, self.aggregates)
+
+    def __setstate__(self, state) -> None:
+        (self.inputs, self.outputs, self.size, self.consts, self.steps, self.results, self.aggregates) = state
+        self._bound = {}
+
+    def valid(self) -> bool:
+        """Whether this is a program the compiler could have made (read from a cache written by
+        anyone): every step's name in the runtime's table, every register in range."""
+        return _valid(self.steps, self.consts, self.size, range(len(self.inputs))) and \
+            len(self.results) == len(self.outputs) and all(_register(r, self.size) for r in self.results)
+
+    def __call__(self, values: Sequence) -> tuple:
+        """Every output on numpy values (arrays broadcast against each other, or numpy scalars)."""
+        return run_numpy(self, values)
+
+    def scalar(self, values: Sequence) -> Optional[tuple]:
+        """Every output from Python floats and true/false values, or ``None`` where the float run
+        cannot give what numpy gives (see the module): the caller then runs numpy."""
+        if self.aggregates:
+            return None
+        return run_floats(self, values)
+
+
+class Body:
+    """The body of an aggregate over a range: its own registers, the outer values it reads
+    (``captures``: (outer register, inner register)), the register of the range's variable and of
+    the term."""
+
+    __slots__ = ("captures", "var", "size", "consts", "steps", "result", "_bound")
+
+    def __init__(self, captures, var, size, consts, steps, result) -> None:
+        self.captures = tuple(captures)
+        self.var = var
+        self.size = size
+        self.consts = tuple(consts)
+        self.steps = tuple(steps)
+        self.result = result
+        self._bound: dict = {}
+
+    def __getstate__(self):
+        return (self.captures, self.var, self.size, self.consts, self.steps, self.result)
+
+    def __setstate__(self, state) -> None:
+        (self.captures, self.var, self.size, self.consts, self.steps, self.result) = state
+        self._bound = {}
+
+
+STEPS = frozenset({"+", "-", "*", "/", "^", "neg", "==", "!=", "<", "<=", ">", ">=", "approx", "and", "or",
+                   "not", "max", "min", "abs", "sqrt", "exp", "ln", "floor", "ceil", "round", "if", "agg"})
+_ARITY = {"approx": 3, "round": 2, "if": 3, "neg": 1, "not": 1, "abs": 1, "sqrt": 1, "exp": 1, "ln": 1,
+          "floor": 1, "ceil": 1}
+_KINDS = ("sum", "product", "max", "min")
+
+
+def _register(r, size: int) -> bool:
+    return r.__class__ is int and 0 <= r < size
+
+
+def _valid(steps, consts, size, fixed) -> bool:
+    if size.__class__ is not int or size < 1:
+        return False
+    for reg, value in consts:
+        if not _register(reg, size) or value.__class__ not in (float, bool):
+            return False
+    for step in steps:
+        if step.__class__ is not tuple or len(step) != 3:
+            return False
+        op, dst, args = step
+        if op not in STEPS or not _register(dst, size) or args.__class__ is not tuple:
+            return False
+        if op == "agg":
+            if len(args) != 6:
+                return False
+            kind, start, end, stride, cap, body = args
+            if kind not in _KINDS or not (_register(start, size) and _register(end, size)) \
+                    or stride.__class__ is not float or not stride > 0 or cap.__class__ is not int \
+                    or body.__class__ is not Body or not all(_register(o, size) for o, _ in body.captures) \
+                    or not _register(body.var, body.size) or not _register(body.result, body.size) \
+                    or not all(_register(i, body.size) for _, i in body.captures) \
+                    or not _valid(body.steps, body.consts, body.size, ()):
+                return False
+        elif len(args) != _ARITY.get(op, 2) or not all(_register(a, size) for a in args):
+            return False
+    return True
+
+
+class GiveUp(Exception):
+    """The float run cannot promise numpy's value here: numpy runs instead."""
+
+
+# ---- Python floats --------------------------------------------------------------------------
+
+def _approx(x: float) -> float:
+    """``x`` rounded to 15 significant digits, as spreadsheets do before ``INT``/``CEILING``: so
+    ``floor(log(1000, 10))`` is 3 (the float quotient is 2.9999999999999996)."""
+    if x == 0.0 or x != x or x in (math.inf, -math.inf):
+        return x
+    scale = 10.0 ** (14 - math.floor(math.log10(abs(x))))
+    try:
+        rounded = round(x * scale) / scale
+    except (OverflowError, ValueError):
+        return x
+    return rounded if math.isfinite(rounded) else x
+
+
+def _f_pow(a, b):
+    if a == 0.0:  # numpy's power has fast paths (x^0.5 is sqrt: -0.0 ^ 0.5 is -0.0, Python's 0.0)
+        raise GiveUp
+    v = a ** b
+    if v.__class__ is not float:  # a negative base to a fractional power (numpy: nan)
+        raise GiveUp
+    return v
+
+
+def _f_max(a, b):
+    if a != a or b != b:
+        raise GiveUp
+    return a if a > b else b
+
+
+def _f_min(a, b):
+    if a != a or b != b:
+        raise GiveUp
+    return a if a < b else b
+
+
+def _f_sign(a):
+    if a != a:
+        raise GiveUp
+    return 1.0 if a > 0.0 else (-1.0 if a < 0.0 else 0.0)
+
+
+def _f_floor(x):
+    v = float(math.floor(_approx(x)))
+    return v if v else math.copysign(0.0, x)  # numpy's floor keeps the sign of zero: floor(-0.0) is -0.0
+
+
+def _f_ceil(x):
+    v = float(math.ceil(_approx(x)))
+    return v if v else math.copysign(0.0, x)  # ceil(-0.5) is -0.0, as numpy's
+
+
+def _f_round(x, digits):
+    scale = 10.0 ** digits
+    return _f_sign(x) * float(math.floor(_approx(abs(x) * scale + 0.5))) / scale
+
+
+def _f_approx_eq(a, b, tol):
+    return abs(a - b) <= tol
+
+
+FLOATS = {
+    "+": lambda r, a: r[a[0]] + r[a[1]],
+    "-": lambda r, a: r[a[0]] - r[a[1]],
+    "*": lambda r, a: r[a[0]] * r[a[1]],
+    "/": lambda r, a: r[a[0]] / r[a[1]],
+    "^": lambda r, a: _f_pow(r[a[0]], r[a[1]]),
+    "neg": lambda r, a: -r[a[0]],
+    "==": lambda r, a: r[a[0]] == r[a[1]],
+    "!=": lambda r, a: r[a[0]] != r[a[1]],
+    "<": lambda r, a: r[a[0]] < r[a[1]],
+    "<=": lambda r, a: r[a[0]] <= r[a[1]],
+    ">": lambda r, a: r[a[0]] > r[a[1]],
+    ">=": lambda r, a: r[a[0]] >= r[a[1]],
+    "approx": lambda r, a: _f_approx_eq(r[a[0]], r[a[1]], r[a[2]]),
+    "and": lambda r, a: r[a[0]] and r[a[1]],
+    "or": lambda r, a: r[a[0]] or r[a[1]],
+    "not": lambda r, a: not r[a[0]],
+    "max": lambda r, a: _f_max(r[a[0]], r[a[1]]),
+    "min": lambda r, a: _f_min(r[a[0]], r[a[1]]),
+    "abs": lambda r, a: abs(r[a[0]]),
+    "sqrt": lambda r, a: math.sqrt(r[a[0]]),
+    "exp": lambda r, a: math.exp(r[a[0]]),
+    "ln": lambda r, a: math.log(r[a[0]]),
+    "floor": lambda r, a: _f_floor(r[a[0]]),
+    "ceil": lambda r, a: _f_ceil(r[a[0]]),
+    "round": lambda r, a: _f_round(r[a[0]], r[a[1]]),
+    "if": lambda r, a: r[a[1]] if r[a[0]] else r[a[2]],
+}
+
+
+def run_floats(program, values: Sequence) -> Optional[tuple]:
+    """The program's outputs from Python floats and bools, or None (see the module)."""
+    if len(values) != len(program.inputs):
+        raise ValueError("not as many values as inputs")
+    steps = program._bound.get("floats")
+    if steps is None:
+        steps = program._bound["floats"] = [(FLOATS[op], dst, args) for op, dst, args in program.steps]
+    r = [None] * program.size
+    for i, v in enumerate(values):
+        cls = v.__class__
+        if cls is not float and cls is not bool:
+            if cls is int:
+                v = float(v)
+            else:
+                return None
+        r[i] = v
+    for reg, v in program.consts:
+        r[reg] = v
+    try:
+        for fn, dst, args in steps:
+            r[dst] = fn(r, args)
+    except (ArithmeticError, ValueError, TypeError, GiveUp):
+        return None
+    out = tuple(r[i] for i in program.results)
+    for v in out:
+        cls = v.__class__
+        if cls is float:
+            if v - v != 0.0:  # inf or nan
+                return None
+        elif cls is not bool:
+            return None
+    return out
+
+
+# ---- numpy -------------------------------------------------------------------------------------
+
+def _numpy_table():
+    import numpy as np
+
+    def approx(x):
+        x = np.asarray(x, dtype=float)
+        magnitude = np.floor(np.log10(np.abs(x)))
+        scale = 10.0 ** (14 - magnitude)
+        rounded = np.round(x * scale) / scale
+        return np.where(np.isfinite(rounded) & (x != 0), rounded, x)
+
+    def round_(x, digits):
+        scale = np.power(10.0, digits)
+        return np.sign(x) * np.floor(approx(np.abs(x) * scale + 0.5)) / scale
+
+    table = {
+        "+": lambda r, a: r[a[0]] + r[a[1]],
+        "-": lambda r, a: r[a[0]] - r[a[1]],
+        "*": lambda r, a: r[a[0]] * r[a[1]],
+        "/": lambda r, a: np.divide(r[a[0]], r[a[1]]),
+        "^": lambda r, a: np.power(r[a[0]], r[a[1]]),
+        "neg": lambda r, a: np.negative(r[a[0]]),
+        "==": lambda r, a: np.equal(r[a[0]], r[a[1]]),
+        "!=": lambda r, a: np.not_equal(r[a[0]], r[a[1]]),
+        "<": lambda r, a: np.less(r[a[0]], r[a[1]]),
+        "<=": lambda r, a: np.less_equal(r[a[0]], r[a[1]]),
+        ">": lambda r, a: np.greater(r[a[0]], r[a[1]]),
+        ">=": lambda r, a: np.greater_equal(r[a[0]], r[a[1]]),
+        "approx": lambda r, a: np.abs(r[a[0]] - r[a[1]]) <= r[a[2]],
+        "and": lambda r, a: np.logical_and(r[a[0]], r[a[1]]),
+        "or": lambda r, a: np.logical_or(r[a[0]], r[a[1]]),
+        "not": lambda r, a: np.logical_not(r[a[0]]),
+        "max": lambda r, a: np.maximum(r[a[0]], r[a[1]]),
+        "min": lambda r, a: np.minimum(r[a[0]], r[a[1]]),
+        "abs": lambda r, a: np.abs(r[a[0]]),
+        "sqrt": lambda r, a: np.sqrt(r[a[0]]),
+        "exp": lambda r, a: np.exp(r[a[0]]),
+        "ln": lambda r, a: np.log(r[a[0]]),
+        "floor": lambda r, a: np.floor(approx(r[a[0]])),
+        "ceil": lambda r, a: np.ceil(approx(r[a[0]])),
+        "round": lambda r, a: round_(r[a[0]], r[a[1]]),
+        "if": lambda r, a: np.where(r[a[0]], r[a[1]], r[a[2]]),
+        "agg": lambda r, a: _aggregate(np, approx, r, *a),
+    }
+    return table, approx
+
+
+_NUMPY = None
+
+
+def numpy_table():
+    global _NUMPY
+    if _NUMPY is None:
+        _NUMPY = _numpy_table()
+    return _NUMPY
+
+
+def _bind(code, table):
+    steps = code._bound.get("numpy")
+    if steps is None:
+        steps = code._bound["numpy"] = [(table[op], dst, args) for op, dst, args in code.steps]
+    return steps
+
+
+def run_numpy(program, values: Sequence) -> tuple:
+    """The program's outputs on numpy values: arrays (broadcast together) or scalars."""
+    import numpy as np
+
+    table, _ = numpy_table()
+    if len(values) != len(program.inputs):
+        raise ValueError("not as many values as inputs")
+    r = [None] * program.size
+    for i, v in enumerate(values):
+        r[i] = v if isinstance(v, np.ndarray) else (np.bool_(v) if isinstance(v, (bool, np.bool_)) else np.float64(v))
+    for reg, v in program.consts:
+        r[reg] = np.bool_(v) if v.__class__ is bool else np.float64(v)
+    with np.errstate(all="ignore"):
+        for fn, dst, args in _bind(program, table):
+            r[dst] = fn(r, args)
+    return tuple(r[i] for i in program.results)
+
+
+_IDENTITY = {"sum": 0.0, "product": 1.0, "max": -math.inf, "min": math.inf}
+
+
+def _aggregate(np, approx, r, kind: str, start: int, end: int, step: float, cap: int, body):
+    """``kind`` (sum, product, max, min) of the body at ``start``, ``start + step``, ... up to ``end``,
+    elementwise over arrays of the ends (a sweep's points, or an outer aggregate's terms): the terms
+    are a trailing axis, masked past each point's own end. Terms go in blocks of about
+    :data:`BLOCK` elements: a single evaluation gets all its terms at once, a sweep of many points
+    one term at a time (each term an array over the points), so memory stays small and numpy's
+    loops stay long.
+
+    No value (nan) where an end has none, where the range holds more than ``cap`` values (the most
+    its declared bounds allow: only an input outside its constraints gets there), and for the max
+    or min of an empty range."""
+    reduce = {"sum": np.sum, "product": np.prod, "max": np.max, "min": np.min}[kind]
+    combine = {"sum": np.add, "product": np.multiply, "max": np.maximum, "min": np.minimum}[kind]
+    a = np.asarray(r[start], dtype=np.float64)
+    b = np.asarray(r[end], dtype=np.float64)
+    points = np.broadcast_shapes(a.shape, b.shape)
+    count = np.floor(approx((b - a) / step)) + 1
+    count = np.where(count < 0, 0, count)
+    finite = np.isfinite(count)
+    n = int(min(cap, np.max(count[finite]))) if finite.any() else 0
+    least = int(min(cap, np.min(count[finite]))) if finite.all() and count.size else 0  # terms every point has
+    table, _ = numpy_table()
+    steps = _bind(body, table)
+    captured = [(inner, r[outer]) for outer, inner in body.captures]
+    fill = _IDENTITY[kind]
+    acc = None
+    lo, block = 0, 1  # one term first, to learn how wide the body's values are
+    while lo < n:
+        hi = min(n, lo + block)
+        j = np.arange(lo, hi, dtype=np.float64)
+        inner = [None] * body.size
+        for reg, v in captured:
+            inner[reg] = np.asarray(v)[..., None]
+        for reg, v in body.consts:
+            inner[reg] = np.bool_(v) if v.__class__ is bool else np.float64(v)
+        inner[body.var] = a[..., None] + j * step
+        for fn, dst, args in steps:
+            inner[dst] = fn(inner, args)
+        values = np.asarray(inner[body.result], dtype=np.float64)
+        shape = np.broadcast_shapes(values.shape, points + (hi - lo,))
+        if hi <= least:  # inside every point's range: no mask
+            part = reduce(np.broadcast_to(values, shape), axis=-1)
+        else:
+            part = reduce(np.where(j < count[..., None], values, fill), axis=-1)
+        acc = part if acc is None else combine(acc, part)
+        lo = hi
+        width = int(np.prod(shape[:-1], dtype=np.int64))
+        block = max(1, BLOCK // max(1, width))
+    if acc is None:
+        acc = np.full(count.shape, fill)
+    bad = ~finite | (count > cap)
+    if kind in ("max", "min"):
+        bad = bad | (count == 0)
+    return np.where(bad, np.nan, acc) if bad.any() else acc
