@@ -289,11 +289,20 @@ def import_roots(args) -> list[str]:
     return list(getattr(args, "import_roots", None) or []) + env
 
 
+def warn(plan) -> None:
+    """The plan's warnings (:class:`planner.language.errors.PlanWarning`) on stderr, once each."""
+    from .language.errors import render
+
+    for w in plan.warnings:
+        sys.stderr.write(render(w, color=sys.stderr.isatty()) + "\n")
+
+
 def _load(path: str, all_imports: bool = False, args=None):
     from .language.limits import freeze
     from .plan import load
 
     plan = load(path, all_imports=all_imports, import_roots=import_roots(args))
+    warn(plan)
     # The loaded plan lives until the command ends: the cyclic collector need not walk it again at
     # every collection that what follows (compiling, evaluating, printing) sets off.
     freeze()
@@ -812,6 +821,7 @@ def cmd_build(args) -> int:
 
     with Progress("build") as progress:
         result = build(args.file, args.output, args.template, import_roots(args), progress=progress)
+    warn(result.analysis.plan)
     write_output(summary(result))
     return EXIT_CHECK_FAILED if result.checks_failed else EXIT_OK
 

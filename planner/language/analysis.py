@@ -23,6 +23,7 @@ from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
     unit_of,
 )
 from .errors import (
+    PlanWarning,
     ArityError,
     ConstraintError,
     CycleError,
@@ -44,7 +45,7 @@ from .errors import (
 from .graph import topological_order
 from .limits import MAX_EXPANDED_DEPTH, MAX_EXPANSION
 from .model import Answer, Bound, Model, Quantity, ScenarioModel, Type
-from .units import DIMENSIONLESS, Unit, UnitTable, canonical_text
+from .units import BUILTIN_UNITS, DIMENSIONLESS, Unit, UnitTable, canonical_text
 
 RESERVED_SCENARIOS = {"all", "base"}
 
@@ -54,6 +55,7 @@ class Analyzer:
         self.plan = plan
         self.units = units or UnitTable()
         self.sink = ErrorSink()
+        self.warnings: list[PlanWarning] = []  # found while analysing: old declarations, deprecated names
         self.defs: dict[str, ir.Definition] = {}
         self.functions: dict[str, ir.FunctionDef] = {}
         self.types: dict[str, Type] = {}
@@ -134,6 +136,7 @@ class Analyzer:
             solves=[s for s in statements if isinstance(s, ir.Solve)],
             optimizes=[s for s in statements if isinstance(s, ir.Optimize)],
             checks=[s for s in statements if isinstance(s, ir.Check)],
+            warnings=self.warnings,
         )
         for name in order_all:
             if name in answer_types:
@@ -264,13 +267,14 @@ class Analyzer:
                 self.sink.add(DuplicateError(f"unit `{decl.name}` is declared twice", decl.name_span,
                                              labels=[Label(first.name_span, "first declared here")]))
                 continue
-            if decl.name in self.units.units:
+            if decl.name in self.units.units and decl.definition is None:
+                # `unit W` from a plan written before W was built in: the built-in is the same
+                # watt (a base unit of its own could not meet the library's figures in W)
                 builtin = self.units.units[decl.name]
-                means = canonical_text(builtin.dim) or "a plain number"
-                self.sink.add(DuplicateError(
-                    f"`{decl.name}` is already a built-in unit ({float(builtin.scale):g} {means})"
-                    if builtin.scale != 1 or means != decl.name else f"`{decl.name}` is already a built-in unit",
-                    decl.name_span, hint="remove this declaration to use the built-in one, or pick another name"))
+                self.warnings.append(PlanWarning(
+                    f"`{decl.name}` is a built-in unit now{_aside(decl.name, builtin)}: this declaration is ignored",
+                    decl.name_span, hint=f"remove `unit {decl.name}`; the built-in gives the same figures"))
+                self.units.declared[decl.name] = decl
                 continue
             self.units.declared[decl.name] = decl
             if decl.definition is None:
@@ -297,7 +301,18 @@ class Analyzer:
                     self.sink.add(UnitError(f"unit `{decl.name}` must be defined by a constant such as `1000 USD`",
                                             decl.definition.span))
                     continue
-                self.units.declare(decl.name, Unit(t.const, t.dim or DIMENSIONLESS))
+                unit = Unit(t.const, t.dim or DIMENSIONLESS)
+                builtin = BUILTIN_UNITS.get(decl.name)
+                if builtin is not None:
+                    if builtin.scale == unit.scale and builtin.dim == unit.dim:
+                        continue  # `unit kW = 1000 W`: exactly the built-in; nothing changes
+                    # a different meaning would change the figures of every import that writes it
+                    self.sink.add(DuplicateError(
+                        f"`{decl.name}` is a built-in unit ({_meaning(builtin)}) and this declares it as "
+                        f"{_meaning(unit)}", decl.name_span,
+                        hint=f"pick another name for this unit (the built-in `{decl.name}` stays as it is)"))
+                    continue
+                self.units.declare(decl.name, unit)
 
     def _unit_name(self, node: ir.Expr) -> ir.Expr:
         """In a unit declaration a bare unit name is one of that unit: `unit J = W*s`."""
@@ -445,6 +460,8 @@ class Analyzer:
                 if name in bound:
                     continue
                 names.add(name)
+                if name in defs and name not in params and name not in extra:
+                    self._deprecated(name, node.span)
                 if name in params or name in defs or name in extra:
                     continue
                 err = self._unknown(name, node.span, params | frozenset(extra) | bound)
@@ -468,6 +485,19 @@ class Analyzer:
                 if node.func in self.functions:
                     calls.append(node.func)
         return names, calls
+
+    def _deprecated(self, name: str, span) -> None:
+        """A warning where a plan uses a quantity another file tags ``[deprecated "what to write"]``."""
+        d = self.defs[name]
+        if span.source is d.span.source or span.source.name == d.span.source.name:
+            return
+        for tag in d.tags:
+            if tag.text == "deprecated" or tag.text.startswith("deprecated:"):
+                advice = tag.text.partition(":")[2].strip()
+                if not any(w.span == span for w in self.warnings):
+                    self.warnings.append(PlanWarning(f"`{name}` is deprecated" + (f": {advice}" if advice else ""),
+                                                     span, family="deprecated"))
+                return
 
     def _shadow(self, agg: ir.Aggregate, params: frozenset[str]) -> None:
         """An aggregate's variable may not hide a quantity, a parameter or an enclosing variable."""
@@ -1138,3 +1168,17 @@ def _flip(op: ir.CmpOp) -> ir.CmpOp:
 def analyze(plan: ir.PlanIR, units: UnitTable | None = None) -> tuple[Model, Analyzer]:
     analyzer = Analyzer(plan, units)
     return analyzer.run(), analyzer
+
+
+def _meaning(unit) -> str:
+    """What a unit is, in base units: ``1,000,000,000 B``."""
+    means = canonical_text(unit.dim) or "a plain number"
+    scale = float(unit.scale)
+    number = f"{scale:,.12g}" if 1e-6 <= abs(scale) < 1e15 else f"{scale:.12g}"
+    return f"{number} {means}" if unit.scale != 1 or unit.dim.dimensionless else f"1 {means}"
+
+
+def _aside(name: str, unit) -> str:
+    """`` (1,000 W)`` after a unit's name, unless that says only the name again."""
+    text = _meaning(unit)
+    return "" if text == f"1 {name}" else f" ({text})"

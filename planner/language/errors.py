@@ -166,6 +166,19 @@ class UsageError(PlanError):
     family = "usage"
 
 
+class PlanWarning(PlanError):
+    """Not an error: something the run did that the user should know of (a declaration of a unit
+    that is built in now, a library name whose meaning changed). Rendered as ``warning[...]``; never
+    raised."""
+
+    family = "compat"
+    severity = "warning"
+
+    def __init__(self, message: str, span=None, *, family: str = "compat", **kwargs) -> None:
+        super().__init__(message, span, **kwargs)
+        self.family = family
+
+
 class PlanErrors(PlanError):
     """Several errors found in one pass; rendered one after another."""
 
@@ -254,7 +267,10 @@ def render(error: PlanError, color: bool = False) -> str:
 def _render_one(error: PlanError, color: bool) -> str:
     red, bold, blue, reset = ("\x1b[31m", "\x1b[1m", "\x1b[34m", "\x1b[0m") if color else ("",) * 4
     where = f"{error.span.location()}: " if error.span is not None else ""
-    lines = [f"{bold}{where}{red}error[{error.family}]{reset}{bold}: {error.message}{reset}"]
+    kind = getattr(error, "severity", "error")
+    if kind == "warning" and color:
+        red = "\x1b[33m"
+    lines = [f"{bold}{where}{red}{kind}[{error.family}]{reset}{bold}: {error.message}{reset}"]
     same_line = [lab for lab in error.labels if error.span is not None and lab.span.source is error.span.source
                  and lab.span.line == error.span.line]
     if error.span is not None and error.show_source:

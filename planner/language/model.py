@@ -133,6 +133,7 @@ class Model:
     optimizes: list[ir.Optimize]
     checks: list[ir.Check]
     answers: dict[str, Answer] = field(default_factory=dict)
+    warnings: list = field(default_factory=list)  # PlanWarning: accepted, but the user should know
 
     @property
     def formula_answers(self) -> list[str]:

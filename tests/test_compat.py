@@ -1,0 +1,86 @@
+"""Plans keep working and keep meaning the same (issue: compatibility, one meaning per operator).
+
+Golden numbers are computed by hand in each test's comment."""
+
+import pytest
+
+import planner
+from planner.language.errors import PlanError
+
+OLD_POWER = """\
+unit W
+unit kW = 1000 W
+unit kWh = kW*h
+unit USD
+power = 700 W
+hours = 720 h
+energy = power * hours -> kWh
+price = 0.12 USD/kWh
+cost = energy * price
+check energy == 504 kWh
+check cost ~= 60.48 USD
+"""
+
+
+def test_a_plan_that_declared_w_kw_and_kwh_still_loads(cli, plan_file):
+    # 700 W for 720 h is 504 kWh; at 0.12 USD/kWh, 60.48 USD
+    plan = planner.loads(OLD_POWER, "old.plan")
+    ev = plan.evaluate()
+    assert ev.display("energy") == pytest.approx(504)
+    assert ev.display("cost") == pytest.approx(60.48)
+    assert [r.passed for r in plan.check()] == [True, True]
+    # `unit W` is ignored with a warning; kW and kWh are exactly the built-ins: nothing said
+    assert [w.message for w in plan.warnings] == ["`W` is a built-in unit now: this declaration is ignored"]
+    code, out, err = cli("--no-cache", "check", plan_file(OLD_POWER))
+    assert code == 0 and "2 passed" in out
+    assert "warning[compat]: `W` is a built-in unit now" in err and "error" not in err
+
+
+def test_a_declaration_that_changes_a_built_in_unit_is_refused():
+    with pytest.raises(PlanError) as err:
+        planner.loads("unit GB = 1024 MB\nx = 2 GB\n", "gb.plan")
+    assert "`GB` is a built-in unit (1,000,000,000 B) and this declares it as 1,024,000,000 B" in str(err.value)
+
+
+# ---- `~=` means one thing wherever it is written ----------------------------------------------
+
+APPROX = "x = 100.3\n"
+
+
+@pytest.mark.parametrize("condition, holds", [
+    ("x ~= 100", True),  # |100.3 - 100| <= 0.5 (half a unit of the last written digit of 100)
+    ("not (x ~= 100)", False),
+    ("x ~= 100 and x > 0", True),
+    ("x ~= 100.0", False),  # 0.3 > 0.05
+    ("x ~= 101", False),  # |100.3 - 101| = 0.7 > 0.5
+])
+def test_approx_is_the_same_inside_and_outside_a_check(condition, holds):
+    plan = planner.loads(APPROX + f"ok = {condition}\ncheck {condition}\n", "a.plan")
+    assert bool(plan.evaluate()["ok"]) is holds
+    assert plan.check()[0].passed is holds
+
+
+def test_approx_in_an_if_picks_the_same_branch_in_the_workbook_formula():
+    plan = planner.loads(APPROX + "y = if(x ~= 100, 1, 2)\n", "a.plan")
+    assert plan.evaluate()["y"] == 1.0
+    # the symbolic route (closed forms, the workbook) says the same
+    import sympy as sp
+
+    assert plan.exprs["y"].subs(plan.symbols["x"], sp.Rational(1003, 10)) == 1
+
+
+def test_exact_equality_is_exact_for_big_numbers():
+    # 1e16 + 1 is 10000000000000001, not 1e16: the check fails although both print as 1e16 in floats
+    plan = planner.loads("a = 1e16 + 1\ncheck a == 1e16\ncheck a == 10000000000000001\n", "e.plan")
+    first, second = plan.check()
+    assert not first.passed and second.passed
+    assert "apart in exact arithmetic" in first.describe
+
+
+def test_a_tolerance_prints_as_the_plan_writes_numbers():
+    # 1e26 written: half a unit of its last digit is 5e25, printed so (not 50000000000000002382364672)
+    plan = planner.loads("a = 3e26\ncheck a ~= 1e26\n", "t.plan")
+    (result,) = plan.check()
+    assert not result.passed
+    text = result.describe
+    assert "± 5e25" in text and "50000000000000002382364672" not in text
