@@ -15,8 +15,9 @@ REQUIRED = ["h100_sxm", "h200", "a100_80gb", "a100_40gb", "l40s", "mi300x", "b20
             "h20", "l4", "a10g", "rtx_4090", "mi325x", "mi355x", "gaudi3", "tpu_v5e", "tpu_v5p", "tpu_v6e"]
 
 # (memory bandwidth in B/s, dense BF16 peak in FLOP/s, memory as marketed in B) from the vendors' documents
+# (B200: the HGX B200 per-GPU table's 7.7 TB/s)
 PUBLISHED = {
-    "b200": (8e12, 2.25e15, 180e9), "gb200": (8e12, 2.5e15, 186e9), "h100_pcie": (2e12, 756.5e12, 80e9),
+    "b200": (7.7e12, 2.25e15, 180e9), "gb200": (8e12, 2.5e15, 186e9), "h100_pcie": (2e12, 756.5e12, 80e9),
     "h100_nvl": (3.9e12, 835.5e12, 94e9), "h20": (4.0e12, 148e12, 96e9), "l4": (300e9, 121e12, 24e9),
     "rtx_4090": (1008e9, 165.2e12, 24e9), "mi325x": (6e12, 1307.4e12, 256e9), "mi355x": (8e12, 2516.6e12, 288e9),
     "gaudi3": (3.67e12, 1835e12, 128e9), "tpu_v5e": (819e9, 197e12, 16 * 2**30), "tpu_v5p": (2765e9, 459e12, 95e9),
@@ -75,8 +76,8 @@ def test_memory_as_the_driver_reports_it_beside_the_marketing_figure(gpu):
     plan, ev = _load(gpu)
     q = plan.model.quantities
     assert "g.hbm_capacity" in q and "g.hbm_capacity_marketing" in q and "g.hbm_bandwidth" in q
-    driver, marketed = ev.values["g.hbm_capacity"], ev.values["g.hbm_capacity_marketing"]
-    if any(t.startswith("assumption") for t in q["g.hbm_capacity"].tags):
+    driver, marketed = ev.values["g.hbm_capacity_driver"], ev.values["g.hbm_capacity_marketing"]
+    if any(t.startswith("assumption") for t in q["g.hbm_capacity_driver"].tags):
         assert driver == marketed  # not published: the marketing figure, said so
     else:
         assert marketed * 0.9 < driver < marketed * 1.1
@@ -100,5 +101,28 @@ def test_h100_reproduces_the_articles_ridge_points():
 
 def test_h100_memory_is_81559_mib_not_80e9_bytes():
     _, ev = _load("h100_sxm")
-    assert ev.values["g.hbm_capacity"] == 81559 * 2**20
-    assert ev.values["g.hbm_capacity"] / ev.values["g.hbm_capacity_marketing"] == pytest.approx(1.069, abs=0.001)
+    assert ev.values["g.hbm_capacity_driver"] == 81559 * 2**20
+    assert ev.values["g.hbm_capacity_driver"] / ev.values["g.hbm_capacity_marketing"] == pytest.approx(1.069, abs=0.001)
+
+
+# Figures checked against the current vendor tables (HGX B200 and GB200 NVL72 per-GPU tables, ROCm's
+# GPU hardware specifications, the Cloud TPU v5p runtime, nvidia-smi on A100 40GB)
+CURRENT = [
+    ("b200", "peak_fp64_dense", 37e12), ("b200", "hbm_bandwidth", 7.7e12),
+    ("gb200", "peak_fp64_dense", 40e12), ("gb200", "tdp", 1200),
+    ("mi325x", "hbm_capacity_driver", 256 * 2**30), ("mi355x", "hbm_capacity_driver", 288 * 2**30),
+    ("tpu_v5p", "hbm_capacity_driver", 95 * 2**30), ("a100_40gb", "hbm_capacity_driver", 40960 * 2**20),
+]
+
+
+@pytest.mark.parametrize("gpu, name, value", CURRENT)
+def test_figures_agree_with_current_vendor_tables(gpu, name, value):
+    _, ev = _load(gpu)
+    assert ev.values[f"g.{name}"] == pytest.approx(value, rel=1e-12)
+
+
+def test_deliberate_choices_are_tagged():
+    for gpu in ("h100_sxm", "h200"):
+        plan, _ = _load(gpu)
+        tags = plan.model.quantities["g.peak_bf16_dense"].tags
+        assert any(t.startswith("choice") for t in tags), gpu

@@ -122,8 +122,8 @@ def test_library_has_the_accelerators():
 DENSE_BF16 = {"h100_sxm": 989.4, "h200": 989.5, "a100_80gb": 312, "a100_40gb": 312, "l40s": 362.05, "mi300x": 1307.4}
 BANDWIDTH = {"h100_sxm": 3.35e12, "h200": 4.8e12, "a100_80gb": 2.039e12, "a100_40gb": 1.555e12, "l40s": 864e9,
              "mi300x": 5.3e12}
-# Memory as the driver reports it (nvidia-smi MiB, CUDA bytes, ROCm bytes) and as marketed.
-CAPACITY = {"h100_sxm": 81559 * 2**20, "h200": 143771 * 2**20, "a100_80gb": 81920 * 2**20, "a100_40gb": 42405855232,
+# Memory as the driver reports it (nvidia-smi MiB, ROCm bytes) and as marketed.
+CAPACITY = {"h100_sxm": 81559 * 2**20, "h200": 143771 * 2**20, "a100_80gb": 81920 * 2**20, "a100_40gb": 40960 * 2**20,
             "l40s": 46068 * 2**20, "mi300x": 206141652992}
 MARKETED = {"h100_sxm": 80e9, "h200": 141e9, "a100_80gb": 80e9, "a100_40gb": 40e9, "l40s": 48e9, "mi300x": 192e9}
 
@@ -135,9 +135,15 @@ def test_library_figures_are_dense_and_sourced(gpu):
     q = plan.model.quantities
     assert ev.values["g.peak_bf16_dense"] == pytest.approx(DENSE_BF16[gpu] * 1e12)
     assert ev.values["g.hbm_bandwidth"] == pytest.approx(BANDWIDTH[gpu])
-    assert ev.values["g.hbm_capacity"] == pytest.approx(CAPACITY[gpu])
+    assert ev.values["g.hbm_capacity_driver"] == pytest.approx(CAPACITY[gpu])
     assert ev.values["g.hbm_capacity_marketing"] == pytest.approx(MARKETED[gpu])
-    assert ev.values["g.hbm_capacity"] > ev.values["g.hbm_capacity_marketing"]  # "80 GB" is more than 80e9 bytes
+    assert ev.values["g.hbm_capacity_driver"] > ev.values["g.hbm_capacity_marketing"]  # "80 GB" is more than 80e9 bytes
+    # the old name keeps its old meaning, the vendor's figure, and says so where a plan uses it
+    assert ev.values["g.hbm_capacity"] == ev.values["g.hbm_capacity_marketing"]
+    user = planner.loads(f'import "hardware/{gpu}.plan" as g\nfree = g.hbm_capacity - 10 GB\n', "u.plan")
+    (warning,) = user.warnings
+    assert warning.message.startswith("`g.hbm_capacity` is deprecated") and "hbm_capacity_driver" in warning.message
+    assert warning.span.line == 2
     # about twice the dense figure (the L40S datasheet rounds: 362.05 dense, 733 sparse)
     assert ev.values["g.peak_bf16_sparse"] == pytest.approx(2 * DENSE_BF16[gpu] * 1e12, rel=0.02)
     for name, quantity in q.items():
