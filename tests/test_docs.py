@@ -107,3 +107,25 @@ def test_the_readme_is_a_front_door():
         assert heading in readme, heading
     for target in re.findall(r"\]\(((?:docs|benchmarks)/[^)#]+)", readme):
         assert (ROOT / target).exists(), target
+
+
+def test_the_dependency_ends_tested_in_ci_are_the_bounds():
+    """.ci/dependency-ends tests the oldest and newest lark and SymPy: the oldest must be pyproject.toml's
+    lower bound, the newest inside the range; and every dependency has an upper bound."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    specs = {}
+    for spec in project["dependencies"] + [s for extra in project["optional-dependencies"].values() for s in extra]:
+        name = re.match(r"[A-Za-z0-9_.\-\[\]]+", spec).group(0)
+        assert "<" in spec, f"{spec}: no upper bound"
+        specs[re.sub(r"\[.*\]", "", name).lower()] = spec
+    script = (ROOT / ".ci" / "dependency-ends").read_text(encoding="utf-8")
+    for package in ("lark", "sympy"):
+        low = re.search(r">=([\d.]+)", specs[package]).group(1)
+        high = re.search(r"<([\d.]+)", specs[package]).group(1)
+        oldest = re.search(rf"oldest .*?{package}==([\d.]+)", script).group(1)
+        newest = re.search(rf"newest .*?{package}==([\d.]+)", script).group(1)
+        assert oldest == low, (package, oldest, low)
+        as_tuple = lambda v: tuple(int(x) for x in v.split("."))  # noqa: E731
+        assert as_tuple(low) <= as_tuple(newest) < as_tuple(high), (package, newest, high)
