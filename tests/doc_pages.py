@@ -8,7 +8,6 @@ these lines added (the tutorial builds one plan in steps this way)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from conftest import ROOT
 
