@@ -129,3 +129,16 @@ def test_the_dependency_ends_tested_in_ci_are_the_bounds():
         assert oldest == low, (package, oldest, low)
         as_tuple = lambda v: tuple(int(x) for x in v.split("."))  # noqa: E731
         assert as_tuple(low) <= as_tuple(newest) < as_tuple(high), (package, newest, high)
+
+
+def test_the_api_reference_has_every_public_name():
+    """docs/api.md renders each name `import planner` offers from the module that defines it."""
+    import planner
+
+    api = page("docs/api.md")
+    for name in planner.__all__:
+        obj = getattr(planner, name)
+        if isinstance(obj, str):
+            continue  # __version__
+        where = f"{obj.__module__}.{obj.__qualname__}"
+        assert f"::: {where}\n" in api, f"planner.{name} ({where}) is not in docs/api.md"
