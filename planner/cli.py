@@ -105,7 +105,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         prog="planner",
         description="Plan with numbers: evaluate, check and explain .plan files of named quantities with units.",
         epilog="Exit codes: 0 success, 1 a check failed, 2 a bad plan or bad arguments, 3 an internal error. "
-               "See README.md for the language.",
+               "See docs/language.md for the language.",
     )
     parser.add_argument("--version", action="version", version=f"planner {_version()}")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto",

@@ -1,4 +1,4 @@
-"""The Python API: the README's examples, overrides with units, result objects, reprs."""
+"""The Python API: the examples of docs/python.md, overrides with units, result objects, reprs."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from conftest import ROOT, TOKEN_COST
 import planner
 from planner.language.errors import OverrideError, PlanError, UnknownNameError
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PYTHON_PAGE = (ROOT / "docs" / "python.md").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -23,15 +23,14 @@ def plan():
 
 
 def _python_section() -> str:
-    section = README[README.index("## Python API"):README.index("## Architecture")]
-    return "\n".join(re.findall(r"```python\n(.*?)```", section, flags=re.S))
+    return "\n".join(re.findall(r"```python\n(.*?)```", PYTHON_PAGE, flags=re.S))
 
 
-def test_the_readme_python_examples_run(monkeypatch):
+def test_the_python_page_examples_run(monkeypatch):
     monkeypatch.chdir(ROOT)
     text = _python_section()
     assert text.count(">>>") >= 15
-    test = doctest.DocTestParser().get_doctest(text, {}, "README.md#python-api", "README.md", 0)
+    test = doctest.DocTestParser().get_doctest(text, {}, "docs/python.md", "docs/python.md", 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,6 @@ from planner.questions.checks import run_checks
 
 LIBRARY = ROOT / "planner" / "library"
 BAD = ROOT / "tests" / "bad_plans"
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 SHIPPED = sorted(SHEETS.glob("*.plan")) + sorted(LIBRARY.rglob("*.plan"))
 TEST_PLANS = sorted(BAD.rglob("*.plan"))
@@ -131,16 +129,14 @@ def test_the_safety_net_fires_when_the_tokens_would_change(monkeypatch):
         format_text("x = a and b\n")
 
 
-def _readme_plans() -> list[str]:
-    return re.findall(r"```plan\n(.*?)```", README, flags=re.S)
+def test_doc_plan_blocks_are_formatted():
+    """Every ```plan block of the README and docs/ is as `planner fmt` writes it."""
+    from doc_pages import plan_blocks
 
-
-def test_readme_plan_blocks_are_tagged_and_formatted():
-    blocks = _readme_plans()
-    assert len(blocks) >= 9
-    assert "```\nparameters     =" not in README  # the first example is tagged too
-    for block in blocks:
-        assert format_text(block) == block
+    blocks = plan_blocks()
+    assert len(blocks) >= 16
+    for where, block, _ in blocks:
+        assert format_text(block) == block, where
 
 
 @pytest.mark.parametrize("path", SHIPPED + TEST_PLANS, ids=_id)

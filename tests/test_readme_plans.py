@@ -1,47 +1,50 @@
-"""Every plan in the README runs: each ```plan block of the language tour and of the reusable-plans
-section loads, evaluates in every scenario, answers its questions, and passes its own checks."""
+"""Every plan in the documentation runs: each ```plan block of README.md and of every page under docs/
+loads, evaluates in every scenario, answers its questions, sweeps without issues and passes its own checks
+(a block marked as continuing the page's previous one runs as that plan with its lines added)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from conftest import ROOT
+from doc_pages import CONTINUES, blocks, pages, plan_blocks
 
 import planner
 from planner.questions.checks import run_checks
 from planner.questions.solve import Solver
 from planner.questions.sweep import run_statement
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
-BLOCKS = [(README[: m.start()].count("\n") + 1, m.group(2)) for m in FENCE.finditer(README) if m.group(1) == "plan"]
+PLANS = plan_blocks()
+# Pages whose code blocks are plans or commands: a block without a language there would escape the run.
+TAGGED = ["README.md", "docs/index.md", "docs/tutorial.md", "docs/language.md", "docs/questions.md",
+          "docs/library/index.md", "docs/examples.md"]
 
 
-def _section(title: str) -> str:
-    start = README.index(f"\n## {title}")
-    end = README.find("\n## ", start + 1)
-    return README[start:end if end > 0 else None]
-
-
-def test_the_readme_has_its_plans():
-    assert len(BLOCKS) >= 10
-    text = "\n".join(b for _, b in BLOCKS)
+def test_the_docs_have_their_plans():
+    assert len(PLANS) >= 16
+    text = "\n".join(plan for _, _, plan in PLANS)
     for construct in ("sum(", "for m in 1 month..lifetime", "for w in [q, k, v, o]", "as payback",
-                      "crossover_batch * expected_tokens", "scenario", "axis", "import"):
+                      "crossover_batch * expected_tokens", "scenario", "axis", "import", "solve", "sweep"):
         assert construct in text, construct
+    names = {where.split(":")[0] for where, _, _ in PLANS}
+    assert {"README.md", "docs/tutorial.md", "docs/language.md", "docs/questions.md"} <= names
 
 
-@pytest.mark.parametrize("title", ["A tour of the language", "Reusable plans: imports, axes and the hardware library"])
-def test_plan_code_in_the_tour_is_fenced_as_plan(title):
-    """A code block without a language in these sections would escape the test below."""
-    for m in FENCE.finditer(_section(title)):
-        assert m.group(1), f"a ``` block without a language in '{title}': {m.group(2)[:60]!r}"
+@pytest.mark.parametrize("name", TAGGED)
+def test_code_in_these_pages_is_fenced_with_a_language(name):
+    """A code block without a language would escape the test below."""
+    for line, language, body in blocks(pages()[name]):
+        assert language, f"a ``` block without a language at {name}:{line}: {body[:60]!r}"
 
 
-@pytest.mark.parametrize("line,text", BLOCKS, ids=[f"README.md:{line}" for line, _ in BLOCKS])
-def test_readme_plan_runs(line, text):
-    plan = planner.loads(text, f"README.md:{line}", ROOT)
+def test_continued_blocks_follow_a_plan():
+    for name, text in pages().items():
+        for chunk in text.split(CONTINUES)[1:]:
+            assert chunk.lstrip().startswith("```plan\n"), f"{name}: {CONTINUES} not followed by a plan block"
+
+
+@pytest.mark.parametrize("where,block,text", PLANS, ids=[where for where, _, _ in PLANS])
+def test_doc_plan_runs(where, block, text):
+    plan = planner.loads(text, where, ROOT)
     for scenario in [None] + plan.scenario_names:
         plan.evaluate(scenario)
     solver = Solver(plan)

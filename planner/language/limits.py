@@ -2,7 +2,7 @@
 
 A plan is data from anywhere, so its size and shape are bounded before any
 stage works on it, each bound a located error naming the limit (family
-``limit``; the README's "Limits" table lists them):
+``limit``; the "Limits" table of docs/hostile.md lists them):
 
 * a plan file (or an imported one) has at most ``MAX_FILE_BYTES`` bytes
   and ``MAX_TOKENS`` tokens;
@@ -204,7 +204,7 @@ def _guarded(fn, args, kwargs):
     except RecursionError:
         raise LimitError("the plan is nested too deeply for planner to work on it",
                          hint=f"the limits (nesting {MAX_DEPTH:,} levels, {MAX_STATEMENT_TOKENS:,} tokens a "
-                              "statement) are in the README; give parts of long formulas names of their own") from None
+                              "statement) are in docs/hostile.md; give parts of long formulas names of their own") from None
     finally:
         if on_big_stack:
             sys.setrecursionlimit(limit)

@@ -12,7 +12,7 @@ off (the output is Markdown, not HTML). Any error a template causes, syntax,
 undefined name, sandbox violation or a failing operation, becomes a
 :class:`~planner.language.errors.TemplateError` pointing at the template's line.
 
-Filters for Markdown (documented in the README):
+Filters for Markdown (documented in docs/report.md):
 
 * ``cell``: make text safe inside a table cell (``|`` escaped, newlines as spaces);
 * ``math``: inline math that renders on GitHub, ``$`...`$``;
@@ -406,9 +406,9 @@ def _did_you_mean(exc: UndefinedError, view: Mapping[str, Any]) -> Optional[str]
 
 
 _HINTS = (
-    (_TooBig, f"templates are bounded (at most {MAX_TEXT:,} characters or items built); see the README"),
-    (SecurityError, "templates see plain data only (dicts, lists, strings, numbers); see the README's view model"),
-    (UndefinedError, "every key of the view model is listed in the README; use `x is defined` for optional ones"),
+    (_TooBig, f"templates are bounded (at most {MAX_TEXT:,} characters or items built); see docs/hostile.md"),
+    (SecurityError, "templates see plain data only (dicts, lists, strings, numbers); see docs/report.md (the view model)"),
+    (UndefinedError, "every key of the view model is listed in docs/report.md; use `x is defined` for optional ones"),
 )
 
 

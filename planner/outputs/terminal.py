@@ -4,7 +4,7 @@ Every command's printed form lives here: ``eval``, and the answers of the
 questions (sweeps, solves, sensitivity, explain), which the question
 modules return as plain results.
 
-The JSON shapes are documented in the README ("JSON output") and kept
+The JSON shapes are documented in docs/cli.md ("JSON output") and kept
 stable: new keys may be added, existing ones keep their meaning.
 """
 

@@ -3,7 +3,7 @@
 Templates (the shipped ``report.md.j2`` and users' own) see only what
 :func:`view_model` returns: dicts, lists, strings, floats, ints, bools and
 ``None``; no planner objects, so a template cannot call into the library.
-Every key is documented in the README ("Reports and `planner build`"); keys
+Every key is documented in docs/report.md ("The view model"); keys
 may be added, existing ones keep their meaning (``format`` names the shape).
 
 Numbers come twice: ``value``/``scenario_values`` are display strings (6
