@@ -30,22 +30,12 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Optional
 
-try:  # the interpreter's own SHA-256, as the random module takes its SHA-512: importing hashlib
-    from _sha256 import sha256 as _sha256  # loads OpenSSL, 5 ms of a warm `planner eval`
-except ImportError:  # (Python 3.12 and later name it _sha2; the digests are the same)
-    try:
-        from _sha2 import sha256 as _sha256
-    except ImportError:
-        from hashlib import sha256 as _sha256
-
-try:  # the C pickler, which pickle itself uses (importing pickle, for its Python one, is 2 ms more)
-    from _pickle import Pickler as _CPickler, Unpickler as _CUnpickler, UnpicklingError
-except ImportError:
-    from pickle import Pickler as _CPickler, Unpickler as _CUnpickler, UnpicklingError
+from hashlib import sha256 as _sha256
+from pickle import Pickler as _CPickler, Unpickler as _CUnpickler, UnpicklingError
 
 PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL since Python 3.8
 MAGIC = b"planner-plan-cache 2\n"

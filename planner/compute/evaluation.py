@@ -33,7 +33,7 @@ from ..language.model import Model, Quantity
 from ..language.source import Source, Span
 from .runtime import Program
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Iterable, Mapping, Optional, Sequence, Union
 

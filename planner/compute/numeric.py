@@ -44,7 +44,7 @@ from ..language.model import Model
 from ..language.precision import approx_tolerance
 from .runtime import Body, Program
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Callable, Mapping, Optional, Sequence
 

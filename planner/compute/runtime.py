@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Optional, Sequence
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 from . import ir
 from .dims import unit_of
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Optional
 

@@ -14,7 +14,7 @@ import os
 import sys
 import time
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms of a warm `planner eval`)
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Optional, TextIO
 
