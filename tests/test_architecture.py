@@ -182,6 +182,22 @@ def test_excel_modules_form_no_cycle_even_through_function_level_imports():
         pytest.fail(f"import cycle in excel/: {' -> '.join(exc.args[1])}")
 
 
+@pytest.mark.parametrize("stage", ["language", "compute", "questions"])
+def test_no_stage_has_an_import_cycle_even_through_function_level_imports(stage):
+    # (compute/cache.py and compute/evaluation.py imported each other until the numeric route)
+    folder = PACKAGE / stage
+    prefix = f"planner.{stage}."
+    graph = {module_name(p): {t for _, t, _ in imports_of(p) if t.startswith(prefix) and t != module_name(p)}
+             for p in folder.glob("*.py") if p.name != "__init__.py"}
+    graph = {m: {t for t in ts if t in graph} for m, ts in graph.items()}
+    from graphlib import CycleError, TopologicalSorter
+
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as exc:
+        pytest.fail(f"import cycle in {stage}/: {' -> '.join(exc.args[1])}")
+
+
 @pytest.mark.parametrize("name, text, expected", [
     ("planner.language.fake", "from ..outputs import report",
      ["planner.language.fake:1 imports planner.outputs", "planner.language.fake:1 imports planner.outputs.report"]),

@@ -129,8 +129,8 @@ class _Unpickler(_CUnpickler):
         raise UnpicklingError(f"not in a plan cache: {module}.{name}")
 
 
-def fetch(cache_key: str, cls=None, answers=None):
-    """The cached plan for ``cache_key`` (a :class:`planner.compute.evaluation.Plan`, or ``cls``),
+def fetch(cache_key: str, cls, answers=None):
+    """The cached plan for ``cache_key`` (an instance of ``cls``, :class:`planner.compute.evaluation.Plan`),
     or None: no entry, a changed file, or anything wrong with the entry."""
     if not enabled():
         return None
@@ -177,9 +177,7 @@ def _compose(header: dict, payload: bytes) -> bytes:
 
 
 def _rebuild(state: dict, cls, answers):
-    from .evaluation import Plan
-
-    plan = (cls or Plan)(state["source"], state["model"], None, answers)
+    plan = cls(state["source"], state["model"], None, answers)  # the Plan class (the caller's: no import back)
     plan.analyzer_state = state["analyzer"]  # the analyzer, rebuilt when first asked for (--set, checks)
     plan.files = tuple(Path(p) for p in state["files"])
     compiled = state.get("compiled")

@@ -579,7 +579,7 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None,
     if cache.enabled():
         key = cache.key(p, str(path) + "\0" + text, all_imports, import_roots)
         with paused_gc():  # unpickling builds the whole plan at once
-            cached = cache.fetch(key, cls, answers)
+            cached = cache.fetch(key, cls or Plan, answers)
         if cached is not None:
             return cached
     plan = loads(text, str(path), p.resolve().parent, all_imports, answers, cls, import_roots)
