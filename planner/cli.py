@@ -673,29 +673,51 @@ def cmd_solve(args) -> int:
         if not questions:
             raise UsageError(f"{plan.path} has no `solve`, `maximize` or `minimize` statements",
                              hint='ask one from the shell: planner solve FILE --for INPUT --where "LHS = RHS"')
-    results, errors = [], []
+    results, errors, missing = [], [], []
+    from .compute.evaluation import scenarios_for
+    from .language.errors import NoRootError
     from .outputs.progress import Progress
 
     with Progress("solve", len(questions), "questions") as progress:
         for q in questions:
             progress.step(" ".join(q.span.flat.split())[:60])
             try:
-                results.extend(solver.run(q, args.scenario, overrides, origins))
+                scenarios = scenarios_for(plan, q.scenarios, args.scenario)
             except PlanError as err:
                 if len(questions) == 1:
                     raise
                 errors.append(err)
+                continue
+            for scenario in scenarios:  # each scenario answers for itself
+                try:
+                    results.append(solver.answer(q, scenario, overrides, origins))
+                except NoRootError as err:
+                    if len(questions) == 1 and len(scenarios) == 1:
+                        raise
+                    missing.append((q, scenario, err))  # a stated outcome: no answer there
+                except PlanError as err:
+                    if len(questions) == 1 and len(scenarios) == 1:
+                        raise
+                    errors.append(err)
             progress.advance()
+    no_answer = [f"{q.span.location()}: {q.alias or ' '.join(q.span.flat.split())[:60]} [{scenario or 'base'}]: "
+                 f"no answer in the domain: {err.message}" for q, scenario, err in missing]
     if args.format == "json":
-        write_output(dumps(solve_json(plan, results, errors)))
+        write_output(dumps(solve_json(plan, results, errors, missing)))
     elif args.format == "csv":
         write_output(solve_csv(results))
     elif args.format == "jsonl":
         write_output(solve_jsonl(results))
     elif args.format == "markdown":
         write_output(solve_markdown(results))
-    elif results:
-        write_output(wrap_text(solve_text(results), _width()))
+    elif results or no_answer:
+        text = solve_text(results) if results else ""
+        if no_answer:
+            text = (text.rstrip("\n") + "\n\n" if text else "") + "\n".join(no_answer) + "\n"
+        write_output(wrap_text(text, _width()))
+        no_answer = []
+    for line in no_answer:  # (JSON says it in `no_answer`; CSV and JSONL rows are answers only)
+        sys.stderr.write(line + "\n")
     for err in errors:
         sys.stderr.write(render(err) + "\n")
     return EXIT_BAD_INPUT if errors else EXIT_OK

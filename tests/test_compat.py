@@ -84,3 +84,39 @@ def test_a_tolerance_prints_as_the_plan_writes_numbers():
     assert not result.passed
     text = result.describe
     assert "± 5e25" in text and "50000000000000002382364672" not in text
+
+
+# ---- questions that finish: each scenario answers for itself ------------------------------------
+
+PER_SCENARIO = """\
+unit USD
+price = 10 USD
+cost = 6 USD
+units = 100 where integer, 1 <= units <= 1000
+fixed = 500 USD
+profit = units * (price - cost) - fixed
+solve min units where profit >= 0 for all as breakeven_units
+scenario cheap { price = 7 USD }
+scenario loss { price = 5 USD }
+scenario rich { price = 16 USD }
+check breakeven_units <= 500 for all
+"""
+
+
+def test_a_question_over_scenarios_answers_each_and_says_where_there_is_none(cli, plan_file):
+    # break-even units = fixed / (price - cost): cheap 500 / 1 = 500, rich 500 / 10 = 50; at a price of
+    # 5 USD every unit loses money: no answer in 1..1000
+    path = plan_file(PER_SCENARIO)
+    code, out, err = cli("--no-cache", "solve", path)
+    assert code == 0, err
+    assert "[cheap] units = 500" in out and "[rich] units = 50" in out
+    assert "breakeven_units [loss]: no answer in the domain: no integer `units` in [1, 1000]" in out
+    code, out, _ = cli("--no-cache", "solve", path, "-f", "json")
+    import json
+
+    data = json.loads(out)
+    assert [r["scenario"] for r in data["results"]] == ["cheap", "rich"]
+    assert [(m["alias"], m["scenario"]) for m in data["no_answer"]] == [("breakeven_units", "loss")]
+    # a check that uses the missing answer fails there, with the reason; the others pass
+    code, out, _ = cli("--no-cache", "check", path)
+    assert code == 1 and "2 passed, 1 failed" in out and "no integer `units`" in out

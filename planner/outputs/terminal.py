@@ -533,8 +533,12 @@ def solve_text(results: Sequence[SolveResult]) -> str:
     return "\n".join(lines)
 
 
-def solve_json(plan: Plan, results: Sequence[SolveResult], errors: Sequence[PlanError] = ()) -> dict[str, Any]:
+def solve_json(plan: Plan, results: Sequence[SolveResult], errors: Sequence[PlanError] = (),
+               missing: Sequence = ()) -> dict[str, Any]:
+    """``missing``: (question, scenario, why) where a scenario has no answer in the domain."""
     return {"format": SOLVE_FORMAT, "file": plan.path, "results": [r.to_json() for r in results],
+            "no_answer": [{"question": " ".join(q.span.flat.split()), "alias": q.alias, "scenario": s or "base",
+                           "reason": e.message, "location": q.span.location()} for q, s, e in missing],
             "errors": [{"message": e.message, "family": e.family,
                         "location": e.span.location() if e.span is not None else None} for e in errors]}
 
