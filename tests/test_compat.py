@@ -120,3 +120,20 @@ def test_a_question_over_scenarios_answers_each_and_says_where_there_is_none(cli
     # a check that uses the missing answer fails there, with the reason; the others pass
     code, out, _ = cli("--no-cache", "check", path)
     assert code == 1 and "2 passed, 1 failed" in out and "no integer `units`" in out
+
+
+def test_answers_show_where_quantities_show(cli, plan_file):
+    # break-even units = 500 USD / (10 - 6) USD = 125; margin there 125 * 4 - 500 = 0
+    path = plan_file(PER_SCENARIO.replace("for all ", "").replace("check breakeven_units <= 500 for all\n", "")
+                     + "margin = breakeven_units * (price - cost) - fixed\n")
+    code, out, _ = cli("--no-cache", "eval", path, "--only", "breakeven_units")
+    assert code == 0 and "breakeven_units" in out and "125" in out and "solve min units" in out
+    code, out, _ = cli("--no-cache", "eval", path, "--only", "breakeven_units", "-f", "json")
+    import json
+
+    data = json.loads(out)
+    assert data["answers"]["base"]["breakeven_units"] == 125
+    code, out, _ = cli("--no-cache", "eval", path)  # an answer a formula uses is shown with the quantities
+    assert "margin" in out and "breakeven_units" in out
+    code, _, err = cli("--no-cache", "eval", path, "--only", "breakeven_unit")
+    assert code == 2 and "did you mean `breakeven_units`?" in err
