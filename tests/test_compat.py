@@ -137,3 +137,33 @@ def test_answers_show_where_quantities_show(cli, plan_file):
     assert "margin" in out and "breakeven_units" in out
     code, _, err = cli("--no-cache", "eval", path, "--only", "breakeven_unit")
     assert code == 2 and "did you mean `breakeven_units`?" in err
+
+
+def test_approx_in_a_formula_is_live_in_the_workbook(tmp_path):
+    # ok = x ~= 100 holds for x = 100.3 (within 0.5) and not for 100.7; near follows it: 1, then 2
+    import openpyxl
+    from excel_recalc import gnumeric_recalculate, recalculate
+
+    from planner.outputs.excel.writer import Book, to_bytes
+
+    plan = planner.loads(APPROX + "ok = x ~= 100\nnear = if(x ~= 100, 1, 2)\n", "a.plan")
+    book = tmp_path / "approx.xlsx"
+    book.write_bytes(to_bytes(Book(plan).build()))
+    wb = openpyxl.load_workbook(book)
+
+    def cell(name):
+        sheet, ref = wb.defined_names[name].attr_text.split("!")
+        return wb[sheet][ref.replace("$", "")]
+
+    assert cell("ok").value == "=ABS(x-100)<=0.5"
+    cell("x").value = 100.7  # an analyst's edit: the engine must recompute both
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    for out in (recalculate([edited], tmp_path / "lo")[edited], gnumeric_recalculate([edited], tmp_path / "gn")[edited]):
+        values = openpyxl.load_workbook(out, data_only=True)
+
+        def value(name):
+            sheet, ref = values.defined_names[name].attr_text.split("!")
+            return values[sheet][ref.replace("$", "")].value
+
+        assert value("ok") in (False, 0) and value("near") == 2, out
