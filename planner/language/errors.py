@@ -126,6 +126,13 @@ class RangeError(PlanError):
     family = "range"
 
 
+class DistributionError(PlanError):
+    """An uncertain input's range or distribution that means nothing (low above high, a lognormal
+    at or below 0), a probability check that cannot run, a simulation asked for 0 samples."""
+
+    family = "distribution"
+
+
 class SolveError(PlanError):
     family = "solve"
 

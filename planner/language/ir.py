@@ -293,6 +293,20 @@ class Constraint:
 
 
 @dataclass(frozen=True)
+class Distribution:
+    """An uncertain input's distribution (:mod:`planner.language.uncertain`): ``kind`` is ``range``
+    (``a to b``: a lognormal with 5th percentile a and 95th b), ``normal``, ``lognormal``,
+    ``uniform`` or ``triangular``; ``params`` are literals (numbers in one unit), in the kind's
+    order. ``point_written`` says whether the plan wrote the point value (``55% ~ 40% to 70%``);
+    otherwise the definition's expression is the distribution's median."""
+
+    kind: str
+    params: tuple[Expr, ...]
+    point_written: bool
+    span: Span
+
+
+@dataclass(frozen=True)
 class Definition:
     name: str
     expr: Expr
@@ -302,6 +316,7 @@ class Definition:
     constraints: tuple[Constraint, ...]
     span: Span
     name_span: Span
+    uncertain: Optional[Distribution] = None  # an uncertain input: `expr` is its point value
 
     @property
     def is_input(self) -> bool:
@@ -433,6 +448,17 @@ class Check:
 
 
 @dataclass(frozen=True)
+class ProbabilityCheck:
+    """``check P(cost < 1 USD) >= 90%``, ``check p95(cost) <= 2 USD``: a comparison whose sides use
+    statistics of the simulated quantities (``P``, ``mean``, ``sd``, ``p5``...), run against the
+    simulation (:mod:`planner.questions.simulate`), not by the deterministic checks."""
+
+    condition: Expr
+    scenarios: tuple[ScenarioPick, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
 class Import:
     path: str
     alias: Optional[str]
@@ -440,7 +466,8 @@ class Import:
     span: Span
 
 
-Statement = Definition | FunctionDef | UnitDecl | Scenario | Axis | Sweep | Solve | Optimize | Check | Import
+Statement = (Definition | FunctionDef | UnitDecl | Scenario | Axis | Sweep | Solve | Optimize | Check | ProbabilityCheck
+             | Import)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from fractions import Fraction
 from functools import lru_cache
@@ -10,7 +11,7 @@ from typing import Optional
 from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import VisitError
 
-from . import ir
+from . import ir, uncertain
 from .errors import ParseError, PlanError
 from .parser import _split_quantity, keywords, parse, parse_transform
 from .source import Source, Span
@@ -330,8 +331,18 @@ class _Lower(Transformer):
     def definition(self, meta, children):
         name, expr, *rest = children
         self._no_single_equals(expr, "a formula")
+        dist = None
+        if rest and isinstance(rest[0], _Uncertainty):
+            expr, dist = uncertain.from_definition(expr, rest.pop(0).parts)
         doc, tags, constraints, display = self._annotations(rest)
-        return ir.Definition(name.value, expr, display, doc, tags, constraints, self.span(meta), self.tspan(name))
+        return ir.Definition(name.value, expr, display, doc, tags, constraints, self.span(meta), self.tspan(name),
+                             dist)
+
+    def uncertain_to(self, children):
+        return _Uncertainty(("to", children[0]))
+
+    def uncertain_tilde(self, children):
+        return _Uncertainty(("~", children[0], children[1] if len(children) > 1 else None))
 
     @v_args(meta=True)
     def param(self, meta, children):
@@ -527,8 +538,33 @@ def lower(source: Source, tree: Optional[Tree] = None) -> ir.PlanIR:
             notes.append(item[1])
         else:
             statements.append(item)
+    statements = _uncertain(statements)
     _refuse_reserved(statements)
     return ir.PlanIR(source.name, title, tuple(notes), tuple(statements))
+
+
+class _Uncertainty:
+    """What the grammar's ``uncertainty`` gave, for :func:`planner.language.uncertain.from_definition`."""
+
+    def __init__(self, parts: tuple) -> None:
+        self.parts = parts
+
+
+def _uncertain(statements: list) -> list:
+    """Definitions that call a distribution (``x = normal(1, 0.1)``) become uncertain inputs and checks
+    that use a statistic (``P(...)``, ``p95(...)``) probability checks, unless the plan defines or
+    imports a function of that name (a plan that worked keeps its meaning)."""
+    functions = frozenset(s.name for s in statements if isinstance(s, ir.FunctionDef)) | frozenset(
+        n for s in statements if isinstance(s, ir.Import) and s.names for n in s.names)
+    out = []
+    for s in statements:
+        if isinstance(s, ir.Definition) and s.uncertain is None and uncertain.distribution_name(s.expr, functions):
+            expr, dist = uncertain.from_definition(s.expr, None, functions)
+            s = dataclasses.replace(s, expr=expr, uncertain=dist)
+        elif isinstance(s, ir.Check):
+            s = uncertain.probability_check(s, functions) or s
+        out.append(s)
+    return out
 
 
 def _name_span(span: Span, name: str) -> Span:

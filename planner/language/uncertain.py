@@ -1,0 +1,256 @@
+"""Uncertain inputs and probability checks, as written: from the parsed pieces to the IR.
+
+An input written as a range or a distribution is an *uncertain input*::
+
+    utilisation = 40% to 70%                 # a 90% interval: lognormal, P5 = 40%, P95 = 70%
+    utilisation = 55% ~ 40% to 70%           # the same, with 55% as its point value
+    latency     = normal(10 ms, 2 ms)        # mean, standard deviation
+    price       = lognormal(2 USD, 0.5 USD)  # mean, standard deviation (of the value, not its log)
+    share       = uniform(20%, 30%)          # low, high
+    months      = triangular(6, 9, 18)       # low, mode, high
+
+``a to b`` reads as Squiggle reads it: a lognormal whose 5th percentile is ``a`` and 95th is ``b``
+(so ``a`` must be above zero; a range that reaches zero or below is a ``uniform`` or a ``normal``).
+Every deterministic question (eval, check, solve, sweep, the workbook, the report) uses the input's
+*point value*: the one written before ``~``, else the distribution's median. The parameters are
+literals written in one unit (a bare ``0`` fits any unit).
+
+A ``check`` whose comparison uses ``P(condition)``, ``mean(x)``, ``sd(x)`` or a percentile
+``p5(x)`` ... ``p95(x)`` (``p99_9`` is the 99.9th) is a *probability check*
+(:class:`planner.language.ir.ProbabilityCheck`), run against the simulation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from typing import Optional
+
+from . import ir
+from .errors import DistributionError
+from .source import Span
+
+# kind -> parameter names, in order
+DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
+    "normal": ("mean", "sd"),
+    "lognormal": ("mean", "sd"),
+    "uniform": ("low", "high"),
+    "triangular": ("low", "mode", "high"),
+}
+RANGE = "range"  # `a to b`
+Z95 = 1.6448536269514722  # the standard normal's 95th percentile: `a to b` is mu -+ Z95 sigma in logs
+
+_PERCENTILE = re.compile(r"p(\d{1,2})(?:_(\d+))?$")
+STATISTICS = ("P", "mean", "sd")
+
+
+def describe(d: ir.Distribution) -> str:
+    """In words, for the language server's hover and messages."""
+    p = [x.span.flat for x in d.params]
+    if d.kind == RANGE:
+        return f"lognormal with 90% between {p[0]} and {p[1]} (5th and 95th percentiles)"
+    names = DISTRIBUTIONS[d.kind]
+    return f"{d.kind}(" + ", ".join(f"{n} {v}" for n, v in zip(names, p)) + ")"
+
+
+# ---- literals --------------------------------------------------------------
+
+def _literal(expr: ir.Expr, what: str) -> tuple[Fraction, Optional[ir.UnitExpr]]:
+    sign = 1
+    node = expr
+    while isinstance(node, ir.Neg):
+        sign, node = -sign, node.operand
+    if not isinstance(node, ir.Number):
+        raise DistributionError(f"{what} must be a number, such as `40%` or `3 ms`", expr.span, label="not a number",
+                         hint="a distribution's parameters are literals; define a derived quantity from the "
+                              "uncertain input for anything computed")
+    return sign * node.value, node.unit
+
+
+def _unit_text(unit: Optional[ir.UnitExpr]) -> Optional[str]:
+    return None if unit is None else unit.text.replace(" ", "")
+
+
+def _common_unit(values: list[tuple[Fraction, Optional[ir.UnitExpr]]], exprs: list[ir.Expr],
+                 span: Span) -> Optional[ir.UnitExpr]:
+    unit = next((u for v, u in values if u is not None), None)
+    for (v, u), e in zip(values, exprs):
+        if _unit_text(u) != _unit_text(unit) and not (u is None and v == 0):
+            raise DistributionError(
+                f"a distribution's parameters are written in one unit: `{e.span.flat}` is not in "
+                f"{unit.text if unit is not None else 'a plain number'}", e.span, label="another unit",
+                hint=f"write every parameter in {unit.text if unit is not None else 'plain numbers'} "
+                     f"(for example `{_example(unit)}`)")
+    return unit
+
+
+def _example(unit: Optional[ir.UnitExpr]) -> str:
+    u = "" if unit is None else (unit.text if unit.text == "%" else " " + unit.text)
+    return f"40{u} to 70{u}"
+
+
+# ---- distributions -----------------------------------------------------------
+
+def distribution_name(expr: ir.Expr, functions: frozenset[str] = frozenset()) -> Optional[str]:
+    """The distribution a formula calls at its top (``normal(...)``), unless the plan defines a
+    function of that name."""
+    if isinstance(expr, ir.Call) and expr.func in DISTRIBUTIONS and expr.func not in functions:
+        return expr.func
+    return None
+
+
+def _call_params(call: ir.Call) -> list[ir.Expr]:
+    names = DISTRIBUTIONS[call.func]
+    usage = f"{call.func}({', '.join(names)})"
+    given: dict[str, ir.Expr] = {}
+    positional = [a for a in call.args if a.name is None]
+    if len(positional) > len(names):
+        raise DistributionError(f"`{call.func}` takes {len(names)} parameters: {usage}", positional[len(names)].span,
+                         label="one too many", hint=f"write `{usage}`")
+    for name, a in zip(names, positional):
+        given[name] = a.value
+    for a in call.args:
+        if a.name is None:
+            continue
+        if a.name not in names:
+            raise DistributionError(f"`{call.func}` has no parameter `{a.name}`", a.span, label="unknown parameter",
+                             hint=f"write `{usage}`")
+        if a.name in given:
+            raise DistributionError(f"`{a.name}` is given twice", a.span, label="again", hint=f"write `{usage}`")
+        given[a.name] = a.value
+    missing = [n for n in names if n not in given]
+    if missing:
+        raise DistributionError(f"`{call.func}` needs {', '.join(f'`{m}`' for m in missing)}: {usage}", call.span,
+                         label="missing a parameter", hint=f"write `{usage}`")
+    return [given[n] for n in names]
+
+
+def median(kind: str, v: list[float]) -> float:
+    """The median of a distribution given its parameters (in one unit)."""
+    if kind == RANGE:
+        return math.sqrt(v[0] * v[1])
+    if kind == "normal":
+        return v[0]
+    if kind == "lognormal":
+        m, s = v
+        return m / math.sqrt(1 + (s / m) ** 2)
+    if kind == "uniform":
+        return (v[0] + v[1]) / 2
+    low, mode, high = v
+    if mode - low >= (high - low) / 2:
+        return low + math.sqrt((high - low) * (mode - low) / 2)
+    return high - math.sqrt((high - low) * (high - mode) / 2)
+
+
+def _validate(kind: str, values: list[Fraction], exprs: list[ir.Expr], span: Span, usage: str) -> None:
+    def bad(message: str, at: ir.Expr | Span, label: str, hint: str):
+        raise DistributionError(message, at if isinstance(at, Span) else at.span, label=label, hint=hint)
+
+    if kind == RANGE:
+        low, high = values
+        if low >= high:
+            bad(f"a range runs from low to high: {exprs[0].span.flat} is not below {exprs[1].span.flat}", span,
+                "low end not below high end", f"write the low end first (`{exprs[1].span.flat} to "
+                f"{exprs[0].span.flat}`)" if low > high else "give the range a width, or write a plain number")
+        if low <= 0:
+            bad(f"`a to b` is a lognormal (90% between a and b), so its low end must be above 0; "
+                f"it is {exprs[0].span.flat}", exprs[0], "not above 0",
+                f"for a range that reaches 0 or below write `uniform({exprs[0].span.flat}, {exprs[1].span.flat})` "
+                f"or `normal(mean, sd)`")
+    elif kind == "normal":
+        if values[1] <= 0:
+            bad("a normal's standard deviation must be above 0", exprs[1], "not above 0",
+                f"write `{usage}` with sd > 0 (a certain value is a plain number)")
+    elif kind == "lognormal":
+        if values[0] <= 0:
+            bad("a lognormal's mean must be above 0 (its values are all positive)", exprs[0], "not above 0",
+                "for a quantity that can be 0 or negative write `normal(mean, sd)` or `uniform(low, high)`")
+        if values[1] <= 0:
+            bad("a lognormal's standard deviation must be above 0", exprs[1], "not above 0",
+                f"write `{usage}` with sd > 0 (a certain value is a plain number)")
+    elif kind == "uniform":
+        if values[0] >= values[1]:
+            bad(f"`uniform(low, high)` needs low below high: {exprs[0].span.flat} is not below "
+                f"{exprs[1].span.flat}", span, "low not below high", "write the low end first")
+    elif kind == "triangular":
+        low, mode, high = values
+        if low >= high:
+            bad(f"`triangular(low, mode, high)` needs low below high: {exprs[0].span.flat} is not below "
+                f"{exprs[2].span.flat}", span, "low not below high", "write `triangular(low, mode, high)`")
+        if not low <= mode <= high:
+            bad(f"a triangular's mode must lie between its low and high ends; {exprs[1].span.flat} does not",
+                exprs[1], "outside low..high", "write `triangular(low, mode, high)` with low <= mode <= high")
+
+
+def make(kind: str, params: list[ir.Expr], point: Optional[ir.Expr], span: Span
+         ) -> tuple[ir.Expr, ir.Distribution]:
+    """The point value (the one written, else the median, as a literal in the parameters' unit) and
+    the distribution of an uncertain input; a located error for what it cannot mean."""
+    names = ("low end", "high end") if kind == RANGE else DISTRIBUTIONS[kind]
+    usage = "low to high" if kind == RANGE else f"{kind}({', '.join(DISTRIBUTIONS[kind])})"
+    literals = [_literal(e, f"the {n} of `{usage}`" if kind != RANGE else f"the {n} of a range")
+                for n, e in zip(names, params)]
+    unit = _common_unit(literals, params, span)
+    values = [v for v, _ in literals]
+    _validate(kind, values, params, span, usage)
+    dist = ir.Distribution(kind, tuple(params), point is not None, span)
+    if point is not None:
+        return point, dist
+    m = median(kind, [float(v) for v in values])
+    exact = {"normal": values[0], "uniform": (values[0] + values[1]) / 2 if kind == "uniform" else None}.get(kind)
+    value = exact if exact is not None else Fraction(repr(m))
+    number: ir.Expr = ir.Number(abs(value), unit, span)
+    if value < 0:
+        number = ir.Neg(number, span)
+    return number, dist
+
+
+def from_definition(expr: ir.Expr, uncertainty, functions: frozenset[str] = frozenset()
+                    ) -> tuple[ir.Expr, Optional[ir.Distribution]]:
+    """A definition's expression and its distribution (``None``: a certain quantity). ``uncertainty``
+    is what the grammar's ``uncertainty`` gave: ``("to", high)``, ``("~", dist_or_low, high_or_None)``
+    or ``None``."""
+    if uncertainty is None:
+        kind = distribution_name(expr, functions)
+        if kind is None:
+            return expr, None
+        return make(kind, _call_params(expr), None, expr.span)
+    if uncertainty[0] == "to":
+        high = uncertainty[1]
+        return make(RANGE, [expr, high], None, Span(expr.span.source, expr.span.start, high.span.end))
+    _, first, high = uncertainty
+    if high is not None:
+        return make(RANGE, [first, high], expr, Span(first.span.source, first.span.start, high.span.end))
+    kind = distribution_name(first, functions)
+    if kind is None:
+        raise DistributionError("after `~` comes a range or a distribution", first.span, label="not a distribution",
+                         hint="write `point ~ low to high` or `point ~ normal(mean, sd)` "
+                              f"(distributions: {', '.join(DISTRIBUTIONS)})")
+    return make(kind, _call_params(first), expr, first.span)
+
+
+# ---- probability checks --------------------------------------------------------
+
+def percentile_level(func: str) -> Optional[float]:
+    """``p95`` is 95, ``p99_9`` is 99.9; ``None`` for any other name."""
+    m = _PERCENTILE.match(func)
+    if not m:
+        return None
+    return float(m.group(1) + ("." + m.group(2) if m.group(2) else ""))
+
+
+def is_statistic(node: ir.Expr, functions: frozenset[str] = frozenset()) -> bool:
+    return (isinstance(node, ir.Call) and node.func not in functions
+            and (node.func in STATISTICS or percentile_level(node.func) is not None))
+
+
+def probability_check(check: ir.Check, functions: frozenset[str] = frozenset()) -> Optional[ir.ProbabilityCheck]:
+    """The probability check a ``check`` statement is, when its condition uses a statistic."""
+    if not any(is_statistic(n, functions) for n in ir.walk(check.condition)):
+        return None
+    if check.tolerance is not None or check.overrides:
+        raise DistributionError("a probability check takes no `within` or `with`", check.span, label="probability check",
+                         hint="write the bound in the comparison (`check p95(cost) <= 2 USD`); for other inputs "
+                              "use a scenario (`check P(x < 1) >= 90% in high_load`)")
+    return ir.ProbabilityCheck(check.condition, check.scenarios, check.span)
