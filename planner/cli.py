@@ -62,6 +62,25 @@ def _positive(text: str) -> int:
     return n
 
 
+def _percentiles(text: str) -> list[float]:
+    try:
+        out = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        out = []
+    if not out or not all(0 < p < 100 for p in out):
+        raise argparse.ArgumentTypeError(f"expected percentiles between 0 and 100, such as 5,50,95; got {text!r}")
+    return out
+
+
+def _sampling(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--samples", "-n", type=_positive, default=10_000, metavar="N",
+                   help="samples of the uncertain inputs (default: 10,000)")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="the random seed: the same seed gives the same samples on every machine (default: 0)")
+    p.add_argument("--method", choices=["lhs", "random"], default="lhs",
+                   help="Latin hypercube (lhs, the default) or plain random sampling")
+
+
 def _names(text: str) -> list[str]:
     """`--only a,b` (one value per option, so it never swallows FILE)."""
     return [n.strip() for n in text.split(",") if n.strip()]
@@ -135,9 +154,28 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     if p is not None:
         p.add_argument("file", metavar="FILE", help="a .plan file")
         p.add_argument("--verbose", "-v", action="store_true", help="list passing checks too")
+        _sampling(p)
         _import_root(p)
         _format(p, ("table", "json", "markdown", "jsonl"))
         p.set_defaults(handler=cmd_check)
+
+    p = _command(sub, only, "simulate", help="Monte Carlo over the uncertain inputs: mean, sd, percentiles",
+                 description="Sample every uncertain input (`x = 40%% to 70%%`, `normal(mean, sd)` ...) once, "
+                             "evaluate every quantity on those samples in each scenario, and print each "
+                             "quantity's point value, mean, standard deviation and percentiles. One shared "
+                             "sample set per run: every scenario sees the same samples.")
+    if p is not None:
+        _add_common(p)
+        _sampling(p)
+        p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
+                       help="quantities to show, a comma list; repeatable (default: the uncertain inputs and "
+                            "every quantity they reach)")
+        p.add_argument("--percentiles", type=_percentiles, metavar="P[,P...]", default=[5.0, 50.0, 95.0],
+                       help="percentiles to show, a comma list (default: 5,50,95)")
+        p.add_argument("--probability", "-p", action="append", default=[], metavar="CONDITION",
+                       help='the probability of a condition, in plan syntax ("cost < 2 USD"); repeatable')
+        _format(p, ("table", "json", "csv", "markdown"))
+        p.set_defaults(handler=cmd_simulate)
 
     p = _command(sub, only, "explain", help="show a quantity's formula, SymPy form, value and inputs",
                             description="The formula as written, its SymPy form, the same over inputs only, "
@@ -635,6 +673,12 @@ def cmd_check(args) -> int:
     # zero) is a bad plan (exit 2), not a failed check.
     plan.evaluate_all([None] + [s for s in plan.resolve_scenarios("all") if s is not None])
     results = run_checks(plan)
+    from .language import ir
+
+    if any(isinstance(s, ir.ProbabilityCheck) for s in plan.model.plan.statements):
+        from .questions.simulate import run_probability_checks
+
+        results += run_probability_checks(plan, args.samples, args.seed, args.method)
     failed = [r for r in results if not r.passed]
     if args.format == "json":
         write_output(dumps(check_json(plan, results)))
@@ -645,6 +689,39 @@ def cmd_check(args) -> int:
     else:
         write_output(wrap_text(check_text(results, args.verbose, _color(args, sys.stdout)), _width()))
     return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def cmd_simulate(args) -> int:
+    from .language.errors import UnknownNameError, suggest
+    from .language.lower import lower_expr
+    from .language.source import Source
+    from .outputs import simulation
+    from .questions import simulate
+
+    plan = _load(args.file, args=args)
+    overrides, origins = overrides_from(plan, args.sets)
+    scenarios = scenarios_from(plan, args.scenario)
+    names = list(args.show) if args.show else simulate.default_names(plan)
+    for n in names:
+        if n not in plan.model.quantities:
+            guess = suggest(n, plan.model.quantities)
+            raise UnknownNameError(f"--show names `{n}`, which is not in {plan.path}",
+                                   hint=f"did you mean `{guess}`?" if guess else None)
+    probabilities = [(text, lower_expr(Source("--probability", text))) for text in args.probability]
+    sims = simulate.run(plan, scenarios, args.samples, args.seed, args.method, overrides, origins, names)
+    for sim in sims:  # a condition that cannot be evaluated fails before anything is written
+        for _, cond in probabilities:
+            sim.probability(cond)
+    if args.format == "json":
+        out = simulation.as_json(sims, names, args.percentiles, probabilities)
+    elif args.format == "csv":
+        out = simulation.as_csv(sims, names, args.percentiles)
+    elif args.format == "markdown":
+        out = simulation.markdown(sims, names, args.percentiles, probabilities)
+    else:
+        out = simulation.text(sims, names, args.percentiles, probabilities, _width())
+    write_output(out)
+    return EXIT_OK
 
 
 def cmd_explain(args) -> int:
@@ -897,7 +974,7 @@ def cmd_build(args) -> int:
 
 # ---- entry point --------------------------------------------------------------
 
-COMMANDS = frozenset({"eval", "check", "explain", "sweep", "solve", "sensitivity", "export", "import", "report",
+COMMANDS = frozenset({"eval", "check", "simulate", "explain", "sweep", "solve", "sensitivity", "export", "import", "report",
                       "build", "fmt", "lsp", "completion", "library"})
 
 

@@ -1,0 +1,91 @@
+"""``planner simulate``'s output: per scenario, a table of each quantity's point value, mean,
+standard deviation and percentiles (display units), then the probabilities asked for; or the
+same as JSON or CSV."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from ..compute.evaluation import format_value
+from ..questions.simulate import Simulation
+from .terminal import csv_rows, dumps, fit, json_number, markdown_table
+
+
+def _stat_names(percentiles: Sequence[float]) -> list[str]:
+    return ["point", "mean", "sd"] + [f"p{_pct(p)}" for p in percentiles]
+
+
+def _pct(p: float) -> str:
+    return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
+
+
+def _header(sim: Simulation) -> str:
+    return (f"[{sim.label}] {sim.samples:,} samples, seed {sim.seed}, "
+            f"{'Latin hypercube' if sim.method == 'lhs' else 'plain random'}")
+
+
+def _headers(percentiles: Sequence[float]) -> list[str]:
+    return ["quantity", "point", "mean", "sd"] + [f"p{p:g}" for p in percentiles] + ["unit"]
+
+
+def _rows(sim: Simulation, names: Sequence[str], percentiles: Sequence[float]):
+    rows = []
+    for n in names:
+        q = sim.plan.model.quantities[n]
+        s = sim.stats(n, percentiles)
+        rows.append([n] + [format_value(s[k], "", 6) for k in _stat_names(percentiles)] + [q.unit_text])
+    return rows
+
+
+def text(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float],
+         probabilities: Sequence[tuple[str, Any]] = (), width: Optional[int] = None) -> str:
+    headers = _headers(percentiles)
+    align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
+    parts = []
+    for sim in sims:
+        block = [_header(sim), fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
+        for label, cond in probabilities:
+            block.append(f"P({label}) = {sim.probability(cond):.2%}")
+        parts.append("\n".join(block))
+    return "\n\n".join(parts)
+
+
+def markdown(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float],
+             probabilities: Sequence[tuple[str, Any]] = ()) -> str:
+    headers = _headers(percentiles)
+    align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
+    parts = []
+    for sim in sims:
+        block = [f"## {_header(sim)}", "", markdown_table(_rows(sim, names, percentiles), headers, align)]
+        block += [f"\nP({label}) = {sim.probability(cond):.2%}" for label, cond in probabilities]
+        parts.append("\n".join(block))
+    return "\n\n".join(parts)
+
+
+def as_json(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float],
+            probabilities: Sequence[tuple[str, Any]] = ()) -> str:
+    first = sims[0]
+    return dumps({
+        "format": "planner.simulate/1",
+        "file": first.plan.path,
+        "samples": first.samples,
+        "seed": first.seed,
+        "method": first.method,
+        "uncertain": {n: u.text for n, u in first.uncertain.items()},
+        "scenarios": [{
+            "scenario": sim.label,
+            "quantities": {n: {"unit": sim.plan.model.quantities[n].unit_text,
+                               **{k: json_number(v) for k, v in sim.stats(n, percentiles).items()}} for n in names},
+            "probabilities": {label: sim.probability(cond) for label, cond in probabilities},
+        } for sim in sims],
+    })
+
+
+def as_csv(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float]) -> str:
+    stats = _stat_names(percentiles)
+    rows = []
+    for sim in sims:
+        for n in names:
+            s = sim.stats(n, percentiles)
+            rows.append([sim.label, n, sim.plan.model.quantities[n].unit_text] + [s[k] for k in stats])
+    return csv_rows(["scenario", "quantity", "unit"] + stats, rows)

@@ -1,0 +1,477 @@
+"""Monte Carlo: every quantity of a plan over samples of its uncertain inputs.
+
+One shared sample set per run: each uncertain input is sampled once (:mod:`.sampling`, Latin
+hypercube by default, seeded), and every scenario and every quantity is evaluated on those same
+samples, so ``x - x`` is exactly 0 and two quantities that use one input move together. The
+plan's formulas run on the sample arrays in one vectorised call, through the same compiled
+program a sweep uses (:meth:`planner.compute.evaluation.Plan.compile_outputs`).
+
+In a scenario (or with ``--set``) that sets an uncertain input, that input is the value set: a
+constant there.
+
+Probability checks (``check P(cost < 1 USD) >= 90%``, ``check p95(cost) <= 2 USD``) run here
+against the simulation; their results read as :class:`planner.questions.checks.CheckResult`
+does, so ``planner check`` prints them with the others.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ..compute.evaluation import Plan, format_value, scenarios_for
+from ..language import ir
+from ..language.errors import ConstraintError, DistributionError, KindError, Label, PlanError, UnitError
+from ..language.graph import cone
+from ..language.uncertain import describe, percentile_level
+from . import sampling
+
+DEFAULT_SAMPLES = 10_000
+MAX_SAMPLES = 10_000_000
+DEFAULT_PERCENTILES = (5.0, 50.0, 95.0)
+METHODS = ("lhs", "random")
+
+
+@dataclass(frozen=True)
+class UncertainInput:
+    name: str
+    kind: str
+    params: tuple[float, ...]  # base units
+    distribution: ir.Distribution
+    within: tuple[float, float] = (0.0, 1.0)  # the probabilities the input's domain keeps (truncation)
+
+    @property
+    def text(self) -> str:
+        return describe(self.distribution)
+
+
+def uncertain_inputs(plan: Plan) -> dict[str, UncertainInput]:
+    """The plan's uncertain inputs, their parameters in base units; a located error where a
+    parameter's unit does not fit its input's."""
+    out: dict[str, UncertainInput] = {}
+    for name in plan.model.inputs:
+        q = plan.model.quantities[name]
+        d = q.definition.uncertain
+        if d is None:
+            continue
+        if q.integer:
+            c = next(c for c in q.definition.constraints if c.kind == "integer")
+            raise DistributionError(f"`{name}` is an integer, and an uncertain input takes any value in its range",
+                                    d.span, label="uncertain", labels=[Label(c.span, "integer")],
+                                    hint=f"drop `integer`, or give `{name}` one value")
+        params = []
+        for p in d.params:
+            t = plan.analyzer.infer_strict(p)
+            if t.dim is not None and t.dim != q.dim:
+                raise UnitError(f"`{p.span.flat}` is not in the unit of `{name}` ({q.unit_text or 'a plain number'})",
+                                p.span, label="another unit", labels=[Label(q.definition.expr.span, "point value")],
+                                hint="write the point value and the distribution in units of one dimension")
+            params.append(float(t.const))
+        out[name] = UncertainInput(name, d.kind, tuple(params), d, _within(q, d, params))
+    return out
+
+
+MAX_CUT = 0.05  # the share of an unbounded distribution its input's domain may cut off at either end
+
+
+def _within(q, d: ir.Distribution, params: list[float]) -> tuple[float, float]:
+    """The part of a distribution the input's constraints keep (``0 <= utilisation <= 1``): an unbounded
+    one (a range, a normal, a lognormal) is truncated there, unless that cuts off more than 5% at an end
+    (then the 90% interval itself breaks the constraint); a bounded one must lie inside."""
+    lo = -math.inf if q.lower is None else float(q.lower.value)
+    hi = math.inf if q.upper is None else float(q.upper.value)
+    low, high = sampling.support(d.kind, params)
+    constraint = next((c for c in q.definition.constraints if c.kind == "condition"), None)
+    where = constraint.span if constraint is not None else q.definition.span
+    scale = float(q.display.scale)
+
+    def shown(v: float) -> str:
+        return format_value(v / scale, q.unit_text)
+
+    if d.kind in ("uniform", "triangular"):
+        if low < lo or high > hi:
+            raise ConstraintError(
+                f"`{q.name}` = {d.span.flat} reaches {shown(low if low < lo else high)}, outside what its constraint "
+                "allows", where, label="this constraint", labels=[Label(d.span, describe(d))],
+                hint="keep the distribution's ends inside the constraint")
+        return (0.0, 1.0)
+    f_lo = sampling.cdf(d.kind, params, lo) if lo > low else 0.0
+    f_hi = sampling.cdf(d.kind, params, hi) if hi < high else 1.0
+    if f_lo > MAX_CUT or 1 - f_hi > MAX_CUT:
+        cut = f_lo if f_lo > MAX_CUT else 1 - f_hi
+        raise ConstraintError(
+            f"`{q.name}` = {d.span.flat} puts {cut:.1%} of its values outside what its constraint allows",
+            where, label="this constraint", labels=[Label(d.span, describe(d))],
+            hint="narrow the distribution (at most 5% may fall outside, and is cut off), or use a bounded one: "
+                 "uniform(low, high), triangular(low, mode, high)")
+    return (f_lo, f_hi)
+
+
+def draw(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str = "lhs",
+         inputs: Optional[dict[str, UncertainInput]] = None) -> dict[str, np.ndarray]:
+    """The samples of every uncertain input (base units): the run's one shared sample set."""
+    check_samples(samples)
+    if method not in METHODS:
+        raise DistributionError(f"unknown sampling method `{method}`", hint="methods: " + ", ".join(METHODS))
+    inputs = uncertain_inputs(plan) if inputs is None else inputs
+    return {name: sampling.inverse_cdf(u.kind, u.params, sampling.uniforms(samples, seed, name, method), u.within)
+            for name, u in inputs.items()}
+
+
+def check_samples(samples: int) -> None:
+    if not isinstance(samples, int) or samples < 2 or samples > MAX_SAMPLES:
+        raise DistributionError(f"the sample count must be from 2 to {MAX_SAMPLES:,}; it is {samples:,}",
+                                hint=f"the default is {DEFAULT_SAMPLES:,} (--samples)")
+
+
+@dataclass
+class Simulation:
+    """Every quantity of one scenario over the run's samples (base units)."""
+
+    plan: Plan
+    scenario: Optional[str]
+    samples: int
+    seed: int
+    method: str
+    values: dict[str, Any]  # name -> array of samples, or a number where nothing uncertain reaches it
+    uncertain: dict[str, UncertainInput]  # the inputs sampled in this scenario
+    point: dict[str, float] = field(default_factory=dict)  # the deterministic evaluation, base units
+
+    @property
+    def label(self) -> str:
+        return self.scenario or "base"
+
+    def varies(self, name: str) -> bool:
+        return isinstance(self.values[name], np.ndarray) and self.values[name].ndim == 1
+
+    def column(self, name: str) -> np.ndarray:
+        """Every sample of ``name`` (base units), a constant repeated where it does not vary."""
+        v = self.values[name]
+        return v if self.varies(name) else np.full(self.samples, float(v) if not isinstance(v, bool) else v)
+
+    def display(self, name: str) -> np.ndarray:
+        q = self.plan.model.quantities[name]
+        col = self.column(name)
+        return col if q.is_bool else col / float(q.display.scale)
+
+    def stats(self, name: str, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -> dict[str, float]:
+        """Mean, standard deviation and percentiles of ``name``, in its display unit."""
+        col = self.display(name).astype(float)
+        out = {"mean": float(np.mean(col)), "sd": float(np.std(col, ddof=1))}
+        for p, v in zip(percentiles, np.percentile(col, list(percentiles))):
+            out[f"p{_pct_text(p)}"] = float(v)
+        q = self.plan.model.quantities[name]
+        if name in self.point:
+            out["point"] = self.point[name] / (1.0 if q.is_bool else float(q.display.scale))
+        return out
+
+    def probability(self, condition: ir.Expr) -> float:
+        """The share of samples where ``condition`` holds."""
+        return float(np.mean(np.broadcast_to(condition_values(self, condition), (self.samples,))))
+
+
+def _pct_text(p: float) -> str:
+    return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
+
+
+def _program(plan: Plan, names: Sequence[str]):
+    """The plan compiled for ``names`` and the constraints (as the sweep compiles it)."""
+    constraints = getattr(plan, "_constraints", [])
+    need = set(cone(plan.model, list(names) + [n.name for _, c in constraints for n in ir.free_names(c.condition)]))
+    derived = [n for n in plan.model.derived if n in need]
+    return plan.compile_outputs(derived, constraints=True), derived
+
+
+def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int = DEFAULT_SAMPLES, seed: int = 0,
+        method: str = "lhs", overrides=None, origins=None, names: Optional[Sequence[str]] = None,
+        drawn: Optional[dict[str, np.ndarray]] = None) -> list[Simulation]:
+    """Simulate ``scenarios`` on one shared sample set (``drawn``, else drawn here)."""
+    inputs = uncertain_inputs(plan)
+    if not inputs:
+        raise DistributionError(f"{plan.path} has no uncertain inputs to simulate",
+                                hint="write an input as a range (`utilisation = 40% to 70%`) or a distribution "
+                                     "(`latency = normal(10 ms, 2 ms)`)")
+    drawn = draw(plan, samples, seed, method, inputs) if drawn is None else drawn
+    samples = len(next(iter(drawn.values())))
+    used = [n for n in plan.model.answers if n in set(plan.model.formula_answers)]
+    compiled, derived = _program(plan, list(names) if names is not None else list(plan.model.derived))
+    out = []
+    for scenario in scenarios:
+        point_ev = plan.evaluate(scenario, overrides, origins)  # the point values: and a bad plan fails here
+        values, _ = plan.input_values(scenario, overrides, origins)
+        fixed = {n for n in inputs if _set_in(plan, n, scenario, overrides)}
+        sampled = {n: u for n, u in inputs.items() if n not in fixed}
+        columns: dict[str, Any] = dict(values)
+        columns.update({n: drawn[n] for n in sampled})
+        answers = {}
+        for a in used:
+            if plan.model.answer_inputs(a) & set(sampled):
+                raise DistributionError(
+                    f"a formula uses the answer `{a}`, whose question depends on an uncertain input: each sample "
+                    "would need its own solve", plan.model.answers[a].statement.span, label="this question",
+                    hint="give the inputs that question uses one value each")
+            answers[a] = point_ev.answers.get(a, math.nan)
+        raw = dict(zip(compiled.outputs, compiled(plan.args(columns, answers))))
+        result: dict[str, Any] = {}
+        for n in plan.model.inputs:
+            result[n] = drawn[n] if n in sampled else point_ev.values[n]
+        for n in derived:
+            v = raw[n]
+            result[n] = v if isinstance(v, np.ndarray) and v.ndim == 1 else point_ev.values[n]
+        sim = Simulation(plan, scenario, samples, seed, method, result, sampled,
+                         {n: v for n, v in point_ev.values.items() if not isinstance(v, bool)})
+        _check_samples(plan, sim, raw, derived)
+        out.append(sim)
+    return out
+
+
+def _set_in(plan: Plan, name: str, scenario: Optional[str], overrides) -> bool:
+    if overrides and name in overrides:
+        return True
+    return scenario is not None and name in plan.model.scenarios[scenario].overrides
+
+
+def _check_samples(plan: Plan, sim: Simulation, raw, derived: Sequence[str]) -> None:
+    """A constraint broken in some samples, or a quantity with no finite value there: a located error
+    that counts them (a distribution that reaches past what its input allows is a plan to fix)."""
+    n = sim.samples
+    for i, (name, c) in enumerate(getattr(plan, "_constraints", [])):
+        ok = raw.get(f"__constraint{i}")
+        if ok is None or np.ndim(ok) == 0:
+            continue
+        bad = int(np.count_nonzero(~np.asarray(ok, dtype=bool)))
+        if bad:
+            hint = "narrow the range, or use a bounded distribution: uniform(low, high), triangular(low, mode, high)"
+            labels = []
+            q = plan.model.quantities[name]
+            if name in sim.uncertain:
+                labels.append(Label(q.definition.uncertain.span, sim.uncertain[name].text))
+            err = ConstraintError(f"`{c.condition.span.flat}` does not hold in {bad:,} of {n:,} samples "
+                                  f"({bad / n:.2%})", c.span, label="this constraint", labels=labels, hint=hint)
+            if sim.scenario is not None:
+                err.notes.append(f"in scenario `{sim.scenario}`")
+            raise err
+    for name in derived:
+        v = sim.values[name]
+        if isinstance(v, np.ndarray) and v.dtype != bool:
+            finite = np.isfinite(v)
+            if not finite.all():
+                bad = int(np.count_nonzero(~finite))
+                i = int(np.flatnonzero(~finite)[0])
+                at = ", ".join(f"{u} = {format_value(float(sim.display(u)[i]), plan.model.quantities[u].unit_text)}"
+                               for u in sim.uncertain)
+                q = plan.model.quantities[name]
+                err = PlanError(f"`{name}` has no finite value in {bad:,} of {n:,} samples (the first at {at})",
+                                q.definition.span, label="not finite there",
+                                hint="a formula divides by zero or leaves its domain where the distributions reach; "
+                                     "narrow them or bound them")
+                if sim.scenario is not None:
+                    err.notes.append(f"in scenario `{sim.scenario}`")
+                raise err
+
+
+def default_names(plan: Plan) -> list[str]:
+    """The uncertain inputs and every quantity they reach, in display order."""
+    inputs = {n for n in plan.model.inputs if plan.model.quantities[n].definition.uncertain is not None}
+    reached = set(inputs)
+    for n in plan.model.order:
+        q = plan.model.quantities[n]
+        if not q.is_input and any(d in reached for d in q.deps):
+            reached.add(n)
+    return [n for n in plan.display_order() if n in reached and not plan.model.quantities[n].is_bool]
+
+
+# ---- conditions over samples -----------------------------------------------------------
+
+_CMP = {
+    ir.CmpOp.EQ: np.equal, ir.CmpOp.NE: np.not_equal, ir.CmpOp.LT: np.less, ir.CmpOp.LE: np.less_equal,
+    ir.CmpOp.GT: np.greater, ir.CmpOp.GE: np.greater_equal,
+}
+
+
+def _operand(sim: Simulation, e: ir.Expr):
+    if isinstance(e, ir.Name):
+        if e.name not in sim.values:
+            from ..language.errors import UnknownNameError, suggest
+
+            guess = suggest(e.name, list(sim.values))
+            raise UnknownNameError(f"`{e.name}` is not a quantity of {sim.plan.path}", e.span,
+                                   hint=f"did you mean `{guess}`?" if guess else None)
+        return sim.values[e.name]
+    t = sim.plan.analyzer.infer_strict(e)
+    if t.const is None:
+        raise KindError("inside P( ), compare quantities and constants", e.span, label="a formula",
+                        hint="define the formula as a quantity (`margin = revenue - cost`) and write `P(margin > 0)`")
+    return bool(t.const) if t.is_bool else float(t.const)
+
+
+def condition_values(sim: Simulation, cond: ir.Expr):
+    """``cond`` at every sample: comparisons of quantities and constants, joined with and, or, not."""
+    if isinstance(cond, ir.Logic):
+        left, right = condition_values(sim, cond.left), condition_values(sim, cond.right)
+        return np.logical_and(left, right) if cond.op is ir.BoolOp.AND else np.logical_or(left, right)
+    if isinstance(cond, ir.Not):
+        return np.logical_not(condition_values(sim, cond.operand))
+    if isinstance(cond, ir.Name) and sim.plan.model.quantities.get(cond.name) is not None \
+            and sim.plan.model.quantities[cond.name].is_bool:
+        return _operand(sim, cond)
+    if isinstance(cond, ir.Compare):
+        sim.plan.analyzer.infer_strict(cond)  # units: `P(cost < 2 ms)` with cost in USD is an error
+        out = True
+        values = [_operand(sim, o) for o in cond.operands]
+        for op, a, b, span in zip(cond.ops, values, values[1:], cond.op_spans):
+            if op not in _CMP:
+                raise KindError("`~=` compares figures as written; inside P( ) write `<`, `<=`, `>` or `>=`", span)
+            out = np.logical_and(out, _CMP[op](a, b))
+        return out
+    raise KindError("expected a condition such as `cost < 2 USD`", cond.span)
+
+
+# ---- probability checks ---------------------------------------------------------------------
+
+@dataclass
+class ProbabilityResult:
+    """One probability check in one scenario, read as a :class:`planner.questions.checks.CheckResult`."""
+
+    check: ir.ProbabilityCheck
+    scenario: Optional[str]
+    passed: bool
+    lhs: Optional[float] = None
+    rhs: Optional[float] = None
+    unit: str = ""
+    tolerance: str = ""
+    error: Optional[PlanError] = None
+    overrides: dict[str, str] = field(default_factory=dict)
+    flags: Optional[tuple[bool, bool]] = None
+    samples: int = 0
+    stat_text: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.check.span.flat
+
+    @property
+    def location(self) -> str:
+        return self.check.span.location()
+
+    @property
+    def expected(self) -> str:
+        return "" if self.rhs is None else format_value(self.rhs, self.unit, 8)
+
+    @property
+    def actual(self) -> str:
+        return "" if self.lhs is None else format_value(self.lhs, self.unit, 8)
+
+    def describe(self) -> str:
+        where = f" in {self.scenario}" if self.scenario else ""
+        if self.error is not None:
+            return f"could not evaluate{where}: {self.error.message}"
+        return f"{self.stat_text} over {self.samples:,} samples{where}: the condition is false"
+
+
+def is_statistic(e: ir.Expr) -> bool:
+    return isinstance(e, ir.Call) and (e.func in ("P", "mean", "sd") or percentile_level(e.func) is not None)
+
+
+def statistic(sim: Simulation, call: ir.Call) -> tuple[float, str, str]:
+    """A statistic's value (base units), its unit for display and a text (``P(...) = 93.1%``)."""
+    if len(call.args) != 1 or call.args[0].name is not None:
+        raise KindError(f"`{call.func}` takes one argument", call.span, hint=f"write `{call.func}(cost)`")
+    arg = call.args[0].value
+    if call.func == "P":
+        p = sim.probability(arg)
+        se = math.sqrt(max(p * (1 - p), 1 / sim.samples) / sim.samples)
+        return p, "%", f"{call.span.flat} = {p:.2%} (sampling error about {se:.2%})"
+    if not isinstance(arg, ir.Name) or arg.name not in sim.plan.model.quantities:
+        raise KindError(f"`{call.func}` takes a quantity's name", arg.span, hint=f"write `{call.func}(cost)`")
+    name = arg.name
+    q = sim.plan.model.quantities[name]
+    if q.is_bool:
+        raise KindError(f"`{name}` is true/false: its probability is `P({name})`", arg.span)
+    if not sim.varies(name):
+        raise DistributionError(
+            f"`{name}` depends on no uncertain input" + (f" in scenario `{sim.scenario}`" if sim.scenario else "")
+            + f", so its {call.func} is its value", arg.span, label="certain",
+            hint=f"check its value with `check {name} <= ...`, or make an input it uses uncertain")
+    col = sim.column(name)
+    if call.func == "mean":
+        v = float(np.mean(col))
+    elif call.func == "sd":
+        v = float(np.std(col, ddof=1))
+    else:
+        level = percentile_level(call.func)
+        if not 0 < level < 100:
+            raise DistributionError(f"a percentile is between 0 and 100, not {level:g}", call.span)
+        v = float(np.percentile(col, level))
+    shown = format_value(v / float(q.display.scale), q.unit_text)
+    return v, q.unit_text, f"{call.span.flat} = {shown}"
+
+
+def run_probability_checks(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str = "lhs",
+                           sims: Optional[dict[Optional[str], Simulation]] = None) -> list[ProbabilityResult]:
+    """Every probability check of the plan, per scenario, against one simulation per scenario."""
+    checks = [s for s in plan.model.plan.statements if isinstance(s, ir.ProbabilityCheck)]
+    if not checks:
+        return []
+    sims = dict(sims or {})
+    wanted: list[Optional[str]] = []
+    for c in checks:
+        for s in scenarios_for(plan, c.scenarios):
+            if s not in sims and s not in wanted:
+                wanted.append(s)
+    if wanted:
+        drawn = draw(plan, samples, seed, method) if not sims else None
+        if drawn is None:
+            first = next(iter(sims.values()))
+            drawn = {n: first.values[n] for n in first.uncertain}
+            drawn = drawn or draw(plan, samples, seed, method)
+        for sim in run(plan, wanted, samples, seed, method, drawn=drawn):
+            sims[sim.scenario] = sim
+    results = []
+    for c in checks:
+        for s in scenarios_for(plan, c.scenarios):
+            results.append(_decide(plan, c, sims[s]))
+    return results
+
+
+def _decide(plan: Plan, check: ir.ProbabilityCheck, sim: Simulation) -> ProbabilityResult:
+    result = ProbabilityResult(check, sim.scenario, False, samples=sim.samples)
+    cond = check.condition
+    try:
+        if not isinstance(cond, ir.Compare) or any(op not in _CMP for op in cond.ops):
+            raise KindError("a probability check compares a statistic with a bound: `check P(cost < 2 USD) >= 90%`, "
+                            "`check p95(cost) <= 3 USD`", cond.span)
+        values, texts, units = [], [], []
+        for o in cond.operands:
+            if is_statistic(o):
+                v, unit, text = statistic(sim, o)
+                values.append(v)
+                texts.append(text)
+                units.append(unit)
+            else:
+                if any(is_statistic(n) for n in ir.walk(o)):
+                    raise KindError("a statistic stands alone on its side of the comparison", o.span,
+                                    hint="compare it with a constant: `check p95(cost) <= 3 USD`")
+                t = plan.analyzer.infer_strict(o)
+                if t.const is None or t.is_bool:
+                    raise KindError("the bound of a probability check is a constant such as `90%` or `3 USD`", o.span)
+                values.append(float(t.const))
+                units.append(None)
+        ok = all(bool(_CMP[op](a, b)) for op, a, b in zip(cond.ops, values, values[1:]))
+        unit = next((u for u in units if u is not None), "")
+        scale = 1.0
+        for o in cond.operands:
+            if is_statistic(o) and o.func != "P":
+                scale = float(plan.model.quantities[o.args[0].value.name].display.scale)
+        if unit == "%":
+            scale = 0.01
+        result.passed = ok
+        result.lhs, result.rhs = values[0] / scale, values[-1] / scale
+        result.unit = unit
+        result.stat_text = "; ".join(texts)
+    except PlanError as err:
+        result.error = err
+    return result
