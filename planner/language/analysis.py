@@ -673,6 +673,14 @@ class Analyzer:
                               f"(a rate as `3%/month`)")))
                 else:
                     display = unit
+        if d.uncertain is not None and d.uncertain.point_written and not t.is_bool:
+            for p in d.uncertain.params:  # `x = 5 ms ~ 1 GB to 2 GB`: the point and its distribution disagree
+                pt = self._infer(p, {})
+                if pt is not None and pt.dim is not None and pt.dim != t.dim:
+                    self.sink.add(UnitError(f"`{p.span.flat}` is {dim_text(pt)}, but `{d.name}` is {dim_text(t)}",
+                                            p.span, label=dim_text(pt), labels=[Label(d.expr.span, dim_text(t))],
+                                            hint="write the point value and the distribution in one dimension"))
+                    break
         q = Quantity(d.name, d, d.is_input, t, display, deps)
         if d.is_input:
             q.value = t.const if not t.is_bool else _bool_value(d.expr)
@@ -951,6 +959,11 @@ class Analyzer:
                                     else _example_text(c.tolerance))
                                  + "`); a relative one is in % or ppm (`within 1%`)"))
             picks(c.scenarios)
+        for pc in (s for s in model.plan.statements if isinstance(s, ir.ProbabilityCheck)):
+            for node in ir.free_names(pc.condition):  # run by the simulation; its names are checked here
+                if node.name not in q:
+                    self.sink.add(self._unknown(node.name, node.span, frozenset()))
+            picks(pc.scenarios)
 
     def answer_types(self, model: Model) -> dict[str, Type]:
         """Names of question results (``solve ... as x``, ``maximize ... as best``) and their types:
