@@ -126,9 +126,10 @@ class RangeError(PlanError):
     family = "range"
 
 
-class DistributionError(PlanError):
+class DistributionError(ParseError):
     """An uncertain input's range or distribution that means nothing (low above high, a lognormal
-    at or below 0), a probability check that cannot run, a simulation asked for 0 samples."""
+    at or below 0), a probability check that cannot run, a simulation asked for 0 samples. (A
+    kind of :class:`ParseError`: the bad ranges are found while lowering, as a plan is read.)"""
 
     family = "distribution"
 

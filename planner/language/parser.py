@@ -153,6 +153,7 @@ _TERMINAL_NAMES = {
     "RBRACE": "`}`", "COMMA": "`,`", "EQUAL": "`=`", "COMP_OP": "a comparison",
     "ADD_OP": "`+` or `-`", "MUL_OP": "`*` or `/`", "POW_OP": "`^`", "MINUS": "`-`",
     "PLUS": "`+`", "COLON": "`:`", "DOT": "`.`", "AT": "`@`", "__ANON_0": "`->`", "PERCENT": "`%`",
+    "TILDE": "`~`",
 }
 
 

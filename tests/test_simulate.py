@@ -1,0 +1,311 @@
+"""Uncertain inputs and Monte Carlo: the language, the sampling, `planner simulate`, probability checks.
+
+Golden numbers come from the distributions' theory (a uniform's mean is (a + b) / 2, half of a
+normal lies below its mean, a lognormal range's 5th and 95th percentiles are its ends), with
+tolerances of a few standard errors computed from the sample count."""
+
+import json
+import math
+import statistics
+
+import numpy as np
+import pytest
+
+import planner
+from planner.language import ir
+from planner.language.errors import PlanError, flatten
+from planner.questions import sampling, simulate
+
+N = 10_000
+
+
+def load(plan_file, text):
+    return planner.load(plan_file(text))
+
+
+# ---- the language -------------------------------------------------------------
+
+@pytest.mark.parametrize("text,kind,point", [
+    ("x = 40% to 70%", "range", math.sqrt(0.4 * 0.7)),             # a lognormal's median: sqrt(P5 * P95)
+    ("x = 55% ~ 40% to 70%", "range", 0.55),                       # the written point value
+    ("x = normal(10 ms, 2 ms)", "normal", 0.010),
+    ("x = 12 ms ~ normal(10 ms, 2 ms)", "normal", 0.012),
+    ("x = normal(mean=10 ms, sd=2 ms)", "normal", 0.010),
+    ("x = lognormal(2, 0.5)", "lognormal", 2 / math.sqrt(1 + 0.25 ** 2)),  # mean / sqrt(1 + cv^2)
+    ("x = uniform(20%, 30%)", "uniform", 0.25),
+    ("x = uniform(0, 3 ms)", "uniform", 0.0015),                  # a bare 0 fits any unit
+    ("x = triangular(6, 9, 18)", "triangular", 18 - math.sqrt(12 * 9 / 2)),  # mode below the middle
+    ("x = triangular(0, 9, 10)", "triangular", math.sqrt(10 * 9 / 2)),       # mode above it
+    ("x = normal(-5, 1)", "normal", -5.0),
+])
+def test_uncertain_input_point_value(plan_file, text, kind, point):
+    plan = load(plan_file, text + "\n")
+    q = plan.model.quantities["x"]
+    assert q.is_input and q.definition.uncertain.kind == kind
+    assert plan.evaluate().values["x"] == pytest.approx(point, rel=1e-12)
+
+
+def test_point_value_keeps_its_unit(plan_file):
+    plan = load(plan_file, "util = 40% to 70%\nlat = normal(10 ms, 2 ms)\n")
+    assert plan.model.quantities["util"].unit_text == "%"
+    assert plan.model.quantities["lat"].unit_text == "ms"
+
+
+def test_existing_meanings_unchanged(plan_file):
+    # `to` stays a name; a plan's own `normal` function keeps its meaning; a `check` without
+    # statistics stays a deterministic check
+    plan = load(plan_file, "to = 5\nnormal(a, b) = a + b\nx = normal(1, 2)\ny = to * 2\ncheck y == 10\n")
+    assert plan.evaluate().values["x"] == 3 and plan.evaluate().values["y"] == 10
+    assert plan.model.quantities["x"].definition.uncertain is None
+    assert len(plan.model.checks) == 1
+
+
+def test_shipped_sheets_have_no_uncertain_inputs_by_accident():
+    for path in ("sheets/token_cost.plan", "sheets/llm_cost.plan"):
+        plan = planner.load(path)
+        assert not simulate.uncertain_inputs(plan)
+
+
+@pytest.mark.parametrize("text,needle,column", [
+    ("x = 70% to 40%", "is not below", 5),
+    ("x = 40% to 40%", "is not below", 5),
+    ("x = 0% to 40%", "low end must be above 0", 5),
+    ("x = -1 to 4", "low end must be above 0", 5),
+    ("x = 1 ms to 2 s", "written in one unit", 13),
+    ("x = normal(1, 0)", "standard deviation must be above 0", 15),
+    ("x = normal(1, -1)", "standard deviation must be above 0", 15),
+    ("x = lognormal(0, 1)", "mean must be above 0", 15),
+    ("x = uniform(3, 2)", "needs low below high", 5),
+    ("x = triangular(1, 5, 3)", "mode must lie between", 19),
+    ("x = triangular(3, 3, 3)", "needs low below high", 5),
+    ("x = normal(1)", "needs `sd`", 5),
+    ("x = normal(1, 2, 3)", "takes 2 parameters", 18),
+    ("x = normal(1, spread=2)", "no parameter `spread`", 15),
+    ("y = 1\nx = uniform(y, 2)", "must be a number", 13),
+    ("x = 5 ~ 3", "after `~` comes a range or a distribution", 9),
+])
+def test_bad_distributions_are_located(plan_file, text, needle, column):
+    with pytest.raises(PlanError) as info:
+        planner.load(plan_file(text + "\n"))
+    err = flatten(info.value)[0]
+    assert err.family == "distribution"
+    assert needle in err.message
+    assert err.span.line == text.count("\n") + 1 and err.span.column == column
+    assert err.hint
+
+
+def test_point_in_another_dimension_is_refused(plan_file):
+    with pytest.raises(PlanError) as info:
+        planner.load(plan_file("x = 5 ms ~ 1 GB to 2 GB\n"))
+    assert flatten(info.value)[0].family == "unit"
+
+
+def test_probability_check_names_are_checked_at_load(plan_file):
+    with pytest.raises(PlanError) as info:
+        planner.load(plan_file("x = 1 to 2\ncheck P(y > 1) >= 50%\n"))
+    assert "unknown name `y`" in flatten(info.value)[0].message
+
+
+def test_probability_check_is_its_own_statement(plan_file):
+    plan = load(plan_file, "x = 1 to 2\ncheck P(x > 1) >= 50%\ncheck p95(x) <= 3\ncheck x > 0\n")
+    stmts = [s for s in plan.model.plan.statements if isinstance(s, ir.ProbabilityCheck)]
+    assert len(stmts) == 2 and len(plan.model.checks) == 1
+
+
+# ---- sampling ----------------------------------------------------------------------
+
+def test_ndtri_matches_python_statistics():
+    p = np.concatenate([np.linspace(1e-12, 1 - 1e-12, 2001), [1e-300, 1e-50, 0.02425, 0.075, 0.925, 0.5]])
+    want = np.array([statistics.NormalDist().inv_cdf(float(x)) for x in p])
+    assert np.allclose(sampling.ndtri(p), want, rtol=1e-14, atol=1e-15)
+
+
+def test_latin_hypercube_puts_one_sample_per_slice():
+    u = sampling.uniforms(N, 7, "x")
+    assert np.array_equal(np.sort(np.floor(u * N)), np.arange(N))
+
+
+def _stats(plan_file, text, samples=N, method="lhs", seed=0):
+    plan = load(plan_file, text)
+    (sim,) = simulate.run(plan, [None], samples, seed, method)
+    return sim
+
+
+@pytest.mark.parametrize("method", ["lhs", "random"])
+def test_uniform_mean_and_sd(plan_file, method):
+    sim = _stats(plan_file, "x = uniform(2, 5)\n", method=method)
+    x = sim.column("x")
+    sd = 3 / math.sqrt(12)
+    assert abs(x.mean() - 3.5) < 4 * sd / math.sqrt(N)
+    assert x.std(ddof=1) == pytest.approx(sd, rel=0.03)
+    assert x.min() >= 2 and x.max() <= 5
+
+
+@pytest.mark.parametrize("method", ["lhs", "random"])
+def test_half_a_normal_lies_below_its_mean(plan_file, method):
+    sim = _stats(plan_file, "x = normal(10 ms, 2 ms)\n", method=method)
+    p = sim.probability(planner.language.lower.lower_expr(planner.language.source.Source("c", "x < 10 ms")))
+    assert abs(p - 0.5) < 4 * math.sqrt(0.25 / N)
+    assert sim.column("x").std(ddof=1) == pytest.approx(0.002, rel=0.03)
+
+
+def test_range_has_its_ends_as_p5_and_p95(plan_file):
+    sim = _stats(plan_file, "x = 40% to 70%\n", samples=100_000)
+    s = sim.stats("x")
+    # the sampling error of a percentile: sqrt(p(1-p)/n) / density there; a few in 1e-3 of the value
+    assert s["p5"] == pytest.approx(40, rel=3e-3)
+    assert s["p95"] == pytest.approx(70, rel=3e-3)
+    assert s["p50"] == pytest.approx(100 * math.sqrt(0.28), rel=3e-3)
+    mean, sd = sampling.moments("range", (0.4, 0.7))
+    assert s["mean"] == pytest.approx(100 * mean, rel=4 * sd / mean / math.sqrt(100_000))
+
+
+def test_lognormal_has_its_mean_and_sd(plan_file):
+    sim = _stats(plan_file, "x = lognormal(2, 0.5)\n", samples=100_000)
+    x = sim.column("x")
+    assert abs(x.mean() - 2) < 4 * 0.5 / math.sqrt(100_000)
+    assert x.std(ddof=1) == pytest.approx(0.5, rel=0.02)
+    assert x.min() > 0
+
+
+def test_triangular_mean_and_mode(plan_file):
+    sim = _stats(plan_file, "x = triangular(6, 9, 18)\n")
+    x = sim.column("x")
+    mean, sd = (6 + 9 + 18) / 3, sampling.moments("triangular", (6, 9, 18))[1]
+    assert abs(x.mean() - mean) < 4 * sd / math.sqrt(N)
+    assert np.mean(x < 9) == pytest.approx((9 - 6) / (18 - 6), abs=4 * math.sqrt(0.25 / N))  # F(mode)
+
+
+def test_samples_are_shared_seeded_and_per_input(plan_file):
+    text = "a = 1 to 2\nb = normal(0, 1)\nd = a - a\ne = a * 2\nf = a + b\nscenario s { b = 1 }\n"
+    plan = load(plan_file, text)
+    base, s = simulate.run(plan, [None, "s"])
+    assert np.all(base.column("d") == 0)                      # one sample set: x - x is exactly 0
+    assert np.corrcoef(base.column("a"), base.column("e"))[0, 1] == pytest.approx(1)
+    assert np.array_equal(base.column("a"), s.column("a"))    # the same samples in every scenario
+    assert not s.varies("b") and np.all(s.column("b") == 1)   # set by the scenario: a constant there
+    again = simulate.run(load(plan_file, text), [None])[0]
+    assert np.array_equal(again.column("f"), base.column("f"))  # the same seed, the same numbers
+    other = simulate.run(plan, [None], seed=1)[0]
+    assert not np.array_equal(other.column("a"), base.column("a"))
+    more = simulate.run(load(plan_file, "z = uniform(0, 1)\n" + text), [None])[0]
+    assert np.array_equal(more.column("a"), base.column("a"))  # another input leaves `a`'s samples alone
+
+
+def test_vectorised_formulas_match_the_point_evaluation(plan_file):
+    # every sample evaluated through the compiled program equals the plan evaluated at that sample's inputs
+    text = "a = 1 to 2\nb = uniform(3, 4)\nc = max(a * b, 5) / (1 + a)^2\n"
+    plan = load(plan_file, text)
+    sim = simulate.run(plan, [None], samples=50)[0]
+    for i in range(0, 50, 7):
+        ev = plan.evaluate(None, {"a": sim.column("a")[i], "b": sim.column("b")[i]})
+        assert sim.column("c")[i] == pytest.approx(ev.values["c"], rel=1e-14)
+
+
+def test_constraint_truncates_an_unbounded_distribution(plan_file):
+    sim = _stats(plan_file, "u = 40% to 70% where 0 <= u <= 1\n", samples=100_000)
+    assert sim.column("u").max() <= 1
+
+
+def test_constraint_refuses_a_distribution_mostly_outside(plan_file):
+    with pytest.raises(PlanError) as info:
+        _stats(plan_file, "u = normal(90%, 20%) where 0 <= u <= 1\n")
+    assert info.value.family == "constraint" and "outside what its constraint allows" in info.value.message
+    with pytest.raises(PlanError) as info:
+        _stats(plan_file, "u = uniform(-10%, 50%) where u >= 0\n")
+    assert info.value.family == "constraint"
+
+
+def test_derived_constraint_broken_in_some_samples(plan_file):
+    with pytest.raises(PlanError) as info:
+        _stats(plan_file, "a = uniform(0, 10)\nb = a - 5 where b >= -4\n")
+    assert "does not hold in" in info.value.message and "of 10,000 samples" in info.value.message
+
+
+def test_no_uncertain_inputs_says_so(plan_file):
+    with pytest.raises(PlanError) as info:
+        _stats(plan_file, "a = 1\n")
+    assert "no uncertain inputs" in info.value.message
+
+
+@pytest.mark.parametrize("n", [0, 1, simulate.MAX_SAMPLES + 1])
+def test_sample_count_limits(plan_file, n):
+    with pytest.raises(PlanError) as info:
+        _stats(plan_file, "a = 1 to 2\n", samples=n)
+    assert info.value.family == "distribution"
+
+
+# ---- probability checks -------------------------------------------------------------
+
+PROB = """\
+unit USD
+cost = 1 USD to 3 USD
+fee = 0.5 USD
+total = cost + fee
+check P(total < 4 USD) >= 90%
+check P(total < 2 USD) >= 90%
+check p95(total) <= 3.6 USD
+check mean(cost) > 1.5 USD
+check sd(cost) < 1 USD
+"""
+
+
+def test_probability_checks_pass_and_fail(plan_file):
+    plan = load(plan_file, PROB)
+    got = {r.text: r for r in simulate.run_probability_checks(plan)}
+    # P(cost < 3.5): z = (ln 3.5 - ln sqrt(3)) / sigma with sigma = ln 3 / (2 * 1.645)
+    sigma = math.log(3) / (2 * sampling.Z95)
+    p35 = statistics.NormalDist().cdf((math.log(3.5) - math.log(math.sqrt(3))) / sigma)
+    assert got["check P(total < 4 USD) >= 90%"].passed
+    assert got["check P(total < 4 USD) >= 90%"].lhs == pytest.approx(100 * p35, abs=100 * 4 * math.sqrt(p35 * (1 - p35) / N))
+    assert not got["check P(total < 2 USD) >= 90%"].passed
+    assert got["check p95(total) <= 3.6 USD"].passed  # 3 USD + 0.5 USD
+    assert got["check p95(total) <= 3.6 USD"].lhs == pytest.approx(3.5, rel=3e-3)
+    assert got["check mean(cost) > 1.5 USD"].passed
+    assert got["check sd(cost) < 1 USD"].passed
+
+
+def test_percentile_of_a_certain_quantity_is_refused(plan_file):
+    plan = load(plan_file, "a = 1 to 2\nb = 3\ncheck p95(b) <= 4\n")
+    (r,) = simulate.run_probability_checks(plan)
+    assert not r.passed and "depends on no uncertain input" in r.error.message
+
+
+def test_planner_check_runs_probability_checks(plan_file, cli):
+    path = plan_file(PROB)
+    code, out, err = cli("check", str(path), "-v")
+    assert code == 1
+    assert "FAIL" in out and "check P(total < 2 USD) >= 90%" in out
+    assert "5 passed, 1 failed" not in out and "4 passed, 1 failed" in out
+
+
+def test_planner_check_without_probability_checks_is_unchanged(cli):
+    code, out, err = cli("check", "sheets/token_cost.plan")
+    assert code == 0 and "failed" in out
+
+
+# ---- the command ----------------------------------------------------------------------
+
+def test_simulate_command_json(plan_file, cli):
+    path = plan_file("util = 40% to 70%\nlat = normal(10 ms, 2 ms)\nrate = util / lat\nscenario busy { util = 90% }\n")
+    code, out, err = cli("simulate", str(path), "-s", "all", "-s", "base", "--samples", "2000", "--seed", "3",
+                         "-p", "util > 60%", "-f", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["samples"] == 2000 and data["seed"] == 3 and data["method"] == "lhs"
+    busy, base = data["scenarios"]
+    assert busy["scenario"] == "busy" and busy["quantities"]["util"]["sd"] == 0
+    assert base["quantities"]["util"]["point"] == pytest.approx(100 * math.sqrt(0.28))
+    assert base["quantities"]["lat"]["unit"] == "ms"
+    assert busy["probabilities"]["util > 60%"] == 1.0
+
+
+def test_simulate_command_table_and_errors(plan_file, cli):
+    path = plan_file("util = 40% to 70%\nrate = util * 2\n")
+    code, out, err = cli("simulate", str(path), "--percentiles", "10,99.5")
+    assert code == 0 and "p99.5" in out and "Latin hypercube" in out
+    code, out, err = cli("simulate", str(path), "-p", "rate > 1 ms")
+    assert code == 2 and "error[unit]" in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as info:  # a bad argument: argparse's usage message, exit 2
+        cli("simulate", str(path), "--samples", "0")
+    assert info.value.code == 2
