@@ -17,6 +17,7 @@ does, so ``planner check`` prints them with the others.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
@@ -177,8 +178,19 @@ def _pct_text(p: float) -> str:
     return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
 
 
+_PROGRAMS: "weakref.WeakKeyDictionary[Plan, dict]" = weakref.WeakKeyDictionary()
+
+
 def _program(plan: Plan, names: Sequence[str]):
-    """The plan compiled for ``names`` and the constraints (as the sweep compiles it)."""
+    """The plan compiled for ``names`` and the constraints (as the sweep compiles it), once per plan."""
+    cache = _PROGRAMS.setdefault(plan, {})
+    key = frozenset(names)
+    if key not in cache:
+        cache[key] = _compile(plan, names)
+    return cache[key]
+
+
+def _compile(plan: Plan, names: Sequence[str]):
     constraints = getattr(plan, "_constraints", [])
     need = set(cone(plan.model, list(names) + [n.name for _, c in constraints for n in ir.free_names(c.condition)]))
     derived = [n for n in plan.model.derived if n in need]
