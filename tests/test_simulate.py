@@ -309,3 +309,30 @@ def test_simulate_command_table_and_errors(plan_file, cli):
     with pytest.raises(SystemExit) as info:  # a bad argument: argparse's usage message, exit 2
         cli("simulate", str(path), "--samples", "0")
     assert info.value.code == 2
+
+
+# ---- a finance plan with ranges ------------------------------------------------------
+
+FINANCE = "tests/plans/gpu_buy_vs_rent_uncertain.plan"
+
+
+def test_point_values_keep_every_figure_of_the_plan_as_written():
+    # the same plan with ranges beside six of its inputs: every deterministic figure unchanged
+    certain, uncertain = planner.load("examples/gpu_buy_vs_rent.plan"), planner.load(FINANCE)
+    assert len(simulate.uncertain_inputs(uncertain)) == 6
+    for s in [None] + certain.scenario_names:
+        assert uncertain.evaluate(s).values == certain.evaluate(s).values
+
+
+def test_finance_plan_checks_pass_with_its_probability_checks(cli):
+    code, out, err = cli("check", FINANCE, "-v")
+    assert code == 0, out + err
+    assert "check P(owning_is_cheaper) < 50% in base_case" in out and "11 passed, 0 failed" in out
+
+
+def test_probabilities_move_with_the_scenario():
+    plan = planner.load(FINANCE)
+    got = {(r.text, r.scenario): r.lhs for r in simulate.run_probability_checks(plan)}
+    base = got[("check P(owning_is_cheaper) < 50% in base_case", "base_case")]
+    low = got[("check P(owning_is_cheaper) < 5% in low_use, cheap_cloud", "low_use")]
+    assert low < base  # less traffic: owning pays off less often
