@@ -174,6 +174,9 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
                        help="percentiles to show, a comma list (default: 5,50,95)")
         p.add_argument("--probability", "-p", action="append", default=[], metavar="CONDITION",
                        help='the probability of a condition, in plan syntax ("cost < 2 USD"); repeatable')
+        p.add_argument("--sensitivity", action="store_true",
+                       help="also show each quantity's rank correlation with each uncertain input (a tornado, "
+                            "largest first); the JSON output always has them")
         _format(p, ("table", "json", "csv", "markdown"))
         p.set_defaults(handler=cmd_simulate)
 
@@ -719,7 +722,7 @@ def cmd_simulate(args) -> int:
     elif args.format == "markdown":
         out = simulation.markdown(sims, names, args.percentiles, probabilities)
     else:
-        out = simulation.text(sims, names, args.percentiles, probabilities, _width())
+        out = simulation.text(sims, names, args.percentiles, probabilities, _width(), args.sensitivity)
     write_output(out)
     return EXIT_OK
 

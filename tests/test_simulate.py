@@ -336,3 +336,17 @@ def test_probabilities_move_with_the_scenario():
     base = got[("check P(owning_is_cheaper) < 50% in base_case", "base_case")]
     low = got[("check P(owning_is_cheaper) < 5% in low_use, cheap_cloud", "low_use")]
     assert low < base  # less traffic: owning pays off less often
+
+
+def test_rank_correlations_of_a_tornado(plan_file):
+    sim = _stats(plan_file, "a = 1 to 2\nb = uniform(0, 1)\nup = exp(a)\ndown = 1 / a\nmix = a + b / 1000\n")
+    assert sim.rank_correlations("up")["a"] == pytest.approx(1)      # monotone: rank correlation 1
+    assert sim.rank_correlations("down")["a"] == pytest.approx(-1)
+    assert abs(sim.rank_correlations("up")["b"]) < 4 / math.sqrt(N)  # independent: 0 within sampling error
+    assert list(sim.rank_correlations("mix")) == ["a", "b"]          # largest first
+
+
+def test_simulate_sensitivity_option(cli):
+    code, out, err = cli("simulate", FINANCE, "-s", "base_case", "--show", "npv_saving", "--sensitivity", "-n", "2000")
+    assert code == 0, err
+    assert "rank correlation" in out and "rent_price" in out

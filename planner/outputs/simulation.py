@@ -37,8 +37,24 @@ def _rows(sim: Simulation, names: Sequence[str], percentiles: Sequence[float]):
     return rows
 
 
+def tornado(sim: Simulation, names: Sequence[str], width: Optional[int] = None) -> str:
+    """Per quantity that varies and is not a sampled input: each input's rank correlation with it."""
+    rows = []
+    for n in names:
+        if n in sim.uncertain:
+            continue
+        for i, (inp, rho) in enumerate(sim.rank_correlations(n).items()):
+            bar = ("+" if rho >= 0 else "-") * int(round(abs(rho) * 20))
+            rows.append([n if i == 0 else "", inp, f"{rho:+.3f}", bar])
+    if not rows:
+        return ""
+    return "rank correlation with each uncertain input (Spearman), largest first\n" + fit(
+        rows, ["quantity", "input", "rho", ""], ["left", "left", "right", "left"], width, keep=1)
+
+
 def text(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float],
-         probabilities: Sequence[tuple[str, Any]] = (), width: Optional[int] = None) -> str:
+         probabilities: Sequence[tuple[str, Any]] = (), width: Optional[int] = None,
+         sensitivity: bool = False) -> str:
     headers = _headers(percentiles)
     align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
     parts = []
@@ -46,7 +62,9 @@ def text(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence
         block = [_header(sim), fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
         for label, cond in probabilities:
             block.append(f"P({label}) = {sim.probability(cond):.2%}")
-        parts.append("\n".join(block))
+        if sensitivity:
+            block.append(tornado(sim, names, width))
+        parts.append("\n".join(b for b in block if b))
     return "\n\n".join(parts)
 
 
@@ -77,6 +95,7 @@ def as_json(sims: Sequence[Simulation], names: Sequence[str], percentiles: Seque
             "quantities": {n: {"unit": sim.plan.model.quantities[n].unit_text,
                                **{k: json_number(v) for k, v in sim.stats(n, percentiles).items()}} for n in names},
             "probabilities": {label: sim.probability(cond) for label, cond in probabilities},
+            "rank_correlations": {n: sim.rank_correlations(n) for n in names if n not in sim.uncertain},
         } for sim in sims],
     })
 

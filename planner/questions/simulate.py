@@ -169,9 +169,37 @@ class Simulation:
             out["point"] = self.point[name] / (1.0 if q.is_bool else float(q.display.scale))
         return out
 
+    def rank_correlations(self, name: str) -> dict[str, float]:
+        """Spearman's rank correlation of ``name`` with each sampled input, largest magnitude first: the
+        tornado of what drives it (0 where it does not vary)."""
+        if not self.varies(name) or self.plan.model.quantities[name].is_bool:
+            return {}
+        y = _ranks(self.column(name))
+        out = {}
+        for n in self.uncertain:
+            if n == name:
+                continue
+            x = _ranks(self.column(n))
+            sx, sy = x.std(), y.std()
+            out[n] = float(np.mean((x - x.mean()) * (y - y.mean())) / (sx * sy)) if sx > 0 and sy > 0 else 0.0
+        return dict(sorted(out.items(), key=lambda kv: -abs(kv[1])))
+
     def probability(self, condition: ir.Expr) -> float:
         """The share of samples where ``condition`` holds."""
         return float(np.mean(np.broadcast_to(condition_values(self, condition), (self.samples,))))
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    """Ranks 0..n-1, ties sharing their mean rank (as Spearman's coefficient takes them)."""
+    order = np.argsort(v, kind="stable")
+    ranks = np.empty(len(v))
+    ranks[order] = np.arange(len(v), dtype=float)
+    sorted_v = v[order]
+    if len(v) > 1 and np.any(sorted_v[1:] == sorted_v[:-1]):
+        _, inverse, counts = np.unique(v, return_inverse=True, return_counts=True)
+        sums = np.bincount(inverse, weights=ranks)
+        ranks = (sums / counts)[inverse]
+    return ranks
 
 
 def _pct_text(p: float) -> str:
