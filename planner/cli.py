@@ -77,8 +77,9 @@ def _sampling(p: argparse.ArgumentParser) -> None:
                    help="samples of the uncertain inputs (default: 10,000)")
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="the random seed: the same seed gives the same samples on every machine (default: 0)")
-    p.add_argument("--method", choices=["lhs", "random"], default="lhs",
-                   help="Latin hypercube (lhs, the default) or plain random sampling")
+    p.add_argument("--method", choices=["lhs", "random", "counter"], default="lhs",
+                   help="Latin hypercube (lhs, the default), plain random sampling, or counter: the workbook's "
+                        "Trials generator, a formula of the trial number (the same numbers as its sheet)")
 
 
 def _names(text: str) -> list[str]:

@@ -74,8 +74,56 @@ def stream(seed: int, name: str) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, zlib.crc32(name.encode("utf-8"))])))
 
 
+# ---- a counter-based generator, the same in numpy and in a spreadsheet's formulas ----------
+
+PRIME = 999_983  # the largest prime below 10^6: every intermediate value is an integer below 10^12,
+# exact in doubles and within the 15 significant digits spreadsheet engines keep (LibreOffice rounds
+# to 15 digits in places: a larger prime gave wrong remainders there)
+_ROUNDS = ((736_871, 12_345, 54_321), (275_017, 67_891, 19_876))  # per half: trial multiplier, two offsets
+_I, _S = 27_509, 12_979  # multipliers of the input's id and of the seed
+
+
+def input_id(name: str) -> int:
+    """A small number per input name (its stream in the counter generator)."""
+    return zlib.crc32(name.encode("utf-8")) % 100_003
+
+
+def _offset(name: str, seed: int, half: int) -> int:
+    return (input_id(name) * _I + seed * _S + half * 7_919) % PRIME
+
+
+def counter_uniforms(trials, seed: int, name: str) -> np.ndarray:
+    """The uniform number of each trial (1, 2, ...) for input ``name``: two hashes of the trial number,
+    the input's id and the seed, each three rounds of ``MOD(x^2 + c, p)`` in exact integer arithmetic,
+    read as the high and low digits of a number in (0, 1). No state: trial k's number is the same
+    wherever it is computed, so a workbook's formulas (:func:`counter_formula`) draw what planner draws."""
+    t = np.asarray(trials, dtype=float)
+    halves = []
+    for half, (k, c1, c2) in enumerate(_ROUNDS):
+        x = np.mod(t * k + _offset(name, seed, half), PRIME)
+        x = np.mod(x * x + c1, PRIME)
+        x = np.mod(x * x + c2, PRIME)
+        halves.append(x)
+    return (halves[0] + (halves[1] + 0.5) / PRIME) / PRIME
+
+
+def counter_formula(trial: str, seed: int, name: str) -> str:
+    """:func:`counter_uniforms` as a spreadsheet formula (without ``=``) over the cell or number ``trial``."""
+    p = PRIME
+    halves = []
+    for half, (k, c1, c2) in enumerate(_ROUNDS):
+        x = f"MOD({trial}*{k}+{_offset(name, seed, half)},{p})"
+        x = f"MOD({x}^2+{c1},{p})"
+        x = f"MOD({x}^2+{c2},{p})"
+        halves.append(x)
+    return f"({halves[0]}+({halves[1]}+0.5)/{p})/{p}"
+
+
 def uniforms(n: int, seed: int, name: str, method: str = "lhs") -> np.ndarray:
-    """``n`` numbers in (0, 1) for input ``name``: a Latin hypercube column (``lhs``) or plain draws (``random``)."""
+    """``n`` numbers in (0, 1) for input ``name``: a Latin hypercube column (``lhs``), plain draws
+    (``random``) or the counter generator's numbers of trials 1..n (``counter``: a workbook's Trials)."""
+    if method == "counter":
+        return counter_uniforms(np.arange(1, n + 1), seed, name)
     rng = stream(seed, name)
     if method == "lhs":
         u = (rng.permutation(n) + rng.random(n)) / n

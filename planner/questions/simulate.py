@@ -33,7 +33,7 @@ from . import sampling
 DEFAULT_SAMPLES = 10_000
 MAX_SAMPLES = 10_000_000
 DEFAULT_PERCENTILES = (5.0, 50.0, 95.0)
-METHODS = ("lhs", "random")
+METHODS = ("lhs", "random", "counter")
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from typing import Mapping, Optional, Sequence
 from ...compute.evaluation import Plan
 from ..numbers import style_for
 from . import book as state
-from . import checking, derived, inputs, scenarios, solving, summary, tables
+from . import checking, derived, inputs, scenarios, solving, summary, tables, trials
 from .book import CHECK_CONTEXTS, FIXED_TIME, SCENARIOS, ZIP_TIME, AnswerRef, Cell, Sheet, provenance  # noqa: F401
 
 PAPER_A4 = 9
@@ -89,6 +89,7 @@ class Book(state.Book):
         if SCENARIOS in needed:
             scenarios.context_sheet(self, SCENARIOS)
         tables.sweep_sheets(self)
+        trials.trials_sheet(self)  # a plan with uncertain inputs: its Monte Carlo, live
         solving.solve_sheet(self)
         checking.checks_sheet(self)
         if CHECK_CONTEXTS in needed:

@@ -1,0 +1,109 @@
+"""The Trials sheet: a Monte Carlo that stays live in the workbook.
+
+One row per trial (1,000 by default). Column A is the trial number; each uncertain input's cell
+is a formula of that number and the input's id, a counter-based generator
+(:func:`planner.questions.sampling.counter_formula`: no ``RAND()``, no data table, no macro),
+turned into the input's value by its inverse CDF (``NORMSINV`` for the normal family). The plan's
+formulas follow per row, as in a sweep's live table (helper columns for the cone). Above the table,
+per quantity: ``AVERAGE``, ``STDEV``, ``PERCENTILE`` at 5%, 50% and 95%.
+
+planner draws the same numbers for the same trial (``planner simulate --method counter --samples
+1000``): the cached values written here are planner's, and a spreadsheet engine that recalculates
+gets the same to about 1e-9.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...questions import sampling, simulate
+from .book import HEADER, TITLE, Book, cached, col_letter, sheet_title
+from .tables import ROW, Live, LiveTable, output_for
+
+DEFAULT_TRIALS = 1000
+SEED = 0
+STATS = (("mean", "AVERAGE({r})", lambda v: float(np.mean(v))),
+         ("sd", "STDEV({r})", lambda v: float(np.std(v, ddof=1))),
+         ("P5", "PERCENTILE({r},0.05)", lambda v: float(np.percentile(v, 5))),
+         ("P50", "PERCENTILE({r},0.5)", lambda v: float(np.percentile(v, 50))),
+         ("P95", "PERCENTILE({r},0.95)", lambda v: float(np.percentile(v, 95))))
+
+
+def _num(x: float) -> str:
+    return repr(float(x))
+
+
+def value_formula(u: simulate.UncertainInput, scale: float, trial: str) -> str:
+    """The input's value (display units) for the trial in cell ``trial``, as a formula (no ``=``)."""
+    p = sampling.counter_formula(trial, SEED, u.name)
+    lo, hi = u.within
+    if (lo, hi) != (0.0, 1.0):
+        p = f"({_num(lo)}+({p})*{_num(hi - lo)})"
+    params = [v / scale for v in u.params]
+    if u.kind in ("range", "lognormal"):
+        mu, sigma = sampling._log_params(u.kind, u.params)
+        return f"EXP({_num(mu - math.log(scale))}+{_num(sigma)}*NORMSINV({p}))"
+    if u.kind == "normal":
+        return f"({_num(params[0])}+{_num(params[1])}*NORMSINV({p}))"
+    if u.kind == "uniform":
+        return f"({_num(params[0])}+{_num(params[1] - params[0])}*{p})"
+    low, mode, high = params
+    w = high - low
+    return (f"IF({p}<{_num((mode - low) / w)},{_num(low)}+SQRT({p}*{_num(w * (mode - low))}),"
+            f"{_num(high)}-SQRT((1-{p})*{_num(w * (high - mode))}))")
+
+
+def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
+    """The Trials sheet, when the plan has uncertain inputs."""
+    plan = book.plan
+    inputs = simulate.uncertain_inputs(plan)
+    if not inputs:
+        return
+    names = list(inputs)
+    drawn = simulate.draw(plan, trials, SEED, "counter", inputs)
+    shown = [n for n in simulate.default_names(plan) if n not in inputs]
+    ws = book.create_sheet(sheet_title(book, "Trials"))
+    ws.text(1, 1, f"Trials: {trials:,} draws of the uncertain inputs", TITLE, overflow=True)
+    ws.note(2, 1, "Each row is one trial. Each uncertain input is a formula of the trial number (no RAND(): the "
+                  "same numbers on every recalculation and in every engine), through its distribution's inverse; "
+                  "the plan's formulas follow per row. `planner simulate --method counter --samples "
+                  f"{trials}` draws the same trials. Inputs not listed keep their Inputs-sheet values.")
+    ws.note(3, 1, "; ".join(f"{n}: {u.text}" for n, u in inputs.items()))
+    stats_top = 5
+    top = stats_top + len(STATS) + 3
+    outputs = [output_for(book, n) for n in shown]
+    table = LiveTable(book, ws, book.base_context, names, outputs, top, left=2)
+    ws.text(top, 1, "trial", HEADER)
+    rows = []
+    for k in range(trials):
+        row = []
+        for n in names:
+            q = book.q[n]
+            scale = float(q.display.scale)
+            row.append(Live("=" + value_formula(inputs[n], scale, f"$A{ROW}"), float(drawn[n][k] / scale)))
+        rows.append(row)
+    table.header()
+    table.fill(rows)
+    for k in range(trials):
+        ws.number(table.first + k, 1, k + 1)
+    # the summary: per input and output column, live statistics over the trials
+    ws.label(stats_top - 1, 1, f"Summary of the {trials:,} trials (live)")
+    columns = [("in:" + n, n) for n in names] + [(f"out:{i}", o.label) for i, o in enumerate(outputs)]
+    for j, (label, _, fn) in enumerate(STATS):
+        ws.text(stats_top + j, 1, label, HEADER)
+    for key, label in columns:
+        c = table.col[key]
+        values = [v for v in table.values[key] if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if not values:
+            continue
+        rng = table.range(key)
+        for j, (_, text, fn) in enumerate(STATS):
+            ws.formula(stats_top + j, c, "=" + text.format(r=rng), cached(fn(np.asarray(values, dtype=float))))
+    ws.freeze = (top + 2, 2)
+    book.trials_table = table
+
+
+def column_letter(table: LiveTable, key: str) -> str:
+    return col_letter(table.col[key])

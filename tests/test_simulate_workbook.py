@@ -1,0 +1,68 @@
+"""The workbook's Trials sheet, recalculated by LibreOffice, gives planner's own trials.
+
+The exported file is opened and saved with openpyxl after changing an input (`tokens`), which
+drops every cached value: what LibreOffice reads back was computed by it. Each trial's inputs must
+be planner's counter-generator draws (`planner simulate --method counter`) and each derived cell
+planner's value with the changed input, to 1e-9; the live summary the statistics of those."""
+
+from fractions import Fraction
+
+import numpy as np
+import openpyxl
+import pytest
+
+import planner
+from planner.outputs.excel.writer import workbook_bytes
+from planner.questions import simulate
+
+from excel_recalc import recalculate
+
+PLAN = """\
+title "trials"
+util = 40% to 70% where 0 <= util <= 1
+lat = 12 ms ~ normal(10 ms, 2 ms)
+share = uniform(20%, 30%)
+months = triangular(6, 9, 18)
+tokens = 1000
+rate = tokens * util / lat * (1 - share)
+total = rate * months * 1 s
+"""
+
+
+def _column(ws, header_row: int, name: str) -> list:
+    col = next(c.column for c in ws[header_row] if c.value == name)
+    return [ws.cell(r, col).value for r in range(header_row + 2, header_row + 2 + 1000)]
+
+
+def test_trials_sheet_recalculates_to_planners_trials(plan_file, tmp_path):
+    path = plan_file(PLAN)
+    plan = planner.load(path)
+    book = tmp_path / "trials.xlsx"
+    book.write_bytes(workbook_bytes(plan))
+    wb = openpyxl.load_workbook(book)
+    inputs = wb["Inputs"]
+    row = next(r for r in range(1, inputs.max_row + 1) if inputs.cell(r, 1).value == "tokens")
+    inputs.cell(row, 2).value = 2000  # an analyst's edit; saving drops every cached value
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    ws = openpyxl.load_workbook(recalculate([edited], tmp_path)[edited], data_only=True)["Trials"]
+    header = next(r for r in range(1, 30) if ws.cell(r, 1).value == "trial")
+    (sim,) = simulate.run(plan, [None], 1000, 0, "counter", overrides={"tokens": Fraction(2000)})
+    assert _column(ws, header, "trial") == list(range(1, 1001))
+    for name in ("util", "lat", "share", "months", "rate", "total"):
+        got = np.array(_column(ws, header, name), dtype=float)
+        want = sim.display(name)
+        assert np.allclose(got, want, rtol=1e-9, atol=0), name
+    total = sim.display("total")
+    col = next(c.column for c in ws[header] if c.value == "total")
+    stats = {ws.cell(r, 1).value: ws.cell(r, col).value for r in range(1, header)}
+    assert stats["mean"] == pytest.approx(total.mean(), rel=1e-9)
+    assert stats["sd"] == pytest.approx(total.std(ddof=1), rel=1e-9)
+    assert stats["P95"] == pytest.approx(np.percentile(total, 95), rel=1e-9)
+
+
+def test_no_trials_sheet_without_uncertain_inputs(tmp_path):
+    plan = planner.load("sheets/token_cost.plan")
+    book = tmp_path / "t.xlsx"
+    book.write_bytes(workbook_bytes(plan))
+    assert "Trials" not in openpyxl.load_workbook(book).sheetnames
