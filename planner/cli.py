@@ -243,6 +243,9 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     if p is not None:
         _add_common(p)
         p.add_argument("--output", "-o", required=True, metavar="BOOK.xlsx", help="the workbook to write")
+        p.add_argument("--trials", type=_positive, default=1000, metavar="N",
+                       help="rows of the Trials sheet, for a plan with uncertain inputs (default: 1,000; at most "
+                            "10,000)")
         p.set_defaults(handler=cmd_export)
 
     p = _command(sub, only, "import", help="read inputs edited in an exported workbook and evaluate the plan with them",
@@ -895,7 +898,7 @@ def cmd_export(args) -> int:
         overrides, origins = overrides_from(plan, args.sets)
         scenarios = [s for s in scenarios_from(plan, args.scenario) if s is not None] if args.scenario else None
         progress.step("the workbook")
-        data = workbook_bytes(plan, scenarios, overrides, origins)
+        data = workbook_bytes(plan, scenarios, overrides, origins, trials=args.trials)
         progress.step("writing")
     if args.output == "-":
         sys.stdout.flush()

@@ -350,3 +350,36 @@ def test_simulate_sensitivity_option(cli):
     code, out, err = cli("simulate", FINANCE, "-s", "base_case", "--show", "npv_saving", "--sensitivity", "-n", "2000")
     assert code == 0, err
     assert "rank correlation" in out and "rent_price" in out
+
+
+def test_uncertain_range_end_is_refused(plan_file):
+    with pytest.raises(PlanError) as info:
+        _stats(plan_file, "n = 5 ~ uniform(3, 8) where 1 <= n <= 10\ns = sum(m for m in 1..n)\n")
+    assert info.value.family == "distribution" and "number of terms would change" in info.value.message
+    assert info.value.span.line == 2
+
+
+def test_counter_generator_is_uniform_and_independent():
+    t = np.arange(1, N + 1)
+    u, v = sampling.counter_uniforms(t, 0, "a"), sampling.counter_uniforms(t, 0, "b")
+    assert 0 < u.min() and u.max() < 1
+    assert abs(u.mean() - 0.5) < 4 * math.sqrt(1 / 12 / N)
+    assert abs(np.corrcoef(u, v)[0, 1]) < 4 / math.sqrt(N)          # inputs independent
+    assert abs(np.corrcoef(u[:-1], u[1:])[0, 1]) < 4 / math.sqrt(N)  # trials independent
+    counts = np.histogram(u, bins=10, range=(0, 1))[0]
+    chi2 = float(((counts - N / 10) ** 2 / (N / 10)).sum())
+    assert chi2 < 27.9  # 9 degrees of freedom: the 99.9th percentile
+    assert not np.array_equal(sampling.counter_uniforms(t, 1, "a"), u)  # the seed changes the stream
+
+
+def test_export_trials_option(plan_file, cli, tmp_path):
+    import openpyxl
+
+    path = plan_file("util = 40% to 70%\nrate = util * 2\n")
+    out = tmp_path / "b.xlsx"
+    code, _, err = cli("export", str(path), "-o", str(out), "--trials", "50")
+    assert code == 0, err
+    ws = openpyxl.load_workbook(out)["Trials"]
+    assert [c.value for c in ws["A"] if isinstance(c.value, int)] == list(range(1, 51))
+    code, _, err = cli("export", str(path), "-o", str(tmp_path / "c.xlsx"), "--trials", "20000")
+    assert code == 2 and "Trials sheet takes 1 to 10,000 rows" in err and not (tmp_path / "c.xlsx").exists()

@@ -15,7 +15,7 @@ import planner
 from planner.outputs.excel.writer import workbook_bytes
 from planner.questions import simulate
 
-from excel_recalc import recalculate
+from excel_recalc import gnumeric_recalculate, recalculate
 
 PLAN = """\
 title "trials"
@@ -34,7 +34,8 @@ def _column(ws, header_row: int, name: str) -> list:
     return [ws.cell(r, col).value for r in range(header_row + 2, header_row + 2 + 1000)]
 
 
-def test_trials_sheet_recalculates_to_planners_trials(plan_file, tmp_path):
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_trials_sheet_recalculates_to_planners_trials(plan_file, tmp_path, engine):
     path = plan_file(PLAN)
     plan = planner.load(path)
     book = tmp_path / "trials.xlsx"
@@ -45,7 +46,8 @@ def test_trials_sheet_recalculates_to_planners_trials(plan_file, tmp_path):
     inputs.cell(row, 2).value = 2000  # an analyst's edit; saving drops every cached value
     edited = tmp_path / "edited.xlsx"
     wb.save(edited)
-    ws = openpyxl.load_workbook(recalculate([edited], tmp_path)[edited], data_only=True)["Trials"]
+    recalc = recalculate if engine == "libreoffice" else gnumeric_recalculate
+    ws = openpyxl.load_workbook(recalc([edited], tmp_path)[edited], data_only=True)["Trials"]
     header = next(r for r in range(1, 30) if ws.cell(r, 1).value == "trial")
     (sim,) = simulate.run(plan, [None], 1000, 0, "counter", overrides={"tokens": Fraction(2000)})
     assert _column(ws, header, "trial") == list(range(1, 1001))

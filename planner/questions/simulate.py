@@ -234,6 +234,7 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
         raise DistributionError(f"{plan.path} has no uncertain inputs to simulate",
                                 hint="write an input as a range (`utilisation = 40% to 70%`) or a distribution "
                                      "(`latency = normal(10 ms, 2 ms)`)")
+    _refuse_uncertain_bounds(plan, inputs)
     drawn = draw(plan, samples, seed, method, inputs) if drawn is None else drawn
     samples = len(next(iter(drawn.values())))
     used = [n for n in plan.model.answers if n in set(plan.model.formula_answers)]
@@ -266,6 +267,26 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
         _check_samples(plan, sim, raw, derived)
         out.append(sim)
     return out
+
+
+def _refuse_uncertain_bounds(plan: Plan, inputs: dict[str, UncertainInput]) -> None:
+    """A range's end (``sum(... for m in 1..n)``) that moves with an uncertain input: a count of terms
+    that changes from sample to sample is refused (a constant is required there)."""
+    for name in plan.model.derived:
+        expr = plan.model.quantities[name].definition.expr
+        for node in ir.walk(expr):
+            if not isinstance(node, ir.Aggregate):
+                continue
+            for end in node.values.items:
+                used = [n.name for n in ir.free_names(end) if n.name in plan.model.quantities]
+                moving = sorted(set(cone(plan.model, used)) & set(inputs)) if used else []
+                if moving:
+                    u = inputs[moving[0]]
+                    raise DistributionError(
+                        f"the range `{node.values.span.flat}` ends where the uncertain input `{u.name}` puts it: "
+                        "its number of terms would change from sample to sample", end.span,
+                        label="needs a constant", labels=[Label(u.distribution.span, u.text)],
+                        hint=f"give `{u.name}` one value (drop its distribution), or sweep it instead")
 
 
 def _set_in(plan: Plan, name: str, scenario: Optional[str], overrides) -> bool:

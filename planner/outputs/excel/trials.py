@@ -23,6 +23,7 @@ from .book import HEADER, TITLE, Book, cached, col_letter, sheet_title
 from .tables import ROW, Live, LiveTable, output_for
 
 DEFAULT_TRIALS = 1000
+MAX_TRIALS = 10_000
 SEED = 0
 STATS = (("mean", "AVERAGE({r})", lambda v: float(np.mean(v))),
          ("sd", "STDEV({r})", lambda v: float(np.std(v, ddof=1))),
@@ -57,9 +58,21 @@ def value_formula(u: simulate.UncertainInput, scale: float, trial: str) -> str:
 
 def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
     """The Trials sheet, when the plan has uncertain inputs."""
+    from ...language.errors import PlanError, UsageError
+
     plan = book.plan
     inputs = simulate.uncertain_inputs(plan)
     if not inputs:
+        return
+    if not 1 <= trials <= MAX_TRIALS:
+        raise UsageError(f"--trials {trials:,}: the Trials sheet takes 1 to {MAX_TRIALS:,} rows",
+                         hint="for more samples run `planner simulate --samples N`")
+    try:
+        simulate._refuse_uncertain_bounds(plan, inputs)
+    except PlanError as err:  # the deterministic sheets stand; the Trials sheet says why it has no trials
+        ws = book.create_sheet(sheet_title(book, "Trials"))
+        ws.text(1, 1, "Trials", TITLE)
+        ws.note(2, 1, f"No trials: {err.message}.")
         return
     names = list(inputs)
     drawn = simulate.draw(plan, trials, SEED, "counter", inputs)

@@ -89,7 +89,7 @@ class Book(state.Book):
         if SCENARIOS in needed:
             scenarios.context_sheet(self, SCENARIOS)
         tables.sweep_sheets(self)
-        trials.trials_sheet(self)  # a plan with uncertain inputs: its Monte Carlo, live
+        trials.trials_sheet(self, getattr(self, "trials", trials.DEFAULT_TRIALS))  # uncertain inputs: live
         solving.solve_sheet(self)
         checking.checks_sheet(self)
         if CHECK_CONTEXTS in needed:
@@ -337,7 +337,8 @@ def to_bytes(book: state.Book) -> bytes:
 
 
 def workbook_bytes(plan: Plan, scenarios: Optional[Sequence[str]] = None, overrides: Optional[Mapping] = None,
-                   origins: Optional[Mapping] = None, solve_results: Optional[Sequence] = None) -> bytes:
+                   origins: Optional[Mapping] = None, solve_results: Optional[Sequence] = None,
+                   trials: int = 1000) -> bytes:
     """The live workbook for ``plan`` as .xlsx bytes.
 
     ``scenarios`` picks the scenario columns (default: all; columns that
@@ -345,4 +346,5 @@ def workbook_bytes(plan: Plan, scenarios: Optional[Sequence[str]] = None, overri
     values written on the Inputs sheet.
     """
     book = Book(plan, scenarios, overrides, origins, solve_results)
+    book.trials = trials  # rows of the Trials sheet (a plan with uncertain inputs)
     return to_bytes(book.build())
