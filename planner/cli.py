@@ -715,7 +715,13 @@ def cmd_simulate(args) -> int:
             raise UnknownNameError(f"--show names `{n}`, which is not in {plan.path}",
                                    hint=f"did you mean `{guess}`?" if guess else None)
     probabilities = [(text, lower_expr(Source("--probability", text))) for text in args.probability]
-    sims = simulate.run(plan, scenarios, args.samples, args.seed, args.method, overrides, origins, names)
+    from .language import ir
+    from .outputs.progress import Progress
+
+    keep = names + [n.name for _, c in probabilities for n in ir.free_names(c) if n.name in plan.model.quantities]
+    with Progress("simulate", args.samples * len(scenarios), "samples") as progress:
+        sims = simulate.run(plan, scenarios, args.samples, args.seed, args.method, overrides, origins, keep,
+                            progress=progress.advance)
     for sim in sims:  # a condition that cannot be evaluated fails before anything is written
         for _, cond in probabilities:
             sim.probability(cond)

@@ -32,6 +32,7 @@ from . import sampling
 
 DEFAULT_SAMPLES = 10_000
 MAX_SAMPLES = 10_000_000
+BLOCK = 1 << 17  # samples evaluated at once
 DEFAULT_PERCENTILES = (5.0, 50.0, 95.0)
 METHODS = ("lhs", "random", "counter")
 
@@ -227,8 +228,10 @@ def _compile(plan: Plan, names: Sequence[str]):
 
 def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int = DEFAULT_SAMPLES, seed: int = 0,
         method: str = "lhs", overrides=None, origins=None, names: Optional[Sequence[str]] = None,
-        drawn: Optional[dict[str, np.ndarray]] = None) -> list[Simulation]:
-    """Simulate ``scenarios`` on one shared sample set (``drawn``, else drawn here)."""
+        drawn: Optional[dict[str, np.ndarray]] = None, progress=None) -> list[Simulation]:
+    """Simulate ``scenarios`` on one shared sample set (``drawn``, else drawn here), in blocks of
+    :data:`BLOCK` samples (``progress(n)`` after each); keep the samples of ``names`` (default: every
+    quantity) and the inputs."""
     inputs = uncertain_inputs(plan)
     if not inputs:
         raise DistributionError(f"{plan.path} has no uncertain inputs to simulate",
@@ -255,16 +258,34 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
                     "would need its own solve", plan.model.answers[a].statement.span, label="this question",
                     hint="give the inputs that question uses one value each")
             answers[a] = point_ev.answers.get(a, math.nan)
-        raw = dict(zip(compiled.outputs, compiled(plan.args(columns, answers))))
+        keep = [n for n in derived if names is None or n in set(names)]
+        parts: dict[str, list] = {n: [] for n in keep}
+        broken: dict[int, int] = {}  # constraint -> samples where it fails
+        for start in range(0, samples, BLOCK):  # in blocks: the formulas' temporaries stay small
+            stop = min(samples, start + BLOCK)
+            block = dict(columns)
+            block.update({n: drawn[n][start:stop] for n in sampled})
+            raw = dict(zip(compiled.outputs, compiled(plan.args(block, answers))))
+            for i in range(len(getattr(plan, "_constraints", []))):
+                ok = raw.get(f"__constraint{i}")
+                if ok is not None and np.ndim(ok) > 0:
+                    bad = int(np.count_nonzero(~np.asarray(ok, dtype=bool)))
+                    if bad:
+                        broken[i] = broken.get(i, 0) + bad
+            for n in keep:
+                v = raw[n]
+                parts[n].append(v if isinstance(v, np.ndarray) and v.ndim == 1 else None)
+            if progress is not None:
+                progress(stop - start)
         result: dict[str, Any] = {}
         for n in plan.model.inputs:
             result[n] = drawn[n] if n in sampled else point_ev.values[n]
-        for n in derived:
-            v = raw[n]
-            result[n] = v if isinstance(v, np.ndarray) and v.ndim == 1 else point_ev.values[n]
+        for n in keep:
+            got = parts[n]
+            result[n] = np.concatenate(got) if got and got[0] is not None else point_ev.values[n]
         sim = Simulation(plan, scenario, samples, seed, method, result, sampled,
                          {n: v for n, v in point_ev.values.items() if not isinstance(v, bool)})
-        _check_samples(plan, sim, raw, derived)
+        _check_samples(plan, sim, broken, keep)
         out.append(sim)
     return out
 
@@ -295,15 +316,13 @@ def _set_in(plan: Plan, name: str, scenario: Optional[str], overrides) -> bool:
     return scenario is not None and name in plan.model.scenarios[scenario].overrides
 
 
-def _check_samples(plan: Plan, sim: Simulation, raw, derived: Sequence[str]) -> None:
-    """A constraint broken in some samples, or a quantity with no finite value there: a located error
-    that counts them (a distribution that reaches past what its input allows is a plan to fix)."""
+def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived: Sequence[str]) -> None:
+    """A constraint broken in some samples (``broken``: how many, per constraint), or a quantity with
+    no finite value there: a located error that counts them (a distribution that reaches past what its
+    input allows is a plan to fix)."""
     n = sim.samples
     for i, (name, c) in enumerate(getattr(plan, "_constraints", [])):
-        ok = raw.get(f"__constraint{i}")
-        if ok is None or np.ndim(ok) == 0:
-            continue
-        bad = int(np.count_nonzero(~np.asarray(ok, dtype=bool)))
+        bad = broken.get(i, 0)
         if bad:
             hint = "narrow the range, or use a bounded distribution: uniform(low, high), triangular(low, mode, high)"
             labels = []
