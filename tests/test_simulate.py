@@ -267,8 +267,9 @@ def test_probability_checks_pass_and_fail(plan_file):
 
 def test_percentile_of_a_certain_quantity_is_refused(plan_file):
     plan = load(plan_file, "a = 1 to 2\nb = 3\ncheck p95(b) <= 4\n")
-    (r,) = simulate.run_probability_checks(plan)
-    assert not r.passed and "depends on no uncertain input" in r.error.message
+    with pytest.raises(PlanError) as info:
+        simulate.run_probability_checks(plan)
+    assert "depends on no uncertain input" in info.value.message and info.value.span.line == 3
 
 
 def test_planner_check_runs_probability_checks(plan_file, cli):
@@ -383,3 +384,17 @@ def test_export_trials_option(plan_file, cli, tmp_path):
     assert [c.value for c in ws["A"] if isinstance(c.value, int)] == list(range(1, 51))
     code, _, err = cli("export", str(path), "-o", str(tmp_path / "c.xlsx"), "--trials", "20000")
     assert code == 2 and "Trials sheet takes 1 to 10,000 rows" in err and not (tmp_path / "c.xlsx").exists()
+
+
+def test_probability_check_bound_in_another_unit(plan_file):
+    for check, needle in [("check p95(cost) <= 3 ms", "`3 ms`"), ("check P(cost < 2 USD) >= 2 USD", "`2 USD`"),
+                          ("check mean(cost) ~= 1.5 USD", "compares a statistic with a bound")]:
+        plan = load(plan_file, f"unit USD\ncost = 1 USD to 2 USD\n{check}\n")
+        with pytest.raises(PlanError) as info:
+            simulate.run_probability_checks(plan)
+        assert needle in info.value.message and info.value.span is not None
+
+
+def test_planner_check_refuses_a_meaningless_probability_check(plan_file, cli):
+    code, out, err = cli("check", str(plan_file("unit USD\ncost = 1 USD to 2 USD\ncheck p95(cost) <= 3 ms\n")))
+    assert code == 2 and "error[unit]" in err and "^" in err

@@ -27,7 +27,10 @@ from ..compute.evaluation import Plan, format_value, scenarios_for
 from ..language import ir
 from ..language.errors import ConstraintError, DistributionError, KindError, Label, PlanError, UnitError
 from ..language.graph import cone
+from ..language.dims import dim_text
+from ..language.model import Type
 from ..language.uncertain import describe, percentile_level
+from ..language.units import DIMENSIONLESS
 from . import sampling
 
 DEFAULT_SAMPLES = 10_000
@@ -503,12 +506,7 @@ def run_probability_checks(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int
             if s not in sims and s not in wanted:
                 wanted.append(s)
     if wanted:
-        drawn = draw(plan, samples, seed, method) if not sims else None
-        if drawn is None:
-            first = next(iter(sims.values()))
-            drawn = {n: first.values[n] for n in first.uncertain}
-            drawn = drawn or draw(plan, samples, seed, method)
-        for sim in run(plan, wanted, samples, seed, method, drawn=drawn):
+        for sim in run(plan, wanted, samples, seed, method):
             sims[sim.scenario] = sim
     results = []
     for c in checks:
@@ -525,6 +523,10 @@ def _decide(plan: Plan, check: ir.ProbabilityCheck, sim: Simulation) -> Probabil
             raise KindError("a probability check compares a statistic with a bound: `check P(cost < 2 USD) >= 90%`, "
                             "`check p95(cost) <= 3 USD`", cond.span)
         values, texts, units = [], [], []
+        dims = [(o, None if o.func == "P" else plan.model.quantities[o.args[0].value.name].dim)
+                for o in cond.operands if is_statistic(o) and len(o.args) == 1 and (
+                    o.func == "P" or isinstance(o.args[0].value, ir.Name)
+                    and o.args[0].value.name in plan.model.quantities)]
         for o in cond.operands:
             if is_statistic(o):
                 v, unit, text = statistic(sim, o)
@@ -538,6 +540,14 @@ def _decide(plan: Plan, check: ir.ProbabilityCheck, sim: Simulation) -> Probabil
                 t = plan.analyzer.infer_strict(o)
                 if t.const is None or t.is_bool:
                     raise KindError("the bound of a probability check is a constant such as `90%` or `3 USD`", o.span)
+                for stat, dim in dims:
+                    want = dim if dim is not None else Type("num", DIMENSIONLESS).dim
+                    if t.dim is not None and t.dim != want:
+                        raise UnitError(f"`{o.span.flat}` is {dim_text(t)}, but `{stat.span.flat}` is "
+                                        f"{dim_text(Type('num', want))}", o.span, label=dim_text(t),
+                                        labels=[Label(stat.span, dim_text(Type("num", want)))],
+                                        hint="a probability is a share (`90%`); a statistic of a quantity is in "
+                                             "its unit")
                 values.append(float(t.const))
                 units.append(None)
         ok = all(bool(_CMP[op](a, b)) for op, a, b in zip(cond.ops, values, values[1:]))
@@ -552,6 +562,8 @@ def _decide(plan: Plan, check: ir.ProbabilityCheck, sim: Simulation) -> Probabil
         result.lhs, result.rhs = values[0] / scale, values[-1] / scale
         result.unit = unit
         result.stat_text = "; ".join(texts)
-    except PlanError as err:
-        result.error = err
+    except PlanError as err:  # a check that cannot mean anything is a bad plan, not a failed check
+        if sim.scenario is not None and not any("scenario" in n for n in err.notes):
+            err.notes.append(f"in scenario `{sim.scenario}`")
+        raise
     return result
