@@ -68,3 +68,18 @@ def test_no_trials_sheet_without_uncertain_inputs(tmp_path):
     book = tmp_path / "t.xlsx"
     book.write_bytes(workbook_bytes(plan))
     assert "Trials" not in openpyxl.load_workbook(book).sheetnames
+
+
+def test_trials_leave_out_what_a_cell_per_trial_cannot_hold():
+    # the buy-vs-rent plan's 36-month sums spill out of one cell; printed again for each of 1,000
+    # trials they would take minutes: the sheet leaves them out and says so
+    from planner.outputs.excel import trials, writer
+
+    plan = planner.load("tests/plans/gpu_buy_vs_rent_uncertain.plan")
+    book = writer.Book(plan)
+    trials.trials_sheet(book, 1000)
+    shown = [o.label for o in book.trials_table.outputs]
+    assert "capex" in shown and "npv_saving" not in shown
+    ws = next(s for s in book.sheets if s.title == "Trials")
+    note = next(c.value for (r, c_), c in ws.cells.items() if isinstance(c.value, str) and c.value.startswith("Not on"))
+    assert "npv_saving" in note and "planner simulate" in note

@@ -84,10 +84,14 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
                   "the plan's formulas follow per row. `planner simulate --method counter --samples "
                   f"{trials}` draws the same trials. Inputs not listed keep their Inputs-sheet values.")
     ws.note(3, 1, "; ".join(f"{n}: {u.text}" for n, u in inputs.items()))
-    stats_top = 5
+    stats_top = 6
     top = stats_top + len(STATS) + 3
     outputs = [output_for(book, n) for n in shown]
-    table = LiveTable(book, ws, book.base_context, names, outputs, top, left=2)
+    table, left_out = _fitting_table(book, ws, names, outputs, top)
+    outputs = table.outputs
+    if left_out:
+        ws.note(4, 1, "Not on this sheet (a formula too long to repeat in a cell per trial; `planner simulate` "
+                      "has them): " + ", ".join(left_out))
     ws.text(top, 1, "trial", HEADER)
     rows = []
     for k in range(trials):
@@ -118,5 +122,37 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
     book.trials_table = table
 
 
-def column_letter(table: LiveTable, key: str) -> str:
-    return col_letter(table.col[key])
+def _fitting_table(book: Book, ws, names, outputs, top: int) -> tuple[LiveTable, list[str]]:
+    """The live table of the trials without the outputs whose formula (or a helper's it needs) does not
+    fit one cell printed once per column: those would be printed again for every trial."""
+    from .printer import FormulaTooLong, formula
+
+    left_out: list[str] = []
+    while True:
+        table = LiveTable(book, ws, book.base_context, names, outputs, top, left=2)
+        refs = table._refs(ROW)
+        bad = None
+        for o in table.outputs:
+            try:
+                formula(o.expr, refs, book.bools, spill=None, scale=o.scale)
+            except FormulaTooLong:
+                bad = {o.label}
+                break
+        if bad is None:
+            for n in table.helpers:
+                try:
+                    formula(book.expr(n), refs, book.bools, spill=None, scale=book.q[n].display.scale)
+                except FormulaTooLong:
+                    bad = {o.label for o in table.outputs if o.quantity is not None
+                           and n in set(cone_of(book, o.quantity))}
+                    break
+        if not bad:
+            return table, left_out
+        left_out += sorted(bad)
+        outputs = [o for o in outputs if o.label not in bad]
+
+
+def cone_of(book: Book, name: str) -> list[str]:
+    from ...language.graph import cone
+
+    return list(cone(book.model, [name]))
