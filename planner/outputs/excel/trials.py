@@ -84,7 +84,7 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
                   "the plan's formulas follow per row. `planner simulate --method counter --samples "
                   f"{trials}` draws the same trials. Inputs not listed keep their Inputs-sheet values.")
     ws.note(3, 1, "; ".join(f"{n}: {u.text}" for n, u in inputs.items()))
-    stats_top = 6
+    stats_top = 7
     top = stats_top + len(STATS) + 3
     outputs = [output_for(book, n) for n in shown]
     table, left_out = _fitting_table(book, ws, names, outputs, top)
@@ -106,7 +106,7 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
     for k in range(trials):
         ws.number(table.first + k, 1, k + 1)
     # the summary: per input and output column, live statistics over the trials
-    ws.label(stats_top - 1, 1, f"Summary of the {trials:,} trials (live)")
+    ws.label(stats_top - 2, 1, f"Summary of the {trials:,} trials (live)")
     columns = [("in:" + n, n) for n in names] + [(f"out:{i}", o.label) for i, o in enumerate(outputs)]
     for j, (label, _, fn) in enumerate(STATS):
         ws.text(stats_top + j, 1, label, HEADER)
@@ -116,6 +116,8 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
         if not values:
             continue
         rng = table.range(key)
+        unit = book.q[label].unit_text if label in book.q else ""
+        ws.text(stats_top - 1, c, f"{label} ({unit})" if unit else label, HEADER)
         for j, (_, text, fn) in enumerate(STATS):
             ws.formula(stats_top + j, c, "=" + text.format(r=rng), cached(fn(np.asarray(values, dtype=float))))
     ws.freeze = (top + 2, 2)
