@@ -245,12 +245,14 @@ def is_statistic(node: ir.Expr, functions: frozenset[str] = frozenset()) -> bool
             and (node.func in STATISTICS or percentile_level(node.func) is not None))
 
 
-def probability_check(check: ir.Check, functions: frozenset[str] = frozenset()) -> Optional[ir.ProbabilityCheck]:
+def probability_check(check: ir.Check, functions: frozenset[str] = frozenset()
+                      ) -> Optional[ir.ProbabilityCheck]:
     """The probability check a ``check`` statement is, when its condition uses a statistic."""
     if not any(is_statistic(n, functions) for n in ir.walk(check.condition)):
         return None
     if check.tolerance is not None or check.overrides:
-        raise DistributionError("a probability check takes no `within` or `with`", check.span, label="probability check",
+        raise DistributionError("a probability check takes no `within` or `with`", check.span,
+                                label="probability check",
                          hint="write the bound in the comparison (`check p95(cost) <= 2 USD`); for other inputs "
                               "use a scenario (`check P(x < 1) >= 90% in high_load`)")
     return ir.ProbabilityCheck(check.condition, check.scenarios, check.span)

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ...questions import sampling, simulate
-from .book import HEADER, TITLE, Book, cached, col_letter, sheet_title
+from .book import HEADER, TITLE, Book, cached, sheet_title
 from .tables import ROW, Live, LiveTable, output_for
 
 DEFAULT_TRIALS = 1000
