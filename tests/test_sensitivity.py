@@ -61,13 +61,16 @@ def test_compute_bound_branch(token_cost):
     assert got["gamma"] == pytest.approx(4 / 5, rel=1e-12)  # positions = gamma + 1
 
 
-def test_kink_uses_a_numeric_difference_and_says_so():
+def test_kink_gives_both_sides_never_their_average():
+    """max(a, b) at a = b = 2: a rise of either moves y by as much (elasticity 1), a fall does not
+    move it (0); the symmetric difference said 0.5, a slope y has on neither side."""
     plan = planner.loads("a = 2\nb = 2\ny = max(a, b)\n")
     s = sensitivity(plan, "y")
     for r in s.rows:
-        assert r.method == "numeric difference"
-        assert "kink" in r.note
-        assert r.elasticity == pytest.approx(0.5, rel=1e-6)  # average of the slopes 1 and 0
+        assert r.method == "one-sided differences"
+        assert "kink" in r.note and "max(a, b)" in r.note
+        assert r.elasticity == pytest.approx(1.0, rel=1e-9) and r.rise == r.elasticity
+        assert r.fall == pytest.approx(0.0, abs=1e-9)
 
 
 def test_step_functions_have_no_symbolic_derivative():
@@ -192,3 +195,118 @@ def test_forward_mode_on_a_diamond_graph():
     down = plan.evaluate(None, {"k": plan.parse_override(f"k={3 - h}")[1]}).values["c"]
     y = plan.evaluate().values["c"]
     assert row.elasticity == pytest.approx((up - down) / (2 * h) * 3 / y, rel=1e-6)
+
+
+# ---- aggregates with branches: the derivative of the plan as planner evaluates it -------------
+# n = 12, cap = 5: total = 1 + 2 + 3 + 4 + 5 * 8 = 50 (terms k = 5..12 are cap).
+# A rise of cap moves the terms k = 6..12 (k = 5 switches to k): slope 7, elasticity 7 * 5 / 50 = 0.7.
+# A fall of cap moves the terms k = 5..12: slope 8, elasticity 0.8. Not differentiable at cap = 5.
+# n is an integer: one step up adds min(13, 5) = 5, one step down removes min(12, 5) = 5:
+# elasticity 5 * 12 / 50 = 1.2 (the symmetric difference of +-1e-6 said +50000).
+CAPPED = "n = 12 where integer, 1 <= n <= 24\ncap = 5\ntotal = sum({body} for k in 1..n)\n"
+
+
+@pytest.mark.parametrize("body", ["if(k < cap, k, cap)", "min(cap, k)", "min(k, cap)"])
+def test_a_branch_inside_a_sum(body):
+    s = sensitivity(planner.loads(CAPPED.format(body=body)), "total")
+    assert s.value == 50
+    got = {r.input: r for r in s.rows}
+    assert got["cap"].rise == pytest.approx(0.7, rel=1e-6) and got["cap"].fall == pytest.approx(0.8, rel=1e-6)
+    assert got["cap"].elasticity == pytest.approx(0.7, rel=1e-6)  # the column's "a 1% rise"
+    assert "not differentiable" in got["cap"].note and "+0.8000" in got["cap"].note
+    assert got["n"].elasticity == pytest.approx(1.2, rel=1e-12) and got["n"].derivative == pytest.approx(5)
+    assert got["n"].method == "one-step differences"
+    assert [r.input for r in s.rows] == ["n", "cap"]
+
+
+def test_abs_inside_a_sum_and_a_step_that_differs():
+    """sum(|k - cap|) for k = 1..12, cap = 5: 10 + 28 = 38. Rise of cap: +1 for k = 1..5, -1 for
+    k = 6..12: slope -2. Fall: +1 for k = 1..4, -1 for k = 5..12: slope -4. One step of n up adds
+    |13 - 5| = 8, one step down removes |12 - 5| = 7."""
+    s = sensitivity(planner.loads(CAPPED.format(body="abs(k - cap)")), "total")
+    got = {r.input: r for r in s.rows}
+    assert s.value == 38
+    assert got["cap"].rise == pytest.approx(-2 * 5 / 38, rel=1e-6)
+    assert got["cap"].fall == pytest.approx(-4 * 5 / 38, rel=1e-6)
+    assert got["n"].rise == pytest.approx(8 * 12 / 38, rel=1e-12)
+    assert got["n"].fall == pytest.approx(7 * 12 / 38, rel=1e-12)
+    assert got["n"].method == "one-sided differences" and "one step down" in got["n"].note
+
+
+def test_a_step_at_the_bound_uses_the_other_side():
+    s = sensitivity(planner.loads(CAPPED.format(body="min(cap, k)").replace("n = 12", "n = 24")), "total")
+    got = {r.input: r for r in s.rows}
+    # total = 10 + 5 * 20 = 110; n = 24 is the upper bound: only the step down (removes 5)
+    assert got["n"].elasticity == pytest.approx(5 * 24 / 110, rel=1e-12) and got["n"].rise is None
+    assert "one side only" in got["n"].note
+
+
+def test_the_buy_vs_rent_plan(cli):
+    """examples/gpu_buy_vs_rent.plan: a ramp with min() inside monthly sums (was an internal error:
+    TypeError in the sensitivity of min()). npv_rent is exactly linear in rent_price and in
+    target_utilisation: elasticity 1."""
+    from conftest import ROOT
+
+    plan = planner.load(ROOT / "examples" / "gpu_buy_vs_rent.plan")
+    got = {r.input: r for r in sensitivity(plan, "npv_rent").rows}
+    assert got["rent_price"].elasticity == pytest.approx(1.0, rel=1e-7)
+    assert got["target_utilisation"].elasticity == pytest.approx(1.0, rel=1e-7)
+    assert got["gpus"].elasticity == pytest.approx(1.0, rel=1e-12)  # linear in gpus: a step each way agrees
+    code, out, err = cli("sensitivity", ROOT / "examples" / "gpu_buy_vs_rent.plan", "npv_saving", "-s", "all")
+    assert code == 0, err
+    assert "internal error" not in err
+
+
+def _plans():
+    from conftest import ROOT
+
+    return sorted([*ROOT.glob("sheets/*.plan"), *ROOT.glob("tests/plans/*.plan"), *ROOT.glob("examples/*.plan")])
+
+
+@pytest.mark.parametrize("path", _plans(), ids=lambda p: p.name)
+def test_every_elasticity_agrees_with_a_finite_difference(path):
+    """Every quantity of every shipped sheet, example and test plan, in every scenario: each row's
+    slope matches a difference of whole evaluations (planner's own public route), taken here
+    independently: central for a smooth row, the rise for a one-sided row; integers by one step."""
+    from fractions import Fraction
+
+    plan = planner.load(path)
+    model = plan.model
+    checked = 0
+    for scenario in [None, *model.scenarios][:3]:
+        base = plan.evaluate(scenario)
+        for name, q in model.quantities.items():
+            if q.is_input or q.is_bool or q.answer_deps:
+                continue
+            s = sensitivity(plan, name, scenario)
+            for r in s.rows:
+                if r.derivative is None:
+                    continue
+                xq = model.quantities[r.input]
+                x = base.inputs[r.input]
+                h = xq.display.scale if xq.integer else (abs(x) or xq.display.scale) * Fraction(1, 10**5)
+
+                def at(v):
+                    try:
+                        return float(plan.evaluate(scenario, {r.input: v}).values[name])
+                    except PlanError:
+                        return None
+
+                y0 = float(base.values[name])
+                if xq.integer and "treated as continuous" in r.note:  # a derivative: the compiled plan off the integers
+                    h = abs(x) * Fraction(1, 10**6)
+                    inputs = {n: (v if isinstance(v, bool) else float(v)) for n, v in base.inputs.items()}
+                    at = lambda v: float(plan.run_compiled({**inputs, r.input: float(v)})[name])  # noqa: E731
+                up, down = at(x + h), at(x - h)
+                if r.method == "one-sided differences":
+                    one = (up - y0) if r.rise is not None and r.elasticity == r.rise else (y0 - down)
+                    fd = one / float(h)
+                elif up is not None and down is not None:
+                    fd = (up - down) / float(2 * h)
+                else:
+                    continue
+                slope = r.derivative * float(q.display.scale) / float(xq.display.scale)
+                assert slope == pytest.approx(fd, rel=1e-4, abs=1e-9 * (abs(y0) / float(h) + 1)), (
+                    f"{path.name} [{scenario or 'base'}] d {name} / d {r.input}: {r.method} {r.note}")
+                checked += 1
+    assert checked > 0

@@ -7,9 +7,18 @@ its inputs (:func:`planner.questions.roots.inline`), evaluated with exact ration
 
 ``max``/``min``/``abs``/``if`` are not differentiable everywhere: the
 derivative is taken on the branch active at the current values. Where two
-branches meet (a kink: ``max(a, b)`` with ``a == b``), or where SymPy has no
-derivative (``floor``, ``ceil``), a symmetric numeric difference is used and
-the row says so.
+branches meet (a kink: ``max(a, b)`` with ``a == b``), the derivative does not
+exist: the row gives the elasticity of a rise and, in its note, of a fall
+(one-sided differences of the plan as planner evaluates it), never their average.
+
+A quantity whose formulas use an aggregate (``sum``, ``product``, ``max``/``min`` over a
+range) is differentiated numerically, on the compiled plan: a sum's terms branch on
+its variable (``if(k < cap, k, cap)``), so no one branch is active for the whole sum,
+and SymPy's derivative of such a sum can run for minutes. Each side is measured at two
+steps (``h`` and ``h/16``); a side whose slope is not steady between them is a jump or a
+kink within the step and is said to be so. An integer input moves by one step of its
+display unit (a sum's range ``1..n`` has no value between ``n`` and ``n + 1``), up and
+down, within its declared bounds.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ import numpy as np
 import sympy as sp
 
 from ..compute.evaluation import Plan
-from ..compute.symbolic import cone
+from ..compute.symbolic import AGGREGATES, cone
 from ..language.errors import KindError, PlanError, UnknownNameError, suggest
 from .roots import KINKS, exact_number, inline
 
@@ -38,8 +47,18 @@ class Row:
     unit: str
     elasticity: Optional[float]  # None when the quantity is 0 there or the derivative is not finite
     derivative: Optional[float]  # dy/dx in display units of y per display unit of x; None when not finite
-    method: str  # "symbolic", "symbolic (active branch)", "numeric difference" or "none" (no finite slope)
+    method: str  # "symbolic", "symbolic (active branch)", "numeric difference", "one-sided differences",
+    #              "one-step differences" (an integer input) or "none" (no finite slope)
     note: str = ""
+    # one-sided elasticities where they were measured (a rise and a fall of the input); where they
+    # differ (a kink, an integer input) `elasticity` is the rise's and the note says both
+    rise: Optional[float] = None
+    fall: Optional[float] = None
+
+
+def _order(r: Row):
+    size = max((abs(e) for e in (r.elasticity, r.rise, r.fall) if e is not None), default=None)
+    return (size is None, -(size or 0.0), r.input)
 
 
 @dataclass
@@ -70,12 +89,16 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
     answers = [a for n in cone(plan.model, [name]) for a in plan.model.quantities[n].answer_deps]
     if answers:
         out.rows.extend(_through_answers(plan, ev, name, sorted(set(answers)), overrides, origins))
-        out.rows.sort(key=lambda r: (r.elasticity is None, -abs(r.elasticity or 0.0), r.input))
+        out.rows.sort(key=_order)
+        return out
+    if any(plan.exprs[n].has(*AGGREGATES) for n in cone(plan.model, [name]) if n in plan.exprs):
+        out.rows.extend(_differences(plan, ev, name))
+        out.rows.sort(key=_order)
         return out
     fast = _forward(plan, ev, name)
     if fast is not None:
         out.rows.extend(fast)
-        out.rows.sort(key=lambda r: (r.elasticity is None, -abs(r.elasticity or 0.0), r.input))
+        out.rows.sort(key=_order)
         return out
     expr = inline(plan, plan.symbols[name])
     point = {plan.symbols[n]: exact_number(v) for n, v in ev.inputs.items()}
@@ -103,13 +126,13 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         if not kinked:
             raw = sp.diff(active, sym)
             d = None if raw.has(sp.Derivative) else raw.xreplace(point)
+        if kinked:
+            out.rows.append(_difference_row(plan, ev, name, n, f"a kink: `{_plain(kinked[0])}` has equal arguments"))
+            continue
         if d is None or d.has(sp.Derivative) or not (d.is_number and d.is_finite):
             dv = _numeric(plan, ev, name, n)
             method = "numeric difference"
-            if kinked:
-                note = ("at a kink: " + ", ".join(f"`{sp.sstr(k)}`" for k in kinked[:1]) + " has equal arguments; "
-                        "the symmetric difference averages both sides")
-            elif d is None or not d.is_number:
+            if d is None or not d.is_number:
                 note = "SymPy has no derivative here (floor, ceil or round)"
             else:
                 note = f"the symbolic derivative is not finite here ({sp.sstr(d)})"
@@ -123,11 +146,16 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
             if flat:
                 note = "floor/ceil/round are flat here (derivative 0)"
         elasticity = None if y_f == 0 or dv is None else dv * float(x) / y_f
+        rise = fall = None
         if xq.integer:
-            note = (note + "; " if note else "") + "integer input, treated as continuous"
+            step = _difference_row(plan, ev, name, n)
+            rise, fall = step.rise, step.fall
+            sides = [f"{w} {e + 0.0:+.4f}" for w, e in (("one step up", rise), ("one step down", fall)) if e is not None]
+            note = ((note + "; " if note else "") + "integer input, treated as continuous"
+                    + (f" (elasticity of {', of '.join(sides)})" if sides else ""))
         out.rows.append(Row(n, float(x) / float(xq.display.scale), xq.unit_text, elasticity,
-                            None if dv is None else dv * float(xq.display.scale) / y_scale, method, note))
-    out.rows.sort(key=lambda r: (r.elasticity is None, -abs(r.elasticity or 0.0), r.input))
+                            None if dv is None else dv * float(xq.display.scale) / y_scale, method, note, rise, fall))
+    out.rows.sort(key=_order)
     return out
 
 
@@ -254,3 +282,101 @@ def _numeric(plan: Plan, ev, name: str, input_name: str) -> float:
     inputs[input_name] = np.array([x - h, x + h])
     out = np.asarray(plan.run_compiled(inputs)[name], dtype=float)
     return float((out[1] - out[0]) / (2 * h))
+
+
+def _plain(e: sp.Basic) -> str:
+    """A SymPy expression as a plan writes it (``max(a, b)``, not ``Max(a, b)``)."""
+    text = sp.sstr(e)
+    for a, b in (("Max(", "max("), ("Min(", "min("), ("Abs(", "abs(")):
+        text = text.replace(a, b)
+    return text
+
+
+TOL = 1e-3  # relative: two slopes closer than this are the same slope
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= TOL * max(abs(a), abs(b)) + 1e-12
+
+
+def _differences(plan: Plan, ev, name: str) -> list[Row]:
+    """One row per input in the cone of ``name``, from differences of the compiled plan."""
+    qs = plan.model.quantities
+    inputs = [n for n in cone(plan.model, [name]) if qs[n].is_input and not qs[n].is_bool]
+    return [_difference_row(plan, ev, name, n) for n in sorted(inputs)]
+
+
+def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a kink") -> Row:
+    """The slope of ``name`` in ``input_name`` from one-sided differences of the compiled plan.
+
+    A continuous input: each side at steps ``h`` and ``h/16`` (``h`` = 1e-6 of the value); a side is
+    known when its two slopes agree (else a jump or kink lies within ``h``). An integer input: one
+    step of its display unit each way. A side outside the declared bounds (a constraint fails there)
+    is not used. Both sides known and equal: the central difference. Different: the rise's slope,
+    the fall's in the note."""
+    q, xq = plan.model.quantities[name], plan.model.quantities[input_name]
+    x = float(ev.inputs[input_name])
+    scale = float(xq.display.scale)
+    shown = x / scale
+    y = float(ev.values[name])
+    y_scale = float(q.display.scale)
+    if xq.integer:
+        h = scale
+        steps = np.array([x - h, x, x + h])
+    else:
+        h = abs(x) * STEP if x != 0 else scale * STEP
+        steps = np.array([x - h, x - h / 16, x, x + h / 16, x + h])
+    values = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
+    values[input_name] = steps
+    raw = plan.run_compiled(values)
+    f = np.broadcast_to(np.asarray(raw[name], dtype=float), steps.shape)
+    ok = np.isfinite(f)
+    for i in range(len(plan._constraints)):
+        ok = ok & np.broadcast_to(np.asarray(raw[f"__constraint{i}"], dtype=bool), steps.shape)
+    mid = len(steps) // 2
+    f0 = f[mid]
+
+    def side(sign: int) -> tuple[Optional[float], str]:
+        far = mid + sign * mid
+        if not ok[far]:
+            return None, "outside the input's bounds or no value there"
+        slope = (f[far] - f0) / (steps[far] - x)
+        if not xq.integer:
+            near = mid + sign
+            if not ok[near]:
+                return None, "no value there"
+            if not _same(slope, (f[near] - f0) / (steps[near] - x)):
+                return None, "a jump or kink within 1e-6 of the value"
+        return float(slope), ""
+
+    up, up_why = side(1)
+    down, down_why = side(-1)
+
+    def el(d: Optional[float]) -> Optional[float]:
+        return None if d is None or y == 0 else d * x / y
+
+    def show(d: Optional[float]) -> str:
+        e = el(d)
+        return f"{e + 0.0:+.4f}" if e is not None else f"slope {d * scale / y_scale + 0.0:+.6g}"
+
+    rise, fall = ("one step up", "one step down") if xq.integer else ("a rise", "a fall")
+    what = "integer input: " if xq.integer else ""
+    if up is not None and down is not None and _same(up, down):
+        d = float((f[-1] - f[0]) / (steps[-1] - steps[0]))
+        method = "one-step differences" if xq.integer else "numeric difference"
+        note = what + ("a step up and a step down agree" if xq.integer
+                       else "central difference of the plan as evaluated (through its sums or ranges)")
+    elif up is not None and down is not None:
+        d = up
+        method = "one-sided differences"
+        note = ((what if xq.integer else f"not differentiable here ({kink}): ")
+                + f"{rise} gives elasticity {show(up)}, {fall} {show(down)}; shown: {rise}")
+    elif up is not None or down is not None:
+        d = up if up is not None else down
+        method = "one-sided differences"
+        missing, why = (rise, up_why) if up is None else (fall, down_why)
+        note = what + f"one side only: no slope for {missing} ({why}); shown: the other side"
+    else:
+        return Row(input_name, shown, xq.unit_text, None, None, "none",
+                   f"no finite slope on either side: {up_why}")
+    return Row(input_name, shown, xq.unit_text, el(d), d * scale / y_scale, method, note, el(up), el(down))
