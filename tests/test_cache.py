@@ -152,3 +152,134 @@ def test_where_it_lives(monkeypatch, tmp_path):
         assert cache.directory() == tmp_path / "planner"
         monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")
         assert cache.directory() == cache.Path.home() / ".cache" / "planner"
+
+
+# ---- a cache that can only be right or absent (issue: stale and foreign figures) -------------
+
+def test_a_retargeted_symlinked_import_is_read_again(cache_dir, tmp_path):
+    (tmp_path / "a.plan").write_text("rate = 2\n")
+    (tmp_path / "b.plan").write_text("rate = 7\n")
+    link = tmp_path / "lib.plan"
+    link.symlink_to("a.plan")
+    main = tmp_path / "main.plan"
+    main.write_text('import "lib.plan" as lib\ncost = lib.rate * 3\n')
+    assert load(main).evaluate()["cost"] == 6
+    assert load(main).cached
+    link.unlink()
+    link.symlink_to("b.plan")  # a.plan is unchanged: only what the import resolves to moved
+    again = load(main)
+    assert not again.cached and again.evaluate()["cost"] == 21
+
+
+def test_a_new_local_file_that_shadows_a_library_import(cache_dir, tmp_path):
+    main = tmp_path / "main.plan"
+    main.write_text('import "hardware/h100_sxm.plan" as gpu\nbw = gpu.hbm_bandwidth -> TB/s\n')
+    library = load(main).evaluate().display("bw")
+    assert load(main).cached
+    (tmp_path / "hardware").mkdir()
+    (tmp_path / "hardware" / "h100_sxm.plan").write_text("hbm_bandwidth = 1 TB/s\n")  # now first in the search
+    again = load(main)
+    assert not again.cached and again.evaluate().display("bw") == 1 != library
+
+
+def test_an_import_saved_during_a_load_is_not_stored_with_the_new_digest(cache_dir, tmp_path, monkeypatch):
+    lib = tmp_path / "lib.plan"
+    lib.write_text("rate = 2\n")
+    main = tmp_path / "main.plan"
+    main.write_text('import "lib.plan" as lib\ncost = lib.rate * 3\n')
+    from planner.language import lower as lowering
+
+    original = lowering.lower
+
+    def save_while_loading(source, *a, **k):
+        out = original(source, *a, **k)
+        if source.name.endswith("lib.plan"):
+            lib.write_text("rate = 5\n")  # saved after the run read it, before it finished
+        return out
+
+    monkeypatch.setattr(lowering, "lower", save_while_loading)
+    assert load(main).evaluate()["cost"] == 6  # the run saw rate = 2
+    monkeypatch.setattr(lowering, "lower", original)
+    again = load(main)
+    assert again.evaluate()["cost"] == 15  # never 6 again from an entry that says lib.plan is the new file
+
+
+def _private(folder):
+    return os.stat(folder).st_mode & 0o777
+
+
+def test_the_folder_is_private_even_under_umask_000(cache_dir):
+    old = os.umask(0)
+    try:
+        load(SHEETS / "token_cost.plan")
+    finally:
+        os.umask(old)
+    assert _private(cache_dir) == 0o700
+    (entry,) = _entries(cache_dir)
+    assert os.stat(entry).st_mode & 0o077 == 0
+
+
+def test_a_shared_folder_or_a_planted_entry_is_not_trusted(cache_dir, tmp_path, capfd):
+    main = tmp_path / "x.plan"
+    main.write_text("x = 3\n")
+    load(main)
+    (entry,) = _entries(cache_dir)
+    header, _ = cache._parse(entry.read_bytes())
+    (tmp_path / "forge.plan").write_text("x = 100\n")  # an entry that says x = 100, under x.plan's key
+    load(tmp_path / "forge.plan")
+    (forged_entry,) = [p for p in _entries(cache_dir) if p != entry]
+    fh, fp = cache._parse(forged_entry.read_bytes())
+    fh = {**fh, "key": header["key"], "files": header["files"]}
+    entry.write_bytes(cache._compose(fh, fp))
+    assert load(main).evaluate()["x"] == 100  # the forgery works when it is the user's own file...
+    entry.write_bytes(cache._compose(fh, fp))
+    os.chown(entry, 12345, 12345)  # ...but not when another user wrote it
+    assert load(main).evaluate()["x"] == 3
+    entry.write_bytes(cache._compose(fh, fp))
+    os.chown(entry, os.getuid(), os.getgid())
+    os.chmod(entry, 0o666)  # nor when anyone could have
+    assert load(main).evaluate()["x"] == 3
+    os.chmod(entry, 0o600)
+    entry.write_bytes(cache._compose(fh, fp))
+    os.chmod(cache_dir, 0o777)  # a folder anyone can write: bypassed, with one warning
+    capfd.readouterr()
+    assert load(main).evaluate()["x"] == 3 and load(main).evaluate()["x"] == 3
+    err = capfd.readouterr().err
+    assert err.count("not used") == 1 and str(cache_dir) in err and "chmod 700" in err
+
+
+def test_a_fifo_entry_does_not_hang(cache_dir, tmp_path):
+    main = tmp_path / "x.plan"
+    main.write_text("x = 3\n")
+    load(main)
+    (entry,) = _entries(cache_dir)
+    entry.unlink()
+    os.mkfifo(entry)
+    code = ("import sys; sys.path.insert(0, %r)\nfrom planner.compute import cache\nfrom planner.compute.evaluation "
+            "import load\ncache.enable()\nprint(load(%r).evaluate()['x'])\n" % (str(ROOT), str(main)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, XDG_CACHE_HOME=str(cache_dir.parent)))
+    assert out.returncode == 0 and float(out.stdout) == 3, out.stderr
+
+
+def test_pruning_deletes_only_planners_own_entries(cache_dir, tmp_path, monkeypatch):
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for i in range(9):
+        (photos / f"photo-{i}.cache").write_bytes(b"\xff\xd8 a photo")
+    cache_dir.parent.mkdir(parents=True)
+    cache_dir.symlink_to(photos)  # the cache folder is a link to a user's folder
+    monkeypatch.setattr(cache, "MAX_ENTRIES", 1)
+    main = tmp_path / "x.plan"
+    main.write_text("x = 3\n")
+    load(main)
+    load(main)
+    assert len(list(photos.glob("photo-*.cache"))) == 9
+    cache_dir.unlink()
+    load(main)  # a real folder now
+    for i in range(9):
+        (cache_dir / f"photo-{i}.cache").write_bytes(b"\xff\xd8 a photo")
+    (tmp_path / "y.plan").write_text("y = 4\n")
+    load(tmp_path / "y.plan")  # two entries of planner's own: the older goes, the photos stay
+    assert len(list(cache_dir.glob("photo-*.cache"))) == 9
+    assert len([p for p in _entries(cache_dir) if not p.name.startswith("photo-")]) == 1

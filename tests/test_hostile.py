@@ -92,6 +92,17 @@ def test_importing_a_fifo_is_refused_at_once(tmp_path):
     assert "is a FIFO" in err.message and "cannot find" not in err.message
 
 
+def test_an_import_of_a_symlink_loop_is_a_located_error(tmp_path, cli):
+    """Was `internal error: RuntimeError: Symlink loop` on the command line and in the server."""
+    (tmp_path / "a.plan").symlink_to("b.plan")
+    (tmp_path / "b.plan").symlink_to("a.plan")
+    err = _error('import "a.plan" as a\nx = 1\n', tmp_path)
+    assert "symlink loop" in err.message and err.span is not None and err.span.line == 1
+    (tmp_path / "main.plan").write_text('import "a.plan" as a\nx = 1\n')
+    code, _, out = cli("eval", tmp_path / "main.plan")
+    assert code == 2 and "symlink loop" in out and "internal error" not in out
+
+
 def test_a_plan_that_is_a_fifo_is_refused_at_once(tmp_path, cli):
     os.mkfifo(tmp_path / "pipe.plan")
     code, _, err = cli("eval", tmp_path / "pipe.plan")

@@ -4,12 +4,24 @@ the imports, the analysis and the compiling.
 * **Key**: planner's version, Python's, the plan's resolved path, the folders its
   imports may read, ``all_imports``, and the SHA-256 of the plan's text. An entry
   also lists every file the plan read (itself and each import) with the SHA-256
-  of its content, and is used only while all of them are unchanged.
+  of the bytes the run read (taken as it read them, not after: a file saved during
+  the load makes the entry miss, never stores the new digest beside the old model),
+  and, for each import, every place its lookup looked at up to the file it chose
+  (where each resolves, and whether a file is there): an entry is used only while all
+  of them are unchanged, so a retargeted symlink or a new file that now shadows a
+  library import (``./hardware/h100_sxm.plan``) is read again.
+* **Trusted only when private**: the folder is created ``0700``; a folder that is a
+  symbolic link, not the user's, or group/world-writable is not used at all (one
+  warning), and an entry is read only when it is a regular file of the user's that
+  nobody else may write, opened without following a link and without blocking (a FIFO
+  planted as an entry is skipped, not waited on).
 * **Where**: ``$XDG_CACHE_HOME/planner`` (else ``~/.cache/planner``);
   ``~/Library/Caches/planner`` on macOS, ``%LOCALAPPDATA%\\planner\\Cache`` on Windows.
 * **Written atomically**: to a temporary file in that folder, then renamed over
   the entry; concurrent runs each write their own, and a reader sees a whole
-  entry or none. At most :data:`MAX_ENTRIES` entries are kept (the oldest go).
+  entry or none. At most :data:`MAX_ENTRIES` entries are kept (the oldest go);
+  pruning deletes only planner's own entries (its name pattern, a regular file of the
+  user's that starts with planner's header), never anything else in the folder.
 * **Safe**: a header with the payload's length and SHA-256 (a torn or corrupt
   file is not read; the header is a pickle of plain strings and numbers, read with the same
   unpickler as the payload); the payload is unpickled with an unpickler that builds
@@ -42,6 +54,8 @@ MAGIC = b"planner-plan-cache 2\n"
 _LENGTH = 8  # the header's length, in bytes, after the magic line
 MAX_ENTRIES = 512
 _enabled = False
+_refused: dict = {}  # folders found unsafe in this process (warned about once)
+_NAME = 64  # hex digits of an entry's name (a SHA-256), then ".cache"
 
 
 def enable(on: bool = True) -> None:
@@ -100,11 +114,75 @@ def _digest(data: bytes) -> str:
 
 
 def _file_digest(path: str) -> Optional[str]:
+    """The SHA-256 of a regular file's bytes; None for anything else (a FIFO is not waited on)."""
+    data = _read_regular(path, follow=True)
+    return None if data is None else _digest(data)
+
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_regular(path, follow: bool, own: bool = False, limit: int = -1) -> Optional[bytes]:
+    """The bytes of a regular file, opened without blocking (and, unless ``follow``, without
+    following a symbolic link); with ``own``, only a file of this user's that nobody else may
+    write. None otherwise, or on any error."""
+    import stat
+
     try:
-        with open(path, "rb") as f:
-            return _digest(f.read())
+        fd = os.open(path, _FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
     except OSError:
         return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (own and not _private(info)):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _private(info) -> bool:
+    """Whether a file or folder is this user's and nobody else may write it."""
+    uid = getattr(os, "getuid", None)
+    return (uid is None or info.st_uid == uid()) and not info.st_mode & 0o022
+
+
+def _usable(folder: Path, create: bool) -> bool:
+    """Whether the cache folder may be used: a real folder (not a symbolic link) of this user's that
+    nobody else may write; created ``0700`` when ``create``. Warns once per folder when it is not."""
+    import stat
+
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        if not create:
+            return False
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            os.mkdir(folder, 0o700)  # the umask can only take bits away
+            info = os.lstat(folder)
+        except OSError:
+            return False
+    except OSError:
+        return False
+    if stat.S_ISDIR(info.st_mode) and _private(info):
+        return True
+    if str(folder) not in _refused:
+        uid = getattr(os, "getuid", None)
+        if stat.S_ISLNK(info.st_mode):
+            why, fix = "a symbolic link", f"remove the link ({folder}) or set XDG_CACHE_HOME"
+        elif not stat.S_ISDIR(info.st_mode):
+            why, fix = "not a folder", f"remove {folder} or set XDG_CACHE_HOME"
+        elif uid is not None and info.st_uid != uid():
+            why, fix = "owned by another user", f"remove {folder} or set XDG_CACHE_HOME"
+        else:
+            why, fix = "writable by other users", f"chmod 700 {folder}"
+        _refused[str(folder)] = why
+        sys.stderr.write(f"planner: the plan cache {folder} is {why}: not used (fix: {fix})\n")
+    return False
 
 
 # ---- reading -------------------------------------------------------------------------------
@@ -141,11 +219,11 @@ def fetch(cache_key: str, cls, answers=None):
 
 
 def _fetch(cache_key: str, cls, answers):
-    path = directory() / f"{cache_key}.cache"
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+    folder = directory()
+    if not _usable(folder, create=False):
+        return None
+    data = _read_regular(folder / f"{cache_key}.cache", follow=False, own=True)
+    if data is None:
         return None
     header, payload = _parse(data)
     if not isinstance(header, dict) or header.get("key") != cache_key or header.get("length") != len(payload) \
@@ -154,6 +232,15 @@ def _fetch(cache_key: str, cls, answers):
     for name, digest in header["files"]:
         if _file_digest(name) != digest:  # the plan or an import changed since
             return None
+    probes = header.get("probes")
+    if not isinstance(probes, list):
+        return None
+    if probes:
+        from ..language.imports import probe
+
+        for candidate, real, present in probes:  # what each import's lookup would find now
+            if probe(candidate) != (candidate, real, present):
+                return None
     state = _Unpickler(io.BytesIO(payload)).load()
     return _rebuild(state, cls, answers)
 
@@ -233,13 +320,21 @@ def _store(cache_key: str, plan) -> None:
     buf = io.BytesIO()
     _Pickler(buf, protocol=PROTOCOL).dump(state)
     payload = buf.getvalue()
-    files = [(str(p), _file_digest(str(p))) for p in plan.files]
-    if any(d is None for _, d in files):
-        return
-    entry = _compose({"key": cache_key, "length": len(payload), "sha256": _digest(payload), "files": files},
-                     payload)
+    files, probes = [], []
+    for i, p in enumerate(plan.files):
+        digest = getattr(p, "digest", None)  # an import: the bytes the run read
+        if digest is None:  # the plan itself: its text is in the key; the file still holds it?
+            data = _read_regular(str(p), follow=True)
+            if i or data is None or data.decode("utf-8-sig", "replace") != plan.source.text:
+                return
+            digest = _digest(data)
+        files.append((str(p), digest))
+        probes.extend(getattr(p, "probes", ()))
+    entry = _compose({"key": cache_key, "length": len(payload), "sha256": _digest(payload), "files": files,
+                      "probes": [tuple(x) for x in probes]}, payload)
     folder = directory()
-    folder.mkdir(parents=True, exist_ok=True)
+    if not _usable(folder, create=True):
+        return
     import tempfile  # only to write (a read needs neither it nor shutil, which it brings)
 
     fd, stage = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=folder)
@@ -257,9 +352,30 @@ def _store(cache_key: str, plan) -> None:
 
 
 def _prune(folder: Path) -> None:
-    entries = sorted(folder.glob("*.cache"), key=lambda p: p.stat().st_mtime)
-    for old in entries[:-MAX_ENTRIES]:
+    """Delete the oldest entries past :data:`MAX_ENTRIES`: planner's own only (an entry's name, a
+    regular file of this user's, planner's header), in a folder :func:`_usable` accepted."""
+    import stat
+
+    hexdigits = set("0123456789abcdef")
+    entries = []
+    with os.scandir(folder) as it:
+        for e in it:
+            stem = e.name[:-6]
+            if not (e.name.endswith(".cache") and len(stem) == _NAME and set(stem) <= hexdigits):
+                continue
+            try:
+                info = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and _private(info):
+                entries.append((info.st_mtime_ns, e.path))
+    if len(entries) <= MAX_ENTRIES:
+        return
+    entries.sort()
+    for _, old in entries[:-MAX_ENTRIES]:
+        if _read_regular(old, follow=False, own=True, limit=len(MAGIC)) != MAGIC:
+            continue
         try:
-            old.unlink()
+            os.unlink(old)
         except OSError:
             pass

@@ -85,13 +85,16 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def read_plan(path: Path, span: Optional[Span] = None, shown: Optional[str] = None) -> str:
+def read_plan(path: Path, span: Optional[Span] = None, shown: Optional[str] = None,
+              digest: Optional[list] = None) -> str:
     """The text of a plan file, or a clear error that quotes none of it.
 
     Opened without blocking (a FIFO is refused, never waited on), checked to
     be a regular file of at most ``MAX_FILE_BYTES`` bytes, decoded as UTF-8
     (a byte-order mark is dropped) and checked to be plan text. ``span`` is
-    the import statement that asked for it (None for the plan itself)."""
+    the import statement that asked for it (None for the plan itself).
+    ``digest``: a list the SHA-256 of the bytes read is appended to (what the
+    compiled-plan cache records: the file as this run read it, not as it is later)."""
     shown = shown or str(path)
 
     def fail(message: str, hint: Optional[str] = None, cls=None) -> PlanError:
@@ -132,6 +135,10 @@ def read_plan(path: Path, span: Optional[Span] = None, shown: Optional[str] = No
     finally:
         os.close(fd)
     data = b"".join(chunks)
+    if digest is not None:
+        import hashlib  # only for the cache (a cold run); a warm one reads no plan text
+
+        digest.append(hashlib.sha256(data).hexdigest())
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -166,13 +173,14 @@ def _resolve(plan: ir.PlanIR, base: Path, stack: tuple[Path, ...], roots: tuple[
         if not isinstance(s, ir.Import):
             statements.append(s)
             continue
-        path = _find(s, base, roots)
+        path, probes = _find(s, base, roots)
         if path in stack:
             cycle = stack[stack.index(path):] + (path,)
             chain = " -> ".join(p.name for p in cycle)
             raise ImportError_(f"import cycle: {chain}", s.span, hint="plans cannot import each other in a circle")
-        text = read_plan(path, s.span, f'"{s.path}" ({path})')
-        files.append(path)
+        digest: list[str] = []
+        text = read_plan(path, s.span, f'"{s.path}" ({path})', digest)
+        files.append(ReadFile(path, digest[0], probes))
         inner = lower(Source(_display_path(path), text))
         inner = _resolve(inner, path.parent, stack + (path,), roots, files)
         prefix = s.alias or path.stem
@@ -250,28 +258,62 @@ def _display_path(path: Path) -> str:
             return str(path)
 
 
+class ReadFile(type(Path())):
+    """A file an import read (a :class:`Path`), with what the compiled-plan cache needs to know it
+    would read the same again: ``digest``, the SHA-256 of the bytes this run read, and ``probes``,
+    each place looked at before it and itself, as :func:`probe` saw it (a file created earlier in
+    the search, a symlink retargeted, changes a probe)."""
+
+    def __new__(cls, path, digest: str = "", probes: tuple = ()):
+        self = super().__new__(cls, path)
+        self.digest, self.probes = digest, probes
+        return self
+
+
+def probe(candidate: str) -> tuple[str, str, bool]:
+    """What an import's lookup sees at ``candidate``: the path, where it resolves to, and whether a
+    file (not a folder) is there."""
+    try:
+        real = os.path.realpath(candidate, strict=False)
+    except (OSError, RuntimeError, ValueError):
+        return candidate, "", False
+    return candidate, real, os.path.exists(real) and not os.path.isdir(real)
+
+
+def _resolved(c: Path, s: ir.Import) -> Path:
+    try:
+        return c.resolve()
+    except (RuntimeError, OSError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
+        raise ImportError_(f'"{s.path}" cannot be resolved: {c} is a symlink loop' if isinstance(exc, RuntimeError)
+                           or getattr(exc, "errno", None) == 40 else f'"{s.path}" cannot be resolved: {exc}',
+                           s.span, label="refused", hint="point the link at a .plan file") from None
+
+
 def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _find(s: ir.Import, base: Path, roots: tuple[Path, ...] = ()) -> Path:
+def _find(s: ir.Import, base: Path, roots: tuple[Path, ...] = ()) -> tuple[Path, tuple]:
     """The file an import names: next to the importing plan, in an extra root, in the library
-    (``.plan`` may be left out), after resolving symlinks, inside one of those folders."""
+    (``.plan`` may be left out), after resolving symlinks, inside one of those folders; and the
+    :func:`probe` of every place looked at up to it."""
     name = s.path
     home = base.resolve()
     folders = [home] + [r.resolve() for r in roots] + [library_dir().resolve()]
     candidates = [folder / n for folder in folders for n in (name, name + ".plan")]
     outside: list[tuple[Path, Path]] = []
     not_plan: Optional[Path] = None
+    probes = []
     for c in candidates:
-        real = c.resolve()
+        real = _resolved(c, s)
+        probes.append((str(c), str(real), os.path.exists(real) and not os.path.isdir(real)))
         if not any(_inside(real, f) for f in folders):
             outside.append((c, real))
             continue
         if not os.path.exists(real) or os.path.isdir(real):
             continue
         if real.name.endswith(".plan"):
-            return real  # a FIFO or a device is refused by read_plan, unopened
+            return real, tuple(probes)  # a FIFO or a device is refused by read_plan, unopened
         not_plan = not_plan or real
     if not_plan is not None:
         raise ImportError_(f'"{name}" is not a .plan file ({not_plan})', s.span, hint="imports read .plan files only")
