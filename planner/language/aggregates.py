@@ -25,6 +25,7 @@ from . import ir
 from .errors import ConstraintError, KindError, Label, PlanError, RangeError
 
 MAX_TERMS = 20_000  # values of one range (the workbook writes one cell per term)
+MAX_NESTED_TERMS = 1_000_000  # terms of an aggregate times the values of the ranges around it
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,11 @@ def _hull(*xs: Interval) -> Interval:
     lo = None if any(x.lo is None for x in xs) else min(x.lo for x in xs)
     hi = None if any(x.hi is None for x in xs) else max(x.hi for x in xs)
     return Interval(lo, hi, _merge(*xs))
+
+
+def _round(v: Fraction) -> Fraction:
+    half = Fraction(math.floor(abs(v) + Fraction(1, 2)))
+    return half if v >= 0 else -half
 
 
 def _monotone(a: Interval, fn: Callable[[Fraction], Fraction]) -> Interval:
@@ -216,8 +222,8 @@ class Ranges:
             return _monotone(args[0], lambda v: Fraction(math.floor(v)))
         if e.func == "ceil" and args:
             return _monotone(args[0], lambda v: Fraction(math.ceil(v)))
-        if e.func == "round" and len(args) == 1:
-            return _monotone(args[0], lambda v: Fraction(math.floor(v + Fraction(1, 2))))
+        if e.func == "round" and len(args) == 1:  # half away from zero, as planner's round: -1.5 -> -2
+            return _monotone(args[0], _round)
         if e.func == "if" and len(args) == 3:
             return _hull(args[1], args[2])
         return Interval(None, None, _merge(*args))
@@ -255,6 +261,23 @@ class Ranges:
                 label="too many values",
                 hint="narrow the declared bounds of its ends, or take bigger steps (`a..b step 12`)")
         return max(0, n)
+
+    @staticmethod
+    def nested(agg: ir.Aggregate, n: int, outer: tuple) -> int:
+        """The terms ``agg`` (``n`` values) takes inside the aggregates ``outer`` (each ``(span, n)``,
+        outermost first): the product, or a located error past :data:`MAX_NESTED_TERMS`."""
+        total = max(n, 1)
+        for _, m in outer:
+            total *= max(m, 1)
+        if outer and total > MAX_NESTED_TERMS:
+            sizes = " x ".join(f"{m:,}" for _, m in outer) + f" x {n:,}"
+            raise RangeError(
+                f"nested aggregates can take {total:,} terms in all ({sizes}; at most {MAX_NESTED_TERMS:,})",
+                agg.values.span, label="inside the ranges marked",
+                labels=[Label(span, f"{m:,} values") for span, m in outer],
+                hint="narrow the declared bounds of the ranges' ends, or, when the inner aggregate does not "
+                     "use the outer variable, make it a quantity of its own")
+        return total
 
 
 def _unbounded(agg: ir.Aggregate, what: str, expr: ir.Expr, iv: Interval, side: str, quantities) -> PlanError:
