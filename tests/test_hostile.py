@@ -444,3 +444,29 @@ def test_nothing_is_written_outside_o(project, cli, monkeypatch):
     changed = {p for p in after if before.get(p) != after[p]}
     assert changed == {"out", "out/book.xlsx", "rep", "rep/r.md", "rep/r-sweep-1.png",
                        "b", "b/p.xlsx", "b/p.md", "b/p-sweep-1.png"}
+
+
+# ---- aggregates: sizing agrees with evaluation, and nested work is bounded ----------------------
+
+def test_a_range_sized_through_round_rounds_half_away_from_zero(plan_file, cli):
+    """round(-1.5) is -2 (half away from zero); the range was sized with -1 (half up), one value short,
+    and the sum failed as "not a finite number". By hand: -2 + -1 + 0 + 1 + ... + 5 = 12."""
+    code, out, err = cli("eval", plan_file("x = -1.5 where -1.5 <= x <= 0\ny = sum(m for m in round(x)..5)\n"),
+                         "-f", "json")
+    assert code == 0, err
+    assert '"y"' in out and "12" in out and "not a finite" not in err
+    plan = planner.loads("x = -2.5 where -2.5 <= x <= 2.5\ny = sum(m for m in round(x)..3)\n")
+    assert plan.evaluate().values["y"] == -3 - 2 - 1 + 0 + 1 + 2 + 3
+
+
+def test_nested_aggregates_have_a_limit_on_their_total_terms(tmp_path):
+    """Three nested sums of 20,000 terms each ran past 90 s; now a located error at once that marks
+    every range. 100 x 100 x 100 is within the limit: (5050)^3 by hand."""
+    text = ("n = 20000 where integer, 1 <= n <= 20000\n"
+            "t = sum(sum(sum(i * j * k for k in 1..n) for j in 1..n) for i in 1..n)\n")
+    err = _error(text, tmp_path)
+    shown = render(err)
+    assert "nested aggregates can take 400,000,000 terms in all (20,000 x 20,000" in err.message
+    assert shown.count("20,000 values") == 1 and "inside the ranges marked" in shown
+    small = planner.loads(text.replace("20000", "100"))
+    assert small.evaluate().values["t"] == 5050 ** 3

@@ -236,23 +236,24 @@ class Analyzer:
 
     def check_ranges(self, ranges: Ranges, expr: ir.Expr) -> None:
         """Raise the first range of ``expr`` (functions it calls included) without a bound."""
-        stack: list[tuple[ir.Expr, dict, int]] = [(expr, {}, 0)]
+        stack: list[tuple[ir.Expr, dict, int, tuple]] = [(expr, {}, 0, ())]  # outer: the ranges around
         while stack:
-            node, scope, depth = stack.pop()
+            node, scope, depth, outer = stack.pop()
             if isinstance(node, ir.Aggregate):
-                ranges.terms(node, scope, ranges.step(node.values, self._const).value)
+                n = ranges.terms(node, scope, ranges.step(node.values, self._const).value)
+                ranges.nested(node, n, outer)
                 inner = dict(scope)
                 inner[node.var] = ranges.var_interval(node, scope)
-                stack.extend((i, scope, depth) for i in node.values.items)
-                stack.append((node.body, inner, depth))
+                stack.extend((i, scope, depth, outer) for i in node.values.items)
+                stack.append((node.body, inner, depth, outer + ((node.values.span, n),)))
                 continue
             if isinstance(node, ir.Call) and node.func in self.functions and depth < 64:
                 f = self.functions[node.func]
                 inner = {}
                 for p, arg in ir.bind_args(f, node):
                     inner[p.name] = (arg, scope) if arg is not None else (p.default, dict(inner))
-                stack.append((f.body, inner, depth + 1))
-            stack.extend((c, scope, depth) for c in ir.children(node))
+                stack.append((f.body, inner, depth + 1, outer))
+            stack.extend((c, scope, depth, outer) for c in ir.children(node))
 
     # ---- declarations ------------------------------------------------------
     def _units(self, decls: list[ir.UnitDecl]) -> None:
