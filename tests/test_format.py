@@ -216,3 +216,25 @@ def test_fmt_reads_standard_input_and_keeps_windows_line_endings(tmp_path):
     crlf.write_bytes(b"a=1\r\nb = a\r\n")
     assert _fmt(str(crlf)).returncode == 0
     assert crlf.read_bytes() == b"a = 1\r\nb = a\r\n"
+
+
+# ---- hostile input: limits, comments, files that are not plans ---------------------------------
+
+def test_comments_and_blank_lines_are_no_terms_of_a_statement(tmp_path, cli):
+    """26,000 comment lines at the top counted as one statement of more than 25,000 tokens: eval
+    refused the plan, fmt --check crashed (internal error: LimitExceeded)."""
+    path = tmp_path / "notes.plan"
+    path.write_text("".join(f"# note {i}\n\n" for i in range(26_000)) + "x = 1\n")
+    code, out, err = cli("eval", path)
+    assert code == 0 and "x" in out, err
+    code, _, err = cli("fmt", "--check", path)
+    assert code in (0, 1) and "internal error" not in err
+
+
+def test_a_statement_past_the_limit_is_a_located_error_in_fmt(tmp_path, cli):
+    path = tmp_path / "big.plan"
+    path.write_text("x = " + " + ".join(["1"] * 13_000) + "\n")
+    for args in (("fmt", "--check", path), ("fmt", path)):
+        code, _, err = cli(*args)
+        assert code == 2 and "big.plan:1:1" in err and "more than 25,000 tokens" in err
+        assert "internal error" not in err

@@ -110,10 +110,11 @@ class TokenBudget:
 
     def see(self, tok) -> None:
         self.total += 1
-        self.in_statement += 1
         kind = tok.type
-        if self.in_statement == 1:
-            self.statement_start = tok.start_pos
+        if kind != "_NL":  # a newline (blank lines and comments with it) is no term of a statement
+            self.in_statement += 1
+            if self.in_statement == 1:
+                self.statement_start = tok.start_pos
         if kind in _OPEN:
             self.levels.append(0)
             self.depth += 1
