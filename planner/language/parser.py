@@ -571,7 +571,8 @@ class _FusedLexer:
             t.line = t.column = t.end_line = t.end_column = None
             if (type_ not in NESTING or (type_ in BREAKS and not budget.levels[-1])) \
                     and 0 < budget.in_statement < MAX_STATEMENT_TOKENS and budget.total < MAX_TOKENS:
-                budget.in_statement += 1  # TokenBudget.see for a token inside a statement that changes no nesting
+                budget.in_statement += type_ != "_NL"  # TokenBudget.see for a token inside a statement that
+                # changes no nesting (a newline, its blank lines and comments, is no term of the statement)
                 budget.total += 1
             else:
                 see(t)
@@ -691,8 +692,8 @@ def parse_with_tokens(source: Source) -> tuple[Tree, list[Lexeme]]:
         interactive = _parser("start").parse_interactive(text)
         out = [Lexeme(t.type, str(t), t.start_pos, t.end_pos) for t in interactive.iter_parse()]
         tree = interactive.feed_eof()
-    except UnexpectedInput:
-        parse(source)  # the same error as a plain parse, with its labels and hints
+    except (UnexpectedInput, LimitExceeded):
+        parse(source)  # the same error as a plain parse (a located LimitError), with its labels and hints
         raise
     return tree, out
 
