@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -238,3 +239,40 @@ def test_a_statement_past_the_limit_is_a_located_error_in_fmt(tmp_path, cli):
         code, _, err = cli(*args)
         assert code == 2 and "big.plan:1:1" in err and "more than 25,000 tokens" in err
         assert "internal error" not in err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "/dev/urandom"])
+def test_fmt_refuses_what_is_not_a_regular_file_at_once(tmp_path, kind):
+    """A FIFO and /dev/urandom hung fmt; /dev/zero ended in an internal MemoryError."""
+    path = tmp_path / "pipe.plan"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path = Path(kind)
+    out = subprocess.run([sys.executable, "-m", "planner", "fmt", "--check", str(path)], capture_output=True,
+                         text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 2 and "not a .plan file" in out.stderr and "internal error" not in out.stderr
+
+
+def test_fmt_keeps_hard_links(tmp_path, cli):
+    a = tmp_path / "a.plan"
+    a.write_text("x=1\n")
+    b = tmp_path / "b.plan"
+    os.link(a, b)
+    code, _, err = cli("fmt", a)
+    assert code == 0, err
+    assert a.read_text() == "x = 1\n" == b.read_text() and os.path.samefile(a, b)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.plan", "b.plan"]  # no staged copy left
+
+
+def test_fmt_names_its_own_way_out_when_it_may_not_write(tmp_path, cli, monkeypatch):
+    a = tmp_path / "a.plan"
+    a.write_text("x=1\n")
+    from planner.outputs import build
+
+    def denied(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")  # as an immutable file (chattr +i) answers
+
+    monkeypatch.setattr(build, "_replace_files", denied)
+    code, _, err = cli("fmt", a)
+    assert code == 2 and "another -o" not in err and "planner fmt - <" in err and a.read_text() == "x=1\n"

@@ -202,7 +202,8 @@ def refuse_inputs(targets: Sequence[Path], inputs: Sequence[Path], what: str = "
                                  hint="write the output somewhere else; planner never replaces its own inputs")
 
 
-def publish(outputs: Sequence[Output], outdir: Path, protect: Sequence[Path] = ()) -> list[Path]:
+def publish(outputs: Sequence[Output], outdir: Path, protect: Sequence[Path] = (),
+            denied: Optional[str] = None) -> list[Path]:
     """Write every output into ``outdir``: all of them, or (on any error) none.
 
     * A regular file (or a new one) is staged as a temporary file next to its
@@ -215,6 +216,8 @@ def publish(outputs: Sequence[Output], outdir: Path, protect: Sequence[Path] = (
       written through its descriptor.
     * A block device, a socket or a directory in the way is refused, and so is any
       output that is one of ``protect`` (the run's inputs).
+
+    ``denied``: the hint when writing is not permitted (default: choose another ``-o``).
     """
     _check_outdir(str(outdir))
     shown = outdir  # paths as the user wrote them, for messages
@@ -236,8 +239,49 @@ def publish(outputs: Sequence[Output], outdir: Path, protect: Sequence[Path] = (
                 if how != "file":
                     _stream(out.data, target, how)
     except OSError as exc:
-        raise _write_error(exc, shown, outputs) from None
+        raise _write_error(exc, shown, outputs, denied) from None
     return [shown / out.name for out in outputs]
+
+
+def rewrite(path: Path, data: bytes, denied: str) -> None:
+    """Replace the text of a file the run read and changed (``planner fmt``). A file with one name
+    is replaced as :func:`publish` does (staged, renamed in). A file with hard links keeps them: the
+    new text is staged and read back first, then written into the file itself; if that write is
+    interrupted, the staged copy is kept and named (a rename would give this name a new file and
+    leave the other names with the old text)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is None or st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
+        publish([Output(path.name, data, "file")], path.parent, denied=denied)
+        return
+    real = Path(os.path.realpath(path))
+    stage = None
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{real.name}.planner-", dir=real.parent)
+        stage = Path(name)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if stage.read_bytes() != data:
+            raise OSError(errno.EIO, "the staged copy did not read back the same")
+        with open(real, "r+b") as f:
+            try:
+                f.write(data)
+                f.truncate()
+                f.flush()
+                os.fsync(f.fileno())
+            except BaseException:
+                sys.stderr.write(f"planner: {path} was interrupted while being rewritten; its new text is in {stage}\n")
+                stage = None  # kept: the only whole copy
+                raise
+    except OSError as exc:
+        raise _write_error(exc, path.parent, [Output(path.name, data, "file")], denied) from None
+    finally:
+        if stage is not None:
+            stage.unlink(missing_ok=True)
 
 
 def _destination(target: Path) -> tuple[Path, str]:
@@ -361,14 +405,14 @@ def _replace_files(files: Sequence[tuple[Output, Path]], outdir: Path) -> None:
             backup.unlink(missing_ok=True)
 
 
-def _write_error(exc: OSError, shown: Path, outputs: Sequence[Output]) -> UsageError:
+def _write_error(exc: OSError, shown: Path, outputs: Sequence[Output], denied: Optional[str] = None) -> UsageError:
     """The user's path, not a temporary file's, and why it could not be written."""
     reason = exc.strerror or str(exc)
     where = shown if len(outputs) != 1 else shown / outputs[0].name
     folder = shown if str(shown) not in ("", ".") else Path(".")
     hint = None
     if isinstance(exc, PermissionError):
-        hint = f"the folder {folder} is not writable for you; choose another -o"
+        hint = denied or f"the folder {folder} is not writable for you; choose another -o"
     elif exc.errno == errno.ENOSPC:
         hint = "the disk is full"
     elif isinstance(exc, (NotADirectoryError, FileNotFoundError)):
