@@ -518,6 +518,8 @@ def cmd_lsp(args) -> int:
 
 def cmd_fmt(args) -> int:
     from .language.errors import PlanError, PlanErrors, UsageError
+    from pathlib import Path
+
     from .language.format import format_text
 
     results, errors = [], []
@@ -525,17 +527,12 @@ def cmd_fmt(args) -> int:
         if name == "-":
             text = sys.stdin.read()
         else:
-            try:
-                with open(name, encoding="utf-8-sig", newline="") as f:
-                    text = f.read()
-            except FileNotFoundError:
-                errors.append(UsageError(f"no such file: {name}"))
-                continue
-            except IsADirectoryError:
-                errors.append(UsageError(f"{name} is a directory, not a .plan file"))
-                continue
-            except UnicodeDecodeError as exc:
-                errors.append(UsageError(f"{name} is not UTF-8 text ({exc.reason} at byte {exc.start})"))
+            from .language.imports import read_plan
+
+            try:  # a regular file within the size limit, never waited on (a FIFO, /dev/zero: refused)
+                text = read_plan(Path(name))
+            except PlanError as err:
+                errors.append(err)
                 continue
         crlf = "\r\n" in text
         try:
@@ -560,7 +557,11 @@ def cmd_fmt(args) -> int:
         if name == "-":
             sys.stdout.write(new)
         elif old != new:
-            atomic_write(name, new.encode("utf-8"))
+            from .outputs.build import rewrite
+
+            rewrite(Path(name), new.encode("utf-8"),  # hard links kept
+                    f"fmt rewrites {name} in place: make it (and its folder) writable, or print the result "
+                    f"with `planner fmt - < {name}`")
             sys.stderr.write(f"reformatted {name}\n")
     return EXIT_OK
 
