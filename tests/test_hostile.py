@@ -470,3 +470,68 @@ def test_nested_aggregates_have_a_limit_on_their_total_terms(tmp_path):
     assert shown.count("20,000 values") == 1 and "inside the ranges marked" in shown
     small = planner.loads(text.replace("20000", "100"))
     assert small.evaluate().values["t"] == 5050 ** 3
+
+
+# ---- interrupted and concurrent writes -------------------------------------------------------------
+
+@pytest.mark.parametrize("signame, code, said", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_an_interrupted_sweep_leaves_no_temporary(tmp_path, signame, code, said):
+    """Ctrl-C (or SIGTERM) during `sweep -o out.csv` left a 40-57 MB `.out.csv.planner-*` beside the
+    target: the write runs on another thread, whose cleanup never ran before the process ended."""
+    import signal
+    import time
+
+    (tmp_path / "sw.plan").write_text("a = 1\nb = 1\nc = 1\ny = a * b + c\n")
+    (tmp_path / "out.csv").write_text("the old file\n")
+    proc = subprocess.Popen([sys.executable, "-m", "planner", "sweep", "sw.plan", "a=0..1 count 1000",
+                             "b=0..1 count 1000", "c=1..5", "-f", "csv", "-o", "out.csv"],
+                            cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    start = time.monotonic()
+    while not list(tmp_path.glob(".out.csv.planner-*")) and time.monotonic() - start < 60:
+        time.sleep(0.02)
+    assert list(tmp_path.glob(".out.csv.planner-*")), "the sweep never started writing"
+    proc.send_signal(getattr(signal, signame))
+    _, err = proc.communicate(timeout=60)
+    time.sleep(0.5)  # nothing is left behind after the process is gone, either
+    assert proc.returncode == code and said in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "sw.plan"]
+    assert (tmp_path / "out.csv").read_text() == "the old file\n"  # the target: the old file, untouched
+
+
+def test_two_builds_into_one_new_folder(tmp_path):
+    """Started together into a folder that does not exist yet: one failed with "Directory not empty".
+    Now each succeeds, or one says clearly that the other made the folder; the folder is one run's."""
+    plan = ROOT / "sheets" / "token_cost.plan"
+    argv = [sys.executable, "-m", "planner", "build", str(plan), "-o", str(tmp_path / "out")]
+    procs = [subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    results = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
+    for code, err in results:
+        assert code in (0, 2) and "Directory not empty" not in err and "internal error" not in err, err
+        if code == 2:
+            assert "was created by another run while this one was writing it" in err
+    assert any(code == 0 for code, _ in results)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staged folder left
+    assert (tmp_path / "out").is_dir()
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_folder_made_by_another_run_meanwhile_is_a_clear_error(tmp_path, monkeypatch):
+    from planner.language.errors import UsageError
+    from planner.outputs import build
+
+    real_rename = os.rename
+
+    def other_run_first(src, dst):  # the other build renamed its staged folder in a moment earlier
+        os.makedirs(dst)
+        (Path(dst) / "report.md").write_text("the other run's report\n")
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", other_run_first)
+    with pytest.raises(UsageError, match="was created by another run while this one was writing it"):
+        build.publish([build.Output("report.md", b"this run's report\n", "file")], tmp_path / "out")
+    monkeypatch.setattr(os, "rename", real_rename)
+    assert (tmp_path / "out" / "report.md").read_text() == "the other run's report\n"  # one run's folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"] and not build._STAGED

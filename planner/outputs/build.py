@@ -182,6 +182,33 @@ def _check_outdir(outdir: str) -> None:
         raise UsageError(f"-o {outdir}: exists and is not a directory")
 
 
+_STAGED: set = set()  # temporaries (files, folders) this process has made and not yet moved in or removed
+
+
+def remove_staged() -> None:
+    """Remove every temporary an interrupted write left (the command line calls it on Ctrl-C and
+    SIGTERM: the write runs on another thread, whose own cleanup may not run before the process
+    ends). A target is never touched: it is the old file or, if its rename came first, the new one."""
+    for path in list(_STAGED):
+        _STAGED.discard(path)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _staged(path) -> Path:
+    _STAGED.add(str(path))
+    return Path(path)
+
+
+def _done(path) -> None:
+    _STAGED.discard(str(path))
+
+
 def refuse_inputs(targets: Sequence[Path], inputs: Sequence[Path], what: str = "-o") -> None:
     """An output that would replace one of the run's own inputs (the plan, an imported plan, the
     template), by name, through a symlink or as a hard link, is refused before anything is written."""
@@ -260,7 +287,7 @@ def rewrite(path: Path, data: bytes, denied: str) -> None:
     stage = None
     try:
         fd, name = tempfile.mkstemp(prefix=f".{real.name}.planner-", dir=real.parent)
-        stage = Path(name)
+        stage = _staged(name)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -275,6 +302,7 @@ def rewrite(path: Path, data: bytes, denied: str) -> None:
                 os.fsync(f.fileno())
             except BaseException:
                 sys.stderr.write(f"planner: {path} was interrupted while being rewritten; its new text is in {stage}\n")
+                _done(stage)
                 stage = None  # kept: the only whole copy
                 raise
     except OSError as exc:
@@ -282,6 +310,7 @@ def rewrite(path: Path, data: bytes, denied: str) -> None:
     finally:
         if stage is not None:
             stage.unlink(missing_ok=True)
+            _done(stage)
 
 
 def _destination(target: Path) -> tuple[Path, str]:
@@ -345,15 +374,24 @@ def _normal_mode() -> int:
 def _fresh_directory(outputs: Sequence[Output], outdir: Path) -> None:
     """OUTDIR does not exist yet: stage a directory next to it, then rename it in one step."""
     outdir.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.planner-", dir=outdir.parent))
+    stage = _staged(tempfile.mkdtemp(prefix=f".{outdir.name}.planner-", dir=outdir.parent))
     try:
         for out in outputs:
             with open(stage / out.name, "wb") as f:
                 _write(f, out.data)
         stage.chmod(0o777 & ~_umask())  # mkdtemp makes it private; a normal directory is wanted
-        os.rename(stage, outdir)
+        try:
+            os.rename(stage, outdir)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not outdir.is_dir():
+                raise
+            raise UsageError(f"{outdir} was created by another run while this one was writing it; "
+                             "nothing of this run was written there",
+                             hint="run again (into the folder the other run made), or choose another folder") from None
+        _done(stage)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
+        _done(stage)
         raise
 
 
@@ -364,7 +402,7 @@ def _replace_files(files: Sequence[tuple[Output, Path]], outdir: Path) -> None:
     try:
         for out, real in files:
             fd, name = tempfile.mkstemp(prefix=f".{real.name}.planner-", dir=real.parent)
-            staged.append((Path(name), real))
+            staged.append((_staged(name), real))
             with os.fdopen(fd, "wb") as f:
                 _write(f, out.data)
             try:
@@ -375,6 +413,7 @@ def _replace_files(files: Sequence[tuple[Output, Path]], outdir: Path) -> None:
     except BaseException:
         for stage, _ in staged:
             stage.unlink(missing_ok=True)
+            _done(stage)
         raise
     done: list[tuple[Path, Optional[Path]]] = []  # (real target, backup of the old file or None)
     try:
@@ -388,6 +427,7 @@ def _replace_files(files: Sequence[tuple[Output, Path]], outdir: Path) -> None:
                     os.replace(real, backup)  # no hard links here: set it aside
             done.append((real, backup))
             os.replace(stage, real)
+            _done(stage)
     except BaseException:
         for real, backup in reversed(done):
             if backup is not None:
@@ -399,6 +439,7 @@ def _replace_files(files: Sequence[tuple[Output, Path]], outdir: Path) -> None:
                 real.unlink(missing_ok=True)
         for stage, _ in staged:
             stage.unlink(missing_ok=True)
+            _done(stage)
         raise
     for _, backup in done:
         if backup is not None:
