@@ -440,6 +440,26 @@ def stream_output(path: Optional[str], write, protect: Sequence = ()) -> None:
     publish([Output(target.name, to_file, "file")], target.parent, protect)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is (every temporary removed), with its own exit status (143)."""
+
+
+def _on_sigterm():
+    """Handle SIGTERM as Ctrl-C while the command runs; returns what puts the default back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM") \
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return lambda: None
+
+    def terminated(signum, frame):
+        raise _Terminated()
+
+    signal.signal(signal.SIGTERM, terminated)
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def note(text: str) -> None:
     """An informational line on stderr (``wrote ...``), left out with ``--quiet``."""
     if not _QUIET:
@@ -1037,6 +1057,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # thousands of terms needs more than Python's default 1,000 frames.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
 
+    default_sigterm = _on_sigterm()
     try:
         # On a thread with a big stack: deep formulas recurse in every stage (parser, SymPy, printers, Jinja)
         # and would overflow the C stack of the main thread before Python's recursion limit stops them.
@@ -1046,9 +1067,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return EXIT_OK
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
+    except KeyboardInterrupt as exc:
+        built = sys.modules.get("planner.outputs.build")
+        if built is not None:  # the write ran on another thread: its temporaries are removed here
+            built.remove_staged()
+        sys.stderr.write("terminated\n" if isinstance(exc, _Terminated) else "interrupted\n")
+        return 143 if isinstance(exc, _Terminated) else 130
     except OSError as exc:  # a file that cannot be read or written
         sys.stderr.write(f"planner: error: {exc.strerror or exc}: {exc.filename or ''}\n".replace(": \n", "\n"))
         return EXIT_BAD_INPUT
@@ -1060,6 +1084,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          "traceback, and report it\n")
         return EXIT_INTERNAL
     finally:
+        default_sigterm()
         cache.enable(False)  # the command line's choice, not the library's (main() may run in-process)
         own_collector(False)  # and what _load froze is the collector's again (main() may run in-process, many times)
 
