@@ -5,8 +5,10 @@
 KIND is one of ``tokens``, ``chars``, ``lines`` (mutations of every shipped
 plan: sheets/*.plan and the library), ``grammar`` (plans generated from
 grammar/plan.lark by hypothesis), ``cli`` (``--set`` and sweep values given
-to the command line) or ``template`` (mutations of the shipped report
-template and hostile Jinja). Each case either works or fails with a
+to the command line) ``template`` (mutations of the shipped report
+template and hostile Jinja) or ``cache`` (compiled-plan cache entries flipped,
+truncated, swapped between plans, zeroed, and written by several threads at once:
+a warm load must give the cold figures). Each case either works or fails with a
 ``PlanError``; anything else is a finding. Before each case the runner writes
 it to STATE_FILE, so when the process dies (a segmentation fault) or hangs
 the parent can say which input did it. The last line printed is a JSON
@@ -317,6 +319,82 @@ def run_template(case: dict, workdir: Path) -> None:
         render(err)
 
 
+# ---- the compiled-plan cache: corrupt, truncated, swapped and concurrently written entries ----------
+
+CACHE_PLANS = ["x = 3\ny = x * 2\n", "a = 2 where a > 0\nb = sum(a * k for k in 1..4)\n",
+               'import "lib.plan" as lib\nz = lib.x + 1\n', "p = 10%\nq = (1 + p)^3\n"]
+CACHE_OPS = ["flip", "truncate", "append", "swap", "header", "empty", "concurrent", "zero"]
+
+
+def cache_cases(seed: int, count: int):
+    rng = random.Random(seed)
+    for _ in range(count):
+        yield {"cache": rng.choice(CACHE_OPS), "plans": rng.sample(range(len(CACHE_PLANS)), 2),
+               "at": rng.random(), "bytes": rng.randint(1, 64), "seed": rng.randint(0, 2**31)}
+
+
+def run_cache(case: dict, workdir: Path) -> None:
+    """Corrupt the cache, then load: the figures are the cold ones (or a PlanError), never others."""
+    import os
+    import threading
+
+    from planner.compute import cache
+    from planner.compute.evaluation import load
+
+    folder = workdir / "xdg"
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    cache.enable(True)
+    try:
+        paths = []
+        for i in case["plans"]:
+            path = workdir / f"p{i}.plan"
+            path.write_text(CACHE_PLANS[i])
+            paths.append(path)
+        cold = [dict(load(p).evaluate().values) for p in paths]  # writes the entries (cache on)
+        entries = sorted((folder / "planner").glob("*.cache"))
+        rng = random.Random(case["seed"])
+        op = case["cache"]
+        if entries:
+            entry = entries[0]
+            data = bytearray(entry.read_bytes())
+            at = int(case["at"] * max(len(data) - 1, 1))
+            if op == "flip":
+                for _ in range(case["bytes"]):
+                    data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+                entry.write_bytes(bytes(data))
+            elif op == "truncate":
+                entry.write_bytes(bytes(data[:at]))
+            elif op == "append":
+                entry.write_bytes(bytes(data) + os.urandom(case["bytes"]))
+            elif op == "swap" and len(entries) > 1:  # one plan's entry under the other's name
+                a, b = entries[0].read_bytes(), entries[1].read_bytes()
+                entries[0].write_bytes(b)
+                entries[1].write_bytes(a)
+            elif op == "header":
+                entry.write_bytes(bytes(data[:at]) + os.urandom(case["bytes"]) + bytes(data[at + case["bytes"]:]))
+            elif op == "empty":
+                entry.write_bytes(b"")
+            elif op == "zero":
+                entry.write_bytes(bytes(len(data)))
+        if op == "concurrent":  # writers and readers at once, on fresh entries
+            for e in entries:
+                e.unlink()
+            got: list = []
+            threads = [threading.Thread(target=lambda p=p: got.append((p, dict(load(p).evaluate().values))))
+                       for p in paths * 3]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            for p, values in got:
+                assert values == cold[paths.index(p)], f"{p.name}: {values} != {cold[paths.index(p)]}"
+        for p, expected in zip(paths, cold):
+            values = dict(load(p).evaluate().values)
+            assert values == expected, f"{p.name} after {op}: {values} != {expected}"
+    finally:
+        cache.enable(False)
+
+
 # ---- main --------------------------------------------------------------------------------
 
 def cases(kind: str, seed: int, count: int):
@@ -328,6 +406,8 @@ def cases(kind: str, seed: int, count: int):
         return hypothesis_cases(seed, count)
     if kind == "cli":
         return cli_cases(seed, count)
+    if kind == "cache":
+        return cache_cases(seed, count)
     if kind == "template":
         return template_cases(seed, count)
     raise SystemExit(f"unknown kind {kind}")
@@ -343,7 +423,7 @@ def main(argv: list[str]) -> int:
 
     report.RENDER_SECONDS = 5  # the shipped report renders in well under a second: a slow case is found sooner
     sys.setrecursionlimit(50_000)  # as the CLI does
-    runner = {"cli": run_cli, "template": run_template}.get(kind, run_plan)
+    runner = {"cli": run_cli, "template": run_template, "cache": run_cache}.get(kind, run_plan)
     findings, ran, slowest = [], 0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

@@ -18,6 +18,7 @@ import pytest
 import planner
 from planner.language.errors import PlanError, flatten, render
 
+ROOT = Path(__file__).resolve().parent.parent
 SECRET = "SECRET_TOKEN=hunter2"
 
 
@@ -514,8 +515,6 @@ def test_two_builds_into_one_new_folder(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staged folder left
     assert (tmp_path / "out").is_dir()
 
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_folder_made_by_another_run_meanwhile_is_a_clear_error(tmp_path, monkeypatch):
