@@ -148,11 +148,9 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         elasticity = None if y_f == 0 or dv is None else dv * float(x) / y_f
         rise = fall = None
         if xq.integer:
-            step = _difference_row(plan, ev, name, n)
+            step = _difference_row(plan, ev, name, n)  # the one-step values, in Row.rise/Row.fall
             rise, fall = step.rise, step.fall
-            sides = [f"{w} {e + 0.0:+.4f}" for w, e in (("one step up", rise), ("one step down", fall)) if e is not None]
-            note = ((note + "; " if note else "") + "integer input, treated as continuous"
-                    + (f" (elasticity of {', of '.join(sides)})" if sides else ""))
+            note = (note + "; " if note else "") + "integer input, treated as continuous"
         out.rows.append(Row(n, float(x) / float(xq.display.scale), xq.unit_text, elasticity,
                             None if dv is None else dv * float(xq.display.scale) / y_scale, method, note, rise, fall))
     out.rows.sort(key=_order)
