@@ -111,8 +111,9 @@ def test_diagnostics_follow_the_typing(lsp, tmp_path):
 def test_syntax_errors_and_failed_checks(lsp, tmp_path):
     path = tmp_path / "checks.plan"
     lsp.open(path, "x = 2\ncheck x == 3\ny = (x +\n")
-    (d,) = lsp.diagnostics(path)
-    assert d["code"] == "syntax" and d["range"]["start"]["line"] == 2
+    syntax, check = lsp.diagnostics(path)  # the broken statement is set aside: the rest is still checked
+    assert syntax["code"] == "syntax" and syntax["range"]["start"]["line"] == 2
+    assert check["code"] == "check" and check["range"]["start"]["line"] == 1
     lsp.change(path, "x = 2\ncheck x == 3\ncheck x ~= 2.0\n", 2)
     (d,) = lsp.diagnostics(path, 2)
     assert d["severity"] == 2 and d["code"] == "check" and d["message"] == "check fails: expected 3, got 2"
@@ -275,3 +276,77 @@ def test_positions_in_the_encoding_the_client_chose(tmp_path, encoding, column, 
                                             "end": {"line": 2, "character": alpha + (2 if encoding == "utf-8" else 1)}}
     finally:
         assert client.close() == 0
+
+
+HALF_TYPED = '''title "a plan half typed"
+from "llm/roofline.plan" import step_bound
+import "hardware/h100_sxm.plan" as h100
+
+weights = 140 GB  "the weights, bf16"
+bandwidth = h100.hbm_bandwidth
+step_time = weights / bandwidth -> ms
+kv = 3 GB *
+tokens = 2048 token
+rate = tokens / step_time -> token/s
+cost = rate * priice
+per_token = cost / rate
+check step_time > 1 ms
+'''
+
+
+def test_a_plan_with_errors_still_answers_for_the_rest(lsp, tmp_path):
+    """One broken statement is one diagnostic; every other statement keeps its name, unit and value."""
+    path = tmp_path / "half.plan"
+    text = HALF_TYPED
+    lsp.open(path, text)
+    found = lsp.diagnostics(path)
+    assert [(d["code"], d["range"]["start"]["line"]) for d in found] == [("syntax", 7), ("unknown-name", 10)]
+    assert found[0]["message"].startswith("this statement is not finished: it stops after `*`")
+    assert "priice" in found[1]["message"] and "`price`" not in found[1]["message"]
+    # hover: the value of a quantity after the broken statement, and one from an import
+    hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "rate =")})["result"]
+    assert "**rate** (derived, token/s)" in hover["contents"]["value"]
+    assert "49,005" in hover["contents"]["value"] or "49005" in hover["contents"]["value"]  # 2048 / 41.791 ms
+    hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "step_time =")})["result"]
+    assert "41.791" in hover["contents"]["value"]  # 140 GB / 3.35 TB/s = 41.79 ms, by hand
+    hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "h100.hbm", 0, 6)})["result"]
+    assert "3.35 TB/s" in hover["contents"]["value"]
+    # the broken one and the one that uses it are named, as unknown
+    hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "cost =")})["result"]
+    assert "**cost** (unknown: its definition has an error: unknown name `priice`)" in hover["contents"]["value"]
+    hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "per_token =")})["result"]
+    assert "depends on `cost`" in hover["contents"]["value"]
+    # completion: the plan's names (before and after the error), the imports', functions
+    names = _labels(lsp, path, text, "per_token = ")
+    assert {"weights", "step_time", "tokens", "rate", "bandwidth", "cost", "step_bound", "max"} <= set(names)
+    assert names["step_time"]["detail"].startswith("derived = 41.79")
+    assert "hbm_bandwidth" in _labels(lsp, path, text, "h100.")
+    # definition of a name defined after the broken statement, of an imported one, of the broken one
+    loc = lsp.request("textDocument/definition", {**_doc(path), "position": _at(text, "tokens /", 0, 1)})["result"]
+    assert loc["uri"] == path.as_uri() and loc["range"]["start"] == {"line": 8, "character": 0}
+    loc = lsp.request("textDocument/definition", {**_doc(path), "position": _at(text, "h100.hbm", 0, 7)})["result"]
+    assert loc["uri"] == (LIBRARY / "hardware" / "h100_sxm.plan").as_uri()
+    loc = lsp.request("textDocument/definition", {**_doc(path), "position": _at(text, "cost /", 0, 1)})["result"]
+    assert loc["range"]["start"] == {"line": 10, "character": 0}
+    # symbols: every statement that parses, the unknown ones too
+    symbols = [s["name"] for s in lsp.request("textDocument/documentSymbol", _doc(path))["result"]]
+    assert symbols[:4] == ["weights", "bandwidth", "step_time", "tokens"] and "cost" in symbols and "kv" not in symbols
+    # references and rename: through the plan, the broken statement's text included
+    refs = lsp.request("textDocument/references", {**_doc(path), "position": _at(text, "weights ="),
+                                                   "context": {"includeDeclaration": True}})["result"]
+    assert [r["range"]["start"]["line"] for r in refs] == [4, 6]
+    edited = text.replace("kv = 3 GB *", "kv = weights *")
+    lsp.change(path, edited, 2)
+    lsp.diagnostics(path, 2)
+    edit = lsp.request("textDocument/rename", {**_doc(path), "position": _at(edited, "weights ="), "newName": "w"})
+    renamed = _apply(edited, edit["result"]["changes"][path.as_uri()])
+    assert "w = 140 GB" in renamed and "step_time = w / bandwidth" in renamed and "kv = w *" in renamed
+
+
+def test_diagnostics_of_syntax_and_names_come_first(lsp, tmp_path):
+    """The fast half (parse, names, units) is published before the values and the checks."""
+    path = tmp_path / "fast.plan"
+    lsp.open(path, "x = 2\ncheck x == 3\n")
+    assert lsp.diagnostics(path, 1, final=False) == []  # parsed and checked: nothing wrong yet
+    (d,) = lsp.diagnostics(path, 1)  # then the checks ran
+    assert d["code"] == "check"

@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT
 from test_numeric import _test_plans
 
+import planner
 from planner.language.errors import ParseError, PlanError
 from planner.language.lower import lower, lower_expr, lower_values
 from planner.language.parser import parse, parse_transform
@@ -165,3 +166,21 @@ def test_the_parser_keeps_nothing_of_a_parse(text):
     del transformer
     gc.collect()
     assert ref() is None
+
+
+def test_syntax_errors_name_what_is_expected_in_words():
+    """Every terminal of the grammar an "expected ..." list may name is said in words, never as the
+    grammar's own name (`UNIT_OP`, `SIGNED_INT`, `CIRCUMFLEX`, `__ANON_1`)."""
+    from planner.language.parser import _describe, _parser
+
+    for terminal in _parser("start").terminals:
+        if terminal.name.startswith("__IGNORE"):
+            continue
+        words = _describe(terminal.name)
+        assert words != "something else" and terminal.name not in words, terminal.name
+    with pytest.raises(PlanError) as err:
+        planner.loads("x = 3 -> GB s\n")
+    assert "expected `/` or `*` between units, `[`, `^`, `where`" in str(err.value)
+    with pytest.raises(PlanError) as err:
+        planner.loads("x = 3 -> GB^\n")
+    assert "expected a whole number" in str(err.value)

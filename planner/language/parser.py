@@ -157,17 +157,33 @@ _TERMINAL_NAMES = {
 }
 
 
+_TERMINAL_NAMES.update({
+    "UNIT_OP": "`/` or `*` between units", "SIGNED_INT": "a whole number", "TAG_VALUE": "a tag's value",
+    "COMMENT": "a comment",
+})
+
+
+@lru_cache(maxsize=None)
+def _literals() -> dict[str, str]:
+    """Each terminal written as a literal in the grammar (``CIRCUMFLEX`` is ``^``), by name."""
+    from lark.lexer import PatternStr
+
+    return {t.name: t.pattern.value for t in _parser("start").terminals if isinstance(t.pattern, PatternStr)}
+
+
 def _describe(term: str) -> str:
+    """A terminal of the grammar in words, as an "expected ..." list shows it (never its grammar name)."""
     if term in _TERMINAL_NAMES:
         return _TERMINAL_NAMES[term]
-    if term.isupper() and term.isalpha():
-        return f"`{term.lower()}`"
-    return term
+    literal = _literals().get(term)
+    if literal is not None:
+        return f"`{literal}`"
+    return "something else"  # a terminal without a name in words yet (tests/test_errors.py asks for one)
 
 
 def _expected(exc: UnexpectedInput) -> str:
     expected = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or set()
-    names = sorted({_describe(t) for t in expected if not t.startswith("__ANON") or t in _TERMINAL_NAMES})
+    names = sorted({_describe(t) for t in expected if not t.startswith("__IGNORE")})
     if not names:
         return ""
     if len(names) > 6:

@@ -31,6 +31,7 @@ from ..language.parser import grammar_words, keywords
 from ..language.source import Source, Span
 from ..language.units import BUILTIN_UNITS
 from ..plan import Plan, loads
+from .tolerant import Recovered, parse_tolerant, recover, words_in
 
 NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
@@ -147,34 +148,49 @@ class Document:
         self.values: dict[str, dict[str, float | bool]] = {}  # scenario -> name -> value in display units
         self.diagnostics: list[Diagnostic] = []
         self.analysed = ""  # the text the diagnostics are about
+        self.recovered = Recovered()  # what the last check set aside (broken and unknown names)
 
     # ---- analysis ----------------------------------------------------------------------
 
     def update(self, text: str) -> list[Diagnostic]:
-        """Analyse new text: parse, check, evaluate every scenario, run the checks."""
+        """Analyse new text in full: :meth:`check` it, then :meth:`evaluate` it (values, checks)."""
+        self.check(text)
+        values, found = self.evaluate(self.plan, text)
+        self.values = values if values else self.values
+        self.diagnostics = self.diagnostics + found
+        return self.diagnostics
+
+    def check(self, text: str) -> list[Diagnostic]:
+        """The fast half of an analysis, on every keystroke: parse and check, each broken statement
+        set aside as one diagnostic (:func:`planner.lsp.tolerant.recover`), so that the rest keeps
+        its names, units and (last evaluated) values for hover, completion and definitions."""
+        self.text = self.analysed = text
+        name = str(self.path)
+        got = recover(name, text, lambda masked: loads(masked, name, self.path.parent), self._import_span)
+        self.recovered = got
+        self.ir, self.ir_text = got.syntax, text
+        if got.plan is not None:
+            self.plan, self.plan_text = got.plan, text
+        found: list[Diagnostic] = []
+        for err in got.errors:
+            found.extend(self._diagnostics(err))
+        self.diagnostics = found
+        return found
+
+    def evaluate(self, plan: Optional[Plan], text: str) -> tuple[dict, list[Diagnostic]]:
+        """The slow half, after typing pauses: every scenario's values and the checks' failures of
+        ``plan`` (the plan :meth:`check` made of ``text``). Changes nothing of the document (it runs
+        beside the next keystroke's :meth:`check`): the caller keeps the values if the text is still ``text``."""
         from ..questions.checks import run_checks
 
-        self.text = self.analysed = text
+        if plan is None:
+            return {}, []
         found: list[Diagnostic] = []
-        try:
-            self.ir, self.ir_text = lower(Source(str(self.path), text)), text
-        except PlanError as err:
-            self.ir, self.ir_text = None, text
-            self.diagnostics = self._diagnostics(err)
-            return self.diagnostics
-        try:
-            plan = loads(text, str(self.path), self.path.parent)
-        except PlanError as err:
-            self.diagnostics = self._diagnostics(err)
-            return self.diagnostics
-        self.plan, self.plan_text = plan, text
         try:
             evaluations = plan.evaluate_all([None] + plan.scenario_names)
         except PlanError as err:
-            self.values = {}
-            self.diagnostics = self._diagnostics(err)
-            return self.diagnostics
-        self.values = {ev.label: {n: ev.display(n) for n in plan.quantities} for ev in evaluations}
+            return {}, self._diagnostics(err)
+        values = {ev.label: {n: ev.display(n) for n in plan.quantities} for ev in evaluations}
         try:
             results = run_checks(plan)
         except PlanError as err:
@@ -188,8 +204,29 @@ class Document:
             else:
                 found.append(Diagnostic(self._range(r.check.span), f"check fails: {r.describe()}", WARNING,
                                         "check"))
-        self.diagnostics = found
-        return found
+        return values, found
+
+    @property
+    def imported(self) -> set[Path]:
+        """The files the last plan that loaded read besides its own text (its imports, theirs...)."""
+        files = getattr(self.plan, "files", ()) if self.plan is not None else ()
+        own = self.path.resolve()
+        return {Path(f).resolve() for f in files} - {own}
+
+    def imports_any(self, paths: set[Path]) -> bool:
+        """Whether this plan imports one of ``paths`` (or tried to: an import that failed to load counts)."""
+        if self.imported & paths:
+            return True
+        for s in (self.ir.statements if self.ir else ()):
+            if isinstance(s, ir.Import):
+                target = self.resolve_import(s.path)
+                if target is None or target in paths:
+                    return True
+        return False
+
+    def _import_span(self, source_name: str, statements: list) -> Optional[Span]:
+        """The import statement (of the text being checked) that brings in the plan ``source_name``."""
+        return self._import_of(source_name, statements)
 
     def _range(self, span: Optional[Span]) -> Range:
         if span is not None and span.source.name == str(self.path):
@@ -200,9 +237,9 @@ class Document:
                 return span_range(at)
         return Range((0, 0), (0, 0))
 
-    def _import_of(self, name: str) -> Optional[Span]:
+    def _import_of(self, name: str, statements=None) -> Optional[Span]:
         target = self._file_of(name)
-        for s in (self.ir.statements if self.ir else ()):
+        for s in (statements if statements is not None else self.ir.statements if self.ir else ()):
             if isinstance(s, ir.Import) and self.resolve_import(s.path) == target:
                 return s.span
         return None
@@ -290,7 +327,7 @@ class Document:
     def hover(self, line: int, character: int) -> Optional[tuple[str, Range]]:
         """Markdown for the name under the cursor: values per scenario with unit, doc, tags, formula."""
         found = self.word_at(line, character)
-        if found is None or self.plan is None:
+        if found is None:
             return None
         word, a, b = found
         name = self._lookup(word)
@@ -300,7 +337,8 @@ class Document:
             unit = _unit_word(word, self.text, a)
             if unit:
                 return self._hover_unit(unit), rng
-            return None
+            set_aside = self._hover_set_aside(word)
+            return (set_aside, rng) if set_aside else None
         if name in plan.quantities:
             return self._hover_quantity(name), rng
         if name in plan.model.functions:
@@ -322,6 +360,28 @@ class Document:
         stmt = self._answers()[name]
         return f"**{name}**: the answer of `{stmt.span.flat}`" + self._where(stmt.span), rng
 
+    def _set_aside(self, word: str) -> Optional[ir.Statement]:
+        """The statement of the current text that defines ``word`` but was set aside (broken, or using a broken name)."""
+        if word not in self.recovered.broken and word not in self.recovered.unknown:
+            return None
+        return next((s for s in self._statements() if getattr(s, "name", None) == word), None)
+
+    def _hover_set_aside(self, word: str) -> Optional[str]:
+        s = self._set_aside(word)
+        if s is None:
+            return None
+        if word in self.recovered.broken:
+            why = "its definition has an error: " + self.recovered.broken[word].message
+        else:
+            why = f"it depends on `{self.recovered.unknown[word]}`, whose definition has an error"
+        formula = ""
+        if isinstance(s, ir.Definition):
+            display = f" -> {s.display.text}" if s.display else ""
+            formula = f"\n\n```plan\n{word} = {s.expr.span.flat}{display}\n```"
+            if s.doc:
+                formula = f"\n\n{s.doc}" + formula
+        return f"**{word}** (unknown: {why})" + formula + self._where(s.span)
+
     def _hover_quantity(self, name: str) -> str:
         plan = self.plan
         q = plan.quantities[name]
@@ -330,8 +390,8 @@ class Document:
         parts = [f"**{name}** ({kind}{unit})"]
         if q.doc:
             parts.append(q.doc)
-        if self.values:
-            labels = plan.scenario_names or ["base"]
+        labels = plan.scenario_names or ["base"]
+        if self.values and all(name in self.values.get(s, {}) for s in labels):
             shown = {s: format_value(self.values[s][name], q.unit_text) for s in labels}
             if len(set(shown.values())) == 1:
                 every = " in every scenario" if len(labels) > 1 else ""
@@ -372,7 +432,7 @@ class Document:
         if target is not None:
             return Location(target, Range((0, 0), (0, 0)))
         found = self.word_at(line, character)
-        if found is None or self.plan is None:
+        if found is None:
             return None
         name = self._lookup(found[0])
         plan = self.plan
@@ -390,6 +450,9 @@ class Document:
             span = next(s.name_span for s in plan.model.plan.statements if isinstance(s, ir.Axis) and s.name == name)
         elif name in self._answers():
             span = self._answers()[name].span
+        if span is None:
+            s = self._set_aside(found[0].split(".")[0]) if name is None else None
+            span = getattr(s, "name_span", None)
         if span is None:
             return None
         return self._current(span)
@@ -516,6 +579,14 @@ class Document:
                                       sort=f"2{name}"))
             for name in self._answers():
                 out.append(Completion(name, "quantity", "an answer", sort=f"3{name}"))
+        known = {c.label for c in out}
+        for s in self._statements():  # what the current text defines that the plan does not have (yet)
+            if isinstance(s, (ir.Definition, ir.FunctionDef)) and s.name not in known:
+                kind = "function" if isinstance(s, ir.FunctionDef) else "quantity"
+                detail = "unknown: its definition has an error" if s.name in self.recovered.broken else \
+                    "unknown until the error it depends on is fixed" if s.name in self.recovered.unknown else "defined"
+                out.append(Completion(s.name, kind, detail, sort=f"1{s.name}"))
+                known.add(s.name)
         for name, (_, _, sig) in BUILTINS.items():
             out.append(Completion(name, "function", f"{name}({sig})", "built in", f"{name}($1)", sort=f"4{name}"))
         for word in grammar_words():
@@ -564,11 +635,9 @@ class Document:
     def _fresh(self) -> None:
         """The statements of the text as it is now (renames edit this text, not the last analysed one)."""
         if self.ir is None or self.ir_text != self.text:
-            try:
-                self.ir = lower(Source(str(self.path), self.text))
-            except PlanError:
-                self.ir = None
-            self.ir_text = self.text
+            got = parse_tolerant(str(self.path), self.text)
+            self.ir, self.ir_text = got.syntax, self.text
+            self.recovered = dataclasses.replace(self.recovered, blanked=got.blanked)
 
     def _own_name(self, line: int, character: int) -> str:
         self._fresh()
@@ -607,6 +676,9 @@ class Document:
                 if any(p.name == name for p in s.params):
                     continue  # a parameter of the same name hides it in this function
             out.extend(_mentions(s, name))
+        source = self.ir.statements[0].span.source if self.ir.statements else Source(str(self.path), self.text)
+        for a, b in self.recovered.blanked:  # statements that do not parse: their text, word by word
+            out.extend(Span(Source(source.name, self.text), x, y) for x, y in words_in(self.text, a, b, name))
         return sorted(set(out), key=lambda sp: sp.start)
 
 

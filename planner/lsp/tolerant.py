@@ -1,0 +1,260 @@
+"""Analysis that survives errors: a plan with a broken statement is still a plan.
+
+While a plan is being typed it is broken most of the time. :func:`recover`
+takes its text and gives back what can be known of it anyway: each statement
+that does not parse, or does not check, becomes one error and is set aside
+(its characters blanked, so every offset of the rest stays where it was);
+the statements that use a name a set-aside statement defines are set aside
+too, as *unknown* (with no error of their own: the first error is the one to
+fix); and what is left is parsed and checked as the command line would.
+
+Statements are found from the text's layout, as the grammar reads it: a
+statement starts at the beginning of a line that is not indented, unless the
+line before it ends in an operator or an open bracket (the statement goes on).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from typing import Callable, Optional
+
+from ..language import ir
+from ..language.errors import ParseError, PlanError, flatten
+from ..language.lower import lower
+from ..language.source import Source, Span
+
+MAX_PASSES = 40  # set-asides before the analysis gives up on the rest (a file of nothing but errors)
+
+_CONTINUES = re.compile(r"(?:[-+*/^=,(\[{<>]|->|\band|\bor|\bnot)[ \t]*(?:#.*)?$")
+_CLOSES = re.compile(r"[ \t]*[)\]}]")
+_STARTS = re.compile(r"(?:[^\W\d]\w*[ \t]*(?:=|\()|(?:scenario|axis|sweep|solve|maximize|minimize|check|unit|import"
+                     r"|from|title|note)\b)")
+
+
+@dataclass
+class Recovered:
+    """What :func:`recover` found.
+
+    ``syntax``: the statements that parse (of the text with the ones that do not blanked);
+    ``plan``: the checked plan of what is left, or None when even that fails (``errors`` says why);
+    ``errors``: one error per broken statement, in the order of the text;
+    ``broken``: name -> the error of the statement that defines it;
+    ``unknown``: name -> the broken name it depends on (directly or through others);
+    ``blanked``: the (start, end) offsets set aside."""
+
+    syntax: Optional[ir.PlanIR] = None
+    plan: object = None
+    errors: list[PlanError] = field(default_factory=list)
+    broken: dict[str, PlanError] = field(default_factory=dict)
+    unknown: dict[str, str] = field(default_factory=dict)
+    blanked: list[tuple[int, int]] = field(default_factory=list)
+
+
+def blank(text: str, start: int, end: int) -> str:
+    """``text`` with ``[start, end)`` made spaces (newlines kept: every offset stays)."""
+    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+
+
+def _lines(text: str) -> list[int]:
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def _blank_line(text: str, a: int, b: int) -> bool:
+    row = text[a:b].strip()
+    return not row or row.startswith("#")
+
+
+def statement_at(text: str, at: int) -> tuple[int, int]:
+    """The (start, end) offsets of the statement around offset ``at``, found from the layout."""
+    starts = _lines(text)
+    ends = starts[1:] + [len(text)]
+    line = max(0, min(len(starts) - 1, text.count("\n", 0, min(at, len(text)))))
+
+    def opens(i: int) -> bool:  # line i starts a statement
+        a, b = starts[i], ends[i]
+        row = text[a:b]
+        if _blank_line(text, a, b) or row[:1] in (" ", "\t") or _CLOSES.match(row):
+            return False
+        j = i - 1
+        while j >= 0 and _blank_line(text, starts[j], ends[j]):
+            j -= 1
+        return j < 0 or not _CONTINUES.search(text[starts[j]:ends[j]].rstrip("\r\n"))
+
+    first = line
+    while first > 0 and not opens(first):
+        first -= 1
+    last = line + 1
+    while last < len(starts) and not opens(last):
+        last += 1
+    end = starts[last] if last < len(starts) else len(text)
+    return starts[first], end
+
+
+def _syntax_pass(name: str, text: str, out: Recovered) -> tuple[str, Optional[ir.PlanIR]]:
+    """Parse, setting aside each statement that does not parse; the text left and its statements."""
+    for _ in range(MAX_PASSES):
+        try:
+            return text, lower(Source(name, text))
+        except ParseError as err:
+            if err.span is None or err.span.source.name != name:
+                out.errors.append(err)
+                return text, None
+            at = err.span.start
+            start, end = statement_at(text, at)
+            line_start = text.rfind("\n", 0, at) + 1
+            if at == start and start > 0 and _STARTS.match(text, start):
+                # a statement's first word is unexpected: the one before it is not finished (an unclosed
+                # `(`, an operator at its end); that one is the broken statement
+                start, end = statement_at(text, start - 1)
+                err = _unfinished(err, text, start, end)
+            elif line_start > start and _STARTS.match(text, line_start) and text[line_start] not in " \t":
+                # a new statement after one that ended in an operator (`f = 1 +` then `g = 2`): the first
+                # is the broken one, incomplete; the second is fine on its own
+                end = line_start
+                err = _unfinished(err, text, start, end)
+            if end <= start:
+                end = min(len(text), at + 1)
+            out.errors.append(err)
+            out.blanked.append((start, end))
+            text = blank(text, start, end)
+    return text, None
+
+
+def _unfinished(err: ParseError, text: str, start: int, end: int) -> ParseError:
+    """The error of a statement that stops before its end (``f = 1 +``, ``h = (1 +``), at its last character."""
+    body = text[start:end].rstrip()
+    last = body.split()[-1] if body.split() else body
+    span = Span(err.span.source, start + len(body) - 1, start + len(body))
+    out = ParseError(f"this statement is not finished: it stops after `{last}`", span,
+                     label="the statement goes on from here", hint=err.hint or "finish the expression")
+    out.labels.extend(x for x in err.labels if x.span.start >= start)
+    return out
+
+
+def parse_tolerant(name: str, text: str) -> Recovered:
+    """The syntax half of :func:`recover`: the statements that parse, the others set aside."""
+    out = Recovered()
+    out.syntax = _syntax_pass(name, text, out)[1]
+    return out
+
+
+def _defines(s) -> list[str]:
+    if isinstance(s, (ir.Definition, ir.FunctionDef, ir.UnitDecl, ir.Scenario, ir.Axis)):
+        return [s.name]
+    if isinstance(s, ir.Import):
+        return [s.alias] if s.alias else list(s.names or ())
+    if isinstance(s, (ir.Solve, ir.Optimize)) and s.alias:
+        return [s.alias]
+    return []
+
+
+def used_names(node) -> set[str]:
+    """Every name a statement uses: quantities, functions, scenarios, units (dotted names whole)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, (ir.Name, ir.Override, ir.SweepAxis, ir.UnitFactor)):
+            out.add(x.name)
+        elif isinstance(x, ir.ScenarioRef):
+            out.update((x.name, x.scenario))
+        elif isinstance(x, ir.Call):
+            out.add(x.func)
+        elif isinstance(x, ir.Solve):
+            out.add(x.target)
+        elif isinstance(x, ir.Optimize):
+            out.add(x.over)
+        if dataclasses.is_dataclass(x) and not isinstance(x, (type, Span, Source)):
+            stack.extend(v for v in (getattr(x, f.name) for f in dataclasses.fields(x))
+                         if not isinstance(v, (str, int, float, Fraction, Enum, Span, type(None))))
+    return out
+
+
+def _uses(names: set[str], dead: set[str]) -> Optional[str]:
+    for n in names:
+        parts = n.split(".")
+        for k in range(len(parts), 0, -1):
+            head = ".".join(parts[:k])
+            if head in dead:
+                return head
+    return None
+
+
+def recover(name: str, text: str, load: Callable[[str], object],
+            import_of: Callable[[str, list], Optional[Span]] = lambda *_: None) -> Recovered:
+    """Parse and check ``text`` (the plan ``name``) with every broken statement set aside.
+
+    ``load`` checks a text and returns the plan (raising :class:`PlanError`); ``import_of`` gives
+    the import statement that brings in a plan of another source name (its errors set it aside)."""
+    out = Recovered()
+    text, syntax = _syntax_pass(name, text, out)
+    out.syntax = syntax
+    if syntax is None:
+        return out
+    statements = list(syntax.statements)
+    for _ in range(MAX_PASSES):
+        try:
+            out.plan = load(text)
+            break
+        except PlanError as err:
+            found = flatten(err)
+        removed: list = []
+        for e in found:
+            span = e.span
+            if span is not None and span.source.name != name:
+                span = import_of(span.source.name, statements)
+            s = None if span is None else next(
+                (s for s in statements if s.span.start <= span.start < max(s.span.end, s.span.start + 1)), None)
+            if s is None:
+                out.errors.append(e)  # nowhere to set aside: the plan as a whole fails
+                out.errors.sort(key=lambda x: x.span.start if x.span is not None and x.span.source.name == name
+                                else -1)
+                return out
+            if s not in removed:
+                removed.append(s)
+                out.errors.append(e)
+                for n in _defines(s):
+                    out.broken.setdefault(n, e)
+        dead = set(out.broken) | set(out.unknown)
+        grew = True
+        while grew:  # what uses a set-aside name is set aside too, as unknown
+            grew = False
+            for s in statements:
+                if s in removed:
+                    continue
+                hit = _uses(used_names(s), dead)
+                if hit is not None:
+                    removed.append(s)
+                    for n in _defines(s):
+                        out.unknown.setdefault(n, out.unknown.get(hit, hit))
+                        dead.add(n)
+                    grew = True
+        for s in removed:
+            statements.remove(s)
+            out.blanked.append((s.span.start, s.span.end))
+            text = blank(text, s.span.start, s.span.end)
+    out.errors.sort(key=lambda x: x.span.start if x.span is not None and x.span.source.name == name else -1)
+    return out
+
+
+def words_in(text: str, start: int, end: int, word: str) -> list[tuple[int, int]]:
+    """The places ``word`` is written as a whole name in ``text[start:end]`` (not in a comment or a string)."""
+    out = []
+    pattern = re.compile(r"(?<![\w.])" + re.escape(word) + r"(?![\w])")
+    for m in pattern.finditer(text, start, end):
+        row_start = text.rfind("\n", 0, m.start()) + 1
+        row = text[row_start:m.start()]
+        if row.count('"') % 2 == 0 and "#" not in row.replace('"#', ""):
+            out.append((m.start(), m.end()))
+    return out
+
