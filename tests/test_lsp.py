@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -350,3 +351,65 @@ def test_diagnostics_of_syntax_and_names_come_first(lsp, tmp_path):
     assert lsp.diagnostics(path, 1, final=False) == []  # parsed and checked: nothing wrong yet
     (d,) = lsp.diagnostics(path, 1)  # then the checks ran
     assert d["code"] == "check"
+
+
+def test_the_server_survives_a_client_that_sends_garbage():
+    """Bad framing, bad JSON and early requests are answered with the protocol's codes, no traceback,
+    and the server answers the next good request."""
+    client = LspClient(cwd=ROOT)
+    try:
+        raw = client.proc.stdin
+
+        def send(data: bytes) -> None:
+            raw.write(data)
+            raw.flush()
+
+        def error() -> dict:
+            return client._wait(lambda m: "error" in m, 20)["error"]
+
+        early = client.request("textDocument/hover", {"textDocument": {"uri": "file:///x.plan"},
+                                                      "position": {"line": 0, "character": 0}}, timeout=20)
+        assert early["error"]["code"] == -32002 and "initialize" in early["error"]["message"]
+        client.capabilities = client.initialize(ROOT)
+        send(b"Content-Length: 99999999999999\r\n\r\n{}")
+        e = error()
+        assert e["code"] == -32600 and "larger than the limit" in e["message"] and "data" not in e
+        send(b"Content-Length: 18446744073709551617\r\n\r\n")
+        assert error()["code"] == -32600
+        send(b"Content-Length: ten\r\n\r\n")
+        assert "not a number" in error()["message"]
+        body = b'{"jsonrpc": "2.0", "id": 99, "method": '
+        send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        e = error()
+        assert e["code"] == -32700 and "traceback" not in json.dumps(e).lower()
+        body = b"[1, 2, 3]"
+        send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        assert error()["code"] == -32600
+        send(b"Content-Type: application/json\r\n\r\n")  # no length at all
+        assert error()["code"] == -32600
+        # and then it still works
+        path = ROOT / "sheets" / "token_cost.plan"
+        client.open(path, path.read_text(encoding="utf-8"))
+        assert client.diagnostics(path) == []
+        hover = client.request("textDocument/hover", {**_doc(path), "position": {"line": 0, "character": 1}})
+        assert "error" not in hover
+    finally:
+        assert client.close() == 0
+
+
+def test_untitled_documents_and_refused_imports(lsp, tmp_path):
+    """An untitled document is a plan without a file: its locations keep its own URI; an import the
+    plan may not read (outside its folder and the library) is never a location."""
+    uri = "untitled:Untitled-1"
+    text = 'import "/etc/passwd" as pw\nx = 2 GB\ny = x + 1 s\n'
+    lsp.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "plan", "version": 1,
+                                                         "text": text}})
+    found = lsp.diagnostics(tmp_path, uri=uri)
+    assert {d["code"] for d in found} >= {"unit"}
+    for d in found:
+        for rel in d.get("relatedInformation") or ():
+            assert rel["location"]["uri"] == uri, rel
+    loc = lsp.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": _at(text, "passwd")})
+    assert loc["result"] is None
+    loc = lsp.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": _at(text, "x +")})
+    assert loc["result"]["uri"] == uri and loc["result"]["range"]["start"] == {"line": 1, "character": 0}

@@ -275,10 +275,22 @@ class Document:
         return Location(self._file_of(span.source.name), span_range(span))
 
     def resolve_import(self, name: str) -> Optional[Path]:
-        lib = data_dir("library")
-        for c in (self.path.parent / name, self.path.parent / (name + ".plan"), lib / name, lib / (name + ".plan")):
-            if c.is_file():
-                return c.resolve()
+        """The file an import names, when it is one planner would read: inside the plan's own folder
+        (or below) or the library; never a path outside them (``/etc/passwd``, ``../../x``), a symlink
+        loop or something that is not a regular file."""
+        lib = data_dir("library").resolve()
+        try:
+            here = self.path.parent.resolve()
+        except (OSError, RuntimeError):
+            return None
+        for root in (here, lib):
+            for c in (root / name, root / (name + ".plan")):
+                try:
+                    real = c.resolve(strict=True)
+                    if real.is_file() and (real.is_relative_to(root) or real.is_relative_to(lib)):
+                        return real
+                except (OSError, RuntimeError, ValueError):  # missing, a loop of links, a bad name
+                    continue
         return None
 
     # ---- what is under the cursor ------------------------------------------------------------

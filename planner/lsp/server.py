@@ -298,4 +298,9 @@ def formatting(ls: PlanServer, params: t.DocumentFormattingParams) -> Optional[l
 
 
 def main() -> None:
-    server.start_io()
+    import sys
+
+    from .framing import Frames, LockedOutput
+
+    out = LockedOutput(sys.stdout.buffer)
+    server.start_io(Frames(sys.stdin.buffer, out), out)
