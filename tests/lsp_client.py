@@ -22,6 +22,7 @@ class LspClient:
         self.next_id = 0
         self.messages: "queue.Queue[dict]" = queue.Queue()
         self.notifications: list[dict] = []
+        self.first: dict = {}  # (uri, version) -> the first diagnostics read of it (diagnostics(final=False))
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -120,10 +121,14 @@ class LspClient:
             return p["uri"] == uri and (version is None or p.get("version") == version)
 
         if not final:
-            return self.wait_notification("textDocument/publishDiagnostics", mine, timeout)["diagnostics"]
+            got = self.wait_notification("textDocument/publishDiagnostics", mine, timeout)
+            self.first[(uri, got.get("version"))] = got
+            return got["diagnostics"]
         done = self.wait_notification("$/planner/analysed", mine, timeout)
         found = [m for m in self.notifications if m["method"] == "textDocument/publishDiagnostics"
                  and m["params"]["uri"] == uri and m["params"].get("version") == done["version"]]
+        if not found and (uri, done["version"]) in self.first:  # only the first ones, read already
+            found = [{"params": self.first[(uri, done["version"])]}]
         assert found, "the server said it was done before publishing"
         self.notifications = [m for m in self.notifications if not (
             m["method"] == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri)]

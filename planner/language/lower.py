@@ -524,9 +524,26 @@ def _transform(source: Source, tree: Tree):
         raise
 
 
+_LAST: list = [None]  # ((name, text), IR) of the last plan lowered from its text
+
+
 def lower(source: Source, tree: Optional[Tree] = None) -> ir.PlanIR:
     """The IR of a plan (``tree``: its parse tree when the caller already has it; else the plan is
-    parsed and lowered in one pass, :func:`planner.language.parser.parse_transform`)."""
+    parsed and lowered in one pass, :func:`planner.language.parser.parse_transform`).
+
+    The last text lowered is remembered (the IR is immutable): the language server lowers a text
+    to find its broken statements, then loads it, which lowers it again (a third of a keystroke's
+    analysis of the llm_cost sheet)."""
+    last = _LAST[0]
+    if tree is None and last is not None and last[0] == (source.name, source.text):
+        return last[1]
+    out = _lower(source, tree)
+    if tree is None:
+        _LAST[0] = ((source.name, source.text), out)
+    return out
+
+
+def _lower(source: Source, tree: Optional[Tree]) -> ir.PlanIR:
     items = _Lower(source).transform_text() if tree is None else _transform(source, tree)
     title = None
     notes = []
