@@ -413,3 +413,29 @@ def test_untitled_documents_and_refused_imports(lsp, tmp_path):
     assert loc["result"] is None
     loc = lsp.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": _at(text, "x +")})
     assert loc["result"]["uri"] == uri and loc["result"]["range"]["start"] == {"line": 1, "character": 0}
+
+
+def test_an_importer_follows_its_import_changing_on_disk(lsp, tmp_path):
+    """workspace/didChangeWatchedFiles (and a save of the imported plan) check the importers again."""
+    parts = tmp_path / "parts.plan"
+    parts.write_text("a = 1 GB\n", encoding="utf-8")
+    path = tmp_path / "main.plan"
+    text = 'import "parts.plan" as parts\nc = parts.a / 1 s -> GB/s\ncheck c == 1 GB/s\n'
+    lsp.open(path, text)
+    assert lsp.diagnostics(path, 1) == []
+    parts.write_text("a = 2 GB\n", encoding="utf-8")  # changed by another program
+    lsp.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": parts.as_uri(), "type": 2}]})
+    (d,) = lsp.diagnostics(path, 1)
+    assert d["code"] == "check" and "got 2 GB/s" in d["message"]
+    hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "c =")})["result"]
+    assert "2 GB/s" in hover["contents"]["value"]
+    parts.write_text("a = 1 s\n", encoding="utf-8")  # now wrong in its unit: the import is where it shows
+    lsp.open(parts, "a = 1 s\n")
+    lsp.diagnostics(parts, 1)
+    lsp.notify("textDocument/didSave", {"textDocument": {"uri": parts.as_uri()}})
+    found = lsp.diagnostics(path, 1)
+    assert found and found[0]["range"]["start"]["line"] == 1 and found[0]["code"] in ("unit", "display-unit")
+    parts.unlink()  # deleted: the import is the error
+    lsp.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": parts.as_uri(), "type": 3}]})
+    found = lsp.diagnostics(path, 1)
+    assert found[0]["range"]["start"]["line"] == 0
