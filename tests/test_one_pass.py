@@ -87,7 +87,7 @@ def test_expressions_and_values():
         assert repr(parse_transform(src, _Lower(src), "cli_values")) == repr(lower_values(src))
 
 
-# The lexer tries one pattern of every terminal before the state's own (parser._FusedLexer): words
+# The one-pass parser and the tree route read the same tokens (lark's contextual lexer): words
 # that are keywords in some states and names in others, unary and binary signs, and random soups of
 # the grammar's words give the same tokens (hence the same IR, or the same error at the same place).
 _WORDS = ["step", "count", "times", "over", "show", "in", "as", "for", "with", "within", "where", "and", "or",
@@ -119,33 +119,22 @@ def test_soups_of_the_grammars_words():
         _same(f"soup{i}.plan", text)
 
 
-@pytest.mark.parametrize("after", [1, 10**9])
-def test_every_terminals_pattern_and_each_states_own_give_the_same(monkeypatch, after):
-    """A state takes its own pattern after OWN_PATTERN_AFTER tokens: both ways, the same IR."""
+def test_without_larks_private_names_the_tree_route_gives_the_same(monkeypatch):
+    """Another lark without ``Shift`` or ``_vargs_meta`` where planner looks for them: two passes, the same IR."""
     from planner.language import parser
 
-    monkeypatch.setattr(parser, "OWN_PATTERN_AFTER", after)
-    parser._inline_parser.cache_clear()  # a lexer whose states count from the new figure
-    try:
-        for name, text in _texts()[:40]:
-            _same(name, text)
-        _same("chain", chain(300))
-    finally:
-        parser._inline_parser.cache_clear()
+    monkeypatch.setattr(parser, "_SHIFT", None)
+    monkeypatch.setattr(parser, "_vargs_meta", None)
+    from planner.language import lower as lowering
 
-
-def test_a_grammar_the_fused_lexer_does_not_lay_out_keeps_larks_lexer(monkeypatch):
-    """Terminals with flags or user callbacks (parser._FusedLexer.plain): lark's own lexer, same IR."""
-    from planner.language import parser
-
-    monkeypatch.setattr(parser._FusedLexer, "plain", staticmethod(lambda lexer: False))
-    parser._inline_parser.cache_clear()
-    try:
-        assert not isinstance(parser._inline_parser("start").parser.lexer, parser._FusedLexer)
-        for name, text in _texts()[:10]:
-            _same(name, text)
-    finally:
-        parser._inline_parser.cache_clear()
+    calls = []
+    monkeypatch.setattr(parser, "_loop", lambda *a: calls.append(a))  # (the one-pass loop: never reached)
+    for name, text in _texts()[:20]:
+        lowering._LAST[0] = None  # (not the text lowered last, remembered)
+        _same(name, text)
+    assert not calls
+    with pytest.raises(ParseError):
+        lower(Source("bad.plan", "a = (1\n"))
 
 
 @pytest.mark.parametrize("text", ["a = 1\nb = a * 2\n", "a = (1\n", "a = 1\nb = a = 2\n"])
