@@ -439,3 +439,59 @@ def test_an_importer_follows_its_import_changing_on_disk(lsp, tmp_path):
     lsp.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": parts.as_uri(), "type": 3}]})
     found = lsp.diagnostics(path, 1)
     assert found[0]["range"]["start"]["line"] == 0
+
+
+def _fixes(lsp, path, diagnostic) -> dict:
+    answer = lsp.request("textDocument/codeAction", {**_doc(path), "range": diagnostic["range"],
+                                                     "context": {"diagnostics": [diagnostic]}})["result"]
+    return {a["title"]: a["edit"]["changes"][path.as_uri()] for a in answer}
+
+
+def test_quick_fixes_do_what_the_help_says(lsp, tmp_path):
+    path = tmp_path / "fixes.plan"
+    text = ('title "fixes"\nprice = 3 USD\nunit USD\nunit GB = 1e9 B\nusers = 30,000\n'
+            'cost = 2 * pricee\nsize = 3 gb\nrate = 4 widgets\n')
+    lsp.open(path, text)
+    found = {d["code"] + ":" + d["message"].split(" (")[0]: d for d in lsp.diagnostics(path)}
+    assert len(found) == 5  # each broken statement once
+    fixed = text
+    grouped = next(d for k, d in found.items() if k.startswith("syntax"))
+    (edits,) = _fixes(lsp, path, grouped).values()
+    assert _apply(text, edits).count("users = 30_000\n") == 1
+    typo = found["unknown-name:unknown name `pricee`"]
+    assert _apply(text, _fixes(lsp, path, typo)["Change to `price`"]).count("cost = 2 * price\n") == 1
+    unit = found["unknown-unit:unknown unit `gb`"]
+    assert "size = 3 GB\n" in _apply(text, _fixes(lsp, path, unit)["Change to `GB`"])
+    widgets = found["unknown-unit:unknown unit `widgets`"]
+    declared = _apply(text, _fixes(lsp, path, widgets)["Declare `unit widgets` (a new dimension)"])
+    assert declared.startswith('title "fixes"\nunit widgets\nprice')
+    builtin = next(d for k, d in found.items() if k.startswith("duplicate"))
+    removed = _apply(text, _fixes(lsp, path, builtin)["Remove the declaration (use the built-in unit)"])
+    assert "unit GB" not in removed and "unit USD\n" in removed
+    # all of them applied at once (as "fix all" does): the plan is clean
+    chosen = [_fixes(lsp, path, grouped), _fixes(lsp, path, typo)["Change to `price`"],
+              _fixes(lsp, path, unit)["Change to `GB`"],
+              _fixes(lsp, path, widgets)["Declare `unit widgets` (a new dimension)"],
+              _fixes(lsp, path, builtin)["Remove the declaration (use the built-in unit)"]]
+    chosen[0] = next(iter(chosen[0].values()))
+    fixed = _apply(text, [e for edits in chosen for e in edits])
+    lsp.change(path, fixed, 2)
+    assert lsp.diagnostics(path, 2) == [], fixed
+
+
+def test_inlay_hints_show_each_definitions_value(lsp, tmp_path):
+    path = tmp_path / "hints.plan"
+    text = ("weights = 140 GB\nbandwidth = 3.35 TB/s\nstep_time = weights / bandwidth -> ms\n"
+            "scenario fast {\n  bandwidth = 8 TB/s\n}\n")
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    hints = lsp.request("textDocument/inlayHint", {**_doc(path), "range": {
+        "start": {"line": 0, "character": 0}, "end": {"line": 6, "character": 0}}})["result"]
+    (hint,) = hints  # the inputs are their own values: no hint repeats them
+    assert hint["position"] == {"line": 2, "character": len("step_time = weights / bandwidth -> ms")}
+    assert hint["label"] == " = 41.791 ms (varies by scenario)"  # 140 GB / 3.35 TB/s, by hand
+    assert "fast: 17.5 ms" in hint["tooltip"]  # 140 GB / 8 TB/s
+    lsp.notify("workspace/didChangeConfiguration", {"settings": {"planner": {"inlayHints": False}}})
+    assert lsp.request("textDocument/inlayHint", {**_doc(path), "range": {
+        "start": {"line": 0, "character": 0}, "end": {"line": 6, "character": 0}}})["result"] == []
+    lsp.notify("workspace/didChangeConfiguration", {"settings": {"planner": {"inlayHints": True}}})

@@ -605,6 +605,85 @@ class Document:
             out.append(Completion(word, "keyword", sort=f"5{word}"))
         return out
 
+    # ---- quick fixes and inlay hints --------------------------------------------------------------
+
+    def code_actions(self, diagnostics: list[tuple[Range, str, str]]) -> list[tuple[str, list[tuple[Range, str]], int]]:
+        """Quick fixes for the given diagnostics ((range, message, code) each, as the client sent them
+        back): (title, edits, index of the diagnostic fixed). Each fix is what the message's help says."""
+        out = []
+        for i, (rng, message, code) in enumerate(diagnostics):
+            a = offset(self.text, *rng.start)
+            b = offset(self.text, *rng.end)
+            m = re.search(r"help: did you mean `([^`]+)`\?", message)
+            if m and code in ("unknown-name", "unknown-unit"):
+                out.append((f"Change to `{m.group(1)}`", [(rng, m.group(1))], i))
+            m = re.search(r"write `(\d[\d_]*(?:\.\d+)?)`", message)
+            if m and code == "syntax" and "grouped with `_`" in message:
+                start = a
+                while start > 0 and (self.text[start - 1].isdigit() or self.text[start - 1] in "_."):
+                    start -= 1
+                end = start + len(m.group(1))
+                grouped = self.text[start:end]
+                if grouped.replace(",", "_") == m.group(1):
+                    out.append((f"Write `{m.group(1)}`", [(Range(position(self.text, start),
+                                                                   position(self.text, end)), m.group(1))], i))
+            m = re.match(r"unknown unit `([^`]+)`", message)
+            if m and code == "unknown-unit" and IDENTIFIER.match(m.group(1)):
+                at = self._declaration_line()
+                out.append((f"Declare `unit {m.group(1)}` (a new dimension)",
+                            [(Range((at, 0), (at, 0)), f"unit {m.group(1)}\n")], i))
+            if code == "duplicate" and "already a built-in unit" in message:
+                start = self.text.rfind("\n", 0, a) + 1
+                end = self.text.find("\n", b)
+                end = len(self.text) if end < 0 else end + 1
+                if self.text[start:end].lstrip().startswith("unit "):
+                    out.append(("Remove the declaration (use the built-in unit)",
+                                [(Range(position(self.text, start), position(self.text, end)), "")], i))
+            m = re.search(r"help: a unit of [\w ]+, such as `([^`]+)`", message)
+            if m and code == "display-unit" and self.text[a:b].strip():
+                out.append((f"Show it in `{m.group(1)}`", [(rng, m.group(1))], i))
+        return out
+
+    def _declaration_line(self) -> int:
+        """Where a new declaration goes: after the title, the notes and the imports at the top."""
+        line = 0
+        for s in (self.ir.statements if self.ir else ()):
+            if isinstance(s, (ir.Import, ir.UnitDecl)):
+                line = max(line, span_range(s.span).end[0] + 1)
+            else:
+                break
+        if line == 0:
+            for i, row in enumerate(self.text.split("\n")):
+                if re.match(r"\s*(title|note)\b|\s*#|\s*$", row):
+                    line = i + 1 if re.match(r"\s*(title|note)\b", row) else line
+                else:
+                    break
+        return line
+
+    def inlay_hints(self, first: int, last: int) -> list[tuple[tuple[int, int], str, str]]:
+        """A hint at the end of each definition of lines ``first``..``last``: its value and unit in the
+        plan as written (``= 41.79 ms``), or per scenario when they differ (the tooltip)."""
+        if self.plan is None or not self.values or self.ir is None:
+            return []
+        base = self.values.get("base") or next(iter(self.values.values()))
+        out = []
+        for s in self.ir.statements:
+            if not isinstance(s, ir.Definition) or s.name not in self.plan.quantities or s.name not in base:
+                continue
+            end = span_range(s.expr.span if s.display is None else s.display.span).end
+            if end[0] < first or end[0] > last:
+                continue
+            q = self.plan.quantities[s.name]
+            if isinstance(s.expr, ir.Number) and not q.definition.display:
+                continue  # an input written as its value: the hint would repeat it
+            text = format_value(base[s.name], q.unit_text)
+            labels = ["base"] + [lab for lab in self.plan.scenario_names if lab != "base"]
+            per = [f"{lab}: {format_value(self.values[lab][s.name], q.unit_text)}" for lab in labels
+                   if lab in self.values and s.name in self.values[lab]]
+            tooltip = "\n".join(per) if len({p.split(': ', 1)[1] for p in per}) > 1 else ""
+            out.append((end, f" = {text}" + (" (varies by scenario)" if tooltip else ""), tooltip))
+        return out
+
     # ---- symbols ----------------------------------------------------------------------------------
 
     def symbols(self) -> list[Symbol]:

@@ -58,6 +58,7 @@ class PlanServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planner-check")
         self.evaluator = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planner-evaluate")
+        self.inlay_hints = True  # the client's `planner.inlayHints` setting
 
     def doc(self, uri: str) -> Document:
         if uri not in self.docs:
@@ -276,6 +277,40 @@ def rename(ls: PlanServer, params: t.RenameParams) -> t.WorkspaceEdit:
     except RenameError as exc:
         raise JsonRpcException(code=-32803, message=str(exc)) from None
     return t.WorkspaceEdit(changes={uri: [t.TextEdit(range=_range(r), new_text=new) for r, new in edits]})
+
+
+@server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix]))
+def code_action(ls: PlanServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+    uri = params.text_document.uri
+    given = [d for d in params.context.diagnostics if d.source == "planner"]
+    wanted = [(analysis.Range((d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character)),
+               d.message, str(d.code or "")) for d in given]
+    out = []
+    for title, edits, i in ls.doc(uri).code_actions(wanted):
+        out.append(t.CodeAction(title=title, kind=t.CodeActionKind.QuickFix, diagnostics=[given[i]],
+                                is_preferred=len(edits) == 1 and title.startswith(("Change to", "Write")),
+                                edit=t.WorkspaceEdit(changes={uri: [t.TextEdit(range=_range(r), new_text=new)
+                                                                    for r, new in edits]})))
+    return out
+
+
+@server.feature(t.TEXT_DOCUMENT_INLAY_HINT)
+def inlay_hint(ls: PlanServer, params: t.InlayHintParams) -> list[t.InlayHint]:
+    if not ls.inlay_hints:
+        return []
+    doc = ls.doc(params.text_document.uri)
+    return [t.InlayHint(position=_position(at), label=label, kind=t.InlayHintKind.Type, padding_left=False,
+                        tooltip=tip or None)
+            for at, label, tip in doc.inlay_hints(params.range.start.line, params.range.end.line)]
+
+
+@server.feature(t.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: PlanServer, params: t.DidChangeConfigurationParams) -> None:
+    """``planner.inlayHints`` (true by default) turns the values beside each definition on or off."""
+    settings = params.settings if isinstance(params.settings, dict) else {}
+    planner = settings.get("planner", settings) if isinstance(settings, dict) else {}
+    if isinstance(planner, dict) and "inlayHints" in planner:
+        ls.inlay_hints = bool(planner["inlayHints"])
 
 
 @server.feature(t.TEXT_DOCUMENT_FORMATTING)
