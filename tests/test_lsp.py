@@ -495,3 +495,41 @@ def test_inlay_hints_show_each_definitions_value(lsp, tmp_path):
     assert lsp.request("textDocument/inlayHint", {**_doc(path), "range": {
         "start": {"line": 0, "character": 0}, "end": {"line": 6, "character": 0}}})["result"] == []
     lsp.notify("workspace/didChangeConfiguration", {"settings": {"planner": {"inlayHints": True}}})
+
+
+def test_signature_help_highlights_and_folding(lsp, tmp_path):
+    path = tmp_path / "sig.plan"
+    text = ('# one\n# two\nf(a, b = 2) = a * b  "twice, or b times"\nscenario s {\n  x = 1\n}\n'
+            'x = 2\nz = x + x\ny = f(3, ')  # a call being typed, at the end of the plan
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    sig = lsp.request("textDocument/signatureHelp", {**_doc(path), "position": _at(text, "f(3, ", 0, 5)})["result"]
+    assert sig["signatures"][0]["label"] == "f(a, b = 2)" and sig["activeParameter"] == 1
+    assert sig["signatures"][0]["documentation"] == "twice, or b times"
+    typed = text[:-len("f(3, ")] + "max("
+    lsp.change(path, typed, 2)
+    sig = lsp.request("textDocument/signatureHelp", {**_doc(path), "position": _at(typed, "max(", 0, 4)})["result"]
+    assert sig["signatures"][0]["label"].startswith("max(x, y") and sig["activeParameter"] == 0
+    marks = lsp.request("textDocument/documentHighlight", {**_doc(path), "position": _at(typed, "z = x", 0, 4)})
+    assert [(h["range"]["start"]["line"], h["kind"]) for h in marks["result"]] == [(4, 2), (6, 3), (7, 2), (7, 2)]
+    folds = lsp.request("textDocument/foldingRange", _doc(path))["result"]
+    assert {(f["startLine"], f["endLine"]) for f in folds} >= {(0, 1), (3, 5)}
+
+
+@pytest.mark.parametrize("text, errors, kept, unknown", [
+    ("a = 3 s\nf = 1 +\ng = 2\n", [(1, "not finished: it stops after `+`")], ["a", "g"], {}),
+    ("a = 1\nh = (a +\nk = 3\nm = k\n", [(1, "not finished")], ["a", "k", "m"], {}),
+    ("x = f(3, \ny = max(1, \nscenario s {\n  x = 1\n}\nz = x + x\nw = 2\n",
+     [(0, "not finished"), (1, "not finished")], ["w"], {"s": "x", "z": "x"}),
+    ("p = 2\nq = p * rr\nr = q + 1\nt = p\n", [(1, "unknown name `rr`")], ["p", "t"], {"r": "q"}),
+    ("x = 30,000\ny = 2\n", [(0, "unexpected `,`")], ["y"], {}),
+])
+def test_one_broken_statement_is_one_error(tmp_path, text, errors, kept, unknown):
+    from planner.lsp.tolerant import recover
+
+    name = str(tmp_path / "t.plan")
+    got = recover(name, text, lambda t: planner.loads(t, name, tmp_path))
+    assert len(got.errors) == len(errors), [e.message for e in got.errors]
+    for e, (line, needle) in zip(got.errors, errors):
+        assert e.span.line - 1 == line and needle in e.message, e.message
+    assert sorted(got.plan.quantities) == sorted(kept) and got.unknown == unknown

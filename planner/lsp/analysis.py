@@ -684,6 +684,75 @@ class Document:
             out.append((end, f" = {text}" + (" (varies by scenario)" if tooltip else ""), tooltip))
         return out
 
+    # ---- signature help, highlights, folding ----------------------------------------------------------
+
+    def signature(self, line: int, character: int) -> Optional[tuple[str, list[str], int, str]]:
+        """The call the cursor is in: (label ``f(a, b)``, its parameters, the one being typed, doc)."""
+        at = offset(self.text, line, character)
+        depth, comma, i = 0, 0, at - 1
+        start = max(0, self.text.rfind("\n", 0, max(0, at - 2000)))
+        while i >= start:
+            ch = self.text[i]
+            if ch == ")":
+                depth += 1
+            elif ch == "(":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif ch == "," and depth == 0:
+                comma += 1
+            i -= 1
+        else:
+            return None
+        m = re.search(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\s*$", self.text[max(0, i - 200):i])
+        if m is None:
+            return None
+        name = m.group(1)
+        functions = self.plan.model.functions if self.plan is not None else {}
+        own = {s.name: s for s in self._statements() if isinstance(s, ir.FunctionDef)}
+        f = functions.get(name) or own.get(name)
+        if f is not None:
+            params = [p.span.flat for p in f.params]
+            return f"{name}({', '.join(params)})", params, min(comma, max(0, len(params) - 1)), f.doc or ""
+        if name in BUILTINS:
+            sig = BUILTINS[name][2]
+            params = [p.strip() for p in sig.split(",")]
+            if params and params[-1] == "...":
+                params = params[:-1]
+            return f"{name}({sig})", params, min(comma, max(0, len(params) - 1)), "built in"
+        return None
+
+    def highlights(self, line: int, character: int) -> list[tuple[Range, bool]]:
+        """Every place the name under the cursor is written in this plan: (range, is it the definition)."""
+        try:
+            name = self._own_name(line, character)
+        except RenameError:
+            return []
+        defined = {s.name_span.start for s in self._statements() if isinstance(s, (ir.Definition, ir.FunctionDef))
+                   and s.name == name}
+        return [(span_range(s), s.start in defined) for s in self._occurrences(name)]
+
+    def folding(self) -> list[tuple[int, int]]:
+        """Line ranges that fold: scenario and axis blocks, statements over several lines, comment runs."""
+        out = []
+        for s in (self.ir.statements if self.ir else ()):
+            r = span_range(s.span)
+            if r.end[0] > r.start[0]:
+                out.append((r.start[0], r.end[0]))
+        rows = self.text.split("\n")
+        i = 0
+        while i < len(rows):
+            if rows[i].lstrip().startswith("#"):
+                j = i
+                while j + 1 < len(rows) and rows[j + 1].lstrip().startswith("#"):
+                    j += 1
+                if j > i:
+                    out.append((i, j))
+                i = j + 1
+            else:
+                i += 1
+        return sorted(set(out))
+
     # ---- symbols ----------------------------------------------------------------------------------
 
     def symbols(self) -> list[Symbol]:

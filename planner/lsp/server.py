@@ -313,6 +313,29 @@ def did_change_configuration(ls: PlanServer, params: t.DidChangeConfigurationPar
         ls.inlay_hints = bool(planner["inlayHints"])
 
 
+@server.feature(t.TEXT_DOCUMENT_SIGNATURE_HELP, t.SignatureHelpOptions(trigger_characters=["(", ","]))
+def signature_help(ls: PlanServer, params: t.SignatureHelpParams) -> Optional[t.SignatureHelp]:
+    found = ls.doc(params.text_document.uri).signature(params.position.line, params.position.character)
+    if found is None:
+        return None
+    label, names, active, doc = found
+    sig = t.SignatureInformation(label=label, documentation=doc or None,
+                                 parameters=[t.ParameterInformation(label=n) for n in names])
+    return t.SignatureHelp(signatures=[sig], active_signature=0, active_parameter=active)
+
+
+@server.feature(t.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+def document_highlight(ls: PlanServer, params: t.DocumentHighlightParams) -> list[t.DocumentHighlight]:
+    found = ls.doc(params.text_document.uri).highlights(params.position.line, params.position.character)
+    return [t.DocumentHighlight(range=_range(r), kind=t.DocumentHighlightKind.Write if is_def
+                                else t.DocumentHighlightKind.Read) for r, is_def in found]
+
+
+@server.feature(t.TEXT_DOCUMENT_FOLDING_RANGE)
+def folding_range(ls: PlanServer, params: t.FoldingRangeParams) -> list[t.FoldingRange]:
+    return [t.FoldingRange(start_line=a, end_line=b) for a, b in ls.doc(params.text_document.uri).folding()]
+
+
 @server.feature(t.TEXT_DOCUMENT_FORMATTING)
 def formatting(ls: PlanServer, params: t.DocumentFormattingParams) -> Optional[list[t.TextEdit]]:
     from ..language.errors import PlanError

@@ -30,6 +30,7 @@ from ..language.source import Source, Span
 MAX_PASSES = 40  # set-asides before the analysis gives up on the rest (a file of nothing but errors)
 
 _CONTINUES = re.compile(r"(?:[-+*/^=,(\[{<>]|->|\band|\bor|\bnot)[ \t]*(?:#.*)?$")
+_DEFINES = re.compile(r"(?:([^\W\d]\w*)[ \t]*(?:=|\()|(?:unit|scenario|axis)[ \t]+([^\W\d]\w*))")
 _CLOSES = re.compile(r"[ \t]*[)\]}]")
 _STARTS = re.compile(r"(?:[^\W\d]\w*[ \t]*(?:=|\()|(?:scenario|axis|sweep|solve|maximize|minimize|check|unit|import"
                      r"|from|title|note)\b)")
@@ -82,6 +83,8 @@ def statement_at(text: str, at: int) -> tuple[int, int]:
         row = text[a:b]
         if _blank_line(text, a, b) or row[:1] in (" ", "\t") or _CLOSES.match(row):
             return False
+        if _STARTS.match(row):  # `name =`, `f(`, a keyword, at the margin: a statement, even after a
+            return True  # line that asks for more (that one is broken then: see _syntax_pass)
         j = i - 1
         while j >= 0 and _blank_line(text, starts[j], ends[j]):
             j -= 1
@@ -108,23 +111,34 @@ def _syntax_pass(name: str, text: str, out: Recovered) -> tuple[str, Optional[ir
                 return text, None
             at = err.span.start
             start, end = statement_at(text, at)
-            line_start = text.rfind("\n", 0, at) + 1
-            if at == start and start > 0 and _STARTS.match(text, start):
-                # a statement's first word is unexpected: the one before it is not finished (an unclosed
-                # `(`, an operator at its end); that one is the broken statement
-                start, end = statement_at(text, start - 1)
+            unclosed = [lab.span.start for lab in err.labels if lab.text.endswith("is not closed")]
+            if unclosed and unclosed[0] < start:
+                # a bracket opened in an earlier statement and never closed: the parser read on from there
+                start, end = statement_at(text, unclosed[0])
                 err = _unfinished(err, text, start, end)
-            elif line_start > start and _STARTS.match(text, line_start) and text[line_start] not in " \t":
-                # a new statement after one that ended in an operator (`f = 1 +` then `g = 2`): the first
-                # is the broken one, incomplete; the second is fine on its own
-                end = line_start
-                err = _unfinished(err, text, start, end)
+            elif start > 0:
+                before = statement_at(text, start - 1)
+                if _unfinished_text(text[before[0]:before[1]]):
+                    # the statement before this one stops halfway (`f = 1 +`, `h = (1,`): that one is broken,
+                    # and the parser read on into this one
+                    start, end = before
+                    err = _unfinished(err, text, start, end)
             if end <= start:
                 end = min(len(text), at + 1)
             out.errors.append(err)
             out.blanked.append((start, end))
+            m = _DEFINES.match(text, start)
+            if m:  # what the broken statement would define is broken too
+                out.broken.setdefault(m.group(1) or m.group(2), err)
             text = blank(text, start, end)
     return text, None
+
+
+def _unfinished_text(body: str) -> bool:
+    """Whether a statement's text stops halfway: an operator at its end, or a bracket left open."""
+    code = re.sub(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*', "", body)
+    opened = sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+    return opened > 0 or bool(_CONTINUES.search(code.rstrip()))
 
 
 def _unfinished(err: ParseError, text: str, start: int, end: int) -> ParseError:
@@ -202,6 +216,7 @@ def recover(name: str, text: str, load: Callable[[str], object],
     if syntax is None:
         return out
     statements = list(syntax.statements)
+    text = _set_aside(text, statements, [], out)  # what uses a name a broken statement defines
     for _ in range(MAX_PASSES):
         try:
             out.plan = load(text)
@@ -225,26 +240,34 @@ def recover(name: str, text: str, load: Callable[[str], object],
                 out.errors.append(e)
                 for n in _defines(s):
                     out.broken.setdefault(n, e)
-        dead = set(out.broken) | set(out.unknown)
-        grew = True
-        while grew:  # what uses a set-aside name is set aside too, as unknown
-            grew = False
-            for s in statements:
-                if s in removed:
-                    continue
-                hit = _uses(used_names(s), dead)
-                if hit is not None:
-                    removed.append(s)
-                    for n in _defines(s):
-                        out.unknown.setdefault(n, out.unknown.get(hit, hit))
-                        dead.add(n)
-                    grew = True
-        for s in removed:
-            statements.remove(s)
-            out.blanked.append((s.span.start, s.span.end))
-            text = blank(text, s.span.start, s.span.end)
+        text = _set_aside(text, statements, removed, out)
     out.errors.sort(key=lambda x: x.span.start if x.span is not None and x.span.source.name == name else -1)
     return out
+
+
+def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> str:
+    """Blank the ``removed`` statements and every statement that uses a broken or unknown name
+    (marked unknown); both leave ``statements``."""
+    dead = set(out.broken) | set(out.unknown)
+    grew = True
+    while grew:
+        grew = False
+        for s in statements:
+            if s in removed:
+                continue
+            hit = _uses(used_names(s), dead)
+            if hit is not None:
+                removed.append(s)
+                for n in _defines(s):
+                    if n not in out.broken:
+                        out.unknown.setdefault(n, out.unknown.get(hit, hit))
+                    dead.add(n)
+                grew = True
+    for s in removed:
+        statements.remove(s)
+        out.blanked.append((s.span.start, s.span.end))
+        text = blank(text, s.span.start, s.span.end)
+    return text
 
 
 def words_in(text: str, start: int, end: int, word: str) -> list[tuple[int, int]]:
