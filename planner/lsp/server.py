@@ -21,15 +21,25 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
-from . import analysis
-from .analysis import Document, RenameError
+
+class _Analysis:
+    """planner.lsp.analysis, imported on first use (after ``initialize`` is answered: it brings the
+    whole language, lark and the compute stage, a third of the server's start)."""
+
+    def __getattr__(self, name: str):
+        import importlib
+
+        return getattr(importlib.import_module("planner.lsp.analysis"), name)
+
+
+analysis = _Analysis()
 
 CHECK_DELAY = 0.03  # seconds of quiet typing before a keystroke's text is parsed and checked
 EVALUATE_DELAY = 0.4  # seconds of quiet after that before every scenario is evaluated and the checks run
 DONE = "$/planner/analysed"  # sent after the last diagnostics of a version (clients may ignore `$/` messages)
 
-_SEVERITY = {analysis.ERROR: t.DiagnosticSeverity.Error, analysis.WARNING: t.DiagnosticSeverity.Warning,
-             analysis.INFORMATION: t.DiagnosticSeverity.Information}
+_SEVERITY = {1: t.DiagnosticSeverity.Error, 2: t.DiagnosticSeverity.Warning,  # analysis.ERROR, WARNING,
+             3: t.DiagnosticSeverity.Information}  # INFORMATION
 _COMPLETION = {"quantity": t.CompletionItemKind.Variable, "input": t.CompletionItemKind.Constant,
                "function": t.CompletionItemKind.Function, "unit": t.CompletionItemKind.Unit,
                "scenario": t.CompletionItemKind.EnumMember, "axis": t.CompletionItemKind.Enum,
@@ -63,7 +73,7 @@ class PlanServer(LanguageServer):
     def doc(self, uri: str) -> Document:
         if uri not in self.docs:
             text = self.workspace.get_text_document(uri).source
-            self.docs[uri] = Document(_path_of(uri), text)
+            self.docs[uri] = analysis.Document(_path_of(uri), text)
             self.uris[str(self.docs[uri].path)] = uri
         doc = self.docs[uri]
         doc.text = self.workspace.get_text_document(uri).source
@@ -166,6 +176,7 @@ def initialized(ls: PlanServer, params: t.InitializedParams) -> None:
     chosen = ls.workspace.position_encoding or "utf-16"
     encoding = str(getattr(chosen, "value", chosen))  # an enum member, or its text
     analysis.ENCODING["unit"] = encoding if encoding in ("utf-8", "utf-16", "utf-32") else "utf-16"
+    ls.checker.submit(lambda: analysis.Document)  # the language loads while the client opens its files
 
 
 @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
@@ -255,7 +266,7 @@ def references(ls: PlanServer, params: t.ReferenceParams) -> list[t.Location]:
     uri = params.text_document.uri
     try:
         found = ls.doc(uri).references(params.position.line, params.position.character)
-    except RenameError:
+    except analysis.RenameError:
         return []
     return [t.Location(uri=uri, range=_range(r)) for r in found]
 
@@ -264,7 +275,7 @@ def references(ls: PlanServer, params: t.ReferenceParams) -> list[t.Location]:
 def prepare_rename(ls: PlanServer, params: t.PrepareRenameParams):
     try:
         rng, name = ls.doc(params.text_document.uri).prepare_rename(params.position.line, params.position.character)
-    except RenameError as exc:
+    except analysis.RenameError as exc:
         raise JsonRpcException(code=-32803, message=str(exc)) from None  # RequestFailed
     return t.PrepareRenamePlaceholder(range=_range(rng), placeholder=name)
 
@@ -274,7 +285,7 @@ def rename(ls: PlanServer, params: t.RenameParams) -> t.WorkspaceEdit:
     uri = params.text_document.uri
     try:
         edits = ls.doc(uri).rename(params.position.line, params.position.character, params.new_name)
-    except RenameError as exc:
+    except analysis.RenameError as exc:
         raise JsonRpcException(code=-32803, message=str(exc)) from None
     return t.WorkspaceEdit(changes={uri: [t.TextEdit(range=_range(r), new_text=new) for r, new in edits]})
 
