@@ -449,7 +449,7 @@ def _fixes(lsp, path, diagnostic) -> dict:
 
 def test_quick_fixes_do_what_the_help_says(lsp, tmp_path):
     path = tmp_path / "fixes.plan"
-    text = ('title "fixes"\nprice = 3 USD\nunit USD\nunit GB = 1e9 B\nusers = 30,000\n'
+    text = ('title "fixes"\nprice = 3 USD\nunit USD\nunit W\nusers = 30,000\n'
             'cost = 2 * pricee\nsize = 3 gb\nrate = 4 widgets\n')
     lsp.open(path, text)
     found = {d["code"] + ":" + d["message"].split(" (")[0]: d for d in lsp.diagnostics(path)}
@@ -465,9 +465,10 @@ def test_quick_fixes_do_what_the_help_says(lsp, tmp_path):
     widgets = found["unknown-unit:unknown unit `widgets`"]
     declared = _apply(text, _fixes(lsp, path, widgets)["Declare `unit widgets` (a new dimension)"])
     assert declared.startswith('title "fixes"\nunit widgets\nprice')
-    builtin = next(d for k, d in found.items() if k.startswith("duplicate"))
+    builtin = next(d for k, d in found.items() if k.startswith("compat"))  # a warning: `W` is built in now
+    assert builtin["severity"] == 2
     removed = _apply(text, _fixes(lsp, path, builtin)["Remove the declaration (use the built-in unit)"])
-    assert "unit GB" not in removed and "unit USD\n" in removed
+    assert "unit W" not in removed and "unit USD\n" in removed
     # all of them applied at once (as "fix all" does): the plan is clean
     chosen = [_fixes(lsp, path, grouped), _fixes(lsp, path, typo)["Change to `price`"],
               _fixes(lsp, path, unit)["Change to `GB`"],

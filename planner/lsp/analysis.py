@@ -174,6 +174,8 @@ class Document:
         found: list[Diagnostic] = []
         for err in got.errors:
             found.extend(self._diagnostics(err))
+        for warning in (getattr(got.plan, "warnings", None) or []) if got.plan is not None else []:
+            found.extend(self._diagnostics(warning, severity=WARNING))  # (a unit built in now, a renamed figure)
         self.diagnostics = found
         return found
 
@@ -244,7 +246,7 @@ class Document:
                 return s.span
         return None
 
-    def _diagnostics(self, err: PlanError, prefix: str = "") -> list[Diagnostic]:
+    def _diagnostics(self, err: PlanError, prefix: str = "", severity: int = ERROR) -> list[Diagnostic]:
         out = []
         for e in flatten(err):
             lines = [prefix + e.message + (f" ({e.label})" if e.label else "")]
@@ -257,7 +259,7 @@ class Document:
                 related.append((self._location(e.span), e.label or e.message))
             for label in e.labels:
                 related.append((self._location(label.span), label.text or "see here"))
-            out.append(Diagnostic(self._range(e.span), "\n".join(lines), ERROR, e.family, tuple(related)))
+            out.append(Diagnostic(self._range(e.span), "\n".join(lines), severity, e.family, tuple(related)))
         return out
 
     # ---- files ----------------------------------------------------------------------------
@@ -632,7 +634,8 @@ class Document:
                 at = self._declaration_line()
                 out.append((f"Declare `unit {m.group(1)}` (a new dimension)",
                             [(Range((at, 0), (at, 0)), f"unit {m.group(1)}\n")], i))
-            if code == "duplicate" and "already a built-in unit" in message:
+            if code in ("duplicate", "compat") and ("already a built-in unit" in message
+                                                    or re.search(r"help: remove `unit \w+`", message)):
                 start = self.text.rfind("\n", 0, a) + 1
                 end = self.text.find("\n", b)
                 end = len(self.text) if end < 0 else end + 1
