@@ -534,3 +534,11 @@ def test_one_broken_statement_is_one_error(tmp_path, text, errors, kept, unknown
     for e, (line, needle) in zip(got.errors, errors):
         assert e.span.line - 1 == line and needle in e.message, e.message
     assert sorted(got.plan.quantities) == sorted(kept) and got.unknown == unknown
+
+
+def test_workspace_symbols_reach_into_imports(lsp, gpu):
+    found = lsp.request("workspace/symbol", {"query": "hbmband"})["result"]
+    where = {(s["name"], s["location"]["uri"]) for s in found}
+    assert ("h100.hbm_bandwidth", (LIBRARY / "hardware" / "h100_sxm.plan").as_uri()) in where
+    found = lsp.request("workspace/symbol", {"query": "step_bound"})["result"]
+    assert any(s["location"]["uri"] == (LIBRARY / "llm" / "roofline.plan").as_uri() for s in found)

@@ -756,6 +756,23 @@ class Document:
                 i += 1
         return sorted(set(out))
 
+    def workspace_symbols(self) -> list[tuple[str, str, Location, str]]:
+        """(name, kind, location, container) of this plan's definitions and those of every plan it imports."""
+        out = [(s.name, s.kind, Location(self.path, s.selection), self.path.name) for s in self.symbols()
+               if s.kind not in ("check", "question")]
+        plan = self.plan
+        if plan is not None:
+            for name, q in plan.quantities.items():
+                span = q.definition.name_span
+                if span.source.name != str(self.path):
+                    loc = self._location(span)
+                    out.append((name, "input" if q.is_input else "quantity", loc, loc.path.name))
+            for name, f in plan.model.functions.items():
+                if f.name_span.source.name != str(self.path):
+                    loc = self._location(f.name_span)
+                    out.append((name, "function", loc, loc.path.name))
+        return out
+
     # ---- symbols ----------------------------------------------------------------------------------
 
     def symbols(self) -> list[Symbol]:

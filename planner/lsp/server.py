@@ -347,6 +347,31 @@ def folding_range(ls: PlanServer, params: t.FoldingRangeParams) -> list[t.Foldin
     return [t.FoldingRange(start_line=a, end_line=b) for a, b in ls.doc(params.text_document.uri).folding()]
 
 
+@server.feature(t.WORKSPACE_SYMBOL)
+def workspace_symbol(ls: PlanServer, params: t.WorkspaceSymbolParams) -> list[t.WorkspaceSymbol]:
+    """The names of every open plan and of the plans they import, matching the query (letters in order)."""
+    query = params.query.lower()
+    out, seen = [], set()
+    for doc in list(ls.docs.values()):
+        for name, kind, loc, container in doc.workspace_symbols():
+            key = (name, str(loc.path), loc.range.start)
+            if key in seen or not _fuzzy(query, name.lower()):
+                continue
+            seen.add(key)
+            out.append(t.WorkspaceSymbol(name=name, kind=_SYMBOL[kind], location=_location(loc, ls),
+                                         container_name=container or None))
+    return out[:500]
+
+
+def _fuzzy(query: str, name: str) -> bool:
+    at = 0
+    for ch in query:
+        at = name.find(ch, at) + 1
+        if at == 0:
+            return False
+    return True
+
+
 @server.feature(t.TEXT_DOCUMENT_FORMATTING)
 def formatting(ls: PlanServer, params: t.DocumentFormattingParams) -> Optional[list[t.TextEdit]]:
     from ..language.errors import PlanError

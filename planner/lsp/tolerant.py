@@ -53,6 +53,7 @@ class Recovered:
     broken: dict[str, PlanError] = field(default_factory=dict)
     unknown: dict[str, str] = field(default_factory=dict)
     blanked: list[tuple[int, int]] = field(default_factory=list)
+    uses: dict = field(default_factory=dict, repr=False)  # id(statement) -> the names it uses (while recovering)
 
 
 def blank(text: str, start: int, end: int) -> str:
@@ -249,13 +250,16 @@ def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> st
     """Blank the ``removed`` statements and every statement that uses a broken or unknown name
     (marked unknown); both leave ``statements``."""
     dead = set(out.broken) | set(out.unknown)
-    grew = True
+    grew = bool(dead)  # (nothing broken: nothing depends on it)
+    uses = out.uses
     while grew:
         grew = False
         for s in statements:
             if s in removed:
                 continue
-            hit = _uses(used_names(s), dead)
+            if id(s) not in uses:
+                uses[id(s)] = used_names(s)
+            hit = _uses(uses[id(s)], dead)
             if hit is not None:
                 removed.append(s)
                 for n in _defines(s):
