@@ -320,6 +320,7 @@ def test_a_plan_with_errors_still_answers_for_the_rest(lsp, tmp_path):
     # completion: the plan's names (before and after the error), the imports', functions
     names = _labels(lsp, path, text, "per_token = ")
     assert {"weights", "step_time", "tokens", "rate", "bandwidth", "cost", "step_bound", "max"} <= set(names)
+    assert "per_token" not in names  # not its own name
     assert names["step_time"]["detail"].startswith("derived = 41.79")
     assert "hbm_bandwidth" in _labels(lsp, path, text, "h100.")
     # definition of a name defined after the broken statement, of an imported one, of the broken one

@@ -530,6 +530,9 @@ class Document:
         m = re.search(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\.(\w*)$", before)
         if m:
             return self._complete_members(m.group(1))
+        own = re.match(r"\s*([^\W\d]\w*)\s*(?:\([^)]*\))?\s*=(?!=)", before)
+        if own:  # in a definition's formula: not its own name (that would be a cycle)
+            return [c for c in self._complete_names() if c.label != own.group(1)]
         return self._complete_names()
 
     def _complete_paths(self, typed: str) -> list[Completion]:
