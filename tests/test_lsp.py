@@ -543,3 +543,11 @@ def test_workspace_symbols_reach_into_imports(lsp, gpu):
     assert ("h100.hbm_bandwidth", (LIBRARY / "hardware" / "h100_sxm.plan").as_uri()) in where
     found = lsp.request("workspace/symbol", {"query": "step_bound"})["result"]
     assert any(s["location"]["uri"] == (LIBRARY / "llm" / "roofline.plan").as_uri() for s in found)
+
+
+def test_a_code_lens_shows_each_questions_answer(lsp, token_cost):
+    lenses = lsp.request("textDocument/codeLens", _doc(TOKEN_COST), timeout=120)["result"]
+    lines = token_cost.split("\n")
+    shown = {lines[x["range"]["start"]["line"]].split(" as ")[-1].strip(): x["command"]["title"] for x in lenses}
+    assert shown["breakeven_alpha"] == "= 0.287108"  # the article's break-even acceptance rate
+    assert "bf16: 98" in shown["crossover_batch"] and "int4_g128: 26" in shown["crossover_batch"]

@@ -776,6 +776,34 @@ class Document:
                     out.append((name, "function", loc, loc.path.name))
         return out
 
+    def answers(self, plan: Optional[Plan]) -> list[tuple[Range, str]]:
+        """A code lens per question (``solve``, ``maximize``, ``minimize``): its answer in each scenario,
+        or why it has none. Slow (it solves): the server runs it on the evaluation worker."""
+        if plan is None or not hasattr(plan, "solve"):
+            return []
+        try:
+            found = plan.solve()
+        except PlanError as err:
+            return [(Range((0, 0), (0, 0)), f"no answers: {err.message}")]
+        by_question: dict[str, list[str]] = {}
+        for r in found.rows:
+            answer = str(r.value) + (f" ({r.optimum} at the optimum)" if r.optimum is not None else "")
+            by_question.setdefault(r.question, []).append(answer if r.scenario == "base" else f"{r.scenario}: {answer}")
+        out = []
+        errors = list(found.errors)
+        for s in (self.ir.statements if self.ir else ()):
+            if not isinstance(s, (ir.Solve, ir.Optimize)):
+                continue
+            rng = span_range(s.span)
+            if s.span.flat in by_question:
+                shown = by_question[s.span.flat]
+                text = ("= " if len(shown) == 1 else "") + ", ".join(shown[:6]) + (" ..." if len(shown) > 6 else "")
+                out.append((Range(rng.start, rng.start), text))
+            else:
+                why = next((e.message for e in errors if e.span is not None and e.span.start == s.span.start), None)
+                out.append((Range(rng.start, rng.start), f"no answer: {why}" if why else "no answer"))
+        return out
+
     # ---- symbols ----------------------------------------------------------------------------------
 
     def symbols(self) -> list[Symbol]:

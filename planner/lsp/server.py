@@ -347,6 +347,20 @@ def folding_range(ls: PlanServer, params: t.FoldingRangeParams) -> list[t.Foldin
     return [t.FoldingRange(start_line=a, end_line=b) for a, b in ls.doc(params.text_document.uri).folding()]
 
 
+@server.feature(t.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: PlanServer, params: t.CodeLensParams) -> list[t.CodeLens]:
+    """Each question's answer above it, solved on the evaluation worker (remembered until the text changes)."""
+    uri = params.text_document.uri
+    doc = ls.doc(uri)
+    text = doc.plan_text
+    if doc.plan is None or doc.plan_text != doc.text:
+        return []  # the text changed since it was checked: the client asks again
+    if getattr(doc, "lens_text", None) != text:
+        doc.lenses = await asyncio.get_running_loop().run_in_executor(ls.evaluator, doc.answers, doc.plan)
+        doc.lens_text = text
+    return [t.CodeLens(range=_range(r), command=t.Command(title=title, command="")) for r, title in doc.lenses]
+
+
 @server.feature(t.WORKSPACE_SYMBOL)
 def workspace_symbol(ls: PlanServer, params: t.WorkspaceSymbolParams) -> list[t.WorkspaceSymbol]:
     """The names of every open plan and of the plans they import, matching the query (letters in order)."""
