@@ -130,7 +130,7 @@ def test_without_larks_private_names_the_tree_route_gives_the_same(monkeypatch):
     calls = []
     monkeypatch.setattr(parser, "_loop", lambda *a: calls.append(a))  # (the one-pass loop: never reached)
     for name, text in _texts()[:20]:
-        lowering._LAST[0] = None  # (not the text lowered last, remembered)
+        lowering._RECENT.clear()  # (not a text lowered before, remembered)
         _same(name, text)
     assert not calls
     with pytest.raises(ParseError):
