@@ -551,3 +551,47 @@ def test_a_code_lens_shows_each_questions_answer(lsp, token_cost):
     shown = {lines[x["range"]["start"]["line"]].split(" as ")[-1].strip(): x["command"]["title"] for x in lenses}
     assert shown["breakeven_alpha"] == "= 0.287108"  # the article's break-even acceptance rate
     assert "bf16: 98" in shown["crossover_batch"] and "int4_g128: 26" in shown["crossover_batch"]
+
+
+def test_framing_never_fails_on_random_input():
+    """Frames (planner/lsp/framing.py) on random bytes, random headers and good messages cut anywhere:
+    it never raises, hands on only whole JSON objects, and each refusal is a JSON-RPC error frame."""
+    import io
+    import json as _json
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from planner.lsp.framing import Frames, LockedOutput
+
+    good = b'{"jsonrpc": "2.0", "id": 1, "method": "shutdown"}'
+    pieces = st.sampled_from([b"Content-Length: ", b"%d" % len(good), b"\r\n", b"\r\n\r\n", good, b"{", b"}",
+                              b"Content-Length: 99999999999999999999", b"Content-Type: x", b"\n", b"\xff\xfe"])
+    chunks = st.lists(st.one_of(pieces, st.binary(max_size=20)), max_size=30)
+
+    @settings(max_examples=300, deadline=None)
+    @given(chunks)
+    def run(parts):
+        out = io.BytesIO()
+        frames = Frames(io.BytesIO(b"".join(parts)), LockedOutput(out))
+        frames.initialized = True
+        handed = b""
+        while True:
+            line = frames.readline()
+            if not line:
+                break
+            handed += line
+            if line == b"\r\n":
+                length = int(handed.split(b"Content-Length: ")[-1].split(b"\r\n")[0])
+                body = frames.read(length)
+                assert isinstance(_json.loads(body), dict)
+                handed = b""
+        written = out.getvalue()
+        while written:
+            head, _, rest = written.partition(b"\r\n\r\n")
+            n = int(head.split(b": ")[1])
+            message = _json.loads(rest[:n])
+            assert message["error"]["code"] in (-32700, -32600, -32002)
+            written = rest[n:]
+
+    run()
