@@ -257,3 +257,21 @@ def test_the_plan_shows_its_documented_api_only(plan):
     public = [n for n in dir(plan) if not n.startswith("_")]
     assert set(public) == {"title", "path", "quantities", "scenario_names", "eval", "check", "solve", "sweep",
                            "sensitivity", "explain", "evaluate", "evaluate_all", "display_order", "files"}
+
+
+def test_the_example_notebook_runs_and_shows_tables_and_a_plot():
+    """examples/planner.ipynb, executed as Jupyter would (nbclient, a real kernel)."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    notebook = nbformat.read(ROOT / "examples" / "planner.ipynb", as_version=4)
+    nbclient.NotebookClient(notebook, timeout=180, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT / "examples")}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"]
+    html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    assert any("<code>batch1_weight_bound</code>" in h for h in html)  # the plan
+    assert any("60 passed, 0 failed" in h for h in html)  # the checks
+    assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot
+    texts = "".join(o["data"].get("text/plain", "") for o in outputs if "data" in o)
+    assert "0.0192624 s" in texts and "'speedup': ''" in texts  # a Value converted; a DataFrame's units
