@@ -80,6 +80,55 @@ class Plan(_evaluation.Plan):
     :meth:`evaluate` is the lower-level evaluation the questions use: one
     scenario, overrides as exact values in base units (bytes, seconds)."""
 
+    # ---- how it shows ---------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        m = self.model
+        parts = [f"{len(m.inputs)} inputs", f"{len(m.derived)} derived"]
+        if m.scenarios:
+            parts.append(f"{len(m.scenarios)} scenarios")
+        if m.checks:
+            parts.append(f"{len(m.checks)} checks")  # statements (the notebook view adds how many runs)
+        return f"<Plan {self.title!r} from {self.path}: {', '.join(parts)}>"
+
+    def _facts(self) -> str:
+        """The repr's facts, with how many results :meth:`check` gives where that differs."""
+        text = repr(self)[1:-1]
+        runs = self._check_runs()
+        if runs != len(self.model.checks):
+            text += f" ({runs} runs across scenarios)"
+        return text
+
+    def _check_runs(self) -> int:
+        """How many results :meth:`check` gives: each check once per scenario it names."""
+        from .questions.checks import check_scenarios
+
+        try:
+            return sum(len(check_scenarios(self, c)) for c in self.model.checks)
+        except PlanError:
+            return len(self.model.checks)
+
+    def _repr_markdown_(self) -> str:
+        return _plan_markdown(self)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        m = self.model
+        rows = "".join(
+            f"<tr><td><code>{html.escape(n)}</code></td><td>{'input' if q.is_input else 'derived'}</td>"
+            f"<td>{html.escape(q.unit_text)}</td><td>{html.escape(q.doc or '')}</td></tr>"
+            for n, q in ((n, self.quantities[n]) for n in self.display_order()))
+        facts = html.escape(self._facts())
+        scen = f"<p>scenarios: {html.escape(', '.join(self.scenario_names))}</p>" if m.scenarios else ""
+        return (f"<p><b>{html.escape(self.title)}</b> <small>({html.escape(str(self.path))})</small></p>"
+                f"<p>{facts}</p>{scen}<table><thead><tr><th>quantity</th><th>kind</th><th>unit</th>"
+                f"<th>description</th></tr></thead><tbody>{rows}</tbody></table>")
+
+    def __dir__(self) -> list[str]:
+        """The documented API (the class's other attributes are the evaluation's machinery)."""
+        return sorted(set(__all_api__) | {n for n in object.__dir__(self) if n.startswith("_")})
+
     # ---- the questions -------------------------------------------------------------------
 
     def eval(self, scenario: Scenarios = None, overrides: Overrides = None, *,
@@ -251,6 +300,20 @@ class Plan(_evaluation.Plan):
         if isinstance(values, (Value, _Number)):
             values = [values]
         return "[" + ", ".join(self._literal(name, v, "a sweep value of") for v in values) + "]"
+
+
+__all_api__ = ("title", "path", "quantities", "scenario_names", "eval", "check", "solve", "sweep", "sensitivity",
+               "explain", "evaluate", "evaluate_all", "display_order", "files")
+
+
+def _plan_markdown(plan) -> str:
+    lines = [f"**{plan.title}** ({plan.path})", "", plan._facts(), "",
+             "| quantity | kind | unit | description |", "|---|---|---|---|"]
+    for n in plan.display_order():
+        q = plan.quantities[n]
+        doc = (q.doc or "").replace("|", "\\|")
+        lines.append(f"| `{n}` | {'input' if q.is_input else 'derived'} | {q.unit_text} | {doc} |")
+    return "\n".join(lines)
 
 
 def _number_text(value: Any) -> str:

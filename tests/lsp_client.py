@@ -22,6 +22,7 @@ class LspClient:
         self.next_id = 0
         self.messages: "queue.Queue[dict]" = queue.Queue()
         self.notifications: list[dict] = []
+        self.first: dict = {}  # (uri, version) -> the first diagnostics read of it (diagnostics(final=False))
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -109,11 +110,29 @@ class LspClient:
         self.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": version},
                                                "contentChanges": [{"text": text}]})
 
-    def diagnostics(self, path: Path, version: Optional[int] = None, timeout: float = 60) -> list[dict]:
-        uri = path.as_uri()
-        return self.wait_notification(
-            "textDocument/publishDiagnostics",
-            lambda p: p["uri"] == uri and (version is None or p.get("version") == version), timeout)["diagnostics"]
+    def diagnostics(self, path: Path, version: Optional[int] = None, timeout: float = 60,
+                    final: bool = True, uri: Optional[str] = None) -> list[dict]:
+        """The diagnostics of a document (of ``version``, if given). ``final``: the last ones published,
+        once the server says it is done with that version (after the values and the checks); else the
+        first ones (the syntax and the names, published on every keystroke)."""
+        uri = uri or path.as_uri()
+
+        def mine(p):
+            return p["uri"] == uri and (version is None or p.get("version") == version)
+
+        if not final:
+            got = self.wait_notification("textDocument/publishDiagnostics", mine, timeout)
+            self.first[(uri, got.get("version"))] = got
+            return got["diagnostics"]
+        done = self.wait_notification("$/planner/analysed", mine, timeout)
+        found = [m for m in self.notifications if m["method"] == "textDocument/publishDiagnostics"
+                 and m["params"]["uri"] == uri and m["params"].get("version") == done["version"]]
+        if not found and (uri, done["version"]) in self.first:  # only the first ones, read already
+            found = [{"params": self.first[(uri, done["version"])]}]
+        assert found, "the server said it was done before publishing"
+        self.notifications = [m for m in self.notifications if not (
+            m["method"] == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri)]
+        return found[-1]["params"]["diagnostics"]
 
     def close(self) -> int:
         if self.proc.poll() is None:

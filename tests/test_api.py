@@ -166,6 +166,7 @@ def test_to_pandas_without_pandas_says_how_to_get_it(plan, monkeypatch):
 def test_short_reprs(plan):
     assert repr(plan) == ("<Plan 'Per-token cost of a 70B dense model' from " + str(TOKEN_COST)
                           + ": 14 inputs, 20 derived, 3 scenarios, 57 checks>")
+    assert len(plan.check().rows) == 60 and "57 checks (60 runs across scenarios)" in plan._repr_markdown_()
     ev = plan.evaluate("bf16")
     assert repr(ev) == f"<Evaluation of {TOKEN_COST} [bf16]: 34 quantities, overridden: bits_per_weight>"
     lines = repr(plan.eval(scenario="all")).splitlines()  # the table itself, not a dump of the objects
@@ -195,3 +196,82 @@ def test_importing_planner_is_light_until_the_api_is_used():
 def test_python_m_planner():
     proc = subprocess.run([sys.executable, "-m", "planner", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.startswith("planner ")
+
+
+def test_values_convert_and_do_unit_checked_arithmetic():
+    v = planner.Value(4.8, "TB/s")
+    assert v.to("GB/ms") == planner.Value(4.8, "GB/ms") and v.to("GB/s").number == pytest.approx(4800)
+    assert (planner.Value(1, "GB") + planner.Value(500, "MB")).number == pytest.approx(1.5)
+    assert str(planner.Value(6, "GB") / planner.Value(2, "s")) == "3 GB/s"
+    assert str(planner.Value(3, "s") * planner.Value(2, "GB/s")) == "6 GB"  # s cancels
+    assert str(1 / planner.Value(2, "s")) == "0.5 s^-1" and str(planner.Value(2, "m") ** 2) == "4 m^2"
+    assert planner.Value(1, "GB") > planner.Value(999, "MB") and planner.Value(1, "ms") < planner.Value(1, "s")
+    assert planner.Value(3, "USD/month").to("USD/year").number == pytest.approx(36)  # a declared unit, by name
+    assert planner.Value(2, "") + 1 == planner.Value(3.0, "") and float(planner.Value(46.5, "ms")) == 46.5
+    for wrong, message in [(lambda: planner.Value(1, "GB") + planner.Value(1, "s"), "time is not bytes"),
+                           (lambda: planner.Value(1, "GB") + 1, "give it a unit"),
+                           (lambda: planner.Value(1, "GB").to("s"), "cannot convert GB to s"),
+                           (lambda: planner.Value(1, "USD").to("EUR"), "cannot convert USD to EUR"),
+                           (lambda: planner.Value(1, "GB").to("G B!"), "is not a unit")]:
+        with pytest.raises(PlanError, match=message):
+            wrong()
+    with pytest.raises(TypeError, match="truth value"):
+        planner.Value(True) + 1
+
+
+def test_a_result_converts_to_the_unit_asked(plan):
+    t = plan.eval()["batch1_weight_bound"]  # 140 GB / 3 TB/s = 46.6667 ms, by hand
+    assert t.unit == "ms" and t.to("s").number == pytest.approx(140e9 / 3e12)
+
+
+def test_every_result_and_the_plan_render_in_a_notebook(plan):
+    """What Jupyter shows: each object through IPython's display formatter, HTML and Markdown."""
+    formatter = pytest.importorskip("IPython.core.formatters").DisplayFormatter()
+    shown = {"plan": plan, "eval": plan.eval(scenario="all"), "check": plan.check(), "solve": plan.solve(),
+             "sweep": plan.sweep(), "sensitivity": plan.sensitivity("batch1_weight_bound"),
+             "explain": plan.explain("batch1_weight_bound"), "value": plan.eval()["batch1_weight_bound"]}
+    for what, obj in shown.items():
+        data, _ = formatter.format(obj)
+        assert "text/html" in data, what
+        assert "Traceback" not in data["text/html"] and "Error" not in data["text/plain"], what
+        if what != "value":
+            assert "text/markdown" in data, what
+    data, _ = formatter.format(shown["plan"])
+    assert "<code>batch1_weight_bound</code>" in data["text/html"] and "60 runs" in data["text/markdown"]
+    data, _ = formatter.format(shown["eval"])
+    assert "| batch1_weight_bound | 46.6667 |" in data["text/markdown"]
+    data, _ = formatter.format(shown["explain"])
+    assert data["text/html"].startswith("<pre>batch1_weight_bound = weight_bytes / hbm_bandwidth")
+
+
+def test_dataframes_carry_their_units(plan):
+    pytest.importorskip("pandas")
+    frame = plan.eval().to_pandas()
+    assert frame.attrs["units"]["batch1_weight_bound"] == "ms" and frame.attrs["units"]["weight_bytes"] == "GB"
+    table = plan.sweep()[0]
+    frame = table.to_pandas()
+    assert frame.attrs["units"] == table.units and set(frame.attrs["units"]) == set(frame.columns)
+
+
+def test_the_plan_shows_its_documented_api_only(plan):
+    public = [n for n in dir(plan) if not n.startswith("_")]
+    assert set(public) == {"title", "path", "quantities", "scenario_names", "eval", "check", "solve", "sweep",
+                           "sensitivity", "explain", "evaluate", "evaluate_all", "display_order", "files"}
+
+
+def test_the_example_notebook_runs_and_shows_tables_and_a_plot():
+    """examples/planner.ipynb, executed as Jupyter would (nbclient, a real kernel)."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    notebook = nbformat.read(ROOT / "examples" / "planner.ipynb", as_version=4)
+    nbclient.NotebookClient(notebook, timeout=180, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT / "examples")}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"]
+    html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    assert any("<code>batch1_weight_bound</code>" in h for h in html)  # the plan
+    assert any("60 passed, 0 failed" in h for h in html)  # the checks
+    assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot
+    texts = "".join(o["data"].get("text/plain", "") for o in outputs if "data" in o)
+    assert "0.0192624 s" in texts and "'speedup': ''" in texts  # a Value converted; a DataFrame's units

@@ -19,7 +19,7 @@ STAGES = ["language", "compute", "questions", "outputs"]
 # The doors on top of the stages. planner.lsp is the language server: like the CLI it
 # serves a user (an editor), through the API door, so it may import every stage.
 DOORS = {"planner.cli", "planner.plan", "planner.__main__", "planner",
-         "planner.lsp", "planner.lsp.analysis", "planner.lsp.server"}
+         "planner.lsp", "planner.lsp.analysis", "planner.lsp.server", "planner.lsp.tolerant", "planner.lsp.framing"}
 DATA = {"planner.library"}  # plans shipped with planner, no code
 
 # library -> the only modules (or packages, ending in ".") that may import it

@@ -44,7 +44,12 @@ def test_the_extension_declares_the_language_the_grammars_and_the_server():
     assert (VSCODE / language["configuration"]).is_file()
     for g in package["contributes"]["grammars"]:
         assert (VSCODE / g["path"]).is_file()
-    assert package["activationEvents"] == ["onLanguage:plan"] and (VSCODE / package["main"]).is_file()
+    assert package["activationEvents"] == ["onLanguage:plan"]
+    # the package runs the bundle of extension.js (npm run bundle; vsce package runs it first)
+    assert package["main"] == "./dist/extension.js" and "extension.js" in package["scripts"]["bundle"]
+    assert package["scripts"]["vscode:prepublish"] == "npm run bundle" and (VSCODE / "LICENSE").is_file()
+    shipped = (VSCODE / ".vscodeignore").read_text(encoding="utf-8").split()
+    assert "**" in shipped and "!dist/extension.js" in shipped and not any("test" in x for x in shipped)
     assert "vscode-languageclient" in package["dependencies"]
     config = json.loads((VSCODE / "language-configuration.json").read_text(encoding="utf-8"))
     assert config["comments"]["lineComment"] == "#"

@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT
 from test_numeric import _test_plans
 
+import planner
 from planner.language.errors import ParseError, PlanError
 from planner.language.lower import lower, lower_expr, lower_values
 from planner.language.parser import parse, parse_transform
@@ -86,7 +87,7 @@ def test_expressions_and_values():
         assert repr(parse_transform(src, _Lower(src), "cli_values")) == repr(lower_values(src))
 
 
-# The lexer tries one pattern of every terminal before the state's own (parser._FusedLexer): words
+# The one-pass parser and the tree route read the same tokens (lark's contextual lexer): words
 # that are keywords in some states and names in others, unary and binary signs, and random soups of
 # the grammar's words give the same tokens (hence the same IR, or the same error at the same place).
 _WORDS = ["step", "count", "times", "over", "show", "in", "as", "for", "with", "within", "where", "and", "or",
@@ -118,33 +119,22 @@ def test_soups_of_the_grammars_words():
         _same(f"soup{i}.plan", text)
 
 
-@pytest.mark.parametrize("after", [1, 10**9])
-def test_every_terminals_pattern_and_each_states_own_give_the_same(monkeypatch, after):
-    """A state takes its own pattern after OWN_PATTERN_AFTER tokens: both ways, the same IR."""
+def test_without_larks_private_names_the_tree_route_gives_the_same(monkeypatch):
+    """Another lark without ``Shift`` or ``_vargs_meta`` where planner looks for them: two passes, the same IR."""
     from planner.language import parser
 
-    monkeypatch.setattr(parser, "OWN_PATTERN_AFTER", after)
-    parser._inline_parser.cache_clear()  # a lexer whose states count from the new figure
-    try:
-        for name, text in _texts()[:40]:
-            _same(name, text)
-        _same("chain", chain(300))
-    finally:
-        parser._inline_parser.cache_clear()
+    monkeypatch.setattr(parser, "_SHIFT", None)
+    monkeypatch.setattr(parser, "_vargs_meta", None)
+    from planner.language import lower as lowering
 
-
-def test_a_grammar_the_fused_lexer_does_not_lay_out_keeps_larks_lexer(monkeypatch):
-    """Terminals with flags or user callbacks (parser._FusedLexer.plain): lark's own lexer, same IR."""
-    from planner.language import parser
-
-    monkeypatch.setattr(parser._FusedLexer, "plain", staticmethod(lambda lexer: False))
-    parser._inline_parser.cache_clear()
-    try:
-        assert not isinstance(parser._inline_parser("start").parser.lexer, parser._FusedLexer)
-        for name, text in _texts()[:10]:
-            _same(name, text)
-    finally:
-        parser._inline_parser.cache_clear()
+    calls = []
+    monkeypatch.setattr(parser, "_loop", lambda *a: calls.append(a))  # (the one-pass loop: never reached)
+    for name, text in _texts()[:20]:
+        lowering._RECENT.clear()  # (not a text lowered before, remembered)
+        _same(name, text)
+    assert not calls
+    with pytest.raises(ParseError):
+        lower(Source("bad.plan", "a = (1\n"))
 
 
 @pytest.mark.parametrize("text", ["a = 1\nb = a * 2\n", "a = (1\n", "a = 1\nb = a = 2\n"])
@@ -165,3 +155,21 @@ def test_the_parser_keeps_nothing_of_a_parse(text):
     del transformer
     gc.collect()
     assert ref() is None
+
+
+def test_syntax_errors_name_what_is_expected_in_words():
+    """Every terminal of the grammar an "expected ..." list may name is said in words, never as the
+    grammar's own name (`UNIT_OP`, `SIGNED_INT`, `CIRCUMFLEX`, `__ANON_1`)."""
+    from planner.language.parser import _describe, _parser
+
+    for terminal in _parser("start").terminals:
+        if terminal.name.startswith("__IGNORE"):
+            continue
+        words = _describe(terminal.name)
+        assert words != "something else" and terminal.name not in words, terminal.name
+    with pytest.raises(PlanError) as err:
+        planner.loads("x = 3 -> GB s\n")
+    assert "expected `/` or `*` between units, `[`, `^`, `where`" in str(err.value)
+    with pytest.raises(PlanError) as err:
+        planner.loads("x = 3 -> GB^\n")
+    assert "expected a whole number" in str(err.value)

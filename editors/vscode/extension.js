@@ -15,7 +15,10 @@ function activate(context) {
     { run: server, debug: server },
     {
       documentSelector: [{ scheme: "file", language: "plan" }, { scheme: "untitled", language: "plan" }],
-      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.plan") },
+      synchronize: {
+        fileEvents: vscode.workspace.createFileSystemWatcher("**/*.plan"),
+        configurationSection: "planner", // `planner.inlayHints` reaches the server as it changes
+      },
     }
   );
   context.subscriptions.push({ dispose: () => client && client.stop() });

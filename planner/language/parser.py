@@ -1,6 +1,20 @@
 """Parsing: the grammar (LALR), a newline-aware post-lexer, and lark errors
 mapped to :class:`ParseError` with a caret and a label. Lark stays here and
-in :mod:`planner.language.lower`."""
+in :mod:`planner.language.lower`.
+
+Two routes give the same IR: :func:`parse` (lark's parse tree, transformed by
+:mod:`planner.language.lower`) and :func:`parse_transform` (the transformer's
+methods run as the parser's reductions, no tree in between: lark cannot do
+that itself where the methods take the meta). The second is the only place
+lark's private names are imported (``Shift``, ``_vargs_meta``); without them
+(another lark) it takes the first route. It earns its place in the editor:
+measured on ``sheets/llm_cost.plan``, a parse costs 27-29 ms of CPU against
+46-54 ms as a tree, and the language server's per-keystroke check of that
+sheet 240-264 ms of CPU against 407-415 ms on the tree route (it lowers a text
+2-4 times while it sets broken statements aside); it buys nothing on a warm
+``planner eval`` (the compiled-plan cache reads no text) and 4% of a
+``--no-cache`` one. The copy of lark's lexer that used to sit beside it
+(saving 8 ms a parse, 1% of a ``--no-cache`` eval) is gone."""
 
 from __future__ import annotations
 
@@ -12,8 +26,12 @@ from functools import lru_cache
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.parse_tree_builder import PropagatePositions
-from lark.parsers.lalr_analysis import Shift as _SHIFT
-from lark.visitors import _vargs_meta
+
+try:  # lark's private names, for the one-pass parser only (parse_transform): without them, two passes
+    from lark.parsers.lalr_analysis import Shift as _SHIFT
+    from lark.visitors import _vargs_meta
+except ImportError:  # pragma: no cover  (a lark that moved them: tests/test_one_pass.py runs this way too)
+    _SHIFT = _vargs_meta = None
 
 from .data import data_dir
 from .errors import Label, LimitError, ParseError, PlanError
@@ -61,57 +79,6 @@ class _NewlinePostLex:
             yield tok
 
 
-class _Positions(PropagatePositions):
-    """lark's position propagation, without its work where there is none to do.
-
-    Most reductions of an expression are the precedence chain's one-child rules
-    (``?sum: product``, ``?product: unary``...) handing their child up as it is:
-    its positions are already right, and lark would only copy them onto
-    themselves (as ``container_*``, equal to its own, which readers take as
-    the default anyway). Skipping that gives the same tree, positions and
-    all. Other reductions run lark's own rule (the body below is lark 1.3's
-    ``PropagatePositions.__call__``)."""
-
-    def __call__(self, children):
-        res = self.node_builder(children)
-        if len(children) == 1 and children[0] is res:
-            return res
-        if isinstance(res, Tree):
-            res_meta = res.meta
-            first_meta = self._pp_get_meta(children)
-            if first_meta is not None:
-                if not hasattr(res_meta, "line"):
-                    res_meta.line = getattr(first_meta, "container_line", first_meta.line)
-                    res_meta.column = getattr(first_meta, "container_column", first_meta.column)
-                    res_meta.start_pos = getattr(first_meta, "container_start_pos", first_meta.start_pos)
-                    res_meta.empty = False
-                res_meta.container_line = getattr(first_meta, "container_line", first_meta.line)
-                res_meta.container_column = getattr(first_meta, "container_column", first_meta.column)
-                res_meta.container_start_pos = getattr(first_meta, "container_start_pos", first_meta.start_pos)
-            last_meta = self._pp_get_meta(reversed(children))
-            if last_meta is not None:
-                if not hasattr(res_meta, "end_line"):
-                    res_meta.end_line = getattr(last_meta, "container_end_line", last_meta.end_line)
-                    res_meta.end_column = getattr(last_meta, "container_end_column", last_meta.end_column)
-                    res_meta.end_pos = getattr(last_meta, "container_end_pos", last_meta.end_pos)
-                    res_meta.empty = False
-                res_meta.container_end_line = getattr(last_meta, "container_end_line", last_meta.end_line)
-                res_meta.container_end_column = getattr(last_meta, "container_end_column", last_meta.end_column)
-                res_meta.container_end_pos = getattr(last_meta, "container_end_pos", last_meta.end_pos)
-        return res
-
-
-def _fast_positions(parser: Lark) -> None:
-    """Swap lark's position wrapper for :class:`_Positions` in a parser's callbacks (when the
-    parser is laid out as lark 1.x lays it out; otherwise lark's own stays)."""
-    callbacks = getattr(getattr(getattr(parser.parser, "parser", None), "parser", None), "callbacks", None)
-    if not isinstance(callbacks, dict):
-        return
-    for rule, callback in list(callbacks.items()):
-        if type(callback) is PropagatePositions and callback.node_filter is None:
-            callbacks[rule] = _Positions(callback.node_builder)
-
-
 @lru_cache(maxsize=None)
 def _parser(start: str) -> Lark:
     text = (data_dir("grammar") / "plan.lark").read_text(encoding="utf-8")
@@ -125,7 +92,6 @@ def _parser(start: str) -> Lark:
         start=start,
         cache=True,  # lark keeps the LALR tables in the temp folder: ~3x faster start
     )
-    _fast_positions(parser)
     return parser
 
 
@@ -157,17 +123,33 @@ _TERMINAL_NAMES = {
 }
 
 
+_TERMINAL_NAMES.update({
+    "UNIT_OP": "`/` or `*` between units", "SIGNED_INT": "a whole number", "TAG_VALUE": "a tag's value",
+    "COMMENT": "a comment",
+})
+
+
+@lru_cache(maxsize=None)
+def _literals() -> dict[str, str]:
+    """Each terminal written as a literal in the grammar (``CIRCUMFLEX`` is ``^``), by name."""
+    from lark.lexer import PatternStr
+
+    return {t.name: t.pattern.value for t in _parser("start").terminals if isinstance(t.pattern, PatternStr)}
+
+
 def _describe(term: str) -> str:
+    """A terminal of the grammar in words, as an "expected ..." list shows it (never its grammar name)."""
     if term in _TERMINAL_NAMES:
         return _TERMINAL_NAMES[term]
-    if term.isupper() and term.isalpha():
-        return f"`{term.lower()}`"
-    return term
+    literal = _literals().get(term)
+    if literal is not None:
+        return f"`{literal}`"
+    return "something else"  # a terminal without a name in words yet (tests/test_errors.py asks for one)
 
 
 def _expected(exc: UnexpectedInput) -> str:
     expected = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or set()
-    names = sorted({_describe(t) for t in expected if not t.startswith("__ANON") or t in _TERMINAL_NAMES})
+    names = sorted({_describe(t) for t in expected if not t.startswith("__IGNORE")})
     if not names:
         return ""
     if len(names) > 6:
@@ -365,7 +347,8 @@ def _meta_method(transformer, name: str):
     """The transformer's ``v_args(meta=True)`` method for ``name`` as a plain function of (meta,
     children), or None for any other kind (no lambda in between: one call less per node)."""
     f = getattr(transformer, name, None)
-    if f is not None and getattr(f, "visit_wrapper", None) is _vargs_meta and hasattr(f, "base_func"):
+    if f is not None and _vargs_meta is not None and getattr(f, "visit_wrapper", None) is _vargs_meta \
+            and hasattr(f, "base_func"):
         return f.base_func.__get__(transformer)
     return None
 
@@ -391,230 +374,6 @@ def _single(rule) -> bool:
     return not (sym.is_term and sym.filter_out) and not (not sym.is_term and sym.name.startswith("_"))
 
 
-OWN_PATTERN_AFTER = 64  # tokens a state reads with every terminal's pattern before its own is compiled
-
-
-class _FusedLexer:
-    """lark's contextual lexer and :class:`_NewlinePostLex` as one loop, for the one-pass parser.
-
-    The same tokens: each is the token lark's lexer for the parser's current state would match
-    (and lark's keyword callback would type), white space and comments skipped, and the newlines
-    the post-lexer drops dropped; but without a generator and three method calls per token (or
-    per run of white space). A token has its offsets (``start_pos``, ``end_pos``) but no line or
-    column: nothing reads them (a span works them out from its source). What does not match is
-    handed to lark's own lexer, which raises lark's error.
-
-    One pattern of every terminal is tried first: lark orders a state's terminals as it orders
-    all of them, so where all of them match a terminal the state accepts, the state's own
-    pattern matches the same (its earlier terminals are earlier ones of all, which did not
-    match); only then (a keyword where the state takes a name, or a state without names) is the
-    state's own pattern compiled and used. Compiling a pattern per state, as lark does, was most
-    of a small plan's parse; but a state's own pattern, with only its terminals, matches faster,
-    so a state met :data:`OWN_PATTERN_AFTER` times (a big plan's) takes its own from then on."""
-
-    def __init__(self, contextual, postlex: _NewlinePostLex) -> None:
-        self.contextual = contextual
-        self.postlex = postlex
-        self.info: dict = {}  # lark's lexer of a state -> what _state gives
-        self.root = None  # the patterns of every terminal, and the terminals keywords stand in
-        self.reads = None  # a pattern terminal -> the string terminals it reads whole (lark's `unless`)
-
-    SPACE = "[\t \f]*"  # the grammar's `%ignore /[\t \f]+/`: nothing else starts with these (TAG_VALUE,
-    # which may, comes after an ignore in lark's order: lark would skip the spaces first too)
-
-    @staticmethod
-    def plain(lexer) -> bool:
-        """Terminals :meth:`_patterns` lays out as lark would (no flags, no user callbacks, fewer
-        than ``re``'s hundred groups); a grammar with others keeps lark's own lexer."""
-        return not (lexer.user_callbacks or lexer.use_bytes or len(lexer.terminals) > 90
-                    or any(t.pattern.flags for t in lexer.terminals))
-
-    def _unless(self, lexer):
-        """lark's _create_unless without its scanners: for each pattern terminal, the keywords it
-        would read (`where` read by NAME is WHERE), and the string terminals so embedded. Whether a
-        pattern reads a string whole is the same in every state: worked out once, over all terminals."""
-        if self.reads is None:
-            from lark.lexer import PatternRE, PatternStr, _get_match
-
-            every = getattr(self.contextual, "root_lexer", lexer).terminals
-            strings = [t for t in every if type(t.pattern) is PatternStr]
-            self.reads = {}
-            for retok in every:
-                if type(retok.pattern) is PatternRE:
-                    regexp = retok.pattern.to_regexp()
-                    self.reads[retok.name] = [(t.pattern.value, t.name) for t in strings if t.priority == retok.priority
-                                              and t.pattern.value == _get_match(re, regexp, t.pattern.value,
-                                                                                lexer.g_regex_flags)]
-        names = {t.name for t in lexer.terminals}
-        embedded: set = set()
-        keywords: dict = {}
-        for t in lexer.terminals:
-            table: dict = {}
-            for value, name in self.reads.get(t.name, ()):
-                if name in names:
-                    table.setdefault(value, name)
-                    embedded.add(name)
-            if table:
-                keywords[t.name] = table
-        return keywords, embedded
-
-    def _patterns(self, lexer):
-        """A state's lexer as one compiled pattern (white space, then its terminals in lark's
-        order), its ignored and newline types and its keyword table: what lark's ``_build_scanner``
-        makes, made without it (lark compiles two patterns per state: its scanner and the keyword
-        check)."""
-        keywords, embedded = self._unless(lexer)
-        body = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in lexer.terminals if t.name not in embedded)
-        spaced = _compiled(self.SPACE + "(?:" + body + ")", lexer.g_regex_flags)
-        return spaced, lexer.ignore_types, lexer.newline_types, keywords
-
-    def _root(self):
-        if self.root is None:
-            lexer = self.contextual.root_lexer
-            rank = {t.name: i for i, t in enumerate(lexer.terminals)}  # lark's order, every state's too
-            self.root = (self._patterns(lexer), self._unless(lexer)[1], rank)
-        return self.root
-
-    def _state(self, lexer) -> list:
-        """[the names of the state's terminals, whether every terminal's pattern may go first, None,
-        the strings to look for first, the tokens left before its own pattern, the lexer]: the third, the
-        state's own patterns, made when needed; the fourth, the strings the state reads alone that
-        a pattern terminal of all reads as keywords (MINUS where a unary minus is expected, not
-        ADD_OP), each with its place in lark's order."""
-        _, embedded, rank = self._root()
-        own = self._unless(lexer)[1]
-        alone = tuple(sorted((rank[t.name], t.pattern.value) for t in lexer.terminals
-                             if t.name in embedded and t.name not in own))
-        return [frozenset(t.name for t in lexer.terminals), True, None, alone, OWN_PATTERN_AFTER, lexer]
-
-    def lex(self, lexer_state, parser_state):
-        text_slice = lexer_state.text
-        text, end = text_slice.text, text_slice.end
-        line_ctr = lexer_state.line_ctr
-        pos = line_ctr.char_pos  # (kept here, and given back to lark's counter only if lark's lexer takes over)
-        lexers = self.contextual.lexers
-        stack = parser_state.state_stack
-        info = self.info
-        by_state: dict = {}  # the parser's state -> its lexer's entry in info (states share lexers)
-        own: dict = {}  # the parser's state -> its lexer's own patterns, once it reads with them
-        root, _, root_rank = self._root()
-        root_spaced, root_keywords = root[0], root[3]
-        opened: list = []
-        self.postlex.open = opened
-        budget = TokenBudget()  # the post-lexer's size and nesting limits
-        see = budget.see
-        make = str.__new__
-        depth = 0
-        previous = None
-        t = None
-        while pos < end:
-            got = own.get(stack[-1])
-            if got is not None:  # the common case: a state read often, with its own patterns
-                m = got[0].match(text, pos, end)  # white space, then a token, in one match
-            else:
-                state = by_state.get(stack[-1])
-                if state is None:
-                    lexer = lexers[stack[-1]]
-                    state = info.get(id(lexer))
-                    if state is None:
-                        state = info[id(lexer)] = self._state(lexer)
-                    by_state[stack[-1]] = state
-                m = None
-                if state[1] and state[2] is None:  # every terminal's pattern first (see the class)
-                    state[4] -= 1
-                    if not state[4]:  # a state met often: its own pattern, shorter, from its next token on
-                        state[1] = False
-                    m = root_spaced.match(text, pos, end)
-                    if m is not None:
-                        type_ = m.lastgroup
-                        names = state[0]
-                        table = root_keywords.get(type_)
-                        if type_ not in names or (table and table.get(m.group(type_), type_) not in names):
-                            m = None  # a terminal the state does not take, or a keyword it does not
-                        elif state[3]:  # a string the state reads alone, earlier in lark's order, here?
-                            at, place = m.start(type_), root_rank[type_]
-                            for earlier, string in state[3]:
-                                if earlier < place and text.startswith(string, at, end):
-                                    m = None
-                                    break
-                if m is not None:
-                    got = root
-                else:
-                    got = state[2]
-                    if got is None:
-                        got = state[2] = self._patterns(state[5])
-                    own[stack[-1]] = got  # (from now on: the root pattern is not tried again here)
-                    m = got[0].match(text, pos, end)  # white space, then a token, in one match
-            if m is None:  # lark's lexer takes over from here, and raises its error
-                line_ctr.char_pos = pos
-                line_ctr.line = text.count("\n", 0, pos) + 1
-                line_ctr.line_start_pos = text.rfind("\n", 0, pos) + 1
-                line_ctr.column = pos - line_ctr.line_start_pos + 1
-                lexer_state.last_token = t
-                yield from self.contextual.lex(lexer_state, parser_state)
-                return
-            type_ = m.lastgroup
-            start, pos = m.span(type_)  # (after the white space lark's pattern skips as a token of its own)
-            if type_ in got[1]:  # ignored: comments, a newline before a continuation
-                continue
-            value = text[start:pos]
-            keywords = got[3]
-            if keywords and type_ in keywords:
-                type_ = keywords[type_].get(value, type_)
-            # lark's Token, made directly; planner reads only offsets (a line and a column are
-            # worked out from the source where a message needs them)
-            t = make(Token, value)
-            t.type = type_
-            t.value = value
-            t.start_pos = start
-            t.end_pos = pos
-            t.line = t.column = t.end_line = t.end_column = None
-            if (type_ not in NESTING or (type_ in BREAKS and not budget.levels[-1])) \
-                    and 0 < budget.in_statement < MAX_STATEMENT_TOKENS and budget.total < MAX_TOKENS:
-                budget.in_statement += type_ != "_NL"  # TokenBudget.see for a token inside a statement that
-                # changes no nesting (a newline, its blank lines and comments, is no term of the statement)
-                budget.total += 1
-            else:
-                see(t)
-            if type_ in _OPEN:  # the post-lexer (_NewlinePostLex.process)
-                depth += 1
-                opened.append(t)
-            elif type_ in _CLOSE:
-                depth = max(0, depth - 1)
-                if opened:
-                    opened.pop()
-            elif type_ == "_NL":
-                if depth > 0 or previous is None or previous in _CONTINUES:
-                    continue
-                budget.end_statement()
-            previous = type_
-            yield t
-        line_ctr.char_pos = pos
-
-
-@lru_cache(maxsize=None)
-def _compiled(pattern: str, flags: int):
-    return re.compile(pattern, flags)
-
-
-def _fused(parser: Lark) -> bool:
-    frontend = parser.parser
-    connector = getattr(frontend, "lexer", None)
-    contextual = getattr(connector, "lexer", None)
-    lexers = getattr(contextual, "lexers", None)
-    if not isinstance(lexers, dict):
-        return False
-    root = getattr(contextual, "root_lexer", None)
-    for lx in {root, *lexers.values()}:  # lark 1.x's basic lexers, asked without building their scanners
-        if not all(hasattr(lx, a) for a in ("terminals", "user_callbacks", "g_regex_flags", "use_bytes",
-                                             "ignore_types", "newline_types", "_build_scanner")):
-            return False
-    if not _FusedLexer.plain(root):  # every state's terminals are some of these
-        return False
-    frontend.lexer = _FusedLexer(contextual, parser.options.postlex)
-    return True
-
-
 @lru_cache(maxsize=None)
 def _inline_parser(start: str) -> Lark:
     """A second parser per start rule, whose callbacks :func:`parse_transform` sets for each parse."""
@@ -623,7 +382,6 @@ def _inline_parser(start: str) -> Lark:
         parser="lalr", lexer="contextual", postlex=_NewlinePostLex(), propagate_positions=True,
         maybe_placeholders=False, start=start, cache=True)
     parser._planner_lock = threading.Lock()
-    _fused(parser)
     return parser
 
 
@@ -635,7 +393,7 @@ def parse_transform(source: Source, transformer, start: str = "start"):
     parser = _inline_parser(start)
     callbacks = getattr(getattr(getattr(parser.parser, "parser", None), "parser", None), "callbacks", None)
     builders = getattr(getattr(parser, "_parse_tree_builder", None), "rule_builders", None)
-    if not isinstance(callbacks, dict) or builders is None:  # lark laid out otherwise: two passes
+    if not isinstance(callbacks, dict) or builders is None or _SHIFT is None:  # lark laid out otherwise: two passes
         return transformer.transform(parse(source, start))
     state: list = [None]  # the meta of the node being reduced, for the methods lark's wrappers call
     errors: list = []  # the first error a method raised

@@ -31,6 +31,7 @@ from ..language.parser import grammar_words, keywords
 from ..language.source import Source, Span
 from ..language.units import BUILTIN_UNITS
 from ..plan import Plan, loads
+from .tolerant import Recovered, parse_tolerant, recover, words_in
 
 NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
@@ -147,34 +148,51 @@ class Document:
         self.values: dict[str, dict[str, float | bool]] = {}  # scenario -> name -> value in display units
         self.diagnostics: list[Diagnostic] = []
         self.analysed = ""  # the text the diagnostics are about
+        self.recovered = Recovered()  # what the last check set aside (broken and unknown names)
 
     # ---- analysis ----------------------------------------------------------------------
 
     def update(self, text: str) -> list[Diagnostic]:
-        """Analyse new text: parse, check, evaluate every scenario, run the checks."""
+        """Analyse new text in full: :meth:`check` it, then :meth:`evaluate` it (values, checks)."""
+        self.check(text)
+        values, found = self.evaluate(self.plan, text)
+        self.values = values if values else self.values
+        self.diagnostics = self.diagnostics + found
+        return self.diagnostics
+
+    def check(self, text: str) -> list[Diagnostic]:
+        """The fast half of an analysis, on every keystroke: parse and check, each broken statement
+        set aside as one diagnostic (:func:`planner.lsp.tolerant.recover`), so that the rest keeps
+        its names, units and (last evaluated) values for hover, completion and definitions."""
+        self.text = self.analysed = text
+        name = str(self.path)
+        got = recover(name, text, lambda masked: loads(masked, name, self.path.parent), self._import_span)
+        self.recovered = got
+        self.ir, self.ir_text = got.syntax, text
+        if got.plan is not None:
+            self.plan, self.plan_text = got.plan, text
+        found: list[Diagnostic] = []
+        for err in got.errors:
+            found.extend(self._diagnostics(err))
+        for warning in (getattr(got.plan, "warnings", None) or []) if got.plan is not None else []:
+            found.extend(self._diagnostics(warning, severity=WARNING))  # (a unit built in now, a renamed figure)
+        self.diagnostics = found
+        return found
+
+    def evaluate(self, plan: Optional[Plan], text: str) -> tuple[dict, list[Diagnostic]]:
+        """The slow half, after typing pauses: every scenario's values and the checks' failures of
+        ``plan`` (the plan :meth:`check` made of ``text``). Changes nothing of the document (it runs
+        beside the next keystroke's :meth:`check`): the caller keeps the values if the text is still ``text``."""
         from ..questions.checks import run_checks
 
-        self.text = self.analysed = text
+        if plan is None:
+            return {}, []
         found: list[Diagnostic] = []
-        try:
-            self.ir, self.ir_text = lower(Source(str(self.path), text)), text
-        except PlanError as err:
-            self.ir, self.ir_text = None, text
-            self.diagnostics = self._diagnostics(err)
-            return self.diagnostics
-        try:
-            plan = loads(text, str(self.path), self.path.parent)
-        except PlanError as err:
-            self.diagnostics = self._diagnostics(err)
-            return self.diagnostics
-        self.plan, self.plan_text = plan, text
         try:
             evaluations = plan.evaluate_all([None] + plan.scenario_names)
         except PlanError as err:
-            self.values = {}
-            self.diagnostics = self._diagnostics(err)
-            return self.diagnostics
-        self.values = {ev.label: {n: ev.display(n) for n in plan.quantities} for ev in evaluations}
+            return {}, self._diagnostics(err)
+        values = {ev.label: {n: ev.display(n) for n in plan.quantities} for ev in evaluations}
         try:
             results = run_checks(plan)
         except PlanError as err:
@@ -188,8 +206,29 @@ class Document:
             else:
                 found.append(Diagnostic(self._range(r.check.span), f"check fails: {r.describe()}", WARNING,
                                         "check"))
-        self.diagnostics = found
-        return found
+        return values, found
+
+    @property
+    def imported(self) -> set[Path]:
+        """The files the last plan that loaded read besides its own text (its imports, theirs...)."""
+        files = getattr(self.plan, "files", ()) if self.plan is not None else ()
+        own = self.path.resolve()
+        return {Path(f).resolve() for f in files} - {own}
+
+    def imports_any(self, paths: set[Path]) -> bool:
+        """Whether this plan imports one of ``paths`` (or tried to: an import that failed to load counts)."""
+        if self.imported & paths:
+            return True
+        for s in (self.ir.statements if self.ir else ()):
+            if isinstance(s, ir.Import):
+                target = self.resolve_import(s.path)
+                if target is None or target in paths:
+                    return True
+        return False
+
+    def _import_span(self, source_name: str, statements: list) -> Optional[Span]:
+        """The import statement (of the text being checked) that brings in the plan ``source_name``."""
+        return self._import_of(source_name, statements)
 
     def _range(self, span: Optional[Span]) -> Range:
         if span is not None and span.source.name == str(self.path):
@@ -200,14 +239,14 @@ class Document:
                 return span_range(at)
         return Range((0, 0), (0, 0))
 
-    def _import_of(self, name: str) -> Optional[Span]:
+    def _import_of(self, name: str, statements=None) -> Optional[Span]:
         target = self._file_of(name)
-        for s in (self.ir.statements if self.ir else ()):
+        for s in (statements if statements is not None else self.ir.statements if self.ir else ()):
             if isinstance(s, ir.Import) and self.resolve_import(s.path) == target:
                 return s.span
         return None
 
-    def _diagnostics(self, err: PlanError, prefix: str = "") -> list[Diagnostic]:
+    def _diagnostics(self, err: PlanError, prefix: str = "", severity: int = ERROR) -> list[Diagnostic]:
         out = []
         for e in flatten(err):
             lines = [prefix + e.message + (f" ({e.label})" if e.label else "")]
@@ -220,7 +259,7 @@ class Document:
                 related.append((self._location(e.span), e.label or e.message))
             for label in e.labels:
                 related.append((self._location(label.span), label.text or "see here"))
-            out.append(Diagnostic(self._range(e.span), "\n".join(lines), ERROR, e.family, tuple(related)))
+            out.append(Diagnostic(self._range(e.span), "\n".join(lines), severity, e.family, tuple(related)))
         return out
 
     # ---- files ----------------------------------------------------------------------------
@@ -238,10 +277,22 @@ class Document:
         return Location(self._file_of(span.source.name), span_range(span))
 
     def resolve_import(self, name: str) -> Optional[Path]:
-        lib = data_dir("library")
-        for c in (self.path.parent / name, self.path.parent / (name + ".plan"), lib / name, lib / (name + ".plan")):
-            if c.is_file():
-                return c.resolve()
+        """The file an import names, when it is one planner would read: inside the plan's own folder
+        (or below) or the library; never a path outside them (``/etc/passwd``, ``../../x``), a symlink
+        loop or something that is not a regular file."""
+        lib = data_dir("library").resolve()
+        try:
+            here = self.path.parent.resolve()
+        except (OSError, RuntimeError):
+            return None
+        for root in (here, lib):
+            for c in (root / name, root / (name + ".plan")):
+                try:
+                    real = c.resolve(strict=True)
+                    if real.is_file() and (real.is_relative_to(root) or real.is_relative_to(lib)):
+                        return real
+                except (OSError, RuntimeError, ValueError):  # missing, a loop of links, a bad name
+                    continue
         return None
 
     # ---- what is under the cursor ------------------------------------------------------------
@@ -290,7 +341,7 @@ class Document:
     def hover(self, line: int, character: int) -> Optional[tuple[str, Range]]:
         """Markdown for the name under the cursor: values per scenario with unit, doc, tags, formula."""
         found = self.word_at(line, character)
-        if found is None or self.plan is None:
+        if found is None:
             return None
         word, a, b = found
         name = self._lookup(word)
@@ -300,7 +351,8 @@ class Document:
             unit = _unit_word(word, self.text, a)
             if unit:
                 return self._hover_unit(unit), rng
-            return None
+            set_aside = self._hover_set_aside(word)
+            return (set_aside, rng) if set_aside else None
         if name in plan.quantities:
             return self._hover_quantity(name), rng
         if name in plan.model.functions:
@@ -322,6 +374,28 @@ class Document:
         stmt = self._answers()[name]
         return f"**{name}**: the answer of `{stmt.span.flat}`" + self._where(stmt.span), rng
 
+    def _set_aside(self, word: str) -> Optional[ir.Statement]:
+        """The statement of the current text that defines ``word`` but was set aside (broken, or using a broken name)."""
+        if word not in self.recovered.broken and word not in self.recovered.unknown:
+            return None
+        return next((s for s in self._statements() if getattr(s, "name", None) == word), None)
+
+    def _hover_set_aside(self, word: str) -> Optional[str]:
+        s = self._set_aside(word)
+        if s is None:
+            return None
+        if word in self.recovered.broken:
+            why = "its definition has an error: " + self.recovered.broken[word].message
+        else:
+            why = f"it depends on `{self.recovered.unknown[word]}`, whose definition has an error"
+        formula = ""
+        if isinstance(s, ir.Definition):
+            display = f" -> {s.display.text}" if s.display else ""
+            formula = f"\n\n```plan\n{word} = {s.expr.span.flat}{display}\n```"
+            if s.doc:
+                formula = f"\n\n{s.doc}" + formula
+        return f"**{word}** (unknown: {why})" + formula + self._where(s.span)
+
     def _hover_quantity(self, name: str) -> str:
         plan = self.plan
         q = plan.quantities[name]
@@ -330,8 +404,8 @@ class Document:
         parts = [f"**{name}** ({kind}{unit})"]
         if q.doc:
             parts.append(q.doc)
-        if self.values:
-            labels = plan.scenario_names or ["base"]
+        labels = plan.scenario_names or ["base"]
+        if self.values and all(name in self.values.get(s, {}) for s in labels):
             shown = {s: format_value(self.values[s][name], q.unit_text) for s in labels}
             if len(set(shown.values())) == 1:
                 every = " in every scenario" if len(labels) > 1 else ""
@@ -372,7 +446,7 @@ class Document:
         if target is not None:
             return Location(target, Range((0, 0), (0, 0)))
         found = self.word_at(line, character)
-        if found is None or self.plan is None:
+        if found is None:
             return None
         name = self._lookup(found[0])
         plan = self.plan
@@ -390,6 +464,9 @@ class Document:
             span = next(s.name_span for s in plan.model.plan.statements if isinstance(s, ir.Axis) and s.name == name)
         elif name in self._answers():
             span = self._answers()[name].span
+        if span is None:
+            s = self._set_aside(found[0].split(".")[0]) if name is None else None
+            span = getattr(s, "name_span", None)
         if span is None:
             return None
         return self._current(span)
@@ -453,6 +530,9 @@ class Document:
         m = re.search(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\.(\w*)$", before)
         if m:
             return self._complete_members(m.group(1))
+        own = re.match(r"\s*([^\W\d]\w*)\s*(?:\([^)]*\))?\s*=(?!=)", before)
+        if own:  # in a definition's formula: not its own name (that would be a cycle)
+            return [c for c in self._complete_names() if c.label != own.group(1)]
         return self._complete_names()
 
     def _complete_paths(self, typed: str) -> list[Completion]:
@@ -516,10 +596,212 @@ class Document:
                                       sort=f"2{name}"))
             for name in self._answers():
                 out.append(Completion(name, "quantity", "an answer", sort=f"3{name}"))
+        known = {c.label for c in out}
+        for s in self._statements():  # what the current text defines that the plan does not have (yet)
+            if isinstance(s, (ir.Definition, ir.FunctionDef)) and s.name not in known:
+                kind = "function" if isinstance(s, ir.FunctionDef) else "quantity"
+                detail = "unknown: its definition has an error" if s.name in self.recovered.broken else \
+                    "unknown until the error it depends on is fixed" if s.name in self.recovered.unknown else "defined"
+                out.append(Completion(s.name, kind, detail, sort=f"1{s.name}"))
+                known.add(s.name)
         for name, (_, _, sig) in BUILTINS.items():
             out.append(Completion(name, "function", f"{name}({sig})", "built in", f"{name}($1)", sort=f"4{name}"))
         for word in grammar_words():
             out.append(Completion(word, "keyword", sort=f"5{word}"))
+        return out
+
+    # ---- quick fixes and inlay hints --------------------------------------------------------------
+
+    def code_actions(self, diagnostics: list[tuple[Range, str, str]]) -> list[tuple[str, list[tuple[Range, str]], int]]:
+        """Quick fixes for the given diagnostics ((range, message, code) each, as the client sent them
+        back): (title, edits, index of the diagnostic fixed). Each fix is what the message's help says."""
+        out = []
+        for i, (rng, message, code) in enumerate(diagnostics):
+            a = offset(self.text, *rng.start)
+            b = offset(self.text, *rng.end)
+            m = re.search(r"help: did you mean `([^`]+)`\?", message)
+            if m and code in ("unknown-name", "unknown-unit"):
+                out.append((f"Change to `{m.group(1)}`", [(rng, m.group(1))], i))
+            m = re.search(r"write `(\d[\d_]*(?:\.\d+)?)`", message)
+            if m and code == "syntax" and "grouped with `_`" in message:
+                start = a
+                while start > 0 and (self.text[start - 1].isdigit() or self.text[start - 1] in "_."):
+                    start -= 1
+                end = start + len(m.group(1))
+                grouped = self.text[start:end]
+                if grouped.replace(",", "_") == m.group(1):
+                    out.append((f"Write `{m.group(1)}`", [(Range(position(self.text, start),
+                                                                   position(self.text, end)), m.group(1))], i))
+            m = re.match(r"unknown unit `([^`]+)`", message)
+            if m and code == "unknown-unit" and IDENTIFIER.match(m.group(1)):
+                at = self._declaration_line()
+                out.append((f"Declare `unit {m.group(1)}` (a new dimension)",
+                            [(Range((at, 0), (at, 0)), f"unit {m.group(1)}\n")], i))
+            if code in ("duplicate", "compat") and ("already a built-in unit" in message
+                                                    or re.search(r"help: remove `unit \w+`", message)):
+                start = self.text.rfind("\n", 0, a) + 1
+                end = self.text.find("\n", b)
+                end = len(self.text) if end < 0 else end + 1
+                if self.text[start:end].lstrip().startswith("unit "):
+                    out.append(("Remove the declaration (use the built-in unit)",
+                                [(Range(position(self.text, start), position(self.text, end)), "")], i))
+            m = re.search(r"help: a unit of [\w ]+, such as `([^`]+)`", message)
+            if m and code == "display-unit" and self.text[a:b].strip():
+                out.append((f"Show it in `{m.group(1)}`", [(rng, m.group(1))], i))
+        return out
+
+    def _declaration_line(self) -> int:
+        """Where a new declaration goes: after the title, the notes and the imports at the top."""
+        line = 0
+        for s in (self.ir.statements if self.ir else ()):
+            if isinstance(s, (ir.Import, ir.UnitDecl)):
+                line = max(line, span_range(s.span).end[0] + 1)
+            else:
+                break
+        if line == 0:
+            for i, row in enumerate(self.text.split("\n")):
+                if re.match(r"\s*(title|note)\b|\s*#|\s*$", row):
+                    line = i + 1 if re.match(r"\s*(title|note)\b", row) else line
+                else:
+                    break
+        return line
+
+    def inlay_hints(self, first: int, last: int) -> list[tuple[tuple[int, int], str, str]]:
+        """A hint at the end of each definition of lines ``first``..``last``: its value and unit in the
+        plan as written (``= 41.79 ms``), or per scenario when they differ (the tooltip)."""
+        if self.plan is None or not self.values or self.ir is None:
+            return []
+        base = self.values.get("base") or next(iter(self.values.values()))
+        out = []
+        for s in self.ir.statements:
+            if not isinstance(s, ir.Definition) or s.name not in self.plan.quantities or s.name not in base:
+                continue
+            end = span_range(s.expr.span if s.display is None else s.display.span).end
+            if end[0] < first or end[0] > last:
+                continue
+            q = self.plan.quantities[s.name]
+            if isinstance(s.expr, ir.Number) and not q.definition.display:
+                continue  # an input written as its value: the hint would repeat it
+            text = format_value(base[s.name], q.unit_text)
+            labels = ["base"] + [lab for lab in self.plan.scenario_names if lab != "base"]
+            per = [f"{lab}: {format_value(self.values[lab][s.name], q.unit_text)}" for lab in labels
+                   if lab in self.values and s.name in self.values[lab]]
+            tooltip = "\n".join(per) if len({p.split(': ', 1)[1] for p in per}) > 1 else ""
+            out.append((end, f" = {text}" + (" (varies by scenario)" if tooltip else ""), tooltip))
+        return out
+
+    # ---- signature help, highlights, folding ----------------------------------------------------------
+
+    def signature(self, line: int, character: int) -> Optional[tuple[str, list[str], int, str]]:
+        """The call the cursor is in: (label ``f(a, b)``, its parameters, the one being typed, doc)."""
+        at = offset(self.text, line, character)
+        depth, comma, i = 0, 0, at - 1
+        start = max(0, self.text.rfind("\n", 0, max(0, at - 2000)))
+        while i >= start:
+            ch = self.text[i]
+            if ch == ")":
+                depth += 1
+            elif ch == "(":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif ch == "," and depth == 0:
+                comma += 1
+            i -= 1
+        else:
+            return None
+        m = re.search(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\s*$", self.text[max(0, i - 200):i])
+        if m is None:
+            return None
+        name = m.group(1)
+        functions = self.plan.model.functions if self.plan is not None else {}
+        own = {s.name: s for s in self._statements() if isinstance(s, ir.FunctionDef)}
+        f = functions.get(name) or own.get(name)
+        if f is not None:
+            params = [p.span.flat for p in f.params]
+            return f"{name}({', '.join(params)})", params, min(comma, max(0, len(params) - 1)), f.doc or ""
+        if name in BUILTINS:
+            sig = BUILTINS[name][2]
+            params = [p.strip() for p in sig.split(",")]
+            if params and params[-1] == "...":
+                params = params[:-1]
+            return f"{name}({sig})", params, min(comma, max(0, len(params) - 1)), "built in"
+        return None
+
+    def highlights(self, line: int, character: int) -> list[tuple[Range, bool]]:
+        """Every place the name under the cursor is written in this plan: (range, is it the definition)."""
+        try:
+            name = self._own_name(line, character)
+        except RenameError:
+            return []
+        defined = {s.name_span.start for s in self._statements() if isinstance(s, (ir.Definition, ir.FunctionDef))
+                   and s.name == name}
+        return [(span_range(s), s.start in defined) for s in self._occurrences(name)]
+
+    def folding(self) -> list[tuple[int, int]]:
+        """Line ranges that fold: scenario and axis blocks, statements over several lines, comment runs."""
+        out = []
+        for s in (self.ir.statements if self.ir else ()):
+            r = span_range(s.span)
+            if r.end[0] > r.start[0]:
+                out.append((r.start[0], r.end[0]))
+        rows = self.text.split("\n")
+        i = 0
+        while i < len(rows):
+            if rows[i].lstrip().startswith("#"):
+                j = i
+                while j + 1 < len(rows) and rows[j + 1].lstrip().startswith("#"):
+                    j += 1
+                if j > i:
+                    out.append((i, j))
+                i = j + 1
+            else:
+                i += 1
+        return sorted(set(out))
+
+    def workspace_symbols(self) -> list[tuple[str, str, Location, str]]:
+        """(name, kind, location, container) of this plan's definitions and those of every plan it imports."""
+        out = [(s.name, s.kind, Location(self.path, s.selection), self.path.name) for s in self.symbols()
+               if s.kind not in ("check", "question")]
+        plan = self.plan
+        if plan is not None:
+            for name, q in plan.quantities.items():
+                span = q.definition.name_span
+                if span.source.name != str(self.path):
+                    loc = self._location(span)
+                    out.append((name, "input" if q.is_input else "quantity", loc, loc.path.name))
+            for name, f in plan.model.functions.items():
+                if f.name_span.source.name != str(self.path):
+                    loc = self._location(f.name_span)
+                    out.append((name, "function", loc, loc.path.name))
+        return out
+
+    def answers(self, plan: Optional[Plan]) -> list[tuple[Range, str]]:
+        """A code lens per question (``solve``, ``maximize``, ``minimize``): its answer in each scenario,
+        or why it has none. Slow (it solves): the server runs it on the evaluation worker."""
+        if plan is None or not hasattr(plan, "solve"):
+            return []
+        try:
+            found = plan.solve()
+        except PlanError as err:
+            return [(Range((0, 0), (0, 0)), f"no answers: {err.message}")]
+        by_question: dict[str, list[str]] = {}
+        for r in found.rows:
+            answer = str(r.value) + (f" ({r.optimum} at the optimum)" if r.optimum is not None else "")
+            by_question.setdefault(r.question, []).append(answer if r.scenario == "base" else f"{r.scenario}: {answer}")
+        out = []
+        errors = list(found.errors)
+        for s in (self.ir.statements if self.ir else ()):
+            if not isinstance(s, (ir.Solve, ir.Optimize)):
+                continue
+            rng = span_range(s.span)
+            if s.span.flat in by_question:
+                shown = by_question[s.span.flat]
+                text = ("= " if len(shown) == 1 else "") + ", ".join(shown[:6]) + (" ..." if len(shown) > 6 else "")
+                out.append((Range(rng.start, rng.start), text))
+            else:
+                why = next((e.message for e in errors if e.span is not None and e.span.start == s.span.start), None)
+                out.append((Range(rng.start, rng.start), f"no answer: {why}" if why else "no answer"))
         return out
 
     # ---- symbols ----------------------------------------------------------------------------------
@@ -564,11 +846,9 @@ class Document:
     def _fresh(self) -> None:
         """The statements of the text as it is now (renames edit this text, not the last analysed one)."""
         if self.ir is None or self.ir_text != self.text:
-            try:
-                self.ir = lower(Source(str(self.path), self.text))
-            except PlanError:
-                self.ir = None
-            self.ir_text = self.text
+            got = parse_tolerant(str(self.path), self.text)
+            self.ir, self.ir_text = got.syntax, self.text
+            self.recovered = dataclasses.replace(self.recovered, blanked=got.blanked)
 
     def _own_name(self, line: int, character: int) -> str:
         self._fresh()
@@ -607,6 +887,9 @@ class Document:
                 if any(p.name == name for p in s.params):
                     continue  # a parameter of the same name hides it in this function
             out.extend(_mentions(s, name))
+        source = self.ir.statements[0].span.source if self.ir.statements else Source(str(self.path), self.text)
+        for a, b in self.recovered.blanked:  # statements that do not parse: their text, word by word
+            out.extend(Span(Source(source.name, self.text), x, y) for x, y in words_in(self.text, a, b, name))
         return sorted(set(out), key=lambda sp: sp.start)
 
 

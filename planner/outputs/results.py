@@ -41,6 +41,103 @@ class Value:
     def __float__(self) -> float:
         return float(self.number)
 
+    # ---- units: conversion, arithmetic and order, checked ------------------------------------
+    # A unit's text is read as a plan reads the unit after a number (``TB/s``, ``USD/month``); a
+    # name planner does not know (a unit the plan declared) is a dimension of its own, so values
+    # in it add and compare with each other, and converting it to anything else is refused.
+
+    def to(self, unit: str) -> "Value":
+        """This value in another unit of the same dimension: ``Value(4.8, "TB/s").to("GB/ms")``."""
+        scale, dim = _unit(self.unit)
+        other_scale, other_dim = _unit(unit)
+        if dim != other_dim:
+            from ..language.errors import UnitError
+
+            raise UnitError(f"cannot convert {self.unit or 'a plain number'} to {unit or 'a plain number'}: "
+                            f"{_what(dim)} is not {_what(other_dim)}")
+        return Value(_number(self) * float(scale / other_scale), unit)
+
+    def _same(self, other: Any, what: str) -> float:
+        """``other``'s number in this value's unit (a plain number only where this one has no unit)."""
+        if isinstance(other, Value):
+            return _number(other.to(self.unit)) if other.unit != self.unit else _number(other)
+        if isinstance(other, (int, float, Fraction)) and not isinstance(other, bool):
+            if self.unit and _unit(self.unit)[1] != _unit("")[1]:
+                from ..language.errors import UnitError
+
+                raise UnitError(f"cannot {what} {self} and the plain number {other}: give it a unit, "
+                                f"planner.Value({other}, {self.unit!r})")
+            return float(other) / float(_unit(self.unit)[0])
+        return NotImplemented
+
+    def __add__(self, other: Any) -> "Value":
+        n = self._same(other, "add")
+        return NotImplemented if n is NotImplemented else Value(_number(self) + n, self.unit)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> "Value":
+        n = self._same(other, "subtract")
+        return NotImplemented if n is NotImplemented else Value(_number(self) - n, self.unit)
+
+    def __rsub__(self, other: Any) -> "Value":
+        n = self._same(other, "subtract")
+        return NotImplemented if n is NotImplemented else Value(n - _number(self), self.unit)
+
+    def __mul__(self, other: Any) -> "Value":
+        if isinstance(other, Value):
+            return Value(_number(self) * _number(other), _combine(self.unit, other.unit, 1))
+        if isinstance(other, (int, float, Fraction)) and not isinstance(other, bool):
+            return Value(_number(self) * float(other), self.unit)
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> "Value":
+        if isinstance(other, Value):
+            return Value(_number(self) / _number(other), _combine(self.unit, other.unit, -1))
+        if isinstance(other, (int, float, Fraction)) and not isinstance(other, bool):
+            return Value(_number(self) / float(other), self.unit)
+        return NotImplemented
+
+    def __rtruediv__(self, other: Any) -> "Value":
+        if isinstance(other, (int, float, Fraction)) and not isinstance(other, bool):
+            return Value(float(other) / _number(self), _combine("", self.unit, -1))
+        return NotImplemented
+
+    def __pow__(self, p: int) -> "Value":
+        if not isinstance(p, int) or isinstance(p, bool):
+            return NotImplemented
+        return Value(_number(self) ** p, _combine("", self.unit, p) if p != 1 else self.unit)
+
+    def __neg__(self) -> "Value":
+        return Value(-_number(self), self.unit)
+
+    def __abs__(self) -> "Value":
+        return Value(abs(_number(self)), self.unit)
+
+    def __lt__(self, other: Any) -> bool:
+        n = self._same(other, "compare")
+        return NotImplemented if n is NotImplemented else _number(self) < n
+
+    def __le__(self, other: Any) -> bool:
+        n = self._same(other, "compare")
+        return NotImplemented if n is NotImplemented else _number(self) <= n
+
+    def __gt__(self, other: Any) -> bool:
+        n = self._same(other, "compare")
+        return NotImplemented if n is NotImplemented else _number(self) > n
+
+    def __ge__(self, other: Any) -> bool:
+        n = self._same(other, "compare")
+        return NotImplemented if n is NotImplemented else _number(self) >= n
+
+    def isclose(self, other: "Value", rel: float = 1e-9) -> bool:
+        """Whether two values are equal within ``rel`` once in the same unit (``==`` compares number and unit text)."""
+        n = self._same(other, "compare")
+        a = _number(self)
+        return abs(a - n) <= rel * max(abs(a), abs(n))
+
     def __bool__(self) -> bool:
         return bool(self.number)
 
@@ -70,6 +167,65 @@ class Value:
         else:
             number = repr(float(self.number)) if not isinstance(self.number, int) else str(self.number)
         return f"{number} {self.unit}".strip()
+
+
+def _number(v: "Value") -> float:
+    if isinstance(v.number, bool):
+        raise TypeError(f"{v} is a truth value, not a number: no arithmetic on it")
+    return float(v.number)
+
+
+def _unit(text: str):
+    """(scale to base units, dimension) of a unit's text; unknown names are dimensions of their own."""
+    from ..language.errors import PlanError
+    from ..language.lower import unit_from_text
+    from ..language.source import Source
+    from ..language.units import BUILTIN_UNITS, DIMENSIONLESS, Dim
+
+    scale, dim = Fraction(1), DIMENSIONLESS
+    text = text.strip()
+    if not text:
+        return scale, dim
+    try:
+        factors = unit_from_text(text, Source("<unit>", text), 0).factors
+    except (PlanError, ValueError):
+        factors = ()
+    import re
+
+    if not factors or any(not re.fullmatch(r"[^\W\d]\w*|%", f.name) for f in factors):
+        from ..language.errors import UnitError
+
+        raise UnitError(f"`{text}` is not a unit (write it as after a number in a plan: `TB/s`, `USD/month`)")
+    for f in factors:
+        unit = BUILTIN_UNITS.get(f.name)
+        if unit is None:
+            scale_f, dim_f = Fraction(1), Dim.of({f.name: 1})
+        else:
+            scale_f, dim_f = unit.scale, unit.dim
+        scale *= scale_f ** f.power
+        dim = dim * dim_f ** f.power
+    return scale, dim
+
+
+def _what(dim) -> str:
+    return "a plain number" if dim.dimensionless else dim.describe()
+
+
+def _combine(a: str, b: str, sign: int) -> str:
+    """The unit text of a product (``sign`` 1), a quotient (-1) or a power (``sign`` p, ``a`` empty)."""
+    from ..language.lower import unit_from_text
+    from ..language.source import Source
+
+    powers: dict[str, int] = {}
+    for text, k in ((a, 1), (b, sign)):
+        if text.strip():
+            for f in unit_from_text(text.strip(), Source("<unit>", text.strip()), 0).factors:
+                powers[f.name] = powers.get(f.name, 0) + f.power * k
+    up = [n + (f"^{p}" if p != 1 else "") for n, p in powers.items() if p > 0]
+    down = [n + (f"^{-p}" if p != -1 else "") for n, p in powers.items() if p < 0]
+    if not up and down:  # a unit in the denominator only: `s^-1`
+        return "*".join(f"{n}^{p}" for n, p in powers.items() if p)
+    return "*".join(up) + "".join("/" + d for d in down)
 
 
 def _plain(v: Any) -> Any:
@@ -131,8 +287,28 @@ class _Rows:
         return columns, [[_cell(getattr(r, c)) for c in columns] for r in self.rows]
 
     def _repr_html_(self) -> str:
+        return html_table(*self._table())
+
+    def _table(self) -> tuple:
+        """(headers, rows of text, title, which columns are numbers): one table for HTML and Markdown."""
         headers, rows = self._html_rows()
-        return html_table(headers, rows, self.title)
+        return headers, rows, self.title, ()
+
+    def _repr_markdown_(self) -> str:
+        headers, rows, title, _ = self._table()
+        return markdown_table(headers, rows, title)
+
+
+def markdown_table(headers: list[str], rows: list[list[str]], title: str = "") -> str:
+    """A GitHub-style Markdown table (cells' `|` escaped)."""
+    def cell(x: str) -> str:
+        return str(x).replace("|", "\\|").replace("\n", " ")
+
+    out = [f"**{cell(title)}**", ""] if title else []
+    out.append("| " + " | ".join(cell(h) for h in headers) + " |")
+    out.append("|" + "---|" * len(headers))
+    out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
 
 
 def _cell(v: Any) -> str:
@@ -272,9 +448,11 @@ class EvalResult(_Rows):
         data.update(unit=[r.unit for r in self.rows], kind=[r.kind for r in self.rows],
                     doc=[r.doc or "" for r in self.rows])
         frame = pandas.DataFrame(data, index=pandas.Index(self.names, name="quantity"))
+        frame.attrs["units"] = {r.name: r.unit for r in self.rows}  # quantity -> its display unit
+        frame.attrs["title"] = self.title
         return frame
 
-    def _repr_html_(self) -> str:
+    def _table(self) -> tuple:
         headers = ["quantity"] + self.scenarios + ["unit", "notes", "description"]
         rows = []
         for r in self.rows:
@@ -282,7 +460,7 @@ class EvalResult(_Rows):
             rows.append([r.name] + [format_value(r.values[s]) for s in self.scenarios]
                         + [r.unit, ", ".join(notes), r.doc or ""])
         numeric = [False] + [True] * len(self.scenarios)
-        return html_table(headers, rows, self.title, numeric)
+        return (headers, rows, self.title, numeric)
 
 
 # ---- check ------------------------------------------------------------------------------------
@@ -332,12 +510,12 @@ class CheckResults(_Rows):
     def __getitem__(self, i: int) -> CheckRow:
         return self.rows[i]
 
-    def _repr_html_(self) -> str:
+    def _table(self) -> tuple:
         headers = ["", "check", "scenario", "actual", "expected", "tolerance", "line"]
         rows = [["pass" if r.passed else "FAIL", r.check, r.scenario or "", "" if r.actual is None else str(r.actual),
                  "" if r.expected is None else str(r.expected), r.tolerance, str(r.line)] for r in self.rows]
         title = f"{self.passed} passed, {self.failed} failed ({self.path})"
-        return html_table(headers, rows, title, [False, False, False, True, True])
+        return (headers, rows, title, [False, False, False, True, True])
 
 
 # ---- solve ------------------------------------------------------------------------------------
@@ -387,12 +565,12 @@ class SolveResults(_Rows):
             return found[0].value
         return {r.scenario: r.value for r in found}
 
-    def _repr_html_(self) -> str:
+    def _table(self) -> tuple:
         headers = ["question", "scenario", "answer", "method", "verified", "closed form"]
         rows = [[r.question, r.scenario, str(r.value) + (f" ({r.optimum} at the optimum)" if r.optimum else ""),
                  r.method, r.verification, r.closed_form or ""] for r in self.rows]
         rows += [[e.message, "", "no answer", e.family, "", ""] for e in self.errors]
-        return html_table(headers, rows, self.title, [False, False, True])
+        return (headers, rows, self.title, [False, False, True])
 
 
 # ---- sweep ------------------------------------------------------------------------------------
@@ -428,15 +606,25 @@ class SweepTable:
         except ImportError:
             raise ImportError("to_pandas() needs pandas: pip install 'planner-units[pandas]' (or pip install pandas)"
                               ) from None
-        return pandas.DataFrame.from_records(self.to_records(), columns=self.columns)
+        frame = pandas.DataFrame.from_records(self.to_records(), columns=self.columns)
+        frame.attrs["units"] = dict(self.units)  # column -> its unit ("" for none)
+        frame.attrs["title"] = f"{self.sweep} [{self.scenario}]"
+        return frame
 
     def _repr_html_(self) -> str:
+        return html_table(*self._table())
+
+    def _repr_markdown_(self) -> str:
+        headers, rows, title, _ = self._table()
+        return markdown_table(headers, rows, title)
+
+    def _table(self) -> tuple:
         headers = [f"{c} ({self.units[c]})" if self.units[c] else c for c in self.columns]
         rows = [["" if r[c] is None else _cell(r[c]) for c in self.columns] for r in self.rows]
         title = f"{self.sweep} [{self.scenario}]"
         if self.points_with_issues:
             title += f" ({self.points_with_issues} points with issues)"
-        return html_table(headers, rows, title, [True] * len(self.columns))
+        return (headers, rows, title, [True] * len(self.columns))
 
 
 class SweepResults(_Rows):
@@ -460,6 +648,9 @@ class SweepResults(_Rows):
 
     def _repr_html_(self) -> str:
         return "".join(t._repr_html_() for t in self.rows)
+
+    def _repr_markdown_(self) -> str:
+        return "\n\n".join(t._repr_markdown_() for t in self.rows)
 
 
 # ---- sensitivity ------------------------------------------------------------------------------
@@ -496,11 +687,11 @@ class SensitivityResults(_Rows):
             raise KeyError(f"`{self.quantity}` does not depend on `{key}`")
         return found[0].elasticity if len(found) == 1 else {r.scenario: r.elasticity for r in found}
 
-    def _repr_html_(self) -> str:
+    def _table(self) -> tuple:
         headers = ["scenario", "input", "value", "elasticity", "method"]
         rows = [[r.scenario, r.input, str(r.value), "n/a" if r.elasticity is None else f"{r.elasticity:+.4f}",
                  r.method + (f" ({r.note})" if r.note else "")] for r in self.rows]
-        return html_table(headers, rows, self.title, [False, False, True, True])
+        return (headers, rows, self.title, [False, False, True, True])
 
 
 # ---- explain ----------------------------------------------------------------------------------
@@ -528,7 +719,12 @@ class Explanation:
         return self._text
 
     def _repr_html_(self) -> str:
+        import html
+
         return f"<pre>{html.escape(self._text)}</pre>"
+
+    def _repr_markdown_(self) -> str:
+        return "```\n" + self._text + "\n```"
 
     def _repr_latex_(self) -> str:
         return f"$${self.name} = {self.latex}$$" if self.kind == "derived" else f"$${self.name}$$"
