@@ -77,10 +77,15 @@ def test_every_number_has_a_format_and_one_per_quantity_across_a_row(books, name
         assert len(kinds) <= 1, (row[0].value, kinds)
 
 
-def test_a_percent_input_keeps_the_figure_typed(books):
+def test_a_percent_input_holds_the_fraction_as_excel_stores_a_typed_percentage(books):
     _, wb, _ = books["buy_vs_rent"]
-    cell = next(r[1] for r in wb["Inputs"].iter_rows() if r[0].value == "utilization")
-    assert cell.value == 65 and cell.number_format == '#,##0"%"'  # shows 65%, holds 65 as the plan does
+    row = next(r for r in wb["Inputs"].iter_rows() if r[0].value == "utilization")
+    cell = row[1]
+    # 65 % is the cell 0.65 in Excel's own percent format: typing 65% there stores 0.65 again
+    assert cell.value == 0.65 and cell.number_format == "#,##0%"
+    assert row[2].value is None  # the format shows the %, the unit column does not repeat it
+    rate = next(r for r in wb["Inputs"].iter_rows() if r[0].value == "discount_rate")
+    assert rate[1].value == 0.08 and rate[1].number_format == "#,##0%" and rate[2].value == "/year"
     rent = next(r[1] for r in wb["Inputs"].iter_rows() if r[0].value == "rent_rate")
     assert rent.number_format == "#,##0.00"
 
@@ -221,7 +226,8 @@ def test_closed_forms_are_in_display_units_and_split_into_named_parts(books):
     assert not any("31536000" in t or "2628000" in t for t in texts)  # no seconds per year or per month
     assert max(len(t) for t in texts) <= 600
     assert "gpus_for_100k.base.part1" in parts and all(t.startswith("'Solve work'!$B$") for t in parts.values())
-    assert any("(discount_rate/100+1)^(lifetime/12)" in t or "discount_rate/100+1" in t for t in texts)
+    # the percent cell holds the fraction (8%/year is 0.08): the closed form uses it as it is
+    assert any("discount_rate+1" in t for t in texts) and not any("discount_rate/100" in t for t in texts)
 
 
 @pytest.mark.parametrize("name", PLANS)

@@ -47,9 +47,11 @@ def test_no_negative_zero():
     assert NumberStyle(2).text(-0.001) == "0.00"
 
 
-def test_percent_keeps_the_typed_figure_and_shows_the_sign():
-    """A percent input holds 45.5 (the plan's display value); the format shows "45.5%", never "46"."""
+def test_percent_is_excels_own_percent_format_chosen_from_the_figures():
+    """45.5 % is chosen from the figure 45.5 (one decimal, never "46") and written as Excel's own percent
+    format, for a cell that holds the fraction 0.455 (what Excel stores when one types 45.5%)."""
     style = style_for([45.5], "%")
-    assert style.excel() == '#,##0.0"%"' and style.text(45.5) == "45.5"
-    assert style_for([8, 12.25], "%").excel() == '#,##0.00"%"'
-    assert style_for([1e-9], "%").excel() == '0.000E+00"%"'
+    assert style.excel() == "#,##0.0%" and style.text(45.5) == "45.5"
+    assert style_for([8, 12.25], "%").excel() == "#,##0.00%"
+    assert style_for([10], "%/year").excel() == "#,##0%"
+    assert style_for([1e-9], "%").excel() == "0.000E+00%"

@@ -38,7 +38,7 @@ from ...compute.evaluation import Plan
 from ...language import ir
 from ...language.errors import PlanError
 from ...questions.checks import check_scenarios
-from ..numbers import NumberStyle, style_for
+from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
 from .printer import formula, number
 
@@ -115,6 +115,11 @@ def cached(value, scale: Fraction | float = 1):
     return v / float(scale) if scale != 1 else v
 
 
+def shown_figures(values: list[float], unit: str) -> list[float]:
+    """Cell figures as the reader reads them (a percentage's 0.6 is 60)."""
+    return [v * 100 for v in values] if is_percent(unit) else values
+
+
 def finite(values: Iterable) -> list[float]:
     return [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)
             and math.isfinite(float(v))]
@@ -132,9 +137,27 @@ def provenance(plan: Plan) -> dict[str, str]:
 
 
 def display_value(q, value):
+    """A base value as ``q``'s figure in its display unit (60 for 60 %: the text outputs' figure)."""
     if q.is_bool:
         return bool(value)
     return float(Fraction(value) / q.display.scale)
+
+
+def percent_figure(unit: str, figure: float) -> float:
+    """A figure in its display unit as a cell holds it (60 % -> 0.6)."""
+    return figure / 100 if is_percent(unit) and isinstance(figure, float) else figure
+
+
+def figure(q, value: float) -> float:
+    """``q``'s figure in its display unit (60 for 60 %) as its cell holds it (0.6)."""
+    return value if q.is_bool else percent_figure(q.unit_text, value)
+
+
+def cell_value(q, value):
+    """A base value as ``q``'s cell holds it (0.6 for 60 %)."""
+    if q.is_bool:
+        return bool(value)
+    return float(Fraction(value) / scale_of(q))
 
 
 def sheet_title(book: "Book", base: str) -> str:
@@ -434,7 +457,7 @@ class Book:
             out = {}
             for name, q in self.q.items():
                 out[self.sym[name]] = self.cell(ctx, name, here) if q.is_bool else in_base(
-                    self.cell(ctx, name, here), q.display.scale)
+                    self.cell(ctx, name, here), scale_of(q))
             for name, sym in self.plan.symbols.answers.items():
                 stmt = self.aliases.get(alias_base(name))
                 if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
@@ -561,12 +584,12 @@ class Book:
                        if isinstance(n, ir.Name) and n.name in self.answer_types})
 
     def answer_cell(self, name: str, scenario: Optional[str], plain: Mapping, here: str) -> tuple[str, Fraction]:
-        """The Solve sheet cell of an answer (``ALIAS``) or optimum (``ALIAS.value``), and its display scale."""
+        """The Solve sheet cell of an answer (``ALIAS``) or optimum (``ALIAS.value``), and its cell scale."""
         stmt = self.aliases[alias_base(name)]
         row = self.solve_index[(id(stmt), self.context(scenario, dict(plain)).key)]
         col = "H" if name.endswith(".value") else "C"
         ref = f"${col}${row}" if here == "Solve" else f"Solve!${col}${row}"
-        return ref, self.answers.unit(name)[0]
+        return ref, cell_scale(*self.answers.unit(name))
 
     def answer_value(self, name: str, scenario: Optional[str], plain: Mapping):
         """planner's answer (base units), or NaN when the question has none there."""
@@ -633,14 +656,15 @@ class Book:
         return {self.sym[n] if n in self.sym else answers[n]: v for n, v in env.items()}
 
     def display(self, ctx: Context, name: str):
-        """``name``'s value in ``ctx`` in its display unit (exact for an input as written)."""
+        """``name``'s value in ``ctx`` as its cell holds it (exact for an input as written; a percentage
+        as the fraction)."""
         q = self.q[name]
         if q.is_input and not q.is_bool:
             v = self.inputs(ctx)[name]
             if isinstance(v, Fraction):
-                return float(v / q.display.scale)
+                return float(v / scale_of(q))
         v = self.env(ctx)[name]
-        return bool(v) if q.is_bool else cached(v, q.display.scale)
+        return bool(v) if q.is_bool else cached(v, scale_of(q))
 
     def evaluate(self, expr: sp.Basic, env: Mapping[sp.Symbol, object]):
         """``expr`` over symbols with these base values (scalars or arrays), as the plan computes it."""
@@ -658,10 +682,11 @@ class Book:
 
     # ---- number styles ---------------------------------------------------------------
     def number_style(self, values: Iterable, unit: str = "") -> Optional[NumberStyle]:
+        """The style of figures as cells hold them (a percentage's fractions) in ``unit``."""
         vals = [v for v in values if not isinstance(v, (bool, np.bool_, str)) and v is not None]
         if not vals:
             return None
-        return style_for(finite(vals), unit)
+        return style_for(shown_figures(finite(vals), unit), unit)
 
     def style(self, name: str) -> Optional[NumberStyle]:
         """One style per quantity: chosen from its values in every column the workbook shows it in."""
@@ -673,7 +698,7 @@ class Book:
                     self._styles[n] = None
                     continue
                 values = [self.display(ctx, n) for ctx in contexts]
-                self._styles[n] = style_for(finite(values), q.unit_text)
+                self._styles[n] = style_for(shown_figures(finite(values), q.unit_text), q.unit_text)
         return self._styles[name]
 
 

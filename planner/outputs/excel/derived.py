@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .book import NAME, TITLE, UNITS, Book
+from .book import scale_of, unit_of, NAME, TITLE, UNITS, Book
 
 
 def model_sheet(book: Book) -> None:
@@ -23,10 +23,10 @@ def model_sheet(book: Book) -> None:
         row += 1
         q = book.q[name]
         ws.text(row, 1, name, NAME)
-        scale = Fraction(1) if q.is_bool else q.display.scale
+        scale = scale_of(q)
         text = book.formula(book.expr(name), refs, scale, f"Model: {name}", env=env)
         ws.formula(row, 2, text, book.display(book.base_context, name), book.style(name))
-        ws.text(row, 3, q.unit_text, UNITS)
+        ws.text(row, 3, unit_of(q), UNITS)
         ws.text(row, 4, q.doc)
         ws.text(row, 5, ", ".join(q.tags))
         ws.text(row, 6, q.formula)

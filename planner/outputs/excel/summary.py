@@ -11,7 +11,7 @@ live count over the Checks sheet).
 
 from __future__ import annotations
 
-from .book import NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
+from .book import scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs
@@ -58,7 +58,7 @@ def _headlines(book: Book, ws, row: int) -> int:
         for name in names:
             row += 1
             ws.text(row, 1, name, NAME)
-            ws.text(row, 2, book.q[name].unit_text, UNITS)
+            ws.text(row, 2, unit_of(book.q[name]), UNITS)
             for k, ctx in enumerate(contexts, start=3):
                 ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
             ws.highlight.add(row)
@@ -66,7 +66,7 @@ def _headlines(book: Book, ws, row: int) -> int:
     ws.header(row, ["Scenario"] + names)
     ws.text(row + 1, 1, "unit", UNIT)
     for k, name in enumerate(names, start=2):
-        ws.text(row + 1, k, book.q[name].unit_text, UNIT)
+        ws.text(row + 1, k, unit_of(book.q[name]), UNIT)
     ws.repeat = (row, row + 1)
     row += 1
     for ctx in contexts:
@@ -101,7 +101,7 @@ def _inputs(book: Book, ws, row: int) -> int:
         ws.text(row, 1, q.doc or name)
         ws.link(row, 2, name, f"Inputs!B{at}")
         ws.formula(row, 3, f"=Inputs!$B${at}", book.display(book.base_context, name), book.style(name))
-        ws.text(row, 4, q.unit_text, UNITS)
+        ws.text(row, 4, unit_of(q), UNITS)
         ws.text(row, 5, "yes" if name in set_by else "")
     return row + 2
 
@@ -126,7 +126,7 @@ def _answers(book: Book, ws, row: int) -> int:
             continue
         answer = book.sheet("Solve").at(at, 3)  # a formula, or planner's value where the sheet cannot decide
         ws.formula(row, 3, f"=Solve!$C${at}", answer.cached if answer.kind == "formula" else answer.value, answer.num)
-        ws.text(row, 4, book.q[r.target].unit_text, UNITS)
+        ws.text(row, 4, unit_of(book.q[r.target]), UNITS)
         holds = book.sheet("Solve").at(at, 5)
         value = holds.value if holds.kind == "bool" else holds.cached
         ws.formula(row, 5, f"=Solve!$E${at}", value)

@@ -117,7 +117,7 @@ def shown_text(cell: Cell) -> str:
         return "FALSE" if not value else "TRUE"
     if isinstance(value, (int, float)):
         if cell.num is not None:
-            return cell.num.text(value) + ("%" if cell.num.percent else "")
+            return cell.num.text(value * 100) + "%" if cell.num.percent else cell.num.text(value)
         return f"{value:.10g}"
     return "" if value is None else str(value)
 
