@@ -82,12 +82,12 @@ def test_a_percent_input_holds_the_fraction_as_excel_stores_a_typed_percentage(b
     row = next(r for r in wb["Inputs"].iter_rows() if r[0].value == "utilization")
     cell = row[1]
     # 65 % is the cell 0.65 in Excel's own percent format: typing 65% there stores 0.65 again
-    assert cell.value == 0.65 and cell.number_format == "#,##0%"
+    assert cell.value == 0.65 and cell.number_format == "#,##0.0#####%"  # 65.0%, and a typed 65.25% shows so
     assert row[2].value is None  # the format shows the %, the unit column does not repeat it
     rate = next(r for r in wb["Inputs"].iter_rows() if r[0].value == "discount_rate")
-    assert rate[1].value == 0.08 and rate[1].number_format == "#,##0%" and rate[2].value == "/year"
+    assert rate[1].value == 0.08 and rate[1].number_format == "#,##0.0#####%" and rate[2].value == "/year"
     rent = next(r[1] for r in wb["Inputs"].iter_rows() if r[0].value == "rent_rate")
-    assert rent.number_format == "#,##0.00"
+    assert rent.number_format == "#,##0.00####;[Red]-#,##0.00####"  # as written (2.49), and an edit's digits
 
 
 def test_the_summary_comes_first_and_is_live(books):

@@ -20,6 +20,7 @@ Plain data and the standard library only: every output may import it.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
@@ -38,6 +39,8 @@ class NumberStyle:
     decimals: int = 0
     scientific: bool = False
     percent: bool = False  # the unit is a percentage: `%`, `%/year` (45.5 means 45.5 %)
+    optional: int = 0  # further decimals shown only where the figure has them (an input's edits: 2.255)
+    money: bool = False  # a currency unit: negatives show a red minus sign
 
     def excel(self) -> str:
         """The Excel/LibreOffice/Gnumeric number format.
@@ -47,8 +50,15 @@ class NumberStyle:
         if self.scientific:
             code = "0." + "0" * max(self.decimals, 1) + "E+00"
         else:
-            code = "#,##0" + ("." + "0" * self.decimals if self.decimals else "")
-        return code + "%" if self.percent else code
+            places = "0" * self.decimals + "#" * self.optional
+            code = "#,##0" + ("." + places if places else "")
+        if self.percent:
+            code += "%"
+        if self.money:
+            # A minus sign, in red, rather than parentheses: the same "-1,234.50" the report and the
+            # terminal print, and no doubt left for a reader who does not read accounting brackets.
+            code = f"{code};[Red]-{code}"
+        return code
 
     def text(self, value: Optional[float | bool]) -> str:
         """The figure as text with the same digits the workbook shows (``70,000,000,000``; ``4.15``)."""
@@ -69,8 +79,12 @@ class NumberStyle:
             if self.scientific:
                 mantissa, _, exponent = format(exact, f".{max(self.decimals, 1)}E").partition("E")
                 return f"{mantissa}E{int(exponent):+03d}"
-            rounded = exact.quantize(Decimal(1).scaleb(-self.decimals))
-        text = f"{rounded:,.{self.decimals}f}"
+            rounded = exact.quantize(Decimal(1).scaleb(-(self.decimals + self.optional)))
+        text = f"{rounded:,.{self.decimals + self.optional}f}"
+        if self.optional:  # the optional decimals only where the figure has them, as `0.00##` shows it
+            whole, _, part = text.partition(".")
+            part = part[: self.decimals] + part[self.decimals:].rstrip("0")
+            text = whole + ("." + part if part else "")
         if rounded == 0:
             text = text.lstrip("-")  # no "-0.00"
         return text
@@ -115,21 +129,105 @@ def unit_of(q) -> str:
     return cell_unit(q.unit_text)
 
 
-def style_for(values: Iterable[Optional[float | bool]], unit: str = "") -> NumberStyle:
-    """The one style for a quantity's figures (in its display unit: 65 for 65 %)."""
+# ISO 4217 codes people write in plans (and the yuan's common RMB); a unit made of one of them, with an
+# SI prefix or not (USD, kUSD, MEUR), over anything (USD/month, USD/GPU/h) is money.
+CURRENCIES = frozenset("""
+    USD EUR GBP JPY CNY RMB CHF CAD AUD NZD INR KRW SEK NOK DKK ISK PLN CZK HUF RON BGN TRY ILS AED SAR
+    QAR KWD BRL MXN ARS CLP COP PEN SGD HKD TWD THB MYR IDR PHP VND PKR BDT EGP NGN KES ZAR RUB UAH
+""".split())
+_MONEY = re.compile(r"(?:k|M|G|T|m|bn)?([A-Z]{3})")
+CENTS = 2
+
+
+def is_money(unit: str) -> bool:
+    """A currency unit (``USD``, ``kUSD``, ``EUR/month``, ``USD/Mtoken``): figures to cents."""
+    head = re.split(r"[/*· ]", unit.strip(), maxsplit=1)[0]
+    m = _MONEY.fullmatch(head)
+    return m is not None and m.group(1) in CURRENCIES
+
+
+def written_decimals(text: str) -> Optional[int]:
+    """The decimals of a number as written (``2.50`` -> 2, ``1_920`` -> 0); None for ``7e10``."""
+    m = re.match(r"\s*[+-]?[0-9_]*(?:\.([0-9_]*))?(?![0-9_.eE])", text)
+    if m is None or not re.match(r"\s*[+-]?[0-9.]", text):
+        return None
+    return len((m.group(1) or "").replace("_", ""))
+
+
+def style_for(values: Iterable[Optional[float | bool]], unit: str = "",
+              written: Optional[int] = None) -> NumberStyle:
+    """The one style for a quantity's figures (in its display unit: 65 for 65 %).
+
+    Money (:func:`is_money`) is shown to cents, with more decimals only for a price per unit too small
+    for cents (0.0042 USD/token), and never in scientific notation below 1e15. ``written``: the decimals of
+    an input's literal; its format shows at least those, and up to six where an edit adds more
+    (``#,##0.00####``), so a value typed into the cell is never shown rounded."""
     finite = [abs(float(v)) for v in values
               if v is not None and not isinstance(v, bool) and math.isfinite(float(v))]
-    percent = is_percent(unit)
+    percent, money = is_percent(unit), is_money(unit)
     nonzero = [v for v in finite if v != 0]
+    style = _style(nonzero, percent, money)
+    if written is not None and not style.scientific:
+        # a percentage keeps a decimal (60.0%) so that a typed 65.5% is not shown as 66%
+        decimals = max(style.decimals, written, 1 if percent else 0)
+        optional = MAX_DECIMALS - decimals if decimals else 0  # `#,##0.` would show a bare point
+        style = NumberStyle(decimals, False, percent, max(optional, 0), money)
+    return style
+
+
+def _style(nonzero: list[float], percent: bool, money: bool) -> NumberStyle:
     if not nonzero:
-        return NumberStyle(0, False, percent)
+        return NumberStyle(CENTS if money else 0, False, percent, money=money)
     largest = max(nonzero)
-    if largest >= SCIENTIFIC_ABOVE or largest < SCIENTIFIC_BELOW:
-        return NumberStyle(3, True, percent)
+    if largest >= SCIENTIFIC_ABOVE or (largest < SCIENTIFIC_BELOW and not money):
+        return NumberStyle(3, True, percent, money=money)
     # Six significant digits for every figure of the quantity, down to the smallest one that is not
     # rounding residue (a billionth of the largest): 140 | 70 | 36.3125 keeps the digits of 36.3125.
     readable = [v for v in nonzero if v >= largest * 1e-9]
     exponent = math.floor(math.log10(min(readable)))
     cap = max(0, min(MAX_DECIMALS, SIGNIFICANT - 1 - exponent))
     need = max(_decimals_needed(v) for v in readable)
+    if money:
+        # cents; a price smaller than a tenth of the unit keeps two significant digits more (0.0042)
+        small = min(readable) < 0.1
+        return NumberStyle(max(CENTS, min(cap, need)) if small else CENTS, False, percent, money=money)
     return NumberStyle(min(cap, need), False, percent)
+
+
+def figure(value: Optional[float | bool], unit: str = "", style: Optional[NumberStyle] = None) -> str:
+    """One figure with its unit for text outputs (the terminal, messages): ``6,527,500.00 USD``,
+    ``45.5 %``, ``140 GB``; the number and its unit are always apart."""
+    text = (style or style_for([value] if not isinstance(value, bool) else [], unit)).text(value)
+    return f"{text} {unit}".strip() if unit and not isinstance(value, bool) else text
+
+
+def differing(a: float, b: float, unit: str = "", digits: int = 8) -> tuple[str, str]:
+    """Two figures written so that they differ where the numbers do: money by the money rule (to cents,
+    more decimals while they look equal: ``3,298,035.200`` against ``3,298,035.205``), other figures with
+    ``digits`` significant digits, more while they look equal. A failed comparison never prints two equal
+    numbers."""
+    money = is_money(unit)
+    if money:
+        style = style_for([a, b], unit)
+        texts = (style.text(a), style.text(b))
+    else:
+        texts = (_significant(a, digits), _significant(b, digits))
+    if a != b and math.isfinite(a) and math.isfinite(b):
+        for n in range(1, 18):
+            if texts[0] != texts[1]:
+                break
+            if money:
+                more = NumberStyle(min(style.decimals + n, 17), style.scientific, style.percent)
+                texts = (more.text(a), more.text(b))
+            else:
+                texts = (_significant(a, digits + n), _significant(b, digits + n))
+    return (f"{texts[0]} {unit}".strip(), f"{texts[1]} {unit}".strip())
+
+
+def _significant(v: float, digits: int) -> str:
+    """``v`` with ``digits`` significant digits, a whole number as it is (the terminal's plain figures)."""
+    if not math.isfinite(v):
+        return "nan" if v != v else ("inf" if v > 0 else "-inf")
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return f"{v:.{digits}g}"
