@@ -32,7 +32,7 @@ from typing import Optional, Sequence
 import numpy as np
 import sympy as sp
 
-from ...compute.symbolic import rational
+from ...compute.symbolic import AGGREGATES, rational
 from ...language import ir
 from ...language.errors import PlanError
 from ...questions.roots import Domain
@@ -292,7 +292,17 @@ def _root(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: l
     lhs, rhs = _sides(book, stmt)
     q = book.q[r.target]
     if not _closed_form(book, ws, work, row, stmt, ctx, r, notes):
-        _bisection(book, ws, work, row, stmt, ctx, r, lhs - rhs)
+        terms = _row_terms(book, stmt.target, lhs - rhs)
+        if terms * _bisection_rows(q, r) > MAX_BISECTION_TERMS:
+            # every row of an in-sheet bisection repeats each term of the sums it goes through: a 36-month
+            # plan's would write some 4,000 helper cells per answer. planner's answer, said so; the
+            # verification below stays live.
+            ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
+                                                                             q.unit_text))
+            notes.insert(0, f"planner's answer, not live: a bisection in the sheet would repeat the {terms:,} "
+                         "terms of its sums in every row (export again after editing)")
+        else:
+            _bisection(book, ws, work, row, stmt, ctx, r, lhs - rhs)
     # verification: the condition's two sides at the answer, and lhs - rhs just below and above it
     top = work.block(f"check: {stmt.span.flat} [{ctx.label}]")
     work.ws.note(top - 1, 1, "the sides at the answer, then just below and above it (a root changes the sign "
@@ -335,6 +345,40 @@ def _unit_of(book: Book, stmt: ir.Solve) -> str:
 
     t = book.plan.analyzer.infer_strict(stmt.condition.operands[0])
     return canonical_text(t.dim) if t.dim is not None else ""
+
+
+MAX_BISECTION_TERMS = 2_000  # helper cells an in-sheet bisection may write (rows x terms of its sums)
+
+
+def _bisection_rows(q, r) -> int:
+    ends = Domain.of(q).sample(r.value)
+    return _halvings(float(ends[0]), float(ends[-1]), r.value)
+
+
+def _row_terms(book: Book, target: str, f: sp.Basic) -> int:
+    """Helper cells one row of a table varying ``target`` writes for the terms of the sums (products,
+    range minima and maxima) in ``f`` and in the quantities between them (nested ones multiplied)."""
+    from .tables import cone
+
+    exprs = [f] + [book.expr(n) for n in cone(book, [target], [f])]
+    return sum(aggregate_terms(e) for e in exprs)
+
+
+def aggregate_terms(e: sp.Basic) -> int:
+    """The helper cells the aggregates in ``e`` write: each aggregate's terms, times (1 + those of its body)."""
+    total = 0
+    stack = [(e, 1)]
+    while stack:  # iterative: a long plan's expression must not recurse
+        node, times = stack.pop()
+        if isinstance(node, AGGREGATES):
+            n = 1
+            for k, *_ in node.limits:
+                n *= int(getattr(k, "terms", None) or 1)
+            total += times * n
+            stack.append((node.args[0], times * n))
+            continue
+        stack.extend((a, times) for a in getattr(node, "args", ()) if isinstance(a, sp.Basic))
+    return total
 
 
 def _halvings(lo: float, hi: float, answer: float) -> int:
