@@ -98,11 +98,13 @@ def test_the_summary_comes_first_and_is_live(books):
     rows = {r[0].value: r for r in ws.iter_rows() if r[0].value}
     header = [c.value for c in rows["Figure"] if c.value]
     assert header == ["Figure", "Unit", "bf16", "fp8_e4m3", "int4_g128"]  # three scenarios: columns
-    weight = rows["weight_bytes"]
+    weight = rows["weights read once per step"]  # words first: the doc string, the name in its comment
+    assert weight[0].comment.text == "weight_bytes"
     assert weight[2].value.startswith("=Scenarios!$C$") and cached[weight[2].coordinate].value == 140
     alpha = next(r for r in ws.iter_rows() if r[1].value == "alpha")
     assert alpha[2].value.startswith("=Inputs!$B$") and alpha[1].hyperlink.location.startswith("Inputs!B")
-    crossover = [r for r in ws.iter_rows() if str(r[0].value).startswith("solve min batch")]
+    crossover = [r for r in ws.iter_rows() if r[0].value == "Crossover batch"]  # the answer, named
+    assert crossover[0][0].comment.text.startswith("solve min batch where")
     assert [cached[r[2].coordinate].value for r in crossover] == [98, 49, 26]
     assert all(r[2].value.startswith("=Solve!$C$") for r in crossover)
     status = next(r for r in ws.iter_rows() if r[0].value == "status")

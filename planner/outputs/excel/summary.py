@@ -11,6 +11,7 @@ live count over the Checks sheet).
 
 from __future__ import annotations
 
+from ...language import ir
 from .book import scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
@@ -57,7 +58,9 @@ def _headlines(book: Book, ws, row: int) -> int:
         ws.repeat = (row, row)
         for name in names:
             row += 1
-            ws.text(row, 1, name, NAME)
+            label = ws.text(row, 1, words(book, name))  # the doc string; the identifier in its comment
+            if label.value != name:
+                label.comment = name
             ws.text(row, 2, unit_of(book.q[name]), UNITS)
             for k, ctx in enumerate(contexts, start=3):
                 ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
@@ -75,6 +78,22 @@ def _headlines(book: Book, ws, row: int) -> int:
         for k, name in enumerate(names, start=2):
             ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
     return row + 2
+
+
+def words(book: Book, name: str) -> str:
+    """A quantity's label for a reader: its doc string, else its name."""
+    return book.q[name].doc or name
+
+
+def answer_words(stmt) -> str:
+    """A question's answer named for a reader: ``solve ... as breakeven_utilisation`` is "Breakeven
+    utilisation"; without an alias, "target_utilisation where npv_own = npv_rent"."""
+    if stmt.alias:
+        text = stmt.alias.replace("_", " ")
+        return text[:1].upper() + text[1:]
+    if isinstance(stmt, ir.Optimize):
+        return f"{'Largest' if stmt.sense == 'max' else 'Smallest'} {stmt.objective.span.flat} over {stmt.over}"
+    return f"{stmt.target} where {stmt.condition.span.flat}"
 
 
 def key_inputs(book: Book) -> list[str]:
@@ -116,7 +135,8 @@ def _answers(book: Book, ws, row: int) -> int:
     ws.header(row, ["Question", "Scenario", "Answer", "Unit", "Holds", "Status"])
     for stmt, ctx, r, at in rows:
         row += 1
-        ws.text(row, 1, stmt.span.flat)  # plain text: LibreOffice does not wrap a link
+        question = ws.text(row, 1, answer_words(stmt))  # plain text: LibreOffice does not wrap a link
+        question.comment = stmt.span.flat  # the question as the plan asks it
         ws.text(row, 2, ctx.label)
         if isinstance(r, PlanError):
             ws.formula(row, 3, f"=Solve!$C${at}", "#N/A")
