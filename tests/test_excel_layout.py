@@ -156,7 +156,9 @@ def test_charts_a_person_can_read(books):
     assert len(one) == 3  # npv, payback, cost_buy: one chart each (a price near 1 beside NPVs in thousands)
     for xml in one:
         assert '<c:scatterStyle val="lineMarker"/>' in xml and "<c:marker>" in xml
-        assert "utilization (%)" in xml and " — base" in xml  # axis title with its unit; the scenario
+        # the axis shows 20%..100% (its column's format), so its title does not repeat the %; the scenario
+        assert "<c:v>utilization</c:v>" in xml or ">utilization<" in xml
+        assert 'formatCode="#,##0%"' in xml and " — base" in xml
     assert "npv (kUSD)" in one[0] and "payback (month)" in one[1] and "cost_buy (USD/Mtoken)" in one[2]
     (grid,) = drawn["Sweep 2 utilization, rent_rate"]
     assert grid.count("<c:ser>") == 3  # one line per value of the second axis
@@ -239,3 +241,35 @@ def test_no_defined_name_begins_with_a_cell(books, name):
         assert is_valid(defined) and not any(is_cell_like(p) for p in defined.split(".")[:-1]), defined
     if name == "gpu_compare":
         assert "h100_.hbm_bandwidth" in wb.defined_names and "mi300x.hbm_bandwidth" in wb.defined_names
+
+
+CROSSING = """
+unit USD
+unit kUSD = 1000 USD
+use = 60% "share of hours in use" where 0% < use <= 100%
+own = 2000 kUSD + 0 kUSD * use "present cost of owning"
+rent = 4000 kUSD * use "present cost of renting"
+sweep use in 20%..100% step 20% show own, rent
+solve use where own = rent as breakeven_use
+"""
+
+
+def test_a_sweep_of_two_figures_in_one_unit_is_one_chart_where_they_cross():
+    from planner.outputs.excel.writer import Book, to_bytes
+    from planner.plan import loads
+
+    data = to_bytes(Book(loads(CROSSING, "crossing.plan")).build())
+    (chart,) = charts(data)["Sweep 1 use"]
+    assert chart.count("<c:ser>") == 2  # own and rent, on one chart
+    assert "present cost of owning" in chart and "present cost of renting" in chart  # the legend: doc strings
+    assert 'formatCode="#,##0"' in chart  # money axis with thousands separators
+
+
+def test_working_sheets_come_last_and_print_only_their_first_rows(books):
+    data, wb, _ = books["buy_vs_rent"]
+    work = [ws.title for ws in wb.worksheets if ws.sheet_properties.tabColor is not None]
+    assert work and wb.sheetnames[-len(work):] == work  # after every reader's sheet
+    for title in work:
+        area = wb[title].print_area
+        last = int(str(area).rsplit("$", 1)[-1])
+        assert last <= 12, (title, area)

@@ -354,8 +354,10 @@ def sweep_sheets(book: Book) -> None:
 
 
 def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Output], scenario, top: int) -> int:
-    """One chart per numeric output against the first swept input, lines with markers, one line per
-    value of the other axes; beside the table, one below the other. Returns how many."""
+    """Charts against the first swept input, lines with markers, beside the table, one below the other:
+    on a one-axis sweep one chart per unit (npv_own and npv_rent in kUSD on one chart, where they cross
+    at the break-even); otherwise one per numeric output, one line per value of the other axes.
+    Axes take the number formats of their columns (thousands separators, percentages). Returns how many."""
     x = axes[0]
     if table.rows < 2:
         return 0
@@ -364,8 +366,26 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
     others = axes[1:]
     xcol = table.col["in:" + x.name]
     placed = 0
+    groups: dict[str, list[int]] = {}  # one chart per unit on a one-axis sweep: the lines cross where they break even
     for i, o in enumerate(outputs):
-        if o.is_bool:
+        if not o.is_bool:
+            groups.setdefault(o.unit if len(axes) == 1 else f"#{i}", []).append(i)
+    for members in groups.values():
+        if len(members) > 1:
+            i, o = members[0], outputs[members[0]]
+            series = [Series(book.q[outputs[j].quantity].doc or outputs[j].label if outputs[j].quantity in book.q
+                             else outputs[j].label, (ws.title, table.first, xcol, table.last, xcol),
+                             (ws.title, table.first, table.col[f"out:{j}"], table.last, table.col[f"out:{j}"]))
+                      for j in members]
+            labels = ", ".join(outputs[j].label for j in members[:-1]) + " and " + outputs[members[-1]].label
+            xs = [v for v in table.values["in:" + x.name] if isinstance(v, float)]
+            ws.charts.append(Chart(f"{labels} by {x.name} — {scenario if scenario else 'base'}",
+                                   titled(x.name, cell_unit(x.unit)), titled(labels, o.unit), series,
+                                   top + 1 + placed * Chart.ROWS, table.left + table.width + 1, x_log=_geometric(x),
+                                   x_range=(min(xs), max(xs)) if xs and not _geometric(x) else None))
+            placed += 1
+    for i, o in enumerate(outputs):
+        if o.is_bool or len(groups.get(o.unit if len(axes) == 1 else f"#{i}", [])) > 1:
             continue
         ycol = table.col[f"out:{i}"]
         series = []
@@ -382,7 +402,7 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
         where = scenario if scenario else "base"
         more = f" (first {MAX_SERIES} of {lines} lines)" if lines > MAX_SERIES else ""
         xs = [v for v in table.values["in:" + x.name] if isinstance(v, float)]
-        ws.charts.append(Chart(f"{o.label} by {x.name} — {where}{more}", titled(x.name, x.unit),
+        ws.charts.append(Chart(f"{o.label} by {x.name} — {where}{more}", titled(x.name, cell_unit(x.unit)),
                                titled(o.label, o.unit), series, top + 1 + placed * Chart.ROWS,
                                table.left + table.width + 1, x_log=_geometric(x),
                                x_range=(min(xs), max(xs)) if xs and not _geometric(x) else None))
