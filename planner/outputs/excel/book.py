@@ -50,6 +50,7 @@ CONTROL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # characters a cel
 
 # named styles (the writer turns each into an XlsxWriter format)
 TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit", "input", "name", "label"
+SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selector picks
 UNITS = "units"  # a unit beside a figure (indented, so "250" and "kUSD" do not run together)
 
 
@@ -528,6 +529,33 @@ class Book:
 
     def define(self, name: str, target: str) -> None:
         self.defined[self.names[name]] = target
+
+    # ---- the scenario selector ---------------------------------------------------------
+    @cached_property
+    def selectable(self) -> list["Context"]:
+        """The scenarios the Summary's selector offers (besides base): the Scenarios sheet's columns."""
+        return [c for c in self.contexts.values() if c.sheet == SCENARIOS and not c.overrides]
+
+    @cached_property
+    def selector_names(self) -> tuple[str, str]:
+        """The defined names of the selector cell and of its list of choices (clear of the plan's names)."""
+        out = []
+        for base in ("SelectedScenario", "ScenarioChoices"):
+            name, n = base, 1
+            while name.upper() in self.taken_names:
+                n += 1
+                name = f"{base}{n}"
+            out.append(name)
+        return out[0], out[1]
+
+    def selected_input(self, name: str) -> Optional[str]:
+        """``=CHOOSE(...)`` of ``name``'s cell in the selected scenario, or None when no scenario sets it."""
+        setters = [c for c in self.selectable if name in self.model.scenarios[c.scenario].overrides]
+        if not setters:
+            return None
+        selected, choices = self.selector_names
+        cells = [self.names[name]] + [f"{sheet_ref(SCENARIOS)}!${c.column}${self.rows[name]}" for c in self.selectable]
+        return f"=CHOOSE(MATCH({selected},{choices},0),{','.join(cells)})"
 
     # ---- contexts ------------------------------------------------------------------
     def context(self, scenario: Optional[str], overrides: Optional[Mapping] = None) -> Context:

@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...language import ir
 from ...language.errors import PlanError
-from .book import scale_of, unit_of, INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
+from .book import SELECTED, scale_of, unit_of, HEADER, INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
 from .printer import ExcelPrinter, UnsupportedFormula, number
 
 HEADER_ROW_NOTE = ("Edit the orange cells; every other sheet follows. Percentages are Excel's own: type 65% "
@@ -41,6 +41,19 @@ def inputs_sheet(book: Book) -> None:
         book.define(name, f"Inputs!$B${row}")
         book.input_rows[name] = row
         validation(book, ws, q, row)
+        if book.selectable:
+            chosen = book.selected_input(name)
+            if chosen is None:
+                ws.formula(row, SELECTED, f"=B{row}", book.display(book.base_context, name), book.style(name))
+            else:  # the scenario cell to edit, said in words; the value the selected scenario uses beside it
+                ws.formula(row, SELECTED, chosen, book.display(book.base_context, name), book.style(name))
+                setters = [c for c in book.selectable if name in book.model.scenarios[c.scenario].overrides]
+                ws.text(row, SELECTED + 1, "; ".join(f"{c.label}: edit Scenarios!{c.column}{book.rows[name]}"
+                                                     for c in setters))
+    if book.selectable:
+        ws.text(book.inputs_header, SELECTED, "In the selected scenario", HEADER)
+        ws.text(book.inputs_header, SELECTED + 1, "Set by scenarios (edit there)", HEADER)
+        ws.caps[SELECTED + 1] = 50
     ws.caps.update({4: 60, 5: 30, 6: 34})
 
 

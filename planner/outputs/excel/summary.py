@@ -12,7 +12,7 @@ live count over the Checks sheet).
 from __future__ import annotations
 
 from ...language import ir
-from .book import scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
+from .book import INPUT, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs
@@ -29,11 +29,33 @@ def fill(book: Book) -> None:
     ws.note(row, 1, "Every figure here is live: edit the orange cells on the Inputs sheet (or a scenario's own "
             "inputs on the Scenarios sheet) and it follows.")
     row += 2
+    row = _selector(book, ws, row)
     row = _headlines(book, ws, row)
     row = _inputs(book, ws, row)
     row = _answers(book, ws, row)
     _checks(book, ws, row)
     ws.caps.update({1: 45, 2: 30})
+
+
+def _selector(book: Book, ws, row: int) -> int:
+    """The scenario switch: a list of the scenarios (base first); the Selected scenario columns of the
+    Model and Inputs sheets compute the one picked, live."""
+    if not book.selectable:
+        return row
+    selected, choices = book.selector_names
+    names = ["base"] + [c.label for c in book.selectable]
+    ws.text(row, 1, "Selected scenario (Model and Inputs follow it)", NAME)
+    ws.text(row, 2, "base", INPUT)
+    ws.text(row, 3, "one of:", NOTE)
+    for k, label in enumerate(names, start=4):
+        ws.text(row, k, label, NOTE)
+    last = col_letter(3 + len(names))
+    book.defined[selected] = f"Summary!$B${row}"
+    book.defined[choices] = f"Summary!$D${row}:${last}${row}"
+    ws.validations.append((row, 2, {"validate": "list", "source": f"=$D${row}:${last}${row}",
+                                    "error_title": "planner scenario", "error_message": "one of: " + ", ".join(names)[:240],
+                                    "error_type": "stop", "show_error": True, "ignore_blank": False}))
+    return row + 2
 
 
 def _columns(book: Book) -> list:
