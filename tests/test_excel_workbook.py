@@ -403,6 +403,8 @@ def lo(tmp_path_factory):
     items["features_edited"] = edit(items["features"], work / "features_edited.xlsx",
                                     {"flag": False, "c": 0.3, "xy": 5, "rate": 4})
     items["buy_vs_rent"] = export(loads(BUY_VS_RENT, "buy_vs_rent.plan"), work / "buy_vs_rent.xlsx")
+    # THE four-scenario finance plan: 36 months of discounted sums, a min() ramp, a nested break-even month
+    items["gpu_buy_vs_rent"] = export(load(ROOT / "examples" / "gpu_buy_vs_rent.plan"), work / "gpu_buy_vs_rent.xlsx")
     items["integer_root"] = export(loads(INTEGER_ROOT, "integer_root.plan"), work / "integer_root.xlsx")
     items["plateau"] = export(loads(PLATEAU, "plateau.plan"), work / "plateau.xlsx")
     items["hidden"] = export(loads(HIDDEN_DIVISIONS, "hidden.plan"), work / "hidden.xlsx")
@@ -545,7 +547,7 @@ def verify(item: Item, wb=None) -> int:
 
 ENGINES = ["libreoffice", "gnumeric"]
 TEST_PLANS = ["article", "features", "long", "constrained", "article_edited", "features_edited", "moe", "extremes",
-              "domain", "buy_vs_rent", "integer_root", "plateau", "hidden", "negative_bases"]
+              "domain", "buy_vs_rent", "gpu_buy_vs_rent", "integer_root", "plateau", "hidden", "negative_bases"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -523,6 +523,9 @@ class Book:
             self.helpers_row = 2
         self.helpers_row += 1
         value = self.evaluate(sub, env) if sub is not None and env is not None else None
+        if isinstance(value, float) and math.isnan(value) and isinstance(sub, sp.Piecewise) and len(sub.args) == 2 \
+                and sub.args[1].expr is sp.nan and self.evaluate(sub.args[0].cond, env) is False:
+            value = ""  # a MIN/MAX term outside its range: the cell is "" (ignored by MIN), not an error
         self.helpers.text(self.helpers_row, 1, where)
         self.helpers.formula(self.helpers_row, 2, text, value, self.number_style([value]))
         return f"Helpers!$B${self.helpers_row}"
