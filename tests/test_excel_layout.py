@@ -97,7 +97,8 @@ def test_the_summary_comes_first_and_is_live(books):
     assert ws["A1"].value == "Per-token cost of a 70B dense model"
     rows = {r[0].value: r for r in ws.iter_rows() if r[0].value}
     header = [c.value for c in rows["Figure"] if c.value]
-    assert header == ["Figure", "Unit", "bf16", "fp8_e4m3", "int4_g128"]  # three scenarios: columns
+    # three scenarios: columns; then the one the selector picks
+    assert header == ["Figure", "Unit", "bf16", "fp8_e4m3", "int4_g128", "Selected scenario"]
     weight = rows["weights read once per step"]  # words first: the doc string, the name in its comment
     assert weight[0].comment.text == "weight_bytes"
     assert weight[2].value.startswith("=Scenarios!$C$") and cached[weight[2].coordinate].value == 140

@@ -83,6 +83,13 @@ def test_the_model_follows_the_selected_scenario(switched, engine, choice):
                 assert got == pytest.approx(want, rel=1e-9, abs=1e-300), (ws_name, name, choice)
             compared += 1
     assert compared == len(plan.model.quantities)
+    # the Summary's headline table follows the selection in its last column
+    summary = wb["Summary"]
+    header = next(r for r in summary.iter_rows() if r[0].value == "Figure")
+    col = next(c.column for c in header if c.value == "Selected scenario")
+    label = plan.model.quantities["npv"].doc
+    npv_row = next(r[0].row for r in summary.iter_rows() if r[0].value == label)
+    assert summary.cell(npv_row, col).value == pytest.approx(ev.display("npv"), rel=1e-9)
     # the named cells (column B) stay the plan as written, whatever is selected
     base = plan.evaluate(None)
     row = book.model_rows["rent_per_month"]

@@ -12,7 +12,7 @@ live count over the Checks sheet).
 from __future__ import annotations
 
 from ...language import ir
-from .book import INPUT, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
+from .book import INPUT, SELECTED, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs
@@ -76,7 +76,7 @@ def _headlines(book: Book, ws, row: int) -> int:
     row = _section(ws, row, "Headline figures" + (" per scenario" if contexts[0] is not book.base_context else ""))
     if len(contexts) <= FEW:
         labels = [c.label if c is not book.base_context else "Value" for c in contexts]
-        ws.header(row, ["Figure", "Unit"] + labels)
+        ws.header(row, ["Figure", "Unit"] + labels + (["Selected scenario"] if book.selectable else []))
         ws.repeat = (row, row)
         for name in names:
             row += 1
@@ -86,6 +86,10 @@ def _headlines(book: Book, ws, row: int) -> int:
             ws.text(row, 2, unit_of(book.q[name]), UNITS)
             for k, ctx in enumerate(contexts, start=3):
                 ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
+            if book.selectable:  # follows the selector above, through the Model's (or Inputs') Selected column
+                at = book.model_rows.get(name)
+                ref = f"Model!${col_letter(SELECTED)}${at}" if at else f"Inputs!${col_letter(SELECTED)}${book.input_rows[name]}"
+                ws.formula(row, 3 + len(contexts), "=" + ref, book.display(book.base_context, name), book.style(name))
             ws.highlight.add(row)
         return row + 2
     ws.header(row, ["Scenario"] + names)
