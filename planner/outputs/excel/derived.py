@@ -43,6 +43,15 @@ def model_sheet(book: Book) -> None:
     selected = book.selectable and _selected_refs(book, refs)
     if selected:
         ws.text(3, SELECTED, "Selected scenario", HEADER)
+    set_by = {n for c in book.selectable for n in book.model.scenarios[c.scenario].overrides}
+    moves: dict[str, bool] = {}
+
+    def moved(name: str) -> bool:  # depends on an input some scenario sets (deps come first in this order)
+        return moves[name]
+
+    for name in book.derived_order():
+        moves[name] = any(d in set_by or moves.get(d, False) for d in book.q[name].deps) or \
+            bool(book.q[name].answer_deps)
     rows = {}
     for name in book.derived_order():
         row += 1
@@ -58,6 +67,9 @@ def model_sheet(book: Book) -> None:
             here, there = selected
             here[book.sym[name]] = _ref(q, f"{SELECTED_COL}{row}")
             there[book.sym[name]] = _ref(q, f"Model!${SELECTED_COL}${row}")
+        if selected and not moved(name):  # no scenario moves it: the same figure as column B
+            ws.formula(row, SELECTED, f"=B{row}", book.display(book.base_context, name), book.style(name))
+        elif selected:
             text = book.formula(book.expr(name), here, scale, f"Model (selected scenario): {name}", there, env)
             ws.formula(row, SELECTED, text, book.display(book.base_context, name), book.style(name))
         ws.text(row, 3, unit_of(q), UNITS)
