@@ -12,6 +12,7 @@ shown; with ``CI=true`` they fail instead, since CI must run them.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -128,3 +129,36 @@ def pdf_pages(paths: Iterable[Path], workdir: Path) -> dict[Path, list[str]]:
         # the page header: the plan's title on the left, the sheet's name on the right
         result[p] = [[line.strip() for line in page.splitlines() if line.strip()][:8] for page in pages]
     return result
+
+
+# ---- poison: prove an engine recalculated ---------------------------------------------
+
+POISON = -777.0
+_FORMULA_CELL = re.compile(r'<c ((?:[^>/]|/(?!>))*)>(<f(?: [^>]*)?(?:/>|>.*?</f>))(?:<v>.*?</v>|<v/>|<v />)?</c>', re.S)
+
+
+def poison(path: Path) -> int:
+    """Overwrite the cached value of every formula cell of ``path`` with :data:`POISON` (in place): a
+    value read back after an engine's run that is not the poison was computed by the engine.
+    Returns how many cells were poisoned."""
+    import zipfile
+
+    path = Path(path)
+    with zipfile.ZipFile(path) as z:
+        items = [(info, z.read(info.filename)) for info in z.infolist()]
+    count = 0
+
+    def one(m: re.Match) -> str:
+        nonlocal count
+        count += 1
+        attrs = re.sub(r'\s*\bt="[^"]*"', "", m.group(1))  # a number now, whatever the result's type was
+        return f"<c {attrs}>{m.group(2)}<v>{POISON:g}</v></c>"
+
+    tmp = path.with_suffix(".poisoning")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as out:
+        for info, data in items:
+            if info.filename.startswith("xl/worksheets/sheet") and info.filename.endswith(".xml"):
+                data = _FORMULA_CELL.sub(one, data.decode("utf-8")).encode("utf-8")
+            out.writestr(info, data)
+    tmp.replace(path)
+    return count

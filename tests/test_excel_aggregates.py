@@ -79,7 +79,7 @@ def books(tmp_path_factory):
     items = {"aggregates": export(loads(AGGREGATES, "aggregates.plan"), work / "aggregates.xlsx")}
     # the range ends edited in the workbook: more terms (up to the declared maximum) and fewer
     items["edited"] = edit(items["aggregates"], work / "aggregates_edited.xlsx", {"lifetime": 120, "n": 8})
-    items["fewer"] = edit(items["aggregates"], work / "aggregates_fewer.xlsx", {"lifetime": 2, "n": 1, "rate": 2})
+    items["fewer"] = edit(items["aggregates"], work / "aggregates_fewer.xlsx", {"lifetime": 2, "n": 1, "rate": 0.02})  # 2%/year typed: 0.02
     items["answers"] = export(loads(ANSWERS, "answers.plan"), work / "answers.xlsx")
     items["answers_edited"] = edit(items["answers"], work / "answers_edited.xlsx", {"budget": 1e22, "price": 3})
     items["stale"] = export(loads(STALE, "stale.plan"), work / "stale.xlsx")

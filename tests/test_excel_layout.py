@@ -77,12 +77,17 @@ def test_every_number_has_a_format_and_one_per_quantity_across_a_row(books, name
         assert len(kinds) <= 1, (row[0].value, kinds)
 
 
-def test_a_percent_input_keeps_the_figure_typed(books):
+def test_a_percent_input_holds_the_fraction_as_excel_stores_a_typed_percentage(books):
     _, wb, _ = books["buy_vs_rent"]
-    cell = next(r[1] for r in wb["Inputs"].iter_rows() if r[0].value == "utilization")
-    assert cell.value == 65 and cell.number_format == '#,##0"%"'  # shows 65%, holds 65 as the plan does
+    row = next(r for r in wb["Inputs"].iter_rows() if r[0].value == "utilization")
+    cell = row[1]
+    # 65 % is the cell 0.65 in Excel's own percent format: typing 65% there stores 0.65 again
+    assert cell.value == 0.65 and cell.number_format == "#,##0.0#####%"  # 65.0%, and a typed 65.25% shows so
+    assert row[2].value is None  # the format shows the %, the unit column does not repeat it
+    rate = next(r for r in wb["Inputs"].iter_rows() if r[0].value == "discount_rate")
+    assert rate[1].value == 0.08 and rate[1].number_format == "#,##0.0#####%" and rate[2].value == "/year"
     rent = next(r[1] for r in wb["Inputs"].iter_rows() if r[0].value == "rent_rate")
-    assert rent.number_format == "#,##0.00"
+    assert rent.number_format == "#,##0.00####;[Red]-#,##0.00####"  # as written (2.49), and an edit's digits
 
 
 def test_the_summary_comes_first_and_is_live(books):
@@ -92,12 +97,15 @@ def test_the_summary_comes_first_and_is_live(books):
     assert ws["A1"].value == "Per-token cost of a 70B dense model"
     rows = {r[0].value: r for r in ws.iter_rows() if r[0].value}
     header = [c.value for c in rows["Figure"] if c.value]
-    assert header == ["Figure", "Unit", "bf16", "fp8_e4m3", "int4_g128"]  # three scenarios: columns
-    weight = rows["weight_bytes"]
+    # three scenarios: columns; then the one the selector picks
+    assert header == ["Figure", "Unit", "bf16", "fp8_e4m3", "int4_g128", "Selected scenario"]
+    weight = rows["weights read once per step"]  # words first: the doc string, the name in its comment
+    assert weight[0].comment.text == "weight_bytes"
     assert weight[2].value.startswith("=Scenarios!$C$") and cached[weight[2].coordinate].value == 140
     alpha = next(r for r in ws.iter_rows() if r[1].value == "alpha")
     assert alpha[2].value.startswith("=Inputs!$B$") and alpha[1].hyperlink.location.startswith("Inputs!B")
-    crossover = [r for r in ws.iter_rows() if str(r[0].value).startswith("solve min batch")]
+    crossover = [r for r in ws.iter_rows() if r[0].value == "Crossover batch"]  # the answer, named
+    assert crossover[0][0].comment.text.startswith("solve min batch where")
     assert [cached[r[2].coordinate].value for r in crossover] == [98, 49, 26]
     assert all(r[2].value.startswith("=Solve!$C$") for r in crossover)
     status = next(r for r in ws.iter_rows() if r[0].value == "status")
@@ -149,7 +157,9 @@ def test_charts_a_person_can_read(books):
     assert len(one) == 3  # npv, payback, cost_buy: one chart each (a price near 1 beside NPVs in thousands)
     for xml in one:
         assert '<c:scatterStyle val="lineMarker"/>' in xml and "<c:marker>" in xml
-        assert "utilization (%)" in xml and " — base" in xml  # axis title with its unit; the scenario
+        # the axis shows 20%..100% (its column's format), so its title does not repeat the %; the scenario
+        assert "<c:v>utilization</c:v>" in xml or ">utilization<" in xml
+        assert 'formatCode="#,##0%"' in xml and " — base" in xml
     assert "npv (kUSD)" in one[0] and "payback (month)" in one[1] and "cost_buy (USD/Mtoken)" in one[2]
     (grid,) = drawn["Sweep 2 utilization, rent_rate"]
     assert grid.count("<c:ser>") == 3  # one line per value of the second axis
@@ -221,7 +231,8 @@ def test_closed_forms_are_in_display_units_and_split_into_named_parts(books):
     assert not any("31536000" in t or "2628000" in t for t in texts)  # no seconds per year or per month
     assert max(len(t) for t in texts) <= 600
     assert "gpus_for_100k.base.part1" in parts and all(t.startswith("'Solve work'!$B$") for t in parts.values())
-    assert any("(discount_rate/100+1)^(lifetime/12)" in t or "discount_rate/100+1" in t for t in texts)
+    # the percent cell holds the fraction (8%/year is 0.08): the closed form uses it as it is
+    assert any("discount_rate+1" in t for t in texts) and not any("discount_rate/100" in t for t in texts)
 
 
 @pytest.mark.parametrize("name", PLANS)
@@ -231,3 +242,35 @@ def test_no_defined_name_begins_with_a_cell(books, name):
         assert is_valid(defined) and not any(is_cell_like(p) for p in defined.split(".")[:-1]), defined
     if name == "gpu_compare":
         assert "h100_.hbm_bandwidth" in wb.defined_names and "mi300x.hbm_bandwidth" in wb.defined_names
+
+
+CROSSING = """
+unit USD
+unit kUSD = 1000 USD
+use = 60% "share of hours in use" where 0% < use <= 100%
+own = 2000 kUSD + 0 kUSD * use "present cost of owning"
+rent = 4000 kUSD * use "present cost of renting"
+sweep use in 20%..100% step 20% show own, rent
+solve use where own = rent as breakeven_use
+"""
+
+
+def test_a_sweep_of_two_figures_in_one_unit_is_one_chart_where_they_cross():
+    from planner.outputs.excel.writer import Book, to_bytes
+    from planner.plan import loads
+
+    data = to_bytes(Book(loads(CROSSING, "crossing.plan")).build())
+    (chart,) = charts(data)["Sweep 1 use"]
+    assert chart.count("<c:ser>") == 2  # own and rent, on one chart
+    assert "present cost of owning" in chart and "present cost of renting" in chart  # the legend: doc strings
+    assert 'formatCode="#,##0"' in chart  # money axis with thousands separators
+
+
+def test_working_sheets_come_last_and_print_only_their_first_rows(books):
+    data, wb, _ = books["buy_vs_rent"]
+    work = [ws.title for ws in wb.worksheets if ws.sheet_properties.tabColor is not None]
+    assert work and wb.sheetnames[-len(work):] == work  # after every reader's sheet
+    for title in work:
+        area = wb[title].print_area
+        last = int(str(area).rsplit("$", 1)[-1])
+        assert last <= 12, (title, area)

@@ -25,10 +25,11 @@ from excel_recalc import gnumeric_recalculate, pdf_pages, recalculate, require_g
 
 from planner.language.errors import EvaluationError, PlanError
 from planner.outputs.excel.printer import formula
+from planner.outputs.numbers import is_percent, scale_of
 from planner.outputs.excel.reader import read_inputs
 from planner.outputs.excel.writer import AnswerRef, Book, to_bytes
 from planner.plan import load, loads
-from planner.questions.checks import run_checks
+from planner.questions.checks import display_unit, run_checks
 from planner.questions.solve import Answers, Solver
 from planner.questions.sweep import run_statement
 
@@ -301,7 +302,7 @@ class Item:
         out = {}
         for name, v in self.edits.items():
             q = self.plan.model.quantities[name]
-            out[name] = v if isinstance(v, bool) else Fraction(repr(float(v))) * q.display.scale
+            out[name] = v if isinstance(v, bool) else Fraction(repr(float(v))) * scale_of(q)
         return out
 
 
@@ -402,6 +403,8 @@ def lo(tmp_path_factory):
     items["features_edited"] = edit(items["features"], work / "features_edited.xlsx",
                                     {"flag": False, "c": 0.3, "xy": 5, "rate": 4})
     items["buy_vs_rent"] = export(loads(BUY_VS_RENT, "buy_vs_rent.plan"), work / "buy_vs_rent.xlsx")
+    # THE four-scenario finance plan: 36 months of discounted sums, a min() ramp, a nested break-even month
+    items["gpu_buy_vs_rent"] = export(load(ROOT / "examples" / "gpu_buy_vs_rent.plan"), work / "gpu_buy_vs_rent.xlsx")
     items["integer_root"] = export(loads(INTEGER_ROOT, "integer_root.plan"), work / "integer_root.xlsx")
     items["plateau"] = export(loads(PLATEAU, "plateau.plan"), work / "plateau.xlsx")
     items["hidden"] = export(loads(HIDDEN_DIVISIONS, "hidden.plan"), work / "hidden.xlsx")
@@ -460,6 +463,13 @@ def edits_in(plan, scenario, edits: dict) -> dict:
     return {k: v for k, v in edits.items() if k not in own}
 
 
+def as_cell(unit: str, figure):
+    """planner's figure as the workbook's cell holds it: a percentage as the fraction (60 % is 0.6)."""
+    if isinstance(figure, bool) or not is_percent(unit or ""):
+        return figure
+    return float(figure) / 100
+
+
 def verify(item: Item, wb=None) -> int:
     """Compare every live cell with planner's own answer; return how many were compared.
     ``wb``: a recalculated workbook (default LibreOffice's) or the exported file's cached values."""
@@ -471,7 +481,8 @@ def verify(item: Item, wb=None) -> int:
     base = plan.evaluate(None, edits)
     for name in plan.model.quantities:  # Inputs and Model, through the defined names
         sheet, coord = next(wb.defined_names[book.names[name]].destinations)
-        close(wb[sheet][coord.replace("$", "")].value, base.display(name), f"{name} ({sheet}!{coord})")
+        close(wb[sheet][coord.replace("$", "")].value, as_cell(plan.model.quantities[name].unit_text, base.display(name)),
+              f"{name} ({sheet}!{coord})")
         n += 1
     answers = Answers(plan) if book.aliases else None
     for ctx in book.contexts.values():  # Scenarios: one column per context
@@ -483,7 +494,8 @@ def verify(item: Item, wb=None) -> int:
                 if isinstance(v, AnswerRef) else v
         ev = plan.evaluate(ctx.scenario, merged)
         for name, row in book.rows.items():
-            close(wb[ctx.sheet][f"{ctx.column}{row}"].value, ev.display(name), f"{name} in {ctx.label}")
+            close(wb[ctx.sheet][f"{ctx.column}{row}"].value, as_cell(plan.model.quantities[name].unit_text,
+                                                                      ev.display(name)), f"{name} in {ctx.label}")
             n += 1
     for stmt, scenario, title, table in book.sweep_blocks:
         result = next(r for r in run_statement(plan, stmt, [scenario or "base"],
@@ -493,11 +505,11 @@ def verify(item: Item, wb=None) -> int:
             row = table.first + i
             point = table.points[i]  # the rows run with the first axis fastest
             for name in table.varied:
-                close(ws[f"{table.letter('in:' + name)}{row}"].value, float(result.display(name)[point]),
-                      f"{title}!{row}")
+                close(ws[f"{table.letter('in:' + name)}{row}"].value,
+                      as_cell(book.q[name].unit_text, float(result.display(name)[point])), f"{title}!{row}")
             for k, o in enumerate(table.outputs):
                 want = result.display(o.quantity or o.label)[point]
-                want = bool(want) if book.q[o.quantity or o.label].is_bool else float(want)
+                want = bool(want) if book.q[o.quantity or o.label].is_bool else as_cell(o.unit, float(want))
                 if want != want or want in (float("inf"), float("-inf")):
                     continue  # planner reports the point as an issue; the cell shows an error
                 close(ws[f"{table.letter(f'out:{k}')}{row}"].value, want, f"{o.label} at {title}!{row}")
@@ -511,11 +523,11 @@ def verify(item: Item, wb=None) -> int:
             continue
         row = int(where[1:])
         ws = wb["Solve"]
-        close(ws[where].value, r.display_value, f"Solve!{where} ({r.question}, {r.label})")
+        close(ws[where].value, as_cell(r.unit, r.display_value), f"Solve!{where} ({r.question}, {r.label})")
         close(ws[f"E{row}"].value, True, f"Solve!E{row}: the in-sheet verification of {r.question}")
         assert ws[f"F{row}"].value == "holds", f"Solve!F{row}"
         if r.optimum_display is not None:
-            close(ws[f"H{row}"].value, r.optimum_display, f"Solve!H{row}")
+            close(ws[f"H{row}"].value, as_cell(r.optimum_unit, r.optimum_display), f"Solve!H{row}")
         n += 1
     if not edits:  # planner check has no --set: compare the Checks sheet as written
         results = run_checks(plan)
@@ -526,15 +538,16 @@ def verify(item: Item, wb=None) -> int:
             row = int(where[1:])
             close(ws[where].value, r.passed, f"Checks!{where}: {r.text} [{r.scenario}]")
             if r.lhs is not None:
-                close(ws[f"C{row}"].value, r.lhs, f"Checks!C{row}")
-                close(ws[f"D{row}"].value, r.rhs, f"Checks!D{row}")
+                unit = display_unit(plan, check)[1]
+                close(ws[f"C{row}"].value, as_cell(unit, r.lhs), f"Checks!C{row}")
+                close(ws[f"D{row}"].value, as_cell(unit, r.rhs), f"Checks!D{row}")
             n += 1
     return n
 
 
 ENGINES = ["libreoffice", "gnumeric"]
 TEST_PLANS = ["article", "features", "long", "constrained", "article_edited", "features_edited", "moe", "extremes",
-              "domain", "buy_vs_rent", "integer_root", "plateau", "hidden", "negative_bases"]
+              "domain", "buy_vs_rent", "gpu_buy_vs_rent", "integer_root", "plateau", "hidden", "negative_bases"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

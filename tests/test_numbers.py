@@ -47,9 +47,69 @@ def test_no_negative_zero():
     assert NumberStyle(2).text(-0.001) == "0.00"
 
 
-def test_percent_keeps_the_typed_figure_and_shows_the_sign():
-    """A percent input holds 45.5 (the plan's display value); the format shows "45.5%", never "46"."""
+def test_percent_is_excels_own_percent_format_chosen_from_the_figures():
+    """45.5 % is chosen from the figure 45.5 (one decimal, never "46") and written as Excel's own percent
+    format, for a cell that holds the fraction 0.455 (what Excel stores when one types 45.5%)."""
     style = style_for([45.5], "%")
-    assert style.excel() == '#,##0.0"%"' and style.text(45.5) == "45.5"
-    assert style_for([8, 12.25], "%").excel() == '#,##0.00"%"'
-    assert style_for([1e-9], "%").excel() == '0.000E+00"%"'
+    assert style.excel() == "#,##0.0%" and style.text(45.5) == "45.5"
+    assert style_for([8, 12.25], "%").excel() == "#,##0.00%"
+    assert style_for([10], "%/year").excel() == "#,##0%"
+    assert style_for([1e-9], "%").excel() == "0.000E+00%"
+
+
+# ---- money, inputs as written, text with units (issue 25, part 3) ----------------------
+
+def test_money_is_shown_to_cents_in_every_currency_unit():
+    from planner.outputs.numbers import is_money
+
+    assert all(is_money(u) for u in ("USD", "kUSD", "MUSD", "EUR/month", "USD/GPU/h", "GBP", "USD/Mtoken"))
+    assert not any(is_money(u) for u in ("GB", "ms", "token/s", "", "%", "MB/s", "h"))
+    # -13,124.736 USD/month: never a fraction of a cent
+    assert style_for([13124.736], "USD/month").text(-13124.736) == "-13,124.74"
+    # one format for a quantity whatever its figures: kUSD 1,920 and 2,886.077 both to cents
+    assert style_for([1920], "kUSD").text(1920) == "1,920.00"
+    assert style_for([2886.077], "kUSD").text(2886.077) == "2,886.08"
+
+
+def test_a_price_too_small_for_cents_keeps_its_digits():
+    assert style_for([0.53], "USD/Mtoken").text(0.53) == "0.53"
+    assert style_for([0.0042], "USD/token").text(0.0042) == "0.0042"
+
+
+def test_money_negatives_are_a_red_minus_and_never_scientific():
+    assert style_for([-250.5], "kUSD").excel() == "#,##0.00;[Red]-#,##0.00"
+    assert style_for([6.5275e6], "USD").text(6.5275e6) == "6,527,500.00"
+    assert not style_for([1e-5], "USD").scientific
+
+
+def test_an_input_shows_the_decimals_written_and_an_edits_own():
+    from planner.outputs.numbers import written_decimals
+
+    assert [written_decimals(t) for t in ("2.50 USD/h", "1_920 kUSD", "0.8", "36 month", "7e10")] == [2, 0, 1, 0, None]
+    price = style_for([2.5], "USD/h", written=2)
+    assert price.excel().startswith("#,##0.00####;") and price.text(2.5) == "2.50" and price.text(2.255) == "2.255"
+    pue = style_for([1.3], "", written=1)
+    assert pue.excel() == "#,##0.0#####" and pue.text(1.3) == "1.3" and pue.text(1.25) == "1.25"
+    assert style_for([2048], "", written=0).excel() == "#,##0"  # never "2,048." with a bare point
+    assert style_for([60], "%", written=0).excel() == "#,##0.0#####%"  # 60.0%; a typed 65.25% shows so
+
+
+def test_a_figure_and_its_unit_are_apart():
+    from planner.outputs.numbers import figure
+
+    assert figure(140.0, "GB") == "140 GB"
+    assert figure(6.5275e6, "USD") == "6,527,500.00 USD"
+    assert figure(45.5, "%") == "45.5 %"
+    assert figure(True) == "true"
+
+
+def test_a_failed_comparison_shows_the_digits_that_differ():
+    from planner.outputs.numbers import differing
+
+    got, want = differing(3298035.2, 3298035.2049, "USD")
+    assert got != want and got == "3,298,035.200 USD" and want == "3,298,035.205 USD"
+    a, b = differing(1.0, 1.0 + 1e-12)
+    assert a != b and b == "1.000000000001"
+    assert differing(46.6, 46.66666) == ("46.6", "46.66666")  # as written where eight digits tell them apart
+    assert differing(97.0, 98.0) == ("97", "98")
+    assert differing(2.0, 2.0) == ("2", "2")

@@ -6,9 +6,12 @@ their size: whole numbers with digit grouping (``70,000,000,000``), other
 figures with as many decimals as the largest needs for six significant
 digits but no more than any of them needs (``16.00 | 8.00 | 4.15``, not
 ``16 | 8 | 4.1500``), and scientific notation for figures too large or too
-small to read that way (``1.2573E-11``); a percentage (unit ``%``) shows a
-``%`` sign after the figure it holds (``45.5%`` for a cell holding 45.5). The workbook uses
-:meth:`NumberStyle.excel` as the cell's number format; the report and other
+small to read that way (``1.2573E-11``). A percentage (unit ``%``, ``%/year``) is, in a
+workbook, what Excel makes of a typed ``65%``: the cell holds the fraction (0.65) and
+:meth:`NumberStyle.excel` is a real percent format (``0.0%``), so an analyst's ``65%`` and every
+formula over the cell mean what the plan means. Styles are chosen from the figures in the display
+unit (65 for 65 %); :func:`cell_unit` is what is left of the unit for the workbook's unit column.
+The workbook uses :meth:`NumberStyle.excel` as the cell's number format; the report and other
 text outputs use :meth:`NumberStyle.text`, so both show the same digits.
 
 Plain data and the standard library only: every output may import it.
@@ -17,8 +20,10 @@ Plain data and the standard library only: every output may import it.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
+from fractions import Fraction
 from typing import Iterable, Optional
 
 SIGNIFICANT = 6  # digits a figure is shown with, at most
@@ -33,18 +38,27 @@ class NumberStyle:
 
     decimals: int = 0
     scientific: bool = False
-    percent: bool = False  # the unit is `%`: the figures are percentages (45.5 means 45.5%)
+    percent: bool = False  # the unit is a percentage: `%`, `%/year` (45.5 means 45.5 %)
+    optional: int = 0  # further decimals shown only where the figure has them (an input's edits: 2.255)
+    money: bool = False  # a currency unit: negatives show a red minus sign
 
     def excel(self) -> str:
-        """The Excel/LibreOffice/Gnumeric number format (for figures written in their display unit).
+        """The Excel/LibreOffice/Gnumeric number format.
 
-        A percentage keeps the figure as typed (the cell holds 45.5 for 45.5%, as the plan does) and
-        shows a literal ``%`` after it: Excel's own ``0.0%`` would show 45.5 as 4550.0%."""
+        A percentage's cell holds the fraction (0.455 for 45.5 %, what Excel stores when one types
+        ``45.5%``) and the format is Excel's own percent format (``#,##0.0%``)."""
         if self.scientific:
             code = "0." + "0" * max(self.decimals, 1) + "E+00"
         else:
-            code = "#,##0" + ("." + "0" * self.decimals if self.decimals else "")
-        return code + '"%"' if self.percent else code
+            places = "0" * self.decimals + "#" * self.optional
+            code = "#,##0" + ("." + places if places else "")
+        if self.percent:
+            code += "%"
+        if self.money:
+            # A minus sign, in red, rather than parentheses: the same "-1,234.50" the report and the
+            # terminal print, and no doubt left for a reader who does not read accounting brackets.
+            code = f"{code};[Red]-{code}"
+        return code
 
     def text(self, value: Optional[float | bool]) -> str:
         """The figure as text with the same digits the workbook shows (``70,000,000,000``; ``4.15``)."""
@@ -65,8 +79,12 @@ class NumberStyle:
             if self.scientific:
                 mantissa, _, exponent = format(exact, f".{max(self.decimals, 1)}E").partition("E")
                 return f"{mantissa}E{int(exponent):+03d}"
-            rounded = exact.quantize(Decimal(1).scaleb(-self.decimals))
-        text = f"{rounded:,.{self.decimals}f}"
+            rounded = exact.quantize(Decimal(1).scaleb(-(self.decimals + self.optional)))
+        text = f"{rounded:,.{self.decimals + self.optional}f}"
+        if self.optional:  # the optional decimals only where the figure has them, as `0.00##` shows it
+            whole, _, part = text.partition(".")
+            part = part[: self.decimals] + part[self.decimals:].rstrip("0")
+            text = whole + ("." + part if part else "")
         if rounded == 0:
             text = text.lstrip("-")  # no "-0.00"
         return text
@@ -84,21 +102,132 @@ def _decimals_needed(v: float) -> int:
     return len(text.rstrip("0").split(".")[1])
 
 
-def style_for(values: Iterable[Optional[float | bool]], unit: str = "") -> NumberStyle:
-    """The one style for a quantity's figures (in its display unit)."""
+def is_percent(unit: str) -> bool:
+    """A unit whose figures are percentages: ``%``, ``%/year``, ``%/month``."""
+    return unit == "%" or unit.startswith("%/")
+
+
+def cell_unit(unit: str) -> str:
+    """The unit a workbook writes beside a figure whose format already shows ``%``: ``%`` -> ``""``,
+    ``%/year`` -> ``/year``; any other unit as it is."""
+    return unit[1:] if is_percent(unit) else unit
+
+
+def cell_scale(scale: Fraction, unit: str) -> Fraction:
+    """Base units per unit of a cell's figure: the display unit's scale, times 100 for a percentage
+    (the cell holds the fraction, 0.6 for 60 %, as Excel stores a typed ``60%``)."""
+    return Fraction(scale) * 100 if is_percent(unit) else Fraction(scale)
+
+
+def scale_of(q) -> Fraction:
+    """The base units per unit of ``q``'s cells (1 for a TRUE/FALSE)."""
+    return Fraction(1) if q.is_bool else cell_scale(q.display.scale, q.unit_text)
+
+
+def unit_of(q) -> str:
+    """The text of ``q``'s unit column (``%`` is in the number format, not beside it)."""
+    return cell_unit(q.unit_text)
+
+
+# ISO 4217 codes people write in plans (and the yuan's common RMB); a unit made of one of them, with an
+# SI prefix or not (USD, kUSD, MEUR), over anything (USD/month, USD/GPU/h) is money.
+CURRENCIES = frozenset("""
+    USD EUR GBP JPY CNY RMB CHF CAD AUD NZD INR KRW SEK NOK DKK ISK PLN CZK HUF RON BGN TRY ILS AED SAR
+    QAR KWD BRL MXN ARS CLP COP PEN SGD HKD TWD THB MYR IDR PHP VND PKR BDT EGP NGN KES ZAR RUB UAH
+""".split())
+_MONEY = re.compile(r"(?:k|M|G|T|m|bn)?([A-Z]{3})")
+CENTS = 2
+
+
+def is_money(unit: str) -> bool:
+    """A currency unit (``USD``, ``kUSD``, ``EUR/month``, ``USD/Mtoken``): figures to cents."""
+    head = re.split(r"[/*· ]", unit.strip(), maxsplit=1)[0]
+    m = _MONEY.fullmatch(head)
+    return m is not None and m.group(1) in CURRENCIES
+
+
+def written_decimals(text: str) -> Optional[int]:
+    """The decimals of a number as written (``2.50`` -> 2, ``1_920`` -> 0); None for ``7e10``."""
+    m = re.match(r"\s*[+-]?[0-9_]*(?:\.([0-9_]*))?(?![0-9_.eE])", text)
+    if m is None or not re.match(r"\s*[+-]?[0-9.]", text):
+        return None
+    return len((m.group(1) or "").replace("_", ""))
+
+
+def style_for(values: Iterable[Optional[float | bool]], unit: str = "",
+              written: Optional[int] = None) -> NumberStyle:
+    """The one style for a quantity's figures (in its display unit: 65 for 65 %).
+
+    Money (:func:`is_money`) is shown to cents, with more decimals only for a price per unit too small
+    for cents (0.0042 USD/token), and never in scientific notation below 1e15. ``written``: the decimals of
+    an input's literal; its format shows at least those, and up to six where an edit adds more
+    (``#,##0.00####``), so a value typed into the cell is never shown rounded."""
     finite = [abs(float(v)) for v in values
               if v is not None and not isinstance(v, bool) and math.isfinite(float(v))]
-    percent = unit == "%"
+    percent, money = is_percent(unit), is_money(unit)
     nonzero = [v for v in finite if v != 0]
+    style = _style(nonzero, percent, money)
+    if written is not None and not style.scientific:
+        # a percentage keeps a decimal (60.0%) so that a typed 65.5% is not shown as 66%
+        decimals = max(style.decimals, written, 1 if percent else 0)
+        optional = MAX_DECIMALS - decimals if decimals else 0  # `#,##0.` would show a bare point
+        style = NumberStyle(decimals, False, percent, max(optional, 0), money)
+    return style
+
+
+def _style(nonzero: list[float], percent: bool, money: bool) -> NumberStyle:
     if not nonzero:
-        return NumberStyle(0, False, percent)
+        return NumberStyle(CENTS if money else 0, False, percent, money=money)
     largest = max(nonzero)
-    if largest >= SCIENTIFIC_ABOVE or largest < SCIENTIFIC_BELOW:
-        return NumberStyle(3, True, percent)
+    if largest >= SCIENTIFIC_ABOVE or (largest < SCIENTIFIC_BELOW and not money):
+        return NumberStyle(3, True, percent, money=money)
     # Six significant digits for every figure of the quantity, down to the smallest one that is not
     # rounding residue (a billionth of the largest): 140 | 70 | 36.3125 keeps the digits of 36.3125.
     readable = [v for v in nonzero if v >= largest * 1e-9]
     exponent = math.floor(math.log10(min(readable)))
     cap = max(0, min(MAX_DECIMALS, SIGNIFICANT - 1 - exponent))
     need = max(_decimals_needed(v) for v in readable)
+    if money:
+        # cents; a price smaller than a tenth of the unit keeps two significant digits more (0.0042)
+        small = min(readable) < 0.1
+        return NumberStyle(max(CENTS, min(cap, need)) if small else CENTS, False, percent, money=money)
     return NumberStyle(min(cap, need), False, percent)
+
+
+def figure(value: Optional[float | bool], unit: str = "", style: Optional[NumberStyle] = None) -> str:
+    """One figure with its unit for text outputs (the terminal, messages): ``6,527,500.00 USD``,
+    ``45.5 %``, ``140 GB``; the number and its unit are always apart."""
+    text = (style or style_for([value] if not isinstance(value, bool) else [], unit)).text(value)
+    return f"{text} {unit}".strip() if unit and not isinstance(value, bool) else text
+
+
+def differing(a: float, b: float, unit: str = "", digits: int = 8) -> tuple[str, str]:
+    """Two figures written so that they differ where the numbers do: money by the money rule (to cents,
+    more decimals while they look equal: ``3,298,035.200`` against ``3,298,035.205``), other figures with
+    ``digits`` significant digits, more while they look equal. A failed comparison never prints two equal
+    numbers."""
+    money = is_money(unit)
+    if money:
+        style = style_for([a, b], unit)
+        texts = (style.text(a), style.text(b))
+    else:
+        texts = (_significant(a, digits), _significant(b, digits))
+    if a != b and math.isfinite(a) and math.isfinite(b):
+        for n in range(1, 18):
+            if texts[0] != texts[1]:
+                break
+            if money:
+                more = NumberStyle(min(style.decimals + n, 17), style.scientific, style.percent)
+                texts = (more.text(a), more.text(b))
+            else:
+                texts = (_significant(a, digits + n), _significant(b, digits + n))
+    return (f"{texts[0]} {unit}".strip(), f"{texts[1]} {unit}".strip())
+
+
+def _significant(v: float, digits: int) -> str:
+    """``v`` with ``digits`` significant digits, a whole number as it is (the terminal's plain figures)."""
+    if not math.isfinite(v):
+        return "nan" if v != v else ("inf" if v > 0 else "-inf")
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return f"{v:.{digits}g}"

@@ -15,6 +15,7 @@ import math
 
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..language.errors import PlanError
+from .numbers import differing, is_money, style_for
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
@@ -279,12 +280,29 @@ def _overrides(plan: Plan, ev: Evaluation) -> dict[str, Any]:
     return out
 
 
+def figures(values: Sequence[Any], unit: str, digits: int = 6) -> list[str]:
+    """A quantity's figures as the terminal prints them (without the unit): money by the workbook's rule
+    (to cents, digits grouped: ``6,527,500.00``, never ``6.5275e+06``), one style for all of them; any other
+    figure with ``digits`` significant digits."""
+    if not is_money(unit):
+        return [format_value(v, "", digits) for v in values]
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    style = style_for(numbers, unit)
+    return [style.text(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else format_value(v)
+            for v in values]
+
+
+def figure(value: Any, unit: str, digits: int = 6) -> str:
+    """One figure and its unit, apart: ``6,527,500.00 USD``."""
+    return f"{figures([value], unit, digits)[0]} {unit}".strip()
+
+
 def _eval_rows(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]):
     headers = ["quantity"] + [ev.label for ev in evaluations] + ["unit", "notes"]
     rows = []
     for n in names:
         q = plan.model.quantities[n]
-        values = [format_value(ev.display(n)) for ev in evaluations]
+        values = figures([ev.display(n) for ev in evaluations], q.unit_text)
         notes = []
         if q.is_input:
             overridden = any(ev.origins.get(n) and ev.origins[n].description != "the plan" for ev in evaluations)
@@ -360,7 +378,7 @@ def check_text(results: Sequence[Any], verbose: bool = False, color: bool = Fals
     for r in results:
         if not r.passed:
             failed += 1
-            lines.append(f"{fail} {r.location}: {r.text}\n     {r.describe()}")
+            lines.append(f"{fail} {r.location}: {r.text}\n     {describe(r)}")
         elif verbose:
             where = f" [{r.scenario}]" if r.scenario else ""
             value = f" = {r.actual}" if r.lhs is not None else ""
@@ -370,6 +388,18 @@ def check_text(results: Sequence[Any], verbose: bool = False, color: bool = Fals
         summary = f"{RED if failed else GREEN}{summary}{RESET}"
     lines.append(summary)
     return "\n".join(lines)
+
+
+def describe(r) -> str:
+    """A failed check's expected against actual, with the digits that differ (``expected 3,298,035.20 USD
+    (± 0.005 USD), got 3,298,035.21 USD``: never two equal numbers)."""
+    numbers = [v for v in (r.lhs, r.rhs) if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if r.error is not None or len(numbers) != 2 or r.passed:
+        return r.describe()
+    got, want = differing(float(r.lhs), float(r.rhs), r.unit)
+    where = f" in {r.scenario}" if r.scenario else ""
+    tol = f" ({r.tolerance})" if r.tolerance else ""
+    return f"expected {want}{tol}, got {got}{where}"
 
 
 def check_markdown(results: Sequence[Any]) -> str:
@@ -426,8 +456,14 @@ def _sweep_rows(result: SweepResult):
     cols = {n: result.display(n) for n in names}
     rows = []
     for i in range(result.size):
-        row = [format_value(_sweep_py(cols[n][i])) for n in names]
-        rows.append(row + ["; ".join(notes.get(i, []))] if notes else row)
+        rows.append([_sweep_py(cols[n][i]) for n in names])
+    for j, n in enumerate(names):  # one style per column (money to cents)
+        unit = "" if plan.model.quantities.get(n) is None else plan.model.quantities[n].unit_text
+        for row, text in zip(rows, figures([row[j] for row in rows], unit)):
+            row[j] = text
+    for i, row in enumerate(rows):
+        if notes:
+            row.append("; ".join(notes.get(i, [])))
     headers = [_sweep_header(plan, n) for n in names] + (["notes"] if notes else [])
     return rows, headers, ["right"] * len(names) + (["left"] if notes else []), bool(notes)
 
@@ -519,10 +555,10 @@ def solve_text(results: Sequence[SolveResult]) -> str:
             alias = f"  as {r.alias}" if r.alias and f" as {r.alias}" not in r.question else ""
             lines.append(f"{r.question}{alias}{where}")
             last = r.statement
-        value = format_value(r.display_value, r.unit, 10)
+        value = figure(r.display_value, r.unit, 10)
         head = f"  [{r.label}] {r.target} = {value}"
         if r.optimum is not None:
-            head += f"  ({format_value(r.optimum_display, r.optimum_unit, 6)} at the optimum)"
+            head += f"  ({figure(r.optimum_display, r.optimum_unit, 6)} at the optimum)"
         lines.append(head)
         lines.append(f"      verified     {r.verification.text}")
         lines.append(f"      method       {r.method}")

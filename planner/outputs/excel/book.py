@@ -38,7 +38,7 @@ from ...compute.evaluation import Plan
 from ...language import ir
 from ...language.errors import PlanError
 from ...questions.checks import check_scenarios
-from ..numbers import NumberStyle, style_for
+from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
 from .printer import formula, number
 
@@ -50,6 +50,7 @@ CONTROL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # characters a cel
 
 # named styles (the writer turns each into an XlsxWriter format)
 TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit", "input", "name", "label"
+SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selector picks
 UNITS = "units"  # a unit beside a figure (indented, so "250" and "kUSD" do not run together)
 
 
@@ -115,6 +116,11 @@ def cached(value, scale: Fraction | float = 1):
     return v / float(scale) if scale != 1 else v
 
 
+def shown_figures(values: list[float], unit: str) -> list[float]:
+    """Cell figures as the reader reads them (a percentage's 0.6 is 60)."""
+    return [v * 100 for v in values] if is_percent(unit) else values
+
+
 def finite(values: Iterable) -> list[float]:
     return [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)
             and math.isfinite(float(v))]
@@ -132,9 +138,27 @@ def provenance(plan: Plan) -> dict[str, str]:
 
 
 def display_value(q, value):
+    """A base value as ``q``'s figure in its display unit (60 for 60 %: the text outputs' figure)."""
     if q.is_bool:
         return bool(value)
     return float(Fraction(value) / q.display.scale)
+
+
+def percent_figure(unit: str, figure: float) -> float:
+    """A figure in its display unit as a cell holds it (60 % -> 0.6)."""
+    return figure / 100 if is_percent(unit) and isinstance(figure, float) else figure
+
+
+def figure(q, value: float) -> float:
+    """``q``'s figure in its display unit (60 for 60 %) as its cell holds it (0.6)."""
+    return value if q.is_bool else percent_figure(q.unit_text, value)
+
+
+def cell_value(q, value):
+    """A base value as ``q``'s cell holds it (0.6 for 60 %)."""
+    if q.is_bool:
+        return bool(value)
+    return float(Fraction(value) / scale_of(q))
 
 
 def sheet_title(book: "Book", base: str) -> str:
@@ -434,7 +458,7 @@ class Book:
             out = {}
             for name, q in self.q.items():
                 out[self.sym[name]] = self.cell(ctx, name, here) if q.is_bool else in_base(
-                    self.cell(ctx, name, here), q.display.scale)
+                    self.cell(ctx, name, here), scale_of(q))
             for name, sym in self.plan.symbols.answers.items():
                 stmt = self.aliases.get(alias_base(name))
                 if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
@@ -499,12 +523,42 @@ class Book:
             self.helpers_row = 2
         self.helpers_row += 1
         value = self.evaluate(sub, env) if sub is not None and env is not None else None
+        if isinstance(value, float) and math.isnan(value) and isinstance(sub, sp.Piecewise) and len(sub.args) == 2 \
+                and sub.args[1].expr is sp.nan and self.evaluate(sub.args[0].cond, env) is False:
+            value = ""  # a MIN/MAX term outside its range: the cell is "" (ignored by MIN), not an error
         self.helpers.text(self.helpers_row, 1, where)
         self.helpers.formula(self.helpers_row, 2, text, value, self.number_style([value]))
         return f"Helpers!$B${self.helpers_row}"
 
     def define(self, name: str, target: str) -> None:
         self.defined[self.names[name]] = target
+
+    # ---- the scenario selector ---------------------------------------------------------
+    @cached_property
+    def selectable(self) -> list["Context"]:
+        """The scenarios the Summary's selector offers (besides base): the Scenarios sheet's columns."""
+        return [c for c in self.contexts.values() if c.sheet == SCENARIOS and not c.overrides]
+
+    @cached_property
+    def selector_names(self) -> tuple[str, str]:
+        """The defined names of the selector cell and of its list of choices (clear of the plan's names)."""
+        out = []
+        for base in ("SelectedScenario", "ScenarioChoices"):
+            name, n = base, 1
+            while name.upper() in self.taken_names:
+                n += 1
+                name = f"{base}{n}"
+            out.append(name)
+        return out[0], out[1]
+
+    def selected_input(self, name: str) -> Optional[str]:
+        """``=CHOOSE(...)`` of ``name``'s cell in the selected scenario, or None when no scenario sets it."""
+        setters = [c for c in self.selectable if name in self.model.scenarios[c.scenario].overrides]
+        if not setters:
+            return None
+        selected, choices = self.selector_names
+        cells = [self.names[name]] + [f"{sheet_ref(SCENARIOS)}!${c.column}${self.rows[name]}" for c in self.selectable]
+        return f"=CHOOSE(MATCH({selected},{choices},0),{','.join(cells)})"
 
     # ---- contexts ------------------------------------------------------------------
     def context(self, scenario: Optional[str], overrides: Optional[Mapping] = None) -> Context:
@@ -561,12 +615,12 @@ class Book:
                        if isinstance(n, ir.Name) and n.name in self.answer_types})
 
     def answer_cell(self, name: str, scenario: Optional[str], plain: Mapping, here: str) -> tuple[str, Fraction]:
-        """The Solve sheet cell of an answer (``ALIAS``) or optimum (``ALIAS.value``), and its display scale."""
+        """The Solve sheet cell of an answer (``ALIAS``) or optimum (``ALIAS.value``), and its cell scale."""
         stmt = self.aliases[alias_base(name)]
         row = self.solve_index[(id(stmt), self.context(scenario, dict(plain)).key)]
         col = "H" if name.endswith(".value") else "C"
         ref = f"${col}${row}" if here == "Solve" else f"Solve!${col}${row}"
-        return ref, self.answers.unit(name)[0]
+        return ref, cell_scale(*self.answers.unit(name))
 
     def answer_value(self, name: str, scenario: Optional[str], plain: Mapping):
         """planner's answer (base units), or NaN when the question has none there."""
@@ -633,14 +687,15 @@ class Book:
         return {self.sym[n] if n in self.sym else answers[n]: v for n, v in env.items()}
 
     def display(self, ctx: Context, name: str):
-        """``name``'s value in ``ctx`` in its display unit (exact for an input as written)."""
+        """``name``'s value in ``ctx`` as its cell holds it (exact for an input as written; a percentage
+        as the fraction)."""
         q = self.q[name]
         if q.is_input and not q.is_bool:
             v = self.inputs(ctx)[name]
             if isinstance(v, Fraction):
-                return float(v / q.display.scale)
+                return float(v / scale_of(q))
         v = self.env(ctx)[name]
-        return bool(v) if q.is_bool else cached(v, q.display.scale)
+        return bool(v) if q.is_bool else cached(v, scale_of(q))
 
     def evaluate(self, expr: sp.Basic, env: Mapping[sp.Symbol, object]):
         """``expr`` over symbols with these base values (scalars or arrays), as the plan computes it."""
@@ -657,11 +712,33 @@ class Book:
         return bool(v) if isinstance(v, (bool, np.bool_)) else float(v)
 
     # ---- number styles ---------------------------------------------------------------
+    @cached_property
+    def written(self) -> dict[str, int]:
+        """Input -> the most decimals its literals are written with (the definition and every scenario's
+        value: ``2.50`` and ``3.125`` give 3), for formats that never show a typed value rounded."""
+        out: dict[str, int] = {}
+
+        def note(name: str, expr) -> None:
+            d = written_decimals(expr.span.flat)
+            if d is not None:
+                out[name] = max(out.get(name, 0), d)
+
+        for name, q in self.q.items():
+            if q.is_input and not q.is_bool:
+                note(name, q.definition.expr)
+        for stmt in self.model.plan.statements:
+            if isinstance(stmt, ir.Scenario):
+                for o in stmt.overrides:
+                    if o.name in self.q and self.q[o.name].is_input:
+                        note(o.name, o.expr)
+        return out
+
     def number_style(self, values: Iterable, unit: str = "") -> Optional[NumberStyle]:
+        """The style of figures as cells hold them (a percentage's fractions) in ``unit``."""
         vals = [v for v in values if not isinstance(v, (bool, np.bool_, str)) and v is not None]
         if not vals:
             return None
-        return style_for(finite(vals), unit)
+        return style_for(shown_figures(finite(vals), unit), unit)
 
     def style(self, name: str) -> Optional[NumberStyle]:
         """One style per quantity: chosen from its values in every column the workbook shows it in."""
@@ -673,7 +750,8 @@ class Book:
                     self._styles[n] = None
                     continue
                 values = [self.display(ctx, n) for ctx in contexts]
-                self._styles[n] = style_for(finite(values), q.unit_text)
+                self._styles[n] = style_for(shown_figures(finite(values), q.unit_text), q.unit_text,
+                                            self.written.get(n) if q.is_input else None)
         return self._styles[name]
 
 

@@ -18,7 +18,8 @@ import sympy as sp
 
 from ...language import ir
 from ...questions.checks import EXACT_REL, check_scenarios, compares_values, display_unit, run_checks, tolerance_of
-from .book import TITLE, UNITS, Book, cached, in_base
+from ..numbers import cell_unit
+from .book import cell_scale, percent_figure, scale_of, unit_of, TITLE, UNITS, Book, cached, in_base
 from .printer import formula, number
 
 COLUMNS = ["Check", "Scenario", "Actual", "Expected", "Unit", "Tolerance", "Holds", "Status", "Line"]
@@ -38,7 +39,8 @@ def checks_sheet(book: Book) -> None:
     row = 3
     for check in book.model.checks:
         plain, from_alias = book.check_overrides(check)
-        scale, unit = display_unit(book.plan, check, book.answers)
+        shown_scale, unit = display_unit(book.plan, check, book.answers)
+        scale = cell_scale(shown_scale, unit)  # a percentage's cells hold the fraction
         cond = check.condition
         pair = compares_values(book.plan, check, book.answer_types)
         text = check.span.flat
@@ -64,7 +66,7 @@ def checks_sheet(book: Book) -> None:
                 q = book.q[r.name]
                 sym = sp.Symbol(f"{r.name}@{r.scenario}", real=True)
                 cell = book.cell(other, r.name, ws.title)
-                refs[sym] = cell if q.is_bool else in_base(cell, q.display.scale)
+                refs[sym] = cell if q.is_bool else in_base(cell, scale_of(q))
                 values[sym] = book.env(other)[r.name]
                 if q.is_bool:
                     bools.add(sym)
@@ -73,7 +75,7 @@ def checks_sheet(book: Book) -> None:
 
             ws.text(row, 1, text)
             ws.text(row, 2, ctx.label)
-            ws.text(row, 5, unit, UNITS)
+            ws.text(row, 5, cell_unit(unit), UNITS)
             ws.number(row, 9, check.span.line)
 
             def spill(t: str, sub: sp.Basic, values=values) -> str:
@@ -82,14 +84,14 @@ def checks_sheet(book: Book) -> None:
             if pair:
                 lhs = book.plan.converter.expr(cond.operands[0], env, ref=scenario_ref)
                 rhs = book.plan.converter.expr(cond.operands[1], env, ref=scenario_ref)
-                sides = [result.lhs, result.rhs]
+                sides = [percent_figure(unit, result.lhs), percent_figure(unit, result.rhs)]
                 for k, e in enumerate((lhs, rhs)):
                     if sides[k] is None:  # the check has no value (an answer missing): the side's own value
                         sides[k] = cached(book.evaluate(e, values), scale)
                 style = book.number_style(sides, unit)
                 for col, e, value in ((3, lhs, sides[0]), (4, rhs, sides[1])):
                     ws.formula(row, col, formula(e, refs, bools, spill=spill, scale=scale), value, style)
-                holds, tol_text = tolerance(book, check, f"C{row}", f"D{row}", scale, unit)
+                holds, tol_text = tolerance(book, check, f"C{row}", f"D{row}", shown_scale, unit)
                 ws.text(row, 6, tol_text)
             else:
                 e = book.plan.converter.expr(cond, env, ref=scenario_ref)
@@ -117,5 +119,5 @@ def tolerance(book: Book, check: ir.Check, a: str, b: str, scale: Fraction, unit
     if tol.kind == "relative":
         return f"{diff}<={number(tol.value)}*ABS({b})*(1+{slack})", tol.text
     if tol.kind == "absolute":
-        return f"{diff}<={number(tol.value / scale)}*(1+{slack})", tol.text
+        return f"{diff}<={number(tol.value / cell_scale(scale, unit))}*(1+{slack})", tol.text
     return f"OR({a}={b},{diff}<={number(EXACT_REL)}*MAX(ABS({a}),ABS({b})))", ""

@@ -4,14 +4,35 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .book import NAME, TITLE, UNITS, Book
+from .book import HEADER, NAME, SELECTED, TITLE, UNITS, Book, col_letter, in_base, scale_of, unit_of
+
+SELECTED_COL = col_letter(SELECTED)
+
+
+def _ref(q, cell: str) -> str:
+    return cell if q.is_bool else in_base(cell, scale_of(q))
+
+
+def _selected_refs(book: Book, refs: dict) -> tuple[dict, dict]:
+    """References for the Selected scenario column: every input as the selected scenario has it (the
+    Inputs sheet's Selected column), each derived quantity its own cell of that column (filled in as
+    the rows are written), on this sheet and qualified (for helper cells)."""
+    here, there = dict(refs), dict(refs)
+    for name, row in book.input_rows.items():
+        q = book.q[name]
+        here[book.sym[name]] = there[book.sym[name]] = _ref(q, f"Inputs!${SELECTED_COL}${row}")
+    for name in book.model.derived:
+        here.pop(book.sym[name], None)
+        there.pop(book.sym[name], None)
+    return here, there
 
 
 def model_sheet(book: Book) -> None:
     ws = book.create_sheet("Model")
     ws.text(1, 1, book.plan.title, TITLE, overflow=True)
     ws.note(2, 1, "Every figure is a live formula over the named inputs, in its display unit, in dependency order; "
-            "headline figures are highlighted.")
+            "headline figures are highlighted. The Selected scenario column computes the scenario picked on "
+            "the Summary.")
     row = 3
     ws.header(row, ["Quantity", "Value", "Unit", "Description", "Tags", "Formula (as written)"])
     ws.freeze = (row + 1, 1)
@@ -19,14 +40,39 @@ def model_sheet(book: Book) -> None:
     refs = book.refs(book.base_context)
     env = book.by_symbol(book.env(book.base_context))
     headlines = set(book.headlines)
+    selected = book.selectable and _selected_refs(book, refs)
+    if selected:
+        ws.text(3, SELECTED, "Selected scenario", HEADER)
+    set_by = {n for c in book.selectable for n in book.model.scenarios[c.scenario].overrides}
+    moves: dict[str, bool] = {}
+
+    def moved(name: str) -> bool:  # depends on an input some scenario sets (deps come first in this order)
+        return moves[name]
+
+    for name in book.derived_order():
+        moves[name] = any(d in set_by or moves.get(d, False) for d in book.q[name].deps) or \
+            bool(book.q[name].answer_deps)
+    rows = {}
     for name in book.derived_order():
         row += 1
+        rows[name] = row
+    for name in book.derived_order():
+        row = rows[name]
         q = book.q[name]
         ws.text(row, 1, name, NAME)
-        scale = Fraction(1) if q.is_bool else q.display.scale
+        scale = scale_of(q)
         text = book.formula(book.expr(name), refs, scale, f"Model: {name}", env=env)
         ws.formula(row, 2, text, book.display(book.base_context, name), book.style(name))
-        ws.text(row, 3, q.unit_text, UNITS)
+        if selected:
+            here, there = selected
+            here[book.sym[name]] = _ref(q, f"{SELECTED_COL}{row}")
+            there[book.sym[name]] = _ref(q, f"Model!${SELECTED_COL}${row}")
+        if selected and not moved(name):  # no scenario moves it: the same figure as column B
+            ws.formula(row, SELECTED, f"=B{row}", book.display(book.base_context, name), book.style(name))
+        elif selected:
+            text = book.formula(book.expr(name), here, scale, f"Model (selected scenario): {name}", there, env)
+            ws.formula(row, SELECTED, text, book.display(book.base_context, name), book.style(name))
+        ws.text(row, 3, unit_of(q), UNITS)
         ws.text(row, 4, q.doc)
         ws.text(row, 5, ", ".join(q.tags))
         ws.text(row, 6, q.formula)

@@ -7,10 +7,11 @@ from typing import Optional
 
 from ...language import ir
 from ...language.errors import PlanError
-from .book import INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
+from .book import SELECTED, scale_of, unit_of, HEADER, INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
 from .printer import ExcelPrinter, UnsupportedFormula, number
 
-HEADER_ROW_NOTE = "Edit the orange cells; every other sheet follows. `planner import` reads them back."
+HEADER_ROW_NOTE = ("Edit the orange cells; every other sheet follows. Percentages are Excel's own: type 65% "
+                   "(the cell holds 0.65). `planner import` reads them back.")
 
 
 def inputs_sheet(book: Book) -> None:
@@ -29,7 +30,7 @@ def inputs_sheet(book: Book) -> None:
         q = book.q[name]
         ws.text(row, 1, name, NAME)
         value = ws.number(row, 2, book.display(book.base_context, name), book.style(name), INPUT)
-        ws.text(row, 3, q.unit_text, UNITS)
+        ws.text(row, 3, unit_of(q), UNITS)
         ws.text(row, 4, q.doc)
         ws.text(row, 5, ", ".join(q.tags))
         ws.text(row, 6, ", ".join(c.span.flat for c in q.definition.constraints))
@@ -40,6 +41,19 @@ def inputs_sheet(book: Book) -> None:
         book.define(name, f"Inputs!$B${row}")
         book.input_rows[name] = row
         validation(book, ws, q, row)
+        if book.selectable:
+            chosen = book.selected_input(name)
+            if chosen is None:
+                ws.formula(row, SELECTED, f"=B{row}", book.display(book.base_context, name), book.style(name))
+            else:  # the scenario cell to edit, said in words; the value the selected scenario uses beside it
+                ws.formula(row, SELECTED, chosen, book.display(book.base_context, name), book.style(name))
+                setters = [c for c in book.selectable if name in book.model.scenarios[c.scenario].overrides]
+                ws.text(row, SELECTED + 1, "; ".join(f"{c.label}: edit Scenarios!{c.column}{book.rows[name]}"
+                                                     for c in setters))
+    if book.selectable:
+        ws.text(book.inputs_header, SELECTED, "In the selected scenario", HEADER)
+        ws.text(book.inputs_header, SELECTED + 1, "Set by scenarios (edit there)", HEADER)
+        ws.caps[SELECTED + 1] = 50
     ws.caps.update({4: 60, 5: 30, 6: 34})
 
 
@@ -67,7 +81,7 @@ def bounds_validation(book: Book, q, conditions) -> Optional[dict]:
     if not all(_is_plain_bound(c, q.name, book.plan.analyzer) for c in conditions):
         return None
     lo, hi = q.lower, q.upper
-    scale = q.display.scale
+    scale = scale_of(q)
     kind = "integer" if q.integer else "decimal"
     if q.integer:
         lo_v = None if lo is None else (math.ceil(lo.value / scale) if lo.inclusive else math.floor(lo.value / scale) + 1)
@@ -96,7 +110,7 @@ def custom_validation(book: Book, q, conditions, cell: str) -> Optional[dict]:
     """Any other condition as a custom rule; None past Excel's 255 characters for one (the
     constraint is still checked by planner, and shown in the Constraints column)."""
     refs = book.refs(book.base_context)
-    refs[book.sym[q.name]] = in_base(cell, q.display.scale)
+    refs[book.sym[q.name]] = in_base(cell, scale_of(q))
     printer = ExcelPrinter(refs, book.bools)
     try:
         parts = [printer.doprint(book.plan.converter.expr(c)) for c in conditions]

@@ -2,7 +2,8 @@
 
 Each input is found through its workbook-level defined name (the same
 mangling as the export), so moving rows or adding sheets does not matter.
-Values are in the input's display unit, as the Inputs sheet shows them; they
+Values are in the input's display unit, as the Inputs sheet shows them (a
+percentage as Excel stores it: the fraction, 0.65 for a typed ``65%``); they
 come back as exact rationals in base units (``3.35`` TB/s is 3350000000000),
 the same as a ``--set`` override, and every constraint is checked when the
 plan is evaluated with them. The Unit column next to each value says which
@@ -26,6 +27,7 @@ from typing import Optional
 
 from ...compute.evaluation import Origin, Plan, format_value
 from ...language.errors import UsageError
+from ..numbers import is_percent, scale_of, unit_of
 from .names import excel_names, is_cell_like
 
 
@@ -105,7 +107,7 @@ def read_inputs(path: str, plan: Plan) -> Imported:
                 raise UsageError(f"{where} (`{name}`) holds a formula with no saved value",
                                  hint="open the workbook in Excel or LibreOffice and save it, then import again")
             raise UsageError(f"{where} (`{name}`) is empty", hint="type a value, or the plan's value back")
-        value = _exact(raw, q, where) / q.display.scale * _unit_scale(wb, sheet, coord, plan, q, imported)
+        value = _exact(raw, q, where) / scale_of(q) * _unit_scale(wb, sheet, coord, plan, q, imported)
         if value != q.value:
             imported.overrides[name] = value
             imported.origins[name] = Origin(f"{path} {where}", None)
@@ -146,7 +148,7 @@ def _scenario_edits(wb, path: str, plan: Plan, imported: Imported) -> None:
                 continue  # a formula (the Inputs value, or a live answer): not a typed value
             value = _exact(cell.value, q, where)
             if not q.is_bool:
-                value = value / q.display.scale * _unit_scale(wb, "Scenarios", cell.coordinate, plan, q, imported,
+                value = value / scale_of(q) * _unit_scale(wb, "Scenarios", cell.coordinate, plan, q, imported,
                                                               f"Scenarios!B{cell.row}")
             if value != plan_value:
                 imported.scenario_overrides.setdefault(scenario, {})[name] = value
@@ -163,13 +165,13 @@ def _unit_scale(wb, sheet: str, coord: str, plan: Plan, q, imported: Imported,
     if cell is None:
         m = re.fullmatch(r"B([0-9]+)", coord)
         if sheet != "Inputs" or m is None or q.is_bool:
-            return q.display.scale
+            return scale_of(q)
         cell = f"Inputs!C{m.group(1)}"
     unit_sheet, unit_coord = cell.split("!")
     raw = wb[unit_sheet][unit_coord].value
     text = "" if raw is None else str(raw).strip()
-    if text == q.unit_text:
-        return q.display.scale
+    if text == unit_of(q):
+        return scale_of(q)
     from ...language.errors import PlanError
 
     try:
@@ -254,8 +256,10 @@ def _exact(raw, q, where: str):
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         raise UsageError(f"{where} (`{q.name}`) must be a number, not {raw!r}")
     if isinstance(raw, str):
+        typed = raw.strip().replace(",", "")
+        hundredths = is_percent(q.unit_text) and typed.endswith("%")  # "65%" typed as text is 0.65
         try:
-            number = Fraction(raw.strip().replace(",", ""))
+            number = Fraction(typed[:-1].strip() if hundredths else typed) / (100 if hundredths else 1)
         except (ValueError, ZeroDivisionError):
             raise UsageError(f"{where} (`{q.name}`) must be a number, not the text {raw!r}",
                              hint=f"type a plain number in {q.unit_text}" if q.unit_text else None) from None
@@ -265,7 +269,7 @@ def _exact(raw, q, where: str):
         if raw != raw or raw in (float("inf"), float("-inf")):
             raise UsageError(f"{where} (`{q.name}`) is not a finite number")
         number = Fraction(repr(raw))  # the decimal the cell shows, exactly (0.8 is 4/5)
-    return number * q.display.scale
+    return number * scale_of(q)
 
 
 def describe(imported: Imported, plan: Optional[Plan] = None) -> str:

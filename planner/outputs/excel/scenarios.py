@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .book import (
+from .book import (scale_of, unit_of, 
     CHECK_CONTEXTS,
     HEADER,
     INPUT,
@@ -69,7 +69,7 @@ def fill_sheet(book: Book, title: str) -> None:
     headlines = set(book.headlines)
     for name, row in book.rows.items():
         ws.text(row, 1, name, NAME)
-        ws.text(row, 2, book.q[name].unit_text, UNITS)
+        ws.text(row, 2, unit_of(book.q[name]), UNITS)
         if name in headlines:
             ws.highlight.add(row)
     for ctx in [c for c in book.contexts.values() if c.sheet == title]:
@@ -98,13 +98,13 @@ def fill_column(book: Book, ws, ctx: Context) -> None:
             answer = ctx.overrides.get(name)
             if isinstance(answer, AnswerRef):  # `with x = ALIAS`: the live answer, in x's unit
                 ref, scale = book.answer_cell(answer.alias, answer.scenario, dict(answer.plain), ws.title)
-                factor = scale / q.display.scale
+                factor = scale / scale_of(q)
                 ws.formula(row, col, f"={ref}" + ("" if factor == 1 else f"*{number(factor)}"), value, style)
             elif own:
                 ws.number(row, col, value, style, INPUT)
             else:
                 ws.formula(row, col, "=" + book.names[name], value, style)
             continue
-        scale = Fraction(1) if q.is_bool else q.display.scale
+        scale = scale_of(q)
         text = book.formula(book.expr(name), refs, scale, f"{ctx.label}: {name}", helper_refs, env)
         ws.formula(row, col, text, value, style)

@@ -32,12 +32,12 @@ from typing import Optional, Sequence
 import numpy as np
 import sympy as sp
 
-from ...compute.symbolic import rational
+from ...compute.symbolic import AGGREGATES, rational
 from ...language import ir
 from ...language.errors import PlanError
 from ...questions.roots import Domain
 from ...questions.solve import objective_unit  # the optimum's display unit, as planner solve shows it
-from .book import HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
+from .book import cell_scale, figure, percent_figure, scale_of, unit_of, HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
 from .names import unique_name
 from .printer import UnsupportedFormula, formula, number
 from .tables import MAX_SWEEP_ROWS, ROW, Live, LiveTable, Output, _broken, titled
@@ -168,7 +168,7 @@ def solve_sheet(book: Book) -> None:
             book.solve_cells.append((stmt, ctx, None))
             continue
         q = book.q[r.target]
-        ws.text(row, 4, q.unit_text, UNITS)
+        ws.text(row, 4, unit_of(q), UNITS)
         ws.text(row, METHOD, one_line(r.method.split(":")[0]))
         notes = [one_line(n) for n in r.notes]
         if isinstance(stmt, ir.Optimize):
@@ -191,9 +191,9 @@ def domain_test(q, ref: str) -> Optional[str]:
     """An Excel condition that ``ref`` (in the display unit) lies in ``q``'s declared domain; None: any number."""
     dom, parts = Domain.of(q), []
     if dom.lo is not None:
-        parts.append(f"{ref}{'>=' if dom.lo_inclusive else '>'}{number(dom.lo / dom.scale)}")
+        parts.append(f"{ref}{'>=' if dom.lo_inclusive else '>'}{number(dom.lo / scale_of(q))}")
     if dom.hi is not None:
-        parts.append(f"{ref}{'<=' if dom.hi_inclusive else '<'}{number(dom.hi / dom.scale)}")
+        parts.append(f"{ref}{'<=' if dom.hi_inclusive else '<'}{number(dom.hi / scale_of(q))}")
     if q.integer:
         parts.append(f"{ref}=INT({ref})")
     return f"AND({','.join(parts)})" if parts else None
@@ -224,11 +224,11 @@ def _in_domain(book: Book, work: Work, ws, row: int, stmt, ctx, q, notes: list) 
 def display_form(book: Book, r) -> sp.Basic:
     """The closed form over the inputs in their display units, giving the answer in the target's."""
     form = r.closed_form
-    scaled = {s: s * rational(book.q[book.plan.symbols.names[s]].display.scale)
+    scaled = {s: s * rational(scale_of(book.q[book.plan.symbols.names[s]]))
               for s in form.free_symbols if s in book.plan.symbols.names
               and not book.q[book.plan.symbols.names[s]].is_bool
-              and book.q[book.plan.symbols.names[s]].display.scale != 1}
-    return form.xreplace(scaled) / rational(book.q[r.target].display.scale)
+              and scale_of(book.q[book.plan.symbols.names[s]]) != 1}
+    return form.xreplace(scaled) / rational(scale_of(book.q[r.target]))
 
 
 def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list) -> bool:
@@ -273,7 +273,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
             book.defined[name] = work.ref("B", at)
         work.top = top + len(parts) + 3
     q = book.q[r.target]
-    ws.formula(row, 3, text, r.display_value, book.number_style([r.display_value], q.unit_text))
+    ws.formula(row, 3, text, figure(q, r.display_value), book.number_style([figure(q, r.display_value)], q.unit_text))
     shown = f"{r.target} = {sp.sstr(expr)}"
     notes.insert(0, ("closed form: " + shown) if len(shown) <= NOTE_LENGTH - 13 else
                  f"closed form in {len(parts) + 1} cells (named parts on '{WORK}')" if parts else
@@ -290,8 +290,19 @@ def _sides(book: Book, stmt: ir.Solve) -> tuple[sp.Basic, sp.Basic]:
 
 def _root(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
     lhs, rhs = _sides(book, stmt)
+    q = book.q[r.target]
     if not _closed_form(book, ws, work, row, stmt, ctx, r, notes):
-        _bisection(book, ws, work, row, stmt, ctx, r, lhs - rhs)
+        terms = _row_terms(book, stmt.target, lhs - rhs)
+        if terms * _bisection_rows(q, r) > MAX_BISECTION_TERMS:
+            # every row of an in-sheet bisection repeats each term of the sums it goes through: a 36-month
+            # plan's would write some 4,000 helper cells per answer. planner's answer, said so; the
+            # verification below stays live.
+            ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
+                                                                             q.unit_text))
+            notes.insert(0, f"planner's answer, not live: a bisection in the sheet would repeat the {terms:,} "
+                         "terms of its sums in every row (export again after editing)")
+        else:
+            _bisection(book, ws, work, row, stmt, ctx, r, lhs - rhs)
     # verification: the condition's two sides at the answer, and lhs - rhs just below and above it
     top = work.block(f"check: {stmt.span.flat} [{ctx.label}]")
     work.ws.note(top - 1, 1, "the sides at the answer, then just below and above it (a root changes the sign "
@@ -300,9 +311,9 @@ def _root(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: l
     table.header()
     answer = f"Solve!$C${row}"
     step = f"MAX(ABS({answer})*1E-9,1E-12)"
-    delta = max(abs(r.display_value) * 1e-9, 1e-12)
-    table.fill([[Live(f"={answer}", r.display_value)], [Live(f"={answer}-{step}", r.display_value - delta)],
-                [Live(f"={answer}+{step}", r.display_value + delta)]])
+    delta = max(abs(figure(q, r.display_value)) * 1e-9, 1e-12)
+    table.fill([[Live(f"={answer}", figure(q, r.display_value))], [Live(f"={answer}-{step}", figure(q, r.display_value) - delta)],
+                [Live(f"={answer}+{step}", figure(q, r.display_value) + delta)]])
     a, b = work.ref(table.letter("out:0"), table.first), work.ref(table.letter("out:1"), table.first)
     below = [work.ref(table.letter(f"out:{k}"), table.first + 1) for k in (0, 1)]
     above = [work.ref(table.letter(f"out:{k}"), table.first + 2) for k in (0, 1)]
@@ -336,6 +347,40 @@ def _unit_of(book: Book, stmt: ir.Solve) -> str:
     return canonical_text(t.dim) if t.dim is not None else ""
 
 
+MAX_BISECTION_TERMS = 2_000  # helper cells an in-sheet bisection may write (rows x terms of its sums)
+
+
+def _bisection_rows(q, r) -> int:
+    ends = Domain.of(q).sample(r.value)
+    return _halvings(float(ends[0]), float(ends[-1]), r.value)
+
+
+def _row_terms(book: Book, target: str, f: sp.Basic) -> int:
+    """Helper cells one row of a table varying ``target`` writes for the terms of the sums (products,
+    range minima and maxima) in ``f`` and in the quantities between them (nested ones multiplied)."""
+    from .tables import cone
+
+    exprs = [f] + [book.expr(n) for n in cone(book, [target], [f])]
+    return sum(aggregate_terms(e) for e in exprs)
+
+
+def aggregate_terms(e: sp.Basic) -> int:
+    """The helper cells the aggregates in ``e`` write: each aggregate's terms, times (1 + those of its body)."""
+    total = 0
+    stack = [(e, 1)]
+    while stack:  # iterative: a long plan's expression must not recurse
+        node, times = stack.pop()
+        if isinstance(node, AGGREGATES):
+            n = 1
+            for k, *_ in node.limits:
+                n *= int(getattr(k, "terms", None) or 1)
+            total += times * n
+            stack.append((node.args[0], times * n))
+            continue
+        stack.extend((a, times) for a in getattr(node, "args", ()) if isinstance(a, sp.Basic))
+    return total
+
+
 def _halvings(lo: float, hi: float, answer: float) -> int:
     size = max(abs(answer), abs(lo), abs(hi)) if answer == 0 else abs(answer)
     need = math.log2(max(hi - lo, 1e-300) / max(size, 1e-300)) + 54
@@ -357,7 +402,7 @@ def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: sp.Basic) 
     q = book.q[r.target]
     ends = Domain.of(q).sample(r.value)  # the ends of the domain planner.questions.solve searches
     lo, hi = float(ends[0]), float(ends[-1])
-    scale = float(q.display.scale)
+    scale = float(scale_of(q))
     n = _halvings(lo, hi, r.value)
     top = work.block(f"bisection: {stmt.span.flat} [{ctx.label}]")
     work.ws.note(top - 1, 1, f"{n} halvings of the domain; the first two rows are its ends; a point where the "
@@ -365,11 +410,11 @@ def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: sp.Basic) 
     table = LiveTable(book, work.ws, ctx, [stmt.target], [Output("lhs - rhs", f)], top, left=3)
     for col, label in ((1, "lo"), (2, "hi")):
         work.ws.text(top, col, label, HEADER)
-        work.ws.text(top + 1, col, q.unit_text)
+        work.ws.text(top + 1, col, unit_of(q))
     table.header()
     first = table.first
     x, fx = table.letter("in:" + stmt.target), table.letter("out:0")
-    answer = r.display_value
+    answer = figure(q, r.display_value)
     # planner runs the sheet's bisection row by row, for the cached values
     target = book.sym[stmt.target]
 
@@ -498,7 +543,7 @@ def _integer_bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, cond,
     first = table.first
     x, c = table.letter("in:" + stmt.target), table.letter("out:0")
     side = ">=" if stmt.mode == "min" else "<="
-    scale = float(q.display.scale)
+    scale = float(scale_of(q))
     target = book.sym[stmt.target]
 
     def holds_at(v: int):
@@ -543,8 +588,8 @@ def _integer_bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, cond,
         work.ws.formula(k, 1, f"=IF({done},A{k - 1},IF({h},{x}{k - 1},A{k - 1}))", goods[i])
         work.ws.formula(k, 2, f"=IF({done},B{k - 1},IF({h},B{k - 1},{x}{k - 1}))", bads[i])
     end = holds_formula(work.ref(x, first), work.ref(c, first))
-    ws.formula(row, 3, f"=IF(NOT({end}),NA(),{work.ref('A', table.last)})", r.display_value,
-               book.number_style([r.display_value], q.unit_text))
+    ws.formula(row, 3, f"=IF(NOT({end}),NA(),{work.ref('A', table.last)})", figure(q, r.display_value),
+               book.number_style([figure(q, r.display_value)], q.unit_text))
     work.end(table)
 
 
@@ -557,19 +602,20 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
     points = expand(book.plan, stmt.over, stmt.values, stmt.over_span)
     dom = Domain.of(q)
     values = [v for v in points.exact_values()
-              if dom.contains(rational(v)) and not (q.integer and (v / q.display.scale).denominator != 1)]
+              if dom.contains(rational(v)) and not (q.integer and (v / scale_of(q)).denominator != 1)]
     # planner skips a candidate that breaks any constraint, not only the bounds filtered above
     when = _constraints_on(book, stmt.over)
     fn = "MAX" if stmt.sense == "max" else "MIN"
     objective = book.plan.converter.expr(stmt.objective)
     unit, scale = objective_unit(book.plan, stmt.objective, book.plan.analyzer.infer_strict(stmt.objective))
-    answer_style = book.number_style([r.display_value], q.unit_text)
-    optimum_style = book.number_style([r.optimum_display], unit)
+    scale = cell_scale(scale, unit)
+    answer_style = book.number_style([figure(q, r.display_value)], q.unit_text)
+    optimum_style = book.number_style([percent_figure(unit, r.optimum_display)], unit)
     best = "largest" if stmt.sense == "max" else "smallest"
     ws.text(row, CHECK, titled(f"{stmt.objective.span.flat} at the best {stmt.over}", unit))
     if len(values) > MAX_SWEEP_ROWS or not values:
-        ws.number(row, 3, r.display_value, answer_style)
-        ws.number(row, CHECK_VALUE, r.optimum_display, optimum_style)
+        ws.number(row, 3, figure(q, r.display_value), answer_style)
+        ws.number(row, CHECK_VALUE, percent_figure(unit, r.optimum_display), optimum_style)
         ws.number(row, HOLDS, True)
         notes.insert(0, f"{len(values):,} candidates: too many for a live table; the answer is planner's value")
         return
@@ -586,18 +632,18 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
                       [Output(stmt.objective.span.flat, objective, scale, unit, guard=True, when=when)],
                       top, left=1)
     table.header()
-    table.fill([[float(v / q.display.scale)] for v in values])
+    table.fill([[float(v / scale_of(q))] for v in values])
     xs = f"{sheet_ref(sheet.title)}!{table.range('in:' + stmt.over)}"
     ys = f"{sheet_ref(sheet.title)}!{table.range('out:0')}"
     if _near_ties(table.values["out:0"], stmt.sense):
         # Candidates whose objectives agree to 1e-9 are told apart by planner in exact arithmetic; an
         # engine's MATCH of the float MAX picks one of them by rounding (LibreOffice and Gnumeric
         # differ), so the answer is planner's, said so, and the table beside it stays live.
-        ws.number(row, 3, r.display_value, answer_style)
+        ws.number(row, 3, figure(q, r.display_value), answer_style)
         notes.insert(0, f"the best {stmt.over}s agree to 1e-9 in floats: planner's exact choice (not live)")
     else:
-        ws.formula(row, 3, f"=INDEX({xs},MATCH({fn}({ys}),{ys},0))", r.display_value, answer_style)
-    ws.formula(row, CHECK_VALUE, f"={fn}({ys})", r.optimum_display, optimum_style)
+        ws.formula(row, 3, f"=INDEX({xs},MATCH({fn}({ys}),{ys},0))", figure(q, r.display_value), answer_style)
+    ws.formula(row, CHECK_VALUE, f"={fn}({ys})", percent_figure(unit, r.optimum_display), optimum_style)
     ws.formula(row, HOLDS, f"=ISNUMBER(C{row})", True)
     charted = table.rows >= 2
     if charted:

@@ -11,7 +11,8 @@ live count over the Checks sheet).
 
 from __future__ import annotations
 
-from .book import NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
+from ...language import ir
+from .book import INPUT, SELECTED, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs
@@ -28,11 +29,33 @@ def fill(book: Book) -> None:
     ws.note(row, 1, "Every figure here is live: edit the orange cells on the Inputs sheet (or a scenario's own "
             "inputs on the Scenarios sheet) and it follows.")
     row += 2
+    row = _selector(book, ws, row)
     row = _headlines(book, ws, row)
     row = _inputs(book, ws, row)
     row = _answers(book, ws, row)
     _checks(book, ws, row)
     ws.caps.update({1: 45, 2: 30})
+
+
+def _selector(book: Book, ws, row: int) -> int:
+    """The scenario switch: a list of the scenarios (base first); the Selected scenario columns of the
+    Model and Inputs sheets compute the one picked, live."""
+    if not book.selectable:
+        return row
+    selected, choices = book.selector_names
+    names = ["base"] + [c.label for c in book.selectable]
+    ws.text(row, 1, "Selected scenario (Model and Inputs follow it)", NAME)
+    ws.text(row, 2, "base", INPUT)
+    ws.text(row, 3, "one of:", NOTE)
+    for k, label in enumerate(names, start=4):
+        ws.text(row, k, label, NOTE)
+    last = col_letter(3 + len(names))
+    book.defined[selected] = f"Summary!$B${row}"
+    book.defined[choices] = f"Summary!$D${row}:${last}${row}"
+    ws.validations.append((row, 2, {"validate": "list", "source": f"=$D${row}:${last}${row}",
+                                    "error_title": "planner scenario", "error_message": "one of: " + ", ".join(names)[:240],
+                                    "error_type": "stop", "show_error": True, "ignore_blank": False}))
+    return row + 2
 
 
 def _columns(book: Book) -> list:
@@ -53,20 +76,26 @@ def _headlines(book: Book, ws, row: int) -> int:
     row = _section(ws, row, "Headline figures" + (" per scenario" if contexts[0] is not book.base_context else ""))
     if len(contexts) <= FEW:
         labels = [c.label if c is not book.base_context else "Value" for c in contexts]
-        ws.header(row, ["Figure", "Unit"] + labels)
+        ws.header(row, ["Figure", "Unit"] + labels + (["Selected scenario"] if book.selectable else []))
         ws.repeat = (row, row)
         for name in names:
             row += 1
-            ws.text(row, 1, name, NAME)
-            ws.text(row, 2, book.q[name].unit_text, UNITS)
+            label = ws.text(row, 1, words(book, name))  # the doc string; the identifier in its comment
+            if label.value != name:
+                label.comment = name
+            ws.text(row, 2, unit_of(book.q[name]), UNITS)
             for k, ctx in enumerate(contexts, start=3):
                 ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
+            if book.selectable:  # follows the selector above, through the Model's (or Inputs') Selected column
+                at = book.model_rows.get(name)
+                ref = f"Model!${col_letter(SELECTED)}${at}" if at else f"Inputs!${col_letter(SELECTED)}${book.input_rows[name]}"
+                ws.formula(row, 3 + len(contexts), "=" + ref, book.display(book.base_context, name), book.style(name))
             ws.highlight.add(row)
         return row + 2
     ws.header(row, ["Scenario"] + names)
     ws.text(row + 1, 1, "unit", UNIT)
     for k, name in enumerate(names, start=2):
-        ws.text(row + 1, k, book.q[name].unit_text, UNIT)
+        ws.text(row + 1, k, unit_of(book.q[name]), UNIT)
     ws.repeat = (row, row + 1)
     row += 1
     for ctx in contexts:
@@ -75,6 +104,22 @@ def _headlines(book: Book, ws, row: int) -> int:
         for k, name in enumerate(names, start=2):
             ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
     return row + 2
+
+
+def words(book: Book, name: str) -> str:
+    """A quantity's label for a reader: its doc string, else its name."""
+    return book.q[name].doc or name
+
+
+def answer_words(stmt) -> str:
+    """A question's answer named for a reader: ``solve ... as breakeven_utilisation`` is "Breakeven
+    utilisation"; without an alias, "target_utilisation where npv_own = npv_rent"."""
+    if stmt.alias:
+        text = stmt.alias.replace("_", " ")
+        return text[:1].upper() + text[1:]
+    if isinstance(stmt, ir.Optimize):
+        return f"{'Largest' if stmt.sense == 'max' else 'Smallest'} {stmt.objective.span.flat} over {stmt.over}"
+    return f"{stmt.target} where {stmt.condition.span.flat}"
 
 
 def key_inputs(book: Book) -> list[str]:
@@ -101,7 +146,7 @@ def _inputs(book: Book, ws, row: int) -> int:
         ws.text(row, 1, q.doc or name)
         ws.link(row, 2, name, f"Inputs!B{at}")
         ws.formula(row, 3, f"=Inputs!$B${at}", book.display(book.base_context, name), book.style(name))
-        ws.text(row, 4, q.unit_text, UNITS)
+        ws.text(row, 4, unit_of(q), UNITS)
         ws.text(row, 5, "yes" if name in set_by else "")
     return row + 2
 
@@ -116,7 +161,8 @@ def _answers(book: Book, ws, row: int) -> int:
     ws.header(row, ["Question", "Scenario", "Answer", "Unit", "Holds", "Status"])
     for stmt, ctx, r, at in rows:
         row += 1
-        ws.text(row, 1, stmt.span.flat)  # plain text: LibreOffice does not wrap a link
+        question = ws.text(row, 1, answer_words(stmt))  # plain text: LibreOffice does not wrap a link
+        question.comment = stmt.span.flat  # the question as the plan asks it
         ws.text(row, 2, ctx.label)
         if isinstance(r, PlanError):
             ws.formula(row, 3, f"=Solve!$C${at}", "#N/A")
@@ -126,7 +172,7 @@ def _answers(book: Book, ws, row: int) -> int:
             continue
         answer = book.sheet("Solve").at(at, 3)  # a formula, or planner's value where the sheet cannot decide
         ws.formula(row, 3, f"=Solve!$C${at}", answer.cached if answer.kind == "formula" else answer.value, answer.num)
-        ws.text(row, 4, book.q[r.target].unit_text, UNITS)
+        ws.text(row, 4, unit_of(book.q[r.target]), UNITS)
         holds = book.sheet("Solve").at(at, 5)
         value = holds.value if holds.kind == "bool" else holds.cached
         ws.formula(row, 5, f"=Solve!$E${at}", value)

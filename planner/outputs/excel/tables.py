@@ -22,7 +22,8 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import sympy as sp
 
-from .book import (
+from ..numbers import cell_unit
+from .book import (scale_of, unit_of, 
     HEADER,
     TITLE,
     UNIT,
@@ -85,7 +86,7 @@ def cone(book: Book, varied: Sequence[str], exprs: Sequence[sp.Basic]) -> list[s
 def output_for(book: Book, name: str) -> Output:
     q = book.q[name]
     return Output(name, book.expr(name) if not q.is_input else book.sym[name],
-                  Fraction(1) if q.is_bool else q.display.scale, q.unit_text, q.is_bool,
+                  scale_of(q), q.unit_text, q.is_bool,
                   quantity=None if q.is_input else name)
 
 
@@ -139,7 +140,7 @@ class LiveTable:
 
     def _head(self, col: int, label: str, unit: str):
         cell = self.ws.text(self.top, col, label, HEADER)
-        self.ws.text(self.top + 1, col, unit, UNIT)
+        self.ws.text(self.top + 1, col, cell_unit(unit), UNIT)
         return cell
 
     def _refs(self, row: str, qualified: bool = False) -> dict:
@@ -153,7 +154,7 @@ class LiveTable:
         for n, key in columns:
             q = self.book.q[n]
             text = f"{prefix}{self.letter(key)}{dollar}{row}"
-            refs[self.book.sym[n]] = text if q.is_bool else in_base(text, q.display.scale)
+            refs[self.book.sym[n]] = text if q.is_bool else in_base(text, scale_of(q))
         return refs
 
     def _print(self, expr, scale: Fraction, where: str, guard: bool = False,
@@ -189,7 +190,7 @@ class LiveTable:
             if q.is_bool:
                 varied[name] = np.array([bool(v) for v in column])
             else:
-                varied[name] = np.array([float(v) for v in column], dtype=float) * float(q.display.scale)
+                varied[name] = np.array([float(v) for v in column], dtype=float) * float(scale_of(q))
         full = {k: np.broadcast_to(v, (n,)) for k, v in book.env(self.ctx, varied).items()}
         symbols = book.by_symbol(full)
         return full, symbols
@@ -244,7 +245,7 @@ class LiveTable:
             columns.append((self.col[f"out:{i}"], stamp, shown, style))
         for name in self.helpers:
             q = book.q[name]
-            scale = Fraction(1) if q.is_bool else q.display.scale
+            scale = scale_of(q)
             shown = [cached(v, 1 if q.is_bool else scale) for v in np.broadcast_to(env[name], (n,))] if n else []
             if "q:" + name in fixed:
                 shown = list(fixed["q:" + name])
@@ -336,7 +337,7 @@ def sweep_sheets(book: Book) -> None:
         ws.note(2, 1, note + (f", ordered by {order} ({names[0]} fastest)" if order else "")
                 + ". Edit any input on the Inputs sheet and the table follows.")
         points = sweep_order(counts, shown)
-        rows = [[float(p.exact(i) / p.scale) for p, i in zip(axes, idx)] for idx in points]
+        rows = [[float(p.exact(i) / scale_of(book.q[p.name])) for p, i in zip(axes, idx)] for idx in points]
         flat = [int(np.ravel_multi_index(idx, counts)) for idx in points]
         top = 5
         for scenario in scenarios_for(book.plan, stmt.scenarios):
@@ -353,8 +354,10 @@ def sweep_sheets(book: Book) -> None:
 
 
 def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Output], scenario, top: int) -> int:
-    """One chart per numeric output against the first swept input, lines with markers, one line per
-    value of the other axes; beside the table, one below the other. Returns how many."""
+    """Charts against the first swept input, lines with markers, beside the table, one below the other:
+    on a one-axis sweep one chart per unit (npv_own and npv_rent in kUSD on one chart, where they cross
+    at the break-even); otherwise one per numeric output, one line per value of the other axes.
+    Axes take the number formats of their columns (thousands separators, percentages). Returns how many."""
     x = axes[0]
     if table.rows < 2:
         return 0
@@ -363,8 +366,26 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
     others = axes[1:]
     xcol = table.col["in:" + x.name]
     placed = 0
+    groups: dict[str, list[int]] = {}  # one chart per unit on a one-axis sweep: the lines cross where they break even
     for i, o in enumerate(outputs):
-        if o.is_bool:
+        if not o.is_bool:
+            groups.setdefault(o.unit if len(axes) == 1 else f"#{i}", []).append(i)
+    for members in groups.values():
+        if len(members) > 1:
+            i, o = members[0], outputs[members[0]]
+            series = [Series(book.q[outputs[j].quantity].doc or outputs[j].label if outputs[j].quantity in book.q
+                             else outputs[j].label, (ws.title, table.first, xcol, table.last, xcol),
+                             (ws.title, table.first, table.col[f"out:{j}"], table.last, table.col[f"out:{j}"]))
+                      for j in members]
+            labels = ", ".join(outputs[j].label for j in members[:-1]) + " and " + outputs[members[-1]].label
+            xs = [v for v in table.values["in:" + x.name] if isinstance(v, float)]
+            ws.charts.append(Chart(f"{labels} by {x.name} — {scenario if scenario else 'base'}",
+                                   titled(x.name, cell_unit(x.unit)), titled(labels, o.unit), series,
+                                   top + 1 + placed * Chart.ROWS, table.left + table.width + 1, x_log=_geometric(x),
+                                   x_range=(min(xs), max(xs)) if xs and not _geometric(x) else None))
+            placed += 1
+    for i, o in enumerate(outputs):
+        if o.is_bool or len(groups.get(o.unit if len(axes) == 1 else f"#{i}", [])) > 1:
             continue
         ycol = table.col[f"out:{i}"]
         series = []
@@ -381,7 +402,7 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
         where = scenario if scenario else "base"
         more = f" (first {MAX_SERIES} of {lines} lines)" if lines > MAX_SERIES else ""
         xs = [v for v in table.values["in:" + x.name] if isinstance(v, float)]
-        ws.charts.append(Chart(f"{o.label} by {x.name} — {where}{more}", titled(x.name, x.unit),
+        ws.charts.append(Chart(f"{o.label} by {x.name} — {where}{more}", titled(x.name, cell_unit(x.unit)),
                                titled(o.label, o.unit), series, top + 1 + placed * Chart.ROWS,
                                table.left + table.width + 1, x_log=_geometric(x),
                                x_range=(min(xs), max(xs)) if xs and not _geometric(x) else None))

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ...questions import sampling, simulate
-from .book import HEADER, TITLE, Book, cached, sheet_title
+from .book import HEADER, TITLE, Book, cached, scale_of, sheet_title
 from .tables import ROW, Live, LiveTable, output_for
 
 DEFAULT_TRIALS = 1000
@@ -98,7 +98,7 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
         row = []
         for n in names:
             q = book.q[n]
-            scale = float(q.display.scale)
+            scale = float(scale_of(q))  # a percentage cell holds the fraction
             row.append(Live("=" + value_formula(inputs[n], scale, f"$A{ROW}"), float(drawn[n][k] / scale)))
         rows.append(row)
     table.header()
@@ -143,7 +143,7 @@ def _fitting_table(book: Book, ws, names, outputs, top: int) -> tuple[LiveTable,
         if bad is None:
             for n in table.helpers:
                 try:
-                    formula(book.expr(n), refs, book.bools, spill=None, scale=book.q[n].display.scale)
+                    formula(book.expr(n), refs, book.bools, spill=None, scale=scale_of(book.q[n]))
                 except FormulaTooLong:
                     bad = {o.label for o in table.outputs if o.quantity is not None
                            and n in set(cone_of(book, o.quantity))}

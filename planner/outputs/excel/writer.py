@@ -97,13 +97,15 @@ class Book(state.Book):
         for title in needed:
             scenarios.fill_sheet(self, title)
         summary.fill(self)
-        if self.helpers is not None:  # helper cells go last
-            self.sheets.remove(self.helpers)
-            self.sheets.append(self.helpers)
+        # the reader's sheets first, then the working ones (grey tabs), helper cells last
+        self.sheets.sort(key=lambda ws: (ws.work, ws is self.helpers))
         return self
 
 
 # ---- rendering ----------------------------------------------------------------------
+
+WORK_PRINT_ROWS = 12  # a working sheet prints its title, notes and first rows: the reader's copy skips it
+
 
 def column_pixels(width: float) -> int:
     """XlsxWriter's (and Excel's) pixel width of a column ``width`` characters wide."""
@@ -117,7 +119,7 @@ def shown_text(cell: Cell) -> str:
         return "FALSE" if not value else "TRUE"
     if isinstance(value, (int, float)):
         if cell.num is not None:
-            return cell.num.text(value) + ("%" if cell.num.percent else "")
+            return cell.num.text(value * 100) + "%" if cell.num.percent else cell.num.text(value)
         return f"{value:.10g}"
     return "" if value is None else str(value)
 
@@ -261,7 +263,7 @@ def render(book: state.Book) -> bytes:
             spec["format"] = wb.add_format(STYLES[spec.pop("style")])
             ws.conditional_format(r1 - 1, c1 - 1, r2 - 1, c2 - 1, spec)
         for chart in sheet.charts:
-            ws.insert_chart(chart.row - 1, chart.col - 1, _chart(wb, chart),
+            ws.insert_chart(chart.row - 1, chart.col - 1, _chart(wb, chart, {w.title: w for w in book.sheets}),
                             {"x_offset": 8, "y_offset": 4, "object_position": 1})
         if sheet.freeze:
             ws.freeze_panes(sheet.freeze[0] - 1, sheet.freeze[1] - 1)
@@ -274,12 +276,16 @@ def render(book: state.Book) -> bytes:
             ws.set_landscape()
         ws.set_paper(PAPER_A4)
         ws.fit_to_pages(1, 0)
-        ws.print_area(0, 0, max(sheet.max_row, 1) - 1, last_col - 1)
+        if sheet.work:  # out of the default print: one page of its first rows, saying what it is
+            ws.print_area(0, 0, min(max(sheet.max_row, 1), WORK_PRINT_ROWS) - 1, last_col - 1)
+        else:
+            ws.print_area(0, 0, max(sheet.max_row, 1) - 1, last_col - 1)
         if sheet.repeat:
             ws.repeat_rows(sheet.repeat[0] - 1, sheet.repeat[1] - 1)
         ws.set_margins(left=0.5, right=0.5, top=0.75, bottom=0.75)
         ws.set_header(f"&L{_escape_header(title)}&R&A", {"margin": 0.3})
-        ws.set_footer("&CPage &P of &N", {"margin": 0.3})
+        work = "&LA working sheet: only its first rows print" if sheet.work else ""
+        ws.set_footer(f"{work}&CPage &P of &N", {"margin": 0.3})
     for name, target in book.defined.items():
         if wb.define_name(name, "=" + target) != 0:  # XlsxWriter refuses (and would drop) the name
             raise RuntimeError(f"XlsxWriter refused the defined name {name!r}")
@@ -290,7 +296,19 @@ def render(book: state.Book) -> bytes:
     return raw.getvalue()
 
 
-def _chart(wb, chart: state.Chart):
+def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
+    """The number format of the first cell of a series' range (axes read as the table does: 60%,
+    2,180.91)."""
+    title, row, col = ref[0], ref[1], ref[2]
+    cell = sheets[title].at(row, col) if title in sheets else None
+    if cell is None or cell.num is None:
+        return None
+    if cell.num.money and not cell.num.scientific:
+        return "#,##0"  # an axis of money in whole units; the table beside it has the cents
+    return cell.num.excel().split(";")[0]
+
+
+def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
     c = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
     for s in chart.series:
         sheet, r1, c1, r2, c2 = s.x
@@ -310,9 +328,15 @@ def _chart(wb, chart: state.Chart):
         x_axis.update({"min": chart.x_range[0], "max": chart.x_range[1]})
     if chart.x_log:
         x_axis["log_base"] = 10
+    y_axis = {"name": chart.y_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False},
+              "label_position": "low"}
+    if sheets and chart.series:
+        for axis, ref in ((x_axis, chart.series[0].x), (y_axis, chart.series[0].y)):
+            code = _axis_format(sheets, ref)
+            if code is not None:
+                axis["num_format"] = code.replace("0.0#####%", "0%")
     c.set_x_axis(x_axis)
-    c.set_y_axis({"name": chart.y_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False},
-                  "label_position": "low"})
+    c.set_y_axis(y_axis)
     c.set_legend({"none": True} if len(chart.series) == 1 else {"position": "bottom"})
     c.set_size({"width": chart.width, "height": chart.height})
     return c

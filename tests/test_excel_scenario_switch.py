@@ -1,0 +1,104 @@
+"""The scenario switch (issue 25, part 2): the Summary's selector picks a scenario, and the Selected
+scenario columns of the Model and Inputs sheets compute it live, in LibreOffice and in Gnumeric.
+
+Every formula's cached value is poisoned before the engines run, so a figure read back was computed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+from excel_recalc import POISON, gnumeric_recalculate, poison, recalculate, require_gnumeric, require_soffice
+
+from planner.outputs.excel.book import SELECTED
+from planner.outputs.excel.writer import Book, to_bytes
+from planner.outputs.numbers import is_percent
+from planner.plan import loads
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAN = (ROOT / "tests" / "plans" / "buy_vs_rent.plan").read_text(encoding="utf-8")
+CHOICES = ["base", "low_use", "busy", "spot"]
+
+
+@pytest.fixture(scope="module")
+def switched(tmp_path_factory):
+    require_soffice()
+    require_gnumeric()
+    work = tmp_path_factory.mktemp("switch")
+    plan = loads(PLAN, str(work / "buy_vs_rent.plan"))
+    book = Book(plan)
+    exported = work / "exported.xlsx"
+    exported.write_bytes(to_bytes(book.build()))
+    paths = {}
+    for choice in CHOICES:
+        wb = openpyxl.load_workbook(exported)
+        sheet, coord = next(wb.defined_names["SelectedScenario"].destinations)
+        wb[sheet][coord.replace("$", "")].value = choice  # what picking it from the list stores
+        paths[choice] = work / f"selected_{choice}.xlsx"
+        wb.save(paths[choice])
+        assert poison(paths[choice]) > 50
+    libre = recalculate(list(paths.values()), work)
+    gnumeric = gnumeric_recalculate(list(paths.values()), work)
+    return {"plan": plan, "book": book, "exported": exported,
+            "engines": {"libreoffice": {c: openpyxl.load_workbook(libre[p], data_only=True) for c, p in paths.items()},
+                        "gnumeric": {c: openpyxl.load_workbook(gnumeric[p], data_only=True) for c, p in paths.items()}}}
+
+
+def _want(q, value):
+    if q.is_bool:
+        return bool(value)
+    return value / 100 if is_percent(q.unit_text) else value
+
+
+def test_the_selector_lists_base_and_every_scenario(switched):
+    wb = openpyxl.load_workbook(switched["exported"])
+    sheet, coord = next(wb.defined_names["SelectedScenario"].destinations)
+    cell = wb[sheet][coord.replace("$", "")]
+    assert sheet == "Summary" and cell.value == "base"
+    rule, = [dv for dv in wb[sheet].data_validations.dataValidation if coord.replace("$", "") in str(dv.sqref)]
+    assert rule.type == "list"
+    choices_sheet, area = next(wb.defined_names["ScenarioChoices"].destinations)
+    assert [c.value for row in wb[choices_sheet][area.replace("$", "")] for c in row] == CHOICES
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+@pytest.mark.parametrize("choice", CHOICES)
+def test_the_model_follows_the_selected_scenario(switched, engine, choice):
+    plan, book = switched["plan"], switched["book"]
+    wb = switched["engines"][engine][choice]
+    ev = plan.evaluate(None if choice == "base" else choice)
+    compared = 0
+    for ws_name, rows in (("Model", book.model_rows), ("Inputs", book.input_rows)):
+        ws = wb[ws_name]
+        for name, row in rows.items():
+            q = plan.model.quantities[name]
+            got = ws.cell(row, SELECTED).value
+            assert got != POISON, f"{engine} did not recalculate {ws_name}!G{row}"
+            want = _want(q, ev.display(name))
+            if q.is_bool:
+                assert bool(got) is want, (name, choice)
+            else:
+                assert got == pytest.approx(want, rel=1e-9, abs=1e-300), (ws_name, name, choice)
+            compared += 1
+    assert compared == len(plan.model.quantities)
+    # the Summary's headline table follows the selection in its last column
+    summary = wb["Summary"]
+    header = next(r for r in summary.iter_rows() if r[0].value == "Figure")
+    col = next(c.column for c in header if c.value == "Selected scenario")
+    label = plan.model.quantities["npv"].doc
+    npv_row = next(r[0].row for r in summary.iter_rows() if r[0].value == label)
+    assert summary.cell(npv_row, col).value == pytest.approx(ev.display("npv"), rel=1e-9)
+    # the named cells (column B) stay the plan as written, whatever is selected
+    base = plan.evaluate(None)
+    row = book.model_rows["rent_per_month"]
+    assert wb["Model"].cell(row, 2).value == pytest.approx(base.display("rent_per_month"), rel=1e-12)
+
+
+def test_the_inputs_sheet_says_which_scenario_cell_to_edit(switched):
+    wb = openpyxl.load_workbook(switched["exported"])
+    row = switched["book"].input_rows["utilization"]
+    text = wb["Inputs"].cell(row, SELECTED + 1).value
+    rows = switched["book"].rows
+    assert text == f"low_use: edit Scenarios!C{rows['utilization']}; busy: edit Scenarios!D{rows['utilization']}"
