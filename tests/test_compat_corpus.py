@@ -1,0 +1,160 @@
+"""The compatibility promise, tested on plans from earlier commits of this repository.
+
+tests/compat/<commit>/ holds every plan that commit shipped (sheets/, tests/plans/, examples/ and
+the README's plan blocks that it loaded) beside the figures that commit's own planner gave
+(FILE.json, recorded by tests/compat/record.py). Today's planner must load each one, with its
+imports resolved against today's library, and give every recorded figure (value in the display
+unit and in the base unit, to 1e-9 relative), the same units and the same check verdicts.
+
+A figure may differ only where CHANGELOG.md records the change that moved it: EXPECTED names the
+plan, the figures, the CHANGELOG text that explains them, and the warning today's run must give
+(a plan that uses a deprecated name is told so). Any other difference is a regression.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+CORPUS = TESTS / "compat"
+CHANGELOG = (TESTS.parent / "CHANGELOG.md").read_text()
+PLANS = sorted(p for p in CORPUS.glob("*/**/*.plan"))
+RELATIVE = 1e-9
+
+# hbm_capacity: 0.1.0 (915106c..4daaa87) made it the driver's figure; it is the vendor's figure again
+# and deprecated. Plans recorded in that window that read it move back to the vendor figure (as they
+# were before 915106c) and are warned.
+HBM_RESTORED = "**`hbm_capacity` is the vendor's figure again** (80 GB for the A100 80GB), as it was before"
+
+# (plan id under tests/compat, figures that may differ, CHANGELOG text that explains them, warning today's run gives)
+# A figure is `quantity` (every scenario), `scenario:quantity`, or `check:LINE` (that check's verdict and figures).
+EXPECTED: list[tuple[str, tuple[str, ...], str, str | None]] = [
+]
+
+
+def plan_id(path: Path) -> str:
+    return path.relative_to(CORPUS).as_posix()
+
+
+def close(old, new) -> bool:
+    if isinstance(old, bool) or isinstance(new, bool) or not isinstance(old, (int, float)) \
+            or not isinstance(new, (int, float)):
+        return old == new
+    if math.isnan(old) or math.isnan(new):
+        return math.isnan(old) and math.isnan(new)
+    if old == new:
+        return True
+    return abs(new - old) <= RELATIVE * max(abs(old), abs(new))
+
+
+def differences(recorded: dict, ev: dict, ck: dict) -> dict[str, str]:
+    """Figure -> what differs, between the recorded output and today's."""
+    found: dict[str, str] = {}
+    old_ev = recorded["eval"]
+    if ev["scenarios"] != old_ev["scenarios"]:
+        found["scenarios"] = f"{old_ev['scenarios']} -> {ev['scenarios']}"
+    units = {name: [q.get("unit", ""), q.get("base_unit", "")] for name, q in ev["quantities"].items()}
+    for name, old in old_ev["units"].items():
+        if units.get(name) != old:
+            found[f"{name}"] = f"unit {old} -> {units.get(name)}"
+    for kind in ("values", "base_values"):
+        for scenario, values in old_ev[kind].items():
+            now = ev[kind].get(scenario, {})
+            for name, old in values.items():
+                if name not in now:
+                    found.setdefault(f"{scenario}:{name}", "missing today")
+                elif not close(old, now[name]):
+                    found.setdefault(f"{scenario}:{name}", f"{kind} {old!r} -> {now[name]!r}")
+    old_ck = recorded["check"]
+    today = {}
+    for c in ck["checks"]:
+        today.setdefault((c["line"], c["check"], c["scenario"], json.dumps(c.get("with"), sort_keys=True)), c)
+    for c in old_ck["checks"]:
+        key = (c["line"], c["check"], c["scenario"], json.dumps(c.get("with"), sort_keys=True))
+        now = today.get(key)
+        where = f"check:{c['line']}"
+        if now is None:
+            found.setdefault(where, f"{c['check']!r} ({c['scenario']}) not run today")
+            continue
+        for field in ("passed", "actual", "expected", "unit"):
+            if not close(c[field], now[field]):
+                found.setdefault(where, f"{c['check']!r} ({c['scenario']}): {field} {c[field]!r} -> {now[field]!r}")
+    if (old_ck["passed"], old_ck["failed"]) != (ck["passed"], ck["failed"]):
+        found["check:summary"] = f"{old_ck['passed']} passed, {old_ck['failed']} failed -> " \
+                                 f"{ck['passed']} passed, {ck['failed']} failed"
+    return found
+
+
+def explained(pid: str, figure: str) -> tuple[str, str | None] | None:
+    name = figure.split(":", 1)[1] if ":" in figure and not figure.startswith("check:") else figure
+    for plan, figures, reason, warning in EXPECTED:
+        if plan == pid and (figure in figures or name in figures):
+            return reason, warning
+    return None
+
+
+@pytest.fixture(scope="module")
+def today():
+    """Today's eval and check of every corpus plan, run once in-process."""
+    from planner.cli import main
+
+    def run(capsys, *args):
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def test_the_corpus_is_there_and_small():
+    commits = {p.relative_to(CORPUS).parts[0] for p in PLANS}
+    assert len(commits) >= 4, commits
+    assert any(p.read_text().count("unit W\n") and "unit kWh = kW*h" in p.read_text() for p in PLANS)
+    size = sum(f.stat().st_size for f in CORPUS.rglob("*") if f.is_file())
+    assert size < 2_000_000, size
+    for plan in PLANS:
+        assert Path(str(plan) + ".json").is_file(), plan
+
+
+@pytest.mark.parametrize("plan", PLANS, ids=plan_id)
+def test_an_old_plan_loads_and_gives_its_recorded_figures(plan, today, capsys):
+    recorded = json.loads(Path(str(plan) + ".json").read_text())
+    code, out, err = today(capsys, "--no-cache", "eval", plan, "--scenario", "all", "-f", "json")
+    assert code == 0, err
+    ev = json.loads(out)
+    code, out, check_err = today(capsys, "--no-cache", "check", plan, "-f", "json")
+    assert code in (0, 1), check_err
+    ck = json.loads(out)
+    pid = plan_id(plan)
+    unexplained, warnings = {}, set()
+    for figure, what in differences(recorded, ev, ck).items():
+        why = explained(pid, figure)
+        if why is None:
+            unexplained[figure] = what
+        elif why[1]:
+            warnings.add(why[1])
+    assert not unexplained, f"{pid}: figures that moved with no CHANGELOG line to explain them:\n" + \
+        "\n".join(f"  {k}: {v}" for k, v in sorted(unexplained.items()))
+    for warning in warnings:
+        assert warning in err, f"{pid}: today's run does not say {warning!r}:\n{err}"
+
+
+@pytest.mark.parametrize("row", EXPECTED, ids=lambda row: row[0])
+def test_every_expected_difference_is_in_the_changelog_and_still_happens(row, today, capsys):
+    pid, figures, reason, warning = row
+    assert reason in CHANGELOG, f"CHANGELOG.md does not say {reason!r}"
+    plan = CORPUS / pid
+    recorded = json.loads(Path(str(plan) + ".json").read_text())
+    _, out, err = today(capsys, "--no-cache", "eval", plan, "--scenario", "all", "-f", "json")
+    ev = json.loads(out)
+    _, out, _ = today(capsys, "--no-cache", "check", plan, "-f", "json")
+    found = differences(recorded, ev, json.loads(out))
+    moved = {f.split(":", 1)[1] if ":" in f and not f.startswith("check:") else f for f in found} | set(found)
+    stale = [f for f in figures if f not in moved]
+    assert not stale, f"{pid}: listed as differing but now the same (drop them from EXPECTED): {stale}"
+    if warning:
+        assert warning in err
