@@ -32,8 +32,39 @@ HBM_RESTORED = "**`hbm_capacity` is the vendor's figure again** (80 GB for the A
 
 # (plan id under tests/compat, figures that may differ, CHANGELOG text that explains them, warning today's run gives)
 # A figure is `quantity` (every scenario), `scenario:quantity`, or `check:LINE` (that check's verdict and figures).
-EXPECTED: list[tuple[str, tuple[str, ...], str, str | None]] = [
+HBM = ("h100.hbm_capacity", "hbm_capacity", "mi300x.hbm_capacity")
+LLM_HBM = ("h100.hbm_capacity", "rtx4090.hbm_capacity", "check:496", "check:summary")
+DEPRECATED = "warning[deprecated]: `{}` is deprecated"
+OWN_W = "A plan that declares `unit W` itself gets the built-in W"
+EXPECTED: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
+    # 0.1.0's driver figures (81559 MiB for the H100, 85.5 GB in gpu_compare) are the vendor's again (80 GB)
+    ("f504625/sheets/gpu_compare.plan", HBM, HBM_RESTORED,
+     (DEPRECATED.format("h100.hbm_capacity"), DEPRECATED.format("mi300x.hbm_capacity"))),
+    ("4daaa87/sheets/gpu_compare.plan", HBM, HBM_RESTORED,
+     (DEPRECATED.format("h100.hbm_capacity"), DEPRECATED.format("mi300x.hbm_capacity"))),
+    # the check written for the driver's figure, (81559 MiB - weights) / kv ~= 146600 token, fails with the vendor's
+    ("f504625/sheets/llm_cost.plan", LLM_HBM, HBM_RESTORED,
+     (DEPRECATED.format("h100.hbm_capacity"), DEPRECATED.format("rtx4090.hbm_capacity"))),
+    ("4daaa87/sheets/llm_cost.plan", LLM_HBM, HBM_RESTORED,
+     (DEPRECATED.format("h100.hbm_capacity"), DEPRECATED.format("rtx4090.hbm_capacity"))),
+    ("f504625/README/block-12.plan", ("h100.hbm_capacity",), HBM_RESTORED, (DEPRECATED.format("h100.hbm_capacity"),)),
+    ("4daaa87/README/block-12.plan", ("h100.hbm_capacity",), HBM_RESTORED, (DEPRECATED.format("h100.hbm_capacity"),)),
+    # the same figures; the base unit of the built-in W is J/s where the plan's own W was a dimension of its own
+    ("1762bfd/extra/rack_power_bill.plan", ("energy", "gpu_power", "price", "rack_power"), OWN_W,
+     ("warning[compat]: `W` is a built-in unit now",)),
 ]
+
+# Differences no CHANGELOG line explains: regressions, reported. Each plan's test checks that what goes
+# wrong is exactly this (every problem line contains the text) and then reports it as an expected failure;
+# once mended, the test fails until the entry is removed.
+FP64 = "h100.peak_fp64_dense: values 67.0 -> 66.9"  # 915106c, before 0.1.0; the whitepaper's figure, no CHANGELOG line
+UNWARNED = "not said: warning[deprecated]: `"  # a use inside a scenario's overrides gets no deprecation warning
+UNEXPLAINED = {
+    "c466bee/sheets/gpu_compare.plan": FP64,
+    "c466bee/README/block-08.plan": FP64,
+    "f504625/sheets/gpu_compare.plan": UNWARNED,
+    "4daaa87/sheets/gpu_compare.plan": UNWARNED,
+}
 
 
 def plan_id(path: Path) -> str:
@@ -89,7 +120,7 @@ def differences(recorded: dict, ev: dict, ck: dict) -> dict[str, str]:
     return found
 
 
-def explained(pid: str, figure: str) -> tuple[str, str | None] | None:
+def explained(pid: str, figure: str) -> tuple[str, tuple[str, ...]] | None:
     name = figure.split(":", 1)[1] if ":" in figure and not figure.startswith("check:") else figure
     for plan, figures, reason, warning in EXPECTED:
         if plan == pid and (figure in figures or name in figures):
@@ -123,7 +154,7 @@ def test_the_corpus_is_there_and_small():
 @pytest.mark.parametrize("plan", PLANS, ids=plan_id)
 def test_an_old_plan_loads_and_gives_its_recorded_figures(plan, today, capsys):
     recorded = json.loads(Path(str(plan) + ".json").read_text())
-    code, out, err = today(capsys, "--no-cache", "eval", plan, "--scenario", "all", "-f", "json")
+    code, out, err = today(capsys, "--no-cache", "eval", plan, "--all", "--scenario", "all", "-f", "json")
     assert code == 0, err
     ev = json.loads(out)
     code, out, check_err = today(capsys, "--no-cache", "check", plan, "-f", "json")
@@ -135,12 +166,15 @@ def test_an_old_plan_loads_and_gives_its_recorded_figures(plan, today, capsys):
         why = explained(pid, figure)
         if why is None:
             unexplained[figure] = what
-        elif why[1]:
-            warnings.add(why[1])
-    assert not unexplained, f"{pid}: figures that moved with no CHANGELOG line to explain them:\n" + \
-        "\n".join(f"  {k}: {v}" for k, v in sorted(unexplained.items()))
-    for warning in warnings:
-        assert warning in err, f"{pid}: today's run does not say {warning!r}:\n{err}"
+        else:
+            warnings.update(why[1])
+    problems = [f"{k}: {v}" for k, v in sorted(unexplained.items())]
+    problems += [f"not said: {w}" for w in sorted(warnings) if w not in err + check_err]
+    if pid in UNEXPLAINED:
+        assert problems and all(UNEXPLAINED[pid] in p for p in problems), problems
+        pytest.xfail(f"{pid}: unexplained, reported: {problems}")
+    assert not problems, f"{pid}: figures moved with no CHANGELOG line to explain them, or unwarned:\n" + \
+        "\n".join(f"  {p}" for p in problems) + f"\n{err}"
 
 
 @pytest.mark.parametrize("row", EXPECTED, ids=lambda row: row[0])
@@ -149,12 +183,15 @@ def test_every_expected_difference_is_in_the_changelog_and_still_happens(row, to
     assert reason in CHANGELOG, f"CHANGELOG.md does not say {reason!r}"
     plan = CORPUS / pid
     recorded = json.loads(Path(str(plan) + ".json").read_text())
-    _, out, err = today(capsys, "--no-cache", "eval", plan, "--scenario", "all", "-f", "json")
+    _, out, err = today(capsys, "--no-cache", "eval", plan, "--all", "--scenario", "all", "-f", "json")
     ev = json.loads(out)
-    _, out, _ = today(capsys, "--no-cache", "check", plan, "-f", "json")
+    _, out, check_err = today(capsys, "--no-cache", "check", plan, "-f", "json")
     found = differences(recorded, ev, json.loads(out))
     moved = {f.split(":", 1)[1] if ":" in f and not f.startswith("check:") else f for f in found} | set(found)
     stale = [f for f in figures if f not in moved]
     assert not stale, f"{pid}: listed as differing but now the same (drop them from EXPECTED): {stale}"
-    if warning:
-        assert warning in err
+    assert all(w in err + check_err for w in warning) or pid in UNEXPLAINED, (pid, warning, err)
+
+
+def test_every_unexplained_difference_names_a_corpus_plan():
+    assert set(UNEXPLAINED) <= {plan_id(p) for p in PLANS}
