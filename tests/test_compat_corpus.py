@@ -195,3 +195,15 @@ def test_every_expected_difference_is_in_the_changelog_and_still_happens(row, to
 
 def test_every_unexplained_difference_names_a_corpus_plan():
     assert set(UNEXPLAINED) <= {plan_id(p) for p in PLANS}
+
+
+def test_a_plan_from_before_0_1_0_gets_its_hbm_capacity_again(today, capsys):
+    """gpu_compare as c466bee shipped it sets hbm_capacity from h100/mi300x.hbm_capacity in its
+    scenarios: 80 GB and 192 GB then (the vendor's), 85.5 GB and 206.1 GB under 0.1.0, 80 and 192 now."""
+    plan = CORPUS / "c466bee/sheets/gpu_compare.plan"
+    recorded = json.loads(Path(str(plan) + ".json").read_text())["eval"]["values"]
+    _, out, _ = today(capsys, "--no-cache", "eval", plan, "--scenario", "all", "-f", "json")
+    values = json.loads(out)["values"]
+    pairs = [(recorded[s]["hbm_capacity"], values[s]["hbm_capacity"]) for s in recorded]
+    assert {old for old, _ in pairs} == {80.0, 192.0}
+    assert all(old == new for old, new in pairs), pairs
