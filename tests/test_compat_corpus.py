@@ -82,9 +82,19 @@ def close(old, new) -> bool:
     return abs(new - old) <= RELATIVE * max(abs(old), abs(new))
 
 
-def differences(recorded: dict, ev: dict, ck: dict) -> dict[str, str]:
-    """Figure -> what differs, between the recorded output and today's."""
+def differences(recorded: dict, ev: dict, ck: dict, base: dict | None = None) -> dict[str, str]:
+    """Figure -> what differs, between the recorded output and today's (``base``: today's eval
+    without ``--scenario``, compared where the record has one: a plan with scenarios)."""
     found: dict[str, str] = {}
+    if recorded.get("base_eval") and base is not None:
+        for kind in ("values", "base_values"):
+            for scenario, values in recorded["base_eval"][kind].items():
+                now = base[kind].get(scenario, {})
+                for name, old in values.items():
+                    if name not in now:
+                        found.setdefault(f"{scenario}:{name}", "missing today (without a scenario)")
+                    elif not close(old, now[name]):
+                        found.setdefault(f"{scenario}:{name}", f"{kind} {old!r} -> {now[name]!r} (without a scenario)")
     old_ev = recorded["eval"]
     if ev["scenarios"] != old_ev["scenarios"]:
         found["scenarios"] = f"{old_ev['scenarios']} -> {ev['scenarios']}"
@@ -128,6 +138,22 @@ def explained(pid: str, figure: str) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
+def today_figures(today, capsys, plan: Path) -> tuple[dict, dict, str]:
+    """Today's differences from the record for one plan, and what its runs said on stderr."""
+    recorded = json.loads(Path(str(plan) + ".json").read_text())
+    code, out, err = today(capsys, "--no-cache", "eval", plan, "--all", "--scenario", "all", "-f", "json")
+    assert code == 0, err
+    ev = json.loads(out)
+    base = None
+    if recorded.get("base_eval"):
+        code, out, base_err = today(capsys, "--no-cache", "eval", plan, "--all", "-f", "json")
+        assert code == 0, base_err
+        base = json.loads(out)
+    code, out, check_err = today(capsys, "--no-cache", "check", plan, "-f", "json")
+    assert code in (0, 1), check_err
+    return recorded, differences(recorded, ev, json.loads(out), base), err + check_err
+
+
 @pytest.fixture(scope="module")
 def today():
     """Today's eval and check of every corpus plan, run once in-process."""
@@ -153,44 +179,33 @@ def test_the_corpus_is_there_and_small():
 
 @pytest.mark.parametrize("plan", PLANS, ids=plan_id)
 def test_an_old_plan_loads_and_gives_its_recorded_figures(plan, today, capsys):
-    recorded = json.loads(Path(str(plan) + ".json").read_text())
-    code, out, err = today(capsys, "--no-cache", "eval", plan, "--all", "--scenario", "all", "-f", "json")
-    assert code == 0, err
-    ev = json.loads(out)
-    code, out, check_err = today(capsys, "--no-cache", "check", plan, "-f", "json")
-    assert code in (0, 1), check_err
-    ck = json.loads(out)
+    _, found, said = today_figures(today, capsys, plan)
     pid = plan_id(plan)
     unexplained, warnings = {}, set()
-    for figure, what in differences(recorded, ev, ck).items():
+    for figure, what in found.items():
         why = explained(pid, figure)
         if why is None:
             unexplained[figure] = what
         else:
             warnings.update(why[1])
     problems = [f"{k}: {v}" for k, v in sorted(unexplained.items())]
-    problems += [f"not said: {w}" for w in sorted(warnings) if w not in err + check_err]
+    problems += [f"not said: {w}" for w in sorted(warnings) if w not in said]
     if pid in UNEXPLAINED:
         assert problems and all(UNEXPLAINED[pid] in p for p in problems), problems
         pytest.xfail(f"{pid}: unexplained, reported: {problems}")
     assert not problems, f"{pid}: figures moved with no CHANGELOG line to explain them, or unwarned:\n" + \
-        "\n".join(f"  {p}" for p in problems) + f"\n{err}"
+        "\n".join(f"  {p}" for p in problems) + f"\n{said}"
 
 
 @pytest.mark.parametrize("row", EXPECTED, ids=lambda row: row[0])
 def test_every_expected_difference_is_in_the_changelog_and_still_happens(row, today, capsys):
     pid, figures, reason, warning = row
     assert reason in CHANGELOG, f"CHANGELOG.md does not say {reason!r}"
-    plan = CORPUS / pid
-    recorded = json.loads(Path(str(plan) + ".json").read_text())
-    _, out, err = today(capsys, "--no-cache", "eval", plan, "--all", "--scenario", "all", "-f", "json")
-    ev = json.loads(out)
-    _, out, check_err = today(capsys, "--no-cache", "check", plan, "-f", "json")
-    found = differences(recorded, ev, json.loads(out))
+    _, found, said = today_figures(today, capsys, CORPUS / pid)
     moved = {f.split(":", 1)[1] if ":" in f and not f.startswith("check:") else f for f in found} | set(found)
     stale = [f for f in figures if f not in moved]
     assert not stale, f"{pid}: listed as differing but now the same (drop them from EXPECTED): {stale}"
-    assert all(w in err + check_err for w in warning) or pid in UNEXPLAINED, (pid, warning, err)
+    assert all(w in said for w in warning) or pid in UNEXPLAINED, (pid, warning, said)
 
 
 def test_every_unexplained_difference_names_a_corpus_plan():

@@ -5,7 +5,8 @@
 Checks COMMIT out in a throwaway worktree (``git worktree add``), collects every ``.plan`` under
 sheets/, tests/plans/ and examples/ and the plan blocks of its README (a block counts when that
 commit loads it), and runs that commit's own planner on each, with PYTHONPATH pointing at the
-checkout: ``planner eval FILE --scenario all -f json`` and ``planner check FILE -f json``
+checkout: ``planner eval FILE --scenario all -f json`` (and without ``--scenario`` where the plan
+has scenarios) and ``planner check FILE -f json``
 (``--no-cache`` where the commit has a cache). The plans are stored under
 tests/compat/<short-sha>/ with their relative paths, each beside FILE.json holding the figures
 that tests/test_compat_corpus.py compares (the values per scenario, in the display unit and the
@@ -66,7 +67,15 @@ def figures(checkout: Path, plan: Path, no_cache: list[str]) -> dict | None:
         print(f"  skip {plan.name}: check exit {code}: {err.strip().splitlines()[-1:]}", file=sys.stderr)
         return None
     ck = json.loads(out)
+    base = None
+    if ev["scenarios"]:  # `--scenario all` is every declared scenario; the figures without one too
+        code, out, err = run(checkout, [*no_cache, "eval", str(plan), "-f", "json"])
+        if code != 0:
+            print(f"  skip {plan.name}: eval exit {code}: {err.strip().splitlines()[-1:]}", file=sys.stderr)
+            return None
+        base = {key: json.loads(out)[key] for key in ("values", "base_values")}
     return {
+        "base_eval": base,
         "eval": {
             "format": ev["format"],
             "scenarios": ev["scenarios"],
