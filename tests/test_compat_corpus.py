@@ -36,6 +36,7 @@ HBM = ("h100.hbm_capacity", "hbm_capacity", "mi300x.hbm_capacity")
 LLM_HBM = ("h100.hbm_capacity", "rtx4090.hbm_capacity", "check:496", "check:summary")
 DEPRECATED = "warning[deprecated]: `{}` is deprecated"
 OWN_W = "A plan that declares `unit W` itself gets the built-in W"
+FP64_CHOICE = "`h100_sxm.peak_fp64_dense` is 66.9 TFLOP/s, the whitepaper's figure"
 EXPECTED: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
     # 0.1.0's driver figures (81559 MiB for the H100, 85.5 GB in gpu_compare) are the vendor's again (80 GB)
     ("f504625/sheets/gpu_compare.plan", HBM, HBM_RESTORED,
@@ -49,6 +50,9 @@ EXPECTED: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
      (DEPRECATED.format("h100.hbm_capacity"), DEPRECATED.format("rtx4090.hbm_capacity"))),
     ("f504625/README/block-12.plan", ("h100.hbm_capacity",), HBM_RESTORED, (DEPRECATED.format("h100.hbm_capacity"),)),
     ("4daaa87/README/block-12.plan", ("h100.hbm_capacity",), HBM_RESTORED, (DEPRECATED.format("h100.hbm_capacity"),)),
+    # before 0.1.0 the H100's FP64 peak was the datasheet's rounded 67 TFLOP/s
+    ("c466bee/sheets/gpu_compare.plan", ("h100.peak_fp64_dense",), FP64_CHOICE, ()),
+    ("c466bee/README/block-08.plan", ("h100.peak_fp64_dense",), FP64_CHOICE, ()),
     # the same figures; the base unit of the built-in W is J/s where the plan's own W was a dimension of its own
     ("1762bfd/extra/rack_power_bill.plan", ("energy", "gpu_power", "price", "rack_power"), OWN_W,
      ("warning[compat]: `W` is a built-in unit now",)),
@@ -57,13 +61,7 @@ EXPECTED: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
 # Differences no CHANGELOG line explains: regressions, reported. Each plan's test checks that what goes
 # wrong is exactly this (every problem line contains the text) and then reports it as an expected failure;
 # once mended, the test fails until the entry is removed.
-FP64 = "h100.peak_fp64_dense: values 67.0 -> 66.9"  # 915106c, before 0.1.0; the whitepaper's figure, no CHANGELOG line
-UNWARNED = "not said: warning[deprecated]: `"  # a use inside a scenario's overrides gets no deprecation warning
 UNEXPLAINED = {
-    "c466bee/sheets/gpu_compare.plan": FP64,
-    "c466bee/README/block-08.plan": FP64,
-    "f504625/sheets/gpu_compare.plan": UNWARNED,
-    "4daaa87/sheets/gpu_compare.plan": UNWARNED,
 }
 
 

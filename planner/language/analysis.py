@@ -782,6 +782,9 @@ class Analyzer:
     def _scenario_model(self, s: ir.Scenario, quantities, where: str) -> ScenarioModel:
         model = ScenarioModel(s.name, s, axis=s.axis)
         for o in s.overrides:
+            for node in ir.walk(o.expr):  # a deprecated library name warns here too
+                if isinstance(node, ir.Name) and node.name in self.defs:
+                    self._deprecated(node.name, node.span)
             value = self.override_value(o, quantities, where)
             if value is not None:
                 if o.name in model.overrides:
