@@ -15,6 +15,7 @@ each answer under 0.2 s.
 from __future__ import annotations
 
 import argparse
+import shlex
 import statistics
 import subprocess
 import sys
@@ -36,28 +37,33 @@ def cold(cmd: list[str]) -> float:
 
 
 def answers(plan_path: Path, repeat: int) -> float:
-    """Each answer after loading (fresh plan each time, so nothing is derived yet)."""
+    """Each answer as a check asks for it, after loading (a fresh plan each time, so nothing is
+    derived yet): the answers object `planner check` uses (the fast route first where it exists)."""
     import planner
-    from planner.questions.solve import Solver
+
+    try:
+        from planner.questions.fast import Answers
+    except ImportError:  # before the fast route
+        from planner.questions.solve import Answers
 
     clock = time.perf_counter
-    questions = Solver(planner.load(plan_path)).questions()
+    aliases = list(Answers(planner.load(plan_path)).statements)
     worst = 0.0
-    print(f"\n{'answer (each scenario)':64} {'answers':>7} {'first':>9} {'median':>9}")
-    for i, _ in enumerate(questions):
+    print(f"\n{'answer (plan as written)':64} {'first':>9} {'median':>9}")
+    for alias in aliases:
         times = []
         for _ in range(repeat):
             fresh = planner.load(plan_path)
             fresh.evaluate()
-            stmt = Solver(fresh).questions()[i]
+            answers = Answers(fresh)
             t = clock()
-            results = Solver(fresh).run(stmt)
-            times.append((clock() - t) / max(1, len(results)))
-        text = " ".join(stmt.span.text.split())
+            answers.value(alias)
+            times.append(clock() - t)
+        text = " ".join(answers.statements[alias].span.text.split())
         text = text if len(text) <= 64 else text[:61] + "..."
         med = statistics.median(times)
         worst = max(worst, med)
-        print(f"{text:64} {len(results):>7} {times[0] * 1e3:7.1f}ms {med * 1e3:7.1f}ms")
+        print(f"{text:64} {times[0] * 1e3:7.1f}ms {med * 1e3:7.1f}ms")
     return worst
 
 
@@ -66,21 +72,32 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--plan", type=Path, default=PLAN)
     ap.add_argument("--script", type=Path, default=SCRIPT)
-    ap.add_argument("--planner", default="planner", help="the planner command (another checkout's, to compare)")
+    ap.add_argument("--planner", default="planner",
+                    help="the planner command, e.g. 'env PYTHONPATH=../old python -m planner' for another checkout")
+    ap.add_argument("--against", help="another planner command, timed in the same run (the commit before a change)")
+    ap.add_argument("--no-answers", action="store_true", help="only the cold ratio")
     args = ap.parse_args()
 
-    check_cmd = [args.planner, "--no-cache", "check", str(args.plan)]
+    check_cmd = shlex.split(args.planner) + ["--no-cache", "check", str(args.plan)]
     script_cmd = [sys.executable, str(args.script)]
+    other_cmd = shlex.split(args.against) + ["--no-cache", "check", str(args.plan)] if args.against else None
     cold(check_cmd)  # warm the file cache, not the plan cache (--no-cache)
     cold(script_cmd)
-    checks, scripts = [], []
-    for _ in range(args.repeat):  # interleaved, so a busy machine slows both
+    checks, scripts, others = [], [], []
+    for _ in range(args.repeat):  # interleaved, so a busy machine slows all
         checks.append(cold(check_cmd))
         scripts.append(cold(script_cmd))
+        if other_cmd:
+            others.append(cold(other_cmd))
     c, s = statistics.median(checks), statistics.median(scripts)
     print(f"planner --no-cache check {args.plan.name}: median {c:.3f} s (min {min(checks):.3f})")
     print(f"python {args.script.name}: median {s:.3f} s (min {min(scripts):.3f})")
     print(f"ratio: {c / s:.1f}x the script (goal <= 10x: {'met' if c / s <= 10 else 'NOT met'})")
+    if others:
+        o = statistics.median(others)
+        print(f"{args.against}: median {o:.3f} s (min {min(others):.3f}), {o / s:.1f}x the script")
+    if args.no_answers:
+        return
     worst = answers(args.plan, args.repeat)
     print(f"\nslowest answer: {worst * 1e3:.0f} ms (goal < 200 ms: {'met' if worst < 0.2 else 'NOT met'})")
 

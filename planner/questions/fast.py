@@ -1,0 +1,264 @@
+"""Answers from the numeric route first: a ``solve`` question's value without SymPy.
+
+A check needs only an answer's value; its closed form is needed where it is shown (the workbook, the
+report, ``explain``, ``planner solve --closed-form``). This module answers ``solve X where lhs = rhs``
+and ``solve min/max X where ...`` from the plan's IR compiled by :mod:`planner.compute.numeric`:
+
+- a root: ``lhs - rhs`` on a grid of :data:`GRID` points over ``X``'s declared domain (both bounds
+  required), strictly monotone on the grid with exactly one sign change, refined by bisection to
+  adjacent floats;
+- an integer threshold: the condition at every integer of the declared domain (both bounds required,
+  at most :data:`MAX_INTEGERS`), true on exactly one run that reaches the end the question looks from,
+  the edge verified in exact arithmetic (:class:`planner.compute.exact.ExactEvaluator`) at ``n`` and its
+  neighbour (where the condition has no rational value, as over an aggregate: a comparison whose sides
+  differ by more than :data:`MARGIN`, relative, in floats at both).
+
+Every answer is then checked by a full evaluation of the plan at it (every constraint). Anything else
+(an integer root, an open or unbounded domain, several sign changes, a value that is not finite, a
+condition with no rational value, a formula that uses another answer, a maximize) is refused: the
+caller falls back to :class:`planner.questions.solve.Solver`, which derives closed forms and reports
+the located errors (no root, several roots, not monotone). The fast route never guesses.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from fractions import Fraction
+from typing import Any, Optional
+
+import numpy as np
+
+from ..compute.evaluation import Plan
+from ..compute.exact import ExactEvaluator, NotRational
+from ..compute.numeric import compile_program
+from ..language import ir
+from ..language.errors import PlanError
+
+GRID = 2001  # grid points over a root's domain
+MAX_INTEGERS = 1_000_000  # integers of a threshold's domain evaluated at once
+MARGIN = 1e-9  # relative gap between a comparison's sides that floats decide without exact arithmetic
+_ORDER = (ir.CmpOp.LT, ir.CmpOp.LE, ir.CmpOp.GT, ir.CmpOp.GE)
+
+_PROGRAMS: "weakref.WeakKeyDictionary[Plan, dict[int, tuple[Any, Any]]]" = weakref.WeakKeyDictionary()
+
+
+def answer(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Optional[Fraction]:
+    """The answer of ``stmt`` in base units (exact for a threshold), or None: ask the Solver."""
+    if not isinstance(stmt, ir.Solve) or plan.model.formula_answers:
+        return None
+    q = plan.model.quantities.get(stmt.target)
+    if q is None or q.is_bool or q.lower is None or q.upper is None:
+        return None
+    program = _program(plan, stmt)
+    if program is None:
+        return None
+    inputs, _ = plan.input_values(scenario, overrides, origins)
+    with np.errstate(all="ignore"):
+        try:
+            if stmt.mode == "root":
+                found = None if q.integer else _root(plan, program, q, inputs, stmt)
+            else:
+                found = _threshold(plan, program, q, inputs, stmt) if q.integer else None
+        except (PlanError, NotRational, ArithmeticError, ValueError, TypeError):
+            return None
+    if found is None:
+        return None
+    try:  # the answer keeps every constraint (its own, and those that depend on it)
+        plan.evaluate(scenario, {**(overrides or {}), stmt.target: found}, origins)
+    except PlanError:
+        return None
+    return found
+
+
+def _program(plan: Plan, stmt):
+    cache = _PROGRAMS.setdefault(plan, {})
+    key = id(stmt)
+    if key in cache and cache[key][0] is stmt:
+        return cache[key][1]
+    c = stmt.condition
+    if stmt.mode == "root":
+        if not (isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)):
+            program = None
+        else:
+            outputs = [("__lhs", c.operands[0]), ("__rhs", c.operands[1])]
+            program = _compiled(plan, outputs)
+    else:
+        outputs = [("__cond", c)]
+        if isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in _ORDER:
+            outputs += [("__lhs", c.operands[0]), ("__rhs", c.operands[1])]  # a float margin, see _decided
+        program = _compiled(plan, outputs)
+    cache[key] = (stmt, program)  # the statement kept alive, so that its id is not reused
+    return program
+
+
+def _compiled(plan: Plan, outputs):
+    try:
+        return compile_program(plan.model, plan.arguments, outputs)
+    except PlanError:
+        return None
+
+
+def _run(plan: Plan, program, inputs, target: str, x) -> tuple:
+    return program(plan.args({**inputs, target: x}))
+
+
+def _points(q) -> Optional[np.ndarray]:
+    lo, hi = float(q.lower.value), float(q.upper.value)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        return None
+    xs = np.linspace(lo, hi, GRID)
+    if not q.lower.inclusive:
+        xs = xs[1:]
+    if not q.upper.inclusive:
+        xs = xs[:-1]
+    return xs
+
+
+def _root(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
+    xs = _points(q)
+    if xs is None:
+        return None
+
+    def f(x):
+        lhs, rhs = _run(plan, program, inputs, stmt.target, x)
+        return np.asarray(lhs, dtype=float) - np.asarray(rhs, dtype=float)
+
+    ys = np.broadcast_to(f(xs), xs.shape)
+    if not np.all(np.isfinite(ys)):
+        return None
+    steps = np.diff(ys)
+    if not (np.all(steps > 0) or np.all(steps < 0)):  # strictly monotone on the grid, or ask the Solver
+        return None
+    signs = np.sign(ys)
+    if np.count_nonzero(signs == 0) > 1:
+        return None
+    zero = np.flatnonzero(signs == 0)
+    if zero.size:
+        return Fraction(float(xs[zero[0]]))
+    change = np.flatnonzero(signs[:-1] != signs[1:])
+    if change.size != 1:
+        return None
+    i = int(change[0])
+    a, b, fa = float(xs[i]), float(xs[i + 1]), float(ys[i])
+    for _ in range(200):  # bisection down to adjacent floats
+        m = (a + b) / 2
+        if m in (a, b):
+            break
+        fm = float(f(np.array([m]))[0])
+        if not math.isfinite(fm):
+            return None
+        if fm == 0:
+            return Fraction(m)
+        if (fm > 0) == (fa > 0):
+            a, fa = m, fm
+        else:
+            b = m
+    fb = float(f(np.array([b]))[0])
+    return Fraction(a if abs(fa) <= abs(fb) else b)
+
+
+def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
+    scale = q.display.scale
+    lo_v, hi_v = q.lower.value / scale, q.upper.value / scale
+    lo = math.ceil(lo_v) if (q.lower.inclusive or lo_v.denominator != 1) else int(lo_v) + 1
+    hi = math.floor(hi_v) if (q.upper.inclusive or hi_v.denominator != 1) else int(hi_v) - 1
+    if hi < lo or hi - lo + 1 > MAX_INTEGERS:
+        return None
+    ns = np.arange(lo, hi + 1, dtype=float)
+    held = _run(plan, program, inputs, stmt.target, ns * float(scale))[0]
+    held = np.broadcast_to(np.asarray(held), ns.shape)
+    if held.dtype != bool:
+        return None
+    true = np.flatnonzero(held)
+    if true.size == 0 or true[-1] - true[0] + 1 != true.size:  # no answer, or not one run: the Solver says
+        return None
+    if stmt.mode == "min":
+        if true[-1] != ns.size - 1:
+            return None
+        n, neighbor = lo + int(true[0]), lo + int(true[0]) - 1
+    else:
+        if true[0] != 0:
+            return None
+        n, neighbor = lo + int(true[-1]), lo + int(true[-1]) + 1
+    if _verified(plan, program, inputs, stmt, n * scale) is not True:
+        return None
+    if lo <= neighbor <= hi and _verified(plan, program, inputs, stmt, neighbor * scale) is not False:
+        return None
+    return n * scale
+
+
+def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> Optional[bool]:
+    """The condition at ``value``: in exact arithmetic; where it has no rational value (an aggregate,
+    ``sqrt``...), from floats only when its sides differ by more than :data:`MARGIN` (relative); else None."""
+    exact = dict(inputs)
+    exact[stmt.target] = value
+    if all(isinstance(v, (bool, int, Fraction)) for v in exact.values()):
+        try:
+            out = ExactEvaluator(plan.model, exact).expr(stmt.condition)
+            return out if isinstance(out, bool) else None
+        except NotRational:
+            pass
+    return _decided(plan, program, inputs, stmt, value)
+
+
+def _decided(plan: Plan, program, inputs, stmt, value: Fraction) -> Optional[bool]:
+    if len(program.outputs) != 3:
+        return None
+    held, lhs, rhs = (float(v) for v in _run(plan, program, inputs, stmt.target, float(value)))
+    if not (math.isfinite(lhs) and math.isfinite(rhs)):
+        return None
+    if abs(lhs - rhs) <= MARGIN * max(abs(lhs), abs(rhs)):
+        return None
+    return bool(held)
+
+
+class Answers:
+    """Question results by name for checks, as :class:`planner.questions.solve.Answers`, from the
+    fast route first; the Solver (and SymPy with it) is created only for what the fast route refuses."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        stmts = sorted(list(plan.model.solves) + list(plan.model.optimizes), key=lambda s: s.span.start)
+        self.statements = {s.alias: s for s in stmts if s.alias}
+        self._types: Optional[dict] = None
+        self._fast: dict[tuple, Optional[Fraction]] = {}
+        self._slow = None
+
+    @property
+    def slow(self):
+        if self._slow is None:
+            from .solve import Answers as SolverAnswers
+
+            self._slow = SolverAnswers(self.plan)
+        return self._slow
+
+    @property
+    def types(self) -> dict:
+        if self._types is None:
+            self._types = self.plan.analyzer.answer_types(self.plan.model)
+        return self._types
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.types
+
+    def result(self, name: str, scenario=None, overrides=None, origins=None):
+        return self.slow.result(name, scenario, overrides, origins)
+
+    def value(self, name: str, scenario=None, overrides=None, origins=None) -> Fraction:
+        """The answer (or ``.value``, an optimum) in base units."""
+        stmt = self.statements.get(name)
+        if stmt is not None and isinstance(stmt, ir.Solve):
+            key = (name, scenario, tuple(sorted((k, str(v)) for k, v in (overrides or {}).items())))
+            if key not in self._fast:
+                self._fast[key] = answer(self.plan, stmt, scenario, overrides, origins)
+            if self._fast[key] is not None:
+                return self._fast[key]
+        return self.slow.value(name, scenario, overrides, origins)
+
+    def unit(self, name: str) -> tuple[Fraction, str]:
+        stmt = self.statements.get(name)
+        if stmt is not None and isinstance(stmt, ir.Solve):
+            q = self.plan.model.quantities[stmt.target]
+            return q.display.scale, q.unit_text
+        return self.slow.unit(name)
