@@ -29,6 +29,20 @@ def test_check_of_a_plan_nobody_tuned_does_not_import_sympy():
     assert "53 passed, 0 failed" in proc.stdout
 
 
+def test_solve_of_that_plan_does_not_import_sympy_and_closed_form_does():
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'solve', %r%s])\n"
+            "print('sympy' in sys.modules)\nsys.exit(code)\n")
+    proc = subprocess.run([sys.executable, "-c", code % (str(USER_PLAN), "")], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().endswith("False") and "[base] context = 8109" in proc.stdout
+    assert "closed form not derived" in proc.stdout
+    proc = subprocess.run([sys.executable, "-c", code % (str(USER_PLAN), ", '--closed-form'")], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().endswith("True") and "[base] context = 8109" in proc.stdout
+    assert "closed form  group_size = " in proc.stdout
+
+
 def test_the_plans_answers_come_from_the_fast_route():
     plan = planner.load(USER_PLAN)
     for stmt in plan.model.solves:

@@ -34,6 +34,7 @@ from ..compute.exact import ExactEvaluator, NotRational
 from ..compute.numeric import compile_program
 from ..language import ir
 from ..language.errors import PlanError
+from .answer import SolveResult, Verification
 
 GRID = 2001  # grid points over a root's domain
 MAX_INTEGERS = 1_000_000  # integers of a threshold's domain evaluated at once
@@ -45,6 +46,28 @@ _PROGRAMS: "weakref.WeakKeyDictionary[Plan, dict[int, tuple[Any, Any]]]" = weakr
 
 def answer(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Optional[Fraction]:
     """The answer of ``stmt`` in base units (exact for a threshold), or None: ask the Solver."""
+    found = _answer(plan, stmt, scenario, overrides, origins)
+    return None if found is None else found[0]
+
+
+def result(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Optional[SolveResult]:
+    """The answer as a :class:`SolveResult` without a closed form (``planner solve --closed-form``
+    asks the Solver for one), or None: ask the Solver."""
+    found = _answer(plan, stmt, scenario, overrides, origins)
+    if found is None:
+        return None
+    value, verification, method = found
+    q = plan.model.quantities[stmt.target]
+    shown = float(value / q.display.scale)
+    return SolveResult(
+        target=stmt.target, mode=stmt.mode, scenario=scenario, value=float(value), display_value=shown,
+        unit=q.unit_text, exact=value if stmt.mode != "root" else None, closed_form=None,
+        verification=verification, method=method, roots=(float(value),) if stmt.mode == "root" else (),
+        statement=stmt, alias=stmt.alias, question=" ".join(stmt.span.text.split()),
+        notes=("closed form not derived (planner solve --closed-form derives it)",))
+
+
+def _answer(plan: Plan, stmt, scenario, overrides, origins):
     if not isinstance(stmt, ir.Solve) or plan.model.formula_answers:
         return None
     q = plan.model.quantities.get(stmt.target)
@@ -64,8 +87,9 @@ def answer(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Opt
             return None
     if found is None:
         return None
+    value, verification, method = found
     try:  # the answer keeps every constraint (its own, and those that depend on it)
-        plan.evaluate(scenario, {**(overrides or {}), stmt.target: found}, origins)
+        plan.evaluate(scenario, {**(overrides or {}), stmt.target: value}, origins)
     except PlanError:
         return None
     return found
@@ -135,7 +159,7 @@ def _root(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
         return None
     zero = np.flatnonzero(signs == 0)
     if zero.size:
-        return Fraction(float(xs[zero[0]]))
+        return _root_found(stmt, q, float(xs[zero[0]]), 0.0)
     change = np.flatnonzero(signs[:-1] != signs[1:])
     if change.size != 1:
         return None
@@ -149,13 +173,22 @@ def _root(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
         if not math.isfinite(fm):
             return None
         if fm == 0:
-            return Fraction(m)
+            return _root_found(stmt, q, m, 0.0)
         if (fm > 0) == (fa > 0):
             a, fa = m, fm
         else:
             b = m
     fb = float(f(np.array([b]))[0])
-    return Fraction(a if abs(fa) <= abs(fb) else b)
+    return _root_found(stmt, q, a, fa) if abs(fa) <= abs(fb) else _root_found(stmt, q, b, fb)
+
+
+def _root_found(stmt, q, x: float, residual: float):
+    said = "exactly 0 in floats" if residual == 0 else f"{residual:.3g} (floats; it changes sign at the next float)"
+    ver = Verification(text=f"lhs - rhs = {said} at the root",
+                       exact=False, residual=residual)
+    method = (f"numeric route: {GRID} points over the declared domain, strictly monotone with one sign "
+              "change, refined by bisection to adjacent floats")
+    return Fraction(x), ver, method
 
 
 def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
@@ -183,9 +216,15 @@ def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
         n, neighbor = lo + int(true[-1]), lo + int(true[-1]) + 1
     if _verified(plan, program, inputs, stmt, n * scale) is not True:
         return None
-    if lo <= neighbor <= hi and _verified(plan, program, inputs, stmt, neighbor * scale) is not False:
+    inside = lo <= neighbor <= hi
+    if inside and _verified(plan, program, inputs, stmt, neighbor * scale) is not False:
         return None
-    return n * scale
+    word = "fails" if inside else "is outside the domain"
+    ver = Verification(text=f"holds at {stmt.target} = {n}, {word} at {neighbor}", exact=True, holds=True,
+                       neighbor=float(neighbor), neighbor_holds=False if inside else None)
+    method = (f"numeric route: the condition at every integer of the declared domain ({lo}..{hi}); the edge "
+              "checked at n and its neighbour in exact arithmetic (or by a clear float margin)")
+    return n * scale, ver, method
 
 
 def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> Optional[bool]:
@@ -213,14 +252,18 @@ def _decided(plan: Plan, program, inputs, stmt, value: Fraction) -> Optional[boo
     return bool(held)
 
 
+def questions(plan: Plan) -> list:
+    """Every solve/maximize/minimize statement, in file order (as :meth:`Solver.questions`)."""
+    return sorted(list(plan.model.solves) + list(plan.model.optimizes), key=lambda s: s.span.start)
+
+
 class Answers:
     """Question results by name for checks, as :class:`planner.questions.solve.Answers`, from the
     fast route first; the Solver (and SymPy with it) is created only for what the fast route refuses."""
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
-        stmts = sorted(list(plan.model.solves) + list(plan.model.optimizes), key=lambda s: s.span.start)
-        self.statements = {s.alias: s for s in stmts if s.alias}
+        self.statements = {s.alias: s for s in questions(plan) if s.alias}
         self._types: Optional[dict] = None
         self._fast: dict[tuple, Optional[Fraction]] = {}
         self._slow = None
