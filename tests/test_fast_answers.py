@@ -72,11 +72,13 @@ def test_fast_answers_agree_with_the_solver(path):
 
 @pytest.mark.parametrize("text, why", [
     ("x = 1 where -3 <= x <= 3\ny = x^2\nsolve x where y = 4 as r\n", "two roots: the Solver says so"),
-    ("x = 1\ny = x^3\nsolve x where y = 8 as r\n", "no declared domain"),
+    ("x = 1\ny = x^2\nsolve x where y = 4 as r\n", "no declared domain, two roots"),
     ("x = 1 where 0 < x < 10\ny = (x - 1)^2\nsolve x where y = 0 as r\n", "a double root, no sign change"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 or n > 50 as t\n", "holds on two runs"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 as t\n", "holds at the start, not at the end"),
-    ("n = 1 where integer, 1 <= n\nsolve min n where n >= 10 as t\n", "no upper bound: the Solver doubles"),
+    ("n = 1 where integer, n <= 10\nsolve min n where n >= 5 as t\n", "no lower bound for a min"),
+    ("n = 1 where integer, 1 <= n\nsolve min n where n >= 10 and n < 5000 as t\n",
+     "no upper bound: holds from 10 to past any window, then stops (the Solver: not monotone)"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve n where 2 * n = 5 as t\n", "an integer root"),
 ])
 def test_the_fast_route_refuses_rather_than_guesses(text, why):
@@ -95,6 +97,13 @@ def test_a_threshold_that_floats_get_wrong_is_settled_exactly():
     plan = planner.loads("n = 1 where integer, 1 <= n <= 10\nsolve min n where 0.1 * n >= 0.3 as t\n", "q.plan")
     (stmt,) = plan.model.solves
     assert fast.answer(plan, stmt) == 3
+
+
+def test_a_half_bounded_root_is_searched_as_the_solver_does():
+    plan = planner.loads("x = 1 where x > 0\ny = x^3\nsolve x where y = 8 as r\n", "q.plan")
+    (root,) = plan.model.solves
+    assert float(fast.answer(plan, root)) == pytest.approx(2, rel=1e-15)
+    assert Solver(plan).answer(root).value == 2
 
 
 def test_an_answer_that_breaks_a_constraint_is_left_to_the_solver():

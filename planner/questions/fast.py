@@ -4,17 +4,18 @@ A check needs only an answer's value; its closed form is needed where it is show
 report, ``explain``, ``planner solve --closed-form``). This module answers ``solve X where lhs = rhs``
 and ``solve min/max X where ...`` from the plan's IR compiled by :mod:`planner.compute.numeric`:
 
-- a root: ``lhs - rhs`` on a grid of :data:`GRID` points over ``X``'s declared domain (both bounds
-  required), strictly monotone on the grid with exactly one sign change, refined by bisection to
-  adjacent floats;
+- a root: ``lhs - rhs`` on a grid of :data:`GRID` points over ``X``'s declared domain (sampled as the
+  Solver's numeric method does: evenly between two bounds, geometrically around the value on an open
+  side), monotone on the grid with exactly one sign change (at most one grid point at zero), refined by bisection to adjacent
+  floats;
 - an integer threshold: the condition at every integer of the declared domain (both bounds required,
-  at most :data:`MAX_INTEGERS`), true on exactly one run that reaches the end the question looks from,
+  at most :data:`MAX_INTEGERS`), true on exactly one run that reaches the end it looks from,
   the edge verified in exact arithmetic (:class:`planner.compute.exact.ExactEvaluator`) at ``n`` and its
   neighbour (where the condition has no rational value, as over an aggregate: a comparison whose sides
   differ by more than :data:`MARGIN`, relative, in floats at both).
 
 Every answer is then checked by a full evaluation of the plan at it (every constraint). Anything else
-(an integer root, an open or unbounded domain, several sign changes, a value that is not finite, a
+(an integer root, a threshold without both bounds, several sign changes, a value that is not finite, a
 condition with no rational value, a formula that uses another answer, a maximize) is refused: the
 caller falls back to :class:`planner.questions.solve.Solver`, which derives closed forms and reports
 the located errors (no root, several roots, not monotone). The fast route never guesses.
@@ -71,7 +72,7 @@ def _answer(plan: Plan, stmt, scenario, overrides, origins):
     if not isinstance(stmt, ir.Solve) or plan.model.formula_answers:
         return None
     q = plan.model.quantities.get(stmt.target)
-    if q is None or q.is_bool or q.lower is None or q.upper is None:
+    if q is None or q.is_bool:
         return None
     program = _program(plan, stmt)
     if program is None:
@@ -128,15 +129,25 @@ def _run(plan: Plan, program, inputs, target: str, x) -> tuple:
 
 
 def _points(q) -> Optional[np.ndarray]:
-    lo, hi = float(q.lower.value), float(q.upper.value)
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        return None
-    xs = np.linspace(lo, hi, GRID)
-    if not q.lower.inclusive:
-        xs = xs[1:]
-    if not q.upper.inclusive:
-        xs = xs[:-1]
-    return xs
+    """Points over the declared domain (base units), as the Solver's numeric method samples it: evenly
+    between two bounds; around the input's value, geometrically out to 1e12 of its size, on an open side."""
+    lo = None if q.lower is None else float(q.lower.value)
+    hi = None if q.upper is None else float(q.upper.value)
+    if lo is not None and hi is not None:
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            return None
+        xs = np.linspace(lo, hi, GRID)
+        return xs[(0 if q.lower.inclusive else 1):(GRID if q.upper.inclusive else GRID - 1)]
+    around = float(q.value or 0)
+    m = max(abs(around), abs(lo or 0.0), abs(hi or 0.0), float(q.display.scale))
+    steps = np.geomspace(m * 1e-12, m * 1e12, GRID // 2)
+    if lo is not None:
+        start = lo + (0 if q.lower.inclusive else m * 1e-15)
+        return np.concatenate([[start], start + steps])
+    if hi is not None:
+        stop = hi - (0 if q.upper.inclusive else m * 1e-15)
+        return np.concatenate([(stop - steps)[::-1], [stop]])
+    return np.concatenate([(around - steps)[::-1], [around], around + steps])
 
 
 def _root(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
@@ -152,7 +163,7 @@ def _root(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
     if not np.all(np.isfinite(ys)):
         return None
     steps = np.diff(ys)
-    if not (np.all(steps > 0) or np.all(steps < 0)):  # strictly monotone on the grid, or ask the Solver
+    if not (np.all(steps >= 0) or np.all(steps <= 0)):  # monotone on the grid, or ask the Solver
         return None
     signs = np.sign(ys)
     if np.count_nonzero(signs == 0) > 1:
@@ -186,44 +197,55 @@ def _root_found(stmt, q, x: float, residual: float):
     said = "exactly 0 in floats" if residual == 0 else f"{residual:.3g} (floats; it changes sign at the next float)"
     ver = Verification(text=f"lhs - rhs = {said} at the root",
                        exact=False, residual=residual)
-    method = (f"numeric route: {GRID} points over the declared domain, strictly monotone with one sign "
+    method = (f"numeric route: {GRID} points over the declared domain, monotone with one sign "
               "change, refined by bisection to adjacent floats")
     return Fraction(x), ver, method
 
 
 def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
     scale = q.display.scale
-    lo_v, hi_v = q.lower.value / scale, q.upper.value / scale
-    lo = math.ceil(lo_v) if (q.lower.inclusive or lo_v.denominator != 1) else int(lo_v) + 1
-    hi = math.floor(hi_v) if (q.upper.inclusive or hi_v.denominator != 1) else int(hi_v) - 1
-    if hi < lo or hi - lo + 1 > MAX_INTEGERS:
+    lo = hi = None
+    if q.lower is not None:
+        v = q.lower.value / scale
+        lo = math.ceil(v) if (q.lower.inclusive or v.denominator != 1) else int(v) + 1
+    if q.upper is not None:
+        v = q.upper.value / scale
+        hi = math.floor(v) if (q.upper.inclusive or v.denominator != 1) else int(v) - 1
+    # the whole domain: without both bounds no finite search shows that the condition does not fail
+    # again further on (the Solver finds where it can change, exactly, or says it is not monotone)
+    if lo is None or hi is None or hi < lo or hi - lo + 1 > MAX_INTEGERS:
         return None
-    ns = np.arange(lo, hi + 1, dtype=float)
-    held = _run(plan, program, inputs, stmt.target, ns * float(scale))[0]
-    held = np.broadcast_to(np.asarray(held), ns.shape)
-    if held.dtype != bool:
+    windows = [(lo, hi)]
+    for first, last in windows:
+        ns = np.arange(first, last + 1, dtype=float)
+        held = np.broadcast_to(np.asarray(_run(plan, program, inputs, stmt.target, ns * float(scale))[0]), ns.shape)
+        if held.dtype != bool:
+            return None
+        true = np.flatnonzero(held)
+        if true.size:
+            break
+    else:
         return None
-    true = np.flatnonzero(held)
-    if true.size == 0 or true[-1] - true[0] + 1 != true.size:  # no answer, or not one run: the Solver says
+    if true[-1] - true[0] + 1 != true.size:  # not one run: the Solver says why
         return None
     if stmt.mode == "min":
         if true[-1] != ns.size - 1:
             return None
-        n, neighbor = lo + int(true[0]), lo + int(true[0]) - 1
+        n, neighbor = first + int(true[0]), first + int(true[0]) - 1
     else:
         if true[0] != 0:
             return None
-        n, neighbor = lo + int(true[-1]), lo + int(true[-1]) + 1
+        n, neighbor = first + int(true[-1]), first + int(true[-1]) + 1
     if _verified(plan, program, inputs, stmt, n * scale) is not True:
         return None
-    inside = lo <= neighbor <= hi
+    inside = (lo is None or neighbor >= lo) and (hi is None or neighbor <= hi)
     if inside and _verified(plan, program, inputs, stmt, neighbor * scale) is not False:
         return None
     word = "fails" if inside else "is outside the domain"
     ver = Verification(text=f"holds at {stmt.target} = {n}, {word} at {neighbor}", exact=True, holds=True,
                        neighbor=float(neighbor), neighbor_holds=False if inside else None)
-    method = (f"numeric route: the condition at every integer of the declared domain ({lo}..{hi}); the edge "
-              "checked at n and its neighbour in exact arithmetic (or by a clear float margin)")
+    method = (f"numeric route: the condition at every integer from {first} to {last}; the edge checked at n "
+              "and its neighbour in exact arithmetic (or by a clear float margin)")
     return n * scale, ver, method
 
 
