@@ -225,6 +225,9 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
                              help="the smallest integer INPUT for which CONDITION holds")
         extreme.add_argument("--max", dest="mode", action="store_const", const="max",
                              help="the largest integer INPUT for which CONDITION holds")
+        p.add_argument("--closed-form", action="store_true",
+                       help="derive each answer's closed form over the other inputs (SymPy; slower). Without it, "
+                            "answers come from the numeric route where it can verify them")
         _format(p)
         p.set_defaults(handler=cmd_solve, mode="root")
 
@@ -815,19 +818,29 @@ def cmd_sweep(args) -> int:
 def cmd_solve(args) -> int:
     from .language.errors import PlanError, UsageError, render
     from .outputs.terminal import dumps, solve_csv, solve_json, solve_jsonl, solve_markdown, solve_text, wrap_text
-    from .questions.solve import Solver, adhoc
+    from .questions import fast
 
     plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
-    solver = Solver(plan)
+    solvers: list = []
+
+    def solver():  # SymPy only for what the numeric route does not answer, or with --closed-form
+        if not solvers:
+            from .questions.solve import Solver
+
+            solvers.append(Solver(plan))
+        return solvers[0]
+
     if (args.target is None) != (args.where is None):
         raise UsageError("--for and --where go together", hint='planner solve FILE --for alpha --where "speedup = 1"')
     if args.target is not None:
+        from .questions.solve import adhoc
+
         questions = [adhoc(plan, args.target, args.where, args.mode)]
     else:
         if args.mode != "root":
             raise UsageError(f"--{args.mode} needs --for and --where")
-        questions = solver.questions()
+        questions = fast.questions(plan)
         if not questions:
             raise UsageError(f"{plan.path} has no `solve`, `maximize` or `minimize` statements",
                              hint='ask one from the shell: planner solve FILE --for INPUT --where "LHS = RHS"')
@@ -848,7 +861,8 @@ def cmd_solve(args) -> int:
                 continue
             for scenario in scenarios:  # each scenario answers for itself
                 try:
-                    results.append(solver.answer(q, scenario, overrides, origins))
+                    quick = None if args.closed_form else fast.result(plan, q, scenario, overrides, origins)
+                    results.append(quick or solver().answer(q, scenario, overrides, origins))
                 except NoRootError as err:
                     if len(questions) == 1 and len(scenarios) == 1:
                         raise

@@ -370,12 +370,24 @@ def test_alias_check_with_a_failed_solve(plan_file, cli):
 # ---- CLI ------------------------------------------------------------------------------------
 
 def test_cli_solves_every_question(cli):
-    code, out, err = cli("solve", TOKEN_COST)
+    code, out, err = cli("solve", TOKEN_COST, "--closed-form")
     assert code == 0, err
     assert "alpha = 0.2871077523" in out
     assert "[int4_g128] batch = 26" in out and "[bf16] batch = 98" in out
     assert "gamma = 6" in out
     assert "closed form  batch = ceiling(" in out
+
+
+def test_cli_answers_from_the_numeric_route_without_closed_form(cli):
+    code, out, err = cli("solve", TOKEN_COST)
+    assert code == 0, err
+    assert "alpha = 0.2871077523" in out  # the same answers as with --closed-form
+    assert "[int4_g128] batch = 26" in out and "[bf16] batch = 98" in out
+    assert "gamma = 6" in out
+    # the root from the numeric route; `batch >= 1` has no upper bound, so its threshold is the Solver's
+    root = out[out.index("solve alpha where speedup = 1"):]
+    assert "numeric route" in root.split("\n\n")[0] and "closed form not derived" in root.split("\n\n")[0]
+    assert "holds at batch = 98, fails at 97" in out
 
 
 def test_cli_adhoc(cli):

@@ -94,7 +94,7 @@ def test_answer_and_explanation_lines_fold_at_the_width():
                  ("sensitivity", TOKEN_COST, "speedup"), ("sweep", TOKEN_COST)):
         out = run(*args, columns=80).stdout
         assert max(len(line) for line in out.splitlines()) <= 80, args
-    solve = run("solve", TOKEN_COST, columns=80).stdout
+    solve = run("solve", TOKEN_COST, "--closed-form", columns=80).stdout
     assert "      method       exact: real roots of polynomials in alpha (degree 4), checked\n" \
            "                   in the domain" in solve
 

@@ -170,7 +170,7 @@ def display_unit(plan: Plan, check: ir.Check, answers=None):
     for operand in cond.operands:
         if isinstance(operand, ir.Name) and operand.name not in plan.model.quantities:
             if answers is None:  # a question result by alias (`solve ... as x`)
-                from .solve import Answers
+                from .fast import Answers
 
                 answers = Answers(plan)
             if operand.name in answers:
@@ -228,7 +228,7 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
         scenarios = check_scenarios(plan, check)
         compiled = _CompiledCheck(plan, check, types)
         if answers is None and (compiled.answers or from_answers):
-            from .solve import Answers
+            from .fast import Answers
 
             answers = Answers(plan)
         scale, unit = display_unit(plan, check, answers)

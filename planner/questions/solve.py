@@ -73,6 +73,7 @@ from ..language.errors import (
 )
 from ..language.model import Quantity
 from ..language.source import Source, Span
+from .answer import SolveResult, Verification
 from .roots import (
     DIGITS,
     GRID,
@@ -102,106 +103,6 @@ NEAR_TIE = 1e-9  # candidates this close (relative) to the best in floats are co
 MAX_EXACT_TIES = 2000  # beyond this many near-ties, floats decide (and the note says so)
 
 # ---- results ------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Verification:
-    """How the answer was checked.
-
-    Root modes: ``residual`` is ``lhs - rhs`` at the answer in base units and
-    ``relative`` that divided by the size of its terms there
-    (:func:`planner.questions.roots.residual`: ``|a| + |b|`` for ``a + b``; not the
-    sides' values, which are both about zero at ``profit = 0``). Integer modes: the
-    condition at ``n`` (``holds``) and at the neighbour ``n - 1`` (min) or
-    ``n + 1`` (max), in display units; ``neighbor_holds`` is None when the
-    neighbour is outside the domain. ``exact`` is True when decided with
-    exact rationals (algebraic roots: 60 significant digits).
-    """
-
-    text: str
-    exact: bool = True
-    residual: Optional[float] = None
-    relative: Optional[float] = None
-    holds: Optional[bool] = None
-    neighbor: Optional[float] = None
-    neighbor_holds: Optional[bool] = None
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    """One answer to one question in one scenario. A stable, documented shape.
-
-    * ``target``: the input solved for (``over`` for optimize); ``mode`` is
-      ``"root"``, ``"min"``, ``"max"``, ``"maximize"`` or ``"minimize"``.
-    * ``value``: the answer in base units (float); ``display_value`` in the
-      target's display unit ``unit``; ``exact`` the exact SymPy number when
-      known (Integer, Rational or an algebraic ``CRootOf``).
-    * ``closed_form``: SymPy expression over the *other* inputs' symbols
-      (``plan.symbols``), in base units, whose value is ``value``; for
-      integer thresholds it already includes the rounding
-      (``ceiling(...)``) and ``boundary`` is the real crossing before it.
-      None when there is none; ``closed_form_text``/``closed_form_latex``
-      print it.
-    * ``verification``: see :class:`Verification`; ``method`` says how the
-      answer was found; ``roots``: every root found in the domain (base
-      units); ``optimum``: the objective's value at the answer (optimize),
-      in base units, and ``optimum_display`` in ``optimum_unit``.
-    * ``notes``: anything a reader should know (the polynomial an algebraic
-      root solves, ties, an optimum at the edge of the range...).
-    """
-
-    target: str
-    mode: str
-    scenario: Optional[str]
-    value: float
-    display_value: float
-    unit: str
-    exact: Optional[sp.Basic]
-    closed_form: Optional[sp.Basic]
-    verification: Verification
-    method: str
-    roots: tuple[float, ...] = ()
-    boundary: Optional[sp.Basic] = None
-    optimum: Optional[float] = None
-    optimum_display: Optional[float] = None
-    optimum_unit: str = ""
-    statement: Any = None  # ir.Solve | ir.Optimize
-    alias: Optional[str] = None
-    question: str = ""  # the statement as written
-    notes: tuple[str, ...] = ()
-    display_form: Optional[sp.Basic] = None  # the closed form in display units (each symbol its shown value)
-
-    @property
-    def closed_form_text(self) -> Optional[str]:
-        """The closed form over the other inputs as they are shown (``rate`` in %/year, the answer in its
-        own unit): plug in the displayed figures and get the displayed answer."""
-        form = self.display_form if self.display_form is not None else self.closed_form
-        return None if form is None else sp.sstr(form)
-
-    @property
-    def closed_form_latex(self) -> Optional[str]:
-        form = self.display_form if self.display_form is not None else self.closed_form
-        return None if form is None else latex(form)
-
-    @property
-    def label(self) -> str:
-        return self.scenario or "base"
-
-    def to_json(self) -> dict[str, Any]:
-        v = self.verification
-        return {
-            "question": self.question, "alias": self.alias, "target": self.target, "mode": self.mode,
-            "scenario": self.label, "value": self.display_value, "unit": self.unit, "base_value": self.value,
-            "exact": None if self.exact is None else sp.sstr(self.exact),
-            "closed_form": self.closed_form_text, "closed_form_latex": self.closed_form_latex,
-            "boundary": None if self.boundary is None else sp.sstr(self.boundary),
-            "method": self.method, "roots": list(self.roots),
-            "optimum": self.optimum_display, "optimum_unit": self.optimum_unit,
-            "verification": {"text": v.text, "exact": v.exact, "residual": v.residual, "relative": v.relative,
-                             "holds": v.holds, "neighbor": v.neighbor, "neighbor_holds": v.neighbor_holds},
-            "notes": list(self.notes),
-            "line": self.statement.span.line if self.statement is not None else None,
-        }
-
 
 # ---- the solver -------------------------------------------------------------------
 

@@ -1,0 +1,115 @@
+"""Answers from the numeric route first (planner/questions/fast.py): `planner check` answers the
+questions its checks use without SymPy, agrees with the Solver wherever it answers, and refuses
+(leaving the question to the Solver) rather than guessing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import planner
+from planner.language.errors import PlanError
+from planner.questions import fast
+from planner.questions.solve import Solver
+
+ROOT = Path(__file__).resolve().parent.parent
+USER_PLAN = ROOT / "benchmarks" / "plans" / "article2_user.plan"
+PLANS = sorted((ROOT / "sheets").glob("*.plan")) + sorted((ROOT / "examples").glob("*.plan")) + [USER_PLAN]
+
+
+def test_check_of_a_plan_nobody_tuned_does_not_import_sympy():
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(USER_PLAN))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "53 passed, 0 failed" in proc.stdout
+
+
+def test_solve_of_that_plan_does_not_import_sympy_and_closed_form_does():
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'solve', %r%s])\n"
+            "print('sympy' in sys.modules)\nsys.exit(code)\n")
+    proc = subprocess.run([sys.executable, "-c", code % (str(USER_PLAN), "")], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().endswith("False") and "[base] context = 8109" in proc.stdout
+    assert "closed form not derived" in proc.stdout
+    proc = subprocess.run([sys.executable, "-c", code % (str(USER_PLAN), ", '--closed-form'")], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().endswith("True") and "[base] context = 8109" in proc.stdout
+    assert "closed form  group_size = " in proc.stdout
+
+
+def test_the_plans_answers_come_from_the_fast_route():
+    plan = planner.load(USER_PLAN)
+    for stmt in plan.model.solves:
+        for scenario in ["llama3_70b/h100", "llama3_8b/a100"]:
+            assert fast.answer(plan, stmt, scenario) is not None, (stmt.alias, scenario)
+
+
+@pytest.mark.parametrize("path", PLANS, ids=lambda p: p.name)
+def test_fast_answers_agree_with_the_solver(path):
+    plan = planner.load(path)
+    solver = Solver(plan)
+    seen = 0
+    for stmt in plan.model.solves:
+        for scenario in [None] + list(plan.model.scenarios):
+            got = fast.answer(plan, stmt, scenario)
+            if got is None:
+                continue
+            seen += 1
+            want = solver.answer(stmt, scenario)  # the Solver answers too, and the same
+            if stmt.mode == "root":
+                assert float(got) == pytest.approx(want.value, rel=1e-12, abs=1e-300), (stmt.alias, scenario)
+            else:
+                assert got == Fraction(want.exact.p, want.exact.q), (stmt.alias, scenario)
+    if path == USER_PLAN:
+        assert seen == 8 * 5  # eight questions, in the plan as written and four combinations
+
+
+@pytest.mark.parametrize("text, why", [
+    ("x = 1 where -3 <= x <= 3\ny = x^2\nsolve x where y = 4 as r\n", "two roots: the Solver says so"),
+    ("x = 1\ny = x^2\nsolve x where y = 4 as r\n", "no declared domain, two roots"),
+    ("x = 1 where 0 < x < 10\ny = (x - 1)^2\nsolve x where y = 0 as r\n", "a double root, no sign change"),
+    ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 or n > 50 as t\n", "holds on two runs"),
+    ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 as t\n", "holds at the start, not at the end"),
+    ("n = 1 where integer, n <= 10\nsolve min n where n >= 5 as t\n", "no lower bound for a min"),
+    ("n = 1 where integer, 1 <= n\nsolve min n where n >= 10 and n < 5000 as t\n",
+     "no upper bound: holds from 10 to past any window, then stops (the Solver: not monotone)"),
+    ("n = 1 where integer, 1 <= n <= 100\nsolve n where 2 * n = 5 as t\n", "an integer root"),
+])
+def test_the_fast_route_refuses_rather_than_guesses(text, why):
+    plan = planner.loads(text, "q.plan")
+    (stmt,) = plan.model.solves
+    assert fast.answer(plan, stmt) is None, why
+
+
+def test_a_threshold_that_floats_get_wrong_is_settled_exactly():
+    # 0.1 * n >= 0.3 holds at n = 3 exactly; floats say 0.1 * 3 = 0.30000000000000004 (also >= 0.3)
+    # while 0.1 * n > 0.3 does not hold at 3 exactly (floats say it does)
+    plan = planner.loads("n = 1 where integer, 1 <= n <= 10\nsolve min n where 0.1 * n > 0.3 as t\n", "q.plan")
+    (stmt,) = plan.model.solves
+    assert fast.answer(plan, stmt) is None  # floats and exact disagree at the edge: the Solver decides
+    assert Solver(plan).answer(stmt).value == 4
+    plan = planner.loads("n = 1 where integer, 1 <= n <= 10\nsolve min n where 0.1 * n >= 0.3 as t\n", "q.plan")
+    (stmt,) = plan.model.solves
+    assert fast.answer(plan, stmt) == 3
+
+
+def test_a_half_bounded_root_is_searched_as_the_solver_does():
+    plan = planner.loads("x = 1 where x > 0\ny = x^3\nsolve x where y = 8 as r\n", "q.plan")
+    (root,) = plan.model.solves
+    assert float(fast.answer(plan, root)) == pytest.approx(2, rel=1e-15)
+    assert Solver(plan).answer(root).value == 2
+
+
+def test_an_answer_that_breaks_a_constraint_is_left_to_the_solver():
+    text = ("x = 1 where 0 <= x <= 10\nratio = x / (11 - x) where ratio < 1\nsolve x where x = 8 as r\n")
+    plan = planner.loads(text, "q.plan")
+    (stmt,) = plan.model.solves
+    assert fast.answer(plan, stmt) is None
+    with pytest.raises(PlanError):
+        Solver(plan).answer(stmt)
