@@ -32,6 +32,7 @@ from ..language.model import Type
 from ..language.uncertain import describe, percentile_level
 from ..language.units import DIMENSIONLESS
 from . import sampling
+from .checks import CheckResult
 
 DEFAULT_SAMPLES = 10_000
 MAX_SAMPLES = 10_000_000
@@ -416,37 +417,12 @@ def condition_values(sim: Simulation, cond: ir.Expr):
 # ---- probability checks ---------------------------------------------------------------------
 
 @dataclass
-class ProbabilityResult:
-    """One probability check in one scenario, read as a :class:`planner.questions.checks.CheckResult`."""
+class ProbabilityResult(CheckResult):
+    """One probability check in one scenario: a :class:`planner.questions.checks.CheckResult` of a
+    statistic over the samples (``check`` is an :class:`ir.ProbabilityCheck`)."""
 
-    check: ir.ProbabilityCheck
-    scenario: Optional[str]
-    passed: bool
-    lhs: Optional[float] = None
-    rhs: Optional[float] = None
-    unit: str = ""
-    tolerance: str = ""
-    error: Optional[PlanError] = None
-    overrides: dict[str, str] = field(default_factory=dict)
-    flags: Optional[tuple[bool, bool]] = None
     samples: int = 0
     stat_text: str = ""
-
-    @property
-    def text(self) -> str:
-        return self.check.span.flat
-
-    @property
-    def location(self) -> str:
-        return self.check.span.location()
-
-    @property
-    def expected(self) -> str:
-        return "" if self.rhs is None else format_value(self.rhs, self.unit, 8)
-
-    @property
-    def actual(self) -> str:
-        return "" if self.lhs is None else format_value(self.lhs, self.unit, 8)
 
     def describe(self) -> str:
         where = f" in {self.scenario}" if self.scenario else ""
