@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
+from timing import interleaved  # benchmarks/timing.py, beside this script
 
 PLAN = """
 unit USD
@@ -38,19 +38,6 @@ discount = 1 + rate * 1 month
 SUM = "npv = sum(saving / discount^(m / 1 month) for m in 1 month..lifetime) - price -> USD\n"
 WRITTEN_OUT = ("npv = " + " + ".join(f"if({m} month <= lifetime, saving / discount^{m}, 0 USD)" for m in range(1, 121))
                + " - price -> USD\n")
-
-
-def interleaved(fns, repeat: int) -> list[list[float]]:
-    """Times of each function, run in turn so that load on the machine hits them alike."""
-    for fn in fns:
-        fn()  # warm up (the first sweep compiles)
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, out in zip(fns, times):
-            t = time.perf_counter()
-            fn()
-            out.append(time.perf_counter() - t)
-    return times
 
 
 def report(title: str, names: list[str], times: list[list[float]]) -> None:

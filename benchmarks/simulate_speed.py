@@ -19,27 +19,15 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
-import time
 from pathlib import Path
 
 import numpy as np
 
+from timing import interleaved  # benchmarks/timing.py, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "tests" / "plans" / "gpu_buy_vs_rent_uncertain.plan"
 SHOW = ["npv_own", "npv_rent", "npv_saving"]
-
-
-def interleaved(fns, repeat: int) -> list[list[float]]:
-    """Times of each function, run in turn so that load on the machine hits both alike."""
-    for fn in fns:
-        fn()  # warm up (the first run compiles)
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, out in zip(fns, times):
-            t = time.perf_counter()
-            fn()
-            out.append(time.perf_counter() - t)
-    return times
 
 
 def by_hand(n: int, seed: int = 0):
