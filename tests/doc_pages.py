@@ -66,3 +66,21 @@ def plan_blocks() -> list[tuple[str, str, str]]:
             out.append((f"{name}:{text[: m.start()].count(chr(10)) + 1}", body, plan))
             previous = plan
     return out
+
+
+def run_everything(plan) -> list:
+    """Everything a plan asks, as a reader running it would: every scenario evaluated, every question
+    answered, every sweep without an issue (asserted); the results of its checks."""
+    from planner.questions.checks import run_checks
+    from planner.questions.solve import Solver
+    from planner.questions.sweep import run_statement
+
+    for scenario in [None] + plan.scenario_names:
+        plan.evaluate(scenario)
+    solver = Solver(plan)
+    for stmt in solver.questions():
+        assert solver.run(stmt), stmt.span.flat
+    for stmt in plan.model.sweeps:
+        for result in run_statement(plan, stmt):
+            assert result.issue_count == 0, stmt.span.flat
+    return run_checks(plan)

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import pytest
 from conftest import ROOT
-from doc_pages import page
+from doc_pages import page, run_everything
 
 import planner
 from planner.language.format import format_text
-from planner.questions.checks import run_checks
-from planner.questions.solve import Solver
-from planner.questions.sweep import run_statement
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.plan"))
 
@@ -35,16 +32,7 @@ def test_example_states_its_decision_and_is_formatted(path):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_passes_its_checks(path):
-    plan = planner.load(path)
-    for scenario in [None] + plan.scenario_names:
-        plan.evaluate(scenario)
-    solver = Solver(plan)
-    for stmt in solver.questions():
-        assert solver.run(stmt), stmt.span.flat
-    for stmt in plan.model.sweeps:
-        for result in run_statement(plan, stmt):
-            assert result.issue_count == 0, stmt.span.flat
-    results = run_checks(plan)
+    results = run_everything(planner.load(path))
     assert len(results) >= 6
     failed = [f"{r.text}: {r.describe()}" for r in results if not r.passed]
     assert not failed, "\n".join(failed)

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import ROOT
-from doc_pages import CONTINUES, blocks, pages, plan_blocks
+from doc_pages import CONTINUES, blocks, pages, plan_blocks, run_everything
 
 import planner
-from planner.questions.checks import run_checks
-from planner.questions.solve import Solver
-from planner.questions.sweep import run_statement
 
 PLANS = plan_blocks()
 # Pages whose code blocks are plans or commands: a block without a language there would escape the run.
@@ -44,14 +41,6 @@ def test_continued_blocks_follow_a_plan():
 
 @pytest.mark.parametrize("where,block,text", PLANS, ids=[where for where, _, _ in PLANS])
 def test_doc_plan_runs(where, block, text):
-    plan = planner.loads(text, where, ROOT)
-    for scenario in [None] + plan.scenario_names:
-        plan.evaluate(scenario)
-    solver = Solver(plan)
-    for stmt in solver.questions():
-        assert solver.run(stmt), stmt.span.flat
-    for stmt in plan.model.sweeps:
-        for result in run_statement(plan, stmt):
-            assert result.issue_count == 0, stmt.span.flat
-    failed = [f"{r.text}: {r.describe()}" for r in run_checks(plan) if not r.passed]
+    results = run_everything(planner.loads(text, where, ROOT))
+    failed = [f"{r.text}: {r.describe()}" for r in results if not r.passed]
     assert not failed, "\n".join(failed)
