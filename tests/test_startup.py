@@ -37,7 +37,7 @@ def test_a_warm_eval_imports_neither_lark_nor_numpy(tmp_path):
     env = {"XDG_CACHE_HOME": str(tmp_path)}
     code = ("import sys\nfrom planner.cli import main\ncode = main(['eval', 'sheets/token_cost.plan', '--scenario', 'all'])\n"
             "heavy = {'lark', 'numpy', 'sympy'} & set(sys.modules)\nprint(sorted(heavy), file=sys.stderr)\n"
-            "print(sorted({'json', 'csv'} & set(sys.modules)),"
+            "print(sorted({'dataclasses', 'inspect', 'ast', 'json', 'csv'} & set(sys.modules)),"
             " file=sys.stderr)\nsys.exit(code)\n")
     cold = _run(code, env)
     assert cold.returncode == 0, cold.stderr

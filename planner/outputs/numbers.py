@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from ..language.lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 from typing import Iterable, Optional
