@@ -17,8 +17,7 @@ from ..language.aggregates import MAX_TERMS, Ranges
 from ..language.analysis import unit_of
 from ..language.errors import EvaluationError, Label
 from ..language.model import Model
-from ..language.precision import approx_tolerance
-from .numeric import APPROX_SLACK
+from ..language.precision import approx_tolerance, in_floats
 
 
 class _Found(Exception):
@@ -60,15 +59,15 @@ def _fmt(x: float) -> str:
 
 
 class _Eval:
-    def _approx(self, e: ir.Compare, i: int, a, b) -> bool:
-        """``a ~= b`` as the numeric route decides it (:mod:`planner.language.precision`)."""
-        tol = approx_tolerance(e, i, self.model.units)
-        return a == b if tol is None else abs(a - b) <= float(tol) * (1 + APPROX_SLACK)
-
     def __init__(self, model: Model, values: Mapping[str, float]) -> None:
         self.model = model
         self.values = values
         self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
+
+    def _approx(self, e: ir.Compare, i: int, a, b) -> bool:
+        """``a ~= b`` as the numeric route decides it (:mod:`planner.language.precision`)."""
+        tol = approx_tolerance(e, i, self.model.units)
+        return a == b if tol is None else abs(a - b) <= in_floats(tol)
 
     def run(self, e: ir.Expr, env: dict) -> float:
         r = self._eval(e, env)

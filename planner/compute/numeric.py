@@ -41,14 +41,13 @@ from ..language.aggregates import Ranges
 from ..language.analysis import unit_of
 from ..language.limits import deep
 from ..language.model import Model
-from ..language.precision import approx_tolerance
+from ..language.precision import approx_tolerance, in_floats
 from .runtime import Body, Program
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Callable, Mapping, Optional, Sequence
 
-APPROX_SLACK = 1e-9  # `a ~= b` in floats: the tolerance widened by this much, for its own binary rounding
 
 _BINARY = {ir.BinOp.ADD: "+", ir.BinOp.SUB: "-", ir.BinOp.MUL: "*", ir.BinOp.DIV: "/", ir.BinOp.POW: "^"}
 _COMPARE = {ir.CmpOp.EQ: "==", ir.CmpOp.NE: "!=", ir.CmpOp.LT: "<", ir.CmpOp.LE: "<=", ir.CmpOp.GT: ">",
@@ -165,7 +164,7 @@ class Compiler:
             for i, op in enumerate(e.ops):
                 tol = approx_tolerance(e, i, self.model.units) if op is ir.CmpOp.APPROX else None
                 if tol is not None:
-                    rel = scope.emit("approx", regs[i], regs[i + 1], scope.const(_float(tol) * (1 + APPROX_SLACK)))
+                    rel = scope.emit("approx", regs[i], regs[i + 1], scope.const(in_floats(tol)))
                 else:
                     rel = scope.emit(_COMPARE[op], regs[i], regs[i + 1])
                 out = rel if out is None else scope.emit("and", out, rel)

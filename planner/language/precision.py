@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from typing import TYPE_CHECKING
+
 from . import ir
 from .dims import unit_of
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Optional
+
+
+APPROX_SLACK = 1e-9  # `a ~= b` in floats: the tolerance widened by this much, for its own binary rounding
 
 
 def literal_of(e: ir.Expr) -> Optional[ir.Number]:
@@ -56,3 +60,8 @@ def approx_tolerance(cmp: ir.Compare, i: int, units) -> Optional[Fraction]:
         return None
     scale = unit_of(lit.unit, units).scale if lit.unit is not None else Fraction(1)
     return half_ulp(lit) * scale
+
+
+def in_floats(tolerance: Fraction) -> float:
+    """A ``~=`` tolerance as the float comparisons use it: widened by :data:`APPROX_SLACK`."""
+    return float(tolerance) * (1 + APPROX_SLACK)

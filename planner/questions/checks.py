@@ -17,11 +17,10 @@ from typing import Optional
 
 from ..compute.diagnose import diagnose_expr
 from ..compute.evaluation import Evaluation, Origin, Plan, as_number, format_value
-from ..compute.numeric import APPROX_SLACK
 from ..language import ir
 from ..language.analysis import unit_of
 from ..language.errors import EvaluationError, PlanError
-from ..language.precision import approx_tolerance, literal_of
+from ..language.precision import APPROX_SLACK, approx_tolerance, literal_of
 
 RELATIVE_UNITS = {"%", "ppm"}
 EXACT_REL = 1e-12
