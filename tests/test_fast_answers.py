@@ -34,12 +34,12 @@ def test_solve_of_that_plan_does_not_import_sympy_and_closed_form_does():
             "print('sympy' in sys.modules)\nsys.exit(code)\n")
     proc = subprocess.run([sys.executable, "-c", code % (str(USER_PLAN), "")], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.rstrip().endswith("False") and "[base] context = 8109" in proc.stdout
+    assert proc.stdout.rstrip().endswith("False") and "[base] context = 8,109" in proc.stdout
     assert "closed form not derived" in proc.stdout
     proc = subprocess.run([sys.executable, "-c", code % (str(USER_PLAN), ", '--closed-form'")], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.rstrip().endswith("True") and "[base] context = 8109" in proc.stdout
+    assert proc.stdout.rstrip().endswith("True") and "[base] context = 8,109" in proc.stdout
     assert "closed form  group_size = " in proc.stdout
 
 

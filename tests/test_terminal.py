@@ -54,18 +54,20 @@ def test_eval_tables_fit_the_width_and_keep_every_value(args, columns):
     data = json.loads(full.stdout)
     for scenario, values in data["values"].items():
         assert scenario.split("/")[-1] in proc.stdout
-    from planner.compute.evaluation import format_value
+    from planner.outputs.terminal import figures
 
-    for values in data["values"].values():  # every value is printed, in its 6-digit form
-        for name, v in values.items():
-            assert format_value(v) in proc.stdout, (name, v)
+    for name, q in data["quantities"].items():  # every value is printed, as the number rule writes it
+        values = [data["values"][s][name] for s in data["values"]]
+        for v, text in zip(values, figures(values, q["unit"])):
+            assert text in proc.stdout, (name, v, text)
+    assert "70,000,000,000" in proc.stdout or "8,000,000,000" in proc.stdout  # digits grouped
     for name in data["quantities"]:
         assert any(line.startswith(name + " ") for line in lines), name
 
 
 def test_a_split_table_says_so_and_columns_0_gives_one_table():
     split = run("eval", GPU, "-s", "all", columns=80).stdout
-    assert "scenarios 1-3 of 12 (split to fit the terminal; --format csv for one table)" in split
+    assert "scenarios 1-2 of 12 (split to fit the terminal; --format csv for one table)" in split
     whole = run("eval", GPU, "-s", "all", columns=0).stdout
     assert "split" not in whole and max(len(line) for line in whole.splitlines()) > 300
     piped = run("eval", GPU, "-s", "all").stdout  # not a terminal, no COLUMNS: one table, for grep and files
@@ -75,7 +77,7 @@ def test_a_split_table_says_so_and_columns_0_gives_one_table():
 def test_the_hand_calculations_are_in_the_split_table():
     # tests/test_reuse.py's hand arithmetic for the gpu_compare step times
     out = run("eval", GPU, "-s", "all", columns=80).stdout
-    for figure in ("48.2014", "27.3059", "30.467", "7.34028"):
+    for figure in ("48.20144", "27.30592", "30.46695", "7.34028"):  # one style for the column: 5 decimals
         assert figure in out
 
 
@@ -147,12 +149,12 @@ def test_markdown_formats(plan_file):
 
     out = md("eval", plan)
     assert out.startswith("# T | quantity | base | unit | notes |")
-    assert "| x | 2 | GB | input, source: a\\|b |" in out and "| y | 4000000000 | B | |" in out
+    assert "| x | 2 | GB | input, source: a\\|b |" in out and "| y | 4,000,000,000 | B | |" in out
     out = md("check", plan)
     assert "| **FAIL** | check y == 5 GB | | 4 GB | 5 GB | | 5 |" in out
     assert out.endswith("1 passed, 1 failed")
     out = md("sweep", plan)
-    assert out.startswith("**sweep x in [1 GB, 2 GB] show y") and "| 1 | 2000000000 |" in out
+    assert out.startswith("**sweep x in [1 GB, 2 GB] show y") and "| 1 | 2,000,000,000 |" in out
     assert "| solve x where y = 6 GB | base | 3 GB |" in md("solve", plan)
     assert "| x | 2 GB | +1.0000 |" in md("sensitivity", plan, "y")
 

@@ -194,6 +194,21 @@ def _style(nonzero: list[float], percent: bool, money: bool) -> NumberStyle:
     return NumberStyle(min(cap, need), False, percent)
 
 
+def texts(values: Iterable[Optional[float | bool]], unit: str = "") -> list[str]:
+    """A quantity's figures as text outputs write them (the terminal's tables, the report's): one style
+    for all of them, except that a whole figure of a quantity that is not money shows no decimals
+    (``140 | 70 | 36.3125``, never ``140.0000``)."""
+    values = list(values)
+    style = style_for(values, unit)
+    whole = NumberStyle(0, False, style.percent)
+    out = []
+    for v in values:
+        plain = (not style.money and not style.scientific and style.decimals and isinstance(v, (int, float))
+                 and not isinstance(v, bool) and math.isfinite(v) and v == int(v))
+        out.append((whole if plain else style).text(v))
+    return out
+
+
 def figure(value: Optional[float | bool], unit: str = "", style: Optional[NumberStyle] = None) -> str:
     """One figure with its unit for text outputs (the terminal, messages): ``6,527,500.00 USD``,
     ``45.5 %``, ``140 GB``; the number and its unit are always apart."""

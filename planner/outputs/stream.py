@@ -323,9 +323,9 @@ def _table(runs, out: TextIO, limit, progress, totals: Totals, width: Optional[i
 
 
 def _format(v) -> str:
-    from ..compute.evaluation import format_value
+    from .terminal import plain
 
-    return format_value(v)
+    return plain(v)
 
 
 def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool = False) -> None:

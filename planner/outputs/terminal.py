@@ -15,7 +15,7 @@ import math
 
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..language.errors import PlanError
-from .numbers import differing, is_money, style_for
+from .numbers import SIGNIFICANT, differing, is_money, texts
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
@@ -281,15 +281,30 @@ def _overrides(plan: Plan, ev: Evaluation) -> dict[str, Any]:
 
 
 def figures(values: Sequence[Any], unit: str, digits: int = 6) -> list[str]:
-    """A quantity's figures as the terminal prints them (without the unit): money by the workbook's rule
-    (to cents, digits grouped: ``6,527,500.00``, never ``6.5275e+06``), one style for all of them; any other
-    figure with ``digits`` significant digits."""
-    if not is_money(unit):
-        return [format_value(v, "", digits) for v in values]
+    """A quantity's figures as the terminal prints them (without the unit), by the workbook's and the
+    report's number rule: one style for all of them, digits grouped (``42,000``, ``44,570.7``), money to
+    cents (``6,527,500.00``, never ``6.5275e+06``). ``digits`` above six (an answer's figure) keeps that
+    many significant digits, grouped the same way."""
+    if digits > SIGNIFICANT and not is_money(unit):
+        return [_grouped(format_value(v, "", digits)) for v in values]
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    style = style_for(numbers, unit)
-    return [style.text(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else format_value(v)
+    shown = iter(texts(numbers, unit))
+    return [next(shown) if isinstance(v, (int, float)) and not isinstance(v, bool) else format_value(v)
             for v in values]
+
+
+def plain(v: Any) -> str:
+    """One figure with six significant digits, its whole part grouped (``44,570.7``, ``1.2573e-11``)."""
+    return _grouped(format_value(v))
+
+
+def _grouped(text: str) -> str:
+    """``1234567.5`` -> ``1,234,567.5``; scientific and non-numeric text as it is."""
+    sign, body = (text[0], text[1:]) if text[:1] == "-" else ("", text)
+    whole, dot, part = body.partition(".")
+    if not whole.isdigit() or "e" in part.lower():
+        return text
+    return f"{sign}{int(whole):,}{dot}{part}"
 
 
 def figure(value: Any, unit: str, digits: int = 6) -> str:
@@ -457,9 +472,12 @@ def _sweep_rows(result: SweepResult):
     rows = []
     for i in range(result.size):
         rows.append([_sweep_py(cols[n][i]) for n in names])
-    for j, n in enumerate(names):  # one style per column (money to cents)
+    for j, n in enumerate(names):  # money: one style per column, to cents; other figures one by one,
+        # grouped, as a streamed sweep too long to hold writes them (planner.outputs.stream)
         unit = "" if plan.model.quantities.get(n) is None else plan.model.quantities[n].unit_text
-        for row, text in zip(rows, figures([row[j] for row in rows], unit)):
+        column = [row[j] for row in rows]
+        shown = figures(column, unit) if is_money(unit) else [plain(v) for v in column]
+        for row, text in zip(rows, shown):
             row[j] = text
     for i, row in enumerate(rows):
         if notes:
