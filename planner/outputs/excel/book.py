@@ -127,14 +127,22 @@ def finite(values: Iterable) -> list[float]:
 
 
 PLAN_FILE, PLAN_TITLE, PLAN_INPUTS = "planner plan file", "planner plan title", "planner inputs"
+PLAN_HASH = "planner plan hash"  # the plan's text at export: the write-back refuses a plan changed since
 
 
 def provenance(plan: Plan) -> dict[str, str]:
-    """The plan's file name, title and a hash of its input names (sorted), as document properties."""
+    """The plan's file name, title, a hash of its input names (sorted) and a hash of its text, as
+    document properties."""
     names = sorted(n for n, q in plan.model.quantities.items() if q.is_input)
     digest = hashlib.sha256("\n".join(names).encode("utf-8")).hexdigest()[:16]
     short = lambda text: CONTROL.sub("", text)[:255]  # noqa: E731 (Excel's limit for a property)
-    return {PLAN_FILE: short(Path(plan.path).name), PLAN_TITLE: short(plan.title), PLAN_INPUTS: f"sha256:{digest}"}
+    return {PLAN_FILE: short(Path(plan.path).name), PLAN_TITLE: short(plan.title), PLAN_INPUTS: f"sha256:{digest}",
+            PLAN_HASH: plan_hash(plan.source.text)}
+
+
+def plan_hash(text: str) -> str:
+    """The hash of a plan's text that the export records and the write-back compares."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def display_value(q, value):
