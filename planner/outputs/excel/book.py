@@ -51,6 +51,7 @@ CONTROL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # characters a cel
 # named styles (the writer turns each into an XlsxWriter format)
 TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit", "input", "name", "label"
 SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selector picks
+BASE_ONLY = "base_only"  # an input only the base case reads (every scenario sets its own): not marked editable
 UNITS = "units"  # a unit beside a figure (indented, so "250" and "kUSD" do not run together)
 
 
@@ -567,6 +568,13 @@ class Book:
         selected, choices = self.selector_names
         cells = [self.names[name]] + [f"{sheet_ref(SCENARIOS)}!${c.column}${self.rows[name]}" for c in self.selectable]
         return f"=CHOOSE(MATCH({selected},{choices},0),{','.join(cells)})"
+
+    def scenario_cells(self, name: str) -> str:
+        """Where to edit input ``name`` for the scenarios that set it: ``edit Scenarios!C10 (low_use), D10
+        (busy)``."""
+        setters = [c for c in self.selectable if name in self.model.scenarios[c.scenario].overrides]
+        row = self.rows[name]
+        return "edit Scenarios!" + ", ".join(f"{c.column}{row} ({c.label})" for c in setters)
 
     # ---- contexts ------------------------------------------------------------------
     def context(self, scenario: Optional[str], overrides: Optional[Mapping] = None) -> Context:
