@@ -260,6 +260,14 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         _import_root(p)
         p.add_argument("--scenario", "-s", action="append", metavar="NAME",
                        help="evaluate in these scenarios too (as for eval)")
+        p.add_argument("--write", action="store_true",
+                       help="write the edited inputs and scenario values back into FILE, changing only those "
+                            "literals (their units and written decimals kept); refused when FILE changed since the "
+                            "export, or a value breaks a constraint")
+        p.add_argument("--dry-run", action="store_true", dest="dry_run",
+                       help="with or without --write: print the change to FILE as a unified diff; write nothing")
+        p.add_argument("--force", action="store_true",
+                       help="with --write: write even when FILE changed since the workbook was exported")
         _format(p)
         p.set_defaults(handler=cmd_import)
 
@@ -957,6 +965,8 @@ def cmd_import(args) -> int:
 
     plan = _load(args.plan, args=args)
     imported = read_inputs(args.workbook, plan)
+    if args.write or args.dry_run:
+        return _write_back(args, plan, imported)
     evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
     names = plan.display_order()
     if args.format == "json":
@@ -971,6 +981,26 @@ def cmd_import(args) -> int:
         write_output(_eval_output(args.format, plan, evaluations, names))
     else:
         write_output(f"{describe(imported)}\n\n{_eval_output(args.format, plan, evaluations, names)}")
+    return EXIT_OK
+
+
+def _write_back(args, plan, imported) -> int:
+    from .outputs.excel.reader import describe
+    from .outputs.excel.writeback import write_back
+
+    changes, shown, warnings = write_back(args.workbook, plan, imported, force=args.force, dry_run=args.dry_run,
+                                          import_roots=import_roots(args))
+    for text in warnings:
+        sys.stderr.write(f"warning: {text}\n")
+    sys.stderr.write(describe(imported) + "\n")
+    if args.dry_run:
+        sys.stdout.write(shown)
+        note(f"nothing written (--dry-run): {len(changes)} literal{'s' if len(changes) != 1 else ''} of "
+             f"{plan.path} would change")
+    elif changes:
+        note(f"wrote {plan.path}: {len(changes)} literal{'s' if len(changes) != 1 else ''} changed")
+    else:
+        note(f"{plan.path} is unchanged: the workbook has no edits to write back")
     return EXIT_OK
 
 

@@ -89,7 +89,9 @@ def test_inputs_are_named_styled_validated_and_commented(small_book):
     _, wb = small_book
     speed = named_cell(wb, "speed")
     assert speed.value == 3 and speed.parent.title == "Inputs"
-    assert speed.fill.fgColor.rgb.endswith("FFCC99")  # the orange of an input cell
+    assert named_cell(wb, "share").fill.fgColor.rgb.endswith("FFCC99")  # the orange of an input cell
+    # both scenarios set speed: only the base case reads this cell, so it is grey, not marked editable
+    assert speed.fill.fgColor.rgb.endswith("F2F2F2") and "Every scenario sets its own value" in speed.comment.text
     assert "=2+3 looks like a formula" in speed.comment.text and "+tag" in speed.comment.text
     assert named_cell(wb, "on").value is True
     validations = {str(dv.sqref): dv for dv in wb["Inputs"].data_validations.dataValidation}

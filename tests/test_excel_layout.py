@@ -103,7 +103,8 @@ def test_the_summary_comes_first_and_is_live(books):
     assert weight[0].comment.text == "weight_bytes"
     assert weight[2].value.startswith("=Scenarios!$C$") and cached[weight[2].coordinate].value == 140
     alpha = next(r for r in ws.iter_rows() if r[1].value == "alpha")
-    assert alpha[2].value.startswith("=Inputs!$B$") and alpha[1].hyperlink.location.startswith("Inputs!B")
+    # the value the selected scenario uses (the Inputs sheet's Selected column); the name links to the input
+    assert alpha[2].value.startswith("=Inputs!$G$") and alpha[1].hyperlink.location.startswith("Inputs!B")
     crossover = [r for r in ws.iter_rows() if r[0].value == "Crossover batch"]  # the answer, named
     assert crossover[0][0].comment.text.startswith("solve min batch where")
     assert [cached[r[2].coordinate].value for r in crossover] == [98, 49, 26]

@@ -101,4 +101,66 @@ def test_the_inputs_sheet_says_which_scenario_cell_to_edit(switched):
     row = switched["book"].input_rows["utilization"]
     text = wb["Inputs"].cell(row, SELECTED + 1).value
     rows = switched["book"].rows
-    assert text == f"low_use: edit Scenarios!C{rows['utilization']}; busy: edit Scenarios!D{rows['utilization']}"
+    at = rows["utilization"]
+    assert text == f"edit Scenarios!C{at} (low_use), D{at} (busy)"
+    link = wb["Inputs"].cell(row, SELECTED + 1).hyperlink
+    assert link.location == f"Scenarios!C{rows['utilization']}"
+    # the spot scenario does not set it: the base value is still read, and still the orange input cell
+    assert wb["Inputs"].cell(row, 2).fill.fgColor.rgb.endswith("FFCC99")
+
+
+# every scenario sets the utilisation: the Inputs cell feeds the base case only
+EVERY = PLAN.replace("{ rent_rate = 1.65 USD/h }", "{ utilization = 55% }")
+BUSY_EDITED = 0.95  # typed into the busy scenario's own cell: 95 %
+
+
+@pytest.fixture(scope="module")
+def every(tmp_path_factory):
+    require_soffice()
+    work = tmp_path_factory.mktemp("every")
+    plan = loads(EVERY, str(work / "every.plan"))
+    book = Book(plan)
+    exported = work / "exported.xlsx"
+    exported.write_bytes(to_bytes(book.build()))
+    wb = openpyxl.load_workbook(exported)
+    sheet, coord = next(wb.defined_names["SelectedScenario"].destinations)
+    wb[sheet][coord.replace("$", "")].value = "busy"
+    busy = next(c.column for c in wb["Scenarios"][3] if c.value == "busy")
+    wb["Scenarios"].cell(book.rows["utilization"], busy).value = BUSY_EDITED
+    edited = work / "edited.xlsx"
+    wb.save(edited)
+    assert poison(edited) > 50
+    libre = recalculate([edited], work)[edited]
+    return {"plan": plan, "book": book, "exported": openpyxl.load_workbook(exported), "busy": busy,
+            "recalculated": openpyxl.load_workbook(libre, data_only=True)}
+
+
+def test_an_input_every_scenario_sets_is_edited_in_the_scenario_cells(every):
+    wb, book = every["exported"], every["book"]
+    row, at = book.input_rows["utilization"], book.rows["utilization"]
+    value = wb["Inputs"].cell(row, 2)
+    assert not value.fill.fgColor.rgb.endswith("FFCC99")  # not marked editable: only the base case reads it
+    assert "Every scenario sets its own value" in value.comment.text
+    where = wb["Inputs"].cell(row, SELECTED + 1)
+    assert where.value == f"every scenario sets it: edit Scenarios!C{at} (low_use), D{at} (busy), E{at} (spot)"
+    assert where.hyperlink.location == f"Scenarios!C{at}"
+    for column in ("C", "D", "E"):  # the cells the scenarios read are the orange ones
+        assert wb["Scenarios"][f"{column}{at}"].fill.fgColor.rgb.endswith("FFCC99")
+
+
+def test_editing_the_scenario_cell_moves_what_the_summary_shows(every):
+    wb, plan, book = every["recalculated"], every["plan"], every["book"]
+    leftover = [f"{ws.title}!{c.coordinate}" for ws in wb.worksheets for row in ws.iter_rows() for c in row
+                if c.value == POISON]
+    assert leftover == [], leftover[:5]
+    ev = plan.evaluate("busy", {"utilization": plan.parse_override("utilization=95%")[1]})
+    summary = wb["Summary"]
+    header = next(r for r in summary.iter_rows() if r[0].value == "Figure")
+    columns = {c.value: c.column for c in header if c.value}
+    npv_row = next(r[0].row for r in summary.iter_rows() if r[0].value == plan.model.quantities["npv"].doc)
+    for column in ("busy", "Selected scenario"):
+        assert summary.cell(npv_row, columns[column]).value == pytest.approx(ev.display("npv"), rel=1e-9)
+    # hand figure: 8 GPUs * 2.49 USD/h * 95 % * 730 h = 13.81452 kUSD/month
+    assert wb["Model"].cell(book.model_rows["rent_per_month"], SELECTED).value == pytest.approx(13.81452, rel=1e-12)
+    key = next(r for r in summary.iter_rows() if r[1].value == "utilization")
+    assert key[2].value == pytest.approx(BUSY_EDITED)  # the key input shows the selected scenario's value

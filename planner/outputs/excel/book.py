@@ -51,6 +51,7 @@ CONTROL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # characters a cel
 # named styles (the writer turns each into an XlsxWriter format)
 TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit", "input", "name", "label"
 SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selector picks
+BASE_ONLY = "base_only"  # an input only the base case reads (every scenario sets its own): not marked editable
 UNITS = "units"  # a unit beside a figure (indented, so "250" and "kUSD" do not run together)
 
 
@@ -127,14 +128,22 @@ def finite(values: Iterable) -> list[float]:
 
 
 PLAN_FILE, PLAN_TITLE, PLAN_INPUTS = "planner plan file", "planner plan title", "planner inputs"
+PLAN_HASH = "planner plan hash"  # the plan's text at export: the write-back refuses a plan changed since
 
 
 def provenance(plan: Plan) -> dict[str, str]:
-    """The plan's file name, title and a hash of its input names (sorted), as document properties."""
+    """The plan's file name, title, a hash of its input names (sorted) and a hash of its text, as
+    document properties."""
     names = sorted(n for n, q in plan.model.quantities.items() if q.is_input)
     digest = hashlib.sha256("\n".join(names).encode("utf-8")).hexdigest()[:16]
     short = lambda text: CONTROL.sub("", text)[:255]  # noqa: E731 (Excel's limit for a property)
-    return {PLAN_FILE: short(Path(plan.path).name), PLAN_TITLE: short(plan.title), PLAN_INPUTS: f"sha256:{digest}"}
+    return {PLAN_FILE: short(Path(plan.path).name), PLAN_TITLE: short(plan.title), PLAN_INPUTS: f"sha256:{digest}",
+            PLAN_HASH: plan_hash(plan.source.text)}
+
+
+def plan_hash(text: str) -> str:
+    """The hash of a plan's text that the export records and the write-back compares."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def display_value(q, value):
@@ -559,6 +568,13 @@ class Book:
         selected, choices = self.selector_names
         cells = [self.names[name]] + [f"{sheet_ref(SCENARIOS)}!${c.column}${self.rows[name]}" for c in self.selectable]
         return f"=CHOOSE(MATCH({selected},{choices},0),{','.join(cells)})"
+
+    def scenario_cells(self, name: str) -> str:
+        """Where to edit input ``name`` for the scenarios that set it: ``edit Scenarios!C10 (low_use), D10
+        (busy)``."""
+        setters = [c for c in self.selectable if name in self.model.scenarios[c.scenario].overrides]
+        row = self.rows[name]
+        return "edit Scenarios!" + ", ".join(f"{c.column}{row} ({c.label})" for c in setters)
 
     # ---- contexts ------------------------------------------------------------------
     def context(self, scenario: Optional[str], overrides: Optional[Mapping] = None) -> Context:

@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...language import ir
 from ...language.errors import PlanError
-from .book import SELECTED, scale_of, unit_of, HEADER, INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
+from .book import BASE_ONLY, SELECTED, scale_of, unit_of, HEADER, INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
 from .printer import ExcelPrinter, UnsupportedFormula, number
 
 HEADER_ROW_NOTE = ("Edit the orange cells; every other sheet follows. Percentages are Excel's own: type 65% "
@@ -45,11 +45,17 @@ def inputs_sheet(book: Book) -> None:
             chosen = book.selected_input(name)
             if chosen is None:
                 ws.formula(row, SELECTED, f"=B{row}", book.display(book.base_context, name), book.style(name))
-            else:  # the scenario cell to edit, said in words; the value the selected scenario uses beside it
+            else:  # the scenario cell to edit, said in words and linked; the value the selected scenario uses
                 ws.formula(row, SELECTED, chosen, book.display(book.base_context, name), book.style(name))
                 setters = [c for c in book.selectable if name in book.model.scenarios[c.scenario].overrides]
-                ws.text(row, SELECTED + 1, "; ".join(f"{c.label}: edit Scenarios!{c.column}{book.rows[name]}"
-                                                     for c in setters))
+                every = len(setters) == len(book.selectable)
+                ws.link(row, SELECTED + 1, ("every scenario sets it: " if every else "") + book.scenario_cells(name),
+                        f"Scenarios!{setters[0].column}{book.rows[name]}")
+                if every:  # only the base case reads this cell: the cells to edit are the scenarios' own
+                    value.style = BASE_ONLY
+                    value.comment = (f"The base case's {name} (Selected scenario: base). Every scenario sets its "
+                                     "own value: edit those, the orange cells of the Scenarios sheet.\n"
+                                     + (value.comment or ""))
     if book.selectable:
         ws.text(book.inputs_header, SELECTED, "In the selected scenario", HEADER)
         ws.text(book.inputs_header, SELECTED + 1, "Set by scenarios (edit there)", HEADER)

@@ -58,6 +58,8 @@ class Imported:
     warnings: list[str] = field(default_factory=list)  # e.g. exported from another version of the plan
     scenario_overrides: dict = field(default_factory=dict)  # scenario -> {name: base value} (Scenarios sheet)
     scenario_origins: dict = field(default_factory=dict)  # scenario -> {name: Origin}
+    not_inputs: list[str] = field(default_factory=list)  # formula cells that hold a typed value now
+    plan_hash: Optional[str] = None  # the hash of the plan's text at export (None: an older workbook)
 
     def overrides_for(self, plan: Plan, scenario: Optional[str]) -> dict:
         """The edits as they apply in ``scenario``: the Inputs sheet holds the plan's own values,
@@ -88,6 +90,9 @@ def read_inputs(path: str, plan: Plan) -> Imported:
     defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
     names = excel_names(plan.definition_order())
     imported = Imported(path, {}, {}, [], [], _belongs(wb, plan, path, names))
+    from .book import PLAN_HASH
+
+    imported.plan_hash = next((str(p.value) for p in wb.custom_doc_props if p.name == PLAN_HASH), None)
     formulas = None
     for name in plan.definition_order():
         q = plan.model.quantities[name]
@@ -114,7 +119,63 @@ def read_inputs(path: str, plan: Plan) -> Imported:
             imported.changes.append(Change(name, where, display_value(q, q.value), display_value(q, value),
                                            q.unit_text))
     _scenario_edits(wb, path, plan, imported)
+    _formula_edits(path, plan, names, imported)
     return imported
+
+
+def _formula_edits(path: str, plan: Plan, names: dict, imported: Imported) -> None:
+    """Cells the export wrote as formulas (each derived figure on Model and Scenarios, the selected
+    scenario's columns, a scenario's copy of an input it does not set) that hold a typed value now:
+    reported as not inputs (neither read nor written back), never silently dropped."""
+    from openpyxl import load_workbook
+
+    from .book import SELECTED
+
+    wb = load_workbook(path, data_only=False)
+    defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
+
+    def typed(ws, row: int, col: int, name: str, what: str) -> None:
+        cell = ws.cell(row=row, column=col)
+        v = cell.value
+        if v is None or (isinstance(v, str) and v.startswith("=")) or not isinstance(v, (int, float, str, bool)):
+            return
+        imported.not_inputs.append(f"{ws.title}!{cell.coordinate} (`{name}`, {what}) holds the typed value {v!r}: "
+                                   "not an input, so it is neither read nor written back; edit the inputs it "
+                                   "follows, or its formula in the plan")
+
+    for name in plan.definition_order():
+        q = plan.model.quantities[name]
+        dn = defined.get(names[name].upper())
+        if dn is None:
+            continue
+        m = _CELL.fullmatch((dn.attr_text or "").strip())
+        if m is None:
+            continue
+        sheet = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
+        if sheet not in wb.sheetnames:
+            continue
+        row = int(m.group(4))
+        if not q.is_input and sheet == "Model":
+            typed(wb[sheet], row, 2, name, "a formula")
+            typed(wb[sheet], row, SELECTED, name, "a formula of the selected scenario")
+        elif q.is_input and sheet == "Inputs":
+            typed(wb[sheet], row, SELECTED, name, "the selected scenario's value, a formula")
+    if "Scenarios" not in wb.sheetnames:
+        return
+    ws = wb["Scenarios"]
+    rows = {c.value: c.row for c in ws["A"] if isinstance(c.value, str) and c.value in plan.model.quantities}
+    for head in ws[3]:
+        scenario = head.value
+        if head.column < 3 or not isinstance(scenario, str) or scenario not in plan.model.scenarios:
+            continue
+        sets = plan.model.scenarios[scenario].overrides
+        for name, row in rows.items():
+            q = plan.model.quantities[name]
+            if q.is_input and name in sets:
+                continue
+            what = (f"scenario {scenario}'s copy of the Inputs value, which the scenario does not set" if q.is_input
+                    else f"a formula of scenario {scenario}")
+            typed(ws, row, head.column, name, what)
 
 
 def _scenario_edits(wb, path: str, plan: Plan, imported: Imported) -> None:
@@ -284,4 +345,5 @@ def describe(imported: Imported, plan: Optional[Plan] = None) -> str:
         lines.append(f"every input in {imported.path} matches the plan")
     if imported.missing:
         lines.append("not in the workbook (the plan's values are used): " + ", ".join(imported.missing))
+    lines.extend("not an input: " + text for text in imported.not_inputs)
     return "\n".join(lines)

@@ -137,17 +137,21 @@ def _inputs(book: Book, ws, row: int) -> int:
         return row
     every = len(names) == len([n for n in book.q if book.q[n].is_input])
     row = _section(ws, row, "Key inputs" + ("" if every else " (every input: the Inputs sheet)"))
-    ws.header(row, ["Description", "Input", "Value", "Unit", "Set by scenarios"])
-    set_by = {n for s in book.model.scenarios.values() for n in s.overrides}
+    value = "Value, selected scenario" if book.selectable else "Value"
+    ws.header(row, ["Description", "Input", value, "Unit", "Set by scenarios (edit there)"])
     for name in names:
         row += 1
         q = book.q[name]
         at = book.input_rows[name]
         ws.text(row, 1, q.doc or name)
         ws.link(row, 2, name, f"Inputs!B{at}")
-        ws.formula(row, 3, f"=Inputs!$B${at}", book.display(book.base_context, name), book.style(name))
+        # with a selector, the value the selected scenario uses (the Inputs sheet's Selected column)
+        column = col_letter(SELECTED) if book.selectable else "B"
+        ws.formula(row, 3, f"=Inputs!${column}${at}", book.display(book.base_context, name), book.style(name))
         ws.text(row, 4, unit_of(q), UNITS)
-        ws.text(row, 5, "yes" if name in set_by else "")
+        setters = [c for c in book.selectable if name in book.model.scenarios[c.scenario].overrides]
+        if setters:  # where to edit it for each scenario that sets it, linked to the first
+            ws.link(row, 5, book.scenario_cells(name), f"Scenarios!{setters[0].column}{book.rows[name]}")
     return row + 2
 
 

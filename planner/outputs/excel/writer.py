@@ -59,6 +59,7 @@ STYLES = {
     state.UNIT: {"italic": True, "font_color": "#595959"},
     state.LABEL: {"bold": True},
     state.INPUT: {"bg_color": "#FFCC99", "font_color": "#3F3F76", "border": 1, "border_color": "#7F7F7F"},
+    state.BASE_ONLY: {"bg_color": "#F2F2F2", "font_color": "#595959", "border": 1, "border_color": "#BFBFBF"},
     "units": {"indent": 1},
     state.NAME: {},
     summary.SECTION: {"bold": True, "font_size": 12, "font_color": "#1F4E78"},

@@ -1,0 +1,242 @@
+"""``planner import BOOK.xlsx --plan FILE --write``: the workbook's edits written back into the plan.
+
+The ``.plan`` file is the source of truth, and it is the user's text: only the bytes of the edited
+literals change. Every comment, doc string, blank line and alignment stays as it was; a literal keeps
+its unit as written (``2.50 USD/h`` edited to 2.25 becomes ``2.25 USD/h``, ``60%`` edited to 0.65 in
+the cell becomes ``65%``) and at least the decimals it was written with (``2.50`` edited to 3 becomes
+``3.00``); digit grouping (``1_000``) and an exponent (``1e6``) are kept.
+
+Before anything is written:
+
+* the workbook must come from this version of the plan: the export records a hash of the plan's text
+  (a document property); when the plan changed since, the write is refused unless ``force``;
+* every edited value is checked against the plan's constraints (in the base case and in every
+  scenario): a value outside one is refused, naming the cell and the constraint;
+* the new text is loaded again as a plan, and each edited literal must read back as the value typed.
+
+The file is replaced atomically (staged next to it, then renamed in; hard links kept), so a failed
+run leaves the old plan in place.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Optional
+
+from ...compute.evaluation import Plan
+from ...language import ir
+from ...language.errors import UsageError
+from .reader import Imported
+
+# the digits of a number literal, as the grammar lexes them (the unit follows)
+_DIGITS = re.compile(r"(\d(?:_?\d)*(?:\.\d(?:_?\d)*)?|\.\d(?:_?\d)*)([eE][+-]?\d+)?")
+SIGNIFICANT = 15  # digits a cell's number keeps
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One literal of the plan's text to replace: ``text[start:end]`` becomes ``new``."""
+
+    name: str
+    cell: str  # Inputs!B7, Scenarios!D9
+    scenario: Optional[str]
+    start: int
+    end: int
+    old: str
+    new: str
+    value: object  # the exact base-unit value the new literal must read back as
+
+
+def edits(plan: Plan, imported: Imported) -> list[Edit]:
+    """The literal replacements that carry ``imported``'s changes into the plan's text."""
+    out = []
+    for change in imported.changes:
+        if change.scenario is None:
+            q = plan.model.quantities[change.name]
+            expr = q.definition.expr
+            value = imported.overrides[change.name]
+            if q.definition.uncertain is not None and not q.definition.uncertain.point_written:
+                raise UsageError(f"{change.cell} (`{change.name}`): the plan gives `{change.name}` as a "
+                                 f"distribution (`{q.definition.uncertain.span.flat}`), whose median is the cell's "
+                                 "value; the write-back changes literals only",
+                                 hint=f"edit the distribution of `{change.name}` in {plan.path}")
+            where = f"`{change.name}`"
+        else:
+            overrides = [o for o in plan.model.scenarios[change.scenario].scenario.overrides if o.name == change.name]
+            expr = overrides[-1].expr
+            value = imported.scenario_overrides[change.scenario][change.name]
+            where = f"scenario `{change.scenario}`'s `{change.name}`"
+        if expr.span.source.name != plan.source.name:
+            raise UsageError(f"{change.cell}: {where} is defined in {expr.span.source.name}, which {plan.path} "
+                             "imports; the write-back changes the plan's own file only",
+                             hint=f"edit it in {expr.span.source.name}, or set it in {plan.path}")
+        if not ir.is_literal(expr):
+            raise UsageError(f"{change.cell}: {where} is the formula `{expr.span.flat}` in {plan.path}, not a "
+                             "number to replace", hint="edit the formula in the plan")
+        new = literal_text(plan, change.name, expr, value)
+        out.append(Edit(change.name, change.cell, change.scenario, expr.span.start, expr.span.end,
+                        expr.span.text, new, value))
+    out.sort(key=lambda e: e.start)
+    for a, b in zip(out, out[1:]):
+        if b.start < a.end:
+            raise UsageError(f"{a.cell} and {b.cell} both edit the literal `{a.old}` of {plan.path}",
+                             hint="keep one of the two edits")
+    return out
+
+
+def literal_text(plan: Plan, name: str, expr: ir.Expr, value) -> str:
+    """The text of literal ``expr`` (a definition's or an override's) for the new exact ``value`` (base
+    units): its unit as written, at least its written decimals, its grouping and exponent."""
+    if isinstance(value, bool) or isinstance(_innermost(expr), ir.Bool):
+        return "true" if value else "false"
+    number = _innermost(expr)
+    token = number.span.text
+    m = _DIGITS.match(token)
+    digits, exponent = m.group(1), m.group(2)
+    rest = token[m.end():]  # the spacing and the unit, as written
+    scale = Fraction(1)
+    if number.unit is not None:
+        _, scale, _ = plan.parse_override(f"{name}=1 {number.unit.text}", f"the unit of `{name}`")
+    shown = Fraction(value) / Fraction(scale)
+    negative = shown < 0
+    text = _decimal(abs(shown), digits, exponent)
+    was_negative = _negations(expr) % 2 == 1
+    if negative == was_negative:  # only the digits change
+        whole = expr.span.text
+        offset = number.span.start - expr.span.start
+        return whole[:offset] + text + whole[offset + m.end():]
+    return ("-" if negative else "") + text + rest
+
+
+def _innermost(expr: ir.Expr):
+    while isinstance(expr, ir.Neg):
+        expr = expr.operand
+    return expr
+
+
+def _negations(expr: ir.Expr) -> int:
+    n = 0
+    while isinstance(expr, ir.Neg):
+        n, expr = n + 1, expr.operand
+    return n
+
+
+def _decimal(value: Fraction, written: str, exponent: Optional[str]) -> str:
+    """``value`` (not negative) as a decimal with at least the decimals of ``written``, grouped with
+    ``_`` when ``written`` is, in ``written``'s exponent when it has one."""
+    power = int(exponent[1:]) if exponent else 0
+    mantissa = value / Fraction(10) ** power if exponent else value
+    body = _plain(mantissa, len(written.partition(".")[2].replace("_", "")))
+    if "_" in written.partition(".")[0]:
+        whole, dot, frac = body.partition(".")
+        body = f"{int(whole):_}" + dot + frac
+    return body + (exponent[0] + str(power) if exponent else "")
+
+
+def _plain(value: Fraction, decimals: int) -> str:
+    """A decimal with at least ``decimals`` decimals and as many more as ``value`` needs (at most
+    :data:`SIGNIFICANT` significant digits: a cell's float noise is not the user's)."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = SIGNIFICANT
+        d = Decimal(value.numerator) / Decimal(value.denominator)  # rounded to 15 significant digits
+    text = format(d, "f")
+    whole, _, frac = text.partition(".")
+    frac = frac.rstrip("0")
+    if len(frac) < decimals:
+        frac += "0" * (decimals - len(frac))
+    return whole + ("." + frac if frac else "")
+
+
+def apply(text: str, changes: list[Edit]) -> str:
+    """``text`` with each edit's literal replaced (the edits are sorted and do not overlap)."""
+    parts, at = [], 0
+    for e in changes:
+        parts.append(text[at:e.start])
+        parts.append(e.new)
+        at = e.end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def diff(path: str, old: str, new: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), path, path))
+
+
+def check_fresh(book_path: str, plan: Plan, recorded: Optional[str], force: bool) -> Optional[str]:
+    """Refuse (UsageError) a workbook exported from another version of the plan's text (``recorded``:
+    the hash the workbook holds), unless ``force``; return a warning when forced past one."""
+    from .book import plan_hash
+
+    now = plan_hash(plan.source.text)
+    if recorded == now:
+        return None
+    if recorded is None:
+        problem = (f"{book_path} does not record which version of {plan.path} it was exported from (it was "
+                   "exported by an older planner)")
+    else:
+        problem = f"{plan.path} changed since {book_path} was exported from it"
+    if force:
+        return problem + "; written anyway (--force): each edit replaced the plan's literal as it is now"
+    raise UsageError(problem + "; nothing was written, so that no change made to the plan since is lost",
+                     hint=f"export a fresh workbook (`planner export {plan.path} -o BOOK.xlsx`) and make the "
+                          "edits there, or pass --force to write the edits into the plan as it is now "
+                          "(--dry-run shows what would change)")
+
+
+def check_constraints(plan: Plan, imported: Imported) -> None:
+    """Evaluate the plan with the edits in the base case and every scenario: a value outside a
+    constraint raises the located error, which names the cell (the value's origin) and the constraint."""
+    imported.evaluate(plan, [None, *plan.model.scenarios])
+
+
+def write_back(book_path: str, plan: Plan, imported: Imported, force: bool = False, dry_run: bool = False,
+               import_roots=()) -> tuple[list[Edit], str, list[str]]:
+    """Carry ``imported``'s edits into ``plan``'s file; return the edits, the unified diff and warnings.
+    ``dry_run``: write nothing."""
+    from ...compute.evaluation import loads
+    from ...language.imports import read_plan
+
+    warnings = []
+    stale = check_fresh(book_path, plan, imported.plan_hash, force)
+    if stale:
+        warnings.append(stale)
+    path = Path(plan.path)
+    text = read_plan(path)
+    if text != plan.source.text:
+        raise UsageError(f"{plan.path} changed while it was being read; nothing was written", hint="run it again")
+    changes = edits(plan, imported)
+    if not changes:
+        return [], "", warnings
+    check_constraints(plan, imported)
+    new = apply(text, changes)
+    again = loads(new, plan.path, path.parent, import_roots=import_roots)
+    for e in changes:
+        got = (again.model.quantities[e.name].value if e.scenario is None
+               else again.model.scenarios[e.scenario].overrides.get(e.name))
+        if got != e.value and not (isinstance(e.value, Fraction) and _close(got, e.value)):
+            raise UsageError(f"{e.cell}: the new literal `{e.new}` for `{e.name}` would read back as another value; "
+                             "nothing was written", hint="type the value with fewer digits")
+    shown = diff(plan.path, text, new)
+    if not dry_run:
+        from ..build import rewrite
+
+        bom = path.read_bytes().startswith(b"\xef\xbb\xbf")
+        rewrite(path, (b"\xef\xbb\xbf" if bom else b"") + new.encode("utf-8"),
+                f"the write-back rewrites {plan.path} in place: make it (and its folder) writable, or see the "
+                "change with --dry-run")
+    return changes, shown, warnings
+
+
+def _close(a, b: Fraction) -> bool:
+    """The same to the significant digits a cell keeps (a value rounded to 15 digits when written)."""
+    try:
+        a = Fraction(a)
+    except (TypeError, ValueError):
+        return False
+    return abs(a - b) <= abs(b) * Fraction(1, 10 ** (SIGNIFICANT - 1))
