@@ -29,6 +29,7 @@ from .errors import (
     CycleError,
     DisplayUnitError,
     DuplicateError,
+    DistributionError,
     ErrorSink,
     KindError,
     Label,
@@ -968,6 +969,43 @@ class Analyzer:
                 if node.name not in q:
                     self.sink.add(self._unknown(node.name, node.span, frozenset()))
             picks(pc.scenarios)
+        self._correlations(model)
+
+    def _correlations(self, model: Model) -> None:
+        """``correlate(a, b, rho)``: two uncertain inputs, each pair once, a set that can hold together."""
+        from .uncertain import correlation_factor
+
+        q = model.quantities
+        pairs: list[ir.Correlation] = []
+        seen: dict[frozenset, ir.Correlation] = {}
+        for c in (s for s in model.plan.statements if isinstance(s, ir.Correlation)):
+            ok = True
+            for name, span in ((c.a, c.a_span), (c.b, c.b_span)):
+                if name not in q:
+                    self.sink.add(self._unknown(name, span, frozenset()))
+                    ok = False
+                elif q[name].definition.uncertain is None or not q[name].is_input:
+                    self.sink.add(DistributionError(
+                        f"`{name}` is not an uncertain input, so it has nothing to correlate", span,
+                        label="not uncertain", labels=[Label(q[name].definition.span, "defined here")],
+                        hint=f"give `{name}` a range (`{name} = low to high`) or a distribution, or correlate "
+                             "two inputs that have one"))
+                    ok = False
+            key = frozenset((c.a, c.b))
+            if ok and key in seen:
+                self.sink.add(DistributionError(f"`{c.a}` and `{c.b}` are correlated twice", c.span,
+                                                label="again", labels=[Label(seen[key].span, "first here")],
+                                                hint="keep one `correlate` per pair"))
+                ok = False
+            if ok:
+                seen[key] = c
+                pairs.append(c)
+        if pairs:
+            names = [n for n in model.order if any(n in (p.a, p.b) for p in pairs)]
+            try:
+                correlation_factor(names, pairs)
+            except DistributionError as err:
+                self.sink.add(err)
 
     def answer_types(self, model: Model) -> dict[str, Type]:
         """Names of question results (``solve ... as x``, ``maximize ... as best``) and their types:

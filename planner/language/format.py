@@ -325,7 +325,7 @@ def _space(prev: Optional[_Item], tok: _Item, in_unit: bool, picks: bool) -> boo
         return False
     if a in ("MINUS", "PLUS"):  # a sign
         return False
-    if b == "LPAR" and a == "NAME":  # a call or a function's parameters
+    if b == "LPAR" and (a == "NAME" or prev.text == "correlate"):  # a call, a function's parameters, a correlate
         return False
     if b == "EQUAL" or a == "EQUAL":
         return not picks

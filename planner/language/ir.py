@@ -459,6 +459,20 @@ class ProbabilityCheck:
 
 
 @dataclass(frozen=True)
+class Correlation:
+    """``correlate(a, b, 0.8)``: the rank correlation (Spearman's) of two uncertain inputs in the
+    simulation (:mod:`planner.language.uncertain`); ``rho`` is a number from -1 to 1."""
+
+    a: str
+    b: str
+    rho: float
+    span: Span
+    a_span: Span
+    b_span: Span
+    rho_span: Span
+
+
+@dataclass(frozen=True)
 class Import:
     path: str
     alias: Optional[str]
@@ -467,7 +481,7 @@ class Import:
 
 
 Statement = (Definition | FunctionDef | UnitDecl | Scenario | Axis | Sweep | Solve | Optimize | Check | ProbabilityCheck
-             | Import)
+             | Correlation | Import)
 
 
 @dataclass(frozen=True)

@@ -500,6 +500,11 @@ class _Lower(Transformer):
         return ir.Check(cond, opts["within"], opts["with"], opts["scenarios"], self.span(meta))
 
     @v_args(meta=True)
+    def correlate(self, meta, children):
+        (a, a_span), (b, b_span), rho = children
+        return uncertain.correlation(a, b, rho, self.span(meta), a_span, b_span)
+
+    @v_args(meta=True)
     def import_stmt(self, meta, children):
         path = unescape(str(children[0]))
         alias = str(children[1]) if len(children) > 1 else None

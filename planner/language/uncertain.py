@@ -256,3 +256,88 @@ def probability_check(check: ir.Check, functions: frozenset[str] = frozenset()
                          hint="write the bound in the comparison (`check p95(cost) <= 2 USD`); for other inputs "
                               "use a scenario (`check P(x < 1) >= 90% in high_load`)")
     return ir.ProbabilityCheck(check.condition, check.scenarios, check.span)
+
+
+# ---- declared correlation -------------------------------------------------------
+
+def correlation(a: str, b: str, rho_expr: ir.Expr, span: Span, a_span: Span, b_span: Span) -> ir.Correlation:
+    """``correlate(a, b, rho)``: a rank correlation from -1 to 1 (a plain number or a percentage) of two
+    different inputs; a located error otherwise. Whether both are uncertain inputs, and whether the
+    plan's correlations together can hold, is checked with the plan (:func:`correlation_factor`)."""
+    usage = "correlate(input_a, input_b, rank_correlation)"
+    value, unit = _literal(rho_expr, "a correlation")
+    if unit is not None and unit.text != "%":
+        raise DistributionError(f"a correlation is a plain number from -1 to 1, not `{rho_expr.span.flat}`",
+                                rho_expr.span, label="has a unit", hint=f"write `{usage}`, such as "
+                                f"`correlate({a}, {b}, 0.8)`")
+    if unit is not None:
+        value = value / 100
+    if not -1 <= value <= 1:
+        raise DistributionError(f"a correlation runs from -1 to 1; {rho_expr.span.flat} is outside", rho_expr.span,
+                                label="outside -1..1", hint="1 moves the two inputs together, -1 against each other, "
+                                                            "0 leaves them independent")
+    if a == b:
+        raise DistributionError(f"`{a}` is correlated with itself", b_span, label="the same input",
+                                hint=f"write two different uncertain inputs: `{usage}`")
+    return ir.Correlation(a, b, float(value), span, a_span, b_span, rho_expr.span)
+
+
+def normal_correlation(rho: float) -> float:
+    """The correlation of the underlying normals that gives rank correlation ``rho`` in a Gaussian copula
+    (Pearson's 1907 relation, exact for continuous marginals: rho_S = 6/pi * asin(r/2))."""
+    if abs(rho) == 1:  # exactly: 2 sin(pi / 6) is 0.9999999999999999 in floats
+        return float(rho)
+    return 2 * math.sin(math.pi * rho / 6)
+
+
+def correlation_factor(names: list[str], pairs: list[ir.Correlation]) -> list[list[float]]:
+    """The lower-triangular factor ``L`` (``L L^T = R``) of the normals' correlation matrix ``R`` of
+    ``names`` (those in a declared correlation, in this order); a located error when the set cannot
+    hold together (``R`` not positive semi-definite; a pair not declared is independent)."""
+    index = {n: i for i, n in enumerate(names)}
+    k = len(names)
+    r = [[1.0 if i == j else 0.0 for j in range(k)] for i in range(k)]
+    for pair in pairs:
+        i, j = index[pair.a], index[pair.b]
+        r[i][j] = r[j][i] = normal_correlation(pair.rho)
+    if _cholesky(r) is None:
+        from .errors import Label
+
+        declared = {frozenset((p.a, p.b)) for p in pairs}
+        missing = [(x, y) for i, x in enumerate(names) for y in names[i + 1:] if frozenset((x, y)) not in declared]
+        raise DistributionError(
+            "these correlations cannot all hold: their matrix is not positive semi-definite"
+            + (" (a pair not declared is independent: " + ", ".join(f"{x} and {y}" for x, y in missing) + ")"
+               if missing else ""), pairs[-1].span, label="impossible with the others",
+            labels=[Label(p.span, "with this") for p in pairs[:-1]],
+            hint="loosen one, or declare the pair between: if a moves with b and b with c, a moves with c too "
+                 "(with 0.9 and 0.9, a and c need more than 0.6)")
+    factor = _cholesky(r)
+    assert factor is not None
+    return factor
+
+
+_PSD_SLACK = 1e-12
+
+
+def _cholesky(r: list[list[float]]) -> Optional[list[list[float]]]:
+    """``L`` with ``L L^T = r`` for a positive semi-definite ``r`` (a zero pivot, as for a correlation
+    of exactly 1, leaves its column 0), else ``None``. Plain Python: the matrices are small, and the
+    workbook writes these same numbers as its cells' constants."""
+    k = len(r)
+    out = [[0.0] * k for _ in range(k)]
+    for j in range(k):
+        d = r[j][j] - sum(out[j][m] ** 2 for m in range(j))
+        if d < -_PSD_SLACK:
+            return None
+        pivot = math.sqrt(max(d, 0.0))
+        out[j][j] = pivot
+        for i in range(j + 1, k):
+            s = r[i][j] - sum(out[i][m] * out[j][m] for m in range(j))
+            if pivot <= _PSD_SLACK:
+                if abs(s) > 1e-9:
+                    return None
+                out[i][j] = 0.0
+            else:
+                out[i][j] = s / pivot
+    return out

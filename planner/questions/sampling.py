@@ -156,6 +156,44 @@ def inverse_cdf(kind: str, params: Sequence[float], u: np.ndarray, within: tuple
     raise ValueError(f"unknown distribution {kind!r}")
 
 
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+
+
+def ncdf(z: np.ndarray) -> np.ndarray:
+    """The standard normal's CDF at each ``z``, ``erfc(-z / sqrt 2) / 2`` (the C library's erfc, as the
+    spreadsheet engines' NORMSDIST computes it to about 1e-16)."""
+    return 0.5 * _ERFC(-np.asarray(z, dtype=float) / math.sqrt(2)).astype(float)
+
+
+def from_normal(kind: str, params: Sequence[float], z: np.ndarray, within: tuple[float, float] = (0.0, 1.0)
+                ) -> np.ndarray:
+    """The values of a distribution at standard normal scores ``z`` (a Gaussian copula's output): the
+    normal family straight from ``z``, any other through its probability ``ncdf(z)``."""
+    if within == (0.0, 1.0) and kind in NORMAL_FAMILY:
+        if kind == "normal":
+            return params[0] + params[1] * z
+        mu, sigma = _log_params(kind, params)
+        return np.exp(mu + sigma * z)
+    u = np.clip(ncdf(z), np.finfo(float).tiny, 1.0 - np.finfo(float).epsneg)
+    return inverse_cdf(kind, params, u, within)
+
+
+NORMAL_FAMILY = ("range", "lognormal", "normal")
+
+
+def correlated_scores(z: Sequence[np.ndarray], factor: Sequence[Sequence[float]]) -> list[np.ndarray]:
+    """The Gaussian copula's step: row ``j`` of ``factor`` (``L`` with ``L L^T`` the normals'
+    correlation matrix) times the independent scores ``z``, summed left to right (as a workbook cell's
+    ``L_j1*z1+L_j2*z2+...`` is)."""
+    out = []
+    for j, row in enumerate(factor):
+        acc = row[0] * z[0]
+        for k in range(1, j + 1):
+            acc = acc + row[k] * z[k]
+        out.append(acc)
+    return out
+
+
 def _log_params(kind: str, params: Sequence[float]) -> tuple[float, float]:
     """(mu, sigma) of the logarithm of a lognormal: ``range`` (P5, P95) or ``lognormal`` (mean, sd)."""
     if kind == "range":

@@ -123,8 +123,32 @@ def draw(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str 
     if method not in METHODS:
         raise DistributionError(f"unknown sampling method `{method}`", hint="methods: " + ", ".join(METHODS))
     inputs = uncertain_inputs(plan) if inputs is None else inputs
-    return {name: sampling.inverse_cdf(u.kind, u.params, sampling.uniforms(samples, seed, name, method), u.within)
-            for name, u in inputs.items()}
+    uniform = {name: sampling.uniforms(samples, seed, name, method) for name in inputs}
+    out = {name: sampling.inverse_cdf(u.kind, u.params, uniform[name], u.within) for name, u in inputs.items()}
+    correlated = copula(plan)
+    if correlated is not None:  # a Gaussian copula over the inputs a `correlate` names
+        names, factor = correlated
+        z = sampling.correlated_scores([sampling.ndtri(uniform[n]) for n in names], factor)
+        for n, zn in zip(names, z):
+            out[n] = sampling.from_normal(inputs[n].kind, inputs[n].params, zn, inputs[n].within)
+    return out
+
+
+def copula(plan: Plan) -> Optional[tuple[list[str], list[list[float]]]]:
+    """The inputs in a declared correlation (plan order) and the factor ``L`` of their normals'
+    correlation matrix, or ``None``. Why a Gaussian copula and not Iman-Conover: it works trial by
+    trial (input j's score is ``L_j . z`` of that trial's own scores), so the workbook's Trials sheet
+    writes it as formulas of the trial number, and a trial's numbers do not depend on how many trials
+    there are; Iman-Conover reorders the whole sample set, which no per-row formula can follow. The
+    declared number is the rank correlation (Spearman's); the normals get ``2 sin(pi rho / 6)``,
+    which gives exactly that rank correlation."""
+    from ..language.uncertain import correlation_factor
+
+    pairs = [s for s in plan.model.plan.statements if isinstance(s, ir.Correlation)]
+    if not pairs:
+        return None
+    names = [n for n in plan.model.order if any(n in (p.a, p.b) for p in pairs)]
+    return names, correlation_factor(names, pairs)
 
 
 def check_samples(samples: int) -> None:

@@ -36,10 +36,24 @@ def _num(x: float) -> str:
     return repr(float(x))
 
 
-def value_formula(u: simulate.UncertainInput, scale: float, trial: str) -> str:
-    """The input's value (display units) for the trial in cell ``trial``, as a formula (no ``=``)."""
-    p = sampling.counter_formula(trial, SEED, u.name)
+def score_formula(names: list[str], row: list[float], trial: str) -> str:
+    """A correlated input's normal score in a Gaussian copula: ``L_j1*z1+L_j2*z2+...`` over the scores
+    ``NORMSINV(u)`` of the inputs it is correlated with, ``L`` the factor planner computes
+    (:func:`planner.questions.simulate.copula`) written as constants."""
+    return "+".join(f"{_num(c)}*NORMSINV({sampling.counter_formula(trial, SEED, n)})"
+                    for n, c in zip(names, row) if c != 0)
+
+
+def value_formula(u: simulate.UncertainInput, scale: float, trial: str, score: str | None = None) -> str:
+    """The input's value (display units) for the trial in cell ``trial``, as a formula (no ``=``);
+    ``score``: its normal score in a copula (:func:`score_formula`), for a correlated input."""
     lo, hi = u.within
+    if score is not None and (lo, hi) == (0.0, 1.0) and u.kind in sampling.NORMAL_FAMILY:
+        if u.kind == "normal":
+            return f"({_num(u.params[0] / scale)}+{_num(u.params[1] / scale)}*({score}))"
+        mu, sigma = sampling._log_params(u.kind, u.params)
+        return f"EXP({_num(mu - math.log(scale))}+{_num(sigma)}*({score}))"
+    p = sampling.counter_formula(trial, SEED, u.name) if score is None else f"NORMSDIST({score})"
     if (lo, hi) != (0.0, 1.0):
         p = f"({_num(lo)}+({p})*{_num(hi - lo)})"
     params = [v / scale for v in u.params]
@@ -94,12 +108,16 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
                       "has them): " + ", ".join(left_out))
     ws.text(top, 1, "trial", HEADER)
     rows = []
+    correlated = simulate.copula(plan)
+    scores = {} if correlated is None else {
+        n: score_formula(correlated[0], row, f"$A{ROW}") for n, row in zip(*correlated)}
     for k in range(trials):
         row = []
         for n in names:
             q = book.q[n]
             scale = float(scale_of(q))  # a percentage cell holds the fraction
-            row.append(Live("=" + value_formula(inputs[n], scale, f"$A{ROW}"), float(drawn[n][k] / scale)))
+            row.append(Live("=" + value_formula(inputs[n], scale, f"$A{ROW}", scores.get(n)),
+                            float(drawn[n][k] / scale)))
         rows.append(row)
     table.header()
     table.fill(rows)
