@@ -15,7 +15,7 @@ from typing import Mapping, Optional
 from ..language import ir
 from ..language.aggregates import MAX_TERMS, Ranges
 from ..language.analysis import unit_of
-from ..language.errors import EvaluationError, Label
+from ..language.errors import EvaluationError, Label, NeverError
 from ..language.model import Model
 from ..language.precision import approx_tolerance, in_floats
 
@@ -63,6 +63,7 @@ class _Eval:
         self.model = model
         self.values = values
         self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
+        self._seen: set[str] = set()  # quantities without a value already looked into (:meth:`_never`)
 
     def _approx(self, e: ir.Compare, i: int, a, b) -> bool:
         """``a ~= b`` as the numeric route decides it (:mod:`planner.language.precision`)."""
@@ -76,6 +77,21 @@ class _Eval:
     def _fail(self, message: str, node, label: str = "", hint: Optional[str] = None):
         raise _Found(EvaluationError(message, node.span, label=label, hint=hint))
 
+    def _never(self, name: str) -> None:
+        """``name`` has no value: when it is a ``first`` that found nothing, say that (not "nan")."""
+        q = self.model.quantities.get(name)
+        if q is None or q.is_input or name in self._seen:
+            return
+        self._seen.add(name)  # each once: a diamond of nan quantities is walked once, not exponentially
+        try:
+            self._eval(q.definition.expr, {})
+        except _Found as found:
+            err = found.error
+            if isinstance(err, NeverError):
+                err.notes.append(f"`{name}` is never, and a formula uses it" if is_first(q.definition.expr)
+                                 else f"through `{name}`")
+                raise
+
     def _eval(self, e: ir.Expr, env: dict):
         ev = lambda x: self._eval(x, env)  # noqa: E731
         if isinstance(e, ir.Number):
@@ -87,6 +103,8 @@ class _Eval:
             if e.name in env:
                 return env[e.name]
             v = self.values[e.name]
+            if v != v:  # nan: a `first` that found nothing says so
+                self._never(e.name)
             q = self.model.quantities.get(e.name)  # else a question's answer
             return bool(v) if q is not None and q.is_bool else float(v)
         if isinstance(e, ir.Neg):
@@ -158,6 +176,8 @@ class _Eval:
             scale = float(st.scale)
             items = [start + i * float(step) for i in range(count)]
             shown = [_fmt(v / scale) + (f" {unit}" if unit else "") for v in items]
+        if e.op is ir.AggOp.FIRST:
+            return self._first(e, env, items, shown)
         if not items and e.op in (ir.AggOp.MIN, ir.AggOp.MAX):
             self._fail(f"`{what}` of an empty range: `{values.span.flat}` holds no value", values,
                        hint="the end of the range is below its start")
@@ -183,6 +203,21 @@ class _Eval:
         if not math.isfinite(r):
             self._fail(f"overflow: the {what} is too large", e, f"gives {r}")
         return r
+
+    def _first(self, e: ir.Aggregate, env: dict, items: list, shown: list):
+        for v, label in zip(items, shown):
+            try:
+                if self._eval(e.body, {**env, e.var: v}):
+                    return v
+            except _Found as found:
+                found.error.notes.append(f"at {e.var} = {label}")
+                raise
+        where = f"`{e.values.span.flat}`"
+        raise _Found(NeverError(
+            f"never: `{e.body.span.flat}` holds for no `{e.var}` in {where}", e.span,
+            label="found nothing" if items else "an empty range",
+            hint=f"a formula or check that uses it has no value here; whether it ever holds: "
+                 f"`count({e.body.span.flat} for {e.var} in {e.values.span.flat}) > 0`"))
 
     def _call(self, e: ir.Call, env: dict):
         f = self.model.functions.get(e.func)
@@ -231,6 +266,11 @@ class _Eval:
         except (OverflowError, ValueError):
             self._fail(f"overflow in `{name}`", e)
         raise AssertionError(name)
+
+
+def is_first(e: ir.Expr) -> bool:
+    """Whether ``e`` is a ``first(...)`` (whose value may be "never")."""
+    return isinstance(e, ir.Aggregate) and e.op is ir.AggOp.FIRST
 
 
 def _cmp(op: ir.CmpOp, a, b) -> bool:

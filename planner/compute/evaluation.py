@@ -20,6 +20,7 @@ from ..language.errors import (
     ConstraintError,
     KindError,
     Label,
+    NeverError,
     OverrideError,
     PlanError,
     ScenarioError,
@@ -58,6 +59,11 @@ class Evaluation:
     values: dict[str, float | bool]
     origins: dict[str, Origin] = field(default_factory=dict)
     answers: dict[str, float] = field(default_factory=dict)  # question answers the formulas use, base units
+    never: dict[str, PlanError] = field(default_factory=dict)  # quantities `first(...)` found no value for, why
+
+    def is_never(self, name: str) -> bool:
+        """Whether ``name`` is a ``first(...)`` that found nothing (its value is nan; shown "never")."""
+        return name in self.never
 
     def __getitem__(self, name: str) -> float | bool:
         return self.values[name]
@@ -370,12 +376,27 @@ class Plan:
             raw = self.run_compiled(inputs, ev.answers)
             for name in self.model.derived:
                 values[name] = _scalar(raw[name])
+        bad = [n for n in self.model.derived if not isinstance(values[n], bool) and not math.isfinite(values[n])]
+        if bad:
+            from .diagnose import diagnose, is_first
+
+            for name in bad:  # a `first` that found nothing: "never", a stated outcome
+                if is_first(self.model.quantities[name].definition.expr):
+                    err = diagnose(self.model, name, {**values, **ev.answers})
+                    if isinstance(err, NeverError):
+                        ev.never[name] = err
         for name in self.model.derived:
             v = values[name]
-            if not isinstance(v, bool) and not math.isfinite(v):
+            # what uses a "never" fails with that reason, even where its value came out finite (a comparison
+            # of nan is false, so `if(breakeven > 24 month, a, b)` would quietly be b)
+            uses_never = ev.never and name not in ev.never and \
+                any(d in ev.never for d in self.model.quantities[name].deps)
+            if uses_never or (name not in ev.never and not isinstance(v, bool) and not math.isfinite(v)):
                 from .diagnose import diagnose
 
                 err = diagnose(self.model, name, {**values, **ev.answers})
+                if uses_never and math.isfinite(v) and not isinstance(err, NeverError):
+                    continue  # its formula did not take the never value (the other branch of an `if`)
                 if scenario is not None:
                     err.notes.append(f"in scenario `{scenario}`")
                 for n, o in where.items():

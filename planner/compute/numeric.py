@@ -237,6 +237,14 @@ class Compiler:
 
     def _aggregate(self, e: ir.Aggregate, scope: Scope, env: dict, ranges_scope: dict) -> int:
         op = e.op
+        if e.values.kind == "list" and op is ir.AggOp.FIRST:  # the first item where the condition holds
+            items = [(self._expr(item, scope, env, ranges_scope), item) for item in e.values.items]
+            acc = scope.const(NEVER)
+            for value, item in reversed(items):
+                inner_ranges = {**ranges_scope, e.var: (item, ranges_scope)}
+                cond = self._expr(e.body, scope, {**env, e.var: value}, inner_ranges)
+                acc = scope.emit("if", cond, value, acc)
+            return acc
         if e.values.kind == "list":  # written out, term by term
             terms = []
             for item in e.values.items:
@@ -265,15 +273,20 @@ class Compiler:
         result = self._expr(e.body, body, inner_env, inner_ranges)
         if op is ir.AggOp.COUNT:
             result = body.emit("if", result, body.const(1.0), body.const(0.0))
+        elif op is ir.AggOp.FIRST:  # the least value where the condition holds: the first, a range counting up
+            result = body.emit("if", result, var, body.const(_INF))
         consts = body.values
         captured = list(body.captures.items())
         steps, (results, renumber), size = allocate(body.steps, consts, 0, [result], body.size,
                                                      fixed=[var] + [inner for _, inner in captured])
-        kind = "sum" if op is ir.AggOp.COUNT else op.value
+        kind = {ir.AggOp.COUNT: "sum", ir.AggOp.FIRST: "min"}.get(op, op.value)
         self._aggregates = True
-        return scope.emit("agg", kind, start, end, _float(step.value), cap,
-                          Body([(outer, renumber[inner]) for outer, inner in captured], renumber[var], size,
-                               [(renumber[r], v) for r, v in consts], steps, results[0]))
+        out = scope.emit("agg", kind, start, end, _float(step.value), cap,
+                         Body([(outer, renumber[inner]) for outer, inner in captured], renumber[var], size,
+                              [(renumber[r], v) for r, v in consts], steps, results[0]))
+        if op is ir.AggOp.FIRST:  # none found (or an empty range): no value, which the evaluation calls never
+            out = scope.emit("if", scope.emit("<", out, scope.const(_INF)), out, scope.const(NEVER))
+        return out
 
     def _constant(self, e: ir.Expr) -> Optional[Fraction]:
         from .exact import ExactEvaluator, NotRational
@@ -283,6 +296,10 @@ class Compiler:
         except (NotRational, KeyError):
             return None
         return v if isinstance(v, Fraction) else None
+
+
+_INF = float("inf")
+NEVER = float("nan")  # a `first` that found nothing (:func:`planner.compute.diagnose.diagnose` says so)
 
 
 def _float(v):

@@ -117,7 +117,52 @@ class RangeMin(_RangeExtreme):
     _pick = sp.Min
 
 
-AGGREGATES = (sp.Sum, sp.Product, RangeMax, RangeMin)  # SymPy nodes of aggregates over ranges
+class Never(sp.AtomicExpr):
+    """No value: a ``first(...)`` that found nothing. Numbers are nan; the workbook writes ``NA()``."""
+
+    is_number = True
+    is_finite = False
+
+    def _sympystr(self, printer) -> str:
+        return "never"
+
+    def _latex(self, printer) -> str:
+        return r"\text{never}"
+
+
+class RangeFirst(_RangeExtreme):
+    """``first(m for m in a..b where c)``: the least value of ``Piecewise((m, c), (oo, True))`` over the
+    range, with none (:class:`Never`) where the condition holds nowhere. Written out term by term
+    (:meth:`doit`), the first value whose condition holds."""
+
+    __slots__ = ()
+    _symbol = "first"
+    _pick = sp.Min
+
+    def doit(self, **hints):
+        (k, lo, hi), = self.limits
+        (value, cond), _ = self.function.args
+        if lo.is_Integer and hi.is_Integer and 0 <= hi - lo < 10_000:
+            pieces = [(value.xreplace({k: sp.Integer(i)}), cond.xreplace({k: sp.Integer(i)}))
+                      for i in range(int(lo), int(hi) + 1)]
+            pieces = [(v, c) for v, c in pieces if c is not sp.false]
+            return sp.Piecewise(*pieces, (Never(), True))
+        return self
+
+    def _latex(self, printer) -> str:
+        (k, lo, hi), = self.limits
+        (value, cond), _ = self.function.args
+        return (rf"\min\left\{{{printer._print(value)} \;:\; {printer._print(k)} = {printer._print(lo)}, \ldots, "
+                rf"{printer._print(hi)},\ {printer._print(cond)}\right\}}")
+
+    def _sympystr(self, printer) -> str:
+        (k, lo, hi), = self.limits
+        (value, cond), _ = self.function.args
+        return f"first({printer._print(value)} for {printer._print(k)} in {printer._print(lo)}..{printer._print(hi)}" \
+               f" where {printer._print(cond)})"
+
+
+AGGREGATES = (sp.Sum, sp.Product, RangeMax, RangeMin, RangeFirst)  # SymPy nodes of aggregates over ranges
 
 
 def closed_forms(expr: sp.Basic) -> sp.Basic:
@@ -129,7 +174,7 @@ def closed_forms(expr: sp.Basic) -> sp.Basic:
 
     def simple(node) -> bool:
         return not node.function.has(sp.Piecewise, sp.Max, sp.Min, sp.floor, sp.ceiling, sp.Abs, sp.sign,
-                                     RangeMax, RangeMin)
+                                     RangeMax, RangeMin, RangeFirst)
 
     return expr.replace(lambda n: isinstance(n, (sp.Sum, sp.Product)) and simple(n),
                         lambda n: n.doit(deep=False))
@@ -223,6 +268,14 @@ class Converter:
         condition holds)."""
         values = e.values
         op = e.op
+        if values.kind == "list" and op is ir.AggOp.FIRST:
+            pieces = []
+            for item in values.items:
+                value = self._conv(item, env, ref, scope)
+                cond = self._conv(e.body, {**env, e.var: value}, ref, {**scope, e.var: (item, scope)})
+                if cond is not sp.false:
+                    pieces.append((value, cond))
+            return sp.Piecewise(*pieces, (Never(), True))
         if values.kind == "list":
             terms = []
             for item in values.items:
@@ -252,8 +305,10 @@ class Converter:
         body = self._conv(e.body, {**env, e.var: var}, ref, inner_scope)
         if op is ir.AggOp.COUNT:
             body = _indicator(body)
+        elif op is ir.AggOp.FIRST:
+            body = sp.Piecewise((var, body), (sp.oo, True), evaluate=False)  # kept whole for RangeFirst
         cls = {ir.AggOp.SUM: sp.Sum, ir.AggOp.COUNT: sp.Sum, ir.AggOp.PRODUCT: sp.Product,
-               ir.AggOp.MAX: RangeMax, ir.AggOp.MIN: RangeMin}[op]
+               ir.AggOp.MAX: RangeMax, ir.AggOp.MIN: RangeMin, ir.AggOp.FIRST: RangeFirst}[op]
         return cls(body, (k, lo, hi))
 
     def _constant(self, e: ir.Expr) -> Optional[Fraction]:
@@ -447,6 +502,8 @@ class _Walker:
         x = lambda a: self.p(a, scope)  # noqa: E731
         if e.is_Symbol:
             return _lookup(e, scope)
+        if isinstance(e, Never):
+            return scope.const(float("nan"))
         if e is sp.true or e is sp.false:
             return scope.const(bool(e))
         if e.is_Number or e in (sp.E, sp.pi):
@@ -527,6 +584,10 @@ class _Walker:
         if t is sp.factorial:  # SymPy's form of a product over 1..n: that product again
             k = sp.Dummy("k", integer=True)
             return self._aggregate(k, [(k, sp.Integer(1), e.args[0])], "product", scope)
+        if t is RangeFirst:  # the least value where the condition holds; none: nan
+            out = self._aggregate(e.function, list(e.limits), "min", scope)
+            inf = scope.const(float("inf"))
+            return scope.emit("if", scope.emit("<", out, inf), out, scope.const(float("nan")))
         if t in _AGGREGATES or isinstance(e, _RangeExtreme):
             kind = _AGGREGATES.get(t) or ("max" if isinstance(e, RangeMax) else "min")
             return self._aggregate(e.function, list(e.limits), kind, scope)

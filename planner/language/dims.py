@@ -272,6 +272,13 @@ class Typer:
                                 hint=f"compare it, as in `count({e.body.span.flat} > 0 for ...)`; "
                                      "to add the values up use `sum`")
             return NUM
+        if e.op is ir.AggOp.FIRST:
+            if not body.is_bool:
+                raise KindError("`first` finds where a condition holds", e.body.span,
+                                label="a number, not a condition",
+                                hint=f"compare it, as in `first({e.var} for {e.var} in ... where "
+                                     f"{e.body.span.flat} > 0)`")
+            return var
         if body.is_bool:
             hint = "count where a condition holds with `count(...)`" if e.op is ir.AggOp.SUM else \
                 "use `if(condition, a, b)` to turn a condition into numbers"

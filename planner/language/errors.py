@@ -112,6 +112,13 @@ class EvaluationError(PlanError):
     family = "evaluation"
 
 
+class NeverError(EvaluationError):
+    """A ``first(...)`` that found no value where its condition holds: "never", a stated outcome.
+    The quantity defined by it shows "never"; a formula or check that uses it fails with this."""
+
+    family = "never"
+
+
 class ScenarioError(PlanError):
     family = "scenario"
 

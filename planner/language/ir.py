@@ -151,6 +151,7 @@ class AggOp(enum.Enum):
     MIN = "min"
     MAX = "max"
     COUNT = "count"
+    FIRST = "first"  # the first value of the variable where the body (a condition) holds; none: "never"
 
 
 ITEM = "#"  # the variable of an aggregate written without one (`sum([a, b])`, `sum(1..n)`): no plan name
@@ -171,7 +172,9 @@ class Aggregate:
     """``sum(body for var in values)``: ``op`` over the values of ``var`` (a range of integers steps,
     or a list), ``body`` evaluated at each. ``count`` counts where ``body`` (a condition) holds; written
     without a body (``count([a, b])``, ``sum(1..n)``) the variable is :data:`ITEM` and the body is the
-    variable itself (``true`` for ``count``). ``var`` is visible in ``body`` only."""
+    variable itself (``true`` for ``count``). ``first`` (written ``first(m for m in R where C)``) takes the
+    condition ``C`` as its body and gives the first value of ``var`` where it holds. ``var`` is visible in
+    ``body`` only."""
 
     op: AggOp
     var: str

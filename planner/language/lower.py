@@ -208,8 +208,8 @@ class _Lower(Transformer):
         if func not in self._AGGREGATES:
             raise ParseError(
                 f"`{func}(... for ... in ...)` is not an aggregate", func_span,
-                label="not sum, product, min, max or count",
-                hint="`for ... in` inside a call needs one of sum, product, min, max or count: "
+                label="not sum, product, min, max, count or first",
+                hint="`for ... in` inside a call needs one of sum, product, min, max, count or first: "
                      "`sum(x^m for m in 1..n)`; a user function takes its arguments one by one")
         if values.kind in ("times", "count"):
             word = values.kind
@@ -222,12 +222,35 @@ class _Lower(Transformer):
     def aggregate(self, meta, children):
         (func, func_span), body, var, values = children
         op = self._agg_op(func, func_span, values)
+        if op is ir.AggOp.FIRST:
+            raise ParseError("`first` needs a condition: the first value where it holds", self.span(meta),
+                             label="no `where`",
+                             hint=f"write `first({var} for {var} in {values.span.flat} where CONDITION)`")
         return ir.Aggregate(op, str(var), values, body, self.span(meta), func_span, self.tspan(var))
+
+    @v_args(meta=True)
+    def aggregate_where(self, meta, children):
+        (func, func_span), body, var, values, condition = children
+        op = self._agg_op(func, func_span, values)
+        if op is not ir.AggOp.FIRST:
+            raise ParseError(f"`where` inside `{func}(...)` is not supported", condition.span,
+                             label="only `first` takes a condition",
+                             hint=f"`first({var} for {var} in ... where ...)` finds the first value where a "
+                                  f"condition holds; to {func} only some terms, use `if(condition, term, 0)`")
+        if not (isinstance(body, ir.Name) and body.name == str(var)):
+            raise ParseError("`first` gives the first value of its variable", body.span,
+                             label=f"not `{var}`",
+                             hint=f"write `first({var} for {var} in {values.span.flat} where ...)` and use the "
+                                  "value it gives in a formula of its own")
+        return ir.Aggregate(op, str(var), values, condition, self.span(meta), func_span, self.tspan(var))
 
     @v_args(meta=True)
     def aggregate_values(self, meta, children):
         (func, func_span), values = children
         op = self._agg_op(func, func_span, values)
+        if op is ir.AggOp.FIRST:
+            raise ParseError("`first` needs a condition: the first value where it holds", self.span(meta),
+                             label="no `where`", hint=f"write `first(m for m in {values.span.flat} where CONDITION)`")
         body = ir.Bool(True, values.span) if op is ir.AggOp.COUNT else ir.Name(ir.ITEM, values.span)
         return ir.Aggregate(op, ir.ITEM, values, body, self.span(meta), func_span, values.span)
 

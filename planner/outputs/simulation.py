@@ -37,6 +37,17 @@ def _rows(sim: Simulation, names: Sequence[str], percentiles: Sequence[float]):
     return rows
 
 
+def _never_lines(sim: Simulation, names: Sequence[str]) -> list[str]:
+    """A ``first(...)`` that finds nothing in some samples, in words: how often, and what the figures are over."""
+    out = []
+    for n in names:
+        share = sim.never(n)
+        if share:
+            rest = "no sample finds one" if share == 1 else f"mean, sd and percentiles over the other {1 - share:.1%}"
+            out.append(f"{n}: never in {share:.1%} of samples ({rest})")
+    return out
+
+
 def tornado(sim: Simulation, names: Sequence[str], width: Optional[int] = None) -> str:
     """Per quantity that varies and is not a sampled input: each input's rank correlation with it."""
     rows = []
@@ -60,6 +71,7 @@ def text(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence
     parts = []
     for sim in sims:
         block = [_header(sim), fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
+        block += _never_lines(sim, names)
         for label, cond in probabilities:
             block.append(f"P({label}) = {sim.probability(cond):.2%}")
         if sensitivity:
@@ -75,6 +87,7 @@ def markdown(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequ
     parts = []
     for sim in sims:
         block = [f"## {_header(sim)}", "", markdown_table(_rows(sim, names, percentiles), headers, align)]
+        block += ["\n" + line for line in _never_lines(sim, names)]
         block += [f"\nP({label}) = {sim.probability(cond):.2%}" for label, cond in probabilities]
         parts.append("\n".join(block))
     return "\n\n".join(parts)

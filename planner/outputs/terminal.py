@@ -266,10 +266,17 @@ def eval_json(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str
         "notes": list(plan.model.plan.notes),
         "scenarios": [ev.label for ev in evaluations],
         "quantities": {n: quantity_meta(plan, n) for n in names},
-        "values": {ev.label: {n: json_number(ev.display(n)) for n in names} for ev in evaluations},
-        "base_values": {ev.label: {n: json_number(ev.values[n]) for n in names} for ev in evaluations},
+        "values": {ev.label: {n: _json_value(ev, n, ev.display(n)) for n in names} for ev in evaluations},
+        "base_values": {ev.label: {n: _json_value(ev, n, ev.values[n]) for n in names} for ev in evaluations},
         "overrides": {ev.label: _overrides(plan, ev) for ev in evaluations},
     }
+
+
+NEVER = "never"  # a `first(...)` that found nothing, wherever a value is shown
+
+
+def _json_value(ev: Evaluation, name: str, v: Any) -> Any:
+    return NEVER if ev.is_never(name) else json_number(v)
 
 
 def _overrides(plan: Plan, ev: Evaluation) -> dict[str, Any]:
@@ -318,6 +325,7 @@ def _eval_rows(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[st
     for n in names:
         q = plan.model.quantities[n]
         values = figures([ev.display(n) for ev in evaluations], q.unit_text)
+        values = [NEVER if ev.is_never(n) else v for ev, v in zip(evaluations, values)]
         notes = []
         if q.is_input:
             overridden = any(ev.origins.get(n) and ev.origins[n].description != "the plan" for ev in evaluations)
@@ -348,8 +356,8 @@ def eval_jsonl(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[st
             for n in names:
                 q = plan.model.quantities[n]
                 origin = ev.origins.get(n)
-                yield {"quantity": n, "scenario": ev.label, "value": json_number(ev.display(n)), "unit": q.unit_text,
-                       "base_value": json_number(ev.values[n]), "kind": "input" if q.is_input else "derived",
+                yield {"quantity": n, "scenario": ev.label, "value": _json_value(ev, n, ev.display(n)),
+                       "unit": q.unit_text, "base_value": _json_value(ev, n, ev.values[n]), "kind": "input" if q.is_input else "derived",
                        "input_from": origin.description if origin and origin.description != "the plan" else None}
     return jsonl(records())
 
@@ -360,7 +368,7 @@ def eval_csv(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]
     w.writerow(["quantity", "unit"] + [ev.label for ev in evaluations])
     for n in names:
         q = plan.model.quantities[n]
-        w.writerow([n, q.unit_text] + [_csv_value(ev.display(n)) for ev in evaluations])
+        w.writerow([n, q.unit_text] + [NEVER if ev.is_never(n) else _csv_value(ev.display(n)) for ev in evaluations])
     return buf.getvalue()
 
 

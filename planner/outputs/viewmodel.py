@@ -329,10 +329,14 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "value": show(base, unit, style),
         "figure": style.text(_plain(base)),  # the value without its unit
         "number": number(base),
-        "scenario_values": [style.text(_plain(v)) for v in per_scenario],  # no unit: tables have a column
+        # a `first(...)` that found nothing says "never", not nan
+        "scenario_values": ["never" if ev.is_never(name) else style.text(_plain(v))
+                            for ev, v in zip(analysis.evaluations, per_scenario)],  # no unit: tables have a column
         "scenario_numbers": [number(v) for v in per_scenario],
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
     }
+    if analysis.base.is_never(name):
+        d["value"] = d["figure"] = "never"
     if q.is_input:
         d["latex"] = name_latex(name)
         d["equation_latex"] = None

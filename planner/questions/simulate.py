@@ -23,6 +23,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ..compute.diagnose import is_first
 from ..compute.evaluation import Plan, format_value, scenarios_for
 from ..language import ir
 from ..language.errors import ConstraintError, DistributionError, KindError, Label, PlanError, UnitError
@@ -187,12 +188,29 @@ class Simulation:
         col = self.column(name)
         return col if q.is_bool else col / float(q.display.scale)
 
+    def never(self, name: str) -> Optional[float]:
+        """The share of samples where ``name``, a ``first(...)``, found nothing ("never"); None for
+        any other quantity."""
+        if not is_first(self.plan.model.quantities[name].definition.expr):
+            return None
+        return float(np.mean(np.isnan(self.column(name).astype(float))))
+
     def stats(self, name: str, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -> dict[str, float]:
-        """Mean, standard deviation and percentiles of ``name``, in its display unit."""
+        """Mean, standard deviation and percentiles of ``name``, in its display unit. A ``first(...)``
+        adds ``never``, the share of samples where it found nothing, and its other figures are over the
+        samples where it found a value (nan when it never does)."""
         col = self.display(name).astype(float)
-        out = {"mean": float(np.mean(col)), "sd": float(np.std(col, ddof=1))}
-        for p, v in zip(percentiles, np.percentile(col, list(percentiles))):
-            out[f"p{_pct_text(p)}"] = float(v)
+        never = self.never(name)
+        if never is not None:
+            col = col[~np.isnan(col)]
+        if len(col) == 0:
+            out = {"mean": math.nan, "sd": math.nan, **{f"p{_pct_text(p)}": math.nan for p in percentiles}}
+        else:
+            out = {"mean": float(np.mean(col)), "sd": float(np.std(col, ddof=1)) if len(col) > 1 else math.nan}
+            for p, v in zip(percentiles, np.percentile(col, list(percentiles))):
+                out[f"p{_pct_text(p)}"] = float(v)
+        if never is not None:
+            out["never"] = never
         q = self.plan.model.quantities[name]
         if name in self.point:
             out["point"] = self.point[name] / (1.0 if q.is_bool else float(q.display.scale))
@@ -364,6 +382,8 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
             raise err
     for name in derived:
         v = sim.values[name]
+        if is_first(plan.model.quantities[name].definition.expr):
+            continue  # nan where it found nothing: "never", counted by Simulation.never
         if isinstance(v, np.ndarray) and v.dtype != bool:
             finite = np.isfinite(v)
             if not finite.all():

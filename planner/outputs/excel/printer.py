@@ -173,6 +173,9 @@ class ExcelPrinter(CodePrinter):
     def _print_Pi(self, e) -> str:
         return "PI()"
 
+    def _print_Never(self, e) -> str:  # a `first` that found nothing: #N/A, as planner's "never"
+        return "NA()"
+
     def _print_ComplexInfinity(self, e) -> str:
         # SymPy's 1/0, as the workbook writes a division by zero its algebra would hide
         # (`IF(z=0,1/0,...)` for `0 / z`: Excel's own #DIV/0! where planner reports the division)
@@ -283,6 +286,7 @@ class ExcelPrinter(CodePrinter):
         n = getattr(k, "terms", None)
         if n is None:
             raise UnsupportedFormula(f"a range without a known size: `{e}`")
+        first = fn == "FIRST"  # (value, condition): the term is the value where the condition holds
         rows = []
         for j in range(n):
             kj = lo + j
@@ -290,6 +294,12 @@ class ExcelPrinter(CodePrinter):
             if inside is sp.false:
                 break
             label = _term_label(k, kj)
+            if first:
+                (value, cond), _ = body.args
+                with sp.evaluate(False):
+                    term, holds = value.xreplace({k: kj}), cond.xreplace({k: kj})
+                rows.append((term, sp.And(inside, holds), identity, label))
+                continue
             # SymPy left to evaluate each term rebuilds every Min/Max and Piecewise in it (factor_terms,
             # _find_localzeros): 60 of the 120 s of a 36-month plan's export. The term is printed as it
             # stands instead, the value of k written in.
@@ -300,6 +310,8 @@ class ExcelPrinter(CodePrinter):
             return {"SUM": "0", "PRODUCT": "1"}.get(fn, "NA()")
         refs = self.cells(rows)
         args = _as_range(refs)
+        if first:  # the least value where its condition holds; none: #N/A, as planner's "never"
+            return f"IF(COUNT({','.join(args)})=0,NA(),{_call('MIN', args)})"
         if fn in ("MAX", "MIN"):  # every term outside the range: no value, as planner (MAX of no number is 0)
             return f"IF(COUNT({','.join(args)})=0,NA(),{_call(fn, args)})"
         return _call(fn, args)
@@ -315,6 +327,9 @@ class ExcelPrinter(CodePrinter):
 
     def _print_RangeMin(self, e) -> str:
         return self._aggregate(e, "MIN", '""')
+
+    def _print_RangeFirst(self, e) -> str:
+        return self._aggregate(e, "FIRST", '""')
 
     # ---- logic -------------------------------------------------------------------
     def _bool_ref(self, e) -> Optional[tuple[sp.Symbol, bool]]:
