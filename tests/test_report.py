@@ -52,18 +52,19 @@ def _cells(line: str) -> list[str]:
 
 
 def _table(section: str) -> dict[str, list[str]]:
-    """First column (code span stripped) -> the other cells, for every row of the tables in a section."""
+    """A row's identifier (the small code span under its words) -> the other cells, for every row of the
+    tables in a section."""
     rows = {}
     for line in section.splitlines():
-        if line.startswith("| `"):
-            cells = _cells(line)
-            rows[cells[0].split("`")[1]] = cells[1:]
+        m = re.match(r"\| .*?<sub>`([^`]+)`", line)
+        if m:
+            rows[m.group(1)] = _cells(line)[1:]
     return rows
 
 
-def _header(section: str, first: str = "quantity") -> list[str]:
-    """The column names of a section's first table starting with ``first``, code spans stripped."""
-    line = next(line for line in section.splitlines() if line.startswith(f"| {first} |"))
+def _header(section: str) -> list[str]:
+    """The column names of a section's first table (its first column is the rows' words), code spans stripped."""
+    line = next(line for line in section.splitlines() if line.startswith("| |"))
     return [c.strip("`") for c in _cells(line)[1:]]
 
 
@@ -85,7 +86,7 @@ def test_snapshot_of_the_reference_report(report):
 
 
 def test_article_figures_are_in_the_report(report):
-    scen = _section(report, "Scenarios")
+    scen = _section(report, "Results")
     cols = _header(scen)
     rows = _table(scen)
     at = lambda name, scenario: _number(rows[name][cols.index(scenario)])  # noqa: E731
@@ -95,10 +96,9 @@ def test_article_figures_are_in_the_report(report):
     assert at("batch_step_bound", "int4_g128") == pytest.approx(19.262, abs=5e-4)
     assert at("weight_bytes", "fp8_e4m3") == 70
     # speculative decoding: 2.4011x at alpha 0.8, gamma 4, c 0.1
-    derived = _table(_section(report, "Derived quantities"))
-    assert _number(derived["speedup"][0]) == pytest.approx(2.4011, abs=5e-5)
-    assert _number(derived["expected_tokens"][0]) == pytest.approx(3.3616, abs=5e-5)
-    assert ", 0 failed" in _section(report, "Checks")
+    assert _number(rows["speedup"][0]) == pytest.approx(2.4011, abs=5e-5)
+    assert _number(rows["expected_tokens"][0]) == pytest.approx(3.3616, abs=5e-5)
+    assert "**60 of 60 checks pass.**" in _section(report, "Checks")
 
 
 def test_article_answers_are_in_the_report(report):
@@ -130,13 +130,13 @@ def _decimals(text: str) -> int:
 def test_every_figure_is_the_plans_figure(report, token_cost):
     """Each cell of the scenario table is the plan's own value, digits grouped as in the workbook,
     one number style per quantity (the same decimals in every scenario)."""
-    scen = _section(report, "Scenarios")
-    labels = _header(scen)[:-1]
+    scen = _section(report, "Results")
+    labels = _header(scen)
     rows = _table(scen)
     evaluations = {s: token_cost.evaluate(s) for s in labels}
     assert set(token_cost.model.derived) <= set(rows)
     for name in token_cost.model.derived:
-        cells = rows[name][:-1]
+        cells = rows[name]
         if token_cost.quantities[name].is_bool:
             assert [c.strip("*") for c in cells] == [str(evaluations[s].display(name)).lower() for s in labels]
             continue
@@ -154,24 +154,23 @@ def test_every_figure_is_the_plans_figure(report, token_cost):
 
 
 def test_report_contains_every_section(report):
-    for title in ["Headline figures", "Assumptions and sources", "Inputs", "Derived quantities", "Scenarios",
-                  "Checks", "Definitions", "Dependency graph"]:
-        _section(report, title)
+    titles = re.findall(r"^## (.+)$", report, re.M)
+    assert titles == ["Findings", "About this plan", "Results", "Sweeps", "Solves", "Optimisation",
+                      "What moves the headline figures", "Scenarios", "Assumptions and sources", "Inputs",
+                      "Checks", "Definitions", "Dependency graph"]
     assert "```mermaid\nflowchart LR\n" in report
-    # the key tables come first and stay narrow: quantity, value, unit
-    assert _header(_section(report, "Derived quantities")) == ["value", "unit"]
-    assert _header(_section(report, "Inputs"), "input") == ["value", "unit"]
-    derived = _table(_section(report, "Derived quantities"))
-    assert "(lower bound)" in next(line for line in _section(report, "Derived quantities").splitlines()
-                                   if line.startswith("| `batch_step_bound`"))
-    assert derived["batch_step_bound"] == ["53.8249", "ms"]
+    # rows are labelled by their doc strings, the identifier (and unit) small beside them
+    results = _section(report, "Results")
+    assert "| Plain decode step at `batch` (lower bound)<br><sub>`batch_step_bound`, ms</sub> |" in results
+    assert _table(results)["batch_step_bound"][0] == "**53.8249**"
+    assert _table(_section(report, "Inputs"))["hbm_bandwidth"] == ["3"]
     # formulas as written and in LaTeX, in their own section: display math for fractions
     definitions = _section(report, "Definitions")
     assert ("```math\n  \\mathrm{expected\\_tokens} = \\frac{1 - \\alpha^{\\gamma + 1}}{1 - \\alpha}\n  ```\n\n"
             "  As written: `(1 - alpha^(gamma + 1)) / (1 - alpha)`") in definitions
     # products show their multiplication; names are upright with their underscores
     assert "\\mathrm{weight\\_bytes} = \\mathrm{bits\\_per\\_weight} \\cdot \\mathrm{parameters}" in definitions
-    assert "- **`hbm_bandwidth`** (TB/s): peak HBM bandwidth *[assumption]*." in definitions
+    assert "- **Peak HBM bandwidth** `hbm_bandwidth` (TB/s) *[assumption]*." in definitions
     assumptions = _section(report, "Assumptions and sources")
     assert "`hbm_bandwidth` = 3 TB/s: peak HBM bandwidth (assumption)" in assumptions
     assert "(assumption: free verification)" in assumptions

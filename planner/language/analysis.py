@@ -43,6 +43,7 @@ from .errors import (
     did_you_mean,
     suggest,
 )
+from . import live
 from .graph import topological_order
 from .limits import MAX_EXPANDED_DEPTH, MAX_EXPANSION
 from .model import Answer, Bound, Model, Quantity, ScenarioModel, Type
@@ -149,6 +150,7 @@ class Analyzer:
                                              optimum=name.endswith(".value"))
         self._constraints_without_answers(model)
         self._questions(model)
+        live.check(self.plan.prose, model, self.units, self.sink)  # `{name}` in titles, notes and docs
         self.sink.raise_if_any()
         if self.typer.saw_aggregate:
             self._ranges(model)

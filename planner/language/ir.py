@@ -427,6 +427,7 @@ class Solve:
     alias: Optional[str]
     span: Span
     target_span: Span
+    doc: Optional[str] = None  # what the answer means, in a sentence (`as NAME "..."`); may hold live values
 
 
 @dataclass(frozen=True)
@@ -439,6 +440,7 @@ class Optimize:
     alias: Optional[str]
     span: Span
     over_span: Span
+    doc: Optional[str] = None  # what the answer means, in a sentence (`as NAME "..."`); may hold live values
 
 
 @dataclass(frozen=True)
@@ -488,8 +490,19 @@ Statement = (Definition | FunctionDef | UnitDecl | Scenario | Axis | Sweep | Sol
 
 
 @dataclass(frozen=True)
+class Prose:
+    """A title, note or doc string of the plan's own file: its text (escapes resolved) and the span
+    of the string as written (quotes included), so the live values in it (``{name}``,
+    :mod:`planner.language.live`) can be checked and located."""
+
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True)
 class PlanIR:
     source_name: str
     title: Optional[str]
     notes: tuple[str, ...]
     statements: tuple[Statement, ...]
+    prose: tuple[Prose, ...] = ()  # every title, note and doc string, in file order

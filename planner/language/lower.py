@@ -75,6 +75,7 @@ class _Lower(Transformer):
     def __init__(self, source: Source) -> None:
         super().__init__(visit_tokens=False)
         self.source = source
+        self.prose: list[ir.Prose] = []  # every title, note and doc string, for the live values in them
         # lark re-creates a ``v_args`` wrapper (functools.update_wrapper) on every
         # attribute access, i.e. for every tree node; binding each one once here
         # makes lowering a 10,000-quantity plan about twice as fast.
@@ -285,8 +286,13 @@ class _Lower(Transformer):
         return children[0]
 
     # -- annotations --------------------------------------------------------
+    def _prose(self, tok) -> str:
+        text = unescape(str(tok))
+        self.prose.append(ir.Prose(text, self.tspan(tok)))
+        return text
+
     def doc(self, children):
-        return ("doc", unescape(str(children[0])))
+        return ("doc", self._prose(children[0]))
 
     @v_args(meta=True)
     def tag(self, meta, children):
@@ -330,10 +336,10 @@ class _Lower(Transformer):
 
     # -- statements ------------------------------------------------------------
     def title(self, children):
-        return ("title", unescape(str(children[0])))
+        return ("title", self._prose(children[0]))
 
     def note(self, children):
-        return ("note", unescape(str(children[0])))
+        return ("note", self._prose(children[0]))
 
     @staticmethod
     def _no_single_equals(expr: ir.Expr, what: str) -> None:
@@ -467,6 +473,9 @@ class _Lower(Transformer):
     def alias(self, children):
         return ("alias", str(children[0]))
 
+    def question_doc(self, children):
+        return ("doc", self._prose(children[0]))
+
     def within(self, children):
         return ("within", children[0])
 
@@ -475,7 +484,7 @@ class _Lower(Transformer):
 
     @staticmethod
     def _options(items):
-        opts = {"scenarios": (), "alias": None, "within": None, "with": (), "show": ()}
+        opts = {"scenarios": (), "alias": None, "within": None, "with": (), "show": (), "doc": None}
         for item in items:
             if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and item[0] in opts:
                 opts[item[0]] = item[1]
@@ -491,7 +500,8 @@ class _Lower(Transformer):
     def solve(self, meta, children):
         (target, target_span), cond, *rest = children
         opts = self._options(rest)
-        return ir.Solve(target, "root", cond, opts["scenarios"], opts["alias"], self.span(meta), target_span)
+        return ir.Solve(target, "root", cond, opts["scenarios"], opts["alias"], self.span(meta), target_span,
+                        opts["doc"])
 
     @v_args(meta=True)
     def solve_extreme(self, meta, children):
@@ -505,7 +515,8 @@ class _Lower(Transformer):
                 hint="write `solve min batch where ...` for the smallest integer that satisfies a condition",
             )
         opts = self._options(rest)
-        return ir.Solve(target, modes[word], cond, opts["scenarios"], opts["alias"], self.span(meta), target_span)
+        return ir.Solve(target, modes[word], cond, opts["scenarios"], opts["alias"], self.span(meta), target_span,
+                        opts["doc"])
 
     def opt_sense(self, children):
         return "max" if str(children[0]) == "maximize" else "min"
@@ -514,7 +525,8 @@ class _Lower(Transformer):
     def optimize(self, meta, children):
         sense, objective, (over, over_span), values, *rest = children
         opts = self._options(rest)
-        return ir.Optimize(sense, objective, over, values, opts["scenarios"], opts["alias"], self.span(meta), over_span)
+        return ir.Optimize(sense, objective, over, values, opts["scenarios"], opts["alias"], self.span(meta), over_span,
+                           opts["doc"])
 
     @v_args(meta=True)
     def check(self, meta, children):
@@ -542,10 +554,10 @@ class _Lower(Transformer):
         return children
 
 
-def _transform(source: Source, tree: Tree):
+def _transform(source: Source, tree: Tree, lower: "_Lower"):
     """Run the transformer; a PlanError raised inside it reaches the caller as itself."""
     try:
-        return _Lower(source).transform(tree)
+        return lower.transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, PlanError):
             raise exc.orig_exc from None
@@ -578,7 +590,8 @@ def lower(source: Source, tree: Optional[Tree] = None) -> ir.PlanIR:
 
 
 def _lower(source: Source, tree: Optional[Tree]) -> ir.PlanIR:
-    items = _Lower(source).transform_text() if tree is None else _transform(source, tree)
+    lower = _Lower(source)
+    items = lower.transform_text() if tree is None else _transform(source, tree, lower)
     title = None
     notes = []
     statements = []
@@ -591,7 +604,8 @@ def _lower(source: Source, tree: Optional[Tree]) -> ir.PlanIR:
             statements.append(item)
     statements = _uncertain(statements)
     _refuse_reserved(statements)
-    return ir.PlanIR(source.name, title, tuple(notes), tuple(statements))
+    prose = tuple(sorted(lower.prose, key=lambda p: p.span.start))
+    return ir.PlanIR(source.name, title, tuple(notes), tuple(statements), prose)
 
 
 class _Uncertainty:
@@ -616,6 +630,9 @@ def _uncertain(statements: list) -> list:
             s = uncertain.probability_check(s, functions) or s
         out.append(s)
     return out
+
+
+_TRAILING_DOC = re.compile(r'\s*"(?:[^"\\\n]|\\.)*"\s*$')  # a question's closing sentence
 
 
 def _name_span(span: Span, name: str) -> Span:
@@ -647,7 +664,8 @@ def _refuse_reserved(statements) -> None:
             named.append((s.alias, _name_span(Span(s.span.source, s.span.end - len(s.alias), s.span.end), s.alias),
                           "a namespace"))
         elif isinstance(s, (ir.Solve, ir.Optimize)) and s.alias:
-            named.append((s.alias, Span(s.span.source, s.span.end - len(s.alias), s.span.end), "an answer"))
+            end = s.span.start + len(_TRAILING_DOC.sub("", s.span.text))  # `as NAME`, before any sentence
+            named.append((s.alias, Span(s.span.source, end - len(s.alias), end), "an answer"))
     for name, span, what in named:
         if name in words:
             raise ParseError(f"`{name}` is a reserved word and cannot name {what}", span, label="reserved",
@@ -657,10 +675,10 @@ def _refuse_reserved(statements) -> None:
 def lower_expr(source: Source) -> ir.Expr:
     """Parse a lone expression (``--set`` values, ``--where`` conditions)."""
     tree = parse(source, start="expr")
-    return _transform(source, tree)
+    return _transform(source, tree, _Lower(source))
 
 
 def lower_values(source: Source) -> ir.Values:
     """Parse sweep values typed on the command line (``0.3,0.6``, ``1..8``, ``1..1024 times 2``)."""
     tree = parse(source, start="cli_values")
-    return _transform(source, tree)
+    return _transform(source, tree, _Lower(source))

@@ -33,7 +33,8 @@ import numpy as np
 from ..compute.evaluation import Evaluation, Plan
 from ..questions.checks import CheckResult, run_checks
 from .latex import equation, latex, name_latex
-from .numbers import NumberStyle, style_for
+from ..language.live import plain
+from .numbers import NumberStyle, figure, style_for
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -47,6 +48,8 @@ DISPLAY_MATH_AFTER = 60  # characters of LaTeX past which a formula is set in di
 GRAPH_NODES = 30
 GRAPH_EDGES = 50
 SUMMARY_EDGES = 150  # the summary graph keeps the first headlines whose edges fit
+TOP_MOVERS = 3  # inputs named per headline figure in "What moves the headline figures"
+FOLD_AFTER = 30  # rows past which a table (or list) is folded in a <details> block
 
 
 @dataclass
@@ -237,6 +240,85 @@ def headline_names(plan: Plan) -> tuple[list[str], str]:
     return leaves, "derived quantities of the plan's own file that no other quantity uses"
 
 
+# ---- live values in prose ---------------------------------------------------------
+
+class LiveValues:
+    """Fills ``{name}`` and ``{name -> unit}`` in the plan's prose (:mod:`planner.language.live`) with
+    figures by the one number rule, per scenario. Across scenarios a value that is the same everywhere
+    is written once; one that differs is written per scenario (``16.06 GB in `8b`, 141.11 GB in `70b```)."""
+
+    def __init__(self, analysis: "Analysis") -> None:
+        from ..questions.answer import SolveResult
+
+        self.analysis = analysis
+        self.plan = analysis.plan
+        # answer name -> {scenario label: (value in base units, in its display unit, that unit)}
+        self.answers: dict[str, dict[str, tuple]] = {}
+        for stmt, results in analysis.solves:
+            if stmt.alias is None:
+                continue
+            for _, r in results:
+                if isinstance(r, SolveResult):
+                    self.answers.setdefault(stmt.alias, {})[r.label] = (r.value, r.display_value, r.unit)
+                    if r.optimum is not None:
+                        self.answers.setdefault(stmt.alias + ".value", {})[r.label] = (
+                            r.optimum, r.optimum_display, r.optimum_unit)
+        self._units: dict[str, Any] = {}
+
+    def _scale(self, unit: str) -> float:
+        if unit not in self._units:
+            from ..language.dims import unit_of
+            from ..language.live import unit_expr
+            from ..language.source import Source, Span
+
+            src = Source("<live>", unit)
+            self._units[unit] = float(unit_of(unit_expr(unit, Span(src, 0, len(unit))), self.plan.model.units).scale)
+        return self._units[unit]
+
+    def _values(self, live) -> tuple[list[tuple[str, Any]], str]:
+        """(scenario label, value in the unit shown) for every scenario that has it, and that unit."""
+        name = live.name
+        out: list[tuple[str, Any]] = []
+        if name in self.plan.quantities:
+            q = self.plan.quantities[name]
+            unit = "" if q.is_bool else (live.unit if live.unit is not None else q.unit_text)
+            for ev in self.analysis.evaluations:
+                if q.is_bool:
+                    out.append((ev.label, bool(ev[name])))
+                elif live.unit is None:
+                    out.append((ev.label, ev.display(name)))
+                else:
+                    out.append((ev.label, float(ev[name]) / self._scale(live.unit)))
+            return out, unit
+        unit = live.unit or ""
+        for label, (base, shown, own) in self.answers.get(name, {}).items():
+            if live.unit is None:
+                out.append((label, shown))
+                unit = own
+            else:
+                out.append((label, float(base) / self._scale(live.unit)))
+        return out, unit
+
+    def figure(self, live, scenario: Optional[str] = None) -> str:
+        values, unit = self._values(live)
+        if scenario is not None:
+            values = [(label, v) for label, v in values if label == scenario] or values
+        if not values:
+            return "n/a"
+        style = style_for([_plain(v) for _, v in values], unit)
+        texts = [(label, figure(_plain(v), unit, style)) for label, v in values]
+        distinct = list(dict.fromkeys(t for _, t in texts))
+        if len(distinct) == 1:
+            return distinct[0]
+        groups = [(t, [label for label, u in texts if u == t]) for t in distinct]
+        return ", ".join(f"{t} in " + " and ".join(f"`{label}`" for label in labels) for t, labels in groups)
+
+    def __call__(self, text: Optional[str], scenario: Optional[str] = None) -> Optional[str]:
+        from ..language.live import fill
+
+        return fill(text, lambda live: self.figure(live, scenario))
+
+
 # ---- sections -------------------------------------------------------------------
 
 def _axes(analysis: Analysis) -> list[dict]:
@@ -390,7 +472,14 @@ def _checks(results: Sequence[CheckResult]) -> dict:
             "describe": r.describe(),
         })
     failed = sum(1 for r in results if not r.passed)
-    return {"total": len(results), "passed": len(results) - failed, "failed": failed,
+    total = len(results)
+    if not total:
+        sentence = "The plan has no checks."
+    elif not failed:
+        sentence = f"{total:,} of {total:,} checks pass." if total > 1 else "Its one check passes."
+    else:
+        sentence = f"{failed:,} of {total:,} checks fail."
+    return {"total": total, "passed": total - failed, "failed": failed, "sentence": sentence,
             "all_passed": failed == 0, "results": items}
 
 
@@ -500,6 +589,9 @@ def _sweeps(analysis: Analysis, plot_files: Mapping) -> list[dict]:
     return out
 
 
+_QUESTION_DOC = re.compile(r'\s*"(?:[^"\\\n]|\\.)*"\s*$')  # a question's closing sentence
+
+
 def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
     from ..language import ir
     from ..language.errors import PlanError
@@ -541,9 +633,11 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
             })
         ok = [a for a in items if a["ok"]]
         out.append({
-            "text": stmt.span.flat,
+            "statement": stmt,  # taken out before the view model is returned (templates see plain data)
+            "text": _QUESTION_DOC.sub("", stmt.span.text).strip().replace("\n", " "),
             "line": stmt.span.line,
             "alias": stmt.alias,
+            "doc": stmt.doc,
             "target": target,
             "unit": q.unit_text,
             "mode": (stmt.sense + "imize") if optimize else stmt.mode,
@@ -668,9 +762,26 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
                     footnotes.append(m)
                 r["remarks"].append(footnotes.index(m) + 1)
         q = plan.quantities[name]
+        top = [{"input": r["input"], "text": _elasticity_range(r["elasticity_numbers"]),
+                "low": r["lowest"], "high": r["highest"]}
+               for r in rows[:TOP_MOVERS] if any(e for e in r["elasticity_numbers"])]
         out.append({"quantity": name, "unit": q.unit_text, "scenarios": labels, "rows": rows,
-                    "remarks": footnotes})
+                    "remarks": footnotes, "top": top})
     return out
+
+
+def _elasticity_range(numbers: Sequence[Optional[float]]) -> str:
+    """``+1.00`` when every scenario agrees (to two decimals), else ``+0.95 to +1.00``."""
+    known = [e for e in numbers if e is not None]
+    if not known:
+        return "n/a"
+    low, high = _signed(min(known)), _signed(max(known))
+    return low if low == high else f"{low} to {high}"
+
+
+def _signed(e: float) -> str:
+    text = NumberStyle(2).text(e)
+    return text if text.startswith("-") else "+" + text
 
 
 def _elasticity(e: Optional[float]) -> str:
@@ -679,6 +790,71 @@ def _elasticity(e: Optional[float]) -> str:
 
 def _item(v: Any) -> float | bool:
     return bool(v) if isinstance(v, (bool, np.bool_)) else float(v)
+
+
+def _findings(analysis: Analysis, live: LiveValues, solves: Sequence[dict], checks: dict,
+              headlines: Sequence[dict]) -> dict:
+    """What the plan found, in sentences: the notes (live values filled), each question's answer,
+    the headline figures with their doc strings, and the checks in one line."""
+    answers = []
+    for s in solves:
+        stmt = s["statement"]
+        ok = [a for a in s["answers"] if a["ok"]]
+        failed = [a for a in s["answers"] if not a["ok"]]
+        if stmt.doc:
+            sentence = live(stmt.doc)
+        else:
+            sentence = _answer_sentence(s, ok)
+        answers.append({"alias": s["alias"], "question": s["text"], "sentence": sentence, "written": stmt.doc is not None,
+                        "unanswered": [{"scenario": a["scenario"], "reason": a["error"]} for a in failed]})
+    from ..language.live import has_live
+
+    notes = analysis.plan.model.plan.notes
+    return {
+        "notes": [live(n) for n in notes if has_live(n)],  # the plan's own sentences about what it found
+        "about": [n for n in notes if not has_live(n)],  # the rest of its notes: what the plan is, its caveats
+        "answers": answers,
+        "headlines": list(headlines),
+        "checks": checks["sentence"],
+        "failing": [c for c in checks["results"] if not c["passed"]],
+    }
+
+
+def _label(doc: Optional[str], name: str) -> str:
+    """A row's words: the doc string's first line (its first sentence when that is long), else the name."""
+    if not doc:
+        return name
+    first = doc.strip().split("\n")[0]
+    if len(first) > 90 and ". " in first[:90]:
+        first = first[: first.index(". ") + 1]
+    return first[0].upper() + first[1:] if first else name
+
+
+def _answer_sentence(s: dict, ok: Sequence[dict]) -> str:
+    """A question's answer said plainly when the plan gives no sentence of its own."""
+    values = _per_scenario([(a["scenario"], a["value"]) for a in ok])
+    stmt = s["statement"]
+    if len(ok) == 1 and stmt.scenarios and ok[0]["scenario"] != "base":  # a question asked in one scenario
+        values += f" in `{ok[0]['scenario']}`"
+    target = f"`{s['target']}`"
+    if s["mode"] == "root":
+        what = f"`{stmt.condition.span.flat}` when {target} is"
+    elif s["mode"] in ("min", "max"):
+        what = f"the {'smallest' if s['mode'] == 'min' else 'largest'} {target} for which `{stmt.condition.span.flat}` is"
+    else:
+        what = f"{target} that {s['mode']}s `{stmt.objective.span.flat}` is"
+    lead = f"`{s['alias']}`: " if s["alias"] else ""
+    if not lead:
+        what = what[0].upper() + what[1:]
+    return f"{lead}{what} {values or 'not found'}."
+
+
+def _per_scenario(pairs: Sequence[tuple[str, str]]) -> str:
+    """``55.33 %`` once when every scenario agrees, else each figure with the scenarios that have it."""
+    distinct = list(dict.fromkeys(v for _, v in pairs))
+    if len(distinct) <= 1:
+        return f"**{distinct[0]}**" if distinct else ""
+    return ", ".join(f"**{v}** in " + " and ".join(f"`{k}`" for k, u in pairs if u == v) for v in distinct)
 
 
 # ---- the view model ------------------------------------------------------------------
@@ -695,7 +871,12 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
     for n in order:
         for d in plan.quantities[n].deps:
             used_by.setdefault(d, []).append(n)
+    live = LiveValues(analysis)
     quantities = [_quantity(analysis, n, headlines, overridden, used_by, booleans) for n in order]
+    for q in quantities:
+        own = _own(plan, q["name"])
+        q["doc"] = live(q["doc"]) if own else plain(q["doc"])
+        q["label"] = _label(q["doc"], q["name"])
     by_name = {q["name"]: q for q in quantities}
     assumptions, sources = _assumptions(quantities)
     plots = dict(plots or {"enabled": False, "note": "plots not requested", "files": {}})
@@ -705,12 +886,24 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
     axis_columns = bool(axes) and all(s["members"] for s in scenarios)
     from .. import __version__
 
+    solves, optimizations = _solves(analysis, optimize=False), _solves(analysis, optimize=True)
+    checks = _checks(analysis.checks)
+    findings = _findings(analysis, live, solves + optimizations, checks, [by_name[n] for n in headlines])
+    for s in solves + optimizations:
+        del s["statement"]
+    sensitivity = _sensitivity(analysis)
+    remarks: dict[str, list[str]] = {}  # each remark once, with the headline figures it applies to
+    for s in sensitivity:
+        s["label"] = by_name[s["quantity"]]["label"]
+        for m in s["remarks"]:
+            remarks.setdefault(m, []).append(s["quantity"])
     return {
         "format": FORMAT,
         "generator": f"planner {__version__}",
-        "title": " ".join(plan.title.split()),  # one line: it is the report's heading
+        "title": " ".join(live(plan.title).split()),  # one line: it is the report's heading
         "file": Path(plan.path).name,
-        "notes": list(plan.model.plan.notes),
+        "notes": [live(n) for n in plan.model.plan.notes],  # every note, live values filled
+        "findings": findings,
         "scenarios": scenarios,
         "has_scenarios": bool(plan.model.scenarios),
         "axes": axes,
@@ -721,6 +914,8 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
             "columns_per_table": max(2, TABLE_COLUMNS - (len(axes) if axis_columns else 1)),
             # scenarios as rows name their axis members in columns of their own
             "axis_columns": axis_columns,
+            # tables and lists longer than this are folded (<details>): a reader opens what they need
+            "fold_after": FOLD_AFTER,
         },
         "inputs": [q for q in quantities if q["kind"] == "input"],
         "derived": [q for q in quantities if q["kind"] == "derived"],
@@ -728,12 +923,14 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         "assumptions": assumptions,
         "sources": sources,
         "headline": {"rule": rule, "names": headlines, "quantities": [by_name[n] for n in headlines]},
-        "checks": _checks(analysis.checks),
+        "checks": checks,
         "graph": _graph(analysis, headlines),
         "sweeps": _sweeps(analysis, plot_files),
-        "solves": _solves(analysis, optimize=False),
-        "optimizations": _solves(analysis, optimize=True),
-        "sensitivity": _sensitivity(analysis),
+        "solves": solves,
+        "optimizations": optimizations,
+        "sensitivity": sensitivity,
+        "sensitivity_plot": plots.get("sensitivity"),
+        "sensitivity_remarks": [{"text": prose(m[:1].upper() + m[1:]), "quantities": qs} for m, qs in remarks.items()],
         "plots": {"enabled": bool(plots.get("enabled")), "note": plots.get("note", ""),
                   "skipped": list(plots.get("skipped") or [])},
     }

@@ -5,6 +5,10 @@
 //                                        included); prints one JSON object: {file: [errors]}
 //   node render.mjs html REPORT.md       a standalone HTML page (GitHub's Markdown CSS, KaTeX,
 //                                        Mermaid) on stdout, for a headless browser's screenshot
+//   node render.mjs measure REPORT.md    the same page with a script that, once Mermaid has drawn,
+//                                        measures every table, formula and graph and writes the
+//                                        widths, the page height and where the findings end as JSON
+//                                        into <pre id="measured"> (read with --dump-dom)
 //
 // Markdown is parsed with markdown-it (CommonMark with GFM tables), so math is found where
 // GitHub finds it: $`...`$ around an inline code span, and ```math fenced blocks.
@@ -86,7 +90,43 @@ async function check(files) {
   process.stdout.write(JSON.stringify(out));
 }
 
-function html(file) {
+// Run in the page: the widest things a reader would have to scroll to see, and where the findings end.
+const MEASURE = `
+function measure() {
+  const column = document.querySelector(".markdown-body");
+  const inner = column.clientWidth - 64;  // the column's content box (32 px padding each side)
+  const left = column.getBoundingClientRect().left + 32;
+  // the page as a reader first sees it (folded parts closed), then every part opened to measure it
+  const height = document.documentElement.scrollHeight;
+  const end = document.getElementById("findings-end") || [...document.querySelectorAll("p, li")].find((p) => /check(s)? pass|checks? fail|no .check/i.test(p.textContent));
+  const findings = end ? Math.round(end.getBoundingClientRect().bottom + window.scrollY) : null;
+  document.querySelectorAll("details").forEach((d) => { d.open = true; });
+  const items = [];
+  const add = (kind, el, text) => {
+    const r = el.getBoundingClientRect();
+    items.push({kind, width: Math.max(el.scrollWidth, Math.ceil(r.width)), right: Math.ceil(r.right - left),
+                top: Math.round(r.top + window.scrollY), text: (text || el.textContent || "").slice(0, 80)});
+  };
+  document.querySelectorAll(".markdown-body table").forEach((t) => add("table", t, t.rows[0] && t.rows[0].textContent));
+  document.querySelectorAll(".katex-display > .katex, .katex").forEach((k) => {
+    if (!k.closest("table") && !k.parentElement.closest(".katex")) add("formula", k, k.querySelector("annotation") && k.querySelector("annotation").textContent);
+  });
+  document.querySelectorAll("pre.mermaid svg").forEach((g) => add("graph", g, "mermaid"));
+  const out = {column: inner, height, findings_bottom: findings, opened_height: document.documentElement.scrollHeight,
+               graphs: document.querySelectorAll("pre.mermaid").length, drawn: document.querySelectorAll("pre.mermaid svg").length,
+               items};
+  const pre = document.createElement("pre");
+  pre.id = "measured";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+}
+window.addEventListener("load", async () => {
+  try { await mermaid.run(); } catch (e) { document.body.dataset.mermaidError = String(e); }
+  measure();
+});
+`;
+
+function html(file, measuring = false) {
   const md = markdown();
   const fence = md.renderer.rules.fence;
   md.renderer.rules.fence = (tokens, i, options, env, self) => {
@@ -119,10 +159,12 @@ function html(file) {
 <style>body{margin:0;background:#fff}.markdown-body{box-sizing:border-box;width:${process.env.WIDTH || 900}px;padding:32px}</style>
 <script src="file://${mermaidJs}"></script></head>
 <body><article class="markdown-body">${body}</article>
-<script>mermaid.initialize({startOnLoad:true});</script></body></html>`);
+${measuring ? `<script>mermaid.initialize({startOnLoad:false});${MEASURE}</script>`
+             : "<script>mermaid.initialize({startOnLoad:true});</script>"}</body></html>`);
 }
 
 const [mode, ...files] = process.argv.slice(2);
 if (mode === "check") await check(files);
 else if (mode === "html") html(files[0]);
-else { console.error("usage: node render.mjs check|html FILE..."); process.exit(2); }
+else if (mode === "measure") html(files[0], true);
+else { console.error("usage: node render.mjs check|html|measure FILE..."); process.exit(2); }

@@ -1,0 +1,238 @@
+"""Live values in prose: ``{name}`` and ``{name -> unit}`` inside a title, a note or a doc string.
+
+A plan's prose can say what it found in its own figures::
+
+    note "Owning saves {npv_saving -> MUSD} over three years."
+    solve target_utilisation where npv_own = npv_rent as breakeven_utilisation
+        "Owning is cheaper than renting above {breakeven_utilisation} utilisation."
+
+The syntax, in full:
+
+* ``{name}``: the value of a quantity or a question's answer (``as NAME``, ``NAME.value``) in its
+  display unit, written by the one number rule (:mod:`planner.outputs.numbers`) with its unit;
+* ``{name -> unit}``: the same value in another unit of the same dimension (``-> MUSD``, ``-> %``);
+* ``{{`` and ``}}``: a literal ``{`` and ``}``.
+
+White space inside the braces is free (``{ npv_saving -> MUSD }``). Any other ``{`` is an error
+that says how to write a brace: a ``{`` in prose starts a live value (plans written before live
+values had none, so none changes meaning silently).
+
+The analysis checks every live value as it checks a reference in a formula (:func:`check`): an
+unknown name is a located error with a suggestion, a unit of another dimension is a located error
+naming both. The outputs fill them per scenario (:func:`fill`). Parsing and checking live here so
+the evaluator, the language server and the report agree; plain Python and the standard library.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Callable, Iterable, Optional, Union
+
+from . import ir
+from .errors import DisplayUnitError, Label, ParseError, PlanError, UnknownNameError, did_you_mean, suggest
+from .lazy import lazy_dataclass as dataclass
+from .source import Span
+
+if TYPE_CHECKING:
+    from .model import Model
+
+_NAME = r"[^\W\d]\w*(?:\.[^\W\d]\w*)*"
+_FACTOR = r"(?:%|[^\W\d]\w*(?:\^-?\d+)?)"
+_LIVE = re.compile(r"\{(\s*)(" + _NAME + r")(\s*)(?:->(\s*)(" + _FACTOR + r"(?:[/*]" + _FACTOR + r")*)\s*)?\}")
+_BRACES = re.compile(r"\{\{|\}\}|[{}]")
+
+
+@dataclass(frozen=True)
+class Live:
+    """One ``{name}`` or ``{name -> unit}``: offsets into the text it came from."""
+
+    name: str
+    unit: Optional[str]  # as written after `->`, None for the quantity's own display unit
+    start: int  # the `{`
+    end: int  # after the `}`
+    name_start: int
+    unit_start: Optional[int]
+
+
+Piece = Union[str, Live]
+
+
+class LiveSyntaxError(ParseError):
+    """A ``{`` that does not start a live value, or a ``}`` with no ``{``."""
+
+
+def pieces(text: str) -> list[Piece]:
+    """The text as literal pieces and live values, in order. Raises :class:`ValueError` with
+    ``(message, position, hint)`` for a stray brace; see :func:`parse` for a located error."""
+    out: list[Piece] = []
+    literal: list[str] = []
+    i = 0
+    for m in _BRACES.finditer(text):
+        if m.start() < i:
+            continue
+        literal.append(text[i:m.start()])
+        token = m.group(0)
+        if token in ("{{", "}}"):
+            literal.append(token[0])
+            i = m.end()
+            continue
+        if token == "}":
+            raise ValueError("a `}` with no `{` before it", m.start(), "write `}}` for a brace in text")
+        live = _LIVE.match(text, m.start())
+        if live is None:
+            end = text.find("}", m.start())
+            inside = text[m.start() + 1:end] if end > 0 else text[m.start() + 1:]
+            if end < 0:
+                message = "a `{` with no `}` after it"
+            elif not inside.strip():
+                message = "`{}` holds no name"
+            else:
+                message = f"`{{{inside}}}` is not a live value"
+            raise ValueError(message, m.start(),
+                             "a live value is `{name}` or `{name -> unit}`; write `{{` and `}}` for braces in text")
+        if "".join(literal):
+            out.append("".join(literal))
+        literal = []
+        unit = live.group(5)
+        out.append(Live(live.group(2), unit, live.start(), live.end(), live.start(2),
+                        live.start(5) if unit else None))
+        i = live.end()
+    literal.append(text[i:])
+    if "".join(literal):
+        out.append("".join(literal))
+    return out
+
+
+def has_live(text: Optional[str]) -> bool:
+    return bool(text) and "{" in text and any(isinstance(p, Live) for p in _safe(text))
+
+
+def _safe(text: str) -> list[Piece]:
+    try:
+        return pieces(text)
+    except ValueError:
+        return [text]
+
+
+def plain(text: Optional[str]) -> Optional[str]:
+    """The text with each live value as its source (``{npv_saving}``) and ``{{``/``}}`` as single
+    braces: prose read where no values are known (an imported doc, a hover)."""
+    if not text or "{" not in text and "}" not in text:
+        return text
+    return "".join(p if isinstance(p, str) else "{" + p.name + (f" -> {p.unit}" if p.unit else "") + "}"
+                   for p in _safe(text))
+
+
+def fill(text: Optional[str], value: Callable[[Live], str]) -> Optional[str]:
+    """The text with every live value replaced by ``value(live)`` (the outputs' formatted figure)."""
+    if not text or ("{" not in text and "}" not in text):
+        return text
+    return "".join(p if isinstance(p, str) else value(p) for p in _safe(text))
+
+
+# ---- checking ----------------------------------------------------------------------
+
+def _raw_offsets(prose: ir.Prose) -> tuple[str, Callable[[int], int]]:
+    """The string's raw text between its quotes, and a map from an offset in it to the plan's."""
+    raw = prose.span.text
+    base = prose.span.start
+    if len(raw) >= 2 and raw[0] == '"' and raw[-1] == '"':
+        return raw[1:-1], lambda k: base + 1 + k
+    return raw, lambda k: base + k
+
+
+def check(texts: Iterable[ir.Prose], model: "Model", units, sink) -> None:
+    """Every live value of the plan's prose: a known name, a unit of its dimension. Errors go to ``sink``.
+
+    The raw string (escapes as written) is parsed, so each error points into the plan's text;
+    escapes never make or hide a brace, so it reads the same live values as :func:`pieces` of the text."""
+    for prose in texts:
+        if "{" not in prose.span.text and "}" not in prose.span.text:
+            continue
+        raw, at = _raw_offsets(prose)
+        source = prose.span.source
+        try:
+            found = pieces(raw)
+        except ValueError as exc:
+            message, pos, hint = exc.args
+            end = raw.find("}", pos)
+            sink.add(LiveSyntaxError(message, Span(source, at(pos), at(end + 1 if end >= pos else pos + 1)),
+                                     label="in this text", hint=hint))
+            continue
+        for live in found:
+            if not isinstance(live, Live):
+                continue
+            err = check_one(live, model, units, Span(source, at(live.name_start), at(live.name_start) + len(live.name)),
+                            None if live.unit_start is None else
+                            Span(source, at(live.unit_start), at(live.unit_start) + len(live.unit)))
+            if err is not None:
+                sink.add(err)
+
+
+def names(model: "Model") -> list[str]:
+    """The names a live value may use: quantities and question answers."""
+    return list(model.quantities) + [a for a in model.answers]
+
+
+def type_of(name: str, model: "Model"):
+    """The type of a quantity or an answer (None when it has none: an unknown name)."""
+    if name in model.quantities:
+        return model.quantities[name].type
+    if name in model.answers:
+        return model.answers[name].type
+    return None
+
+
+def check_one(live: Live, model: "Model", units, name_span: Span, unit_span: Optional[Span]) -> Optional[PlanError]:
+    from .dims import unit_of
+
+    t = type_of(live.name, model)
+    if t is None:
+        guess = suggest(live.name, names(model))
+        return UnknownNameError(f"unknown name `{live.name}` in a live value", name_span,
+                                label="not a quantity or an answer of this plan",
+                                hint=did_you_mean(live.name, guess)
+                                or "a live value names a quantity or a question's answer (`as NAME`)")
+    if live.unit is None:
+        return None
+    if t.is_bool:
+        return DisplayUnitError(f"`{live.name}` is true/false and has no unit", unit_span,
+                                hint=f"write `{{{live.name}}}`")
+    from .errors import ErrorSink
+
+    expr = unit_expr(live.unit, unit_span)
+
+    local = ErrorSink()
+    unit = unit_of(expr, units, local)
+    if unit is None:
+        return local.errors[0]
+    dim = t.dim
+    if dim is not None and unit.dim != dim:
+        from .units import canonical_text
+
+        return DisplayUnitError(
+            f"cannot show `{live.name}` in {unit.text}: it is {dim.describe()}, {unit.text} is {unit.dim.describe()}",
+            unit_span, labels=[Label(name_span, canonical_text(dim) or "a plain number")],
+            hint="a unit of the same dimension, or `{" + live.name + "}` for its own unit")
+    return None
+
+
+_UNIT_FACTOR = re.compile(r"(%|[^\W\d]\w*)(?:\^(-?\d+))?")
+
+
+def unit_expr(text: str, span: Span) -> ir.UnitExpr:
+    """``kUSD/month`` as the IR's unit (factors with signed powers), each factor's span in the plan."""
+    factors = []
+    sign, pos = 1, 0
+    while pos < len(text):
+        m = _UNIT_FACTOR.match(text, pos)
+        if m is None:
+            break
+        power = int(m.group(2)) if m.group(2) else 1
+        factors.append(ir.UnitFactor(m.group(1), sign * power,
+                                     Span(span.source, span.start + m.start(), span.start + m.end())))
+        pos = m.end()
+        if pos < len(text):
+            sign = -1 if text[pos] == "/" else 1
+            pos += 1
+    return ir.UnitExpr(tuple(factors), span)
