@@ -163,3 +163,15 @@ def test_list_options_do_not_swallow_the_file(cli):
     assert code == 0 and "weight_bytes" in out and "speedup" not in out
     code, out, _ = cli("sweep", TOKEN_COST, "--show", "speedup", "alpha=0.3,0.9")
     assert code == 0 and "1.01793" in out
+
+
+def test_the_two_solve_refusals_do_not_send_the_user_in_a_circle(tmp_path, cli):
+    # `solve x where y <= 20` needs an equation, and `solve min x` needs an integer x: each message says
+    # what to write for a real-valued x, the boundary as an equation with the plan's own two sides.
+    path = tmp_path / "t.plan"
+    path.write_text("x = 3 where 0 <= x <= 10\ny = ceil(x * 7)\nsolve x where y <= 20 as a\n")
+    code, out, err = cli("solve", path)
+    assert code != 0 and "solve the boundary, `solve x where y = 20`" in err
+    path.write_text("x = 3 where 0 <= x <= 10\ny = ceil(x * 7)\nsolve min x where y >= 20 as a\n")
+    code, out, err = cli("solve", path)
+    assert code != 0 and "`solve x where y = 20`" in err and "not declared integer" in err

@@ -255,8 +255,7 @@ class Solver:
             if not (isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)):
                 raise SolveError(
                     f"`solve {stmt.target} where ...` needs an equation `lhs = rhs`, got `{text}`", c.span,
-                    hint=f"for an integer threshold declare `{stmt.target}` `where integer` and write "
-                         f"`solve min {stmt.target} where {text}`")
+                    hint=_boundary_hint(stmt.target, c, text))
             lhs = inline(plan, plan.converter.expr(c.operands[0]))
             rhs = inline(plan, plan.converter.expr(c.operands[1]))
             t = plan.analyzer.infer_strict(c.operands[0])
@@ -847,6 +846,18 @@ def objective_unit(plan: Plan, objective: ir.Expr, t) -> tuple[str, Fraction]:
         if unit is not None and unit.dim == t.dim:
             return t.unit, unit.scale
     return (canonical_text(t.dim) if t.dim is not None else ""), Fraction(1)
+
+
+def _boundary_hint(target: str, c, text: str) -> str:
+    """What to write instead of an inequality: its boundary as an equation (``a <= b`` -> ``a = b``) for a
+    real-valued answer, or ``solve min`` of an input declared integer."""
+    real = ""
+    if isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in (ir.CmpOp.LE, ir.CmpOp.LT, ir.CmpOp.GE,
+                                                                         ir.CmpOp.GT):
+        lhs, rhs = (o.span.flat for o in c.operands)
+        real = f"for a real-valued answer solve the boundary, `solve {target} where {lhs} = {rhs}`; "
+    return (f"{real}for an integer threshold declare `{target}` `where integer` and write "
+            f"`solve min {target} where {text}`")
 
 
 # ---- ad hoc questions from the command line -------------------------------------------
