@@ -4,6 +4,7 @@ questions its checks use without SymPy, agrees with the Solver wherever it answe
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from fractions import Fraction
@@ -113,3 +114,18 @@ def test_an_answer_that_breaks_a_constraint_is_left_to_the_solver():
     assert fast.answer(plan, stmt) is None
     with pytest.raises(PlanError):
         Solver(plan).answer(stmt)
+
+
+def test_a_threshold_decided_in_floats_is_not_reported_exact(tmp_path, cli):
+    # sqrt(31) = 5.5678 >= 5.5 > sqrt(30) = 5.4772: no rational value, so floats decide (by a clear
+    # margin) and the answer must say so; 3 * 17 = 51 >= 50 > 48 = 3 * 16 is decided exactly.
+    path = tmp_path / "t.plan"
+    path.write_text("n = 5 where integer, 1 <= n <= 100\ny = sqrt(n)\nz = 3 * n\n"
+                    "solve min n where y >= 5.5 as a\nsolve min n where z >= 50 as b\n")
+    code, out, err = cli("solve", path, "-f", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    rows = {r["question"].split()[-1]: r for r in (data["results"] if "results" in data else data)}
+    assert rows["a"]["value"] == 31 and rows["a"]["verification"]["exact"] is False
+    assert "decided in floats" in rows["a"]["verification"]["text"]
+    assert rows["b"]["value"] == 17 and rows["b"]["verification"]["exact"] is True

@@ -236,31 +236,37 @@ def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
         if true[0] != 0:
             return None
         n, neighbor = first + int(true[-1]), first + int(true[-1]) + 1
-    if _verified(plan, program, inputs, stmt, n * scale) is not True:
+    at_n, exact = _verified(plan, program, inputs, stmt, n * scale)
+    if at_n is not True:
         return None
     inside = (lo is None or neighbor >= lo) and (hi is None or neighbor <= hi)
-    if inside and _verified(plan, program, inputs, stmt, neighbor * scale) is not False:
-        return None
+    if inside:
+        at_neighbor, exact_neighbor = _verified(plan, program, inputs, stmt, neighbor * scale)
+        if at_neighbor is not False:
+            return None
+        exact = exact and exact_neighbor
     word = "fails" if inside else "is outside the domain"
-    ver = Verification(text=f"holds at {stmt.target} = {n}, {word} at {neighbor}", exact=True, holds=True,
+    how = "" if exact else " (decided in floats, the two sides apart by more than a billionth)"
+    ver = Verification(text=f"holds at {stmt.target} = {n}, {word} at {neighbor}{how}", exact=exact, holds=True,
                        neighbor=float(neighbor), neighbor_holds=False if inside else None)
     method = (f"numeric route: the condition at every integer from {first} to {last}; the edge checked at n "
               "and its neighbour in exact arithmetic (or by a clear float margin)")
     return n * scale, ver, method
 
 
-def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> Optional[bool]:
-    """The condition at ``value``: in exact arithmetic; where it has no rational value (an aggregate,
-    ``sqrt``...), from floats only when its sides differ by more than :data:`MARGIN` (relative); else None."""
+def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> tuple[Optional[bool], bool]:
+    """The condition at ``value`` and whether exact arithmetic decided it: in exact arithmetic; where it
+    has no rational value (an aggregate, ``sqrt``...), from floats only when its sides differ by more than
+    :data:`MARGIN` (relative); else None."""
     exact = dict(inputs)
     exact[stmt.target] = value
     if all(isinstance(v, (bool, int, Fraction)) for v in exact.values()):
         try:
             out = ExactEvaluator(plan.model, exact).expr(stmt.condition)
-            return out if isinstance(out, bool) else None
+            return (out if isinstance(out, bool) else None), True
         except NotRational:
             pass
-    return _decided(plan, program, inputs, stmt, value)
+    return _decided(plan, program, inputs, stmt, value), False
 
 
 def _decided(plan: Plan, program, inputs, stmt, value: Fraction) -> Optional[bool]:
