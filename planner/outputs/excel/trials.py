@@ -91,7 +91,9 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
     names = list(inputs)
     drawn = simulate.draw(plan, trials, SEED, "counter", inputs)
     shown = [n for n in simulate.default_names(plan) if n not in inputs]
-    ws = book.create_sheet(sheet_title(book, "Trials"))
+    # a working sheet (grey tab, after the reader's sheets, only its first rows print): its percentiles are
+    # on the Summary; a thousand rows of draws are for recalculating, not for reading on paper
+    ws = book.create_sheet(sheet_title(book, "Trials"), work=True)
     ws.text(1, 1, f"Trials: {trials:,} draws of the uncertain inputs", TITLE, overflow=True)
     ws.note(2, 1, "Each row is one trial. Each uncertain input is a formula of the trial number (no RAND(): the "
                   "same numbers on every recalculation and in every engine), through its distribution's inverse; "

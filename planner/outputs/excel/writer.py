@@ -284,7 +284,7 @@ def render(book: state.Book) -> bytes:
         if sheet.repeat:
             ws.repeat_rows(sheet.repeat[0] - 1, sheet.repeat[1] - 1)
         ws.set_margins(left=0.5, right=0.5, top=0.75, bottom=0.75)
-        ws.set_header(f"&L{_escape_header(title)}&R&A", {"margin": 0.3})
+        ws.set_header(f"&L{_escape_header(_header_title(title))}&R&A", {"margin": 0.3})
         work = "&LA working sheet: only its first rows print" if sheet.work else ""
         ws.set_footer(f"{work}&CPage &P of &N", {"margin": 0.3})
     for name, target in book.defined.items():
@@ -373,3 +373,15 @@ def workbook_bytes(plan: Plan, scenarios: Optional[Sequence[str]] = None, overri
     book = Book(plan, scenarios, overrides, origins, solve_results)
     book.trials = trials  # rows of the Trials sheet (a plan with uncertain inputs)
     return to_bytes(book.build())
+
+
+HEADER_TITLE = 60  # characters of the plan's title a page header shows: the sheet's name at the right stays clear
+
+
+def _header_title(title: str) -> str:
+    """The title as a page header shows it: cut at a word before :data:`HEADER_TITLE` characters, with an
+    ellipsis, so that on a portrait page it never runs into the sheet's name."""
+    if len(title) <= HEADER_TITLE:
+        return title
+    cut = title[:HEADER_TITLE].rsplit(" ", 1)[0].rstrip(" ,:;-")
+    return cut + "…"
