@@ -705,19 +705,13 @@ def _eval_output(fmt: str, plan, evaluations, names) -> str:
 
 def cmd_check(args) -> int:
     from .outputs.terminal import check_json, check_jsonl, check_markdown, check_text, dumps, wrap_text
-    from .questions.checks import run_checks
+    from .questions.every_check import run_every_check
 
     plan = _load(args.file, args=args)
     # A plan that cannot be evaluated (a violated constraint, a division by
     # zero) is a bad plan (exit 2), not a failed check.
     plan.evaluate_all([None] + [s for s in plan.resolve_scenarios("all") if s is not None])
-    results = run_checks(plan)
-    from .language import ir
-
-    if any(isinstance(s, ir.ProbabilityCheck) for s in plan.model.plan.statements):
-        from .questions.simulate import run_probability_checks
-
-        results += run_probability_checks(plan, args.samples, args.seed, args.method)
+    results = run_every_check(plan, args.samples, args.seed, args.method)
     failed = [r for r in results if not r.passed]
     if args.format == "json":
         write_output(dumps(check_json(plan, results)))

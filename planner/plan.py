@@ -156,11 +156,12 @@ class Plan(_evaluation.Plan):
         return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text)
 
     def check(self) -> CheckResults:
-        """Run every ``check`` of the plan (each in the scenarios it names)."""
+        """Run every ``check`` of the plan (each in the scenarios it names), the probability checks too
+        (10,000 samples, seed 0, as ``planner check``)."""
         from .outputs.terminal import check_text
-        from .questions.checks import run_checks
+        from .questions.every_check import run_every_check
 
-        results = run_checks(self)
+        results = run_every_check(self)
         rows = [CheckRow(
             check=r.text, line=r.check.span.line, scenario=r.scenario, passed=r.passed,
             actual=None if r.lhs is None else Value(r.lhs, r.unit),

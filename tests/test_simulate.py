@@ -68,7 +68,8 @@ def test_the_shipped_sheets_uncertain_inputs_are_the_ranges_their_sources_give()
     assert set(simulate.uncertain_inputs(plan)) == {"dsv3_mtp_alpha"}
     assert plan.evaluate().display("dsv3_mtp_alpha") == pytest.approx(87.5)
     result = plan.check()
-    assert result.ok and result.failed == 0
+    assert result.ok and result.failed == 0 and result.passed == 360  # the probability checks too, as `planner check`
+    assert any(r.check.startswith("check P(dsv3_mtp_tokens") and r.passed for r in result.rows)
 
 
 @pytest.mark.parametrize("text,needle,column", [
