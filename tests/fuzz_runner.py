@@ -341,8 +341,10 @@ def run_cache(case: dict, workdir: Path) -> None:
     from planner.compute import cache
     from planner.compute.evaluation import load
 
-    folder = workdir / "xdg"
-    os.environ["XDG_CACHE_HOME"] = str(folder)
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(dir=workdir, prefix="xdg-"))  # each case its own cache: an entry another
+    os.environ["XDG_CACHE_HOME"] = str(folder)  # case left empty or zeroed is not this case's to corrupt
     cache.enable(True)
     try:
         paths = []
