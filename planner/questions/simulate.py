@@ -29,7 +29,7 @@ from ..language.errors import ConstraintError, DistributionError, KindError, Lab
 from ..language.graph import cone
 from ..language.dims import dim_text
 from ..language.model import Type
-from ..language.uncertain import describe, percentile_level
+from ..language.uncertain import DISCRETE, describe, percentile_level
 from ..language.units import DIMENSIONLESS
 from . import sampling
 from .checks import CheckResult
@@ -63,19 +63,25 @@ def uncertain_inputs(plan: Plan) -> dict[str, UncertainInput]:
         d = q.definition.uncertain
         if d is None:
             continue
-        if q.integer:
+        if q.integer and not (d.kind == DISCRETE and all(float(plan.analyzer.infer_strict(v).const).is_integer()
+                                                         for v in d.values)):
             c = next(c for c in q.definition.constraints if c.kind == "integer")
             raise DistributionError(f"`{name}` is an integer, and an uncertain input takes any value in its range",
                                     d.span, label="uncertain", labels=[Label(c.span, "integer")],
                                     hint=f"drop `integer`, or give `{name}` one value")
         params = []
-        for p in d.params:
+        for i, p in enumerate(d.params):
             t = plan.analyzer.infer_strict(p)
+            if d.kind == DISCRETE and i % 2:  # a weight
+                params.append(float(t.const))
+                continue
             if t.dim is not None and t.dim != q.dim:
                 raise UnitError(f"`{p.span.flat}` is not in the unit of `{name}` ({q.unit_text or 'a plain number'})",
                                 p.span, label="another unit", labels=[Label(q.definition.expr.span, "point value")],
                                 hint="write the point value and the distribution in units of one dimension")
             params.append(float(t.const))
+        if d.kind == DISCRETE:  # in rising order of value: the inverse CDF rises, as LHS and a copula need
+            params = [x for pair in sorted(zip(params[::2], params[1::2]), key=lambda vw: vw[0]) for x in pair]
         out[name] = UncertainInput(name, d.kind, tuple(params), d, _within(q, d, params))
     return out
 
@@ -97,7 +103,7 @@ def _within(q, d: ir.Distribution, params: list[float]) -> tuple[float, float]:
     def shown(v: float) -> str:
         return format_value(v / scale, q.unit_text)
 
-    if d.kind in ("uniform", "triangular"):
+    if d.kind in sampling.BOUNDED:
         if low < lo or high > hi:
             raise ConstraintError(
                 f"`{q.name}` = {d.span.flat} reaches {shown(low if low < lo else high)}, outside what its constraint "

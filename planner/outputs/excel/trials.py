@@ -64,6 +64,16 @@ def value_formula(u: simulate.UncertainInput, scale: float, trial: str, score: s
         return f"({_num(params[0])}+{_num(params[1])}*NORMSINV({p}))"
     if u.kind == "uniform":
         return f"({_num(params[0])}+{_num(params[1] - params[0])}*{p})"
+    if u.kind == "pert":
+        low, _, high = params
+        a, b = sampling.pert_shape(u.params)
+        return f"BETAINV({p},{_num(a)},{_num(b)},{_num(low)},{_num(high)})"
+    if u.kind == "discrete":
+        values, cum = sampling.discrete_table(u.params)
+        out = _num(values[-1] / scale)
+        for v, c in zip(reversed(values[:-1]), reversed(cum)):
+            out = f"IF({p}<{_num(c)},{_num(v / scale)},{out})"
+        return out
     low, mode, high = params
     w = high - low
     return (f"IF({p}<{_num((mode - low) / w)},{_num(low)}+SQRT({p}*{_num(w * (mode - low))}),"
