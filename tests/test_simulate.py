@@ -543,3 +543,51 @@ def test_bad_pert_and_discrete_are_located(plan_file, text, needle, column):
     assert needle in err.message
     assert err.span.line == 1 and err.span.column == column
     assert err.hint
+
+
+# ---- solving at a probability ------------------------------------------------------------
+
+SOLVE_PLAN = """\
+unit USD
+r = 3 USD ~ 2 USD to 4 USD
+c = normal(100 USD, 10 USD)
+h = 40
+cheaper = c < r * h
+"""
+
+
+def _p_cheaper(h):
+    # P(c < r h) = E_r[Phi((r h - 100) / 10)], r lognormal with P5 = 2 and P95 = 4: a quadrature over
+    # the lognormal's normal score (midpoints of 4,000 slices of probability), by hand
+    nd = statistics.NormalDist()
+    mu, sigma = (math.log(2) + math.log(4)) / 2, (math.log(4) - math.log(2)) / (2 * 1.6448536269514722)
+    n = 4000
+    return sum(nd.cdf((math.exp(mu + sigma * nd.inv_cdf((i + 0.5) / n)) * h - 100) / 10) for i in range(n)) / n
+
+
+def test_solve_at_a_probability(plan_file, cli):
+    plan = load(plan_file, SOLVE_PLAN)
+    from planner.language.lower import lower_expr
+    from planner.language.source import Source
+
+    answer = simulate.solve_probability(plan, "h", lower_expr(Source("t", "P(cheaper) >= 80%")), samples=20_000)
+    lo, hi = 30.0, 80.0  # the h with exactly 80% by the quadrature, bisected
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _p_cheaper(mid) < 0.8 else (lo, mid)
+    assert answer.value == pytest.approx(lo, rel=0.01)
+    # the answer meets the condition, the value just past it does not: the edge of a step function
+    assert answer.result.passed and answer.result.lhs >= 80
+    assert abs(answer.value - answer.other) <= 1e-9 * answer.value
+    code, out, _ = cli("simulate", plan_file(SOLVE_PLAN), "--solve", "h where P(cheaper) >= 80%")
+    assert code == 0 and "h = 42." in out and "P(cheaper) = 80.0" in out
+
+
+def test_solve_at_a_probability_refuses_what_it_cannot_mean(plan_file, cli):
+    path = plan_file(SOLVE_PLAN)
+    code, _, err = cli("simulate", path, "--solve", "cheaper where P(cheaper) >= 80%")
+    assert code == 2 and "not an input" in err
+    code, _, err = cli("simulate", path, "--solve", "h P(cheaper) >= 80%")
+    assert code == 2 and "INPUT where CONDITION" in err
+    code, _, err = cli("simulate", path, "--solve", "h where P(cheaper) >= 120%")
+    assert code == 2 and "for every value" in err

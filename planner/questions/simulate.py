@@ -573,3 +573,78 @@ def _decide(plan: Plan, check: ir.ProbabilityCheck, sim: Simulation) -> Probabil
             err.notes.append(f"in scenario `{sim.scenario}`")
         raise
     return result
+
+
+# ---- solving at a probability -------------------------------------------------------------
+
+@dataclass
+class ProbabilitySolve:
+    """The value of ``target`` at the edge of a probability condition (``P(cheaper) >= 80%``) over one
+    fixed sample set: ``value`` meets it, ``other`` (the last value tried on the other side) does not."""
+
+    target: str
+    value: float  # base units
+    other: float
+    result: ProbabilityResult
+    steps: int
+
+
+def solve_probability(plan: Plan, target: str, condition: ir.Expr, scenario: Optional[str] = None,
+                      samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str = "lhs", overrides=None,
+                      origins=None) -> ProbabilitySolve:
+    """Bisection on input ``target`` for the edge of ``condition`` (a probability check's comparison). The
+    samples are drawn once (fixed seed), so the probability is a step function of ``target``; where the
+    plan moves monotonically with it, the condition holds on one side of one edge. The bracket grows from
+    the point value by doublings until the condition changes; then 200 halvings at most, to 1e-12."""
+    from fractions import Fraction
+
+    q = plan.model.quantities.get(target)
+    if q is None or not q.is_input:
+        raise DistributionError(f"`{target}` is not an input of {plan.path}: solve for an input",
+                                hint="write `--solve 'INPUT where P(condition) >= 80%'`")
+    check = ir.ProbabilityCheck(condition, (), condition.span)
+    drawn = draw(plan, samples, seed, method)
+    base = dict(overrides or {})
+
+    def holds(x: float) -> ProbabilityResult:
+        (sim,) = run(plan, [scenario], samples, seed, method, {**base, target: Fraction(x)}, origins,
+                     names=[n.name for n in ir.free_names(condition) if n.name in plan.model.quantities],
+                     drawn=drawn)
+        return _decide(plan, check, sim)
+
+    x0 = float(plan.evaluate(scenario, overrides, origins).values[target])
+    r0 = holds(x0)
+    steps = 1
+    a, ra = x0, r0
+    for factor in (2.0, 0.5, -1.0):  # grow up, then down (toward 0), then past 0
+        b = x0
+        found = None
+        for _ in range(64):
+            b = (b * factor if b != 0 else 1.0) if factor != -1.0 else (-abs(b) * 2 if b != 0 else -1.0)
+            rb = holds(b)
+            steps += 1
+            if rb.passed != r0.passed:
+                found = (b, rb)
+                break
+            if factor == 0.5 and abs(b) < 1e-300:
+                break
+        if found is not None:
+            b, rb = found
+            break
+    else:
+        raise DistributionError(f"the condition is {'met' if r0.passed else 'not met'} for every value of "
+                                f"`{target}` tried (from {x0:g}, doubling and halving)", condition.span,
+                                label="does not change", hint="check the condition moves with the input")
+    # bisection: keep (yes, no) with the condition met at yes
+    yes, ryes, no = (a, ra, b) if ra.passed else (b, rb, a)
+    for _ in range(200):
+        mid = (yes + no) / 2
+        if mid in (yes, no) or abs(yes - no) <= 1e-12 * max(abs(yes), abs(no)):
+            break
+        rm = holds(mid)
+        steps += 1
+        if rm.passed:
+            yes, ryes = mid, rm
+        else:
+            no = mid
+    return ProbabilitySolve(target, yes, no, ryes, steps)
