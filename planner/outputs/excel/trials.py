@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ...language import ir
 from ...questions import sampling, simulate
 from .book import HEADER, TITLE, Book, cached, scale_of, sheet_title
 from .tables import ROW, Live, LiveTable, output_for
@@ -107,7 +108,10 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
                   "same numbers on every recalculation and in every engine), through its distribution's inverse; "
                   "the plan's formulas follow per row. `planner simulate --method counter --samples "
                   f"{trials}` draws the same trials. Inputs not listed keep their Inputs-sheet values.")
-    ws.note(3, 1, "; ".join(f"{n}: {u.text}" for n, u in inputs.items()))
+    pairs = [s for s in plan.model.plan.statements if isinstance(s, ir.Correlation)]
+    ws.note(3, 1, "; ".join(f"{n}: {u.text}" for n, u in inputs.items())
+            + ("; rank correlations (Gaussian copula): " + ", ".join(f"{c.a} and {c.b} {c.rho:g}" for c in pairs)
+               if pairs else ""))
     stats_top = 7
     top = stats_top + len(STATS) + 3
     outputs = [output_for(book, n) for n in shown]
