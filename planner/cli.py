@@ -178,6 +178,9 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         p.add_argument("--sensitivity", action="store_true",
                        help="also show each quantity's rank correlation with each uncertain input (a tornado, "
                             "largest first); the JSON output always has them")
+        p.add_argument("--solve", metavar="'INPUT where CONDITION'",
+                       help="the value of INPUT at the edge of a probability condition, by bisection over the "
+                            "fixed sample set: --solve 'rent_price where P(owning_is_cheaper) >= 80%%'")
         _format(p, ("table", "json", "csv", "markdown"))
         p.set_defaults(handler=cmd_simulate)
 
@@ -724,6 +727,24 @@ def cmd_check(args) -> int:
     return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 
+def _simulate_solve(plan, args, scenarios, overrides, origins) -> int:
+    from .language.errors import UsageError
+    from .language.lower import lower_expr
+    from .language.source import Source
+    from .outputs.simulation import solve_text
+    from .questions import simulate
+
+    target, sep, condition = args.solve.partition(" where ")
+    if not sep:
+        raise UsageError(f"--solve {args.solve!r}: write 'INPUT where CONDITION'",
+                         hint="--solve 'rent_price where P(owning_is_cheaper) >= 80%'")
+    cond = lower_expr(Source("--solve", condition))
+    answers = [simulate.solve_probability(plan, target.strip(), cond, s, args.samples, args.seed, args.method,
+                                          overrides, origins) for s in scenarios]
+    write_output(solve_text(plan, answers, scenarios))
+    return EXIT_OK
+
+
 def cmd_simulate(args) -> int:
     from .language.errors import UnknownNameError, suggest
     from .language.lower import lower_expr
@@ -741,6 +762,8 @@ def cmd_simulate(args) -> int:
             raise UnknownNameError(f"--show names `{n}`, which is not in {plan.path}",
                                    hint=f"did you mean `{guess}`?" if guess else None)
     probabilities = [(text, lower_expr(Source("--probability", text))) for text in args.probability]
+    if args.solve:
+        return _simulate_solve(plan, args, scenarios, overrides, origins)
     from .language import ir
     from .outputs.progress import Progress
 

@@ -497,3 +497,106 @@ def test_nothing_is_written_when_a_correlation_is_bad(plan_file, cli, tmp_path):
     out = tmp_path / "out.xlsx"
     code, _, err = cli("export", path, "-o", str(out))
     assert code == 2 and "runs from -1 to 1" in err and not out.exists()
+
+
+# ---- pert and discrete -------------------------------------------------------------
+
+def test_pert_has_its_mean_and_sd(plan_file):
+    # PERT(6, 9, 18): Beta(1 + 4*3/12, 1 + 4*9/12) = Beta(2, 4) on [6, 18]; mean (6 + 4*9 + 18) / 6 = 10, sd sqrt((10-6)(18-10)/7)
+    sim = _stats(plan_file, "x = pert(6, 9, 18)\ny = 2 * x\n", samples=20_000)
+    x = sim.column("x")
+    assert 6 < x.min() and x.max() < 18
+    assert x.mean() == pytest.approx(10, abs=0.01)
+    assert x.std() == pytest.approx(math.sqrt(32 / 7), rel=0.01)
+    # the median of Beta(2, 4) solves (1 - m)^4 (1 + 4m) = 1/2 (its CDF is 1 - (1 - x)^4 (1 + 4x)):
+    # m = 0.3138101704557 (bisection on that polynomial)
+    assert np.median(x) == pytest.approx(6 + 12 * 0.3138101704557, abs=0.01)
+    # the point value is that median, found as the plan is read
+    assert float(sim.plan.model.quantities["x"].value) == pytest.approx(6 + 12 * 0.3138101704557, rel=1e-9)
+
+
+def test_beta_inverse_inverts_the_incomplete_beta():
+    # Beta(1, 5): I_x = 1 - (1 - x)^5, so x = 1 - (1 - u)^(1/5) exactly
+    # (to 1 - 1e-6: past it a double's u holds too few digits of 1 - u for 1e-12 in x)
+    u = np.linspace(1e-9, 1 - 1e-6, 5001)
+    assert np.allclose(sampling.beta_inverse(1.0, 5.0, u), -np.expm1(np.log1p(-u) / 5), rtol=1e-12, atol=1e-15)
+    # Beta(2, 2): I_x = 3x^2 - 2x^3
+    x = sampling.beta_inverse(2.0, 2.0, u)
+    assert np.allclose(3 * x ** 2 - 2 * x ** 3, u, rtol=1e-12, atol=1e-15)
+
+
+def test_discrete_takes_its_values_with_their_weights(plan_file):
+    sim = _stats(plan_file, "g = discrete(8, 30%, 32, 20%, 16, 50%) where integer\ny = 2 * g\n", samples=10_000)
+    g = sim.column("g")
+    # a Latin hypercube puts exactly 3,000, 5,000 and 2,000 of 10,000 samples on the values
+    assert [int(np.sum(g == v)) for v in (8, 16, 32)] == [3000, 5000, 2000]
+    assert float(sim.plan.model.quantities["g"].value) == 16  # the median: 30% + 50% reaches one half at 16
+
+
+@pytest.mark.parametrize("text,needle,column", [
+    ("x = pert(18, 9, 6)", "needs low below high", 5),
+    ("x = pert(6, 19, 18)", "mode must lie between", 13),
+    ("x = discrete(8, 30%, 16)", "the last value has none", 22),
+    ("x = discrete(8, 100%)", "two or more values", 5),
+    ("x = discrete(8, 30%, 16, 60%)", "add to 0.9, not 100%", 5),
+    ("x = discrete(8, 0%, 16, 100%)", "must be above 0", 17),
+    ("x = discrete(8, 30%, 8, 70%)", "listed twice", 22),
+    ("x = discrete(8, 3 ms, 16, 70%)", "is a share", 17),
+    ("x = discrete(8 ms, 30%, 16 s, 70%)", "written in one unit", 25),
+])
+def test_bad_pert_and_discrete_are_located(plan_file, text, needle, column):
+    with pytest.raises(PlanError) as info:
+        planner.load(plan_file(text + "\n"))
+    err = flatten(info.value)[0]
+    assert err.family == "distribution"
+    assert needle in err.message
+    assert err.span.line == 1 and err.span.column == column
+    assert err.hint
+
+
+# ---- solving at a probability ------------------------------------------------------------
+
+SOLVE_PLAN = """\
+unit USD
+r = 3 USD ~ 2 USD to 4 USD
+c = normal(100 USD, 10 USD)
+h = 40
+cheaper = c < r * h
+"""
+
+
+def _p_cheaper(h):
+    # P(c < r h) = E_r[Phi((r h - 100) / 10)], r lognormal with P5 = 2 and P95 = 4: a quadrature over
+    # the lognormal's normal score (midpoints of 4,000 slices of probability), by hand
+    nd = statistics.NormalDist()
+    mu, sigma = (math.log(2) + math.log(4)) / 2, (math.log(4) - math.log(2)) / (2 * 1.6448536269514722)
+    n = 4000
+    return sum(nd.cdf((math.exp(mu + sigma * nd.inv_cdf((i + 0.5) / n)) * h - 100) / 10) for i in range(n)) / n
+
+
+def test_solve_at_a_probability(plan_file, cli):
+    plan = load(plan_file, SOLVE_PLAN)
+    from planner.language.lower import lower_expr
+    from planner.language.source import Source
+
+    answer = simulate.solve_probability(plan, "h", lower_expr(Source("t", "P(cheaper) >= 80%")), samples=20_000)
+    lo, hi = 30.0, 80.0  # the h with exactly 80% by the quadrature, bisected
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _p_cheaper(mid) < 0.8 else (lo, mid)
+    assert answer.value == pytest.approx(lo, rel=0.01)
+    # the answer meets the condition, the value just past it does not: the edge of a step function
+    assert answer.result.passed and answer.result.lhs >= 80
+    assert abs(answer.value - answer.other) <= 1e-9 * answer.value
+    code, out, _ = cli("simulate", plan_file(SOLVE_PLAN), "--solve", "h where P(cheaper) >= 80%")
+    assert code == 0 and "h = 42." in out and "P(cheaper) = 80.0" in out
+
+
+def test_solve_at_a_probability_refuses_what_it_cannot_mean(plan_file, cli):
+    path = plan_file(SOLVE_PLAN)
+    code, _, err = cli("simulate", path, "--solve", "cheaper where P(cheaper) >= 80%")
+    assert code == 2 and "not an input" in err
+    code, _, err = cli("simulate", path, "--solve", "h P(cheaper) >= 80%")
+    assert code == 2 and "INPUT where CONDITION" in err
+    code, _, err = cli("simulate", path, "--solve", "h where P(cheaper) >= 120%")
+    assert code == 2 and "for every value" in err

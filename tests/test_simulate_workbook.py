@@ -95,12 +95,16 @@ lat = 12 ms ~ normal(10 ms, 2 ms)
 share = uniform(20%, 30%)
 months = triangular(6, 9, 18)
 price = 2 USD to 4 USD
+weeks = pert(6, 9, 18)
+gpus = discrete(8, 30%, 32, 20%, 16, 50%)
+correlate(weeks, gpus, 0.6)
 correlate(util, lat, 0.8)
 correlate(share, months, -0.6)
 correlate(price, share, 0.5)
 tokens = 1000
 rate = tokens * util / lat * (1 - share)
 total = rate * months * 1 s * price
+work = weeks * gpus
 """
 
 
@@ -127,12 +131,14 @@ def test_correlated_trials_recalculate_to_planners_trials(plan_file, tmp_path, e
     recalc = recalculate if engine == "libreoffice" else gnumeric_recalculate
     ws = openpyxl.load_workbook(recalc([edited], tmp_path)[edited], data_only=True)["Trials"]
     (sim,) = simulate.run(plan, [None], 1000, 0, "counter")
-    for name in ("util", "lat", "share", "months", "price", "rate", "total"):
+    for name in ("util", "lat", "share", "months", "price", "weeks", "gpus", "rate", "total", "work"):
         got = np.array(_column(ws, header, name), dtype=float)
         want = sim.display(name)
         if plan.model.quantities[name].unit_text.startswith("%"):
             want = want / 100
         assert np.allclose(got, want, rtol=1e-9, atol=0), name
+    # a pert's cell is BETAINV of the engine, a discrete's nested IFs over the cumulative weights
+    assert set(np.unique(_column(ws, header, "gpus"))) == {8, 16, 32}
     # and the copula does what it says: rank correlations near the declared ones over 1,000 trials
     rho = lambda a, b: np.corrcoef(simulate._ranks(sim.column(a)), simulate._ranks(sim.column(b)))[0, 1]
     assert rho("util", "lat") == pytest.approx(0.8, abs=0.04)

@@ -678,7 +678,7 @@ class Analyzer:
                 else:
                     display = unit
         if d.uncertain is not None and d.uncertain.point_written and not t.is_bool:
-            for p in d.uncertain.params:  # `x = 5 ms ~ 1 GB to 2 GB`: the point and its distribution disagree
+            for p in d.uncertain.values:  # `x = 5 ms ~ 1 GB to 2 GB`: the point and its distribution disagree
                 pt = self._infer(p, {})
                 if pt is not None and pt.dim is not None and pt.dim != t.dim:
                     self.sink.add(UnitError(f"`{p.span.flat}` is {dim_text(pt)}, but `{d.name}` is {dim_text(t)}",

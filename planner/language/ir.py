@@ -299,14 +299,20 @@ class Constraint:
 class Distribution:
     """An uncertain input's distribution (:mod:`planner.language.uncertain`): ``kind`` is ``range``
     (``a to b``: a lognormal with 5th percentile a and 95th b), ``normal``, ``lognormal``,
-    ``uniform`` or ``triangular``; ``params`` are literals (numbers in one unit), in the kind's
-    order. ``point_written`` says whether the plan wrote the point value (``55% ~ 40% to 70%``);
-    otherwise the definition's expression is the distribution's median."""
+    ``uniform``, ``triangular``, ``pert`` or ``discrete``; ``params`` are literals (numbers in one
+    unit), in the kind's order (a ``discrete``'s alternate values and weights). ``point_written``
+    says whether the plan wrote the point value (``55% ~ 40% to 70%``); otherwise the definition's
+    expression is the distribution's median."""
 
     kind: str
     params: tuple[Expr, ...]
     point_written: bool
     span: Span
+
+    @property
+    def values(self) -> tuple[Expr, ...]:
+        """The parameters in the input's unit (all but a ``discrete``'s weights)."""
+        return self.params[::2] if self.kind == "discrete" else self.params
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ An input written as a range or a distribution is an *uncertain input*::
     price       = lognormal(2 USD, 0.5 USD)  # mean, standard deviation (of the value, not its log)
     share       = uniform(20%, 30%)          # low, high
     months      = triangular(6, 9, 18)       # low, mode, high
+    weeks       = pert(6, 9, 18)             # low, mode, high: a beta, mean (low + 4 mode + high) / 6
+    gpus        = discrete(8, 30%, 16, 70%)  # values and their weights, in turn
 
 ``a to b`` reads as Squiggle reads it: a lognormal whose 5th percentile is ``a`` and 95th is ``b``
 (so ``a`` must be above zero; a range that reaches zero or below is a ``uniform`` or a ``normal``).
@@ -37,7 +39,9 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "lognormal": ("mean", "sd"),
     "uniform": ("low", "high"),
     "triangular": ("low", "mode", "high"),
+    "pert": ("low", "mode", "high"),
 }
+DISCRETE = "discrete"  # `discrete(value, weight, value, weight, ...)`
 RANGE = "range"  # `a to b`
 Z95 = 1.6448536269514722  # the standard normal's 95th percentile: `a to b` is mu -+ Z95 sigma in logs
 
@@ -50,6 +54,8 @@ def describe(d: ir.Distribution) -> str:
     p = [x.span.flat for x in d.params]
     if d.kind == RANGE:
         return f"lognormal with 90% between {p[0]} and {p[1]} (5th and 95th percentiles)"
+    if d.kind == DISCRETE:
+        return "discrete: " + ", ".join(f"{v} ({w})" for v, w in zip(p[::2], p[1::2]))
     names = DISTRIBUTIONS[d.kind]
     return f"{d.kind}(" + ", ".join(f"{n} {v}" for n, v in zip(names, p)) + ")"
 
@@ -95,12 +101,15 @@ def _example(unit: Optional[ir.UnitExpr]) -> str:
 def distribution_name(expr: ir.Expr, functions: frozenset[str] = frozenset()) -> Optional[str]:
     """The distribution a formula calls at its top (``normal(...)``), unless the plan defines a
     function of that name."""
-    if isinstance(expr, ir.Call) and expr.func in DISTRIBUTIONS and expr.func not in functions:
+    if isinstance(expr, ir.Call) and (expr.func in DISTRIBUTIONS or expr.func == DISCRETE) \
+            and expr.func not in functions:
         return expr.func
     return None
 
 
 def _call_params(call: ir.Call) -> list[ir.Expr]:
+    if call.func == DISCRETE:
+        return _discrete_params(call)
     names = DISTRIBUTIONS[call.func]
     usage = f"{call.func}({', '.join(names)})"
     given: dict[str, ir.Expr] = {}
@@ -126,6 +135,26 @@ def _call_params(call: ir.Call) -> list[ir.Expr]:
     return [given[n] for n in names]
 
 
+DISCRETE_USAGE = "discrete(value, weight, value, weight, ...)"
+
+
+def _discrete_params(call: ir.Call) -> list[ir.Expr]:
+    named = next((a for a in call.args if a.name is not None), None)
+    if named is not None:
+        raise DistributionError("`discrete` takes values and weights in turn, without names", named.span,
+                                label="a name", hint=f"write `{DISCRETE_USAGE}`, such as "
+                                                     "`discrete(8, 30%, 16, 50%, 32, 20%)`")
+    args = [a.value for a in call.args]
+    if len(args) % 2:
+        raise DistributionError("`discrete` takes a weight after each value; the last value has none",
+                                args[-1].span if args else call.span, label="no weight after this",
+                                hint=f"write `{DISCRETE_USAGE}`, such as `discrete(8, 30%, 16, 70%)`")
+    if len(args) < 4:
+        raise DistributionError("`discrete` chooses among two or more values", call.span, label="one value",
+                                hint=f"write `{DISCRETE_USAGE}`; a single value is a plain number")
+    return args
+
+
 def median(kind: str, v: list[float]) -> float:
     """The median of a distribution given its parameters (in one unit)."""
     if kind == RANGE:
@@ -137,10 +166,77 @@ def median(kind: str, v: list[float]) -> float:
         return m / math.sqrt(1 + (s / m) ** 2)
     if kind == "uniform":
         return (v[0] + v[1]) / 2
+    if kind == DISCRETE:
+        return discrete_median(v)
+    if kind == "pert":
+        a, b = pert_shape(v)
+        return v[0] + (v[2] - v[0]) * beta_median(a, b)
     low, mode, high = v
     if mode - low >= (high - low) / 2:
         return low + math.sqrt((high - low) * (mode - low) / 2)
     return high - math.sqrt((high - low) * (high - mode) / 2)
+
+
+def discrete_median(v: list) -> float:
+    """The median of ``discrete(v1, w1, v2, w2, ...)``: the smallest value whose cumulative weight (values
+    in rising order) reaches one half."""
+    pairs = sorted(zip(v[::2], v[1::2]), key=lambda p: p[0])
+    total = sum(w for _, w in pairs)
+    acc = 0
+    for value, w in pairs:
+        acc += w
+        if acc >= total / 2:
+            return value
+    return pairs[-1][0]
+
+
+def pert_shape(v: list) -> tuple[float, float]:
+    """The beta shape parameters of ``pert(low, mode, high)``: 1 + 4 (mode - low) / (high - low) and
+    1 + 4 (high - mode) / (high - low) (the classic PERT, mean (low + 4 mode + high) / 6)."""
+    low, mode, high = (float(x) for x in v)
+    return 1 + 4 * (mode - low) / (high - low), 1 + 4 * (high - mode) / (high - low)
+
+
+def beta_median(a: float, b: float) -> float:
+    """The median of a Beta(a, b), by bisection on the regularized incomplete beta (plain floats: the
+    point value of a pert is found as a plan is read, without numpy)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        if betainc(a, b, mid) < 0.5:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def betainc(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta I_x(a, b) for one ``x`` (the continued fraction of Numerical
+    Recipes' ``betacf``, on the side of ``x`` where it converges fast)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - betainc(b, a, 1.0 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)) / a
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 4e-16:
+            break
+    return front * h
 
 
 def _validate(kind: str, values: list[Fraction], exprs: list[ir.Expr], span: Span, usage: str) -> None:
@@ -173,20 +269,22 @@ def _validate(kind: str, values: list[Fraction], exprs: list[ir.Expr], span: Spa
         if values[0] >= values[1]:
             bad(f"`uniform(low, high)` needs low below high: {exprs[0].span.flat} is not below "
                 f"{exprs[1].span.flat}", span, "low not below high", "write the low end first")
-    elif kind == "triangular":
+    elif kind in ("triangular", "pert"):
         low, mode, high = values
         if low >= high:
-            bad(f"`triangular(low, mode, high)` needs low below high: {exprs[0].span.flat} is not below "
-                f"{exprs[2].span.flat}", span, "low not below high", "write `triangular(low, mode, high)`")
+            bad(f"`{kind}(low, mode, high)` needs low below high: {exprs[0].span.flat} is not below "
+                f"{exprs[2].span.flat}", span, "low not below high", f"write `{kind}(low, mode, high)`")
         if not low <= mode <= high:
-            bad(f"a triangular's mode must lie between its low and high ends; {exprs[1].span.flat} does not",
-                exprs[1], "outside low..high", "write `triangular(low, mode, high)` with low <= mode <= high")
+            bad(f"a {kind}'s mode must lie between its low and high ends; {exprs[1].span.flat} does not",
+                exprs[1], "outside low..high", f"write `{kind}(low, mode, high)` with low <= mode <= high")
 
 
 def make(kind: str, params: list[ir.Expr], point: Optional[ir.Expr], span: Span
          ) -> tuple[ir.Expr, ir.Distribution]:
     """The point value (the one written, else the median, as a literal in the parameters' unit) and
     the distribution of an uncertain input; a located error for what it cannot mean."""
+    if kind == DISCRETE:
+        return _make_discrete(params, point, span)
     names = ("low end", "high end") if kind == RANGE else DISTRIBUTIONS[kind]
     usage = "low to high" if kind == RANGE else f"{kind}({', '.join(DISTRIBUTIONS[kind])})"
     literals = [_literal(e, f"the {n} of `{usage}`" if kind != RANGE else f"the {n} of a range")
@@ -204,6 +302,41 @@ def make(kind: str, params: list[ir.Expr], point: Optional[ir.Expr], span: Span
     if value < 0:
         number = ir.Neg(number, span)
     return number, dist
+
+
+def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) -> tuple[ir.Expr, ir.Distribution]:
+    """``discrete(v1, w1, v2, w2, ...)``: values in one unit, weights above 0 (plain or %) that add to 1;
+    its point value, unless written, is its median (one of its values, as written)."""
+    values, weights = params[::2], params[1::2]
+    literals = [_literal(e, "a value of `discrete`") for e in values]
+    _common_unit(literals, values, span)
+    shares = []
+    for e in weights:
+        w, unit = _literal(e, "a weight of `discrete`")
+        if unit is not None and unit.text != "%":
+            raise DistributionError(f"a weight is a share (`30%` or `0.3`), not `{e.span.flat}`", e.span,
+                                    label="has a unit", hint=f"write `{DISCRETE_USAGE}`")
+        w = w / 100 if unit is not None else w
+        if w <= 0:
+            raise DistributionError(f"a weight must be above 0; it is {e.span.flat}", e.span, label="not above 0",
+                                    hint="drop a value that cannot happen")
+        shares.append(w)
+    total = sum(shares)
+    if total != 1:
+        raise DistributionError(f"the weights of `discrete` add to {float(total):.6g}, not 100%", span,
+                                label="weights do not add to 100%",
+                                hint="make them add to 100% (`discrete(8, 30%, 16, 70%)`)")
+    seen: dict[Fraction, ir.Expr] = {}
+    for (v, _), e in zip(literals, values):
+        if v in seen:
+            raise DistributionError(f"`{e.span.flat}` is listed twice", e.span, label="again",
+                                    hint="give each value once, with the sum of its weights")
+        seen[v] = e
+    dist = ir.Distribution(DISCRETE, tuple(params), point is not None, span)
+    if point is not None:
+        return point, dist
+    mid = discrete_median([x for pair in zip([v for v, _ in literals], shares) for x in pair])
+    return seen[mid], dist
 
 
 def from_definition(expr: ir.Expr, uncertainty, functions: frozenset[str] = frozenset()
@@ -226,7 +359,7 @@ def from_definition(expr: ir.Expr, uncertainty, functions: frozenset[str] = froz
     if kind is None:
         raise DistributionError("after `~` comes a range or a distribution", first.span, label="not a distribution",
                          hint="write `point ~ low to high` or `point ~ normal(mean, sd)` "
-                              f"(distributions: {', '.join(DISTRIBUTIONS)})")
+                              f"(distributions: {', '.join(list(DISTRIBUTIONS) + [DISCRETE])})")
     return make(kind, _call_params(first), expr, first.span)
 
 

@@ -121,3 +121,17 @@ def as_csv(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequen
             s = sim.stats(n, percentiles)
             rows.append([sim.label, n, sim.plan.model.quantities[n].unit_text] + [s[k] for k in stats])
     return csv_rows(["scenario", "quantity", "unit"] + stats, rows)
+
+
+def solve_text(plan, answers, scenarios) -> str:
+    """``planner simulate --solve``: per scenario, the input's value at the condition's edge and the
+    probability reached there."""
+    lines = []
+    for answer, scenario in zip(answers, scenarios):
+        q = plan.model.quantities[answer.target]
+        scale = float(q.display.scale)
+        r = answer.result
+        lines.append(f"[{scenario or 'base'}] {answer.target} = {format_value(answer.value / scale, q.unit_text)}"
+                     f": {r.stat_text} over {r.samples:,} samples ({answer.steps} simulations; just past it, "
+                       f"{format_value(answer.other / scale, q.unit_text)}, the condition fails)")
+    return "\n".join(lines)

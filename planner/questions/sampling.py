@@ -153,7 +153,93 @@ def inverse_cdf(kind: str, params: Sequence[float], u: np.ndarray, within: tuple
         w = high - low
         split = (mode - low) / w
         return np.where(u < split, low + np.sqrt(u * w * (mode - low)), high - np.sqrt((1 - u) * w * (high - mode)))
+    if kind == "pert":
+        low, _, high = params
+        a, b = pert_shape(params)
+        return low + (high - low) * beta_inverse(a, b, u)
+    if kind == "discrete":
+        values, cum = discrete_table(params)
+        return np.asarray(values)[np.searchsorted(np.asarray(cum), u, side="right")]
     raise ValueError(f"unknown distribution {kind!r}")
+
+
+BOUNDED = ("uniform", "triangular", "pert", "discrete")  # the kinds with finite ends
+
+
+def discrete_table(params: Sequence[float]) -> tuple[list[float], list[float]]:
+    """A ``discrete``'s values (rising) and the cumulative weights after each but the last, summed left to
+    right: trial ``u`` takes the first value whose cumulative weight is above ``u`` (as the workbook's
+    ``IF(u<c1, v1, IF(u<c2, v2, v3))``)."""
+    values, weights = list(params[::2]), list(params[1::2])
+    cum, acc = [], 0.0
+    for w in weights[:-1]:
+        acc += w
+        cum.append(acc)
+    return values, cum
+
+
+def betainc(a: float, b: float, x: np.ndarray) -> np.ndarray:
+    """The regularized incomplete beta I_x(a, b) at each ``x`` in [0, 1] (Numerical Recipes' continued
+    fraction, on the side of each ``x`` where it converges fast: a few dozen terms for a pert's shapes)."""
+    x = np.asarray(x, dtype=float)
+    flip = x > (a + 1) / (a + b + 2)
+    xs = np.clip(np.where(flip, 1 - x, x), 0.0, 1.0)
+    aa, bb = np.where(flip, b, a), np.where(flip, a, b)
+    with np.errstate(divide="ignore"):
+        front = np.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + aa * np.log(xs) + bb * np.log1p(-xs)) / aa
+    tiny = 1e-300
+
+    def fix(v):
+        return np.where(np.abs(v) < tiny, tiny, v)
+
+    c = np.ones_like(xs)
+    d = 1.0 / fix(1.0 - (aa + bb) * xs / (aa + 1))
+    h = d.copy()
+    for m in range(1, 300):
+        for num in (m * (bb - m) * xs / ((aa + 2 * m - 1) * (aa + 2 * m)),
+                    -(aa + m) * (aa + bb + m) * xs / ((aa + 2 * m) * (aa + 2 * m + 1))):
+            d = 1.0 / fix(1.0 + num * d)
+            c = fix(1.0 + num / c)
+            h = h * d * c
+        if np.all(np.abs(d * c - 1.0) < 4e-16):
+            break
+    r = front * h
+    return np.where(xs == 0, np.where(flip, 1.0, 0.0), np.where(flip, 1 - r, r))
+
+
+def beta_inverse(a: float, b: float, u: np.ndarray) -> np.ndarray:
+    """The x with I_x(a, b) = u at each ``u`` (a, b >= 1, as a pert's are): from the CDF on a grid read
+    backwards, Newton's steps on :func:`betainc`, kept inside a bracket that halves where a step would
+    leave it, each sample until its step is below 1e-15."""
+    u = np.asarray(u, dtype=float)
+    grid = np.linspace(0.0, 1.0, 2049)  # the start: the CDF on a grid, read backwards
+    out = np.interp(u, betainc(a, b, grid), grid)
+    log_b = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    index = np.arange(u.size)  # the samples still moving, and their x, u and bracket
+    x, ua = out.copy(), u.copy()
+    lo, hi = np.zeros_like(u), np.ones_like(u)
+    for _ in range(100):
+        if index.size == 0:
+            break
+        f = betainc(a, b, x) - ua
+        below = f < 0
+        lo = np.where(below, x, lo)
+        hi = np.where(below, hi, x)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            pdf = np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - log_b)
+            step = x - f / pdf
+        bad = ~np.isfinite(step) | (step < lo) | (step > hi)
+        new = np.where(bad, (lo + hi) / 2, step)
+        done = (f == 0) | (np.abs(new - x) <= 1e-14 * x) | (hi - lo <= 1e-15 * hi)
+        out[index] = np.where(f == 0, x, new)
+        keep = ~done
+        index, x, ua, lo, hi = index[keep], new[keep], ua[keep], lo[keep], hi[keep]
+    return out
+
+
+def pert_shape(params: Sequence[float]) -> tuple[float, float]:
+    low, mode, high = params
+    return 1 + 4 * (mode - low) / (high - low), 1 + 4 * (high - mode) / (high - low)
 
 
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
@@ -219,6 +305,12 @@ def cdf(kind: str, params: Sequence[float], x: float) -> float:
     if kind == "uniform":
         low, high = params
         return min(1.0, max(0.0, (x - low) / (high - low)))
+    if kind == "pert":
+        low, _, high = params
+        a, b = pert_shape(params)
+        return float(betainc(a, b, np.array([min(1.0, max(0.0, (x - low) / (high - low)))]))[0])
+    if kind == "discrete":
+        return float(sum(w for v, w in zip(params[::2], params[1::2]) if v <= x))
     low, mode, high = params
     if x <= low:
         return 0.0
@@ -235,6 +327,8 @@ def support(kind: str, params: Sequence[float]) -> tuple[float, float]:
         return 0.0, math.inf
     if kind == "normal":
         return -math.inf, math.inf
+    if kind == "discrete":
+        return float(min(params[::2])), float(max(params[::2]))
     return float(params[0]), float(params[-1])
 
 
@@ -249,6 +343,14 @@ def moments(kind: str, params: Sequence[float]) -> tuple[float, float]:
     if kind == "uniform":
         low, high = params
         return (low + high) / 2, (high - low) / math.sqrt(12)
+    if kind == "pert":
+        low, mode, high = params
+        mean = (low + 4 * mode + high) / 6
+        return mean, math.sqrt((mean - low) * (high - mean) / 7)
+    if kind == "discrete":
+        pairs = list(zip(params[::2], params[1::2]))
+        mean = sum(v * w for v, w in pairs)
+        return mean, math.sqrt(sum(w * (v - mean) ** 2 for v, w in pairs))
     low, mode, high = params
     mean = (low + mode + high) / 3
     var = (low * low + mode * mode + high * high - low * mode - low * high - mode * high) / 18

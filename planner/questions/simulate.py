@@ -30,7 +30,7 @@ from ..language.errors import ConstraintError, DistributionError, KindError, Lab
 from ..language.graph import cone
 from ..language.dims import dim_text
 from ..language.model import Type
-from ..language.uncertain import describe, percentile_level
+from ..language.uncertain import DISCRETE, describe, percentile_level
 from ..language.units import DIMENSIONLESS
 from . import sampling
 from .checks import CheckResult
@@ -64,19 +64,25 @@ def uncertain_inputs(plan: Plan) -> dict[str, UncertainInput]:
         d = q.definition.uncertain
         if d is None:
             continue
-        if q.integer:
+        if q.integer and not (d.kind == DISCRETE and all(float(plan.analyzer.infer_strict(v).const).is_integer()
+                                                         for v in d.values)):
             c = next(c for c in q.definition.constraints if c.kind == "integer")
             raise DistributionError(f"`{name}` is an integer, and an uncertain input takes any value in its range",
                                     d.span, label="uncertain", labels=[Label(c.span, "integer")],
                                     hint=f"drop `integer`, or give `{name}` one value")
         params = []
-        for p in d.params:
+        for i, p in enumerate(d.params):
             t = plan.analyzer.infer_strict(p)
+            if d.kind == DISCRETE and i % 2:  # a weight
+                params.append(float(t.const))
+                continue
             if t.dim is not None and t.dim != q.dim:
                 raise UnitError(f"`{p.span.flat}` is not in the unit of `{name}` ({q.unit_text or 'a plain number'})",
                                 p.span, label="another unit", labels=[Label(q.definition.expr.span, "point value")],
                                 hint="write the point value and the distribution in units of one dimension")
             params.append(float(t.const))
+        if d.kind == DISCRETE:  # in rising order of value: the inverse CDF rises, as LHS and a copula need
+            params = [x for pair in sorted(zip(params[::2], params[1::2]), key=lambda vw: vw[0]) for x in pair]
         out[name] = UncertainInput(name, d.kind, tuple(params), d, _within(q, d, params))
     return out
 
@@ -98,7 +104,7 @@ def _within(q, d: ir.Distribution, params: list[float]) -> tuple[float, float]:
     def shown(v: float) -> str:
         return format_value(v / scale, q.unit_text)
 
-    if d.kind in ("uniform", "triangular"):
+    if d.kind in sampling.BOUNDED:
         if low < lo or high > hi:
             raise ConstraintError(
                 f"`{q.name}` = {d.span.flat} reaches {shown(low if low < lo else high)}, outside what its constraint "
@@ -587,3 +593,78 @@ def _decide(plan: Plan, check: ir.ProbabilityCheck, sim: Simulation) -> Probabil
             err.notes.append(f"in scenario `{sim.scenario}`")
         raise
     return result
+
+
+# ---- solving at a probability -------------------------------------------------------------
+
+@dataclass
+class ProbabilitySolve:
+    """The value of ``target`` at the edge of a probability condition (``P(cheaper) >= 80%``) over one
+    fixed sample set: ``value`` meets it, ``other`` (the last value tried on the other side) does not."""
+
+    target: str
+    value: float  # base units
+    other: float
+    result: ProbabilityResult
+    steps: int
+
+
+def solve_probability(plan: Plan, target: str, condition: ir.Expr, scenario: Optional[str] = None,
+                      samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str = "lhs", overrides=None,
+                      origins=None) -> ProbabilitySolve:
+    """Bisection on input ``target`` for the edge of ``condition`` (a probability check's comparison). The
+    samples are drawn once (fixed seed), so the probability is a step function of ``target``; where the
+    plan moves monotonically with it, the condition holds on one side of one edge. The bracket grows from
+    the point value by doublings until the condition changes; then 200 halvings at most, to 1e-12."""
+    from fractions import Fraction
+
+    q = plan.model.quantities.get(target)
+    if q is None or not q.is_input:
+        raise DistributionError(f"`{target}` is not an input of {plan.path}: solve for an input",
+                                hint="write `--solve 'INPUT where P(condition) >= 80%'`")
+    check = ir.ProbabilityCheck(condition, (), condition.span)
+    drawn = draw(plan, samples, seed, method)
+    base = dict(overrides or {})
+
+    def holds(x: float) -> ProbabilityResult:
+        (sim,) = run(plan, [scenario], samples, seed, method, {**base, target: Fraction(x)}, origins,
+                     names=[n.name for n in ir.free_names(condition) if n.name in plan.model.quantities],
+                     drawn=drawn)
+        return _decide(plan, check, sim)
+
+    x0 = float(plan.evaluate(scenario, overrides, origins).values[target])
+    r0 = holds(x0)
+    steps = 1
+    a, ra = x0, r0
+    for factor in (2.0, 0.5, -1.0):  # grow up, then down (toward 0), then past 0
+        b = x0
+        found = None
+        for _ in range(64):
+            b = (b * factor if b != 0 else 1.0) if factor != -1.0 else (-abs(b) * 2 if b != 0 else -1.0)
+            rb = holds(b)
+            steps += 1
+            if rb.passed != r0.passed:
+                found = (b, rb)
+                break
+            if factor == 0.5 and abs(b) < 1e-300:
+                break
+        if found is not None:
+            b, rb = found
+            break
+    else:
+        raise DistributionError(f"the condition is {'met' if r0.passed else 'not met'} for every value of "
+                                f"`{target}` tried (from {x0:g}, doubling and halving)", condition.span,
+                                label="does not change", hint="check the condition moves with the input")
+    # bisection: keep (yes, no) with the condition met at yes
+    yes, ryes, no = (a, ra, b) if ra.passed else (b, rb, a)
+    for _ in range(200):
+        mid = (yes + no) / 2
+        if mid in (yes, no) or abs(yes - no) <= 1e-12 * max(abs(yes), abs(no)):
+            break
+        rm = holds(mid)
+        steps += 1
+        if rm.passed:
+            yes, ryes = mid, rm
+        else:
+            no = mid
+    return ProbabilitySolve(target, yes, no, ryes, steps)

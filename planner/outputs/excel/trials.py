@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ...language import ir
 from ...questions import sampling, simulate
 from .book import HEADER, TITLE, Book, cached, scale_of, sheet_title
 from .tables import ROW, Live, LiveTable, output_for
@@ -64,6 +65,16 @@ def value_formula(u: simulate.UncertainInput, scale: float, trial: str, score: s
         return f"({_num(params[0])}+{_num(params[1])}*NORMSINV({p}))"
     if u.kind == "uniform":
         return f"({_num(params[0])}+{_num(params[1] - params[0])}*{p})"
+    if u.kind == "pert":
+        low, _, high = params
+        a, b = sampling.pert_shape(u.params)
+        return f"BETAINV({p},{_num(a)},{_num(b)},{_num(low)},{_num(high)})"
+    if u.kind == "discrete":
+        values, cum = sampling.discrete_table(u.params)
+        out = _num(values[-1] / scale)
+        for v, c in zip(reversed(values[:-1]), reversed(cum)):
+            out = f"IF({p}<{_num(c)},{_num(v / scale)},{out})"
+        return out
     low, mode, high = params
     w = high - low
     return (f"IF({p}<{_num((mode - low) / w)},{_num(low)}+SQRT({p}*{_num(w * (mode - low))}),"
@@ -99,7 +110,10 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
                   "same numbers on every recalculation and in every engine), through its distribution's inverse; "
                   "the plan's formulas follow per row. `planner simulate --method counter --samples "
                   f"{trials}` draws the same trials. Inputs not listed keep their Inputs-sheet values.")
-    ws.note(3, 1, "; ".join(f"{n}: {u.text}" for n, u in inputs.items()))
+    pairs = [s for s in plan.model.plan.statements if isinstance(s, ir.Correlation)]
+    ws.note(3, 1, "; ".join(f"{n}: {u.text}" for n, u in inputs.items())
+            + ("; rank correlations (Gaussian copula): " + ", ".join(f"{c.a} and {c.b} {c.rho:g}" for c in pairs)
+               if pairs else ""))
     stats_top = 7
     top = stats_top + len(STATS) + 3
     outputs = [output_for(book, n) for n in shown]
