@@ -537,6 +537,44 @@ def test_one_broken_statement_is_one_error(tmp_path, text, errors, kept, unknown
     assert sorted(got.plan.quantities) == sorted(kept) and got.unknown == unknown
 
 
+def test_a_keystroke_parses_only_the_statement_it_changed(tmp_path):
+    """The statements a keystroke did not touch are kept (the same objects), and what is parsed
+    so is what parsing the whole text gives: every statement's kind and place, the title, the notes."""
+    from planner.language.lower import lower
+    from planner.language.source import Source
+    from planner.lsp.tolerant import Parts, parse_tolerant
+
+    def shape(plan_ir):
+        return (plan_ir.title, plan_ir.notes,
+                [(type(s).__name__, s.span.start, s.span.end, s.span.line) for s in plan_ir.statements])
+
+    text = (SHEETS / "llm_cost.plan").read_text(encoding="utf-8")
+    name = str(tmp_path / "t.plan")
+    parts = Parts()
+    first = parse_tolerant(name, text, parts).syntax
+    assert shape(first) == shape(lower(Source(name, text)))
+    typed = text + "\nextra = 2 *"  # half typed at the end: one error, the rest kept
+    got = parse_tolerant(name, typed, parts)
+    assert len(got.errors) == 1 and got.errors[0].span.line == typed.count("\n") + 1
+    assert all(a is b for a, b in zip(first.statements, got.syntax.statements))
+    assert len(got.syntax.statements) == len(first.statements)
+    typed = text + "\nextra = 2 * 3\n"
+    got = parse_tolerant(name, typed, parts).syntax
+    assert all(a is b for a, b in zip(first.statements, got.statements))
+    assert shape(got) == shape(lower(Source(name, typed)))
+    # a line added at the top moves every statement: each is parsed again at its new place
+    moved = "# a comment\n" + text
+    got = parse_tolerant(name, moved, Parts()).syntax
+    assert shape(got) == shape(lower(Source(name, moved)))
+    # a statement broken in the middle of a file opened cold: the run it is in is parsed one by one
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if i > 100 and line[:1].isalpha() and " = " in line)
+    broken = "".join(lines[:at] + [lines[at].replace(" = ", " = (", 1)] + lines[at + 1:])
+    got = parse_tolerant(name, broken, Parts())
+    assert [e.span.line for e in got.errors] == [at + 1]
+    assert len(got.syntax.statements) == len(first.statements) - 1
+
+
 def test_workspace_symbols_reach_into_imports(lsp, gpu):
     found = lsp.request("workspace/symbol", {"query": "hbmband"})["result"]
     where = {(s["name"], s["location"]["uri"]) for s in found}

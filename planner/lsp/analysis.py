@@ -31,7 +31,7 @@ from ..language.parser import grammar_words, keywords
 from ..language.source import Source, Span
 from ..language.units import BUILTIN_UNITS
 from ..plan import Plan, loads
-from .tolerant import Recovered, parse_tolerant, recover, words_in
+from .tolerant import Parts, Recovered, parse_tolerant, recover, words_in
 
 NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
@@ -149,6 +149,7 @@ class Document:
         self.diagnostics: list[Diagnostic] = []
         self.analysed = ""  # the text the diagnostics are about
         self.recovered = Recovered()  # what the last check set aside (broken and unknown names)
+        self.parts = Parts()  # the statements parsed, kept by their text: a keystroke parses one again
 
     # ---- analysis ----------------------------------------------------------------------
 
@@ -166,7 +167,8 @@ class Document:
         its names, units and (last evaluated) values for hover, completion and definitions."""
         self.text = self.analysed = text
         name = str(self.path)
-        got = recover(name, text, lambda masked: loads(masked, name, self.path.parent), self._import_span)
+        got = recover(name, text, lambda masked: loads(masked, name, self.path.parent), self._import_span,
+                      self.parts)
         self.recovered = got
         self.ir, self.ir_text = got.syntax, text
         if got.plan is not None:
@@ -846,7 +848,7 @@ class Document:
     def _fresh(self) -> None:
         """The statements of the text as it is now (renames edit this text, not the last analysed one)."""
         if self.ir is None or self.ir_text != self.text:
-            got = parse_tolerant(str(self.path), self.text)
+            got = parse_tolerant(str(self.path), self.text, self.parts)
             self.ir, self.ir_text = got.syntax, self.text
             self.recovered = dataclasses.replace(self.recovered, blanked=got.blanked)
 
