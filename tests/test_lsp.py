@@ -80,7 +80,7 @@ def gpu(lsp):
 def test_the_server_announces_what_it_does(lsp):
     caps = lsp.capabilities["capabilities"]
     assert caps["hoverProvider"] and caps["definitionProvider"] and caps["documentSymbolProvider"]
-    assert caps["referencesProvider"] and caps["documentFormattingProvider"]
+    assert caps["referencesProvider"] and caps["documentFormattingProvider"] and caps["documentRangeFormattingProvider"]
     assert caps["renameProvider"] == {"prepareProvider": True}
     assert "@" in caps["completionProvider"]["triggerCharacters"]
     assert lsp.capabilities["serverInfo"]["name"] == "planner"
@@ -479,6 +479,76 @@ def test_quick_fixes_do_what_the_help_says(lsp, tmp_path):
     fixed = _apply(text, [e for edits in chosen for e in edits])
     lsp.change(path, fixed, 2)
     assert lsp.diagnostics(path, 2) == [], fixed
+
+
+def test_add_the_unit_a_formula_is_shown_in(lsp, tmp_path):
+    path = tmp_path / "shown.plan"
+    text = 'size = 4 GB\nrate = 2 GB/s\nt = (size / rate)  "time"\nv = t -> min\nbad = size +\n'
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+
+    def actions(line):
+        answer = lsp.request("textDocument/codeAction", {**_doc(path), "range": {
+            "start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}},
+            "context": {"diagnostics": []}})["result"]
+        return {a["title"]: a["edit"]["changes"][path.as_uri()] for a in answer}
+
+    added = _apply(text, actions(2)["Add `-> s` to `t`"])  # GB / (GB/s) is seconds: after the bracket
+    assert added.splitlines()[2] == 't = (size / rate) -> s  "time"'
+    assert actions(0) == {} and actions(3) == {} and actions(4) == {}  # an input, a unit written, broken
+    lsp.change(path, added, 2)
+    assert [d["range"]["start"]["line"] for d in lsp.diagnostics(path, 2)] == [4]  # only `bad` is wrong
+
+
+def test_semantic_tokens(lsp, tmp_path):
+    path = tmp_path / "colours.plan"
+    text = ('# costs\nunit widget\nrate = 3 widget/s  "how fast"\nf(x, y = 2) = x * y\n'
+            'total = f(rate * 1 s / 1 widget) + max(1, gpu.count)\nbroken = (1 +\nscenario fast { rate = 5 widget/s }\n')
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    legend = lsp.capabilities["capabilities"]["semanticTokensProvider"]["legend"]
+    assert legend == {"tokenTypes": ["keyword", "variable", "function", "parameter", "type", "number",
+                                     "string", "comment"], "tokenModifiers": ["declaration", "defaultLibrary"]}
+    data = lsp.request("textDocument/semanticTokens/full", _doc(path))["result"]["data"]
+    rows, line, char, got = text.split("\n"), 0, 0, []
+    for i in range(0, len(data), 5):
+        dl, dc, n, kind, mods = data[i:i + 5]
+        line, char = line + dl, (char + dc if dl == 0 else dc)
+        got.append((line, rows[line][char:char + n], legend["tokenTypes"][kind],
+                    [m for j, m in enumerate(legend["tokenModifiers"]) if mods >> j & 1]))
+    assert got == [
+        (0, "# costs", "comment", []), (1, "unit", "keyword", []), (1, "widget", "type", ["declaration"]),
+        (2, "rate", "variable", ["declaration"]), (2, "3", "number", []), (2, "widget", "type", []),
+        (2, "s", "type", []), (2, '"how fast"', "string", []),
+        (3, "f", "function", ["declaration"]), (3, "x", "parameter", ["declaration"]),
+        (3, "y", "parameter", ["declaration"]), (3, "2", "number", []), (3, "x", "parameter", []),
+        (3, "y", "parameter", []),
+        (4, "total", "variable", ["declaration"]), (4, "f", "function", []), (4, "rate", "variable", []),
+        (4, "1", "number", []), (4, "s", "type", []), (4, "1", "number", []), (4, "widget", "type", []),
+        (4, "max", "function", ["defaultLibrary"]), (4, "1", "number", []), (4, "gpu.count", "variable", []),
+        (5, "1", "number", []),  # the broken statement: what the text shows (its name is no name yet)
+        (6, "scenario", "keyword", []), (6, "rate", "variable", []), (6, "5", "number", []),
+        (6, "widget", "type", []), (6, "s", "type", [])]
+
+
+def test_range_formatting_lays_out_whole_statements(lsp, tmp_path):
+    path = tmp_path / "ranged.plan"
+    text = "a   =  1 s\nlonger_name=2*a\nc=3\n"
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    options = {"tabSize": 4, "insertSpaces": True}
+
+    def fmt(start, end):
+        return lsp.request("textDocument/rangeFormatting", {**_doc(path), "options": options, "range": {
+            "start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}}})
+
+    # the first statement only, lined up with the others as `planner fmt` lines them up
+    assert _apply(text, fmt((0, 2), (0, 3))["result"]) == "a           = 1 s\nlonger_name=2*a\nc=3\n"
+    broken = "a   =  1 s\nb = (1 +\nc=3*a\n"  # the plan does not parse: the statements on their own
+    lsp.change(path, broken, 2)
+    lsp.diagnostics(path, 2)
+    assert _apply(broken, fmt((2, 0), (2, 1))["result"]) == "a   =  1 s\nb = (1 +\nc = 3 * a\n"
+    assert fmt((1, 0), (1, 1))["result"] is None  # the broken one: its diagnostic says why
 
 
 def test_inlay_hints_show_each_definitions_value(lsp, tmp_path):
