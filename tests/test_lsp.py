@@ -345,6 +345,30 @@ def test_a_plan_with_errors_still_answers_for_the_rest(lsp, tmp_path):
     assert "w = 140 GB" in renamed and "step_time = w / bandwidth" in renamed and "kv = w *" in renamed
 
 
+def test_typing_a_statement_in_the_middle_keeps_the_rest_answering(lsp, tmp_path):
+    """Keystroke by keystroke, a statement typed between two others (a bracket open most of the
+    way) is the only one with an error, and hover, definition and completion answer for the rest."""
+    path = tmp_path / "middle.plan"
+    head = "size = 4 GB\nrate = 2 GB/s\n"
+    tail = "after = size / rate\nlast = after * 2\n"
+    typed = "probe = (size * 2 + sise) / rate\n"
+    lsp.open(path, head + tail)
+    assert lsp.diagnostics(path, 1) == []
+    for k in range(1, len(typed) + 1):
+        part = typed[:k] if typed[:k].endswith("\n") else typed[:k] + "\n"
+        text = head + part + tail
+        lsp.change(path, text, k + 1)
+        found = lsp.diagnostics(path, k + 1, final=False)
+        assert {d["range"]["start"]["line"] for d in found} <= {2}, (typed[:k], found)
+        hover = lsp.request("textDocument/hover", {**_doc(path), "position": {"line": 3, "character": 1}})["result"]
+        assert hover["contents"]["value"].startswith("**after** (derived, s)"), typed[:k]
+        loc = lsp.request("textDocument/definition", {**_doc(path), "position": _at(text, "after *", 0, 1)})["result"]
+        assert loc["range"]["start"] == {"line": 3, "character": 0}, typed[:k]
+        assert {"size", "rate", "after"} <= set(_labels(lsp, path, text, "after * ")), typed[:k]
+    (d,) = lsp.diagnostics(path, len(typed) + 1)
+    assert d["code"] == "unknown-name" and "`sise`" in d["message"] and "`size`" in d["message"]
+
+
 def test_diagnostics_of_syntax_and_names_come_first(lsp, tmp_path):
     """The fast half (parse, names, units) is published before the values and the checks."""
     path = tmp_path / "fast.plan"
