@@ -841,9 +841,7 @@ class Document:
                     m = _NUMBER.match(self.text, x.span.start)
                     if m:
                         put(m.start(), m.end(), "number")
-                if dataclasses.is_dataclass(x) and not isinstance(x, (type, Span, Source)):
-                    stack.extend(v for v in (getattr(x, f.name) for f in dataclasses.fields(x))
-                                 if not isinstance(v, (str, int, float, Fraction, Enum, Span, type(None))))
+                stack.extend(_parts(x))
         words = set(grammar_words())
         for m in _LEXEMES.finditer(self.text):
             kind = m.lastgroup
@@ -857,19 +855,25 @@ class Document:
         out: list[int] = []
         last_line = last_char = 0
         reached = 0
+        line, line_start, counted = 0, 0, 0  # the lines counted up to offset `counted`
         for start in sorted(found):
             end, kind, mods = found[start]
             if start < reached:  # inside a token before (`count` in `gpu.count`)
                 continue
             reached = end
-            line, char = position(self.text, start)
+            line += self.text.count("\n", counted, start)
+            if line:
+                line_start = self.text.rfind("\n", 0, start) + 1
+            counted = start
+            char = _units(self.text[line_start:start])
+            row = line
             for k, piece in enumerate(self.text[start:end].split("\n")):  # a token is on one line
                 if k:
-                    line, char = line + 1, 0
+                    row, char = row + 1, 0
                 if not piece:
                     continue
-                out += [line - last_line, char - last_char if line == last_line else char, _units(piece), kind, mods]
-                last_line, last_char = line, char
+                out += [row - last_line, char - last_char if row == last_line else char, _units(piece), kind, mods]
+                last_line, last_char = row, char
         return out
 
     def format_range(self, start: tuple[int, int], end: tuple[int, int]) -> Optional[tuple[Range, str]]:
@@ -1040,6 +1044,26 @@ class Document:
         for a, b in self.recovered.blanked:  # statements that do not parse: their text, word by word
             out.extend(Span(Source(source.name, self.text), x, y) for x, y in words_in(self.text, a, b, name))
         return sorted(set(out), key=lambda sp: sp.start)
+
+
+_FIELDS: dict = {}  # an IR class -> the names of its fields that may hold nodes
+
+
+def _parts(x) -> list:
+    """The IR nodes (and tuples of them) directly inside ``x``: its fields that are not text, numbers,
+    enums or spans (told by type, not isinstance: ``Fraction``'s ABC check is slow)."""
+    kind = type(x)
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x)) \
+            if dataclasses.is_dataclass(kind) and kind not in (Span, Source) else ()
+    out = []
+    for n in names:
+        v = getattr(x, n)
+        t = type(v)
+        if t is tuple or t is list or (t not in (Span, Source) and hasattr(t, "__dataclass_fields__")):
+            out.append(v)
+    return out
 
 
 def _mentions(node, name: str) -> list[Span]:
