@@ -883,7 +883,8 @@ class Document:
         from ..language.format import format_text
         from .tolerant import statements
 
-        text = self.text.replace("\r\n", "\n")
+        original = self.text  # (read once: the server runs this off its loop, while typing goes on)
+        text = original.replace("\r\n", "\n")
         a, b = offset(text, *start), offset(text, *end)
         found = statements(text)
         touched = [k for k, (s, e) in enumerate(found) if s < max(b, a + 1) and e > a]
@@ -907,10 +908,10 @@ class Document:
                 return None
         if not text[lo:hi].endswith("\n"):
             new = new.rstrip("\n")
-        if "\r\n" in self.text:
+        if "\r\n" in original:
             new = new.replace("\n", "\r\n")
             lo, hi = lo + text.count("\n", 0, lo), hi + text.count("\n", 0, hi)  # (offsets of the CRLF text)
-        return Range(position(self.text, lo), position(self.text, hi)), new
+        return Range(position(original, lo), position(original, hi)), new
 
     def workspace_symbols(self) -> list[tuple[str, str, Location, str]]:
         """(name, kind, location, container) of this plan's definitions and those of every plan it imports."""

@@ -397,10 +397,13 @@ def semantic_tokens(ls: PlanServer, params: t.SemanticTokensParams) -> t.Semanti
 
 
 @server.feature(t.TEXT_DOCUMENT_RANGE_FORMATTING)
-def range_formatting(ls: PlanServer, params: t.DocumentRangeFormattingParams) -> Optional[list[t.TextEdit]]:
+async def range_formatting(ls: PlanServer, params: t.DocumentRangeFormattingParams) -> Optional[list[t.TextEdit]]:
     r = params.range
-    got = ls.doc(params.text_document.uri).format_range((r.start.line, r.start.character),
-                                                        (r.end.line, r.end.character))
+    doc = ls.doc(params.text_document.uri)
+    # (formatting the whole plan to line the range up with it takes a while on a long plan: off the loop,
+    # so that hover and completion are answered meanwhile)
+    got = await asyncio.get_running_loop().run_in_executor(
+        None, doc.format_range, (r.start.line, r.start.character), (r.end.line, r.end.character))
     if got is None:
         return None  # the diagnostics already say why
     where, new = got
