@@ -87,17 +87,15 @@ class Plan(_evaluation.Plan):
         parts = [f"{len(m.inputs)} inputs", f"{len(m.derived)} derived"]
         if m.scenarios:
             parts.append(f"{len(m.scenarios)} scenarios")
-        if m.checks:
-            parts.append(f"{len(m.checks)} checks")  # statements (the notebook view adds how many runs)
+        if m.checks:  # the statements, and how many results check() gives where that differs
+            runs = self._check_runs()
+            parts.append(f"{len(m.checks)} checks" + (f" ({runs} runs across scenarios)"
+                                                        if runs != len(m.checks) else ""))
         return f"<Plan {self.title!r} from {self.path}: {', '.join(parts)}>"
 
     def _facts(self) -> str:
-        """The repr's facts, with how many results :meth:`check` gives where that differs."""
-        text = repr(self)[1:-1]
-        runs = self._check_runs()
-        if runs != len(self.model.checks):
-            text += f" ({runs} runs across scenarios)"
-        return text
+        """The repr's facts (for the notebook views)."""
+        return repr(self)[1:-1]
 
     def _check_runs(self) -> int:
         """How many results :meth:`check` gives: each check once per scenario it names."""

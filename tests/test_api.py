@@ -165,7 +165,7 @@ def test_to_pandas_without_pandas_says_how_to_get_it(plan, monkeypatch):
 
 def test_short_reprs(plan):
     assert repr(plan) == ("<Plan 'Per-token cost of a 70B dense model' from " + str(TOKEN_COST)
-                          + ": 14 inputs, 20 derived, 3 scenarios, 57 checks>")
+                          + ": 14 inputs, 20 derived, 3 scenarios, 57 checks (60 runs across scenarios)>")
     assert len(plan.check().rows) == 60 and "57 checks (60 runs across scenarios)" in plan._repr_markdown_()
     ev = plan.evaluate("bf16")
     assert repr(ev) == f"<Evaluation of {TOKEN_COST} [bf16]: 34 quantities, overridden: bits_per_weight>"

@@ -66,8 +66,9 @@ def _node_ready() -> bool:
 def test_the_client_script_is_valid_javascript():
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
-    proc = subprocess.run(["node", "--check", str(VSCODE / "extension.js")], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    for script in ("extension.js", "server.js", "test/client.js"):
+        proc = subprocess.run(["node", "--check", str(VSCODE / script)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
 
 
 @functools.lru_cache(maxsize=None)
@@ -127,6 +128,42 @@ def test_a_keyword_after_a_number_is_not_a_unit():
     tokens = _tokens(SHEETS / "gpu_compare.plan")
     units = {t[2] for t in tokens if "support.type.unit.plan" in t[3]}
     assert units.isdisjoint(keywords()) and {"TB/s", "GB", "bit", "token", "ms"} <= units
+
+
+@pytest.mark.skipif(not _node_ready(), reason="node and editors/vscode/node_modules (npm ci --prefix editors/vscode)")
+def test_the_extensions_client_talks_to_planner_lsp(tmp_path):
+    """editors/vscode/test/client.js starts the server from the extension's own server options
+    (server.js, the settings' defaults: `planner lsp` on the PATH) and speaks vscode-jsonrpc to it:
+    initialize, the diagnostics of a plan with one broken statement, a hover beside it."""
+    import sys
+
+    pytest.importorskip("pygls")
+    path = tmp_path / "typed.plan"
+    path.write_text("rate = 2 GB/s\nsize = 4 GB\nt = size / rate\nbroken = (1 +\n", encoding="utf-8")
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+    proc = subprocess.run(["node", str(VSCODE / "test" / "client.js"), str(path), "2", "0"], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["initialize"]["name"] == "planner" and got["exit"] == 0
+    (diagnostic,) = got["diagnostics"]
+    assert diagnostic["range"]["start"]["line"] == 3 and diagnostic["code"] == "syntax"
+    assert "not finished" in diagnostic["message"] and diagnostic["source"] == "planner"
+    hover = got["hover"]["contents"]["value"]
+    assert hover.startswith("**t** (derived, s)") and "t = size / rate" in hover
+
+
+def test_the_extension_starts_the_server_from_its_settings():
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    script = ("const {serverOptions} = require(process.argv[1]);"
+              "const given = {command: '/venv/bin/python', args: ['-m', 'planner', 'lsp']};"
+              "console.log(JSON.stringify([serverOptions((k, d) => d), serverOptions((k, d) => given[k])]));")
+    proc = subprocess.run(["node", "-e", script, str(VSCODE / "server.js")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    defaults, chosen = json.loads(proc.stdout)
+    assert defaults["run"] == defaults["debug"] == {"command": "planner", "args": ["lsp"], "transport": 0}
+    assert chosen["run"] == {"command": "/venv/bin/python", "args": ["-m", "planner", "lsp"], "transport": 0}
 
 
 def test_planner_lsp_without_pygls_says_how_to_install_it(monkeypatch, capsys):

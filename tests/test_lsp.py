@@ -80,7 +80,7 @@ def gpu(lsp):
 def test_the_server_announces_what_it_does(lsp):
     caps = lsp.capabilities["capabilities"]
     assert caps["hoverProvider"] and caps["definitionProvider"] and caps["documentSymbolProvider"]
-    assert caps["referencesProvider"] and caps["documentFormattingProvider"]
+    assert caps["referencesProvider"] and caps["documentFormattingProvider"] and caps["documentRangeFormattingProvider"]
     assert caps["renameProvider"] == {"prepareProvider": True}
     assert "@" in caps["completionProvider"]["triggerCharacters"]
     assert lsp.capabilities["serverInfo"]["name"] == "planner"
@@ -345,6 +345,30 @@ def test_a_plan_with_errors_still_answers_for_the_rest(lsp, tmp_path):
     assert "w = 140 GB" in renamed and "step_time = w / bandwidth" in renamed and "kv = w *" in renamed
 
 
+def test_typing_a_statement_in_the_middle_keeps_the_rest_answering(lsp, tmp_path):
+    """Keystroke by keystroke, a statement typed between two others (a bracket open most of the
+    way) is the only one with an error, and hover, definition and completion answer for the rest."""
+    path = tmp_path / "middle.plan"
+    head = "size = 4 GB\nrate = 2 GB/s\n"
+    tail = "after = size / rate\nlast = after * 2\n"
+    typed = "probe = (size * 2 + sise) / rate\n"
+    lsp.open(path, head + tail)
+    assert lsp.diagnostics(path, 1) == []
+    for k in range(1, len(typed) + 1):
+        part = typed[:k] if typed[:k].endswith("\n") else typed[:k] + "\n"
+        text = head + part + tail
+        lsp.change(path, text, k + 1)
+        found = lsp.diagnostics(path, k + 1, final=False)
+        assert {d["range"]["start"]["line"] for d in found} <= {2}, (typed[:k], found)
+        hover = lsp.request("textDocument/hover", {**_doc(path), "position": {"line": 3, "character": 1}})["result"]
+        assert hover["contents"]["value"].startswith("**after** (derived, s)"), typed[:k]
+        loc = lsp.request("textDocument/definition", {**_doc(path), "position": _at(text, "after *", 0, 1)})["result"]
+        assert loc["range"]["start"] == {"line": 3, "character": 0}, typed[:k]
+        assert {"size", "rate", "after"} <= set(_labels(lsp, path, text, "after * ")), typed[:k]
+    (d,) = lsp.diagnostics(path, len(typed) + 1)
+    assert d["code"] == "unknown-name" and "`sise`" in d["message"] and "`size`" in d["message"]
+
+
 def test_diagnostics_of_syntax_and_names_come_first(lsp, tmp_path):
     """The fast half (parse, names, units) is published before the values and the checks."""
     path = tmp_path / "fast.plan"
@@ -481,6 +505,76 @@ def test_quick_fixes_do_what_the_help_says(lsp, tmp_path):
     assert lsp.diagnostics(path, 2) == [], fixed
 
 
+def test_add_the_unit_a_formula_is_shown_in(lsp, tmp_path):
+    path = tmp_path / "shown.plan"
+    text = 'size = 4 GB\nrate = 2 GB/s\nt = (size / rate)  "time"\nv = t -> min\nbad = size +\n'
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+
+    def actions(line):
+        answer = lsp.request("textDocument/codeAction", {**_doc(path), "range": {
+            "start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}},
+            "context": {"diagnostics": []}})["result"]
+        return {a["title"]: a["edit"]["changes"][path.as_uri()] for a in answer}
+
+    added = _apply(text, actions(2)["Add `-> s` to `t`"])  # GB / (GB/s) is seconds: after the bracket
+    assert added.splitlines()[2] == 't = (size / rate) -> s  "time"'
+    assert actions(0) == {} and actions(3) == {} and actions(4) == {}  # an input, a unit written, broken
+    lsp.change(path, added, 2)
+    assert [d["range"]["start"]["line"] for d in lsp.diagnostics(path, 2)] == [4]  # only `bad` is wrong
+
+
+def test_semantic_tokens(lsp, tmp_path):
+    path = tmp_path / "colours.plan"
+    text = ('# costs\nunit widget\nrate = 3 widget/s  "how fast"\nf(x, y = 2) = x * y\n'
+            'total = f(rate * 1 s / 1 widget) + max(1, gpu.count)\nbroken = (1 +\nscenario fast { rate = 5 widget/s }\n')
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    legend = lsp.capabilities["capabilities"]["semanticTokensProvider"]["legend"]
+    assert legend == {"tokenTypes": ["keyword", "variable", "function", "parameter", "type", "number",
+                                     "string", "comment"], "tokenModifiers": ["declaration", "defaultLibrary"]}
+    data = lsp.request("textDocument/semanticTokens/full", _doc(path))["result"]["data"]
+    rows, line, char, got = text.split("\n"), 0, 0, []
+    for i in range(0, len(data), 5):
+        dl, dc, n, kind, mods = data[i:i + 5]
+        line, char = line + dl, (char + dc if dl == 0 else dc)
+        got.append((line, rows[line][char:char + n], legend["tokenTypes"][kind],
+                    [m for j, m in enumerate(legend["tokenModifiers"]) if mods >> j & 1]))
+    assert got == [
+        (0, "# costs", "comment", []), (1, "unit", "keyword", []), (1, "widget", "type", ["declaration"]),
+        (2, "rate", "variable", ["declaration"]), (2, "3", "number", []), (2, "widget", "type", []),
+        (2, "s", "type", []), (2, '"how fast"', "string", []),
+        (3, "f", "function", ["declaration"]), (3, "x", "parameter", ["declaration"]),
+        (3, "y", "parameter", ["declaration"]), (3, "2", "number", []), (3, "x", "parameter", []),
+        (3, "y", "parameter", []),
+        (4, "total", "variable", ["declaration"]), (4, "f", "function", []), (4, "rate", "variable", []),
+        (4, "1", "number", []), (4, "s", "type", []), (4, "1", "number", []), (4, "widget", "type", []),
+        (4, "max", "function", ["defaultLibrary"]), (4, "1", "number", []), (4, "gpu.count", "variable", []),
+        (5, "1", "number", []),  # the broken statement: what the text shows (its name is no name yet)
+        (6, "scenario", "keyword", []), (6, "rate", "variable", []), (6, "5", "number", []),
+        (6, "widget", "type", []), (6, "s", "type", [])]
+
+
+def test_range_formatting_lays_out_whole_statements(lsp, tmp_path):
+    path = tmp_path / "ranged.plan"
+    text = "a   =  1 s\nlonger_name=2*a\nc=3\n"
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    options = {"tabSize": 4, "insertSpaces": True}
+
+    def fmt(start, end):
+        return lsp.request("textDocument/rangeFormatting", {**_doc(path), "options": options, "range": {
+            "start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}}})
+
+    # the first statement only, lined up with the others as `planner fmt` lines them up
+    assert _apply(text, fmt((0, 2), (0, 3))["result"]) == "a           = 1 s\nlonger_name=2*a\nc=3\n"
+    broken = "a   =  1 s\nb = (1 +\nc=3*a\n"  # the plan does not parse: the statements on their own
+    lsp.change(path, broken, 2)
+    lsp.diagnostics(path, 2)
+    assert _apply(broken, fmt((2, 0), (2, 1))["result"]) == "a   =  1 s\nb = (1 +\nc = 3 * a\n"
+    assert fmt((1, 0), (1, 1))["result"] is None  # the broken one: its diagnostic says why
+
+
 def test_inlay_hints_show_each_definitions_value(lsp, tmp_path):
     path = tmp_path / "hints.plan"
     text = ("weights = 140 GB\nbandwidth = 3.35 TB/s\nstep_time = weights / bandwidth -> ms\n"
@@ -535,6 +629,44 @@ def test_one_broken_statement_is_one_error(tmp_path, text, errors, kept, unknown
     for e, (line, needle) in zip(got.errors, errors):
         assert e.span.line - 1 == line and needle in e.message, e.message
     assert sorted(got.plan.quantities) == sorted(kept) and got.unknown == unknown
+
+
+def test_a_keystroke_parses_only_the_statement_it_changed(tmp_path):
+    """The statements a keystroke did not touch are kept (the same objects), and what is parsed
+    so is what parsing the whole text gives: every statement's kind and place, the title, the notes."""
+    from planner.language.lower import lower
+    from planner.language.source import Source
+    from planner.lsp.tolerant import Parts, parse_tolerant
+
+    def shape(plan_ir):
+        return (plan_ir.title, plan_ir.notes,
+                [(type(s).__name__, s.span.start, s.span.end, s.span.line) for s in plan_ir.statements])
+
+    text = (SHEETS / "llm_cost.plan").read_text(encoding="utf-8")
+    name = str(tmp_path / "t.plan")
+    parts = Parts()
+    first = parse_tolerant(name, text, parts).syntax
+    assert shape(first) == shape(lower(Source(name, text)))
+    typed = text + "\nextra = 2 *"  # half typed at the end: one error, the rest kept
+    got = parse_tolerant(name, typed, parts)
+    assert len(got.errors) == 1 and got.errors[0].span.line == typed.count("\n") + 1
+    assert all(a is b for a, b in zip(first.statements, got.syntax.statements))
+    assert len(got.syntax.statements) == len(first.statements)
+    typed = text + "\nextra = 2 * 3\n"
+    got = parse_tolerant(name, typed, parts).syntax
+    assert all(a is b for a, b in zip(first.statements, got.statements))
+    assert shape(got) == shape(lower(Source(name, typed)))
+    # a line added at the top moves every statement: each is parsed again at its new place
+    moved = "# a comment\n" + text
+    got = parse_tolerant(name, moved, Parts()).syntax
+    assert shape(got) == shape(lower(Source(name, moved)))
+    # a statement broken in the middle of a file opened cold: the run it is in is parsed one by one
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if i > 100 and line[:1].isalpha() and " = " in line)
+    broken = "".join(lines[:at] + [lines[at].replace(" = ", " = (", 1)] + lines[at + 1:])
+    got = parse_tolerant(name, broken, Parts())
+    assert [e.span.line for e in got.errors] == [at + 1]
+    assert len(got.syntax.statements) == len(first.statements) - 1
 
 
 def test_workspace_symbols_reach_into_imports(lsp, gpu):

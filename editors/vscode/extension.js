@@ -1,18 +1,19 @@
 // Starts `planner lsp` (stdio) for .plan files; everything else comes from the server.
 const vscode = require("vscode");
 const { LanguageClient, TransportKind } = require("vscode-languageclient/node");
+const { serverOptions, TRANSPORT_STDIO } = require("./server");
 
 let client;
 
 function activate(context) {
   const config = vscode.workspace.getConfiguration("planner.server");
-  const command = config.get("command", "planner");
-  const args = config.get("args", ["lsp"]);
-  const server = { command, args, transport: TransportKind.stdio };
+  const options = serverOptions((key, fallback) => config.get(key, fallback));
+  const { command, args } = options.run;
+  if (TransportKind.stdio !== TRANSPORT_STDIO) throw new Error("vscode-languageclient's TransportKind changed");
   client = new LanguageClient(
     "planner",
     "planner",
-    { run: server, debug: server },
+    options,
     {
       documentSelector: [{ scheme: "file", language: "plan" }, { scheme: "untitled", language: "plan" }],
       synchronize: {

@@ -220,8 +220,29 @@ def _used_only(own: ir.PlanIR, resolved: ir.PlanIR) -> ir.PlanIR:
     return dataclasses.replace(resolved, statements=kept)
 
 
-def referenced_names(node) -> set[str]:
+_SEEN: dict = {}  # id(node) -> (node, what was found of it): the language server resolves the same
+# statements on every keystroke (its parser keeps the unchanged ones, and the IR is immutable)
+SEEN = 50_000
+
+
+def _seen(node, make):
+    """``make(node)``, remembered by the node's identity (the node kept, so its id is not reused)."""
+    hit = _SEEN.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    found = make(node)
+    if len(_SEEN) >= SEEN:
+        _SEEN.clear()
+    _SEEN[id(node)] = (node, found)
+    return found
+
+
+def referenced_names(node) -> frozenset[str]:
     """Every quantity or function name a statement (or expression) mentions, the names it sets included."""
+    return _seen(node, _referenced)
+
+
+def _referenced(node) -> frozenset[str]:
     import dataclasses
     out: set[str] = set()
     stack = [node]
@@ -244,7 +265,7 @@ def referenced_names(node) -> set[str]:
         elif dataclasses.is_dataclass(x) and not isinstance(x, (type, Span, Source)):
             stack.extend(v for v in (getattr(x, f.name) for f in dataclasses.fields(x))
                          if not isinstance(v, (str, int, float, Fraction, Enum, Span, type(None))))
-    return out
+    return frozenset(out)
 
 
 def _display_path(path: Path) -> str:
@@ -333,6 +354,21 @@ def _find(s: ir.Import, base: Path, roots: tuple[Path, ...] = ()) -> tuple[Path,
 
 
 def _bring(inner: ir.PlanIR, s: ir.Import, prefix: str) -> list[ir.Statement]:
+    """The statements an import brings in, renamed into its namespace; renamed once while the
+    imported plan's statements are the same objects (as :func:`_seen` remembers)."""
+    key = (tuple(map(id, inner.statements)), s.names, prefix)
+    hit = _BROUGHT.get(key)
+    if hit is None:
+        hit = _BROUGHT[key] = (inner.statements, _renamed(inner, s, prefix))  # (kept: their ids stay theirs)
+        while len(_BROUGHT) > 256:
+            _BROUGHT.pop(next(iter(_BROUGHT)))
+    return list(hit[1])
+
+
+_BROUGHT: dict = {}  # (the ids of an imported plan's statements, the names selected, the namespace) -> them renamed
+
+
+def _renamed(inner: ir.PlanIR, s: ir.Import, prefix: str) -> tuple:
     import dataclasses
     defs = [x for x in inner.statements if isinstance(x, (ir.Definition, ir.FunctionDef))]
     units = [x for x in inner.statements if isinstance(x, ir.UnitDecl)]
@@ -357,7 +393,7 @@ def _bring(inner: ir.PlanIR, s: ir.Import, prefix: str) -> list[ir.Statement]:
                 d, name=mapping[d.name], body=rename(d.body, mapping, params),
                 params=tuple(dataclasses.replace(p, default=rename(p.default, mapping, params))
                              if p.default is not None else p for p in d.params)))
-    return out
+    return tuple(out)
 
 
 def rename(e: Optional[ir.Expr], mapping: Mapping[str, str], local: frozenset[str] = frozenset()):

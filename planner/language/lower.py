@@ -583,13 +583,22 @@ def lower(source: Source, tree: Optional[Tree] = None) -> ir.PlanIR:
             return found
     out = _lower(source, tree)
     if tree is None:
-        _RECENT[key] = out
-        while len(_RECENT) > RECENT:
-            _RECENT.pop(next(iter(_RECENT)), None)
+        remember(source.name, source.text, out)
     return out
 
 
 def _lower(source: Source, tree: Optional[Tree]) -> ir.PlanIR:
+    return join(source.name, [_part(source, tree)])
+
+
+def lower_part(source: Source) -> ir.PlanIR:
+    """Some whole statements of a plan lowered on their own (the language server parses a plan
+    statement by statement, keeping the statements that did not change): their title, notes and
+    statements before the passes over the whole plan, which :func:`join` makes. Not remembered."""
+    return _part(source, None)
+
+
+def _part(source: Source, tree: Optional[Tree]) -> ir.PlanIR:
     lower = _Lower(source)
     items = lower.transform_text() if tree is None else _transform(source, tree, lower)
     title = None
@@ -602,10 +611,35 @@ def _lower(source: Source, tree: Optional[Tree]) -> ir.PlanIR:
             notes.append(item[1])
         else:
             statements.append(item)
-    statements = _uncertain(statements)
     _refuse_reserved(statements)
     prose = tuple(sorted(lower.prose, key=lambda p: p.span.start))
     return ir.PlanIR(source.name, title, tuple(notes), tuple(statements), prose)
+
+
+def join(name: str, parts, text: Optional[str] = None) -> ir.PlanIR:
+    """The plan of ``parts`` (each from :func:`lower_part`, in the order of the text): the IR that
+    lowering their text together gives. With ``text`` (the plan's whole text), remembered as its
+    IR, for :func:`lower` to give back."""
+    title = None
+    notes: list = []
+    statements: list = []
+    prose: list = []
+    for part in parts:
+        title = part.title if part.title is not None else title
+        notes.extend(part.notes)
+        statements.extend(part.statements)
+        prose.extend(part.prose)
+    out = ir.PlanIR(name, title, tuple(notes), tuple(_uncertain(statements)), tuple(prose))
+    if text is not None:
+        remember(name, text, out)
+    return out
+
+
+def remember(name: str, text: str, plan_ir: ir.PlanIR) -> None:
+    """Keep ``plan_ir`` as the IR of the plan ``name`` with ``text``, for :func:`lower` to give back."""
+    _RECENT[(name, text)] = plan_ir
+    while len(_RECENT) > RECENT:
+        _RECENT.pop(next(iter(_RECENT)), None)
 
 
 class _Uncertainty:

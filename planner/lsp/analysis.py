@@ -31,7 +31,7 @@ from ..language.parser import grammar_words, keywords
 from ..language.source import Source, Span
 from ..language.units import BUILTIN_UNITS
 from ..plan import Plan, loads
-from .tolerant import Recovered, parse_tolerant, recover, words_in
+from .tolerant import Parts, Recovered, parse_tolerant, recover, words_in
 
 NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
@@ -133,6 +133,15 @@ def span_range(span: Span) -> Range:
     return Range(position(text, span.start), position(text, span.end))
 
 
+# ---- semantic tokens ---------------------------------------------------------------------------
+
+TOKEN_TYPES = ["keyword", "variable", "function", "parameter", "type", "number", "string", "comment"]
+TOKEN_MODIFIERS = ["declaration", "defaultLibrary"]  # a name where it is defined; a built-in function
+_NUMBER = re.compile(r"\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][-+]?\d+)?%?")
+_LEXEMES = re.compile(r'(?P<comment>#[^\n]*)|(?P<string>"(?:[^"\\\n]|\\.)*"?)'
+                      r"|(?P<number>(?<![\w.])\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][-+]?\d+)?)|(?P<word>[^\W\d]\w*)")
+
+
 # ---- the document ------------------------------------------------------------------------------
 
 class Document:
@@ -149,6 +158,7 @@ class Document:
         self.diagnostics: list[Diagnostic] = []
         self.analysed = ""  # the text the diagnostics are about
         self.recovered = Recovered()  # what the last check set aside (broken and unknown names)
+        self.parts = Parts()  # the statements parsed, kept by their text: a keystroke parses one again
 
     # ---- analysis ----------------------------------------------------------------------
 
@@ -166,7 +176,8 @@ class Document:
         its names, units and (last evaluated) values for hover, completion and definitions."""
         self.text = self.analysed = text
         name = str(self.path)
-        got = recover(name, text, lambda masked: loads(masked, name, self.path.parent), self._import_span)
+        got = recover(name, text, lambda masked: loads(masked, name, self.path.parent), self._import_span,
+                      self.parts)
         self.recovered = got
         self.ir, self.ir_text = got.syntax, text
         if got.plan is not None:
@@ -650,6 +661,33 @@ class Document:
                 out.append((f"Show it in `{m.group(1)}`", [(rng, m.group(1))], i))
         return out
 
+    def unit_actions(self, first: int, last: int) -> list[tuple[str, list[tuple[Range, str]]]]:
+        """``Add `-> unit``` for each formula on lines ``first``..``last`` that is shown in the unit
+        planner chose for it (no ``-> unit`` written): the unit it is shown in now, written down, so
+        that a change elsewhere cannot change how it is shown."""
+        self._fresh()
+        out = []
+        plan = self.plan
+        if plan is None or self.ir is None:
+            return out
+        for s in self.ir.statements:
+            if not isinstance(s, ir.Definition) or s.display is not None:
+                continue
+            r = span_range(s.span)
+            q = plan.quantities.get(s.name)
+            if r.end[0] < first or r.start[0] > last or q is None or q.is_input or not q.unit_text \
+                    or s.name in self.recovered.broken or s.name in self.recovered.unknown:
+                continue
+            end = s.expr.span.end
+            while self.text[s.name_span.end:end].count("(") > self.text[s.name_span.end:end].count(")"):
+                close = self.text.find(")", end)  # (a formula in brackets: its span is inside them)
+                if close < 0:
+                    break
+                end = close + 1
+            at = position(self.text, end)
+            out.append((f"Add `-> {q.unit_text}` to `{s.name}`", [(Range(at, at), f" -> {q.unit_text}")]))
+        return out
+
     def _declaration_line(self) -> int:
         """Where a new declaration goes: after the title, the notes and the imports at the top."""
         line = 0
@@ -759,6 +797,122 @@ class Document:
                 i += 1
         return sorted(set(out))
 
+    def semantic_tokens(self) -> list[int]:
+        """The whole document's semantic tokens, encoded as LSP wants them (five numbers a token:
+        line and start relative to the token before, length, type and modifiers as indices and bits of
+        :data:`TOKEN_TYPES` and :data:`TOKEN_MODIFIERS`). Names, functions, parameters and units come from
+        the statements that parse; comments, strings, numbers and the grammar's words from the text,
+        so a broken statement is still coloured word by word."""
+        self._fresh()
+        found: dict[int, tuple[int, int, int]] = {}  # start -> (end, type, modifiers)
+
+        def put(start: int, end: int, kind: str, *mods: str) -> None:
+            if end > start and start not in found:
+                found[start] = (end, TOKEN_TYPES.index(kind),
+                                sum(1 << TOKEN_MODIFIERS.index(m) for m in mods))
+
+        user_functions = {s.name for s in self._statements() if isinstance(s, ir.FunctionDef)}
+        for statement in (self.ir.statements if self.ir else ()):
+            params = {p.name for p in statement.params} if isinstance(statement, ir.FunctionDef) else set()
+            stack = [statement]
+            while stack:
+                x = stack.pop()
+                if isinstance(x, (list, tuple)):
+                    stack.extend(x)
+                    continue
+                if isinstance(x, ir.Definition):
+                    put(x.name_span.start, x.name_span.end, "variable", "declaration")
+                elif isinstance(x, ir.FunctionDef):
+                    put(x.name_span.start, x.name_span.end, "function", "declaration")
+                    for p in x.params:
+                        put(p.span.start, p.span.start + len(p.name), "parameter", "declaration")
+                elif isinstance(x, ir.UnitDecl):
+                    put(x.name_span.start, x.name_span.end, "type", "declaration")
+                elif isinstance(x, (ir.Override, ir.SweepAxis)):
+                    put(x.name_span.start, x.name_span.end, "variable")
+                elif isinstance(x, ir.Name):
+                    put(x.span.start, x.span.end, "parameter" if x.name in params else "variable")
+                elif isinstance(x, ir.Call):
+                    mods = () if x.func in user_functions or x.func not in BUILTINS else ("defaultLibrary",)
+                    put(x.name_span.start, x.name_span.end, "function", *mods)
+                elif isinstance(x, ir.UnitFactor):
+                    put(x.span.start, x.span.start + len(x.name), "type")
+                elif isinstance(x, ir.Number):
+                    m = _NUMBER.match(self.text, x.span.start)
+                    if m:
+                        put(m.start(), m.end(), "number")
+                stack.extend(_parts(x))
+        words = set(grammar_words())
+        for m in _LEXEMES.finditer(self.text):
+            kind = m.lastgroup
+            if kind == "word":
+                if m.group() in words:
+                    put(m.start(), m.end(), "keyword")
+            elif kind == "number":
+                put(m.start(), m.end(), "number")
+            else:
+                put(m.start(), m.end(), kind)
+        out: list[int] = []
+        last_line = last_char = 0
+        reached = 0
+        line, line_start, counted = 0, 0, 0  # the lines counted up to offset `counted`
+        for start in sorted(found):
+            end, kind, mods = found[start]
+            if start < reached:  # inside a token before (`count` in `gpu.count`)
+                continue
+            reached = end
+            line += self.text.count("\n", counted, start)
+            if line:
+                line_start = self.text.rfind("\n", 0, start) + 1
+            counted = start
+            char = _units(self.text[line_start:start])
+            row = line
+            for k, piece in enumerate(self.text[start:end].split("\n")):  # a token is on one line
+                if k:
+                    row, char = row + 1, 0
+                if not piece:
+                    continue
+                out += [row - last_line, char - last_char if row == last_line else char, _units(piece), kind, mods]
+                last_line, last_char = row, char
+        return out
+
+    def format_range(self, start: tuple[int, int], end: tuple[int, int]) -> Optional[tuple[Range, str]]:
+        """The edit that lays out the whole statements the range touches as ``planner fmt`` does:
+        as in the whole plan formatted when it parses (the columns line up with the statements
+        around), else those statements formatted on their own. None when they do not parse."""
+        from ..language.format import format_text
+        from .tolerant import statements
+
+        original = self.text  # (read once: the server runs this off its loop, while typing goes on)
+        text = original.replace("\r\n", "\n")
+        a, b = offset(text, *start), offset(text, *end)
+        found = statements(text)
+        touched = [k for k, (s, e) in enumerate(found) if s < max(b, a + 1) and e > a]
+        if not touched:
+            return None
+        first, last = touched[0], touched[-1]
+        lo, hi = found[first][0], found[last][1]
+        try:
+            whole = format_text(text, str(self.path))
+        except PlanError:
+            whole = None
+        new = None
+        if whole is not None:
+            formatted = statements(whole)
+            if len(formatted) == len(found):
+                new = whole[formatted[first][0]:formatted[last][1]]
+        if new is None:
+            try:
+                new = format_text(text[lo:hi], str(self.path))
+            except PlanError:
+                return None
+        if not text[lo:hi].endswith("\n"):
+            new = new.rstrip("\n")
+        if "\r\n" in original:
+            new = new.replace("\n", "\r\n")
+            lo, hi = lo + text.count("\n", 0, lo), hi + text.count("\n", 0, hi)  # (offsets of the CRLF text)
+        return Range(position(original, lo), position(original, hi)), new
+
     def workspace_symbols(self) -> list[tuple[str, str, Location, str]]:
         """(name, kind, location, container) of this plan's definitions and those of every plan it imports."""
         out = [(s.name, s.kind, Location(self.path, s.selection), self.path.name) for s in self.symbols()
@@ -846,7 +1000,7 @@ class Document:
     def _fresh(self) -> None:
         """The statements of the text as it is now (renames edit this text, not the last analysed one)."""
         if self.ir is None or self.ir_text != self.text:
-            got = parse_tolerant(str(self.path), self.text)
+            got = parse_tolerant(str(self.path), self.text, self.parts)
             self.ir, self.ir_text = got.syntax, self.text
             self.recovered = dataclasses.replace(self.recovered, blanked=got.blanked)
 
@@ -891,6 +1045,26 @@ class Document:
         for a, b in self.recovered.blanked:  # statements that do not parse: their text, word by word
             out.extend(Span(Source(source.name, self.text), x, y) for x, y in words_in(self.text, a, b, name))
         return sorted(set(out), key=lambda sp: sp.start)
+
+
+_FIELDS: dict = {}  # an IR class -> the names of its fields that may hold nodes
+
+
+def _parts(x) -> list:
+    """The IR nodes (and tuples of them) directly inside ``x``: its fields that are not text, numbers,
+    enums or spans (told by type, not isinstance: ``Fraction``'s ABC check is slow)."""
+    kind = type(x)
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x)) \
+            if dataclasses.is_dataclass(kind) and kind not in (Span, Source) else ()
+    out = []
+    for n in names:
+        v = getattr(x, n)
+        t = type(v)
+        if t is tuple or t is list or (t not in (Span, Source) and hasattr(t, "__dataclass_fields__")):
+            out.append(v)
+    return out
 
 
 def _mentions(node, name: str) -> list[Span]:

@@ -302,6 +302,10 @@ def code_action(ls: PlanServer, params: t.CodeActionParams) -> list[t.CodeAction
                                 is_preferred=len(edits) == 1 and title.startswith(("Change to", "Write")),
                                 edit=t.WorkspaceEdit(changes={uri: [t.TextEdit(range=_range(r), new_text=new)
                                                                     for r, new in edits]})))
+    for title, edits in ls.doc(uri).unit_actions(params.range.start.line, params.range.end.line):
+        out.append(t.CodeAction(title=title, kind=t.CodeActionKind.QuickFix,
+                                edit=t.WorkspaceEdit(changes={uri: [t.TextEdit(range=_range(r), new_text=new)
+                                                                    for r, new in edits]})))
     return out
 
 
@@ -384,6 +388,26 @@ def _fuzzy(query: str, name: str) -> bool:
         if at == 0:
             return False
     return True
+
+
+@server.feature(t.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+                t.SemanticTokensLegend(token_types=analysis.TOKEN_TYPES, token_modifiers=analysis.TOKEN_MODIFIERS))
+def semantic_tokens(ls: PlanServer, params: t.SemanticTokensParams) -> t.SemanticTokens:
+    return t.SemanticTokens(data=ls.doc(params.text_document.uri).semantic_tokens())
+
+
+@server.feature(t.TEXT_DOCUMENT_RANGE_FORMATTING)
+async def range_formatting(ls: PlanServer, params: t.DocumentRangeFormattingParams) -> Optional[list[t.TextEdit]]:
+    r = params.range
+    doc = ls.doc(params.text_document.uri)
+    # (formatting the whole plan to line the range up with it takes a while on a long plan: off the loop,
+    # so that hover and completion are answered meanwhile)
+    got = await asyncio.get_running_loop().run_in_executor(
+        None, doc.format_range, (r.start.line, r.start.character), (r.end.line, r.end.character))
+    if got is None:
+        return None  # the diagnostics already say why
+    where, new = got
+    return [t.TextEdit(range=_range(where), new_text=new)]
 
 
 @server.feature(t.TEXT_DOCUMENT_FORMATTING)

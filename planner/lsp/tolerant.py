@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
@@ -24,7 +25,7 @@ from typing import Callable, Optional
 
 from ..language import ir
 from ..language.errors import ParseError, PlanError, flatten
-from ..language.lower import lower
+from ..language.lower import remember
 from ..language.source import Source, Span
 
 MAX_PASSES = 40  # set-asides before the analysis gives up on the rest (a file of nothing but errors)
@@ -53,7 +54,7 @@ class Recovered:
     broken: dict[str, PlanError] = field(default_factory=dict)
     unknown: dict[str, str] = field(default_factory=dict)
     blanked: list[tuple[int, int]] = field(default_factory=list)
-    uses: dict = field(default_factory=dict, repr=False)  # id(statement) -> the names it uses (while recovering)
+    uses: dict = field(default_factory=dict, repr=False)  # id(statement) -> (it, the names it uses)
 
 
 def blank(text: str, start: int, end: int) -> str:
@@ -61,78 +62,208 @@ def blank(text: str, start: int, end: int) -> str:
     return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
 
 
-def _lines(text: str) -> list[int]:
-    starts = [0]
-    for m in re.finditer("\n", text):
-        starts.append(m.end())
-    return starts
+def statements(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of each statement of ``text``, found from its layout as the grammar
+    reads it: a statement starts on a line, at a line with code (not a blank or comment line) where the
+    statement before is complete: no `(` or `[` or `{` left open, no operator or `=` or `,` (or a backslash) at
+    the end of the line before, and the line does not go on with it (a doc string, tags, `where`, an
+    operator). A line at the margin that starts a statement (`name =`, `f(`, a keyword) starts one
+    even after a line left open: the statement before is broken then (``f = 1 +``, ``h = (1,``).
+    A statement ends with its last line of code (the blank lines and comments after it are no one's)."""
+    out: list[tuple[int, int]] = []
+    start, end = -1, 0
+    depth = braces = 0  # ( and [ open; { open
+    goes_on = block = False  # block: the statement is a scenario or an axis
+    at = 0
+    size = len(text)
+    while at < size:
+        nl = text.find("\n", at)
+        stop = size if nl < 0 else nl + 1
+        line = text[at:stop]
+        code = _STRING.sub('""', line).split("#", 1)[0].rstrip()
+        if code.strip():
+            margin = line[:1] not in (" ", "\t")
+            if start < 0:
+                new = True
+            elif depth == 0 and braces == 0 and not goes_on:
+                new = not _GOES_ON.match(line)
+            elif braces > 0 and block:  # a scenario's overrides may stand at the margin too
+                new = margin and bool(_KEYWORD.match(line))
+            else:
+                new = margin and bool(_STARTS.match(line))
+            if new:
+                if start >= 0:
+                    out.append((start, end))
+                start, depth, braces = at, 0, 0
+                block = bool(_BLOCK.match(line))
+            depth = max(0, depth + code.count("(") + code.count("[") - code.count(")") - code.count("]"))
+            braces = max(0, braces + code.count("{") - code.count("}"))
+            goes_on = bool(_CONTINUES.search(code)) or code.endswith("\\")
+            end = stop
+        at = stop
+    if start >= 0:
+        out.append((start, end))
+    return out
 
 
-def _blank_line(text: str, a: int, b: int) -> bool:
-    row = text[a:b].strip()
-    return not row or row.startswith("#")
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"?')
+_GOES_ON = re.compile(r'[ \t]*(?:["\[*/^+×·-]|(?:where|and|or)\b|[)\]}])')  # a line that continues the one before
+_BLOCK = re.compile(r"[ \t]*(?:scenario|axis)\b")
+_TITLE = re.compile(r"[ \t]*(?:title|note)\b")
+_KEYWORD = re.compile(r"(?:scenario|axis|sweep|solve|maximize|minimize|check|unit|import|from|title|note)\b")
 
 
-def statement_at(text: str, at: int) -> tuple[int, int]:
-    """The (start, end) offsets of the statement around offset ``at``, found from the layout."""
-    starts = _lines(text)
-    ends = starts[1:] + [len(text)]
-    line = max(0, min(len(starts) - 1, text.count("\n", 0, min(at, len(text)))))
+class Parts:
+    """The statements of the texts lately parsed, each lowered on its own and kept by its text and
+    place (:func:`planner.language.lower.lower_part`): while a plan is typed, one statement changes at
+    a time and only that one is parsed again. A statement that moves (a line added above it) is parsed
+    again at its new place (its spans are offsets into the text)."""
 
-    def opens(i: int) -> bool:  # line i starts a statement
-        a, b = starts[i], ends[i]
-        row = text[a:b]
-        if _blank_line(text, a, b) or row[:1] in (" ", "\t") or _CLOSES.match(row):
-            return False
-        if _STARTS.match(row):  # `name =`, `f(`, a keyword, at the margin: a statement, even after a
-            return True  # line that asks for more (that one is broken then: see _syntax_pass)
-        j = i - 1
-        while j >= 0 and _blank_line(text, starts[j], ends[j]):
-            j -= 1
-        return j < 0 or not _CONTINUES.search(text[starts[j]:ends[j]].rstrip("\r\n"))
+    def __init__(self) -> None:
+        self.kept: dict = {}  # (text, start, lines before) -> the part's IR, or its PlanError
+        self.used: dict = {}
+        self.lock = threading.Lock()  # (the checking worker and the requests both parse)
+        self.uses: dict = {}  # id(statement) -> (it, the names it uses), for recover's set-asides
+        self._count = ("", 0, 0)  # the text lines are counted in, the offset counted to, the lines before it
 
-    first = line
-    while first > 0 and not opens(first):
-        first -= 1
-    last = line + 1
-    while last < len(starts) and not opens(last):
-        last += 1
-    end = starts[last] if last < len(starts) else len(text)
-    return starts[first], end
+    def lower(self, name: str, text: str, start: int, end: int):
+        """The IR of ``text[start:end]`` (whole statements), or the :class:`PlanError` it raises."""
+        body = text[start:end]
+        lines = self._line(text, start)
+        key = (body, start, lines)
+        found = self.kept.get(key)
+        if found is None:
+            from ..language.lower import lower_part
+
+            pad = " " * (start - lines) + "\n" * lines  # every offset, line and column stays
+            try:
+                found = lower_part(Source(name, pad + body + ("" if body.endswith("\n") else "\n")))
+            except PlanError as err:
+                found = err
+        with self.lock:
+            self.used[key] = found
+        return found
+
+    def _line(self, text: str, at: int) -> int:
+        """The number of lines before offset ``at`` (counted on from the last offset asked of the same text)."""
+        seen, upto, n = self._count  # (one tuple: the checking worker and the requests both count)
+        if seen is not text or at < upto:
+            upto, n = 0, 0
+        n += text.count("\n", upto, at)
+        self._count = (text, at, n)
+        return n
+
+    def prime(self, name: str, text: str, found: list[tuple[int, int]]) -> None:
+        """Lower each run of statements not kept yet in one parse (one parse of a whole plan is
+        about ten times quicker than one per statement: opening a file), and keep each statement's
+        part by its own text. A run that does not parse, or whose statements do not fall one to a
+        place, is left to :meth:`lower`, statement by statement."""
+        from ..language.lower import lower_part
+
+        run: list[tuple[int, int]] = []
+        for k, (start, end) in enumerate(found + [(-1, -1)]):
+            body = text[start:end] if start >= 0 else ""
+            fresh = start >= 0 and (body, start, self._line(text, start)) not in self.kept \
+                and not _TITLE.match(body)  # (a title or note has no span to place it by)
+            if fresh:
+                run.append((start, end))
+                continue
+            if len(run) > 1:
+                first, last = run[0][0], run[-1][1]
+                lines = self._line(text, first)
+                body = text[first:last]
+                pad = " " * (first - lines) + "\n" * lines
+                try:
+                    got = lower_part(Source(name, pad + body + ("" if body.endswith("\n") else "\n")))
+                except PlanError:
+                    got = None
+                if got is not None and got.title is None and not got.notes:
+                    placed: dict = {r: [] for r in run}
+                    ok = True
+                    for s in got.statements:
+                        r = next((r for r in run if r[0] <= s.span.start < r[1]), None)
+                        if r is None or s.span.end > r[1]:
+                            ok = False
+                            break
+                        placed[r].append(s)
+                    if ok and all(placed.values()):
+                        for (a, b), stmts in placed.items():
+                            self.kept[(text[a:b], a, self._line(text, a))] = \
+                                ir.PlanIR(name, None, (), tuple(stmts))
+            run = []
+
+    def forget(self) -> None:
+        """Keep what the texts parsed since the last call used (the typing goes back and forth)."""
+        with self.lock:
+            self.kept, self.used = {**self.kept, **self.used} if len(self.kept) < 4 * len(self.used) else self.used, {}
+            if len(self.uses) > 8 * len(self.kept) + 1000:
+                self.uses = {}
 
 
-def _syntax_pass(name: str, text: str, out: Recovered) -> tuple[str, Optional[ir.PlanIR]]:
-    """Parse, setting aside each statement that does not parse; the text left and its statements."""
-    for _ in range(MAX_PASSES):
+def _syntax_pass(name: str, text: str, out: Recovered, parts: Optional[Parts] = None
+                 ) -> tuple[str, Optional[ir.PlanIR]]:
+    """Parse statement by statement, setting aside each one that does not parse; the text left (the
+    broken statements blanked) and its statements."""
+    from ..language.limits import MAX_TOKENS
+    from ..language.lower import join, lower
+
+    parts = parts if parts is not None else Parts()
+    if len(text) > MAX_TOKENS:  # the file may have more tokens than a plan may: as the command line says
         try:
-            return text, lower(Source(name, text))
-        except ParseError as err:
-            if err.span is None or err.span.source.name != name:
+            lower(Source(name, text))
+        except PlanError as err:
+            if not isinstance(err, ParseError):
                 out.errors.append(err)
                 return text, None
-            at = err.span.start
-            start, end = statement_at(text, at)
-            unclosed = [lab.span.start for lab in err.labels if lab.text.endswith("is not closed")]
-            if unclosed and unclosed[0] < start:
-                # a bracket opened in an earlier statement and never closed: the parser read on from there
-                start, end = statement_at(text, unclosed[0])
-                err = _unfinished(err, text, start, end)
-            elif start > 0:
-                before = statement_at(text, start - 1)
-                if _unfinished_text(text[before[0]:before[1]]):
-                    # the statement before this one stops halfway (`f = 1 +`, `h = (1,`): that one is broken,
-                    # and the parser read on into this one
-                    start, end = before
-                    err = _unfinished(err, text, start, end)
-            if end <= start:
-                end = min(len(text), at + 1)
-            out.errors.append(err)
+    found = statements(text)
+    parts.prime(name, text, found)
+    good: list = []
+    i = 0
+    while i < len(found):
+        start, end = found[i]
+        got = parts.lower(name, text, start, end)
+        j = i
+        while isinstance(got, PlanError) and _at_end(got, text, start, found[j][1]) and j + 1 < len(found) \
+                and j - i < 8:
+            j += 1  # it stops at its end: maybe the statement goes on below (`f = max(` then `g(x), 1)`)
+            joined = parts.lower(name, text, start, found[j][1])
+            if not isinstance(joined, PlanError):
+                got, i = joined, j
+                break
+        if isinstance(got, PlanError):
+            out.errors.append(_unfinished(got, text, start, end) if _at_end(got, text, start, end)
+                              and _unfinished_text(text[start:end]) else got)
             out.blanked.append((start, end))
             m = _DEFINES.match(text, start)
             if m:  # what the broken statement would define is broken too
-                out.broken.setdefault(m.group(1) or m.group(2), err)
-            text = blank(text, start, end)
+                out.broken.setdefault(m.group(1) or m.group(2), got)
+        else:
+            good.append((start, got))
+        i += 1
+    for start, end in out.blanked:
+        text = blank(text, start, end)
+    parts.forget()
+    for _ in range(MAX_PASSES):
+        try:
+            return text, join(name, [g for _, g in good], text)
+        except ParseError as err:  # a plan-wide rule (a probability check's form): that statement is broken
+            at = err.span.start if err.span is not None else -1
+            hit = next((k for k, (s, g) in enumerate(good) if g.statements
+                        and g.statements[0].span.start <= at < g.statements[-1].span.end), None)
+            out.errors.append(err)
+            if hit is None:
+                return text, None
+            s, g = good.pop(hit)
+            stop = g.statements[-1].span.end
+            out.blanked.append((s, stop))
+            text = blank(text, s, stop)
     return text, None
+
+
+def _at_end(err: PlanError, text: str, start: int, end: int) -> bool:
+    """Whether a statement's error is that it stops before its end (the parser read to its last character)."""
+    last = start + len(text[start:end].rstrip())
+    return err.span is not None and err.span.start >= last
 
 
 def _unfinished_text(body: str) -> bool:
@@ -153,10 +284,10 @@ def _unfinished(err: ParseError, text: str, start: int, end: int) -> ParseError:
     return out
 
 
-def parse_tolerant(name: str, text: str) -> Recovered:
+def parse_tolerant(name: str, text: str, parts: Optional[Parts] = None) -> Recovered:
     """The syntax half of :func:`recover`: the statements that parse, the others set aside."""
     out = Recovered()
-    out.syntax = _syntax_pass(name, text, out)[1]
+    out.syntax = _syntax_pass(name, text, out, parts)[1]
     return out
 
 
@@ -206,19 +337,22 @@ def _uses(names: set[str], dead: set[str]) -> Optional[str]:
 
 
 def recover(name: str, text: str, load: Callable[[str], object],
-            import_of: Callable[[str, list], Optional[Span]] = lambda *_: None) -> Recovered:
+            import_of: Callable[[str, list], Optional[Span]] = lambda *_: None,
+            parts: Optional[Parts] = None) -> Recovered:
     """Parse and check ``text`` (the plan ``name``) with every broken statement set aside.
 
     ``load`` checks a text and returns the plan (raising :class:`PlanError`); ``import_of`` gives
-    the import statement that brings in a plan of another source name (its errors set it aside)."""
-    out = Recovered()
-    text, syntax = _syntax_pass(name, text, out)
+    the import statement that brings in a plan of another source name (its errors set it aside);
+    ``parts``: the statements parsed for the texts before (:class:`Parts`), to parse only what changed."""
+    out = Recovered(uses=parts.uses if parts is not None else {})
+    text, syntax = _syntax_pass(name, text, out, parts)
     out.syntax = syntax
     if syntax is None:
         return out
     statements = list(syntax.statements)
     text = _set_aside(text, statements, [], out)  # what uses a name a broken statement defines
     for _ in range(MAX_PASSES):
+        remember(name, text, dataclasses.replace(syntax, statements=tuple(statements)))  # (parsed already)
         try:
             out.plan = load(text)
             break
@@ -257,9 +391,10 @@ def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> st
         for s in statements:
             if s in removed:
                 continue
-            if id(s) not in uses:
-                uses[id(s)] = used_names(s)
-            hit = _uses(uses[id(s)], dead)
+            known = uses.get(id(s))
+            if known is None or known[0] is not s:
+                known = uses[id(s)] = (s, used_names(s))  # (the statement kept: its id stays its own)
+            hit = _uses(known[1], dead)
             if hit is not None:
                 removed.append(s)
                 for n in _defines(s):
