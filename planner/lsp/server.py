@@ -34,7 +34,7 @@ class _Analysis:
 
 analysis = _Analysis()
 
-CHECK_DELAY = 0.03  # seconds of quiet typing before a keystroke's text is parsed and checked
+CHECK_DELAY = 0.01  # seconds of quiet typing before a keystroke's text is parsed and checked
 EVALUATE_DELAY = 0.4  # seconds of quiet after that before every scenario is evaluated and the checks run
 DONE = "$/planner/analysed"  # sent after the last diagnostics of a version (clients may ignore `$/` messages)
 
