@@ -106,7 +106,7 @@ def test_failing_check_still_writes_and_exits_1(tmp_path, cli, plan_file):
     assert code == 1
     assert "checks: 0 passed, 1 failed" in stdout and "FAIL" in stdout and "expected 2.5" in stdout
     report = (out / "spec.md").read_text(encoding="utf-8")
-    assert "**1 of 1 checks fail.**" in report and "| **FAIL** | `speedup ~= 2.5` | 2.5<br>± 0.05 | 2.4011429 |" in report
+    assert "**1 of 1 checks fail.**" in report and "| **FAIL** | `speedup ~= 2.5` | 2.50000<br>± 0.05 | 2.40114 |" in report
 
 
 def test_output_path_that_is_a_file(tmp_path, cli):

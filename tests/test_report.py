@@ -56,16 +56,16 @@ def _table(section: str) -> dict[str, list[str]]:
     tables in a section."""
     rows = {}
     for line in section.splitlines():
-        m = re.match(r"\| .*?<sub>`([^`]+)`", line)
+        m = re.match(r"\| .*?<sub><code>(.+?)</code>", line)
         if m:
-            rows[m.group(1)] = _cells(line)[1:]
+            rows[m.group(1).replace("<wbr>", "")] = _cells(line)[1:]
     return rows
 
 
 def _header(section: str) -> list[str]:
     """The column names of a section's first table (its first column is the rows' words), code spans stripped."""
     line = next(line for line in section.splitlines() if line.startswith("| |"))
-    return [c.strip("`") for c in _cells(line)[1:]]
+    return [re.sub(r"</?code>|<wbr>", "", c).strip("`") for c in _cells(line)[1:]]
 
 
 def _number(text: str) -> float:
@@ -161,7 +161,7 @@ def test_report_contains_every_section(report):
     assert "```mermaid\nflowchart LR\n" in report
     # rows are labelled by their doc strings, the identifier (and unit) small beside them
     results = _section(report, "Results")
-    assert "| Plain decode step at `batch` (lower bound)<br><sub>`batch_step_bound`, ms</sub> |" in results
+    assert "| Plain decode step at `batch` (lower bound)<br><sub><code>batch_<wbr>step_<wbr>bound</code>, ms</sub> |" in results
     assert _table(results)["batch_step_bound"][0] == "**53.8249**"
     assert _table(_section(report, "Inputs"))["hbm_bandwidth"] == ["3"]
     # formulas as written and in LaTeX, in their own section: display math for fractions

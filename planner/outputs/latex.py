@@ -19,6 +19,7 @@ every shipped plan's report with KaTeX, ``throwOnError``).
 
 from __future__ import annotations
 
+import re
 from typing import Collection, Optional
 
 import sympy as sp
@@ -149,6 +150,43 @@ def latex(expr: sp.Basic, booleans: Collection[str] = ()) -> str:
     return PlanLatexPrinter(booleans).doprint(expr)
 
 
+LINE_CHARACTERS = 70  # visible characters of display math that fit GitHub's 836 px column (KaTeX's 1.21 em)
+
+
+def visible(tex: str) -> int:
+    """About how many characters wide ``tex`` renders: commands and braces take no room."""
+    text = re.sub(r"\\(?:mathrm|text|operatorname)\{", "", tex)
+    text = re.sub(r"\\(?:left|right|begin\{\w+\}|end\{\w+\})", "", text)
+    text = re.sub(r"\\(?:cdot|times|leq|geq|neq|lceil|rceil|lfloor|rfloor|neg|alpha|beta|gamma|delta|[a-zA-Z]+)", "x", text)
+    return len(re.sub(r"[{}\\&]|\^|_(?=\{)", "", text))
+
+
 def equation(name: str, expr: sp.Basic, booleans: Collection[str] = ()) -> str:
-    """``name = formula`` as LaTeX."""
-    return f"{name_latex(name)} = {latex(expr, booleans)}"
+    """``name = formula`` as LaTeX; a formula too wide for the column is broken over aligned lines
+    at its top-level terms (a sum) or factors (a product), a line per group that fits."""
+    head = name_latex(name)
+    printer = PlanLatexPrinter(booleans)
+    body = printer.doprint(expr)
+    if visible(head) + 3 + visible(body) <= LINE_CHARACTERS or not isinstance(expr, (sp.Add, sp.Mul)):
+        return f"{head} = {body}"
+    if isinstance(expr, sp.Add):
+        parts = [printer._print(t) for t in printer._as_ordered_terms(expr)]
+        joined = [(p if i == 0 else (f"- {p[1:].lstrip()}" if p.startswith("-") else f"+ {p}"))
+                  for i, p in enumerate(parts)]
+    else:
+        coeff, factors = expr.as_coeff_mul()
+        items = ([coeff] if coeff != 1 else []) + list(factors)
+        parts = [printer.parenthesize(f, PRECEDENCE["Mul"]) for f in items]
+        joined = [p if i == 0 else rf"\cdot {p}" for i, p in enumerate(parts)]
+    if len(joined) < 2:
+        return f"{head} = {body}"
+    lines, line = [], ""
+    for piece in joined:
+        if line and visible(line) + visible(piece) > LINE_CHARACTERS - visible(head) - 3:
+            lines.append(line)
+            line = ""
+        line = f"{line} {piece}".strip()
+    lines.append(line)
+    if len(lines) == 1:
+        return f"{head} = {body}"
+    return (r"\begin{aligned} " + head + r" ={} & " + r" \\ & ".join(lines) + r" \end{aligned}")

@@ -19,7 +19,8 @@ Filters for Markdown (documented in docs/report.md):
 * ``code``: an inline code span (longer fences when the text has backticks);
 * ``text``: plain text made safe for Markdown (``*``, ``_``, ``[``... escaped
   outside `code spans`), for messages and SymPy expressions;
-* ``fmt(digits=6, unit="")``: a number with ``digits`` significant digits.
+* ``fmt(digits=6, unit="")``: a number with ``digits`` significant digits;
+* ``ident``: an identifier as ``<code>`` that may break after ``_``, ``.`` and ``/``.
 """
 
 from __future__ import annotations
@@ -98,7 +99,16 @@ def fmt(value: Any, digits: int = 6, unit: str = "") -> str:
     return format_value(float(value), unit, int(digits))
 
 
-FILTERS: dict[str, Callable] = {"cell": cell, "math": math, "code": code, "text": text, "fmt": fmt}
+def ident(name: Any) -> str:
+    """An identifier as code that may break after ``_``, ``.`` and ``/`` (``<wbr>``), so a long name
+    (a row's identifier, a scenario's column heading) does not widen its table past GitHub's column."""
+    import html
+
+    text = html.escape("" if name is None else str(name))
+    return "<code>" + re.sub(r"([_./])", r"\1<wbr>", text) + "</code>"
+
+
+FILTERS: dict[str, Callable] = {"cell": cell, "math": math, "code": code, "text": text, "fmt": fmt, "ident": ident}
 
 
 # ---- environment --------------------------------------------------------------------

@@ -451,6 +451,25 @@ def _assumptions(quantities: Sequence[dict]) -> tuple[list[dict], list[dict]]:
     return assumptions, sources
 
 
+def _check_figures(condition: bool, r: CheckResult) -> dict:
+    """A check's expected and actual figures by the one number rule (one style for the pair), with more
+    decimals only where the two would otherwise look equal and are not."""
+    if condition:
+        return {"expected": "true", "actual": "true" if r.passed else "false"}
+    lhs, rhs = (r.flags[0], r.flags[1]) if r.flags else (r.lhs, r.rhs)
+    a, b = _plain(lhs), _plain(rhs)
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return {"expected": show(b, r.unit), "actual": show(a, r.unit)}
+    style = style_for([a, b], r.unit)
+    if a != b and not r.passed and not style.scientific:  # a failure never shows two equal figures
+        for extra in range(0, 10):
+            more = NumberStyle(style.decimals + extra, False, style.percent, money=style.money)
+            if more.text(a) != more.text(b) or extra == 9:
+                style = more if extra else style
+                break
+    return {"expected": show(b, r.unit, style), "actual": show(a, r.unit, style)}
+
+
 def _checks(results: Sequence[CheckResult]) -> dict:
     items = []
     for r in results:
@@ -462,9 +481,7 @@ def _checks(results: Sequence[CheckResult]) -> dict:
             "line": r.check.span.line,
             "scenario": r.scenario,
             "passed": r.passed,
-            "expected": "true" if condition else precise(r.flags[1] if r.flags else r.rhs, r.unit),
-            "actual": ("true" if r.passed else "false") if condition else precise(r.flags[0] if r.flags
-                                                                                  else r.lhs, r.unit),
+            **_check_figures(condition, r),
             "tolerance": prose(r.tolerance),
             "error": prose(r.error.message) if r.error is not None else None,
             "with": ", ".join(f"{k} = {v}" for k, v in r.overrides.items()),

@@ -98,8 +98,10 @@ function measure() {
   const left = column.getBoundingClientRect().left + 32;
   // the page as a reader first sees it (folded parts closed), then every part opened to measure it
   const height = document.documentElement.scrollHeight;
-  const end = document.getElementById("findings-end") || [...document.querySelectorAll("p, li")].find((p) => /check(s)? pass|checks? fail|no .check/i.test(p.textContent));
-  const findings = end ? Math.round(end.getBoundingClientRect().bottom + window.scrollY) : null;
+  // the findings end where the next section starts (the h2 after the one named Findings)
+  const h2 = [...document.querySelectorAll(".markdown-body h2")];
+  const at = h2.findIndex((h) => h.textContent.trim() === "Findings");
+  const findings = at >= 0 && h2[at + 1] ? Math.round(h2[at + 1].getBoundingClientRect().top + window.scrollY) : null;
   document.querySelectorAll("details").forEach((d) => { d.open = true; });
   const items = [];
   const add = (kind, el, text) => {
