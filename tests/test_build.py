@@ -51,7 +51,7 @@ def test_build_writes_workbook_and_report(tmp_path, cli):
     assert line.split()[1:5] == ["46.6667", "23.3333", "12.1042", "ms"]
     assert ", 0 failed" in stdout
     # the answers: break-even alpha 0.2871, crossover batch 98 / 49 / 26, best gamma 6
-    assert "solve alpha where speedup = 1 as breakeven_alpha: 0.287108" in stdout
+    assert "solve alpha where speedup = 1 as breakeven_alpha: 0.287108" in stdout  # the question, not its sentence
     assert ": bf16 98, fp8_e4m3 49, int4_g128 26" in stdout
     assert "maximize speedup over gamma in 1..8 as best_gamma: 6 (optimum 2.46964)" in stdout
     assert f"wrote: {out / 'token_cost.xlsx'}, " in stdout and f"{out / 'token_cost.md'}" in stdout

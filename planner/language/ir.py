@@ -6,6 +6,8 @@ later stage can point at the source.
 
 from __future__ import annotations
 
+import re
+
 import enum
 from fractions import Fraction
 
@@ -512,3 +514,13 @@ class PlanIR:
     notes: tuple[str, ...]
     statements: tuple[Statement, ...]
     prose: tuple[Prose, ...] = ()  # every title, note and doc string, in file order
+
+
+_CLOSING_SENTENCE = re.compile(r'\s*"(?:[^"\\\n]|\\.)*"\s*$')
+
+
+def question_text(stmt) -> str:
+    """A question's source on one line without its closing sentence (``solve x where y = 1 as a``, not
+    ``... as a "The answer is {a}."``): how tables, workbooks and summaries name the question."""
+    text = " ".join(stmt.span.text.split())
+    return _CLOSING_SENTENCE.sub("", text) if getattr(stmt, "doc", None) else text

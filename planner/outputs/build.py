@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from ..compute.evaluation import Plan, format_value
 from ..language.errors import UsageError
+from ..language import ir
 
 if TYPE_CHECKING:  # the view model (SymPy, for the report's LaTeX) only where a report is made
     from .viewmodel import Analysis
@@ -478,7 +479,7 @@ def solve_lines(analysis: Analysis) -> list[str]:
                 parts.append(where + format_value(r.display_value, r.unit)
                              + (f" (optimum {format_value(r.optimum_display, r.optimum_unit)})"
                                 if r.optimum_display is not None else ""))
-        lines.append(f"{stmt.span.flat}: {', '.join(parts)}")
+        lines.append(f"{ir.question_text(stmt)}: {', '.join(parts)}")
     if lines:
         lines.insert(0, "")
     return lines

@@ -64,7 +64,7 @@ def result(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Opt
         target=stmt.target, mode=stmt.mode, scenario=scenario, value=float(value), display_value=shown,
         unit=q.unit_text, exact=value if stmt.mode != "root" else None, closed_form=None,
         verification=verification, method=method, roots=(float(value),) if stmt.mode == "root" else (),
-        statement=stmt, alias=stmt.alias, question=" ".join(stmt.span.text.split()),
+        statement=stmt, alias=stmt.alias, question=ir.question_text(stmt),
         notes=("closed form not derived (planner solve --closed-form derives it)",))
 
 

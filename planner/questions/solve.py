@@ -628,7 +628,7 @@ class Solver:
             closed_form=None, verification=ver,
             method=f"exhaustive: the objective at all {pts.count} values, vectorised",
             roots=(), optimum=float(y[best]), optimum_display=float(y[best]) / scale, optimum_unit=unit,
-            statement=stmt, alias=stmt.alias, question=_text(stmt), notes=tuple(notes))
+            statement=stmt, alias=stmt.alias, question=ir.question_text(stmt), notes=tuple(notes))
 
     def _decide(self, stmt: ir.Optimize, q: Quantity, pts, y: np.ndarray, ok: np.ndarray, best: int,
                 scenario, overrides, origins) -> tuple[int, np.ndarray, str]:
@@ -678,7 +678,7 @@ class Solver:
             target=q.name, mode=stmt.mode, scenario=scenario, value=v,
             display_value=v / float(q.display.scale), unit=q.unit_text, exact=value, closed_form=form,
             verification=ver, method=method, roots=roots, boundary=boundary, statement=stmt, alias=stmt.alias,
-            question=_text(stmt), notes=tuple(notes), display_form=self.in_display_units(form, q))
+            question=ir.question_text(stmt), notes=tuple(notes), display_form=self.in_display_units(form, q))
 
     def in_display_units(self, form: Optional[sp.Basic], q: Quantity) -> Optional[sp.Basic]:
         """A base-unit closed form over the inputs' symbols, written over their displayed values and
