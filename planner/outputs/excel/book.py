@@ -170,6 +170,10 @@ def cell_value(q, value):
     return float(Fraction(value) / scale_of(q))
 
 
+def capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def sheet_title(book: "Book", base: str) -> str:
     text = re.sub(r"[\[\]:*?/\\']", " ", base).strip()[:31] or "Sheet"
     taken = {ws.title.lower() for ws in book.sheets}
@@ -204,6 +208,7 @@ class Series:
     name: str
     x: tuple  # (sheet title, first row, column, last row, column), 1-based
     y: tuple
+    marker: bool = False  # a question's answer marked across the chart (a dashed line, no markers)
 
 
 @dataclass
@@ -568,6 +573,26 @@ class Book:
         selected, choices = self.selector_names
         cells = [self.names[name]] + [f"{sheet_ref(SCENARIOS)}!${c.column}${self.rows[name]}" for c in self.selectable]
         return f"=CHOOSE(MATCH({selected},{choices},0),{','.join(cells)})"
+
+    def words(self, name: str) -> str:
+        """A quantity named for a reader: its doc string, else its identifier."""
+        q = self.q.get(name)
+        return (q.doc if q is not None else None) or name
+
+    def phrase(self, names: Sequence[str]) -> str:
+        """Quantities in words: "a", "a and b", "a, b and c"."""
+        words = [self.words(n) for n in names]
+        return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+    def answer_words(self, stmt) -> str:
+        """A question's answer named for a reader: ``solve ... as breakeven_utilisation`` is "Breakeven
+        utilisation"; without an alias, "target_utilisation where npv_own = npv_rent"."""
+        if stmt.alias:
+            text = stmt.alias.replace("_", " ")
+            return text[:1].upper() + text[1:]
+        if isinstance(stmt, ir.Optimize):
+            return f"{'Largest' if stmt.sense == 'max' else 'Smallest'} {stmt.objective.span.flat} over {stmt.over}"
+        return f"{stmt.target} where {stmt.condition.span.flat}"
 
     def scenario_cells(self, name: str) -> str:
         """Where to edit input ``name`` for the scenarios that set it: ``edit Scenarios!C10 (low_use), D10

@@ -92,6 +92,7 @@ class Book(state.Book):
         tables.sweep_sheets(self)
         trials.trials_sheet(self, getattr(self, "trials", trials.DEFAULT_TRIALS))  # uncertain inputs: live
         solving.solve_sheet(self)
+        tables.mark_answers(self)
         checking.checks_sheet(self)
         if CHECK_CONTEXTS in needed:
             scenarios.context_sheet(self, CHECK_CONTEXTS)
@@ -306,6 +307,12 @@ def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
         return None
     if cell.num.money and not cell.num.scientific:
         return "#,##0"  # an axis of money in whole units; the table beside it has the cents
+    if not cell.num.percent and not cell.num.scientific:
+        figures = [c.cached if c.kind == "formula" else c.value
+                   for c in (sheets[title].at(r, col) for r in range(row, ref[3] + 1)) if c is not None]
+        figures = [abs(v) for v in figures if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if figures and max(figures) >= 10:
+            return "#,##0"  # an axis's ticks are round: thousands separators, no decimals past 10
     return cell.num.excel().split(";")[0]
 
 
@@ -318,8 +325,8 @@ def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
             "name": s.name[:255],
             "categories": [sheet, r1 - 1, c1 - 1, r2 - 1, c2 - 1],
             "values": [ysheet, y1 - 1, yc1 - 1, y2 - 1, yc2 - 1],
-            "marker": {"type": "circle", "size": 5},
-            "line": {"width": 1.5},
+            "marker": {"type": "none"} if s.marker else {"type": "circle", "size": 5},
+            "line": {"width": 1.25, "dash_type": "dash", "color": "#404040"} if s.marker else {"width": 1.5},
         })
     grid = {"visible": True, "line": {"color": "#D9D9D9"}}
     c.set_title({"name": chart.title[:255], "name_font": {"size": 11, "bold": True}})
