@@ -285,3 +285,22 @@ def test_working_sheets_come_last_and_print_only_their_first_rows(books):
         area = wb[title].print_area
         last = int(str(area).rsplit("$", 1)[-1])
         assert last <= 12, (title, area)
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_each_header_sits_over_its_own_figures(books, name):
+    """A header over a column of figures is aligned right, as the figures are (a left header over a right
+    figure reads as the next column's); a header over words stays left."""
+    _, wb, values = books[name]
+    ws = wb["Summary"]
+    headers = [c for row in ws.iter_rows() for c in row if c.value in ("Value", "Holds", "Unit", "Scenario",
+                                                                         "Selected scenario", "Answer")]
+    assert headers
+    for c in headers:
+        below = values["Summary"].cell(c.row + 1, c.column).value
+        figure = isinstance(below, (int, float))  # TRUE/FALSE and numbers alike
+        assert (c.alignment.horizontal == "right") == figure, (c.coordinate, c.value, below)
+    if name != "gpu_compare":  # a plan with questions: the Answers table's Value and Holds over their figures
+        value = next(c for c in headers if c.value == "Value")
+        holds = next(c for c in headers if c.value == "Holds")
+        assert value.alignment.horizontal == holds.alignment.horizontal == "right"

@@ -56,6 +56,8 @@ STYLES = {
     state.TITLE: {"bold": True, "font_size": 14},
     state.NOTE: {"italic": True, "font_color": "#595959"},
     state.HEADER: {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6"},
+    "header over figures": {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6",
+                            "align": "right"},
     state.UNIT: {"italic": True, "font_color": "#595959"},
     state.LABEL: {"bold": True},
     state.INPUT: {"bg_color": "#FFCC99", "font_color": "#3F3F76", "border": 1, "border_color": "#7F7F7F"},
@@ -175,6 +177,22 @@ def chart_extent(ws: Sheet, widths: dict[int, float]) -> int:
     return last
 
 
+def _over_figures(ws: Sheet, row: int, col: int) -> bool:
+    """Whether the first filled cell below a header (past a unit row) is a figure: a number, a formula of one
+    or a truth value."""
+    for r in range(row + 1, row + 3):
+        cell = ws.at(r, col)
+        if cell is None:
+            continue
+        if cell.kind in ("number", "bool"):
+            return True
+        if cell.kind == "formula":
+            return isinstance(cell.cached, (int, float)) or cell.cached is None
+        if cell.style != state.UNIT:
+            return False
+    return False
+
+
 def _escape_header(text: str) -> str:
     return text.replace("&", "&&")[:100]
 
@@ -237,7 +255,9 @@ def render(book: state.Book) -> bytes:
                 ws.write_string(r - 1, c - 1, text, fmt(cell.style, None, hl, True, quote))
             elif cell.kind == "text":
                 quote = cell.value[:1] in ("=", "+", "-", "@")
-                ws.write_string(r - 1, c - 1, cell.value, fmt(cell.style, None, hl, wrap, quote))
+                style = "header over figures" if cell.style == state.HEADER and _over_figures(sheet, r, c) \
+                    else cell.style  # a header sits over its column's figures, which Excel aligns right
+                ws.write_string(r - 1, c - 1, cell.value, fmt(style, None, hl, wrap, quote))
             elif cell.kind == "number":
                 ws.write_number(r - 1, c - 1, cell.value, fmt(cell.style, num, hl))
             elif cell.kind == "bool":
