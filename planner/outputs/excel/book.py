@@ -49,6 +49,7 @@ MAX_VALIDATION = 255  # characters in a data validation formula
 CONTROL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # characters a cell may not hold
 
 # named styles (the writer turns each into an XlsxWriter format)
+STALE = "planner's answer at export; re-run planner"  # the status of a written (not live) answer after an edit
 TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit", "input", "name", "label"
 SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selector picks
 BASE_ONLY = "base_only"  # an input only the base case reads (every scenario sets its own): not marked editable
@@ -282,9 +283,12 @@ class Sheet:
         self.cells[(row, col)] = cell
         return cell
 
-    def status(self, row: int, col: int, holds: str, value: bool) -> Cell:
-        """A live "holds"/"FAILS" beside a TRUE/FALSE cell (``holds`` is its reference), coloured."""
-        return self.formula(row, col, f'=IF({holds},"holds","FAILS")', "holds" if value else "FAILS")
+    def status(self, row: int, col: int, holds: str, value: bool, stale: bool = False) -> Cell:
+        """A live "holds"/"FAILS" beside a TRUE/FALSE cell (``holds`` is its reference), coloured. ``stale``:
+        the answer is planner's figure written at export, not a formula, so once an edit moves the inputs its
+        check fails because the answer is out of date, not wrong: it says so instead of FAILS."""
+        otherwise = STALE if stale else "FAILS"
+        return self.formula(row, col, f'=IF({holds},"holds","{otherwise}")', "holds" if value else otherwise)
 
     def flag(self, first: int, col: int, last: int) -> None:
         """Colour a column of :meth:`status` cells: green where it holds, red where not. (The rules test the
@@ -292,7 +296,7 @@ class Sheet:
         conditional formats cover formulas with a cached TRUE/FALSE.)"""
         if last < first:
             return
-        for text, style in (("holds", "good"), ("FAILS", "bad")):
+        for text, style in (("holds", "good"), ("FAILS", "bad"), (STALE, "stale")):
             self.conditionals.append((first, col, last, col, {"type": "cell", "criteria": "==",
                                                               "value": f'"{text}"', "style": style}))
 

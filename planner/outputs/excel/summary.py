@@ -172,7 +172,7 @@ def _answers(book: Book, ws, row: int) -> int:
         holds = book.sheet("Solve").at(at, 5)
         value = holds.value if holds.kind == "bool" else holds.cached
         ws.formula(row, 5, f"=Solve!$E${at}", value)
-        ws.status(row, 6, f"E{row}", value is True)
+        ws.status(row, 6, f"E{row}", value is True, stale=answer.kind == "number")
     ws.flag(row - len(rows) + 1, 6, row)
     return row + 2
 

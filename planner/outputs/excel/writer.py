@@ -67,6 +67,7 @@ STYLES = {
     summary.SECTION: {"bold": True, "font_size": 12, "font_color": "#1F4E78"},
     "good": {"bg_color": "#C6EFCE", "font_color": "#006100"},
     "bad": {"bg_color": "#FFC7CE", "font_color": "#9C0006"},
+    "stale": {"bg_color": "#FFEB9C", "font_color": "#9C5700"},
     "link": {"font_color": "#0563C1", "underline": 1},
 }
 HIGHLIGHT = {"bg_color": "#FFF2CC", "bold": True}
