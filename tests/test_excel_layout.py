@@ -105,8 +105,11 @@ def test_the_summary_comes_first_and_is_live(books):
     alpha = next(r for r in ws.iter_rows() if r[1].value == "alpha")
     # the value the selected scenario uses (the Inputs sheet's Selected column); the name links to the input
     assert alpha[2].value.startswith("=Inputs!$G$") and alpha[1].hyperlink.location.startswith("Inputs!B")
-    crossover = [r for r in ws.iter_rows() if r[0].value == "Crossover batch"]  # the answer, named
-    assert crossover[0][0].comment.text.startswith("solve min batch where")
+    # the answer as a statement, live over its Solve cell
+    crossover = [r for r in ws.iter_rows() if str(cached[r[0].coordinate].value).startswith("Crossover batch: ")]
+    assert [cached[r[0].coordinate].value for r in crossover] == [f"Crossover batch: {n}" for n in (98, 49, 26)]
+    assert crossover[0][0].value.startswith('="Crossover batch: "&TEXT(Solve!$C$')
+    assert crossover[0][0].comment.text.startswith("In the plan: solve min batch where")
     assert [cached[r[2].coordinate].value for r in crossover] == [98, 49, 26]
     assert all(r[2].value.startswith("=Solve!$C$") for r in crossover)
     status = next(r for r in ws.iter_rows() if r[0].value == "status")
@@ -158,10 +161,16 @@ def test_charts_a_person_can_read(books):
     assert len(one) == 3  # npv, payback, cost_buy: one chart each (a price near 1 beside NPVs in thousands)
     for xml in one:
         assert '<c:scatterStyle val="lineMarker"/>' in xml and "<c:marker>" in xml
-        # the axis shows 20%..100% (its column's format), so its title does not repeat the %; the scenario
-        assert "<c:v>utilization</c:v>" in xml or ">utilization<" in xml
+        # words first: the x axis is the input's doc string; it shows 20%..100% (its column's format), so its
+        # title does not repeat the %; the scenario
+        assert ">share of hours the GPUs are busy<" in xml
         assert 'formatCode="#,##0%"' in xml and " — base" in xml
-    assert "npv (kUSD)" in one[0] and "payback (month)" in one[1] and "cost_buy (USD/Mtoken)" in one[2]
+    assert ">Net present value of buying by share of hours the GPUs are busy — base<" in one[0]
+    assert "net present value of buying (kUSD)" in one[0] and "months until the server has paid for itself (month)" \
+        in one[1] and "owned, per million tokens (USD/Mtoken)" in one[2]
+    # the break-even utilisation solves for the swept input in the base case: a dashed line on each chart
+    for xml in one:
+        assert xml.count("<c:ser>") == 2 and "Breakeven utilization (base)" in xml and 'val="dash"' in xml
     (grid,) = drawn["Sweep 2 utilization, rent_rate"]
     assert grid.count("<c:ser>") == 3  # one line per value of the second axis
     for value in ("1.65", "2.49", "3.5"):
@@ -262,7 +271,8 @@ def test_a_sweep_of_two_figures_in_one_unit_is_one_chart_where_they_cross():
 
     data = to_bytes(Book(loads(CROSSING, "crossing.plan")).build())
     (chart,) = charts(data)["Sweep 1 use"]
-    assert chart.count("<c:ser>") == 2  # own and rent, on one chart
+    assert chart.count("<c:ser>") == 3  # own and rent, on one chart, and the break-even where they cross
+    assert "Breakeven use (base)" in chart and 'val="dash"' in chart
     assert "present cost of owning" in chart and "present cost of renting" in chart  # the legend: doc strings
     assert 'formatCode="#,##0"' in chart  # money axis with thousands separators
 
@@ -275,3 +285,22 @@ def test_working_sheets_come_last_and_print_only_their_first_rows(books):
         area = wb[title].print_area
         last = int(str(area).rsplit("$", 1)[-1])
         assert last <= 12, (title, area)
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_each_header_sits_over_its_own_figures(books, name):
+    """A header over a column of figures is aligned right, as the figures are (a left header over a right
+    figure reads as the next column's); a header over words stays left."""
+    _, wb, values = books[name]
+    ws = wb["Summary"]
+    headers = [c for row in ws.iter_rows() for c in row if c.value in ("Value", "Holds", "Unit", "Scenario",
+                                                                         "Selected scenario", "Answer")]
+    assert headers
+    for c in headers:
+        below = values["Summary"].cell(c.row + 1, c.column).value
+        figure = isinstance(below, (int, float))  # TRUE/FALSE and numbers alike
+        assert (c.alignment.horizontal == "right") == figure, (c.coordinate, c.value, below)
+    if name != "gpu_compare":  # a plan with questions: the Answers table's Value and Holds over their figures
+        value = next(c for c in headers if c.value == "Value")
+        holds = next(c for c in headers if c.value == "Holds")
+        assert value.alignment.horizontal == holds.alignment.horizontal == "right"

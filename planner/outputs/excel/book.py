@@ -49,6 +49,7 @@ MAX_VALIDATION = 255  # characters in a data validation formula
 CONTROL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # characters a cell may not hold
 
 # named styles (the writer turns each into an XlsxWriter format)
+STALE = "planner's answer at export; re-run planner"  # the status of a written (not live) answer after an edit
 TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit", "input", "name", "label"
 SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selector picks
 BASE_ONLY = "base_only"  # an input only the base case reads (every scenario sets its own): not marked editable
@@ -170,6 +171,10 @@ def cell_value(q, value):
     return float(Fraction(value) / scale_of(q))
 
 
+def capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def sheet_title(book: "Book", base: str) -> str:
     text = re.sub(r"[\[\]:*?/\\']", " ", base).strip()[:31] or "Sheet"
     taken = {ws.title.lower() for ws in book.sheets}
@@ -204,6 +209,7 @@ class Series:
     name: str
     x: tuple  # (sheet title, first row, column, last row, column), 1-based
     y: tuple
+    marker: bool = False  # a question's answer marked across the chart (a dashed line, no markers)
 
 
 @dataclass
@@ -277,9 +283,12 @@ class Sheet:
         self.cells[(row, col)] = cell
         return cell
 
-    def status(self, row: int, col: int, holds: str, value: bool) -> Cell:
-        """A live "holds"/"FAILS" beside a TRUE/FALSE cell (``holds`` is its reference), coloured."""
-        return self.formula(row, col, f'=IF({holds},"holds","FAILS")', "holds" if value else "FAILS")
+    def status(self, row: int, col: int, holds: str, value: bool, stale: bool = False) -> Cell:
+        """A live "holds"/"FAILS" beside a TRUE/FALSE cell (``holds`` is its reference), coloured. ``stale``:
+        the answer is planner's figure written at export, not a formula, so once an edit moves the inputs its
+        check fails because the answer is out of date, not wrong: it says so instead of FAILS."""
+        otherwise = STALE if stale else "FAILS"
+        return self.formula(row, col, f'=IF({holds},"holds","{otherwise}")', "holds" if value else otherwise)
 
     def flag(self, first: int, col: int, last: int) -> None:
         """Colour a column of :meth:`status` cells: green where it holds, red where not. (The rules test the
@@ -287,7 +296,7 @@ class Sheet:
         conditional formats cover formulas with a cached TRUE/FALSE.)"""
         if last < first:
             return
-        for text, style in (("holds", "good"), ("FAILS", "bad")):
+        for text, style in (("holds", "good"), ("FAILS", "bad"), (STALE, "stale")):
             self.conditionals.append((first, col, last, col, {"type": "cell", "criteria": "==",
                                                               "value": f'"{text}"', "style": style}))
 
@@ -568,6 +577,26 @@ class Book:
         selected, choices = self.selector_names
         cells = [self.names[name]] + [f"{sheet_ref(SCENARIOS)}!${c.column}${self.rows[name]}" for c in self.selectable]
         return f"=CHOOSE(MATCH({selected},{choices},0),{','.join(cells)})"
+
+    def words(self, name: str) -> str:
+        """A quantity named for a reader: its doc string, else its identifier."""
+        q = self.q.get(name)
+        return (q.doc if q is not None else None) or name
+
+    def phrase(self, names: Sequence[str]) -> str:
+        """Quantities in words: "a", "a and b", "a, b and c"."""
+        words = [self.words(n) for n in names]
+        return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+    def answer_words(self, stmt) -> str:
+        """A question's answer named for a reader: ``solve ... as breakeven_utilisation`` is "Breakeven
+        utilisation"; without an alias, "target_utilisation where npv_own = npv_rent"."""
+        if stmt.alias:
+            text = stmt.alias.replace("_", " ")
+            return text[:1].upper() + text[1:]
+        if isinstance(stmt, ir.Optimize):
+            return f"{'Largest' if stmt.sense == 'max' else 'Smallest'} {stmt.objective.span.flat} over {stmt.over}"
+        return f"{stmt.target} where {stmt.condition.span.flat}"
 
     def scenario_cells(self, name: str) -> str:
         """Where to edit input ``name`` for the scenarios that set it: ``edit Scenarios!C10 (low_use), D10

@@ -181,7 +181,8 @@ def solve_sheet(book: Book) -> None:
             _in_domain(book, work, ws, row, stmt, ctx, q, notes)
         ws.text(row, NOTES, "; ".join(notes))
         holds = ws.at(row, HOLDS)
-        ws.status(row, STATUS, f"E{row}", holds.value if holds.kind == "bool" else holds.cached is True)
+        ws.status(row, STATUS, f"E{row}", holds.value if holds.kind == "bool" else holds.cached is True,
+                  stale=ws.at(row, 3).kind == "number")  # planner's figure, not a formula: not live
         book.solve_cells.append((stmt, ctx, f"C{row}"))
     ws.flag(4, STATUS, row)
     ws.caps.update({1: 50, CHECK: 34, METHOD: 24, NOTES: 60})

@@ -111,17 +111,6 @@ def words(book: Book, name: str) -> str:
     return book.q[name].doc or name
 
 
-def answer_words(stmt) -> str:
-    """A question's answer named for a reader: ``solve ... as breakeven_utilisation`` is "Breakeven
-    utilisation"; without an alias, "target_utilisation where npv_own = npv_rent"."""
-    if stmt.alias:
-        text = stmt.alias.replace("_", " ")
-        return text[:1].upper() + text[1:]
-    if isinstance(stmt, ir.Optimize):
-        return f"{'Largest' if stmt.sense == 'max' else 'Smallest'} {stmt.objective.span.flat} over {stmt.over}"
-    return f"{stmt.target} where {stmt.condition.span.flat}"
-
-
 def key_inputs(book: Book) -> list[str]:
     inputs = [n for n in book.plan.definition_order() if book.q[n].is_input]
     tagged = [n for n in inputs if any(t == "headline" or t.startswith("assumption") for t in book.q[n].tags)]
@@ -162,11 +151,14 @@ def _answers(book: Book, ws, row: int) -> int:
     from ...language.errors import PlanError
 
     row = _section(ws, row, "Answers")
-    ws.header(row, ["Question", "Scenario", "Answer", "Unit", "Holds", "Status"])
+    ws.header(row, ["Answer", "Scenario", "Value", "Unit", "Holds", "Status"])
     for stmt, ctx, r, at in rows:
         row += 1
-        question = ws.text(row, 1, answer_words(stmt))  # plain text: LibreOffice does not wrap a link
-        question.comment = stmt.span.flat  # the question as the plan asks it
+        if isinstance(r, PlanError):
+            question = ws.text(row, 1, book.answer_words(stmt))  # plain text: LibreOffice does not wrap a link
+        else:  # a statement, live: "Breakeven utilisation: 55.3%"
+            question = _statement(book, ws, row, stmt, r, at)
+        question.comment = "In the plan: " + stmt.span.flat  # the question as the plan asks it
         ws.text(row, 2, ctx.label)
         if isinstance(r, PlanError):
             ws.formula(row, 3, f"=Solve!$C${at}", "#N/A")
@@ -180,9 +172,26 @@ def _answers(book: Book, ws, row: int) -> int:
         holds = book.sheet("Solve").at(at, 5)
         value = holds.value if holds.kind == "bool" else holds.cached
         ws.formula(row, 5, f"=Solve!$E${at}", value)
-        ws.status(row, 6, f"E{row}", value is True)
+        ws.status(row, 6, f"E{row}", value is True, stale=answer.kind == "number")
     ws.flag(row - len(rows) + 1, 6, row)
     return row + 2
+
+
+def _statement(book: Book, ws, row: int, stmt, r, at: int):
+    """The answer as a sentence, live over its Solve cell: ``Breakeven utilisation: 55.3333%``, ``Breakeven
+    rent: 3.23 USD/h`` (the figure in the answer's own format, the unit once)."""
+    answer = book.sheet("Solve").at(at, 3)
+    value = answer.cached if answer.kind == "formula" else answer.value
+    num, unit = answer.num, unit_of(book.q[r.target])
+    words = book.answer_words(stmt) + ": "
+    if num is None or not isinstance(value, (int, float)) or isinstance(value, bool) or num.scientific:
+        return ws.text(row, 1, words + ("" if value is None else str(value)) + (" " + unit if unit else ""))
+    code = num.excel().split(";")[0]
+    shown = num.text(value * 100 if num.percent else value) + ("%" if num.percent else "")
+    tail = f'&" {unit}"' if unit else ""
+    quoted = words.replace('"', '""')
+    return ws.formula(row, 1, f'="{quoted}"&TEXT(Solve!$C${at},"{code}"){tail}', words + shown
+                      + (" " + unit if unit else ""))
 
 
 def _checks(book: Book, ws, row: int) -> int:

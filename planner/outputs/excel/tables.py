@@ -22,9 +22,12 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import sympy as sp
 
+from ...language import ir
+
 from ..numbers import cell_unit
-from .book import (scale_of, unit_of, 
+from .book import (scale_of, unit_of, capitalised,
     HEADER,
+    NOTE,
     TITLE,
     UNIT,
     Book,
@@ -40,6 +43,8 @@ from .book import (scale_of, unit_of,
 from .printer import FormulaTooLong, formula
 
 MAX_SWEEP_ROWS = 1000
+MARK_ROWS = 4  # below a sweep's table: a blank row, a note and the two ends of a solve's answer line
+HEADER_WIDTH = 18  # characters of a table's column: longer headers wrap
 MAX_SERIES = 24  # lines in one chart; a grid with more values on its other axes charts the first ones
 ROW = "\x00"  # placeholder for the row number in formulas printed once per column
 
@@ -128,6 +133,8 @@ class LiveTable:
 
     def header(self) -> None:
         ws, book = self.ws, self.book
+        for c in range(self.left, self.left + self.width):  # a doc string as a header wraps, not widens
+            ws.caps.setdefault(c, HEADER_WIDTH)
         for n in self.varied:
             self._head(self.col["in:" + n], n, book.q[n].unit_text)
         for i, o in enumerate(self.outputs):
@@ -139,7 +146,11 @@ class LiveTable:
                     "intermediate quantities (each the plan's own formula over this row)")
 
     def _head(self, col: int, label: str, unit: str):
-        cell = self.ws.text(self.top, col, label, HEADER)
+        """A column's header: the quantity's doc string (its identifier in the comment), its unit below."""
+        words = self.book.words(label)
+        cell = self.ws.text(self.top, col, words, HEADER)
+        if words != label:
+            cell.comment = label
         self.ws.text(self.top + 1, col, cell_unit(unit), UNIT)
         return cell
 
@@ -327,7 +338,9 @@ def sweep_sheets(book: Book) -> None:
         names = [p.name for p in axes]
         show = [n.name for n in stmt.show] or default_show(book.plan, names)
         ws = book.create_sheet(sheet_title(book, f"Sweep {k} " + ", ".join(names)))
-        ws.text(1, 1, stmt.span.flat, TITLE, overflow=True)
+        ys = [n for n in show if n not in names]
+        ws.text(1, 1, capitalised(f"{book.phrase(ys)} by {book.phrase(names)}" if ys else book.phrase(names)),
+                TITLE, overflow=True)
         counts = [p.count for p in axes]
         total = int(np.prod(counts, dtype=np.int64))
         shown = min(total, MAX_SWEEP_ROWS)
@@ -335,7 +348,7 @@ def sweep_sheets(book: Book) -> None:
             f"{total:,} points; the first {shown:,} are shown (the full sweep: `planner sweep`)")
         order = ", ".join(names[1:] + names[:1]) if len(names) > 1 else ""
         ws.note(2, 1, note + (f", ordered by {order} ({names[0]} fastest)" if order else "")
-                + ". Edit any input on the Inputs sheet and the table follows.")
+                + ". Edit any input on the Inputs sheet and the table follows. In the plan: " + stmt.span.flat)
         points = sweep_order(counts, shown)
         rows = [[float(p.exact(i) / scale_of(book.q[p.name])) for p, i in zip(axes, idx)] for idx in points]
         flat = [int(np.ravel_multi_index(idx, counts)) for idx in points]
@@ -349,8 +362,11 @@ def sweep_sheets(book: Book) -> None:
             table.fill(rows, _fixed(book, stmt, scenario, table, len(rows)))
             table.points = flat  # row -> index of the point in planner's grid (first axis slowest)
             book.sweep_blocks.append((stmt, scenario, ws.title, table))
+            before = len(ws.charts)
             charts = sweep_charts(book, ws, table, axes, outputs, scenario, top)
-            top = max(table.last, top + charts * Chart.ROWS) + 4
+            table.charts = ws.charts[before:]
+            marked = len(names) == 1 and any(q.target == names[0] for q in book.model.solves)
+            top = max(table.last + (MARK_ROWS if marked else 0), top + charts * Chart.ROWS) + 4
 
 
 def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Output], scenario, top: int) -> int:
@@ -377,10 +393,10 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
                              else outputs[j].label, (ws.title, table.first, xcol, table.last, xcol),
                              (ws.title, table.first, table.col[f"out:{j}"], table.last, table.col[f"out:{j}"]))
                       for j in members]
-            labels = ", ".join(outputs[j].label for j in members[:-1]) + " and " + outputs[members[-1]].label
+            labels = book.phrase([outputs[j].label for j in members])
             xs = [v for v in table.values["in:" + x.name] if isinstance(v, float)]
-            ws.charts.append(Chart(f"{labels} by {x.name} — {scenario if scenario else 'base'}",
-                                   titled(x.name, cell_unit(x.unit)), titled(labels, o.unit), series,
+            ws.charts.append(Chart(capitalised(f"{labels} by {book.words(x.name)} — {scenario if scenario else 'base'}"),
+                                   titled(book.words(x.name), cell_unit(x.unit)), o.unit, series,
                                    top + 1 + placed * Chart.ROWS, table.left + table.width + 1, x_log=_geometric(x),
                                    x_range=(min(xs), max(xs)) if xs and not _geometric(x) else None))
             placed += 1
@@ -397,17 +413,61 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
                 name = ", ".join(f"{p.name} = {_short(values['in:' + p.name][first - table.first])}"
                                  f"{(' ' + p.unit) if p.unit else ''}" for p in others)
             else:
-                name = o.label
+                name = book.words(o.label)
             series.append(Series(name, (ws.title, first, xcol, last, xcol), (ws.title, first, ycol, last, ycol)))
         where = scenario if scenario else "base"
         more = f" (first {MAX_SERIES} of {lines} lines)" if lines > MAX_SERIES else ""
         xs = [v for v in table.values["in:" + x.name] if isinstance(v, float)]
-        ws.charts.append(Chart(f"{o.label} by {x.name} — {where}{more}", titled(x.name, cell_unit(x.unit)),
-                               titled(o.label, o.unit), series, top + 1 + placed * Chart.ROWS,
+        ws.charts.append(Chart(capitalised(f"{book.words(o.label)} by {book.words(x.name)} — {where}{more}"),
+                               titled(book.words(x.name), cell_unit(x.unit)),
+                               titled(book.words(o.label), o.unit), series, top + 1 + placed * Chart.ROWS,
                                table.left + table.width + 1, x_log=_geometric(x),
                                x_range=(min(xs), max(xs)) if xs and not _geometric(x) else None))
         placed += 1
     return placed
+
+
+def mark_answers(book: Book) -> None:
+    """On each sweep chart, the answer of a question that solves for the swept input in the same scenario
+    (a break-even: where the lines cross) as a dashed vertical line, live from the Solve sheet: two cells
+    below the table hold its ends (the answer, at the lowest and the highest figure of the chart)."""
+    from ...language.errors import PlanError
+
+    for stmt, scenario, title, table in book.sweep_blocks:
+        charts = getattr(table, "charts", [])
+        x = table.varied[0]
+        answers = [(q, ctx, at) for q, ctx, r, at in book.solve_rows
+                   if isinstance(q, ir.Solve) and q.target == x and ctx.scenario == scenario and not ctx.overrides
+                   and not isinstance(r, PlanError)]
+        if not charts or not answers or len(table.varied) > 1:
+            continue
+        q, ctx, at = answers[0]
+        ws = book.sheet(title)
+        solve = book.sheet("Solve").at(at, 3)
+        value = solve.cached if solve.kind == "formula" else solve.value
+        top, xcol = table.last + 3, table.col["in:" + x]
+        words = book.answer_words(q)
+        ws.note(top - 1, xcol, f"{words}, from the Solve sheet: the dashed line on the chart{'s' if len(charts) > 1 else ''} "
+                "(from the lowest to the highest figure)")
+        for r in (top, top + 1):
+            ws.formula(r, xcol, f"=Solve!$C${at}", value, solve.num)
+        for k, chart in enumerate(charts):
+            ycol = xcol + 1 + k
+            ranges = [f"{col_letter(s.y[2])}{s.y[1]}:{col_letter(s.y[4])}{s.y[3]}" for s in chart.series]
+            figures = [v for s in chart.series for v in table.values.get(_key(table, s.y[2]), [])
+                       if isinstance(v, float)]
+            first = _key(table, chart.series[0].y[2])
+            quantity = table.outputs[int(first[4:])].quantity if first.startswith("out:") else None
+            style = book.style(quantity) if quantity is not None else None
+            for r, fn in ((top, "MIN"), (top + 1, "MAX")):
+                shown = (min if fn == "MIN" else max)(figures) if figures else 0.0
+                ws.formula(r, ycol, f"={fn}({','.join(ranges)})", shown, style)
+            chart.series.append(Series(f"{words} ({scenario or 'base'})", (title, top, xcol, top + 1, xcol),
+                                       (title, top, ycol, top + 1, ycol), marker=True))
+
+
+def _key(table: LiveTable, col: int) -> str:
+    return next(k for k, c in table.col.items() if c == col)
 
 
 def _short(v) -> str:

@@ -56,6 +56,8 @@ STYLES = {
     state.TITLE: {"bold": True, "font_size": 14},
     state.NOTE: {"italic": True, "font_color": "#595959"},
     state.HEADER: {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6"},
+    "header over figures": {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6",
+                            "align": "right"},
     state.UNIT: {"italic": True, "font_color": "#595959"},
     state.LABEL: {"bold": True},
     state.INPUT: {"bg_color": "#FFCC99", "font_color": "#3F3F76", "border": 1, "border_color": "#7F7F7F"},
@@ -65,6 +67,7 @@ STYLES = {
     summary.SECTION: {"bold": True, "font_size": 12, "font_color": "#1F4E78"},
     "good": {"bg_color": "#C6EFCE", "font_color": "#006100"},
     "bad": {"bg_color": "#FFC7CE", "font_color": "#9C0006"},
+    "stale": {"bg_color": "#FFEB9C", "font_color": "#9C5700"},
     "link": {"font_color": "#0563C1", "underline": 1},
 }
 HIGHLIGHT = {"bg_color": "#FFF2CC", "bold": True}
@@ -92,6 +95,7 @@ class Book(state.Book):
         tables.sweep_sheets(self)
         trials.trials_sheet(self, getattr(self, "trials", trials.DEFAULT_TRIALS))  # uncertain inputs: live
         solving.solve_sheet(self)
+        tables.mark_answers(self)
         checking.checks_sheet(self)
         if CHECK_CONTEXTS in needed:
             scenarios.context_sheet(self, CHECK_CONTEXTS)
@@ -174,6 +178,22 @@ def chart_extent(ws: Sheet, widths: dict[int, float]) -> int:
     return last
 
 
+def _over_figures(ws: Sheet, row: int, col: int) -> bool:
+    """Whether the first filled cell below a header (past a unit row) is a figure: a number, a formula of one
+    or a truth value."""
+    for r in range(row + 1, row + 3):
+        cell = ws.at(r, col)
+        if cell is None:
+            continue
+        if cell.kind in ("number", "bool"):
+            return True
+        if cell.kind == "formula":
+            return isinstance(cell.cached, (int, float)) or cell.cached is None
+        if cell.style != state.UNIT:
+            return False
+    return False
+
+
 def _escape_header(text: str) -> str:
     return text.replace("&", "&&")[:100]
 
@@ -236,7 +256,9 @@ def render(book: state.Book) -> bytes:
                 ws.write_string(r - 1, c - 1, text, fmt(cell.style, None, hl, True, quote))
             elif cell.kind == "text":
                 quote = cell.value[:1] in ("=", "+", "-", "@")
-                ws.write_string(r - 1, c - 1, cell.value, fmt(cell.style, None, hl, wrap, quote))
+                style = "header over figures" if cell.style == state.HEADER and _over_figures(sheet, r, c) \
+                    else cell.style  # a header sits over its column's figures, which Excel aligns right
+                ws.write_string(r - 1, c - 1, cell.value, fmt(style, None, hl, wrap, quote))
             elif cell.kind == "number":
                 ws.write_number(r - 1, c - 1, cell.value, fmt(cell.style, num, hl))
             elif cell.kind == "bool":
@@ -306,6 +328,12 @@ def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
         return None
     if cell.num.money and not cell.num.scientific:
         return "#,##0"  # an axis of money in whole units; the table beside it has the cents
+    if not cell.num.percent and not cell.num.scientific:
+        figures = [c.cached if c.kind == "formula" else c.value
+                   for c in (sheets[title].at(r, col) for r in range(row, ref[3] + 1)) if c is not None]
+        figures = [abs(v) for v in figures if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if figures and max(figures) >= 10:
+            return "#,##0"  # an axis's ticks are round: thousands separators, no decimals past 10
     return cell.num.excel().split(";")[0]
 
 
@@ -318,8 +346,8 @@ def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
             "name": s.name[:255],
             "categories": [sheet, r1 - 1, c1 - 1, r2 - 1, c2 - 1],
             "values": [ysheet, y1 - 1, yc1 - 1, y2 - 1, yc2 - 1],
-            "marker": {"type": "circle", "size": 5},
-            "line": {"width": 1.5},
+            "marker": {"type": "none"} if s.marker else {"type": "circle", "size": 5},
+            "line": {"width": 1.25, "dash_type": "dash", "color": "#404040"} if s.marker else {"width": 1.5},
         })
     grid = {"visible": True, "line": {"color": "#D9D9D9"}}
     c.set_title({"name": chart.title[:255], "name_font": {"size": 11, "bold": True}})
