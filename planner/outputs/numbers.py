@@ -194,6 +194,25 @@ def _style(nonzero: list[float], percent: bool, money: bool) -> NumberStyle:
     return NumberStyle(min(cap, need), False, percent)
 
 
+PROSE_SIGNIFICANT = 3  # digits a figure in a sentence is written with (money still to cents)
+
+
+def prose_style(values: Iterable[Optional[float | bool]], unit: str = "") -> NumberStyle:
+    """The style of a figure in a sentence (a live value in a note, a question's answer): as
+    :func:`style_for`, but with three significant digits where that has fewer decimals (``55.3 %``, not
+    ``55.3333 %``; ``0.287``); money keeps its cents and whole figures their digits."""
+    values = list(values)
+    style = style_for(values, unit)
+    finite = [abs(float(v)) for v in values
+              if v is not None and not isinstance(v, bool) and math.isfinite(float(v)) and v != 0]
+    if style.money or style.scientific or not finite:
+        return style
+    largest = max(finite)
+    readable = [v for v in finite if v >= largest * 1e-9]
+    decimals = max(0, PROSE_SIGNIFICANT - 1 - math.floor(math.log10(min(readable))))
+    return NumberStyle(min(style.decimals, decimals), False, style.percent)
+
+
 def texts(values: Iterable[Optional[float | bool]], unit: str = "") -> list[str]:
     """A quantity's figures as text outputs write them (the terminal's tables, the report's): one style
     for all of them, except that a whole figure of a quantity that is not money shows no decimals

@@ -34,7 +34,7 @@ from ..compute.evaluation import Evaluation, Plan
 from ..questions.checks import CheckResult, run_checks
 from .latex import equation, latex, name_latex
 from ..language.live import plain
-from .numbers import NumberStyle, figure, style_for
+from .numbers import NumberStyle, figure, prose_style, style_for
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -305,7 +305,7 @@ class LiveValues:
             values = [(label, v) for label, v in values if label == scenario] or values
         if not values:
             return "n/a"
-        style = style_for([_plain(v) for _, v in values], unit)
+        style = prose_style([_plain(v) for _, v in values], unit)  # a sentence: three significant digits
         texts = [(label, figure(_plain(v), unit, style)) for label, v in values]
         distinct = list(dict.fromkeys(t for _, t in texts))
         if len(distinct) == 1:
