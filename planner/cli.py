@@ -1122,7 +1122,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         # On a thread with a big stack: deep formulas recurse in every stage (parser, SymPy, printers, Jinja)
         # and would overflow the C stack of the main thread before Python's recursion limit stops them.
-        return deep(handler, args)
+        code = deep(handler, args)
+        cache.flush()  # what the command derived and the cache keeps (closed forms)
+        return code
     except PlanError as err:
         sys.stderr.write(render(err, color=color) + "\n")
         return EXIT_BAD_INPUT

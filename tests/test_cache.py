@@ -283,3 +283,47 @@ def test_pruning_deletes_only_planners_own_entries(cache_dir, tmp_path, monkeypa
     load(tmp_path / "y.plan")  # two entries of planner's own: the older goes, the photos stay
     assert len(list(cache_dir.glob("photo-*.cache"))) == 9
     assert len([p for p in _entries(cache_dir) if not p.name.startswith("photo-")]) == 1
+
+
+def test_a_second_export_does_not_derive_closed_forms_again(cache_dir, tmp_path, cli, monkeypatch):
+    """The first export derives each question's closed forms and the cache keeps them; the second
+    finds them there (its search is made to fail here: it must not run) and writes the same Solve sheet."""
+    import openpyxl
+
+    from planner.questions import solve
+
+    plan = SHEETS / "llm_cost.plan"
+    assert cli("export", plan, "-o", tmp_path / "first.xlsx")[0] == 0
+    cache.enable(True)  # (the command line turns it off as it returns)
+    warm = load(plan)
+    assert warm.cached and warm.closed_forms and all(isinstance(v, list) for v in warm.closed_forms.values())
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("closed forms derived again")
+
+    monkeypatch.setattr(solve, "root_forms", no_search)
+    assert cli("export", plan, "-o", tmp_path / "second.xlsx")[0] == 0
+    sheets = [openpyxl.load_workbook(tmp_path / f"{n}.xlsx")["Solve"] for n in ("first", "second")]
+    cells = [[c.value for row in ws.iter_rows() for c in row] for ws in sheets]
+    assert cells[0] == cells[1] and any(isinstance(v, str) and v.startswith("=") for v in cells[0])
+
+
+def test_closed_forms_are_kept_as_data_and_rebuilt_from_a_fixed_table():
+    import sympy as sp
+
+    from planner.compute.symbolic import NotData, from_data, to_data
+    from planner.plan import loads
+
+    plan = loads("a = 2\nb = 3\nx = 1 where x > 0\ny = a * x^2 - b\n", "forms.plan")
+    a, b = plan.symbols["a"], plan.symbols["b"]
+    for form in [sp.sqrt(b / a), sp.log(a) / sp.log(b) + sp.pi, sp.ceiling(a * b - sp.Rational(1, 3)),
+                 sp.Piecewise((a, sp.Lt(a, b)), (b, True)), sp.Max(a, b) ** -2, sp.LambertW(a * sp.E)]:
+        data = to_data(form, plan.symbols)
+        assert from_data(data, plan.symbols) == form
+        assert "sympify" not in repr(data)
+    for bad in [sp.Float(1.5) * a, sp.Dummy("k") + a, sp.Symbol("stranger")]:
+        with pytest.raises(NotData):
+            to_data(bad, plan.symbols)
+    for planted in [("__import__", ("q", 1, 1)), ("s", "os"), ("q", 1, 0), ("Add", "1"), "a + b", ()]:
+        with pytest.raises(ValueError):
+            from_data(planted, plan.symbols)

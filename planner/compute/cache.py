@@ -29,6 +29,9 @@ the imports, the analysis and the compiling.
   :class:`planner.compute.runtime.Program`, which is data: steps named from a fixed
   table over numbered registers, checked by :meth:`~planner.compute.runtime.Program.valid`
   before it is used) and fractions, so an entry cannot run code.
+* **Closed forms too**: a question's closed forms, derived for a workbook or a report, are kept in
+  the entry as plain data (nested tuples whose heads come from a fixed table of SymPy constructors,
+  :func:`planner.compute.symbolic.from_data`), stored again at the end of the command that derived them.
 * **Ignored on any error**, reading or writing: the plan is loaded as usual.
   ``planner --no-cache`` bypasses it; the library (``planner.load``) does not
   use it unless :func:`enable` is called (the command line does).
@@ -270,6 +273,9 @@ def _rebuild(state: dict, cls, answers):
     compiled = state.get("compiled")
     if compiled is not None and compiled.inputs == plan.arguments and compiled.valid():
         plan.__dict__["compiled"] = compiled
+    forms = state.get("forms")
+    if isinstance(forms, dict):
+        plan.__dict__["_closed_forms"] = dict(forms)  # checked as they are rebuilt (symbolic.from_data)
     plan.cached = True
     return plan
 
@@ -297,6 +303,22 @@ class _Pickler(_CPickler):
     dispatch_table = {Fraction: _fraction}
 
 
+_changed: dict = {}  # cache key -> a plan that gained closed forms since it was stored
+
+
+def changed(plan) -> None:
+    """``plan`` has gained something worth keeping (a question's closed forms): :func:`flush` stores it again."""
+    if plan.cache_key is not None:
+        _changed[plan.cache_key] = plan
+
+
+def flush() -> None:
+    """Store again every plan that :func:`changed` named (at the end of a command that succeeded)."""
+    while _changed:
+        cache_key, plan = _changed.popitem()
+        store(cache_key, plan)
+
+
 def store(cache_key: str, plan) -> None:
     """Keep ``plan`` (loaded, and compiled when it has been) under ``cache_key``; quietly nothing
     on any error."""
@@ -316,6 +338,7 @@ def _store(cache_key: str, plan) -> None:
         "source": plan.source, "model": plan.model, "analyzer": analyzer,
         "files": [str(p) for p in plan.files],
         "compiled": compiled,
+        "forms": dict(plan.closed_forms),  # plain tuples, strings and integers
     }
     buf = io.BytesIO()
     _Pickler(buf, protocol=PROTOCOL).dump(state)

@@ -92,6 +92,21 @@ class Evaluation:
 class Plan:
     files: tuple[Path, ...] = ()  # the files read: the plan's own and every imported one (outputs never replace them)
     cached = False  # True when it came from the compiled-plan cache (planner.compute.cache)
+    cache_key: Optional[str] = None  # its entry in that cache, when it is kept there
+
+    @property
+    def closed_forms(self) -> dict:
+        """Questions' closed forms as plain data (:func:`planner.compute.symbolic.to_data`), by question:
+        kept in the compiled-plan cache, so a second export or report does not derive them again."""
+        return self.__dict__.setdefault("_closed_forms", {})
+
+    def keep_closed_forms(self, question: str, forms: list) -> None:
+        if self.closed_forms.get(question) != forms:
+            self.closed_forms[question] = forms
+            if self.cache_key is not None:
+                from . import cache
+
+                cache.changed(self)
     analyzer_state = None  # a cached plan's analyzer, not rebuilt yet
 
     @property
@@ -602,6 +617,7 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None,
         with paused_gc():  # unpickling builds the whole plan at once
             cached = cache.fetch(key, cls or Plan, answers)
         if cached is not None:
+            cached.cache_key = key
             return cached
     plan = loads(text, str(path), p.resolve().parent, all_imports, answers, cls, import_roots)
     if key is not None:
@@ -611,4 +627,5 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False, answers=None,
             return plan
         with paused_gc():
             cache.store(key, plan)
+        plan.cache_key = key
     return plan

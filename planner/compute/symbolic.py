@@ -680,3 +680,76 @@ def inline_inputs(model: Model, symbols: SymbolTable, exprs: dict[str, sp.Basic]
         if not model.quantities[n].is_input:
             memo[n] = replace(exprs[n], model.quantities[n].deps)
     return replace(expr, names)
+
+
+# ---- closed forms as plain data (kept in the compiled-plan cache) -------------------------------
+# A closed form is a SymPy tree; the cache holds only plain data (its unpickler builds no SymPy
+# object), so a form is kept as nested tuples whose heads come from a fixed table, and rebuilt here
+# by calling those constructors: no text is parsed and no name is looked up outside the table.
+
+_HEADS = {cls.__name__: cls for cls in (
+    sp.Add, sp.Mul, sp.Pow, sp.log, sp.exp, sp.floor, sp.ceiling, sp.Abs, sp.sign, sp.Max, sp.Min,
+    sp.LambertW, sp.Eq, sp.Ne, sp.Lt, sp.Le, sp.Gt, sp.Ge, sp.And, sp.Or, sp.Not, sp.Piecewise)}
+_HEADS.update({"StrictLessThan": sp.Lt, "LessThan": sp.Le, "StrictGreaterThan": sp.Gt, "GreaterThan": sp.Ge,
+               "Equality": sp.Eq, "Unequality": sp.Ne})
+_CONSTANTS = {"pi": sp.pi, "E": sp.E, "oo": sp.oo, "-oo": -sp.oo, "true": sp.true, "false": sp.false}
+
+
+class NotData(Exception):
+    """A tree with a node the data form has no head for (kept out of the cache)."""
+
+
+def to_data(expr: sp.Basic, symbols: "SymbolTable") -> tuple:
+    """``expr`` as nested tuples: ``("q", p, q)`` a rational, ``("s", name)`` a plan symbol, ``("c", name)``
+    a constant, ``(head, *args)`` a node from the table; :class:`NotData` for anything else (a float, a
+    dummy, a sum over a range, a root of a polynomial). Rebuilt exactly by :func:`from_data`."""
+    def walk(e):
+        if isinstance(e, sp.Rational):
+            return ("q", int(e.p), int(e.q))
+        if isinstance(e, sp.Symbol):
+            if symbols.names.get(e) is None or type(e) is not sp.Symbol:
+                raise NotData(str(e))
+            return ("s", e.name)
+        for name, c in _CONSTANTS.items():
+            if e is c or e == c and type(e) is type(c):
+                return ("c", name)
+        if isinstance(e, sp.Piecewise):
+            return ("Piecewise",) + tuple(("pair", walk(v), walk(c)) for v, c in e.args)
+        head = type(e).__name__
+        if _HEADS.get(head) is not type(e) and not (head in _HEADS and isinstance(e, _HEADS[head])):
+            raise NotData(head)
+        return (head,) + tuple(walk(a) for a in e.args)
+
+    data = walk(expr)
+    if from_data(data, symbols) != expr:  # a tree that would not come back the same is not kept
+        raise NotData("does not rebuild")
+    return data
+
+
+def from_data(data: tuple, symbols: "SymbolTable") -> sp.Basic:
+    """The SymPy tree of :func:`to_data`'s ``data``; ``ValueError`` on anything that is not such data."""
+    by_name = {s.name: s for s in symbols.names}
+
+    def build(d):
+        if not isinstance(d, tuple) or not d or not isinstance(d[0], str):
+            raise ValueError("not a closed form")
+        head = d[0]
+        if head == "q" and len(d) == 3 and all(type(x) is int for x in d[1:]) and d[2] > 0:
+            return sp.Rational(d[1], d[2])
+        if head == "s" and len(d) == 2 and d[1] in by_name:
+            return by_name[d[1]]
+        if head == "c" and len(d) == 2 and d[1] in _CONSTANTS:
+            return _CONSTANTS[d[1]]
+        if head == "Piecewise":
+            pairs = []
+            for p in d[1:]:
+                if not (isinstance(p, tuple) and len(p) == 3 and p[0] == "pair"):
+                    raise ValueError("not a closed form")
+                pairs.append((build(p[1]), build(p[2])))
+            return sp.Piecewise(*pairs)
+        cls = _HEADS.get(head)
+        if cls is None:
+            raise ValueError(f"not a closed form: {head}")
+        return cls(*[build(a) for a in d[1:]])
+
+    return build(data)

@@ -57,7 +57,7 @@ import sympy as sp
 
 from ..compute.numeric import compile_program
 from ..compute.evaluation import Plan, format_value, input_quantity, scenarios_for
-from ..compute.symbolic import cone, latex, rational
+from ..compute.symbolic import NotData, cone, from_data, latex, rational, to_data
 from ..language import ir
 from ..language.errors import (
     ConstraintError,
@@ -122,6 +122,11 @@ class _Prepared:
 
 
 _PREPARED: "weakref.WeakKeyDictionary[Plan, dict]" = weakref.WeakKeyDictionary()
+
+
+def _form_key(stmt) -> str:
+    """A question by where it is written and what it asks (the plan's text is in the cache's key)."""
+    return f"{stmt.span.start}:{stmt.span.end}:{stmt.mode}:{stmt.target}"
 
 
 class Solver:
@@ -277,12 +282,25 @@ class Solver:
         scenario (:func:`planner.questions.roots.root_forms`), within a bounded budget."""
         if prep.forms is not None:
             return prep.forms
+        key = _form_key(prep.stmt)
+        kept = self.plan.closed_forms.get(key)  # derived by an earlier run, kept in the compiled-plan cache
+        if kept is not None:
+            try:
+                prep.forms = [from_data(d, self.plan.symbols) for d in kept]
+                return prep.forms
+            except (ValueError, TypeError):
+                pass  # not a closed form after all: derive it again
         budget = FormBudget()
         exprs = [prep.cond] if prep.stmt.mode == "root" else relations(prep.cond)
         prep.forms = root_forms(exprs, prep.x, self._reachable, budget)
         if budget.spent is not None:
             prep.form_note = (f"no closed form: its search stopped at its budget ({budget.spent}); the answer "
                               "comes from the root search alone, and the workbook bisects")
+        else:  # a complete search (one cut short by its budget may find more another time) is kept
+            try:
+                self.plan.keep_closed_forms(key, [to_data(f, self.plan.symbols) for f in prep.forms])
+            except NotData:
+                pass
         return prep.forms
 
     def _reachable(self, cond: sp.Basic) -> Optional[bool]:
