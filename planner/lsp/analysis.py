@@ -949,8 +949,8 @@ class Document:
             if not isinstance(s, (ir.Solve, ir.Optimize)):
                 continue
             rng = span_range(s.span)
-            if s.span.flat in by_question:
-                shown = by_question[s.span.flat]
+            if ir.question_text(s) in by_question:
+                shown = by_question[ir.question_text(s)]
                 text = ("= " if len(shown) == 1 else "") + ", ".join(shown[:6]) + (" ..." if len(shown) > 6 else "")
                 out.append((Range(rng.start, rng.start), text))
             else:

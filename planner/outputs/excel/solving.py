@@ -158,7 +158,7 @@ def solve_sheet(book: Book) -> None:
         row += 1
         book.solve_index[(id(stmt), ctx.key)] = row
         book.solve_rows.append((stmt, ctx, r, row))
-        ws.text(row, 1, stmt.span.flat)
+        ws.text(row, 1, ir.question_text(stmt))
         ws.text(row, 2, ctx.label)
         if isinstance(r, PlanError):
             ws.formula(row, 3, "=NA()", "#N/A")  # no answer: what uses it shows #N/A too
@@ -207,7 +207,7 @@ def _in_domain(book: Book, work: Work, ws, row: int, stmt, ctx, q, notes: list) 
     if raw is None or raw.kind != "formula":
         return
     top = work.top
-    work.ws.label(top, 1, f"answer before the domain check: {stmt.span.flat} [{ctx.label}]")
+    work.ws.label(top, 1, f"answer before the domain check: {ir.question_text(stmt)} [{ctx.label}]")
     work.ws.formula(top + 1, 1, raw.value, raw.cached, raw.num)
     ref = work.ref("A", top + 1)
     test = domain_test(q, ref)
@@ -262,7 +262,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
         notes.append(f"no Excel formula for the closed form ({err.message}): solved in the sheet")
         return False
     if parts:
-        top = work.block(f"closed form, in parts: {stmt.span.flat} [{ctx.label}]")
+        top = work.block(f"closed form, in parts: {ir.question_text(stmt)} [{ctx.label}]")
         work.ws.note(top - 1, 1, "each part is a named cell; the answer's formula uses their names")
         work.ws.header(top, ["Part", "Value"])
         for k, (name, part_text, sub) in enumerate(parts):
@@ -305,7 +305,7 @@ def _root(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: l
         else:
             _bisection(book, ws, work, row, stmt, ctx, r, lhs - rhs)
     # verification: the condition's two sides at the answer, and lhs - rhs just below and above it
-    top = work.block(f"check: {stmt.span.flat} [{ctx.label}]")
+    top = work.block(f"check: {ir.question_text(stmt)} [{ctx.label}]")
     work.ws.note(top - 1, 1, "the sides at the answer, then just below and above it (a root changes the sign "
                  "of lhs - rhs)")
     table = LiveTable(book, work.ws, ctx, [stmt.target], [Output("lhs", lhs), Output("rhs", rhs)], top, left=1)
@@ -405,7 +405,7 @@ def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: sp.Basic) 
     lo, hi = float(ends[0]), float(ends[-1])
     scale = float(scale_of(q))
     n = _halvings(lo, hi, r.value)
-    top = work.block(f"bisection: {stmt.span.flat} [{ctx.label}]")
+    top = work.block(f"bisection: {ir.question_text(stmt)} [{ctx.label}]")
     work.ws.note(top - 1, 1, f"{n} halvings of the domain; the first two rows are its ends; a point where the "
                  f"formulas have no value counts as lying on its side of planner's answer ({r.display_value:.15g})")
     table = LiveTable(book, work.ws, ctx, [stmt.target], [Output("lhs - rhs", f)], top, left=3)
@@ -485,7 +485,7 @@ def _threshold(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, not
         _integer_bisection(book, ws, work, row, stmt, ctx, r, cond, lo, hi)
     step = -1 if stmt.mode == "min" else 1
     n = round(r.display_value)
-    top = work.block(f"check: {stmt.span.flat} [{ctx.label}]")
+    top = work.block(f"check: {ir.question_text(stmt)} [{ctx.label}]")
     table = LiveTable(book, work.ws, ctx, [stmt.target], [Output("holds", cond, is_bool=True)], top, left=1)
     table.header()
     table.fill([[Live(f"=Solve!$C${row}", r.display_value)], [Live(f"=Solve!$C${row}{step:+d}", n + step)]])
@@ -533,7 +533,7 @@ def _integer_bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, cond,
         good0 = lo if lo is not None else n - reach
         bad0 = (hi + 1) if hi is not None else n + reach
     steps = max(2, math.ceil(math.log2(abs(good0 - bad0) + 1)) + 2)
-    top = work.block(f"integer bisection: {stmt.span.flat} [{ctx.label}]")
+    top = work.block(f"integer bisection: {ir.question_text(stmt)} [{ctx.label}]")
     work.ws.note(top - 1, 1, f"{steps} halvings between {bad0} (fails or outside) and {good0} (must hold); "
                  "the first row checks that end; where the condition has no value (a formula overflows or "
                  f"underflows) it counts as holding on planner's side of {n}")
@@ -624,7 +624,7 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
     if key not in work.optimize:
         sheet = book.create_sheet(sheet_title(book, f"{'Max' if stmt.sense == 'max' else 'Min'} {stmt.over}"),
                                   work=True)
-        sheet.text(1, 1, stmt.span.flat, TITLE, overflow=True)
+        sheet.text(1, 1, ir.question_text(stmt), TITLE, overflow=True)
         sheet.note(2, 1, f"The objective at each candidate; the Solve sheet picks the {best}.")
         work.optimize[key] = (sheet, 5)
     sheet, top = work.optimize[key]
