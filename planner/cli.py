@@ -359,9 +359,9 @@ def warn(plan) -> None:
 
 def _load(path: str, all_imports: bool = False, args=None):
     from .language.limits import freeze
-    from .plan import load
+    from .plan import load_compiled
 
-    plan = load(path, all_imports=all_imports, import_roots=import_roots(args))
+    plan = load_compiled(path, all_imports=all_imports, import_roots=import_roots(args))
     warn(plan)
     # The loaded plan lives until the command ends: the cyclic collector need not walk it again at
     # every collection that what follows (compiling, evaluating, printing) sets off.

@@ -30,7 +30,8 @@ from ..language.lower import lower
 from ..language.parser import grammar_words, keywords
 from ..language.source import Source, Span
 from ..language.units import BUILTIN_UNITS
-from ..plan import Plan, loads
+from ..compute.evaluation import Plan as Compiled
+from ..plan import Plan, loads_compiled
 from .positions import ENCODING, TOKEN_MODIFIERS, TOKEN_TYPES, offset, position, units  # noqa: F401  (ENCODING: the server sets it)
 from .tolerant import Parts, Recovered, parse_tolerant, recover, words_in
 
@@ -109,7 +110,7 @@ class Document:
         self.text = text
         self.ir: Optional[ir.PlanIR] = None  # the current text's statements, when it parses
         self.ir_text = ""
-        self.plan: Optional[Plan] = None  # the last plan that loaded (maybe of an older text)
+        self.plan: Optional[Compiled] = None  # the last plan that loaded (maybe of an older text)
         self.plan_text: str = ""
         self.values: dict[str, dict[str, float | bool]] = {}  # scenario -> name -> value in display units
         self.diagnostics: list[Diagnostic] = []
@@ -133,7 +134,7 @@ class Document:
         its names, units and (last evaluated) values for hover, completion and definitions."""
         self.text = self.analysed = text
         name = str(self.path)
-        got = recover(name, text, lambda masked: loads(masked, name, self.path.parent), self._import_span,
+        got = recover(name, text, lambda masked: loads_compiled(masked, name, self.path.parent), self._import_span,
                       self.parts)
         self.recovered = got
         self.ir, self.ir_text = got.syntax, text
@@ -147,7 +148,7 @@ class Document:
         self.diagnostics = found
         return found
 
-    def evaluate(self, plan: Optional[Plan], text: str) -> tuple[dict, list[Diagnostic]]:
+    def evaluate(self, plan: Optional[Compiled], text: str) -> tuple[dict, list[Diagnostic]]:
         """The slow half, after typing pauses: every scenario's values and the checks' failures of
         ``plan`` (the plan :meth:`check` made of ``text``). Changes nothing of the document (it runs
         beside the next keystroke's :meth:`check`): the caller keeps the values if the text is still ``text``."""
@@ -887,13 +888,13 @@ class Document:
                     out.append((name, "function", loc, loc.path.name))
         return out
 
-    def answers(self, plan: Optional[Plan]) -> list[tuple[Range, str]]:
+    def answers(self, plan: Optional[Compiled]) -> list[tuple[Range, str]]:
         """A code lens per question (``solve``, ``maximize``, ``minimize``): its answer in each scenario,
         or why it has none. Slow (it solves): the server runs it on the evaluation worker."""
-        if plan is None or not hasattr(plan, "solve"):
+        if plan is None:
             return []
         try:
-            found = plan.solve()
+            found = Plan(plan).solve()
         except PlanError as err:
             return [(Range((0, 0), (0, 0)), f"no answers: {err.message}")]
         by_question: dict[str, list[str]] = {}
