@@ -718,3 +718,22 @@ def test_framing_never_fails_on_random_input():
             written = rest[n:]
 
     run()
+
+
+def test_an_unclosed_scenario_block_keeps_the_definitions_after_it(lsp, tmp_path):
+    """`scenario big {` never closed is one error, at the scenario; the definitions after it keep their
+    names: hover, definition and completion answer for them."""
+    path = tmp_path / "open_block.plan"
+    text = "x = 2 GB\nscenario big {\n  x = 4 GB\ny = x * 2\nz = y + 1 GB\n"
+    lsp.open(path, text)
+    (d,) = lsp.diagnostics(path, final=False)
+    assert d["range"]["start"]["line"] == 2 and "not finished" in d["message"] and "`}`" in d["message"]
+    assert len(lsp.diagnostics(path)) == 1  # and once evaluated: still that one
+    hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "z =")})["result"]
+    assert hover["contents"]["value"].startswith("**z** (derived, B)")
+    assert "= **5000000000 B**" in hover["contents"]["value"]  # 2 GB * 2 + 1 GB, in bytes (no `->`)
+    found = lsp.request("textDocument/definition", {**_doc(path), "position": _at(text, "y +")})["result"]
+    assert found["uri"] == path.as_uri() and found["range"]["start"] == {"line": 3, "character": 0}
+    labels = {i["label"] for i in lsp.request("textDocument/completion", {
+        **_doc(path), "position": {"line": 5, "character": 0}})["result"]["items"]}
+    assert {"x", "y", "z"} <= labels
