@@ -185,9 +185,15 @@ def _simulate_block(index, program, args, positions, sampled, seed, method, inpu
 def _lazy(func, inputs, dims_shape, outputs: int, dtypes, kwargs):
     """``func`` over the chunked ``inputs`` with :func:`xarray.apply_ufunc`: ``outputs`` lazy arrays."""
     _, xr = libraries()
+    if outputs == 1:  # apply_ufunc wants the array itself, not a tuple of one
+        func, kwargs = _only, {"func": func, **kwargs}
     got = xr.apply_ufunc(func, *inputs, kwargs=kwargs, dask="parallelized", output_dtypes=list(dtypes),
                          output_core_dims=[[] for _ in range(outputs)])
     return list(got) if outputs > 1 else [got]
+
+
+def _only(*blocks, func, **kwargs):
+    return func(*blocks, **kwargs)[0]
 
 
 # ---- percentiles, exactly ----------------------------------------------------------------
