@@ -99,8 +99,8 @@ def _dask(p: argparse.ArgumentParser, what: str) -> None:
                    help=f"run the {what} as chunked Dask arrays, reduced to figures without holding them: for runs "
                         "too large for memory (needs the extra: pip install 'planner-units[dask]')")
     p.add_argument("--chunk-mb", type=_chunk_mb, default=100.0, metavar="MB",
-                   help="with --dask, the size of a chunk: one task per chunk of this many MB of a quantity's "
-                        "values (default: 100)")
+                   help="with --dask, the size of a chunk: one task per chunk, holding about this many MB of "
+                        "values (every quantity computed for it; default: 100)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --dask, run on the dask.distributed cluster at ADDRESS (tcp://host:8786; its workers "
                         "need planner installed); implies --dask. Default: this machine's cores")

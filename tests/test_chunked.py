@@ -88,8 +88,8 @@ def test_a_chunked_sweep_gives_the_in_memory_figures(plan_file, cluster, where):
     plan, prepared = grid_run(plan_file)
     with chunked.scheduler(cluster if where == "cluster" else None) as run:
         r = chunked.sweep(run, prepared, [condition("margin > 0 USD"), condition("margin_share >= 25%")], LEVELS,
-                          chunk_mb=0.01)  # 1,250 points a chunk: 17,000 points in 14 chunks
-    assert r.blocks > 10
+                          chunk_mb=0.05)  # 6,250 values a chunk, of 5 outputs: 17,000 points in 20 chunks
+    assert r.blocks == 20
     full = prepared.block(0, prepared.size)
     ok = ~full.bad
     # points left out: discount above 50% (6 of its 17 values, in steps of 5%), and units = 0 (revenue 0:
@@ -179,9 +179,10 @@ def test_a_chunked_simulation_gives_the_in_memory_figures(plan_file, cluster, me
     conds = [condition("margin > 0 USD"), condition("price < 2 USD and units > 100")]
     with chunked.scheduler(cluster) as run:
         got = chunked.simulate_chunked(run, plan, [None, "cheap"], 30_000, 11, method, names=names,
-                                       conditions=conds, levels=LEVELS, chunk_mb=0.02)  # 2,500 samples a chunk
+                                       conditions=conds, levels=LEVELS, chunk_mb=0.1)
     want = simulate.run(plan, [None, "cheap"], 30_000, 11, method, names=names)
-    assert got[0].chunk == 2500
+    # 0.1 MB (12,500 float64) of all its values: the program's 3 outputs and the 4 inputs; 17 chunks
+    assert got[0].chunk == 12_500 // (3 + 4)
     for g, w in zip(got, want):
         assert g.scenario == w.scenario and set(g.uncertain) == set(w.uncertain)
         for n in names:

@@ -169,17 +169,25 @@ def _draw_block(start: int, stop: int, seed: int, method: str, inputs, copula) -
 
 def _simulate_block(index, program, args, positions, sampled, seed, method, inputs, copula):
     """The program over one block of samples (``index``: their sample numbers, consecutive), and the
-    sampled inputs' values there."""
+    sampled inputs' values there; evaluated :data:`planner.questions.simulate.BLOCK` samples at a time
+    into the block's arrays, so the formulas' temporaries stay small."""
     n = len(index)
     if n == 0:
         return tuple(np.zeros(0) for _ in range(len(program.outputs) + len(sampled)))
-    start = int(index[0])
-    drawn = _draw_block(start, start + n, seed, method, inputs, copula)
-    values = list(args)
-    for name, pos in positions:
-        values[pos] = drawn[name]
-    out = tuple(np.broadcast_to(np.asarray(v), (n,)) for v in program(values))
-    return out + tuple(drawn[name] for name in sampled)
+    first = int(index[0])
+    out: list = []
+    for lo in range(0, n, simulate.BLOCK):
+        hi = min(n, lo + simulate.BLOCK)
+        drawn = _draw_block(first + lo, first + hi, seed, method, inputs, copula)
+        values = list(args)
+        for name, pos in positions:
+            values[pos] = drawn[name]
+        part = [np.broadcast_to(np.asarray(v), (hi - lo,)) for v in program(values)] + [drawn[m] for m in sampled]
+        if not out:
+            out = [np.empty(n, dtype=v.dtype) for v in part]
+        for whole, v in zip(out, part):
+            whole[lo:hi] = v
+    return tuple(out)
 
 
 def _lazy(func, inputs, dims_shape, outputs: int, dtypes, kwargs):
@@ -394,7 +402,7 @@ def sweep(run: Scheduler, prepared: SweepRun, conditions: Sequence[tuple[str, ir
         program, _ = _sweep_program(plan, list(prepared.show) + used)
     args = plan.args(dict(prepared.inputs), prepared.answers)
     positions = [plan.model.inputs.index(p.name) for p in prepared.axes]
-    chunks = chunks_for(prepared.shape, chunk_mb)
+    chunks = chunks_for(prepared.shape, chunk_mb / max(1, len(program.outputs)))  # a chunk's values, all of them
     dims = [f"axis{i}_{p.name}" for i, p in enumerate(prepared.axes)]
     axes = [xr.DataArray(da.from_array(a, chunks=c), dims=d) for a, c, d in zip(prepared.arrays, chunks, dims)]
     grid = xr.broadcast(*axes)  # each axis over the whole grid (lazy: nothing is held)
@@ -530,7 +538,7 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
     compiled, derived = simulate._program(plan, wanted)
     spec = [(u.name, u.kind, u.params, u.within) for u in inputs.values()]
     copula = simulate.copula(plan)
-    chunk = chunks_for((samples,), chunk_mb)[0]
+    chunk = chunks_for((samples,), chunk_mb / (len(compiled.outputs) + len(inputs)))[0]  # a chunk's values, all
     index = xr.DataArray(da.arange(samples, chunks=chunk, dtype=np.int64), dims="sample")
     used = [n for n in plan.model.answers if n in set(plan.model.formula_answers)]
     out = []
