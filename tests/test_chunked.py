@@ -215,6 +215,16 @@ def test_a_chunked_simulation_counts_a_broken_constraint_as_the_in_memory_run_do
     assert "does not hold in" in chunks.value.message
 
 
+def test_a_chunked_simulation_finds_a_quantity_not_finite_as_the_in_memory_run_does(plan_file):
+    plan = planner.load(plan_file(SIM + "root = sqrt(units - 100)\n"))  # nan in about half the samples
+    with pytest.raises(PlanError) as memory:
+        simulate.run(plan, [None], 20_000, 3, "random")
+    with chunked.scheduler() as run, pytest.raises(PlanError) as chunks:
+        chunked.simulate_chunked(run, plan, [None], 20_000, 3, "random", chunk_mb=0.05)
+    assert chunks.value.message == memory.value.message
+    assert "`root` has no finite value in" in chunks.value.message and "the first at price = " in chunks.value.message
+
+
 # ---- the command line ----------------------------------------------------------------------------
 
 def test_sweep_dask_on_the_command_line(plan_file, cli, cluster):

@@ -190,7 +190,7 @@ def _simulate_block(index, program, args, positions, sampled, seed, method, inpu
     return tuple(out)
 
 
-def _lazy(func, inputs, dims_shape, outputs: int, dtypes, kwargs):
+def _lazy(func, inputs, outputs: int, dtypes, kwargs):
     """``func`` over the chunked ``inputs`` with :func:`xarray.apply_ufunc`: ``outputs`` lazy arrays."""
     _, xr = libraries()
     if outputs == 1:  # apply_ufunc wants the array itself, not a tuple of one
@@ -392,9 +392,12 @@ def sweep(run: Scheduler, prepared: SweepRun, conditions: Sequence[tuple[str, ir
     _, xr = libraries()
     check_chunk_mb(chunk_mb)
     plan = prepared.plan
-    if any(isinstance(v, np.ndarray) for v in prepared.answers.values()) or prepared.failed:
+    if any(isinstance(v, np.ndarray) for v in prepared.answers.values()):
         raise UsageError("this sweep changes an answer a formula uses (solved again at every point): "
                          "a chunked sweep cannot", hint="run it without --dask")
+    for _, answer, reason in prepared.failed:  # no answer at any point
+        raise PlanError(f"the swept formulas use the answer `{answer}`, which has none: {reason}",
+                        hint="run without --dask to see each point")
     prepared.block(0, 1)  # a fixed input that breaks its constraint fails here, with its location
     used = [n.name for _, c in conditions for n in ir.free_names(c) if n.name in plan.model.quantities]
     program = prepared.compiled
@@ -408,7 +411,7 @@ def sweep(run: Scheduler, prepared: SweepRun, conditions: Sequence[tuple[str, ir
     grid = xr.broadcast(*axes)  # each axis over the whole grid (lazy: nothing is held)
     probe = _sweep_block(*[a[:1].reshape((1,) * (len(dims) - i)) for i, a in enumerate(prepared.arrays)],
                          program=program, args=args, positions=positions)
-    lazy = dict(zip(program.outputs, _lazy(_sweep_block, axes, prepared.shape, len(program.outputs),
+    lazy = dict(zip(program.outputs, _lazy(_sweep_block, axes, len(program.outputs),
                                             [v.dtype for v in probe], {"program": program, "args": args,
                                                                        "positions": positions})))
     values: dict[str, Any] = dict(lazy)
@@ -560,13 +563,13 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
                   "method": method, "inputs": spec, "copula": copula}
         probe = _simulate_block(np.arange(2, dtype=np.int64), **kwargs)
         k = len(compiled.outputs) + len(sampled)
-        lazy = _lazy(_simulate_block, [index], (samples,), k, [v.dtype for v in probe], kwargs)
+        lazy = _lazy(_simulate_block, [index], k, [v.dtype for v in probe], kwargs)
         values: dict[str, Any] = dict(zip(compiled.outputs, lazy[:len(compiled.outputs)]))
         values.update(zip(sampled, lazy[len(compiled.outputs):]))
         constant = {n: point_ev.values[n] for n in plan.model.quantities if n not in values and n in point_ev.values}
         for n, v in constant.items():
             values[n] = xr.zeros_like(index, dtype=bool if isinstance(v, bool) else float) + v
-        varying = {n for n in wanted if n in sampled or (n in derived and probe_varies(probe, compiled, n))}
+        varying = {n for n in wanted if n in sampled or (n in derived and _varies(probe, compiled, n))}
         # what the in-memory run refuses: a constraint broken in some samples, a quantity not finite there
         broken = [(~values[f"__constraint{i}"]).sum() for i in range(len(plan._constraints))]
         from ..compute.diagnose import is_first
@@ -604,7 +607,7 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
     return out
 
 
-def probe_varies(probe, compiled, name: str) -> bool:
+def _varies(probe, compiled, name: str) -> bool:
     """Whether ``name`` moves with the samples (on the probe's two samples, or not a broadcast constant)."""
     v = probe[compiled.outputs.index(name)]
     return not (v.strides == (0,) or v.ndim == 0)
@@ -630,9 +633,14 @@ def _refuse(plan, scenario, samples, inputs, broken, infinite, values, run) -> N
             raise err
     for name, bad in infinite.items():
         if bad:
-            first = int(run.compute((~np.isfinite(values[name])).argmax())[0])
-            at = ", ".join(f"{u} = {format_value(float(run.compute(values[u][first])[0]) / float(plan.model.quantities[u].display.scale), plan.model.quantities[u].unit_text)}"  # noqa: E501
-                           for u in inputs if u in values)
+            first = int(run.compute((~np.isfinite(values[name])).data.argmax())[0])
+            shown = []
+            for u in inputs:
+                if u in values:
+                    uq = plan.model.quantities[u]
+                    value = float(run.compute(values[u][first])[0]) / float(uq.display.scale)
+                    shown.append(f"{u} = {format_value(value, uq.unit_text)}")
+            at = ", ".join(shown)
             q = plan.model.quantities[name]
             err = PlanError(f"`{name}` has no finite value in {bad:,} of {samples:,} samples (the first at {at})",
                             q.definition.span, label="not finite there",
