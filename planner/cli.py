@@ -792,7 +792,9 @@ def _simulate_chunked(plan, args, scenarios, overrides, origins, names, probabil
                          hint="leave out --dask")
     if args.sensitivity:
         raise UsageError("--sensitivity ranks every sample, and a --dask run keeps none", hint="leave out --dask")
-    with chunked.scheduler(args.scheduler) as run:
+    from .outputs.progress import Progress
+
+    with Progress("simulate --dask") as progress, chunked.scheduler(args.scheduler, progress.step) as run:
         sims = chunked.simulate_chunked(run, plan, scenarios, args.samples, args.seed, args.method, overrides,
                                         origins, names, probabilities, args.percentiles, args.chunk_mb)
     if args.format == "json":
@@ -934,7 +936,9 @@ def _sweep_chunked(plan, runs, args) -> int:
 
     conditions = [(text, lower_expr(Source("--probability", text))) for text in args.probability]
     refuse_inputs(args.output, args.file, plan.files)
-    with chunked.scheduler(args.scheduler) as where:
+    from .outputs.progress import Progress
+
+    with Progress("sweep --dask") as progress, chunked.scheduler(args.scheduler, progress.step) as where:
         results = [chunked.sweep(where, r, conditions, args.percentiles or [5.0, 50.0, 95.0], args.chunk_mb)
                    for r in runs]
     if args.format == "json":

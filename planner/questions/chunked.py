@@ -72,23 +72,29 @@ class Scheduler:
 
     get: Any  # what dask.compute's ``scheduler=`` takes
     where: str  # in words, for the run's note
+    step: Any = None  # called with the name of each pass over the data (a progress bar's step)
+    passes: int = 0  # passes over the data so far
 
-    def compute(self, *things):
+    def compute(self, *things, what: str = ""):
         dask, _ = libraries()
+        self.passes += 1
+        if self.step is not None:
+            self.step(f"pass {self.passes}: {what}" if what else f"pass {self.passes}")
         return dask.compute(*things, scheduler=self.get)
 
 
 @contextmanager
-def scheduler(address: Optional[str] = None):
+def scheduler(address: Optional[str] = None, step=None):
     """A :class:`Scheduler`: with ``address``, a ``dask.distributed`` client of that scheduler (closed
-    afterwards; the cluster is left running), else Dask's threads, one per core."""
+    afterwards; the cluster is left running), else Dask's threads, one per core. ``step(text)`` is
+    called before each pass over the data."""
     libraries()
     if address is None:
         import dask.threaded
 
         cores = os.cpu_count() or 1
         yield Scheduler(lambda dsk, keys, **kw: dask.threaded.get(dsk, keys, num_workers=cores, **kw),
-                        f"{cores} thread{'s' if cores != 1 else ''} of this machine")
+                        f"{cores} thread{'s' if cores != 1 else ''} of this machine", step)
         return
     try:
         from distributed import Client
@@ -103,7 +109,7 @@ def scheduler(address: Optional[str] = None):
                               "--scheduler to use this machine's cores") from None
     try:
         workers = len(client.scheduler_info().get("workers", {}))
-        yield Scheduler(client.get, f"the cluster at {address} ({workers} worker{'s' if workers != 1 else ''})")
+        yield Scheduler(client.get, f"the cluster at {address} ({workers} worker{'s' if workers != 1 else ''})", step)
     finally:
         client.close()
 
@@ -270,9 +276,10 @@ def order_statistics(run: Scheduler, arrays: dict[str, Any], wants: dict[str, tu
                 todo.append((lo, hi))
         if not jobs:
             break
-        blocks = {name: arrays[name].data.to_delayed().ravel() for name in jobs}
+        # not optimised one by one: fused apart, each array would run the program again
+        blocks = {name: arrays[name].data.to_delayed(optimize_graph=False).ravel() for name in jobs}
         got = run.compute(*[delayed(_combine)([delayed(_pass_block)(b, *jobs[name]) for b in blocks[name]])
-                            for name in jobs])
+                            for name in jobs], what="percentiles")
         result = dict(zip(jobs, got))
         for (name, k), (lo, hi, below, inside) in list(state.items()):
             if (name, k) in out or name not in result:
@@ -309,29 +316,42 @@ def _lerp(a: float, b: float, t: float) -> float:
     return float(b - diff * (1 - t)) if t >= 0.5 else float(a + diff * t)  # as numpy's _lerp
 
 
-def _summaries(run: Scheduler, arrays: dict[str, Any], levels: Sequence[float], extra=()) -> tuple[dict, list]:
-    """Per lazy array (float, nan left out): count, mean, sd, min, max and the percentiles ``levels``
-    (as numpy's ``percentile`` gives them); and ``extra`` (lazy scalars) computed in the first pass."""
+def _first_pass(run: Scheduler, arrays: dict[str, Any], extra=()) -> tuple[dict, list]:
+    """Per lazy array (float, nan left out): count, mean, sd, min and max; and ``extra`` (lazy
+    scalars), in one pass."""
     lazy = []
     for a in arrays.values():
         lazy += [a.count(), a.mean(), a.std(ddof=1), a.min(), a.max()]
-    got = run.compute(*lazy, *extra)
+    got = run.compute(*lazy, *extra, what="count, mean, sd, min, max, probabilities")
     out: dict[str, dict[str, float]] = {}
-    wants = {}
     for i, name in enumerate(arrays):
         count, mean, sd, lo, hi = (got[5 * i + j] for j in range(5))
         count = int(count)
         out[name] = {"count": count, "mean": float(mean) if count else math.nan,
                      "sd": float(sd) if count > 1 else math.nan,
                      "min": float(lo) if count else math.nan, "max": float(hi) if count else math.nan}
-        if levels and count:
-            ranks = sorted({r for b, a, _ in _spots(levels, count) for r in (b, a)})
-            wants[name] = (ranks, out[name]["min"], out[name]["max"], count)
-    stats = order_statistics(run, arrays, wants) if wants else {}
-    for name, s in out.items():
-        for p, (below, above, t) in zip(levels, _spots(levels, max(1, s["count"]))):
-            s[f"p{_pct(p)}"] = _lerp(stats[name][below], stats[name][above], t) if name in stats else math.nan
     return out, list(got[5 * len(arrays):])
+
+
+def _add_percentiles(run: Scheduler, arrays: dict[str, Any], stats: dict[str, dict], levels: Sequence[float]) -> None:
+    """The percentiles ``levels`` of each lazy array (as numpy's ``percentile`` gives them), into its
+    ``stats`` (from :func:`_first_pass`)."""
+    wants = {}
+    for name, s in stats.items():
+        if levels and s["count"]:
+            ranks = sorted({r for b, a, _ in _spots(levels, s["count"]) for r in (b, a)})
+            wants[name] = (ranks, s["min"], s["max"], s["count"])
+    found = order_statistics(run, arrays, wants) if wants else {}
+    for name, s in stats.items():
+        for p, (below, above, t) in zip(levels, _spots(levels, max(1, s["count"]))):
+            s[f"p{_pct(p)}"] = _lerp(found[name][below], found[name][above], t) if name in found else math.nan
+
+
+def _summaries(run: Scheduler, arrays: dict[str, Any], levels: Sequence[float], extra=()) -> tuple[dict, list]:
+    """:func:`_first_pass`, then :func:`_add_percentiles`."""
+    stats, got = _first_pass(run, arrays, extra)
+    _add_percentiles(run, arrays, stats, levels)
+    return stats, got
 
 
 def _pct(p: float) -> str:
@@ -585,10 +605,11 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
             if is_first(q.definition.expr):
                 nevers.append(np.isnan(v).mean())
         counts = [_share(simulate.condition_values(_Values(plan, values), c), None, samples) for _, c in conditions]
-        first = run.compute(*broken, *infinite)
-        _refuse(plan, scenario, samples, inputs, [int(b) for b in first[:len(broken)]],
-                dict(zip(check, (int(b) for b in first[len(broken):]))), values, run)
-        stats, got = _summaries(run, floats, levels, counts + nevers)
+        stats, got = _first_pass(run, floats, broken + infinite + counts + nevers)
+        _refuse(plan, scenario, samples, inputs, [int(b) for b in got[:len(broken)]],
+                dict(zip(check, (int(b) for b in got[len(broken):len(broken) + len(infinite)]))), values, run)
+        got = got[len(broken) + len(infinite):]
+        _add_percentiles(run, floats, stats, levels)
         shares = {id(c): int(n) / samples for (_, c), n in zip(conditions, got)}
         never = iter(got[len(counts):])
         for n in names:
@@ -633,12 +654,12 @@ def _refuse(plan, scenario, samples, inputs, broken, infinite, values, run) -> N
             raise err
     for name, bad in infinite.items():
         if bad:
-            first = int(run.compute((~np.isfinite(values[name])).data.argmax())[0])
+            first = int(run.compute((~np.isfinite(values[name])).data.argmax(), what="the first sample")[0])
             shown = []
             for u in inputs:
                 if u in values:
                     uq = plan.model.quantities[u]
-                    value = float(run.compute(values[u][first])[0]) / float(uq.display.scale)
+                    value = float(run.compute(values[u][first], what="the first sample")[0]) / float(uq.display.scale)
                     shown.append(f"{u} = {format_value(value, uq.unit_text)}")
             at = ", ".join(shown)
             q = plan.model.quantities[name]
