@@ -837,6 +837,9 @@ def cmd_simulate(args) -> int:
     from .outputs.progress import Progress
 
     keep = names + [n.name for _, c in probabilities for n in ir.free_names(c) if n.name in plan.model.quantities]
+    if args.samples > simulate.MAX_SAMPLES:
+        with _past_memory("more samples"):
+            simulate.check_samples(args.samples)
     with Progress("simulate", args.samples * len(scenarios), "samples") as progress:
         sims = simulate.run(plan, scenarios, args.samples, args.seed, args.method, overrides, origins, keep,
                             progress=progress.advance)
@@ -867,12 +870,48 @@ def cmd_explain(args) -> int:
     return EXIT_OK
 
 
+def _prepare_sweeps(plan, args, overrides, origins, limit, runs) -> None:
+    from .language.errors import UsageError
+    from .questions import sweep
+    from .questions.ranges import parse_assignment
+
+    if args.axes:
+        axes = [parse_assignment(plan, text) for text in args.axes]
+        for s in plan.resolve_scenarios(args.scenario):
+            runs.append(sweep.prepare(plan, axes, args.show, s, overrides, origins, **limit))
+    else:
+        if not plan.model.sweeps:
+            example = next((n for n in plan.model.inputs if not plan.model.quantities[n].is_bool), "x")
+            raise UsageError(f"{plan.path} has no `sweep` statements",
+                             hint=f"give the values on the command line: planner sweep FILE {example}=1..8")
+        for stmt in plan.model.sweeps:
+            runs.extend(sweep.prepare_statement(plan, stmt, args.scenario, overrides, origins, show=args.show,
+                                                **limit))
+
+
+class _past_memory:
+    """Adds to the error of an in-memory limit (``match``: how its message starts) that ``--dask``
+    runs past it."""
+
+    def __init__(self, what: str, match: str = "", on: bool = True) -> None:
+        self.what, self.match, self.on = what, match, on
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, err, tb) -> bool:
+        from .language.errors import PlanError
+
+        if self.on and isinstance(err, PlanError) and err.message.startswith(self.match):
+            err.notes.append(f"--dask runs {self.what} in chunks, reduced to figures "
+                             "(pip install 'planner-units[dask]')")
+        return False
+
+
 def cmd_sweep(args) -> int:
     from .language.errors import UsageError
     from .outputs import stream
     from .outputs.progress import Progress
-    from .questions import sweep
-    from .questions.ranges import parse_assignment
 
     chunked = args.dask or args.scheduler is not None
     if chunked:
@@ -892,18 +931,8 @@ def cmd_sweep(args) -> int:
     overrides, origins = overrides_from(plan, args.sets)
     limit = {"max_points": MAX_POINTS} if chunked else {}
     runs = []
-    if args.axes:
-        axes = [parse_assignment(plan, text) for text in args.axes]
-        for s in plan.resolve_scenarios(args.scenario):
-            runs.append(sweep.prepare(plan, axes, args.show, s, overrides, origins, **limit))
-    else:
-        if not plan.model.sweeps:
-            example = next((n for n in plan.model.inputs if not plan.model.quantities[n].is_bool), "x")
-            raise UsageError(f"{plan.path} has no `sweep` statements",
-                             hint=f"give the values on the command line: planner sweep FILE {example}=1..8")
-        for stmt in plan.model.sweeps:
-            runs.extend(sweep.prepare_statement(plan, stmt, args.scenario, overrides, origins, show=args.show,
-                                                **limit))
+    with _past_memory("a grid past the limit", "too many points", on=not chunked):
+        _prepare_sweeps(plan, args, overrides, origins, limit, runs)
     for run in runs:  # what can fail (a fixed input breaking its constraint) fails before anything is written
         run.block(0, 1)
         run.diagnosed = 0

@@ -282,3 +282,11 @@ def test_without_the_extra_planner_says_what_to_install(plan_file, cli, monkeypa
         code, out, err = cli(*args)
         assert code == 2 and "pip install 'planner-units[dask]'" in err and "Traceback" not in err
     assert not out_file.exists()
+
+
+def test_the_in_memory_limits_say_that_dask_runs_past_them(plan_file, cli):
+    code, out, err = cli("simulate", str(plan_file(SIM)), "-n", "20000000")
+    assert code == 2 and "from 2 to 10,000,000" in err and "--dask runs more samples in chunks" in err
+    code, out, err = cli("sweep", str(plan_file(GRID, "g.plan")), "price=1 USD..3 USD count 5000",
+                         "units=1..100 count 5000")
+    assert code == 2 and "too many points" in err and "--dask runs a grid past the limit" in err
