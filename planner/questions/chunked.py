@@ -5,15 +5,16 @@ The one home of dask, distributed and xarray (the optional extra ``pip install '
 * A sweep's axes are one-dimensional :class:`xarray.DataArray` s, each along its own dimension and
   chunked; :func:`xarray.apply_ufunc` (``dask="parallelized"``) runs the plan's compiled
   :class:`planner.compute.runtime.Program` (the numpy runtime) on each block of the grid, the axes
-  broadcast against each other inside the block, so a block of about ``chunk_mb`` MB is one task
-  (not one task per point), and no block is kept once it is reduced.
+  broadcast against each other inside the block, so a block (about ``chunk_mb`` MB of values, every
+  quantity computed for it counted) is one task, not one task per point, and no block is kept once
+  it is reduced.
 * A simulation's samples are a chunked axis of sample numbers: each block draws its own samples
   (:func:`_draw_block`), the same numbers the in-memory run draws for those sample numbers (the
   ``random`` method's stream advanced to the block's first sample, or the ``counter`` generator),
   then runs the same program.
 
-What comes back is figures, never the grid: the count, mean, standard deviation, minimum and
-maximum (exact, by Dask's reductions), the share of points or samples where a condition holds
+What comes back is figures, never the grid: the count, minimum and maximum (exact), the mean and
+standard deviation (Dask's reductions: the in-memory figures to rounding, about 1e-15), the share of points or samples where a condition holds
 (exact: a count), and percentiles, which need the data in order. They are found exactly, as
 numpy's ``percentile`` (linear interpolation) gives them, by refinement (:func:`order_statistics`):
 a pass counts the values in 65,536 bins of the range that holds the wanted rank, the next pass
