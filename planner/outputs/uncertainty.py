@@ -59,6 +59,17 @@ def figures(plan: Plan, headlines: Sequence[str]) -> list[str]:
     return out
 
 
+def simulated(plan: Plan, shown: Sequence[str]) -> list[str]:
+    """What the report simulates: the figures it shows and every derived quantity a probability
+    check names (the checks run on the same trials)."""
+    out = list(shown)
+    for stmt in plan.model.plan.statements:
+        if isinstance(stmt, ir.ProbabilityCheck):
+            out += [n.name for n in ir.free_names(stmt.condition) if n.name in plan.model.quantities
+                    and not plan.model.quantities[n.name].is_input and n.name not in out]
+    return out
+
+
 def checked_scenarios(plan: Plan) -> list[Optional[str]]:
     """The scenarios the plan's probability checks run in, in order."""
     from ..compute.evaluation import scenarios_for

@@ -33,6 +33,7 @@ import numpy as np
 from ..compute.evaluation import Evaluation, Plan
 from ..questions.checks import CheckResult, run_checks
 from .latex import equation, latex, name_latex
+from ..language import ir
 from ..language.live import plain
 from .numbers import NumberStyle, figure, prose_style, style_for
 
@@ -109,9 +110,15 @@ def analyse(plan: Plan) -> Analysis:
     if uncertainty.has_uncertain(plan):
         analysis.uncertain_figures = uncertainty.figures(plan, headline_names(plan)[0])
         shown = [ev.scenario for ev in evaluations]
-        analysis.simulations = uncertainty.simulations(plan, analysis.uncertain_figures, shown)
+        names = uncertainty.simulated(plan, analysis.uncertain_figures)
+        analysis.simulations = uncertainty.simulations(plan, names, shown)
         checked = [s for s in uncertainty.checked_scenarios(plan) if s not in shown]  # a check's own scenario
-        analysis.check_simulations = uncertainty.simulations(plan, analysis.uncertain_figures, checked)
+        analysis.check_simulations = uncertainty.simulations(plan, names, checked)
+        if checked or any(isinstance(s, ir.ProbabilityCheck) for s in plan.model.plan.statements):
+            from ..questions.simulate import run_probability_checks
+
+            sims = {sim.scenario: sim for sim in analysis.simulations + analysis.check_simulations}
+            analysis.checks += run_probability_checks(plan, sims=sims)  # as `planner check` runs them
     return analysis
 
 
