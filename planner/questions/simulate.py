@@ -342,24 +342,35 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
     return out
 
 
+def _range_ends(plan: Plan) -> list:
+    """Every range's end in the plan's formulas, with the quantities it depends on: the walk once
+    per plan (each run only intersects them with its uncertain inputs)."""
+    cache = _PROGRAMS.setdefault(plan, {})
+    if "ends" not in cache:
+        ends = []
+        for name in plan.model.derived:
+            for node in ir.walk(plan.model.quantities[name].definition.expr):
+                if isinstance(node, ir.Aggregate):
+                    for end in node.values.items:
+                        used = [n.name for n in ir.free_names(end) if n.name in plan.model.quantities]
+                        if used:
+                            ends.append((node, end, frozenset(cone(plan.model, used))))
+        cache["ends"] = ends
+    return cache["ends"]
+
+
 def _refuse_uncertain_bounds(plan: Plan, inputs: dict[str, UncertainInput]) -> None:
     """A range's end (``sum(... for m in 1..n)``) that moves with an uncertain input: a count of terms
     that changes from sample to sample is refused (a constant is required there)."""
-    for name in plan.model.derived:
-        expr = plan.model.quantities[name].definition.expr
-        for node in ir.walk(expr):
-            if not isinstance(node, ir.Aggregate):
-                continue
-            for end in node.values.items:
-                used = [n.name for n in ir.free_names(end) if n.name in plan.model.quantities]
-                moving = sorted(set(cone(plan.model, used)) & set(inputs)) if used else []
-                if moving:
-                    u = inputs[moving[0]]
-                    raise DistributionError(
-                        f"the range `{node.values.span.flat}` ends where the uncertain input `{u.name}` puts it: "
-                        "its number of terms would change from sample to sample", end.span,
-                        label="needs a constant", labels=[Label(u.distribution.span, u.text)],
-                        hint=f"give `{u.name}` one value (drop its distribution), or sweep it instead")
+    for node, end, reach in _range_ends(plan):
+        moving = sorted(reach & set(inputs))
+        if moving:
+            u = inputs[moving[0]]
+            raise DistributionError(
+                f"the range `{node.values.span.flat}` ends where the uncertain input `{u.name}` puts it: "
+                "its number of terms would change from sample to sample", end.span,
+                label="needs a constant", labels=[Label(u.distribution.span, u.text)],
+                hint=f"give `{u.name}` one value (drop its distribution), or sweep it instead")
 
 
 def _set_in(plan: Plan, name: str, scenario: Optional[str], overrides) -> bool:
