@@ -107,3 +107,11 @@ def test_the_examples_probability_checks_pass():
     results = run_every_check(plan)
     probability = [r for r in results if type(r).__name__ == "ProbabilityResult"]
     assert len(probability) == 5 and all(r.passed for r in results)
+
+
+def test_the_terminal_says_a_true_false_figure_as_a_share_of_samples(plan_file, cli):
+    code, out, err = cli("simulate", plan_file(SMALL))
+    assert code == 0, err
+    assert "The draw comes in under 0.3 in 30.00% of samples (win)" in out  # 3,000 of 10,000 slices
+    code, out, _ = cli("simulate", plan_file(SMALL), "--show", "y")
+    assert code == 0 and "of samples (win)" not in out  # --show says what to show

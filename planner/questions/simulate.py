@@ -418,15 +418,26 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
                 raise err
 
 
-def default_names(plan: Plan) -> list[str]:
-    """The uncertain inputs and every quantity they reach, in display order."""
+def _reached(plan: Plan) -> set[str]:
     inputs = {n for n in plan.model.inputs if plan.model.quantities[n].definition.uncertain is not None}
     reached = set(inputs)
     for n in plan.model.order:
         q = plan.model.quantities[n]
         if not q.is_input and any(d in reached for d in q.deps):
             reached.add(n)
+    return reached
+
+
+def default_names(plan: Plan) -> list[str]:
+    """The uncertain inputs and every quantity they reach, in display order."""
+    reached = _reached(plan)
     return [n for n in plan.display_order() if n in reached and not plan.model.quantities[n].is_bool]
+
+
+def default_flags(plan: Plan) -> list[str]:
+    """The true/false quantities the uncertain inputs reach, in display order: said as shares of samples."""
+    reached = _reached(plan)
+    return [n for n in plan.display_order() if n in reached and plan.model.quantities[n].is_bool]
 
 
 # ---- conditions over samples -----------------------------------------------------------
