@@ -362,7 +362,7 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
         for n in plan.model.inputs:
             result[n] = drawn[n] if n in sampled else point_ev.values[n]
         for n in keep:
-            got = parts[n]
+            got = parts.pop(n)  # its blocks freed once joined: the peak is one copy, not two
             result[n] = np.concatenate(got) if got and got[0] is not None else point_ev.values[n]
         sim = Simulation(plan, scenario, samples, seed, method, result, sampled,
                          {n: v for n, v in point_ev.values.items() if not isinstance(v, bool)})
