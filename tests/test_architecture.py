@@ -34,6 +34,9 @@ HOMES = {
     "pandas": {"planner.outputs.results"},  # optional: the API's to_pandas()
     "pygls": set(),  # the language server speaks the protocol itself (planner/lsp/protocol.py): no one
     "lsprotocol": set(),
+    "dask": {"planner.questions.chunked"},  # optional: sweeps and simulations past memory
+    "distributed": {"planner.questions.chunked"},
+    "xarray": {"planner.questions.chunked"},
 }
 
 
