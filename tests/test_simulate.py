@@ -599,7 +599,9 @@ def test_solve_at_a_probability_refuses_what_it_cannot_mean(plan_file, cli):
     code, _, err = cli("simulate", path, "--solve", "h P(cheaper) >= 80%")
     assert code == 2 and "INPUT where CONDITION" in err
     code, _, err = cli("simulate", path, "--solve", "h where P(cheaper) >= 120%")
-    assert code == 2 and "for every value" in err
+    assert code == 2 and "`120%` is not a probability" in err  # at once (it bisected, then said "for every value")
+    code, _, err = cli("simulate", path, "--solve", "h where P(cheaper) >= 0%")
+    assert code == 2 and "for every value" in err  # holds everywhere: no edge to find
 
 
 NEVER_PLAN = """\

@@ -57,3 +57,11 @@ def test_sample_and_trial_counts_past_their_limits_are_refused(plan_file, cli, t
     code, _, err = cli("export", path, "--trials", "10001", "-o", book)
     assert code == 2 and "10,000" in err and "Traceback" not in err, err
     assert not book.exists()
+
+
+def test_a_solve_at_a_probability_past_100_percent_is_refused_before_sampling(plan_file, cli):
+    # no value of x can make a share of trials 120%: said at once, not after a bisection that never ends
+    path = plan_file("x = 5 where x > 0\ny = 2 ~ uniform(1, 3)\nz = x * y\n")
+    code, out, err = cli("simulate", path, "--solve", "x where P(z > 10) >= 120%")
+    assert code == 2, out + err
+    assert "`120%` is not a probability" in err and "help:" in err and "Traceback" not in err

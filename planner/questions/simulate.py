@@ -694,6 +694,8 @@ def solve_probability(plan: Plan, target: str, condition: ir.Expr, scenario: Opt
         raise DistributionError(f"`{target}` is not an input of {plan.path}: solve for an input",
                                 hint="write `--solve 'INPUT where P(condition) >= 80%'`")
     check = ir.ProbabilityCheck(condition, (), condition.span)
+    for err in plan.analyzer.probability_bound_errors(check):  # `P(...) >= 120%`: no input can reach it
+        raise err
     drawn = draw(plan, samples, seed, method)
     base = dict(overrides or {})
 
