@@ -109,7 +109,9 @@ def test_article_answers_are_in_the_report(report):
     for scenario, batch in [("bf16", 98), ("fp8_e4m3", 49), ("int4_g128", 26)]:
         assert f"- `{scenario}`: `batch` = **{batch}**" in solves
     # the crossover batch in closed form, through the plan's own quantities (weight_bytes, kv_bytes_per_sequence)
-    assert "Closed form:\n\n```math\n\\mathrm{batch} = \\left\\lceil" in solves
+    # in base units: in display units (TFLOP/s against GB) it would carry 1e21 and 1e12 factors
+    assert "Closed form, over each quantity in base units (seconds, bytes, the plan's base currency):\n\n```math\n\\mathrm{batch} = \\left\\lceil" in solves
+    assert "1{,}000{,}000{,}000{,}000" not in solves
     assert "\\mathrm{weight\\_bytes}" in solves and "\\mathrm{kv\\_bytes\\_per\\_sequence}" in solves
     # the polynomial the break-even solves, in LaTeX, not SymPy's 5*alpha**4
     assert ("`alpha` is the real root of $`5 \\cdot \\alpha^{4} + 5 \\cdot \\alpha^{3} + 5 \\cdot \\alpha^{2} "
@@ -169,7 +171,10 @@ def test_report_contains_every_section(report):
     assert ("```math\n  \\mathrm{expected\\_tokens} = \\frac{1 - \\alpha^{\\gamma + 1}}{1 - \\alpha}\n  ```\n\n"
             "  As written: `(1 - alpha^(gamma + 1)) / (1 - alpha)`") in definitions
     # products show their multiplication; names are upright with their underscores
-    assert "\\mathrm{weight\\_bytes} = \\mathrm{bits\\_per\\_weight} \\cdot \\mathrm{parameters}" in definitions
+    assert "\\mathrm{weight\\_bytes} = \\mathrm{parameters} \\cdot \\mathrm{bits\\_per\\_weight}" in definitions  # as written
+    # a call of a user function is the call; the function's own formula is shown once, after the quantities
+    assert "\\mathrm{batch\\_step\\_bound} = \\mathrm{step\\_bound}(\\mathrm{weight\\_bytes}, \\mathrm{batch})" in definitions
+    assert definitions.count("\\mathrm{step\\_bound}(\\mathrm{weights}, \\mathrm{sequences}, \\mathrm{positions} = 1)") == 1
     assert "- **Peak HBM bandwidth** `hbm_bandwidth` (TB/s) *[assumption]*." in definitions
     assumptions = _section(report, "Assumptions and sources")
     assert "`hbm_bandwidth` = 3 TB/s: peak HBM bandwidth (assumption)" in assumptions
@@ -276,10 +281,10 @@ def test_absolute_values_in_math(plan_file):
 
     plan = planner.load(plan_file("x = -2\ny = abs(x) * 3\n"))
     view = view_model(analyse(plan))
-    assert view["quantities"]["y"]["latex"] == r"3 \cdot \left|{x}\right|"
-    assert cell(math(view["quantities"]["y"]["latex"])) == r"$`3 \cdot \left\|{x}\right\|`$"  # safe in a table
+    assert view["quantities"]["y"]["latex"] == r"\left|x\right| \cdot 3"  # as written
+    assert cell(math(view["quantities"]["y"]["latex"])) == r"$`\left\|x\right\| \cdot 3`$"  # safe in a table
     out = render(view)
-    assert "$`y = 3 \\cdot \\left|{x}\\right|`$" in _section(out, "Definitions")
+    assert "$`y = \\left|x\\right| \\cdot 3`$" in _section(out, "Definitions")
 
 
 # ---- user templates and the sandbox ----------------------------------------------------------
@@ -461,3 +466,65 @@ def test_a_template_that_runs_too_long_is_stopped(tmp_path, monkeypatch):
     with pytest.raises(TemplateError, match="ran for more than 0.5 s") as info:
         report.render({}, str(path))
     assert "slow.j2:2:" in str(info.value)
+
+
+# ---- formulas as written ---------------------------------------------------------------------------
+
+AS_WRITTEN = [  # (formula in a plan with `f(a, b = 2 B) = a * b` and inputs x, y, n, flag) -> its LaTeX
+    ("f(x, y)", r"f(x, y)"),  # a call of a user function is the call, never its body
+    ("f(x)", r"f(x)"),
+    ("x * 2 B", r"x \cdot 2\,\mathrm{B}"),  # a literal keeps its unit
+    ("x * 1 month / (3 day)", r"\frac{x \cdot 1\,\mathrm{month}}{3\,\mathrm{day}}"),
+    ("round(x)", r"\operatorname{round}\left(x\right)"),  # rounding, not sign(x) floor(|x| + 1/2)
+    ("round(x, 2)", r"\operatorname{round}(x, 2)"),
+    ("x - (y + 1)", r"x - (y + 1)"),
+    ("(x + y) * 3", r"(x + y) \cdot 3"),
+    ("-(x + y)", r"-(x + y)"),
+    ("x ^ (n + 1)", r"x^{n + 1}"),
+    ("(x + 1) ^ 2", r"(x + 1)^{2}"),
+    ("if(flag, x, y)", r"\begin{cases} x & \text{if } \mathrm{flag} \\ y & \text{otherwise} \end{cases}"),
+    ("sum(x * m for m in 1..n)", r"\sum_{m = 1}^{n} x \cdot m"),
+    ("max(x, y) + abs(x) + sqrt(y)", r"\max(x, y) + \left|x\right| + \sqrt{y}"),
+    ("x * 5%", r"x \cdot 5\%"),
+]
+
+
+@pytest.mark.parametrize("formula, expected", AS_WRITTEN)
+def test_formulas_print_as_written(plan_file, formula, expected):
+    import planner
+
+    plan = planner.load(plan_file(f"x = 3\ny = 4\nn = 5 where integer, 1 <= n <= 50\nflag = true\n"
+                                  f"f(a, b = 2 B) = a * b\nz = {formula}\n"))
+    assert view_model(analyse(plan))["quantities"]["z"]["latex"] == expected
+
+
+def test_a_long_formula_breaks_over_lines_and_functions_are_shown_once(plan_file):
+    import planner
+
+    long = " + ".join(f"alpha_beta_gamma_{i} * delta_{i}" for i in range(6))
+    plan = planner.load(plan_file("".join(f"alpha_beta_gamma_{i} = {i + 1}\ndelta_{i} = 2\n" for i in range(6))
+                                  + "g(p, q) = p + q\n"
+                                  + f"total = {long}\nother = g(total, 1) * g(1, 2)\n"))
+    view = view_model(analyse(plan))
+    tex = view["quantities"]["total"]["equation_latex"]
+    assert tex.startswith(r"\begin{aligned} \mathrm{total} ={} & ")
+    lines = tex.split(r" \\ ")
+    assert len(lines) >= 3 and all(line.lstrip("& \\quad").startswith("+") for line in lines[1:])
+    assert view["quantities"]["other"]["latex"] == r"g(\mathrm{total}, 1) \cdot g(1, 2)"
+    assert [f["name"] for f in view["functions"]] == ["g"]
+    assert view["functions"][0]["equation_latex"] == "g(p, q) = p + q"
+    assert render(view).count("g(p, q) = p + q") == 1
+
+
+def test_closed_forms_are_in_display_units(plan_file):
+    """`rent` in USD/month, `years` in years: the closed form reads `rent * 12 * years`, without the
+    2,628,000 seconds per month of base units."""
+    import planner
+
+    plan = planner.load(plan_file('unit USD\nrent = 1000 USD/month\nyears = 5 year\nbudget = 60000 USD\n'
+                                  'cost = rent * years -> USD\nsolve years where cost = budget\n'))
+    view = view_model(analyse(plan))
+    (solve,) = view["solves"]
+    assert solve["closed_form_units"] == "display"
+    assert solve["closed_form_latex"] == r"\mathrm{years} = \frac{\mathrm{budget}}{12 \cdot \mathrm{rent}}"  # 60000/(12*1000) = 5
+    assert "2{,}628{,}000" not in render(view) and "31{,}536{,}000" not in render(view)

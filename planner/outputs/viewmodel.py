@@ -32,7 +32,7 @@ import numpy as np
 
 from ..compute.evaluation import Evaluation, Plan
 from ..questions.checks import CheckResult, run_checks
-from .latex import equation, latex, name_latex
+from .latex import FormulaPrinter, formula_latex, visible, equation, formula_equation, function_head, latex, layout, name_latex
 from ..language.live import plain
 from .numbers import NumberStyle, figure, prose_style, style_for
 
@@ -49,6 +49,8 @@ GRAPH_NODES = 30
 GRAPH_EDGES = 50
 SUMMARY_EDGES = 150  # the summary graph keeps the first headlines whose edges fit
 TOP_MOVERS = 3  # inputs named per headline figure in "What moves the headline figures"
+CLOSED_FORM_CHARACTERS = 4 * 70  # a closed form of more than four lines of the column is not printed
+DISPLAY_FORM_LONGER = 1.25  # a closed form in display units this much longer (+ 10 characters) than in base units is not used
 FOLD_AFTER = 30  # rows past which a table (or list) is folded in a <details> block
 
 
@@ -425,14 +427,48 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         d["constraints"] = [c.span.flat for c in q.definition.constraints]
         d["overridden"] = name in overridden
     else:
-        d["latex"] = latex(plan.exprs[name], booleans)
-        d["equation_latex"] = equation(name, plan.exprs[name], booleans)
+        # as written: a call stays a call, a literal keeps its unit (the functions are listed once)
+        d["latex"] = formula_latex(q.definition.expr)
+        d["equation_latex"] = formula_equation(name_latex(name), q.definition.expr)
         d["constraints"] = []
         d["overridden"] = False
     d["display_math"] = d["equation_latex"] is not None and (
         len(d["equation_latex"]) > DISPLAY_MATH_AFTER or "\\frac" in d["equation_latex"]
         or "\\begin" in d["equation_latex"])
     return d
+
+
+def _functions(plan: Plan) -> list[dict]:
+    """The user functions the plan's formulas call (directly or through other functions), in file
+    order, each with its formula once: the Definitions print a call as the call."""
+    from ..language import ir
+
+    functions = plan.model.functions
+    called: set[str] = set()
+    todo = [q.definition.expr for q in plan.quantities.values()]
+    while todo:
+        for node in ir.walk(todo.pop()):
+            if isinstance(node, ir.Call) and node.func in functions and node.func not in called:
+                called.add(node.func)
+                todo.append(functions[node.func].body)
+                todo.extend(p.default for p in functions[node.func].params if p.default is not None)
+    out = []
+    for name, f in functions.items():
+        if name not in called:
+            continue
+        tex = layout(function_head(f), FormulaPrinter().p(f.body)[0])
+        out.append({
+            "name": name,
+            "params": [p.name for p in f.params],
+            "doc": f.doc,
+            "label": _label(f.doc, name),
+            "unit": f.display.text if f.display is not None else "",
+            "line": f.span.line,
+            "formula": f.body.span.flat,
+            "equation_latex": tex,
+            "display_math": len(tex) > DISPLAY_MATH_AFTER or "\\frac" in tex or "\\begin" in tex,
+        })
+    return out
 
 
 def _assumptions(quantities: Sequence[dict]) -> tuple[list[dict], list[dict]]:
@@ -627,19 +663,29 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
             if isinstance(r, PlanError):
                 items.append({
                     "scenario": scenario or "base", "ok": False, "value": "", "number": None,
-                    "exact": None, "closed_form": None, "closed_form_latex": None, "boundary": None,
+                    "exact": None, "closed_form": None, "closed_form_latex": None, "closed_form_units": None,
+                    "boundary": None,
                     "method": "", "verification": "", "roots": [], "optimum": None, "notes": [],
                     "error": prose(r.message), "error_kind": r.family,
                     "error_details": [prose(n) for n in list(r.notes) + ([r.hint] if r.hint else [])],
                 })
                 continue
+            if r.closed_form is not None and r.closed_form not in forms:  # once per form, not per scenario
+                # over each quantity's value in its display unit, as the report shows them (no
+                # 2,628,000 s/month in every term), unless that is much longer than over values in
+                # base units (1e21 from TFLOP/s against GB); too long to follow, not printed
+                base = _through_quantities(plan, stmt, target, r.closed_form)
+                tex, units = equation(target, _in_display_units(plan, target, base), booleans), "display"
+                if visible(tex) > DISPLAY_FORM_LONGER * visible(in_base := equation(target, base, booleans)) + 10:
+                    tex, units = in_base, "base"
+                forms[r.closed_form] = (tex, units) if visible(tex) <= CLOSED_FORM_CHARACTERS else (None, None)
             items.append({
                 "scenario": r.label, "ok": True,
                 "value": show(r.display_value, r.unit), "number": number(r.display_value),
                 "exact": None if r.exact is None else str(r.exact),
                 "closed_form": r.closed_form_text,
-                "closed_form_latex": None if r.closed_form is None else forms.setdefault(
-                    r.closed_form, equation(target, _through_quantities(plan, stmt, target, r.closed_form), booleans)),
+                "closed_form_latex": None if r.closed_form is None else forms[r.closed_form][0],
+                "closed_form_units": None if r.closed_form is None else forms[r.closed_form][1],
                 "boundary": None if r.boundary is None else str(r.boundary),
                 "method": prose(r.method),
                 "verification": prose(r.verification.text),
@@ -662,9 +708,34 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
             "answered": len(ok),
             # shown once when every answer shares it, else None
             "closed_form_latex": _shared(a["closed_form_latex"] for a in ok),
+            "closed_form_units": _shared(a["closed_form_units"] for a in ok),
+            # a closed form derived but longer than a reader can follow (`planner solve --closed-form` prints it)
+            "closed_form_omitted": any(a["closed_form"] and not a["closed_form_latex"] for a in ok),
             "method": _shared(a["method"] for a in ok) if len(ok) > 1 else None,
         })
     return out
+
+
+def _in_display_units(plan: Plan, target: str, form):
+    """A closed form (over symbols standing for values in base units) over the quantities' values in
+    their display units, giving ``target`` in its display unit: a plan in years and %/year reads
+    ``(1 + rate / 100)^(-lifetime)``, not ``(31,536,000 rate + 1)^(-lifetime / 31,536,000)``."""
+    import sympy as sp
+
+    from .latex import rational_scale
+
+    scales = {}
+    for sym in form.free_symbols:
+        name = plan.symbols.names.get(sym)
+        if name is not None and (scale := plan.quantities[name].display.scale) != 1:
+            scales[sym] = rational_scale(scale) * sym
+    scale = plan.quantities[target].display.scale
+    if not scales and scale == 1:
+        return form
+    shown = form.xreplace(scales) * rational_scale(1 / scale)
+    if sp.count_ops(shown) <= 80:
+        shown = sp.together(shown)  # one fraction: 100 (price (resale - ...)) / (price years) reads as one
+    return shown
 
 
 def _through_quantities(plan: Plan, stmt, target: str, form):
@@ -784,6 +855,22 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
                for r in rows[:TOP_MOVERS] if any(e for e in r["elasticity_numbers"])]
         out.append({"quantity": name, "unit": q.unit_text, "scenarios": labels, "rows": rows,
                     "remarks": footnotes, "top": top})
+    return out
+
+
+def sensitivity_bars(analysis: Analysis) -> list[tuple[str, list[tuple[str, float, float]]]]:
+    """For the tornado chart: each headline figure's words and its top movers, each (input, lowest,
+    highest elasticity over the scenarios), from the same rows as "What moves the headline figures"."""
+    out = []
+    for s in _sensitivity(analysis):
+        q = analysis.plan.quantities[s["quantity"]]
+        movers = []
+        for r in s["rows"][:TOP_MOVERS]:
+            known = [e for e in r["elasticity_numbers"] if e is not None]
+            if any(known):
+                movers.append((r["input"], min(known), max(known)))
+        if movers:
+            out.append((_label(q.doc and plain(q.doc), s["quantity"]), movers))
     return out
 
 
@@ -936,6 +1023,7 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         },
         "inputs": [q for q in quantities if q["kind"] == "input"],
         "derived": [q for q in quantities if q["kind"] == "derived"],
+        "functions": _functions(plan),
         "quantities": by_name,
         "assumptions": assumptions,
         "sources": sources,
