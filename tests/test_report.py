@@ -528,3 +528,55 @@ def test_closed_forms_are_in_display_units(plan_file):
     assert solve["closed_form_units"] == "display"
     assert solve["closed_form_latex"] == r"\mathrm{years} = \frac{\mathrm{budget}}{12 \cdot \mathrm{rent}}"  # 60000/(12*1000) = 5
     assert "2{,}628{,}000" not in render(view) and "31{,}536{,}000" not in render(view)
+
+
+# ---- plots: the tornado chart and break-evens ------------------------------------------------------
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    import struct
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_sensitivity_is_one_tornado_chart_linked_from_the_report(plan_file):
+    import planner
+
+    from planner.outputs import plots
+    from planner.outputs.viewmodel import sensitivity_bars
+
+    if plots.available() is not None:
+        pytest.skip("matplotlib is not installed")
+    # y = a * b^2 / c: elasticities +2 (b), +1 (a), -1 (c) at any values; z = a + 3 * b: a/(a + 3b) = 1/4 and 3/4
+    plan = planner.load(plan_file('a = 2\nb = 2\nc = 5\ny = a * b^2 / c "the figure" [headline]\n'
+                                  'z = a + 3 * b "the sum" [headline]\nd = 1\n'))
+    analysis = analyse(plan)
+    bars = dict(sensitivity_bars(analysis))
+    assert [(n, round(lo, 9), round(hi, 9)) for n, lo, hi in bars["The figure"]] == [("b", 2, 2), ("a", 1, 1), ("c", -1, -1)]
+    assert [(n, round(lo, 9)) for n, lo, _ in bars["The sum"]] == [("b", 0.75), ("a", 0.25)]
+    outputs, _ = report_outputs(analysis, "t.md")
+    (chart,) = [o for o in outputs if o.name == "t-sensitivity.png"]
+    assert _png_size(chart.data)[0] == 1280  # 6.4 in at 200 dpi: shown at the column's 836 px, sharp on HiDPI screens
+    text = outputs[-1].data.decode("utf-8")
+    assert "![What moves the headline figures](t-sensitivity.png)" in text
+    section = _section(text, "What moves the headline figures")
+    assert "`b` +2.00, `a` +1.00, `c` -1.00" in section  # the same movers in words, for readers without images
+
+
+def test_a_break_even_draws_both_sides_in_one_panel(plan_file):
+    import planner
+
+    from planner.outputs import plots
+    from planner.outputs.build import break_evens
+
+    if plots.available() is not None:
+        pytest.skip("matplotlib is not installed")
+    plan = planner.load(plan_file("unit USD\nrent = 900 USD\nrate = 5 where rate > 0\nown = 100 USD * rate\n"
+                                  "other = 2 USD * rate\nsolve rate where own = rent\n"
+                                  "sweep rate in 1..20 show own, rent, other\n"))
+    a = analyse(plan)
+    assert break_evens(a, a.sweeps[0][1]) == [("own", "rent")]
+    together = plots.sweep_png(a.sweeps[0][1], together=break_evens(a, a.sweeps[0][1]))
+    apart = plots.sweep_png(a.sweeps[0][1])
+    # two panels (own and rent together, other) are shorter than three
+    assert _png_size(together)[1] < _png_size(apart)[1]

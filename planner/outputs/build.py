@@ -72,19 +72,31 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
     files: dict[int, str] = {}
     groups = sweep_groups(analysis)
     reason = None
-    if groups:  # only then is matplotlib worth importing
+    bars = []
+    if analysis.sensitivity:
+        from .viewmodel import sensitivity_bars
+
+        bars = sensitivity_bars(analysis)
+        if sum(len(movers) for _, movers in bars) < 2:  # one bar says no more than its sentence
+            bars = []
+    if groups or bars:  # only then is matplotlib worth importing
         reason = plotting.available() if plots else "the report was printed, not written to a file (use -o)"
     skipped: list[str] = []
+    sensitivity = None
+    if bars and reason is None:
+        sensitivity = f"{stem}-sensitivity.png"
+        outputs.append(Output(sensitivity, plotting.tornado_png(bars), "plot"))
     if groups and reason is None:
         for i, (_, results) in enumerate(groups, start=1):
             name = f"{stem}-sweep-{i}.png"
-            outputs.append(Output(name, plotting.sweep_png(results, marks=plot_marks(analysis, results)), "plot"))
+            outputs.append(Output(name, plotting.sweep_png(results, marks=plot_marks(analysis, results),
+                                                           together=break_evens(analysis, results)), "plot"))
             files[i] = name
             skipped += [f"sweep {i}, {s}" for s in plotting.panels_of(results)[1]]
     elif groups:
         notes.append(f"plots skipped: {reason}")
-    plot_info = {"enabled": bool(files), "note": f"plots skipped: {reason}" if reason else "",
-                 "files": files, "skipped": skipped}
+    plot_info = {"enabled": bool(files) or sensitivity is not None, "note": f"plots skipped: {reason}" if reason else "",
+                 "files": files, "skipped": skipped, "sensitivity": sensitivity}
     from .viewmodel import view_model
 
     text = render(view_model(analysis, plot_info), template)
@@ -125,6 +137,24 @@ def plot_marks(analysis: Analysis, results: Sequence) -> list:
                 marks.append(Mark(float(r.display_value),
                                   f"{name or r.mode}{where}: {format_value(float(r.display_value), r.unit)}"))
     return marks
+
+
+def break_evens(analysis: Analysis, results: Sequence) -> list[tuple[str, str]]:
+    """The two sides of each `solve X where a = b` whose X is the sweep's x axis and whose sides are
+    quantities of one unit: drawn in one panel, they cross at the answer the plot marks."""
+    from ..language import ir
+
+    x = max(results[0].axes, key=lambda a: a.count).name
+    quantities = analysis.plan.quantities
+    out = []
+    for stmt, _ in analysis.solves:
+        c = getattr(stmt, "condition", None)
+        if (getattr(stmt, "target", None) == x and isinstance(c, ir.Compare) and len(c.operands) == 2
+                and all(isinstance(o, ir.Name) and o.name in quantities for o in c.operands)):
+            a, b = (o.name for o in c.operands)
+            if quantities[a].unit_text == quantities[b].unit_text and not quantities[a].is_bool:
+                out.append((a, b))
+    return out
 
 
 def sweep_groups(analysis: Analysis) -> list[tuple[str, list]]:
