@@ -43,7 +43,7 @@ def test_build_writes_workbook_and_report(tmp_path, cli):
     assert code == 0, err
     plotted = (["token_cost-sensitivity.png", "token_cost-sweep-1.png", "token_cost-sweep-2.png"]
                if plots.available() is None else [])
-    assert sorted(p.name for p in out.iterdir()) == plotted + ["token_cost.md", "token_cost.xlsx"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(plotted + ["token_cost-graph.md", "token_cost.md", "token_cost.xlsx"])
     assert (out / "token_cost.xlsx").read_bytes()[:2] == b"PK"
     report = (out / "token_cost.md").read_text(encoding="utf-8")
     assert report.startswith("# Per-token cost of a 70B dense model\n")

@@ -155,7 +155,8 @@ def test_a_plan_too_large_to_draw_gets_the_summary_graph(reports):
     assert graph.count("-->") <= GRAPH_EDGES
     assert "too many to draw legibly" in text and "602 quantities" not in text  # the note gives the real size
     assert "605 quantities" in text
-    assert "the 5 headline quantities and the inputs each depends on" in text
+    assert "this summary shows the headline quantities and the inputs each depends on" in text
+    assert graph.count(":::headline") == 5 and "a0<br>a1" in graph  # a0 and a1 feed every headline: one node
 
 
 def test_many_scenarios_become_rows_and_each_axis_is_listed_once(reports):

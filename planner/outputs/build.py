@@ -43,7 +43,7 @@ DEFAULT_OUTDIR = "out"
 class Output:
     name: str  # file name inside the output directory
     data: bytes  # or a function writing them into an open binary file, for output too big to hold
-    kind: str  # "report" | "workbook" | "plot"
+    kind: str  # "report" | "workbook" | "plot" | "graph"
 
 
 @dataclass
@@ -95,13 +95,42 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
             skipped += [f"sweep {i}, {s}" for s in plotting.panels_of(results)[1]]
     elif groups:
         notes.append(f"plots skipped: {reason}")
+    graph = None
+    if plots:  # written to a file: the whole graph beside it when the report draws a summary
+        from .viewmodel import full_graph
+
+        whole = full_graph(analysis)
+        if whole is not None:
+            graph = f"{stem}-graph.md"
+            outputs.append(Output(graph, graph_markdown(analysis, report_name, *whole).encode("utf-8"), "graph"))
     plot_info = {"enabled": bool(files) or sensitivity is not None, "note": f"plots skipped: {reason}" if reason else "",
-                 "files": files, "skipped": skipped, "sensitivity": sensitivity}
+                 "files": files, "skipped": skipped, "sensitivity": sensitivity, "graph": graph}
     from .viewmodel import view_model
 
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))
     return outputs, notes
+
+
+MERMAID_EDGES = 500  # GitHub's Mermaid refuses to draw a flowchart with more edges
+
+
+def graph_markdown(analysis: Analysis, report_name: str, source: str, edges: Sequence) -> str:
+    """The file with a plan's whole dependency graph: Mermaid when GitHub can draw it, and always the
+    list of what each quantity uses (searchable, and readable past Mermaid's 500 edges)."""
+    plan = analysis.plan
+    uses: dict[str, list[str]] = {}
+    for a, b in edges:
+        uses.setdefault(b, []).append(a)
+    lines = [f"# Dependency graph of {Path(plan.path).name}", "",
+             f"Every quantity of the plan and what it uses, beside [the report]({report_name}), "
+             f"whose graph is a summary. Arrows point from a quantity to the quantities that use it.", ""]
+    if len(edges) <= MERMAID_EDGES:
+        lines += ["```mermaid", source, "```", ""]
+    else:
+        lines += [f"{len(edges):,} dependencies are more than GitHub's Mermaid draws ({MERMAID_EDGES}); the list:", ""]
+    lines += [f"- `{n}` uses " + ", ".join(f"`{d}`" for d in ds) for n, ds in uses.items()]
+    return "\n".join(lines) + "\n"
 
 
 def plot_marks(analysis: Analysis, results: Sequence) -> list:

@@ -536,11 +536,8 @@ def _checks(results: Sequence[CheckResult]) -> dict:
             "all_passed": failed == 0, "results": items}
 
 
-def _graph(analysis: Analysis, headlines: Sequence[str]) -> dict:
-    """The dependency graph as Mermaid: every quantity, with the scenarios' overrides as dotted edges
-    (``h100.hbm_bandwidth -.-> hbm_bandwidth``). Past GRAPH_NODES nodes or GRAPH_EDGES edges it is
-    the summary: the headlines and the inputs they depend on, directly or not."""
-    from ..compute.symbolic import cone
+def _graph_parts(analysis: Analysis) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """Every quantity in report order, the dependency edges and the scenarios' override edges."""
     from ..language import ir
 
     plan = analysis.plan
@@ -552,33 +549,107 @@ def _graph(analysis: Analysis, headlines: Sequence[str]) -> dict:
             for m in ir.walk(o.expr):
                 if isinstance(m, ir.Name) and m.name in plan.quantities and [m.name, o.name] not in overrides:
                     overrides.append([m.name, o.name])
+    return order, edges, overrides
+
+
+def _graph(analysis: Analysis, headlines: Sequence[str], full_file: Optional[str] = None) -> dict:
+    """The dependency graph as Mermaid: every quantity, with the scenarios' overrides as dotted edges
+    (``h100.hbm_bandwidth -.-> hbm_bandwidth``), clustered by import. Past GRAPH_NODES nodes or
+    GRAPH_EDGES edges it is the summary: the headlines and the inputs they depend on, directly or
+    not, at most GRAPH_NODES nodes (the inputs that feed the most headlines first); ``full_file`` names
+    the file with the whole graph, written next to the report."""
+    from ..compute.symbolic import cone
+
+    plan = analysis.plan
+    order, edges, overrides = _graph_parts(analysis)
     full = len(order) <= GRAPH_NODES and len(edges) + len(overrides) <= GRAPH_EDGES
     note = ""
     if full:
         nodes, drawn, dotted = order, edges, overrides
+        full_file = None
+        merged = {}
     else:
-        nodes, drawn, shown = [], [], []
-        for h in headlines:
-            ins = [n for n in _in_file_order(plan, cone(plan.model, [h])) if plan.quantities[n].is_input]
-            more = [[i, h] for i in ins]
-            if len(drawn) + len(more) > SUMMARY_EDGES and shown:
-                break
+        feeds: dict[str, list[str]] = {}  # input -> the headlines it moves
+        shown: list[str] = []
+        for h in headlines[:GRAPH_NODES // 2]:
             shown.append(h)
-            drawn += more
-            nodes += [n for n in ins + [h] if n not in nodes]
-        nodes = _in_file_order(plan, nodes)
+            for n in cone(plan.model, [h]):
+                if plan.quantities[n].is_input:
+                    feeds.setdefault(n, []).append(h)
+        # inputs that feed the same headlines are one node (`hidden, layers, heads + 5 more`): a few
+        # arrows where every input had one to every headline it moves
+        groups: dict[tuple, list[str]] = {}
+        for n in _in_file_order(plan, list(feeds)):
+            groups.setdefault(tuple(feeds[n]), []).append(n)
+        ranked = sorted(groups.items(), key=lambda g: (-len(g[0]), -len(g[1])))[:GRAPH_NODES - len(shown)]
+        kept = [n for _, members in ranked for n in members]
+        merged = {members[0]: members for _, members in ranked}
+        drawn = [[members[0], h] for feeds_of, members in ranked for h in feeds_of][:SUMMARY_EDGES]
+        nodes = _in_file_order(plan, list(merged) + shown)
         dotted = [e for e in overrides if e[0] in nodes and e[1] in nodes]
+        inputs_left = len(feeds) - len(kept)
+        heads_left = len(headlines) - len([n for n in nodes if n in headlines])
+        left = []
+        if heads_left:
+            left.append(f"{heads_left} more headline quantit{'y' if heads_left == 1 else 'ies'}")
+        if inputs_left:
+            left.append(f"{inputs_left} more input{'s' if inputs_left != 1 else ''}")
         note = (f"The plan has {len(order):,} quantities and {len(edges) + len(overrides):,} dependencies, "
-                f"too many to draw legibly; this summary shows "
-                + (f"the {len(shown)} headline quantities" if len(shown) == len(headlines)
-                   else f"{len(shown)} of the {len(headlines)} headline quantities")
-                + " and the inputs each depends on, directly or through other quantities "
-                "(`planner explain NAME` shows the whole chain).")
+                f"too many to draw legibly; this summary shows the headline quantities and the inputs "
+                f"each depends on, directly or through other quantities"
+                + (f" (not drawn: {' and '.join(left)})" if left else "")
+                + (f"; [the whole graph]({full_file}) is in a file of its own" if full_file else "")
+                + " (`planner explain NAME` shows the whole chain).")
+    return {"mermaid": mermaid(plan, nodes, drawn, dotted, headlines, merged), "edges": drawn, "override_edges": dotted,
+            "summary": not full, "note": note, "nodes": len(nodes), "quantities": len(order), "full_file": full_file}
+
+
+def full_graph(analysis: Analysis) -> Optional[tuple[str, list[list[str]]]]:
+    """The whole dependency graph, for the file beside a report whose graph is a summary: its Mermaid
+    and its edges; None when the report draws the whole graph itself."""
+    order, edges, overrides = _graph_parts(analysis)
+    if len(order) <= GRAPH_NODES and len(edges) + len(overrides) <= GRAPH_EDGES:
+        return None
+    headlines, _ = headline_names(analysis.plan)
+    return mermaid(analysis.plan, order, edges, overrides, headlines), edges + overrides
+
+
+def mermaid(plan: Plan, nodes: Sequence[str], drawn, dotted, headlines: Sequence[str],
+            merged: Optional[Mapping[str, list[str]]] = None) -> str:
+    """A Mermaid flowchart of ``nodes``: each import's quantities in a subgraph of their own, the plan's
+    own inputs in one, its headline figures in another. ``merged``: a node that stands for several
+    inputs (its name -> all their names)."""
+    merged = merged or {}
     ids = {n: f"q{i}" for i, n in enumerate(nodes)}
-    lines = ["flowchart LR"]
+    clusters: dict[str, list[str]] = {}
     for n in nodes:
+        q = plan.quantities[n]
+        if not _own(plan, n) and "." in n:
+            key = n.split(".")[0]
+        elif q.is_input:
+            key = "inputs"
+        elif n in headlines:
+            key = "headline figures"
+        else:
+            key = ""
+        clusters.setdefault(key, []).append(n)
+
+    def node(n: str) -> str:
         cls = "input" if plan.quantities[n].is_input else ("headline" if n in headlines else "derived")
-        lines.append(f'  {ids[n]}["{_node_label(n)}"]:::{cls}')
+        if len(merged.get(n, ())) > 1:
+            names = merged[n]
+            label = "<br>".join(names[:3]) + (f"<br>+ {len(names) - 3} more" if len(names) > 3 else "")
+            return f'{ids[n]}["{label}"]:::{cls}'
+        return f'{ids[n]}["{_node_label(n)}"]:::{cls}'
+
+    lines = ["flowchart LR"]
+    for k, (key, members) in enumerate(clusters.items()):
+        if not key or len(clusters) == 1:
+            lines += [f"  {node(n)}" for n in members]
+            continue
+        lines.append(f'  subgraph c{k}["{key}"]')
+        lines += [f"    {node(n)}" for n in members]
+        lines.append("  end")
     lines += [f"  {ids[a]} --> {ids[b]}" for a, b in drawn]
     lines += [f"  {ids[a]} -.-> {ids[b]}" for a, b in dotted]
     lines += [
@@ -586,8 +657,7 @@ def _graph(analysis: Analysis, headlines: Sequence[str]) -> dict:
         "  classDef derived fill:#ffffff,stroke:#888888",
         "  classDef headline fill:#fff4d6,stroke:#b07d00,stroke-width:2px",
     ]
-    return {"mermaid": "\n".join(lines), "edges": drawn, "override_edges": dotted, "summary": not full,
-            "note": note, "nodes": len(nodes), "quantities": len(order)}
+    return "\n".join(lines)
 
 
 def _node_label(name: str, width: int = 14) -> str:
@@ -1029,7 +1099,7 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         "sources": sources,
         "headline": {"rule": rule, "names": headlines, "quantities": [by_name[n] for n in headlines]},
         "checks": checks,
-        "graph": _graph(analysis, headlines),
+        "graph": _graph(analysis, headlines, plots.get("graph")),
         "sweeps": _sweeps(analysis, plot_files),
         "solves": solves,
         "optimizations": optimizations,
