@@ -40,7 +40,7 @@ from ...language.errors import PlanError
 from ...questions.checks import check_scenarios
 from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
-from .printer import formula, number
+from .printer import UnsupportedFormula, formula, number
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
 ZIP_TIME = (2000, 1, 1, 0, 0, 0)
@@ -525,8 +525,13 @@ class Book:
         """``=...`` for ``expr``; parts of a too-long formula go to the Helpers sheet, where they
         use ``helper_refs`` (sheet-qualified; needed when ``refs`` has same-sheet cells) and hold
         their value in ``env`` (symbol -> base value) as the cached result."""
-        return formula(expr, refs, self.bools, spill=lambda text, sub: self.spill(text, where, sub, env),
-                       scale=scale, helper_refs=helper_refs)
+        try:
+            return formula(expr, refs, self.bools, spill=lambda text, sub: self.spill(text, where, sub, env),
+                           scale=scale, helper_refs=helper_refs)
+        except UnsupportedFormula as err:
+            if where and not err.message.startswith(where):
+                err.message = f"{where}: {err.message}"  # which figure: `Model: total: sum over ranges ...`
+            raise
 
     def spill(self, text: str, where: str, sub: Optional[sp.Basic] = None, env: Optional[Mapping] = None) -> str:
         """Put a subexpression in a helper cell (formulas over 8,192 characters)."""
