@@ -582,3 +582,18 @@ def test_a_break_even_draws_both_sides_in_one_panel(plan_file):
     apart = plots.sweep_png(a.sweeps[0][1])
     # two panels (own and rent together, other) are shorter than three
     assert _png_size(together)[1] < _png_size(apart)[1]
+
+
+def test_a_sweep_of_the_plan_as_written_marks_the_answer_of_the_scenario_that_is_the_plan():
+    """gpu_buy_vs_rent sweeps the plan as written; its solve runs in each scenario, and `base_case`
+    sets the inputs to their written values: its break-even is marked where npv_own meets npv_rent."""
+    import planner
+    from conftest import SHEETS
+
+    from planner.outputs.build import break_evens, plot_marks
+
+    a = analyse(planner.load(SHEETS.parent / "examples" / "gpu_buy_vs_rent.plan"))
+    results = a.sweeps[0][1]
+    assert break_evens(a, results) == [("npv_own", "npv_rent")]
+    (mark,) = [m for m in plot_marks(a, results) if m.label.startswith("breakeven_utilisation")]
+    assert 55.3 < mark.x < 55.4  # the answer the report states: "above 55.3 % in base_case"

@@ -146,6 +146,9 @@ def plot_marks(analysis: Analysis, results: Sequence) -> list:
     lo, hi = float(first.display(x).min()), float(first.display(x).max())
     marks = []
     labels = {r.label for r in results}
+    if "base" in labels:  # a scenario that sets every input to its value as written answers for the base too
+        labels |= {ev.scenario for ev in analysis.evaluations
+                   if ev.scenario and ev.inputs == analysis.base.inputs}
     current = analysis.base.display(x)
     if not q.is_bool:
         marks.append(Mark(float(current), f"as written: {format_value(float(current), q.unit_text)}", "current"))
