@@ -41,8 +41,9 @@ def test_build_writes_workbook_and_report(tmp_path, cli):
     out = tmp_path / "out"
     code, stdout, err = cli("build", TOKEN_COST, "-o", out)
     assert code == 0, err
-    plotted = ["token_cost-sweep-1.png", "token_cost-sweep-2.png"] if plots.available() is None else []
-    assert sorted(p.name for p in out.iterdir()) == plotted + ["token_cost.md", "token_cost.xlsx"]
+    plotted = (["token_cost-sensitivity.png", "token_cost-sweep-1.png", "token_cost-sweep-2.png"]
+               if plots.available() is None else [])
+    assert sorted(p.name for p in out.iterdir()) == sorted(plotted + ["token_cost-graph.md", "token_cost.md", "token_cost.xlsx"])
     assert (out / "token_cost.xlsx").read_bytes()[:2] == b"PK"
     report = (out / "token_cost.md").read_text(encoding="utf-8")
     assert report.startswith("# Per-token cost of a 70B dense model\n")
@@ -137,7 +138,7 @@ def test_plots_are_written_and_deterministic(tmp_path, cli, plan_file):
     assert cli("build", plan, "-o", first)[0] == 0
     assert cli("build", plan, "-o", second)[0] == 0
     files = _snapshot(first)
-    assert sorted(files) == ["spec-sweep-1.png", "spec.md", "spec.xlsx"]
+    assert sorted(files) == ["spec-sensitivity.png", "spec-sweep-1.png", "spec.md", "spec.xlsx"]  # the tornado chart too
     assert files["spec-sweep-1.png"][:8] == b"\x89PNG\r\n\x1a\n"
     assert b"Software" not in files["spec-sweep-1.png"] and b"tIME" not in files["spec-sweep-1.png"]
     assert "![Sweep 1](spec-sweep-1.png)" in files["spec.md"].decode("utf-8")
@@ -174,7 +175,8 @@ def test_build_never_replaces_a_directory_named_like_an_output(tmp_path, cli, pr
 
 
 def test_plan_without_sweeps_does_not_load_matplotlib(tmp_path, cli, plan_file, monkeypatch):
-    """Whether plots can be drawn is asked only when there is a sweep to plot (importing matplotlib costs ~0.1 s)."""
+    """Whether plots can be drawn is asked only when there is a sweep or a tornado chart (two movers or more)
+    to plot (importing matplotlib costs ~0.1 s)."""
     asked = []
     monkeypatch.setattr(plots, "available", lambda: asked.append(1))
     code, _, _ = cli("build", plan_file("a = 2\nb = a * 3\n"), "-o", tmp_path / "out")

@@ -36,8 +36,9 @@ def report(analysis):
         outputs, _ = report_outputs(analysis, "token_cost.md")
     finally:
         mp.undo()
-    assert [o.kind for o in outputs] == ["report"]
-    return outputs[0].data.decode("utf-8")
+    # token_cost's 34 quantities are past a legible graph: the whole one is a file beside the report
+    assert [(o.kind, o.name) for o in outputs] == [("graph", "token_cost-graph.md"), ("report", "token_cost.md")]
+    return outputs[-1].data.decode("utf-8")
 
 
 def _section(report: str, title: str) -> str:
@@ -109,7 +110,9 @@ def test_article_answers_are_in_the_report(report):
     for scenario, batch in [("bf16", 98), ("fp8_e4m3", 49), ("int4_g128", 26)]:
         assert f"- `{scenario}`: `batch` = **{batch}**" in solves
     # the crossover batch in closed form, through the plan's own quantities (weight_bytes, kv_bytes_per_sequence)
-    assert "Closed form:\n\n```math\n\\mathrm{batch} = \\left\\lceil" in solves
+    # in base units: in display units (TFLOP/s against GB) it would carry 1e21 and 1e12 factors
+    assert "Closed form, over each quantity in base units (seconds, bytes, the plan's base currency):\n\n```math\n\\mathrm{batch} = \\left\\lceil" in solves
+    assert "1{,}000{,}000{,}000{,}000" not in solves
     assert "\\mathrm{weight\\_bytes}" in solves and "\\mathrm{kv\\_bytes\\_per\\_sequence}" in solves
     # the polynomial the break-even solves, in LaTeX, not SymPy's 5*alpha**4
     assert ("`alpha` is the real root of $`5 \\cdot \\alpha^{4} + 5 \\cdot \\alpha^{3} + 5 \\cdot \\alpha^{2} "
@@ -169,7 +172,10 @@ def test_report_contains_every_section(report):
     assert ("```math\n  \\mathrm{expected\\_tokens} = \\frac{1 - \\alpha^{\\gamma + 1}}{1 - \\alpha}\n  ```\n\n"
             "  As written: `(1 - alpha^(gamma + 1)) / (1 - alpha)`") in definitions
     # products show their multiplication; names are upright with their underscores
-    assert "\\mathrm{weight\\_bytes} = \\mathrm{bits\\_per\\_weight} \\cdot \\mathrm{parameters}" in definitions
+    assert "\\mathrm{weight\\_bytes} = \\mathrm{parameters} \\cdot \\mathrm{bits\\_per\\_weight}" in definitions  # as written
+    # a call of a user function is the call; the function's own formula is shown once, after the quantities
+    assert "\\mathrm{batch\\_step\\_bound} = \\mathrm{step\\_bound}(\\mathrm{weight\\_bytes}, \\mathrm{batch})" in definitions
+    assert definitions.count("\\mathrm{step\\_bound}(\\mathrm{weights}, \\mathrm{sequences}, \\mathrm{positions} = 1)") == 1
     assert "- **Peak HBM bandwidth** `hbm_bandwidth` (TB/s) *[assumption]*." in definitions
     assumptions = _section(report, "Assumptions and sources")
     assert "`hbm_bandwidth` = 3 TB/s: peak HBM bandwidth (assumption)" in assumptions
@@ -180,6 +186,7 @@ def test_report_is_deterministic(analysis, report):
     again, _ = report_outputs(analysis, "token_cost.md", plots=False)
     first = report.replace("matplotlib is not installed (pip install matplotlib)",
                            "the report was printed, not written to a file (use -o)")
+    first = first.replace("; [the whole graph](token_cost-graph.md) is in a file of its own", "")  # printed: no file
     assert again[0].data.decode("utf-8") == first
 
 
@@ -276,10 +283,10 @@ def test_absolute_values_in_math(plan_file):
 
     plan = planner.load(plan_file("x = -2\ny = abs(x) * 3\n"))
     view = view_model(analyse(plan))
-    assert view["quantities"]["y"]["latex"] == r"3 \cdot \left|{x}\right|"
-    assert cell(math(view["quantities"]["y"]["latex"])) == r"$`3 \cdot \left\|{x}\right\|`$"  # safe in a table
+    assert view["quantities"]["y"]["latex"] == r"\left|x\right| \cdot 3"  # as written
+    assert cell(math(view["quantities"]["y"]["latex"])) == r"$`\left\|x\right\| \cdot 3`$"  # safe in a table
     out = render(view)
-    assert "$`y = 3 \\cdot \\left|{x}\\right|`$" in _section(out, "Definitions")
+    assert "$`y = \\left|x\\right| \\cdot 3`$" in _section(out, "Definitions")
 
 
 # ---- user templates and the sandbox ----------------------------------------------------------
@@ -461,3 +468,132 @@ def test_a_template_that_runs_too_long_is_stopped(tmp_path, monkeypatch):
     with pytest.raises(TemplateError, match="ran for more than 0.5 s") as info:
         report.render({}, str(path))
     assert "slow.j2:2:" in str(info.value)
+
+
+# ---- formulas as written ---------------------------------------------------------------------------
+
+AS_WRITTEN = [  # (formula in a plan with `f(a, b = 2 B) = a * b` and inputs x, y, n, flag) -> its LaTeX
+    ("f(x, y)", r"f(x, y)"),  # a call of a user function is the call, never its body
+    ("f(x)", r"f(x)"),
+    ("x * 2 B", r"x \cdot 2\,\mathrm{B}"),  # a literal keeps its unit
+    ("x * 1 month / (3 day)", r"\frac{x \cdot 1\,\mathrm{month}}{3\,\mathrm{day}}"),
+    ("round(x)", r"\operatorname{round}\left(x\right)"),  # rounding, not sign(x) floor(|x| + 1/2)
+    ("round(x, 2)", r"\operatorname{round}(x, 2)"),
+    ("x - (y + 1)", r"x - (y + 1)"),
+    ("(x + y) * 3", r"(x + y) \cdot 3"),
+    ("-(x + y)", r"-(x + y)"),
+    ("x ^ (n + 1)", r"x^{n + 1}"),
+    ("(x + 1) ^ 2", r"(x + 1)^{2}"),
+    ("if(flag, x, y)", r"\begin{cases} x & \text{if } \mathrm{flag} \\ y & \text{otherwise} \end{cases}"),
+    ("sum(x * m for m in 1..n)", r"\sum_{m = 1}^{n} x \cdot m"),
+    ("max(x, y) + abs(x) + sqrt(y)", r"\max(x, y) + \left|x\right| + \sqrt{y}"),
+    ("x * 5%", r"x \cdot 5\%"),
+]
+
+
+@pytest.mark.parametrize("formula, expected", AS_WRITTEN)
+def test_formulas_print_as_written(plan_file, formula, expected):
+    import planner
+
+    plan = planner.load(plan_file(f"x = 3\ny = 4\nn = 5 where integer, 1 <= n <= 50\nflag = true\n"
+                                  f"f(a, b = 2 B) = a * b\nz = {formula}\n"))
+    assert view_model(analyse(plan))["quantities"]["z"]["latex"] == expected
+
+
+def test_a_long_formula_breaks_over_lines_and_functions_are_shown_once(plan_file):
+    import planner
+
+    long = " + ".join(f"alpha_beta_gamma_{i} * delta_{i}" for i in range(6))
+    plan = planner.load(plan_file("".join(f"alpha_beta_gamma_{i} = {i + 1}\ndelta_{i} = 2\n" for i in range(6))
+                                  + "g(p, q) = p + q\n"
+                                  + f"total = {long}\nother = g(total, 1) * g(1, 2)\n"))
+    view = view_model(analyse(plan))
+    tex = view["quantities"]["total"]["equation_latex"]
+    assert tex.startswith(r"\begin{aligned} \mathrm{total} ={} & ")
+    lines = tex.split(r" \\ ")
+    assert len(lines) >= 3 and all(line.lstrip("& \\quad").startswith("+") for line in lines[1:])
+    assert view["quantities"]["other"]["latex"] == r"g(\mathrm{total}, 1) \cdot g(1, 2)"
+    assert [f["name"] for f in view["functions"]] == ["g"]
+    assert view["functions"][0]["equation_latex"] == "g(p, q) = p + q"
+    assert render(view).count("g(p, q) = p + q") == 1
+
+
+def test_closed_forms_are_in_display_units(plan_file):
+    """`rent` in USD/month, `years` in years: the closed form reads `rent * 12 * years`, without the
+    2,628,000 seconds per month of base units."""
+    import planner
+
+    plan = planner.load(plan_file('unit USD\nrent = 1000 USD/month\nyears = 5 year\nbudget = 60000 USD\n'
+                                  'cost = rent * years -> USD\nsolve years where cost = budget\n'))
+    view = view_model(analyse(plan))
+    (solve,) = view["solves"]
+    assert solve["closed_form_units"] == "display"
+    assert solve["closed_form_latex"] == r"\mathrm{years} = \frac{\mathrm{budget}}{12 \cdot \mathrm{rent}}"  # 60000/(12*1000) = 5
+    assert "2{,}628{,}000" not in render(view) and "31{,}536{,}000" not in render(view)
+
+
+# ---- plots: the tornado chart and break-evens ------------------------------------------------------
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    import struct
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_sensitivity_is_one_tornado_chart_linked_from_the_report(plan_file):
+    import planner
+
+    from planner.outputs import plots
+    from planner.outputs.viewmodel import sensitivity_bars
+
+    if plots.available() is not None:
+        pytest.skip("matplotlib is not installed")
+    # y = a * b^2 / c: elasticities +2 (b), +1 (a), -1 (c) at any values; z = a + 3 * b: a/(a + 3b) = 1/4 and 3/4
+    plan = planner.load(plan_file('a = 2\nb = 2\nc = 5\ny = a * b^2 / c "the figure" [headline]\n'
+                                  'z = a + 3 * b "the sum" [headline]\nd = 1\n'))
+    analysis = analyse(plan)
+    bars = dict(sensitivity_bars(analysis))
+    assert [(n, round(lo, 9), round(hi, 9)) for n, lo, hi in bars["The figure"]] == [("b", 2, 2), ("a", 1, 1), ("c", -1, -1)]
+    assert [(n, round(lo, 9)) for n, lo, _ in bars["The sum"]] == [("b", 0.75), ("a", 0.25)]
+    outputs, _ = report_outputs(analysis, "t.md")
+    (chart,) = [o for o in outputs if o.name == "t-sensitivity.png"]
+    assert _png_size(chart.data)[0] == 1280  # 6.4 in at 200 dpi: shown at the column's 836 px, sharp on HiDPI screens
+    text = outputs[-1].data.decode("utf-8")
+    assert "![What moves the headline figures](t-sensitivity.png)" in text
+    section = _section(text, "What moves the headline figures")
+    assert "`b` +2.00, `a` +1.00, `c` -1.00" in section  # the same movers in words, for readers without images
+
+
+def test_a_break_even_draws_both_sides_in_one_panel(plan_file):
+    import planner
+
+    from planner.outputs import plots
+    from planner.outputs.build import break_evens
+
+    if plots.available() is not None:
+        pytest.skip("matplotlib is not installed")
+    plan = planner.load(plan_file("unit USD\nrent = 900 USD\nrate = 5 where rate > 0\nown = 100 USD * rate\n"
+                                  "other = 2 USD * rate\nsolve rate where own = rent\n"
+                                  "sweep rate in 1..20 show own, rent, other\n"))
+    a = analyse(plan)
+    assert break_evens(a, a.sweeps[0][1]) == [("own", "rent")]
+    together = plots.sweep_png(a.sweeps[0][1], together=break_evens(a, a.sweeps[0][1]))
+    apart = plots.sweep_png(a.sweeps[0][1])
+    # two panels (own and rent together, other) are shorter than three
+    assert _png_size(together)[1] < _png_size(apart)[1]
+
+
+def test_a_sweep_of_the_plan_as_written_marks_the_answer_of_the_scenario_that_is_the_plan():
+    """gpu_buy_vs_rent sweeps the plan as written; its solve runs in each scenario, and `base_case`
+    sets the inputs to their written values: its break-even is marked where npv_own meets npv_rent."""
+    import planner
+    from conftest import SHEETS
+
+    from planner.outputs.build import break_evens, plot_marks
+
+    a = analyse(planner.load(SHEETS.parent / "examples" / "gpu_buy_vs_rent.plan"))
+    results = a.sweeps[0][1]
+    assert break_evens(a, results) == [("npv_own", "npv_rent")]
+    (mark,) = [m for m in plot_marks(a, results) if m.label.startswith("breakeven_utilisation")]
+    assert 55.3 < mark.x < 55.4  # the answer the report states: "above 55.3 % in base_case"

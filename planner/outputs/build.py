@@ -47,7 +47,7 @@ MAX_HISTOGRAMS = 8  # uncertainty.MAX_PLOTS: one histogram per uncertain headlin
 class Output:
     name: str  # file name inside the output directory
     data: bytes  # or a function writing them into an open binary file, for output too big to hold
-    kind: str  # "report" | "workbook" | "plot"
+    kind: str  # "report" | "workbook" | "plot" | "graph"
 
 
 @dataclass
@@ -76,17 +76,37 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
     files: dict[int, str] = {}
     groups = sweep_groups(analysis)
     reason = None
-    if groups:  # only then is matplotlib worth importing
+    bars = []
+    if analysis.sensitivity:
+        from .viewmodel import sensitivity_bars
+
+        bars = sensitivity_bars(analysis)
+        if sum(len(movers) for _, movers in bars) < 2:  # one bar says no more than its sentence
+            bars = []
+    if groups or bars:  # only then is matplotlib worth importing
         reason = plotting.available() if plots else "the report was printed, not written to a file (use -o)"
     skipped: list[str] = []
+    sensitivity = None
+    if bars and reason is None:
+        sensitivity = f"{stem}-sensitivity.png"
+        outputs.append(Output(sensitivity, plotting.tornado_png(bars), "plot"))
     if groups and reason is None:
         for i, (_, results) in enumerate(groups, start=1):
             name = f"{stem}-sweep-{i}.png"
-            outputs.append(Output(name, plotting.sweep_png(results, marks=plot_marks(analysis, results)), "plot"))
+            outputs.append(Output(name, plotting.sweep_png(results, marks=plot_marks(analysis, results),
+                                                           together=break_evens(analysis, results)), "plot"))
             files[i] = name
             skipped += [f"sweep {i}, {s}" for s in plotting.panels_of(results)[1]]
     elif groups:
         notes.append(f"plots skipped: {reason}")
+    graph = None
+    if plots:  # written to a file: the whole graph beside it when the report draws a summary
+        from .viewmodel import full_graph
+
+        whole = full_graph(analysis)
+        if whole is not None:
+            graph = f"{stem}-graph.md"
+            outputs.append(Output(graph, graph_markdown(analysis, report_name, *whole).encode("utf-8"), "graph"))
     from .viewmodel import view_model
     from . import uncertainty
 
@@ -105,14 +125,36 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
             bars = uncertainty.tornado_data(analysis, labels)
             if bars:
                 name = f"{stem}-tornado.png"
-                outputs.append(Output(name, plotting.tornado_png(bars), "plot"))
+                outputs.append(Output(name, plotting.rank_tornado_png(bars), "plot"))
                 histograms["tornado"] = name
-    plot_info = {"enabled": bool(files or histograms), "note": f"plots skipped: {reason}" if reason else "",
-                 "files": files, "skipped": skipped, "uncertainty": histograms}
+    plot_info = {"enabled": bool(files or histograms) or sensitivity is not None,
+                 "note": f"plots skipped: {reason}" if reason else "", "files": files, "skipped": skipped,
+                 "sensitivity": sensitivity, "graph": graph, "uncertainty": histograms}
 
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))
     return outputs, notes
+
+
+MERMAID_EDGES = 500  # GitHub's Mermaid refuses to draw a flowchart with more edges
+
+
+def graph_markdown(analysis: Analysis, report_name: str, source: str, edges: Sequence) -> str:
+    """The file with a plan's whole dependency graph: Mermaid when GitHub can draw it, and always the
+    list of what each quantity uses (searchable, and readable past Mermaid's 500 edges)."""
+    plan = analysis.plan
+    uses: dict[str, list[str]] = {}
+    for a, b in edges:
+        uses.setdefault(b, []).append(a)
+    lines = [f"# Dependency graph of {Path(plan.path).name}", "",
+             f"Every quantity of the plan and what it uses, beside [the report]({report_name}), "
+             f"whose graph is a summary. Arrows point from a quantity to the quantities that use it.", ""]
+    if len(edges) <= MERMAID_EDGES:
+        lines += ["```mermaid", source, "```", ""]
+    else:
+        lines += [f"{len(edges):,} dependencies are more than GitHub's Mermaid draws ({MERMAID_EDGES}); the list:", ""]
+    lines += [f"- `{n}` uses " + ", ".join(f"`{d}`" for d in ds) for n, ds in uses.items()]
+    return "\n".join(lines) + "\n"
 
 
 def plot_marks(analysis: Analysis, results: Sequence) -> list:
@@ -128,6 +170,9 @@ def plot_marks(analysis: Analysis, results: Sequence) -> list:
     lo, hi = float(first.display(x).min()), float(first.display(x).max())
     marks = []
     labels = {r.label for r in results}
+    if "base" in labels:  # a scenario that sets every input to its value as written answers for the base too
+        labels |= {ev.scenario for ev in analysis.evaluations
+                   if ev.scenario and ev.inputs == analysis.base.inputs}
     current = analysis.base.display(x)
     if not q.is_bool:
         marks.append(Mark(float(current), f"as written: {format_value(float(current), q.unit_text)}", "current"))
@@ -148,6 +193,24 @@ def plot_marks(analysis: Analysis, results: Sequence) -> list:
                 marks.append(Mark(float(r.display_value),
                                   f"{name or r.mode}{where}: {format_value(float(r.display_value), r.unit)}"))
     return marks
+
+
+def break_evens(analysis: Analysis, results: Sequence) -> list[tuple[str, str]]:
+    """The two sides of each `solve X where a = b` whose X is the sweep's x axis and whose sides are
+    quantities of one unit: drawn in one panel, they cross at the answer the plot marks."""
+    from ..language import ir
+
+    x = max(results[0].axes, key=lambda a: a.count).name
+    quantities = analysis.plan.quantities
+    out = []
+    for stmt, _ in analysis.solves:
+        c = getattr(stmt, "condition", None)
+        if (getattr(stmt, "target", None) == x and isinstance(c, ir.Compare) and len(c.operands) == 2
+                and all(isinstance(o, ir.Name) and o.name in quantities for o in c.operands)):
+            a, b = (o.name for o in c.operands)
+            if quantities[a].unit_text == quantities[b].unit_text and not quantities[a].is_bool:
+                out.append((a, b))
+    return out
 
 
 def sweep_groups(analysis: Analysis) -> list[tuple[str, list]]:

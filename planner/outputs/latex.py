@@ -26,6 +26,8 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 from sympy.printing.precedence import PRECEDENCE
 
+from ..language import ir
+
 GROUP_FROM = 10_000  # integers from here up get thousands separators
 
 
@@ -145,6 +147,11 @@ class PlanLatexPrinter(LatexPrinter):
         return super().parenthesize(item, level, is_neg, strict)
 
 
+def rational_scale(value) -> sp.Rational:
+    """A unit's exact scale (a :class:`fractions.Fraction`) as a SymPy rational."""
+    return sp.Rational(value.numerator, value.denominator)
+
+
 def latex(expr: sp.Basic, booleans: Collection[str] = ()) -> str:
     """The LaTeX of one expression (``booleans``: the plan's true/false quantity names)."""
     return PlanLatexPrinter(booleans).doprint(expr)
@@ -167,7 +174,8 @@ def equation(name: str, expr: sp.Basic, booleans: Collection[str] = ()) -> str:
     head = name_latex(name)
     printer = PlanLatexPrinter(booleans)
     body = printer.doprint(expr)
-    if visible(head) + 3 + visible(body) <= LINE_CHARACTERS or not isinstance(expr, (sp.Add, sp.Mul)):
+    if (visible(head) + 3 + visible(body) <= LINE_CHARACTERS or not isinstance(expr, (sp.Add, sp.Mul))
+            or (isinstance(expr, sp.Mul) and sp.fraction(expr)[1] != 1)):  # a fraction stays whole
         return f"{head} = {body}"
     if isinstance(expr, sp.Add):
         parts = [printer._print(t) for t in printer._as_ordered_terms(expr)]
@@ -190,3 +198,301 @@ def equation(name: str, expr: sp.Basic, booleans: Collection[str] = ()) -> str:
     if len(lines) == 1:
         return f"{head} = {body}"
     return (r"\begin{aligned} " + head + r" ={} & " + r" \\ & ".join(lines) + r" \end{aligned}")
+
+
+# ---- formulas as written -------------------------------------------------------------------------
+# The Definitions of a report print each formula from the plan's IR, not from its SymPy tree: a call
+# of a user function stays the call (its own formula is shown once), a literal keeps the unit it was
+# written in (`2 B`, `1 month`), ranges keep their written ends, `round()` is rounding. SymPy's tree
+# (in base units, functions expanded) remains the route of closed forms and derivatives.
+#
+# Where a long formula may break over lines the printer leaves a mark, BREAK and a depth digit (0 the
+# outermost construct): before a `+`, `-` or `\cdot` of a chain and after a call's comma. Constructs
+# that cannot break (a fraction, a root, `\left( \right)`, `cases`) take the marks out of what they hold.
+
+BREAK = "\x00"
+_BREAKS = re.compile(BREAK + r"\d")
+_PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "add": 5, "mul": 6, "neg": 7, "pow": 8, "atom": 9}
+_CMP = {"==": "=", "!=": r"\neq", "<": "<", "<=": r"\leq", ">": ">", ">=": r"\geq", "~=": r"\approx"}
+CASES_CHARACTERS = 55  # the widest row of a `cases` (its value and condition) in the column
+_TALL = re.compile(r"\\frac|\\sum|\\prod|\\begin|\\sqrt|\\left")
+
+
+def _flat(tex: str) -> str:
+    return _BREAKS.sub("", tex)
+
+
+def _fraction_text(value) -> str:
+    """A written literal (a :class:`fractions.Fraction`) as the plan wrote it: ``0.2``, ``70{,}000``."""
+    if value.denominator == 1:
+        return group_digits(str(value.numerator))
+    decimal = _decimal(sp.Rational(value.numerator, value.denominator))
+    if decimal is not None:
+        return decimal
+    return rf"\frac{{{group_digits(str(value.numerator))}}}{{{group_digits(str(value.denominator))}}}"
+
+
+def unit_latex(unit) -> str:
+    """A written unit (an ``ir.UnitExpr``) as LaTeX: ``\\mathrm{USD}/\\mathrm{month}``, ``\\%``."""
+    def factor(f, power):
+        name = r"\%" if f.name == "%" else r"\mathrm{" + f.name.replace("_", r"\_") + "}"
+        return name + (f"^{{{power}}}" if power != 1 else "")
+    up = [factor(f, f.power) for f in unit.factors if f.power > 0]
+    down = [factor(f, -f.power) for f in unit.factors if f.power < 0]
+    text = r"{\cdot}".join(up) or "1"
+    return text + "".join("/" + d for d in down)
+
+
+class FormulaPrinter:
+    """LaTeX of a plan formula as written (an ``ir.Expr``): one ``_<Node>`` method per IR node, each
+    returning ``(latex, precedence)``."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+    def doprint(self, e) -> str:
+        return self.p(e)[0]
+
+    def p(self, e):
+        return getattr(self, "_" + type(e).__name__)(e)
+
+    def _mark(self) -> str:
+        return BREAK + str(min(self.depth, 9))
+
+    def _inner(self, e, prec: int) -> str:
+        """``e`` inside an operator of precedence ``prec``: in brackets where it binds less tightly."""
+        tex, own = self.p(e)
+        return tex if own > prec else self._parens(tex)
+
+    def _parens(self, tex: str) -> str:
+        if not _TALL.search(tex):
+            return "(" + tex + ")"
+        if BREAK in tex:  # tall and breakable: brackets of a fixed size, which may sit on different lines
+            return r"\biggl(" + tex + r"\biggr)"
+        return r"\left(" + tex + r"\right)"
+
+    def _nested(self, fn, *args):
+        self.depth += 1
+        try:
+            return fn(*args)
+        finally:
+            self.depth -= 1
+
+    # leaves
+    def _Number(self, e):
+        text = _fraction_text(e.value)
+        if e.unit is None:
+            return text, _PREC["atom"]
+        unit = unit_latex(e.unit)
+        return (text + (unit if unit == r"\%" else r"\," + unit)), _PREC["mul"]
+
+    def _Bool(self, e):
+        return (r"\text{true}" if e.value else r"\text{false}"), _PREC["atom"]
+
+    def _Name(self, e):
+        return name_latex(e.name), _PREC["atom"]
+
+    def _ScenarioRef(self, e):
+        return name_latex(e.name) + r"\,[\text{" + e.scenario.replace("_", r"\_") + "}]", _PREC["atom"]
+
+    # operators
+    def _Neg(self, e):
+        return "-" + self._inner(e.operand, _PREC["mul"] - 1), _PREC["add"]
+
+    def _Binary(self, e):
+        op = e.op.value
+        if op in "+-":
+            terms, node = [], e
+            while isinstance(node, ir.Binary) and node.op.value in "+-":
+                terms.append((node.op.value, node.right))
+                node = node.left
+            mark = self._mark()
+            out = self._nested(lambda: self._inner(node, _PREC["add"] - 1))
+            for sign, t in reversed(terms):
+                # the right side of `-` in brackets when it is itself a sum: a - (b + c)
+                tex = self._nested(lambda: self._inner(t, _PREC["add"] if sign == "-" else _PREC["add"] - 1))
+                out += f" {mark}{sign} {tex}"
+            return out, _PREC["add"]
+        if op == "*":
+            factors, node = [], e
+            while isinstance(node, ir.Binary) and node.op.value == "*":
+                factors.append(node.right)
+                node = node.left
+            factors.append(node)
+            mark = self._mark()
+            parts = [self._nested(lambda f=f: self._inner(f, _PREC["mul"] - 1)) for f in reversed(factors)]
+            return f" {mark}\\cdot ".join(parts), _PREC["mul"]
+        if op == "/":
+            num = _flat(self.p(e.left)[0])
+            den = _flat(self.p(e.right)[0])
+            if max(visible(num), visible(den)) > LINE_CHARACTERS - 15:
+                # too wide to stack: written on the line, where it can break
+                left = self._nested(lambda: self._inner(e.left, _PREC["mul"] - 1))
+                right = self._nested(lambda: self._inner(e.right, _PREC["mul"]))
+                return f"{left} {self._mark()}/ {right}", _PREC["mul"]
+            return rf"\frac{{{num}}}{{{den}}}", _PREC["atom"]
+        base = _flat(self._inner(e.left, _PREC["pow"]))
+        exponent = _flat(self.p(e.right)[0])
+        return f"{base}^{{{exponent}}}", _PREC["pow"]
+
+    def _Compare(self, e):
+        parts = [self._inner(o, _PREC["cmp"]) for o in e.operands]
+        out = parts[0]
+        for op, part in zip(e.ops, parts[1:]):
+            out += f" {_CMP[op.value]} {part}"
+        return out, _PREC["cmp"]
+
+    def _Logic(self, e):
+        op = e.op.value
+        prec = _PREC[op]
+        mark = self._mark()
+        left = self._nested(lambda: self._inner(e.left, prec - 1))
+        right = self._nested(lambda: self._inner(e.right, prec))
+        return rf"{left} {mark}\;\text{{{op}}}\; {right}", prec
+
+    def _Not(self, e):
+        return r"\text{not}\; " + self._inner(e.operand, _PREC["not"]), _PREC["not"]
+
+    # calls
+    def _args(self, values) -> str:
+        mark = self._mark()
+        texts = [self._nested(lambda v=v: self.p(v)[0]) for v in values]
+        inner = f", {mark}".join(texts)
+        return self._parens(inner)
+
+    def _Call(self, e):
+        f = e.func
+        values = [a.value for a in e.args]
+        if f == "if":
+            cases = self._cases(e)
+            if cases is not None:
+                return cases, _PREC["atom"]
+            return r"\operatorname{if}" + self._args(values), _PREC["atom"]
+        if f in ("abs", "sqrt", "floor", "ceil") or (f == "round" and len(values) == 1):
+            inner = _flat(self.p(values[0])[0])
+            wrap = {"abs": (r"\left|", r"\right|"), "sqrt": (r"\sqrt{", "}"),
+                    "floor": (r"\left\lfloor ", r" \right\rfloor"), "ceil": (r"\left\lceil ", r" \right\rceil"),
+                    "round": (r"\operatorname{round}\left(", r"\right)")}[f]
+            return wrap[0] + inner + wrap[1], _PREC["atom"]
+        if f == "exp":
+            return "e^{" + _flat(self.p(values[0])[0]) + "}", _PREC["pow"]
+        if f == "log":
+            return r"\log_{" + _flat(self.p(values[1])[0]) + "}" + self._args(values[:1]), _PREC["atom"]
+        head = {"max": r"\max", "min": r"\min", "ln": r"\ln", "round": r"\operatorname{round}"}.get(f)
+        if head is None:  # a user function: its call, as written (named arguments by name)
+            head = name_latex(f)
+            texts = []
+            mark = self._mark()
+            for a in e.args:
+                tex = self._nested(lambda a=a: self.p(a.value)[0])
+                texts.append(tex if a.name is None else f"{name_latex(a.name)} = {tex}")
+            return head + self._parens(f", {mark}".join(texts)), _PREC["atom"]
+        return head + self._args(values), _PREC["atom"]
+
+    def _cases(self, e) -> Optional[str]:
+        """``if(c, a, b)`` (and an ``if`` in its else, and so on) as ``cases``; None when a row is too
+        wide for the column (a ``cases`` cannot break: the call is written out, breaking at its commas)."""
+        rows = []
+        node = e
+        while isinstance(node, ir.Call) and node.func == "if":
+            cond, then, other = (a.value for a in node.args)
+            rows.append((_flat(self.p(then)[0]), r"\text{if } " + _flat(self.p(cond)[0])))
+            node = other
+        rows.append((_flat(self.p(node)[0]), r"\text{otherwise}"))
+        if max(visible(a) + visible(b) for a, b in rows) > CASES_CHARACTERS:
+            return None
+        return r"\begin{cases} " + r" \\ ".join(f"{a} & {b}" for a, b in rows) + r" \end{cases}"
+
+    # aggregates
+    def _Aggregate(self, e):
+        op = e.op.value
+        var = e.written_var
+        items = e.values.items
+        flat = lambda x: _flat(self.p(x)[0])  # noqa: E731
+        if e.values.kind == "list":
+            listed = ", ".join(flat(i) for i in items)
+        else:
+            listed = f"{flat(items[0])}, \\ldots, {flat(items[1])}"
+            if len(items) > 2:
+                listed = f"{flat(items[0])}, {flat(items[0])} + {flat(items[2])}, \\ldots, {flat(items[1])}"
+        if var is None:  # `sum([a, b])`, `count([p, q])`, `sum(1..n)`
+            head = {"sum": r"\operatorname{sum}", "product": r"\operatorname{product}", "max": r"\max",
+                    "min": r"\min", "count": r"\operatorname{count}", "first": r"\operatorname{first}"}[op]
+            return head + r"\left(" + listed + r"\right)", _PREC["atom"]
+        v = name_latex(var)
+        body_tex, body_prec = self.p(e.body)
+        body = _flat(body_tex)
+        if op in ("count", "first"):
+            head = r"\#" if op == "count" else r"\operatorname{first}"
+            return rf"{head}\left\{{ {v} \in \{{{listed}\}} : {body} \right\}}", _PREC["atom"]
+        if body_prec < _PREC["mul"]:
+            body = r"\left(" + body + r"\right)"
+        if op in ("sum", "product") and e.values.kind != "list" and len(items) == 2:
+            big = r"\sum" if op == "sum" else r"\prod"
+            return rf"{big}_{{{v} = {flat(items[0])}}}^{{{flat(items[1])}}} {body}", _PREC["add"]
+        big = {"sum": r"\sum", "product": r"\prod", "max": r"\max", "min": r"\min"}[op]
+        return rf"{big}_{{{v} \in \{{{listed}\}}}} {body}", _PREC["add"]
+
+
+def _lines(tex: str, width: int) -> list[str]:
+    """``tex`` broken at its marks into lines of at most ``width`` visible characters, trying the
+    outermost marks first and going deeper only while some line is still too wide."""
+    depths = sorted({int(m[1]) for m in _BREAKS.findall(tex)})
+    best = [_flat(tex)]
+    for limit in depths:
+        pieces = re.split(BREAK + "[0-" + str(limit) + "]", tex)
+        pieces = [_flat(p) for p in pieces]
+        lines, line = [], ""
+        for piece in pieces:
+            if line and visible(line) + visible(piece) > width:
+                lines.append(line.rstrip())
+                line = ""
+            line += piece
+        lines.append(line.rstrip())
+        best = [l.strip() for l in lines if l.strip()]
+        if all(visible(l) <= width for l in best):
+            break
+    return best
+
+
+def formula_latex(expr) -> str:
+    """A plan formula (an ``ir.Expr``) as written, in LaTeX on one line."""
+    return _flat(FormulaPrinter().doprint(expr))
+
+
+def formula_equation(head: str, expr, width: int = LINE_CHARACTERS) -> str:
+    """``head = formula`` as LaTeX, the formula printed as written (:class:`FormulaPrinter`); too wide
+    for the column, it breaks over aligned lines at its outermost sums, products and arguments.
+    ``head`` is LaTeX (``\\mathrm{cost}``, or a function with its parameters)."""
+    body = FormulaPrinter().doprint(expr)
+    return layout(head, body, width)
+
+
+def layout(head: str, body: str, width: int = LINE_CHARACTERS) -> str:
+    """``head = body`` on one line, or broken over ``aligned`` lines (``body`` may hold break marks)."""
+    flat_head = _flat(head)
+    one = f"{flat_head} = {_flat(body)}"
+    if visible(one) <= width:
+        return one
+    if visible(flat_head) <= width // 3:  # `name ={} & line \\ & line`
+        lines = _lines(body, width - visible(flat_head) - 3)
+        if len(lines) == 1:
+            return one
+        return r"\begin{aligned} " + flat_head + r" ={} & " + r" \\ & \quad ".join(lines) + r" \end{aligned}"
+    # a long head (a function with many parameters) on its own lines, the formula under it
+    heads = _lines(head, width)
+    lines = _lines(body, width - 6)
+    rows = [heads[0]] + [r"\quad " + h for h in heads[1:]] + ["= " + lines[0]] + [r"\quad " + l for l in lines[1:]]
+    return r"\begin{aligned} & " + r" \\ & ".join(rows) + r" \end{aligned}"
+
+
+def function_head(f) -> str:
+    """A user function's name and parameters (an ``ir.FunctionDef``) as LaTeX, with break marks."""
+    printer = FormulaPrinter()
+    params = []
+    for p in f.params:
+        tex = name_latex(p.name)
+        if p.default is not None:
+            tex += " = " + _flat(printer.doprint(p.default))
+        params.append(tex)
+    return name_latex(f.name) + "(" + f", {BREAK}0".join(params) + ")"

@@ -87,8 +87,10 @@ def title_of(results: Sequence) -> str:
     return title
 
 
-def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Mark] = ()) -> bytes:
-    """The PNG of one sweep statement (its results, one per scenario)."""
+def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Mark] = (),
+              together: Sequence[Sequence[str]] = ()) -> bytes:
+    """The PNG of one sweep statement (its results, one per scenario). ``together``: groups of shown
+    quantities drawn in one panel (the two sides of a break-even, which cross at the answer)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -98,25 +100,32 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
     plan = first.plan
     x_axis = max(first.axes, key=lambda a: a.count)  # the longest axis across, the others as lines
     others = [a for a in first.axes if a is not x_axis]
-    panels, _ = panels_of(results)
+    shown, _ = panels_of(results)
+    groups = {n: tuple(g) for g in together if all(m in shown for m in g) for n in g}
+    panels: list = []  # a name, or a group of names sharing one panel
+    for n in shown:
+        entry = groups.get(n, n)
+        if entry not in panels:
+            panels.append(entry)
     title = title or title_of(results)
     style = dict(matplotlib.rcParamsDefault)
     style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 9})
     with matplotlib.rc_context(style):
-        heights = [0.9 if plan.model.quantities[n].is_bool else 2.2 for n in panels] or [2.2]
+        heights = [2.2 if isinstance(n, tuple) or not plan.model.quantities[n].is_bool else 0.9 for n in panels] or [2.2]
         fig = Figure(figsize=(WIDTH_INCHES, 1.1 + sum(heights)), dpi=DPI)
         FigureCanvasAgg(fig)
         axes = fig.subplots(max(1, len(panels)), 1, sharex=True, squeeze=False,
                             gridspec_kw={"height_ratios": heights})[:, 0]
         combos = int(np.prod([a.count for a in others])) if others else 1
         marker = "o" if x_axis.count <= 50 else None
-        for ax, name in zip(axes, panels):
-            is_bool = plan.model.quantities[name].is_bool
-            for r in results:
+        for ax, entry in zip(axes, panels):
+            names = entry if isinstance(entry, tuple) else (entry,)
+            is_bool = len(names) == 1 and plan.model.quantities[names[0]].is_bool
+            for name, r in itertools.product(names, results):
                 for label, mask in _lines(r, others):
                     x = r.display(x_axis.name)[mask]
                     y = np.where(r.bad[mask], np.nan, r.display(name)[mask].astype(float))
-                    parts = [p for p in (r.label if len(results) > 1 else "", label) if p]
+                    parts = [p for p in (name if len(names) > 1 else "", r.label if len(results) > 1 else "", label) if p]
                     if is_bool:
                         ax.step(x, y, where="mid", linewidth=1.4, label=", ".join(parts) or None)
                     else:
@@ -124,9 +133,10 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
             if is_bool:
                 ax.set_ylim(-0.25, 1.25)
                 ax.set_yticks([0, 1], ["false", "true"])
-            ax.set_ylabel(_label(plan, name))
+            ax.set_ylabel(_label(plan, names[0]) if len(names) == 1 else
+                          f"{' and '.join(names)} ({plan.model.quantities[names[0]].unit_text})")
             ax.grid(True, linewidth=0.4, alpha=0.6)
-            if len(results) > 1 or others:
+            if len(results) > 1 or others or len(names) > 1:
                 ax.legend(fontsize=7, loc="best")
         if not panels:
             axes[0].text(0.5, 0.5, "nothing to plot", ha="center", va="center")
@@ -163,8 +173,9 @@ def _draw_marks(axes, panels: Sequence[str], marks: Sequence[Mark]) -> None:
     colours = {"current": "0.45", "line": "tab:red", "point": "tab:red"}
     for k, m in enumerate(marks):
         if m.kind == "point":
-            if m.panel in panels:
-                ax = axes[list(panels).index(m.panel)]
+            at = [i for i, p in enumerate(panels) if m.panel == p or (isinstance(p, tuple) and m.panel in p)]
+            if at:
+                ax = axes[at[0]]
                 ax.plot([m.x], [m.y], marker="*", markersize=11, color=colours["point"], zorder=5,
                         linestyle="none", label=m.label)
                 ax.annotate(m.label, (m.x, m.y), textcoords="offset points", xytext=(-8, -13), ha="right", fontsize=7,
@@ -249,7 +260,7 @@ def distribution_png(data) -> bytes:
     return buf.getvalue()
 
 
-def tornado_png(figures: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> bytes:
+def rank_tornado_png(figures: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> bytes:
     """A tornado per figure: ``(title, [(input, rank correlation), ...])``, largest first, a
     horizontal bar each (right for a figure that rises with the input, left for one that falls)."""
     import matplotlib
@@ -279,6 +290,57 @@ def tornado_png(figures: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> b
         axes[-1].set_xlabel("rank correlation with the figure (Spearman)")
         fig.suptitle("What moves each figure over the trials", fontsize=10)
         fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) -> bytes:
+    """One tornado chart of what moves the headline figures: for each figure (``label``) its top
+    movers (``input``, lowest and highest elasticity over the scenarios), a horizontal bar from 0
+    (the range between them hatched where the scenarios differ), figures one under another."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rows: list[tuple[float, str, float, float]] = []  # (y, input, low, high)
+    groups: list[tuple[float, str]] = []
+    y = 0.0
+    for label, movers in bars:
+        groups.append((y, label))
+        for name, low, high in movers:
+            rows.append((y, name, low, high))
+            y += 1
+        y += 0.8  # a gap between figures
+    style = dict(matplotlib.rcParamsDefault)
+    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 8})
+    with matplotlib.rc_context(style):
+        fig = Figure(figsize=(WIDTH_INCHES, 0.9 + 0.28 * y), dpi=DPI)
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        for yy, name, low, high in rows:
+            same = f"{low:+.2f}" == f"{high:+.2f}"
+            end = high if abs(high) >= abs(low) else low
+            ax.barh(yy, end, height=0.7, color="tab:blue" if end >= 0 else "tab:orange")
+            if not same:
+                ax.barh(yy, high - low, left=low, height=0.7, fill=False, hatch="////", edgecolor="0.3", linewidth=0)
+            ax.annotate(f"{high:+.2f}" if same else f"{low:+.2f} to {high:+.2f}",
+                        (max(high, 0.0), yy), textcoords="offset points", xytext=(4, -3), fontsize=7)
+        ax.set_yticks([r[0] for r in rows], [r[1] for r in rows])
+        ax.invert_yaxis()
+        ax.axvline(0, color="0.2", linewidth=0.8)
+        for top, label in groups:
+            ax.annotate(label, (0, top - 0.55), xycoords=("axes fraction", "data"), fontsize=8, weight="bold",
+                        annotation_clip=False)
+        lo = min([0.0] + [r[2] for r in rows])
+        hi = max([0.0] + [r[3] for r in rows])
+        pad = 0.25 * max(hi - lo, 1e-9)
+        ax.set_xlim(lo - (pad if lo < 0 else 0), hi + pad)
+        ax.set_xlabel("% change of the figure for a 1% rise of the input (elasticity)")
+        ax.grid(True, axis="x", linewidth=0.4, alpha=0.6)
+        fig.suptitle("What moves the headline figures", fontsize=10)
+        inches = 0.9 + 0.28 * y  # fixed margins (tight_layout measures every label: a third of the time)
+        fig.subplots_adjust(left=0.17, right=0.97, top=1 - 0.45 / inches, bottom=0.45 / inches)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", metadata={"Software": None})
     return buf.getvalue()

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..compute.evaluation import Evaluation, Plan
 from ..questions.checks import CheckResult, run_checks
-from .latex import equation, latex, name_latex
+from .latex import FormulaPrinter, formula_latex, visible, equation, formula_equation, function_head, latex, layout, name_latex
 from ..language import ir
 from ..language.live import plain
 from .numbers import NumberStyle, figure, prose_style, style_for
@@ -50,6 +50,8 @@ GRAPH_NODES = 30
 GRAPH_EDGES = 50
 SUMMARY_EDGES = 150  # the summary graph keeps the first headlines whose edges fit
 TOP_MOVERS = 3  # inputs named per headline figure in "What moves the headline figures"
+CLOSED_FORM_CHARACTERS = 4 * 70  # a closed form of more than four lines of the column is not printed
+DISPLAY_FORM_LONGER = 1.25  # a closed form in display units this much longer (+ 10 characters) than in base units is not used
 FOLD_AFTER = 30  # rows past which a table (or list) is folded in a <details> block
 
 
@@ -457,14 +459,48 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         d["constraints"] = [c.span.flat for c in q.definition.constraints]
         d["overridden"] = name in overridden
     else:
-        d["latex"] = latex(plan.exprs[name], booleans)
-        d["equation_latex"] = equation(name, plan.exprs[name], booleans)
+        # as written: a call stays a call, a literal keeps its unit (the functions are listed once)
+        d["latex"] = formula_latex(q.definition.expr)
+        d["equation_latex"] = formula_equation(name_latex(name), q.definition.expr)
         d["constraints"] = []
         d["overridden"] = False
     d["display_math"] = d["equation_latex"] is not None and (
         len(d["equation_latex"]) > DISPLAY_MATH_AFTER or "\\frac" in d["equation_latex"]
         or "\\begin" in d["equation_latex"])
     return d
+
+
+def _functions(plan: Plan) -> list[dict]:
+    """The user functions the plan's formulas call (directly or through other functions), in file
+    order, each with its formula once: the Definitions print a call as the call."""
+    from ..language import ir
+
+    functions = plan.model.functions
+    called: set[str] = set()
+    todo = [q.definition.expr for q in plan.quantities.values()]
+    while todo:
+        for node in ir.walk(todo.pop()):
+            if isinstance(node, ir.Call) and node.func in functions and node.func not in called:
+                called.add(node.func)
+                todo.append(functions[node.func].body)
+                todo.extend(p.default for p in functions[node.func].params if p.default is not None)
+    out = []
+    for name, f in functions.items():
+        if name not in called:
+            continue
+        tex = layout(function_head(f), FormulaPrinter().p(f.body)[0])
+        out.append({
+            "name": name,
+            "params": [p.name for p in f.params],
+            "doc": f.doc,
+            "label": _label(f.doc, name),
+            "unit": f.display.text if f.display is not None else "",
+            "line": f.span.line,
+            "formula": f.body.span.flat,
+            "equation_latex": tex,
+            "display_math": len(tex) > DISPLAY_MATH_AFTER or "\\frac" in tex or "\\begin" in tex,
+        })
+    return out
 
 
 def _assumptions(quantities: Sequence[dict]) -> tuple[list[dict], list[dict]]:
@@ -532,11 +568,8 @@ def _checks(results: Sequence[CheckResult]) -> dict:
             "all_passed": failed == 0, "results": items}
 
 
-def _graph(analysis: Analysis, headlines: Sequence[str]) -> dict:
-    """The dependency graph as Mermaid: every quantity, with the scenarios' overrides as dotted edges
-    (``h100.hbm_bandwidth -.-> hbm_bandwidth``). Past GRAPH_NODES nodes or GRAPH_EDGES edges it is
-    the summary: the headlines and the inputs they depend on, directly or not."""
-    from ..compute.symbolic import cone
+def _graph_parts(analysis: Analysis) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """Every quantity in report order, the dependency edges and the scenarios' override edges."""
     from ..language import ir
 
     plan = analysis.plan
@@ -548,33 +581,107 @@ def _graph(analysis: Analysis, headlines: Sequence[str]) -> dict:
             for m in ir.walk(o.expr):
                 if isinstance(m, ir.Name) and m.name in plan.quantities and [m.name, o.name] not in overrides:
                     overrides.append([m.name, o.name])
+    return order, edges, overrides
+
+
+def _graph(analysis: Analysis, headlines: Sequence[str], full_file: Optional[str] = None) -> dict:
+    """The dependency graph as Mermaid: every quantity, with the scenarios' overrides as dotted edges
+    (``h100.hbm_bandwidth -.-> hbm_bandwidth``), clustered by import. Past GRAPH_NODES nodes or
+    GRAPH_EDGES edges it is the summary: the headlines and the inputs they depend on, directly or
+    not, at most GRAPH_NODES nodes (the inputs that feed the most headlines first); ``full_file`` names
+    the file with the whole graph, written next to the report."""
+    from ..compute.symbolic import cone
+
+    plan = analysis.plan
+    order, edges, overrides = _graph_parts(analysis)
     full = len(order) <= GRAPH_NODES and len(edges) + len(overrides) <= GRAPH_EDGES
     note = ""
     if full:
         nodes, drawn, dotted = order, edges, overrides
+        full_file = None
+        merged = {}
     else:
-        nodes, drawn, shown = [], [], []
-        for h in headlines:
-            ins = [n for n in _in_file_order(plan, cone(plan.model, [h])) if plan.quantities[n].is_input]
-            more = [[i, h] for i in ins]
-            if len(drawn) + len(more) > SUMMARY_EDGES and shown:
-                break
+        feeds: dict[str, list[str]] = {}  # input -> the headlines it moves
+        shown: list[str] = []
+        for h in headlines[:GRAPH_NODES // 2]:
             shown.append(h)
-            drawn += more
-            nodes += [n for n in ins + [h] if n not in nodes]
-        nodes = _in_file_order(plan, nodes)
+            for n in cone(plan.model, [h]):
+                if plan.quantities[n].is_input:
+                    feeds.setdefault(n, []).append(h)
+        # inputs that feed the same headlines are one node (`hidden, layers, heads + 5 more`): a few
+        # arrows where every input had one to every headline it moves
+        groups: dict[tuple, list[str]] = {}
+        for n in _in_file_order(plan, list(feeds)):
+            groups.setdefault(tuple(feeds[n]), []).append(n)
+        ranked = sorted(groups.items(), key=lambda g: (-len(g[0]), -len(g[1])))[:GRAPH_NODES - len(shown)]
+        kept = [n for _, members in ranked for n in members]
+        merged = {members[0]: members for _, members in ranked}
+        drawn = [[members[0], h] for feeds_of, members in ranked for h in feeds_of][:SUMMARY_EDGES]
+        nodes = _in_file_order(plan, list(merged) + shown)
         dotted = [e for e in overrides if e[0] in nodes and e[1] in nodes]
+        inputs_left = len(feeds) - len(kept)
+        heads_left = len(headlines) - len([n for n in nodes if n in headlines])
+        left = []
+        if heads_left:
+            left.append(f"{heads_left} more headline quantit{'y' if heads_left == 1 else 'ies'}")
+        if inputs_left:
+            left.append(f"{inputs_left} more input{'s' if inputs_left != 1 else ''}")
         note = (f"The plan has {len(order):,} quantities and {len(edges) + len(overrides):,} dependencies, "
-                f"too many to draw legibly; this summary shows "
-                + (f"the {len(shown)} headline quantities" if len(shown) == len(headlines)
-                   else f"{len(shown)} of the {len(headlines)} headline quantities")
-                + " and the inputs each depends on, directly or through other quantities "
-                "(`planner explain NAME` shows the whole chain).")
+                f"too many to draw legibly; this summary shows the headline quantities and the inputs "
+                f"each depends on, directly or through other quantities"
+                + (f" (not drawn: {' and '.join(left)})" if left else "")
+                + (f"; [the whole graph]({full_file}) is in a file of its own" if full_file else "")
+                + " (`planner explain NAME` shows the whole chain).")
+    return {"mermaid": mermaid(plan, nodes, drawn, dotted, headlines, merged), "edges": drawn, "override_edges": dotted,
+            "summary": not full, "note": note, "nodes": len(nodes), "quantities": len(order), "full_file": full_file}
+
+
+def full_graph(analysis: Analysis) -> Optional[tuple[str, list[list[str]]]]:
+    """The whole dependency graph, for the file beside a report whose graph is a summary: its Mermaid
+    and its edges; None when the report draws the whole graph itself."""
+    order, edges, overrides = _graph_parts(analysis)
+    if len(order) <= GRAPH_NODES and len(edges) + len(overrides) <= GRAPH_EDGES:
+        return None
+    headlines, _ = headline_names(analysis.plan)
+    return mermaid(analysis.plan, order, edges, overrides, headlines), edges + overrides
+
+
+def mermaid(plan: Plan, nodes: Sequence[str], drawn, dotted, headlines: Sequence[str],
+            merged: Optional[Mapping[str, list[str]]] = None) -> str:
+    """A Mermaid flowchart of ``nodes``: each import's quantities in a subgraph of their own, the plan's
+    own inputs in one, its headline figures in another. ``merged``: a node that stands for several
+    inputs (its name -> all their names)."""
+    merged = merged or {}
     ids = {n: f"q{i}" for i, n in enumerate(nodes)}
-    lines = ["flowchart LR"]
+    clusters: dict[str, list[str]] = {}
     for n in nodes:
+        q = plan.quantities[n]
+        if not _own(plan, n) and "." in n:
+            key = n.split(".")[0]
+        elif q.is_input:
+            key = "inputs"
+        elif n in headlines:
+            key = "headline figures"
+        else:
+            key = ""
+        clusters.setdefault(key, []).append(n)
+
+    def node(n: str) -> str:
         cls = "input" if plan.quantities[n].is_input else ("headline" if n in headlines else "derived")
-        lines.append(f'  {ids[n]}["{_node_label(n)}"]:::{cls}')
+        if len(merged.get(n, ())) > 1:
+            names = merged[n]
+            label = "<br>".join(names[:3]) + (f"<br>+ {len(names) - 3} more" if len(names) > 3 else "")
+            return f'{ids[n]}["{label}"]:::{cls}'
+        return f'{ids[n]}["{_node_label(n)}"]:::{cls}'
+
+    lines = ["flowchart LR"]
+    for k, (key, members) in enumerate(clusters.items()):
+        if not key or len(clusters) == 1:
+            lines += [f"  {node(n)}" for n in members]
+            continue
+        lines.append(f'  subgraph c{k}["{key}"]')
+        lines += [f"    {node(n)}" for n in members]
+        lines.append("  end")
     lines += [f"  {ids[a]} --> {ids[b]}" for a, b in drawn]
     lines += [f"  {ids[a]} -.-> {ids[b]}" for a, b in dotted]
     lines += [
@@ -582,8 +689,7 @@ def _graph(analysis: Analysis, headlines: Sequence[str]) -> dict:
         "  classDef derived fill:#ffffff,stroke:#888888",
         "  classDef headline fill:#fff4d6,stroke:#b07d00,stroke-width:2px",
     ]
-    return {"mermaid": "\n".join(lines), "edges": drawn, "override_edges": dotted, "summary": not full,
-            "note": note, "nodes": len(nodes), "quantities": len(order)}
+    return "\n".join(lines)
 
 
 def _node_label(name: str, width: int = 14) -> str:
@@ -659,19 +765,29 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
             if isinstance(r, PlanError):
                 items.append({
                     "scenario": scenario or "base", "ok": False, "value": "", "number": None,
-                    "exact": None, "closed_form": None, "closed_form_latex": None, "boundary": None,
+                    "exact": None, "closed_form": None, "closed_form_latex": None, "closed_form_units": None,
+                    "boundary": None,
                     "method": "", "verification": "", "roots": [], "optimum": None, "notes": [],
                     "error": prose(r.message), "error_kind": r.family,
                     "error_details": [prose(n) for n in list(r.notes) + ([r.hint] if r.hint else [])],
                 })
                 continue
+            if r.closed_form is not None and r.closed_form not in forms:  # once per form, not per scenario
+                # over each quantity's value in its display unit, as the report shows them (no
+                # 2,628,000 s/month in every term), unless that is much longer than over values in
+                # base units (1e21 from TFLOP/s against GB); too long to follow, not printed
+                base = _through_quantities(plan, stmt, target, r.closed_form)
+                tex, units = equation(target, _in_display_units(plan, target, base), booleans), "display"
+                if visible(tex) > DISPLAY_FORM_LONGER * visible(in_base := equation(target, base, booleans)) + 10:
+                    tex, units = in_base, "base"
+                forms[r.closed_form] = (tex, units) if visible(tex) <= CLOSED_FORM_CHARACTERS else (None, None)
             items.append({
                 "scenario": r.label, "ok": True,
                 "value": show(r.display_value, r.unit), "number": number(r.display_value),
                 "exact": None if r.exact is None else str(r.exact),
                 "closed_form": r.closed_form_text,
-                "closed_form_latex": None if r.closed_form is None else forms.setdefault(
-                    r.closed_form, equation(target, _through_quantities(plan, stmt, target, r.closed_form), booleans)),
+                "closed_form_latex": None if r.closed_form is None else forms[r.closed_form][0],
+                "closed_form_units": None if r.closed_form is None else forms[r.closed_form][1],
                 "boundary": None if r.boundary is None else str(r.boundary),
                 "method": prose(r.method),
                 "verification": prose(r.verification.text),
@@ -694,9 +810,34 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
             "answered": len(ok),
             # shown once when every answer shares it, else None
             "closed_form_latex": _shared(a["closed_form_latex"] for a in ok),
+            "closed_form_units": _shared(a["closed_form_units"] for a in ok),
+            # a closed form derived but longer than a reader can follow (`planner solve --closed-form` prints it)
+            "closed_form_omitted": any(a["closed_form"] and not a["closed_form_latex"] for a in ok),
             "method": _shared(a["method"] for a in ok) if len(ok) > 1 else None,
         })
     return out
+
+
+def _in_display_units(plan: Plan, target: str, form):
+    """A closed form (over symbols standing for values in base units) over the quantities' values in
+    their display units, giving ``target`` in its display unit: a plan in years and %/year reads
+    ``(1 + rate / 100)^(-lifetime)``, not ``(31,536,000 rate + 1)^(-lifetime / 31,536,000)``."""
+    import sympy as sp
+
+    from .latex import rational_scale
+
+    scales = {}
+    for sym in form.free_symbols:
+        name = plan.symbols.names.get(sym)
+        if name is not None and (scale := plan.quantities[name].display.scale) != 1:
+            scales[sym] = rational_scale(scale) * sym
+    scale = plan.quantities[target].display.scale
+    if not scales and scale == 1:
+        return form
+    shown = form.xreplace(scales) * rational_scale(1 / scale)
+    if sp.count_ops(shown) <= 80:
+        shown = sp.together(shown)  # one fraction: 100 (price (resale - ...)) / (price years) reads as one
+    return shown
 
 
 def _through_quantities(plan: Plan, stmt, target: str, form):
@@ -816,6 +957,22 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
                for r in rows[:TOP_MOVERS] if any(e for e in r["elasticity_numbers"])]
         out.append({"quantity": name, "unit": q.unit_text, "scenarios": labels, "rows": rows,
                     "remarks": footnotes, "top": top})
+    return out
+
+
+def sensitivity_bars(analysis: Analysis) -> list[tuple[str, list[tuple[str, float, float]]]]:
+    """For the tornado chart: each headline figure's words and its top movers, each (input, lowest,
+    highest elasticity over the scenarios), from the same rows as "What moves the headline figures"."""
+    out = []
+    for s in _sensitivity(analysis):
+        q = analysis.plan.quantities[s["quantity"]]
+        movers = []
+        for r in s["rows"][:TOP_MOVERS]:
+            known = [e for e in r["elasticity_numbers"] if e is not None]
+            if any(known):
+                movers.append((r["input"], min(known), max(known)))
+        if movers:
+            out.append((_label(q.doc and plain(q.doc), s["quantity"]), movers))
     return out
 
 
@@ -968,12 +1125,13 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         },
         "inputs": [q for q in quantities if q["kind"] == "input"],
         "derived": [q for q in quantities if q["kind"] == "derived"],
+        "functions": _functions(plan),
         "quantities": by_name,
         "assumptions": assumptions,
         "sources": sources,
         "headline": {"rule": rule, "names": headlines, "quantities": [by_name[n] for n in headlines]},
         "checks": checks,
-        "graph": _graph(analysis, headlines),
+        "graph": _graph(analysis, headlines, plots.get("graph")),
         "sweeps": _sweeps(analysis, plot_files),
         "solves": solves,
         "optimizations": optimizations,
