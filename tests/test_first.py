@@ -173,7 +173,7 @@ def test_the_workbook_finds_the_first_period_live(recalculated, engine):
     item, poisoned, outs = recalculated
     written = openpyxl.load_workbook(item.path)
     formula = _cell(written, item, "breakeven")
-    assert "MIN(Helpers!" in formula and "NA()" in formula  # live over the helper row, not a number
+    assert "MIN('Cash flows'!" in formula and "NA()" in formula  # live over its row of terms, not a number
     # as written, 17; with 12 months typed in as the horizon (360 USD gained < 500), never: #N/A
     for path, want in ((item.path, 17), (item.path.with_name("first_edited.xlsx"), "#N/A")):
         wb = openpyxl.load_workbook(outs[engine][path], data_only=True)

@@ -103,7 +103,7 @@ class Book(state.Book):
             scenarios.fill_sheet(self, title)
         summary.fill(self)
         # the reader's sheets first, then the working ones (grey tabs), helper cells last
-        self.sheets.sort(key=lambda ws: (ws.work, ws is self.helpers))
+        self.sheets.sort(key=lambda ws: (ws.work, ws is self.flows, ws is self.helpers))
         return self
 
 
