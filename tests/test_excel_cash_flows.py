@@ -101,3 +101,18 @@ def test_more_terms_than_a_sheet_has_columns_go_down_a_column(books, engine):
     assert _named(formulas, item, "total").startswith("=SUM(Helpers!$B$3:$B$17002)")
     assert _named(item.engines[engine], item, "total") == 72_254_250
     assert verify(item, item.engines[engine]) >= 3
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_the_summary_says_never_where_the_model_keeps_na(books, engine):
+    """A `first` that finds nothing reads "never" on the Summary (planner's word); the Model cell keeps #N/A,
+    which the formulas over it need."""
+    for name, want in (("payback", 10), ("short", "never")):
+        item = books[name]
+        wb = item.engines[engine]
+        row = next(r for r in wb["Summary"].iter_rows() if r[0].value == "First month the machine has paid for itself")
+        assert row[2].value == want, name
+    assert _named(books["short"].engines[engine], books["short"], "payback") == "#N/A"
+    formulas = openpyxl.load_workbook(books["payback"].path)
+    row = next(r for r in formulas["Summary"].iter_rows() if r[0].value == "First month the machine has paid for itself")
+    assert row[2].value.startswith('=IF(ISNA(payback),"never",payback)')

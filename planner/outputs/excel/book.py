@@ -54,6 +54,7 @@ TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit
 SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selector picks
 BASE_ONLY = "base_only"  # an input only the base case reads (every scenario sets its own): not marked editable
 UNITS = "units"  # a unit beside a figure (indented, so "250" and "kUSD" do not run together)
+IDENT = "ident"  # a quantity's identifier beside its words (small, grey): where planner and import find the row
 
 
 # ---- small helpers ------------------------------------------------------------
@@ -637,6 +638,11 @@ class Book:
         cells = [self.names[name]] + [f"{sheet_ref(SCENARIOS)}!${c.column}${self.rows[name]}" for c in self.selectable]
         return f"=CHOOSE(MATCH({selected},{choices},0),{','.join(cells)})"
 
+    def label(self, name: str) -> str:
+        """A row's label: the quantity's doc string, capitalised, else its identifier."""
+        q = self.q.get(name)
+        return capitalised(q.doc) if q is not None and q.doc else name
+
     def words(self, name: str) -> str:
         """A quantity named for a reader: its doc string, else its identifier."""
         q = self.q.get(name)
@@ -658,7 +664,7 @@ class Book:
         return f"{stmt.target} where {stmt.condition.span.flat}"
 
     def scenario_cells(self, name: str) -> str:
-        """Where to edit input ``name`` for the scenarios that set it: ``edit Scenarios!C10 (low_use), D10
+        """Where to edit input ``name`` for the scenarios that set it: ``edit Scenarios!D10 (low_use), E10
         (busy)``."""
         setters = [c for c in self.selectable if name in self.model.scenarios[c.scenario].overrides]
         row = self.rows[name]

@@ -58,13 +58,18 @@ STYLES = {
     state.HEADER: {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6"},
     "header over figures": {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6",
                             "align": "right"},
+    "header over units": {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6",
+                          "indent": 1},
     state.UNIT: {"italic": True, "font_color": "#595959"},
     state.LABEL: {"bold": True},
     state.INPUT: {"bg_color": "#FFCC99", "font_color": "#3F3F76", "border": 1, "border_color": "#7F7F7F"},
     state.BASE_ONLY: {"bg_color": "#F2F2F2", "font_color": "#595959", "border": 1, "border_color": "#BFBFBF"},
     "units": {"indent": 1},
     state.NAME: {},
+    state.IDENT: {"font_color": "#7F7F7F", "font_size": 9},
+    "ident over figures": {"font_color": "#7F7F7F", "font_size": 9, "align": "right"},
     summary.SECTION: {"bold": True, "font_size": 12, "font_color": "#1F4E78"},
+    summary.FIGURE: {"align": "right"},
     "good": {"bg_color": "#C6EFCE", "font_color": "#006100"},
     "bad": {"bg_color": "#FFC7CE", "font_color": "#9C0006"},
     "stale": {"bg_color": "#FFEB9C", "font_color": "#9C5700"},
@@ -135,7 +140,8 @@ def fitted_widths(ws: Sheet) -> dict[int, float]:
         if cell.overflow:
             continue
         lines = shown_text(cell).split("\n")
-        longest[col] = max(longest.get(col, 0), max(len(line) for line in lines))
+        pad = 2 if cell.style == state.HEADER else 0  # a right-aligned header clear of the next column's
+        longest[col] = max(longest.get(col, 0), max(len(line) for line in lines) + pad)
     numeric = {col for (_, col), cell in ws.cells.items() if cell.kind in ("number", "formula", "bool")}
     out = {}
     for col in range(1, ws.max_col + 1):
@@ -178,6 +184,16 @@ def chart_extent(ws: Sheet, widths: dict[int, float]) -> int:
     return last
 
 
+def _over_units(ws: Sheet, row: int, col: int) -> bool:
+    """Whether the cell below a header is a unit beside a figure (indented): the header is indented too, so
+    that a right-aligned header over the figures to its left does not run into it ("Value" "Unit")."""
+    for r in range(row + 1, row + 4):  # a figure without a unit leaves its unit cell empty
+        cell = ws.at(r, col)
+        if cell is not None:
+            return cell.style == state.UNITS
+    return False
+
+
 def _over_figures(ws: Sheet, row: int, col: int) -> bool:
     """Whether the first filled cell below a header (past a unit row) is a figure: a number, a formula of one
     or a truth value."""
@@ -189,7 +205,7 @@ def _over_figures(ws: Sheet, row: int, col: int) -> bool:
             return True
         if cell.kind == "formula":
             return isinstance(cell.cached, (int, float)) or cell.cached is None
-        if cell.style != state.UNIT:
+        if cell.style not in (state.UNIT, state.IDENT):  # past a row of units or of names
             return False
     return False
 
@@ -257,6 +273,8 @@ def render(book: state.Book) -> bytes:
             elif cell.kind == "text":
                 quote = cell.value[:1] in ("=", "+", "-", "@")
                 style = "header over figures" if cell.style == state.HEADER and _over_figures(sheet, r, c) \
+                    else "header over units" if cell.style == state.HEADER and _over_units(sheet, r, c) \
+                    else "ident over figures" if cell.style == state.IDENT and _over_figures(sheet, r, c) \
                     else cell.style  # a header sits over its column's figures, which Excel aligns right
                 ws.write_string(r - 1, c - 1, cell.value, fmt(style, None, hl, wrap, quote))
             elif cell.kind == "number":
