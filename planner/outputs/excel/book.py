@@ -668,6 +668,8 @@ class Book:
         (busy)``."""
         setters = [c for c in self.selectable if name in self.model.scenarios[c.scenario].overrides]
         row = self.rows[name]
+        if len(setters) > 3:  # a dozen cells named one by one is a paragraph: the row, and how many
+            return f"edit Scenarios! row {row} ({len(setters)} scenarios)"
         return "edit Scenarios!" + ", ".join(f"{c.column}{row} ({c.label})" for c in setters)
 
     # ---- contexts ------------------------------------------------------------------

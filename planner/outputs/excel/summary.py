@@ -16,7 +16,7 @@ import math
 from ...language import ir
 from ..numbers import prose_style
 from .book import shown_figures
-from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
+from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, col_index, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs
@@ -51,13 +51,28 @@ def _selector(book: Book, ws, row: int) -> int:
     names = ["base"] + [c.label for c in book.selectable]
     ws.text(row, 1, "Selected scenario (Model and Inputs follow it)", NAME)
     ws.text(row, 2, "base", INPUT)
-    ws.text(row, 3, "one of:", NOTE)
-    for k, label in enumerate(names, start=4):
-        ws.text(row, k, label, NOTE)
-    last = col_letter(3 + len(names))
+    if len(names) <= FEW + 1:
+        ws.text(row, 3, "one of:", NOTE)
+        for k, label in enumerate(names, start=4):
+            ws.text(row, k, label, NOTE)
+        source = f"$D${row}:${col_letter(3 + len(names))}${row}"
+        book.defined[choices] = f"Summary!{source}"
+    else:  # a dozen names across the Summary would print it too small to read: the list, under the Scenarios
+        # sheet's columns (base, then each scenario under its own column)
+        scenarios = book.sheet(SCENARIOS)
+        at = scenarios.max_row + 2
+        first = book.selectable[0].column
+        scenarios.text(at, 1, "The Summary's scenario selector offers these", NOTE)
+        scenarios.text(at, col_index(first) - 1, "base", IDENT)
+        for ctx in book.selectable:
+            scenarios.text(at, col_index(ctx.column), ctx.label, IDENT)
+        source = (f"{sheet_ref(SCENARIOS)}!${col_letter(col_index(first) - 1)}${at}:"
+                  f"${book.selectable[-1].column}${at}")
+        book.defined[choices] = source
+        ws.text(row, 3, f"one of the {len(names)} scenarios: base, or a column of the Scenarios sheet", NOTE,
+                overflow=True)
     book.defined[selected] = f"Summary!$B${row}"
-    book.defined[choices] = f"Summary!$D${row}:${last}${row}"
-    ws.validations.append((row, 2, {"validate": "list", "source": f"=$D${row}:${last}${row}",
+    ws.validations.append((row, 2, {"validate": "list", "source": f"={source}",
                                     "error_title": "planner scenario", "error_message": "one of: " + ", ".join(names)[:240],
                                     "error_type": "stop", "show_error": True, "ignore_blank": False}))
     return row + 2
@@ -106,7 +121,11 @@ def _headlines(book: Book, ws, row: int) -> int:
                 _figure(book, ws, row, 3 + len(contexts), name, ref, book.display(book.base_context, name))
             ws.highlight.add(row)
         return row + 2
-    ws.header(row, ["Scenario"] + names)
+    ws.header(row, ["Scenario"] + [words(book, n) for n in names])  # words first; the identifier in a comment
+    for k, name in enumerate(names, start=2):
+        if words(book, name) != name:
+            ws.at(row, k).comment = name
+        ws.caps[k] = 18
     ws.text(row + 1, 1, "unit", UNIT)
     for k, name in enumerate(names, start=2):
         ws.text(row + 1, k, unit_of(book.q[name]), UNIT)

@@ -17,6 +17,8 @@ Sheets, in order:
   maximize/minimize;
 * **Checks** (:mod:`.checking`): each check a live TRUE/FALSE cell, with planner's tolerance,
   and the **Check contexts** work sheet for the checks' ``with`` columns;
+* **Cash flows** (work): the terms of sums over ranges, a row per sum and column, a column per
+  value of the range (printer.py prints a term once and fills in each column);
 * **Helpers**: subexpressions moved out of formulas longer than Excel's
   8,192 characters (only when needed).
 
@@ -259,9 +261,13 @@ def render(book: state.Book) -> bytes:
             wrap = (not cell.overflow and cell.kind in ("text", "link")
                     and len(max(text.split("\n"), key=len)) + 2 > widths.get(c, MAX_WIDTH))
             if wrap:
-                heights[r] = max(heights.get(r, LINE_HEIGHT), LINE_HEIGHT * lines(text, widths.get(c, MAX_WIDTH)))
+                bold = 1.2 if cell.style == state.HEADER else 1.0  # bold letters are wider
+                heights[r] = max(heights.get(r, LINE_HEIGHT),
+                                 LINE_HEIGHT * lines(text, widths.get(c, MAX_WIDTH) / bold))
+            if cell.kind == "link" and cell.overflow:  # a link running past its column prints whole
+                last_col = max(last_col, note_span(sheet, r, c, text, widths, last_col)[0])
             if cell.kind == "text" and cell.overflow and cell.style in (state.NOTE, state.TITLE):
-                scale = 14 / 11 if cell.style == state.TITLE else 1.0
+                scale = 1.45 if cell.style == state.TITLE else 1.0  # 14-point bold: about 1.45 times as wide as 11
                 end, width = note_span(sheet, r, c, text, widths, last_col, scale)
                 last_col = max(last_col, end)
                 size = 20 if cell.style == state.TITLE else LINE_HEIGHT
