@@ -72,14 +72,38 @@ def _percentiles(text: str) -> list[float]:
     return out
 
 
-def _sampling(p: argparse.ArgumentParser) -> None:
+def _sampling(p: argparse.ArgumentParser, dask: bool = False) -> None:
     p.add_argument("--samples", "-n", type=_positive, default=10_000, metavar="N",
                    help="samples of the uncertain inputs (default: 10,000)")
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="the random seed: the same seed gives the same samples on every machine (default: 0)")
-    p.add_argument("--method", choices=["lhs", "random", "counter"], default="lhs",
+    p.add_argument("--method", choices=["lhs", "random", "counter"], default=None if dask else "lhs",
                    help="Latin hypercube (lhs, the default), plain random sampling, or counter: the workbook's "
-                        "Trials generator, a formula of the trial number (the same numbers as its sheet)")
+                        "Trials generator, a formula of the trial number (the same numbers as its sheet)"
+                        + ("; with --dask, random is the default and lhs is refused (it shuffles every sample at "
+                           "once)" if dask else ""))
+
+
+def _chunk_mb(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = 0.0
+    if not 0.001 <= v <= 100_000:
+        raise argparse.ArgumentTypeError(f"expected a size in MB from 0.001 to 100000, got {text!r}")
+    return v
+
+
+def _dask(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--dask", action="store_true",
+                   help=f"run the {what} as chunked Dask arrays, reduced to figures without holding them: for runs "
+                        "too large for memory (needs the extra: pip install 'planner-units[dask]')")
+    p.add_argument("--chunk-mb", type=_chunk_mb, default=100.0, metavar="MB",
+                   help="with --dask, the size of a chunk: one task per chunk, holding about this many MB of "
+                        "values (every quantity computed for it; default: 100)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --dask, run on the dask.distributed cluster at ADDRESS (tcp://host:8786; its workers "
+                        "need planner installed); implies --dask. Default: this machine's cores")
 
 
 def _names(text: str) -> list[str]:
@@ -167,7 +191,8 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
                              "sample set per run: every scenario sees the same samples.")
     if p is not None:
         _add_common(p)
-        _sampling(p)
+        _sampling(p, dask=True)
+        _dask(p, "simulation")
         p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
                        help="quantities to show, a comma list; repeatable (default: the uncertain inputs and "
                             "every quantity they reach)")
@@ -196,7 +221,10 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
                             description="Without NAME=VALUES, run every `sweep` in the file; with them, sweep those "
                                         "inputs as a grid. VALUES as in a plan: 0.3,0.6,0.8 or [0.3, 0.6], 1..8, "
                                         "'1..8 step 2', '1..1024 times 2', '2 TB/s..4 TB/s count 5'. Points that break "
-                                        "a constraint or give no finite value are reported, not printed as nan.")
+                                        "a constraint or give no finite value are reported, not printed as nan. With "
+                                        "--dask, a grid too large for memory runs in chunks and is reduced to figures "
+                                        "per quantity (mean, sd, min, max, percentiles) and the share of points where "
+                                        "each --probability holds.")
     if p is not None:
         _add_common(p)
         p.add_argument("axes", nargs="*", metavar="NAME=VALUES", help="an input and its values; several make a grid")
@@ -212,6 +240,13 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
                        help="only the first N points of each sweep (the others are not computed)")
         p.add_argument("--output", "-o", metavar="FILE",
                        help="write to FILE (all or nothing: nothing is written if the run fails) instead of stdout")
+        _dask(p, "sweep")
+        p.add_argument("--percentiles", type=_percentiles, metavar="P[,P...]",
+                       help="with --dask, the percentiles of each quantity over the grid, a comma list (default: "
+                            "5,50,95); exact, as numpy's percentile gives them")
+        p.add_argument("--probability", "-p", action="append", default=[], metavar="CONDITION",
+                       help='with --dask, the share of the grid\'s points where a condition holds, in plan syntax '
+                            '("margin > 0 USD"); repeatable')
         p.set_defaults(handler=cmd_sweep)
 
     p = _command(sub, only, "solve", help="solve for an input: break-even roots, integer thresholds, optima",
@@ -745,6 +780,36 @@ def _simulate_solve(plan, args, scenarios, overrides, origins) -> int:
     return EXIT_OK
 
 
+def _simulate_chunked(plan, args, scenarios, overrides, origins, names, probabilities) -> int:
+    """``planner simulate --dask``: the simulation in chunks of samples, reduced to figures."""
+    from .language.errors import UsageError
+    from .outputs import simulation
+    from .questions import chunked
+
+    chunked.libraries()
+    if args.solve:
+        raise UsageError("--solve bisects over samples held in memory: it does not run with --dask",
+                         hint="leave out --dask")
+    if args.sensitivity:
+        raise UsageError("--sensitivity ranks every sample, and a --dask run keeps none", hint="leave out --dask")
+    from .outputs.progress import Progress
+
+    with Progress("simulate --dask") as progress, chunked.scheduler(args.scheduler, progress.step) as run:
+        sims = chunked.simulate_chunked(run, plan, scenarios, args.samples, args.seed, args.method, overrides,
+                                        origins, names, probabilities, args.percentiles, args.chunk_mb)
+    if args.format == "json":
+        out = simulation.as_json(sims, names, args.percentiles, probabilities)
+    elif args.format == "csv":
+        out = simulation.as_csv(sims, names, args.percentiles)
+    elif args.format == "markdown":
+        out = simulation.markdown(sims, names, args.percentiles, probabilities)
+    else:
+        out = simulation.text(sims, names, args.percentiles, probabilities, _width())
+    write_output(out)
+    note(f"{sims[0].samples:,} samples in chunks of {sims[0].chunk:,}, on {sims[0].where}")
+    return EXIT_OK
+
+
 def cmd_simulate(args) -> int:
     from .language.errors import UnknownNameError, suggest
     from .language.lower import lower_expr
@@ -762,12 +827,19 @@ def cmd_simulate(args) -> int:
             raise UnknownNameError(f"--show names `{n}`, which is not in {plan.path}",
                                    hint=f"did you mean `{guess}`?" if guess else None)
     probabilities = [(text, lower_expr(Source("--probability", text))) for text in args.probability]
+    chunked = args.dask or args.scheduler is not None
+    args.method = args.method or ("random" if chunked else "lhs")
+    if chunked:
+        return _simulate_chunked(plan, args, scenarios, overrides, origins, names, probabilities)
     if args.solve:
         return _simulate_solve(plan, args, scenarios, overrides, origins)
     from .language import ir
     from .outputs.progress import Progress
 
     keep = names + [n.name for _, c in probabilities for n in ir.free_names(c) if n.name in plan.model.quantities]
+    if args.samples > simulate.MAX_SAMPLES:
+        with _past_memory("more samples"):
+            simulate.check_samples(args.samples)
     with Progress("simulate", args.samples * len(scenarios), "samples") as progress:
         sims = simulate.run(plan, scenarios, args.samples, args.seed, args.method, overrides, origins, keep,
                             progress=progress.advance)
@@ -798,30 +870,74 @@ def cmd_explain(args) -> int:
     return EXIT_OK
 
 
-def cmd_sweep(args) -> int:
+def _prepare_sweeps(plan, args, overrides, origins, limit, runs) -> None:
     from .language.errors import UsageError
-    from .outputs import stream
-    from .outputs.progress import Progress
     from .questions import sweep
     from .questions.ranges import parse_assignment
 
-    plan = _load(args.file, args=args)
-    overrides, origins = overrides_from(plan, args.sets)
-    runs = []
     if args.axes:
         axes = [parse_assignment(plan, text) for text in args.axes]
         for s in plan.resolve_scenarios(args.scenario):
-            runs.append(sweep.prepare(plan, axes, args.show, s, overrides, origins))
+            runs.append(sweep.prepare(plan, axes, args.show, s, overrides, origins, **limit))
     else:
         if not plan.model.sweeps:
             example = next((n for n in plan.model.inputs if not plan.model.quantities[n].is_bool), "x")
             raise UsageError(f"{plan.path} has no `sweep` statements",
                              hint=f"give the values on the command line: planner sweep FILE {example}=1..8")
         for stmt in plan.model.sweeps:
-            runs.extend(sweep.prepare_statement(plan, stmt, args.scenario, overrides, origins, show=args.show))
+            runs.extend(sweep.prepare_statement(plan, stmt, args.scenario, overrides, origins, show=args.show,
+                                                **limit))
+
+
+class _past_memory:
+    """Adds to the error of an in-memory limit (``match``: how its message starts) that ``--dask``
+    runs past it."""
+
+    def __init__(self, what: str, match: str = "", on: bool = True) -> None:
+        self.what, self.match, self.on = what, match, on
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, err, tb) -> bool:
+        from .language.errors import PlanError
+
+        if self.on and isinstance(err, PlanError) and err.message.startswith(self.match):
+            err.notes.append(f"--dask runs {self.what} in chunks, reduced to figures "
+                             "(pip install 'planner-units[dask]')")
+        return False
+
+
+def cmd_sweep(args) -> int:
+    from .language.errors import UsageError
+    from .outputs import stream
+    from .outputs.progress import Progress
+
+    chunked = args.dask or args.scheduler is not None
+    if chunked:
+        from .questions.chunked import MAX_POINTS, libraries
+
+        libraries()  # without the extra: say what to install, before anything runs
+        if args.limit is not None:
+            raise UsageError("--limit shows the first points, and a --dask sweep shows figures over all of them",
+                             hint="leave out --limit or --dask")
+        if args.format == "jsonl":
+            raise UsageError("--format jsonl writes every point, and a --dask sweep writes figures",
+                             hint="use --format table, json, csv or markdown")
+    elif args.probability or args.percentiles:
+        raise UsageError("--probability and --percentiles summarise a --dask sweep",
+                         hint="add --dask (the figures over the whole grid), or leave them out (every point)")
+    plan = _load(args.file, args=args)
+    overrides, origins = overrides_from(plan, args.sets)
+    limit = {"max_points": MAX_POINTS} if chunked else {}
+    runs = []
+    with _past_memory("a grid past the limit", "too many points", on=not chunked):
+        _prepare_sweeps(plan, args, overrides, origins, limit, runs)
     for run in runs:  # what can fail (a fixed input breaking its constraint) fails before anything is written
         run.block(0, 1)
         run.diagnosed = 0
+    if chunked:
+        return _sweep_chunked(plan, runs, args)
     total = sum(stream.shown(r, args.limit) for r in runs)
     refuse_inputs(args.output, args.file, plan.files)
     got = {}
@@ -837,6 +953,37 @@ def cmd_sweep(args) -> int:
     if totals.left_out and args.format not in ("table", "markdown"):
         note("; ".join(f"{stream.shown(r, args.limit):,} of {r.size:,} points of `{stream._label(r)}` "
                        f"[{r.label}] (--limit {args.limit})" for r, _ in totals.left_out))
+    return EXIT_OK
+
+
+def _sweep_chunked(plan, runs, args) -> int:
+    """``planner sweep --dask``: each sweep as a chunked grid, reduced to figures."""
+    from .language.lower import lower_expr
+    from .language.source import Source
+    from .outputs import summary
+    from .questions import chunked
+
+    conditions = [(text, lower_expr(Source("--probability", text))) for text in args.probability]
+    refuse_inputs(args.output, args.file, plan.files)
+    from .outputs.progress import Progress
+
+    with Progress("sweep --dask") as progress, chunked.scheduler(args.scheduler, progress.step) as where:
+        results = [chunked.sweep(where, r, conditions, args.percentiles or [5.0, 50.0, 95.0], args.chunk_mb)
+                   for r in runs]
+    if args.format == "json":
+        out = summary.as_json(results)
+    elif args.format == "csv":
+        out = summary.as_csv(results)
+    elif args.format == "markdown":
+        out = summary.markdown(results)
+    else:
+        out = summary.text(results, _width())
+    write_output(out, args.output)
+    if args.output not in (None, "-"):
+        note(f"wrote {args.output}")
+    if results:
+        note(f"{sum(r.size for r in results):,} points in {sum(r.blocks for r in results):,} chunks, "
+             f"on {results[0].where}")
     return EXIT_OK
 
 

@@ -397,6 +397,88 @@ def run_cache(case: dict, workdir: Path) -> None:
         cache.enable(False)
 
 
+# ---- the language server's framing: a client that sends garbage --------------------------------------
+
+def _frame(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+# Whole frames the server must refuse and read on after (each ends where the next message may start)
+BAD_FRAMES = [
+    b"Content-Length: 99999999999999\r\n\r\n", b"Content-Length: 18446744073709551617\r\n\r\n",
+    b"Content-Length: ten\r\n\r\n", b"Content-Length: -5\r\n\r\n", b"Content-Type: x\r\n\r\n",
+    _frame(b'{"jsonrpc": "2.0", "id": 9, "method": '), _frame(b"[1, 2, 3]"), _frame(b"\xff\xfe\x00"),
+    _frame(b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "x"}'), _frame(b'{"jsonrpc": "2.0", "method": 5}'),
+    _frame(b'"just a string"'), _frame(b"null"), _frame(b"{}"), b"\r\n\r\n\n",
+    _frame(b'{"jsonrpc": "2.0", "id": 7, "method": "textDocument/nonsense", "params": 3}'),
+]
+PIECES = [b"Content-Length: ", b"12", b"\r\n", b"\r\n\r\n", b"{", b"}", b"Content-Length: 99999999999999999999",
+          b"Content-Type: x", b"\n", b"\xff\xfe", b'"method"', b":"]
+
+
+def framing_cases(seed: int, count: int):
+    rng = random.Random(seed)
+    for i in range(count):
+        whole = rng.random() < 0.6  # whole bad frames: the good session after them must be answered
+        if whole:
+            parts = [rng.randrange(len(BAD_FRAMES)) for _ in range(rng.randint(1, 6))]
+        else:
+            parts = [rng.choice([rng.randrange(len(PIECES)), -rng.randint(1, 40)]) for _ in range(rng.randint(1, 12))]
+        yield {"framing": "whole" if whole else "raw", "parts": parts, "early": rng.random() < 0.3,
+               "seed": rng.randint(0, 2**31)}
+
+
+def run_framing(case: dict, workdir: Path) -> None:
+    """A real `planner lsp` fed the case's bytes, then a good session: it never prints a traceback, every
+    frame it writes is JSON-RPC (errors only with the protocol's codes), it answers the good session
+    after whole bad frames, and it ends at the end of its input."""
+    import subprocess
+
+    rng = random.Random(case["seed"])
+    if case["framing"] == "whole":
+        garbage = b"".join(BAD_FRAMES[i] for i in case["parts"])
+    else:
+        garbage = b"".join(PIECES[i] if i >= 0 else rng.randbytes(-i) for i in case["parts"])
+    plan = workdir / "served.plan"
+    plan.write_text("x = 3 GB\ny = x * 2\n", encoding="utf-8")
+    uri = plan.as_uri()
+    good = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"processId": None, "rootUri": workdir.as_uri(), "capabilities": {}}},
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+                "uri": uri, "languageId": "plan", "version": 1, "text": plan.read_text()}}},
+            {"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover",
+             "params": {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 0}}},
+            {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+            {"jsonrpc": "2.0", "method": "exit"}]
+    session = b"".join(_frame(json.dumps(m).encode()) for m in good)
+    # the garbage before initialize (early requests, -32002) or after it
+    stream = garbage + session if case["early"] else session[:0] + _frame(json.dumps(good[0]).encode()) + \
+        garbage + b"".join(_frame(json.dumps(m).encode()) for m in good[1:])
+    proc = subprocess.run([sys.executable, "-m", "planner", "lsp"], input=stream, capture_output=True,
+                          timeout=60, cwd=workdir)
+    err = proc.stderr.decode("utf-8", "replace")
+    assert "Traceback" not in err, err[-2000:]
+    out, answered = proc.stdout, set()
+    while out:
+        head, sep, rest = out.partition(b"\r\n\r\n")
+        assert sep, f"a partial frame at the end of the output: {out[:200]!r}"
+        length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
+        message = json.loads(rest[:length])
+        out = rest[length:]
+        if "error" in message:
+            code = message["error"]["code"]
+            assert code in (-32700, -32600, -32002, -32601, -32602), message
+            assert "traceback" not in json.dumps(message).lower(), message
+        if "id" in message and "result" in message:
+            answered.add(message["id"])
+    if case["framing"] == "whole":
+        assert {1, 2, 3} <= answered, f"the good session after whole bad frames was not answered: {answered}"
+        assert proc.returncode == 0, f"exit {proc.returncode} after shutdown and exit: {err[-1000:]}"
+    else:
+        assert proc.returncode in (0, 1), f"exit {proc.returncode}: {err[-1000:]}"  # 1: exit without shutdown
+
+
 # ---- main --------------------------------------------------------------------------------
 
 def cases(kind: str, seed: int, count: int):
@@ -412,6 +494,8 @@ def cases(kind: str, seed: int, count: int):
         return cache_cases(seed, count)
     if kind == "template":
         return template_cases(seed, count)
+    if kind == "framing":
+        return framing_cases(seed, count)
     raise SystemExit(f"unknown kind {kind}")
 
 
@@ -425,7 +509,7 @@ def main(argv: list[str]) -> int:
 
     report.RENDER_SECONDS = 5  # the shipped report renders in well under a second: a slow case is found sooner
     sys.setrecursionlimit(50_000)  # as the CLI does
-    runner = {"cli": run_cli, "template": run_template, "cache": run_cache}.get(kind, run_plan)
+    runner = {"cli": run_cli, "template": run_template, "cache": run_cache, "framing": run_framing}.get(kind, run_plan)
     findings, ran, slowest = [], 0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

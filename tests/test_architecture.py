@@ -33,6 +33,9 @@ HOMES = {
     "pandas": {"planner.outputs.results"},  # optional: the API's to_pandas()
     "pygls": {"planner.lsp.server"},  # optional: the language server
     "lsprotocol": {"planner.lsp.server"},
+    "dask": {"planner.questions.chunked"},  # optional: sweeps and simulations past memory
+    "distributed": {"planner.questions.chunked"},
+    "xarray": {"planner.questions.chunked"},
 }
 
 

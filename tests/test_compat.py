@@ -36,10 +36,43 @@ def test_a_plan_that_declared_w_kw_and_kwh_still_loads(cli, plan_file):
     assert "warning[compat]: `W` is a built-in unit now" in err and "error" not in err
 
 
-def test_a_declaration_that_changes_a_built_in_unit_is_refused():
-    with pytest.raises(PlanError) as err:
-        planner.loads("unit GB = 1024 MB\nx = 2 GB\n", "gb.plan")
-    assert "`GB` is a built-in unit (1,000,000,000 B) and this declares it as 1,024,000,000 B" in str(err.value)
+def test_a_plan_s_own_meaning_of_a_built_in_unit_wins_in_that_plan_only(tmp_path, cli):
+    # A plan written before GB was built in, with GB = 1024 MB (1.024e9 B). Its own figures keep that
+    # meaning; an imported file that writes GB keeps the built-in 1e9 B.
+    (tmp_path / "disk.plan").write_text("capacity = 80 GB\n")
+    (tmp_path / "old.plan").write_text(
+        'import "disk.plan" as disk\n'
+        "unit GB = 1024 MB\n"
+        "unit TB = 1000 GB\n"  # waits for this plan's GB: 1.024e12 B, not the built-in 1e12
+        "used = 2 GB\n"
+        "in_tb = used -> TB\n"
+        "free = disk.capacity - used -> GB\n"
+        "check used == 2048 MB\n"            # 2 * 1024 MB
+        "check in_tb == 0.002 TB\n"          # 2.048e9 B / 1.024e12 B
+        "check free == 76.125 GB\n")         # (80e9 - 2.048e9) B / 1.024e9 B = 76.125
+    plan = planner.load(tmp_path / "old.plan")
+    ev = plan.evaluate()
+    assert ev.display("used") == pytest.approx(2)
+    assert ev["used"] == pytest.approx(2.048e9)
+    assert ev["disk.capacity"] == pytest.approx(80e9)  # the import's GB is the built-in one
+    assert ev.display("free") == pytest.approx(76.125)
+    assert [r.passed for r in plan.check()] == [True, True, True]
+    messages = [w.message for w in plan.warnings]
+    assert messages[0] == ("`GB` is a built-in unit (1,000,000,000 B); this file declares it as 1,024,000,000 B, "
+                           "and its own `GB` is used in this file (imports keep the built-in)")
+    assert messages[1].startswith("`TB` is a built-in unit (1e+12 B); this file declares it as 1.024e+12 B")
+    code, out, err = cli("--no-cache", "check", str(tmp_path / "old.plan"))
+    assert code == 0 and "3 passed" in out
+    assert "old.plan:2:6: warning[compat]: `GB` is a built-in unit" in err and "error" not in err
+
+
+def test_a_set_value_is_read_in_the_plan_s_own_unit(tmp_path, cli):
+    # `--set used=3 GB` on that plan means its own GB: 3 * 1.024e9 B, shown as 3 GB
+    path = tmp_path / "own.plan"
+    path.write_text("unit GB = 1024 MB\nused = 2 GB\nbytes = used -> MB\n")
+    code, out, err = cli("--no-cache", "eval", str(path), "--set", "used=3 GB")
+    assert code == 0, err
+    assert "3,072" in out  # 3 * 1024 MB
 
 
 # ---- `~=` means one thing wherever it is written ----------------------------------------------

@@ -4,7 +4,9 @@ Mutations of every shipped plan (at the token, character and line level),
 plans generated from the grammar (hypothesis), ``--set`` and sweep values
 on the command line, templates, and the compiled-plan cache (corrupt,
 truncated, swapped and concurrently written entries: the warm figures are
-the cold ones). Each case loads and evaluates (checks,
+the cold ones), and the language server's framing (`planner lsp` fed bad headers, huge lengths,
+invalid JSON, early requests and random bytes: JSON-RPC errors only, no traceback, the good
+session after them answered). Each case loads and evaluates (checks,
 sometimes the workbook and the report too) or fails with a ``PlanError``;
 an internal error, a crash or a case slower than 20 s is a finding, and the
 bar is zero findings. The cases run in a child process
@@ -28,7 +30,8 @@ import pytest
 
 RUNNER = Path(__file__).with_name("fuzz_runner.py")
 SCALE = max(1, int(os.environ.get("PLANNER_FUZZ", "1") or 1))
-BUDGET = {"tokens": 400, "chars": 350, "lines": 350, "grammar": 400, "hypothesis": 20, "cli": 100, "template": 250, "cache": 120}
+BUDGET = {"tokens": 400, "chars": 350, "lines": 350, "grammar": 400, "hypothesis": 20, "cli": 100, "template": 250, "cache": 120,
+          "framing": 40}
 SEEDS = 2  # each kind in two child processes: the machine has two cores
 
 

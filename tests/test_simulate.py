@@ -600,3 +600,40 @@ def test_solve_at_a_probability_refuses_what_it_cannot_mean(plan_file, cli):
     assert code == 2 and "INPUT where CONDITION" in err
     code, _, err = cli("simulate", path, "--solve", "h where P(cheaper) >= 120%")
     assert code == 2 and "for every value" in err
+
+
+NEVER_PLAN = """\
+unit USD
+price   = 1000 USD
+saving  = 50 USD/month ~ uniform(-10 USD/month, 110 USD/month)
+horizon = 36 month where horizon <= 120 month
+cum(m)  = saving * m
+payback = first(m for m in 1 month..horizon where cum(m) >= price) -> month
+early   = payback <= 24 month
+late    = payback > 24 month
+check P(early) >= 50%
+check P(late) >= 10%
+check p50(payback) <= 30 month
+"""
+
+
+def test_a_never_in_some_samples_is_said_not_quietly_false(plan_file, cli):
+    # payback is within 36 months when saving >= 1000/36 = 27.78 USD/month: P = (110 - 27.78) / 120 = 68.52%,
+    # never in 31.48%. late (payback > 24 months) is saving < 1000/24 = 41.67: (41.67 - 27.78) / 120 = 11.57%;
+    # early is (110 - 41.67) / 120 = 56.94%. early or late is 68.52%, not 100%: never is neither, and says so.
+    path = plan_file(NEVER_PLAN)
+    plan = planner.load(path)
+    sim = simulate.run(plan, [None], 10_000, 0, "lhs")[0]
+    assert sim.never("payback") == pytest.approx(1 - (110 - 1000 / 36) / 120, abs=2e-3)
+    late = plan.model.quantities["late"].definition.expr
+    assert sim.probability(late) == pytest.approx((1000 / 24 - 1000 / 36) / 120, abs=2e-3)
+    assert "`payback` is never in 31.5% of samples" in sim.never_note(late)
+    assert sim.never_note(plan.model.quantities["saving"].definition.expr) == ""
+    code, out, err = cli("--no-cache", "check", path, "-v")
+    assert code == 0, out + err
+    assert out.count("note: `payback` is never in 31.5% of samples") == 3
+    # the median of payback is over the samples with a value (it was nan, and the check failed unexplained):
+    # saving uniform on 27.78..110, its median 68.89 USD/month, ceil(1000 / 68.89) = 15 months
+    assert "p50(payback) <= 30 month = 15" in out
+    code, out, err = cli("--no-cache", "simulate", path, "-p", "early or late")
+    assert "P(early or late) = 68.5" in out and "counts as not holding" in out

@@ -293,7 +293,9 @@ class Analyzer:
                     elif isinstance(n, ir.Name) and n.name not in self.defs:
                         yield n.name
 
-            ready = [d for d in pending if all(self.units.lookup(u) is not None for u in uses(d))]
+            waiting = {d.name for d in pending}  # `unit TB = 1000 GB` waits for this plan's own GB
+            ready = [d for d in pending
+                     if all(self.units.lookup(u) is not None and u not in waiting for u in uses(d))]
             if not ready:  # unknown units (or a cycle): report them
                 ready = pending
             for decl in ready:
@@ -310,11 +312,18 @@ class Analyzer:
                 if builtin is not None:
                     if builtin.scale == unit.scale and builtin.dim == unit.dim:
                         continue  # `unit kW = 1000 W`: exactly the built-in; nothing changes
-                    # a different meaning would change the figures of every import that writes it
-                    self.sink.add(DuplicateError(
-                        f"`{decl.name}` is a built-in unit ({_meaning(builtin)}) and this declares it as "
-                        f"{_meaning(unit)}", decl.name_span,
-                        hint=f"pick another name for this unit (the built-in `{decl.name}` stays as it is)"))
+                    # A plan written before the unit was built in keeps its own meaning, in its own file
+                    # only: an import (the library's figures in GB) keeps the built-in one.
+                    if not self.units.local:
+                        self.units.root = self.plan.source_name
+                        self.units.files = frozenset(st.span.source.name for st in self.plan.statements)
+                    self.units.override(decl.name, unit, decl.span.source)
+                    self.warnings.append(PlanWarning(
+                        f"`{decl.name}` is a built-in unit ({_meaning(builtin)}); this file declares it as "
+                        f"{_meaning(unit)}, and its own `{decl.name}` is used in this file "
+                        f"(imports keep the built-in)", decl.name_span,
+                        hint=f"rename this unit (`{decl.name}_own`, say) so a reader sees which is meant, or "
+                             f"remove the declaration to use the built-in `{decl.name}`"))
                     continue
                 self.units.declare(decl.name, unit)
 

@@ -61,7 +61,7 @@ def unit_of(expr: ir.UnitExpr, table: UnitTable, sink: ErrorSink | None = None,
     scale = Fraction(1)
     dim = DIMENSIONLESS
     for factor in expr.factors:
-        unit = table.lookup(factor.name)
+        unit = table.lookup(factor.name, factor.span.source)
         if unit is None:
             err = unknown_unit(factor, table, names)
             if sink is None:

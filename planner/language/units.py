@@ -220,9 +220,26 @@ class UnitTable:
     def __init__(self) -> None:
         self.units: dict[str, Unit] = dict(BUILTIN_UNITS)
         self.declared: dict[str, object] = {}
+        # A file's own meaning of a built-in unit's name (`unit GB = 1024 MB` in a plan written before GB
+        # was built in): (file name, unit name) -> unit, used for what that file writes and nowhere else.
+        self.local: dict[tuple[str, str], Unit] = {}
+        self.root = ""  # the plan's own file: unit text from outside any file (`--set`, a live value) is its
+        self.files: frozenset[str] = frozenset()  # the files whose statements the plan holds
 
-    def lookup(self, name: str) -> Unit | None:
+    def lookup(self, name: str, source=None) -> Unit | None:
+        """The unit ``name`` means where ``source`` (a Source, or None for the plan's own file) writes it."""
+        if self.local:
+            owner = source.name if source is not None and source.name in self.files else self.root
+            unit = self.local.get((owner, name))
+            if unit is not None:
+                return unit
         return self.units.get(name)
+
+    def override(self, name: str, unit: Unit, source) -> Unit:
+        """``name`` means ``unit`` in the file ``source`` only; the built-in stays for every other file."""
+        unit = Unit(unit.scale, unit.dim, name)
+        self.local[(source.name, name)] = unit
+        return unit
 
     def declare_base(self, name: str) -> Unit:
         unit = Unit(Fraction(1), Dim.of({name: 1}), name)

@@ -649,7 +649,7 @@ class Document:
                 out.append((f"Declare `unit {m.group(1)}` (a new dimension)",
                             [(Range((at, 0), (at, 0)), f"unit {m.group(1)}\n")], i))
             if code in ("duplicate", "compat") and ("already a built-in unit" in message
-                                                    or re.search(r"help: remove `unit \w+`", message)):
+                                                    or re.search(r"help: remove `unit \w+`|remove the declaration to use the built-in", message)):
                 start = self.text.rfind("\n", 0, a) + 1
                 end = self.text.find("\n", b)
                 end = len(self.text) if end < 0 else end + 1

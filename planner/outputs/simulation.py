@@ -73,7 +73,7 @@ def text(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence
         block = [_header(sim), fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
         block += _never_lines(sim, names)
         for label, cond in probabilities:
-            block.append(f"P({label}) = {sim.probability(cond):.2%}")
+            block.append(f"P({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}")
         if sensitivity:
             block.append(tornado(sim, names, width))
         parts.append("\n".join(b for b in block if b))
@@ -88,7 +88,7 @@ def markdown(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequ
     for sim in sims:
         block = [f"## {_header(sim)}", "", markdown_table(_rows(sim, names, percentiles), headers, align)]
         block += ["\n" + line for line in _never_lines(sim, names)]
-        block += [f"\nP({label}) = {sim.probability(cond):.2%}" for label, cond in probabilities]
+        block += [f"\nP({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}" for label, cond in probabilities]
         parts.append("\n".join(block))
     return "\n\n".join(parts)
 

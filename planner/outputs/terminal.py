@@ -399,13 +399,14 @@ def check_text(results: Sequence[Any], verbose: bool = False, color: bool = Fals
     lines = []
     failed = 0
     for r in results:
+        note = getattr(r, "note", "")  # a probability check over samples where a `first` is never
         if not r.passed:
             failed += 1
-            lines.append(f"{fail} {r.location}: {r.text}\n     {describe(r)}")
+            lines.append(f"{fail} {r.location}: {r.text}\n     {describe(r)}" + (f"\n     note: {note}" if note else ""))
         elif verbose:
             where = f" [{r.scenario}]" if r.scenario else ""
             value = f" = {r.actual}" if r.lhs is not None else ""
-            lines.append(f"{ok} {r.text}{where}{value}")
+            lines.append(f"{ok} {r.text}{where}{value}" + (f"\n     note: {note}" if note else ""))
     summary = f"{len(results) - failed} passed, {failed} failed"
     if color:
         summary = f"{RED if failed else GREEN}{summary}{RESET}"
@@ -452,7 +453,8 @@ def check_json(plan: Plan, results: Sequence[Any]) -> dict[str, Any]:
 def check_record(r) -> dict[str, Any]:
     return {"check": r.text, "line": r.check.span.line, "scenario": r.scenario, "passed": r.passed,
             "actual": r.lhs, "expected": r.rhs, "unit": r.unit, "tolerance": r.tolerance,
-            "error": r.error.message if r.error else None, "with": r.overrides}
+            "error": r.error.message if r.error else None, "with": r.overrides,
+            **({"note": r.note} if getattr(r, "note", "") else {})}
 
 
 # ---- sweeps ----

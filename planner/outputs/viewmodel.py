@@ -77,12 +77,25 @@ class Analysis:
         return sum(1 for r in self.checks if not r.passed)
 
 
+def _base_is_its_own_case(plan: Plan, base, evaluations) -> bool:
+    """Whether the plan as written is a case the scenarios leave out: declared scenarios (not axes'
+    combinations), none of which sets exactly the plan's own inputs (`scenario base_case "as written"`)."""
+    if plan.model.axes or not evaluations or any(ev.scenario is None for ev in evaluations):
+        return False
+    for ev in evaluations:
+        if all(ev.inputs.get(n) == base.inputs.get(n) for n in base.inputs):
+            return False  # this scenario is the plan as written
+    return True
+
+
 def analyse(plan: Plan) -> Analysis:
     """Evaluate every scenario, run the checks (and the questions, when the
     modules answering them are installed). Raises PlanError on a bad plan."""
     scenarios = plan.resolve_scenarios("all")
     evaluations = plan.evaluate_all(scenarios)
     base = next((ev for ev in evaluations if ev.scenario is None), None) or plan.evaluate(None)
+    if _base_is_its_own_case(plan, base, evaluations):  # `scenario viral { ... }` is read against the plan
+        evaluations = [base, *evaluations]  # as written: the report shows both (`--scenario all` is the variants)
     answers = None
     if plan.model.solves or plan.model.optimizes:
         from ..questions.solve import Answers

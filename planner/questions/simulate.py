@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -238,8 +238,37 @@ class Simulation:
         return dict(sorted(out.items(), key=lambda kv: -abs(kv[1])))
 
     def probability(self, condition: ir.Expr) -> float:
-        """The share of samples where ``condition`` holds."""
+        """The share of samples where ``condition`` holds (where it has no value, because a ``first``
+        it uses found nothing, it does not hold: :meth:`never_note` says so)."""
         return float(np.mean(np.broadcast_to(condition_values(self, condition), (self.samples,))))
+
+    def no_value(self, names: Iterable[str]) -> dict[str, float]:
+        """The ``first(...)`` quantities that ``names`` use (themselves included), each with the share of
+        samples where it is never, for those never somewhere."""
+        quantities = self.plan.model.quantities
+        seen: set[str] = set()
+        stack = [n for n in names if n in quantities]
+        out: dict[str, float] = {}
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            share = self.never(n)
+            if share:
+                out[n] = share
+            stack.extend(quantities[n].deps)
+        return dict(sorted(out.items()))
+
+    def never_note(self, condition: ir.Expr) -> str:
+        """`` (`payback` is never in 31.5% of samples: ...)`` for a condition that has no value in some
+        samples; "" for one that always has."""
+        names = {n.name for n in ir.walk(condition) if isinstance(n, ir.Name)}
+        nevers = self.no_value(names)
+        if not nevers:
+            return ""
+        said = ", ".join(f"`{n}` is never in {share:.1%} of samples" for n, share in nevers.items())
+        return f" ({said}: there the condition has no value and counts as not holding)"
 
 
 def _ranks(v: np.ndarray) -> np.ndarray:
@@ -473,6 +502,7 @@ class ProbabilityResult(CheckResult):
 
     samples: int = 0
     stat_text: str = ""
+    note: str = ""  # what the figure leaves out: samples where a `first` it uses is never
 
     def describe(self) -> str:
         where = f" in {self.scenario}" if self.scenario else ""
@@ -493,7 +523,7 @@ def statistic(sim: Simulation, call: ir.Call) -> tuple[float, str, str]:
     if call.func == "P":
         p = sim.probability(arg)
         se = math.sqrt(max(p * (1 - p), 1 / sim.samples) / sim.samples)
-        return p, "%", f"{call.span.flat} = {p:.2%} (sampling error about {se:.2%})"
+        return p, "%", f"{call.span.flat} = {p:.2%} (sampling error about {se:.2%}){sim.never_note(arg)}"
     if not isinstance(arg, ir.Name) or arg.name not in sim.plan.model.quantities:
         raise KindError(f"`{call.func}` takes a quantity's name", arg.span, hint=f"write `{call.func}(cost)`")
     name = arg.name
@@ -506,6 +536,14 @@ def statistic(sim: Simulation, call: ir.Call) -> tuple[float, str, str]:
             + f", so its {call.func} is its value", arg.span, label="certain",
             hint=f"check its value with `check {name} <= ...`, or make an input it uses uncertain")
     col = sim.column(name)
+    nevers = sim.no_value([name])
+    share = 1.0
+    if nevers:  # a `first` that found nothing in some samples: the figure is over the others, as stats() gives
+        valued = ~np.isnan(col.astype(float))
+        share, col = float(np.mean(valued)), col[valued]
+        if len(col) == 0:
+            raise DistributionError(f"`{name}` is never in every sample" + (
+                f" of scenario `{sim.scenario}`" if sim.scenario else "") + f", so it has no {call.func}", arg.span)
     if call.func == "mean":
         v = float(np.mean(col))
     elif call.func == "sd":
@@ -516,7 +554,9 @@ def statistic(sim: Simulation, call: ir.Call) -> tuple[float, str, str]:
             raise DistributionError(f"a percentile is between 0 and 100, not {level:g}", call.span)
         v = float(np.percentile(col, level))
     shown = format_value(v / float(q.display.scale), q.unit_text)
-    return v, q.unit_text, f"{call.span.flat} = {shown}"
+    over = f" (over the {share:.1%} of samples where it has a value; " + ", ".join(
+        f"`{n}` is never in {v:.1%}" for n, v in nevers.items()) + ")" if nevers else ""
+    return v, q.unit_text, f"{call.span.flat} = {shown}{over}"
 
 
 def run_probability_checks(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str = "lhs",
@@ -588,6 +628,15 @@ def _decide(plan: Plan, check: ir.ProbabilityCheck, sim: Simulation) -> Probabil
         result.lhs, result.rhs = values[0] / scale, values[-1] / scale
         result.unit = unit
         result.stat_text = "; ".join(texts)
+        nevers = {}
+        for o in cond.operands:
+            if is_statistic(o) and len(o.args) == 1:
+                arg = o.args[0].value
+                nevers.update(sim.no_value(n.name for n in ir.walk(arg) if isinstance(n, ir.Name)))
+        if nevers:
+            said = ", ".join(f"`{n}` is never in {v:.1%} of samples" for n, v in nevers.items())
+            result.note = (f"{said}: a probability counts them as not holding, a mean or percentile "
+                           "leaves them out")
     except PlanError as err:  # a check that cannot mean anything is a bad plan, not a failed check
         if sim.scenario is not None and not any("scenario" in n for n in err.notes):
             err.notes.append(f"in scenario `{sim.scenario}`")

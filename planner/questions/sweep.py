@@ -150,10 +150,12 @@ def prepare(
     origins=None,
     statement: Optional[ir.Sweep] = None,
     show_spans: Optional[Sequence[Optional[Span]]] = None,
+    max_points: int = MAX_POINTS,
 ) -> "SweepRun":
     """A sweep ready to run, checked (axes, point count, shown names) but not evaluated: its
     points are evaluated block by block (:meth:`SweepRun.block`), so a big sweep streams out
-    in bounded memory."""
+    in bounded memory. ``max_points``: the most points allowed (a chunked sweep, which reduces the
+    grid to figures, allows more)."""
     points = [expand(plan, name, values, span) for name, values, span in axes]
     seen: dict[str, Points] = {}
     for p, (_, _, span) in zip(points, axes):
@@ -162,9 +164,9 @@ def prepare(
         seen[p.name] = p
     shape = tuple(p.count for p in points)
     size = int(np.prod(shape, dtype=np.int64))
-    if size > MAX_POINTS:
+    if size > max_points:
         raise RangeError(f"too many points: {' x '.join(f'{n:,}' for n in shape)} = {size:,} "
-                         f"(the limit is {MAX_POINTS:,})", statement.span if statement else points[-1].span,
+                         f"(the limit is {max_points:,})", statement.span if statement else points[-1].span,
                          hint="sweep fewer values per axis")
     show = list(show) if show is not None else default_show(plan, [p.name for p in points])
     for i, n in enumerate(show):
@@ -288,14 +290,14 @@ def run_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None, or
 
 
 def prepare_statement(plan: Plan, stmt: ir.Sweep, scenarios=None, overrides=None, origins=None,
-                      show: Optional[Sequence[str]] = None) -> list[SweepRun]:
+                      show: Optional[Sequence[str]] = None, max_points: int = MAX_POINTS) -> list[SweepRun]:
     """:func:`run_statement`, prepared: one :class:`SweepRun` per scenario."""
     axes = [(a.name, a.values, a.name_span) for a in stmt.axes]
     spans = None
     if not show:
         show = [n.name for n in stmt.show] or None
         spans = [n.span for n in stmt.show] or None
-    return [prepare(plan, axes, show, s, overrides, origins, statement=stmt, show_spans=spans)
+    return [prepare(plan, axes, show, s, overrides, origins, statement=stmt, show_spans=spans, max_points=max_points)
             for s in scenarios_for(plan, stmt.scenarios, scenarios)]
 
 

@@ -40,7 +40,7 @@ from ...language.errors import PlanError
 from ...questions.checks import check_scenarios
 from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
-from .printer import FLOW_FIRST, ROW_TERMS, formula, number
+from .printer import FLOW_FIRST, ROW_TERMS, UnsupportedFormula, formula, number
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
 ZIP_TIME = (2000, 1, 1, 0, 0, 0)
@@ -527,8 +527,13 @@ class Book:
         """``=...`` for ``expr``; parts of a too-long formula go to the Helpers sheet, where they
         use ``helper_refs`` (sheet-qualified; needed when ``refs`` has same-sheet cells) and hold
         their value in ``env`` (symbol -> base value) as the cached result."""
-        return formula(expr, refs, self.bools, spill=lambda text, sub: self.spill(text, where, sub, env),
-                       scale=scale, helper_refs=helper_refs, row=self.flow_writer(where, env))
+        try:
+            return formula(expr, refs, self.bools, spill=lambda text, sub: self.spill(text, where, sub, env),
+                           scale=scale, helper_refs=helper_refs, row=self.flow_writer(where, env))
+        except UnsupportedFormula as err:
+            if where and not err.message.startswith(where):
+                err.message = f"{where}: {err.message}"  # which figure: `Model: total: sum over ranges ...`
+            raise
 
     def flow_writer(self, where: str, env: Optional[Mapping]):
         """The ``row`` callback of :func:`.printer.formula`: an aggregate's terms as a row of the Cash

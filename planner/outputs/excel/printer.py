@@ -30,10 +30,13 @@ the workbook writer provides) until it fits.
 
 from __future__ import annotations
 
+import functools
+
 from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
 import sympy as sp
+from sympy.concrete.expr_with_intlimits import ExprWithIntLimits
 from sympy.printing.codeprinter import CodePrinter
 
 from ...language.errors import PlanError
@@ -60,6 +63,9 @@ _RELATIONS = {"==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 
 MAX_PRINTED = 2_000_000  # characters of one printed formula, helper cells included, before it is split
+# Helper cells one aggregate (with the aggregates nested in it) may write: each costs about 0.3 ms to
+# write and 5 KB to hold, so 100,000 is half a minute; nested ranges allow 1,000,000 terms (hours).
+MAX_TERM_CELLS = 100_000
 
 
 class UnsupportedFormula(PlanError):
@@ -302,7 +308,7 @@ class ExcelPrinter(CodePrinter):
                 if not ranges:
                     return {"SUM": "0", "PRODUCT": "1"}.get(fn, "NA()")
                 return self._total(fn, ranges)
-        return self._cells(fn, identity, k, lo, hi, body, n)
+        return self._cells(e, fn, identity, k, lo, hi, body, n)
 
     def _total(self, fn: str, args: list[str]) -> str:
         if fn == "FIRST":  # the least value where its condition holds; none: #N/A, as planner's "never"
@@ -334,9 +340,11 @@ class ExcelPrinter(CodePrinter):
         cells, values = [], []
         for j in range(n):
             kj = lo + j
-            inside = sp.Le(kj, hi)
-            if inside is sp.false:
+            # a fixed end: the terms up to it; a moving end: IF(k <= end, ...) in each cell (SymPy's
+            # assumptions on `kj <= n` were most of a 20,000-term sum's export)
+            if hi.is_Number and kj > hi:
                 break
+            inside = sp.true if hi.is_Number else None
             at = self._print(kj)
             if kj < 0:
                 at = f"({at})"
@@ -391,28 +399,37 @@ class ExcelPrinter(CodePrinter):
         running.append((e, symbol, totals))
         return f"SUM({sheet}!${_letter(FLOW_FIRST)}${line}:{column}${line})"
 
-    def _cells(self, fn: str, identity: str, k, lo, hi, body, n) -> str:
+    def _cells(self, e, fn: str, identity: str, k, lo, hi, body, n) -> str:
         """One helper cell per term, each printed apart (a term that a row cannot hold)."""
+        cells = term_cells(e)
+        if cells > MAX_TERM_CELLS:
+            raise UnsupportedFormula(
+                f"`{fn.lower()}` over ranges would write {cells:,} helper cells, one per term (at most "
+                f"{MAX_TERM_CELLS:,}): the workbook is not written",
+                hint="lower the declared bounds of the inputs that end the ranges (`where n <= 1000`), or "
+                     "write the inner sum in closed form; `planner eval`, `check` and `report` compute it as it is")
         first = fn == "FIRST"  # (value, condition): the term is the value where the condition holds
+        values = [lo + j for j in range(n)]
+        if hi.is_Number:  # a fixed end: the terms up to it, no condition
+            values = [kj for kj in values if kj <= hi]
+            insides = [sp.true] * len(values)
+        else:  # a moving end: IF(k <= end, ...) in each cell. Left unevaluated: SymPy's assumptions on
+            # `kj <= n` took 29 s of a 20,000-term sum's export, and the cell's IF says the same.
+            insides = [sp.Le(kj, hi, evaluate=False) for kj in values]
         rows = []
-        for j in range(n):
-            kj = lo + j
-            inside = sp.Le(kj, hi)
-            if inside is sp.false:
-                break
-            label = _term_label(k, kj)
-            if first:
-                (value, cond), _ = body.args
-                with sp.evaluate(False):
+        # SymPy left to evaluate each term rebuilds every Min/Max and Piecewise in it (factor_terms,
+        # _find_localzeros): 60 of the 120 s of a 36-month plan's export. The term is printed as it
+        # stands instead, the value of k written in. (One evaluate(False) for all: each entry and exit
+        # clears SymPy's caches.)
+        with sp.evaluate(False):
+            for kj, inside in zip(values, insides):
+                if first:
+                    (value, cond), _ = body.args
                     term, holds = value.xreplace({k: kj}), cond.xreplace({k: kj})
-                rows.append((term, sp.And(inside, holds), identity, label))
-                continue
-            # SymPy left to evaluate each term rebuilds every Min/Max and Piecewise in it (factor_terms,
-            # _find_localzeros): 60 of the 120 s of a 36-month plan's export. The term is printed as it
-            # stands instead, the value of k written in.
-            with sp.evaluate(False):
-                term = body.xreplace({k: kj})
-            rows.append((term, inside, identity, label))
+                    rows.append((term, sp.And(inside, holds) if inside is not sp.true else holds, identity, kj))
+                else:
+                    rows.append((body.xreplace({k: kj}), inside, identity, kj))
+        rows = [(term, inside, identity, _term_label(k, kj)) for term, inside, identity, kj in rows]
         if not rows:
             return {"SUM": "0", "PRODUCT": "1"}.get(fn, "NA()")
         refs = self.cells(rows)
@@ -655,15 +672,16 @@ def formula(
         key = tuple(rows)
         if key in written:
             return written[key]
-        texts, exprs = [], []
+        texts = []
         for term, inside, identity, _ in rows:
             text = formula(term, inner_refs, bools, spill, limit, row=row_fn)
             if inside is not sp.true:
                 text = f"=IF({formula(inside, inner_refs, bools, spill, limit, row=row_fn)[1:]},{text[1:]},{identity})"
-                with sp.evaluate(False):  # only its value is needed (the cached result): no simplification
-                    term = sp.Piecewise((term, inside), (_IDENTITY_VALUE.get(identity, sp.nan), True))
             texts.append(text)
-            exprs.append(term)
+        with sp.evaluate(False):  # only its value is needed (the cached result): no simplification
+            exprs = [term if inside is sp.true else
+                     sp.Piecewise((term, inside), (_IDENTITY_VALUE.get(identity, sp.nan), True))
+                     for term, inside, identity, _ in rows]
         # a spill that takes the subexpression stores the helper cell's value too
         written[key] = [spill(t, e) if with_expr else spill(t) for t, e in zip(texts, exprs)]
         return written[key]
@@ -776,6 +794,19 @@ def formula(
 _ASSOCIATIVE = (sp.Add, sp.Mul, sp.Max, sp.Min, sp.And, sp.Or)
 
 
+def term_cells(e: sp.Basic) -> int:
+    """The helper cells the aggregate ``e`` writes: one per term of its last range, and per term the
+    cells of the aggregates in its body (a range's size is the most its declared bounds allow)."""
+    if isinstance(e, ExprWithIntLimits) and e.limits:
+        k = e.limits[-1][0]
+        body = e.function if len(e.limits) == 1 else type(e)(e.function, *e.limits[:-1])
+        return getattr(k, "terms", 1) * (1 + term_cells(body))
+    if not isinstance(e, sp.Basic) or e.is_Atom:
+        return 0
+    return sum(term_cells(a) for a in e.args)
+
+
+@functools.lru_cache(maxsize=64)  # asked once per helper cell: inspect.signature took 2 s of a 20,000-term sum
 def _takes_expr(spill: Callable) -> bool:
     """Whether a spill callback takes the subexpression too (``spill(text, expr)``)."""
     import inspect

@@ -1,0 +1,93 @@
+"""``planner sweep --dask``'s output: per sweep and scenario, a table of each shown quantity's figures
+over the grid (points, mean, sd, min, max, percentiles; display units), the share of points where
+each condition holds, and how many points were left out; or the same as JSON, CSV or Markdown."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ..compute.evaluation import format_value
+from ..questions.chunked import ChunkedSweep
+from .terminal import csv_rows, dumps, fit, json_number, markdown_table
+
+
+def _pct(p: float) -> str:
+    return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
+
+
+def _keys(percentiles: Sequence[float]) -> list[str]:
+    return ["points", "mean", "sd", "min", "max"] + [f"p{_pct(p)}" for p in percentiles]
+
+
+def _headers(percentiles: Sequence[float]) -> list[str]:
+    return ["quantity", "points", "mean", "sd", "min", "max"] + [f"p{p:g}" for p in percentiles] + ["unit"]
+
+
+def _header(r: ChunkedSweep) -> str:
+    grid = " x ".join(f"{p.count:,} {p.name}" for p in r.axes)
+    return f"[{r.label}] sweep of {grid} = {r.size:,} points, in {r.blocks:,} chunks"
+
+
+def _rows(r: ChunkedSweep):
+    rows = []
+    for name, s in r.stats.items():
+        q = r.plan.model.quantities[name]
+        rows.append([name, f"{s['points']:,}"] + [format_value(s[k], "", 6) for k in _keys(r.percentiles)[1:]]
+                    + ["share true" if q.is_bool else q.unit_text])
+    return rows
+
+
+def _lines(r: ChunkedSweep) -> list[str]:
+    out = []
+    if r.left_out:
+        out.append(f"{r.left_out:,} of {r.size:,} points left out: a constraint does not hold there, an integer "
+                   "input is swept to a fraction, or a shown quantity has no finite value (run without --dask to "
+                   "see which)")
+    for text, share in r.probabilities:
+        out.append(f"P({text}) = {share:.4%} of the {r.size - r.left_out:,} points")
+    return out
+
+
+def text(results: Sequence[ChunkedSweep], width: Optional[int] = None) -> str:
+    parts = []
+    for r in results:
+        headers = _headers(r.percentiles)
+        align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
+        parts.append("\n".join([_header(r), fit(_rows(r), headers, align, width, keep=1)] + _lines(r)))
+    return "\n\n".join(parts)
+
+
+def markdown(results: Sequence[ChunkedSweep]) -> str:
+    parts = []
+    for r in results:
+        headers = _headers(r.percentiles)
+        align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
+        parts.append("\n".join([f"## {_header(r)}", "", markdown_table(_rows(r), headers, align)]
+                               + ["\n" + line for line in _lines(r)]))
+    return "\n\n".join(parts)
+
+
+def as_json(results: Sequence[ChunkedSweep]) -> str:
+    return dumps({
+        "format": "planner.sweep-summary/1",
+        "file": results[0].plan.path if results else None,
+        "sweeps": [{
+            "scenario": r.label,
+            "axes": [{"name": p.name, "points": p.count, "unit": p.unit} for p in r.axes],
+            "points": r.size,
+            "left_out": r.left_out,
+            "chunks": r.blocks,
+            "quantities": {n: {"unit": r.plan.model.quantities[n].unit_text,
+                               **{k: json_number(s[k]) for k in _keys(r.percentiles)}} for n, s in r.stats.items()},
+            "probabilities": {text: json_number(share) for text, share in r.probabilities},
+        } for r in results],
+    })
+
+
+def as_csv(results: Sequence[ChunkedSweep]) -> str:
+    keys = _keys(results[0].percentiles) if results else _keys(())
+    rows = []
+    for r in results:
+        for n, s in r.stats.items():
+            rows.append([r.label, n, r.plan.model.quantities[n].unit_text] + [s[k] for k in keys])
+    return csv_rows(["scenario", "quantity", "unit"] + keys, rows)
