@@ -117,6 +117,7 @@ class Book(state.Book):
 # ---- rendering ----------------------------------------------------------------------
 
 WORK_PRINT_ROWS = 12  # a working sheet prints its title, notes and first rows: the reader's copy skips it
+WORK_PRINT_WIDTH = 160  # characters of column width a working sheet prints (a landscape A4 page, about)
 
 
 def column_pixels(width: float) -> int:
@@ -323,8 +324,12 @@ def render(book: state.Book) -> bytes:
             ws.set_landscape()
         ws.set_paper(PAPER_A4)
         ws.fit_to_pages(1, 0)
-        if sheet.work:  # out of the default print: one page of its first rows, saying what it is
-            ws.print_area(0, 0, min(max(sheet.max_row, 1), WORK_PRINT_ROWS) - 1, last_col - 1)
+        if sheet.work:  # out of the default print: one page of its first rows (and columns), saying what it is
+            shown, room = 1, widths.get(1, 8.43)  # a wide sheet (Cash flows: a column per month) prints its
+            while shown < last_col and room + widths.get(shown + 1, 8.43) <= WORK_PRINT_WIDTH:  # first columns
+                shown += 1                                                                        # readably
+                room += widths.get(shown, 8.43)
+            ws.print_area(0, 0, min(max(sheet.max_row, 1), WORK_PRINT_ROWS) - 1, shown - 1)
         else:
             ws.print_area(0, 0, max(sheet.max_row, 1) - 1, last_col - 1)
         if sheet.repeat:
