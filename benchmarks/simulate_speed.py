@@ -1,4 +1,4 @@
-"""100,000 samples of a finance plan's headline cone against the same sampling and formulas in numpy.
+"""100,000 samples of a finance plan's and of llm_cost's headline cones against the same in numpy.
 
 planner: ``simulate.run`` on ``tests/plans/gpu_buy_vs_rent_uncertain.plan`` (six uncertain inputs:
 two lognormal ranges, a triangular, two uniforms, one range fixed by the scenario) in scenario
@@ -7,6 +7,10 @@ after loading: drawing the Latin hypercube, the point evaluation, the compiled f
 sample arrays, every constraint and the finiteness of every value.
 Baseline: the same uniforms (the same generator calls), the inverse CDFs and the three formulas
 written by hand in numpy, the months as a (samples x 36) matrix.
+
+Then the same for ``sheets/llm_cost.plan``'s one range (DeepSeek-V3's MTP acceptance, uniform on
+85%..90%) and the figures it moves, ``dsv3_mtp_tokens`` (1 + alpha) and ``dsv3_mtp_speedup``
+(its tokens over 1 + 1/61): planner's run includes the point evaluation of the whole 520-line sheet.
 
 Prints the best and the median of interleaved runs and their ratios. Goal: under 0.5 s and at
 most 2x.
@@ -60,6 +64,34 @@ def by_hand(n: int, seed: int = 0):
     return npv_own, npv_rent, npv_rent - npv_own
 
 
+LLM_COST = ROOT / "sheets" / "llm_cost.plan"
+LLM_SHOW = ["dsv3_mtp_tokens", "dsv3_mtp_speedup"]
+
+
+def llm_by_hand(n: int, seed: int = 0):
+    """llm_cost's MTP figures, written in numpy: alpha uniform on 85%..90%, gamma = 1, c = 1/61."""
+    from planner.questions.sampling import uniforms
+
+    alpha = 0.85 + 0.05 * uniforms(n, seed, "dsv3_mtp_alpha")
+    tokens = (1 - alpha ** 2) / (1 - alpha)
+    return tokens, tokens / (1 * (1 / 61) + 1)
+
+
+def _compare(label: str, with_planner, numpy_by_hand, repeat: int) -> None:
+    for got, want in zip(with_planner(), numpy_by_hand()):
+        assert np.allclose(got, want, rtol=1e-9), (got[:3], want[:3])
+    planner_times, numpy_times = interleaved([with_planner, numpy_by_hand], repeat)
+    print(label)
+    print(f"planner simulate  {min(planner_times) * 1e3:8.1f} ms {statistics.median(planner_times) * 1e3:8.1f} ms"
+          "  (sampling, point evaluation, compiled plan, constraints, finiteness)")
+    print(f"numpy by hand     {min(numpy_times) * 1e3:8.1f} ms {statistics.median(numpy_times) * 1e3:8.1f} ms")
+    ratio = min(planner_times) / min(numpy_times)
+    median_ratio = statistics.median(planner_times) / statistics.median(numpy_times)
+    fast = min(planner_times) < 0.5
+    print(f"ratio             {ratio:8.2f}x {median_ratio:8.2f}x  (goal <= 2x and < 0.5 s: "
+          f"{'met' if ratio <= 2 and fast else 'NOT met'})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=100_000)
@@ -69,28 +101,23 @@ def main() -> None:
     import planner
     from planner.questions import simulate
 
-    plan = planner.load(PLAN)
     n = args.samples
+    plan = planner.load(PLAN)
 
     def with_planner():
         (sim,) = simulate.run(plan, ["base_case"], n, 0, "lhs", names=SHOW)
         return [sim.column(name) for name in SHOW]
 
-    def numpy_by_hand():
-        return by_hand(n)
-
-    for got, want in zip(with_planner(), numpy_by_hand()):
-        assert np.allclose(got, want, rtol=1e-9), (got[:3], want[:3])
-    planner_times, numpy_times = interleaved([with_planner, numpy_by_hand], args.repeat)
     print(f"samples           {n:,}  ({args.repeat} runs each, interleaved; best and median)")
-    print(f"planner simulate  {min(planner_times) * 1e3:8.1f} ms {statistics.median(planner_times) * 1e3:8.1f} ms"
-          "  (sampling, point evaluation, compiled plan, constraints, finiteness)")
-    print(f"numpy by hand     {min(numpy_times) * 1e3:8.1f} ms {statistics.median(numpy_times) * 1e3:8.1f} ms")
-    ratio = min(planner_times) / min(numpy_times)
-    median_ratio = statistics.median(planner_times) / statistics.median(numpy_times)
-    fast = min(planner_times) < 0.5
-    print(f"ratio             {ratio:8.2f}x {median_ratio:8.2f}x  (goal <= 2x and < 0.5 s: "
-          f"{'met' if ratio <= 2 and fast else 'NOT met'})")
+    _compare(f"{PLAN.name} ({', '.join(SHOW)})", with_planner, lambda: by_hand(n), args.repeat)
+
+    llm = planner.load(LLM_COST)
+
+    def llm_planner():
+        (sim,) = simulate.run(llm, [None], n, 0, "lhs", names=LLM_SHOW)
+        return [sim.column(name) for name in LLM_SHOW]
+
+    _compare(f"{LLM_COST.name} ({', '.join(LLM_SHOW)})", llm_planner, lambda: llm_by_hand(n), args.repeat)
 
 
 if __name__ == "__main__":

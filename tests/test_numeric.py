@@ -333,3 +333,66 @@ def test_a_solve_over_a_product_whose_closed_form_is_a_factorial(cli, plan_file)
                      "solve min n where t < 1 as small\ncheck small == 14\n")
     code, out, err = cli("--no-cache", "check", path)
     assert code == 0 and "1 passed" in out, out + err
+
+
+
+PREFIX_PLAN = """x = 0.5
+horizon = 30 where integer, 1 <= horizon <= 40
+cash(n) = sum(2 * (1 - x)^(m - 1) for m in 1..n)
+first_over = first(n for n in 1..horizon where cash(n) >= 1.9 / x)
+peak = max(cash(n) - 0.1 * n for n in 1..horizon)
+tilted(n) = sum(x^(m / n) for m in 1..n)
+peak_tilted = max(tilted(n) - 0.1 * n for n in 1..horizon)
+"""
+
+
+def test_an_inner_sum_resumes_from_the_outer_terms_before_to_the_last_bit(monkeypatch):
+    """``cash(n)`` inside ``first(n ...)`` reads ``n`` only as its end: run over many points (one
+    term per block), each outer term resumes the inner sum where the one before stopped (a prefix
+    sum, not a triangle of terms). Its figures are the same bits as running every inner sum from its
+    start, and what a hand loop gives; ``tilted(n)`` reads ``n`` in its terms and never resumes."""
+    from planner.compute import runtime
+
+    plan = planner.loads(PREFIX_PLAN, "prefix.plan")
+    xs = np.linspace(0.05, 0.95, runtime.BLOCK + 7)  # wider than a block: one term at a time
+    names = ["first_over", "peak", "peak_tilted"]
+    real = runtime._resumable
+
+    def run(resume: bool, only=names):
+        resumed = []
+
+        def spy(saved, reads, step):
+            ok = real(saved, reads, step) and resume
+            resumed.append(ok)
+            return ok
+
+        monkeypatch.setattr(runtime, "_resumable", spy)
+        program = plan.compile_outputs(only, constraints=False)
+        return dict(zip(program.outputs, program(plan.args({"x": xs, "horizon": 30.0})))), sum(resumed)
+
+    got, resumed = run(True)
+    fresh, none = run(False)
+    assert resumed >= 2 * 28 and none == 0  # outer terms 2..30 of `first_over` and `peak` each resumed `cash`
+    assert run(True, ["peak_tilted"])[1] == 0
+    for name in names:
+        assert _bits(got[name]) == _bits(fresh[name]), name
+
+    def by_hand(x: float) -> tuple[float, float, float]:
+        over, peak, tilted = math.nan, -math.inf, -math.inf
+        for n in range(1, 31):
+            cash = sum(2 * (1 - x) ** (m - 1) for m in range(1, n + 1))
+            if math.isnan(over) and cash >= 1.9 / x:
+                over = float(n)
+            peak = max(peak, cash - 0.1 * n)
+            tilted = max(tilted, sum(x ** (m / n) for m in range(1, n + 1)) - 0.1 * n)
+        return over, peak, tilted
+
+    assert by_hand(0.1)[0] == 29.0  # 1 - 0.9^n >= 0.95 first at n = 29 (0.9^28 = 0.0523, 0.9^29 = 0.0471)
+    assert math.isnan(by_hand(0.05)[0])  # 0.95^30 = 0.215: never within 30 terms
+    found = 0
+    for i in range(0, len(xs), 997):
+        want = by_hand(float(xs[i]))
+        assert _bits(got["first_over"][i]) == _bits(want[0]), xs[i]
+        found += not math.isnan(want[0])
+        assert _close(got["peak"][i], want[1]) and _close(got["peak_tilted"][i], want[2]), xs[i]
+    assert found > 30

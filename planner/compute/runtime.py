@@ -20,6 +20,7 @@ Aggregates over a range run on numpy only (their terms are a trailing array axis
 from __future__ import annotations
 
 import math
+import threading
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
@@ -356,6 +357,34 @@ def run_numpy(program, values: Sequence) -> tuple:
     return tuple(r[i] for i in program.results)
 
 
+_STATE = threading.local()  # the resume points of inner aggregates while an outer one runs
+
+
+def _reads(body) -> frozenset:
+    """The body's registers read before they are written: the captures it uses."""
+    got = body._bound.get("reads")
+    if got is None:
+        written, read = {body.var} | {reg for reg, _ in body.consts}, set()
+        for op, dst, args in body.steps:
+            if op == "agg":
+                regs = [args[1], args[2]] + [o for o, _ in args[5].captures]
+            else:
+                regs = list(args)
+            read.update(x for x in regs if x not in written)
+            written.add(dst)
+        read.discard(body.var)
+        got = body._bound["reads"] = frozenset(read)
+    return got
+
+
+def _resumable(saved, reads, step) -> bool:
+    """Whether an inner aggregate's saved run read exactly what this one reads (the same objects:
+    registers are never changed in place, and the saved run keeps its own alive)."""
+    before, before_step = saved
+    return before_step == step and len(before) == len(reads) and before[-1] == reads[-1] and \
+        all(x is y for x, y in zip(before[:-1], reads[:-1]))
+
+
 _IDENTITY = {"sum": 0.0, "product": 1.0, "max": -math.inf, "min": math.inf}
 
 
@@ -367,9 +396,23 @@ def _aggregate(np, approx, r, kind: str, start: int, end: int, step: float, cap:
     one term at a time (each term an array over the points), so memory stays small and numpy's
     loops stay long.
 
+    An aggregate inside another's body whose terms do not depend on the outer one's variable
+    (``cash(n) = sum(rent(m) for m in 1..n)`` inside ``first(n for n in 1..36 where ...)``) resumes
+    where its previous run (for the outer term before) stopped, when nothing it reads has changed:
+    a prefix sum instead of a triangle of terms. It resumes only at a block boundary that both runs
+    share, and only over terms no mask touched, so the figures are the same to the last bit
+    (:func:`_resumable`).
+
     No value (nan) where an end has none, where the range holds more than ``cap`` values (the most
     its declared bounds allow: only an input outside its constraints gets there), and for the max
     or min of an empty range."""
+    memo = getattr(_STATE, "memo", None)
+    if memo is None:  # the outermost aggregate: the inner ones' resume points last as long as it runs
+        _STATE.memo = {}
+        try:
+            return _aggregate(np, approx, r, kind, start, end, step, cap, body)
+        finally:
+            _STATE.memo = None
     reduce = {"sum": np.sum, "product": np.prod, "max": np.max, "min": np.min}[kind]
     combine = {"sum": np.add, "product": np.multiply, "max": np.maximum, "min": np.minimum}[kind]
     a = np.asarray(r[start], dtype=np.float64)
@@ -382,18 +425,22 @@ def _aggregate(np, approx, r, kind: str, start: int, end: int, step: float, cap:
     least = int(min(cap, np.min(count[finite]))) if finite.all() and count.size else 0  # terms every point has
     table, _ = numpy_table()
     steps = _bind(body, table)
-    captured = [(inner, r[outer]) for outer, inner in body.captures]
+    prototype = [None] * body.size  # the same objects for every block: inner aggregates can resume
+    for outer, reg in body.captures:
+        prototype[reg] = np.asarray(r[outer])[..., None]
+    for reg, v in body.consts:
+        prototype[reg] = np.bool_(v) if v.__class__ is bool else np.float64(v)
+    reads = tuple(r[outer] for outer, reg in body.captures if reg in _reads(body)) + (r[start], points)
     fill = _IDENTITY[kind]
     acc = None
     lo, block = 0, 1  # one term first, to learn how wide the body's values are
+    saved = memo.get(id(body))
+    if saved is not None and saved[0] is body and _resumable(saved[1], reads, step) and saved[2] <= least:
+        _, _, lo, block, acc = saved
     while lo < n:
         hi = min(n, lo + block)
         j = np.arange(lo, hi, dtype=np.float64)
-        inner = [None] * body.size
-        for reg, v in captured:
-            inner[reg] = np.asarray(v)[..., None]
-        for reg, v in body.consts:
-            inner[reg] = np.bool_(v) if v.__class__ is bool else np.float64(v)
+        inner = list(prototype)
         inner[body.var] = a[..., None] + j * step
         for fn, dst, args in steps:
             inner[dst] = fn(inner, args)
@@ -404,9 +451,12 @@ def _aggregate(np, approx, r, kind: str, start: int, end: int, step: float, cap:
         else:
             part = reduce(np.where(j < count[..., None], values, fill), axis=-1)
         acc = part if acc is None else combine(acc, part)
-        lo = hi
+        full = hi == lo + block  # not cut short by the end: a boundary every longer run shares
         width = int(np.prod(shape[:-1], dtype=np.int64))
         block = max(1, BLOCK // max(1, width))
+        if full and hi <= least:
+            memo[id(body)] = (body, (reads, step), hi, block, acc)
+        lo = hi
     if acc is None:
         acc = np.full(count.shape, fill)
     bad = ~finite | (count > cap)

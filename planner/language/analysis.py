@@ -979,8 +979,34 @@ class Analyzer:
             for node in ir.free_names(pc.condition):  # run by the simulation; its names are checked here
                 if node.name not in q:
                     self.sink.add(self._unknown(node.name, node.span, frozenset()))
+            self._probability_bounds(pc)
             picks(pc.scenarios)
         self._correlations(model)
+
+    def _probability_bounds(self, pc: ir.ProbabilityCheck) -> None:
+        """``check P(x < 1) >= 120%``: a share of trials is from 0% to 100%."""
+        cond = pc.condition
+        if not isinstance(cond, ir.Compare):
+            return
+        stats = [o for o in cond.operands if isinstance(o, ir.Call) and o.func in ("P", "mean", "sd")
+                 or isinstance(o, ir.Call) and o.func.startswith("p") and o.func[1:2].isdigit()]
+        if not stats or any(o.func != "P" for o in stats):
+            return
+        for o in cond.operands:
+            if any(o is st for st in stats):
+                continue
+            try:
+                t = self.infer_strict(o)
+            except PlanError:
+                continue
+            if t.const is None or t.is_bool or t.dim is not None and not t.dim.dimensionless:
+                continue
+            if not 0 <= float(t.const) <= 1:
+                self.sink.add(DistributionError(
+                    f"`{o.span.flat}` is not a probability: `P(...)` is the share of trials where its "
+                    "condition holds, from 0% to 100%", o.span, label="outside 0% to 100%",
+                    labels=[Label(stats[0].span, "a share of trials")],
+                    hint="write a bound from 0% to 100% (`check P(cost < 2 USD) >= 90%`)"))
 
     def _correlations(self, model: Model) -> None:
         """``correlate(a, b, rho)``: two uncertain inputs, each pair once, a set that can hold together."""

@@ -5,8 +5,11 @@ checks, sweeps and solves, and produces, all in memory first:
 
 * ``OUTDIR/<stem>.xlsx``: the live workbook (:mod:`planner.outputs.excel`);
 * ``OUTDIR/<stem>.md``: the Markdown report (:mod:`planner.outputs.report`);
-* ``OUTDIR/<stem>-sweep-<n>.png``: one plot per sweep, when matplotlib is
-  installed (the report says when plots were skipped).
+* ``OUTDIR/<stem>-sweep-<n>.png``: one plot per sweep, and
+  ``OUTDIR/<stem>-uncertain-<n>.png``, one histogram per headline figure an
+  uncertain input moves, and ``OUTDIR/<stem>-tornado.png``, what moves them,
+  when matplotlib is installed (the report says when
+  plots were skipped).
 
 Only then are files written: into a fresh temporary directory (next to
 OUTDIR when it does not exist yet, then renamed as a whole; inside it, as a
@@ -37,6 +40,7 @@ if TYPE_CHECKING:  # the view model (SymPy, for the report's LaTeX) only where a
     from .viewmodel import Analysis
 
 DEFAULT_OUTDIR = "out"
+MAX_HISTOGRAMS = 8  # uncertainty.MAX_PLOTS: one histogram per uncertain headline figure
 
 
 @dataclass
@@ -83,9 +87,28 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
             skipped += [f"sweep {i}, {s}" for s in plotting.panels_of(results)[1]]
     elif groups:
         notes.append(f"plots skipped: {reason}")
-    plot_info = {"enabled": bool(files), "note": f"plots skipped: {reason}" if reason else "",
-                 "files": files, "skipped": skipped}
     from .viewmodel import view_model
+    from . import uncertainty
+
+    histograms: dict[str, str] = {}
+    if getattr(analysis, "simulations", None):
+        if reason is None and not groups:
+            reason = plotting.available() if plots else "the report was printed, not written to a file (use -o)"
+            if reason is not None:
+                notes.append(f"plots skipped: {reason}")
+        if reason is None:
+            labels = {n: uncertainty.label(analysis.plan, n) for n in analysis.uncertain_figures}
+            for i, data in enumerate(uncertainty.plot_data(analysis, labels), start=1):
+                name = f"{stem}-uncertain-{i}.png"
+                outputs.append(Output(name, plotting.distribution_png(data), "plot"))
+                histograms[data.name] = name
+            bars = uncertainty.tornado_data(analysis, labels)
+            if bars:
+                name = f"{stem}-tornado.png"
+                outputs.append(Output(name, plotting.tornado_png(bars), "plot"))
+                histograms["tornado"] = name
+    plot_info = {"enabled": bool(files or histograms), "note": f"plots skipped: {reason}" if reason else "",
+                 "files": files, "skipped": skipped, "uncertainty": histograms}
 
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))
@@ -155,7 +178,9 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
     plan = load(path, answers=Answers, import_roots=import_roots)  # formulas may use questions' answers
     inputs += plan.files
     refuse_inputs([Path(outdir) / name for name in [f"{stem}.xlsx", f"{stem}.md"]
-                   + [f"{stem}-sweep-{i}.png" for i in range(1, len(plan.model.sweeps) + 1)]], inputs)
+                   + [f"{stem}-sweep-{i}.png" for i in range(1, len(plan.model.sweeps) + 1)]
+                   + [f"{stem}-uncertain-{i}.png" for i in range(1, MAX_HISTOGRAMS + 1)] + [f"{stem}-tornado.png"]],
+                   inputs)
     step("scenarios, checks, sweeps and solves")
     from .viewmodel import analyse
 

@@ -1,4 +1,5 @@
-"""One PNG per sweep, next to the report (matplotlib, imported only when plotting).
+"""One PNG per sweep, and one histogram per uncertain figure, next to the report (matplotlib,
+imported only when plotting).
 
 The only home of matplotlib. Plots are deterministic: no pyplot and no
 global backend (a :class:`~matplotlib.figure.Figure` drawn by the Agg
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -188,3 +190,95 @@ def _lines(result, others) -> list[tuple[str, np.ndarray]]:
         label = ", ".join(f"{a.name} = {_plain_tick(float(v))}" for a, v in zip(others, combo))
         out.append((label, mask))
     return out
+
+
+def distribution_png(data) -> bytes:
+    """A histogram of one figure's trials (a :class:`planner.outputs.uncertainty.PlotData`): one
+    outline per scenario that moves it, its bars as shares of every trial (a ``first(...)``'s trials
+    that find nothing are no bar), the value as written a solid line in the outline's colour (and in
+    the legend below), the 5th and 95th percentiles dotted when there is one outline."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    style = dict(matplotlib.rcParamsDefault)
+    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 9})
+    unit = f" ({data.unit})" if data.unit else ""
+    with matplotlib.rc_context(style):
+        fig = Figure(figsize=(WIDTH_INCHES, 2.8 + 0.2 * ((len(data.series) + 1) // 2 if len(data.series) > 1 else 0)),
+                     dpi=DPI)
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        every = np.concatenate([s[1] for s in data.series]) if data.series else np.zeros(0)
+        finite = every[np.isfinite(every)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        if finite.size and hi - lo <= 100 and np.all(finite == np.round(finite)):  # whole numbers: a bar each
+            bins = np.arange(lo - 0.5, hi + 1.5)
+        else:
+            bins = np.linspace(lo, hi if hi > lo else lo + 1.0, 51)
+        for k, (label, values, point) in enumerate(data.series):
+            colour = f"C{k % 10}"
+            v = values[np.isfinite(values)]
+            written = f"as written {_plain_tick(point)}" if math.isfinite(point) else "as written: never"
+            ax.hist(v, bins=bins, histtype="step", linewidth=1.3, color=colour,
+                    weights=np.full(len(v), 100.0 / max(1, len(values))),
+                    label=f"{label} ({written})" if label else None)
+            if math.isfinite(point):
+                ax.axvline(point, color=colour, linewidth=1.4, zorder=3)
+                if not label:
+                    ax.annotate(written, (point, 1.0), xycoords=("data", "axes fraction"),
+                                textcoords="offset points", xytext=(3, -10), fontsize=7, color=colour)
+            if len(data.series) == 1 and v.size:
+                p5, p95 = np.percentile(v, [5, 95])
+                for x, name in ((p5, "P5"), (p95, "P95")):
+                    ax.axvline(x, color="0.45", linewidth=1, linestyle=":", zorder=2)
+                    ax.annotate(name, (x, 0.0), xycoords=("data", "axes fraction"), textcoords="offset points",
+                                xytext=(3, 3), fontsize=7, color="0.35")
+        ax.set_xlabel(f"{data.name}{unit}")
+        ax.set_ylabel("share of trials (%)")
+        ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
+        ax.grid(True, linewidth=0.4, alpha=0.6)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.15)  # room for the labels above the tallest bar
+        if len(data.series) > 1:
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2, frameon=False)
+        fig.suptitle(data.title, fontsize=10)
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def tornado_png(figures: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> bytes:
+    """A tornado per figure: ``(title, [(input, rank correlation), ...])``, largest first, a
+    horizontal bar each (right for a figure that rises with the input, left for one that falls)."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    style = dict(matplotlib.rcParamsDefault)
+    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 9})
+    heights = [0.55 + 0.28 * max(1, len(rows)) for _, rows in figures] or [1.0]
+    with matplotlib.rc_context(style):
+        fig = Figure(figsize=(WIDTH_INCHES, 0.7 + sum(heights)), dpi=DPI)
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(max(1, len(figures)), 1, squeeze=False, sharex=True,
+                            gridspec_kw={"height_ratios": heights})[:, 0]
+        for ax, (title, rows) in zip(axes, figures):
+            names = [n for n, _ in rows][::-1]
+            rhos = [r for _, r in rows][::-1]
+            ax.barh(range(len(rows)), rhos, color=["tab:blue" if r >= 0 else "tab:red" for r in rhos], height=0.6)
+            ax.set_yticks(range(len(rows)), names, fontsize=8)
+            for y, r in enumerate(rhos):
+                ax.annotate(f"{r:+.2f}", (r, y), textcoords="offset points", xytext=(4 if r >= 0 else -4, -3),
+                            ha="left" if r >= 0 else "right", fontsize=7)
+            ax.axvline(0, color="0.3", linewidth=0.8)
+            ax.set_xlim(-1.15, 1.15)
+            ax.set_title(title, fontsize=9, loc="left")
+            ax.grid(True, axis="x", linewidth=0.4, alpha=0.6)
+        axes[-1].set_xlabel("rank correlation with the figure (Spearman)")
+        fig.suptitle("What moves each figure over the trials", fontsize=10)
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+import numpy as np
+
 from ..compute.evaluation import format_value
 from ..questions.simulate import Simulation
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
@@ -48,6 +50,17 @@ def _never_lines(sim: Simulation, names: Sequence[str]) -> list[str]:
     return out
 
 
+def _flag_lines(sim: Simulation, flags: Sequence[str]) -> list[str]:
+    """Each true/false quantity as a share of samples, in its doc string's words."""
+    out = []
+    for n in flags:
+        q = sim.plan.model.quantities[n]
+        words = (q.doc or "").strip().split("\n")[0] or n
+        share = float(np.mean(sim.column(n).astype(float)))
+        out.append(f"{words[:1].upper() + words[1:]} in {share:.2%} of samples ({n})")
+    return out
+
+
 def tornado(sim: Simulation, names: Sequence[str], width: Optional[int] = None) -> str:
     """Per quantity that varies and is not a sampled input: each input's rank correlation with it."""
     rows = []
@@ -65,13 +78,14 @@ def tornado(sim: Simulation, names: Sequence[str], width: Optional[int] = None) 
 
 def text(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float],
          probabilities: Sequence[tuple[str, Any]] = (), width: Optional[int] = None,
-         sensitivity: bool = False) -> str:
+         sensitivity: bool = False, flags: Sequence[str] = ()) -> str:
     headers = _headers(percentiles)
     align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
     parts = []
     for sim in sims:
         block = [_header(sim), fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
         block += _never_lines(sim, names)
+        block += _flag_lines(sim, flags)
         for label, cond in probabilities:
             block.append(f"P({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}")
         if sensitivity:
@@ -81,13 +95,13 @@ def text(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence
 
 
 def markdown(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float],
-             probabilities: Sequence[tuple[str, Any]] = ()) -> str:
+             probabilities: Sequence[tuple[str, Any]] = (), flags: Sequence[str] = ()) -> str:
     headers = _headers(percentiles)
     align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
     parts = []
     for sim in sims:
         block = [f"## {_header(sim)}", "", markdown_table(_rows(sim, names, percentiles), headers, align)]
-        block += ["\n" + line for line in _never_lines(sim, names)]
+        block += ["\n" + line for line in _never_lines(sim, names) + _flag_lines(sim, flags)]
         block += [f"\nP({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}" for label, cond in probabilities]
         parts.append("\n".join(block))
     return "\n\n".join(parts)

@@ -33,6 +33,7 @@ import numpy as np
 from ..compute.evaluation import Evaluation, Plan
 from ..questions.checks import CheckResult, run_checks
 from .latex import equation, latex, name_latex
+from ..language import ir
 from ..language.live import plain
 from .numbers import NumberStyle, figure, prose_style, style_for
 
@@ -65,6 +66,10 @@ class Analysis:
     # (statement, [(scenario, SolveResult or SolveError)]) per solve / maximize / minimize, in file order
     solves: list[tuple[Any, list]] = field(default_factory=list)
     sensitivity: list[tuple[str, list]] = field(default_factory=list)  # (headline quantity, Sensitivity per scenario)
+    # a plan with uncertain inputs: what the report simulates, and a Simulation per scenario (.uncertainty)
+    uncertain_figures: list[str] = field(default_factory=list)
+    simulations: list = field(default_factory=list)
+    check_simulations: list = field(default_factory=list)  # scenarios only probability checks name
 
     def solve_results(self) -> list:
         """Every solve answer (all statements, all scenarios), for the workbook."""
@@ -113,6 +118,20 @@ def analyse(plan: Plan) -> Analysis:
     for name in headline_names(plan)[0]:
         if not plan.quantities[name].is_bool:
             analysis.sensitivity.append((name, [sensitivity(plan, name, ev.scenario) for ev in evaluations]))
+    from . import uncertainty
+
+    if uncertainty.has_uncertain(plan):
+        analysis.uncertain_figures = uncertainty.figures(plan, headline_names(plan)[0])
+        shown = [ev.scenario for ev in evaluations]
+        names = uncertainty.simulated(plan, analysis.uncertain_figures)
+        analysis.simulations = uncertainty.simulations(plan, names, shown)
+        checked = [s for s in uncertainty.checked_scenarios(plan) if s not in shown]  # a check's own scenario
+        analysis.check_simulations = uncertainty.simulations(plan, names, checked)
+        if checked or any(isinstance(s, ir.ProbabilityCheck) for s in plan.model.plan.statements):
+            from ..questions.simulate import run_probability_checks
+
+            sims = {sim.scenario: sim for sim in analysis.simulations + analysis.check_simulations}
+            analysis.checks += run_probability_checks(plan, sims=sims)  # as `planner check` runs them
     return analysis
 
 
@@ -963,4 +982,13 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         "sensitivity_remarks": [{"text": prose(m[:1].upper() + m[1:]), "quantities": qs} for m, qs in remarks.items()],
         "plots": {"enabled": bool(plots.get("enabled")), "note": plots.get("note", ""),
                   "skipped": list(plots.get("skipped") or [])},
+        "uncertainty": _uncertainty(analysis, by_name, plots),
     }
+
+
+def _uncertainty(analysis: Analysis, by_name: dict, plots: Mapping[str, Any]) -> Optional[dict]:
+    """The report's part on uncertain inputs (:mod:`.uncertainty`), or None without any."""
+    from .uncertainty import view
+
+    labels = {n: q["label"] for n, q in by_name.items()}
+    return view(analysis, labels, plots.get("uncertainty"))

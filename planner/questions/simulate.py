@@ -362,7 +362,7 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
         for n in plan.model.inputs:
             result[n] = drawn[n] if n in sampled else point_ev.values[n]
         for n in keep:
-            got = parts[n]
+            got = parts.pop(n)  # its blocks freed once joined: the peak is one copy, not two
             result[n] = np.concatenate(got) if got and got[0] is not None else point_ev.values[n]
         sim = Simulation(plan, scenario, samples, seed, method, result, sampled,
                          {n: v for n, v in point_ev.values.items() if not isinstance(v, bool)})
@@ -371,24 +371,35 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
     return out
 
 
+def _range_ends(plan: Plan) -> list:
+    """Every range's end in the plan's formulas, with the quantities it depends on: the walk once
+    per plan (each run only intersects them with its uncertain inputs)."""
+    cache = _PROGRAMS.setdefault(plan, {})
+    if "ends" not in cache:
+        ends = []
+        for name in plan.model.derived:
+            for node in ir.walk(plan.model.quantities[name].definition.expr):
+                if isinstance(node, ir.Aggregate):
+                    for end in node.values.items:
+                        used = [n.name for n in ir.free_names(end) if n.name in plan.model.quantities]
+                        if used:
+                            ends.append((node, end, frozenset(cone(plan.model, used))))
+        cache["ends"] = ends
+    return cache["ends"]
+
+
 def _refuse_uncertain_bounds(plan: Plan, inputs: dict[str, UncertainInput]) -> None:
     """A range's end (``sum(... for m in 1..n)``) that moves with an uncertain input: a count of terms
     that changes from sample to sample is refused (a constant is required there)."""
-    for name in plan.model.derived:
-        expr = plan.model.quantities[name].definition.expr
-        for node in ir.walk(expr):
-            if not isinstance(node, ir.Aggregate):
-                continue
-            for end in node.values.items:
-                used = [n.name for n in ir.free_names(end) if n.name in plan.model.quantities]
-                moving = sorted(set(cone(plan.model, used)) & set(inputs)) if used else []
-                if moving:
-                    u = inputs[moving[0]]
-                    raise DistributionError(
-                        f"the range `{node.values.span.flat}` ends where the uncertain input `{u.name}` puts it: "
-                        "its number of terms would change from sample to sample", end.span,
-                        label="needs a constant", labels=[Label(u.distribution.span, u.text)],
-                        hint=f"give `{u.name}` one value (drop its distribution), or sweep it instead")
+    for node, end, reach in _range_ends(plan):
+        moving = sorted(reach & set(inputs))
+        if moving:
+            u = inputs[moving[0]]
+            raise DistributionError(
+                f"the range `{node.values.span.flat}` ends where the uncertain input `{u.name}` puts it: "
+                "its number of terms would change from sample to sample", end.span,
+                label="needs a constant", labels=[Label(u.distribution.span, u.text)],
+                hint=f"give `{u.name}` one value (drop its distribution), or sweep it instead")
 
 
 def _set_in(plan: Plan, name: str, scenario: Optional[str], overrides) -> bool:
@@ -436,15 +447,26 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
                 raise err
 
 
-def default_names(plan: Plan) -> list[str]:
-    """The uncertain inputs and every quantity they reach, in display order."""
+def _reached(plan: Plan) -> set[str]:
     inputs = {n for n in plan.model.inputs if plan.model.quantities[n].definition.uncertain is not None}
     reached = set(inputs)
     for n in plan.model.order:
         q = plan.model.quantities[n]
         if not q.is_input and any(d in reached for d in q.deps):
             reached.add(n)
+    return reached
+
+
+def default_names(plan: Plan) -> list[str]:
+    """The uncertain inputs and every quantity they reach, in display order."""
+    reached = _reached(plan)
     return [n for n in plan.display_order() if n in reached and not plan.model.quantities[n].is_bool]
+
+
+def default_flags(plan: Plan) -> list[str]:
+    """The true/false quantities the uncertain inputs reach, in display order: said as shares of samples."""
+    reached = _reached(plan)
+    return [n for n in plan.display_order() if n in reached and plan.model.quantities[n].is_bool]
 
 
 # ---- conditions over samples -----------------------------------------------------------
