@@ -262,7 +262,7 @@ def render(book: state.Book) -> bytes:
             wrap = (not cell.overflow and cell.kind in ("text", "link")
                     and len(max(text.split("\n"), key=len)) + 2 > widths.get(c, MAX_WIDTH))
             if wrap:
-                bold = 1.2 if cell.style == state.HEADER else 1.0  # bold letters are wider
+                bold = 1.1 if cell.style == state.HEADER else 1.0  # bold letters are wider
                 heights[r] = max(heights.get(r, LINE_HEIGHT),
                                  LINE_HEIGHT * lines(text, widths.get(c, MAX_WIDTH) / bold))
             if cell.kind == "link" and cell.overflow:  # a link running past its column prints whole
