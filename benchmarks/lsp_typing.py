@@ -9,7 +9,8 @@ keystroke the time from sending the change to the first diagnostics of that
 version is taken (the syntax, names and units); and a hover and a completion
 are asked between keystrokes, timed too. Printed: initialize (the request's
 round trip, and with the process start), first diagnostics of the clean file,
-its last diagnostics (values and checks), and p50/p95/max of each per-keystroke
+its last diagnostics (values and checks), the first diagnostics counted from the process
+start too (what a user opening a file in a fresh editor waits for), and p50/p95/max of each per-keystroke
 latency. Not a test: nothing fails; the goals of issue 27 are printed beside.
 
     python benchmarks/lsp_typing.py [--sheet llm_cost] [--gap 0.12]
@@ -57,6 +58,7 @@ def main() -> None:
     client.open(path, text)
     client.diagnostics(path, 1, final=False)
     first = time.perf_counter() - t
+    from_start = time.perf_counter() - started
     client.diagnostics(path, 1)
     last = time.perf_counter() - t
 
@@ -88,7 +90,8 @@ def main() -> None:
 
     print(f"sheet {args.sheet}: {len(text.splitlines())} lines, {len(steps)} keystrokes, {args.gap * 1000:.0f} ms apart")
     print(f"initialize: {init_rtt * 1000:.0f} ms request, {init_all * 1000:.0f} ms with the process start (goal < 300 ms)")
-    print(f"open: first diagnostics {first * 1000:.0f} ms (goal < 500 ms), last (values, checks) {last * 1000:.0f} ms")
+    print(f"open: first diagnostics {first * 1000:.0f} ms (goal < 500 ms; {from_start * 1000:.0f} ms after the process "
+          f"start), last (values, checks) {last * 1000:.0f} ms")
     for label, values, goal in (("syntax/name diagnostics", check_lat, " (goal p95 < 100 ms)"),
                                 ("hover", hover_lat, ""), ("completion", complete_lat, "")):
         print(f"{label}: p50 {_pct(values, .5) * 1000:.0f} ms, p95 {_pct(values, .95) * 1000:.0f} ms, "

@@ -174,7 +174,7 @@ def _figures(path: Path) -> tuple[str, tuple[str, ...], list[str]]:
             value = shown[: -len(row.unit) - 1] if row.unit and shown.endswith(" " + row.unit) else shown
             what = (what + " " if what else "") + f"= `{row.formula}`"
         rows.append(f"| `{row.name}` | {_cell(value)} | {_cell(row.unit)} | {_cell(what)} | {_cell(source)} |")
-    notes = plan.model.plan.notes
+    notes = plan._plan.model.plan.notes
     return plan.title or path.stem, notes, rows if len(rows) > 2 else []
 
 
@@ -183,7 +183,7 @@ def _functions(path: Path) -> list[str]:
 
     plan = planner.load(path)
     rows = []
-    for fn in plan.model.functions.values():
+    for fn in plan._plan.model.functions.values():
         if fn.span.source.name != str(path):
             continue  # brought in from another library file: listed there
         text = fn.span.source.text[fn.span.start:fn.body.span.start].rstrip()

@@ -348,8 +348,9 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
     p = _command(sub, only, "lsp", help="the language server for editors (Language Server Protocol on stdio)",
                             description="Start planner's language server on standard input and output, for an editor "
-                                   "(diagnostics, hover, go to definition, completion, symbols, rename, formatting). "
-                                   "Needs pygls: pip install 'planner-units[lsp]'. editors/ has a VS Code extension.")
+                                   "(diagnostics while the plan is half typed, hover, go to definition, completion, "
+                                   "symbols, rename, quick fixes, inlay hints, formatting). "
+                                   "editors/vscode is its VS Code extension.")
     if p is not None:
         p.set_defaults(handler=cmd_lsp)
 
@@ -393,9 +394,9 @@ def warn(plan) -> None:
 
 def _load(path: str, all_imports: bool = False, args=None):
     from .language.limits import freeze
-    from .plan import load
+    from .plan import load_compiled
 
-    plan = load(path, all_imports=all_imports, import_roots=import_roots(args))
+    plan = load_compiled(path, all_imports=all_imports, import_roots=import_roots(args))
     warn(plan)
     # The loaded plan lives until the command ends: the cyclic collector need not walk it again at
     # every collection that what follows (compiling, evaluating, printing) sets off.
@@ -572,17 +573,9 @@ def completion_script(parser: argparse.ArgumentParser) -> str:
 
 
 def cmd_lsp(args) -> int:
-    from .language.errors import UsageError
+    from .lsp.server import main as serve
 
-    try:
-        from .lsp.server import main as serve
-    except ImportError as exc:
-        if exc.name not in ("pygls", "lsprotocol", "cattrs", "attrs") and not str(exc.name).startswith("pygls"):
-            raise
-        raise UsageError("the language server needs pygls, which is not installed",
-                         hint="pip install 'planner-units[lsp]'") from None
-    serve()
-    return EXIT_OK
+    return serve()  # 0 after the client's `shutdown` and `exit`, 1 when the input ended without them
 
 
 def cmd_fmt(args) -> int:

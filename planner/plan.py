@@ -67,23 +67,89 @@ Overrides = Mapping[str, str | Value | float | int | bool | Fraction] | None
 Scenarios = None | str | Sequence[str]
 
 
-class Plan(_evaluation.Plan):
+class Plan:
     """A loaded, checked and compiled plan.
 
     ``title``, ``path``, ``quantities`` (name -> the checked quantity: ``doc``,
-    ``tags``, ``formula``, ``unit_text``, ``is_input``), ``scenario_names``;
-    the question methods below. ``scenario`` arguments take what
-    ``--scenario`` takes: ``None`` (the plan as written), a name, ``"all"``,
-    an axis pick such as ``"gpu=h100,precision=fp8"``, or a list of those.
-    ``overrides`` set inputs (with units) in every scenario evaluated.
+    ``tags``, ``formula``, ``unit_text``, ``is_input``), ``scenario_names``,
+    ``files`` (the plan's file and every file it imports); the question
+    methods below. ``scenario`` arguments take what ``--scenario`` takes:
+    ``None`` (the plan as written), a name, ``"all"``, an axis pick such as
+    ``"gpu=h100,precision=fp8"``, or a list of those. ``overrides`` set
+    inputs (with units) in every scenario evaluated.
 
     :meth:`evaluate` is the lower-level evaluation the questions use: one
-    scenario, overrides as exact values in base units (bytes, seconds)."""
+    scenario, overrides as exact values in base units (bytes, seconds).
+
+    These are all its public attributes (:data:`API`). It wraps the compiled
+    plan the commands work on (:class:`planner.compute.evaluation.Plan`, kept
+    as ``_plan``); the compiled plan's own machinery (``model``, ``analyzer``,
+    ``run_compiled`` ...) is not part of the API: reaching it through a
+    ``Plan`` still works in this release, with a :class:`DeprecationWarning`."""
+
+    def __init__(self, compiled: _evaluation.Plan) -> None:
+        self._plan = compiled
+
+    # ---- what it is ------------------------------------------------------------------------------
+
+    @property
+    def title(self) -> str:
+        """The plan's ``title`` (else its file's name)."""
+        return self._plan.title
+
+    @property
+    def path(self) -> str:
+        """The file (or the name) the plan was loaded from."""
+        return self._plan.path
+
+    @property
+    def quantities(self) -> dict:
+        """Name -> the checked quantity (``doc``, ``tags``, ``formula``, ``unit_text``, ``is_input``)."""
+        return self._plan.quantities
+
+    @property
+    def scenario_names(self) -> list[str]:
+        """The plan's scenarios, in the order written (axis scenarios by their picks)."""
+        return self._plan.scenario_names
+
+    @property
+    def files(self) -> tuple:
+        """The files read: the plan's own and every imported one."""
+        return self._plan.files
+
+    def display_order(self) -> list[str]:
+        """The quantities in the order ``eval`` shows them."""
+        return self._plan.display_order()
+
+    def evaluate(self, scenario: Optional[str] = None, overrides: Optional[Mapping[str, Any]] = None,
+                 origins: Optional[Mapping[str, Origin]] = None) -> Evaluation:
+        """One scenario's every quantity (an :class:`Evaluation`); ``overrides`` are exact values in base
+        units (bytes, seconds), as the questions use them (:meth:`eval` takes values with units)."""
+        return self._plan.evaluate(scenario, overrides, origins)
+
+    def evaluate_all(self, scenarios, overrides: Optional[Mapping[str, Any]] = None,
+                     origins: Optional[Mapping[str, Origin]] = None) -> list[Evaluation]:
+        """:meth:`evaluate` for each of ``scenarios`` (names, ``None`` for the plan as written)."""
+        return self._plan.evaluate_all(scenarios, overrides, origins)
+
+    def __getattr__(self, name: str):
+        """The compiled plan's machinery, for code written against the release before: with a warning."""
+        if name.startswith("__") or name == "_plan":
+            raise AttributeError(name)
+        try:
+            found = getattr(self.__dict__["_plan"], name)
+        except (KeyError, AttributeError):
+            raise AttributeError(f"'Plan' object has no attribute {name!r}") from None
+        import warnings
+
+        warnings.warn(f"planner.Plan.{name} is the compiled plan's machinery, not the API, and goes in the next "
+                      f"release (planner.Plan's attributes: {', '.join(API)})", DeprecationWarning, stacklevel=2)
+        return found
 
     # ---- how it shows ---------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        m = self.model
+        m = self._plan.model
         parts = [f"{len(m.inputs)} inputs", f"{len(m.derived)} derived"]
         if m.scenarios:
             parts.append(f"{len(m.scenarios)} scenarios")
@@ -102,9 +168,9 @@ class Plan(_evaluation.Plan):
         from .questions.checks import check_scenarios
 
         try:
-            return sum(len(check_scenarios(self, c)) for c in self.model.checks)
+            return sum(len(check_scenarios(self._plan, c)) for c in self._plan.model.checks)
         except PlanError:
-            return len(self.model.checks)
+            return len(self._plan.model.checks)
 
     def _repr_markdown_(self) -> str:
         return _plan_markdown(self)
@@ -112,7 +178,7 @@ class Plan(_evaluation.Plan):
     def _repr_html_(self) -> str:
         import html
 
-        m = self.model
+        m = self._plan.model
         rows = "".join(
             f"<tr><td><code>{html.escape(n)}</code></td><td>{'input' if q.is_input else 'derived'}</td>"
             f"<td>{html.escape(q.unit_text)}</td><td>{html.escape(q.doc or '')}</td></tr>"
@@ -124,8 +190,8 @@ class Plan(_evaluation.Plan):
                 f"<th>description</th></tr></thead><tbody>{rows}</tbody></table>")
 
     def __dir__(self) -> list[str]:
-        """The documented API (the class's other attributes are the evaluation's machinery)."""
-        return sorted(set(__all_api__) | {n for n in object.__dir__(self) if n.startswith("_")})
+        """The documented API and the object's own (underscored) names."""
+        return sorted(set(API) | {n for n in object.__dir__(self) if n.startswith("_")})
 
     # ---- the questions -------------------------------------------------------------------
 
@@ -134,9 +200,10 @@ class Plan(_evaluation.Plan):
         """Every quantity (or ``only`` these) per scenario, in display units."""
         from .outputs.terminal import eval_table
 
+        plan = self._plan
         values, origins = self._overrides(overrides)
-        evaluations = self.evaluate_all(self.resolve_scenarios(scenario), values, origins)
-        names = self.display_order()
+        evaluations = plan.evaluate_all(plan.resolve_scenarios(scenario), values, origins)
+        names = plan.display_order()
         if only is not None:
             only = [only] if isinstance(only, str) else list(only)
             for n in only:
@@ -150,7 +217,7 @@ class Plan(_evaluation.Plan):
                 values={ev.label: ev.display(n) for ev in evaluations}, doc=q.doc, tags=q.tags,
                 formula=q.formula,
                 overridden=q.is_input and any(ev.origins[n].description != "the plan" for ev in evaluations)))
-        text = f"{self.title}\n\n{eval_table(self, evaluations, names)}"
+        text = f"{self.title}\n\n{eval_table(plan, evaluations, names)}"
         return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text)
 
     def check(self) -> CheckResults:
@@ -159,7 +226,7 @@ class Plan(_evaluation.Plan):
         from .outputs.terminal import check_text
         from .questions.every_check import run_every_check
 
-        results = run_every_check(self)
+        results = run_every_check(self._plan)
         rows = [CheckRow(
             check=r.text, line=r.check.span.line, scenario=r.scenario, passed=r.passed,
             actual=None if r.lhs is None else Value(r.lhs, r.unit),
@@ -181,10 +248,10 @@ class Plan(_evaluation.Plan):
         if mode not in ("root", "min", "max"):
             raise UsageError(f"mode is `root`, `min` or `max`, not `{mode}`")
         values, origins = self._overrides(overrides)
-        solver = Solver(self)
+        solver = Solver(self._plan)
         spec = None if scenario is None else ([scenario] if isinstance(scenario, str) else list(scenario))
         if target is not None:
-            questions = [adhoc(self, target, where, mode)]
+            questions = [adhoc(self._plan, target, where, mode)]
         else:
             questions = solver.questions()
         results, errors = [], []
@@ -212,20 +279,21 @@ class Plan(_evaluation.Plan):
         from .questions import sweep as sweeps
         from .questions.ranges import parse_assignment
 
+        plan = self._plan
         values, origins = self._overrides(overrides)
         show = [show] if isinstance(show, str) else (list(show) if show is not None else None)
         results = []
         if axes:
-            parsed = [parse_assignment(self, f"{name}={self._values_text(name, v)}") for name, v in axes.items()]
-            for s in self.resolve_scenarios(scenario):
-                results.append(sweeps.run(self, parsed, show, s, values, origins))
+            parsed = [parse_assignment(plan, f"{name}={self._values_text(name, v)}") for name, v in axes.items()]
+            for s in plan.resolve_scenarios(scenario):
+                results.append(sweeps.run(plan, parsed, show, s, values, origins))
         else:
-            if not self.model.sweeps:
+            if not plan.model.sweeps:
                 raise UsageError(f"{self.path} has no `sweep` statements",
                                  hint='give the values: plan.sweep({"alpha": [0.3, 0.6, 0.9]})')
             spec = None if scenario is None else ([scenario] if isinstance(scenario, str) else list(scenario))
-            for stmt in self.model.sweeps:
-                results.extend(sweeps.run_statement(self, stmt, spec, values, origins, show=show))
+            for stmt in plan.model.sweeps:
+                results.extend(sweeps.run_statement(plan, stmt, spec, values, origins, show=show))
         texts = [sweep_table(r) for r in results]
         return SweepResults([_sweep_table(r, text) for r, text in zip(results, texts)], "\n\n".join(texts))
 
@@ -237,7 +305,7 @@ class Plan(_evaluation.Plan):
         from .questions.sensitivity import sensitivity
 
         values, origins = self._overrides(overrides)
-        found = [sensitivity(self, quantity, s, values, origins) for s in self.resolve_scenarios(scenario)]
+        found = [sensitivity(self._plan, quantity, s, values, origins) for s in self._plan.resolve_scenarios(scenario)]
         rows = [SensitivityRow(quantity=s.quantity, scenario=s.label, input=r.input, value=Value(r.value, r.unit),
                                elasticity=r.elasticity, derivative=r.derivative, method=r.method, note=r.note)
                 for s in found for r in s.rows]
@@ -250,7 +318,7 @@ class Plan(_evaluation.Plan):
         from .questions.explain import explain
 
         values, origins = self._overrides(overrides)
-        parts = [explain(self, quantity, s, values, origins) for s in self.resolve_scenarios(scenario)]
+        parts = [explain(self._plan, quantity, s, values, origins) for s in self._plan.resolve_scenarios(scenario)]
         return Explanation(parts, "\n\n".join(explain_text(p) for p in parts))
 
     # ---- overrides with units ------------------------------------------------------------------
@@ -288,7 +356,7 @@ class Plan(_evaluation.Plan):
         values, origins = {}, {}
         for name, value in (overrides or {}).items():
             text = self._literal(name, value, "override")
-            parsed, exact, origin = self.parse_override(f"{name}={text}", origin="override")
+            parsed, exact, origin = self._plan.parse_override(f"{name}={text}", origin="override")
             values[parsed] = exact
             origins[parsed] = origin
         return values, origins
@@ -301,8 +369,8 @@ class Plan(_evaluation.Plan):
         return "[" + ", ".join(self._literal(name, v, "a sweep value of") for v in values) + "]"
 
 
-__all_api__ = ("title", "path", "quantities", "scenario_names", "eval", "check", "solve", "sweep", "sensitivity",
-               "explain", "evaluate", "evaluate_all", "display_order", "files")
+API = ("title", "path", "quantities", "scenario_names", "files", "eval", "check", "solve", "sweep", "sensitivity",
+       "explain", "evaluate", "evaluate_all", "display_order")  # planner.Plan's public attributes: all of them
 
 
 def _plan_markdown(plan) -> str:
@@ -353,7 +421,7 @@ def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] =
           all_imports: bool = False, import_roots: Sequence[Union[str, os.PathLike]] = ()) -> Plan:
     """Load plan text (``base``: the folder its imports are relative to, default the current one).
     Raises :class:`planner.PlanError` with file, line and column."""
-    return _evaluation.loads(text, name, base, all_imports, answers=_answers, cls=Plan, import_roots=import_roots)
+    return Plan(loads_compiled(text, name, base, all_imports, import_roots))
 
 
 def load(path: Union[str, os.PathLike], all_imports: bool = False,
@@ -362,4 +430,18 @@ def load(path: Union[str, os.PathLike], all_imports: bool = False,
 
     Imported plans bring only the quantities the plan uses; ``all_imports=True`` keeps all of them.
     Imports read only the plan's own folder (and below), the shipped library and ``import_roots``."""
-    return _evaluation.load(path, all_imports, answers=_answers, cls=Plan, import_roots=import_roots)
+    return Plan(load_compiled(path, all_imports, import_roots))
+
+
+def loads_compiled(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,
+                   all_imports: bool = False,
+                   import_roots: Sequence[Union[str, os.PathLike]] = ()) -> _evaluation.Plan:
+    """:func:`loads`' compiled plan itself (:class:`planner.compute.evaluation.Plan`), as the command line,
+    the language server, the workbook and the report use it."""
+    return _evaluation.loads(text, name, base, all_imports, answers=_answers, import_roots=import_roots)
+
+
+def load_compiled(path: Union[str, os.PathLike], all_imports: bool = False,
+                  import_roots: Sequence[Union[str, os.PathLike]] = ()) -> _evaluation.Plan:
+    """:func:`load`'s compiled plan itself (see :func:`loads_compiled`)."""
+    return _evaluation.load(path, all_imports, answers=_answers, import_roots=import_roots)

@@ -19,7 +19,8 @@ STAGES = ["language", "compute", "questions", "outputs"]
 # The doors on top of the stages. planner.lsp is the language server: like the CLI it
 # serves a user (an editor), through the API door, so it may import every stage.
 DOORS = {"planner.cli", "planner.plan", "planner.__main__", "planner",
-         "planner.lsp", "planner.lsp.analysis", "planner.lsp.server", "planner.lsp.tolerant", "planner.lsp.framing"}
+         "planner.lsp", "planner.lsp.analysis", "planner.lsp.server", "planner.lsp.tolerant", "planner.lsp.framing",
+         "planner.lsp.protocol", "planner.lsp.positions"}
 DATA = {"planner.library"}  # plans shipped with planner, no code
 
 # library -> the only modules (or packages, ending in ".") that may import it
@@ -31,8 +32,8 @@ HOMES = {
     "matplotlib": {"planner.outputs.plots"},
     "tabulate": {"planner.outputs.terminal"},
     "pandas": {"planner.outputs.results"},  # optional: the API's to_pandas()
-    "pygls": {"planner.lsp.server"},  # optional: the language server
-    "lsprotocol": {"planner.lsp.server"},
+    "pygls": set(),  # the language server speaks the protocol itself (planner/lsp/protocol.py): no one
+    "lsprotocol": set(),
     "dask": {"planner.questions.chunked"},  # optional: sweeps and simulations past memory
     "distributed": {"planner.questions.chunked"},
     "xarray": {"planner.questions.chunked"},

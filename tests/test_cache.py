@@ -312,7 +312,7 @@ def test_closed_forms_are_kept_as_data_and_rebuilt_from_a_fixed_table():
     import sympy as sp
 
     from planner.compute.symbolic import NotData, from_data, to_data
-    from planner.plan import loads
+    from planner.plan import loads_compiled as loads
 
     plan = loads("a = 2\nb = 3\nx = 1 where x > 0\ny = a * x^2 - b\n", "forms.plan")
     a, b = plan.symbols["a"], plan.symbols["b"]

@@ -57,7 +57,8 @@ def test_the_extension_declares_the_language_the_grammars_and_the_server():
 
 
 def _node_ready() -> bool:
-    ready = shutil.which("node") is not None and (VSCODE / "node_modules" / "vscode-textmate").is_dir()
+    ready = shutil.which("node") is not None and all(
+        (VSCODE / "node_modules" / p).is_dir() for p in ("vscode-textmate", "vscode-jsonrpc"))
     if not ready and os.environ.get("CI"):
         pytest.fail("node and editors/vscode/node_modules are needed (npm ci --prefix editors/vscode)")
     return ready
@@ -137,7 +138,6 @@ def test_the_extensions_client_talks_to_planner_lsp(tmp_path):
     initialize, the diagnostics of a plan with one broken statement, a hover beside it."""
     import sys
 
-    pytest.importorskip("pygls")
     path = tmp_path / "typed.plan"
     path.write_text("rate = 2 GB/s\nsize = 4 GB\nt = size / rate\nbroken = (1 +\n", encoding="utf-8")
     env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
@@ -166,14 +166,61 @@ def test_the_extension_starts_the_server_from_its_settings():
     assert chosen["run"] == {"command": "/venv/bin/python", "args": ["-m", "planner", "lsp"], "transport": 0}
 
 
-def test_planner_lsp_without_pygls_says_how_to_install_it(monkeypatch, capsys):
+def test_planner_lsp_answers_initialize_from_its_table_without_the_language():
+    """The server speaks the protocol itself (planner/lsp/protocol.py, no pygls or lsprotocol: importing
+    them took most of a second before `initialize` was answered) and answers `initialize` from its table
+    before the language (lark, the compute stage) is loaded; each capability it declares has a handler."""
     import sys
 
-    from planner.cli import main
+    code = r"""
+import io, json, sys
+sys.modules["pygls"] = sys.modules["lsprotocol"] = None  # importing either fails
+from planner.lsp import server
+from planner.lsp.framing import Frames, LockedOutput
 
-    monkeypatch.delitem(sys.modules, "planner.lsp.server", raising=False)
-    monkeypatch.setitem(sys.modules, "pygls", None)
-    monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)
-    assert main(["lsp"]) == 2
-    err = capsys.readouterr().err
-    assert "needs pygls" in err and "pip install 'planner-units[lsp]'" in err
+def frame(m):
+    body = json.dumps(m).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+given = b"".join(frame(m) for m in [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {
+        "general": {"positionEncodings": ["utf-32", "utf-8"]}}}},
+    {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+    {"jsonrpc": "2.0", "id": 2, "method": "no/such/method", "params": {}},
+    {"jsonrpc": "2.0", "id": 3, "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"}])
+out = io.BytesIO()
+ls = server.serve(LockedOutput(out))
+status = ls.serve(Frames(io.BytesIO(given), LockedOutput(out)))
+loaded = sorted({"lark", "numpy", "sympy", "planner.lsp.analysis", "planner.language.parser"} & set(sys.modules))
+print(json.dumps({"status": status, "loaded": loaded, "out": out.getvalue().decode(), "handlers": sorted(ls.handlers)}))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["status"] == 0 and got["loaded"] == []
+    answers, rest = [], got["out"]
+    while rest:
+        head, _, rest = rest.partition("\r\n\r\n")
+        n = int(head.split(": ")[1])
+        answers.append(json.loads(rest[:n]))
+        rest = rest[n:]
+    init, missing, down = answers
+    assert init["id"] == 1 and init["result"]["serverInfo"]["name"] == "planner"
+    caps = init["result"]["capabilities"]
+    assert caps["positionEncoding"] == "utf-32"  # the client's first choice the server has
+    assert missing["error"]["code"] == -32601 and down == {"jsonrpc": "2.0", "id": 3, "result": None}
+    provider = {"completionProvider": "textDocument/completion", "hoverProvider": "textDocument/hover",
+                "signatureHelpProvider": "textDocument/signatureHelp", "definitionProvider": "textDocument/definition",
+                "referencesProvider": "textDocument/references",
+                "documentHighlightProvider": "textDocument/documentHighlight",
+                "documentSymbolProvider": "textDocument/documentSymbol", "codeActionProvider": "textDocument/codeAction",
+                "codeLensProvider": "textDocument/codeLens", "workspaceSymbolProvider": "workspace/symbol",
+                "documentFormattingProvider": "textDocument/formatting",
+                "documentRangeFormattingProvider": "textDocument/rangeFormatting",
+                "renameProvider": "textDocument/rename", "foldingRangeProvider": "textDocument/foldingRange",
+                "semanticTokensProvider": "textDocument/semanticTokens/full",
+                "inlayHintProvider": "textDocument/inlayHint", "textDocumentSync": "textDocument/didChange"}
+    assert set(caps) - {"positionEncoding"} == set(provider)
+    assert {provider[c] for c in provider} <= set(got["handlers"])
+    asked = {m for m in got["handlers"] if not m.startswith(("textDocument/did", "workspace/did", "initialize"))}
+    assert asked <= set(provider.values()) | {"textDocument/prepareRename"}  # (renameProvider.prepareProvider)

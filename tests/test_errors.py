@@ -106,12 +106,12 @@ def test_constraint_violated_by_scenario_names_it(cli, plan_file):
 def test_internal_errors_are_reported_without_traceback(cli, monkeypatch):
     from conftest import TOKEN_COST
 
-    import planner.plan
+    import planner.compute.evaluation
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("simulated bug")
 
-    monkeypatch.setattr(planner.plan.Plan, "evaluate_all", broken)
+    monkeypatch.setattr(planner.compute.evaluation.Plan, "evaluate_all", broken)
     code, out, err = cli("eval", TOKEN_COST)
     assert code == 3
     assert "internal error: ZeroDivisionError: simulated bug" in err

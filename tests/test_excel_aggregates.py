@@ -13,7 +13,7 @@ import pytest
 from excel_recalc import gnumeric_recalculate, require_gnumeric
 from test_excel_workbook import edit, export, recalculate, require_soffice, verify
 
-from planner.plan import loads
+from planner.plan import loads_compiled as loads
 
 AGGREGATES = """
 unit USD

@@ -14,7 +14,7 @@ import pytest
 
 from planner.outputs.excel.names import is_valid
 from planner.outputs.excel.writer import workbook_bytes
-from planner.plan import load, loads
+from planner.plan import load_compiled as load, loads_compiled as loads
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN_COST = ROOT / "sheets" / "token_cost.plan"

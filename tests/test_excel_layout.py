@@ -14,7 +14,7 @@ import pytest
 
 from planner.outputs.excel.names import is_cell_like, is_valid
 from planner.outputs.excel.writer import workbook_bytes
-from planner.plan import load
+from planner.plan import load_compiled as load
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANS = {"token_cost": ROOT / "sheets" / "token_cost.plan", "gpu_compare": ROOT / "sheets" / "gpu_compare.plan",
@@ -275,7 +275,7 @@ solve use where own = rent as breakeven_use
 
 def test_a_sweep_of_two_figures_in_one_unit_is_one_chart_where_they_cross():
     from planner.outputs.excel.writer import Book, to_bytes
-    from planner.plan import loads
+    from planner.plan import loads_compiled as loads
 
     data = to_bytes(Book(loads(CROSSING, "crossing.plan")).build())
     (chart,) = charts(data)["Sweep 1 use"]

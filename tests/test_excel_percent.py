@@ -19,7 +19,7 @@ from excel_recalc import POISON, gnumeric_recalculate, poison, recalculate, requ
 
 from planner.outputs.excel.reader import read_inputs
 from planner.outputs.excel.writer import Book, to_bytes
-from planner.plan import loads
+from planner.plan import loads_compiled as loads
 
 ROOT = Path(__file__).resolve().parents[1]
 # the frozen buy-vs-rent plan of tests/plans, with the utilisation written as 60 %

@@ -15,7 +15,7 @@ from excel_recalc import POISON, gnumeric_recalculate, poison, recalculate, requ
 from planner.outputs.excel.book import SELECTED
 from planner.outputs.excel.writer import Book, to_bytes
 from planner.outputs.numbers import is_percent
-from planner.plan import loads
+from planner.plan import loads_compiled as loads
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = (ROOT / "tests" / "plans" / "buy_vs_rent.plan").read_text(encoding="utf-8")

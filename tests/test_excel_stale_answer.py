@@ -11,7 +11,7 @@ from excel_recalc import POISON, poison, recalculate, require_soffice
 
 from planner.outputs.excel.book import STALE
 from planner.outputs.excel.writer import Book, to_bytes
-from planner.plan import loads
+from planner.plan import loads_compiled as loads
 
 PLAN = """title "Rent or buy a machine"
 unit USD

@@ -28,7 +28,7 @@ from planner.outputs.excel.printer import formula
 from planner.outputs.numbers import is_percent, scale_of
 from planner.outputs.excel.reader import read_inputs
 from planner.outputs.excel.writer import AnswerRef, Book, to_bytes
-from planner.plan import load, loads
+from planner.plan import load_compiled as load, loads_compiled as loads
 from planner.questions.checks import display_unit, run_checks
 from planner.questions.solve import Answers, Solver
 from planner.questions.sweep import run_statement

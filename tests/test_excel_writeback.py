@@ -17,7 +17,7 @@ from excel_recalc import POISON, poison, recalculate, require_soffice
 
 from planner.cli import main
 from planner.outputs.excel.writer import Book, to_bytes
-from planner.plan import load
+from planner.plan import load_compiled as load
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = (ROOT / "tests" / "plans" / "buy_vs_rent.plan").read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ import pytest
 
 from planner.compute.evaluation import loads as compute_loads
 from planner.language.errors import EvaluationError, NeverError, ParseError, PlanError
-from planner.plan import loads
+from planner.plan import loads_compiled as loads
 
 PLAN = """
 unit USD

@@ -2,7 +2,7 @@
 in scientific notation; a failed check prints the digits that differ, never two equal numbers."""
 
 from planner.outputs.terminal import check_text, eval_table, sweep_table
-from planner.plan import loads
+from planner.plan import loads_compiled as loads
 from planner.questions.checks import run_checks
 from planner.questions.sweep import run_statement
 

@@ -26,7 +26,7 @@ function activate(context) {
   return client.start().catch((err) => {
     vscode.window.showErrorMessage(
       `planner: could not start \`${command} ${args.join(" ")}\` (${err.message}). ` +
-        "Install it with: pip install 'planner-units[lsp]', or set planner.server.command."
+        "Install it with: pip install planner-units, or set planner.server.command."
     );
   });
 }

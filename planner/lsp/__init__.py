@@ -8,5 +8,6 @@ plans too), completion (names, units, functions, scenarios and axis members,
 library paths), document symbols, references, rename and formatting.
 
 :mod:`planner.lsp.analysis` answers in plain data; :mod:`planner.lsp.server`
-is the protocol (pygls, installed with ``pip install 'planner-units[lsp]'``).
+turns protocol messages into its calls and back; :mod:`planner.lsp.protocol` carries the
+messages (JSON-RPC over stdio, with the standard library only).
 """

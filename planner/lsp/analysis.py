@@ -30,7 +30,9 @@ from ..language.lower import lower
 from ..language.parser import grammar_words, keywords
 from ..language.source import Source, Span
 from ..language.units import BUILTIN_UNITS
-from ..plan import Plan, loads
+from ..compute.evaluation import Plan as Compiled
+from ..plan import Plan, loads_compiled
+from .positions import ENCODING, TOKEN_MODIFIERS, TOKEN_TYPES, offset, position, units  # noqa: F401  (ENCODING: the server sets it)
 from .tolerant import Parts, Recovered, parse_tolerant, recover, words_in
 
 NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
@@ -84,49 +86,7 @@ class RenameError(Exception):
     """Why a name cannot be renamed (shown to the user)."""
 
 
-# ---- positions -------------------------------------------------------------------------------
-
-ENCODING = {"unit": "utf-16"}  # the position encoding agreed with the client: utf-16 (the default), utf-8, utf-32
-
-
-def _width(ch: str) -> int:
-    kind = ENCODING["unit"]
-    if kind == "utf-8":
-        return len(ch.encode("utf-8"))
-    if kind == "utf-32":
-        return 1
-    return 2 if ord(ch) > 0xFFFF else 1
-
-
-def _units(text: str) -> int:
-    return sum(_width(ch) for ch in text) if not text.isascii() else len(text)
-
-
-def position(text: str, offset: int) -> tuple[int, int]:
-    """0-based (line, character) of a character offset, characters in the agreed encoding's units."""
-    offset = max(0, min(offset, len(text)))
-    line = text.count("\n", 0, offset)
-    start = text.rfind("\n", 0, offset) + 1
-    return line, _units(text[start:offset])
-
-
-def offset(text: str, line: int, character: int) -> int:
-    """The character offset of a 0-based (line, character)."""
-    start = 0
-    for _ in range(line):
-        nl = text.find("\n", start)
-        if nl < 0:
-            return len(text)
-        start = nl + 1
-    end = text.find("\n", start)
-    end = len(text) if end < 0 else end
-    units = 0
-    for i, ch in enumerate(text[start:end]):
-        if units >= character:
-            return start + i
-        units += _width(ch)
-    return end
-
+# ---- positions ---------------------------------------------------------------------------------
 
 def span_range(span: Span) -> Range:
     text = span.source.text
@@ -135,8 +95,6 @@ def span_range(span: Span) -> Range:
 
 # ---- semantic tokens ---------------------------------------------------------------------------
 
-TOKEN_TYPES = ["keyword", "variable", "function", "parameter", "type", "number", "string", "comment"]
-TOKEN_MODIFIERS = ["declaration", "defaultLibrary"]  # a name where it is defined; a built-in function
 _NUMBER = re.compile(r"\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][-+]?\d+)?%?")
 _LEXEMES = re.compile(r'(?P<comment>#[^\n]*)|(?P<string>"(?:[^"\\\n]|\\.)*"?)'
                       r"|(?P<number>(?<![\w.])\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][-+]?\d+)?)|(?P<word>[^\W\d]\w*)")
@@ -152,7 +110,7 @@ class Document:
         self.text = text
         self.ir: Optional[ir.PlanIR] = None  # the current text's statements, when it parses
         self.ir_text = ""
-        self.plan: Optional[Plan] = None  # the last plan that loaded (maybe of an older text)
+        self.plan: Optional[Compiled] = None  # the last plan that loaded (maybe of an older text)
         self.plan_text: str = ""
         self.values: dict[str, dict[str, float | bool]] = {}  # scenario -> name -> value in display units
         self.diagnostics: list[Diagnostic] = []
@@ -176,7 +134,7 @@ class Document:
         its names, units and (last evaluated) values for hover, completion and definitions."""
         self.text = self.analysed = text
         name = str(self.path)
-        got = recover(name, text, lambda masked: loads(masked, name, self.path.parent), self._import_span,
+        got = recover(name, text, lambda masked: loads_compiled(masked, name, self.path.parent), self._import_span,
                       self.parts)
         self.recovered = got
         self.ir, self.ir_text = got.syntax, text
@@ -190,7 +148,7 @@ class Document:
         self.diagnostics = found
         return found
 
-    def evaluate(self, plan: Optional[Plan], text: str) -> tuple[dict, list[Diagnostic]]:
+    def evaluate(self, plan: Optional[Compiled], text: str) -> tuple[dict, list[Diagnostic]]:
         """The slow half, after typing pauses: every scenario's values and the checks' failures of
         ``plan`` (the plan :meth:`check` made of ``text``). Changes nothing of the document (it runs
         beside the next keystroke's :meth:`check`): the caller keeps the values if the text is still ``text``."""
@@ -865,14 +823,14 @@ class Document:
             if line:
                 line_start = self.text.rfind("\n", 0, start) + 1
             counted = start
-            char = _units(self.text[line_start:start])
+            char = units(self.text[line_start:start])
             row = line
             for k, piece in enumerate(self.text[start:end].split("\n")):  # a token is on one line
                 if k:
                     row, char = row + 1, 0
                 if not piece:
                     continue
-                out += [row - last_line, char - last_char if row == last_line else char, _units(piece), kind, mods]
+                out += [row - last_line, char - last_char if row == last_line else char, units(piece), kind, mods]
                 last_line, last_char = row, char
         return out
 
@@ -930,13 +888,13 @@ class Document:
                     out.append((name, "function", loc, loc.path.name))
         return out
 
-    def answers(self, plan: Optional[Plan]) -> list[tuple[Range, str]]:
+    def answers(self, plan: Optional[Compiled]) -> list[tuple[Range, str]]:
         """A code lens per question (``solve``, ``maximize``, ``minimize``): its answer in each scenario,
         or why it has none. Slow (it solves): the server runs it on the evaluation worker."""
-        if plan is None or not hasattr(plan, "solve"):
+        if plan is None:
             return []
         try:
-            found = plan.solve()
+            found = Plan(plan).solve()
         except PlanError as err:
             return [(Range((0, 0), (0, 0)), f"no answers: {err.message}")]
         by_question: dict[str, list[str]] = {}

@@ -1,8 +1,9 @@
-"""The server's input, checked before pygls reads it: a client that sends garbage gets an answer.
+"""The server's input, checked before it is answered: a client that sends garbage gets an answer.
 
-:class:`Frames` sits between stdin and pygls. It reads the client's messages
-(``Content-Length`` headers, then a JSON body) and hands pygls only messages
-that are whole, of a sane size and valid JSON-RPC, re-framed canonically.
+:class:`Frames` sits between stdin and the server (:mod:`planner.lsp.protocol`).
+It reads the client's messages (``Content-Length`` headers, then a JSON body)
+and hands on only messages that are whole, of a sane size and valid JSON-RPC
+(:meth:`Frames.next_message`).
 What it refuses is answered as the protocol says, on stdout, and the server
 reads on:
 
@@ -31,7 +32,7 @@ PARSE_ERROR, INVALID_REQUEST, NOT_INITIALIZED = -32700, -32600, -32002
 
 
 class LockedOutput:
-    """stdout for pygls and for :class:`Frames`' own answers: each message written whole, under one lock."""
+    """stdout for the server and for :class:`Frames`' own answers: each message written whole, under one lock."""
 
     def __init__(self, raw: BinaryIO) -> None:
         self.raw = raw
@@ -51,41 +52,24 @@ class LockedOutput:
 
 
 class Frames:
-    """A reader with ``readline`` and ``read`` (what pygls asks of stdin) that gives only checked messages."""
+    """A reader of stdin that gives only checked messages (:meth:`next_message`)."""
 
     def __init__(self, raw: BinaryIO, out: LockedOutput) -> None:
         self.raw = raw
         self.out = out
-        self.buffer = b""
         self.initialized = False
 
-    # ---- what pygls calls ------------------------------------------------------------------
-
-    def readline(self) -> bytes:
-        if not self.buffer and not self._fill():
-            return b""
-        end = self.buffer.find(b"\n") + 1 or len(self.buffer)
-        line, self.buffer = self.buffer[:end], self.buffer[end:]
-        return line
-
-    def read(self, n: int) -> bytes:
-        if not self.buffer and not self._fill():
-            return b""
-        part, self.buffer = self.buffer[:n], self.buffer[n:]
-        return part
-
-    # ---- the client's messages -----------------------------------------------------------------
-
-    def _fill(self) -> bool:
-        """Read the next acceptable message into the buffer; False at the end of the input."""
+    def next_message(self) -> Optional[dict]:
+        """The next acceptable message, parsed; None at the end of the input."""
         while True:
             body = self._next_body()
             if body is None:
-                return False
+                return None
             message = self._check(body)
             if message is not None:
-                self.buffer = b"Content-Length: %d\r\n\r\n" % len(body) + body
-                return True
+                return message
+
+    # ---- the client's messages -----------------------------------------------------------------
 
     def _next_body(self) -> Optional[bytes]:
         """The next message's body, its headers read and checked; None at the end of the input."""
@@ -133,7 +117,7 @@ class Frames:
         return b"".join(parts)
 
     def _check(self, body: bytes) -> Optional[dict]:
-        """The message, when pygls may have it; else answered here and None."""
+        """The message, when the server may have it; else answered here and None."""
         try:
             message = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:

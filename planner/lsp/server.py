@@ -1,30 +1,35 @@
-"""The language server over stdio (pygls; its one home, with lsprotocol).
+"""The language server over stdio: protocol messages in, :class:`planner.lsp.analysis.Document` calls, answers out.
 
-Handlers translate protocol messages to :class:`planner.lsp.analysis.Document`
-calls and back. Analysis (parse, check, evaluate, run the checks) runs on
-one worker thread, a short pause after the last keystroke, and its
-diagnostics are published only if the text has not changed meanwhile.
+Handlers take the request's params as the protocol writes them (JSON objects,
+camelCase) and answer in the same form; :mod:`planner.lsp.protocol` carries
+the messages. Analysis (parse, check, evaluate, run the checks) runs on
+worker threads, a short pause after the last keystroke, and its diagnostics
+are published only if the text has not changed meanwhile.
+
+Nothing here imports the language until it is needed: ``initialize`` is
+answered from the table below at once, while the language (lark, the
+compute stage) loads on the checking worker.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
 
-from lsprotocol import types as t
-from pygls.exceptions import JsonRpcException
-from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
-
 from .. import __version__
+from .positions import ENCODING, SUPPORTED, TOKEN_MODIFIERS, TOKEN_TYPES, edit, position
+from .protocol import Endpoint, RequestFailed, TextDocument
+
 
 class _Analysis:
-    """planner.lsp.analysis, imported on first use (after ``initialize`` is answered: it brings the
-    whole language, lark and the compute stage, a third of the server's start)."""
+    """planner.lsp.analysis, imported on first use (it brings the whole language, lark and the compute
+    stage: it loads on the checking worker while the client opens its files)."""
 
     def __getattr__(self, name: str):
         import importlib
@@ -38,15 +43,49 @@ CHECK_DELAY = 0.01  # seconds of quiet typing before a keystroke's text is parse
 EVALUATE_DELAY = 0.4  # seconds of quiet after that before every scenario is evaluated and the checks run
 DONE = "$/planner/analysed"  # sent after the last diagnostics of a version (clients may ignore `$/` messages)
 
-_SEVERITY = {1: t.DiagnosticSeverity.Error, 2: t.DiagnosticSeverity.Warning,  # analysis.ERROR, WARNING,
-             3: t.DiagnosticSeverity.Information}  # INFORMATION
-_COMPLETION = {"quantity": t.CompletionItemKind.Variable, "input": t.CompletionItemKind.Constant,
-               "function": t.CompletionItemKind.Function, "unit": t.CompletionItemKind.Unit,
-               "scenario": t.CompletionItemKind.EnumMember, "axis": t.CompletionItemKind.Enum,
-               "keyword": t.CompletionItemKind.Keyword, "file": t.CompletionItemKind.File}
-_SYMBOL = {"input": t.SymbolKind.Constant, "quantity": t.SymbolKind.Variable, "function": t.SymbolKind.Function,
-           "unit": t.SymbolKind.Struct, "scenario": t.SymbolKind.Namespace, "axis": t.SymbolKind.Enum,
-           "member": t.SymbolKind.EnumMember, "check": t.SymbolKind.Event, "question": t.SymbolKind.Method}
+# protocol numbers (the specification's enumerations)
+_SEVERITY = {1: 1, 2: 2, 3: 3}  # analysis.ERROR, WARNING, INFORMATION -> DiagnosticSeverity
+_COMPLETION = {"quantity": 6, "input": 21, "function": 3, "unit": 11, "scenario": 20, "axis": 13,
+               "keyword": 14, "file": 17}  # CompletionItemKind: Variable, Constant, Function, Unit, EnumMember ...
+_SYMBOL = {"input": 14, "quantity": 13, "function": 12, "unit": 23, "scenario": 3, "axis": 10,
+           "member": 22, "check": 24, "question": 6}  # SymbolKind: Constant, Variable, Function, Struct ...
+SNIPPET, QUICKFIX, INLAY_TYPE, WRITE, READ = 2, "quickfix", 1, 3, 2
+
+CAPABILITIES = {
+    "textDocumentSync": {"openClose": True, "change": 2, "save": True},  # change: Incremental
+    "completionProvider": {"triggerCharacters": [".", "@", '"', ">", " ", "="]},
+    "hoverProvider": True,
+    "signatureHelpProvider": {"triggerCharacters": ["(", ","]},
+    "definitionProvider": True,
+    "referencesProvider": True,
+    "documentHighlightProvider": True,
+    "documentSymbolProvider": True,
+    "codeActionProvider": {"codeActionKinds": [QUICKFIX]},
+    "codeLensProvider": {"resolveProvider": False},
+    "workspaceSymbolProvider": {"resolveProvider": False},
+    "documentFormattingProvider": True,
+    "documentRangeFormattingProvider": True,
+    "renameProvider": {"prepareProvider": True},
+    "foldingRangeProvider": True,
+    "semanticTokensProvider": {"legend": {"tokenTypes": TOKEN_TYPES, "tokenModifiers": TOKEN_MODIFIERS},
+                               "full": True},
+    "inlayHintProvider": {"resolveProvider": False},
+}
+
+
+def to_fs_path(uri: str) -> Optional[str]:
+    """The file a ``file:`` URI names (None for another scheme)."""
+    parts = urllib.parse.urlsplit(uri)
+    if parts.scheme != "file":
+        return None
+    path = urllib.parse.unquote(parts.path)
+    if os.name == "nt":
+        if re.match(r"/[A-Za-z]:", path):
+            path = path[1:]
+        if parts.netloc:
+            return f"//{parts.netloc}{path}"
+        return path.replace("/", "\\")
+    return f"//{parts.netloc}{path}" if parts.netloc else path
 
 
 def _path_of(uri: str) -> Path:
@@ -60,52 +99,63 @@ def _path_of(uri: str) -> Path:
     return Path.cwd() / f"<{name}>"
 
 
-class PlanServer(LanguageServer):
-    def __init__(self) -> None:
-        super().__init__("planner", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Incremental)
-        self.docs: dict[str, Document] = {}
+class PlanServer(Endpoint):
+    def __init__(self, out) -> None:
+        super().__init__(out)
+        self.texts: dict[str, TextDocument] = {}  # the open documents as the client has them
+        self.docs: dict = {}  # a document's URI -> its analysis.Document
         self.uris: dict[str, str] = {}  # a document's path (as text) -> its URI, for locations in it
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planner-check")
         self.evaluator = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planner-evaluate")
         self.inlay_hints = True  # the client's `planner.inlayHints` setting
 
-    def doc(self, uri: str) -> Document:
+    def text_of(self, uri: str) -> TextDocument:
+        """An open document; one the client has not opened is read from its file (empty if there is none)."""
+        found = self.texts.get(uri)
+        if found is not None:
+            return found
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        try:
+            text = Path(path).read_text(encoding="utf-8") if path else ""
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        return TextDocument(uri, text, None)
+
+    def doc(self, uri: str):
+        text = self.text_of(uri).source
         if uri not in self.docs:
-            text = self.workspace.get_text_document(uri).source
             self.docs[uri] = analysis.Document(_path_of(uri), text)
             self.uris[str(self.docs[uri].path)] = uri
         doc = self.docs[uri]
-        doc.text = self.workspace.get_text_document(uri).source
+        doc.text = text
         return doc
 
     def schedule(self, uri: str, delay: float = CHECK_DELAY) -> None:
         """Check ``uri`` once typing has paused for ``delay`` seconds (then evaluate it, later)."""
-        loop = asyncio.get_running_loop()
         if uri in self.pending:
             self.pending[uri].cancel()
-        self.pending[uri] = loop.call_later(delay, lambda: asyncio.ensure_future(self.analyse(uri)))
+        self.pending[uri] = self.loop.call_later(delay, lambda: asyncio.ensure_future(self.analyse(uri)))
 
     def _version(self, uri: str):
-        return self.workspace.get_text_document(uri).version if uri in self.docs else None
+        return self.texts[uri].version if uri in self.docs and uri in self.texts else None
 
     async def analyse(self, uri: str) -> None:
         """Parse and check (fast: every keystroke), publish; then, after a pause, evaluate and run the checks."""
         self.pending.pop(uri, None)
         if uri not in self.docs:
             return
-        document = self.workspace.get_text_document(uri)
+        document = self.text_of(uri)
         text, version = document.source, document.version
         doc = self.docs[uri]
-        loop = asyncio.get_running_loop()
         try:
-            found = await loop.run_in_executor(self.checker, doc.check, text)
+            found = await self.loop.run_in_executor(self.checker, doc.check, text)
         except Exception as exc:  # a bug in planner: say so in the editor, never crash the server
             found = _internal(exc)
         if self._version(uri) != version:
             return  # the text changed meanwhile: the next analysis publishes
         self.publish(uri, version, found)
-        self.pending[uri] = loop.call_later(EVALUATE_DELAY, lambda: asyncio.ensure_future(
+        self.pending[uri] = self.loop.call_later(EVALUATE_DELAY, lambda: asyncio.ensure_future(
             self.evaluate(uri, version, text, found)))
 
     async def evaluate(self, uri: str, version, text: str, checked: list) -> None:
@@ -114,7 +164,7 @@ class PlanServer(LanguageServer):
             return  # cancelled by a newer keystroke
         doc = self.docs[uri]
         try:
-            values, found = await asyncio.get_running_loop().run_in_executor(
+            values, found = await self.loop.run_in_executor(
                 self.evaluator, doc.evaluate, doc.plan if doc.plan_text == text else None, text)
         except Exception as exc:  # noqa: BLE001  (as in analyse)
             values, found = {}, _internal(exc)
@@ -124,11 +174,13 @@ class PlanServer(LanguageServer):
             doc.values = values
         if found:
             self.publish(uri, version, checked + found)
-        self.protocol.notify(DONE, {"uri": uri, "version": version})
+        self.notify(DONE, {"uri": uri, "version": version})
 
     def publish(self, uri: str, version, found: list) -> None:
-        self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(
-            uri=uri, version=version, diagnostics=[_diagnostic(d, self) for d in found]))
+        params = {"uri": uri, "diagnostics": [_diagnostic(d, self) for d in found]}
+        if version is not None:
+            params["version"] = version
+        self.notify("textDocument/publishDiagnostics", params)
 
     def reanalyse_importers(self, changed: set[Path]) -> None:
         """Check again every open plan that imports one of ``changed`` (directly or through others)."""
@@ -143,242 +195,297 @@ def _internal(exc: Exception) -> list:
                                 f"planner: internal error: {type(exc).__name__}: {exc}", analysis.ERROR, "internal")]
 
 
-server = PlanServer()
+def _position(p: tuple[int, int]) -> dict:
+    return {"line": p[0], "character": p[1]}
 
 
-def _position(p: tuple[int, int]) -> t.Position:
-    return t.Position(line=p[0], character=p[1])
-
-
-def _range(r: analysis.Range) -> t.Range:
-    return t.Range(start=_position(r.start), end=_position(r.end))
+def _range(r) -> dict:
+    return {"start": _position(r.start), "end": _position(r.end)}
 
 
 def _uri(path: Path, ls: Optional[PlanServer] = None) -> str:
     """The URI of a file: an open document's own (an untitled one keeps its ``untitled:`` URI)."""
     if ls is not None and str(path) in ls.uris:
         return ls.uris[str(path)]
-    return from_fs_path(str(path)) or path.as_uri()
+    return Path(path).absolute().as_uri()
 
 
-def _location(loc: analysis.Location, ls: Optional[PlanServer] = None) -> t.Location:
-    return t.Location(uri=_uri(loc.path, ls), range=_range(loc.range))
+def _location(loc, ls: Optional[PlanServer] = None) -> dict:
+    return {"uri": _uri(loc.path, ls), "range": _range(loc.range)}
 
 
-def _diagnostic(d: analysis.Diagnostic, ls: Optional[PlanServer] = None) -> t.Diagnostic:
-    related = [t.DiagnosticRelatedInformation(location=_location(loc, ls), message=text) for loc, text in d.related]
-    return t.Diagnostic(range=_range(d.range), message=d.message, severity=_SEVERITY[d.severity], code=d.code,
-                        source="planner", related_information=related or None)
-
-
-@server.feature(t.INITIALIZED)
-def initialized(ls: PlanServer, params: t.InitializedParams) -> None:
-    chosen = ls.workspace.position_encoding or "utf-16"
-    encoding = str(getattr(chosen, "value", chosen))  # an enum member, or its text
-    analysis.ENCODING["unit"] = encoding if encoding in ("utf-8", "utf-16", "utf-32") else "utf-16"
-    ls.checker.submit(lambda: analysis.Document)  # the language loads while the client opens its files
-
-
-@server.feature(t.TEXT_DOCUMENT_DID_OPEN)
-async def did_open(ls: PlanServer, params: t.DidOpenTextDocumentParams) -> None:
-    ls.doc(params.text_document.uri)
-    ls.schedule(params.text_document.uri, 0)
-
-
-@server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
-async def did_change(ls: PlanServer, params: t.DidChangeTextDocumentParams) -> None:
-    ls.doc(params.text_document.uri)
-    ls.schedule(params.text_document.uri)
-
-
-@server.feature(t.TEXT_DOCUMENT_DID_SAVE)
-async def did_save(ls: PlanServer, params: t.DidSaveTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri, 0)  # an imported plan may have changed on disk
-    if params.text_document.uri in ls.docs:
-        ls.reanalyse_importers({ls.docs[params.text_document.uri].path.resolve()})
-
-
-@server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-async def did_change_watched_files(ls: PlanServer, params: t.DidChangeWatchedFilesParams) -> None:
-    """A plan changed on disk (saved by another editor, checked out, deleted): the open plans that
-    import it are checked again."""
-    changed = set()
-    for event in params.changes:
-        found = to_fs_path(event.uri) if event.uri.startswith("file:") else None
-        if found:
-            changed.add(Path(found).resolve())
-    if changed:
-        ls.reanalyse_importers(changed)
-
-
-@server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
-def did_close(ls: PlanServer, params: t.DidCloseTextDocumentParams) -> None:
-    uri = params.text_document.uri
-    gone = ls.docs.pop(uri, None)
-    if gone is not None:
-        ls.uris.pop(str(gone.path), None)
-    if uri in ls.pending:
-        ls.pending.pop(uri).cancel()
-    ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-
-
-@server.feature(t.TEXT_DOCUMENT_HOVER)
-def hover(ls: PlanServer, params: t.HoverParams) -> Optional[t.Hover]:
-    found = ls.doc(params.text_document.uri).hover(params.position.line, params.position.character)
-    if found is None:
-        return None
-    text, rng = found
-    return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=text), range=_range(rng))
-
-
-@server.feature(t.TEXT_DOCUMENT_DEFINITION)
-def definition(ls: PlanServer, params: t.DefinitionParams) -> Optional[t.Location]:
-    found = ls.doc(params.text_document.uri).definition(params.position.line, params.position.character)
-    return None if found is None else _location(found, ls)
-
-
-@server.feature(t.TEXT_DOCUMENT_COMPLETION, t.CompletionOptions(trigger_characters=[".", "@", '"', ">", " ", "="]))
-def completion(ls: PlanServer, params: t.CompletionParams) -> t.CompletionList:
-    items = []
-    for c in ls.doc(params.text_document.uri).complete(params.position.line, params.position.character):
-        item = t.CompletionItem(label=c.label, kind=_COMPLETION[c.kind], detail=c.detail or None,
-                                documentation=c.documentation or None, sort_text=c.sort or None)
-        if c.insert:
-            item.insert_text = c.insert
-            item.insert_text_format = t.InsertTextFormat.Snippet
-        items.append(item)
-    return t.CompletionList(is_incomplete=False, items=items)
-
-
-def _symbol(s: analysis.Symbol) -> t.DocumentSymbol:
-    return t.DocumentSymbol(name=s.name, kind=_SYMBOL[s.kind], range=_range(s.range),
-                            selection_range=_range(s.selection), detail=s.detail or None,
-                            children=[_symbol(c) for c in s.children] or None)
-
-
-@server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-def symbols(ls: PlanServer, params: t.DocumentSymbolParams) -> list[t.DocumentSymbol]:
-    return [_symbol(s) for s in ls.doc(params.text_document.uri).symbols()]
-
-
-@server.feature(t.TEXT_DOCUMENT_REFERENCES)
-def references(ls: PlanServer, params: t.ReferenceParams) -> list[t.Location]:
-    uri = params.text_document.uri
-    try:
-        found = ls.doc(uri).references(params.position.line, params.position.character)
-    except analysis.RenameError:
-        return []
-    return [t.Location(uri=uri, range=_range(r)) for r in found]
-
-
-@server.feature(t.TEXT_DOCUMENT_PREPARE_RENAME)
-def prepare_rename(ls: PlanServer, params: t.PrepareRenameParams):
-    try:
-        rng, name = ls.doc(params.text_document.uri).prepare_rename(params.position.line, params.position.character)
-    except analysis.RenameError as exc:
-        raise JsonRpcException(code=-32803, message=str(exc)) from None  # RequestFailed
-    return t.PrepareRenamePlaceholder(range=_range(rng), placeholder=name)
-
-
-@server.feature(t.TEXT_DOCUMENT_RENAME)
-def rename(ls: PlanServer, params: t.RenameParams) -> t.WorkspaceEdit:
-    uri = params.text_document.uri
-    try:
-        edits = ls.doc(uri).rename(params.position.line, params.position.character, params.new_name)
-    except analysis.RenameError as exc:
-        raise JsonRpcException(code=-32803, message=str(exc)) from None
-    return t.WorkspaceEdit(changes={uri: [t.TextEdit(range=_range(r), new_text=new) for r, new in edits]})
-
-
-@server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix]))
-def code_action(ls: PlanServer, params: t.CodeActionParams) -> list[t.CodeAction]:
-    uri = params.text_document.uri
-    given = [d for d in params.context.diagnostics if d.source == "planner"]
-    wanted = [(analysis.Range((d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character)),
-               d.message, str(d.code or "")) for d in given]
-    out = []
-    for title, edits, i in ls.doc(uri).code_actions(wanted):
-        out.append(t.CodeAction(title=title, kind=t.CodeActionKind.QuickFix, diagnostics=[given[i]],
-                                is_preferred=len(edits) == 1 and title.startswith(("Change to", "Write")),
-                                edit=t.WorkspaceEdit(changes={uri: [t.TextEdit(range=_range(r), new_text=new)
-                                                                    for r, new in edits]})))
-    for title, edits in ls.doc(uri).unit_actions(params.range.start.line, params.range.end.line):
-        out.append(t.CodeAction(title=title, kind=t.CodeActionKind.QuickFix,
-                                edit=t.WorkspaceEdit(changes={uri: [t.TextEdit(range=_range(r), new_text=new)
-                                                                    for r, new in edits]})))
+def _diagnostic(d, ls: Optional[PlanServer] = None) -> dict:
+    out = {"range": _range(d.range), "message": d.message, "severity": _SEVERITY[d.severity], "code": d.code,
+           "source": "planner"}
+    related = [{"location": _location(loc, ls), "message": text} for loc, text in d.related]
+    if related:
+        out["relatedInformation"] = related
     return out
 
 
-@server.feature(t.TEXT_DOCUMENT_INLAY_HINT)
-def inlay_hint(ls: PlanServer, params: t.InlayHintParams) -> list[t.InlayHint]:
-    if not ls.inlay_hints:
-        return []
-    doc = ls.doc(params.text_document.uri)
-    return [t.InlayHint(position=_position(at), label=label, kind=t.InlayHintKind.Type, padding_left=False,
-                        tooltip=tip or None)
-            for at, label, tip in doc.inlay_hints(params.range.start.line, params.range.end.line)]
+def _at(params: dict) -> tuple[int, int]:
+    p = params["position"]
+    return p["line"], p["character"]
 
 
-@server.feature(t.WORKSPACE_DID_CHANGE_CONFIGURATION)
-def did_change_configuration(ls: PlanServer, params: t.DidChangeConfigurationParams) -> None:
-    """``planner.inlayHints`` (true by default) turns the values beside each definition on or off."""
-    settings = params.settings if isinstance(params.settings, dict) else {}
-    planner = settings.get("planner", settings) if isinstance(settings, dict) else {}
-    if isinstance(planner, dict) and "inlayHints" in planner:
-        ls.inlay_hints = bool(planner["inlayHints"])
+def _uri_of(params: dict) -> str:
+    return params["textDocument"]["uri"]
 
 
-@server.feature(t.TEXT_DOCUMENT_SIGNATURE_HELP, t.SignatureHelpOptions(trigger_characters=["(", ","]))
-def signature_help(ls: PlanServer, params: t.SignatureHelpParams) -> Optional[t.SignatureHelp]:
-    found = ls.doc(params.text_document.uri).signature(params.position.line, params.position.character)
-    if found is None:
-        return None
-    label, names, active, doc = found
-    sig = t.SignatureInformation(label=label, documentation=doc or None,
-                                 parameters=[t.ParameterInformation(label=n) for n in names])
-    return t.SignatureHelp(signatures=[sig], active_signature=0, active_parameter=active)
+def _edits(edits) -> list[dict]:
+    return [{"range": _range(r), "newText": new} for r, new in edits]
 
 
-@server.feature(t.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
-def document_highlight(ls: PlanServer, params: t.DocumentHighlightParams) -> list[t.DocumentHighlight]:
-    found = ls.doc(params.text_document.uri).highlights(params.position.line, params.position.character)
-    return [t.DocumentHighlight(range=_range(r), kind=t.DocumentHighlightKind.Write if is_def
-                                else t.DocumentHighlightKind.Read) for r, is_def in found]
+def _drop_none(d: dict) -> dict:
+    return {k: v for k, v in d.items() if v is not None}
 
 
-@server.feature(t.TEXT_DOCUMENT_FOLDING_RANGE)
-def folding_range(ls: PlanServer, params: t.FoldingRangeParams) -> list[t.FoldingRange]:
-    return [t.FoldingRange(start_line=a, end_line=b) for a, b in ls.doc(params.text_document.uri).folding()]
+def serve(out) -> PlanServer:
+    """The server with its handlers, writing to ``out``."""
+    ls = PlanServer(out)
 
+    @ls.handle("initialize")
+    def initialize(params: dict) -> dict:
+        general = (params.get("capabilities") or {}).get("general") or {}
+        chosen = next((e for e in general.get("positionEncodings") or () if e in SUPPORTED), "utf-16")
+        ENCODING["unit"] = chosen
+        return {"capabilities": {"positionEncoding": chosen, **CAPABILITIES},
+                "serverInfo": {"name": "planner", "version": __version__}}
 
-@server.feature(t.TEXT_DOCUMENT_CODE_LENS)
-async def code_lens(ls: PlanServer, params: t.CodeLensParams) -> list[t.CodeLens]:
-    """Each question's answer above it, solved on the evaluation worker (remembered until the text changes)."""
-    uri = params.text_document.uri
-    doc = ls.doc(uri)
-    text = doc.plan_text
-    if doc.plan is None or doc.plan_text != doc.text:
-        return []  # the text changed since it was checked: the client asks again
-    if getattr(doc, "lens_text", None) != text:
-        doc.lenses = await asyncio.get_running_loop().run_in_executor(ls.evaluator, doc.answers, doc.plan)
-        doc.lens_text = text
-    return [t.CodeLens(range=_range(r), command=t.Command(title=title, command="")) for r, title in doc.lenses]
+    @ls.handle("initialized")
+    def initialized(params: dict) -> None:
+        pass
 
+    @ls.handle("textDocument/didOpen")
+    def did_open(params: dict) -> None:
+        item = params["textDocument"]
+        ls.texts[item["uri"]] = TextDocument(item["uri"], item["text"], item.get("version"))
+        ls.doc(item["uri"])
+        ls.schedule(item["uri"], 0)
 
-@server.feature(t.WORKSPACE_SYMBOL)
-def workspace_symbol(ls: PlanServer, params: t.WorkspaceSymbolParams) -> list[t.WorkspaceSymbol]:
-    """The names of every open plan and of the plans they import, matching the query (letters in order)."""
-    query = params.query.lower()
-    out, seen = [], set()
-    for doc in list(ls.docs.values()):
-        for name, kind, loc, container in doc.workspace_symbols():
-            key = (name, str(loc.path), loc.range.start)
-            if key in seen or not _fuzzy(query, name.lower()):
-                continue
-            seen.add(key)
-            out.append(t.WorkspaceSymbol(name=name, kind=_SYMBOL[kind], location=_location(loc, ls),
-                                         container_name=container or None))
-    return out[:500]
+    @ls.handle("textDocument/didChange")
+    def did_change(params: dict) -> None:
+        uri = params["textDocument"]["uri"]
+        document = ls.texts.get(uri)
+        if document is None:
+            return  # not opened: nothing to change
+        for change in params.get("contentChanges") or ():
+            document.source = edit(document.source, change)
+        document.version = params["textDocument"].get("version")
+        ls.doc(uri)
+        ls.schedule(uri)
+
+    @ls.handle("textDocument/didSave")
+    def did_save(params: dict) -> None:
+        uri = _uri_of(params)
+        if uri not in ls.texts:
+            return
+        ls.schedule(uri, 0)  # an imported plan may have changed on disk
+        if uri in ls.docs:
+            ls.reanalyse_importers({ls.docs[uri].path.resolve()})
+
+    @ls.handle("workspace/didChangeWatchedFiles")
+    def did_change_watched_files(params: dict) -> None:
+        """A plan changed on disk (saved by another editor, checked out, deleted): the open plans that
+        import it are checked again."""
+        changed = set()
+        for event in params.get("changes") or ():
+            found = to_fs_path(event["uri"])
+            if found:
+                changed.add(Path(found).resolve())
+        if changed:
+            ls.reanalyse_importers(changed)
+
+    @ls.handle("textDocument/didClose")
+    def did_close(params: dict) -> None:
+        uri = _uri_of(params)
+        ls.texts.pop(uri, None)
+        gone = ls.docs.pop(uri, None)
+        if gone is not None:
+            ls.uris.pop(str(gone.path), None)
+        if uri in ls.pending:
+            ls.pending.pop(uri).cancel()
+        ls.notify("textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []})
+
+    @ls.handle("textDocument/hover")
+    def hover(params: dict) -> Optional[dict]:
+        found = ls.doc(_uri_of(params)).hover(*_at(params))
+        if found is None:
+            return None
+        text, rng = found
+        return {"contents": {"kind": "markdown", "value": text}, "range": _range(rng)}
+
+    @ls.handle("textDocument/definition")
+    def definition(params: dict) -> Optional[dict]:
+        found = ls.doc(_uri_of(params)).definition(*_at(params))
+        return None if found is None else _location(found, ls)
+
+    @ls.handle("textDocument/completion")
+    def completion(params: dict) -> dict:
+        items = []
+        for c in ls.doc(_uri_of(params)).complete(*_at(params)):
+            item = _drop_none({"label": c.label, "kind": _COMPLETION[c.kind], "detail": c.detail or None,
+                               "documentation": c.documentation or None, "sortText": c.sort or None})
+            if c.insert:
+                item["insertText"] = c.insert
+                item["insertTextFormat"] = SNIPPET
+            items.append(item)
+        return {"isIncomplete": False, "items": items}
+
+    def symbol(s) -> dict:
+        return _drop_none({"name": s.name, "kind": _SYMBOL[s.kind], "range": _range(s.range),
+                           "selectionRange": _range(s.selection), "detail": s.detail or None,
+                           "children": [symbol(c) for c in s.children] or None})
+
+    @ls.handle("textDocument/documentSymbol")
+    def symbols(params: dict) -> list[dict]:
+        return [symbol(s) for s in ls.doc(_uri_of(params)).symbols()]
+
+    @ls.handle("textDocument/references")
+    def references(params: dict) -> list[dict]:
+        uri = _uri_of(params)
+        try:
+            found = ls.doc(uri).references(*_at(params))
+        except analysis.RenameError:
+            return []
+        return [{"uri": uri, "range": _range(r)} for r in found]
+
+    @ls.handle("textDocument/prepareRename")
+    def prepare_rename(params: dict) -> dict:
+        try:
+            rng, name = ls.doc(_uri_of(params)).prepare_rename(*_at(params))
+        except analysis.RenameError as exc:
+            raise RequestFailed(str(exc)) from None
+        return {"range": _range(rng), "placeholder": name}
+
+    @ls.handle("textDocument/rename")
+    def rename(params: dict) -> dict:
+        uri = _uri_of(params)
+        try:
+            edits = ls.doc(uri).rename(*_at(params), params["newName"])
+        except analysis.RenameError as exc:
+            raise RequestFailed(str(exc)) from None
+        return {"changes": {uri: _edits(edits)}}
+
+    @ls.handle("textDocument/codeAction")
+    def code_action(params: dict) -> list[dict]:
+        uri = _uri_of(params)
+        given = [d for d in (params.get("context") or {}).get("diagnostics") or () if d.get("source") == "planner"]
+        wanted = [(analysis.Range((d["range"]["start"]["line"], d["range"]["start"]["character"]),
+                                  (d["range"]["end"]["line"], d["range"]["end"]["character"])),
+                   d.get("message", ""), str(d.get("code") or "")) for d in given]
+        doc = ls.doc(uri)
+        out = []
+        for title, edits, i in doc.code_actions(wanted):
+            out.append({"title": title, "kind": QUICKFIX, "diagnostics": [given[i]],
+                        "isPreferred": len(edits) == 1 and title.startswith(("Change to", "Write")),
+                        "edit": {"changes": {uri: _edits(edits)}}})
+        r = params["range"]
+        for title, edits in doc.unit_actions(r["start"]["line"], r["end"]["line"]):
+            out.append({"title": title, "kind": QUICKFIX, "edit": {"changes": {uri: _edits(edits)}}})
+        return out
+
+    @ls.handle("textDocument/inlayHint")
+    def inlay_hint(params: dict) -> list[dict]:
+        if not ls.inlay_hints:
+            return []
+        r = params["range"]
+        doc = ls.doc(_uri_of(params))
+        return [_drop_none({"position": _position(at), "label": label, "kind": INLAY_TYPE, "paddingLeft": False,
+                            "tooltip": tip or None})
+                for at, label, tip in doc.inlay_hints(r["start"]["line"], r["end"]["line"])]
+
+    @ls.handle("workspace/didChangeConfiguration")
+    def did_change_configuration(params: dict) -> None:
+        """``planner.inlayHints`` (true by default) turns the values beside each definition on or off."""
+        settings = params.get("settings")
+        planner = settings.get("planner", settings) if isinstance(settings, dict) else {}
+        if isinstance(planner, dict) and "inlayHints" in planner:
+            ls.inlay_hints = bool(planner["inlayHints"])
+
+    @ls.handle("textDocument/signatureHelp")
+    def signature_help(params: dict) -> Optional[dict]:
+        found = ls.doc(_uri_of(params)).signature(*_at(params))
+        if found is None:
+            return None
+        label, names, active, doc = found
+        sig = _drop_none({"label": label, "documentation": doc or None,
+                          "parameters": [{"label": n} for n in names]})
+        return {"signatures": [sig], "activeSignature": 0, "activeParameter": active}
+
+    @ls.handle("textDocument/documentHighlight")
+    def document_highlight(params: dict) -> list[dict]:
+        found = ls.doc(_uri_of(params)).highlights(*_at(params))
+        return [{"range": _range(r), "kind": WRITE if is_def else READ} for r, is_def in found]
+
+    @ls.handle("textDocument/foldingRange")
+    def folding_range(params: dict) -> list[dict]:
+        return [{"startLine": a, "endLine": b} for a, b in ls.doc(_uri_of(params)).folding()]
+
+    @ls.handle("textDocument/codeLens")
+    async def code_lens(params: dict) -> list[dict]:
+        """Each question's answer above it, solved on the evaluation worker (remembered until the text changes)."""
+        doc = ls.doc(_uri_of(params))
+        text = doc.plan_text
+        if doc.plan is None or doc.plan_text != doc.text:
+            return []  # the text changed since it was checked: the client asks again
+        if getattr(doc, "lens_text", None) != text:
+            doc.lenses = await ls.loop.run_in_executor(ls.evaluator, doc.answers, doc.plan)
+            doc.lens_text = text
+        return [{"range": _range(r), "command": {"title": title, "command": ""}} for r, title in doc.lenses]
+
+    @ls.handle("workspace/symbol")
+    def workspace_symbol(params: dict) -> list[dict]:
+        """The names of every open plan and of the plans they import, matching the query (letters in order)."""
+        query = (params.get("query") or "").lower()
+        out, seen = [], set()
+        for doc in list(ls.docs.values()):
+            for name, kind, loc, container in doc.workspace_symbols():
+                key = (name, str(loc.path), loc.range.start)
+                if key in seen or not _fuzzy(query, name.lower()):
+                    continue
+                seen.add(key)
+                out.append(_drop_none({"name": name, "kind": _SYMBOL[kind], "location": _location(loc, ls),
+                                       "containerName": container or None}))
+        return out[:500]
+
+    @ls.handle("textDocument/semanticTokens/full")
+    def semantic_tokens(params: dict) -> dict:
+        return {"data": ls.doc(_uri_of(params)).semantic_tokens()}
+
+    @ls.handle("textDocument/rangeFormatting")
+    async def range_formatting(params: dict) -> Optional[list[dict]]:
+        r = params["range"]
+        doc = ls.doc(_uri_of(params))
+        # (formatting the whole plan to line the range up with it takes a while on a long plan: off the loop,
+        # so that hover and completion are answered meanwhile)
+        got = await ls.loop.run_in_executor(
+            None, doc.format_range, (r["start"]["line"], r["start"]["character"]),
+            (r["end"]["line"], r["end"]["character"]))
+        if got is None:
+            return None  # the diagnostics already say why
+        where, new = got
+        return [{"range": _range(where), "newText": new}]
+
+    @ls.handle("textDocument/formatting")
+    def formatting(params: dict) -> Optional[list[dict]]:
+        from ..language.errors import PlanError
+        from ..language.format import format_text
+
+        doc = ls.doc(_uri_of(params))
+        crlf = "\r\n" in doc.text
+        try:
+            new = format_text(doc.text.replace("\r\n", "\n"), str(doc.path))
+        except PlanError:
+            return None  # the diagnostics already say why
+        if crlf:
+            new = new.replace("\n", "\r\n")
+        if new == doc.text:
+            return []
+        end = position(doc.text, len(doc.text))
+        return [{"range": {"start": {"line": 0, "character": 0}, "end": _position(end)}, "newText": new}]
+
+    return ls
 
 
 def _fuzzy(query: str, name: str) -> bool:
@@ -390,49 +497,18 @@ def _fuzzy(query: str, name: str) -> bool:
     return True
 
 
-@server.feature(t.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
-                t.SemanticTokensLegend(token_types=analysis.TOKEN_TYPES, token_modifiers=analysis.TOKEN_MODIFIERS))
-def semantic_tokens(ls: PlanServer, params: t.SemanticTokensParams) -> t.SemanticTokens:
-    return t.SemanticTokens(data=ls.doc(params.text_document.uri).semantic_tokens())
-
-
-@server.feature(t.TEXT_DOCUMENT_RANGE_FORMATTING)
-async def range_formatting(ls: PlanServer, params: t.DocumentRangeFormattingParams) -> Optional[list[t.TextEdit]]:
-    r = params.range
-    doc = ls.doc(params.text_document.uri)
-    # (formatting the whole plan to line the range up with it takes a while on a long plan: off the loop,
-    # so that hover and completion are answered meanwhile)
-    got = await asyncio.get_running_loop().run_in_executor(
-        None, doc.format_range, (r.start.line, r.start.character), (r.end.line, r.end.character))
-    if got is None:
-        return None  # the diagnostics already say why
-    where, new = got
-    return [t.TextEdit(range=_range(where), new_text=new)]
-
-
-@server.feature(t.TEXT_DOCUMENT_FORMATTING)
-def formatting(ls: PlanServer, params: t.DocumentFormattingParams) -> Optional[list[t.TextEdit]]:
-    from ..language.errors import PlanError
-    from ..language.format import format_text
-
-    doc = ls.doc(params.text_document.uri)
-    crlf = "\r\n" in doc.text
-    try:
-        new = format_text(doc.text.replace("\r\n", "\n"), str(doc.path))
-    except PlanError:
-        return None  # the diagnostics already say why
-    if crlf:
-        new = new.replace("\n", "\r\n")
-    if new == doc.text:
-        return []
-    end = analysis.position(doc.text, len(doc.text))
-    return [t.TextEdit(range=t.Range(start=t.Position(line=0, character=0), end=_position(end)), new_text=new)]
-
-
-def main() -> None:
+def main() -> int:
+    """Serve on stdin and stdout until ``exit``; then leave at once, with the protocol's exit status (0 after
+    ``shutdown``), whatever the workers were doing (an evaluation is not waited for; the thread reading
+    stdin, blocked in a read, could not be joined)."""
     import sys
 
     from .framing import Frames, LockedOutput
 
     out = LockedOutput(sys.stdout.buffer)
-    server.start_io(Frames(sys.stdin.buffer, out), out)
+    ls = serve(out)
+    ls.checker.submit(lambda: analysis.Document)  # the language loads while the client starts up
+    code = ls.serve(Frames(sys.stdin.buffer, out))
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(code)

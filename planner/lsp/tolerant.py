@@ -87,8 +87,10 @@ def statements(text: str) -> list[tuple[int, int]]:
                 new = True
             elif depth == 0 and braces == 0 and not goes_on:
                 new = not _GOES_ON.match(line)
-            elif braces > 0 and block:  # a scenario's overrides may stand at the margin too
-                new = margin and bool(_KEYWORD.match(line))
+            elif braces > 0 and block:  # a scenario's overrides may stand at the margin too, unless the
+                # block is never closed: then a definition at the margin starts the next statement
+                new = margin and (bool(_KEYWORD.match(line))
+                                  or (bool(_STARTS.match(line)) and not _closes_later(text, at)))
             else:
                 new = margin and bool(_STARTS.match(line))
             if new:
@@ -104,6 +106,18 @@ def statements(text: str) -> list[tuple[int, int]]:
     if start >= 0:
         out.append((start, end))
     return out
+
+
+def _closes_later(text: str, at: int) -> bool:
+    """Whether an open block (``scenario x {``) is closed by a `}` at or after offset ``at``, before a
+    line at the margin that starts a statement of its own (a keyword: ``scenario``, ``check`` ...)."""
+    for line in text[at:].splitlines():
+        code = _STRING.sub('""', line).split("#", 1)[0]
+        if "}" in code:
+            return True
+        if line[:1] not in (" ", "\t") and _KEYWORD.match(line):
+            return False
+    return False
 
 
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"?')
@@ -278,8 +292,10 @@ def _unfinished(err: ParseError, text: str, start: int, end: int) -> ParseError:
     body = text[start:end].rstrip()
     last = body.split()[-1] if body.split() else body
     span = Span(err.span.source, start + len(body) - 1, start + len(body))
+    code = re.sub(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*', "", body)
+    hint = "close the block with `}`" if code.count("{") > code.count("}") else err.hint or "finish the expression"
     out = ParseError(f"this statement is not finished: it stops after `{last}`", span,
-                     label="the statement goes on from here", hint=err.hint or "finish the expression")
+                     label="the statement goes on from here", hint=hint)
     out.labels.extend(x for x in err.labels if x.span.start >= start)
     return out
 
