@@ -112,9 +112,9 @@ def test_an_answer_in_a_formula_is_its_solve_cell(books):
     wb = openpyxl.load_workbook(item.path)
     sheet, coord = next(wb.defined_names[item.book.names["D_opt"]].destinations)
     assert wb[sheet][coord.replace("$", "")].value == "=Solve!$C$4*tokens_per_param"
-    rows = {c.value: c.row for c in wb["Scenarios"]["A"]}
+    rows = {c.value: c.row for c in wb["Scenarios"]["B"]}
     assert wb["Solve"]["B5"].value == "big"  # the question answered in the scenario's own column
-    assert wb["Scenarios"][f"C{rows['D_opt']}"].value.startswith("=Solve!$C$5*")
+    assert wb["Scenarios"][f"D{rows['D_opt']}"].value.startswith("=Solve!$C$5*")
     # the sweep over budget moves optimal_N: its rows are planner's values, said so
     stale = openpyxl.load_workbook(books["stale"].path)
     sweep = next(ws for ws in stale.worksheets if ws.title.startswith("Sweep 2"))
@@ -122,16 +122,18 @@ def test_an_answer_in_a_formula_is_its_solve_cell(books):
     assert any(n.startswith("not live: planner's values for D_opt, cost_per_token") for n in notes)
 
 
-def test_a_sum_over_a_range_is_live_over_helper_cells(books):
+def test_a_sum_over_a_range_is_live_over_a_row_of_cash_flows(books):
     item = books["aggregates"]
     wb = openpyxl.load_workbook(item.path)
     sheet, coord = next(wb.defined_names[item.book.names["npv"]].destinations)
     text = wb[sheet][coord.replace("$", "")].value
-    assert "SUM(Helpers!$B$" in text and "price" in text
-    helpers = wb["Helpers"]
-    terms = [r[1].value for r in helpers.iter_rows(min_row=3) if r[0].value == "Model: npv"]
-    assert len(terms) == 120  # one per month the declared bound allows
+    assert "SUM('Cash flows'!$C$" in text and "price" in text  # the sum over its row, not every term written out
+    flows = wb["Cash flows"]
+    row = next(r for r in flows.iter_rows(min_row=4) if r[0].value.startswith("Model: npv"))
+    terms = [c.value for c in row[2:] if c.value is not None]
+    assert len(terms) == 120  # a column per month the declared bound allows
     assert terms[0].startswith("=IF(1<=") and terms[-1].startswith("=IF(120<=")
+    assert [flows.cell(3, 3).value, flows.cell(3, 122).value] == ["1", "120"]
     edited = books["edited"].values
     sheet, coord = next(edited.defined_names[item.book.names["npv"]].destinations)
     assert edited[sheet][coord.replace("$", "")].value == pytest.approx(

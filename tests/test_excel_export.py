@@ -115,7 +115,7 @@ def test_excel_forbidden_names_are_mangled(small_book):
     assert {"r_", "a1_", "speed", "total"} <= names and not {"r", "a1"} & names
     assert all(is_valid(n) for n in names)
     assert named_cell(wb, "r_").value == 2 and named_cell(wb, "a1_").value == 5
-    model = {ws_c.value: ws_c.offset(column=1).value for ws_c in wb["Model"]["A"] if ws_c.value}
+    model = {c.value: c.offset(column=-2).value for c in wb["Model"]["D"] if c.value}  # by identifier (column D)
     assert model["total"] == "=(a1_*count*r_*share*(speed*1E+12))/1E+9"
 
 
@@ -139,7 +139,7 @@ def test_formulas_are_portable_and_fit(small_book, token_book):
 
 def test_units_are_converted_in_formulas(token_book):
     _, wb = token_book
-    model = {c.value: c.offset(column=1).value for c in wb["Model"]["A"] if c.value}
+    model = {c.value: c.offset(column=-2).value for c in wb["Model"]["D"] if c.value}  # by identifier (column D)
     # weight_bytes is shown in GB, hbm_bandwidth typed in TB/s: both converted inside the formula
     assert model["batch1_weight_bound"] == "=((weight_bytes*1E+9)/(hbm_bandwidth*1E+12))*1000"
     assert model["weight_bytes"] == "=((bits_per_weight/8)*parameters)/1E+9"
@@ -158,9 +158,9 @@ def test_sweeps_are_capped_and_charted(small_book):
 def test_scenario_columns_hold_their_own_values_and_follow_the_rest(small_book):
     _, wb = small_book
     ws = wb["Scenarios"]
-    header = [c.value for c in ws[3]]
+    header = [c.value for c in ws[4]]  # the scenarios' names, under their doc strings
     fast = header.index("fast") + 1
-    rows = {ws.cell(row=r, column=1).value: r for r in range(5, ws.max_row + 1)}
+    rows = {ws.cell(row=r, column=2).value: r for r in range(5, ws.max_row + 1)}  # by identifier (column B)
     assert ws.cell(row=rows["speed"], column=fast).value == 6  # the scenario's value
     assert ws.cell(row=rows["share"], column=fast).value == "=share"  # the Inputs sheet's
     col = openpyxl.utils.get_column_letter(fast)
@@ -192,7 +192,7 @@ def test_export_scenario_selection(tmp_path, cli, plan_file):
     out = tmp_path / "book.xlsx"
     assert cli("export", plan, "-o", out, "--scenario", "c,a")[0] == 0
     header = [c.value for c in openpyxl.load_workbook(out)["Scenarios"][3] if c.value is not None]
-    assert header == ["Quantity", "Unit", "c", "a"]
+    assert header == ["Quantity", "Name", "Unit", "c", "a"]  # no doc strings: the names
 
 
 def edited(tmp_path, values: dict) -> Path:
@@ -434,8 +434,8 @@ def test_import_reads_edits_in_a_scenarios_column(tmp_path, cli):
     book.write_bytes(workbook_bytes(load(TOKEN_COST)))
     wb = openpyxl.load_workbook(book)
     ws = wb["Scenarios"]
-    col = next(c.column for c in ws[3] if c.value == "fp8_e4m3")
-    row = next(c.row for c in ws["A"] if c.value == "bits_per_weight")
+    col = next(c.column for c in ws[4] if c.value == "fp8_e4m3")
+    row = next(c.row for c in ws["B"] if c.value == "bits_per_weight")
     assert ws.cell(row=row, column=col).value == 8
     ws.cell(row=row, column=col).value = 4
     wb.save(book)

@@ -51,12 +51,12 @@ def test_every_formula_cell_carries_a_cached_value(books, name):
 def test_cached_values_read_without_recalculating(books):
     """pandas-style reading (openpyxl data_only) sees the article's figures and the answers."""
     _, _, wb = books["token_cost"]
-    model = {r[0].value: r[1].value for r in wb["Model"].iter_rows(min_row=4) if r[0].value}
+    model = {r[3].value: r[1].value for r in wb["Model"].iter_rows(min_row=4) if r[0].value}  # by identifier
     assert model["weight_bytes"] == 140 and model["batch1_weight_bound"] == pytest.approx(46.667, abs=5e-4)
     solve = {(r[0].value, r[1].value): r[2].value for r in wb["Solve"].iter_rows(min_row=4) if r[0].value}
     assert solve[("solve min batch where verify_is_compute_bound for all as crossover_batch", "bf16")] == 98
     _, _, bvr = books["buy_vs_rent"]
-    model = {r[0].value: r[1].value for r in bvr["Model"].iter_rows(min_row=4) if r[0].value}
+    model = {r[3].value: r[1].value for r in bvr["Model"].iter_rows(min_row=4) if r[0].value}
     assert model["payback"] == pytest.approx(31.438, abs=5e-4)  # 250 kUSD / 7.95204 kUSD a month
 
 
@@ -73,20 +73,20 @@ def test_every_number_has_a_format_and_one_per_quantity_across_a_row(books, name
     assert general == []
     ws = formulas["Scenarios"]
     for row in ws.iter_rows(min_row=5):
-        kinds = {c.number_format for c in row[2:] if c.value is not None}
+        kinds = {c.number_format for c in row[3:] if c.value is not None}  # the scenario columns, from D
         assert len(kinds) <= 1, (row[0].value, kinds)
 
 
 def test_a_percent_input_holds_the_fraction_as_excel_stores_a_typed_percentage(books):
     _, wb, _ = books["buy_vs_rent"]
-    row = next(r for r in wb["Inputs"].iter_rows() if r[0].value == "utilization")
+    row = next(r for r in wb["Inputs"].iter_rows() if r[3].value == "utilization")  # by identifier (column D)
     cell = row[1]
     # 65 % is the cell 0.65 in Excel's own percent format: typing 65% there stores 0.65 again
     assert cell.value == 0.65 and cell.number_format == "#,##0.0#####%"  # 65.0%, and a typed 65.25% shows so
     assert row[2].value is None  # the format shows the %, the unit column does not repeat it
-    rate = next(r for r in wb["Inputs"].iter_rows() if r[0].value == "discount_rate")
+    rate = next(r for r in wb["Inputs"].iter_rows() if r[3].value == "discount_rate")
     assert rate[1].value == 0.08 and rate[1].number_format == "#,##0.0#####%" and rate[2].value == "/year"
-    rent = next(r[1] for r in wb["Inputs"].iter_rows() if r[0].value == "rent_rate")
+    rent = next(r[1] for r in wb["Inputs"].iter_rows() if r[3].value == "rent_rate")
     assert rent.number_format == "#,##0.00####;[Red]-#,##0.00####"  # as written (2.49), and an edit's digits
 
 
@@ -97,11 +97,14 @@ def test_the_summary_comes_first_and_is_live(books):
     assert ws["A1"].value == "Per-token cost of a 70B dense model"
     rows = {r[0].value: r for r in ws.iter_rows() if r[0].value}
     header = [c.value for c in rows["Figure"] if c.value]
-    # three scenarios: columns; then the one the selector picks
-    assert header == ["Figure", "Unit", "bf16", "fp8_e4m3", "int4_g128", "Selected scenario"]
-    weight = rows["weights read once per step"]  # words first: the doc string, the name in its comment
+    # three scenarios: columns headed by their doc strings, their names below; then the one the selector picks
+    assert header == ["Figure", "Unit", "BF16 weights", "FP8 E4M3, per-row scales ignored",
+                      "INT4 weight-only, group 128 (GPTQ/AWQ): 4 bits + 0.15 bit of scales", "Selected scenario"]
+    names = [c.value for c in ws[rows["Figure"][0].row + 1] if c.value]
+    assert names == ["bf16", "fp8_e4m3", "int4_g128"]
+    weight = rows["Weights read once per step"]  # words first: the doc string, the name in its comment
     assert weight[0].comment.text == "weight_bytes"
-    assert weight[2].value.startswith("=Scenarios!$C$") and cached[weight[2].coordinate].value == 140
+    assert weight[2].value.startswith("=Scenarios!$D$") and cached[weight[2].coordinate].value == 140
     alpha = next(r for r in ws.iter_rows() if r[1].value == "alpha")
     # the value the selected scenario uses (the Inputs sheet's Selected column); the name links to the input
     assert alpha[2].value.startswith("=Inputs!$G$") and alpha[1].hyperlink.location.startswith("Inputs!B")
@@ -123,14 +126,19 @@ def test_many_scenarios_are_rows_of_the_summary(books):
     labels = [ws.cell(r, 1).value for r in range(header[0].row + 2, header[0].row + 14)]
     assert labels[0] == "small/h100/bf16" and labels[-1] == "large/mi300x/int4"  # twelve: one row each
     assert ws.cell(header[0].row + 14, 1).value is None
-    assert [c.value for c in header[1:5]] == ["step_time", "throughput", "memory_needed", "fits_one_gpu"]
+    # words first: the doc strings head the columns, the identifiers in their comments
+    assert [c.comment.text if c.comment else c.value for c in header[1:5]] == [
+        "step_time", "throughput", "memory_needed", "fits_one_gpu"]
+    assert header[1].value == "Decode step at `batch`"
 
 
 def test_check_contexts_live_on_a_work_sheet_of_their_own(books):
     _, wb, _ = books["token_cost"]
-    scenarios = [c.value for c in wb["Scenarios"][3] if c.value]
-    assert scenarios == ["Quantity", "Unit", "bf16", "fp8_e4m3", "int4_g128"]
-    contexts = [c.value for c in wb["Check contexts"][3][2:] if c.value]
+    header = [c.value for c in wb["Scenarios"][3] if c.value]
+    assert header[:3] == ["Quantity", "Name", "Unit"] and header[3].startswith("BF16")  # the scenario's doc string
+    scenarios = [c.value for c in wb["Scenarios"][4][3:] if c.value]  # its name below, as the plan has it
+    assert scenarios == ["bf16", "fp8_e4m3", "int4_g128"]
+    contexts = [c.value for c in wb["Check contexts"][3][3:] if c.value]
     assert "base with alpha = 0.6" in contexts and all(" with " in c for c in contexts)
 
 
@@ -208,11 +216,11 @@ def test_every_sheet_has_a_print_setup(books, name):
 def test_headline_rows_are_highlighted_and_columns_fit(books):
     _, wb, _ = books["token_cost"]
     ws = wb["Model"]
-    fills = {r[0].value: r[1].fill.fgColor.rgb for r in ws.iter_rows(min_row=4) if r[0].value}
+    fills = {r[3].value: r[1].fill.fgColor.rgb for r in ws.iter_rows(min_row=4) if r[0].value}
     assert fills["batch_step_bound"].endswith("FFF2CC") and not str(fills["memory_time"]).endswith("FFF2CC")
     inputs = wb["Inputs"]
     longest = max(len(r[0].value) for r in inputs.iter_rows(min_row=7) if r[0].value)
-    assert inputs.column_dimensions["A"].width >= longest
+    assert inputs.column_dimensions["A"].width >= min(longest, 50)  # longer labels wrap
     units = max(len(r[2].value or "") for r in inputs.iter_rows(min_row=7))
     assert inputs.column_dimensions["C"].width >= units
 
@@ -298,9 +306,27 @@ def test_each_header_sits_over_its_own_figures(books, name):
     assert headers
     for c in headers:
         below = values["Summary"].cell(c.row + 1, c.column).value
+        if below is None or ws.cell(c.row + 1, 1).value is None:  # past the scenarios' names under their doc strings
+            below = values["Summary"].cell(c.row + 2, c.column).value
         figure = isinstance(below, (int, float))  # TRUE/FALSE and numbers alike
         assert (c.alignment.horizontal == "right") == figure, (c.coordinate, c.value, below)
     if name != "gpu_compare":  # a plan with questions: the Answers table's Value and Holds over their figures
         value = next(c for c in headers if c.value == "Value")
         holds = next(c for c in headers if c.value == "Holds")
         assert value.alignment.horizontal == holds.alignment.horizontal == "right"
+
+
+def test_rows_read_in_words_with_the_identifier_beside(books):
+    """Words first: a row's label is the quantity's doc string (capitalised), its identifier in a small grey
+    column beside it (Inputs and Model: D; Scenarios: B), where import and the write-back find the row."""
+    _, wb, _ = books["token_cost"]
+    inputs = {r[3].value: r for r in wb["Inputs"].iter_rows() if r[3].value}
+    assert inputs["Name"][0].value == "Input"  # the header row
+    assert inputs["hbm_bandwidth"][0].value == "Peak HBM bandwidth"
+    assert inputs["hbm_bandwidth"][3].font.color.rgb.endswith("7F7F7F")
+    model = {r[3].value: r for r in wb["Model"].iter_rows() if r[3].value}
+    assert model["weight_bytes"][0].value == "Weights read once per step"
+    scenarios = {r[1].value: r for r in wb["Scenarios"].iter_rows(min_row=5) if r[1].value}
+    assert scenarios["context_tokens"][0].value == "Tokens of context per sequence"
+    assert scenarios["context_tokens"][2].value == "token"  # the unit in C
+    assert wb["Scenarios"]["D3"].value == "BF16 weights" and wb["Scenarios"]["D4"].value == "bf16"

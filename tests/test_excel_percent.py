@@ -92,7 +92,7 @@ def test_typing_65_percent_gives_planners_figures_for_65_percent(typed, engine):
 def test_the_scenario_columns_follow_the_typed_percentage_where_no_scenario_sets_it(typed):
     plan, book, wb = typed["plan"], typed["book"], typed["engines"]["libreoffice"]
     ws = wb["Scenarios"]
-    header = {c.value: c.column_letter for c in ws[3] if isinstance(c.value, str)}
+    header = {c.value: c.column_letter for c in ws[4] if isinstance(c.value, str)}  # the scenarios' names
     row = book.rows["rent_per_month"]
     assert ws[f"{header['spot']}{row}"].value == pytest.approx(8 * 1.65 * 0.65 * 730 / 1000, rel=1e-12)
     assert ws[f"{header['low_use']}{row}"].value == pytest.approx(8 * 2.49 * 0.40 * 730 / 1000, rel=1e-12)

@@ -87,8 +87,8 @@ def test_the_model_follows_the_selected_scenario(switched, engine, choice):
     summary = wb["Summary"]
     header = next(r for r in summary.iter_rows() if r[0].value == "Figure")
     col = next(c.column for c in header if c.value == "Selected scenario")
-    label = plan.model.quantities["npv"].doc
-    npv_row = next(r[0].row for r in summary.iter_rows() if r[0].value == label)
+    doc = plan.model.quantities["npv"].doc
+    npv_row = next(r[0].row for r in summary.iter_rows() if r[0].value == doc[:1].upper() + doc[1:])
     assert summary.cell(npv_row, col).value == pytest.approx(ev.display("npv"), rel=1e-9)
     # the named cells (column B) stay the plan as written, whatever is selected
     base = plan.evaluate(None)
@@ -102,9 +102,9 @@ def test_the_inputs_sheet_says_which_scenario_cell_to_edit(switched):
     text = wb["Inputs"].cell(row, SELECTED + 1).value
     rows = switched["book"].rows
     at = rows["utilization"]
-    assert text == f"edit Scenarios!C{at} (low_use), D{at} (busy)"
+    assert text == f"edit Scenarios!D{at} (low_use), E{at} (busy)"
     link = wb["Inputs"].cell(row, SELECTED + 1).hyperlink
-    assert link.location == f"Scenarios!C{rows['utilization']}"
+    assert link.location == f"Scenarios!D{rows['utilization']}"
     # the spot scenario does not set it: the base value is still read, and still the orange input cell
     assert wb["Inputs"].cell(row, 2).fill.fgColor.rgb.endswith("FFCC99")
 
@@ -125,7 +125,7 @@ def every(tmp_path_factory):
     wb = openpyxl.load_workbook(exported)
     sheet, coord = next(wb.defined_names["SelectedScenario"].destinations)
     wb[sheet][coord.replace("$", "")].value = "busy"
-    busy = next(c.column for c in wb["Scenarios"][3] if c.value == "busy")
+    busy = next(c.column for c in wb["Scenarios"][4] if c.value == "busy")
     wb["Scenarios"].cell(book.rows["utilization"], busy).value = BUSY_EDITED
     edited = work / "edited.xlsx"
     wb.save(edited)
@@ -142,9 +142,9 @@ def test_an_input_every_scenario_sets_is_edited_in_the_scenario_cells(every):
     assert not value.fill.fgColor.rgb.endswith("FFCC99")  # not marked editable: only the base case reads it
     assert "Every scenario sets its own value" in value.comment.text
     where = wb["Inputs"].cell(row, SELECTED + 1)
-    assert where.value == f"every scenario sets it: edit Scenarios!C{at} (low_use), D{at} (busy), E{at} (spot)"
-    assert where.hyperlink.location == f"Scenarios!C{at}"
-    for column in ("C", "D", "E"):  # the cells the scenarios read are the orange ones
+    assert where.value == f"every scenario sets it: edit Scenarios!D{at} (low_use), E{at} (busy), F{at} (spot)"
+    assert where.hyperlink.location == f"Scenarios!D{at}"
+    for column in ("D", "E", "F"):  # the cells the scenarios read are the orange ones
         assert wb["Scenarios"][f"{column}{at}"].fill.fgColor.rgb.endswith("FFCC99")
 
 
@@ -156,8 +156,9 @@ def test_editing_the_scenario_cell_moves_what_the_summary_shows(every):
     ev = plan.evaluate("busy", {"utilization": plan.parse_override("utilization=95%")[1]})
     summary = wb["Summary"]
     header = next(r for r in summary.iter_rows() if r[0].value == "Figure")
-    columns = {c.value: c.column for c in header if c.value}
-    npv_row = next(r[0].row for r in summary.iter_rows() if r[0].value == plan.model.quantities["npv"].doc)
+    columns = {c.value: c.column for row in (header, summary[header[0].row + 1]) for c in row if c.value}
+    doc = plan.model.quantities["npv"].doc
+    npv_row = next(r[0].row for r in summary.iter_rows() if r[0].value == doc[:1].upper() + doc[1:])
     for column in ("busy", "Selected scenario"):
         assert summary.cell(npv_row, columns[column]).value == pytest.approx(ev.display("npv"), rel=1e-9)
     # hand figure: 8 GPUs * 2.49 USD/h * 95 % * 730 h = 13.81452 kUSD/month

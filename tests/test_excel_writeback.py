@@ -37,7 +37,7 @@ def _cell(wb, book: Book, where: str, name: str):
         sheet, coord = next(wb.defined_names[book.names[name]].destinations)
         return wb[sheet][coord.replace("$", "")]
     ws = wb["Scenarios"]
-    column = next(c.column for c in ws[3] if c.value == where)
+    column = next(c.column for c in ws[4] if c.value == where)  # the scenario's name, under its doc string
     return ws.cell(row=book.rows[name], column=column)
 
 

@@ -173,17 +173,17 @@ def test_the_workbook_finds_the_first_period_live(recalculated, engine):
     item, poisoned, outs = recalculated
     written = openpyxl.load_workbook(item.path)
     formula = _cell(written, item, "breakeven")
-    assert "MIN(Helpers!" in formula and "NA()" in formula  # live over the helper row, not a number
+    assert "MIN('Cash flows'!" in formula and "NA()" in formula  # live over its row of terms, not a number
     # as written, 17; with 12 months typed in as the horizon (360 USD gained < 500), never: #N/A
     for path, want in ((item.path, 17), (item.path.with_name("first_edited.xlsx"), "#N/A")):
         wb = openpyxl.load_workbook(outs[engine][path], data_only=True)
         assert _cell(wb, item, "breakeven") == (pytest.approx(want) if want == 17 else want)
         assert _cell(wb, item, "pick") == 5 and _cell(wb, item, "none") == "#N/A"
     wb = openpyxl.load_workbook(outs[engine][item.path], data_only=True)
-    rows = {c.value: c.row for c in wb["Scenarios"]["A"]}
+    rows = {c.value: c.row for c in wb["Scenarios"]["B"]}
     header = [c.value for c in wb["Scenarios"][1]] + [c.value for c in wb["Scenarios"][2]]
     assert poisoned not in [c.value for row in wb["Scenarios"].iter_rows() for c in row]
-    columns = {c.value: c.column_letter for row in wb["Scenarios"].iter_rows(max_row=3) for c in row if c.value}
+    columns = {c.value: c.column_letter for row in wb["Scenarios"].iter_rows(max_row=4) for c in row if c.value}
     assert "short" in columns and "long" in columns, header
     assert wb["Scenarios"][f"{columns['short']}{rows['breakeven']}"].value == "#N/A"  # never
     assert wb["Scenarios"][f"{columns['long']}{rows['breakeven']}"].value == pytest.approx(17)

@@ -40,7 +40,7 @@ from ...language.errors import PlanError
 from ...questions.checks import check_scenarios
 from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
-from .printer import UnsupportedFormula, formula, number
+from .printer import FLOW_FIRST, ROW_TERMS, UnsupportedFormula, formula, number
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
 ZIP_TIME = (2000, 1, 1, 0, 0, 0)
@@ -54,6 +54,7 @@ TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit
 SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selector picks
 BASE_ONLY = "base_only"  # an input only the base case reads (every scenario sets its own): not marked editable
 UNITS = "units"  # a unit beside a figure (indented, so "250" and "kUSD" do not run together)
+IDENT = "ident"  # a quantity's identifier beside its words (small, grey): where planner and import find the row
 
 
 # ---- small helpers ------------------------------------------------------------
@@ -360,7 +361,7 @@ def context_key(scenario: Optional[str], overrides: Mapping) -> tuple:
     return scenario, tuple(sorted((k, str(v)) for k, v in overrides.items()))
 
 
-SCENARIOS, CHECK_CONTEXTS = "Scenarios", "Check contexts"
+SCENARIOS, CHECK_CONTEXTS, FLOWS = "Scenarios", "Check contexts", "Cash flows"
 
 
 class Book:
@@ -391,6 +392,7 @@ class Book:
         self._compiled: dict = {}
         self._styles: Optional[dict] = None
         self.helpers: Optional[Sheet] = None
+        self.flows: Optional[Sheet] = None  # the Cash flows sheet: sums' terms, a column per value of the range
         self.solve_results = solve_results
         from ...questions.solve import Answers
 
@@ -527,11 +529,69 @@ class Book:
         their value in ``env`` (symbol -> base value) as the cached result."""
         try:
             return formula(expr, refs, self.bools, spill=lambda text, sub: self.spill(text, where, sub, env),
-                           scale=scale, helper_refs=helper_refs)
+                           scale=scale, helper_refs=helper_refs, row=self.flow_writer(where, env))
         except UnsupportedFormula as err:
             if where and not err.message.startswith(where):
                 err.message = f"{where}: {err.message}"  # which figure: `Model: total: sum over ranges ...`
             raise
+
+    def flow_writer(self, where: str, env: Optional[Mapping]):
+        """The ``row`` callback of :func:`.printer.formula`: an aggregate's terms as a row of the Cash
+        flows sheet, their values from ``env`` (symbol -> base value) as the cached results."""
+        def write(cells, term, cond, outside, index, values, extra, label):
+            return self.flow_row(cells, term, cond, outside, index, values, extra, f"{where} ({label})", env)
+        return write
+
+    def flow_row(self, cells: list[str], term: sp.Basic, cond: sp.Basic, outside, index: sp.Symbol,
+                 values: list, extra: Mapping, where: str, env: Optional[Mapping]) -> tuple[list, list, Optional[tuple]]:
+        """One row of the Cash flows sheet: the terms of a sum (product, range max, min, first) over a
+        range, a column per value of its index (a month, a year, a step); returns the cells as ranges,
+        the values they hold and (the sheet as a reference, the row), None for terms too many for a row
+        (they go down a column of the Helpers sheet)."""
+        if self.flows is None:
+            self.flows = self.create_sheet(sheet_title(self, FLOWS), work=True)
+            self.flows.text(1, 1, "Cash flows", TITLE, overflow=True)
+            self.flows.note(2, 1, "The terms of the sums over ranges, a column per value of the range (a month, "
+                            "a year), in base units; a figure elsewhere adds up its row (SUM over the row). A "
+                            "term beyond the range's end, as the inputs set it, is 0 (blank for first, min, max).")
+            self.flows.header(3, ["Used by", "Term"])
+            self.flows.repeat = (3, 3)
+            self.flows.freeze = (4, FLOW_FIRST)
+            self.flows.caps[1] = 50
+            self.flows_row = 3
+        ws = self.flows
+        self.flows_row += 1
+        row = self.flows_row
+        held: list = [""] * len(cells)
+        if env is not None and cells:
+            point = dict(env)
+            point[index] = np.array([float(v) for v in values])
+            point.update({s: np.array([v if isinstance(v, float) else math.nan for v in a]) for s, a in extra.items()})
+            try:
+                with np.errstate(all="ignore"):
+                    got = np.broadcast_to(self.evaluate(term, point), (len(cells),))
+                    holds = np.broadcast_to(self.evaluate(cond, point), (len(cells),))
+            except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+                got = holds = None
+            if got is not None:
+                held = [cached(bool(v) if isinstance(v, (bool, np.bool_)) else float(v)) if h else outside
+                        for v, h in zip(got.tolist(), holds.tolist())]
+        style = self.number_style(held)
+        if len(cells) > ROW_TERMS:  # wider than a sheet: down a column of the Helpers sheet instead
+            self.flows_row -= 1
+            refs = [self.spill(text, where) for text in cells]
+            for ref, value in zip(refs, held):
+                cell = self.helpers.at(int(ref.rsplit("$", 1)[1]), 2)
+                cell.cached, cell.num = cached(value), style
+            return [f"{refs[0]}:{refs[-1].split('!')[1]}"], held, None
+        ws.text(row, 1, where)
+        for j, (text, value) in enumerate(zip(cells, held)):
+            if ws.at(3, FLOW_FIRST + j) is None:
+                ws.text(3, FLOW_FIRST + j, str(j + 1), HEADER)
+            ws.formula(row, FLOW_FIRST + j, text, value, style)
+        ref = sheet_ref(ws.title)
+        last = col_letter(FLOW_FIRST + len(cells) - 1)
+        return [f"{ref}!${col_letter(FLOW_FIRST)}${row}:${last}${row}"] if cells else [], held, (ref, row)
 
     def spill(self, text: str, where: str, sub: Optional[sp.Basic] = None, env: Optional[Mapping] = None) -> str:
         """Put a subexpression in a helper cell (formulas over 8,192 characters)."""
@@ -583,6 +643,11 @@ class Book:
         cells = [self.names[name]] + [f"{sheet_ref(SCENARIOS)}!${c.column}${self.rows[name]}" for c in self.selectable]
         return f"=CHOOSE(MATCH({selected},{choices},0),{','.join(cells)})"
 
+    def label(self, name: str) -> str:
+        """A row's label: the quantity's doc string, capitalised, else its identifier."""
+        q = self.q.get(name)
+        return capitalised(q.doc) if q is not None and q.doc else name
+
     def words(self, name: str) -> str:
         """A quantity named for a reader: its doc string, else its identifier."""
         q = self.q.get(name)
@@ -604,10 +669,12 @@ class Book:
         return f"{stmt.target} where {stmt.condition.span.flat}"
 
     def scenario_cells(self, name: str) -> str:
-        """Where to edit input ``name`` for the scenarios that set it: ``edit Scenarios!C10 (low_use), D10
+        """Where to edit input ``name`` for the scenarios that set it: ``edit Scenarios!D10 (low_use), E10
         (busy)``."""
         setters = [c for c in self.selectable if name in self.model.scenarios[c.scenario].overrides]
         row = self.rows[name]
+        if len(setters) > 3:  # a dozen cells named one by one is a paragraph: the row, and how many
+            return f"edit Scenarios! row {row} ({len(setters)} scenarios)"
         return "edit Scenarios!" + ", ".join(f"{c.column}{row} ({c.label})" for c in setters)
 
     # ---- contexts ------------------------------------------------------------------

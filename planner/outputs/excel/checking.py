@@ -90,12 +90,12 @@ def checks_sheet(book: Book) -> None:
                         sides[k] = cached(book.evaluate(e, values), scale)
                 style = book.number_style(sides, unit)
                 for col, e, value in ((3, lhs, sides[0]), (4, rhs, sides[1])):
-                    ws.formula(row, col, formula(e, refs, bools, spill=spill, scale=scale), value, style)
+                    ws.formula(row, col, formula(e, refs, bools, spill=spill, scale=scale, row=book.flow_writer(f"Checks: {text}", values)), value, style)
                 holds, tol_text = tolerance(book, check, f"C{row}", f"D{row}", shown_scale, unit)
                 ws.text(row, 6, tol_text)
             else:
                 e = book.plan.converter.expr(cond, env, ref=scenario_ref)
-                holds = formula(e, refs, bools, spill=spill)[1:]
+                holds = formula(e, refs, bools, spill=spill, row=book.flow_writer(f"Checks: {text}", values))[1:]
             if result.beyond_floats:
                 # decided in exact arithmetic where a spreadsheet's floats cannot tell (0.5^2000 is not 0):
                 # planner's verdict, as a value, so the workbook says what planner says

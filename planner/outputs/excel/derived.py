@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .book import HEADER, NAME, SELECTED, TITLE, UNITS, Book, col_letter, in_base, scale_of, unit_of
+from .book import HEADER, IDENT, NAME, SELECTED, TITLE, UNITS, Book, col_letter, in_base, scale_of, unit_of
 
 SELECTED_COL = col_letter(SELECTED)
 
@@ -34,7 +34,7 @@ def model_sheet(book: Book) -> None:
             "headline figures are highlighted. The Selected scenario column computes the scenario picked on "
             "the Summary.")
     row = 3
-    ws.header(row, ["Quantity", "Value", "Unit", "Description", "Tags", "Formula (as written)"])
+    ws.header(row, ["Quantity", "Value", "Unit", "Name", "Tags", "Formula (as written)"])
     ws.freeze = (row + 1, 1)
     ws.repeat = (row, row)
     refs = book.refs(book.base_context)
@@ -59,7 +59,7 @@ def model_sheet(book: Book) -> None:
     for name in book.derived_order():
         row = rows[name]
         q = book.q[name]
-        ws.text(row, 1, name, NAME)
+        ws.text(row, 1, book.label(name), NAME)  # words first; the identifier beside them
         scale = scale_of(q)
         text = book.formula(book.expr(name), refs, scale, f"Model: {name}", env=env)
         ws.formula(row, 2, text, book.display(book.base_context, name), book.style(name))
@@ -73,11 +73,11 @@ def model_sheet(book: Book) -> None:
             text = book.formula(book.expr(name), here, scale, f"Model (selected scenario): {name}", there, env)
             ws.formula(row, SELECTED, text, book.display(book.base_context, name), book.style(name))
         ws.text(row, 3, unit_of(q), UNITS)
-        ws.text(row, 4, q.doc)
+        ws.text(row, 4, name, IDENT)
         ws.text(row, 5, ", ".join(q.tags))
         ws.text(row, 6, q.formula)
         if name in headlines:
             ws.highlight.add(row)
         book.define(name, f"Model!$B${row}")
         book.model_rows[name] = row
-    ws.caps.update({4: 50, 5: 30, 6: 60})
+    ws.caps.update({1: 50, 4: 24, 5: 30, 6: 60})

@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...language import ir
 from ...language.errors import PlanError
-from .book import BASE_ONLY, SELECTED, scale_of, unit_of, HEADER, INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
+from .book import BASE_ONLY, IDENT, SELECTED, scale_of, unit_of, HEADER, INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
 from .printer import ExcelPrinter, UnsupportedFormula, number
 
 HEADER_ROW_NOTE = ("Edit the orange cells; every other sheet follows. Percentages are Excel's own: type 65% "
@@ -19,7 +19,7 @@ def inputs_sheet(book: Book) -> None:
     row = book.heading(ws)
     ws.note(row, 1, HEADER_ROW_NOTE)
     row += 2
-    ws.header(row, ["Input", "Value", "Unit", "Description", "Tags", "Constraints"])
+    ws.header(row, ["Input", "Value", "Unit", "Name", "Tags", "Constraints"])
     ws.freeze = (row + 1, 1)
     ws.repeat = (row, row)
     book.inputs_header = row
@@ -28,10 +28,10 @@ def inputs_sheet(book: Book) -> None:
     for name in inputs:
         row += 1
         q = book.q[name]
-        ws.text(row, 1, name, NAME)
+        ws.text(row, 1, book.label(name), NAME)  # words first; the identifier beside them
         value = ws.number(row, 2, book.display(book.base_context, name), book.style(name), INPUT)
         ws.text(row, 3, unit_of(q), UNITS)
-        ws.text(row, 4, q.doc)
+        ws.text(row, 4, name, IDENT)
         ws.text(row, 5, ", ".join(q.tags))
         ws.text(row, 6, ", ".join(c.span.flat for c in q.definition.constraints))
         if q.doc or q.tags:
@@ -60,7 +60,7 @@ def inputs_sheet(book: Book) -> None:
         ws.text(book.inputs_header, SELECTED, "In the selected scenario", HEADER)
         ws.text(book.inputs_header, SELECTED + 1, "Set by scenarios (edit there)", HEADER)
         ws.caps[SELECTED + 1] = 50
-    ws.caps.update({4: 60, 5: 30, 6: 34})
+    ws.caps.update({1: 50, 4: 24, 5: 30, 6: 34})
 
 
 def validation(book: Book, ws, q, row: int) -> None:

@@ -96,11 +96,16 @@ class ExcelPrinter(CodePrinter):
     _default_settings = {**CodePrinter._default_settings, "strict": True}
 
     def __init__(self, refs: Mapping[sp.Symbol, str], bools: Iterable[sp.Symbol] = (), settings=None,
-                 cells: Optional[Callable[[list], list[str]]] = None) -> None:
+                 cells: Optional[Callable[[list], list[str]]] = None,
+                 row: Optional[Callable[..., tuple]] = None,
+                 row_refs: Optional[Mapping[sp.Symbol, str]] = None) -> None:
         super().__init__(settings)
         self.refs = refs
         self.bools = frozenset(bools)
         self.cells = cells  # writes the terms of an aggregate into helper cells (see :func:`formula`)
+        self.row = row  # writes the terms of an aggregate as one row of the Cash flows sheet (see :func:`formula`)
+        self.row_refs = refs if row_refs is None else row_refs  # the references a row's cells use (qualified)
+        self._open: list[tuple] = []  # the aggregates whose term is being printed once for every column
 
     # ---- dispatch: only the methods of this class, nothing inherited ---------
     def _print(self, expr, **kwargs) -> str:
@@ -292,6 +297,110 @@ class ExcelPrinter(CodePrinter):
         n = getattr(k, "terms", None)
         if n is None:
             raise UnsupportedFormula(f"a range without a known size: `{e}`")
+        if self._open and any(o[0] in e.free_symbols for o in self._open):
+            return self._running(e, fn, k, lo, hi, body, n)  # raises _NotARow unless a running total
+        if self.row is not None and lo.is_Integer:
+            try:
+                ranges, _, _ = self._row(fn, identity, k, lo, hi, body, n)
+            except _NotARow:
+                pass
+            else:
+                if not ranges:
+                    return {"SUM": "0", "PRODUCT": "1"}.get(fn, "NA()")
+                return self._total(fn, ranges)
+        return self._cells(e, fn, identity, k, lo, hi, body, n)
+
+    def _total(self, fn: str, args: list[str]) -> str:
+        if fn == "FIRST":  # the least value where its condition holds; none: #N/A, as planner's "never"
+            return f"IF(COUNT({','.join(args)})=0,NA(),{_call('MIN', args)})"
+        if fn in ("MAX", "MIN"):  # every term outside the range: no value, as planner (MAX of no number is 0)
+            return f"IF(COUNT({','.join(args)})=0,NA(),{_call(fn, args)})"
+        return _call(fn, args)
+
+    # A row of the Cash flows sheet: the term is printed once, with stand-ins for the index's value and
+    # for the column, which each cell fills in (a 36-month plan printed each term apart: most of its
+    # export). A sum inside the term over the same index up to the outer one (``cash_rent(n) = sum(...
+    # for m in 1 month..n)``) is the running total of its own row, ``SUM($C$9:H9)``, not a row per term.
+    def _row(self, fn: str, identity: str, k, lo, hi, body, n) -> tuple[list, list, Optional[tuple]]:
+        level = len(self._open)
+        index, column = f"\x00k{level}\x00", f"\x00c{level}\x00"
+        saved = self.refs
+        self.refs = {**self.row_refs, k: index}
+        self._open.append((k, lo, column, n, []))
+        try:
+            if fn == "FIRST":
+                (value, cond), _ = body.args
+                texts = (self._print(value), self._print(cond))
+            else:
+                texts = (self._print(body),)
+            bound = self._print(sp.Le(k, hi, evaluate=False))
+        finally:
+            self.refs = saved
+            _, _, _, _, running = self._open.pop()
+        cells, values = [], []
+        for j in range(n):
+            kj = lo + j
+            # a fixed end: the terms up to it; a moving end: IF(k <= end, ...) in each cell (SymPy's
+            # assumptions on `kj <= n` were most of a 20,000-term sum's export)
+            if hi.is_Number and kj > hi:
+                break
+            inside = sp.true if hi.is_Number else None
+            at = self._print(kj)
+            if kj < 0:
+                at = f"({at})"
+            letter = _letter(FLOW_FIRST + j)
+
+            def fill(t: str) -> str:
+                return t.replace(index, at).replace(column, letter)
+
+            if fn == "FIRST":
+                cond = fill(texts[1]) if inside is sp.true else f"AND({fill(bound)},{fill(texts[1])})"
+                text = f"=IF({cond},{fill(texts[0])},\"\")"
+            else:
+                text = "=" + fill(texts[0]) if inside is sp.true else \
+                    f"=IF({fill(bound)},{fill(texts[0])},{identity})"
+            if len(text) > LIMIT or nesting(text) > MAX_NESTING:
+                raise _NotARow
+            cells.append(text)
+            values.append(kj)
+        # the values the cells hold (the writer's cached results): the term over the index where it is
+        # inside the range, the running totals it uses as symbols bound to their rows' cumulative values
+        if fn == "FIRST":
+            (term, cond), _ = body.args
+            cond = sp.And(sp.Le(k, hi), cond)
+        else:
+            term, cond = body, sp.Le(k, hi)
+        if running:
+            stand = {total: symbol for total, symbol, _ in running}
+            with sp.evaluate(False):
+                term, cond = term.xreplace(stand), cond.xreplace(stand)
+        extra = {symbol: totals[:len(cells)] for _, symbol, totals in running}
+        outside = {"0": 0.0, "1": 1.0}.get(identity, "")
+        return self.row(cells, term, cond, outside, k, values, extra, _term_label(k, lo))
+
+    def _running(self, e, fn: str, k, lo, hi, body, n) -> str:
+        """An aggregate inside a row's term that depends on the row's index: a running total of its own
+        row when it sums over the same index up to it, else the row is given up (helper cells instead)."""
+        outer = self._open[-1]
+        ok, olo, column, on, running = outer
+        if (fn != "SUM" or hi != ok or lo != olo or n < on or not lo.is_Integer or n > ROW_TERMS
+                or any(o[0] in body.free_symbols for o in self._open) or self.row is None):
+            raise _NotARow
+        saved, self._open = self._open, []
+        try:
+            _, held, (sheet, line) = self._row(fn, "0", k, lo, sp.Integer(lo + n - 1), body, n)
+        finally:
+            self._open = saved
+        symbol = sp.Dummy("running", real=True)
+        totals, total = [], 0.0
+        for v in held:
+            total = total + v if isinstance(v, float) and isinstance(total, float) else float("nan")
+            totals.append(total)
+        running.append((e, symbol, totals))
+        return f"SUM({sheet}!${_letter(FLOW_FIRST)}${line}:{column}${line})"
+
+    def _cells(self, e, fn: str, identity: str, k, lo, hi, body, n) -> str:
+        """One helper cell per term, each printed apart (a term that a row cannot hold)."""
         cells = term_cells(e)
         if cells > MAX_TERM_CELLS:
             raise UnsupportedFormula(
@@ -324,12 +433,7 @@ class ExcelPrinter(CodePrinter):
         if not rows:
             return {"SUM": "0", "PRODUCT": "1"}.get(fn, "NA()")
         refs = self.cells(rows)
-        args = _as_range(refs)
-        if first:  # the least value where its condition holds; none: #N/A, as planner's "never"
-            return f"IF(COUNT({','.join(args)})=0,NA(),{_call('MIN', args)})"
-        if fn in ("MAX", "MIN"):  # every term outside the range: no value, as planner (MAX of no number is 0)
-            return f"IF(COUNT({','.join(args)})=0,NA(),{_call(fn, args)})"
-        return _call(fn, args)
+        return self._total(fn, _as_range(refs))
 
     def _print_Sum(self, e) -> str:
         return self._aggregate(e, "SUM", "0")
@@ -376,6 +480,23 @@ class ExcelPrinter(CodePrinter):
 
     def _print_Not(self, e) -> str:
         return f"NOT({self._print(e.args[0])})"
+
+
+class _NotARow(Exception):
+    """A term a row of the Cash flows sheet cannot hold (it uses an outer index otherwise than as a running
+    total's end, or its formula is too long): its terms go to helper cells one by one."""
+
+
+FLOW_FIRST = 3  # the Cash flows sheet's first column of terms (C): the label and the index before it
+ROW_TERMS = 16_384 - FLOW_FIRST + 1  # terms a row holds (Excel's last column is XFD); more go down a column
+
+
+def _letter(n: int) -> str:
+    out = ""
+    while n > 0:
+        n, r = divmod(n - 1, 26)
+        out = chr(ord("A") + r) + out
+    return out
 
 
 def _term_label(k, kj) -> str:
@@ -519,6 +640,7 @@ def formula(
     limit: int = LIMIT,
     scale: Fraction = Fraction(1),
     helper_refs: Optional[Mapping[sp.Symbol, str]] = None,
+    row: Optional[Callable[..., tuple]] = None,
 ) -> str:
     """``=...`` for ``expr`` divided by ``scale`` (its display unit).
 
@@ -529,6 +651,14 @@ def formula(
     can store the helper cell's value. Helper cells live on another sheet,
     so their formulas use ``helper_refs`` (sheet-qualified references;
     default ``refs``).
+
+    ``row(cells, term, condition, outside, index, values, extra, label)`` writes the terms of a sum
+    (product, range max, min, first) over a range as one row of cells, formula texts ``cells`` over
+    ``helper_refs``, one per value of ``index`` in ``values``; ``term`` where ``condition`` holds,
+    ``outside`` elsewhere, are their values (``extra`` binds the running totals' symbols to arrays);
+    it returns the cells as ranges, their values and (the sheet as a reference, the row), or None there
+    when the terms are too many for a row. Without it, or for a term a row cannot hold, every term gets a
+    helper cell of its own.
     """
     bools = frozenset(bools)
     inner_refs = helper_refs if helper_refs is not None else refs
@@ -544,9 +674,9 @@ def formula(
             return written[key]
         texts = []
         for term, inside, identity, _ in rows:
-            text = formula(term, inner_refs, bools, spill, limit)
+            text = formula(term, inner_refs, bools, spill, limit, row=row_fn)
             if inside is not sp.true:
-                text = f"=IF({formula(inside, inner_refs, bools, spill, limit)[1:]},{text[1:]},{identity})"
+                text = f"=IF({formula(inside, inner_refs, bools, spill, limit, row=row_fn)[1:]},{text[1:]},{identity})"
             texts.append(text)
         with sp.evaluate(False):  # only its value is needed (the cached result): no simplification
             exprs = [term if inside is sp.true else
@@ -556,8 +686,18 @@ def formula(
         written[key] = [spill(t, e) if with_expr else spill(t) for t, e in zip(texts, exprs)]
         return written[key]
 
+    rows_written: dict[tuple, tuple] = {}
+
+    def row_fn(cells: list[str], *rest) -> tuple:
+        key = tuple(cells)
+        if key not in rows_written:
+            rows_written[key] = row(cells, *rest)
+        return rows_written[key]
+
+    if row is None:
+        row_fn = None  # noqa: F811
     cells_fn = cells if spill is not None else None
-    printer = ExcelPrinter(refs, bools, cells=cells_fn)
+    printer = ExcelPrinter(refs, bools, cells=cells_fn, row=row_fn, row_refs=inner_refs)
     if isinstance(expr, sp.Rational) and scale != 1:  # a constant: fold the unit in
         value = Fraction(expr.p, expr.q) / scale
         expr, scale = sp.Rational(value.numerator, value.denominator), Fraction(1)
@@ -585,7 +725,8 @@ def formula(
                              f"Excel's limits ({limit} characters, {MAX_NESTING} levels)")
     refs = dict(refs)  # copies: stand-ins for helper cells are added below
     helper_refs = dict(helper_refs) if helper_refs is not None else dict(refs)
-    printer = ExcelPrinter(refs, bools, cells=cells_fn)
+    inner_refs = helper_refs  # a stand-in may sit in a row's term
+    printer = ExcelPrinter(refs, bools, cells=cells_fn, row=row_fn, row_refs=inner_refs)
     with_expr = _takes_expr(spill)
     originals: dict[sp.Symbol, sp.Basic] = {}  # stand-in -> the subexpression it replaced
 
@@ -595,7 +736,7 @@ def formula(
         while with_expr and whole.free_symbols & originals.keys():
             whole = whole.xreplace(originals)
         inner = (lambda t, e: spill(t, e.xreplace(originals))) if with_expr else spill
-        text = formula(sub, helper_refs, bools, inner, limit)
+        text = formula(sub, helper_refs, bools, inner, limit, row=row)
         ref = spill(text, whole) if with_expr else spill(text)
         boolean = isinstance(sub, sp.logic.boolalg.Boolean) and not isinstance(sub, sp.Expr)
         stand_in = sp.Symbol(f"spill#{len(refs)}") if boolean else sp.Symbol(f"spill#{len(refs)}", real=True)
@@ -605,7 +746,7 @@ def formula(
 
     if isinstance(expr, _ASSOCIATIVE) and len(expr.args) > 2 and len(text) > limit:
         # a wide node: group its arguments into helper cells of about half the limit each
-        lengths = [(arg, len(ExcelPrinter(refs, bools, cells=cells_fn).doprint(arg))) for arg in expr.args]
+        lengths = [(arg, len(ExcelPrinter(refs, bools, cells=cells_fn, row=row_fn, row_refs=inner_refs).doprint(arg))) for arg in expr.args]
         groups: list[list[sp.Basic]] = [[]]
         size = 0
         for arg, n in lengths:
@@ -616,20 +757,20 @@ def formula(
             size += n + 1
         if len(groups) > 1:
             parts = [g[0] if len(g) == 1 and g[0].is_Atom else helper(expr.func(*g)) for g in groups]
-            return formula(expr.func(*parts), refs, bools, spill, limit, scale, helper_refs)
+            return formula(expr.func(*parts), refs, bools, spill, limit, scale, helper_refs, row)
     if isinstance(expr, sp.Piecewise) and len(expr.args) > MAX_NESTING // 2 and nesting(text) > MAX_NESTING:
         # a long if/else chain: its tail goes to a helper cell (which may split again)
         keep = MAX_NESTING // 2
         tail = helper(sp.Piecewise(*expr.args[keep:]))
         head = sp.Piecewise(*(expr.args[:keep] + ((tail, True),)), evaluate=False)
-        return formula(head, refs, bools, spill, limit, scale, helper_refs)
+        return formula(head, refs, bools, spill, limit, scale, helper_refs, row)
     seen: set[sp.Basic] = set()
     while too_big(text):
         candidates = [c for c in _parts(expr) if c not in seen and not c.is_Atom]
         if not candidates:
             raise FormulaTooLong(f"a formula of {len(text)} characters exceeds Excel's limits "
                                  "and cannot be split further")
-        printer = ExcelPrinter(refs, bools, cells=cells_fn)
+        printer = ExcelPrinter(refs, bools, cells=cells_fn, row=row_fn, row_refs=inner_refs)
         deep = nesting(text) > MAX_NESTING  # move the deepest part out, else the longest
 
         def size(c):
@@ -645,7 +786,7 @@ def formula(
             biggest = max(inner, key=lambda c: (size(c), sp.default_sort_key(c)))
         seen.add(biggest)
         expr = expr.xreplace({biggest: helper(biggest)})
-        printer = ExcelPrinter(refs, bools, cells=cells_fn)
+        printer = ExcelPrinter(refs, bools, cells=cells_fn, row=row_fn, row_refs=inner_refs)
         text = render(expr)
     return text
 

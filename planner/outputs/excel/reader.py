@@ -163,10 +163,11 @@ def _formula_edits(path: str, plan: Plan, names: dict, imported: Imported) -> No
     if "Scenarios" not in wb.sheetnames:
         return
     ws = wb["Scenarios"]
-    rows = {c.value: c.row for c in ws["A"] if isinstance(c.value, str) and c.value in plan.model.quantities}
-    for head in ws[3]:
+    layout = scenarios_layout(ws)
+    rows = {c.value: c.row for c in ws[layout.names] if isinstance(c.value, str) and c.value in plan.model.quantities}
+    for head in ws[layout.heads]:
         scenario = head.value
-        if head.column < 3 or not isinstance(scenario, str) or scenario not in plan.model.scenarios:
+        if head.column < layout.first or not isinstance(scenario, str) or scenario not in plan.model.scenarios:
             continue
         sets = plan.model.scenarios[scenario].overrides
         for name, row in rows.items():
@@ -180,17 +181,19 @@ def _formula_edits(path: str, plan: Plan, names: dict, imported: Imported) -> No
 
 def _scenario_edits(wb, path: str, plan: Plan, imported: Imported) -> None:
     """Values typed in a scenario's own input cells on the Scenarios sheet (one column per scenario,
-    headed by its name in row 3; the input's name in column A, its unit in column B)."""
+    its name in row 4 under its doc string; the input's name in column B, its unit in column C; see
+    :func:`scenarios_layout`)."""
     from .book import display_value
 
     if "Scenarios" not in wb.sheetnames:
         return
     ws = wb["Scenarios"]
-    rows = {c.value: c.row for c in ws["A"] if isinstance(c.value, str)}
+    layout = scenarios_layout(ws)
+    rows = {c.value: c.row for c in ws[layout.names] if isinstance(c.value, str)}
     formulas = None
-    for head in ws[3]:
+    for head in ws[layout.heads]:
         scenario = head.value
-        if head.column < 3 or not isinstance(scenario, str) or scenario not in plan.model.scenarios:
+        if head.column < layout.first or not isinstance(scenario, str) or scenario not in plan.model.scenarios:
             continue
         for name, plan_value in plan.model.scenarios[scenario].overrides.items():
             q = plan.model.quantities[name]
@@ -210,7 +213,7 @@ def _scenario_edits(wb, path: str, plan: Plan, imported: Imported) -> None:
             value = _exact(cell.value, q, where)
             if not q.is_bool:
                 value = value / scale_of(q) * _unit_scale(wb, "Scenarios", cell.coordinate, plan, q, imported,
-                                                              f"Scenarios!B{cell.row}")
+                                                              f"Scenarios!{layout.unit}{cell.row}")
             if value != plan_value:
                 imported.scenario_overrides.setdefault(scenario, {})[name] = value
                 imported.scenario_origins.setdefault(scenario, {})[name] = Origin(f"{path} {where}", None)
@@ -277,17 +280,41 @@ def _belongs(wb, plan: Plan, path: str, names: dict) -> list[str]:
     return []
 
 
+@dataclass(frozen=True)
+class ScenariosLayout:
+    names: str  # the column of the quantities' identifiers
+    unit: str  # the column of their units
+    heads: int  # the row of the scenarios' names
+    first: int  # the first scenario column (1-based)
+
+
+def scenarios_layout(ws) -> ScenariosLayout:
+    """Where the Scenarios sheet keeps what import reads: identifiers in B, units in C, the scenarios'
+    names in row 4 from column D (words first: labels in A, doc strings in row 3); a workbook exported
+    before had identifiers in A, units in B and the names in row 3 from column C."""
+    if ws["B3"].value == "Name":
+        return ScenariosLayout("B", "C", 4, 4)
+    return ScenariosLayout("A", "B", 3, 3)
+
+
 def _input_names(wb) -> dict[str, str]:
-    """Defined names on the Inputs sheet's value cells: name -> the input's name in column A (or the name)."""
+    """Defined names on the Inputs sheet's value cells: name -> the input's identifier in column D (column
+    A in a workbook exported before labels came first), or the name."""
     out = {}
     for xl, dn in wb.defined_names.items():
         m = _CELL.fullmatch((dn.attr_text or "").strip())
         sheet = None if m is None else m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
         if sheet != "Inputs" or "Inputs" not in wb.sheetnames:
             continue
-        label = wb["Inputs"][f"A{m.group(4)}"].value if m.group(4) != "0" else None
+        column = "D" if _has_name_header(wb["Inputs"]) else "A"
+        label = wb["Inputs"][f"{column}{m.group(4)}"].value if m.group(4) != "0" else None
         out[xl] = label if isinstance(label, str) and label else xl
     return out
+
+
+def _has_name_header(ws) -> bool:
+    """Whether the Inputs sheet has the identifier column (header "Name" in column D)."""
+    return any(ws.cell(r, 4).value == "Name" for r in range(1, min(ws.max_row, 12) + 1))
 
 
 # Sheet!$B$5 or 'Two words'!B5, as the export writes a name (and Excel and LibreOffice keep it)

@@ -8,6 +8,7 @@ from fractions import Fraction
 from .book import (scale_of, unit_of, 
     CHECK_CONTEXTS,
     HEADER,
+    IDENT,
     INPUT,
     NAME,
     SCENARIOS,
@@ -16,12 +17,14 @@ from .book import (scale_of, unit_of,
     AnswerRef,
     Book,
     Context,
+    capitalised,
     col_index,
     col_letter,
 )
 from .printer import number
 
 FIRST_ROW = 5
+FIRST_COLUMN = 4  # D: the label, the identifier and the unit before it
 
 
 def scenarios_layout(book: Book) -> None:
@@ -31,7 +34,7 @@ def scenarios_layout(book: Book) -> None:
     for name in inputs + book.derived_order():
         book.rows[name] = row
         row += 1
-    columns = {SCENARIOS: 3, CHECK_CONTEXTS: 3}
+    columns = {SCENARIOS: FIRST_COLUMN, CHECK_CONTEXTS: FIRST_COLUMN}
     for ctx in book.contexts.values():
         if ctx is book.base_context:
             continue
@@ -62,23 +65,26 @@ def fill_sheet(book: Book, title: str) -> None:
     ws = book.sheet(title)
     ws.text(1, 1, "Scenarios" if title == SCENARIOS else "Check contexts", TITLE, overflow=True)
     ws.note(2, 1, NOTES[title])
-    ws.header(3, ["Quantity", "Unit"])
-    ws.text(4, 1, "Description" if title == SCENARIOS else "Set by the check", HEADER)
-    ws.freeze = (FIRST_ROW, 3)
+    ws.header(3, ["Quantity", "Name", "Unit"])
+    ws.text(4, 1, "Scenario as the plan names it" if title == SCENARIOS else "Set by the check", HEADER)
+    ws.freeze = (FIRST_ROW, FIRST_COLUMN)
     ws.repeat = (3, 4)
     headlines = set(book.headlines)
     for name, row in book.rows.items():
-        ws.text(row, 1, name, NAME)
-        ws.text(row, 2, unit_of(book.q[name]), UNITS)
+        ws.text(row, 1, book.label(name), NAME)  # words first; the identifier beside them
+        ws.text(row, 2, name, IDENT)
+        ws.text(row, 3, unit_of(book.q[name]), UNITS)
         if name in headlines:
             ws.highlight.add(row)
     for ctx in [c for c in book.contexts.values() if c.sheet == title]:
         col = col_index(ctx.column)
-        ws.text(3, col, ctx.label, HEADER)
         if ctx.overrides:
+            ws.text(3, col, ctx.label, HEADER)
             ws.text(4, col, ", ".join(f"{k} = {book._shown(k, v)}" for k, v in ctx.overrides.items()))
-        elif ctx.scenario is not None:
-            ws.text(4, col, book.model.scenarios[ctx.scenario].scenario.doc)
+        elif ctx.scenario is not None:  # the scenario's doc string over its column; its name below (import reads it)
+            doc = book.model.scenarios[ctx.scenario].scenario.doc
+            ws.text(3, col, capitalised(doc) if doc else ctx.label, HEADER)
+            ws.text(4, col, ctx.label, IDENT)
         fill_column(book, ws, ctx)
         ws.caps[col] = 24
     ws.caps[1] = 40

@@ -11,12 +11,17 @@ live count over the Checks sheet).
 
 from __future__ import annotations
 
+import math
+
 from ...language import ir
-from .book import INPUT, SELECTED, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
+from ..numbers import prose_style
+from .book import shown_figures
+from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, col_index, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs
 SECTION = "section"
+FIGURE = "figure"  # a figure that may be a word ("never"): aligned right, as the numbers around it
 
 
 def create(book: Book) -> None:
@@ -46,13 +51,28 @@ def _selector(book: Book, ws, row: int) -> int:
     names = ["base"] + [c.label for c in book.selectable]
     ws.text(row, 1, "Selected scenario (Model and Inputs follow it)", NAME)
     ws.text(row, 2, "base", INPUT)
-    ws.text(row, 3, "one of:", NOTE)
-    for k, label in enumerate(names, start=4):
-        ws.text(row, k, label, NOTE)
-    last = col_letter(3 + len(names))
+    if len(names) <= FEW + 1:
+        ws.text(row, 3, "one of:", NOTE)
+        for k, label in enumerate(names, start=4):
+            ws.text(row, k, label, NOTE)
+        source = f"$D${row}:${col_letter(3 + len(names))}${row}"
+        book.defined[choices] = f"Summary!{source}"
+    else:  # a dozen names across the Summary would print it too small to read: the list, under the Scenarios
+        # sheet's columns (base, then each scenario under its own column)
+        scenarios = book.sheet(SCENARIOS)
+        at = scenarios.max_row + 2
+        first = book.selectable[0].column
+        scenarios.text(at, 1, "The Summary's scenario selector offers these", NOTE)
+        scenarios.text(at, col_index(first) - 1, "base", IDENT)
+        for ctx in book.selectable:
+            scenarios.text(at, col_index(ctx.column), ctx.label, IDENT)
+        source = (f"{sheet_ref(SCENARIOS)}!${col_letter(col_index(first) - 1)}${at}:"
+                  f"${book.selectable[-1].column}${at}")
+        book.defined[choices] = source
+        ws.text(row, 3, f"one of the {len(names)} scenarios: base, or a column of the Scenarios sheet", NOTE,
+                overflow=True)
     book.defined[selected] = f"Summary!$B${row}"
-    book.defined[choices] = f"Summary!$D${row}:${last}${row}"
-    ws.validations.append((row, 2, {"validate": "list", "source": f"=$D${row}:${last}${row}",
+    ws.validations.append((row, 2, {"validate": "list", "source": f"={source}",
                                     "error_title": "planner scenario", "error_message": "one of: " + ", ".join(names)[:240],
                                     "error_type": "stop", "show_error": True, "ignore_blank": False}))
     return row + 2
@@ -75,9 +95,18 @@ def _headlines(book: Book, ws, row: int) -> int:
     contexts = _columns(book)
     row = _section(ws, row, "Headline figures" + (" per scenario" if contexts[0] is not book.base_context else ""))
     if len(contexts) <= FEW:
-        labels = [c.label if c is not book.base_context else "Value" for c in contexts]
+        labels = [scenario_words(book, c) if c is not book.base_context else "Value" for c in contexts]
         ws.header(row, ["Figure", "Unit"] + labels + (["Selected scenario"] if book.selectable else []))
-        ws.repeat = (row, row)
+        named = [c for c in contexts if c is not book.base_context and scenario_words(book, c) != c.label]
+        if named:  # the doc strings head the columns; the names below, as the selector lists them
+            row += 1
+            for k, ctx in enumerate(contexts, start=3):
+                ws.caps[k] = 18  # a long doc string wraps over its column
+                if ctx is not book.base_context:
+                    ws.text(row, k, ctx.label, IDENT)
+            ws.repeat = (row - 1, row)
+        else:
+            ws.repeat = (row, row)
         for name in names:
             row += 1
             label = ws.text(row, 1, words(book, name))  # the doc string; the identifier in its comment
@@ -85,14 +114,18 @@ def _headlines(book: Book, ws, row: int) -> int:
                 label.comment = name
             ws.text(row, 2, unit_of(book.q[name]), UNITS)
             for k, ctx in enumerate(contexts, start=3):
-                ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
+                _figure(book, ws, row, k, name, book.cell(ctx, name, ws.title), book.display(ctx, name))
             if book.selectable:  # follows the selector above, through the Model's (or Inputs') Selected column
                 at = book.model_rows.get(name)
                 ref = f"Model!${col_letter(SELECTED)}${at}" if at else f"Inputs!${col_letter(SELECTED)}${book.input_rows[name]}"
-                ws.formula(row, 3 + len(contexts), "=" + ref, book.display(book.base_context, name), book.style(name))
+                _figure(book, ws, row, 3 + len(contexts), name, ref, book.display(book.base_context, name))
             ws.highlight.add(row)
         return row + 2
-    ws.header(row, ["Scenario"] + names)
+    ws.header(row, ["Scenario"] + [words(book, n) for n in names])  # words first; the identifier in a comment
+    for k, name in enumerate(names, start=2):
+        if words(book, name) != name:
+            ws.at(row, k).comment = name
+        ws.caps[k] = 18
     ws.text(row + 1, 1, "unit", UNIT)
     for k, name in enumerate(names, start=2):
         ws.text(row + 1, k, unit_of(book.q[name]), UNIT)
@@ -102,13 +135,37 @@ def _headlines(book: Book, ws, row: int) -> int:
         row += 1
         ws.text(row, 1, ctx.label, NAME)
         for k, name in enumerate(names, start=2):
-            ws.formula(row, k, "=" + book.cell(ctx, name, ws.title), book.display(ctx, name), book.style(name))
+            _figure(book, ws, row, k, name, book.cell(ctx, name, ws.title), book.display(ctx, name))
     return row + 2
 
 
+def _figure(book: Book, ws, row: int, col: int, name: str, ref: str, value) -> None:
+    """A headline figure, live; a `first` that finds nothing shows "never" (planner's word for it), where
+    the Model and Scenarios cells keep #N/A for the formulas that use them."""
+    if not _may_be_never(book, name):
+        ws.formula(row, col, "=" + ref, value, book.style(name))
+        return
+    shown = value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+        else "never"
+    ws.formula(row, col, f'=IF(ISNA({ref}),"never",{ref})', shown, book.style(name), FIGURE)
+
+
+def _may_be_never(book: Book, name: str) -> bool:
+    from ...compute.symbolic import Never, RangeFirst
+
+    q = book.q[name]
+    return not q.is_input and not q.is_bool and book.expr(name).has(RangeFirst, Never)
+
+
 def words(book: Book, name: str) -> str:
-    """A quantity's label for a reader: its doc string, else its name."""
-    return book.q[name].doc or name
+    """A quantity's label for a reader: its doc string (capitalised), else its name."""
+    return book.label(name)
+
+
+def scenario_words(book: Book, ctx) -> str:
+    """A scenario named for a reader: its doc string (capitalised), else its name."""
+    doc = book.model.scenarios[ctx.scenario].scenario.doc if ctx.scenario is not None else None
+    return capitalised(doc) if doc else ctx.label
 
 
 def key_inputs(book: Book) -> list[str]:
@@ -126,13 +183,15 @@ def _inputs(book: Book, ws, row: int) -> int:
         return row
     every = len(names) == len([n for n in book.q if book.q[n].is_input])
     row = _section(ws, row, "Key inputs" + ("" if every else " (every input: the Inputs sheet)"))
-    value = "Value, selected scenario" if book.selectable else "Value"
-    ws.header(row, ["Description", "Input", value, "Unit", "Set by scenarios (edit there)"])
+    value = "Selected scenario" if book.selectable else "Value"
+    ws.header(row, ["Description", "Input", value, "Unit"])
+    if any(n in book.model.scenarios[c.scenario].overrides for c in book.selectable for n in names):
+        ws.text(row, 5, "Set by scenarios (edit there)", HEADER, overflow=True)
     for name in names:
         row += 1
         q = book.q[name]
         at = book.input_rows[name]
-        ws.text(row, 1, q.doc or name)
+        ws.text(row, 1, book.label(name))
         ws.link(row, 2, name, f"Inputs!B{at}")
         # with a selector, the value the selected scenario uses (the Inputs sheet's Selected column)
         column = col_letter(SELECTED) if book.selectable else "B"
@@ -140,7 +199,8 @@ def _inputs(book: Book, ws, row: int) -> int:
         ws.text(row, 4, unit_of(q), UNITS)
         setters = [c for c in book.selectable if name in book.model.scenarios[c.scenario].overrides]
         if setters:  # where to edit it for each scenario that sets it, linked to the first
-            ws.link(row, 5, book.scenario_cells(name), f"Scenarios!{setters[0].column}{book.rows[name]}")
+            link = ws.link(row, 5, book.scenario_cells(name), f"Scenarios!{setters[0].column}{book.rows[name]}")
+            link.overflow = True  # runs into the empty cells to its right: its column is a headline figure's too
     return row + 2
 
 
@@ -167,7 +227,8 @@ def _answers(book: Book, ws, row: int) -> int:
             ws.status(row, 6, f"E{row}", False)
             continue
         answer = book.sheet("Solve").at(at, 3)  # a formula, or planner's value where the sheet cannot decide
-        ws.formula(row, 3, f"=Solve!$C${at}", answer.cached if answer.kind == "formula" else answer.value, answer.num)
+        ws.formula(row, 3, f"=Solve!$C${at}", answer.cached if answer.kind == "formula" else answer.value,
+                   _prose(book, answer, r))
         ws.text(row, 4, unit_of(book.q[r.target]), UNITS)
         holds = book.sheet("Solve").at(at, 5)
         value = holds.value if holds.kind == "bool" else holds.cached
@@ -182,7 +243,7 @@ def _statement(book: Book, ws, row: int, stmt, r, at: int):
     rent: 3.23 USD/h`` (the figure in the answer's own format, the unit once)."""
     answer = book.sheet("Solve").at(at, 3)
     value = answer.cached if answer.kind == "formula" else answer.value
-    num, unit = answer.num, unit_of(book.q[r.target])
+    num, unit = _prose(book, answer, r), unit_of(book.q[r.target])
     words = book.answer_words(stmt) + ": "
     if num is None or not isinstance(value, (int, float)) or isinstance(value, bool) or num.scientific:
         return ws.text(row, 1, words + ("" if value is None else str(value)) + (" " + unit if unit else ""))
@@ -192,6 +253,16 @@ def _statement(book: Book, ws, row: int, stmt, r, at: int):
     quoted = words.replace('"', '""')
     return ws.formula(row, 1, f'="{quoted}"&TEXT(Solve!$C${at},"{code}"){tail}', words + shown
                       + (" " + unit if unit else ""))
+
+
+def _prose(book: Book, answer, r):
+    """An answer's style on the Summary: three significant digits, as the report's sentences give it
+    (``55.3%``, not the Solve sheet's ``55.3333%``); money keeps its cents."""
+    value = answer.cached if answer.kind == "formula" else answer.value
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return answer.num
+    unit = book.q[r.target].unit_text
+    return prose_style(shown_figures([value], unit), unit)
 
 
 def _checks(book: Book, ws, row: int) -> int:

@@ -17,6 +17,8 @@ Sheets, in order:
   maximize/minimize;
 * **Checks** (:mod:`.checking`): each check a live TRUE/FALSE cell, with planner's tolerance,
   and the **Check contexts** work sheet for the checks' ``with`` columns;
+* **Cash flows** (work): the terms of sums over ranges, a row per sum and column, a column per
+  value of the range (printer.py prints a term once and fills in each column);
 * **Helpers**: subexpressions moved out of formulas longer than Excel's
   8,192 characters (only when needed).
 
@@ -58,13 +60,18 @@ STYLES = {
     state.HEADER: {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6"},
     "header over figures": {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6",
                             "align": "right"},
+    "header over units": {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "bottom_color": "#9BC2E6",
+                          "indent": 1},
     state.UNIT: {"italic": True, "font_color": "#595959"},
     state.LABEL: {"bold": True},
     state.INPUT: {"bg_color": "#FFCC99", "font_color": "#3F3F76", "border": 1, "border_color": "#7F7F7F"},
     state.BASE_ONLY: {"bg_color": "#F2F2F2", "font_color": "#595959", "border": 1, "border_color": "#BFBFBF"},
     "units": {"indent": 1},
     state.NAME: {},
+    state.IDENT: {"font_color": "#7F7F7F", "font_size": 9},
+    "ident over figures": {"font_color": "#7F7F7F", "font_size": 9, "align": "right"},
     summary.SECTION: {"bold": True, "font_size": 12, "font_color": "#1F4E78"},
+    summary.FIGURE: {"align": "right"},
     "good": {"bg_color": "#C6EFCE", "font_color": "#006100"},
     "bad": {"bg_color": "#FFC7CE", "font_color": "#9C0006"},
     "stale": {"bg_color": "#FFEB9C", "font_color": "#9C5700"},
@@ -103,13 +110,14 @@ class Book(state.Book):
             scenarios.fill_sheet(self, title)
         summary.fill(self)
         # the reader's sheets first, then the working ones (grey tabs), helper cells last
-        self.sheets.sort(key=lambda ws: (ws.work, ws is self.helpers))
+        self.sheets.sort(key=lambda ws: (ws.work, ws is self.flows, ws is self.helpers))
         return self
 
 
 # ---- rendering ----------------------------------------------------------------------
 
 WORK_PRINT_ROWS = 12  # a working sheet prints its title, notes and first rows: the reader's copy skips it
+WORK_PRINT_WIDTH = 160  # characters of column width a working sheet prints (a landscape A4 page, about)
 
 
 def column_pixels(width: float) -> int:
@@ -135,7 +143,8 @@ def fitted_widths(ws: Sheet) -> dict[int, float]:
         if cell.overflow:
             continue
         lines = shown_text(cell).split("\n")
-        longest[col] = max(longest.get(col, 0), max(len(line) for line in lines))
+        pad = 2 if cell.style == state.HEADER else 0  # a right-aligned header clear of the next column's
+        longest[col] = max(longest.get(col, 0), max(len(line) for line in lines) + pad)
     numeric = {col for (_, col), cell in ws.cells.items() if cell.kind in ("number", "formula", "bool")}
     out = {}
     for col in range(1, ws.max_col + 1):
@@ -178,6 +187,16 @@ def chart_extent(ws: Sheet, widths: dict[int, float]) -> int:
     return last
 
 
+def _over_units(ws: Sheet, row: int, col: int) -> bool:
+    """Whether the cell below a header is a unit beside a figure (indented): the header is indented too, so
+    that a right-aligned header over the figures to its left does not run into it ("Value" "Unit")."""
+    for r in range(row + 1, row + 4):  # a figure without a unit leaves its unit cell empty
+        cell = ws.at(r, col)
+        if cell is not None:
+            return cell.style == state.UNITS
+    return False
+
+
 def _over_figures(ws: Sheet, row: int, col: int) -> bool:
     """Whether the first filled cell below a header (past a unit row) is a figure: a number, a formula of one
     or a truth value."""
@@ -189,7 +208,7 @@ def _over_figures(ws: Sheet, row: int, col: int) -> bool:
             return True
         if cell.kind == "formula":
             return isinstance(cell.cached, (int, float)) or cell.cached is None
-        if cell.style != state.UNIT:
+        if cell.style not in (state.UNIT, state.IDENT):  # past a row of units or of names
             return False
     return False
 
@@ -243,9 +262,13 @@ def render(book: state.Book) -> bytes:
             wrap = (not cell.overflow and cell.kind in ("text", "link")
                     and len(max(text.split("\n"), key=len)) + 2 > widths.get(c, MAX_WIDTH))
             if wrap:
-                heights[r] = max(heights.get(r, LINE_HEIGHT), LINE_HEIGHT * lines(text, widths.get(c, MAX_WIDTH)))
+                bold = 1.1 if cell.style == state.HEADER else 1.0  # bold letters are wider
+                heights[r] = max(heights.get(r, LINE_HEIGHT),
+                                 LINE_HEIGHT * lines(text, widths.get(c, MAX_WIDTH) / bold))
+            if cell.kind == "link" and cell.overflow:  # a link running past its column prints whole
+                last_col = max(last_col, note_span(sheet, r, c, text, widths, last_col)[0])
             if cell.kind == "text" and cell.overflow and cell.style in (state.NOTE, state.TITLE):
-                scale = 14 / 11 if cell.style == state.TITLE else 1.0
+                scale = 1.45 if cell.style == state.TITLE else 1.0  # 14-point bold: about 1.45 times as wide as 11
                 end, width = note_span(sheet, r, c, text, widths, last_col, scale)
                 last_col = max(last_col, end)
                 size = 20 if cell.style == state.TITLE else LINE_HEIGHT
@@ -257,6 +280,8 @@ def render(book: state.Book) -> bytes:
             elif cell.kind == "text":
                 quote = cell.value[:1] in ("=", "+", "-", "@")
                 style = "header over figures" if cell.style == state.HEADER and _over_figures(sheet, r, c) \
+                    else "header over units" if cell.style == state.HEADER and _over_units(sheet, r, c) \
+                    else "ident over figures" if cell.style == state.IDENT and _over_figures(sheet, r, c) \
                     else cell.style  # a header sits over its column's figures, which Excel aligns right
                 ws.write_string(r - 1, c - 1, cell.value, fmt(style, None, hl, wrap, quote))
             elif cell.kind == "number":
@@ -299,8 +324,12 @@ def render(book: state.Book) -> bytes:
             ws.set_landscape()
         ws.set_paper(PAPER_A4)
         ws.fit_to_pages(1, 0)
-        if sheet.work:  # out of the default print: one page of its first rows, saying what it is
-            ws.print_area(0, 0, min(max(sheet.max_row, 1), WORK_PRINT_ROWS) - 1, last_col - 1)
+        if sheet.work:  # out of the default print: one page of its first rows (and columns), saying what it is
+            shown, room = 1, widths.get(1, 8.43)  # a wide sheet (Cash flows: a column per month) prints its
+            while shown < last_col and room + widths.get(shown + 1, 8.43) <= WORK_PRINT_WIDTH:  # first columns
+                shown += 1                                                                        # readably
+                room += widths.get(shown, 8.43)
+            ws.print_area(0, 0, min(max(sheet.max_row, 1), WORK_PRINT_ROWS) - 1, shown - 1)
         else:
             ws.print_area(0, 0, max(sheet.max_row, 1) - 1, last_col - 1)
         if sheet.repeat:

@@ -1,0 +1,118 @@
+"""The Cash flows sheet: a sum over months is a row of cells, a column per month, that the figure adds
+up (``SUM`` over the row), and a cumulative sum inside a ``first`` (a payback month) is the running
+total of its own row, ``SUM($C$9:H9)``, not a row of terms per month. Recalculated by LibreOffice and
+Gnumeric after every cached value is poisoned, as written and with inputs typed in.
+
+Figures by hand: ``earned(n) = 60 n + 10 n (n - 1) / 2 = 5 n^2 + 55 n`` USD; it first reaches a price of
+1,000 USD at n = 10 (1,050; n = 9 gives 900), 2,000 USD at n = 16 (2,160; n = 15 gives 1,950), and with a
+horizon of 9 months never. The wide sum is 0.5 * 17,000 * 17,001 / 2 = 72,254,250.
+"""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from excel_recalc import POISON, gnumeric_recalculate, poison, require_gnumeric
+from test_excel_workbook import edit, export, recalculate, require_soffice, verify
+
+from planner.plan import loads
+
+PAYBACK = """
+unit USD
+price   = 1_000 USD        "price of the machine"
+gain    = 60 USD/month     "what it earns in its first month"
+growth  = 10 USD/month     "what it earns more every month"
+horizon = 24 month         "months the plan covers" where integer, 1 month <= horizon <= 36 month
+earned(n) = sum((gain + growth * (m / 1 month - 1)) * 1 month for m in 1 month..n)
+payback = first(n for n in 1 month..horizon where earned(n) >= price) -> month "first month the machine has paid for itself"
+total   = earned(horizon) -> USD "earned over the horizon"
+"""
+
+WIDE = """
+n = 17000 where integer, 1 <= n <= 17000
+rate = 0.5
+total = sum(rate * k for k in 1..n) "more terms than a sheet has columns"
+"""
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    require_soffice()
+    require_gnumeric()
+    work = tmp_path_factory.mktemp("cash_flows")
+    items = {"payback": export(loads(PAYBACK, "payback.plan"), work / "payback.xlsx")}
+    items["dearer"] = edit(items["payback"], work / "dearer.xlsx", {"price": 2000})
+    items["short"] = edit(items["payback"], work / "short.xlsx", {"horizon": 9})
+    items["wide"] = export(loads(WIDE, "wide.plan"), work / "wide.xlsx")
+    for item in items.values():
+        assert poison(item.path) > 30  # a value read back that is not the poison was computed by the engine
+    paths = [i.path for i in items.values()]
+    lo, gn = recalculate(paths, work), gnumeric_recalculate(paths, work)
+    for item in items.values():
+        item.values = openpyxl.load_workbook(lo[item.path], data_only=True)
+        item.engines = {"libreoffice": item.values, "gnumeric": openpyxl.load_workbook(gn[item.path], data_only=True)}
+    return items
+
+
+def _named(wb, item, name):
+    sheet, coord = next(wb.defined_names[item.book.names[name]].destinations)
+    return wb[sheet][coord.replace("$", "")].value
+
+
+def test_a_monthly_sum_is_a_row_of_months_and_a_payback_its_running_total(books):
+    item = books["payback"]
+    wb = openpyxl.load_workbook(item.path)
+    flows = wb["Cash flows"]
+    assert wb.sheetnames[-1] == "Cash flows" and "Helpers" not in wb.sheetnames
+    payback = _named(wb, item, "payback")
+    assert payback.startswith("=IF(COUNT('Cash flows'!$C$") and "MIN('Cash flows'!$C$" in payback
+    rows = {r[0].value: r for r in flows.iter_rows(min_row=4) if r[0].value}
+    terms = next(r for label, r in rows.items() if label.startswith("Model: payback (m = 1 month)"))
+    first = next(r for label, r in rows.items() if label.startswith("Model: payback (n = 1 month)"))
+    months = [c for c in terms[2:] if c.value is not None]
+    assert len(months) == 36  # a column per month the horizon's declared bound allows
+    line = terms[0].row
+    # month 4's cell: its condition over the running total of months 1..4, and its month
+    assert f"SUM('Cash flows'!$C${line}:F${line})" in first[5].value and first[5].value.startswith("=IF(AND(4<=")
+    assert [flows.cell(3, c).value for c in (3, 38)] == ["1", "36"]
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+@pytest.mark.parametrize("name, price, months", [("payback", 1000, 10), ("dearer", 2000, 16), ("short", 1000, None)])
+def test_the_payback_month_is_live_in_both_engines(books, engine, name, price, months):
+    item = books[name]
+    wb = item.engines[engine]
+    got = _named(wb, item, "payback")
+    assert got == (months if months is not None else "#N/A")
+    horizon = 9 if name == "short" else 24
+    assert _named(wb, item, "total") == pytest.approx(5 * horizon**2 + 55 * horizon, rel=1e-12)
+    flows = wb["Cash flows"]
+    row = next(r for r in flows.iter_rows(min_row=4) if (r[0].value or "").startswith("Model: payback (m = 1 month)"))
+    assert [c.value for c in row[2:6]] == [60, 70, 80, 90]  # each month's earnings (base units: USD)
+    cells = [c.value for r in flows.iter_rows(min_row=4) for c in r[2:]]
+    assert POISON not in cells
+    assert verify(item, wb) >= 6  # every Inputs and Model cell is planner's value for these inputs
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_more_terms_than_a_sheet_has_columns_go_down_a_column(books, engine):
+    item = books["wide"]
+    formulas = openpyxl.load_workbook(item.path)
+    assert _named(formulas, item, "total").startswith("=SUM(Helpers!$B$3:$B$17002)")
+    assert _named(item.engines[engine], item, "total") == 72_254_250
+    assert verify(item, item.engines[engine]) >= 3
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_the_summary_says_never_where_the_model_keeps_na(books, engine):
+    """A `first` that finds nothing reads "never" on the Summary (planner's word); the Model cell keeps #N/A,
+    which the formulas over it need."""
+    for name, want in (("payback", 10), ("short", "never")):
+        item = books[name]
+        wb = item.engines[engine]
+        row = next(r for r in wb["Summary"].iter_rows() if r[0].value == "First month the machine has paid for itself")
+        assert row[2].value == want, name
+    assert _named(books["short"].engines[engine], books["short"], "payback") == "#N/A"
+    formulas = openpyxl.load_workbook(books["payback"].path)
+    row = next(r for r in formulas["Summary"].iter_rows() if r[0].value == "First month the machine has paid for itself")
+    assert row[2].value.startswith('=IF(ISNA(payback),"never",payback)')
