@@ -443,8 +443,8 @@ def test_nothing_is_written_outside_o(project, cli, monkeypatch):
     assert cli("check", "p.plan")[0] == 0
     after = tree()
     changed = {p for p in after if before.get(p) != after[p]}
-    assert changed == {"out", "out/book.xlsx", "rep", "rep/r.md", "rep/r-sweep-1.png",
-                       "b", "b/p.xlsx", "b/p.md", "b/p-sweep-1.png"}
+    assert changed == {"out", "out/book.xlsx", "rep", "rep/r.md", "rep/r-sweep-1.png", "rep/r-sensitivity.png",
+                       "b", "b/p.xlsx", "b/p.md", "b/p-sweep-1.png", "b/p-sensitivity.png"}
 
 
 # ---- aggregates: sizing agrees with evaluation, and nested work is bounded ----------------------

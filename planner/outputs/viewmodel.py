@@ -181,11 +181,23 @@ def _with_unit(text: str, unit: str) -> str:
     return f"{text} {unit}" if unit and text else text
 
 
+_WHOLE = re.compile(r"-?[\d,]+\.0+")
+
+
+def _text(style: NumberStyle, v: Any) -> str:
+    """``v`` in ``style``, a whole number without trailing zeros (``140 | 70 | 36.3125``, not
+    ``140.0000 | 70.0000 | 36.3125``; ``1`` not ``1.00000``); money keeps its cents."""
+    text = style.text(v)
+    if style.decimals and not style.scientific and not style.money and _WHOLE.fullmatch(text):
+        return text.partition(".")[0]  # whole as the style rounds it (34.99999999999999 shows 35)
+    return text
+
+
 def figures(values: Sequence[Any], unit: str = "") -> list[str]:
     """One quantity's figures in one number style, the workbook's (``70,000,000,000``; ``16 | 8 | 4.15``)."""
     plain = [_plain(v) for v in values]
     style = style_for(plain, unit)
-    return [style.text(v) for v in plain]
+    return [_text(style, v) for v in plain]
 
 
 def show(v: Any, unit: str = "", style: Optional[NumberStyle] = None) -> str:
@@ -193,7 +205,7 @@ def show(v: Any, unit: str = "", style: Optional[NumberStyle] = None) -> str:
     if v is None:
         return ""
     v = _plain(v)
-    return _with_unit((style or style_for([v], unit)).text(v), unit)
+    return _with_unit(_text(style or style_for([v], unit), v), unit)
 
 
 def precise(v: Any, unit: str = "") -> str:
@@ -443,10 +455,10 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "depends_on": _in_file_order(plan, q.deps),
         "used_by": used_by.get(name, []),
         "value": show(base, unit, style),
-        "figure": style.text(_plain(base)),  # the value without its unit
+        "figure": _text(style, _plain(base)),  # the value without its unit
         "number": number(base),
         # a `first(...)` that found nothing says "never", not nan
-        "scenario_values": ["never" if ev.is_never(name) else style.text(_plain(v))
+        "scenario_values": ["never" if ev.is_never(name) else _text(style, _plain(v))
                             for ev, v in zip(analysis.evaluations, per_scenario)],  # no unit: tables have a column
         "scenario_numbers": [number(v) for v in per_scenario],
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
