@@ -73,8 +73,8 @@ def test_a_monthly_sum_is_a_row_of_months_and_a_payback_its_running_total(books)
     assert len(months) == 36  # a column per month the horizon's declared bound allows
     line = terms[0].row
     # month 4's cell: its condition over the running total of months 1..4, and its month
-    assert f"SUM('Cash flows'!$C${line}:F${line})" in first[5].value and first[5].value.startswith("=IF(AND(4<=")
-    assert [flows.cell(3, c).value for c in (3, 38)] == ["1", "36"]
+    assert f"SUM('Cash flows'!$C${line}:F${line})" in first[5].value and first[5].value.startswith("=IF(AND(F$3<=")
+    assert [flows.cell(3, c).value for c in (3, 38)] == [1, 36]  # the months as numbers: the terms' index
 
 
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])

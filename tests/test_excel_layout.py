@@ -186,24 +186,40 @@ def test_charts_a_person_can_read(books):
 
 
 def test_charts_do_not_overlap(books):
+    # A chart's box runs from its <from> to its <to> anchor, each a cell plus an offset into it; charts
+    # in a row share their rows and sit side by side, so two boxes overlap only when both spans do.
+    point = r"<xdr:col>(\d+)</xdr:col><xdr:colOff>(\d+)</xdr:colOff><xdr:row>(\d+)</xdr:row><xdr:rowOff>(\d+)</xdr:rowOff>"
     data, _, _ = books["buy_vs_rent"]
+    seen = 0
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         for name in z.namelist():
             if not name.startswith("xl/drawings/drawing"):
                 continue
             xml = z.read(name).decode()
-            spans = [(int(a), int(b)) for a, b in re.findall(r"<xdr:from>.*?<xdr:row>(\d+)</xdr:row>.*?</xdr:from>"
-                                                             r"<xdr:to>.*?<xdr:row>(\d+)</xdr:row>", xml, re.S)]
-            spans.sort()
-            assert all(b1 < a2 for (_, b1), (a2, _) in zip(spans, spans[1:])), spans
+            boxes = []
+            anchors = re.findall(rf"<xdr:from>{point}</xdr:from>\s*<xdr:to>{point}</xdr:to>", re.sub(r">\s+<", "><", xml))
+            for a in anchors:
+                c0, co0, r0, ro0, c1, co1, r1, ro1 = map(int, a)
+                boxes.append((((c0, co0), (c1, co1)), ((r0, ro0), (r1, ro1))))
+            assert boxes, name
+            seen += len(boxes)
+            for i, (xs, ys) in enumerate(boxes):
+                for xs2, ys2 in boxes[i + 1:]:
+                    apart = xs[1] <= xs2[0] or xs2[1] <= xs[0] or ys[1] <= ys2[0] or ys2[1] <= ys[0]
+                    assert apart, (name, (xs, ys), (xs2, ys2))
+    assert seen >= 4  # three sweep charts in a row and one more: the test looked at them
 
 
 @pytest.mark.parametrize("name", PLANS)
 def test_every_sheet_has_a_print_setup(books, name):
     _, wb, _ = books[name]
     for ws in wb.worksheets:
-        assert ws.sheet_properties.pageSetUpPr.fitToPage and ws.page_setup.fitToWidth in (1, None), ws.title
-        assert ws.page_setup.fitToHeight == 0, ws.title  # one page wide, as many pages tall as it takes
+        setup = ws.page_setup
+        if ws.sheet_properties.pageSetUpPr.fitToPage:  # one page wide, as many pages tall as it takes (or
+            # one fewer, shrunk a little more)
+            assert setup.fitToWidth in (1, None), ws.title  # (fitToHeight None: one page)
+        else:  # too wide to print legibly on one page: at 60% or more on pages side by side, labels repeated
+            assert int(setup.scale) >= 60 and ws.print_title_cols == "$A:$A", (ws.title, setup.scale)
         assert ws.print_area, ws.title
         assert "&A" in ws.oddHeader.right.text and ws.oddFooter.center.text, ws.title
     for title in ("Inputs", "Model", "Scenarios", "Solve", "Checks"):
@@ -219,8 +235,10 @@ def test_headline_rows_are_highlighted_and_columns_fit(books):
     fills = {r[3].value: r[1].fill.fgColor.rgb for r in ws.iter_rows(min_row=4) if r[0].value}
     assert fills["batch_step_bound"].endswith("FFF2CC") and not str(fills["memory_time"]).endswith("FFF2CC")
     inputs = wb["Inputs"]
-    longest = max(len(r[0].value) for r in inputs.iter_rows(min_row=7) if r[0].value)
-    assert inputs.column_dimensions["A"].width >= min(longest, 50)  # longer labels wrap
+    labels = [r[0] for r in inputs.iter_rows(min_row=7) if r[0].value and r[1].value is not None]
+    width = inputs.column_dimensions["A"].width  # fitted to the labels, narrowed (not below 18) to print
+    assert width >= min(max(len(c.value) for c in labels), 18)  # legibly on one page: longer labels wrap
+    assert all(c.alignment.wrap_text for c in labels if len(c.value) + 2 > width)
     units = max(len(r[2].value or "") for r in inputs.iter_rows(min_row=7))
     assert inputs.column_dimensions["C"].width >= units
 

@@ -62,7 +62,10 @@ CASES = [
     (x ** sp.Rational(3, 2), "x^1.5"),
     # precedence traps: unary minus binds tighter than ^ in Excel; ^ is left-associative
     (-x ** 2, "-(x^2)"),
-    (-x * y, "-(x*y)"),
+    (-x * y, "-x*y"),  # negation is exact: -(x*y) is (-x)*y, no parentheses needed
+    (-x / 12, "-x/12"),
+    (-x ** 2 * y, "-y*x^2"),
+    (-(x * y) ** 2, "-(x^2*y^2)"),  # a product that starts with a power keeps them
     (-(x + y), "-x-y"),
     (a ** b ** c, "IF(IF(c*LN(ABS(b)+1E-300)<-708,0,b^c)*LN(ABS(a)+1E-300)<-708,0,"
                   "a^IF(c*LN(ABS(b)+1E-300)<-708,0,b^c))"),

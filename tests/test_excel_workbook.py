@@ -328,7 +328,7 @@ A, B, C, X, Y = sp.symbols("a b c x y", real=True)
 FLAG = sp.Symbol("flag", real=True)
 PROBE_VALUES = {A: 2, B: 3, C: 2, X: Fraction(5, 2), Y: Fraction(7, 10), FLAG: True}
 PROBES = [
-    -X ** 2, -X * Y, A ** B ** C, (A ** B) ** C, sp.Pow(-A - B, 3), -A ** B, (X + Y) ** 2, 2 ** X,
+    -X ** 2, -X * Y, -X / 12, -X ** 2 * Y, -(X * Y) ** 2, -sp.Rational(2, 3) * X / Y ** 2, A ** B ** C, (A ** B) ** C, sp.Pow(-A - B, 3), -A ** B, (X + Y) ** 2, 2 ** X,
     X / (Y * C), X / (Y + C), X ** -2, X ** (-Y), 1 / sp.sqrt(X), X ** sp.Rational(1, 3), X ** sp.Rational(3, 2),
     sp.Rational(83, 20) * X, sp.Rational(2, 3) * X, sp.Rational(1, 3) - X, sp.Integer(2) ** 60 * X,
     sp.Rational(1, 10**12) * X, X - (Y - C), sp.Max(X, Y, C), sp.Min(X, -Y), sp.Abs(-X), sp.sign(-Y),
@@ -663,6 +663,33 @@ def test_every_sheet_prints_on_a_bounded_number_of_pages(lo, name):
     assert sum(counts.values()) == len(printed), (printed, counts)  # every page names its sheet
     for ws in formulas.worksheets:
         assert 1 <= counts[ws.title] <= _page_bound(ws), (ws.title, counts[ws.title], ws.max_row)
+
+
+def _printed_sheets(item) -> list[str]:
+    """The sheet each page of LibreOffice's PDF of ``item`` belongs to (its header names it)."""
+    titles = sorted(openpyxl.load_workbook(item.path, read_only=True).sheetnames, key=len, reverse=True)
+    printed = []
+    for lines in item.pages:  # a page LibreOffice leaves blank (no header either) counts for the sheet before it
+        found = next((t for t in titles for line in lines if line == t or line.endswith("  " + t)), None)
+        printed.append(found if found or lines else printed[-1])
+    return printed
+
+
+READER_PAGES = 10  # the reader's sheets of a shipped sheet or of the four-scenario finance plan, printed
+
+
+@pytest.mark.parametrize("name", [f"sheet:{p.stem}" for p in sorted(SHEETS.glob("*.plan"))] + ["gpu_buy_vs_rent"])
+def test_the_readers_sheets_print_in_at_most_ten_pages(lo, name):
+    """Printed as a reader's copy (LibreOffice's PDF), the sheets with a reader's tab (not a working sheet's
+    grey one) take at most READER_PAGES pages, and a working sheet one page (its first rows)."""
+    item = lo["items"][name]
+    printed = _printed_sheets(item)
+    wb = openpyxl.load_workbook(item.path)
+    working = {ws.title for ws in wb.worksheets if ws.sheet_properties.tabColor is not None}
+    reader = [t for t in printed if t not in working]
+    assert len(reader) <= READER_PAGES, (name, {t: printed.count(t) for t in dict.fromkeys(printed)})
+    assert all(printed.count(t) == 1 for t in working), {t: printed.count(t) for t in working}
+    assert {"Summary", "Inputs", "Model"} <= set(reader)  # what a reader needs is among them
 
 
 def test_article_figures_in_the_recalculated_workbook(lo):

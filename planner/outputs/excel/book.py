@@ -40,7 +40,7 @@ from ...language.errors import PlanError
 from ...questions.checks import check_scenarios
 from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
-from .printer import FLOW_FIRST, ROW_TERMS, UnsupportedFormula, formula, number
+from .printer import FLOW_FIRST, FLOW_HEADER, ROW_TERMS, CellValue, Scaled, UnsupportedFormula, formula, number
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
 ZIP_TIME = (2000, 1, 1, 0, 0, 0)
@@ -92,14 +92,15 @@ def literal(text: str) -> str:
 
 
 def in_base(text: str, scale: Fraction) -> str:
-    """A display-unit reference converted to base units, as an atom: ``(hbm_bandwidth*1E+12)``."""
+    """A display-unit reference converted to base units, as an atom: ``(hbm_bandwidth*1E+12)`` (a
+    :class:`.printer.Scaled`, which the printer folds into the formula's algebra instead)."""
     if scale == 1:
         return text
     if scale.numerator == 1:
-        return f"({text}/{number(scale.denominator)})"
+        return Scaled(f"({text}/{number(scale.denominator)})", text, scale)
     if scale.denominator == 1:
-        return f"({text}*{number(scale.numerator)})"
-    return f"({text}*{number(scale.numerator)}/{number(scale.denominator)})"
+        return Scaled(f"({text}*{number(scale.numerator)})", text, scale)
+    return Scaled(f"({text}*{number(scale.numerator)}/{number(scale.denominator)})", text, scale)
 
 
 def cached(value, scale: Fraction | float = 1):
@@ -225,8 +226,14 @@ class Chart:
     height: int = 300
     x_log: bool = False
     x_range: Optional[tuple[float, float]] = None  # the data's own range (axes otherwise start at round numbers)
+    x_offset: int = 0  # pixels right of the anchor column (charts side by side under a table)
 
-    ROWS = 16  # rows of the default height (20 px) one chart takes, with a gap
+    ROWS = 16  # rows of the default height (20 px) a chart of the default height takes, with a gap
+
+    @property
+    def rows(self) -> int:
+        """Rows of the default height (20 px) this chart takes, with a gap."""
+        return self.height // 20 + 1
 
 
 class Sheet:
@@ -245,6 +252,9 @@ class Sheet:
         self.charts: list[Chart] = []
         self.highlight: set[int] = set()  # headline rows
         self.landscape: Optional[bool] = None  # None: decided from the printed width
+        # rows outlined (level 1) under the summary line just above them: (first, last, collapsed); collapsed rows
+        # are hidden, so they leave the print, and still calculate; the reader expands a group with its +
+        self.groups: list[tuple[int, int, bool]] = []
 
     # -- writing ------------------------------------------------------------------
     def text(self, row: int, col: int, text: Optional[str], style: Optional[str] = None,
@@ -307,6 +317,11 @@ class Sheet:
 
     def at(self, row: int, col: int) -> Optional[Cell]:
         return self.cells.get((row, col))
+
+    def group(self, first: int, last: int, collapsed: bool = True) -> None:
+        """Outline rows ``first``..``last`` under the summary line at ``first - 1`` (collapsed: hidden)."""
+        if last >= first:
+            self.groups.append((first, last, collapsed))
 
     @property
     def max_row(self) -> int:
@@ -538,26 +553,32 @@ class Book:
     def flow_writer(self, where: str, env: Optional[Mapping]):
         """The ``row`` callback of :func:`.printer.formula`: an aggregate's terms as a row of the Cash
         flows sheet, their values from ``env`` (symbol -> base value) as the cached results."""
-        def write(cells, term, cond, outside, index, values, extra, label):
-            return self.flow_row(cells, term, cond, outside, index, values, extra, f"{where} ({label})", env)
+        def write(cells, term, cond, outside, index, values, extra, label, written=""):
+            return self.flow_row(cells, term, cond, outside, index, values, extra, f"{where} ({label})", env,
+                                 written)
         return write
 
     def flow_row(self, cells: list[str], term: sp.Basic, cond: sp.Basic, outside, index: sp.Symbol,
-                 values: list, extra: Mapping, where: str, env: Optional[Mapping]) -> tuple[list, list, Optional[tuple]]:
+                 values: list, extra: Mapping, where: str, env: Optional[Mapping],
+                 written: str = "") -> tuple[list, list, Optional[tuple]]:
         """One row of the Cash flows sheet: the terms of a sum (product, range max, min, first) over a
-        range, a column per value of its index (a month, a year, a step); returns the cells as ranges,
-        the values they hold and (the sheet as a reference, the row), None for terms too many for a row
-        (they go down a column of the Helpers sheet)."""
+        range, a column per value of its index (a month, a year, a step), the index being the column's
+        number in the header row; ``written`` is the term as a formula, for the Term column. Returns the
+        cells as ranges, the values they hold and (the sheet as a reference, the row), None for terms too
+        many for a row (they go down a column of the Helpers sheet)."""
         if self.flows is None:
             self.flows = self.create_sheet(sheet_title(self, FLOWS), work=True)
             self.flows.text(1, 1, "Cash flows", TITLE, overflow=True)
             self.flows.note(2, 1, "The terms of the sums over ranges, a column per value of the range (a month, "
-                            "a year), in base units; a figure elsewhere adds up its row (SUM over the row). A "
-                            "term beyond the range's end, as the inputs set it, is 0 (blank for first, min, max).")
+                            "a year) numbered in row 3; every cell of a row is the same formula over its column's "
+                            "number. Column B is the term over the named cells. A figure elsewhere adds up its row "
+                            "(SUM over the row), whose terms are in that figure's unit where the sum is a part of "
+                            "it (kUSD for an NPV in kUSD), else in base units (USD, seconds). A term beyond the "
+                            "range's end, as the inputs set it, is 0 (blank for first, min, max).")
             self.flows.header(3, ["Used by", "Term"])
             self.flows.repeat = (3, 3)
             self.flows.freeze = (4, FLOW_FIRST)
-            self.flows.caps[1] = 50
+            self.flows.caps.update({1: 50, 2: 60})
             self.flows_row = 3
         ws = self.flows
         self.flows_row += 1
@@ -585,9 +606,10 @@ class Book:
                 cell.cached, cell.num = cached(value), style
             return [f"{refs[0]}:{refs[-1].split('!')[1]}"], held, None
         ws.text(row, 1, where)
+        ws.text(row, 2, written)
         for j, (text, value) in enumerate(zip(cells, held)):
-            if ws.at(3, FLOW_FIRST + j) is None:
-                ws.text(3, FLOW_FIRST + j, str(j + 1), HEADER)
+            if ws.at(FLOW_HEADER, FLOW_FIRST + j) is None:  # a number: the terms' index is this cell
+                ws.number(FLOW_HEADER, FLOW_FIRST + j, j + 1, style=HEADER)
             ws.formula(row, FLOW_FIRST + j, text, value, style)
         ref = sheet_ref(ws.title)
         last = col_letter(FLOW_FIRST + len(cells) - 1)
@@ -822,7 +844,8 @@ class Book:
         fn = self._compiled.get(expr)
         if fn is None:
             fn = self._compiled[expr] = program(syms, [expr])
-        args = [env[s] if not isinstance(env[s], bool) else np.bool_(env[s]) for s in syms]
+        values = [s.value(env) if isinstance(s, CellValue) and s not in env else env[s] for s in syms]
+        args = [v if not isinstance(v, bool) else np.bool_(v) for v in values]
         v = fn(args)[0]
         if isinstance(v, np.ndarray) and v.ndim:
             return v

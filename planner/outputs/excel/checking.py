@@ -29,15 +29,35 @@ def checks_sheet(book: Book) -> None:
     if not book.model.checks:
         return
     ws = book.create_sheet("Checks")
-    ws.text(1, 1, "Checks", TITLE, overflow=True)
+    grouped = sum(len(check_scenarios(book.plan, c)) for c in book.model.checks) > UNGROUPED
     ws.note(2, 1, "Each check is a live TRUE/FALSE cell with planner's tolerance "
-            "(`==`: 1e-12 relative; `~=`: half a unit in the figure's last digit).")
+            "(`==`: 1e-12 relative; `~=`: half a unit in the figure's last digit)." + (
+                " The checks are grouped as the plan's comments group them, one live line per group: expand "
+                "its + to see each check (a group with a check that failed at export is open)." if grouped else ""))
     ws.header(3, COLUMNS)
     ws.freeze = (4, 1)
     ws.repeat = (3, 3)
     results = iter(run_checks(book.plan, book.answers, book.overrides))
     row = 3
+    starts = {id(first): title for title, first in check_sections(book.model.checks)}
+    opened: list = []  # the group being written: [summary row, first row, any failed at export]
+
+    def close(last: int) -> None:
+        if opened:
+            at, first, failed = opened.pop()
+            n = last - first + 1
+            span = f"G{first}:G{last}"
+            ws.formula(at, 8, f'=IF(COUNTIF({span},TRUE)={n},"{_all(n)}",({n}-COUNTIF({span},TRUE))&" of {n} FAIL")',
+                       _all(n) if not any(failed) else f"{sum(failed)} of {n} FAIL")
+            ws.group(first, last, collapsed=not any(failed))
+
     for check in book.model.checks:
+        if grouped and id(check) in starts:
+            close(row)
+            row += 1
+            ws.label(row, 1, starts[id(check)])
+            ws.number(row, 9, check.span.line)
+            opened.append((row, row + 1, []))
         plain, from_alias = book.check_overrides(check)
         shown_scale, unit = display_unit(book.plan, check, book.answers)
         scale = cell_scale(shown_scale, unit)  # a percentage's cells hold the fraction
@@ -105,9 +125,65 @@ def checks_sheet(book: Book) -> None:
             ws.status(row, 8, f"G{row}", bool(result.passed))
             book.check_cells.append((check, scenario, f"G{row}"))
             book.check_results.append(result)
+            if opened:
+                opened[-1][2].append(not result.passed)
+    close(row)
     ws.flag(4, 8, row)
+    if grouped:
+        for text, style in (("FAIL", "bad"), ("all ", "good")):
+            ws.conditionals.append((4, 8, row, 8, {"type": "text", "criteria": "containing" if text == "FAIL"
+                                                   else "begins with", "value": text, "style": style}))
+    first_row = min(int(w[1:]) for _, _, w in book.check_cells)
+    span, total = f"G{first_row}:G{row}", len(book.check_cells)
+    passed = sum(1 for r in book.check_results if r.passed)
+    ws.formula(1, 1, f'="Checks: "&COUNTIF({span},TRUE)&" of {total} hold"&IF(COUNTIF({span},TRUE)<{total},", "&'
+               f'({total}-COUNTIF({span},TRUE))&" FAIL","")',
+               f"Checks: {passed} of {total} hold" + (f", {total - passed} FAIL" if passed < total else ""), style=TITLE)
     ws.note(row + 2, 1, "A check that cannot be evaluated (a broken constraint, no answer) shows FALSE.")
     ws.caps.update({1: 60, 2: 30})
+
+
+UNGROUPED = 40  # check rows that print on one page as they are: more are grouped under live summary lines
+SECTION_TEXT = 150  # characters of a group's title (its comment) on its summary line
+
+
+def _all(n: int) -> str:
+    return "holds" if n == 1 else f"all {n} hold"
+
+
+def check_sections(checks) -> list[tuple[str, object]]:
+    """The plan's checks in groups as its text groups them: a run of checks on consecutive lines is one group,
+    titled by the nearest comment lines above it since the check before (or its first check, without one).
+    Returns (title, first check) per group."""
+    out, prev = [], None
+    for check in checks:
+        span = check.span
+        same = prev is not None and prev.source is span.source
+        if same and span.source.text[prev.end:span.start].count("\n") == 1:
+            prev = span
+            continue
+        out.append((_comment_above(span, prev.end if same else 0) or span.flat, check))
+        prev = span
+    return out
+
+
+def _comment_above(span, since: int) -> str:
+    """The block of comment lines nearest above ``span`` after offset ``since`` (other statements between are
+    passed over), joined: a heading ruled with dashes or equals signs, then " - " and the lines below it."""
+    lines = span.source.text[since:span.start].split("\n")[1:-1]  # whole lines only
+    while lines and not lines[-1].strip().startswith("#"):
+        lines.pop()
+    found: list[str] = []
+    while lines and lines[-1].strip().startswith("#"):
+        found.append(lines.pop().strip())
+    parts = []
+    for line in reversed(found):
+        ruled = "----" in line or "====" in line
+        text = line.lstrip("#").strip(" -=").strip()
+        if text:
+            parts.append(text + (" -" if ruled else ""))
+    text = " ".join(parts).rstrip(" -")
+    return text if len(text) <= SECTION_TEXT else text[:SECTION_TEXT].rsplit(" ", 1)[0] + " …"
 
 
 def tolerance(book: Book, check: ir.Check, a: str, b: str, scale: Fraction, unit: str) -> tuple[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .book import HEADER, IDENT, NAME, SELECTED, TITLE, UNITS, Book, col_letter, in_base, scale_of, unit_of
+from .inputs import imported_runs
 
 SELECTED_COL = col_letter(SELECTED)
 
@@ -53,7 +54,14 @@ def model_sheet(book: Book) -> None:
         moves[name] = any(d in set_by or moves.get(d, False) for d in book.q[name].deps) or \
             bool(book.q[name].answer_deps)
     rows = {}
-    for name in book.derived_order():
+    order = book.derived_order()
+    runs = imported_runs(book, order, "figures")  # a library file's figures: one line, collapsed
+    for k, name in enumerate(order):
+        if k in runs:
+            count, summary = runs[k]
+            row += 1
+            ws.note(row, 1, summary)
+            ws.group(row + 1, row + count)
         row += 1
         rows[name] = row
     for name in book.derived_order():
@@ -80,4 +88,5 @@ def model_sheet(book: Book) -> None:
             ws.highlight.add(row)
         book.define(name, f"Model!$B${row}")
         book.model_rows[name] = row
-    ws.caps.update({1: 50, 4: 24, 5: 30, 6: 60})
+    longest_tag = max((len(t) for n in book.derived_order() for t in book.q[n].tags), default=0)
+    ws.caps.update({1: 50, 4: 24, 5: min(18, max(12, longest_tag + 2)), 6: 60})  # a tag to a line, or wrapped

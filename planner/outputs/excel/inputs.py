@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from typing import Optional
 
 from ...language import ir
@@ -25,7 +26,13 @@ def inputs_sheet(book: Book) -> None:
     book.inputs_header = row
     inputs = [n for n in book.plan.definition_order() if book.q[n].is_input]
     headlines = set(book.headlines)
-    for name in inputs:
+    runs = imported_runs(book, inputs) | scenario_runs(book, inputs)
+    for k, name in enumerate(inputs):
+        if k in runs:  # a run from one library file, or every scenario sets: one line, the rows under it
+            count, summary = runs[k]
+            row += 1
+            ws.note(row, 1, summary)
+            ws.group(row + 1, row + count)
         row += 1
         q = book.q[name]
         ws.text(row, 1, book.label(name), NAME)  # words first; the identifier beside them
@@ -49,8 +56,12 @@ def inputs_sheet(book: Book) -> None:
                 ws.formula(row, SELECTED, chosen, book.display(book.base_context, name), book.style(name))
                 setters = [c for c in book.selectable if name in book.model.scenarios[c.scenario].overrides]
                 every = len(setters) == len(book.selectable)
-                ws.link(row, SELECTED + 1, ("every scenario sets it: " if every else "") + book.scenario_cells(name),
-                        f"Scenarios!{setters[0].column}{book.rows[name]}")
+                shown = book.scenario_cells(name)
+                if every and len(setters) > 3:  # a row of the Scenarios sheet: how many, where
+                    shown = f"all {len(setters)} scenarios: Scenarios! row {book.rows[name]}"
+                elif every:
+                    shown = "every scenario sets it: " + shown
+                ws.link(row, SELECTED + 1, shown, f"Scenarios!{setters[0].column}{book.rows[name]}")
                 if every:  # only the base case reads this cell: the cells to edit are the scenarios' own
                     value.style = BASE_ONLY
                     value.comment = (f"The base case's {name} (Selected scenario: base). Every scenario sets its "
@@ -61,6 +72,79 @@ def inputs_sheet(book: Book) -> None:
         ws.text(book.inputs_header, SELECTED + 1, "Set by scenarios (edit there)", HEADER)
         ws.caps[SELECTED + 1] = 50
     ws.caps.update({1: 50, 4: 24, 5: 30, 6: 34})
+
+
+def imported_runs(book: Book, names: list[str], noun: str = "inputs") -> dict[int, tuple[int, str]]:
+    """Runs of ``names`` imported from one library file (``llama3_8b.hidden_size``), by the index of their
+    first: (how many, the summary line). They are grouped under that line, collapsed: the printed sheet lists
+    the plan's own figures and one line per library file. A figure the Summary shows, a headline or an input
+    a scenario sets stays a row of its own."""
+    from .summary import key_inputs
+
+    own = book.plan.source.name
+    keep = set(book.headlines) | set(key_inputs(book)) | {
+        n for c in book.selectable for n in book.model.scenarios[c.scenario].overrides}
+
+    def source(name: str):
+        where = book.q[name].definition.span.source.name
+        return None if where == own or "." not in name or name in keep else (name.split(".")[0], where)
+
+    out = {}
+    for k, end in _runs(names, source, 2):
+        group = names[k:end]
+        tags = [t for n in group for t in book.q[n].tags if t.startswith("source: ")]
+        common = os.path.commonprefix(tags).rsplit(":", 1)[0].strip() if len(tags) == len(group) else ""
+        prefix, where = source(group[0])
+        out[k] = (end - k, f"{prefix}: {end - k} {noun} imported from {_library_path(where)}"
+                  + (f", {common}" if common.startswith("source: ") else "") + " (expand + to see them)")
+    return out
+
+
+EVERY_SCENARIO_RUN = 3  # consecutive inputs every scenario sets, fewest grouped under one line
+
+
+def scenario_runs(book: Book, inputs: list[str]) -> dict[int, tuple[int, str]]:
+    """Runs of inputs every scenario sets (more than three scenarios), by the index of their first: (how
+    many, the summary line naming the Scenarios rows to edit). Grouped, collapsed: only the base case reads
+    these cells, so the printed Inputs sheet shows the inputs an edit here changes. A headline or an input
+    the Summary shows stays a row of its own."""
+    from .summary import key_inputs
+
+    if len(book.selectable) <= 3:
+        return {}
+    keep = set(book.headlines) | set(key_inputs(book))
+
+    def every(name: str):
+        return name not in keep and all(name in book.model.scenarios[c.scenario].overrides
+                                        for c in book.selectable) or None
+
+    out = {}
+    for k, end in _runs(inputs, every, EVERY_SCENARIO_RUN):
+        rows = sorted(book.rows[n] for n in inputs[k:end])
+        where = f"row {rows[0]}" if len(rows) == 1 else (
+            f"rows {rows[0]}-{rows[-1]}" if rows[-1] - rows[0] == len(rows) - 1 else "rows " + ", ".join(map(str, rows)))
+        out[k] = (end - k, f"{end - k} inputs every scenario sets ({book.label(inputs[k])}, ...): edit them on the "
+                  f"Scenarios sheet, {where} (expand + to see the base case's values)")
+    return out
+
+
+def _runs(names: list[str], key, least: int) -> list[tuple[int, int]]:
+    """(first, end) of each run of at least ``least`` consecutive names with one key that is not None."""
+    out, k = [], 0
+    while k < len(names):
+        here, end = key(names[k]), k + 1
+        while here is not None and end < len(names) and key(names[end]) == here:
+            end += 1
+        if here is not None and end - k >= least:
+            out.append((k, end))
+        k = end
+    return out
+
+
+def _library_path(path: str) -> str:
+    """A library file as the plan's import names it (``models/llama3_8b.plan``), else its file name."""
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(parts[parts.index("library") + 1:]) if "library" in parts[:-1] else parts[-1]
 
 
 def validation(book: Book, ws, q, row: int) -> None:

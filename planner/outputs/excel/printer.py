@@ -32,12 +32,15 @@ from __future__ import annotations
 
 import functools
 
+from collections import ChainMap
+
 from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
 import sympy as sp
 from sympy.concrete.expr_with_intlimits import ExprWithIntLimits
 from sympy.printing.codeprinter import CodePrinter
+from sympy.printing.str import StrPrinter
 
 from ...language.errors import PlanError
 
@@ -66,6 +69,94 @@ MAX_PRINTED = 2_000_000  # characters of one printed formula, helper cells inclu
 # Helper cells one aggregate (with the aggregates nested in it) may write: each costs about 0.3 ms to
 # write and 5 KB to hold, so 100,000 is half a minute; nested ranges allow 1,000,000 terms (hours).
 MAX_TERM_CELLS = 100_000
+
+
+class Scaled(str):
+    """A reference in base units written as a conversion of a display-unit cell, ``(horizon*2628000)``.
+
+    The text is the conversion (what the printer writes for a symbol when the conversion stays in
+    text); ``cell`` and ``scale`` say what it is made of (base value = cell * scale), so that
+    :func:`formula` can write the conversion into the SymPy expression instead, where SymPy cancels
+    it against the plan's own factors: ``horizon / (1 month)`` prints ``horizon``, not
+    ``(horizon*2628000)/2628000``.
+    """
+
+    def __new__(cls, text: str, cell: str, scale: Fraction):
+        obj = super().__new__(cls, text)
+        obj.cell, obj.scale = cell, scale
+        return obj
+
+
+class CellValue(sp.Dummy):
+    """A quantity as its cell holds it, in its display unit: ``base`` is ``scale * cell``. Its value is
+    ``env[base] / scale`` (see :meth:`value`)."""
+
+    def __new__(cls, base: sp.Symbol, scale: Fraction):
+        obj = super().__new__(cls, base.name, **base.assumptions0)
+        obj.base, obj.scale = base, scale
+        return obj
+
+    def value(self, env: Mapping):
+        return env[self.base] / (self.scale.numerator / self.scale.denominator)
+
+    def _sympystr(self, printer) -> str:
+        return self.name
+
+
+@functools.lru_cache(maxsize=4096)  # one per quantity and unit: SymPy's caches see the same symbol
+def _cell(base: sp.Symbol, scale: Fraction) -> CellValue:
+    return CellValue(base, scale)
+
+
+def in_display(expr: sp.Basic, refs: Mapping, helper_refs: Optional[Mapping] = None,
+               scale: Fraction = Fraction(1)) -> tuple:
+    """``expr / scale`` over the cells as they hold their figures (display units), where the references
+    are :class:`Scaled` conversions: each base-unit symbol becomes ``scale * cell``, and SymPy's own
+    evaluation cancels the factors that meet their inverse (exact: the factors are Rationals). A
+    coefficient in front of a sum moves into its term, so the term is in the unit of the figure. With
+    nothing to cancel (no conversion, no sum) the scale is left to write once, ``(x+y)*1000``.
+
+    Returns the expression, the references with the cells added, and the scale left to write (1, or
+    ``scale`` for a condition, which has no unit)."""
+    swap, cells = {}, {}
+    for s in expr.free_symbols:
+        r = refs.get(s)
+        if isinstance(r, Scaled) and r.scale != 1:
+            c = swap[s] = _cell(s, r.scale)
+            cells[c] = r.cell
+    if swap:
+        expr = expr.xreplace({s: c * sp.Rational(c.scale.numerator, c.scale.denominator) for s, c in swap.items()})
+        refs = ChainMap(cells, refs)
+        if helper_refs is not None:
+            helper_refs = ChainMap({c: getattr(helper_refs.get(s), "cell", refs[c]) for s, c in swap.items()},
+                                   helper_refs)
+    if scale != 1 and isinstance(expr, sp.Expr) and (swap or expr.has(sp.Sum)):  # something to cancel
+        expr = _into_sums(expr / sp.Rational(scale.numerator, scale.denominator))
+        scale = Fraction(1)
+    return expr, refs, helper_refs, scale
+
+
+def _into_sums(e: sp.Basic) -> sp.Basic:
+    """``c * Sum(f)`` as ``Sum(c * f)`` for a Rational ``c``, and likewise a range's max, min or first for
+    a positive ``c`` (which keeps their order): the sum's row of terms is in the figure's unit."""
+    from ...compute.symbolic import RangeFirst, RangeMax, RangeMin
+
+    def moves(m) -> bool:
+        if not (m.is_Mul and len(m.args) == 2 and m.args[0].is_Rational):
+            return False
+        agg = m.args[1]
+        return isinstance(agg, sp.Sum) or isinstance(agg, (RangeMax, RangeMin, RangeFirst)) and m.args[0] > 0
+
+    def moved(m):
+        c, agg = m.args
+        if isinstance(agg, RangeFirst):  # the value where the condition holds, scaled
+            (value, cond), *rest = agg.function.args
+            return type(agg)(sp.Piecewise((c * value, cond), *rest), *agg.limits)
+        return type(agg)(c * agg.function, *agg.limits)
+
+    if not e.has(sp.Sum, RangeMax, RangeMin, RangeFirst):
+        return e
+    return e.replace(moves, moved)
 
 
 class UnsupportedFormula(PlanError):
@@ -205,6 +296,9 @@ class ExcelPrinter(CodePrinter):
         terms = list(e.args)
         if terms[0].is_Number and not all(_negative(t) for t in terms[1:]):
             terms = terms[1:] + terms[:1]
+        if _negative(terms[0]):  # a positive term first where there is one: ``b-a``, not ``-a+b``
+            first = next((i for i, t in enumerate(terms) if not _negative(t)), 0)
+            terms = [terms[first]] + terms[:first] + terms[first + 1:]
         out = self.wrap(terms[0], ADD - 1)
         for t in terms[1:]:
             if _negative(t):
@@ -215,7 +309,12 @@ class ExcelPrinter(CodePrinter):
 
     def _print_Mul(self, e) -> str:
         if _negative(e):
-            return "-" + self.wrap(-e, POW)
+            # Excel's unary minus binds tighter than ^: -(x^2) keeps its parentheses; a product or a
+            # quotient that does not start with a power needs none (negation is exact: -(a/b) is -a/b)
+            inner = -e
+            if isinstance(inner, sp.Mul) and not self._starts_with_power(inner):
+                return "-" + self._print(inner)
+            return "-" + self.wrap(inner, POW)
         coeff, factors = e.as_coeff_mul()
         num: list[str] = []
         den: list[str] = []
@@ -237,6 +336,14 @@ class ExcelPrinter(CodePrinter):
         if den:
             text += "/" + (den[0] if len(den) == 1 else "(" + "*".join(den) + ")")
         return text
+
+    def _starts_with_power(self, e) -> bool:
+        """Whether the printed product ``e`` (no negative coefficient) starts with a power ``a^b``."""
+        coeff, factors = e.as_coeff_mul()
+        if coeff != 1:
+            return False
+        first = next((f for f in factors if not (isinstance(f, sp.Pow) and f.exp.is_Number and f.exp < 0)), None)
+        return first is not None and self.precedence(first) == POW
 
     def _print_Pow(self, e) -> str:
         base, exp = e.base, e.exp
@@ -338,6 +445,7 @@ class ExcelPrinter(CodePrinter):
             self.refs = saved
             _, _, _, _, running = self._open.pop()
         cells, values = [], []
+        by_header = n <= ROW_TERMS  # a row of cells: the index is its column's header, the same formula in each
         for j in range(n):
             kj = lo + j
             # a fixed end: the terms up to it; a moving end: IF(k <= end, ...) in each cell (SymPy's
@@ -345,10 +453,14 @@ class ExcelPrinter(CodePrinter):
             if hi.is_Number and kj > hi:
                 break
             inside = sp.true if hi.is_Number else None
-            at = self._print(kj)
-            if kj < 0:
-                at = f"({at})"
             letter = _letter(FLOW_FIRST + j)
+            if by_header:  # the header holds 1, 2, 3 ...: the index is the header, shifted where it starts elsewhere
+                at = f"{letter}${FLOW_HEADER}" if lo == 1 else \
+                    f"({letter}${FLOW_HEADER}{'+' if lo > 1 else '-'}{abs(lo - 1)})"
+            else:  # down a column of the Helpers sheet: the index's value itself
+                at = self._print(kj)
+                if kj < 0:
+                    at = f"({at})"
 
             def fill(t: str) -> str:
                 return t.replace(index, at).replace(column, letter)
@@ -376,7 +488,12 @@ class ExcelPrinter(CodePrinter):
                 term, cond = term.xreplace(stand), cond.xreplace(stand)
         extra = {symbol: totals[:len(cells)] for _, symbol, totals in running}
         outside = {"0": 0.0, "1": 1.0}.get(identity, "")
-        return self.row(cells, term, cond, outside, k, values, extra, _term_label(k, lo))
+        if fn == "FIRST":
+            (value, holds), _ = body.args
+            written = f"{plan_text(value)} where {plan_text(holds)}"
+        else:
+            written = plan_text(body)
+        return self.row(cells, term, cond, outside, k, values, extra, _term_label(k, lo), written)
 
     def _running(self, e, fn: str, k, lo, hi, body, n) -> str:
         """An aggregate inside a row's term that depends on the row's index: a running total of its own
@@ -488,7 +605,44 @@ class _NotARow(Exception):
 
 
 FLOW_FIRST = 3  # the Cash flows sheet's first column of terms (C): the label and the index before it
+FLOW_HEADER = 3  # the Cash flows sheet's row of column numbers (1, 2, 3 ...), which the terms use as their index
 ROW_TERMS = 16_384 - FLOW_FIRST + 1  # terms a row holds (Excel's last column is XFD); more go down a column
+
+
+class _PlanText(StrPrinter):
+    """A term as a formula in the plan's own words: ``own_monthly/(cost_of_capital + 1)^(m/12)``, the
+    input cells by name (their figures, in display units), the range's index by its name."""
+
+    def _print_Pow(self, e, rational=False):
+        return super()._print_Pow(e, rational).replace("**", "^")
+
+    def _print_Min(self, e):
+        return "min(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Max(self, e):
+        return "max(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Piecewise(self, e):
+        out = self._print(e.args[-1].expr)
+        for value, cond in reversed(e.args[:-1]):
+            out = f"if({self._print(cond)}, {self._print(value)}, {out})"
+        return out
+
+    def _print_And(self, e):
+        return " and ".join(self.parenthesize(a, 1) for a in e.args)
+
+    def _print_Or(self, e):
+        return " or ".join(self.parenthesize(a, 1) for a in e.args)
+
+    def _print_Sum(self, e):
+        (k, lo, hi), *_ = e.limits
+        return f"sum({self._print(e.function)} for {self._print(k)} in {self._print(lo)}..{self._print(hi)})"
+
+
+def plan_text(e: sp.Basic, limit: int = 1000) -> str:
+    """``e`` as the Term column of the Cash flows sheet shows it (cut at ``limit`` characters)."""
+    text = _PlanText().doprint(e)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _letter(n: int) -> str:
@@ -661,6 +815,7 @@ def formula(
     helper cell of its own.
     """
     bools = frozenset(bools)
+    expr, refs, helper_refs, scale = in_display(expr, refs, helper_refs, scale)
     inner_refs = helper_refs if helper_refs is not None else refs
     with_expr = spill is not None and _takes_expr(spill)
 

@@ -28,12 +28,12 @@ FIRST_COLUMN = 4  # D: the label, the identifier and the unit before it
 
 
 def scenarios_layout(book: Book) -> None:
-    """Fix rows and columns first: other sheets refer to these cells."""
-    inputs = [n for n in book.plan.definition_order() if book.q[n].is_input]
-    row = FIRST_ROW
-    for name in inputs + book.derived_order():
-        book.rows[name] = row
-        row += 1
+    """Fix rows and columns first: other sheets refer to these cells.
+
+    With a Scenarios sheet the rows that differ between its columns come first: the inputs a scenario sets,
+    then the figures they move; the inputs no scenario sets (every column reads the Inputs sheet) and the
+    figures no scenario moves (every column the Model sheet's figure) follow, each block an outline group
+    under a line that says so, collapsed: the printed sheet shows what the scenarios change."""
     columns = {SCENARIOS: FIRST_COLUMN, CHECK_CONTEXTS: FIRST_COLUMN}
     for ctx in book.contexts.values():
         if ctx is book.base_context:
@@ -41,6 +41,53 @@ def scenarios_layout(book: Book) -> None:
         ctx.sheet = CHECK_CONTEXTS if ctx.overrides else SCENARIOS
         ctx.column = col_letter(columns[ctx.sheet])
         columns[ctx.sheet] += 1
+    inputs = [n for n in book.plan.definition_order() if book.q[n].is_input]
+    derived = book.derived_order()
+    shown = [c for c in book.contexts.values() if c.sheet == SCENARIOS]
+    book.scenario_groups = []  # (first row, last row, summary text) on the Scenarios sheet
+    if not shown:
+        blocks = [(inputs + derived, None)]
+    else:
+        set_by = {n for c in shown for n in book.model.scenarios[c.scenario].overrides if n not in book.overrides}
+        moves: dict[str, bool] = {}
+        for name in derived:  # dependencies come first in this order
+            q = book.q[name]
+            moves[name] = any(d in set_by or moves.get(d, False) for d in q.deps) or bool(q.answer_deps)
+        follow = [n for n in inputs if n not in set_by]
+        still = [n for n in derived if not moves[n]]
+        moved = [n for n in derived if moves[n]]
+        blocks = [([n for n in inputs if n in set_by], None),
+                  (follow, f"{_count(len(follow), 'input')} no scenario sets: every column reads the Inputs "
+                           "sheet's value (expand + to see them)")]
+        headlines = set(book.headlines)
+        results = [n for n in moved if n in headlines]
+        if len(blocks[0][0]) + len(moved) > LONG and results and len(results) < len(moved):
+            # a long sheet prints what the scenarios change and their results, as a scenario summary does;
+            # the figures on the way follow, grouped (the Model sheet has each of them in order)
+            others = [n for n in moved if n not in headlines]
+            blocks += [(results, None),
+                       (others, f"{_count(len(others), 'more figure')} the scenarios move, on the way to the "
+                                "headline figures above (expand + to see them)")]
+        else:
+            blocks.append((moved, None))
+        blocks.append((still, f"{_count(len(still), 'figure')} no scenario moves: every column shows the Model "
+                              "sheet's figure (expand + to see them)"))
+    row = FIRST_ROW
+    for names, summary in blocks:
+        if summary is not None and len(names) >= GROUPED:
+            row += 1  # the summary line
+            book.scenario_groups.append((row, row + len(names) - 1, summary))
+        for name in names:
+            book.rows[name] = row
+            row += 1
+
+
+GROUPED = 2  # fewest rows worth an outline group (one row takes the room of its summary line)
+LONG = 45  # inputs and figures the scenarios move past which the sheet shows their headline figures only
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def sheets_needed(book: Book) -> list[str]:
@@ -70,6 +117,10 @@ def fill_sheet(book: Book, title: str) -> None:
     ws.freeze = (FIRST_ROW, FIRST_COLUMN)
     ws.repeat = (3, 4)
     headlines = set(book.headlines)
+    if title == SCENARIOS:
+        for first, last, summary in book.scenario_groups:
+            ws.note(first - 1, 1, summary)
+            ws.group(first, last)
     for name, row in book.rows.items():
         ws.text(row, 1, book.label(name), NAME)  # words first; the identifier beside them
         ws.text(row, 2, name, IDENT)

@@ -43,6 +43,7 @@ from .book import (scale_of, unit_of, capitalised,
 from .printer import FormulaTooLong, formula
 
 MAX_SWEEP_ROWS = 1000
+GRID, GRID_CHART = 3, (380, 280)  # three or more charts of a table go under it, this many to a row, this size
 MARK_ROWS = 4  # below a sweep's table: a blank row, a note and the two ends of a solve's answer line
 HEADER_WIDTH = 18  # characters of a table's column: longer headers wrap
 MAX_SERIES = 24  # lines in one chart; a grid with more values on its other axes charts the first ones
@@ -363,20 +364,23 @@ def sweep_sheets(book: Book) -> None:
             table.points = flat  # row -> index of the point in planner's grid (first axis slowest)
             book.sweep_blocks.append((stmt, scenario, ws.title, table))
             before = len(ws.charts)
-            charts = sweep_charts(book, ws, table, axes, outputs, scenario, top)
-            table.charts = ws.charts[before:]
             marked = len(names) == 1 and any(q.target == names[0] for q in book.model.solves)
-            top = max(table.last + (MARK_ROWS if marked else 0), top + charts * Chart.ROWS) + 4
+            below = table.last + (MARK_ROWS if marked else 0) + 2  # the first free row under the table
+            sweep_charts(book, ws, table, axes, outputs, scenario, top, below)
+            table.charts = ws.charts[before:]
+            top = max([below - 2] + [c.row + c.rows - 1 for c in table.charts]) + 4
 
 
-def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Output], scenario, top: int) -> int:
-    """Charts against the first swept input, lines with markers, beside the table, one below the other:
+def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Output], scenario, top: int,
+                 below: int) -> None:
+    """Charts against the first swept input, lines with markers: one or two beside the table, one below the
+    other; more under the table (from row ``below``), GRID to a row, so the table and its charts print on one page:
     on a one-axis sweep one chart per unit (npv_own and npv_rent in kUSD on one chart, where they cross
     at the break-even); otherwise one per numeric output, one line per value of the other axes.
-    Axes take the number formats of their columns (thousands separators, percentages). Returns how many."""
+    Axes take the number formats of their columns (thousands separators, percentages)."""
     x = axes[0]
     if table.rows < 2:
-        return 0
+        return
     run = x.count  # rows per line: the first axis varies fastest
     lines = max(1, table.rows // run) if len(axes) > 1 else 1
     others = axes[1:]
@@ -386,6 +390,15 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
     for i, o in enumerate(outputs):
         if not o.is_bool:
             groups.setdefault(o.unit if len(axes) == 1 else f"#{i}", []).append(i)
+    beside = len(groups) <= 2  # one chart per group
+    width, height = (Chart.width, Chart.height) if beside else GRID_CHART
+
+    def place(k: int) -> dict:  # where the k-th chart goes
+        if beside:
+            return {"row": top + 1 + k * (height // 20 + 1), "col": table.left + table.width + 1}
+        return {"row": below + (k // GRID) * (height // 20 + 1), "col": table.left,
+                "x_offset": (k % GRID) * (width + 10)}
+
     for members in groups.values():
         if len(members) > 1:
             i, o = members[0], outputs[members[0]]
@@ -397,7 +410,7 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
             xs = [v for v in table.values["in:" + x.name] if isinstance(v, float)]
             ws.charts.append(Chart(capitalised(f"{labels} by {book.words(x.name)} — {scenario if scenario else 'base'}"),
                                    titled(book.words(x.name), cell_unit(x.unit)), o.unit, series,
-                                   top + 1 + placed * Chart.ROWS, table.left + table.width + 1, x_log=_geometric(x),
+                                   **place(placed), x_log=_geometric(x), width=width, height=height,
                                    x_range=(min(xs), max(xs)) if xs and not _geometric(x) else None))
             placed += 1
     for i, o in enumerate(outputs):
@@ -420,11 +433,10 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
         xs = [v for v in table.values["in:" + x.name] if isinstance(v, float)]
         ws.charts.append(Chart(capitalised(f"{book.words(o.label)} by {book.words(x.name)} — {where}{more}"),
                                titled(book.words(x.name), cell_unit(x.unit)),
-                               titled(book.words(o.label), o.unit), series, top + 1 + placed * Chart.ROWS,
-                               table.left + table.width + 1, x_log=_geometric(x),
+                               titled(book.words(o.label), o.unit), series, **place(placed),
+                               x_log=_geometric(x), width=width, height=height,
                                x_range=(min(xs), max(xs)) if xs and not _geometric(x) else None))
         placed += 1
-    return placed
 
 
 def mark_answers(book: Book) -> None:

@@ -42,6 +42,7 @@ when it is opened.
 from __future__ import annotations
 
 import io
+import math
 import zipfile
 from typing import Mapping, Optional, Sequence
 
@@ -52,7 +53,6 @@ from . import checking, derived, inputs, scenarios, solving, summary, tables, tr
 from .book import CHECK_CONTEXTS, FIXED_TIME, SCENARIOS, ZIP_TIME, AnswerRef, Cell, Sheet, provenance  # noqa: F401
 
 PAPER_A4 = 9
-PORTRAIT_WIDTH = 100  # characters of column width that print on a portrait A4 page at 100%
 MIN_WIDTH, MAX_WIDTH = 6, 50
 STYLES = {
     state.TITLE: {"bold": True, "font_size": 14},
@@ -137,14 +137,24 @@ def shown_text(cell: Cell) -> str:
     return "" if value is None else str(value)
 
 
+HEADER_WRAP = 10  # characters of a header a column widens for; a longer header of several words wraps
+
+
 def fitted_widths(ws: Sheet) -> dict[int, float]:
+    """Column widths (characters) that fit the text and figures of the rows that print (a collapsed group's
+    rows wrap when expanded), up to each column's cap."""
     longest: dict[int, int] = {}
-    for (_, col), cell in ws.cells.items():
-        if cell.overflow:
+    hidden = hidden_rows(ws)
+    for (row, col), cell in ws.cells.items():
+        if cell.overflow or row in hidden:
             continue
         lines = shown_text(cell).split("\n")
-        pad = 2 if cell.style == state.HEADER else 0  # a right-aligned header clear of the next column's
-        longest[col] = max(longest.get(col, 0), max(len(line) for line in lines) + pad)
+        size = max(len(line) for line in lines)
+        if cell.style == state.HEADER:  # a right-aligned header clear of the next column's; a long one wraps
+            size = min(size, max(HEADER_WRAP, max(len(w) for line in lines for w in line.split() or [""]))) + 2
+        elif cell.style == state.IDENT:  # 9-point letters
+            size = math.ceil(size * 0.85)
+        longest[col] = max(longest.get(col, 0), size)
     numeric = {col for (_, col), cell in ws.cells.items() if cell.kind in ("number", "formula", "bool")}
     out = {}
     for col in range(1, ws.max_col + 1):
@@ -155,6 +165,11 @@ def fitted_widths(ws: Sheet) -> dict[int, float]:
         least = 10 if col in numeric else MIN_WIDTH
         out[col] = float(min(max(longest.get(col, 0) + 2, least), cap))
     return out
+
+
+def hidden_rows(ws: Sheet) -> set[int]:
+    """The rows of collapsed groups: hidden, so they do not print (they still calculate)."""
+    return {r for first, last, collapsed in ws.groups if collapsed for r in range(first, last + 1)}
 
 
 def lines(text: str, width: float) -> int:
@@ -180,7 +195,7 @@ def chart_extent(ws: Sheet, widths: dict[int, float]) -> int:
     last = ws.max_col
     for chart in ws.charts:
         col, pixels = chart.col, 0
-        while pixels < chart.width + 20:
+        while pixels < chart.x_offset + chart.width + 20:
             pixels += column_pixels(widths.get(col, 8.43))
             col += 1
         last = max(last, col - 1)
@@ -211,6 +226,114 @@ def _over_figures(ws: Sheet, row: int, col: int) -> bool:
         if cell.style not in (state.UNIT, state.IDENT):  # past a row of units or of names
             return False
     return False
+
+
+PAGE_PIXELS = {False: 523, True: 770}  # printable width of an A4 page (portrait, landscape; 0.5" margins) in
+# column pixels (XlsxWriter's): LibreOffice prints 72 of them to the inch
+PAGE_POINTS = {False: 734, True: 487}  # printable height, 0.75" margins
+MIN_SCALE = 0.6  # the least a sheet is shrunk to fit its width: 11-point text prints at 6.6 points
+
+
+def print_layout(wide: float, tall: float, landscape: Optional[bool] = None,
+                 first: float = 0) -> tuple[int, float, bool, Optional[int], int]:
+    """Printing ``wide`` pixels (at 100%) by ``tall`` points of visible rows, in the best orientation (or
+    ``landscape`` if given): (pages, the scale, landscape, the print percentage, pages tall). The percentage is
+    None for one page wide, fit to width, and then pages tall is 0 (as many as it takes) or, when shrinking a
+    little more (not below MIN_SCALE) saves a page, that number; the percentage is MIN_SCALE when fitting the
+    width would print it smaller, its columns going on over pages side by side. The orientation with fewer
+    pages wins; on a tie, the larger print. ``first``: the pixels of the first column, which every page across
+    repeats."""
+    options = []
+    for turn in ((landscape,) if landscape is not None else (False, True)):
+        fit = min(1.0, PAGE_PIXELS[turn] / max(wide, 1))
+        scale = max(fit, MIN_SCALE)
+        page = PAGE_PIXELS[turn] / scale  # pixels of the sheet (at 100%) one page takes
+        across = 1 if wide <= page else 1 + math.ceil((wide - page) / max(page - first, 1) - 1e-9)
+        down = max(1, math.ceil(tall * scale / PAGE_POINTS[turn] - 1e-9))
+        tall_pages = 0
+        if across == 1 and down > 1 and PAGE_POINTS[turn] * (down - 1) / tall >= MIN_SCALE:
+            down -= 1  # fit to one page wide and one page fewer tall: still legible
+            scale, tall_pages = min(scale, PAGE_POINTS[turn] * down / tall), down
+        options.append((across * down, -scale, turn, None if fit >= MIN_SCALE else round(scale * 100), tall_pages))
+    pages, scale, turn, percent, tall_pages = min(options)
+    return pages, -scale, turn, percent, tall_pages
+
+
+TEXT_FLOOR = 18  # characters: the narrowest print_plan makes a column of text to fit the page
+
+
+def print_plan(sheet: Sheet, widths: dict[int, float]) -> tuple[bool, Optional[int], int, dict[int, float]]:
+    """The orientation, print scale and pages tall (see :func:`print_layout`) and column widths a sheet prints with. A sheet
+    wider than a page at MIN_SCALE first narrows its widest columns of text (down to TEXT_FLOOR characters;
+    their text wraps, the rows grow), in either orientation; the one with fewer pages wins."""
+    hidden = hidden_rows(sheet)
+    numeric = {c for (_, c), cell in sheet.cells.items()  # figures, names and links keep their widths
+               if cell.kind != "text" or cell.style == state.IDENT}
+    last = chart_extent(sheet, widths)
+    best = None
+    for turn in ((sheet.landscape,) if sheet.landscape is not None else (False, True)):
+        room = PAGE_PIXELS[turn] / MIN_SCALE
+        fitted = dict(widths)
+        text = sorted((c for c in range(1, last + 1) if c not in numeric and c not in sheet.widths
+                       and widths.get(c, 8.43) > TEXT_FLOOR and not any(ch.col == c for ch in sheet.charts)),
+                      key=lambda c: -widths[c])
+        least = sum(column_pixels(min(widths.get(c, 8.43), TEXT_FLOOR) if c in text else widths.get(c, 8.43))
+                    for c in range(1, last + 1))
+        while least <= room and sum(column_pixels(fitted.get(c, 8.43)) for c in range(1, last + 1)) > room:
+            top = fitted[text[0]]  # the widest text columns come down together, to the next one's width
+            ties = [c for c in text if fitted[c] >= top - 1e-9]
+            rest = [fitted[c] for c in text if fitted[c] < top - 1e-9]
+            over = sum(column_pixels(fitted.get(c, 8.43)) for c in range(1, last + 1)) - room
+            level = max(top - over / 7 / len(ties), max(rest, default=TEXT_FLOOR), TEXT_FLOOR)
+            for c in ties:
+                fitted[c] = level
+            if level <= TEXT_FLOOR or all(fitted[c] <= TEXT_FLOOR for c in text):
+                break
+        tall = sum(h for r, h in row_heights(sheet, fitted, last).items() if r not in hidden)
+        wide = sum(column_pixels(fitted.get(c, 8.43)) for c in range(1, last + 1))
+        pages, scale, turn, percent, tall_pages = print_layout(wide, tall, turn, column_pixels(fitted.get(1, 8.43)))
+        option = (pages, -scale, turn, percent, tall_pages, fitted)
+        if best is None or option[:2] < best[:2]:
+            best = option
+    return best[2], best[3], best[4], best[5]
+
+
+def row_heights(sheet: Sheet, widths: dict[int, float], last_col: int) -> dict[int, float]:
+    """The height of each row (points) as the sheet prints: wrapped text grows its row, bold text (a header,
+    a headline row) wraps sooner; a note or title merged over the columns it runs across grows by its lines."""
+    heights = {r: float(LINE_HEIGHT) for r in range(1, max(sheet.max_row, 1) + 1)}
+    for (r, c), cell in sheet.cells.items():
+        text = cell.value if cell.kind in ("text", "link") else ""
+        if not text:
+            continue
+        if wraps(cell, widths.get(c, MAX_WIDTH)):
+            bold = 1.1 if cell.style == state.HEADER or r in sheet.highlight else 1.0  # bold letters are wider
+            heights[r] = max(heights[r], LINE_HEIGHT * lines(text, widths.get(c, MAX_WIDTH) / bold))
+        elif cell.kind == "text" and cell.overflow and cell.style in (state.NOTE, state.TITLE):
+            scale = 1.45 if cell.style == state.TITLE else 1.0  # 14-point bold: about 1.45 times as wide as 11
+            _, width = note_span(sheet, r, c, text, widths, last_col, scale)
+            size = 20 if cell.style == state.TITLE else LINE_HEIGHT
+            heights[r] = max(heights[r], size * lines(text, width / scale))
+    return heights
+
+
+def wraps(cell: Cell, width: float) -> bool:
+    """Whether a cell's text wraps in its column (text longer than the column; a note runs across instead)."""
+    return (not cell.overflow and cell.kind in ("text", "link") and bool(cell.value)
+            and len(max(cell.value.split("\n"), key=len)) + 2 > width)
+
+
+def printed_columns(sheet: Sheet, widths: dict[int, float]) -> int:
+    """The last column that prints: past the charts, to the end of a link, note or title that runs past its
+    column (a note stops at the next filled cell)."""
+    last = chart_extent(sheet, widths)
+    for (r, c), cell in sorted(sheet.cells.items()):
+        if cell.kind == "link" and cell.overflow:
+            last = max(last, note_span(sheet, r, c, cell.value, widths, last)[0])
+        elif cell.kind == "text" and cell.overflow and cell.style in (state.NOTE, state.TITLE):
+            scale = 1.45 if cell.style == state.TITLE else 1.0
+            last = max(last, note_span(sheet, r, c, cell.value, widths, last, scale)[0])
+    return last
 
 
 def _escape_header(text: str) -> str:
@@ -245,10 +368,11 @@ def render(book: state.Book) -> bytes:
     for sheet in book.sheets:
         ws = wb.add_worksheet(sheet.title)
         widths = fitted_widths(sheet)
+        landscape, percent, tall_pages, widths = print_plan(sheet, widths)
         for col, width in widths.items():
             ws.set_column(col - 1, col - 1, width)
-        last_col = chart_extent(sheet, widths)
-        heights: dict[int, float] = {}
+        last_col = printed_columns(sheet, widths)
+        heights = row_heights(sheet, widths, last_col)
         for (r, c), cell in sorted(sheet.cells.items()):
             hl = r in sheet.highlight
             style = cell.num
@@ -259,20 +383,10 @@ def render(book: state.Book) -> bytes:
             if cell.kind == "bool" or cell.kind == "formula" and isinstance(cell.cached, bool):
                 num = BOOLEAN
             text = cell.value if cell.kind in ("text", "link") else ""
-            wrap = (not cell.overflow and cell.kind in ("text", "link")
-                    and len(max(text.split("\n"), key=len)) + 2 > widths.get(c, MAX_WIDTH))
-            if wrap:
-                bold = 1.1 if cell.style == state.HEADER else 1.0  # bold letters are wider
-                heights[r] = max(heights.get(r, LINE_HEIGHT),
-                                 LINE_HEIGHT * lines(text, widths.get(c, MAX_WIDTH) / bold))
-            if cell.kind == "link" and cell.overflow:  # a link running past its column prints whole
-                last_col = max(last_col, note_span(sheet, r, c, text, widths, last_col)[0])
+            wrap = wraps(cell, widths.get(c, MAX_WIDTH))
             if cell.kind == "text" and cell.overflow and cell.style in (state.NOTE, state.TITLE):
                 scale = 1.45 if cell.style == state.TITLE else 1.0  # 14-point bold: about 1.45 times as wide as 11
-                end, width = note_span(sheet, r, c, text, widths, last_col, scale)
-                last_col = max(last_col, end)
-                size = 20 if cell.style == state.TITLE else LINE_HEIGHT
-                heights[r] = max(heights.get(r, size), size * lines(text, width / scale))
+                end, _ = note_span(sheet, r, c, text, widths, last_col, scale)
                 quote = text[:1] in ("=", "+", "-", "@")
                 if end > c:
                     ws.merge_range(r - 1, c - 1, r - 1, end - 1, "", fmt(cell.style, None, hl, True, quote))
@@ -297,9 +411,18 @@ def render(book: state.Book) -> bytes:
             if cell.comment:
                 ws.write_comment(r - 1, c - 1, state.clean(cell.comment)[:2000],
                                  {"author": "planner", "width": 300, "height": 80})
-        for r, height in heights.items():
-            if height > LINE_HEIGHT:
-                ws.set_row(r - 1, height)
+        options: dict[int, dict] = {}
+        for first, last, collapsed in sheet.groups:  # hidden rows do not print; they still calculate
+            for r in range(first, last + 1):
+                options[r] = {"level": 1, "hidden": collapsed}
+            if collapsed:
+                options.setdefault(first - 1, {})["collapsed"] = True  # the summary line's button shows +
+        if sheet.groups:
+            ws.outline_settings(True, False, True, False)  # the + of a group on its summary line, above it
+        for r in sorted(set(heights) | set(options)):
+            height = heights.get(r, LINE_HEIGHT)
+            if height > LINE_HEIGHT or r in options:
+                ws.set_row(r - 1, height if height > LINE_HEIGHT else None, None, options.get(r, {}))
         for r in sorted(sheet.highlight):
             for c in range(1, sheet.max_col + 1):
                 if (r, c) not in sheet.cells:
@@ -312,18 +435,24 @@ def render(book: state.Book) -> bytes:
             ws.conditional_format(r1 - 1, c1 - 1, r2 - 1, c2 - 1, spec)
         for chart in sheet.charts:
             ws.insert_chart(chart.row - 1, chart.col - 1, _chart(wb, chart, {w.title: w for w in book.sheets}),
-                            {"x_offset": 8, "y_offset": 4, "object_position": 1})
+                            {"x_offset": 8 + chart.x_offset, "y_offset": 4, "object_position": 1})
         if sheet.freeze:
             ws.freeze_panes(sheet.freeze[0] - 1, sheet.freeze[1] - 1)
         if sheet.work:
             ws.set_tab_color("#A6A6A6")
-        # print setup: one page wide, landscape when wide, header rows on every page
-        printed = sum(widths.get(c, 8.43) for c in range(1, last_col + 1))
-        landscape = sheet.landscape if sheet.landscape is not None else printed > PORTRAIT_WIDTH
+        # print setup (print_plan): one page wide where that stays legible, the orientation that takes fewer
+        # pages, header rows on every page; a table too wide even so prints at MIN_SCALE on pages side by side,
+        # its labels repeated
+        if sheet.work:  # its first rows and columns only, one page
+            landscape, percent, tall_pages = sum(widths.get(c, 8.43) for c in range(1, last_col + 1)) > 100, None, 0
         if landscape:
             ws.set_landscape()
         ws.set_paper(PAPER_A4)
-        ws.fit_to_pages(1, 0)
+        if percent is None:
+            ws.fit_to_pages(1, tall_pages)
+        else:
+            ws.set_print_scale(percent)
+            ws.repeat_columns(0, 0)  # the row labels on every page across
         if sheet.work:  # out of the default print: one page of its first rows (and columns), saying what it is
             shown, room = 1, widths.get(1, 8.43)  # a wide sheet (Cash flows: a column per month) prints its
             while shown < last_col and room + widths.get(shown + 1, 8.43) <= WORK_PRINT_WIDTH:  # first columns
@@ -363,6 +492,7 @@ def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
         figures = [abs(v) for v in figures if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if figures and max(figures) >= 10:
             return "#,##0"  # an axis's ticks are round: thousands separators, no decimals past 10
+        return "General"  # round ticks below 10 (0.5, 1, 1.5), not the table's six figures (1.000000)
     return cell.num.excel().split(";")[0]
 
 
