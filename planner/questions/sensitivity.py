@@ -100,12 +100,12 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         out.rows.extend(fast)
         out.rows.sort(key=_order)
         return out
-    expr = inline(plan, plan.symbols[name])
+    expr, has_branches, stepped_in = _inlined(plan, name)
     point = {plan.symbols[n]: exact_number(v) for n, v in ev.inputs.items()}
     kinks: list[sp.Basic] = []
     jumps: list[sp.Basic] = []
     active = _active(expr, point, kinks, jumps)
-    branched = bool(kinks) or any(isinstance(e, KINKS) for e in sp.preorder_traversal(expr))
+    branched = bool(kinks) or has_branches
     y_f = float(ev.values[name])
     y_scale = float(q.display.scale)
     for sym in sorted(expr.free_symbols, key=lambda s: s.name):
@@ -117,14 +117,14 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         method, note = "symbolic", ""
         kinked = [k for k in kinks if k.has(sym)]
         stepped = [k for k in jumps if k.has(sym)]
-        flat = any(isinstance(n, _STEPS) and n.has(sym) for n in sp.preorder_traversal(expr))
+        flat = sym in stepped_in
         d = None
         if stepped:
             out.rows.append(Row(n, float(x) / float(xq.display.scale), xq.unit_text, None, None, "none",
                                 f"a jump: `{sp.sstr(stepped[0])}` steps at this value (flat on either side)"))
             continue
         if not kinked:
-            raw = sp.diff(active, sym)
+            raw = _derivative(plan, active, sym)
             d = None if raw.has(sp.Derivative) else raw.xreplace(point)
         if kinked:
             out.rows.append(_difference_row(plan, ev, name, n, f"a kink: `{_plain(kinked[0])}` has equal arguments"))
@@ -155,6 +155,35 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
                             None if dv is None else dv * float(xq.display.scale) / y_scale, method, note, rise, fall))
     out.rows.sort(key=_order)
     return out
+
+
+def _memo(plan: Plan) -> dict:
+    """What :func:`sensitivity` derives from the plan alone, kept on the plan: a report asks for each
+    headline in every scenario, and the scenarios share the inlined formulas and, where the same
+    branches are active, their derivatives."""
+    return plan.__dict__.setdefault("_sensitivity_memo", {})
+
+
+def _inlined(plan: Plan, name: str) -> tuple[sp.Basic, bool, frozenset]:
+    """``name`` written over the inputs (:func:`.roots.inline`), whether it has branches (max, min,
+    abs, if), and the symbols inside a floor, ceil or sign (flat in them, where defined)."""
+    memo = _memo(plan)
+    got = memo.get(name)
+    if got is None:
+        expr = inline(plan, plan.symbols[name])
+        nodes = list(sp.preorder_traversal(expr))
+        got = memo[name] = (expr, any(isinstance(e, KINKS) for e in nodes),
+                            frozenset(s for e in nodes if isinstance(e, _STEPS) for s in e.free_symbols))
+    return got
+
+
+def _derivative(plan: Plan, active: sp.Basic, sym: sp.Symbol) -> sp.Basic:
+    memo = _memo(plan)
+    key = ("d", active, sym)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = sp.diff(active, sym)
+    return got
 
 
 def _active(e: sp.Basic, point: dict, kinks: list, jumps: list) -> sp.Basic:
@@ -325,8 +354,12 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
         h = abs(x) * STEP if x != 0 else scale * STEP
         steps = np.array([x - h, x - h / 16, x, x + h / 16, x + h])
     values = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
-    values[input_name] = steps
-    raw = plan.run_compiled(values)
+    key = ("steps", input_name, tuple(values.items()))  # every quantity at once: the headlines share inputs
+    memo = _memo(plan)
+    raw = memo.get(key)
+    if raw is None:
+        values[input_name] = steps
+        raw = memo[key] = plan.run_compiled(values)
     f = np.broadcast_to(np.asarray(raw[name], dtype=float), steps.shape)
     ok = np.isfinite(f)
     for i in range(len(plan._constraints)):
