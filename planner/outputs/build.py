@@ -161,7 +161,11 @@ def plot_marks(analysis: Analysis, results: Sequence) -> list:
     """What the plan says about a sweep's x axis: its value as written, and the answers of the
     questions about that input (a break-even, a threshold, an optimum), in display units."""
     from ..language.errors import PlanError
+    from .numbers import figure, prose_style
     from .plots import Mark
+
+    def said(v: float, unit: str) -> str:  # as the report's sentences say it: 55.3 %, not 55.3333 %
+        return figure(v, unit, prose_style([v], unit))
 
     plan = analysis.plan
     first = results[0]
@@ -175,7 +179,7 @@ def plot_marks(analysis: Analysis, results: Sequence) -> list:
                    if ev.scenario and ev.inputs == analysis.base.inputs}
     current = analysis.base.display(x)
     if not q.is_bool:
-        marks.append(Mark(float(current), f"as written: {format_value(float(current), q.unit_text)}", "current"))
+        marks.append(Mark(float(current), f"as written: {said(float(current), q.unit_text)}", "current"))
     for stmt, answers in analysis.solves:
         ok = [(s, r) for s, r in answers if not isinstance(r, PlanError) and (r.label in labels or len(answers) == 1)]
         name = stmt.alias or ("break-even" if getattr(stmt, "mode", "") == "root" else "")
@@ -186,12 +190,12 @@ def plot_marks(analysis: Analysis, results: Sequence) -> list:
             if r.mode in ("maximize", "minimize"):
                 panel = stmt.objective.name if hasattr(stmt.objective, "name") else None
                 marks.append(Mark(float(r.display_value), f"{r.mode[:3]}imum{where}: "
-                                  f"{format_value(float(r.optimum_display), r.optimum_unit)} at "
-                                  f"{format_value(float(r.display_value), r.unit)}", "point", panel,
+                                  f"{said(float(r.optimum_display), r.optimum_unit)} at "
+                                  f"{said(float(r.display_value), r.unit)}", "point", panel,
                                   float(r.optimum_display)))
             elif lo - (hi - lo) <= float(r.display_value) <= hi + (hi - lo):  # near enough to be drawn
                 marks.append(Mark(float(r.display_value),
-                                  f"{name or r.mode}{where}: {format_value(float(r.display_value), r.unit)}"))
+                                  f"{name or r.mode}{where}: {said(float(r.display_value), r.unit)}"))
     return marks
 
 
