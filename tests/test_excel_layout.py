@@ -129,7 +129,7 @@ def test_many_scenarios_are_rows_of_the_summary(books):
     # words first: the doc strings head the columns, the identifiers in their comments
     assert [c.comment.text if c.comment else c.value for c in header[1:5]] == [
         "step_time", "throughput", "memory_needed", "fits_one_gpu"]
-    assert header[1].value == "Decode step at `batch`"
+    assert header[1].value == "Decode step at batch"  # the doc string without the report's code marks
 
 
 def test_check_contexts_live_on_a_work_sheet_of_their_own(books):
@@ -344,6 +344,10 @@ def test_rows_read_in_words_with_the_identifier_beside(books):
     assert inputs["hbm_bandwidth"][3].font.color.rgb.endswith("7F7F7F")
     model = {r[3].value: r for r in wb["Model"].iter_rows() if r[3].value}
     assert model["weight_bytes"][0].value == "Weights read once per step"
+    # the report's code marks are not a reader's words: "plain decode step at `batch`" reads without them
+    assert model["batch_step_bound"][0].value == "Plain decode step at batch"
+    summary = [c.value for row in wb["Summary"].iter_rows() for c in row if isinstance(c.value, str)]
+    assert "Plain decode step at batch" in summary and not any("`" in t for t in summary)
     scenarios = {r[1].value: r for r in wb["Scenarios"].iter_rows(min_row=5) if r[1].value}
     assert scenarios["context_tokens"][0].value == "Tokens of context per sequence"
     assert scenarios["context_tokens"][2].value == "token"  # the unit in C

@@ -37,6 +37,7 @@ import sympy as sp
 from ...compute.evaluation import Plan
 from ...language import ir
 from ...language.errors import PlanError
+from ...language.live import plain
 from ...questions.checks import check_scenarios
 from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
@@ -175,6 +176,12 @@ def cell_value(q, value):
 
 def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def prose(doc: str) -> str:
+    """A doc string as a cell shows it: the report's code marks dropped (```batch``` is batch), a live
+    value as its source (``{npv_saving}``: a label is text, not a formula)."""
+    return (plain(doc) or "").replace("`", "")
 
 
 def sheet_title(book: "Book", base: str) -> str:
@@ -668,12 +675,12 @@ class Book:
     def label(self, name: str) -> str:
         """A row's label: the quantity's doc string, capitalised, else its identifier."""
         q = self.q.get(name)
-        return capitalised(q.doc) if q is not None and q.doc else name
+        return capitalised(prose(q.doc)) if q is not None and q.doc else name
 
     def words(self, name: str) -> str:
         """A quantity named for a reader: its doc string, else its identifier."""
         q = self.q.get(name)
-        return (q.doc if q is not None else None) or name
+        return prose(q.doc) if q is not None and q.doc else name
 
     def phrase(self, names: Sequence[str]) -> str:
         """Quantities in words: "a", "a and b", "a, b and c"."""

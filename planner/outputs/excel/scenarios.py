@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .book import (scale_of, unit_of, 
+from .book import (scale_of, unit_of, prose,
     CHECK_CONTEXTS,
     HEADER,
     IDENT,
@@ -134,7 +134,7 @@ def fill_sheet(book: Book, title: str) -> None:
             ws.text(4, col, ", ".join(f"{k} = {book._shown(k, v)}" for k, v in ctx.overrides.items()))
         elif ctx.scenario is not None:  # the scenario's doc string over its column; its name below (import reads it)
             doc = book.model.scenarios[ctx.scenario].scenario.doc
-            ws.text(3, col, capitalised(doc) if doc else ctx.label, HEADER)
+            ws.text(3, col, capitalised(prose(doc)) if doc else ctx.label, HEADER)
             ws.text(4, col, ctx.label, IDENT)
         fill_column(book, ws, ctx)
         ws.caps[col] = 24

@@ -16,7 +16,7 @@ import math
 from ...language import ir
 from ..numbers import prose_style
 from .book import shown_figures
-from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, col_index, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
+from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, prose, col_index, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs
@@ -165,7 +165,7 @@ def words(book: Book, name: str) -> str:
 def scenario_words(book: Book, ctx) -> str:
     """A scenario named for a reader: its doc string (capitalised), else its name."""
     doc = book.model.scenarios[ctx.scenario].scenario.doc if ctx.scenario is not None else None
-    return capitalised(doc) if doc else ctx.label
+    return capitalised(prose(doc)) if doc else ctx.label
 
 
 def key_inputs(book: Book) -> list[str]:

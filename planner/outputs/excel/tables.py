@@ -402,7 +402,7 @@ def sweep_charts(book: Book, ws, table: LiveTable, axes, outputs: Sequence[Outpu
     for members in groups.values():
         if len(members) > 1:
             i, o = members[0], outputs[members[0]]
-            series = [Series(book.q[outputs[j].quantity].doc or outputs[j].label if outputs[j].quantity in book.q
+            series = [Series(book.words(outputs[j].quantity) if outputs[j].quantity in book.q and book.q[outputs[j].quantity].doc
                              else outputs[j].label, (ws.title, table.first, xcol, table.last, xcol),
                              (ws.title, table.first, table.col[f"out:{j}"], table.last, table.col[f"out:{j}"]))
                       for j in members]
