@@ -36,6 +36,13 @@ def test_a_failed_check_shows_the_digits_that_differ():
     assert "expected 3,298,035.200 USD (± 0.004 USD), got 3,298,035.205 USD" in text
 
 
+def test_a_check_decided_exactly_says_how_far_apart_where_the_floats_are_equal():
+    # 1e16 + 1 and 1e16 are one float, but `==` is exact: the message must not read as two equal numbers only
+    plan = loads("big = 1e16\ncheck big + 1 == 1e16\n", "big.plan")
+    text = check_text(run_checks(plan))
+    assert "1 apart in exact arithmetic" in text and "0 passed, 1 failed" in text
+
+
 def test_a_sweep_column_of_money_is_to_cents():
     plan = loads(PLAN, "money.plan")
     result = run_statement(plan, plan.model.sweeps[0])[0]

@@ -423,7 +423,12 @@ def describe(r) -> str:
     got, want = differing(float(r.lhs), float(r.rhs), r.unit)
     where = f" in {r.scenario}" if r.scenario else ""
     tol = f" ({r.tolerance})" if r.tolerance else ""
-    return f"expected {want}{tol}, got {got}{where}"
+    apart = ""
+    if got == want and getattr(r, "exact_difference", None) is not None:  # equal as floats, not exactly
+        from ..questions.checks import decimal_text
+
+        apart = f", {decimal_text(abs(r.exact_difference))} {r.unit}".rstrip() + " apart in exact arithmetic"
+    return f"expected {want}{tol}, got {got}{apart}{where}"
 
 
 def check_markdown(results: Sequence[Any]) -> str:
