@@ -60,12 +60,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=10)
     args = ap.parse_args()
 
-    import planner
+    from planner.plan import loads_compiled  # the compiled plan the questions take (planner.loads wraps it)
     from planner.questions import sweep
     from planner.questions.ranges import parse_assignment
 
-    plan = planner.loads(PLAN + SUM)
-    written = planner.loads(PLAN + WRITTEN_OUT)
+    plan = loads_compiled(PLAN + SUM)
+    written = loads_compiled(PLAN + WRITTEN_OUT)
     n = args.points
     rates = [parse_assignment(plan, f"rate=0%/year..100%/year count {n}")]
 

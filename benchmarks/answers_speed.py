@@ -39,7 +39,7 @@ def cold(cmd: list[str]) -> float:
 def answers(plan_path: Path, repeat: int) -> float:
     """Each answer as a check asks for it, after loading (a fresh plan each time, so nothing is
     derived yet): the answers object `planner check` uses (the fast route first where it exists)."""
-    import planner
+    from planner.plan import load_compiled  # the compiled plan the questions take (planner.load wraps it)
 
     try:
         from planner.questions.fast import Answers
@@ -47,13 +47,13 @@ def answers(plan_path: Path, repeat: int) -> float:
         from planner.questions.solve import Answers
 
     clock = time.perf_counter
-    aliases = list(Answers(planner.load(plan_path)).statements)
+    aliases = list(Answers(load_compiled(plan_path)).statements)
     worst = 0.0
     print(f"\n{'answer (plan as written)':64} {'first':>9} {'median':>9}")
     for alias in aliases:
         times = []
         for _ in range(repeat):
-            fresh = planner.load(plan_path)
+            fresh = load_compiled(plan_path)
             fresh.evaluate()
             answers = Answers(fresh)
             t = clock()

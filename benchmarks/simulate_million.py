@@ -25,11 +25,11 @@ PLAN = ROOT / "tests" / "plans" / "gpu_buy_vs_rent_uncertain.plan"
 
 
 def with_planner(n: int):
-    import planner
     from planner.outputs import simulation
+    from planner.plan import load_compiled  # the compiled plan the questions take (planner.load wraps it)
     from planner.questions import simulate
 
-    plan = planner.load(PLAN)
+    plan = load_compiled(PLAN)
     names = simulate.default_names(plan)
     done = [0]
     sims = simulate.run(plan, ["base_case"], n, 0, "lhs", names=names,

@@ -98,11 +98,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=15)
     args = ap.parse_args()
 
-    import planner
+    from planner.plan import load_compiled  # the compiled plan the questions take (planner.load wraps it)
     from planner.questions import simulate
 
     n = args.samples
-    plan = planner.load(PLAN)
+    plan = load_compiled(PLAN)
 
     def with_planner():
         (sim,) = simulate.run(plan, ["base_case"], n, 0, "lhs", names=SHOW)
@@ -111,7 +111,7 @@ def main() -> None:
     print(f"samples           {n:,}  ({args.repeat} runs each, interleaved; best and median)")
     _compare(f"{PLAN.name} ({', '.join(SHOW)})", with_planner, lambda: by_hand(n), args.repeat)
 
-    llm = planner.load(LLM_COST)
+    llm = load_compiled(LLM_COST)
 
     def llm_planner():
         (sim,) = simulate.run(llm, [None], n, 0, "lhs", names=LLM_SHOW)

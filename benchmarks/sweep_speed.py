@@ -31,11 +31,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=30)
     args = ap.parse_args()
 
-    import planner
+    from planner.plan import load_compiled  # the compiled plan the questions take (planner.load wraps it)
     from planner.questions import sweep
     from planner.questions.ranges import parse_assignment
 
-    plan = planner.load(ROOT / "sheets" / "token_cost.plan")
+    plan = load_compiled(ROOT / "sheets" / "token_cost.plan")
     n = args.points
     axes = [parse_assignment(plan, f"alpha=0..{1 - 1 / n} count {n}")]
 

@@ -57,7 +57,14 @@ class UncertainInput:
 
 def uncertain_inputs(plan: Plan) -> dict[str, UncertainInput]:
     """The plan's uncertain inputs, their parameters in base units; a located error where a
-    parameter's unit does not fit its input's."""
+    parameter's unit does not fit its input's. Worked out once per plan."""
+    cache = _PROGRAMS.setdefault(plan, {})
+    if "inputs" not in cache:
+        cache["inputs"] = _uncertain_inputs(plan)
+    return dict(cache["inputs"])
+
+
+def _uncertain_inputs(plan: Plan) -> dict[str, UncertainInput]:
     out: dict[str, UncertainInput] = {}
     for name in plan.model.inputs:
         q = plan.model.quantities[name]
