@@ -140,7 +140,7 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
                 ax.legend(fontsize=7, loc="best")
         if not panels:
             axes[0].text(0.5, 0.5, "nothing to plot", ha="center", va="center")
-        _draw_marks(axes, panels, marks)
+        labels = _draw_marks(axes, panels, marks)
         bottom = axes[-1]
         if x_axis.kind == "times":
             bottom.set_xscale("log", base=float(x_axis.factor) if x_axis.factor > 1 else 10)
@@ -149,6 +149,7 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
             bottom.xaxis.set_minor_locator(NullLocator())
         bottom.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
         bottom.set_xlabel(_label(plan, x_axis.name))
+        _keep_in(axes[0], labels)
         if combos > MAX_LINES:
             title += f"\n(lines for the first {MAX_LINES} of {combos:,} combinations)"
         fig.suptitle(title, fontsize=10)
@@ -169,8 +170,10 @@ def _plain_tick(v: float, _pos=None) -> str:
     return f"{v:.4g}"
 
 
-def _draw_marks(axes, panels: Sequence[str], marks: Sequence[Mark]) -> None:
+def _draw_marks(axes, panels: Sequence[str], marks: Sequence[Mark]) -> list:
+    """The marks on the panels; returns the labels written beside the vertical lines (see :func:`_keep_in`)."""
     colours = {"current": "0.45", "line": "tab:red", "point": "tab:red"}
+    labels = []
     for k, m in enumerate(marks):
         if m.kind == "point":
             at = [i for i, p in enumerate(panels) if m.panel == p or (isinstance(p, tuple) and m.panel in p)]
@@ -184,8 +187,22 @@ def _draw_marks(axes, panels: Sequence[str], marks: Sequence[Mark]) -> None:
         for i, ax in enumerate(axes):
             ax.axvline(m.x, color=colours[m.kind], linewidth=1, linestyle=":" if m.kind == "current" else "--",
                        zorder=1)
-        axes[0].annotate(m.label, (m.x, 1.0), xycoords=("data", "axes fraction"), textcoords="offset points",
-                         xytext=(3, -10 - 9 * (k % 3)), fontsize=7, color=colours[m.kind])
+        labels.append(axes[0].annotate(m.label, (m.x, 1.0), xycoords=("data", "axes fraction"),
+                                       textcoords="offset points", xytext=(3, -10 - 9 * (k % 3)), fontsize=7,
+                                       color=colours[m.kind]))
+    return labels
+
+
+def _keep_in(ax, labels) -> None:
+    """A line's label in the right part of the panel is written to the left of its line, so that it
+    is not cut at the figure's edge (once the x axis has its limits and scale)."""
+    lo, hi = ax.get_xlim()
+    for text in labels:
+        at = ax.transAxes.inverted().transform(ax.transData.transform((text.xy[0], 0)))[0]
+        if at > 0.6 or not lo <= text.xy[0] <= hi:
+            dx, dy = text.xyann
+            text.xyann = (-abs(dx), dy)
+            text.set_horizontalalignment("right")
 
 
 def _lines(result, others) -> list[tuple[str, np.ndarray]]:
@@ -253,7 +270,7 @@ def distribution_png(data) -> bytes:
         ax.set_ylim(0, ax.get_ylim()[1] * 1.15)  # room for the labels above the tallest bar
         if len(data.series) > 1:
             ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2, frameon=False)
-        fig.suptitle(data.title, fontsize=10)
+        fig.suptitle(_words(data.title), fontsize=10)
         fig.tight_layout()
         return _png(fig)
 
@@ -279,11 +296,11 @@ def rank_tornado_png(figures: Sequence[tuple[str, Sequence[tuple[str, float]]]])
             ax.barh(range(len(rows)), rhos, color=["tab:blue" if r >= 0 else "tab:red" for r in rhos], height=0.6)
             ax.set_yticks(range(len(rows)), names, fontsize=8)
             for y, r in enumerate(rhos):
-                ax.annotate(f"{r:+.2f}", (r, y), textcoords="offset points", xytext=(4 if r >= 0 else -4, -3),
+                ax.annotate(_two(r), (r, y), textcoords="offset points", xytext=(4 if r >= 0 else -4, -3),
                             ha="left" if r >= 0 else "right", fontsize=7)
             ax.axvline(0, color="0.3", linewidth=0.8)
-            ax.set_xlim(-1.15, 1.15)
-            ax.set_title(title, fontsize=9, loc="left")
+            ax.set_xlim(-1.35, 1.35)  # a +1.00 label fits right of its bar
+            ax.set_title(_words(title), fontsize=9, loc="left")
             ax.grid(True, axis="x", linewidth=0.4, alpha=0.6)
         axes[-1].set_xlabel("rank correlation with the figure (Spearman)")
         fig.suptitle("What moves each figure over the trials", fontsize=10)
@@ -315,22 +332,23 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
         FigureCanvasAgg(fig)
         ax = fig.subplots()
         for yy, name, low, high in rows:
-            same = f"{low:+.2f}" == f"{high:+.2f}"
+            same = _two(low) == _two(high)
             end = high if abs(high) >= abs(low) else low
             ax.barh(yy, end, height=0.7, color="tab:blue" if end >= 0 else "tab:orange")
             if not same:
                 ax.barh(yy, high - low, left=low, height=0.7, fill=False, hatch="////", edgecolor="0.3", linewidth=0)
-            ax.annotate(f"{high:+.2f}" if same else f"{low:+.2f} to {high:+.2f}",
+            ax.annotate(_two(high) if same else f"{_two(low)} to {_two(high)}",
                         (max(high, 0.0), yy), textcoords="offset points", xytext=(4, -3), fontsize=7)
         ax.set_yticks([r[0] for r in rows], [r[1] for r in rows])
-        ax.invert_yaxis()
+        ax.set_ylim(y - 1.25, -1.1)  # top down, room above the first figure's title
         ax.axvline(0, color="0.2", linewidth=0.8)
         for top, label in groups:
-            ax.annotate(label, (0, top - 0.55), xycoords=("axes fraction", "data"), fontsize=8, weight="bold",
-                        annotation_clip=False)
+            ax.annotate(_words(label), (0, top - 0.55), xycoords=("axes fraction", "data"), fontsize=8,
+                        weight="bold", annotation_clip=False, zorder=4,  # over the zero line and the grid
+                        bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0})
         lo = min([0.0] + [r[2] for r in rows])
         hi = max([0.0] + [r[3] for r in rows])
-        pad = 0.25 * max(hi - lo, 1e-9)
+        pad = 0.3 * max(hi - lo, 1e-9)  # room for the widest label right of its bar
         ax.set_xlim(lo - (pad if lo < 0 else 0), hi + pad)
         ax.set_xlabel("% change of the figure for a 1% rise of the input (elasticity)")
         ax.grid(True, axis="x", linewidth=0.4, alpha=0.6)
@@ -340,6 +358,16 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
         longest = max([len(r[1]) for r in rows] + [8])
         _margins(fig, left=0.25 + 0.075 * longest, right=0.2, top=0.45, bottom=0.45)
         return _png(fig)
+
+
+def _two(v: float) -> str:
+    """An elasticity or correlation to two decimals, signed, never -0.00."""
+    return f"{round(v, 2) + 0.0:+.2f}"
+
+
+def _words(text: str) -> str:
+    """A title or label in words: the report's code marks (backticks) dropped."""
+    return text.replace("`", "")
 
 
 def _margins(fig, left: float, right: float, top: float, bottom: float, between: float = 0.3) -> None:

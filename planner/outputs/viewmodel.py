@@ -968,7 +968,35 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
                 "low": r["lowest"], "high": r["highest"]}
                for r in rows[:TOP_MOVERS] if any(e for e in r["elasticity_numbers"])]
         out.append({"quantity": name, "unit": q.unit_text, "scenarios": labels, "rows": rows,
-                    "remarks": footnotes, "top": top})
+                    "remarks": footnotes, "top": top,
+                    "caveats": _caveats(plan, per_scenario, [t["input"] for t in top])})
+    return out
+
+
+def _caveats(plan, per_scenario: Sequence, shown: Sequence[str]) -> list[str]:
+    """What a reader of the top movers ``shown`` should know, in words: where a figure is not smooth in
+    an input (a kink, a whole-number input whose steps up and down differ) the two one-sided figures,
+    and where it has no slope at all. How each elasticity was measured is left to the rows' methods."""
+    several = len(per_scenario) > 1
+    out: list[str] = []
+    for name in shown:
+        whole = plan.quantities[name].integer
+        for sens in per_scenario:
+            row = next((r for r in sens.rows if r.input == name), None)
+            if row is None:
+                continue
+            where = f" in `{sens.label}`" if several else ""
+            if row.method == "none":
+                out.append(f"`{name}`: no slope at these values{where}")
+                break
+            if row.rise is not None and row.fall is not None and _signed(row.rise) != _signed(row.fall):
+                if whole:
+                    out.append(f"`{name}` is a whole number{where}: one more gives {_signed(row.rise)}, "
+                               f"one fewer {_signed(row.fall)}")
+                else:
+                    out.append(f"`{name}` sits at a kink{where} (a `max`, `min` or `if` changes branch there): "
+                               f"a rise gives {_signed(row.rise)}, a fall {_signed(row.fall)}")
+                break
     return out
 
 
@@ -998,7 +1026,7 @@ def _elasticity_range(numbers: Sequence[Optional[float]]) -> str:
 
 
 def _signed(e: float) -> str:
-    text = NumberStyle(2).text(e)
+    text = NumberStyle(2).text(round(e, 2) + 0.0)  # never -0.00
     return text if text.startswith("-") else "+" + text
 
 
@@ -1110,10 +1138,10 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
     for s in solves + optimizations:
         del s["statement"]
     sensitivity = _sensitivity(analysis)
-    remarks: dict[str, list[str]] = {}  # each remark once, with the headline figures it applies to
+    remarks: dict[str, list[str]] = {}  # each caveat once, with the headline figures it applies to
     for s in sensitivity:
         s["label"] = by_name[s["quantity"]]["label"]
-        for m in s["remarks"]:
+        for m in s["caveats"]:
             remarks.setdefault(m, []).append(s["quantity"])
     return {
         "format": FORMAT,
