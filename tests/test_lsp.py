@@ -170,7 +170,8 @@ def _labels(lsp, path, text, needle, nth=0, shift=None):
 def test_completion(lsp, token_cost, gpu, tmp_path):
     names = _labels(lsp, TOKEN_COST, token_cost, "weight_gib            = ")
     assert names["weight_bytes"]["detail"] == "derived = 140 GB" and names["batch"]["kind"] == 21  # Constant
-    assert names["step_bound"]["insertText"] == "step_bound($1)" and "max" in names and "where" in names
+    assert names["step_bound"]["textEdit"]["newText"] == "step_bound($1)" and "max" in names and "where" in names
+    assert names["step_bound"]["insertTextFormat"] == 2  # a snippet
     units = _labels(lsp, TOKEN_COST, token_cost, "2048 ")
     assert {"token", "TB", "GiB", "ms", "FLOP"} <= set(units) and units["ms"]["kind"] == 11  # Unit
     assert "weight_bytes" not in units
@@ -190,6 +191,26 @@ def test_completion(lsp, token_cost, gpu, tmp_path):
     assert {"hardware/h100_sxm.plan", "llm/roofline.plan", "token_cost.plan"} <= set(paths)
     assert paths["hardware/h100_sxm.plan"]["documentation"] == "NVIDIA H100 SXM5 80GB"
     assert _labels(lsp, TOKEN_COST, token_cost, "# ---- The model") == {}
+
+
+def test_completion_offers_every_name_of_an_import_and_replaces_what_was_typed(lsp, tmp_path):
+    """After `h100.` every figure of the imported file, not only those the plan uses yet; each item says
+    what it replaces (the name part typed after the dot; the path typed since the quote), as editors that
+    split words at `/` or `.` need."""
+    path = tmp_path / "members.plan"
+    text = 'import "hardware/h100_sxm.plan" as h100\nbw = h100.hbm_bandwidth\nx = h100.pe\n'
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    members = _labels(lsp, path, text, "h100.pe")
+    assert {"hbm_bandwidth", "tdp", "peak_fp8_dense", "ridge_bf16"} <= set(members)
+    assert members["tdp"]["detail"] == "in hardware/h100_sxm.plan" and members["tdp"]["kind"] == 21  # an input
+    assert members["peak_fp8_dense"]["textEdit"] == {"newText": "peak_fp8_dense", "range": {
+        "start": {"line": 2, "character": 9}, "end": {"line": 2, "character": 11}}}  # `pe`, after the dot
+    typed = text + 'import "hardware/h1'
+    lsp.change(path, typed, 2)
+    paths = _labels(lsp, path, typed, 'import "hardware/h1', nth=1)
+    assert paths["hardware/h100_sxm.plan"]["textEdit"]["range"] == {
+        "start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 19}}  # the whole path typed
 
 
 def test_document_symbols(lsp, token_cost, gpu):
@@ -248,6 +269,13 @@ def test_formatting(lsp, tmp_path):
     lsp.diagnostics(path)
     edits = lsp.request("textDocument/formatting", {**_doc(path), "options": {"tabSize": 4, "insertSpaces": True}})
     assert _apply(text, edits["result"]) == "a         = 1\nlong_name = a * 2  # twice\n"
+    # a long plan whose only change is one line: one edit of that line, not the whole document
+    text = "".join(f"q{i} = {i}\n" for i in range(10, 60)) + "z   = q10+1\n"
+    lsp.change(path, text, 2)
+    lsp.diagnostics(path, 2)
+    edits = lsp.request("textDocument/formatting", {**_doc(path), "options": {"tabSize": 4, "insertSpaces": True}})
+    assert _apply(text, edits["result"]) == text.replace("z   = q10+1", "z   = q10 + 1")
+    assert [(e["range"]["start"]["line"], e["range"]["end"]["line"]) for e in edits["result"]] == [(50, 51)]
 
 
 @pytest.mark.parametrize("encoding, column, alpha", [("utf-16", 6, 9), ("utf-8", 8, 12), ("utf-32", 6, 8)])
@@ -335,6 +363,24 @@ def test_a_plan_with_errors_still_answers_for_the_rest(lsp, tmp_path):
     edit = lsp.request("textDocument/rename", {**_doc(path), "position": _at(edited, "weights ="), "newName": "w"})
     renamed = _apply(edited, edit["result"]["changes"][path.as_uri()])
     assert "w = 140 GB" in renamed and "step_time = w / bandwidth" in renamed and "kv = w *" in renamed
+
+
+def test_a_statement_that_does_not_parse_still_has_a_hover_and_a_definition(lsp, tmp_path):
+    """Hover on a name whose statement does not parse (or on a use of it) says why it is unknown, and
+    definition goes to it; a name at the margin after a number on the line before is no unit; signature
+    help inside a parenthesis within a call is the call's."""
+    path = tmp_path / "broken.plan"
+    text = "a = 128\nnew_cost = (a * 2 -> ms\nuse = new_cost * 2\nspelt = a_typo * 2\nw = max(a, (a + 1\n"
+    lsp.open(path, text)
+    lsp.diagnostics(path)
+    hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "new_cost * 2", 0, 3)})["result"]
+    assert hover["contents"]["value"].startswith("**new_cost** (unknown: its definition has an error:")
+    loc = lsp.request("textDocument/definition", {**_doc(path), "position": _at(text, "new_cost * 2", 0, 3)})["result"]
+    assert loc["range"]["start"] == {"line": 1, "character": 0}
+    hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "spelt =", 0, 2)})["result"]
+    assert "unknown name `a_typo`" in hover["contents"]["value"]  # (it was an empty unit hover)
+    sig = lsp.request("textDocument/signatureHelp", {**_doc(path), "position": _at(text, "(a + 1", 0, 6)})["result"]
+    assert sig["signatures"][0]["label"].startswith("max(") and sig["activeParameter"] == 1
 
 
 def test_typing_a_statement_in_the_middle_keeps_the_rest_answering(lsp, tmp_path):
@@ -477,6 +523,11 @@ def test_quick_fixes_do_what_the_help_says(lsp, tmp_path):
     assert _apply(text, edits).count("users = 30_000\n") == 1
     typo = found["unknown-name:unknown name `pricee`"]
     assert _apply(text, _fixes(lsp, path, typo)["Change to `price`"]).count("cost = 2 * price\n") == 1
+    # a client that sends no diagnostics with the request (a lightbulb at the cursor) gets the same fix
+    cursor = _at(text, "pricee", 0, 3)
+    bare = lsp.request("textDocument/codeAction", {**_doc(path), "range": {"start": cursor, "end": cursor},
+                                                   "context": {"diagnostics": []}})["result"]
+    assert "Change to `price`" in [a["title"] for a in bare]
     unit = found["unknown-unit:unknown unit `gb`"]
     assert "size = 3 GB\n" in _apply(text, _fixes(lsp, path, unit)["Change to `GB`"])
     widgets = found["unknown-unit:unknown unit `widgets`"]
@@ -545,6 +596,17 @@ def test_semantic_tokens(lsp, tmp_path):
         (5, "1", "number", []),  # the broken statement: what the text shows (its name is no name yet)
         (6, "scenario", "keyword", []), (6, "rate", "variable", []), (6, "5", "number", []),
         (6, "widget", "type", []), (6, "s", "type", [])]
+    # a question's input and answer name, and a quantity in a scenario (`rate@fast`), are names too
+    asked = text + "maximize total over rate in 1..3 as best_rate\ncheck rate@fast > 1 widget/s\n"
+    lsp.change(path, asked, 2)
+    lsp.diagnostics(path, 2)
+    data = lsp.request("textDocument/semanticTokens/full", _doc(path))["result"]["data"]
+    rows, line, char, got = asked.split("\n"), 0, 0, []
+    for i in range(0, len(data), 5):
+        dl, dc, n, kind, mods = data[i:i + 5]
+        line, char = line + dl, (char + dc if dl == 0 else dc)
+        got.append((line, rows[line][char:char + n], legend["tokenTypes"][kind]))
+    assert {(7, "rate", "variable"), (7, "best_rate", "variable"), (8, "rate", "variable")} <= set(got), got[-12:]
 
 
 def test_range_formatting_lays_out_whole_statements(lsp, tmp_path):
@@ -611,6 +673,14 @@ def test_signature_help_highlights_and_folding(lsp, tmp_path):
      [(0, "not finished"), (1, "not finished")], ["w"], {"s": "x", "z": "x"}),
     ("p = 2\nq = p * rr\nr = q + 1\nt = p\n", [(1, "unknown name `rr`")], ["p", "t"], {"r": "q"}),
     ("x = 30,000\ny = 2\n", [(0, "unexpected `,`")], ["y"], {}),
+    # a question that uses the broken statement goes, with its closing sentence (a live value of its answer
+    # on the line below): the rest of the plan is still checked and evaluated
+    ("a = 2\nb = (a * 3\nmaximize b over a in 1..3 as best\n    \"best is {best}\"\nc = 5\n",
+     [(1, "not finished")], ["a", "c"], {"best": "b"}),
+    # a note that names the answer set aside waits (no error of its own); one that names nothing is an error
+    ("a = 2\nb = (a * 3\nmaximize b over a in 1..3 as best\nnote \"best is {best}\"\nc = 5\n",
+     [(1, "not finished")], ["a", "c"], {"best": "b"}),
+    ("a = 2\nnote \"best is {bst}\"\nc = 5\n", [(1, "unknown name `bst`")], ["a", "c"], {}),
 ])
 def test_one_broken_statement_is_one_error(tmp_path, text, errors, kept, unknown):
     from planner.lsp.tolerant import recover

@@ -560,7 +560,7 @@ class Analyzer:
                 hint = f"`{call.func}({sig})`"
                 if call.func == "log" and n == 1:
                     hint = "write `ln(x)` for the natural logarithm or `log(x, 10)` for base 10"
-                self.sink.add(ArityError(f"`{call.func}` takes {want} argument{'s' if want != '1' else ''}, got {n}",
+                self.sink.add(ArityError(f"`{call.func}` takes {want} argument{'s' if not want.endswith(' 1') and want != '1' else ''}, got {n}",
                                          call.span, hint=hint))
             return
         if call.func in self.functions:

@@ -349,10 +349,21 @@ class Document:
             return None
         return next((s for s in self._statements() if getattr(s, "name", None) == word), None)
 
+    def _broken_line(self, word: str) -> Optional[int]:
+        """The line (0-based) where a statement that does not parse would define ``word``."""
+        if word not in self.recovered.broken:
+            return None
+        m = re.search(rf"(?m)^{re.escape(word)}[ \t]*(?:=|\()", self.text)
+        return None if m is None else self.text.count("\n", 0, m.start())
+
     def _hover_set_aside(self, word: str) -> Optional[str]:
         s = self._set_aside(word)
-        if s is None:
-            return None
+        if s is None:  # a statement that does not parse: what is wrong with it, and where
+            line = self._broken_line(word)
+            if line is None:
+                return None
+            return (f"**{word}** (unknown: its definition has an error: {self.recovered.broken[word].message})"
+                    f"\n\n*defined in this plan, line {line + 1}*")
         if word in self.recovered.broken:
             why = "its definition has an error: " + self.recovered.broken[word].message
         else:
@@ -436,6 +447,11 @@ class Document:
         if span is None:
             s = self._set_aside(found[0].split(".")[0]) if name is None else None
             span = getattr(s, "name_span", None)
+        if span is None and name is None:  # a statement that does not parse: its name at the margin
+            word = found[0].split(".")[0]
+            line = self._broken_line(word)
+            if line is not None:
+                return Location(self._file_of(str(self.path)), Range((line, 0), (line, len(word))))
         if span is None:
             return None
         return self._current(span)
@@ -504,6 +520,15 @@ class Document:
             return [c for c in self._complete_names() if c.label != own.group(1)]
         return self._complete_names()
 
+    def typed(self, line: int, character: int) -> Range:
+        """What a completion at a position replaces: the path typed since the quote of an import, else
+        the name (its last part, after a dot) typed before the cursor."""
+        at = offset(self.text, line, character)
+        start = self.text.rfind("\n", 0, at) + 1
+        before = self.text[start:at]
+        m = re.search(r'^\s*(?:import|from)\s+"([^"]*)$', before) or re.search(r"(\w*)$", before)
+        return Range(position(self.text, at - len(m.group(1))), position(self.text, at))
+
     def _complete_paths(self, typed: str) -> list[Completion]:
         out = []
         lib = data_dir("library")
@@ -545,7 +570,32 @@ class Document:
 
     def _complete_members(self, prefix: str) -> list[Completion]:
         names = [c for c in self._complete_names() if c.label.startswith(prefix + ".")]
-        return [dataclasses.replace(c, label=c.label[len(prefix) + 1:], insert=None) for c in names]
+        out = [dataclasses.replace(c, label=c.label[len(prefix) + 1:], insert=None) for c in names]
+        known = {c.label for c in out}
+        for name, kind, doc, where in self._exported(prefix):  # what the plan does not use yet
+            if name not in known:
+                out.append(Completion(name, kind, f"in {where}", doc, sort=f"2{name}"))
+        return out
+
+    def _exported(self, alias: str) -> list[tuple[str, str, str, str]]:
+        """Every quantity and function of the file ``import "..." as alias`` names (the plan holds only
+        those it uses): (name, kind, doc, the file as the import writes it)."""
+        path = next((s.path for s in self._statements() if isinstance(s, ir.Import) and s.alias == alias), None)
+        real = self.resolve_import(path) if path is not None else None
+        if real is None:
+            return []
+        try:
+            stamp = real.stat().st_mtime_ns
+            key = (real, stamp)
+            if key not in _EXPORTED:
+                parsed = lower(Source(str(real), real.read_text(encoding="utf-8")))
+                _EXPORTED.clear() if len(_EXPORTED) > 64 else None
+                _EXPORTED[key] = [(s.name, "function" if isinstance(s, ir.FunctionDef) else
+                                   "input" if s.is_input else "quantity", s.doc or "")
+                                  for s in parsed.statements if isinstance(s, (ir.Definition, ir.FunctionDef))]
+        except (OSError, UnicodeDecodeError, PlanError):
+            return []
+        return [(n, k, d, path) for n, k, d in _EXPORTED[key]]
 
     def _complete_names(self) -> list[Completion]:
         out = []
@@ -693,22 +743,24 @@ class Document:
         at = offset(self.text, line, character)
         depth, comma, i = 0, 0, at - 1
         start = max(0, self.text.rfind("\n", 0, max(0, at - 2000)))
-        while i >= start:
-            ch = self.text[i]
-            if ch == ")":
-                depth += 1
-            elif ch == "(":
-                if depth == 0:
-                    break
-                depth -= 1
-            elif ch == "," and depth == 0:
-                comma += 1
-            i -= 1
-        else:
-            return None
-        m = re.search(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\s*$", self.text[max(0, i - 200):i])
-        if m is None:
-            return None
+        while True:  # the innermost open `(` that follows a name: a grouping `(` is passed out of
+            while i >= start:
+                ch = self.text[i]
+                if ch == ")":
+                    depth += 1
+                elif ch == "(":
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif ch == "," and depth == 0:
+                    comma += 1
+                i -= 1
+            else:
+                return None
+            m = re.search(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\s*$", self.text[max(0, i - 200):i])
+            if m is not None:
+                break
+            comma, i = 0, i - 1  # `max((a + b|`: the call around the parenthesis, at its own argument
         name = m.group(1)
         functions = self.plan.model.functions if self.plan is not None else {}
         own = {s.name: s for s in self._statements() if isinstance(s, ir.FunctionDef)}
@@ -790,6 +842,15 @@ class Document:
                     put(x.name_span.start, x.name_span.end, "variable")
                 elif isinstance(x, ir.Name):
                     put(x.span.start, x.span.end, "parameter" if x.name in params else "variable")
+                elif isinstance(x, ir.ScenarioRef):  # `step@bf16`: the quantity (the scenario is no token type)
+                    put(x.span.start, x.span.start + len(x.name), "variable")
+                elif isinstance(x, (ir.Solve, ir.Optimize)):  # the input solved for, and the answer's name
+                    named = x.target_span if isinstance(x, ir.Solve) else x.over_span
+                    put(named.start, named.end, "variable")
+                    if x.alias:
+                        m = re.compile(rf"\bas[ \t]+({re.escape(x.alias)})\b").search(self.text, x.span.start, x.span.end)
+                        if m:
+                            put(m.start(1), m.end(1), "variable", "declaration")
                 elif isinstance(x, ir.Call):
                     mods = () if x.func in user_functions or x.func not in BUILTINS else ("defaultLibrary",)
                     put(x.name_span.start, x.name_span.end, "function", *mods)
@@ -1080,6 +1141,9 @@ def _symbol(s) -> Optional[Symbol]:
     return None
 
 
+_EXPORTED: dict = {}  # (an imported file, its mtime) -> its quantities and functions, for completion
+
+
 def _first_title(path: Path) -> str:
     try:
         for line in path.read_text(encoding="utf-8").splitlines()[:5]:
@@ -1117,8 +1181,8 @@ def _in_comment_or_string(row: str, col: int, strings: bool = True) -> bool:
 
 def _unit_word(word: str, text: str, at: int) -> Optional[str]:
     """A unit name: after a number (``3 TB/s``), after ``->``, or after ``/``/``*`` inside a unit."""
-    before = text[max(0, at - 40):at]
-    return word if re.search(r"(\d[ \t]*|->[ \t]*|\w[/*·])$", before) else None
+    before = text[max(0, at - 40, text.rfind("\n", 0, at) + 1):at]  # on its own line (a name at the margin
+    return word if re.search(r"(\d[ \t]*|->[ \t]*|\w[/*·])\Z", before) else None  # after `... 128` is no unit)
 
 
 @dataclass

@@ -53,7 +53,7 @@ SNIPPET, QUICKFIX, INLAY_TYPE, WRITE, READ = 2, "quickfix", 1, 3, 2
 
 CAPABILITIES = {
     "textDocumentSync": {"openClose": True, "change": 2, "save": True},  # change: Incremental
-    "completionProvider": {"triggerCharacters": [".", "@", '"', ">", " ", "="]},
+    "completionProvider": {"triggerCharacters": [".", "@", '"', ">", "="]},  # not a space: a popup after every word
     "hoverProvider": True,
     "signatureHelpProvider": {"triggerCharacters": ["(", ","]},
     "definitionProvider": True,
@@ -323,11 +323,13 @@ def serve(out) -> PlanServer:
     @ls.handle("textDocument/completion")
     def completion(params: dict) -> dict:
         items = []
-        for c in ls.doc(_uri_of(params)).complete(*_at(params)):
+        doc = ls.doc(_uri_of(params))
+        typed = _range(doc.typed(*_at(params)))  # what each item replaces: the path or name typed so far
+        for c in doc.complete(*_at(params)):
             item = _drop_none({"label": c.label, "kind": _COMPLETION[c.kind], "detail": c.detail or None,
                                "documentation": c.documentation or None, "sortText": c.sort or None})
+            item["textEdit"] = {"range": typed, "newText": c.insert or c.label}
             if c.insert:
-                item["insertText"] = c.insert
                 item["insertTextFormat"] = SNIPPET
             items.append(item)
         return {"isIncomplete": False, "items": items}
@@ -371,6 +373,11 @@ def serve(out) -> PlanServer:
     def code_action(params: dict) -> list[dict]:
         uri = _uri_of(params)
         given = [d for d in (params.get("context") or {}).get("diagnostics") or () if d.get("source") == "planner"]
+        r = params["range"]
+        if not given:  # a client that sends none (a lightbulb at the cursor): the document's own, where the range is
+            here = ((r["start"]["line"], r["start"]["character"]), (r["end"]["line"], r["end"]["character"]))
+            given = [_diagnostic(d, ls) for d in ls.doc(uri).diagnostics
+                     if d.range.start <= here[1] and here[0] <= d.range.end]
         wanted = [(analysis.Range((d["range"]["start"]["line"], d["range"]["start"]["character"]),
                                   (d["range"]["end"]["line"], d["range"]["end"]["character"])),
                    d.get("message", ""), str(d.get("code") or "")) for d in given]
@@ -380,7 +387,6 @@ def serve(out) -> PlanServer:
             out.append({"title": title, "kind": QUICKFIX, "diagnostics": [given[i]],
                         "isPreferred": len(edits) == 1 and title.startswith(("Change to", "Write")),
                         "edit": {"changes": {uri: _edits(edits)}}})
-        r = params["range"]
         for title, edits in doc.unit_actions(r["start"]["line"], r["end"]["line"]):
             out.append({"title": title, "kind": QUICKFIX, "edit": {"changes": {uri: _edits(edits)}}})
         return out
@@ -482,10 +488,28 @@ def serve(out) -> PlanServer:
             new = new.replace("\n", "\r\n")
         if new == doc.text:
             return []
-        end = position(doc.text, len(doc.text))
-        return [{"range": {"start": {"line": 0, "character": 0}, "end": _position(end)}, "newText": new}]
+        return _line_edits(doc.text, new)
 
     return ls
+
+
+def _line_edits(old: str, new: str) -> list[dict]:
+    """The edits that turn ``old`` into ``new``, a run of changed lines each (difflib), so that an editor
+    keeps the cursor, folds and marks of the lines formatting leaves alone."""
+    import difflib
+
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    at = [0]  # the offset of each line of the old text
+    for line in a:
+        at.append(at[-1] + len(line))
+    edits = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        start, end = at[i1], at[i2]
+        edits.append({"range": {"start": _position(position(old, start)), "end": _position(position(old, end))},
+                      "newText": "".join(b[j1:j2])})
+    return edits
 
 
 def _fuzzy(query: str, name: str) -> bool:

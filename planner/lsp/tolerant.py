@@ -367,8 +367,13 @@ def recover(name: str, text: str, load: Callable[[str], object],
         return out
     statements = list(syntax.statements)
     text = _set_aside(text, statements, [], out)  # what uses a name a broken statement defines
+    unread: list = []  # a title, note or doc string whose live value names what was set aside
     for _ in range(MAX_PASSES):
-        remember(name, text, dataclasses.replace(syntax, statements=tuple(statements)))  # (parsed already)
+        # (parsed already); the doc strings of statements set aside go with them (a live value in one
+        # may name what they defined)
+        prose = tuple(p for p in syntax.prose if p not in unread
+                      and not any(a <= p.span.start < b for a, b in out.blanked))
+        remember(name, text, dataclasses.replace(syntax, statements=tuple(statements), prose=prose))
         try:
             out.plan = load(text)
             break
@@ -379,8 +384,15 @@ def recover(name: str, text: str, load: Callable[[str], object],
             span = e.span
             if span is not None and span.source.name != name:
                 span = import_of(span.source.name, statements)
-            s = None if span is None else next(
-                (s for s in statements if s.span.start <= span.start < max(s.span.end, s.span.start + 1)), None)
+            s = None if span is None else _owner(statements, text, span.start)
+            words = None if s is not None or span is None else next(
+                (p for p in prose if p.span.start <= span.start < p.span.end), None)
+            if words is not None:  # prose is read, not run: its live values wait, the plan goes on
+                unread.append(words)
+                dead = set(out.broken) | set(out.unknown)
+                if not any("{" + n in words.text for n in dead):  # else the set-aside statement's error says it
+                    out.errors.append(e)
+                continue
             if s is None:
                 out.errors.append(e)  # nowhere to set aside: the plan as a whole fails
                 out.errors.sort(key=lambda x: x.span.start if x.span is not None and x.span.source.name == name
@@ -394,6 +406,23 @@ def recover(name: str, text: str, load: Callable[[str], object],
         text = _set_aside(text, statements, removed, out)
     out.errors.sort(key=lambda x: x.span.start if x.span is not None and x.span.source.name == name else -1)
     return out
+
+
+def _owner(statements: list, text: str, at: int):
+    """The statement offset ``at`` belongs to: the one whose span holds it, else the one that starts in
+    the same statement of the text's layout (a question's doc string on the line below its span)."""
+    found = next((s for s in statements if s.span.start <= at < max(s.span.end, s.span.start + 1)), None)
+    if found is not None:
+        return found
+    extent = next(((a, b) for a, b in statements_of(text) if a <= at < b), None)
+    if extent is None:
+        return None
+    return next((s for s in statements if extent[0] <= s.span.start < extent[1]), None)
+
+
+def statements_of(text: str) -> list[tuple[int, int]]:
+    """:func:`statements`, for the functions whose list of IR statements is called ``statements``."""
+    return statements(text)
 
 
 def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> str:
@@ -418,10 +447,17 @@ def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> st
                         out.unknown.setdefault(n, out.unknown.get(hit, hit))
                     dead.add(n)
                 grew = True
+    extents = statements_of(text) if removed else []
     for s in removed:
         statements.remove(s)
-        out.blanked.append((s.span.start, s.span.end))
-        text = blank(text, s.span.start, s.span.end)
+        # the whole statement as the text lays it out: a question's doc string on the line below its
+        # span goes with it (left alone, it would be a stray string, or a live value of a name set aside)
+        start, end = next(((a, b) for a, b in extents if a <= s.span.start < b), (s.span.start, s.span.end))
+        start, end = min(start, s.span.start), max(end, s.span.end)
+        if any(o is not s and start <= o.span.start < end for o in statements):
+            start, end = s.span.start, s.span.end  # the layout holds another statement too: the span only
+        out.blanked.append((start, end))
+        text = blank(text, start, end)
     return text
 
 
