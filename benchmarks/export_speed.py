@@ -6,7 +6,10 @@ Two plans nobody tuned the export for:
   a ramp written with ``min()``, a break-even month as a ``min`` over ``n`` of nested cumulative sums,
   a sweep and two solves (one per scenario);
 * the same plan over 120 months (``horizon = 120 month``, its bound raised to match);
-* one 20,000-term sum (``sum(rate * k^2 for k in 1..n)``, ``n`` up to 20,000).
+* one 20,000-term sum (``sum(rate * k^2 for k in 1..n)``, ``n`` up to 20,000);
+* ``benchmarks/plans/support_team.plan``, written from the docs by a new user: 24 months, a sum over the
+  hiring waves inside each month of a ``min`` and a ``first``, four scenarios, two sweeps over them, an
+  integer threshold (``solve min hires ... for all``) and a root over those sums.
 
 Each is loaded once; the export (``Book(plan).build()`` and the XlsxWriter bytes) is timed against
 two baselines of the same run: the plan's load and evaluation (``planner check``'s own work), and the
@@ -52,7 +55,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from planner.outputs.excel.writer import Book, to_bytes
-    from planner.plan import load, loads
+    from planner.plan import load_compiled as load, loads_compiled as loads  # the plan the Book takes
 
     example = ROOT / "examples" / "gpu_buy_vs_rent.plan"
     months_120, n = re.subn(r"(?m)^(horizon\s*=\s*)36 month(.*<= horizon <= )60 month",
@@ -60,7 +63,9 @@ def main() -> None:
     assert n == 1, "the example's horizon line changed: update this benchmark"
     cases = {"gpu_buy_vs_rent (36 months, 4 scenarios)": lambda: load(example),
              "gpu_buy_vs_rent over 120 months": lambda: loads(months_120, str(example)),
-             "one 20,000-term sum": lambda: loads(BIG_SUM, "big_sum.plan")}
+             "one 20,000-term sum": lambda: loads(BIG_SUM, "big_sum.plan"),
+             "support_team (24 months, sums in sums, 2 sweeps, 2 solves)":
+                 lambda: load(ROOT / "benchmarks" / "plans" / "support_team.plan")}
     for label, make in cases.items():
         def baseline(make=make):
             make().evaluate()

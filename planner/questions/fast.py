@@ -289,12 +289,14 @@ class Answers:
     """Question results by name for checks, as :class:`planner.questions.solve.Answers`, from the
     fast route first; the Solver (and SymPy with it) is created only for what the fast route refuses."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, slow=None) -> None:
+        """``slow``: the :class:`planner.questions.solve.Answers` to ask what the fast route refuses (one
+        the caller keeps for other questions), else one made when first needed."""
         self.plan = plan
         self.statements = {s.alias: s for s in questions(plan) if s.alias}
         self._types: Optional[dict] = None
         self._fast: dict[tuple, Optional[Fraction]] = {}
-        self._slow = None
+        self._slow = slow
 
     @property
     def slow(self):

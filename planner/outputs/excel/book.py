@@ -847,10 +847,11 @@ class Book:
         """``expr`` over symbols with these base values (scalars or arrays), as the plan computes it."""
         from ...compute.symbolic import program
 
-        syms = sorted(expr.free_symbols, key=lambda s: s.name)
-        fn = self._compiled.get(expr)
-        if fn is None:
-            fn = self._compiled[expr] = program(syms, [expr])
+        got = self._compiled.get(expr)  # (free_symbols walks the whole expression: once per expression)
+        if got is None:
+            syms = sorted(expr.free_symbols, key=lambda s: s.name)
+            got = self._compiled[expr] = (syms, program(syms, [expr]))
+        syms, fn = got
         values = [s.value(env) if isinstance(s, CellValue) and s not in env else env[s] for s in syms]
         args = [v if not isinstance(v, bool) else np.bool_(v) for v in values]
         v = fn(args)[0]

@@ -119,7 +119,7 @@ def in_display(expr: sp.Basic, refs: Mapping, helper_refs: Optional[Mapping] = N
     Returns the expression, the references with the cells added, and the scale left to write (1, or
     ``scale`` for a condition, which has no unit)."""
     swap, cells = {}, {}
-    for s in expr.free_symbols:
+    for s in _free_symbols(expr):
         r = refs.get(s)
         if isinstance(r, Scaled) and r.scale != 1:
             c = swap[s] = _cell(s, r.scale)
@@ -134,6 +134,11 @@ def in_display(expr: sp.Basic, refs: Mapping, helper_refs: Optional[Mapping] = N
         expr = _into_sums(expr / sp.Rational(scale.numerator, scale.denominator))
         scale = Fraction(1)
     return expr, refs, helper_refs, scale
+
+
+@functools.lru_cache(maxsize=16384)  # the same expressions come back for each term and table row
+def _free_symbols(expr: sp.Basic) -> frozenset:
+    return frozenset(expr.free_symbols)
 
 
 def _into_sums(e: sp.Basic) -> sp.Basic:
@@ -477,11 +482,12 @@ class ExcelPrinter(CodePrinter):
             values.append(kj)
         # the values the cells hold (the writer's cached results): the term over the index where it is
         # inside the range, the running totals it uses as symbols bound to their rows' cumulative values
+        within = sp.Le(k, hi, evaluate=False)  # (evaluated, SymPy asks its assumptions of k and the end)
         if fn == "FIRST":
             (term, cond), _ = body.args
-            cond = sp.And(sp.Le(k, hi), cond)
+            cond = sp.And(within, cond, evaluate=False)
         else:
-            term, cond = body, sp.Le(k, hi)
+            term, cond = body, within
         if running:
             stand = {total: symbol for total, symbol, _ in running}
             with sp.evaluate(False):
@@ -639,6 +645,7 @@ class _PlanText(StrPrinter):
         return f"sum({self._print(e.function)} for {self._print(k)} in {self._print(lo)}..{self._print(hi)})"
 
 
+@functools.lru_cache(maxsize=4096)  # each row of a sweep or a bisection writes the same terms again
 def plan_text(e: sp.Basic, limit: int = 1000) -> str:
     """``e`` as the Term column of the Cash flows sheet shows it (cut at ``limit`` characters)."""
     text = _PlanText().doprint(e)

@@ -106,11 +106,31 @@ def _answers(book: Book) -> list[tuple]:
         r = None if overrides else given.get((id(stmt), s))
         if r is None:
             try:
-                r = book.answers.solver.answer(stmt, s, {**book.overrides, **overrides}, book.origins)
+                if _over_ranges(book, stmt):  # no closed form to find: the numeric route's verified answer
+                    from ...questions import fast
+
+                    r = fast.result(book.plan, stmt, s, {**book.overrides, **overrides}, book.origins)
+                if r is None:
+                    r = book.answers.solver.answer(stmt, s, {**book.overrides, **overrides}, book.origins)
             except PlanError as err:
                 r = err
         out.append((stmt, book.context(s, overrides), r))
     return out
+
+
+def _over_ranges(book: Book, stmt) -> bool:
+    """Whether a question's condition goes through a sum, product or range min/max/first (directly or
+    through the quantities it uses): SymPy checks such a condition term by term, seconds a question on
+    a monthly plan, and finds no closed form of it."""
+    if not isinstance(stmt, ir.Solve):
+        return False
+    from ...language.graph import cone as quantity_cone
+
+    expr = book.plan.converter.expr(stmt.condition)
+    if expr.has(*AGGREGATES):
+        return True
+    used = [book.plan.symbols.names[x] for x in expr.free_symbols if x in book.plan.symbols.names]
+    return any(book.plan.exprs[n].has(*AGGREGATES) for n in quantity_cone(book.model, used) if n in book.plan.exprs)
 
 
 def one_line(text: str, limit: int = NOTE_LENGTH) -> str:
@@ -482,7 +502,17 @@ def _threshold(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, not
     cond = book.plan.converter.expr(stmt.condition)
     lo, hi = Domain.of(q).integers()
     if not _closed_form(book, ws, work, row, stmt, ctx, r, notes):
-        _integer_bisection(book, ws, work, row, stmt, ctx, r, cond, lo, hi)
+        terms = _row_terms(book, stmt.target, cond)
+        if terms * (_integer_halvings(book, stmt, r, lo, hi) + 1) > MAX_BISECTION_TERMS:
+            # as for a root: every row of the bisection would repeat each term of the sums the condition
+            # goes through (a monthly plan: thousands of helper cells an answer). planner's answer, said
+            # so; the check below (at the answer and its neighbour) stays live.
+            ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
+                                                                             q.unit_text))
+            notes.insert(0, f"planner's answer, not live: a bisection in the sheet would repeat the {terms:,} "
+                         "terms of its sums in every row (export again after editing)")
+        else:
+            _integer_bisection(book, ws, work, row, stmt, ctx, r, cond, lo, hi)
     step = -1 if stmt.mode == "min" else 1
     n = round(r.display_value)
     top = work.block(f"check: {ir.question_text(stmt)} [{ctx.label}]")
@@ -516,6 +546,20 @@ def _threshold(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, not
     work.end(table)
 
 
+def _integer_ends(stmt, r, lo, hi) -> tuple[int, int]:
+    """The two ends an integer bisection starts from: one where the condition must hold, one where it fails."""
+    n = round(r.display_value)
+    reach = max(8, 3 * abs(n))  # an open end: room for the answer to triple (far ends may overflow)
+    if stmt.mode == "min":
+        return (hi if hi is not None else n + reach), ((lo - 1) if lo is not None else n - reach)
+    return (lo if lo is not None else n - reach), ((hi + 1) if hi is not None else n + reach)
+
+
+def _integer_halvings(book: Book, stmt, r, lo, hi) -> int:
+    good0, bad0 = _integer_ends(stmt, r, lo, hi)
+    return max(2, math.ceil(math.log2(abs(good0 - bad0) + 1)) + 2)
+
+
 def _integer_bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, cond, lo, hi) -> None:
     """Smallest (largest) integer where the condition holds: bisection over the integers.
 
@@ -525,14 +569,8 @@ def _integer_bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, cond,
     """
     q = book.q[r.target]
     n = round(r.display_value)
-    reach = max(8, 3 * abs(n))  # an open end: room for the answer to triple (far ends may overflow)
-    if stmt.mode == "min":
-        good0 = hi if hi is not None else n + reach
-        bad0 = (lo - 1) if lo is not None else n - reach
-    else:
-        good0 = lo if lo is not None else n - reach
-        bad0 = (hi + 1) if hi is not None else n + reach
-    steps = max(2, math.ceil(math.log2(abs(good0 - bad0) + 1)) + 2)
+    good0, bad0 = _integer_ends(stmt, r, lo, hi)
+    steps = _integer_halvings(book, stmt, r, lo, hi)
     top = work.block(f"integer bisection: {ir.question_text(stmt)} [{ctx.label}]")
     work.ws.note(top - 1, 1, f"{steps} halvings between {bad0} (fails or outside) and {good0} (must hold); "
                  "the first row checks that end; where the condition has no value (a formula overflows or "
