@@ -132,6 +132,33 @@ def test_the_command_line_shows_never(tmp_path, capsys):
     assert "breakeven,month,never" in capsys.readouterr().out
 
 
+def test_a_sweep_says_never_where_the_first_finds_nothing(tmp_path, capsys):
+    """Swept over the horizon, breakeven is 17 months from a horizon of 17 on and never below it (16
+    months gain 480 of the 500 USD): "never" in every output, and not counted as an issue of the point,
+    so the other figures of those points are not set aside (a plot drew them as gaps)."""
+    from planner.cli import main
+    from planner.questions import sweep
+
+    path = tmp_path / "first.plan"
+    path.write_text(PLAN + "sweep horizon in [12 month, 16 month, 17 month, 24 month] show breakeven, pick\n")
+    plan = loads(path.read_text(), str(path))
+    (r,) = sweep.run_statement(plan, plan.model.sweeps[0])
+    assert list(r.never["breakeven"]) == [True, True, False, False]
+    assert r.issue_count == 0 and not r.bad.any()
+    assert main(["sweep", str(path)]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.strip()[:2] in ("12", "16", "17", "24")]
+    assert [row[1] for row in rows] == ["never", "never", "17", "17"]
+    assert main(["sweep", str(path), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.count(",never,") == 2
+    assert main(["sweep", str(path), "--format", "json"]) == 0
+    points = json.loads(capsys.readouterr().out)["sweeps"][0]["points"]
+    assert [p["breakeven"] for p in points] == ["never", "never", 17, 17]
+    # a plain nan (a division by zero) is still an issue, with its reason
+    broken = loads(PLAN + "z = 0\nratio = gain / z * 1 month\nsweep horizon in [12 month] show ratio\n", "z.plan")
+    (r,) = sweep.run_statement(broken, broken.model.sweeps[0])
+    assert r.issue_count == 1 and not r.never
+
+
 def test_the_example_has_no_sentinel(tmp_path):
     from pathlib import Path
 

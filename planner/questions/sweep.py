@@ -24,11 +24,11 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..compute.diagnose import diagnose
+from ..compute.diagnose import diagnose, is_first
 from ..compute.evaluation import Plan, as_number, format_value, scenarios_for
 from ..compute.runtime import Program
 from ..language import ir
-from ..language.errors import PlanError, RangeError, UnknownNameError, suggest
+from ..language.errors import NeverError, PlanError, RangeError, UnknownNameError, suggest
 from ..language.graph import cone
 from ..language.source import Span
 from .ranges import MAX_POINTS, Points, expand
@@ -63,6 +63,7 @@ class SweepResult:
     issue_count: int = 0  # all (point, quantity) problems
     statement: Optional[ir.Sweep] = None
     problems: list[tuple[np.ndarray, str, str, Optional[str]]] = field(default_factory=list)  # mask, name, kind, why
+    never: dict[str, np.ndarray] = field(default_factory=dict)  # a `first(...)` -> the points where it finds nothing
     offset: int = 0  # flat index of the first point (a block of a bigger sweep)
     total: Optional[int] = None  # points of the whole sweep (the same as ``size`` unless a block)
 
@@ -338,6 +339,9 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
                 finite = np.isfinite(col)
                 bad = np.zeros(0, dtype=bool) if finite.all() else ~finite
             bad = np.array(bad) & ~unanswered if unanswered.any() else bad  # said already: no answer there
+            if bad.any() and _found_nothing(plan, n, np.array(bad), raw, inputs, derived, answers or {}):
+                result.never[n] = np.array(bad)  # "never": a stated outcome, shown as such, not an issue
+                continue
             if bad.any():
                 problems.append((np.array(bad), n, "not finite", None))
     result.problems = problems
@@ -354,6 +358,36 @@ def _find_issues(plan: Plan, result: SweepResult, raw, inputs, derived, points, 
             diagnosed += 1
     if run is not None:
         run.diagnosed = diagnosed
+
+
+NEVER_PROBES = 3  # points of a `first(...)` without a value looked into before all of them are called "never"
+
+
+def _found_nothing(plan: Plan, name: str, bad: np.ndarray, raw, inputs, derived, answers) -> bool:
+    """Whether a ``first(...)``'s points without a value are "never" (its range holds no value where
+    the condition is true), not a broken formula: the first few are looked into, as eval looks."""
+    q = plan.model.quantities[name]
+    if not is_first(q.definition.expr):
+        return False
+    for i in np.flatnonzero(bad)[:NEVER_PROBES]:
+        v = _at(raw[name], int(i))
+        if not (isinstance(v, float) and v != v):  # an infinity is no "never"
+            return False
+        if not isinstance(_error_at(plan, name, int(i), raw, inputs, derived, answers), NeverError):
+            return False
+    return True
+
+
+def _error_at(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None):
+    """The located error of quantity ``name`` at point ``i`` (diagnosed on the IR, as eval does)."""
+    values: dict[str, Any] = {}
+    for n in plan.model.inputs:
+        values[n] = _at(inputs[n], i)
+    for n in derived:
+        values[n] = _at(raw[n], i)
+    for n in plan.model.formula_answers:
+        values[n] = _at(answers[n], i) if n in (answers or {}) else float("nan")
+    return diagnose(plan.model, name, values)
 
 
 def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None) -> str:
