@@ -592,6 +592,24 @@ def test_solve_at_a_probability(plan_file, cli):
     assert code == 0 and "h = 42." in out and "P(cheaper) = 80.0" in out
 
 
+def test_solve_at_a_probability_keeps_to_the_inputs_bounds_and_whole_numbers(plan_file, cli):
+    """An integer input is searched over its whole numbers, a bounded one inside its bounds (it tried 2.5
+    hires and a 130% share, and failed with a constraint error the user never typed)."""
+    text = SOLVE_PLAN.replace("h = 40", "h = 40 where integer, 10 <= h <= 60")
+    plan = load(plan_file, text)
+    from planner.language.lower import lower_expr
+    from planner.language.source import Source
+
+    answer = simulate.solve_probability(plan, "h", lower_expr(Source("t", "P(cheaper) >= 80%")), samples=20_000)
+    edge = next(h for h in range(10, 61) if _p_cheaper(h) >= 0.8)  # the smallest whole h, by the quadrature
+    assert answer.value == edge and answer.other == edge - 1
+    code, out, _ = cli("simulate", plan_file(text), "--solve", "h where P(cheaper) >= 80%")
+    assert code == 0 and f"h = {edge}:" in out
+    share = SOLVE_PLAN.replace("h = 40", "h = 40\ns = 50% where 0% <= s < 100%\nok = s * h > c * 1 / 1 USD")
+    code, _, err = cli("simulate", plan_file(share), "--solve", "s where P(ok) >= 99.9%")
+    assert code == 2 and "within `0% <= s < 100%`" in err and "constraint violated" not in err
+
+
 def test_solve_at_a_probability_refuses_what_it_cannot_mean(plan_file, cli):
     path = plan_file(SOLVE_PLAN)
     code, _, err = cli("simulate", path, "--solve", "cheaper where P(cheaper) >= 80%")

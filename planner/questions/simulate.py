@@ -693,7 +693,8 @@ def solve_probability(plan: Plan, target: str, condition: ir.Expr, scenario: Opt
     """Bisection on input ``target`` for the edge of ``condition`` (a probability check's comparison). The
     samples are drawn once (fixed seed), so the probability is a step function of ``target``; where the
     plan moves monotonically with it, the condition holds on one side of one edge. The bracket grows from
-    the point value by doublings until the condition changes; then 200 halvings at most, to 1e-12."""
+    the point value by doubling steps up and down, inside the input's declared bounds (over its whole
+    numbers, for an integer input); then 200 halvings at most, to 1e-12 (to neighbouring integers)."""
     from fractions import Fraction
 
     q = plan.model.quantities.get(target)
@@ -705,42 +706,59 @@ def solve_probability(plan: Plan, target: str, condition: ir.Expr, scenario: Opt
         raise err
     drawn = draw(plan, samples, seed, method)
     base = dict(overrides or {})
+    scale = Fraction(q.display.scale)
+    whole = bool(q.integer)
 
-    def holds(x: float) -> ProbabilityResult:
-        (sim,) = run(plan, [scenario], samples, seed, method, {**base, target: Fraction(x)}, origins,
+    def holds(x: float) -> ProbabilityResult:  # x: base units (a whole number of display units if integer)
+        value = Fraction(round(x / float(scale))) * scale if whole else Fraction(x)
+        (sim,) = run(plan, [scenario], samples, seed, method, {**base, target: value}, origins,
                      names=[n.name for n in ir.free_names(condition) if n.name in plan.model.quantities],
                      drawn=drawn)
         return _decide(plan, check, sim)
 
+    lo, hi = _bounds(q, whole)
     x0 = float(plan.evaluate(scenario, overrides, origins).values[target])
     r0 = holds(x0)
     steps = 1
-    a, ra = x0, r0
-    for factor in (2.0, 0.5, -1.0):  # grow up, then down (toward 0), then past 0
-        b = x0
-        found = None
-        for _ in range(64):
-            b = (b * factor if b != 0 else 1.0) if factor != -1.0 else (-abs(b) * 2 if b != 0 else -1.0)
+    unit = float(scale)
+    step0 = unit if whole else max(abs(x0), unit) * 1e-3
+    found = None
+    for direction in (1, -1):  # away from the value as written, up then down, to the bounds at most
+        step, b = step0, x0
+        for _ in range(80):
+            nxt = x0 + direction * step
+            nxt = min(nxt, hi) if direction > 0 and hi is not None else nxt
+            nxt = max(nxt, lo) if direction < 0 and lo is not None else nxt
+            if nxt == b:  # at the bound
+                break
+            b = nxt
             rb = holds(b)
             steps += 1
             if rb.passed != r0.passed:
                 found = (b, rb)
                 break
-            if factor == 0.5 and abs(b) < 1e-300:
-                break
+            step *= 2
         if found is not None:
-            b, rb = found
             break
-    else:
+    if found is None:
+        within = _bounds_text(q)
         raise DistributionError(f"the condition is {'met' if r0.passed else 'not met'} for every value of "
-                                f"`{target}` tried (from {x0:g}, doubling and halving)", condition.span,
-                                label="does not change", hint="check the condition moves with the input")
+                                f"`{target}` tried{within} (from {x0 / unit:g} {q.unit_text}".rstrip() + ")",
+                                condition.span, label="does not change",
+                                hint="check the condition moves with the input" + (
+                                    ", or widen its bounds" if within else ""))
+    b, rb = found
     # bisection: keep (yes, no) with the condition met at yes
-    yes, ryes, no = (a, ra, b) if ra.passed else (b, rb, a)
+    yes, ryes, no = (x0, r0, b) if r0.passed else (b, rb, x0)
     for _ in range(200):
-        mid = (yes + no) / 2
-        if mid in (yes, no) or abs(yes - no) <= 1e-12 * max(abs(yes), abs(no)):
-            break
+        if whole:
+            if abs(yes - no) <= unit * 1.5:
+                break
+            mid = (round((yes + no) / 2 / unit)) * unit
+        else:
+            mid = (yes + no) / 2
+            if mid in (yes, no) or abs(yes - no) <= 1e-12 * max(abs(yes), abs(no)):
+                break
         rm = holds(mid)
         steps += 1
         if rm.passed:
@@ -748,3 +766,26 @@ def solve_probability(plan: Plan, target: str, condition: ir.Expr, scenario: Opt
         else:
             no = mid
     return ProbabilitySolve(target, yes, no, ryes, steps)
+
+
+def _bounds(q, whole: bool) -> tuple[Optional[float], Optional[float]]:
+    """The values an input may take, in base units: its declared bounds (an open bound a hair inside;
+    an integer's, the whole numbers of display units inside)."""
+    scale = float(q.display.scale)
+    lo = hi = None
+    if q.lower is not None:
+        v = float(q.lower.value)
+        lo = (math.ceil(v / scale - 1e-9) + (0 if q.lower.inclusive or v / scale % 1 else 1)) * scale if whole \
+            else (v if q.lower.inclusive else v + max(abs(v), scale) * 1e-12)
+    if q.upper is not None:
+        v = float(q.upper.value)
+        hi = (math.floor(v / scale + 1e-9) - (0 if q.upper.inclusive or v / scale % 1 else 1)) * scale if whole \
+            else (v if q.upper.inclusive else v - max(abs(v), scale) * 1e-12)
+    return lo, hi
+
+
+def _bounds_text(q) -> str:
+    if q.lower is None and q.upper is None:
+        return ""
+    shown = [c.span.flat for c in q.definition.constraints if c.kind == "condition"]
+    return f" within `{shown[0]}`" if shown else ""
