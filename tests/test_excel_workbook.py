@@ -534,7 +534,9 @@ def verify(item: Item, wb=None) -> int:
             close(ws[f"H{row}"].value, as_cell(r.optimum_unit, r.optimum_display), f"Solve!H{row}")
         n += 1
     if not edits:  # planner check has no --set: compare the Checks sheet as written
-        results = run_checks(plan)
+        from planner.questions.simulate import run_probability_checks
+
+        results = run_checks(plan) + run_probability_checks(plan)  # every check `planner check` runs
         assert len(results) == len(book.check_cells)
         ws = wb["Checks"] if results else None
         for r, (check, scenario, where) in zip(results, book.check_cells):
@@ -542,7 +544,7 @@ def verify(item: Item, wb=None) -> int:
             row = int(where[1:])
             close(ws[where].value, r.passed, f"Checks!{where}: {r.text} [{r.scenario}]")
             if r.lhs is not None:
-                unit = display_unit(plan, check)[1]
+                unit = r.unit if getattr(r, "stat_text", "") else display_unit(plan, check)[1]
                 close(ws[f"C{row}"].value, as_cell(unit, r.lhs), f"Checks!C{row}")
                 close(ws[f"D{row}"].value, as_cell(unit, r.rhs), f"Checks!D{row}")
             n += 1

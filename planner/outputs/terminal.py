@@ -418,8 +418,8 @@ def describe(r) -> str:
     """A failed check's expected against actual, with the digits that differ (``expected 3,298,035.20 USD
     (± 0.005 USD), got 3,298,035.21 USD``: never two equal numbers)."""
     numbers = [v for v in (r.lhs, r.rhs) if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    if r.error is not None or len(numbers) != 2 or r.passed:
-        return r.describe()
+    if r.error is not None or len(numbers) != 2 or r.passed or getattr(r, "stat_text", ""):
+        return r.describe()  # (a probability check says its statistic, sampling error and comparison)
     got, want = differing(float(r.lhs), float(r.rhs), r.unit)
     where = f" in {r.scenario}" if r.scenario else ""
     tol = f" ({r.tolerance})" if r.tolerance else ""

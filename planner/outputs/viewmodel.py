@@ -547,7 +547,17 @@ def _check_figures(condition: bool, r: CheckResult) -> dict:
             if more.text(a) != more.text(b) or extra == 9:
                 style = more if extra else style
                 break
-    return {"expected": show(b, r.unit, style), "actual": show(a, r.unit, style)}
+    out = {"expected": show(b, r.unit, style), "actual": show(a, r.unit, style)}
+    ops = getattr(r.check.condition, "ops", ())
+    if getattr(r, "stat_text", "") and len(ops) == 1 and ops[0].value in _BOUND:  # `P(x) >= 30%`: a bound
+        out["expected"] = f"{_BOUND[ops[0].value]} {out['expected']}"
+        m = re.search(r"\(sampling error about ([^)]*)\)", r.stat_text)
+        if m:
+            out["actual"] += f" (± {m.group(1)})"
+    return out
+
+
+_BOUND = {">=": "≥", ">": ">", "<=": "≤", "<": "<"}  # a probability check's comparison, before its bound
 
 
 def _checks(results: Sequence[CheckResult]) -> dict:

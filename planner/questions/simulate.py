@@ -537,7 +537,7 @@ class ProbabilityResult(CheckResult):
         where = f" in {self.scenario}" if self.scenario else ""
         if self.error is not None:
             return f"could not evaluate{where}: {self.error.message}"
-        return f"{self.stat_text} over {self.samples:,} samples{where}: the condition is false"
+        return f"{self.stat_text} over {self.samples:,} samples{where}: `{self.check.condition.span.flat}` is false"
 
 
 def is_statistic(e: ir.Expr) -> bool:

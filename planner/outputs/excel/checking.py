@@ -132,6 +132,7 @@ def checks_sheet(book: Book) -> None:
             if opened:
                 opened[-1][2].append(not result.passed)
     close(row)
+    row = _probability_rows(book, ws, row, grouped)
     ws.flag(4, 8, row)
     if grouped:
         for text, style in (("FAIL", "bad"), ("all ", "good")):
@@ -145,6 +146,45 @@ def checks_sheet(book: Book) -> None:
                f"Checks: {passed} of {total} hold" + (f", {total - passed} FAIL" if passed < total else ""), style=TITLE)
     ws.note(row + 2, 1, "A check that cannot be evaluated (a broken constraint, no answer) shows FALSE.")
     ws.caps.update({1: 60, 2: 30})
+
+
+def _probability_rows(book: Book, ws, row: int, grouped: bool = False) -> int:
+    """The probability checks (``check P(cheaper) >= 80%``), as ``planner check`` decides them over its
+    simulation: planner's verdict as a value (the samples are planner's, not the sheet's), said so, so that
+    the workbook counts every check the plan has. Returns the last row written."""
+    from ...questions.simulate import run_probability_checks
+
+    results = run_probability_checks(book.plan)
+    if not results:
+        return row
+    row += 1
+    top = row
+    ws.label(row, 1, f"Probability checks: planner's verdicts over its simulation of {results[0].samples:,} samples "
+                     "(values, not formulas: export again after editing; the Trials sheet simulates live)")
+    for result in results:
+        row += 1
+        ws.text(row, 1, result.check.span.flat)
+        ws.text(row, 2, result.scenario or "base")
+        if result.error is None and isinstance(result.lhs, (int, float)) and not isinstance(result.lhs, bool):
+            unit = result.unit or ""
+            sides = [percent_figure(unit, result.lhs), percent_figure(unit, result.rhs)]
+            style = book.number_style(sides, unit)
+            ws.number(row, 3, sides[0], style)
+            ws.number(row, 4, sides[1], style)
+            ws.text(row, 5, cell_unit(unit), UNITS)
+        ws.text(row, 6, result.stat_text.split(" = ", 1)[-1] if result.error is None else result.error.message)
+        ws.formula(row, 7, "=TRUE" if result.passed else "=FALSE", bool(result.passed))
+        ws.status(row, 8, f"G{row}", bool(result.passed))
+        ws.number(row, 9, result.check.span.line)
+        book.check_cells.append((result.check, result.scenario, f"G{row}"))
+        book.check_results.append(result)
+    if grouped:  # as the plan's other groups: one line that counts them, the rows under it
+        n, failed = len(results), sum(not r.passed for r in results)
+        ws.formula(top, 8, f'=IF(COUNTIF(G{top + 1}:G{row},TRUE)={n},"{_all(n)}",'
+                           f'({n}-COUNTIF(G{top + 1}:G{row},TRUE))&" of {n} FAIL")',
+                   _all(n) if not failed else f"{failed} of {n} FAIL")
+        ws.group(top + 1, row, collapsed=not failed)
+    return row
 
 
 UNGROUPED = 40  # check rows that print on one page as they are: more are grouped under live summary lines
