@@ -291,7 +291,7 @@ def headline_names(plan: Plan) -> tuple[list[str], str]:
 class LiveValues:
     """Fills ``{name}`` and ``{name -> unit}`` in the plan's prose (:mod:`planner.language.live`) with
     figures by the one number rule, per scenario. Across scenarios a value that is the same everywhere
-    is written once; one that differs is written per scenario (``16.06 GB in `8b`, 141.11 GB in `70b```)."""
+    is written once; one that differs is written per scenario (``16.06 GB (`8b`) or 141.11 GB (`70b`)``)."""
 
     def __init__(self, analysis: "Analysis") -> None:
         from ..questions.answer import SolveResult
@@ -357,7 +357,8 @@ class LiveValues:
         if len(distinct) == 1:
             return distinct[0]
         groups = [(t, [label for label, u in texts if u == t]) for t in distinct]
-        return ", ".join(f"{t} in " + " and ".join(f"`{label}`" for label in labels) for t, labels in groups)
+        parts = [f"{t} (" + ", ".join(f"`{label}`" for label in labels) + ")" for t, labels in groups]
+        return ", ".join(parts[:-1]) + " or " + parts[-1]  # the sentence reads on: "above 55.3 % (`a`) or 77.5 % (`b`) utilisation"
 
     def __call__(self, text: Optional[str], scenario: Optional[str] = None) -> Optional[str]:
         from ..language.live import fill
@@ -439,6 +440,7 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
     per_scenario = [ev.display(name) for ev in analysis.evaluations]
     base = analysis.base.display(name)
     style = style_for([_plain(v) for v in per_scenario + [base]], unit)
+    said = prose_style([_plain(v) for v in per_scenario + [base]], unit)
     d = {
         "name": name,
         "kind": "input" if q.is_input else "derived",
@@ -460,6 +462,9 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         # a `first(...)` that found nothing says "never", not nan
         "scenario_values": ["never" if ev.is_never(name) else _text(style, _plain(v))
                             for ev, v in zip(analysis.evaluations, per_scenario)],  # no unit: tables have a column
+        # the same in a sentence's style (three significant digits, money to cents): the Findings' table
+        "said_values": ["never" if ev.is_never(name) else _text(said, _plain(v))
+                        for ev, v in zip(analysis.evaluations, per_scenario)],
         "scenario_numbers": [number(v) for v in per_scenario],
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
     }
