@@ -701,7 +701,7 @@ def explain_text(e: Explanation) -> str:
         lines.append(f"  in inputs    {e.in_inputs}")
         lines.append(f"  latex        {e.in_inputs_latex}")
         if e.scaled:
-            lines.append("  (numbers inside SymPy forms are in base units: B, s, B/s ...)")
+            lines.append("  (numbers inside SymPy forms are in base units: " + ("; ".join(e.factors) or "B, s, B/s ...") + ")")
     lines.append(f"  value        {e.value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))
     if e.inputs and e.kind == "derived":
         lines.append("  inputs")

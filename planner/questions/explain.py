@@ -30,6 +30,7 @@ class Explanation:
     used_by: list[str]
     constraints: list[str]
     scaled: bool = False  # some input is not in base units, so SymPy forms hold conversion factors
+    factors: tuple[str, ...] = ()  # those conversions, in words: ``1 month = 2,628,000 s``
 
 
 def upstream_inputs(plan: Plan, name: str) -> list[str]:
@@ -106,4 +107,21 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         used_by=used_by,
         constraints=[c.span.flat for c in q.definition.constraints],
         scaled=any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream_inputs(plan, name)]),
+        factors=_factors(plan, [name, *upstream_inputs(plan, name)]),
     )
+
+
+def _factors(plan: Plan, names: list[str]) -> tuple[str, ...]:
+    """The display units of ``names`` that are not base units, each as its factor (``1 month = 2,628,000 s``)."""
+    from ..language.units import canonical_text
+
+    out: dict[str, str] = {}
+    for n in names:
+        q = plan.model.quantities[n]
+        scale = q.display.scale
+        if scale != 1 and q.unit_text and q.unit_text not in out:
+            base = canonical_text(q.dim) if q.dim is not None else ""
+            value = float(scale)
+            shown = f"{value:,.0f}" if value == int(value) and abs(value) < 1e15 else f"{value:.6g}"
+            out[q.unit_text] = f"1 {q.unit_text} = {shown} {base}".rstrip()
+    return tuple(out.values())
