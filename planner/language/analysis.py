@@ -884,7 +884,9 @@ class Analyzer:
                 f"{where} gives `{o.name}` in {dim_text(t)}, but it is in {q.unit_text or 'a plain number'}",
                 o.expr.span, label=dim_text(t),
                 labels=[Label(q.definition.expr.span, f"declared as {q.unit_text or 'a plain number'}")],
-                hint=f"write the value with a unit of {q.dim.describe()}, such as `{example_unit(q.dim)}`"
+                hint=(f"write it in {q.unit_text}, as `{o.name}` is declared: `{o.name} = {_in_unit(expr, q.unit_text)}`"
+                      if q.unit_text and isinstance(expr, ir.Number) else
+                      f"write the value with a unit of {q.dim.describe()}, such as `{example_unit(q.dim)}`")
                 if not q.dim.dimensionless else "write a plain number")
         return t.const
 
@@ -1119,6 +1121,15 @@ class Analyzer:
             self.sink.add(ScenarioError(f"axis `{p.axis}` has no scenario `{p.name}`", p.span,
                                         hint=f"did you mean `{guess}`?" if guess else
                                         "choices: " + ", ".join(model.axes[p.axis])))
+
+
+def _in_unit(expr: ir.Number, unit: str) -> str:
+    """A number as written, with the unit its input is declared in: ``2%`` and ``%/month`` give ``2%/month``."""
+    text = expr.span.flat
+    if expr.unit is not None and unit.startswith(expr.unit.text):  # `2%` of `%/month`: the rest of the unit
+        return text + unit[len(expr.unit.text):]
+    number = text[:len(text) - len(expr.unit.text)].rstrip() if expr.unit is not None else text
+    return f"{number} {unit}" if not unit.startswith("%") else f"{number}{unit}"
 
 
 def _ambiguous_hint(written: str, value: Fraction, unit: str) -> str:

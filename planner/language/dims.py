@@ -335,8 +335,7 @@ class Typer:
                 raise UnitError(
                     f"cannot {verb} {dim_text(left)} {prep} {dim_text(right)}", e.op_span,
                     labels=[Label(e.left.span, dim_text(a)), Label(e.right.span, dim_text(b))],
-                    hint=hint or "both operands need the same dimension; convert with a factor such as `1 GB` or "
-                                 "`1 s`")
+                    hint=hint or _same_dimension_hint(a, b))
             dim = a.dim if a.dim is not None else b.dim
             const = None
             if ca is not None and cb is not None:
@@ -476,6 +475,19 @@ class Poisoned(Exception):
 
 def same_dim(a: Type, b: Type) -> bool:
     return a.dim is None or b.dim is None or a.dim == b.dim
+
+
+def _same_dimension_hint(a: Type, b: Type) -> str:
+    """What to do about adding two dimensions, in the operands' own terms: where one is the other times a
+    unit (GB and GB/s), the factor that converts it; else a likely slip (a missing factor, a parenthesis)."""
+    if a.dim is not None and b.dim is not None and not a.dim.dimensionless and not b.dim.dimensionless:
+        for big, small in ((a, b), (b, a)):
+            ratio = canonical_text(big.dim / small.dim)
+            if ratio and not any(c in ratio for c in "/*^ "):
+                return (f"both operands need the same dimension: multiply the {dim_text(small)} operand by a "
+                        f"quantity in {ratio} (`... * 1 {ratio}`)")
+    return ("both operands need the same dimension: look for a missing factor or a misplaced parenthesis "
+            "in the formula")
 
 
 def example_unit(dim: Dim) -> str:

@@ -215,7 +215,18 @@ class ErrorSink:
     errors: list[PlanError] = field(default_factory=list)
 
     def add(self, error: PlanError) -> None:
-        self.errors.append(error)
+        """Keep ``error``; one that says again what an error kept says, at the same place (a function's
+        body checked at each of its calls), adds its labels to that one instead (the other call sites)."""
+        same = next((e for e in self.errors if type(e) is type(error) and e.message == error.message
+                     and e.span is not None and error.span is not None and e.span.source is error.span.source
+                     and (e.span.start, e.span.end) == (error.span.start, error.span.end)), None)
+        if same is None:
+            self.errors.append(error)
+            return
+        for label in error.labels:
+            if all((x.span.start, x.span.end, x.text) != (label.span.start, label.span.end, label.text)
+                   for x in same.labels):
+                same.labels.append(label)
 
     def raise_if_any(self) -> None:
         self.errors.sort(key=lambda e: (e.span.source.name, e.span.start) if e.span is not None else ("", -1))
