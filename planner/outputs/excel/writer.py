@@ -486,10 +486,13 @@ def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
         return None
     if cell.num.money and not cell.num.scientific:
         return "#,##0"  # an axis of money in whole units; the table beside it has the cents
-    if not cell.num.percent and not cell.num.scientific:
-        figures = [c.cached if c.kind == "formula" else c.value
-                   for c in (sheets[title].at(r, col) for r in range(row, ref[3] + 1)) if c is not None]
-        figures = [abs(v) for v in figures if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    figures = [c.cached if c.kind == "formula" else c.value
+               for c in (sheets[title].at(r, col) for r in range(row, ref[3] + 1)) if c is not None]
+    figures = [v for v in figures if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if cell.num.percent and not cell.num.scientific:  # round ticks: 150%, not the table's 150.0000%
+        return "#,##0%" if not figures or max(figures) - min(figures) >= 0.1 else "#,##0.0%"
+    figures = [abs(v) for v in figures]
+    if not cell.num.scientific:
         if figures and max(figures) >= 10:
             return "#,##0"  # an axis's ticks are round: thousands separators, no decimals past 10
         return "General"  # round ticks below 10 (0.5, 1, 1.5), not the table's six figures (1.000000)
