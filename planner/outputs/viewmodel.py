@@ -658,7 +658,8 @@ def _graph(analysis: Analysis, headlines: Sequence[str], full_file: Optional[str
                 f"each depends on, directly or through other quantities"
                 + (f" (not drawn: {' and '.join(left)})" if left else "")
                 + (f"; [the whole graph]({full_file}) is in a file of its own" if full_file else "")
-                + " (`planner explain NAME` shows the whole chain).")
+                + f" (`planner explain {Path(plan.path).name} {headlines[0] if headlines else order[-1]}` shows "
+                  "one quantity's whole chain).")
     return {"mermaid": mermaid(plan, nodes, drawn, dotted, headlines, merged), "edges": drawn, "override_edges": dotted,
             "summary": not full, "note": note, "nodes": len(nodes), "quantities": len(order), "full_file": full_file}
 
