@@ -35,7 +35,7 @@ from ..questions.checks import CheckResult, run_checks
 from .latex import FormulaPrinter, formula_latex, visible, equation, formula_equation, function_head, latex, layout, name_latex
 from ..language import ir
 from ..language.live import plain
-from .numbers import NumberStyle, figure, prose_style, style_for
+from .numbers import NumberStyle, figure, prose_style, style_for, written_decimals
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -546,6 +546,10 @@ def _check_figures(condition: bool, r: CheckResult) -> dict:
     if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
         return {"expected": show(b, r.unit), "actual": show(a, r.unit)}
     style = style_for([a, b], r.unit)
+    operands = getattr(r.check.condition, "operands", ())
+    written = written_decimals(operands[1].span.flat) if len(operands) == 2 else None
+    if written is not None and written > style.decimals and not style.scientific:  # as precise as written
+        style = NumberStyle(written, False, style.percent, money=style.money)
     if a != b and not r.passed and not style.scientific:  # a failure never shows two equal figures
         for extra in range(0, 10):
             more = NumberStyle(style.decimals + extra, False, style.percent, money=style.money)
