@@ -352,7 +352,7 @@ class LiveValues:
         if not values:
             return "n/a"
         style = prose_style([_plain(v) for _, v in values], unit)  # a sentence: three significant digits
-        texts = [(label, figure(_plain(v), unit, style)) for label, v in values]
+        texts = [(label, _unbroken(figure(_plain(v), unit, style), unit)) for label, v in values]
         distinct = list(dict.fromkeys(t for _, t in texts))
         if len(distinct) == 1:
             return distinct[0]
@@ -360,10 +360,17 @@ class LiveValues:
         parts = [f"{t} (" + ", ".join(f"`{label}`" for label in labels) + ")" for t, labels in groups]
         return ", ".join(parts[:-1]) + " or " + parts[-1]  # the sentence reads on: "above 55.3 % (`a`) or 77.5 % (`b`) utilisation"
 
-    def __call__(self, text: Optional[str], scenario: Optional[str] = None) -> Optional[str]:
+    def __call__(self, text: Optional[str], scenario: Optional[str] = None) -> Optional[str]:  # noqa: D102
         from ..language.live import fill
 
         return fill(text, lambda live: self.figure(live, scenario))
+
+
+def _unbroken(text: str, unit: str) -> str:
+    """A figure and its unit kept on one line in a sentence (``76.8 %`` never breaks before the ``%``)."""
+    if unit and text.endswith(" " + unit):
+        return text[:-len(unit) - 1] + "\u00a0" + unit
+    return text
 
 
 # ---- sections -------------------------------------------------------------------
