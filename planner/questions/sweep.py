@@ -378,8 +378,8 @@ def _found_nothing(plan: Plan, name: str, bad: np.ndarray, raw, inputs, derived,
     return True
 
 
-def _error_at(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None):
-    """The located error of quantity ``name`` at point ``i`` (diagnosed on the IR, as eval does)."""
+def _values_at(plan: Plan, i: int, raw, inputs, derived: list[str], answers=None) -> dict[str, Any]:
+    """Every quantity's value at point ``i`` (inputs, the derived ones, the answers formulas use)."""
     values: dict[str, Any] = {}
     for n in plan.model.inputs:
         values[n] = _at(inputs[n], i)
@@ -387,18 +387,17 @@ def _error_at(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], an
         values[n] = _at(raw[n], i)
     for n in plan.model.formula_answers:
         values[n] = _at(answers[n], i) if n in (answers or {}) else float("nan")
-    return diagnose(plan.model, name, values)
+    return values
+
+
+def _error_at(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None):
+    """The located error of quantity ``name`` at point ``i`` (diagnosed on the IR, as eval does)."""
+    return diagnose(plan.model, name, _values_at(plan, i, raw, inputs, derived, answers))
 
 
 def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None) -> str:
     """Why quantity ``name`` is not finite at point ``i``: the first broken formula upstream."""
-    values: dict[str, Any] = {}
-    for n in plan.model.inputs:
-        values[n] = _at(inputs[n], i)
-    for n in derived:
-        values[n] = _at(raw[n], i)
-    for n in plan.model.formula_answers:
-        values[n] = _at(answers[n], i) if n in (answers or {}) else float("nan")
+    values = _values_at(plan, i, raw, inputs, derived, answers)
     cone = _cone(plan, [name])
     first = next((n for n in derived if n in cone and not isinstance(values[n], bool)
                   and not np.isfinite(values[n])), name)
