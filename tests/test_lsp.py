@@ -383,6 +383,24 @@ def test_a_statement_that_does_not_parse_still_has_a_hover_and_a_definition(lsp,
     assert sig["signatures"][0]["label"].startswith("max(") and sig["activeParameter"] == 1
 
 
+def test_hover_says_when_its_values_are_of_the_text_before_the_last_edit(tmp_path):
+    """A keystroke is checked at once and evaluated after a pause: in between, hover shows the values
+    of the text before it, and says so (a user who typed `batch = 33` read 32's step time as current)."""
+    from planner.lsp.analysis import Document
+
+    text = "batch = 32\nstep = batch * 2 ms -> ms\n"
+    doc = Document(tmp_path / "t.plan", text)
+    doc.update(text)
+    hover, _ = doc.hover(1, 1)
+    assert "= **64 ms**" in hover and "updating" not in hover
+    doc.check(text.replace("32", "33"))  # the keystroke's fast half only
+    hover, _ = doc.hover(1, 1)
+    assert "= **64 ms**" in hover and "as evaluated before the last edit: updating" in hover
+    doc.update(text.replace("32", "33"))
+    hover, _ = doc.hover(1, 1)
+    assert "= **66 ms**" in hover and "updating" not in hover
+
+
 def test_typing_a_statement_in_the_middle_keeps_the_rest_answering(lsp, tmp_path):
     """Keystroke by keystroke, a statement typed between two others (a bracket open most of the
     way) is the only one with an error, and hover, definition and completion answer for the rest."""

@@ -113,6 +113,7 @@ class Document:
         self.plan: Optional[Compiled] = None  # the last plan that loaded (maybe of an older text)
         self.plan_text: str = ""
         self.values: dict[str, dict[str, float | bool]] = {}  # scenario -> name -> value in display units
+        self.values_text = ""  # the text the values are of (a keystroke's evaluation comes a pause later)
         self.diagnostics: list[Diagnostic] = []
         self.analysed = ""  # the text the diagnostics are about
         self.recovered = Recovered()  # what the last check set aside (broken and unknown names)
@@ -124,7 +125,8 @@ class Document:
         """Analyse new text in full: :meth:`check` it, then :meth:`evaluate` it (values, checks)."""
         self.check(text)
         values, found = self.evaluate(self.plan, text)
-        self.values = values if values else self.values
+        if values:
+            self.values, self.values_text = values, text
         self.diagnostics = self.diagnostics + found
         return self.diagnostics
 
@@ -393,6 +395,8 @@ class Document:
             else:
                 rows = "\n".join(f"| {s} | {v} |" for s, v in shown.items())
                 parts.append(f"| scenario | value |\n|---|--:|\n{rows}")
+            if self.values_text != self.text:  # evaluated before the last edit: the new values follow a pause
+                parts.append("*(as evaluated before the last edit: updating)*")
         display = f" -> {q.definition.display.text}" if q.definition.display else ""
         parts.append(f"```plan\n{name} = {q.formula}{display}\n```")
         extra = []

@@ -171,7 +171,7 @@ class PlanServer(Endpoint):
         if self._version(uri) != version:
             return
         if values:
-            doc.values = values
+            doc.values, doc.values_text = values, text
         if found:
             self.publish(uri, version, checked + found)
         self.notify(DONE, {"uri": uri, "version": version})
