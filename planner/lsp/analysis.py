@@ -593,7 +593,8 @@ class Document:
             key = (real, stamp)
             if key not in _EXPORTED:
                 parsed = lower(Source(str(real), real.read_text(encoding="utf-8")))
-                _EXPORTED.clear() if len(_EXPORTED) > 64 else None
+                if len(_EXPORTED) > 64:  # (files edited many times: keep the newest only)
+                    _EXPORTED.clear()
                 _EXPORTED[key] = [(s.name, "function" if isinstance(s, ir.FunctionDef) else
                                    "input" if s.is_input else "quantity", s.doc or "")
                                   for s in parsed.statements if isinstance(s, (ir.Definition, ir.FunctionDef))]

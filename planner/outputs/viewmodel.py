@@ -360,7 +360,7 @@ class LiveValues:
         parts = [f"{t} (" + ", ".join(f"`{label}`" for label in labels) + ")" for t, labels in groups]
         return ", ".join(parts[:-1]) + " or " + parts[-1]  # the sentence reads on: "above 55.3 % (`a`) or 77.5 % (`b`) utilisation"
 
-    def __call__(self, text: Optional[str], scenario: Optional[str] = None) -> Optional[str]:  # noqa: D102
+    def __call__(self, text: Optional[str], scenario: Optional[str] = None) -> Optional[str]:
         from ..language.live import fill
 
         return fill(text, lambda live: self.figure(live, scenario))
