@@ -357,6 +357,13 @@ class LiveValues:
         if len(distinct) == 1:
             return distinct[0]
         groups = [(t, [label for label, u in texts if u == t]) for t in distinct]
+        if len(groups) == 2 and all(isinstance(_plain(v), bool) for _, v in values):  # true, except in a few
+            (common, most), (rare, few) = sorted(groups, key=lambda g: -len(g[1]))
+            return f"{common}, except in " + _listed(few) + f" ({rare})"
+        if len(groups) > MANY_VALUES:  # a range: from the least (where) to the most (where)
+            numbers = [(float(_plain(v)), label, t) for (label, v), (_, t) in zip(values, texts)]
+            low, high = min(numbers), max(numbers)
+            return f"from {low[2]} (`{low[1]}`) to {high[2]} (`{high[1]}`)"
         parts = [f"{t} (" + ", ".join(f"`{label}`" for label in labels) + ")" for t, labels in groups]
         return ", ".join(parts[:-1]) + " or " + parts[-1]  # the sentence reads on: "above 55.3 % (`a`) or 77.5 % (`b`) utilisation"
 
@@ -364,6 +371,14 @@ class LiveValues:
         from ..language.live import fill
 
         return fill(text, lambda live: self.figure(live, scenario))
+
+
+MANY_VALUES = 4  # a live value with more distinct figures across the scenarios is said as a range
+
+
+def _listed(labels: Sequence[str]) -> str:
+    names = [f"`{label}`" for label in labels]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _unbroken(text: str, unit: str) -> str:

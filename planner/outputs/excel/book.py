@@ -243,6 +243,16 @@ class Chart:
         return self.height // 20 + 1
 
 
+@dataclass
+class _Figures:
+    """What :class:`planner.outputs.viewmodel.LiveValues` reads of an analysis: the plan, its evaluations
+    (and no answers: prose naming one is left as written)."""
+
+    plan: Plan
+    evaluations: list
+    solves: list = field(default_factory=list)
+
+
 class Sheet:
     """A worksheet being built: cells, widths, validations, charts and print setup, as plain data."""
 
@@ -408,6 +418,7 @@ class Book:
         self.model_rows: dict[str, int] = {}  # derived quantity -> row on the Model sheet
         self.rows: dict[str, int] = {}  # quantity -> row on the Scenarios (and Check contexts) sheet
         self.contexts: dict[tuple, Context] = {}
+        self._live = None  # the report's filler of live values in prose, made when a title or note needs it
         self._refs: dict[tuple, dict] = {}
         self._env: dict[tuple, dict] = {}
         self._inputs: dict[tuple, dict] = {}
@@ -445,12 +456,29 @@ class Book:
 
     def heading(self, ws: Sheet) -> int:
         """The plan's title and notes at the top of ``ws``; the row after them."""
-        ws.text(1, 1, self.plan.title, TITLE, overflow=True)
+        ws.text(1, 1, self.said(self.plan.title), TITLE, overflow=True)
         row = 2
         for note in self.model.plan.notes:
-            ws.note(row, 1, note)
+            ws.note(row, 1, self.said(note))
             row += 1
         return row
+
+    def said(self, text: str) -> str:
+        """Prose with live values (``{step_time}``) filled as the report fills them, per scenario, and
+        marked as figures of the export (a cell of text does not follow an edit); as written when a live
+        value names a question's answer (the workbook's answers are on the Solve sheet)."""
+        from ...language.live import has_live, pieces
+        from ..viewmodel import LiveValues
+
+        if not has_live(text):
+            return text
+        if any(not isinstance(p, str) and p.name not in self.q for p in pieces(text)):
+            return text
+        if self._live is None:
+            scenarios = self.plan.resolve_scenarios("all") or [None]
+            self._live = LiveValues(_Figures(self.plan, self.plan.evaluate_all(scenarios, self.overrides,
+                                                                               self.origins)))
+        return self._live(text).replace("`", "") + " (figures as exported)"
 
     @property
     def sheetnames(self) -> list[str]:
