@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .lazy import field  # dataclasses.field, for the classes made on first use
 from functools import cached_property
+import math
 from fractions import Fraction
 
 from . import ir
@@ -44,6 +45,19 @@ class Bound:
 
     value: Fraction  # in base units
     inclusive: bool
+
+
+def whole_numbers(lower: Optional[Bound], upper: Optional[Bound], scale: Fraction) -> tuple[Optional[int], Optional[int]]:
+    """The least and greatest whole numbers of a display unit (``scale`` base units each) inside the
+    bounds, exactly (an open bound at a whole number leaves that number out); None where unbounded."""
+    lo = hi = None
+    if lower is not None:
+        v = Fraction(lower.value) / scale
+        lo = math.ceil(v) if (lower.inclusive or v.denominator != 1) else int(v) + 1
+    if upper is not None:
+        v = Fraction(upper.value) / scale
+        hi = math.floor(v) if (upper.inclusive or v.denominator != 1) else int(v) - 1
+    return lo, hi
 
 
 @dataclass

@@ -18,7 +18,6 @@ exact value:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Optional
@@ -29,7 +28,7 @@ import sympy as sp
 from ..compute.evaluation import Plan, format_value
 from ..compute.symbolic import AGGREGATES, closed_forms, expand_aggregates, inline_inputs, program, rational
 from ..language.errors import ConvergenceError
-from ..language.model import Quantity
+from ..language.model import Bound, Quantity, whole_numbers
 
 MAX_PIECES = 256  # branch combinations of max/min/abs/if considered exactly
 MAX_DEGREE = 64  # larger polynomials go to the numeric path
@@ -289,14 +288,8 @@ class Domain:
 
     def integers(self) -> tuple[Optional[int], Optional[int]]:
         """Integer range in display units."""
-        lo = hi = None
-        if self.lo is not None:
-            v = self.lo / self.scale
-            lo = math.ceil(v) if (self.lo_inclusive or v.denominator != 1) else int(v) + 1
-        if self.hi is not None:
-            v = self.hi / self.scale
-            hi = math.floor(v) if (self.hi_inclusive or v.denominator != 1) else int(v) - 1
-        return lo, hi
+        return whole_numbers(None if self.lo is None else Bound(self.lo, self.lo_inclusive),
+                             None if self.hi is None else Bound(self.hi, self.hi_inclusive), self.scale)
 
     def sample(self, around: float, n: int = GRID) -> np.ndarray:
         """Points over the domain (base units), shrunk away from open bounds."""

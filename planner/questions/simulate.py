@@ -29,7 +29,7 @@ from ..language import ir
 from ..language.errors import ConstraintError, DistributionError, KindError, Label, PlanError, UnitError
 from ..language.graph import cone
 from ..language.dims import dim_text
-from ..language.model import Type
+from ..language.model import Type, whole_numbers
 from ..language.uncertain import DISCRETE, describe, percentile_level
 from ..language.units import DIMENSIONLESS
 from . import sampling
@@ -771,17 +771,18 @@ def solve_probability(plan: Plan, target: str, condition: ir.Expr, scenario: Opt
 def _bounds(q, whole: bool) -> tuple[Optional[float], Optional[float]]:
     """The values an input may take, in base units: its declared bounds (an open bound a hair inside;
     an integer's, the whole numbers of display units inside)."""
-    scale = float(q.display.scale)
-    lo = hi = None
-    if q.lower is not None:
-        v = float(q.lower.value)
-        lo = (math.ceil(v / scale - 1e-9) + (0 if q.lower.inclusive or v / scale % 1 else 1)) * scale if whole \
-            else (v if q.lower.inclusive else v + max(abs(v), scale) * 1e-12)
-    if q.upper is not None:
-        v = float(q.upper.value)
-        hi = (math.floor(v / scale + 1e-9) - (0 if q.upper.inclusive or v / scale % 1 else 1)) * scale if whole \
-            else (v if q.upper.inclusive else v - max(abs(v), scale) * 1e-12)
-    return lo, hi
+    scale = q.display.scale
+    if whole:
+        lo, hi = whole_numbers(q.lower, q.upper, scale)
+        return (None if lo is None else float(lo * scale)), (None if hi is None else float(hi * scale))
+    out = []
+    for bound, side in ((q.lower, 1), (q.upper, -1)):
+        if bound is None:
+            out.append(None)
+            continue
+        v = float(bound.value)
+        out.append(v if bound.inclusive else v + side * max(abs(v), float(scale)) * 1e-12)
+    return out[0], out[1]
 
 
 def _bounds_text(q) -> str:
