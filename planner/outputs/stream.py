@@ -196,7 +196,7 @@ def _csv(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts")
             header = names
         prefix = _csv_line([_label(run), run.label, "x"])[:-2]  # the quoted label and scenario, then a comma
         for result in blocks(run, limit):
-            cols = _with_never(result, names, texts_of(result, names), "never")
+            cols = [result.with_never(n, c) for n, c in zip(names, texts_of(result, names))]
             notes = result.notes()
             if not notes:
                 out.write(prefix + (",\n" + prefix).join(map(",".join, zip(*cols))) + ",\n")
@@ -211,15 +211,6 @@ def _csv(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts")
 
 
 # ---- JSON lines -------------------------------------------------------------------------------------
-
-def _with_never(result, names: list[str], cols: list[list[str]], word: str) -> list[list[str]]:
-    """A `first(...)` that found nothing at a point says so (``word``), as the terminal does."""
-    for j, n in enumerate(names):
-        never = result.never.get(n)
-        if never is not None:
-            cols[j] = [word if never[i] else t for i, t in enumerate(cols[j])]
-    return cols
-
 
 def _json_texts(texts: list[str]) -> list[str]:
     """A column's :func:`_texts` as JSON: what is not finite is ``null``, as json_number gives."""
@@ -236,7 +227,7 @@ def _jsonl(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts
         head = "{" + f'"sweep": {_dumps(_label(run))}, "scenario": {_dumps(run.label)}'
         keys = [f", {_dumps(n)}: " for n in names]  # (names and labels are one-line strings)
         for result in blocks(run, limit):
-            cols = _with_never(result, names, [_json_texts(c) for c in texts_of(result, names)], '"never"')
+            cols = [result.with_never(n, _json_texts(c), '"never"') for n, c in zip(names, texts_of(result, names))]
             notes = result.notes()
             lines = []
             for i, row in enumerate(zip(*cols)):
@@ -281,7 +272,7 @@ def _json(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts"
         issues: list = []
         issue_count = bad = written = 0
         for result in blocks(run, limit):
-            cols = _with_never(result, names, [_json_texts(c) for c in texts_of(result, names)], '"never"')
+            cols = [result.with_never(n, _json_texts(c), '"never"') for n, c in zip(names, texts_of(result, names))]
             text = ",\n".join("        {\n" + ",\n".join(key + v for key, v in zip(keys, row)) + "\n        }"
                               for row in zip(*cols))
             out.write(("[\n" if written == 0 else ",\n") + text)

@@ -492,9 +492,8 @@ def _sweep_rows(result: SweepResult):
         unit = "" if plan.model.quantities.get(n) is None else plan.model.quantities[n].unit_text
         column = [row[j] for row in rows]
         shown = figures(column, unit) if is_money(unit) else [plain(v) for v in column]
-        never = result.never.get(n)
-        for i, (row, text) in enumerate(zip(rows, shown)):
-            row[j] = NEVER if never is not None and never[i] else text
+        for row, text in zip(rows, result.with_never(n, shown, NEVER)):
+            row[j] = text
     for i, row in enumerate(rows):
         if notes:
             row.append("; ".join(notes.get(i, [])))
@@ -535,8 +534,8 @@ def sweep_json(results: Sequence[SweepResult]) -> dict[str, Any]:
             "scenario": r.label,
             "axes": [{"name": a.name, "unit": a.unit, "count": a.count} for a in r.axes],
             "show": [{"name": n, "unit": plan.model.quantities[n].unit_text} for n in r.show],
-            "points": [{n: NEVER if n in r.never and r.never[n][i] else json_number(_sweep_py(cols[n][i]))
-                        for n in names} for i in range(r.size)],
+            "points": [dict(zip(names, row)) for row in zip(*(
+                r.with_never(n, [json_number(_sweep_py(v)) for v in cols[n]], NEVER) for n in names))],
             "issues": [{"index": s.index, "point": s.point, "quantity": s.quantity, "kind": s.kind,
                         "reason": s.reason} for s in r.issues],
             "issue_count": r.issue_count,

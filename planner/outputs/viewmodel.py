@@ -773,10 +773,8 @@ def _sweeps(analysis: Analysis, plot_files: Mapping) -> list[dict]:
             cols = {n: r.display(n) for n in names}
             notes = r.notes()
             shown = min(r.size, MAX_SWEEP_ROWS)
-            texts = {n: figures([_item(cols[n][k]) for k in range(shown)], plan.quantities[n].unit_text)
-                     for n in names}  # one number style per column
-            for n, never in r.never.items():  # a `first(...)` that found nothing there
-                texts[n] = ["never" if never[k] else t for k, t in enumerate(texts[n])]
+            texts = {n: r.with_never(n, figures([_item(cols[n][k]) for k in range(shown)], plan.quantities[n].unit_text))
+                     for n in names}  # one number style per column; "never" where a `first(...)` finds nothing
             rows = [[texts[n][k] for n in names] for k in range(shown)]
             tables.append({
                 "scenario": r.label,

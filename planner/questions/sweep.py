@@ -84,6 +84,11 @@ class SweepResult:
         col = self.columns[name]
         return col if q.is_bool else col / float(q.display.scale)
 
+    def with_never(self, name: str, texts: list, word: str = "never") -> list:
+        """A column's ``texts`` with ``word`` where ``name``, a ``first(...)``, finds nothing."""
+        never = self.never.get(name)
+        return texts if never is None else [word if never[i] else t for i, t in enumerate(texts)]
+
     def notes(self) -> dict[int, list[str]]:
         """Short text per point with an issue, by index in this result (explained points get the reason)."""
         explained = {(s.index - self.offset, s.quantity): s.reason for s in self.issues}
