@@ -12,6 +12,7 @@ reads the Solve sheet. Every cell caches planner's own result
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import sympy as sp
@@ -172,7 +173,8 @@ def _probability_rows(book: Book, ws, row: int, grouped: bool = False) -> int:
             ws.number(row, 3, sides[0], style)
             ws.number(row, 4, sides[1], style)
             ws.text(row, 5, cell_unit(unit), UNITS)
-        ws.text(row, 6, result.stat_text.split(" = ", 1)[-1] if result.error is None else result.error.message)
+        error = re.search(r"\(sampling error about [^)]*\)", result.stat_text) if result.error is None else None
+        ws.text(row, 6, result.error.message if result.error is not None else error.group(0)[1:-1] if error else None)
         ws.formula(row, 7, "=TRUE" if result.passed else "=FALSE", bool(result.passed))
         ws.status(row, 8, f"G{row}", bool(result.passed))
         ws.number(row, 9, result.check.span.line)
