@@ -50,6 +50,7 @@ def _id(path: Path) -> str:
     ("sweep a in 1 .. 8 step 2 , b in [ 1,2 ] show x , y for all\n",
      "sweep a in 1..8 step 2, b in [1, 2] show x, y for all\n"),
     ("solve  min batch where x>=y for all as z\n", "solve min batch where x >= y for all as z\n"),
+    ("solve  min batch where x>=y as z  for all\n", "solve min batch where x >= y as z for all\n"),
     ("maximize s over g in 1..8 as best\ncheck best.value ~= 2\n",
      "maximize s over g in 1..8 as best\ncheck best.value ~= 2\n"),
     ('import "hardware/h100_sxm.plan"   as h100\nx = h100 . hbm_bandwidth\n',

@@ -740,3 +740,13 @@ def test_sensitivity_goes_through_an_answer():
     assert rows["budget"].elasticity == pytest.approx(0.5, abs=1e-6)
     assert rows["tokens_per_param"].elasticity == pytest.approx(0.5, abs=1e-6)
     assert "n" not in rows  # the question's own input does not move its answer
+
+
+@pytest.mark.parametrize("tail", ["for all as four", "as four for all", "in s2 as four", "as four in s2"])
+def test_as_and_for_in_either_order(tail):
+    # A new user wrote `solve ... as NAME for all` and met a syntax error: both orders read the same.
+    plan = planner.loads(f"x = 2\ny = x * 3\nscenario s2 {{ x = 5 }}\nsolve x where y = 12 {tail}\n"
+                         "check four == 4\n")
+    (solve,) = plan.model.solves
+    assert solve.alias == "four"
+    assert [p.name for p in solve.scenarios] == ["all" if "all" in tail else "s2"]
