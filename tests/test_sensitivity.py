@@ -74,10 +74,51 @@ def test_kink_gives_both_sides_never_their_average():
 
 
 def test_step_functions_have_no_symbolic_derivative():
+    """floor(c) at c = 3.7 is flat within 1% either way: the row says so and where the next step is,
+    a rise of 4/3.7 - 1 = 8.108% that takes z from 6 to 8 (+33.3%)."""
     plan = planner.loads("a = 2\nc = 3.7\nz = floor(c) * a\n")
     got = {r.input: r for r in sensitivity(plan, "z").rows}
-    assert got["c"].elasticity == 0 and got["c"].derivative == 0 and "flat" in got["c"].note
+    assert got["c"].elasticity == 0 and got["c"].derivative == 0
+    assert got["c"].method == "effect of a 1% change" and (got["c"].rise, got["c"].fall) == (0.0, 0.0)
+    assert "a 1% rise or fall leaves `z` as it is" in got["c"].note
+    assert "the nearest step is a 8.11% rise (to 4), where `z` moves by +33.3%" in got["c"].note
     assert got["a"].method == "symbolic" and got["a"].elasticity == pytest.approx(1.0)
+
+
+VANS = """unit USD
+unit parcel
+demand = 1250 parcel/day
+capacity = 140 parcel/day
+van_cost = 2400 USD/month
+overhead = 3000 USD/month
+vans = ceil(demand / capacity)
+cost = vans * van_cost + overhead -> USD/month
+"""
+
+
+def test_a_step_within_the_stated_change_is_its_effect_not_a_slope_of_zero():
+    """vans = ceil(1250 / 140) = ceil(8.93) = 9: a 1% more demand (1262.5 / 140 = 9.02) takes a tenth
+    van, 24,600 -> 27,000 USD/month (+9.756%); 1% less capacity likewise. The local slope is 0 for
+    both, and ranked them below van_cost (+0.878): the reader's question is what a 1% change does."""
+    rows = sensitivity(planner.loads(VANS), "cost").rows
+    got = {r.input: r for r in rows}
+    effect = 2400 / 24600 * 100  # one more van, in % of the cost
+    assert got["demand"].rise == pytest.approx(effect, rel=1e-9) and got["demand"].fall == 0
+    assert got["capacity"].rise == 0 and got["capacity"].fall == pytest.approx(-effect, rel=1e-9)
+    for n in ("demand", "capacity"):
+        assert got[n].method == "effect of a 1% change" and abs(got[n].elasticity) == pytest.approx(effect)
+        assert "a step or kink lies within 1% of the value" not in got[n].note  # a step, said as such
+        assert "a step lies within 1% of the value" in got[n].note and "the local slope gives +0.0000" in got[n].note
+    assert [r.input for r in rows][:2] == ["capacity", "demand"] or [r.input for r in rows][:2] == ["demand", "capacity"]
+    assert got["van_cost"].method == "symbolic"  # smooth inputs keep their exact slope
+    assert got["van_cost"].elasticity == pytest.approx(9 * 2400 / 24600, rel=1e-12)
+
+
+def test_a_smooth_curve_keeps_its_slope():
+    """y = x^2 at x = 3: a 1% rise gives +2.01%, a fall -1.99%: within 10% of the slope's 2, so the
+    row keeps the exact elasticity 2."""
+    r, = sensitivity(planner.loads("x = 3\ny = x ^ 2\n"), "y").rows
+    assert r.method == "symbolic" and r.elasticity == pytest.approx(2.0, rel=1e-12)
 
 
 def test_zero_quantity_has_no_elasticity():
@@ -164,11 +205,19 @@ def test_boolean_formulas_are_inlined_as_their_conditions():
 
 def test_a_rounding_step_is_flat_or_a_jump_never_a_huge_slope():
     """round(1.005, 2): 100.5 + 0.5 = 101 sits exactly on the step; the symmetric difference said +4950."""
+    # a 1% rise: round(1.01505, 2) = 1.02, +0.990%; a fall: round(0.99495, 2) = 0.99, -1.98%
     on_step = sensitivity(planner.loads("a = 1.005\nb = round(a, 2)\n"), "b").rows[0]
-    assert on_step.elasticity is None and on_step.derivative is None and "jump" in on_step.note
+    assert on_step.method == "effect of a 1% change" and "a step lies within 1% of the value" in on_step.note
+    assert on_step.rise == pytest.approx((1.02 - 1.01) / 1.01 * 100, rel=1e-9)
+    assert on_step.fall == pytest.approx((0.99 - 1.01) / 1.01 * -100, rel=1e-9)
+    assert on_step.elasticity == on_step.fall  # the larger side
+    # d/da (1.00 * a) = 1 here, but the step at 1.005 lies within 1%: a rise to 1.01404 rounds to 1.01
     flat = sensitivity(planner.loads("a = 1.004\nb = round(a, 2) * a\n"), "b").rows[0]
-    assert flat.derivative == pytest.approx(1.0)  # d/da (1.00 * a): the rounded factor is flat here
-    assert "flat" in flat.note
+    assert flat.method == "effect of a 1% change" and "the local slope gives +1.0000" in flat.note
+    assert flat.rise == pytest.approx((1.01 * 1.01404 - 1.004) / 1.004 * 100, rel=1e-9)
+    far = sensitivity(planner.loads("a = 1.1\nb = round(a, 1) * a\n"), "b").rows[0]
+    assert far.method.startswith("symbolic") and far.derivative == pytest.approx(1.1)  # no step within 1%: the slope
+    assert "flat" in far.note
 
 
 def test_long_growth_chain_is_differentiated_through_the_graph():
@@ -297,8 +346,12 @@ def test_every_elasticity_agrees_with_a_finite_difference(path):
                     h = abs(x) * Fraction(1, 10**6)
                     inputs = {n: (v if isinstance(v, bool) else float(v)) for n, v in base.inputs.items()}
                     at = lambda v: float(plan.run_compiled({**inputs, r.input: float(v)})[name])  # noqa: E731
+                if r.method == "effect of a 1% change":  # a step or kink within 1%: the change itself
+                    h = abs(x) / 100
                 up, down = at(x + h), at(x - h)
-                if r.method == "one-sided differences":
+                if r.method == "effect of a 1% change":
+                    fd = (up - y0) / float(h) if r.elasticity == r.rise else (y0 - down) / float(h)
+                elif r.method == "one-sided differences":
                     one = (up - y0) if r.rise is not None and r.elasticity == r.rise else (y0 - down)
                     fd = one / float(h)
                 elif up is not None and down is not None:

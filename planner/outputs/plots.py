@@ -350,7 +350,7 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
         hi = max([0.0] + [r[3] for r in rows])
         pad = 0.3 * max(hi - lo, 1e-9)  # room for the widest label right of its bar
         ax.set_xlim(lo - (pad if lo < 0 else 0), hi + pad)
-        ax.set_xlabel("% change of the figure for a 1% rise of the input (elasticity)")
+        ax.set_xlabel("% change of the figure per 1% change of the input (elasticity)")
         ax.grid(True, axis="x", linewidth=0.4, alpha=0.6)
         fig.suptitle("What moves the headline figures", fontsize=10)
         # fixed margins (tight_layout measures every label: a third of the time), the left one as wide as

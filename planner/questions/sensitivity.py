@@ -19,6 +19,14 @@ steps (``h`` and ``h/16``); a side whose slope is not steady between them is a j
 kink within the step and is said to be so. An integer input moves by one step of its
 display unit (a sum's range ``1..n`` has no value between ``n`` and ``n + 1``), up and
 down, within its declared bounds.
+
+A slope answers "what does a small change do"; a reader asks what a real one does. Each row's
+elasticity is therefore held against the effect of the stated change itself, a 1% rise and a 1%
+fall of the input in a whole evaluation (:func:`_stated`). Where the two disagree, a step
+(``ceil``, ``floor``, ``round``, an ``if``) or a kink lies within 1% of the value, and the row
+gives the effect of the change on each side instead, ranked by the larger, its method and note
+saying so; where a step function is flat within 1% either way, the note says how far the nearest
+step is.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from typing import Optional
 import numpy as np
 import sympy as sp
 
-from ..compute.evaluation import Plan
+from ..compute.evaluation import Plan, format_value
 from ..compute.symbolic import AGGREGATES, cone
 from ..language.errors import KindError, PlanError, UnknownNameError, suggest
 from .roots import KINKS, exact_number, inline
@@ -92,7 +100,7 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         out.rows.sort(key=_order)
         return out
     if any(plan.exprs[n].has(*AGGREGATES) for n in cone(plan.model, [name]) if n in plan.exprs):
-        out.rows.extend(_differences(plan, ev, name))
+        out.rows.extend(_stated(plan, ev, name, r) for r in _differences(plan, ev, name))
         out.rows.sort(key=_order)
         return out
     fast = _forward(plan, ev, name)
@@ -120,14 +128,16 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         flat = sym in stepped_in
         d = None
         if stepped:
-            out.rows.append(Row(n, float(x) / float(xq.display.scale), xq.unit_text, None, None, "none",
-                                f"a jump: `{sp.sstr(stepped[0])}` steps at this value (flat on either side)"))
+            out.rows.append(_stated(plan, ev, name, Row(
+                n, float(x) / float(xq.display.scale), xq.unit_text, None, None, "none",
+                f"a jump: `{sp.sstr(stepped[0])}` steps at this value (flat on either side)")))
             continue
         if not kinked:
             raw = _derivative(plan, active, sym)
             d = None if raw.has(sp.Derivative) else raw.xreplace(point)
         if kinked:
-            out.rows.append(_difference_row(plan, ev, name, n, f"a kink: `{_plain(kinked[0])}` has equal arguments"))
+            out.rows.append(_stated(plan, ev, name, _difference_row(
+                plan, ev, name, n, f"a kink: `{_plain(kinked[0])}` has equal arguments")))
             continue
         if d is None or d.has(sp.Derivative) or not (d.is_number and d.is_finite):
             dv = _numeric(plan, ev, name, n)
@@ -151,8 +161,9 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
             step = _difference_row(plan, ev, name, n)  # the one-step values, in Row.rise/Row.fall
             rise, fall = step.rise, step.fall
             note = (note + "; " if note else "") + "integer input, treated as continuous"
-        out.rows.append(Row(n, float(x) / float(xq.display.scale), xq.unit_text, elasticity,
-                            None if dv is None else dv * float(xq.display.scale) / y_scale, method, note, rise, fall))
+        out.rows.append(_stated(plan, ev, name, Row(
+            n, float(x) / float(xq.display.scale), xq.unit_text, elasticity,
+            None if dv is None else dv * float(xq.display.scale) / y_scale, method, note, rise, fall)))
     out.rows.sort(key=_order)
     return out
 
@@ -411,3 +422,99 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
         return Row(input_name, shown, xq.unit_text, None, None, "none",
                    f"no finite slope on either side: {up_why}")
     return Row(input_name, shown, xq.unit_text, el(d), d * scale / y_scale, method, note, el(up), el(down))
+
+
+CHANGE = 0.01  # the stated change: "a 1% rise in the input moves the quantity by about that many %"
+AGREE = 0.1  # relative: a slope within this of the stated change's effect answers the reader's question
+FAR = 0.5  # the nearest step is looked for up to a 50% change either way
+LOOK = 400  # points each way in that look (then refined between the two around the step)
+
+
+def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
+    """``row`` held against the effect of the stated change (a 1% rise and a 1% fall of the input,
+    each a whole evaluation of the compiled plan). Kept as it is where the slope tells the effect
+    (within ``AGREE``), for an integer input (its rows already give one step each way) and where the
+    quantity is 0 (no elasticity). Otherwise a step or kink lies within 1%: the row becomes the
+    effect on each side, its elasticity the larger in size (the rise's on a tie), the note saying
+    both; a quantity flat within 1% either way but stepped further off says where the nearest step is."""
+    xq = plan.model.quantities[row.input]
+    y = float(ev.values[name])
+    x = float(ev.inputs[row.input])
+    if xq.integer or xq.is_bool or y == 0 or x == 0 or not math.isfinite(y):
+        return row
+    up, down = _effects(plan, ev, name, row.input, np.array([x * (1 + CHANGE), x * (1 - CHANGE)]))
+    rise = None if up is None else (up - y) / y / CHANGE + 0.0  # never -0.0
+    fall = None if down is None else (down - y) / y / -CHANGE + 0.0
+    local = row.elasticity
+    stepped = row.method == "none" or "floor/ceil/round" in row.note
+    # each side against the row's own slope on that side (a kink's one-sided rows), else the one slope
+    pairs = [(e, row.rise if row.rise is not None else local) for e in (rise,) if e is not None]
+    pairs += [(e, row.fall if row.fall is not None else local) for e in (fall,) if e is not None]
+    if not pairs:
+        return row
+    agree = all(slope is not None and abs(e - slope) <= AGREE * max(abs(slope), abs(e)) + 1e-12
+                for e, slope in pairs)
+    if agree and not (stepped and local == 0):  # the slope tells what the change does
+        return row
+    what = "a step" if stepped else "a step or kink"
+
+    def said(v: Optional[float], it: str) -> str:  # the effect of a change that gives ``name`` the value ``v``
+        if v is None:
+            return f"leaves {it} without a value"
+        return f"leaves {it} as it is" if v == y else f"moves {it} by {(v - y) / y * 100:+.3g}%"
+
+    if (rise or 0.0) == 0 and (fall or 0.0) == 0:
+        nearest = _nearest_step(plan, ev, name, row.input, x, y)
+        note = f"{what} lies outside 1% either way: a 1% rise or fall leaves `{name}` as it is"
+        if nearest:
+            note += f"; {nearest}"
+        elasticity = 0.0
+    else:
+        note = (f"{what} lies within 1% of the value: a 1% rise {said(up, f'`{name}`')}, "
+                f"a 1% fall {said(down, 'it')}; the local slope gives "
+                + ("no elasticity" if local is None else f"{local + 0.0:+.4f}"))
+        elasticity = rise if fall is None or (rise is not None and abs(rise) >= abs(fall)) else fall
+    scale = float(xq.display.scale)
+    y_scale = float(plan.model.quantities[name].display.scale)
+    derivative = None if elasticity is None else elasticity * y / x * scale / y_scale
+    return Row(row.input, row.value, row.unit, elasticity, derivative, "effect of a 1% change", note, rise, fall)
+
+
+def _effects(plan: Plan, ev, name: str, input_name: str, at: np.ndarray) -> list[Optional[float]]:
+    """``name`` with ``input_name`` at each of ``at`` (base units), the others as in ``ev``; None
+    where it has no finite value or a constraint fails there."""
+    values = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
+    values[input_name] = at
+    raw = plan.run_compiled(values)
+    f = np.broadcast_to(np.asarray(raw[name], dtype=float), at.shape)
+    ok = np.isfinite(f)
+    for i in range(len(plan._constraints)):
+        ok = ok & np.broadcast_to(np.asarray(raw[f"__constraint{i}"], dtype=bool), at.shape)
+    return [float(v) if good else None for v, good in zip(f, ok)]
+
+
+def _nearest_step(plan: Plan, ev, name: str, input_name: str, x: float, y: float) -> str:
+    """Where, within a 50% change either way, ``name`` first moves: "the nearest step is a 5.0% rise
+    (to 1,260 parcel/day), where it moves by +9.76%", or "" when it is flat that far."""
+    xq = plan.model.quantities[input_name]
+    found = []
+    for sign in (1, -1):
+        grid = np.linspace(0, FAR, LOOK + 1)[1:]
+        at = x * (1 + sign * grid)
+        ys = _effects(plan, ev, name, input_name, at)
+        k = next((i for i, v in enumerate(ys) if v is None or v != y), None)
+        if k is None or ys[k] is None:
+            continue
+        lo, hi = (grid[k - 1] if k else 0.0), grid[k]
+        fine = np.linspace(lo, hi, LOOK + 1)[1:]
+        ys_fine = _effects(plan, ev, name, input_name, x * (1 + sign * fine))
+        j = next((i for i, v in enumerate(ys_fine) if v is None or v != y), None)
+        if j is None or ys_fine[j] is None:
+            continue
+        found.append((fine[j], sign, ys_fine[j]))
+    if not found:
+        return ""
+    d, sign, v = min(found)
+    to = x * (1 + sign * d) / float(xq.display.scale)
+    return (f"the nearest step is a {d * 100:.3g}% {'rise' if sign > 0 else 'fall'} "
+            f"(to {format_value(to, xq.unit_text, 4)}), where `{name}` moves by {(v - y) / y * 100 + 0.0:+.3g}%")
