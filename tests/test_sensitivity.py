@@ -363,3 +363,12 @@ def test_every_elasticity_agrees_with_a_finite_difference(path):
                     f"{path.name} [{scenario or 'base'}] d {name} / d {r.input}: {r.method} {r.note}")
                 checked += 1
     assert checked > 0
+
+
+def test_rows_are_ranked_by_the_elasticity_they_show():
+    """An integer input's one-step sides (here n: one more of 3 adds a third) once ranked it above an
+    input with a larger elasticity shown (a new user's `sensitivity` listed 0.50 above 0.53, by its fall of 0.55)."""
+    plan = planner.loads("n = 3 where integer, n >= 1\nw = 10\ny = n ^ 0.5 * w ^ 0.53\n")
+    rows = sensitivity(plan, "y").rows
+    shown = [abs(r.elasticity) for r in rows]
+    assert shown == sorted(shown, reverse=True) and rows[0].input == "w"

@@ -65,7 +65,10 @@ class Row:
 
 
 def _order(r: Row):
-    size = max((abs(e) for e in (r.elasticity, r.rise, r.fall) if e is not None), default=None)
+    """Largest shown elasticity first (a step's row shows its larger side), then the sides where
+    none is shown; a row never ranks above a larger figure it does not show."""
+    size = abs(r.elasticity) if r.elasticity is not None else max(
+        (abs(e) for e in (r.rise, r.fall) if e is not None), default=None)
     return (size is None, -(size or 0.0), r.input)
 
 
