@@ -115,7 +115,8 @@ def _add_common(p: argparse.ArgumentParser, scenario: bool = True, sets: bool = 
     p.add_argument("file", metavar="FILE", help="a .plan file")
     if scenario:
         p.add_argument("--scenario", "-s", action="append", metavar="NAME",
-                       help="scenario to use: a name, a comma list, `all`, or `base` (the plan as written); repeatable")
+                       help="scenario to use: a name, a comma list, `base` (the plan as written) or `all` "
+                            "(the plan as written, then every scenario); repeatable")
     _import_root(p)
     if sets:
         p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
@@ -414,7 +415,7 @@ def overrides_from(plan, sets: Sequence[str]):
 
 
 def scenarios_from(plan, spec: Optional[Sequence[str]]):
-    return plan.resolve_scenarios(spec)
+    return plan.resolve_scenarios(spec, written=True)
 
 
 def _width() -> Optional[int]:

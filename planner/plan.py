@@ -202,7 +202,7 @@ class Plan:
 
         plan = self._plan
         values, origins = self._overrides(overrides)
-        evaluations = plan.evaluate_all(plan.resolve_scenarios(scenario), values, origins)
+        evaluations = plan.evaluate_all(plan.resolve_scenarios(scenario, written=True), values, origins)
         names = plan.display_order()
         if only is not None:
             only = [only] if isinstance(only, str) else list(only)
@@ -285,7 +285,7 @@ class Plan:
         results = []
         if axes:
             parsed = [parse_assignment(plan, f"{name}={self._values_text(name, v)}") for name, v in axes.items()]
-            for s in plan.resolve_scenarios(scenario):
+            for s in plan.resolve_scenarios(scenario, written=True):
                 results.append(sweeps.run(plan, parsed, show, s, values, origins))
         else:
             if not plan.model.sweeps:
@@ -305,7 +305,8 @@ class Plan:
         from .questions.sensitivity import sensitivity
 
         values, origins = self._overrides(overrides)
-        found = [sensitivity(self._plan, quantity, s, values, origins) for s in self._plan.resolve_scenarios(scenario)]
+        found = [sensitivity(self._plan, quantity, s, values, origins)
+                 for s in self._plan.resolve_scenarios(scenario, written=True)]
         rows = [SensitivityRow(quantity=s.quantity, scenario=s.label, input=r.input, value=Value(r.value, r.unit),
                                elasticity=r.elasticity, derivative=r.derivative, method=r.method, note=r.note)
                 for s in found for r in s.rows]
@@ -318,7 +319,8 @@ class Plan:
         from .questions.explain import explain
 
         values, origins = self._overrides(overrides)
-        parts = [explain(self._plan, quantity, s, values, origins) for s in self._plan.resolve_scenarios(scenario)]
+        parts = [explain(self._plan, quantity, s, values, origins)
+                 for s in self._plan.resolve_scenarios(scenario, written=True)]
         return Explanation(parts, "\n\n".join(explain_text(p) for p in parts))
 
     # ---- overrides with units ------------------------------------------------------------------

@@ -97,9 +97,9 @@ def test_eval_result(plan):
     assert row.kind == "derived" and row.doc == "weights read once per step" and row.tags == ("headline",)
     assert row.formula == "parameters * bits_per_weight"
     every = plan.eval(scenario="all")
-    assert every.scenarios == ["bf16", "fp8_e4m3", "int4_g128"]
+    assert every.scenarios == ["base", "bf16", "fp8_e4m3", "int4_g128"]  # the plan as written first
     assert every["weight_bytes", "fp8_e4m3"] == planner.Value(70, "GB")
-    with pytest.raises(PlanError, match="3 scenarios"):
+    with pytest.raises(PlanError, match="4 scenarios"):
         every.value("weight_bytes")
     with pytest.raises(UnknownNameError, match="did you mean `weight_bytes`"):
         every.value("weight_byte", "bf16")

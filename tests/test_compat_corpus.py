@@ -94,7 +94,11 @@ def differences(recorded: dict, ev: dict, ck: dict, base: dict | None = None) ->
                     elif not close(old, now[name]):
                         found.setdefault(f"{scenario}:{name}", f"{kind} {old!r} -> {now[name]!r} (without a scenario)")
     old_ev = recorded["eval"]
-    if ev["scenarios"] != old_ev["scenarios"]:
+    # `--scenario all` shows the plan as written first, then each scenario (CHANGELOG, Changed): the
+    # recorded scenarios must follow it unchanged, and the base's figures are compared with `base` above
+    shown = ev["scenarios"][1:] if ev["scenarios"][:1] == ["base"] and old_ev["scenarios"][:1] != ["base"] \
+        else ev["scenarios"]
+    if shown != old_ev["scenarios"]:
         found["scenarios"] = f"{old_ev['scenarios']} -> {ev['scenarios']}"
     units = {name: [q.get("unit", ""), q.get("base_unit", "")] for name, q in ev["quantities"].items()}
     for name, old in old_ev["units"].items():

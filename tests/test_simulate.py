@@ -301,7 +301,7 @@ def test_simulate_command_json(plan_file, cli):
     assert code == 0, err
     data = json.loads(out)
     assert data["samples"] == 2000 and data["seed"] == 3 and data["method"] == "lhs"
-    busy, base = data["scenarios"]
+    base, busy = data["scenarios"]  # `-s all` is the plan as written and then each scenario
     assert busy["scenario"] == "busy" and busy["quantities"]["util"]["sd"] == 0
     assert base["quantities"]["util"]["point"] == pytest.approx(100 * math.sqrt(0.28))
     assert base["quantities"]["lat"]["unit"] == "ms"

@@ -67,7 +67,7 @@ def test_eval_tables_fit_the_width_and_keep_every_value(args, columns):
 
 def test_a_split_table_says_so_and_columns_0_gives_one_table():
     split = run("eval", GPU, "-s", "all", columns=80).stdout
-    assert "scenarios 1-2 of 12 (split to fit the terminal; --format csv for one table)" in split
+    assert "scenarios 1-2 of 13 (split to fit the terminal; --format csv for one table)" in split
     whole = run("eval", GPU, "-s", "all", columns=0).stdout
     assert "split" not in whole and max(len(line) for line in whole.splitlines()) > 300
     piped = run("eval", GPU, "-s", "all").stdout  # not a terminal, no COLUMNS: one table, for grep and files
@@ -167,7 +167,9 @@ def test_json_lines_formats(plan_file):
             "input_from": None} in rows
     assert {"quantity": "a", "scenario": "s", "value": 4.0, "unit": "", "base_value": 4.0, "kind": "input",
             "input_from": "scenario `s`"} in rows
-    assert len(rows) == 2
+    assert {"quantity": "b", "scenario": "base", "value": 600.0, "unit": "%", "base_value": 6.0, "kind": "derived",
+            "input_from": None} in rows  # `-s all`: the plan as written, then each scenario
+    assert len(rows) == 4
     rows = [json.loads(line) for line in run("check", plan, "--format", "jsonl").stdout.splitlines()]
     assert [(r["check"], r["scenario"], r["passed"]) for r in rows] == [
         ("check b == 600% for all", "s", False), ("check b == 12 in s", "s", True)]

@@ -79,7 +79,7 @@ def test_json_has_everything_token_cost_py_prints(cli):
     assert code == 0
     data = json.loads(out)
     assert data["format"] == "planner.eval/1"
-    assert data["scenarios"] == ["bf16", "fp8_e4m3", "int4_g128"]
+    assert data["scenarios"] == ["base", "bf16", "fp8_e4m3", "int4_g128"]
     int4 = data["values"]["int4_g128"]
     # token_cost.py's artifact, key by key (its names -> the plan's names)
     assert data["base_values"]["bf16"]["parameters"] == 70e9

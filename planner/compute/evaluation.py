@@ -269,13 +269,16 @@ class Plan:
         return out
 
     # ---- scenarios and overrides ---------------------------------------------
-    def resolve_scenarios(self, spec: Optional[Union[str, Sequence[str]]]) -> list[Optional[str]]:
+    def resolve_scenarios(self, spec: Optional[Union[str, Sequence[str]]], written: bool = False
+                          ) -> list[Optional[str]]:
         """Scenario names from a selection.
 
         ``None`` is the plan as written (``base``); ``all`` is every scenario
         (or the base when there is none); a name picks one scenario; with
         axes, ``gpu=h100,precision=fp8`` picks combinations (an axis left out
         takes all its members, ``gpu=all`` too). Each string is one selection.
+        ``written``: the command line's and the API's ``all``, which shows the plan as written
+        first, beside its scenarios (a plan's own ``for all`` runs a question per scenario).
         """
         if spec is None:
             return [None]
@@ -289,7 +292,7 @@ class Plan:
                     self._check_pick(axis, member)
                     picks.setdefault(axis, set()).add(member)
                 elif name == "all":
-                    out.extend(self.scenario_names or [None])
+                    out.extend(([None] if written else []) + self.scenario_names or [None])
                 elif name == "base":
                     out.append(None)
                 elif name in self.model.scenarios:
