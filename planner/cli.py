@@ -97,7 +97,7 @@ def _chunk_mb(text: str) -> float:
 def _dask(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--dask", action="store_true",
                    help=f"run the {what} as chunked Dask arrays, reduced to figures without holding them: for runs "
-                        "too large for memory (needs the extra: pip install 'planner-units[dask]')")
+                        "too large for memory (needs dask, distributed and xarray: pip install 'dask[array]' distributed xarray)")
     p.add_argument("--chunk-mb", type=_chunk_mb, default=100.0, metavar="MB",
                    help="with --dask, the size of a chunk: one task per chunk, holding about this many MB of "
                         "values (every quantity computed for it; default: 100)")
@@ -899,7 +899,7 @@ class _past_memory:
 
         if self.on and isinstance(err, PlanError) and err.message.startswith(self.match):
             err.notes.append(f"--dask runs {self.what} in chunks, reduced to figures "
-                             "(pip install 'planner-units[dask]')")
+                             "(pip install 'dask[array]' distributed xarray)")
         return False
 
 

@@ -280,7 +280,7 @@ def test_without_the_extra_planner_says_what_to_install(plan_file, cli, monkeypa
     for args in (["simulate", str(plan_file(SIM)), "--dask"],
                  ["sweep", str(plan_file(GRID, "g.plan")), "price=1 USD..2 USD", "--dask", "-o", str(out_file)]):
         code, out, err = cli(*args)
-        assert code == 2 and "pip install 'planner-units[dask]'" in err and "Traceback" not in err
+        assert code == 2 and "pip install 'dask[array]' distributed xarray" in err and "Traceback" not in err
     assert not out_file.exists()
 
 

@@ -53,7 +53,7 @@ def available() -> Optional[str]:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        return "matplotlib is not installed (pip install 'planner-units[plot]')"
+        return "matplotlib is not installed (pip install matplotlib)"
     return None
 
 

@@ -3,7 +3,7 @@
 Each result holds plain data (names, numbers in display units, unit texts,
 booleans, strings), prints as the terminal prints it (``repr``), shows as an
 HTML table in a notebook (``_repr_html_``) and becomes a pandas DataFrame with
-``to_pandas()`` when pandas is installed (``pip install 'planner-units[pandas]'``;
+``to_pandas()`` when pandas is installed (``pip install pandas``;
 it is optional, and this is its one home). ``to_records()`` gives the rows
 as dicts for anything else.
 
@@ -266,11 +266,11 @@ class _Rows:
         return [{k: _plain(v) for k, v in asdict(r).items()} for r in self.rows]
 
     def to_pandas(self):
-        """The rows as a pandas DataFrame (pandas is optional: ``pip install 'planner-units[pandas]'``)."""
+        """The rows as a pandas DataFrame (pandas is optional: ``pip install pandas``)."""
         try:
             import pandas
         except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'planner-units[pandas]' (or pip install pandas)"
+            raise ImportError("to_pandas() needs pandas: pip install pandas"
                               ) from None
         return pandas.DataFrame.from_records(self.to_records(), columns=self._columns())
 
@@ -442,7 +442,7 @@ class EvalResult(_Rows):
         try:
             import pandas
         except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'planner-units[pandas]' (or pip install pandas)"
+            raise ImportError("to_pandas() needs pandas: pip install pandas"
                               ) from None
         data = {s: [_plain(r.values[s]) for r in self.rows] for s in self.scenarios}
         data.update(unit=[r.unit for r in self.rows], kind=[r.kind for r in self.rows],
@@ -604,7 +604,7 @@ class SweepTable:
         try:
             import pandas
         except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'planner-units[pandas]' (or pip install pandas)"
+            raise ImportError("to_pandas() needs pandas: pip install pandas"
                               ) from None
         frame = pandas.DataFrame.from_records(self.to_records(), columns=self.columns)
         frame.attrs["units"] = dict(self.units)  # column -> its unit ("" for none)

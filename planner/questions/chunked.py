@@ -1,6 +1,6 @@
 """Sweeps and simulations too large for memory: chunked xarray/Dask arrays, reduced to figures.
 
-The one home of dask, distributed and xarray (the optional extra ``pip install 'planner-units[dask]'``).
+The one home of dask, distributed and xarray (optional: ``pip install '.[dask]'`` in a checkout, or ``pip install 'dask[array]' distributed xarray``).
 
 * A sweep's axes are one-dimensional :class:`xarray.DataArray` s, each along its own dimension and
   chunked; :func:`xarray.apply_ufunc` (``dask="parallelized"``) runs the plan's compiled
@@ -44,7 +44,7 @@ from . import sampling, simulate
 from .sweep import SweepRun
 from .sweep import _program as _sweep_program
 
-EXTRA = "pip install 'planner-units[dask]'"
+EXTRA = "pip install 'dask[array]' distributed xarray"
 CHUNK_MB = 100.0  # the size of a block of the grid (float64 values of one quantity)
 MAX_POINTS = 10 ** 12  # points of a chunked sweep, or samples of a chunked simulation
 BINS = 1 << 16  # bins per refinement pass of a percentile
