@@ -590,6 +590,10 @@ def test_solve_at_a_probability(plan_file, cli):
     assert abs(answer.value - answer.other) <= 1e-9 * answer.value
     code, out, _ = cli("simulate", plan_file(SOLVE_PLAN), "--solve", "h where P(cheaper) >= 80%")
     assert code == 0 and "h = 42." in out and "P(cheaper) = 80.0" in out
+    # both edges to the digits that tell them apart (the same six digits twice before)
+    at = out.split("h = ")[1].split()[0]
+    past = out.split("just past it, ")[1].split()[0].rstrip(",")
+    assert at != past and at[:5] == past[:5], out
 
 
 def test_solve_at_a_probability_keeps_to_the_inputs_bounds_and_whole_numbers(plan_file, cli):
@@ -657,3 +661,18 @@ def test_a_never_in_some_samples_is_said_not_quietly_false(plan_file, cli):
     assert "p50(payback) <= 30 month = 15" in out
     code, out, err = cli("--no-cache", "simulate", path, "-p", "early or late")
     assert "P(early or late) = 68.5" in out and "counts as not holding" in out
+
+
+def test_the_table_writes_figures_as_every_table_does(plan_file, cli):
+    """A new user's simulate printed the sd of a constant as 3.55289e-15, money as 1.97469e+06 USD and
+    nan for a first(...) that never holds: one style per quantity, as eval's table (digits grouped,
+    money to cents, float noise 0), and "never"."""
+    path = plan_file("unit USD\nprice = 1000000 USD to 3000000 USD\nratio = (price * 0.1) / price * 30\n"
+                     "cost = price * 1\nlate = first(m for m in 1..12 where m * 1 USD > price)\n")
+    code, out, err = cli("simulate", str(path), "--samples", "500", "--seed", "1")
+    assert code == 0, err
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[3:] if line and line[0].isalpha()}
+    assert rows["ratio"][:3] == ["3", "3", "0"]  # point, mean, sd: no 1.4e-16 residue
+    assert rows["cost"][0] == "1,732,050.81" and all("e+" not in t for t in rows["cost"])
+    assert rows["late"][:3] == ["never", "never", "never"]
+    assert "nan" not in out

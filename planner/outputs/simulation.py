@@ -8,8 +8,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..compute.evaluation import format_value
 from ..questions.simulate import Simulation
+from .numbers import differing, texts
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
 
 
@@ -31,11 +31,18 @@ def _headers(percentiles: Sequence[float]) -> list[str]:
 
 
 def _rows(sim: Simulation, names: Sequence[str], percentiles: Sequence[float]):
+    """One row a quantity, its figures in one style (:func:`.numbers.texts`, as every table writes a
+    quantity's figures: digits grouped, float noise such as the sd of a constant shown as 0); a
+    ``first(...)`` with no value is "never"."""
     rows = []
     for n in names:
         q = sim.plan.model.quantities[n]
         s = sim.stats(n, percentiles)
-        rows.append([n] + [format_value(s[k], "", 6) for k in _stat_names(percentiles)] + [q.unit_text])
+        figures = [s[k] for k in _stat_names(percentiles)]
+        shown = texts(figures, q.unit_text)
+        if sim.never(n) is not None:
+            shown = ["never" if v != v else t for v, t in zip(figures, shown)]
+        rows.append([n] + shown + [q.unit_text])
     return rows
 
 
@@ -145,7 +152,9 @@ def solve_text(plan, answers, scenarios) -> str:
         q = plan.model.quantities[answer.target]
         scale = float(q.display.scale)
         r = answer.result
-        lines.append(f"[{scenario or 'base'}] {answer.target} = {format_value(answer.value / scale, q.unit_text)}"
+        # both edges to the digits that tell them apart (6 significant digits printed 3.90883 twice)
+        at, past = differing(answer.value / scale, answer.other / scale, q.unit_text, digits=6)
+        lines.append(f"[{scenario or 'base'}] {answer.target} = {at}"
                      f": {r.stat_text} over {r.samples:,} samples ({answer.steps} simulations; just past it, "
-                       f"{format_value(answer.other / scale, q.unit_text)}, the condition fails)")
+                     f"{past}, the condition fails)")
     return "\n".join(lines)
