@@ -163,7 +163,8 @@ def median(kind: str, v: list[float]) -> float:
         return v[0]
     if kind == "lognormal":
         m, s = v
-        return m / math.sqrt(1 + (s / m) ** 2)
+        r = s / m
+        return m / math.sqrt(1 + r ** 2) if abs(r) < 1e150 else m / math.hypot(1.0, r)  # (r ^ 2 overflows)
     if kind == "uniform":
         return (v[0] + v[1]) / 2
     if kind == DISCRETE:
@@ -295,13 +296,30 @@ def make(kind: str, params: list[ir.Expr], point: Optional[ir.Expr], span: Span
     dist = ir.Distribution(kind, tuple(params), point is not None, span)
     if point is not None:
         return point, dist
-    m = median(kind, [float(v) for v in values])
     exact = {"normal": values[0], "uniform": (values[0] + values[1]) / 2 if kind == "uniform" else None}.get(kind)
-    value = exact if exact is not None else Fraction(repr(m))
+    value = exact if exact is not None else _scaled_median(kind, values)
     number: ir.Expr = ir.Number(abs(value), unit, span)
     if value < 0:
         number = ir.Neg(number, span)
     return number, dist
+
+
+def _scaled_median(kind: str, values: list[Fraction]) -> Fraction:
+    """The median of parameters of any size, in floats; for parameters beyond a float's range (``1e309 ps``
+    is 1e297 s), on the values scaled by a power of two, which scales every kind's median alike. (A
+    parameter beyond double precision in base units is refused at the parameter, as every literal is:
+    :mod:`planner.language.literals`; its median is then a stand-in.)"""
+    try:
+        m = median(kind, [float(v) for v in values])
+        if math.isfinite(m):
+            return Fraction(repr(m))
+    except (OverflowError, ValueError, ZeroDivisionError):
+        pass
+    k = max((v.numerator.bit_length() - v.denominator.bit_length() for v in values if v != 0), default=0)
+    try:
+        return Fraction(median(kind, [float(v / Fraction(2) ** k) for v in values])) * Fraction(2) ** k
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return values[-1]
 
 
 def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) -> tuple[ir.Expr, ir.Distribution]:

@@ -219,7 +219,7 @@ class Simulation:
         if len(col) == 0:
             out = {"mean": math.nan, "sd": math.nan, **{f"p{_pct_text(p)}": math.nan for p in percentiles}}
         else:
-            out = {"mean": float(np.mean(col)), "sd": float(np.std(col, ddof=1)) if len(col) > 1 else math.nan}
+            out = dict(zip(("mean", "sd"), _mean_sd(col)))
             for p, v in zip(percentiles, np.percentile(col, list(percentiles))):
                 out[f"p{_pct_text(p)}"] = float(v)
         if never is not None:
@@ -276,6 +276,18 @@ class Simulation:
             return ""
         said = ", ".join(f"`{n}` is never in {share:.1%} of samples" for n, share in nevers.items())
         return f" ({said}: there the condition has no value and counts as not holding)"
+
+
+def _mean_sd(col: np.ndarray) -> tuple[float, float]:
+    """The mean and standard deviation of samples; of samples near the float's end (``1e300``), on them
+    scaled down (their sum and squares overflow), and an infinite spread where a sample is infinite."""
+    big = float(np.max(np.abs(col)))
+    scale = big if 1e150 < big < math.inf else 1.0
+    col = col / scale if scale != 1.0 else col
+    mean = float(np.mean(col)) * scale
+    if len(col) < 2:
+        return mean, math.nan
+    return mean, (float(np.std(col, ddof=1)) * scale if big < math.inf else math.inf)
 
 
 def _ranks(v: np.ndarray) -> np.ndarray:
