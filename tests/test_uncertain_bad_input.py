@@ -6,6 +6,8 @@ command that takes them."""
 
 import pytest
 
+import planner
+from planner.language.errors import PlanError
 from planner.questions import simulate
 
 CASES = {
@@ -110,3 +112,35 @@ def test_parameters_inside_the_range_are_usable_whatever_their_spread(text, plan
         assert "Traceback" not in err and "internal error" not in err, err
         assert code == 0, (command, out, err)
         assert "nan" not in out, out
+
+
+@pytest.mark.parametrize("method", ["lhs", "random", "counter"])
+def test_a_negative_seed_is_refused_alike_by_every_sampler(method, plan_file, cli, capsys):
+    path = plan_file("x = 1 to 2\ny = x * 2\n")
+    with pytest.raises(SystemExit) as info:  # argparse's own refusal, with the usage
+        cli("simulate", path, "--seed", "-1", "--method", method)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "--seed: expected a whole number of at least 0, got '-1'" in err, err
+    with pytest.raises(PlanError, match="the seed must be a whole number of at least 0"):  # and from Python
+        simulate.run(planner.load(path), seed=-1, method=method, samples=10)
+
+
+@pytest.mark.parametrize("option, text, needle", [
+    ("--samples", "1e400", "1e400 is too large for double-precision arithmetic"),
+    ("--samples", "nan", "expected a whole number of at least 1, got 'nan'"),
+    ("--samples", "2.5", "expected a whole number of at least 1, got '2.5'"),
+    ("--seed", "1e99999", "1e99999 is too large for double-precision arithmetic"),
+    ("--seed", "inf", "expected a whole number of at least 0, got 'inf'"),
+])
+def test_sample_counts_and_seeds_pass_the_literal_rule(option, text, needle, plan_file, cli, capsys):
+    path = plan_file("x = 1 to 2\n")
+    with pytest.raises(SystemExit) as info:
+        cli("simulate", path, option, text)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and needle in err and "Traceback" not in err, err
+
+
+def test_sample_counts_and_seeds_may_be_written_as_plan_numbers_are(plan_file, cli):
+    path = plan_file("x = 1 to 2\n")
+    assert cli("simulate", path, "--samples", "2e3", "--seed", "1e3", "--format", "json")[1] == \
+        cli("simulate", path, "--samples", "2000", "--seed", "1000", "--format", "json")[1]

@@ -16,6 +16,7 @@ for double-precision arithmetic"``) with the same hint everywhere.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from typing import Optional, Union
 
@@ -23,6 +24,7 @@ from .errors import EvaluationError
 
 HUGE = Fraction(10) ** 300
 TINY = Fraction(1, 10 ** 300)
+_OPTION = re.compile(r"\s*([+-]?\d[\d_]*(?:\.\d*)?)(?:[eE]([+-]?\d{1,5}))?\s*$")  # `1e6`: no 1e999999999
 HINT = "numbers (in base units B, s) must lie between 1e-300 and 1e300"
 
 Number = Union[int, float, Fraction]
@@ -68,6 +70,26 @@ def error(problem: str, span, text: Optional[str] = None) -> EvaluationError:
     if text is None:
         text = span.text.strip() if span is not None else "the number"
     return EvaluationError(f"{text} is {problem}", span, hint=HINT)
+
+
+def whole_number(text: str, low: int = 0, high: Optional[int] = None) -> int:
+    """A command-line option's whole number (``10000``, ``10_000``, ``1e6``) from ``low`` to ``high``;
+    ``ValueError`` saying what it needs otherwise (a plan's literals are typed with the plan)."""
+    need = f"a whole number from {low:,} to {high:,}" if high is not None else f"a whole number of at least {low:,}"
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    m = _OPTION.match(text)
+    try:
+        if m is None:
+            raise ValueError(text)
+        value = Fraction(m.group(1).replace("_", "")) * Fraction(10) ** int(m.group(2) or 0)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise ValueError(f"expected {need}, got {shown!r}") from None
+    problem = magnitude_problem(value)
+    if problem is not None:
+        raise ValueError(f"{shown.strip()} is {problem}: expected {need}")
+    if value.denominator != 1 or value < low or (high is not None and value > high):
+        raise ValueError(f"expected {need}, got {shown!r}")
+    return int(value)
 
 
 def _phrase(large: bool) -> str:

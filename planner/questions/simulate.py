@@ -28,6 +28,7 @@ from ..compute.evaluation import Plan, format_value, scenarios_for
 from ..language import ir
 from ..language.errors import ConstraintError, DistributionError, KindError, Label, PlanError, UnitError
 from ..language.graph import cone
+from ..language.literals import magnitude_problem
 from ..language.dims import dim_text
 from ..language.model import Type, whole_numbers
 from ..language.uncertain import DISCRETE, describe, percentile_level
@@ -134,6 +135,7 @@ def draw(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str 
          inputs: Optional[dict[str, UncertainInput]] = None) -> dict[str, np.ndarray]:
     """The samples of every uncertain input (base units): the run's one shared sample set."""
     check_samples(samples)
+    check_seed(seed)
     if method not in METHODS:
         raise DistributionError(f"unknown sampling method `{method}`", hint="methods: " + ", ".join(METHODS))
     inputs = uncertain_inputs(plan) if inputs is None else inputs
@@ -163,6 +165,14 @@ def copula(plan: Plan) -> Optional[tuple[list[str], list[list[float]]]]:
         return None
     names = [n for n in plan.model.order if any(n in (p.a, p.b) for p in pairs)]
     return names, correlation_factor(names, pairs)
+
+
+def check_seed(seed: int) -> None:
+    """A seed is a whole number from 0 (numpy's SeedSequence takes no negative one; nor, so that one seed
+    means the same samples whatever the method, does the counter generator), in the literals' range."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0 or magnitude_problem(seed) is not None:
+        raise DistributionError(f"the seed must be a whole number of at least 0; it is {seed!r}"[:200],
+                                hint="the same seed gives the same samples on every machine (--seed, default 0)")
 
 
 def check_samples(samples: int) -> None:
