@@ -657,3 +657,17 @@ def test_a_never_in_some_samples_is_said_not_quietly_false(plan_file, cli):
     assert "p50(payback) <= 30 month = 15" in out
     code, out, err = cli("--no-cache", "simulate", path, "-p", "early or late")
     assert "P(early or late) = 68.5" in out and "counts as not holding" in out
+
+
+def test_a_quantity_using_a_first_that_is_never_in_some_samples_says_so(plan_file, cli):
+    # price 100..400 USD at 10 USD a month over 24 months: a price past 240 USD never pays back; `years`
+    # has no value there for that reason (as eval says for one sample), not a division by zero
+    path = plan_file("unit USD\nprice = 100 USD to 400 USD\nsaving = 10 USD/month\n"
+                     "horizon = 24 month where horizon <= 240 month\n"
+                     "payback = first(m for m in 1 month..horizon where saving * m >= price) -> month\n"
+                     "years = payback / (12 month)\n", "never.plan")
+    code, out, err = cli("simulate", path, "--samples", "200")
+    assert code == 2, out + err
+    assert "never.plan:6:1: error[never]: `years` has no value in " in err, err
+    assert "it uses `payback` (never in " in err and "divides by zero" not in err, err
+    assert "`saving * m >= price` holds for no `m` there" in err and "Traceback" not in err

@@ -462,18 +462,48 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
         if isinstance(v, np.ndarray) and v.dtype != bool:
             finite = np.isfinite(v)
             if not finite.all():
-                bad = int(np.count_nonzero(~finite))
-                i = int(np.flatnonzero(~finite)[0])
-                at = ", ".join(f"{u} = {format_value(float(sim.display(u)[i]), plan.model.quantities[u].unit_text)}"
-                               for u in sim.uncertain)
                 q = plan.model.quantities[name]
-                err = PlanError(f"`{name}` has no finite value in {bad:,} of {n:,} samples (the first at {at})",
-                                q.definition.span, label="not finite there",
-                                hint="a formula divides by zero or leaves its domain where the distributions reach; "
-                                     "narrow them or bound them")
+                nevers = sim.no_value([name])  # a `first(...)` it uses that found nothing: no value, said so
+                never = np.zeros(n, dtype=bool)
+                for f in nevers:
+                    never |= np.isnan(sim.column(f).astype(float))
+                if nevers and not (~finite & ~never).any():
+                    err = _never_error(plan, sim, name, nevers, never)
+                else:
+                    bad = int(np.count_nonzero(~finite & ~never))
+                    i = int(np.flatnonzero(~finite & ~never)[0])
+                    err = PlanError(f"`{name}` has no finite value in {bad:,} of {n:,} samples (the first at "
+                                    f"{_sample_text(plan, sim, i)})", q.definition.span, label="not finite there",
+                                    hint="a formula divides by zero or leaves its domain where the distributions "
+                                         "reach; narrow them or bound them")
                 if sim.scenario is not None:
                     err.notes.append(f"in scenario `{sim.scenario}`")
                 raise err
+
+
+def _sample_text(plan: Plan, sim: Simulation, i: int) -> str:
+    """Sample ``i``'s uncertain inputs, ``price = 249.17 USD, ...``."""
+    return ", ".join(f"{u} = {format_value(float(sim.display(u)[i]), plan.model.quantities[u].unit_text)}"
+                     for u in sim.uncertain)
+
+
+def _never_error(plan: Plan, sim: Simulation, name: str, nevers: dict[str, float], never: np.ndarray) -> PlanError:
+    """``name`` has no value where a ``first(...)`` it uses is never: that reason, as ``planner eval`` gives
+    it for one sample (error[never]), with how many samples and the first of them."""
+    from ..language.errors import NeverError
+
+    quantities = plan.model.quantities
+    bad, first = int(np.count_nonzero(never)), int(np.flatnonzero(never)[0])
+    which = ", ".join(f"`{f}` (never in {share:.1%} of samples)" for f, share in nevers.items())
+    f = next(iter(nevers))
+    expr = quantities[f].definition.expr
+    return NeverError(
+        f"`{name}` has no value in {bad:,} of {sim.samples:,} samples: it uses {which}, a `first(...)` that "
+        f"finds nothing there (the first at {_sample_text(plan, sim, first)})",
+        quantities[name].definition.span, label="uses a never",
+        labels=[Label(expr.span, f"`{expr.body.span.flat}` holds for no `{expr.var}` there")],
+        hint=f"make `{f}` find a value in every sample (a longer range, narrower distributions), or ask about "
+             f"`{f}` itself: its share of never is counted")
 
 
 def _reached(plan: Plan) -> set[str]:
