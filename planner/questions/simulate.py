@@ -26,7 +26,7 @@ import numpy as np
 from ..compute.diagnose import is_first
 from ..compute.evaluation import Plan, format_value, scenarios_for
 from ..language import ir
-from ..language.errors import ConstraintError, DistributionError, KindError, Label, PlanError, UnitError
+from ..language.errors import ConstraintError, DistributionError, KindError, Label, LimitError, PlanError, UnitError
 from ..language.graph import cone
 from ..language.literals import magnitude_problem
 from ..language.dims import dim_text
@@ -38,6 +38,7 @@ from .checks import CheckResult
 
 DEFAULT_SAMPLES = 10_000
 MAX_SAMPLES = 10_000_000
+MAX_SAMPLE_BYTES = 2 * 1024 ** 3  # the samples one in-memory run may hold: samples x columns x 8 bytes
 BLOCK = 1 << 17  # samples evaluated at once
 DEFAULT_PERCENTILES = (5.0, 50.0, 95.0)
 METHODS = ("lhs", "random", "counter")
@@ -139,6 +140,7 @@ def draw(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str 
     if method not in METHODS:
         raise DistributionError(f"unknown sampling method `{method}`", hint="methods: " + ", ".join(METHODS))
     inputs = uncertain_inputs(plan) if inputs is None else inputs
+    check_memory(samples, len(inputs))
     uniform = {name: sampling.uniforms(samples, seed, name, method) for name in inputs}
     out = {name: sampling.inverse_cdf(u.kind, u.params, uniform[name], u.within) for name, u in inputs.items()}
     correlated = copula(plan)
@@ -173,6 +175,33 @@ def check_seed(seed: int) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0 or magnitude_problem(seed) is not None:
         raise DistributionError(f"the seed must be a whole number of at least 0; it is {seed!r}"[:200],
                                 hint="the same seed gives the same samples on every machine (--seed, default 0)")
+
+
+def check_memory(samples: int, inputs: int, kept: int = 0, scenarios: int = 1, limit: Optional[int] = None) -> None:
+    """Refuse, before anything is drawn, a run whose samples would not fit :data:`MAX_SAMPLE_BYTES`: each
+    of ``inputs`` uncertain inputs holds two columns of ``samples`` float64 while drawn (its uniform
+    numbers, its values), and each of ``scenarios`` keeps a column per each of ``kept`` quantities (and
+    one more while a column's blocks are joined)."""
+    limit = MAX_SAMPLE_BYTES if limit is None else limit
+    columns = 2 * inputs + scenarios * (kept + 1 if kept else 0)
+    need = samples * columns * 8
+    if need <= limit:
+        return
+    fits = limit // (columns * 8)
+    if fits >= 100:  # two significant digits, rounded down
+        fits -= fits % 10 ** (len(str(fits)) - 2)
+    what = [f"{inputs:,} uncertain input{'s' if inputs != 1 else ''}"] if inputs else []
+    what += [f"{kept:,} quantit{'ies' if kept != 1 else 'y'}"] if kept else []
+    where = f" in each of {scenarios:,} scenarios" if scenarios > 1 and kept else ""
+    raise LimitError(
+        f"{samples:,} samples of {' and '.join(what)}{where} would hold {_size(need)} in memory "
+        f"(the limit is {_size(limit)})",
+        hint=f"use fewer samples (--samples {fits} fits), --dask (in chunks, reduced to figures), or fewer "
+             "quantities (--show) or scenarios")
+
+
+def _size(n: float) -> str:
+    return f"{n / 1024 ** 3:.1f} GB" if n >= 1024 ** 3 else f"{n / 1024 ** 2:.0f} MB"
 
 
 def check_samples(samples: int) -> None:
@@ -348,10 +377,13 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
                                 hint="write an input as a range (`utilisation = 40% to 70%`) or a distribution "
                                      "(`latency = normal(10 ms, 2 ms)`)")
     _refuse_uncertain_bounds(plan, inputs)
+    compiled, derived = _program(plan, list(names) if names is not None else list(plan.model.derived))
+    kept = [n for n in derived if names is None or n in set(names)]
+    check_memory(samples if drawn is None else len(next(iter(drawn.values()))), len(inputs) if drawn is None else 0,
+                 len(kept), len(scenarios))
     drawn = draw(plan, samples, seed, method, inputs) if drawn is None else drawn
     samples = len(next(iter(drawn.values())))
     used = [n for n in plan.model.answers if n in set(plan.model.formula_answers)]
-    compiled, derived = _program(plan, list(names) if names is not None else list(plan.model.derived))
     out = []
     for scenario in scenarios:
         point_ev = plan.evaluate(scenario, overrides, origins)  # the point values: and a bad plan fails here
