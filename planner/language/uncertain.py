@@ -29,7 +29,7 @@ import re
 from fractions import Fraction
 from typing import Optional
 
-from . import ir
+from . import ir, literals
 from .errors import DistributionError
 from .source import Span
 
@@ -288,10 +288,10 @@ def make(kind: str, params: list[ir.Expr], point: Optional[ir.Expr], span: Span
         return _make_discrete(params, point, span)
     names = ("low end", "high end") if kind == RANGE else DISTRIBUTIONS[kind]
     usage = "low to high" if kind == RANGE else f"{kind}({', '.join(DISTRIBUTIONS[kind])})"
-    literals = [_literal(e, f"the {n} of `{usage}`" if kind != RANGE else f"the {n} of a range")
-                for n, e in zip(names, params)]
-    unit = _common_unit(literals, params, span)
-    values = [v for v, _ in literals]
+    given = [_literal(e, f"the {n} of `{usage}`" if kind != RANGE else f"the {n} of a range")
+             for n, e in zip(names, params)]
+    unit = _common_unit(given, params, span)
+    values = [v for v, _ in given]
     _validate(kind, values, params, span, usage)
     dist = ir.Distribution(kind, tuple(params), point is not None, span)
     if point is not None:
@@ -326,8 +326,8 @@ def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) 
     """``discrete(v1, w1, v2, w2, ...)``: values in one unit, weights above 0 (plain or %) that add to 1;
     its point value, unless written, is its median (one of its values, as written)."""
     values, weights = params[::2], params[1::2]
-    literals = [_literal(e, "a value of `discrete`") for e in values]
-    _common_unit(literals, values, span)
+    given = [_literal(e, "a value of `discrete`") for e in values]
+    _common_unit(given, values, span)
     shares = []
     for e in weights:
         w, unit = _literal(e, "a weight of `discrete`")
@@ -335,6 +335,7 @@ def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) 
             raise DistributionError(f"a weight is a share (`30%` or `0.3`), not `{e.span.flat}`", e.span,
                                     label="has a unit", hint=f"write `{DISCRETE_USAGE}`")
         w = w / 100 if unit is not None else w
+        literals.check(w, e.span)  # a share, a plain number: the range rule of every literal
         if w <= 0:
             raise DistributionError(f"a weight must be above 0; it is {e.span.flat}", e.span, label="not above 0",
                                     hint="drop a value that cannot happen")
@@ -345,7 +346,7 @@ def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) 
                                 label="weights do not add to 100%",
                                 hint="make them add to 100% (`discrete(8, 30%, 16, 70%)`)")
     seen: dict[Fraction, ir.Expr] = {}
-    for (v, _), e in zip(literals, values):
+    for (v, _), e in zip(given, values):
         if v in seen:
             raise DistributionError(f"`{e.span.flat}` is listed twice", e.span, label="again",
                                     hint="give each value once, with the sum of its weights")
@@ -353,7 +354,7 @@ def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) 
     dist = ir.Distribution(DISCRETE, tuple(params), point is not None, span)
     if point is not None:
         return point, dist
-    mid = discrete_median([x for pair in zip([v for v, _ in literals], shares) for x in pair])
+    mid = discrete_median([x for pair in zip([v for v, _ in given], shares) for x in pair])
     return seen[mid], dist
 
 
