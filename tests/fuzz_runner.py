@@ -217,6 +217,11 @@ CLI_VALUES = ["0.5", "1.5", "0", "-1", "1e400", "1e-400", "nan", "inf", "3 TB/s"
               "1..8 count 0", "1..8 count 100000000", "[1, 2", "[]", "0.3,0.6", "1 GB..8 GB step 1 GB", "5%",
               "\x00", "\u202e1", "1 Mbps", "1e", '"x"', "x = 1", "1,", ",", "max(1, 2)", "ln(0)", "sqrt(-1)"]
 
+SAMPLE_VALUES = ["0", "1", "2", "50", "-1", "1e400", "1e-400", "nan", "inf", "2.5", "5e1", "1_00", "20000000", "",
+                 "1e99999", "0x10", "\u0661\u0662"]
+SEED_VALUES = ["0", "1", "-1", "-99999999999999999999", "1e400", "1e300", "2.5", "nan", "", "18446744073709551616",
+               "1e3", "٣"]
+
 
 def cli_cases(seed: int, count: int):
     rng = random.Random(f"cli-{seed}")
@@ -224,7 +229,10 @@ def cli_cases(seed: int, count: int):
     names = ["alpha", "gamma", "batch", "bits_per_weight", "hbm_bandwidth", "speedup", "nope", "", "alpha=1"]
     for _ in range(count):
         name, value = rng.choice(names), rng.choice(CLI_VALUES)
-        if rng.random() < 0.5:
+        if rng.random() < 0.2:  # sample counts and seeds: the literal rule, on the command line
+            args = ["simulate", plan, "--samples", rng.choice(SAMPLE_VALUES), "--seed", rng.choice(SEED_VALUES),
+                    "--method", rng.choice(["lhs", "random", "counter"]), "--show", "speedup"]
+        elif rng.random() < 0.5:
             args = ["eval", plan, "--set", f"{name}={value}"]
         elif rng.random() < 0.5:
             args = ["sweep", plan, f"{name}={value}", "--show", "speedup"]
@@ -374,7 +382,11 @@ def run_cli(case: dict, workdir: Path) -> None:
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        code = main(case["cli"])
+        try:
+            code = main(case["cli"])
+        except SystemExit as exit:  # argparse's refusal of an option's value, with the usage
+            code = exit.code
+            assert code == 2 and "error: argument" in err.getvalue(), f"exit {code}: {err.getvalue()[-2000:]}"
     assert code in (0, 1, 2), f"exit {code}: {err.getvalue()[-2000:]}"
     assert "Traceback" not in err.getvalue()
 
