@@ -53,13 +53,21 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _positive(text: str) -> int:
+    from .language.literals import whole_number
+
     try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return n
+        return whole_number(text, 1)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _seed(text: str) -> int:
+    from .language.literals import whole_number
+
+    try:
+        return whole_number(text, 0)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _percentiles(text: str) -> list[float]:
@@ -75,7 +83,7 @@ def _percentiles(text: str) -> list[float]:
 def _sampling(p: argparse.ArgumentParser, dask: bool = False) -> None:
     p.add_argument("--samples", "-n", type=_positive, default=10_000, metavar="N",
                    help="samples of the uncertain inputs (default: 10,000)")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
+    p.add_argument("--seed", type=_seed, default=0, metavar="S",
                    help="the random seed: the same seed gives the same samples on every machine (default: 0)")
     p.add_argument("--method", choices=["lhs", "random", "counter"], default=None if dask else "lhs",
                    help="Latin hypercube (lhs, the default), plain random sampling, or counter: the workbook's "

@@ -9,7 +9,9 @@ to the command line) ``template`` (mutations of the shipped report
 template and hostile Jinja) or ``cache`` (compiled-plan cache entries flipped,
 truncated, swapped between plans, zeroed, and written by several threads at once:
 a warm load must give the cold figures). Each case either works or fails with a
-``PlanError``; anything else is a finding. Before each case the runner writes
+``PlanError``; anything else is a finding. ``distribution`` (uncertain inputs of every family,
+parameters drawn by hypothesis across the float range) also loads, evaluates and simulates each:
+what eval accepts, simulate accepts. Before each case the runner writes
 it to STATE_FILE, so when the process dies (a segmentation fault) or hangs
 the parent can say which input did it. The last line printed is a JSON
 summary: cases run, findings (kind, exception, input).
@@ -215,6 +217,11 @@ CLI_VALUES = ["0.5", "1.5", "0", "-1", "1e400", "1e-400", "nan", "inf", "3 TB/s"
               "1..8 count 0", "1..8 count 100000000", "[1, 2", "[]", "0.3,0.6", "1 GB..8 GB step 1 GB", "5%",
               "\x00", "\u202e1", "1 Mbps", "1e", '"x"', "x = 1", "1,", ",", "max(1, 2)", "ln(0)", "sqrt(-1)"]
 
+SAMPLE_VALUES = ["0", "1", "2", "50", "-1", "1e400", "1e-400", "nan", "inf", "2.5", "5e1", "1_00", "20000000", "",
+                 "1e99999", "0x10", "\u0661\u0662"]
+SEED_VALUES = ["0", "1", "-1", "-99999999999999999999", "1e400", "1e300", "2.5", "nan", "", "18446744073709551616",
+               "1e3", "٣"]
+
 
 def cli_cases(seed: int, count: int):
     rng = random.Random(f"cli-{seed}")
@@ -222,13 +229,95 @@ def cli_cases(seed: int, count: int):
     names = ["alpha", "gamma", "batch", "bits_per_weight", "hbm_bandwidth", "speedup", "nope", "", "alpha=1"]
     for _ in range(count):
         name, value = rng.choice(names), rng.choice(CLI_VALUES)
-        if rng.random() < 0.5:
+        if rng.random() < 0.2:  # sample counts and seeds: the literal rule, on the command line
+            args = ["simulate", plan, "--samples", rng.choice(SAMPLE_VALUES), "--seed", rng.choice(SEED_VALUES),
+                    "--method", rng.choice(["lhs", "random", "counter"]), "--show", "speedup"]
+        elif rng.random() < 0.5:
             args = ["eval", plan, "--set", f"{name}={value}"]
         elif rng.random() < 0.5:
             args = ["sweep", plan, f"{name}={value}", "--show", "speedup"]
         else:
             args = ["solve", plan, "--for", name, "--where", rng.choice(["speedup = 1", value, "speedup >= " + value])]
         yield {"cli": args}
+
+
+# ---- distribution declarations (every family, parameters across the float range) ---------------
+
+DIST_NUMBERS = ["0", "-0", "1", "-1", "0.5", "2.5", "7", "100", "-100", "1e-320", "-1e-320", "1e400", "-1e400",
+                "1e300", "-1e300", "1e-300", "-1e-300", "1e299", "1e308", "1e-308", "5e-324", "1e-301", "1e301",
+                "nan", "inf", "-inf", "NaN", "1e", ".5", "1_000", "1e+400", "(1)", "-(-2)", "x", "1/0"]
+DIST_UNITS = ["", "", "", " %", " ms", " GB", " s", " TB/s"]
+DIST_FAMILIES = {"normal": 2, "lognormal": 2, "uniform": 2, "triangular": 3, "pert": 3, "discrete": 0, "to": 2}
+DIST_WEIGHTS = ["50%", "0.5", "30%", "70%", "20%", "100%", "0", "-50%", "1e-320", "1e400", "nan", "0.25"]
+
+
+def distribution_cases(seed: int, count: int):
+    """An uncertain input of every family (and a quantity of it), its parameters drawn by hypothesis across
+    the float range: zero, negatives, 1e-320, 1e400, 5e-324, nan-like text, any finite float."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+    from hypothesis import strategies as st
+
+    number = st.one_of(st.sampled_from(DIST_NUMBERS),
+                       st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                       st.integers(-10 ** 6, 10 ** 6).map(str))
+    out: list[dict] = []
+
+    @settings(max_examples=count, suppress_health_check=list(HealthCheck), database=None, deadline=None,
+              phases=[Phase.generate])
+    @given(st.sampled_from(sorted(DIST_FAMILIES)), st.lists(number, min_size=2, max_size=3),
+           st.lists(st.tuples(number, st.sampled_from(DIST_WEIGHTS)), min_size=1, max_size=3),
+           st.sampled_from(DIST_UNITS), st.booleans(), st.one_of(st.none(), number),
+           st.sampled_from(["lhs", "random", "counter"]), st.integers(0, 2 ** 70), st.booleans())
+    def draw(family, numbers, pairs, unit, mixed, point, method, seed, ordered):
+        if ordered:  # low to high, weights that add to 100%: more of the cases that load reach the sampler
+            try:
+                numbers = sorted(numbers, key=float)
+                values = sorted({v: float(v) for v, _ in pairs}, key=float)
+            except ValueError:
+                values = [v for v, _ in pairs]
+            pairs = list(zip(values, {1: ["100%"], 2: ["50%", "0.5"], 3: ["25%", "25%", "50%"]}[len(values)]))
+            mixed = False
+
+        def lit(i, n):
+            return n + (unit if not (mixed and i % 2) else "")
+        if family == "to":
+            dist = f"{lit(0, numbers[0])} to {lit(1, numbers[-1])}"
+        elif family == "discrete":
+            dist = "discrete(" + ", ".join(f"{lit(i, v)}, {w}" for i, (v, w) in enumerate(pairs)) + ")"
+        else:
+            params = (numbers * 2)[:DIST_FAMILIES[family]]
+            dist = f"{family}(" + ", ".join(lit(i, n) for i, n in enumerate(params)) + ")"
+        head = f"{point}{unit} ~ " if point is not None else ""
+        out.append({"plan": f"x = {head}{dist}\ny = x * 2\n", "method": method, "seed": seed})
+
+    hseed(seed)(draw)()
+    yield from out[:count]
+
+
+def run_distribution(case: dict, workdir: Path) -> None:
+    """Load and evaluate, then simulate 20 samples: a value or a located PlanError, never an internal error;
+    and eval and simulate accept the same declarations (simulate refuses no distribution that loads, for
+    its parameters: only for what its samples do, such as a value past a float's range)."""
+    import planner
+    from planner.language.errors import DistributionError, EvaluationError, PlanError, UnitError, render
+    from planner.questions import simulate
+
+    try:
+        plan = planner.loads(case["plan"], "fuzz.plan", base=workdir)
+        plan.evaluate(None)
+    except PlanError as err:
+        assert err.span is not None, f"no location: {err.message}"
+        render(err)
+        return
+    try:
+        (sim,) = simulate.run(plan, samples=20, seed=case["seed"], method=case["method"])
+        sim.stats("x"), sim.stats("y")
+    except (DistributionError, EvaluationError, UnitError) as err:
+        raise AssertionError(f"eval accepts what simulate refuses: {err.message}") from None
+    except PlanError as err:
+        assert err.span is not None, f"no location: {err.message}"
+        render(err)
 
 
 TEMPLATE_SNIPPETS = [
@@ -293,7 +382,11 @@ def run_cli(case: dict, workdir: Path) -> None:
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        code = main(case["cli"])
+        try:
+            code = main(case["cli"])
+        except SystemExit as exit:  # argparse's refusal of an option's value, with the usage
+            code = exit.code
+            assert code == 2 and "error: argument" in err.getvalue(), f"exit {code}: {err.getvalue()[-2000:]}"
     assert code in (0, 1, 2), f"exit {code}: {err.getvalue()[-2000:]}"
     assert "Traceback" not in err.getvalue()
 
@@ -496,6 +589,8 @@ def cases(kind: str, seed: int, count: int):
         return template_cases(seed, count)
     if kind == "framing":
         return framing_cases(seed, count)
+    if kind == "distribution":
+        return distribution_cases(seed, count)
     raise SystemExit(f"unknown kind {kind}")
 
 
@@ -509,7 +604,8 @@ def main(argv: list[str]) -> int:
 
     report.RENDER_SECONDS = 5  # the shipped report renders in well under a second: a slow case is found sooner
     sys.setrecursionlimit(50_000)  # as the CLI does
-    runner = {"cli": run_cli, "template": run_template, "cache": run_cache, "framing": run_framing}.get(kind, run_plan)
+    runner = {"cli": run_cli, "template": run_template, "cache": run_cache, "framing": run_framing,
+              "distribution": run_distribution}.get(kind, run_plan)
     findings, ran, slowest = [], 0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

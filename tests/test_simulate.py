@@ -676,3 +676,51 @@ def test_the_table_writes_figures_as_every_table_does(plan_file, cli):
     assert rows["cost"][0] == "1,732,050.81" and all("e+" not in t for t in rows["cost"])
     assert rows["late"][:3] == ["never", "never", "never"]
     assert "nan" not in out
+
+
+def test_a_quantity_using_a_first_that_is_never_in_some_samples_says_so(plan_file, cli):
+    # price 100..400 USD at 10 USD a month over 24 months: a price past 240 USD never pays back; `years`
+    # has no value there for that reason (as eval says for one sample), not a division by zero
+    path = plan_file("unit USD\nprice = 100 USD to 400 USD\nsaving = 10 USD/month\n"
+                     "horizon = 24 month where horizon <= 240 month\n"
+                     "payback = first(m for m in 1 month..horizon where saving * m >= price) -> month\n"
+                     "years = payback / (12 month)\n", "never.plan")
+    code, out, err = cli("simulate", path, "--samples", "200")
+    assert code == 2, out + err
+    assert "never.plan:6:1: error[never]: `years` has no value in " in err, err
+    assert "it uses `payback` (never in " in err and "divides by zero" not in err, err
+    assert "`saving * m >= price` holds for no `m` there" in err and "Traceback" not in err
+
+
+def _wide_plan(plan_file, quantities=81):
+    return plan_file("x0 = 1 to 2\n" + "".join(f"q{i} = x0 * {i + 1}\n" for i in range(quantities)), "wide.plan")
+
+
+def test_a_simulation_past_the_memory_budget_is_refused_before_anything_is_drawn(plan_file, cli, monkeypatch):
+    # 10,000,000 samples of 82 quantities: 8 bytes x 10^7 x (2 columns for the input + 81 + 1) = 6.3 GiB
+    from planner.questions import sampling
+
+    def no_draw(*args, **kwargs):
+        raise AssertionError("drew samples before refusing")
+
+    monkeypatch.setattr(sampling, "uniforms", no_draw)
+    path = _wide_plan(plan_file)
+    code, out, err = cli("simulate", path, "--samples", "10000000")
+    assert code == 2, out + err
+    assert ("error[limit]: 10,000,000 samples of 1 uncertain input and 81 quantities would hold 6.3 GB in memory "
+            "(the limit is 2.0 GB)") in err, err
+    # 2 GiB / (84 columns x 8 bytes) = 3,195,660 samples, rounded down to two digits
+    assert "--samples 3100000 fits" in err and "--dask" in err and "Traceback" not in err
+
+
+def test_the_suggested_sample_count_fits_the_budget(plan_file, cli, monkeypatch):
+    monkeypatch.setattr(simulate, "MAX_SAMPLE_BYTES", 84 * 8 * 1000)  # room for 1,000 samples of wide.plan
+    path = _wide_plan(plan_file)
+    code, out, err = cli("simulate", path, "--samples", "1001")
+    assert code == 2 and "--samples 1000 fits" in err, err
+    code, out, err = cli("simulate", path, "--samples", "1000")
+    assert code == 0, err
+    code, out, err = cli("simulate", path, "--samples", "1000", "--show", "q0")  # fewer quantities: more samples
+    assert code == 0, err
+    code, out, err = cli("simulate", path, "--samples", "20000", "--show", "q0")
+    assert code == 0, err

@@ -6,6 +6,8 @@ command that takes them."""
 
 import pytest
 
+import planner
+from planner.language.errors import PlanError
 from planner.questions import simulate
 
 CASES = {
@@ -65,3 +67,80 @@ def test_a_solve_at_a_probability_past_100_percent_is_refused_before_sampling(pl
     code, out, err = cli("simulate", path, "--solve", "x where P(z > 10) >= 120%")
     assert code == 2, out + err
     assert "`120%` is not a probability" in err and "help:" in err and "Traceback" not in err
+
+
+# A parameter beyond double precision: the one located error of any literal (planner.language.literals),
+# from eval and from simulate alike, at the parameter (issue 40).
+OUT_OF_RANGE = {
+    "normal(1e400, 1)": ("x = normal(1e400, 1)\n", 12, "1e400 is too large"),
+    "1 to 1e400": ("x = 1 to 1e400\n", 10, "1e400 is too large"),
+    "pert(0, 1, 1e400)": ("x = pert(0, 1, 1e400)\n", 16, "1e400 is too large"),
+    "uniform(0, 1e400)": ("x = uniform(0, 1e400)\n", 16, "1e400 is too large"),
+    "discrete(1e400, 50%, 2, 50%)": ("x = discrete(1e400, 50%, 2, 50%)\n", 14, "1e400 is too large"),
+    "1e-320 to 1": ("x = 1e-320 to 1\n", 5, "1e-320 is too small"),
+    "normal(0, 1e-320)": ("x = normal(0, 1e-320)\n", 15, "1e-320 is too small"),
+    "uniform(1e299 GB, 2e299 GB)": ("x = uniform(1e299 GB, 2e299 GB)\n", 13, "1e299 GB is too large"),
+    "a value of discrete of 1e-320": ("x = discrete(1, 50%, 1e-320, 50%)\n", 22, "1e-320 is too small"),
+    "a tiny sd in a big unit": ("x = 1 TB ~ normal(1 TB, 1e-320 TB)\n", 25, "1e-320 TB is too small"),
+}
+
+
+@pytest.mark.parametrize("command", ["eval", "simulate"])
+@pytest.mark.parametrize("name", list(OUT_OF_RANGE))
+def test_a_parameter_beyond_double_precision_is_located_by_eval_and_simulate(name, command, plan_file, cli):
+    text, column, needle = OUT_OF_RANGE[name]
+    path = plan_file(text + "y = x * 2\n", "bad.plan")
+    code, out, err = cli(command, path, *(["--samples", "50"] if command == "simulate" else []))
+    assert code == 2, (out, err)
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert f"bad.plan:1:{column}: error[evaluation]: {needle} for double-precision arithmetic" in err, err
+    assert "help: numbers (in base units B, s) must lie between 1e-300 and 1e300" in err
+
+
+@pytest.mark.parametrize("text", [
+    "x = 1e-305 GB to 1e-295 GB\n",      # tiny in the unit written, fine in bytes
+    "x = uniform(1e-310 TB, 1e-300 TB)\n",  # under 1e-300 as written, 1e-298 B and more in bytes
+    "x = lognormal(1e-300, 1e300)\n",     # an sd 1e600 times the mean
+    "x = 1e-300 to 1e300\n",
+    "x = pert(-1e300, 1e300, 1e300)\n",
+    "x = triangular(-1e300, -1e300, 1e300)\n",
+])
+def test_parameters_inside_the_range_are_usable_whatever_their_spread(text, plan_file, cli):
+    path = plan_file(text, "ok.plan")
+    for command in ("eval", "simulate"):
+        code, out, err = cli(command, path, *(["--samples", "50"] if command == "simulate" else []))
+        assert "Traceback" not in err and "internal error" not in err, err
+        assert code == 0, (command, out, err)
+        assert "nan" not in out, out
+
+
+@pytest.mark.parametrize("method", ["lhs", "random", "counter"])
+def test_a_negative_seed_is_refused_alike_by_every_sampler(method, plan_file, cli, capsys):
+    path = plan_file("x = 1 to 2\ny = x * 2\n")
+    with pytest.raises(SystemExit) as info:  # argparse's own refusal, with the usage
+        cli("simulate", path, "--seed", "-1", "--method", method)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "--seed: expected a whole number of at least 0, got '-1'" in err, err
+    with pytest.raises(PlanError, match="the seed must be a whole number of at least 0"):  # and from Python
+        simulate.run(planner.load(path), seed=-1, method=method, samples=10)
+
+
+@pytest.mark.parametrize("option, text, needle", [
+    ("--samples", "1e400", "1e400 is too large for double-precision arithmetic"),
+    ("--samples", "nan", "expected a whole number of at least 1, got 'nan'"),
+    ("--samples", "2.5", "expected a whole number of at least 1, got '2.5'"),
+    ("--seed", "1e99999", "1e99999 is too large for double-precision arithmetic"),
+    ("--seed", "inf", "expected a whole number of at least 0, got 'inf'"),
+])
+def test_sample_counts_and_seeds_pass_the_literal_rule(option, text, needle, plan_file, cli, capsys):
+    path = plan_file("x = 1 to 2\n")
+    with pytest.raises(SystemExit) as info:
+        cli("simulate", path, option, text)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and needle in err and "Traceback" not in err, err
+
+
+def test_sample_counts_and_seeds_may_be_written_as_plan_numbers_are(plan_file, cli):
+    path = plan_file("x = 1 to 2\n")
+    assert cli("simulate", path, "--samples", "2e3", "--seed", "1e3", "--format", "json")[1] == \
+        cli("simulate", path, "--samples", "2000", "--seed", "1000", "--format", "json")[1]

@@ -115,6 +115,8 @@ class Analyzer:
                     self.types[name] = answer_types[name] = t
                 continue
             d = self.defs[name]
+            if d.uncertain is not None and None in [self._infer(p, {}) for p in d.uncertain.params]:
+                continue  # a parameter's own error (`normal(1e400, 1)`), for every question alike
             t = self._infer(d.expr, {})
             if t is None:
                 continue

@@ -29,7 +29,7 @@ import re
 from fractions import Fraction
 from typing import Optional
 
-from . import ir
+from . import ir, literals
 from .errors import DistributionError
 from .source import Span
 
@@ -163,7 +163,8 @@ def median(kind: str, v: list[float]) -> float:
         return v[0]
     if kind == "lognormal":
         m, s = v
-        return m / math.sqrt(1 + (s / m) ** 2)
+        r = s / m
+        return m / math.sqrt(1 + r ** 2) if abs(r) < 1e150 else m / math.hypot(1.0, r)  # (r ^ 2 overflows)
     if kind == "uniform":
         return (v[0] + v[1]) / 2
     if kind == DISCRETE:
@@ -287,29 +288,46 @@ def make(kind: str, params: list[ir.Expr], point: Optional[ir.Expr], span: Span
         return _make_discrete(params, point, span)
     names = ("low end", "high end") if kind == RANGE else DISTRIBUTIONS[kind]
     usage = "low to high" if kind == RANGE else f"{kind}({', '.join(DISTRIBUTIONS[kind])})"
-    literals = [_literal(e, f"the {n} of `{usage}`" if kind != RANGE else f"the {n} of a range")
-                for n, e in zip(names, params)]
-    unit = _common_unit(literals, params, span)
-    values = [v for v, _ in literals]
+    given = [_literal(e, f"the {n} of `{usage}`" if kind != RANGE else f"the {n} of a range")
+             for n, e in zip(names, params)]
+    unit = _common_unit(given, params, span)
+    values = [v for v, _ in given]
     _validate(kind, values, params, span, usage)
     dist = ir.Distribution(kind, tuple(params), point is not None, span)
     if point is not None:
         return point, dist
-    m = median(kind, [float(v) for v in values])
     exact = {"normal": values[0], "uniform": (values[0] + values[1]) / 2 if kind == "uniform" else None}.get(kind)
-    value = exact if exact is not None else Fraction(repr(m))
+    value = exact if exact is not None else _scaled_median(kind, values)
     number: ir.Expr = ir.Number(abs(value), unit, span)
     if value < 0:
         number = ir.Neg(number, span)
     return number, dist
 
 
+def _scaled_median(kind: str, values: list[Fraction]) -> Fraction:
+    """The median of parameters of any size, in floats; for parameters beyond a float's range (``1e309 ps``
+    is 1e297 s), on the values scaled by a power of two, which scales every kind's median alike. (A
+    parameter beyond double precision in base units is refused at the parameter, as every literal is:
+    :mod:`planner.language.literals`; its median is then a stand-in.)"""
+    try:
+        m = median(kind, [float(v) for v in values])
+        if math.isfinite(m):
+            return Fraction(repr(m))
+    except (OverflowError, ValueError, ZeroDivisionError):
+        pass
+    k = max((v.numerator.bit_length() - v.denominator.bit_length() for v in values if v != 0), default=0)
+    try:
+        return Fraction(median(kind, [float(v / Fraction(2) ** k) for v in values])) * Fraction(2) ** k
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return values[-1]
+
+
 def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) -> tuple[ir.Expr, ir.Distribution]:
     """``discrete(v1, w1, v2, w2, ...)``: values in one unit, weights above 0 (plain or %) that add to 1;
     its point value, unless written, is its median (one of its values, as written)."""
     values, weights = params[::2], params[1::2]
-    literals = [_literal(e, "a value of `discrete`") for e in values]
-    _common_unit(literals, values, span)
+    given = [_literal(e, "a value of `discrete`") for e in values]
+    _common_unit(given, values, span)
     shares = []
     for e in weights:
         w, unit = _literal(e, "a weight of `discrete`")
@@ -317,6 +335,7 @@ def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) 
             raise DistributionError(f"a weight is a share (`30%` or `0.3`), not `{e.span.flat}`", e.span,
                                     label="has a unit", hint=f"write `{DISCRETE_USAGE}`")
         w = w / 100 if unit is not None else w
+        literals.check(w, e.span)  # a share, a plain number: the range rule of every literal
         if w <= 0:
             raise DistributionError(f"a weight must be above 0; it is {e.span.flat}", e.span, label="not above 0",
                                     hint="drop a value that cannot happen")
@@ -327,7 +346,7 @@ def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) 
                                 label="weights do not add to 100%",
                                 hint="make them add to 100% (`discrete(8, 30%, 16, 70%)`)")
     seen: dict[Fraction, ir.Expr] = {}
-    for (v, _), e in zip(literals, values):
+    for (v, _), e in zip(given, values):
         if v in seen:
             raise DistributionError(f"`{e.span.flat}` is listed twice", e.span, label="again",
                                     hint="give each value once, with the sum of its weights")
@@ -335,7 +354,7 @@ def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) 
     dist = ir.Distribution(DISCRETE, tuple(params), point is not None, span)
     if point is not None:
         return point, dist
-    mid = discrete_median([x for pair in zip([v for v, _ in literals], shares) for x in pair])
+    mid = discrete_median([x for pair in zip([v for v, _ in given], shares) for x in pair])
     return seen[mid], dist
 
 

@@ -548,6 +548,7 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
     _, xr = libraries()
     check_method(method)
     check_chunk_mb(chunk_mb)
+    simulate.check_seed(seed)
     if not isinstance(samples, int) or samples < 2 or samples > MAX_POINTS:
         raise DistributionError(f"the sample count must be from 2 to {MAX_POINTS:,}; it is {samples:,}",
                                 hint=f"the default is {simulate.DEFAULT_SAMPLES:,} (--samples)")

@@ -152,6 +152,9 @@ def inverse_cdf(kind: str, params: Sequence[float], u: np.ndarray, within: tuple
         low, mode, high = params
         w = high - low
         split = (mode - low) / w
+        if w * max(mode - low, high - mode) > 1e300:  # the product overflows: the same, as two roots
+            return np.where(u < split, low + np.sqrt(u * w) * math.sqrt(mode - low),
+                            high - np.sqrt((1 - u) * w) * math.sqrt(high - mode))
         return np.where(u < split, low + np.sqrt(u * w * (mode - low)), high - np.sqrt((1 - u) * w * (high - mode)))
     if kind == "pert":
         low, _, high = params
@@ -286,7 +289,9 @@ def _log_params(kind: str, params: Sequence[float]) -> tuple[float, float]:
         low, high = params
         return (math.log(low) + math.log(high)) / 2, (math.log(high) - math.log(low)) / (2 * Z95)
     mean, sd = params
-    s2 = math.log1p((sd / mean) ** 2)
+    r = sd / mean
+    # log(1 + r^2); for r past 1e150 (r^2 overflows) the same as 2 log r + log(1 + 1/r^2)
+    s2 = math.log1p(r ** 2) if r < 1e150 else 2 * (math.log(sd) - math.log(mean)) + math.log1p((mean / sd) ** 2)
     return math.log(mean) - s2 / 2, math.sqrt(s2)
 
 

@@ -26,8 +26,9 @@ import numpy as np
 from ..compute.diagnose import is_first
 from ..compute.evaluation import Plan, format_value, scenarios_for
 from ..language import ir
-from ..language.errors import ConstraintError, DistributionError, KindError, Label, PlanError, UnitError
+from ..language.errors import ConstraintError, DistributionError, KindError, Label, LimitError, PlanError, UnitError
 from ..language.graph import cone
+from ..language.literals import magnitude_problem
 from ..language.dims import dim_text
 from ..language.model import Type, whole_numbers
 from ..language.uncertain import DISCRETE, describe, percentile_level
@@ -37,6 +38,7 @@ from .checks import CheckResult
 
 DEFAULT_SAMPLES = 10_000
 MAX_SAMPLES = 10_000_000
+MAX_SAMPLE_BYTES = 2 * 1024 ** 3  # the samples one in-memory run may hold: samples x columns x 8 bytes
 BLOCK = 1 << 17  # samples evaluated at once
 DEFAULT_PERCENTILES = (5.0, 50.0, 95.0)
 METHODS = ("lhs", "random", "counter")
@@ -134,9 +136,11 @@ def draw(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str 
          inputs: Optional[dict[str, UncertainInput]] = None) -> dict[str, np.ndarray]:
     """The samples of every uncertain input (base units): the run's one shared sample set."""
     check_samples(samples)
+    check_seed(seed)
     if method not in METHODS:
         raise DistributionError(f"unknown sampling method `{method}`", hint="methods: " + ", ".join(METHODS))
     inputs = uncertain_inputs(plan) if inputs is None else inputs
+    check_memory(samples, len(inputs))
     uniform = {name: sampling.uniforms(samples, seed, name, method) for name in inputs}
     out = {name: sampling.inverse_cdf(u.kind, u.params, uniform[name], u.within) for name, u in inputs.items()}
     correlated = copula(plan)
@@ -163,6 +167,41 @@ def copula(plan: Plan) -> Optional[tuple[list[str], list[list[float]]]]:
         return None
     names = [n for n in plan.model.order if any(n in (p.a, p.b) for p in pairs)]
     return names, correlation_factor(names, pairs)
+
+
+def check_seed(seed: int) -> None:
+    """A seed is a whole number from 0 (numpy's SeedSequence takes no negative one; nor, so that one seed
+    means the same samples whatever the method, does the counter generator), in the literals' range."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0 or magnitude_problem(seed) is not None:
+        raise DistributionError(f"the seed must be a whole number of at least 0; it is {seed!r}"[:200],
+                                hint="the same seed gives the same samples on every machine (--seed, default 0)")
+
+
+def check_memory(samples: int, inputs: int, kept: int = 0, scenarios: int = 1, limit: Optional[int] = None) -> None:
+    """Refuse, before anything is drawn, a run whose samples would not fit :data:`MAX_SAMPLE_BYTES`: each
+    of ``inputs`` uncertain inputs holds two columns of ``samples`` float64 while drawn (its uniform
+    numbers, its values), and each of ``scenarios`` keeps a column per each of ``kept`` quantities (and
+    one more while a column's blocks are joined)."""
+    limit = MAX_SAMPLE_BYTES if limit is None else limit
+    columns = 2 * inputs + scenarios * (kept + 1 if kept else 0)
+    need = samples * columns * 8
+    if need <= limit:
+        return
+    fits = limit // (columns * 8)
+    if fits >= 100:  # two significant digits, rounded down
+        fits -= fits % 10 ** (len(str(fits)) - 2)
+    what = [f"{inputs:,} uncertain input{'s' if inputs != 1 else ''}"] if inputs else []
+    what += [f"{kept:,} quantit{'ies' if kept != 1 else 'y'}"] if kept else []
+    where = f" in each of {scenarios:,} scenarios" if scenarios > 1 and kept else ""
+    raise LimitError(
+        f"{samples:,} samples of {' and '.join(what)}{where} would hold {_size(need)} in memory "
+        f"(the limit is {_size(limit)})",
+        hint=f"use fewer samples (--samples {fits} fits), --dask (in chunks, reduced to figures), or fewer "
+             "quantities (--show) or scenarios")
+
+
+def _size(n: float) -> str:
+    return f"{n / 1024 ** 3:.1f} GB" if n >= 1024 ** 3 else f"{n / 1024 ** 2:.0f} MB"
 
 
 def check_samples(samples: int) -> None:
@@ -219,7 +258,7 @@ class Simulation:
         if len(col) == 0:
             out = {"mean": math.nan, "sd": math.nan, **{f"p{_pct_text(p)}": math.nan for p in percentiles}}
         else:
-            out = {"mean": float(np.mean(col)), "sd": float(np.std(col, ddof=1)) if len(col) > 1 else math.nan}
+            out = dict(zip(("mean", "sd"), _mean_sd(col)))
             for p, v in zip(percentiles, np.percentile(col, list(percentiles))):
                 out[f"p{_pct_text(p)}"] = float(v)
         if never is not None:
@@ -278,6 +317,18 @@ class Simulation:
         return f" ({said}: there the condition has no value and counts as not holding)"
 
 
+def _mean_sd(col: np.ndarray) -> tuple[float, float]:
+    """The mean and standard deviation of samples; of samples near the float's end (``1e300``), on them
+    scaled down (their sum and squares overflow), and an infinite spread where a sample is infinite."""
+    big = float(np.max(np.abs(col)))
+    scale = big if 1e150 < big < math.inf else 1.0
+    col = col / scale if scale != 1.0 else col
+    mean = float(np.mean(col)) * scale
+    if len(col) < 2:
+        return mean, math.nan
+    return mean, (float(np.std(col, ddof=1)) * scale if big < math.inf else math.inf)
+
+
 def _ranks(v: np.ndarray) -> np.ndarray:
     """Ranks 0..n-1, ties sharing their mean rank (as Spearman's coefficient takes them)."""
     order = np.argsort(v, kind="stable")
@@ -326,10 +377,13 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
                                 hint="write an input as a range (`utilisation = 40% to 70%`) or a distribution "
                                      "(`latency = normal(10 ms, 2 ms)`)")
     _refuse_uncertain_bounds(plan, inputs)
+    compiled, derived = _program(plan, list(names) if names is not None else list(plan.model.derived))
+    kept = [n for n in derived if names is None or n in set(names)]
+    check_memory(samples if drawn is None else len(next(iter(drawn.values()))), len(inputs) if drawn is None else 0,
+                 len(kept), len(scenarios))
     drawn = draw(plan, samples, seed, method, inputs) if drawn is None else drawn
     samples = len(next(iter(drawn.values())))
     used = [n for n in plan.model.answers if n in set(plan.model.formula_answers)]
-    compiled, derived = _program(plan, list(names) if names is not None else list(plan.model.derived))
     out = []
     for scenario in scenarios:
         point_ev = plan.evaluate(scenario, overrides, origins)  # the point values: and a bad plan fails here
@@ -440,18 +494,48 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
         if isinstance(v, np.ndarray) and v.dtype != bool:
             finite = np.isfinite(v)
             if not finite.all():
-                bad = int(np.count_nonzero(~finite))
-                i = int(np.flatnonzero(~finite)[0])
-                at = ", ".join(f"{u} = {format_value(float(sim.display(u)[i]), plan.model.quantities[u].unit_text)}"
-                               for u in sim.uncertain)
                 q = plan.model.quantities[name]
-                err = PlanError(f"`{name}` has no finite value in {bad:,} of {n:,} samples (the first at {at})",
-                                q.definition.span, label="not finite there",
-                                hint="a formula divides by zero or leaves its domain where the distributions reach; "
-                                     "narrow them or bound them")
+                nevers = sim.no_value([name])  # a `first(...)` it uses that found nothing: no value, said so
+                never = np.zeros(n, dtype=bool)
+                for f in nevers:
+                    never |= np.isnan(sim.column(f).astype(float))
+                if nevers and not (~finite & ~never).any():
+                    err = _never_error(plan, sim, name, nevers, never)
+                else:
+                    bad = int(np.count_nonzero(~finite & ~never))
+                    i = int(np.flatnonzero(~finite & ~never)[0])
+                    err = PlanError(f"`{name}` has no finite value in {bad:,} of {n:,} samples (the first at "
+                                    f"{_sample_text(plan, sim, i)})", q.definition.span, label="not finite there",
+                                    hint="a formula divides by zero or leaves its domain where the distributions "
+                                         "reach; narrow them or bound them")
                 if sim.scenario is not None:
                     err.notes.append(f"in scenario `{sim.scenario}`")
                 raise err
+
+
+def _sample_text(plan: Plan, sim: Simulation, i: int) -> str:
+    """Sample ``i``'s uncertain inputs, ``price = 249.17 USD, ...``."""
+    return ", ".join(f"{u} = {format_value(float(sim.display(u)[i]), plan.model.quantities[u].unit_text)}"
+                     for u in sim.uncertain)
+
+
+def _never_error(plan: Plan, sim: Simulation, name: str, nevers: dict[str, float], never: np.ndarray) -> PlanError:
+    """``name`` has no value where a ``first(...)`` it uses is never: that reason, as ``planner eval`` gives
+    it for one sample (error[never]), with how many samples and the first of them."""
+    from ..language.errors import NeverError
+
+    quantities = plan.model.quantities
+    bad, first = int(np.count_nonzero(never)), int(np.flatnonzero(never)[0])
+    which = ", ".join(f"`{f}` (never in {share:.1%} of samples)" for f, share in nevers.items())
+    f = next(iter(nevers))
+    expr = quantities[f].definition.expr
+    return NeverError(
+        f"`{name}` has no value in {bad:,} of {sim.samples:,} samples: it uses {which}, a `first(...)` that "
+        f"finds nothing there (the first at {_sample_text(plan, sim, first)})",
+        quantities[name].definition.span, label="uses a never",
+        labels=[Label(expr.span, f"`{expr.body.span.flat}` holds for no `{expr.var}` there")],
+        hint=f"make `{f}` find a value in every sample (a longer range, narrower distributions), or ask about "
+             f"`{f}` itself: its share of never is counted")
 
 
 def _reached(plan: Plan) -> set[str]:
