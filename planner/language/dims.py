@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
-from . import ir
+from . import ir, literals
 from .errors import (
     ArityError,
     DisplayUnitError,
@@ -173,10 +173,7 @@ class Typer:
             if e.unit is not None:
                 unit = unit_of(e.unit, self.units, names=self.defs)
                 value, dim = value * unit.scale, unit.dim
-            if value != 0 and not _moderate(value) and not (_TINY <= abs(value) <= _HUGE):
-                raise EvaluationError(f"{e.span.text.strip()} is {'too large' if abs(value) > 1 else 'too small'} "
-                                      "for double-precision arithmetic", e.span,
-                                      hint="numbers (in base units B, s) must lie between 1e-300 and 1e300")
+            literals.check(value, e.span)
             return Type("num", dim, value, e.unit.text if e.unit is not None else None)
         if isinstance(e, ir.Bool):
             return BOOL
@@ -445,7 +442,7 @@ def _exact_power(e: ir.Binary, base: Fraction, exponent: Fraction) -> None:
         size = f"about 1e{log10:.0f}" if log10 < 1e15 else "astronomically large"
         raise EvaluationError(
             f"`{e.span.flat}` is {size}: too large for double-precision arithmetic",
-            e.span, label="beyond 1e300", hint="numbers (in base units B, s) must lie between 1e-300 and 1e300")
+            e.span, label="beyond 1e300", hint=literals.HINT)
     bits = abs(exponent.numerator) * max(base.numerator.bit_length(), base.denominator.bit_length())
     if bits > MAX_EXACT_BITS:
         raise LimitError(
@@ -455,18 +452,9 @@ def _exact_power(e: ir.Binary, base: Fraction, exponent: Fraction) -> None:
                  + "`): inputs are computed in floating point")
 
 
-_HUGE = Fraction(10) ** 300
-_TINY = Fraction(1, 10 ** 300)
 _UNSEEN = object()
 _VERBS = {ir.BinOp.ADD: "add", ir.BinOp.SUB: "subtract", ir.BinOp.MUL: "multiply", ir.BinOp.DIV: "divide",
           ir.BinOp.POW: "raise"}
-
-
-def _moderate(value: Fraction) -> bool:
-    """Whether a nonzero ``value`` lies well between :data:`_TINY` and :data:`_HUGE` (within 2^±900,
-    about 10^±271), told from the sizes of its integers, without comparing fractions."""
-    size = value.numerator.bit_length() - value.denominator.bit_length()  # log2 |value|, give or take one
-    return -900 < size < 900
 
 
 class Poisoned(Exception):
