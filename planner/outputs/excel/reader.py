@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime
 import io
 import re
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -315,7 +316,7 @@ def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) 
     formula with no saved value, an error, text, a date, a TRUE/FALSE for a number, and a number outside
     the literal range (:func:`planner.language.literals.magnitude_problem`) are each refused, naming the
     sheet, the cell, the input and what to type instead, in the input's unit."""
-    from ...language.literals import magnitude_problem
+    from ...language import literals
     from .book import display_value
 
     where = f"{sheet}!{coord}"
@@ -368,9 +369,9 @@ def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) 
     else:
         raise refuse(f"must be a number, not {_shown(raw)}")
     value = number * unit_scale()
-    problem = magnitude_problem(value)
+    problem = literals.magnitude_problem(value)
     if problem is not None:
-        raise refuse(f"is {_shown(raw)}, {problem} (numbers in base units must lie between 1e-300 and 1e300)")
+        raise refuse(f"is {_shown(raw)}, {problem}", f"{literals.HINT}: ")
     return value
 
 
@@ -434,7 +435,9 @@ def open_workbook(path: str):
     books = []
     for data_only in (True, False):
         try:
-            books.append(load_workbook(io.BytesIO(data), data_only=data_only))
+            with warnings.catch_warnings():  # openpyxl's notes on what it skips (styles, extensions) are not the user's
+                warnings.simplefilter("ignore")
+                books.append(load_workbook(io.BytesIO(data), data_only=data_only))
         except MemoryError:
             raise
         except Exception as exc:  # noqa: BLE001 - openpyxl raises whatever its parsers meet in a damaged part
