@@ -329,3 +329,26 @@ def test_a_broken_container_is_a_clear_error(tmp_path, capsys, damage):
     assert "broken.xlsx" in err, err
     want = {"truncated": "not an .xlsx", "duplicate": "twice", "not a zip": "not an .xlsx", "doctype": "DTD"}[damage]
     assert want in err, err
+
+
+def test_every_shipped_workbook_passes_the_container_limits_with_a_wide_margin(tmp_path):
+    """The limits refuse bombs, not workbooks: each shipped sheet's export holds a quarter of each limit at
+    most (the largest export of all, a plan with uncertain inputs at 10,000 trials, holds 23 MB inflated in
+    38 parts at 13 to 1, and 25 MB at 14 to 1 once LibreOffice saves it)."""
+    import io
+    import zipfile
+
+    from planner.outputs.excel import reader
+
+    sheets = sorted((ROOT / "sheets").glob("*.plan")) + [ROOT / "tests" / "plans" / "gpu_buy_vs_rent_uncertain.plan"]
+    for path in sheets:
+        data = to_bytes(Book(load(path)).build())
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            infos = z.infolist()
+        assert len(data) * 4 < reader.MAX_FILE and len(infos) * 4 < reader.MAX_PARTS, path.name
+        assert sum(i.file_size for i in infos) * 4 < reader.MAX_INFLATED, path.name
+        assert all(i.file_size <= reader.RATIO_FLOOR or i.file_size < i.compress_size * reader.MAX_RATIO / 4
+                   for i in infos), path.name
+        book = tmp_path / f"{path.stem}.xlsx"
+        book.write_bytes(data)
+        assert reader.checked_bytes(str(book)) == data

@@ -9,7 +9,9 @@ the same as a ``--set`` override, and every constraint is checked when the
 plan is evaluated with them. The Unit column next to each value says which
 unit it is in: a unit the plan has since changed (``6 kUSD`` exported, the
 plan now says ``6000 USD``) is converted with a warning; one of another
-dimension is refused, naming the cell.
+dimension is refused, naming the cell. Every cell read, on either sheet, goes
+through :func:`cell_input`, and the file itself through :func:`checked_bytes`
+(its zip container's limits) before openpyxl reads it.
 
 A workbook must belong to the plan: one that names an input the plan does
 not have (exported from another plan), or none of the plan's inputs, is
