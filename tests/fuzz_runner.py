@@ -490,11 +490,13 @@ def _cell_values():
             "", " ", "65%", "1,800", "1_000", "nan", "inf", "-inf", "TRUE", True, False, "0x10",
             datetime.datetime(2024, 1, 5), datetime.date(1900, 1, 1), datetime.time(12, 30), datetime.timedelta(days=3),
             "#DIV/0!", "#N/A", "#REF!", "=1+", "=A1*2", "=1/0", "=SUM(", "'=2", "=Inputs!B7", "2.5", "3/4", "1e", ".5",
-            "١٢", "\u202e12", "x" * 5000, None, 0.65, 2.25, 240, 1e-300, 1e300]
+            "١٢", "\u202e12", "x" * 5000, None, 0.65, 2.25, 240, 1e-300, 1e300,
+            # typed into a Unit column: another unit of the same dimension, of another, or none
+            "USD", "kUSD", "MUSD/h", "USD/s", "GB", "1e400 USD", "USD^99999", "(", "%", "h^-1", "USD/h/h"]
 
 
-WORKBOOK_OPS = ["cells", "cells", "cells", "digits", "truncate", "duplicate", "lying", "bomb", "flip", "drop", "junk", "doctype",
-                "grow"]
+WORKBOOK_OPS = ["cells", "cells", "cells", "digits", "truncate", "duplicate", "lying", "bomb", "flip", "drop", "junk",
+                "doctype", "grow"]
 _BOOKS: dict = {}
 
 
@@ -527,6 +529,7 @@ def _exported(workdir: Path) -> tuple[str, bytes, list]:
             for sheet, coord in dn.destinations:
                 if sheet == "Inputs":
                     cells.append(("Inputs", coord.replace("$", "")))
+                    cells.append(("Inputs", "C" + coord.split("$")[-1]))  # its Unit column
         ws = wb["Scenarios"]
         rows = [c.row for c in ws["B"] if isinstance(c.value, str) and c.value in
                 {"gpus", "server_price", "rent_rate", "utilization", "discount_rate", "hosting"}]

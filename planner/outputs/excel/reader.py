@@ -221,7 +221,8 @@ def _unit_scale(wb, sheet: str, coord: str, plan: Plan, q, imported: Imported,
     try:
         _, scale, _ = plan.parse_override(f"{q.name}=1 {text}".rstrip(), f"{cell} (`{q.name}`'s unit)")
     except PlanError:
-        raise UsageError(f"{cell} says `{q.name}` is in `{text or '(no unit)'}`, which is not a unit of "
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise UsageError(f"{cell} says `{q.name}` is in `{shown or '(no unit)'}`, which is not a unit of "
                          f"`{q.name}` ({q.unit_text or 'a plain number'} in the plan)",
                          hint=f"type {q.unit_text or 'nothing'} in {cell} and the value in that unit") from None
     imported.warnings.append(f"{cell}: `{q.name}` is in {text or 'plain numbers'} in the workbook, "
