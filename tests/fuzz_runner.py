@@ -8,7 +8,9 @@ grammar/plan.lark by hypothesis), ``cli`` (``--set`` and sweep values given
 to the command line) ``template`` (mutations of the shipped report
 template and hostile Jinja) or ``cache`` (compiled-plan cache entries flipped,
 truncated, swapped between plans, zeroed, and written by several threads at once:
-a warm load must give the cold figures). Each case either works or fails with a
+a warm load must give the cold figures), ``framing`` (the language server's input) or ``workbook``
+(an exported workbook mutated, cell by cell and as a zip container, given to ``planner import``).
+Each case either works or fails with a
 ``PlanError``; anything else is a finding. ``distribution`` (uncertain inputs of every family,
 parameters drawn by hypothesis across the float range) also loads, evaluates and simulates each:
 what eval accepts, simulate accepts. Before each case the runner writes
@@ -572,6 +574,159 @@ def run_framing(case: dict, workdir: Path) -> None:
         assert proc.returncode in (0, 1), f"exit {proc.returncode}: {err[-1000:]}"  # 1: exit without shutdown
 
 
+# ---- workbooks: `planner import` of a mutated export ---------------------------------------------------
+
+def _cell_values():
+    import datetime
+
+    return ["1e400", "-1e400", "1e309%", "1e-400", "1e99999999", "-1e-99999999", 1e308, 1e-310, -0.0, 0, -1, 10 ** 15,
+            "", " ", "65%", "1,800", "1_000", "nan", "inf", "-inf", "TRUE", True, False, "0x10",
+            datetime.datetime(2024, 1, 5), datetime.date(1900, 1, 1), datetime.time(12, 30), datetime.timedelta(days=3),
+            "#DIV/0!", "#N/A", "#REF!", "=1+", "=A1*2", "=1/0", "=SUM(", "'=2", "=Inputs!B7", "2.5", "3/4", "1e", ".5",
+            "١٢", "\u202e12", "x" * 5000, None, 0.65, 2.25, 240, 1e-300, 1e300,
+            # typed into a Unit column: another unit of the same dimension, of another, or none
+            "USD", "kUSD", "MUSD/h", "USD/s", "GB", "1e400 USD", "USD^99999", "(", "%", "h^-1", "USD/h/h"]
+
+
+WORKBOOK_OPS = ["cells", "cells", "cells", "digits", "truncate", "duplicate", "lying", "bomb", "flip", "drop", "junk",
+                "doctype", "grow"]
+_BOOKS: dict = {}
+
+
+def workbook_cases(seed: int, count: int):
+    rng = random.Random(f"workbook-{seed}")
+    values = _cell_values()
+    for _ in range(count):
+        yield {"workbook": rng.choice(WORKBOOK_OPS), "cells": [(rng.random(), rng.randrange(len(values)))
+                                                                for _ in range(rng.randint(1, 3))],
+               "at": rng.random(), "bytes": rng.randint(1, 64), "seed": rng.randint(0, 2**31),
+               "args": rng.choice([[], ["--write", "--dry-run"], ["--write"], ["--format", "json"]])}
+
+
+def _exported(workdir: Path) -> tuple[str, bytes, list]:
+    """The buy-vs-rent plan's text, its exported workbook and the cells an analyst may type into (every
+    input on the Inputs sheet; every input row of every scenario column on the Scenarios sheet)."""
+    if "book" not in _BOOKS:
+        import openpyxl
+
+        from planner.outputs.excel.writer import Book, to_bytes
+        from planner.plan import load_compiled
+
+        text = (ROOT / "tests" / "plans" / "buy_vs_rent.plan").read_text(encoding="utf-8")
+        path = workdir / "fuzz.plan"  # the plan's own name: a write is refused as another plan's otherwise
+        path.write_text(text, encoding="utf-8")
+        data = to_bytes(Book(load_compiled(path)).build())
+        wb = openpyxl.load_workbook(io.BytesIO(data))
+        cells = []
+        for dn in wb.defined_names.values():
+            for sheet, coord in dn.destinations:
+                if sheet == "Inputs":
+                    cells.append(("Inputs", coord.replace("$", "")))
+                    cells.append(("Inputs", "C" + coord.split("$")[-1]))  # its Unit column
+        ws = wb["Scenarios"]
+        rows = [c.row for c in ws["B"] if isinstance(c.value, str) and c.value in
+                {"gpus", "server_price", "rent_rate", "utilization", "discount_rate", "hosting"}]
+        cols = [c.column for c in ws[4] if c.column >= 4 and c.value]
+        cells += [("Scenarios", ws.cell(row=r, column=c).coordinate) for r in rows for c in cols]
+        _BOOKS["book"] = (text, data, sorted(cells))
+    return _BOOKS["book"]
+
+
+def _mutated_book(case: dict, data: bytes, cells: list) -> bytes:
+    import struct
+    import warnings
+    import zipfile
+
+    import openpyxl
+
+    rng = random.Random(case["seed"])
+    values = _cell_values()
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    for at, i in case["cells"]:
+        sheet, coord = cells[int(at * len(cells))]
+        try:
+            wb[sheet][coord].value = values[i]
+        except (ValueError, TypeError):  # openpyxl refuses to store it: the analyst could not type it either
+            pass
+    out = io.BytesIO()
+    wb.save(out)
+    data = out.getvalue()
+    op = case["workbook"]
+    if op == "truncate":
+        return data[:int(case["at"] * len(data))]
+    if op == "flip":
+        data = bytearray(data)
+        for _ in range(case["bytes"]):
+            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        return bytes(data)
+    if op == "lying":  # a part's sizes in its headers say less (or more) than it holds
+        data = bytearray(data)
+        with zipfile.ZipFile(io.BytesIO(bytes(data))) as z:
+            info = rng.choice(z.infolist())
+        size = max(0, info.file_size + rng.choice([-info.file_size, -1, 1, 1000, -100]))
+        struct.pack_into("<I", data, info.header_offset + 22, size)
+        central = data.find(b"PK\x01\x02" + bytes(data[info.header_offset + 4:info.header_offset + 6]))
+        while central >= 0 and data[central + 46:central + 46 + len(info.filename)] != info.filename.encode():
+            central = data.find(b"PK\x01\x02", central + 4)
+        if central >= 0:
+            struct.pack_into("<I", data, central + 24, size)
+        return bytes(data)
+    parts = {}
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for info in z.infolist():
+            parts[info.filename] = z.read(info.filename)
+    names = sorted(parts)
+    extra = []
+    if op == "duplicate":
+        name = rng.choice(names)
+        extra.append((name, parts[name][:int(case["at"] * len(parts[name]))]))
+    elif op == "bomb":  # small, but a ratio no workbook has
+        parts[rng.choice(names)] = b"<x>" + b" " * rng.choice([2_000_000, 5_000_000]) + b"</x>"
+    elif op == "drop":
+        del parts[rng.choice(names)]
+    elif op == "digits":  # a number cell's saved value as no spreadsheet writes it: huge, tiny, 5,000 digits
+        name = rng.choice([n for n in names if n.startswith("xl/worksheets/")])
+        number = rng.choice([b"9" * 400, b"9" * 5000, b"1e400", b"-1E-400", b"1e308", b"NaN", b"INF", b"", b"0x1F"])
+        parts[name] = re.sub(rb"<v>-?[0-9.]+(?:[eE][-+]?[0-9]+)?</v>", b"<v>" + number + b"</v>", parts[name],
+                             count=rng.randint(1, 50))
+    elif op == "junk":
+        parts[rng.choice(names)] = rng.randbytes(case["bytes"] * 10)
+    elif op == "doctype":
+        name = rng.choice([n for n in names if n.endswith(".xml")])
+        parts[name] = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]>' + parts[name].split(b"?>", 1)[-1]
+    elif op == "grow":  # many parts, or a large honest one
+        if rng.random() < 0.5:
+            for i in range(rng.choice([10, 1200])):
+                extra.append((f"xl/media/p{i}.bin", b"x"))
+        else:
+            parts["xl/media/noise.bin"] = rng.randbytes(200_000)
+    out = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        warnings.simplefilter("ignore")  # a duplicate name
+        for name, body in list(parts.items()) + extra:
+            z.writestr(name, body)
+    return out.getvalue()
+
+
+def run_workbook(case: dict, workdir: Path) -> None:
+    """`planner import` (and `--write`, `--dry-run`) of a mutated workbook: exit 0 or 2 with a clear error,
+    never an internal error or a traceback; the plan is never changed by a failed or dry run."""
+    from planner.cli import main
+
+    text, data, cells = _exported(workdir)
+    plan = workdir / "fuzz.plan"
+    plan.write_text(text, encoding="utf-8")
+    book = workdir / "fuzz.xlsx"
+    book.write_bytes(_mutated_book(case, data, cells))
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["import", str(book), "--plan", str(plan), *case["args"]])
+    assert code in (0, 2), f"exit {code}: {err.getvalue()[-2000:]}"
+    assert "Traceback" not in err.getvalue() and "internal error" not in err.getvalue(), err.getvalue()[-2000:]
+    if code != 0 or "--dry-run" in case["args"] or "--write" not in case["args"]:
+        assert plan.read_text(encoding="utf-8") == text, f"the plan changed (exit {code})"
+
+
 # ---- main --------------------------------------------------------------------------------
 
 def cases(kind: str, seed: int, count: int):
@@ -591,6 +746,8 @@ def cases(kind: str, seed: int, count: int):
         return framing_cases(seed, count)
     if kind == "distribution":
         return distribution_cases(seed, count)
+    if kind == "workbook":
+        return workbook_cases(seed, count)
     raise SystemExit(f"unknown kind {kind}")
 
 
@@ -605,7 +762,7 @@ def main(argv: list[str]) -> int:
     report.RENDER_SECONDS = 5  # the shipped report renders in well under a second: a slow case is found sooner
     sys.setrecursionlimit(50_000)  # as the CLI does
     runner = {"cli": run_cli, "template": run_template, "cache": run_cache, "framing": run_framing,
-              "distribution": run_distribution}.get(kind, run_plan)
+              "distribution": run_distribution, "workbook": run_workbook}.get(kind, run_plan)
     findings, ran, slowest = [], 0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

@@ -158,3 +158,197 @@ def test_written_precision_grouping_and_sign(tmp_path):
     new = plan_path.read_text(encoding="utf-8")
     assert new == (text.replace("= 1_800 token/s", "= 2_400 token/s").replace("= 1.50 kUSD/month", "= 2.00 kUSD/month")
                    .replace("= 2.49 USD/h", "= 2.125 USD/h"))
+
+
+# ---- hostile and mistaken workbooks: each is a clear error naming the cell, and the plan stays as it was ----
+
+def _typed(tmp_path, cells, text: str = PLAN) -> tuple[Path, Path]:
+    """An exported workbook with ``cells`` ({(where, name): value}) typed in, as openpyxl saves it."""
+    plan_path, book = _export(tmp_path, text)
+    return plan_path, _edit(tmp_path / "exported.xlsx", book, tmp_path / "edited.xlsx",
+                            [(where, name, value) for (where, name), value in cells.items()])
+
+
+def _refused(plan_path: Path, book: Path, capsys, before: str = PLAN) -> list[str]:
+    """The error of `import` and of `import --write --dry-run` and `--write` (each exit 2, the plan unchanged)."""
+    errors = []
+    for extra in ([], ["--write", "--dry-run"], ["--write"]):
+        assert main(["import", str(book), "--plan", str(plan_path), *extra]) == 2, extra
+        err = capsys.readouterr().err
+        assert "internal error" not in err and "Traceback" not in err, err
+        assert plan_path.read_text(encoding="utf-8") == before
+        errors.append(err)
+    assert errors[0] == errors[1] == errors[2]
+    return errors
+
+
+@pytest.mark.parametrize("where, name, typed, unit", [
+    ("Inputs", "rent_rate", "1e400", "USD/h"),
+    ("Inputs", "utilization", "1e309%", "%"),
+    ("Inputs", "rent_rate", "-1e400", "USD/h"),
+    ("Inputs", "rent_rate", 1e-310, "USD/h"),  # a float the cell holds, too small for the arithmetic
+    ("spot", "rent_rate", "1e400", "USD/h"),
+])
+def test_a_number_beyond_the_literal_range_is_refused_naming_the_cell(tmp_path, capsys, where, name, typed, unit):
+    plan_path, book = _typed(tmp_path, {(where, name): typed})
+    err = _refused(plan_path, book, capsys)[0]
+    sheet = "Inputs" if where == "Inputs" else "Scenarios"
+    assert f"{sheet}!" in err and f"`{name}`" in err, err
+    assert "for double-precision arithmetic" in err and unit in err, err
+
+
+@pytest.mark.parametrize("where", ["Inputs", "spot"])
+@pytest.mark.parametrize("typed, says", [
+    (None, "is empty"),
+    ("=1+", "formula with no saved value"),
+    ("=2*A1", "formula with no saved value"),
+    ("cheap", "the text 'cheap'"),
+    (__import__("datetime").datetime(2024, 1, 5), "a date (2024-01-05)"),
+    (True, "TRUE"),
+    ("#DIV/0!", "the error #DIV/0!"),
+])
+def test_every_sheet_refuses_what_is_not_a_number_alike(tmp_path, capsys, where, typed, says):
+    """The Inputs sheet and a scenario's own cell on the Scenarios sheet go through one validation:
+    an emptied cell or a formula never calculated is not 'every input matches the plan'."""
+    plan_path, book = _typed(tmp_path, {(where, "rent_rate"): typed})
+    err = _refused(plan_path, book, capsys)[0]
+    sheet = "Inputs" if where == "Inputs" else "Scenarios"
+    assert f"{sheet}!" in err and "`rent_rate`" in err and says in err, err
+    assert "datetime.datetime" not in err
+    assert "USD/h" in err, err  # what to type instead, in the input's own unit
+
+
+def test_a_workbook_of_another_plan_with_the_same_inputs_says_so(tmp_path, capsys):
+    """Not "p.plan changed since book.xlsx was exported from it": the workbook records its plan."""
+    other = tmp_path / "other"
+    other.mkdir()
+    _, book = _typed(other, {("Inputs", "rent_rate"): 2.25},
+                     PLAN.replace('title "Buy or rent an 8-GPU inference server"', 'title "Another server"'))
+    (other / "buy_vs_rent.plan").rename(other / "fleet.plan")
+    plan_path = tmp_path / "buy_vs_rent.plan"
+    plan_path.write_text(PLAN, encoding="utf-8")
+    assert main(["import", str(book), "--plan", str(plan_path), "--write"]) == 2
+    err = capsys.readouterr().err
+    assert "exported from" in err and "Another server" in err and "another plan" in err, err
+    assert "changed since" not in err
+    assert plan_path.read_text(encoding="utf-8") == PLAN
+
+
+def test_the_plan_changed_since_is_still_said_as_such(tmp_path, capsys):
+    plan_path, book = _typed(tmp_path, {("Inputs", "rent_rate"): 2.25})
+    changed = PLAN + "\n# a comment added since\n"
+    plan_path.write_text(changed, encoding="utf-8")
+    assert main(["import", str(book), "--plan", str(plan_path), "--write"]) == 2
+    err = capsys.readouterr().err
+    assert "changed since" in err and "another plan" not in err, err
+    assert plan_path.read_text(encoding="utf-8") == changed
+
+
+# ---- the zip container: its size is checked before openpyxl reads a byte of it ------------------------------
+
+def _rezip(source: Path, target: Path, extra: dict | None = None, drop=()) -> Path:
+    """``source``'s parts (``extra`` added or replaced, ``drop`` left out), deflated."""
+    import zipfile
+
+    with zipfile.ZipFile(source) as z, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in z.infolist():
+            if info.filename not in (extra or {}) and info.filename not in drop:
+                out.writestr(info.filename, z.read(info.filename))
+        for name, data in (extra or {}).items():
+            out.writestr(name, data)
+    return target
+
+
+def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path, capsys):
+    """A part of 20 MB of one repeated byte deflates to about 20 KB: a ratio no workbook has."""
+    from planner.outputs.excel import reader
+
+    plan_path, _ = _export(tmp_path)
+    bomb = _rezip(tmp_path / "exported.xlsx", tmp_path / "bomb.xlsx",
+                  {"xl/media/padding.xml": b"<a>" + b" " * 20_000_000 + b"</a>"})
+    assert bomb.stat().st_size < 200_000
+    err = _refused(plan_path, bomb, capsys)[0]
+    assert "xl/media/padding.xml" in err and f"{reader.MAX_RATIO}" in err and "compress" in err, err
+
+
+def test_a_workbook_beyond_the_inflated_size_limit_is_refused_naming_it(tmp_path, capsys, monkeypatch):
+    from planner.outputs.excel import reader
+
+    plan_path, _ = _export(tmp_path)
+    monkeypatch.setattr(reader, "MAX_INFLATED", 150_000)  # the real limit in a test of reasonable size
+    err = _refused(plan_path, tmp_path / "exported.xlsx", capsys)[0]
+    assert "150,000 bytes" in err and "inflate" in err, err
+
+
+def test_a_part_that_inflates_beyond_its_declared_size_is_refused_early(tmp_path, capsys):
+    """A lying header: the central directory says 100 bytes, the part inflates to 5 MB. Reading stops at
+    byte 101, not at the end."""
+    import struct
+    import zipfile
+
+    plan_path, _ = _export(tmp_path)
+    liar = _rezip(tmp_path / "exported.xlsx", tmp_path / "liar.xlsx",
+                  {"xl/sharedStrings.xml": b"<sst>" + b"x" * 5_000_000 + b"</sst>"})
+    data = bytearray(liar.read_bytes())
+    with zipfile.ZipFile(liar) as z:
+        info = z.getinfo("xl/sharedStrings.xml")
+    at = data.rfind(b"PK\x01\x02" + data[info.header_offset + 4:info.header_offset + 8])  # its central entry
+    while data[at + 46:at + 46 + len(info.filename)] != info.filename.encode():
+        at = data.rfind(b"PK\x01\x02", 0, at)
+    struct.pack_into("<I", data, at + 24, 100)  # uncompressed size in the central directory
+    struct.pack_into("<I", data, info.header_offset + 22, 100)  # and in the local header
+    liar.write_bytes(bytes(data))
+    err = _refused(plan_path, liar, capsys)[0]
+    assert "xl/sharedStrings.xml" in err and "declares 100 bytes" in err, err
+
+
+@pytest.mark.parametrize("damage", ["truncated", "duplicate", "not a zip", "doctype"])
+def test_a_broken_container_is_a_clear_error(tmp_path, capsys, damage):
+    import zipfile
+
+    plan_path, _ = _export(tmp_path)
+    exported = tmp_path / "exported.xlsx"
+    target = tmp_path / "broken.xlsx"
+    if damage == "truncated":
+        target.write_bytes(exported.read_bytes()[:20_000])
+    elif damage == "duplicate":
+        import warnings
+
+        _rezip(exported, target)
+        with warnings.catch_warnings(), zipfile.ZipFile(target, "a") as z:
+            warnings.simplefilter("ignore")
+            z.writestr("xl/workbook.xml", b"<workbook/>")
+    elif damage == "not a zip":
+        target.write_bytes(b"name,value\nrent_rate,2.25\n")
+    else:  # an XML entity bomb (billion laughs) in a part: no workbook part declares a DTD
+        laughs = (b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa">'
+                  + b"".join(b'<!ENTITY %s "%s">' % (bytes([98 + i]), bytes([97 + i]) * 10) for i in range(8))
+                  + b']><sst>&i;</sst>')
+        _rezip(exported, target, {"xl/sharedStrings.xml": laughs})
+    err = _refused(plan_path, target, capsys)[0]
+    assert "broken.xlsx" in err, err
+    want = {"truncated": "not an .xlsx", "duplicate": "twice", "not a zip": "not an .xlsx", "doctype": "DTD"}[damage]
+    assert want in err, err
+
+
+def test_every_shipped_workbook_passes_the_container_limits_with_a_wide_margin(tmp_path):
+    """The limits refuse bombs, not workbooks: each shipped sheet's export holds a quarter of each limit at
+    most (the largest export of all, a plan with uncertain inputs at 10,000 trials, holds 23 MB inflated in
+    38 parts at 13 to 1, and 25 MB at 14 to 1 once LibreOffice saves it)."""
+    import io
+    import zipfile
+
+    from planner.outputs.excel import reader
+
+    sheets = sorted((ROOT / "sheets").glob("*.plan")) + [ROOT / "tests" / "plans" / "gpu_buy_vs_rent_uncertain.plan"]
+    for path in sheets:
+        data = to_bytes(Book(load(path)).build())
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            infos = z.infolist()
+        assert len(data) * 4 < reader.MAX_FILE and len(infos) * 4 < reader.MAX_PARTS, path.name
+        assert sum(i.file_size for i in infos) * 4 < reader.MAX_INFLATED, path.name
+        assert all(i.file_size <= reader.RATIO_FLOOR or i.file_size < i.compress_size * reader.MAX_RATIO / 4
+                   for i in infos), path.name
+        book = tmp_path / f"{path.stem}.xlsx"
+        book.write_bytes(data)
+        assert reader.checked_bytes(str(book)) == data

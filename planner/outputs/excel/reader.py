@@ -9,7 +9,9 @@ the same as a ``--set`` override, and every constraint is checked when the
 plan is evaluated with them. The Unit column next to each value says which
 unit it is in: a unit the plan has since changed (``6 kUSD`` exported, the
 plan now says ``6000 USD``) is converted with a warning; one of another
-dimension is refused, naming the cell.
+dimension is refused, naming the cell. Every cell read, on either sheet, goes
+through :func:`cell_input`, and the file itself through :func:`checked_bytes`
+(its zip container's limits) before openpyxl reads it.
 
 A workbook must belong to the plan: one that names an input the plan does
 not have (exported from another plan), or none of the plan's inputs, is
@@ -19,7 +21,10 @@ properties name another file or title, or other inputs) gets a warning.
 
 from __future__ import annotations
 
+import datetime
+import io
 import re
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -60,6 +65,7 @@ class Imported:
     scenario_origins: dict = field(default_factory=dict)  # scenario -> {name: Origin}
     not_inputs: list[str] = field(default_factory=list)  # formula cells that hold a typed value now
     plan_hash: Optional[str] = None  # the hash of the plan's text at export (None: an older workbook)
+    exported_from: Optional[tuple] = None  # (plan file name, title) the workbook records (None: not recorded)
 
     def overrides_for(self, plan: Plan, scenario: Optional[str]) -> dict:
         """The edits as they apply in ``scenario``: the Inputs sheet holds the plan's own values,
@@ -75,25 +81,16 @@ class Imported:
 
 def read_inputs(path: str, plan: Plan) -> Imported:
     """The workbook's input values that differ from ``plan``; raise UsageError on an unreadable cell."""
-    from openpyxl import load_workbook
-    from openpyxl.utils.exceptions import InvalidFileException
-
-    from .book import display_value
-
-    try:
-        wb = load_workbook(path, data_only=True)
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}") from None
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError) as exc:
-        raise UsageError(f"{path} is not an .xlsx workbook ({exc})",
-                         hint="export one with `planner export FILE -o book.xlsx`") from None
+    wb, formulas = open_workbook(path)
     defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
     names = excel_names(plan.definition_order())
     imported = Imported(path, {}, {}, [], [], _belongs(wb, plan, path, names))
-    from .book import PLAN_HASH
+    from .book import PLAN_FILE, PLAN_HASH, PLAN_TITLE, display_value
 
-    imported.plan_hash = next((str(p.value) for p in wb.custom_doc_props if p.name == PLAN_HASH), None)
-    formulas = None
+    props = {p.name: str(p.value) for p in wb.custom_doc_props}
+    imported.plan_hash = props.get(PLAN_HASH)
+    if PLAN_FILE in props or PLAN_TITLE in props:
+        imported.exported_from = (props.get(PLAN_FILE, "?"), props.get(PLAN_TITLE, "?"))
     for name in plan.definition_order():
         q = plan.model.quantities[name]
         if not q.is_input:
@@ -104,34 +101,25 @@ def read_inputs(path: str, plan: Plan) -> Imported:
             continue
         sheet, coord = _one_cell(dn.attr_text, wb.sheetnames, names[name], name)
         where = f"{sheet}!{coord}"
-        raw = wb[sheet][coord].value
-        if raw is None:
-            if formulas is None:
-                formulas = load_workbook(path, data_only=False)
-            if formulas[sheet][coord].value is not None:
-                raise UsageError(f"{where} (`{name}`) holds a formula with no saved value",
-                                 hint="open the workbook in Excel or LibreOffice and save it, then import again")
-            raise UsageError(f"{where} (`{name}`) is empty", hint="type a value, or the plan's value back")
-        value = _exact(raw, q, where) / scale_of(q) * _unit_scale(wb, sheet, coord, plan, q, imported)
+        value = cell_input(wb, formulas, sheet, coord, q, q.value,
+                           lambda: _unit_scale(wb, sheet, coord, plan, q, imported))
         if value != q.value:
             imported.overrides[name] = value
             imported.origins[name] = Origin(f"{path} {where}", None)
             imported.changes.append(Change(name, where, display_value(q, q.value), display_value(q, value),
                                            q.unit_text))
-    _scenario_edits(wb, path, plan, imported)
-    _formula_edits(path, plan, names, imported)
+    _scenario_edits(wb, formulas, path, plan, names, imported)
+    _formula_edits(formulas, plan, names, imported)
     return imported
 
 
-def _formula_edits(path: str, plan: Plan, names: dict, imported: Imported) -> None:
+def _formula_edits(wb, plan: Plan, names: dict, imported: Imported) -> None:
     """Cells the export wrote as formulas (each derived figure on Model and Scenarios, the selected
     scenario's columns, a scenario's copy of an input it does not set) that hold a typed value now:
-    reported as not inputs (neither read nor written back), never silently dropped."""
-    from openpyxl import load_workbook
-
+    reported as not inputs (neither read nor written back), never silently dropped. ``wb``: the workbook
+    with its formulas."""
     from .book import SELECTED
 
-    wb = load_workbook(path, data_only=False)
     defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
 
     def typed(ws, row: int, col: int, name: str, what: str) -> None:
@@ -179,10 +167,10 @@ def _formula_edits(path: str, plan: Plan, names: dict, imported: Imported) -> No
             typed(ws, row, head.column, name, what)
 
 
-def _scenario_edits(wb, path: str, plan: Plan, imported: Imported) -> None:
+def _scenario_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imported) -> None:
     """Values typed in a scenario's own input cells on the Scenarios sheet (one column per scenario,
     its name in row 4 under its doc string; the input's name in column B, its unit in column C; see
-    :func:`scenarios_layout`)."""
+    :func:`scenarios_layout`), each read as an Inputs cell is (:func:`cell_input`)."""
     from .book import display_value
 
     if "Scenarios" not in wb.sheetnames:
@@ -190,7 +178,6 @@ def _scenario_edits(wb, path: str, plan: Plan, imported: Imported) -> None:
     ws = wb["Scenarios"]
     layout = scenarios_layout(ws)
     rows = {c.value: c.row for c in ws[layout.names] if isinstance(c.value, str)}
-    formulas = None
     for head in ws[layout.heads]:
         scenario = head.value
         if head.column < layout.first or not isinstance(scenario, str) or scenario not in plan.model.scenarios:
@@ -199,21 +186,14 @@ def _scenario_edits(wb, path: str, plan: Plan, imported: Imported) -> None:
             q = plan.model.quantities[name]
             if name not in rows or not isinstance(plan_value, (Fraction, bool, int)):
                 continue
-            cell = ws.cell(row=rows[name], column=head.column)
-            where = f"Scenarios!{cell.coordinate}"
-            if cell.value is None:
-                continue
-            if formulas is None:
-                from openpyxl import load_workbook
-
-                formulas = load_workbook(path, data_only=False)["Scenarios"]
-            typed = formulas[cell.coordinate].value
-            if isinstance(typed, str) and typed.startswith("="):
-                continue  # a formula (the Inputs value, or a live answer): not a typed value
-            value = _exact(cell.value, q, where)
-            if not q.is_bool:
-                value = value / scale_of(q) * _unit_scale(wb, "Scenarios", cell.coordinate, plan, q, imported,
-                                                              f"Scenarios!{layout.unit}{cell.row}")
+            coord = ws.cell(row=rows[name], column=head.column).coordinate
+            where = f"Scenarios!{coord}"
+            typed = formulas["Scenarios"][coord].value
+            if isinstance(typed, str) and typed.replace("$", "").upper() == f"={names[name].upper()}":
+                continue  # the export's link to the Inputs value (an input the command line set): not typed
+            value = cell_input(wb, formulas, "Scenarios", coord, q, plan_value,
+                               lambda: _unit_scale(wb, "Scenarios", coord, plan, q, imported,
+                                                   f"Scenarios!{layout.unit}{rows[name]}"))
             if value != plan_value:
                 imported.scenario_overrides.setdefault(scenario, {})[name] = value
                 imported.scenario_origins.setdefault(scenario, {})[name] = Origin(f"{path} {where}", None)
@@ -241,7 +221,8 @@ def _unit_scale(wb, sheet: str, coord: str, plan: Plan, q, imported: Imported,
     try:
         _, scale, _ = plan.parse_override(f"{q.name}=1 {text}".rstrip(), f"{cell} (`{q.name}`'s unit)")
     except PlanError:
-        raise UsageError(f"{cell} says `{q.name}` is in `{text or '(no unit)'}`, which is not a unit of "
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise UsageError(f"{cell} says `{q.name}` is in `{shown or '(no unit)'}`, which is not a unit of "
                          f"`{q.name}` ({q.unit_text or 'a plain number'} in the plan)",
                          hint=f"type {q.unit_text or 'nothing'} in {cell} and the value in that unit") from None
     imported.warnings.append(f"{cell}: `{q.name}` is in {text or 'plain numbers'} in the workbook, "
@@ -275,7 +256,7 @@ def _belongs(wb, plan: Plan, path: str, names: dict) -> list[str]:
             raise UsageError(f"{path}{exported} names none of the plan's inputs ({this})", hint=hint)
     if origin is not None and (not same_inputs or book.get(PLAN_FILE) != mine[PLAN_FILE]
                                or book.get(PLAN_TITLE) != mine[PLAN_TITLE]):
-        return [f"{path} was exported from {origin}, another version of the plan than {this}"
+        return [f"{path} was exported from {origin}, another plan than {this} or another version of it"
                 + ("" if same_inputs else " with other inputs")]
     return []
 
@@ -331,8 +312,43 @@ def _one_cell(target: str, sheets: list[str], xl: str, name: str) -> tuple[str, 
     return sheet, f"{m.group(3).upper()}{m.group(4)}"
 
 
-def _exact(raw, q, where: str):
-    """A cell value as the exact base-unit value of input ``q``."""
+def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) -> object:
+    """The exact base-unit value of input ``q`` typed in ``sheet!coord``: the one validation of every
+    workbook cell import reads (Inputs and Scenarios sheets). ``wb`` holds the saved values, ``formulas``
+    the formulas; ``unit_scale()`` is the base-unit scale of the unit the row shows. An empty cell, a
+    formula with no saved value, an error, text, a date, a TRUE/FALSE for a number, and a number outside
+    the literal range (:func:`planner.language.literals.magnitude_problem`) are each refused, naming the
+    sheet, the cell, the input and what to type instead, in the input's unit."""
+    from ...language import literals
+    from .book import display_value
+
+    where = f"{sheet}!{coord}"
+    wanted = "TRUE or FALSE" if q.is_bool else "a number"
+    cell = wb[sheet][coord]
+    raw = cell.value
+    if q.is_bool:
+        instead = "TRUE or FALSE"
+    elif is_percent(q.unit_text):
+        instead = f"a percentage ({q.unit_text})"
+    else:
+        instead = f"a number in {q.unit_text}" if q.unit_text else "a plain number"
+    hint = (f"type {instead} in {where}; the plan's value is "
+            f"{format_value(display_value(q, plan_value), q.unit_text)}")
+
+    def refuse(what: str, first: str = "") -> UsageError:
+        return UsageError(f"{where} (`{q.name}`) {what}", hint=first + hint)
+
+    if raw is None:
+        if formulas[sheet][coord].value is not None:
+            raise refuse("holds a formula with no saved value",
+                         "open the workbook in Excel or LibreOffice and save it (that saves each formula's value), "
+                         "then import again; or ")
+        raise refuse("is empty")
+    if cell.data_type == "e":
+        raise refuse(f"must be {wanted}, not the error {raw}")
+    if isinstance(raw, (datetime.date, datetime.time, datetime.timedelta)):
+        raise refuse(f"must be {wanted}, not {_when(raw)}",
+                     "give the cell a number format, or ")
     if q.is_bool:
         if isinstance(raw, bool):
             return raw
@@ -340,24 +356,202 @@ def _exact(raw, q, where: str):
             return bool(raw)
         if isinstance(raw, str) and raw.strip().upper() in ("TRUE", "FALSE"):
             return raw.strip().upper() == "TRUE"
-        raise UsageError(f"{where} (`{q.name}`) must be TRUE or FALSE, not {raw!r}")
-    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
-        raise UsageError(f"{where} (`{q.name}`) must be a number, not {raw!r}")
+        raise refuse(f"must be TRUE or FALSE, not {_shown(raw)}")
+    if isinstance(raw, bool):
+        raise refuse(f"must be a number, not {'TRUE' if raw else 'FALSE'}")
     if isinstance(raw, str):
-        typed = raw.strip().replace(",", "")
-        hundredths = is_percent(q.unit_text) and typed.endswith("%")  # "65%" typed as text is 0.65
-        try:
-            number = Fraction(typed[:-1].strip() if hundredths else typed) / (100 if hundredths else 1)
-        except (ValueError, ZeroDivisionError):
-            raise UsageError(f"{where} (`{q.name}`) must be a number, not the text {raw!r}",
-                             hint=f"type a plain number in {q.unit_text}" if q.unit_text else None) from None
+        number = _typed_number(raw, is_percent(q.unit_text))
+        if number is None:
+            raise refuse(f"must be a number, not the text {_shown(raw)}")
     elif isinstance(raw, int):
         number = Fraction(raw)
-    else:
+    elif isinstance(raw, float):
         if raw != raw or raw in (float("inf"), float("-inf")):
-            raise UsageError(f"{where} (`{q.name}`) is not a finite number")
+            raise refuse("is not a finite number")
         number = Fraction(repr(raw))  # the decimal the cell shows, exactly (0.8 is 4/5)
-    return number * scale_of(q)
+    else:
+        raise refuse(f"must be a number, not {_shown(raw)}")
+    value = number * unit_scale()
+    problem = literals.magnitude_problem(value)
+    if problem is not None:
+        raise refuse(f"is {_shown(raw)}, {problem}", f"{literals.HINT}: ")
+    return value
+
+
+# a decimal as a cell's text may hold it: digits, a point, an exponent (grouping commas are dropped first)
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?")
+
+
+def _typed_number(text: str, percent: bool) -> Optional[Fraction]:
+    """The exact number typed as text (``"1,800"``; ``"65%"`` for a percentage: 0.65), or None. An exponent
+    beyond +-100,000 is clamped (the number is far outside the literal range either way), so no huge
+    power of ten is ever computed."""
+    typed = text.strip().replace(",", "")
+    hundredths = percent and typed.endswith("%")
+    if hundredths:
+        typed = typed[:-1].strip()
+    m = _DECIMAL.fullmatch(typed)
+    if m is None or len(typed) > 1000:
+        return None
+    if m.group(1) is not None and abs(int(m.group(1))) > 100_000:
+        typed = typed[:m.start(1)] + ("-" if m.group(1).startswith("-") else "") + "100000"
+    return Fraction(typed) / (100 if hundredths else 1)
+
+
+def _when(raw) -> str:
+    """A date, time or duration as the cell shows it (what openpyxl reads from a cell with a date format)."""
+    if isinstance(raw, datetime.datetime):
+        return f"a date ({raw.date().isoformat() if raw.time() == datetime.time() else raw.isoformat(' ')})"
+    if isinstance(raw, datetime.date):
+        return f"a date ({raw.isoformat()})"
+    if isinstance(raw, datetime.time):
+        return f"a time of day ({raw.isoformat()})"
+    return f"a duration ({raw})"
+
+
+def _shown(raw) -> str:
+    """A cell's value in a message: text quoted and cut at 60 characters."""
+    if isinstance(raw, str):
+        return repr(raw if len(raw) <= 60 else raw[:57] + "...")
+    return str(raw)
+
+
+
+# Limits on a workbook's zip container, checked before openpyxl reads a byte of it. The largest workbook
+# planner exports (tests/plans/gpu_buy_vs_rent_uncertain.plan with --trials 10000, the most trials) is a
+# 2.1 MB file holding 23 MB in 38 parts, its largest part deflated 13 to 1; openpyxl takes about 140 MB
+# and 10 s to read it twice (its values, its formulas).
+MAX_FILE = 64_000_000  # bytes of the .xlsx file
+MAX_INFLATED = 128_000_000  # bytes of all its parts, inflated
+MAX_PARTS = 1_000
+MAX_RATIO = 100  # inflated / compressed, for a part of more than RATIO_FLOOR bytes (deflate's own limit: ~1,030)
+RATIO_FLOOR = 1_000_000
+_CHUNK = 1 << 20
+
+
+def open_workbook(path: str):
+    """``path`` read as two openpyxl workbooks, its saved values and its formulas, once its zip container
+    has been checked (:func:`checked_bytes`); UsageError for anything that is not a workbook."""
+    data = checked_bytes(path)
+    from openpyxl import load_workbook
+
+    books = []
+    for data_only in (True, False):
+        try:
+            with warnings.catch_warnings():  # openpyxl's notes on what it skips (styles, extensions) are not the user's
+                warnings.simplefilter("ignore")
+                books.append(load_workbook(io.BytesIO(data), data_only=data_only))
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - openpyxl raises whatever its parsers meet in a damaged part
+            raise UsageError(f"{path} is not an .xlsx workbook openpyxl can read ({type(exc).__name__}: "
+                             f"{str(exc)[:200]})", hint=_EXPORT) from None
+    return books[0], books[1]
+
+
+_EXPORT = "export one with `planner export FILE -o book.xlsx`, or save it again from Excel or LibreOffice"
+
+
+def checked_bytes(path: str) -> bytes:
+    """The bytes of the ``.xlsx`` file ``path``, after its zip container passes every limit: the file's size
+    (:data:`MAX_FILE`), the number of parts (:data:`MAX_PARTS`, no name twice), each part's declared and
+    actual inflated size (all of them together at most :data:`MAX_INFLATED`), its compression ratio
+    (:data:`MAX_RATIO`) and no DTD in its XML (an entity bomb). Each part is inflated in chunks, and its
+    inflating stops as soon as it passes what its header declares. UsageError naming the limit otherwise."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE + 1)
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a folder, not an .xlsx workbook") from None
+    if len(data) > MAX_FILE:
+        raise UsageError(f"{path} is larger than {MAX_FILE:,} bytes, the limit for a workbook to import",
+                         hint="a workbook planner exports is far smaller: export a fresh one")
+    try:
+        z = zipfile.ZipFile(io.BytesIO(data))
+        infos = z.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as exc:
+        raise UsageError(f"{path} is not an .xlsx workbook ({exc})", hint=_EXPORT) from None
+    if len(infos) > MAX_PARTS:
+        raise UsageError(f"{path} has {len(infos):,} parts, more than the {MAX_PARTS:,} a workbook to import may "
+                         "have", hint=_EXPORT)
+
+    def refuse(what: str) -> UsageError:
+        return UsageError(f"{path} is refused: {what}", hint=_EXPORT)
+
+    seen, declared = set(), 0
+    for info in infos:
+        if info.filename in seen:
+            raise refuse(f"its part {info.filename} is in it twice (which one would be read is anyone's guess)")
+        seen.add(info.filename)
+        declared += info.file_size
+        if declared > MAX_INFLATED:
+            raise refuse(f"its parts declare more than {MAX_INFLATED:,} bytes inflated, the limit for a workbook "
+                         "to import")
+        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            raise refuse(f"its part {info.filename} is compressed {info.file_size // max(info.compress_size, 1):,} "
+                         f"to 1, more than the {MAX_RATIO} to 1 of any workbook (a zip bomb)")
+    for info in infos:
+        _inflate(data, info, refuse)
+    return data
+
+
+def _inflate(data: bytes, info: zipfile.ZipInfo, refuse) -> None:
+    """Inflate part ``info`` of the zip ``data`` in chunks, never past its declared size; refuse a part that
+    holds more than it declares, is encrypted, compressed by a method workbooks do not use, or holds a DTD."""
+    import struct
+    import zlib
+
+    if info.flag_bits & 0x1:
+        raise refuse(f"its part {info.filename} is encrypted")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise refuse(f"its part {info.filename} is compressed by method {info.compress_type}, not deflate")
+    head = data[info.header_offset:info.header_offset + 30]
+    if len(head) < 30 or head[:4] != b"PK\x03\x04":
+        raise refuse(f"its part {info.filename} has no header where the zip's directory says")
+    start = info.header_offset + 30 + struct.unpack("<H", head[26:28])[0] + struct.unpack("<H", head[28:30])[0]
+    raw = memoryview(data)[start:start + info.compress_size]
+    if len(raw) < info.compress_size:
+        raise refuse(f"its part {info.filename} is cut short (the file is truncated)")
+    xml = info.filename.endswith((".xml", ".rels", ".vml"))
+    if info.compress_type == zipfile.ZIP_STORED:
+        if info.compress_size != info.file_size:
+            raise refuse(f"its part {info.filename} declares {info.file_size:,} bytes but holds "
+                         f"{info.compress_size:,}")
+        if xml:
+            _no_dtd(bytes(raw), info, refuse)
+        return
+    inflater, made, tail, at = zlib.decompressobj(-15), 0, b"", 0
+    while True:
+        if inflater.unconsumed_tail:
+            pending = inflater.unconsumed_tail
+        elif at < len(raw):
+            pending, at = raw[at:at + _CHUNK], at + _CHUNK
+        else:
+            break
+        try:
+            out = inflater.decompress(pending, _CHUNK)
+        except zlib.error as exc:
+            raise refuse(f"its part {info.filename} is damaged ({exc})") from None
+        made += len(out)
+        if made > info.file_size:
+            raise refuse(f"its part {info.filename} declares {info.file_size:,} bytes inflated but holds more "
+                         "(a lying header): reading stopped there")
+        if xml:
+            _no_dtd(tail + out, info, refuse)
+            tail = out[-16:]
+        if inflater.eof:
+            break
+    if made != info.file_size:
+        raise refuse(f"its part {info.filename} declares {info.file_size:,} bytes inflated but holds {made:,}")
+
+
+def _no_dtd(chunk: bytes, info, refuse) -> None:
+    """No part of a workbook declares a DTD: one that does may define entities that expand without end."""
+    if b"<!DOCTYPE" in chunk or b"<!ENTITY" in chunk or b"<\x00!\x00D\x00O\x00C\x00" in chunk:
+        raise refuse(f"its part {info.filename} declares a DTD (<!DOCTYPE ...>), which no workbook part has: its "
+                     "entities could expand without end")
 
 
 def describe(imported: Imported, plan: Optional[Plan] = None) -> str:

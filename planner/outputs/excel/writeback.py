@@ -168,25 +168,34 @@ def diff(path: str, old: str, new: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), path, path))
 
 
-def check_fresh(book_path: str, plan: Plan, recorded: Optional[str], force: bool) -> Optional[str]:
-    """Refuse (UsageError) a workbook exported from another version of the plan's text (``recorded``:
-    the hash the workbook holds), unless ``force``; return a warning when forced past one."""
-    from .book import plan_hash
+def check_fresh(book_path: str, plan: Plan, recorded: Optional[str], force: bool,
+                exported_from: Optional[tuple] = None) -> Optional[str]:
+    """Refuse (UsageError) a workbook exported from another plan, or from another version of the plan's
+    text (``recorded``: the hash the workbook holds; ``exported_from``: the plan file name and title it
+    records), unless ``force``; return a warning when forced past one."""
+    from .book import PLAN_FILE, PLAN_TITLE, plan_hash, provenance
 
     now = plan_hash(plan.source.text)
     if recorded == now:
         return None
+    mine = provenance(plan)
+    hint = (f"export a fresh workbook (`planner export {plan.path} -o BOOK.xlsx`) and make the edits there, or "
+            "pass --force to write the edits into the plan as it is now (--dry-run shows what would change)")
+    foreign = exported_from is not None and exported_from != (mine[PLAN_FILE], mine[PLAN_TITLE])
     if recorded is None:
         problem = (f"{book_path} does not record which version of {plan.path} it was exported from (it was "
                    "exported by an older planner)")
+    elif foreign:
+        problem = (f"{book_path} was exported from another plan, `{exported_from[0]}` (\"{exported_from[1]}\"), "
+                   f"not from {plan.path} (\"{mine[PLAN_TITLE]}\")")
+        hint = (f"pass the plan the workbook came from with --plan, or export a workbook from {plan.path} "
+                f"(`planner export {plan.path} -o BOOK.xlsx`); --force writes the edits into {plan.path} anyway")
     else:
         problem = f"{plan.path} changed since {book_path} was exported from it"
     if force:
         return problem + "; written anyway (--force): each edit replaced the plan's literal as it is now"
-    raise UsageError(problem + "; nothing was written, so that no change made to the plan since is lost",
-                     hint=f"export a fresh workbook (`planner export {plan.path} -o BOOK.xlsx`) and make the "
-                          "edits there, or pass --force to write the edits into the plan as it is now "
-                          "(--dry-run shows what would change)")
+    lost = "" if foreign else ", so that no change made to the plan since is lost"
+    raise UsageError(f"{problem}; nothing was written{lost}", hint=hint)
 
 
 def check_constraints(plan: Plan, imported: Imported) -> None:
@@ -203,7 +212,7 @@ def write_back(book_path: str, plan: Plan, imported: Imported, force: bool = Fal
     from ...language.imports import read_plan
 
     warnings = []
-    stale = check_fresh(book_path, plan, imported.plan_hash, force)
+    stale = check_fresh(book_path, plan, imported.plan_hash, force, imported.exported_from)
     if stale:
         warnings.append(stale)
     path = Path(plan.path)
