@@ -587,7 +587,9 @@ def summary(result: BuildResult) -> str:
 
     names, _ = headline_names(plan)
     labels = [ev.label for ev in a.evaluations]
-    lines = [f"{plan.title}  ({plan.path})", ""]
+    from ..language.live import plain
+
+    lines = [f"{plain(plan.title)}  ({plan.path})", ""]
     if len(labels) > 4 and len(labels) > len(names):  # many scenarios: one row each, to stay readable
         heads = [f"{n} ({plan.quantities[n].unit_text})" if plan.quantities[n].unit_text else n for n in names]
         rows = [[ev.label] + [format_value(ev.display(n)) for n in names] for ev in a.evaluations]
