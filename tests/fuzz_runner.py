@@ -283,7 +283,8 @@ n = 3 "{count}" where n > 0
 cost = price * n "{cost}" [headline]
 check cost > 1 USD
 scenario big "{scenario}" {{ x = 3 s }}
-solve n where cost = 60 USD as needed "{sentence}"
+solve n where cost = # {comment}
+    60 USD as needed "{sentence}"
 """
 
 
@@ -300,11 +301,12 @@ def prose_cases(seed: int, count: int):
         return _string("".join(rng.choice(PROSE + words) for _ in range(rng.randint(1, 4))))
 
     for i in range(count):
-        plots = i % 5 == 0  # a plan with an uncertain input, written with `-o`: its histograms and tornado
+        plots = i % 10 == 0  # a plan with an uncertain input, written with `-o`: its histograms and tornado
         price = "price = 10 USD to 20 USD" if plots else "price = 12 USD"
         fields = {k: some() for k in ("title", "note", "live", "doc", "source", "count", "cost", "scenario",
                                       "sentence")}
-        yield {"prose": PROSE_PLAN.format(price=price + f' "{some()}"', **fields), "plots": plots}
+        comment = "".join(rng.choice(PROSE) for _ in range(2)).replace("\n", " ")  # the sentence planner writes quotes it
+        yield {"prose": PROSE_PLAN.format(price=price + f' "{some()}"', comment=comment, **fields), "plots": plots}
 
 
 _SAFE_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "code", "pre", "a", "ul", "ol", "li", "table",

@@ -6,14 +6,17 @@ on the command line, templates, and the compiled-plan cache (corrupt,
 truncated, swapped and concurrently written entries: the warm figures are
 the cold ones), and the language server's framing (`planner lsp` fed bad headers, huge lengths,
 invalid JSON, early requests and random bytes: JSON-RPC errors only, no traceback, the good
-session after them answered). Each case loads and evaluates (checks,
+session after them answered), and hostile prose (HTML, event handlers, `javascript:`/`data:` links,
+entities, backticks, `$`, braces, Unicode in titles, notes, doc strings and question sentences)
+through `planner report`, whose Markdown is rendered to HTML by markdown-it-py and audited as a
+sanitizer would: no script, event handler or dangerous URL. Each case loads and evaluates (checks,
 sometimes the workbook and the report too) or fails with a ``PlanError``;
 an internal error, a crash or a case slower than 20 s is a finding, and the
 bar is zero findings. The cases run in a child process
 (tests/fuzz_runner.py), so a segmentation fault is seen, with the input
 that caused it.
 
-The budget is fixed (the same inputs every run, about 1,900 in CI, about a
+The budget is fixed (the same inputs every run, about 2,000 in CI, about a
 minute); ``PLANNER_FUZZ=N`` multiplies it and draws new inputs
 (``PLANNER_FUZZ=20 pytest tests/test_fuzz.py`` runs about 38,000).
 """
@@ -31,7 +34,7 @@ import pytest
 RUNNER = Path(__file__).with_name("fuzz_runner.py")
 SCALE = max(1, int(os.environ.get("PLANNER_FUZZ", "1") or 1))
 BUDGET = {"tokens": 400, "chars": 350, "lines": 350, "grammar": 400, "hypothesis": 20, "cli": 100, "template": 250, "cache": 120,
-          "framing": 40}
+          "framing": 40, "prose": 60}
 SEEDS = 2  # each kind in two child processes: the machine has two cores
 
 

@@ -89,6 +89,17 @@ def test_hostile_prose_is_shown_as_written_and_nothing_runs(cli, plan_file, tmp_
     assert "warning[compat]: `{,_w4a16e16}` is not a live value" in err
 
 
+def test_a_comment_in_a_question_is_quoted_whole(cli, plan_file):
+    # the sentence planner writes quotes the condition as written, comment and all: a backtick in the
+    # comment closed planner's code span and let the rest out as HTML
+    path = plan_file("unit USD\nprice = 12 USD\nn = 3 where n > 0\ncost = price * n\n"
+                     "solve n where cost = # `<script>alert(1)</script>\n    60 USD as needed\n")
+    code, out, err = cli("--no-cache", "report", path)
+    assert code == 0, err
+    assert unsafe_html(out) == []
+    assert "- `needed`: ``cost = # `<script>alert(1)</script> 60 USD`` when `n` is **5**." in out
+
+
 def test_a_dollar_in_a_doc_string_labels_a_plot_as_written(cli, plan_file, tmp_path):
     # mathtext read `$^$` as maths: an internal error in `report` and `build`
     pytest.importorskip("matplotlib")

@@ -58,6 +58,17 @@ def text(value: Any) -> str:
     return _outside_spans(value, lambda s: _SPECIAL.sub(r"\\\1", s))
 
 
+def code(value: Any) -> str:
+    """An inline code span of any text: a fence longer than any run of backticks in it, on one line
+    (a blank line would end the span early and let the rest be read as Markdown)."""
+    value = " ".join(("" if value is None else str(value)).splitlines())
+    fence = "`"
+    while fence in value:
+        fence += "`"
+    pad = " " if value.startswith("`") or value.endswith("`") else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
 def safe_url(url: str) -> bool:
     """An ``http:``, ``https:`` or ``mailto:`` URL, or a relative one with no ``:`` or ``&`` (an entity
     such as ``&#58;`` could make a scheme of it): nothing a browser runs."""

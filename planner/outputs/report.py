@@ -42,7 +42,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from ..compute.evaluation import format_value
 from ..language.errors import TemplateError, UsageError, suggest
 from ..language.source import Source, Span
-from .markup import markdown, text
+from .markup import code, markdown, text
 
 DEFAULT_TEMPLATE = "report.md.j2"
 MAX_REPEAT = 1_000_000  # characters or items a `*` may produce
@@ -65,20 +65,7 @@ def cell(value: Any) -> str:
 
 def math(latex: Any) -> str:
     """Inline math that GitHub renders: ``$`...`$`` (backticks keep Markdown out; on one line)."""
-    return f"$`{_LINE_BREAK.sub(' ', str(latex))}`$" if latex not in (None, "") else ""
-
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def code(text: Any) -> str:
-    """An inline code span; line breaks become spaces (a blank line would end the span early)."""
-    text = _LINE_BREAK.sub(" ", "" if text is None else str(text))
-    fence = "`"
-    while fence in text:
-        fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return f"$`{' '.join(str(latex).splitlines())}`$" if latex not in (None, "") else ""
 
 
 def fmt(value: Any, digits: int = 6, unit: str = "") -> str:

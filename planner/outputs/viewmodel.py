@@ -35,7 +35,7 @@ from ..questions.checks import CheckResult, run_checks
 from .latex import FormulaPrinter, formula_latex, visible, equation, formula_equation, function_head, latex, layout, name_latex
 from ..language import ir
 from ..language.live import plain
-from .markup import markdown, prose as said, text
+from .markup import code, markdown, prose as said, text
 from .numbers import NumberStyle, figure, prose_style, style_for, written_decimals
 
 FORMAT = "planner.report/1"
@@ -1128,11 +1128,11 @@ def _answer_sentence(s: dict, ok: Sequence[dict]) -> str:
         values += f" in `{ok[0]['scenario']}`"
     target = f"`{s['target']}`"
     if s["mode"] == "root":
-        what = f"`{stmt.condition.span.flat}` when {target} is"
+        what = f"{code(stmt.condition.span.flat)} when {target} is"  # as written: a comment may hold a backtick
     elif s["mode"] in ("min", "max"):
-        what = f"the {'smallest' if s['mode'] == 'min' else 'largest'} {target} for which `{stmt.condition.span.flat}` is"
+        what = f"the {'smallest' if s['mode'] == 'min' else 'largest'} {target} for which {code(stmt.condition.span.flat)} is"
     else:
-        what = f"{target} that {s['mode']}s `{stmt.objective.span.flat}` is"
+        what = f"{target} that {s['mode']}s {code(stmt.objective.span.flat)} is"
     lead = f"`{s['alias']}`: " if s["alias"] else ""
     if not lead:
         what = what[0].upper() + what[1:]
