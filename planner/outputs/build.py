@@ -146,7 +146,9 @@ def graph_markdown(analysis: Analysis, report_name: str, source: str, edges: Seq
     uses: dict[str, list[str]] = {}
     for a, b in edges:
         uses.setdefault(b, []).append(a)
-    lines = [f"# Dependency graph of {Path(plan.path).name}", "",
+    from .markup import code
+
+    lines = [f"# Dependency graph of {code(Path(plan.path).name)}", "",
              f"Every quantity of the plan and what it uses, beside [the report]({report_name}), "
              f"whose graph is a summary. Arrows point from a quantity to the quantities that use it.", ""]
     if len(edges) <= MERMAID_EDGES:
