@@ -727,6 +727,7 @@ def _with_answers(fmt: str, plan, evaluations, answers, text: str, overrides, or
 
 
 def _eval_output(fmt: str, plan, evaluations, names) -> str:
+    from .language.live import plain
     from .outputs.terminal import dumps, eval_csv, eval_json, eval_jsonl, eval_markdown, eval_table
 
     if fmt == "json":
@@ -736,11 +737,13 @@ def _eval_output(fmt: str, plan, evaluations, names) -> str:
     if fmt == "jsonl":
         return eval_jsonl(plan, evaluations, names)
     if fmt == "markdown":
-        return f"# {plan.title}\n\n{eval_markdown(plan, evaluations, names)}"
+        from .outputs.markup import text
+
+        return f"# {text(plain(plan.title))}\n\n{eval_markdown(plan, evaluations, names)}"
     from .outputs.terminal import wrap_text
 
     width = _width()
-    return f"{wrap_text(plan.title, width)}\n\n{eval_table(plan, evaluations, names, width)}"
+    return f"{wrap_text(plain(plan.title), width)}\n\n{eval_table(plan, evaluations, names, width)}"
 
 
 def cmd_check(args) -> int:

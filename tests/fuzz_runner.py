@@ -6,7 +6,9 @@ KIND is one of ``tokens``, ``chars``, ``lines`` (mutations of every shipped
 plan: sheets/*.plan and the library), ``grammar`` (plans generated from
 grammar/plan.lark by hypothesis), ``cli`` (``--set`` and sweep values given
 to the command line) ``template`` (mutations of the shipped report
-template and hostile Jinja) or ``cache`` (compiled-plan cache entries flipped,
+template and hostile Jinja), ``prose`` (hostile titles, notes, doc strings and question
+sentences through ``planner report``, the report rendered to HTML and audited) or ``cache``
+(compiled-plan cache entries flipped,
 truncated, swapped between plans, zeroed, and written by several threads at once:
 a warm load must give the cold figures), ``framing`` (the language server's input) or ``workbook``
 (an exported workbook mutated, cell by cell and as a zip container, given to ``planner import``).
@@ -347,6 +349,99 @@ def template_cases(seed: int, count: int):
         yield {"template": text}
 
 
+# ---- hostile prose through `planner report`, checked against an HTML sanitizer's view ----------
+
+PROSE = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", '<a href="javascript:alert(1)">a</a>',
+         "[click](javascript:alert(1))", "[c](JaVaScRiPt:alert(1))", "[c](&#106;avascript:alert(1))",
+         "[c]( javascript:alert(1))", "[c](<javascript:alert(1)>)", "<javascript:alert(1)>",
+         "[c](java\tscript:alert(1))", "[r]\n\n[r]: javascript:alert(1)", "![i](javascript:alert(1))",
+         "[d](data:text/html;base64,PHNjcmlwdD4=)", "[v](vbscript:msgbox(1))", "<data:text/html,x>",
+         "[ok](https://example.org/a_b?c=1&d=2)", "<https://example.org>", "[m](mailto:a@example.org)",
+         "[rel](other.md#part)", "&lt;script&gt;", "&#60;img src=x onerror=alert(1)&#62;", "&amp;", "`", "``",
+         "```", "`<b onmouseover=alert(1)>`", "$", "$x^$", "$`x`$", "\\frac", "{{", "}}", "{,_w4a16e16}",
+         "{1, 2}", "}", "{}", "{x}", "{x -> ms}", "{{x}}", "\u0301", "é", "🙂", "α", "≈", "\u00a0", "<!--", "-->",
+         "<style>*{}</style>", "<svg onload=alert(1)>", "<iframe src=javascript:alert(1)>", "\\", "*", "_",
+         "**b**", "#", "# h", ">", "|", "- ", "1. ", "\n", "\n\n", "\n\n<script>alert(1)</script>",
+         "<details open>", "</details>", "<b onclick=alert(1)>", "~~~", "    <i>", "<", ">", "&"]
+
+PROSE_PLAN = """title "{title}"
+note "{note}"
+note "{live} {{{{x}}}} is {{x -> ms}}"
+unit USD
+x = 2 s "{doc}" [source "{source}"]
+{price}
+n = 3 "{count}" where n > 0
+cost = price * n "{cost}" [headline]
+check cost > 1 USD
+scenario big "{scenario}" {{ x = 3 s }}
+solve n where cost = # {comment}
+    60 USD as needed "{sentence}"
+"""
+
+
+def _string(text: str) -> str:
+    """Text as the inside of a plan's string (backslashes and quotes escaped, line breaks as `\\n`)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+
+
+def prose_cases(seed: int, count: int):
+    rng = random.Random(f"prose-{seed}")
+    words = ["a", "the cost", " ", ". ", "x is"]
+
+    def some() -> str:
+        return _string("".join(rng.choice(PROSE + words) for _ in range(rng.randint(1, 4))))
+
+    for i in range(count):
+        plots = i % 10 == 0  # a plan with an uncertain input, written with `-o`: its histograms and tornado
+        price = "price = 10 USD to 20 USD" if plots else "price = 12 USD"
+        fields = {k: some() for k in ("title", "note", "live", "doc", "source", "count", "cost", "scenario",
+                                      "sentence")}
+        comment = "".join(rng.choice(PROSE) for _ in range(2)).replace("\n", " ")  # the sentence planner writes quotes it
+        yield {"prose": PROSE_PLAN.format(price=price + f' "{some()}"', comment=comment, **fields), "plots": plots}
+
+
+_SAFE_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "code", "pre", "a", "ul", "ol", "li", "table",
+              "thead", "tbody", "tr", "th", "td", "br", "sub", "details", "summary", "wbr", "img", "hr", "s",
+              "blockquote"}
+_SAFE_ATTRIBUTES = {"href", "src", "alt", "title", "open", "style", "class", "start"}
+
+
+def unsafe_html(markdown: str) -> list[str]:
+    """What a renderer that trusts the text would make dangerous of a report: the Markdown rendered to
+    HTML (markdown-it-py, raw HTML on, every link allowed), then each tag and attribute read back as a
+    sanitizer reads them. Returns the findings: tags beyond what the report itself writes, event
+    handlers, URLs with a scheme other than http(s)/mailto, images other than the report's own plots."""
+    from html.parser import HTMLParser
+
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.validateLink = lambda url: True  # as a renderer that does not filter links
+    found: list[str] = []
+
+    class Audit(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag not in _SAFE_TAGS:
+                found.append(f"<{tag}>")
+            for key, value in attrs:
+                value = value or ""
+                bare = re.sub(r"[\x00-\x20\x7f]", "", value).lower()
+                if key.startswith("on") or key not in _SAFE_ATTRIBUTES:
+                    found.append(f"<{tag} {key}=...>")
+                elif key in ("href", "src") and re.match(r"[a-z][a-z0-9+.-]*:", bare) \
+                        and not bare.startswith(("http:", "https:", "mailto:")):
+                    found.append(f"<{tag} {key}={value!r}>")
+                elif key == "src" and not re.fullmatch(r"[\w.-]+\.png", value):
+                    found.append(f"<{tag} src={value!r}> (not one of the report's plots)")
+                elif key == "style" and not re.fullmatch(r"text-align:(left|right|center)", value):
+                    found.append(f"<{tag} style={value!r}>")
+
+        handle_startendtag = handle_starttag
+
+    Audit(convert_charrefs=True).feed(md.render(markdown))
+    return found
+
+
 # ---- running one case -------------------------------------------------------------------
 
 def run_plan(case: dict, workdir: Path) -> None:
@@ -412,6 +507,28 @@ def run_template(case: dict, workdir: Path) -> None:
         report.render(_VIEW["view"], str(path))
     except PlanError as err:
         render(err)
+
+
+def run_prose(case: dict, workdir: Path) -> None:
+    """`planner report` of a plan with hostile prose: a report or a plan error, never an internal error;
+    and nothing in the report that a browser would run."""
+    from planner.cli import main
+
+    plan = workdir / "prose.plan"
+    plan.write_text(case["prose"], encoding="utf-8")
+    target = workdir / "out" / "prose.md"
+    out, err = io.StringIO(), io.StringIO()
+    args = ["--no-cache", "report", str(plan)] + (["-o", str(target)] if case["plots"] else [])
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(args)
+    assert code in (0, 1, 2), f"exit {code}: {err.getvalue()[-2000:]}"
+    assert "Traceback" not in err.getvalue() and "internal error" not in err.getvalue(), err.getvalue()[-2000:]
+    if code == 2:
+        assert "error[" in err.getvalue(), err.getvalue()[-2000:]
+        return
+    report = target.read_text(encoding="utf-8") if case["plots"] else out.getvalue()
+    problems = unsafe_html(report)
+    assert not problems, f"unsafe HTML in the report: {problems[:5]}"
 
 
 # ---- the compiled-plan cache: corrupt, truncated, swapped and concurrently written entries ----------
@@ -748,6 +865,8 @@ def cases(kind: str, seed: int, count: int):
         return distribution_cases(seed, count)
     if kind == "workbook":
         return workbook_cases(seed, count)
+    if kind == "prose":
+        return prose_cases(seed, count)
     raise SystemExit(f"unknown kind {kind}")
 
 
@@ -762,7 +881,7 @@ def main(argv: list[str]) -> int:
     report.RENDER_SECONDS = 5  # the shipped report renders in well under a second: a slow case is found sooner
     sys.setrecursionlimit(50_000)  # as the CLI does
     runner = {"cli": run_cli, "template": run_template, "cache": run_cache, "framing": run_framing,
-              "distribution": run_distribution, "workbook": run_workbook}.get(kind, run_plan)
+              "distribution": run_distribution, "workbook": run_workbook, "prose": run_prose}.get(kind, run_plan)
     findings, ran, slowest = [], 0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

@@ -11,14 +11,17 @@ range (hypothesis: 0, negatives, 1e-320, 1e400, nan-like text), loaded, evaluate
 what eval accepts, simulate accepts; and workbooks given to `planner import` (cells typed with text, dates,
 TRUE/FALSE, errors, formulas, huge and tiny numbers; zip containers truncated, flipped, with duplicate
 or dropped parts, lying sizes, DTDs and small bombs of a huge ratio: exit 0 or a clear error, and the
-plan unchanged by a failed or dry run). Each case loads and evaluates (checks,
+plan unchanged by a failed or dry run); and hostile prose (HTML, event handlers, `javascript:`/`data:` links,
+entities, backticks, `$`, braces, Unicode in titles, notes, doc strings and question sentences)
+through `planner report`, whose Markdown is rendered to HTML by markdown-it-py and audited as a
+sanitizer would: no script, event handler or dangerous URL. Each case loads and evaluates (checks,
 sometimes the workbook and the report too) or fails with a ``PlanError``;
 an internal error, a crash or a case slower than 20 s is a finding, and the
 bar is zero findings. The cases run in a child process
 (tests/fuzz_runner.py), so a segmentation fault is seen, with the input
 that caused it.
 
-The budget is fixed (the same inputs every run, about 2,360 in CI, about a
+The budget is fixed (the same inputs every run, about 2,420 in CI, about a
 minute); ``PLANNER_FUZZ=N`` multiplies it and draws new inputs
 (``PLANNER_FUZZ=20 pytest tests/test_fuzz.py`` runs about 47,000).
 """
@@ -36,7 +39,7 @@ import pytest
 RUNNER = Path(__file__).with_name("fuzz_runner.py")
 SCALE = max(1, int(os.environ.get("PLANNER_FUZZ", "1") or 1))
 BUDGET = {"tokens": 400, "chars": 350, "lines": 350, "grammar": 400, "hypothesis": 20, "cli": 100, "template": 250, "cache": 120,
-          "framing": 40, "distribution": 300, "workbook": 60}
+          "framing": 40, "distribution": 300, "workbook": 60, "prose": 60}
 SEEDS = 2  # each kind in two child processes: the machine has two cores
 
 

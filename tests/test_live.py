@@ -7,7 +7,7 @@ import pytest
 
 from planner.compute.evaluation import loads
 from planner.language.errors import PlanError, flatten, render
-from planner.language.live import Live, fill, pieces, plain
+from planner.language.live import Live, fill, pieces, plain, scan
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -25,16 +25,33 @@ def test_pieces(text, expected):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("{1, 2}", "is not a live value"),
-    ("{}", "holds no name"),
     ("open {x", "no `}` after it"),
-    ("close }", "no `{` before it"),
     ("{x -> }", "is not a live value"),
+    ("{npv saving}", "is not a live value"),
+    ("{x -> kUSD/}", "is not a live value"),
 ])
-def test_a_stray_brace_is_an_error(text, message):
+def test_a_brace_shaped_like_a_live_value_is_an_error(text, message):
+    # a typo in a live value is never shown as text
     with pytest.raises(ValueError) as exc:
         pieces(text)
     assert message in exc.value.args[0]
+
+
+@pytest.mark.parametrize("text", ["{1, 2}", "{}", "{ }", "close }", "{,_w4a16e16}", "open {a, b", "{a, b}",
+                                  '{"k": 1}', "{2x}"])
+def test_a_brace_that_cannot_be_a_live_value_is_text_as_written(text):
+    # braces from plans written before live values (a shell pattern, a set, a dict): shown as written
+    assert pieces(text) == [text]
+    assert plain(text) == text and fill(text, lambda live: "?") == text
+    found, strays = scan(text)
+    assert [s.kind for s in strays] and {s.kind for s in strays} == {"text"}
+
+
+def test_doubled_braces_are_one_brace_with_or_without_a_live_value():
+    assert plain("a {{b}} c") == "a {b} c"
+    assert fill("a {{b}} c", lambda live: "?") == "a {b} c"
+    assert plain("{{{x}}}") == "{{x}}" and fill("{{{x}}}", lambda live: "7") == "{7}"
+    assert plain("{{a, b}} and {a, b}") == "{a, b} and {a, b}"
 
 
 def test_fill_and_plain():
@@ -68,10 +85,21 @@ def test_an_unknown_unit_and_a_true_false_with_a_unit():
     assert errors[1].message == "`ok` is true/false and has no unit"
 
 
-def test_a_stray_brace_in_a_plan_is_a_located_syntax_error():
-    err = flatten(_error('title "sets {a, b}"\nx = 1\n'))[0]
-    assert err.family == "syntax" and err.span.line == 1 and err.span.text == "{a, b}"
+def test_a_typo_in_a_live_value_in_a_plan_is_a_located_syntax_error():
+    err = flatten(_error('title "sets {a b}"\nx = 1\n'))[0]
+    assert err.family == "syntax" and err.span.line == 1 and err.span.text == "{a b}"
     assert "{{" in err.hint
+
+
+def test_old_braces_in_a_plan_load_with_a_located_warning_and_show_as_written():
+    # a plan from before live values: a shell-style pattern in a note, a set in the title
+    plan = loads('title "sets {a, b}"\nx = 2 s "runs of model{,_w4a16e16}"\n'
+                 'note "files run{,_w4a16e16}.csv; x is {x -> ms}; {{literal}}"\n', "old.plan")
+    warned = [(w.family, w.span.line, w.span.text) for w in plan.warnings]
+    assert warned == [("compat", 1, "{a, b}"), ("compat", 2, "{,_w4a16e16}"), ("compat", 3, "{,_w4a16e16}")]
+    assert all("shown as written" in w.message and "{{" in w.hint for w in plan.warnings)
+    assert plain(plan.title) == "sets {a, b}"
+    assert fill(plan.model.plan.notes[0], lambda live: "2,000 ms") == "files run{,_w4a16e16}.csv; x is 2,000 ms; {literal}"
 
 
 def test_escapes_in_the_string_do_not_move_the_location():

@@ -152,7 +152,7 @@ class Analyzer:
                                              optimum=name.endswith(".value"))
         self._constraints_without_answers(model)
         self._questions(model)
-        live.check(self.plan.prose, model, self.units, self.sink)  # `{name}` in titles, notes and docs
+        live.check(self.plan.prose, model, self.units, self.sink, self.warnings)  # `{name}` in titles, notes and docs
         self.sink.raise_if_any()
         if self.typer.saw_aggregate:
             self._ranges(model)

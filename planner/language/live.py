@@ -13,9 +13,16 @@ The syntax, in full:
 * ``{name -> unit}``: the same value in another unit of the same dimension (``-> MUSD``, ``-> %``);
 * ``{{`` and ``}}``: a literal ``{`` and ``}``.
 
-White space inside the braces is free (``{ npv_saving -> MUSD }``). Any other ``{`` is an error
-that says how to write a brace: a ``{`` in prose starts a live value (plans written before live
-values had none, so none changes meaning silently).
+White space inside the braces is free (``{ npv_saving -> MUSD }``). One rule reads every brace,
+wherever prose goes (terminal, report, workbook, with or without a live value in the text):
+
+* a brace group made only of what a live value is made of (a name first, then letters, digits,
+  white space, ``.``, ``->``, ``/``, ``*``, ``^``, ``%``) that is not a valid live value is an
+  error: a typo in a live value (``{npv_saving -> }``, ``{npv saving}``, ``{x`` with no ``}``)
+  is never shown as text;
+* any other brace (``{,_w4a16e16}``, ``{1, 2}``, ``{}``, a ``}`` with no ``{``) cannot be a live
+  value: plans written before live values existed used such braces as text, so it is shown as
+  written, with a located ``warning[compat]`` that says to write ``{{``/``}}``.
 
 The analysis checks every live value as it checks a reference in a formula (:func:`check`): an
 unknown name is a located error with a suggestion, a unit of another dimension is a located error
@@ -39,7 +46,9 @@ if TYPE_CHECKING:
 _NAME = r"[^\W\d]\w*(?:\.[^\W\d]\w*)*"
 _FACTOR = r"(?:%|[^\W\d]\w*(?:\^-?\d+)?)"
 _LIVE = re.compile(r"\{(\s*)(" + _NAME + r")(\s*)(?:->(\s*)(" + _FACTOR + r"(?:[/*]" + _FACTOR + r")*)\s*)?\}")
-_BRACES = re.compile(r"\{\{|\}\}|[{}]")
+_BRACE = re.compile(r"[{}]")
+_LIVE_SHAPED = re.compile(r"\s*[^\W\d][\w\s.\->/*^%]*")  # what a live value is made of (fullmatch)
+BRACE_HINT = "a live value is `{name}` or `{name -> unit}`; write `{{` and `}}` for braces in text"
 
 
 @dataclass(frozen=True)
@@ -54,80 +63,102 @@ class Live:
     unit_start: Optional[int]
 
 
+@dataclass(frozen=True)
+class Stray:
+    """A brace that starts no live value: ``error`` (shaped like a live value: a typo) or ``text``
+    (shown as written, with a warning: braces in plans written before live values)."""
+
+    kind: str  # "error" or "text"
+    message: str
+    start: int
+    end: int
+
+
 Piece = Union[str, Live]
 
 
 class LiveSyntaxError(ParseError):
-    """A ``{`` that does not start a live value, or a ``}`` with no ``{``."""
+    """A brace group shaped like a live value that is not one (``{x -> }``, ``{x`` with no ``}``)."""
+
+
+def scan(text: str) -> tuple[list[Piece], list[Stray]]:
+    """The text as literal pieces and live values, in order, and every brace that starts no live
+    value (see the module's rule). A stray brace's text stays in the pieces as written."""
+    out: list[Piece] = []
+    literal: list[str] = []
+    strays: list[Stray] = []
+    i = 0
+    while True:
+        m = _BRACE.search(text, i)
+        if m is None:
+            literal.append(text[i:])
+            break
+        k = m.start()
+        literal.append(text[i:k])
+        brace = text[k]
+        if text.startswith(brace * 2, k):  # `{{` or `}}`: one brace
+            literal.append(brace)
+            i = k + 2
+            continue
+        if brace == "}":
+            strays.append(Stray("text", "a `}` with no `{` before it is shown as written", k, k + 1))
+            literal.append(brace)
+            i = k + 1
+            continue
+        live = _LIVE.match(text, k)
+        if live is not None:
+            if "".join(literal):
+                out.append("".join(literal))
+            literal = []
+            unit = live.group(5)
+            out.append(Live(live.group(2), unit, live.start(), live.end(), live.start(2),
+                            live.start(5) if unit else None))
+            i = live.end()
+            continue
+        nxt = _BRACE.search(text, k + 1)
+        closed = nxt is not None and nxt.group() == "}"
+        inside = text[k + 1:nxt.start() if nxt is not None else len(text)]
+        end = nxt.end() if closed else (nxt.start() if nxt is not None else len(text))
+        if _LIVE_SHAPED.fullmatch(inside):
+            message = f"`{{{inside}}}` is not a live value" if closed else "a `{` with no `}` after it"
+            strays.append(Stray("error", message, k, end))
+        else:
+            strays.append(Stray("text", f"`{text[k:end]}` is not a live value: it is shown as written", k, end))
+        literal.append(text[k:end])
+        i = end
+    if "".join(literal):
+        out.append("".join(literal))
+    return out, strays
 
 
 def pieces(text: str) -> list[Piece]:
     """The text as literal pieces and live values, in order. Raises :class:`ValueError` with
-    ``(message, position, hint)`` for a stray brace; see :func:`parse` for a located error."""
-    out: list[Piece] = []
-    literal: list[str] = []
-    i = 0
-    for m in _BRACES.finditer(text):
-        if m.start() < i:
-            continue
-        literal.append(text[i:m.start()])
-        token = m.group(0)
-        if token in ("{{", "}}"):
-            literal.append(token[0])
-            i = m.end()
-            continue
-        if token == "}":
-            raise ValueError("a `}` with no `{` before it", m.start(), "write `}}` for a brace in text")
-        live = _LIVE.match(text, m.start())
-        if live is None:
-            end = text.find("}", m.start())
-            inside = text[m.start() + 1:end] if end > 0 else text[m.start() + 1:]
-            if end < 0:
-                message = "a `{` with no `}` after it"
-            elif not inside.strip():
-                message = "`{}` holds no name"
-            else:
-                message = f"`{{{inside}}}` is not a live value"
-            raise ValueError(message, m.start(),
-                             "a live value is `{name}` or `{name -> unit}`; write `{{` and `}}` for braces in text")
-        if "".join(literal):
-            out.append("".join(literal))
-        literal = []
-        unit = live.group(5)
-        out.append(Live(live.group(2), unit, live.start(), live.end(), live.start(2),
-                        live.start(5) if unit else None))
-        i = live.end()
-    literal.append(text[i:])
-    if "".join(literal):
-        out.append("".join(literal))
-    return out
+    ``(message, position, hint)`` for a brace group shaped like a live value that is not one (see
+    :func:`check` for a located error); other stray braces are text, as written."""
+    found, strays = scan(text)
+    for stray in strays:
+        if stray.kind == "error":
+            raise ValueError(stray.message, stray.start, BRACE_HINT)
+    return found
 
 
 def has_live(text: Optional[str]) -> bool:
-    return bool(text) and "{" in text and any(isinstance(p, Live) for p in _safe(text))
-
-
-def _safe(text: str) -> list[Piece]:
-    try:
-        return pieces(text)
-    except ValueError:
-        return [text]
+    return bool(text) and "{" in text and any(isinstance(p, Live) for p in scan(text)[0])
 
 
 def plain(text: Optional[str]) -> Optional[str]:
-    """The text with each live value as its source (``{npv_saving}``) and ``{{``/``}}`` as single
-    braces: prose read where no values are known (an imported doc, a hover)."""
-    if not text or "{" not in text and "}" not in text:
-        return text
-    return "".join(p if isinstance(p, str) else "{" + p.name + (f" -> {p.unit}" if p.unit else "") + "}"
-                   for p in _safe(text))
+    """The text with each live value as its source (``{npv_saving}``), ``{{``/``}}`` as single braces
+    and other braces as written: prose read where no values are known (the terminal, an imported
+    doc, a hover)."""
+    return fill(text, lambda p: "{" + p.name + (f" -> {p.unit}" if p.unit else "") + "}")
 
 
 def fill(text: Optional[str], value: Callable[[Live], str]) -> Optional[str]:
-    """The text with every live value replaced by ``value(live)`` (the outputs' formatted figure)."""
+    """The text with every live value replaced by ``value(live)`` (the outputs' formatted figure),
+    ``{{``/``}}`` as single braces and other braces as written."""
     if not text or ("{" not in text and "}" not in text):
         return text
-    return "".join(p if isinstance(p, str) else value(p) for p in _safe(text))
+    return "".join(p if isinstance(p, str) else value(p) for p in scan(text)[0])
 
 
 # ---- checking ----------------------------------------------------------------------
@@ -141,24 +172,32 @@ def _raw_offsets(prose: ir.Prose) -> tuple[str, Callable[[int], int]]:
     return raw, lambda k: base + k
 
 
-def check(texts: Iterable[ir.Prose], model: "Model", units, sink) -> None:
-    """Every live value of the plan's prose: a known name, a unit of its dimension. Errors go to ``sink``.
+def check(texts: Iterable[ir.Prose], model: "Model", units, sink, warnings: Optional[list] = None) -> None:
+    """Every live value of the plan's prose: a known name, a unit of its dimension. Errors go to ``sink``;
+    a brace kept as text (see the module's rule) is a ``warning[compat]`` in ``warnings``.
 
     The raw string (escapes as written) is parsed, so each error points into the plan's text;
     escapes never make or hide a brace, so it reads the same live values as :func:`pieces` of the text."""
+    from .errors import PlanWarning
+
     for prose in texts:
         if "{" not in prose.span.text and "}" not in prose.span.text:
             continue
         raw, at = _raw_offsets(prose)
         source = prose.span.source
-        try:
-            found = pieces(raw)
-        except ValueError as exc:
-            message, pos, hint = exc.args
-            end = raw.find("}", pos)
-            sink.add(LiveSyntaxError(message, Span(source, at(pos), at(end + 1 if end >= pos else pos + 1)),
-                                     label="in this text", hint=hint))
+        found, strays = scan(raw)
+        errors = [s for s in strays if s.kind == "error"]
+        if errors:
+            s = errors[0]
+            sink.add(LiveSyntaxError(s.message, Span(source, at(s.start), at(max(s.end, s.start + 1))),
+                                     label="in this text", hint=BRACE_HINT))
             continue
+        if warnings is not None:
+            for s in strays:
+                warnings.append(PlanWarning(s.message, Span(source, at(s.start), at(s.end)),
+                                            label="not a live value: shown as written",
+                                            hint="write `{{` and `}}` for a brace in text (then nothing is said); "
+                                                 "a live value is `{name}` or `{name -> unit}`"))
         for live in found:
             if not isinstance(live, Live):
                 continue

@@ -146,7 +146,9 @@ def graph_markdown(analysis: Analysis, report_name: str, source: str, edges: Seq
     uses: dict[str, list[str]] = {}
     for a, b in edges:
         uses.setdefault(b, []).append(a)
-    lines = [f"# Dependency graph of {Path(plan.path).name}", "",
+    from .markup import code
+
+    lines = [f"# Dependency graph of {code(Path(plan.path).name)}", "",
              f"Every quantity of the plan and what it uses, beside [the report]({report_name}), "
              f"whose graph is a summary. Arrows point from a quantity to the quantities that use it.", ""]
     if len(edges) <= MERMAID_EDGES:
@@ -587,7 +589,9 @@ def summary(result: BuildResult) -> str:
 
     names, _ = headline_names(plan)
     labels = [ev.label for ev in a.evaluations]
-    lines = [f"{plan.title}  ({plan.path})", ""]
+    from ..language.live import plain
+
+    lines = [f"{plain(plan.title)}  ({plan.path})", ""]
     if len(labels) > 4 and len(labels) > len(names):  # many scenarios: one row each, to stay readable
         heads = [f"{n} ({plan.quantities[n].unit_text})" if plan.quantities[n].unit_text else n for n in names]
         rows = [[ev.label] + [format_value(ev.display(n)) for n in names] for ev in a.evaluations]

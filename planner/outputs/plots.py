@@ -57,6 +57,19 @@ def available() -> Optional[str]:
     return None
 
 
+def _style(font_size: float) -> dict:
+    """matplotlib's default style, whatever the user's matplotlibrc says, with every text literal:
+    a plan's words label the plots, and mathtext would read a ``$`` in a doc string as maths (an
+    unbalanced one is an error). With ``text.parse_math`` off, ``$``, ``^``, ``_`` and ``\\`` are
+    drawn as written in every title, label, legend and annotation (usetex stays off by default)."""
+    import matplotlib
+
+    style = dict(matplotlib.rcParamsDefault)
+    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": font_size,
+                  "text.parse_math": False, "text.usetex": False})
+    return style
+
+
 def _label(plan, name: str) -> str:
     unit = plan.model.quantities[name].unit_text
     return f"{name} ({unit})" if unit else name
@@ -108,8 +121,7 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
         if entry not in panels:
             panels.append(entry)
     title = title or title_of(results)
-    style = dict(matplotlib.rcParamsDefault)
-    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 9})
+    style = _style(9)
     with matplotlib.rc_context(style):
         heights = [2.2 if isinstance(n, tuple) or not plan.model.quantities[n].is_bool else 0.9 for n in panels] or [2.2]
         fig = Figure(figsize=(WIDTH_INCHES, 1.1 + sum(heights)), dpi=DPI)
@@ -230,8 +242,7 @@ def distribution_png(data) -> bytes:
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter
 
-    style = dict(matplotlib.rcParamsDefault)
-    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 9})
+    style = _style(9)
     unit = f" ({data.unit})" if data.unit else ""
     with matplotlib.rc_context(style):
         fig = Figure(figsize=(WIDTH_INCHES, 2.8 + 0.2 * ((len(data.series) + 1) // 2 if len(data.series) > 1 else 0)),
@@ -282,8 +293,7 @@ def rank_tornado_png(figures: Sequence[tuple[str, Sequence[tuple[str, float]]]])
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    style = dict(matplotlib.rcParamsDefault)
-    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 9})
+    style = _style(9)
     heights = [0.55 + 0.28 * max(1, len(rows)) for _, rows in figures] or [1.0]
     with matplotlib.rc_context(style):
         fig = Figure(figsize=(WIDTH_INCHES, 0.7 + sum(heights)), dpi=DPI)
@@ -325,8 +335,7 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
             rows.append((y, name, low, high))
             y += 1
         y += 0.8  # a gap between figures
-    style = dict(matplotlib.rcParamsDefault)
-    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 8})
+    style = _style(8)
     with matplotlib.rc_context(style):
         fig = Figure(figsize=(WIDTH_INCHES, 0.9 + 0.28 * y), dpi=DPI)
         FigureCanvasAgg(fig)

@@ -17,8 +17,10 @@ Filters for Markdown (documented in docs/report.md):
 * ``cell``: make text safe inside a table cell (``|`` escaped, newlines as spaces);
 * ``math``: inline math that renders on GitHub, ``$`...`$``;
 * ``code``: an inline code span (longer fences when the text has backticks);
-* ``text``: plain text made safe for Markdown (``*``, ``_``, ``[``... escaped
-  outside `code spans`), for messages and SymPy expressions;
+* ``text``: plain text made safe for Markdown and HTML (``*``, ``_``, ``[``, ``<``, ``&``... escaped
+  outside `code spans`; :mod:`planner.outputs.markup`, the one escaping rule);
+* ``markdown``: the plan's sentences as limited Markdown (emphasis, code spans, links to http(s),
+  mailto and relative URLs; no HTML) by the same rule;
 * ``fmt(digits=6, unit="")``: a number with ``digits`` significant digits;
 * ``ident``: an identifier as ``<code>`` that may break after ``_``, ``.`` and ``/``.
 """
@@ -40,6 +42,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from ..compute.evaluation import format_value
 from ..language.errors import TemplateError, UsageError, suggest
 from ..language.source import Source, Span
+from .markup import code, markdown, text
 
 DEFAULT_TEMPLATE = "report.md.j2"
 MAX_REPEAT = 1_000_000  # characters or items a `*` may produce
@@ -61,34 +64,8 @@ def cell(value: Any) -> str:
 
 
 def math(latex: Any) -> str:
-    """Inline math that GitHub renders: ``$`...`$`` (backticks keep Markdown out)."""
-    return f"$`{latex}`$" if latex not in (None, "") else ""
-
-
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
-_MARKDOWN = re.compile(r"([\\*_\[\]<>#~])")  # `|` is the business of `cell`
-
-
-def text(value: Any) -> str:
-    """Plain text (planner's messages, SymPy expressions like ``5*x**4``) made
-    safe for Markdown: special characters escaped outside `code spans`."""
-    value = "" if value is None else str(value)
-    out, last = [], 0
-    for m in _CODE_SPAN.finditer(value):
-        out.append(_MARKDOWN.sub(r"\\\1", value[last:m.start()]))
-        out.append(m.group(0))
-        last = m.end()
-    out.append(_MARKDOWN.sub(r"\\\1", value[last:]))
-    return "".join(out)
-
-
-def code(text: Any) -> str:
-    text = "" if text is None else str(text)
-    fence = "`"
-    while fence in text:
-        fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    """Inline math that GitHub renders: ``$`...`$`` (backticks keep Markdown out; on one line)."""
+    return f"$`{' '.join(str(latex).splitlines())}`$" if latex not in (None, "") else ""
 
 
 def fmt(value: Any, digits: int = 6, unit: str = "") -> str:
@@ -108,7 +85,8 @@ def ident(name: Any) -> str:
     return "<code>" + re.sub(r"([_./])", r"\1<wbr>", text) + "</code>"
 
 
-FILTERS: dict[str, Callable] = {"cell": cell, "math": math, "code": code, "text": text, "fmt": fmt, "ident": ident}
+FILTERS: dict[str, Callable] = {"cell": cell, "math": math, "code": code, "text": text, "markdown": markdown,
+                                "fmt": fmt, "ident": ident}
 
 
 # ---- environment --------------------------------------------------------------------

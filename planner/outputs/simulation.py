@@ -62,7 +62,9 @@ def _flag_lines(sim: Simulation, flags: Sequence[str]) -> list[str]:
     out = []
     for n in flags:
         q = sim.plan.model.quantities[n]
-        words = (q.doc or "").strip().split("\n")[0] or n
+        from ..language.live import plain
+
+        words = (plain(q.doc) or "").strip().split("\n")[0] or n
         share = float(np.mean(sim.column(n).astype(float)))
         out.append(f"{words[:1].upper() + words[1:]} in {share:.2%} of samples ({n})")
     return out

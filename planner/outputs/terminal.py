@@ -15,6 +15,7 @@ import math
 
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..language.errors import PlanError
+from ..language.live import plain as prose_text
 from .numbers import SIGNIFICANT, differing, is_money, texts
 
 from typing import TYPE_CHECKING
@@ -247,7 +248,7 @@ def quantity_meta(plan: Plan, name: str) -> dict[str, Any]:
         "type": "boolean" if q.is_bool else "number",
         "unit": q.unit_text,
         "base_unit": "" if q.is_bool else (str(q.dim) if not q.dim.dimensionless else ""),
-        "doc": q.doc,
+        "doc": prose_text(q.doc),
         "tags": list(q.tags),
         "formula": q.formula,
         "depends_on": list(q.deps),
@@ -262,8 +263,8 @@ def eval_json(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str
     return {
         "format": EVAL_FORMAT,
         "file": plan.path,
-        "title": plan.title,
-        "notes": list(plan.model.plan.notes),
+        "title": prose_text(plan.title),  # prose as text: `{{` is one brace (planner.language.live)
+        "notes": [prose_text(n) for n in plan.model.plan.notes],
         "scenarios": [ev.label for ev in evaluations],
         "quantities": {n: quantity_meta(plan, n) for n in names},
         "values": {ev.label: {n: _json_value(ev, n, ev.display(n)) for n in names} for ev in evaluations},
@@ -690,7 +691,7 @@ def sensitivity_csv(results: Sequence[Sensitivity]) -> str:
 def explain_text(e: Explanation) -> str:
     lines = [f"{e.name} = {e.formula}", f"  defined at   {e.location} ({e.kind})"]
     if e.doc:
-        lines.append(f"  description  {e.doc}")
+        lines.append(f"  description  {prose_text(e.doc)}")
     if e.tags:
         lines.append(f"  tags         {', '.join(e.tags)}")
     if e.constraints:

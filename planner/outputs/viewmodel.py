@@ -35,6 +35,7 @@ from ..questions.checks import CheckResult, run_checks
 from .latex import FormulaPrinter, formula_latex, visible, equation, formula_equation, function_head, latex, layout, name_latex
 from ..language import ir
 from ..language.live import plain
+from .markup import code, markdown, prose as said, text
 from .numbers import NumberStyle, figure, prose_style, style_for, written_decimals
 
 FORMAT = "planner.report/1"
@@ -407,7 +408,7 @@ def _axes(analysis: Analysis) -> list[dict]:
                     names.append(o.name)
             ev = next((ev for ev in analysis.evaluations if ev.scenario is not None
                        and plan.model.scenarios[ev.scenario].picks.get(stmt.name) == m.name), None)
-            members.append({"name": m.name, "doc": m.doc,
+            members.append({"name": m.name, "doc": plain(m.doc),
                             "overrides": [_override(plan, o, ev) for o in m.overrides]})
         rows = []  # one per input the axis sets: its value in each member (`None` where a member leaves it)
         for name in names:
@@ -417,7 +418,7 @@ def _axes(analysis: Analysis) -> list[dict]:
                 cells.append(None if o is None else {"figure": o["figure"], "written": o["written"],
                                                      "literal": o["literal"]})
             rows.append({"name": name, "unit": plan.quantities[name].unit_text, "cells": cells})
-        out.append({"name": stmt.name, "doc": stmt.doc, "members": members, "inputs": names, "rows": rows})
+        out.append({"name": stmt.name, "doc": plain(stmt.doc), "members": members, "inputs": names, "rows": rows})
     return out
 
 
@@ -444,7 +445,7 @@ def _scenarios(analysis: Analysis, axes: Sequence[dict]) -> list[dict]:
         overrides = [_override(plan, o, ev) for o in s.scenario.overrides] if s is not None else []
         out.append({
             "name": ev.label,
-            "doc": s.scenario.doc if s is not None else None,
+            "doc": plain(s.scenario.doc) if s is not None else None,
             "axis": s.axis if s is not None else None,
             # the member of each axis (aligned with `axes`) for a combination of axes, else empty
             "members": [s.picks.get(a["name"], "") for a in axes] if s is not None and s.picks else [],
@@ -531,8 +532,8 @@ def _functions(plan: Plan) -> list[dict]:
         out.append({
             "name": name,
             "params": [p.name for p in f.params],
-            "doc": f.doc,
-            "label": _label(f.doc, name),
+            "doc": plain(f.doc),
+            "label": _label(plain(f.doc), name),
             "unit": f.display.text if f.display is not None else "",
             "line": f.span.line,
             "formula": f.body.span.flat,
@@ -1094,7 +1095,7 @@ def _findings(analysis: Analysis, live: LiveValues, solves: Sequence[dict], chec
         ok = [a for a in s["answers"] if a["ok"]]
         failed = [a for a in s["answers"] if not a["ok"]]
         if stmt.doc:
-            sentence = live(stmt.doc)
+            sentence = said(stmt.doc, live.figure, rule=markdown)  # the plan's words escaped, its figures put in
         else:
             sentence = _answer_sentence(s, ok)
         answers.append({"alias": s["alias"], "question": s["text"], "sentence": sentence, "written": stmt.doc is not None,
@@ -1103,8 +1104,9 @@ def _findings(analysis: Analysis, live: LiveValues, solves: Sequence[dict], chec
 
     notes = analysis.plan.model.plan.notes
     return {
-        "notes": [live(n) for n in notes if has_live(n)],  # the plan's own sentences about what it found
-        "about": [n for n in notes if not has_live(n)],  # the rest of its notes: what the plan is, its caveats
+        # the plan's own sentences about what it found, as limited Markdown (docs/hostile.md, "Report text")
+        "notes": [said(n, live.figure, rule=markdown) for n in notes if has_live(n)],
+        "about": [said(n, rule=markdown) for n in notes if not has_live(n)],  # what the plan is, its caveats
         "answers": answers,
         "headlines": list(headlines),
         "checks": checks["sentence"],
@@ -1130,11 +1132,11 @@ def _answer_sentence(s: dict, ok: Sequence[dict]) -> str:
         values += f" in `{ok[0]['scenario']}`"
     target = f"`{s['target']}`"
     if s["mode"] == "root":
-        what = f"`{stmt.condition.span.flat}` when {target} is"
+        what = f"{code(stmt.condition.span.flat)} when {target} is"  # as written: a comment may hold a backtick
     elif s["mode"] in ("min", "max"):
-        what = f"the {'smallest' if s['mode'] == 'min' else 'largest'} {target} for which `{stmt.condition.span.flat}` is"
+        what = f"the {'smallest' if s['mode'] == 'min' else 'largest'} {target} for which {code(stmt.condition.span.flat)} is"
     else:
-        what = f"{target} that {s['mode']}s `{stmt.objective.span.flat}` is"
+        what = f"{target} that {s['mode']}s {code(stmt.objective.span.flat)} is"
     lead = f"`{s['alias']}`: " if s["alias"] else ""
     if not lead:
         what = what[0].upper() + what[1:]
@@ -1192,9 +1194,11 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
     return {
         "format": FORMAT,
         "generator": f"planner {__version__}",
-        "title": " ".join(live(plan.title).split()),  # one line: it is the report's heading
+        # one line: it is the report's heading; the file's name (no title) has no live values
+        "title": said(" ".join(plan.model.plan.title.split()), live.figure, rule=text) if plan.model.plan.title
+        else text(plan.title),
         "file": Path(plan.path).name,
-        "notes": [live(n) for n in plan.model.plan.notes],  # every note, live values filled
+        "notes": [said(n, live.figure, rule=markdown) for n in plan.model.plan.notes],  # every note, live values filled
         "findings": findings,
         "scenarios": scenarios,
         "has_scenarios": bool(plan.model.scenarios),

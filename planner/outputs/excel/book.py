@@ -471,7 +471,7 @@ class Book:
         from ..viewmodel import LiveValues
 
         if not has_live(text):
-            return text
+            return plain(text)  # `{{` is one brace, with or without a live value
         if any(not isinstance(p, str) and p.name not in self.q for p in pieces(text)):
             return text
         if self._live is None:

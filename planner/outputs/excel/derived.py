@@ -30,7 +30,7 @@ def _selected_refs(book: Book, refs: dict) -> tuple[dict, dict]:
 
 def model_sheet(book: Book) -> None:
     ws = book.create_sheet("Model")
-    ws.text(1, 1, book.plan.title, TITLE, overflow=True)
+    ws.text(1, 1, book.said(book.plan.title), TITLE, overflow=True)
     ws.note(2, 1, "Every figure is a live formula over the named inputs, in its display unit, in dependency order; "
             "headline figures are highlighted. The Selected scenario column computes the scenario picked on "
             "the Summary.")

@@ -364,7 +364,9 @@ def render(book: state.Book) -> bytes:
             formats[key] = wb.add_format(spec)
         return formats[key]
 
-    title = book.plan.title
+    from ...language.live import plain
+
+    title = plain(book.plan.title)  # the page header and the document's title: `{{` is one brace
     for sheet in book.sheets:
         ws = wb.add_worksheet(sheet.title)
         widths = fitted_widths(sheet)
