@@ -71,6 +71,17 @@ def generate(n: int) -> str:
     return "\n".join(out[:n]) + "\n"
 
 
+def broken(text: str, errors: int) -> str:
+    """``text`` with ``errors`` of its ``cost`` formulas broken, spread over the plan, in turn: a syntax
+    error, an unknown name, a unit error (everything after each uses it: the running totals)."""
+    lines = text.split("\n")
+    costs = [k for k, line in enumerate(lines) if line.startswith("cost")]
+    for e in range(errors):
+        k = costs[(2 * e + 1) * len(costs) // (2 * errors)]
+        lines[k] = lines[k].replace("* 0.4 +", ("* 0.4 + (", "* 0.4 * nosuch +", "* 0.4 + 1 req +")[e % 3])
+    return "\n".join(lines)
+
+
 def count(text: str) -> int:
     from planner.lsp.tolerant import statements
 
