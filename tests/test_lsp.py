@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 
 import pytest
 from conftest import ROOT, SHEETS, TOKEN_COST
@@ -825,3 +826,113 @@ def test_an_unclosed_scenario_block_keeps_the_definitions_after_it(lsp, tmp_path
     labels = {i["label"] for i in lsp.request("textDocument/completion", {
         **_doc(path), "position": {"line": 5, "character": 0}})["result"]["items"]}
     assert {"x", "y", "z"} <= labels
+
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from lsp_scale import broken, generate  # noqa: E402
+
+
+def test_positions_by_the_line_index_are_those_counted_through_the_text():
+    """A long text's positions come from its index of lines (a bisect): the same (line, character) and
+    offsets as counting through the text, in every encoding, astral characters and CRLF lines included."""
+    import random
+
+    from planner.lsp import positions
+
+    rows = [f"x{i} = {i} \"{'α𝛾' * (i % 3)}\"" + ("\r" if i % 5 == 0 else "") for i in range(3000)]
+    text = "\n".join(rows) + "\n"
+    assert len(text) >= positions._INDEXED
+    rng = random.Random(40)
+    try:
+        for unit in ("utf-16", "utf-8", "utf-32"):
+            positions.ENCODING["unit"] = unit
+            for at in [0, len(text), len(text) - 1] + [rng.randrange(len(text)) for _ in range(300)]:
+                line = text.count("\n", 0, at)
+                start = text.rfind("\n", 0, at) + 1
+                want = (line, positions.units(text[start:at]))
+                assert positions.position(text, at) == want
+                if text[at - 1:at] != "\r" and at < len(text) and text[at] != "\r":
+                    assert positions.offset(text, *want) == at
+            assert positions.offset(text, len(rows) + 5, 0) == len(text)  # past the last line: the end
+            assert positions.offset(text, 5, 10**6) == text.index("\r\n", text.index("x5 ="))  # past a line's end
+    finally:
+        positions.ENCODING["unit"] = "utf-16"
+
+
+def _work(tmp_path, n: int) -> tuple[int, int]:
+    """(Python calls, characters handed to the parser) of what opening a generated plan of ``n``
+    statements with three broken ones costs the server: the first check, the requests an editor makes
+    on opening (symbols, semantic tokens, folding, inlay hints, the quick fixes of a range), then a
+    keystroke's check. Counted, not timed: the machine may be busy."""
+    import threading
+
+    from planner.language import lower as lowering
+    from planner.lsp.analysis import Document
+
+    text = broken(generate(n), 3)
+    doc = Document(tmp_path / f"big{n}.plan", text)
+    values, _ = doc.evaluate(None, text)
+    calls, parsed = [0], [0]
+    part = lowering.lower_part
+
+    def counted(source):
+        parsed[0] += len(source.text)
+        return part(source)
+
+    def hook(frame, event, arg):
+        if event == "call":  # (a generator resumed counts too: a scan of a list by `next(...)` does)
+            calls[0] += 1
+
+    middle = text.find("\nload", len(text) // 2) + 1
+    digit = text.index(" ", middle) + 3
+    edited = text[:digit] + str((int(text[digit]) + 1) % 10) + text[digit + 1:]
+    lowering.lower_part = counted
+    threading.setprofile(hook)
+    sys.setprofile(hook)
+    try:
+        found = doc.check(text)
+        doc.values, doc.values_text = doc.evaluate(doc.plan, text)[0], text
+        doc.symbols(), doc.semantic_tokens(), doc.folding(), doc.inlay_hints(0, n), doc.unit_actions(0, n)
+        again = doc.check(edited)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+        lowering.lower_part = part
+    assert len(found) == 3 and len(again) == 3, (found, again)
+    assert not any(d.code == "internal" for d in found + again)
+    return calls[0], parsed[0]
+
+
+def test_opening_a_big_plan_costs_the_same_per_statement_at_any_size(tmp_path):
+    """Issue 40: the first diagnostics of a big plan came after minutes (a scan of the statements for
+    each statement). What a plan of 4,000 statements costs per statement (Python calls, characters
+    parsed) is what one of 1,000 costs, within a generous margin: a step that grows with the square
+    of the plan is 4 times dearer per statement there."""
+    small, large = _work(tmp_path, 1000), _work(tmp_path, 4000)
+    calls = (large[0] / 4000) / (small[0] / 1000)
+    parsed = (large[1] / 4000) / (small[1] / 1000)
+    assert calls < 1.5, f"Python calls per statement grew {calls:.2f}x from 1,000 to 4,000 statements"
+    assert parsed < 1.5, f"characters parsed per statement grew {parsed:.2f}x from 1,000 to 4,000 statements"
+
+
+def test_a_big_plan_through_the_server_never_fails_inside(lsp, tmp_path):
+    """A generated plan of 3,000 statements with broken ones, through the server as an editor drives
+    it: first diagnostics (the broken statements, nothing internal), the requests made on opening,
+    then a keystroke that fixes one of them."""
+    path = tmp_path / "big.plan"
+    text = broken(generate(3000), 6)
+    lsp.open(path, text)
+    found = lsp.diagnostics(path, 1, final=False, timeout=300)
+    assert len(found) == 6 and not any(d["code"] == "internal" for d in found), found
+    for method, extra in (("textDocument/semanticTokens/full", {}), ("textDocument/documentSymbol", {}),
+                          ("textDocument/foldingRange", {}),
+                          ("textDocument/inlayHint", {"range": {"start": {"line": 0, "character": 0},
+                                                                "end": {"line": 3000, "character": 0}}}),
+                          ("textDocument/hover", {"position": _at(text, "total100 =")})):
+        got = lsp.request(method, {**_doc(path), **extra}, timeout=300)
+        assert "error" not in got, (method, got)
+    fixed = text.replace("* 0.4 + (", "* 0.4 +", 1)
+    lsp.change(path, fixed, 2)
+    found = lsp.diagnostics(path, 2, final=False, timeout=300)
+    assert len(found) == 5 and not any(d["code"] == "internal" for d in found), found
+    lsp.notify("textDocument/didClose", _doc(path))

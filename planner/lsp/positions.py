@@ -9,6 +9,10 @@ code points (``utf-32``).
 
 from __future__ import annotations
 
+import re
+import threading
+from bisect import bisect_right
+
 ENCODING = {"unit": "utf-16"}  # the position encoding agreed with the client: utf-16 (the default), utf-8, utf-32
 SUPPORTED = ("utf-16", "utf-8", "utf-32")
 
@@ -31,23 +35,64 @@ def units(text: str) -> int:
     return sum(_width(ch) for ch in text) if not text.isascii() else len(text)
 
 
+_INDEXED = 4096  # texts at least this long get an index of their lines (a shorter one is counted through)
+_LINES: dict = {}  # id(text) -> (text, the offset each line starts at): the few long texts lately asked of
+_NEWLINE = re.compile("\n")
+_LOCK = threading.Lock()  # (the checking worker and the requests both ask)
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset each line of ``text`` starts at, built once per text (the few latest are kept: the
+    document, the text a check masked, the text a run of statements was parsed in). Every position of
+    a big plan is then a bisect, not a count from the top (quadratic over a plan's statements)."""
+    found = _LINES.get(id(text))
+    if found is not None and found[0] is text:
+        return found[1]
+    starts = [0]
+    starts.extend(m.end() for m in _NEWLINE.finditer(text))
+    if len(text) >= _INDEXED:
+        with _LOCK:
+            if len(_LINES) >= 8:
+                _LINES.pop(next(iter(_LINES)), None)  # (the oldest)
+            _LINES[id(text)] = (text, starts)  # (the text kept with it: its id stays its own)
+    return starts
+
+
+def line_of(text: str, offset: int) -> int:
+    """The 0-based line of a character offset (the number of newlines before it)."""
+    if len(text) < _INDEXED:
+        return text.count("\n", 0, max(0, offset))
+    return bisect_right(line_starts(text), max(0, offset)) - 1
+
+
 def position(text: str, offset: int) -> tuple[int, int]:
     """0-based (line, character) of a character offset, characters in the agreed encoding's units."""
     offset = max(0, min(offset, len(text)))
-    line = text.count("\n", 0, offset)
-    start = text.rfind("\n", 0, offset) + 1
+    if len(text) < _INDEXED:
+        line = text.count("\n", 0, offset)
+        start = text.rfind("\n", 0, offset) + 1
+    else:
+        starts = line_starts(text)
+        line = bisect_right(starts, offset) - 1
+        start = starts[line]
     return line, units(text[start:offset])
 
 
 def offset(text: str, line: int, character: int) -> int:
     """The character offset of a 0-based (line, character); past a line's end is its end, past the
     last line the end of the text."""
-    start = 0
-    for _ in range(line):
-        nl = text.find("\n", start)
-        if nl < 0:
+    if len(text) < _INDEXED:
+        start = 0
+        for _ in range(line):
+            nl = text.find("\n", start)
+            if nl < 0:
+                return len(text)
+            start = nl + 1
+    else:
+        starts = line_starts(text)
+        if line >= len(starts):
             return len(text)
-        start = nl + 1
+        start = starts[max(0, line)]
     end = text.find("\n", start)
     end = len(text) if end < 0 else end
     if end > start and text[end - 1] == "\r":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
@@ -27,6 +28,7 @@ from ..language import ir
 from ..language.errors import ParseError, PlanError, flatten
 from ..language.lower import remember
 from ..language.source import Source, Span
+from .positions import line_of
 
 MAX_PASSES = 40  # set-asides before the analysis gives up on the rest (a file of nothing but errors)
 
@@ -57,9 +59,48 @@ class Recovered:
     uses: dict = field(default_factory=dict, repr=False)  # id(statement) -> (it, the names it uses)
 
 
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def blank(text: str, start: int, end: int) -> str:
     """``text`` with ``[start, end)`` made spaces (newlines kept: every offset stays)."""
-    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+    return blank_all(text, [(start, end)])
+
+
+def blank_all(text: str, ranges) -> str:
+    """``text`` with each of the (start, end) ``ranges`` made spaces, in one pass over the text (a range
+    at a time would copy the whole text once for each)."""
+    pieces, at = [], 0
+    for start, end in sorted(ranges):
+        start = max(start, at)
+        if end <= start:
+            continue
+        pieces += [text[at:start], _NOT_NEWLINE.sub(" ", text[start:end])]
+        at = end
+    if not pieces:
+        return text
+    pieces.append(text[at:])
+    return "".join(pieces)
+
+
+class Extents:
+    """(start, end) offsets, asked which one holds an offset (a bisect; overlapping ones are merged)."""
+
+    def __init__(self, ranges) -> None:
+        merged: list[tuple[int, int]] = []
+        for a, b in sorted(ranges):
+            if merged and a < merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        self.ranges = merged
+        self.starts = [a for a, _ in merged]
+
+    def holding(self, at: int) -> Optional[tuple[int, int]]:
+        k = bisect_right(self.starts, at) - 1
+        if k >= 0 and at < self.ranges[k][1]:
+            return self.ranges[k]
+        return None
 
 
 def statements(text: str) -> list[tuple[int, int]]:
@@ -138,7 +179,6 @@ class Parts:
         self.used: dict = {}
         self.lock = threading.Lock()  # (the checking worker and the requests both parse)
         self.uses: dict = {}  # id(statement) -> (it, the names it uses), for recover's set-asides
-        self._count = ("", 0, 0)  # the text lines are counted in, the offset counted to, the lines before it
 
     def lower(self, name: str, text: str, start: int, end: int):
         """The IR of ``text[start:end]`` (whole statements), or the :class:`PlanError` it raises."""
@@ -158,53 +198,58 @@ class Parts:
             self.used[key] = found
         return found
 
-    def _line(self, text: str, at: int) -> int:
-        """The number of lines before offset ``at`` (counted on from the last offset asked of the same text)."""
-        seen, upto, n = self._count  # (one tuple: the checking worker and the requests both count)
-        if seen is not text or at < upto:
-            upto, n = 0, 0
-        n += text.count("\n", upto, at)
-        self._count = (text, at, n)
-        return n
+    @staticmethod
+    def _line(text: str, at: int) -> int:
+        """The number of lines before offset ``at`` (a bisect in the text's index of its lines)."""
+        return line_of(text, at)
 
     def prime(self, name: str, text: str, found: list[tuple[int, int]]) -> None:
         """Lower each run of statements not kept yet in one parse (one parse of a whole plan is
         about ten times quicker than one per statement: opening a file), and keep each statement's
         part by its own text. A run that does not parse, or whose statements do not fall one to a
-        place, is left to :meth:`lower`, statement by statement."""
-        from ..language.lower import lower_part
-
+        place, is split in halves, each parsed the same way (a broken statement costs a few parses of
+        halves, not a parse of each statement); a single statement is left to :meth:`lower`."""
         run: list[tuple[int, int]] = []
-        for k, (start, end) in enumerate(found + [(-1, -1)]):
-            body = text[start:end] if start >= 0 else ""
-            fresh = start >= 0 and (body, start, self._line(text, start)) not in self.kept \
-                and not _TITLE.match(body)  # (a title or note has no span to place it by)
+        for start, end in found + [(-1, -1)]:
+            fresh = start >= 0 and (text[start:end], start, self._line(text, start)) not in self.kept \
+                and not _TITLE.match(text, start)  # (a title or note has no span to place it by)
             if fresh:
                 run.append((start, end))
                 continue
-            if len(run) > 1:
-                first, last = run[0][0], run[-1][1]
-                lines = self._line(text, first)
-                body = text[first:last]
-                pad = " " * (first - lines) + "\n" * lines
-                try:
-                    got = lower_part(Source(name, pad + body + ("" if body.endswith("\n") else "\n")))
-                except PlanError:
-                    got = None
-                if got is not None and got.title is None and not got.notes:
-                    placed: dict = {r: [] for r in run}
-                    ok = True
-                    for s in got.statements:
-                        r = next((r for r in run if r[0] <= s.span.start < r[1]), None)
-                        if r is None or s.span.end > r[1]:
-                            ok = False
-                            break
-                        placed[r].append(s)
-                    if ok and all(placed.values()):
-                        for (a, b), stmts in placed.items():
-                            self.kept[(text[a:b], a, self._line(text, a))] = \
-                                ir.PlanIR(name, None, (), tuple(stmts))
+            runs = [run]
+            while runs:
+                part = runs.pop()
+                if len(part) > 1 and not self._keep_run(name, text, part):
+                    half = len(part) // 2
+                    runs += [part[half:], part[:half]]
             run = []
+
+    def _keep_run(self, name: str, text: str, run: list[tuple[int, int]]) -> bool:
+        """Parse the statements ``run`` in one go and keep each one's part; whether they parsed, one to a place."""
+        from ..language.lower import lower_part
+
+        first, last = run[0][0], run[-1][1]
+        lines = self._line(text, first)
+        body = text[first:last]
+        pad = " " * (first - lines) + "\n" * lines
+        try:
+            got = lower_part(Source(name, pad + body + ("" if body.endswith("\n") else "\n")))
+        except PlanError:
+            return False
+        if got.title is not None or got.notes:
+            return False
+        starts = [a for a, _ in run]
+        placed: list[list] = [[] for _ in run]
+        for s in got.statements:
+            k = bisect_right(starts, s.span.start) - 1  # the statement of the text it starts in
+            if k < 0 or s.span.start >= run[k][1] or s.span.end > run[k][1]:
+                return False
+            placed[k].append(s)
+        if not all(placed):
+            return False
+        for (a, b), stmts in zip(run, placed):
+            self.kept[(text[a:b], a, self._line(text, a))] = ir.PlanIR(name, None, (), tuple(stmts))
+        return True
 
     def forget(self) -> None:
         """Keep what the texts parsed since the last call used (the typing goes back and forth)."""
@@ -218,11 +263,11 @@ def _syntax_pass(name: str, text: str, out: Recovered, parts: Optional[Parts] = 
                  ) -> tuple[str, Optional[ir.PlanIR]]:
     """Parse statement by statement, setting aside each one that does not parse; the text left (the
     broken statements blanked) and its statements."""
-    from ..language.limits import MAX_TOKENS
+    from ..language.limits import MAX_TOKENS, paused_gc
     from ..language.lower import join, lower
 
     parts = parts if parts is not None else Parts()
-    if len(text) > MAX_TOKENS:  # the file may have more tokens than a plan may: as the command line says
+    if _tokens_at_most(text) > MAX_TOKENS:  # the file may have more tokens than a plan may: as the command line says
         try:
             lower(Source(name, text))
         except PlanError as err:
@@ -230,6 +275,42 @@ def _syntax_pass(name: str, text: str, out: Recovered, parts: Optional[Parts] = 
                 out.errors.append(err)
                 return text, None
     found = statements(text)
+    with paused_gc():  # (as the command line parses: the collector would walk what the parse builds, over and over)
+        good = _parse_statements(name, text, found, out, parts)
+    text = blank_all(text, out.blanked)
+    parts.forget()
+    for _ in range(MAX_PASSES):
+        try:
+            return text, join(name, [g for _, g in good], text)
+        except ParseError as err:  # a plan-wide rule (a probability check's form): that statement is broken
+            at = err.span.start if err.span is not None else -1
+            hit = next((k for k, (s, g) in enumerate(good) if g.statements
+                        and g.statements[0].span.start <= at < g.statements[-1].span.end), None)
+            out.errors.append(err)
+            if hit is None:
+                return text, None
+            s, g = good.pop(hit)
+            stop = g.statements[-1].span.end
+            out.blanked.append((s, stop))
+            text = blank(text, s, stop)
+    return text, None
+
+
+_TOKENISH = re.compile(r"\w+|[^\w\s]|\n")
+
+
+def _tokens_at_most(text: str) -> int:
+    """At least as many as the tokens of ``text`` (every token holds a run of word characters, another
+    character that is not a space, or is a newline): counted without parsing the whole text (each
+    keystroke would, on a big plan)."""
+    from ..language.limits import MAX_TOKENS
+
+    cheap = len(text) - text.count(" ") - text.count("\t") - text.count("\r")  # (a character a token at most)
+    return cheap if cheap <= MAX_TOKENS else sum(1 for _ in _TOKENISH.finditer(text))
+
+
+def _parse_statements(name: str, text: str, found: list[tuple[int, int]], out: Recovered, parts: Parts) -> list:
+    """(start, IR) of each statement of ``found`` that parses; each one that does not goes to ``out``."""
     parts.prime(name, text, found)
     good: list = []
     i = 0
@@ -254,24 +335,7 @@ def _syntax_pass(name: str, text: str, out: Recovered, parts: Optional[Parts] = 
         else:
             good.append((start, got))
         i += 1
-    for start, end in out.blanked:
-        text = blank(text, start, end)
-    parts.forget()
-    for _ in range(MAX_PASSES):
-        try:
-            return text, join(name, [g for _, g in good], text)
-        except ParseError as err:  # a plan-wide rule (a probability check's form): that statement is broken
-            at = err.span.start if err.span is not None else -1
-            hit = next((k for k, (s, g) in enumerate(good) if g.statements
-                        and g.statements[0].span.start <= at < g.statements[-1].span.end), None)
-            out.errors.append(err)
-            if hit is None:
-                return text, None
-            s, g = good.pop(hit)
-            stop = g.statements[-1].span.end
-            out.blanked.append((s, stop))
-            text = blank(text, s, stop)
-    return text, None
+    return good
 
 
 def _at_end(err: PlanError, text: str, start: int, end: int) -> bool:
@@ -371,8 +435,8 @@ def recover(name: str, text: str, load: Callable[[str], object],
     for _ in range(MAX_PASSES):
         # (parsed already); the doc strings of statements set aside go with them (a live value in one
         # may name what they defined)
-        prose = tuple(p for p in syntax.prose if p not in unread
-                      and not any(a <= p.span.start < b for a, b in out.blanked))
+        blanked = Extents(out.blanked)
+        prose = tuple(p for p in syntax.prose if p not in unread and blanked.holding(p.span.start) is None)
         remember(name, text, dataclasses.replace(syntax, statements=tuple(statements), prose=prose))
         try:
             out.plan = load(text)
@@ -380,11 +444,12 @@ def recover(name: str, text: str, load: Callable[[str], object],
         except PlanError as err:
             found = flatten(err)
         removed: list = []
+        owners = _Owners(statements, text)
         for e in found:
             span = e.span
             if span is not None and span.source.name != name:
                 span = import_of(span.source.name, statements)
-            s = None if span is None else _owner(statements, text, span.start)
+            s = None if span is None else owners.of(span.start)
             words = None if s is not None or span is None else next(
                 (p for p in prose if p.span.start <= span.start < p.span.end), None)
             if words is not None:  # prose is read, not run: its live values wait, the plan goes on
@@ -408,16 +473,32 @@ def recover(name: str, text: str, load: Callable[[str], object],
     return out
 
 
-def _owner(statements: list, text: str, at: int):
-    """The statement offset ``at`` belongs to: the one whose span holds it, else the one that starts in
-    the same statement of the text's layout (a question's doc string on the line below its span)."""
-    found = next((s for s in statements if s.span.start <= at < max(s.span.end, s.span.start + 1)), None)
-    if found is not None:
-        return found
-    extent = next(((a, b) for a, b in statements_of(text) if a <= at < b), None)
-    if extent is None:
-        return None
-    return next((s for s in statements if extent[0] <= s.span.start < extent[1]), None)
+class _Owners:
+    """Which statement of ``statements`` (in the order of the text) an offset of ``text`` belongs to
+    (:meth:`of`), by bisects: built once per pass of :func:`recover`, however many errors it places."""
+
+    def __init__(self, statements: list, text: str) -> None:
+        self.text = text
+        self.order = sorted(statements, key=lambda s: s.span.start)  # (stable: the list's order on a tie)
+        self.starts = [s.span.start for s in self.order]
+        self.layout: Optional[Extents] = None
+
+    def of(self, at: int):
+        """The statement offset ``at`` belongs to: the one whose span holds it, else the one that starts in
+        the same statement of the text's layout (a question's doc string on the line below its span)."""
+        k = bisect_right(self.starts, at) - 1
+        while k > 0 and self.starts[k - 1] == self.starts[k]:
+            k -= 1  # (the first of those starting there)
+        for s in self.order[max(0, k):k + 2] if k >= 0 else ():
+            if s.span.start <= at < max(s.span.end, s.span.start + 1):
+                return s
+        if self.layout is None:
+            self.layout = Extents(statements_of(self.text))
+        extent = self.layout.holding(at)
+        if extent is None:
+            return None
+        k = bisect_left(self.starts, extent[0])
+        return self.order[k] if k < len(self.order) and self.starts[k] < extent[1] else None
 
 
 def statements_of(text: str) -> list[tuple[int, int]]:
@@ -427,38 +508,66 @@ def statements_of(text: str) -> list[tuple[int, int]]:
 
 def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> str:
     """Blank the ``removed`` statements and every statement that uses a broken or unknown name
-    (marked unknown); both leave ``statements``."""
+    (marked unknown); both leave ``statements``. Linear in the statements: one pass in the order of
+    the text (what uses a name defined above it), then an index of who uses which name for what uses
+    a name defined below it."""
     dead = set(out.broken) | set(out.unknown)
-    grew = bool(dead)  # (nothing broken: nothing depends on it)
     uses = out.uses
-    while grew:
-        grew = False
+    gone = {id(s) for s in removed}
+
+    def names_of(s) -> set[str]:
+        known = uses.get(id(s))
+        if known is None or known[0] is not s:
+            known = uses[id(s)] = (s, used_names(s))  # (the statement kept: its id stays its own)
+        return known[1]
+
+    def drop(s, hit: str) -> list[str]:
+        removed.append(s)
+        gone.add(id(s))
+        for n in _defines(s):
+            if n not in out.broken:
+                out.unknown.setdefault(n, out.unknown.get(hit, hit))
+            dead.add(n)
+        return _defines(s)
+
+    fresh: list[str] = []  # names found dead on the way
+    if dead:  # (nothing broken: nothing depends on it)
         for s in statements:
-            if s in removed:
-                continue
-            known = uses.get(id(s))
-            if known is None or known[0] is not s:
-                known = uses[id(s)] = (s, used_names(s))  # (the statement kept: its id stays its own)
-            hit = _uses(known[1], dead)
-            if hit is not None:
-                removed.append(s)
-                for n in _defines(s):
-                    if n not in out.broken:
-                        out.unknown.setdefault(n, out.unknown.get(hit, hit))
-                    dead.add(n)
-                grew = True
-    extents = statements_of(text) if removed else []
+            if id(s) not in gone:
+                hit = _uses(names_of(s), dead)
+                if hit is not None:
+                    fresh += drop(s, hit)
+    if fresh:
+        users: dict[str, list] = {}  # a name (or a dotted name's head) -> the statements left that use it
+        for s in statements:
+            if id(s) not in gone:
+                for n in names_of(s):
+                    parts = n.split(".")
+                    for k in range(len(parts), 0, -1):
+                        users.setdefault(".".join(parts[:k]), []).append(s)
+        while fresh:
+            for s in users.get(fresh.pop(), ()):
+                if id(s) not in gone:
+                    fresh += drop(s, _uses(names_of(s), dead))
+    if not removed:
+        return text
+    extents = Extents(statements_of(text))
+    order = sorted(statements, key=lambda s: s.span.start)
+    starts = [s.span.start for s in order]
+    done: set[int] = set()
+    ranges = []
     for s in removed:
-        statements.remove(s)
+        done.add(id(s))
         # the whole statement as the text lays it out: a question's doc string on the line below its
         # span goes with it (left alone, it would be a stray string, or a live value of a name set aside)
-        start, end = next(((a, b) for a, b in extents if a <= s.span.start < b), (s.span.start, s.span.end))
+        start, end = extents.holding(s.span.start) or (s.span.start, s.span.end)
         start, end = min(start, s.span.start), max(end, s.span.end)
-        if any(o is not s and start <= o.span.start < end for o in statements):
+        if any(id(o) not in done for o in order[bisect_left(starts, start):bisect_left(starts, end)]):
             start, end = s.span.start, s.span.end  # the layout holds another statement too: the span only
         out.blanked.append((start, end))
-        text = blank(text, start, end)
-    return text
+        ranges.append((start, end))
+    statements[:] = [s for s in statements if id(s) not in gone]
+    return blank_all(text, ranges)
 
 
 def words_in(text: str, start: int, end: int, word: str) -> list[tuple[int, int]]:
