@@ -371,6 +371,12 @@ class ExcelPrinter(CodePrinter):
 
     # ---- functions ----------------------------------------------------------------
     def _print_Function(self, e) -> str:
+        record = getattr(type(e), "record", None)  # a built-in kept whole: Excel's own function
+        if record is not None:
+            args = list(e.args)
+            while len(args) > record.lo and args[-1] == record.defaults[len(args) - len(record.params) - 1]:
+                args.pop()  # trailing arguments at their defaults are left out, as a person writes them
+            return _call(record.excel, [self._print(a) for a in args])
         name = _FUNCTIONS.get(type(e).__name__)
         if name is None:
             raise UnsupportedFormula(f"Excel has no function for `{type(e).__name__}` (in `{e}`)")

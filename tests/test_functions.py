@@ -1,0 +1,308 @@
+"""The table of built-in functions (planner.language.functions), held to every generator.
+
+One row per record and route: every record has every field each generator reads; each published
+example comes out of the float runtime, the numpy runtime, the exact route, the symbolic route
+(its value and its compiled program), the report's LaTeX and the workbook's formula; a missing
+piece fails here, not in a user's plan. The finance functions' figures are Microsoft's documented
+examples of Excel's PMT, PV and FV (support.microsoft.com), never planner's own output.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from planner.compute import runtime
+from planner.compute.exact import ExactEvaluator
+from planner.compute.symbolic import program
+from planner.language import ir
+from planner.language.errors import PlanError
+from planner.language.functions import BUILTINS, FUNCTIONS, fill
+from planner.outputs.excel.printer import formula
+from planner.outputs.latex import formula_latex
+from planner.plan import loads_compiled
+
+RECORDS = list(FUNCTIONS.values())
+EXAMPLES = [(f, args, value) for f in RECORDS for args, value in f.examples]
+
+
+def _literal(v) -> str:
+    if v is True or v is False:
+        return "true" if v else "false"
+    if isinstance(v, Fraction) and v.denominator != 1:
+        return f"{v.numerator}/{v.denominator}"
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def _plan(f, args):
+    return loads_compiled(f"x = {f.name}({', '.join(_literal(a) for a in args)})\n")
+
+
+def _close(got, want) -> bool:
+    """Published figures have two decimals (Excel's display); planner's must round to them."""
+    if isinstance(want, bool):
+        return got == want
+    return abs(float(got) - want) <= 0.005 + 1e-12 * abs(want)
+
+
+@pytest.mark.parametrize("f", RECORDS, ids=lambda f: f.name)
+def test_every_record_has_every_field(f):
+    assert f.doc and f.params and callable(f.dims) and callable(f.latex) and callable(f.domain)
+    assert callable(f.floats) and callable(f.numpy), "every function is a runtime step"
+    assert (f.sympy is None) == f.opaque, "a SymPy builder, or an Excel function and its formula"
+    if f.opaque:
+        assert f.excel.isupper() and callable(f.expand)
+    assert len(f.defaults) <= len(f.params) and f.examples, "published examples, tested on every route"
+    assert BUILTINS[f.name] == (f.lo, f.hi, f.signature)
+    assert f.step in runtime.STEPS and f.step in runtime.FLOATS
+    assert f.step in runtime.numpy_table()[0]
+
+
+@pytest.mark.parametrize("f, args, value", EXAMPLES, ids=lambda x: getattr(x, "name", None))
+def test_examples_on_the_runtimes(f, args, value):
+    import numpy as np
+
+    values = [float(a) if not isinstance(a, bool) else a for a in fill(f, list(args), float)]
+    op = runtime.FLOATS[f.step]
+    regs = list(range(len(values)))
+    if f.variadic:
+        got = values[0]
+        for v in values[1:]:
+            got = op([got, v], (0, 1))
+    else:
+        got = op(values, tuple(regs))
+    assert _close(got, value)
+    np_op = runtime.numpy_table()[0][f.step]
+    arrays = [np.asarray(v) for v in values]
+    got = arrays[0] if f.variadic else np_op(arrays, tuple(regs))
+    if f.variadic:
+        for v in arrays[1:]:
+            got = np_op([got, v], (0, 1))
+    assert _close(got, value)
+
+
+@pytest.mark.parametrize("f, args, value", EXAMPLES, ids=lambda x: getattr(x, "name", None))
+def test_examples_through_a_plan(f, args, value):
+    plan = _plan(f, args)
+    assert _close(plan.evaluate().values["x"], value)  # the compiled numeric route
+    model = plan.model
+    expr = model.quantities["x"].definition.expr
+    exact = ExactEvaluator(model, {})
+    if f.exact is not None:
+        assert _close(exact.expr(expr), value)
+    tree = plan.exprs["x"]
+    assert _close(sp.N(tree), value)  # the symbolic route's value
+    compiled = program([], [tree])
+    assert _close(runtime.run_numpy(compiled, ())[0], value)  # ... and its program
+    tex = formula_latex(expr)
+    assert tex and "\\operatorname{x}" not in tex
+    excel = formula(tree, {})
+    assert excel.startswith("=")
+    if f.opaque:
+        assert excel.startswith(f"={f.excel}(")
+
+
+def test_every_generator_reads_the_table():
+    """No generator names a built-in: adding one is one record (and this test finds a straggler)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "planner"
+    generators = ["language/dims.py", "compute/numeric.py", "compute/runtime.py", "compute/exact.py",
+                  "compute/diagnose.py", "language/aggregates.py", "outputs/latex.py", "lsp/analysis.py"]
+    for path in generators:
+        text = (root / path).read_text(encoding="utf-8")
+        for name in ("sqrt", "ceil", "floor", "pmt"):
+            assert f'"{name}"' not in text, f"{path} names `{name}`: read planner.language.functions instead"
+
+
+# ---- finance: Excel's functions, Excel's conventions -------------------------------------------
+
+def _value(text: str, name: str = "x"):
+    return loads_compiled(text).evaluate().values[name]
+
+
+def test_pmt_of_the_car_loan_is_excels():
+    assert round(_value("x = pmt(7% / 12, 48, 55000)\n"), 2) == -1317.04
+
+
+@pytest.mark.parametrize("call, want", [
+    ("pmt(8%/12, 10, 10000)", -1037.03),              # Microsoft: monthly payment of a 10-month loan
+    ("pmt(6%/12, 18*12, 0, 50000)", -129.08),         # Microsoft: saving 50,000 in 18 years
+    ("pv(0.08/12, 12*20, 500, 0, 0)", -59777.15),     # Microsoft: an annuity of 500 a month for 20 years
+    ("fv(0.06/12, 10, -200, -500, 1)", 2581.40),      # Microsoft: FV with payments at the start
+    ("fv(0.12/12, 12, -1000)", 12682.50),             # Microsoft
+    ("fv(0.11/12, 35, -2000, 0, 1)", 82846.25),       # Microsoft
+    ("pmt(0, 10, 1000)", -100.0),                     # rate 0: the principal in equal parts
+    ("pv(0, 10, -100)", 1000.0),
+    ("fv(0, 10, -100, -1000)", 2000.0),
+    ("pmt(8%/12, 10, 10000, 0, 1)", -1030.16),        # Microsoft: payments due at the start
+])
+def test_finance_goldens(call, want):
+    assert round(_value(f"x = {call}\n"), 2) == want
+
+
+def test_finance_round_trip_and_exact_check():
+    plan = loads_compiled("p = pmt(7%/12, 48, 55000)\nback = pv(7%/12, 48, p)\nend = fv(7%/12, 48, p, 55000)\n"
+                          "check back == 55000\n")
+    v = plan.evaluate().values
+    assert math.isclose(v["back"], 55000, rel_tol=1e-12)  # the payments are worth the loan (Excel: PV(r, n, PMT(r, n, L)) = L)
+    assert abs(v["end"]) < 1e-6
+    exact = ExactEvaluator(plan.model, {})
+    assert exact.expr(plan.model.quantities["back"].definition.expr) == 55000  # exactly, in rationals
+
+
+@pytest.mark.parametrize("text, message", [
+    ("unit USD\nx = pmt(7%/12, 48 month, 55000 USD)\n", "`pmt` needs a plain number"),
+    ("unit USD\nx = pmt(7%/12, 48, 55000 USD, 10 s)\n", "`pmt` of"),
+    ("x = pmt(7%/12, 48)\n", "`pmt` takes 3 to 5 arguments"),
+    ("x = fv(1, 2, 3, 4, 5, 6)\n", "`fv` takes 3 to 5 arguments"),
+])
+def test_finance_units_and_arity_are_checked(text, message):
+    with pytest.raises(PlanError) as err:
+        loads_compiled(text).evaluate()
+    assert message in str(err.value)
+
+
+def test_finance_result_is_in_the_money_unit():
+    plan = loads_compiled("unit USD\nloan = 55000 USD\nx = -pmt(7%/12, 48, loan) -> USD\n")
+    q = plan.model.quantities["x"]
+    assert q.unit_text == "USD"
+    assert round(plan.evaluate().values["x"], 2) == 1317.04
+
+
+def test_finance_domain_errors_point_at_the_argument():
+    with pytest.raises(PlanError) as err:
+        loads_compiled("n = 0\nx = pmt(5%, n, 1000)\n").evaluate()
+    assert "zero periods" in str(err.value)
+    with pytest.raises(PlanError) as err:
+        loads_compiled("r = -2\nx = pmt(r, 12, 1000)\n").evaluate()
+    assert "-100%" in str(err.value)
+
+
+def test_pmt_derivative_is_the_formulas():
+    from planner.compute.symbolic import opaque
+
+    r, n, p = sp.symbols("r n p", positive=True)
+    node = opaque(FUNCTIONS["pmt"])(r, n, p, sp.Integer(0), sp.Integer(0))
+    d = sp.diff(node, p).subs({r: sp.Rational(7, 1200), n: 48})
+    assert math.isclose(float(d), -1317.0406 / 55000, rel_tol=1e-5)  # PMT is linear in the present value
+
+
+def test_optional_arguments_at_their_defaults_are_left_out_of_excel():
+    plan = loads_compiled("rate = 7%\nx = pmt(rate/12, 48, 55000)\ny = fv(rate, 10, -200, -500, 1)\n")
+    refs = {plan.symbols["rate"]: "rate"}
+    assert formula(plan.exprs["x"], refs) == "=PMT(rate/12,48,55000)"
+    assert formula(plan.exprs["y"], refs) == "=FV(rate,10,-200,-500,1)"
+
+
+def test_call_nodes_are_built_ins_or_user_functions():
+    """Every call in the IR is a record or a user function: the analysis refuses the rest."""
+    with pytest.raises(PlanError) as err:
+        loads_compiled("x = pmtt(1, 2, 3)\n")
+    assert "pmt" in str(err.value)
+    assert isinstance(loads_compiled("x = pmt(1%, 2, 3)\n").model.quantities["x"].definition.expr, ir.Call)
+
+
+def test_the_language_page_lists_every_built_in_as_the_table_says():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    rows = [line for line in page.splitlines() if line.startswith("| `") and "(" in line.split("|")[1]]
+    want = [f"| `{f.name}({f.signature})` | {f.doc} | {f'`{f.excel}`' if f.excel else ''} |" for f in RECORDS]
+    assert [r for r in rows if r.split("`")[1].split("(")[0] in FUNCTIONS] == want
+
+
+# ---- the workbook: Excel's own functions, recalculated by LibreOffice ------------------------------
+
+LOAN = """title "Car loan"
+unit USD
+rate     = 7%          "yearly interest"          where 0 <= rate <= 30%
+loan     = 55000 USD   "amount borrowed"          where loan > 0 USD
+months   = 48          "months to pay"            where integer, 1 <= months <= 120
+deposit  = 0 USD
+payment  = pmt(rate / 12, months, loan) -> USD
+owed     = pv(rate / 12, months, payment, deposit) -> USD
+saved    = fv(rate / 12, months, -200 USD, -500 USD, 1) -> USD
+free     = pmt(0, months, loan) -> USD
+scenario cheap { rate = 0% }
+solve loan where payment = -1000 USD
+"""
+
+
+def _named(wb, book, name):
+    sheet, coord = next(wb.defined_names[book.names[name]].destinations)
+    return wb[sheet][coord.replace("$", "")]
+
+
+def test_the_workbook_writes_excels_own_functions_and_libreoffice_agrees(tmp_path):
+    import openpyxl
+    from excel_recalc import POISON, poison, recalculate, require_soffice
+
+    from planner.outputs.excel.writer import Book, to_bytes
+
+    require_soffice()
+    plan = loads_compiled(LOAN, str(tmp_path / "loan.plan"))
+    book = Book(plan)
+    exported = tmp_path / "loan.xlsx"
+    exported.write_bytes(to_bytes(book.build()))
+    wb = openpyxl.load_workbook(exported)
+    texts = {n: _named(wb, book, n).value for n in ("payment", "owed", "saved", "free")}
+    assert texts["payment"].startswith("=PMT(") and texts["owed"].startswith("=PV(")
+    assert texts["saved"].startswith("=FV(") and "PMT(" in texts["free"]
+    _named(wb, book, "loan").value = 30000  # an analyst's edit: every figure follows
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    files = [exported, edited]
+    assert poison(exported) and poison(edited)  # cached values that only a recalculation replaces
+    got = recalculate(files, tmp_path)
+    base = plan.evaluate().values
+    moved = plan.evaluate(overrides={"loan": 30000}).values
+    for path, want in zip(files, (base, moved)):
+        out = openpyxl.load_workbook(got[path], data_only=True)
+        for name in ("payment", "owed", "saved", "free"):
+            value = _named(out, book, name).value
+            assert value != POISON and math.isclose(value, want[name], rel_tol=1e-9), (path.name, name, value)
+    assert round(base["payment"], 2) == -1317.04 and round(moved["payment"], 2) == round(-1317.0406 * 30 / 55, 2)
+
+
+def test_the_editor_reads_the_table(tmp_path):
+    from planner.lsp.analysis import Document
+
+    text = "loan = 55000\npayment = pmt(7% / 12, 48, loan)\nx = p\n"
+    doc = Document(tmp_path / "t.plan", text)
+    doc.update(text)
+    hover, _ = doc.hover(1, 11)
+    assert "**pmt** (built-in function; Excel's `PMT`)" in hover and FUNCTIONS["pmt"].doc in hover
+    assert "pmt(rate, nper, pv, [fv], [type])" in hover
+    items = {c.label: c for c in doc.complete(2, 5)}
+    for f in RECORDS:
+        assert items[f.name].detail == f"{f.name}({f.signature})" and items[f.name].documentation == f.doc
+    sig = doc.signature(1, 27)
+    assert sig is not None and sig[0] == "pmt(rate, nper, pv, [fv], [type])" and sig[1][:3] == ["rate", "nper", "pv"]
+
+
+def test_solve_sensitivity_simulate_and_report_reach_through_pmt(tmp_path, cli):
+    import planner
+
+    text = LOAN.replace('rate     = 7%          "yearly interest"',
+                        'rate     = 7% ~ uniform(5%, 9%) "yearly interest"')
+    plan = planner.loads(text)
+    # the loan 1,000 a month repays: 55,000 * 1,000 / 1,317.0406 (Excel: PV(7%/12, 48, -1000) = 41,760.20)
+    assert "loan = 41,760.20 USD" in str(plan.solve("loan", "payment = -1000 USD"))
+    rows = {r.input: r for r in plan.sensitivity("payment").rows}
+    assert rows["loan"].method == "symbolic" and math.isclose(rows["loan"].elasticity, 1.0, rel_tol=1e-9)
+    path = tmp_path / "loan.plan"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = cli("simulate", path)
+    assert code == 0, err
+    # the annuity formula at the rate's 95% and 5% (a larger rate, a more negative payment)
+    p5, p95 = (-(55000 * r / 12) / (1 - (1 + r / 12) ** -48) for r in (0.088, 0.052))
+    line = next(row for row in out.splitlines() if row.startswith("payment"))
+    figures = [float(x.replace(",", "")) for x in line.split()[1:7]]
+    assert math.isclose(figures[3], p5, rel_tol=2e-3) and math.isclose(figures[5], p95, rel_tol=2e-3)
+    code, out, err = cli("report", path, "-o", tmp_path / "loan.md")
+    assert code == 0, err
+    assert r"\operatorname{PMT}" in (tmp_path / "loan.md").read_text(encoding="utf-8")
