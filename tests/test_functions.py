@@ -54,7 +54,7 @@ def test_every_record_has_every_field(f):
     assert callable(f.floats) and callable(f.numpy), "every function is a runtime step"
     assert (f.sympy is None) == f.opaque, "a SymPy builder, or an Excel function and its formula"
     if f.opaque:
-        assert f.excel.isupper() and callable(f.expand)
+        assert f.excel.isupper() and (callable(f.expand) or callable(f.derivative)), "its value and slope"
     assert len(f.defaults) <= len(f.params) and f.examples, "published examples, tested on every route"
     assert BUILTINS[f.name] == (f.lo, f.hi, f.signature)
     assert f.step in runtime.STEPS and f.step in runtime.FLOATS
@@ -68,7 +68,7 @@ def test_examples_on_the_runtimes(f, args, value):
     values = [float(a) if not isinstance(a, bool) else a for a in fill(f, list(args), float)]
     op = runtime.FLOATS[f.step]
     regs = list(range(len(values)))
-    if f.variadic:
+    if f.fold:
         got = values[0]
         for v in values[1:]:
             got = op([got, v], (0, 1))
@@ -77,8 +77,8 @@ def test_examples_on_the_runtimes(f, args, value):
     assert _close(got, value)
     np_op = runtime.numpy_table()[0][f.step]
     arrays = [np.asarray(v) for v in values]
-    got = arrays[0] if f.variadic else np_op(arrays, tuple(regs))
-    if f.variadic:
+    got = arrays[0] if f.fold else np_op(arrays, tuple(regs))
+    if f.fold:
         for v in arrays[1:]:
             got = np_op([got, v], (0, 1))
     assert _close(got, value)
@@ -139,9 +139,45 @@ def test_pmt_of_the_car_loan_is_excels():
     ("pv(0, 10, -100)", 1000.0),
     ("fv(0, 10, -100, -1000)", 2000.0),
     ("pmt(8%/12, 10, 10000, 0, 1)", -1030.16),        # Microsoft: payments due at the start
+    ("npv(10%, -10000, 3000, 4200, 6800)", 1188.44),  # Microsoft: NPV, a cost one year from today
+    ("npv(8%, 8000, 9200, 10000, 12000, 14500) - 40000", 1922.06),      # Microsoft: a cost today
+    ("npv(8%, 8000, 9200, 10000, 12000, 14500, -9000) - 40000", -3749.47),  # ... and a loss in year 6
 ])
 def test_finance_goldens(call, want):
     assert round(_value(f"x = {call}\n"), 2) == want
+
+
+@pytest.mark.parametrize("flows, want", [
+    ("-70000, 12000, 15000, 18000, 21000", -0.021),           # Microsoft: IRR after four years, -2.1%
+    ("-70000, 12000, 15000, 18000, 21000, 26000", 0.087),     # Microsoft: after five years, 8.7%
+    ("-70000, 12000, 15000", -0.444),                         # Microsoft: after two years, -44.4%
+])
+def test_irr_goldens(flows, want):
+    got = _value(f"x = irr({flows})\n")
+    assert round(got, 3) == want
+    assert abs(_value(f"x = npv({got!r}, {flows.split(', ', 1)[1]}) + ({flows.split(',')[0]})\n")) < 1e-6
+
+
+@pytest.mark.parametrize("flows, message", [
+    ("1, 2, 3", "no rate makes the net present value of these cash flows 0"),
+    ("-100, 230, -132", "several rates make the net present value of these cash flows 0: 10%, 20%"),
+])
+def test_irr_reports_no_root_or_several_never_a_guess(flows, message):
+    with pytest.raises(PlanError) as err:
+        loads_compiled(f"x = irr({flows})\n").evaluate()
+    assert message in str(err.value)
+
+
+def test_irr_over_many_points_is_the_same_root():
+    import numpy as np
+
+    op = runtime.numpy_table()[0]["irr"]
+    rng = np.random.default_rng(1)
+    flows = [np.full(300, -70000.0)] + [rng.uniform(10000, 30000, 300) for _ in range(5)]
+    got = op(flows, tuple(range(6)))
+    want = [FUNCTIONS["irr"].floats(*[float(v[i]) for v in flows]) for i in range(300)]
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-15)
+    assert np.isnan(op([np.array([-100.0]), np.array([230.0]), np.array([-132.0])], (0, 1, 2))).all()
 
 
 def test_finance_round_trip_and_exact_check():
@@ -159,6 +195,9 @@ def test_finance_round_trip_and_exact_check():
     ("unit USD\nx = pmt(7%/12, 48, 55000 USD, 10 s)\n", "`pmt` of"),
     ("x = pmt(7%/12, 48)\n", "`pmt` takes 3 to 5 arguments"),
     ("x = fv(1, 2, 3, 4, 5, 6)\n", "`fv` takes 3 to 5 arguments"),
+    ("unit USD\nx = irr(-100 USD, 230 s)\n", "`irr` of USD and s"),
+    ("unit USD\nx = npv(10 USD, 1 USD, 2 USD)\n", "`npv` needs a plain number, got USD"),
+    ("x = irr(-100)\n", "`irr` takes at least 2 arguments"),
 ])
 def test_finance_units_and_arity_are_checked(text, message):
     with pytest.raises(PlanError) as err:
@@ -227,6 +266,11 @@ payment  = pmt(rate / 12, months, loan) -> USD
 owed     = pv(rate / 12, months, payment, deposit) -> USD
 saved    = fv(rate / 12, months, -200 USD, -500 USD, 1) -> USD
 free     = pmt(0, months, loan) -> USD
+cost     = 70000 USD
+year1    = 12000 USD
+growth   = 3000 USD
+worth    = npv(rate, year1, year1 + growth, year1 + 2 * growth, 21000 USD, 26000 USD) - cost -> USD
+return   = irr(-cost, year1, year1 + growth, year1 + 2 * growth, 21000 USD, 26000 USD)
 scenario cheap { rate = 0% }
 solve loan where payment = -1000 USD
 """
@@ -249,23 +293,26 @@ def test_the_workbook_writes_excels_own_functions_and_libreoffice_agrees(tmp_pat
     exported = tmp_path / "loan.xlsx"
     exported.write_bytes(to_bytes(book.build()))
     wb = openpyxl.load_workbook(exported)
-    texts = {n: _named(wb, book, n).value for n in ("payment", "owed", "saved", "free")}
+    texts = {n: _named(wb, book, n).value for n in ("payment", "owed", "saved", "free", "worth", "return")}
     assert texts["payment"].startswith("=PMT(") and texts["owed"].startswith("=PV(")
     assert texts["saved"].startswith("=FV(") and "PMT(" in texts["free"]
+    assert texts["worth"].startswith("=NPV(rate,year1,") and texts["return"].startswith("=IRR(CHOOSE({1,2,3,4,5,6},")
     _named(wb, book, "loan").value = 30000  # an analyst's edit: every figure follows
+    _named(wb, book, "year1").value = 15000
     edited = tmp_path / "edited.xlsx"
     wb.save(edited)
     files = [exported, edited]
     assert poison(exported) and poison(edited)  # cached values that only a recalculation replaces
     got = recalculate(files, tmp_path)
     base = plan.evaluate().values
-    moved = plan.evaluate(overrides={"loan": 30000}).values
+    moved = plan.evaluate(overrides={"loan": 30000, "year1": 15000}).values
     for path, want in zip(files, (base, moved)):
         out = openpyxl.load_workbook(got[path], data_only=True)
-        for name in ("payment", "owed", "saved", "free"):
+        for name in ("payment", "owed", "saved", "free", "worth", "return"):
             value = _named(out, book, name).value
             assert value != POISON and math.isclose(value, want[name], rel_tol=1e-9), (path.name, name, value)
     assert round(base["payment"], 2) == -1317.04 and round(moved["payment"], 2) == round(-1317.0406 * 30 / 55, 2)
+    assert round(base["return"], 3) == 0.087  # Microsoft's IRR example
 
 
 def test_the_editor_reads_the_table(tmp_path):
@@ -306,3 +353,29 @@ def test_solve_sensitivity_simulate_and_report_reach_through_pmt(tmp_path, cli):
     code, out, err = cli("report", path, "-o", tmp_path / "loan.md")
     assert code == 0, err
     assert r"\operatorname{PMT}" in (tmp_path / "loan.md").read_text(encoding="utf-8")
+
+
+def test_solve_sensitivity_and_simulate_reach_through_npv_and_irr(tmp_path, cli):
+    import planner
+
+    text = LOAN.replace('year1    = 12000 USD', 'year1    = 12000 USD ~ uniform(10000 USD, 14000 USD)') + \
+        "solve cost where return = 7%\n"
+    plan = planner.loads(text)
+    # the cost at which the flows return 7% is the one at which their NPV at 7% is 0: two routes, one answer,
+    # the flows discounted by hand
+    want = sum(v / 1.07 ** i for i, v in enumerate([12000, 15000, 18000, 21000, 26000], 1))
+    for question in ("return = 7%", "worth = 0 USD"):
+        assert f"cost = {want:,.2f} USD" in str(plan.solve("cost", question)), question
+    rows = {r.input: r for r in plan.sensitivity("return").rows}
+    step = 1.0  # the implicit derivative against a difference of the plan's own figures
+    up = planner.loads(text).eval(overrides={"year1": f"{12000 + step} USD"})
+    base = planner.loads(text).eval()
+    assert rows["year1"].method == "symbolic"
+    assert math.isclose(rows["year1"].derivative, (up["return"] - base["return"]) / step, rel_tol=1e-3)
+    path = tmp_path / "flows.plan"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = cli("simulate", path)
+    assert code == 0, err
+    line = next(row for row in out.splitlines() if row.startswith("return"))
+    p50 = float(line.split()[5])
+    assert abs(p50 - 0.0866) < 0.002  # the middle of year1's range is the point value

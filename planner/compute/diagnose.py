@@ -236,11 +236,13 @@ class _Eval:
         bad = f.domain(*args)
         if bad is not None:
             i, message = bad
+            if i is None:
+                self._fail(message, e)
             arg = e.args[i].value
             self._fail(message, arg, f"`{_text(arg)}` is {_fmt(args[i])}")
         values = fill(f, args, float)
         try:
-            value = functools.reduce(f.floats, values) if f.variadic else f.floats(*values)
+            value = functools.reduce(f.floats, values) if f.fold else f.floats(*values)
         except (ArithmeticError, ValueError):
             value = None
         if value is None:

@@ -57,9 +57,9 @@ _COMPARE = {ir.CmpOp.EQ: "==", ir.CmpOp.NE: "!=", ir.CmpOp.LT: "<", ir.CmpOp.LE:
 
 def call(f, args: list, scope: "Scope") -> int:
     """A built-in's call on registers: its step (over its arguments with the omitted ones filled in,
-    a variadic one folded pairwise)."""
+    a folding one pairwise)."""
     args = fill(f, args, lambda d: scope.const(float(d)))
-    if f.variadic:
+    if f.fold:
         acc = args[0]
         for a in args[1:]:
             acc = scope.emit(f.step, acc, a)

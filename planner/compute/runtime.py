@@ -144,7 +144,7 @@ def _valid(steps, consts, size, fixed) -> bool:
                     or not all(_register(i, body.size) for _, i in body.captures) \
                     or not _valid(body.steps, body.consts, body.size, ()):
                 return False
-        elif len(args) != _ARITY[op] or not all(_register(a, size) for a in args):
+        elif (len(args) != _ARITY[op] if _ARITY[op] is not None else not args) or not all(_register(a, size) for a in args):
             return False
     return True
 

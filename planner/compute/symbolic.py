@@ -410,23 +410,30 @@ def opaque(f) -> type:
     cls = _OPAQUE.get(f.name)
     if cls is None:
         def formula(self):
-            return f.expand(sp, list(self.args))
+            return f.expand(sp, list(self.args)) if f.expand is not None else self
 
         def fdiff(self, argindex=1):
+            if f.expand is None:
+                return f.derivative(sp, self, list(self.args), argindex - 1)
             dummies = [sp.Dummy(real=True) for _ in self.args]
             d = sp.diff(f.expand(sp, dummies), dummies[argindex - 1])
             return d.xreplace(dict(zip(dummies, self.args)))
 
         def _eval_evalf(self, prec):
-            if all(a.is_number for a in self.args):
+            if not all(a.is_number for a in self.args):
+                return None
+            if f.expand is not None:
                 return formula(self)._eval_evalf(prec)
-            return None
+            try:  # no formula (irr): its float value
+                return sp.Float(f.floats(*[float(a) for a in self.args]), precision=prec)
+            except (ArithmeticError, ValueError):
+                return None
 
         def eval(cls, *args):  # a call whose formula is 0 is 0 (a solve's closed form takes it apart)
-            return sp.S.Zero if f.expand(sp, list(args)).is_zero else None
+            return sp.S.Zero if f.expand is not None and f.expand(sp, list(args)).is_zero else None
 
         cls = _OPAQUE[f.name] = type(f.name, (sp.Function,), {
-            "nargs": len(f.params), "record": f, "formula": formula, "fdiff": fdiff, "eval": classmethod(eval),
+            **({} if f.variadic else {"nargs": len(f.params)}), "record": f, "formula": formula, "fdiff": fdiff, "eval": classmethod(eval),
             "_eval_evalf": _eval_evalf, "_eval_rewrite_as_Piecewise": lambda self, *a, **k: formula(self),
             "_eval_is_real": lambda self: True if all(a.is_real for a in self.args) else None})
     return cls

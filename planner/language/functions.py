@@ -31,7 +31,8 @@ def _anywhere(*values):
 class Builtin:
     """One built-in function. ``params`` names the parameters in order (for messages and the editor);
     the last ``len(defaults)`` are optional, with these values when omitted. ``variadic``: any number
-    of arguments from ``lo`` on, folded pairwise by the binary step. The fields:
+    of arguments from ``lo`` on (the last parameter is ``...``), ``fold``: folded pairwise by the
+    binary step. The fields:
 
     * ``doc``: one line, for the editor and the docs;
     * ``dims``: ``(checker, call, args) -> Type``, the dimension rule;
@@ -41,28 +42,34 @@ class Builtin:
     * ``floats``: the operation on floats (the runtime's step of the function's name);
       ``numpy``: ``(numpy, approx) -> the operation on arrays``;
     * ``exact``: the value over Fractions, or None (no rational value);
-    * ``domain``: ``floats -> None or (argument index, message)``;
+    * ``domain``: ``floats -> None or (argument index, or None for the whole call; message)``;
     * ``interval``: ``(bounds, [Interval]) -> Interval``, what a range's ends become; None: unbounded;
     * ``lazy``: only the chosen branch is evaluated (``if``);
-    * ``excel``: the workbook's own function for an opaque node;
+    * ``derivative``: ``(sympy, node, args, index) -> d node / d args[index]`` for an opaque node
+      without a formula (``irr``: implicit differentiation of its defining equation);
+    * ``excel``: the workbook's own function for an opaque node; ``excel_args``: the printed
+      arguments as that function takes them (IRR takes one array);
     * ``examples``: ``(args, value)`` from published sources, tested on every route.
 
     A plain class (not a data class): the table is made on every run, the warm ones too.
     """
 
     __slots__ = ("name", "params", "doc", "dims", "sympy", "latex", "floats", "numpy", "exact", "domain",
-                 "interval", "defaults", "variadic", "lazy", "excel", "expand", "examples")
+                 "interval", "defaults", "variadic", "fold", "lazy", "excel", "excel_args", "expand", "derivative",
+                 "examples")
 
     def __init__(self, name: str, params: tuple, doc: str, dims: Callable, sympy: Optional[Callable],
                  latex: Callable, *, floats: Callable, numpy: Callable, exact: Optional[Callable] = None,
                  domain: Optional[Callable] = None, interval: Optional[Callable] = None, defaults: tuple = (),
-                 variadic: bool = False, lazy: bool = False, excel: Optional[str] = None,
-                 expand: Optional[Callable] = None, examples: tuple = ()) -> None:
+                 variadic: bool = False, fold: bool = False, lazy: bool = False, excel: Optional[str] = None,
+                 excel_args: Optional[Callable] = None, expand: Optional[Callable] = None,
+                 derivative: Optional[Callable] = None, examples: tuple = ()) -> None:
         self.name, self.params, self.doc, self.dims, self.sympy, self.latex = name, params, doc, dims, sympy, latex
         self.floats, self.numpy, self.exact = floats, numpy, exact
         self.domain = domain if domain is not None else _anywhere
         self.interval, self.defaults, self.variadic, self.lazy = interval, defaults, variadic, lazy
-        self.excel, self.expand, self.examples = excel, expand, examples
+        self.fold, self.excel, self.excel_args, self.expand, self.examples = fold, excel, excel_args, expand, examples
+        self.derivative = derivative
 
     def __repr__(self) -> str:
         return f"Builtin({self.name}({self.signature}))"
@@ -81,9 +88,9 @@ class Builtin:
         return self.name
 
     @property
-    def arity(self) -> int:
-        """Registers the step takes."""
-        return 2 if self.variadic else len(self.params)
+    def arity(self) -> Optional[int]:
+        """Registers the step takes (None: any number, one or more)."""
+        return 2 if self.fold else (None if self.variadic else len(self.params))
 
     @property
     def signature(self) -> str:
@@ -254,6 +261,136 @@ def _finance_latex(name):
     return lambda p, e, values: (r"\operatorname{" + name + "}" + p.args(values), "atom")
 
 
+# ---- cash flows, as Excel: NPV discounts its first value one period, IRR's first value is today's ------
+
+def _npv(rate, *values):
+    return sum(v / (1 + rate) ** i for i, v in enumerate(values, 1))
+
+
+def _npv_domain(rate, *values):
+    return (0, "domain error: a rate of -100% or less per period") if rate <= -1 else None
+
+
+def _np_npv(np, approx_):
+    def op(rate, *values):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return sum(v / np.power(1 + rate, i) for i, v in enumerate(values, 1))
+    return op
+
+
+IRR_GRID = 1000  # rates tried between -99.9% and 10,000% per period (equal steps of ln(1 + rate))
+
+
+def irr_roots(values) -> list[float]:
+    """The rates per period (above -100%) where the net present value of ``values`` (the first today,
+    then one a period) is 0: each sign change of it over :data:`IRR_GRID` rates, refined by bisection
+    to adjacent floats. Roots closer together than the grid's step are not told apart."""
+    lo, hi = math.log(0.001), math.log(101.0)
+    xs = [math.expm1(lo + (hi - lo) * k / IRR_GRID) for k in range(IRR_GRID + 1)]
+
+    def npv(r):
+        return sum(v / (1 + r) ** i for i, v in enumerate(values))
+
+    roots, before = [], npv(xs[0])
+    for a, b in zip(xs, xs[1:]):
+        fa, fb = before, npv(b)
+        before = fb
+        if fa == 0:
+            roots.append(a)
+        elif fa * fb < 0:
+            for _ in range(200):
+                m = (a + b) / 2
+                if m in (a, b):
+                    break
+                fm = npv(m)
+                if fm == 0:
+                    a = b = m
+                    break
+                a, b, fa = (a, m, fa) if fa * fm < 0 else (m, b, fm)
+            roots.append(a if abs(npv(a)) <= abs(npv(b)) else b)
+    return roots
+
+
+def _irr(*values):
+    roots = irr_roots(values)
+    if len(roots) != 1:
+        raise ValueError("no single rate")
+    return roots[0]
+
+
+def _irr_domain(*values):
+    roots = irr_roots(values)
+    if not roots:
+        return None, "domain error: no rate makes the net present value of these cash flows 0"
+    if len(roots) > 1:
+        return None, ("domain error: several rates make the net present value of these cash flows 0: "
+                      + ", ".join(f"{r * 100:.4g}%" for r in roots))
+    return None
+
+
+def _np_irr(np, approx_):
+    grid = np.expm1(np.linspace(math.log(0.001), math.log(101.0), IRR_GRID + 1))
+
+    def npv(flows, r):  # Horner's rule in the discount factor: v0 + d (v1 + d (v2 + ...))
+        d = 1 / (1 + r)
+        acc = flows[-1] * np.ones_like(d)
+        for v in flows[-2::-1]:
+            acc = acc * d + v
+        return acc
+
+    def block(flows):  # flows: (values, points): irr_roots' search for each point at once
+        f = npv(flows[:, :, None], grid[None, :])
+        change = (f[:, :-1] * f[:, 1:] < 0) | (f[:, :-1] == 0)
+        k = np.argmax(change, axis=1)
+        a, b = grid[k], grid[k + 1]
+        fa = np.take_along_axis(f, k[:, None], axis=1)[:, 0]
+        for _ in range(80):
+            m = (a + b) / 2
+            fm = npv(flows, m)
+            left = fa * fm <= 0
+            b = np.where(left, m, b)
+            a, fa = np.where(left, a, m), np.where(left, fa, fm)
+        return np.where(change.sum(axis=1) == 1, np.where(fa == 0, a, (a + b) / 2), np.nan)
+
+    def op(*values):
+        shape = np.broadcast_shapes(*(np.shape(v) for v in values))
+        flows = np.stack([np.broadcast_to(np.asarray(v, dtype=float), shape).ravel() for v in values])
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = np.concatenate([block(flows[:, i:i + 2048]) for i in range(0, max(flows.shape[1], 1), 2048)])
+        return out.reshape(shape) if shape else out[0]
+    return op
+
+
+def _sp_npv(sp, args):
+    rate, values = args[0], args[1:]
+    return sp.Add(*[v / (1 + rate) ** i for i, v in enumerate(values, 1)])
+
+
+def _d_irr(sp, node, args, k):
+    """d irr / d value k from sum v_i (1 + r)^-i = 0: -(1 + r)^-k / sum(-i v_i (1 + r)^(-i-1))."""
+    slope = sp.Add(*[-i * v * (1 + node) ** (-i - 1) for i, v in enumerate(args)])
+    return -(1 + node) ** (-k) / slope
+
+
+def _choose(texts):
+    """IRR takes one array: the values as one, ``CHOOSE({1,2,3},a,b,c)`` (Excel and LibreOffice)."""
+    return [f"CHOOSE({{{','.join(str(i) for i in range(1, len(texts) + 1))}}},{','.join(texts)})"]
+
+
+def _same_values(c, e, args):
+    return c.same(e.func, e, args, [c.num(a, e.func) for a in args])
+
+
+def _npv_dims(c, e, args):
+    c.plain(args[0], c.num(args[0], e.func), e.func)
+    return _same_values(c, e, args[1:])
+
+
+def _irr_dims(c, e, args):
+    _same_values(c, e, args)
+    return c.NUM
+
+
 # ---- LaTeX -----------------------------------------------------------------------------------
 
 def _wrap(left, right):
@@ -352,12 +489,12 @@ _RECORDS = (
     Builtin("max", ("x", "y", "..."), "the largest of its arguments (all in one dimension)", _same,
             lambda sp, a: sp.Max(*a), _head(r"\max"),
             floats=_nan_guard(lambda a, b: a if a > b else b), numpy=lambda np, _: np.maximum,
-            exact=lambda *a: max(a), interval=_iv_max, variadic=True,
+            exact=lambda *a: max(a), interval=_iv_max, variadic=True, fold=True,
             examples=(((1, 3, 2), 3), ((-1, -4), -1))),
     Builtin("min", ("x", "y", "..."), "the smallest of its arguments (all in one dimension)", _same,
             lambda sp, a: sp.Min(*a), _head(r"\min"),
             floats=_nan_guard(lambda a, b: a if a < b else b), numpy=lambda np, _: np.minimum,
-            exact=lambda *a: min(a), interval=_iv_min, variadic=True,
+            exact=lambda *a: min(a), interval=_iv_min, variadic=True, fold=True,
             examples=(((1, 3, 2), 1), ((-1, -4), -4))),
     Builtin("abs", ("x",), "the absolute value, in the argument's unit", _keep,
             lambda sp, a: sp.Abs(a[0]), _wrap(r"\left|", r"\right|"),
@@ -422,6 +559,20 @@ _RECORDS = (
             examples=(((Fraction(6, 1200), 10, -200, -500, 1), 2581.40),  # Microsoft's FV example
                       ((Fraction(12, 1200), 12, -1000), 12682.50),        # Microsoft's FV example
                       ((Fraction(11, 1200), 35, -2000, 0, 1), 82846.25)),  # Microsoft's FV example
+            ),
+    Builtin("npv", ("rate", "value1", "..."),
+            "the net present value of cash flows one period apart, the first discounted one period, as "
+            "Excel's NPV", _npv_dims, None, _finance_latex("NPV"),
+            floats=_npv, numpy=_np_npv, exact=lambda rate, *v: None if rate == -1 else Fraction(_npv(rate, *v)),
+            domain=_npv_domain, variadic=True, excel="NPV", expand=_sp_npv,
+            examples=(((Fraction(1, 10), -10000, 3000, 4200, 6800), 1188.44),),  # Microsoft's NPV example
+            ),
+    Builtin("irr", ("value0", "value1", "..."),
+            "the rate per period at which cash flows (the first today, then one a period) have a net "
+            "present value of 0, as Excel's IRR; no rate or several are an error", _irr_dims, None,
+            _finance_latex("IRR"), floats=_irr, numpy=_np_irr, domain=_irr_domain, variadic=True,
+            excel="IRR", excel_args=_choose, derivative=_d_irr,
+            examples=(((-70000, 12000, 15000, 18000, 21000, 26000), 0.0866309480365316),),  # Microsoft: 8.7%
             ),
 )
 
