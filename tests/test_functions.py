@@ -379,3 +379,28 @@ def test_solve_sensitivity_and_simulate_reach_through_npv_and_irr(tmp_path, cli)
     line = next(row for row in out.splitlines() if row.startswith("return"))
     p50 = float(line.split()[5])
     assert abs(p50 - 0.0866) < 0.002  # the middle of year1's range is the point value
+
+
+def test_the_editor_grammar_colours_every_built_in():
+    import json
+    import re
+    from pathlib import Path
+
+    syntax = Path(__file__).resolve().parent.parent / "editors" / "vscode" / "syntaxes" / "plan.tmLanguage.json"
+    text = syntax.read_text(encoding="utf-8")
+    json.loads(text)
+    names = re.search(r'\\\\b\(([a-z|]+)\)\\\\s\*\(\?=\\\\\(\)', text).group(1).split("|")
+    assert names == sorted(FUNCTIONS)
+
+
+def test_a_quantity_may_keep_a_finance_functions_name():
+    """Plans written before these functions name their own figures `npv`, `pv`, `fv`: they keep working,
+    and the call is the function (`max` and the older built-ins stay reserved)."""
+    plan = loads_compiled("rate = 10%\npv = 100\nnpv = npv(rate, -10000, 3000, 4200, 6800) + pv\n")
+    assert round(plan.evaluate().values["npv"], 2) == 1288.44
+    with pytest.raises(PlanError) as err:
+        loads_compiled("max = 4\n")
+    assert "`max` is a built-in function and cannot be redefined" in str(err.value)
+    with pytest.raises(PlanError) as err:
+        loads_compiled("npv(x) = x\n")
+    assert "`npv` is a built-in function and cannot be redefined" in str(err.value)

@@ -49,6 +49,8 @@ class Builtin:
       without a formula (``irr``: implicit differentiation of its defining equation);
     * ``excel``: the workbook's own function for an opaque node; ``excel_args``: the printed
       arguments as that function takes them (IRR takes one array);
+    * ``reserved``: no quantity may take the name (False for names people give their own figures,
+      ``npv``, ``pv``: the call ``npv(...)`` is the function, the name ``npv`` the quantity);
     * ``examples``: ``(args, value)`` from published sources, tested on every route.
 
     A plain class (not a data class): the table is made on every run, the warm ones too.
@@ -56,20 +58,20 @@ class Builtin:
 
     __slots__ = ("name", "params", "doc", "dims", "sympy", "latex", "floats", "numpy", "exact", "domain",
                  "interval", "defaults", "variadic", "fold", "lazy", "excel", "excel_args", "expand", "derivative",
-                 "examples")
+                 "reserved", "examples")
 
     def __init__(self, name: str, params: tuple, doc: str, dims: Callable, sympy: Optional[Callable],
                  latex: Callable, *, floats: Callable, numpy: Callable, exact: Optional[Callable] = None,
                  domain: Optional[Callable] = None, interval: Optional[Callable] = None, defaults: tuple = (),
                  variadic: bool = False, fold: bool = False, lazy: bool = False, excel: Optional[str] = None,
                  excel_args: Optional[Callable] = None, expand: Optional[Callable] = None,
-                 derivative: Optional[Callable] = None, examples: tuple = ()) -> None:
+                 derivative: Optional[Callable] = None, reserved: bool = True, examples: tuple = ()) -> None:
         self.name, self.params, self.doc, self.dims, self.sympy, self.latex = name, params, doc, dims, sympy, latex
         self.floats, self.numpy, self.exact = floats, numpy, exact
         self.domain = domain if domain is not None else _anywhere
         self.interval, self.defaults, self.variadic, self.lazy = interval, defaults, variadic, lazy
         self.fold, self.excel, self.excel_args, self.expand, self.examples = fold, excel, excel_args, expand, examples
-        self.derivative = derivative
+        self.derivative, self.reserved = derivative, reserved
 
     def __repr__(self) -> str:
         return f"Builtin({self.name}({self.signature}))"
@@ -107,13 +109,12 @@ class Builtin:
 
 
 # ---- dimension rules -------------------------------------------------------------------------
-# Each takes the checker `c`: c.num(arg, fn) types a numeric argument, c.any(arg) any argument,
-# c.plain(arg, t, fn) refuses one with units, c.same(fn, call, args, types) the common type of
-# arguments that must share a dimension, c.type(kind, dim, unit) builds a result.
+# Each takes the checker `c`: c.num(arg, fn) types a numeric argument, c.plain(arg, t, fn) refuses
+# one with units, c.same(fn, call, args, types) the common type of arguments that must share a
+# dimension, c.branches(call, args) the type of an `if`, c.type(kind, dim, unit) builds a result.
 
 def _same(c, e, args):
-    types = [c.num(a, e.func) for a in args]
-    return c.same(e.func, e, args, types)
+    return c.same(e.func, e, args, [c.num(a, e.func) for a in args])
 
 
 def _keep(c, e, args):
@@ -249,9 +250,13 @@ _FV = _Finance(lambda n, pmt, pv: -(pv + pmt * n),
                lambda r, n, pmt, pv, w, g: -(pv * g + pmt * (1 + r * w) * (g - 1) / r))
 
 
+def _rate_domain(rate, *values):
+    return (0, "domain error: a rate of -100% or less per period") if rate <= -1 else None
+
+
 def _finance_domain(rate, nper, *rest):
     if rate <= -1:
-        return 0, "domain error: a rate of -100% or less per period"
+        return _rate_domain(rate)
     if nper == 0:
         return 1, "domain error: zero periods"
     return None
@@ -265,10 +270,6 @@ def _finance_latex(name):
 
 def _npv(rate, *values):
     return sum(v / (1 + rate) ** i for i, v in enumerate(values, 1))
-
-
-def _npv_domain(rate, *values):
-    return (0, "domain error: a rate of -100% or less per period") if rate <= -1 else None
 
 
 def _np_npv(np, approx_):
@@ -377,17 +378,13 @@ def _choose(texts):
     return [f"CHOOSE({{{','.join(str(i) for i in range(1, len(texts) + 1))}}},{','.join(texts)})"]
 
 
-def _same_values(c, e, args):
-    return c.same(e.func, e, args, [c.num(a, e.func) for a in args])
-
-
 def _npv_dims(c, e, args):
     c.plain(args[0], c.num(args[0], e.func), e.func)
-    return _same_values(c, e, args[1:])
+    return _same(c, e, args[1:])
 
 
 def _irr_dims(c, e, args):
-    _same_values(c, e, args)
+    _same(c, e, args)
     return c.NUM
 
 
@@ -539,7 +536,7 @@ _RECORDS = (
             "the payment per period of a loan or annuity, as Excel's PMT",
             _money((2, 3)), None, _finance_latex("PMT"),
             floats=_PMT, numpy=_PMT.numpy, exact=_PMT.exact, domain=_finance_domain,
-            defaults=(0, 0), excel="PMT", expand=_PMT.expand,
+            defaults=(0, 0), excel="PMT", reserved=False, expand=_PMT.expand,
             examples=(((Fraction(7, 1200), 48, 55000), -1317.04),   # the task's own figure
                       ((Fraction(8, 1200), 10, 10000), -1037.03),   # Microsoft's PMT example
                       ((Fraction(6, 1200), 216, 0, 50000), -129.08),  # Microsoft's PMT example: saving
@@ -548,14 +545,14 @@ _RECORDS = (
     Builtin("pv", ("rate", "nper", "pmt", "fv", "type"),
             "the present value of a series of payments, as Excel's PV", _money((2, 3)), None,
             _finance_latex("PV"), floats=_PV, numpy=_PV.numpy, exact=_PV.exact,
-            domain=_finance_domain, defaults=(0, 0), excel="PV", expand=_PV.expand,
+            domain=_finance_domain, defaults=(0, 0), excel="PV", reserved=False, expand=_PV.expand,
             examples=(((Fraction(8, 1200), 240, 500, 0, 0), -59777.15),  # Microsoft's PV example
                       ((0, 10, -100), 1000.0)),
             ),
     Builtin("fv", ("rate", "nper", "pmt", "pv", "type"),
             "the future value of a series of payments, as Excel's FV", _money((2, 3)), None,
             _finance_latex("FV"), floats=_FV, numpy=_FV.numpy, exact=_FV.exact,
-            domain=_finance_domain, defaults=(0, 0), excel="FV", expand=_FV.expand,
+            domain=_finance_domain, defaults=(0, 0), excel="FV", reserved=False, expand=_FV.expand,
             examples=(((Fraction(6, 1200), 10, -200, -500, 1), 2581.40),  # Microsoft's FV example
                       ((Fraction(12, 1200), 12, -1000), 12682.50),        # Microsoft's FV example
                       ((Fraction(11, 1200), 35, -2000, 0, 1), 82846.25)),  # Microsoft's FV example
@@ -564,14 +561,14 @@ _RECORDS = (
             "the net present value of cash flows one period apart, the first discounted one period, as "
             "Excel's NPV", _npv_dims, None, _finance_latex("NPV"),
             floats=_npv, numpy=_np_npv, exact=lambda rate, *v: None if rate == -1 else Fraction(_npv(rate, *v)),
-            domain=_npv_domain, variadic=True, excel="NPV", expand=_sp_npv,
+            domain=_rate_domain, variadic=True, excel="NPV", reserved=False, expand=_sp_npv,
             examples=(((Fraction(1, 10), -10000, 3000, 4200, 6800), 1188.44),),  # Microsoft's NPV example
             ),
     Builtin("irr", ("value0", "value1", "..."),
             "the rate per period at which cash flows (the first today, then one a period) have a net "
             "present value of 0, as Excel's IRR; no rate or several are an error", _irr_dims, None,
             _finance_latex("IRR"), floats=_irr, numpy=_np_irr, domain=_irr_domain, variadic=True,
-            excel="IRR", excel_args=_choose, derivative=_d_irr,
+            excel="IRR", reserved=False, excel_args=_choose, derivative=_d_irr,
             examples=(((-70000, 12000, 15000, 18000, 21000, 26000), 0.0866309480365316),),  # Microsoft: 8.7%
             ),
 )
