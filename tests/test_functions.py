@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from planner.compute import runtime
-from planner.compute.exact import ExactEvaluator
+from planner.compute.exact import ExactEvaluator, NotRational
 from planner.compute.symbolic import program
 from planner.language import ir
 from planner.language.errors import PlanError
@@ -404,3 +404,60 @@ def test_a_quantity_may_keep_a_finance_functions_name():
     with pytest.raises(PlanError) as err:
         loads_compiled("npv(x) = x\n")
     assert "`npv` is a built-in function and cannot be redefined" in str(err.value)
+
+
+# ---- every node of the IR, through every generator ---------------------------------------------
+
+EVERY_NODE = """a = 3  where integer, 1 <= a <= 10
+b = 2.5
+on = true
+f(x, y = 2) = x * y
+s1 = a + b - a * b / a ^ 2 + -b
+s2 = if(on and not (a > b or a < b), 1, 0) + if(a == b or a != b, 1, 0) + if(a <= b and a >= b, 1, 0)
+s3 = f(a) + f(a, y = b) + max(a, b) + round(b) + pmt(1%, a, 1000) + irr(-10, 4, 4, 4)
+s4 = sum(m for m in 1..a) + product(m for m in [a, b]) + max(m for m in 1..a) + min(m for m in 1..a)
+s5 = count(m > 1 for m in 1..a) + first(m for m in 1..a where m >= 2)
+scenario big { a = 4 }
+check s1@big != s1
+check s4 ~= 17.5  # 6 + 7.5 + 3 + 1
+"""
+
+
+def test_every_node_and_operator_of_the_ir_reaches_every_generator():
+    """A plan holding every expression node, operator and aggregate: a node a generator misses fails here."""
+    import typing
+
+    import planner
+    from planner.compute.diagnose import diagnose_expr
+
+    plan = loads_compiled(EVERY_NODE)
+    ops = (ir.BinOp, ir.CmpOp, ir.BoolOp, ir.AggOp)
+    seen: set = {ir.ScenarioRef, ir.CmpOp.APPROX}  # in the checks (`s1@big`, `~=`), run below
+    for q in plan.model.quantities.values():
+        stack = [q.definition.expr]
+        while stack:
+            e = stack.pop()
+            seen.add(type(e))
+            for x in vars(e).values():
+                seen.update(o for o in (x if isinstance(x, tuple) else (x,)) if isinstance(o, ops))
+            stack.extend(ir.children(e))
+    want = set(typing.get_args(ir.Expr)).union(*(set(o) for o in ops))
+    assert want <= seen, want - seen
+    values = plan.evaluate().values
+    exact = ExactEvaluator(plan.model, {})
+    for name, q in plan.model.quantities.items():
+        if q.is_input:
+            continue
+        expr = q.definition.expr
+        assert formula_latex(expr)
+        assert diagnose_expr(plan.model, expr, values) is None
+        try:  # the exact route answers, or says it has no rational value (the float route's then)
+            got = exact.expr(expr)
+        except NotRational:
+            assert name in ("s3", "s4", "s5")  # irr (a root), and aggregates over ranges
+        else:
+            assert float(got) == pytest.approx(values[name], rel=1e-12)
+    assert all(r.passed for r in planner.loads(EVERY_NODE).check().rows)
+    from planner.outputs.excel.writer import workbook_bytes
+
+    assert workbook_bytes(plan)  # the printer is strict: a node without a method raises
