@@ -8,6 +8,7 @@ or overflows, with that sub-expression's span.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Mapping, Optional
@@ -16,6 +17,7 @@ from ..language import ir
 from ..language.aggregates import MAX_TERMS, Ranges
 from ..language.analysis import unit_of
 from ..language.errors import EvaluationError, Label, NeverError
+from ..language.functions import FUNCTIONS, fill
 from ..language.model import Model
 from ..language.precision import approx_tolerance, in_floats
 
@@ -226,46 +228,26 @@ class _Eval:
             for p, arg in ir.bind_args(f, e):
                 inner[p.name] = self._eval(arg, env) if arg is not None else self._eval(p.default, dict(inner))
             return self._eval(f.body, inner)
-        if e.func == "if":
+        f = FUNCTIONS[e.func]
+        if f.lazy:  # only the branch taken
             cond = self._eval(e.args[0].value, env)
             return self._eval(e.args[1 if cond else 2].value, env)
         args = [self._eval(a.value, env) for a in e.args]
-        x = args[0]
-        arg0 = e.args[0].value
-        name = e.func
-        if name in ("sqrt",) and x < 0:
-            self._fail("domain error: square root of a negative number", arg0, f"`{_text(arg0)}` is {_fmt(x)}")
-        if name in ("ln", "log") and x <= 0:
-            self._fail(f"domain error: logarithm of {'zero' if x == 0 else 'a negative number'}", arg0,
-                       f"`{_text(arg0)}` is {_fmt(x)}")
-        if name == "log" and (args[1] <= 0 or args[1] == 1):
-            self._fail("domain error: logarithm base must be positive and not 1", e.args[1].value,
-                       f"base is {_fmt(args[1])}")
+        bad = f.domain(*args)
+        if bad is not None:
+            i, message = bad
+            if i is None:
+                self._fail(message, e)
+            arg = e.args[i].value
+            self._fail(message, arg, f"`{_text(arg)}` is {_fmt(args[i])}")
+        values = fill(f, args, float)
         try:
-            if name == "max":
-                return max(args)
-            if name == "min":
-                return min(args)
-            if name == "abs":
-                return abs(x)
-            if name == "sqrt":
-                return math.sqrt(x)
-            if name == "exp":
-                return math.exp(x)
-            if name == "ln":
-                return math.log(x)
-            if name == "log":
-                return math.log(x) / math.log(args[1])
-            if name == "floor":
-                return float(math.floor(x))
-            if name == "ceil":
-                return float(math.ceil(x))
-            if name == "round":
-                scale = 10 ** args[1] if len(args) > 1 else 1
-                return math.copysign(math.floor(abs(x) * scale + 0.5), x) / scale
-        except (OverflowError, ValueError):
-            self._fail(f"overflow in `{name}`", e)
-        raise AssertionError(name)
+            value = functools.reduce(f.floats, values) if f.fold else f.floats(*values)
+        except (ArithmeticError, ValueError):
+            value = None
+        if value is None:
+            self._fail(f"overflow in `{e.func}`", e)
+        return value
 
 
 def is_first(e: ir.Expr) -> bool:

@@ -12,12 +12,12 @@ another way (SymPy).
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Mapping, Optional, Union
 
 from ..language import ir
 from ..language.analysis import unit_of
+from ..language.functions import FUNCTIONS, fill
 from ..language.model import Model
 from ..language.precision import approx_tolerance
 
@@ -120,29 +120,16 @@ class ExactEvaluator:
             for p, arg in ir.bind_args(f, e):
                 inner[p.name] = self.expr(arg, env) if arg is not None else self.expr(p.default, dict(inner))
             return self.expr(f.body, inner)
-        name = e.func
-        if name == "if":
+        f = FUNCTIONS[e.func]
+        if f.lazy:  # only the branch taken
             cond = self.expr(e.args[0].value, env)
             return self.expr(e.args[1 if cond else 2].value, env)
-        args = [self._num(a.value, env) for a in e.args]
-        if name == "max":
-            return max(args)
-        if name == "min":
-            return min(args)
-        if name == "abs":
-            return abs(args[0])
-        if name == "floor":
-            return Fraction(math.floor(args[0]))
-        if name == "ceil":
-            return Fraction(math.ceil(args[0]))
-        if name == "round":
-            digits = args[1] if len(args) > 1 else Fraction(0)
-            if digits.denominator != 1 or abs(digits) > MAX_EXPONENT:
-                raise NotRational("round to a fractional number of digits")
-            scale = Fraction(10) ** int(digits)
-            x = args[0]
-            return (1 if x > 0 else -1 if x < 0 else 0) * math.floor(abs(x) * scale + Fraction(1, 2)) / scale
-        raise NotRational(f"`{name}` has no rational value")
+        value = None
+        if f.exact is not None:
+            value = f.exact(*fill(f, [self._num(a.value, env) for a in e.args], Fraction))
+        if value is None:
+            raise NotRational(f"`{e.func}` has no rational value")
+        return value
 
 
 def _cmp(op: ir.CmpOp, a, b) -> bool:

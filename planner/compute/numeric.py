@@ -39,6 +39,7 @@ from fractions import Fraction
 from ..language import ir
 from ..language.aggregates import Ranges
 from ..language.analysis import unit_of
+from ..language.functions import FUNCTIONS, fill
 from ..language.limits import deep
 from ..language.model import Model
 from ..language.precision import approx_tolerance, in_floats
@@ -52,7 +53,18 @@ if TYPE_CHECKING:
 _BINARY = {ir.BinOp.ADD: "+", ir.BinOp.SUB: "-", ir.BinOp.MUL: "*", ir.BinOp.DIV: "/", ir.BinOp.POW: "^"}
 _COMPARE = {ir.CmpOp.EQ: "==", ir.CmpOp.NE: "!=", ir.CmpOp.LT: "<", ir.CmpOp.LE: "<=", ir.CmpOp.GT: ">",
             ir.CmpOp.GE: ">=", ir.CmpOp.APPROX: "=="}
-_FUNCTIONS = {"abs": "abs", "sqrt": "sqrt", "exp": "exp", "ln": "ln", "floor": "floor", "ceil": "ceil"}
+
+
+def call(f, args: list, scope: "Scope") -> int:
+    """A built-in's call on registers: its step (over its arguments with the omitted ones filled in,
+    a folding one pairwise)."""
+    args = fill(f, args, lambda d: scope.const(float(d)))
+    if f.fold:
+        acc = args[0]
+        for a in args[1:]:
+            acc = scope.emit(f.step, acc, a)
+        return acc
+    return scope.emit(f.step, *args)
 
 
 # ---- compiling ---------------------------------------------------------------------------------
@@ -218,22 +230,7 @@ class Compiler:
                     inner_ranges[p.name] = (p.default, dict(inner_ranges))
             return self._expr(f.body, scope, inner, inner_ranges)
         args = [self._expr(a.value, scope, env, ranges_scope) for a in e.args]
-        name = e.func
-        if name == "max" or name == "min":
-            acc = args[0]
-            for a in args[1:]:
-                acc = scope.emit(name, acc, a)
-            return acc
-        if name in _FUNCTIONS:
-            return scope.emit(_FUNCTIONS[name], args[0])
-        if name == "log":
-            return scope.emit("/", scope.emit("ln", args[0]), scope.emit("ln", args[1]))
-        if name == "round":
-            digits = args[1] if len(args) > 1 else scope.const(0.0)
-            return scope.emit("round", args[0], digits)
-        if name == "if":
-            return scope.emit("if", *args)
-        raise AssertionError(f"unknown function {name}")
+        return call(FUNCTIONS[e.func], args, scope)
 
     def _aggregate(self, e: ir.Aggregate, scope: Scope, env: dict, ranges_scope: dict) -> int:
         op = e.op

@@ -2,7 +2,9 @@
 
 A :class:`Program` is plain data (steps named from :data:`STEPS` over numbered registers), so the
 compiled-plan cache keeps it as data and checks it (:meth:`Program.valid`) before it runs; this
-module imports nothing of planner's, so a warm run from the cache reads it without the compiler.
+module imports nothing of planner's but the table of built-in functions
+(:mod:`planner.language.functions`, whose records carry each function's operation on floats and on
+numpy), so a warm run from the cache reads it without the compiler.
 
 Each runtime is a table from a step's name to a function of the registers and the step's
 arguments; :func:`run_numpy` and :func:`run_floats` bind a program's steps to one table once and
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import math
 import threading
+
+from ..language.functions import FUNCTIONS
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
@@ -106,10 +110,10 @@ class Body:
         self._bound = {}
 
 
-STEPS = frozenset({"+", "-", "*", "/", "^", "neg", "==", "!=", "<", "<=", ">", ">=", "approx", "and", "or",
-                   "not", "max", "min", "abs", "sqrt", "exp", "ln", "floor", "ceil", "round", "if", "agg"})
-_ARITY = {"approx": 3, "round": 2, "if": 3, "neg": 1, "not": 1, "abs": 1, "sqrt": 1, "exp": 1, "ln": 1,
-          "floor": 1, "ceil": 1}
+_CORE = {"+": 2, "-": 2, "*": 2, "/": 2, "^": 2, "neg": 1, "==": 2, "!=": 2, "<": 2, "<=": 2, ">": 2, ">=": 2,
+         "approx": 3, "and": 2, "or": 2, "not": 1}
+_ARITY = {**_CORE, **{f.step: f.arity for f in FUNCTIONS.values()}}
+STEPS = frozenset(_ARITY) | {"agg"}
 _KINDS = ("sum", "product", "max", "min")
 
 
@@ -140,7 +144,7 @@ def _valid(steps, consts, size, fixed) -> bool:
                     or not all(_register(i, body.size) for _, i in body.captures) \
                     or not _valid(body.steps, body.consts, body.size, ()):
                 return False
-        elif len(args) != _ARITY.get(op, 2) or not all(_register(a, size) for a in args):
+        elif (len(args) != _ARITY[op] if _ARITY[op] is not None else not args) or not all(_register(a, size) for a in args):
             return False
     return True
 
@@ -151,19 +155,6 @@ class GiveUp(Exception):
 
 # ---- Python floats --------------------------------------------------------------------------
 
-def _approx(x: float) -> float:
-    """``x`` rounded to 15 significant digits, as spreadsheets do before ``INT``/``CEILING``: so
-    ``floor(log(1000, 10))`` is 3 (the float quotient is 2.9999999999999996)."""
-    if x == 0.0 or x != x or x in (math.inf, -math.inf):
-        return x
-    scale = 10.0 ** (14 - math.floor(math.log10(abs(x))))
-    try:
-        rounded = round(x * scale) / scale
-    except (OverflowError, ValueError):
-        return x
-    return rounded if math.isfinite(rounded) else x
-
-
 def _f_pow(a, b):
     if a == 0.0:  # numpy's power has fast paths (x^0.5 is sqrt: -0.0 ^ 0.5 is -0.0, Python's 0.0)
         raise GiveUp
@@ -171,39 +162,6 @@ def _f_pow(a, b):
     if v.__class__ is not float:  # a negative base to a fractional power (numpy: nan)
         raise GiveUp
     return v
-
-
-def _f_max(a, b):
-    if a != a or b != b:
-        raise GiveUp
-    return a if a > b else b
-
-
-def _f_min(a, b):
-    if a != a or b != b:
-        raise GiveUp
-    return a if a < b else b
-
-
-def _f_sign(a):
-    if a != a:
-        raise GiveUp
-    return 1.0 if a > 0.0 else (-1.0 if a < 0.0 else 0.0)
-
-
-def _f_floor(x):
-    v = float(math.floor(_approx(x)))
-    return v if v else math.copysign(0.0, x)  # numpy's floor keeps the sign of zero: floor(-0.0) is -0.0
-
-
-def _f_ceil(x):
-    v = float(math.ceil(_approx(x)))
-    return v if v else math.copysign(0.0, x)  # ceil(-0.5) is -0.0, as numpy's
-
-
-def _f_round(x, digits):
-    scale = 10.0 ** digits
-    return _f_sign(x) * float(math.floor(_approx(abs(x) * scale + 0.5))) / scale
 
 
 def _f_approx_eq(a, b, tol):
@@ -227,17 +185,21 @@ FLOATS = {
     "and": lambda r, a: r[a[0]] and r[a[1]],
     "or": lambda r, a: r[a[0]] or r[a[1]],
     "not": lambda r, a: not r[a[0]],
-    "max": lambda r, a: _f_max(r[a[0]], r[a[1]]),
-    "min": lambda r, a: _f_min(r[a[0]], r[a[1]]),
-    "abs": lambda r, a: abs(r[a[0]]),
-    "sqrt": lambda r, a: math.sqrt(r[a[0]]),
-    "exp": lambda r, a: math.exp(r[a[0]]),
-    "ln": lambda r, a: math.log(r[a[0]]),
-    "floor": lambda r, a: _f_floor(r[a[0]]),
-    "ceil": lambda r, a: _f_ceil(r[a[0]]),
-    "round": lambda r, a: _f_round(r[a[0]], r[a[1]]),
-    "if": lambda r, a: r[a[1]] if r[a[0]] else r[a[2]],
 }
+
+
+def _on_registers(fn, arity: int):
+    """A built-in's operation (:mod:`planner.language.functions`) as a step on registers."""
+    if arity == 1:
+        return lambda r, a: fn(r[a[0]])
+    if arity == 2:
+        return lambda r, a: fn(r[a[0]], r[a[1]])
+    if arity == 3:
+        return lambda r, a: fn(r[a[0]], r[a[1]], r[a[2]])
+    return lambda r, a: fn(*[r[i] for i in a])
+
+
+FLOATS.update({f.step: _on_registers(f.floats, f.arity) for f in FUNCTIONS.values()})
 
 
 def run_floats(program, values: Sequence) -> Optional[tuple]:
@@ -286,10 +248,6 @@ def _numpy_table():
         rounded = np.round(x * scale) / scale
         return np.where(np.isfinite(rounded) & (x != 0), rounded, x)
 
-    def round_(x, digits):
-        scale = np.power(10.0, digits)
-        return np.sign(x) * np.floor(approx(np.abs(x) * scale + 0.5)) / scale
-
     table = {
         "+": lambda r, a: r[a[0]] + r[a[1]],
         "-": lambda r, a: r[a[0]] - r[a[1]],
@@ -307,18 +265,9 @@ def _numpy_table():
         "and": lambda r, a: np.logical_and(r[a[0]], r[a[1]]),
         "or": lambda r, a: np.logical_or(r[a[0]], r[a[1]]),
         "not": lambda r, a: np.logical_not(r[a[0]]),
-        "max": lambda r, a: np.maximum(r[a[0]], r[a[1]]),
-        "min": lambda r, a: np.minimum(r[a[0]], r[a[1]]),
-        "abs": lambda r, a: np.abs(r[a[0]]),
-        "sqrt": lambda r, a: np.sqrt(r[a[0]]),
-        "exp": lambda r, a: np.exp(r[a[0]]),
-        "ln": lambda r, a: np.log(r[a[0]]),
-        "floor": lambda r, a: np.floor(approx(r[a[0]])),
-        "ceil": lambda r, a: np.ceil(approx(r[a[0]])),
-        "round": lambda r, a: round_(r[a[0]], r[a[1]]),
-        "if": lambda r, a: np.where(r[a[0]], r[a[1]], r[a[2]]),
         "agg": lambda r, a: _aggregate(np, approx, r, *a),
     }
+    table.update({f.step: _on_registers(f.numpy(np, approx), f.arity) for f in FUNCTIONS.values()})
     return table, approx
 
 

@@ -17,6 +17,7 @@ from sympy.concrete.expr_with_intlimits import ExprWithIntLimits
 
 from ..language import ir
 from ..language.aggregates import Ranges
+from ..language.functions import FUNCTIONS, MAX_EXACT_EXPONENT, fill
 from ..language.analysis import unit_of
 from ..language.graph import cone  # noqa: F401  (re-exported: the graph walk lives with the graph)
 from ..language.model import Model
@@ -394,42 +395,48 @@ class Converter:
                     inner[p.name] = self._conv(p.default, dict(inner), ref, dict(inner_scope))
                     inner_scope[p.name] = (p.default, dict(inner_scope))
             return self._conv(f.body, inner, ref, inner_scope)
-        args = [c(a.value) for a in e.args]
-        name = e.func
-        if name == "max":
-            return sp.Max(*args)
-        if name == "min":
-            return sp.Min(*args)
-        if name == "abs":
-            return sp.Abs(args[0])
-        if name == "sqrt":
-            return sp.sqrt(args[0])
-        if name == "exp":
-            coeff, rest = args[0].as_coeff_Mul()
-            if isinstance(rest, sp.log) and not rest.free_symbols and abs(coeff) > MAX_EXACT_EXPONENT:
-                return sp.exp(args[0].evalf())  # SymPy would rewrite exp(n*ln(r)) as the exact r^n
-            return sp.exp(args[0])
-        if name == "ln":
-            return sp.log(args[0])
-        if name == "log":
-            return sp.log(args[0]) / sp.log(args[1])
-        if name == "floor":
-            return sp.floor(args[0])
-        if name == "ceil":
-            return sp.ceiling(args[0])
-        if name == "round":
-            x = args[0]
-            scale = sp.Integer(10) ** args[1] if len(args) > 1 else sp.Integer(1)
-            # Half away from zero, as Excel's ROUND.
-            return sp.sign(x) * sp.floor(sp.Abs(x) * scale + sp.Rational(1, 2)) / scale
-        if name == "if":
-            cond, a, b = args
-            if cond is sp.true:
-                return a
-            if cond is sp.false:
-                return b
-            return sp.Piecewise((a, cond), (b, True))
-        raise AssertionError(name)
+        f = FUNCTIONS[e.func]
+        args = fill(f, [c(a.value) for a in e.args], sp.Integer)
+        return opaque(f)(*args) if f.opaque else f.sympy(sp, args)
+
+
+_OPAQUE: dict = {}
+
+
+def opaque(f) -> type:
+    """The SymPy function of a built-in kept as one node (``pmt``: the workbook writes Excel's own
+    ``PMT``): its value, its derivative and its rewriting as a formula come from the record's
+    ``expand``; ``record`` names it for the printers and :func:`program`."""
+    cls = _OPAQUE.get(f.name)
+    if cls is None:
+        def formula(self):
+            return f.expand(sp, list(self.args)) if f.expand is not None else self
+
+        def fdiff(self, argindex=1):
+            if f.expand is None:
+                return f.derivative(sp, self, list(self.args), argindex - 1)
+            dummies = [sp.Dummy(real=True) for _ in self.args]
+            d = sp.diff(f.expand(sp, dummies), dummies[argindex - 1])
+            return d.xreplace(dict(zip(dummies, self.args)))
+
+        def _eval_evalf(self, prec):
+            if not all(a.is_number for a in self.args):
+                return None
+            if f.expand is not None:
+                return formula(self)._eval_evalf(prec)
+            try:  # no formula (irr): its float value
+                return sp.Float(f.floats(*[float(a) for a in self.args]), precision=prec)
+            except (ArithmeticError, ValueError):
+                return None
+
+        def eval(cls, *args):  # a call whose formula is 0 is 0 (a solve's closed form takes it apart)
+            return sp.S.Zero if f.expand is not None and f.expand(sp, list(args)).is_zero else None
+
+        cls = _OPAQUE[f.name] = type(f.name, (sp.Function,), {
+            **({} if f.variadic else {"nargs": len(f.params)}), "record": f, "formula": formula, "fdiff": fdiff, "eval": classmethod(eval),
+            "_eval_evalf": _eval_evalf, "_eval_rewrite_as_Piecewise": lambda self, *a, **k: formula(self),
+            "_eval_is_real": lambda self: True if all(a.is_real for a in self.args) else None})
+    return cls
 
 
 def _indicator(cond: sp.Basic) -> sp.Basic:
@@ -441,7 +448,6 @@ def _indicator(cond: sp.Basic) -> sp.Basic:
     return sp.Piecewise((sp.Integer(1), cond), (sp.Integer(0), True))
 
 
-MAX_EXACT_EXPONENT = 10_000
 
 
 def _power(a: sp.Basic, b: sp.Basic) -> sp.Basic:
@@ -558,6 +564,8 @@ class _Walker:
             return scope.emit("^", x(base), x(exp))
         if t in _FUNCTIONS:
             return scope.emit(_FUNCTIONS[t], x(e.args[0]))
+        if getattr(t, "record", None) is not None:  # a built-in kept whole (see `opaque`)
+            return scope.emit(t.record.step, *[x(a) for a in e.args])
         if t is sp.sign:
             a = x(e.args[0])
             zero = scope.const(0.0)

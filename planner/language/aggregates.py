@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Callable, Mapping, Optional, Union
 
 from . import ir
+from .functions import FUNCTIONS
 from .errors import ConstraintError, KindError, Label, PlanError, RangeError
 
 MAX_TERMS = 20_000  # values of one range (the workbook writes one cell per term)
@@ -98,13 +99,17 @@ def _hull(*xs: Interval) -> Interval:
     return Interval(lo, hi, _merge(*xs))
 
 
-def _round(v: Fraction) -> Fraction:
-    half = Fraction(math.floor(abs(v) + Fraction(1, 2)))
-    return half if v >= 0 else -half
-
-
 def _monotone(a: Interval, fn: Callable[[Fraction], Fraction]) -> Interval:
     return Interval(None if a.lo is None else fn(a.lo), None if a.hi is None else fn(a.hi), a.blame)
+
+
+class _BOUNDS:
+    """What a built-in's bounds rule (:mod:`planner.language.functions`) is given."""
+
+    Interval = Interval
+    merge = staticmethod(_merge)
+    hull = staticmethod(_hull)
+    monotone = staticmethod(_monotone)
 
 
 class Ranges:
@@ -210,23 +215,10 @@ class Ranges:
                 inner[p.name] = (arg, scope) if arg is not None else (p.default, dict(inner))
             return self.interval(f.body, inner)
         args = [self.interval(a.value, scope) for a in e.args]
-        if e.func == "max":
-            lo = None if all(a.lo is None for a in args) else max(a.lo for a in args if a.lo is not None)
-            hi = None if any(a.hi is None for a in args) else max(a.hi for a in args)
-            return Interval(lo, hi, _merge(*args))
-        if e.func == "min":
-            lo = None if any(a.lo is None for a in args) else min(a.lo for a in args)
-            hi = None if all(a.hi is None for a in args) else min(a.hi for a in args if a.hi is not None)
-            return Interval(lo, hi, _merge(*args))
-        if e.func == "floor" and args:
-            return _monotone(args[0], lambda v: Fraction(math.floor(v)))
-        if e.func == "ceil" and args:
-            return _monotone(args[0], lambda v: Fraction(math.ceil(v)))
-        if e.func == "round" and len(args) == 1:  # half away from zero, as planner's round: -1.5 -> -2
-            return _monotone(args[0], _round)
-        if e.func == "if" and len(args) == 3:
-            return _hull(args[1], args[2])
-        return Interval(None, None, _merge(*args))
+        f = FUNCTIONS[e.func]
+        if f.interval is None:
+            return Interval(None, None, _merge(*args))
+        return f.interval(_BOUNDS, args)
 
     def var_interval(self, agg: ir.Aggregate, scope: Scope) -> Interval:
         """Bounds of an aggregate's variable: its range's ends, or the hull of its list's values."""

@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Optional
 
 from . import ir
 from .aggregates import Ranges
+from .functions import FUNCTIONS
 from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
     BUILTINS,
     Poisoned,
@@ -340,7 +341,7 @@ class Analyzer:
         seen: dict[str, ir.Span] = {}
 
         def claim(name: str, span, what: str) -> bool:
-            if name in BUILTINS:
+            if name in BUILTINS and (what == "function" or FUNCTIONS[name].reserved):
                 self.sink.add(DuplicateError(f"`{name}` is a built-in function and cannot be redefined", span,
                                              hint=f"rename the {what}"))
                 return False

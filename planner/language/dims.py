@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
 from . import ir, literals
+from .functions import BUILTINS, FUNCTIONS  # noqa: F401  (BUILTINS is re-exported)
 from .errors import (
     ArityError,
     DisplayUnitError,
@@ -37,20 +38,6 @@ from .model import Type
 from .source import Span
 from .units import DIMENSIONLESS, LIKELY, TIME, Dim, Unit, UnitTable, canonical_text
 
-# name: (min args, max args or None, parameter names for messages)
-BUILTINS: dict[str, tuple[int, Optional[int], str]] = {
-    "max": (1, None, "x, y, ..."),
-    "min": (1, None, "x, y, ..."),
-    "abs": (1, 1, "x"),
-    "sqrt": (1, 1, "x"),
-    "exp": (1, 1, "x"),
-    "ln": (1, 1, "x"),
-    "log": (2, 2, "x, base"),
-    "floor": (1, 1, "x"),
-    "ceil": (1, 1, "x"),
-    "round": (1, 2, "x, digits"),
-    "if": (3, 3, "condition, then, else"),
-}
 NUM = Type("num", DIMENSIONLESS)
 BOOL = Type("bool")
 
@@ -394,42 +381,56 @@ class Typer:
                     raise DisplayUnitError(f"`{f.name}` returns {dim_text(t)}, not {canonical_text(unit.dim) or 'a plain number'}",
                                            f.display.span, labels=[Label(e.span, "called here")])
             return Type(t.kind, t.dim)
-        args = [a.value for a in e.args]
-        name = e.func
-        if name == "if":
-            cond = self.type(args[0], scope, lookup)
-            if not cond.is_bool:
-                raise KindError(f"the condition of `if` must be true/false, got {dim_text(cond)}", args[0].span,
-                                hint="compare it, for example `x > 0`")
-            a = self.type(args[1], scope, lookup)
-            b = self.type(args[2], scope, lookup)
-            if a.kind != b.kind or (not a.is_bool and not same_dim(a, b)):
-                raise UnitError(f"the branches of `if` differ: {dim_text(a)} and {dim_text(b)}", e.span,
-                                labels=[Label(args[1].span, dim_text(a)), Label(args[2].span, dim_text(b))])
-            return Type(a.kind, a.dim if a.dim is not None else b.dim, None, a.unit or b.unit)
-        types = [self._num(a, scope, lookup, f"pass to `{name}`") for a in args]
-        if name in ("max", "min"):
-            first = types[0]
-            for arg, t in zip(args[1:], types[1:]):
-                if not same_dim(first, t):
-                    raise UnitError(f"`{name}` of {dim_text(first)} and {dim_text(t)}", e.span,
-                                    labels=[Label(args[0].span, dim_text(first)), Label(arg.span, dim_text(t))],
-                                    hint="all arguments need the same dimension")
-                if first.dim is None:
-                    first = t
-            return Type("num", next((t.dim for t in types if t.dim is not None), None), None,
-                        next((t.unit for t in types if t.unit), None))
-        if name == "abs":
-            return Type("num", types[0].dim, None, types[0].unit)
-        if name == "sqrt":
-            return Type("num", None if types[0].dim is None else types[0].dim ** Fraction(1, 2))
-        # exp, ln, log, floor, ceil, round: plain numbers only
-        for arg, t in zip(args, types):
-            if t.dim is not None and not t.dim.dimensionless:
-                hint = "divide by a unit to get a plain number, for example `floor(x / 1 GB)`"
-                raise UnitError(f"`{name}` needs a plain number, got {dim_text(t)}", arg.span, label=dim_text(t),
-                                hint=hint)
-        return NUM
+        return FUNCTIONS[e.func].dims(_Checker(self, scope, lookup), e, [a.value for a in e.args])
+
+
+class _Checker:
+    """What a built-in's dimension rule (:mod:`planner.language.functions`) asks of the typer."""
+
+    NUM = NUM
+
+    def __init__(self, typer: Typer, scope, lookup) -> None:
+        self.typer, self.scope, self.lookup = typer, scope, lookup
+
+    def num(self, arg: ir.Expr, fn: str) -> Type:
+        return self.typer._num(arg, self.scope, self.lookup, f"pass to `{fn}`")
+
+    @staticmethod
+    def type(kind: str, dim, unit: Optional[str] = None) -> Type:
+        return Type(kind, dim, None, unit)
+
+    @staticmethod
+    def plain(arg: ir.Expr, t: Type, fn: str) -> None:
+        if t.dim is not None and not t.dim.dimensionless:
+            hint = "divide by a unit to get a plain number, for example `floor(x / 1 GB)`"
+            raise UnitError(f"`{fn}` needs a plain number, got {dim_text(t)}", arg.span, label=dim_text(t),
+                            hint=hint)
+
+    @staticmethod
+    def same(fn: str, e: ir.Call, args: list, types: list) -> Type:
+        first = types[0]
+        for arg, t in zip(args[1:], types[1:]):
+            if not same_dim(first, t):
+                raise UnitError(f"`{fn}` of {dim_text(first)} and {dim_text(t)}", e.span,
+                                labels=[Label(args[0].span, dim_text(first)), Label(arg.span, dim_text(t))],
+                                hint="all arguments need the same dimension")
+            if first.dim is None:
+                first = t
+        return Type("num", next((t.dim for t in types if t.dim is not None), None), None,
+                    next((t.unit for t in types if t.unit), None))
+
+    def branches(self, e: ir.Call, args: list) -> Type:
+        typer, scope, lookup = self.typer, self.scope, self.lookup
+        cond = typer.type(args[0], scope, lookup)
+        if not cond.is_bool:
+            raise KindError(f"the condition of `if` must be true/false, got {dim_text(cond)}", args[0].span,
+                            hint="compare it, for example `x > 0`")
+        a = typer.type(args[1], scope, lookup)
+        b = typer.type(args[2], scope, lookup)
+        if a.kind != b.kind or (not a.is_bool and not same_dim(a, b)):
+            raise UnitError(f"the branches of `if` differ: {dim_text(a)} and {dim_text(b)}", e.span,
+                            labels=[Label(args[1].span, dim_text(a)), Label(args[2].span, dim_text(b))])
+        return Type(a.kind, a.dim if a.dim is not None else b.dim, None, a.unit or b.unit)
 
 
 def _exact_power(e: ir.Binary, base: Fraction, exponent: Fraction) -> None:

@@ -24,7 +24,7 @@ from typing import Iterator, Optional
 from ..compute.evaluation import format_value
 from ..language import ir
 from ..language.data import data_dir
-from ..language.dims import BUILTINS
+from ..language.functions import FUNCTIONS
 from ..language.errors import PlanError, flatten
 from ..language.lower import lower
 from ..language.parser import grammar_words, keywords
@@ -318,6 +318,10 @@ class Document:
         name = self._lookup(word)
         rng = Range(position(self.text, a), position(self.text, b))
         plan = self.plan
+        if name is None and word in FUNCTIONS:
+            f = FUNCTIONS[word]
+            excel = f"; Excel's `{f.excel}`" if f.excel else ""
+            return f"**{word}** (built-in function{excel})\n\n```plan\n{word}({f.signature})\n```\n\n{f.doc}", rng
         if name is None:
             unit = _unit_word(word, self.text, a)
             if unit:
@@ -628,8 +632,8 @@ class Document:
                     "unknown until the error it depends on is fixed" if s.name in self.recovered.unknown else "defined"
                 out.append(Completion(s.name, kind, detail, sort=f"1{s.name}"))
                 known.add(s.name)
-        for name, (_, _, sig) in BUILTINS.items():
-            out.append(Completion(name, "function", f"{name}({sig})", "built in", f"{name}($1)", sort=f"4{name}"))
+        for name, f in FUNCTIONS.items():
+            out.append(Completion(name, "function", f"{name}({f.signature})", f.doc, f"{name}($1)", sort=f"4{name}"))
         for word in grammar_words():
             out.append(Completion(word, "keyword", sort=f"5{word}"))
         return out
@@ -773,12 +777,10 @@ class Document:
         if f is not None:
             params = [p.span.flat for p in f.params]
             return f"{name}({', '.join(params)})", params, min(comma, max(0, len(params) - 1)), f.doc or ""
-        if name in BUILTINS:
-            sig = BUILTINS[name][2]
-            params = [p.strip() for p in sig.split(",")]
-            if params and params[-1] == "...":
-                params = params[:-1]
-            return f"{name}({sig})", params, min(comma, max(0, len(params) - 1)), "built in"
+        if name in FUNCTIONS:
+            f = FUNCTIONS[name]
+            params = [p for p in f.params if p != "..."]
+            return f"{name}({f.signature})", params, min(comma, max(0, len(params) - 1)), f.doc
         return None
 
     def highlights(self, line: int, character: int) -> list[tuple[Range, bool]]:
@@ -857,7 +859,7 @@ class Document:
                         if m:
                             put(m.start(1), m.end(1), "variable", "declaration")
                 elif isinstance(x, ir.Call):
-                    mods = () if x.func in user_functions or x.func not in BUILTINS else ("defaultLibrary",)
+                    mods = () if x.func in user_functions or x.func not in FUNCTIONS else ("defaultLibrary",)
                     put(x.name_span.start, x.name_span.end, "function", *mods)
                 elif isinstance(x, ir.UnitFactor):
                     put(x.span.start, x.span.start + len(x.name), "type")

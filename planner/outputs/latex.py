@@ -27,6 +27,7 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.precedence import PRECEDENCE
 
 from ..language import ir
+from ..language.functions import FUNCTIONS
 
 GROUP_FROM = 10_000  # integers from here up get thousands separators
 
@@ -363,31 +364,28 @@ class FormulaPrinter:
     def _Call(self, e):
         f = e.func
         values = [a.value for a in e.args]
-        if f == "if":
-            cases = self._cases(e)
-            if cases is not None:
-                return cases, _PREC["atom"]
-            return r"\operatorname{if}" + self._args(values), _PREC["atom"]
-        if f in ("abs", "sqrt", "floor", "ceil") or (f == "round" and len(values) == 1):
-            inner = _flat(self.p(values[0])[0])
-            wrap = {"abs": (r"\left|", r"\right|"), "sqrt": (r"\sqrt{", "}"),
-                    "floor": (r"\left\lfloor ", r" \right\rfloor"), "ceil": (r"\left\lceil ", r" \right\rceil"),
-                    "round": (r"\operatorname{round}\left(", r"\right)")}[f]
-            return wrap[0] + inner + wrap[1], _PREC["atom"]
-        if f == "exp":
-            return "e^{" + _flat(self.p(values[0])[0]) + "}", _PREC["pow"]
-        if f == "log":
-            return r"\log_{" + _flat(self.p(values[1])[0]) + "}" + self._args(values[:1]), _PREC["atom"]
-        head = {"max": r"\max", "min": r"\min", "ln": r"\ln", "round": r"\operatorname{round}"}.get(f)
-        if head is None:  # a user function: its call, as written (named arguments by name)
-            head = name_latex(f)
-            texts = []
-            mark = self._mark()
-            for a in e.args:
-                tex = self._nested(lambda a=a: self.p(a.value)[0])
-                texts.append(tex if a.name is None else f"{name_latex(a.name)} = {tex}")
-            return head + self._parens(f", {mark}".join(texts)), _PREC["atom"]
-        return head + self._args(values), _PREC["atom"]
+        record = FUNCTIONS.get(f)
+        if record is not None:
+            text, prec = record.latex(self, e, values)
+            return text, _PREC[prec]
+        # a user function: its call, as written (named arguments by name)
+        head = name_latex(f)
+        texts = []
+        mark = self._mark()
+        for a in e.args:
+            tex = self._nested(lambda a=a: self.p(a.value)[0])
+            texts.append(tex if a.name is None else f"{name_latex(a.name)} = {tex}")
+        return head + self._parens(f", {mark}".join(texts)), _PREC["atom"]
+
+    # what a built-in's LaTeX rule (planner.language.functions) asks of the printer
+    def args(self, values) -> str:
+        return self._args(values)
+
+    def flat(self, value) -> str:
+        return _flat(self.p(value)[0])
+
+    def cases(self, e) -> Optional[str]:
+        return self._cases(e)
 
     def _cases(self, e) -> Optional[str]:
         """``if(c, a, b)`` (and an ``if`` in its else, and so on) as ``cases``; None when a row is too

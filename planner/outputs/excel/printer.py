@@ -371,6 +371,14 @@ class ExcelPrinter(CodePrinter):
 
     # ---- functions ----------------------------------------------------------------
     def _print_Function(self, e) -> str:
+        record = getattr(type(e), "record", None)  # a built-in kept whole: Excel's own function
+        if record is not None:
+            args = list(e.args)
+            while record.defaults and len(args) > record.lo and \
+                    args[-1] == record.defaults[len(args) - len(record.params) - 1]:
+                args.pop()  # trailing arguments at their defaults are left out, as a person writes them
+            texts = [self._print(a) for a in args]
+            return _call(record.excel, record.excel_args(texts) if record.excel_args else texts)
         name = _FUNCTIONS.get(type(e).__name__)
         if name is None:
             raise UnsupportedFormula(f"Excel has no function for `{type(e).__name__}` (in `{e}`)")
