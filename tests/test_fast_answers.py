@@ -77,7 +77,9 @@ def test_fast_answers_agree_with_the_solver(path):
     ("x = 1 where 0 < x < 10\ny = (x - 1)^2\nsolve x where y = 0 as r\n", "a double root, no sign change"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 or n > 50 as t\n", "holds on two runs"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 as t\n", "holds at the start, not at the end"),
-    ("n = 1 where integer, n <= 10\nsolve min n where n >= 5 as t\n", "no lower bound for a min"),
+    ("n = 1 where integer, n <= 10\nsolve min n where n >= 3 or n < -100 as t\n", "holds on two runs, below"),
+    ("n = 1 where integer, n <= 10\nsolve min n where n <= 10 as t\n", "holds down to -inf: no smallest"),
+    ("n = 1 where integer, n >= 1\nsolve max n where n >= 1 as t\n", "holds up to inf: no largest"),
     ("n = 1 where integer, 1 <= n\nsolve min n where n >= 10 and n < 5000 as t\n",
      "no upper bound: holds from 10 to past any window, then stops (the Solver: not monotone)"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve n where 2 * n = 5 as t\n", "an integer root"),
@@ -86,6 +88,29 @@ def test_the_fast_route_refuses_rather_than_guesses(text, why):
     plan = planner.loads(text, "q.plan")
     (stmt,) = plan.model.solves
     assert fast.answer(plan, stmt) is None, why
+
+
+@pytest.mark.parametrize("text, want", [
+    ("n = 1 where integer, n <= 10\nsolve min n where n >= 5 as t\n", 5),  # no lower bound for a min
+    ("n = 1 where integer, n >= 1\nsolve min n where n * n >= 10^10 as t\n", 100_000),  # far from n's value
+    ("n = 7 where integer, n >= 1\nsolve max n where 3 * n <= 1234567 as t\n", 411_522),
+    ("n = 0 where integer\nsolve min n where n >= -98765 as t\n", -98_765),  # unbounded both ways
+    ("n = 3 where integer, n > 2\nsolve min n where n >= 1 as t\n", 3),  # holds from the bound on
+])
+def test_a_threshold_on_a_one_sided_domain_is_found_by_doubling_then_bisection(text, want):
+    plan = planner.loads(text, "q.plan")
+    (stmt,) = plan.model.solves
+    assert fast.answer(plan, stmt) == want
+    assert Solver(plan).answer(stmt).value == want  # the Solver agrees
+
+
+def test_the_one_sided_plan_checks_without_sympy():
+    path = ROOT / "benchmarks" / "plans" / "article2_one_sided.plan"
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "53 passed, 0 failed" in proc.stdout
 
 
 def test_a_threshold_that_floats_get_wrong_is_settled_exactly():

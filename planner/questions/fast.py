@@ -8,14 +8,17 @@ and ``solve min/max X where ...`` from the plan's IR compiled by :mod:`planner.c
   Solver's numeric method does: evenly between two bounds, geometrically around the value on an open
   side), monotone on the grid with exactly one sign change (at most one grid point at zero), refined by bisection to adjacent
   floats;
-- an integer threshold: the condition at every integer of the declared domain (both bounds required,
-  at most :data:`MAX_INTEGERS`), true on exactly one run that reaches the end it looks from,
-  the edge verified in exact arithmetic (:class:`planner.compute.exact.ExactEvaluator`) at ``n`` and its
-  neighbour (where the condition has no rational value, as over an aggregate: a comparison whose sides
-  differ by more than :data:`MARGIN`, relative, in floats at both).
+- an integer threshold: the condition at every integer of the declared domain when it has both bounds
+  and at most :data:`MAX_INTEGERS`; otherwise (one bound, or none) a galloping search: every integer
+  within :data:`DENSE` of each bound and of the input's value, and steps doubling from the value out to
+  the bounds (or to 2**53, where floats stop counting integers), the edge bisected; true on exactly one
+  run that reaches the end it looks from, the edge verified in exact arithmetic
+  (:class:`planner.compute.exact.ExactEvaluator`) at ``n`` and its neighbour (where the condition has
+  no rational value, as over an aggregate: a comparison whose sides differ by more than
+  :data:`MARGIN`, relative, in floats at both).
 
 Every answer is then checked by a full evaluation of the plan at it (every constraint). Anything else
-(an integer root, a threshold without both bounds, several sign changes, a value that is not finite, a
+(an integer root, a condition true on several runs or down to -inf, several sign changes, a value that is not finite, a
 condition with no rational value, a formula that uses another answer, a maximize) is refused: the
 caller falls back to :class:`planner.questions.solve.Solver`, which derives closed forms and reports
 the located errors (no root, several roots, not monotone). The fast route never guesses.
@@ -35,6 +38,7 @@ from ..compute.exact import ExactEvaluator, NotRational
 from ..compute.numeric import compile_program
 from ..language import ir
 from ..language.errors import PlanError
+from ..language.model import whole_numbers
 from .answer import SolveResult, Verification
 
 GRID = 2001  # grid points over a root's domain
@@ -204,38 +208,46 @@ def _root_found(stmt, q, x: float, residual: float):
 
 def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
     scale = q.display.scale
-    lo = hi = None
-    if q.lower is not None:
-        v = q.lower.value / scale
-        lo = math.ceil(v) if (q.lower.inclusive or v.denominator != 1) else int(v) + 1
-    if q.upper is not None:
-        v = q.upper.value / scale
-        hi = math.floor(v) if (q.upper.inclusive or v.denominator != 1) else int(v) - 1
-    # the whole domain: without both bounds no finite search shows that the condition does not fail
-    # again further on (the Solver finds where it can change, exactly, or says it is not monotone)
-    if lo is None or hi is None or hi < lo or hi - lo + 1 > MAX_INTEGERS:
+    lo, hi = whole_numbers(q.lower, q.upper, scale)
+    if lo is not None and hi is not None and hi < lo:
         return None
-    windows = [(lo, hi)]
-    for first, last in windows:
-        ns = np.arange(first, last + 1, dtype=float)
-        held = np.broadcast_to(np.asarray(_run(plan, program, inputs, stmt.target, ns * float(scale))[0]), ns.shape)
-        if held.dtype != bool:
-            return None
-        true = np.flatnonzero(held)
-        if true.size:
-            break
-    else:
+    around = int(round(float((q.value or 0) / scale)))
+
+    def held(ns: np.ndarray) -> np.ndarray:
+        out = np.broadcast_to(np.asarray(_run(plan, program, inputs, stmt.target, ns * float(scale))[0]), ns.shape)
+        if out.dtype != bool:
+            raise TypeError("not a condition")
+        return out
+
+    ns = _integers(lo, hi, around)
+    if ns is None:
         return None
-    if true[-1] - true[0] + 1 != true.size:  # not one run: the Solver says why
+    truth = held(ns)
+    true = np.flatnonzero(truth)
+    if not true.size or true[-1] - true[0] + 1 != true.size:  # never, or not one run: the Solver says why
         return None
+    # the run reaches the end it looks from (the domain's end, or the last point of the doubling search)
     if stmt.mode == "min":
         if true[-1] != ns.size - 1:
             return None
-        n, neighbor = first + int(true[0]), first + int(true[0]) - 1
+        i = int(true[0])
+        if i == 0:
+            if lo is None:  # holds as far down as floats count: there is no smallest (the Solver says so)
+                return None
+            n, neighbor = lo, lo - 1
+        else:
+            n, neighbor = _edge(held, int(ns[i - 1]), int(ns[i]))
     else:
         if true[0] != 0:
             return None
-        n, neighbor = first + int(true[-1]), first + int(true[-1]) + 1
+        i = int(true[-1])
+        if i == ns.size - 1:
+            if hi is None:
+                return None
+            n, neighbor = hi, hi + 1
+        else:
+            n, neighbor = _edge(held, int(ns[i + 1]), int(ns[i]))
+    first, last = int(ns[0]), int(ns[-1])
     at_n, exact = _verified(plan, program, inputs, stmt, n * scale)
     if at_n is not True:
         return None
@@ -249,9 +261,52 @@ def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
     how = "" if exact else " (decided in floats, the two sides apart by more than a billionth)"
     ver = Verification(text=f"holds at {stmt.target} = {n}, {word} at {neighbor}{how}", exact=exact, holds=True,
                        neighbor=float(neighbor), neighbor_holds=False if inside else None)
-    method = (f"numeric route: the condition at every integer from {first} to {last}; the edge checked at n "
-              "and its neighbour in exact arithmetic (or by a clear float margin)")
+    every = ns.size == last - first + 1
+    searched = (f"the condition at every integer from {first} to {last}" if every else
+                f"the condition at {ns.size} integers from {first} to {last} (every one near the ends and near "
+                f"{q.name}'s value, doubling steps between), the edge found by bisection")
+    method = (f"numeric route: {searched}; the edge checked at n and its neighbour in exact arithmetic "
+              "(or by a clear float margin)")
     return n * scale, ver, method
+
+
+DENSE = 4096  # integers evaluated one by one at each end of a threshold's domain and around its value
+EXACT_INTEGERS = 2**53  # past this floats do not count every integer
+
+
+def _integers(lo: Optional[int], hi: Optional[int], around: int) -> Optional[np.ndarray]:
+    """The integers a threshold is looked for at (floats): every one of a domain of at most
+    :data:`MAX_INTEGERS`; else every one within :data:`DENSE` of either bound and of the input's value,
+    and steps doubling from the value out to the bounds (or to +-2**53 on an open side): a galloping
+    search, whose edge :func:`_edge` then bisects."""
+    if lo is not None and hi is not None and hi - lo + 1 <= MAX_INTEGERS:
+        return np.arange(lo, hi + 1, dtype=float)
+    bottom = -EXACT_INTEGERS if lo is None else lo
+    top = EXACT_INTEGERS if hi is None else hi
+    if bottom < -EXACT_INTEGERS or top > EXACT_INTEGERS:
+        return None
+    around = min(max(around, bottom), top)
+    steps = 2 ** np.arange(0, 54, dtype=float)
+    parts = [np.arange(around - DENSE, around + DENSE + 1, dtype=float), around + steps, around - steps,
+             [float(bottom), float(top)]]
+    if lo is not None:
+        parts.append(np.arange(lo, lo + DENSE, dtype=float))
+    if hi is not None:
+        parts.append(np.arange(hi - DENSE + 1, hi + 1, dtype=float))
+    ns = np.unique(np.concatenate(parts))
+    return ns[(ns >= bottom) & (ns <= top)]
+
+
+def _edge(held, false_at: int, true_at: int) -> tuple[int, int]:
+    """Bisect between an integer where the condition fails and one where it holds: (n, its neighbour)."""
+    a, b = false_at, true_at
+    while abs(b - a) > 1:
+        m = (a + b) // 2
+        if bool(held(np.array([float(m)]))[0]):
+            b = m
+        else:
+            a = m
+    return b, a
 
 
 def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> tuple[Optional[bool], bool]:
