@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -340,26 +341,62 @@ def questions(plan: Plan) -> list:
     return sorted(list(plan.model.solves) + list(plan.model.optimizes), key=lambda s: s.span.start)
 
 
-class Answers:
-    """Question results by name for checks, as :class:`planner.questions.solve.Answers`, from the
-    fast route first; the Solver (and SymPy with it) is created only for what the fast route refuses."""
+def over_ranges(plan: Plan, stmt) -> bool:
+    """Whether a question's condition goes through a sum, product or range min/max/first (directly, or
+    through the formulas and functions it uses): SymPy has no closed form of such a condition, and checks
+    it term by term (``evalf`` of a sum of ``ceil``s: seconds to minutes on a monthly plan)."""
+    if not isinstance(stmt, ir.Solve):
+        return False
+    model = plan.model
+    todo, seen = [stmt.condition], set()
+    while todo:
+        for node in ir.walk(todo.pop()):
+            if isinstance(node, ir.Aggregate):
+                return True
+            if isinstance(node, ir.Name) and node.name not in seen:
+                seen.add(node.name)
+                q = model.quantities.get(node.name)
+                if q is not None and not q.is_input:
+                    todo.append(q.definition.expr)
+            elif isinstance(node, ir.Call) and node.func + "()" not in seen:
+                seen.add(node.func + "()")
+                if node.func in model.functions:
+                    todo.append(model.functions[node.func].body)
+    return False
 
-    def __init__(self, plan: Plan, slow=None) -> None:
-        """``slow``: the :class:`planner.questions.solve.Answers` to ask what the fast route refuses (one
-        the caller keeps for other questions), else one made when first needed."""
+
+NO_FORM = ("no closed form: the condition goes through a sum or a min/max/first over a range; the answer is "
+           "the numeric route's")
+
+
+class Answers:
+    """The one door to a plan's answers, for checks, ``with x = NAME``, formulas that use an answer, the
+    report and the workbook: each answer from the numeric route first (SymPy is not imported for it);
+    the Solver (:class:`planner.questions.solve.Solver`) is created only for what the numeric route
+    refuses (it answers, or says why there is none: no root, several, not monotone) and for a closed form
+    where one is shown (``closed_form=True``: the report, the workbook, ``explain``). A closed form is
+    decoration: the Solver's search has its budget, a condition over ranges gets none (:data:`NO_FORM`),
+    and where the Solver fails the numeric answer stands. Results are cached per statement, scenario
+    and overrides."""
+
+    def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self.statements = {s.alias: s for s in questions(plan) if s.alias}
         self._types: Optional[dict] = None
-        self._fast: dict[tuple, Optional[Fraction]] = {}
-        self._slow = slow
+        self._solver = None
+        self._cache: dict[tuple, tuple[Any, Any]] = {}
 
     @property
-    def slow(self):
-        if self._slow is None:
-            from .solve import Answers as SolverAnswers
+    def solver(self):
+        """The Solver (SymPy with it), created on first use."""
+        if self._solver is None:
+            from .solve import Solver
 
-            self._slow = SolverAnswers(self.plan)
-        return self._slow
+            self._solver = Solver(self.plan)
+        return self._solver
+
+    def questions(self) -> list:
+        return questions(self.plan)
 
     @property
     def types(self) -> dict:
@@ -370,23 +407,58 @@ class Answers:
     def __contains__(self, name: str) -> bool:
         return name in self.types
 
-    def result(self, name: str, scenario=None, overrides=None, origins=None):
-        return self.slow.result(name, scenario, overrides, origins)
+    def answer(self, stmt, scenario=None, overrides=None, origins=None, closed_form: bool = False) -> SolveResult:
+        """``stmt``'s answer in one scenario with these overrides; raises its located PlanError."""
+        key = (id(stmt), scenario, tuple(sorted((k, str(v)) for k, v in (overrides or {}).items())), closed_form)
+        if key not in self._cache:
+            try:
+                got = self._answer(stmt, scenario, overrides, origins, closed_form)
+            except PlanError as err:
+                got = err
+            self._cache[key] = (stmt, got)  # the statement kept alive, so that its id is not reused
+        got = self._cache[key][1]
+        if isinstance(got, PlanError):
+            raise got
+        return got
+
+    def _answer(self, stmt, scenario, overrides, origins, closed_form: bool) -> SolveResult:
+        quick = result(self.plan, stmt, scenario, overrides, origins) if isinstance(stmt, ir.Solve) else None
+        if quick is None:
+            return self.solver.answer(stmt, scenario, overrides, origins)
+        if not closed_form:
+            return quick
+        if over_ranges(self.plan, stmt):
+            return replace(quick, notes=(NO_FORM,))
+        try:
+            return self.solver.answer(stmt, scenario, overrides, origins)
+        except PlanError:  # the numeric answer is verified; the Solver's trouble is with the closed form
+            return quick
+
+    def result(self, name: str, scenario=None, overrides=None, origins=None, closed_form: bool = False):
+        return self.answer(self.statements[_alias(name)], scenario, overrides, origins, closed_form)
 
     def value(self, name: str, scenario=None, overrides=None, origins=None) -> Fraction:
-        """The answer (or ``.value``, an optimum) in base units."""
-        stmt = self.statements.get(name)
-        if stmt is not None and isinstance(stmt, ir.Solve):
-            key = (name, scenario, tuple(sorted((k, str(v)) for k, v in (overrides or {}).items())))
-            if key not in self._fast:
-                self._fast[key] = answer(self.plan, stmt, scenario, overrides, origins)
-            if self._fast[key] is not None:
-                return self._fast[key]
-        return self.slow.value(name, scenario, overrides, origins)
+        """The answer (or ``.value``, an optimum) in base units, exact when known."""
+        r = self.result(name, scenario, overrides, origins)
+        if name.endswith(".value"):
+            return Fraction(r.optimum)
+        if isinstance(r.exact, Fraction):
+            return r.exact
+        if getattr(r.exact, "is_Rational", False):
+            return Fraction(int(r.exact.p), int(r.exact.q))
+        return Fraction(r.value)
 
     def unit(self, name: str) -> tuple[Fraction, str]:
-        stmt = self.statements.get(name)
-        if stmt is not None and isinstance(stmt, ir.Solve):
-            q = self.plan.model.quantities[stmt.target]
-            return q.display.scale, q.unit_text
-        return self.slow.unit(name)
+        """Display scale and unit text of an answer."""
+        stmt = self.statements[_alias(name)]
+        if name.endswith(".value"):
+            from .solve import objective_unit
+
+            unit, scale = objective_unit(self.plan, stmt.objective, self.types[name])
+            return scale, unit
+        q = self.plan.model.quantities[stmt.target if isinstance(stmt, ir.Solve) else stmt.over]
+        return q.display.scale, q.unit_text
+
+
+def _alias(name: str) -> str:
+    return name[: -len(".value")] if name.endswith(".value") else name
