@@ -38,7 +38,8 @@ from ..compute.evaluation import Plan
 from ..compute.exact import ExactEvaluator, NotRational
 from ..compute.numeric import compile_program
 from ..language import ir
-from ..language.errors import PlanError
+from ..compute.evaluation import format_value
+from ..language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
 from ..language.model import whole_numbers
 from .answer import SolveResult, Verification
 
@@ -83,12 +84,16 @@ def _answer(plan: Plan, stmt, scenario, overrides, origins):
     if program is None:
         return None
     inputs, _ = plan.input_values(scenario, overrides, origins)
+    # over ranges the Solver has no better method (and takes minutes): this route's findings are final
+    final = (scenario or True) if over_ranges(plan, stmt) else False
     with np.errstate(all="ignore"):
         try:
             if stmt.mode == "root":
-                found = None if q.integer else _root(plan, program, q, inputs, stmt)
+                found = None if q.integer else _root(plan, program, q, inputs, stmt, final)
             else:
-                found = _threshold(plan, program, q, inputs, stmt) if q.integer else None
+                found = _threshold(plan, program, q, inputs, stmt, final) if q.integer else None
+        except SolveError:
+            raise
         except (PlanError, NotRational, ArithmeticError, ValueError, TypeError):
             return None
     if found is None:
@@ -155,7 +160,9 @@ def _points(q) -> Optional[np.ndarray]:
     return np.concatenate([(around - steps)[::-1], [around], around + steps])
 
 
-def _root(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
+def _root(plan: Plan, program, q, inputs, stmt, final=False) -> Optional[Fraction]:
+    """The one root in the domain, or None (ask the Solver); where ``final`` (truthy: the scenario's
+    name, or True) no root or several are located errors from the grid's own sign changes."""
     xs = _points(q)
     if xs is None:
         return None
@@ -168,34 +175,77 @@ def _root(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
     if not np.all(np.isfinite(ys)):
         return None
     steps = np.diff(ys)
-    if not (np.all(steps >= 0) or np.all(steps <= 0)):  # monotone on the grid, or ask the Solver
+    if not final and not (np.all(steps >= 0) or np.all(steps <= 0)):  # monotone on the grid, or ask the Solver
         return None
     signs = np.sign(ys)
-    if np.count_nonzero(signs == 0) > 1:
-        return None
     zero = np.flatnonzero(signs == 0)
+    change = np.flatnonzero(signs[:-1] * signs[1:] < 0)
+    if final and (zero.size + change.size != 1 or np.any(zero[1:] - zero[:-1] == 1)):
+        roots = [float(xs[i]) for i in zero] + [_bisect(f, float(xs[i]), float(xs[i + 1]), float(ys[i]))[0]
+                                               for i in change]
+        raise _no_single_root(plan, q, stmt, sorted(roots), (float(xs[0]), float(ys[0])),
+                              (float(xs[-1]), float(ys[-1])), final)
+    if zero.size > 1:
+        return None
     if zero.size:
         return _root_found(stmt, q, float(xs[zero[0]]), 0.0)
-    change = np.flatnonzero(signs[:-1] != signs[1:])
     if change.size != 1:
         return None
     i = int(change[0])
-    a, b, fa = float(xs[i]), float(xs[i + 1]), float(ys[i])
-    for _ in range(200):  # bisection down to adjacent floats
+    x, fx = _bisect(f, float(xs[i]), float(xs[i + 1]), float(ys[i]))
+    return None if x is None else _root_found(stmt, q, x, fx)
+
+
+def _bisect(f, a: float, b: float, fa: float) -> tuple[Optional[float], float]:
+    """Bisection of a sign change down to adjacent floats: the end nearer zero and its value."""
+    for _ in range(200):
         m = (a + b) / 2
         if m in (a, b):
             break
         fm = float(f(np.array([m]))[0])
         if not math.isfinite(fm):
-            return None
+            return None, fm
         if fm == 0:
-            return _root_found(stmt, q, m, 0.0)
+            return m, 0.0
         if (fm > 0) == (fa > 0):
             a, fa = m, fm
         else:
             b = m
     fb = float(f(np.array([b]))[0])
-    return _root_found(stmt, q, a, fa) if abs(fa) <= abs(fb) else _root_found(stmt, q, b, fb)
+    return (a, fa) if abs(fa) <= abs(fb) else (b, fb)
+
+
+def _domain_text(q) -> str:
+    scale, unit = q.display.scale, q.unit_text
+
+    def show(bound) -> str:
+        return format_value(float(bound.value / scale), unit)
+    if q.lower is None and q.upper is None:
+        return "all real numbers"
+    left = f"{'[' if q.lower.inclusive else '('}{show(q.lower)}" if q.lower is not None else "(-inf"
+    right = f"{show(q.upper)}{']' if q.upper.inclusive else ')'}" if q.upper is not None else "inf)"
+    return f"{left}, {right}"
+
+
+def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenario) -> SolveError:
+    """No root, or several, as a located error with the values that show it."""
+    where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
+    cond = " ".join(stmt.condition.span.flat.split())
+    scale = float(q.display.scale)
+    if not roots:
+        notes = [f"at {q.name} = {format_value(x / scale, q.unit_text)}: lhs - rhs = {format_value(y)} (base units)"
+                 for x, y in (first, last)]
+        err = NoRootError(f"no `{q.name}` in {_domain_text(q)} makes `{cond}` hold", stmt.condition.span,
+                          label="never holds in the domain", notes=notes + where,
+                          hint="the two sides never meet there: check the inputs or widen the domain")
+        err.ends = [first, last]  # type: ignore[attr-defined]
+        return err
+    shown = ", ".join(format_value(x / scale, q.unit_text) for x in roots)
+    err = MultipleRootsError(f"`{cond}` has {len(roots)} roots for `{q.name}` in {_domain_text(q)}: {shown}",
+                             stmt.condition.span, label="several solutions", notes=where,
+                             hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains")
+    err.roots = roots  # type: ignore[attr-defined]
+    return err
 
 
 def _root_found(stmt, q, x: float, residual: float):
@@ -207,7 +257,7 @@ def _root_found(stmt, q, x: float, residual: float):
     return Fraction(x), ver, method
 
 
-def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
+def _threshold(plan: Plan, program, q, inputs, stmt, final=False) -> Optional[Fraction]:
     scale = q.display.scale
     lo, hi = whole_numbers(q.lower, q.upper, scale)
     if lo is not None and hi is not None and hi < lo:
@@ -225,12 +275,14 @@ def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
         return None
     truth = held(ns)
     true = np.flatnonzero(truth)
-    if not true.size or true[-1] - true[0] + 1 != true.size:  # never, or not one run: the Solver says why
+    one_run = true.size and true[-1] - true[0] + 1 == true.size
+    reaches = one_run and (true[-1] == ns.size - 1 if stmt.mode == "min" else true[0] == 0)
+    if not reaches:  # never, or not one run reaching the end: the Solver says why, or (final) this route
+        if final:
+            raise _not_one_run(q, stmt, ns, truth, lo, hi, final)
         return None
     # the run reaches the end it looks from (the domain's end, or the last point of the doubling search)
     if stmt.mode == "min":
-        if true[-1] != ns.size - 1:
-            return None
         i = int(true[0])
         if i == 0:
             if lo is None:  # holds as far down as floats count: there is no smallest (the Solver says so)
@@ -239,8 +291,6 @@ def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
         else:
             n, neighbor = _edge(held, int(ns[i - 1]), int(ns[i]))
     else:
-        if true[0] != 0:
-            return None
         i = int(true[-1])
         if i == ns.size - 1:
             if hi is None:
@@ -308,6 +358,31 @@ def _edge(held, false_at: int, true_at: int) -> tuple[int, int]:
         else:
             a = m
     return b, a
+
+
+def _not_one_run(q, stmt, ns: np.ndarray, truth: np.ndarray, lo, hi, scenario) -> SolveError:
+    """A threshold's condition that never holds, or holds on several runs of the integers searched."""
+    where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
+    cond = " ".join(stmt.condition.span.flat.split())
+    domain = f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
+    if not truth.any():
+        return NoRootError(f"no integer `{q.name}` in {domain} makes `{cond}` hold", stmt.condition.span,
+                           label="never holds in the domain", notes=where)
+    runs, start = [], None
+    for i, t in enumerate(truth):
+        if t and start is None:
+            start = i
+        if start is not None and (not t or i == truth.size - 1):
+            end = i if t else i - 1
+            runs.append(f"{int(ns[start])}..{int(ns[end])}" if end > start else f"{int(ns[start])}")
+            start = None
+    other = "max" if stmt.mode == "min" else "min"
+    return NotMonotoneError(
+        f"`{cond}` is not monotone in `{q.name}`: it does not switch once from false to true "
+        f"{'as it grows' if stmt.mode == 'min' else 'as it shrinks'}",
+        stmt.condition.span, label="changes more than once", notes=[f"holds for {q.name} in " + ", ".join(runs[:6])]
+        + where, hint=(f"`solve {other} {q.name}` if the condition holds below a threshold; or bound `{q.name}` "
+                       "with a constraint so the condition switches once"))
 
 
 def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> tuple[Optional[bool], bool]:
