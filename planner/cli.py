@@ -1000,15 +1000,7 @@ def cmd_solve(args) -> int:
 
     plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
-    solvers: list = []
-
-    def solver():  # SymPy only for what the numeric route does not answer, or with --closed-form
-        if not solvers:
-            from .questions.solve import Solver
-
-            solvers.append(Solver(plan))
-        return solvers[0]
-
+    answers = fast.Answers(plan)  # SymPy only for what the numeric route does not answer, or with --closed-form
     if (args.target is None) != (args.where is None):
         raise UsageError("--for and --where go together", hint='planner solve FILE --for alpha --where "speedup = 1"')
     if args.target is not None:
@@ -1039,8 +1031,7 @@ def cmd_solve(args) -> int:
                 continue
             for scenario in scenarios:  # each scenario answers for itself
                 try:
-                    quick = None if args.closed_form else fast.result(plan, q, scenario, overrides, origins)
-                    results.append(quick or solver().answer(q, scenario, overrides, origins))
+                    results.append(answers.answer(q, scenario, overrides, origins, closed_form=args.closed_form))
                 except NoRootError as err:
                     if len(questions) == 1 and len(scenarios) == 1:
                         raise

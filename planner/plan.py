@@ -414,7 +414,7 @@ def _item(v):
 
 def _answers(plan):
     """What answers the plan's questions when a formula uses an answer (imported then, not at start-up)."""
-    from .questions.solve import Answers
+    from .questions.fast import Answers
 
     return Answers(plan)
 

@@ -30,7 +30,8 @@ from planner.outputs.excel.reader import read_inputs
 from planner.outputs.excel.writer import AnswerRef, Book, to_bytes
 from planner.plan import load_compiled as load, loads_compiled as loads
 from planner.questions.checks import display_unit, run_checks
-from planner.questions.solve import Answers, Solver
+from planner.questions.fast import Answers
+from planner.questions.solve import Solver
 from planner.questions.sweep import run_statement
 
 ROOT = Path(__file__).resolve().parent.parent

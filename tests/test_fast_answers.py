@@ -77,7 +77,9 @@ def test_fast_answers_agree_with_the_solver(path):
     ("x = 1 where 0 < x < 10\ny = (x - 1)^2\nsolve x where y = 0 as r\n", "a double root, no sign change"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 or n > 50 as t\n", "holds on two runs"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 as t\n", "holds at the start, not at the end"),
-    ("n = 1 where integer, n <= 10\nsolve min n where n >= 5 as t\n", "no lower bound for a min"),
+    ("n = 1 where integer, n <= 10\nsolve min n where n >= 3 or n < -100 as t\n", "holds on two runs, below"),
+    ("n = 1 where integer, n <= 10\nsolve min n where n <= 10 as t\n", "holds down to -inf: no smallest"),
+    ("n = 1 where integer, n >= 1\nsolve max n where n >= 1 as t\n", "holds up to inf: no largest"),
     ("n = 1 where integer, 1 <= n\nsolve min n where n >= 10 and n < 5000 as t\n",
      "no upper bound: holds from 10 to past any window, then stops (the Solver: not monotone)"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve n where 2 * n = 5 as t\n", "an integer root"),
@@ -86,6 +88,29 @@ def test_the_fast_route_refuses_rather_than_guesses(text, why):
     plan = planner.loads(text, "q.plan")
     (stmt,) = plan.model.solves
     assert fast.answer(plan, stmt) is None, why
+
+
+@pytest.mark.parametrize("text, want", [
+    ("n = 1 where integer, n <= 10\nsolve min n where n >= 5 as t\n", 5),  # no lower bound for a min
+    ("n = 1 where integer, n >= 1\nsolve min n where n * n >= 10^10 as t\n", 100_000),  # far from n's value
+    ("n = 7 where integer, n >= 1\nsolve max n where 3 * n <= 1234567 as t\n", 411_522),
+    ("n = 0 where integer\nsolve min n where n >= -98765 as t\n", -98_765),  # unbounded both ways
+    ("n = 3 where integer, n > 2\nsolve min n where n >= 1 as t\n", 3),  # holds from the bound on
+])
+def test_a_threshold_on_a_one_sided_domain_is_found_by_doubling_then_bisection(text, want):
+    plan = planner.loads(text, "q.plan")
+    (stmt,) = plan.model.solves
+    assert fast.answer(plan, stmt) == want
+    assert Solver(plan).answer(stmt).value == want  # the Solver agrees
+
+
+def test_the_one_sided_plan_checks_without_sympy():
+    path = ROOT / "benchmarks" / "plans" / "article2_one_sided.plan"
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "53 passed, 0 failed" in proc.stdout
 
 
 def test_a_threshold_that_floats_get_wrong_is_settled_exactly():
@@ -129,3 +154,55 @@ def test_a_threshold_decided_in_floats_is_not_reported_exact(tmp_path, cli):
     assert rows["a"]["value"] == 31 and rows["a"]["verification"]["exact"] is False
     assert "decided in floats" in rows["a"]["verification"]["text"]
     assert rows["b"]["value"] == 17 and rows["b"]["verification"]["exact"] is True
+
+
+OVER_RANGES = """x = 1 where 0 <= x <= 10
+n = 1 where integer, 1 <= n <= 100
+y(t) = (x - 3) * (x - 7) * t
+total = sum(y(t) for t in 1..3)
+"""
+
+
+@pytest.mark.parametrize("question, family, said", [
+    ("solve x where total = 0 as r", "multiple-roots", "has 2 roots for `x` in [0, 10]: 3, 7"),
+    ("solve x where total = -100 as r", "no-root", "no `x` in [0, 10] makes `total = -100` hold"),
+    ("solve min n where sum(k for k in 1..n) >= 10000 as t", "no-root",
+     "no integer `n` in [1, 100] makes `sum(k for k in 1..n) >= 10000` hold"),
+    ("solve min n where sum(30 - k for k in 1..n) > 100 as t", "not-monotone", "holds for n in 4..55"),
+])
+def test_over_ranges_the_numeric_route_reports_what_it_finds(question, family, said):
+    # SymPy has no closed form of a sum over a range and checks it term by term (minutes on a monthly
+    # plan): the numeric route's own findings are the answer, errors included, each located
+    plan = planner.loads(OVER_RANGES + question + "\n", "q.plan")
+    (stmt,) = plan.model.solves
+    with pytest.raises(PlanError) as info:
+        fast.answer(plan, stmt)
+    err = info.value
+    assert err.family == family
+    assert said in err.message + " ".join(err.notes)
+    assert err.span.line == 5
+
+
+def test_over_ranges_the_one_root_is_the_numeric_routes():
+    plan = planner.loads(OVER_RANGES + "solve x where total = 6 * (8 - 3) * (8 - 7) as r\n", "q.plan")
+    (stmt,) = plan.model.solves  # 6 (x - 3)(x - 7) = 30: x = 5 +- sqrt(9) ... x = 8 in [0, 10] and x = 2
+    with pytest.raises(PlanError) as info:
+        fast.answer(plan, stmt)
+    assert info.value.family == "multiple-roots" and info.value.roots == pytest.approx([2, 8])
+    plan = planner.loads(OVER_RANGES.replace("0 <= x <= 10", "5 <= x <= 10")
+                         + "solve x where total = 30 as r\n", "q.plan")
+    (stmt,) = plan.model.solves
+    assert float(fast.answer(plan, stmt)) == pytest.approx(8, rel=1e-15)
+
+
+def test_the_cash_plan_reports_without_the_solver(tmp_path):
+    # `solve start where low = 0 USD` over a 60-month cumulative sum with a `ceil`: the report took over
+    # two minutes in SymPy's evalf; its answer is the numeric route's, and it says there is no closed form
+    path = ROOT / "benchmarks" / "plans" / "cash_60_months.plan"
+    code = ("import sys\nfrom planner.cli import main\n"
+            "code = main(['--no-cache', 'report', %r, '-o', %r])\nsys.exit(code)\n"
+            % (str(path), str(tmp_path / "r.md")))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (tmp_path / "r.md").read_text()
+    assert "no closed form: the condition goes through a sum" in text

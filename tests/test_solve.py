@@ -16,7 +16,8 @@ from conftest import TOKEN_COST
 
 import planner
 from planner.language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
-from planner.questions.solve import Answers, Solver, adhoc
+from planner.questions.fast import Answers
+from planner.questions.solve import Solver, adhoc
 
 
 def _question(plan, text):

@@ -236,7 +236,7 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
     """Everything a plan produces, written into ``outdir`` only when all of it succeeded.
     ``progress`` (a :class:`planner.outputs.progress.Progress`) is told each step."""
     from ..compute.evaluation import load
-    from ..questions.solve import Answers
+    from ..questions.fast import Answers
 
     step = progress.step if progress is not None else (lambda what: None)
     _check_outdir(outdir)

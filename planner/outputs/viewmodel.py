@@ -106,9 +106,9 @@ def analyse(plan: Plan) -> Analysis:
         evaluations = [base, *evaluations]  # as written: the report shows both (`--scenario all` is the variants)
     answers = None
     if plan.model.solves or plan.model.optimizes:
-        from ..questions.solve import Answers
+        from ..questions.fast import Answers
 
-        answers = Answers(plan)  # one solver, shared by the checks and the Solves section
+        answers = Answers(plan)  # one door, shared by the checks and the Solves section
     analysis = Analysis(plan, evaluations, base, run_checks(plan, answers))
     if plan.model.sweeps:
         from ..questions.sweep import run_statement
@@ -146,14 +146,11 @@ def _solve_all(plan: Plan, answers) -> list[tuple[Any, list]]:
     from ..language.errors import SolveError
 
     out = []
-    for stmt in answers.solver.questions():
+    for stmt in answers.questions():
         results = []
         for scenario in scenarios_for(plan, stmt.scenarios):
             try:
-                if stmt.alias is not None:
-                    results.append((scenario, answers.result(stmt.alias, scenario)))
-                else:
-                    results.append((scenario, answers.solver.answer(stmt, scenario)))
+                results.append((scenario, answers.answer(stmt, scenario, closed_form=True)))
             except SolveError as err:
                 results.append((scenario, err))
         out.append((stmt, results))

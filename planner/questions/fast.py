@@ -8,14 +8,17 @@ and ``solve min/max X where ...`` from the plan's IR compiled by :mod:`planner.c
   Solver's numeric method does: evenly between two bounds, geometrically around the value on an open
   side), monotone on the grid with exactly one sign change (at most one grid point at zero), refined by bisection to adjacent
   floats;
-- an integer threshold: the condition at every integer of the declared domain (both bounds required,
-  at most :data:`MAX_INTEGERS`), true on exactly one run that reaches the end it looks from,
-  the edge verified in exact arithmetic (:class:`planner.compute.exact.ExactEvaluator`) at ``n`` and its
-  neighbour (where the condition has no rational value, as over an aggregate: a comparison whose sides
-  differ by more than :data:`MARGIN`, relative, in floats at both).
+- an integer threshold: the condition at every integer of the declared domain when it has both bounds
+  and at most :data:`MAX_INTEGERS`; otherwise (one bound, or none) a galloping search: every integer
+  within :data:`DENSE` of each bound and of the input's value, and steps doubling from the value out to
+  the bounds (or to 2**53, where floats stop counting integers), the edge bisected; true on exactly one
+  run that reaches the end it looks from, the edge verified in exact arithmetic
+  (:class:`planner.compute.exact.ExactEvaluator`) at ``n`` and its neighbour (where the condition has
+  no rational value, as over an aggregate: a comparison whose sides differ by more than
+  :data:`MARGIN`, relative, in floats at both).
 
 Every answer is then checked by a full evaluation of the plan at it (every constraint). Anything else
-(an integer root, a threshold without both bounds, several sign changes, a value that is not finite, a
+(an integer root, a condition true on several runs or down to -inf, several sign changes, a value that is not finite, a
 condition with no rational value, a formula that uses another answer, a maximize) is refused: the
 caller falls back to :class:`planner.questions.solve.Solver`, which derives closed forms and reports
 the located errors (no root, several roots, not monotone). The fast route never guesses.
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -34,7 +38,9 @@ from ..compute.evaluation import Plan
 from ..compute.exact import ExactEvaluator, NotRational
 from ..compute.numeric import compile_program
 from ..language import ir
-from ..language.errors import PlanError
+from ..compute.evaluation import format_value
+from ..language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
+from ..language.model import whole_numbers
 from .answer import SolveResult, Verification
 
 GRID = 2001  # grid points over a root's domain
@@ -78,12 +84,16 @@ def _answer(plan: Plan, stmt, scenario, overrides, origins):
     if program is None:
         return None
     inputs, _ = plan.input_values(scenario, overrides, origins)
+    # over ranges the Solver has no better method (and takes minutes): this route's findings are final
+    final = (scenario or True) if over_ranges(plan, stmt) else False
     with np.errstate(all="ignore"):
         try:
             if stmt.mode == "root":
-                found = None if q.integer else _root(plan, program, q, inputs, stmt)
+                found = None if q.integer else _root(plan, program, q, inputs, stmt, final)
             else:
-                found = _threshold(plan, program, q, inputs, stmt) if q.integer else None
+                found = _threshold(plan, program, q, inputs, stmt, final) if q.integer else None
+        except SolveError:
+            raise
         except (PlanError, NotRational, ArithmeticError, ValueError, TypeError):
             return None
     if found is None:
@@ -150,7 +160,9 @@ def _points(q) -> Optional[np.ndarray]:
     return np.concatenate([(around - steps)[::-1], [around], around + steps])
 
 
-def _root(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
+def _root(plan: Plan, program, q, inputs, stmt, final=False) -> Optional[Fraction]:
+    """The one root in the domain, or None (ask the Solver); where ``final`` (truthy: the scenario's
+    name, or True) no root or several are located errors from the grid's own sign changes."""
     xs = _points(q)
     if xs is None:
         return None
@@ -163,34 +175,77 @@ def _root(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
     if not np.all(np.isfinite(ys)):
         return None
     steps = np.diff(ys)
-    if not (np.all(steps >= 0) or np.all(steps <= 0)):  # monotone on the grid, or ask the Solver
+    if not final and not (np.all(steps >= 0) or np.all(steps <= 0)):  # monotone on the grid, or ask the Solver
         return None
     signs = np.sign(ys)
-    if np.count_nonzero(signs == 0) > 1:
-        return None
     zero = np.flatnonzero(signs == 0)
+    change = np.flatnonzero(signs[:-1] * signs[1:] < 0)
+    if final and (zero.size + change.size != 1 or np.any(zero[1:] - zero[:-1] == 1)):
+        roots = [float(xs[i]) for i in zero] + [_bisect(f, float(xs[i]), float(xs[i + 1]), float(ys[i]))[0]
+                                               for i in change]
+        raise _no_single_root(plan, q, stmt, sorted(roots), (float(xs[0]), float(ys[0])),
+                              (float(xs[-1]), float(ys[-1])), final)
+    if zero.size > 1:
+        return None
     if zero.size:
         return _root_found(stmt, q, float(xs[zero[0]]), 0.0)
-    change = np.flatnonzero(signs[:-1] != signs[1:])
     if change.size != 1:
         return None
     i = int(change[0])
-    a, b, fa = float(xs[i]), float(xs[i + 1]), float(ys[i])
-    for _ in range(200):  # bisection down to adjacent floats
+    x, fx = _bisect(f, float(xs[i]), float(xs[i + 1]), float(ys[i]))
+    return None if x is None else _root_found(stmt, q, x, fx)
+
+
+def _bisect(f, a: float, b: float, fa: float) -> tuple[Optional[float], float]:
+    """Bisection of a sign change down to adjacent floats: the end nearer zero and its value."""
+    for _ in range(200):
         m = (a + b) / 2
         if m in (a, b):
             break
         fm = float(f(np.array([m]))[0])
         if not math.isfinite(fm):
-            return None
+            return None, fm
         if fm == 0:
-            return _root_found(stmt, q, m, 0.0)
+            return m, 0.0
         if (fm > 0) == (fa > 0):
             a, fa = m, fm
         else:
             b = m
     fb = float(f(np.array([b]))[0])
-    return _root_found(stmt, q, a, fa) if abs(fa) <= abs(fb) else _root_found(stmt, q, b, fb)
+    return (a, fa) if abs(fa) <= abs(fb) else (b, fb)
+
+
+def _domain_text(q) -> str:
+    scale, unit = q.display.scale, q.unit_text
+
+    def show(bound) -> str:
+        return format_value(float(bound.value / scale), unit)
+    if q.lower is None and q.upper is None:
+        return "all real numbers"
+    left = f"{'[' if q.lower.inclusive else '('}{show(q.lower)}" if q.lower is not None else "(-inf"
+    right = f"{show(q.upper)}{']' if q.upper.inclusive else ')'}" if q.upper is not None else "inf)"
+    return f"{left}, {right}"
+
+
+def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenario) -> SolveError:
+    """No root, or several, as a located error with the values that show it."""
+    where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
+    cond = " ".join(stmt.condition.span.flat.split())
+    scale = float(q.display.scale)
+    if not roots:
+        notes = [f"at {q.name} = {format_value(x / scale, q.unit_text)}: lhs - rhs = {format_value(y)} (base units)"
+                 for x, y in (first, last)]
+        err = NoRootError(f"no `{q.name}` in {_domain_text(q)} makes `{cond}` hold", stmt.condition.span,
+                          label="never holds in the domain", notes=notes + where,
+                          hint="the two sides never meet there: check the inputs or widen the domain")
+        err.ends = [first, last]  # type: ignore[attr-defined]
+        return err
+    shown = ", ".join(format_value(x / scale, q.unit_text) for x in roots)
+    err = MultipleRootsError(f"`{cond}` has {len(roots)} roots for `{q.name}` in {_domain_text(q)}: {shown}",
+                             stmt.condition.span, label="several solutions", notes=where,
+                             hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains")
+    err.roots = roots  # type: ignore[attr-defined]
+    return err
 
 
 def _root_found(stmt, q, x: float, residual: float):
@@ -202,40 +257,48 @@ def _root_found(stmt, q, x: float, residual: float):
     return Fraction(x), ver, method
 
 
-def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
+def _threshold(plan: Plan, program, q, inputs, stmt, final=False) -> Optional[Fraction]:
     scale = q.display.scale
-    lo = hi = None
-    if q.lower is not None:
-        v = q.lower.value / scale
-        lo = math.ceil(v) if (q.lower.inclusive or v.denominator != 1) else int(v) + 1
-    if q.upper is not None:
-        v = q.upper.value / scale
-        hi = math.floor(v) if (q.upper.inclusive or v.denominator != 1) else int(v) - 1
-    # the whole domain: without both bounds no finite search shows that the condition does not fail
-    # again further on (the Solver finds where it can change, exactly, or says it is not monotone)
-    if lo is None or hi is None or hi < lo or hi - lo + 1 > MAX_INTEGERS:
+    lo, hi = whole_numbers(q.lower, q.upper, scale)
+    if lo is not None and hi is not None and hi < lo:
         return None
-    windows = [(lo, hi)]
-    for first, last in windows:
-        ns = np.arange(first, last + 1, dtype=float)
-        held = np.broadcast_to(np.asarray(_run(plan, program, inputs, stmt.target, ns * float(scale))[0]), ns.shape)
-        if held.dtype != bool:
-            return None
-        true = np.flatnonzero(held)
-        if true.size:
-            break
-    else:
+    around = int(round(float((q.value or 0) / scale)))
+
+    def held(ns: np.ndarray) -> np.ndarray:
+        out = np.broadcast_to(np.asarray(_run(plan, program, inputs, stmt.target, ns * float(scale))[0]), ns.shape)
+        if out.dtype != bool:
+            raise TypeError("not a condition")
+        return out
+
+    ns = _integers(lo, hi, around)
+    if ns is None:
         return None
-    if true[-1] - true[0] + 1 != true.size:  # not one run: the Solver says why
+    truth = held(ns)
+    true = np.flatnonzero(truth)
+    one_run = true.size and true[-1] - true[0] + 1 == true.size
+    reaches = one_run and (true[-1] == ns.size - 1 if stmt.mode == "min" else true[0] == 0)
+    if not reaches:  # never, or not one run reaching the end: the Solver says why, or (final) this route
+        if final:
+            raise _not_one_run(q, stmt, ns, truth, lo, hi, final)
         return None
+    # the run reaches the end it looks from (the domain's end, or the last point of the doubling search)
     if stmt.mode == "min":
-        if true[-1] != ns.size - 1:
-            return None
-        n, neighbor = first + int(true[0]), first + int(true[0]) - 1
+        i = int(true[0])
+        if i == 0:
+            if lo is None:  # holds as far down as floats count: there is no smallest (the Solver says so)
+                return None
+            n, neighbor = lo, lo - 1
+        else:
+            n, neighbor = _edge(held, int(ns[i - 1]), int(ns[i]))
     else:
-        if true[0] != 0:
-            return None
-        n, neighbor = first + int(true[-1]), first + int(true[-1]) + 1
+        i = int(true[-1])
+        if i == ns.size - 1:
+            if hi is None:
+                return None
+            n, neighbor = hi, hi + 1
+        else:
+            n, neighbor = _edge(held, int(ns[i + 1]), int(ns[i]))
+    first, last = int(ns[0]), int(ns[-1])
     at_n, exact = _verified(plan, program, inputs, stmt, n * scale)
     if at_n is not True:
         return None
@@ -249,9 +312,77 @@ def _threshold(plan: Plan, program, q, inputs, stmt) -> Optional[Fraction]:
     how = "" if exact else " (decided in floats, the two sides apart by more than a billionth)"
     ver = Verification(text=f"holds at {stmt.target} = {n}, {word} at {neighbor}{how}", exact=exact, holds=True,
                        neighbor=float(neighbor), neighbor_holds=False if inside else None)
-    method = (f"numeric route: the condition at every integer from {first} to {last}; the edge checked at n "
-              "and its neighbour in exact arithmetic (or by a clear float margin)")
+    every = ns.size == last - first + 1
+    searched = (f"the condition at every integer from {first} to {last}" if every else
+                f"the condition at {ns.size} integers from {first} to {last} (every one near the ends and near "
+                f"{q.name}'s value, doubling steps between), the edge found by bisection")
+    method = (f"numeric route: {searched}; the edge checked at n and its neighbour in exact arithmetic "
+              "(or by a clear float margin)")
     return n * scale, ver, method
+
+
+DENSE = 4096  # integers evaluated one by one at each end of a threshold's domain and around its value
+EXACT_INTEGERS = 2**53  # past this floats do not count every integer
+
+
+def _integers(lo: Optional[int], hi: Optional[int], around: int) -> Optional[np.ndarray]:
+    """The integers a threshold is looked for at (floats): every one of a domain of at most
+    :data:`MAX_INTEGERS`; else every one within :data:`DENSE` of either bound and of the input's value,
+    and steps doubling from the value out to the bounds (or to +-2**53 on an open side): a galloping
+    search, whose edge :func:`_edge` then bisects."""
+    if lo is not None and hi is not None and hi - lo + 1 <= MAX_INTEGERS:
+        return np.arange(lo, hi + 1, dtype=float)
+    bottom = -EXACT_INTEGERS if lo is None else lo
+    top = EXACT_INTEGERS if hi is None else hi
+    if bottom < -EXACT_INTEGERS or top > EXACT_INTEGERS:
+        return None
+    around = min(max(around, bottom), top)
+    steps = 2 ** np.arange(0, 54, dtype=float)
+    parts = [np.arange(around - DENSE, around + DENSE + 1, dtype=float), around + steps, around - steps,
+             [float(bottom), float(top)]]
+    if lo is not None:
+        parts.append(np.arange(lo, lo + DENSE, dtype=float))
+    if hi is not None:
+        parts.append(np.arange(hi - DENSE + 1, hi + 1, dtype=float))
+    ns = np.unique(np.concatenate(parts))
+    return ns[(ns >= bottom) & (ns <= top)]
+
+
+def _edge(held, false_at: int, true_at: int) -> tuple[int, int]:
+    """Bisect between an integer where the condition fails and one where it holds: (n, its neighbour)."""
+    a, b = false_at, true_at
+    while abs(b - a) > 1:
+        m = (a + b) // 2
+        if bool(held(np.array([float(m)]))[0]):
+            b = m
+        else:
+            a = m
+    return b, a
+
+
+def _not_one_run(q, stmt, ns: np.ndarray, truth: np.ndarray, lo, hi, scenario) -> SolveError:
+    """A threshold's condition that never holds, or holds on several runs of the integers searched."""
+    where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
+    cond = " ".join(stmt.condition.span.flat.split())
+    domain = f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
+    if not truth.any():
+        return NoRootError(f"no integer `{q.name}` in {domain} makes `{cond}` hold", stmt.condition.span,
+                           label="never holds in the domain", notes=where)
+    runs, start = [], None
+    for i, t in enumerate(truth):
+        if t and start is None:
+            start = i
+        if start is not None and (not t or i == truth.size - 1):
+            end = i if t else i - 1
+            runs.append(f"{int(ns[start])}..{int(ns[end])}" if end > start else f"{int(ns[start])}")
+            start = None
+    other = "max" if stmt.mode == "min" else "min"
+    return NotMonotoneError(
+        f"`{cond}` is not monotone in `{q.name}`: it does not switch once from false to true "
+        f"{'as it grows' if stmt.mode == 'min' else 'as it shrinks'}",
+        stmt.condition.span, label="changes more than once", notes=[f"holds for {q.name} in " + ", ".join(runs[:6])]
+        + where, hint=(f"`solve {other} {q.name}` if the condition holds below a threshold; or bound `{q.name}` "
+                       "with a constraint so the condition switches once"))
 
 
 def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> tuple[Optional[bool], bool]:
@@ -285,26 +416,62 @@ def questions(plan: Plan) -> list:
     return sorted(list(plan.model.solves) + list(plan.model.optimizes), key=lambda s: s.span.start)
 
 
-class Answers:
-    """Question results by name for checks, as :class:`planner.questions.solve.Answers`, from the
-    fast route first; the Solver (and SymPy with it) is created only for what the fast route refuses."""
+def over_ranges(plan: Plan, stmt) -> bool:
+    """Whether a question's condition goes through a sum, product or range min/max/first (directly, or
+    through the formulas and functions it uses): SymPy has no closed form of such a condition, and checks
+    it term by term (``evalf`` of a sum of ``ceil``s: seconds to minutes on a monthly plan)."""
+    if not isinstance(stmt, ir.Solve):
+        return False
+    model = plan.model
+    todo, seen = [stmt.condition], set()
+    while todo:
+        for node in ir.walk(todo.pop()):
+            if isinstance(node, ir.Aggregate):
+                return True
+            if isinstance(node, ir.Name) and node.name not in seen:
+                seen.add(node.name)
+                q = model.quantities.get(node.name)
+                if q is not None and not q.is_input:
+                    todo.append(q.definition.expr)
+            elif isinstance(node, ir.Call) and node.func + "()" not in seen:
+                seen.add(node.func + "()")
+                if node.func in model.functions:
+                    todo.append(model.functions[node.func].body)
+    return False
 
-    def __init__(self, plan: Plan, slow=None) -> None:
-        """``slow``: the :class:`planner.questions.solve.Answers` to ask what the fast route refuses (one
-        the caller keeps for other questions), else one made when first needed."""
+
+NO_FORM = ("no closed form: the condition goes through a sum or a min/max/first over a range; the answer is "
+           "the numeric route's")
+
+
+class Answers:
+    """The one door to a plan's answers, for checks, ``with x = NAME``, formulas that use an answer, the
+    report and the workbook: each answer from the numeric route first (SymPy is not imported for it);
+    the Solver (:class:`planner.questions.solve.Solver`) is created only for what the numeric route
+    refuses (it answers, or says why there is none: no root, several, not monotone) and for a closed form
+    where one is shown (``closed_form=True``: the report, the workbook, ``explain``). A closed form is
+    decoration: the Solver's search has its budget, a condition over ranges gets none (:data:`NO_FORM`),
+    and where the Solver fails the numeric answer stands. Results are cached per statement, scenario
+    and overrides."""
+
+    def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self.statements = {s.alias: s for s in questions(plan) if s.alias}
         self._types: Optional[dict] = None
-        self._fast: dict[tuple, Optional[Fraction]] = {}
-        self._slow = slow
+        self._solver = None
+        self._cache: dict[tuple, tuple[Any, Any]] = {}
 
     @property
-    def slow(self):
-        if self._slow is None:
-            from .solve import Answers as SolverAnswers
+    def solver(self):
+        """The Solver (SymPy with it), created on first use."""
+        if self._solver is None:
+            from .solve import Solver
 
-            self._slow = SolverAnswers(self.plan)
-        return self._slow
+            self._solver = Solver(self.plan)
+        return self._solver
+
+    def questions(self) -> list:
+        return questions(self.plan)
 
     @property
     def types(self) -> dict:
@@ -315,23 +482,58 @@ class Answers:
     def __contains__(self, name: str) -> bool:
         return name in self.types
 
-    def result(self, name: str, scenario=None, overrides=None, origins=None):
-        return self.slow.result(name, scenario, overrides, origins)
+    def answer(self, stmt, scenario=None, overrides=None, origins=None, closed_form: bool = False) -> SolveResult:
+        """``stmt``'s answer in one scenario with these overrides; raises its located PlanError."""
+        key = (id(stmt), scenario, tuple(sorted((k, str(v)) for k, v in (overrides or {}).items())), closed_form)
+        if key not in self._cache:
+            try:
+                got = self._answer(stmt, scenario, overrides, origins, closed_form)
+            except PlanError as err:
+                got = err
+            self._cache[key] = (stmt, got)  # the statement kept alive, so that its id is not reused
+        got = self._cache[key][1]
+        if isinstance(got, PlanError):
+            raise got
+        return got
+
+    def _answer(self, stmt, scenario, overrides, origins, closed_form: bool) -> SolveResult:
+        quick = result(self.plan, stmt, scenario, overrides, origins) if isinstance(stmt, ir.Solve) else None
+        if quick is None:
+            return self.solver.answer(stmt, scenario, overrides, origins)
+        if not closed_form:
+            return quick
+        if over_ranges(self.plan, stmt):
+            return replace(quick, notes=(NO_FORM,))
+        try:
+            return self.solver.answer(stmt, scenario, overrides, origins)
+        except PlanError:  # the numeric answer is verified; the Solver's trouble is with the closed form
+            return quick
+
+    def result(self, name: str, scenario=None, overrides=None, origins=None, closed_form: bool = False):
+        return self.answer(self.statements[_alias(name)], scenario, overrides, origins, closed_form)
 
     def value(self, name: str, scenario=None, overrides=None, origins=None) -> Fraction:
-        """The answer (or ``.value``, an optimum) in base units."""
-        stmt = self.statements.get(name)
-        if stmt is not None and isinstance(stmt, ir.Solve):
-            key = (name, scenario, tuple(sorted((k, str(v)) for k, v in (overrides or {}).items())))
-            if key not in self._fast:
-                self._fast[key] = answer(self.plan, stmt, scenario, overrides, origins)
-            if self._fast[key] is not None:
-                return self._fast[key]
-        return self.slow.value(name, scenario, overrides, origins)
+        """The answer (or ``.value``, an optimum) in base units, exact when known."""
+        r = self.result(name, scenario, overrides, origins)
+        if name.endswith(".value"):
+            return Fraction(r.optimum)
+        if isinstance(r.exact, Fraction):
+            return r.exact
+        if getattr(r.exact, "is_Rational", False):
+            return Fraction(int(r.exact.p), int(r.exact.q))
+        return Fraction(r.value)
 
     def unit(self, name: str) -> tuple[Fraction, str]:
-        stmt = self.statements.get(name)
-        if stmt is not None and isinstance(stmt, ir.Solve):
-            q = self.plan.model.quantities[stmt.target]
-            return q.display.scale, q.unit_text
-        return self.slow.unit(name)
+        """Display scale and unit text of an answer."""
+        stmt = self.statements[_alias(name)]
+        if name.endswith(".value"):
+            from .solve import objective_unit
+
+            unit, scale = objective_unit(self.plan, stmt.objective, self.types[name])
+            return scale, unit
+        q = self.plan.model.quantities[stmt.target if isinstance(stmt, ir.Solve) else stmt.over]
+        return q.display.scale, q.unit_text
+
+
+def _alias(name: str) -> str:
+    return name[: -len(".value")] if name.endswith(".value") else name

@@ -720,64 +720,6 @@ class Solver:
             return out
 
 
-class Answers:
-    """Question results by name, for ``check`` statements and ``with x = NAME``.
-
-    ``solve alpha where speedup = 1 as breakeven_alpha`` makes ``breakeven_alpha``
-    the root; ``maximize speedup over gamma in 1..8 as best_gamma`` makes
-    ``best_gamma`` the best ``gamma`` and ``best_gamma.value`` the best speedup.
-    Answers are computed per scenario and set of overrides, and cached.
-    """
-
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-        self.solver = Solver(plan)
-        self.statements = self.solver.aliases()
-        self._types: Optional[dict] = None
-        self._cache: dict[tuple, SolveResult | PlanError] = {}
-
-    @property
-    def types(self) -> dict:
-        """Name -> static type (for dimension checks and units), as the analyzer sees them."""
-        if self._types is None:
-            self._types = self.plan.analyzer.answer_types(self.plan.model)
-        return self._types
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.types
-
-    def result(self, name: str, scenario=None, overrides=None, origins=None) -> SolveResult:
-        alias = name[: -len(".value")] if name.endswith(".value") else name
-        key = (alias, scenario, tuple(sorted((k, str(v)) for k, v in (overrides or {}).items())))
-        if key not in self._cache:
-            try:
-                self._cache[key] = self.solver.answer(self.statements[alias], scenario, overrides, origins)
-            except PlanError as err:
-                self._cache[key] = err
-        got = self._cache[key]
-        if isinstance(got, PlanError):
-            raise got
-        return got
-
-    def value(self, name: str, scenario=None, overrides=None, origins=None) -> Fraction:
-        """The answer (or ``.value``, the optimum) in base units, exact when known."""
-        r = self.result(name, scenario, overrides, origins)
-        if name.endswith(".value"):
-            return Fraction(r.optimum)
-        if r.exact is not None and isinstance(r.exact, sp.Rational):
-            return Fraction(int(r.exact.p), int(r.exact.q))
-        return Fraction(r.value)
-
-    def unit(self, name: str) -> tuple[Fraction, str]:
-        """Display scale and unit text of an answer."""
-        stmt = self.statements[name[: -len(".value")] if name.endswith(".value") else name]
-        if name.endswith(".value"):
-            unit, scale = objective_unit(self.plan, stmt.objective, self.types[name])
-            return scale, unit
-        q = self.plan.model.quantities[stmt.target if isinstance(stmt, ir.Solve) else stmt.over]
-        return q.display.scale, q.unit_text
-
-
 # ---- integer helpers ------------------------------------------------------------------
 
 

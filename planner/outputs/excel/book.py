@@ -427,7 +427,7 @@ class Book:
         self.helpers: Optional[Sheet] = None
         self.flows: Optional[Sheet] = None  # the Cash flows sheet: sums' terms, a column per value of the range
         self.solve_results = solve_results
-        from ...questions.solve import Answers
+        from ...questions.fast import Answers
 
         self.answers = Answers(plan)  # the questions, by alias: their statements, types and units
         self.aliases = self.answers.statements

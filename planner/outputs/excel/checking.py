@@ -38,11 +38,7 @@ def checks_sheet(book: Book) -> None:
     ws.header(3, COLUMNS)
     ws.freeze = (4, 1)
     ws.repeat = (3, 3)
-    from ...questions import fast
-
-    # as `planner check` answers: the numeric route first, the workbook's own Solver where it refuses
-    answers = fast.Answers(book.plan, slow=book.answers)
-    results = iter(run_checks(book.plan, answers, book.overrides))
+    results = iter(run_checks(book.plan, book.answers, book.overrides))  # the answers `planner check` uses
     row = 3
     starts = {id(first): title for title, first in check_sections(book.model.checks)}
     opened: list = []  # the group being written: [summary row, first row, any failed at export]

@@ -87,7 +87,7 @@ def _rows(book: Book) -> list[tuple]:
     from ...compute.evaluation import scenarios_for
 
     rows = []
-    for stmt in book.answers.solver.questions():
+    for stmt in book.answers.questions():
         own = [(stmt, s, {}) for s in scenarios_for(book.plan, stmt.scenarios)]
         extra = [need for need in book.solve_needs if need[0] is stmt]
         for item in own + extra:
@@ -105,32 +105,12 @@ def _answers(book: Book) -> list[tuple]:
     for stmt, s, overrides in _rows(book):
         r = None if overrides else given.get((id(stmt), s))
         if r is None:
-            try:
-                if _over_ranges(book, stmt):  # no closed form to find: the numeric route's verified answer
-                    from ...questions import fast
-
-                    r = fast.result(book.plan, stmt, s, {**book.overrides, **overrides}, book.origins)
-                if r is None:
-                    r = book.answers.solver.answer(stmt, s, {**book.overrides, **overrides}, book.origins)
+            try:  # the numeric route's answer; the closed form (the sheet shows it) within its budget
+                r = book.answers.answer(stmt, s, {**book.overrides, **overrides}, book.origins, closed_form=True)
             except PlanError as err:
                 r = err
         out.append((stmt, book.context(s, overrides), r))
     return out
-
-
-def _over_ranges(book: Book, stmt) -> bool:
-    """Whether a question's condition goes through a sum, product or range min/max/first (directly or
-    through the quantities it uses): SymPy checks such a condition term by term, seconds a question on
-    a monthly plan, and finds no closed form of it."""
-    if not isinstance(stmt, ir.Solve):
-        return False
-    from ...language.graph import cone as quantity_cone
-
-    expr = book.plan.converter.expr(stmt.condition)
-    if expr.has(*AGGREGATES):
-        return True
-    used = [book.plan.symbols.names[x] for x in expr.free_symbols if x in book.plan.symbols.names]
-    return any(book.plan.exprs[n].has(*AGGREGATES) for n in quantity_cone(book.model, used) if n in book.plan.exprs)
 
 
 def one_line(text: str, limit: int = NOTE_LENGTH) -> str:
