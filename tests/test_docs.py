@@ -142,3 +142,20 @@ def test_the_api_reference_has_every_public_name():
             continue  # __version__
         where = f"{obj.__module__}.{obj.__qualname__}"
         assert f"::: {where}\n" in api, f"planner.{name} ({where}) is not in docs/api.md"
+
+
+def test_the_api_reference_shows_no_raw_sphinx_roles():
+    """mkdocstrings leaves `:class:` roles as text (":class:Plan" on the API page): the site's hook
+    turns each into its code, linked where the page has the object's entry."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    html = ('<h2 id="planner.plan.Plan">Plan</h2><p>See :meth:<code>eval</code>, :class:<code>~a.b.Value</code>'
+            ' and :exc:<code>planner.PlanError</code>.</p><h3 id="planner.plan.Plan.eval">eval</h3>')
+    out = hooks.on_page_content(html, None, None, None)
+    assert ":meth:" not in out and ":class:" not in out and ":exc:" not in out
+    assert '<a href="#planner.plan.Plan.eval"><code>eval</code></a>' in out
+    assert "<code>Value</code>" in out and "<code>planner.PlanError</code>" in out
+    assert "hooks:\n  - docs/hooks.py" in (ROOT / "mkdocs.yml").read_text()

@@ -751,3 +751,18 @@ def test_as_and_for_in_either_order(tail):
     (solve,) = plan.model.solves
     assert solve.alias == "four"
     assert [p.name for p in solve.scenarios] == ["all" if "all" in tail else "s2"]
+
+
+def test_a_closed_form_says_the_units_it_is_written_in(plan_file, cli):
+    """requests_per_day = 2592 * headroom * per_server / peak_ratio holds over the figures as shown
+    (op/day, %, op/s: 86,400 s/day * 3 / 100 % = 2,592), not base units: the output says so."""
+    path = plan_file("requests_per_day = 40e6 op/day\npeak_ratio = 3\nper_server = 900 op/s\nheadroom = 70%\n"
+                     "peak_rate = requests_per_day * peak_ratio -> op/s\n"
+                     "solve requests_per_day where peak_rate = 3 * per_server * headroom\n")
+    code, out, err = cli("solve", path, "--closed-form")
+    assert code == 0, err
+    assert "closed form  requests_per_day = 2592*headroom*per_server/peak_ratio" in out
+    assert "in units     requests_per_day in op/day; headroom in %; per_server in op/s" in out
+    code, out, err = cli("solve", path, "--closed-form", "--format", "json")
+    (r,) = json.loads(out)["results"]
+    assert r["closed_form_units"] == {"requests_per_day": "op/day", "headroom": "%", "per_server": "op/s"}

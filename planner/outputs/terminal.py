@@ -599,6 +599,8 @@ def solve_text(results: Sequence[SolveResult]) -> str:
         lines.append(f"      method       {r.method}")
         if r.closed_form is not None:
             lines.append(f"      closed form  {r.target} = {r.closed_form_text}")
+            if r.form_units:  # the form is over the figures as shown, not base units: say in which
+                lines.append("      in units     " + "; ".join(f"{n} in {u}" for n, u in r.form_units))
         for note in r.notes:
             lines.append(f"      note         {note}")
     return "\n".join(lines)

@@ -86,6 +86,7 @@ class SolveResult:
     question: str = ""  # the statement as written
     notes: tuple[str, ...] = ()
     display_form: Any = None  # the closed form in display units (each symbol its shown value)
+    form_units: tuple[tuple[str, str], ...] = ()  # (name, display unit) of the target and each symbol with one
 
     @property
     def closed_form_text(self) -> Optional[str]:
@@ -114,6 +115,7 @@ class SolveResult:
             "scenario": self.label, "value": self.display_value, "unit": self.unit, "base_value": self.value,
             "exact": None if self.exact is None else _sstr(self.exact),
             "closed_form": self.closed_form_text, "closed_form_latex": self.closed_form_latex,
+            "closed_form_units": dict(self.form_units) if self.closed_form_text is not None else {},
             "boundary": None if self.boundary is None else _sstr(self.boundary),
             "method": self.method, "roots": list(self.roots),
             "optimum": self.optimum_display, "optimum_unit": self.optimum_unit,

@@ -696,7 +696,23 @@ class Solver:
             target=q.name, mode=stmt.mode, scenario=scenario, value=v,
             display_value=v / float(q.display.scale), unit=q.unit_text, exact=value, closed_form=form,
             verification=ver, method=method, roots=roots, boundary=boundary, statement=stmt, alias=stmt.alias,
-            question=ir.question_text(stmt), notes=tuple(notes), display_form=self.in_display_units(form, q))
+            question=ir.question_text(stmt), notes=tuple(notes), display_form=self.in_display_units(form, q),
+            form_units=self.form_units(form, q))
+
+    def form_units(self, form: Optional[sp.Basic], q: Quantity) -> tuple[tuple[str, str], ...]:
+        """The display unit of the target and of each input a closed form is written over (those that
+        have one): the form is in these units, as :meth:`in_display_units` writes it."""
+        if form is None:
+            return ()
+        plan, out = self.plan, [(q.name, q.unit_text)]
+        for sym in sorted(form.free_symbols, key=lambda s: s.name):
+            name = plan.symbols.names.get(sym)
+            if sym in plan.symbols.answer_names:
+                a = plan.model.answers[plan.symbols.answer_names[sym]]
+                name = None if a.optimum else a.target
+            if name is not None and not plan.model.quantities[name].is_bool:
+                out.append((name, plan.model.quantities[name].unit_text))
+        return tuple((n, u) for n, u in dict(out).items() if u)
 
     def in_display_units(self, form: Optional[sp.Basic], q: Quantity) -> Optional[sp.Basic]:
         """A base-unit closed form over the inputs' symbols, written over their displayed values and
