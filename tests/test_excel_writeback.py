@@ -352,3 +352,16 @@ def test_every_shipped_workbook_passes_the_container_limits_with_a_wide_margin(t
         book = tmp_path / f"{path.stem}.xlsx"
         book.write_bytes(data)
         assert reader.checked_bytes(str(book)) == data
+
+
+@pytest.mark.parametrize("where, name, typed, constraint", [
+    ("Inputs", "gpus", 2.5, "`gpus` must be an integer"),
+    ("spot", "rent_rate", -1, "rent_rate > 0 USD/h"),
+])
+def test_a_value_outside_a_constraint_says_which_cell_and_what_to_type(tmp_path, capsys, where, name, typed,
+                                                                       constraint):
+    plan_path, book = _typed(tmp_path, {(where, name): typed})
+    err = _refused(plan_path, book, capsys)[0]
+    sheet = "Inputs" if where == "Inputs" else "Scenarios"
+    assert constraint in err and f"from {book} {sheet}!" in err, err
+    assert "help: type a value that meets the constraint in that cell" in err, err

@@ -5,11 +5,12 @@ mangling as the export), so moving rows or adding sheets does not matter.
 Values are in the input's display unit, as the Inputs sheet shows them (a
 percentage as Excel stores it: the fraction, 0.65 for a typed ``65%``); they
 come back as exact rationals in base units (``3.35`` TB/s is 3350000000000),
-the same as a ``--set`` override, and every constraint is checked when the
-plan is evaluated with them. The Unit column next to each value says which
-unit it is in: a unit the plan has since changed (``6 kUSD`` exported, the
-plan now says ``6000 USD``) is converted with a warning; one of another
-dimension is refused, naming the cell. Every cell read, on either sheet, goes
+the same as a ``--set`` override, and every constraint is checked with them
+as they are read, in the base case and every scenario an edit reaches. The
+Unit column next to each value says which unit it is in: a unit the plan has
+since changed (``6 kUSD`` exported, the plan now says ``6000 USD``) is
+converted with a warning; one of another dimension is refused, naming the
+cell. Every cell read, on either sheet, goes
 through :func:`cell_input`, and the file itself through :func:`checked_bytes`
 (its zip container's limits) before openpyxl reads it.
 
@@ -75,8 +76,19 @@ class Imported:
         return {**edits, **self.scenario_overrides.get(scenario, {})}
 
     def evaluate(self, plan: Plan, scenarios) -> list:
-        return [plan.evaluate(s, self.overrides_for(plan, s), {**self.origins, **self.scenario_origins.get(s, {})})
-                for s in scenarios]
+        """The plan evaluated with the edits in each of ``scenarios``; a constraint a cell's value breaks is
+        the located error naming the cell, with what to type there."""
+        from ...language.errors import ConstraintError, PlanErrors
+
+        try:
+            return [plan.evaluate(s, self.overrides_for(plan, s),
+                                  {**self.origins, **self.scenario_origins.get(s, {})}) for s in scenarios]
+        except (ConstraintError, PlanErrors) as exc:
+            for err in getattr(exc, "errors", [exc]):
+                if isinstance(err, ConstraintError) and err.hint is None and f"from {self.path} " in err.message:
+                    err.hint = ("type a value that meets the constraint in that cell, in the unit its row shows "
+                                "(or change the constraint in the plan)")
+            raise
 
 
 def read_inputs(path: str, plan: Plan) -> Imported:
@@ -110,6 +122,9 @@ def read_inputs(path: str, plan: Plan) -> Imported:
                                            q.unit_text))
     _scenario_edits(wb, formulas, path, plan, names, imported)
     _formula_edits(formulas, plan, names, imported)
+    if imported.changes:  # every edit meets the constraints where it applies, whichever scenarios are shown
+        imported.evaluate(plan, [None, *plan.model.scenarios] if imported.overrides
+                          else [None, *imported.scenario_overrides])
     return imported
 
 
