@@ -365,3 +365,21 @@ def test_a_value_outside_a_constraint_says_which_cell_and_what_to_type(tmp_path,
     sheet = "Inputs" if where == "Inputs" else "Scenarios"
     assert constraint in err and f"from {book} {sheet}!" in err, err
     assert "help: type a value that meets the constraint in that cell" in err, err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device"])
+def test_what_is_not_a_regular_file_is_refused_without_waiting(tmp_path, capsys, kind):
+    import os
+    import threading
+
+    plan_path, _ = _export(tmp_path)
+    target = {"fifo": tmp_path / "book.xlsx", "folder": tmp_path, "device": Path("/dev/zero")}[kind]
+    if kind == "fifo":
+        os.mkfifo(target)
+    codes = []
+    worker = threading.Thread(target=lambda: codes.append(main(["import", str(target), "--plan", str(plan_path)])),
+                              daemon=True)
+    worker.start()
+    worker.join(30)
+    assert codes == [2], "import waited on it"
+    assert "not a regular file" in capsys.readouterr().err

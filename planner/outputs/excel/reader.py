@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import datetime
 import io
+import os
 import re
+import stat
 import warnings
 import zipfile
 from dataclasses import dataclass, field
@@ -473,13 +475,15 @@ def checked_bytes(path: str) -> bytes:
     actual inflated size (all of them together at most :data:`MAX_INFLATED`), its compression ratio
     (:data:`MAX_RATIO`) and no DTD in its XML (an entity bomb). Each part is inflated in chunks, and its
     inflating stops as soon as it passes what its header declares. UsageError naming the limit otherwise."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE + 1)
+    try:  # opened without waiting: a FIFO, a device or a folder is refused, not read until it ends
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a folder, not an .xlsx workbook") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UsageError(f"{path} is not a regular file, so not an .xlsx workbook", hint=_EXPORT)
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_FILE + 1)
     if len(data) > MAX_FILE:
         raise UsageError(f"{path} is larger than {MAX_FILE:,} bytes, the limit for a workbook to import",
                          hint="a workbook planner exports is far smaller: export a fresh one")
