@@ -344,7 +344,7 @@ def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) 
     cell = wb[sheet][coord]
     raw = cell.value
     if q.is_bool:
-        instead = "TRUE or FALSE"
+        instead = wanted
     elif is_percent(q.unit_text):
         instead = f"a percentage ({q.unit_text})"
     else:
@@ -396,7 +396,7 @@ def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) 
 
 
 # a decimal as a cell's text may hold it: digits, a point, an exponent (grouping commas are dropped first)
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?")
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
 
 
 def _typed_number(text: str, percent: bool) -> Optional[Fraction]:
