@@ -352,3 +352,34 @@ def test_every_shipped_workbook_passes_the_container_limits_with_a_wide_margin(t
         book = tmp_path / f"{path.stem}.xlsx"
         book.write_bytes(data)
         assert reader.checked_bytes(str(book)) == data
+
+
+@pytest.mark.parametrize("where, name, typed, constraint", [
+    ("Inputs", "gpus", 2.5, "`gpus` must be an integer"),
+    ("spot", "rent_rate", -1, "rent_rate > 0 USD/h"),
+])
+def test_a_value_outside_a_constraint_says_which_cell_and_what_to_type(tmp_path, capsys, where, name, typed,
+                                                                       constraint):
+    plan_path, book = _typed(tmp_path, {(where, name): typed})
+    err = _refused(plan_path, book, capsys)[0]
+    sheet = "Inputs" if where == "Inputs" else "Scenarios"
+    assert constraint in err and f"from {book} {sheet}!" in err, err
+    assert "help: type a value that meets the constraint in that cell" in err, err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device"])
+def test_what_is_not_a_regular_file_is_refused_without_waiting(tmp_path, capsys, kind):
+    import os
+    import threading
+
+    plan_path, _ = _export(tmp_path)
+    target = {"fifo": tmp_path / "book.xlsx", "folder": tmp_path, "device": Path("/dev/zero")}[kind]
+    if kind == "fifo":
+        os.mkfifo(target)
+    codes = []
+    worker = threading.Thread(target=lambda: codes.append(main(["import", str(target), "--plan", str(plan_path)])),
+                              daemon=True)
+    worker.start()
+    worker.join(30)
+    assert codes == [2], "import waited on it"
+    assert "not a regular file" in capsys.readouterr().err

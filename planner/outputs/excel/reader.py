@@ -5,11 +5,12 @@ mangling as the export), so moving rows or adding sheets does not matter.
 Values are in the input's display unit, as the Inputs sheet shows them (a
 percentage as Excel stores it: the fraction, 0.65 for a typed ``65%``); they
 come back as exact rationals in base units (``3.35`` TB/s is 3350000000000),
-the same as a ``--set`` override, and every constraint is checked when the
-plan is evaluated with them. The Unit column next to each value says which
-unit it is in: a unit the plan has since changed (``6 kUSD`` exported, the
-plan now says ``6000 USD``) is converted with a warning; one of another
-dimension is refused, naming the cell. Every cell read, on either sheet, goes
+the same as a ``--set`` override, and every constraint is checked with them
+as they are read, in the base case and every scenario an edit reaches. The
+Unit column next to each value says which unit it is in: a unit the plan has
+since changed (``6 kUSD`` exported, the plan now says ``6000 USD``) is
+converted with a warning; one of another dimension is refused, naming the
+cell. Every cell read, on either sheet, goes
 through :func:`cell_input`, and the file itself through :func:`checked_bytes`
 (its zip container's limits) before openpyxl reads it.
 
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 import datetime
 import io
+import os
 import re
+import stat
 import warnings
 import zipfile
 from dataclasses import dataclass, field
@@ -75,8 +78,19 @@ class Imported:
         return {**edits, **self.scenario_overrides.get(scenario, {})}
 
     def evaluate(self, plan: Plan, scenarios) -> list:
-        return [plan.evaluate(s, self.overrides_for(plan, s), {**self.origins, **self.scenario_origins.get(s, {})})
-                for s in scenarios]
+        """The plan evaluated with the edits in each of ``scenarios``; a constraint a cell's value breaks is
+        the located error naming the cell, with what to type there."""
+        from ...language.errors import ConstraintError, PlanErrors
+
+        try:
+            return [plan.evaluate(s, self.overrides_for(plan, s),
+                                  {**self.origins, **self.scenario_origins.get(s, {})}) for s in scenarios]
+        except (ConstraintError, PlanErrors) as exc:
+            for err in getattr(exc, "errors", [exc]):
+                if isinstance(err, ConstraintError) and err.hint is None and f"from {self.path} " in err.message:
+                    err.hint = ("type a value that meets the constraint in that cell, in the unit its row shows "
+                                "(or change the constraint in the plan)")
+            raise
 
 
 def read_inputs(path: str, plan: Plan) -> Imported:
@@ -110,6 +124,9 @@ def read_inputs(path: str, plan: Plan) -> Imported:
                                            q.unit_text))
     _scenario_edits(wb, formulas, path, plan, names, imported)
     _formula_edits(formulas, plan, names, imported)
+    if imported.changes:  # every edit meets the constraints where it applies, whichever scenarios are shown
+        imported.evaluate(plan, [None, *plan.model.scenarios] if imported.overrides
+                          else [None, *imported.scenario_overrides])
     return imported
 
 
@@ -327,7 +344,7 @@ def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) 
     cell = wb[sheet][coord]
     raw = cell.value
     if q.is_bool:
-        instead = "TRUE or FALSE"
+        instead = wanted
     elif is_percent(q.unit_text):
         instead = f"a percentage ({q.unit_text})"
     else:
@@ -379,7 +396,7 @@ def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) 
 
 
 # a decimal as a cell's text may hold it: digits, a point, an exponent (grouping commas are dropped first)
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?")
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
 
 
 def _typed_number(text: str, percent: bool) -> Optional[Fraction]:
@@ -458,13 +475,15 @@ def checked_bytes(path: str) -> bytes:
     actual inflated size (all of them together at most :data:`MAX_INFLATED`), its compression ratio
     (:data:`MAX_RATIO`) and no DTD in its XML (an entity bomb). Each part is inflated in chunks, and its
     inflating stops as soon as it passes what its header declares. UsageError naming the limit otherwise."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE + 1)
+    try:  # opened without waiting: a FIFO, a device or a folder is refused, not read until it ends
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a folder, not an .xlsx workbook") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UsageError(f"{path} is not a regular file, so not an .xlsx workbook", hint=_EXPORT)
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_FILE + 1)
     if len(data) > MAX_FILE:
         raise UsageError(f"{path} is larger than {MAX_FILE:,} bytes, the limit for a workbook to import",
                          hint="a workbook planner exports is far smaller: export a fresh one")

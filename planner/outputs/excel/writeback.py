@@ -10,8 +10,9 @@ Before anything is written:
 
 * the workbook must come from this version of the plan: the export records a hash of the plan's text
   (a document property); when the plan changed since, the write is refused unless ``force``;
-* every edited value is checked against the plan's constraints (in the base case and in every
-  scenario): a value outside one is refused, naming the cell and the constraint;
+* every edited value has been checked against the plan's constraints (in the base case and in every
+  scenario) as it was read (:func:`planner.outputs.excel.reader.read_inputs`): a value outside one is
+  refused, naming the cell and the constraint;
 * the new text is loaded again as a plan, and each edited literal must read back as the value typed.
 
 The file is replaced atomically (staged next to it, then renamed in; hard links kept), so a failed
@@ -198,12 +199,6 @@ def check_fresh(book_path: str, plan: Plan, recorded: Optional[str], force: bool
     raise UsageError(f"{problem}; nothing was written{lost}", hint=hint)
 
 
-def check_constraints(plan: Plan, imported: Imported) -> None:
-    """Evaluate the plan with the edits in the base case and every scenario: a value outside a
-    constraint raises the located error, which names the cell (the value's origin) and the constraint."""
-    imported.evaluate(plan, [None, *plan.model.scenarios])
-
-
 def write_back(book_path: str, plan: Plan, imported: Imported, force: bool = False, dry_run: bool = False,
                import_roots=()) -> tuple[list[Edit], str, list[str]]:
     """Carry ``imported``'s edits into ``plan``'s file; return the edits, the unified diff and warnings.
@@ -222,7 +217,6 @@ def write_back(book_path: str, plan: Plan, imported: Imported, force: bool = Fal
     changes = edits(plan, imported)
     if not changes:
         return [], "", warnings
-    check_constraints(plan, imported)
     new = apply(text, changes)
     again = loads(new, plan.path, path.parent, import_roots=import_roots)
     for e in changes:
