@@ -108,6 +108,14 @@ GOLDENS = {
     "deepseek_v3_mtp": ["check mtp_tokens_per_step(0.85) == 1.85",
                         "check mtp_tokens_per_step(0.9) == 1.9",
                         "check mtp_tokens_per_step(0.85) >= 1.8"],
+    # NVIDIA DGX BasePOD reference architecture: DGX H100/H200 and DGX B200 hold eight GPUs on one NVSwitch fabric,
+    # each with a single-port ConnectX-7 of up to 400 Gb/s (50 GB/s each direction); GB200 NVL72 joins 72.
+    # An all-reduce over the 8 GPUs of 1 GB at H200's 450 GB/s each way: 1.75 * 1e9 / 450e9 = 3.889 ms.
+    "dgx_interconnect": ['import "hardware/h200.plan" as h200', 'import "hardware/gb200.plan" as gb200',
+                         "check h200.nvlink_domain_gpus == 8",
+                         "check h200.scaleout_bandwidth == 50 GB/s",
+                         "check gb200.nvlink_domain_gpus == 72",
+                         "check ring_allreduce_time(1 GB, h200.nvlink_domain_gpus, one_way_bandwidth(h200.interconnect_bandwidth)) ~= 3.889 ms"],
     # PaLM (Appendix B): 6N + 12LHQT training FLOPs per token, a third of it the forward: 2N + 4LHQT with every
     # token seeing all T. A causal prompt sees 1..T: the attention term is (T+1)/(2T) of that.
     # Llama-3-70B shape (80 layers, 64 heads of 128), T = 2048: 4*80*64*128*2048^2 * 2049/4096.
