@@ -219,3 +219,25 @@ def test_every_function_has_a_doc_string_and_the_file_its_sources(stem):
     assert own
     assert [f.name for f in own if not f.doc] == []
     assert "# source:" in (LIBRARY / "llm" / f"{stem}.plan").read_text(encoding="utf-8")
+
+
+def test_moe_counts_agree_with_the_model_plans():
+    # llm/moe.plan builds on llm/architecture.plan's layer functions, as models/*.plan do: the same counts
+    plan = planner.loads(IMPORTS + """
+import "models/deepseek_v3.plan" as ds
+import "models/mixtral_8x7b.plan" as mx
+ds_total = moe_total_parameters(ds.hidden_size, ds.layers, ds.attention_per_layer, ds.moe_ffn_size, ds.experts,
+    ds.vocab_size, ds.shared_experts, ds.dense_layers, ds.ffn_size, ds.tied_embeddings, ds.router_bias)
+ds_active = moe_active_parameters(ds.hidden_size, ds.layers, ds.attention_per_layer, ds.moe_ffn_size, ds.experts,
+    ds.experts_per_token, ds.vocab_size, ds.shared_experts, ds.dense_layers, ds.ffn_size, ds.tied_embeddings,
+    ds.router_bias)
+mx_total = moe_total_parameters(mx.hidden_size, mx.layers, mx.attention_per_layer, mx.ffn_size, mx.experts,
+    mx.vocab_size)
+mx_active = moe_active_parameters(mx.hidden_size, mx.layers, mx.attention_per_layer, mx.ffn_size, mx.experts,
+    mx.experts_per_token, mx.vocab_size)
+""", all_imports=True)
+    ev = plan.evaluate()
+    assert ev.values["ds_total"] == ev.values["ds.parameters"]
+    assert ev.values["ds_active"] == ev.values["ds.active_parameters"]
+    assert ev.values["mx_total"] == ev.values["mx.parameters"]
+    assert ev.values["mx_active"] == ev.values["mx.active_parameters"]
