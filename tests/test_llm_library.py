@@ -19,7 +19,7 @@ from "llm/kv_cache.plan" import mha_kv_bytes_per_token, gqa_kv_bytes_per_token, 
     mla_kv_bytes_per_token, mla_kv_bytes_per_token_split, cross_layer_kv_bytes_per_token, kv_bytes_per_sequence,
     hybrid_kv_bytes_per_sequence, sliding_window_kv_bytes_per_sequence, global_layer_count, kv_budget, kv_blocks,
     max_sequences, max_batch, effective_bits
-from "llm/serving.plan" import prefill_flops, time_to_first_token, decode_step_time, decode_throughput,
+from "llm/serving.plan" import prefill_flops, mla_decode_attention_flops, time_to_first_token, decode_step_time, decode_throughput,
     compute_bound_batch, time_per_output_token, chunked_prefill_step_time, gpu_hours_cost, cost_per_million_tokens,
     energy_per_token
 from "llm/parallel.plan" import one_way_bandwidth, allreduce_factor, ring_allreduce_time, tp_allreduce_bytes_per_token,
@@ -116,6 +116,9 @@ GOLDENS = {
                          "check h200.scaleout_bandwidth == 50 GB/s",
                          "check gb200.nvlink_domain_gpus == 72",
                          "check ring_allreduce_time(1 GB, h200.nvlink_domain_gpus, one_way_bandwidth(h200.interconnect_bandwidth)) ~= 3.889 ms"],
+    # DeepSeek-V2's absorbed MLA: each of 128 heads scores 512 + 64 elements and sums 512 per cached token, 61 layers:
+    # 2 * 61 * 128 * 1088 = 16,990,208 FLOPs per token of context.
+    "mla_absorbed_attention": ["check mla_decode_attention_flops(61, 128, 512, 64, 1) == 16990208"],
     # PaLM (Appendix B): 6N + 12LHQT training FLOPs per token, a third of it the forward: 2N + 4LHQT with every
     # token seeing all T. A causal prompt sees 1..T: the attention term is (T+1)/(2T) of that.
     # Llama-3-70B shape (80 layers, 64 heads of 128), T = 2048: 4*80*64*128*2048^2 * 2049/4096.
