@@ -82,9 +82,9 @@ GOLDENS = {
     # Megatron-LM (Shoeybi et al. 2019, Figure 4): two all-reduces of the hidden state per layer in the forward pass.
     # GPT-3 175B shape (96 layers, hidden 12288) in BF16: 2 * 96 * 12288 * 2 B = 4,718,592 B per token.
     "megatron_tp_allreduce": ["check tp_allreduce_bytes_per_token(12288, 96) == 4718592 B"],
-    # Narayanan et al. 2021: bubble time fraction (p-1)/m, (1/v)(p-1)/m with interleaving. A worked example
-    # (agentcalc's pipeline bubble calculator): 4 stages, 8 micro-batches of 0.5 s: 5.5 s against an ideal 4 s,
-    # bubble 1.5 s, 27.3% of the time (37.5% of the ideal).
+    # Narayanan et al. 2021 (arXiv 2104.04473, section 2.2.1): the bubble's time over the ideal time is
+    # (p-1)/m, (1/v)(p-1)/m with v interleaved stages. At p = 4 stages, m = 8 micro-batches of 0.5 s: the
+    # ideal 4 s, the bubble (p-1) * 0.5 s = 1.5 s, 37.5% of the ideal and 1.5 / 5.5 = 27.3% of the run.
     "pipeline_bubble": ["check pipeline_bubble_overhead(4, 8) == 1.5 / 4",
                         "check pipeline_bubble_fraction(4, 8) ~= 27.3%",
                         "check pipeline_bubble_overhead(4, 8, 2) == 1.5 / 4 / 2"],
