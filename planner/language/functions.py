@@ -72,6 +72,11 @@ class Builtin:
         self.interval, self.defaults, self.variadic, self.lazy = interval, defaults, variadic, lazy
         self.fold, self.excel, self.excel_args, self.expand, self.examples = fold, excel, excel_args, expand, examples
         self.derivative, self.reserved = derivative, reserved
+        missing = [n for n in ("dims", "latex", "floats", "numpy") if not callable(getattr(self, n))]
+        if (sympy is None) == (excel is None) or (excel is not None and expand is None and derivative is None):
+            missing.append("sympy, or excel with expand or derivative")
+        if missing:  # loud at import: every generator reads every field
+            raise TypeError(f"built-in `{name}` lacks {', '.join(missing)}")
 
     def __repr__(self) -> str:
         return f"Builtin({self.name}({self.signature}))"
