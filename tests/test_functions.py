@@ -461,3 +461,14 @@ def test_every_node_and_operator_of_the_ir_reaches_every_generator():
     from planner.outputs.excel.writer import workbook_bytes
 
     assert workbook_bytes(plan)  # the printer is strict: a node without a method raises
+
+
+def test_a_record_missing_a_field_fails_at_import():
+    from planner.language.functions import Builtin
+
+    with pytest.raises(TypeError, match="lacks numpy"):
+        Builtin("half", ("x",), "x / 2", FUNCTIONS["exp"].dims, lambda sp, a: a[0] / 2, FUNCTIONS["exp"].latex,
+                floats=lambda x: x / 2, numpy=None)
+    with pytest.raises(TypeError, match="excel with expand or derivative"):
+        Builtin("half", ("x",), "x / 2", FUNCTIONS["exp"].dims, None, FUNCTIONS["exp"].latex,
+                floats=lambda x: x / 2, numpy=lambda np, _: np.exp)

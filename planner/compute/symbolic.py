@@ -404,8 +404,8 @@ _OPAQUE: dict = {}
 
 
 def opaque(f) -> type:
-    """The SymPy function of a built-in kept as one node (``pmt``: the workbook writes Excel's own
-    ``PMT``): its value, its derivative and its rewriting as a formula come from the record's
+    """The SymPy function of a built-in kept as one node (so the workbook writes Excel's own function
+    for it): its value, its derivative and its rewriting as a formula come from the record's
     ``expand``; ``record`` names it for the printers and :func:`program`."""
     cls = _OPAQUE.get(f.name)
     if cls is None:

@@ -72,6 +72,11 @@ class Builtin:
         self.interval, self.defaults, self.variadic, self.lazy = interval, defaults, variadic, lazy
         self.fold, self.excel, self.excel_args, self.expand, self.examples = fold, excel, excel_args, expand, examples
         self.derivative, self.reserved = derivative, reserved
+        missing = [n for n in ("dims", "latex", "floats", "numpy") if not callable(getattr(self, n))]
+        if (sympy is None) == (excel is None) or (excel is not None and expand is None and derivative is None):
+            missing.append("sympy, or excel with expand or derivative")
+        if missing:  # loud at import: every generator reads every field
+            raise TypeError(f"built-in `{name}` lacks {', '.join(missing)}")
 
     def __repr__(self) -> str:
         return f"Builtin({self.name}({self.signature}))"
@@ -473,24 +478,27 @@ def _iv_round(v):  # half away from zero, as planner's round: -1.5 -> -2
     return half if v >= 0 else -half
 
 
-def _nan_guard(fn):
-    """A fold of two floats that leaves NaN to numpy (Python's max/min would pick either side)."""
-    def op(a, b):
-        if a != a or b != b:
-            raise ArithmeticError("nan")
-        return fn(a, b)
-    return op
+def _max(a, b):  # NaN is left to numpy (Python's max would pick either side)
+    if a != a or b != b:
+        raise ArithmeticError("nan")
+    return a if a > b else b
+
+
+def _min(a, b):
+    if a != a or b != b:
+        raise ArithmeticError("nan")
+    return a if a < b else b
 
 
 _RECORDS = (
     Builtin("max", ("x", "y", "..."), "the largest of its arguments (all in one dimension)", _same,
             lambda sp, a: sp.Max(*a), _head(r"\max"),
-            floats=_nan_guard(lambda a, b: a if a > b else b), numpy=lambda np, _: np.maximum,
+            floats=_max, numpy=lambda np, _: np.maximum,
             exact=lambda *a: max(a), interval=_iv_max, variadic=True, fold=True,
             examples=(((1, 3, 2), 3), ((-1, -4), -1))),
     Builtin("min", ("x", "y", "..."), "the smallest of its arguments (all in one dimension)", _same,
             lambda sp, a: sp.Min(*a), _head(r"\min"),
-            floats=_nan_guard(lambda a, b: a if a < b else b), numpy=lambda np, _: np.minimum,
+            floats=_min, numpy=lambda np, _: np.minimum,
             exact=lambda *a: min(a), interval=_iv_min, variadic=True, fold=True,
             examples=(((1, 3, 2), 1), ((-1, -4), -4))),
     Builtin("abs", ("x",), "the absolute value, in the argument's unit", _keep,
