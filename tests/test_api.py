@@ -160,7 +160,7 @@ def test_to_pandas(plan):
 
 def test_to_pandas_without_pandas_says_how_to_get_it(plan, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(ImportError, match=r"planner-units\[pandas\]"):
+    with pytest.raises(ImportError, match=r"pip install pandas"):
         plan.eval().to_pandas()
 
 
