@@ -34,7 +34,7 @@ import pytest
 RUNNER = Path(__file__).with_name("fuzz_runner.py")
 SCALE = max(1, int(os.environ.get("PLANNER_FUZZ", "1") or 1))
 BUDGET = {"tokens": 400, "chars": 350, "lines": 350, "grammar": 400, "hypothesis": 20, "cli": 100, "template": 250, "cache": 120,
-          "framing": 40, "prose": 60}
+          "framing": 40, "prose": 40}
 SEEDS = 2  # each kind in two child processes: the machine has two cores
 
 
