@@ -32,6 +32,7 @@ solve n where cost = 60 USD as needed "need <iframe src=javascript:alert(6)></if
     ("``a`<i>`` a span of two", "``a`<i>`` a span of two"),
     ("no span over lines `a\n\n<script>`", "no span over lines \\`a\n\n\\<script\\>\\`"),
     ("\\`<b>`", r"\\`<b>`"),  # the backslash is escaped, so the span is one in Markdown too
+    ("no span over a CR `a\r\r<script>`", "no span over a CR \\`a\r\r\\<script\\>\\`"),
 ])
 def test_text_shows_what_was_written(raw, shown):
     assert text(raw) == shown
@@ -50,6 +51,8 @@ def test_text_shows_what_was_written(raw, shown):
     ("![img](https://example.org/a.png)", r"\![img](https://example.org/a.png)"),  # a link, never an image
     ("[r]\n\n[r]: javascript:x", "\\[r\\]\n\n\\[r\\]: javascript:x"),
     ("*em* and _em_ stay", "*em* and _em_ stay"),
+    ("[[a](https://x.org)](javascript:y)", r"\[[a](https://x.org)\](javascript:y)"),
+    ("[<img src=x onerror=1>](https://x.org)", r"[\<img src=x onerror=1\>](https://x.org)"),
 ])
 def test_markdown_allows_emphasis_code_and_safe_links_only(raw, shown):
     assert markdown(raw) == shown

@@ -34,7 +34,7 @@ from typing import Any, Callable, Optional
 
 # a code span as CommonMark reads it: a backtick run, content on one line, the same run closing it
 # (with GitHub's inline maths around it, $`x^2`$, as planner writes maths in its messages)
-_CODE_SPAN = re.compile(r"(?<!`)(\$)?(`+)(?!`)([^\n]+?)(?<!`)\2(?!`)(?(1)\$|)")
+_CODE_SPAN = re.compile(r"(?<!`)(\$)?(`+)(?!`)([^\r\n]+?)(?<!`)\2(?!`)(?(1)\$|)")
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#~&$])")  # `|` is the business of a table cell (`cell`)
 _SPECIAL_MARKDOWN = re.compile(r"([\\`\[\]<>#~&$])")  # emphasis (`*`, `_`) stays
 _LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^\s()<>]*)\)")
