@@ -103,6 +103,13 @@ def test_a_comment_in_a_question_is_quoted_whole(cli, plan_file):
     assert "- `needed`: ``cost = # `<script>alert(1)</script> 60 USD`` when `n` is **5**." in out
 
 
+def test_simulate_markdown_escapes_the_words_of_a_doc_string(cli, plan_file):
+    path = plan_file('unit USD\nprice = 10 USD to 20 USD\ncheap = price < 15 USD "<script>alert(1)</script> cheap"\n')
+    code, out, err = cli("--no-cache", "simulate", "--format", "markdown", path)
+    assert code == 0, err
+    assert "\\<script\\>alert(1)\\</script\\> cheap in " in out and unsafe_html(out) == []
+
+
 def test_a_dollar_in_a_doc_string_labels_a_plot_as_written(cli, plan_file, tmp_path):
     # mathtext read `$^$` as maths: an internal error in `report` and `build`
     pytest.importorskip("matplotlib")
