@@ -110,6 +110,14 @@ def test_simulate_markdown_escapes_the_words_of_a_doc_string(cli, plan_file):
     assert "\\<script\\>alert(1)\\</script\\> cheap in " in out and unsafe_html(out) == []
 
 
+def test_the_api_s_markdown_for_notebooks_escapes_plan_text():
+    import planner
+
+    plan = planner.loads('title "<script>alert(1)</script> {{x}}"\nx = 2 "<img src=x onerror=alert(1)>"\n', "n.plan")
+    shown = plan._repr_markdown_() + "\n\n" + plan.eval()._repr_markdown_()
+    assert unsafe_html(shown) == [] and "\\<script\\>" in shown and "{x}" in shown
+
+
 def test_a_dollar_in_a_doc_string_labels_a_plot_as_written(cli, plan_file, tmp_path):
     # mathtext read `$^$` as maths: an internal error in `report` and `build`
     pytest.importorskip("matplotlib")
