@@ -39,6 +39,7 @@ from numbers import Number as _Number
 from .compute import evaluation as _evaluation
 from .compute.evaluation import Evaluation, Origin
 from .language.errors import OverrideError, PlanError, UsageError, suggest
+from .language.live import plain
 from .outputs.results import (
     CheckResults,
     CheckRow,
@@ -94,8 +95,8 @@ class Plan:
 
     @property
     def title(self) -> str:
-        """The plan's ``title`` (else its file's name)."""
-        return self._plan.title
+        """The plan's ``title`` (else its file's name), as text: ``{{`` is one brace, a live value as written."""
+        return plain(self._plan.title)
 
     @property
     def path(self) -> str:
@@ -214,7 +215,7 @@ class Plan:
             q = self.quantities[n]
             rows.append(QuantityRow(
                 name=n, kind="input" if q.is_input else "derived", unit=q.unit_text,
-                values={ev.label: ev.display(n) for ev in evaluations}, doc=q.doc, tags=q.tags,
+                values={ev.label: ev.display(n) for ev in evaluations}, doc=plain(q.doc), tags=q.tags,
                 formula=q.formula,
                 overridden=q.is_input and any(ev.origins[n].description != "the plan" for ev in evaluations)))
         text = f"{self.title}\n\n{eval_table(plan, evaluations, names)}"
@@ -376,11 +377,13 @@ API = ("title", "path", "quantities", "scenario_names", "files", "eval", "check"
 
 
 def _plan_markdown(plan) -> str:
-    lines = [f"**{plan.title}** ({plan.path})", "", plan._facts(), "",
+    from .outputs.markup import text  # the report's escaping rule: a notebook renders raw HTML too
+
+    lines = [f"**{text(plan.title)}** ({text(plan.path)})", "", text(plan._facts()), "",
              "| quantity | kind | unit | description |", "|---|---|---|---|"]
     for n in plan.display_order():
         q = plan.quantities[n]
-        doc = (q.doc or "").replace("|", "\\|")
+        doc = text(" ".join((plain(q.doc) or "").split())).replace("|", "\\|")
         lines.append(f"| `{n}` | {'input' if q.is_input else 'derived'} | {q.unit_text} | {doc} |")
     return "\n".join(lines)
 

@@ -32,6 +32,7 @@ solve n where cost = 60 USD as needed "need <iframe src=javascript:alert(6)></if
     ("``a`<i>`` a span of two", "``a`<i>`` a span of two"),
     ("no span over lines `a\n\n<script>`", "no span over lines \\`a\n\n\\<script\\>\\`"),
     ("\\`<b>`", r"\\`<b>`"),  # the backslash is escaped, so the span is one in Markdown too
+    ("no span over a CR `a\r\r<script>`", "no span over a CR \\`a\r\r\\<script\\>\\`"),
 ])
 def test_text_shows_what_was_written(raw, shown):
     assert text(raw) == shown
@@ -50,6 +51,8 @@ def test_text_shows_what_was_written(raw, shown):
     ("![img](https://example.org/a.png)", r"\![img](https://example.org/a.png)"),  # a link, never an image
     ("[r]\n\n[r]: javascript:x", "\\[r\\]\n\n\\[r\\]: javascript:x"),
     ("*em* and _em_ stay", "*em* and _em_ stay"),
+    ("[[a](https://x.org)](javascript:y)", r"\[[a](https://x.org)\](javascript:y)"),
+    ("[<img src=x onerror=1>](https://x.org)", r"[\<img src=x onerror=1\>](https://x.org)"),
 ])
 def test_markdown_allows_emphasis_code_and_safe_links_only(raw, shown):
     assert markdown(raw) == shown
@@ -98,6 +101,21 @@ def test_a_comment_in_a_question_is_quoted_whole(cli, plan_file):
     assert code == 0, err
     assert unsafe_html(out) == []
     assert "- `needed`: ``cost = # `<script>alert(1)</script> 60 USD`` when `n` is **5**." in out
+
+
+def test_simulate_markdown_escapes_the_words_of_a_doc_string(cli, plan_file):
+    path = plan_file('unit USD\nprice = 10 USD to 20 USD\ncheap = price < 15 USD "<script>alert(1)</script> cheap"\n')
+    code, out, err = cli("--no-cache", "simulate", "--format", "markdown", path)
+    assert code == 0, err
+    assert "\\<script\\>alert(1)\\</script\\> cheap in " in out and unsafe_html(out) == []
+
+
+def test_the_api_s_markdown_for_notebooks_escapes_plan_text():
+    import planner
+
+    plan = planner.loads('title "<script>alert(1)</script> {{x}}"\nx = 2 "<img src=x onerror=alert(1)>"\n', "n.plan")
+    shown = plan._repr_markdown_() + "\n\n" + plan.eval()._repr_markdown_()
+    assert unsafe_html(shown) == [] and "\\<script\\>" in shown and "{x}" in shown
 
 
 def test_a_dollar_in_a_doc_string_labels_a_plot_as_written(cli, plan_file, tmp_path):

@@ -159,7 +159,7 @@ def test_cli(cli):
     code, out, _ = cli("sensitivity", TOKEN_COST, "batch_step_bound", "-s", "all", "--format", "json")
     assert code == 0
     data = json.loads(out)
-    assert [r["scenario"] for r in data["results"]] == ["bf16", "fp8_e4m3", "int4_g128"]
+    assert [r["scenario"] for r in data["results"]] == ["base", "bf16", "fp8_e4m3", "int4_g128"]
     code, out, _ = cli("sensitivity", TOKEN_COST, "speedup", "--set", "alpha=0.6", "--format", "csv")
     assert code == 0 and out.startswith("quantity,scenario,input")
     code, _, err = cli("sensitivity", TOKEN_COST, "spedup")

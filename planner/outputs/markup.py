@@ -34,7 +34,7 @@ from typing import Any, Callable, Optional
 
 # a code span as CommonMark reads it: a backtick run, content on one line, the same run closing it
 # (with GitHub's inline maths around it, $`x^2`$, as planner writes maths in its messages)
-_CODE_SPAN = re.compile(r"(?<!`)(\$)?(`+)(?!`)([^\n]+?)(?<!`)\2(?!`)(?(1)\$|)")
+_CODE_SPAN = re.compile(r"(?<!`)(\$)?(`+)(?!`)([^\r\n]+?)(?<!`)\2(?!`)(?(1)\$|)")
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#~&$])")  # `|` is the business of a table cell (`cell`)
 _SPECIAL_MARKDOWN = re.compile(r"([\\`\[\]<>#~&$])")  # emphasis (`*`, `_`) stays
 _LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^\s()<>]*)\)")
@@ -110,19 +110,22 @@ def prose(value: Optional[str], figure: Optional[Callable[[Any], str]] = None, *
     if figure is None:
         return rule(plain(value))
     parts = scan(value)[0]
-    lives = [p for p in parts if not isinstance(p, str)]
-    if not lives:
+    if all(isinstance(p, str) for p in parts):
         return rule("".join(parts))
-    free = (chr(c) for c in range(0xE000, 0xF900) if chr(c) not in value)  # private-use marks, one a value
-    marks: dict[str, str] = {}
+    used = set(value)
+    free = (chr(c) for c in range(0xE000, 0xF900) if chr(c) not in used)  # private-use marks
+    marks: dict[tuple, str] = {}  # one mark per live value, however often the text says it
+    shown: dict[str, str] = {}  # mark -> the figure
     joined = []
     for p in parts:
         if isinstance(p, str):
             joined.append(p)
             continue
-        mark = next(free, None)
-        if mark is None:  # more live values than marks: each piece on its own
-            return "".join(rule(p) if isinstance(p, str) else figure(p) for p in parts)
-        marks[mark] = figure(p)
-        joined.append(mark)
-    return rule("".join(joined)).translate({ord(mark): shown for mark, shown in marks.items()})
+        key = (p.name, p.unit)
+        if key not in marks:
+            mark = next(free, None)
+            if mark is None:  # more distinct live values than marks: each piece on its own
+                return "".join(rule(p) if isinstance(p, str) else figure(p) for p in parts)
+            marks[key], shown[mark] = mark, figure(p)
+        joined.append(marks[key])
+    return rule("".join(joined)).translate({ord(mark): figure_text for mark, figure_text in shown.items()})

@@ -300,9 +300,12 @@ class _Rows:
 
 
 def markdown_table(headers: list[str], rows: list[list[str]], title: str = "") -> str:
-    """A GitHub-style Markdown table (cells' `|` escaped)."""
+    """A GitHub-style Markdown table: each cell plain text by the report's escaping rule
+    (:func:`planner.outputs.markup.text`), `|` escaped, on one line."""
+    from .markup import text
+
     def cell(x: str) -> str:
-        return str(x).replace("|", "\\|").replace("\n", " ")
+        return text(str(x)).replace("|", "\\|").replace("\n", " ")
 
     out = [f"**{cell(title)}**", ""] if title else []
     out.append("| " + " | ".join(cell(h) for h in headers) + " |")

@@ -57,8 +57,9 @@ def _never_lines(sim: Simulation, names: Sequence[str]) -> list[str]:
     return out
 
 
-def _flag_lines(sim: Simulation, flags: Sequence[str]) -> list[str]:
-    """Each true/false quantity as a share of samples, in its doc string's words."""
+def _flag_lines(sim: Simulation, flags: Sequence[str], words_as=lambda words: words) -> list[str]:
+    """Each true/false quantity as a share of samples, in its doc string's words (``words_as``: how the
+    output writes the plan's text; Markdown escapes it, :func:`planner.outputs.markup.text`)."""
     out = []
     for n in flags:
         q = sim.plan.model.quantities[n]
@@ -66,7 +67,7 @@ def _flag_lines(sim: Simulation, flags: Sequence[str]) -> list[str]:
 
         words = (plain(q.doc) or "").strip().split("\n")[0] or n
         share = float(np.mean(sim.column(n).astype(float)))
-        out.append(f"{words[:1].upper() + words[1:]} in {share:.2%} of samples ({n})")
+        out.append(f"{words_as(words[:1].upper() + words[1:])} in {share:.2%} of samples ({n})")
     return out
 
 
@@ -110,7 +111,9 @@ def markdown(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequ
     parts = []
     for sim in sims:
         block = [f"## {_header(sim)}", "", markdown_table(_rows(sim, names, percentiles), headers, align)]
-        block += ["\n" + line for line in _never_lines(sim, names) + _flag_lines(sim, flags)]
+        from .markup import text as escaped
+
+        block += ["\n" + line for line in _never_lines(sim, names) + _flag_lines(sim, flags, escaped)]
         block += [f"\nP({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}" for label, cond in probabilities]
         parts.append("\n".join(block))
     return "\n\n".join(parts)
