@@ -459,7 +459,8 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
                 for f in nevers:
                     never |= np.isnan(sim.column(f).astype(float))
                 if nevers and not (~finite & ~never).any():
-                    err = _never_error(plan, sim, name, nevers, never)
+                    err = never_error(plan, name, nevers, int(np.count_nonzero(never)), n,
+                                      _sample_text(plan, sim, int(np.flatnonzero(never)[0])))
                 else:
                     bad = int(np.count_nonzero(~finite & ~never))
                     i = int(np.flatnonzero(~finite & ~never)[0])
@@ -478,19 +479,31 @@ def _sample_text(plan: Plan, sim: Simulation, i: int) -> str:
                      for u in sim.uncertain)
 
 
-def _never_error(plan: Plan, sim: Simulation, name: str, nevers: dict[str, float], never: np.ndarray) -> PlanError:
-    """``name`` has no value where a ``first(...)`` it uses is never: that reason, as ``planner eval`` gives
-    it for one sample (error[never]), with how many samples and the first of them."""
+def firsts_used(plan: Plan, name: str) -> list[str]:
+    """The ``first(...)`` quantities ``name``'s formula uses, directly or through others (sorted)."""
+    quantities = plan.model.quantities
+    seen, stack = set(), list(quantities[name].deps)
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            stack.extend(quantities[n].deps)
+    return sorted(n for n in seen if is_first(quantities[n].definition.expr))
+
+
+def never_error(plan: Plan, name: str, nevers: dict[str, float], bad: int, samples: int, at: str) -> PlanError:
+    """``name`` has no value in ``bad`` samples, where a ``first(...)`` it uses (``nevers``: each with its
+    share of never) finds nothing: that reason, as ``planner eval`` gives it for one sample (error[never]),
+    with the first such sample's inputs (``at``). The in-memory run and the chunked one both say it."""
     from ..language.errors import NeverError
 
     quantities = plan.model.quantities
-    bad, first = int(np.count_nonzero(never)), int(np.flatnonzero(never)[0])
     which = ", ".join(f"`{f}` (never in {share:.1%} of samples)" for f, share in nevers.items())
     f = next(iter(nevers))
     expr = quantities[f].definition.expr
     return NeverError(
-        f"`{name}` has no value in {bad:,} of {sim.samples:,} samples: it uses {which}, a `first(...)` that "
-        f"finds nothing there (the first at {_sample_text(plan, sim, first)})",
+        f"`{name}` has no value in {bad:,} of {samples:,} samples: it uses {which}, a `first(...)` that "
+        f"finds nothing there (the first at {at})",
         quantities[name].definition.span, label="uses a never",
         labels=[Label(expr.span, f"`{expr.body.span.flat}` holds for no `{expr.var}` there")],
         hint=f"make `{f}` find a value in every sample (a longer range, narrower distributions), or ask about "
