@@ -252,6 +252,8 @@ DIST_NUMBERS = ["0", "-0", "1", "-1", "0.5", "2.5", "7", "100", "-100", "1e-320"
                 "nan", "inf", "-inf", "NaN", "1e", ".5", "1_000", "1e+400", "(1)", "-(-2)", "x", "1/0"]
 DIST_UNITS = ["", "", "", " %", " ms", " GB", " s", " TB/s"]
 DIST_FAMILIES = {"normal": 2, "lognormal": 2, "uniform": 2, "triangular": 3, "pert": 3, "discrete": 0, "to": 2}
+DIST_CONSTRAINTS = ["", "", "", " where x >= 0", " where 0 <= x <= 1", " where integer", " where x <= 100",
+                    " where x > 1e-300", " where integer, x >= 0"]
 DIST_WEIGHTS = ["50%", "0.5", "30%", "70%", "20%", "100%", "0", "-50%", "1e-320", "1e400", "nan", "0.25"]
 
 
@@ -272,8 +274,9 @@ def distribution_cases(seed: int, count: int):
     @given(st.sampled_from(sorted(DIST_FAMILIES)), st.lists(number, min_size=2, max_size=3),
            st.lists(st.tuples(number, st.sampled_from(DIST_WEIGHTS)), min_size=1, max_size=3),
            st.sampled_from(DIST_UNITS), st.booleans(), st.one_of(st.none(), number),
-           st.sampled_from(["lhs", "random", "counter"]), st.integers(0, 2 ** 70), st.booleans())
-    def draw(family, numbers, pairs, unit, mixed, point, method, seed, ordered):
+           st.sampled_from(["lhs", "random", "counter"]), st.integers(0, 2 ** 70), st.booleans(),
+           st.sampled_from(DIST_CONSTRAINTS))
+    def draw(family, numbers, pairs, unit, mixed, point, method, seed, ordered, constraint):
         if ordered:  # low to high, weights that add to 100%: more of the cases that load reach the sampler
             try:
                 numbers = sorted(numbers, key=float)
@@ -293,7 +296,7 @@ def distribution_cases(seed: int, count: int):
             params = (numbers * 2)[:DIST_FAMILIES[family]]
             dist = f"{family}(" + ", ".join(lit(i, n) for i, n in enumerate(params)) + ")"
         head = f"{point}{unit} ~ " if point is not None else ""
-        out.append({"plan": f"x = {head}{dist}\ny = x * 2\n", "method": method, "seed": seed})
+        out.append({"plan": f"x = {head}{dist}{constraint}\ny = x * 2\n", "method": method, "seed": seed})
 
     hseed(seed)(draw)()
     yield from out[:count]
@@ -304,7 +307,8 @@ def run_distribution(case: dict, workdir: Path) -> None:
     and eval and simulate accept the same declarations (simulate refuses no distribution that loads, for
     its parameters: only for what its samples do, such as a value past a float's range)."""
     import planner
-    from planner.language.errors import DistributionError, EvaluationError, PlanError, UnitError, render
+    from planner.language.errors import (ConstraintError, DistributionError, EvaluationError, PlanError, UnitError,
+                                         render)
     from planner.questions import simulate
 
     try:
@@ -317,7 +321,7 @@ def run_distribution(case: dict, workdir: Path) -> None:
     try:
         (sim,) = simulate.run(plan, samples=20, seed=case["seed"], method=case["method"])
         sim.stats("x"), sim.stats("y")
-    except (DistributionError, EvaluationError, UnitError) as err:
+    except (ConstraintError, DistributionError, EvaluationError, UnitError) as err:
         raise AssertionError(f"eval accepts what simulate refuses: {err.message}") from None
     except PlanError as err:
         assert err.span is not None, f"no location: {err.message}"

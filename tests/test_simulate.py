@@ -690,6 +690,11 @@ def test_a_quantity_using_a_first_that_is_never_in_some_samples_says_so(plan_fil
     assert "never.plan:6:1: error[never]: `years` has no value in " in err, err
     assert "it uses `payback` (never in " in err and "divides by zero" not in err, err
     assert "`saving * m >= price` holds for no `m` there" in err and "Traceback" not in err
+    # the chunked run (--dask) says the same, over the same samples as the in-memory --method random
+    pytest.importorskip("dask")
+    memory = cli("simulate", path, "--samples", "200", "--method", "random")[2]
+    chunked = cli("simulate", path, "--samples", "200", "--dask")[2]
+    assert "error[never]: `years` has no value in " in chunked and chunked == memory, (chunked, memory)
 
 
 def _wide_plan(plan_file, quantities=81):

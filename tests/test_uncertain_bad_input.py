@@ -144,3 +144,34 @@ def test_sample_counts_and_seeds_may_be_written_as_plan_numbers_are(plan_file, c
     path = plan_file("x = 1 to 2\n")
     assert cli("simulate", path, "--samples", "2e3", "--seed", "1e3", "--format", "json")[1] == \
         cli("simulate", path, "--samples", "2000", "--seed", "1000", "--format", "json")[1]
+
+
+# What a distribution may be, given its input's constraints: one check as the plan loads, so eval refuses
+# what simulate refuses (eval used to print the point value of each of these).
+AGAINST_CONSTRAINTS = {
+    "an integer input that is uncertain": ("x = 1 to 2 where integer\n", "1:5: error[distribution]",
+                                           "`x` is an integer, and an uncertain input takes any value"),
+    "a uniform past its constraint": ("x = 2 ~ uniform(1, 4) where x <= 3\n", "1:29: error[constraint]",
+                                      "`x` = uniform(1, 4) reaches 4, outside what its constraint allows"),
+    "a normal mostly outside": ("x = 2 ~ normal(0, 1) where x >= 0\n", "1:28: error[constraint]",
+                                "`x` = normal(0, 1) puts 50.0% of its values outside what its constraint allows"),
+    "a discrete value past its constraint": ("x = discrete(8, 30%, 16, 70%) where x <= 10\n",
+                                             "1:37: error[constraint]", "reaches 16, outside"),
+}
+
+
+@pytest.mark.parametrize("command", ["eval", "simulate"])
+@pytest.mark.parametrize("name", list(AGAINST_CONSTRAINTS))
+def test_eval_and_simulate_refuse_a_distribution_its_constraints_do_not_allow(name, command, plan_file, cli):
+    text, where, needle = AGAINST_CONSTRAINTS[name]
+    path = plan_file(text + "y = x * 2\n", "bad.plan")
+    code, out, err = cli(command, path, *(["--samples", "50"] if command == "simulate" else []))
+    assert code == 2, (out, err)
+    assert f"bad.plan:{where}: " in err and needle in err and "help:" in err and "Traceback" not in err, err
+
+
+def test_a_discrete_integer_input_and_a_truncated_range_still_load(plan_file, cli):
+    path = plan_file("g = discrete(8, 30%, 16, 70%) where integer, g <= 16\nu = 40% to 70% where 0 <= u <= 1\n")
+    for command in ("eval", "simulate"):
+        code, out, err = cli(command, path)
+        assert code == 0, err

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Iterable, Optional
 
-from . import ir
+from . import ir, uncertain
 from .aggregates import Ranges
 from .functions import FUNCTIONS
 from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
@@ -133,6 +133,13 @@ class Analyzer:
         self.sink.raise_if_any()
         for q in quantities.values():
             self._constraints(q, quantities)
+        for q in quantities.values():  # an uncertain input's distribution inside its constraints, for every question
+            if q.is_input and q.definition.uncertain is not None and not q.is_bool:
+                try:
+                    uncertain.domain(q, [float(self.typer.type(p, {}, self.types.get).const)
+                                         for p in q.definition.uncertain.params])
+                except PlanError as err:
+                    self.sink.add(err)
         scenarios, axes = self._scenarios(statements, quantities)
         model = Model(
             plan=self.plan, quantities=quantities, order=order, functions=self.functions,

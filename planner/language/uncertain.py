@@ -322,6 +322,76 @@ def _scaled_median(kind: str, values: list[Fraction]) -> Fraction:
         return values[-1]
 
 
+def log_params(kind: str, params) -> tuple[float, float]:
+    """(mu, sigma) of the logarithm of a lognormal: ``range`` (P5, P95) or ``lognormal`` (mean, sd)."""
+    if kind == RANGE:
+        low, high = params
+        return (math.log(low) + math.log(high)) / 2, (math.log(high) - math.log(low)) / (2 * Z95)
+    mean, sd = params
+    r = sd / mean
+    # log(1 + r^2); for r past 1e150 (r^2 overflows) the same as 2 log r + log(1 + 1/r^2)
+    s2 = math.log1p(r ** 2) if r < 1e150 else 2 * (math.log(sd) - math.log(mean)) + math.log1p((mean / sd) ** 2)
+    return math.log(mean) - s2 / 2, math.sqrt(s2)
+
+
+UNBOUNDED = (RANGE, "lognormal", "normal")  # the kinds without finite ends (a constraint truncates them)
+MAX_CUT = 0.05  # the share of an unbounded distribution its input's domain may cut off at either end
+
+
+def unbounded_cdf(kind: str, params, x: float) -> float:
+    """P(value <= x) of a range, a lognormal or a normal (``params`` and ``x`` in base units)."""
+    if kind == "normal":
+        mean, sd = params
+        return 0.5 * math.erfc(-(x - mean) / (sd * math.sqrt(2)))
+    if x <= 0:
+        return 0.0
+    if math.isinf(x):
+        return 1.0
+    mu, sigma = log_params(kind, params)
+    return 0.5 * math.erfc(-(math.log(x) - mu) / (sigma * math.sqrt(2)))
+
+
+def domain(q, params: list[float]) -> tuple[float, float]:
+    """The part of input ``q``'s distribution (``params`` in base units) its constraints keep, as
+    probabilities: an unbounded one (a range, a normal, a lognormal) is truncated there, unless that cuts
+    off more than 5% at an end (then the 90% interval itself breaks the constraint); a bounded one must
+    lie inside; an `integer` input cannot be uncertain, but for a `discrete` of whole numbers. A located
+    error otherwise: checked as the plan loads, so every question refuses what the simulation would."""
+    from .errors import ConstraintError, Label
+
+    d = q.definition.uncertain
+    if q.integer and not (d.kind == DISCRETE and all(float(v).is_integer() for v in params[::2])):
+        c = next(c for c in q.definition.constraints if c.kind == "integer")
+        raise DistributionError(f"`{q.name}` is an integer, and an uncertain input takes any value in its range",
+                                d.span, label="uncertain", labels=[Label(c.span, "integer")],
+                                hint=f"drop `integer`, or give `{q.name}` one value")
+    lo = -math.inf if q.lower is None else float(q.lower.value)
+    hi = math.inf if q.upper is None else float(q.upper.value)
+    constraint = next((c for c in q.definition.constraints if c.kind == "condition"), None)
+    where = constraint.span if constraint is not None else q.definition.span
+    if d.kind not in UNBOUNDED:
+        ends = list(zip(params[::2], d.params[::2])) if d.kind == DISCRETE else [(params[0], d.params[0]),
+                                                                                 (params[-1], d.params[-1])]
+        (low, low_text), (high, high_text) = min(ends, key=lambda e: e[0]), max(ends, key=lambda e: e[0])
+        if low < lo or high > hi:
+            raise ConstraintError(
+                f"`{q.name}` = {d.span.flat} reaches {(low_text if low < lo else high_text).span.flat}, outside "
+                "what its constraint allows", where, label="this constraint", labels=[Label(d.span, describe(d))],
+                hint="keep the distribution's ends inside the constraint")
+        return (0.0, 1.0)
+    low, high = (0.0 if d.kind != "normal" else -math.inf), math.inf
+    f_lo = unbounded_cdf(d.kind, params, lo) if lo > low else 0.0
+    f_hi = unbounded_cdf(d.kind, params, hi) if hi < high else 1.0
+    if f_lo > MAX_CUT or 1 - f_hi > MAX_CUT:
+        cut = f_lo if f_lo > MAX_CUT else 1 - f_hi
+        raise ConstraintError(
+            f"`{q.name}` = {d.span.flat} puts {cut:.1%} of its values outside what its constraint allows",
+            where, label="this constraint", labels=[Label(d.span, describe(d))],
+            hint="narrow the distribution (at most 5% may fall outside, and is cut off), or use a bounded one: "
+                 "uniform(low, high), triangular(low, mode, high)")
+    return (f_lo, f_hi)
+
+
 def _make_discrete(params: list[ir.Expr], point: Optional[ir.Expr], span: Span) -> tuple[ir.Expr, ir.Distribution]:
     """``discrete(v1, w1, v2, w2, ...)``: values in one unit, weights above 0 (plain or %) that add to 1;
     its point value, unless written, is its median (one of its values, as written)."""

@@ -656,7 +656,15 @@ def _refuse(plan, scenario, samples, inputs, broken, infinite, values, run) -> N
             raise err
     for name, bad in infinite.items():
         if bad:
-            first = int(run.compute((~np.isfinite(values[name])).data.argmax(), what="the first sample")[0])
+            missing = ~np.isfinite(values[name])
+            firsts = [f for f in simulate.firsts_used(plan, name) if f in values]
+            never = None
+            for f in firsts:  # where a `first(...)` it uses finds nothing, it has no value: said so
+                never = np.isnan(values[f]) if never is None else never | np.isnan(values[f])
+            other = 0 if never is None else int(run.compute((missing & ~never).sum(), what="the samples")[0])
+            if never is not None and not other:
+                missing = never
+            first = int(run.compute(missing.data.argmax(), what="the first sample")[0])
             shown = []
             for u in inputs:
                 if u in values:
@@ -665,10 +673,16 @@ def _refuse(plan, scenario, samples, inputs, broken, infinite, values, run) -> N
                     shown.append(f"{u} = {format_value(value, uq.unit_text)}")
             at = ", ".join(shown)
             q = plan.model.quantities[name]
-            err = PlanError(f"`{name}` has no finite value in {bad:,} of {samples:,} samples (the first at {at})",
-                            q.definition.span, label="not finite there",
-                            hint="a formula divides by zero or leaves its domain where the distributions reach; "
-                                 "narrow them or bound them")
+            if never is not None and not other:
+                shares = run.compute(*[np.isnan(values[f]).mean() for f in firsts], what="the shares of never")
+                nevers = {f: float(v) for f, v in zip(firsts, shares) if float(v) > 0}
+                err = simulate.never_error(plan, name, nevers, int(run.compute(never.sum(), what="the samples")[0]),
+                                           samples, at)
+            else:
+                err = PlanError(f"`{name}` has no finite value in {bad:,} of {samples:,} samples (the first at {at})",
+                                q.definition.span, label="not finite there",
+                                hint="a formula divides by zero or leaves its domain where the distributions reach; "
+                                     "narrow them or bound them")
             if scenario is not None:
                 err.notes.append(f"in scenario `{scenario}`")
             raise err

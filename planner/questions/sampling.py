@@ -20,6 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..language.uncertain import log_params, unbounded_cdf
+
 Z95 = 1.6448536269514722  # the standard normal's 95th percentile
 
 
@@ -283,30 +285,13 @@ def correlated_scores(z: Sequence[np.ndarray], factor: Sequence[Sequence[float]]
     return out
 
 
-def _log_params(kind: str, params: Sequence[float]) -> tuple[float, float]:
-    """(mu, sigma) of the logarithm of a lognormal: ``range`` (P5, P95) or ``lognormal`` (mean, sd)."""
-    if kind == "range":
-        low, high = params
-        return (math.log(low) + math.log(high)) / 2, (math.log(high) - math.log(low)) / (2 * Z95)
-    mean, sd = params
-    r = sd / mean
-    # log(1 + r^2); for r past 1e150 (r^2 overflows) the same as 2 log r + log(1 + 1/r^2)
-    s2 = math.log1p(r ** 2) if r < 1e150 else 2 * (math.log(sd) - math.log(mean)) + math.log1p((mean / sd) ** 2)
-    return math.log(mean) - s2 / 2, math.sqrt(s2)
+_log_params = log_params  # (mu, sigma) of a lognormal's logarithm: planner.language.uncertain.log_params
 
 
 def cdf(kind: str, params: Sequence[float], x: float) -> float:
     """P(value <= x) for one number ``x`` (base units)."""
-    if kind in ("range", "lognormal"):
-        if x <= 0:
-            return 0.0
-        if math.isinf(x):
-            return 1.0
-        mu, sigma = _log_params(kind, params)
-        return 0.5 * math.erfc(-(math.log(x) - mu) / (sigma * math.sqrt(2)))
-    if kind == "normal":
-        mean, sd = params
-        return 0.5 * math.erfc(-(x - mean) / (sd * math.sqrt(2)))
+    if kind in NORMAL_FAMILY:
+        return unbounded_cdf(kind, params, x)
     if kind == "uniform":
         low, high = params
         return min(1.0, max(0.0, (x - low) / (high - low)))

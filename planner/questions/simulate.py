@@ -31,7 +31,7 @@ from ..language.graph import cone
 from ..language.literals import magnitude_problem
 from ..language.dims import dim_text
 from ..language.model import Type, whole_numbers
-from ..language.uncertain import DISCRETE, describe, percentile_level
+from ..language.uncertain import DISCRETE, describe, domain, percentile_level
 from ..language.units import DIMENSIONLESS
 from . import sampling
 from .checks import CheckResult
@@ -73,12 +73,6 @@ def _uncertain_inputs(plan: Plan) -> dict[str, UncertainInput]:
         d = q.definition.uncertain
         if d is None:
             continue
-        if q.integer and not (d.kind == DISCRETE and all(float(plan.analyzer.infer_strict(v).const).is_integer()
-                                                         for v in d.values)):
-            c = next(c for c in q.definition.constraints if c.kind == "integer")
-            raise DistributionError(f"`{name}` is an integer, and an uncertain input takes any value in its range",
-                                    d.span, label="uncertain", labels=[Label(c.span, "integer")],
-                                    hint=f"drop `integer`, or give `{name}` one value")
         params = []
         for i, p in enumerate(d.params):
             t = plan.analyzer.infer_strict(p)
@@ -90,46 +84,11 @@ def _uncertain_inputs(plan: Plan) -> dict[str, UncertainInput]:
                                 p.span, label="another unit", labels=[Label(q.definition.expr.span, "point value")],
                                 hint="write the point value and the distribution in units of one dimension")
             params.append(float(t.const))
+        within = domain(q, params)  # (checked as the plan loaded: the part its constraints keep)
         if d.kind == DISCRETE:  # in rising order of value: the inverse CDF rises, as LHS and a copula need
             params = [x for pair in sorted(zip(params[::2], params[1::2]), key=lambda vw: vw[0]) for x in pair]
-        out[name] = UncertainInput(name, d.kind, tuple(params), d, _within(q, d, params))
+        out[name] = UncertainInput(name, d.kind, tuple(params), d, within)
     return out
-
-
-MAX_CUT = 0.05  # the share of an unbounded distribution its input's domain may cut off at either end
-
-
-def _within(q, d: ir.Distribution, params: list[float]) -> tuple[float, float]:
-    """The part of a distribution the input's constraints keep (``0 <= utilisation <= 1``): an unbounded
-    one (a range, a normal, a lognormal) is truncated there, unless that cuts off more than 5% at an end
-    (then the 90% interval itself breaks the constraint); a bounded one must lie inside."""
-    lo = -math.inf if q.lower is None else float(q.lower.value)
-    hi = math.inf if q.upper is None else float(q.upper.value)
-    low, high = sampling.support(d.kind, params)
-    constraint = next((c for c in q.definition.constraints if c.kind == "condition"), None)
-    where = constraint.span if constraint is not None else q.definition.span
-    scale = float(q.display.scale)
-
-    def shown(v: float) -> str:
-        return format_value(v / scale, q.unit_text)
-
-    if d.kind in sampling.BOUNDED:
-        if low < lo or high > hi:
-            raise ConstraintError(
-                f"`{q.name}` = {d.span.flat} reaches {shown(low if low < lo else high)}, outside what its constraint "
-                "allows", where, label="this constraint", labels=[Label(d.span, describe(d))],
-                hint="keep the distribution's ends inside the constraint")
-        return (0.0, 1.0)
-    f_lo = sampling.cdf(d.kind, params, lo) if lo > low else 0.0
-    f_hi = sampling.cdf(d.kind, params, hi) if hi < high else 1.0
-    if f_lo > MAX_CUT or 1 - f_hi > MAX_CUT:
-        cut = f_lo if f_lo > MAX_CUT else 1 - f_hi
-        raise ConstraintError(
-            f"`{q.name}` = {d.span.flat} puts {cut:.1%} of its values outside what its constraint allows",
-            where, label="this constraint", labels=[Label(d.span, describe(d))],
-            hint="narrow the distribution (at most 5% may fall outside, and is cut off), or use a bounded one: "
-                 "uniform(low, high), triangular(low, mode, high)")
-    return (f_lo, f_hi)
 
 
 def draw(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str = "lhs",
@@ -500,7 +459,8 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
                 for f in nevers:
                     never |= np.isnan(sim.column(f).astype(float))
                 if nevers and not (~finite & ~never).any():
-                    err = _never_error(plan, sim, name, nevers, never)
+                    err = never_error(plan, name, nevers, int(np.count_nonzero(never)), n,
+                                      _sample_text(plan, sim, int(np.flatnonzero(never)[0])))
                 else:
                     bad = int(np.count_nonzero(~finite & ~never))
                     i = int(np.flatnonzero(~finite & ~never)[0])
@@ -519,19 +479,31 @@ def _sample_text(plan: Plan, sim: Simulation, i: int) -> str:
                      for u in sim.uncertain)
 
 
-def _never_error(plan: Plan, sim: Simulation, name: str, nevers: dict[str, float], never: np.ndarray) -> PlanError:
-    """``name`` has no value where a ``first(...)`` it uses is never: that reason, as ``planner eval`` gives
-    it for one sample (error[never]), with how many samples and the first of them."""
+def firsts_used(plan: Plan, name: str) -> list[str]:
+    """The ``first(...)`` quantities ``name``'s formula uses, directly or through others (sorted)."""
+    quantities = plan.model.quantities
+    seen, stack = set(), list(quantities[name].deps)
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            stack.extend(quantities[n].deps)
+    return sorted(n for n in seen if is_first(quantities[n].definition.expr))
+
+
+def never_error(plan: Plan, name: str, nevers: dict[str, float], bad: int, samples: int, at: str) -> PlanError:
+    """``name`` has no value in ``bad`` samples, where a ``first(...)`` it uses (``nevers``: each with its
+    share of never) finds nothing: that reason, as ``planner eval`` gives it for one sample (error[never]),
+    with the first such sample's inputs (``at``). The in-memory run and the chunked one both say it."""
     from ..language.errors import NeverError
 
     quantities = plan.model.quantities
-    bad, first = int(np.count_nonzero(never)), int(np.flatnonzero(never)[0])
     which = ", ".join(f"`{f}` (never in {share:.1%} of samples)" for f, share in nevers.items())
     f = next(iter(nevers))
     expr = quantities[f].definition.expr
     return NeverError(
-        f"`{name}` has no value in {bad:,} of {sim.samples:,} samples: it uses {which}, a `first(...)` that "
-        f"finds nothing there (the first at {_sample_text(plan, sim, first)})",
+        f"`{name}` has no value in {bad:,} of {samples:,} samples: it uses {which}, a `first(...)` that "
+        f"finds nothing there (the first at {at})",
         quantities[name].definition.span, label="uses a never",
         labels=[Label(expr.span, f"`{expr.body.span.flat}` holds for no `{expr.var}` there")],
         hint=f"make `{f}` find a value in every sample (a longer range, narrower distributions), or ask about "
