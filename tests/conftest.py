@@ -11,6 +11,9 @@ import pytest
 # The compiled-plan cache of the command line (planner.compute.cache) lives in a folder of the test
 # run's own, never the user's; subprocesses inherit it.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="planner-test-cache-")
+# pytest-xdist's workers run with COLUMNS=80, which the command line reads as the table width: the tests
+# see what a pipe sees (no width) unless a test sets one, as in a single process.
+os.environ.pop("COLUMNS", None)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHEETS = ROOT / "sheets"
