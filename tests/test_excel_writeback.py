@@ -9,6 +9,7 @@ plan must evaluate to what the recalculated workbook shows.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import openpyxl
@@ -383,3 +384,42 @@ def test_what_is_not_a_regular_file_is_refused_without_waiting(tmp_path, capsys,
     worker.join(30)
     assert codes == [2], "import waited on it"
     assert "not a regular file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("typed, says", [
+    ("6,5", "a decimal comma"),      # 6.5 typed in a comma locale: never 65
+    ("1,80", "a decimal comma"),
+    ("12,34,567", "a decimal comma"),  # commas that group nothing
+])
+def test_a_decimal_comma_is_refused_never_read_as_a_larger_number(tmp_path, capsys, typed, says):
+    """A new user typed `6,5%` (a decimal comma) and import read 65 %: a comma counts only between
+    groups of three digits (`1,800`); anything else is refused, saying how to write it."""
+    plan_path, book = _typed(tmp_path, {("Inputs", "rent_rate"): typed})
+    err = _refused(plan_path, book, capsys)[0]
+    assert "Inputs!" in err and "`rent_rate`" in err and says in err and "6.5, not 6,5" in err, err
+
+
+def test_grouping_commas_still_read(tmp_path, capsys):
+    from planner.outputs.excel.reader import _typed_number
+
+    assert _typed_number("1,800", False) == 1800 and _typed_number("-12,345.5", False) == Fraction(-24691, 2)
+    assert _typed_number("6,5%", True) is None and _typed_number("65%", True) == Fraction(65, 100)
+
+
+def test_a_figure_an_edit_breaks_says_which_edits_it_was_evaluated_with(tmp_path, capsys):
+    """An edit that leaves a formula without a value (a cost typed with the wrong sign, so every cash flow
+    is positive and no rate makes their npv 0) was reported at the formula alone: the reader could not
+    tell their typing caused it."""
+    plan_path = tmp_path / "p.plan"
+    plan_path.write_text("cost = 100\nyield = 10\nrate = irr(-cost, yield * 12, yield * 12)\n", encoding="utf-8")
+    book = tmp_path / "p.xlsx"
+    assert main(["export", str(plan_path), "-o", str(book)]) == 0
+    wb = openpyxl.load_workbook(book)
+    ws = wb["Inputs"]
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 4).value == "cost" or ws.cell(r, 1).value == "cost")
+    ws.cell(row, 2).value = -5  # every flow positive: no rate
+    wb.save(book)
+    capsys.readouterr()
+    assert main(["import", str(book), "--plan", str(plan_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no rate makes" in err and "with the workbook's edits: cost: 100 -> -5" in err, err

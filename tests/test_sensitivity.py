@@ -372,3 +372,12 @@ def test_rows_are_ranked_by_the_elasticity_they_show():
     rows = sensitivity(plan, "y").rows
     shown = [abs(r.elasticity) for r in rows]
     assert shown == sorted(shown, reverse=True) and rows[0].input == "w"
+
+
+def test_float_residue_is_not_a_step():
+    """A term that cancels exactly moved the figure by +3.33e-13% for a 1% change, and the row said a
+    step lay within 1%: residue is no change, and a smooth row keeps its slope."""
+    plan = planner.loads("a = 12\nb = 1100\nc = 950\nk = 3\ny = a * (b - c) - a * b + a * c + k\n")
+    got = {r.input: r for r in sensitivity(plan, "y").rows}
+    assert got["b"].method == "symbolic" and "step" not in got["b"].note
+    assert got["k"].elasticity == pytest.approx(1.0)

@@ -729,3 +729,13 @@ def test_the_suggested_sample_count_fits_the_budget(plan_file, cli, monkeypatch)
     assert code == 0, err
     code, out, err = cli("simulate", path, "--samples", "20000", "--show", "q0")
     assert code == 0, err
+
+
+@pytest.mark.parametrize("method, said", [("lhs", "Latin hypercube"), ("random", "plain random"),
+                                          ("counter", "counter-based")])
+def test_the_heading_names_the_method_used(plan_file, cli, method, said):
+    """--method counter was headed 'plain random'."""
+    code, out, err = cli("simulate", plan_file("x = 1 to 2\ny = x * 2\n"), "--samples", "100",
+                         "--method", method)
+    assert code == 0, err
+    assert out.splitlines()[0].endswith(said) or said in out.splitlines()[0], out

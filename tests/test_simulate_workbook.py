@@ -145,3 +145,17 @@ def test_correlated_trials_recalculate_to_planners_trials(plan_file, tmp_path, e
     assert rho("share", "months") == pytest.approx(-0.6, abs=0.05)
     assert rho("price", "share") == pytest.approx(0.5, abs=0.06)
     assert abs(rho("util", "share")) < 0.08
+
+
+def test_the_trials_summary_shows_a_percentage_as_one():
+    """The summary headed "util (%)" showed 0.550000: the cell holds the fraction, as every percentage
+    cell does, and its format must be a percent format."""
+    from planner.outputs.excel import trials, writer
+
+    book = writer.Book(planner.loads(CORRELATED, "c.plan"))
+    trials.trials_sheet(book, 200)
+    ws = next(s for s in book.sheets if s.title == "Trials")
+    head = next((r, c) for (r, c), cell in ws.cells.items() if cell.value == "util (%)")
+    stats = [ws.cells[(head[0] + 1 + j, head[1])] for j in range(len(trials.STATS))]
+    assert all(cell.num is not None and cell.num.percent for cell in stats), [cell.num for cell in stats]
+    assert "%" in stats[0].num.excel()

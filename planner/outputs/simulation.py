@@ -21,9 +21,13 @@ def _pct(p: float) -> str:
     return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
 
 
+# how each sampling method is named in a simulation's heading (`--method`)
+METHODS = {"lhs": "Latin hypercube", "random": "plain random", "counter": "counter-based (as the workbook's Trials)"}
+
+
 def _header(sim: Simulation) -> str:
     return (f"[{sim.label}] {sim.samples:,} samples, seed {sim.seed}, "
-            f"{'Latin hypercube' if sim.method == 'lhs' else 'plain random'}")
+            f"{METHODS.get(sim.method, sim.method)}")
 
 
 def _headers(percentiles: Sequence[float]) -> list[str]:

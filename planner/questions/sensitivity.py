@@ -431,6 +431,7 @@ CHANGE = 0.01  # the stated change: "a 1% rise in the input moves the quantity b
 AGREE = 0.1  # relative: a slope within this of the stated change's effect answers the reader's question
 FAR = 0.5  # the nearest step is looked for up to a 50% change either way
 LOOK = 400  # points each way in that look (then refined between the two around the step)
+RESIDUE = 1e-9  # relative: a change this small is float residue, not an effect
 
 
 def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
@@ -446,6 +447,9 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
     if xq.integer or xq.is_bool or y == 0 or x == 0 or not math.isfinite(y):
         return row
     up, down = _effects(plan, ev, name, row.input, np.array([x * (1 + CHANGE), x * (1 - CHANGE)]))
+    # a change within float residue of the value is no change (a term that cancels exactly, as
+    # `a * (b - c) - a * b + a * c`, moves by 1e-13 %: that is not a step)
+    up, down = (y if v is not None and abs(v - y) <= RESIDUE * abs(y) else v for v in (up, down))
     rise = None if up is None else (up - y) / y / CHANGE + 0.0  # never -0.0
     fall = None if down is None else (down - y) / y / -CHANGE + 0.0
     local = row.elasticity
@@ -505,13 +509,13 @@ def _nearest_step(plan: Plan, ev, name: str, input_name: str, x: float, y: float
         grid = np.linspace(0, FAR, LOOK + 1)[1:]
         at = x * (1 + sign * grid)
         ys = _effects(plan, ev, name, input_name, at)
-        k = next((i for i, v in enumerate(ys) if v is None or v != y), None)
+        k = next((i for i, v in enumerate(ys) if v is None or abs(v - y) > RESIDUE * abs(y)), None)
         if k is None or ys[k] is None:
             continue
         lo, hi = (grid[k - 1] if k else 0.0), grid[k]
         fine = np.linspace(lo, hi, LOOK + 1)[1:]
         ys_fine = _effects(plan, ev, name, input_name, x * (1 + sign * fine))
-        j = next((i for i, v in enumerate(ys_fine) if v is None or v != y), None)
+        j = next((i for i, v in enumerate(ys_fine) if v is None or abs(v - y) > RESIDUE * abs(y)), None)
         if j is None or ys_fine[j] is None:
             continue
         found.append((fine[j], sign, ys_fine[j]))

@@ -80,16 +80,20 @@ class Imported:
     def evaluate(self, plan: Plan, scenarios) -> list:
         """The plan evaluated with the edits in each of ``scenarios``; a constraint a cell's value breaks is
         the located error naming the cell, with what to type there."""
-        from ...language.errors import ConstraintError, PlanErrors
+        from ...language.errors import ConstraintError, PlanError
 
         try:
             return [plan.evaluate(s, self.overrides_for(plan, s),
                                   {**self.origins, **self.scenario_origins.get(s, {})}) for s in scenarios]
-        except (ConstraintError, PlanErrors) as exc:
+        except PlanError as exc:
             for err in getattr(exc, "errors", [exc]):
                 if isinstance(err, ConstraintError) and err.hint is None and f"from {self.path} " in err.message:
                     err.hint = ("type a value that meets the constraint in that cell, in the unit its row shows "
                                 "(or change the constraint in the plan)")
+                elif not isinstance(err, ConstraintError) and self.changes:
+                    # a figure the edits break (an irr with no rate once a cost is typed 100 times too large):
+                    # say which cells it was evaluated with, or the reader cannot tell their typing caused it
+                    err.notes.append("with the workbook's edits: " + "; ".join(c.describe() for c in self.changes))
             raise
 
 
@@ -379,7 +383,9 @@ def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) 
     if isinstance(raw, str):
         number = _typed_number(raw, is_percent(q.unit_text))
         if number is None:
-            raise refuse(f"must be a number, not the text {_shown(raw)}")
+            raise refuse(f"must be a number, not the text {_shown(raw)}",
+                         "a comma is read only between groups of three digits (1,800): for a decimal comma "
+                         "write a point (6.5, not 6,5); " if "," in raw else "")
     elif isinstance(raw, int):
         number = Fraction(raw)
     elif isinstance(raw, float):
@@ -397,16 +403,22 @@ def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) 
 
 # a decimal as a cell's text may hold it: digits, a point, an exponent (grouping commas are dropped first)
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
+# commas only between groups of three digits: "6,5%" is a decimal comma (6.5 %), never 65 %
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?", re.ASCII)
 
 
 def _typed_number(text: str, percent: bool) -> Optional[Fraction]:
     """The exact number typed as text (``"1,800"``; ``"65%"`` for a percentage: 0.65), or None. An exponent
     beyond +-100,000 is clamped (the number is far outside the literal range either way), so no huge
     power of ten is ever computed."""
-    typed = text.strip().replace(",", "")
+    typed = text.strip()
     hundredths = percent and typed.endswith("%")
     if hundredths:
         typed = typed[:-1].strip()
+    if "," in typed:
+        if _GROUPED.fullmatch(typed) is None:
+            return None  # a decimal comma, or commas that group nothing: ambiguous, refused
+        typed = typed.replace(",", "")
     m = _DECIMAL.fullmatch(typed)
     if m is None or len(typed) > 1000:
         return None

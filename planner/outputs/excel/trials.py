@@ -152,8 +152,12 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
         rng = table.range(key)
         unit = book.q[label].unit_text if label in book.q else ""
         ws.text(stats_top - 1, c, f"{label} ({unit})" if unit else label, HEADER)
-        for j, (_, text, fn) in enumerate(STATS):
-            ws.formula(stats_top + j, c, "=" + text.format(r=rng), cached(fn(np.asarray(values, dtype=float))))
+        # the cells hold what the trials' cells hold (a percentage's fraction): the same number format,
+        # so "resale (%)" reads 23.2%, not 0.232362
+        stats = [fn(np.asarray(values, dtype=float)) for _, _, fn in STATS]
+        num = book.number_style(stats, unit)
+        for j, ((_, text, _), value) in enumerate(zip(STATS, stats)):
+            ws.formula(stats_top + j, c, "=" + text.format(r=rng), cached(value), num)
     ws.freeze = (top + 2, 2)
     book.trials_table = table
 
