@@ -91,10 +91,8 @@ def _check_text(c) -> str:
 def text(d: PlanDiff, details: bool = False, width: Optional[int] = None) -> str:
     lines = [f"{d.old.path} -> {d.new.path}"]
     changes = _change_lines(d)
-    if not changes:
-        lines.append("No statement changed.")
     shown = changes if details else changes[:SHORT_CHANGES]
-    lines.append("Changed: " + (shown[0] if shown else ""))
+    lines.append("Changed: " + shown[0] if shown else "No statement changed.")
     lines += ["         " + c for c in shown[1:]]
     if len(changes) > len(shown):
         lines.append(f"         and {len(changes) - len(shown)} more")
