@@ -16,8 +16,7 @@ from ..questions.diff import Figure, PlanDiff, compare, load_version
 from .terminal import dumps, json_number, wrap_text
 from .viewmodel import headline_names
 
-SHORT_FIGURES = 7  # figures in the default summary (two lines each: a screen of 80x24 with the changes)
-SHORT_CHANGES = 6  # changes named one per line before "and N more"
+SHORT_FIGURES = 5  # figures in the default summary (two lines each: a screen of 80x24 with the changes)
 BAR = 40  # characters of the widest bar of a text waterfall
 
 
@@ -28,25 +27,25 @@ def run(old: str, new: str, import_roots: Sequence[str] = (), samples: Optional[
     return compare(a, b, lambda p: headline_names(p)[0], base, import_roots, samples)
 
 
-def _num(v) -> str:
+def _num(v, digits: int = 6) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if v is None:
         return ""
-    return format_value(float(f"{v:.6g}"), "", 6)
+    return format_value(float(f"{v:.{digits}g}"), "", digits)
 
 
-def _signed(v: float) -> str:
-    text = _num(v)
+def _signed(v: float, digits: int = 6) -> str:
+    text = _num(v, digits)
     return text if text.startswith("-") else "+" + text
 
 
-def _side(f: Figure, new: bool) -> str:
+def _side(f: Figure, new: bool, digits: int = 6) -> str:
     v, note = (f.new, f.new_note) if new else (f.old, f.old_note)
-    return note if v is None else _num(v)
+    return note if v is None else _num(v, digits)
 
 
-def _why(f: Figure, limit: Optional[int] = None) -> str:
+def _why(f: Figure, limit: Optional[int] = None, digits: int = 6) -> str:
     """The bridge on one line: each change's effect, largest first, then the interaction."""
     parts = []
     for key, e in f.effects:
@@ -55,7 +54,7 @@ def _why(f: Figure, limit: Optional[int] = None) -> str:
         elif isinstance(e, bool):
             parts.append(f"{key} alone makes it {_num(e)}")
         else:
-            parts.append(f"{key} {_signed(e)}")
+            parts.append(f"{key} {_signed(e, digits)}")
     more = 0
     if limit is not None and len(parts) > limit:
         more, parts = len(parts) - limit, parts[:limit]
@@ -63,7 +62,7 @@ def _why(f: Figure, limit: Optional[int] = None) -> str:
         parts.append(f"{more} more")
     inter = f.interaction
     if inter is not None and f.effects and not math.isclose(inter, 0.0, abs_tol=1e-9 * max(1.0, abs(f.change or 0))):
-        parts.append(f"together {_signed(inter)}")
+        parts.append(f"interaction {_signed(inter, digits)}")
     return ", ".join(parts) if parts else "(no single change moves it alone)"
 
 
@@ -80,6 +79,21 @@ def _grouped(figures: Sequence[Figure]) -> list[tuple[Figure, list[str]]]:
     return list(out.values())
 
 
+def _one_each(moved: list[tuple[Figure, list[str]]]) -> list[tuple[Figure, list[str]]]:
+    """Each figure once, largest move first: its row of the plan as written where it moved there (else
+    its largest), the other scenarios it moved in counted."""
+    by_name: dict[tuple, list] = {}
+    for f, labels in moved:
+        by_name.setdefault((f.name, f.kind), []).append((f, labels))
+    out = []
+    for rows in by_name.values():
+        f, labels = next((r for r in rows if "base" in r[1]), rows[0])
+        labels = labels[:2]
+        others = sum(len(r[1]) for r in rows) - len(labels)
+        out.append((f, labels + ([f"{others} more scenario{'s' if others > 1 else ''}"] if others else [])))
+    return out
+
+
 def _change_lines(d: PlanDiff) -> list[str]:
     return [c.summary for c in d.changes]
 
@@ -89,17 +103,18 @@ def _check_text(c) -> str:
 
 
 def text(d: PlanDiff, details: bool = False, width: Optional[int] = None) -> str:
+    """The terminal's view: one screen by default (changes, checks that now fail, the largest moves with
+    their three largest effects, new scenarios), everything with ``details``."""
+    digits = 6 if details else 4
     lines = [f"{d.old.path} -> {d.new.path}"]
     changes = _change_lines(d)
-    shown = changes if details else changes[:SHORT_CHANGES]
-    lines.append("Changed: " + shown[0] if shown else "No statement changed.")
-    lines += ["         " + c for c in shown[1:]]
-    if len(changes) > len(shown):
-        lines.append(f"         and {len(changes) - len(shown)} more")
     if details:
+        lines += ["Changed:"] + [f"  {c}" for c in changes] if changes else ["No statement changed."]
         for c in d.changes:
             if c.status == "changed" and c.kind != "input":
                 lines += [f"  {c.key}:", f"    - {c.old}", f"    + {c.new}"]
+    else:
+        lines.append("Changed: " + "; ".join(changes) if changes else "No statement changed.")
     bad = d.regressions
     if bad:
         lines.append("Checks that passed and now fail:")
@@ -110,28 +125,27 @@ def text(d: PlanDiff, details: bool = False, width: Optional[int] = None) -> str
         lines.append("No headline figure or answer moved.")
     else:
         lines.append("Moved, largest first (old -> new, change; why: each change alone):")
-        for f, labels in (moved if details else moved[:SHORT_FIGURES]):
-            where = ", ".join(labels)
-            change = f" ({_signed(f.change)})" if f.numeric else ""
+        shown = moved if details else _one_each(moved)
+        for f, labels in shown[:None if details else SHORT_FIGURES]:
+            change = f" ({_signed(f.change, digits)})" if f.numeric else ""
             unit = f" {f.unit}" if f.unit else ""
-            lines.append(f"{f.name} [{where}]: {_side(f, False)} -> {_side(f, True)}{unit}{change}")
-            lines.append("  " + _why(f, None if details else 3))
+            lines.append(f"{f.name} [{', '.join(labels)}]: {_side(f, False, digits)} -> {_side(f, True, digits)}"
+                         f"{unit}{change}")
+            lines.append("  " + _why(f, None if details else 3, digits))
             if details:
                 lines += [f"    {k}: {why}" for k, why in f.unknown.items()]
-        if not details and len(moved) > SHORT_FIGURES:
-            lines.append(f"... {len(moved) - SHORT_FIGURES} more moved: planner diff --details shows them all")
-    added = [s for s, status in d.scenarios if status == "added"]
-    for s in added:
-        vals = [f"{f.name} {_side(f, True)}" for f in d.figures if f.scenario == s and f.new is not None]
+        if not details:
+            more = len(shown) - SHORT_FIGURES
+            lines.append((f"... {more} more figures moved; " if more > 0 else "")
+                         + "planner diff --details shows every scenario and the whole bridge")
+    for s in [s for s, status in d.scenarios if status == "added"]:
+        vals = [f"{f.name} {_side(f, True, digits)}" for f in d.figures if f.scenario == s and f.new is not None]
         lines.append(f"New scenario {s}: " + ", ".join(vals))
     removed = [s for s, status in d.scenarios if status == "removed"]
     if removed:
         lines.append("Removed scenarios: " + ", ".join(removed))
     if details:
-        lines.append("")
-        lines.append("Checks:")
-        for c in d.checks:
-            lines.append(f"  {_status(c.old)} -> {_status(c.new)}  {_check_text(c)}")
+        lines += ["", "Checks:"] + [f"  {_status(c.old)} -> {_status(c.new)}  {_check_text(c)}" for c in d.checks]
     return wrap_text("\n".join(lines), width) + "\n"
 
 

@@ -53,10 +53,10 @@ class Change:
     @property
     def summary(self) -> str:
         if self.status != "changed":
-            return f"{self.status}: {self.kind} {self.name}"
+            return f"{'new' if self.status == 'added' else 'removed'} {self.kind} {self.name}"
         if self.kind == "input" and self.old_value != self.new_value:
-            return f"{self.name}: {self.old_value} -> {self.new_value}"
-        return f"{self.kind} {self.name} changed"
+            return f"{self.name} {self.old_value} -> {self.new_value}"
+        return f"{self.kind} {self.name}"
 
 
 @dataclass
