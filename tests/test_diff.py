@@ -187,3 +187,14 @@ def test_ranking_puts_the_largest_relative_move_first(tmp_path):
     # profit +80/600 = 13.3%, the break-even price +0.444/4 = 11.1%, profit in big +160/1,600 = 10%
     assert [(f.name, f.label) for f in d.moved] == [("profit", "base"), ("breakeven_price", "base"), ("profit", "big")]
     assert math.isclose(d.moved[0].relative, 80 / 600)
+
+
+def test_a_true_false_headline_names_the_changes_that_flip_it_alone(tmp_path):
+    flag = 'profitable = profit > 650 USD "clears 650 USD" [headline]\n'
+    d = out.run(*_plans(tmp_path, STALL + flag, STALL2 + flag))
+    f = _figure(d, "profitable")
+    # 600 -> 680: false -> true; price alone gives 800 (true), the discount alone 500 (false)
+    assert (f.old, f.new) == (False, True)
+    assert f.effects == [("price", True)]
+    assert f.interaction is None
+    assert "price alone makes it true" in out.text(d)
