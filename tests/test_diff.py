@@ -96,12 +96,15 @@ def test_the_gpu_plan_bridge_by_hand():
 
 def test_the_default_output_is_one_screen(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
-    assert main(["diff", str(GPU), str(GPU2)]) == 1  # `check capex == 1_920 kUSD` passed and now fails
+    monkeypatch.chdir(ROOT)
+    assert main(["diff", "examples/gpu_buy_vs_rent.plan", "tests/diff/gpu_buy_vs_rent_v2.plan"]) == 1  # `check capex == 1_920 kUSD` passed and now fails
     text = capsys.readouterr().out
     lines = text.splitlines()
     assert len(lines) <= 26 and max(map(len, lines)) <= 80
-    assert "npv_saving [base, base_case, 3 more scenarios]: 183.9 -> 682.5 kUSD (+498.6)" in text
-    assert "target_utilisation +394.1, gpu_price +163.1, capex -65.26, interaction +6.526" in text
+    # each figure once, as written, in three digits; the other scenarios it moved in as a range
+    assert "npv_saving: 184 -> 682 kUSD (+499); 4 scenarios: +104 to +499" in text
+    assert "  target_utilisation +394, gpu_price +163, capex -65.3, interaction +6.53" in text
+    assert "breakeven_utilisation in fast_decline: 76.8 -> 73.1 % (-3.68)" in text
     assert "check capex == 1_920 kUSD" in text
     assert "New scenario cheap_power" in text
 
@@ -170,7 +173,7 @@ def test_a_git_revision(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(repo / "plans")
     assert main(["diff", "HEAD:stall.plan", "stall.plan"]) == 1
     text = capsys.readouterr().out
-    assert text.startswith("HEAD:stall.plan -> stall.plan") and "price +200, revenue -100" in text
+    assert text.startswith("HEAD:stall.plan -> stall.plan") and "price +200, revenue -100, interaction -20" in text
     (tmp_path / "outside.plan").write_text(STALL)
     assert main(["diff", "HEAD:../../outside.plan", "stall.plan"]) == 2
     assert "outside the git repository" in capsys.readouterr().err
@@ -198,3 +201,26 @@ def test_a_true_false_headline_names_the_changes_that_flip_it_alone(tmp_path):
     assert f.effects == [("price", True)]
     assert f.interaction is None
     assert "price alone makes it true" in out.text(d)
+
+
+def test_an_axis_change_moves_only_its_members(tmp_path):
+    plan = """unit USD
+price = 10 USD
+units = 100
+cost = 400 USD
+profit = price * units - cost -> USD [headline]
+axis size {
+    small { units = 50 }
+    large { units = 300 }
+}
+axis market {
+    cheap { price = 8 USD }
+    dear  { price = 12 USD }
+}
+"""
+    d = out.run(*_plans(tmp_path, plan, plan.replace("units = 300", "units = 400").replace("= 400 USD", "= 500 USD")))
+    assert [c.summary for c in d.changes] == ["cost 400 USD -> 500 USD", "axis size"]
+    # large/dear: 12 * 300 - 400 = 3,200 -> 12 * 400 - 500 = 4,300: the axis +1,200, the cost -100
+    assert dict(_figure(d, "profit", "large/dear").effects) == pytest.approx({"axis size": 1200, "cost": -100})
+    assert dict(_figure(d, "profit", "small/cheap").effects) == pytest.approx({"cost": -100})  # 8 * 50 - 400 = 0
+    assert "profit: 600 -> 500 USD (-100); 4 scenarios: -100 to +1100" in out.text(d)

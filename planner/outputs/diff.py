@@ -81,16 +81,23 @@ def _grouped(figures: Sequence[Figure]) -> list[tuple[Figure, list[str]]]:
 
 def _one_each(moved: list[tuple[Figure, list[str]]]) -> list[tuple[Figure, list[str]]]:
     """Each figure once, largest move first: its row of the plan as written where it moved there (else
-    its largest), the other scenarios it moved in counted."""
+    its largest), the other scenarios it moved in counted, with the range of their changes."""
     by_name: dict[tuple, list] = {}
     for f, labels in moved:
         by_name.setdefault((f.name, f.kind), []).append((f, labels))
     out = []
     for rows in by_name.values():
         f, labels = next((r for r in rows if "base" in r[1]), rows[0])
-        labels = labels[:2]
-        others = sum(len(r[1]) for r in rows) - len(labels)
-        out.append((f, labels + ([f"{others} more scenario{'s' if others > 1 else ''}"] if others else [])))
+        rest = [(g, label) for g, ls in rows for label in ls if label != labels[0]]
+        shown = [labels[0]]
+        if rest:
+            more = f"{len(rest)} scenario{'s' if len(rest) > 1 else ''}"
+            changes = sorted({g.change for g, _ in rest if g.numeric})
+            if changes:
+                low, high = _signed(changes[0], 3), _signed(changes[-1], 3)
+                more += f": {low}" + (f" to {high}" if high != low else "")
+            shown.append(more)
+        out.append((f, shown))
     return out
 
 
@@ -105,7 +112,7 @@ def _check_text(c) -> str:
 def text(d: PlanDiff, details: bool = False, width: Optional[int] = None) -> str:
     """The terminal's view: one screen by default (changes, checks that now fail, the largest moves with
     their three largest effects, new scenarios), everything with ``details``."""
-    digits = 6 if details else 4
+    digits = 6 if details else 3  # three significant digits, as the report's sentences
     lines = [f"{d.old.path} -> {d.new.path}"]
     changes = _change_lines(d)
     if details:
@@ -124,13 +131,17 @@ def text(d: PlanDiff, details: bool = False, width: Optional[int] = None) -> str
     if not moved:
         lines.append("No headline figure or answer moved.")
     else:
-        lines.append("Moved, largest first (old -> new, change; why: each change alone):")
+        lines.append("Moved (as written unless in a scenario), each change's effect alone below:")
         shown = moved if details else _one_each(moved)
         for f, labels in shown[:None if details else SHORT_FIGURES]:
             change = f" ({_signed(f.change, digits)})" if f.numeric else ""
             unit = f" {f.unit}" if f.unit else ""
-            lines.append(f"{f.name} [{', '.join(labels)}]: {_side(f, False, digits)} -> {_side(f, True, digits)}"
-                         f"{unit}{change}")
+            where = [n for n in labels if n != "base"] if details else labels[:1]
+            head = f"{f.name}" + (f" in {', '.join(where)}" if where and where != ["base"] else "")
+            tail = f"; {labels[1]}" if not details and len(labels) > 1 else ""
+            if details and "base" in labels and len(labels) > 1:
+                head = f"{f.name} as written and in {', '.join(where)}"
+            lines.append(f"{head}: {_side(f, False, digits)} -> {_side(f, True, digits)}{unit}{change}{tail}")
             lines.append("  " + _why(f, None if details else 3, digits))
             if details:
                 lines += [f"    {k}: {why}" for k, why in f.unknown.items()]
@@ -145,7 +156,8 @@ def text(d: PlanDiff, details: bool = False, width: Optional[int] = None) -> str
     if removed:
         lines.append("Removed scenarios: " + ", ".join(removed))
     if details:
-        lines += ["", "Checks:"] + [f"  {_status(c.old)} -> {_status(c.new)}  {_check_text(c)}" for c in d.checks]
+        lines += ["", "Checks:" if d.checks else "Checks: none"]
+        lines += [f"  {_status(c.old)} -> {_status(c.new)}  {_check_text(c)}" for c in d.checks]
     return wrap_text("\n".join(lines), width) + "\n"
 
 

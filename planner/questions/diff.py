@@ -28,10 +28,10 @@ from ..compute.evaluation import Plan, loads, scenarios_for
 from ..language import ir
 from ..language.errors import PlanError, UsageError
 
-BRIDGED = (ir.Definition, ir.FunctionDef, ir.Scenario, ir.Solve, ir.Optimize, ir.UnitDecl)
-KINDS = {ir.Definition: "formula", ir.FunctionDef: "function", ir.Scenario: "scenario", ir.Solve: "question",
-         ir.Optimize: "question", ir.UnitDecl: "unit", ir.Check: "check", ir.ProbabilityCheck: "check",
-         ir.Sweep: "sweep"}
+BRIDGED = (ir.Definition, ir.FunctionDef, ir.Scenario, ir.Axis, ir.Solve, ir.Optimize, ir.UnitDecl, ir.Import)
+KINDS = {ir.Definition: "formula", ir.FunctionDef: "function", ir.Scenario: "scenario", ir.Axis: "axis",
+         ir.Solve: "question", ir.Optimize: "question", ir.UnitDecl: "unit", ir.Import: "import", ir.Check: "check",
+         ir.ProbabilityCheck: "check", ir.Sweep: "sweep", ir.Correlation: "correlation"}
 
 
 @dataclass
@@ -204,8 +204,12 @@ def _own(plan: Plan) -> dict[tuple[str, str], ir.Statement]:
         kind = KINDS.get(type(s))
         if kind is None:
             continue
-        if isinstance(s, (ir.Definition, ir.FunctionDef, ir.Scenario, ir.UnitDecl)):
+        if isinstance(s, (ir.Definition, ir.FunctionDef, ir.Scenario, ir.Axis, ir.UnitDecl)):
             name = s.name
+        elif isinstance(s, ir.Import):
+            name = s.alias or s.path
+        elif isinstance(s, ir.Correlation):
+            name = f"{s.a}, {s.b}"
         elif isinstance(s, (ir.Solve, ir.Optimize)):
             name = s.alias or s.span.flat
         else:
