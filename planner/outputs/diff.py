@@ -67,11 +67,11 @@ def _why(f: Figure, limit: Optional[int] = None, digits: int = 6) -> str:
 
 
 def _grouped(figures: Sequence[Figure]) -> list[tuple[Figure, list[str]]]:
-    """Figures that moved the same way in several scenarios once, with their scenarios' labels (the same
-    numbers: a scenario that sets an input as the plan does shows its change under its own name)."""
+    """Figures that moved the same way (the same changes, by the same amounts) in several scenarios
+    once, with their scenarios' labels."""
     out: dict[tuple, tuple[Figure, list[str]]] = {}
     for f in figures:
-        key = (f.name, f.kind, _side(f, False), _side(f, True), tuple(_num(e) if e is not None else "?" for _, e in f.effects))
+        key = (f.name, f.kind, _side(f, False), _side(f, True), tuple((k, _num(e)) for k, e in f.effects))
         if key in out:
             out[key][1].append(f.label)
         else:
@@ -106,7 +106,7 @@ def _change_lines(d: PlanDiff) -> list[str]:
 
 
 def _check_text(c) -> str:
-    return c.text + (f" [{c.scenario}]" if c.scenario and c.scenario not in c.text else "")
+    return c.text + (f" [{c.scenario}]" if c.scenario and not c.text.endswith(f" in {c.scenario}") else "")
 
 
 def text(d: PlanDiff, details: bool = False, width: Optional[int] = None) -> str:
@@ -224,8 +224,8 @@ def markdown(d: PlanDiff, images: Optional[dict[str, str]] = None) -> str:
                    f"{_md(f'`{new}`') if new else ''} |")
     if d.regressions:
         out += ["", "**Checks that passed and now fail:**", ""]
-        out += [f"- `{_md(c.text)}`" + (f" in {c.scenario}" if c.scenario and c.scenario not in c.text else "")
-                for c in d.regressions]
+        out += [f"- `{_md(c.text)}`" + (f" in {c.scenario}" if c.scenario and not c.text.endswith(f" in {c.scenario}")
+                                        else "") for c in d.regressions]
     out += ["", "## Figures that moved", "", "| figure | scenario | old | new | change | unit |", "|---|---|---:|---:|---:|---|"]
     for f, labels in _grouped(d.moved):
         out.append(f"| `{f.name}` | {', '.join(labels)} | {_side(f, False)} | {_side(f, True)} | "
