@@ -224,3 +224,14 @@ axis market {
     assert dict(_figure(d, "profit", "large/dear").effects) == pytest.approx({"axis size": 1200, "cost": -100})
     assert dict(_figure(d, "profit", "small/cheap").effects) == pytest.approx({"cost": -100})  # 8 * 50 - 400 = 0
     assert "profit: 600 -> 500 USD (-100); 4 scenarios: -100 to +1100" in out.text(d)
+
+
+def test_an_input_that_becomes_a_formula(tmp_path):
+    # NEW works the cost out: 4 USD per unit; as written 4 * 100 = 400 USD, the same profit; in big 800 USD
+    new = STALL.replace('cost = 400 USD "fixed cost"', 'cost = 4 USD * units -> USD "cost per unit sold"')
+    d = out.run(*_plans(tmp_path, STALL, new))
+    assert [c.summary for c in d.changes] == ["input cost now a formula"]
+    assert not _figure(d, "profit").moved
+    big = _figure(d, "profit", "big")  # 10 * 200 - 400 = 1,600 -> 10 * 200 - 800 = 1,200
+    assert (big.old, big.new) == pytest.approx((1600, 1200))
+    assert dict(big.effects) == pytest.approx({"cost": -400}) and big.interaction == pytest.approx(0)

@@ -54,8 +54,10 @@ class Change:
     def summary(self) -> str:
         if self.status != "changed":
             return f"{'new' if self.status == 'added' else 'removed'} {self.kind} {self.name}"
-        if self.kind == "input" and self.old_value != self.new_value:
+        if self.kind == "input" and None not in (self.old_value, self.new_value) and self.old_value != self.new_value:
             return f"{self.name} {self.old_value} -> {self.new_value}"
+        if self.kind == "input" and self.new_value is None:
+            return f"input {self.name} now a formula"
         return f"{self.kind} {self.name}"
 
 
