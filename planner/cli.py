@@ -1229,8 +1229,8 @@ def cmd_diff(args) -> int:
     if args.output:
         note("wrote " + ", ".join(diff.write(d, args.output)))
     else:
-        write_output({"json": lambda: diff.dumps(diff.as_json(d)), "csv": lambda: diff.as_csv(d),
-                      "markdown": lambda: diff.markdown(d)}.get(args.format, lambda: diff.text(d, args.details, _width()))())
+        write_output({"json": diff.json_text, "csv": diff.as_csv, "markdown": diff.markdown}.get(
+            args.format, lambda d: diff.text(d, args.details, _width()))(d))
     return EXIT_CHECK_FAILED if d.regressions else EXIT_OK
 
 

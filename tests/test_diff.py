@@ -97,7 +97,8 @@ def test_the_gpu_plan_bridge_by_hand():
 def test_the_default_output_is_one_screen(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.chdir(ROOT)
-    assert main(["diff", "examples/gpu_buy_vs_rent.plan", "tests/diff/gpu_buy_vs_rent_v2.plan"]) == 1  # `check capex == 1_920 kUSD` passed and now fails
+    # `check capex == 1_920 kUSD` passed and now fails: exit 1
+    assert main(["diff", "examples/gpu_buy_vs_rent.plan", "tests/diff/gpu_buy_vs_rent_v2.plan"]) == 1
     text = capsys.readouterr().out
     lines = text.splitlines()
     assert len(lines) <= 26 and max(map(len, lines)) <= 80

@@ -186,6 +186,10 @@ def as_json(d: PlanDiff) -> dict:
     }
 
 
+def json_text(d: PlanDiff) -> str:
+    return dumps(as_json(d))
+
+
 def as_csv(d: PlanDiff) -> str:
     """One row per figure and scenario and step of its bridge: the total, each change, the interaction."""
     out = io.StringIO()
@@ -226,7 +230,8 @@ def markdown(d: PlanDiff, images: Optional[dict[str, str]] = None) -> str:
         out += ["", "**Checks that passed and now fail:**", ""]
         out += [f"- `{_md(c.text)}`" + (f" in {c.scenario}" if c.scenario and not c.text.endswith(f" in {c.scenario}")
                                         else "") for c in d.regressions]
-    out += ["", "## Figures that moved", "", "| figure | scenario | old | new | change | unit |", "|---|---|---:|---:|---:|---|"]
+    out += ["", "## Figures that moved", "", "| figure | scenario | old | new | change | unit |",
+            "|---|---|---:|---:|---:|---|"]
     for f, labels in _grouped(d.moved):
         out.append(f"| `{f.name}` | {', '.join(labels)} | {_side(f, False)} | {_side(f, True)} | "
                    f"{_signed(f.change) if f.numeric else ''} | {f.unit} |")

@@ -284,7 +284,8 @@ class _Version:
         return self._evals[scenario]
 
     def headline(self, name: str, scenario) -> tuple[Optional[float | bool], str]:
-        if name not in self.plan.model.quantities or (scenario is not None and scenario not in self.plan.model.scenarios):
+        model = self.plan.model
+        if name not in model.quantities or (scenario is not None and scenario not in model.scenarios):
             return None, "absent"
         ev = self._evaluation(scenario)
         if isinstance(ev, PlanError):
@@ -350,7 +351,8 @@ def compare(old: Plan, new: Plan, headlines: Callable[[Plan], Sequence[str]], ba
     names = list(dict.fromkeys(list(headlines(new)) + list(headlines(old))))
     v_old, v_new = _Version(old, names, new), _Version(new, names, new)
     aliases = list(dict.fromkeys(list(v_new.answers.statements) + list(v_old.answers.statements)))
-    scenarios = [(None, "both")] + [(s, "both" if s in new.model.scenarios else "removed") for s in old.scenario_names] \
+    scenarios = [(None, "both")] \
+        + [(s, "both" if s in new.model.scenarios else "removed") for s in old.scenario_names] \
         + [(s, "added") for s in new.scenario_names if s not in old.model.scenarios]
 
     figures: list[Figure] = []
@@ -369,9 +371,10 @@ def compare(old: Plan, new: Plan, headlines: Callable[[Plan], Sequence[str]], ba
             f.new, f.new_note = v_new.answer(alias, s)
             figures.append(f)
 
-    added = [t for (s, t) in pairs.values() if s is None and isinstance(t, (ir.Definition, ir.FunctionDef, ir.UnitDecl))]
+    names_only = (ir.Definition, ir.FunctionDef, ir.UnitDecl)
+    added = [t for (s, t) in pairs.values() if s is None and isinstance(t, names_only)]
     for key, (s, t) in pairs.items():
-        if s is None and isinstance(t, (ir.Definition, ir.FunctionDef, ir.UnitDecl)):
+        if s is None and isinstance(t, names_only):
             continue  # added alone, it moves nothing: OLD uses no name it did not have
         if not any(f.moved and _may_move(old, key, s, t, f.scenario) for f in figures):
             continue
@@ -427,4 +430,5 @@ def _may_move(old: Plan, key: str, s, t, scenario: Optional[str]) -> bool:
 def _checks(old: list, new: list) -> list[CheckChange]:
     a = {(r.text, r.scenario): r.passed for r in old}
     b = {(r.text, r.scenario): r.passed for r in new}
-    return [CheckChange(text, s, a.get((text, s)), b.get((text, s))) for (text, s) in list(a) + [k for k in b if k not in a]]
+    keys = list(a) + [k for k in b if k not in a]
+    return [CheckChange(text, s, a.get((text, s)), b.get((text, s))) for (text, s) in keys]
