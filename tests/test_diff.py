@@ -89,6 +89,7 @@ def test_the_gpu_plan_bridge_by_hand():
     assert "target_utilisation" not in dict(_figure(d, "npv_saving", "low_use").effects)
     # base_case's own statement moved its utilisation: its effect there is the scenario's
     assert "scenario base_case" in dict(_figure(d, "npv_saving", "base_case").effects)
+    assert "colocation" not in {c.name for c in d.changes}  # realigned by `planner fmt`, not changed
     assert ("cheap_power", "added") in d.scenarios
     assert not _figure(d, "npv_saving", "cheap_power").moved  # new, not moved
     assert {c.text for c in d.regressions} >= {"check capex == 1_920 kUSD"}
@@ -156,6 +157,8 @@ def test_unchanged_and_bad_input(tmp_path, capsys):
     assert main(["diff", a, str(bad)]) == 2
     assert "bad.plan:2" in capsys.readouterr().err
     assert main(["diff", a, str(tmp_path / "missing.plan")]) == 2
+    assert main(["diff", a, str(bad), "-o", str(tmp_path / "out")]) == 2
+    assert not (tmp_path / "out").exists()  # nothing written when the run fails
 
 
 def _git(repo: Path, *argv: str) -> None:
