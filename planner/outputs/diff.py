@@ -219,7 +219,7 @@ def _md(text: str) -> str:
 
 def markdown(d: PlanDiff, images: Optional[dict[str, str]] = None) -> str:
     """The diff in Markdown. ``images``: figure name -> a waterfall PNG's file name (else text charts)."""
-    out = [f"# {_md(d.new.title)}: what changed", "", f"`{d.old.path}` → `{d.new.path}`", "", "## Changes", ""]
+    out = [f"# What changed in {_md(d.new.title)}", "", f"`{d.old.path}` → `{d.new.path}`", "", "## Changes", ""]
     out += ["| change | kind | old | new |", "|---|---|---|---|"]
     for c in d.changes:
         old = c.old_value if c.kind == "input" and c.old_value else c.old
