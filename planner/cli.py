@@ -331,6 +331,20 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         _import_root(p)
         p.set_defaults(handler=cmd_report)
 
+    p = _command(sub, only, "diff", help="what changed between two versions of a plan, which figures moved and why",
+                 description="Compare OLD and NEW (each a file, or REV:PATH: the file at a git revision, as `git show` "
+                             "reads it): changed statements, every headline figure and answer that moved per scenario, "
+                             "and each one's bridge (the effect of each change alone, and their interaction). Exit 1 "
+                             "when a check that passed in OLD fails in NEW.")
+    if p is not None:
+        p.add_argument("old", metavar="OLD", help="the old version: a .plan file or REV:PATH (HEAD~1:plan.plan)")
+        p.add_argument("new", metavar="NEW", help="the new version: a .plan file or REV:PATH")
+        p.add_argument("--details", action="store_true", help="every moved figure and its whole bridge, every check")
+        p.add_argument("--output", "-o", metavar="DIR", help="write diff.md and its waterfall charts (PNG) into DIR")
+        _import_root(p)
+        _format(p, ("table", "json", "csv", "markdown"))
+        p.set_defaults(handler=cmd_diff)
+
     p = _command(sub, only, "build", help="the main job: workbook, report and plots into a directory",
                             description="Evaluate every scenario, run the checks, sweeps and solves, and write the "
                                         "workbook, the report and its plots into OUTDIR (all or nothing). Exit 1 when "
@@ -1211,10 +1225,22 @@ def cmd_build(args) -> int:
     return EXIT_CHECK_FAILED if result.checks_failed else EXIT_OK
 
 
+def cmd_diff(args) -> int:
+    from .outputs import diff
+
+    d = diff.run(args.old, args.new, import_roots(args))
+    if args.output:
+        note("wrote " + ", ".join(diff.write(d, args.output)))
+    else:
+        write_output({"json": diff.json_text, "csv": diff.as_csv, "markdown": diff.markdown}.get(
+            args.format, lambda d: diff.text(d, args.details, _width()))(d))
+    return EXIT_CHECK_FAILED if d.regressions else EXIT_OK
+
+
 # ---- entry point --------------------------------------------------------------
 
 COMMANDS = frozenset({"eval", "check", "simulate", "explain", "sweep", "solve", "sensitivity", "export", "import", "report",
-                      "build", "fmt", "lsp", "completion", "library"})
+                      "build", "fmt", "lsp", "completion", "library", "diff"})
 
 
 def _command_of(argv: Sequence[str]) -> Optional[str]:

@@ -369,6 +369,44 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
         return _png(fig)
 
 
+def waterfall_png(title: str, old: float, steps: Sequence[tuple[str, float]], new: float) -> bytes:
+    """A waterfall (``planner diff``): the old figure, each step's effect as a bar from the running
+    total (rises blue, falls orange), the new figure."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    labels = ["old"] + [k for k, _ in steps] + ["new"]
+    bottoms, heights, colors = [0.0], [old], ["0.55"]
+    level = old
+    for _, e in steps:
+        bottoms.append(level if e >= 0 else level + e)
+        heights.append(abs(e))
+        colors.append("tab:blue" if e >= 0 else "tab:orange")
+        level += e
+    bottoms.append(0.0)
+    heights.append(new)
+    colors.append("0.55")
+    style = dict(matplotlib.rcParamsDefault)
+    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 8})
+    with matplotlib.rc_context(style):
+        fig = Figure(figsize=(WIDTH_INCHES, 3.6), dpi=DPI)
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        x = list(range(len(labels)))
+        ax.bar(x, heights, bottom=bottoms, color=colors, width=0.6)
+        texts = [f"{old:.4g}"] + [f"{e + 0.0:+.4g}" for _, e in steps] + [f"{new:.4g}"]
+        for i, t in enumerate(texts):
+            ax.annotate(t, (i, max(bottoms[i], bottoms[i] + heights[i])), textcoords="offset points", xytext=(0, 2),
+                        ha="center", fontsize=7)
+        ax.set_xticks(x, [_words(t) for t in labels], rotation=20, ha="right")
+        ax.axhline(0, color="0.2", linewidth=0.8)
+        ax.grid(True, axis="y", linewidth=0.4, alpha=0.6)
+        ax.set_title(_words(title), fontsize=10)
+        _margins(fig, left=0.7, right=0.2, top=0.4, bottom=0.9)
+        return _png(fig)
+
+
 def _two(v: float) -> str:
     """An elasticity or correlation to two decimals, signed, never -0.00."""
     return f"{round(v, 2) + 0.0:+.2f}"
