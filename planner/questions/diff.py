@@ -151,7 +151,7 @@ class PlanDiff:
 
 def load_version(spec: str, import_roots: Sequence = ()) -> tuple[Plan, Path]:
     """The plan ``spec`` names (see :func:`read_version`), and the folder its imports are relative to."""
-    from .solve import Answers
+    from .fast import Answers
 
     text, name, base = read_version(spec)
     return loads(text, name, base, answers=Answers, import_roots=import_roots), base
@@ -342,7 +342,7 @@ def compare(old: Plan, new: Plan, headlines: Callable[[Plan], Sequence[str]], ba
     and answer in the plan as written and each scenario, with each figure's bridge, and the checks.
     ``base``: the folder OLD's imports are relative to (hybrids are loaded as OLD was)."""
     from .every_check import run_every_check
-    from .solve import Answers
+    from .fast import Answers
 
     def load_text(text: str) -> Plan:
         return loads(text, old.path, base, answers=Answers, import_roots=import_roots)
