@@ -183,7 +183,7 @@ class Parts:
     def lower(self, name: str, text: str, start: int, end: int):
         """The IR of ``text[start:end]`` (whole statements), or the :class:`PlanError` it raises."""
         body = text[start:end]
-        lines = self._line(text, start)
+        lines = line_of(text, start)
         key = (body, start, lines)
         found = self.kept.get(key)
         if found is None:
@@ -198,11 +198,6 @@ class Parts:
             self.used[key] = found
         return found
 
-    @staticmethod
-    def _line(text: str, at: int) -> int:
-        """The number of lines before offset ``at`` (a bisect in the text's index of its lines)."""
-        return line_of(text, at)
-
     def prime(self, name: str, text: str, found: list[tuple[int, int]]) -> None:
         """Lower each run of statements not kept yet in one parse (one parse of a whole plan is
         about ten times quicker than one per statement: opening a file), and keep each statement's
@@ -212,7 +207,7 @@ class Parts:
         single statement is left to :meth:`lower`."""
         run: list[tuple[int, int]] = []
         for start, end in found + [(-1, -1)]:
-            fresh = start >= 0 and (text[start:end], start, self._line(text, start)) not in self.kept \
+            fresh = start >= 0 and (text[start:end], start, line_of(text, start)) not in self.kept \
                 and not _TITLE.match(text, start)  # (a title or note has no span to place it by)
             if fresh:
                 run.append((start, end))
@@ -240,7 +235,7 @@ class Parts:
         from ..language.lower import lower_part
 
         first, last = run[0][0], run[-1][1]
-        lines = self._line(text, first)
+        lines = line_of(text, first)
         body = text[first:last]
         pad = " " * (first - lines) + "\n" * lines
         try:
@@ -259,7 +254,7 @@ class Parts:
         if not all(placed):
             return -1
         for (a, b), stmts in zip(run, placed):
-            self.kept[(text[a:b], a, self._line(text, a))] = ir.PlanIR(name, None, (), tuple(stmts))
+            self.kept[(text[a:b], a, line_of(text, a))] = ir.PlanIR(name, None, (), tuple(stmts))
         return None
 
     def forget(self) -> None:
