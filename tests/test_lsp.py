@@ -936,3 +936,36 @@ def test_a_big_plan_through_the_server_never_fails_inside(lsp, tmp_path):
     found = lsp.diagnostics(path, 2, final=False, timeout=300)
     assert len(found) == 5 and not any(d["code"] == "internal" for d in found), found
     lsp.notify("textDocument/didClose", _doc(path))
+
+
+def test_the_token_count_that_spares_a_second_parse_is_never_below_the_lexers(monkeypatch):
+    """A keystroke parses the whole text once more (for the limit on a file's tokens) only when a count
+    made without parsing may be over the limit: that count must never be below the lexer's own, or a
+    file over the limit would pass in the editor and fail on the command line."""
+    from planner.language import limits
+    from planner.language.errors import PlanError
+    from planner.language.lower import lower_part
+    from planner.language.source import Source
+    from planner.lsp.tolerant import _TOKENISH
+
+    seen = [0]
+    see = limits.TokenBudget.see
+
+    def counted(self, tok):
+        seen[0] += 1
+        return see(self, tok)
+
+    monkeypatch.setattr(limits.TokenBudget, "see", counted)
+    checked = 0
+    for path in sorted(ROOT.glob("**/*.plan")):
+        if ".venv" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        seen[0] = 0
+        try:
+            lower_part(Source(str(path), text))
+        except PlanError:
+            continue
+        assert sum(1 for _ in _TOKENISH.finditer(text)) >= seen[0], path
+        checked += 1
+    assert checked > 100

@@ -183,7 +183,7 @@ class Parts:
     def lower(self, name: str, text: str, start: int, end: int):
         """The IR of ``text[start:end]`` (whole statements), or the :class:`PlanError` it raises."""
         body = text[start:end]
-        lines = self._line(text, start)
+        lines = line_of(text, start)
         key = (body, start, lines)
         found = self.kept.get(key)
         if found is None:
@@ -198,20 +198,16 @@ class Parts:
             self.used[key] = found
         return found
 
-    @staticmethod
-    def _line(text: str, at: int) -> int:
-        """The number of lines before offset ``at`` (a bisect in the text's index of its lines)."""
-        return line_of(text, at)
-
     def prime(self, name: str, text: str, found: list[tuple[int, int]]) -> None:
         """Lower each run of statements not kept yet in one parse (one parse of a whole plan is
         about ten times quicker than one per statement: opening a file), and keep each statement's
-        part by its own text. A run that does not parse, or whose statements do not fall one to a
-        place, is split in halves, each parsed the same way (a broken statement costs a few parses of
-        halves, not a parse of each statement); a single statement is left to :meth:`lower`."""
+        part by its own text. A run that does not parse is parsed again without the statement the parse
+        stopped in (the statements before it, then those after), one whose statements do not fall one to
+        a place in halves: a broken statement costs a parse or two, not a parse of each statement. A
+        single statement is left to :meth:`lower`."""
         run: list[tuple[int, int]] = []
         for start, end in found + [(-1, -1)]:
-            fresh = start >= 0 and (text[start:end], start, self._line(text, start)) not in self.kept \
+            fresh = start >= 0 and (text[start:end], start, line_of(text, start)) not in self.kept \
                 and not _TITLE.match(text, start)  # (a title or note has no span to place it by)
             if fresh:
                 run.append((start, end))
@@ -219,37 +215,47 @@ class Parts:
             runs = [run]
             while runs:
                 part = runs.pop()
-                if len(part) > 1 and not self._keep_run(name, text, part):
+                if len(part) < 2:
+                    continue
+                failed = self._keep_run(name, text, part)
+                if failed is None:
+                    continue
+                starts = [a for a, _ in part]
+                k = bisect_right(starts, failed) - 1 if failed >= 0 else -1
+                if 0 <= k and failed < part[k][1]:  # the statement the parse stopped in goes on its own
+                    runs += [part[k + 1:], part[:k]]
+                else:
                     half = len(part) // 2
                     runs += [part[half:], part[:half]]
             run = []
 
-    def _keep_run(self, name: str, text: str, run: list[tuple[int, int]]) -> bool:
-        """Parse the statements ``run`` in one go and keep each one's part; whether they parsed, one to a place."""
+    def _keep_run(self, name: str, text: str, run: list[tuple[int, int]]) -> Optional[int]:
+        """Parse the statements ``run`` in one go and keep each one's part. None when they parsed, one
+        to a place; else the offset the parse stopped at (-1: none, or they did not fall one to a place)."""
         from ..language.lower import lower_part
 
         first, last = run[0][0], run[-1][1]
-        lines = self._line(text, first)
+        lines = line_of(text, first)
         body = text[first:last]
         pad = " " * (first - lines) + "\n" * lines
         try:
             got = lower_part(Source(name, pad + body + ("" if body.endswith("\n") else "\n")))
-        except PlanError:
-            return False
+        except PlanError as err:
+            return err.span.start if err.span is not None and first <= err.span.start < last else -1
         if got.title is not None or got.notes:
-            return False
+            return -1
         starts = [a for a, _ in run]
         placed: list[list] = [[] for _ in run]
         for s in got.statements:
             k = bisect_right(starts, s.span.start) - 1  # the statement of the text it starts in
             if k < 0 or s.span.start >= run[k][1] or s.span.end > run[k][1]:
-                return False
+                return -1
             placed[k].append(s)
         if not all(placed):
-            return False
+            return -1
         for (a, b), stmts in zip(run, placed):
-            self.kept[(text[a:b], a, self._line(text, a))] = ir.PlanIR(name, None, (), tuple(stmts))
-        return True
+            self.kept[(text[a:b], a, line_of(text, a))] = ir.PlanIR(name, None, (), tuple(stmts))
+        return None
 
     def forget(self) -> None:
         """Keep what the texts parsed since the last call used (the typing goes back and forth)."""
@@ -423,7 +429,17 @@ def recover(name: str, text: str, load: Callable[[str], object],
 
     ``load`` checks a text and returns the plan (raising :class:`PlanError`); ``import_of`` gives
     the import statement that brings in a plan of another source name (its errors set it aside);
-    ``parts``: the statements parsed for the texts before (:class:`Parts`), to parse only what changed."""
+    ``parts``: the statements parsed for the texts before (:class:`Parts`), to parse only what changed.
+    The cyclic collector waits meanwhile, as it does while the command line loads a plan (on a big plan
+    it would walk everything the checks so far kept, again and again)."""
+    from ..language.limits import paused_gc
+
+    with paused_gc():
+        return _recover(name, text, load, import_of, parts)
+
+
+def _recover(name: str, text: str, load: Callable[[str], object],
+             import_of: Callable[[str, list], Optional[Span]], parts: Optional[Parts]) -> Recovered:
     out = Recovered(uses=parts.uses if parts is not None else {})
     text, syntax = _syntax_pass(name, text, out, parts)
     out.syntax = syntax
