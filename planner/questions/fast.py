@@ -420,10 +420,14 @@ def over_ranges(plan: Plan, stmt) -> bool:
     """Whether a question's condition goes through a sum, product or range min/max/first (directly, or
     through the formulas and functions it uses): SymPy has no closed form of such a condition, and checks
     it term by term (``evalf`` of a sum of ``ceil``s: seconds to minutes on a monthly plan)."""
-    if not isinstance(stmt, ir.Solve):
-        return False
+    return isinstance(stmt, ir.Solve) and ranges_in(plan, stmt.condition)
+
+
+def ranges_in(plan: Plan, expr) -> bool:
+    """Whether ``expr`` goes through an aggregate over a range, in itself or in the formulas and
+    functions it uses (walked on the IR: no SymPy)."""
     model = plan.model
-    todo, seen = [stmt.condition], set()
+    todo, seen = [expr], set()
     while todo:
         for node in ir.walk(todo.pop()):
             if isinstance(node, ir.Aggregate):
