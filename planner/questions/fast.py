@@ -76,7 +76,7 @@ def result(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Opt
 
 def _answer(plan: Plan, stmt, scenario, overrides, origins):
     if not isinstance(stmt, ir.Solve) or plan.model.formula_answers:
-        return None
+        return None  # (the full evaluation that verifies an answer would ask for the answers formulas use)
     q = plan.model.quantities.get(stmt.target)
     if q is None or q.is_bool:
         return None
