@@ -30,7 +30,7 @@ COMMANDS = ("check", "export", "report", "build")
 
 
 def cpu(argv: list[str], cwd: Path, limit: float) -> float:
-    """CPU seconds of one process (inf when it fails or runs past ``limit`` seconds of wall time)."""
+    """CPU seconds of one process (inf when it runs past ``limit`` seconds of wall time, nan when it fails)."""
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
     try:
         proc.wait(timeout=limit)
@@ -39,7 +39,7 @@ def cpu(argv: list[str], cwd: Path, limit: float) -> float:
         proc.wait()
         return float("inf")
     spent = _children_cpu()  # a reaped child's resource usage is added to RUSAGE_CHILDREN
-    return float("inf") if proc.returncode != 0 else spent
+    return float("nan") if proc.returncode != 0 else spent
 
 
 _LAST = [0.0]
@@ -90,7 +90,8 @@ def main() -> None:
             _children_cpu()
             for _ in range(args.repeat):  # interleaved: a busy machine slows all alike
                 for key, argv in runs.items():
-                    best[key] = min(best[key], cpu(argv, out, args.limit))
+                    t = cpu(argv, out, args.limit)
+                    best[key] = t if t != t or best[key] != best[key] else min(best[key], t)
             print(f"\n{path.relative_to(ROOT.parent)}")
             for key, t in best.items():
                 extra = ""
@@ -99,7 +100,7 @@ def main() -> None:
                 elif key.startswith("check") and "script" in best:
                     goal = 15 if "cold" in key else 10
                     extra = f"  {t / best['script']:5.1f}x the script (goal <= {goal}x)"
-                shown = "did not finish" if t == float("inf") else f"{t:6.3f} s"
+                shown = "did not finish" if t == float("inf") else "failed" if t != t else f"{t:6.3f} s"
                 print(f"  {key:14} cpu {shown}{extra}")
 
 
