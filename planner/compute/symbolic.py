@@ -90,12 +90,13 @@ class _Scoped:
         core = function
         while type(core) is cls:  # SymPy merges nested sums into one node: their bodies are the body
             core = core.function
-        reps, todo = {}, [core]
+        reps, todo = {}, [core] if core.has(sp.Piecewise) else []  # no Piecewise: nothing to fold
         while todo:
             node = todo.pop()
             if isinstance(node, AGGREGATES):
-                reps.setdefault(node, sp.Dummy("aggregate"))
-            else:
+                if node.function.has(sp.Piecewise):
+                    reps.setdefault(node, sp.Dummy("aggregate"))
+            elif node.args:
                 todo.extend(node.args)
         if not reps:
             return super().__new__(cls, function, *symbols, **assumptions)

@@ -98,12 +98,37 @@ def _answer(plan: Plan, stmt, scenario, overrides, origins):
             return None
     if found is None:
         return None
-    value, verification, method = found
-    try:  # the answer keeps every constraint (its own, and those that depend on it)
-        plan.evaluate(scenario, {**(overrides or {}), stmt.target: value}, origins)
-    except PlanError:
+    if not _holds_everywhere(plan, scenario, {**(overrides or {}), stmt.target: found[0]}, origins):
         return None
     return found
+
+
+def _holds_everywhere(plan: Plan, scenario, overrides, origins) -> bool:
+    """The plan evaluated in full at an answer: every constraint holds (its own, and those that depend on
+    it) and every figure has a value. The compiled program first; the located evaluation
+    (:meth:`Plan.evaluate`) only where a figure is not finite, except a ``first`` that found nothing,
+    the plan's stated "never" (telling a "never" from an error inside it walks every term: seconds on a
+    monthly plan, at every answer)."""
+    try:
+        inputs, _ = plan.input_values(scenario, overrides, origins)
+        raw = plan.run_compiled(inputs)
+    except PlanError:
+        return False
+    if not all(bool(np.all(v)) for k, v in raw.items() if k.startswith("__constraint")):
+        return False
+    quantities = plan.model.quantities
+    for name in plan.model.derived:
+        v = raw[name]
+        if isinstance(v, (bool, np.bool_)) or quantities[name].is_bool or math.isfinite(float(v)):
+            continue
+        expr = quantities[name].definition.expr
+        if not (isinstance(expr, ir.Aggregate) and expr.op is ir.AggOp.FIRST):
+            try:  # the located evaluation says whether this is an error
+                plan.evaluate(scenario, overrides, origins)
+            except PlanError:
+                return False
+            return True
+    return True
 
 
 def _program(plan: Plan, stmt):
