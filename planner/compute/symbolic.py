@@ -94,8 +94,7 @@ class _Scoped:
         while todo:
             node = todo.pop()
             if isinstance(node, AGGREGATES):
-                if node.function.has(sp.Piecewise):
-                    reps.setdefault(node, sp.Dummy("aggregate"))
+                reps.setdefault(node, sp.Dummy("aggregate"))
             elif node.args:
                 todo.extend(node.args)
         if not reps:
