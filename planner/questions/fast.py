@@ -535,6 +535,8 @@ class Answers:
             return replace(quick, notes=(NO_FORM,))
         try:
             return self.solver.answer(stmt, scenario, overrides, origins)
+        except (NoRootError, MultipleRootsError, NotMonotoneError):
+            raise  # the exact analysis found what the grid could not (a second root between its points)
         except PlanError:  # the numeric answer is verified; the Solver's trouble is with the closed form
             return quick
 
