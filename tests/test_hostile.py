@@ -484,6 +484,7 @@ def test_a_workbook_that_would_need_a_million_helper_cells_is_refused_at_once(cl
     code, out, err = cli("--no-cache", "export", str(path), "-o", str(tmp_path / "nested.xlsx"))
     assert code == 2
     assert "Model: total: `sum` over ranges would write 1,001,000 helper cells" in err, err
+    assert f"{path}:2:1: error[excel]" in err  # located: the figure's definition, with a caret
     assert "internal error" not in err and not (tmp_path / "nested.xlsx").exists()
     from planner.outputs.excel.printer import term_cells
 

@@ -79,7 +79,49 @@ class Index(sp.Dummy):
         return self.name
 
 
-class _RangeExtreme(ExprWithIntLimits):
+class _Scoped:
+    """Aggregates that keep their inner aggregates whole. SymPy's ``ExprWithLimits`` folds every
+    ``Piecewise`` that uses its variable up to the top of its body (``piecewise_fold``), through the
+    sums inside it too: ``min(sum(if(k > m - term, ...) for k in 1..m) for m in ...)`` became
+    ``Piecewise((Sum(...), k > m - term), ...)``, ``k`` outside the sum that binds it (a wrong value,
+    and an export error). The aggregates inside the body are masked while SymPy builds the node."""
+
+    def __new__(cls, function, *symbols, **assumptions):
+        function = sp.sympify(function)
+        core = function
+        while type(core) is cls:  # SymPy merges nested sums into one node: their bodies are the body
+            core = core.function
+        reps, todo = {}, [core] if core.has(sp.Piecewise) else []  # no Piecewise: nothing to fold
+        while todo:
+            node = todo.pop()
+            if isinstance(node, AGGREGATES):
+                reps.setdefault(node, sp.Dummy("aggregate"))
+            elif node.args:
+                todo.extend(node.args)
+        if not reps:
+            return super().__new__(cls, function, *symbols, **assumptions)
+        obj = super().__new__(cls, function.xreplace(reps), *symbols, **assumptions)
+        back = {v: k for k, v in reps.items()}
+        if not isinstance(obj, cls):
+            return obj.xreplace(back)
+        obj._args = (obj.function.xreplace(back),) + obj._args[1:]  # a node just made: nothing holds its hash
+        obj._mhash = None
+        return obj
+
+
+class Sum(_Scoped, sp.Sum):
+    """``sum(...)`` over a range: SymPy's ``Sum`` with its inner aggregates kept whole (:class:`_Scoped`)."""
+
+    __slots__ = ()
+
+
+class Product(_Scoped, sp.Product):
+    """``product(...)`` over a range (:class:`_Scoped`)."""
+
+    __slots__ = ()
+
+
+class _RangeExtreme(_Scoped, ExprWithIntLimits):
     """``max``/``min`` of a body over an integer range (SymPy has ``Max``/``Min`` of listed arguments only)."""
 
     __slots__ = ()
@@ -308,7 +350,7 @@ class Converter:
             body = _indicator(body)
         elif op is ir.AggOp.FIRST:
             body = sp.Piecewise((var, body), (sp.oo, True), evaluate=False)  # kept whole for RangeFirst
-        cls = {ir.AggOp.SUM: sp.Sum, ir.AggOp.COUNT: sp.Sum, ir.AggOp.PRODUCT: sp.Product,
+        cls = {ir.AggOp.SUM: Sum, ir.AggOp.COUNT: Sum, ir.AggOp.PRODUCT: Product,
                ir.AggOp.MAX: RangeMax, ir.AggOp.MIN: RangeMin, ir.AggOp.FIRST: RangeFirst}[op]
         return cls(body, (k, lo, hi))
 
@@ -467,7 +509,7 @@ def _power(a: sp.Basic, b: sp.Basic) -> sp.Basic:
 _FUNCTIONS = {sp.Abs: "abs", sp.floor: "floor", sp.ceiling: "ceil", sp.exp: "exp", sp.log: "ln"}
 _RELATIONS = {sp.Eq: "==", sp.Ne: "!=", sp.Lt: "<", sp.Le: "<=", sp.Gt: ">", sp.Ge: ">="}
 _FOLDS = {sp.Max: "max", sp.Min: "min", sp.And: "and", sp.Or: "or"}
-_AGGREGATES = {sp.Sum: "sum", sp.Product: "product"}
+_AGGREGATES = {sp.Sum: "sum", Sum: "sum", sp.Product: "product", Product: "product"}
 UNSIZED_TERMS = 1_000_000  # terms of a range whose variable carries no size (none the converter makes)
 
 

@@ -76,7 +76,7 @@ def result(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Opt
 
 def _answer(plan: Plan, stmt, scenario, overrides, origins):
     if not isinstance(stmt, ir.Solve) or plan.model.formula_answers:
-        return None
+        return None  # (the full evaluation that verifies an answer would ask for the answers formulas use)
     q = plan.model.quantities.get(stmt.target)
     if q is None or q.is_bool:
         return None
@@ -98,12 +98,37 @@ def _answer(plan: Plan, stmt, scenario, overrides, origins):
             return None
     if found is None:
         return None
-    value, verification, method = found
-    try:  # the answer keeps every constraint (its own, and those that depend on it)
-        plan.evaluate(scenario, {**(overrides or {}), stmt.target: value}, origins)
-    except PlanError:
+    if not _holds_everywhere(plan, scenario, {**(overrides or {}), stmt.target: found[0]}, origins):
         return None
     return found
+
+
+def _holds_everywhere(plan: Plan, scenario, overrides, origins) -> bool:
+    """The plan evaluated in full at an answer: every constraint holds (its own, and those that depend on
+    it) and every figure has a value. The compiled program first; the located evaluation
+    (:meth:`Plan.evaluate`) only where a figure is not finite, except a ``first`` that found nothing,
+    the plan's stated "never" (telling a "never" from an error inside it walks every term: seconds on a
+    monthly plan, at every answer)."""
+    try:
+        inputs, _ = plan.input_values(scenario, overrides, origins)
+        raw = plan.run_compiled(inputs)
+    except PlanError:
+        return False
+    if not all(bool(np.all(v)) for k, v in raw.items() if k.startswith("__constraint")):
+        return False
+    quantities = plan.model.quantities
+    for name in plan.model.derived:
+        v = raw[name]
+        if isinstance(v, (bool, np.bool_)) or quantities[name].is_bool or math.isfinite(float(v)):
+            continue
+        expr = quantities[name].definition.expr
+        if not (isinstance(expr, ir.Aggregate) and expr.op is ir.AggOp.FIRST):
+            try:  # the located evaluation says whether this is an error
+                plan.evaluate(scenario, overrides, origins)
+            except PlanError:
+                return False
+            return True
+    return True
 
 
 def _program(plan: Plan, stmt):
@@ -420,10 +445,14 @@ def over_ranges(plan: Plan, stmt) -> bool:
     """Whether a question's condition goes through a sum, product or range min/max/first (directly, or
     through the formulas and functions it uses): SymPy has no closed form of such a condition, and checks
     it term by term (``evalf`` of a sum of ``ceil``s: seconds to minutes on a monthly plan)."""
-    if not isinstance(stmt, ir.Solve):
-        return False
+    return isinstance(stmt, ir.Solve) and ranges_in(plan, stmt.condition)
+
+
+def ranges_in(plan: Plan, expr) -> bool:
+    """Whether ``expr`` goes through an aggregate over a range, in itself or in the formulas and
+    functions it uses (walked on the IR: no SymPy)."""
     model = plan.model
-    todo, seen = [stmt.condition], set()
+    todo, seen = [expr], set()
     while todo:
         for node in ir.walk(todo.pop()):
             if isinstance(node, ir.Aggregate):
@@ -506,6 +535,8 @@ class Answers:
             return replace(quick, notes=(NO_FORM,))
         try:
             return self.solver.answer(stmt, scenario, overrides, origins)
+        except (NoRootError, MultipleRootsError, NotMonotoneError):
+            raise  # the exact analysis found what the grid could not (a second root between its points)
         except PlanError:  # the numeric answer is verified; the Solver's trouble is with the closed form
             return quick
 

@@ -40,8 +40,9 @@ import numpy as np
 import sympy as sp
 
 from ..compute.evaluation import Plan, format_value
-from ..compute.symbolic import AGGREGATES, cone
+from ..compute.symbolic import cone
 from ..language.errors import KindError, PlanError, UnknownNameError, suggest
+from .fast import ranges_in
 from .roots import KINKS, exact_number, inline
 
 STEP = 1e-6  # relative step of the numeric difference
@@ -102,7 +103,7 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         out.rows.extend(_through_answers(plan, ev, name, sorted(set(answers)), overrides, origins))
         out.rows.sort(key=_order)
         return out
-    if any(plan.exprs[n].has(*AGGREGATES) for n in cone(plan.model, [name]) if n in plan.exprs):
+    if ranges_in(plan, q.definition.expr):
         out.rows.extend(_stated(plan, ev, name, r) for r in _differences(plan, ev, name))
         out.rows.sort(key=_order)
         return out

@@ -583,7 +583,21 @@ class Book:
         except UnsupportedFormula as err:
             if where and not err.message.startswith(where):
                 err.message = f"{where}: {err.message}"  # which figure: `Model: total: sum over ranges ...`
+            if err.span is None:
+                err.span = self.span_of(where)
             raise
+
+    def span_of(self, where: str):
+        """Where in the plan the figure a formula is written for is defined (``Model: total``: ``total``'s
+        definition; ``Checks: x > 1``: that check), so that every export error is located."""
+        figure = where.split(": ", 1)[-1]
+        q = self.model.quantities.get(figure.split(" (")[0])
+        if q is not None:
+            return q.definition.span
+        for check in self.model.checks:
+            if " ".join(check.span.flat.split()).startswith(" ".join(figure.split())):
+                return check.span
+        return None
 
     def flow_writer(self, where: str, env: Optional[Mapping]):
         """The ``row`` callback of :func:`.printer.formula`: an aggregate's terms as a row of the Cash

@@ -1,0 +1,108 @@
+"""Plans written from the docs by a new user, every command as a user runs it, as ratios in one run.
+
+For each plan under ``benchmarks/plans/`` named below: ``planner check`` against the same figures
+from a plain Python script (``benchmarks/baselines/``, month-by-month code written apart from the
+plan), cold (``--no-cache``) and warm; then ``export``, ``report`` and ``build`` against the plan's own
+``check``. Each command is a fresh process, timed by CPU (user + system of the child: the machine may be
+shared); runs are interleaved and the best of ``--repeat`` is compared. The goals (issue 38): check at
+most 10x the script warm and 15x cold; export under 3 s of CPU and at most 3x check; report and build
+within 3x check. Not a test: nothing fails, the ratios are printed.
+
+    python benchmarks/newcomer_plans.py [--repeat 3] [--plan cash_60_months] [--skip build]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+PLANS = {  # plan -> its plain script (None: no script, the plan's own commands only)
+    "article2_one_sided": "article2_user",
+    "cash_60_months": "cash_60_months",
+    "fleet_60_months": "fleet_60_months",
+    "gpu_buy_vs_rent": None,  # examples/: the shipped 36-month plan with monthly sums
+}
+COMMANDS = ("check", "export", "report", "build")
+
+
+def cpu(argv: list[str], cwd: Path, limit: float) -> float:
+    """CPU seconds of one process (inf when it runs past ``limit`` seconds of wall time, nan when it fails)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
+    try:
+        proc.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return float("inf")
+    spent = _children_cpu()  # a reaped child's resource usage is added to RUSAGE_CHILDREN
+    return float("nan") if proc.returncode != 0 else spent
+
+
+_LAST = [0.0]
+
+
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = r.ru_utime + r.ru_stime
+    spent, _LAST[0] = total - _LAST[0], total
+    return spent
+
+
+def plan_path(name: str) -> Path:
+    here = ROOT / "plans" / f"{name}.plan"
+    return here if here.exists() else ROOT.parent / "examples" / f"{name}.plan"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--plan", action="append", choices=sorted(PLANS))
+    ap.add_argument("--skip", default="", help="commands to leave out, comma-separated")
+    ap.add_argument("--limit", type=float, default=180.0, help="wall seconds before a command counts as not finishing")
+    args = ap.parse_args()
+    planner = [str(Path(sys.executable).parent / "planner")]
+    skip = set(filter(None, args.skip.split(",")))
+    _children_cpu()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        for name in args.plan or list(PLANS):
+            path = plan_path(name)
+            runs = {"check (cold)": planner + ["--no-cache", "check", str(path)],
+                    "check": planner + ["check", str(path)]}
+            if "export" not in skip:
+                runs["export"] = planner + ["export", str(path), "-o", str(out / f"{name}.xlsx")]
+            if "report" not in skip:
+                runs["report"] = planner + ["report", str(path), "-o", str(out / f"{name}.md")]
+            if "build" not in skip:
+                runs["build"] = planner + ["build", str(path), "-o", str(out / f"{name}-build")]
+            script = PLANS[name]
+            if script is not None:
+                runs["script"] = [sys.executable, str(ROOT / "baselines" / f"{script}.py")]
+            best = {k: float("inf") for k in runs}
+            for argv in runs.values():  # warm the file cache and the compiled-plan cache
+                cpu(argv, out, args.limit)
+            _children_cpu()
+            for _ in range(args.repeat):  # interleaved: a busy machine slows all alike
+                for key, argv in runs.items():
+                    t = cpu(argv, out, args.limit)
+                    best[key] = t if t != t or best[key] != best[key] else min(best[key], t)
+            print(f"\n{path.relative_to(ROOT.parent)}")
+            for key, t in best.items():
+                extra = ""
+                if key in ("export", "report", "build"):
+                    extra = f"  {t / best['check']:5.1f}x its check (goal <= 3x)"
+                elif key.startswith("check") and "script" in best:
+                    goal = 15 if "cold" in key else 10
+                    extra = f"  {t / best['script']:5.1f}x the script (goal <= {goal}x)"
+                shown = "did not finish" if t == float("inf") else "failed" if t != t else f"{t:6.3f} s"
+                print(f"  {key:14} cpu {shown}{extra}")
+
+
+if __name__ == "__main__":
+    main()
