@@ -83,12 +83,6 @@ class Evaluation:
     def label(self) -> str:
         return self.scenario or "base"
 
-    @cached_property
-    def numbers(self) -> list:
-        """Every quantity's value as a numpy scalar, in the model's order: the arguments of a program
-        compiled over every quantity (each check's), made once per evaluation."""
-        return [as_number(self.values[n]) for n in self.plan.model.quantities]
-
     def __repr__(self) -> str:  # the values are many: `display(name)` shows one
         changed = sorted(n for n, o in self.origins.items() if o.description != "the plan")
         extra = f", overridden: {', '.join(changed)}" if changed else ""

@@ -102,8 +102,15 @@ class _CompiledCheck:
         from ..compute.numeric import compile_program
 
         refs = {id(r): f"@ref{i}" for i, r in enumerate(self.refs)}
-        arguments = list(plan.model.quantities) + list(refs.values()) + self.answers
-        self.compiled = compile_program(plan.model, arguments, list(zip(self.labels, self.sides)), refs)
+        outputs = list(zip(self.labels, self.sides))
+        # over the quantities the condition names (a call is several times faster than over every
+        # quantity); a function whose body reads other quantities needs them all
+        self.names = [n for n in dict.fromkeys(x.name for x in ir.free_names(cond)) if n in plan.model.quantities]
+        try:
+            self.compiled = compile_program(plan.model, self.names + list(refs.values()) + self.answers, outputs, refs)
+        except AssertionError:  # a quantity that is not an argument (planner.compute.numeric.Compiler._name)
+            self.names = list(plan.model.quantities)
+            self.compiled = compile_program(plan.model, self.names + list(refs.values()) + self.answers, outputs, refs)
 
     @property
     def plan(self) -> Plan:
@@ -137,7 +144,7 @@ class _CompiledCheck:
 
     def __call__(self, ev: Evaluation, ref_values: dict[str, float], answers: Optional[dict] = None) -> tuple:
         # numpy scalars: a division by zero is inf (and located by `problem`), not a ZeroDivisionError
-        args = list(ev.numbers)
+        args = [as_number(ev.values[n]) for n in self.names]
         args += [as_number(ref_values[i]) for i in range(len(self.refs))]
         args += [as_number(float((answers or {})[name])) for name in self.answers]
         return self.compiled(args)

@@ -109,6 +109,9 @@ def listen(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # each answer at once: uvicorn writes a response's head and body apart, and with Nagle's algorithm the
+    # body waits for the client's delayed acknowledgement of the head (40 ms a request, measured)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(64)
     return sock

@@ -100,7 +100,8 @@ class Session:
         self.error = None
         self.version += 1
         self._slow = None
-        self._baseline = None
+        self._baseline = None  # the plan's own check results
+        self._answer_base: dict = {}  # (question, scenario) -> the plan's own answer row
         model = plan.model
         self._check_inputs = {id(c): inputs_reaching(model, _check_names(c)) for c in model.checks}
         own = plan.source.name
@@ -231,9 +232,17 @@ class Session:
         from ...questions import fast
 
         rows = []
+        model = self.plan.model
         for stmt in fast.questions(self.plan):
+            # an answer no edited input reaches is the plan's own: asked once (bisections cost milliseconds)
+            reached = model.answer_inputs(stmt.alias) & set(overrides) if stmt.alias in model.answers else True
             for s in scenarios_for(self.plan, stmt.scenarios):
-                row = {"question": stmt.span.flat, "name": stmt.alias, "scenario": s, "text": "", "error": None}
+                key = (id(stmt), s)
+                if not reached and key in self._answer_base:
+                    rows.append(self._answer_base[key])
+                    continue
+                row = {"question": ir.question_text(stmt), "name": stmt.alias, "scenario": s, "text": "",
+                       "error": None}
                 try:
                     if stmt.alias is not None:
                         value = answers.value(stmt.alias, s, overrides, origins)
@@ -252,6 +261,8 @@ class Session:
                     row["error"] = err.message if hasattr(err, "message") else str(err)
                 except TypeError as err:  # an answer of a kind the page cannot show
                     row["error"] = str(err)
+                if not reached:
+                    self._answer_base[key] = row
                 rows.append(row)
         return rows
 
@@ -260,14 +271,12 @@ class Session:
 
         model = self.plan.model
         if self._baseline is None:
-            self._baseline = run_checks(self.plan, self._answers())
+            self._baseline = [(r, _check_row(r)) for r in run_checks(self.plan, self._answers())]
         edited = set(overrides)
         again = [c for c in model.checks if self._check_inputs[id(c)] & edited]
         fresh = iter(run_checks(self.plan, answers, overrides, checks=again) if again else ())
         ran = {id(c) for c in again}
-        results = [next(fresh) if id(r.check) in ran else r for r in self._baseline]
-        rows = [{"text": r.text, "scenario": r.scenario, "passed": bool(r.passed), "line": r.check.span.line,
-                 "why": "" if r.passed else r.describe()} for r in results]
+        rows = [_check_row(next(fresh)) if id(r.check) in ran else row for r, row in self._baseline]
         return {"passed": sum(r["passed"] for r in rows), "failed": sum(not r["passed"] for r in rows),
                 "rows": rows, "ran": len(again)}
 
@@ -360,6 +369,11 @@ class Session:
             self.refresh()
             return {"version": self.version, "error": None, "written": len(changes), "diff": diff,
                     "warnings": warnings}
+
+
+def _check_row(r) -> dict:
+    return {"text": r.text, "scenario": r.scenario, "passed": bool(r.passed), "line": r.check.span.line,
+            "why": "" if r.passed else r.describe()}
 
 
 def _data_url(png: bytes) -> str:
