@@ -116,6 +116,13 @@ class _CompiledCheck:
     def plan(self) -> Plan:
         return self._plan()
 
+    def tolerance(self, scale: Fraction, unit: str) -> "Tolerance":
+        """:func:`tolerance_of` the check, worked out once for its display unit."""
+        key = (scale, unit)
+        if getattr(self, "_tolerance", (None,))[0] != key:
+            self._tolerance = (key, tolerance_of(self.plan, self.check, scale, unit))
+        return self._tolerance[1]
+
     @property
     def sides(self) -> list[ir.Expr]:
         """What is compiled: both sides of ``a == b``; the condition (and, for ``flag == false``,
@@ -257,7 +264,6 @@ def run_checks(plan: Plan, answers=None, base_overrides=None, checks=None) -> li
 
             answers = Answers(plan)
         scale, unit = display_unit(plan, check, answers)
-        tol = None
         for scenario in scenarios:
             result = CheckResult(check, scenario, False, unit=unit, overrides=shown_overrides)
             try:
@@ -283,7 +289,7 @@ def run_checks(plan: Plan, answers=None, base_overrides=None, checks=None) -> li
                 continue
             if compiled.pair:
                 lhs, rhs = float(out[0]), float(out[1])
-                tol = tol or tolerance_of(plan, check, scale, unit)  # once per check, not per scenario
+                tol = compiled.tolerance(scale, unit)
                 exactly = compiled.exactly(exact(scenario, all_overrides, ev)) \
                     if tol.kind == "exact" and not inexact else None
                 # `==` is exact where the sides have rational values (0.1 + 0.2 == 0.3 holds, 1e16 + 1 == 1e16
