@@ -272,3 +272,15 @@ def test_a_bad_plan_is_a_located_error(tmp_path, capsys):
     bad.write_text("x = 1 +\n", encoding="utf-8")
     assert main(["serve", str(bad)]) == 2
     assert "bad.plan:1:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, host, warned", [([], "127.0.0.1", False), (["--host", "0.0.0.0"], "0.0.0.0", True)])
+def test_the_command_listens_on_loopback_unless_told(rent, monkeypatch, capsys, args, host, warned):
+    from planner.cli import main
+    from planner.outputs.serve import app
+
+    calls = []
+    monkeypatch.setattr(app, "serve", lambda session, h, port, ready=None: calls.append((session.path, h, port)))
+    assert main(["serve", str(rent), *args]) == 0
+    assert calls == [(rent, host, 8765)]
+    assert ("warning: --host 0.0.0.0" in capsys.readouterr().err) == warned
