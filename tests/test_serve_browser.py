@@ -12,7 +12,8 @@ import pytest
 pytest.importorskip("starlette", reason="planner serve needs the `serve` extra: pip install '.[serve]'")
 webdriver = pytest.importorskip("selenium.webdriver", reason="the browser tests need selenium (the `test` extra)")
 
-from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoAlertPresentException, NoSuchElementException, StaleElementReferenceException)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -82,7 +83,7 @@ def figure_is(driver, name: str, text: str) -> None:
     def shown(d):
         try:
             return figure(d, name) == text
-        except Exception:  # redrawn between finding and reading
+        except (NoSuchElementException, StaleElementReferenceException):  # redrawn between finding and reading
             return False
     wait_for(driver, shown, f"{name} never showed {text!r}")
 

@@ -13,6 +13,7 @@ write-back goes through :func:`planner.outputs.excel.writeback.write_back`, as
 from __future__ import annotations
 
 import base64
+import math
 import os
 import threading
 from fractions import Fraction
@@ -104,6 +105,7 @@ class Session:
         self._answer_base: dict = {}  # (question, scenario) -> the plan's own answer row
         model = plan.model
         self._check_inputs = {id(c): inputs_reaching(model, _check_names(c)) for c in model.checks}
+        self._answer_inputs = {a: model.answer_inputs(a) for a in model.answers}
         own = plan.source.name
         self.inputs = [n for n in plan.definition_order()
                        if model.quantities[n].is_input and model.quantities[n].definition.span.source.name == own]
@@ -223,7 +225,7 @@ class Session:
     def _figure(self, ev, name: str) -> dict:
         q = self.plan.model.quantities[name]
         v = ev.display(name)
-        number = v if isinstance(v, bool) else (float(v) if v == v and abs(v) != float("inf") else None)
+        number = v if isinstance(v, bool) else (float(v) if math.isfinite(v) else None)
         return {"name": name, "doc": q.doc, "unit": q.unit_text, "number": number,
                 "text": "never" if ev.is_never(name) else show(v, q.unit_text)}
 
@@ -235,7 +237,7 @@ class Session:
         model = self.plan.model
         for stmt in fast.questions(self.plan):
             # an answer no edited input reaches is the plan's own: asked once (bisections cost milliseconds)
-            reached = model.answer_inputs(stmt.alias) & set(overrides) if stmt.alias in model.answers else True
+            reached = self._answer_inputs[stmt.alias] & set(overrides) if stmt.alias in model.answers else True
             for s in scenarios_for(self.plan, stmt.scenarios):
                 key = (id(stmt), s)
                 if not reached and key in self._answer_base:
