@@ -284,3 +284,23 @@ def test_the_command_listens_on_loopback_unless_told(rent, monkeypatch, capsys, 
     assert main(["serve", str(rent), *args]) == 0
     assert calls == [(rent, host, 8765)]
     assert ("warning: --host 0.0.0.0" in capsys.readouterr().err) == warned
+
+
+@pytest.mark.parametrize("edits, some_fail", [({"batch": 64}, False), ({"hidden": 5120, "alpha": 0.5}, True),
+                                              ({"bits": 3}, True), ({"tied": True}, True)])
+def test_checks_run_again_only_where_an_edit_reaches_them_give_every_checks_result(edits, some_fail):
+    """The page runs again only the checks an edited input reaches; the rest keep the plan's results.
+    Together they are what running every check with the edits gives."""
+    from conftest import SHEETS
+
+    from planner.questions.checks import run_checks
+
+    session = Session(str(SHEETS / "llm_cost.plan"))
+    session.compute(None, {})
+    shown = session.compute("llama3_8b/h100", edits)["checks"]
+    assert 0 < shown["ran"] < len(session.plan.model.checks)
+    every = run_checks(session.plan, None, session.overrides(edits))
+    assert [(r["text"], r["scenario"], r["passed"]) for r in shown["rows"]] == \
+        [(r.text, r.scenario, bool(r.passed)) for r in every]
+    assert shown["failed"] == sum(not r.passed for r in every)
+    assert (shown["failed"] > 0) == some_fail
