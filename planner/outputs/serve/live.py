@@ -298,7 +298,7 @@ class Session:
                 origins = {n: ORIGIN for n in overrides}
                 for stmt in plan.model.sweeps:
                     results = run_statement(plan, stmt, overrides=overrides, origins=origins)
-                    out.append({"title": stmt.span.flat, "png": _data_url(plots.sweep_png(results, stmt.span.flat))})
+                    out.append({"title": stmt.span.flat, "png": _data_url(plots.sweep_png(results))})
             except PlanError as err:
                 return {"version": version, "error": render(err), "charts": out}
             return {"version": version, "error": None, "charts": out}

@@ -92,8 +92,9 @@ function buildInputs(inputs) {
     }
     if (inp.doc) row.appendChild(el("span", inp.doc, "doc"));
     const where = [];
-    if (inp.lower) where.push((inp.lower.inclusive ? "≥ " : "> ") + inp.lower.value);
-    if (inp.upper) where.push((inp.upper.inclusive ? "≤ " : "< ") + inp.upper.value);
+    const unit = inp.unit ? " " + inp.unit : "";
+    if (inp.lower) where.push((inp.lower.inclusive ? "≥ " : "> ") + inp.lower.value + unit);
+    if (inp.upper) where.push((inp.upper.inclusive ? "≤ " : "< ") + inp.upper.value + unit);
     if (inp.integer) where.push("whole number");
     if (where.length) row.appendChild(el("span", "where " + where.join(", "), "where"));
     box.appendChild(row);
