@@ -72,7 +72,10 @@ def page(rent, tmp_path):
 
 
 def wait_for(driver, what, message: str):
-    return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(lambda d: what(d), message)
+    """Until ``what(driver)`` (bounded by WAIT); an element redrawn while it is read is read again."""
+    return WebDriverWait(driver, WAIT, poll_frequency=0.05,
+                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
+                         ).until(lambda d: what(d), message)
 
 
 def figure(driver, name: str) -> str:
@@ -80,12 +83,7 @@ def figure(driver, name: str) -> str:
 
 
 def figure_is(driver, name: str, text: str) -> None:
-    def shown(d):
-        try:
-            return figure(d, name) == text
-        except (NoSuchElementException, StaleElementReferenceException):  # redrawn between finding and reading
-            return False
-    wait_for(driver, shown, f"{name} never showed {text!r}")
+    wait_for(driver, lambda d: figure(d, name) == text, f"{name} never showed {text!r}")
 
 
 def test_move_a_slider_pick_a_scenario_and_write_back(page, rent):
