@@ -139,3 +139,14 @@ def test_charts_and_monte_carlo(page):
              "no histograms")
     assert page.execute_script(
         "return [...document.querySelectorAll('#montecarlo img')].every(i => i.complete && i.naturalWidth > 0)")
+
+
+def test_a_slider_over_two_orders_of_magnitude_moves_on_a_log_scale(page):
+    figure_is(page, "cost", "90.00 USD")
+    slider = page.find_element(By.CSS_SELECTOR, 'input.slider[data-name="price"]')  # 0.25 .. 25 USD/h
+    assert (slider.get_attribute("min"), slider.get_attribute("max"), slider.get_attribute("value")) == \
+        ("0", "1000", "500")  # 2.50 halfway
+    slider.send_keys(Keys.ARROW_RIGHT)  # 0.25 x 100^(501/1000) = 2.5115: 2.512 USD/h
+    wait_for(page, lambda d: d.find_element(By.CSS_SELECTOR, 'input.field[data-name="price"]')
+             .get_attribute("value") == "2.512", "the field never showed the slider's value")
+    figure_is(page, "cost", "90.43 USD")  # 2.512 x 10 x 4 x 0.9 = 90.432

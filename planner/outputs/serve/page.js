@@ -2,7 +2,9 @@
 // titles, docs and names are data, not markup.
 "use strict";
 
-const state = { plan: null, version: null, edits: {}, scenario: null, seq: 0, shown: 0, timer: null, charts: null };
+const state = {
+  plan: null, version: null, edits: {}, scenario: null, seq: 0, shown: 0, timer: null, charts: null, scales: {},
+};
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -68,22 +70,28 @@ function buildInputs(inputs) {
       box2.addEventListener("change", () => edit(inp.name, box2.checked));
       row.appendChild(box2);
     } else {
+      const scale = scaleOf(inp);
+      state.scales[inp.name] = scale;
       const slider = document.createElement("input");
       slider.type = "range";
       slider.className = "slider";
       slider.dataset.name = inp.name;
-      slider.min = inp.min; slider.max = inp.max; slider.step = inp.step || "any";
-      slider.value = inp.value;
+      slider.min = scale.min; slider.max = scale.max; slider.step = scale.step;
+      slider.value = scale.to(inp.value);
       const field = document.createElement("input");
       field.type = "number";
       field.className = "field";
       field.dataset.name = inp.name;
       field.step = inp.integer ? "1" : "any";
       field.value = inp.value;
-      slider.addEventListener("input", () => { field.value = slider.value; edit(inp.name, Number(slider.value)); });
+      slider.addEventListener("input", () => {
+        const value = scale.from(Number(slider.value));
+        field.value = value;
+        edit(inp.name, value);
+      });
       field.addEventListener("change", () => {
         if (field.value === "") return;
-        slider.value = field.value;
+        slider.value = scale.to(Number(field.value));
         edit(inp.name, Number(field.value));
       });
       row.appendChild(slider);
@@ -99,6 +107,21 @@ function buildInputs(inputs) {
     if (where.length) row.appendChild(el("span", "where " + where.join(", "), "where"));
     box.appendChild(row);
   }
+}
+
+// A slider over two orders of magnitude or more (0.1x..10x an unbounded value) moves on a log scale, to
+// four significant digits; any other linearly, by the input's step.
+const LOG_STEPS = 1000;
+function scaleOf(inp) {
+  if (!inp.integer && inp.min > 0 && inp.max / inp.min >= 50) {
+    const span = Math.log(inp.max / inp.min);
+    return {
+      min: 0, max: LOG_STEPS, step: 1,
+      to: (v) => v > 0 ? LOG_STEPS * Math.log(v / inp.min) / span : 0,
+      from: (s) => Number((inp.min * Math.exp(s / LOG_STEPS * span)).toPrecision(4)),
+    };
+  }
+  return { min: inp.min, max: inp.max, step: inp.step || "any", to: (v) => v, from: (s) => s };
 }
 
 function edit(name, value) {
@@ -123,7 +146,9 @@ async function compute() {
   for (const [name, value] of Object.entries(data.inputs)) {
     if (name in state.edits) continue;
     for (const e of document.querySelectorAll(`[data-name="${CSS.escape(name)}"]`)) {
-      if (e.type === "checkbox") e.checked = value; else e.value = value;
+      if (e.type === "checkbox") e.checked = value;
+      else if (e.type === "range") e.value = state.scales[name].to(value);
+      else e.value = value;
     }
   }
   const rows = $("headlines").tBodies[0];
