@@ -1228,7 +1228,11 @@ def cmd_serve(args) -> int:
     if args.host not in LOOPBACK:
         sys.stderr.write(f"warning: --host {args.host}: anyone who can reach this address can see the plan and write "
                          f"edits into {args.file}\n")
-    serve(session, args.host, args.port, ready=lambda url: note(f"serving {args.file} at {url} (Ctrl-C stops)"))
+    try:
+        serve(session, args.host, args.port, ready=lambda url: note(f"serving {args.file} at {url} (Ctrl-C stops)"))
+    except OSError as exc:  # the port is taken, the address is not this machine's
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+                         hint="pick another --port (0: any free one)") from None
     return EXIT_OK
 
 

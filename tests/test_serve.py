@@ -304,3 +304,17 @@ def test_checks_run_again_only_where_an_edit_reaches_them_give_every_checks_resu
         [(r.text, r.scenario, bool(r.passed)) for r in every]
     assert shown["failed"] == sum(not r.passed for r in every)
     assert (shown["failed"] > 0) == some_fail
+
+
+def test_a_port_in_use_is_a_clear_error(rent, capsys):
+    from planner.cli import main
+    from planner.outputs.serve.app import listen
+
+    taken = listen("127.0.0.1", 0)
+    try:
+        port = taken.getsockname()[1]
+        assert main(["serve", str(rent), "--port", str(port)]) == 2
+    finally:
+        taken.close()
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "--port" in err and "Traceback" not in err
