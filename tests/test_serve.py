@@ -318,3 +318,12 @@ def test_a_port_in_use_is_a_clear_error(rent, capsys):
         taken.close()
     err = capsys.readouterr().err
     assert f"cannot listen on 127.0.0.1:{port}" in err and "--port" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("host, allowed", [("127.0.0.1", ["127.0.0.1", "localhost", "::1"]),
+                                           ("192.0.2.7", ["127.0.0.1", "localhost", "::1", "192.0.2.7"]),
+                                           ("0.0.0.0", ["*"])])
+def test_the_host_names_a_request_may_give(host, allowed):
+    from planner.outputs.serve.app import hosts_for
+
+    assert hosts_for(host) == allowed

@@ -101,6 +101,10 @@ def create_app(session: Session, hosts=LOOPBACK) -> Starlette:
 
 
 def hosts_for(host: str) -> list[str]:
+    """The names a request's ``Host`` may give: the loopback names, and the address listened on; on every
+    address (``0.0.0.0``, ``::``), any name (the machine's names are not known here)."""
+    if host in ("0.0.0.0", "::", ""):
+        return ["*"]
     return list(LOOPBACK) if host in LOOPBACK else [*LOOPBACK, host]
 
 
