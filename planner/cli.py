@@ -356,6 +356,22 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         _import_root(p)
         p.set_defaults(handler=cmd_build)
 
+    p = _command(sub, only, "serve", help="a local web page for the plan: inputs as sliders, figures recomputed live",
+                            description="Serve a page for FILE on this machine: its inputs as sliders and fields (units, "
+                                        "bounds, docs), a scenario picker, the headline figures, answers and checks "
+                                        "recomputed as an input moves, the sweeps' charts, a Monte Carlo view, and a "
+                                        "button that writes the edited inputs back into FILE (as `planner import "
+                                        "--write`). The page reloads when FILE changes. Needs Starlette and uvicorn: "
+                                        "pip install starlette uvicorn (or '.[serve]' in a checkout).")
+    if p is not None:
+        p.add_argument("file", metavar="FILE", help="a .plan file")
+        p.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on (default: 127.0.0.1, this machine only; another address "
+                            "lets others reach the page, and write into FILE)")
+        p.add_argument("--port", type=int, default=8765, help="the port to listen on (default: 8765; 0: any free port)")
+        _import_root(p)
+        p.set_defaults(handler=cmd_serve)
+
     p = _command(sub, only, "fmt", help="format .plan files canonically (aligned definitions, normalised spacing)",
                             description="Rewrite each FILE in planner's canonical layout: one space around operators, "
                                    "the `=`, docs, tags and constraints of consecutive definitions aligned, comments "
@@ -1214,6 +1230,29 @@ def _regular(path) -> bool:
         return True
 
 
+def cmd_serve(args) -> int:
+    from .language.errors import UsageError
+
+    try:
+        from .outputs.serve.app import LOOPBACK, serve
+    except ImportError as exc:
+        raise UsageError(f"planner serve needs the web server the `serve` extra installs ({exc.name} is missing)",
+                         hint="pip install starlette uvicorn (or pip install '.[serve]' in a checkout of planner)") from None
+    from .outputs.serve.live import Session
+
+    session = Session(args.file, import_roots(args))
+    warn(session.plan)
+    if args.host not in LOOPBACK:
+        sys.stderr.write(f"warning: --host {args.host}: anyone who can reach this address can see the plan and write "
+                         f"edits into {args.file}\n")
+    try:
+        serve(session, args.host, args.port, ready=lambda url: note(f"serving {args.file} at {url} (Ctrl-C stops)"))
+    except OSError as exc:  # the port is taken, the address is not this machine's
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+                         hint="pick another --port (0: any free one)") from None
+    return EXIT_OK
+
+
 def cmd_build(args) -> int:
     from .outputs.build import build, summary
     from .outputs.progress import Progress
@@ -1240,7 +1279,7 @@ def cmd_diff(args) -> int:
 # ---- entry point --------------------------------------------------------------
 
 COMMANDS = frozenset({"eval", "check", "simulate", "explain", "sweep", "solve", "sensitivity", "export", "import", "report",
-                      "build", "fmt", "lsp", "completion", "library", "diff"})
+                      "build", "fmt", "lsp", "completion", "library", "diff", "serve"})
 
 
 def _command_of(argv: Sequence[str]) -> Optional[str]:

@@ -37,6 +37,8 @@ HOMES = {
     "dask": {"planner.questions.chunked"},  # optional: sweeps and simulations past memory
     "distributed": {"planner.questions.chunked"},
     "xarray": {"planner.questions.chunked"},
+    "starlette": {"planner.outputs.serve.app"},  # optional: `planner serve`'s page
+    "uvicorn": {"planner.outputs.serve.app"},
 }
 
 

@@ -52,6 +52,8 @@ def test_wheel_ships_data_files(wheel):
     assert "planner/library/models/llama3_8b.plan" in names
     assert "planner/library/hardware/b200.plan" in names
     assert "planner/py.typed" in names
+    assert "planner/outputs/serve/page.html" in names  # planner serve's page and its script
+    assert "planner/outputs/serve/page.js" in names
     assert "planner/__main__.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "planner = planner.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()

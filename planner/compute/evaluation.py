@@ -349,12 +349,16 @@ class Plan:
         self, scenario: Optional[str] = None, overrides: Optional[Mapping[str, Value]] = None,
         origins: Optional[Mapping[str, Origin]] = None,
     ) -> tuple[dict[str, Value], dict[str, Origin]]:
-        values: dict[str, Value] = {}
-        where: dict[str, Origin] = {}
-        for name in self.model.inputs:
-            q = self.model.quantities[name]
-            values[name] = q.value
-            where[name] = Origin("the plan", q.definition.expr.span)
+        written = self.__dict__.get("_written_inputs")
+        if written is None:  # the plan's own values and origins, made once (an evaluation copies them)
+            written = ({}, {})
+            for name in self.model.inputs:
+                q = self.model.quantities[name]
+                written[0][name] = q.value
+                written[1][name] = Origin("the plan", q.definition.expr.span)
+            self.__dict__["_written_inputs"] = written
+        values: dict[str, Value] = dict(written[0])
+        where: dict[str, Origin] = dict(written[1])
         if scenario is not None:
             s = self.model.scenarios[scenario]
             for o in s.scenario.overrides:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
@@ -87,7 +88,7 @@ class _CompiledCheck:
     other scenarios (``x@fp8``) and the question answers it uses (:mod:`planner.compute.numeric`)."""
 
     def __init__(self, plan: Plan, check: ir.Check, answer_types: Optional[dict] = None) -> None:
-        self.plan = plan
+        self._plan = weakref.ref(plan)  # kept per plan (_compiled_check), which it must not keep alive
         self.check = check
         cond = check.condition
         # Question results by alias (`solve ... as x`): values that come from planner.questions.solve.
@@ -101,8 +102,26 @@ class _CompiledCheck:
         from ..compute.numeric import compile_program
 
         refs = {id(r): f"@ref{i}" for i, r in enumerate(self.refs)}
-        arguments = list(plan.model.quantities) + list(refs.values()) + self.answers
-        self.compiled = compile_program(plan.model, arguments, list(zip(self.labels, self.sides)), refs)
+        outputs = list(zip(self.labels, self.sides))
+        # over the quantities the condition names (a call is several times faster than over every
+        # quantity); a function whose body reads other quantities needs them all
+        self.names = [n for n in dict.fromkeys(x.name for x in ir.free_names(cond)) if n in plan.model.quantities]
+        try:
+            self.compiled = compile_program(plan.model, self.names + list(refs.values()) + self.answers, outputs, refs)
+        except AssertionError:  # a quantity that is not an argument (planner.compute.numeric.Compiler._name)
+            self.names = list(plan.model.quantities)
+            self.compiled = compile_program(plan.model, self.names + list(refs.values()) + self.answers, outputs, refs)
+
+    @property
+    def plan(self) -> Plan:
+        return self._plan()
+
+    def tolerance(self, scale: Fraction, unit: str) -> "Tolerance":
+        """:func:`tolerance_of` the check, worked out once for its display unit."""
+        key = (scale, unit)
+        if getattr(self, "_tolerance", (None,))[0] != key:
+            self._tolerance = (key, tolerance_of(self.plan, self.check, scale, unit))
+        return self._tolerance[1]
 
     @property
     def sides(self) -> list[ir.Expr]:
@@ -132,7 +151,7 @@ class _CompiledCheck:
 
     def __call__(self, ev: Evaluation, ref_values: dict[str, float], answers: Optional[dict] = None) -> tuple:
         # numpy scalars: a division by zero is inf (and located by `problem`), not a ZeroDivisionError
-        args = [as_number(ev.values[n]) for n in self.plan.model.quantities]
+        args = [as_number(ev.values[n]) for n in self.names]
         args += [as_number(ref_values[i]) for i in range(len(self.refs))]
         args += [as_number(float((answers or {})[name])) for name in self.answers]
         return self.compiled(args)
@@ -154,6 +173,19 @@ class _CompiledCheck:
                     return EvaluationError(f"the {side} value is {float(value)!r}, not a finite number",
                                            operand.span, label="not finite")
         return None
+
+
+_COMPILED: "weakref.WeakKeyDictionary[Plan, dict[int, tuple[ir.Check, _CompiledCheck]]]" = weakref.WeakKeyDictionary()
+
+
+def _compiled_check(plan: Plan, check: ir.Check, answer_types: Optional[dict]) -> _CompiledCheck:
+    """A check compiled once per plan (compiling is most of a run's time; ``planner serve`` runs the
+    checks again at every edit)."""
+    cache = _COMPILED.setdefault(plan, {})
+    got = cache.get(id(check))
+    if got is None or got[0] is not check:
+        got = cache[id(check)] = (check, _CompiledCheck(plan, check, answer_types))  # the check kept alive
+    return got[1]
 
 
 def display_unit(plan: Plan, check: ir.Check, answers=None):
@@ -182,10 +214,11 @@ def display_unit(plan: Plan, check: ir.Check, answers=None):
     return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""
 
 
-def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResult]:
+def run_checks(plan: Plan, answers=None, base_overrides=None, checks=None) -> list[CheckResult]:
     """Every check in every scenario it names. ``answers`` (a
     :class:`planner.questions.solve.Answers`) shares question results a caller already has;
-    ``base_overrides`` (an export's ``--set``) apply under each check's own ``with``."""
+    ``base_overrides`` (an export's ``--set``) apply under each check's own ``with``; ``checks``:
+    these of the plan's checks only (``planner serve`` runs again those an edited input reaches)."""
     results: list[CheckResult] = []
     cache: dict[tuple, Evaluation | PlanError] = {}
     exact_cache: dict[tuple, object] = {}
@@ -213,7 +246,7 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
 
     # Question results by alias: the solver (and SymPy with it) only when a check uses one.
     types = answers.types if answers is not None else plan.analyzer.answer_types(plan.model)
-    for check in plan.model.checks:
+    for check in plan.model.checks if checks is None else checks:
         overrides = dict(base_overrides or {})
         origins = {}
         from_answers = {}  # `with x = ALIAS`: set per scenario from the answer
@@ -225,7 +258,7 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
             overrides[o.name] = plan.analyzer.override_value(o, plan.model.quantities, "`with`", report=False)
         shown_overrides = {o.name: o.expr.span.flat for o in check.overrides}
         scenarios = check_scenarios(plan, check)
-        compiled = _CompiledCheck(plan, check, types)
+        compiled = _compiled_check(plan, check, types)
         if answers is None and (compiled.answers or from_answers):
             from .fast import Answers
 
@@ -256,7 +289,7 @@ def run_checks(plan: Plan, answers=None, base_overrides=None) -> list[CheckResul
                 continue
             if compiled.pair:
                 lhs, rhs = float(out[0]), float(out[1])
-                tol = tolerance_of(plan, check, scale, unit)
+                tol = compiled.tolerance(scale, unit)
                 exactly = compiled.exactly(exact(scenario, all_overrides, ev)) \
                     if tol.kind == "exact" and not inexact else None
                 # `==` is exact where the sides have rational values (0.1 + 0.2 == 0.3 holds, 1e16 + 1 == 1e16

@@ -163,6 +163,19 @@ def _run(plan: Plan, program, inputs, target: str, x) -> tuple:
     return program(plan.args({**inputs, target: x}))
 
 
+def _runner(plan: Plan, program, inputs, target: str):
+    """:func:`_run` at many values of ``target``: the other arguments converted once (a bisection runs
+    the program about fifty times)."""
+    base = plan.args(inputs)
+    at = plan.model.inputs.index(target)
+
+    def run(x) -> tuple:
+        args = list(base)
+        args[at] = x
+        return program(args)
+    return run
+
+
 def _points(q) -> Optional[np.ndarray]:
     """Points over the declared domain (base units), as the Solver's numeric method samples it: evenly
     between two bounds; around the input's value, geometrically out to 1e12 of its size, on an open side."""
@@ -192,8 +205,10 @@ def _root(plan: Plan, program, q, inputs, stmt, final=False) -> Optional[Fractio
     if xs is None:
         return None
 
+    run = _runner(plan, program, inputs, stmt.target)
+
     def f(x):
-        lhs, rhs = _run(plan, program, inputs, stmt.target, x)
+        lhs, rhs = run(x)
         return np.asarray(lhs, dtype=float) - np.asarray(rhs, dtype=float)
 
     ys = np.broadcast_to(f(xs), xs.shape)
