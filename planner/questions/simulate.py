@@ -778,25 +778,18 @@ def statistic(sim: Simulation, call: ir.Call) -> tuple[float, str, str]:
             f"`{name}` depends on no uncertain input" + (f" in scenario `{sim.scenario}`" if sim.scenario else "")
             + f", so its {call.func} is its value", arg.span, label="certain",
             hint=f"check its value with `check {name} <= ...`, or make an input it uses uncertain")
-    col = sim.column(name)
+    level = percentile_level(call.func)
+    if level is not None and not 0 < level < 100:
+        raise DistributionError(f"a percentile is between 0 and 100, not {level:g}", call.span)
+    s = sim.stats(name, () if level is None else (level,))  # the one reduction's figure, display units
     nevers = sim.no_value([name])
-    share = 1.0
-    if nevers:  # a `first` that found nothing in some samples: the figure is over the others, as stats() gives
-        valued = ~np.isnan(col.astype(float))
-        share, col = float(np.mean(valued)), col[valued]
-        if len(col) == 0:
-            raise DistributionError(f"`{name}` is never in every sample" + (
-                f" of scenario `{sim.scenario}`" if sim.scenario else "") + f", so it has no {call.func}", arg.span)
-    if call.func == "mean":
-        v = float(np.mean(col))
-    elif call.func == "sd":
-        v = float(np.std(col, ddof=1))
-    else:
-        level = percentile_level(call.func)
-        if not 0 < level < 100:
-            raise DistributionError(f"a percentile is between 0 and 100, not {level:g}", call.span)
-        v = float(np.percentile(col, level))
-    shown = format_value(v / float(q.display.scale), q.unit_text)
+    share = 1.0 - (s.get("never") or 0.0)  # a `first` never in some samples: the figure is over the others
+    if share == 0:
+        raise DistributionError(f"`{name}` is never in every sample" + (
+            f" of scenario `{sim.scenario}`" if sim.scenario else "") + f", so it has no {call.func}", arg.span)
+    shown_v = s[call.func if level is None else f"p{_pct_text(level)}"]
+    v = shown_v * float(q.display.scale)
+    shown = format_value(shown_v, q.unit_text)
     over = f" (over the {share:.1%} of samples where it has a value; " + ", ".join(
         f"`{n}` is never in {v:.1%}" for n, v in nevers.items()) + ")" if nevers else ""
     return v, q.unit_text, f"{call.span.flat} = {shown}{over}"
