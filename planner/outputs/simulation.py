@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from ..questions.simulate import Figures, Simulation
+from ..questions.simulate import _pct_text as _pct
 from .numbers import differing, texts
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
 
@@ -26,8 +27,6 @@ def _stat_names(percentiles: Sequence[float]) -> list[str]:
     return ["point", "mean", "sd"] + [f"p{_pct(p)}" for p in percentiles]
 
 
-def _pct(p: float) -> str:
-    return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
 
 
 def _header(sim: Figures) -> str:

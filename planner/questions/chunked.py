@@ -49,7 +49,7 @@ CHUNK_MB = 100.0  # the size of a block of the grid (float64 values of one quant
 MAX_POINTS = 10 ** 12  # points of a chunked sweep, or samples of a chunked simulation
 BINS = 1 << 16  # bins per refinement pass of a percentile
 GATHER = 1 << 20  # values gathered and sorted, at most, to read an order statistic
-DEFAULT_PERCENTILES = (5.0, 50.0, 95.0)
+DEFAULT_PERCENTILES = simulate.DEFAULT_PERCENTILES
 _SIGN = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 
 
@@ -365,8 +365,7 @@ def _summaries(run: Scheduler, arrays: dict[str, Any], levels: Sequence[float], 
     return stats, got
 
 
-def _pct(p: float) -> str:
-    return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
+_pct = simulate._pct_text  # a percentile's key: p5, p99_9
 
 
 class _Values:
@@ -379,10 +378,8 @@ class _Values:
 
 def _share(cond_values, valid, n: int):
     """The lazy count of points where a condition holds (among ``valid`` ones)."""
-    if not hasattr(cond_values, "dims"):  # a condition of constants only
-        return np.int64(n if bool(cond_values) else 0)
-    c = cond_values if valid is None else (cond_values & valid)
-    return c.sum()
+    lazy = hasattr(cond_values, "dims")
+    return simulate._count(cond_values if valid is None or not lazy else cond_values & valid, n)
 
 
 # ---- sweeps ----------------------------------------------------------------------------------

@@ -9,6 +9,11 @@ program a sweep uses (:meth:`planner.compute.evaluation.Plan.compile_outputs`).
 In a scenario (or with ``--set``) that sets an uncertain input, that input is the value set: a
 constant there.
 
+What every output prints (mean, sd, percentiles, shares of "never", of true and of a condition, the
+notes on ``first(...)``) comes from one reduction, :func:`reduce`, with two executors: all the samples
+held here (:data:`IN_MEMORY`), or lazy chunked arrays reduced as they run
+(:class:`planner.questions.chunked.Scheduler`, ``--dask``): a figure added to one is in both.
+
 Probability checks (``check P(cost < 1 USD) >= 90%``, ``check p95(cost) <= 2 USD``) run here
 against the simulation; their results read as :class:`planner.questions.checks.CheckResult`
 does, so ``planner check`` prints them with the others.
