@@ -311,20 +311,7 @@ def order_statistics(run: Scheduler, arrays: dict[str, Any], wants: dict[str, tu
     return found
 
 
-def _spots(levels: Sequence[float], count: int) -> list[tuple[int, int, float]]:
-    """Per level, numpy's ``percentile`` (linear): the two order statistics around
-    ``(count - 1) * level / 100`` and the weight of the upper one."""
-    spots = []
-    for p in levels:
-        h = float(np.true_divide(p, 100)) * (count - 1)
-        below = int(math.floor(h))
-        spots.append((below, min(below + 1, count - 1), h - below))
-    return spots
-
-
-def _lerp(a: float, b: float, t: float) -> float:
-    diff = b - a
-    return float(b - diff * (1 - t)) if t >= 0.5 else float(a + diff * t)  # as numpy's _lerp
+_spots, _lerp = simulate.spots, simulate.lerp  # a percentile from two order statistics, in memory as here
 
 
 def _first_pass(run: Scheduler, arrays: dict[str, Any], extra=()) -> tuple[dict, list]:

@@ -298,18 +298,40 @@ class InMemory:
         out = {}
         for name, col in columns.items():
             col = np.asarray(col, dtype=float)
-            col = col[~np.isnan(col)]
+            missing = np.isnan(col)
+            if missing.any():  # (a copy only where some are nan: a `first(...)`)
+                col = col[~missing]
             if len(col) == 0:
                 s = {"count": 0, "mean": math.nan, "sd": math.nan, **{f"p{_pct_text(p)}": math.nan for p in levels}}
             else:
                 s = {"count": len(col), **dict(zip(("mean", "sd"), _mean_sd(col)))}
-                for p, v in zip(levels, np.percentile(col, list(levels)) if len(levels) else ()):
-                    s[f"p{_pct_text(p)}"] = float(v)
+                where = spots(levels, len(col))
+                ranks = sorted({r for below, above, _ in where for r in (below, above)})
+                ordered = np.partition(col, ranks) if ranks else col
+                for p, (below, above, t) in zip(levels, where):
+                    s[f"p{_pct_text(p)}"] = lerp(float(ordered[below]), float(ordered[above]), t)
             out[name] = s
         return out, got
 
 
 IN_MEMORY = InMemory()
+
+
+def spots(levels: Sequence[float], count: int) -> list[tuple[int, int, float]]:
+    """Per percentile level, numpy's ``percentile`` (linear): the two order statistics (0-based ranks)
+    around ``(count - 1) * level / 100`` and the weight of the upper one. Both executors read a
+    percentile so, from exact order statistics: the same samples give the same figure to the bit."""
+    out = []
+    for p in levels:
+        h = float(np.true_divide(p, 100)) * (count - 1)
+        below = int(math.floor(h))
+        out.append((below, min(below + 1, count - 1), h - below))
+    return out
+
+
+def lerp(a: float, b: float, t: float) -> float:
+    diff = b - a
+    return float(b - diff * (1 - t)) if t >= 0.5 else float(a + diff * t)  # as numpy's _lerp
 
 
 def _count(cond_values, samples: int):
