@@ -55,7 +55,7 @@ def _close(a, b) -> bool:
 
 
 def _run(cli, path, *extra):
-    args = ["simulate", path, "--method", "random", "--seed", "7", "-n", SAMPLES]
+    args = ["simulate", path, "--method", "random", "--seed", "7", "-n", SAMPLES, "--scenario", "all"]
     for c in CONDITIONS[Path(path).stem]:
         args += ["-p", c]
     code, out, err = cli(*args, *extra)
@@ -81,7 +81,8 @@ def test_dask_and_in_memory_print_the_same_figures(cli, path):
                 exact = k in ("never", "point") or (name in memory["uncertain"] and k not in ("mean", "sd"))
                 assert (got == v if exact else _close(got, v)), (m["scenario"], name, k, got, v)
         assert m["probabilities"] == c["probabilities"]
-        assert 0 < m["probabilities"][CONDITIONS[Path(path).stem][0]] < 1
+    assert len(memory["scenarios"]) > 1  # every scenario (--scenario all)
+    assert any(0 < m["probabilities"][CONDITIONS[Path(path).stem][0]] < 1 for m in memory["scenarios"])
 
 
 @pytest.mark.parametrize("form", ["table", "markdown"])

@@ -345,13 +345,6 @@ def _add_percentiles(run: Scheduler, arrays: dict[str, Any], stats: dict[str, di
             s[f"p{_pct(p)}"] = _lerp(found[name][below], found[name][above], t) if name in found else math.nan
 
 
-def _summaries(run: Scheduler, arrays: dict[str, Any], levels: Sequence[float], extra=()) -> tuple[dict, list]:
-    """:func:`_first_pass`, then :func:`_add_percentiles`."""
-    stats, got = _first_pass(run, arrays, extra)
-    _add_percentiles(run, arrays, stats, levels)
-    return stats, got
-
-
 _pct = simulate._pct_text  # a percentile's key: p5, p99_9
 
 
@@ -469,7 +462,7 @@ def sweep(run: Scheduler, prepared: SweepRun, conditions: Sequence[tuple[str, ir
     probability_counts = [_share(simulate.condition_values(_Values(plan, values), c), valid, prepared.size)
                           for _, c in conditions]
     extra = probability_counts + ([valid.sum()] if valid is not None else [])
-    stats, got = _summaries(run, floats, levels, extra)
+    stats, got = run.summaries(floats, levels, extra)
     good = int(got[-1]) if valid is not None else prepared.size
     probabilities = [(text, int(c) / good if good else math.nan) for (text, _), c in zip(conditions, got)]
     for name in prepared.show:
