@@ -31,7 +31,8 @@ SAMPLES = "2000"
 
 def _uncertain_plans() -> list[str]:
     out = []
-    for path in sorted(glob.glob(str(ROOT / "examples" / "*.plan")) + glob.glob(str(ROOT / "tests" / "plans" / "*.plan"))):
+    shipped = glob.glob(str(ROOT / "examples" / "*.plan")) + glob.glob(str(ROOT / "tests" / "plans" / "*.plan"))
+    for path in sorted(shipped):
         if simulate.uncertain_inputs(planner.load(path)):
             out.append(path)
     return out

@@ -11,7 +11,6 @@ from ..questions.simulate import _pct_text as _pct
 from .numbers import differing, texts
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
 
-
 Run = Union[Simulation, Figures]  # in memory, reduced here; or reduced already, as a --dask run is
 
 
@@ -25,8 +24,6 @@ def _reduced(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[fl
 
 def _stat_names(percentiles: Sequence[float]) -> list[str]:
     return ["point", "mean", "sd"] + [f"p{_pct(p)}" for p in percentiles]
-
-
 
 
 def _header(sim: Figures) -> str:

@@ -507,7 +507,8 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
     simulate._refuse_uncertain_bounds(plan, inputs)
     names = list(names) if names is not None else simulate.default_names(plan)
     flags = simulate.flags_for(plan, names, flags)
-    wanted = names + flags + [n.name for _, c in conditions for n in ir.free_names(c) if n.name in plan.model.quantities]
+    wanted = names + flags + [n.name for _, c in conditions for n in ir.free_names(c)
+                              if n.name in plan.model.quantities]
     compiled, derived = simulate._program(plan, wanted)
     spec = [(u.name, u.kind, u.params, u.within) for u in inputs.values()]
     copula = simulate.copula(plan)
