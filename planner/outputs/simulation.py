@@ -4,28 +4,33 @@ same as JSON or CSV."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Union
 
-import numpy as np
-
-from ..questions.simulate import Simulation
+from ..questions.simulate import Figures, Simulation
+from ..questions.simulate import _pct_text as _pct
 from .numbers import differing, texts
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
+
+Run = Union[Simulation, Figures]  # in memory, reduced here; or reduced already, as a --dask run is
+
+
+def _reduced(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
+             probabilities: Sequence[tuple[str, Any]] = (), flags: Optional[Sequence[str]] = None,
+             correlations: bool = False) -> list[Figures]:
+    """Each run's figures, through the one reduction (:func:`planner.questions.simulate.reduce`): what
+    every output below reads, whichever executor ran the simulation."""
+    return [sim.figures(names, flags, probabilities, percentiles, correlations) for sim in sims]
 
 
 def _stat_names(percentiles: Sequence[float]) -> list[str]:
     return ["point", "mean", "sd"] + [f"p{_pct(p)}" for p in percentiles]
 
 
-def _pct(p: float) -> str:
-    return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
-
-
 # how each sampling method is named in a simulation's heading (`--method`)
 METHODS = {"lhs": "Latin hypercube", "random": "plain random", "counter": "counter-based (as the workbook's Trials)"}
 
 
-def _header(sim: Simulation) -> str:
+def _header(sim: Figures) -> str:
     return (f"[{sim.label}] {sim.samples:,} samples, seed {sim.seed}, "
             f"{METHODS.get(sim.method, sim.method)}")
 
@@ -34,7 +39,7 @@ def _headers(percentiles: Sequence[float]) -> list[str]:
     return ["quantity", "point", "mean", "sd"] + [f"p{p:g}" for p in percentiles] + ["unit"]
 
 
-def _rows(sim: Simulation, names: Sequence[str], percentiles: Sequence[float]):
+def _rows(sim: Figures, names: Sequence[str], percentiles: Sequence[float]):
     """One row a quantity, its figures in one style (:func:`.numbers.texts`, as every table writes a
     quantity's figures: digits grouped, float noise such as the sd of a constant shown as 0); a
     ``first(...)`` with no value is "never"."""
@@ -50,7 +55,7 @@ def _rows(sim: Simulation, names: Sequence[str], percentiles: Sequence[float]):
     return rows
 
 
-def _never_lines(sim: Simulation, names: Sequence[str]) -> list[str]:
+def _never_lines(sim: Figures, names: Sequence[str]) -> list[str]:
     """A ``first(...)`` that finds nothing in some samples, in words: how often, and what the figures are over."""
     out = []
     for n in names:
@@ -61,21 +66,20 @@ def _never_lines(sim: Simulation, names: Sequence[str]) -> list[str]:
     return out
 
 
-def _flag_lines(sim: Simulation, flags: Sequence[str], words_as=lambda words: words) -> list[str]:
+def _flag_lines(sim: Figures, words_as=lambda words: words) -> list[str]:
     """Each true/false quantity as a share of samples, in its doc string's words (``words_as``: how the
     output writes the plan's text; Markdown escapes it, :func:`planner.outputs.markup.text`)."""
     out = []
-    for n in flags:
+    for n, share in sim.flags.items():
         q = sim.plan.model.quantities[n]
         from ..language.live import plain
 
         words = (plain(q.doc) or "").strip().split("\n")[0] or n
-        share = float(np.mean(sim.column(n).astype(float)))
         out.append(f"{words_as(words[:1].upper() + words[1:])} in {share:.2%} of samples ({n})")
     return out
 
 
-def tornado(sim: Simulation, names: Sequence[str], width: Optional[int] = None) -> str:
+def tornado(sim: Figures, names: Sequence[str], width: Optional[int] = None) -> str:
     """Per quantity that varies and is not a sampled input: each input's rank correlation with it."""
     rows = []
     for n in names:
@@ -90,16 +94,18 @@ def tornado(sim: Simulation, names: Sequence[str], width: Optional[int] = None) 
         rows, ["quantity", "input", "rho", ""], ["left", "left", "right", "left"], width, keep=1)
 
 
-def text(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float],
+def text(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
          probabilities: Sequence[tuple[str, Any]] = (), width: Optional[int] = None,
-         sensitivity: bool = False, flags: Sequence[str] = ()) -> str:
+         sensitivity: bool = False, flags: Optional[Sequence[str]] = None) -> str:
+    """``flags``: the true/false quantities said as shares (default: as
+    :func:`planner.questions.simulate.flags_for` gives them)."""
     headers = _headers(percentiles)
     align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
     parts = []
-    for sim in sims:
+    for sim in _reduced(sims, names, percentiles, probabilities, flags, sensitivity):
         block = [_header(sim), fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
         block += _never_lines(sim, names)
-        block += _flag_lines(sim, flags)
+        block += _flag_lines(sim)
         for label, cond in probabilities:
             block.append(f"P({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}")
         if sensitivity:
@@ -108,23 +114,24 @@ def text(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence
     return "\n\n".join(parts)
 
 
-def markdown(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float],
-             probabilities: Sequence[tuple[str, Any]] = (), flags: Sequence[str] = ()) -> str:
+def markdown(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
+             probabilities: Sequence[tuple[str, Any]] = (), flags: Optional[Sequence[str]] = None) -> str:
     headers = _headers(percentiles)
     align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
     parts = []
-    for sim in sims:
+    for sim in _reduced(sims, names, percentiles, probabilities, flags):
         block = [f"## {_header(sim)}", "", markdown_table(_rows(sim, names, percentiles), headers, align)]
         from .markup import text as escaped
 
-        block += ["\n" + line for line in _never_lines(sim, names) + _flag_lines(sim, flags, escaped)]
+        block += ["\n" + line for line in _never_lines(sim, names) + _flag_lines(sim, escaped)]
         block += [f"\nP({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}" for label, cond in probabilities]
         parts.append("\n".join(block))
     return "\n\n".join(parts)
 
 
-def as_json(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float],
+def as_json(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
             probabilities: Sequence[tuple[str, Any]] = ()) -> str:
+    sims = _reduced(sims, names, percentiles, probabilities, (), correlations=True)
     first = sims[0]
     return dumps({
         "format": "planner.simulate/1",
@@ -143,10 +150,10 @@ def as_json(sims: Sequence[Simulation], names: Sequence[str], percentiles: Seque
     })
 
 
-def as_csv(sims: Sequence[Simulation], names: Sequence[str], percentiles: Sequence[float]) -> str:
+def as_csv(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]) -> str:
     stats = _stat_names(percentiles)
     rows = []
-    for sim in sims:
+    for sim in _reduced(sims, names, percentiles, (), ()):
         for n in names:
             s = sim.stats(n, percentiles)
             rows.append([sim.label, n, sim.plan.model.quantities[n].unit_text] + [s[k] for k in stats])

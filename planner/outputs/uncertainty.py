@@ -231,7 +231,7 @@ def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = Non
         groups = _groups(sims, name)
         if q.is_bool:
             for sim, where in groups:
-                share = float(sim.column(name).astype(float).mean())
+                share = sim.figures((), [name], (), ()).flag(name)
                 out["statements"].append({"code": "", "words": f"{labels.get(name, name)} in {_pct(share)} of trials"
                                           + (f" ({where})" if where and where != "every scenario" else "") + "."})
             continue

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -49,7 +49,7 @@ CHUNK_MB = 100.0  # the size of a block of the grid (float64 values of one quant
 MAX_POINTS = 10 ** 12  # points of a chunked sweep, or samples of a chunked simulation
 BINS = 1 << 16  # bins per refinement pass of a percentile
 GATHER = 1 << 20  # values gathered and sorted, at most, to read an order statistic
-DEFAULT_PERCENTILES = (5.0, 50.0, 95.0)
+DEFAULT_PERCENTILES = simulate.DEFAULT_PERCENTILES
 _SIGN = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 
 
@@ -82,6 +82,16 @@ class Scheduler:
         if self.step is not None:
             self.step(f"pass {self.passes}: {what}" if what else f"pass {self.passes}")
         return dask.compute(*things, scheduler=self.get)
+
+    def summaries(self, columns: dict[str, Any], levels: Sequence[float], extra=(), check=None) -> tuple[dict, list]:
+        """The chunked executor of :func:`planner.questions.simulate.reduce`: per lazy column (nan left
+        out) count, mean, sd, min, max and the percentiles ``levels`` (exact, :func:`order_statistics`),
+        and ``extra`` computed in the first pass (``check(extra)`` before the percentiles' passes)."""
+        stats, got = _first_pass(self, columns, extra)
+        if check is not None:
+            check(got)
+        _add_percentiles(self, columns, stats, levels)
+        return stats, got
 
 
 @contextmanager
@@ -301,20 +311,7 @@ def order_statistics(run: Scheduler, arrays: dict[str, Any], wants: dict[str, tu
     return found
 
 
-def _spots(levels: Sequence[float], count: int) -> list[tuple[int, int, float]]:
-    """Per level, numpy's ``percentile`` (linear): the two order statistics around
-    ``(count - 1) * level / 100`` and the weight of the upper one."""
-    spots = []
-    for p in levels:
-        h = float(np.true_divide(p, 100)) * (count - 1)
-        below = int(math.floor(h))
-        spots.append((below, min(below + 1, count - 1), h - below))
-    return spots
-
-
-def _lerp(a: float, b: float, t: float) -> float:
-    diff = b - a
-    return float(b - diff * (1 - t)) if t >= 0.5 else float(a + diff * t)  # as numpy's _lerp
+_spots, _lerp = simulate.spots, simulate.lerp  # a percentile from two order statistics, in memory as here
 
 
 def _first_pass(run: Scheduler, arrays: dict[str, Any], extra=()) -> tuple[dict, list]:
@@ -348,15 +345,7 @@ def _add_percentiles(run: Scheduler, arrays: dict[str, Any], stats: dict[str, di
             s[f"p{_pct(p)}"] = _lerp(found[name][below], found[name][above], t) if name in found else math.nan
 
 
-def _summaries(run: Scheduler, arrays: dict[str, Any], levels: Sequence[float], extra=()) -> tuple[dict, list]:
-    """:func:`_first_pass`, then :func:`_add_percentiles`."""
-    stats, got = _first_pass(run, arrays, extra)
-    _add_percentiles(run, arrays, stats, levels)
-    return stats, got
-
-
-def _pct(p: float) -> str:
-    return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
+_pct = simulate._pct_text  # a percentile's key: p5, p99_9
 
 
 class _Values:
@@ -369,10 +358,8 @@ class _Values:
 
 def _share(cond_values, valid, n: int):
     """The lazy count of points where a condition holds (among ``valid`` ones)."""
-    if not hasattr(cond_values, "dims"):  # a condition of constants only
-        return np.int64(n if bool(cond_values) else 0)
-    c = cond_values if valid is None else (cond_values & valid)
-    return c.sum()
+    lazy = hasattr(cond_values, "dims")
+    return simulate._count(cond_values if valid is None or not lazy else cond_values & valid, n)
 
 
 # ---- sweeps ----------------------------------------------------------------------------------
@@ -475,7 +462,7 @@ def sweep(run: Scheduler, prepared: SweepRun, conditions: Sequence[tuple[str, ir
     probability_counts = [_share(simulate.condition_values(_Values(plan, values), c), valid, prepared.size)
                           for _, c in conditions]
     extra = probability_counts + ([valid.sum()] if valid is not None else [])
-    stats, got = _summaries(run, floats, levels, extra)
+    stats, got = run.summaries(floats, levels, extra)
     good = int(got[-1]) if valid is not None else prepared.size
     probabilities = [(text, int(c) / good if good else math.nan) for (text, _), c in zip(conditions, got)]
     for name in prepared.show:
@@ -485,48 +472,6 @@ def sweep(run: Scheduler, prepared: SweepRun, conditions: Sequence[tuple[str, ir
 
 
 # ---- simulations -----------------------------------------------------------------------------
-
-@dataclass
-class ChunkedSimulation:
-    """A simulation reduced to figures: what :mod:`planner.outputs.simulation` reads of a
-    :class:`planner.questions.simulate.Simulation` (no rank correlations: they need every sample's rank)."""
-
-    plan: Plan
-    scenario: Optional[str]
-    samples: int
-    seed: int
-    method: str
-    uncertain: dict[str, simulate.UncertainInput]
-    figures: dict[str, dict[str, float]]  # per name, display units (as Simulation.stats)
-    shares: dict[int, float] = field(default_factory=dict)  # per condition (its id): the share of samples
-    varying: set = field(default_factory=set)
-    chunk: int = 0
-    where: str = ""
-
-    @property
-    def label(self) -> str:
-        return self.scenario or "base"
-
-    def varies(self, name: str) -> bool:
-        return name in self.varying
-
-    def stats(self, name: str, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -> dict[str, float]:
-        s = self.figures[name]
-        missing = [p for p in percentiles if f"p{_pct(p)}" not in s]
-        if missing:
-            raise ValueError(f"percentiles {missing} were not computed")
-        keep = {"mean", "sd", "never", "point"} | {f"p{_pct(p)}" for p in percentiles}
-        return {k: v for k, v in s.items() if k in keep}
-
-    def never(self, name: str) -> Optional[float]:
-        return self.figures[name].get("never")
-
-    def probability(self, condition: ir.Expr) -> float:
-        return self.shares[id(condition)]
-
-    def rank_correlations(self, name: str) -> dict[str, float]:
-        return {}
-
 
 def check_method(method: str) -> None:
     if method not in ("random", "counter"):
@@ -540,9 +485,11 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
                      samples: int = simulate.DEFAULT_SAMPLES, seed: int = 0, method: str = "random", overrides=None,
                      origins=None, names: Optional[Sequence[str]] = None,
                      conditions: Sequence[tuple[str, ir.Expr]] = (), levels: Sequence[float] = DEFAULT_PERCENTILES,
-                     chunk_mb: float = CHUNK_MB) -> list[ChunkedSimulation]:
-    """:func:`planner.questions.simulate.run` over chunks of samples, reduced to figures: the same
-    samples (sample ``i`` of each input is the in-memory run's sample ``i``), so the same figures."""
+                     chunk_mb: float = CHUNK_MB, flags: Optional[Sequence[str]] = None) -> list[simulate.Figures]:
+    """:func:`planner.questions.simulate.run` over chunks of samples, reduced to figures by the same
+    :func:`planner.questions.simulate.reduce` (this module's :class:`Scheduler` its executor): the same
+    samples (sample ``i`` of each input is the in-memory run's sample ``i``), so the same figures.
+    ``flags``: the true/false quantities said as shares (:func:`planner.questions.simulate.flags_for`)."""
     import dask.array as da
 
     _, xr = libraries()
@@ -559,7 +506,9 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
                                      "(`latency = normal(10 ms, 2 ms)`)")
     simulate._refuse_uncertain_bounds(plan, inputs)
     names = list(names) if names is not None else simulate.default_names(plan)
-    wanted = names + [n.name for _, c in conditions for n in ir.free_names(c) if n.name in plan.model.quantities]
+    flags = simulate.flags_for(plan, names, flags)
+    wanted = names + flags + [n.name for _, c in conditions for n in ir.free_names(c)
+                              if n.name in plan.model.quantities]
     compiled, derived = simulate._program(plan, wanted)
     spec = [(u.name, u.kind, u.params, u.within) for u in inputs.values()]
     copula = simulate.copula(plan)
@@ -599,34 +548,13 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
         check = [n for n in wanted if n in derived and not is_first(plan.model.quantities[n].definition.expr)
                  and values[n].dtype != bool]
         infinite = [(~np.isfinite(values[n])).sum() for n in check]
-        floats, nevers = {}, []
-        for n in names:
-            q = plan.model.quantities[n]
-            v = values[n].astype(float) if q.is_bool else values[n] / float(q.display.scale)
-            floats[n] = v
-            if is_first(q.definition.expr):
-                nevers.append(np.isnan(v).mean())
-        counts = [_share(simulate.condition_values(_Values(plan, values), c), None, samples) for _, c in conditions]
-        stats, got = _first_pass(run, floats, broken + infinite + counts + nevers)
-        _refuse(plan, scenario, samples, inputs, [int(b) for b in got[:len(broken)]],
-                dict(zip(check, (int(b) for b in got[len(broken):len(broken) + len(infinite)]))), values, run)
-        got = got[len(broken) + len(infinite):]
-        _add_percentiles(run, floats, stats, levels)
-        shares = {id(c): int(n) / samples for (_, c), n in zip(conditions, got)}
-        never = iter(got[len(counts):])
-        for n in names:
-            q = plan.model.quantities[n]
-            s = stats[n]
-            s.pop("count")
-            s.pop("min")
-            s.pop("max")
-            if is_first(q.definition.expr):
-                s["never"] = float(next(never))
-            v = point_ev.values.get(n)
-            if v is not None and not isinstance(v, bool):
-                s["point"] = v / (1.0 if q.is_bool else float(q.display.scale))
-        out.append(ChunkedSimulation(plan, scenario, samples, seed, method, {n: inputs[n] for n in sampled}, stats,
-                                     shares, varying, chunk, run.where))
+        got = simulate.reduce(
+            run, plan, values.__getitem__, _Values(plan, values), names, flags, conditions, levels, samples,
+            point_ev.values, broken + infinite,
+            lambda got: _refuse(plan, scenario, samples, inputs, [int(b) for b in got[:len(broken)]],
+                                dict(zip(check, (int(b) for b in got[len(broken):]))), values, run))
+        out.append(simulate.Figures(plan, scenario, samples, seed, method, {n: inputs[n] for n in sampled},
+                                    varying=varying, chunk=chunk, **got))
     return out
 
 

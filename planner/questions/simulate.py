@@ -9,6 +9,11 @@ program a sweep uses (:meth:`planner.compute.evaluation.Plan.compile_outputs`).
 In a scenario (or with ``--set``) that sets an uncertain input, that input is the value set: a
 constant there.
 
+What every output prints (mean, sd, percentiles, shares of "never", of true and of a condition, the
+notes on ``first(...)``) comes from one reduction, :func:`reduce`, with two executors: all the samples
+held here (:data:`IN_MEMORY`), or lazy chunked arrays reduced as they run
+(:class:`planner.questions.chunked.Scheduler`, ``--dask``): a figure added to one is in both.
+
 Probability checks (``check P(cost < 1 USD) >= 90%``, ``check p95(cost) <= 2 USD``) run here
 against the simulation; their results read as :class:`planner.questions.checks.CheckResult`
 does, so ``planner check`` prints them with the others.
@@ -199,33 +204,28 @@ class Simulation:
         col = self.column(name)
         return col if q.is_bool else col / float(q.display.scale)
 
+    def figures(self, names: Sequence[str] = (), flags: Optional[Sequence[str]] = None,
+                conditions: Sequence[tuple[str, ir.Expr]] = (), levels: Sequence[float] = DEFAULT_PERCENTILES,
+                correlations: bool = False) -> "Figures":
+        """The samples reduced to what the outputs print (:func:`reduce`, in memory)."""
+        got = reduce(IN_MEMORY, self.plan, self.column, self, names, flags_for(self.plan, names, flags),
+                     conditions, levels, self.samples, self.point)
+        got.update(plan=self.plan, scenario=self.scenario, samples=self.samples, seed=self.seed, method=self.method,
+                   uncertain=self.uncertain, varying={n for n in names if self.varies(n)})
+        if correlations:
+            got["correlations"] = {n: self.rank_correlations(n) for n in names if n not in self.uncertain}
+        return Figures(**got)
+
     def never(self, name: str) -> Optional[float]:
         """The share of samples where ``name``, a ``first(...)``, found nothing ("never"); None for
         any other quantity."""
-        if not is_first(self.plan.model.quantities[name].definition.expr):
-            return None
-        return float(np.mean(np.isnan(self.column(name).astype(float))))
+        return self.figures([name], [], levels=()).never(name)
 
     def stats(self, name: str, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -> dict[str, float]:
         """Mean, standard deviation and percentiles of ``name``, in its display unit. A ``first(...)``
         adds ``never``, the share of samples where it found nothing, and its other figures are over the
         samples where it found a value (nan when it never does)."""
-        col = self.display(name).astype(float)
-        never = self.never(name)
-        if never is not None:
-            col = col[~np.isnan(col)]
-        if len(col) == 0:
-            out = {"mean": math.nan, "sd": math.nan, **{f"p{_pct_text(p)}": math.nan for p in percentiles}}
-        else:
-            out = dict(zip(("mean", "sd"), _mean_sd(col)))
-            for p, v in zip(percentiles, np.percentile(col, list(percentiles))):
-                out[f"p{_pct_text(p)}"] = float(v)
-        if never is not None:
-            out["never"] = never
-        q = self.plan.model.quantities[name]
-        if name in self.point:
-            out["point"] = self.point[name] / (1.0 if q.is_bool else float(q.display.scale))
-        return out
+        return self.figures([name], [], levels=percentiles).stats(name, percentiles)
 
     def rank_correlations(self, name: str) -> dict[str, float]:
         """Spearman's rank correlation of ``name`` with each sampled input, largest magnitude first: the
@@ -245,35 +245,220 @@ class Simulation:
     def probability(self, condition: ir.Expr) -> float:
         """The share of samples where ``condition`` holds (where it has no value, because a ``first``
         it uses found nothing, it does not hold: :meth:`never_note` says so)."""
-        return float(np.mean(np.broadcast_to(condition_values(self, condition), (self.samples,))))
+        return self.figures((), [], [("", condition)], ()).probability(condition)
 
     def no_value(self, names: Iterable[str]) -> dict[str, float]:
         """The ``first(...)`` quantities that ``names`` use (themselves included), each with the share of
         samples where it is never, for those never somewhere."""
-        quantities = self.plan.model.quantities
-        seen: set[str] = set()
-        stack = [n for n in names if n in quantities]
-        out: dict[str, float] = {}
-        while stack:
-            n = stack.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            share = self.never(n)
-            if share:
-                out[n] = share
-            stack.extend(quantities[n].deps)
-        return dict(sorted(out.items()))
+        return self.figures((), [], [], ()).no_value(names, self)
 
     def never_note(self, condition: ir.Expr) -> str:
         """`` (`payback` is never in 31.5% of samples: ...)`` for a condition that has no value in some
         samples; "" for one that always has."""
-        names = {n.name for n in ir.walk(condition) if isinstance(n, ir.Name)}
-        nevers = self.no_value(names)
-        if not nevers:
-            return ""
-        said = ", ".join(f"`{n}` is never in {share:.1%} of samples" for n, share in nevers.items())
-        return f" ({said}: there the condition has no value and counts as not holding)"
+        return _never_note(self.no_value(n.name for n in ir.walk(condition) if isinstance(n, ir.Name)))
+
+
+# ---- the one reduction: samples (all of them, or a chunk's lazily) to the figures printed ----------
+
+def firsts_reached(plan: Plan, names: Iterable[str]) -> list[str]:
+    """The ``first(...)`` quantities ``names`` use (themselves included), in name order."""
+    quantities = plan.model.quantities
+    found = set()
+    for n in names:
+        if n in quantities:
+            found.update(firsts_used(plan, n))
+            if is_first(quantities[n].definition.expr):
+                found.add(n)
+    return sorted(found)
+
+
+def flags_for(plan: Plan, names: Sequence[str], flags: Optional[Sequence[str]] = None) -> list[str]:
+    """The true/false quantities said in words (\"true in 38.8% of samples\"): ``flags``, else the plan's
+    (:func:`default_flags`) when ``names`` are its default ones (``planner simulate`` without ``--show``)."""
+    if flags is not None:
+        return list(flags)
+    return default_flags(plan) if list(names) == default_names(plan) else []
+
+
+class InMemory:
+    """The in-memory executor of :func:`reduce`: the columns are numpy arrays, reduced at once (the
+    other, :class:`planner.questions.chunked.Scheduler`, reduces lazy chunked arrays)."""
+
+    where = "memory"
+
+    def compute(self, *things, what: str = "") -> list:
+        return [np.asarray(t)[()] for t in things]
+
+    def summaries(self, columns: dict[str, Any], levels: Sequence[float], extra=(), check=None) -> tuple[dict, list]:
+        """Per column (floats, nan left out): count, mean, sd and the percentiles ``levels``
+        (numpy's ``percentile``, linear); and ``extra`` computed (``check(extra)`` first)."""
+        got = self.compute(*extra)
+        if check is not None:
+            check(got)
+        out = {}
+        for name, col in columns.items():
+            col = np.asarray(col, dtype=float)
+            missing = np.isnan(col)
+            if missing.any():  # (a copy only where some are nan: a `first(...)`)
+                col = col[~missing]
+            if len(col) == 0:
+                s = {"count": 0, "mean": math.nan, "sd": math.nan, **{f"p{_pct_text(p)}": math.nan for p in levels}}
+            else:
+                s = {"count": len(col), **dict(zip(("mean", "sd"), _mean_sd(col)))}
+                where = spots(levels, len(col))
+                ranks = sorted({r for below, above, _ in where for r in (below, above)})
+                ordered = np.partition(col, ranks) if ranks else col
+                for p, (below, above, t) in zip(levels, where):
+                    s[f"p{_pct_text(p)}"] = lerp(float(ordered[below]), float(ordered[above]), t)
+            out[name] = s
+        return out, got
+
+
+IN_MEMORY = InMemory()
+
+
+def spots(levels: Sequence[float], count: int) -> list[tuple[int, int, float]]:
+    """Per percentile level, numpy's ``percentile`` (linear): the two order statistics (0-based ranks)
+    around ``(count - 1) * level / 100`` and the weight of the upper one. Both executors read a
+    percentile so, from exact order statistics: the same samples give the same figure to the bit."""
+    out = []
+    for p in levels:
+        h = float(np.true_divide(p, 100)) * (count - 1)
+        below = int(math.floor(h))
+        out.append((below, min(below + 1, count - 1), h - below))
+    return out
+
+
+def lerp(a: float, b: float, t: float) -> float:
+    diff = b - a
+    return float(b - diff * (1 - t)) if t >= 0.5 else float(a + diff * t)  # as numpy's _lerp
+
+
+def _count(cond_values, samples: int):
+    """The (lazy) count of samples where a condition holds."""
+    if np.ndim(cond_values) == 0 and not hasattr(cond_values, "dims"):  # a condition of constants only
+        return np.int64(samples if bool(cond_values) else 0)
+    return cond_values.sum()
+
+
+def reduce(executor, plan: Plan, column, holder, names: Sequence[str], flags: Sequence[str],
+           conditions: Sequence[tuple[str, ir.Expr]], levels: Sequence[float], samples: int,
+           point: dict[str, Any], extra=(), check=None) -> dict[str, Any]:
+    """The one reduction of a simulation to the figures its outputs print, whichever executor holds
+    the samples (``executor``: :data:`IN_MEMORY`, or a :class:`planner.questions.chunked.Scheduler`
+    over lazy chunked arrays). ``column(name)``: every sample of a quantity (base units); ``holder``:
+    what :func:`condition_values` reads. Per name of ``names`` (display units): mean, sd, the
+    percentiles ``levels`` (over the samples where it has a value), ``never`` for a ``first(...)`` and
+    ``point``; per flag the share of samples where it is true; per condition the share where it holds;
+    per ``first(...)`` the names and conditions use, the share of samples where it is never. Returns
+    :class:`Figures`' fields. ``extra``: more lazy values, computed in the first pass over the samples
+    and given to ``check`` before any other pass (a chunked run's refusals)."""
+    quantities = plan.model.quantities
+    floats = {}
+    for n in names:
+        q = quantities[n]
+        v = column(n)
+        floats[n] = v.astype(float) if q.is_bool else v / float(q.display.scale)
+    reached = set(names) | {m.name for _, c in conditions for m in ir.walk(c) if isinstance(m, ir.Name)}
+    firsts = [f for f in firsts_reached(plan, reached) if f in names or f in holder.values]  # (in memory: those kept)
+    lazy = list(extra) + [np.isnan(column(f).astype(float)).mean() for f in firsts]
+    lazy += [column(f).astype(float).mean() for f in flags]
+    lazy += [_count(condition_values(holder, c), samples) for _, c in conditions]
+    stats, got = executor.summaries(floats, levels, lazy,
+                                    None if check is None else (lambda got: check(got[:len(extra)])))
+    got = got[len(extra):]
+    nevers = {f: float(v) for f, v in zip(firsts, got)}
+    got = got[len(firsts):]
+    shares = {f: float(v) for f, v in zip(flags, got)}
+    probabilities = {id(c): int(v) / samples for (_, c), v in zip(conditions, got[len(flags):])}
+    figures = {}
+    for n in names:
+        q = quantities[n]
+        s = {k: v for k, v in stats[n].items() if k not in ("count", "min", "max")}
+        if n in nevers:
+            s["never"] = nevers[n]
+        if n in point and not isinstance(point[n], bool):
+            s["point"] = point[n] / (1.0 if q.is_bool else float(q.display.scale))
+        figures[n] = s
+    return {"table": figures, "flags": shares, "shares": probabilities, "nevers": nevers,
+            "levels": tuple(levels), "where": executor.where}
+
+
+@dataclass
+class Figures:
+    """A simulation of one scenario reduced to figures (:func:`reduce`): what
+    :mod:`planner.outputs.simulation` prints, whichever executor ran it."""
+
+    plan: Plan
+    scenario: Optional[str]
+    samples: int
+    seed: int
+    method: str
+    uncertain: dict[str, UncertainInput]  # the inputs sampled in this scenario
+    table: dict[str, dict[str, float]]  # per name, display units: mean, sd, percentiles, never, point
+    flags: dict[str, float] = field(default_factory=dict)  # per true/false quantity, the share where true
+    shares: dict[int, float] = field(default_factory=dict)  # per condition (its id): the share where it holds
+    nevers: dict[str, float] = field(default_factory=dict)  # per `first(...)` reached, the share where never
+    levels: tuple = ()
+    varying: set = field(default_factory=set)
+    correlations: dict[str, dict[str, float]] = field(default_factory=dict)  # in memory only: needs every rank
+    chunk: int = 0
+    where: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.scenario or "base"
+
+    def figures(self, names: Sequence[str] = (), flags: Optional[Sequence[str]] = None,
+                conditions: Sequence[tuple[str, ir.Expr]] = (), levels: Sequence[float] = DEFAULT_PERCENTILES,
+                correlations: bool = False) -> "Figures":
+        """Itself: reduced already, as it ran, to what its outputs ask for."""
+        return self
+
+    def varies(self, name: str) -> bool:
+        return name in self.varying
+
+    def stats(self, name: str, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -> dict[str, float]:
+        s = self.table[name]
+        missing = [p for p in percentiles if f"p{_pct_text(p)}" not in s]
+        if missing:
+            raise ValueError(f"percentiles {missing} were not computed")
+        keep = {"mean", "sd", "never", "point"} | {f"p{_pct_text(p)}" for p in percentiles}
+        return {k: v for k, v in s.items() if k in keep}
+
+    def never(self, name: str) -> Optional[float]:
+        return self.table[name].get("never") if name in self.table else self.nevers.get(name)
+
+    def flag(self, name: str) -> float:
+        return self.flags[name]
+
+    def probability(self, condition: ir.Expr) -> float:
+        return self.shares[id(condition)]
+
+    def rank_correlations(self, name: str) -> dict[str, float]:
+        return self.correlations.get(name, {})
+
+    def no_value(self, names: Iterable[str], sim: Optional["Simulation"] = None) -> dict[str, float]:
+        """The ``first(...)`` quantities that ``names`` use (themselves included), each with the share of
+        samples where it is never, for those never somewhere."""
+        out = {}
+        for f in firsts_reached(self.plan, names):
+            share = self.nevers[f] if f in self.nevers else (sim.never(f) if sim is not None else None)
+            if share:
+                out[f] = share
+        return out
+
+    def never_note(self, condition: ir.Expr) -> str:
+        """`` (`payback` is never in 31.5% of samples: ...)`` for a condition that has no value in some
+        samples; "" for one that always has."""
+        return _never_note(self.no_value(n.name for n in ir.walk(condition) if isinstance(n, ir.Name)))
+
+
+def _never_note(nevers: dict[str, float]) -> str:
+    if not nevers:
+        return ""
+    said = ", ".join(f"`{n}` is never in {share:.1%} of samples" for n, share in nevers.items())
+    return f" ({said}: there the condition has no value and counts as not holding)"
 
 
 def _mean_sd(col: np.ndarray) -> tuple[float, float]:
@@ -620,25 +805,18 @@ def statistic(sim: Simulation, call: ir.Call) -> tuple[float, str, str]:
             f"`{name}` depends on no uncertain input" + (f" in scenario `{sim.scenario}`" if sim.scenario else "")
             + f", so its {call.func} is its value", arg.span, label="certain",
             hint=f"check its value with `check {name} <= ...`, or make an input it uses uncertain")
-    col = sim.column(name)
+    level = percentile_level(call.func)
+    if level is not None and not 0 < level < 100:
+        raise DistributionError(f"a percentile is between 0 and 100, not {level:g}", call.span)
+    s = sim.stats(name, () if level is None else (level,))  # the one reduction's figure, display units
     nevers = sim.no_value([name])
-    share = 1.0
-    if nevers:  # a `first` that found nothing in some samples: the figure is over the others, as stats() gives
-        valued = ~np.isnan(col.astype(float))
-        share, col = float(np.mean(valued)), col[valued]
-        if len(col) == 0:
-            raise DistributionError(f"`{name}` is never in every sample" + (
-                f" of scenario `{sim.scenario}`" if sim.scenario else "") + f", so it has no {call.func}", arg.span)
-    if call.func == "mean":
-        v = float(np.mean(col))
-    elif call.func == "sd":
-        v = float(np.std(col, ddof=1))
-    else:
-        level = percentile_level(call.func)
-        if not 0 < level < 100:
-            raise DistributionError(f"a percentile is between 0 and 100, not {level:g}", call.span)
-        v = float(np.percentile(col, level))
-    shown = format_value(v / float(q.display.scale), q.unit_text)
+    share = 1.0 - (s.get("never") or 0.0)  # a `first` never in some samples: the figure is over the others
+    if share == 0:
+        raise DistributionError(f"`{name}` is never in every sample" + (
+            f" of scenario `{sim.scenario}`" if sim.scenario else "") + f", so it has no {call.func}", arg.span)
+    shown_v = s[call.func if level is None else f"p{_pct_text(level)}"]
+    v = shown_v * float(q.display.scale)
+    shown = format_value(shown_v, q.unit_text)
     over = f" (over the {share:.1%} of samples where it has a value; " + ", ".join(
         f"`{n}` is never in {v:.1%}" for n, v in nevers.items()) + ")" if nevers else ""
     return v, q.unit_text, f"{call.span.flat} = {shown}{over}"

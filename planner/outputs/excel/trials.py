@@ -26,11 +26,11 @@ from .tables import ROW, Live, LiveTable, output_for
 DEFAULT_TRIALS = 1000
 MAX_TRIALS = 10_000
 SEED = 0
-STATS = (("mean", "AVERAGE({r})", lambda v: float(np.mean(v))),
-         ("sd", "STDEV({r})", lambda v: float(np.std(v, ddof=1))),
-         ("P5", "PERCENTILE({r},0.05)", lambda v: float(np.percentile(v, 5))),
-         ("P50", "PERCENTILE({r},0.5)", lambda v: float(np.percentile(v, 50))),
-         ("P95", "PERCENTILE({r},0.95)", lambda v: float(np.percentile(v, 95))))
+# each figure's formula and its cached value: the simulation's own reduction's figure (Excel's
+# PERCENTILE is numpy's linear one)
+STATS = (("mean", "AVERAGE({r})", "mean"), ("sd", "STDEV({r})", "sd"), ("P5", "PERCENTILE({r},0.05)", "p5"),
+         ("P50", "PERCENTILE({r},0.5)", "p50"), ("P95", "PERCENTILE({r},0.95)", "p95"))
+LEVELS = (5.0, 50.0, 95.0)
 
 
 def _num(x: float) -> str:
@@ -142,7 +142,7 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
     # the summary: per input and output column, live statistics over the trials
     ws.label(stats_top - 2, 1, f"Summary of the {trials:,} trials (live)")
     columns = [("in:" + n, n) for n in names] + [(f"out:{i}", o.label) for i, o in enumerate(outputs)]
-    for j, (label, _, fn) in enumerate(STATS):
+    for j, (label, _, _) in enumerate(STATS):
         ws.text(stats_top + j, 1, label, HEADER)
     for key, label in columns:
         c = table.col[key]
@@ -152,11 +152,14 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
         rng = table.range(key)
         unit = book.q[label].unit_text if label in book.q else ""
         ws.text(stats_top - 1, c, f"{label} ({unit})" if unit else label, HEADER)
+        column = np.asarray(values, dtype=float)
+        figures = simulate.IN_MEMORY.summaries({key: column}, LEVELS)[0][key]
+        stats = [math.nan if np.isnan(column).any() else figures[figure] for _, _, figure in STATS]
         # the cells hold what the trials' cells hold (a percentage's fraction): the same number format,
         # so "resale (%)" reads 23.2%, not 0.232362
-        stats = [fn(np.asarray(values, dtype=float)) for _, _, fn in STATS]
         num = book.number_style(stats, unit)
         for j, ((_, text, _), value) in enumerate(zip(STATS, stats)):
+            # a trial with no value (nan) has none in Excel either: the figure over the column has none
             ws.formula(stats_top + j, c, "=" + text.format(r=rng), cached(value), num)
     ws.freeze = (top + 2, 2)
     book.trials_table = table
