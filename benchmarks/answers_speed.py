@@ -41,10 +41,7 @@ def answers(plan_path: Path, repeat: int) -> float:
     derived yet): the answers object `planner check` uses (the fast route first where it exists)."""
     from planner.plan import load_compiled  # the compiled plan the questions take (planner.load wraps it)
 
-    try:
-        from planner.questions.fast import Answers
-    except ImportError:  # before the fast route
-        from planner.questions.solve import Answers
+    from planner.questions.fast import Answers
 
     clock = time.perf_counter
     aliases = list(Answers(load_compiled(plan_path)).statements)

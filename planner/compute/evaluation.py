@@ -127,7 +127,7 @@ class Plan:
 
     def __init__(self, source: Source, model: Model, analyzer, answers=None) -> None:
         """``answers``: a factory ``answers(plan)`` of the object that answers the plan's questions
-        (:class:`planner.questions.solve.Answers`, which the API door passes), for formulas that use
+        (:class:`planner.questions.fast.Answers`, which the API door passes), for formulas that use
         an answer (``solve ... as x`` then ``y = 2 * x``)."""
         self.source = source
         self.model = model

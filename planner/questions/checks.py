@@ -216,7 +216,7 @@ def display_unit(plan: Plan, check: ir.Check, answers=None):
 
 def run_checks(plan: Plan, answers=None, base_overrides=None, checks=None) -> list[CheckResult]:
     """Every check in every scenario it names. ``answers`` (a
-    :class:`planner.questions.solve.Answers`) shares question results a caller already has;
+    :class:`planner.questions.fast.Answers`) shares question results a caller already has;
     ``base_overrides`` (an export's ``--set``) apply under each check's own ``with``; ``checks``:
     these of the plan's checks only (``planner serve`` runs again those an edited input reaches)."""
     results: list[CheckResult] = []

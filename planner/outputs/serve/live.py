@@ -85,14 +85,14 @@ class Session:
 
     def _load(self) -> None:
         from ...compute.evaluation import load
-        from ...questions.solve import Answers as SolverAnswers
+        from ...questions.fast import Answers
 
         try:
             self._mtime = os.stat(self.path).st_mtime_ns
         except OSError:
             self._mtime = None
         try:
-            plan = load(self.path, answers=SolverAnswers, import_roots=self.import_roots)
+            plan = load(self.path, answers=Answers, import_roots=self.import_roots)
         except PlanError as err:
             self._first_error = err
             self.error = render(err)
@@ -195,11 +195,10 @@ class Session:
 
     def _answers(self):
         from ...questions.fast import Answers
-        from ...questions.solve import Answers as SolverAnswers
 
         if self._slow is None:
-            self._slow = SolverAnswers(self.plan)  # made once: it keeps what it derives (closed forms)
-        return Answers(self.plan, slow=self._slow)
+            self._slow = Answers(self.plan)  # the one door, made once per load: it keeps what it derives
+        return self._slow
 
     def compute(self, scenario: Optional[str], edits: Mapping[str, Any]) -> dict:
         """The headline figures, every input's value, the answers and the checks, for ``edits`` (display
@@ -365,6 +364,8 @@ class Session:
                         imported.scenario_origins.setdefault(where, {})[name] = Origin(cell, None)
                     imported.changes.append(Change(name, cell, _display(q, was), _display(q, value),
                                                    q.unit_text, where))
+                # every edit meets the constraints where it applies, as `planner import` checks the cells it reads
+                imported.evaluate(plan, [None, *plan.model.scenarios])
                 changes, diff, warnings = write_back("the page", plan, imported, import_roots=self.import_roots)
             except PlanError as err:
                 return {"version": self.version, "error": render(err), "written": 0}
