@@ -739,3 +739,15 @@ def test_the_heading_names_the_method_used(plan_file, cli, method, said):
                          "--method", method)
     assert code == 0, err
     assert out.splitlines()[0].endswith(said) or said in out.splitlines()[0], out
+
+
+def test_a_quantity_no_probability_check_uses_does_not_stop_the_checks(plan_file, cli):
+    """A new user's plan widened one range, and `project_irr` (used by no check) had no rate in some
+    samples: every check, the report and the build stopped. The checks simulate only what they read."""
+    path = plan_file("x = 2 ~ uniform(1, 3)\ny = x * 2\nodd = sqrt(x - 1.5)\n"
+                     "check P(y > 3) >= 50%\ncheck y == 4\n")
+    code, out, err = cli("check", path)
+    assert code == 0, out + err
+    assert "2 passed, 0 failed" in out, out
+    code, out, err = cli("simulate", path, "--show", "odd")
+    assert code == 2 and "`odd` has no finite value" in err  # asked for, it is still said

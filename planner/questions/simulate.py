@@ -835,7 +835,11 @@ def run_probability_checks(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int
             if s not in sims and s not in wanted:
                 wanted.append(s)
     if wanted:
-        for sim in run(plan, wanted, samples, seed, method):
+        # only what the checks read: a quantity no check uses (an irr with no rate in some samples) has
+        # no say in whether they hold
+        used = sorted({n.name for c in checks for n in ir.walk(c.condition)
+                       if isinstance(n, ir.Name) and n.name in plan.model.quantities})
+        for sim in run(plan, wanted, samples, seed, method, names=used):
             sims[sim.scenario] = sim
     results = []
     for c in checks:
