@@ -175,3 +175,12 @@ def test_the_two_solve_refusals_do_not_send_the_user_in_a_circle(tmp_path, cli):
     path.write_text("x = 3 where 0 <= x <= 10\ny = ceil(x * 7)\nsolve min x where y >= 20 as a\n")
     code, out, err = cli("solve", path)
     assert code != 0 and "`solve x where y = 20`" in err and "not declared integer" in err
+
+
+def test_explain_of_an_answer_says_which_question_finds_it(cli, plan_file):
+    """`planner explain FILE breakeven` said "no quantity `breakeven`" though the docs call answers
+    quantities: it names the question and the commands that show the answer."""
+    path = plan_file("x = 2\ny = x * 3\nsolve x where y = 12 as four\n")
+    code, out, err = cli("explain", path, "four")
+    assert code == 2 and "`four` is the answer of `solve x where y = 12 as four`" in err, err
+    assert "planner solve" in err and "--only four" in err and "Traceback" not in err

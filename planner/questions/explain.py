@@ -62,6 +62,13 @@ def _cone(plan: Plan, name: str) -> set[str]:
 
 def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None) -> Explanation:
     q = plan.model.quantities.get(name)
+    if q is None and name in plan.model.answers:  # an answer: its question says how it is found
+        stmt = plan.model.answers[name].statement
+        raise UnknownNameError(f"`{name}` is the answer of `{stmt.span.flat}` ({stmt.span.location()}), "
+                               "not a formula to explain",
+                               hint=f"`planner solve {plan.path}` shows how it is found and verified, and its "
+                                    f"closed form with --closed-form; `planner eval {plan.path} --only {name}` "
+                                    "its value")
     if q is None:
         guess = suggest(name, plan.model.quantities)
         raise UnknownNameError(f"no quantity `{name}` in {plan.path}",
