@@ -150,3 +150,51 @@ def test_a_slider_over_two_orders_of_magnitude_moves_on_a_log_scale(page):
     wait_for(page, lambda d: d.find_element(By.CSS_SELECTOR, 'input.field[data-name="price"]')
              .get_attribute("value") == "2.512", "the field never showed the slider's value")
     figure_is(page, "cost", "90.43 USD")  # 2.512 x 10 x 4 x 0.9 = 90.432
+
+
+def _shown_number(text: str) -> float:
+    return float(text.split()[0].replace(",", ""))
+
+
+@pytest.mark.parametrize("path, name, typed, overrides, headline, scenario", [
+    ("examples/gpu_buy_vs_rent.plan", "gpu_price", "27", {"gpu_price": "27 kUSD"}, "npv_saving", "low_use"),
+    ("sheets/llm_cost.plan", "hidden", "5120", {"hidden": "5120"}, "weights_bf16", "llama3_70b/h100"),
+])
+def test_the_shipped_plans_pages_follow_an_edit_and_a_scenario(tmp_path, path, name, typed, overrides, headline,
+                                                                 scenario):
+    """The page of the buy-vs-rent example and of llm_cost, in Chromium: a typed input moves the headline
+    figure to what `planner eval --set` gives, and so does picking a scenario with the edit kept."""
+    import planner
+
+    from conftest import ROOT
+
+    plan = planner.load(ROOT / path)
+    expected = plan.eval(overrides=overrides)[headline].number
+    in_scenario = plan.eval(scenario=scenario, overrides=overrides)[headline].number
+    assert plan.eval()[headline].number != pytest.approx(expected, rel=1e-4)  # the edit moves it
+    browser, driver_path = require_chromium()
+    server = Running(Session(str(ROOT / path)))
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                 f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,900"):
+        options.add_argument(flag)
+    driver = None
+    try:
+        driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver_path), options=options)
+        driver.set_page_load_timeout(WAIT)
+        driver.get(server.url)
+        wait_for(driver, lambda d: figure(d, headline), f"no {headline} on the page")
+        field = driver.find_element(By.CSS_SELECTOR, f'input.field[data-name="{name}"]')
+        field.clear()
+        field.send_keys(typed, Keys.ENTER)
+        wait_for(driver, lambda d: _shown_number(figure(d, headline)) == pytest.approx(expected, rel=1e-4),
+                 f"{headline} never showed planner's {expected}")
+        Select(driver.find_element(By.ID, "scenario")).select_by_value(scenario)
+        wait_for(driver, lambda d: _shown_number(figure(d, headline)) == pytest.approx(in_scenario, rel=1e-4),
+                 f"{headline} never showed planner's {in_scenario} in {scenario}")
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.stop()
