@@ -3,6 +3,7 @@ driven by Selenium. Skipped when they are missing, failing instead under CI=true
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -48,10 +49,11 @@ def rent(tmp_path):
     return path
 
 
-@pytest.fixture
-def page(rent, tmp_path):
+@contextlib.contextmanager
+def chromium_on(session, tmp_path):
+    """Debian's Chromium, headless, on a page ``planner serve`` serves for ``session`` on 127.0.0.1."""
     browser, driver_path = require_chromium()
-    server = Running(Session(str(rent)))
+    server = Running(session)
     options = webdriver.ChromeOptions()
     options.binary_location = browser
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -69,6 +71,12 @@ def page(rent, tmp_path):
         if driver is not None:
             driver.quit()
         server.stop()
+
+
+@pytest.fixture
+def page(rent, tmp_path):
+    with chromium_on(Session(str(rent)), tmp_path) as driver:
+        yield driver
 
 
 def wait_for(driver, what, message: str):
@@ -172,19 +180,7 @@ def test_the_shipped_plans_pages_follow_an_edit_and_a_scenario(tmp_path, path, n
     expected = plan.eval(overrides=overrides)[headline].number
     in_scenario = plan.eval(scenario=scenario, overrides=overrides)[headline].number
     assert plan.eval()[headline].number != pytest.approx(expected, rel=1e-4)  # the edit moves it
-    browser, driver_path = require_chromium()
-    server = Running(Session(str(ROOT / path)))
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                 f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,900"):
-        options.add_argument(flag)
-    driver = None
-    try:
-        driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver_path), options=options)
-        driver.set_page_load_timeout(WAIT)
-        driver.get(server.url)
+    with chromium_on(Session(str(ROOT / path)), tmp_path) as driver:
         wait_for(driver, lambda d: figure(d, headline), f"no {headline} on the page")
         field = driver.find_element(By.CSS_SELECTOR, f'input.field[data-name="{name}"]')
         field.clear()
@@ -194,7 +190,3 @@ def test_the_shipped_plans_pages_follow_an_edit_and_a_scenario(tmp_path, path, n
         Select(driver.find_element(By.ID, "scenario")).select_by_value(scenario)
         wait_for(driver, lambda d: _shown_number(figure(d, headline)) == pytest.approx(in_scenario, rel=1e-4),
                  f"{headline} never showed planner's {in_scenario} in {scenario}")
-    finally:
-        if driver is not None:
-            driver.quit()
-        server.stop()
