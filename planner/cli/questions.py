@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from .common import _color, _load, _past_memory, _width, overrides_from, scenarios_from
+from .emit import emit
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_CHECK_FAILED,
@@ -33,7 +34,7 @@ def add_check(sub) -> None:
 
 
 def cmd_check(args) -> int:
-    from ..outputs.terminal import check_json, check_jsonl, check_markdown, check_text, dumps, wrap_text
+    from ..outputs.views import CheckView
     from ..questions.every_check import run_every_check
 
     plan = _load(args.file, args=args)
@@ -42,14 +43,7 @@ def cmd_check(args) -> int:
     plan.evaluate_all([None] + [s for s in plan.resolve_scenarios("all") if s is not None])
     results = run_every_check(plan, args.samples, args.seed, args.method)
     failed = [r for r in results if not r.passed]
-    if args.format == "json":
-        write_output(dumps(check_json(plan, results)))
-    elif args.format == "jsonl":
-        write_output(check_jsonl(results))
-    elif args.format == "markdown":
-        write_output(check_markdown(results))
-    else:
-        write_output(wrap_text(check_text(results, args.verbose, _color(args, sys.stdout)), _width()))
+    emit(CheckView(plan, results, args.verbose, _color(args, sys.stdout)), args.format)
     return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 
@@ -157,7 +151,7 @@ def _sweep_chunked(plan, runs, args) -> int:
     """``planner sweep --dask``: each sweep as a chunked grid, reduced to figures."""
     from ..language.lower import lower_expr
     from ..language.source import Source
-    from ..outputs import summary
+    from ..outputs.views import SweepSummaryView
     from ..questions import chunked
 
     conditions = [(text, lower_expr(Source("--probability", text))) for text in args.probability]
@@ -167,15 +161,7 @@ def _sweep_chunked(plan, runs, args) -> int:
     with Progress("sweep --dask") as progress, chunked.scheduler(args.scheduler, progress.step) as where:
         results = [chunked.sweep(where, r, conditions, args.percentiles or [5.0, 50.0, 95.0], args.chunk_mb)
                    for r in runs]
-    if args.format == "json":
-        out = summary.as_json(results)
-    elif args.format == "csv":
-        out = summary.as_csv(results)
-    elif args.format == "markdown":
-        out = summary.markdown(results)
-    else:
-        out = summary.text(results, _width())
-    write_output(out, args.output)
+    emit(SweepSummaryView(results), args.format, args.output)
     if args.output not in (None, "-"):
         note(f"wrote {args.output}")
     if results:
@@ -287,27 +273,11 @@ def add_sensitivity(sub) -> None:
 
 
 def cmd_sensitivity(args) -> int:
-    from ..outputs.terminal import (
-        dumps,
-        sensitivity_csv,
-        sensitivity_json,
-        sensitivity_jsonl,
-        sensitivity_markdown,
-        sensitivity_table,
-    )
+    from ..outputs.views import SensitivityView
     from ..questions.sensitivity import sensitivity
 
     plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     results = [sensitivity(plan, args.name, s, overrides, origins) for s in scenarios_from(plan, args.scenario)]
-    if args.format == "json":
-        write_output(dumps(sensitivity_json(plan, results)))
-    elif args.format == "csv":
-        write_output(sensitivity_csv(results))
-    elif args.format == "jsonl":
-        write_output(sensitivity_jsonl(results))
-    elif args.format == "markdown":
-        write_output("\n\n".join(sensitivity_markdown(r) for r in results))
-    else:
-        write_output("\n\n".join(sensitivity_table(r, _width()) for r in results))
+    emit(SensitivityView(plan, results), args.format)
     return EXIT_OK

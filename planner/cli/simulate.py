@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .common import _load, _past_memory, _width, overrides_from, scenarios_from
+from .common import _load, _past_memory, overrides_from, scenarios_from
+from .emit import emit
 from .options import EXIT_OK, _add_common, _dask, _format, _names, _percentiles, _sampling
 from .output import note, write_output
 
@@ -54,7 +55,7 @@ def _simulate_solve(plan, args, scenarios, overrides, origins) -> int:
 def _simulate_chunked(plan, args, scenarios, overrides, origins, names, probabilities) -> int:
     """``planner simulate --dask``: the simulation in chunks of samples, reduced to figures."""
     from ..language.errors import UsageError
-    from ..outputs import simulation
+    from ..outputs.views import SimulationView
     from ..questions import chunked
 
     chunked.libraries()
@@ -68,15 +69,7 @@ def _simulate_chunked(plan, args, scenarios, overrides, origins, names, probabil
     with Progress("simulate --dask") as progress, chunked.scheduler(args.scheduler, progress.step) as run:
         sims = chunked.simulate_chunked(run, plan, scenarios, args.samples, args.seed, args.method, overrides,
                                         origins, names, probabilities, args.percentiles, args.chunk_mb)
-    if args.format == "json":
-        out = simulation.as_json(sims, names, args.percentiles, probabilities)
-    elif args.format == "csv":
-        out = simulation.as_csv(sims, names, args.percentiles)
-    elif args.format == "markdown":
-        out = simulation.markdown(sims, names, args.percentiles, probabilities)
-    else:
-        out = simulation.text(sims, names, args.percentiles, probabilities, _width())
-    write_output(out)
+    emit(SimulationView(sims, names, args.percentiles, probabilities), args.format)
     note(f"{sims[0].samples:,} samples in chunks of {sims[0].chunk:,}, on {sims[0].where}")
     return EXIT_OK
 
@@ -85,7 +78,7 @@ def cmd_simulate(args) -> int:
     from ..language.errors import UnknownNameError, suggest
     from ..language.lower import lower_expr
     from ..language.source import Source
-    from ..outputs import simulation
+    from ..outputs.views import SimulationView
     from ..questions import simulate
 
     plan = _load(args.file, args=args)
@@ -118,13 +111,5 @@ def cmd_simulate(args) -> int:
     for sim in sims:  # a condition that cannot be evaluated fails before anything is written
         for _, cond in probabilities:
             sim.probability(cond)
-    if args.format == "json":
-        out = simulation.as_json(sims, names, args.percentiles, probabilities)
-    elif args.format == "csv":
-        out = simulation.as_csv(sims, names, args.percentiles)
-    elif args.format == "markdown":
-        out = simulation.markdown(sims, names, args.percentiles, probabilities, flags)
-    else:
-        out = simulation.text(sims, names, args.percentiles, probabilities, _width(), args.sensitivity, flags)
-    write_output(out)
+    emit(SimulationView(sims, names, args.percentiles, probabilities, args.sensitivity, flags), args.format)
     return EXIT_OK
