@@ -19,7 +19,7 @@ from .options import (
     _positive,
     _sampling,
 )
-from .output import note, refuse_inputs, stream_output, write_output
+from .output import note, refuse_inputs, stream_output
 
 
 def add_check(sub) -> None:
@@ -193,7 +193,7 @@ def add_solve(sub) -> None:
 
 def cmd_solve(args) -> int:
     from ..language.errors import PlanError, UsageError, render
-    from ..outputs.terminal import dumps, solve_csv, solve_json, solve_jsonl, solve_markdown, solve_text, wrap_text
+    from ..outputs.views import SolveView
     from ..questions import fast
 
     plan = _load(args.file, args=args)
@@ -239,24 +239,12 @@ def cmd_solve(args) -> int:
                         raise
                     errors.append(err)
             progress.advance()
-    no_answer = [f"{q.span.location()}: {q.alias or ' '.join(q.span.flat.split())[:60]} [{scenario or 'base'}]: "
-                 f"no answer in the domain: {err.message}" for q, scenario, err in missing]
-    if args.format == "json":
-        write_output(dumps(solve_json(plan, results, errors, missing)))
-    elif args.format == "csv":
-        write_output(solve_csv(results))
-    elif args.format == "jsonl":
-        write_output(solve_jsonl(results))
-    elif args.format == "markdown":
-        write_output(solve_markdown(results))
-    elif results or no_answer:
-        text = solve_text(results) if results else ""
-        if no_answer:
-            text = (text.rstrip("\n") + "\n\n" if text else "") + "\n".join(no_answer) + "\n"
-        write_output(wrap_text(text, _width()))
-        no_answer = []
-    for line in no_answer:  # (JSON says it in `no_answer`; CSV and JSONL rows are answers only)
-        sys.stderr.write(line + "\n")
+    view = SolveView(plan, results, errors, missing)
+    if args.format != "table" or results or missing:
+        emit(view, args.format)
+    if args.format != "table":  # (the table says it; JSON in `no_answer`; CSV and JSONL rows are answers only)
+        for line in view.no_answer():
+            sys.stderr.write(line + "\n")
     for err in errors:
         sys.stderr.write(render(err) + "\n")
     return EXIT_BAD_INPUT if errors else EXIT_OK

@@ -75,6 +75,48 @@ class SensitivityView:
         return "\n\n".join(sensitivity_markdown(r) for r in self.results)
 
 
+class SolveView:
+    """`planner solve`: the answers, the errors, and the questions with no answer in their domain."""
+
+    def __init__(self, plan: Any, results: Sequence[Any], errors: Sequence[Any] = (),
+                 missing: Sequence[tuple[Any, Any, Any]] = ()) -> None:
+        self.plan, self.results, self.errors, self.missing = plan, results, errors, missing
+
+    def no_answer(self) -> list[str]:
+        """A line for each question with no answer in a scenario: where it is, what, and why."""
+        return [f"{q.span.location()}: {q.alias or ' '.join(q.span.flat.split())[:60]} [{scenario or 'base'}]: "
+                f"no answer in the domain: {err.message}" for q, scenario, err in self.missing]
+
+    def table(self, width: Optional[int]) -> str:
+        from .terminal import solve_text, wrap_text
+
+        text = solve_text(self.results) if self.results else ""
+        no_answer = self.no_answer()
+        if no_answer:
+            text = (text.rstrip("\n") + "\n\n" if text else "") + "\n".join(no_answer) + "\n"
+        return wrap_text(text, width)
+
+    def json(self) -> str:
+        from .terminal import dumps, solve_json
+
+        return dumps(solve_json(self.plan, self.results, self.errors, self.missing))
+
+    def csv(self) -> str:
+        from .terminal import solve_csv
+
+        return solve_csv(self.results)
+
+    def jsonl(self) -> str:
+        from .terminal import solve_jsonl
+
+        return solve_jsonl(self.results)
+
+    def markdown(self) -> str:
+        from .terminal import solve_markdown
+
+        return solve_markdown(self.results)
+
+
 class SimulationView:
     """`planner simulate`: each quantity's figures over the samples, per scenario (in memory or in chunks)."""
 
