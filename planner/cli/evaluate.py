@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .common import _load, _width, overrides_from, scenarios_from
+from .emit import emit
 from .options import EXIT_OK, _add_common, _format, _names
 from .output import write_output
 
@@ -20,6 +21,8 @@ def add_eval(sub) -> None:
 
 
 def cmd_eval(args) -> int:
+    from ..outputs.views import EvalView
+
     plan = _load(args.file, args.all_imports, args)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
@@ -36,17 +39,15 @@ def cmd_eval(args) -> int:
         names = [n for n in args.only if n in plan.model.quantities]
         answers = [n for n in args.only if n not in plan.model.quantities]
     evaluations = plan.evaluate_all(scenarios, overrides, origins)
-    text = _eval_output(args.format, plan, evaluations, names) if names or not answers else ""
-    if answers and args.format in ("table", "json"):
-        text = _with_answers(args.format, plan, evaluations, answers, text, overrides, origins)
-    write_output(text)
+    answered = _answers(plan, evaluations, answers, overrides, origins) if answers and args.format in ("table", "json") \
+        else None
+    emit(EvalView(plan, evaluations, names if names or not answers else None, answered), args.format)
     return EXIT_OK
 
 
-def _with_answers(fmt: str, plan, evaluations, answers, text: str, overrides, origins) -> str:
-    """The questions' answers beside the quantities: a table under the text's, or ``answers`` (display
-    units), ``answer_units`` and ``answer_questions`` in the JSON. A scenario without an answer says so."""
-    from ..compute.evaluation import format_value
+def _answers(plan, evaluations, answers, overrides, origins) -> dict:
+    """The questions' answers, to show beside the quantities: each one's value per scenario in its display
+    unit (the error where a scenario has none), its unit and its question as written."""
     from ..language.errors import PlanError
 
     source = plan.answer_source
@@ -58,51 +59,8 @@ def _with_answers(fmt: str, plan, evaluations, answers, text: str, overrides, or
                 values[(a, ev.label)] = float(source.value(a, ev.scenario, overrides, origins) / scale)
             except PlanError as err:
                 values[(a, ev.label)] = err
-    question = {a: " ".join(source.statements[a.removesuffix(".value")].span.flat.split()) for a in answers}
-    if fmt == "json":
-        import json
-
-        from ..outputs.terminal import dumps, json_number
-
-        data = json.loads(text) if text else {"format": "planner.eval/1", "file": plan.path,
-                                              "scenarios": [ev.label for ev in evaluations]}
-        data["answers"] = {ev.label: {a: (json_number(v) if not isinstance(v, PlanError) else None)
-                                      for a in answers for v in [values[(a, ev.label)]]} for ev in evaluations}
-        data["answer_units"] = {a: source.unit(a)[1] for a in answers}
-        data["answer_questions"] = question
-        return dumps(data)
-    from ..outputs.terminal import fit
-
-    rows = []
-    for a in answers:
-        unit = source.unit(a)[1]
-        cells = [a] + [("no answer" if isinstance(v, PlanError) else format_value(v, ""))
-                       for ev in evaluations for v in [values[(a, ev.label)]]]
-        rows.append(cells + [unit, question[a]])
-    headers = ["answer"] + [ev.label for ev in evaluations] + ["unit", "question"]
-    table = fit(rows, headers, ["left"] + ["right"] * len(evaluations) + ["left", "left"], _width(), keep=1,
-                tail=2, wrap=len(headers) - 1, what="scenarios")
-    return (text.rstrip("\n") + "\n\n" if text else "") + table + "\n"
-
-
-def _eval_output(fmt: str, plan, evaluations, names) -> str:
-    from ..language.live import plain
-    from ..outputs.terminal import dumps, eval_csv, eval_json, eval_jsonl, eval_markdown, eval_table
-
-    if fmt == "json":
-        return dumps(eval_json(plan, evaluations, names))
-    if fmt == "csv":
-        return eval_csv(plan, evaluations, names)
-    if fmt == "jsonl":
-        return eval_jsonl(plan, evaluations, names)
-    if fmt == "markdown":
-        from ..outputs.markup import text
-
-        return f"# {text(plain(plan.title))}\n\n{eval_markdown(plan, evaluations, names)}"
-    from ..outputs.terminal import wrap_text
-
-    width = _width()
-    return f"{wrap_text(plain(plan.title), width)}\n\n{eval_table(plan, evaluations, names, width)}"
+    return {"names": answers, "values": values, "units": {a: source.unit(a)[1] for a in answers},
+            "questions": {a: " ".join(source.statements[a.removesuffix(".value")].span.flat.split()) for a in answers}}
 
 
 def add_explain(sub) -> None:

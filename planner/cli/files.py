@@ -6,7 +6,7 @@ import os
 import sys
 
 from .common import _load, import_roots, overrides_from, scenarios_from, warn
-from .evaluate import _eval_output
+from .emit import emit
 from .options import EXIT_CHECK_FAILED, EXIT_OK, _add_common, _format, _import_root, _positive
 from .output import atomic_write, note, refuse_inputs, write_output
 
@@ -75,26 +75,16 @@ def add_import(sub) -> None:
 
 def cmd_import(args) -> int:
     from ..outputs.excel.reader import describe, read_inputs
-    from ..outputs.terminal import dumps, eval_json
+    from ..outputs.views import ImportView
 
     plan = _load(args.plan, args=args)
     imported = read_inputs(args.workbook, plan)
     if args.write or args.dry_run:
         return _write_back(args, plan, imported)
     evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
-    names = plan.display_order()
-    if args.format == "json":
-        data = eval_json(plan, evaluations, names)
-        data["workbook"] = {"file": args.workbook, "warnings": imported.warnings, "missing": imported.missing,
-                            "changes": [{"name": c.name, "cell": c.cell, "plan": c.plan_value,
-                                         "workbook": c.book_value, "unit": c.unit, "scenario": c.scenario}
-                                        for c in imported.changes]}
-        write_output(dumps(data))
-    elif args.format in ("csv", "jsonl"):
+    if args.format in ("csv", "jsonl"):  # rows only on stdout: what the workbook changed on stderr
         sys.stderr.write(describe(imported) + "\n")
-        write_output(_eval_output(args.format, plan, evaluations, names))
-    else:
-        write_output(f"{describe(imported)}\n\n{_eval_output(args.format, plan, evaluations, names)}")
+    emit(ImportView(plan, evaluations, plan.display_order(), imported=imported, workbook=args.workbook), args.format)
     return EXIT_OK
 
 

@@ -16,6 +16,112 @@ if TYPE_CHECKING:
     from typing import Any, Optional, Sequence
 
 
+class EvalView:
+    """`planner eval`: every quantity's value per scenario (``names``; None: none shown), and the
+    questions' answers beside them in the table and the JSON (``answers``: their names, values per
+    (name, scenario label), units and questions as written)."""
+
+    def __init__(self, plan: Any, evaluations: Sequence[Any], names: Optional[Sequence[str]],
+                 answers: Optional[dict] = None) -> None:
+        self.plan, self.evaluations, self.names, self.answers = plan, evaluations, names, answers
+
+    def table(self, width: Optional[int]) -> str:
+        from ..language.live import plain
+        from .terminal import eval_table, wrap_text
+
+        text = "" if self.names is None else \
+            f"{wrap_text(plain(self.plan.title), width)}\n\n{eval_table(self.plan, self.evaluations, self.names, width)}"
+        if not self.answers:
+            return text
+        from ..compute.evaluation import format_value
+        from ..language.errors import PlanError
+        from .terminal import fit
+
+        a = self.answers
+        rows = []
+        for name in a["names"]:
+            cells = [name] + [("no answer" if isinstance(v, PlanError) else format_value(v, ""))
+                              for ev in self.evaluations for v in [a["values"][(name, ev.label)]]]
+            rows.append(cells + [a["units"][name], a["questions"][name]])
+        headers = ["answer"] + [ev.label for ev in self.evaluations] + ["unit", "question"]
+        table = fit(rows, headers, ["left"] + ["right"] * len(self.evaluations) + ["left", "left"], width, keep=1,
+                    tail=2, wrap=len(headers) - 1, what="scenarios")
+        return (text.rstrip("\n") + "\n\n" if text else "") + table + "\n"
+
+    def data(self) -> dict[str, Any]:
+        """The JSON's data (``planner.eval/1``), with the answers when there are any."""
+        from .terminal import eval_json, json_number
+
+        if self.names is not None:
+            data = eval_json(self.plan, self.evaluations, self.names)
+        else:
+            data = {"format": "planner.eval/1", "file": self.plan.path,
+                    "scenarios": [ev.label for ev in self.evaluations]}
+        if self.answers:
+            from ..language.errors import PlanError
+
+            a = self.answers
+            data["answers"] = {ev.label: {n: (json_number(v) if not isinstance(v, PlanError) else None)
+                                          for n in a["names"] for v in [a["values"][(n, ev.label)]]}
+                               for ev in self.evaluations}
+            data["answer_units"] = dict(a["units"])
+            data["answer_questions"] = dict(a["questions"])
+        return data
+
+    def json(self) -> str:
+        from .terminal import dumps
+
+        return dumps(self.data())
+
+    def csv(self) -> str:
+        from .terminal import eval_csv
+
+        return "" if self.names is None else eval_csv(self.plan, self.evaluations, self.names)
+
+    def jsonl(self) -> str:
+        from .terminal import eval_jsonl
+
+        return "" if self.names is None else eval_jsonl(self.plan, self.evaluations, self.names)
+
+    def markdown(self) -> str:
+        from ..language.live import plain
+        from .markup import text
+        from .terminal import eval_markdown
+
+        return "" if self.names is None else \
+            f"# {text(plain(self.plan.title))}\n\n{eval_markdown(self.plan, self.evaluations, self.names)}"
+
+
+class ImportView(EvalView):
+    """`planner import`: the plan evaluated with a workbook's edited inputs, and what the workbook changed
+    (before the table or the Markdown; in the JSON's ``workbook``)."""
+
+    def __init__(self, plan: Any, evaluations: Sequence[Any], names: Sequence[str], imported: Any,
+                 workbook: str) -> None:
+        super().__init__(plan, evaluations, names)
+        self.imported, self.workbook = imported, workbook
+
+    def _described(self, text: str) -> str:
+        from .excel.reader import describe
+
+        return f"{describe(self.imported)}\n\n{text}"
+
+    def table(self, width: Optional[int]) -> str:
+        return self._described(super().table(width))
+
+    def markdown(self) -> str:
+        return self._described(super().markdown())
+
+    def data(self) -> dict[str, Any]:
+        data = super().data()
+        i = self.imported
+        data["workbook"] = {"file": self.workbook, "warnings": i.warnings, "missing": i.missing,
+                            "changes": [{"name": c.name, "cell": c.cell, "plan": c.plan_value,
+                                         "workbook": c.book_value, "unit": c.unit, "scenario": c.scenario}
+                                        for c in i.changes]}
+        return data
+
+
 class CheckView:
     """`planner check`: every check's result."""
 
