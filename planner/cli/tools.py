@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .emit import emit
 from .options import EXIT_CHECK_FAILED, EXIT_OK
 from .output import write_output
 
@@ -169,10 +170,7 @@ def cmd_library(args) -> int:
         write_output((library_dir() / name).read_text(encoding="utf-8"))
         return EXIT_OK
     from ..compute.evaluation import load
+    from ..outputs.views import LibraryView
 
-    rows = []
-    for entry in entries:
-        plan = load(library_dir() / entry)
-        rows.append(f"{entry:<28} {plan.title}")
-    write_output("\n".join(rows) + '\n\nuse: import "PATH" as NAME   (e.g. import "hardware/h100_sxm.plan" as h100)')
+    emit(LibraryView([(entry, load(library_dir() / entry).title) for entry in entries]), "table")
     return EXIT_OK

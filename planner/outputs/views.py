@@ -122,6 +122,17 @@ class ImportView(EvalView):
         return data
 
 
+class LibraryView:
+    """`planner library`: the plans shipped with planner, each with its title."""
+
+    def __init__(self, entries: Sequence[tuple[str, str]]) -> None:
+        self.entries = entries
+
+    def table(self, width: Optional[int]) -> str:
+        rows = [f"{entry:<28} {title}" for entry, title in self.entries]
+        return "\n".join(rows) + '\n\nuse: import "PATH" as NAME   (e.g. import "hardware/h100_sxm.plan" as h100)'
+
+
 class CheckView:
     """`planner check`: every check's result."""
 
