@@ -53,7 +53,7 @@ def measure(text: str) -> dict[str, float]:
 
     clock = time.process_time
     gc.collect()
-    own_collector(True)  # as the command line's process (planner/cli.py, main; see limits.paused_gc)
+    own_collector(True)  # as the command line's process (planner/cli/__init__.py, main; see limits.paused_gc)
     t = {}
     start = clock()
     with paused_gc():  # as planner.compute.evaluation.loads does
@@ -65,7 +65,7 @@ def measure(text: str) -> dict[str, float]:
         plan = Plan(Source("generated.plan", text), model, analyzer)
         plan.compiled
         t3 = clock()
-    freeze()  # as the command line does once the plan is loaded (planner/cli.py, _load)
+    freeze()  # as the command line does once the plan is loaded (planner/cli/common.py, _load)
     try:
         ev = plan.evaluate()
         t4 = clock()

@@ -6,7 +6,7 @@
 The pages:
 
 * ``docs/cli-reference.md``, from the command line's own argparse parser
-  (:func:`planner.cli.build_parser`): every command, its description, a usage
+  (:func:`planner.cli.parser.build_parser`): every command, its description, a usage
   line and every option with its help text;
 * ``docs/library/hardware.md``, ``models.md`` and ``formulas.md``, from the
   plans in ``planner/library``: every figure of every file with its value as
@@ -118,7 +118,7 @@ def cli_reference() -> str:
     parser = build_parser()
     commands = _subparsers(parser)
     helps = {a.dest: a.help for a in commands._choices_actions}
-    out = [GENERATED.format(source="planner/cli.py (the argparse parser)"),
+    out = [GENERATED.format(source="planner/cli/ (the argparse parser)"),
            "# Command-line reference\n",
            "Every command and option, as `planner COMMAND --help` lists them. What the commands do, "
            "their output formats and the files they read and write: [the command line](cli.md).\n",

@@ -1,7 +1,7 @@
 """The house by stage, enforced by reading the imports.
 
 planner/ has one folder per stage, each importing only from the stages below
-it (language < compute < questions < outputs < the doors: cli.py, plan.py,
+it (language < compute < questions < outputs < the doors: cli/, plan.py,
 __init__.py), and each third-party library has one home. Every ``import``
 statement counts, at module level or inside a function.
 """
@@ -22,6 +22,7 @@ DOORS = {"planner.cli", "planner.plan", "planner.__main__", "planner",
          "planner.lsp", "planner.lsp.analysis", "planner.lsp.server", "planner.lsp.tolerant", "planner.lsp.framing",
          "planner.lsp.protocol", "planner.lsp.positions"}
 DATA = {"planner.library"}  # plans shipped with planner, no code
+CLI = "planner.cli."  # the command line's package: a door, every module of it (one per group of commands)
 
 # library -> the only modules (or packages, ending in ".") that may import it
 HOMES = {
@@ -103,7 +104,7 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 
 def test_every_module_lives_in_a_stage_folder_or_is_a_door():
     loose = [module_name(p) for p in MODULES if stage_of(module_name(p)) == len(STAGES)
-             and module_name(p) not in DOORS | DATA]
+             and module_name(p) not in DOORS | DATA and not module_name(p).startswith(CLI)]
     assert loose == [], f"modules outside the stage folders: {loose}"
 
 
@@ -186,6 +187,23 @@ def test_excel_modules_form_no_cycle_even_through_function_level_imports():
         tuple(TopologicalSorter(graph).static_order())
     except CycleError as exc:
         pytest.fail(f"import cycle in excel/: {' -> '.join(exc.args[1])}")
+
+
+def test_the_command_modules_form_no_cycle_even_through_function_level_imports():
+    """planner/cli/: the commands' modules import the shared ones (options, common, output), never each
+    other back; parser.py imports the commands' modules by name (importlib), so nothing imports it but
+    the package."""
+    folder = PACKAGE / "cli"
+    graph = {module_name(p): {t for _, t, _ in imports_of(p) if t.startswith(CLI) and t != module_name(p)}
+             for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py")}
+    assert len(graph) > 5, sorted(graph)  # the package is where this test looks
+    from graphlib import CycleError, TopologicalSorter
+
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as exc:
+        pytest.fail(f"import cycle in cli/: {' -> '.join(exc.args[1])}")
+    assert not [m for m, ts in graph.items() if f"{CLI}parser" in ts], "a command module imports the parser"
 
 
 @pytest.mark.parametrize("stage", ["language", "compute", "questions"])

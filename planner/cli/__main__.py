@@ -1,0 +1,5 @@
+"""`python -m planner.cli`, as `planner`."""
+
+from . import run
+
+run()
