@@ -97,14 +97,16 @@ def test_the_summary_comes_first_and_is_live(books):
     assert ws["A1"].value == "Per-token cost of a 70B dense model"
     rows = {r[0].value: r for r in ws.iter_rows() if r[0].value}
     header = [c.value for c in rows["Figure"] if c.value]
-    # three scenarios: columns headed by their doc strings, their names below; then the one the selector picks
-    assert header == ["Figure", "Unit", "BF16 weights", "FP8 E4M3, per-row scales ignored",
+    # the plan as written, then three scenarios: columns headed by their doc strings, their names below; then
+    # the one the selector picks
+    assert header == ["Figure", "Unit", "As written", "BF16 weights", "FP8 E4M3, per-row scales ignored",
                       "INT4 weight-only, group 128 (GPTQ/AWQ): 4 bits + 0.15 bit of scales", "Selected scenario"]
     names = [c.value for c in ws[rows["Figure"][0].row + 1] if c.value]
     assert names == ["bf16", "fp8_e4m3", "int4_g128"]
     weight = rows["Weights read once per step"]  # words first: the doc string, the name in its comment
     assert weight[0].comment.text == "weight_bytes"
-    assert weight[2].value.startswith("=Scenarios!$D$") and cached[weight[2].coordinate].value == 140
+    assert weight[2].value == "=weight_bytes" and cached[weight[2].coordinate].value == 140  # as written
+    assert weight[3].value.startswith("=Scenarios!$D$") and cached[weight[3].coordinate].value == 140
     alpha = next(r for r in ws.iter_rows() if r[1].value == "alpha")
     # the value the selected scenario uses (the Inputs sheet's Selected column); the name links to the input
     assert alpha[2].value.startswith("=Inputs!$G$") and alpha[1].hyperlink.location.startswith("Inputs!B")
@@ -123,9 +125,10 @@ def test_many_scenarios_are_rows_of_the_summary(books):
     _, wb, values = books["gpu_compare"]
     ws = wb["Summary"]
     header = next(r for r in ws.iter_rows() if r[0].value == "Scenario")
-    labels = [ws.cell(r, 1).value for r in range(header[0].row + 2, header[0].row + 14)]
-    assert labels[0] == "small/h100/bf16" and labels[-1] == "large/mi300x/int4"  # twelve: one row each
-    assert ws.cell(header[0].row + 14, 1).value is None
+    labels = [ws.cell(r, 1).value for r in range(header[0].row + 2, header[0].row + 15)]
+    # the plan as written, then twelve scenarios: one row each
+    assert labels[0] == "as written" and labels[1] == "small/h100/bf16" and labels[-1] == "large/mi300x/int4"
+    assert ws.cell(header[0].row + 15, 1).value is None
     # words first: the doc strings head the columns, the identifiers in their comments
     assert [c.comment.text if c.comment else c.value for c in header[1:5]] == [
         "step_time", "throughput", "memory_needed", "fits_one_gpu"]
@@ -352,3 +355,23 @@ def test_rows_read_in_words_with_the_identifier_beside(books):
     assert scenarios["context_tokens"][0].value == "Tokens of context per sequence"
     assert scenarios["context_tokens"][2].value == "token"  # the unit in C
     assert wb["Scenarios"]["D3"].value == "BF16 weights" and wb["Scenarios"]["D4"].value == "bf16"
+
+
+def test_a_question_with_no_answer_is_a_finding_not_a_failure(tmp_path):
+    """A scenario where a solve has no root showed `Holds 0` and a red FAILS on the Summary and the Solve
+    sheet, the reason cut off in the Unit column: it reads "no answer", the reason on the Solve row."""
+    from planner.cli import main
+
+    plan = tmp_path / "p.plan"
+    plan.write_text('x = 2 where 0 <= x <= 10\nk = 5\ny = x * 3\nscenario s2 { k = 100 }\n'
+                    'solve x where y = k for base, all as reach\n', encoding="utf-8")
+    book = tmp_path / "p.xlsx"
+    assert main(["export", str(plan), "-o", str(book)]) == 0
+    wb = openpyxl.load_workbook(book)
+    solve = [r for r in wb["Solve"].iter_rows(values_only=True) if r[0] and str(r[0]).startswith("solve x")]
+    s2 = next(r for r in solve if r[1] == "s2")
+    assert s2[4] is None and s2[5] == "no answer" and "no `x` in [0, 10] makes `y = k` hold" in s2[9]
+    summary = [r for r in wb["Summary"].iter_rows() if r[1].value == "s2"]
+    assert summary[0][5].value == "no answer" and "makes `y = k` hold" in summary[0][5].comment.text
+    assert summary[0][3].value is None and summary[0][4].value is None  # no reason cut off, no Holds 0
+    assert not any("FAILS" in str(c.value) for r in summary for c in r)

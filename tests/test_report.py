@@ -445,7 +445,7 @@ def test_questions_without_answers_and_points_with_issues(plan_file):
     assert "| inf |" in row and "division by zero at `alpha - 0.5`" in row
     solves = _section(out, "Solves")
     # no root: the reason and the values that show why, never a silently picked answer
-    assert "- no answer (no-root): no `alpha` in \\[0, 1) makes `speedup = 100` hold" in solves
+    assert "- no answer in the domain: no `alpha` in \\[0, 1) makes `speedup = 100` hold" in solves
     assert "at alpha = 0: lhs - rhs = -99.2857" in solves
     # per scenario: cheap (c = 0.05) and dear (c = 0.5) have different break-even rates
     found = dict(re.findall(r"- `(cheap|dear)`: `alpha` = \*\*([0-9.]+)\*\*", solves))

@@ -568,7 +568,7 @@ def solve_lines(analysis: Analysis) -> list[str]:
         for scenario, r in answers:
             where = f"{scenario} " if scenario else ""
             if isinstance(r, PlanError):
-                parts.append(f"{where}no answer ({r.family})")
+                parts.append(f"{where}no answer in the domain ({r.message})")  # as `planner solve` says it
             else:
                 parts.append(where + format_value(r.display_value, r.unit)
                              + (f" (optimum {format_value(r.optimum_display, r.optimum_unit)})"

@@ -1096,7 +1096,7 @@ def _findings(analysis: Analysis, live: LiveValues, solves: Sequence[dict], chec
         else:
             sentence = _answer_sentence(s, ok)
         answers.append({"alias": s["alias"], "question": s["text"], "sentence": sentence, "written": stmt.doc is not None,
-                        "unanswered": [{"scenario": a["scenario"], "reason": a["error"]} for a in failed]})
+                        "unanswered": [{"scenario": a["scenario"], "reason": _sentence(a["error"])} for a in failed]})
     from ..language.live import has_live
 
     notes = analysis.plan.model.plan.notes
@@ -1237,3 +1237,9 @@ def _uncertainty(analysis: Analysis, by_name: dict, plots: Mapping[str, Any]) ->
 
     labels = {n: q["label"] for n, q in by_name.items()}
     return view(analysis, labels, plots.get("uncertainty"))
+
+
+def _sentence(text: str) -> str:
+    """``text`` ending as a sentence ends (a reason run on into the next sentence read "... hold No answer")."""
+    text = text.rstrip()
+    return text if not text or text[-1] in ".!?" else text + "."

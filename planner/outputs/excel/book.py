@@ -51,6 +51,7 @@ CONTROL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # characters a cel
 
 # named styles (the writer turns each into an XlsxWriter format)
 STALE = "planner's answer at export; re-run planner"  # the status of a written (not live) answer after an edit
+NO_ANSWER = "no answer"  # a question with no answer in a scenario: a finding, neither holds nor FAILS
 TITLE, NOTE, HEADER, UNIT, INPUT, NAME, LABEL = "title", "note", "header", "unit", "input", "name", "label"
 SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selector picks
 BASE_ONLY = "base_only"  # an input only the base case reads (every scenario sets its own): not marked editable

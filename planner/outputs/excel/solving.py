@@ -37,7 +37,7 @@ from ...language import ir
 from ...language.errors import PlanError
 from ...questions.roots import Domain
 from ...questions.solve import objective_unit  # the optimum's display unit, as planner solve shows it
-from .book import cell_scale, figure, percent_figure, scale_of, unit_of, HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
+from .book import NO_ANSWER, cell_scale, figure, percent_figure, scale_of, unit_of, HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
 from .names import unique_name
 from .printer import UnsupportedFormula, formula, number
 from .tables import MAX_SWEEP_ROWS, ROW, Live, LiveTable, Output, _broken, titled
@@ -162,8 +162,9 @@ def solve_sheet(book: Book) -> None:
         ws.text(row, 2, ctx.label)
         if isinstance(r, PlanError):
             ws.formula(row, 3, "=NA()", "#N/A")  # no answer: what uses it shows #N/A too
-            ws.number(row, HOLDS, False)
-            ws.status(row, STATUS, f"E{row}", False)
+            # a finding, not a failure: nothing to re-check, and the status neither holds nor FAILS
+            ws.text(row, HOLDS, "")
+            ws.text(row, STATUS, NO_ANSWER)
             ws.text(row, NOTES, one_line(r.message))
             book.solve_cells.append((stmt, ctx, None))
             continue

@@ -15,7 +15,7 @@ import math
 
 from ...language import ir
 from ..numbers import prose_style
-from .book import shown_figures
+from .book import NO_ANSWER, shown_figures
 from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, prose, col_index, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
@@ -79,8 +79,10 @@ def _selector(book: Book, ws, row: int) -> int:
 
 
 def _columns(book: Book) -> list:
+    """The plan as written, then each scenario the Scenarios sheet shows: a reader sees the figures the
+    plan states beside what the scenarios make of them."""
     shown = [c for c in book.contexts.values() if c.sheet == SCENARIOS]
-    return shown or [book.base_context]
+    return [book.base_context] + shown
 
 
 def _section(ws, row: int, title: str) -> int:
@@ -93,9 +95,10 @@ def _headlines(book: Book, ws, row: int) -> int:
     if not names:
         return row
     contexts = _columns(book)
-    row = _section(ws, row, "Headline figures" + (" per scenario" if contexts[0] is not book.base_context else ""))
-    if len(contexts) <= FEW:
-        labels = [scenario_words(book, c) if c is not book.base_context else "Value" for c in contexts]
+    row = _section(ws, row, "Headline figures" + (" per scenario" if len(contexts) > 1 else ""))
+    if len(contexts) - 1 <= FEW:  # FEW scenarios beside the plan as written
+        written = "As written" if len(contexts) > 1 else "Value"
+        labels = [scenario_words(book, c) if c is not book.base_context else written for c in contexts]
         ws.header(row, ["Figure", "Unit"] + labels + (["Selected scenario"] if book.selectable else []))
         named = [c for c in contexts if c is not book.base_context and scenario_words(book, c) != c.label]
         if named:  # the doc strings head the columns; the names below, as the selector lists them
@@ -133,7 +136,7 @@ def _headlines(book: Book, ws, row: int) -> int:
     row += 1
     for ctx in contexts:
         row += 1
-        ws.text(row, 1, ctx.label, NAME)
+        ws.text(row, 1, ctx.label if ctx is not book.base_context else "as written", NAME)
         for k, name in enumerate(names, start=2):
             _figure(book, ws, row, k, name, book.cell(ctx, name, ws.title), book.display(ctx, name))
     return row + 2
@@ -222,9 +225,10 @@ def _answers(book: Book, ws, row: int) -> int:
         ws.text(row, 2, ctx.label)
         if isinstance(r, PlanError):
             ws.formula(row, 3, f"=Solve!$C${at}", "#N/A")
-            ws.text(row, 4, "no answer: " + r.message, overflow=True)
-            ws.number(row, 5, False)
-            ws.status(row, 6, f"E{row}", False)
+            # a finding, not a failure: the status says so, the reason is on the Solve sheet's row (and here
+            # in the status cell's comment), not cut off in the Unit column
+            status = ws.text(row, 6, NO_ANSWER)
+            status.comment = " ".join(r.message.split()) + f" (Solve!J{at})"
             continue
         answer = book.sheet("Solve").at(at, 3)  # a formula, or planner's value where the sheet cannot decide
         ws.formula(row, 3, f"=Solve!$C${at}", answer.cached if answer.kind == "formula" else answer.value,
