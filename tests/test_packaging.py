@@ -106,3 +106,14 @@ def test_the_api_runs_from_a_checkout():
     assert proc.returncode == 0, proc.stderr
     number, unit = proc.stdout.split()
     assert unit == "ms" and abs(float(number) - 19.262) < 5e-4  # the article: 19.262 ms
+
+
+def test_the_wheel_holds_every_package_of_the_source(wheel):
+    """planner/cli/ (the command line, split into a package) was missing from pyproject's `packages`:
+    the installed `planner` command had no `planner.cli`. Every folder of planner/ with an __init__.py
+    must be in the wheel."""
+    path, _ = wheel
+    names = set(zipfile.ZipFile(path).namelist())
+    for init in sorted((ROOT / "planner").rglob("__init__.py")):
+        inside = init.relative_to(ROOT).as_posix()
+        assert inside in names, f"{inside} is not in the wheel: add its package to pyproject.toml's packages"
