@@ -769,7 +769,9 @@ def test_an_integer_root_that_is_not_whole_is_refused_everywhere(lo, tmp_path):
     assert not results["check balance_batch ~= 341"].passed and results["check crossover == 342"].passed
     row = next(at for s, ctx, r, at in item.book.solve_rows if s is stmt)
     for wb in item.engines.values():
-        assert wb["Solve"][f"C{row}"].value in ("#N/A", None) and wb["Solve"][f"E{row}"].value in (False, 0)
+        # no answer is a finding: no Holds to re-check and a "no answer" status, not FALSE and FAILS
+        assert wb["Solve"][f"C{row}"].value in ("#N/A", None) and wb["Solve"][f"E{row}"].value in ("", None)
+        assert wb["Solve"][f"F{row}"].value == "no answer"
         assert "no integer `batch`" in wb["Solve"][f"J{row}"].value
         held = {r.text: bool(wb["Checks"][where].value)
                 for r, (_, _, where) in zip(results.values(), item.book.check_cells)}
