@@ -39,24 +39,10 @@ def _display(q, value) -> Any:
 
 
 def inputs_reaching(model, names) -> set[str]:
-    """The inputs ``names`` (quantities and question answers) depend on, directly or not."""
-    out: set[str] = set()
-    seen: set[str] = set()
-    todo = list(names)
-    while todo:
-        n = todo.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if n in model.answers:
-            a = model.answers[n]
-            todo += list(a.deps) + list(a.answer_deps)
-        elif n in model.quantities:
-            q = model.quantities[n]
-            if q.is_input:
-                out.add(n)
-            todo += list(q.deps) + list(q.answer_deps)
-    return out
+    """The inputs ``names`` (quantities and question answers) depend on, directly or not (through the
+    model's own walk, :meth:`planner.language.model.Model.answer_cone`)."""
+    reached = set(names).union(*(model.answer_cone(n) for n in names))
+    return {n for n in reached if n in model.quantities and model.quantities[n].is_input}
 
 
 def _check_names(check: ir.Check) -> set[str]:
