@@ -22,9 +22,19 @@ PUBLISHED = {
     "qwen2_5_7b": (7.62e9, 0.005e9),
     "qwen2_5_72b": (72.7e9, 0.05e9),
     "deepseek_v3": (671e9, 0.5e9),
+    # model cards: Qwen3-30B-A3B 30.5B, Qwen3-235B-A22B 235B; OpenAI's gpt-oss model card, Table 1: 116.83B
+    "qwen3_30b_a3b": (30.5e9, 0.05e9),
+    "qwen3_235b_a22b": (235e9, 0.5e9),
+    "gpt_oss_120b": (116.83e9, 0.005e9),
 }
-ACTIVE = {"mixtral_8x7b": (12.9e9, 0.05e9, "active_parameters"), "deepseek_v3": (37e9, 0.5e9, "matmul_parameters")}
-NON_EMBEDDING = {"qwen2_5_0_5b": (0.36e9, 0.005e9), "qwen2_5_7b": (6.53e9, 0.005e9)}
+ACTIVE = {"mixtral_8x7b": (12.9e9, 0.05e9, "active_parameters"), "deepseek_v3": (37e9, 0.5e9, "matmul_parameters"),
+          # Qwen's cards cut off rather than round (Qwen2.5-7B's 7.62B reads 7.61B): "3.3B" is [3.3B, 3.4B)
+          "qwen3_30b_a3b": (3.35e9, 0.05e9, "active_parameters"),
+          "qwen3_235b_a22b": (22e9, 0.5e9, "active_parameters"),
+          # gpt-oss model card, Table 1: 5.13B active, the unembedding counted and the embedding not
+          "gpt_oss_120b": (5.13e9, 0.005e9, "matmul_parameters")}
+NON_EMBEDDING = {"qwen2_5_0_5b": (0.36e9, 0.005e9), "qwen2_5_7b": (6.53e9, 0.005e9),
+                 "qwen3_30b_a3b": (29.9e9, 0.05e9), "qwen3_235b_a22b": (234e9, 0.5e9)}
 CONFIG = ["hidden_size", "layers", "attention_heads", "kv_heads", "head_dim", "ffn_size", "vocab_size",
           "tied_embeddings", "experts", "experts_per_token", "context_length"]
 
@@ -86,3 +96,26 @@ def test_tied_embeddings_count_one_table():
                          'g = gemm_parameters(5000, 100, 10, true)\nh = gemm_parameters(5000, 100, 10)\n')
     ev = plan.evaluate()
     assert (ev.values["a"], ev.values["b"], ev.values["g"], ev.values["h"]) == (20000, 10000, 5000, 4000)
+
+
+def test_gpt_oss_breakdown_and_checkpoint_match_the_model_card():
+    # OpenAI, "gpt-oss-120b & gpt-oss-20b Model Card", Table 1: MLP 114.71B, attention 0.96B,
+    # embed + unembed 1.16B; checkpoint 60.8 GiB (experts in MXFP4 at 4.25 bits, the rest BF16)
+    _, ev = _model("gpt_oss_120b")
+    v = ev.values
+    layers = v["m.layers"]
+    assert layers * v["m.attention_per_layer"] == pytest.approx(0.96e9, abs=0.005e9)
+    assert v["m.embeddings"] == pytest.approx(1.16e9, abs=0.005e9)
+    mlp = v["m.parameters"] - layers * v["m.attention_per_layer"] - v["m.embeddings"] - (2 * layers + 1) * 2880
+    assert mlp == pytest.approx(114.71e9, abs=0.005e9)
+    assert v["m.checkpoint_bytes"] == pytest.approx(60.8 * 2**30, abs=0.05 * 2**30)
+
+
+def test_sliding_window_layers_keep_only_their_window():
+    # gpt-oss-120b config.json: 36 layers alternating a 128-token window and full attention, 8 KV heads of 64:
+    # every token costs 2 * 36 * 8 * 64 * 2 B = 72 KiB while the context is within the window, and each token
+    # beyond it only the full layers' 36 KiB
+    _, ev = _model("gpt_oss_120b")
+    v = ev.values
+    assert v["m.kv_per_token"] == 72 * 1024 and v["m.kv_per_token_global"] == 36 * 1024
+    assert v["m.kv_per_sequence"] == 36 * 1024 * 131072 + 18 * 128 * 2 * 8 * 64 * 2
