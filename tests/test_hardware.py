@@ -126,3 +126,45 @@ def test_deliberate_choices_are_tagged():
         plan, _ = _load(gpu)
         tags = plan.model.quantities["g.peak_bf16_dense"].tags
         assert any(t.startswith("choice") for t in tags), gpu
+
+
+# Scale-up and scale-out, from the vendors' documents: (GPUs one scale-up fabric joins, its bandwidth per GPU both
+# directions in B/s, PCIe generation or None). NVIDIA datasheets and DGX/HGX system specs; AMD Instinct platform and
+# MI300X/MI325X/MI355X datasheets (Infinity Fabric, 7 links to the other 7 GPUs); Intel's Gaudi 3 white paper (21 of
+# 24 x 200 GbE ports all-to-all on the 8-card baseboard); Cloud TPU documentation (chips per pod, ICI per chip).
+SCALEUP = {
+    "h100_sxm": (8, 900e9, 5), "h200": (8, 900e9, 5), "b200": (8, 1.8e12, None), "gb200": (72, 1.8e12, None),
+    "a100_40gb": (8, 600e9, 4), "a100_80gb": (8, 600e9, 4), "h100_pcie": (2, 600e9, 5), "h100_nvl": (2, 600e9, 5),
+    "h20": (8, 900e9, 5), "l4": (1, 64e9, 4), "l40s": (1, 64e9, 4), "rtx_4090": (1, 64e9, 4), "a10g": (1, 64e9, 4),
+    "mi300x": (8, 896e9, 5), "mi325x": (8, 896e9, 5), "mi355x": (8, 1075.2e9, 5), "gaudi3": (8, 1050e9, 5),
+    "tpu_v5e": (256, 400e9, None), "tpu_v5p": (8960, 1200e9, None), "tpu_v6e": (256, 800e9, None),
+}
+SCALEOUT = {"h100_sxm": 400e9, "h200": 400e9, "b200": 400e9, "gb200": 400e9, "a100_40gb": 200e9, "a100_80gb": 200e9,
+            "gaudi3": 600e9, "a10g": 12.5e9}  # bit/s per GPU, each direction
+
+
+def test_every_accelerator_has_the_scaleup_figures():
+    assert set(SCALEUP) == set(HARDWARE)
+
+
+@pytest.mark.parametrize("gpu", sorted(SCALEUP))
+def test_scaleup_domain_and_bandwidth(gpu):
+    plan, ev = _load(gpu)
+    v = ev.values
+    domain, bandwidth, pcie = SCALEUP[gpu]
+    assert v["g.scaleup_domain_gpus"] == domain
+    assert v["g.scaleup_bandwidth"] == pytest.approx(bandwidth)
+    if pcie is not None:
+        assert v["g.pcie_generation"] == pcie
+    # the old names keep their meaning: the NVLink domain and the vendor's interconnect figure, where they exist
+    if "g.nvlink_domain_gpus" in plan.model.quantities:
+        assert v["g.nvlink_domain_gpus"] == domain
+    if "g.nvlink_generation" in plan.model.quantities and v["g.nvlink_generation"] == 0:
+        assert domain == 1 and v["g.scaleup_bandwidth"] == v["g.host_bandwidth"]  # no NVLink: PCIe only
+        assert "g.interconnect_bandwidth" not in plan.model.quantities
+
+
+@pytest.mark.parametrize("gpu", sorted(SCALEOUT))
+def test_scaleout_bandwidth_per_gpu(gpu):
+    _, ev = _load(gpu)
+    assert ev.values["g.scaleout_bandwidth"] == pytest.approx(SCALEOUT[gpu] / 8)  # B/s
