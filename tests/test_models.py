@@ -156,3 +156,15 @@ def test_local_and_global_layers_follow_the_published_pattern(stem, local, glob,
     per_layer = 2 * v["m.kv_heads"] * v["m.head_dim"] * 2
     assert v["m.kv_per_token_global"] == glob * per_layer
     assert v["m.kv_per_sequence"] == per_layer * (local * min(window, v["m.context_length"]) + glob * v["m.context_length"])
+
+
+@pytest.mark.parametrize("stem", ["qwen3_30b_a3b", "qwen3_235b_a22b", "gpt_oss_120b", "gpt_oss_20b", "mixtral_8x22b",
+                                  "deepseek_v3", "deepseek_r1"])
+def test_moe_models_share_the_names_a_moe_plan_imports(stem):
+    # one set of names, so a serving plan can swap one MoE model for another
+    plan, ev = _model(stem)
+    for name in ("hidden_size", "layers", "dense_layers", "experts", "shared_experts", "experts_per_token", "moe_ffn_size",
+                 "parameters", "active_parameters", "matmul_parameters", "kv_per_token"):
+        assert f"m.{name}" in plan.model.quantities, name
+    v = ev.values
+    assert 0 < v["m.experts_per_token"] < v["m.experts"] and v["m.active_parameters"] < v["m.parameters"]
