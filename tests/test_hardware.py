@@ -130,8 +130,8 @@ def test_deliberate_choices_are_tagged():
 
 # Scale-up and scale-out, from the vendors' documents: (GPUs one scale-up fabric joins, its bandwidth per GPU both
 # directions in B/s, PCIe generation or None). NVIDIA datasheets and DGX/HGX system specs; AMD Instinct platform and
-# MI300X/MI325X/MI355X datasheets (Infinity Fabric, 7 links to the other 7 GPUs); Intel's Gaudi 3 white paper (21 of
-# 24 x 200 GbE ports all-to-all on the 8-card baseboard); Cloud TPU documentation (chips per pod, ICI per chip).
+# MI300X/MI325X/MI355X datasheets (Infinity Fabric, 7 links to the other 7 GPUs); Intel Gaudi documentation, Network Configuration
+# (21 of 24 x 200 GbE ports all-to-all in an 8-card HLS-3 box: 1050 GB/s both directions; 3 for scale-out); Cloud TPU documentation (chips per pod, ICI per chip).
 SCALEUP = {
     "h100_sxm": (8, 900e9, 5), "h200": (8, 900e9, 5), "b200": (8, 1.8e12, None), "gb200": (72, 1.8e12, None),
     "a100_40gb": (8, 600e9, 4), "a100_80gb": (8, 600e9, 4), "h100_pcie": (2, 600e9, 5), "h100_nvl": (2, 600e9, 5),
