@@ -244,3 +244,23 @@ mx_active = moe_active_parameters(mx.hidden_size, mx.layers, mx.attention_per_la
     assert ev.values["ds_active"] == ev.values["ds.active_parameters"]
     assert ev.values["mx_total"] == ev.values["mx.parameters"]
     assert ev.values["mx_active"] == ev.values["mx.active_parameters"]
+
+
+def test_moe_counts_agree_with_the_new_moe_models():
+    # the same names in every MoE model: moe.plan's whole-model counts give each model's own; gpt-oss's experts carry
+    # biases that moe.plan does not count (gate and up 2 x 2880, down 2880 per expert: 8,640)
+    names = ["qwen3_30b_a3b", "qwen3_235b_a22b", "mixtral_8x22b", "gpt_oss_120b"]
+    lines = [f'import "models/{n}.plan" as {n}' for n in names]
+    for n in names:
+        lines.append(f"{n}_total = moe_total_parameters({n}.hidden_size, {n}.layers, {n}.attention_per_layer, "
+                     f"{n}.moe_ffn_size, {n}.experts, {n}.vocab_size, {n}.shared_experts, {n}.dense_layers, 0, "
+                     f"{n}.tied_embeddings, {n}.router_bias)")
+        lines.append(f"{n}_active = moe_active_parameters({n}.hidden_size, {n}.layers, {n}.attention_per_layer, "
+                     f"{n}.moe_ffn_size, {n}.experts, {n}.experts_per_token, {n}.vocab_size, {n}.shared_experts, "
+                     f"{n}.dense_layers, 0, {n}.tied_embeddings, {n}.router_bias)")
+    ev = planner.loads(IMPORTS + "\n".join(lines) + "\n", all_imports=True).evaluate()
+    v = ev.values
+    for n in names[:3]:
+        assert v[f"{n}_total"] == v[f"{n}.parameters"] and v[f"{n}_active"] == v[f"{n}.active_parameters"], n
+    assert v["gpt_oss_120b.parameters"] - v["gpt_oss_120b_total"] == 36 * 128 * 8640
+    assert v["gpt_oss_120b.active_parameters"] - v["gpt_oss_120b_active"] == 36 * 4 * 8640

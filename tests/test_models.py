@@ -164,7 +164,7 @@ def test_moe_models_share_the_names_a_moe_plan_imports(stem):
     # one set of names, so a serving plan can swap one MoE model for another
     plan, ev = _model(stem)
     for name in ("hidden_size", "layers", "dense_layers", "experts", "shared_experts", "experts_per_token", "moe_ffn_size",
-                 "parameters", "active_parameters", "matmul_parameters", "kv_per_token"):
+                 "router_bias", "parameters", "active_parameters", "matmul_parameters", "kv_per_token"):
         assert f"m.{name}" in plan.model.quantities, name
     v = ev.values
     assert 0 < v["m.experts_per_token"] < v["m.experts"] and v["m.active_parameters"] < v["m.parameters"]
