@@ -1,0 +1,164 @@
+"""sheets/moe_serving.plan against figures worked out here in plain Python, from the published numbers
+only: each model's config.json (Hugging Face), the GPUs' datasheets, and the sheet's stated assumptions
+(prompt 4,096 tokens, 512 generated, MFU 50%, 80% of HBM bandwidth, 90% of HBM usable, MTP acceptance
+87.5%, utilisation 60%, prices per GPU-hour). Nothing here calls planner's formulas; the test only reads
+planner's values at the end to compare them.
+
+The plan's own checks (run by test_sheets) pin the same figures; this file shows the arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from conftest import SHEETS
+
+import planner
+
+PLAN = SHEETS / "moe_serving.plan"
+
+# ---- published figures ----------------------------------------------------------------------------
+# deepseek-ai/DeepSeek-V3 config.json
+DS = dict(hidden=7168, layers=61, dense=3, heads=128, q_lora=1536, kv_lora=512, nope=128, rope=64, v=128,
+          ffn=18432, moe_ffn=2048, experts=256, shared=1, top_k=8, vocab=129280)
+# mistralai/Mixtral-8x7B-v0.1 config.json
+MX = dict(hidden=4096, layers=32, heads=32, kv_heads=8, head_dim=128, ffn=14336, experts=8, top_k=2, vocab=32000)
+# NVIDIA datasheets (H200 SXM: 141 GB, 4.8 TB/s, FP8 3,958 TFLOPS with sparsity; H100 SXM whitepaper: BF16
+# 989.4 TFLOPS dense; NVLink 900 GB/s both directions; ConnectX-7 400 Gb/s)
+H200 = dict(hbm=141e9, bw=4.8e12, fp8=3958e12 / 2, nvlink_one_way=450e9, scaleout=400e9 / 8)
+H100 = dict(hbm=80e9, bw=3.35e12, bf16=989.4e12, nvlink_one_way=450e9, scaleout=400e9 / 8)
+PROMPT, OUTPUT = 4096, 512
+MFU, BW_EFF, USABLE, ACCEPT, UTIL = 0.5, 0.8, 0.9, 0.875, 0.6
+
+
+def deepseek_counts():
+    d = DS
+    mla = (d["hidden"] * d["q_lora"] + d["q_lora"] + d["q_lora"] * d["heads"] * (d["nope"] + d["rope"])
+           + d["hidden"] * (d["kv_lora"] + d["rope"]) + d["kv_lora"]
+           + d["kv_lora"] * d["heads"] * (d["nope"] + d["v"]) + d["heads"] * d["v"] * d["hidden"])
+    expert = 3 * d["hidden"] * d["moe_ffn"]
+    norms = 2 * d["hidden"]
+    router = d["hidden"] * d["experts"] + d["experts"]  # weights and the score-correction bias
+    dense_layer = mla + 3 * d["hidden"] * d["ffn"] + norms
+    moe_layer = mla + (d["experts"] + d["shared"]) * expert + router + norms
+    moe_active = mla + (d["top_k"] + d["shared"]) * expert + router + norms
+    emb = 2 * d["vocab"] * d["hidden"]
+    moe_layers = d["layers"] - d["dense"]
+    total = d["dense"] * dense_layer + moe_layers * moe_layer + emb + d["hidden"]
+    active = d["dense"] * dense_layer + moe_layers * moe_active + emb + d["hidden"]
+    routed = moe_layers * d["experts"] * expert
+    return total, active, routed, active - d["vocab"] * d["hidden"]
+
+
+def mixtral_counts():
+    m = MX
+    attn = 2 * m["hidden"] * m["heads"] * m["head_dim"] + 2 * m["hidden"] * m["kv_heads"] * m["head_dim"]
+    expert = 3 * m["hidden"] * m["ffn"]
+    layer = attn + m["experts"] * expert + m["hidden"] * m["experts"] + 2 * m["hidden"]
+    active_layer = attn + m["top_k"] * expert + m["hidden"] * m["experts"] + 2 * m["hidden"]
+    emb = 2 * m["vocab"] * m["hidden"]
+    total = m["layers"] * layer + emb + m["hidden"]
+    active = m["layers"] * active_layer + emb + m["hidden"]
+    return total, active, m["layers"] * m["experts"] * expert, active - m["vocab"] * m["hidden"]
+
+
+def deepseek_h200_dp16(batch=256, price=4.00):
+    """DeepSeek-V3 in FP8 on 16 H200s, data-parallel attention (tp = 1), experts spread over all 16."""
+    d, g, gpus = DS, H200, 16
+    total, active, routed, matmul = deepseek_counts()
+    other = total - routed
+    weights = other + routed / gpus  # FP8: one byte a weight
+    kv_token = d["layers"] * (d["kv_lora"] + d["rope"]) * 2  # BF16 latent + RoPE key per layer
+    kv_seq = kv_token * (PROMPT + OUTPUT)
+    room = g["hbm"] * USABLE - weights
+    capacity = gpus * math.floor(room / kv_seq)
+    moe_layers = d["layers"] - d["dense"]
+    # prefill: 2 FLOPs per matmul parameter and token, plus QK (192 wide) and PV (128) over the causal prompt
+    prompt_flops = 2 * matmul * PROMPT + 2 * d["layers"] * d["heads"] * (192 + 128) * PROMPT * (PROMPT + 1) / 2
+    expert_flops = 2 * moe_layers * d["top_k"] * 3 * d["hidden"] * d["moe_ffn"] * PROMPT
+    # all-to-all: each token's hidden state to 8 experts in FP8 and back in BF16, 15/16 of them on other GPUs,
+    # over one 400 Gb/s NIC a GPU (16 GPUs are two 8-GPU NVLink domains)
+    a2a_per_token = moe_layers * d["top_k"] * d["hidden"] * (1 + 2) * (gpus - 1) / gpus
+    ttft = ((prompt_flops - expert_flops) / (g["fp8"] * MFU) + expert_flops / (gpus * g["fp8"] * MFU)
+            + PROMPT * a2a_per_token / g["scaleout"])
+    # decode: 256 sequences, each verifying its MTP draft (2 positions)
+    rows = batch * 2
+    touched = 1 - (1 - d["top_k"] / d["experts"]) ** rows
+    context = PROMPT + OUTPUT / 2
+    read = other + routed / gpus * touched + batch / gpus * kv_token * context
+    memory = read / (g["bw"] * BW_EFF)
+    flops = 2 * matmul + 2 * d["layers"] * d["heads"] * (2 * d["kv_lora"] + d["rope"]) * context  # absorbed MLA
+    compute = flops * rows / gpus / (g["fp8"] * MFU)
+    comm = rows / gpus * a2a_per_token / g["scaleout"]
+    step = (max(memory, compute) + comm) * (1 + 1 / d["layers"])  # the MTP module: one more layer
+    tokens = 1 + ACCEPT
+    tpot = step / tokens
+    decode_rate = batch * tokens / (step * gpus)
+    prefill_rate = g["fp8"] * MFU / (prompt_flops / PROMPT)
+    out_cost = price / 3600 / (decode_rate * UTIL) * 1e6
+    in_cost = price / 3600 / (prefill_rate * UTIL) * 1e6
+    blended = (PROMPT * in_cost + OUTPUT * out_cost) / (PROMPT + OUTPUT)
+    return dict(total_parameters=total, weights_per_gpu=weights, kv_per_token=kv_token, batch_capacity=capacity,
+                ttft=ttft, tpot=tpot, decode_rate=decode_rate, input_cost=in_cost, output_cost=out_cost,
+                blended_cost=blended)
+
+
+def mixtral_h100_tp4(batch=256, price=3.00):
+    """Mixtral 8x7B in BF16 on 4 H100s, tensor-parallel (experts split 4 ways too), no MTP."""
+    m, g, tp = MX, H100, 4
+    total, active, routed, matmul = mixtral_counts()
+    weights = total * 2 / tp
+    kv_token = 2 * m["layers"] * m["kv_heads"] * m["head_dim"] * 2
+    kv_seq = kv_token * (PROMPT + OUTPUT) / tp  # 8 KV heads split over 4 ranks
+    capacity = math.floor((g["hbm"] * USABLE - weights) / kv_seq)
+    # Megatron: two all-reduces of the hidden state per layer, BF16, ring factor 2 (n - 1) / n
+    allreduce = lambda tokens: 2 * (tp - 1) / tp * tokens * 2 * m["layers"] * m["hidden"] * 2 / g["nvlink_one_way"]
+    prompt_flops = 2 * matmul * PROMPT + 2 * m["layers"] * m["heads"] * 256 * PROMPT * (PROMPT + 1) / 2
+    ttft = prompt_flops / (tp * g["bf16"] * MFU) + allreduce(PROMPT)
+    touched = 1 - (1 - m["top_k"] / m["experts"]) ** batch
+    context = PROMPT + OUTPUT / 2
+    other = total - routed
+    read = (other + routed * touched) * 2 / tp + batch * kv_token / tp * context
+    memory = read / (g["bw"] * BW_EFF)
+    flops = 2 * matmul + 2 * m["layers"] * m["heads"] * 256 * context
+    compute = flops * batch / tp / (g["bf16"] * MFU)
+    step = max(memory, compute) + allreduce(batch)
+    decode_rate = batch / (step * tp)
+    out_cost = price / 3600 / (decode_rate * UTIL) * 1e6
+    return dict(total_parameters=total, weights_per_gpu=weights, kv_per_token=kv_token, batch_capacity=capacity,
+                ttft=ttft, tpot=step, decode_rate=decode_rate, output_cost=out_cost)
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return planner.load(PLAN)
+
+
+def test_published_parameter_counts():
+    # DeepSeek-V3 technical report: 671B total, 37B activated; Mistral AI: 46.7B total, 12.9B active
+    total, active, _, matmul = deepseek_counts()
+    assert round(total / 1e9) == 671 and round(matmul / 1e9) == 37
+    total, active, _, _ = mixtral_counts()
+    assert round(total / 1e8) == 467 and round(active / 1e8) == 129
+
+
+@pytest.mark.parametrize("scenario, worked", [
+    (None, deepseek_h200_dp16()),  # the plan as written is DeepSeek-V3 on 16 H200s
+    ("deepseek_v3/h200/dp16", deepseek_h200_dp16()),
+    ("mixtral/h100/tp4", mixtral_h100_tp4()),
+])
+def test_figures_match_the_hand_arithmetic(plan, scenario, worked):
+    ev = plan.evaluate(scenario)
+    for name, want in worked.items():
+        got = float(ev[name])
+        assert got == pytest.approx(want, rel=1e-9), name
+
+
+def test_the_sheet_pins_the_hand_figures_in_its_own_checks():
+    text = PLAN.read_text(encoding="utf-8")
+    ds, mx = deepseek_h200_dp16(), mixtral_h100_tp4()
+    # the figures the checks state, to the digits they are written with
+    assert f"{ds['ttft']:.3f}" == "0.953" and "check ttft ~= 0.953 s" in text
+    assert f"{ds['tpot'] * 1e3:.2f}" == "12.12" and "check tpot ~= 12.12 ms" in text
+    assert f"{mx['tpot'] * 1e3:.2f}" in text
