@@ -104,13 +104,13 @@ def deepseek_h200_dp16(batch=256, price=4.00):
                 blended_cost=blended)
 
 
-def mixtral_h100_tp4(batch=256, price=3.00):
-    """Mixtral 8x7B in BF16 on 4 H100s, tensor-parallel (experts split 4 ways too), no MTP."""
-    m, g, tp = MX, H100, 4
+def mixtral_h100_tp8(batch=256, price=3.00):
+    """Mixtral 8x7B in BF16 on 8 H100s, tensor-parallel (experts split 8 ways too), no MTP."""
+    m, g, tp = MX, H100, 8
     total, active, routed, matmul = mixtral_counts()
     weights = total * 2 / tp
     kv_token = 2 * m["layers"] * m["kv_heads"] * m["head_dim"] * 2
-    kv_seq = kv_token * (PROMPT + OUTPUT) / tp  # 8 KV heads split over 4 ranks
+    kv_seq = kv_token * (PROMPT + OUTPUT) / tp  # 8 KV heads, one on each rank
     capacity = math.floor((g["hbm"] * USABLE - weights) / kv_seq)
     # Megatron: two all-reduces of the hidden state per layer, BF16, ring factor 2 (n - 1) / n
     allreduce = lambda tokens: 2 * (tp - 1) / tp * tokens * 2 * m["layers"] * m["hidden"] * 2 / g["nvlink_one_way"]
@@ -146,7 +146,7 @@ def test_published_parameter_counts():
 @pytest.mark.parametrize("scenario, worked", [
     (None, deepseek_h200_dp16()),  # the plan as written is DeepSeek-V3 on 16 H200s
     ("deepseek_v3/h200/dp16", deepseek_h200_dp16()),
-    ("mixtral/h100/tp4", mixtral_h100_tp4()),
+    ("mixtral/h100/tp8", mixtral_h100_tp8()),
 ])
 def test_figures_match_the_hand_arithmetic(plan, scenario, worked):
     ev = plan.evaluate(scenario)
@@ -157,7 +157,7 @@ def test_figures_match_the_hand_arithmetic(plan, scenario, worked):
 
 def test_the_sheet_pins_the_hand_figures_in_its_own_checks():
     text = PLAN.read_text(encoding="utf-8")
-    ds, mx = deepseek_h200_dp16(), mixtral_h100_tp4()
+    ds, mx = deepseek_h200_dp16(), mixtral_h100_tp8()
     # the figures the checks state, to the digits they are written with
     assert f"{ds['ttft']:.3f}" == "0.953" and "check ttft ~= 0.953 s" in text
     assert f"{ds['tpot'] * 1e3:.2f}" == "12.12" and "check tpot ~= 12.12 ms" in text
