@@ -26,8 +26,8 @@ DS = dict(hidden=7168, layers=61, dense=3, heads=128, q_lora=1536, kv_lora=512, 
 MX = dict(hidden=4096, layers=32, heads=32, kv_heads=8, head_dim=128, ffn=14336, experts=8, top_k=2, vocab=32000)
 # NVIDIA datasheets (H200 SXM: 141 GB, 4.8 TB/s, FP8 3,958 TFLOPS with sparsity; H100 SXM whitepaper: BF16
 # 989.4 TFLOPS dense; NVLink 900 GB/s both directions; ConnectX-7 400 Gb/s)
-H200 = dict(hbm=141e9, bw=4.8e12, fp8=3958e12 / 2, nvlink_one_way=450e9, scaleout=400e9 / 8)
-H100 = dict(hbm=80e9, bw=3.35e12, bf16=989.4e12, nvlink_one_way=450e9, scaleout=400e9 / 8)
+H200 = dict(hbm=141e9, bw=4.8e12, fp8=3958e12 / 2, nvlink_bw=450e9, scaleout=400e9 / 8)
+H100 = dict(hbm=80e9, bw=3.35e12, bf16=989.4e12, nvlink_bw=450e9, scaleout=400e9 / 8)
 PROMPT, OUTPUT = 4096, 512
 MFU, BW_EFF, USABLE, ACCEPT, UTIL = 0.5, 0.8, 0.9, 0.875, 0.6
 
@@ -99,7 +99,7 @@ def deepseek_h200_dp16(batch=256, price=4.00):
     out_cost = price / 3600 / (decode_rate * UTIL) * 1e6
     in_cost = price / 3600 / (prefill_rate * UTIL) * 1e6
     blended = (PROMPT * in_cost + OUTPUT * out_cost) / (PROMPT + OUTPUT)
-    return dict(total_parameters=total, weights_per_gpu=weights, kv_per_token=kv_token, batch_capacity=capacity,
+    return dict(params_total=total, weights_gpu=weights, kv_token=kv_token, capacity=capacity,
                 ttft=ttft, tpot=tpot, decode_rate=decode_rate, input_cost=in_cost, output_cost=out_cost,
                 blended_cost=blended)
 
@@ -113,7 +113,7 @@ def mixtral_h100_tp8(batch=256, price=3.00):
     kv_seq = kv_token * (PROMPT + OUTPUT) / tp  # 8 KV heads, one on each rank
     capacity = math.floor((g["hbm"] * USABLE - weights) / kv_seq)
     # Megatron: two all-reduces of the hidden state per layer, BF16, ring factor 2 (n - 1) / n
-    allreduce = lambda tokens: 2 * (tp - 1) / tp * tokens * 2 * m["layers"] * m["hidden"] * 2 / g["nvlink_one_way"]
+    allreduce = lambda tokens: 2 * (tp - 1) / tp * tokens * 2 * m["layers"] * m["hidden"] * 2 / g["nvlink_bw"]
     prompt_flops = 2 * matmul * PROMPT + 2 * m["layers"] * m["heads"] * 256 * PROMPT * (PROMPT + 1) / 2
     ttft = prompt_flops / (tp * g["bf16"] * MFU) + allreduce(PROMPT)
     touched = 1 - (1 - m["top_k"] / m["experts"]) ** batch
@@ -126,7 +126,7 @@ def mixtral_h100_tp8(batch=256, price=3.00):
     step = max(memory, compute) + allreduce(batch)
     decode_rate = batch / (step * tp)
     out_cost = price / 3600 / (decode_rate * UTIL) * 1e6
-    return dict(total_parameters=total, weights_per_gpu=weights, kv_per_token=kv_token, batch_capacity=capacity,
+    return dict(params_total=total, weights_gpu=weights, kv_token=kv_token, capacity=capacity,
                 ttft=ttft, tpot=step, decode_rate=decode_rate, output_cost=out_cost)
 
 
