@@ -145,7 +145,7 @@ def test_published_parameter_counts():
 
 @pytest.mark.parametrize("scenario, worked", [
     (None, deepseek_h200_dp16()),  # the plan as written is DeepSeek-V3 on 16 H200s
-    ("deepseek_v3/h200/dp16", deepseek_h200_dp16()),
+    ("dsv3/h200/dp16", deepseek_h200_dp16()),
     ("mixtral/h100/tp8", mixtral_h100_tp8()),
 ])
 def test_figures_match_the_hand_arithmetic(plan, scenario, worked):
