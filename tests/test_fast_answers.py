@@ -206,3 +206,79 @@ def test_the_cash_plan_reports_without_the_solver(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = (tmp_path / "r.md").read_text()
     assert "no closed form: the condition goes through a sum" in text
+
+
+@pytest.mark.parametrize("name", ["cash_60_months", "fleet_60_months"])
+def test_the_reports_analysis_of_a_monthly_plan_does_not_import_sympy(name):
+    # what the report asks of its analysis (viewmodel.analyse: every scenario, the checks, the answers
+    # with their numeric route, each headline's sensitivity) without the LaTeX of its formulas
+    path = ROOT / "benchmarks" / "plans" / f"{name}.plan"
+    code = ("import sys\nfrom planner.plan import load_compiled\n"
+            "from planner.questions.checks import run_checks\nfrom planner.questions.fast import Answers\n"
+            "from planner.questions.sensitivity import sensitivity\n"
+            "plan = load_compiled(%r)\nplan.evaluate_all(plan.resolve_scenarios('all'))\n"
+            "results = run_checks(plan, Answers(plan))\n"
+            "heads = [n for n, q in plan.quantities.items() if 'headline' in q.tags and not q.is_bool]\n"
+            "rows = [sensitivity(plan, n).rows for n in heads]\n"
+            "assert heads and all(rows) and results, (heads, rows)\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+ANSWERS_OF_ANSWERS = """
+price = 10 where price > 0
+cost = 4
+volume = 100 where volume > 0
+seats = 1 where integer, seats >= 1
+profit = (price - cost) * 100
+solve price where profit = 1000 as target_price
+margin = target_price - cost
+solve volume where margin * volume = 1200 as needed_volume
+solve min seats where margin * seats >= 1201 as enough_seats
+check margin == 10
+check needed_volume == 120
+check enough_seats == 121
+"""
+
+
+def test_a_question_over_a_formula_that_uses_an_answer_is_answered_without_sympy(tmp_path):
+    # (price - 4) * 100 = 1000: price 14, margin 10; 10 * volume = 1200: 120; the least whole seats with
+    # 10 * seats >= 1201: 121
+    text = ANSWERS_OF_ANSWERS
+    path = tmp_path / "answers.plan"
+    path.write_text(text)
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 passed, 0 failed" in proc.stdout
+    plan = planner.loads(text, "answers.plan")
+    answers = fast.Answers(plan._plan if hasattr(plan, "_plan") else plan)
+    for stmt, want in zip(fast.questions(answers.plan), (14, 120, 121), strict=True):
+        assert answers.answer(stmt).value == pytest.approx(want, rel=1e-12)
+        assert Solver(answers.plan).answer(stmt).value == pytest.approx(want, rel=1e-12)  # the Solver agrees
+
+
+def test_an_answer_that_moves_with_the_questions_own_input_is_left_to_the_solver():
+    text = ("price = 10 where price > 0\ncost = 4\nvolume = 100 where volume > 0\nprofit = (price - cost) * volume\n"
+            "solve price where profit = 1000 as target_price\n"
+            "solve volume where (target_price - cost) * volume = 1200 as needed_volume\n")
+    plan = planner.loads(text, "q.plan")
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    stmt = fast.questions(plan)[1]
+    assert fast.answer(plan, stmt) is None  # target_price is solved again at each volume: the Solver's
+
+
+def test_a_condition_that_names_another_answer_is_answered(tmp_path, capsys):
+    # `planner check` stopped with an internal error: the program of the condition had no argument for
+    # the answer it names (no formula uses it). (14 - 4) * volume = 1200: 120
+    from planner.cli import main
+
+    path = tmp_path / "direct.plan"
+    path.write_text("price = 10 where price > 0\ncost = 4\nvolume = 100 where volume > 0\n"
+                    "profit = (price - cost) * 100\nsolve price where profit = 1000 as target_price\n"
+                    "solve volume where (target_price - cost) * volume = 1200 as needed_volume\n"
+                    "check needed_volume == 120\n")
+    assert main(["--no-cache", "check", str(path)]) == 0
+    assert "1 passed, 0 failed" in capsys.readouterr().out
