@@ -282,3 +282,24 @@ def test_a_condition_that_names_another_answer_is_answered(tmp_path, capsys):
                     "check needed_volume == 120\n")
     assert main(["--no-cache", "check", str(path)]) == 0
     assert "1 passed, 0 failed" in capsys.readouterr().out
+
+
+def test_a_closed_form_asked_for_and_not_found_says_why_and_keeps_the_numeric_answer():
+    # `planner solve --closed-form`, the report and the workbook ask for a closed form; where the Solver
+    # fails for a reason of its own, the numeric answer stands and its note says why there is no form
+    # (it said "closed form not derived (planner solve --closed-form derives it)", which had been asked)
+    plan = planner.loads("alpha = 0.5 where 0 < alpha < 1\ny = alpha ^ 3 + alpha\nsolve alpha where y = 1 as a\n",
+                         "q.plan")
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+
+    class Failing:
+        def answer(self, *args):
+            raise PlanError("its search stopped at its budget")
+
+    answers = fast.Answers(plan)
+    answers._solver = Failing()
+    (stmt,) = plan.model.solves
+    got = answers.answer(stmt, closed_form=True)
+    assert got.value == pytest.approx(0.6823278038280193, rel=1e-12)  # the real root of a^3 + a - 1
+    assert got.closed_form is None
+    assert got.notes == ("no closed form: its search stopped at its budget; the answer is the numeric route's",)

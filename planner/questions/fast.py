@@ -608,8 +608,8 @@ class Answers:
             return self.solver.answer(stmt, scenario, overrides, origins)
         except (NoRootError, MultipleRootsError, NotMonotoneError):
             raise  # the exact analysis found what the grid could not (a second root between its points)
-        except PlanError:  # the numeric answer is verified; the Solver's trouble is with the closed form
-            return quick
+        except PlanError as err:  # the numeric answer is verified; the Solver's trouble is with the closed form
+            return replace(quick, notes=(f"no closed form: {err.message}; the answer is the numeric route's",))
 
     def result(self, name: str, scenario=None, overrides=None, origins=None, closed_form: bool = False):
         return self.answer(self.statements[_alias(name)], scenario, overrides, origins, closed_form)
