@@ -62,3 +62,10 @@ def test_an_unknown_trick_is_an_error_naming_the_tricks():
         speed._off("lazzy")
     with pytest.raises(KeyError):
         speed.on("fast")
+
+
+@pytest.mark.parametrize("trick", speed.TRICKS)
+def test_every_trick_listed_is_switched_where_it_lives(trick):
+    # a trick in the list that no code asks about would be "off" in name only
+    sources = [p.read_text(encoding="utf-8") for p in (ROOT / "planner").rglob("*.py") if p.name != "speed.py"]
+    assert any(f'on("{trick}")' in text for text in sources)
