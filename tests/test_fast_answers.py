@@ -303,3 +303,33 @@ def test_a_closed_form_asked_for_and_not_found_says_why_and_keeps_the_numeric_an
     assert got.value == pytest.approx(0.6823278038280193, rel=1e-12)  # the real root of a^3 + a - 1
     assert got.closed_form is None
     assert got.notes == ("no closed form: its search stopped at its budget; the answer is the numeric route's",)
+
+
+def test_a_maximize_is_answered_by_the_numeric_route_and_check_does_not_import_sympy():
+    # token_cost.plan: `maximize speedup over gamma in 1..8 as best_gamma`, checked by `best_gamma == 6`
+    # and `best_gamma.value ~= 2.4696` (降低每個 Token 的生成成本: gamma = 6 is best, about 2.47x)
+    path = ROOT / "sheets" / "token_cost.plan"
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    plan = planner.load(path)
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    (stmt,) = plan.model.optimizes
+    fast_one = fast.Answers(plan).answer(stmt)
+    solver_one = Solver(plan).answer(stmt)
+    assert fast_one.value == solver_one.value == 6
+    assert fast_one.optimum == solver_one.optimum == pytest.approx(2.4696, abs=5e-5)
+    assert fast_one.notes == solver_one.notes and fast_one.verification.text == solver_one.verification.text
+
+
+def test_a_near_tie_is_decided_in_exact_arithmetic_without_sympy():
+    # 1 + (x - 5)^2 * 1e-20 over x = 4, 5, 6 is 1.0 at each in floats (the first would win); exactly, 5
+    text = "x = 1 where 0 <= x <= 10\nf = 1 + (x - 5)^2 * 1e-20\nminimize f over x in 4..6 as best\n"
+    plan = planner.loads(text, "t.plan")
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    (stmt,) = plan.model.optimizes
+    got = fast.Answers(plan).answer(stmt)
+    assert got.exact == Fraction(5) and got.value == 5
+    assert "3 values give the same objective in floating point; exact arithmetic tells them apart" in got.notes[0]
+    assert Solver(plan).answer(stmt).value == 5

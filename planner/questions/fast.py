@@ -43,6 +43,7 @@ from ..compute.evaluation import format_value
 from ..language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
 from ..language.model import whole_numbers
 from .answer import SolveResult, Verification
+from .optimum import optimum
 
 GRID = 2001  # grid points over a root's domain
 MAX_INTEGERS = 1_000_000  # integers of a threshold's domain evaluated at once
@@ -597,6 +598,9 @@ class Answers:
         return got
 
     def _answer(self, stmt, scenario, overrides, origins, closed_form: bool) -> SolveResult:
+        if isinstance(stmt, ir.Optimize) and not closed_form:  # (the workbook and report: the Solver's, exact in SymPy)
+            best = optimum(self.plan, stmt, scenario, overrides, origins)
+            return best if best is not None else self.solver.answer(stmt, scenario, overrides, origins)
         quick = result(self.plan, stmt, scenario, overrides, origins) if isinstance(stmt, ir.Solve) else None
         if quick is None:
             return self.solver.answer(stmt, scenario, overrides, origins)
@@ -629,7 +633,7 @@ class Answers:
         """Display scale and unit text of an answer."""
         stmt = self.statements[_alias(name)]
         if name.endswith(".value"):
-            from .solve import objective_unit
+            from .answer import objective_unit
 
             unit, scale = objective_unit(self.plan, stmt.objective, self.types[name])
             return scale, unit
