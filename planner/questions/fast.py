@@ -19,10 +19,11 @@ and ``solve min/max X where ...`` from the plan's IR compiled by :mod:`planner.c
 
 Every answer is then checked by a full evaluation of the plan at it (every constraint). Anything else
 (an integer root, a condition true on several runs or down to -inf, several sign changes, a value that is not finite, a
-condition with no rational value, an answer the condition uses that moves with the question's own input,
-a maximize) is refused: the
+condition with no rational value, an answer the condition uses that moves with the question's own input)
+is refused: the
 caller falls back to :class:`planner.questions.solve.Solver`, which derives closed forms and reports
-the located errors (no root, several roots, not monotone). The fast route never guesses.
+the located errors (no root, several roots, not monotone). The fast route never guesses. A ``maximize``
+or ``minimize`` is :func:`planner.questions.optimum.optimum`'s.
 """
 
 from __future__ import annotations
