@@ -333,3 +333,28 @@ def test_a_near_tie_is_decided_in_exact_arithmetic_without_sympy():
     assert got.exact == Fraction(5) and got.value == 5
     assert "3 values give the same objective in floating point; exact arithmetic tells them apart" in got.notes[0]
     assert Solver(plan).answer(stmt).value == 5
+
+
+def test_a_threshold_over_a_conjunction_without_rational_value_is_decided_by_its_comparisons_margins():
+    # examples/cloud_queueing.plan: `solve min servers where stable and latency <= target` (Erlang C, exp
+    # and ln: no rational value). By hand (M/M/c, 120 req/s, 50 ms each, so 6 Erlangs): 7 servers give
+    # 80.69 ms, 8 give 58.92 ms; the target is 60 ms: 8. Each comparison (`utilisation < 100%` through
+    # `stable`, and `latency <= target`) is far from a tie at 7 and 8, so floats decide, without SymPy.
+    path = ROOT / "examples" / "cloud_queueing.plan"
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    plan = planner.load(path)
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    (stmt,) = plan.model.solves
+    assert fast.answer(plan, stmt) == 8
+
+
+def test_a_condition_with_or_is_not_decided_by_margins():
+    plan = planner.loads("x = 1 where integer, 0 <= x <= 100\ny = sqrt(x)\n"
+                         "solve min x where y >= 3 or y >= 5 as t\n", "q.plan")
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    (stmt,) = plan.model.solves
+    assert fast._sides(plan, stmt.condition) is None
+    assert fast._sides(plan, plan.model.solves[0].condition.left) is not None

@@ -191,8 +191,8 @@ def _program(plan: Plan, stmt):
             program = _compiled(plan, outputs)
     else:
         outputs = [("__cond", c)]
-        if isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in _ORDER:
-            outputs += [("__lhs", c.operands[0]), ("__rhs", c.operands[1])]  # a float margin, see _decided
+        for i, (lhs, rhs) in enumerate(_sides(plan, c) or ()):  # float margins, see _decided
+            outputs += [(f"__lhs{i}", lhs), (f"__rhs{i}", rhs)]
         program = _compiled(plan, outputs)
     cache[key] = (stmt, program)  # the statement kept alive, so that its id is not reused
     return program
@@ -498,14 +498,32 @@ def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> tuple[Optio
     return _decided(plan, program, inputs, stmt, value), False
 
 
+def _sides(plan: Plan, c, depth: int = 0) -> Optional[list[tuple]]:
+    """The two sides of every ordering comparison that decides ``c``: ``c`` itself, the operands of an
+    ``and``, and the definitions of the true/false quantities it names (``stable``, defined as
+    ``utilisation < 100%``); None where something else decides it (``or``, ``not``, ``==``...)."""
+    if isinstance(c, ir.Compare):
+        return [(c.operands[0], c.operands[1])] if len(c.ops) == 1 and c.ops[0] in _ORDER else None
+    if isinstance(c, ir.Logic) and c.op is ir.BoolOp.AND:
+        left, right = _sides(plan, c.left, depth), _sides(plan, c.right, depth)
+        return None if left is None or right is None else left + right
+    q = plan.model.quantities.get(c.name) if isinstance(c, ir.Name) else None
+    if q is not None and q.is_bool and not q.is_input and depth < 8:
+        return _sides(plan, q.definition.expr, depth + 1)
+    return None
+
+
 def _decided(plan: Plan, program, inputs, stmt, value: Fraction) -> Optional[bool]:
-    if len(program.outputs) != 3:
+    """The condition at ``value`` from floats, where every comparison deciding it has sides further
+    apart than :data:`MARGIN` (relative); else None."""
+    if len(program.outputs) < 3:
         return None
-    held, lhs, rhs = (float(v) for v in _run(plan, program, inputs, stmt.target, float(value)))
-    if not (math.isfinite(lhs) and math.isfinite(rhs)):
-        return None
-    if abs(lhs - rhs) <= MARGIN * max(abs(lhs), abs(rhs)):
-        return None
+    held, *sides = (float(v) for v in _run(plan, program, inputs, stmt.target, float(value)))
+    for lhs, rhs in zip(sides[::2], sides[1::2]):
+        if not (math.isfinite(lhs) and math.isfinite(rhs)):
+            return None
+        if abs(lhs - rhs) <= MARGIN * max(abs(lhs), abs(rhs)):
+            return None
     return bool(held)
 
 
