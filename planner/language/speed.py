@@ -21,8 +21,8 @@ name           what                                        buys (measured)      
                reprs`)
 ``deep``       the plan's walks run on a thread with a    not speed: a formula nested thousands   the caller's thread (the
                big stack (:func:`.limits.deep`)           deep is refused cleanly instead of     parse-time limits still
-                                                          crashing CPython's C stack              hold; the tests of deep
-                                                                                                  plans are skipped)
+                                                          crashing CPython's C stack              hold; tests/test_hostile.py
+                                                                                                  passes either way)
 =============  ==========================================  =====================================  ==========================
 
 ``PLANNER_NO_TRICKS`` is read once, when this module is imported: ``1`` (or ``all``) turns every
