@@ -21,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 PLANS = {  # plan -> its plain script (None: no script, the plan's own commands only)
+    "article2_user": "article2_user",  # the 214-line plan of benchmarks/answers_speed.py (every answer numeric)
     "article2_one_sided": "article2_user",
     "cash_60_months": "cash_60_months",
     "fleet_60_months": "fleet_60_months",

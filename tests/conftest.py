@@ -15,6 +15,32 @@ os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="planner-test-cache-")
 # see what a pipe sees (no width) unless a test sets one, as in a single process.
 os.environ.pop("COLUMNS", None)
 
+
+
+def pytest_addoption(parser):
+    parser.addoption("--no-tricks", action="store_true",
+                     help="run with planner's speed tricks off (PLANNER_NO_TRICKS=1; planner/language/speed.py)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "trick(name): tests that trick itself (skipped when it is switched off)")
+    if config.getoption("--no-tricks"):
+        import sys
+
+        if "planner.language.speed" in sys.modules:  # read once, at import: too late to switch
+            raise pytest.UsageError("--no-tricks: planner was imported before the tests were configured")
+        os.environ["PLANNER_NO_TRICKS"] = "1"  # (the subprocesses the tests start inherit it)
+
+
+def pytest_collection_modifyitems(config, items):
+    from planner.language import speed
+
+    for item in items:
+        for mark in item.iter_markers("trick"):
+            if not speed.on(mark.args[0]):
+                item.add_marker(pytest.mark.skip(reason=f"the `{mark.args[0]}` trick is switched off"))
+
+
 ROOT = Path(__file__).resolve().parent.parent
 SHEETS = ROOT / "sheets"
 TOKEN_COST = SHEETS / "token_cost.plan"

@@ -206,3 +206,155 @@ def test_the_cash_plan_reports_without_the_solver(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = (tmp_path / "r.md").read_text()
     assert "no closed form: the condition goes through a sum" in text
+
+
+@pytest.mark.parametrize("name", ["cash_60_months", "fleet_60_months"])
+def test_the_reports_analysis_of_a_monthly_plan_does_not_import_sympy(name):
+    # what the report asks of its analysis (viewmodel.analyse: every scenario, the checks, the answers
+    # with their numeric route, each headline's sensitivity) without the LaTeX of its formulas
+    path = ROOT / "benchmarks" / "plans" / f"{name}.plan"
+    code = ("import sys\nfrom planner.plan import load_compiled\n"
+            "from planner.questions.checks import run_checks\nfrom planner.questions.fast import Answers\n"
+            "from planner.questions.sensitivity import sensitivity\n"
+            "plan = load_compiled(%r)\nplan.evaluate_all(plan.resolve_scenarios('all'))\n"
+            "results = run_checks(plan, Answers(plan))\n"
+            "heads = [n for n, q in plan.quantities.items() if 'headline' in q.tags and not q.is_bool]\n"
+            "rows = [sensitivity(plan, n).rows for n in heads]\n"
+            "assert heads and all(rows) and results, (heads, rows)\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+ANSWERS_OF_ANSWERS = """
+price = 10 where price > 0
+cost = 4
+volume = 100 where volume > 0
+seats = 1 where integer, seats >= 1
+profit = (price - cost) * 100
+solve price where profit = 1000 as target_price
+margin = target_price - cost
+solve volume where margin * volume = 1200 as needed_volume
+solve min seats where margin * seats >= 1201 as enough_seats
+check margin == 10
+check needed_volume == 120
+check enough_seats == 121
+"""
+
+
+def test_a_question_over_a_formula_that_uses_an_answer_is_answered_without_sympy(tmp_path):
+    # (price - 4) * 100 = 1000: price 14, margin 10; 10 * volume = 1200: 120; the least whole seats with
+    # 10 * seats >= 1201: 121
+    text = ANSWERS_OF_ANSWERS
+    path = tmp_path / "answers.plan"
+    path.write_text(text)
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 passed, 0 failed" in proc.stdout
+    plan = planner.loads(text, "answers.plan")
+    answers = fast.Answers(plan._plan if hasattr(plan, "_plan") else plan)
+    for stmt, want in zip(fast.questions(answers.plan), (14, 120, 121), strict=True):
+        assert answers.answer(stmt).value == pytest.approx(want, rel=1e-12)
+        assert Solver(answers.plan).answer(stmt).value == pytest.approx(want, rel=1e-12)  # the Solver agrees
+
+
+def test_an_answer_that_moves_with_the_questions_own_input_is_left_to_the_solver():
+    text = ("price = 10 where price > 0\ncost = 4\nvolume = 100 where volume > 0\nprofit = (price - cost) * volume\n"
+            "solve price where profit = 1000 as target_price\n"
+            "solve volume where (target_price - cost) * volume = 1200 as needed_volume\n")
+    plan = planner.loads(text, "q.plan")
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    stmt = fast.questions(plan)[1]
+    assert fast.answer(plan, stmt) is None  # target_price is solved again at each volume: the Solver's
+
+
+def test_a_condition_that_names_another_answer_is_answered(tmp_path, capsys):
+    # `planner check` stopped with an internal error: the program of the condition had no argument for
+    # the answer it names (no formula uses it). (14 - 4) * volume = 1200: 120
+    from planner.cli import main
+
+    path = tmp_path / "direct.plan"
+    path.write_text("price = 10 where price > 0\ncost = 4\nvolume = 100 where volume > 0\n"
+                    "profit = (price - cost) * 100\nsolve price where profit = 1000 as target_price\n"
+                    "solve volume where (target_price - cost) * volume = 1200 as needed_volume\n"
+                    "check needed_volume == 120\n")
+    assert main(["--no-cache", "check", str(path)]) == 0
+    assert "1 passed, 0 failed" in capsys.readouterr().out
+
+
+def test_a_closed_form_asked_for_and_not_found_says_why_and_keeps_the_numeric_answer():
+    # `planner solve --closed-form`, the report and the workbook ask for a closed form; where the Solver
+    # fails for a reason of its own, the numeric answer stands and its note says why there is no form
+    # (it said "closed form not derived (planner solve --closed-form derives it)", which had been asked)
+    plan = planner.loads("alpha = 0.5 where 0 < alpha < 1\ny = alpha ^ 3 + alpha\nsolve alpha where y = 1 as a\n",
+                         "q.plan")
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+
+    class Failing:
+        def answer(self, *args):
+            raise PlanError("its search stopped at its budget")
+
+    answers = fast.Answers(plan)
+    answers._solver = Failing()
+    (stmt,) = plan.model.solves
+    got = answers.answer(stmt, closed_form=True)
+    assert got.value == pytest.approx(0.6823278038280193, rel=1e-12)  # the real root of a^3 + a - 1
+    assert got.closed_form is None
+    assert got.notes == ("no closed form: its search stopped at its budget; the answer is the numeric route's",)
+
+
+def test_a_maximize_is_answered_by_the_numeric_route_and_check_does_not_import_sympy():
+    # token_cost.plan: `maximize speedup over gamma in 1..8 as best_gamma`, checked by `best_gamma == 6`
+    # and `best_gamma.value ~= 2.4696` (降低每個 Token 的生成成本: gamma = 6 is best, about 2.47x)
+    path = ROOT / "sheets" / "token_cost.plan"
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    plan = planner.load(path)
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    (stmt,) = plan.model.optimizes
+    fast_one = fast.Answers(plan).answer(stmt)
+    solver_one = Solver(plan).answer(stmt)
+    assert fast_one.value == solver_one.value == 6
+    assert fast_one.optimum == solver_one.optimum == pytest.approx(2.4696, abs=5e-5)
+    assert fast_one.notes == solver_one.notes and fast_one.verification.text == solver_one.verification.text
+
+
+def test_a_near_tie_is_decided_in_exact_arithmetic_without_sympy():
+    # 1 + (x - 5)^2 * 1e-20 over x = 4, 5, 6 is 1.0 at each in floats (the first would win); exactly, 5
+    text = "x = 1 where 0 <= x <= 10\nf = 1 + (x - 5)^2 * 1e-20\nminimize f over x in 4..6 as best\n"
+    plan = planner.loads(text, "t.plan")
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    (stmt,) = plan.model.optimizes
+    got = fast.Answers(plan).answer(stmt)
+    assert got.exact == Fraction(5) and got.value == 5
+    assert "3 values give the same objective in floating point; exact arithmetic tells them apart" in got.notes[0]
+    assert Solver(plan).answer(stmt).value == 5
+
+
+def test_a_threshold_over_a_conjunction_without_rational_value_is_decided_by_its_comparisons_margins():
+    # examples/cloud_queueing.plan: `solve min servers where stable and latency <= target` (Erlang C, exp
+    # and ln: no rational value). By hand (M/M/c, 120 req/s, 50 ms each, so 6 Erlangs): 7 servers give
+    # 80.69 ms, 8 give 58.92 ms; the target is 60 ms: 8. Each comparison (`utilisation < 100%` through
+    # `stable`, and `latency <= target`) is far from a tie at 7 and 8, so floats decide, without SymPy.
+    path = ROOT / "examples" / "cloud_queueing.plan"
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    plan = planner.load(path)
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    (stmt,) = plan.model.solves
+    assert fast.answer(plan, stmt) == 8
+
+
+def test_a_condition_with_or_is_not_decided_by_margins():
+    plan = planner.loads("x = 1 where integer, 0 <= x <= 100\ny = sqrt(x)\n"
+                         "solve min x where y >= 3 or y >= 5 as t\n", "q.plan")
+    plan = plan._plan if hasattr(plan, "_plan") else plan
+    (stmt,) = plan.model.solves
+    assert fast._sides(plan, stmt.condition) is None
+    assert fast._sides(plan, plan.model.solves[0].condition.left) is not None

@@ -197,6 +197,7 @@ def _second_process(monkeypatch):
     return started
 
 
+@pytest.mark.trick("worker")
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "json"])
 def test_a_second_process_formats_the_same_text(issues_plan, fmt, monkeypatch):
     """A big sweep on a machine with two cores: a second process formats the first half of each

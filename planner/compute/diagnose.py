@@ -224,10 +224,8 @@ class _Eval:
     def _call(self, e: ir.Call, env: dict):
         f = self.model.functions.get(e.func)
         if f is not None:
-            inner: dict = {}
-            for p, arg in ir.bind_args(f, e):
-                inner[p.name] = self._eval(arg, env) if arg is not None else self._eval(p.default, dict(inner))
-            return self._eval(f.body, inner)
+            body, inner = ir.inline(f, e, lambda a: self._eval(a, env), self._eval)
+            return self._eval(body, inner)
         f = FUNCTIONS[e.func]
         if f.lazy:  # only the branch taken
             cond = self._eval(e.args[0].value, env)

@@ -116,10 +116,8 @@ class ExactEvaluator:
     def _call(self, e: ir.Call, env) -> Value:
         f = self.model.functions.get(e.func)
         if f is not None:
-            inner: dict = {}
-            for p, arg in ir.bind_args(f, e):
-                inner[p.name] = self.expr(arg, env) if arg is not None else self.expr(p.default, dict(inner))
-            return self.expr(f.body, inner)
+            body, inner = ir.inline(f, e, lambda a: self.expr(a, env), self.expr)
+            return self.expr(body, inner)
         f = FUNCTIONS[e.func]
         if f.lazy:  # only the branch taken
             cond = self.expr(e.args[0].value, env)

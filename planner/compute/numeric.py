@@ -218,17 +218,11 @@ class Compiler:
 
     def _call(self, e: ir.Call, scope: Scope, env: dict, ranges_scope: dict) -> int:
         f = self.model.functions.get(e.func)
-        if f is not None:  # a user function: expanded inline, its parameters bound to registers
-            inner: dict[str, int] = {}
-            inner_ranges: dict = {}
-            for p, arg in ir.bind_args(f, e):
-                if arg is not None:
-                    inner[p.name] = self._expr(arg, scope, env, ranges_scope)
-                    inner_ranges[p.name] = (arg, ranges_scope)
-                else:
-                    inner[p.name] = self._expr(p.default, scope, dict(inner), dict(inner_ranges))
-                    inner_ranges[p.name] = (p.default, dict(inner_ranges))
-            return self._expr(f.body, scope, inner, inner_ranges)
+        if f is not None:  # a user function: expanded inline (ir.inline), its parameters bound to registers
+            _, inner_ranges = ir.inline(f, e, lambda a: (a, ranges_scope), lambda d, bound: (d, bound))
+            body, inner = ir.inline(f, e, lambda a: self._expr(a, scope, env, ranges_scope),
+                                    lambda d, bound: self._expr(d, scope, bound, {k: inner_ranges[k] for k in bound}))
+            return self._expr(body, scope, inner, inner_ranges)
         args = [self._expr(a.value, scope, env, ranges_scope) for a in e.args]
         return call(FUNCTIONS[e.func], args, scope)
 
@@ -329,7 +323,7 @@ def allocate(steps: list, consts: list, arguments: int, results: list, size: int
     out = []
     for i, (op, dst, args) in enumerate(steps):
         new_args = _renamed(op, args, mapping)
-        for r in _reads(op, args):
+        for r in dict.fromkeys(_reads(op, args)):  # once each: `x * x` frees x's register once, not twice
             if last.get(r) == i and r not in keep and r in mapping:
                 free.append(mapping[r])
         if free:

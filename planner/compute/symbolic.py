@@ -426,17 +426,11 @@ class Converter:
     def _call(self, e: ir.Call, env, ref, scope) -> sp.Basic:
         c = lambda x: self._conv(x, env, ref, scope)  # noqa: E731
         f = self.model.functions.get(e.func)
-        if f is not None:
-            inner: dict[str, sp.Basic] = {}
-            inner_scope: dict = {}
-            for p, arg in ir.bind_args(f, e):
-                if arg is not None:
-                    inner[p.name] = c(arg)
-                    inner_scope[p.name] = (arg, scope)
-                else:
-                    inner[p.name] = self._conv(p.default, dict(inner), ref, dict(inner_scope))
-                    inner_scope[p.name] = (p.default, dict(inner_scope))
-            return self._conv(f.body, inner, ref, inner_scope)
+        if f is not None:  # a user function: expanded inline (ir.inline)
+            _, inner_scope = ir.inline(f, e, lambda a: (a, scope), lambda d, bound: (d, bound))
+            body, inner = ir.inline(f, e, c, lambda d, bound: self._conv(d, bound, ref,
+                                                                          {k: inner_scope[k] for k in bound}))
+            return self._conv(body, inner, ref, inner_scope)
         f = FUNCTIONS[e.func]
         args = fill(f, [c(a.value) for a in e.args], sp.Integer)
         return opaque(f)(*args) if f.opaque else f.sympy(sp, args)

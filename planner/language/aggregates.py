@@ -210,10 +210,8 @@ class Ranges:
     def _call(self, e: ir.Call, scope: Scope) -> Interval:
         if e.func in self.functions:
             f = self.functions[e.func]
-            inner: dict = {}
-            for p, arg in ir.bind_args(f, e):
-                inner[p.name] = (arg, scope) if arg is not None else (p.default, dict(inner))
-            return self.interval(f.body, inner)
+            body, inner = ir.inline(f, e, lambda a: (a, scope), lambda d, bound: (d, bound))
+            return self.interval(body, inner)
         args = [self.interval(a.value, scope) for a in e.args]
         f = FUNCTIONS[e.func]
         if f.interval is None:

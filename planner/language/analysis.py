@@ -261,11 +261,9 @@ class Analyzer:
                 stack.append((node.body, inner, depth, outer + ((node.values.span, n),)))
                 continue
             if isinstance(node, ir.Call) and node.func in self.functions and depth < 64:
-                f = self.functions[node.func]
-                inner = {}
-                for p, arg in ir.bind_args(f, node):
-                    inner[p.name] = (arg, scope) if arg is not None else (p.default, dict(inner))
-                stack.append((f.body, inner, depth + 1, outer))
+                body, inner = ir.inline(self.functions[node.func], node, lambda a: (a, scope),
+                                        lambda d, bound: (d, bound))
+                stack.append((body, inner, depth + 1, outer))
             stack.extend((c, scope, depth, outer) for c in ir.children(node))
 
     # ---- declarations ------------------------------------------------------
@@ -443,14 +441,9 @@ class Analyzer:
         if isinstance(e, ir.Call) and e.func in self.functions:
             f = self.functions[e.func]
             body = self._function_form(f, forms)
-            args: dict[str, _Form] = {}
-            for p, arg in ir.bind_args(f, e):
-                if arg is not None:
-                    args[p.name] = self._form(arg, params, forms)
-                elif p.default is not None:  # a default is expanded where it is used, over the earlier arguments
-                    args[p.name] = self._form(p.default, frozenset(args), forms).substitute(args)
-                else:
-                    args[p.name] = _Form(1, {}, 1, {})
+            def default(d, bound):  # a default is expanded where it is used, over the earlier arguments
+                return _Form(1, {}, 1, {}) if d is None else self._form(d, frozenset(bound), forms).substitute(bound)
+            _, args = ir.inline(f, e, lambda a: self._form(a, params, forms), default)
             return body.substitute(args)
         parts = [self._form(c, params, forms) for c in ir.children(e)]
         return _Form.node(parts)

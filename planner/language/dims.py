@@ -362,15 +362,10 @@ class Typer:
             bound = self.bind(f, e, report=False)
             if bound is None:
                 raise ArityError(f"bad call to `{f.name}`", e.span)
-            inner: dict[str, Type] = {}
-            for p in f.params:
-                arg = bound.get(p.name)
-                if arg is not None:
-                    inner[p.name] = self.type(arg, scope, lookup)
-                else:
-                    inner[p.name] = self.type(p.default, dict(inner), lookup)
+            body, inner = ir.inline(f, e, lambda a: self.type(a, scope, lookup),
+                                    lambda d, params: self.type(d, params, lookup))
             try:
-                t = self.type(f.body, inner, lookup)
+                t = self.type(body, inner, lookup)
             except PlanError as err:
                 if err.span is not None and err.span.source is f.span.source and f.span.start <= err.span.start < f.span.end:
                     err.labels.append(Label(e.span, f"in this call of `{f.name}`"))

@@ -51,27 +51,31 @@ class Builtin:
       arguments as that function takes them (IRR takes one array);
     * ``reserved``: no quantity may take the name (False for names people give their own figures,
       ``npv``, ``pv``: the call ``npv(...)`` is the function, the name ``npv`` the quantity);
-    * ``examples``: ``(args, value)`` from published sources, tested on every route.
+    * ``examples``: ``(args, value)`` from published sources, tested on every route;
+    * ``flows``: the cash flows, from this argument on, may be given by a range instead of one by one
+      (``npv(rate, flow(m) for m in 1 month..36 month)``): the call is lowered with them listed.
 
     A plain class (not a data class): the table is made on every run, the warm ones too.
     """
 
     __slots__ = ("name", "params", "doc", "dims", "sympy", "latex", "floats", "numpy", "exact", "domain",
                  "interval", "defaults", "variadic", "fold", "lazy", "excel", "excel_args", "expand", "derivative",
-                 "reserved", "examples")
+                 "reserved", "examples", "flows")
 
     def __init__(self, name: str, params: tuple, doc: str, dims: Callable, sympy: Optional[Callable],
                  latex: Callable, *, floats: Callable, numpy: Callable, exact: Optional[Callable] = None,
                  domain: Optional[Callable] = None, interval: Optional[Callable] = None, defaults: tuple = (),
                  variadic: bool = False, fold: bool = False, lazy: bool = False, excel: Optional[str] = None,
                  excel_args: Optional[Callable] = None, expand: Optional[Callable] = None,
-                 derivative: Optional[Callable] = None, reserved: bool = True, examples: tuple = ()) -> None:
+                 derivative: Optional[Callable] = None, reserved: bool = True, examples: tuple = (),
+                 flows: Optional[int] = None) -> None:
         self.name, self.params, self.doc, self.dims, self.sympy, self.latex = name, params, doc, dims, sympy, latex
         self.floats, self.numpy, self.exact = floats, numpy, exact
         self.domain = domain if domain is not None else _anywhere
         self.interval, self.defaults, self.variadic, self.lazy = interval, defaults, variadic, lazy
         self.fold, self.excel, self.excel_args, self.expand, self.examples = fold, excel, excel_args, expand, examples
         self.derivative, self.reserved = derivative, reserved
+        self.flows = flows  # cash flows from this argument on may be given by a range (planner.language.lower)
         missing = [n for n in ("dims", "latex", "floats", "numpy") if not callable(getattr(self, n))]
         if (sympy is None) == (excel is None) or (excel is not None and expand is None and derivative is None):
             missing.append("sympy, or excel with expand or derivative")
@@ -571,14 +575,14 @@ _RECORDS = (
             floats=_npv, numpy=_np_npv, exact=lambda rate, *v: None if rate == -1 else Fraction(_npv(rate, *v)),
             domain=_rate_domain, variadic=True, excel="NPV", reserved=False, expand=_sp_npv,
             examples=(((Fraction(1, 10), -10000, 3000, 4200, 6800), 1188.44),),  # Microsoft's NPV example
-            ),
+            flows=1),
     Builtin("irr", ("value0", "value1", "..."),
             "the rate per period at which cash flows (the first today, then one a period) have a net "
             "present value of 0, as Excel's IRR; no rate or several are an error", _irr_dims, None,
             _finance_latex("IRR"), floats=_irr, numpy=_np_irr, domain=_irr_domain, variadic=True,
             excel="IRR", reserved=False, excel_args=_choose, derivative=_d_irr,
             examples=(((-70000, 12000, 15000, 18000, 21000, 26000), 0.0866309480365316),),  # Microsoft: 8.7%
-            ),
+            flows=0),
 )
 
 FUNCTIONS: dict[str, Builtin] = {f.name: f for f in _RECORDS}

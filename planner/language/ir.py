@@ -364,6 +364,24 @@ def bind_args(f: "FunctionDef", call: Call) -> list[tuple["Param", Optional[Expr
     return out
 
 
+def inline(f: "FunctionDef", call: Call, given, default) -> tuple[Expr, dict]:
+    """A call of the user function ``f`` expanded inline: ``(body, env)``, ``f``'s body and what each
+    of its parameters stands for there. A parameter the call gives is ``given(argument)`` (the argument
+    belongs to the caller's scope); one whose default applies is ``default(expr, bound)``, the default
+    read over the parameters bound before it (``bound``, a copy; ``expr`` is None for a missing argument
+    of an unchecked call). Each argument is read once, so a parameter used many times costs nothing more.
+
+    The one place a user function is inlined: the numeric program, the exact and symbolic evaluators,
+    the diagnosis, intervals, dimensions and the analysis all expand a call through it, each passing how
+    it reads an expression. The body keeps its spans (an error inside it points at the function's text;
+    the caller adds the call's span as a label); recursion is refused by the analysis before any of them
+    runs."""
+    env: dict = {}
+    for p, arg in bind_args(f, call):
+        env[p.name] = given(arg) if arg is not None else default(p.default, dict(env))
+    return f.body, env
+
+
 @dataclass(frozen=True)
 class UnitDecl:
     name: str

@@ -62,7 +62,9 @@ class Field:
 
 def field(**options) -> Field:
     """:func:`dataclasses.field` for a class of :func:`lazy_dataclass` (the same arguments)."""
-    return Field(options)
+    from .speed import on
+
+    return Field(options) if on("lazy") else _dataclasses().field(**options)
 
 
 def _dataclasses():
@@ -72,7 +74,12 @@ def _dataclasses():
 
 
 def lazy_dataclass(cls=None, /, **params):
-    """``@dataclasses.dataclass(**params)``, made on first use (see the module)."""
+    """``@dataclasses.dataclass(**params)``, made on first use (see the module); made at once when
+    the trick is off (:mod:`planner.language.speed`)."""
+    from .speed import on
+
+    if not on("lazy"):
+        return _dataclasses().dataclass(cls, **params) if cls is not None else _dataclasses().dataclass(**params)
 
     def wrap(cls: type) -> type:
         if any("__dataclass_fields__" in vars(b) for b in cls.__mro__[1:]):

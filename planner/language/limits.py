@@ -35,6 +35,8 @@ import threading
 import unicodedata
 from contextlib import contextmanager
 
+from . import speed
+
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Callable, Optional, TypeVar
@@ -153,7 +155,7 @@ _local = threading.local()
 def deep(fn: Callable[..., T], *args, **kwargs) -> T:
     """``fn(*args, **kwargs)`` on a thread with a big stack (or right here when
     already on one); its result, or its exception, as if called directly."""
-    if getattr(_local, "deep", False):
+    if getattr(_local, "deep", False) or not speed.on("deep"):  # (off: planner.language.speed)
         return _guarded(fn, args, kwargs)
     box: dict[str, object] = {}
 
@@ -238,9 +240,10 @@ def paused_gc():
     Once the command line has frozen the loaded plan (:func:`freeze`), what a block builds is
     frozen with it. In anyone else's process it is left as it is: unfreezing would also unfreeze
     what its owner froze, and asking the collector what is frozen walks every frozen object."""
-    enabled = gc.isenabled()
+    enabled = gc.isenabled() and speed.on("gc")  # (off: the collector as Python runs it)
     limit = sys.getrecursionlimit()
-    gc.disable()
+    if enabled:
+        gc.disable()
     sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
         yield
@@ -268,6 +271,8 @@ def own_collector(on: bool) -> None:
 
 def freeze() -> None:
     """:func:`gc.freeze` for the loaded plan, known to :func:`paused_gc`."""
+    if not speed.on("gc"):
+        return
     gc.freeze()
     _COLLECTOR["frozen"] = True
 

@@ -13,6 +13,7 @@ from lark.exceptions import VisitError
 
 from . import ir, uncertain
 from .errors import ParseError, PlanError
+from .functions import FUNCTIONS
 from .parser import _split_quantity, keywords, parse, parse_transform
 from .source import Source, Span
 
@@ -222,12 +223,58 @@ class _Lower(Transformer):
     @v_args(meta=True)
     def aggregate(self, meta, children):
         (func, func_span), body, var, values = children
+        if func in FUNCTIONS and FUNCTIONS[func].flows == 0:  # `irr(flow(m) for m in 0..36)`
+            return self._flows(meta, func, func_span, (), body, var, values)
         op = self._agg_op(func, func_span, values)
         if op is ir.AggOp.FIRST:
             raise ParseError("`first` needs a condition: the first value where it holds", self.span(meta),
                              label="no `where`",
                              hint=f"write `first({var} for {var} in {values.span.flat} where CONDITION)`")
         return ir.Aggregate(op, str(var), values, body, self.span(meta), func_span, self.tspan(var))
+
+    @v_args(meta=True)
+    def call_over(self, meta, children):
+        (func, func_span), first, body, var, values = children
+        return self._flows(meta, func, func_span, (first,), body, var, values)
+
+    def _flows(self, meta, func: str, func_span: Span, before: tuple, body: ir.Expr, var, values: ir.Values):
+        """``npv(rate, flow(m) for m in 1 month..36 month)``: the cash flows of a function whose record
+        says they may come from a range (``flows``), listed: ``npv(rate, flow(1 month), flow(2 month),
+        ...)``, each the body with the variable replaced by its value. The range's ends (and step) are
+        literals, in one unit; at most :data:`MAX_FLOWS` values."""
+        f = FUNCTIONS.get(func)
+        if f is None or f.flows is None or f.flows != len(before):
+            wanted = "" if f is None or f.flows is None else \
+                f": `{func}({', '.join(f.params[:f.flows] + ('flow(m) for m in 1..n',))})`"
+            raise ParseError(f"`{func}` takes no range of values here{wanted}", func_span,
+                             label="`for ... in` is for sums, products, min, max, count, first, npv and irr",
+                             hint=f"`{func}` takes its arguments one by one")
+        where = values.span
+        if values.kind not in ("range", "step"):
+            raise ParseError(f"`{func}` over a list: list the flows as arguments", where,
+                             label="not a range", hint=f"`{func}(..., a, b, c)`")
+        ends = [_literal(e) for e in values.items]
+        v = str(var)
+        unit = next((u for e in ends if e is not None for u in [e[1]] if u is not None), None)
+        power = f"({v} / 1 {unit.text})" if unit is not None else v
+        out = (f"write the sum out: `sum(flow({v}) / (1 + rate)^{power} for {v} in {where.flat})`" if func == "npv"
+               else "list the flows as arguments")
+        if any(e is None for e in ends) or len({u.text if u is not None else "" for _, u in ends}) > 1:
+            raise ParseError(f"the cash flows of `{func}` come from a range of constants, in one unit", where,
+                             label="an end or the step is not a number as written",
+                             hint=f"`1 month..36 month`, `0..10`; or {out}")
+        (start, unit), (stop, _) = ends[0], ends[1]
+        step = ends[2][0] if len(ends) > 2 else Fraction(1)
+        if step <= 0:
+            raise ParseError("the step of a range must be positive", values.items[2].span,
+                             hint="a range counts up from its start: `1..n step 2`")
+        count = 0 if stop < start else int((stop - start) // step) + 1
+        if count == 0 or count > MAX_FLOWS:
+            raise ParseError(f"`{func}` takes 1 to {MAX_FLOWS} cash flows (as Excel's); this range has {count:,}",
+                             where, label="no values" if count == 0 else "too many values",
+                             hint=out)
+        flows = tuple(ir.Arg(None, _bound(body, v, start + k * step, unit), body.span) for k in range(count))
+        return ir.Call(func, tuple(before) + flows, self.span(meta), func_span)
 
     @v_args(meta=True)
     def aggregate_where(self, meta, children):
@@ -552,6 +599,38 @@ class _Lower(Transformer):
 
     def start(self, children):
         return children
+
+
+MAX_FLOWS = 254  # the cash flows a range may give npv and irr: Excel's NPV takes 254 values, IRR's CHOOSE as many
+
+
+def _literal(e: ir.Expr) -> Optional[tuple[Fraction, Optional[ir.UnitExpr]]]:
+    """A number as written (``-3``, ``1 month``): its value and unit; None for anything else."""
+    if isinstance(e, ir.Neg):
+        inner = _literal(e.operand)
+        return None if inner is None else (-inner[0], inner[1])
+    return (e.value, e.unit) if isinstance(e, ir.Number) else None
+
+
+def _bound(e: ir.Expr, var: str, value: Fraction, unit: Optional[ir.UnitExpr]) -> ir.Expr:
+    """``e`` with the variable ``var`` (where free) replaced by ``value`` in ``unit``, each at the span of
+    the name it replaces."""
+    t = type(e)
+    if t is ir.Name:
+        return ir.Number(value, unit, e.span) if e.name == var else e
+    r = lambda x: _bound(x, var, value, unit)  # noqa: E731
+    if t is ir.Neg or t is ir.Not:
+        return dataclasses.replace(e, operand=r(e.operand))
+    if t is ir.Binary or t is ir.Logic:
+        return dataclasses.replace(e, left=r(e.left), right=r(e.right))
+    if t is ir.Compare:
+        return dataclasses.replace(e, operands=tuple(r(o) for o in e.operands))
+    if t is ir.Call:
+        return dataclasses.replace(e, args=tuple(dataclasses.replace(a, value=r(a.value)) for a in e.args))
+    if t is ir.Aggregate:
+        items = dataclasses.replace(e.values, items=tuple(r(i) for i in e.values.items))
+        return dataclasses.replace(e, values=items, body=e.body if e.var == var else r(e.body))
+    return e
 
 
 def _transform(source: Source, tree: Tree, lower: "_Lower"):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.parse_tree_builder import PropagatePositions
 
 try:  # lark's private names, for the one-pass parser only (parse_transform): without them, two passes
@@ -37,6 +37,7 @@ from .data import data_dir
 from .errors import Label, LimitError, ParseError, PlanError
 from .limits import BREAKS, MAX_STATEMENT_TOKENS, MAX_TOKENS, NESTING, LimitExceeded, TokenBudget, check_text
 from .source import Source, Span
+from . import speed
 
 _OPEN = {"LPAR", "LSQB"}
 _CLOSE = {"RPAR", "RSQB"}
@@ -374,6 +375,17 @@ def _single(rule) -> bool:
     return not (sym.is_term and sym.filter_out) and not (not sym.is_term and sym.name.startswith("_"))
 
 
+def _two_passes(source: Source, transformer, start: str):
+    """lark's parse tree, then the transformer: the plain route. An error a method raises reaches the
+    caller as itself, as on the one-pass route (lark wraps it in a VisitError)."""
+    try:
+        return transformer.transform(parse(source, start))
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, PlanError):
+            raise exc.orig_exc from None
+        raise
+
+
 @lru_cache(maxsize=None)
 def _inline_parser(start: str) -> Lark:
     """A second parser per start rule, whose callbacks :func:`parse_transform` sets for each parse."""
@@ -390,11 +402,13 @@ def parse_transform(source: Source, transformer, start: str = "start"):
     are the parser's callbacks, each reduction handing them the children and the meta it would
     have had. The same result, in about half the time (no parse tree to build and walk again).
     Exceptions the methods raise reach the caller as they are."""
+    if not speed.on("one-pass"):  # the plain route (planner.language.speed)
+        return _two_passes(source, transformer, start)
     parser = _inline_parser(start)
     callbacks = getattr(getattr(getattr(parser.parser, "parser", None), "parser", None), "callbacks", None)
     builders = getattr(getattr(parser, "_parse_tree_builder", None), "rule_builders", None)
     if not isinstance(callbacks, dict) or builders is None or _SHIFT is None:  # lark laid out otherwise: two passes
-        return transformer.transform(parse(source, start))
+        return _two_passes(source, transformer, start)
     state: list = [None]  # the meta of the node being reduced, for the methods lark's wrappers call
     errors: list = []  # the first error a method raised
     table = {}

@@ -29,6 +29,7 @@ from typing import Iterator, Optional, Sequence, TextIO
 
 import numpy as np
 
+from ..language import speed
 from .terminal import SWEEP_FORMAT, _sweep_header, sweep_markdown, sweep_table, sweep_title
 
 BLOCK = 16384  # points evaluated and written at a time (a few MB of text)
@@ -126,7 +127,8 @@ class _Texts:
     worker is stopped at the end."""
 
     def __init__(self, runs: Sequence, limit: Optional[int]) -> None:
-        self.parallel = max((shown(run, limit) for run in runs), default=0) >= PARALLEL_AFTER and _cores() >= 2
+        self.parallel = max((shown(run, limit) for run in runs), default=0) >= PARALLEL_AFTER and _cores() >= 2 \
+            and speed.on("worker")  # (off: this process formats every float; planner.language.speed)
         self.worker = None
 
     def __enter__(self) -> "_Texts":

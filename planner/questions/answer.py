@@ -124,3 +124,26 @@ class SolveResult:
             "notes": list(self.notes),
             "line": self.statement.span.line if self.statement is not None else None,
         }
+
+
+def objective_unit(plan, objective, t) -> tuple[str, Fraction]:
+    """The unit an objective is shown in (its own quantity's, or its type's) and that unit's scale."""
+    from ..language import ir
+
+    if isinstance(objective, ir.Name) and objective.name in plan.model.quantities:
+        q = plan.model.quantities[objective.name]
+        return q.unit_text, q.display.scale
+    from ..language.analysis import unit_of
+    from ..language.errors import PlanError
+    from ..language.lower import unit_from_text
+    from ..language.source import Source
+    from ..language.units import canonical_text
+
+    if getattr(t, "unit", None) and t.dim is not None and not t.dim.dimensionless:  # `-t`: t's own unit
+        try:
+            unit = unit_of(unit_from_text(t.unit, Source("unit", t.unit), 0), plan.model.units)
+        except PlanError:
+            unit = None
+        if unit is not None and unit.dim == t.dim:
+            return t.unit, unit.scale
+    return (canonical_text(t.dim) if t.dim is not None else ""), Fraction(1)

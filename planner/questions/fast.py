@@ -19,9 +19,11 @@ and ``solve min/max X where ...`` from the plan's IR compiled by :mod:`planner.c
 
 Every answer is then checked by a full evaluation of the plan at it (every constraint). Anything else
 (an integer root, a condition true on several runs or down to -inf, several sign changes, a value that is not finite, a
-condition with no rational value, a formula that uses another answer, a maximize) is refused: the
+condition with no rational value, an answer the condition uses that moves with the question's own input)
+is refused: the
 caller falls back to :class:`planner.questions.solve.Solver`, which derives closed forms and reports
-the located errors (no root, several roots, not monotone). The fast route never guesses.
+the located errors (no root, several roots, not monotone). The fast route never guesses. A ``maximize``
+or ``minimize`` is :func:`planner.questions.optimum.optimum`'s.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from ..compute.evaluation import format_value
 from ..language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
 from ..language.model import whole_numbers
 from .answer import SolveResult, Verification
+from .optimum import optimum
 
 GRID = 2001  # grid points over a root's domain
 MAX_INTEGERS = 1_000_000  # integers of a threshold's domain evaluated at once
@@ -75,15 +78,19 @@ def result(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Opt
 
 
 def _answer(plan: Plan, stmt, scenario, overrides, origins):
-    if not isinstance(stmt, ir.Solve) or plan.model.formula_answers:
-        return None  # (the full evaluation that verifies an answer would ask for the answers formulas use)
+    if not isinstance(stmt, ir.Solve):
+        return None
     q = plan.model.quantities.get(stmt.target)
     if q is None or q.is_bool:
+        return None
+    used = _used_answers(plan, stmt, scenario, overrides, origins)
+    if used is None:
         return None
     program = _program(plan, stmt)
     if program is None:
         return None
     inputs, _ = plan.input_values(scenario, overrides, origins)
+    inputs = {**inputs, **used}  # (the program's arguments: inputs, then the answers its formulas use)
     # over ranges the Solver has no better method (and takes minutes): this route's findings are final
     final = (scenario or True) if over_ranges(plan, stmt) else False
     with np.errstate(all="ignore"):
@@ -98,12 +105,49 @@ def _answer(plan: Plan, stmt, scenario, overrides, origins):
             return None
     if found is None:
         return None
-    if not _holds_everywhere(plan, scenario, {**(overrides or {}), stmt.target: found[0]}, origins):
+    answers = dict(used)
+    if stmt.alias in plan.model.formula_answers:
+        answers[stmt.alias] = found[0]
+    if not _holds_everywhere(plan, scenario, {**(overrides or {}), stmt.target: found[0]}, origins, answers):
         return None
     return found
 
 
-def _holds_everywhere(plan: Plan, scenario, overrides, origins) -> bool:
+def _used_answers(plan: Plan, stmt, scenario, overrides, origins) -> Optional[dict]:
+    """The answers ``stmt``'s condition uses, in itself or through the formulas it uses, each from the
+    one door (:class:`Answers`) in this scenario with these overrides: exact (a Fraction) where known,
+    else a float. None (ask the Solver) where one is moved by ``stmt``'s own input (solved again at each
+    value: the Solver's), is an optimum's value, or has no answer (the Solver says why)."""
+    model = plan.model
+    names: set[str] = set()
+    seen: set[str] = set()
+    todo = [n.name for n in ir.free_names(stmt.condition)]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n in model.answers:
+            names.add(n)
+        elif n in model.quantities:
+            todo.extend(model.quantities[n].deps)
+            todo.extend(model.quantities[n].answer_deps)
+    out: dict = {}
+    for name in sorted(names):
+        if name.endswith(".value") or name == stmt.alias or stmt.target in model.answer_inputs(name):
+            return None
+        try:
+            r = plan.answer_source.result(name, scenario, overrides, origins)
+        except PlanError:
+            return None
+        exact = r.exact
+        if getattr(exact, "is_Rational", False):
+            exact = Fraction(int(exact.p), int(exact.q))
+        out[name] = exact if isinstance(exact, Fraction) else float(r.value)
+    return out
+
+
+def _holds_everywhere(plan: Plan, scenario, overrides, origins, answers=None) -> bool:
     """The plan evaluated in full at an answer: every constraint holds (its own, and those that depend on
     it) and every figure has a value. The compiled program first; the located evaluation
     (:meth:`Plan.evaluate`) only where a figure is not finite, except a ``first`` that found nothing,
@@ -111,7 +155,7 @@ def _holds_everywhere(plan: Plan, scenario, overrides, origins) -> bool:
     monthly plan, at every answer)."""
     try:
         inputs, _ = plan.input_values(scenario, overrides, origins)
-        raw = plan.run_compiled(inputs)
+        raw = plan.run_compiled(inputs, answers)
     except PlanError:
         return False
     if not all(bool(np.all(v)) for k, v in raw.items() if k.startswith("__constraint")):
@@ -122,6 +166,8 @@ def _holds_everywhere(plan: Plan, scenario, overrides, origins) -> bool:
         if isinstance(v, (bool, np.bool_)) or quantities[name].is_bool or math.isfinite(float(v)):
             continue
         expr = quantities[name].definition.expr
+        if plan.model.formula_answers:  # a figure without a value where the plan's formulas use answers:
+            return False  # the Solver's (the located evaluation would ask for this very answer again)
         if not (isinstance(expr, ir.Aggregate) and expr.op is ir.AggOp.FIRST):
             try:  # the located evaluation says whether this is an error
                 plan.evaluate(scenario, overrides, origins)
@@ -145,28 +191,40 @@ def _program(plan: Plan, stmt):
             program = _compiled(plan, outputs)
     else:
         outputs = [("__cond", c)]
-        if isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in _ORDER:
-            outputs += [("__lhs", c.operands[0]), ("__rhs", c.operands[1])]  # a float margin, see _decided
+        for i, (lhs, rhs) in enumerate(_sides(plan, c) or ()):  # float margins, see _decided
+            outputs += [(f"__lhs{i}", lhs), (f"__rhs{i}", rhs)]
         program = _compiled(plan, outputs)
     cache[key] = (stmt, program)  # the statement kept alive, so that its id is not reused
     return program
 
 
 def _compiled(plan: Plan, outputs):
+    """The outputs as one program over the plan's arguments, then the answers the outputs name
+    themselves (``solve x where y(x) = target_price``: no formula uses that answer)."""
+    model = plan.model
+    direct = sorted({n.name for _, e in outputs for n in ir.free_names(e)
+                     if n.name in model.answers and n.name not in model.formula_answers})
     try:
-        return compile_program(plan.model, plan.arguments, outputs)
+        return compile_program(model, plan.arguments + direct, outputs)
     except PlanError:
         return None
 
 
+def _args(plan: Plan, program, values) -> list:
+    """The program's arguments from ``values`` (inputs and the answers it uses, by name)."""
+    out = plan.args(values, values)
+    out.extend(np.float64(values[a]) for a in program.inputs[len(out):])
+    return out
+
+
 def _run(plan: Plan, program, inputs, target: str, x) -> tuple:
-    return program(plan.args({**inputs, target: x}))
+    return program(_args(plan, program, {**inputs, target: x}))  # (``inputs`` holds the answers used too)
 
 
 def _runner(plan: Plan, program, inputs, target: str):
     """:func:`_run` at many values of ``target``: the other arguments converted once (a bisection runs
     the program about fifty times)."""
-    base = plan.args(inputs)
+    base = _args(plan, program, inputs)
     at = plan.model.inputs.index(target)
 
     def run(x) -> tuple:
@@ -440,14 +498,32 @@ def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> tuple[Optio
     return _decided(plan, program, inputs, stmt, value), False
 
 
+def _sides(plan: Plan, c, depth: int = 0) -> Optional[list[tuple]]:
+    """The two sides of every ordering comparison that decides ``c``: ``c`` itself, the operands of an
+    ``and``, and the definitions of the true/false quantities it names (``stable``, defined as
+    ``utilisation < 100%``); None where something else decides it (``or``, ``not``, ``==``...)."""
+    if isinstance(c, ir.Compare):
+        return [(c.operands[0], c.operands[1])] if len(c.ops) == 1 and c.ops[0] in _ORDER else None
+    if isinstance(c, ir.Logic) and c.op is ir.BoolOp.AND:
+        left, right = _sides(plan, c.left, depth), _sides(plan, c.right, depth)
+        return None if left is None or right is None else left + right
+    q = plan.model.quantities.get(c.name) if isinstance(c, ir.Name) else None
+    if q is not None and q.is_bool and not q.is_input and depth < 8:
+        return _sides(plan, q.definition.expr, depth + 1)
+    return None
+
+
 def _decided(plan: Plan, program, inputs, stmt, value: Fraction) -> Optional[bool]:
-    if len(program.outputs) != 3:
+    """The condition at ``value`` from floats, where every comparison deciding it has sides further
+    apart than :data:`MARGIN` (relative); else None."""
+    if len(program.outputs) < 3:
         return None
-    held, lhs, rhs = (float(v) for v in _run(plan, program, inputs, stmt.target, float(value)))
-    if not (math.isfinite(lhs) and math.isfinite(rhs)):
-        return None
-    if abs(lhs - rhs) <= MARGIN * max(abs(lhs), abs(rhs)):
-        return None
+    held, *sides = (float(v) for v in _run(plan, program, inputs, stmt.target, float(value)))
+    for lhs, rhs in zip(sides[::2], sides[1::2]):
+        if not (math.isfinite(lhs) and math.isfinite(rhs)):
+            return None
+        if abs(lhs - rhs) <= MARGIN * max(abs(lhs), abs(rhs)):
+            return None
     return bool(held)
 
 
@@ -541,6 +617,9 @@ class Answers:
         return got
 
     def _answer(self, stmt, scenario, overrides, origins, closed_form: bool) -> SolveResult:
+        if isinstance(stmt, ir.Optimize) and not closed_form:  # (the workbook and report: the Solver's, exact in SymPy)
+            best = optimum(self.plan, stmt, scenario, overrides, origins)
+            return best if best is not None else self.solver.answer(stmt, scenario, overrides, origins)
         quick = result(self.plan, stmt, scenario, overrides, origins) if isinstance(stmt, ir.Solve) else None
         if quick is None:
             return self.solver.answer(stmt, scenario, overrides, origins)
@@ -552,8 +631,8 @@ class Answers:
             return self.solver.answer(stmt, scenario, overrides, origins)
         except (NoRootError, MultipleRootsError, NotMonotoneError):
             raise  # the exact analysis found what the grid could not (a second root between its points)
-        except PlanError:  # the numeric answer is verified; the Solver's trouble is with the closed form
-            return quick
+        except PlanError as err:  # the numeric answer is verified; the Solver's trouble is with the closed form
+            return replace(quick, notes=(f"no closed form: {err.message}; the answer is the numeric route's",))
 
     def result(self, name: str, scenario=None, overrides=None, origins=None, closed_form: bool = False):
         return self.answer(self.statements[_alias(name)], scenario, overrides, origins, closed_form)
@@ -573,7 +652,7 @@ class Answers:
         """Display scale and unit text of an answer."""
         stmt = self.statements[_alias(name)]
         if name.endswith(".value"):
-            from .solve import objective_unit
+            from .answer import objective_unit
 
             unit, scale = objective_unit(self.plan, stmt.objective, self.types[name])
             return scale, unit

@@ -37,16 +37,22 @@ from fractions import Fraction
 from typing import Optional
 
 import numpy as np
-import sympy as sp
 
 from ..compute.evaluation import Plan, format_value
-from ..compute.symbolic import cone
+from ..language.graph import cone
 from ..language.errors import KindError, PlanError, UnknownNameError, suggest
 from .fast import ranges_in
-from .roots import KINKS, exact_number, inline
 
 STEP = 1e-6  # relative step of the numeric difference
-_STEPS = (sp.floor, sp.ceiling, sp.sign)
+
+
+def _steps() -> tuple:
+    """SymPy's step functions (floor, ceil, sign): SymPy is imported only where a derivative is
+    symbolic, not for a quantity that goes through a sum over a range (differences of the numeric
+    program) or through an answer."""
+    import sympy as sp
+
+    return (sp.floor, sp.ceiling, sp.sign)
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,10 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         out.rows.extend(fast)
         out.rows.sort(key=_order)
         return out
+    import sympy as sp  # (the symbolic route: imported only here)
+
+    from .roots import exact_number
+
     expr, has_branches, stepped_in = _inlined(plan, name)
     point = {plan.symbols[n]: exact_number(v) for n, v in ev.inputs.items()}
     kinks: list[sp.Basic] = []
@@ -182,17 +192,23 @@ def _memo(plan: Plan) -> dict:
 def _inlined(plan: Plan, name: str) -> tuple[sp.Basic, bool, frozenset]:
     """``name`` written over the inputs (:func:`.roots.inline`), whether it has branches (max, min,
     abs, if), and the symbols inside a floor, ceil or sign (flat in them, where defined)."""
+    import sympy as sp
+
+    from .roots import KINKS, inline
+
     memo = _memo(plan)
     got = memo.get(name)
     if got is None:
         expr = inline(plan, plan.symbols[name])
         nodes = list(sp.preorder_traversal(expr))
         got = memo[name] = (expr, any(isinstance(e, KINKS) for e in nodes),
-                            frozenset(s for e in nodes if isinstance(e, _STEPS) for s in e.free_symbols))
+                            frozenset(s for e in nodes if isinstance(e, _steps()) for s in e.free_symbols))
     return got
 
 
 def _derivative(plan: Plan, active: sp.Basic, sym: sp.Symbol) -> sp.Basic:
+    import sympy as sp
+
     memo = _memo(plan)
     key = ("d", active, sym)
     got = memo.get(key)
@@ -205,9 +221,11 @@ def _active(e: sp.Basic, point: dict, kinks: list, jumps: list) -> sp.Basic:
     """``e`` with every max/min/abs/if replaced by its branch active at ``point``,
     and every floor/ceil/sign by its (locally constant) value there; a step
     whose argument sits exactly on a jump goes to ``jumps``."""
+    import sympy as sp
+
     if not e.args or e.is_Atom:
         return e
-    if isinstance(e, _STEPS):
+    if isinstance(e, _steps()):
         v = _active(e.args[0], point, kinks, jumps).xreplace(point)
         if not v.is_Rational:
             return e
@@ -245,6 +263,10 @@ def _forward(plan: Plan, ev, name: str) -> Optional[list[Row]]:
     (SymPy, on its own small expression, at exact values) combined by the chain rule in
     topological order. For large smooth cones only (None otherwise): the inlined
     expression of a long chain costs about the cube of its length to differentiate."""
+    import sympy as sp
+
+    from .roots import KINKS, exact_number
+
     qs = plan.model.quantities
     order = cone(plan.model, [name])  # dependencies first
     if len(order) < FORWARD_MIN:
@@ -257,7 +279,7 @@ def _forward(plan: Plan, ev, name: str) -> Optional[list[Row]]:
             grad[n] = {} if q.is_bool else {n: sp.Integer(1)}
             continue
         e = plan.exprs[n]
-        if any(isinstance(k, KINKS + _STEPS) for k in sp.preorder_traversal(e)) or q.is_bool:
+        if any(isinstance(k, KINKS + _steps()) for k in sp.preorder_traversal(e)) or q.is_bool:
             return None
         at = {plan.symbols[d]: exact[d] for d in q.deps}
         exact[n] = e.xreplace(at)
@@ -328,6 +350,8 @@ def _numeric(plan: Plan, ev, name: str, input_name: str) -> float:
 
 def _plain(e: sp.Basic) -> str:
     """A SymPy expression as a plan writes it (``max(a, b)``, not ``Max(a, b)``)."""
+    import sympy as sp
+
     text = sp.sstr(e)
     for a, b in (("Max(", "max("), ("Min(", "min("), ("Abs(", "abs(")):
         text = text.replace(a, b)

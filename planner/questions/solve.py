@@ -73,7 +73,8 @@ from ..language.errors import (
 )
 from ..language.model import Quantity
 from ..language.source import Source, Span
-from .answer import SolveResult, Verification
+from .answer import SolveResult, Verification, objective_unit  # noqa: F401  (objective_unit: re-exported)
+from .optimum import NEAR_TIE, optimum
 from .roots import (
     DIGITS,
     GRID,
@@ -99,8 +100,6 @@ from .roots import (
     zero_intervals,
 )
 
-NEAR_TIE = 1e-9  # candidates this close (relative) to the best in floats are compared exactly
-MAX_EXACT_TIES = 2000  # beyond this many near-ties, floats decide (and the note says so)
 
 # ---- results ------------------------------------------------------------------
 
@@ -585,81 +584,17 @@ class Solver:
 
     # -- optimize ---------------------------------------------------------------------
     def _optimize(self, stmt: ir.Optimize, scenario, overrides, origins) -> SolveResult:
-        from .sweep import run as run_sweep
+        """:func:`planner.questions.fast.optimum` (the numeric route's), with near ties the objective has no
+        rational value for decided in SymPy's digits (:meth:`_digits`)."""
+        from dataclasses import replace
 
-        plan = self.plan
-        q = plan.model.quantities[stmt.over]
-        obj = plan.converter.expr(stmt.objective)
-        used = [plan.symbols.names[x] for x in obj.free_symbols if x in plan.symbols.names]
-        names = cone(plan.model, used)  # the objective's quantities, not the whole plan
-        answers = self.upstream(obj, stmt.over, stmt, scenario, overrides, origins)
-        answer_names = [plan.symbols.answer_names[x] for x in answers]
-        fn = compile_program(plan.model, names + answer_names, [("objective", stmt.objective)])
-        res = run_sweep(plan, [(stmt.over, stmt.values, stmt.over_span)], names, scenario, overrides, origins)
-        pts = res.axes[0]
-        args = [res.columns[n] for n in names] + [float(v) for v in answers.values()]
-        y = np.broadcast_to(np.asarray(fn(args)[0], dtype=float), (pts.count,)).copy()
-        ok = ~res.bad & np.isfinite(y)
-        notes: list[str] = []
-        if (~ok).any():
-            skipped = ", ".join(format_value(float(v), q.unit_text) for v in pts.display()[~ok][:10])
-            notes.append(f"skipped {int((~ok).sum())} value(s) that break a constraint or give no finite "
-                         f"objective: {skipped}")
-        if not ok.any():
-            raise SolveError(f"no value of `{stmt.over}` in {pts.text} gives a finite objective that satisfies "
-                             "the constraints", stmt.values.span, notes=_scenario_note(scenario))
-        masked = np.where(ok, y, -np.inf if stmt.sense == "max" else np.inf)
-        best = int(np.argmax(masked) if stmt.sense == "max" else np.argmin(masked))
-        float_best = best
-        best, ties, how = self._decide(stmt, q, pts, y, ok, best, scenario, overrides, origins)
-        near = int((ok & (y == y[float_best])).sum())
-        if near > len(ties):
-            notes.append(f"{near} values give the same objective in floating point; exact arithmetic tells them "
-                         f"apart and the best is {stmt.over} = {format_value(float(pts.display()[best]), q.unit_text)}")
-        if len(ties) > 1:
-            notes.append(f"tie ({how}): the same optimum at " + ", ".join(
-                format_value(float(pts.display()[i]), q.unit_text) for i in ties[:10])
-                + (f" and {len(ties) - 10} more" if len(ties) > 10 else "") + "; the first is reported")
-        edge = best in (0, pts.count - 1) and pts.count > 2 and len(ties) == 1
-        if edge:
-            notes.append(f"the objective keeps {'rising' if stmt.sense == 'max' else 'falling'} to the "
-                         f"{'first' if best == 0 else 'last'} value of {pts.text}: the optimum may lie beyond "
-                         f"{stmt.over} = {format_value(float(pts.display()[best]), q.unit_text)}, outside the range")
-        t = plan.analyzer.infer_strict(stmt.objective)
-        unit, exact_scale = objective_unit(plan, stmt.objective, t)
-        scale = float(exact_scale)
-        around = []
-        for j in (best - 1, best + 1):
-            if 0 <= j < pts.count and ok[j]:
-                around.append(f"{format_value(float(pts.display()[j]), q.unit_text)} gives "
-                              f"{format_value(float(y[j]) / scale, unit)}")
-        ver = Verification(
-            text=f"{_text(stmt.objective)} = {format_value(float(y[best]) / scale, unit)} at "
-                 f"{stmt.over} = {format_value(float(pts.display()[best]), q.unit_text)}"
-                 + (f"; {'; '.join(around)}" if around else ""),
-            exact=False)
-        value = rational(pts.exact(best))
-        mode = "maximize" if stmt.sense == "max" else "minimize"
-        return SolveResult(
-            target=stmt.over, mode=mode, scenario=scenario, value=float(value),
-            display_value=float(value / rational(q.display.scale)), unit=q.unit_text, exact=value,
-            closed_form=None, verification=ver,
-            method=f"exhaustive: the objective at all {pts.count} values, vectorised",
-            roots=(), optimum=float(y[best]), optimum_display=float(y[best]) / scale, optimum_unit=unit,
-            statement=stmt, alias=stmt.alias, question=ir.question_text(stmt), notes=tuple(notes))
+        r = optimum(self.plan, stmt, scenario, overrides, origins, ties=self._digits)
+        return replace(r, exact=rational(r.exact))
 
-    def _decide(self, stmt: ir.Optimize, q: Quantity, pts, y: np.ndarray, ok: np.ndarray, best: int,
+    def _digits(self, stmt: ir.Optimize, pts, y: np.ndarray, near: np.ndarray, best: int,
                 scenario, overrides, origins) -> tuple[int, np.ndarray, str]:
-        """The best candidate and its ties, decided exactly: floats stop telling values apart (an
-        objective that still rises by 1e-17 looks flat), so every candidate within a float whisker of
-        the best is evaluated again in exact arithmetic (60 significant digits where the objective is
-        irrational). Returns (best, ties, how ties were decided)."""
-        scale = max(abs(float(y[best])), 1e-300)
-        near = np.flatnonzero(ok & (np.abs(y - y[best]) <= NEAR_TIE * scale))
-        if len(near) <= 1:
-            return best, near if len(near) else np.array([best]), "exact"
-        if len(near) > MAX_EXACT_TIES:
-            return best, near, f"equal in floating point, to {NEAR_TIE:g} relative"
+        """The best of the candidates ``near`` (within a float whisker of the best) and its ties, where
+        the objective has no rational value: at 60 significant digits. Returns (best, ties, how)."""
         try:
             f = self._objective_in(stmt, scenario, overrides, origins)
             x = self.plan.symbols[stmt.over]
@@ -804,24 +739,6 @@ def _text(node) -> str:
 
 def _scenario_note(scenario) -> list[str]:
     return [f"in scenario `{scenario}`"] if scenario else []
-
-
-def objective_unit(plan: Plan, objective: ir.Expr, t) -> tuple[str, Fraction]:
-    if isinstance(objective, ir.Name) and objective.name in plan.model.quantities:
-        q = plan.model.quantities[objective.name]
-        return q.unit_text, q.display.scale
-    from ..language.analysis import unit_of
-    from ..language.lower import unit_from_text
-    from ..language.units import canonical_text
-
-    if getattr(t, "unit", None) and t.dim is not None and not t.dim.dimensionless:  # `-t`: t's own unit
-        try:
-            unit = unit_of(unit_from_text(t.unit, Source("unit", t.unit), 0), plan.model.units)
-        except PlanError:
-            unit = None
-        if unit is not None and unit.dim == t.dim:
-            return t.unit, unit.scale
-    return (canonical_text(t.dim) if t.dim is not None else ""), Fraction(1)
 
 
 def _boundary_hint(target: str, c, text: str) -> str:

@@ -1,0 +1,88 @@
+"""Cash flows given by a range: ``npv(rate, flow(m) for m in 1 month..36 month)`` and
+``irr(flow(m) for m in 0..n)`` are the calls with the flows listed (the records' ``flows``), so
+every route (numeric, exact, dimensions, the workbook's NPV and IRR) reads them as it reads a list.
+Figures: Microsoft's documented examples of NPV and IRR, and sums worked by hand."""
+
+from fractions import Fraction
+
+import pytest
+
+import planner
+from planner.language.errors import PlanError
+
+EXCEL = """
+rate = 10%
+flow(m) = if(m == 1, -10000, if(m == 2, 3000, if(m == 3, 4200, 6800)))
+ranged = npv(rate, flow(m) for m in 1..4)
+listed = npv(rate, -10000, 3000, 4200, 6800)
+cash(k) = if(k == 0, -70000, if(k == 1, 12000, if(k == 2, 15000, if(k == 3, 18000, if(k == 4, 21000, 26000)))))
+rate_of_return = irr(cash(k) for k in 0..5)
+pay(m) = 100 * m / (1 month)
+monthly = npv(1%, pay(m) for m in 1 month..36 month)
+stepped = npv(rate, k for k in 2..8 step 3)
+shadowed = npv(rate, sum(m for m in 1..2) + m for m in 1..3)
+check ranged == listed
+check ranged ~= 1188.44
+"""
+
+
+def _values():
+    return planner.loads(EXCEL, "flows.plan").eval()
+
+
+def test_npv_over_a_range_is_excels_documented_example():
+    # Microsoft's NPV: rate 10%, flows -10,000, 3,000, 4,200, 6,800 -> 1,188.44
+    values = _values()
+    assert float(values["ranged"]) == pytest.approx(1188.4434123352207, rel=1e-12)
+    assert float(values["ranged"]) == float(values["listed"])
+
+
+def test_irr_over_a_range_is_excels_documented_example():
+    # Microsoft's IRR: -70,000, 12,000, 15,000, 18,000, 21,000, 26,000 -> 8.66%
+    assert float(_values()["rate_of_return"]) == pytest.approx(0.0866309480365316, rel=1e-9)
+
+
+def test_a_range_in_months_a_step_and_an_inner_sum_worked_by_hand():
+    values = _values()
+    by_hand = sum(Fraction(100 * m) / Fraction(101, 100) ** m for m in range(1, 37))
+    assert float(values["monthly"]) == pytest.approx(float(by_hand), rel=1e-12)
+    # 2..8 step 3 is 2, 5, 8
+    assert float(values["stepped"]) == pytest.approx(2 / 1.1 + 5 / 1.1 ** 2 + 8 / 1.1 ** 3, rel=1e-12)
+    # the inner sum's own `m` is its own (1 + 2 = 3); the outer one runs 1..3: flows 4, 5, 6
+    assert float(values["shadowed"]) == pytest.approx(4 / 1.1 + 5 / 1.1 ** 2 + 6 / 1.1 ** 3, rel=1e-12)
+
+
+def test_the_exact_route_and_the_checks_read_the_flows():
+    results = planner.loads(EXCEL, "flows.plan").check()
+    assert [r.passed for r in results] == [True, True]
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("n = 12\nv = npv(10%, m for m in 1..n)\n", "come from a range of constants, in one unit"),
+    ("v = npv(10%, m for m in 1 month..3 year)\n", "come from a range of constants, in one unit"),
+    ("v = npv(10%, m for m in 1..300)\n", "takes 1 to 254 cash flows (as Excel's); this range has 300"),
+    ("v = npv(10%, m for m in 3..1)\n", "this range has 0"),
+    ("v = npv(10%, m for m in [1, 2])\n", "over a list: list the flows as arguments"),
+    ("v = pv(10%, m for m in 1..3)\n", "`pv` takes no range of values here"),
+    ("v = irr(0, m for m in 1..3)\n", "`irr` takes no range of values here: `irr(flow(m) for m in 1..n)`"),
+])
+def test_a_range_it_cannot_list_is_a_located_error(text, needle):
+    with pytest.raises(PlanError) as err:
+        planner.loads(text, "bad.plan")
+    assert needle in err.value.message
+    assert err.value.span is not None and err.value.span.line == text.count("\n")
+
+
+def test_a_range_to_a_quantity_says_how_to_write_the_sum_out():
+    text = "horizon = 36 month where horizon <= 360 month\nv = npv(1%, m / (1 month) for m in 1 month..horizon)\n"
+    with pytest.raises(PlanError) as err:
+        planner.loads(text, "bad.plan")
+    want = "`sum(flow(m) / (1 + rate)^(m / 1 month) for m in 1 month..horizon)`"
+    assert want in err.value.hint
+    # and that sum, written out, is the npv of the same flows
+    by_hand = sum(Fraction(m) / Fraction(101, 100) ** m for m in range(1, 37))
+    written = planner.loads("horizon = 36 month where horizon <= 360 month\n"
+                            "v = sum((m / (1 month)) / (1 + 1%)^(m / 1 month) for m in 1 month..horizon)\n"
+                            "w = npv(1%, m / (1 month) for m in 1 month..36 month)\n", "ok.plan").eval()
+    assert float(written["v"]) == pytest.approx(float(by_hand), rel=1e-12)
+    assert float(written["w"]) == pytest.approx(float(by_hand), rel=1e-12)
