@@ -185,7 +185,7 @@ class _Translator:
                 den.append(number(Fraction(int(coeff.q))))
         elif coeff != 1:
             num.append(self.ir(coeff))
-        for f in sp.Mul.make_args(rest):
+        for f in (rest.as_ordered_factors() if isinstance(rest, sp.Mul) else [rest]):  # the printed order
             base, exp = f.as_base_exp()
             if exp.could_extract_minus_sign() and not isinstance(f, sp.exp):
                 den.append(self.ir(base if exp == -1 else sp.Pow(base, -exp, evaluate=False)))
