@@ -13,12 +13,16 @@ generators as the plan's own formulas: the report's LaTeX, the workbook's formul
 * A true/false quantity, which SymPy holds as ``Eq(flag, 1)``, is its name again.
 * A node the plan language has no function for (Lambert W, a root of a polynomial, pi) raises
   :class:`NoClosedForm`, which names it: the caller says there is no closed form to show.
+
+A solve's closed form is made readable here too, still in SymPy, before it is translated: rewritten
+through the plan's own quantities (:func:`through_quantities`) and over the values as shown
+(:func:`in_display_units`).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Collection
+from typing import Collection, Optional
 
 import sympy as sp
 
@@ -26,7 +30,7 @@ from ..language import ir
 from ..language.functions import FUNCTIONS
 from ..language.limits import deep
 from ..language.source import Source, Span
-from .symbolic import Product, RangeFirst, RangeMax, RangeMin, Sum
+from .symbolic import Product, RangeFirst, RangeMax, RangeMin, Sum, cone, inline_inputs, rational
 
 _SOURCE = Source("<closed form>", "")
 SPAN = Span(_SOURCE, 0, 0)  # a closed form has no place in the plan's text
@@ -236,3 +240,84 @@ class _Translator:
     def _aggregate(self, op: ir.AggOp, k, lo, hi, body: ir.Expr) -> ir.Aggregate:
         values = ir.Values("range", (self.ir(lo), self.ir(hi)), SPAN)
         return ir.Aggregate(op, k.name, values, body, SPAN, SPAN, SPAN)
+
+
+# ---- a solve's closed form, made readable before it is printed -------------------------------------
+# (the report's, sheets/*.plan's Solves: over the quantities a reader knows, in the units shown)
+
+def in_display_units(plan, target: str, form: sp.Basic) -> sp.Basic:
+    """A closed form (over symbols standing for values in base units) over the quantities' values in
+    their display units, giving ``target`` in its display unit: a plan in years and %/year reads
+    ``(1 + rate / 100)^(-lifetime)``, not ``(31,536,000 rate + 1)^(-lifetime / 31,536,000)``."""
+    scales = {}
+    for sym in form.free_symbols:
+        name = plan.symbols.names.get(sym)
+        if name is not None and (scale := plan.quantities[name].display.scale) != 1:
+            scales[sym] = rational(scale) * sym
+    scale = plan.quantities[target].display.scale
+    if not scales and scale == 1:
+        return form
+    shown = form.xreplace(scales) * rational(1 / scale)
+    if sp.count_ops(shown) <= 80:
+        shown = sp.together(shown)  # one fraction: 100 (price (resale - ...)) / (price years) reads as one
+    return shown
+
+
+def through_quantities(plan, stmt, target: str, form: sp.Basic) -> sp.Basic:
+    """A closed form over inputs, rewritten through the plan's own quantities where they appear in it
+    (``bits_per_weight * parameters`` becomes ``weight_bytes``): the same value, a formula a reader
+    of the plan recognises. Only quantities the question uses and that do not depend on ``target``
+    are tried, larger ones first; a rewrite is kept only when it makes the formula shorter."""
+    used = [n.name for n in ir.walk(stmt.condition if isinstance(stmt, ir.Solve) else stmt.objective)
+            if isinstance(n, ir.Name) and n.name in plan.quantities]
+    candidates = []
+    for n in cone(plan.model, used):
+        q = plan.quantities[n]
+        if q.is_input or q.is_bool or isinstance(plan.exprs[n], sp.Symbol):  # `weight_gib = weight_bytes`
+            continue
+        if target in cone(plan.model, [n]):
+            continue
+        e = inline_inputs(plan.model, plan.symbols, plan.exprs, n)
+        if not e.is_Atom and not e.has(sp.Max, sp.Min, sp.Piecewise):
+            candidates.append((sp.count_ops(e), n, e))
+    best, size = form, sp.count_ops(form)
+    for _, n, e in sorted(candidates, key=lambda c: -c[0])[:50]:
+        rewritten = best.subs(e, plan.symbols[n])
+        if (cost := sp.count_ops(rewritten)) < size:
+            best, size = rewritten, cost
+    tidy = best.replace(lambda x: isinstance(x, sp.Add) and len(x.args) <= 8, _gather)
+    return tidy if sp.count_ops(tidy) <= size else best
+
+
+def _gather(add: sp.Add) -> sp.Basic:
+    """``2 a b g + 2 a b - k f`` as ``2 a b (g + 1) - k f``: the factor most terms share, taken out
+    of them (a narrower formula, the same value)."""
+    terms = add.args
+    best, size = add, sp.count_ops(add)
+    for i in range(len(terms)):
+        for j in range(i + 1, len(terms)):
+            common = sp.gcd_terms(terms[i] + terms[j])
+            if not isinstance(common, sp.Mul):
+                continue
+            factor = sp.Mul(*[f for f in common.args if not isinstance(f, sp.Add)])
+            if factor.is_number:
+                continue
+            inside = [t for t in terms if (t / factor).as_numer_denom()[1].free_symbols.isdisjoint(factor.free_symbols)
+                      and (t / factor).as_numer_denom()[1].is_number]
+            rest = [t for t in terms if t not in inside]
+            if len(inside) < 2:
+                continue
+            candidate = sp.Add(factor * sp.factor_terms(sp.Add(*[t / factor for t in inside])), *rest,
+                               evaluate=False)
+            if (cost := sp.count_ops(candidate)) < size:
+                best, size = candidate, cost
+    return best
+
+
+def root_polynomial(exact, target: str, booleans: Collection[str] = ()) -> Optional[ir.Expr]:
+    """The polynomial in ``target`` whose real root an algebraic answer (a ``CRootOf``) is, as IR; None
+    for any other answer."""
+    if not isinstance(exact, sp.CRootOf):
+        return None
+    poly = exact.poly.as_expr().xreplace({exact.poly.gen: sp.Symbol(target)})
+    return to_ir(poly, booleans)
