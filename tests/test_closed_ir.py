@@ -94,6 +94,7 @@ def test_the_ir_of_a_closed_form_has_its_value(plan, form, shown):
     (sp.Symbol("a") + sp.Symbol("b") - sp.Symbol("c"), "a + b - c"),
     (sp.Rational(97, 100) * sp.Symbol("price"), r"0.97 \cdot \mathrm{price}"),  # as written, not 97 price / 100
     (sp.Symbol("x") / 3, r"\frac{x}{3}"),
+    (sp.Symbol("x") / 16, r"\frac{x}{16}"),  # not 0.0625 x: no plan writes that
     (sp.Rational(1, 3), r"\frac{1}{3}"),
     (-sp.Symbol("a") * sp.Symbol("b") / (2 * sp.Symbol("c")), r"-\frac{a \cdot b}{2 \cdot c}"),
     (sp.Symbol("a") * (sp.Symbol("b") + sp.Symbol("c")), r"a \cdot (b + c)"),

@@ -178,8 +178,9 @@ class _Translator:
         if coeff.is_negative:
             return ir.Neg(self.ir(-e), SPAN)
         if isinstance(coeff, sp.Rational) and coeff.q > 10 and rest != 1 and \
-                (places := _decimal_places(int(coeff.q))) is not None and places <= DECIMAL_DIGITS:
-            # `0.97 * price` as written, not 97 price / 100
+                (places := _decimal_places(int(coeff.q))) is not None and places <= DECIMAL_DIGITS \
+                and coeff.q == 10 ** places:
+            # `0.97 * price` as written, not 97 price / 100 (but `x / 16`, not 0.0625 x)
             return binary(ir.BinOp.MUL, number(Fraction(int(coeff.p), int(coeff.q))), self.ir(rest))
         num, den = [], []
         if isinstance(coeff, sp.Rational):
