@@ -176,3 +176,32 @@ def test_no_module_under_outputs_imports_sympy_but_the_listed_ones():
                 found.add(path.relative_to(outputs).as_posix())
     assert not found & {"latex.py", "viewmodel.py", "terminal.py", "results.py", "report.py"}, found
     assert found <= SYMPY_IN_OUTPUTS, sorted(found - SYMPY_IN_OUTPUTS)
+
+
+@pytest.mark.parametrize("path", [ROOT / "examples" / "gpu_buy_vs_rent.plan", ROOT / "examples" / "cloud_queueing.plan"])
+def test_every_formula_over_inputs_in_the_ir_has_the_plans_value(path):
+    """`explain`'s formula over inputs (sums, `first` over a month range, a condition chosen by a condition),
+    translated into the IR and compiled anew, gives each quantity the value the plan gives it."""
+    from planner.compute.evaluation import load
+    from planner.compute.symbolic import inline_inputs
+
+    plan = load(path)
+    booleans = {n for n, q in plan.quantities.items() if q.is_bool}
+    inputs, _ = plan.input_values(None)
+    ev = plan.evaluate()
+    checked = 0
+    for name, q in plan.model.quantities.items():
+        if q.is_input:
+            continue
+        node = to_ir(inline_inputs(plan.model, plan.symbols, plan.exprs, name), booleans)
+        names = sorted({n.name for n in ir.free_names(node)})
+        assert all(plan.model.quantities[n].is_input for n in names), name
+        program = compile_program(plan.model, names, [("out", node)])
+        got = program([np.bool_(inputs[n]) if n in booleans else np.float64(float(inputs[n])) for n in names])[0]
+        want = ev.values[name]
+        if q.is_bool:
+            assert bool(got) == bool(want), name
+        else:
+            assert float(got) == pytest.approx(float(want), rel=1e-12), name
+        checked += 1
+    assert checked >= 10

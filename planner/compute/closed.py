@@ -153,9 +153,16 @@ class _Translator:
         if t is RangeFirst:
             (k, lo, hi), = e.limits
             (value, cond), _ = e.function.args
-            if value != k:  # the first value of a variable stepping by other than 1: no IR form
+            first = self._aggregate(ir.AggOp.FIRST, k, lo, hi, self.ir(cond))
+            if value == k:
+                return first
+            slope = sp.diff(value, k)
+            if not (slope.is_number and slope.is_positive):  # the least value is not at the first k
                 raise NoClosedForm(e)
-            return self._aggregate(ir.AggOp.FIRST, k, lo, hi, self.ir(cond))
+            # the range's values step with k (`m = k * 1 month`): the value at the first k that holds
+            return ir.transform(self.ir(value), lambda n: first if isinstance(n, ir.Name) and n.name == k.name else n)
+        if t is sp.ITE:  # a condition chosen by a condition
+            return call("if", *[self.ir(a) for a in e.args])
         if t is sp.factorial:  # SymPy's product over 1..n
             k = sp.Dummy("k", integer=True)
             return self._aggregate(ir.AggOp.PRODUCT, k, sp.Integer(1), e.args[0], ir.Name(k.name, SPAN))
