@@ -150,8 +150,8 @@ def test_a_wide_piecewise_closed_form_is_one_row_per_case_each_fitting_the_colum
     form = sp.Piecewise((peak / bandwidth, sp.Eq(tied, 1)),
                         (peak * inner / (bandwidth * (inner - vocab)), True))
     tex = formula_equation(r"\mathrm{rows}", to_ir(form, {"tied"}))
-    assert tex.startswith(r"\mathrm{rows} = \begin{cases} \frac{\mathrm{peak}}{\mathrm{bandwidth}} & \text{if } "
-                          r"\mathrm{tied} \\ \begin{aligned} & ")
+    assert tex.startswith(r"\mathrm{rows} = \begin{cases} \displaystyle \frac{\mathrm{peak}}{\mathrm{bandwidth}} & \text{if } "
+                          r"\mathrm{tied} \\[6pt] \begin{aligned} & ")
     assert tex.endswith(r"\end{aligned} & \text{otherwise} \end{cases}")
     from planner.outputs.latex import visible
 

@@ -375,10 +375,14 @@ def _cases_equation(head: str, expr: ir.Call, width: int) -> Optional[str]:
         room = width - visible(flat_head) - 6 - visible(when)
         if room < width // 3:
             return None
-        lines = _lines(FormulaPrinter().doprint(value), room)
-        rows.append((lines[0] if len(lines) == 1
-                     else r"\begin{aligned} & " + r" \\ & \quad ".join(lines) + r" \end{aligned}", when))
-    return flat_head + r" = \begin{cases} " + r" \\ ".join(f"{v} & {w}" for v, w in rows) + r" \end{cases}"
+        rows.append((_lines(FormulaPrinter().doprint(value), room), when))
+    # beside a value over several lines (display math), a one-line value is set as display math too: its
+    # fractions full size, not the small ones of a `cases` row
+    tall = any(len(lines) > 1 for lines, _ in rows)
+    rows = [(r"\begin{aligned} & " + r" \\ & \quad ".join(lines) + r" \end{aligned}" if len(lines) > 1
+             else (r"\displaystyle " if tall else "") + lines[0], when) for lines, when in rows]
+    gap = r" \\[6pt] " if tall else r" \\ "  # the rows of a tall one apart, as display lines are
+    return flat_head + r" = \begin{cases} " + gap.join(f"{v} & {w}" for v, w in rows) + r" \end{cases}"
 
 
 def layout(head: str, body: str, width: int = LINE_CHARACTERS) -> str:
