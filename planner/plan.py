@@ -241,7 +241,7 @@ class Plan:
         """Answer the plan's ``solve``, ``maximize`` and ``minimize`` questions, or one of your own:
         ``plan.solve("alpha", where="speedup = 1")``; ``mode="min"``/``"max"`` for the smallest/largest
         integer for which the condition holds. ``scenario`` overrides the questions' own ``for``."""
-        from .outputs.terminal import solve_text
+        from .outputs.terminal import closed_form_latex, solve_text
         from .questions.solve import Solver, adhoc
 
         if (target is None) != (where is None):
@@ -267,7 +267,7 @@ class Plan:
             question=r.question, alias=r.alias, scenario=r.label, target=r.target, mode=r.mode,
             value=Value(r.display_value, r.unit),
             optimum=None if r.optimum_display is None else Value(r.optimum_display, r.optimum_unit),
-            closed_form=r.closed_form_text, closed_form_latex=r.closed_form_latex, method=r.method,
+            closed_form=r.closed_form_text, closed_form_latex=closed_form_latex(r), method=r.method,
             verification=r.verification.text, notes=tuple(r.notes)) for r in results]
         return SolveResults(self.path, rows, errors, solve_text(results) if results else "no answers")
 

@@ -328,10 +328,11 @@ def test_inputs_display_exactly_as_written():
 def test_latex_keeps_names_whole():
     import sympy as sp
 
-    from planner.compute.symbolic import latex
+    from planner.compute.closed import to_ir
+    from planner.outputs.latex import formula_latex
 
-    assert latex(sp.Symbol("customers0") * sp.Symbol("alpha")) == r"\alpha \mathrm{customers0}"
-    assert latex(sp.Symbol("draft_cost")) == r"\mathrm{draft\_cost}"
+    assert formula_latex(to_ir(sp.Symbol("customers0") * sp.Symbol("alpha"))) == r"\alpha \cdot \mathrm{customers0}"
+    assert formula_latex(to_ir(sp.Symbol("draft_cost"))) == r"\mathrm{draft\_cost}"
 
 
 QUESTIONS = """
@@ -458,15 +459,16 @@ def test_aggregates_are_vectorised_over_a_sweep():
 def test_aggregates_in_sympy_are_sums_with_their_own_variable():
     import sympy as sp
 
-    from planner.compute.symbolic import latex
+    from planner.compute.closed import to_ir
+    from planner.outputs.latex import formula_latex
 
     plan = planner.loads(AGG + "x = sum(m^2 for m in 1..n)\ny = max(m * r for m in 1..n)\n")
     x, n = plan.exprs["x"], plan.symbols["n"]
     assert isinstance(x, sp.Sum)
     assert sp.expand(x.doit() - n * (n + 1) * (2 * n + 1) / 6) == 0  # the closed form SymPy finds
     assert sp.sstr(x) == "Sum(m**2, (m, 1, n))"
-    assert latex(x) == r"\sum_{m=1}^{n} m^{2}"
-    assert latex(plan.exprs["y"]) == r"\max_{m=1}^{n} m r"
+    assert formula_latex(to_ir(x)) == r"\sum_{m = 1}^{n} m^{2}"
+    assert formula_latex(to_ir(plan.exprs["y"])) == r"\max_{m \in \{1, \ldots, n\}} m \cdot r"
 
 
 # ---- answers are quantities ---------------------------------------------------------------------

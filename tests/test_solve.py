@@ -76,7 +76,9 @@ def test_crossover_closed_form_is_live_over_the_inputs(token_cost, solver):
         boundary = F * W / (2 * BW * P * 5 - F * K)
         assert float(r.boundary.xreplace(_values(token_cost, r.scenario))) == pytest.approx(boundary, rel=1e-12)
         assert r.closed_form.xreplace(_values(token_cost, r.scenario)) == math.ceil(boundary)
-    assert "ceiling" in results[0].closed_form_text and "\\left\\lceil" in results[0].closed_form_latex
+    from planner.outputs.terminal import closed_form_latex
+
+    assert "ceiling" in results[0].closed_form_text and "\\left\\lceil" in closed_form_latex(results[0])
 
 
 def _values(plan, scenario):
@@ -95,7 +97,9 @@ def test_best_gamma(token_cost, solver):
 
 def test_solve_result_json_shape(token_cost, solver):
     (r,) = solver.run(_question(token_cost, "speedup = 1"))
-    data = r.to_json()
+    from planner.outputs.terminal import answer_json
+
+    data = answer_json(r)
     for key in ("question", "alias", "target", "mode", "scenario", "value", "unit", "closed_form", "closed_form_latex",
                 "method", "roots", "verification", "notes"):
         assert key in data

@@ -135,13 +135,6 @@ class _RangeExtreme(_Scoped, ExprWithIntLimits):
             return self._pick(*[body.xreplace({k: sp.Integer(i)}) for i in range(int(lo), int(hi) + 1)])
         return self.func(body, (k, lo, hi))
 
-    def _latex(self, printer) -> str:
-        (k, lo, hi), = self.limits
-        body = printer._print(self.function)
-        if isinstance(self.function, sp.Add):  # as SymPy prints a Sum's body
-            body = rf"\left({body}\right)"
-        return rf"\{self._symbol}_{{{printer._print(k)}={printer._print(lo)}}}^{{{printer._print(hi)}}} {body}"
-
     def _sympystr(self, printer) -> str:
         (k, lo, hi), = self.limits
         return f"{self._symbol}({printer._print(self.function)} for {printer._print(k)} in " \
@@ -169,8 +162,6 @@ class Never(sp.AtomicExpr):
     def _sympystr(self, printer) -> str:
         return "never"
 
-    def _latex(self, printer) -> str:
-        return r"\text{never}"
 
 
 class RangeFirst(_RangeExtreme):
@@ -191,12 +182,6 @@ class RangeFirst(_RangeExtreme):
             pieces = [(v, c) for v, c in pieces if c is not sp.false]
             return sp.Piecewise(*pieces, (Never(), True))
         return self
-
-    def _latex(self, printer) -> str:
-        (k, lo, hi), = self.limits
-        (value, cond), _ = self.function.args
-        return (rf"\min\left\{{{printer._print(value)} \;:\; {printer._print(k)} = {printer._print(lo)}, \ldots, "
-                rf"{printer._print(hi)},\ {printer._print(cond)}\right\}}")
 
     def _sympystr(self, printer) -> str:
         (k, lo, hi), = self.limits
@@ -680,18 +665,6 @@ def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
         if not q.is_input:
             exprs[name] = conv.expr(q.definition.expr)
     return symbols, exprs, conv
-
-
-def latex(expr: sp.Basic) -> str:
-    """LaTeX with plan names kept readable: ``alpha`` as α, ``draft_cost`` upright."""
-    names = {}
-    for sym in expr.free_symbols:
-        name = sym.name
-        # upright whole names: `draft_cost`, `customers0` (SymPy would subscript the 0), `h100.peak`
-        if "_" in name or any(ch.isdigit() or ch == "." for ch in name) or (
-                len(name) > 1 and sp.latex(sp.Symbol(name)) == name):
-            names[sym] = r"\mathrm{" + name.replace("_", r"\_") + "}"
-    return sp.latex(expr, symbol_names=names)
 
 
 def inline_inputs(model: Model, symbols: SymbolTable, exprs: dict[str, sp.Basic],

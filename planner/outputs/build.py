@@ -36,7 +36,7 @@ from ..compute.evaluation import Plan, format_value
 from ..language.errors import UsageError
 from ..language import ir
 
-if TYPE_CHECKING:  # the view model (SymPy, for the report's LaTeX) only where a report is made
+if TYPE_CHECKING:  # the view model (SymPy's closed forms and derivatives) only where a report is made
     from .viewmodel import Analysis
 
 DEFAULT_OUTDIR = "out"

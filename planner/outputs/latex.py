@@ -1,7 +1,8 @@
 """LaTeX for people: the plan's formulas as a reader meets them in a report.
 
-A :class:`sympy.printing.latex.LatexPrinter` subclass in the shape of SymPy's
-own printers: a few small ``_print_<Class>`` methods, each one rule.
+One printer, over the plan's IR only (:class:`FormulaPrinter`, a method per IR node): the plan's own
+formulas as written, and the closed forms the symbolic route derives, translated back into the IR
+first (:func:`planner.compute.closed.to_ir`). No SymPy object reaches this module.
 
 * Every product shows its multiplication (``2 \\cdot \\mathrm{batch}``):
   juxtaposed multi-letter names would run together.
@@ -9,8 +10,8 @@ own printers: a few small ``_print_<Class>`` methods, each one rule.
   (``\\mathrm{draft\\_cost}``, ``\\mathrm{h100.peak}``, ``\\mathrm{customers0}``:
   no subscript from a digit or an underscore); a Greek name is its letter
   (``alpha`` is α); a one-letter name is a variable (italic ``c``).
-* A true/false quantity used in a condition is its name, not ``= 1``
-  (SymPy holds it as ``Eq(flag, 1)``); ``if`` reads "if" and "otherwise".
+* A call of a user function stays the call; a built-in's LaTeX is its record's
+  (:data:`planner.language.functions.FUNCTIONS`); ``if`` reads "if" and "otherwise".
 * Integers are grouped as in the workbook (``70{,}000{,}000{,}000``).
 
 The output renders with KaTeX and with GitHub's MathJax (the tests render
@@ -20,25 +21,24 @@ every shipped plan's report with KaTeX, ``throwOnError``).
 from __future__ import annotations
 
 import re
-from typing import Collection, Optional
-
-import sympy as sp
-from sympy.printing.latex import LatexPrinter
-from sympy.printing.precedence import PRECEDENCE
+from fractions import Fraction
+from typing import Optional
 
 from ..language import ir
 from ..language.functions import FUNCTIONS
 
 GROUP_FROM = 10_000  # integers from here up get thousands separators
+# the lower-case Greek letters whose names print as the letter (`alpha` is \alpha)
+GREEK = frozenset({"alpha", "beta", "chi", "delta", "epsilon", "eta", "gamma", "iota", "kappa", "lambda", "mu",
+                   "nu", "omega", "phi", "pi", "psi", "rho", "sigma", "tau", "theta", "upsilon", "xi", "zeta"})
 
 
 def name_latex(name: str) -> str:
     """A plan name as LaTeX: ``\\alpha``, ``c``, or ``\\mathrm{draft\\_cost}``."""
     if len(name) == 1 and name.isalpha():
         return name
-    greek = sp.latex(sp.Symbol(name))
-    if greek.startswith("\\") and greek[1:] == name.lower() and name.isalpha():
-        return greek  # alpha, gamma, Lambda...
+    if name in GREEK:
+        return "\\" + name
     return r"\mathrm{" + name.replace("_", r"\_") + "}"
 
 
@@ -53,9 +53,9 @@ def group_digits(digits: str) -> str:
     return sign + "{,}".join(parts)
 
 
-def _decimal(r: sp.Rational, digits: int = 12) -> Optional[str]:
+def _decimal(r: Fraction, digits: int = 12) -> Optional[str]:
     """``1/5`` -> ``0.2``: a rational whose denominator divides a power of ten, as a short decimal."""
-    q = int(r.q)
+    q = r.denominator
     twos = fives = 0
     while q % 2 == 0:
         q, twos = q // 2, twos + 1
@@ -64,98 +64,10 @@ def _decimal(r: sp.Rational, digits: int = 12) -> Optional[str]:
     places = max(twos, fives)
     if q != 1 or places > digits:
         return None
-    sign = "-" if r.p < 0 else ""
-    scaled = abs(int(r.p)) * 10 ** places // int(r.q)
+    sign = "-" if r < 0 else ""
+    scaled = abs(r.numerator) * 10 ** places // r.denominator
     whole, frac = divmod(scaled, 10 ** places)
     return f"{sign}{group_digits(str(whole))}.{str(frac).rjust(places, '0')}"
-
-
-class PlanLatexPrinter(LatexPrinter):
-    """LaTeX of SymPy expressions over a plan's symbols. ``booleans``: the names
-    of true/false quantities (their ``Eq(name, 1)`` prints as the name)."""
-
-    printmethod = "_plan_latex"
-
-    def __init__(self, booleans: Collection[str] = (), settings: Optional[dict] = None) -> None:
-        super().__init__({"mul_symbol": "dot", **(settings or {})})
-        self.booleans = frozenset(booleans)
-
-    def _print_Symbol(self, expr, style="plain"):
-        return name_latex(expr.name)
-
-    _print_Dummy = _print_Symbol
-
-    def _print_Integer(self, expr):
-        return group_digits(str(expr.p))
-
-    def _print_Rational(self, expr):
-        if expr.q == 1:
-            return self._print_Integer(expr)
-        decimal = _decimal(expr)
-        if decimal is not None:  # 0.2 as the plan wrote it, not 1/5
-            return decimal
-        sign = "- " if expr.p < 0 else ""
-        return rf"{sign}\frac{{{group_digits(str(abs(expr.p)))}}}{{{group_digits(str(expr.q))}}}"
-
-    def _print_Mul(self, expr):
-        # `0.97 * price` as written, not \frac{97 price}{100}; small denominators stay fractions (x / 2)
-        coeff, rest = expr.as_coeff_Mul()
-        if isinstance(coeff, sp.Rational) and coeff.q > 10 and rest != 1 and _decimal(coeff) is not None:
-            body = self._print(rest) if not isinstance(rest, sp.Add) else self._add_parens(self._print(rest))
-            return f"{_decimal(coeff)} \\cdot {body}"
-        return super()._print_Mul(expr)
-
-    def _is_flag(self, expr) -> bool:
-        return (isinstance(expr, sp.Symbol) and expr.name in self.booleans)
-
-    def _print_Equality(self, expr):
-        for flag, one in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
-            if self._is_flag(flag) and one == 1:
-                return self._print(flag)
-            if self._is_flag(flag) and one == 0:
-                return r"\neg " + self._print(flag)
-        return self._print_Relational(expr)
-
-    def _print_Unequality(self, expr):
-        for flag, one in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
-            if self._is_flag(flag) and one == 1:
-                return r"\neg " + self._print(flag)
-        return self._print_Relational(expr)
-
-    def _print_Not(self, e):
-        arg = e.args[0]
-        if isinstance(arg, sp.Eq) and any(self._is_flag(a) for a in arg.args):
-            return r"\neg " + self._print(arg)
-        return super()._print_Not(e)
-
-    def _print_Piecewise(self, expr):
-        rows = []
-        for value, cond in expr.args:
-            when = r"\text{otherwise}" if cond is sp.true else r"\text{if } " + self._print(cond)
-            rows.append(f"{self._print(value)} & {when}")
-        return r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"
-
-    def _print_BooleanTrue(self, e):
-        return r"\text{true}"
-
-    def _print_BooleanFalse(self, e):
-        return r"\text{false}"
-
-    def parenthesize(self, item, level, is_neg=False, strict=False):
-        # a condition inside a product or a power (`2 * (a > b)`) keeps its brackets
-        if isinstance(item, (sp.Piecewise,)) and level >= PRECEDENCE["Mul"]:
-            return self._add_parens(self._print(item))
-        return super().parenthesize(item, level, is_neg, strict)
-
-
-def rational_scale(value) -> sp.Rational:
-    """A unit's exact scale (a :class:`fractions.Fraction`) as a SymPy rational."""
-    return sp.Rational(value.numerator, value.denominator)
-
-
-def latex(expr: sp.Basic, booleans: Collection[str] = ()) -> str:
-    """The LaTeX of one expression (``booleans``: the plan's true/false quantity names)."""
-    return PlanLatexPrinter(booleans).doprint(expr)
 
 
 LINE_CHARACTERS = 70  # visible characters of display math that fit GitHub's 836 px column (KaTeX's 1.21 em)
@@ -169,43 +81,11 @@ def visible(tex: str) -> int:
     return len(re.sub(r"[{}\\&]|\^|_(?=\{)", "", text))
 
 
-def equation(name: str, expr: sp.Basic, booleans: Collection[str] = ()) -> str:
-    """``name = formula`` as LaTeX; a formula too wide for the column is broken over aligned lines
-    at its top-level terms (a sum) or factors (a product), a line per group that fits."""
-    head = name_latex(name)
-    printer = PlanLatexPrinter(booleans)
-    body = printer.doprint(expr)
-    if (visible(head) + 3 + visible(body) <= LINE_CHARACTERS or not isinstance(expr, (sp.Add, sp.Mul))
-            or (isinstance(expr, sp.Mul) and sp.fraction(expr)[1] != 1)):  # a fraction stays whole
-        return f"{head} = {body}"
-    if isinstance(expr, sp.Add):
-        parts = [printer._print(t) for t in printer._as_ordered_terms(expr)]
-        joined = [(p if i == 0 else (f"- {p[1:].lstrip()}" if p.startswith("-") else f"+ {p}"))
-                  for i, p in enumerate(parts)]
-    else:
-        coeff, factors = expr.as_coeff_mul()
-        items = ([coeff] if coeff != 1 else []) + list(factors)
-        parts = [printer.parenthesize(f, PRECEDENCE["Mul"]) for f in items]
-        joined = [p if i == 0 else rf"\cdot {p}" for i, p in enumerate(parts)]
-    if len(joined) < 2:
-        return f"{head} = {body}"
-    lines, line = [], ""
-    for piece in joined:
-        if line and visible(line) + visible(piece) > LINE_CHARACTERS - visible(head) - 3:
-            lines.append(line)
-            line = ""
-        line = f"{line} {piece}".strip()
-    lines.append(line)
-    if len(lines) == 1:
-        return f"{head} = {body}"
-    return (r"\begin{aligned} " + head + r" ={} & " + r" \\ & ".join(lines) + r" \end{aligned}")
-
-
 # ---- formulas as written -------------------------------------------------------------------------
-# The Definitions of a report print each formula from the plan's IR, not from its SymPy tree: a call
-# of a user function stays the call (its own formula is shown once), a literal keeps the unit it was
-# written in (`2 B`, `1 month`), ranges keep their written ends, `round()` is rounding. SymPy's tree
-# (in base units, functions expanded) remains the route of closed forms and derivatives.
+# Every formula is printed from the IR, not from a SymPy tree: a call of a user function stays the
+# call (its own formula is shown once), a literal keeps the unit it was written in (`2 B`, `1 month`),
+# ranges keep their written ends, `round()` is rounding. A closed form (SymPy's, in base units) comes
+# here as the IR :func:`planner.compute.closed.to_ir` makes of it.
 #
 # Where a long formula may break over lines the printer leaves a mark, BREAK and a depth digit (0 the
 # outermost construct): before a `+`, `-` or `\cdot` of a chain and after a call's comma. Constructs
@@ -227,7 +107,7 @@ def _fraction_text(value) -> str:
     """A written literal (a :class:`fractions.Fraction`) as the plan wrote it: ``0.2``, ``70{,}000``."""
     if value.denominator == 1:
         return group_digits(str(value.numerator))
-    decimal = _decimal(sp.Rational(value.numerator, value.denominator))
+    decimal = _decimal(value)
     if decimal is not None:
         return decimal
     return rf"\frac{{{group_digits(str(value.numerator))}}}{{{group_digits(str(value.denominator))}}}"
@@ -250,6 +130,7 @@ class FormulaPrinter:
 
     def __init__(self) -> None:
         self.depth = 0
+        self.unbreakable = 0  # inside a construct that cannot break over lines (a root, a `cases`)
 
     def doprint(self, e) -> str:
         return self.p(e)[0]
@@ -324,16 +205,16 @@ class FormulaPrinter:
             parts = [self._nested(lambda f=f: self._inner(f, _PREC["mul"] - 1)) for f in reversed(factors)]
             return f" {mark}\\cdot ".join(parts), _PREC["mul"]
         if op == "/":
-            num = _flat(self.p(e.left)[0])
-            den = _flat(self.p(e.right)[0])
-            if max(visible(num), visible(den)) > LINE_CHARACTERS - 15:
+            num = self.flat(e.left)
+            den = self.flat(e.right)
+            if max(visible(num), visible(den)) > LINE_CHARACTERS - 15 and not self.unbreakable:
                 # too wide to stack: written on the line, where it can break
                 left = self._nested(lambda: self._inner(e.left, _PREC["mul"] - 1))
                 right = self._nested(lambda: self._inner(e.right, _PREC["mul"]))
                 return f"{left} {self._mark()}/ {right}", _PREC["mul"]
             return rf"\frac{{{num}}}{{{den}}}", _PREC["atom"]
-        base = _flat(self._inner(e.left, _PREC["pow"]))
-        exponent = _flat(self.p(e.right)[0])
+        base = self._unbroken(lambda: _flat(self._inner(e.left, _PREC["pow"])))
+        exponent = self.flat(e.right)
         return f"{base}^{{{exponent}}}", _PREC["pow"]
 
     def _Compare(self, e):
@@ -382,7 +263,15 @@ class FormulaPrinter:
         return self._args(values)
 
     def flat(self, value) -> str:
-        return _flat(self.p(value)[0])
+        """``value`` on one line: inside it nothing breaks (a fraction stays stacked)."""
+        return self._unbroken(lambda: _flat(self.p(value)[0]))
+
+    def _unbroken(self, fn):
+        self.unbreakable += 1
+        try:
+            return fn()
+        finally:
+            self.unbreakable -= 1
 
     def cases(self, e) -> Optional[str]:
         return self._cases(e)
@@ -394,9 +283,9 @@ class FormulaPrinter:
         node = e
         while isinstance(node, ir.Call) and node.func == "if":
             cond, then, other = (a.value for a in node.args)
-            rows.append((_flat(self.p(then)[0]), r"\text{if } " + _flat(self.p(cond)[0])))
+            rows.append((self.flat(then), r"\text{if } " + self.flat(cond)))
             node = other
-        rows.append((_flat(self.p(node)[0]), r"\text{otherwise}"))
+        rows.append((self.flat(node), r"\text{otherwise}"))
         if max(visible(a) + visible(b) for a, b in rows) > CASES_CHARACTERS:
             return None
         return r"\begin{cases} " + r" \\ ".join(f"{a} & {b}" for a, b in rows) + r" \end{cases}"
@@ -406,7 +295,7 @@ class FormulaPrinter:
         op = e.op.value
         var = e.written_var
         items = e.values.items
-        flat = lambda x: _flat(self.p(x)[0])  # noqa: E731
+        flat = self.flat
         if e.values.kind == "list":
             listed = ", ".join(flat(i) for i in items)
         else:
@@ -418,7 +307,7 @@ class FormulaPrinter:
                     "min": r"\min", "count": r"\operatorname{count}", "first": r"\operatorname{first}"}[op]
             return head + r"\left(" + listed + r"\right)", _PREC["atom"]
         v = name_latex(var)
-        body_tex, body_prec = self.p(e.body)
+        body_tex, body_prec = self._unbroken(lambda: self.p(e.body))
         body = _flat(body_tex)
         if op in ("count", "first"):
             head = r"\#" if op == "count" else r"\operatorname{first}"
@@ -462,8 +351,38 @@ def formula_equation(head: str, expr, width: int = LINE_CHARACTERS) -> str:
     """``head = formula`` as LaTeX, the formula printed as written (:class:`FormulaPrinter`); too wide
     for the column, it breaks over aligned lines at its outermost sums, products and arguments.
     ``head`` is LaTeX (``\\mathrm{cost}``, or a function with its parameters)."""
+    if isinstance(expr, ir.Call) and expr.func == "if":
+        cases = _cases_equation(head, expr, width)
+        if cases is not None:
+            return cases
     body = FormulaPrinter().doprint(expr)
     return layout(head, body, width)
+
+
+def _cases_equation(head: str, expr: ir.Call, width: int) -> Optional[str]:
+    """``head = if(c, a, b)`` too wide for one ``cases`` row per branch on a line: a ``cases`` still, one
+    row per branch, each value broken over aligned lines of its own (a 240-character closed form of
+    two branches fits the column as two short rows and a few lines). None when a condition alone is too
+    wide for that (the call is then written out, breaking at its commas)."""
+    flat_head = _flat(head)
+    branches, node = [], expr
+    while isinstance(node, ir.Call) and node.func == "if":
+        cond, then, node = (a.value for a in node.args)
+        branches.append((then, r"\text{if } " + _flat(FormulaPrinter().doprint(cond))))
+    branches.append((node, r"\text{otherwise}"))
+    rows = []
+    for value, when in branches:
+        room = width - visible(flat_head) - 6 - visible(when)
+        if room < width // 3:
+            return None
+        rows.append((_lines(FormulaPrinter().doprint(value), room), when))
+    # beside a value over several lines (display math), a one-line value is set as display math too: its
+    # fractions full size, not the small ones of a `cases` row
+    tall = any(len(lines) > 1 for lines, _ in rows)
+    rows = [(r"\begin{aligned} & " + r" \\ & \quad ".join(lines) + r" \end{aligned}" if len(lines) > 1
+             else (r"\displaystyle " if tall else "") + lines[0], when) for lines, when in rows]
+    gap = r" \\[6pt] " if tall else r" \\ "  # the rows of a tall one apart, as display lines are
+    return flat_head + r" = \begin{cases} " + gap.join(f"{v} & {w}" for v, w in rows) + r" \end{cases}"
 
 
 def layout(head: str, body: str, width: int = LINE_CHARACTERS) -> str:

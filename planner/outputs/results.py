@@ -713,7 +713,9 @@ class Explanation:
         self.tags = first.tags
         self.sympy = first.sympy
         self.in_inputs = first.in_inputs
-        self.latex = first.in_inputs_latex
+        from .terminal import explain_latex
+
+        self.latex = explain_latex(first)
         self.used_by = first.used_by
         self.values = {p.scenario or "base": p.value for p in parts}
         self._text = text

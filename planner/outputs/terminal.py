@@ -606,10 +606,29 @@ def solve_text(results: Sequence[SolveResult]) -> str:
     return "\n".join(lines)
 
 
+def closed_form_latex(r: SolveResult) -> Optional[str]:
+    """An answer's closed form in LaTeX on one line, printed from its IR by the report's printer; None
+    when there is none (or none the plan language can write)."""
+    from .latex import formula_latex
+
+    node = r.closed_form_ir
+    return None if node is None else formula_latex(node)
+
+
+def answer_json(r: SolveResult) -> dict[str, Any]:
+    """One answer as JSON: its own fields, and its closed form's LaTeX after the closed form."""
+    out: dict[str, Any] = {}
+    for key, value in r.to_json().items():
+        out[key] = value
+        if key == "closed_form":
+            out["closed_form_latex"] = closed_form_latex(r)
+    return out
+
+
 def solve_json(plan: Plan, results: Sequence[SolveResult], errors: Sequence[PlanError] = (),
                missing: Sequence = ()) -> dict[str, Any]:
     """``missing``: (question, scenario, why) where a scenario has no answer in the domain."""
-    return {"format": SOLVE_FORMAT, "file": plan.path, "results": [r.to_json() for r in results],
+    return {"format": SOLVE_FORMAT, "file": plan.path, "results": [answer_json(r) for r in results],
             "no_answer": [{"question": " ".join(q.span.flat.split()), "alias": q.alias, "scenario": s or "base",
                            "reason": e.message, "location": q.span.location()} for q, s, e in missing],
             "errors": [{"message": e.message, "family": e.family,
@@ -624,7 +643,7 @@ def solve_markdown(results: Sequence[SolveResult]) -> str:
 
 
 def solve_jsonl(results: Sequence[SolveResult]) -> str:
-    return jsonl(r.to_json() for r in results)
+    return jsonl(answer_json(r) for r in results)
 
 
 def solve_csv(results: Sequence[SolveResult]) -> str:
@@ -690,6 +709,13 @@ def sensitivity_csv(results: Sequence[Sensitivity]) -> str:
 
 # ---- explain ----
 
+def explain_latex(e: Explanation) -> str:
+    """The formula over inputs in LaTeX, printed from its IR (or why there is none)."""
+    from .latex import formula_latex
+
+    return formula_latex(e.in_inputs_ir) if e.in_inputs_ir is not None else f"({e.no_ir})"
+
+
 def explain_text(e: Explanation) -> str:
     lines = [f"{e.name} = {e.formula}", f"  defined at   {e.location} ({e.kind})"]
     if e.doc:
@@ -701,7 +727,7 @@ def explain_text(e: Explanation) -> str:
     if e.kind == "derived":
         lines.append(f"  sympy        {e.sympy}")
         lines.append(f"  in inputs    {e.in_inputs}")
-        lines.append(f"  latex        {e.in_inputs_latex}")
+        lines.append(f"  latex        {explain_latex(e)}")
         if e.scaled:
             lines.append("  (numbers inside SymPy forms are in base units: " + ("; ".join(e.factors) or "B, s, B/s ...") + ")")
     lines.append(f"  value        {e.value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))

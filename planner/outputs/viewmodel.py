@@ -32,7 +32,7 @@ import numpy as np
 
 from ..compute.evaluation import Evaluation, Plan
 from ..questions.checks import CheckResult, run_checks
-from .latex import FormulaPrinter, formula_latex, visible, equation, formula_equation, function_head, latex, layout, name_latex
+from .latex import FormulaPrinter, formula_latex, visible, formula_equation, function_head, layout, name_latex
 from ..language import ir
 from ..language.live import plain
 from .markup import code, markdown, prose as said, text
@@ -800,6 +800,7 @@ _QUESTION_DOC = re.compile(r'\s*"(?:[^"\\\n]|\\.)*"\s*$')  # a question's closin
 
 
 def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
+    from ..compute.closed import NoClosedForm, in_display_units, through_quantities
     from ..language import ir
     from ..language.errors import PlanError
 
@@ -818,6 +819,7 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
                 items.append({
                     "scenario": scenario or "base", "ok": False, "value": "", "number": None,
                     "exact": None, "closed_form": None, "closed_form_latex": None, "closed_form_units": None,
+                    "closed_form_unshown": None,
                     "boundary": None,
                     "method": "", "verification": "", "roots": [], "optimum": None, "notes": [],
                     "error": prose(r.message), "error_kind": r.family,
@@ -828,11 +830,17 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
                 # over each quantity's value in its display unit, as the report shows them (no
                 # 2,628,000 s/month in every term), unless that is much longer than over values in
                 # base units (1e21 from TFLOP/s against GB); too long to follow, not printed
-                base = _through_quantities(plan, stmt, target, r.closed_form)
-                tex, units = equation(target, _in_display_units(plan, target, base), booleans), "display"
-                if visible(tex) > DISPLAY_FORM_LONGER * visible(in_base := equation(target, base, booleans)) + 10:
-                    tex, units = in_base, "base"
-                forms[r.closed_form] = (tex, units) if visible(tex) <= CLOSED_FORM_CHARACTERS else (None, None)
+                base = through_quantities(plan, stmt, target, r.closed_form)
+                try:  # printed from the IR, as the plan's own formulas are (compute/closed.py translates it)
+                    (tex, wide), units = _closed_form_equation(target, in_display_units(plan, target, base),
+                                                               booleans), "display"
+                    in_base = _closed_form_equation(target, base, booleans)
+                    if wide > DISPLAY_FORM_LONGER * in_base[1] + 10:
+                        (tex, wide), units = in_base, "base"
+                except NoClosedForm as exc:
+                    forms[r.closed_form] = (None, None, str(exc))
+                else:
+                    forms[r.closed_form] = (tex, units, None) if wide <= CLOSED_FORM_CHARACTERS else (None, None, None)
             items.append({
                 "scenario": r.label, "ok": True,
                 "value": show(r.display_value, r.unit), "number": number(r.display_value),
@@ -840,6 +848,7 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
                 "closed_form": r.closed_form_text,
                 "closed_form_latex": None if r.closed_form is None else forms[r.closed_form][0],
                 "closed_form_units": None if r.closed_form is None else forms[r.closed_form][1],
+                "closed_form_unshown": None if r.closed_form is None else forms[r.closed_form][2],
                 "boundary": None if r.boundary is None else str(r.boundary),
                 "method": prose(r.method),
                 "verification": prose(r.verification.text),
@@ -864,90 +873,22 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
             "closed_form_latex": _shared(a["closed_form_latex"] for a in ok),
             "closed_form_units": _shared(a["closed_form_units"] for a in ok),
             # a closed form derived but longer than a reader can follow (`planner solve --closed-form` prints it)
-            "closed_form_omitted": any(a["closed_form"] and not a["closed_form_latex"] for a in ok),
+            "closed_form_omitted": any(a["closed_form"] and not a["closed_form_latex"] and not a["closed_form_unshown"]
+                                       for a in ok),
+            # a closed form with a function the plan language has not (Lambert W): why it is not shown
+            "closed_form_unshown": _shared(a["closed_form_unshown"] for a in ok if a["closed_form_unshown"]),
             "method": _shared(a["method"] for a in ok) if len(ok) > 1 else None,
         })
     return out
 
 
-def _in_display_units(plan: Plan, target: str, form):
-    """A closed form (over symbols standing for values in base units) over the quantities' values in
-    their display units, giving ``target`` in its display unit: a plan in years and %/year reads
-    ``(1 + rate / 100)^(-lifetime)``, not ``(31,536,000 rate + 1)^(-lifetime / 31,536,000)``."""
-    import sympy as sp
+def _closed_form_equation(target: str, form, booleans) -> tuple[str, int]:
+    """``target = form`` in LaTeX (the closed form translated into the IR, printed as any formula) and
+    how wide it is on one line, in characters."""
+    from ..compute.closed import to_ir
 
-    from .latex import rational_scale
-
-    scales = {}
-    for sym in form.free_symbols:
-        name = plan.symbols.names.get(sym)
-        if name is not None and (scale := plan.quantities[name].display.scale) != 1:
-            scales[sym] = rational_scale(scale) * sym
-    scale = plan.quantities[target].display.scale
-    if not scales and scale == 1:
-        return form
-    shown = form.xreplace(scales) * rational_scale(1 / scale)
-    if sp.count_ops(shown) <= 80:
-        shown = sp.together(shown)  # one fraction: 100 (price (resale - ...)) / (price years) reads as one
-    return shown
-
-
-def _through_quantities(plan: Plan, stmt, target: str, form):
-    """A closed form over inputs, rewritten through the plan's own quantities where they appear in it
-    (``bits_per_weight * parameters`` becomes ``weight_bytes``): the same value, a formula a reader
-    of the plan recognises. Only quantities the question uses and that do not depend on ``target``
-    are tried, larger ones first; a rewrite is kept only when it makes the formula shorter."""
-    import sympy as sp
-
-    from ..compute.symbolic import cone, inline_inputs
-    from ..language import ir
-
-    used = [n.name for n in ir.walk(stmt.condition if isinstance(stmt, ir.Solve) else stmt.objective)
-            if isinstance(n, ir.Name) and n.name in plan.quantities]
-    candidates = []
-    for n in cone(plan.model, used):
-        q = plan.quantities[n]
-        if q.is_input or q.is_bool or isinstance(plan.exprs[n], sp.Symbol):  # `weight_gib = weight_bytes`
-            continue
-        if target in cone(plan.model, [n]):
-            continue
-        e = inline_inputs(plan.model, plan.symbols, plan.exprs, n)
-        if not e.is_Atom and not e.has(sp.Max, sp.Min, sp.Piecewise):
-            candidates.append((sp.count_ops(e), n, e))
-    best, size = form, sp.count_ops(form)
-    for _, n, e in sorted(candidates, key=lambda c: -c[0])[:50]:
-        rewritten = best.subs(e, plan.symbols[n])
-        if (cost := sp.count_ops(rewritten)) < size:
-            best, size = rewritten, cost
-    tidy = best.replace(lambda x: isinstance(x, sp.Add) and len(x.args) <= 8, _gather)
-    return tidy if sp.count_ops(tidy) <= size else best
-
-
-def _gather(add):
-    """``2 a b g + 2 a b - k f`` as ``2 a b (g + 1) - k f``: the factor most terms share, taken out
-    of them (a narrower formula, the same value)."""
-    import sympy as sp
-
-    terms = add.args
-    best, size = add, sp.count_ops(add)
-    for i in range(len(terms)):
-        for j in range(i + 1, len(terms)):
-            common = sp.gcd_terms(terms[i] + terms[j])
-            if not isinstance(common, sp.Mul):
-                continue
-            factor = sp.Mul(*[f for f in common.args if not isinstance(f, sp.Add)])
-            if factor.is_number:
-                continue
-            inside = [t for t in terms if (t / factor).as_numer_denom()[1].free_symbols.isdisjoint(factor.free_symbols)
-                      and (t / factor).as_numer_denom()[1].is_number]
-            rest = [t for t in terms if t not in inside]
-            if len(inside) < 2:
-                continue
-            candidate = sp.Add(factor * sp.factor_terms(sp.Add(*[t / factor for t in inside])), *rest,
-                               evaluate=False)
-            if (cost := sp.count_ops(candidate)) < size:
-                best, size = candidate, cost
-    return best
+    head, node = name_latex(target), to_ir(form, booleans)
+    return formula_equation(head, node), visible(f"{head} = {formula_latex(node)}")
 
 
 def _shared(values) -> Optional[str]:
@@ -957,16 +898,16 @@ def _shared(values) -> Optional[str]:
 
 def _answer_notes(r, target: str, booleans: set[str]) -> list[str]:
     """The solver's notes, the polynomial an algebraic root solves in LaTeX (not SymPy's ``5*x**4``)."""
-    import sympy as sp
+    from ..compute.closed import root_polynomial
 
     notes = [prose(n) for n in r.notes]
-    if isinstance(r.exact, sp.CRootOf):
+    poly = root_polynomial(r.exact, target, booleans)
+    if poly is not None:
         prefix = f"{target} is the real root of "
         for i, note in enumerate(notes):
             if note.startswith(prefix):
-                poly = r.exact.poly.as_expr().xreplace({r.exact.poly.gen: sp.Symbol(target)})
                 domain = note[note.rindex(" = 0 in ") + len(" = 0 in "):] if " = 0 in " in note else ""
-                notes[i] = (f"`{target}` is the real root of $`{latex(poly, booleans)} = 0`$"
+                notes[i] = (f"`{target}` is the real root of $`{formula_latex(poly)} = 0`$"
                             + (f" in {domain}" if domain else ""))
     return notes
 

@@ -56,8 +56,8 @@ class SolveResult:
       (``plan.symbols``), in base units, whose value is ``value``; for
       integer thresholds it already includes the rounding
       (``ceiling(...)``) and ``boundary`` is the real crossing before it.
-      None when there is none; ``closed_form_text``/``closed_form_latex``
-      print it.
+      None when there is none; ``closed_form_text`` prints it, ``closed_form_ir`` is it as IR
+      nodes (for the printers of the outputs: the report's LaTeX, the workbook).
     * ``verification``: see :class:`Verification`; ``method`` says how the
       answer was found; ``roots``: every root found in the domain (base
       units); ``optimum``: the objective's value at the answer (optimize),
@@ -87,6 +87,7 @@ class SolveResult:
     notes: tuple[str, ...] = ()
     display_form: Any = None  # the closed form in display units (each symbol its shown value)
     form_units: tuple[tuple[str, str], ...] = ()  # (name, display unit) of the target and each symbol with one
+    booleans: frozenset[str] = frozenset()  # the plan's true/false quantities (a form's Eq(flag, 1) is `flag`)
 
     @property
     def closed_form_text(self) -> Optional[str]:
@@ -96,13 +97,19 @@ class SolveResult:
         return None if form is None else _sstr(form)
 
     @property
-    def closed_form_latex(self) -> Optional[str]:
+    def closed_form_ir(self) -> Any:
+        """The closed form as ``closed_form_text`` shows it, as IR nodes
+        (:func:`planner.compute.closed.to_ir`); None when there is none, or when it holds a function the
+        plan language has not (Lambert W)."""
         form = self.display_form if self.display_form is not None else self.closed_form
         if form is None:
             return None
-        from ..compute.symbolic import latex
+        from ..compute.closed import NoClosedForm, to_ir
 
-        return latex(form)
+        try:
+            return to_ir(form, self.booleans)
+        except NoClosedForm:
+            return None
 
     @property
     def label(self) -> str:
@@ -114,7 +121,7 @@ class SolveResult:
             "question": self.question, "alias": self.alias, "target": self.target, "mode": self.mode,
             "scenario": self.label, "value": self.display_value, "unit": self.unit, "base_value": self.value,
             "exact": None if self.exact is None else _sstr(self.exact),
-            "closed_form": self.closed_form_text, "closed_form_latex": self.closed_form_latex,
+            "closed_form": self.closed_form_text,
             "closed_form_units": dict(self.form_units) if self.closed_form_text is not None else {},
             "boundary": None if self.boundary is None else _sstr(self.boundary),
             "method": self.method, "roots": list(self.roots),

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import sympy as sp
 
 from ..compute.evaluation import Plan, format_value
-from ..compute.symbolic import inline_inputs, latex
+from ..compute.closed import NoClosedForm, to_ir
+from ..compute.symbolic import inline_inputs
 from ..language.errors import UnknownNameError, suggest
 
 
@@ -21,9 +22,8 @@ class Explanation:
     doc: Optional[str]
     tags: tuple[str, ...]
     sympy: str
-    sympy_latex: str
     in_inputs: str
-    in_inputs_latex: str
+    in_inputs_ir: Any  # the formula over inputs as IR nodes (for the LaTeX printer); None: see `no_ir`
     value: str
     scenario: Optional[str]
     inputs: list[tuple[str, str]]
@@ -31,6 +31,7 @@ class Explanation:
     constraints: list[str]
     scaled: bool = False  # some input is not in base units, so SymPy forms hold conversion factors
     factors: tuple[str, ...] = ()  # those conversions, in words: ``1 month = 2,628,000 s``
+    no_ir: Optional[str] = None  # why the formula over inputs has no IR form (a function the language has not)
 
 
 def upstream_inputs(plan: Plan, name: str) -> list[str]:
@@ -81,6 +82,11 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         expr = plan.exprs[name]
         full = inline_inputs(plan.model, plan.symbols, plan.exprs, name)
     used_by = [n for n in plan.definition_order() if name in plan.model.quantities[n].deps]
+    node, no_ir = None, None
+    try:  # the formula over inputs in the IR, which the outputs print (the report's LaTeX printer)
+        node = to_ir(full, frozenset(n for n, x in plan.model.quantities.items() if x.is_bool))
+    except NoClosedForm as exc:
+        no_ir = str(exc)
     inputs = [(n, format_value(ev.display(n), plan.model.quantities[n].unit_text))
               for n in upstream_inputs(plan, name)]
     used = {a for n in [name, *plan.model.quantities] if n == name or n in _cone(plan, name)
@@ -105,9 +111,9 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         doc=q.doc,
         tags=q.tags,
         sympy=sp.sstr(expr),
-        sympy_latex=latex(expr),
         in_inputs=sp.sstr(full),
-        in_inputs_latex=latex(full),
+        in_inputs_ir=node,
+        no_ir=no_ir,
         value=format_value(ev.display(name), q.unit_text, 10),
         scenario=scenario,
         inputs=inputs,

@@ -57,7 +57,7 @@ import sympy as sp
 
 from ..compute.numeric import compile_program
 from ..compute.evaluation import Plan, format_value, input_quantity, scenarios_for
-from ..compute.symbolic import NotData, cone, from_data, latex, rational, to_data
+from ..compute.symbolic import NotData, cone, from_data, rational, to_data
 from ..language import ir
 from ..language.errors import (
     ConstraintError,
@@ -632,7 +632,8 @@ class Solver:
             display_value=v / float(q.display.scale), unit=q.unit_text, exact=value, closed_form=form,
             verification=ver, method=method, roots=roots, boundary=boundary, statement=stmt, alias=stmt.alias,
             question=ir.question_text(stmt), notes=tuple(notes), display_form=self.in_display_units(form, q),
-            form_units=self.form_units(form, q))
+            form_units=self.form_units(form, q),
+            booleans=frozenset(n for n, x in self.plan.model.quantities.items() if x.is_bool))
 
     def form_units(self, form: Optional[sp.Basic], q: Quantity) -> tuple[tuple[str, str], ...]:
         """The display unit of the target and of each input a closed form is written over (those that
