@@ -256,6 +256,13 @@ class Plan:
         else:
             questions = solver.questions()
         results, errors = [], []
+        if self._plan.model.series:  # a series has no closed form: the numeric route answers, as `planner solve`
+            from .compute.evaluation import scenarios_for
+            from .questions import fast
+
+            answers = fast.Answers(self._plan)
+            solver.run = lambda q, spec, values, origins: [  # noqa: E731
+                answers.answer(q, s, values, origins) for s in scenarios_for(self._plan, q.scenarios, spec)]
         for q in questions:
             try:
                 results.extend(solver.run(q, spec, values, origins))

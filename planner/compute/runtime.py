@@ -110,10 +110,45 @@ class Body:
         self._bound = {}
 
 
+class ScanBody:
+    """One period of a run over a plan's periods (``scan``): its registers, the outer values it reads
+    (``captures``: (outer register, inner register)), the registers of ``period``, of whether this
+    is the first period (``first``) and of the period's index (``index``, from 0); ``state``: (the
+    register that holds a series' value in the period before, the register of its value in this
+    one); ``outputs``: the registers whose values, period by period, the run gives back (each an
+    array with the periods as its last axis)."""
+
+    __slots__ = ("captures", "period", "first", "index", "state", "size", "consts", "steps", "outputs", "_bound")
+
+    def __init__(self, captures, period, first, index, state, size, consts, steps, outputs) -> None:
+        self.captures = tuple(captures)
+        self.period, self.first, self.index = period, first, index
+        self.state = tuple(state)
+        self.size = size
+        self.consts = tuple(consts)
+        self.steps = tuple(steps)
+        self.outputs = tuple(outputs)
+        self._bound: dict = {}
+
+    def __getstate__(self):
+        return (self.captures, self.period, self.first, self.index, self.state, self.size, self.consts, self.steps,
+                self.outputs)
+
+    def __setstate__(self, state) -> None:
+        (self.captures, self.period, self.first, self.index, self.state, self.size, self.consts, self.steps,
+         self.outputs) = state
+        self._bound = {}
+
+
+# Reductions of a series (an array whose last axis is the periods) to one figure, over the periods where
+# a condition holds (the second argument; true for all); `at_period` is a series' value at one period.
+SERIES_STEPS = {"sum_over": 2, "mean_over": 2, "min_over": 2, "max_over": 2, "last_over": 2, "first_over": 2,
+                "count_over": 1, "at_period": 4, "period_of": 2, "isnan": 1}
+
 _CORE = {"+": 2, "-": 2, "*": 2, "/": 2, "^": 2, "neg": 1, "==": 2, "!=": 2, "<": 2, "<=": 2, ">": 2, ">=": 2,
          "approx": 3, "and": 2, "or": 2, "not": 1}
-_ARITY = {**_CORE, **{f.step: f.arity for f in FUNCTIONS.values()}}
-STEPS = frozenset(_ARITY) | {"agg"}
+_ARITY = {**_CORE, **SERIES_STEPS, **{f.step: f.arity for f in FUNCTIONS.values()}}
+STEPS = frozenset(_ARITY) | {"agg", "scan", "item"}
 _KINDS = ("sum", "product", "max", "min")
 
 
@@ -143,6 +178,21 @@ def _valid(steps, consts, size, fixed) -> bool:
                     or not _register(body.var, body.size) or not _register(body.result, body.size) \
                     or not all(_register(i, body.size) for _, i in body.captures) \
                     or not _valid(body.steps, body.consts, body.size, ()):
+                return False
+        elif op == "scan":
+            if len(args) != 4:
+                return False
+            start, end, stride, body = args
+            if not (_register(start, size) and _register(end, size)) or stride.__class__ is not float \
+                    or not stride > 0 or body.__class__ is not ScanBody \
+                    or not all(_register(o, size) and _register(i, body.size) for o, i in body.captures) \
+                    or not all(_register(x, body.size) for x in (body.period, body.first, body.index)) \
+                    or not all(_register(a, body.size) and _register(b, body.size) for a, b in body.state) \
+                    or not all(_register(o, body.size) for o in body.outputs) \
+                    or not _valid(body.steps, body.consts, body.size, ()):
+                return False
+        elif op == "item":
+            if len(args) != 2 or not _register(args[0], size) or args[1].__class__ is not int or args[1] < 0:
                 return False
         elif (len(args) != _ARITY[op] if _ARITY[op] is not None else not args) or not all(_register(a, size) for a in args):
             return False
@@ -200,6 +250,7 @@ def _on_registers(fn, arity: int):
 
 
 FLOATS.update({f.step: _on_registers(f.floats, f.arity) for f in FUNCTIONS.values()})
+FLOATS["isnan"] = lambda r, a: r[a[0]] != r[a[0]]
 
 
 def run_floats(program, values: Sequence) -> Optional[tuple]:
@@ -266,7 +317,10 @@ def _numpy_table():
         "or": lambda r, a: np.logical_or(r[a[0]], r[a[1]]),
         "not": lambda r, a: np.logical_not(r[a[0]]),
         "agg": lambda r, a: _aggregate(np, approx, r, *a),
+        "scan": lambda r, a: _scan(np, approx, r, *a),
+        "item": lambda r, a: r[a[0]][a[1]],
     }
+    table.update(_series_table(np))
     table.update({f.step: _on_registers(f.numpy(np, approx), f.arity) for f in FUNCTIONS.values()})
     return table, approx
 
@@ -317,6 +371,10 @@ def _reads(body) -> frozenset:
         for op, dst, args in body.steps:
             if op == "agg":
                 regs = [args[1], args[2]] + [o for o, _ in args[5].captures]
+            elif op == "scan":
+                regs = [args[0], args[1]] + [o for o, _ in args[3].captures]
+            elif op == "item":
+                regs = [args[0]]
             else:
                 regs = list(args)
             read.update(x for x in regs if x not in written)
@@ -412,3 +470,117 @@ def _aggregate(np, approx, r, kind: str, start: int, end: int, step: float, cap:
     if kind in ("max", "min"):
         bad = bad | (count == 0)
     return np.where(bad, np.nan, acc) if bad.any() else acc
+
+
+# ---- series over periods ------------------------------------------------------------------------
+
+MAX_PERIODS = 100_000  # a run over more periods than this gives no value (nan)
+
+
+def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> tuple:
+    """The body run once per period, in order (the value of a series in the period before is in
+    its ``state`` register): each output an array with the periods as its last axis. Linear in the
+    periods; every value is an array over a sweep's points or a simulation's samples (or a scalar).
+    The number of periods comes from the range's ends: where they differ between points, a point's
+    values past its own last period are nan."""
+    a = np.asarray(r[start], dtype=np.float64)
+    b = np.asarray(r[end], dtype=np.float64)
+    count = np.floor(approx((b - a) / step)) + 1
+    count = np.where(np.isfinite(count) & (count > 0), count, 0)
+    n = int(min(MAX_PERIODS, np.max(count))) if count.size else 0
+    table, _ = numpy_table()
+    steps = _bind(body, table)
+    prototype = [None] * body.size
+    for outer, reg in body.captures:
+        prototype[reg] = r[outer]
+    for reg, v in body.consts:
+        prototype[reg] = np.bool_(v) if v.__class__ is bool else np.float64(v)
+    previous = [np.float64(np.nan)] * len(body.state)
+    columns: list = [[] for _ in body.outputs]
+    start_value = r[start]
+    for t in range(n):
+        regs = list(prototype)
+        regs[body.period] = start_value + t * step
+        regs[body.first] = np.bool_(t == 0)
+        regs[body.index] = t
+        for (held, _), v in zip(body.state, previous):
+            regs[held] = v
+        for fn, dst, args in steps:
+            regs[dst] = fn(regs, args)
+        previous = [regs[value] for _, value in body.state]
+        for column, reg in zip(columns, body.outputs):
+            column.append(regs[reg])
+    out = []
+    uneven = count.size > 1 and np.min(count) != n
+    for column in columns:
+        if not column:
+            out.append(np.empty(np.shape(count) + (0,)))
+            continue
+        stacked = np.stack(np.broadcast_arrays(*column), axis=-1)
+        if uneven and stacked.dtype != bool:
+            shape = np.broadcast_shapes(stacked.shape, count.shape + (n,))
+            stacked = np.where(np.arange(n) < count[..., None], np.broadcast_to(stacked, shape), np.nan)
+        out.append(stacked)
+    return tuple(out)
+
+
+def _series_table(np) -> dict:
+    def pair(b, c):
+        b = np.asarray(b)
+        c = np.asarray(c, dtype=bool)
+        shape = np.broadcast_shapes(b.shape, c.shape)
+        return np.broadcast_to(b, shape).astype(np.float64), np.broadcast_to(c, shape)
+
+    def total(b, c):
+        b, c = pair(b, c)
+        return np.sum(np.where(c, b, 0.0), axis=-1)
+
+    def mean(b, c):
+        b, c = pair(b, c)
+        k = np.sum(c, axis=-1)
+        return np.where(k > 0, np.sum(np.where(c, b, 0.0), axis=-1) / np.maximum(k, 1), np.nan)
+
+    def extreme(fn, fill):
+        def run(b, c):
+            b, c = pair(b, c)
+            if b.shape[-1] == 0:
+                return np.full(b.shape[:-1], np.nan)
+            v = fn(np.where(c, b, fill), axis=-1)
+            return np.where(np.any(c, axis=-1), v, np.nan)
+        return run
+
+    def pick(last):
+        def run(b, c):
+            b, c = pair(b, c)
+            if b.shape[-1] == 0:
+                return np.full(b.shape[:-1], np.nan)
+            i = (b.shape[-1] - 1 - np.argmax(c[..., ::-1], axis=-1)) if last else np.argmax(c, axis=-1)
+            v = np.take_along_axis(b, i[..., None], axis=-1)[..., 0]
+            return np.where(np.any(c, axis=-1), v, np.nan)
+        return run
+
+    def at_period(stack, when, start, step):
+        stack = np.asarray(stack, dtype=np.float64)
+        n = stack.shape[-1]
+        i = np.round((np.asarray(when, dtype=np.float64) - start) / step)
+        shape = np.broadcast_shapes(stack.shape[:-1], i.shape)
+        i = np.broadcast_to(i, shape)
+        valid = (i >= 0) & (i < n)
+        if n == 0:
+            return np.full(shape, np.nan)
+        s = np.broadcast_to(stack, shape + (n,))
+        v = np.take_along_axis(s, np.where(valid, i, 0).astype(np.int64)[..., None], axis=-1)[..., 0]
+        return np.where(valid, v, np.nan)
+
+    return {
+        "sum_over": lambda r, a: total(r[a[0]], r[a[1]]),
+        "mean_over": lambda r, a: mean(r[a[0]], r[a[1]]),
+        "min_over": lambda r, a: extreme(np.min, np.inf)(r[a[0]], r[a[1]]),
+        "max_over": lambda r, a: extreme(np.max, -np.inf)(r[a[0]], r[a[1]]),
+        "last_over": lambda r, a: pick(True)(r[a[0]], r[a[1]]),
+        "first_over": lambda r, a: pick(False)(r[a[0]], r[a[1]]),
+        "count_over": lambda r, a: np.sum(np.asarray(r[a[0]], dtype=bool), axis=-1).astype(np.float64),
+        "at_period": lambda r, a: at_period(r[a[0]], r[a[1]], r[a[2]], r[a[3]]),
+        "period_of": lambda r, a: np.asarray(r[a[0]])[..., r[a[1]]],
+        "isnan": lambda r, a: np.isnan(np.asarray(r[a[0]], dtype=np.float64)),
+    }

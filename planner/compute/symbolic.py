@@ -298,6 +298,8 @@ class Converter:
             return self._call(e, env, ref, scope)
         if isinstance(e, ir.Aggregate):
             return self._aggregate(e, env, ref, scope)
+        if isinstance(e, (ir.Series, ir.Period, ir.Previous, ir.Reduce, ir.At, ir.Never)):
+            return series_opaque(self.model, "series", _series_names(e))
         raise AssertionError(e)
 
     def _approx(self, e: ir.Compare, i: int, a: sp.Basic, b: sp.Basic) -> sp.Basic:
@@ -684,8 +686,29 @@ def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
     for name in model.order:
         q = model.quantities[name]
         if not q.is_input:
-            exprs[name] = conv.expr(q.definition.expr)
+            if q.per_period or any(isinstance(n, (ir.Reduce, ir.At)) for n in ir.walk(q.definition.expr)):
+                exprs[name] = series_opaque(model, name, [name])  # no closed form: a recurrence over periods
+            else:
+                exprs[name] = conv.expr(q.definition.expr)
     return symbols, exprs, conv
+
+
+def _series_names(e: ir.Expr) -> list[str]:
+    names = [n.name for n in ir.walk(e) if isinstance(n, ir.Name)]
+    return names + [n.name for n in ir.walk(e) if isinstance(n, ir.Previous)]
+
+
+def series_opaque(model: Model, label: str, names: Iterable[str]) -> sp.Basic:
+    """What SymPy is given for a series or a figure computed from one: no closed form (each period
+    starts from the one before), so an undefined function of the inputs it depends on. SymPy can
+    neither simplify nor invert it, so a closed form through it is never claimed; the numeric route
+    computes its values. Inputs the periods' ends use count too."""
+    names = [n for n in names if n in model.quantities]
+    if model.periods is not None:
+        names += [n.name for item in model.periods.values.items for n in ir.walk(item)
+                  if isinstance(n, ir.Name) and n.name in model.quantities]
+    inputs = [n for n in cone(model, names) if model.quantities[n].is_input]
+    return sp.Function(f"{label}_over_periods")(*[sp.Symbol(n, real=True) for n in inputs])
 
 
 def latex(expr: sp.Basic) -> str:

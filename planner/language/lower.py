@@ -256,6 +256,21 @@ class _Lower(Transformer):
         return ir.Aggregate(op, ir.ITEM, values, body, self.span(meta), func_span, values.span)
 
     @v_args(meta=True)
+    def reduce_where(self, meta, children):
+        (func, func_span), body, cond = children
+        if func not in ir.REDUCTIONS:
+            raise ParseError(f"`{func}(... where ...)` is not a reduction of a series", func_span,
+                             label="not " + ", ".join(ir.REDUCTIONS[:-1]) + " or first",
+                             hint="`first(period where cash < 0)` is the first period where a condition holds; "
+                                  "`count(period where cash < 0)` how many periods it holds in")
+        return ir.Reduce(func, body, cond, self.span(meta), func_span)
+
+    @v_args(meta=True)
+    def series_at(self, meta, children):
+        series, when = children
+        return ir.At(series, when, self.span(meta))
+
+    @v_args(meta=True)
     def arg(self, meta, children):
         (value,) = children
         return ir.Arg(None, value, self.span(meta))
@@ -366,6 +381,33 @@ class _Lower(Transformer):
         doc, tags, constraints, display = self._annotations(rest)
         return ir.Definition(name.value, expr, display, doc, tags, constraints, self.span(meta), self.tspan(name),
                              dist)
+
+    @v_args(meta=True)
+    def series_def(self, meta, children):
+        word, name, first, *rest = children
+        if str(word) != "series":
+            raise ParseError(f"unexpected `{name}` after `{word}`", self.tspan(name), label="expected `=` or `(`",
+                             hint=f"define a quantity with `{word} = ...`, a function with `{word}(x) = ...`, or a "
+                                  f"series over periods with `series {name} = ...`")
+        then = rest.pop(0) if rest and not isinstance(rest[0], (tuple, ir.UnitExpr)) else None
+        for e in (first, then):
+            if e is not None:
+                self._no_single_equals(e, "a formula")
+        doc, tags, _, display = self._annotations(rest)
+        end = (then or first).span.end
+        expr = ir.Series(name.value, first, then, Span(self.source, first.span.start, end))
+        return ir.Definition(name.value, expr, display, doc, tags, (), self.span(meta), self.tspan(name))
+
+    @v_args(meta=True)
+    def periods(self, meta, children):
+        name, *items = children
+        span = Span(self.source, items[0].span.start, items[-1].span.end)
+        if str(name) != "periods":
+            raise ParseError(f"`{name}` cannot be a range: a formula is one value", span, label="a range",
+                             hint="a plan's periods are written `periods = 1 month..60 month`; a range of values "
+                                  "goes in a sweep (`sweep x in 1..8`) or an aggregate (`sum(f(m) for m in 1..n)`)")
+        values = ir.Values("range" if len(items) == 2 else "step", tuple(items), span)
+        return ir.Periods(values, self.span(meta))
 
     def uncertain_to(self, children):
         return _Uncertainty(("to", children[0]))
@@ -629,7 +671,7 @@ def join(name: str, parts, text: Optional[str] = None) -> ir.PlanIR:
         notes.extend(part.notes)
         statements.extend(part.statements)
         prose.extend(part.prose)
-    out = ir.PlanIR(name, title, tuple(notes), tuple(_uncertain(statements)), tuple(prose))
+    out = ir.PlanIR(name, title, tuple(notes), tuple(_series(_uncertain(statements))), tuple(prose))
     if text is not None:
         remember(name, text, out)
     return out
@@ -662,6 +704,77 @@ def _uncertain(statements: list) -> list:
             s = dataclasses.replace(s, expr=expr, uncertain=dist)
         elif isinstance(s, ir.Check):
             s = uncertain.probability_check(s, functions) or s
+        out.append(s)
+    return out
+
+
+def _series(statements: list) -> list:
+    """Names of series over periods read as such (docs/language.md, "Series over periods"), unless the plan
+    defines them: ``never`` in any plan; in a plan with ``periods``, ``period``, ``previous`` (in a series'
+    ``then``), ``previous(x[, start])`` and the one-argument reductions ``sum(x)``, ``mean``, ``min``,
+    ``max``, ``last``, ``count`` and ``first``, so a plan written before series keeps its meaning."""
+    defined = frozenset(s.name for s in statements if isinstance(s, (ir.Definition, ir.FunctionDef)))
+    has_periods = any(isinstance(s, ir.Periods) for s in statements)
+    series = [s for s in statements if isinstance(s, ir.Definition) and isinstance(s.expr, ir.Series)]
+    if series and not has_periods:
+        raise ParseError(f"the series `{series[0].name}` needs the plan's periods", series[0].name_span,
+                         label="a series, in a plan without periods",
+                         hint="declare them once, before or after: `periods = 1 month..60 month`")
+    if "never" in defined and not has_periods:
+        return statements
+
+    def rewrite(expr: ir.Expr, series: Optional[str]) -> ir.Expr:
+        def fn(node):
+            if isinstance(node, ir.Name) and node.name not in defined:
+                if node.name == "never":
+                    return ir.Never(node.span)
+                if has_periods and node.name == "period":
+                    return ir.Period(node.span)
+                if has_periods and node.name == "previous":
+                    if series is None:
+                        raise ParseError("`previous` alone is the series being defined, in the `then` part of "
+                                         "a series", node.span, label="not inside a series' `then`",
+                                         hint="name the series: `previous(cash)`, or give its first value: "
+                                              "`previous(cash, 0 USD)`")
+                    return ir.Previous(series, None, node.span, node.span)
+            if isinstance(node, ir.Call) and has_periods and node.func not in defined:
+                positional = [a for a in node.args if a.name is None]
+                if node.func == "previous":
+                    if not 1 <= len(node.args) <= 2 or len(positional) != len(node.args) \
+                            or not isinstance(node.args[0].value, ir.Name):
+                        raise ParseError("`previous` takes a series' name and, optionally, its value before the "
+                                         "first period", node.span, label="expected `previous(cash)` or "
+                                         "`previous(cash, 0 USD)`")
+                    target = node.args[0].value
+                    init = node.args[1].value if len(node.args) == 2 else None
+                    if init is None and series is None:
+                        raise ParseError(f"`previous({target.name})` has no value in the first period",
+                                         node.span, label="outside a series' `then`",
+                                         hint=f"give it one: `previous({target.name}, 0)` (in the unit of "
+                                              f"`{target.name}`)")
+                    return ir.Previous(target.name, init, node.span, target.span)
+                if node.func in ir.REDUCTIONS and len(node.args) == 1 and positional:
+                    return ir.Reduce(node.func, node.args[0].value, None, node.span, node.name_span)
+            return node
+        return ir.transform(expr, fn)
+
+    out = []
+    for s in statements:
+        if isinstance(s, ir.Definition):
+            if isinstance(s.expr, ir.Series):
+                first = rewrite(s.expr.first, None)
+                then = None if s.expr.then is None else rewrite(s.expr.then, s.name)
+                s = dataclasses.replace(s, expr=dataclasses.replace(s.expr, first=first, then=then))
+            else:
+                s = dataclasses.replace(s, expr=rewrite(s.expr, None),
+                                        constraints=tuple(dataclasses.replace(c, condition=rewrite(c.condition, None))
+                                                          if c.condition is not None else c for c in s.constraints))
+        elif isinstance(s, ir.Check):
+            s = dataclasses.replace(s, condition=rewrite(s.condition, None))
+        elif isinstance(s, ir.Solve):
+            s = dataclasses.replace(s, condition=rewrite(s.condition, None))
+        elif isinstance(s, ir.Optimize):
+            s = dataclasses.replace(s, objective=rewrite(s.objective, None))
         out.append(s)
     return out
 

@@ -470,7 +470,7 @@ def ranges_in(plan: Plan, expr) -> bool:
     todo, seen = [expr], set()
     while todo:
         for node in ir.walk(todo.pop()):
-            if isinstance(node, ir.Aggregate):
+            if isinstance(node, (ir.Aggregate, ir.Reduce, ir.At, ir.Series, ir.Previous)):  # a series: no closed form
                 return True
             if isinstance(node, ir.Name) and node.name not in seen:
                 seen.add(node.name)
