@@ -178,3 +178,19 @@ def test_errors_point_at_the_source(text, message, where):
     assert hit, [str(e.message) for e in errors]
     span = hit[0].span
     assert span is not None and text[span.start:].startswith(where), (text[span.start:span.end], where)
+
+
+def test_fmt_keeps_series_plans_as_written():
+    from planner.language.format import format_text, is_formatted
+
+    text = PLAN.read_text()
+    assert is_formatted(text, str(PLAN))
+    squeezed = text.replace("staff at 24 month", "staff  at   24 month").replace(" then previous", "  then  previous")
+    assert format_text(squeezed, str(PLAN)) == text
+
+
+def test_series_and_periods_stay_free_names():
+    plan = loads("series = 2\nperiods = 3\nat = 4\nthen = 5\nx = series * periods + at * then\n"
+                 "annuity(rate, periods) = periods * rate\ny = annuity(0.5, 4)\n")
+    ev = plan.evaluate()
+    assert ev["x"] == 26 and ev["y"] == 2
