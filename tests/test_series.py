@@ -194,3 +194,15 @@ def test_series_and_periods_stay_free_names():
                  "annuity(rate, periods) = periods * rate\ny = annuity(0.5, 4)\n")
     ev = plan.evaluate()
     assert ev["x"] == 26 and ev["y"] == 2
+
+
+# ---- a range that starts with a formula counts in its unit ------------------------------------------
+
+def test_a_range_that_starts_with_a_formula_counts_in_months():
+    plan = loads("horizon = 60 month where 1 month <= horizon <= 120 month\n"
+                 "loan(m) = count(true for k in max(1 month, m - 47 month)..m)\n"
+                 "last48 = loan(horizon)\nfirst10 = loan(10 month)\n"
+                 "total = sum(k / 1 month for k in max(1 month, horizon - 2 month)..horizon)\n")
+    ev = plan.evaluate()
+    assert ev["last48"] == 48 and ev["first10"] == 10
+    assert ev["total"] == 58 + 59 + 60
