@@ -22,9 +22,9 @@ PLAN = Path(__file__).parent / "plans" / "series_60_months.plan"
 MONTH = 365 * 86400 / 12  # planner's month (a twelfth of a 365-day year), in seconds
 
 
-def _months(start_cash=60_000.0, horizon=60):
+def _months(start_cash=60_000.0, horizon=60, growth=0.04):
     """The plan, month by month, in plain Python (USD, pallets, people)."""
-    interest, price, demand0, growth = 0.005, 150.0, 200.0, 0.04
+    interest, price, demand0 = 0.005, 150.0, 200.0
     production, capacity, staff0, target = 500.0, 900.0, 10.0, 16.0
     attrition, hire_cap, salary, rent, unit_cost = 0.04, 2.0, 1500.0, 8000.0, 40.0
     out = {k: [] for k in ("demand", "sales", "stock", "staff", "hires", "cash")}
@@ -206,3 +206,41 @@ def test_a_range_that_starts_with_a_formula_counts_in_months():
     ev = plan.evaluate()
     assert ev["last48"] == 48 and ev["first10"] == 10
     assert ev["total"] == 58 + 59 + 60
+
+
+# ---- under uncertainty: a probability over the periods, a fan per period ------------------------------
+
+def test_simulate_gives_the_probability_of_an_overdrawn_month_and_a_fan(tmp_path):
+    import numpy as np
+
+    from planner.questions import simulate
+
+    text = PLAN.read_text().replace('growth     = 4%              "demand growth per month"',
+                                    'growth     = 4% ~ 2% to 6%      "demand growth per month"')
+    assert text != PLAN.read_text()
+    text += "check P(min(cash) < 0 USD) > 50%\n"
+    plan = loads(text, name=str(PLAN))
+    (sim,) = simulate.run(plan, samples=400, seed=3)
+    growth = sim.column("growth")
+    paths = [_months(growth=g)["cash"] for g in growth]  # the script, sample by sample
+    lows = np.array([min(p) for p in paths])
+    from planner.language.lower import lower_expr
+    from planner.language.source import Source
+
+    cond = lower_expr(Source("--probability", "min(cash) < 0 USD"))
+    assert sim.probability(cond) == np.mean(lows < 0)
+    assert np.allclose(sim.column("low_cash"), lows, rtol=1e-9)
+    fan = simulate.fan(sim, "cash", (5.0, 50.0, 95.0))
+    month12 = np.array([p[11] for p in paths]) / 1000  # kUSD, the display unit
+    assert fan["p50"][11] == pytest.approx(np.percentile(month12, 50), rel=1e-9)
+    assert fan["p95"][59] == pytest.approx(np.percentile([p[59] / 1000 for p in paths], 95), rel=1e-9)
+
+
+def test_sensitivity_of_the_lowest_balance_to_the_starting_cash(plan):
+    from planner.questions.sensitivity import sensitivity
+
+    got = sensitivity(plan, "low_cash")
+    row = next(r for r in got.rows if r.input == "start_cash")
+    m = _months()["cash"]
+    k = m.index(min(m)) + 1  # the lowest month: the start has earned interest k times there
+    assert row.derivative == pytest.approx(1.005 ** k, rel=1e-6)

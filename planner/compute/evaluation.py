@@ -73,10 +73,21 @@ class Evaluation:
         return name in self.never
 
     def __getitem__(self, name: str) -> float | bool:
+        if name in self.series:
+            raise self._a_series(name)
         return self.values[name]
+
+    def _a_series(self, name: str) -> PlanError:
+        q = self.plan.model.quantities[name]
+        return KindError(f"`{name}` is a series (a value per period), not one figure", q.definition.name_span,
+                         label="a series",
+                         hint=f"ask about a figure of it: `min({name})`, `last({name})`, `{name} at 12 month` (define "
+                              f"it as a quantity); its values per period are in `planner eval`")
 
     def display(self, name: str) -> float | bool:
         """The value in the quantity's display unit."""
+        if name in self.series:
+            raise self._a_series(name)
         q = self.plan.model.quantities[name]
         v = self.values[name]
         if q.is_bool:

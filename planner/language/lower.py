@@ -713,8 +713,7 @@ def _series(statements: list) -> list:
     defines them: ``never`` in any plan; in a plan with ``periods``, ``period``, ``previous`` (in a series'
     ``then``), ``previous(x[, start])`` and the one-argument reductions ``sum(x)``, ``mean``, ``min``,
     ``max``, ``last``, ``count`` and ``first``, so a plan written before series keeps its meaning."""
-    defined = frozenset(s.name for s in statements if isinstance(s, (ir.Definition, ir.FunctionDef)))
-    has_periods = any(isinstance(s, ir.Periods) for s in statements)
+    defined, has_periods = _series_context(statements)
     series = [s for s in statements if isinstance(s, ir.Definition) and isinstance(s.expr, ir.Series)]
     if series and not has_periods:
         raise ParseError(f"the series `{series[0].name}` needs the plan's periods", series[0].name_span,
@@ -724,39 +723,7 @@ def _series(statements: list) -> list:
         return statements
 
     def rewrite(expr: ir.Expr, series: Optional[str]) -> ir.Expr:
-        def fn(node):
-            if isinstance(node, ir.Name) and node.name not in defined:
-                if node.name == "never":
-                    return ir.Never(node.span)
-                if has_periods and node.name == "period":
-                    return ir.Period(node.span)
-                if has_periods and node.name == "previous":
-                    if series is None:
-                        raise ParseError("`previous` alone is the series being defined, in the `then` part of "
-                                         "a series", node.span, label="not inside a series' `then`",
-                                         hint="name the series: `previous(cash)`, or give its first value: "
-                                              "`previous(cash, 0 USD)`")
-                    return ir.Previous(series, None, node.span, node.span)
-            if isinstance(node, ir.Call) and has_periods and node.func not in defined:
-                positional = [a for a in node.args if a.name is None]
-                if node.func == "previous":
-                    if not 1 <= len(node.args) <= 2 or len(positional) != len(node.args) \
-                            or not isinstance(node.args[0].value, ir.Name):
-                        raise ParseError("`previous` takes a series' name and, optionally, its value before the "
-                                         "first period", node.span, label="expected `previous(cash)` or "
-                                         "`previous(cash, 0 USD)`")
-                    target = node.args[0].value
-                    init = node.args[1].value if len(node.args) == 2 else None
-                    if init is None and series is None:
-                        raise ParseError(f"`previous({target.name})` has no value in the first period",
-                                         node.span, label="outside a series' `then`",
-                                         hint=f"give it one: `previous({target.name}, 0)` (in the unit of "
-                                              f"`{target.name}`)")
-                    return ir.Previous(target.name, init, node.span, target.span)
-                if node.func in ir.REDUCTIONS and len(node.args) == 1 and positional:
-                    return ir.Reduce(node.func, node.args[0].value, None, node.span, node.name_span)
-            return node
-        return ir.transform(expr, fn)
+        return _read_series(expr, series, defined, has_periods)
 
     out = []
     for s in statements:
@@ -769,14 +736,60 @@ def _series(statements: list) -> list:
                 s = dataclasses.replace(s, expr=rewrite(s.expr, None),
                                         constraints=tuple(dataclasses.replace(c, condition=rewrite(c.condition, None))
                                                           if c.condition is not None else c for c in s.constraints))
-        elif isinstance(s, ir.Check):
-            s = dataclasses.replace(s, condition=rewrite(s.condition, None))
-        elif isinstance(s, ir.Solve):
+        elif isinstance(s, (ir.Check, ir.ProbabilityCheck, ir.Solve)):
             s = dataclasses.replace(s, condition=rewrite(s.condition, None))
         elif isinstance(s, ir.Optimize):
             s = dataclasses.replace(s, objective=rewrite(s.objective, None))
         out.append(s)
     return out
+
+
+def _series_context(statements) -> tuple[frozenset, bool]:
+    defined = frozenset(s.name for s in statements if isinstance(s, (ir.Definition, ir.FunctionDef)))
+    return defined, any(isinstance(s, ir.Periods) for s in statements)
+
+
+def read_series(plan: ir.PlanIR, expr: ir.Expr) -> ir.Expr:
+    """An expression typed outside the plan (``--probability "min(cash) < 0 USD"``) read as the plan's own
+    formulas are: ``min(cash)`` a reduction of a series where the plan has periods, ``never`` a value."""
+    defined, has_periods = _series_context(plan.statements)
+    return _read_series(expr, None, defined, has_periods)
+
+
+def _read_series(expr: ir.Expr, series: Optional[str], defined: frozenset, has_periods: bool) -> ir.Expr:
+    def fn(node):
+        if isinstance(node, ir.Name) and node.name not in defined:
+            if node.name == "never":
+                return ir.Never(node.span)
+            if has_periods and node.name == "period":
+                return ir.Period(node.span)
+            if has_periods and node.name == "previous":
+                if series is None:
+                    raise ParseError("`previous` alone is the series being defined, in the `then` part of "
+                                     "a series", node.span, label="not inside a series' `then`",
+                                     hint="name the series: `previous(cash)`, or give its first value: "
+                                          "`previous(cash, 0 USD)`")
+                return ir.Previous(series, None, node.span, node.span)
+        if isinstance(node, ir.Call) and has_periods and node.func not in defined:
+            positional = [a for a in node.args if a.name is None]
+            if node.func == "previous":
+                if not 1 <= len(node.args) <= 2 or len(positional) != len(node.args) \
+                        or not isinstance(node.args[0].value, ir.Name):
+                    raise ParseError("`previous` takes a series' name and, optionally, its value before the "
+                                     "first period", node.span, label="expected `previous(cash)` or "
+                                     "`previous(cash, 0 USD)`")
+                target = node.args[0].value
+                init = node.args[1].value if len(node.args) == 2 else None
+                if init is None and series is None:
+                    raise ParseError(f"`previous({target.name})` has no value in the first period",
+                                     node.span, label="outside a series' `then`",
+                                     hint=f"give it one: `previous({target.name}, 0)` (in the unit of "
+                                          f"`{target.name}`)")
+                return ir.Previous(target.name, init, node.span, target.span)
+            if node.func in ir.REDUCTIONS and len(node.args) == 1 and positional:
+                return ir.Reduce(node.func, node.args[0].value, None, node.span, node.name_span)
+        return node
+    return ir.transform(expr, fn)
 
 
 _TRAILING_DOC = re.compile(r'\s*"(?:[^"\\\n]|\\.)*"\s*$')  # a question's closing sentence

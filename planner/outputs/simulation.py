@@ -110,8 +110,35 @@ def text(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]
             block.append(f"P({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}")
         if sensitivity:
             block.append(tornado(sim, names, width))
+        block += [fan_table(run, n, percentiles, width) for n in fan_names(sim.plan)
+                  for run in [sims[len(parts)]] if hasattr(run, "varies")]
         parts.append("\n".join(b for b in block if b))
     return "\n\n".join(parts)
+
+
+def fan_names(plan) -> list[str]:
+    """The series whose fan a simulation shows: those tagged [headline], else every series."""
+    series = plan.series_order() if hasattr(plan, "series_order") else []
+    headline = [n for n in series if "headline" in plan.model.quantities[n].tags]
+    return headline or series
+
+
+def fan_table(sim, name: str, percentiles: Sequence[float], width: Optional[int] = None) -> str:
+    """A series' fan: its percentiles over the samples in each period (a row per period)."""
+    from ..questions.simulate import fan
+    from .terminal import NEVER, figures, period_labels
+
+    plan = sim.plan
+    q = plan.model.quantities[name]
+    got = fan(sim, name, percentiles)
+    ev = plan.evaluate(sim.scenario)
+    labels = period_labels(plan, ev)
+    cols = ["mean"] + [f"p{p:g}" for p in percentiles]
+    shown = {c: figures([NEVER if v != v else float(v) for v in got[c]], q.unit_text) for c in cols}
+    rows = [[labels[i]] + [shown[c][i] for c in cols] for i in range(len(labels))]
+    unit = plan.period_unit[0] or "period"
+    title = f"fan of {name}" + (f" ({q.unit_text})" if q.unit_text else "") + ": percentiles over the samples"
+    return title + "\n" + fit(rows, [unit] + cols, ["right"] * (len(cols) + 1), width, keep=1)
 
 
 def markdown(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
