@@ -244,3 +244,14 @@ def test_sensitivity_of_the_lowest_balance_to_the_starting_cash(plan):
     m = _months()["cash"]
     k = m.index(min(m)) + 1  # the lowest month: the start has earned interest k times there
     assert row.derivative == pytest.approx(1.005 ** k, rel=1e-6)
+
+
+def test_the_workbook_and_the_report_say_they_do_not_show_series_yet(plan):
+    from planner.outputs.excel.writer import workbook_bytes
+    from planner.outputs.viewmodel import analyse
+
+    for make in (workbook_bytes, analyse):
+        with pytest.raises(PlanError) as info:
+            make(plan)
+        assert "does not show series over periods yet" in info.value.message
+        assert info.value.span is not None and info.value.span.text == "demand"

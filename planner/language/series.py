@@ -127,3 +127,16 @@ def known_names(periods: Optional[ir.Periods]) -> Iterable[ir.Expr]:
 
 __all__ = ["period_uses", "previous_names", "mark", "per_period", "check_condition", "known_names", "PlanError",
            "Label"]
+
+
+def not_shown_yet(model, what: str) -> None:
+    """Refuse, with a located error, an output that does not show series yet (``what``: "the workbook")."""
+    from .errors import UsageError
+
+    names = [n for n, q in model.quantities.items() if q.per_period]
+    if names:
+        q = model.quantities[names[0]]
+        raise UsageError(f"{what} does not show series over periods yet (`{names[0]}` is one)",
+                         q.definition.name_span,
+                         hint="`planner eval` prints them as a table of periods (`--format csv`: one row per "
+                              "period); check, solve, sweep, sensitivity and simulate work on their reductions")

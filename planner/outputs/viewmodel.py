@@ -99,6 +99,9 @@ def _base_is_its_own_case(plan: Plan, base, evaluations) -> bool:
 def analyse(plan: Plan) -> Analysis:
     """Evaluate every scenario, run the checks (and the questions, when the
     modules answering them are installed). Raises PlanError on a bad plan."""
+    from ..language.series import not_shown_yet
+
+    not_shown_yet(plan.model, "the report")
     scenarios = plan.resolve_scenarios("all")
     evaluations = plan.evaluate_all(scenarios)
     base = next((ev for ev in evaluations if ev.scenario is None), None) or plan.evaluate(None)
