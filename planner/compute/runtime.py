@@ -251,6 +251,7 @@ def _on_registers(fn, arity: int):
 
 FLOATS.update({f.step: _on_registers(f.floats, f.arity) for f in FUNCTIONS.values()})
 FLOATS["isnan"] = lambda r, a: r[a[0]] != r[a[0]]
+FLOATS["__copy"] = lambda r, a: r[a[0]]  # (a scan's first-period choice, made once: _phases)
 
 
 def run_floats(program, values: Sequence) -> Optional[tuple]:
@@ -488,8 +489,12 @@ def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> t
     count = np.floor(approx((b - a) / step)) + 1
     count = np.where(np.isfinite(count) & (count > 0), count, 0)
     n = int(min(MAX_PERIODS, np.max(count))) if count.size else 0
+    if count.size == 1 and n:  # one evaluation: Python floats, where they give numpy's values
+        got = _scan_floats(r, start, step, body, n)
+        if got is not None:
+            return got
     table, _ = numpy_table()
-    steps = _bind(body, table)
+    first_steps, later_steps = _phases(body, "numpy", table)
     prototype = [None] * body.size
     for outer, reg in body.captures:
         prototype[reg] = r[outer]
@@ -505,7 +510,7 @@ def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> t
         regs[body.index] = t
         for (held, _), v in zip(body.state, previous):
             regs[held] = v
-        for fn, dst, args in steps:
+        for fn, dst, args in (later_steps if t else first_steps):
             regs[dst] = fn(regs, args)
         previous = [regs[value] for _, value in body.state]
         for column, reg in zip(columns, body.outputs):
@@ -516,11 +521,104 @@ def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> t
         if not column:
             out.append(np.empty(np.shape(count) + (0,)))
             continue
-        stacked = np.stack(np.broadcast_arrays(*column), axis=-1)
+        # periods first, one contiguous row each (a fast copy), then seen with the periods last (a view)
+        stacked = np.moveaxis(np.stack(np.broadcast_arrays(*column), axis=0), 0, -1)
         if uneven and stacked.dtype != bool:
             shape = np.broadcast_shapes(stacked.shape, count.shape + (n,))
             stacked = np.where(np.arange(n) < count[..., None], np.broadcast_to(stacked, shape), np.nan)
         out.append(stacked)
+    return tuple(out)
+
+
+def _step_reads(op: str, args: tuple) -> tuple:
+    if op == "agg":
+        return (args[1], args[2]) + tuple(outer for outer, _ in args[5].captures)
+    if op == "scan":
+        return (args[0], args[1]) + tuple(outer for outer, _ in args[3].captures)
+    if op == "item":
+        return (args[0],)
+    return args
+
+
+def _phases(body: ScanBody, runtime: str, table: dict) -> tuple[list, list]:
+    """The body's steps bound to ``table``, for the first period and for the later ones: a choice on
+    whether this is the first period (``if(first, a, b)``, how a series' first value and ``previous(x,
+    start)`` are compiled) is made once per phase, a copy of one side, and the steps that then feed
+    nothing are dropped (a series' first formula does not run in later periods, nor its recurrence in
+    the first). Backwards liveness over the registers, so reused registers are safe."""
+    key = "phases-" + runtime
+    got = body._bound.get(key)
+    if got is None:
+        copy = table["__copy"]
+        got = []
+        for first in (True, False):
+            live = set(body.outputs) | {value for _, value in body.state}
+            kept = []
+            for op, dst, args in reversed(body.steps):
+                if dst not in live:
+                    continue
+                live.discard(dst)
+                if op == "if" and args[0] == body.first:
+                    src = args[1] if first else args[2]
+                    kept.append((copy, dst, (src,)))
+                    live.add(src)
+                    continue
+                kept.append((table[op], dst, args))
+                live.update(_step_reads(op, args))
+            got.append(kept[::-1])
+        got = body._bound[key] = tuple(got)
+    return got
+
+
+def _scan_floats(r, start: int, step: float, body: ScanBody, n: int) -> Optional[tuple]:
+    """:func:`_scan` on Python floats for one evaluation (every value a scalar), or None where floats
+    cannot promise numpy's values (as :func:`run_floats`): the caller runs numpy."""
+    import numpy as np
+
+    if any(op not in FLOATS for op, _, _ in body.steps):
+        return None
+    values = []
+    for outer, reg in body.captures:
+        v = r[outer]
+        if getattr(v, "ndim", 0):
+            return None
+        values.append((reg, bool(v) if isinstance(v, (bool, np.bool_)) else float(v)))
+    first_steps, later_steps = _phases(body, "floats", FLOATS)
+    prototype = [None] * body.size
+    for reg, v in values:
+        prototype[reg] = v
+    for reg, v in body.consts:
+        prototype[reg] = v
+    a = float(r[start])
+    previous = [1.0] * len(body.state)  # read only by the side of a first-period choice not taken
+    columns: list = [[] for _ in body.outputs]
+    try:
+        for t in range(n):
+            regs = list(prototype)
+            regs[body.period] = a + t * step
+            regs[body.first] = t == 0
+            regs[body.index] = t
+            for (held, _), v in zip(body.state, previous):
+                regs[held] = v
+            for fn, dst, args in (later_steps if t else first_steps):
+                regs[dst] = fn(regs, args)
+            previous = [regs[value] for _, value in body.state]
+            for column, reg in zip(columns, body.outputs):
+                column.append(regs[reg])
+    except (ArithmeticError, ValueError, TypeError, GiveUp):
+        return None
+    out = []
+    for column in columns:
+        kinds = {v.__class__ for v in column}
+        if kinds == {bool}:
+            out.append(np.array(column, dtype=bool))
+        elif kinds == {float}:
+            arr = np.array(column, dtype=np.float64)
+            if not np.isfinite(arr).all():
+                return None
+            out.append(arr)
+        else:
+            return None
     return tuple(out)
 
 
@@ -573,6 +671,7 @@ def _series_table(np) -> dict:
         return np.where(valid, v, np.nan)
 
     return {
+        "__copy": lambda r, a: r[a[0]],
         "sum_over": lambda r, a: total(r[a[0]], r[a[1]]),
         "mean_over": lambda r, a: mean(r[a[0]], r[a[1]]),
         "min_over": lambda r, a: extreme(np.min, np.inf)(r[a[0]], r[a[1]]),
