@@ -255,3 +255,81 @@ def test_the_workbook_and_the_report_say_they_do_not_show_series_yet(plan):
             make(plan)
         assert "does not show series over periods yet" in info.value.message
         assert info.value.span is not None and info.value.span.text == "demand"
+
+
+# ---- the examples built on series, against independent month-by-month scripts -------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _support(target=40.0, horizon=12, backlog0=8000.0, arrivals0=9500.0, growth=0.01, agents0=30.0,
+             attrition=0.05, hire_cap=4.0, per_agent=300.0, cost=4500.0):
+    """examples/support_backlog.plan, month by month (tickets, agents, USD)."""
+    out = {k: [] for k in ("arrivals", "agents", "closed", "backlog", "payroll")}
+    arrivals, agents, backlog = None, agents0, backlog0
+    for m in range(1, horizon + 1):
+        arrivals = arrivals0 if m == 1 else arrivals * (1 + growth)
+        leavers = agents * attrition
+        hires = min(hire_cap, max(0.0, target - (agents - leavers)))
+        agents = agents - leavers + hires
+        closed = min(agents * per_agent, backlog + arrivals)
+        backlog = backlog + arrivals - closed
+        for k, v in (("arrivals", arrivals), ("agents", agents), ("closed", closed), ("backlog", backlog),
+                     ("payroll", agents * cost)):
+            out[k].append(v)
+    return out
+
+
+def _silo(capacity=2500.0, opening=600.0, harvest=5400.0, offtake=450.0, contract=230.0, discount=0.18,
+          storage=1.5, rate=0.004, cash0=40_000.0):
+    """examples/grain_silo.plan, month by month (tonnes, USD)."""
+    out = {k: [] for k in ("sold", "overflow", "stock", "cash")}
+    stock, cash = opening, cash0
+    for m in range(1, 13):
+        arriving = harvest / 3 if 8 <= m <= 10 else 0.0
+        sold = min(offtake, stock + arriving)
+        overflow = max(0.0, stock + arriving - sold - capacity)
+        stock = stock + arriving - sold - overflow
+        cash = cash * (1 + rate) + sold * contract + overflow * contract * (1 - discount) - stock * storage
+        for k, v in (("sold", sold), ("overflow", overflow), ("stock", stock), ("cash", cash)):
+            out[k].append(v)
+    return out
+
+
+def test_support_backlog_matches_the_script():
+    ev = load(ROOT / "examples" / "support_backlog.plan").evaluate()
+    want = _support()
+    for name in want:
+        assert all(_close(g, w) for g, w in zip(ev.series[name], want[name])), name
+    backlog = want["backlog"]
+    assert _close(ev["cleared"], (next(i for i, b in enumerate(backlog, 1) if b <= 0)) * MONTH)
+    assert ev["months_open"] == sum(b > 0 for b in backlog) == 5
+    assert _close(ev["spend"], sum(want["payroll"]))
+    least = next(t for t in range(30, 81) if sum(b > 0 for b in _support(target=t)["backlog"]) <= 6)
+    plan = planner.load(str(ROOT / "examples" / "support_backlog.plan"))
+    (answer,) = list(plan.solve())
+    assert answer.value.number == least == 38
+
+
+def test_grain_silo_matches_the_script():
+    ev = load(ROOT / "examples" / "grain_silo.plan").evaluate()
+    want = _silo()
+    for name in want:
+        assert all(_close(g, w) for g, w in zip(ev.series[name], want[name])), name
+    assert _close(ev["spot_tonnes"], sum(want["overflow"]))
+    assert ev["empty_months"] == sum(s <= 0 for s in want["stock"]) == 6
+    assert _close(ev["year_end_cash"], want["cash"][-1])
+    least = next(c for c in range(0, 10_001, 1) if sum(_silo(capacity=float(c))["overflow"]) <= 0)
+    plan = planner.load(str(ROOT / "examples" / "grain_silo.plan"))
+    (answer,) = list(plan.solve())
+    assert answer.value.number == least == 4050
+
+
+def test_exact_arithmetic_agrees_with_the_numeric_route(plan, ev):
+    from planner.compute.exact import ExactEvaluator
+
+    inputs, _ = plan.input_values(None)
+    exact = ExactEvaluator(plan.model, inputs)
+    for name in ("low_cash", "end_cash", "first_negative", "months_short", "total_sales", "mean_staff",
+                 "staff_at_24", "sales_to_date", "peak_stock"):
+        assert _close(float(exact.quantity(name)), ev[name]), name

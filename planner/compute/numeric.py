@@ -506,6 +506,8 @@ def _reads(op: str, args: tuple) -> tuple:
         return (args[0], args[1]) + tuple(outer for outer, _ in args[3].captures)
     if op == "item":
         return (args[0],)
+    if op == "subprogram":
+        return args[1:]
     return args
 
 
@@ -516,6 +518,8 @@ def _renamed(op: str, args: tuple, mapping: dict) -> tuple:
         return (mapping[start], mapping[end], step, body)
     if op == "item":
         return (mapping[args[0]], args[1])
+    if op == "subprogram":
+        return (args[0],) + tuple(mapping[r] for r in args[1:])
     if op == "agg":
         kind, start, end, step, cap, body = args
         body.captures = tuple((mapping[outer], inner) for outer, inner in body.captures)

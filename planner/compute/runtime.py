@@ -148,7 +148,7 @@ SERIES_STEPS = {"sum_over": 2, "mean_over": 2, "min_over": 2, "max_over": 2, "la
 _CORE = {"+": 2, "-": 2, "*": 2, "/": 2, "^": 2, "neg": 1, "==": 2, "!=": 2, "<": 2, "<=": 2, ">": 2, ">=": 2,
          "approx": 3, "and": 2, "or": 2, "not": 1}
 _ARITY = {**_CORE, **SERIES_STEPS, **{f.step: f.arity for f in FUNCTIONS.values()}}
-STEPS = frozenset(_ARITY) | {"agg", "scan", "item"}
+STEPS = frozenset(_ARITY) | {"agg", "scan", "item", "subprogram"}
 _KINDS = ("sum", "product", "max", "min")
 
 
@@ -193,6 +193,10 @@ def _valid(steps, consts, size, fixed) -> bool:
                 return False
         elif op == "item":
             if len(args) != 2 or not _register(args[0], size) or args[1].__class__ is not int or args[1] < 0:
+                return False
+        elif op == "subprogram":  # a series' figure inside a program SymPy's form compiled to
+            if not args or args[0].__class__ is not Program or not args[0].valid() \
+                    or len(args) - 1 != len(args[0].inputs) or not all(_register(a, size) for a in args[1:]):
                 return False
         elif (len(args) != _ARITY[op] if _ARITY[op] is not None else not args) or not all(_register(a, size) for a in args):
             return False
@@ -320,6 +324,7 @@ def _numpy_table():
         "agg": lambda r, a: _aggregate(np, approx, r, *a),
         "scan": lambda r, a: _scan(np, approx, r, *a),
         "item": lambda r, a: r[a[0]][a[1]],
+        "subprogram": lambda r, a: run_numpy(a[0], [r[i] for i in a[1:]])[0],
     }
     table.update(_series_table(np))
     table.update({f.step: _on_registers(f.numpy(np, approx), f.arity) for f in FUNCTIONS.values()})
@@ -376,6 +381,8 @@ def _reads(body) -> frozenset:
                 regs = [args[0], args[1]] + [o for o, _ in args[3].captures]
             elif op == "item":
                 regs = [args[0]]
+            elif op == "subprogram":
+                regs = list(args[1:])
             else:
                 regs = list(args)
             read.update(x for x in regs if x not in written)
