@@ -333,3 +333,22 @@ def test_exact_arithmetic_agrees_with_the_numeric_route(plan, ev):
     for name in ("low_cash", "end_cash", "first_negative", "months_short", "total_sales", "mean_staff",
                  "staff_at_24", "sales_to_date", "peak_stock"):
         assert _close(float(exact.quantity(name)), ev[name]), name
+
+
+def test_a_series_program_is_data_the_cache_reads_back_and_checks(plan):
+    import io
+    import pickle
+
+    import numpy as np
+
+    from planner.compute import cache
+
+    program = plan.compiled
+    back = cache._Unpickler(io.BytesIO(pickle.dumps(program))).load()
+    assert back.valid()
+    args = plan.args(plan.input_values(None)[0])
+    assert all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(back(args), program(args)))
+    scan = next(args for op, _, args in back.steps if op == "scan")
+    body = scan[3]
+    body.outputs = body.outputs + (body.size + 5,)  # a register past the body's: refused
+    assert not back.valid()
