@@ -352,3 +352,18 @@ def test_a_series_program_is_data_the_cache_reads_back_and_checks(plan):
     body = scan[3]
     body.outputs = body.outputs + (body.size + 5,)  # a register past the body's: refused
     assert not back.valid()
+
+
+def test_the_editor_hover_shows_a_series_first_and_last_values_and_its_least(tmp_path):
+    from planner.lsp.analysis import Document
+
+    text = ("periods = 1 month..3 month\nseries cash = 10 then previous - 4\nlow = min(cash)\n"
+            "check low == 2\n")
+    doc = Document(tmp_path / "t.plan", text)
+    diagnostics = doc.update(text)
+    assert not [d for d in (diagnostics or []) if getattr(d, "severity", 1) == 1]
+    hover, _ = doc.hover(1, 8)
+    assert "10 in the first period, 2 in the last, at least 2" in hover, hover
+    assert "series cash = 10 then previous - 4" in hover
+    hover, _ = doc.hover(2, 1)
+    assert "= **2**" in hover

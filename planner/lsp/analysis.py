@@ -163,7 +163,8 @@ class Document:
             evaluations = plan.evaluate_all([None] + plan.scenario_names)
         except PlanError as err:
             return {}, self._diagnostics(err)
-        values = {ev.label: {n: ev.display(n) for n in plan.quantities} for ev in evaluations}
+        values = {ev.label: {n: (ev.display(n) if n not in ev.series else _series_summary(ev, n)) for n in plan.quantities}
+                  for ev in evaluations}
         try:
             results = run_checks(plan)
         except PlanError as err:
@@ -392,7 +393,7 @@ class Document:
             parts.append(q.doc)
         labels = plan.scenario_names or ["base"]
         if self.values and all(name in self.values.get(s, {}) for s in labels):
-            shown = {s: format_value(self.values[s][name], q.unit_text) for s in labels}
+            shown = {s: _shown(self.values[s][name], q.unit_text) for s in labels}
             if len(set(shown.values())) == 1:
                 every = " in every scenario" if len(labels) > 1 else ""
                 parts.append(f"= **{shown[labels[0]]}**{every}")
@@ -402,7 +403,8 @@ class Document:
             if self.values_text != self.text:  # evaluated before the last edit: the new values follow a pause
                 parts.append("*(as evaluated before the last edit: updating)*")
         display = f" -> {q.definition.display.text}" if q.definition.display else ""
-        parts.append(f"```plan\n{name} = {q.formula}{display}\n```")
+        word = "series " if isinstance(q.definition.expr, ir.Series) else ""
+        parts.append(f"```plan\n{word}{name} = {q.formula}{display}\n```")
         extra = []
         if q.tags:
             extra.append("tags: " + ", ".join(f"`{t}`" for t in q.tags))
@@ -1202,3 +1204,21 @@ class Workspace:
         doc = self.documents.get(path) or Document(path, text)
         self.documents[path] = doc
         return doc
+
+
+def _series_summary(ev, name: str) -> tuple:
+    """A series in a hover: its first and last values and its least (display unit)."""
+    values = [float(v) for v in ev.series_display(name)] if not ev.plan.model.quantities[name].is_bool else []
+    if not values:
+        return ("series",)
+    return ("series", values[0], values[-1], min(values))
+
+
+def _shown(value, unit: str) -> str:
+    if isinstance(value, tuple):  # a series (_series_summary)
+        if len(value) == 1:
+            return "a value per period"
+        _, first, last, least = value
+        return (f"{format_value(first, unit)} in the first period, {format_value(last, unit)} in the last, "
+                f"at least {format_value(least, unit)}")
+    return format_value(value, unit)
