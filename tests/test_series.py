@@ -367,3 +367,17 @@ def test_the_editor_hover_shows_a_series_first_and_last_values_and_its_least(tmp
     assert "series cash = 10 then previous - 4" in hover
     hover, _ = doc.hover(2, 1)
     assert "= **2**" in hover
+
+
+def test_a_sweep_shows_figures_not_series(plan):
+    from planner.language.lower import lower_values
+    from planner.language.source import Source
+    from planner.questions.sweep import run
+
+    axes = [("growth", lower_values(Source("--sweep", "2%, 4%")), None)]
+    with pytest.raises(PlanError) as info:
+        run(plan, axes, show=["cash"])
+    assert "it is a series" in info.value.message and info.value.span.text == "cash"
+    got = run(plan, axes, show=["low_cash"])
+    assert got.display("low_cash") == pytest.approx([min(_months(growth=g)["cash"]) / 1000 for g in (0.02, 0.04)],
+                                                    rel=1e-9)

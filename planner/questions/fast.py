@@ -484,8 +484,8 @@ def ranges_in(plan: Plan, expr) -> bool:
     return False
 
 
-NO_FORM = ("no closed form: the condition goes through a sum or a min/max/first over a range; the answer is "
-           "the numeric route's")
+NO_FORM = ("no closed form: the condition goes through a sum or a min/max/first over a range, or a series over "
+           "periods; the answer is the numeric route's")
 
 
 class Answers:
