@@ -726,20 +726,28 @@ def _series(statements: list) -> list:
         return _read_series(expr, series, defined, has_periods)
 
     out = []
-    for s in statements:
+    for s in statements:  # a statement with nothing to read is kept as it is (the same object)
         if isinstance(s, ir.Definition):
             if isinstance(s.expr, ir.Series):
                 first = rewrite(s.expr.first, None)
                 then = None if s.expr.then is None else rewrite(s.expr.then, s.name)
-                s = dataclasses.replace(s, expr=dataclasses.replace(s.expr, first=first, then=then))
+                if first is not s.expr.first or then is not s.expr.then:
+                    s = dataclasses.replace(s, expr=dataclasses.replace(s.expr, first=first, then=then))
             else:
-                s = dataclasses.replace(s, expr=rewrite(s.expr, None),
-                                        constraints=tuple(dataclasses.replace(c, condition=rewrite(c.condition, None))
-                                                          if c.condition is not None else c for c in s.constraints))
+                expr = rewrite(s.expr, None)
+                constraints = tuple(c if c.condition is None or rewrite(c.condition, None) is c.condition
+                                    else dataclasses.replace(c, condition=rewrite(c.condition, None))
+                                    for c in s.constraints)
+                if expr is not s.expr or any(a is not b for a, b in zip(constraints, s.constraints)):
+                    s = dataclasses.replace(s, expr=expr, constraints=constraints)
         elif isinstance(s, (ir.Check, ir.ProbabilityCheck, ir.Solve)):
-            s = dataclasses.replace(s, condition=rewrite(s.condition, None))
+            condition = rewrite(s.condition, None)
+            if condition is not s.condition:
+                s = dataclasses.replace(s, condition=condition)
         elif isinstance(s, ir.Optimize):
-            s = dataclasses.replace(s, objective=rewrite(s.objective, None))
+            objective = rewrite(s.objective, None)
+            if objective is not s.objective:
+                s = dataclasses.replace(s, objective=objective)
         out.append(s)
     return out
 
@@ -757,6 +765,19 @@ def read_series(plan: ir.PlanIR, expr: ir.Expr) -> ir.Expr:
 
 
 def _read_series(expr: ir.Expr, series: Optional[str], defined: frozenset, has_periods: bool) -> ir.Expr:
+    if expr is None or not any(_to_read(node, defined, has_periods) for node in ir.walk(expr)):
+        return expr  # the same object: the editor keeps the statements a keystroke did not touch
+    return _rewrite_series(expr, series, defined, has_periods)
+
+
+def _to_read(node, defined: frozenset, has_periods: bool) -> bool:
+    if isinstance(node, ir.Name):
+        return node.name not in defined and (node.name == "never" or (has_periods and node.name in ("period", "previous")))
+    return has_periods and isinstance(node, ir.Call) and node.func not in defined and \
+        (node.func == "previous" or (node.func in ir.REDUCTIONS and len(node.args) == 1))
+
+
+def _rewrite_series(expr: ir.Expr, series: Optional[str], defined: frozenset, has_periods: bool) -> ir.Expr:
     def fn(node):
         if isinstance(node, ir.Name) and node.name not in defined:
             if node.name == "never":
