@@ -381,3 +381,19 @@ def test_a_sweep_shows_figures_not_series(plan):
     got = run(plan, axes, show=["low_cash"])
     assert got.display("low_cash") == pytest.approx([min(_months(growth=g)["cash"]) / 1000 for g in (0.02, 0.04)],
                                                     rel=1e-9)
+
+
+def test_solve_the_price_at_which_cash_breaks_even_by_month_36_and_maximize_over_a_series():
+    plan = planner.load(str(PLAN))
+    (row,) = list(plan.solve("price", where="cash at 36 month = 0 USD"))
+    price = row.value.number  # USD/pallet
+    m = _months()
+    # cash at 36 is linear in the price: cash36(p) = cash36(150) + (p - 150) * sum of sales(m) * 1.005^(36 - m)
+    weight = sum(s * 1.005 ** (36 - k) for k, s in enumerate(m["sales"][:36], start=1))
+    want = 150.0 - m["cash"][35] / weight
+    assert price == pytest.approx(want, rel=1e-9)
+
+    text = PLAN.read_text() + "maximize end_cash over production in 300 pallet..900 pallet step 50 pallet\n"
+    solved = list(planner.loads(text, str(PLAN)).solve())
+    best = next(r for r in solved if r.target == "production")
+    assert best.value.number == 900

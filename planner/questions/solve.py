@@ -591,7 +591,8 @@ class Solver:
         q = plan.model.quantities[stmt.over]
         obj = plan.converter.expr(stmt.objective)
         used = [plan.symbols.names[x] for x in obj.free_symbols if x in plan.symbols.names]
-        names = cone(plan.model, used)  # the objective's quantities, not the whole plan
+        names = [n for n in cone(plan.model, used)  # the objective's quantities, not the whole plan (series:
+                 if not plan.model.quantities[n].per_period]  # a value per period, computed inside their figures)
         answers = self.upstream(obj, stmt.over, stmt, scenario, overrides, origins)
         answer_names = [plan.symbols.answer_names[x] for x in answers]
         fn = compile_program(plan.model, names + answer_names, [("objective", stmt.objective)])
