@@ -397,3 +397,18 @@ def test_solve_the_price_at_which_cash_breaks_even_by_month_36_and_maximize_over
     solved = list(planner.loads(text, str(PLAN)).solve())
     best = next(r for r in solved if r.target == "production")
     assert best.value.number == 900
+
+
+def test_a_sweep_over_the_horizon_reduces_each_point_over_its_own_months(plan):
+    from planner.language.lower import lower_values
+    from planner.language.source import Source
+    from planner.questions.sweep import run
+
+    axes = [("horizon", lower_values(Source("--sweep", "24 month, 36 month, 60 month")), None)]
+    got = run(plan, axes, show=["end_cash", "total_sales", "months_short", "low_cash"])
+    for i, months in enumerate((24, 36, 60)):
+        m = _months(horizon=months)
+        assert got.display("end_cash")[i] == pytest.approx(m["cash"][-1] / 1000, rel=1e-9)
+        assert got.display("total_sales")[i] == pytest.approx(sum(m["sales"]), rel=1e-9)
+        assert got.display("months_short")[i] == sum(c < 0 for c in m["cash"])
+        assert got.display("low_cash")[i] == pytest.approx(min(m["cash"]) / 1000, rel=1e-9)

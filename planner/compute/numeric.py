@@ -139,6 +139,7 @@ class Compiler:
         self._scales: dict[int, Fraction] = {}
         self._aggregates = False
         self.stacked: dict[str, int] = {}  # a series -> the top register of its values, periods last
+        self.masks: dict[int, int] = {}  # a stacked register -> the register of its run's own periods (bools)
 
     # -- outputs ----------------------------------------------------------------
     def output(self, name: str, expr: ir.Expr, env: Optional[Mapping[str, int]] = None) -> int:
@@ -313,10 +314,10 @@ class Compiler:
         # a reduction
         if e.op == "count":
             (cond,) = self._stack([e.cond if e.cond is not None else e.body], scope, env, ranges_scope)
-            return scope.emit("count_over", cond)
+            return scope.emit("count_over", scope.emit("and", cond, self.masks[cond]))
         exprs = [e.body] if e.cond is None else [e.body, e.cond]
         stacks = self._stack(exprs, scope, env, ranges_scope)
-        cond = stacks[1] if e.cond is not None else scope.const(True)
+        cond = self.masks[stacks[0]] if e.cond is None else scope.emit("and", stacks[1], self.masks[stacks[1]])
         return scope.emit(_OVER[e.op], stacks[0], cond)
 
     def _period_range(self, scope: Scope) -> tuple[int, int, float]:
@@ -358,6 +359,9 @@ class Compiler:
                                   [(renumber[held], renumber[v]) for held, v in state], size,
                                   [(renumber[r], v) for r, v in consts], steps, regs[:len(results)]))
         items = [scope.emit("item", run, k) for k in range(len(results))]
+        mask = scope.emit("item", run, len(results))  # each point's own periods (its horizon may be shorter)
+        for reg in items:
+            self.masks[reg] = mask
         for name, reg in zip(kept, items[len(outs):]):
             self.stacked[name] = reg
         if top:

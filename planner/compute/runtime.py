@@ -526,7 +526,7 @@ def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> t
     uneven = count.size > 1 and np.min(count) != n
     for column in columns:
         if not column:
-            out.append(np.empty(np.shape(count) + (0,)))
+            out.append(np.empty((0,)))
             continue
         # periods first, one contiguous row each (a fast copy), then seen with the periods last (a view)
         stacked = np.moveaxis(np.stack(np.broadcast_arrays(*column), axis=0), 0, -1)
@@ -534,6 +534,7 @@ def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> t
             shape = np.broadcast_shapes(stacked.shape, count.shape + (n,))
             stacked = np.where(np.arange(n) < count[..., None], np.broadcast_to(stacked, shape), np.nan)
         out.append(stacked)
+    out.append(np.arange(n) < count[..., None])  # the periods each point has (its own end): reductions keep to them
     return tuple(out)
 
 
@@ -626,6 +627,7 @@ def _scan_floats(r, start: int, step: float, body: ScanBody, n: int) -> Optional
             out.append(arr)
         else:
             return None
+    out.append(np.ones(n, dtype=bool))  # every period is the point's own (see _scan)
     return tuple(out)
 
 
