@@ -412,3 +412,18 @@ def test_a_sweep_over_the_horizon_reduces_each_point_over_its_own_months(plan):
         assert got.display("total_sales")[i] == pytest.approx(sum(m["sales"]), rel=1e-9)
         assert got.display("months_short")[i] == sum(c < 0 for c in m["cash"])
         assert got.display("low_cash")[i] == pytest.approx(min(m["cash"]) / 1000, rel=1e-9)
+
+
+def test_the_api_gives_the_series_as_a_frame_indexed_by_period():
+    pandas = pytest.importorskip("pandas")
+    result = planner.load(str(PLAN)).eval()
+    frame = result.series.to_pandas()
+    assert frame.index.name == "month" and list(frame.index[:3]) == [1, 2, 3] and len(frame) == 60
+    assert frame["cash"].tolist() == pytest.approx([c / 1000 for c in _months()["cash"]], rel=1e-9)
+    assert frame.attrs["units"]["cash"] == "kUSD"
+    assert result["low_cash"].number == pytest.approx(min(_months()["cash"]) / 1000, rel=1e-9)
+    assert isinstance(frame, pandas.DataFrame)
+    records = result.series.to_records()
+    assert records[0] == {"scenario": "base", "series": "demand", "period": 1, "value": 200.0, "unit": "pallet"}
+    only = planner.load(str(PLAN)).eval(only=["cash", "low_cash"])
+    assert only.names == ["low_cash"] and only.series.names == ["cash"]
