@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Mapping, Optional
 
 from . import ir
-from .errors import KindError, Label, ParseError, PlanError
+from .errors import KindError, ParseError
 
 _SERIES_NODES = (ir.Period, ir.Previous, ir.Series)
 
@@ -120,13 +120,6 @@ def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str = "a che
             return
 
 
-def known_names(periods: Optional[ir.Periods]) -> Iterable[ir.Expr]:
-    """The expressions of the periods statement (its range's ends)."""
-    return () if periods is None else periods.values.items
-
-
-__all__ = ["period_uses", "previous_names", "mark", "per_period", "check_condition", "known_names", "PlanError",
-           "Label"]
 
 
 def not_shown_yet(model, what: str) -> None:
