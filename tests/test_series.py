@@ -427,3 +427,22 @@ def test_the_api_gives_the_series_as_a_frame_indexed_by_period():
     assert records[0] == {"scenario": "base", "series": "demand", "period": 1, "value": 200.0, "unit": "pallet"}
     only = planner.load(str(PLAN)).eval(only=["cash", "low_cash"])
     assert only.names == ["low_cash"] and only.series.names == ["cash"]
+
+
+def test_a_period_table_gives_each_period_its_value_and_the_last_after_it():
+    text = ("unit USD\nunit quarter = 3 month\nperiods = 1 quarter..6 quarter\n"
+            "series price = [10 USD, 10 USD, 12 USD, 13 USD]\n"
+            "series sold = [100, 120, 130, 150, 150, 160]\n"
+            "series revenue = price * sold\n"
+            "total = sum(revenue)\nlast_price = last(price)\n"
+            "check total == 1000 USD + 1200 USD + 1560 USD + 1950 USD + 1950 USD + 2080 USD\n"
+            "check last_price == 13 USD\n")
+    plan = loads(text, name="table.plan")
+    ev = plan.evaluate()
+    assert list(ev.series["price"]) == [10, 10, 12, 13, 13, 13]
+    from planner.questions.checks import run_checks
+
+    assert all(r.passed for r in run_checks(plan))
+    with pytest.raises(PlanError) as info:
+        loads("unit USD\nperiods = 1 month..3 month\nseries p = [10 USD, 2 s]\n", name="bad.plan")
+    assert "period table differ" in info.value.message

@@ -168,7 +168,7 @@ class _Eval:
                        if isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)) and \
                 all(_cmp(op, ops[i], ops[i + 1]) for i, op in enumerate(e.ops)
                     if not (isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)))
-        if isinstance(e, (ir.Reduce, ir.At, ir.Series, ir.Period, ir.Previous)):
+        if isinstance(e, (ir.Reduce, ir.At, ir.Series, ir.Period, ir.Previous, ir.PeriodTable)):
             raise _Unseen(e)  # a series: this walk sees one figure at a time; the compiled values decide
         if isinstance(e, ir.Compare):
             ops = [ev(o) for o in e.operands]

@@ -116,6 +116,8 @@ class ExactEvaluator:
             return self._call(e, env)
         if t is ir.Series or t is ir.Period or t is ir.Previous or t is ir.Reduce or t is ir.At:
             return self._over_periods(e, env)
+        if t is ir.PeriodTable and self._t is not None:
+            return self.expr(e.items[min(self._t, len(e.items) - 1)], env)
         raise NotRational(type(e).__name__)
 
     # ---- series over periods: period by period, in rationals ------------------------------------

@@ -215,6 +215,9 @@ class Compiler:
             return self._aggregate(e, scope, env, ranges_scope)
         if t is ir.Series or t is ir.Period or t is ir.Previous or t is ir.Reduce or t is ir.At:
             return self._series(e, scope, env, ranges_scope)
+        if t is ir.PeriodTable:  # the item of this period (the last after the list)
+            items = [x(i) for i in e.items]
+            return scope.emit("by_period", self._in_scan(scope, lambda s: s.index), *items)
         if t is ir.Never:
             return scope.const(NEVER)
         if t is ir.ScenarioRef:

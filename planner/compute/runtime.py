@@ -142,7 +142,7 @@ class ScanBody:
 
 # Reductions of a series (an array whose last axis is the periods) to one figure, over the periods where
 # a condition holds (the second argument; true for all); `at_period` is a series' value at one period.
-SERIES_STEPS = {"sum_over": 2, "mean_over": 2, "min_over": 2, "max_over": 2, "last_over": 2, "first_over": 2,
+SERIES_STEPS = {"by_period": None, "sum_over": 2, "mean_over": 2, "min_over": 2, "max_over": 2, "last_over": 2, "first_over": 2,
                 "count_over": 1, "at_period": 4, "period_of": 2, "isnan": 1}
 
 _CORE = {"+": 2, "-": 2, "*": 2, "/": 2, "^": 2, "neg": 1, "==": 2, "!=": 2, "<": 2, "<=": 2, ">": 2, ">=": 2,
@@ -255,6 +255,7 @@ def _on_registers(fn, arity: int):
 
 FLOATS.update({f.step: _on_registers(f.floats, f.arity) for f in FUNCTIONS.values()})
 FLOATS["isnan"] = lambda r, a: r[a[0]] != r[a[0]]
+FLOATS["by_period"] = lambda r, a: r[a[1 + min(r[a[0]], len(a) - 2)]]  # a period table's item (index first)
 FLOATS["__copy"] = lambda r, a: r[a[0]]  # (a scan's first-period choice, made once: _phases)
 
 
@@ -681,6 +682,7 @@ def _series_table(np) -> dict:
 
     return {
         "__copy": lambda r, a: r[a[0]],
+        "by_period": lambda r, a: r[a[1 + min(r[a[0]], len(a) - 2)]],
         "sum_over": lambda r, a: total(r[a[0]], r[a[1]]),
         "mean_over": lambda r, a: mean(r[a[0]], r[a[1]]),
         "min_over": lambda r, a: extreme(np.min, np.inf)(r[a[0]], r[a[1]]),

@@ -299,7 +299,7 @@ class Converter:
             return self._call(e, env, ref, scope)
         if isinstance(e, ir.Aggregate):
             return self._aggregate(e, env, ref, scope)
-        if isinstance(e, (ir.Series, ir.Period, ir.Previous, ir.Reduce, ir.At, ir.Never)):
+        if isinstance(e, (ir.Series, ir.Period, ir.Previous, ir.Reduce, ir.At, ir.Never, ir.PeriodTable)):
             return series_opaque(self.model, "series", _series_names(e), e)
         raise AssertionError(e)
 

@@ -204,7 +204,7 @@ class Typer:
             return self._call(e, scope, lookup)
         if isinstance(e, ir.Aggregate):
             return self._aggregate(e, scope, lookup)
-        if isinstance(e, (ir.Series, ir.Period, ir.Previous, ir.Reduce, ir.At, ir.Never)):
+        if isinstance(e, (ir.Series, ir.Period, ir.Previous, ir.Reduce, ir.At, ir.Never, ir.PeriodTable)):
             return self._series(e, scope, lookup)
         raise AssertionError(e)
 
@@ -214,6 +214,17 @@ class Typer:
             return Type("num", None)
         if isinstance(e, ir.Period):
             return self.period
+        if isinstance(e, ir.PeriodTable):
+            types = [self.type(i, scope, lookup) for i in e.items]
+            first, first_item = types[0], e.items[0]
+            for item, t in zip(e.items[1:], types[1:]):
+                if t.is_bool != first.is_bool or (not t.is_bool and not same_dim(first, t)):
+                    raise UnitError(f"the values of a period table differ: {dim_text(first)} and {dim_text(t)}",
+                                    item.span, label=dim_text(t), labels=[Label(first_item.span, dim_text(first))],
+                                    hint="every period's value needs the same dimension: `[10 USD, 12 USD]`")
+                if first.dim is None:
+                    first, first_item = t, item
+            return Type(first.kind, first.dim, None, first.unit)
         if isinstance(e, ir.Series):
             first = self.type(e.first, scope, lookup)
             self._series_first[e.name] = first

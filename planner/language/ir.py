@@ -224,6 +224,15 @@ class Previous:
     name_span: Span
 
 
+@dataclass(frozen=True)
+class PeriodTable:
+    """``[10 USD, 10 USD, 12 USD]`` as a series' formula: the first value in the first period, the
+    second in the second...; the last one holds in every period after the list."""
+
+    items: tuple["Expr", ...]
+    span: Span
+
+
 REDUCTIONS = ("sum", "mean", "min", "max", "last", "count", "first")
 
 
@@ -257,7 +266,7 @@ class Never:
 
 
 Expr = (Number | Bool | Name | ScenarioRef | Neg | Binary | Compare | Logic | Not | Call | Aggregate | Series | Period
-        | Previous | Reduce | At | Never)
+        | Previous | Reduce | At | Never | PeriodTable)
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -279,6 +288,8 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return (expr.body,) if expr.cond is None else (expr.body, expr.cond)
     if isinstance(expr, At):
         return (expr.series, expr.when)
+    if isinstance(expr, PeriodTable):
+        return expr.items
     return ()
 
 
@@ -315,6 +326,8 @@ def transform(expr: Expr, fn) -> Expr:
         expr = dataclasses.replace(expr, body=t(expr.body), cond=None if expr.cond is None else t(expr.cond))
     elif isinstance(expr, At):
         expr = dataclasses.replace(expr, series=t(expr.series), when=t(expr.when))
+    elif isinstance(expr, PeriodTable):
+        expr = dataclasses.replace(expr, items=tuple(t(i) for i in expr.items))
     return fn(expr)
 
 

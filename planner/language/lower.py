@@ -399,6 +399,10 @@ class _Lower(Transformer):
         return ir.Definition(name.value, expr, display, doc, tags, (), self.span(meta), self.tspan(name))
 
     @v_args(meta=True)
+    def period_table(self, meta, children):
+        return ir.PeriodTable(tuple(children), self.span(meta))
+
+    @v_args(meta=True)
     def periods(self, meta, children):
         name, *items = children
         span = Span(self.source, items[0].span.start, items[-1].span.end)

@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Mapping, Optional
 from . import ir
 from .errors import KindError, ParseError
 
-_SERIES_NODES = (ir.Period, ir.Previous, ir.Series)
+_SERIES_NODES = (ir.Period, ir.Previous, ir.Series, ir.PeriodTable)
 
 
 def period_uses(expr: ir.Expr):
