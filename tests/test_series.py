@@ -246,15 +246,31 @@ def test_sensitivity_of_the_lowest_balance_to_the_starting_cash(plan):
     assert row.derivative == pytest.approx(1.005 ** k, rel=1e-6)
 
 
-def test_the_workbook_and_the_report_say_they_do_not_show_series_yet(plan):
+def test_the_workbook_says_it_does_not_show_series_yet(plan):
     from planner.outputs.excel.writer import workbook_bytes
+
+    with pytest.raises(PlanError) as info:
+        workbook_bytes(plan)
+    assert "does not show series over periods yet" in info.value.message
+    assert info.value.span is not None and info.value.span.text == "demand"
+
+
+def test_the_report_charts_each_headline_series_with_every_scenario(tmp_path):
+    pytest.importorskip("matplotlib")
+    from planner.outputs.build import report_outputs
     from planner.outputs.viewmodel import analyse
 
-    for make in (workbook_bytes, analyse):
-        with pytest.raises(PlanError) as info:
-            make(plan)
-        assert "does not show series over periods yet" in info.value.message
-        assert info.value.span is not None and info.value.span.text == "demand"
+    text = PLAN.read_text() + "scenario dear { salary = 2 kUSD/person }\n"
+    plan = loads(text, name=str(PLAN))
+    outputs, _ = report_outputs(analyse(plan), "r.md")
+    files = {o.name: o for o in outputs}
+    assert "r-series-1.png" in files and files["r-series-1.png"].data[:4] == b"\x89PNG"
+    report = files["r.md"].data.decode("utf-8")
+    section = report[report.index("## Series over periods"):]
+    assert "![cash](r-series-1.png)" in section
+    cash = _months()["cash"]
+    assert f"| base | 44.90 kUSD | {cash[-1] / 1000:,.2f} kUSD | {min(cash) / 1000:,.2f} kUSD |" in section
+    assert "| dear |" in section
 
 
 # ---- the examples built on series, against independent month-by-month scripts -------------------------

@@ -127,9 +127,28 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
                 name = f"{stem}-tornado.png"
                 outputs.append(Output(name, plotting.rank_tornado_png(bars), "plot"))
                 histograms["tornado"] = name
-    plot_info = {"enabled": bool(files or histograms) or sensitivity is not None,
+    charts: dict[str, str] = {}
+    if analysis.plan.model.series:  # a line chart of each headline series, every scenario on it
+        from .viewmodel import series_names
+
+        why = plotting.available() if plots else "the report was printed, not written to a file (use -o)"
+        if why is None:
+            plan = analysis.plan
+            unit, scale = plan.period_unit
+            for i, name in enumerate(series_names(plan), start=1):
+                q = plan.quantities[name]
+                if q.is_bool:
+                    continue
+                first = analysis.evaluations[0]
+                lines = [(ev.label, [float(v) for v in ev.series_display(name)]) for ev in analysis.evaluations]
+                file = f"{stem}-series-{i}.png"
+                outputs.append(Output(file, plotting.series_png(q.doc or name, q.unit_text, unit,
+                                                                [float(p) / scale for p in first.periods], lines),
+                                      "plot"))
+                charts[name] = file
+    plot_info = {"enabled": bool(files or histograms or charts) or sensitivity is not None,
                  "note": f"plots skipped: {reason}" if reason else "", "files": files, "skipped": skipped,
-                 "sensitivity": sensitivity, "graph": graph, "uncertainty": histograms}
+                 "sensitivity": sensitivity, "graph": graph, "uncertainty": histograms, "series": charts}
 
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))

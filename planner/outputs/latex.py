@@ -296,6 +296,37 @@ class FormulaPrinter:
     def _ScenarioRef(self, e):
         return name_latex(e.name) + r"\,[\text{" + e.scenario.replace("_", r"\_") + "}]", _PREC["atom"]
 
+    # series over periods (docs/language.md, "Series over periods")
+    def _Series(self, e):
+        first = self.p(e.first)[0]
+        if e.then is None:
+            return first, _PREC["atom"] if e.first.__class__ is ir.Name else _PREC["add"]
+        return first + r"\text{, then }" + self.p(e.then)[0], _PREC["add"]
+
+    def _Period(self, e):
+        return r"\mathrm{period}", _PREC["atom"]
+
+    def _Previous(self, e):
+        text = name_latex(e.name) + r"_{\mathrm{period} - 1}"
+        if e.init is not None:
+            text += r"\ (" + self.p(e.init)[0] + r"\text{ before the first})"
+        return text, _PREC["atom"]
+
+    def _Never(self, e):
+        return r"\text{never}", _PREC["atom"]
+
+    def _Reduce(self, e):
+        body = self.p(e.body)[0]
+        if e.cond is not None:
+            body += r" \mid " + self.p(e.cond)[0]
+        return r"\operatorname{" + e.op + "}(" + body + ")", _PREC["atom"]
+
+    def _At(self, e):
+        return self._inner(e.series, _PREC["atom"] - 1) + r"\big|_{" + self.p(e.when)[0] + "}", _PREC["atom"]
+
+    def _PeriodTable(self, e):
+        return "[" + ", ".join(self.p(i)[0] for i in e.items) + "]", _PREC["atom"]
+
     # operators
     def _Neg(self, e):
         return "-" + self._inner(e.operand, _PREC["mul"] - 1), _PREC["add"]

@@ -369,6 +369,33 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
         return _png(fig)
 
 
+def series_png(title: str, unit: str, period_unit: str, periods: Sequence[float],
+               lines: Sequence[tuple[str, Sequence[float]]]) -> bytes:
+    """A series over the periods as a line chart: one line per scenario (``lines``: label, values in the
+    display unit; nan where a period has none), the periods on the x axis."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    with matplotlib.rc_context(_style(8)):
+        fig = Figure(figsize=(WIDTH_INCHES, 3.0), dpi=DPI)
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        for label, values in lines:
+            ax.plot(list(periods), list(values), linewidth=1.4, label=label)
+        ax.axhline(0, color="0.2", linewidth=0.6)
+        ax.set_xlabel(period_unit or "period")
+        ax.set_ylabel(unit)
+        ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
+        ax.grid(True, linewidth=0.4, alpha=0.6)
+        if len(lines) > 1:
+            ax.legend(fontsize=7, frameon=False)
+        fig.suptitle(_words(title), fontsize=10)
+        _margins(fig, left=0.8, right=0.2, top=0.45, bottom=0.5)
+        return _png(fig)
+
+
 def waterfall_png(title: str, old: float, steps: Sequence[tuple[str, float]], new: float) -> bytes:
     """A waterfall (``planner diff``): the old figure, each step's effect as a bar from the running
     total (rises blue, falls orange), the new figure."""

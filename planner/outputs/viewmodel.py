@@ -99,9 +99,6 @@ def _base_is_its_own_case(plan: Plan, base, evaluations) -> bool:
 def analyse(plan: Plan) -> Analysis:
     """Evaluate every scenario, run the checks (and the questions, when the
     modules answering them are installed). Raises PlanError on a bad plan."""
-    from ..language.series import not_shown_yet
-
-    not_shown_yet(plan.model, "the report")
     scenarios = plan.resolve_scenarios("all")
     evaluations = plan.evaluate_all(scenarios)
     base = next((ev for ev in evaluations if ev.scenario is None), None) or plan.evaluate(None)
@@ -268,8 +265,9 @@ def _order_key(plan: Plan, name: str) -> tuple:
 
 
 def report_order(plan: Plan) -> list[str]:
-    """The plan's own quantities in file order, then imported ones by namespace."""
-    return sorted(plan.quantities, key=lambda n: _order_key(plan, n))
+    """The plan's own quantities in file order, then imported ones by namespace (not its series: a value
+    per period, charted apart)."""
+    return sorted((n for n, q in plan.quantities.items() if not q.per_period), key=lambda n: _order_key(plan, n))
 
 
 def _in_file_order(plan: Plan, names) -> list[str]:
@@ -627,7 +625,7 @@ def _graph_parts(analysis: Analysis) -> tuple[list[str], list[list[str]], list[l
     from ..language import ir
 
     plan = analysis.plan
-    order = report_order(plan)
+    order = sorted(plan.quantities, key=lambda n: _order_key(plan, n))  # series too: they are nodes of the graph
     edges = [[d, n] for n in order for d in _in_file_order(plan, plan.quantities[n].deps)]
     overrides: list[list[str]] = []
     for s in plan.model.scenarios.values():
@@ -1231,7 +1229,37 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         "plots": {"enabled": bool(plots.get("enabled")), "note": plots.get("note", ""),
                   "skipped": list(plots.get("skipped") or [])},
         "uncertainty": _uncertainty(analysis, by_name, plots),
+        "series": series_view(analysis, plots.get("series") or {}),
     }
+
+
+def series_names(plan: Plan) -> list[str]:
+    """The series the report charts: those tagged [headline], else every series of the plan."""
+    series = plan.series_order()
+    tagged = [n for n in series if HEADLINE_TAG in plan.quantities[n].tags]
+    return tagged or series
+
+
+def series_view(analysis: Analysis, charts: Mapping[str, str]) -> list[dict]:
+    """Each charted series: its label, unit, first and last values and least per scenario, its chart."""
+    plan = analysis.plan
+    if not plan.model.series:
+        return []
+    out = []
+    for name in series_names(plan):
+        q = plan.quantities[name]
+        rows = []
+        for ev in analysis.evaluations:
+            if q.is_bool:
+                continue
+            values = [float(v) for v in ev.series_display(name)]
+            finite = [v for v in values if v == v]
+            rows.append({"scenario": ev.label, "first": show(values[0], q.unit_text) if values else "",
+                         "last": show(values[-1], q.unit_text) if values else "",
+                         "least": show(min(finite), q.unit_text) if finite else "never"})
+        out.append({"name": name, "label": _label(prose(q.doc), name), "unit": q.unit_text, "rows": rows,
+                    "chart": charts.get(name)})
+    return out
 
 
 def _uncertainty(analysis: Analysis, by_name: dict, plots: Mapping[str, Any]) -> Optional[dict]:
