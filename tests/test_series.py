@@ -462,3 +462,14 @@ def test_a_period_table_gives_each_period_its_value_and_the_last_after_it():
     with pytest.raises(PlanError) as info:
         loads("unit USD\nperiods = 1 month..3 month\nseries p = [10 USD, 2 s]\n", name="bad.plan")
     assert "period table differ" in info.value.message
+
+
+def test_build_writes_the_report_and_its_charts_and_says_the_workbook_is_skipped(tmp_path):
+    pytest.importorskip("matplotlib")
+    from planner.outputs.build import build
+
+    result = build(str(ROOT / "examples" / "grain_silo.plan"), str(tmp_path / "out"))
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert "grain_silo.md" in written and "grain_silo-series-1.png" in written
+    assert not any(name.endswith(".xlsx") for name in written)
+    assert any("workbook skipped" in n for n in result.notes)

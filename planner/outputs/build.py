@@ -267,16 +267,24 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
     inputs += plan.files
     refuse_inputs([Path(outdir) / name for name in [f"{stem}.xlsx", f"{stem}.md"]
                    + [f"{stem}-sweep-{i}.png" for i in range(1, len(plan.model.sweeps) + 1)]
-                   + [f"{stem}-uncertain-{i}.png" for i in range(1, MAX_HISTOGRAMS + 1)] + [f"{stem}-tornado.png"]],
+                   + [f"{stem}-uncertain-{i}.png" for i in range(1, MAX_HISTOGRAMS + 1)] + [f"{stem}-tornado.png"]
+                   + [f"{stem}-series-{i}.png" for i in range(1, len(plan.model.series) + 1)]],
                    inputs)
     step("scenarios, checks, sweeps and solves")
     from .viewmodel import analyse
 
     analysis = analyse(plan)
     step("the workbook")
-    outputs = [workbook_output(analysis, f"{stem}.xlsx")]
+    skipped = []
+    if plan.model.series:  # the workbook does not show series yet: the report alone, said so
+        outputs = []
+        skipped.append("workbook skipped: the workbook does not show series over periods yet (`planner eval` "
+                       "prints them; the report charts them)")
+    else:
+        outputs = [workbook_output(analysis, f"{stem}.xlsx")]
     step("the report and its plots")
     report, notes = report_outputs(analysis, f"{stem}.md", template)
+    notes = skipped + notes
     outputs += report
     result = BuildResult(analysis, outputs, notes=notes)
     step("writing")
