@@ -473,3 +473,21 @@ def test_build_writes_the_report_and_its_charts_and_says_the_workbook_is_skipped
     assert "grain_silo.md" in written and "grain_silo-series-1.png" in written
     assert not any(name.endswith(".xlsx") for name in written)
     assert any("workbook skipped" in n for n in result.notes)
+
+
+def test_under_uncertainty_the_report_chart_draws_the_fan(monkeypatch):
+    pytest.importorskip("matplotlib")
+    from planner.outputs import plots
+    from planner.outputs.build import report_outputs
+    from planner.outputs.viewmodel import analyse
+
+    drawn = []
+    real = plots.series_png
+    monkeypatch.setattr(plots, "series_png", lambda *a, **k: drawn.append(a) or real(*a, **k))
+    text = PLAN.read_text().replace('growth     = 4%              "demand growth per month"',
+                                    'growth     = 4% ~ 2% to 6%      "demand growth per month"')
+    report_outputs(analyse(loads(text, name=str(PLAN))), "r.md")
+    (args,) = drawn
+    label, low, high = args[5]
+    assert "5th to 95th percentile" in label and len(low) == len(high) == 60
+    assert all(lo <= hi for lo, hi in zip(low, high)) and low[0] == pytest.approx(high[0])  # month 1 is certain

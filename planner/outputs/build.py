@@ -141,10 +141,18 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
                     continue
                 first = analysis.evaluations[0]
                 lines = [(ev.label, [float(v) for v in ev.series_display(name)]) for ev in analysis.evaluations]
+                band = None
+                sims = getattr(analysis, "simulations", None) or []
+                if sims:  # under uncertainty: the fan of the first simulated scenario
+                    from ..questions.simulate import fan
+
+                    spread = fan(sims[0], name, (5.0, 95.0))
+                    band = (f"5th to 95th percentile ({sims[0].label}, {sims[0].samples:,} trials)",
+                            spread["p5"], spread["p95"])
                 file = f"{stem}-series-{i}.png"
                 outputs.append(Output(file, plotting.series_png(q.doc or name, q.unit_text, unit,
-                                                                [float(p) / scale for p in first.periods], lines),
-                                      "plot"))
+                                                                [float(p) / scale for p in first.periods], lines,
+                                                                band), "plot"))
                 charts[name] = file
     plot_info = {"enabled": bool(files or histograms or charts) or sensitivity is not None,
                  "note": f"plots skipped: {reason}" if reason else "", "files": files, "skipped": skipped,

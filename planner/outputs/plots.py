@@ -370,9 +370,11 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
 
 
 def series_png(title: str, unit: str, period_unit: str, periods: Sequence[float],
-               lines: Sequence[tuple[str, Sequence[float]]]) -> bytes:
+               lines: Sequence[tuple[str, Sequence[float]]],
+               band: Optional[tuple[str, Sequence[float], Sequence[float]]] = None) -> bytes:
     """A series over the periods as a line chart: one line per scenario (``lines``: label, values in the
-    display unit; nan where a period has none), the periods on the x axis."""
+    display unit; nan where a period has none), the periods on the x axis; ``band`` (label, low, high):
+    a shaded fan under uncertainty (the 5th to 95th percentile per period)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -382,6 +384,9 @@ def series_png(title: str, unit: str, period_unit: str, periods: Sequence[float]
         fig = Figure(figsize=(WIDTH_INCHES, 3.0), dpi=DPI)
         FigureCanvasAgg(fig)
         ax = fig.subplots()
+        if band is not None:
+            ax.fill_between(list(periods), list(band[1]), list(band[2]), color="tab:blue", alpha=0.18, linewidth=0,
+                            label=band[0])
         for label, values in lines:
             ax.plot(list(periods), list(values), linewidth=1.4, label=label)
         ax.axhline(0, color="0.2", linewidth=0.6)
@@ -389,7 +394,7 @@ def series_png(title: str, unit: str, period_unit: str, periods: Sequence[float]
         ax.set_ylabel(unit)
         ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
         ax.grid(True, linewidth=0.4, alpha=0.6)
-        if len(lines) > 1:
+        if len(lines) > 1 or band is not None:
             ax.legend(fontsize=7, frameon=False)
         fig.suptitle(_words(title), fontsize=10)
         _margins(fig, left=0.8, right=0.2, top=0.45, bottom=0.5)
