@@ -491,3 +491,20 @@ def test_under_uncertainty_the_report_chart_draws_the_fan(monkeypatch):
     label, low, high = args[5]
     assert "5th to 95th percentile" in label and len(low) == len(high) == 60
     assert all(lo <= hi for lo, hi in zip(low, high)) and low[0] == pytest.approx(high[0])  # month 1 is certain
+
+
+def test_simulate_json_gives_each_headline_series_fan(tmp_path, capsys):
+    import json
+
+    from planner.cli import main
+
+    text = PLAN.read_text().replace('growth     = 4%              "demand growth per month"',
+                                    'growth     = 4% ~ 2% to 6%      "demand growth per month"')
+    path = tmp_path / "u.plan"
+    path.write_text(text)
+    assert main(["simulate", str(path), "--format", "json", "--samples", "300"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    fan = data["scenarios"][0]["series"]["cash"]
+    assert fan["period_unit"] == "month" and fan["periods"][:2] == [1.0, 2.0] and fan["unit"] == "kUSD"
+    assert fan["p5"][0] == fan["p95"][0] == pytest.approx(44.9)  # month 1 does not depend on growth
+    assert all(a <= b for a, b in zip(fan["p5"], fan["p95"]))

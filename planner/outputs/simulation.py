@@ -158,8 +158,10 @@ def markdown(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[fl
 
 def as_json(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
             probabilities: Sequence[tuple[str, Any]] = ()) -> str:
+    runs = list(sims)
     sims = _reduced(sims, names, percentiles, probabilities, (), correlations=True)
     first = sims[0]
+    fans = [_fans_json(run, percentiles) for run in runs]
     return dumps({
         "format": "planner.simulate/1",
         "file": first.plan.path,
@@ -173,8 +175,26 @@ def as_json(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[flo
                                **{k: json_number(v) for k, v in sim.stats(n, percentiles).items()}} for n in names},
             "probabilities": {label: sim.probability(cond) for label, cond in probabilities},
             "rank_correlations": {n: sim.rank_correlations(n) for n in names if n not in sim.uncertain},
-        } for sim in sims],
+            **({"series": fan} if fan else {}),
+        } for sim, fan in zip(sims, fans)],
     })
+
+
+def _fans_json(run, percentiles: Sequence[float]) -> dict:
+    """Each headline series' fan (:func:`fan_names`): per period, its mean and percentiles over the samples."""
+    if not hasattr(run, "varies") or not run.plan.model.series:
+        return {}
+    from ..questions.simulate import fan
+
+    plan = run.plan
+    unit, scale = plan.period_unit
+    periods = [float(p) / scale for p in plan.evaluate(run.scenario).periods]
+    out = {}
+    for n in fan_names(plan):
+        got = fan(run, n, percentiles)
+        out[n] = {"unit": plan.model.quantities[n].unit_text, "period_unit": unit, "periods": periods,
+                  **{k: [json_number(float(v)) for v in values] for k, values in got.items()}}
+    return out
 
 
 def as_csv(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]) -> str:
