@@ -111,7 +111,7 @@ def text(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]
         if sensitivity:
             block.append(tornado(sim, names, width))
         block += [fan_table(run, n, percentiles, width) for n in fan_names(sim.plan)
-                  for run in [sims[len(parts)]] if hasattr(run, "varies")]
+                  for run in [sims[len(parts)]] if isinstance(run, Simulation)]
         parts.append("\n".join(b for b in block if b))
     return "\n\n".join(parts)
 
@@ -159,7 +159,7 @@ def markdown(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[fl
 def as_json(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
             probabilities: Sequence[tuple[str, Any]] = ()) -> str:
     runs = list(sims)
-    sims = _reduced(sims, names, percentiles, probabilities, (), correlations=True)
+    sims = _reduced(runs, names, percentiles, probabilities, (), correlations=True)
     first = sims[0]
     fans = [_fans_json(run, percentiles) for run in runs]
     return dumps({
@@ -182,7 +182,7 @@ def as_json(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[flo
 
 def _fans_json(run, percentiles: Sequence[float]) -> dict:
     """Each headline series' fan (:func:`fan_names`): per period, its mean and percentiles over the samples."""
-    if not hasattr(run, "varies") or not run.plan.model.series:
+    if not isinstance(run, Simulation) or not run.plan.model.series:  # (a chunked run keeps no samples)
         return {}
     from ..questions.simulate import fan
 
