@@ -508,3 +508,12 @@ def test_simulate_json_gives_each_headline_series_fan(tmp_path, capsys):
     assert fan["period_unit"] == "month" and fan["periods"][:2] == [1.0, 2.0] and fan["unit"] == "kUSD"
     assert fan["p5"][0] == fan["p95"][0] == pytest.approx(44.9)  # month 1 does not depend on growth
     assert all(a <= b for a, b in zip(fan["p5"], fan["p95"]))
+
+
+def test_importing_a_plan_with_series_says_it_cannot_yet(tmp_path):
+    (tmp_path / "lib.plan").write_text("periods = 1 month..3 month\nseries cash = 10 then previous - 4\n"
+                                       "low = min(cash)\n")
+    (tmp_path / "main.plan").write_text('import "lib.plan" as lib\nx = lib.low * 2\n')
+    with pytest.raises(PlanError) as info:
+        load(tmp_path / "main.plan")
+    assert "cannot be imported yet" in info.value.message and info.value.span.line == 1
