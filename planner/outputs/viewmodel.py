@@ -99,9 +99,6 @@ def _base_is_its_own_case(plan: Plan, base, evaluations) -> bool:
 def analyse(plan: Plan) -> Analysis:
     """Evaluate every scenario, run the checks (and the questions, when the
     modules answering them are installed). Raises PlanError on a bad plan."""
-    from ..language.series import not_shown_yet
-
-    not_shown_yet(plan.model, "the report")
     scenarios = plan.resolve_scenarios("all")
     evaluations = plan.evaluate_all(scenarios)
     base = next((ev for ev in evaluations if ev.scenario is None), None) or plan.evaluate(None)
@@ -278,7 +275,7 @@ def _in_file_order(plan: Plan, names) -> list[str]:
 
 def headline_names(plan: Plan) -> tuple[list[str], str]:
     """The headline quantities and the rule that picked them."""
-    order = report_order(plan)
+    order = [n for n in report_order(plan) if not plan.quantities[n].per_period]  # series: :mod:`.periods`
     tagged = [n for n in order if HEADLINE_TAG in plan.quantities[n].tags]
     if tagged:
         return tagged, "tagged [headline]"
@@ -1166,7 +1163,8 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         for d in plan.quantities[n].deps:
             used_by.setdefault(d, []).append(n)
     live = LiveValues(analysis)
-    quantities = [_quantity(analysis, n, headlines, overridden, used_by, booleans) for n in order]
+    quantities = [_quantity(analysis, n, headlines, overridden, used_by, booleans) for n in order
+                  if not plan.quantities[n].per_period]  # a series is a value per period: the `periods` key
     for q in quantities:
         own = _own(plan, q["name"])
         q["doc"] = live(q["doc"]) if own else plain(q["doc"])
@@ -1231,7 +1229,17 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         "plots": {"enabled": bool(plots.get("enabled")), "note": plots.get("note", ""),
                   "skipped": list(plots.get("skipped") or [])},
         "uncertainty": _uncertainty(analysis, by_name, plots),
+        "periods": _periods(analysis, headlines, plots),
     }
+
+
+def _periods(analysis: Analysis, headlines: Sequence[str], plots: Mapping[str, Any]) -> Optional[dict]:
+    """The report's part on series over periods (:mod:`.periods`), or None without any."""
+    from . import periods
+
+    plan = analysis.plan
+    labels = {n: periods.label(plan, n) for n in plan.model.series}
+    return periods.view(analysis, headlines, labels, plots.get("periods"))
 
 
 def _uncertainty(analysis: Analysis, by_name: dict, plots: Mapping[str, Any]) -> Optional[dict]:

@@ -1,0 +1,307 @@
+"""The report's part on series over periods: each headline series as a line per scenario, its fan
+under uncertainty, a short table by period and the ``first(period where ...)`` answers in words.
+
+A plan with ``periods = 1 month..60 month`` has series (a value per period). The report shows its
+*headline series*: those tagged ``[headline]``; where none is, the series the headline figures
+reduce (``low_cash = min(cash)`` makes ``cash`` one). This module makes the plain data of the report's
+``periods`` key (the template ``periods.md.j2`` lays it out) and the data of each series' plots
+(:func:`plot_data`, :func:`fan_data`, drawn by :mod:`planner.outputs.plots`). It lives apart from
+:mod:`planner.outputs.viewmodel`, which calls it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..language import ir
+from .markup import code
+from .numbers import prose_style, style_for
+
+MAX_SERIES = 6  # headline series shown (charts and tables), the first ones in file order
+MAX_ROWS = 24  # rows of a series' table: past it, a row every quarter, half year, year...
+NAMED_PERIODS = ("month", "week", "day", "year", "quarter", "hour")  # `month 4`; other units: `4 d`
+FAN_LEVELS = (5.0, 25.0, 50.0, 75.0, 95.0)
+
+
+def headline_series(plan, headline_figures: Sequence[str] = ()) -> list[str]:
+    """The series the report shows: those tagged [headline], else those the headline figures reduce,
+    in file order (the first :data:`MAX_SERIES`)."""
+    model = plan.model
+    order = plan.series_order() if model.periods is not None else []
+    tagged = [n for n in order if "headline" in model.quantities[n].tags]
+    if tagged:
+        return tagged[:MAX_SERIES]
+    reduced = {n for h in headline_figures for n in _series_in(model, model.quantities[h].definition.expr)}
+    return [n for n in order if n in reduced][:MAX_SERIES]
+
+
+def _series_in(model, expr: ir.Expr) -> set[str]:
+    return {n.name for n in ir.walk(expr)
+            if isinstance(n, ir.Name) and n.name in model.quantities and model.quantities[n.name].per_period}
+
+
+def period_words(plan, value: float) -> str:
+    """A period as a reader says it: ``month 4`` (``4 d`` for a unit without a word)."""
+    unit, size = plan.period_unit
+    k = value / size
+    k_text = str(int(round(k))) if abs(k - round(k)) < 1e-9 else f"{k:g}"
+    return f"{unit} {k_text}" if unit in NAMED_PERIODS else f"{k_text} {unit}"
+
+
+def _periods(plan, ev) -> np.ndarray:
+    """The periods as numbers of the period unit (1, 2, ... 60 for months)."""
+    return np.asarray(ev.periods, dtype=float) / plan.period_unit[1]
+
+
+# ---- first(period where ...): the period an answer names ------------------------------------------------
+
+@dataclass(frozen=True)
+class First:
+    """A ``first(period where condition)`` figure of the plan: its name, condition and the series it
+    watches."""
+
+    name: str
+    condition: ir.Expr
+    series: frozenset
+
+
+def firsts(plan) -> list[First]:
+    """The plan's own figures defined as ``first(period where ...)``, in file order."""
+    model = plan.model
+    out = []
+    for name, q in model.quantities.items():
+        e = q.definition.expr
+        if q.per_period or not isinstance(e, ir.Reduce) or e.op != "first" or not isinstance(e.body, ir.Period) \
+                or e.cond is None or e.span.source.name != plan.source.name:
+            continue
+        out.append(First(name, e.cond, frozenset(_series_in(model, e.cond))))
+    return out
+
+
+def _when(plan, ev, name: str) -> Optional[float]:
+    """The period a ``first(...)`` found in ``ev`` (in base units), None for never."""
+    if ev.is_never(name):
+        return None
+    v = float(ev.values[name])
+    return v if math.isfinite(v) else None
+
+
+def finding(plan, f: First, evaluations: Sequence) -> str:
+    """``first(...)`` in words, each scenario's answer: ```cash < 0 USD` first holds in **month 4** in
+    `price_war`; never otherwise.`` Never is a finding, said as such."""
+    cond = code(f.condition.span.flat)
+    found = [(ev.label, _when(plan, ev, f.name)) for ev in evaluations]
+    groups: dict[Optional[float], list[str]] = {}
+    for label, v in found:
+        groups.setdefault(v, []).append(label)
+    tail = f" (`{f.name}`)"
+    n = len(evaluations[0].periods) if evaluations and evaluations[0].periods is not None else 0
+    over = f"over the {n} {plan.period_unit[0]}s" if plan.period_unit[0] in NAMED_PERIODS else "over the periods"
+    if len(groups) == 1:
+        (v,) = groups
+        if v is None:
+            return f"{cond} never holds {over}{tail}."
+        return f"{cond} first holds in **{period_words(plan, v)}**{tail}."
+    parts = []
+    never = groups.pop(None, None)
+    for v, labels in sorted(groups.items()):
+        parts.append(f"in **{period_words(plan, v)}** in {_names(labels)}")
+    text = f"{cond} first holds " + "; ".join(parts)
+    if never is not None:
+        text += "; **never** otherwise" if len(parts) == 1 else f"; **never** in {_names(never)}"
+    return text + tail + "."
+
+
+def _names(labels: Sequence[str]) -> str:
+    labels = [f"`{x}`" for x in labels]
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+# ---- the table: a row per period, or per quarter / year when there are many ----------------------------
+
+def step_of(plan, count: int) -> int:
+    """Periods per row so that ``count`` periods fit in :data:`MAX_ROWS` rows: 1, then a quarter, half
+    a year, a year... for months (2, 5, 10... for other units)."""
+    unit = plan.period_unit[0]
+    steps = (1, 3, 6, 12, 24, 60, 120) if unit == "month" else (1, 4, 13, 26, 52) if unit == "week" \
+        else (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+    for s in steps:
+        if math.ceil(count / s) <= MAX_ROWS:
+            return s
+    return math.ceil(count / MAX_ROWS)
+
+
+def _every(plan, step: int) -> str:
+    unit = plan.period_unit[0]
+    if step == 1:
+        return f"every {unit}" if unit in NAMED_PERIODS else "every period"
+    if unit == "month" and step in (3, 6, 12):
+        return {3: "at the end of every quarter", 6: "at the end of every half year", 12: "at the end of every year"}[step]
+    return f"every {step} {unit}s" if unit in NAMED_PERIODS else f"every {step} periods"
+
+
+def _rows(plan, evaluations, name: str, step: int) -> tuple[list[dict], bool]:
+    values = [np.asarray(ev.series_display(name), dtype=float) for ev in evaluations]
+    count = len(values[0])
+    picked = list(range(step - 1, count, step))
+    if not picked or picked[-1] != count - 1:
+        picked.append(count - 1)  # the last period always
+    unit = plan.quantities[name].unit_text
+    style = style_for([float(v[i]) for v in values for i in picked], unit)
+    x = _periods(plan, evaluations[0])
+    rows = [{"period": period_words(plan, x[i] * plan.period_unit[1]),
+             "cells": [_figure(style, float(v[i])) for v in values]} for i in picked]
+    return rows, any(len({float(v[i]) for v in values}) > 1 for i in range(count))
+
+
+def _figure(style, v: float) -> str:
+    return style.text(v) if math.isfinite(v) else "–"
+
+
+def _facts(plan, ev, name: str) -> dict:
+    """First, last and lowest value of a series in one evaluation, in words (the plan's unit)."""
+    v = np.asarray(ev.series_display(name), dtype=float)
+    x = np.asarray(ev.periods, dtype=float)
+    unit = plan.quantities[name].unit_text
+    style = prose_style([float(a) for a in v if math.isfinite(a)] or [0.0], unit)
+    k = int(np.nanargmin(v)) if np.isfinite(v).any() else 0
+
+    def say(a: float) -> str:
+        return (style.text(a) + (f" {unit}" if unit else "")) if math.isfinite(a) else "–"
+
+    return {"first": say(float(v[0])), "first_period": period_words(plan, x[0]),
+            "last": say(float(v[-1])), "last_period": period_words(plan, x[-1]),
+            "low": say(float(v[k])), "low_period": period_words(plan, x[k])}
+
+
+# ---- the plots' data ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LinePlot:
+    """One series over the periods, a line per scenario, the periods a ``first(...)`` found marked."""
+
+    name: str
+    title: str
+    unit: str
+    period_unit: str
+    lines: tuple  # (scenario label, periods (numbers of the period unit), values (display unit))
+    marks: tuple  # (line index, period, text)
+
+
+@dataclass(frozen=True)
+class FanPlot:
+    """One series' percentiles per period over a simulation's trials, a band per scenario."""
+
+    name: str
+    title: str
+    unit: str
+    period_unit: str
+    fans: tuple  # (scenario label, periods, {"p5": ..., "p25": ..., "p50": ..., "p75": ..., "p95": ...}, as written)
+
+
+def plot_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[LinePlot]:
+    plan, evs = analysis.plan, analysis.evaluations
+    found = firsts(plan)
+    out = []
+    for name in names:
+        lines = tuple((ev.label if len(evs) > 1 else "", _periods(plan, ev),
+                       np.asarray(ev.series_display(name), dtype=float)) for ev in evs)
+        marks = []
+        for f in found:
+            if name not in f.series:
+                continue
+            for i, ev in enumerate(evs):
+                when = _when(plan, ev, f.name)
+                if when is not None:
+                    marks.append((i, when / plan.period_unit[1], period_words(plan, when)))
+        out.append(LinePlot(name, labels.get(name, name), plan.quantities[name].unit_text, plan.period_unit[0],
+                            lines, tuple(marks)))
+    return out
+
+
+def fan_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[FanPlot]:
+    """A fan per series whose trials vary (the simulations the report already ran, one per scenario;
+    scenarios with the same fan drawn once)."""
+    from ..questions.simulate import fan
+
+    sims = list(getattr(analysis, "simulations", None) or [])
+    if not sims:
+        return []
+    plan = analysis.plan
+    by_label = {ev.label: ev for ev in analysis.evaluations}
+    out = []
+    for name in names:
+        fans: list = []
+        for sim in sims:
+            f = fan(sim, name, FAN_LEVELS)
+            if any(np.allclose(f["p50"], g[2]["p50"], equal_nan=True) and
+                   np.allclose(f["p5"], g[2]["p5"], equal_nan=True) for g in fans):
+                continue
+            ev = by_label.get(sim.label) or analysis.base
+            fans.append((sim.label if len(sims) > 1 else "", _periods(plan, ev), f,
+                         np.asarray(ev.series_display(name), dtype=float)))
+        if any(np.nanmax(g[2]["p95"] - g[2]["p5"]) > 0 for g in fans):
+            out.append(FanPlot(name, labels.get(name, name), plan.quantities[name].unit_text, plan.period_unit[0],
+                               tuple(fans)))
+    return out
+
+
+# ---- the view ------------------------------------------------------------------------------------------
+
+def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
+         plots: Optional[dict[str, str]] = None) -> Optional[dict]:
+    """The ``periods`` key of the report's view model (None for a plan without series):
+
+    * ``unit``, ``count``, ``first``, ``last``: the periods (``month``, 60, ``month 1``, ``month 60``);
+    * ``findings``: each ``first(period where ...)`` figure's answer per scenario, a sentence;
+    * ``series``: per headline series ``name``, ``label``, ``unit``, ``formula`` (as written),
+      ``plot`` and ``fan_plot`` (file names, or None), ``every`` (how often the table has a row:
+      "at the end of every quarter"), ``columns`` (scenario labels), ``rows`` (``period`` and
+      ``values``, one per scenario), ``facts`` (per scenario: ``first``, ``last``, ``low`` and
+      their periods, in words).
+    """
+    plan = analysis.plan
+    if plan.model.periods is None or not plan.model.series:
+        return None
+    evs = analysis.evaluations
+    plots = plots or {}
+    names = headline_series(plan, headline_figures)
+    x = evs[0].periods
+    count = len(x)
+    step = step_of(plan, count)
+    series = []
+    for name in names:
+        q = plan.quantities[name]
+        rows, varies = _rows(plan, evs, name, step)
+        series.append({
+            "name": name, "label": labels.get(name, name), "unit": q.unit_text,
+            "formula": q.definition.expr.span.flat,
+            "plot": plots.get(name), "fan_plot": plots.get(f"fan:{name}"),
+            "every": _every(plan, step), "columns": [ev.label for ev in evs] if len(evs) > 1 else [q.unit_text or name],
+            "rows": rows, "varies": varies,
+            "facts": [dict(_facts(plan, ev, name), scenario=ev.label if len(evs) > 1 else "") for ev in evs],
+        })
+    return {
+        "unit": plan.period_unit[0], "count": count,
+        "first": period_words(plan, float(x[0])), "last": period_words(plan, float(x[-1])),
+        "findings": [finding(plan, f, evs) for f in firsts(plan)],
+        "series": series,
+        "others": [n for n in plan.series_order() if n not in names],
+    }
+
+
+def label(plan, name: str) -> str:
+    """A series' words for a plot's title: its doc string's first line, else its name."""
+    from ..language.live import plain
+
+    doc = plain(plan.quantities[name].doc)
+    first = doc.strip().split("\n")[0] if doc else ""
+    return first[:1].upper() + first[1:] if first else name
+
+
+__all__ = ["headline_series", "firsts", "finding", "plot_data", "fan_data", "view", "label", "period_words",
+           "step_of"]
