@@ -91,29 +91,28 @@ def _when(plan, ev, name: str) -> Optional[float]:
 
 
 def finding(plan, f: First, evaluations: Sequence) -> str:
-    """``first(...)`` in words, each scenario's answer: ```cash < 0 USD` first holds in **month 4** in
-    `price_war`; never otherwise.`` Never is a finding, said as such."""
+    """``first(...)`` in words, each scenario's answer: ```runway`: `cash < 0 USD` first holds in
+    **month 30** in `price_war`, and **never** otherwise.`` Never is a finding, said as such."""
     cond = code(f.condition.span.flat)
-    found = [(ev.label, _when(plan, ev, f.name)) for ev in evaluations]
     groups: dict[Optional[float], list[str]] = {}
-    for label, v in found:
-        groups.setdefault(v, []).append(label)
-    tail = f" (`{f.name}`)"
-    n = len(evaluations[0].periods) if evaluations and evaluations[0].periods is not None else 0
-    over = f"over the {n} {plan.period_unit[0]}s" if plan.period_unit[0] in NAMED_PERIODS else "over the periods"
-    if len(groups) == 1:
-        (v,) = groups
-        if v is None:
-            return f"{cond} never holds {over}{tail}."
-        return f"{cond} first holds in **{period_words(plan, v)}**{tail}."
-    parts = []
+    for ev in evaluations:
+        groups.setdefault(_when(plan, ev, f.name), []).append(ev.label)
+    lead = f"`{f.name}`: {cond}"
     never = groups.pop(None, None)
-    for v, labels in sorted(groups.items()):
-        parts.append(f"in **{period_words(plan, v)}** in {_names(labels)}")
-    text = f"{cond} first holds " + "; ".join(parts)
+    if not groups:
+        n = len(evaluations[0].periods) if evaluations and evaluations[0].periods is not None else 0
+        unit = plan.period_unit[0]
+        over = f"in none of the {n} {unit}s" if unit in NAMED_PERIODS else "in none of the periods"
+        return f"{lead} holds {over}: **never**{' in any scenario' if len(evaluations) > 1 else ''}."
+    if never is None and len(groups) == 1:
+        (v,) = groups
+        every = " in every scenario" if len(evaluations) > 1 else ""
+        return f"{lead} first holds in **{period_words(plan, v)}**{every}."
+    parts = [f"in **{period_words(plan, v)}** in {_names(labels)}" for v, labels in sorted(groups.items())]
+    text = f"{lead} first holds " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
     if never is not None:
-        text += "; **never** otherwise" if len(parts) == 1 else f"; **never** in {_names(never)}"
-    return text + tail + "."
+        text += ", and **never** otherwise" if len(parts) == 1 else f"; it **never** holds in {_names(never)}"
+    return text + "."
 
 
 def _names(labels: Sequence[str]) -> str:
@@ -231,12 +230,17 @@ def fan_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[Fan
     sims = list(getattr(analysis, "simulations", None) or [])
     if not sims:
         return []
+    from ..language.graph import cone
+
     plan = analysis.plan
     by_label = {ev.label: ev for ev in analysis.evaluations}
     out = []
     for name in names:
         fans: list = []
+        reach = set(cone(plan.model, [name]))
         for sim in sims:
+            if not any(n in reach for n in sim.uncertain):  # a scenario that sets every uncertain input it uses
+                continue
             f = fan(sim, name, FAN_LEVELS)
             if any(np.allclose(f["p50"], g[2]["p50"], equal_nan=True) and
                    np.allclose(f["p5"], g[2]["p5"], equal_nan=True) for g in fans):
@@ -244,9 +248,12 @@ def fan_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[Fan
             ev = by_label.get(sim.label) or analysis.base
             fans.append((sim.label if len(sims) > 1 else "", _periods(plan, ev), f,
                          np.asarray(ev.series_display(name), dtype=float)))
+        title = labels.get(name, name)
+        if len(fans) == 1 and fans[0][0]:  # one scenario's fan: named in the title, not in every legend entry
+            title += f" ({fans[0][0]})"
+            fans = [("",) + tuple(fans[0][1:])]
         if any(np.nanmax(g[2]["p95"] - g[2]["p5"]) > 0 for g in fans):
-            out.append(FanPlot(name, labels.get(name, name), plan.quantities[name].unit_text, plan.period_unit[0],
-                               tuple(fans)))
+            out.append(FanPlot(name, title, plan.quantities[name].unit_text, plan.period_unit[0], tuple(fans)))
     return out
 
 

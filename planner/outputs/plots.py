@@ -392,15 +392,20 @@ def series_png(data) -> bytes:
         finite = every[np.isfinite(every)]
         if finite.size and finite.min() < 0 < finite.max():
             ax.axhline(0, color="0.2", linewidth=0.8, zorder=1)
-        for i, x0, text in data.marks:
+        texts = []
+        for k, (i, x0, text) in enumerate(data.marks):  # a dot on its line, a dotted line up to its words
             _, x, y = data.lines[i]
             at = np.nonzero(np.isclose(x, x0))[0]
             if not at.size:
                 continue
-            y0 = float(y[at[0]])
-            ax.plot([x0], [y0], marker="o", markersize=5, color=f"C{i % 10}", zorder=5, markeredgecolor="white")
-            ax.annotate(text, (x0, y0), textcoords="offset points", xytext=(5, 5 + 9 * (i % 3)), fontsize=7,
-                        color=f"C{i % 10}", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+            colour = f"C{i % 10}"
+            ax.plot([x0], [float(y[at[0]])], marker="o", markersize=5, color=colour, zorder=5, markeredgecolor="white")
+            ax.axvline(x0, color=colour, linewidth=0.9, linestyle=":", zorder=1)
+            texts.append(ax.annotate(text, (x0, 1.0), xycoords=("data", "axes fraction"), textcoords="offset points",
+                                     xytext=(3, -10 - 9 * (k % 3)), fontsize=7, color=colour))
+        if texts:  # room above the lines for the marks' words
+            lo, hi = ax.get_ylim()
+            ax.set_ylim(lo, hi + (hi - lo) * (0.08 + 0.07 * min(3, len(texts))))
         ax.set_xlabel(data.period_unit)
         ax.set_ylabel(f"{data.name}{unit}")
         ax.xaxis.set_major_locator(_period_ticks(data))
@@ -411,6 +416,7 @@ def series_png(data) -> bytes:
             ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)
         ax.set_title(_words(data.title), fontsize=10)
         fig.tight_layout()
+        _keep_in(ax, texts)
         return _png(fig)
 
 
