@@ -109,7 +109,8 @@ def finding(plan, f: First, evaluations: Sequence) -> str:
         every = " in every scenario" if len(evaluations) > 1 else ""
         return f"{lead} first holds in **{period_words(plan, v)}**{every}."
     parts = [f"in **{period_words(plan, v)}** in {_names(labels)}" for v, labels in sorted(groups.items())]
-    text = f"{lead} first holds " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+    last = ", and " if any(len(labels) > 1 for labels in groups.values()) else " and "  # `a` and `b`, and ...
+    text = f"{lead} first holds " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + last + parts[-1])
     if never is not None:
         text += ", and **never** otherwise" if len(parts) == 1 else f"; it **never** holds in {_names(never)}"
     return text + "."
