@@ -47,8 +47,7 @@ def _series_in(model, expr: ir.Expr) -> set[str]:
 def period_words(plan, value: float) -> str:
     """A period as a reader says it: ``month 4`` (``4 d`` for a unit without a word)."""
     unit, size = plan.period_unit
-    k = value / size
-    k_text = str(int(round(k))) if abs(k - round(k)) < 1e-9 else f"{k:g}"
+    k_text = _number(value / size)
     return f"{unit} {k_text}" if unit in NAMED_PERIODS else f"{k_text} {unit}"
 
 
@@ -153,9 +152,14 @@ def _rows(plan, evaluations, name: str, step: int) -> tuple[list[dict], bool]:
     unit = plan.quantities[name].unit_text
     style = style_for([float(v[i]) for v in values for i in picked], unit)
     x = _periods(plan, evaluations[0])
-    rows = [{"period": period_words(plan, x[i] * plan.period_unit[1]),
+    rows = [{"period": period_words(plan, x[i] * plan.period_unit[1]), "at": _number(x[i]),
              "cells": [_figure(style, float(v[i])) for v in values]} for i in picked]
     return rows, any(len({float(v[i]) for v in values}) > 1 for i in range(count))
+
+
+def _number(k: float) -> str:
+    """A period's number in its unit: ``3`` (month 3), ``2.5``."""
+    return str(int(round(k))) if abs(k - round(k)) < 1e-9 else f"{k:g}"
 
 
 def _figure(style, v: float) -> str:
@@ -264,12 +268,13 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
          plots: Optional[dict[str, str]] = None) -> Optional[dict]:
     """The ``periods`` key of the report's view model (None for a plan without series):
 
-    * ``unit``, ``count``, ``first``, ``last``: the periods (``month``, 60, ``month 1``, ``month 60``);
+    * ``unit``, ``count``, ``span``, ``first``, ``last``: the periods (``month``, 60, ``60 months``,
+      ``month 1``, ``month 60``); ``column``: the heading of the tables' period column;
     * ``findings``: each ``first(period where ...)`` figure's answer per scenario, a sentence;
     * ``series``: per headline series ``name``, ``label``, ``unit``, ``formula`` (as written),
       ``plot`` and ``fan_plot`` (file names, or None), ``every`` (how often the table has a row:
-      "at the end of every quarter"), ``columns`` (scenario labels), ``rows`` (``period`` and
-      ``values``, one per scenario), ``facts`` (per scenario: ``first``, ``last``, ``low`` and
+      "at the end of every quarter"), ``columns`` (scenario labels), ``rows`` (``period`` in
+      words, ``at`` its number, ``cells`` a figure per scenario), ``facts`` (per scenario: ``first``, ``last``, ``low`` and
       their periods, in words).
     """
     plan = analysis.plan
@@ -293,8 +298,11 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
             "rows": rows, "varies": varies,
             "facts": [dict(_facts(plan, ev, name), scenario=ev.label if len(evs) > 1 else "") for ev in evs],
         })
+    unit = plan.period_unit[0]
     return {
-        "unit": plan.period_unit[0], "count": count,
+        "unit": unit, "count": count,
+        "span": f"{count} {unit}s" if unit in NAMED_PERIODS else f"{count} periods of 1 {unit}",
+        "column": unit if unit in NAMED_PERIODS else f"period ({unit})",
         "first": period_words(plan, float(x[0])), "last": period_words(plan, float(x[-1])),
         "findings": [finding(plan, f, evs) for f in firsts(plan)],
         "series": series,
