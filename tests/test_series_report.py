@@ -336,3 +336,16 @@ def test_hover_per_scenario_and_never(lsp):
     row = next(line for line in cash.splitlines() if line.startswith("| price_war |"))
     first, last, lowest = _figures(row)
     assert (first, last, lowest) == (START - 12, START - 60 * 12, START - 60 * 12)
+
+
+def test_a_true_false_series_reads_true_and_false():
+    text = ("periods = 1 week..30 week\nstart = 10\nseries level = previous(level, start) - 1\n"
+            "series short = level < 0 [headline]\nfirst_short = first(period where short)\n")
+    vm = view_model(analyse(loads(text, name="flags.plan")))
+    (s,) = vm["periods"]["series"]
+    # level ends week k at 10 - k: below zero from week 11
+    assert s["every"] == "every 4 weeks" and [r["at"] for r in s["rows"]] == ["4", "8", "12", "16", "20", "24", "28", "30"]
+    assert [r["cells"] for r in s["rows"][:3]] == [["false"], ["false"], ["true"]]
+    (facts,) = s["facts"]
+    assert (facts["first"], facts["last"], facts["low"]) == ("false", "true", None)
+    assert vm["periods"]["findings"] == ["`first_short`: `short` first holds in **week 11**."]

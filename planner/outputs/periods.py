@@ -152,8 +152,9 @@ def _rows(plan, evaluations, name: str, step: int) -> tuple[list[dict], bool]:
     unit = plan.quantities[name].unit_text
     style = style_for([float(v[i]) for v in values for i in picked], unit)
     x = _periods(plan, evaluations[0])
+    say = (lambda a: "true" if a else "false") if plan.quantities[name].is_bool else (lambda a: _figure(style, a))
     rows = [{"period": period_words(plan, x[i] * plan.period_unit[1]), "at": _number(x[i]),
-             "cells": [_figure(style, float(v[i])) for v in values]} for i in picked]
+             "cells": [say(float(v[i])) for v in values]} for i in picked]
     return rows, any(len({float(v[i]) for v in values}) > 1 for i in range(count))
 
 
@@ -175,11 +176,16 @@ def _facts(plan, ev, name: str) -> dict:
     k = int(np.nanargmin(v)) if np.isfinite(v).any() else 0
 
     def say(a: float) -> str:
+        if plan.quantities[name].is_bool:
+            return "true" if a else "false"
         return (style.text(a) + (f" {unit}" if unit else "")) if math.isfinite(a) else "–"
 
-    return {"first": say(float(v[0])), "first_period": period_words(plan, x[0]),
-            "last": say(float(v[-1])), "last_period": period_words(plan, x[-1]),
-            "low": say(float(v[k])), "low_period": period_words(plan, x[k])}
+    facts = {"first": say(float(v[0])), "first_period": period_words(plan, x[0]),
+             "last": say(float(v[-1])), "last_period": period_words(plan, x[-1]),
+             "low": say(float(v[k])), "low_period": period_words(plan, x[k])}
+    if plan.quantities[name].is_bool:  # true or false: no lowest
+        facts["low"] = facts["low_period"] = None
+    return facts
 
 
 # ---- the plots' data ------------------------------------------------------------------------------------
