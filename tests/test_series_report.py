@@ -183,7 +183,8 @@ def test_untagged_series_are_those_the_headline_figures_reduce():
     plan = loads(text, name=str(RUNWAY))
     assert periods.headline_series(plan, ["low_cash"]) == ["cash"]
     vm = view_model(analyse(plan))
-    assert [s["name"] for s in vm["periods"]["series"]] == ["cash"] and vm["periods"]["others"] == ["spent"]
+    assert [s["name"] for s in vm["periods"]["series"]] == ["cash"] and [o["name"] for o in vm["periods"]["others"]] == ["spent"]
+    assert vm["periods"]["others"][0]["formula"] == "burn * (period / 1 month)"
 
 
 # ---- under uncertainty: the fan -------------------------------------------------------------------------

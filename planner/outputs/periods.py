@@ -281,7 +281,8 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
       ``plot`` and ``fan_plot`` (file names, or None), ``every`` (how often the table has a row:
       "at the end of every quarter"), ``columns`` (scenario labels), ``rows`` (``period`` in
       words, ``at`` its number, ``cells`` a figure per scenario), ``facts`` (per scenario: ``first``, ``last``, ``low`` and
-      their periods, in words).
+      their periods, in words);
+    * ``others``: the plan's other series, each ``name``, ``label``, ``unit`` and ``formula``.
     """
     plan = analysis.plan
     if plan.model.periods is None or not plan.model.series:
@@ -312,7 +313,9 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
         "first": period_words(plan, float(x[0])), "last": period_words(plan, float(x[-1])),
         "findings": [finding(plan, f, evs) for f in firsts(plan)],
         "series": series,
-        "others": [n for n in plan.series_order() if n not in names],
+        "others": [{"name": n, "label": labels.get(n, n), "unit": plan.quantities[n].unit_text,
+                    "formula": plan.quantities[n].definition.expr.span.flat}
+                   for n in plan.series_order() if n not in names],
     }
 
 
