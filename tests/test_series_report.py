@@ -350,3 +350,18 @@ def test_a_true_false_series_reads_true_and_false():
     (facts,) = s["facts"]
     assert (facts["first"], facts["last"], facts["low"]) == ("false", "true", None)
     assert vm["periods"]["findings"] == ["`first_short`: `short` first holds in **week 11**."]
+
+
+def test_the_hint_at_the_end_of_a_series_is_short(lsp):
+    text = RUNWAY.read_text()
+    lsp.open(RUNWAY, text)
+    lsp.diagnostics(RUNWAY)
+    hints = lsp.request("textDocument/inlayHint", {"textDocument": {"uri": RUNWAY.as_uri()}, "range": {
+        "start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}}})["result"]
+    line = text[:text.index("series cash")].count("\n")
+    (hint,) = [h for h in hints if h["position"]["line"] == line]
+    # as written: 100 - 8 = 92 kUSD after month 1, 100 - 60 * 8 = -380 kUSD after month 60, the lowest
+    assert hint["label"] == " = 92 … -380 kUSD, lowest -380 kUSD (month 60) (varies by scenario)"
+    assert "frugal: first 99 kUSD (month 1), last 40 kUSD (month 60)" in hint["tooltip"]
+    (runway,) = [h for h in hints if h["position"]["line"] == line + 3]
+    assert "frugal: never" in runway["tooltip"]

@@ -135,8 +135,12 @@ def _value(ev, name: str):
     return SeriesValues(values[0], say(0), values[-1], say(len(values) - 1), values[low], say(low))
 
 
-def _say(v, unit: str, bold: bool = False) -> str:
-    """A value as the hover and the hints write it (a series: first, last and lowest, each with its period)."""
+def _say(v, unit: str, bold: bool = False, short: bool = False) -> str:
+    """A value as the hover and the hints write it (a series: first, last and lowest, each with its
+    period; ``short``, for a hint at the end of a line: ``92 … -380 kUSD, lowest -380 kUSD (month 60)``)."""
+    if isinstance(v, SeriesValues) and short:
+        return (f"{format_value(v.first)} … {format_value(v.last, unit)}, "
+                f"lowest {format_value(v.low, unit)} ({v.low_period})")
     if isinstance(v, SeriesValues):
         b = "**" if bold else ""
         return (f"first {b}{format_value(v.first, unit)}{b} ({v.first_period}), last {b}{format_value(v.last, unit)}{b} "
@@ -783,7 +787,7 @@ class Document:
             q = self.plan.quantities[s.name]
             if isinstance(s.expr, ir.Number) and not q.definition.display:
                 continue  # an input written as its value: the hint would repeat it
-            text = _say(base[s.name], q.unit_text)
+            text = _say(base[s.name], q.unit_text, short=True)
             labels = ["base"] + [lab for lab in self.plan.scenario_names if lab != "base"]
             per = [f"{lab}: {_say(self.values[lab][s.name], q.unit_text)}" for lab in labels
                    if lab in self.values and s.name in self.values[lab]]
