@@ -365,3 +365,19 @@ def test_the_hint_at_the_end_of_a_series_is_short(lsp):
     assert "frugal: first 99 kUSD (month 1), last 40 kUSD (month 60)" in hint["tooltip"]
     (runway,) = [h for h in hints if h["position"]["line"] == line + 3]
     assert "frugal: never" in runway["tooltip"]
+
+
+def test_a_scenario_with_a_shorter_horizon():
+    text = RUNWAY.read_text().replace("periods = 1 month..60 month", "horizon = 60 month\nperiods = 1 month..horizon")
+    text += "scenario short { horizon = 24 month }\n"
+    vm = view_model(analyse(loads(text, name=str(RUNWAY))))
+    p = vm["periods"]
+    assert p["span"] == "24 to 60 months by scenario, month 1 to month 60 at the longest"
+    (s,) = p["series"]
+    assert s["columns"] == ["base", "price_war", "frugal", "short"]
+    rows = {r["at"]: r["cells"] for r in s["rows"]}
+    assert rows["24"] == ["-92.00", "-188.00", "76.00", "-92.00"]  # 100 - 24 * burn
+    assert rows["27"] == ["-116.00", "-224.00", "73.00", "–"]  # short has no month 27
+    assert s["facts"][3]["last_period"] == "month 24" and s["facts"][3]["last"] == "-92.00 kUSD"
+    assert p["findings"] == ["`runway`: `cash < 0 USD` first holds in **month 9** in `price_war`, and in **month 13** "
+                             "in `base` and `short`; it **never** holds in `frugal`."]

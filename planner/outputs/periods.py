@@ -143,19 +143,29 @@ def _every(plan, step: int) -> str:
     return f"every {step} {unit}s" if unit in NAMED_PERIODS else f"every {step} periods"
 
 
+def _longest(evaluations):
+    """The evaluation with the most periods (a scenario may set a shorter horizon)."""
+    return max(evaluations, key=lambda ev: len(ev.periods))
+
+
 def _rows(plan, evaluations, name: str, step: int) -> tuple[list[dict], bool]:
-    values = [np.asarray(ev.series_display(name), dtype=float) for ev in evaluations]
-    count = len(values[0])
+    """A row every ``step`` periods (and the last), a cell per scenario: its value in that period,
+    ``–`` where its periods end sooner."""
+    x = _periods(plan, _longest(evaluations))
+    count = len(x)
     picked = list(range(step - 1, count, step))
     if not picked or picked[-1] != count - 1:
         picked.append(count - 1)  # the last period always
+    by_period = [dict(zip(np.round(_periods(plan, ev), 9), np.asarray(ev.series_display(name), dtype=float)))
+                 for ev in evaluations]
+    keys = np.round(x, 9)
     unit = plan.quantities[name].unit_text
-    style = style_for([float(v[i]) for v in values for i in picked], unit)
-    x = _periods(plan, evaluations[0])
+    style = style_for([float(v[keys[i]]) for v in by_period for i in picked if keys[i] in v] or [0.0], unit)
     say = (lambda a: "true" if a else "false") if plan.quantities[name].is_bool else (lambda a: _figure(style, a))
     rows = [{"period": period_words(plan, x[i] * plan.period_unit[1]), "at": _number(x[i]),
-             "cells": [say(float(v[i])) for v in values]} for i in picked]
-    return rows, any(len({float(v[i]) for v in values}) > 1 for i in range(count))
+             "cells": [say(float(v[keys[i]])) if keys[i] in v else "–" for v in by_period]} for i in picked]
+    varies = any(len({repr(v.get(k)) for v in by_period}) > 1 for k in keys)
+    return rows, varies
 
 
 def _number(k: float) -> str:
@@ -274,8 +284,9 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
          plots: Optional[dict[str, str]] = None) -> Optional[dict]:
     """The ``periods`` key of the report's view model (None for a plan without series):
 
-    * ``unit``, ``count``, ``span``, ``first``, ``last``: the periods (``month``, 60, ``60 months``,
-      ``month 1``, ``month 60``); ``column``: the heading of the tables' period column;
+    * ``unit``, ``count``, ``span``, ``first``, ``last``: the periods (``month``, 60, ``60 months, month 1
+      to month 60``, ``month 1``, ``month 60``; the longest where scenarios differ); ``column``: the
+      heading of the tables' period column;
     * ``findings``: each ``first(period where ...)`` figure's answer per scenario, a sentence;
     * ``series``: per headline series ``name``, ``label``, ``unit``, ``formula`` (as written),
       ``plot`` and ``fan_plot`` (file names, or None), ``every`` (how often the table has a row:
@@ -290,8 +301,9 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
     evs = analysis.evaluations
     plots = plots or {}
     names = headline_series(plan, headline_figures)
-    x = evs[0].periods
+    x = _longest(evs).periods
     count = len(x)
+    counts = sorted({len(ev.periods) for ev in evs})
     step = step_of(plan, count)
     series = []
     for name in names:
@@ -308,7 +320,7 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
     unit = plan.period_unit[0]
     return {
         "unit": unit, "count": count,
-        "span": f"{count} {unit}s" if unit in NAMED_PERIODS else f"{count} periods of 1 {unit}",
+        "span": _span(plan, counts, first=period_words(plan, float(x[0])), last=period_words(plan, float(x[-1]))),
         "column": unit if unit in NAMED_PERIODS else f"period ({unit})",
         "first": period_words(plan, float(x[0])), "last": period_words(plan, float(x[-1])),
         "findings": [finding(plan, f, evs) for f in firsts(plan)],
@@ -317,6 +329,16 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
                     "formula": plan.quantities[n].definition.expr.span.flat}
                    for n in plan.series_order() if n not in names],
     }
+
+
+def _span(plan, counts: Sequence[int], first: str, last: str) -> str:
+    """The periods in words: ``60 months, month 1 to month 60``; ``24 to 60 months by scenario, month 1
+    to month 60 at the longest`` where a scenario sets a shorter horizon."""
+    unit = plan.period_unit[0]
+    many = f"{unit}s" if unit in NAMED_PERIODS else f"periods of 1 {unit}"
+    if len(counts) == 1:
+        return f"{counts[0]} {many}, {first} to {last}"
+    return f"{counts[0]} to {counts[-1]} {many} by scenario, {first} to {last} at the longest"
 
 
 def label(plan, name: str) -> str:
