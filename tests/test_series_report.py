@@ -381,3 +381,14 @@ def test_a_scenario_with_a_shorter_horizon():
     assert s["facts"][3]["last_period"] == "month 24" and s["facts"][3]["last"] == "-92.00 kUSD"
     assert p["findings"] == ["`runway`: `cash < 0 USD` first holds in **month 9** in `price_war`, and in **month 13** "
                              "in `base` and `short`; it **never** holds in `frugal`."]
+
+
+def test_scenarios_that_share_a_fan_draw_it_once():
+    text = UNCERTAIN.replace("periods = 1 month..60 month", "horizon = 60 month\nperiods = 1 month..horizon")
+    text += "scenario short { horizon = 24 month }\nscenario lean { start = 50 kUSD }\n"
+    analysis = analyse(loads(text, name=str(RUNWAY)))
+    (data,) = periods.fan_data(analysis, ["cash"], {"cash": "cash"})
+    # base and short draw the same trials (short stops at month 24); lean starts 50 kUSD lower
+    assert [(label, len(x)) for label, x, _, _ in data.fans] == [("base, short", 60), ("lean", 60)]
+    (base, _, f_base, _), (_, _, f_lean, _) = data.fans
+    assert np.allclose(f_base["p50"] - f_lean["p50"], 50.0)

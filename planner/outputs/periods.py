@@ -263,12 +263,18 @@ def fan_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[Fan
             if not any(n in reach for n in sim.uncertain):  # a scenario that sets every uncertain input it uses
                 continue
             f = fan(sim, name, FAN_LEVELS)
-            if any(np.allclose(f["p50"], g[2]["p50"], equal_nan=True) and
-                   np.allclose(f["p5"], g[2]["p5"], equal_nan=True) for g in fans):
-                continue
             ev = by_label.get(sim.label) or analysis.base
-            fans.append((sim.label if len(sims) > 1 else "", _periods(plan, ev), f,
-                         np.asarray(ev.series_display(name), dtype=float)))
+            drawn = (sim.label if len(sims) > 1 else "", _periods(plan, ev), f,
+                     np.asarray(ev.series_display(name), dtype=float))
+            same = next((k for k, g in enumerate(fans) if _same_start(f, g[2])), None)
+            if same is None:
+                fans.append(drawn)
+                continue
+            label = f"{fans[same][0]}, {drawn[0]}" if drawn[0] else ""  # scenarios that share the fan, named
+            if len(f["p50"]) > len(fans[same][2]["p50"]):  # the same trials over more periods: the longer one
+                fans[same] = (label,) + drawn[1:]
+            else:
+                fans[same] = (label,) + fans[same][1:]
         title = labels.get(name, name)
         if len(fans) == 1 and fans[0][0]:  # one scenario's fan: named in the title, not in every legend entry
             title += f" ({fans[0][0]})"
@@ -276,6 +282,12 @@ def fan_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[Fan
         if any(np.nanmax(g[2]["p95"] - g[2]["p5"]) > 0 for g in fans):
             out.append(FanPlot(name, title, plan.quantities[name].unit_text, plan.period_unit[0], tuple(fans)))
     return out
+
+
+def _same_start(a: dict, b: dict) -> bool:
+    """Two fans that agree over the periods both have (a scenario that only shortens the horizon)."""
+    n = min(len(a["p50"]), len(b["p50"]))
+    return all(np.allclose(a[k][:n], b[k][:n], equal_nan=True) for k in ("p5", "p50", "p95"))
 
 
 # ---- the view ------------------------------------------------------------------------------------------

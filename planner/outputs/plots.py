@@ -434,7 +434,8 @@ def _period_ticks(data):
 def fan_png(data) -> bytes:
     """A series' fan over the periods (a :class:`planner.outputs.periods.FanPlot`): per scenario the
     median of the trials, a band from the 25th to the 75th percentile and a lighter one from the 5th
-    to the 95th, and the plan as written dotted."""
+    to the 95th, and the plan as written dotted; the legend names the bands for one fan, the
+    scenarios for several (the report's sentence says what the bands are)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -442,18 +443,18 @@ def fan_png(data) -> bytes:
 
     unit = f" ({data.unit})" if data.unit else ""
     with matplotlib.rc_context(_style(9)):
-        fig = Figure(figsize=(WIDTH_INCHES, 3.2 + 0.2 * ((len(data.fans) + 1) // 2)), dpi=DPI)
+        fig = Figure(figsize=(WIDTH_INCHES, 3.4), dpi=DPI)
         FigureCanvasAgg(fig)
         ax = fig.subplots()
+        one = len(data.fans) == 1  # one fan: a legend entry per band; several: one per scenario (its median)
         for k, (label, x, f, point) in enumerate(data.fans):
             colour = f"C{k % 10}"
-            name = f"{label}: " if label else ""
             ax.fill_between(x, f["p5"], f["p95"], color=colour, alpha=0.15, linewidth=0,
-                            label=f"{name}5th to 95th percentile")
+                            label="5th to 95th percentile" if one else None)
             ax.fill_between(x, f["p25"], f["p75"], color=colour, alpha=0.3, linewidth=0,
-                            label=f"{name}25th to 75th percentile")
-            ax.plot(x, f["p50"], color=colour, linewidth=1.5, label=f"{name}median")
-            ax.plot(x, point, color=colour, linewidth=1, linestyle=":", label=f"{name}as written")
+                            label="25th to 75th percentile" if one else None)
+            ax.plot(x, f["p50"], color=colour, linewidth=1.5, label="median" if one else f"{label} (median)")
+            ax.plot(x, point, color=colour, linewidth=1, linestyle=":", label="as written" if one else None)
         lo = min(float(np.nanmin(f["p5"])) for _, _, f, _ in data.fans)
         hi = max(float(np.nanmax(f["p95"])) for _, _, f, _ in data.fans)
         if lo < 0 < hi:
@@ -464,7 +465,7 @@ def fan_png(data) -> bytes:
         ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
         ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
         ax.grid(True, linewidth=0.4, alpha=0.6)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2 if one else 3, frameon=False)
         ax.set_title(_words(data.title), fontsize=10)
         fig.tight_layout()
         return _png(fig)
