@@ -392,3 +392,13 @@ def test_scenarios_that_share_a_fan_draw_it_once():
     assert [(label, len(x)) for label, x, _, _ in data.fans] == [("base, short", 60), ("lean", 60)]
     (base, _, f_base, _), (_, _, f_lean, _) = data.fans
     assert np.allclose(f_base["p50"] - f_lean["p50"], 50.0)
+
+
+def test_many_scenarios_split_the_table():
+    text = RUNWAY.read_text().split("scenario price_war")[0]
+    text += "".join(f"scenario b{k} {{ burn = {k} kUSD }}\n" for k in range(1, 8))  # seven scenarios, and base
+    vm = view_model(analyse(loads(text, name=str(RUNWAY))))
+    (s,) = vm["periods"]["series"]
+    assert [t["columns"] for t in s["tables"]] == [["base", "b1", "b2", "b3", "b4"], ["b5", "b6", "b7"]]
+    month_3 = s["tables"][1]["rows"][0]
+    assert month_3["at"] == "3" and month_3["cells"] == [f"{100 - 3 * k:.2f}" for k in (5, 6, 7)]

@@ -22,6 +22,7 @@ from .markup import code
 from .numbers import prose_style, style_for
 
 MAX_SERIES = 6  # headline series shown (charts and tables), the first ones in file order
+MAX_COLUMNS = 5  # scenarios a table of a series shows side by side (the report's SCENARIO_COLUMNS); more: tables
 MAX_ROWS = 24  # rows of a series' table: past it, a row every quarter, half year, year...
 NAMED_PERIODS = ("month", "week", "day", "year", "quarter", "hour")  # `month 4`; other units: `4 d`
 FAN_LEVELS = (5.0, 25.0, 50.0, 75.0, 95.0)
@@ -168,6 +169,16 @@ def _rows(plan, evaluations, name: str, step: int) -> tuple[list[dict], bool]:
     return rows, varies
 
 
+def _tables(columns: Sequence[str], rows: Sequence[dict]) -> list[dict]:
+    """The table split by scenarios, at most :data:`MAX_COLUMNS` to a table, so that it fits the column."""
+    out = []
+    for start in range(0, len(columns), MAX_COLUMNS):
+        stop = start + MAX_COLUMNS
+        out.append({"columns": list(columns[start:stop]),
+                    "rows": [{"at": r["at"], "period": r["period"], "cells": r["cells"][start:stop]} for r in rows]})
+    return out
+
+
 def _number(k: float) -> str:
     """A period's number in its unit: ``3`` (month 3), ``2.5``."""
     return str(int(round(k))) if abs(k - round(k)) < 1e-9 else f"{k:g}"
@@ -303,7 +314,8 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
     * ``series``: per headline series ``name``, ``label``, ``unit``, ``formula`` (as written),
       ``plot`` and ``fan_plot`` (file names, or None), ``every`` (how often the table has a row:
       "at the end of every quarter"), ``columns`` (scenario labels), ``rows`` (``period`` in
-      words, ``at`` its number, ``cells`` a figure per scenario), ``facts`` (per scenario: ``first``, ``last``, ``low`` and
+      words, ``at`` its number, ``cells`` a figure per scenario), ``tables`` (the same split into
+      tables of at most :data:`MAX_COLUMNS` scenarios, each ``columns`` and ``rows``), ``facts`` (per scenario: ``first``, ``last``, ``low`` and
       their periods, in words);
     * ``others``: the plan's other series, each ``name``, ``label``, ``unit`` and ``formula``.
     """
@@ -321,12 +333,13 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
     for name in names:
         q = plan.quantities[name]
         rows, varies = _rows(plan, evs, name, step)
+        columns = [ev.label for ev in evs] if len(evs) > 1 else [q.unit_text or name]
         series.append({
             "name": name, "label": labels.get(name, name), "unit": q.unit_text,
             "formula": q.definition.expr.span.flat,
             "plot": plots.get(name), "fan_plot": plots.get(f"fan:{name}"),
-            "every": _every(plan, step), "columns": [ev.label for ev in evs] if len(evs) > 1 else [q.unit_text or name],
-            "rows": rows, "varies": varies,
+            "every": _every(plan, step),
+            "columns": columns, "rows": rows, "varies": varies, "tables": _tables(columns, rows),
             "facts": [dict(_facts(plan, ev, name), scenario=ev.label if len(evs) > 1 else "") for ev in evs],
         })
     unit = plan.period_unit[0]
