@@ -392,17 +392,21 @@ def series_png(data) -> bytes:
         finite = every[np.isfinite(every)]
         if finite.size and finite.min() < 0 < finite.max():
             ax.axhline(0, color="0.2", linewidth=0.8, zorder=1)
-        texts = []
-        for k, (i, x0, text) in enumerate(data.marks):  # a dot on its line, a dotted line up to its words
+        texts, said = [], set()
+        # a dot on its line and a dotted line up to its words, once per period, staggered left to right
+        for i, x0, text in sorted(data.marks, key=lambda m: (m[1], m[0])):
             _, x, y = data.lines[i]
             at = np.nonzero(np.isclose(x, x0))[0]
             if not at.size:
                 continue
             colour = f"C{i % 10}"
             ax.plot([x0], [float(y[at[0]])], marker="o", markersize=5, color=colour, zorder=5, markeredgecolor="white")
+            if x0 in said:
+                continue
+            said.add(x0)
             ax.axvline(x0, color=colour, linewidth=0.9, linestyle=":", zorder=1)
             texts.append(ax.annotate(text, (x0, 1.0), xycoords=("data", "axes fraction"), textcoords="offset points",
-                                     xytext=(3, -10 - 9 * (k % 3)), fontsize=7, color=colour))
+                                     xytext=(3, -10 - 9 * (len(texts) % 3)), fontsize=7, color=colour))
         if texts:  # room above the lines for the marks' words
             lo, hi = ax.get_ylim()
             ax.set_ylim(lo, hi + (hi - lo) * (0.08 + 0.07 * min(3, len(texts))))
