@@ -402,3 +402,14 @@ def test_many_scenarios_split_the_table():
     assert [t["columns"] for t in s["tables"]] == [["base", "b1", "b2", "b3", "b4"], ["b5", "b6", "b7"]]
     month_3 = s["tables"][1]["rows"][0]
     assert month_3["at"] == "3" and month_3["cells"] == [f"{100 - 3 * k:.2f}" for k in (5, 6, 7)]
+
+
+def test_hover_on_a_true_false_series_says_when_it_first_holds(lsp, tmp_path):
+    path = tmp_path / "flags.plan"
+    text = ("periods = 1 week..30 week\nstart = 10\nseries level = previous(level, start) - 1\n"
+            "series short = level < 0\nseries never_short = level < -100\n")
+    lsp.open(path, text)
+    assert lsp.diagnostics(path) == []
+    # level ends week k at 10 - k: below zero from week 11, never below -100 in 30 weeks
+    assert "true first in **week 11** (of week 1 to week 30)" in _hover(lsp, path, text, "short =")
+    assert "**never** true (of week 1 to week 30)" in _hover(lsp, path, text, "never_short =")

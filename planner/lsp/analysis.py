@@ -127,8 +127,13 @@ def _value(ev, name: str):
 
     from ..outputs.periods import period_words
 
-    values = [float(v) for v in ev.series_display(name)]
     periods = [float(p) for p in ev.periods]
+    if ev.plan.model.quantities[name].is_bool:  # true or false: when it first holds
+        flags = [bool(v) for v in ev.series[name]]
+        when = next((i for i, v in enumerate(flags) if v), None)
+        return ("**never** true" if when is None else f"true first in **{period_words(ev.plan, periods[when])}**") + \
+            f" (of {period_words(ev.plan, periods[0])} to {period_words(ev.plan, periods[-1])})"
+    values = [float(v) for v in ev.series_display(name)]
     finite = [i for i, v in enumerate(values) if not math.isnan(v)] or [0]
     low = min(finite, key=lambda i: values[i])  # the first period of the lowest value
     say = lambda i: period_words(ev.plan, periods[i])  # noqa: E731
@@ -145,7 +150,9 @@ def _say(v, unit: str, bold: bool = False, short: bool = False) -> str:
         b = "**" if bold else ""
         return (f"first {b}{format_value(v.first, unit)}{b} ({v.first_period}), last {b}{format_value(v.last, unit)}{b} "
                 f"({v.last_period}), lowest {b}{format_value(v.low, unit)}{b} ({v.low_period})")
-    return v if isinstance(v, str) else format_value(v, unit)
+    if isinstance(v, str):
+        return v.replace("**", "") if short else v  # a hint is plain text
+    return format_value(v, unit)
 
 
 # ---- the document ------------------------------------------------------------------------------
@@ -444,7 +451,7 @@ class Document:
             if len(set(shown.values())) == 1:
                 every = " in every scenario" if len(labels) > 1 else ""
                 value = shown[labels[0]]
-                parts.append(f"{value}{every}" if value.startswith("first ") else f"= **{value}**{every}")
+                parts.append(f"{value}{every}" if q.per_period else f"= **{value}**{every}")
             else:
                 rows = "\n".join(f"| {s} | {v} |" for s, v in shown.items())
                 parts.append(f"| scenario | value |\n|---|--:|\n{rows}")
