@@ -413,3 +413,13 @@ def test_hover_on_a_true_false_series_says_when_it_first_holds(lsp, tmp_path):
     # level ends week k at 10 - k: below zero from week 11, never below -100 in 30 weeks
     assert "true first in **week 11** (of week 1 to week 30)" in _hover(lsp, path, text, "short =")
     assert "**never** true (of week 1 to week 30)" in _hover(lsp, path, text, "never_short =")
+
+
+def test_a_plan_of_series_alone_shows_the_last_of_each_chain():
+    text = ("periods = 1 month..12 month\nseries a = 1 then previous + 1\nseries b = a * 2\n"
+            "series c = previous(c, 0) + a\n")
+    vm = view_model(analyse(loads(text, name="chain.plan")))
+    assert [s["name"] for s in vm["periods"]["series"]] == ["b", "c"]
+    (b, c) = vm["periods"]["series"]
+    assert [r["cells"][0] for r in b["rows"]] == [str(2 * k) for k in range(1, 13)]  # b = 2k, every month
+    assert c["rows"][-1]["cells"] == ["78"]  # c = 1 + 2 + ... + 12

@@ -30,14 +30,17 @@ FAN_LEVELS = (5.0, 25.0, 50.0, 75.0, 95.0)
 
 def headline_series(plan, headline_figures: Sequence[str] = ()) -> list[str]:
     """The series the report shows: those tagged [headline], else those the headline figures reduce,
-    in file order (the first :data:`MAX_SERIES`)."""
+    else those no other quantity uses, in file order (the first :data:`MAX_SERIES`)."""
     model = plan.model
     order = plan.series_order() if model.periods is not None else []
     tagged = [n for n in order if "headline" in model.quantities[n].tags]
     if tagged:
         return tagged[:MAX_SERIES]
     reduced = {n for h in headline_figures for n in _series_in(model, model.quantities[h].definition.expr)}
-    return [n for n in order if n in reduced][:MAX_SERIES]
+    if reduced:
+        return [n for n in order if n in reduced][:MAX_SERIES]
+    used = {d for q in model.quantities.values() for d in q.deps}  # no figure reduces one: the last of each chain
+    return [n for n in order if n not in used][:MAX_SERIES]
 
 
 def _series_in(model, expr: ir.Expr) -> set[str]:
