@@ -423,3 +423,14 @@ def test_a_plan_of_series_alone_shows_the_last_of_each_chain():
     (b, c) = vm["periods"]["series"]
     assert [r["cells"][0] for r in b["rows"]] == [str(2 * k) for k in range(1, 13)]  # b = 2k, every month
     assert c["rows"][-1]["cells"] == ["78"]  # c = 1 + 2 + ... + 12
+
+
+def test_a_fan_without_any_figure_to_simulate():
+    text = UNCERTAIN.split("low_cash")[0]  # the series alone: no figure an uncertain input reaches
+    analysis = analyse(loads(text, name=str(RUNWAY)))
+    (data,) = periods.fan_data(analysis, ["cash"], {"cash": "cash"})
+    (sim,) = analysis.simulations
+    burns = sim.column("burn") / 1000
+    assert data.fans[0][2]["p50"][59] == pytest.approx(np.percentile(START - 60 * burns, 50), rel=1e-9)
+    outputs, _ = report_outputs(analysis, "alone.md")
+    assert "](alone-fan-1.png)" in outputs[-1].data.decode()

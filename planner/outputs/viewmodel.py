@@ -127,6 +127,10 @@ def analyse(plan: Plan) -> Analysis:
         analysis.uncertain_figures = uncertainty.figures(plan, headline_names(plan)[0])
         shown = [ev.scenario for ev in evaluations]
         names = uncertainty.simulated(plan, analysis.uncertain_figures)
+        if not names and plan.model.series:  # no figure to simulate, only series: their fans need the trials
+            from .periods import headline_series
+
+            names = headline_series(plan, headline_names(plan)[0])
         analysis.simulations = uncertainty.simulations(plan, names, shown)
         checked = [s for s in uncertainty.checked_scenarios(plan) if s not in shown]  # a check's own scenario
         analysis.check_simulations = uncertainty.simulations(plan, names, checked)
