@@ -255,24 +255,6 @@ def test_the_workbook_says_it_does_not_show_series_yet(plan):
     assert info.value.span is not None and info.value.span.text == "demand"
 
 
-def test_the_report_charts_each_headline_series_with_every_scenario(tmp_path):
-    pytest.importorskip("matplotlib")
-    from planner.outputs.build import report_outputs
-    from planner.outputs.viewmodel import analyse
-
-    text = PLAN.read_text() + "scenario dear { salary = 2 kUSD/person }\n"
-    plan = loads(text, name=str(PLAN))
-    outputs, _ = report_outputs(analyse(plan), "r.md")
-    files = {o.name: o for o in outputs}
-    assert "r-series-1.png" in files and files["r-series-1.png"].data[:4] == b"\x89PNG"
-    report = files["r.md"].data.decode("utf-8")
-    section = report[report.index("## Series over periods"):]
-    assert "![cash](r-series-1.png)" in section
-    cash = _months()["cash"]
-    assert f"| base | 44.90 kUSD | {cash[-1] / 1000:,.2f} kUSD | {min(cash) / 1000:,.2f} kUSD |" in section
-    assert "| dear |" in section
-
-
 # ---- the examples built on series, against independent month-by-month scripts -------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -370,21 +352,6 @@ def test_a_series_program_is_data_the_cache_reads_back_and_checks(plan):
     assert not back.valid()
 
 
-def test_the_editor_hover_shows_a_series_first_and_last_values_and_its_least(tmp_path):
-    from planner.lsp.analysis import Document
-
-    text = ("periods = 1 month..3 month\nseries cash = 10 then previous - 4\nlow = min(cash)\n"
-            "check low == 2\n")
-    doc = Document(tmp_path / "t.plan", text)
-    diagnostics = doc.update(text)
-    assert not [d for d in (diagnostics or []) if getattr(d, "severity", 1) == 1]
-    hover, _ = doc.hover(1, 8)
-    assert "10 in the first period, 2 in the last, at least 2" in hover, hover
-    assert "series cash = 10 then previous - 4" in hover
-    hover, _ = doc.hover(2, 1)
-    assert "= **2**" in hover
-
-
 def test_a_sweep_shows_figures_not_series(plan):
     from planner.language.lower import lower_values
     from planner.language.source import Source
@@ -473,24 +440,6 @@ def test_build_writes_the_report_and_its_charts_and_says_the_workbook_is_skipped
     assert "grain_silo.md" in written and "grain_silo-series-1.png" in written
     assert not any(name.endswith(".xlsx") for name in written)
     assert any("workbook skipped" in n for n in result.notes)
-
-
-def test_under_uncertainty_the_report_chart_draws_the_fan(monkeypatch):
-    pytest.importorskip("matplotlib")
-    from planner.outputs import plots
-    from planner.outputs.build import report_outputs
-    from planner.outputs.viewmodel import analyse
-
-    drawn = []
-    real = plots.series_png
-    monkeypatch.setattr(plots, "series_png", lambda *a, **k: drawn.append(a) or real(*a, **k))
-    text = PLAN.read_text().replace('growth     = 4%              "demand growth per month"',
-                                    'growth     = 4% ~ 2% to 6%      "demand growth per month"')
-    report_outputs(analyse(loads(text, name=str(PLAN))), "r.md")
-    (args,) = drawn
-    label, low, high = args[5]
-    assert "5th to 95th percentile" in label and len(low) == len(high) == 60
-    assert all(lo <= hi for lo, hi in zip(low, high)) and low[0] == pytest.approx(high[0])  # month 1 is certain
 
 
 def test_simulate_json_gives_each_headline_series_fan(tmp_path, capsys):
