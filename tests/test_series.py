@@ -466,3 +466,20 @@ def test_importing_a_plan_with_series_says_it_cannot_yet(tmp_path):
     with pytest.raises(PlanError) as info:
         load(tmp_path / "main.plan")
     assert "cannot be imported yet" in info.value.message and info.value.span.line == 1
+
+
+def test_the_fan_of_a_scenario_that_fixes_every_uncertain_input_a_series_uses():
+    """A scenario that sets the one uncertain input: its cash is the same in every trial, a value per
+    month and no trial axis; its fan is that path in every percentile (it crashed: (60,) to (samples,))."""
+    from planner.questions.simulate import fan, run
+
+    text = PLAN.read_text().replace('growth     = 4%              "demand growth per month"',
+                                    'growth     = 4% ~ 2% to 6%      "demand growth per month"')
+    plan = loads(text + "scenario steady { growth = 3% }\n", name=str(PLAN))
+    sims = run(plan, [None, "steady"], samples=200)
+    steady = fan(sims[1], "cash", (5.0, 50.0, 95.0))
+    want = [c / 1000 for c in _months(growth=0.03)["cash"]]
+    for p in ("p5", "p50", "p95", "mean"):
+        assert steady[p].tolist() == pytest.approx(want, rel=1e-9), p
+    varied = fan(sims[0], "cash", (5.0, 95.0))
+    assert varied["p5"][0] == varied["p95"][0] == pytest.approx(44.9) and varied["p5"][-1] < varied["p95"][-1]

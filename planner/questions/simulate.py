@@ -35,6 +35,7 @@ from ..language.errors import ConstraintError, DistributionError, KindError, Lab
 from ..language.graph import cone
 from ..language.literals import magnitude_problem
 from ..language.dims import dim_text
+from ..language.series import per_period
 from ..language.model import Type, whole_numbers
 from ..language.uncertain import DISCRETE, describe, domain, percentile_level
 from ..language.units import DIMENSIONLESS
@@ -738,15 +739,17 @@ def series_samples(sim: Simulation, exprs: Sequence[tuple[str, ir.Expr]]) -> lis
     if key not in cache:
         cache[key] = (compile_program(plan.model, plan.arguments, list(exprs)), list(exprs))
     program = cache[key][0]
+    # a series' value has a period axis, a figure's none; a value the trials do not move lacks the trial axis
+    axes = [1 if per_period(e, plan.model.quantities) else 0 for _, e in exprs]
     parts: list[list] = [[] for _ in exprs]
     for start in range(0, sim.samples, BLOCK):
         stop = min(sim.samples, start + BLOCK)
         block = {n: (sim.values[n][start:stop] if sim.varies(n) else sim.values[n]) for n in plan.model.inputs}
         answers = {a: sim.point.get(a, math.nan) for a in plan.model.formula_answers}
-        for part, v in zip(parts, program(plan.args(block, answers))):
+        for part, own, v in zip(parts, axes, program(plan.args(block, answers))):
             v = np.asarray(v)
-            part.append(np.broadcast_to(v, (stop - start,) + v.shape[1:]) if v.ndim == 0 or v.shape[0] != stop - start
-                        else v)
+            same = v.ndim <= own  # the same in every trial: (periods,) for a series, () for a figure
+            part.append(np.broadcast_to(v, (stop - start,) + (v.shape if same else v.shape[1:])))
     return [np.concatenate(p, axis=0) if p else np.empty(0) for p in parts]
 
 
