@@ -269,9 +269,8 @@ def _order_key(plan: Plan, name: str) -> tuple:
 
 
 def report_order(plan: Plan) -> list[str]:
-    """The plan's own quantities in file order, then imported ones by namespace (not its series: a value
-    per period, charted apart)."""
-    return sorted((n for n, q in plan.quantities.items() if not q.per_period), key=lambda n: _order_key(plan, n))
+    """The plan's own quantities in file order, then imported ones by namespace."""
+    return sorted(plan.quantities, key=lambda n: _order_key(plan, n))
 
 
 def _in_file_order(plan: Plan, names) -> list[str]:
@@ -629,7 +628,7 @@ def _graph_parts(analysis: Analysis) -> tuple[list[str], list[list[str]], list[l
     from ..language import ir
 
     plan = analysis.plan
-    order = sorted(plan.quantities, key=lambda n: _order_key(plan, n))  # series too: they are nodes of the graph
+    order = report_order(plan)
     edges = [[d, n] for n in order for d in _in_file_order(plan, plan.quantities[n].deps)]
     overrides: list[list[str]] = []
     for s in plan.model.scenarios.values():
