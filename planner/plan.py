@@ -205,11 +205,13 @@ class Plan:
         values, origins = self._overrides(overrides)
         evaluations = plan.evaluate_all(plan.resolve_scenarios(scenario, written=True), values, origins)
         names = plan.display_order()
+        series = plan.series_order()
         if only is not None:
             only = [only] if isinstance(only, str) else list(only)
             for n in only:
                 self._quantity(n)
-            names = only
+            names = [n for n in only if not self.quantities[n].per_period]
+            series = [n for n in only if self.quantities[n].per_period]
         rows = []
         for n in names:
             q = self.quantities[n]
@@ -219,7 +221,19 @@ class Plan:
                 formula=q.formula,
                 overridden=q.is_input and any(ev.origins[n].description != "the plan" for ev in evaluations)))
         text = f"{self.title}\n\n{eval_table(plan, evaluations, names)}"
-        return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text)
+        found = None
+        if series:  # a value per period: a table of periods (SeriesResult)
+            from .outputs.results import SeriesResult
+            from .outputs.terminal import series_table
+
+            unit, scale = plan.period_unit
+            found = SeriesResult(
+                unit, {ev.label: [_whole(float(p) / scale) for p in ev.periods] for ev in evaluations},
+                {ev.label: {n: [bool(v) for v in ev.series[n]] if self.quantities[n].is_bool else
+                            [float(v) for v in ev.series_display(n)] for n in series} for ev in evaluations},
+                {n: self.quantities[n].unit_text for n in series})
+            text += "\n\n" + series_table(plan, evaluations, series)
+        return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text, found)
 
     def check(self) -> CheckResults:
         """Run every ``check`` of the plan (each in the scenarios it names), the probability checks too
@@ -256,6 +270,13 @@ class Plan:
         else:
             questions = solver.questions()
         results, errors = [], []
+        if self._plan.model.series:  # a series has no closed form: the numeric route answers, as `planner solve`
+            from .compute.evaluation import scenarios_for
+            from .questions import fast
+
+            answers = fast.Answers(self._plan)
+            solver.run = lambda q, spec, values, origins: [  # noqa: E731
+                answers.answer(q, s, values, origins) for s in scenarios_for(self._plan, q.scenarios, spec)]
         for q in questions:
             try:
                 results.extend(solver.run(q, spec, values, origins))
@@ -450,3 +471,9 @@ def load_compiled(path: Union[str, os.PathLike], all_imports: bool = False,
                   import_roots: Sequence[Union[str, os.PathLike]] = ()) -> _evaluation.Plan:
     """:func:`load`'s compiled plan itself (see :func:`loads_compiled`)."""
     return _evaluation.load(path, all_imports, answers=_answers, import_roots=import_roots)
+
+
+def _whole(x: float):
+    """A period as its number: ``3`` for the third month (``2.5`` stays as it is)."""
+    r = round(x)
+    return int(r) if abs(x - r) <= 1e-9 * max(1.0, abs(x)) else x

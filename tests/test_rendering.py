@@ -106,6 +106,7 @@ def reports(tmp_path_factory) -> dict[str, Path]:
 
     out = tmp_path_factory.mktemp("reports")
     plans = {p.stem: p for p in sorted(SHEETS.glob("*.plan"))}
+    plans.update({p.stem: p for p in sorted((Path(__file__).parent / "plans").glob("series_*.plan"))})  # periods
     for name, text in TEST_PLANS.items():
         path = out / f"{name}.plan"
         path.write_text(text, encoding="utf-8")

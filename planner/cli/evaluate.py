@@ -36,12 +36,14 @@ def cmd_eval(args) -> int:
                 guess = suggest(n, names + list(plan.model.answers))
                 raise UnknownNameError(f"--only names `{n}`, which is not in {plan.path}",
                                        hint=f"did you mean `{guess}`?" if guess else None)
-        names = [n for n in args.only if n in plan.model.quantities]
+        names = [n for n in args.only if n in plan.model.quantities and not plan.model.quantities[n].per_period]
         answers = [n for n in args.only if n not in plan.model.quantities]
     evaluations = plan.evaluate_all(scenarios, overrides, origins)
     answered = _answers(plan, evaluations, answers, overrides, origins) if answers and args.format in ("table", "json") \
         else None
-    emit(EvalView(plan, evaluations, names if names or not answers else None, answered), args.format)
+    view = EvalView(plan, evaluations, names if names or not (answers or args.only) else None, answered)
+    view.only = args.only  # the series to show: all, or those --only names
+    emit(view, args.format)
     return EXIT_OK
 
 

@@ -197,7 +197,7 @@ class _Unpickler(_CUnpickler):
     def find_class(self, module: str, name: str):
         if module == "fractions" and name == "Fraction":
             return Fraction
-        if module == "planner.compute.runtime" and name in ("Program", "Body"):
+        if module == "planner.compute.runtime" and name in ("Program", "Body", "ScanBody"):
             from . import runtime
 
             return getattr(runtime, name)

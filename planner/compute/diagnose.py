@@ -22,6 +22,17 @@ from ..language.model import Model
 from ..language.precision import approx_tolerance, in_floats
 
 
+class _Unseen(KeyError):
+    """A series (a value per period): this walk cannot follow it."""
+
+
+def _never_found(e: "ir.Reduce") -> NeverError:
+    cond = (e.cond or e.body).span.flat
+    return NeverError(f"never: `{cond}` holds in no period", e.span, label="found nothing",
+                      hint=f"a formula or check that uses it has no value here; whether it ever holds: "
+                           f"`count({cond}) > 0`")
+
+
 class _Found(Exception):
     def __init__(self, error: EvaluationError) -> None:
         self.error = error
@@ -29,8 +40,14 @@ class _Found(Exception):
 
 def diagnose(model: Model, name: str, values: Mapping[str, float]) -> EvaluationError:
     q = model.quantities[name]
+    if isinstance(q.definition.expr, ir.Reduce) and q.definition.expr.op == "first":
+        return _never_found(q.definition.expr)
     try:
         result = _Eval(model, values).run(q.definition.expr, {})
+    except _Unseen:
+        return EvaluationError(f"`{name}` has no value: a series it uses has none in some period",
+                               q.definition.expr.span, label="not a finite number",
+                               hint="check the inputs the series depend on (a division by zero in one period?)")
     except _Found as found:
         err = found.error
         if err.span is not None and not (q.definition.span.start <= err.span.start < q.definition.span.end):
@@ -85,6 +102,10 @@ class _Eval:
         if q is None or q.is_input or name in self._seen:
             return
         self._seen.add(name)  # each once: a diamond of nan quantities is walked once, not exponentially
+        if isinstance(q.definition.expr, ir.Reduce) and q.definition.expr.op == "first":
+            err = _never_found(q.definition.expr)
+            err.notes.append(f"`{name}` is never, and a formula uses it")
+            raise _Found(err)
         try:
             self._eval(q.definition.expr, {})
         except _Found as found:
@@ -137,6 +158,18 @@ class _Eval:
             if isinstance(r, float) and not math.isfinite(r):
                 self._fail("overflow: the result is too large", e, f"gives {r}")
             return r
+        if isinstance(e, ir.Never):
+            return float("nan")
+        if isinstance(e, ir.Compare) and any(isinstance(o, ir.Never) for o in e.operands):
+            ops = [float("nan") if isinstance(o, ir.Never) else self.values.get(o.name, float("nan"))
+                   if isinstance(o, ir.Name) else ev(o) for o in e.operands]
+            return all((ops[i] != ops[i]) == (ops[i + 1] != ops[i + 1]) if op is ir.CmpOp.EQ else
+                       (ops[i] != ops[i]) != (ops[i + 1] != ops[i + 1]) for i, op in enumerate(e.ops)
+                       if isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)) and \
+                all(_cmp(op, ops[i], ops[i + 1]) for i, op in enumerate(e.ops)
+                    if not (isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)))
+        if isinstance(e, (ir.Reduce, ir.At, ir.Series, ir.Period, ir.Previous, ir.PeriodTable)):
+            raise _Unseen(e)  # a series: this walk sees one figure at a time; the compiled values decide
         if isinstance(e, ir.Compare):
             ops = [ev(o) for o in e.operands]
             return all(self._approx(e, i, ops[i], ops[i + 1]) if op is ir.CmpOp.APPROX else _cmp(op, ops[i], ops[i + 1])
@@ -250,7 +283,7 @@ class _Eval:
 
 def is_first(e: ir.Expr) -> bool:
     """Whether ``e`` is a ``first(...)`` (whose value may be "never")."""
-    return isinstance(e, ir.Aggregate) and e.op is ir.AggOp.FIRST
+    return (isinstance(e, ir.Aggregate) and e.op is ir.AggOp.FIRST) or (isinstance(e, ir.Reduce) and e.op == "first")
 
 
 def _cmp(op: ir.CmpOp, a, b) -> bool:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from typing import Iterable, Mapping, Optional, Sequence, Union
 
 Value = Fraction | bool
+PERIODS = "__periods"  # the output of a compiled program that holds the periods' values
 
 
 @dataclass(frozen=True)
@@ -60,16 +61,33 @@ class Evaluation:
     origins: dict[str, Origin] = field(default_factory=dict)
     answers: dict[str, float] = field(default_factory=dict)  # question answers the formulas use, base units
     never: dict[str, PlanError] = field(default_factory=dict)  # quantities `first(...)` found no value for, why
+    series: dict = field(default_factory=dict)  # each series' values (base units), one per period (numpy arrays)
+    periods: object = None  # the periods' values (base units: a month is 2,629,800 s), where the plan has series
+
+    def series_display(self, name: str):
+        """A series' values in its display unit, one per period (a numpy array)."""
+        return self.series[name] / float(self.plan.model.quantities[name].display.scale)
 
     def is_never(self, name: str) -> bool:
         """Whether ``name`` is a ``first(...)`` that found nothing (its value is nan; shown "never")."""
         return name in self.never
 
     def __getitem__(self, name: str) -> float | bool:
+        if name in self.series:
+            raise self._a_series(name)
         return self.values[name]
+
+    def _a_series(self, name: str) -> PlanError:
+        q = self.plan.model.quantities[name]
+        return KindError(f"`{name}` is a series (a value per period), not one figure", q.definition.name_span,
+                         label="a series",
+                         hint=f"ask about a figure of it: `min({name})`, `last({name})`, `{name} at 12 month` (define "
+                              f"it as a quantity); its values per period are in `planner eval`")
 
     def display(self, name: str) -> float | bool:
         """The value in the quantity's display unit."""
+        if name in self.series:
+            raise self._a_series(name)
         q = self.plan.model.quantities[name]
         v = self.values[name]
         if q.is_bool:
@@ -178,8 +196,27 @@ class Plan:
 
     @cached_property
     def _definition_order(self) -> tuple[str, ...]:
+        """(Series, a value per period, are shown as tables of their own: :meth:`series_order`.)"""
         return tuple(s.name for s in self.model.plan.statements
-                     if isinstance(s, ir.Definition) and s.name in self.model.quantities)
+                     if isinstance(s, ir.Definition) and s.name in self.model.quantities
+                     and not self.model.quantities[s.name].per_period)
+
+    def series_order(self) -> list[str]:
+        """The plan's series (quantities with a value per period) in file order."""
+        return [s.name for s in self.model.plan.statements
+                if isinstance(s, ir.Definition) and s.name in self.model.quantities
+                and self.model.quantities[s.name].per_period]
+
+    @cached_property
+    def period_unit(self) -> tuple[str, float]:
+        """The unit the plan's periods count in (``month``) and its size in base units."""
+        from ..language.aggregates import Ranges
+        from ..language.analysis import unit_of
+        from .numeric import Compiler
+
+        ranges = Ranges(self.model.quantities, self.model.functions, lambda u: unit_of(u, self.model.units))
+        step = ranges.step(self.model.periods.values, Compiler(self.model, [])._constant)
+        return step.unit, float(step.scale)
 
     # ---- the SymPy model: built on first use (questions, explain, sensitivity, the workbook's
     # closed forms, the report's LaTeX); evaluating a plan does not need it ----------------------
@@ -214,7 +251,7 @@ class Plan:
     @cached_property
     def compiled(self) -> Program:
         """Every derived quantity and constraint as one program (:mod:`planner.compute.numeric`)."""
-        return self.compile_outputs(list(self.model.derived), constraints=True)
+        return self.compile_outputs(list(self.model.derived) + self.model.series, constraints=True)
 
     def compile_outputs(self, names, constraints: bool = True) -> Program:
         """The derived quantities ``names`` (in dependency order) and, with ``constraints``, every
@@ -223,6 +260,8 @@ class Plan:
 
         with paused_gc():
             outputs: list = [(n, self.model.quantities[n].definition.expr) for n in names]
+            if self.model.periods is not None and any(self.model.quantities[n].per_period for n in names):
+                outputs.append((PERIODS, ir.Period(self.model.periods.span)))
             if constraints:
                 outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
             return compile_program(self.model, self.arguments, outputs)
@@ -398,6 +437,10 @@ class Plan:
             raw = self.run_compiled(inputs, ev.answers)
             for name in self.model.derived:
                 values[name] = _scalar(raw[name])
+        for name in self.model.series:
+            ev.series[name] = raw[name]
+        if self.model.series:
+            ev.periods = raw[PERIODS]
         bad = [n for n in self.model.derived if not isinstance(values[n], bool) and not math.isfinite(values[n])]
         if bad:
             from .diagnose import diagnose, is_first

@@ -35,6 +35,8 @@ class ExactEvaluator:
         self.model = model
         self.values: dict[str, Value] = dict(inputs)
         self.failed: dict[str, NotRational] = {}  # quantities without a rational value, and why
+        self._t: Optional[int] = None  # the period being computed (its index), inside a series
+        self._series: Optional[dict[str, list]] = None  # every series' values, period by period
 
     def quantity(self, name: str) -> Value:
         if name in self.failed:
@@ -52,7 +54,7 @@ class ExactEvaluator:
                         order.append(d)
                         todo.append(d)
             for n in sorted(order, key=self.model.rank.__getitem__):
-                if n not in self.values:
+                if n not in self.values and not self.model.quantities[n].per_period:  # (series: _series)
                     try:
                         self.values[n] = self.expr(self.model.quantities[n].definition.expr)
                     except NotRational as err:
@@ -68,7 +70,14 @@ class ExactEvaluator:
         if t is ir.Bool:
             return e.value
         if t is ir.Name:
-            return env[e.name] if e.name in env else self.quantity(e.name)
+            if e.name in env:
+                return env[e.name]
+            q = self.model.quantities.get(e.name)
+            if q is not None and q.per_period:
+                if self._t is None:
+                    raise NotRational("a series is no one value")
+                return self.series()[e.name][self._t]
+            return self.quantity(e.name)
         if t is ir.Neg:
             return -self._num(e.operand, env)
         if t is ir.Binary:
@@ -105,7 +114,89 @@ class ExactEvaluator:
             return not self.expr(e.operand, env)
         if t is ir.Call:
             return self._call(e, env)
+        if t is ir.Series or t is ir.Period or t is ir.Previous or t is ir.Reduce or t is ir.At:
+            return self._over_periods(e, env)
+        if t is ir.PeriodTable and self._t is not None:
+            return self.expr(e.items[min(self._t, len(e.items) - 1)], env)
         raise NotRational(type(e).__name__)
+
+    # ---- series over periods: period by period, in rationals ------------------------------------
+    def periods(self) -> tuple[Fraction, Fraction, int]:
+        """The first period's value, the step and how many periods there are (exactly)."""
+        from ..language.aggregates import Ranges
+
+        values = self.model.periods.values
+        start, end = self._num(values.items[0], {}), self._num(values.items[1], {})
+        ranges = Ranges(self.model.quantities, self.model.functions, lambda u: unit_of(u, self.model.units))
+        step = ranges.step(values, lambda x: self._num(x, {}) if x is not None else None).value
+        count = (end - start) // step + 1
+        return start, step, max(0, int(count))
+
+    def series(self) -> dict[str, list]:
+        """Every series' values, computed in period order (each period's in the plan's order: a series
+        reads the same period of the ones before it and the period before of any)."""
+        if self._series is None:
+            _, _, n = self.periods()
+            names = [q for q in self.model.order if self.model.quantities[q].per_period]
+            table: dict[str, list] = {q: [] for q in names}
+            self._series = table
+            for t in range(n):
+                self._t = t
+                try:
+                    for q in names:
+                        table[q].append(self.expr(self.model.quantities[q].definition.expr))
+                finally:
+                    self._t = None
+        return self._series
+
+    def _over_periods(self, e, env) -> Value:
+        t = type(e)
+        if t is ir.Series:
+            return self.expr(e.first if self._t == 0 or e.then is None else e.then, env)
+        if t is ir.Period:
+            start, step, _ = self.periods()
+            return start + self._t * step
+        if t is ir.Previous:
+            if self._t == 0:
+                if e.init is None:
+                    raise NotRational("no period before the first")
+                return self.expr(e.init, env)
+            return self.series()[e.name][self._t - 1]
+        if self._t is not None:
+            raise NotRational("a reduction inside a series")
+        _, _, n = self.periods()
+        if t is ir.At:
+            start, step, _ = self.periods()
+            at = (self._num(e.when, env) - start) / step
+            if at.denominator != 1 or not 0 <= at < n:
+                raise NotRational("outside the periods")
+            return self._at(e.series, env, int(at))
+        pairs = []
+        for i in range(n):
+            cond = True if e.cond is None else self._at(e.cond, env, i)
+            pairs.append((self._at(e.body, env, i), cond))
+        if e.op == "count":
+            return Fraction(sum(1 for v, c in pairs if (c if e.cond is not None else v) is True))
+        kept = [v for v, c in pairs if c is True]
+        if e.op == "sum":
+            return sum(kept, Fraction(0))
+        if not kept:
+            raise NotRational("never: no period holds")
+        if e.op == "mean":
+            return sum(kept, Fraction(0)) / len(kept)
+        if e.op == "min":
+            return min(kept)
+        if e.op == "max":
+            return max(kept)
+        return kept[-1] if e.op == "last" else kept[0]
+
+    def _at(self, e: ir.Expr, env, i: int) -> Value:
+        self.series()
+        self._t = i
+        try:
+            return self.expr(e, env)
+        finally:
+            self._t = None
 
     def _num(self, e: ir.Expr, env) -> Fraction:
         v = self.expr(e, env)

@@ -43,7 +43,7 @@ from ..language.functions import FUNCTIONS, fill
 from ..language.limits import deep
 from ..language.model import Model
 from ..language.precision import approx_tolerance, in_floats
-from .runtime import Body, Program
+from .runtime import Body, Program, ScanBody
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
@@ -106,6 +106,21 @@ class Scope:
         return reg
 
 
+class ScanScope(Scope):
+    """Registers of one period of a run over the plan's periods (:class:`ScanBody`)."""
+
+    def __init__(self, parent: Scope) -> None:
+        super().__init__(parent)
+        self.period = self.new()
+        self.first = self.new()
+        self.index = self.new()
+        self.prev: dict[str, int] = {}  # a series -> the register of its value in the period before
+
+
+_OVER = {"sum": "sum_over", "mean": "mean_over", "min": "min_over", "max": "max_over", "last": "last_over",
+         "first": "first_over"}
+
+
 class Compiler:
     """The IR of a plan's formulas to a :class:`Program`.
 
@@ -123,11 +138,18 @@ class Compiler:
         self.refs: Mapping[int, str] = {}  # id(ScenarioRef) -> the argument that holds its value
         self._scales: dict[int, Fraction] = {}
         self._aggregates = False
+        self.stacked: dict[str, int] = {}  # a series -> the top register of its values, periods last
+        self.masks: dict[int, int] = {}  # a stacked register -> the register of its run's own periods (bools)
 
     # -- outputs ----------------------------------------------------------------
     def output(self, name: str, expr: ir.Expr, env: Optional[Mapping[str, int]] = None) -> int:
         """Compile ``expr`` as the output ``name`` (an output named like a quantity is that quantity
         from here on); its register."""
+        q = self.model.quantities.get(name)
+        if q is not None and q.per_period and expr is q.definition.expr:  # a series: its values, periods last
+            return self._per_period(name, self.top)
+        if expr.__class__ is ir.Period:  # the periods themselves
+            return self._stack([expr], self.top, {}, {})[0]
         reg = self._expr(expr, self.top, dict(env or {}), {})
         if name in self.model.quantities and name not in self.top.names:
             self.top.names[name] = reg
@@ -171,6 +193,8 @@ class Compiler:
         if t is ir.Neg:
             return scope.emit("neg", x(e.operand))
         if t is ir.Compare:
+            if any(o.__class__ is ir.Never for o in e.operands):
+                return self._never_compare(e, scope, x)
             regs = [x(o) for o in e.operands]
             out = None
             for i, op in enumerate(e.ops):
@@ -189,6 +213,13 @@ class Compiler:
             return self._call(e, scope, env, ranges_scope)
         if t is ir.Aggregate:
             return self._aggregate(e, scope, env, ranges_scope)
+        if t is ir.Series or t is ir.Period or t is ir.Previous or t is ir.Reduce or t is ir.At:
+            return self._series(e, scope, env, ranges_scope)
+        if t is ir.PeriodTable:  # the item of this period (the last after the list)
+            items = [x(i) for i in e.items]
+            return scope.emit("by_period", self._in_scan(scope, lambda s: s.index), *items)
+        if t is ir.Never:
+            return scope.const(NEVER)
         if t is ir.ScenarioRef:
             name = self.refs.get(id(e))
             if name is None:
@@ -199,6 +230,9 @@ class Compiler:
     def _name(self, name: str, scope: Scope, env: dict) -> int:
         if name in env:
             return env[name]
+        q = self.model.quantities.get(name)
+        if q is not None and q.per_period:
+            return self._per_period(name, scope)
         if scope.parent is not None:  # a body: plan values come from outside, computed once
             return scope.capture(self._name(name, scope.parent, {}))
         reg = scope.names.get(name)
@@ -209,6 +243,135 @@ class Compiler:
             reg = self._expr(q.definition.expr, scope, {}, {})
             scope.names[name] = reg
         return reg
+
+    # -- series over periods ------------------------------------------------------------------
+    def _never_compare(self, e: ir.Compare, scope: Scope, x) -> int:
+        """``x == never`` holds where ``x`` has no value (nan); ``!=`` where it has one."""
+        out = None
+        for i, op in enumerate(e.ops):
+            a, b = e.operands[i], e.operands[i + 1]
+            if a.__class__ is ir.Never or b.__class__ is ir.Never:
+                other = b if a.__class__ is ir.Never else a
+                rel = scope.const(True) if other.__class__ is ir.Never else scope.emit("isnan", x(other))
+                if op is ir.CmpOp.NE:
+                    rel = scope.emit("not", rel)
+            else:
+                rel = scope.emit(_COMPARE[op], x(a), x(b))
+            out = rel if out is None else scope.emit("and", out, rel)
+        return out
+
+    def _in_scan(self, scope: Scope, fn) -> int:
+        """``fn(scan)``'s register of the run over periods ``scope`` is in, seen from ``scope``."""
+        if isinstance(scope, ScanScope):
+            return fn(scope)
+        if scope.parent is None:
+            raise AssertionError("a value per period outside a run over the periods")
+        return scope.capture(self._in_scan(scope.parent, fn))
+
+    def _per_period(self, name: str, scope: Scope) -> int:
+        """A series' value: in a run over periods, this period's; elsewhere the whole series."""
+        if isinstance(scope, ScanScope):
+            reg = scope.names.get(name)
+            if reg is None:
+                stacked = self.stacked.get(name) if scope.parent is self.top else None
+                if stacked is not None:
+                    reg = scope.emit("period_of", scope.capture(stacked), scope.index)
+                else:
+                    reg = self._expr(self.model.quantities[name].definition.expr, scope, {}, {})
+                scope.names[name] = reg
+            return reg
+        s = scope.parent
+        while s is not None and not isinstance(s, ScanScope):
+            s = s.parent
+        if s is not None:
+            return scope.capture(self._per_period(name, scope.parent))
+        if scope is self.top and name in self.stacked:
+            return self.stacked[name]
+        return self._stack([ir.Name(name, self.model.quantities[name].definition.name_span)], scope, {}, {})[0]
+
+    def _series(self, e, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        x = lambda node: self._expr(node, scope, env, ranges_scope)  # noqa: E731
+        t = e.__class__
+        if t is ir.Series:
+            first = x(e.first)
+            if e.then is None:
+                return first
+            then = x(e.then)
+            return scope.emit("if", self._in_scan(scope, lambda s: s.first), first, then)
+        if t is ir.Period:
+            return self._in_scan(scope, lambda s: s.period)
+        if t is ir.Previous:
+            def held(s: ScanScope) -> int:
+                reg = s.prev.get(e.name)
+                if reg is None:
+                    reg = s.prev[e.name] = s.new()
+                return reg
+            prev = self._in_scan(scope, held)
+            if e.init is None:
+                return prev
+            return scope.emit("if", self._in_scan(scope, lambda s: s.first), x(e.init), prev)
+        if t is ir.At:
+            (stack,) = self._stack([e.series], scope, env, ranges_scope)
+            start, _, step = self._period_range(scope)
+            return scope.emit("at_period", stack, x(e.when), start, scope.const(step))
+        # a reduction
+        if e.op == "count":
+            (cond,) = self._stack([e.cond if e.cond is not None else e.body], scope, env, ranges_scope)
+            return scope.emit("count_over", scope.emit("and", cond, self.masks[cond]))
+        exprs = [e.body] if e.cond is None else [e.body, e.cond]
+        stacks = self._stack(exprs, scope, env, ranges_scope)
+        cond = self.masks[stacks[0]] if e.cond is None else scope.emit("and", stacks[1], self.masks[stacks[1]])
+        return scope.emit(_OVER[e.op], stacks[0], cond)
+
+    def _period_range(self, scope: Scope) -> tuple[int, int, float]:
+        values = self.model.periods.values
+        start = self._expr(values.items[0], scope, {}, {})
+        end = self._expr(values.items[1], scope, {}, {})
+        step = self.ranges.step(values, self._constant)
+        return start, end, _float(step.value)
+
+    def _stack(self, exprs: list, scope: Scope, env: dict, ranges_scope: dict) -> list[int]:
+        """Registers of ``scope`` holding ``exprs`` per period (arrays, the periods their last axis):
+        one run over the periods computes them all, each series it needs once, in period order.
+        At the top, a series computed by a run is kept for every later use."""
+        top = scope is self.top
+        if top and all(isinstance(e, ir.Name) and e.name in self.stacked for e in exprs):
+            return [self.stacked[e.name] for e in exprs]
+        body = ScanScope(scope)
+        inner_env = {n: body.capture(r) for n, r in env.items()}
+        outs = [self._expr(e, body, inner_env, ranges_scope) for e in exprs]
+        done: set[str] = set()
+        while len(done) < len(body.prev):  # every series read in the period before is computed here too
+            for name in [n for n in body.prev if n not in done]:
+                done.add(name)
+                self._per_period(name, body)
+        state = [(body.prev[n], body.names[n]) for n in body.prev]
+        kept = [n for n, r in body.names.items() if top and n not in self.stacked and
+                n in self.model.quantities and self.model.quantities[n].per_period]
+        results = outs + [body.names[n] for n in kept]
+        start, end, step = self._period_range(scope)
+        consts = body.values
+        captured = list(body.captures.items())
+        fixed = [body.period, body.first, body.index] + [held for held, _ in state] + [i for _, i in captured]
+        steps, (regs, renumber), size = allocate(body.steps, consts, 0, results + [v for _, v in state], body.size,
+                                                 fixed=fixed)
+        self._aggregates = True
+        run = scope.emit("scan", start, end, step,
+                         ScanBody([(outer, renumber[inner]) for outer, inner in captured], renumber[body.period],
+                                  renumber[body.first], renumber[body.index],
+                                  [(renumber[held], renumber[v]) for held, v in state], size,
+                                  [(renumber[r], v) for r, v in consts], steps, regs[:len(results)]))
+        items = [scope.emit("item", run, k) for k in range(len(results))]
+        mask = scope.emit("item", run, len(results))  # each point's own periods (its horizon may be shorter)
+        for reg in items:
+            self.masks[reg] = mask
+        for name, reg in zip(kept, items[len(outs):]):
+            self.stacked[name] = reg
+        if top:
+            for e, reg in zip(exprs, items):
+                if isinstance(e, ir.Name) and e.name not in self.stacked:
+                    self.stacked[e.name] = reg
+        return items[:len(outs)]
 
     def _scale(self, unit: ir.UnitExpr) -> Fraction:
         got = self._scales.get(id(unit))
@@ -340,10 +503,24 @@ def allocate(steps: list, consts: list, arguments: int, results: list, size: int
 def _reads(op: str, args: tuple) -> tuple:
     if op == "agg":
         return (args[1], args[2]) + tuple(outer for outer, _ in args[5].captures)
+    if op == "scan":
+        return (args[0], args[1]) + tuple(outer for outer, _ in args[3].captures)
+    if op == "item":
+        return (args[0],)
+    if op == "subprogram":
+        return args[1:]
     return args
 
 
 def _renamed(op: str, args: tuple, mapping: dict) -> tuple:
+    if op == "scan":
+        start, end, step, body = args
+        body.captures = tuple((mapping[outer], inner) for outer, inner in body.captures)
+        return (mapping[start], mapping[end], step, body)
+    if op == "item":
+        return (mapping[args[0]], args[1])
+    if op == "subprogram":
+        return (args[0],) + tuple(mapping[r] for r in args[1:])
     if op == "agg":
         kind, start, end, step, cap, body = args
         body.captures = tuple((mapping[outer], inner) for outer, inner in body.captures)

@@ -110,10 +110,45 @@ class Body:
         self._bound = {}
 
 
+class ScanBody:
+    """One period of a run over a plan's periods (``scan``): its registers, the outer values it reads
+    (``captures``: (outer register, inner register)), the registers of ``period``, of whether this
+    is the first period (``first``) and of the period's index (``index``, from 0); ``state``: (the
+    register that holds a series' value in the period before, the register of its value in this
+    one); ``outputs``: the registers whose values, period by period, the run gives back (each an
+    array with the periods as its last axis)."""
+
+    __slots__ = ("captures", "period", "first", "index", "state", "size", "consts", "steps", "outputs", "_bound")
+
+    def __init__(self, captures, period, first, index, state, size, consts, steps, outputs) -> None:
+        self.captures = tuple(captures)
+        self.period, self.first, self.index = period, first, index
+        self.state = tuple(state)
+        self.size = size
+        self.consts = tuple(consts)
+        self.steps = tuple(steps)
+        self.outputs = tuple(outputs)
+        self._bound: dict = {}
+
+    def __getstate__(self):
+        return (self.captures, self.period, self.first, self.index, self.state, self.size, self.consts, self.steps,
+                self.outputs)
+
+    def __setstate__(self, state) -> None:
+        (self.captures, self.period, self.first, self.index, self.state, self.size, self.consts, self.steps,
+         self.outputs) = state
+        self._bound = {}
+
+
+# Reductions of a series (an array whose last axis is the periods) to one figure, over the periods where
+# a condition holds (the second argument; true for all); `at_period` is a series' value at one period.
+SERIES_STEPS = {"by_period": None, "sum_over": 2, "mean_over": 2, "min_over": 2, "max_over": 2, "last_over": 2, "first_over": 2,
+                "count_over": 1, "at_period": 4, "period_of": 2, "isnan": 1}
+
 _CORE = {"+": 2, "-": 2, "*": 2, "/": 2, "^": 2, "neg": 1, "==": 2, "!=": 2, "<": 2, "<=": 2, ">": 2, ">=": 2,
          "approx": 3, "and": 2, "or": 2, "not": 1}
-_ARITY = {**_CORE, **{f.step: f.arity for f in FUNCTIONS.values()}}
-STEPS = frozenset(_ARITY) | {"agg"}
+_ARITY = {**_CORE, **SERIES_STEPS, **{f.step: f.arity for f in FUNCTIONS.values()}}
+STEPS = frozenset(_ARITY) | {"agg", "scan", "item", "subprogram"}
 _KINDS = ("sum", "product", "max", "min")
 
 
@@ -143,6 +178,25 @@ def _valid(steps, consts, size, fixed) -> bool:
                     or not _register(body.var, body.size) or not _register(body.result, body.size) \
                     or not all(_register(i, body.size) for _, i in body.captures) \
                     or not _valid(body.steps, body.consts, body.size, ()):
+                return False
+        elif op == "scan":
+            if len(args) != 4:
+                return False
+            start, end, stride, body = args
+            if not (_register(start, size) and _register(end, size)) or stride.__class__ is not float \
+                    or not stride > 0 or body.__class__ is not ScanBody \
+                    or not all(_register(o, size) and _register(i, body.size) for o, i in body.captures) \
+                    or not all(_register(x, body.size) for x in (body.period, body.first, body.index)) \
+                    or not all(_register(a, body.size) and _register(b, body.size) for a, b in body.state) \
+                    or not all(_register(o, body.size) for o in body.outputs) \
+                    or not _valid(body.steps, body.consts, body.size, ()):
+                return False
+        elif op == "item":
+            if len(args) != 2 or not _register(args[0], size) or args[1].__class__ is not int or args[1] < 0:
+                return False
+        elif op == "subprogram":  # a series' figure inside a program SymPy's form compiled to
+            if not args or args[0].__class__ is not Program or not args[0].valid() \
+                    or len(args) - 1 != len(args[0].inputs) or not all(_register(a, size) for a in args[1:]):
                 return False
         elif (len(args) != _ARITY[op] if _ARITY[op] is not None else not args) or not all(_register(a, size) for a in args):
             return False
@@ -200,6 +254,9 @@ def _on_registers(fn, arity: int):
 
 
 FLOATS.update({f.step: _on_registers(f.floats, f.arity) for f in FUNCTIONS.values()})
+FLOATS["isnan"] = lambda r, a: r[a[0]] != r[a[0]]
+FLOATS["by_period"] = lambda r, a: r[a[1 + min(r[a[0]], len(a) - 2)]]  # a period table's item (index first)
+FLOATS["__copy"] = lambda r, a: r[a[0]]  # (a scan's first-period choice, made once: _phases)
 
 
 def run_floats(program, values: Sequence) -> Optional[tuple]:
@@ -266,7 +323,11 @@ def _numpy_table():
         "or": lambda r, a: np.logical_or(r[a[0]], r[a[1]]),
         "not": lambda r, a: np.logical_not(r[a[0]]),
         "agg": lambda r, a: _aggregate(np, approx, r, *a),
+        "scan": lambda r, a: _scan(np, approx, r, *a),
+        "item": lambda r, a: r[a[0]][a[1]],
+        "subprogram": lambda r, a: run_numpy(a[0], [r[i] for i in a[1:]])[0],
     }
+    table.update(_series_table(np))
     table.update({f.step: _on_registers(f.numpy(np, approx), f.arity) for f in FUNCTIONS.values()})
     return table, approx
 
@@ -317,6 +378,12 @@ def _reads(body) -> frozenset:
         for op, dst, args in body.steps:
             if op == "agg":
                 regs = [args[1], args[2]] + [o for o, _ in args[5].captures]
+            elif op == "scan":
+                regs = [args[0], args[1]] + [o for o, _ in args[3].captures]
+            elif op == "item":
+                regs = [args[0]]
+            elif op == "subprogram":
+                regs = list(args[1:])
             else:
                 regs = list(args)
             read.update(x for x in regs if x not in written)
@@ -412,3 +479,218 @@ def _aggregate(np, approx, r, kind: str, start: int, end: int, step: float, cap:
     if kind in ("max", "min"):
         bad = bad | (count == 0)
     return np.where(bad, np.nan, acc) if bad.any() else acc
+
+
+# ---- series over periods ------------------------------------------------------------------------
+
+MAX_PERIODS = 100_000  # a run over more periods than this gives no value (nan)
+
+
+def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> tuple:
+    """The body run once per period, in order (the value of a series in the period before is in
+    its ``state`` register): each output an array with the periods as its last axis. Linear in the
+    periods; every value is an array over a sweep's points or a simulation's samples (or a scalar).
+    The number of periods comes from the range's ends: where they differ between points, a point's
+    values past its own last period are nan."""
+    a = np.asarray(r[start], dtype=np.float64)
+    b = np.asarray(r[end], dtype=np.float64)
+    count = np.floor(approx((b - a) / step)) + 1
+    count = np.where(np.isfinite(count) & (count > 0), count, 0)
+    n = int(min(MAX_PERIODS, np.max(count))) if count.size else 0
+    if count.size == 1 and n:  # one evaluation: Python floats, where they give numpy's values
+        got = _scan_floats(r, start, step, body, n)
+        if got is not None:
+            return got
+    table, _ = numpy_table()
+    first_steps, later_steps = _phases(body, "numpy", table)
+    prototype = [None] * body.size
+    for outer, reg in body.captures:
+        prototype[reg] = r[outer]
+    for reg, v in body.consts:
+        prototype[reg] = np.bool_(v) if v.__class__ is bool else np.float64(v)
+    previous = [np.float64(np.nan)] * len(body.state)
+    columns: list = [[] for _ in body.outputs]
+    start_value = r[start]
+    for t in range(n):
+        regs = list(prototype)
+        regs[body.period] = start_value + t * step
+        regs[body.first] = np.bool_(t == 0)
+        regs[body.index] = t
+        for (held, _), v in zip(body.state, previous):
+            regs[held] = v
+        for fn, dst, args in (later_steps if t else first_steps):
+            regs[dst] = fn(regs, args)
+        previous = [regs[value] for _, value in body.state]
+        for column, reg in zip(columns, body.outputs):
+            column.append(regs[reg])
+    out = []
+    uneven = count.size > 1 and np.min(count) != n
+    for column in columns:
+        if not column:
+            out.append(np.empty((0,)))
+            continue
+        # periods first, one contiguous row each (a fast copy), then seen with the periods last (a view)
+        stacked = np.moveaxis(np.stack(np.broadcast_arrays(*column), axis=0), 0, -1)
+        if uneven and stacked.dtype != bool:
+            shape = np.broadcast_shapes(stacked.shape, count.shape + (n,))
+            stacked = np.where(np.arange(n) < count[..., None], np.broadcast_to(stacked, shape), np.nan)
+        out.append(stacked)
+    out.append(np.arange(n) < count[..., None])  # the periods each point has (its own end): reductions keep to them
+    return tuple(out)
+
+
+def _step_reads(op: str, args: tuple) -> tuple:
+    if op == "agg":
+        return (args[1], args[2]) + tuple(outer for outer, _ in args[5].captures)
+    if op == "scan":
+        return (args[0], args[1]) + tuple(outer for outer, _ in args[3].captures)
+    if op == "item":
+        return (args[0],)
+    return args
+
+
+def _phases(body: ScanBody, runtime: str, table: dict) -> tuple[list, list]:
+    """The body's steps bound to ``table``, for the first period and for the later ones: a choice on
+    whether this is the first period (``if(first, a, b)``, how a series' first value and ``previous(x,
+    start)`` are compiled) is made once per phase, a copy of one side, and the steps that then feed
+    nothing are dropped (a series' first formula does not run in later periods, nor its recurrence in
+    the first). Backwards liveness over the registers, so reused registers are safe."""
+    key = "phases-" + runtime
+    got = body._bound.get(key)
+    if got is None:
+        copy = table["__copy"]
+        got = []
+        for first in (True, False):
+            live = set(body.outputs) | {value for _, value in body.state}
+            kept = []
+            for op, dst, args in reversed(body.steps):
+                if dst not in live:
+                    continue
+                live.discard(dst)
+                if op == "if" and args[0] == body.first:
+                    src = args[1] if first else args[2]
+                    kept.append((copy, dst, (src,)))
+                    live.add(src)
+                    continue
+                kept.append((table[op], dst, args))
+                live.update(_step_reads(op, args))
+            got.append(kept[::-1])
+        got = body._bound[key] = tuple(got)
+    return got
+
+
+def _scan_floats(r, start: int, step: float, body: ScanBody, n: int) -> Optional[tuple]:
+    """:func:`_scan` on Python floats for one evaluation (every value a scalar), or None where floats
+    cannot promise numpy's values (as :func:`run_floats`): the caller runs numpy."""
+    import numpy as np
+
+    if any(op not in FLOATS for op, _, _ in body.steps):
+        return None
+    values = []
+    for outer, reg in body.captures:
+        v = r[outer]
+        if getattr(v, "ndim", 0):
+            return None
+        values.append((reg, bool(v) if isinstance(v, (bool, np.bool_)) else float(v)))
+    first_steps, later_steps = _phases(body, "floats", FLOATS)
+    prototype = [None] * body.size
+    for reg, v in values:
+        prototype[reg] = v
+    for reg, v in body.consts:
+        prototype[reg] = v
+    a = float(r[start])
+    previous = [1.0] * len(body.state)  # read only by the side of a first-period choice not taken
+    columns: list = [[] for _ in body.outputs]
+    try:
+        for t in range(n):
+            regs = list(prototype)
+            regs[body.period] = a + t * step
+            regs[body.first] = t == 0
+            regs[body.index] = t
+            for (held, _), v in zip(body.state, previous):
+                regs[held] = v
+            for fn, dst, args in (later_steps if t else first_steps):
+                regs[dst] = fn(regs, args)
+            previous = [regs[value] for _, value in body.state]
+            for column, reg in zip(columns, body.outputs):
+                column.append(regs[reg])
+    except (ArithmeticError, ValueError, TypeError, GiveUp):
+        return None
+    out = []
+    for column in columns:
+        kinds = {v.__class__ for v in column}
+        if kinds == {bool}:
+            out.append(np.array(column, dtype=bool))
+        elif kinds == {float}:
+            arr = np.array(column, dtype=np.float64)
+            if not np.isfinite(arr).all():
+                return None
+            out.append(arr)
+        else:
+            return None
+    out.append(np.ones(n, dtype=bool))  # every period is the point's own (see _scan)
+    return tuple(out)
+
+
+def _series_table(np) -> dict:
+    def pair(b, c):
+        b = np.asarray(b)
+        c = np.asarray(c, dtype=bool)
+        shape = np.broadcast_shapes(b.shape, c.shape)
+        return np.broadcast_to(b, shape).astype(np.float64), np.broadcast_to(c, shape)
+
+    def total(b, c):
+        b, c = pair(b, c)
+        return np.sum(np.where(c, b, 0.0), axis=-1)
+
+    def mean(b, c):
+        b, c = pair(b, c)
+        k = np.sum(c, axis=-1)
+        return np.where(k > 0, np.sum(np.where(c, b, 0.0), axis=-1) / np.maximum(k, 1), np.nan)
+
+    def extreme(fn, fill):
+        def run(b, c):
+            b, c = pair(b, c)
+            if b.shape[-1] == 0:
+                return np.full(b.shape[:-1], np.nan)
+            v = fn(np.where(c, b, fill), axis=-1)
+            return np.where(np.any(c, axis=-1), v, np.nan)
+        return run
+
+    def pick(last):
+        def run(b, c):
+            b, c = pair(b, c)
+            if b.shape[-1] == 0:
+                return np.full(b.shape[:-1], np.nan)
+            i = (b.shape[-1] - 1 - np.argmax(c[..., ::-1], axis=-1)) if last else np.argmax(c, axis=-1)
+            v = np.take_along_axis(b, i[..., None], axis=-1)[..., 0]
+            return np.where(np.any(c, axis=-1), v, np.nan)
+        return run
+
+    def at_period(stack, when, start, step):
+        stack = np.asarray(stack, dtype=np.float64)
+        n = stack.shape[-1]
+        i = np.round((np.asarray(when, dtype=np.float64) - start) / step)
+        shape = np.broadcast_shapes(stack.shape[:-1], i.shape)
+        i = np.broadcast_to(i, shape)
+        valid = (i >= 0) & (i < n)
+        if n == 0:
+            return np.full(shape, np.nan)
+        s = np.broadcast_to(stack, shape + (n,))
+        v = np.take_along_axis(s, np.where(valid, i, 0).astype(np.int64)[..., None], axis=-1)[..., 0]
+        return np.where(valid, v, np.nan)
+
+    return {
+        "__copy": lambda r, a: r[a[0]],
+        "by_period": lambda r, a: r[a[1 + min(r[a[0]], len(a) - 2)]],
+        "sum_over": lambda r, a: total(r[a[0]], r[a[1]]),
+        "mean_over": lambda r, a: mean(r[a[0]], r[a[1]]),
+        "min_over": lambda r, a: extreme(np.min, np.inf)(r[a[0]], r[a[1]]),
+        "max_over": lambda r, a: extreme(np.max, -np.inf)(r[a[0]], r[a[1]]),
+        "last_over": lambda r, a: pick(True)(r[a[0]], r[a[1]]),
+        "first_over": lambda r, a: pick(False)(r[a[0]], r[a[1]]),
+        "count_over": lambda r, a: np.sum(np.asarray(r[a[0]], dtype=bool), axis=-1).astype(np.float64),
+        "at_period": lambda r, a: at_period(r[a[0]], r[a[1]], r[a[2]], r[a[3]]),
+        "period_of": lambda r, a: np.asarray(r[a[0]])[..., r[a[1]]],
+        "isnan": lambda r, a: np.isnan(np.asarray(r[a[0]], dtype=np.float64)),
+    }

@@ -9,6 +9,7 @@ functions are expanded inline. Booleans referenced by name become
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -283,6 +284,8 @@ class Converter:
             return self._call(e, env, ref, scope)
         if isinstance(e, ir.Aggregate):
             return self._aggregate(e, env, ref, scope)
+        if isinstance(e, (ir.Series, ir.Period, ir.Previous, ir.Reduce, ir.At, ir.Never, ir.PeriodTable)):
+            return series_opaque(self.model, "series", _series_names(e), e)
         raise AssertionError(e)
 
     def _approx(self, e: ir.Compare, i: int, a: sp.Basic, b: sp.Basic) -> sp.Basic:
@@ -585,6 +588,9 @@ class _Walker:
             return scope.emit("^", x(base), x(exp))
         if t in _FUNCTIONS:
             return scope.emit(_FUNCTIONS[t], x(e.args[0]))
+        if getattr(t, "numeric", None) is not None:  # a series' figure (see `series_opaque`): its own program
+            self.aggregates = True
+            return scope.emit("subprogram", t.numeric(), *[x(a) for a in e.args])
         if getattr(t, "record", None) is not None:  # a built-in kept whole (see `opaque`)
             return scope.emit(t.record.step, *[x(a) for a in e.args])
         if t is sp.sign:
@@ -663,8 +669,64 @@ def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
     for name in model.order:
         q = model.quantities[name]
         if not q.is_input:
-            exprs[name] = conv.expr(q.definition.expr)
+            if q.per_period or any(isinstance(n, (ir.Reduce, ir.At)) for n in ir.walk(q.definition.expr)):
+                exprs[name] = series_opaque(model, name, [name], ir.Name(name, q.definition.name_span))  # no closed form
+            else:
+                exprs[name] = conv.expr(q.definition.expr)
     return symbols, exprs, conv
+
+
+def _series_names(e: ir.Expr) -> list[str]:
+    names = [n.name for n in ir.walk(e) if isinstance(n, ir.Name)]
+    return names + [n.name for n in ir.walk(e) if isinstance(n, ir.Previous)]
+
+
+def series_opaque(model: Model, label: str, names: Iterable[str], expr: ir.Expr) -> sp.Basic:
+    """What SymPy is given for a series or a figure computed from one (``expr``): no closed form (each
+    period starts from the one before), so an undefined function of the inputs it depends on. SymPy
+    can neither simplify nor invert it, so a closed form through it is never claimed. Its values come
+    from the numeric route: the function carries ``expr`` compiled over those inputs (``numeric``),
+    which :func:`program` runs as one step. Inputs the periods' ends use count too."""
+    names = [n for n in names if n in model.quantities]
+    if model.periods is not None:
+        names += [n.name for item in model.periods.values.items for n in ir.walk(item)
+                  if isinstance(n, ir.Name) and n.name in model.quantities]
+    inputs = [n for n in cone(model, names) if model.quantities[n].is_input]
+    compiled: list = []
+
+    def numeric():
+        if not compiled:
+            from .numeric import compile_program
+
+            compiled.append(compile_program(model, inputs, [(label, expr)]))
+        return compiled[0]
+
+    def _eval_evalf(self, prec):  # at numbers: the numeric route's value (nan, a never, is no number)
+        if not all(a.is_number for a in self.args):
+            return None
+        from .runtime import run_numpy
+
+        v = float(run_numpy(numeric(), [float(a) for a in self.args])[0])
+        return sp.Float(v, prec) if math.isfinite(v) else None
+
+    def at_numbers(cls, *args):  # at rationals: exactly, period by period (else the numeric route's float)
+        if not all(isinstance(a, sp.Rational) for a in args):
+            return None
+        from .exact import ExactEvaluator, NotRational
+
+        exact = ExactEvaluator(model, {n: Fraction(int(a.p), int(a.q)) for n, a in zip(inputs, args)})
+        try:
+            v = exact.expr(expr)
+        except (NotRational, KeyError):
+            from .runtime import run_numpy
+
+            f = float(run_numpy(numeric(), [float(a) for a in args])[0])
+            return sp.Float(f) if math.isfinite(f) else sp.nan
+        return sp.Rational(v.numerator, v.denominator) if not isinstance(v, bool) else (sp.true if v else sp.false)
+
+    fn = type(f"{label}_over_periods", (sp.Function,), {"numeric": staticmethod(numeric), "is_real": True,
+                                                          "_eval_evalf": _eval_evalf, "eval": classmethod(at_numbers)})
+    return fn(*[sp.Symbol(n, real=True) for n in inputs])
 
 
 def inline_inputs(model: Model, symbols: SymbolTable, exprs: dict[str, sp.Basic],

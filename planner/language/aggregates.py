@@ -3,7 +3,9 @@
 ``sum(cash / (1 + r)^m for m in 1..lifetime)`` runs ``m`` over ``1, 2, ...,
 lifetime``. A range steps by its ``step`` (default: one of the unit its start
 is written in, so ``1 month..lifetime`` steps by a month) and holds
-``floor((stop - start) / step) + 1`` values (none when ``stop < start``).
+``floor((stop - start) / step) + 1`` values (none when ``stop < start``). A range that starts with a
+formula counts in the unit of the first number written with one in it: ``max(1 month, m - 47
+month)..m`` holds at most 48 months, not 48 months of seconds.
 
 A range whose ends are not constants is sized from the declared bounds of
 the inputs they use (``where lifetime <= 120 month``): the evaluation and the
@@ -153,6 +155,10 @@ class Ranges:
         if isinstance(start, ir.Name) and start.name in self.quantities:
             q = self.quantities[start.name]
             return Step(q.display.scale, q.unit_text, q.display.scale)
+        unit = _unit_inside(start)  # `max(1 month, m - 47 month)..m` counts in months, as `1 month..m` does
+        if unit is not None:
+            scale = self.unit_of(unit).scale
+            return Step(scale, unit.text, scale)
         return Step(Fraction(1), "", Fraction(1))
 
     # ---- intervals ------------------------------------------------------------
@@ -305,6 +311,26 @@ def _written_unit(e: ir.Expr) -> Optional[ir.UnitExpr]:
         e = e.operand
     if isinstance(e, ir.Number) and e.unit is not None:
         return e.unit
+    return None
+
+
+def _unit_inside(e: ir.Expr) -> Optional[ir.UnitExpr]:
+    """The unit of the first number written with one in an expression (``max(1 month, m - 47 month)``):
+    what a range that starts with a formula counts in. Exponents and divisors are skipped (``x / 1 s``
+    is no time)."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Number):
+            if node.unit is not None:
+                return node.unit
+            continue
+        if isinstance(node, ir.Binary) and node.op in (ir.BinOp.DIV, ir.BinOp.POW):
+            stack.append(node.left)
+            continue
+        if isinstance(node, ir.Aggregate):
+            continue
+        stack.extend(reversed(ir.children(node)))
     return None
 
 

@@ -45,6 +45,7 @@ from .errors import (
     suggest,
 )
 from . import live
+from . import series as series_rules
 from .graph import topological_order
 from .limits import MAX_EXPANDED_DEPTH, MAX_EXPANSION
 from .model import Answer, Bound, Model, Quantity, ScenarioModel, Type
@@ -64,6 +65,7 @@ class Analyzer:
         self.types: dict[str, Type] = {}
         self.function_refs: dict[str, frozenset[str]] = {}
         self.typer = Typer(self.units, self.defs, self.functions, self._bind)
+        self.period_unit: Optional[Unit] = None  # the unit the periods count in (`month`), when written
         self.questions = {s.alias: s for s in plan.statements  # question answers by name, for messages
                           if isinstance(s, (ir.Solve, ir.Optimize)) and s.alias}
 
@@ -74,6 +76,7 @@ class Analyzer:
         self._collect(statements)
         self._recursion()
         self.sink.raise_if_any()
+        self.periods = self._periods(statements)
         self.answer_names = self._answer_statements()
         used: dict[str, tuple[set[str], list[str]]] = {}  # a definition's names and the functions it calls
         for name, d in self.defs.items():
@@ -131,6 +134,12 @@ class Analyzer:
                 quantities[name].answer_deps = tuple(sorted((a for a in refs[name] if a in answer_rank),
                                                             key=answer_rank.get))
         self.sink.raise_if_any()
+        series_rules.mark(quantities, order, self._function_refs, self.functions, self.periods, self.sink)
+        if self.periods is not None:
+            for s in statements:
+                if isinstance(s, (ir.Check, ir.Solve)):
+                    series_rules.check_condition(s.condition, quantities, self.sink)
+        self.sink.raise_if_any()
         for q in quantities.values():
             self._constraints(q, quantities)
         for q in quantities.values():  # an uncertain input's distribution inside its constraints, for every question
@@ -148,7 +157,7 @@ class Analyzer:
             solves=[s for s in statements if isinstance(s, ir.Solve)],
             optimizes=[s for s in statements if isinstance(s, ir.Optimize)],
             checks=[s for s in statements if isinstance(s, ir.Check)],
-            warnings=self.warnings,
+            warnings=self.warnings, periods=self.periods,
         )
         for name in order_all:
             if name in answer_types:
@@ -166,6 +175,40 @@ class Analyzer:
             self._ranges(model)
             self.sink.raise_if_any()
         return model
+
+    def _periods(self, statements) -> Optional[ir.Periods]:
+        """The plan's periods (one statement at most), and the type of `period` they give."""
+        found = [s for s in statements if isinstance(s, ir.Periods)]
+        for extra in found[1:]:
+            self.sink.add(DuplicateError("a plan declares its periods once", extra.span, label="declared again here",
+                                         labels=[Label(found[0].span, "first declared here")]))
+        if not found:
+            return None
+        periods = found[0]
+        for item in periods.values.items:
+            self._resolve(item, frozenset())
+        self.sink.raise_if_any()
+        from types import SimpleNamespace
+
+        try:
+            t = self.typer.var_type(SimpleNamespace(values=periods.values), {}, self._period_lookup)
+        except PlanError as err:
+            self.sink.add(err)
+            return periods
+        self.typer.period = Type("num", t.dim if t.dim is not None else DIMENSIONLESS, None, t.unit)
+        start = periods.values.items[0]
+        written = start.unit if isinstance(start, ir.Number) else None
+        if written is not None:
+            self.period_unit = unit_of(written, self.units)
+        return periods
+
+    def _period_lookup(self, name: str) -> Optional[Type]:
+        """The type of a name the periods' ends use (an input, typed on its own)."""
+        if name not in self.types and name in self.defs and self.defs[name].is_input:
+            t = self._infer(self.defs[name].expr, {})
+            if t is not None:
+                self.types[name] = t
+        return self.types.get(name)
 
     # ---- answers used as quantities -------------------------------------------------
     def _answer_statements(self) -> dict[str, ir.Statement]:
@@ -489,6 +532,8 @@ class Analyzer:
                 self.sink.add(err)
             elif isinstance(node, ir.Aggregate) and node.written_var is not None:
                 self._shadow(node, params | bound)
+            elif isinstance(node, ir.Previous) and node.name not in defs:
+                self.sink.add(self._unknown(node.name, node.name_span, params | frozenset(extra) | bound))
             elif isinstance(node, ir.ScenarioRef):
                 if not allow_refs:
                     self.sink.add(ScenarioError(
@@ -670,9 +715,11 @@ class Analyzer:
         if t.dim is None:
             t = Type(t.kind, DIMENSIONLESS, t.const)
         display = Unit(Fraction(1), t.dim, canonical_text(t.dim))
-        literal_unit = _literal_unit(d.expr)
+        literal_unit = _literal_unit(d.expr.first if isinstance(d.expr, ir.Series) else d.expr)
         if literal_unit is not None:
             display = unit_of(literal_unit, self.units)
+        elif isinstance(d.expr, ir.Reduce) and isinstance(d.expr.body, ir.Period) and self.period_unit is not None:
+            display = self.period_unit  # `first(period where ...)` in the periods' unit (months)
         if d.display is not None:
             unit = unit_of(d.display, self.units, self.sink)
             if unit is not None:

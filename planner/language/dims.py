@@ -135,6 +135,8 @@ class Typer:
         self.functions = functions
         self.bind = bind
         self.saw_aggregate = False  # whether any aggregate was typed (else ranges need no check)
+        self.period: Optional[Type] = None  # the type of `period` in a plan with periods
+        self._series_first: dict[str, Type] = {}  # a series' type from its first value, for `previous`
         self._units_written: dict[str, Optional[str]] = {}  # name -> its `-> unit` or literal's unit (None: neither)
 
     def type(self, e: ir.Expr, scope: dict[str, Type], lookup: Callable[[str], Optional[Type]]) -> Type:
@@ -174,6 +176,10 @@ class Typer:
             types = [self.type(o, scope, lookup) for o in e.operands]
             for i, op in enumerate(e.ops):
                 a, b = types[i], types[i + 1]
+                if (isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)) \
+                        and op not in (ir.CmpOp.EQ, ir.CmpOp.NE):
+                    raise KindError("`never` is not a number: compare with `==` or `!=`", e.op_spans[i],
+                                    hint="`check first_negative == never`, or `first_negative != never`")
                 if a.is_bool or b.is_bool:
                     if a.is_bool and b.is_bool and op in (ir.CmpOp.EQ, ir.CmpOp.NE):
                         continue
@@ -198,7 +204,80 @@ class Typer:
             return self._call(e, scope, lookup)
         if isinstance(e, ir.Aggregate):
             return self._aggregate(e, scope, lookup)
+        if isinstance(e, (ir.Series, ir.Period, ir.Previous, ir.Reduce, ir.At, ir.Never, ir.PeriodTable)):
+            return self._series(e, scope, lookup)
         raise AssertionError(e)
+
+    # ---- series over periods ------------------------------------------------------
+    def _series(self, e, scope, lookup) -> Type:
+        if isinstance(e, ir.Never):
+            return Type("num", None)
+        if isinstance(e, ir.Period):
+            return self.period
+        if isinstance(e, ir.PeriodTable):
+            types = [self.type(i, scope, lookup) for i in e.items]
+            first, first_item = types[0], e.items[0]
+            for item, t in zip(e.items[1:], types[1:]):
+                if t.is_bool != first.is_bool or (not t.is_bool and not same_dim(first, t)):
+                    raise UnitError(f"the values of a period table differ: {dim_text(first)} and {dim_text(t)}",
+                                    item.span, label=dim_text(t), labels=[Label(first_item.span, dim_text(first))],
+                                    hint="every period's value needs the same dimension: `[10 USD, 12 USD]`")
+                if first.dim is None:
+                    first, first_item = t, item
+            return Type(first.kind, first.dim, None, first.unit)
+        if isinstance(e, ir.Series):
+            first = self.type(e.first, scope, lookup)
+            self._series_first[e.name] = first
+            if e.then is None:
+                return Type(first.kind, first.dim, None, first.unit)
+            then = self.type(e.then, scope, lookup)
+            if first.is_bool != then.is_bool or (not first.is_bool and not same_dim(first, then)):
+                raise UnitError(f"the series `{e.name}` starts as {dim_text(first)} but goes on as {dim_text(then)}",
+                                e.then.span, label=dim_text(then), labels=[Label(e.first.span, dim_text(first))],
+                                hint="its value in every period needs one dimension")
+            dim = first.dim if first.dim is not None else then.dim
+            return Type(first.kind, dim, None, first.unit or then.unit)
+        if isinstance(e, ir.Previous):
+            t = lookup(e.name) or self._series_first.get(e.name)
+            if t is None and e.init is not None:
+                t = self.type(e.init, scope, lookup)
+            if t is None:
+                d = self.defs.get(e.name)
+                if d is None:
+                    raise UnknownNameError(f"unknown name `{e.name}`", e.name_span)
+                expr = d.expr.first if isinstance(d.expr, ir.Series) else d.expr
+                t = self._series_first[e.name] = self.type(expr, {}, lookup)
+            if e.init is not None:
+                i = self.type(e.init, scope, lookup)
+                if i.is_bool != t.is_bool or (not t.is_bool and not same_dim(i, t)):
+                    raise UnitError(f"`{e.name}` is {dim_text(t)}, but its value before the first period is "
+                                    f"{dim_text(i)}", e.init.span, label=dim_text(i),
+                                    labels=[Label(e.name_span, dim_text(t))])
+            return Type(t.kind, t.dim, None, t.unit)
+        if isinstance(e, ir.At):
+            t = self.type(e.series, scope, lookup)
+            w = self._num(e.when, scope, lookup, "find the period of")
+            if self.period is not None and not same_dim(w, self.period):
+                raise UnitError(f"`at` takes a period ({dim_text(self.period)}), not {dim_text(w)}", e.when.span,
+                                label=dim_text(w), hint="write the period with its unit: `cash at 36 month`")
+            return Type(t.kind, t.dim, None, t.unit)
+        # a reduction
+        body = self.type(e.body, scope, lookup)
+        if e.cond is not None and not self.type(e.cond, scope, lookup).is_bool:
+            raise KindError(f"`{e.op}(... where ...)` needs a condition after `where`", e.cond.span,
+                            label="a number, not a condition", hint="compare it, as in `cash < 0 USD`")
+        if e.op == "count":
+            if e.cond is None and not body.is_bool:
+                raise KindError("`count` counts the periods where a condition holds", e.body.span,
+                                label="a number, not a condition",
+                                hint=f"compare it, as in `count({e.body.span.flat} < 0)`")
+            return NUM
+        if e.op in ("first", "last"):
+            return Type(body.kind, body.dim, None, body.unit)
+        if body.is_bool:
+            raise KindError(f"`{e.op}` needs numbers; this is a condition", e.body.span, label="true/false",
+                            hint="count the periods where it holds with `count(...)`")
+        return Type("num", body.dim, None, body.unit)
 
     def var_type(self, e: ir.Aggregate, scope, lookup) -> Type:
         """The type of an aggregate's variable: its list's values, or its range's ends."""

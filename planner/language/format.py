@@ -49,7 +49,8 @@ _OPEN = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 _CLOSE = {"RPAR", "RSQB", "RBRACE"}
 _TIGHT = {"POW_OP", "CIRCUMFLEX", "AT", "DOT"}  # no space on either side
 _KEYWORD_SPACED = {"WHERE", "IN", "SHOW", "STEP", "TIMES", "COUNT", "OVER", "AS", "WITHIN", "WITH", "FOR",
-                   "IMPORT", "FROM", "OR", "AND", "NOT", "INTEGER", "BOOLEAN", "TRUE", "FALSE"}
+                   "IMPORT", "FROM", "OR", "AND", "NOT", "INTEGER", "BOOLEAN", "TRUE", "FALSE",
+                   "THEN", "_AT_WORD"}
 
 
 class FormatError(PlanError):

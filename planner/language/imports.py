@@ -356,6 +356,11 @@ def _find(s: ir.Import, base: Path, roots: tuple[Path, ...] = ()) -> tuple[Path,
 def _bring(inner: ir.PlanIR, s: ir.Import, prefix: str) -> list[ir.Statement]:
     """The statements an import brings in, renamed into its namespace; renamed once while the
     imported plan's statements are the same objects (as :func:`_seen` remembers)."""
+    periods = next((x for x in inner.statements if isinstance(x, ir.Periods)), None)
+    if periods is not None:  # its series would need the importing plan's periods and names: not yet
+        raise ImportError_(f'"{s.path}" has series over periods, which cannot be imported yet', s.span,
+                           label="a plan with series", labels=[Label(periods.span, "its periods")],
+                           hint="copy its series into this plan, or import the figures from a plan without them")
     key = (tuple(map(id, inner.statements)), s.names, prefix)
     hit = _BROUGHT.get(key)
     if hit is None:

@@ -191,7 +191,82 @@ class Aggregate:
         return None if self.var == ITEM else self.var
 
 
-Expr = Number | Bool | Name | ScenarioRef | Neg | Binary | Compare | Logic | Not | Call | Aggregate
+# ---- series over periods (docs/language.md, "Series over periods") ---------------------------------
+
+@dataclass(frozen=True)
+class Series:
+    """A series' definition: ``first`` is its value in the first period, ``then`` (or ``first`` where
+    none is written) its value in every later one, where ``previous`` (a :class:`Previous` of
+    ``name``) is the series in the period before."""
+
+    name: str
+    first: "Expr"
+    then: Optional["Expr"]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Period:
+    """``period``: the period being computed (a time: ``3 month`` in the third month of a plan whose
+    periods are ``1 month..60 month``)."""
+
+    span: Span
+
+
+@dataclass(frozen=True)
+class Previous:
+    """``previous`` (in a series' ``then``), ``previous(x)`` and ``previous(x, start)``: the
+    per-period quantity ``name`` in the period before; ``init`` is its value in the first period."""
+
+    name: str
+    init: Optional["Expr"]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class PeriodTable:
+    """``[10 USD, 10 USD, 12 USD]`` as a series' formula: the first value in the first period, the
+    second in the second...; the last one holds in every period after the list."""
+
+    items: tuple["Expr", ...]
+    span: Span
+
+
+REDUCTIONS = ("sum", "mean", "min", "max", "last", "count", "first")
+
+
+@dataclass(frozen=True)
+class Reduce:
+    """A series reduced to one figure: ``sum(x)``, ``mean``, ``min``, ``max``, ``last``,
+    ``count(c)``, ``first(x where c)`` (``x`` at the first period where ``c`` holds, or never).
+    ``cond``: the periods it runs over (all where none is written)."""
+
+    op: str
+    body: "Expr"
+    cond: Optional["Expr"]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class At:
+    """``x at 36 month``: a series' value in one period (never outside the plan's periods)."""
+
+    series: "Expr"
+    when: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
+class Never:
+    """``never``: what ``first(...)`` gives where its condition never holds; compared with ``==``."""
+
+    span: Span
+
+
+Expr = (Number | Bool | Name | ScenarioRef | Neg | Binary | Compare | Logic | Not | Call | Aggregate | Series | Period
+        | Previous | Reduce | At | Never | PeriodTable)
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -205,6 +280,16 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return tuple(a.value for a in expr.args)
     if isinstance(expr, Aggregate):
         return expr.values.items + (expr.body,)
+    if isinstance(expr, Series):
+        return (expr.first,) if expr.then is None else (expr.first, expr.then)
+    if isinstance(expr, Previous):
+        return () if expr.init is None else (expr.init,)
+    if isinstance(expr, Reduce):
+        return (expr.body,) if expr.cond is None else (expr.body, expr.cond)
+    if isinstance(expr, At):
+        return (expr.series, expr.when)
+    if isinstance(expr, PeriodTable):
+        return expr.items
     return ()
 
 
@@ -233,6 +318,16 @@ def transform(expr: Expr, fn) -> Expr:
     elif isinstance(expr, Aggregate):
         values = dataclasses.replace(expr.values, items=tuple(t(i) for i in expr.values.items))
         expr = dataclasses.replace(expr, values=values, body=t(expr.body))
+    elif isinstance(expr, Series):
+        expr = dataclasses.replace(expr, first=t(expr.first), then=None if expr.then is None else t(expr.then))
+    elif isinstance(expr, Previous) and expr.init is not None:
+        expr = dataclasses.replace(expr, init=t(expr.init))
+    elif isinstance(expr, Reduce):
+        expr = dataclasses.replace(expr, body=t(expr.body), cond=None if expr.cond is None else t(expr.cond))
+    elif isinstance(expr, At):
+        expr = dataclasses.replace(expr, series=t(expr.series), when=t(expr.when))
+    elif isinstance(expr, PeriodTable):
+        expr = dataclasses.replace(expr, items=tuple(t(i) for i in expr.items))
     return fn(expr)
 
 
@@ -332,6 +427,14 @@ class Definition:
     @property
     def is_input(self) -> bool:
         return is_literal(self.expr)
+
+
+@dataclass(frozen=True)
+class Periods:
+    """``periods = 1 month..60 month``: the plan's periods, the values of ``period`` (a range)."""
+
+    values: Values
+    span: Span
 
 
 @dataclass(frozen=True)
@@ -511,7 +614,7 @@ class Import:
     span: Span
 
 
-Statement = (Definition | FunctionDef | UnitDecl | Scenario | Axis | Sweep | Solve | Optimize | Check | ProbabilityCheck
+Statement = (Definition | Periods | FunctionDef | UnitDecl | Scenario | Axis | Sweep | Solve | Optimize | Check | ProbabilityCheck
              | Correlation | Import)
 
 

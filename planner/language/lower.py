@@ -303,6 +303,21 @@ class _Lower(Transformer):
         return ir.Aggregate(op, ir.ITEM, values, body, self.span(meta), func_span, values.span)
 
     @v_args(meta=True)
+    def reduce_where(self, meta, children):
+        (func, func_span), body, cond = children
+        if func not in ir.REDUCTIONS:
+            raise ParseError(f"`{func}(... where ...)` is not a reduction of a series", func_span,
+                             label="not " + ", ".join(ir.REDUCTIONS[:-1]) + " or first",
+                             hint="`first(period where cash < 0)` is the first period where a condition holds; "
+                                  "`count(period where cash < 0)` how many periods it holds in")
+        return ir.Reduce(func, body, cond, self.span(meta), func_span)
+
+    @v_args(meta=True)
+    def series_at(self, meta, children):
+        series, when = children
+        return ir.At(series, when, self.span(meta))
+
+    @v_args(meta=True)
     def arg(self, meta, children):
         (value,) = children
         return ir.Arg(None, value, self.span(meta))
@@ -413,6 +428,37 @@ class _Lower(Transformer):
         doc, tags, constraints, display = self._annotations(rest)
         return ir.Definition(name.value, expr, display, doc, tags, constraints, self.span(meta), self.tspan(name),
                              dist)
+
+    @v_args(meta=True)
+    def series_def(self, meta, children):
+        word, name, first, *rest = children
+        if str(word) != "series":
+            raise ParseError(f"unexpected `{name}` after `{word}`", self.tspan(name), label="expected `=` or `(`",
+                             hint=f"define a quantity with `{word} = ...`, a function with `{word}(x) = ...`, or a "
+                                  f"series over periods with `series {name} = ...`")
+        then = rest.pop(0) if rest and not isinstance(rest[0], (tuple, ir.UnitExpr)) else None
+        for e in (first, then):
+            if e is not None:
+                self._no_single_equals(e, "a formula")
+        doc, tags, _, display = self._annotations(rest)
+        end = (then or first).span.end
+        expr = ir.Series(name.value, first, then, Span(self.source, first.span.start, end))
+        return ir.Definition(name.value, expr, display, doc, tags, (), self.span(meta), self.tspan(name))
+
+    @v_args(meta=True)
+    def period_table(self, meta, children):
+        return ir.PeriodTable(tuple(children), self.span(meta))
+
+    @v_args(meta=True)
+    def periods(self, meta, children):
+        name, *items = children
+        span = Span(self.source, items[0].span.start, items[-1].span.end)
+        if str(name) != "periods":
+            raise ParseError(f"`{name}` cannot be a range: a formula is one value", span, label="a range",
+                             hint="a plan's periods are written `periods = 1 month..60 month`; a range of values "
+                                  "goes in a sweep (`sweep x in 1..8`) or an aggregate (`sum(f(m) for m in 1..n)`)")
+        values = ir.Values("range" if len(items) == 2 else "step", tuple(items), span)
+        return ir.Periods(values, self.span(meta))
 
     def uncertain_to(self, children):
         return _Uncertainty(("to", children[0]))
@@ -708,7 +754,7 @@ def join(name: str, parts, text: Optional[str] = None) -> ir.PlanIR:
         notes.extend(part.notes)
         statements.extend(part.statements)
         prose.extend(part.prose)
-    out = ir.PlanIR(name, title, tuple(notes), tuple(_uncertain(statements)), tuple(prose))
+    out = ir.PlanIR(name, title, tuple(notes), tuple(_series(_uncertain(statements))), tuple(prose))
     if text is not None:
         remember(name, text, out)
     return out
@@ -743,6 +789,111 @@ def _uncertain(statements: list) -> list:
             s = uncertain.probability_check(s, functions) or s
         out.append(s)
     return out
+
+
+def _series(statements: list) -> list:
+    """Names of series over periods read as such (docs/language.md, "Series over periods"), unless the plan
+    defines them: ``never`` in any plan; in a plan with ``periods``, ``period``, ``previous`` (in a series'
+    ``then``), ``previous(x[, start])`` and the one-argument reductions ``sum(x)``, ``mean``, ``min``,
+    ``max``, ``last``, ``count`` and ``first``, so a plan written before series keeps its meaning."""
+    defined, has_periods = _series_context(statements)
+    series = [s for s in statements if isinstance(s, ir.Definition) and isinstance(s.expr, ir.Series)]
+    if series and not has_periods:
+        raise ParseError(f"the series `{series[0].name}` needs the plan's periods", series[0].name_span,
+                         label="a series, in a plan without periods",
+                         hint="declare them once, before or after: `periods = 1 month..60 month`")
+    if "never" in defined and not has_periods:
+        return statements
+
+    def rewrite(expr: ir.Expr, series: Optional[str]) -> ir.Expr:
+        return _read_series(expr, series, defined, has_periods)
+
+    out = []
+    for s in statements:  # a statement with nothing to read is kept as it is (the same object)
+        if isinstance(s, ir.Definition):
+            if isinstance(s.expr, ir.Series):
+                first = rewrite(s.expr.first, None)
+                then = None if s.expr.then is None else rewrite(s.expr.then, s.name)
+                if first is not s.expr.first or then is not s.expr.then:
+                    s = dataclasses.replace(s, expr=dataclasses.replace(s.expr, first=first, then=then))
+            else:
+                expr = rewrite(s.expr, None)
+                constraints = tuple(c if c.condition is None or rewrite(c.condition, None) is c.condition
+                                    else dataclasses.replace(c, condition=rewrite(c.condition, None))
+                                    for c in s.constraints)
+                if expr is not s.expr or any(a is not b for a, b in zip(constraints, s.constraints)):
+                    s = dataclasses.replace(s, expr=expr, constraints=constraints)
+        elif isinstance(s, (ir.Check, ir.ProbabilityCheck, ir.Solve)):
+            condition = rewrite(s.condition, None)
+            if condition is not s.condition:
+                s = dataclasses.replace(s, condition=condition)
+        elif isinstance(s, ir.Optimize):
+            objective = rewrite(s.objective, None)
+            if objective is not s.objective:
+                s = dataclasses.replace(s, objective=objective)
+        out.append(s)
+    return out
+
+
+def _series_context(statements) -> tuple[frozenset, bool]:
+    defined = frozenset(s.name for s in statements if isinstance(s, (ir.Definition, ir.FunctionDef)))
+    return defined, any(isinstance(s, ir.Periods) for s in statements)
+
+
+def read_series(plan: ir.PlanIR, expr: ir.Expr) -> ir.Expr:
+    """An expression typed outside the plan (``--probability "min(cash) < 0 USD"``) read as the plan's own
+    formulas are: ``min(cash)`` a reduction of a series where the plan has periods, ``never`` a value."""
+    defined, has_periods = _series_context(plan.statements)
+    return _read_series(expr, None, defined, has_periods)
+
+
+def _read_series(expr: ir.Expr, series: Optional[str], defined: frozenset, has_periods: bool) -> ir.Expr:
+    if expr is None or not any(_to_read(node, defined, has_periods) for node in ir.walk(expr)):
+        return expr  # the same object: the editor keeps the statements a keystroke did not touch
+    return _rewrite_series(expr, series, defined, has_periods)
+
+
+def _to_read(node, defined: frozenset, has_periods: bool) -> bool:
+    if isinstance(node, ir.Name):
+        return node.name not in defined and (node.name == "never" or (has_periods and node.name in ("period", "previous")))
+    return has_periods and isinstance(node, ir.Call) and node.func not in defined and \
+        (node.func == "previous" or (node.func in ir.REDUCTIONS and len(node.args) == 1))
+
+
+def _rewrite_series(expr: ir.Expr, series: Optional[str], defined: frozenset, has_periods: bool) -> ir.Expr:
+    def fn(node):
+        if isinstance(node, ir.Name) and node.name not in defined:
+            if node.name == "never":
+                return ir.Never(node.span)
+            if has_periods and node.name == "period":
+                return ir.Period(node.span)
+            if has_periods and node.name == "previous":
+                if series is None:
+                    raise ParseError("`previous` alone is the series being defined, in the `then` part of "
+                                     "a series", node.span, label="not inside a series' `then`",
+                                     hint="name the series: `previous(cash)`, or give its first value: "
+                                          "`previous(cash, 0 USD)`")
+                return ir.Previous(series, None, node.span, node.span)
+        if isinstance(node, ir.Call) and has_periods and node.func not in defined:
+            positional = [a for a in node.args if a.name is None]
+            if node.func == "previous":
+                if not 1 <= len(node.args) <= 2 or len(positional) != len(node.args) \
+                        or not isinstance(node.args[0].value, ir.Name):
+                    raise ParseError("`previous` takes a series' name and, optionally, its value before the "
+                                     "first period", node.span, label="expected `previous(cash)` or "
+                                     "`previous(cash, 0 USD)`")
+                target = node.args[0].value
+                init = node.args[1].value if len(node.args) == 2 else None
+                if init is None and series is None:
+                    raise ParseError(f"`previous({target.name})` has no value in the first period",
+                                     node.span, label="outside a series' `then`",
+                                     hint=f"give it one: `previous({target.name}, 0)` (in the unit of "
+                                          f"`{target.name}`)")
+                return ir.Previous(target.name, init, node.span, target.span)
+            if node.func in ir.REDUCTIONS and len(node.args) == 1 and positional:
+                return ir.Reduce(node.func, node.args[0].value, None, node.span, node.name_span)
+        return node
+    return ir.transform(expr, fn)
 
 
 _TRAILING_DOC = re.compile(r'\s*"(?:[^"\\\n]|\\.)*"\s*$')  # a question's closing sentence

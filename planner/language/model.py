@@ -74,6 +74,7 @@ class Quantity:
     lower: Optional[Bound] = None
     upper: Optional[Bound] = None
     answer_deps: tuple[str, ...] = ()  # question answers its formula uses (`as NAME`), derived only
+    per_period: bool = False  # a series over the plan's periods (a value per period), not one figure
 
     @property
     def is_bool(self) -> bool:
@@ -148,6 +149,12 @@ class Model:
     checks: list[ir.Check]
     answers: dict[str, Answer] = field(default_factory=dict)
     warnings: list = field(default_factory=list)  # PlanWarning: accepted, but the user should know
+    periods: Optional[ir.Periods] = None  # the plan's periods, where it has series
+
+    @cached_property
+    def series(self) -> list[str]:
+        """The quantities with a value per period (series), in dependency order."""
+        return [n for n in self.order if self.quantities[n].per_period]
 
     @property
     def formula_answers(self) -> list[str]:
@@ -212,4 +219,4 @@ class Model:
     @cached_property
     def derived(self) -> list[str]:
         """The derived quantities in dependency order (worked out once, as :attr:`inputs`)."""
-        return [n for n in self.order if not self.quantities[n].is_input]
+        return [n for n in self.order if not self.quantities[n].is_input and not self.quantities[n].per_period]

@@ -99,7 +99,7 @@ def _parser(start: str) -> Lark:
 # Words of the grammar that only follow a sweep's or an optimisation's values (`1..8 step 2`,
 # `count 5`, `over gamma`, `show x`): the contextual lexer tells them from names, and `step`,
 # `count` are good names for quantities, so they stay free.
-CONTEXTUAL_WORDS = frozenset({"step", "times", "count", "over", "show", "to"})
+CONTEXTUAL_WORDS = frozenset({"step", "times", "count", "over", "show", "to", "then", "at"})
 
 
 @lru_cache(maxsize=None)

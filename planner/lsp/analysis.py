@@ -100,6 +100,61 @@ _LEXEMES = re.compile(r'(?P<comment>#[^\n]*)|(?P<string>"(?:[^"\\\n]|\\.)*"?)'
                       r"|(?P<number>(?<![\w.])\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][-+]?\d+)?)|(?P<word>[^\W\d]\w*)")
 
 
+# ---- values as hover and hints say them ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class SeriesValues:
+    """A series in one scenario, as a hover says it: its first and last values and its lowest, with
+    the periods (display unit; ``month 15``)."""
+
+    first: float
+    first_period: str
+    last: float
+    last_period: str
+    low: float
+    low_period: str
+
+
+NEVER = "never"  # a `first(...)` that found nothing
+
+
+def _value(ev, name: str):
+    """``name``'s value in ``ev`` in its display unit: a number, true/false, :data:`NEVER` or, for a
+    series, its :class:`SeriesValues`."""
+    if name not in ev.series:
+        return NEVER if ev.is_never(name) else ev.display(name)
+    import math
+
+    from ..outputs.periods import period_words
+
+    periods = [float(p) for p in ev.periods]
+    if ev.plan.model.quantities[name].is_bool:  # true or false: when it first holds
+        flags = [bool(v) for v in ev.series[name]]
+        when = next((i for i, v in enumerate(flags) if v), None)
+        return ("**never** true" if when is None else f"true first in **{period_words(ev.plan, periods[when])}**") + \
+            f" (of {period_words(ev.plan, periods[0])} to {period_words(ev.plan, periods[-1])})"
+    values = [float(v) for v in ev.series_display(name)]
+    finite = [i for i, v in enumerate(values) if not math.isnan(v)] or [0]
+    low = min(finite, key=lambda i: values[i])  # the first period of the lowest value
+    say = lambda i: period_words(ev.plan, periods[i])  # noqa: E731
+    return SeriesValues(values[0], say(0), values[-1], say(len(values) - 1), values[low], say(low))
+
+
+def _say(v, unit: str, bold: bool = False, short: bool = False) -> str:
+    """A value as the hover and the hints write it (a series: first, last and lowest, each with its
+    period; ``short``, for a hint at the end of a line: ``92 … -380 kUSD, lowest -380 kUSD (month 60)``)."""
+    if isinstance(v, SeriesValues) and short:
+        return (f"{format_value(v.first)} … {format_value(v.last, unit)}, "
+                f"lowest {format_value(v.low, unit)} ({v.low_period})")
+    if isinstance(v, SeriesValues):
+        b = "**" if bold else ""
+        return (f"first {b}{format_value(v.first, unit)}{b} ({v.first_period}), last {b}{format_value(v.last, unit)}{b} "
+                f"({v.last_period}), lowest {b}{format_value(v.low, unit)}{b} ({v.low_period})")
+    if isinstance(v, str):
+        return v.replace("**", "") if short else v  # a hint is plain text
+    return format_value(v, unit)
+
+
 # ---- the document ------------------------------------------------------------------------------
 
 class Document:
@@ -163,7 +218,7 @@ class Document:
             evaluations = plan.evaluate_all([None] + plan.scenario_names)
         except PlanError as err:
             return {}, self._diagnostics(err)
-        values = {ev.label: {n: ev.display(n) for n in plan.quantities} for ev in evaluations}
+        values = {ev.label: {n: _value(ev, n) for n in plan.quantities} for ev in evaluations}
         try:
             results = run_checks(plan)
         except PlanError as err:
@@ -385,24 +440,26 @@ class Document:
     def _hover_quantity(self, name: str) -> str:
         plan = self.plan
         q = plan.quantities[name]
-        kind = "input" if q.is_input else "derived"
+        kind = "input" if q.is_input else "series" if q.per_period else "derived"
         unit = f", {q.unit_text}" if q.unit_text else ""
         parts = [f"**{name}** ({kind}{unit})"]
         if q.doc:
             parts.append(q.doc)
         labels = plan.scenario_names or ["base"]
         if self.values and all(name in self.values.get(s, {}) for s in labels):
-            shown = {s: format_value(self.values[s][name], q.unit_text) for s in labels}
+            shown = {s: _say(self.values[s][name], q.unit_text, bold=True) for s in labels}
             if len(set(shown.values())) == 1:
                 every = " in every scenario" if len(labels) > 1 else ""
-                parts.append(f"= **{shown[labels[0]]}**{every}")
+                value = shown[labels[0]]
+                parts.append(f"{value}{every}" if q.per_period else f"= **{value}**{every}")
             else:
                 rows = "\n".join(f"| {s} | {v} |" for s, v in shown.items())
                 parts.append(f"| scenario | value |\n|---|--:|\n{rows}")
             if self.values_text != self.text:  # evaluated before the last edit: the new values follow a pause
                 parts.append("*(as evaluated before the last edit: updating)*")
         display = f" -> {q.definition.display.text}" if q.definition.display else ""
-        parts.append(f"```plan\n{name} = {q.formula}{display}\n```")
+        keyword = "series " if isinstance(q.definition.expr, ir.Series) else ""
+        parts.append(f"```plan\n{keyword}{name} = {q.formula}{display}\n```")
         extra = []
         if q.tags:
             extra.append("tags: " + ", ".join(f"`{t}`" for t in q.tags))
@@ -614,7 +671,7 @@ class Document:
                 q = plan.quantities[name]
                 value = ""
                 if self.values.get("base") and name in self.values["base"]:
-                    value = " = " + format_value(self.values["base"][name], q.unit_text)
+                    value = " = " + _say(self.values["base"][name], q.unit_text)
                 out.append(Completion(name, "input" if q.is_input else "quantity",
                                       ("input" if q.is_input else "derived") + value, q.doc or "",
                                       sort=f"1{name}"))
@@ -737,9 +794,9 @@ class Document:
             q = self.plan.quantities[s.name]
             if isinstance(s.expr, ir.Number) and not q.definition.display:
                 continue  # an input written as its value: the hint would repeat it
-            text = format_value(base[s.name], q.unit_text)
+            text = _say(base[s.name], q.unit_text, short=True)
             labels = ["base"] + [lab for lab in self.plan.scenario_names if lab != "base"]
-            per = [f"{lab}: {format_value(self.values[lab][s.name], q.unit_text)}" for lab in labels
+            per = [f"{lab}: {_say(self.values[lab][s.name], q.unit_text)}" for lab in labels
                    if lab in self.values and s.name in self.values[lab]]
             tooltip = "\n".join(per) if len({p.split(': ', 1)[1] for p in per}) > 1 else ""
             out.append((end, f" = {text}" + (" (varies by scenario)" if tooltip else ""), tooltip))

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the view model (SymPy's closed forms and derivatives) only 
 
 DEFAULT_OUTDIR = "out"
 MAX_HISTOGRAMS = 8  # uncertainty.MAX_PLOTS: one histogram per uncertain headline figure
+MAX_SERIES = 6  # periods.MAX_SERIES: a line chart (and a fan) per headline series
 
 
 @dataclass
@@ -127,13 +128,47 @@ def report_outputs(analysis: Analysis, report_name: str, template: Optional[str]
                 name = f"{stem}-tornado.png"
                 outputs.append(Output(name, plotting.rank_tornado_png(bars), "plot"))
                 histograms["tornado"] = name
-    plot_info = {"enabled": bool(files or histograms) or sensitivity is not None,
-                 "note": f"plots skipped: {reason}" if reason else "", "files": files, "skipped": skipped,
-                 "sensitivity": sensitivity, "graph": graph, "uncertainty": histograms}
+    charts = series_charts(analysis, stem, plots)
+    if charts[2] and not notes:
+        notes.append(f"plots skipped: {charts[2]}")
+    outputs += charts[0]
+    plot_info = {"enabled": bool(files or histograms or charts[1]) or sensitivity is not None,
+                 "note": f"plots skipped: {reason or charts[2]}" if reason or charts[2] else "", "files": files,
+                 "skipped": skipped, "sensitivity": sensitivity, "graph": graph, "uncertainty": histograms,
+                 "periods": charts[1]}
 
     text = render(view_model(analysis, plot_info), template)
     outputs.append(Output(report_name, text.encode("utf-8"), "report"))
     return outputs, notes
+
+
+def series_charts(analysis: Analysis, stem: str, plots: bool) -> tuple[list[Output], dict[str, str], Optional[str]]:
+    """Per headline series a line chart over the periods (``STEM-series-N.png``) and, under
+    uncertainty, its fan (``STEM-fan-N.png``): the outputs, ``{name: file, "fan:name": file}`` and
+    the reason they were not drawn (None when they were, or when the plan has no series)."""
+    from . import periods
+    from .viewmodel import headline_names
+
+    plan = analysis.plan
+    if plan.model.periods is None or not plan.model.series:
+        return [], {}, None
+    names = periods.headline_series(plan, headline_names(plan)[0])
+    if not names:
+        return [], {}, None
+    from . import plots as plotting
+
+    reason = plotting.available() if plots else "the report was printed, not written to a file (use -o)"
+    if reason is not None:
+        return [], {}, reason
+    labels = {n: periods.label(plan, n) for n in names}
+    outputs, files = [], {}
+    for i, data in enumerate(periods.plot_data(analysis, names, labels), start=1):
+        files[data.name] = f"{stem}-series-{i}.png"
+        outputs.append(Output(files[data.name], plotting.series_png(data), "plot"))
+    for data in periods.fan_data(analysis, names, labels):
+        files[f"fan:{data.name}"] = f"{stem}-fan-{names.index(data.name) + 1}.png"
+        outputs.append(Output(files[f"fan:{data.name}"], plotting.fan_png(data), "plot"))
+    return outputs, files, None
 
 
 MERMAID_EDGES = 500  # GitHub's Mermaid refuses to draw a flowchart with more edges
@@ -248,18 +283,26 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
     inputs += plan.files
     refuse_inputs([Path(outdir) / name for name in [f"{stem}.xlsx", f"{stem}.md"]
                    + [f"{stem}-sweep-{i}.png" for i in range(1, len(plan.model.sweeps) + 1)]
-                   + [f"{stem}-uncertain-{i}.png" for i in range(1, MAX_HISTOGRAMS + 1)] + [f"{stem}-tornado.png"]],
+                   + [f"{stem}-uncertain-{i}.png" for i in range(1, MAX_HISTOGRAMS + 1)] + [f"{stem}-tornado.png"]
+                   + [f"{stem}-{kind}-{i}.png" for kind in ("series", "fan") for i in range(1, MAX_SERIES + 1)]],
                    inputs)
     step("scenarios, checks, sweeps and solves")
     from .viewmodel import analyse
 
     analysis = analyse(plan)
     step("the workbook")
-    outputs = [workbook_output(analysis, f"{stem}.xlsx")]
+    outputs, skipped = [], []
+    try:
+        outputs.append(workbook_output(analysis, f"{stem}.xlsx"))
+    except UsageError as err:
+        if not plan.model.series:
+            raise
+        # the workbook does not show series over periods yet: the report does, and says so
+        skipped.append(f"workbook skipped: {err.message}; the report shows the series")
     step("the report and its plots")
     report, notes = report_outputs(analysis, f"{stem}.md", template)
     outputs += report
-    result = BuildResult(analysis, outputs, notes=notes)
+    result = BuildResult(analysis, outputs, notes=skipped + notes)
     step("writing")
     result.written = publish(outputs, Path(outdir), inputs)
     return result

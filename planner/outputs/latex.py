@@ -177,6 +177,10 @@ class FormulaPrinter:
     def _ScenarioRef(self, e):
         return name_latex(e.name) + r"\,[\text{" + e.scenario.replace("_", r"\_") + "}]", _PREC["atom"]
 
+    # a period table (`series price = [10 USD, 12 USD]`): its values as written
+    def _PeriodTable(self, e):
+        return "[" + ", ".join(self.p(i)[0] for i in e.items) + "]", _PREC["atom"]
+
     # operators
     def _Neg(self, e):
         return "-" + self._inner(e.operand, _PREC["mul"] - 1), _PREC["add"]
@@ -289,6 +293,37 @@ class FormulaPrinter:
         if max(visible(a) + visible(b) for a, b in rows) > CASES_CHARACTERS:
             return None
         return r"\begin{cases} " + r" \\ ".join(f"{a} & {b}" for a, b in rows) + r" \end{cases}"
+
+    # series over periods (docs/language.md, "Series over periods"): as written, words for words
+    def _Period(self, e):
+        return r"\text{period}", _PREC["atom"]
+
+    def _Never(self, e):
+        return r"\text{never}", _PREC["atom"]
+
+    def _Previous(self, e):
+        if e.span.flat == "previous":  # `then previous * (1 + growth)`: the series itself
+            return r"\text{previous}", _PREC["atom"]
+        values = [ir.Name(e.name, e.name_span)] + ([e.init] if e.init is not None else [])
+        return r"\operatorname{previous}" + self._args(values), _PREC["atom"]
+
+    def _Series(self, e):
+        first = self._nested(lambda: self._inner(e.first, _PREC["or"] - 1))
+        if e.then is None:
+            return first, self.p(e.first)[1]
+        then = self._nested(lambda: self._inner(e.then, _PREC["or"] - 1))
+        return rf"{first} {self._mark()}\;\text{{then}}\; {then}", _PREC["or"] - 1
+
+    def _Reduce(self, e):
+        head = {"min": r"\min", "max": r"\max"}.get(e.op, rf"\operatorname{{{e.op}}}")
+        inner = self._nested(lambda: self.p(e.body)[0])
+        if e.cond is not None:
+            inner += rf" {self._mark()}\;\text{{where}}\; " + self._nested(lambda: self.p(e.cond)[0])
+        return head + self._parens(inner), _PREC["atom"]
+
+    def _At(self, e):
+        series = self._inner(e.series, _PREC["cmp"])
+        return rf"{series}\;\text{{at}}\; {self._inner(e.when, _PREC['cmp'])}", _PREC["cmp"]
 
     # aggregates
     def _Aggregate(self, e):

@@ -1,5 +1,6 @@
-"""One PNG per sweep, and one histogram per uncertain figure, next to the report (matplotlib,
-imported only when plotting).
+"""One PNG per sweep, one histogram per uncertain figure, and a line chart (and a fan under
+uncertainty) per headline series over the periods, next to the report (matplotlib, imported only
+when plotting).
 
 The only home of matplotlib. Plots are deterministic: no pyplot and no
 global backend (a :class:`~matplotlib.figure.Figure` drawn by the Agg
@@ -366,6 +367,111 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
         # the longest input's name at 8 points (about 0.075 inch a letter)
         longest = max([len(r[1]) for r in rows] + [8])
         _margins(fig, left=0.25 + 0.075 * longest, right=0.2, top=0.45, bottom=0.45)
+        return _png(fig)
+
+
+def series_png(data) -> bytes:
+    """A series over the periods (a :class:`planner.outputs.periods.LinePlot`): one line per scenario
+    (the plan as written among them), the period each ``first(...)`` found marked with a dot and its
+    words on the line it belongs to, zero drawn when the values cross it."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    unit = f" ({data.unit})" if data.unit else ""
+    legend = len(data.lines) > 1
+    with matplotlib.rc_context(_style(9)):
+        fig = Figure(figsize=(WIDTH_INCHES, 3.0 + (0.2 * ((len(data.lines) + 2) // 3) if legend else 0)), dpi=DPI)
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        for k, (label, x, y) in enumerate(data.lines):
+            ax.plot(x, y, color=f"C{k % 10}", linewidth=1.5, label=label or None,
+                    linestyle=("-", "--", "-.", ":")[(k // 10) % 4])
+        every = np.concatenate([y for _, _, y in data.lines]) if data.lines else np.zeros(0)
+        finite = every[np.isfinite(every)]
+        if finite.size and finite.min() < 0 < finite.max():
+            ax.axhline(0, color="0.2", linewidth=0.8, zorder=1)
+        texts, said = [], set()
+        # a dot on its line and a dotted line up to its words, once per period, staggered left to right
+        for i, x0, text in sorted(data.marks, key=lambda m: (m[1], m[0])):
+            _, x, y = data.lines[i]
+            at = np.nonzero(np.isclose(x, x0))[0]
+            if not at.size:
+                continue
+            colour = f"C{i % 10}"
+            ax.plot([x0], [float(y[at[0]])], marker="o", markersize=5, color=colour, zorder=5, markeredgecolor="white")
+            if x0 in said:
+                continue
+            said.add(x0)
+            ax.axvline(x0, color=colour, linewidth=0.9, linestyle=":", zorder=1)
+            texts.append(ax.annotate(text, (x0, 1.0), xycoords=("data", "axes fraction"), textcoords="offset points",
+                                     xytext=(3, -10 - 9 * (len(texts) % 3)), fontsize=7, color=colour))
+        if texts:  # room above the lines for the marks' words
+            lo, hi = ax.get_ylim()
+            ax.set_ylim(lo, hi + (hi - lo) * (0.08 + 0.07 * min(3, len(texts))))
+        ax.set_xlabel(data.period_unit)
+        ax.set_ylabel(f"{data.name}{unit}")
+        ax.xaxis.set_major_locator(_period_ticks(data))
+        ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
+        ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
+        ax.grid(True, linewidth=0.4, alpha=0.6)
+        if legend:
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)
+        ax.set_title(_words(data.title), fontsize=10)
+        fig.tight_layout()
+        _keep_in(ax, texts)
+        return _png(fig)
+
+
+def _period_ticks(data):
+    """Ticks on whole periods: for months every quarter, half year or year (1 to 60 months: 12, 24...)."""
+    from matplotlib.ticker import MaxNLocator, MultipleLocator
+
+    xs = [x for line in getattr(data, "lines", ()) or getattr(data, "fans", ()) for x in (line[1][0], line[1][-1])]
+    span = (max(xs) - min(xs)) if xs else 0
+    if data.period_unit == "month" and span > 6:
+        return MultipleLocator(12 if span > 36 else 6 if span > 18 else 3)
+    return MaxNLocator(integer=True)
+
+
+def fan_png(data) -> bytes:
+    """A series' fan over the periods (a :class:`planner.outputs.periods.FanPlot`): per scenario the
+    median of the trials, a band from the 25th to the 75th percentile and a lighter one from the 5th
+    to the 95th, and the plan as written dotted; the legend names the bands for one fan, the
+    scenarios for several (the report's sentence says what the bands are)."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    unit = f" ({data.unit})" if data.unit else ""
+    with matplotlib.rc_context(_style(9)):
+        fig = Figure(figsize=(WIDTH_INCHES, 3.4), dpi=DPI)
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        one = len(data.fans) == 1  # one fan: a legend entry per band; several: one per scenario (its median)
+        for k, (label, x, f, point) in enumerate(data.fans):
+            colour = f"C{k % 10}"
+            ax.fill_between(x, f["p5"], f["p95"], color=colour, alpha=0.15, linewidth=0,
+                            label="5th to 95th percentile" if one else None)
+            ax.fill_between(x, f["p25"], f["p75"], color=colour, alpha=0.3, linewidth=0,
+                            label="25th to 75th percentile" if one else None)
+            ax.plot(x, f["p50"], color=colour, linewidth=1.5, label="median" if one else f"{label} (median)")
+            ax.plot(x, point, color=colour, linewidth=1, linestyle=":", label="as written" if one else None)
+        lo = min(float(np.nanmin(f["p5"])) for _, _, f, _ in data.fans)
+        hi = max(float(np.nanmax(f["p95"])) for _, _, f, _ in data.fans)
+        if lo < 0 < hi:
+            ax.axhline(0, color="0.2", linewidth=0.8, zorder=1)
+        ax.set_xlabel(data.period_unit)
+        ax.set_ylabel(f"{data.name}{unit}")
+        ax.xaxis.set_major_locator(_period_ticks(data))
+        ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
+        ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
+        ax.grid(True, linewidth=0.4, alpha=0.6)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2 if one else 3, frameon=False)
+        ax.set_title(_words(data.title), fontsize=10)
+        fig.tight_layout()
         return _png(fig)
 
 

@@ -380,10 +380,12 @@ class EvalResult(_Rows):
     (a dict scenario -> Value when several scenarios were evaluated);
     ``result["step_time", "fp8"]`` and ``result.value("step_time", "fp8")`` pick one."""
 
-    def __init__(self, title: str, path: str, scenarios: list[str], rows: list[QuantityRow], text: str) -> None:
+    def __init__(self, title: str, path: str, scenarios: list[str], rows: list[QuantityRow], text: str,
+                 series: Optional["SeriesResult"] = None) -> None:
         self.title = title
         self.path = path
         self.scenarios = scenarios
+        self.series = series  # the plan's series over periods, if it has any (SeriesResult)
         self.rows = rows
         self._by_name = {r.name: r for r in rows}
         self._text = text
@@ -464,6 +466,61 @@ class EvalResult(_Rows):
                         + [r.unit, ", ".join(notes), r.doc or ""])
         numeric = [False] + [True] * len(self.scenarios)
         return (headers, rows, self.title, numeric)
+
+
+class SeriesResult:
+    """The series of an evaluation (quantities with a value per period), in display units:
+    ``result.series["cash"]`` is a list of numbers, one per period (a dict scenario -> list when several
+    scenarios were evaluated); ``to_pandas()`` a DataFrame indexed by period (its unit's name, such as
+    ``month``), a column per series (per scenario and series when there are several scenarios)."""
+
+    def __init__(self, period_unit: str, periods: dict[str, list[float]], values: dict[str, dict[str, list]],
+                 units: dict[str, str]) -> None:
+        self.period_unit = period_unit
+        self.periods = periods  # scenario -> each period in the period unit (1, 2, ... for months)
+        self.values = values  # scenario -> series -> values (display unit; nan where a period has none)
+        self.units = units
+        self.scenarios = list(values)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.units)
+
+    def __getitem__(self, name: str):
+        if len(self.scenarios) == 1:
+            return self.values[self.scenarios[0]][name]
+        return {s: self.values[s][name] for s in self.scenarios}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.units
+
+    def __repr__(self) -> str:
+        return f"<series {', '.join(self.names)} over {len(next(iter(self.periods.values()), []))} periods>"
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """The long form: one dict per scenario, series and period."""
+        return [{"scenario": s, "series": n, "period": p, "value": _plain(v), "unit": self.units[n]}
+                for s in self.scenarios for n in self.names
+                for p, v in zip(self.periods[s], self.values[s][n])]
+
+    def to_pandas(self):
+        """A DataFrame indexed by period, a column per series (per scenario and series, as a two-level header,
+        when several scenarios were evaluated); ``attrs["units"]`` gives each series' unit."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from None
+        first = self.scenarios[0]
+        index = pandas.Index(self.periods[first], name=self.period_unit or "period")
+        if len(self.scenarios) == 1:
+            frame = pandas.DataFrame({n: self.values[first][n] for n in self.names}, index=index)
+        else:
+            columns = pandas.MultiIndex.from_tuples([(s, n) for s in self.scenarios for n in self.names],
+                                                    names=["scenario", "series"])
+            frame = pandas.DataFrame([[self.values[s][n][i] for s in self.scenarios for n in self.names]
+                                      for i in range(len(index))], index=index, columns=columns)
+        frame.attrs["units"] = dict(self.units)
+        return frame
 
 
 # ---- check ------------------------------------------------------------------------------------

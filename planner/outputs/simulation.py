@@ -110,8 +110,35 @@ def text(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]
             block.append(f"P({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}")
         if sensitivity:
             block.append(tornado(sim, names, width))
+        block += [fan_table(run, n, percentiles, width) for n in fan_names(sim.plan)
+                  for run in [sims[len(parts)]] if isinstance(run, Simulation)]
         parts.append("\n".join(b for b in block if b))
     return "\n\n".join(parts)
+
+
+def fan_names(plan) -> list[str]:
+    """The series whose fan a simulation shows: those tagged [headline], else every series."""
+    series = plan.series_order() if hasattr(plan, "series_order") else []
+    headline = [n for n in series if "headline" in plan.model.quantities[n].tags]
+    return headline or series
+
+
+def fan_table(sim, name: str, percentiles: Sequence[float], width: Optional[int] = None) -> str:
+    """A series' fan: its percentiles over the samples in each period (a row per period)."""
+    from ..questions.simulate import fan
+    from .terminal import NEVER, figures, period_labels
+
+    plan = sim.plan
+    q = plan.model.quantities[name]
+    got = fan(sim, name, percentiles)
+    ev = plan.evaluate(sim.scenario)
+    labels = period_labels(plan, ev)
+    cols = ["mean"] + [f"p{p:g}" for p in percentiles]
+    shown = {c: figures([NEVER if v != v else float(v) for v in got[c]], q.unit_text) for c in cols}
+    rows = [[labels[i]] + [shown[c][i] for c in cols] for i in range(len(labels))]
+    unit = plan.period_unit[0] or "period"
+    title = f"fan of {name}" + (f" ({q.unit_text})" if q.unit_text else "") + ": percentiles over the samples"
+    return title + "\n" + fit(rows, [unit] + cols, ["right"] * (len(cols) + 1), width, keep=1)
 
 
 def markdown(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
@@ -131,8 +158,10 @@ def markdown(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[fl
 
 def as_json(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
             probabilities: Sequence[tuple[str, Any]] = ()) -> str:
-    sims = _reduced(sims, names, percentiles, probabilities, (), correlations=True)
+    runs = list(sims)
+    sims = _reduced(runs, names, percentiles, probabilities, (), correlations=True)
     first = sims[0]
+    fans = [_fans_json(run, percentiles) for run in runs]
     return dumps({
         "format": "planner.simulate/1",
         "file": first.plan.path,
@@ -146,8 +175,26 @@ def as_json(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[flo
                                **{k: json_number(v) for k, v in sim.stats(n, percentiles).items()}} for n in names},
             "probabilities": {label: sim.probability(cond) for label, cond in probabilities},
             "rank_correlations": {n: sim.rank_correlations(n) for n in names if n not in sim.uncertain},
-        } for sim in sims],
+            **({"series": fan} if fan else {}),
+        } for sim, fan in zip(sims, fans)],
     })
+
+
+def _fans_json(run, percentiles: Sequence[float]) -> dict:
+    """Each headline series' fan (:func:`fan_names`): per period, its mean and percentiles over the samples."""
+    if not isinstance(run, Simulation) or not run.plan.model.series:  # (a chunked run keeps no samples)
+        return {}
+    from ..questions.simulate import fan
+
+    plan = run.plan
+    unit, scale = plan.period_unit
+    periods = [float(p) / scale for p in plan.evaluate(run.scenario).periods]
+    out = {}
+    for n in fan_names(plan):
+        got = fan(run, n, percentiles)
+        out[n] = {"unit": plan.model.quantities[n].unit_text, "period_unit": unit, "periods": periods,
+                  **{k: [json_number(float(v)) for v in values] for k, values in got.items()}}
+    return out
 
 
 def as_csv(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]) -> str:

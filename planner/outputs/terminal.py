@@ -739,3 +739,61 @@ def explain_text(e: Explanation) -> str:
     if e.used_by:
         lines.append(f"  used by      {', '.join(e.used_by)}")
     return "\n".join(lines)
+
+
+# ---- series over periods: a table of periods -------------------------------------------------------
+
+def period_labels(plan: Plan, ev: Evaluation) -> list[str]:
+    """Each period as the plan counts them: ``1 month``, ``2 month``..."""
+    unit, scale = plan.period_unit
+    return [format_value(float(v) / scale, unit) for v in ev.periods]
+
+
+def _series_cell(v: float) -> Any:
+    return NEVER if v != v else float(v)
+
+
+def series_table(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str],
+                 width: Optional[int] = None) -> str:
+    """Each scenario's series as one table: a row per period, a column per series (its unit in the header)."""
+    out = []
+    for ev in evaluations:
+        unit, _ = plan.period_unit
+        headers = [unit or "period"] + [f"{n} ({plan.model.quantities[n].unit_text})"
+                                       if plan.model.quantities[n].unit_text else n for n in names]
+        columns = [figures([_series_cell(v) for v in ev.series_display(n)], plan.model.quantities[n].unit_text)
+                   if not plan.model.quantities[n].is_bool else
+                   ["true" if v else "false" for v in ev.series[n]] for n in names]
+        labels = period_labels(plan, ev)
+        rows = [[labels[i]] + [c[i] for c in columns] for i in range(len(labels))]
+        title = f"series{'' if ev.scenario is None else f' in {ev.label}'}"
+        out.append(title + "\n" + fit(rows, headers, ["right"] * len(headers), width, keep=1, what="series"))
+    return "\n".join(out)
+
+
+def series_json(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> dict[str, Any]:
+    """The series in long form: one record per scenario, series and period (display units; never as ``never``)."""
+    records = []
+    for ev in evaluations:
+        labels = period_labels(plan, ev)
+        unit, scale = plan.period_unit
+        for n in names:
+            q = plan.model.quantities[n]
+            values = ev.series[n] if q.is_bool else ev.series_display(n)
+            for i, v in enumerate(values):
+                records.append({"scenario": ev.label, "series": n, "period": float(ev.periods[i]) / scale,
+                                "period_label": labels[i], "value": bool(v) if q.is_bool else
+                                (NEVER if v != v else json_number(float(v))), "unit": q.unit_text})
+    return {"period_unit": plan.period_unit[0], "series": {n: quantity_meta(plan, n) for n in names},
+            "records": records}
+
+
+def series_csv(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
+    """The series in long form: ``scenario,series,period,value,unit``, a row per period."""
+    buf = io.StringIO()
+    w = _csv_writer(buf)
+    w.writerow(["scenario", "series", "period", "value", "unit"])
+    for rec in series_json(plan, evaluations, names)["records"]:
+        w.writerow([rec["scenario"], rec["series"], _csv_value(rec["period"]),
+                    rec["value"] if isinstance(rec["value"], str) else _csv_value(rec["value"]), rec["unit"]])
+    return buf.getvalue()

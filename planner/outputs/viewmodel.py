@@ -127,6 +127,10 @@ def analyse(plan: Plan) -> Analysis:
         analysis.uncertain_figures = uncertainty.figures(plan, headline_names(plan)[0])
         shown = [ev.scenario for ev in evaluations]
         names = uncertainty.simulated(plan, analysis.uncertain_figures)
+        if not names and plan.model.series:  # no figure to simulate, only series: their fans need the trials
+            from .periods import headline_series
+
+            names = headline_series(plan, headline_names(plan)[0])
         analysis.simulations = uncertainty.simulations(plan, names, shown)
         checked = [s for s in uncertainty.checked_scenarios(plan) if s not in shown]  # a check's own scenario
         analysis.check_simulations = uncertainty.simulations(plan, names, checked)
@@ -275,7 +279,7 @@ def _in_file_order(plan: Plan, names) -> list[str]:
 
 def headline_names(plan: Plan) -> tuple[list[str], str]:
     """The headline quantities and the rule that picked them."""
-    order = report_order(plan)
+    order = [n for n in report_order(plan) if not plan.quantities[n].per_period]  # series: :mod:`.periods`
     tagged = [n for n in order if HEADLINE_TAG in plan.quantities[n].tags]
     if tagged:
         return tagged, "tagged [headline]"
@@ -1104,7 +1108,8 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         for d in plan.quantities[n].deps:
             used_by.setdefault(d, []).append(n)
     live = LiveValues(analysis)
-    quantities = [_quantity(analysis, n, headlines, overridden, used_by, booleans) for n in order]
+    quantities = [_quantity(analysis, n, headlines, overridden, used_by, booleans) for n in order
+                  if not plan.quantities[n].per_period]  # a series is a value per period: the `periods` key
     for q in quantities:
         own = _own(plan, q["name"])
         q["doc"] = live(q["doc"]) if own else plain(q["doc"])
@@ -1169,7 +1174,17 @@ def view_model(analysis: Analysis, plots: Optional[Mapping[str, Any]] = None) ->
         "plots": {"enabled": bool(plots.get("enabled")), "note": plots.get("note", ""),
                   "skipped": list(plots.get("skipped") or [])},
         "uncertainty": _uncertainty(analysis, by_name, plots),
+        "periods": _periods(analysis, headlines, plots),
     }
+
+
+def _periods(analysis: Analysis, headlines: Sequence[str], plots: Mapping[str, Any]) -> Optional[dict]:
+    """The report's part on series over periods (:mod:`.periods`), or None without any."""
+    from . import periods
+
+    plan = analysis.plan
+    labels = {n: periods.label(plan, n) for n in plan.model.series}
+    return periods.view(analysis, headlines, labels, plots.get("periods"))
 
 
 def _uncertainty(analysis: Analysis, by_name: dict, plots: Mapping[str, Any]) -> Optional[dict]:

@@ -31,6 +31,11 @@ class EvalView:
 
         text = "" if self.names is None else \
             f"{wrap_text(plain(self.plan.title), width)}\n\n{eval_table(self.plan, self.evaluations, self.names, width)}"
+        series = self._series()
+        if series:
+            from .terminal import series_table
+
+            text = text.rstrip("\n") + "\n\n" + series_table(self.plan, self.evaluations, series, width) + "\n"
         if not self.answers:
             return text
         from ..compute.evaluation import format_value
@@ -57,6 +62,11 @@ class EvalView:
         else:
             data = {"format": "planner.eval/1", "file": self.plan.path,
                     "scenarios": [ev.label for ev in self.evaluations]}
+        series = self._series()
+        if series:
+            from .terminal import series_json
+
+            data["series"] = series_json(self.plan, self.evaluations, series)
         if self.answers:
             from ..language.errors import PlanError
 
@@ -76,7 +86,19 @@ class EvalView:
     def csv(self) -> str:
         from .terminal import eval_csv
 
+        series = self._series()
+        if series:  # the series in long form (a row per series and period), after the figures
+            from .terminal import series_csv
+
+            head = "" if self.names is None else eval_csv(self.plan, self.evaluations, self.names) + "\n"
+            return head + series_csv(self.plan, self.evaluations, series)
         return "" if self.names is None else eval_csv(self.plan, self.evaluations, self.names)
+
+    def _series(self) -> list:
+        """The series to show (a plan's series, or those ``--only`` names)."""
+        order = self.plan.series_order() if hasattr(self.plan, "series_order") else []
+        only = getattr(self, "only", None)
+        return [n for n in order if only is None or n in only]
 
     def jsonl(self) -> str:
         from .terminal import eval_jsonl

@@ -80,6 +80,7 @@ def compares_values(plan: Plan, check: ir.Check, answer_types: Optional[dict] = 
     cond = check.condition
     return (isinstance(cond, ir.Compare) and len(cond.ops) == 1
             and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)
+            and not any(isinstance(o, ir.Never) for o in cond.operands)
             and not plan.analyzer.infer_strict(cond.operands[0], dict(answer_types or {})).is_bool)
 
 
@@ -105,11 +106,13 @@ class _CompiledCheck:
         outputs = list(zip(self.labels, self.sides))
         # over the quantities the condition names (a call is several times faster than over every
         # quantity); a function whose body reads other quantities needs them all
-        self.names = [n for n in dict.fromkeys(x.name for x in ir.free_names(cond)) if n in plan.model.quantities]
+        # (a series is no argument: it has no one value; the program computes it from its definition)
+        plain = {n for n, q in plan.model.quantities.items() if not q.per_period}
+        self.names = [n for n in dict.fromkeys(x.name for x in ir.free_names(cond)) if n in plain]
         try:
             self.compiled = compile_program(plan.model, self.names + list(refs.values()) + self.answers, outputs, refs)
         except AssertionError:  # a quantity that is not an argument (planner.compute.numeric.Compiler._name)
-            self.names = list(plan.model.quantities)
+            self.names = [n for n in plan.model.quantities if n in plain]
             self.compiled = compile_program(plan.model, self.names + list(refs.values()) + self.answers, outputs, refs)
 
     @property

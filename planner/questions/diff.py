@@ -291,6 +291,8 @@ class _Version:
         if isinstance(ev, PlanError):
             return None, f"error: {ev.message}"
         q = self.plan.model.quantities[name]
+        if q.per_period:  # a value per period: its headline figures are its reductions
+            return None, "a series"
         if q.is_bool:
             return bool(ev[name]), ""
         if ev.is_never(name):

@@ -546,7 +546,7 @@ def ranges_in(plan: Plan, expr) -> bool:
     todo, seen = [expr], set()
     while todo:
         for node in ir.walk(todo.pop()):
-            if isinstance(node, ir.Aggregate):
+            if isinstance(node, (ir.Aggregate, ir.Reduce, ir.At, ir.Series, ir.Previous)):  # a series: no closed form
                 return True
             if isinstance(node, ir.Name) and node.name not in seen:
                 seen.add(node.name)
@@ -560,8 +560,8 @@ def ranges_in(plan: Plan, expr) -> bool:
     return False
 
 
-NO_FORM = ("no closed form: the condition goes through a sum or a min/max/first over a range; the answer is "
-           "the numeric route's")
+NO_FORM = ("no closed form: the condition goes through a sum or a min/max/first over a range, or a series over "
+           "periods; the answer is the numeric route's")
 
 
 class Answers:

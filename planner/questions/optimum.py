@@ -66,7 +66,8 @@ def optimum(plan: Plan, stmt: ir.Optimize, scenario=None, overrides=None, origin
                 stmt.objective.span, label=f"through `{a}`", notes=_scenario_note(scenario),
                 hint=f"planner solves one question at a time: `{a}` would have to be solved again at every "
                      f"`{stmt.over}`; write its condition into this one instead")
-    names = cone(model, used)
+    names = [n for n in cone(model, used)  # the objective's quantities, not the whole plan (series: a
+             if not model.quantities[n].per_period]  # value per period, computed inside their figures)
     answers = {a: plan.answer_source.value(a, scenario, overrides, origins) for a in direct}
     fn = compile_program(model, names + direct, [("objective", stmt.objective)])
     res = run_sweep(plan, [(stmt.over, stmt.values, stmt.over_span)], names, scenario, overrides, origins)

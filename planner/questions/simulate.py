@@ -35,6 +35,7 @@ from ..language.errors import ConstraintError, DistributionError, KindError, Lab
 from ..language.graph import cone
 from ..language.literals import magnitude_problem
 from ..language.dims import dim_text
+from ..language.series import per_period
 from ..language.model import Type, whole_numbers
 from ..language.uncertain import DISCRETE, describe, domain, percentile_level
 from ..language.units import DIMENSIONLESS
@@ -725,7 +726,58 @@ _CMP = {
 }
 
 
+def series_samples(sim: Simulation, exprs: Sequence[tuple[str, ir.Expr]]) -> list[np.ndarray]:
+    """``exprs`` (a label and an expression each: a series' name, or a figure that reduces a series, such
+    as ``min(cash)``) at every sample of ``sim``, computed from the sampled inputs by the numeric route:
+    a series as an array (samples, periods), a figure as an array over the samples. Run in blocks of
+    :data:`BLOCK` samples."""
+    from ..compute.numeric import compile_program
+
+    plan = sim.plan
+    key = ("series", tuple((label, id(e)) for label, e in exprs))
+    cache = _PROGRAMS.setdefault(plan, {})
+    if key not in cache:
+        cache[key] = (compile_program(plan.model, plan.arguments, list(exprs)), list(exprs))
+    program = cache[key][0]
+    # a series' value has a period axis, a figure's none; a value the trials do not move lacks the trial axis
+    axes = [1 if per_period(e, plan.model.quantities) else 0 for _, e in exprs]
+    parts: list[list] = [[] for _ in exprs]
+    for start in range(0, sim.samples, BLOCK):
+        stop = min(sim.samples, start + BLOCK)
+        block = {n: (sim.values[n][start:stop] if sim.varies(n) else sim.values[n]) for n in plan.model.inputs}
+        answers = {a: sim.point.get(a, math.nan) for a in plan.model.formula_answers}
+        for part, own, v in zip(parts, axes, program(plan.args(block, answers))):
+            v = np.asarray(v)
+            same = v.ndim <= own  # the same in every trial: (periods,) for a series, () for a figure
+            part.append(np.broadcast_to(v, (stop - start,) + (v.shape if same else v.shape[1:])))
+    return [np.concatenate(p, axis=0) if p else np.empty(0) for p in parts]
+
+
+def fan(sim: Simulation, name: str, levels: Sequence[float] = DEFAULT_PERCENTILES) -> dict[str, np.ndarray]:
+    """A series' percentiles in each period over the samples (its display unit): ``{"p5": [...], ...}``,
+    the fan of its paths; ``mean`` too. Periods where a sample has no value leave it out."""
+    q = sim.plan.model.quantities[name]
+    (values,) = series_samples(sim, [(name, ir.Name(name, q.definition.name_span))])
+    values = np.asarray(values, dtype=np.float64) / float(q.display.scale)
+    if values.ndim == 1:
+        values = values[:, None]
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-nan period: nan, said as never
+            out = {f"p{p:g}": np.nanpercentile(values, p, axis=0) for p in levels}
+            out["mean"] = np.nanmean(values, axis=0)
+    return out
+
+
+def _uses_series(e: ir.Expr) -> bool:
+    return any(isinstance(n, (ir.Reduce, ir.At)) for n in ir.walk(e))
+
+
 def _operand(sim: Simulation, e: ir.Expr):
+    if _uses_series(e):  # `P(min(cash) < 0 USD)`: the reduction at every sample
+        return series_samples(sim, [("operand", e)])[0]
     if isinstance(e, ir.Name):
         if e.name not in sim.values:
             from ..language.errors import UnknownNameError, suggest
@@ -743,6 +795,12 @@ def _operand(sim: Simulation, e: ir.Expr):
 
 def condition_values(sim: Simulation, cond: ir.Expr):
     """``cond`` at every sample: comparisons of quantities and constants, joined with and, or, not."""
+    if sim.plan.model.periods is not None and not _uses_series(cond):
+        from ..language.lower import read_series
+
+        read = read_series(sim.plan.model.plan, cond)  # `min(cash)` typed on the command line
+        if _uses_series(read):
+            cond = read
     if isinstance(cond, ir.Logic):
         left, right = condition_values(sim, cond.left), condition_values(sim, cond.right)
         return np.logical_and(left, right) if cond.op is ir.BoolOp.AND else np.logical_or(left, right)

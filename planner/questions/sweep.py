@@ -181,6 +181,12 @@ def prepare(
             span = show_spans[i] if show_spans else None
             raise UnknownNameError(f"cannot show `{n}`: it is not defined in {plan.path}", span,
                                    hint=f"did you mean `{guess}`?" if guess else None)
+        if plan.model.quantities[n].per_period:
+            from ..language.errors import KindError
+
+            raise KindError(f"cannot show `{n}` in a sweep: it is a series (a value per period)",
+                            show_spans[i] if show_spans else plan.model.quantities[n].definition.name_span,
+                            hint=f"show a figure of it, defined as a quantity: `low = min({n})`, `end = last({n})`")
     inputs, _ = plan.input_values(scenario, overrides, origins)
     compiled, derived = _program(plan, show)
     answers, failed = _answers(plan, points, derived, scenario, overrides, origins)

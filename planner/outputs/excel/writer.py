@@ -562,6 +562,9 @@ def workbook_bytes(plan: Plan, scenarios: Optional[Sequence[str]] = None, overri
     checks need are added); ``overrides`` (from ``--set``) change the input
     values written on the Inputs sheet.
     """
+    from ...language.series import not_shown_yet
+
+    not_shown_yet(plan.model, "the workbook")
     book = Book(plan, scenarios, overrides, origins, solve_results)
     book.trials = trials  # rows of the Trials sheet (a plan with uncertain inputs)
     return to_bytes(book.build())

@@ -1,0 +1,135 @@
+"""Series over periods: which quantities have a value per period, and the rules they keep.
+
+A plan declares its periods once (``periods = 1 month..60 month``). A quantity is *per period* (a
+series) when it is declared with ``series``, or when its formula uses ``period``, ``previous`` or
+another per-period quantity outside a reduction (``sum(x)``, ``x at 36 month``...): ``margin =
+revenue - cost`` is a series when ``revenue`` is. Everything else is one figure, as before.
+
+The rules (each a located error): a series needs the plan's periods; a reduction or ``at`` reduces a
+series, not a figure; inside a series, ``at`` would read another period of a series being computed
+(a later one, possibly): ``previous`` is the way to the period before; ``previous(x)`` names a
+series; a condition of a check, a solve or a constraint reduces the series it uses. A loop within
+one period (``a = b + 1``, ``b = a * 2``, both series) is the cycle every formula's dependency graph
+reports, path named; ``previous`` is no edge of that graph, so a recurrence is no cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping, Optional
+
+from . import ir
+from .errors import KindError, ParseError
+
+_SERIES_NODES = (ir.Period, ir.Previous, ir.Series, ir.PeriodTable)
+
+
+def period_uses(expr: ir.Expr):
+    """The nodes of ``expr`` read in the period being computed: not those inside a reduction or
+    inside the series an ``at`` reads (those are whole series)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ir.Reduce):
+            continue
+        if isinstance(node, ir.At):
+            stack.append(node.when)
+            continue
+        stack.extend(ir.children(node))
+
+
+def previous_names(expr: ir.Expr) -> set[str]:
+    """The quantities ``expr`` reads in the period before (``previous(x)``)."""
+    return {n.name for n in ir.walk(expr) if isinstance(n, ir.Previous)}
+
+
+def mark(quantities: Mapping, order: Iterable[str], function_refs: Callable[[str], Iterable[str]],
+         functions: Mapping, periods: Optional[ir.Periods], sink) -> None:
+    """Set ``per_period`` on each quantity (in dependency order) and report what breaks the rules."""
+    for name in order:
+        q = quantities[name]
+        expr = q.definition.expr
+        per = isinstance(expr, ir.Series)
+        for node in period_uses(expr):
+            if isinstance(node, _SERIES_NODES):
+                per = True
+            elif isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].per_period:
+                per = True
+            elif isinstance(node, ir.Call) and node.func in functions and \
+                    any(n in quantities and quantities[n].per_period for n in function_refs(node.func)):
+                per = True
+        q.per_period = per
+        if per:
+            q.deps = tuple(sorted(set(q.deps) | {n for n in previous_names(expr) if n in quantities and n != name}))
+    for name in order:
+        q = quantities[name]
+        _check(q, quantities, periods, sink)
+
+
+def _check(q, quantities: Mapping, periods: Optional[ir.Periods], sink) -> None:
+    expr = q.definition.expr
+    if periods is None and isinstance(expr, ir.Series):
+        sink.add(ParseError(f"the series `{q.name}` needs the plan's periods", q.definition.name_span,
+                            label="a series, in a plan without periods",
+                            hint="declare them once, before or after: `periods = 1 month..60 month`"))
+        return
+    for node in ir.walk(expr):
+        if isinstance(node, (ir.Reduce, ir.At)):
+            inner = node.body if isinstance(node, ir.Reduce) else node.series
+            if not per_period(inner, quantities):
+                what = f"`{node.op}`" if isinstance(node, ir.Reduce) else "`at`"
+                sink.add(KindError(f"{what} reduces a series; `{inner.span.flat}` is one figure", inner.span,
+                                   label="not a series",
+                                   hint="a series is declared with `series name = ...` or uses one per period"))
+        if isinstance(node, ir.At) and q.per_period and node in set(period_uses(expr)):
+            sink.add(KindError(f"inside the series `{q.name}`, `at` would read another period of a series", node.span,
+                               label="a value at another period (perhaps a later one)",
+                               hint="a series reads the period before with `previous(x)`; take `x at ...` in a "
+                                    "figure of its own"))
+        if isinstance(node, ir.Previous):
+            target = quantities.get(node.name)
+            if target is not None and not target.per_period:
+                sink.add(KindError(f"`{node.name}` is one figure, not a series: it has no previous period",
+                                   node.name_span, label="not a series",
+                                   hint=f"use `{node.name}` itself, or declare it with `series {node.name} = ...`"))
+
+
+def per_period(expr: ir.Expr, quantities: Mapping) -> bool:
+    """Whether ``expr`` has a value per period (uses a series, ``period`` or ``previous`` outside a
+    reduction)."""
+    for node in period_uses(expr):
+        if isinstance(node, _SERIES_NODES):
+            return True
+        if isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].per_period:
+            return True
+    return False
+
+
+def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str = "a check") -> None:
+    """A condition (of a check, a solve, a constraint) is one truth: the series it uses are reduced."""
+    for node in period_uses(expr):
+        if isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].per_period:
+            sink.add(KindError(f"`{node.name}` is a series (a value per period): {what} needs one figure", node.span,
+                               label="a series",
+                               hint=f"reduce it: `min({node.name})`, `last({node.name})`, `{node.name} at 12 month` "
+                                    f"or `count({node.name} < 0)`"))
+            return
+        if isinstance(node, (ir.Period, ir.Previous)):
+            sink.add(KindError(f"{what} needs one figure, not a value per period", node.span,
+                               label="per period", hint="use it inside a reduction such as `first(period where ...)`"))
+            return
+
+
+
+
+def not_shown_yet(model, what: str) -> None:
+    """Refuse, with a located error, an output that does not show series yet (``what``: "the workbook")."""
+    from .errors import UsageError
+
+    names = [n for n, q in model.quantities.items() if q.per_period]
+    if names:
+        q = model.quantities[names[0]]
+        raise UsageError(f"{what} does not show series over periods yet (`{names[0]}` is one)",
+                         q.definition.name_span,
+                         hint="`planner eval` prints them as a table of periods (`--format csv`: one row per "
+                              "period); check, solve, sweep, sensitivity and simulate work on their reductions")
