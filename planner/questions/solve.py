@@ -55,7 +55,6 @@ from typing import Any, Optional
 import numpy as np
 import sympy as sp
 
-from ..compute.numeric import compile_program
 from ..compute.evaluation import Plan, format_value, input_quantity, scenarios_for
 from ..compute.symbolic import NotData, cone, from_data, rational, to_data
 from ..language import ir
