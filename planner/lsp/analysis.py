@@ -154,7 +154,7 @@ class Document:
         """The slow half, after typing pauses: every scenario's values and the checks' failures of
         ``plan`` (the plan :meth:`check` made of ``text``). Changes nothing of the document (it runs
         beside the next keystroke's :meth:`check`): the caller keeps the values if the text is still ``text``."""
-        from ..questions.checks import run_checks
+        from ..questions.every_check import run_every_check
 
         if plan is None:
             return {}, []
@@ -165,7 +165,7 @@ class Document:
             return {}, self._diagnostics(err)
         values = {ev.label: {n: ev.display(n) for n in plan.quantities} for ev in evaluations}
         try:
-            results = run_checks(plan)
+            results = run_every_check(plan)  # as `planner check` runs them, the probability checks too
         except PlanError as err:
             found.extend(self._diagnostics(err))
             results = []

@@ -31,7 +31,8 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 
 from ..compute.evaluation import Evaluation, Plan
-from ..questions.checks import CheckResult, run_checks
+from ..questions.checks import CheckResult
+from ..questions.every_check import run_every_check
 from .latex import FormulaPrinter, formula_latex, visible, equation, formula_equation, function_head, latex, layout, name_latex
 from ..language import ir
 from ..language.live import plain
@@ -109,7 +110,20 @@ def analyse(plan: Plan) -> Analysis:
         from ..questions.fast import Answers
 
         answers = Answers(plan)  # one door, shared by the checks and the Solves section
-    analysis = Analysis(plan, evaluations, base, run_checks(plan, answers))
+    from . import uncertainty
+
+    figures, simulations, check_simulations = [], [], []
+    if uncertainty.has_uncertain(plan):
+        figures = uncertainty.figures(plan, headline_names(plan)[0])
+        shown = [ev.scenario for ev in evaluations]
+        names = uncertainty.simulated(plan, figures)
+        simulations = uncertainty.simulations(plan, names, shown)
+        checked = [s for s in uncertainty.checked_scenarios(plan) if s not in shown]  # a check's own scenario
+        check_simulations = uncertainty.simulations(plan, names, checked)
+    sims = {sim.scenario: sim for sim in simulations + check_simulations}
+    # the one check door, as `planner check` runs it (the probability checks over the report's simulations)
+    analysis = Analysis(plan, evaluations, base, run_every_check(plan, answers=answers, sims=sims),
+                        uncertain_figures=figures, simulations=simulations, check_simulations=check_simulations)
     if plan.model.sweeps:
         from ..questions.sweep import run_statement
 
@@ -121,20 +135,6 @@ def analyse(plan: Plan) -> Analysis:
     for name in headline_names(plan)[0]:
         if not plan.quantities[name].is_bool:
             analysis.sensitivity.append((name, [sensitivity(plan, name, ev.scenario) for ev in evaluations]))
-    from . import uncertainty
-
-    if uncertainty.has_uncertain(plan):
-        analysis.uncertain_figures = uncertainty.figures(plan, headline_names(plan)[0])
-        shown = [ev.scenario for ev in evaluations]
-        names = uncertainty.simulated(plan, analysis.uncertain_figures)
-        analysis.simulations = uncertainty.simulations(plan, names, shown)
-        checked = [s for s in uncertainty.checked_scenarios(plan) if s not in shown]  # a check's own scenario
-        analysis.check_simulations = uncertainty.simulations(plan, names, checked)
-        if checked or any(isinstance(s, ir.ProbabilityCheck) for s in plan.model.plan.statements):
-            from ..questions.simulate import run_probability_checks
-
-            sims = {sim.scenario: sim for sim in analysis.simulations + analysis.check_simulations}
-            analysis.checks += run_probability_checks(plan, sims=sims)  # as `planner check` runs them
     return analysis
 
 
