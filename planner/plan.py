@@ -237,32 +237,32 @@ class Plan:
         return CheckResults(self.path, rows, check_text(results, verbose=False))
 
     def solve(self, target: Optional[str] = None, where: Optional[str] = None, *, mode: str = "root",
-              scenario: Scenarios = None, overrides: Overrides = None) -> SolveResults:
+              scenario: Scenarios = None, overrides: Overrides = None, closed_form: bool = True) -> SolveResults:
         """Answer the plan's ``solve``, ``maximize`` and ``minimize`` questions, or one of your own:
         ``plan.solve("alpha", where="speedup = 1")``; ``mode="min"``/``"max"`` for the smallest/largest
-        integer for which the condition holds. ``scenario`` overrides the questions' own ``for``."""
+        integer for which the condition holds. ``scenario`` overrides the questions' own ``for``.
+        ``closed_form=False`` skips deriving each answer's closed form (SymPy), as ``planner solve``
+        does without ``--closed-form``: the same answers, sooner."""
         from .outputs.terminal import solve_text
-        from .questions.solve import Solver, adhoc
+        from .questions.every_answer import answer_all
+        from .questions.fast import questions as plan_questions
+        from .questions.solve import adhoc
 
         if (target is None) != (where is None):
             raise UsageError("target and where go together", hint='plan.solve("alpha", where="speedup = 1")')
         if mode not in ("root", "min", "max"):
             raise UsageError(f"mode is `root`, `min` or `max`, not `{mode}`")
         values, origins = self._overrides(overrides)
-        solver = Solver(self._plan)
         spec = None if scenario is None else ([scenario] if isinstance(scenario, str) else list(scenario))
         if target is not None:
             questions = [adhoc(self._plan, target, where, mode)]
         else:
-            questions = solver.questions()
-        results, errors = [], []
-        for q in questions:
-            try:
-                results.extend(solver.run(q, spec, values, origins))
-            except PlanError as err:
-                if target is not None:
-                    raise
-                errors.append(err)
+            questions = plan_questions(self._plan)
+        got = answer_all(self._plan, questions, spec, values, origins, closed_form=closed_form,
+                         strict=target is not None)
+        results, errors = got.results, got.failed + [e for _, _, e in got.missing]
+        if target is not None and errors:
+            raise errors[0]  # the question asked has no answer in a scenario asked
         rows = [SolveRow(
             question=r.question, alias=r.alias, scenario=r.label, target=r.target, mode=r.mode,
             value=Value(r.display_value, r.unit),

@@ -296,3 +296,21 @@ def test_the_example_notebook_runs_and_shows_tables_and_a_plot():
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot
     texts = "".join(o["data"].get("text/plain", "") for o in outputs if "data" in o)
     assert "0.0192624 s" in texts and "'speedup': ''" in texts  # a Value converted; a DataFrame's units
+
+
+BREAKEVEN = ("price = 10\ncost = 4\nvolume = 100   where volume >= 0\nprofit = (price - cost) * volume - 300\n"
+             "scenario cheap { price = 3 }\nscenario dear { price = 20 }\n"
+             "solve volume where profit = 0 for all as breakeven\n")
+
+
+def test_solve_answers_each_scenario_for_itself_as_the_command_line_does():
+    """`Plan.solve` and `planner solve` go through one door: a scenario with no answer (selling under
+    cost never breaks even) is a finding beside the others' answers, not the end of the question."""
+    got = planner.loads(BREAKEVEN).solve()
+    # (20 - 4) * v = 300: v = 18.75
+    assert [(r.scenario, float(r.value)) for r in got.rows] == [("dear", 18.75)]
+    (err,) = got.errors
+    assert "no `volume` in [0, inf) makes `profit = 0` hold" in err.message
+    with pytest.raises(planner.PlanError, match="no `volume`"):
+        planner.loads(BREAKEVEN).solve("volume", where="profit = 0", scenario="cheap")
+    assert float(planner.loads(BREAKEVEN).solve(closed_form=False)["breakeven"]) == 18.75

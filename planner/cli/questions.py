@@ -192,7 +192,7 @@ def add_solve(sub) -> None:
 
 
 def cmd_solve(args) -> int:
-    from ..language.errors import PlanError, UsageError, render
+    from ..language.errors import UsageError, render
     from ..outputs.views import SolveView
     from ..questions import fast
 
@@ -212,33 +212,13 @@ def cmd_solve(args) -> int:
         if not questions:
             raise UsageError(f"{plan.path} has no `solve`, `maximize` or `minimize` statements",
                              hint='ask one from the shell: planner solve FILE --for INPUT --where "LHS = RHS"')
-    results, errors, missing = [], [], []
-    from ..compute.evaluation import scenarios_for
-    from ..language.errors import NoRootError
     from ..outputs.progress import Progress
+    from ..questions.every_answer import answer_all
 
     with Progress("solve", len(questions), "questions") as progress:
-        for q in questions:
-            progress.step(" ".join(q.span.flat.split())[:60])
-            try:
-                scenarios = scenarios_for(plan, q.scenarios, args.scenario)
-            except PlanError as err:
-                if len(questions) == 1:
-                    raise
-                errors.append(err)
-                continue
-            for scenario in scenarios:  # each scenario answers for itself
-                try:
-                    results.append(answers.answer(q, scenario, overrides, origins, closed_form=args.closed_form))
-                except NoRootError as err:
-                    if len(questions) == 1 and len(scenarios) == 1:
-                        raise
-                    missing.append((q, scenario, err))  # a stated outcome: no answer there
-                except PlanError as err:
-                    if len(questions) == 1 and len(scenarios) == 1:
-                        raise
-                    errors.append(err)
-            progress.advance()
+        got = answer_all(plan, questions, args.scenario, overrides, origins, closed_form=args.closed_form,
+                         answers=answers, progress=progress)
+    results, errors, missing = got.results, got.failed, got.missing
     view = SolveView(plan, results, errors, missing)
     if args.format != "table" or results or missing:
         emit(view, args.format)

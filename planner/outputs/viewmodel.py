@@ -139,22 +139,19 @@ def analyse(plan: Plan) -> Analysis:
 
 
 def _solve_all(plan: Plan, answers) -> list[tuple[Any, list]]:
-    """Every question in each of its scenarios; a question without an answer
+    """Every question in each of its scenarios, through the one door
+    (:func:`planner.questions.every_answer.answer_all`); a question without an answer
     (no root, several, not monotone) keeps its error as the reason. Named
     questions come from ``answers``' cache when the checks already asked."""
-    from ..compute.evaluation import scenarios_for
     from ..language.errors import SolveError
+    from ..questions.every_answer import answer_all
 
-    out = []
-    for stmt in answers.questions():
-        results = []
-        for scenario in scenarios_for(plan, stmt.scenarios):
-            try:
-                results.append((scenario, answers.answer(stmt, scenario, closed_form=True)))
-            except SolveError as err:
-                results.append((scenario, err))
-        out.append((stmt, results))
-    return out
+    questions = answers.questions()
+    got = answer_all(plan, questions, closed_form=True, answers=answers, strict=False)
+    for err in got.failed:
+        if not isinstance(err, SolveError):
+            raise err  # a broken plan, not a question without an answer
+    return [(stmt, [(s, r) for q, s, r in got.entries if q is stmt]) for stmt in questions]
 
 
 # ---- small helpers --------------------------------------------------------------

@@ -1,0 +1,69 @@
+"""The one door to a plan's questions (``solve``, ``maximize``, ``minimize``, or one asked from the shell
+or the API), each in its scenarios: what ``planner solve``, :meth:`planner.Plan.solve` and the report and
+workbook builder all run. Each answer comes from :class:`planner.questions.fast.Answers` (the numeric
+route first; SymPy for what it refuses, or for a closed form where one is shown)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..compute.evaluation import Plan, scenarios_for
+from ..language.errors import NoRootError, PlanError
+
+
+@dataclass
+class Answered:
+    """Every question's outcome in each of its scenarios, in order: ``entries`` holds (question, scenario,
+    the :class:`planner.questions.answer.SolveResult` or the located PlanError). A question with no
+    answer in its domain (:class:`NoRootError`) is a finding, not an error."""
+
+    entries: list[tuple[Any, Optional[str], Any]] = field(default_factory=list)
+    failed: list[PlanError] = field(default_factory=list)  # every error that is not a no-answer, in order
+
+    @property
+    def results(self) -> list:
+        return [r for _, _, r in self.entries if not isinstance(r, PlanError)]
+
+    @property
+    def missing(self) -> list[tuple[Any, Optional[str], NoRootError]]:
+        """(question, scenario, why) of each no-answer."""
+        return [(q, s, r) for q, s, r in self.entries if isinstance(r, NoRootError)]
+
+
+def answer_all(plan: Plan, questions: list, scenarios=None, overrides=None, origins=None, *,
+               closed_form: bool = False, answers=None, strict: bool = True,
+               progress=None) -> Answered:
+    """Each of ``questions`` in its own scenarios (``scenarios``, as ``--scenario`` takes them, overrides
+    its ``for``), with ``overrides``; ``answers`` (an :class:`planner.questions.fast.Answers`) shares the
+    answers a caller already has. With ``strict``, one question asked in one scenario raises its error
+    (the user asked exactly that); otherwise each error is kept beside the others. ``progress`` (a
+    :class:`planner.outputs.progress.Progress` or None) is told each question as it starts and ends."""
+    if answers is None:
+        from .fast import Answers
+
+        answers = Answers(plan)
+    out = Answered()
+    for q in questions:
+        if progress is not None:
+            progress.step(" ".join(q.span.flat.split())[:60])
+        try:
+            picked = scenarios_for(plan, q.scenarios, scenarios)
+        except PlanError as err:
+            if strict and len(questions) == 1:
+                raise
+            out.failed.append(err)  # its scenarios could not be resolved
+            continue
+        for scenario in picked:  # each scenario answers for itself
+            try:
+                got = answers.answer(q, scenario, overrides, origins, closed_form=closed_form)
+            except PlanError as err:
+                if strict and len(questions) == 1 and len(picked) == 1:
+                    raise
+                got = err
+                if not isinstance(err, NoRootError):
+                    out.failed.append(err)
+            out.entries.append((q, scenario, got))
+        if progress is not None:
+            progress.advance()
+    return out
