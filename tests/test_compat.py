@@ -155,6 +155,22 @@ def test_a_question_over_scenarios_answers_each_and_says_where_there_is_none(cli
     assert code == 1 and "2 passed, 1 failed" in out and "no integer `units`" in out
 
 
+def test_a_question_with_no_answer_anywhere_exits_2_and_a_check_of_it_fails_naming_it(cli, plan_file):
+    # at 5 and 6 USD a unit earns nothing or loses money: no scenario breaks even. A no-answer beside
+    # answers is a finding (exit 0, above); nothing answered at all is what one unanswerable question
+    # already was, exit 2, each scenario's reason said
+    path = plan_file(PER_SCENARIO.replace("scenario cheap { price = 7 USD }", "scenario cheap { price = 6 USD }")
+                     .replace("scenario rich { price = 16 USD }\n", "")
+                     .replace("solve min units where profit >= 0 for all", "solve min units where profit >= 0 for cheap, loss"))
+    code, out, err = cli("--no-cache", "solve", path)
+    assert code == 2, (out, err)
+    assert "breakeven_units [cheap]: no answer in the domain" in out
+    assert "breakeven_units [loss]: no answer in the domain" in out
+    code, out, _ = cli("--no-cache", "check", path)
+    assert code == 1
+    assert "`breakeven_units` has no answer in loss: no integer `units` in [1, 1000]" in out
+
+
 def test_answers_show_where_quantities_show(cli, plan_file):
     # break-even units = 500 USD / (10 - 6) USD = 125; margin there 125 * 4 - 500 = 0
     path = plan_file(PER_SCENARIO.replace("for all ", "").replace("check breakeven_units <= 500 for all\n", "")

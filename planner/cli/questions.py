@@ -227,7 +227,9 @@ def cmd_solve(args) -> int:
             sys.stderr.write(line + "\n")
     for err in errors:
         sys.stderr.write(render(err) + "\n")
-    return EXIT_BAD_INPUT if errors else EXIT_OK
+    # a no-answer beside answers is a finding (exit 0); nothing answered at all is what one question
+    # with no answer is (its error, exit 2)
+    return EXIT_BAD_INPUT if errors or (missing and not results) else EXIT_OK
 
 
 def add_sensitivity(sub) -> None:
