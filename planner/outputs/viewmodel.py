@@ -26,7 +26,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -340,13 +340,16 @@ class LiveValues:
                 out.append((label, float(base) / self._scale(live.unit)))
         return out, unit
 
-    def figure(self, live, scenario: Optional[str] = None) -> str:
+    def figure(self, live, scenario: Optional[str] = None, across: bool = False) -> str:
+        """A live value's figure: in ``scenario``, or said across the scenarios; ``across``: in the
+        number style of every scenario's figure (a sentence said once per scenario reads as a table)."""
         values, unit = self._values(live)
+        every = values
         if scenario is not None:
             values = [(label, v) for label, v in values if label == scenario] or values
         if not values:
             return "n/a"
-        style = prose_style([_plain(v) for _, v in values], unit)  # a sentence: three significant digits
+        style = prose_style([_plain(v) for _, v in (every if across else values)], unit)  # three significant digits
         texts = [(label, _unbroken(figure(_plain(v), unit, style), unit)) for label, v in values]
         distinct = list(dict.fromkeys(t for _, t in texts))
         if len(distinct) == 1:
@@ -365,7 +368,43 @@ class LiveValues:
     def __call__(self, text: Optional[str], scenario: Optional[str] = None) -> Optional[str]:
         from ..language.live import fill
 
+        if scenario is None:
+            paired = self.paired(text, lambda t, f: fill(t, f or (lambda live: "")))
+            if paired is not None:
+                return paired
         return fill(text, lambda live: self.figure(live, scenario))
+
+    def said(self, text: Optional[str], rule: Callable[[Any], str]) -> str:
+        """The plan's prose as the report says it (:func:`planner.outputs.markup.prose`, the words
+        through ``rule``), its live values filled; in pairs per scenario where two of them vary."""
+        paired = self.paired(text, lambda t, f: said(t, f, rule=rule))
+        return paired if paired is not None else said(text, self.figure, rule=rule)
+
+    def paired(self, text: Optional[str], render: Callable[[str, Any], str]) -> Optional[str]:
+        """Where two or more live values of ``text`` differ between scenarios, the part from the first
+        live value to the last said once per scenario, each scenario's figures together
+        (``at `a`: 12,499 token/s for 0.62 USD; `b`: 8,723 token/s for 0.89 USD``; scenarios that read
+        the same share one part); None where at most one varies (:meth:`figure` says it alone).
+        ``render(raw, figure)`` renders a piece of the raw text with that figure function (None: none
+        in it)."""
+        from ..language.live import Live, scan
+
+        if not text or "{" not in text:
+            return None
+        lives = [p for p in scan(text)[0] if isinstance(p, Live)]
+        varying = {(p.name, p.unit) for p in lives
+                   if len({repr(_plain(v)) for _, v in self._values(p)[0]}) > 1}
+        if len(varying) < 2:
+            return None
+        first, last = lives[0], lives[-1]
+        middles: dict[str, list[str]] = {}
+        for ev in self.analysis.evaluations:
+            middle = render(text[first.start:last.end],
+                            lambda live, label=ev.label: self.figure(live, label, across=True))
+            middles.setdefault(middle, []).append(ev.label)
+        listed = "; ".join(", ".join(f"`{label}`" for label in labels) + f": {middle}"
+                           for middle, labels in middles.items())
+        return render(text[:first.start], None) + listed + render(text[last.end:], None)
 
 
 MANY_VALUES = 4  # a live value with more distinct figures across the scenarios is said as a range
@@ -1089,7 +1128,7 @@ def _findings(analysis: Analysis, live: LiveValues, solves: Sequence[dict], chec
         ok = [a for a in s["answers"] if a["ok"]]
         failed = [a for a in s["answers"] if not a["ok"]]
         if stmt.doc:
-            sentence = said(stmt.doc, live.figure, rule=markdown)  # the plan's words escaped, its figures put in
+            sentence = live.said(stmt.doc, markdown)  # the plan's words escaped, its figures put in
         else:
             sentence = _answer_sentence(s, ok)
         answers.append({"alias": s["alias"], "question": s["text"], "sentence": sentence, "written": stmt.doc is not None,
@@ -1099,7 +1138,7 @@ def _findings(analysis: Analysis, live: LiveValues, solves: Sequence[dict], chec
     notes = analysis.plan.model.plan.notes
     return {
         # the plan's own sentences about what it found, as limited Markdown (docs/hostile.md, "Report text")
-        "notes": [said(n, live.figure, rule=markdown) for n in notes if has_live(n)],
+        "notes": [live.said(n, markdown) for n in notes if has_live(n)],
         "about": [said(n, rule=markdown) for n in notes if not has_live(n)],  # what the plan is, its caveats
         "answers": answers,
         "headlines": list(headlines),
