@@ -34,7 +34,6 @@ from ..compute.evaluation import Evaluation, Plan
 from ..questions.checks import CheckResult
 from ..questions.every_check import run_every_check
 from .latex import FormulaPrinter, formula_latex, visible, equation, formula_equation, function_head, latex, layout, name_latex
-from ..language import ir
 from ..language.live import plain
 from .markup import code, markdown, prose as said, text
 from .numbers import NumberStyle, figure, prose_style, style_for, written_decimals

@@ -12,6 +12,30 @@ from ..compute.evaluation import Plan, scenarios_for
 from ..language.errors import NoRootError, PlanError
 
 
+def written_is_own_case(plan: Plan) -> bool:
+    """Whether the plan as written is a case its scenarios leave out: it has named scenarios (not an
+    axis grid), none of which sets every input to its value as written (`scenario base_case "as written"`
+    is that case, under its own name)."""
+    if plan.model.axes or not plan.scenario_names:
+        return False
+    written, _ = plan.input_values(None)
+    return not any(plan.input_values(s)[0] == written for s in plan.scenario_names)
+
+
+def question_scenarios(plan: Plan, stmt, scenarios=None) -> list[Optional[str]]:
+    """The scenarios a question runs in (``scenarios``, as ``--scenario`` takes them, else its own
+    ``for``). ``all`` is the plan as written and then every scenario, as ``planner eval --scenario all``
+    shows them; the plan as written is left out where a scenario is that case already
+    (:func:`written_is_own_case`)."""
+    picked = scenarios_for(plan, stmt.scenarios, scenarios)
+    specs = [scenarios] if isinstance(scenarios, str) else list(scenarios or [])
+    asked_all = any(n.strip() == "all" for spec in specs for n in spec.split(",")) if scenarios else \
+        any(p.axis is None and p.name == "all" for p in stmt.scenarios)
+    if asked_all and None not in picked and written_is_own_case(plan):
+        picked = [None, *picked]
+    return picked
+
+
 @dataclass
 class Answered:
     """Every question's outcome in each of its scenarios, in order: ``entries`` holds (question, scenario,
@@ -48,7 +72,7 @@ def answer_all(plan: Plan, questions: list, scenarios=None, overrides=None, orig
         if progress is not None:
             progress.step(" ".join(q.span.flat.split())[:60])
         try:
-            picked = scenarios_for(plan, q.scenarios, scenarios)
+            picked = question_scenarios(plan, q, scenarios)
         except PlanError as err:
             if strict and len(questions) == 1:
                 raise
