@@ -316,13 +316,13 @@ class Plan:
     def explain(self, quantity: str, *, scenario: Scenarios = None, overrides: Overrides = None) -> Explanation:
         """A quantity's formula as written, its SymPy form, the same over inputs only (and in LaTeX),
         its value, the inputs it depends on and the quantities that use it."""
-        from .outputs.terminal import explain_text
+        from .outputs.views import ExplainView
         from .questions.explain import explain
 
         values, origins = self._overrides(overrides)
         parts = [explain(self._plan, quantity, s, values, origins)
                  for s in self._plan.resolve_scenarios(scenario, written=True)]
-        return Explanation(parts, "\n\n".join(explain_text(p) for p in parts))
+        return Explanation(parts, ExplainView(parts).table(None))  # as `planner explain` prints it
 
     # ---- overrides with units ------------------------------------------------------------------
 

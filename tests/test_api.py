@@ -315,3 +315,14 @@ def test_solve_answers_each_scenario_for_itself_as_the_command_line_does():
         planner.loads(BREAKEVEN).solve("volume", where="profit = 0", scenario="cheap")
     assert {k: float(v) for k, v in planner.loads(BREAKEVEN).solve(closed_form=False)["breakeven"].items()} == \
         {"base": 50, "dear": 18.75}
+
+
+def test_explain_and_build_print_through_their_views(plan, cli, monkeypatch, tmp_path):
+    """One renderer per question: `planner explain` prints the text `Plan.explain` returns, and `planner
+    build` the summary of its view, each through the command line's one `emit`."""
+    monkeypatch.setenv("COLUMNS", "0")  # no folding: the API's text is not fitted to a terminal
+    code, out, _ = cli("explain", TOKEN_COST, "weight_bytes", "--scenario", "all")
+    assert code == 0 and out == repr(plan.explain("weight_bytes", scenario="all")) + "\n"
+    assert "140 GB" in out  # 70e9 parameters at 16 bit
+    code, out, _ = cli("build", TOKEN_COST, "-o", tmp_path / "out")
+    assert code == 0 and out.startswith("Per-token cost of a 70B dense model") and "\nwrote: " in out

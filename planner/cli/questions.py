@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import _color, _load, _past_memory, _width, overrides_from, scenarios_from
+from .common import _color, _load, _past_memory, overrides_from, scenarios_from
 from .emit import emit
 from .options import (
     EXIT_BAD_INPUT,
@@ -19,7 +19,7 @@ from .options import (
     _positive,
     _sampling,
 )
-from .output import note, refuse_inputs, stream_output
+from .output import note, refuse_inputs
 
 
 def add_check(sub) -> None:
@@ -103,6 +103,7 @@ def cmd_sweep(args) -> int:
     from ..language.errors import UsageError
     from ..outputs import stream
     from ..outputs.progress import Progress
+    from ..outputs.views import SweepView
 
     chunked = args.dask or args.scheduler is not None
     if chunked:
@@ -131,14 +132,10 @@ def cmd_sweep(args) -> int:
         return _sweep_chunked(plan, runs, args)
     total = sum(stream.shown(r, args.limit) for r in runs)
     refuse_inputs(args.output, args.file, plan.files)
-    got = {}
-
-    def write(out) -> None:
-        with Progress("sweep", total, "points") as progress:
-            got["totals"] = stream.write(runs, args.format, out, args.limit, progress, width=_width())
-
-    stream_output(args.output, write, plan.files)
-    totals = got["totals"]
+    with Progress("sweep", total, "points") as progress:
+        view = SweepView(runs, args.limit, progress)
+        emit(view, args.format, args.output, plan.files)
+    totals = view.totals
     if args.output not in (None, "-"):
         note(f"wrote {args.output}")
     if totals.left_out and args.format not in ("table", "markdown"):
