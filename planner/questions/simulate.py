@@ -509,6 +509,21 @@ def _compile(plan: Plan, names: Sequence[str]):
     return plan.compile_outputs(derived, constraints=True), derived
 
 
+def fixed_answers(plan: Plan, point_ev, sampled) -> dict[str, Any]:
+    """The answers the plan's formulas use, at their point values (one solve, not one per sample), for
+    a simulation in which ``sampled`` inputs vary: a located error where a question depends on one of
+    them. Both executors (in memory, and in chunks: :mod:`planner.questions.chunked`) read it."""
+    answers = {}
+    for a in [n for n in plan.model.answers if n in set(plan.model.formula_answers)]:
+        if plan.model.answer_inputs(a) & set(sampled):
+            raise DistributionError(
+                f"a formula uses the answer `{a}`, whose question depends on an uncertain input: each sample "
+                "would need its own solve", plan.model.answers[a].statement.span, label="this question",
+                hint="give the inputs that question uses one value each")
+        answers[a] = point_ev.answers.get(a, math.nan)
+    return answers
+
+
 def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int = DEFAULT_SAMPLES, seed: int = 0,
         method: str = "lhs", overrides=None, origins=None, names: Optional[Sequence[str]] = None,
         drawn: Optional[dict[str, np.ndarray]] = None, progress=None) -> list[Simulation]:
@@ -527,7 +542,6 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
                  len(kept), len(scenarios))
     drawn = draw(plan, samples, seed, method, inputs) if drawn is None else drawn
     samples = len(next(iter(drawn.values())))
-    used = [n for n in plan.model.answers if n in set(plan.model.formula_answers)]
     out = []
     for scenario in scenarios:
         point_ev = plan.evaluate(scenario, overrides, origins)  # the point values: and a bad plan fails here
@@ -536,14 +550,7 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
         sampled = {n: u for n, u in inputs.items() if n not in fixed}
         columns: dict[str, Any] = dict(values)
         columns.update({n: drawn[n] for n in sampled})
-        answers = {}
-        for a in used:
-            if plan.model.answer_inputs(a) & set(sampled):
-                raise DistributionError(
-                    f"a formula uses the answer `{a}`, whose question depends on an uncertain input: each sample "
-                    "would need its own solve", plan.model.answers[a].statement.span, label="this question",
-                    hint="give the inputs that question uses one value each")
-            answers[a] = point_ev.answers.get(a, math.nan)
+        answers = fixed_answers(plan, point_ev, sampled)
         keep = [n for n in derived if names is None or n in set(names)]
         parts: dict[str, list] = {n: [] for n in keep}
         broken: dict[int, int] = {}  # constraint -> samples where it fails
