@@ -189,6 +189,9 @@ def test_for_all_answers_for_the_plan_as_written_too_everywhere(cli, plan_file, 
     assert {k: float(v) for k, v in got["breakeven_units"].items()} == {"base": 125, "cheap": 500, "rich": 50}
     code, out, _ = cli("--no-cache", "report", path)
     assert "is **125** in `base`, **500** in `cheap`, **50** in `rich`" in out
+    # the check of the missing answer fails with its reason, not with empty figures
+    assert ("Failing: `breakeven_units <= 500` in `loss` (no value: no integer `units` in \\[1, 1000\\] makes "
+            "`profit >= 0` hold).") in out
     book = openpyxl.load_workbook(io.BytesIO(workbook_bytes(load_compiled(path))), data_only=True)
     rows = [(r[1].value, r[2].value) for r in book["Solve"].iter_rows(min_row=4) if r[0].value]
     assert rows == [("base", 125), ("cheap", 500), ("loss", "#N/A"), ("rich", 50)]
