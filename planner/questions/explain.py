@@ -10,6 +10,7 @@ import sympy as sp
 from ..compute.evaluation import Plan, format_value
 from ..compute.symbolic import inline_inputs, latex
 from ..language.errors import UnknownNameError, suggest
+from ..language.graph import cone
 
 
 @dataclass
@@ -34,30 +35,12 @@ class Explanation:
 
 
 def upstream_inputs(plan: Plan, name: str) -> list[str]:
-    """Every input a quantity depends on, directly or not, in file order."""
-    seen: set[str] = set()
-    stack = [name]
-    while stack:
-        n = stack.pop()
-        for d in plan.model.quantities[n].deps:
-            if d not in seen:
-                seen.add(d)
-                stack.append(d)
-    inputs = [n for n in seen if plan.model.quantities[n].is_input]
-    if plan.model.quantities[name].is_input:
-        inputs = [name]
-    return sorted(inputs, key=lambda n: plan.model.quantities[n].definition.span.start)
-
-
-def _cone(plan: Plan, name: str) -> set[str]:
-    seen: set[str] = set()
-    stack = [name]
-    while stack:
-        for d in plan.model.quantities[stack.pop()].deps:
-            if d not in seen:
-                seen.add(d)
-                stack.append(d)
-    return seen
+    """Every input a quantity depends on, directly or not, in file order (an input: itself)."""
+    q = plan.model.quantities
+    if q[name].is_input:
+        return [name]
+    inputs = [n for n in cone(plan.model, [name]) if q[n].is_input]
+    return sorted(inputs, key=lambda n: q[n].definition.span.start)
 
 
 def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None) -> Explanation:
@@ -81,10 +64,9 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         expr = plan.exprs[name]
         full = inline_inputs(plan.model, plan.symbols, plan.exprs, name)
     used_by = [n for n in plan.definition_order() if name in plan.model.quantities[n].deps]
-    inputs = [(n, format_value(ev.display(n), plan.model.quantities[n].unit_text))
-              for n in upstream_inputs(plan, name)]
-    used = {a for n in [name, *plan.model.quantities] if n == name or n in _cone(plan, name)
-            for a in plan.model.quantities[n].answer_deps}
+    upstream = upstream_inputs(plan, name)
+    inputs = [(n, format_value(ev.display(n), plan.model.quantities[n].unit_text)) for n in upstream]
+    used = {a for n in cone(plan.model, [name]) for a in plan.model.quantities[n].answer_deps}
     for a in plan.model.formula_answers:  # answers it uses: each a question's, shown with the question
         if a in used:
             answer = plan.model.answers[a]
@@ -113,8 +95,8 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         inputs=inputs,
         used_by=used_by,
         constraints=[c.span.flat for c in q.definition.constraints],
-        scaled=any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream_inputs(plan, name)]),
-        factors=_factors(plan, [name, *upstream_inputs(plan, name)]),
+        scaled=any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream]),
+        factors=_factors(plan, [name, *upstream]),
     )
 
 
