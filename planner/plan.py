@@ -48,6 +48,8 @@ from .outputs.results import (
     QuantityRow,
     SensitivityResults,
     SensitivityRow,
+    SimulationResults,
+    SimulationRow,
     SolveResults,
     SolveRow,
     SweepResults,
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CheckResults", "EvalResult", "Evaluation", "Explanation", "Origin", "Plan", "PlanError", "SensitivityResults",
-    "SolveResults", "SweepResults", "SweepTable", "Value", "load", "loads",
+    "SimulationResults", "SolveResults", "SweepResults", "SweepTable", "Value", "load", "loads",
 ]
 
 Overrides = Mapping[str, str | Value | float | int | bool | Fraction] | None
@@ -313,6 +315,36 @@ class Plan:
                 for s in found for r in s.rows]
         return SensitivityResults(quantity, rows, "\n\n".join(sensitivity_table(s) for s in found))
 
+    def simulate(self, show: Optional[Sequence[str]] = None, *, samples: int = 10_000, seed: int = 0,
+                 method: str = "lhs", scenario: Scenarios = None, overrides: Overrides = None,
+                 percentiles: Sequence[float] = (5.0, 50.0, 95.0)) -> SimulationResults:
+        """Monte Carlo over the uncertain inputs (``x = 40% to 70%``, ``normal(mean, sd)`` ...), as
+        ``planner simulate`` runs it (one shared sample set; ``method`` ``lhs``, ``random`` or
+        ``counter``): each quantity of ``show`` (default: the uncertain inputs and what they reach) with
+        its value as written, mean, sd and ``percentiles``, per scenario."""
+        from .outputs.views import SimulationView
+        from .questions import simulate
+
+        plan = self._plan
+        values, origins = self._overrides(overrides)
+        names = ([show] if isinstance(show, str) else list(show)) if show is not None else simulate.default_names(plan)
+        for n in names:
+            self._quantity(n)
+        if method not in simulate.METHODS:
+            raise UsageError(f"method is one of {', '.join(simulate.METHODS)}, not `{method}`")
+        simulate.check_samples(samples)
+        sims = simulate.run(plan, plan.resolve_scenarios(scenario, written=True), samples, seed, method, values,
+                            origins, names)
+        rows = []
+        for sim in sims:
+            for n in names:
+                st = sim.stats(n, percentiles)
+                rows.append(SimulationRow(
+                    quantity=n, scenario=sim.label, unit=self.quantities[n].unit_text, point=st.get("point"),
+                    mean=st.get("mean"), sd=st.get("sd"), never=st.get("never"),
+                    percentiles={k: v for k, v in st.items() if k.startswith("p") and k != "point"}))
+        return SimulationResults(rows, SimulationView(sims, names, list(percentiles)).table(None))
+
     def explain(self, quantity: str, *, scenario: Scenarios = None, overrides: Overrides = None) -> Explanation:
         """A quantity's formula as written, its SymPy form, the same over inputs only (and in LaTeX),
         its value, the inputs it depends on and the quantities that use it."""
@@ -373,7 +405,7 @@ class Plan:
 
 
 API = ("title", "path", "quantities", "scenario_names", "files", "eval", "check", "solve", "sweep", "sensitivity",
-       "explain", "evaluate", "evaluate_all", "display_order")  # planner.Plan's public attributes: all of them
+       "simulate", "explain", "evaluate", "evaluate_all", "display_order")  # planner.Plan's public attributes: all of them
 
 
 def _plan_markdown(plan) -> str:

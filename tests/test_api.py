@@ -326,3 +326,30 @@ def test_explain_and_build_print_through_their_views(plan, cli, monkeypatch, tmp
     assert "140 GB" in out  # 70e9 parameters at 16 bit
     code, out, _ = cli("build", TOKEN_COST, "-o", tmp_path / "out")
     assert code == 0 and out.startswith("Per-token cost of a 70B dense model") and "\nwrote: " in out
+
+
+def test_simulate_gives_the_figures_planner_simulate_prints(cli):
+    """`Plan.simulate` is `planner simulate`'s door: the same samples (seed, method), the same figures."""
+    import json
+
+    path = "examples/gpu_buy_vs_rent.plan"
+    got = planner.load(path).simulate(["npv_saving", "owning_is_cheaper"], samples=1000, seed=3, scenario="all")
+    code, out, err = cli("simulate", path, "--show", "npv_saving,owning_is_cheaper", "-n", "1000", "--seed", "3",
+                         "--scenario", "all", "-f", "json")
+    assert code == 0, err
+    printed = {s["scenario"]: s["quantities"] for s in json.loads(out)["scenarios"]}
+    assert list(printed) == list(got["npv_saving"]) == ["base", "low_use", "cheap_cloud", "fast_decline"]
+    for scenario, row in got["npv_saving"].items():
+        figures = printed[scenario]["npv_saving"]
+        assert (row.point, row.mean, row.sd, row.percentiles["p95"]) == pytest.approx(
+            (figures["point"], figures["mean"], figures["sd"], figures["p95"]), rel=1e-12)
+    # a true/false shown is 1 or 0 as written, its mean the share of samples where it holds (it was an
+    # internal error in `planner simulate --show owning_is_cheaper`); owning is cheaper as written
+    flag = got["owning_is_cheaper"]["base"]
+    assert flag.point == printed["base"]["owning_is_cheaper"]["point"] == 1
+    assert 0 < flag.mean < 1 and flag.mean == pytest.approx(printed["base"]["owning_is_cheaper"]["mean"], rel=1e-12)
+    # the plan as written: 64 * 30 kUSD of GPUs against 36 months of rent; npv_saving 183.93 kUSD (as eval)
+    assert got["npv_saving"]["base"].point == pytest.approx(float(planner.load(path).eval()["npv_saving"]), rel=1e-12)
+    assert got["npv_saving"]["base"].unit == "kUSD"
+    with pytest.raises(planner.PlanError, match="no quantity `npv_savings`"):
+        planner.load(path).simulate(["npv_savings"])

@@ -377,8 +377,8 @@ def reduce(executor, plan: Plan, column, holder, names: Sequence[str], flags: Se
         s = {k: v for k, v in stats[n].items() if k not in ("count", "min", "max")}
         if n in nevers:
             s["never"] = nevers[n]
-        if n in point and not isinstance(point[n], bool):
-            s["point"] = point[n] / (1.0 if q.is_bool else float(q.display.scale))
+        if n in point:  # a true/false as written: 1 or 0, beside its mean (the share of samples where true)
+            s["point"] = float(point[n]) if q.is_bool else point[n] / float(q.display.scale)
         figures[n] = s
     return {"table": figures, "flags": shares, "shares": probabilities, "nevers": nevers,
             "levels": tuple(levels), "where": executor.where}
@@ -576,8 +576,7 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
         for n in keep:
             got = parts.pop(n)  # its blocks freed once joined: the peak is one copy, not two
             result[n] = np.concatenate(got) if got and got[0] is not None else point_ev.values[n]
-        sim = Simulation(plan, scenario, samples, seed, method, result, sampled,
-                         {n: v for n, v in point_ev.values.items() if not isinstance(v, bool)})
+        sim = Simulation(plan, scenario, samples, seed, method, result, sampled, dict(point_ev.values))
         _check_samples(plan, sim, broken, keep)
         out.append(sim)
     return out
