@@ -5,6 +5,7 @@ route first; SymPy for what it refuses, or for a closed form where one is shown)
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -18,8 +19,13 @@ def written_is_own_case(plan: Plan) -> bool:
     is that case, under its own name)."""
     if plan.model.axes or not plan.scenario_names:
         return False
-    written, _ = plan.input_values(None)
-    return not any(plan.input_values(s)[0] == written for s in plan.scenario_names)
+    if plan not in _OWN_CASE:  # asked per question and per row: worked out once per plan
+        written, _ = plan.input_values(None)
+        _OWN_CASE[plan] = not any(plan.input_values(s)[0] == written for s in plan.scenario_names)
+    return _OWN_CASE[plan]
+
+
+_OWN_CASE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def question_scenarios(plan: Plan, stmt, scenarios=None) -> list[Optional[str]]:
