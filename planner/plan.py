@@ -48,6 +48,8 @@ from .outputs.results import (
     QuantityRow,
     SensitivityResults,
     SensitivityRow,
+    SimulationResults,
+    SimulationRow,
     SolveResults,
     SolveRow,
     SweepResults,
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CheckResults", "EvalResult", "Evaluation", "Explanation", "Origin", "Plan", "PlanError", "SensitivityResults",
-    "SolveResults", "SweepResults", "SweepTable", "Value", "load", "loads",
+    "SimulationResults", "SolveResults", "SweepResults", "SweepTable", "Value", "load", "loads",
 ]
 
 Overrides = Mapping[str, str | Value | float | int | bool | Fraction] | None
@@ -251,39 +253,32 @@ class Plan:
         return CheckResults(self.path, rows, check_text(results, verbose=False))
 
     def solve(self, target: Optional[str] = None, where: Optional[str] = None, *, mode: str = "root",
-              scenario: Scenarios = None, overrides: Overrides = None) -> SolveResults:
+              scenario: Scenarios = None, overrides: Overrides = None, closed_form: bool = True) -> SolveResults:
         """Answer the plan's ``solve``, ``maximize`` and ``minimize`` questions, or one of your own:
         ``plan.solve("alpha", where="speedup = 1")``; ``mode="min"``/``"max"`` for the smallest/largest
-        integer for which the condition holds. ``scenario`` overrides the questions' own ``for``."""
+        integer for which the condition holds. ``scenario`` overrides the questions' own ``for``.
+        ``closed_form=False`` skips deriving each answer's closed form (SymPy), as ``planner solve``
+        does without ``--closed-form``: the same answers, sooner."""
         from .outputs.terminal import closed_form_latex, solve_text
-        from .questions.solve import Solver, adhoc
+        from .questions.every_answer import answer_all
+        from .questions.fast import questions as plan_questions
+        from .questions.solve import adhoc
 
         if (target is None) != (where is None):
             raise UsageError("target and where go together", hint='plan.solve("alpha", where="speedup = 1")')
         if mode not in ("root", "min", "max"):
             raise UsageError(f"mode is `root`, `min` or `max`, not `{mode}`")
         values, origins = self._overrides(overrides)
-        solver = Solver(self._plan)
         spec = None if scenario is None else ([scenario] if isinstance(scenario, str) else list(scenario))
         if target is not None:
             questions = [adhoc(self._plan, target, where, mode)]
         else:
-            questions = solver.questions()
-        results, errors = [], []
-        if self._plan.model.series:  # a series has no closed form: the numeric route answers, as `planner solve`
-            from .compute.evaluation import scenarios_for
-            from .questions import fast
-
-            answers = fast.Answers(self._plan)
-            solver.run = lambda q, spec, values, origins: [  # noqa: E731
-                answers.answer(q, s, values, origins) for s in scenarios_for(self._plan, q.scenarios, spec)]
-        for q in questions:
-            try:
-                results.extend(solver.run(q, spec, values, origins))
-            except PlanError as err:
-                if target is not None:
-                    raise
-                errors.append(err)
+            questions = plan_questions(self._plan)
+        got = answer_all(self._plan, questions, spec, values, origins, closed_form=closed_form,
+                         strict=target is not None)
+        results, errors = got.results, got.failed + [e for _, _, e in got.missing]
+        if target is not None and errors:
+            raise errors[0]  # the question asked has no answer in a scenario asked
         rows = [SolveRow(
             question=r.question, alias=r.alias, scenario=r.label, target=r.target, mode=r.mode,
             value=Value(r.display_value, r.unit),
@@ -334,16 +329,46 @@ class Plan:
                 for s in found for r in s.rows]
         return SensitivityResults(quantity, rows, "\n\n".join(sensitivity_table(s) for s in found))
 
+    def simulate(self, show: Optional[Sequence[str]] = None, *, samples: int = 10_000, seed: int = 0,
+                 method: str = "lhs", scenario: Scenarios = None, overrides: Overrides = None,
+                 percentiles: Sequence[float] = (5.0, 50.0, 95.0)) -> SimulationResults:
+        """Monte Carlo over the uncertain inputs (``x = 40% to 70%``, ``normal(mean, sd)`` ...), as
+        ``planner simulate`` runs it (one shared sample set; ``method`` ``lhs``, ``random`` or
+        ``counter``): each quantity of ``show`` (default: the uncertain inputs and what they reach) with
+        its value as written, mean, sd and ``percentiles``, per scenario."""
+        from .outputs.views import SimulationView
+        from .questions import simulate
+
+        plan = self._plan
+        values, origins = self._overrides(overrides)
+        names = ([show] if isinstance(show, str) else list(show)) if show is not None else simulate.default_names(plan)
+        for n in names:
+            self._quantity(n)
+        if method not in simulate.METHODS:
+            raise UsageError(f"method is one of {', '.join(simulate.METHODS)}, not `{method}`")
+        simulate.check_samples(samples)
+        sims = simulate.run(plan, plan.resolve_scenarios(scenario, written=True), samples, seed, method, values,
+                            origins, names)
+        rows = []
+        for sim in sims:
+            for n in names:
+                st = sim.stats(n, percentiles)
+                rows.append(SimulationRow(
+                    quantity=n, scenario=sim.label, unit=self.quantities[n].unit_text, point=st.get("point"),
+                    mean=st.get("mean"), sd=st.get("sd"), never=st.get("never"),
+                    percentiles={k: v for k, v in st.items() if k.startswith("p") and k != "point"}))
+        return SimulationResults(rows, SimulationView(sims, names, list(percentiles)).table(None))
+
     def explain(self, quantity: str, *, scenario: Scenarios = None, overrides: Overrides = None) -> Explanation:
         """A quantity's formula as written, its SymPy form, the same over inputs only (and in LaTeX),
         its value, the inputs it depends on and the quantities that use it."""
-        from .outputs.terminal import explain_text
+        from .outputs.views import ExplainView
         from .questions.explain import explain
 
         values, origins = self._overrides(overrides)
         parts = [explain(self._plan, quantity, s, values, origins)
                  for s in self._plan.resolve_scenarios(scenario, written=True)]
-        return Explanation(parts, "\n\n".join(explain_text(p) for p in parts))
+        return Explanation(parts, ExplainView(parts).table(None))  # as `planner explain` prints it
 
     # ---- overrides with units ------------------------------------------------------------------
 
@@ -394,7 +419,7 @@ class Plan:
 
 
 API = ("title", "path", "quantities", "scenario_names", "files", "eval", "check", "solve", "sweep", "sensitivity",
-       "explain", "evaluate", "evaluate_all", "display_order")  # planner.Plan's public attributes: all of them
+       "simulate", "explain", "evaluate", "evaluate_all", "display_order")  # planner.Plan's public attributes: all of them
 
 
 def _plan_markdown(plan) -> str:

@@ -296,3 +296,60 @@ def test_the_example_notebook_runs_and_shows_tables_and_a_plot():
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot
     texts = "".join(o["data"].get("text/plain", "") for o in outputs if "data" in o)
     assert "0.0192624 s" in texts and "'speedup': ''" in texts  # a Value converted; a DataFrame's units
+
+
+BREAKEVEN = ("price = 10\ncost = 4\nvolume = 100   where volume >= 0\nprofit = (price - cost) * volume - 300\n"
+             "scenario cheap { price = 3 }\nscenario dear { price = 20 }\n"
+             "solve volume where profit = 0 for all as breakeven\n")
+
+
+def test_solve_answers_each_scenario_for_itself_as_the_command_line_does():
+    """`Plan.solve` and `planner solve` go through one door: a scenario with no answer (selling under
+    cost never breaks even) is a finding beside the others' answers, not the end of the question."""
+    got = planner.loads(BREAKEVEN).solve()
+    # (p - 4) * v = 300: as written (p = 10) v = 50, dear (p = 20) v = 18.75
+    assert [(r.scenario, float(r.value)) for r in got.rows] == [("base", 50), ("dear", 18.75)]
+    (err,) = got.errors
+    assert "no `volume` in [0, inf) makes `profit = 0` hold" in err.message
+    with pytest.raises(planner.PlanError, match="no `volume`"):
+        planner.loads(BREAKEVEN).solve("volume", where="profit = 0", scenario="cheap")
+    assert {k: float(v) for k, v in planner.loads(BREAKEVEN).solve(closed_form=False)["breakeven"].items()} == \
+        {"base": 50, "dear": 18.75}
+
+
+def test_explain_and_build_print_through_their_views(plan, cli, monkeypatch, tmp_path):
+    """One renderer per question: `planner explain` prints the text `Plan.explain` returns, and `planner
+    build` the summary of its view, each through the command line's one `emit`."""
+    monkeypatch.setenv("COLUMNS", "0")  # no folding: the API's text is not fitted to a terminal
+    code, out, _ = cli("explain", TOKEN_COST, "weight_bytes", "--scenario", "all")
+    assert code == 0 and out == repr(plan.explain("weight_bytes", scenario="all")) + "\n"
+    assert "140 GB" in out  # 70e9 parameters at 16 bit
+    code, out, _ = cli("build", TOKEN_COST, "-o", tmp_path / "out")
+    assert code == 0 and out.startswith("Per-token cost of a 70B dense model") and "\nwrote: " in out
+
+
+def test_simulate_gives_the_figures_planner_simulate_prints(cli):
+    """`Plan.simulate` is `planner simulate`'s door: the same samples (seed, method), the same figures."""
+    import json
+
+    path = "examples/gpu_buy_vs_rent.plan"
+    got = planner.load(path).simulate(["npv_saving", "owning_is_cheaper"], samples=1000, seed=3, scenario="all")
+    code, out, err = cli("simulate", path, "--show", "npv_saving,owning_is_cheaper", "-n", "1000", "--seed", "3",
+                         "--scenario", "all", "-f", "json")
+    assert code == 0, err
+    printed = {s["scenario"]: s["quantities"] for s in json.loads(out)["scenarios"]}
+    assert list(printed) == list(got["npv_saving"]) == ["base", "low_use", "cheap_cloud", "fast_decline"]
+    for scenario, row in got["npv_saving"].items():
+        figures = printed[scenario]["npv_saving"]
+        assert (row.point, row.mean, row.sd, row.percentiles["p95"]) == pytest.approx(
+            (figures["point"], figures["mean"], figures["sd"], figures["p95"]), rel=1e-12)
+    # a true/false shown is 1 or 0 as written, its mean the share of samples where it holds (it was an
+    # internal error in `planner simulate --show owning_is_cheaper`); owning is cheaper as written
+    flag = got["owning_is_cheaper"]["base"]
+    assert flag.point == printed["base"]["owning_is_cheaper"]["point"] == 1
+    assert 0 < flag.mean < 1 and flag.mean == pytest.approx(printed["base"]["owning_is_cheaper"]["mean"], rel=1e-12)
+    # the plan as written: 64 * 30 kUSD of GPUs against 36 months of rent; npv_saving 183.93 kUSD (as eval)
+    assert got["npv_saving"]["base"].point == pytest.approx(float(planner.load(path).eval()["npv_saving"]), rel=1e-12)
+    assert got["npv_saving"]["base"].unit == "kUSD"
+    with pytest.raises(planner.PlanError, match="no quantity `npv_savings`"):
+        planner.load(path).simulate(["npv_savings"])

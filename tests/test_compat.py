@@ -143,16 +143,61 @@ def test_a_question_over_scenarios_answers_each_and_says_where_there_is_none(cli
     code, out, err = cli("--no-cache", "solve", path)
     assert code == 0, err
     assert "[cheap] units = 500" in out and "[rich] units = 50" in out
+    assert "[base] units = 125" in out  # `for all` is the plan as written too: 500 / (10 - 6)
     assert "breakeven_units [loss]: no answer in the domain: no integer `units` in [1, 1000]" in out
     code, out, _ = cli("--no-cache", "solve", path, "-f", "json")
     import json
 
     data = json.loads(out)
-    assert [r["scenario"] for r in data["results"]] == ["cheap", "rich"]
+    assert [r["scenario"] for r in data["results"]] == ["base", "cheap", "rich"]
     assert [(m["alias"], m["scenario"]) for m in data["no_answer"]] == [("breakeven_units", "loss")]
     # a check that uses the missing answer fails there, with the reason; the others pass
     code, out, _ = cli("--no-cache", "check", path)
-    assert code == 1 and "2 passed, 1 failed" in out and "no integer `units`" in out
+    assert code == 1 and "2 passed, 1 failed" in out and "no integer `units`" in out  # (the check's `for all`: its scenarios)
+
+
+def test_a_question_with_no_answer_anywhere_exits_2_and_a_check_of_it_fails_naming_it(cli, plan_file):
+    # at 5 and 6 USD a unit earns nothing or loses money: no scenario breaks even. A no-answer beside
+    # answers is a finding (exit 0, above); nothing answered at all is what one unanswerable question
+    # already was, exit 2, each scenario's reason said
+    path = plan_file(PER_SCENARIO.replace("scenario cheap { price = 7 USD }", "scenario cheap { price = 6 USD }")
+                     .replace("scenario rich { price = 16 USD }\n", "")
+                     .replace("solve min units where profit >= 0 for all", "solve min units where profit >= 0 for cheap, loss"))
+    code, out, err = cli("--no-cache", "solve", path)
+    assert code == 2, (out, err)
+    assert "breakeven_units [cheap]: no answer in the domain" in out
+    assert "breakeven_units [loss]: no answer in the domain" in out
+    code, out, _ = cli("--no-cache", "check", path)
+    assert code == 1
+    assert "`breakeven_units` has no answer in loss: no integer `units` in [1, 1000]" in out
+
+
+def test_for_all_answers_for_the_plan_as_written_too_everywhere(cli, plan_file, tmp_path):
+    """`solve ... for all` is the plan as written and then each scenario, as `planner eval --scenario all`
+    shows them: in the API, the report and the workbook's Solve sheet alike (the command line: above).
+    500 USD / (10 - 6) USD = 125 units as written."""
+    import io
+
+    import openpyxl
+
+    import planner
+    from planner.outputs.excel.writer import workbook_bytes
+    from planner.plan import load_compiled
+
+    path = plan_file(PER_SCENARIO)
+    got = planner.load(path).solve(closed_form=False)
+    assert {k: float(v) for k, v in got["breakeven_units"].items()} == {"base": 125, "cheap": 500, "rich": 50}
+    code, out, _ = cli("--no-cache", "report", path)
+    assert "is **125** in `base`, **500** in `cheap`, **50** in `rich`" in out
+    # the check of the missing answer fails with its reason, not with empty figures
+    assert ("Failing: `breakeven_units <= 500` in `loss` (no value: no integer `units` in \\[1, 1000\\] makes "
+            "`profit >= 0` hold).") in out
+    book = openpyxl.load_workbook(io.BytesIO(workbook_bytes(load_compiled(path))), data_only=True)
+    rows = [(r[1].value, r[2].value) for r in book["Solve"].iter_rows(min_row=4) if r[0].value]
+    assert rows == [("base", 125), ("cheap", 500), ("loss", "#N/A"), ("rich", 50)]
+    # a scenario that sets every input to its value as written is that case already: no second row
+    same = plan_file(PER_SCENARIO.replace("scenario rich { price = 16 USD }", "scenario usual { price = 10 USD }"))
+    assert list(planner.load(same).solve(closed_form=False)["breakeven_units"]) == ["cheap", "usual"]
 
 
 def test_answers_show_where_quantities_show(cli, plan_file):

@@ -375,3 +375,22 @@ def test_a_question_with_no_answer_is_a_finding_not_a_failure(tmp_path):
     assert summary[0][5].value == "no answer" and "makes `y = k` hold" in summary[0][5].comment.text
     assert summary[0][3].value is None and summary[0][4].value is None  # no reason cut off, no Holds 0
     assert not any("FAILS" in str(c.value) for r in summary for c in r)
+
+
+def test_the_summary_says_which_figures_are_live(books):
+    """Its first sentence is true: every answer of token_cost is a live formula; gpu_buy_vs_rent's
+    break-evens are planner's values at export (a `first` over a range of months), and it says so."""
+    def sentence(wb):
+        return next(c.value for r in wb["Summary"].iter_rows(max_row=6) for c in r
+                    if isinstance(c.value, str) and c.value.startswith("Every figure"))
+
+    _, wb, _ = books["token_cost"]
+    assert sentence(wb).startswith("Every figure here is live: edit the orange cells")
+    rent = openpyxl.load_workbook(io.BytesIO(workbook_bytes(load(ROOT / "examples" / "gpu_buy_vs_rent.plan"))))
+    said = sentence(rent)
+    assert said.startswith("Every figure here is live except the 5 answers planner found at export") \
+        and "re-run planner" in said, said
+    solve = rent["Solve"]
+    fixed = [r for r in rent["Summary"].iter_rows() if str(r[2].value).startswith("=Solve!$C$")
+             and solve["C" + r[2].value.split("$")[-1]].data_type == "n"]
+    assert fixed  # the answers it means are on the Summary

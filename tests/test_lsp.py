@@ -969,3 +969,16 @@ def test_the_token_count_that_spares_a_second_parse_is_never_below_the_lexers(mo
         assert sum(1 for _ in _TOKENISH.finditer(text)) >= seen[0], path
         checked += 1
     assert checked > 100
+
+
+def test_a_probability_check_shows_in_the_editor_as_planner_check_runs_it(lsp, tmp_path):
+    """The editor runs the one check door (:func:`planner.questions.every_check.run_every_check`): a
+    probability check that fails is a warning on its line, as `planner check` fails it."""
+    path = tmp_path / "chance.plan"
+    text = "x = uniform(0, 10)\ncheck P(x > 9) >= 50%\ncheck P(x < 11) >= 99%\n"
+    lsp.open(path, text)
+    (d,) = lsp.diagnostics(path)
+    assert d["code"] == "check" and d["severity"] == 2 and d["range"]["start"]["line"] == 1
+    assert "P(x > 9) = 10" in d["message"] and "samples" in d["message"]
+    lsp.change(path, text.replace("x > 9", "x > 1"), 2)
+    assert lsp.diagnostics(path, 2) == []

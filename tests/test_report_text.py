@@ -142,3 +142,30 @@ def test_doubled_braces_are_one_brace_on_the_terminal_and_in_the_workbook(cli, p
     cells = [c.value for ws in book for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
     assert "Sets {a, b}" in cells and "a brace { here" in cells
     assert not [c for c in cells if "{{" in c or "}}" in c]
+
+
+PAIRED = """\
+title "Pairs"
+unit USD
+rate = 1000 "tokens per second"
+price = 2 USD "price per hour"
+cost = price / (rate * 3600) * 1e6 -> USD "cost per million tokens"
+scenario a { rate = 1200 }
+scenario b { rate = 900 }
+scenario c { rate = 600, price = 3 USD }
+scenario d { rate = 2000, price = 2 USD }
+note "Serving runs at {rate} for {cost}."
+note "The price is {price}."
+"""
+
+
+def test_two_live_values_that_vary_are_said_in_pairs_per_scenario(cli, plan_file):
+    # cost = price / (rate * 3600 s) per million tokens: base 2 / 3.6 = 0.556; a 2 / 4.32 = 0.463;
+    # b 2 / 3.24 = 0.617; c 3 / 2.16 = 1.389; d 2 / 7.2 = 0.278 USD
+    code, out, err = cli("report", plan_file(PAIRED))
+    assert code == 0, err
+    # each scenario's throughput beside its own cost, in one number style across the scenarios
+    assert ("Serving runs at `base`: 1,000 for 0.56\u00a0USD; `a`: 1,200 for 0.46\u00a0USD; "
+            "`b`: 900 for 0.62\u00a0USD; `c`: 600 for 1.39\u00a0USD; `d`: 2,000 for 0.28\u00a0USD.") in out, out
+    # one live value alone still reads as one figure and where it differs
+    assert "The price is 2.00\u00a0USD (`base`, `a`, `b`, `d`) or 3.00\u00a0USD (`c`)." in out

@@ -90,9 +90,9 @@ def test_build_writes_a_histogram_per_figure_with_the_value_as_written_and_a_tor
     assert "Owning costs less than renting over the horizon in" in part
     # the value as written marked on the histogram is the figure every other part of the report shows
     data = {d.name: d for d in plot_data(result.analysis, {})}
-    base = next(ev for ev in result.analysis.evaluations if ev.scenario == "base_case")
+    base = next(ev for ev in result.analysis.evaluations if ev.scenario is None)  # the plan as written
     label, samples, point = data["npv_saving"].series[0]
-    assert label == "base_case" and point == pytest.approx(float(base.display("npv_saving")), rel=1e-12)
+    assert label == "base" and point == pytest.approx(float(base.display("npv_saving")), rel=1e-12)
     assert len(samples) == 10_000 and np.all(np.isfinite(samples))
     months = data["breakeven_month"].series[0][1]  # nan where owning never catches up: no bar, not dropped
     assert len(months) == 10_000 and 0.5 < np.mean(np.isnan(months)) < 0.75

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from .common import _load, _width, overrides_from, scenarios_from
+from .common import _load, overrides_from, scenarios_from
 from .emit import emit
 from .options import EXIT_OK, _add_common, _format, _names
-from .output import write_output
 
 
 def add_eval(sub) -> None:
@@ -75,12 +74,11 @@ def add_explain(sub) -> None:
 
 
 def cmd_explain(args) -> int:
-    from ..outputs.terminal import explain_text, wrap_text
+    from ..outputs.views import ExplainView
     from ..questions.explain import explain
 
     plan = _load(args.file, all_imports=True, args=args)  # any quantity can be explained, used or not
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
-    parts = [explain_text(explain(plan, args.name, s, overrides, origins)) for s in scenarios]
-    write_output(wrap_text("\n\n".join(parts), _width()))
+    emit(ExplainView([explain(plan, args.name, s, overrides, origins) for s in scenarios]), "table")
     return EXIT_OK

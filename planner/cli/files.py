@@ -170,11 +170,12 @@ def add_build(sub) -> None:
 
 
 def cmd_build(args) -> int:
-    from ..outputs.build import build, summary
+    from ..outputs.build import build
     from ..outputs.progress import Progress
+    from ..outputs.views import BuildView
 
     with Progress("build") as progress:
         result = build(args.file, args.output, args.template, import_roots(args), progress=progress)
     warn(result.analysis.plan)
-    write_output(summary(result))
+    emit(BuildView(result), "table")
     return EXIT_CHECK_FAILED if result.checks_failed else EXIT_OK

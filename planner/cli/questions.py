@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import _color, _load, _past_memory, _width, overrides_from, scenarios_from
+from .common import _color, _load, _past_memory, overrides_from, scenarios_from
 from .emit import emit
 from .options import (
     EXIT_BAD_INPUT,
@@ -19,7 +19,7 @@ from .options import (
     _positive,
     _sampling,
 )
-from .output import note, refuse_inputs, stream_output
+from .output import note, refuse_inputs
 
 
 def add_check(sub) -> None:
@@ -103,6 +103,7 @@ def cmd_sweep(args) -> int:
     from ..language.errors import UsageError
     from ..outputs import stream
     from ..outputs.progress import Progress
+    from ..outputs.views import SweepView
 
     chunked = args.dask or args.scheduler is not None
     if chunked:
@@ -131,14 +132,10 @@ def cmd_sweep(args) -> int:
         return _sweep_chunked(plan, runs, args)
     total = sum(stream.shown(r, args.limit) for r in runs)
     refuse_inputs(args.output, args.file, plan.files)
-    got = {}
-
-    def write(out) -> None:
-        with Progress("sweep", total, "points") as progress:
-            got["totals"] = stream.write(runs, args.format, out, args.limit, progress, width=_width())
-
-    stream_output(args.output, write, plan.files)
-    totals = got["totals"]
+    with Progress("sweep", total, "points") as progress:
+        view = SweepView(runs, args.limit, progress)
+        emit(view, args.format, args.output, plan.files)
+    totals = view.totals
     if args.output not in (None, "-"):
         note(f"wrote {args.output}")
     if totals.left_out and args.format not in ("table", "markdown"):
@@ -192,7 +189,7 @@ def add_solve(sub) -> None:
 
 
 def cmd_solve(args) -> int:
-    from ..language.errors import PlanError, UsageError, render
+    from ..language.errors import UsageError, render
     from ..outputs.views import SolveView
     from ..questions import fast
 
@@ -212,33 +209,13 @@ def cmd_solve(args) -> int:
         if not questions:
             raise UsageError(f"{plan.path} has no `solve`, `maximize` or `minimize` statements",
                              hint='ask one from the shell: planner solve FILE --for INPUT --where "LHS = RHS"')
-    results, errors, missing = [], [], []
-    from ..compute.evaluation import scenarios_for
-    from ..language.errors import NoRootError
     from ..outputs.progress import Progress
+    from ..questions.every_answer import answer_all
 
     with Progress("solve", len(questions), "questions") as progress:
-        for q in questions:
-            progress.step(" ".join(q.span.flat.split())[:60])
-            try:
-                scenarios = scenarios_for(plan, q.scenarios, args.scenario)
-            except PlanError as err:
-                if len(questions) == 1:
-                    raise
-                errors.append(err)
-                continue
-            for scenario in scenarios:  # each scenario answers for itself
-                try:
-                    results.append(answers.answer(q, scenario, overrides, origins, closed_form=args.closed_form))
-                except NoRootError as err:
-                    if len(questions) == 1 and len(scenarios) == 1:
-                        raise
-                    missing.append((q, scenario, err))  # a stated outcome: no answer there
-                except PlanError as err:
-                    if len(questions) == 1 and len(scenarios) == 1:
-                        raise
-                    errors.append(err)
-            progress.advance()
+        got = answer_all(plan, questions, args.scenario, overrides, origins, closed_form=args.closed_form,
+                         answers=answers, progress=progress)
+    results, errors, missing = got.results, got.failed, got.missing
     view = SolveView(plan, results, errors, missing)
     if args.format != "table" or results or missing:
         emit(view, args.format)
@@ -247,7 +224,9 @@ def cmd_solve(args) -> int:
             sys.stderr.write(line + "\n")
     for err in errors:
         sys.stderr.write(render(err) + "\n")
-    return EXIT_BAD_INPUT if errors else EXIT_OK
+    # a no-answer beside answers is a finding (exit 0); nothing answered at all is what one question
+    # with no answer is (its error, exit 2)
+    return EXIT_BAD_INPUT if errors or (missing and not results) else EXIT_OK
 
 
 def add_sensitivity(sub) -> None:

@@ -25,7 +25,7 @@ def add_fmt(sub) -> None:
 
 
 def cmd_fmt(args) -> int:
-    from ..language.errors import PlanError, PlanErrors, UsageError
+    from ..language.errors import PlanError, PlanErrors
     from pathlib import Path
 
     from ..language.format import format_text

@@ -16,8 +16,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from enum import Enum
-from fractions import Fraction
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -33,7 +31,7 @@ from ..language.units import BUILTIN_UNITS
 from ..compute.evaluation import Plan as Compiled
 from ..plan import Plan, loads_compiled
 from .positions import ENCODING, TOKEN_MODIFIERS, TOKEN_TYPES, offset, position, units  # noqa: F401  (ENCODING: the server sets it)
-from .tolerant import Parts, Recovered, parse_tolerant, recover, words_in
+from .tolerant import Parts, Recovered, nodes, parse_tolerant, recover, words_in
 
 NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
@@ -209,7 +207,7 @@ class Document:
         """The slow half, after typing pauses: every scenario's values and the checks' failures of
         ``plan`` (the plan :meth:`check` made of ``text``). Changes nothing of the document (it runs
         beside the next keystroke's :meth:`check`): the caller keeps the values if the text is still ``text``."""
-        from ..questions.checks import run_checks
+        from ..questions.every_check import run_every_check
 
         if plan is None:
             return {}, []
@@ -220,7 +218,7 @@ class Document:
             return {}, self._diagnostics(err)
         values = {ev.label: {n: _value(ev, n) for n in plan.quantities} for ev in evaluations}
         try:
-            results = run_checks(plan)
+            results = run_every_check(plan)  # as `planner check` runs them, the probability checks too
         except PlanError as err:
             found.extend(self._diagnostics(err))
             results = []
@@ -888,12 +886,7 @@ class Document:
         user_functions = {s.name for s in self._statements() if isinstance(s, ir.FunctionDef)}
         for statement in (self.ir.statements if self.ir else ()):
             params = {p.name for p in statement.params} if isinstance(statement, ir.FunctionDef) else set()
-            stack = [statement]
-            while stack:
-                x = stack.pop()
-                if isinstance(x, (list, tuple)):
-                    stack.extend(x)
-                    continue
+            for x in nodes(statement):
                 if isinstance(x, ir.Definition):
                     put(x.name_span.start, x.name_span.end, "variable", "declaration")
                 elif isinstance(x, ir.FunctionDef):
@@ -924,7 +917,6 @@ class Document:
                     m = _NUMBER.match(self.text, x.span.start)
                     if m:
                         put(m.start(), m.end(), "number")
-                stack.extend(_parts(x))
         words = set(grammar_words())
         for m in _LEXEMES.finditer(self.text):
             kind = m.lastgroup
@@ -1130,34 +1122,9 @@ class Document:
         return sorted(set(out), key=lambda sp: sp.start)
 
 
-_FIELDS: dict = {}  # an IR class -> the names of its fields that may hold nodes
-
-
-def _parts(x) -> list:
-    """The IR nodes (and tuples of them) directly inside ``x``: its fields that are not text, numbers,
-    enums or spans (told by type, not isinstance: ``Fraction``'s ABC check is slow)."""
-    kind = type(x)
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x)) \
-            if dataclasses.is_dataclass(kind) and kind not in (Span, Source) else ()
-    out = []
-    for n in names:
-        v = getattr(x, n)
-        t = type(v)
-        if t is tuple or t is list or (t not in (Span, Source) and hasattr(t, "__dataclass_fields__")):
-            out.append(v)
-    return out
-
-
 def _mentions(node, name: str) -> list[Span]:
     out: list[Span] = []
-    stack = [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-            continue
+    for x in nodes(node):
         if isinstance(x, ir.Definition) and x.name == name:
             out.append(x.name_span)
         elif isinstance(x, ir.Name) and x.name == name:
@@ -1174,9 +1141,6 @@ def _mentions(node, name: str) -> list[Span]:
             out.append(x.target_span)
         elif isinstance(x, ir.Optimize) and x.over == name:
             out.append(x.over_span)
-        if dataclasses.is_dataclass(x) and not isinstance(x, (type, Span, Source)):
-            stack.extend(v for v in (getattr(x, f.name) for f in dataclasses.fields(x))
-                         if not isinstance(v, (str, int, float, Fraction, Enum, Span, type(None))))
     return out
 
 

@@ -20,8 +20,6 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from enum import Enum
-from fractions import Fraction
 from typing import Callable, Optional
 
 from ..language import ir
@@ -390,12 +388,7 @@ def _defines(s) -> list[str]:
 def used_names(node) -> set[str]:
     """Every name a statement uses: quantities, functions, scenarios, units (dotted names whole)."""
     out: set[str] = set()
-    stack = [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-            continue
+    for x in nodes(node):
         if isinstance(x, (ir.Name, ir.Override, ir.SweepAxis, ir.UnitFactor)):
             out.add(x.name)
         elif isinstance(x, ir.ScenarioRef):
@@ -406,10 +399,40 @@ def used_names(node) -> set[str]:
             out.add(x.target)
         elif isinstance(x, ir.Optimize):
             out.add(x.over)
-        if dataclasses.is_dataclass(x) and not isinstance(x, (type, Span, Source)):
-            stack.extend(v for v in (getattr(x, f.name) for f in dataclasses.fields(x))
-                         if not isinstance(v, (str, int, float, Fraction, Enum, Span, type(None))))
     return out
+
+
+_FIELDS: dict = {}  # an IR class -> the names of its fields that may hold nodes
+
+
+def _parts(x) -> list:
+    """The IR nodes (and tuples of them) directly inside ``x``: its fields that are not text, numbers,
+    enums or spans (told by type, not isinstance: ``Fraction``'s ABC check is slow)."""
+    kind = type(x)
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x)) \
+            if dataclasses.is_dataclass(kind) and kind not in (Span, Source) else ()
+    out = []
+    for n in names:
+        v = getattr(x, n)
+        t = type(v)
+        if t is tuple or t is list or (t not in (Span, Source) and hasattr(t, "__dataclass_fields__")):
+            out.append(v)
+    return out
+
+
+def nodes(node):
+    """Every IR node inside ``node`` (itself first; lists and tuples looked through), the one walk the
+    editor's features share (names used, mentions of a name, semantic tokens)."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        yield x
+        stack.extend(_parts(x))
 
 
 def _uses(names: set[str], dead: set[str]) -> Optional[str]:

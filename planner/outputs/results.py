@@ -754,6 +754,50 @@ class SensitivityResults(_Rows):
         return (headers, rows, self.title, [False, False, True, True])
 
 
+# ---- simulate ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SimulationRow:
+    quantity: str
+    scenario: str
+    unit: str
+    point: Optional[float]  # the value as written (the point values of the uncertain inputs)
+    mean: Optional[float]
+    sd: Optional[float]
+    percentiles: dict  # "p5", "p50", "p95" ... -> value, display units
+    never: Optional[float] = None  # a `first(...)`: the share of samples where it finds nothing
+
+
+class SimulationResults(_Rows):
+    """Each quantity's figures over the samples (display units), per scenario, as `planner simulate`
+    prints them."""
+
+    def __init__(self, rows: list[SimulationRow], text: str) -> None:
+        self.rows = rows
+        self.title = "simulation"
+        self._text = text
+
+    def _row_type(self):
+        return SimulationRow
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            return self.rows[key]
+        found = [r for r in self.rows if r.quantity == key]
+        if not found:
+            raise KeyError(f"no simulated quantity `{key}`; simulated: " + ", ".join(dict.fromkeys(
+                r.quantity for r in self.rows)))
+        return found[0] if len(found) == 1 else {r.scenario: r for r in found}
+
+    def _table(self) -> tuple:
+        levels = list(self.rows[0].percentiles) if self.rows else []
+        headers = ["scenario", "quantity", "point", "mean", "sd", *levels, "unit"]
+        num = lambda v: "n/a" if v is None or v != v else f"{v:.6g}"  # noqa: E731
+        rows = [[r.scenario, r.quantity, num(r.point), num(r.mean), num(r.sd),
+                 *[num(r.percentiles[k]) for k in levels], r.unit] for r in self.rows]
+        return (headers, rows, self.title, [False, False] + [True] * (3 + len(levels)) + [False])
+
+
 # ---- explain ----------------------------------------------------------------------------------
 
 class Explanation:

@@ -26,14 +26,14 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
 from ..compute.evaluation import Evaluation, Plan
-from ..questions.checks import CheckResult, run_checks
+from ..questions.checks import CheckResult
+from ..questions.every_check import run_every_check
 from .latex import FormulaPrinter, formula_latex, visible, formula_equation, function_head, layout, name_latex
-from ..language import ir
 from ..language.live import plain
 from .markup import code, markdown, prose as said, text
 from .numbers import NumberStyle, figure, prose_style, style_for, written_decimals
@@ -109,7 +109,24 @@ def analyse(plan: Plan) -> Analysis:
         from ..questions.fast import Answers
 
         answers = Answers(plan)  # one door, shared by the checks and the Solves section
-    analysis = Analysis(plan, evaluations, base, run_checks(plan, answers))
+    from . import uncertainty
+
+    figures, simulations, check_simulations = [], [], []
+    if uncertainty.has_uncertain(plan):
+        figures = uncertainty.figures(plan, headline_names(plan)[0])
+        shown = [ev.scenario for ev in evaluations]
+        names = uncertainty.simulated(plan, figures)
+        if not names and plan.model.series:  # no figure to simulate, only series: their fans need the trials
+            from .periods import headline_series
+
+            names = headline_series(plan, headline_names(plan)[0])
+        simulations = uncertainty.simulations(plan, names, shown)
+        checked = [s for s in uncertainty.checked_scenarios(plan) if s not in shown]  # a check's own scenario
+        check_simulations = uncertainty.simulations(plan, names, checked)
+    sims = {sim.scenario: sim for sim in simulations + check_simulations}
+    # the one check door, as `planner check` runs it (the probability checks over the report's simulations)
+    analysis = Analysis(plan, evaluations, base, run_every_check(plan, answers=answers, sims=sims),
+                        uncertain_figures=figures, simulations=simulations, check_simulations=check_simulations)
     if plan.model.sweeps:
         from ..questions.sweep import run_statement
 
@@ -121,44 +138,23 @@ def analyse(plan: Plan) -> Analysis:
     for name in headline_names(plan)[0]:
         if not plan.quantities[name].is_bool:
             analysis.sensitivity.append((name, [sensitivity(plan, name, ev.scenario) for ev in evaluations]))
-    from . import uncertainty
-
-    if uncertainty.has_uncertain(plan):
-        analysis.uncertain_figures = uncertainty.figures(plan, headline_names(plan)[0])
-        shown = [ev.scenario for ev in evaluations]
-        names = uncertainty.simulated(plan, analysis.uncertain_figures)
-        if not names and plan.model.series:  # no figure to simulate, only series: their fans need the trials
-            from .periods import headline_series
-
-            names = headline_series(plan, headline_names(plan)[0])
-        analysis.simulations = uncertainty.simulations(plan, names, shown)
-        checked = [s for s in uncertainty.checked_scenarios(plan) if s not in shown]  # a check's own scenario
-        analysis.check_simulations = uncertainty.simulations(plan, names, checked)
-        if checked or any(isinstance(s, ir.ProbabilityCheck) for s in plan.model.plan.statements):
-            from ..questions.simulate import run_probability_checks
-
-            sims = {sim.scenario: sim for sim in analysis.simulations + analysis.check_simulations}
-            analysis.checks += run_probability_checks(plan, sims=sims)  # as `planner check` runs them
     return analysis
 
 
 def _solve_all(plan: Plan, answers) -> list[tuple[Any, list]]:
-    """Every question in each of its scenarios; a question without an answer
+    """Every question in each of its scenarios, through the one door
+    (:func:`planner.questions.every_answer.answer_all`); a question without an answer
     (no root, several, not monotone) keeps its error as the reason. Named
     questions come from ``answers``' cache when the checks already asked."""
-    from ..compute.evaluation import scenarios_for
     from ..language.errors import SolveError
+    from ..questions.every_answer import answer_all
 
-    out = []
-    for stmt in answers.questions():
-        results = []
-        for scenario in scenarios_for(plan, stmt.scenarios):
-            try:
-                results.append((scenario, answers.answer(stmt, scenario, closed_form=True)))
-            except SolveError as err:
-                results.append((scenario, err))
-        out.append((stmt, results))
-    return out
+    questions = answers.questions()
+    got = answer_all(plan, questions, closed_form=True, answers=answers, strict=False)
+    for err in got.failed:
+        if not isinstance(err, SolveError):
+            raise err  # a broken plan, not a question without an answer
+    return [(stmt, [(s, r) for q, s, r in got.entries if q is stmt]) for stmt in questions]
 
 
 # ---- small helpers --------------------------------------------------------------
@@ -347,13 +343,16 @@ class LiveValues:
                 out.append((label, float(base) / self._scale(live.unit)))
         return out, unit
 
-    def figure(self, live, scenario: Optional[str] = None) -> str:
+    def figure(self, live, scenario: Optional[str] = None, across: bool = False) -> str:
+        """A live value's figure: in ``scenario``, or said across the scenarios; ``across``: in the
+        number style of every scenario's figure (a sentence said once per scenario reads as a table)."""
         values, unit = self._values(live)
+        every = values
         if scenario is not None:
             values = [(label, v) for label, v in values if label == scenario] or values
         if not values:
             return "n/a"
-        style = prose_style([_plain(v) for _, v in values], unit)  # a sentence: three significant digits
+        style = prose_style([_plain(v) for _, v in (every if across else values)], unit)  # three significant digits
         texts = [(label, _unbroken(figure(_plain(v), unit, style), unit)) for label, v in values]
         distinct = list(dict.fromkeys(t for _, t in texts))
         if len(distinct) == 1:
@@ -372,7 +371,43 @@ class LiveValues:
     def __call__(self, text: Optional[str], scenario: Optional[str] = None) -> Optional[str]:
         from ..language.live import fill
 
+        if scenario is None:
+            paired = self.paired(text, lambda t, f: fill(t, f or (lambda live: "")))
+            if paired is not None:
+                return paired
         return fill(text, lambda live: self.figure(live, scenario))
+
+    def said(self, text: Optional[str], rule: Callable[[Any], str]) -> str:
+        """The plan's prose as the report says it (:func:`planner.outputs.markup.prose`, the words
+        through ``rule``), its live values filled; in pairs per scenario where two of them vary."""
+        paired = self.paired(text, lambda t, f: said(t, f, rule=rule))
+        return paired if paired is not None else said(text, self.figure, rule=rule)
+
+    def paired(self, text: Optional[str], render: Callable[[str, Any], str]) -> Optional[str]:
+        """Where two or more live values of ``text`` differ between scenarios, the part from the first
+        live value to the last said once per scenario, each scenario's figures together
+        (``at `a`: 12,499 token/s for 0.62 USD; `b`: 8,723 token/s for 0.89 USD``; scenarios that read
+        the same share one part); None where at most one varies (:meth:`figure` says it alone).
+        ``render(raw, figure)`` renders a piece of the raw text with that figure function (None: none
+        in it)."""
+        from ..language.live import Live, scan
+
+        if not text or "{" not in text:
+            return None
+        lives = [p for p in scan(text)[0] if isinstance(p, Live)]
+        varying = {(p.name, p.unit) for p in lives
+                   if len({repr(_plain(v)) for _, v in self._values(p)[0]}) > 1}
+        if len(varying) < 2:
+            return None
+        first, last = lives[0], lives[-1]
+        middles: dict[str, list[str]] = {}
+        for ev in self.analysis.evaluations:
+            middle = render(text[first.start:last.end],
+                            lambda live, label=ev.label: self.figure(live, label, across=True))
+            middles.setdefault(middle, []).append(ev.label)
+        listed = "; ".join(", ".join(f"`{label}`" for label in labels) + f": {middle}"
+                           for middle, labels in middles.items())
+        return render(text[:first.start], None) + listed + render(text[last.end:], None)
 
 
 MANY_VALUES = 4  # a live value with more distinct figures across the scenarios is said as a range
@@ -1037,7 +1072,7 @@ def _findings(analysis: Analysis, live: LiveValues, solves: Sequence[dict], chec
         ok = [a for a in s["answers"] if a["ok"]]
         failed = [a for a in s["answers"] if not a["ok"]]
         if stmt.doc:
-            sentence = said(stmt.doc, live.figure, rule=markdown)  # the plan's words escaped, its figures put in
+            sentence = live.said(stmt.doc, markdown)  # the plan's words escaped, its figures put in
         else:
             sentence = _answer_sentence(s, ok)
         answers.append({"alias": s["alias"], "question": s["text"], "sentence": sentence, "written": stmt.doc is not None,
@@ -1047,7 +1082,7 @@ def _findings(analysis: Analysis, live: LiveValues, solves: Sequence[dict], chec
     notes = analysis.plan.model.plan.notes
     return {
         # the plan's own sentences about what it found, as limited Markdown (docs/hostile.md, "Report text")
-        "notes": [said(n, live.figure, rule=markdown) for n in notes if has_live(n)],
+        "notes": [live.said(n, markdown) for n in notes if has_live(n)],
         "about": [said(n, rule=markdown) for n in notes if not has_live(n)],  # what the plan is, its caveats
         "answers": answers,
         "headlines": list(headlines),

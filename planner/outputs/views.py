@@ -311,3 +311,42 @@ class SweepSummaryView:
         from .summary import markdown
 
         return markdown(self.results)
+
+
+class SweepView:
+    """`planner sweep`: every point of each sweep, written as it is computed (in bounded memory, block by
+    block: :mod:`.stream`), so it renders onto a stream rather than into one text: :meth:`write`.
+    ``totals`` (points, and those --limit left out) is there once it is written."""
+
+    def __init__(self, runs: Sequence[Any], limit: Optional[int] = None, progress: Any = None) -> None:
+        self.runs, self.limit, self.progress = runs, limit, progress
+        self.totals: Any = None
+
+    def write(self, fmt: str, out: Any, width: Optional[int]) -> None:
+        from .stream import write
+
+        self.totals = write(self.runs, fmt, out, self.limit, self.progress, width=width)
+
+
+class ExplainView:
+    """`planner explain`: one quantity from its formula down to its inputs, per scenario."""
+
+    def __init__(self, explanations: Sequence[Any]) -> None:
+        self.explanations = explanations
+
+    def table(self, width: Optional[int]) -> str:
+        from .terminal import explain_text, wrap_text
+
+        return wrap_text("\n\n".join(explain_text(e) for e in self.explanations), width)
+
+
+class BuildView:
+    """`planner build`: the headline figures per scenario, the answers, the checks and the files written."""
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+
+    def table(self, width: Optional[int]) -> str:
+        from .build import summary
+
+        return summary(self.result)

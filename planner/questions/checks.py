@@ -20,7 +20,7 @@ from ..compute.diagnose import diagnose_expr
 from ..compute.evaluation import Evaluation, Origin, Plan, as_number, format_value
 from ..language import ir
 from ..language.analysis import unit_of
-from ..language.errors import EvaluationError, PlanError
+from ..language.errors import EvaluationError, NoRootError, PlanError
 from ..language.precision import APPROX_SLACK, approx_tolerance, literal_of
 
 RELATIVE_UNITS = {"%", "ppm"}
@@ -41,6 +41,7 @@ class CheckResult:
     flags: Optional[tuple[bool, bool]] = None  # `flag == false`: the two sides' values (lhs, rhs)
     exact_difference: Optional[Fraction] = None  # `a == b` decided exactly: a - b in the display unit
     beyond_floats: bool = False  # decided exactly, where floating point would say the opposite
+    unanswered: str = ""  # the answer (`as NAME`) the check uses that has none here (``error`` says why)
 
     @property
     def text(self) -> str:
@@ -64,6 +65,8 @@ class CheckResult:
             at = ""
             if self.error.span is not None and self.error.span.start != self.check.span.start:
                 at = f" ({self.error.label + ', ' if self.error.label else ''}at {self.error.span.location()})"
+            if self.unanswered:  # a no-answer is a finding of its question; a check of it fails, naming it
+                return f"`{self.unanswered}` has no answer{where}: {self.error.message}{at}"
             return f"could not evaluate{where}: {self.error.message}{at}"
         if self.rhs is None:
             return f"condition is false{where}"
@@ -270,10 +273,14 @@ def run_checks(plan: Plan, answers=None, base_overrides=None, checks=None) -> li
         for scenario in scenarios:
             result = CheckResult(check, scenario, False, unit=unit, overrides=shown_overrides)
             try:
-                values = {n: answers.value(n, scenario, overrides, origins) for n in compiled.answers}
-                all_overrides = dict(overrides)
+                values, all_overrides = {}, dict(overrides)
+                for n in compiled.answers:
+                    result.unanswered = n  # (kept only where its answer raises NoRootError)
+                    values[n] = answers.value(n, scenario, overrides, origins)
                 for name, alias in from_answers.items():
+                    result.unanswered = alias
                     all_overrides[name] = answers.value(alias, scenario, overrides, origins)
+                result.unanswered = ""
                 ev = evaluation(scenario, all_overrides, origins)
                 # an answer is found in floats (a root by bisection, a closed form rounded): a check
                 # that sets an input from one is decided in floats, as its answer is
@@ -288,6 +295,8 @@ def run_checks(plan: Plan, answers=None, base_overrides=None, checks=None) -> li
                     raise problem
             except PlanError as err:
                 result.error = err
+                if not isinstance(err, NoRootError):
+                    result.unanswered = ""
                 results.append(result)
                 continue
             if compiled.pair:

@@ -514,20 +514,12 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
     copula = simulate.copula(plan)
     chunk = chunks_for((samples,), chunk_mb / (len(compiled.outputs) + len(inputs)))[0]  # a chunk's values, all
     index = xr.DataArray(da.arange(samples, chunks=chunk, dtype=np.int64), dims="sample")
-    used = [n for n in plan.model.answers if n in set(plan.model.formula_answers)]
     out = []
     for scenario in scenarios:
         point_ev = plan.evaluate(scenario, overrides, origins)  # the point values: and a bad plan fails here
         fixed, _ = plan.input_values(scenario, overrides, origins)
         sampled = [n for n in inputs if not simulate._set_in(plan, n, scenario, overrides)]
-        answers = {}
-        for a in used:
-            if plan.model.answer_inputs(a) & set(sampled):
-                raise DistributionError(
-                    f"a formula uses the answer `{a}`, whose question depends on an uncertain input: each sample "
-                    "would need its own solve", plan.model.answers[a].statement.span, label="this question",
-                    hint="give the inputs that question uses one value each")
-            answers[a] = point_ev.answers.get(a, math.nan)
+        answers = simulate.fixed_answers(plan, point_ev, sampled)
         args = plan.args(dict(fixed), answers)
         positions = [(n, plan.model.inputs.index(n)) for n in sampled]
         kwargs = {"program": compiled, "args": args, "positions": positions, "sampled": sampled, "seed": seed,

@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from ..compute.evaluation import Plan, loads, scenarios_for
+from ..compute.evaluation import Plan, loads
 from ..language import ir
 from ..language.errors import PlanError, UsageError
 
@@ -304,7 +304,9 @@ class _Version:
 
     def answer_scenarios(self, alias: str) -> list:
         stmt = self.answers.statements.get(alias)
-        return [] if stmt is None else scenarios_for(self.plan, stmt.scenarios)
+        from .every_answer import question_scenarios
+
+        return [] if stmt is None else question_scenarios(self.plan, stmt)
 
     def answer(self, alias: str, scenario) -> tuple[Optional[float], str]:
         if alias not in self.answers.statements or scenario not in self.answer_scenarios(alias):

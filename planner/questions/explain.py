@@ -11,6 +11,7 @@ from ..compute.evaluation import Plan, format_value
 from ..compute.closed import NoClosedForm, to_ir
 from ..compute.symbolic import inline_inputs
 from ..language.errors import UnknownNameError, suggest
+from ..language.graph import cone
 
 
 @dataclass
@@ -35,30 +36,12 @@ class Explanation:
 
 
 def upstream_inputs(plan: Plan, name: str) -> list[str]:
-    """Every input a quantity depends on, directly or not, in file order."""
-    seen: set[str] = set()
-    stack = [name]
-    while stack:
-        n = stack.pop()
-        for d in plan.model.quantities[n].deps:
-            if d not in seen:
-                seen.add(d)
-                stack.append(d)
-    inputs = [n for n in seen if plan.model.quantities[n].is_input]
-    if plan.model.quantities[name].is_input:
-        inputs = [name]
-    return sorted(inputs, key=lambda n: plan.model.quantities[n].definition.span.start)
-
-
-def _cone(plan: Plan, name: str) -> set[str]:
-    seen: set[str] = set()
-    stack = [name]
-    while stack:
-        for d in plan.model.quantities[stack.pop()].deps:
-            if d not in seen:
-                seen.add(d)
-                stack.append(d)
-    return seen
+    """Every input a quantity depends on, directly or not, in file order (an input: itself)."""
+    q = plan.model.quantities
+    if q[name].is_input:
+        return [name]
+    inputs = [n for n in cone(plan.model, [name]) if q[n].is_input]
+    return sorted(inputs, key=lambda n: q[n].definition.span.start)
 
 
 def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None) -> Explanation:
@@ -87,10 +70,9 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         node = to_ir(full, frozenset(n for n, x in plan.model.quantities.items() if x.is_bool))
     except NoClosedForm as exc:
         no_ir = str(exc)
-    inputs = [(n, format_value(ev.display(n), plan.model.quantities[n].unit_text))
-              for n in upstream_inputs(plan, name)]
-    used = {a for n in [name, *plan.model.quantities] if n == name or n in _cone(plan, name)
-            for a in plan.model.quantities[n].answer_deps}
+    upstream = upstream_inputs(plan, name)
+    inputs = [(n, format_value(ev.display(n), plan.model.quantities[n].unit_text)) for n in upstream]
+    used = {a for n in cone(plan.model, [name]) for a in plan.model.quantities[n].answer_deps}
     for a in plan.model.formula_answers:  # answers it uses: each a question's, shown with the question
         if a in used:
             answer = plan.model.answers[a]
@@ -119,8 +101,8 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         inputs=inputs,
         used_by=used_by,
         constraints=[c.span.flat for c in q.definition.constraints],
-        scaled=any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream_inputs(plan, name)]),
-        factors=_factors(plan, [name, *upstream_inputs(plan, name)]),
+        scaled=any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream]),
+        factors=_factors(plan, [name, *upstream]),
     )
 
 

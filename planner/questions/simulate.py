@@ -378,8 +378,8 @@ def reduce(executor, plan: Plan, column, holder, names: Sequence[str], flags: Se
         s = {k: v for k, v in stats[n].items() if k not in ("count", "min", "max")}
         if n in nevers:
             s["never"] = nevers[n]
-        if n in point and not isinstance(point[n], bool):
-            s["point"] = point[n] / (1.0 if q.is_bool else float(q.display.scale))
+        if n in point:  # a true/false as written: 1 or 0, beside its mean (the share of samples where true)
+            s["point"] = float(point[n]) if q.is_bool else point[n] / float(q.display.scale)
         figures[n] = s
     return {"table": figures, "flags": shares, "shares": probabilities, "nevers": nevers,
             "levels": tuple(levels), "where": executor.where}
@@ -510,6 +510,21 @@ def _compile(plan: Plan, names: Sequence[str]):
     return plan.compile_outputs(derived, constraints=True), derived
 
 
+def fixed_answers(plan: Plan, point_ev, sampled) -> dict[str, Any]:
+    """The answers the plan's formulas use, at their point values (one solve, not one per sample), for
+    a simulation in which ``sampled`` inputs vary: a located error where a question depends on one of
+    them. Both executors (in memory, and in chunks: :mod:`planner.questions.chunked`) read it."""
+    answers = {}
+    for a in [n for n in plan.model.answers if n in set(plan.model.formula_answers)]:
+        if plan.model.answer_inputs(a) & set(sampled):
+            raise DistributionError(
+                f"a formula uses the answer `{a}`, whose question depends on an uncertain input: each sample "
+                "would need its own solve", plan.model.answers[a].statement.span, label="this question",
+                hint="give the inputs that question uses one value each")
+        answers[a] = point_ev.answers.get(a, math.nan)
+    return answers
+
+
 def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int = DEFAULT_SAMPLES, seed: int = 0,
         method: str = "lhs", overrides=None, origins=None, names: Optional[Sequence[str]] = None,
         drawn: Optional[dict[str, np.ndarray]] = None, progress=None) -> list[Simulation]:
@@ -528,7 +543,6 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
                  len(kept), len(scenarios))
     drawn = draw(plan, samples, seed, method, inputs) if drawn is None else drawn
     samples = len(next(iter(drawn.values())))
-    used = [n for n in plan.model.answers if n in set(plan.model.formula_answers)]
     out = []
     for scenario in scenarios:
         point_ev = plan.evaluate(scenario, overrides, origins)  # the point values: and a bad plan fails here
@@ -537,14 +551,7 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
         sampled = {n: u for n, u in inputs.items() if n not in fixed}
         columns: dict[str, Any] = dict(values)
         columns.update({n: drawn[n] for n in sampled})
-        answers = {}
-        for a in used:
-            if plan.model.answer_inputs(a) & set(sampled):
-                raise DistributionError(
-                    f"a formula uses the answer `{a}`, whose question depends on an uncertain input: each sample "
-                    "would need its own solve", plan.model.answers[a].statement.span, label="this question",
-                    hint="give the inputs that question uses one value each")
-            answers[a] = point_ev.answers.get(a, math.nan)
+        answers = fixed_answers(plan, point_ev, sampled)
         keep = [n for n in derived if names is None or n in set(names)]
         parts: dict[str, list] = {n: [] for n in keep}
         broken: dict[int, int] = {}  # constraint -> samples where it fails
@@ -570,8 +577,7 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
         for n in keep:
             got = parts.pop(n)  # its blocks freed once joined: the peak is one copy, not two
             result[n] = np.concatenate(got) if got and got[0] is not None else point_ev.values[n]
-        sim = Simulation(plan, scenario, samples, seed, method, result, sampled,
-                         {n: v for n, v in point_ev.values.items() if not isinstance(v, bool)})
+        sim = Simulation(plan, scenario, samples, seed, method, result, sampled, dict(point_ev.values))
         _check_samples(plan, sim, broken, keep)
         out.append(sim)
     return out

@@ -84,11 +84,11 @@ def _formula_answers(book: Book) -> None:
 def _rows(book: Book) -> list[tuple]:
     """(statement, scenario, overrides) per Solve row: each question in its own scenarios, then the
     answers that checks use in other scenarios or with `with` overrides."""
-    from ...compute.evaluation import scenarios_for
+    from ...questions.every_answer import question_scenarios
 
     rows = []
     for stmt in book.answers.questions():
-        own = [(stmt, s, {}) for s in scenarios_for(book.plan, stmt.scenarios)]
+        own = [(stmt, s, {}) for s in question_scenarios(book.plan, stmt)]  # `for all`: as written too
         extra = [need for need in book.solve_needs if need[0] is stmt]
         for item in own + extra:
             if not any(r[0] is item[0] and r[1] == item[1] and r[2] == item[2] for r in rows):

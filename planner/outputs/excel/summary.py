@@ -15,7 +15,7 @@ import math
 
 from ...language import ir
 from ..numbers import prose_style
-from .book import NO_ANSWER, shown_figures
+from .book import NO_ANSWER, STALE, shown_figures
 from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, prose, col_index, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
@@ -31,8 +31,7 @@ def create(book: Book) -> None:
 def fill(book: Book) -> None:
     ws = book.sheet("Summary")
     row = book.heading(ws)
-    ws.note(row, 1, "Every figure here is live: edit the orange cells on the Inputs sheet (or a scenario's own "
-            "inputs on the Scenarios sheet) and it follows.")
+    ws.note(row, 1, _live_sentence(book))
     row += 2
     row = _selector(book, ws, row)
     row = _headlines(book, ws, row)
@@ -40,6 +39,19 @@ def fill(book: Book) -> None:
     row = _answers(book, ws, row)
     _checks(book, ws, row)
     ws.caps.update({1: 45, 2: 30})
+
+
+def _live_sentence(book: Book) -> str:
+    """The Summary's first sentence, true of this workbook: every figure live, or every figure but the
+    answers planner found at export (a search the sheet cannot redo: a `first` over months, several roots)."""
+    edit = "edit the orange cells on the Inputs sheet (or a scenario's own inputs on the Scenarios sheet)"
+    fixed = sum(1 for _, ctx, r, at in book.solve_rows
+                if not ctx.overrides and (getattr(book.sheet("Solve").at(at, 3), "kind", None) != "formula"))
+    if not fixed:
+        return f"Every figure here is live: {edit} and it follows."
+    what = "the answer planner found at export (its" if fixed == 1 else \
+        f"the {fixed} answers planner found at export (their"
+    return f"Every figure here is live except {what} status reads \"{STALE}\" after an edit): {edit} and the rest follows."
 
 
 def _selector(book: Book, ws, row: int) -> int:

@@ -215,7 +215,7 @@ class Session:
                 "text": "never" if ev.is_never(name) else show(v, q.unit_text)}
 
     def _answer_rows(self, answers, overrides, origins) -> list[dict]:
-        from ...compute.evaluation import scenarios_for
+        from ...questions.every_answer import question_scenarios
         from ...questions import fast
 
         rows = []
@@ -223,7 +223,7 @@ class Session:
         for stmt in fast.questions(self.plan):
             # an answer no edited input reaches is the plan's own: asked once (bisections cost milliseconds)
             reached = self._answer_inputs[stmt.alias] & set(overrides) if stmt.alias in model.answers else True
-            for s in scenarios_for(self.plan, stmt.scenarios):
+            for s in question_scenarios(self.plan, stmt):  # `for all`: the plan as written too
                 key = (id(stmt), s)
                 if not reached and key in self._answer_base:
                     rows.append(self._answer_base[key])
