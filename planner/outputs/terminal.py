@@ -16,7 +16,7 @@ import math
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..language.errors import PlanError
 from ..language.live import plain as prose_text
-from .numbers import SIGNIFICANT, differing, is_money, texts
+from .numbers import SIGNIFICANT, NumberStyle, differing, is_money, plan_styles, texts
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
@@ -288,31 +288,22 @@ def _overrides(plan: Plan, ev: Evaluation) -> dict[str, Any]:
     return out
 
 
-def figures(values: Sequence[Any], unit: str, digits: int = 6) -> list[str]:
+def figures(values: Sequence[Any], unit: str, digits: int = 6, style: Optional[NumberStyle] = None) -> list[str]:
     """A quantity's figures as the terminal prints them (without the unit), by the workbook's and the
-    report's number rule: one style for all of them, digits grouped (``42,000``, ``44,570.7``), money to
-    cents (``6,527,500.00``, never ``6.5275e+06``). ``digits`` above six (an answer's figure) keeps that
-    many significant digits, grouped the same way."""
-    if digits > SIGNIFICANT and not is_money(unit):
-        return [_grouped(format_value(v, "", digits)) for v in values]
+    report's number rule: one style for all of them (``style``, the quantity's own, where given), digits
+    grouped (``42,000``, ``44,570.7``), money to cents (``6,527,500.00``, never ``6.5275e+06``). ``digits``
+    above six (an answer's figure) keeps that many significant digits, grouped the same way."""
+    if style is None and digits > SIGNIFICANT and not is_money(unit):
+        return [format_value(v, "", digits) for v in values]
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    shown = iter(texts(numbers, unit))
+    shown = iter([style.text(v) for v in numbers] if style is not None else texts(numbers, unit))
     return [next(shown) if isinstance(v, (int, float)) and not isinstance(v, bool) else format_value(v)
             for v in values]
 
 
 def plain(v: Any) -> str:
-    """One figure with six significant digits, its whole part grouped (``44,570.7``, ``1.2573e-11``)."""
-    return _grouped(format_value(v))
-
-
-def _grouped(text: str) -> str:
-    """``1234567.5`` -> ``1,234,567.5``; scientific and non-numeric text as it is."""
-    sign, body = (text[0], text[1:]) if text[:1] == "-" else ("", text)
-    whole, dot, part = body.partition(".")
-    if not whole.isdigit() or "e" in part.lower():
-        return text
-    return f"{sign}{int(whole):,}{dot}{part}"
+    """One figure alone by the rule: six significant digits, grouped (``44,570.7``, ``1.257E-11``)."""
+    return format_value(v)
 
 
 def figure(value: Any, unit: str, digits: int = 6) -> str:
@@ -323,9 +314,10 @@ def figure(value: Any, unit: str, digits: int = 6) -> str:
 def _eval_rows(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]):
     headers = ["quantity"] + [ev.label for ev in evaluations] + ["unit", "notes"]
     rows = []
+    styles = plan_styles(plan, evaluations, names)
     for n in names:
         q = plan.model.quantities[n]
-        values = figures([ev.display(n) for ev in evaluations], q.unit_text)
+        values = figures([ev.display(n) for ev in evaluations], q.unit_text, style=styles.get(n))
         values = [NEVER if ev.is_never(n) else v for ev, v in zip(evaluations, values)]
         notes = []
         if q.is_input:

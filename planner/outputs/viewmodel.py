@@ -36,7 +36,7 @@ from .latex import FormulaPrinter, formula_latex, visible, equation, formula_equ
 from ..language import ir
 from ..language.live import plain
 from .markup import code, markdown, prose as said, text
-from .numbers import NumberStyle, figure, prose_style, style_for, written_decimals
+from .numbers import NumberStyle, figure, plan_styles, prose_style, style_for, written_decimals
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -79,6 +79,13 @@ class Analysis:
         from ..questions.solve import SolveResult
 
         return [r for _, answers in self.solves for _, r in answers if isinstance(r, SolveResult)]
+
+    @property
+    def styles(self) -> dict:
+        """Each quantity's number style, the one every output uses (:func:`.numbers.plan_styles`)."""
+        if "_styles" not in self.__dict__:
+            self.__dict__["_styles"] = plan_styles(self.plan, [*self.evaluations, self.base])
+        return self.__dict__["_styles"]
 
     @property
     def checks_failed(self) -> int:
@@ -179,16 +186,11 @@ def _with_unit(text: str, unit: str) -> str:
     return f"{text} {unit}" if unit and text else text
 
 
-_WHOLE = re.compile(r"-?[\d,]+\.0+")
 
 
 def _text(style: NumberStyle, v: Any) -> str:
-    """``v`` in ``style``, a whole number without trailing zeros (``140 | 70 | 36.3125``, not
-    ``140.0000 | 70.0000 | 36.3125``; ``1`` not ``1.00000``); money keeps its cents."""
-    text = style.text(v)
-    if style.decimals and not style.scientific and not style.money and _WHOLE.fullmatch(text):
-        return text.partition(".")[0]  # whole as the style rounds it (34.99999999999999 shows 35)
-    return text
+    """``v`` in ``style``: the digits the workbook's cell shows (``140.0000 | 70.0000 | 36.3125``)."""
+    return style.text(v)
 
 
 def figures(values: Sequence[Any], unit: str = "") -> list[str]:
@@ -459,8 +461,7 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
     tags = list(q.tags)
     per_scenario = [ev.display(name) for ev in analysis.evaluations]
     base = analysis.base.display(name)
-    style = style_for([_plain(v) for v in per_scenario + [base]], unit)
-    said = prose_style([_plain(v) for v in per_scenario + [base]], unit)
+    style = analysis.styles.get(name) or style_for([], unit)
     d = {
         "name": name,
         "kind": "input" if q.is_input else "derived",
@@ -482,12 +483,10 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         # a `first(...)` that found nothing says "never", not nan
         "scenario_values": ["never" if ev.is_never(name) else _text(style, _plain(v))
                             for ev, v in zip(analysis.evaluations, per_scenario)],  # no unit: tables have a column
-        # the same in a sentence's style (three significant digits, money to cents): the Findings' table
-        "said_values": ["never" if ev.is_never(name) else _text(said, _plain(v))
-                        for ev, v in zip(analysis.evaluations, per_scenario)],
         "scenario_numbers": [number(v) for v in per_scenario],
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
     }
+    d["said_values"] = d["scenario_values"]  # the Findings' table's, once in three digits: one spelling now
     if analysis.base.is_never(name):
         d["value"] = d["figure"] = "never"
     if q.is_input:
