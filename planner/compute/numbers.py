@@ -230,6 +230,16 @@ def texts(values: Iterable[Optional[float | bool]], unit: str = "") -> list[str]
     return [style.text(v) for v in values]
 
 
+def row_texts(stats: dict, unit: str = "") -> list[str]:
+    """A distribution's figures (``point``, ``mean``, ``sd``, percentiles) in one style, chosen from all
+    but the sd (a spread is written to the figure's precision: the sd of a constant is 0, never
+    ``3.55289e-15``, and an sd does not ask a mean for more digits), as `planner simulate` and the report
+    write a row. ``nan`` (a ``first(...)`` with no value) is written as the style writes it."""
+    chosen = [v for k, v in stats.items() if k != "sd" and v is not None and v == v]
+    style = style_for(chosen, unit)
+    return [style.text(v) for v in stats.values()]
+
+
 def significant(value: Optional[float | bool], digits: int = SIGNIFICANT) -> str:
     """One figure alone with up to ``digits`` significant digits by the rule: grouped, trailing zeros
     dropped, scientific where the rule is (``40,000,000``; ``15.9155``; ``1.257E-11``)."""

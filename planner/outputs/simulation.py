@@ -8,7 +8,7 @@ from typing import Any, Optional, Sequence, Union
 
 from ..questions.simulate import Figures, Simulation
 from ..questions.simulate import _pct_text as _pct
-from .numbers import differing, texts
+from .numbers import differing, row_texts
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
 
 Run = Union[Simulation, Figures]  # in memory, reduced here; or reduced already, as a --dask run is
@@ -40,17 +40,17 @@ def _headers(percentiles: Sequence[float]) -> list[str]:
 
 
 def _rows(sim: Figures, names: Sequence[str], percentiles: Sequence[float]):
-    """One row a quantity, its figures in one style (:func:`.numbers.texts`, as every table writes a
-    quantity's figures: digits grouped, float noise such as the sd of a constant shown as 0); a
+    """One row a quantity, its figures in one style (:func:`.numbers.row_texts`: chosen from the point,
+    mean and percentiles, the sd written in it, so float noise such as the sd of a constant is 0); a
     ``first(...)`` with no value is "never"."""
     rows = []
     for n in names:
         q = sim.plan.model.quantities[n]
         s = sim.stats(n, percentiles)
-        figures = [s[k] for k in _stat_names(percentiles)]
-        shown = texts(figures, q.unit_text)
+        keys = _stat_names(percentiles)
+        shown = row_texts({k: s[k] for k in keys}, q.unit_text)
         if sim.never(n) is not None:
-            shown = ["never" if v != v else t for v, t in zip(figures, shown)]
+            shown = ["never" if s[k] != s[k] else t for k, t in zip(keys, shown)]
         rows.append([n] + shown + [q.unit_text])
     return rows
 
