@@ -195,3 +195,86 @@ def test_every_output_spells_each_figure_one_way(path, cli, monkeypatch, tmp_pat
                 assert not missing, f"{name} [{label}] not found in {missing}"
     assert compared >= len(headlines)
     assert not wrong, f"{len(wrong)} of {compared} figures are spelled differently:\n" + "\n".join(wrong)
+
+
+# ---- the symptoms users met, one each ------------------------------------------------------------------
+
+SYMPTOMS = """
+title "Figures users met"
+unit USD
+price    = 1000 USD ~ uniform(900 USD, 1100 USD) "price"
+cost     = 500 USD   "cost"
+rate_in  = 40000000 "requests a day"
+loss     = cost - 2 * price -> USD "the loss" [headline]
+yield    = irr(-100, 20, 30, 40, 50) -> % "the return" [headline]
+constant = price - price + 7 USD -> USD "a constant the samples do not move"
+count    = price / 1 USD * 12500 "a count" [headline]
+small    = price / 1 USD * 8.723 "a smaller count" [headline]
+units    = cost / 1 USD "cost as a plain number"
+sweep cost in [1 USD, 20000000.5 USD, 140000000 USD] show loss, units
+"""
+
+
+@pytest.fixture
+def symptoms(plan_file):
+    return plan_file(SYMPTOMS, "symptoms.plan")
+
+
+def test_explain_groups_digits_and_writes_the_figure_as_eval_does(cli, symptoms):
+    code, out, _ = cli("explain", symptoms, "rate_in")
+    assert code == 0 and "40,000,000" in out and "40000000" not in out.replace("= 40000000", "")
+    _, evaluated, _ = cli("eval", symptoms, "--only", "yield")
+    _, explained, _ = cli("explain", symptoms, "yield")
+    shown = re.search(r"yield\s+(\S+)\s+%", evaluated).group(1)
+    assert shown == "12.8257"  # irr(-100, 20, 30, 40, 50) = 12.825727 % (NPV at it: 0 to 1e-9)
+    assert re.search(r"value\s+(\S+) %", explained).group(1) == shown
+
+
+def test_a_sweep_column_is_one_style_never_scientific(cli, symptoms):
+    code, out, _ = cli("sweep", symptoms)
+    assert code == 0 and "e+" not in out and "E+" not in out
+    rows = [_cells(line) for line in out.splitlines()[3:] if line.strip()]
+    assert [r[0] for r in rows] == ["1.00", "20,000,000.50", "140,000,000.00"]
+    assert [r[1] for r in rows] == ["-1,999.00", "19,998,000.50", "139,998,000.00"]
+    assert [r[2] for r in rows] == ["1", "20,000,001", "140,000,000"]  # six significant digits, never 2e+07
+
+
+def test_simulate_writes_the_sd_of_a_constant_as_0_and_a_row_as_the_report_does(cli, symptoms):
+    from planner.outputs.viewmodel import analyse, view_model
+    from planner.plan import load
+
+    code, out, _ = cli("simulate", symptoms, "--show", "constant,count,small")
+    assert code == 0 and "e-" not in out.lower()
+    rows = {r[0]: r for r in map(_cells, out.splitlines()) if r and r[0] in ("constant", "count", "small")}
+    assert rows["constant"][3] == "0.00"  # its sd: float residue of price - price, never 3.55e-15
+    view = view_model(analyse(load(symptoms)))["uncertainty"]
+    for name in ("count", "small"):  # the report's uncertainty table: point, mean, p5, p50, p95 as the terminal's
+        (row,) = next(f for f in view["figures"] if f["name"] == name)["rows"]
+        terminal = rows[name]
+        assert [row[k] for k in ("point", "mean", "p5", "p50", "p95")] == terminal[1:3] + terminal[4:7]
+
+
+def test_a_histogram_legend_spells_the_value_as_written_as_the_tables_do(symptoms):
+    from planner.outputs.uncertainty import plot_data
+    from planner.outputs.viewmodel import analyse
+    from planner.plan import load
+
+    analysis = analyse(load(symptoms))
+    written = {d.name: d.written for d in plot_data(analysis, {})}
+    assert written["count"] == ("12,500,000",) and written["small"] == ("8,723",)
+
+
+def test_an_elasticity_says_which_way_a_negative_figure_moves(cli, symptoms):
+    """loss = cost - 2 * price = -1,500 USD: a 1% rise of price (10 USD) deepens it by 20 USD, 1.33% of its
+    size, so the elasticity is -1.3333 (a fall), not +1.3333; a rise of cost makes it shallower: +0.3333."""
+    code, out, _ = cli("sensitivity", symptoms, "loss")
+    assert code == 0
+    rows = {r[0]: r for r in map(_cells, out.splitlines()) if r and r[0] in ("price", "cost")}
+    assert rows["price"][2] == "-1.3333" and rows["cost"][2] == "+0.3333"
+
+
+def test_the_build_summary_groups_digits_as_solve_does(tmp_path, symptoms, cli):
+    code, out, err = cli("build", symptoms, "-o", tmp_path / "out")
+    assert code == 0, err
+    lines = {r[0]: r for r in map(_cells, out.splitlines()) if r}
+    assert lines["count"][1] == "12,500,000" and lines["loss"][1] == "-1,500.00" and lines["yield"][1] == "12.8257"
