@@ -240,6 +240,26 @@ def row_texts(stats: dict, unit: str = "") -> list[str]:
     return [style.text(v) for v in stats.values()]
 
 
+SHARE_DECIMALS = 2  # a share of samples or trials: 38.77 %, as every output writes it
+
+
+def share(p: float) -> str:
+    """A share of samples, trials or points as every output writes it (``38.77%``): two decimals, ``100%`` and
+    ``0%`` only when every or no sample, else never rounded to them (``> 99.99%``, ``< 0.01%``)."""
+    if p != p:
+        return "n/a"
+    if p >= 1:
+        return "100%"
+    if p <= 0:
+        return "0%"
+    text = f"{p * 100:.{SHARE_DECIMALS}f}"
+    if float(text) >= 100:
+        return f"> {100 - 10 ** -SHARE_DECIMALS:.{SHARE_DECIMALS}f}%"
+    if float(text) <= 0:
+        return f"< {10 ** -SHARE_DECIMALS:.{SHARE_DECIMALS}f}%"
+    return text + "%"
+
+
 def significant(value: Optional[float | bool], digits: int = SIGNIFICANT) -> str:
     """One figure alone with up to ``digits`` significant digits by the rule: grouped, trailing zeros
     dropped, scientific where the rule is (``40,000,000``; ``15.9155``; ``1.257E-11``)."""

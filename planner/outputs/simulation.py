@@ -9,6 +9,7 @@ from typing import Any, Optional, Sequence, Union
 from ..questions.simulate import Figures, Simulation
 from ..questions.simulate import _pct_text as _pct
 from .numbers import differing, row_texts
+from .numbers import share as share_text
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
 
 Run = Union[Simulation, Figures]  # in memory, reduced here; or reduced already, as a --dask run is
@@ -61,8 +62,8 @@ def _never_lines(sim: Figures, names: Sequence[str]) -> list[str]:
     for n in names:
         share = sim.never(n)
         if share:
-            rest = "no sample finds one" if share == 1 else f"mean, sd and percentiles over the other {1 - share:.1%}"
-            out.append(f"{n}: never in {share:.1%} of samples ({rest})")
+            rest = "no sample finds one" if share == 1 else f"mean, sd and percentiles over the other {share_text(1 - share)}"
+            out.append(f"{n}: never in {share_text(share)} of samples ({rest})")
     return out
 
 
@@ -75,7 +76,7 @@ def _flag_lines(sim: Figures, words_as=lambda words: words) -> list[str]:
         from ..language.live import plain
 
         words = (plain(q.doc) or "").strip().split("\n")[0] or n
-        out.append(f"{words_as(words[:1].upper() + words[1:])} in {share:.2%} of samples ({n})")
+        out.append(f"{words_as(words[:1].upper() + words[1:])} in {share_text(share)} of samples ({n})")
     return out
 
 
@@ -107,7 +108,7 @@ def text(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]
         block += _never_lines(sim, names)
         block += _flag_lines(sim)
         for label, cond in probabilities:
-            block.append(f"P({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}")
+            block.append(f"P({label}) = {share_text(sim.probability(cond))}{sim.never_note(cond)}")
         if sensitivity:
             block.append(tornado(sim, names, width))
         parts.append("\n".join(b for b in block if b))
@@ -124,7 +125,7 @@ def markdown(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[fl
         from .markup import text as escaped
 
         block += ["\n" + line for line in _never_lines(sim, names) + _flag_lines(sim, escaped)]
-        block += [f"\nP({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}" for label, cond in probabilities]
+        block += [f"\nP({label}) = {share_text(sim.probability(cond))}{sim.never_note(cond)}" for label, cond in probabilities]
         parts.append("\n".join(block))
     return "\n\n".join(parts)
 

@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence
 
 from ..compute.evaluation import Plan
 from ..compute.numbers import figure, row_texts, style_for
+from ..compute.numbers import share as share_text
 from ..language import ir
 from ..language.graph import cone
 
@@ -181,20 +182,6 @@ def _shown(analysis) -> list[str]:
     return list(getattr(analysis, "uncertain_figures", None) or [])
 
 
-def _pct(share: float) -> str:
-    """A share of trials in words: ``38.8%``, ``100%`` only when every trial, ``< 0.1%`` above none."""
-    if share >= 1:
-        return "100%"
-    if share <= 0:
-        return "0%"
-    text = f"{share * 100:.1f}"
-    if text == "100.0":
-        return "> 99.9%"
-    if text == "0.0":
-        return "< 0.1%"
-    return text.rstrip("0").rstrip(".") + "%"
-
-
 def _row(stats: dict, unit: str) -> dict[str, str]:
     """A figure's point, mean and percentiles as `planner simulate` writes its row (:func:`.numbers.row_texts`):
     the same digits in the report as in the terminal; "never" where a ``first(...)`` has no value."""
@@ -245,7 +232,7 @@ def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = Non
         if q.is_bool:
             for sim, where in groups:
                 share = sim.figures((), [name], (), ()).flag(name)
-                out["statements"].append({"code": "", "words": f"{labels.get(name, name)} in {_pct(share)} of trials"
+                out["statements"].append({"code": "", "words": f"{labels.get(name, name)} in {share_text(share)} of trials"
                                           + (f" ({where})" if where and where != "every scenario" else "") + "."})
             continue
         rows = []
@@ -255,9 +242,9 @@ def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = Non
             never = sim.never(name)
             rows.append({"scenario": where,
                          **_row(s, q.unit_text),
-                         "never": _pct(never) if never else ""})
+                         "never": share_text(never) if never else ""})
             if never:
-                out["statements"].append({"code": "", "words": f"{labels.get(name, name)}: never in {_pct(never)} of "
+                out["statements"].append({"code": "", "words": f"{labels.get(name, name)}: never in {share_text(never)} of "
                                           "trials" + (f" ({where})" if where and where != "every scenario" else "") + "."})
             if tornado is None and sim.varies(name):
                 uses = set(cone(plan.model, [name]))
@@ -302,5 +289,5 @@ def _checked(plan: Plan, sims: Sequence, said: set) -> list[dict]:
                 except Exception:  # noqa: BLE001 - the check's own run reports a bad condition
                     continue
                 where = f" ({sim.label})" if sim.scenario is not None else ""
-                out.append({"code": text, "words": f"in {_pct(share)} of trials{where}."})
+                out.append({"code": text, "words": f"in {share_text(share)} of trials{where}."})
     return out
