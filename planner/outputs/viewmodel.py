@@ -576,6 +576,8 @@ def _check_figures(condition: bool, r: CheckResult) -> dict:
                 style = more if extra else style
                 break
     out = {"expected": show(b, r.unit, style), "actual": show(a, r.unit, style)}
+    if r.passed and written is not None and written < style.decimals and not (style.scientific or style.money):
+        out["expected"] = show(b, r.unit, NumberStyle(written, False, style.percent))  # `~= 12` reads 12
     ops = getattr(r.check.condition, "ops", ())
     if getattr(r, "stat_text", "") and len(ops) == 1 and ops[0].value in _BOUND:  # `P(x) >= 30%`: a bound
         out["expected"] = f"{_BOUND[ops[0].value]} {out['expected']}"
