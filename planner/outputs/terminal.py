@@ -581,7 +581,7 @@ def solve_text(results: Sequence[SolveResult]) -> str:
             alias = f"  as {r.alias}" if r.alias and f" as {r.alias}" not in r.question else ""
             lines.append(f"{r.question}{alias}{where}")
             last = r.statement
-        value = figure(r.display_value, r.unit, 10)
+        value = figure(r.display_value, r.unit)  # as eval, the report and the workbook write the answer
         head = f"  [{r.label}] {r.target} = {value}"
         if r.optimum is not None:
             head += f"  ({figure(r.optimum_display, r.optimum_unit, 6)} at the optimum)"
@@ -608,7 +608,7 @@ def solve_json(plan: Plan, results: Sequence[SolveResult], errors: Sequence[Plan
 
 
 def solve_markdown(results: Sequence[SolveResult]) -> str:
-    rows = [[r.question, r.label, format_value(r.display_value, r.unit, 10)
+    rows = [[r.question, r.label, format_value(r.display_value, r.unit)
              + (f" ({format_value(r.optimum_display, r.optimum_unit, 6)} at the optimum)" if r.optimum is not None
                 else ""), r.method, r.verification.text, r.closed_form_text or ""] for r in results]
     return markdown_table(rows, ["question", "scenario", "answer", "method", "verified", "closed form"])
