@@ -224,7 +224,7 @@ def _lines(result, others) -> list[tuple[str, np.ndarray]]:
         mask = np.ones(result.size, dtype=bool)
         for a, v in zip(others, combo):
             mask &= result.display(a.name) == v
-        label = ", ".join(f"{a.name} = {_plain_tick(float(v))}" for a, v in zip(others, combo))
+        label = ", ".join(f"{a.name} = {significant(float(v))}" for a, v in zip(others, combo))
         out.append((label, mask))
     return out
 
