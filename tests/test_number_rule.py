@@ -278,3 +278,29 @@ def test_the_build_summary_groups_digits_as_solve_does(tmp_path, symptoms, cli):
     assert code == 0, err
     lines = {r[0]: r for r in map(_cells, out.splitlines()) if r}
     assert lines["count"][1] == "12,500,000" and lines["loss"][1] == "-1,500.00" and lines["yield"][1] == "12.8257"
+
+
+IRR = """
+title "A project's internal rate of return"
+unit USD
+rate   = 10% "discount rate" where 0% <= rate <= 100%
+invest = 1000 USD "investment"
+inflow = 300 USD "yearly inflow"
+npv_value = -invest + inflow / (1 + rate) + inflow / (1 + rate)^2 + inflow / (1 + rate)^3
+    + inflow / (1 + rate)^4 + inflow / (1 + rate)^5 -> USD "net present value" [headline]
+solve rate where npv_value = 0 USD as irr_rate
+"""
+
+
+def test_an_answer_is_spelled_one_way_in_solve_eval_the_build_summary_and_the_report(cli, plan_file, tmp_path):
+    """A new user's IRR printed as 15.9155 % in one output, 15.91555 % in another, 15.92 % in a third. Five
+    inflows of 300 on 1,000 return 15.2382 % (Excel: =RATE(5, 300, -1000) is 15.2382 %)."""
+    path = plan_file(IRR, "irr.plan")
+    _, solved, _ = cli("solve", path)
+    _, evaluated, _ = cli("eval", path, "--only", "irr_rate")
+    _, built, _ = cli("build", path, "-o", tmp_path / "out")
+    report = (tmp_path / "out" / "irr.md").read_text(encoding="utf-8")
+    assert "rate = 15.2382 %" in solved
+    assert re.search(r"^irr_rate\s+15\.2382\s+%", evaluated, re.M)
+    assert "as irr_rate: 15.2382 %" in built
+    assert "`rate` = **15.2382 %**" in report
