@@ -39,6 +39,7 @@ from ..compute.exact import ExactEvaluator, NotRational
 from ..compute.numeric import compile_program
 from ..language import ir
 from ..compute.evaluation import format_value
+from ..compute.numbers import significant
 from ..language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
 from ..language.model import whole_numbers
 from .answer import SolveResult, Verification
@@ -289,7 +290,7 @@ def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenar
 
 
 def _root_found(stmt, q, x: float, residual: float):
-    said = "exactly 0 in floats" if residual == 0 else f"{residual:.3g} (floats; it changes sign at the next float)"
+    said = "exactly 0 in floats" if residual == 0 else f"{significant(residual, 3)} (floats; it changes sign at the next float)"
     ver = Verification(text=f"lhs - rhs = {said} at the root",
                        exact=False, residual=residual)
     method = (f"numeric route: {GRID} points over the declared domain, monotone with one sign "

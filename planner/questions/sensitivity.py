@@ -41,6 +41,7 @@ import numpy as np
 import sympy as sp
 
 from ..compute.evaluation import Plan, format_value
+from ..compute.numbers import significant
 from ..compute.symbolic import cone
 from ..language.errors import KindError, PlanError, UnknownNameError, suggest
 from .fast import ranges_in
@@ -404,7 +405,7 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
 
     def show(d: Optional[float]) -> str:
         e = el(d)
-        return f"{e + 0.0:+.4f}" if e is not None else f"slope {d * scale / y_scale + 0.0:+.6g}"
+        return f"{e + 0.0:+.4f}" if e is not None else f"slope {_signed(d * scale / y_scale)}"
 
     rise, fall = ("one step up", "one step down") if xq.integer else ("a rise", "a fall")
     what = "integer input: " if xq.integer else ""
@@ -470,7 +471,7 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
     def said(v: Optional[float], it: str) -> str:  # the effect of a change that gives ``name`` the value ``v``
         if v is None:
             return f"leaves {it} without a value"
-        return f"leaves {it} as it is" if v == y else f"moves {it} by {(v - y) / abs(y) * 100:+.3g}%"
+        return f"leaves {it} as it is" if v == y else f"moves {it} by {_signed((v - y) / abs(y) * 100, 3)}%"
 
     if (rise or 0.0) == 0 and (fall or 0.0) == 0:
         nearest = _nearest_step(plan, ev, name, row.input, x, y)
@@ -525,5 +526,11 @@ def _nearest_step(plan: Plan, ev, name: str, input_name: str, x: float, y: float
         return ""
     d, sign, v = min(found)
     to = x * (1 + sign * d) / float(xq.display.scale)
-    return (f"the nearest step is a {d * 100:.3g}% {'rise' if sign > 0 else 'fall'} "
-            f"(to {format_value(to, xq.unit_text, 4)}), where `{name}` moves by {(v - y) / abs(y) * 100 + 0.0:+.3g}%")
+    return (f"the nearest step is a {significant(d * 100, 3)}% {'rise' if sign > 0 else 'fall'} "
+            f"(to {format_value(to, xq.unit_text, 4)}), where `{name}` moves by {_signed((v - y) / abs(y) * 100, 3)}%")
+
+
+def _signed(v: float, digits: int = 6) -> str:
+    """A change by the number rule with its sign (``+1.25``, ``-0.5``, ``+2.4E-05``), never ``-0``."""
+    text = significant(v + 0.0, digits)
+    return text if text.startswith("-") else "+" + text
