@@ -14,7 +14,14 @@ unit (65 for 65 %); :func:`cell_unit` is what is left of the unit for the workbo
 The workbook uses :meth:`NumberStyle.excel` as the cell's number format; the report and other
 text outputs use :meth:`NumberStyle.text`, so both show the same digits.
 
-Plain data and the standard library only: every output may import it.
+The one rule for every output a person reads (the terminal, the build summary, explain, simulate, sweeps,
+the report's tables and sentences, the serve page and the workbook's number formats; JSON and CSV keep every
+digit): a quantity's style is :func:`plan_styles`' (its figures in the base case and every scenario, an
+input's written decimals), a figure alone is :func:`significant` (``format_value``), a distribution's row
+is :func:`row_texts`, a share of samples is :func:`share`, a sentence's figure is :func:`prose_style`'s.
+It lives in the compute stage so that the questions' messages can use it too.
+
+Plain data and the standard library only: every stage above ``language`` may import it.
 """
 
 from __future__ import annotations
