@@ -59,7 +59,7 @@ def test_the_percentiles_of_a_uniform_range_are_its_theory():
 def test_a_true_false_figure_is_a_share_of_trials_in_words(plan_file):
     view = _view(plan_file(SMALL))["uncertainty"]
     said = [s["words"] for s in view["statements"] if not s["code"]]
-    assert said == ["The draw comes in under 0.3 in 30% of trials."]  # 3,000 of 10,000 slices
+    assert said == ["The draw comes in under 0.3 in 30.00% of trials."]  # 3,000 of 10,000 slices, as `planner simulate` says it
     # P(y > 2): 3x - b > 2 is the triangle x > (2 + b) / 3 of the unit square, area 1/6 = 16.7%,
     # to three standard errors of 10,000 trials (0.37% each)
     (coded,) = [s for s in view["statements"] if s["code"]]
