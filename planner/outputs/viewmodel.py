@@ -208,24 +208,7 @@ def show(v: Any, unit: str = "", style: Optional[NumberStyle] = None) -> str:
     return _with_unit(_text(style or style_for([v], unit), v), unit)
 
 
-def precise(v: Any, unit: str = "") -> str:
-    """A figure to 8 significant digits, grouped (a check's expected and actual values)."""
-    if v is None:
-        return ""
-    v = _plain(v)
-    if isinstance(v, bool) or not math.isfinite(v):
-        return _with_unit(NumberStyle().text(v), unit)
-    if v == int(v) and abs(v) < 1e15:
-        text = f"{int(v):,}"
-    elif 1e-4 <= abs(v) < 1e15:
-        text = f"{v:,.8g}"
-    else:
-        mantissa, _, exponent = f"{v:.7E}".partition("E")
-        text = f"{mantissa.rstrip('0').rstrip('.')}E{int(exponent):+03d}"
-    return _with_unit(text, unit)
-
-
-_PYTHON_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e([-+]?\d+)\b")
+_PYTHON_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)\b")  # 1.56e-61, 1.14E-13
 _CODE = re.compile(r"(`+).+?\1", re.S)
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
