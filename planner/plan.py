@@ -199,6 +199,7 @@ class Plan:
     def eval(self, scenario: Scenarios = None, overrides: Overrides = None, *,
              only: Optional[Sequence[str]] = None) -> EvalResult:
         """Every quantity (or ``only`` these) per scenario, in display units."""
+        from .outputs.numbers import plan_styles
         from .outputs.terminal import eval_table
 
         plan = self._plan
@@ -219,7 +220,8 @@ class Plan:
                 formula=q.formula,
                 overridden=q.is_input and any(ev.origins[n].description != "the plan" for ev in evaluations)))
         text = f"{self.title}\n\n{eval_table(plan, evaluations, names)}"
-        return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text)
+        return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text,
+                          styles=plan_styles(plan, evaluations, names))
 
     def check(self) -> CheckResults:
         """Run every ``check`` of the plan (each in the scenarios it names), the probability checks too
