@@ -480,10 +480,11 @@ def _sweep_rows(result: SweepResult):
     rows = []
     for i in range(result.size):
         rows.append([_sweep_py(cols[n][i]) for n in names])
-    for j, n in enumerate(names):  # one style per column, as the report's and the workbook's sweep tables
+    for j, n in enumerate(names):  # money: one style per column, to cents; other figures one by one by the
+        # rule (grouped, six significant digits), as a streamed sweep too long to hold writes them (.stream)
         unit = "" if plan.model.quantities.get(n) is None else plan.model.quantities[n].unit_text
         column = [row[j] for row in rows]
-        shown = figures(column, unit)
+        shown = figures(column, unit) if is_money(unit) else [plain(v) for v in column]
         for row, text in zip(rows, result.with_never(n, shown, NEVER)):
             row[j] = text
     for i, row in enumerate(rows):
