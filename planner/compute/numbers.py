@@ -206,7 +206,14 @@ def plan_styles(plan, evaluations: Iterable = (), names: Optional[Iterable[str]]
     """:func:`quantity_styles` over the base case and every scenario of ``plan`` (a compiled plan), and
     ``evaluations`` besides (a run's ``--set`` figures): the same style for a quantity whichever of its
     figures an output shows (the terminal's base column, the report's and the workbook's every scenario)."""
-    every = list(evaluations) + plan.evaluate_all(plan.resolve_scenarios("all", written=True))
+    from ..language.errors import PlanError
+
+    every = list(evaluations)
+    for scenario in plan.resolve_scenarios("all", written=True):
+        try:
+            every.append(plan.evaluate(scenario))
+        except PlanError:  # a scenario this run does not show fails (a constraint, an answer with no root):
+            continue  # its figures choose nothing, and the run says nothing of it
     return quantity_styles(plan.model, every, names)
 
 PROSE_SIGNIFICANT = 3  # digits a figure in a sentence is written with (money still to cents)
@@ -265,6 +272,12 @@ def share(p: float) -> str:
     if float(text) <= 0:
         return f"< {10 ** -SHARE_DECIMALS:.{SHARE_DECIMALS}f}%"
     return text + "%"
+
+
+def interval(left: str, right: str) -> str:
+    """The two ends of an interval, written: ``[0 %, 100 %]``, and ``[1; 1,000]`` where an end has digits
+    grouped (``[1, 1,000]`` would read as three numbers)."""
+    return f"{left}; {right}" if "," in left + right else f"{left}, {right}"
 
 
 def significant(value: Optional[float | bool], digits: int = SIGNIFICANT) -> str:
