@@ -288,11 +288,10 @@ def significant(value: Optional[float | bool], digits: int = SIGNIFICANT) -> str
     v = float(value)
     if v == 0:
         return "0"
-    if abs(v) >= SCIENTIFIC_ABOVE or abs(v) < SCIENTIFIC_BELOW:
-        mantissa = f"{abs(v):.{max(digits - 1, 1)}e}".partition("e")[0].rstrip("0").rstrip(".")
-        places = len(mantissa.partition(".")[2])
-        return NumberStyle(max(places, 1), True).text(v)
-    return NumberStyle(_decimals_needed(v, digits)).text(v)
+    if abs(v) >= SCIENTIFIC_ABOVE or abs(v) < SCIENTIFIC_BELOW:  # as a cell shows it: 1.257E-11
+        return NumberStyle(min(3, max(digits - 1, 1)), True).text(v)
+    decimals = _decimals_needed(v, digits)  # at most six decimals, as a cell shows it (0.046667), unless asked
+    return NumberStyle(min(decimals, MAX_DECIMALS) if digits <= SIGNIFICANT else decimals).text(v)
 
 
 def written_places(model) -> dict[str, int]:
