@@ -201,6 +201,7 @@ class Plan:
     def eval(self, scenario: Scenarios = None, overrides: Overrides = None, *,
              only: Optional[Sequence[str]] = None) -> EvalResult:
         """Every quantity (or ``only`` these) per scenario, in display units."""
+        from .outputs.numbers import plan_styles
         from .outputs.terminal import eval_table
 
         plan = self._plan
@@ -235,7 +236,8 @@ class Plan:
                             [float(v) for v in ev.series_display(n)] for n in series} for ev in evaluations},
                 {n: self.quantities[n].unit_text for n in series})
             text += "\n\n" + series_table(plan, evaluations, series)
-        return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text, found)
+        return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text, found,
+                          styles=plan_styles(plan, evaluations, names))
 
     def check(self) -> CheckResults:
         """Run every ``check`` of the plan (each in the scenarios it names), the probability checks too

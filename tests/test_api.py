@@ -295,7 +295,7 @@ def test_the_example_notebook_runs_and_shows_tables_and_a_plot():
     assert any("60 passed, 0 failed" in h for h in html)  # the checks
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot
     texts = "".join(o["data"].get("text/plain", "") for o in outputs if "data" in o)
-    assert "0.0192624 s" in texts and "'speedup': ''" in texts  # a Value converted; a DataFrame's units
+    assert "0.019262 s" in texts and "'speedup': ''" in texts  # a Value converted; a DataFrame's units
 
 
 BREAKEVEN = ("price = 10\ncost = 4\nvolume = 100   where volume >= 0\nprofit = (price - cost) * volume - 300\n"

@@ -144,7 +144,7 @@ def test_a_question_over_scenarios_answers_each_and_says_where_there_is_none(cli
     assert code == 0, err
     assert "[cheap] units = 500" in out and "[rich] units = 50" in out
     assert "[base] units = 125" in out  # `for all` is the plan as written too: 500 / (10 - 6)
-    assert "breakeven_units [loss]: no answer in the domain: no integer `units` in [1, 1000]" in out
+    assert "breakeven_units [loss]: no answer in the domain: no integer `units` in [1; 1,000]" in out
     code, out, _ = cli("--no-cache", "solve", path, "-f", "json")
     import json
 

@@ -226,7 +226,7 @@ axis market {
     # large/dear: 12 * 300 - 400 = 3,200 -> 12 * 400 - 500 = 4,300: the axis +1,200, the cost -100
     assert dict(_figure(d, "profit", "large/dear").effects) == pytest.approx({"axis size": 1200, "cost": -100})
     assert dict(_figure(d, "profit", "small/cheap").effects) == pytest.approx({"cost": -100})  # 8 * 50 - 400 = 0
-    assert "profit: 600 -> 500 USD (-100); 4 scenarios: -100 to +1100" in out.text(d)
+    assert "profit: 600 -> 500 USD (-100); 4 scenarios: -100 to +1,100" in out.text(d)
 
 
 def test_an_input_that_becomes_a_formula(tmp_path):

@@ -340,7 +340,8 @@ def test_solve_sensitivity_simulate_and_report_reach_through_pmt(tmp_path, cli):
     # the loan 1,000 a month repays: 55,000 * 1,000 / 1,317.0406 (Excel: PV(7%/12, 48, -1000) = 41,760.20)
     assert "loan = 41,760.20 USD" in str(plan.solve("loan", "payment = -1000 USD"))
     rows = {r.input: r for r in plan.sensitivity("payment").rows}
-    assert rows["loan"].method == "symbolic" and math.isclose(rows["loan"].elasticity, 1.0, rel_tol=1e-9)
+    # the payment is negative (Excel's sign: money out); a 1% larger loan makes it 1% more negative: a fall
+    assert rows["loan"].method == "symbolic" and math.isclose(rows["loan"].elasticity, -1.0, rel_tol=1e-9)
     path = tmp_path / "loan.plan"
     path.write_text(text, encoding="utf-8")
     code, out, err = cli("simulate", path)

@@ -820,7 +820,7 @@ def test_an_unclosed_scenario_block_keeps_the_definitions_after_it(lsp, tmp_path
     assert len(lsp.diagnostics(path)) == 1  # and once evaluated: still that one
     hover = lsp.request("textDocument/hover", {**_doc(path), "position": _at(text, "z =")})["result"]
     assert hover["contents"]["value"].startswith("**z** (derived, B)")
-    assert "= **5000000000 B**" in hover["contents"]["value"]  # 2 GB * 2 + 1 GB, in bytes (no `->`)
+    assert "= **5,000,000,000 B**" in hover["contents"]["value"]  # 2 GB * 2 + 1 GB, in bytes (no `->`)
     found = lsp.request("textDocument/definition", {**_doc(path), "position": _at(text, "y +")})["result"]
     assert found["uri"] == path.as_uri() and found["range"]["start"] == {"line": 3, "character": 0}
     labels = {i["label"] for i in lsp.request("textDocument/completion", {

@@ -113,3 +113,60 @@ def test_a_failed_comparison_shows_the_digits_that_differ():
     assert differing(46.6, 46.66666) == ("46.6", "46.66666")  # as written where eight digits tell them apart
     assert differing(97.0, 98.0) == ("97", "98")
     assert differing(2.0, 2.0) == ("2", "2")
+
+
+# ---- one rule for every output (issue 39) --------------------------------------------------------------
+
+@pytest.mark.parametrize("value, digits, text", [
+    (40000000, 6, "40,000,000"),  # explain printed 40000000
+    (20000000.5, 6, "20,000,001"),  # a sweep printed 2e+07: six significant digits, grouped
+    (15.915494309189533, 6, "15.9155"),  # 100 / (2 pi) %
+    (1.2573e-11, 6, "1.257E-11"),  # the workbook's scientific notation
+    (0.30000000000000004, 4, "0.3"),  # float noise is not a digit
+    (-0.5, 6, "-0.5"),
+    (2.401142857142857, 10, "2.401142857"),
+])
+def test_a_figure_alone(value, digits, text):
+    from planner.outputs.numbers import significant
+
+    assert significant(value, digits) == text
+
+
+@pytest.mark.parametrize("p, text", [
+    (0.3877, "38.77%"), (0.25, "25.00%"), (1, "100%"), (0, "0%"),
+    (0.99999, "> 99.99%"), (0.00001, "< 0.01%"),  # never rounded to every or no sample
+])
+def test_a_share_of_samples(p, text):
+    from planner.outputs.numbers import share
+
+    assert share(p) == text
+
+
+def test_an_interval_with_grouped_ends_is_not_three_numbers():
+    from planner.outputs.numbers import interval
+
+    assert interval("1", "1,000") == "1; 1,000" and interval("0 %", "100 %") == "0 %, 100 %"
+
+
+def test_a_distribution_row_takes_its_style_from_all_but_the_sd():
+    from planner.outputs.numbers import row_texts
+
+    # the sd of a constant is float residue: 0.00, never 3.55e-15
+    assert row_texts({"point": 7, "mean": 7, "sd": 3.55e-15, "p5": 7}, "USD") == ["7.00", "7.00", "0.00", "7.00"]
+    # tokens = 1 + alpha, alpha uniform on 85%..90%: P5 1.8525, P95 1.8975 (the sd does not ask for more digits)
+    row = {"point": 1.875, "mean": 1.875, "sd": 0.014434, "p5": 1.8525, "p50": 1.875, "p95": 1.8975}
+    assert row_texts(row) == ["1.8750", "1.8750", "0.0144", "1.8525", "1.8750", "1.8975"]
+
+
+def test_a_quantitys_style_comes_from_every_scenario_and_skips_one_that_fails():
+    from planner.outputs.numbers import plan_styles
+    from planner.plan import loads_compiled
+
+    plan = loads_compiled("""
+a = 140 "a" where a >= 0
+b = a / 4
+scenario small { a = 145.25 }
+scenario broken { a = -1 }
+""", "styles.plan")
+    styles = plan_styles(plan)  # `broken` violates the constraint: it chooses nothing and raises nothing
+    assert styles["a"].text(140) == "140.00" and styles["b"].text(35) == "35.0000"

@@ -159,7 +159,8 @@ def test_every_figure_is_the_plans_figure(report, token_cost):
     # digits grouped as in the workbook; inputs that differ are bold too
     assert inputs["parameters"][0] == "70,000,000,000"
     assert rows["kv_bytes_per_sequence"][0] == "671,088,640"
-    assert rows["bits_per_weight"][:3] == ["**16**", "**8**", "**4.15**"]  # as written: 16 bit, 8 bit, 4.15 bit
+    # one style for the quantity, as the workbook's cells show it: 16 bit, 8 bit, 4.15 bit
+    assert rows["bits_per_weight"][:3] == ["**16.00**", "**8.00**", "**4.15**"]
 
 
 def test_report_contains_every_section(report):
@@ -172,7 +173,7 @@ def test_report_contains_every_section(report):
     results = _section(report, "Results")
     assert "| Plain decode step at `batch` (lower bound)<br><sub><code>batch_<wbr>step_<wbr>bound</code>, ms</sub> |" in results
     assert _table(results)["batch_step_bound"][0] == "**53.8249**"
-    assert _table(_section(report, "Inputs"))["hbm_bandwidth"] == ["3"]
+    assert _table(_section(report, "Inputs"))["hbm_bandwidth"] == ["3.0"]  # as written: 3.0 TB/s
     # formulas as written and in LaTeX, in their own section: display math for fractions
     definitions = _section(report, "Definitions")
     assert ("```math\n  \\mathrm{expected\\_tokens} = \\frac{1 - \\alpha^{\\gamma + 1}}{1 - \\alpha}\n  ```\n\n"
@@ -184,7 +185,7 @@ def test_report_contains_every_section(report):
     assert definitions.count("\\mathrm{step\\_bound}(\\mathrm{weights}, \\mathrm{sequences}, \\mathrm{positions} = 1)") == 1
     assert "- **Peak HBM bandwidth** `hbm_bandwidth` (TB/s) *[assumption]*." in definitions
     assumptions = _section(report, "Assumptions and sources")
-    assert "`hbm_bandwidth` = 3 TB/s: peak HBM bandwidth (assumption)" in assumptions
+    assert "`hbm_bandwidth` = 3.0 TB/s: peak HBM bandwidth (assumption)" in assumptions
     assert "(assumption: free verification)" in assumptions
 
 

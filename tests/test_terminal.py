@@ -54,11 +54,14 @@ def test_eval_tables_fit_the_width_and_keep_every_value(args, columns):
     data = json.loads(full.stdout)
     for scenario, values in data["values"].items():
         assert scenario.split("/")[-1] in proc.stdout
+    from planner.outputs.numbers import plan_styles
     from planner.outputs.terminal import figures
+    from planner.plan import load_compiled
 
+    styles = plan_styles(load_compiled(args[0]))  # a quantity's one style: its figures in every scenario
     for name, q in data["quantities"].items():  # every value is printed, as the number rule writes it
         values = [data["values"][s][name] for s in data["values"]]
-        for v, text in zip(values, figures(values, q["unit"])):
+        for v, text in zip(values, figures(values, q["unit"], style=styles.get(name))):
             assert text in proc.stdout, (name, v, text)
     assert "70,000,000,000" in proc.stdout or "8,000,000,000" in proc.stdout  # digits grouped
     for name in data["quantities"]:

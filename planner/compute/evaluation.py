@@ -601,18 +601,15 @@ def as_number(v: Value):
 
 
 def format_value(v: float | bool, unit: str = "", digits: int = 6) -> str:
-    """Human formatting: 6 significant digits, thousands kept readable."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if v != v:
-        return "nan"
-    if v in (float("inf"), float("-inf")):
-        text = "inf" if v > 0 else "-inf"
-    elif v == int(v) and abs(v) < 1e15:
-        text = str(int(v))
-    else:
-        text = f"{v:.{digits}g}"
-    return f"{text} {unit}".strip()
+    """One figure alone, with its unit, by the one number rule (:mod:`planner.compute.numbers`): digits
+    grouped, money to cents, six significant digits (``digits`` for a figure that needs more or fewer)."""
+    from .numbers import SIGNIFICANT, figure, significant
+
+    if isinstance(v, bool) or v != v:
+        return "true" if v is True else "false" if v is False else "nan"
+    if digits == SIGNIFICANT:
+        return figure(v, unit)
+    return f"{significant(v, digits)} {unit}".strip()
 
 
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,

@@ -635,12 +635,17 @@ def summary(result: BuildResult) -> str:
     from ..language.live import plain
 
     lines = [f"{plain(plan.title)}  ({plan.path})", ""]
+
+    def shown(ev, n: str) -> str:  # the quantity's one style, as the report and the workbook write it
+        style = a.styles.get(n)
+        return "never" if ev.is_never(n) else style.text(ev.display(n)) if style else format_value(ev.display(n))
+
     if len(labels) > 4 and len(labels) > len(names):  # many scenarios: one row each, to stay readable
         heads = [f"{n} ({plan.quantities[n].unit_text})" if plan.quantities[n].unit_text else n for n in names]
-        rows = [[ev.label] + [format_value(ev.display(n)) for n in names] for ev in a.evaluations]
+        rows = [[ev.label] + [shown(ev, n) for n in names] for ev in a.evaluations]
         lines.append(table(rows, ["scenario"] + heads, ["left"] + ["right"] * len(names)))
     else:
-        rows = [[n] + [format_value(ev.display(n)) for ev in a.evaluations] + [plan.quantities[n].unit_text]
+        rows = [[n] + [shown(ev, n) for ev in a.evaluations] + [plan.quantities[n].unit_text]
                 for n in names]
         lines.append(table(rows, ["headline"] + labels + ["unit"], ["left"] + ["right"] * len(labels) + ["left"]))
     for line in solve_lines(a):

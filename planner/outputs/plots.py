@@ -28,6 +28,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from .numbers import significant
+
 MAX_LINES = 12  # lines per panel; grids with more combinations are plotted for the first ones
 MAX_PANELS = 6
 DPI = 200
@@ -173,14 +175,9 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
 
 
 def _plain_tick(v: float, _pos=None) -> str:
-    """1, 2, 1024, 0.5, 2,048: plain figures, never 2⁰ or 1e3."""
-    if v == 0:
-        return "0"
-    if abs(v) >= 1e6 or abs(v) < 1e-3:
-        return f"{v:.3g}"
-    if float(v).is_integer():
-        return f"{int(v):,}"
-    return f"{v:.4g}"
+    """1, 2, 1,024, 0.5, 20,000,000, 1.2E-05: a tick by the number rule (four significant digits at most:
+    ticks are round), never 2⁰ or 1e3."""
+    return significant(float(v), 4)
 
 
 def _draw_marks(axes, panels: Sequence[str], marks: Sequence[Mark]) -> list:
@@ -228,7 +225,7 @@ def _lines(result, others) -> list[tuple[str, np.ndarray]]:
         mask = np.ones(result.size, dtype=bool)
         for a, v in zip(others, combo):
             mask &= result.display(a.name) == v
-        label = ", ".join(f"{a.name} = {_plain_tick(float(v))}" for a, v in zip(others, combo))
+        label = ", ".join(f"{a.name} = {significant(float(v))}" for a, v in zip(others, combo))
         out.append((label, mask))
     return out
 
@@ -260,7 +257,8 @@ def distribution_png(data) -> bytes:
         for k, (label, values, point) in enumerate(data.series):
             colour = f"C{k % 10}"
             v = values[np.isfinite(values)]
-            written = f"as written {_plain_tick(point)}" if math.isfinite(point) else "as written: never"
+            shown = data.written[k] if k < len(data.written) else _plain_tick(point)
+            written = f"as written {shown}" if math.isfinite(point) else "as written: never"
             ax.hist(v, bins=bins, histtype="step", linewidth=1.3, color=colour,
                     weights=np.full(len(v), 100.0 / max(1, len(values))),
                     label=f"{label} ({written})" if label else None)
@@ -501,7 +499,7 @@ def waterfall_png(title: str, old: float, steps: Sequence[tuple[str, float]], ne
         ax = fig.subplots()
         x = list(range(len(labels)))
         ax.bar(x, heights, bottom=bottoms, color=colors, width=0.6)
-        texts = [f"{old:.4g}"] + [f"{e + 0.0:+.4g}" for _, e in steps] + [f"{new:.4g}"]
+        texts = [significant(old, 4)] + [_signed(e) for _, e in steps] + [significant(new, 4)]
         for i, t in enumerate(texts):
             ax.annotate(t, (i, max(bottoms[i], bottoms[i] + heights[i])), textcoords="offset points", xytext=(0, 2),
                         ha="center", fontsize=7)
@@ -511,6 +509,12 @@ def waterfall_png(title: str, old: float, steps: Sequence[tuple[str, float]], ne
         ax.set_title(_words(title), fontsize=10)
         _margins(fig, left=0.7, right=0.2, top=0.4, bottom=0.9)
         return _png(fig)
+
+
+def _signed(v: float) -> str:
+    """A change by the number rule with its sign: ``+1,250``, ``-0.5``."""
+    text = significant(v + 0.0, 4)
+    return text if text.startswith("-") else "+" + text
 
 
 def _two(v: float) -> str:

@@ -381,7 +381,8 @@ class EvalResult(_Rows):
     ``result["step_time", "fp8"]`` and ``result.value("step_time", "fp8")`` pick one."""
 
     def __init__(self, title: str, path: str, scenarios: list[str], rows: list[QuantityRow], text: str,
-                 series: Optional["SeriesResult"] = None) -> None:
+                 series: Optional["SeriesResult"] = None,
+                 styles: Optional[dict] = None) -> None:
         self.title = title
         self.path = path
         self.scenarios = scenarios
@@ -389,6 +390,7 @@ class EvalResult(_Rows):
         self.rows = rows
         self._by_name = {r.name: r for r in rows}
         self._text = text
+        self._styles = styles or {}  # each quantity's one number style, as the terminal's table writes it
 
     def _row_type(self):
         return QuantityRow
@@ -462,7 +464,9 @@ class EvalResult(_Rows):
         rows = []
         for r in self.rows:
             notes = (["input*" if r.overridden else "input"] if r.kind == "input" else []) + list(r.tags)
-            rows.append([r.name] + [format_value(r.values[s]) for s in self.scenarios]
+            style = self._styles.get(r.name)
+            rows.append([r.name] + [style.text(r.values[s]) if style is not None and not isinstance(r.values[s], str)
+                                    else format_value(r.values[s]) for s in self.scenarios]
                         + [r.unit, ", ".join(notes), r.doc or ""])
         numeric = [False] + [True] * len(self.scenarios)
         return (headers, rows, self.title, numeric)

@@ -8,7 +8,8 @@ from typing import Any, Optional, Sequence, Union
 
 from ..questions.simulate import Figures, Simulation
 from ..questions.simulate import _pct_text as _pct
-from .numbers import differing, texts
+from .numbers import differing, row_texts
+from .numbers import share as share_text
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
 
 Run = Union[Simulation, Figures]  # in memory, reduced here; or reduced already, as a --dask run is
@@ -40,17 +41,17 @@ def _headers(percentiles: Sequence[float]) -> list[str]:
 
 
 def _rows(sim: Figures, names: Sequence[str], percentiles: Sequence[float]):
-    """One row a quantity, its figures in one style (:func:`.numbers.texts`, as every table writes a
-    quantity's figures: digits grouped, float noise such as the sd of a constant shown as 0); a
+    """One row a quantity, its figures in one style (:func:`.numbers.row_texts`: chosen from the point,
+    mean and percentiles, the sd written in it, so float noise such as the sd of a constant is 0); a
     ``first(...)`` with no value is "never"."""
     rows = []
     for n in names:
         q = sim.plan.model.quantities[n]
         s = sim.stats(n, percentiles)
-        figures = [s[k] for k in _stat_names(percentiles)]
-        shown = texts(figures, q.unit_text)
+        keys = _stat_names(percentiles)
+        shown = row_texts({k: s[k] for k in keys}, q.unit_text)
         if sim.never(n) is not None:
-            shown = ["never" if v != v else t for v, t in zip(figures, shown)]
+            shown = ["never" if s[k] != s[k] else t for k, t in zip(keys, shown)]
         rows.append([n] + shown + [q.unit_text])
     return rows
 
@@ -61,8 +62,8 @@ def _never_lines(sim: Figures, names: Sequence[str]) -> list[str]:
     for n in names:
         share = sim.never(n)
         if share:
-            rest = "no sample finds one" if share == 1 else f"mean, sd and percentiles over the other {1 - share:.1%}"
-            out.append(f"{n}: never in {share:.1%} of samples ({rest})")
+            rest = "no sample finds one" if share == 1 else f"mean, sd and percentiles over the other {share_text(1 - share)}"
+            out.append(f"{n}: never in {share_text(share)} of samples ({rest})")
     return out
 
 
@@ -75,7 +76,7 @@ def _flag_lines(sim: Figures, words_as=lambda words: words) -> list[str]:
         from ..language.live import plain
 
         words = (plain(q.doc) or "").strip().split("\n")[0] or n
-        out.append(f"{words_as(words[:1].upper() + words[1:])} in {share:.2%} of samples ({n})")
+        out.append(f"{words_as(words[:1].upper() + words[1:])} in {share_text(share)} of samples ({n})")
     return out
 
 
@@ -107,7 +108,7 @@ def text(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]
         block += _never_lines(sim, names)
         block += _flag_lines(sim)
         for label, cond in probabilities:
-            block.append(f"P({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}")
+            block.append(f"P({label}) = {share_text(sim.probability(cond))}{sim.never_note(cond)}")
         if sensitivity:
             block.append(tornado(sim, names, width))
         block += [fan_table(run, n, percentiles, width) for n in fan_names(sim.plan)
@@ -151,7 +152,7 @@ def markdown(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[fl
         from .markup import text as escaped
 
         block += ["\n" + line for line in _never_lines(sim, names) + _flag_lines(sim, escaped)]
-        block += [f"\nP({label}) = {sim.probability(cond):.2%}{sim.never_note(cond)}" for label, cond in probabilities]
+        block += [f"\nP({label}) = {share_text(sim.probability(cond))}{sim.never_note(cond)}" for label, cond in probabilities]
         parts.append("\n".join(block))
     return "\n\n".join(parts)
 

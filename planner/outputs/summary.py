@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from ..compute.evaluation import format_value
+from ..compute.numbers import share as share_text
 from ..questions.chunked import ChunkedSweep
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
 
@@ -44,7 +45,7 @@ def _lines(r: ChunkedSweep) -> list[str]:
                    "input is swept to a fraction, or a shown quantity has no finite value (run without --dask to "
                    "see which)")
     for text, share in r.probabilities:
-        out.append(f"P({text}) = {share:.4%} of the {r.size - r.left_out:,} points")
+        out.append(f"P({text}) = {share_text(share)} of the {r.size - r.left_out:,} points")
     return out
 
 

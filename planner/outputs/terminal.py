@@ -16,7 +16,7 @@ import math
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..language.errors import PlanError
 from ..language.live import plain as prose_text
-from .numbers import SIGNIFICANT, differing, is_money, texts
+from .numbers import SIGNIFICANT, NumberStyle, differing, is_money, plan_styles, texts
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
@@ -288,31 +288,22 @@ def _overrides(plan: Plan, ev: Evaluation) -> dict[str, Any]:
     return out
 
 
-def figures(values: Sequence[Any], unit: str, digits: int = 6) -> list[str]:
+def figures(values: Sequence[Any], unit: str, digits: int = 6, style: Optional[NumberStyle] = None) -> list[str]:
     """A quantity's figures as the terminal prints them (without the unit), by the workbook's and the
-    report's number rule: one style for all of them, digits grouped (``42,000``, ``44,570.7``), money to
-    cents (``6,527,500.00``, never ``6.5275e+06``). ``digits`` above six (an answer's figure) keeps that
-    many significant digits, grouped the same way."""
-    if digits > SIGNIFICANT and not is_money(unit):
-        return [_grouped(format_value(v, "", digits)) for v in values]
+    report's number rule: one style for all of them (``style``, the quantity's own, where given), digits
+    grouped (``42,000``, ``44,570.7``), money to cents (``6,527,500.00``, never ``6.5275e+06``). ``digits``
+    above six (an answer's figure) keeps that many significant digits, grouped the same way."""
+    if style is None and digits > SIGNIFICANT and not is_money(unit):
+        return [format_value(v, "", digits) for v in values]
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    shown = iter(texts(numbers, unit))
+    shown = iter([style.text(v) for v in numbers] if style is not None else texts(numbers, unit))
     return [next(shown) if isinstance(v, (int, float)) and not isinstance(v, bool) else format_value(v)
             for v in values]
 
 
 def plain(v: Any) -> str:
-    """One figure with six significant digits, its whole part grouped (``44,570.7``, ``1.2573e-11``)."""
-    return _grouped(format_value(v))
-
-
-def _grouped(text: str) -> str:
-    """``1234567.5`` -> ``1,234,567.5``; scientific and non-numeric text as it is."""
-    sign, body = (text[0], text[1:]) if text[:1] == "-" else ("", text)
-    whole, dot, part = body.partition(".")
-    if not whole.isdigit() or "e" in part.lower():
-        return text
-    return f"{sign}{int(whole):,}{dot}{part}"
+    """One figure alone by the rule: six significant digits, grouped (``44,570.7``, ``1.257E-11``)."""
+    return format_value(v)
 
 
 def figure(value: Any, unit: str, digits: int = 6) -> str:
@@ -323,9 +314,10 @@ def figure(value: Any, unit: str, digits: int = 6) -> str:
 def _eval_rows(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]):
     headers = ["quantity"] + [ev.label for ev in evaluations] + ["unit", "notes"]
     rows = []
+    styles = plan_styles(plan, evaluations, names)
     for n in names:
         q = plan.model.quantities[n]
-        values = figures([ev.display(n) for ev in evaluations], q.unit_text)
+        values = figures([ev.display(n) for ev in evaluations], q.unit_text, style=styles.get(n))
         values = [NEVER if ev.is_never(n) else v for ev, v in zip(evaluations, values)]
         notes = []
         if q.is_input:
@@ -488,8 +480,8 @@ def _sweep_rows(result: SweepResult):
     rows = []
     for i in range(result.size):
         rows.append([_sweep_py(cols[n][i]) for n in names])
-    for j, n in enumerate(names):  # money: one style per column, to cents; other figures one by one,
-        # grouped, as a streamed sweep too long to hold writes them (planner.outputs.stream)
+    for j, n in enumerate(names):  # money: one style per column, to cents; other figures one by one by the
+        # rule (grouped, six significant digits), as a streamed sweep too long to hold writes them (.stream)
         unit = "" if plan.model.quantities.get(n) is None else plan.model.quantities[n].unit_text
         column = [row[j] for row in rows]
         shown = figures(column, unit) if is_money(unit) else [plain(v) for v in column]
@@ -590,7 +582,7 @@ def solve_text(results: Sequence[SolveResult]) -> str:
             alias = f"  as {r.alias}" if r.alias and f" as {r.alias}" not in r.question else ""
             lines.append(f"{r.question}{alias}{where}")
             last = r.statement
-        value = figure(r.display_value, r.unit, 10)
+        value = figure(r.display_value, r.unit)  # as eval, the report and the workbook write the answer
         head = f"  [{r.label}] {r.target} = {value}"
         if r.optimum is not None:
             head += f"  ({figure(r.optimum_display, r.optimum_unit, 6)} at the optimum)"
@@ -636,7 +628,7 @@ def solve_json(plan: Plan, results: Sequence[SolveResult], errors: Sequence[Plan
 
 
 def solve_markdown(results: Sequence[SolveResult]) -> str:
-    rows = [[r.question, r.label, format_value(r.display_value, r.unit, 10)
+    rows = [[r.question, r.label, format_value(r.display_value, r.unit)
              + (f" ({format_value(r.optimum_display, r.optimum_unit, 6)} at the optimum)" if r.optimum is not None
                 else ""), r.method, r.verification.text, r.closed_form_text or ""] for r in results]
     return markdown_table(rows, ["question", "scenario", "answer", "method", "verified", "closed form"])

@@ -11,11 +11,12 @@ name. This module makes the plain data the report's ``uncertainty`` key holds (t
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from ..compute.evaluation import Plan, format_value
+from ..compute.evaluation import Plan
+from ..compute.numbers import figure, row_texts, style_for
+from ..compute.numbers import share as share_text
 from ..language import ir
 from ..language.graph import cone
 
@@ -98,6 +99,7 @@ class PlotData:
     title: str
     unit: str
     series: tuple[tuple[str, Any, float], ...]  # (scenario label, every trial (nan: never), point value)
+    written: tuple[str, ...] = ()  # each series' point value as every other output spells it (the number rule)
 
 
 def _groups(sims: Sequence, name: str) -> list[tuple[Any, str]]:
@@ -145,7 +147,9 @@ def plot_data(analysis, labels: dict[str, str]) -> list[PlotData]:
         for sim, where in groups:
             col = sim.display(name).astype(float)
             series.append((where if len(groups) > 1 else "", col, float(sim.stats(name, ())["point"])))
-        out.append(PlotData(name, labels.get(name, name), q.unit_text, tuple(series)))
+        style = _style(analysis, name, [s[2] for s in series], q.unit_text)
+        out.append(PlotData(name, labels.get(name, name), q.unit_text, tuple(series),
+                            tuple(style.text(s[2]) for s in series)))
     return out[:MAX_PLOTS]
 
 
@@ -168,28 +172,23 @@ def tornado_data(analysis, labels: dict[str, str]) -> list[tuple[str, list[tuple
     return out[:MAX_PLOTS]
 
 
+def _style(analysis, name: str, values: list, unit: str):
+    """``name``'s one style (the analysis's, every output's), else one chosen from ``values``."""
+    styles = getattr(analysis, "styles", None) or {}
+    return styles.get(name) or style_for(values, unit)
+
+
 def _shown(analysis) -> list[str]:
     return list(getattr(analysis, "uncertain_figures", None) or [])
 
 
-def _pct(share: float) -> str:
-    """A share of trials in words: ``38.8%``, ``100%`` only when every trial, ``< 0.1%`` above none."""
-    if share >= 1:
-        return "100%"
-    if share <= 0:
-        return "0%"
-    text = f"{share * 100:.1f}"
-    if text == "100.0":
-        return "> 99.9%"
-    if text == "0.0":
-        return "< 0.1%"
-    return text.rstrip("0").rstrip(".") + "%"
-
-
-def _figure(v: float, unit: str) -> str:
-    if v is None or isinstance(v, float) and math.isnan(v):
-        return "never"
-    return format_value(v, unit, 4)
+def _row(stats: dict, unit: str) -> dict[str, str]:
+    """A figure's point, mean and percentiles as `planner simulate` writes its row (:func:`.numbers.row_texts`):
+    the same digits in the report as in the terminal; "never" where a ``first(...)`` has no value."""
+    keys = ("point", "mean", "sd", "p5", "p50", "p95")
+    values = {k: stats.get(k) for k in keys}
+    shown = dict(zip(keys, row_texts(values, unit)))
+    return {k: "never" if values[k] is None or values[k] != values[k] else shown[k] for k in keys if k != "sd"}
 
 
 def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = None) -> Optional[dict]:
@@ -220,8 +219,9 @@ def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = Non
     for name, u in uncertain_inputs(plan).items():
         q = plan.model.quantities[name]
         ev = analysis.base
+        style = _style(analysis, name, [float(ev.display(name))], q.unit_text)
         inputs.append({"name": name, "label": labels.get(name, name), "distribution": u.text,
-                       "point": format_value(float(ev.display(name)), q.unit_text, 4)})
+                       "point": figure(float(ev.display(name)), q.unit_text, style)})
     out: dict[str, Any] = {"samples": f"{SAMPLES:,}", "seed": SEED, "method": "Latin hypercube", "inputs": inputs,
                            "figures": [], "statements": [], "tornado": [], "tornado_plot": plots.get("tornado")}
     if first is None:
@@ -232,7 +232,7 @@ def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = Non
         if q.is_bool:
             for sim, where in groups:
                 share = sim.figures((), [name], (), ()).flag(name)
-                out["statements"].append({"code": "", "words": f"{labels.get(name, name)} in {_pct(share)} of trials"
+                out["statements"].append({"code": "", "words": f"{labels.get(name, name)} in {share_text(share)} of trials"
                                           + (f" ({where})" if where and where != "every scenario" else "") + "."})
             continue
         rows = []
@@ -241,10 +241,10 @@ def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = Non
             s = sim.stats(name, PERCENTILES)
             never = sim.never(name)
             rows.append({"scenario": where,
-                         **{k: _figure(s.get(k), "") for k in ("point", "mean", "p5", "p50", "p95")},
-                         "never": _pct(never) if never else ""})
+                         **_row(s, q.unit_text),
+                         "never": share_text(never) if never else ""})
             if never:
-                out["statements"].append({"code": "", "words": f"{labels.get(name, name)}: never in {_pct(never)} of "
+                out["statements"].append({"code": "", "words": f"{labels.get(name, name)}: never in {share_text(never)} of "
                                           "trials" + (f" ({where})" if where and where != "every scenario" else "") + "."})
             if tornado is None and sim.varies(name):
                 uses = set(cone(plan.model, [name]))
@@ -289,5 +289,5 @@ def _checked(plan: Plan, sims: Sequence, said: set) -> list[dict]:
                 except Exception:  # noqa: BLE001 - the check's own run reports a bad condition
                     continue
                 where = f" ({sim.label})" if sim.scenario is not None else ""
-                out.append({"code": text, "words": f"in {_pct(share)} of trials{where}."})
+                out.append({"code": text, "words": f"in {share_text(share)} of trials{where}."})
     return out

@@ -36,7 +36,7 @@ from ..questions.every_check import run_every_check
 from .latex import FormulaPrinter, formula_latex, visible, formula_equation, function_head, layout, name_latex
 from ..language.live import plain
 from .markup import code, markdown, prose as said, text
-from .numbers import NumberStyle, figure, prose_style, style_for, written_decimals
+from .numbers import NumberStyle, figure, plan_styles, prose_style, style_for, written_decimals
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -79,6 +79,13 @@ class Analysis:
         from ..questions.solve import SolveResult
 
         return [r for _, answers in self.solves for _, r in answers if isinstance(r, SolveResult)]
+
+    @property
+    def styles(self) -> dict:
+        """Each quantity's number style, the one every output uses (:func:`.numbers.plan_styles`)."""
+        if "_styles" not in self.__dict__:
+            self.__dict__["_styles"] = plan_styles(self.plan, [*self.evaluations, self.base])
+        return self.__dict__["_styles"]
 
     @property
     def checks_failed(self) -> int:
@@ -179,16 +186,11 @@ def _with_unit(text: str, unit: str) -> str:
     return f"{text} {unit}" if unit and text else text
 
 
-_WHOLE = re.compile(r"-?[\d,]+\.0+")
 
 
 def _text(style: NumberStyle, v: Any) -> str:
-    """``v`` in ``style``, a whole number without trailing zeros (``140 | 70 | 36.3125``, not
-    ``140.0000 | 70.0000 | 36.3125``; ``1`` not ``1.00000``); money keeps its cents."""
-    text = style.text(v)
-    if style.decimals and not style.scientific and not style.money and _WHOLE.fullmatch(text):
-        return text.partition(".")[0]  # whole as the style rounds it (34.99999999999999 shows 35)
-    return text
+    """``v`` in ``style``: the digits the workbook's cell shows (``140.0000 | 70.0000 | 36.3125``)."""
+    return style.text(v)
 
 
 def figures(values: Sequence[Any], unit: str = "") -> list[str]:
@@ -206,24 +208,7 @@ def show(v: Any, unit: str = "", style: Optional[NumberStyle] = None) -> str:
     return _with_unit(_text(style or style_for([v], unit), v), unit)
 
 
-def precise(v: Any, unit: str = "") -> str:
-    """A figure to 8 significant digits, grouped (a check's expected and actual values)."""
-    if v is None:
-        return ""
-    v = _plain(v)
-    if isinstance(v, bool) or not math.isfinite(v):
-        return _with_unit(NumberStyle().text(v), unit)
-    if v == int(v) and abs(v) < 1e15:
-        text = f"{int(v):,}"
-    elif 1e-4 <= abs(v) < 1e15:
-        text = f"{v:,.8g}"
-    else:
-        mantissa, _, exponent = f"{v:.7E}".partition("E")
-        text = f"{mantissa.rstrip('0').rstrip('.')}E{int(exponent):+03d}"
-    return _with_unit(text, unit)
-
-
-_PYTHON_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e([-+]?\d+)\b")
+_PYTHON_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)\b")  # 1.56e-61, 1.14E-13
 _CODE = re.compile(r"(`+).+?\1", re.S)
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -498,8 +483,7 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
     tags = list(q.tags)
     per_scenario = [ev.display(name) for ev in analysis.evaluations]
     base = analysis.base.display(name)
-    style = style_for([_plain(v) for v in per_scenario + [base]], unit)
-    said = prose_style([_plain(v) for v in per_scenario + [base]], unit)
+    style = analysis.styles.get(name) or style_for([], unit)
     d = {
         "name": name,
         "kind": "input" if q.is_input else "derived",
@@ -521,12 +505,10 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         # a `first(...)` that found nothing says "never", not nan
         "scenario_values": ["never" if ev.is_never(name) else _text(style, _plain(v))
                             for ev, v in zip(analysis.evaluations, per_scenario)],  # no unit: tables have a column
-        # the same in a sentence's style (three significant digits, money to cents): the Findings' table
-        "said_values": ["never" if ev.is_never(name) else _text(said, _plain(v))
-                        for ev, v in zip(analysis.evaluations, per_scenario)],
         "scenario_numbers": [number(v) for v in per_scenario],
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
     }
+    d["said_values"] = d["scenario_values"]  # the Findings' table's, once in three digits: one spelling now
     if analysis.base.is_never(name):
         d["value"] = d["figure"] = "never"
     if q.is_input:
@@ -616,6 +598,8 @@ def _check_figures(condition: bool, r: CheckResult) -> dict:
                 style = more if extra else style
                 break
     out = {"expected": show(b, r.unit, style), "actual": show(a, r.unit, style)}
+    if r.passed and written is not None and written < style.decimals and not (style.scientific or style.money):
+        out["expected"] = show(b, r.unit, NumberStyle(written, False, style.percent))  # `~= 12` reads 12
     ops = getattr(r.check.condition, "ops", ())
     if getattr(r, "stat_text", "") and len(ops) == 1 and ops[0].value in _BOUND:  # `P(x) >= 30%`: a bound
         out["expected"] = f"{_BOUND[ops[0].value]} {out['expected']}"

@@ -45,7 +45,8 @@ class EvalView:
         a = self.answers
         rows = []
         for name in a["names"]:
-            cells = [name] + [("no answer" if isinstance(v, PlanError) else format_value(v, ""))
+            unit = a["units"][name]  # an answer alone, as solve, the report and the workbook write it (money to cents)
+            cells = [name] + [("no answer" if isinstance(v, PlanError) else format_value(v, unit).removesuffix(" " + unit))
                               for ev in self.evaluations for v in [a["values"][(name, ev.label)]]]
             rows.append(cells + [a["units"][name], a["questions"][name]])
         headers = ["answer"] + [ev.label for ev in self.evaluations] + ["unit", "question"]

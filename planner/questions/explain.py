@@ -9,6 +9,7 @@ import sympy as sp
 
 from ..compute.evaluation import Plan, format_value
 from ..compute.closed import NoClosedForm, to_ir
+from ..compute.numbers import figure, plan_styles, significant
 from ..compute.symbolic import inline_inputs
 from ..language.errors import UnknownNameError, suggest
 from ..language.graph import cone
@@ -71,7 +72,13 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
     except NoClosedForm as exc:
         no_ir = str(exc)
     upstream = upstream_inputs(plan, name)
-    inputs = [(n, format_value(ev.display(n), plan.model.quantities[n].unit_text)) for n in upstream]
+    styles = plan_styles(plan, [ev], [name, *upstream])  # each figure as every other output writes it
+
+    def shown(n: str) -> str:
+        unit = plan.model.quantities[n].unit_text
+        return "never" if ev.is_never(n) else figure(ev.display(n), unit, styles.get(n))
+
+    inputs = [(n, shown(n)) for n in upstream]
     used = {a for n in cone(plan.model, [name]) for a in plan.model.quantities[n].answer_deps}
     for a in plan.model.formula_answers:  # answers it uses: each a question's, shown with the question
         if a in used:
@@ -96,7 +103,7 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         in_inputs=sp.sstr(full),
         in_inputs_ir=node,
         no_ir=no_ir,
-        value=format_value(ev.display(name), q.unit_text, 10),
+        value=shown(name),
         scenario=scenario,
         inputs=inputs,
         used_by=used_by,
@@ -117,6 +124,5 @@ def _factors(plan: Plan, names: list[str]) -> tuple[str, ...]:
         if scale != 1 and q.unit_text and q.unit_text not in out:
             base = canonical_text(q.dim) if q.dim is not None else ""
             value = float(scale)
-            shown = f"{value:,.0f}" if value == int(value) and abs(value) < 1e15 else f"{value:.6g}"
-            out[q.unit_text] = f"1 {q.unit_text} = {shown} {base}".rstrip()
+            out[q.unit_text] = f"1 {q.unit_text} = {significant(value)} {base}".rstrip()
     return tuple(out.values())

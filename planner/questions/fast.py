@@ -41,6 +41,7 @@ from ..compute.exact import ExactEvaluator, NotRational
 from ..compute.numeric import compile_program
 from ..language import ir
 from ..compute.evaluation import format_value
+from ..compute.numbers import interval, significant
 from ..language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
 from ..language.model import whole_numbers
 from .answer import SolveResult, Verification
@@ -322,7 +323,7 @@ def _domain_text(q) -> str:
         return "all real numbers"
     left = f"{'[' if q.lower.inclusive else '('}{show(q.lower)}" if q.lower is not None else "(-inf"
     right = f"{show(q.upper)}{']' if q.upper.inclusive else ')'}" if q.upper is not None else "inf)"
-    return f"{left}, {right}"
+    return interval(left, right)
 
 
 def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenario) -> SolveError:
@@ -347,7 +348,7 @@ def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenar
 
 
 def _root_found(stmt, q, x: float, residual: float):
-    said = "exactly 0 in floats" if residual == 0 else f"{residual:.3g} (floats; it changes sign at the next float)"
+    said = "exactly 0 in floats" if residual == 0 else f"{significant(residual, 3)} (floats; it changes sign at the next float)"
     ver = Verification(text=f"lhs - rhs = {said} at the root",
                        exact=False, residual=residual)
     method = (f"numeric route: {GRID} points over the declared domain, monotone with one sign "
@@ -462,7 +463,7 @@ def _not_one_run(q, stmt, ns: np.ndarray, truth: np.ndarray, lo, hi, scenario) -
     """A threshold's condition that never holds, or holds on several runs of the integers searched."""
     where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
     cond = " ".join(stmt.condition.span.flat.split())
-    domain = f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
+    domain = f"[{interval('-inf' if lo is None else significant(lo), 'inf' if hi is None else significant(hi))}]"
     if not truth.any():
         return NoRootError(f"no integer `{q.name}` in {domain} makes `{cond}` hold", stmt.condition.span,
                            label="never holds in the domain", notes=where)

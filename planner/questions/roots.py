@@ -26,6 +26,7 @@ import numpy as np
 import sympy as sp
 
 from ..compute.evaluation import Plan, format_value
+from ..compute.numbers import interval
 from ..compute.symbolic import AGGREGATES, closed_forms, expand_aggregates, inline_inputs, program, rational
 from ..language.errors import ConvergenceError
 from ..language.model import Bound, Quantity, whole_numbers
@@ -284,7 +285,7 @@ class Domain:
             return "all real numbers"
         left = f"{'[' if self.lo_inclusive else '('}{show(self.lo)}" if self.lo is not None else "(-inf"
         right = f"{show(self.hi)}{']' if self.hi_inclusive else ')'}" if self.hi is not None else "inf)"
-        return f"{left}, {right}"
+        return interval(left, right)
 
     def integers(self) -> tuple[Optional[int], Optional[int]]:
         """Integer range in display units."""

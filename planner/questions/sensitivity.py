@@ -1,7 +1,8 @@
 """Sensitivity: which input moves a quantity most.
 
-For each input a quantity depends on, the elasticity ``dy/dx * x / y`` at
-the current values (a 1% rise in ``x`` moves ``y`` by about that many %),
+For each input a quantity depends on, the elasticity ``dy/dx * x / |y|`` at
+the current values (a 1% rise in ``x`` moves ``y`` by about that many % of its size: its sign is the
+direction ``y`` moves, also where ``y`` is negative, a loss that deepens reads as a fall),
 sorted by magnitude. The derivative is SymPy's, of the quantity written over
 its inputs (:func:`planner.questions.roots.inline`), evaluated with exact rationals.
 
@@ -39,6 +40,7 @@ from typing import Optional
 import numpy as np
 
 from ..compute.evaluation import Plan, format_value
+from ..compute.numbers import significant
 from ..language.graph import cone
 from ..language.errors import KindError, PlanError, UnknownNameError, suggest
 from .fast import ranges_in
@@ -169,7 +171,7 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
                 method = "symbolic (active branch)"
             if flat:
                 note = "floor/ceil/round are flat here (derivative 0)"
-        elasticity = None if y_f == 0 or dv is None else dv * float(x) / y_f
+        elasticity = None if y_f == 0 or dv is None else dv * float(x) / abs(y_f)
         rise = fall = None
         if xq.integer:
             step = _difference_row(plan, ev, name, n)  # the one-step values, in Row.rise/Row.fall
@@ -300,7 +302,7 @@ def _forward(plan: Plan, ev, name: str) -> Optional[list[Row]]:
         xq, x = qs[i], exact[i]
         dv = float(d)
         note = "integer input, treated as continuous" if xq.integer else ""
-        rows.append(Row(i, float(x) / float(xq.display.scale), xq.unit_text, None if y_f == 0 else dv * float(x) / y_f,
+        rows.append(Row(i, float(x) / float(xq.display.scale), xq.unit_text, None if y_f == 0 else dv * float(x) / abs(y_f),
                         dv * float(xq.display.scale) / y_scale, "symbolic", note))
     return rows
 
@@ -333,7 +335,7 @@ def _through_answers(plan: Plan, ev, name: str, answers: list[str], overrides, o
             continue
         if xq.integer:
             note = (note + "; " if note else "") + "integer input, treated as continuous"
-        rows.append(Row(n, float(x / xq.display.scale), xq.unit_text, None if y == 0 else dv * float(x) / y,
+        rows.append(Row(n, float(x / xq.display.scale), xq.unit_text, None if y == 0 else dv * float(x) / abs(y),
                         dv * float(xq.display.scale) / y_scale, "numeric difference", note))
     return rows
 
@@ -423,11 +425,11 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
     down, down_why = side(-1)
 
     def el(d: Optional[float]) -> Optional[float]:
-        return None if d is None or y == 0 else d * x / y
+        return None if d is None or y == 0 else d * x / abs(y)
 
     def show(d: Optional[float]) -> str:
         e = el(d)
-        return f"{e + 0.0:+.4f}" if e is not None else f"slope {d * scale / y_scale + 0.0:+.6g}"
+        return f"{e + 0.0:+.4f}" if e is not None else f"slope {_signed(d * scale / y_scale)}"
 
     rise, fall = ("one step up", "one step down") if xq.integer else ("a rise", "a fall")
     what = "integer input: " if xq.integer else ""
@@ -475,8 +477,8 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
     # a change within float residue of the value is no change (a term that cancels exactly, as
     # `a * (b - c) - a * b + a * c`, moves by 1e-13 %: that is not a step)
     up, down = (y if v is not None and abs(v - y) <= RESIDUE * abs(y) else v for v in (up, down))
-    rise = None if up is None else (up - y) / y / CHANGE + 0.0  # never -0.0
-    fall = None if down is None else (down - y) / y / -CHANGE + 0.0
+    rise = None if up is None else (up - y) / abs(y) / CHANGE + 0.0  # never -0.0
+    fall = None if down is None else (down - y) / abs(y) / -CHANGE + 0.0
     local = row.elasticity
     stepped = row.method == "none" or "floor/ceil/round" in row.note
     # each side against the row's own slope on that side (a kink's one-sided rows), else the one slope
@@ -493,7 +495,7 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
     def said(v: Optional[float], it: str) -> str:  # the effect of a change that gives ``name`` the value ``v``
         if v is None:
             return f"leaves {it} without a value"
-        return f"leaves {it} as it is" if v == y else f"moves {it} by {(v - y) / y * 100:+.3g}%"
+        return f"leaves {it} as it is" if v == y else f"moves {it} by {_signed((v - y) / abs(y) * 100, 3)}%"
 
     if (rise or 0.0) == 0 and (fall or 0.0) == 0:
         nearest = _nearest_step(plan, ev, name, row.input, x, y)
@@ -508,7 +510,7 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
         elasticity = rise if fall is None or (rise is not None and abs(rise) >= abs(fall)) else fall
     scale = float(xq.display.scale)
     y_scale = float(plan.model.quantities[name].display.scale)
-    derivative = None if elasticity is None else elasticity * y / x * scale / y_scale
+    derivative = None if elasticity is None else elasticity * abs(y) / x * scale / y_scale
     return Row(row.input, row.value, row.unit, elasticity, derivative, "effect of a 1% change", note, rise, fall)
 
 
@@ -548,5 +550,11 @@ def _nearest_step(plan: Plan, ev, name: str, input_name: str, x: float, y: float
         return ""
     d, sign, v = min(found)
     to = x * (1 + sign * d) / float(xq.display.scale)
-    return (f"the nearest step is a {d * 100:.3g}% {'rise' if sign > 0 else 'fall'} "
-            f"(to {format_value(to, xq.unit_text, 4)}), where `{name}` moves by {(v - y) / y * 100 + 0.0:+.3g}%")
+    return (f"the nearest step is a {significant(d * 100, 3)}% {'rise' if sign > 0 else 'fall'} "
+            f"(to {format_value(to, xq.unit_text, 4)}), where `{name}` moves by {_signed((v - y) / abs(y) * 100, 3)}%")
+
+
+def _signed(v: float, digits: int = 6) -> str:
+    """A change by the number rule with its sign (``+1.25``, ``-0.5``, ``+2.4E-05``), never ``-0``."""
+    text = significant(v + 0.0, digits)
+    return text if text.startswith("-") else "+" + text

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..compute.diagnose import is_first
 from ..compute.evaluation import Plan, format_value, scenarios_for
+from ..compute.numbers import share as share_text
 from ..language import ir
 from ..language.errors import ConstraintError, DistributionError, KindError, Label, LimitError, PlanError, UnitError
 from ..language.graph import cone
@@ -458,7 +459,7 @@ class Figures:
 def _never_note(nevers: dict[str, float]) -> str:
     if not nevers:
         return ""
-    said = ", ".join(f"`{n}` is never in {share:.1%} of samples" for n, share in nevers.items())
+    said = ", ".join(f"`{n}` is never in {share_text(v)} of samples" for n, v in nevers.items())
     return f" ({said}: there the condition has no value and counts as not holding)"
 
 
@@ -690,7 +691,7 @@ def never_error(plan: Plan, name: str, nevers: dict[str, float], bad: int, sampl
     from ..language.errors import NeverError
 
     quantities = plan.model.quantities
-    which = ", ".join(f"`{f}` (never in {share:.1%} of samples)" for f, share in nevers.items())
+    which = ", ".join(f"`{f}` (never in {share_text(v)} of samples)" for f, v in nevers.items())
     f = next(iter(nevers))
     expr = quantities[f].definition.expr
     return NeverError(
@@ -857,7 +858,7 @@ def statistic(sim: Simulation, call: ir.Call) -> tuple[float, str, str]:
     if call.func == "P":
         p = sim.probability(arg)
         se = math.sqrt(max(p * (1 - p), 1 / sim.samples) / sim.samples)
-        return p, "%", f"{call.span.flat} = {p:.2%} (sampling error about {se:.2%}){sim.never_note(arg)}"
+        return p, "%", f"{call.span.flat} = {share_text(p)} (sampling error about {share_text(se)}){sim.never_note(arg)}"
     if not isinstance(arg, ir.Name) or arg.name not in sim.plan.model.quantities:
         raise KindError(f"`{call.func}` takes a quantity's name", arg.span, hint=f"write `{call.func}(cost)`")
     name = arg.name
@@ -881,8 +882,8 @@ def statistic(sim: Simulation, call: ir.Call) -> tuple[float, str, str]:
     shown_v = s[call.func if level is None else f"p{_pct_text(level)}"]
     v = shown_v * float(q.display.scale)
     shown = format_value(shown_v, q.unit_text)
-    over = f" (over the {share:.1%} of samples where it has a value; " + ", ".join(
-        f"`{n}` is never in {v:.1%}" for n, v in nevers.items()) + ")" if nevers else ""
+    over = f" (over the {share_text(share)} of samples where it has a value; " + ", ".join(
+        f"`{n}` is never in {share_text(v)}" for n, v in nevers.items()) + ")" if nevers else ""
     return v, q.unit_text, f"{call.span.flat} = {shown}{over}"
 
 
@@ -965,7 +966,7 @@ def _decide(plan: Plan, check: ir.ProbabilityCheck, sim: Simulation) -> Probabil
                 arg = o.args[0].value
                 nevers.update(sim.no_value(n.name for n in ir.walk(arg) if isinstance(n, ir.Name)))
         if nevers:
-            said = ", ".join(f"`{n}` is never in {v:.1%} of samples" for n, v in nevers.items())
+            said = ", ".join(f"`{n}` is never in {share_text(v)} of samples" for n, v in nevers.items())
             result.note = (f"{said}: a probability counts them as not holding, a mean or percentile "
                            "leaves them out")
     except PlanError as err:  # a check that cannot mean anything is a bad plan, not a failed check

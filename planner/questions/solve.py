@@ -56,6 +56,7 @@ import numpy as np
 import sympy as sp
 
 from ..compute.evaluation import Plan, format_value, input_quantity, scenarios_for
+from ..compute.numbers import significant
 from ..compute.symbolic import NotData, cone, from_data, rational, to_data
 from ..language import ir
 from ..language.errors import (
@@ -469,8 +470,8 @@ class Solver:
         if abs(value) <= ROOT_TOL * size:
             return True
         if abs(value) <= 1e-12 * size:
-            notes.append(f"`{q.name}` = {shown} is not a root: lhs - rhs = {value:.3g} there, "
-                         f"{abs(value) / size:.3g} of the size of its terms (60 digits)")
+            notes.append(f"`{q.name}` = {shown} is not a root: lhs - rhs = {significant(value, 3)} there, "
+                         f"{significant(abs(value) / size, 3)} of the size of its terms (60 digits)")
         return False
 
     def _interval_of_roots(self, prep: _Prepared, q: Quantity, dom: Domain, intervals, numeric: bool,
@@ -500,7 +501,7 @@ class Solver:
             v = float(fn(np.array([p]))[0])
             ends.append((p, v))
             at = format_value(p / float(dom.scale), dom.unit) if not unbounded else \
-                f"{p / float(dom.scale):.3g}{(' ' + dom.unit) if dom.unit else ''} (far end of the search)"
+                f"{significant(p / float(dom.scale), 3)}{(' ' + dom.unit) if dom.unit else ''} (far end of the search)"
             notes.append(f"at {q.name} = {at}: lhs - rhs = {format_value(v, prep.lhs_unit)}")
         notes += _scenario_note(scenario)
         err = NoRootError(message or f"no `{q.name}` in {dom.text()} makes `{_text(stmt.condition)}` hold",

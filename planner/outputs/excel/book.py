@@ -39,7 +39,7 @@ from ...language import ir
 from ...language.errors import PlanError
 from ...language.live import plain
 from ...questions.checks import check_scenarios
-from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
+from ..numbers import NumberStyle, cell_scale, is_percent, plan_styles, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
 from .printer import FLOW_FIRST, FLOW_HEADER, ROW_TERMS, CellValue, Scaled, UnsupportedFormula, formula, number
 
@@ -903,27 +903,6 @@ class Book:
         return bool(v) if isinstance(v, (bool, np.bool_)) else float(v)
 
     # ---- number styles ---------------------------------------------------------------
-    @cached_property
-    def written(self) -> dict[str, int]:
-        """Input -> the most decimals its literals are written with (the definition and every scenario's
-        value: ``2.50`` and ``3.125`` give 3), for formats that never show a typed value rounded."""
-        out: dict[str, int] = {}
-
-        def note(name: str, expr) -> None:
-            d = written_decimals(expr.span.flat)
-            if d is not None:
-                out[name] = max(out.get(name, 0), d)
-
-        for name, q in self.q.items():
-            if q.is_input and not q.is_bool:
-                note(name, q.definition.expr)
-        for stmt in self.model.plan.statements:
-            if isinstance(stmt, ir.Scenario):
-                for o in stmt.overrides:
-                    if o.name in self.q and self.q[o.name].is_input:
-                        note(o.name, o.expr)
-        return out
-
     def number_style(self, values: Iterable, unit: str = "") -> Optional[NumberStyle]:
         """The style of figures as cells hold them (a percentage's fractions) in ``unit``."""
         vals = [v for v in values if not isinstance(v, (bool, np.bool_, str)) and v is not None]
@@ -932,18 +911,11 @@ class Book:
         return style_for(shown_figures(finite(vals), unit), unit)
 
     def style(self, name: str) -> Optional[NumberStyle]:
-        """One style per quantity: chosen from its values in every column the workbook shows it in."""
+        """One style per quantity, the one every output uses (:func:`..numbers.plan_styles`: its figures in
+        the base case and every scenario, an input's written decimals), so a cell shows the report's digits."""
         if self._styles is None:
-            self._styles = {}
-            contexts = list(self.contexts.values())
-            for n, q in self.q.items():
-                if q.is_bool:
-                    self._styles[n] = None
-                    continue
-                values = [self.display(ctx, n) for ctx in contexts]
-                self._styles[n] = style_for(shown_figures(finite(values), q.unit_text), q.unit_text,
-                                            self.written.get(n) if q.is_input else None)
-        return self._styles[name]
+            self._styles = plan_styles(self.plan)
+        return self._styles.get(name)
 
 
 def _divisions(converter, e: ir.Expr, env: dict, branches: tuple) -> list:

@@ -24,7 +24,7 @@ import sympy as sp
 
 from ...language import ir
 
-from ..numbers import cell_unit
+from ..numbers import cell_unit, significant
 from .book import (scale_of, unit_of, capitalised,
     HEADER,
     NOTE,
@@ -483,7 +483,8 @@ def _key(table: LiveTable, col: int) -> str:
 
 
 def _short(v) -> str:
-    return f"{v:.6g}" if isinstance(v, float) else str(v)
+    """A sweep line's value in its chart's legend, as the report's chart writes it (the number rule)."""
+    return significant(v) if isinstance(v, float) else str(v)
 
 
 def _geometric(points) -> bool:

@@ -23,6 +23,7 @@ from typing import Any, Mapping, Optional, Sequence
 from ...compute.evaluation import Origin, Plan
 from ...language import ir
 from ...language.errors import PlanError, UsageError, render
+from ..numbers import plan_styles
 from ..viewmodel import headline_names, show
 
 SLIDER_SPAN = 10  # an unbounded side of a slider reaches 10x (or 0.1x) the value as written
@@ -211,8 +212,10 @@ class Session:
         q = self.plan.model.quantities[name]
         v = ev.display(name)
         number = v if isinstance(v, bool) else (float(v) if math.isfinite(v) else None)
+        if "_styles" not in self.__dict__:  # each quantity's one style, as the report and the workbook write it
+            self.__dict__["_styles"] = plan_styles(self.plan)
         return {"name": name, "doc": q.doc, "unit": q.unit_text, "number": number,
-                "text": "never" if ev.is_never(name) else show(v, q.unit_text)}
+                "text": "never" if ev.is_never(name) else show(v, q.unit_text, self._styles.get(name))}
 
     def _answer_rows(self, answers, overrides, origins) -> list[dict]:
         from ...questions.every_answer import question_scenarios
