@@ -323,7 +323,7 @@ def test_explain_and_build_print_through_their_views(plan, cli, monkeypatch, tmp
     monkeypatch.setenv("COLUMNS", "0")  # no folding: the API's text is not fitted to a terminal
     code, out, _ = cli("explain", TOKEN_COST, "weight_bytes", "--scenario", "all")
     assert code == 0 and out == repr(plan.explain("weight_bytes", scenario="all")) + "\n"
-    assert "140 GB" in out  # 70e9 parameters at 16 bit
+    assert "140.0000 GB" in out  # 70e9 parameters at 16 bit (four decimals: int4_g128 is 36.3125 GB)
     code, out, _ = cli("build", TOKEN_COST, "-o", tmp_path / "out")
     assert code == 0 and out.startswith("Per-token cost of a 70B dense model") and "\nwrote: " in out
 

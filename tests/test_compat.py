@@ -169,7 +169,7 @@ def test_a_question_with_no_answer_anywhere_exits_2_and_a_check_of_it_fails_nami
     assert "breakeven_units [loss]: no answer in the domain" in out
     code, out, _ = cli("--no-cache", "check", path)
     assert code == 1
-    assert "`breakeven_units` has no answer in loss: no integer `units` in [1, 1000]" in out
+    assert "`breakeven_units` has no answer in loss: no integer `units` in [1; 1,000]" in out
 
 
 def test_for_all_answers_for_the_plan_as_written_too_everywhere(cli, plan_file, tmp_path):
@@ -190,7 +190,7 @@ def test_for_all_answers_for_the_plan_as_written_too_everywhere(cli, plan_file, 
     code, out, _ = cli("--no-cache", "report", path)
     assert "is **125** in `base`, **500** in `cheap`, **50** in `rich`" in out
     # the check of the missing answer fails with its reason, not with empty figures
-    assert ("Failing: `breakeven_units <= 500` in `loss` (no value: no integer `units` in \\[1, 1000\\] makes "
+    assert ("Failing: `breakeven_units <= 500` in `loss` (no value: no integer `units` in \\[1; 1,000\\] makes "
             "`profit >= 0` hold).") in out
     book = openpyxl.load_workbook(io.BytesIO(workbook_bytes(load_compiled(path))), data_only=True)
     rows = [(r[1].value, r[2].value) for r in book["Solve"].iter_rows(min_row=4) if r[0].value]

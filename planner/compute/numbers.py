@@ -330,6 +330,9 @@ def quantity_styles(model, evaluations, names: Optional[Iterable[str]] = None) -
             continue
         values = []
         for ev in evaluations:
+            if n in getattr(ev, "series", ()):  # a series: its style from every period's figure
+                values.extend(float(x) for x in ev.series_display(n) if math.isfinite(float(x)))
+                continue
             v = ev.display(n)
             if v is not None and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v)):
                 values.append(float(v))

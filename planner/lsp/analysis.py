@@ -142,7 +142,7 @@ def _say(v, unit: str, bold: bool = False, short: bool = False) -> str:
     """A value as the hover and the hints write it (a series: first, last and lowest, each with its
     period; ``short``, for a hint at the end of a line: ``92 … -380 kUSD, lowest -380 kUSD (month 60)``)."""
     if isinstance(v, SeriesValues) and short:
-        return (f"{format_value(v.first)} … {format_value(v.last, unit)}, "
+        return (f"{format_value(v.first, unit).removesuffix(' ' + unit)} … {format_value(v.last, unit)}, "
                 f"lowest {format_value(v.low, unit)} ({v.low_period})")
     if isinstance(v, SeriesValues):
         b = "**" if bold else ""
