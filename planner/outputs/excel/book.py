@@ -41,6 +41,7 @@ from ...language.live import plain
 from ...questions.checks import check_scenarios
 from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
+from .generator import ATOM, Generator, NotWritten, Piece
 from .printer import FLOW_FIRST, FLOW_HEADER, ROW_TERMS, CellValue, Scaled, UnsupportedFormula, formula, number
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
@@ -411,8 +412,6 @@ class Book:
         self.base = plan.evaluate(None, self.overrides, self.origins)
         self.names = excel_names(plan.definition_order())
         self.taken_names = {v.upper() for v in self.names.values()}  # helper names must not collide
-        self.sym = plan.symbols.symbols
-        self.bools = frozenset(self.sym[n] for n, q in self.q.items() if q.is_bool)
         self.sheets: list[Sheet] = []
         self.defined: dict[str, str] = {}  # Excel name -> target (``Inputs!$B$5``)
         self.input_rows: dict[str, int] = {}  # input -> row on the Inputs sheet
@@ -445,6 +444,15 @@ class Book:
         self.base_context = Context("base", None)
         self.contexts[self.base_context.key] = self.base_context
         self.wanted = wanted
+
+    @cached_property
+    def sym(self) -> dict:
+        """Each quantity's SymPy symbol (the SymPy route's; made when that route is first taken)."""
+        return self.plan.symbols.symbols
+
+    @cached_property
+    def bools(self) -> frozenset:
+        return frozenset(self.sym[n] for n, q in self.q.items() if q.is_bool)
 
     # ---- sheets --------------------------------------------------------------------
     def create_sheet(self, title: str, work: bool = False) -> Sheet:
@@ -538,6 +546,63 @@ class Book:
             self._refs[key] = out
         return dict(self._refs[key])
 
+    def pieces(self, ctx: Context, here: Optional[str] = None) -> dict[str, Piece]:
+        """Every quantity's cell in ``ctx`` seen from sheet ``here`` as the formula generator reads it (the
+        cell, and the base units one unit of its figure is), and each answer a formula uses (its cell on
+        the Solve sheet for ``ctx``). A fresh copy."""
+        key = ("pieces", ctx.key, here)
+        if key not in self._refs:
+            out = {name: Piece(self.cell(ctx, name, here), ATOM, None if q.is_bool else scale_of(q))
+                   for name, q in self.q.items()}
+            for name in self.model.answers:
+                stmt = self.aliases.get(alias_base(name))
+                if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
+                    ref, scale = self.answer_cell(name, ctx.scenario, ctx.overrides, "")  # qualified: formulas move
+                    out[name] = Piece(ref, ATOM, scale)
+            self._refs[key] = out
+        return dict(self._refs[key])
+
+    def quantity_formula(self, name: str, ctx: Context, refs: Mapping[str, Piece], where: str,
+                         row_refs: Optional[Mapping[str, Piece]] = None) -> str:
+        """``=...`` for derived quantity ``name`` in ``ctx`` as its author wrote it, in its cell's unit
+        (:mod:`.generator`); the terms of its sums over ranges go to rows of the Cash flows sheet."""
+        q = self.q[name]
+        gen = Generator(self.model, refs, row=self.flow_cells, values=self.env(ctx), where=where,
+                        row_refs=row_refs)
+        mark = self._flows_mark()
+        try:
+            return gen.formula(q.definition.expr, None if q.is_bool else scale_of(q))
+        except NotWritten:  # not yet written from the IR: SymPy's form of it
+            self._flows_rollback(mark)
+            sym_refs = {self.sym[n]: p.text if p.scale is None else in_base(p.text, p.scale)
+                        for n, p in refs.items() if n in self.sym}
+            sym_refs.update({self.plan.symbols.answers[n]: in_base(p.text, p.scale)
+                             for n, p in refs.items() if n in self.plan.symbols.answers})
+            helper = None
+            if row_refs is not None:
+                helper = {self.sym[n]: p.text if p.scale is None else in_base(p.text, p.scale)
+                          for n, p in row_refs.items() if n in self.sym}
+                helper.update({self.plan.symbols.answers[n]: in_base(p.text, p.scale)
+                               for n, p in row_refs.items() if n in self.plan.symbols.answers})
+            return self.formula(self.expr(name), sym_refs, scale_of(q), where, helper,
+                                self.by_symbol(self.env(ctx)))
+
+    def _flows_mark(self) -> tuple:
+        return (self.flows, getattr(self, "flows_row", 3), len(self.sheets))
+
+    def _flows_rollback(self, mark: tuple) -> None:
+        """The Cash flows rows written since ``mark`` removed (a formula that was then written otherwise)."""
+        flows, line, sheets = mark
+        if self.flows is None:
+            return
+        if flows is None:
+            self.sheets.remove(self.flows)
+            self.flows = None
+            return
+        for key in [k for k in self.flows.cells if k[0] > line]:
+            del self.flows.cells[key]
+        self.flows_row = line
+
     def expr(self, name: str) -> sp.Basic:
         """A derived quantity's formula as the workbook writes it: SymPy's, with the division by zero its
         algebra hides written back (``0 / z`` is ``IF(z=0,1/0,0)``: #DIV/0! where planner reports the
@@ -616,6 +681,34 @@ class Book:
         number in the header row; ``written`` is the term as a formula, for the Term column. Returns the
         cells as ranges, the values they hold and (the sheet as a reference, the row), None for terms too
         many for a row (they go down a column of the Helpers sheet)."""
+        held: list = [""] * len(cells)
+        if env is not None and cells:
+            point = dict(env)
+            point[index] = np.array([float(v) for v in values])
+            point.update({s: np.array([v if isinstance(v, float) else math.nan for v in a]) for s, a in extra.items()})
+            try:
+                with np.errstate(all="ignore"):
+                    got = np.broadcast_to(self.evaluate(term, point), (len(cells),))
+                    holds = np.broadcast_to(self.evaluate(cond, point), (len(cells),))
+            except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+                got = holds = None
+            if got is not None:
+                held = [cached(bool(v) if isinstance(v, (bool, np.bool_)) else float(v)) if h else outside
+                        for v, h in zip(got.tolist(), holds.tolist())]
+        if len(cells) > ROW_TERMS:  # wider than a sheet: down a column of the Helpers sheet instead
+            style = self.number_style(held)
+            refs = [self.spill(text, where) for text in cells]
+            for ref, value in zip(refs, held):
+                cell = self.helpers.at(int(ref.rsplit("$", 1)[1]), 2)
+                cell.cached, cell.num = cached(value), style
+            return [f"{refs[0]}:{refs[-1].split('!')[1]}"], held, None
+        ranges, at = self.flow_cells(cells, held, where, written)
+        return ranges, held, at
+
+    def flow_cells(self, cells: list[str], held: list, where: str, written: str = "") -> tuple[list, tuple]:
+        """One row of the Cash flows sheet: formulas ``cells`` holding ``held``, a column per value of the
+        range, the index being the column's number in the header row; ``written`` is the term as a formula,
+        for the Term column. Returns the cells as ranges and (the sheet as a reference, the row)."""
         if self.flows is None:
             self.flows = self.create_sheet(sheet_title(self, FLOWS), work=True)
             self.flows.text(1, 1, "Cash flows", TITLE, overflow=True)
@@ -633,28 +726,7 @@ class Book:
         ws = self.flows
         self.flows_row += 1
         row = self.flows_row
-        held: list = [""] * len(cells)
-        if env is not None and cells:
-            point = dict(env)
-            point[index] = np.array([float(v) for v in values])
-            point.update({s: np.array([v if isinstance(v, float) else math.nan for v in a]) for s, a in extra.items()})
-            try:
-                with np.errstate(all="ignore"):
-                    got = np.broadcast_to(self.evaluate(term, point), (len(cells),))
-                    holds = np.broadcast_to(self.evaluate(cond, point), (len(cells),))
-            except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
-                got = holds = None
-            if got is not None:
-                held = [cached(bool(v) if isinstance(v, (bool, np.bool_)) else float(v)) if h else outside
-                        for v, h in zip(got.tolist(), holds.tolist())]
         style = self.number_style(held)
-        if len(cells) > ROW_TERMS:  # wider than a sheet: down a column of the Helpers sheet instead
-            self.flows_row -= 1
-            refs = [self.spill(text, where) for text in cells]
-            for ref, value in zip(refs, held):
-                cell = self.helpers.at(int(ref.rsplit("$", 1)[1]), 2)
-                cell.cached, cell.num = cached(value), style
-            return [f"{refs[0]}:{refs[-1].split('!')[1]}"], held, None
         ws.text(row, 1, where)
         ws.text(row, 2, written)
         for j, (text, value) in enumerate(zip(cells, held)):
@@ -663,7 +735,7 @@ class Book:
             ws.formula(row, FLOW_FIRST + j, text, value, style)
         ref = sheet_ref(ws.title)
         last = col_letter(FLOW_FIRST + len(cells) - 1)
-        return [f"{ref}!${col_letter(FLOW_FIRST)}${row}:${last}${row}"] if cells else [], held, (ref, row)
+        return [f"{ref}!${col_letter(FLOW_FIRST)}${row}:${last}${row}"] if cells else [], (ref, row)
 
     def spill(self, text: str, where: str, sub: Optional[sp.Basic] = None, env: Optional[Mapping] = None) -> str:
         """Put a subexpression in a helper cell (formulas over 8,192 characters)."""

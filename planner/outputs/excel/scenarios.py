@@ -144,8 +144,7 @@ def fill_sheet(book: Book, title: str) -> None:
 def fill_column(book: Book, ws, ctx: Context) -> None:
     scenario_sets = set(book.model.scenarios[ctx.scenario].overrides) if ctx.scenario else set()
     col = col_index(ctx.column)
-    refs, helper_refs = book.refs(ctx, ws.title), book.refs(ctx)  # once per column, not per row
-    env = book.by_symbol(book.env(ctx))
+    refs, row_refs = book.pieces(ctx, ws.title), book.pieces(ctx)  # once per column, not per row
     for name, row in book.rows.items():
         q = book.q[name]
         value = book.display(ctx, name)
@@ -162,6 +161,5 @@ def fill_column(book: Book, ws, ctx: Context) -> None:
             else:
                 ws.formula(row, col, "=" + book.names[name], value, style)
             continue
-        scale = scale_of(q)
-        text = book.formula(book.expr(name), refs, scale, f"{ctx.label}: {name}", helper_refs, env)
+        text = book.quantity_formula(name, ctx, refs, f"{ctx.label}: {name}", row_refs)
         ws.formula(row, col, text, value, style)
