@@ -714,10 +714,10 @@ class Book:
             self.flows.text(1, 1, "Cash flows", TITLE, overflow=True)
             self.flows.note(2, 1, "The terms of the sums over ranges, a column per value of the range (a month, "
                             "a year) numbered in row 3; every cell of a row is the same formula over its column's "
-                            "number. Column B is the term over the named cells. A figure elsewhere adds up its row "
+                            "number. Column B is the term as the plan writes it. A figure elsewhere adds up its row "
                             "(SUM over the row), whose terms are in that figure's unit where the sum is a part of "
-                            "it (kUSD for an NPV in kUSD), else in base units (USD, seconds). A term beyond the "
-                            "range's end, as the inputs set it, is 0 (blank for first, min, max).")
+                            "it (kUSD for an NPV in kUSD), else in the units of the cells they use. A term beyond "
+                            "the range's end, as the inputs set it, is 0 (blank for first, min, max).")
             self.flows.header(3, ["Used by", "Term"])
             self.flows.repeat = (3, 3)
             self.flows.freeze = (4, FLOW_FIRST)
