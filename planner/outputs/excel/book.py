@@ -568,24 +568,14 @@ class Book:
         (:mod:`.generator`); the terms of its sums over ranges go to rows of the Cash flows sheet."""
         q = self.q[name]
         gen = Generator(self.model, refs, row=self.flow_cells, values=self.env(ctx), where=where,
-                        row_refs=row_refs)
+                        row_refs=row_refs, spill=lambda text, value: self.helper_cell(text, where, value))
         mark = self._flows_mark()
         try:
             return gen.formula(q.definition.expr, None if q.is_bool else scale_of(q))
-        except NotWritten:  # not yet written from the IR: SymPy's form of it
+        except NotWritten as err:
             self._flows_rollback(mark)
-            sym_refs = {self.sym[n]: p.text if p.scale is None else in_base(p.text, p.scale)
-                        for n, p in refs.items() if n in self.sym}
-            sym_refs.update({self.plan.symbols.answers[n]: in_base(p.text, p.scale)
-                             for n, p in refs.items() if n in self.plan.symbols.answers})
-            helper = None
-            if row_refs is not None:
-                helper = {self.sym[n]: p.text if p.scale is None else in_base(p.text, p.scale)
-                          for n, p in row_refs.items() if n in self.sym}
-                helper.update({self.plan.symbols.answers[n]: in_base(p.text, p.scale)
-                               for n, p in row_refs.items() if n in self.plan.symbols.answers})
-            return self.formula(self.expr(name), sym_refs, scale_of(q), where, helper,
-                                self.by_symbol(self.env(ctx)))
+            raise UnsupportedFormula(f"{where}: the workbook has no formula for it ({err})", q.definition.span,
+                                     hint="`planner eval`, `check` and `report` compute it as it is") from None
 
     def _flows_mark(self) -> tuple:
         return (self.flows, getattr(self, "flows_row", 3), len(self.sheets))
@@ -739,6 +729,14 @@ class Book:
 
     def spill(self, text: str, where: str, sub: Optional[sp.Basic] = None, env: Optional[Mapping] = None) -> str:
         """Put a subexpression in a helper cell (formulas over 8,192 characters)."""
+        value = self.evaluate(sub, env) if sub is not None and env is not None else None
+        if isinstance(value, float) and math.isnan(value) and isinstance(sub, sp.Piecewise) and len(sub.args) == 2 \
+                and sub.args[1].expr is sp.nan and self.evaluate(sub.args[0].cond, env) is False:
+            value = ""  # a MIN/MAX term outside its range: the cell is "" (ignored by MIN), not an error
+        return self.helper_cell(text, where, value)
+
+    def helper_cell(self, text: str, where: str, value) -> str:
+        """A part of a formula longer than Excel allows, in a cell of the Helpers sheet holding ``value``."""
         if self.helpers is None:
             self.helpers = self.create_sheet("Helpers", work=True)
             self.helpers.note(1, 1, "Subexpressions moved out of formulas longer than Excel's 8,192 characters, "
@@ -749,10 +747,6 @@ class Book:
             self.helpers.caps[1] = 60
             self.helpers_row = 2
         self.helpers_row += 1
-        value = self.evaluate(sub, env) if sub is not None and env is not None else None
-        if isinstance(value, float) and math.isnan(value) and isinstance(sub, sp.Piecewise) and len(sub.args) == 2 \
-                and sub.args[1].expr is sp.nan and self.evaluate(sub.args[0].cond, env) is False:
-            value = ""  # a MIN/MAX term outside its range: the cell is "" (ignored by MIN), not an error
         self.helpers.text(self.helpers_row, 1, where)
         self.helpers.formula(self.helpers_row, 2, text, value, self.number_style([value]))
         return f"Helpers!$B${self.helpers_row}"
@@ -957,6 +951,28 @@ class Book:
                 return float(v / scale_of(q))
         v = self.env(ctx)[name]
         return bool(v) if q.is_bool else cached(v, scale_of(q))
+
+    def value_of(self, expr: ir.Expr, env: Mapping[str, object]):
+        """The IR expression ``expr`` over the quantities and answers with these base values (scalars or
+        arrays; a check's ``name@scenario`` under that key), on planner's numeric route."""
+        from ...compute.numeric import compile_program
+
+        names = list(env)
+        key = (id(expr), tuple(names))
+        got = self._compiled.get(key)
+        if got is None:
+            refs = {id(n): f"{n.name}@{n.scenario}" for n in ir.walk(expr) if isinstance(n, ir.ScenarioRef)}
+            got = self._compiled[key] = (expr, compile_program(self.model, names, [("out", expr)], refs))
+        _, program = got
+        args = [np.bool_(v) if isinstance(v, bool) else v for v in env.values()]
+        v = program(args)[0]
+        if isinstance(v, np.ndarray) and v.ndim:
+            return v
+        return bool(v) if isinstance(v, (bool, np.bool_)) else float(v)
+
+    def names_in(self, expr: ir.Expr) -> set[str]:
+        """The quantities and answers ``expr`` uses, through the user functions it calls too."""
+        return set(self.plan.analyzer._refs(expr, frozenset()))
 
     def evaluate(self, expr: sp.Basic, env: Mapping[sp.Symbol, object]):
         """``expr`` over symbols with these base values (scalars or arrays), as the plan computes it."""

@@ -35,6 +35,8 @@ from ...language import ir
 from ...language.errors import PlanError
 
 LIMIT = 8192  # characters in a cell formula, the leading "=" included
+MAX_TERM_CELLS = 100_000  # cells the terms of one block may take (each costs about 0.3 ms to write)
+SPILL = LIMIT // 2 - 16  # a part longer than this goes to a helper cell (two of them fit in one formula)
 MAX_NESTING = 64  # levels of nested function calls
 MAX_ARGS = 255  # arguments of one function call
 DIGITS = 15  # significant digits Excel keeps in a number
@@ -240,11 +242,16 @@ _TOTAL = {ir.AggOp.SUM: "SUM", ir.AggOp.COUNT: "SUM", ir.AggOp.PRODUCT: "PRODUCT
 
 
 class _Level(NamedTuple):
-    var: str  # the variable as its cells print it
+    """A range whose row (or block) of terms is being printed."""
+
+    var: str  # the placeholder its variable prints as in the terms
+    text: str  # the variable as its row's cells print it (over the column placeholder)
     column: str  # the placeholder each cell of the row replaces with its column's letter
     start: str  # the range's start and step as printed (a running total must share them)
     step: Fraction
-    terms: int
+    terms: int  # the most values the range holds
+    count: int  # the cells of its row
+    at: object  # the variable's base value in each cell (a numpy array; None: no cached values)
 
 
 class Generator:
@@ -255,12 +262,14 @@ class Generator:
     ``row(cells, values, label, written)`` writes the terms of a range as one row of the Cash flows
     sheet and returns (the row as a range, (sheet, line)); ``values`` (name -> base value of every
     quantity and answer) gives the terms' cached results. Without ``row`` an aggregate over a range
-    is not written here.
+    is not written here. ``spill(formula, value)`` writes a part of a formula longer than Excel's
+    8,192 characters (or deeper than its 64 levels) into a helper cell and returns its reference; the
+    part's references are ``row_refs`` (qualified).
     """
 
     def __init__(self, model, refs: Mapping[str, Piece], row: Optional[Callable] = None,
                  values: Optional[Mapping[str, object]] = None, where: str = "",
-                 row_refs: Optional[Mapping[str, Piece]] = None) -> None:
+                 row_refs: Optional[Mapping[str, Piece]] = None, spill: Optional[Callable] = None) -> None:
         from ...language.aggregates import Ranges
         from ...language.analysis import unit_of
 
@@ -268,6 +277,7 @@ class Generator:
         self.refs = refs
         self.row_refs = refs if row_refs is None else row_refs  # what a row's cells (on their own sheet) use
         self.row = row
+        self.spill = spill  # spill(formula, value) writes a helper cell (sheet-qualified refs) and returns it
         self.values = values
         self.where = where
         self.units = model.units
@@ -288,7 +298,31 @@ class Generator:
         return text
 
     def expr(self, e: ir.Expr, env: Mapping[str, Bound], want: Optional[Fraction] = None) -> Piece:
-        return _METHODS[e.__class__](self, e, env, want)
+        p = _METHODS[e.__class__](self, e, env, want)
+        if self.spill is not None and (len(p.text) > SPILL or p.text.count("(") > MAX_NESTING // 2
+                                       and nesting(p.text) > MAX_NESTING // 2):
+            return self._helper(e, env, want, p)
+        return p
+
+    def _helper(self, e: ir.Expr, env, want, p: Piece) -> Piece:
+        """``e`` moved into a helper cell (printed over qualified references, its value cached)."""
+        if "\x00" in p.text or p.prec == ATOM and len(p.text) <= SPILL and not _one_call(p.text):
+            return p  # a row's term (its column is filled in later) stays where it is
+        if self.refs is not self.row_refs:
+            saved, self.refs = self.refs, self.row_refs
+            try:
+                p = _METHODS[e.__class__](self, e, env, want)
+            finally:
+                self.refs = saved
+        value = ""
+        if self.values is not None:
+            from .book import cached
+
+            try:
+                value = cached(self._value(e, env), 1 if p.scale is None else p.scale)
+            except (AssertionError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+                value = ""
+        return Piece(self.spill("=" + p.text, value), ATOM, p.scale)
 
     # ---- atoms ----------------------------------------------------------------------------------
     def _number(self, e: ir.Number, env, want) -> Piece:
@@ -438,7 +472,10 @@ class Generator:
         try:
             level = self._running_of(e, env)
             if level is not None:
-                return self._running(e, env, want, level)
+                try:
+                    return self._running(e, env, want, level)
+                except NotWritten:  # its terms use the outer variable otherwise too: a block of rows
+                    pass
             ranges, scale = self._row(e, env, want, self._open)
         finally:
             self.refs = saved
@@ -470,10 +507,9 @@ class Generator:
         scale = common(terms, want)
         return Piece(call(_TOTAL[e.op], [convert(t, scale).text for t in terms]), ATOM, scale)
 
-    def _range(self, e: ir.Aggregate, env):
-        """The range's variable as a cell of a row (a placeholder for its column) and what sizes it."""
-        from ...language.aggregates import Interval  # noqa: F401  (the scope's values)
-
+    def _range(self, e: ir.Aggregate, env, fixed_end: Optional[int] = None):
+        """What the terms of ``e`` are printed over: its variable (a placeholder each row fills in),
+        the row's level, the range's end (None for a fixed count) and the test that a cell is inside."""
         step = self.ranges.step(e.values, self._constant)
         n = self.ranges.terms(e, _scope(env), step.value)
         if n > ROW_TERMS:
@@ -483,7 +519,7 @@ class Generator:
         start = convert(start, unit)
         by = step.value / unit
         self._columns += 1
-        column = f"\x00c{self._columns}\x00"
+        column, var = f"\x00c{self._columns}\x00", f"\x00v{self._columns}\x00"
         index = f"{column}${FLOW_HEADER}"  # 1, 2, 3 ...: the variable is start + (index - 1) * step
         if start.value is not None:
             offset = start.value - by
@@ -492,19 +528,36 @@ class Generator:
                 text = f"({text}{'+' if offset > 0 else '-'}{number(abs(offset))})"
         else:
             text = f"({wrap(start, ADD - 1)}+({index}-1){'' if by == 1 else '*' + number(by)})"
-        var = Piece(text, ATOM, unit)
-        return step, n, start, by, unit, var, column
+        end, inside = None, None
+        if fixed_end is not None:
+            count = fixed_end
+        else:
+            end = convert(self.expr(e.values.items[1], env), unit)
+            if end.value is not None and start.value is not None:  # a fixed end: the terms up to it
+                count = max(0, min(n, int((end.value - start.value) // by) + 1)) if by else n
+            else:  # a moving one: IF(variable <= end, term, nothing) in each cell
+                count, inside = n, f"{var}<={wrap(end, CMP)}"
+        at = None
+        if self.values is not None and "\x00" not in start.text:
+            try:
+                first = float(start.value * unit) if start.value is not None else self._value(e.values.items[0], env)
+                import numpy as np
+
+                at = first + np.arange(count) * float(by * unit)
+            except (AssertionError, KeyError, TypeError, ValueError):
+                at = None
+        level = _Level(var, text, column, start.text, step.value, n, count, at)
+        return level, Piece(var, ATOM, unit), start, by, unit, inside
 
     def _row(self, e: ir.Aggregate, env, want, open_levels, fixed_end: Optional[int] = None):
-        """The terms of ``e`` as one row of the Cash flows sheet: the row as ranges, and the terms' scale."""
-        step, n, start, by, unit, var, column = self._range(e, env)
-        level = _Level(var.text, column, start.text, step.value, n)
+        """The terms of ``e`` as one row of the Cash flows sheet, or, where they use the variable of the
+        range around them, a block of rows (a row per value of ``e``'s variable, a column per value of
+        the outer one): the cells as ranges (of the outer's column, in a block), and the terms' scale."""
+        level, var, start, by, unit, inside = self._range(e, env, fixed_end)
         inner = {**env, e.var: Bound(var, None, env, self.ranges.var_interval(e, _scope(env)))}
         saved, self._open = self._open, list(open_levels) + [level]
         try:
             body = self.expr(e.body, inner, want if e.op in (ir.AggOp.SUM, ir.AggOp.MAX, ir.AggOp.MIN) else None)
-            if fixed_end is None:
-                end = convert(self.expr(e.values.items[1], env), unit)
         finally:
             self._open = saved
         if e.op is ir.AggOp.FIRST:
@@ -518,91 +571,145 @@ class Generator:
             if want is not None and body.scale is not None and e.op is ir.AggOp.SUM:
                 body = convert(body, want)  # the row in the figure's own unit
             term, scale = body.text, body.scale
-        # a fixed end: the terms up to it; a moving one: IF(variable <= end, term, nothing) in each cell
-        if fixed_end is not None:
-            count, inside = fixed_end, None
-        elif end.value is not None and (start.value is not None):
-            count = max(0, min(n, int((end.value - start.value) // by) + 1)) if by else n
-            inside = None
-        else:
-            count, inside = n, f"{var.text}<={wrap(end, CMP)}"
         blank = _IDENTITY.get(e.op, '""')
         if e.op is ir.AggOp.FIRST:
             cond = body.text if inside is None else f"AND({inside},{body.text})"
             template = f"IF({cond},{term},\"\")"
         else:
             template = term if inside is None else f"IF({inside},{term},{blank})"
-        if "\x00" in template.replace(column, ""):
-            raise NotWritten("a term that uses an outer range's variable")
-        cells = ["=" + template.replace(column, letter(FLOW_FIRST + j)) for j in range(count)]
-        if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
-            raise NotWritten("a term longer than a cell holds")
-        values = self._values(e, env, count, start, by, unit, scale, fixed_end) if cells else []
+        outer = open_levels[-1] if open_levels else None
+        rest = template.replace(level.var, "").replace(level.column, "")
+        if outer is not None:
+            rest = rest.replace(outer.var, "").replace(outer.column, "")
+        if "\x00" in rest:
+            raise NotWritten("a term that uses the variables of two ranges around it")
         label = f"{self.where} ({e.var} = {e.values.items[0].span.flat})"
         written = e.body.span.flat
         if e.op is ir.AggOp.FIRST:
             written = f"{e.var} where {written}"
-        got, _ = self.row(cells, values, label, written)
-        return got, scale
+        if outer is None or (outer.var not in template and outer.column not in template):
+            template = template.replace(level.var, level.text)
+            cells = ["=" + template.replace(level.column, letter(FLOW_FIRST + j)) for j in range(level.count)]
+            if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
+                raise NotWritten("a term longer than a cell holds")
+            values = self._values(e, env, level, level.at, by, unit, scale, fixed_end, inside) if cells else []
+            got, _ = self.row(cells, values, label, written)
+            return got, scale
+        # a block: the outer range's values across, this range's down (its variable a number in each row)
+        if level.count * outer.count > MAX_TERM_CELLS:
+            raise UnsupportedFormula(
+                f"`{e.op.value}` over ranges would write {level.count * outer.count:,} cells, one per term (at "
+                f"most {MAX_TERM_CELLS:,}): the workbook is not written", e.span,
+                hint="lower the declared bounds of the inputs that end the ranges (`where n <= 1000`), or "
+                     "write the inner sum in closed form; `planner eval`, `check` and `report` compute it as it is")
+        template = template.replace(outer.var, outer.text)
+        lines = []
+        for j in range(level.count):
+            if start.value is not None:
+                v = start.value + j * by
+                at = number(v) if v >= 0 else f"({number(v)})"
+            else:
+                at = f"({wrap(start, ADD - 1)}+{number(j * by)})"
+            row_text = template.replace(level.var, at)
+            cells = ["=" + row_text.replace(outer.column, letter(FLOW_FIRST + k)) for k in range(outer.count)]
+            if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
+                raise NotWritten("a term longer than a cell holds")
+            values = self._block_values(e, env, outer, j, by, unit, scale, inside) if cells else []
+            _, (sheet, line) = self.row(cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written)
+            lines.append(line)
+        if not lines:
+            return [], scale
+        return [f"{sheet}!{outer.column}${lines[0]}:{outer.column}${lines[-1]}"], scale
 
     def _running_of(self, e: ir.Aggregate, env) -> Optional[_Level]:
         """The open row whose running total ``e`` is: a sum over the same range, up to that row's variable."""
         if not self._open or e.op is not ir.AggOp.SUM or e.values.kind != "range":
             return None
         end = e.values.items[1]
-        if not isinstance(end, ir.Name) or end.name not in env:
-            return None
         outer = self._open[-1]
         if self.expr(end, env).text != outer.var:
             return None
-        step, _, start, *_ = self._range(e, env)
-        if start.text != outer.start or step.value != outer.step:
+        step = self.ranges.step(e.values, self._constant)
+        start = self.expr(e.values.items[0], env)
+        unit = step.scale if start.scale is not None else Fraction(1)
+        if convert(start, unit).text != outer.start or step.value != outer.step:
             return None
         return outer
 
     def _running(self, e: ir.Aggregate, env, want, level: _Level) -> Piece:
         """A running total of its own row: ``SUM('Cash flows'!$C$9:H$9)``, H the outer row's column."""
-        ranges, scale = self._row(e, env, None, [], fixed_end=level.terms)
+        ranges, scale = self._row(e, env, None, [], fixed_end=level.count)
+        if not ranges:
+            return Piece("0", ATOM, scale)
         first, _, _ = ranges[0].rpartition(":")
-        sheet, _, cell = first.rpartition("!")
-        line = cell.rsplit("$", 1)[1]
+        line = first.rsplit("$", 1)[1]
         return Piece(f"SUM({first}:{level.column}${line})", ATOM, scale)
 
     # ---- cached values ----------------------------------------------------------------------------
-    def _values(self, e: ir.Aggregate, env, count: int, start: Piece, by: Fraction, unit: Fraction,
-                scale, fixed_end) -> list:
+    def _values(self, e: ir.Aggregate, env, level: _Level, at, by: Fraction, unit: Fraction, scale, fixed_end,
+                inside) -> list:
         """The terms' values as the cells hold them (planner's numeric route, one array over the row)."""
-        if self.values is None:
+        count = level.count
+        if self.values is None or at is None:
             return [""] * count
+        got = self._terms(e, env, {}, at, with_end=fixed_end is None)
+        if got is None:
+            return [""] * count
+        term, last = got
+        return self._held(e, term, at, unit, scale, inside is None or fixed_end is not None, last)
+
+    def _block_values(self, e: ir.Aggregate, env, outer: _Level, j: int, by: Fraction, unit: Fraction, scale,
+                      inside) -> list:
+        """One row of a block: ``e``'s term at its ``j``-th value, in each column of the outer range."""
+        if self.values is None or outer.at is None:
+            return [""] * outer.count
+        import numpy as np
+
+        try:
+            first = self._value(e.values.items[0], env, {outer.var: outer.at})
+        except (AssertionError, KeyError, TypeError, ValueError):
+            return [""] * outer.count
+        at = np.broadcast_to(np.asarray(first, dtype=float) + j * float(by * unit), (outer.count,))
+        got = self._terms(e, env, {outer.var: outer.at}, at)
+        if got is None:
+            return [""] * outer.count
+        term, last = got
+        return self._held(e, term, at, unit, scale, inside is None, last)
+
+    def _terms(self, e: ir.Aggregate, env, outer: dict, at, with_end: bool = True):
+        """The body of ``e`` with its variable at ``at`` (an array), and the range's end (base values)."""
         import numpy as np
 
         from ...compute.numeric import Compiler
-        from .book import cached
 
         index = "\x00index"
         names = list(self.values)
-        c = Compiler(self.model, names + [index])
-        regs = self._registers(c, env)
+        c = Compiler(self.model, names + [index] + list(outer))
+        regs = self._registers(c, env, {k: c.top.names[k] for k in outer})
         var = c.top.names[index]
         scope = {**_scope(env), e.var: self.ranges.var_interval(e, _scope(env))}
-        outputs = [("term", c._expr(e.body, c.top, {**regs, e.var: var}, scope))]
-        outputs.append(("start", c._expr(e.values.items[0], c.top, regs, _scope(env))))
-        if fixed_end is None:
-            outputs.append(("end", c._expr(e.values.items[1], c.top, regs, _scope(env))))
+        try:
+            outputs = [("term", c._expr(e.body, c.top, {**regs, e.var: var}, scope)),
+                       ("end", c._expr(e.values.items[1], c.top, regs, _scope(env)) if with_end
+                        else c.top.const(float("inf")))]
+        except AssertionError:  # a scenario's figure (a check's `name@scenario`): no cached value
+            return None
         program = c.program(outputs)
-        args = [self.values[n] for n in names]
-        args = [np.bool_(a) if isinstance(a, bool) else a for a in args]
+        args = [np.bool_(a) if isinstance(a, bool) else a for a in (self.values[n] for n in names)]
         try:
             with np.errstate(all="ignore"):
-                _, first, *last = program(args + [0.0])
-                at = float(first) + np.arange(count) * float(by * unit)
-                term = program(args + [at])[0]
+                term, last = program(args + [at] + list(outer.values()))
         except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
-            return [""] * count
-        term = np.broadcast_to(term, (count,))
-        inside = np.ones(count, bool) if fixed_end is not None else at <= float(last[0]) * (1 + 1e-12)
+            return None
+        return np.broadcast_to(term, np.shape(at)), np.broadcast_to(last, np.shape(at))
+
+    @staticmethod
+    def _held(e: ir.Aggregate, term, at, unit: Fraction, scale, always: bool, last) -> list:
+        from .book import cached
+
         out = []
-        for v, x, ok in zip(term.tolist(), at.tolist(), inside.tolist()):
+        for v, x, end in zip(term.tolist(), at.tolist(), last.tolist()):
+            ok = always or x <= end + abs(end) * 1e-12
             if e.op is ir.AggOp.FIRST:
                 out.append(cached(x / float(unit)) if ok and v else "")
             elif e.op is ir.AggOp.COUNT:
@@ -613,14 +720,38 @@ class Generator:
                 out.append(cached(v, scale if e.op is not ir.AggOp.PRODUCT else 1))
         return out
 
-    def _registers(self, c, env) -> dict:
+    def _value(self, e: ir.Expr, env, outer: Optional[dict] = None):
+        """``e``'s base value in ``env`` (planner's numeric route); ``outer``: the values of the open
+        ranges' variables (by placeholder) it may use."""
+        import numpy as np
+
+        from ...compute.numeric import Compiler
+
+        outer = outer or {}
+        names = list(self.values)
+        c = Compiler(self.model, names + list(outer))
+        out = c._expr(e, c.top, self._registers(c, env, {k: c.top.names[k] for k in outer}), _scope(env))
+        program = c.program([("out", out)])
+        with np.errstate(all="ignore"):
+            v = program([np.bool_(a) if isinstance(a, bool) else a for a in (self.values[n] for n in names)]
+                        + list(outer.values()))[0]
+        if isinstance(v, np.ndarray) and v.ndim:
+            return v
+        return bool(v) if isinstance(v, (bool, np.bool_)) else float(v)
+
+    def _registers(self, c, env, ranges: Mapping[str, int]) -> dict:
+        """Registers of ``c`` for the names bound in ``env``: parameters compiled from their arguments,
+        the open ranges' variables (``ranges``: placeholder -> register)."""
         regs = {}
         for name, b in env.items():
-            if b.expr is not None:
-                try:
-                    regs[name] = c._expr(b.expr, c.top, self._registers(c, b.env), _scope(b.env))
-                except AssertionError:  # it uses a range's variable this program does not bind: unused here
-                    pass
+            if b.expr is None:
+                if b.piece.text in ranges:
+                    regs[name] = ranges[b.piece.text]
+                continue
+            try:
+                regs[name] = c._expr(b.expr, c.top, self._registers(c, b.env, ranges), _scope(b.env))
+            except AssertionError:  # it uses a range's variable this program does not bind: unused here
+                pass
         return regs
 
     def _constant(self, e: ir.Expr) -> Optional[Fraction]:

@@ -164,14 +164,7 @@ def _into_sums(e: sp.Basic) -> sp.Basic:
     return e.replace(moves, moved)
 
 
-class UnsupportedFormula(PlanError):
-    """A SymPy construct with no faithful Excel formula."""
-
-    family = "excel"
-
-
-class FormulaTooLong(UnsupportedFormula):
-    pass
+from .generator import FormulaTooLong, UnsupportedFormula  # noqa: E402  (one family of export errors)
 
 
 # The value of a term cell outside its range, for its cached result ("" for MAX/MIN: no number).
