@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from .book import HEADER, IDENT, NAME, SELECTED, TITLE, UNITS, Book, col_letter, scale_of, unit_of
 from .generator import ATOM, Piece
 from .inputs import imported_runs

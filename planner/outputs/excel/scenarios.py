@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 from .book import (scale_of, unit_of, prose,
     CHECK_CONTEXTS,
@@ -21,7 +20,7 @@ from .book import (scale_of, unit_of, prose,
     col_index,
     col_letter,
 )
-from .printer import number
+from .generator import number
 
 FIRST_ROW = 5
 FIRST_COLUMN = 4  # D: the label, the identifier and the unit before it

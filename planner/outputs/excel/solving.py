@@ -237,10 +237,15 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
     """The answer as a formula over the names; False when there is none Excel can express."""
     if r.closed_form is None:
         return False
+    # the one formula printed from SymPy (the closed form SymPy derived), until SymPy trees come back to the IR
+    from .closed_form import evaluate, formula
+
     expr = display_form(book, r)
-    here = {book.sym[n]: book.cell(ctx, n, ws.title) for n in book.q}
-    there = {book.sym[n]: book.cell(ctx, n) for n in book.q}
-    env = {book.sym[n]: book.display(ctx, n) for n in book.q}
+    sym = book.plan.symbols.symbols
+    bools = frozenset(sym[n] for n, q in book.q.items() if q.is_bool)
+    here = {sym[n]: book.cell(ctx, n, ws.title) for n in book.q}
+    there = {sym[n]: book.cell(ctx, n) for n in book.q}
+    env = {sym[n]: book.display(ctx, n) for n in book.q}
     env = {s: (float("nan") if isinstance(v, str) else v) for s, v in env.items()}
     parts: list = []
     prefix = f"{stmt.alias or stmt.target}.{ctx.scenario or 'base'}"
@@ -250,17 +255,15 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
         parts.append((name, text, sub))
         return name
 
-    from .printer import formula  # the one formula printed from SymPy: a closed form SymPy derived
-
     try:
-        text = formula(expr, here, book.bools, limit=10**9)
+        text = formula(expr, here, bools, limit=10**9)
         if len(text) > SPLIT:  # shared parts once each (sympy.cse), then what is still too long by size
             replacements, (reduced,) = sp.cse(expr, symbols=sp.numbered_symbols("part#", real=True))
-            for sym, sub in replacements:
-                name = part(formula(sub, here, book.bools, spill=part, limit=SPLIT, helper_refs=there)[1:], sub)
-                here[sym] = there[sym] = name
-                env[sym] = book.evaluate(sub, env)
-            text = formula(reduced, here, book.bools, spill=part, limit=SPLIT, helper_refs=there)
+            for stand_in, sub in replacements:
+                name = part(formula(sub, here, bools, spill=part, limit=SPLIT, helper_refs=there)[1:], sub)
+                here[stand_in] = there[stand_in] = name
+                env[stand_in] = evaluate(sub, env)
+            text = formula(reduced, here, bools, spill=part, limit=SPLIT, helper_refs=there)
     except UnsupportedFormula as err:
         notes.append(f"no Excel formula for the closed form ({err.message}): solved in the sheet")
         return False
@@ -270,7 +273,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
         work.ws.header(top, ["Part", "Value"])
         for k, (name, part_text, sub) in enumerate(parts):
             at = top + 1 + k
-            value = book.evaluate(sub, env)
+            value = evaluate(sub, env)
             work.ws.text(at, 1, name, NAME)
             work.ws.formula(at, 2, part_text if part_text.startswith("=") else "=" + part_text, value,
                             book.number_style([value]))

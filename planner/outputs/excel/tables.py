@@ -216,7 +216,6 @@ class LiveTable:
         moving = {a for a in model.answers if model.answer_inputs(a) & set(self.varied)}
         if not moving:
             return []
-        plan = self.book.plan
         out = []
         for i, o in enumerate(self.outputs):
             used = self.book.names_in(o.expr)

@@ -18,7 +18,8 @@ Sheets, in order:
 * **Checks** (:mod:`.checking`): each check a live TRUE/FALSE cell, with planner's tolerance,
   and the **Check contexts** work sheet for the checks' ``with`` columns;
 * **Cash flows** (work): the terms of sums over ranges, a row per sum and column, a column per
-  value of the range (printer.py prints a term once and fills in each column);
+  value of the range (generator.py prints a term once and fills in each column), and a block of rows
+  for a sum whose terms use the variable of the range around it;
 * **Helpers**: subexpressions moved out of formulas longer than Excel's
   8,192 characters (only when needed).
 
