@@ -536,6 +536,12 @@ class Book:
             self._flows_rollback(mark)
             raise UnsupportedFormula(f"{where}: the workbook has no formula for it ({err})", q.definition.span,
                                      hint="`planner eval`, `check` and `report` compute it as it is") from None
+        except UnsupportedFormula as err:  # which figure: `Model: total: sum over ranges ...`, at its definition
+            if not err.message.startswith(where):
+                err.message = f"{where}: {err.message}"
+            if err.span is None:
+                err.span = q.definition.span
+            raise
 
     def _flows_mark(self) -> tuple:
         return (self.flows, getattr(self, "flows_row", 3), len(self.sheets))

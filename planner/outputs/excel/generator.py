@@ -69,6 +69,10 @@ class NotWritten(Exception):
     Excel's limits. The workbook writes that figure by its other route."""
 
 
+class _Requalify(Exception):
+    """A part of the formula must go to a helper cell, which refers to cells by sheet: print it again so."""
+
+
 class Piece(NamedTuple):
     """A printed node: its text, how tightly it binds, its scale (base units per unit of the text;
     None for a condition) and, for a literal, its exact value (folded into a conversion)."""
@@ -285,11 +289,22 @@ class Generator:
         self.ranges = Ranges(model.quantities, model.functions, self.unit_of, model.answers)
         self._open: list[_Level] = []
         self._columns = 0  # placeholders made, one per row printed
+        self._rows: dict[tuple, tuple] = {}  # rows written, by their cells
 
     # ---- the door -------------------------------------------------------------------------------
     def formula(self, e: ir.Expr, scale: Optional[Fraction] = Fraction(1)) -> str:
-        """``=...`` for ``e`` in ``scale`` (base units per unit of the cell's figure; None for a condition)."""
-        p = self.expr(e, {}, scale)
+        """``=...`` for ``e`` in ``scale`` (base units per unit of the cell's figure; None for a condition).
+        On a thread with a big stack (:func:`planner.language.limits.deep`): formulas nest deep."""
+        from ...language.limits import deep
+
+        return deep(self._formula, e, scale)
+
+    def _formula(self, e: ir.Expr, scale: Optional[Fraction]) -> str:
+        try:
+            p = self.expr(e, {}, scale)
+        except _Requalify:  # a part goes to a helper cell: the whole printed over qualified references
+            self.refs = self.row_refs
+            p = self.expr(e, {}, scale)
         if scale is not None and p.scale is not None:
             p = convert(p, scale)
         text = "=" + p.text
@@ -306,14 +321,12 @@ class Generator:
 
     def _helper(self, e: ir.Expr, env, want, p: Piece) -> Piece:
         """``e`` moved into a helper cell (printed over qualified references, its value cached)."""
-        if "\x00" in p.text or p.prec == ATOM and len(p.text) <= SPILL and not _one_call(p.text):
+        if "\x00" in p.text:
             return p  # a row's term (its column is filled in later) stays where it is
         if self.refs is not self.row_refs:
-            saved, self.refs = self.refs, self.row_refs
-            try:
-                p = _METHODS[e.__class__](self, e, env, want)
-            finally:
-                self.refs = saved
+            raise _Requalify
+        if len(p.text) >= LIMIT:
+            raise NotWritten(f"a part of {len(p.text):,} characters that no helper cell holds")
         value = ""
         if self.values is not None:
             from .book import cached
@@ -366,7 +379,9 @@ class Generator:
             a, b = self.expr(e.left, env, want), self.expr(e.right, env, want)
             scale = common([a, b], want)
             a, b = convert(a, scale), convert(b, scale)
-            return Piece(f"{wrap(a, ADD - 1)}{op.value}{wrap(b, ADD)}", ADD, scale)
+            value = None if a.value is None or b.value is None else \
+                a.value + b.value if op is ir.BinOp.ADD else a.value - b.value
+            return Piece(f"{wrap(a, ADD - 1)}{op.value}{wrap(b, ADD)}", ADD, scale, value)
         a, b = self.expr(e.left, env), self.expr(e.right, env)
         if a.scale is None or b.scale is None:  # TRUE*x: Excel counts TRUE as 1, as planner does
             a, b = a._replace(scale=a.scale or Fraction(1)), b._replace(scale=b.scale or Fraction(1))
@@ -376,11 +391,13 @@ class Generator:
                 return Piece(a.text, a.prec, scale)
             if a.value == 1 and a.text == "1":
                 return Piece(b.text, b.prec, scale)
-            return Piece(f"{wrap(a, NEG - 1)}*{wrap(b, MUL)}", MUL, scale)  # -a*b is (-a)*b: the same
+            value = None if a.value is None or b.value is None else a.value * b.value
+            return Piece(f"{wrap(a, NEG - 1)}*{wrap(b, MUL)}", MUL, scale, value)  # -a*b is (-a)*b: the same
         scale = a.scale / b.scale
         if b.value == 1 and b.text == "1":  # `m / 1 year`
             return Piece(a.text, a.prec, scale)
-        return Piece(f"{wrap(a, NEG - 1)}/{wrap(b, MUL)}", MUL, scale)
+        value = None if a.value is None or not b.value else a.value / b.value  # (a constant: a literal's value)
+        return Piece(f"{wrap(a, NEG - 1)}/{wrap(b, MUL)}", MUL, scale, value)
 
     def _power(self, e: ir.Binary, env) -> Piece:
         base, exp = self.expr(e.left, env), self.expr(e.right, env)
@@ -453,7 +470,8 @@ class Generator:
             else:
                 texts.append(convert(a, scale if i in keep and scale is not None else Fraction(1)).text)
         missing = len(record.params) - len(texts)
-        if record.defaults and not record.variadic and missing > 0:
+        if record.excel is None and record.defaults and not record.variadic and missing > 0:
+            # (Excel's own functions take the same defaults: PMT(rate,48,55000), as the plan writes it)
             texts += [number(Fraction(d)) for d in record.defaults[len(record.defaults) - missing:]]
         if record.excel is not None:  # Excel's own function (PMT, NPV, IRR)
             text = call(record.excel, record.excel_args(texts) if record.excel_args else texts)
@@ -593,13 +611,13 @@ class Generator:
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
             values = self._values(e, env, level, level.at, by, unit, scale, fixed_end, inside) if cells else []
-            got, _ = self.row(cells, values, label, written)
+            got, _ = self._write_row(cells, values, label, written)
             return got, scale
         # a block: the outer range's values across, this range's down (its variable a number in each row)
         if level.count * outer.count > MAX_TERM_CELLS:
             raise UnsupportedFormula(
                 f"`{e.op.value}` over ranges would write {level.count * outer.count:,} cells, one per term (at "
-                f"most {MAX_TERM_CELLS:,}): the workbook is not written", e.span,
+                f"most {MAX_TERM_CELLS:,}): the workbook is not written",
                 hint="lower the declared bounds of the inputs that end the ranges (`where n <= 1000`), or "
                      "write the inner sum in closed form; `planner eval`, `check` and `report` compute it as it is")
         template = template.replace(outer.var, outer.text)
@@ -615,11 +633,18 @@ class Generator:
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
             values = self._block_values(e, env, outer, j, by, unit, scale, inside) if cells else []
-            _, (sheet, line) = self.row(cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written)
+            _, (sheet, line) = self._write_row(cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written)
             lines.append(line)
         if not lines:
             return [], scale
         return [f"{sheet}!{outer.column}${lines[0]}:{outer.column}${lines[-1]}"], scale
+
+    def _write_row(self, cells: list, values: list, label: str, written: str) -> tuple:
+        """A row written once: printing again (over qualified references) finds it written."""
+        key = tuple(cells)
+        if key not in self._rows:
+            self._rows[key] = self.row(cells, values, label, written)
+        return self._rows[key]
 
     def _running_of(self, e: ir.Aggregate, env) -> Optional[_Level]:
         """The open row whose running total ``e`` is: a sum over the same range, up to that row's variable."""
