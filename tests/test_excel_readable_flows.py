@@ -20,7 +20,7 @@ import pytest
 from excel_recalc import gnumeric_recalculate, poison, require_gnumeric
 from test_excel_workbook import ROOT, edit, export, recalculate, require_soffice
 
-from planner.outputs.excel.printer import FLOW_FIRST
+from planner.outputs.excel.generator import FLOW_FIRST
 from planner.plan import load_compiled as load
 
 OWN_MONTHLY = 64 * (1.1 * 1.3 * 0.12 * 730 + 150) / 1000  # kUSD a month
@@ -63,9 +63,9 @@ def test_a_terms_formula_has_no_unit_conversions_that_cancel(books):
                 continue
             text = cell.value
             assert "2628000" not in text and "31536000" not in text and "3600" not in text, (label, text)
-            assert "horizon" in text and "cost_of_capital+1" in text, (label, text)  # the cells themselves
+            assert "horizon" in text and "1+cost_of_capital" in text, (label, text)  # the cells, as the plan writes them
     own = _row(flows, "Model: npv_own (m = 1 month)")[2].value
-    assert "*own_monthly" in own and "/2628" not in own  # kUSD a month, as its cell holds it
+    assert "own_monthly*" in own and "/2628" not in own  # kUSD a month, as its cell holds it
 
 
 def test_the_figure_adds_up_its_row_in_its_own_unit(books):
