@@ -530,8 +530,6 @@ class Generator:
         the row's level, the range's end (None for a fixed count) and the test that a cell is inside."""
         step = self.ranges.step(e.values, self._constant)
         n = self.ranges.terms(e, _scope(env), step.value)
-        if n > ROW_TERMS:
-            raise NotWritten(f"a range of {n:,} values is wider than a row")
         start = self.expr(e.values.items[0], env)
         unit = step.scale if start.scale is not None else Fraction(1)
         start = convert(start, unit)
@@ -605,6 +603,14 @@ class Generator:
         written = e.body.span.flat
         if e.op is ir.AggOp.FIRST:
             written = f"{e.var} where {written}"
+        if (outer is None or (outer.var not in template and outer.column not in template)) and \
+                level.count > ROW_TERMS:  # wider than a sheet: down a column of helper cells instead
+            if self.spill is None or start.value is None:
+                raise NotWritten(f"a range of {level.count:,} values is wider than a row")
+            values = self._values(e, env, level, level.at, by, unit, scale, fixed_end, inside)
+            refs = [self.spill("=" + template.replace(level.var, _at(start.value + j * by)), values[j])
+                    for j in range(level.count)]
+            return [f"{refs[0]}:{refs[-1].split('!')[-1]}"], scale
         if outer is None or (outer.var not in template and outer.column not in template):
             template = template.replace(level.var, level.text)
             cells = ["=" + template.replace(level.column, letter(FLOW_FIRST + j)) for j in range(level.count)]
@@ -624,8 +630,7 @@ class Generator:
         lines = []
         for j in range(level.count):
             if start.value is not None:
-                v = start.value + j * by
-                at = number(v) if v >= 0 else f"({number(v)})"
+                at = _at(start.value + j * by)
             else:
                 at = f"({wrap(start, ADD - 1)}+{number(j * by)})"
             row_text = template.replace(level.var, at)
@@ -787,6 +792,11 @@ class Generator:
         except (NotRational, KeyError):
             return None
         return v if isinstance(v, Fraction) else None
+
+
+def _at(v: Fraction) -> str:
+    """A range's variable at one of its values, as an atom."""
+    return number(v) if v >= 0 else f"({number(v)})"
 
 
 def _scope(env: Mapping[str, Bound]) -> dict:
