@@ -40,7 +40,7 @@ from ...language.live import plain
 from ...questions.checks import check_scenarios
 from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
-from .generator import ATOM, FLOW_FIRST, FLOW_HEADER, Generator, NotWritten, Piece, UnsupportedFormula
+from .generator import ATOM, FLOW_FIRST, FLOW_HEADER, Generator, NotWritten, Piece, UnsupportedFormula, cached  # noqa: F401 (the sheets import cached from here)
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
 ZIP_TIME = (2000, 1, 1, 0, 0, 0)
@@ -90,23 +90,6 @@ def clean(text: object) -> str:
 def literal(text: str) -> str:
     """Text as an Excel string literal inside a formula (never as formula text)."""
     return '"' + clean(text).replace('"', '""') + '"'
-
-
-def cached(value, scale: Fraction | float = 1):
-    """A value as a cell's cached result: a bool, a finite float in the display unit, or the error text
-    an engine shows for what is not finite (planner reports those points as issues)."""
-    if value is None:
-        return ""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, str):
-        return value
-    v = float(value)
-    if math.isnan(v):
-        return "#NUM!"
-    if math.isinf(v):
-        return "#DIV/0!"
-    return v / float(scale) if scale != 1 else v
 
 
 def shown_figures(values: list[float], unit: str) -> list[float]:

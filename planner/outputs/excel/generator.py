@@ -167,6 +167,23 @@ def number(value: Fraction | int | float) -> str:
     return _float_text(value.numerator / value.denominator)
 
 
+def cached(value, scale: Fraction | float = 1):
+    """A value as a cell's cached result: a bool, a finite float in the display unit, or the error text
+    an engine shows for what is not finite (planner reports those points as issues)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":  # (numpy's, without importing numpy)
+        return bool(value)
+    if isinstance(value, str):
+        return value
+    v = float(value)
+    if v != v:
+        return "#NUM!"
+    if v in (float("inf"), float("-inf")):
+        return "#DIV/0!"
+    return v / float(scale) if scale != 1 else v
+
+
 def constant(value: Fraction, scale: Fraction = Fraction(1)) -> Piece:
     """A literal: ``value`` units of ``scale``."""
     text = number(value)
@@ -329,8 +346,6 @@ class Generator:
             raise NotWritten(f"a part of {len(p.text):,} characters that no helper cell holds")
         value = ""
         if self.values is not None:
-            from .book import cached
-
             try:
                 value = cached(self._value(e, env), 1 if p.scale is None else p.scale)
             except (AssertionError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
@@ -735,8 +750,6 @@ class Generator:
 
     @staticmethod
     def _held(e: ir.Aggregate, term, at, unit: Fraction, scale, always: bool, last) -> list:
-        from .book import cached
-
         out = []
         for v, x, end in zip(term.tolist(), at.tolist(), last.tolist()):
             ok = always or x <= end + abs(end) * 1e-12
