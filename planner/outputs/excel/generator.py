@@ -423,6 +423,11 @@ class Generator:
             base, scale = convert(base, Fraction(1)), Fraction(1)
         power = f"{wrap(base, POW)}^{wrap(exp, POW)}"
         if exp.value is not None:
+            if base.value is not None and exp.value.denominator == 1 and abs(exp.value) <= 4096 and base.value:
+                value = base.value ** int(exp.value)  # a power of literals: below the smallest double it is 0,
+                if abs(value) < TINY or abs(value) > HUGE:  # as planner computes it (Excel's ^ gives #NUM!)
+                    return constant(value, scale)
+                return Piece(power, POW, scale, value)
             return Piece(power, POW, scale)
         # an exponent that moves can take the power below the smallest double: numpy gives 0,
         # LibreOffice's ^ #NUM!. Where ln|result| < -708 (below 3.3E-308) the answer is 0.
