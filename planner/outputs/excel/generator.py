@@ -307,6 +307,7 @@ class Generator:
         self._open: list[_Level] = []
         self._columns = 0  # placeholders made, one per row printed
         self._rows: dict[tuple, tuple] = {}  # rows written, by their cells
+        self._programs: dict[tuple, object] = {}  # the compiled terms of a range (a block's rows share one)
 
     # ---- the door -------------------------------------------------------------------------------
     def formula(self, e: ir.Expr, scale: Optional[Fraction] = Fraction(1)) -> str:
@@ -715,9 +716,14 @@ class Generator:
             return [""] * outer.count
         import numpy as np
 
-        try:
-            first = self._value(e.values.items[0], env, {outer.var: outer.at})
-        except (AssertionError, KeyError, TypeError, ValueError):
+        key = (id(e.values.items[0]), id(env), outer.var)
+        if key not in self._programs:
+            try:
+                self._programs[key] = (env, self._value(e.values.items[0], env, {outer.var: outer.at}))
+            except (AssertionError, KeyError, TypeError, ValueError):
+                self._programs[key] = (env, None)
+        first = self._programs[key][1]
+        if first is None:
             return [""] * outer.count
         at = np.broadcast_to(np.asarray(first, dtype=float) + j * float(by * unit), (outer.count,))
         got = self._terms(e, env, {outer.var: outer.at}, at)
@@ -734,17 +740,23 @@ class Generator:
 
         index = "\x00index"
         names = list(self.values)
-        c = Compiler(self.model, names + [index] + list(outer))
-        regs = self._registers(c, env, {k: c.top.names[k] for k in outer})
-        var = c.top.names[index]
-        scope = {**_scope(env), e.var: self.ranges.var_interval(e, _scope(env))}
-        try:
-            outputs = [("term", c._expr(e.body, c.top, {**regs, e.var: var}, scope)),
-                       ("end", c._expr(e.values.items[1], c.top, regs, _scope(env)) if with_end
-                        else c.top.const(float("inf")))]
-        except AssertionError:  # a scenario's figure (a check's `name@scenario`): no cached value
+        key = (id(e), id(env), tuple(outer), with_end)  # a block's rows run one program
+        if key not in self._programs:
+            c = Compiler(self.model, names + [index] + list(outer))
+            regs = self._registers(c, env, {k: c.top.names[k] for k in outer})
+            var = c.top.names[index]
+            scope = {**_scope(env), e.var: self.ranges.var_interval(e, _scope(env))}
+            try:
+                outputs = [("term", c._expr(e.body, c.top, {**regs, e.var: var}, scope)),
+                           ("end", c._expr(e.values.items[1], c.top, regs, _scope(env)) if with_end
+                            else c.top.const(float("inf")))]
+                program = c.program(outputs)
+            except AssertionError:  # a scenario's figure (a check's `name@scenario`): no cached value
+                program = None
+            self._programs[key] = (env, program)  # (env kept alive: its id is in the key)
+        program = self._programs[key][1]
+        if program is None:
             return None
-        program = c.program(outputs)
         args = [np.bool_(a) if isinstance(a, bool) else a for a in (self.values[n] for n in names)]
         try:
             with np.errstate(all="ignore"):
