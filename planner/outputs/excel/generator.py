@@ -641,6 +641,8 @@ class Generator:
             got, _ = self._write_row(cells, values, label, written)
             return got, scale
         # a block: the outer range's values across, this range's down (its variable a number in each row)
+        if level.column in template:  # a block of its own inside: three ranges deep
+            raise NotWritten("a term that uses the variables of two ranges around it")
         if level.count * outer.count > MAX_TERM_CELLS:
             raise UnsupportedFormula(
                 f"`{e.op.value}` over ranges would write {level.count * outer.count:,} cells, one per term (at "
