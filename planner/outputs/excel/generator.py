@@ -172,7 +172,7 @@ def cached(value, scale: Fraction | float = 1):
     an engine shows for what is not finite (planner reports those points as issues)."""
     if value is None:
         return ""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":  # (numpy's, without importing numpy)
+    if isinstance(value, bool) or type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):
         return bool(value)
     if isinstance(value, str):
         return value
