@@ -116,11 +116,11 @@ def test_every_cell_of_a_row_is_one_formula_over_its_columns_month(books):
     assert payback[5].value.startswith("=IF(AND(F$3<=horizon,") and payback[5].value.endswith(',F$3,"")')
 
 
-def test_the_term_column_writes_each_term_over_the_named_cells(books):
+def test_the_term_column_writes_each_term_as_the_plan_writes_it(books):
     flows = openpyxl.load_workbook(books["as_written"].path)["Cash flows"]
     assert flows["B3"].value == "Term"
-    assert _row(flows, "Model: npv_own (m = 1 month)")[1].value == "own_monthly/(cost_of_capital + 1)^(m/12)"
-    assert _row(flows, "Model: busy_hours (m = 1 month)")[1].value == "730*gpus*target_utilisation*min(1, m/ramp)"
+    assert _row(flows, "Model: npv_own (m = 1 month)")[1].value == "own_monthly * 1 month * discount(m)"
+    assert _row(flows, "Model: busy_hours (m = 1 month)")[1].value == "gpus * utilisation(m) * 730 h"
     payback = _row(flows, "Model: breakeven_month (n = 1 month)")[1].value
-    assert payback.startswith("n where ") and " for m in 1..n)" in payback
+    assert payback == "n where cash_own(n) <= cash_rent(n)"
     assert all(r[1].value for r in flows.iter_rows(min_row=4) if r[0].value)  # no row without its term
