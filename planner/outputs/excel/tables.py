@@ -301,13 +301,9 @@ class LiveTable:
 
 def _broken(book: Book, expr: ir.Expr, symbols: dict, n: int) -> np.ndarray:
     """Rows where a comparison inside ``expr`` has an operand that is not finite (numpy says False
-    there, a spreadsheet shows the error); a quantity's formula is looked into through the quantities
-    it names, as its cells refer to theirs."""
+    there, a spreadsheet shows the error)."""
     out = np.zeros(n, dtype=bool)
     for node in ir.walk(expr):
-        if isinstance(node, ir.Name) and node.name in book.q and not book.q[node.name].is_input \
-                and book.q[node.name].is_bool and node is not expr:
-            continue  # its own cell shows its own error
         if not isinstance(node, ir.Compare):
             continue
         for side in node.operands:
