@@ -515,7 +515,13 @@ class Generator:
                     return self._running(e, env, want, level)
                 except NotWritten:  # its terms use the outer variable otherwise too: a block of rows
                     pass
-            ranges, scale = self._row(e, env, want, self._open)
+            try:
+                ranges, scale = self._row(e, env, want, self._open)
+            except NotWritten:
+                got = self._partial(e, env)
+                if got is None:
+                    raise
+                return got
         finally:
             self.refs = saved
         if e.op in (ir.AggOp.SUM, ir.AggOp.COUNT, ir.AggOp.PRODUCT):
@@ -697,6 +703,36 @@ class Generator:
         first, _, _ = ranges[0].rpartition(":")
         line = first.rsplit("$", 1)[1]
         return Piece(f"SUM({first}:{level.column}${line})", ATOM, scale)
+
+    def _partial(self, e: ir.Aggregate, env) -> Optional[Piece]:
+        """A sum up to an end that moves with the range around it (``cash(m - 1 month)`` inside a sum over
+        ``m``), whose terms do not: its own row, every term of it, and the part up to the end,
+        ``SUMIF('Cash flows'!$C$3:$CI$3,"<="&(H$3-1),'Cash flows'!$C$9:$CI$9)`` (the header row numbers
+        the terms). None where it is not such a sum."""
+        if not self._open or e.op is not ir.AggOp.SUM:
+            return None
+        step = self.ranges.step(e.values, self._constant)
+        start = self.expr(e.values.items[0], env)
+        unit = step.scale if start.scale is not None else Fraction(1)
+        start = convert(start, unit)
+        end = convert(self.expr(e.values.items[1], env), unit)
+        if start.value is None or "\x00" in start.text or "\x00" not in end.text:
+            return None
+        n = self.ranges.terms(e, _scope(env), step.value)
+        try:
+            ranges, scale = self._row(e, env, None, [], fixed_end=n)
+        except NotWritten:
+            return None
+        if not ranges:
+            return Piece("0", ATOM, scale)
+        by = step.value / unit
+        count = f"({end.text}-{number(start.value)})/{number(by)}+1" if by != 1 else \
+            f"{wrap(end, ADD)}-{number(start.value - 1)}" if start.value != 1 else end.text
+        sheet_row, _, _ = ranges[0].rpartition(":")
+        sheet, _, first = sheet_row.rpartition("!")
+        last = ranges[0].rpartition(":")[2]
+        header = f"{sheet}!{first.rsplit('$', 1)[0]}${FLOW_HEADER}:{last.rsplit('$', 1)[0]}${FLOW_HEADER}"
+        return Piece(f'SUMIF({header},"<="&({count}),{ranges[0]})', ATOM, scale)
 
     # ---- cached values ----------------------------------------------------------------------------
     def _values(self, e: ir.Aggregate, env, level: _Level, at, by: Fraction, unit: Fraction, scale, fixed_end,
