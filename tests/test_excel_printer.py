@@ -282,3 +282,26 @@ def test_the_generator_imports_no_sympy():
             "print('sympy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_sum_up_to_an_end_that_moves_with_the_outer_range():
+    """``cash(m)`` and ``cash(m - 1)`` inside a sum over ``m`` from 2: each inner sum's terms are one row
+    (they do not use ``m``), and each outer term adds the part of it up to its end by the header row's
+    numbers (SUMIF), not a block of rows."""
+    plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\ncash(m) = sum(k^2 for k in 1..m)\n"
+                          "t = sum(cash(m) - cash(m - 1) for m in 2..n)\n")
+    rows = []
+
+    def row(cells, values, label, written):
+        rows.append((cells, values))
+        line = len(rows) + 3
+        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
+
+    gen = gen_for(plan, row=row, values={"n": 6.0, "t": 35.0}, where="Model: t")
+    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$6:$G$6)"
+    (own, own_values), (moved, moved_values), (outer, outer_values) = rows
+    assert own[0] == "=C$3^2" and own_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]  # k^2, one row
+    assert moved[0] == "=C$3^2" and moved_values == own_values[:5]  # up to m - 1: at most 5 terms
+    assert outer[0] == ("=IF((C$3+1)<=n,SUMIF('Cash flows'!$C$3:$H$3,\"<=\"&((C$3+1)),'Cash flows'!$C$4:$H$4)"
+                        "-SUMIF('Cash flows'!$C$3:$G$3,\"<=\"&((C$3+1)-1),'Cash flows'!$C$5:$G$5),0)")
+    assert outer_values == [4.0, 9.0, 16.0, 25.0, 36.0]  # cash(m) - cash(m - 1) is m^2

@@ -515,13 +515,10 @@ class Generator:
                     return self._running(e, env, want, level)
                 except NotWritten:  # its terms use the outer variable otherwise too: a block of rows
                     pass
-            try:
-                ranges, scale = self._row(e, env, want, self._open)
-            except NotWritten:
-                got = self._partial(e, env)
-                if got is None:
-                    raise
+            got = self._partial(e, env)  # an end that moves with the outer range, terms that do not: one row
+            if got is not None:
                 return got
+            ranges, scale = self._row(e, env, want, self._open)
         finally:
             self.refs = saved
         if e.op in (ir.AggOp.SUM, ir.AggOp.COUNT, ir.AggOp.PRODUCT):
