@@ -346,6 +346,26 @@ def formula(expr: sp.Basic, refs: Mapping[sp.Symbol, str], bools: Iterable[sp.Sy
         originals[stand_in] = whole
         return stand_in
 
+    if isinstance(expr, _ASSOCIATIVE) and len(expr.args) > 2 and len(text) > limit:
+        # a wide node: group its arguments into helper cells of about half the limit each
+        lengths = [(arg, len(ExcelPrinter(refs, bools).doprint(arg))) for arg in expr.args]
+        groups: list[list[sp.Basic]] = [[]]
+        size = 0
+        for arg, n in lengths:
+            if groups[-1] and size + n > limit // 2:
+                groups.append([])
+                size = 0
+            groups[-1].append(arg)
+            size += n + 1
+        if len(groups) > 1:
+            parts = [g[0] if len(g) == 1 and g[0].is_Atom else helper(expr.func(*g)) for g in groups]
+            return formula(expr.func(*parts), refs, bools, spill, limit, helper_refs)
+    if isinstance(expr, sp.Piecewise) and len(expr.args) > MAX_NESTING // 2 and nesting(text) > MAX_NESTING:
+        # a long if/else chain: its tail goes to a helper cell (which may split again)
+        keep = MAX_NESTING // 2
+        tail = helper(sp.Piecewise(*expr.args[keep:]))
+        head = sp.Piecewise(*(expr.args[:keep] + ((tail, True),)), evaluate=False)
+        return formula(head, refs, bools, spill, limit, helper_refs)
     seen: set[sp.Basic] = set()
     while too_big(text):
         candidates = [c for c in _parts(expr) if c not in seen and not c.is_Atom]
@@ -360,6 +380,12 @@ def formula(expr: sp.Basic, refs: Mapping[sp.Symbol, str], bools: Iterable[sp.Sy
             return (nesting(t), len(t)) if deep else (len(t), 0)
 
         biggest = max(candidates, key=lambda c: (size(c), sp.default_sort_key(c)))
+        while deep and nesting(printer.doprint(biggest)) > MAX_NESTING:
+            # descend to the deepest part that fits in one cell: one helper per 64 levels
+            inner = [c for c in _parts(biggest) if not c.is_Atom]
+            if not inner:
+                break
+            biggest = max(inner, key=lambda c: (size(c), sp.default_sort_key(c)))
         seen.add(biggest)
         expr = expr.xreplace({biggest: helper(biggest)})
         printer = ExcelPrinter(refs, bools)
