@@ -27,6 +27,7 @@ bisections are run in Python row by row, as the sheet runs them.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Optional, Sequence
 
 import numpy as np
@@ -379,15 +380,25 @@ def aggregate_terms(book: Book, e: ir.Expr) -> int:
     from ...language.aggregates import Ranges
     from ...language.analysis import unit_of as unit
 
+    from ...compute.exact import ExactEvaluator, NotRational
+
     model = book.model
     ranges = Ranges(model.quantities, model.functions, lambda u: unit(u, model.units), model.answers)
+
+    def constant(x: ir.Expr):  # an explicit step's exact value
+        try:
+            v = ExactEvaluator(model, {}).expr(x)
+        except (NotRational, KeyError):
+            return None
+        return v if isinstance(v, Fraction) else None
+
     total = 0
     stack = [(e, 1, {})]
     while stack:  # iterative: a long plan's expression must not recurse
         node, times, scope = stack.pop()
         if isinstance(node, ir.Aggregate) and node.values.kind != "list":
             try:
-                n = ranges.terms(node, scope, ranges.step(node.values, lambda x: None).value)
+                n = ranges.terms(node, scope, ranges.step(node.values, constant).value)
             except PlanError:
                 n = 1
             total += times * n
