@@ -123,5 +123,5 @@ def test_the_validation_is_in_the_cells_own_terms(typed):
     # 0% < utilization <= 100%: the rule bounds the fraction the cell holds (0.65 passes, 65 does not), and
     # the message says it in the percentages the analyst types
     at = coord.replace("$", "")
-    assert rule.type == "custom" and rule.formula1 == f"AND({at}<=1,0<{at})"
+    assert rule.type == "custom" and rule.formula1 == f"AND(0<{at},{at}<=1)"  # as the plan writes it
     assert rule.error == "utilization: 0% < utilization <= 100%"
