@@ -396,3 +396,21 @@ def test_an_inner_sum_resumes_from_the_outer_terms_before_to_the_last_bit(monkey
         found += not math.isnan(want[0])
         assert _close(got["peak"][i], want[1]) and _close(got["peak_tilted"][i], want[2]), xs[i]
     assert found > 30
+
+
+# ---- a condition that compares a branch ----------------------------------------------------------
+
+BRANCHED_CONDITION = """a = 2
+b = 3
+y = if(if(a > 1, a, b) > 2, 1, 0)
+z = if(max(a, b) > 2 and if(b > a, b, a) < 3, 5, 7)
+scenario low { a = 0.5 }
+scenario high { a = 4 }
+"""
+
+
+def test_a_condition_comparing_a_branch_agrees_with_sympy():
+    # SymPy folds `if(a > 1, a, b) > 2` into ITE(a > 1, a > 2, b > 2), a boolean the program compiles too
+    plan = planner.loads(BRANCHED_CONDITION, "branched.plan")
+    assert [plan.evaluate(scenario=s)["y"] for s in (None, "low", "high")] == [0.0, 1.0, 1.0]
+    assert _agree(plan, "branched.plan") == 2 * 3

@@ -615,6 +615,9 @@ class _Walker:
             return acc
         if t is sp.Not:
             return scope.emit("not", x(e.args[0]))
+        if t is sp.ITE:  # SymPy's form of a comparison with an if inside: `if(c, a, b) > 2`
+            cond, then, other = e.args
+            return scope.emit("if", x(cond), x(then), x(other))
         if t in _RELATIONS:
             return scope.emit(_RELATIONS[t], x(e.lhs), x(e.rhs))
         if t is sp.Piecewise:
