@@ -548,9 +548,9 @@ class _Walker:
             return scope.const(float("nan"))
         if e is sp.true or e is sp.false:
             return scope.const(bool(e))
+        if e is sp.nan or e is sp.zoo:  # zoo (a division by zero SymPy kept: `x / 0`) is no Number
+            return scope.const(float("nan"))
         if e.is_Number or e in (sp.E, sp.pi):
-            if e in (sp.nan, sp.zoo):
-                return scope.const(float("nan"))
             if isinstance(e, sp.Rational):
                 try:
                     return scope.const(e.p / e.q)
