@@ -422,7 +422,6 @@ def test_a_condition_comparing_a_branch_agrees_with_sympy():
 
 def test_a_division_by_zero_sympy_kept_in_a_branch_is_nan_there():
     # `x / if(x > 0, 1, 0)`: SymPy's Piecewise((x, x > 0), (zoo, True)); zoo is no sp.Number
-
     x = sp.Symbol("x")
     run = sympy_program([x], [sp.Piecewise((x, x > 0), (sp.zoo, True))])
     assert run([2.0])[0] == 2.0 and math.isnan(run([-1.0])[0])
