@@ -451,3 +451,19 @@ def test_import_reads_edits_in_a_scenarios_column(tmp_path, cli):
     assert change["cell"].startswith("Scenarios!") and change["plan"] == 8 and change["workbook"] == 4
     code, out, _ = cli("import", book, "--plan", TOKEN_COST)
     assert "bits_per_weight (scenario fp8_e4m3): 8 bit -> 4 bit" in out
+
+
+def test_an_objective_that_divides_by_zero_in_a_branch_exports(tmp_path, cli, plan_file):
+    # SymPy writes `cost / if(ok, 1, 0)` as Piecewise((cost, ok), (zoo, True)): was an internal error
+    plan = plan_file("""unit USD
+gpus = 4 where integer, gpus >= 1
+price = 3 USD/hour
+ok = price > 1 USD/hour
+cost = price * gpus * 10 hour
+minimize cost / if(ok, 1, 0) over gpus in 1..10 as cheapest
+""")
+    out = tmp_path / "book.xlsx"
+    code, _, err = cli("export", plan, "-o", out)
+    assert code == 0, err
+    rows = list(openpyxl.load_workbook(out)["Solve"].iter_rows(values_only=True))
+    assert [r[1] for r in rows if r[0] and r[0].startswith("minimize cost")] == ["base"]

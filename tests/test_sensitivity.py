@@ -381,3 +381,27 @@ def test_float_residue_is_not_a_step():
     got = {r.input: r for r in sensitivity(plan, "y").rows}
     assert got["b"].method == "symbolic" and "step" not in got["b"].note
     assert got["k"].elasticity == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("text, name, x, rise, fall", [
+    # ep = 1 sits on the edge of `ep > 1`: one step up takes the other branch, y from 4 to 2 * 10 = 20
+    # (elasticity 16 / 4 * 1 = 4), and ep = 0 is outside its bounds; the branch's slope said 1 (and 0 for
+    # a plain `if(ep > 1, a, b)`)
+    ("ep = 1 where integer, ep >= 1\na = 10\nb = 4\ny = if(ep > 1, a, b) * ep\n", "y", "ep", 4.0, None),
+    ("ep = 1 where integer, ep >= 1\na = 10\nb = 4\ny = if(ep > 1, a, b)\n", "y", "ep", 1.5, None),
+    # gpus = 8 on the edge of `gpus <= nvlink_domain`: 9 GPUs fall to 50 GB/s each, 450 against 7200
+    # (elasticity (450 - 7200) / 7200 * 8 = -7.5); 7 GPUs give 6300 (a fall of 1/8: elasticity 1)
+    ("gpus = 8 where integer, gpus >= 1\nnvlink_domain = 8\nbw = if(gpus <= nvlink_domain, 900, 50) * gpus\n",
+     "bw", "gpus", -7.5, 1.0),
+])
+def test_an_integer_input_on_a_branch_edge_gives_one_step_each_way(text, name, x, rise, fall):
+    row = {r.input: r for r in sensitivity(planner.loads(text), name).rows}[x]
+    assert row.method == "one-sided differences" and "treated as continuous" not in row.note
+    assert row.rise == pytest.approx(rise) and (row.fall == pytest.approx(fall) if fall is not None else row.fall is None)
+    assert row.elasticity == pytest.approx(rise)
+
+
+def test_an_integer_input_whose_slope_tells_the_step_keeps_it():
+    # n^0.5 at 3: one step up gives 0.464, one down 0.551, the slope 0.5 (each within 10%)
+    row = {r.input: r for r in sensitivity(planner.loads("n = 3 where integer, n >= 1\ny = n ^ 0.5\n"), "y").rows}["n"]
+    assert row.method == "symbolic" and row.elasticity == pytest.approx(0.5)

@@ -536,9 +536,9 @@ class _Walker:
             return scope.const(float("nan"))
         if e is sp.true or e is sp.false:
             return scope.const(bool(e))
+        if e is sp.nan or e is sp.zoo:  # zoo (a division by zero SymPy kept: `x / 0`) is no Number
+            return scope.const(float("nan"))
         if e.is_Number or e in (sp.E, sp.pi):
-            if e in (sp.nan, sp.zoo):
-                return scope.const(float("nan"))
             if isinstance(e, sp.Rational):
                 try:
                     return scope.const(e.p / e.q)
@@ -606,6 +606,9 @@ class _Walker:
             return acc
         if t is sp.Not:
             return scope.emit("not", x(e.args[0]))
+        if t is sp.ITE:  # SymPy's form of a comparison with an if inside: `if(c, a, b) > 2`
+            cond, then, other = e.args
+            return scope.emit("if", x(cond), x(then), x(other))
         if t in _RELATIONS:
             return scope.emit(_RELATIONS[t], x(e.lhs), x(e.rhs))
         if t is sp.Piecewise:

@@ -539,6 +539,13 @@ class Analyzer:
                     self.sink.add(ScenarioError(
                         "`name@scenario` can only be used in `check` statements", node.span,
                         hint="a formula is evaluated in each scenario; compare scenarios in a check"))
+                elif node.name in self.answer_names:  # `best@large`: answers are not quantities
+                    at = node.scenario if node.scenario.isidentifier() else f'"{node.scenario}"'
+                    self.sink.add(UnknownNameError(
+                        f"`{node.name}` is a question's answer: `@{at}` reads a quantity only", node.span,
+                        label="a question's answer", hint=(
+                            f"an answer is worked out in the scenario its check runs in: write "
+                            f"`check {node.name} ... in {at}`")))
                 elif node.name not in self.defs:
                     self.sink.add(self._unknown(node.name, node.span, frozenset()))
             elif isinstance(node, ir.Call):
@@ -586,7 +593,7 @@ class Analyzer:
             hint = f"`{name}` is a built-in function: call it as `{name}(...)`"
         elif self.units.lookup(name) is not None and guess is None:
             hint = f"`{name}` is a unit; units follow a number, as in `1 {name}`"
-        elif name in self.questions:
+        elif name in self.questions or name in self.answer_names:  # `best` or `best.value`
             hint = (f"`{name}` is a question's answer: use it in a formula, a question or a check, or alone as a "
                     f"`with` value (`with x = {name}`); constraints and scenarios take constants and inputs only")
             return UnknownNameError(f"`{name}` cannot be used here", span, label="a question's answer", hint=hint)

@@ -33,7 +33,7 @@ step is.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Optional
 
@@ -143,6 +143,10 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         stepped = [k for k in jumps if k.has(sym)]
         flat = sym in stepped_in
         d = None
+        if xq.integer and _off_branch(plan, ev, name, n, active, point, sym):
+            step = _difference_row(plan, ev, name, n)
+            out.rows.append(replace(step, note=step.note + "; a branch or step changes within one step"))
+            continue
         if stepped:
             out.rows.append(_stated(plan, ev, name, Row(
                 n, float(x) / float(xq.display.scale), xq.unit_text, None, None, "none",
@@ -512,6 +516,29 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
     y_scale = float(plan.model.quantities[name].display.scale)
     derivative = None if elasticity is None else elasticity * abs(y) / x * scale / y_scale
     return Row(row.input, row.value, row.unit, elasticity, derivative, "effect of a 1% change", note, rise, fall)
+
+
+def _off_branch(plan: Plan, ev, name: str, input_name: str, active, point: dict, sym) -> bool:
+    """Whether one whole step of an integer input either way leaves the branch active at ``point``
+    (``if(ep > 1, a, b)`` at ``ep = 1``, ``gpus <= 8`` at 8, a floor that steps within one step): the
+    plan's value there differs from the active branch's, so the branch's slope (often 0) says
+    nothing of the next whole value."""
+    import sympy as sp
+
+    x = point[sym]
+    h = sp.Rational(plan.model.quantities[input_name].display.scale)
+    got = _effects(plan, ev, name, input_name, np.array([float(x + h), float(x - h)]))
+    for v, at in zip(got, (x + h, x - h)):
+        if v is None:
+            continue
+        w = active.xreplace({**point, sym: at})
+        if not (w.is_number and w.is_real and w.is_finite) or not _close(float(w), v):
+            return True
+    return False
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= RESIDUE * max(abs(a), abs(b)) + 1e-300
 
 
 def _effects(plan: Plan, ev, name: str, input_name: str, at: np.ndarray) -> list[Optional[float]]:
