@@ -58,7 +58,7 @@ def test_the_switch_reads_off_or_a_list_of_names(value, off):
 
 
 def test_an_unknown_trick_is_an_error_naming_the_tricks():
-    with pytest.raises(ValueError, match="no trick named lazzy .*the tricks: lazy, one-pass, gc, worker, deep"):
+    with pytest.raises(ValueError, match="no trick named lazzy .*the tricks: lazy, one-pass, gc, worker, deep, formulas"):
         speed._off("lazzy")
     with pytest.raises(KeyError):
         speed.on("fast")

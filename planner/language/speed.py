@@ -23,6 +23,10 @@ name           what                                        buys (measured)      
                big stack (:func:`.limits.deep`)           deep is refused cleanly instead of     parse-time limits still
                                                           crashing CPython's C stack              hold; tests/test_hostile.py
                                                                                                   passes either way)
+``formulas``   the workbook's formulas stored without     a fifth of a 36-month plan's export    XlsxWriter's own step
+               XlsxWriter's 30 ``_xlfn.`` passes each     (``gpu_buy_vs_rent``: 2.5 s to 1.9 s   (its private
+               (:func:`planner.outputs.excel.writer.      of CPU)                                ``_prepare_formula``
+               _prepared`)                                                                        left as it is)
 =============  ==========================================  =====================================  ==========================
 
 ``PLANNER_NO_TRICKS`` is read once, when this module is imported: ``1`` (or ``all``) turns every
@@ -34,7 +38,7 @@ from __future__ import annotations
 
 import os
 
-TRICKS = ("lazy", "one-pass", "gc", "worker", "deep")
+TRICKS = ("lazy", "one-pass", "gc", "worker", "deep", "formulas")
 ENV = "PLANNER_NO_TRICKS"
 
 

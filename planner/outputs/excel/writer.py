@@ -352,6 +352,8 @@ def _prepared(formula: str, expand_future_functions: bool = False) -> str:
 def render(book: state.Book) -> bytes:
     import xlsxwriter
 
+    from ...language.speed import on
+
     raw = io.BytesIO()
     wb = xlsxwriter.Workbook(raw, {"in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
                                    "strings_to_urls": False, "max_url_length": 255})
@@ -378,7 +380,8 @@ def render(book: state.Book) -> bytes:
     title = plain(book.plan.title)  # the page header and the document's title: `{{` is one brace
     for sheet in book.sheets:
         ws = wb.add_worksheet(sheet.title)
-        ws._prepare_formula = _prepared  # noqa: SLF001 (see _prepared)
+        if on("formulas"):  # a speed trick, listed in planner.language.speed (off: XlsxWriter's own step)
+            ws._prepare_formula = _prepared  # noqa: SLF001 (see _prepared)
         widths = fitted_widths(sheet)
         landscape, percent, tall_pages, widths = print_plan(sheet, widths)
         for col, width in widths.items():
