@@ -141,10 +141,10 @@ def test_an_answer_in_a_formula_is_its_solve_cell(books):
     item = books["answers"]
     wb = openpyxl.load_workbook(item.path)
     sheet, coord = next(wb.defined_names[item.book.names["D_opt"]].destinations)
-    assert wb[sheet][coord.replace("$", "")].value == "=Solve!$C$4*tokens_per_param"
+    assert wb[sheet][coord.replace("$", "")].value == "=tokens_per_param*Solve!$C$4"  # as written
     rows = {c.value: c.row for c in wb["Scenarios"]["B"]}
     assert wb["Solve"]["B5"].value == "big"  # the question answered in the scenario's own column
-    assert wb["Scenarios"][f"D{rows['D_opt']}"].value.startswith("=Solve!$C$5*")
+    assert wb["Scenarios"][f"D{rows['D_opt']}"].value.endswith("*Solve!$C$5")
     # the sweep over budget moves optimal_N: its rows are planner's values, said so
     stale = openpyxl.load_workbook(books["stale"].path)
     sweep = next(ws for ws in stale.worksheets if ws.title.startswith("Sweep 2"))

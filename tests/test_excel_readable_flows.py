@@ -20,7 +20,7 @@ import pytest
 from excel_recalc import gnumeric_recalculate, poison, require_gnumeric
 from test_excel_workbook import ROOT, edit, export, recalculate, require_soffice
 
-from planner.outputs.excel.printer import FLOW_FIRST
+from planner.outputs.excel.generator import FLOW_FIRST
 from planner.plan import load_compiled as load
 
 OWN_MONTHLY = 64 * (1.1 * 1.3 * 0.12 * 730 + 150) / 1000  # kUSD a month
@@ -63,9 +63,9 @@ def test_a_terms_formula_has_no_unit_conversions_that_cancel(books):
                 continue
             text = cell.value
             assert "2628000" not in text and "31536000" not in text and "3600" not in text, (label, text)
-            assert "horizon" in text and "cost_of_capital+1" in text, (label, text)  # the cells themselves
+            assert "horizon" in text and "1+cost_of_capital" in text, (label, text)  # the cells, as the plan writes them
     own = _row(flows, "Model: npv_own (m = 1 month)")[2].value
-    assert "*own_monthly" in own and "/2628" not in own  # kUSD a month, as its cell holds it
+    assert "own_monthly*" in own and "/2628" not in own  # kUSD a month, as its cell holds it
 
 
 def test_the_figure_adds_up_its_row_in_its_own_unit(books):
@@ -116,11 +116,11 @@ def test_every_cell_of_a_row_is_one_formula_over_its_columns_month(books):
     assert payback[5].value.startswith("=IF(AND(F$3<=horizon,") and payback[5].value.endswith(',F$3,"")')
 
 
-def test_the_term_column_writes_each_term_over_the_named_cells(books):
+def test_the_term_column_writes_each_term_as_the_plan_writes_it(books):
     flows = openpyxl.load_workbook(books["as_written"].path)["Cash flows"]
     assert flows["B3"].value == "Term"
-    assert _row(flows, "Model: npv_own (m = 1 month)")[1].value == "own_monthly/(cost_of_capital + 1)^(m/12)"
-    assert _row(flows, "Model: busy_hours (m = 1 month)")[1].value == "730*gpus*target_utilisation*min(1, m/ramp)"
+    assert _row(flows, "Model: npv_own (m = 1 month)")[1].value == "own_monthly * 1 month * discount(m)"
+    assert _row(flows, "Model: busy_hours (m = 1 month)")[1].value == "gpus * utilisation(m) * 730 h"
     payback = _row(flows, "Model: breakeven_month (n = 1 month)")[1].value
-    assert payback.startswith("n where ") and " for m in 1..n)" in payback
+    assert payback == "n where cash_own(n) <= cash_rent(n)"
     assert all(r[1].value for r in flows.iter_rows(min_row=4) if r[0].value)  # no row without its term

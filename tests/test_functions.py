@@ -21,7 +21,7 @@ from planner.compute.symbolic import program
 from planner.language import ir
 from planner.language.errors import PlanError
 from planner.language.functions import BUILTINS, FUNCTIONS, fill
-from planner.outputs.excel.printer import formula
+from planner.outputs.excel.generator import Generator, Piece
 from planner.outputs.latex import formula_latex
 from planner.plan import loads_compiled
 
@@ -53,6 +53,8 @@ def test_every_record_has_every_field(f):
     assert f.doc and f.params and callable(f.dims) and callable(f.latex) and callable(f.domain)
     assert callable(f.floats) and callable(f.numpy), "every function is a runtime step"
     assert (f.sympy is None) == f.opaque, "a SymPy builder, or an Excel function and its formula"
+    assert (f.sheet is None) == f.opaque, "the workbook's spelling, or Excel's own function"
+    assert f.sheet_keeps in ("all", "rest") or all(0 <= i < len(f.params) for i in f.sheet_keeps)
     if f.opaque:
         assert f.excel.isupper() and (callable(f.expand) or callable(f.derivative)), "its value and slope"
     assert len(f.defaults) <= len(f.params) and f.examples, "published examples, tested on every route"
@@ -99,10 +101,12 @@ def test_examples_through_a_plan(f, args, value):
     assert _close(runtime.run_numpy(compiled, ())[0], value)  # ... and its program
     tex = formula_latex(expr)
     assert tex and "\\operatorname{x}" not in tex
-    excel = formula(tree, {})
+    excel = Generator(model, {}).formula(expr)  # the workbook's formula, from the record's spelling
     assert excel.startswith("=")
     if f.opaque:
         assert excel.startswith(f"={f.excel}(")
+    elif isinstance(f.sheet, str):
+        assert excel.startswith(f"={f.sheet}(")
 
 
 def test_every_generator_reads_the_table():
@@ -111,7 +115,8 @@ def test_every_generator_reads_the_table():
 
     root = Path(__file__).resolve().parent.parent / "planner"
     generators = ["language/dims.py", "compute/numeric.py", "compute/runtime.py", "compute/exact.py",
-                  "compute/diagnose.py", "language/aggregates.py", "outputs/latex.py", "lsp/analysis.py"]
+                  "compute/diagnose.py", "language/aggregates.py", "outputs/latex.py", "lsp/analysis.py",
+                  "outputs/excel/generator.py"]
     for path in generators:
         text = (root / path).read_text(encoding="utf-8")
         for name in ("sqrt", "ceil", "floor", "pmt"):
@@ -232,9 +237,9 @@ def test_pmt_derivative_is_the_formulas():
 
 def test_optional_arguments_at_their_defaults_are_left_out_of_excel():
     plan = loads_compiled("rate = 7%\nx = pmt(rate/12, 48, 55000)\ny = fv(rate, 10, -200, -500, 1)\n")
-    refs = {plan.symbols["rate"]: "rate"}
-    assert formula(plan.exprs["x"], refs) == "=PMT(rate/12,48,55000)"
-    assert formula(plan.exprs["y"], refs) == "=FV(rate,10,-200,-500,1)"
+    gen = Generator(plan.model, {"rate": Piece("rate", 60, Fraction(1))})
+    assert gen.formula(plan.model.quantities["x"].definition.expr) == "=PMT(rate/12,48,55000)"
+    assert gen.formula(plan.model.quantities["y"].definition.expr) == "=FV(rate,10,-200,-500,1)"
 
 
 def test_call_nodes_are_built_ins_or_user_functions():

@@ -49,6 +49,10 @@ class Builtin:
       without a formula (``irr``: implicit differentiation of its defining equation);
     * ``excel``: the workbook's own function for an opaque node; ``excel_args``: the printed
       arguments as that function takes them (IRR takes one array);
+    * ``sheet``: the workbook's spelling of any other: Excel's function name, or ``texts -> formula``
+      (``-INT(-(x))``); ``sheet_keeps``: the arguments written in the result's own unit, the rest in
+      base units (``"all"``, ``"rest"``: all but the first, or their indexes; max keeps all, ``if`` its
+      branches, PMT its money);
     * ``reserved``: no quantity may take the name (False for names people give their own figures,
       ``npv``, ``pv``: the call ``npv(...)`` is the function, the name ``npv`` the quantity);
     * ``examples``: ``(args, value)`` from published sources, tested on every route.
@@ -58,23 +62,27 @@ class Builtin:
 
     __slots__ = ("name", "params", "doc", "dims", "sympy", "latex", "floats", "numpy", "exact", "domain",
                  "interval", "defaults", "variadic", "fold", "lazy", "excel", "excel_args", "expand", "derivative",
-                 "reserved", "examples")
+                 "reserved", "examples", "sheet", "sheet_keeps")
 
     def __init__(self, name: str, params: tuple, doc: str, dims: Callable, sympy: Optional[Callable],
                  latex: Callable, *, floats: Callable, numpy: Callable, exact: Optional[Callable] = None,
                  domain: Optional[Callable] = None, interval: Optional[Callable] = None, defaults: tuple = (),
                  variadic: bool = False, fold: bool = False, lazy: bool = False, excel: Optional[str] = None,
                  excel_args: Optional[Callable] = None, expand: Optional[Callable] = None,
-                 derivative: Optional[Callable] = None, reserved: bool = True, examples: tuple = ()) -> None:
+                 derivative: Optional[Callable] = None, reserved: bool = True, examples: tuple = (),
+                 sheet: Optional[str | Callable] = None, sheet_keeps: str | tuple = ()) -> None:
         self.name, self.params, self.doc, self.dims, self.sympy, self.latex = name, params, doc, dims, sympy, latex
         self.floats, self.numpy, self.exact = floats, numpy, exact
         self.domain = domain if domain is not None else _anywhere
         self.interval, self.defaults, self.variadic, self.lazy = interval, defaults, variadic, lazy
         self.fold, self.excel, self.excel_args, self.expand, self.examples = fold, excel, excel_args, expand, examples
         self.derivative, self.reserved = derivative, reserved
+        self.sheet, self.sheet_keeps = sheet, sheet_keeps
         missing = [n for n in ("dims", "latex", "floats", "numpy") if not callable(getattr(self, n))]
         if (sympy is None) == (excel is None) or (excel is not None and expand is None and derivative is None):
             missing.append("sympy, or excel with expand or derivative")
+        if (sheet is None) == (excel is None):
+            missing.append("sheet (the workbook's spelling), or excel")
         if missing:  # loud at import: every generator reads every field
             raise TypeError(f"built-in `{name}` lacks {', '.join(missing)}")
 
@@ -495,56 +503,66 @@ _RECORDS = (
             lambda sp, a: sp.Max(*a), _head(r"\max"),
             floats=_max, numpy=lambda np, _: np.maximum,
             exact=lambda *a: max(a), interval=_iv_max, variadic=True, fold=True,
+            sheet="MAX", sheet_keeps="all",
             examples=(((1, 3, 2), 3), ((-1, -4), -1))),
     Builtin("min", ("x", "y", "..."), "the smallest of its arguments (all in one dimension)", _same,
             lambda sp, a: sp.Min(*a), _head(r"\min"),
             floats=_min, numpy=lambda np, _: np.minimum,
             exact=lambda *a: min(a), interval=_iv_min, variadic=True, fold=True,
+            sheet="MIN", sheet_keeps="all",
             examples=(((1, 3, 2), 1), ((-1, -4), -4))),
     Builtin("abs", ("x",), "the absolute value, in the argument's unit", _keep,
             lambda sp, a: sp.Abs(a[0]), _wrap(r"\left|", r"\right|"),
-            floats=abs, numpy=lambda np, _: np.abs, exact=abs, examples=(((-2.5,), 2.5),)),
+            floats=abs, numpy=lambda np, _: np.abs, exact=abs,
+            sheet="ABS", sheet_keeps=(0,), examples=(((-2.5,), 2.5),)),
     Builtin("sqrt", ("x",), "the square root (of bytes squared: bytes)", _root,
             lambda sp, a: sp.sqrt(a[0]), _wrap(r"\sqrt{", "}"),
             floats=math.sqrt, numpy=lambda np, _: np.sqrt,
+            sheet="SQRT",
             domain=lambda x: (0, "domain error: square root of a negative number") if x < 0 else None,
             examples=(((16,), 4),)),
     Builtin("exp", ("x",), "e to the power x (a plain number)", _plain,
             _sp_exp, lambda p, e, values: ("e^{" + p.flat(values[0]) + "}", "pow"),
-            floats=math.exp, numpy=lambda np, _: np.exp, examples=(((0,), 1),)),
+            floats=math.exp, numpy=lambda np, _: np.exp,
+            sheet="EXP", examples=(((0,), 1),)),
     Builtin("ln", ("x",), "the natural logarithm (of a plain number)", _plain,
             lambda sp, a: sp.log(a[0]), _head(r"\ln"),
-            floats=math.log, numpy=lambda np, _: np.log, domain=_log_domain, examples=(((1,), 0),)),
+            floats=math.log, numpy=lambda np, _: np.log, domain=_log_domain,
+            sheet="LN", examples=(((1,), 0),)),
     Builtin("log", ("x", "base"), "the logarithm of x to a base: `log(x, 10)`", _plain,
             lambda sp, a: sp.log(a[0]) / sp.log(a[1]),
             lambda p, e, values: (r"\log_{" + p.flat(values[1]) + "}" + p.args(values[:1]), "atom"),
             floats=lambda x, base: math.log(x) / math.log(base),
             numpy=lambda np, _: lambda x, base: np.log(x) / np.log(base),
-            domain=_log_domain, examples=(((1000, 10), 3),)),
+            domain=_log_domain, examples=(((1000, 10), 3),), sheet=lambda a: f"LN({a[0]})/LN({a[1]})"),
     Builtin("floor", ("x",), "the largest whole number not above x (Excel's INT)", _plain,
             lambda sp, a: sp.floor(a[0]), _wrap(r"\left\lfloor ", r" \right\rfloor"),
             floats=_f_floor, numpy=lambda np, approx_: lambda x: np.floor(approx_(x)),
             exact=lambda x: Fraction(math.floor(x)), interval=_iv_monotone(lambda v: Fraction(math.floor(v))),
+            sheet="INT",
             examples=(((-2.5,), -3), ((2.5,), 2))),
     Builtin("ceil", ("x",), "the smallest whole number not below x", _plain,
             lambda sp, a: sp.ceiling(a[0]), _wrap(r"\left\lceil ", r" \right\rceil"),
             floats=_f_ceil, numpy=lambda np, approx_: lambda x: np.ceil(approx_(x)),
             exact=lambda x: Fraction(math.ceil(x)), interval=_iv_monotone(lambda v: Fraction(math.ceil(v))),
+            sheet=lambda a: f"-INT(-({a[0]}))",
             examples=(((-2.5,), -2), ((2.5,), 3))),
     Builtin("round", ("x", "digits"), "x rounded half away from zero, as Excel's ROUND", _plain,
             _sp_round, _latex_round, floats=_f_round, numpy=_np_round, exact=_x_round,
             interval=_iv_monotone(_iv_round), defaults=(0,),
+            sheet="ROUND",
             examples=(((2.5,), 3), ((-2.5,), -3), ((1.2345, 2), 1.23))),
     Builtin("if", ("condition", "then", "else"), "`then` where the condition holds, else `else`", _if,
             _sp_if, _latex_if, floats=lambda c, a, b: a if c else b,
             numpy=lambda np, _: np.where, exact=lambda c, a, b: a if c else b,
             interval=lambda b, args: b.hull(args[1], args[2]), lazy=True,
+            sheet="IF", sheet_keeps=(1, 2),
             examples=(((True, 1, 2), 1), ((False, 1, 2), 2))),
     Builtin("pmt", ("rate", "nper", "pv", "fv", "type"),
             "the payment per period of a loan or annuity, as Excel's PMT",
             _money((2, 3)), None, _finance_latex("PMT"),
             floats=_PMT, numpy=_PMT.numpy, exact=_PMT.exact, domain=_finance_domain,
-            defaults=(0, 0), excel="PMT", reserved=False, expand=_PMT.expand,
+            defaults=(0, 0), excel="PMT", sheet_keeps=(2, 3), reserved=False, expand=_PMT.expand,
             examples=(((Fraction(7, 1200), 48, 55000), -1317.04),   # the task's own figure
                       ((Fraction(8, 1200), 10, 10000), -1037.03),   # Microsoft's PMT example
                       ((Fraction(6, 1200), 216, 0, 50000), -129.08),  # Microsoft's PMT example: saving
@@ -553,14 +571,14 @@ _RECORDS = (
     Builtin("pv", ("rate", "nper", "pmt", "fv", "type"),
             "the present value of a series of payments, as Excel's PV", _money((2, 3)), None,
             _finance_latex("PV"), floats=_PV, numpy=_PV.numpy, exact=_PV.exact,
-            domain=_finance_domain, defaults=(0, 0), excel="PV", reserved=False, expand=_PV.expand,
+            domain=_finance_domain, defaults=(0, 0), excel="PV", sheet_keeps=(2, 3), reserved=False, expand=_PV.expand,
             examples=(((Fraction(8, 1200), 240, 500, 0, 0), -59777.15),  # Microsoft's PV example
                       ((0, 10, -100), 1000.0)),
             ),
     Builtin("fv", ("rate", "nper", "pmt", "pv", "type"),
             "the future value of a series of payments, as Excel's FV", _money((2, 3)), None,
             _finance_latex("FV"), floats=_FV, numpy=_FV.numpy, exact=_FV.exact,
-            domain=_finance_domain, defaults=(0, 0), excel="FV", reserved=False, expand=_FV.expand,
+            domain=_finance_domain, defaults=(0, 0), excel="FV", sheet_keeps=(2, 3), reserved=False, expand=_FV.expand,
             examples=(((Fraction(6, 1200), 10, -200, -500, 1), 2581.40),  # Microsoft's FV example
                       ((Fraction(12, 1200), 12, -1000), 12682.50),        # Microsoft's FV example
                       ((Fraction(11, 1200), 35, -2000, 0, 1), 82846.25)),  # Microsoft's FV example
@@ -569,7 +587,7 @@ _RECORDS = (
             "the net present value of cash flows one period apart, the first discounted one period, as "
             "Excel's NPV", _npv_dims, None, _finance_latex("NPV"),
             floats=_npv, numpy=_np_npv, exact=lambda rate, *v: None if rate == -1 else Fraction(_npv(rate, *v)),
-            domain=_rate_domain, variadic=True, excel="NPV", reserved=False, expand=_sp_npv,
+            domain=_rate_domain, variadic=True, excel="NPV", sheet_keeps="rest", reserved=False, expand=_sp_npv,
             examples=(((Fraction(1, 10), -10000, 3000, 4200, 6800), 1188.44),),  # Microsoft's NPV example
             ),
     Builtin("irr", ("value0", "value1", "..."),

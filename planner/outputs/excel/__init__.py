@@ -1,7 +1,9 @@
 """Live Excel workbooks: XlsxWriter writes them (formulas with planner's cached values), openpyxl reads
 them back.
 
-* :mod:`.printer`: SymPy to Excel formulas (strict; precedence, limits);
+* :mod:`.generator`: the plan's IR to Excel formulas, as the plan writes them (one method per node;
+  precedence, units into display units, Excel's limits); :mod:`.closed_form`: the one formula printed
+  from SymPy, a solve's closed form;
 * :mod:`.names`: plan names to Excel defined names (one mangling rule);
 * :mod:`.book`: the shared state and the plain grid every sheet is written into;
 * :mod:`.summary`, :mod:`.inputs`, :mod:`.derived`, :mod:`.scenarios`: the Summary, Inputs, Model,

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
 import numpy as np
-import sympy as sp
 
 from ...compute.evaluation import Plan
 from ...language import ir
@@ -41,7 +40,7 @@ from ...language.live import plain
 from ...questions.checks import check_scenarios
 from ..numbers import NumberStyle, cell_scale, is_percent, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
-from .printer import FLOW_FIRST, FLOW_HEADER, ROW_TERMS, CellValue, Scaled, UnsupportedFormula, formula, number
+from .generator import ATOM, FLOW_FIRST, FLOW_HEADER, Generator, NotWritten, Piece, UnsupportedFormula, cached  # noqa: F401 (the sheets import cached from here)
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
 ZIP_TIME = (2000, 1, 1, 0, 0, 0)
@@ -91,35 +90,6 @@ def clean(text: object) -> str:
 def literal(text: str) -> str:
     """Text as an Excel string literal inside a formula (never as formula text)."""
     return '"' + clean(text).replace('"', '""') + '"'
-
-
-def in_base(text: str, scale: Fraction) -> str:
-    """A display-unit reference converted to base units, as an atom: ``(hbm_bandwidth*1E+12)`` (a
-    :class:`.printer.Scaled`, which the printer folds into the formula's algebra instead)."""
-    if scale == 1:
-        return text
-    if scale.numerator == 1:
-        return Scaled(f"({text}/{number(scale.denominator)})", text, scale)
-    if scale.denominator == 1:
-        return Scaled(f"({text}*{number(scale.numerator)})", text, scale)
-    return Scaled(f"({text}*{number(scale.numerator)}/{number(scale.denominator)})", text, scale)
-
-
-def cached(value, scale: Fraction | float = 1):
-    """A value as a cell's cached result: a bool, a finite float in the display unit, or the error text
-    an engine shows for what is not finite (planner reports those points as issues)."""
-    if value is None:
-        return ""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, str):
-        return value
-    v = float(value)
-    if math.isnan(v):
-        return "#NUM!"
-    if math.isinf(v):
-        return "#DIV/0!"
-    return v / float(scale) if scale != 1 else v
 
 
 def shown_figures(values: list[float], unit: str) -> list[float]:
@@ -411,8 +381,6 @@ class Book:
         self.base = plan.evaluate(None, self.overrides, self.origins)
         self.names = excel_names(plan.definition_order())
         self.taken_names = {v.upper() for v in self.names.values()}  # helper names must not collide
-        self.sym = plan.symbols.symbols
-        self.bools = frozenset(self.sym[n] for n, q in self.q.items() if q.is_bool)
         self.sheets: list[Sheet] = []
         self.defined: dict[str, str] = {}  # Excel name -> target (``Inputs!$B$5``)
         self.input_rows: dict[str, int] = {}  # input -> row on the Inputs sheet
@@ -521,110 +489,72 @@ class Book:
             return f"{ctx.column}{row}"
         return f"{sheet_ref(ctx.sheet)}!${ctx.column}${row}"
 
-    def refs(self, ctx: Context, here: Optional[str] = None) -> dict[sp.Symbol, str]:
-        """Base-unit text for every quantity's symbol in ``ctx`` (a fresh copy); an answer a formula
-        uses (``solve ... as x``, then ``y = 2 * x``) is its cell on the Solve sheet for ``ctx``."""
-        key = (ctx.key, here)
+    def pieces(self, ctx: Context, here: Optional[str] = None) -> dict[str, Piece]:
+        """Every quantity's cell in ``ctx`` seen from sheet ``here`` as the formula generator reads it (the
+        cell, and the base units one unit of its figure is), and each answer a formula uses (its cell on
+        the Solve sheet for ``ctx``). A fresh copy."""
+        key = ("pieces", ctx.key, here)
         if key not in self._refs:
-            out = {}
-            for name, q in self.q.items():
-                out[self.sym[name]] = self.cell(ctx, name, here) if q.is_bool else in_base(
-                    self.cell(ctx, name, here), scale_of(q))
-            for name, sym in self.plan.symbols.answers.items():
+            out = {name: Piece(self.cell(ctx, name, here), ATOM, None if q.is_bool else scale_of(q))
+                   for name, q in self.q.items()}
+            for name in self.model.answers:
                 stmt = self.aliases.get(alias_base(name))
                 if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
                     ref, scale = self.answer_cell(name, ctx.scenario, ctx.overrides, "")  # qualified: formulas move
-                    out[sym] = in_base(ref, scale)
+                    out[name] = Piece(ref, ATOM, scale)
             self._refs[key] = out
         return dict(self._refs[key])
 
-    def expr(self, name: str) -> sp.Basic:
-        """A derived quantity's formula as the workbook writes it: SymPy's, with the division by zero its
-        algebra hides written back (``0 / z`` is ``IF(z=0,1/0,0)``: #DIV/0! where planner reports the
-        division, the same value everywhere else)."""
-        expr = self.plan.exprs[name]
-        when = self.hidden.get(name)
-        return expr if when is None else sp.Piecewise((sp.zoo, when), (expr, True))
-
-    @cached_property
-    def hidden(self) -> dict:
-        """Quantity -> where one of its divisions, as written, divides by zero although SymPy's form of
-        it no longer divides by that divisor (its algebra makes ``0 / z`` 0 and ``z / z`` 1)."""
-        out = {}
-        for name in self.model.derived:
-            q = self.model.quantities[name]
-            if q.is_input or q.is_bool:
-                continue
-            expr = self.plan.exprs[name]
-            kept = {p.base for p in expr.atoms(sp.Pow) if p.exp.is_number and p.exp < 0}
-            guards = []
-            try:
-                divisions = _divisions(self.plan.converter, q.definition.expr, {}, ())
-            except (KeyError, AssertionError, RecursionError):  # an index or a scenario reference
-                continue
-            for divisor, branches in divisions:
-                factors = [f.base if isinstance(f, sp.Pow) and f.exp.is_number and f.exp > 0 else f
-                           for f in sp.Mul.make_args(divisor)]
-                if all((f.is_number and f != 0) or f in kept for f in factors):
-                    continue  # SymPy's form still divides by it: Excel's own #DIV/0!
-                guards.append(sp.And(*[c if holds else sp.Not(c) for c, holds in branches], sp.Eq(divisor, 0)))
-            if guards:
-                out[name] = sp.Or(*guards)
-        return out
-
-    def formula(self, expr: sp.Basic, refs: Mapping[sp.Symbol, str], scale: Fraction = Fraction(1),
-                where: str = "", helper_refs: Optional[Mapping[sp.Symbol, str]] = None,
-                env: Optional[Mapping] = None) -> str:
-        """``=...`` for ``expr``; parts of a too-long formula go to the Helpers sheet, where they
-        use ``helper_refs`` (sheet-qualified; needed when ``refs`` has same-sheet cells) and hold
-        their value in ``env`` (symbol -> base value) as the cached result."""
+    def quantity_formula(self, name: str, ctx: Context, refs: Mapping[str, Piece], where: str,
+                         row_refs: Optional[Mapping[str, Piece]] = None) -> str:
+        """``=...`` for derived quantity ``name`` in ``ctx`` as its author wrote it, in its cell's unit
+        (:mod:`.generator`); the terms of its sums over ranges go to rows of the Cash flows sheet."""
+        q = self.q[name]
+        gen = Generator(self.model, refs, row=self.flow_cells, values=self.env(ctx), where=where,
+                        row_refs=row_refs, spill=lambda text, value: self.helper_cell(text, where, value))
+        mark = self._flows_mark()
         try:
-            return formula(expr, refs, self.bools, spill=lambda text, sub: self.spill(text, where, sub, env),
-                           scale=scale, helper_refs=helper_refs, row=self.flow_writer(where, env))
-        except UnsupportedFormula as err:
-            if where and not err.message.startswith(where):
-                err.message = f"{where}: {err.message}"  # which figure: `Model: total: sum over ranges ...`
+            return gen.formula(q.definition.expr, None if q.is_bool else scale_of(q))
+        except NotWritten as err:
+            self._flows_rollback(mark)
+            raise UnsupportedFormula(f"{where}: the workbook has no formula for it ({err})", q.definition.span,
+                                     hint="`planner eval`, `check` and `report` compute it as it is") from None
+        except UnsupportedFormula as err:  # which figure: `Model: total: sum over ranges ...`, at its definition
+            if not err.message.startswith(where):
+                err.message = f"{where}: {err.message}"
             if err.span is None:
-                err.span = self.span_of(where)
+                err.span = q.definition.span
             raise
 
-    def span_of(self, where: str):
-        """Where in the plan the figure a formula is written for is defined (``Model: total``: ``total``'s
-        definition; ``Checks: x > 1``: that check), so that every export error is located."""
-        figure = where.split(": ", 1)[-1]
-        q = self.model.quantities.get(figure.split(" (")[0])
-        if q is not None:
-            return q.definition.span
-        for check in self.model.checks:
-            if " ".join(check.span.flat.split()).startswith(" ".join(figure.split())):
-                return check.span
-        return None
+    def _flows_mark(self) -> tuple:
+        return (self.flows, getattr(self, "flows_row", 3), len(self.sheets))
 
-    def flow_writer(self, where: str, env: Optional[Mapping]):
-        """The ``row`` callback of :func:`.printer.formula`: an aggregate's terms as a row of the Cash
-        flows sheet, their values from ``env`` (symbol -> base value) as the cached results."""
-        def write(cells, term, cond, outside, index, values, extra, label, written=""):
-            return self.flow_row(cells, term, cond, outside, index, values, extra, f"{where} ({label})", env,
-                                 written)
-        return write
+    def _flows_rollback(self, mark: tuple) -> None:
+        """The Cash flows rows written since ``mark`` removed (a formula that was then written otherwise)."""
+        flows, line, sheets = mark
+        if self.flows is None:
+            return
+        if flows is None:
+            self.sheets.remove(self.flows)
+            self.flows = None
+            return
+        for key in [k for k in self.flows.cells if k[0] > line]:
+            del self.flows.cells[key]
+        self.flows_row = line
 
-    def flow_row(self, cells: list[str], term: sp.Basic, cond: sp.Basic, outside, index: sp.Symbol,
-                 values: list, extra: Mapping, where: str, env: Optional[Mapping],
-                 written: str = "") -> tuple[list, list, Optional[tuple]]:
-        """One row of the Cash flows sheet: the terms of a sum (product, range max, min, first) over a
-        range, a column per value of its index (a month, a year, a step), the index being the column's
-        number in the header row; ``written`` is the term as a formula, for the Term column. Returns the
-        cells as ranges, the values they hold and (the sheet as a reference, the row), None for terms too
-        many for a row (they go down a column of the Helpers sheet)."""
+    def flow_cells(self, cells: list[str], held: list, where: str, written: str = "") -> tuple[list, tuple]:
+        """One row of the Cash flows sheet: formulas ``cells`` holding ``held``, a column per value of the
+        range, the index being the column's number in the header row; ``written`` is the term as a formula,
+        for the Term column. Returns the cells as ranges and (the sheet as a reference, the row)."""
         if self.flows is None:
             self.flows = self.create_sheet(sheet_title(self, FLOWS), work=True)
             self.flows.text(1, 1, "Cash flows", TITLE, overflow=True)
             self.flows.note(2, 1, "The terms of the sums over ranges, a column per value of the range (a month, "
                             "a year) numbered in row 3; every cell of a row is the same formula over its column's "
-                            "number. Column B is the term over the named cells. A figure elsewhere adds up its row "
+                            "number. Column B is the term as the plan writes it. A figure elsewhere adds up its row "
                             "(SUM over the row), whose terms are in that figure's unit where the sum is a part of "
-                            "it (kUSD for an NPV in kUSD), else in base units (USD, seconds). A term beyond the "
-                            "range's end, as the inputs set it, is 0 (blank for first, min, max).")
+                            "it (kUSD for an NPV in kUSD), else in the units of the cells they use. A term beyond "
+                            "the range's end, as the inputs set it, is 0 (blank for first, min, max).")
             self.flows.header(3, ["Used by", "Term"])
             self.flows.repeat = (3, 3)
             self.flows.freeze = (4, FLOW_FIRST)
@@ -633,28 +563,7 @@ class Book:
         ws = self.flows
         self.flows_row += 1
         row = self.flows_row
-        held: list = [""] * len(cells)
-        if env is not None and cells:
-            point = dict(env)
-            point[index] = np.array([float(v) for v in values])
-            point.update({s: np.array([v if isinstance(v, float) else math.nan for v in a]) for s, a in extra.items()})
-            try:
-                with np.errstate(all="ignore"):
-                    got = np.broadcast_to(self.evaluate(term, point), (len(cells),))
-                    holds = np.broadcast_to(self.evaluate(cond, point), (len(cells),))
-            except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
-                got = holds = None
-            if got is not None:
-                held = [cached(bool(v) if isinstance(v, (bool, np.bool_)) else float(v)) if h else outside
-                        for v, h in zip(got.tolist(), holds.tolist())]
         style = self.number_style(held)
-        if len(cells) > ROW_TERMS:  # wider than a sheet: down a column of the Helpers sheet instead
-            self.flows_row -= 1
-            refs = [self.spill(text, where) for text in cells]
-            for ref, value in zip(refs, held):
-                cell = self.helpers.at(int(ref.rsplit("$", 1)[1]), 2)
-                cell.cached, cell.num = cached(value), style
-            return [f"{refs[0]}:{refs[-1].split('!')[1]}"], held, None
         ws.text(row, 1, where)
         ws.text(row, 2, written)
         for j, (text, value) in enumerate(zip(cells, held)):
@@ -663,10 +572,10 @@ class Book:
             ws.formula(row, FLOW_FIRST + j, text, value, style)
         ref = sheet_ref(ws.title)
         last = col_letter(FLOW_FIRST + len(cells) - 1)
-        return [f"{ref}!${col_letter(FLOW_FIRST)}${row}:${last}${row}"] if cells else [], held, (ref, row)
+        return [f"{ref}!${col_letter(FLOW_FIRST)}${row}:${last}${row}"] if cells else [], (ref, row)
 
-    def spill(self, text: str, where: str, sub: Optional[sp.Basic] = None, env: Optional[Mapping] = None) -> str:
-        """Put a subexpression in a helper cell (formulas over 8,192 characters)."""
+    def helper_cell(self, text: str, where: str, value) -> str:
+        """A part of a formula longer than Excel allows, in a cell of the Helpers sheet holding ``value``."""
         if self.helpers is None:
             self.helpers = self.create_sheet("Helpers", work=True)
             self.helpers.note(1, 1, "Subexpressions moved out of formulas longer than Excel's 8,192 characters, "
@@ -677,10 +586,6 @@ class Book:
             self.helpers.caps[1] = 60
             self.helpers_row = 2
         self.helpers_row += 1
-        value = self.evaluate(sub, env) if sub is not None and env is not None else None
-        if isinstance(value, float) and math.isnan(value) and isinstance(sub, sp.Piecewise) and len(sub.args) == 2 \
-                and sub.args[1].expr is sp.nan and self.evaluate(sub.args[0].cond, env) is False:
-            value = ""  # a MIN/MAX term outside its range: the cell is "" (ignored by MIN), not an error
         self.helpers.text(self.helpers_row, 1, where)
         self.helpers.formula(self.helpers_row, 2, text, value, self.number_style([value]))
         return f"Helpers!$B${self.helpers_row}"
@@ -871,10 +776,6 @@ class Book:
         except PlanError:
             return {a: self.answer_value(a, ctx.scenario, plain) for a in self.model.formula_answers}
 
-    def by_symbol(self, env: Mapping[str, object]) -> dict:
-        answers = self.plan.symbols.answers
-        return {self.sym[n] if n in self.sym else answers[n]: v for n, v in env.items()}
-
     def display(self, ctx: Context, name: str):
         """``name``'s value in ``ctx`` as its cell holds it (exact for an input as written; a percentage
         as the fraction)."""
@@ -886,21 +787,27 @@ class Book:
         v = self.env(ctx)[name]
         return bool(v) if q.is_bool else cached(v, scale_of(q))
 
-    def evaluate(self, expr: sp.Basic, env: Mapping[sp.Symbol, object]):
-        """``expr`` over symbols with these base values (scalars or arrays), as the plan computes it."""
-        from ...compute.symbolic import program
+    def value_of(self, expr: ir.Expr, env: Mapping[str, object]):
+        """The IR expression ``expr`` over the quantities and answers with these base values (scalars or
+        arrays; a check's ``name@scenario`` under that key), on planner's numeric route."""
+        from ...compute.numeric import compile_program
 
-        got = self._compiled.get(expr)  # (free_symbols walks the whole expression: once per expression)
+        names = list(env)
+        key = (id(expr), tuple(names))
+        got = self._compiled.get(key)
         if got is None:
-            syms = sorted(expr.free_symbols, key=lambda s: s.name)
-            got = self._compiled[expr] = (syms, program(syms, [expr]))
-        syms, fn = got
-        values = [s.value(env) if isinstance(s, CellValue) and s not in env else env[s] for s in syms]
-        args = [v if not isinstance(v, bool) else np.bool_(v) for v in values]
-        v = fn(args)[0]
+            refs = {id(n): f"{n.name}@{n.scenario}" for n in ir.walk(expr) if isinstance(n, ir.ScenarioRef)}
+            got = self._compiled[key] = (expr, compile_program(self.model, names, [("out", expr)], refs))
+        _, program = got
+        args = [np.bool_(v) if isinstance(v, bool) else v for v in env.values()]
+        v = program(args)[0]
         if isinstance(v, np.ndarray) and v.ndim:
             return v
         return bool(v) if isinstance(v, (bool, np.bool_)) else float(v)
+
+    def names_in(self, expr: ir.Expr) -> set[str]:
+        """The quantities and answers ``expr`` uses, through the user functions it calls too."""
+        return set(self.plan.analyzer._refs(expr, frozenset()))
 
     # ---- number styles ---------------------------------------------------------------
     @cached_property
@@ -945,55 +852,3 @@ class Book:
                                             self.written.get(n) if q.is_input else None)
         return self._styles[name]
 
-
-def _divisions(converter, e: ir.Expr, env: dict, branches: tuple) -> list:
-    """Every division of ``e`` as written: (its divisor, ((condition, holds), ...) of the ``if``
-    branches it sits in), in SymPy over the plan's symbols; user functions expanded, list
-    aggregates written out (a range's terms raise ``KeyError``: its index is no symbol here)."""
-    out: list = []
-
-    def walk(node, env, branches):
-        t = node.__class__
-        if t is ir.Binary:
-            walk(node.left, env, branches)
-            walk(node.right, env, branches)
-            if node.op is ir.BinOp.DIV:
-                out.append((converter.expr(node.right, env), branches))
-        elif t is ir.Neg or t is ir.Not:
-            walk(node.operand, env, branches)
-        elif t is ir.Compare:
-            for o in node.operands:
-                walk(o, env, branches)
-        elif t is ir.Logic:
-            walk(node.left, env, branches)
-            walk(node.right, env, branches)
-        elif t is ir.Call:
-            f = converter.model.functions.get(node.func)
-            if f is not None:
-                inner: dict = {}
-                for p, arg in ir.bind_args(f, node):
-                    if arg is not None:
-                        walk(arg, env, branches)
-                        inner[p.name] = converter.expr(arg, env)
-                    else:
-                        walk(p.default, inner, branches)
-                        inner[p.name] = converter.expr(p.default, dict(inner))
-                walk(f.body, inner, branches)
-            elif node.func == "if":
-                cond, yes, no = (a.value for a in node.args)
-                walk(cond, env, branches)
-                c = converter.expr(cond, env)
-                walk(yes, env, branches + ((c, True),))
-                walk(no, env, branches + ((c, False),))
-            else:
-                for a in node.args:
-                    walk(a.value, env, branches)
-        elif t is ir.Aggregate:
-            if node.values.kind != "list":
-                raise KeyError(node.var)
-            for item in node.values.items:
-                walk(item, env, branches)
-                walk(node.body, {**env, node.var: converter.expr(item, env)}, branches)
-
-    walk(e, env, branches)
-    return out

@@ -15,13 +15,11 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-import sympy as sp
-
 from ...language import ir
 from ...questions.checks import EXACT_REL, check_scenarios, compares_values, display_unit, run_checks, tolerance_of
 from ..numbers import cell_unit
-from .book import cell_scale, percent_figure, scale_of, unit_of, TITLE, UNITS, Book, cached, in_base
-from .printer import formula, number
+from .book import cell_scale, percent_figure, scale_of, unit_of, TITLE, UNITS, Book, cached
+from .generator import ATOM, Generator, Piece, number
 
 COLUMNS = ["Check", "Scenario", "Actual", "Expected", "Unit", "Tolerance", "Holds", "Status", "Line"]
 
@@ -70,53 +68,44 @@ def checks_sheet(book: Book) -> None:
             result = next(results)
             merged = book.check_context(scenario, plain, from_alias)
             ctx = book.context(scenario, merged)
-            refs = book.refs(ctx, ws.title)
-            bools = set(book.bools)
-            env = {}
-            values = book.by_symbol(book.env(ctx))  # planner's values, for helper cells of long formulas
+            refs, qualified = book.pieces(ctx, ws.title), book.pieces(ctx)
+            values = dict(book.env(ctx))  # planner's values, for helper cells and rows of terms
             for name in book.answers_used(check):  # question results by alias
-                sym = sp.Symbol(f"{name}#answer", real=True)
                 ref, answer_scale = book.answer_cell(name, scenario, plain, ws.title)
-                refs[sym] = in_base(ref, answer_scale)
-                env[name] = sym
-                values[sym] = book.answer_value(name, scenario, plain)
-
-            def scenario_ref(r: ir.ScenarioRef, merged=merged, refs=refs, bools=bools, values=values):
-                """``name@scenario``: that scenario's column (with the check's `with`)."""
+                refs[name] = Piece(ref, ATOM, answer_scale)
+                ref, _ = book.answer_cell(name, scenario, plain, "")
+                qualified[name] = Piece(ref, ATOM, answer_scale)
+                values[name] = book.answer_value(name, scenario, plain)
+            for r in [n for n in ir.walk(cond) if isinstance(n, ir.ScenarioRef)]:
+                # ``name@scenario``: that scenario's column (with the check's `with`)
                 other = book.context(None if r.scenario == "base" else r.scenario, merged)
                 q = book.q[r.name]
-                sym = sp.Symbol(f"{r.name}@{r.scenario}", real=True)
-                cell = book.cell(other, r.name, ws.title)
-                refs[sym] = cell if q.is_bool else in_base(cell, scale_of(q))
-                values[sym] = book.env(other)[r.name]
-                if q.is_bool:
-                    bools.add(sym)
-                    return sp.Eq(sym, 1)
-                return sym
+                key = f"{r.name}@{r.scenario}"
+                refs[key] = Piece(book.cell(other, r.name, ws.title), ATOM, None if q.is_bool else scale_of(q))
+                qualified[key] = Piece(book.cell(other, r.name), ATOM, None if q.is_bool else scale_of(q))
+                values[key] = book.env(other)[r.name]
+            where = f"Checks: {text}"
+            gen = Generator(book.model, refs, row=book.flow_cells, values=values, where=where, row_refs=qualified,
+                            spill=lambda t, v, where=where: book.helper_cell(t, where, v))
 
             ws.text(row, 1, text)
             ws.text(row, 2, ctx.label)
             ws.text(row, 5, cell_unit(unit), UNITS)
             ws.number(row, 9, check.span.line)
 
-            def spill(t: str, sub: sp.Basic, values=values) -> str:
-                return book.spill(t, f"Checks: {text}", sub, values)
-
             if pair:
-                lhs = book.plan.converter.expr(cond.operands[0], env, ref=scenario_ref)
-                rhs = book.plan.converter.expr(cond.operands[1], env, ref=scenario_ref)
+                lhs, rhs = cond.operands
                 sides = [percent_figure(unit, result.lhs), percent_figure(unit, result.rhs)]
                 for k, e in enumerate((lhs, rhs)):
                     if sides[k] is None:  # the check has no value (an answer missing): the side's own value
-                        sides[k] = cached(book.evaluate(e, values), scale)
+                        sides[k] = cached(book.value_of(e, values), scale)
                 style = book.number_style(sides, unit)
                 for col, e, value in ((3, lhs, sides[0]), (4, rhs, sides[1])):
-                    ws.formula(row, col, formula(e, refs, bools, spill=spill, scale=scale, row=book.flow_writer(f"Checks: {text}", values)), value, style)
+                    ws.formula(row, col, gen.formula(e, scale), value, style)
                 holds, tol_text = tolerance(book, check, f"C{row}", f"D{row}", shown_scale, unit)
                 ws.text(row, 6, tol_text)
             else:
-                e = book.plan.converter.expr(cond, env, ref=scenario_ref)
-                holds = formula(e, refs, bools, spill=spill, row=book.flow_writer(f"Checks: {text}", values))[1:]
+                holds = gen.formula(cond, None)[1:]
             if result.beyond_floats:
                 # decided in exact arithmetic where a spreadsheet's floats cannot tell (0.5^2000 is not 0):
                 # planner's verdict, as a value, so the workbook says what planner says

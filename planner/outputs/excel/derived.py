@@ -2,29 +2,27 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from .book import HEADER, IDENT, NAME, SELECTED, TITLE, UNITS, Book, col_letter, in_base, scale_of, unit_of
+from .book import HEADER, IDENT, NAME, SELECTED, TITLE, UNITS, Book, col_letter, scale_of, unit_of
+from .generator import ATOM, Piece
 from .inputs import imported_runs
 
 SELECTED_COL = col_letter(SELECTED)
 
 
-def _ref(q, cell: str) -> str:
-    return cell if q.is_bool else in_base(cell, scale_of(q))
+def _ref(q, cell: str) -> Piece:
+    return Piece(cell, ATOM, None if q.is_bool else scale_of(q))
 
 
 def _selected_refs(book: Book, refs: dict) -> tuple[dict, dict]:
     """References for the Selected scenario column: every input as the selected scenario has it (the
     Inputs sheet's Selected column), each derived quantity its own cell of that column (filled in as
-    the rows are written), on this sheet and qualified (for helper cells)."""
+    the rows are written), on this sheet and qualified (for the Cash flows sheet)."""
     here, there = dict(refs), dict(refs)
     for name, row in book.input_rows.items():
-        q = book.q[name]
-        here[book.sym[name]] = there[book.sym[name]] = _ref(q, f"Inputs!${SELECTED_COL}${row}")
+        here[name] = there[name] = _ref(book.q[name], f"Inputs!${SELECTED_COL}${row}")
     for name in book.model.derived:
-        here.pop(book.sym[name], None)
-        there.pop(book.sym[name], None)
+        here.pop(name, None)
+        there.pop(name, None)
     return here, there
 
 
@@ -38,8 +36,7 @@ def model_sheet(book: Book) -> None:
     ws.header(row, ["Quantity", "Value", "Unit", "Name", "Tags", "Formula (as written)"])
     ws.freeze = (row + 1, 1)
     ws.repeat = (row, row)
-    refs = book.refs(book.base_context)
-    env = book.by_symbol(book.env(book.base_context))
+    refs = book.pieces(book.base_context)
     headlines = set(book.headlines)
     selected = book.selectable and _selected_refs(book, refs)
     if selected:
@@ -68,17 +65,16 @@ def model_sheet(book: Book) -> None:
         row = rows[name]
         q = book.q[name]
         ws.text(row, 1, book.label(name), NAME)  # words first; the identifier beside them
-        scale = scale_of(q)
-        text = book.formula(book.expr(name), refs, scale, f"Model: {name}", env=env)
+        text = book.quantity_formula(name, book.base_context, refs, f"Model: {name}")
         ws.formula(row, 2, text, book.display(book.base_context, name), book.style(name))
         if selected:
             here, there = selected
-            here[book.sym[name]] = _ref(q, f"{SELECTED_COL}{row}")
-            there[book.sym[name]] = _ref(q, f"Model!${SELECTED_COL}${row}")
+            here[name] = _ref(q, f"{SELECTED_COL}{row}")
+            there[name] = _ref(q, f"Model!${SELECTED_COL}${row}")
         if selected and not moved(name):  # no scenario moves it: the same figure as column B
             ws.formula(row, SELECTED, f"=B{row}", book.display(book.base_context, name), book.style(name))
         elif selected:
-            text = book.formula(book.expr(name), here, scale, f"Model (selected scenario): {name}", there, env)
+            text = book.quantity_formula(name, book.base_context, here, f"Model (selected scenario): {name}", there)
             ws.formula(row, SELECTED, text, book.display(book.base_context, name), book.style(name))
         ws.text(row, 3, unit_of(q), UNITS)
         ws.text(row, 4, name, IDENT)

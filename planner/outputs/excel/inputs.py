@@ -8,8 +8,8 @@ from typing import Optional
 
 from ...language import ir
 from ...language.errors import PlanError
-from .book import BASE_ONLY, IDENT, SELECTED, scale_of, unit_of, HEADER, INPUT, MAX_VALIDATION, NAME, UNITS, Book, in_base
-from .printer import ExcelPrinter, UnsupportedFormula, number
+from .book import BASE_ONLY, IDENT, SELECTED, scale_of, unit_of, HEADER, INPUT, MAX_VALIDATION, NAME, UNITS, Book
+from .generator import ATOM, Generator, NotWritten, Piece, UnsupportedFormula, number
 
 HEADER_ROW_NOTE = ("Edit the orange cells; every other sheet follows. Percentages are Excel's own: type 65% "
                    "(the cell holds 0.65). `planner import` reads them back.")
@@ -199,12 +199,12 @@ def bounds_validation(book: Book, q, conditions) -> Optional[dict]:
 def custom_validation(book: Book, q, conditions, cell: str) -> Optional[dict]:
     """Any other condition as a custom rule; None past Excel's 255 characters for one (the
     constraint is still checked by planner, and shown in the Constraints column)."""
-    refs = book.refs(book.base_context)
-    refs[book.sym[q.name]] = in_base(cell, scale_of(q))
-    printer = ExcelPrinter(refs, book.bools)
+    refs = book.pieces(book.base_context)
+    refs[q.name] = Piece(cell, ATOM, scale_of(q))
+    gen = Generator(book.model, refs)
     try:
-        parts = [printer.doprint(book.plan.converter.expr(c)) for c in conditions]
-    except UnsupportedFormula:  # a sum over a range needs helper cells, which a validation rule cannot use
+        parts = [gen.formula(c, None)[1:] for c in conditions]
+    except (NotWritten, UnsupportedFormula):  # a sum over a range writes rows, which a validation rule cannot use
         return None
     if q.integer:
         parts.insert(0, f"INT({cell})={cell}")

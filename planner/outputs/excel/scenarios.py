@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 from .book import (scale_of, unit_of, prose,
     CHECK_CONTEXTS,
@@ -21,7 +20,7 @@ from .book import (scale_of, unit_of, prose,
     col_index,
     col_letter,
 )
-from .printer import number
+from .generator import number
 
 FIRST_ROW = 5
 FIRST_COLUMN = 4  # D: the label, the identifier and the unit before it
@@ -144,8 +143,7 @@ def fill_sheet(book: Book, title: str) -> None:
 def fill_column(book: Book, ws, ctx: Context) -> None:
     scenario_sets = set(book.model.scenarios[ctx.scenario].overrides) if ctx.scenario else set()
     col = col_index(ctx.column)
-    refs, helper_refs = book.refs(ctx, ws.title), book.refs(ctx)  # once per column, not per row
-    env = book.by_symbol(book.env(ctx))
+    refs, row_refs = book.pieces(ctx, ws.title), book.pieces(ctx)  # once per column, not per row
     for name, row in book.rows.items():
         q = book.q[name]
         value = book.display(ctx, name)
@@ -162,6 +160,5 @@ def fill_column(book: Book, ws, ctx: Context) -> None:
             else:
                 ws.formula(row, col, "=" + book.names[name], value, style)
             continue
-        scale = scale_of(q)
-        text = book.formula(book.expr(name), refs, scale, f"{ctx.label}: {name}", helper_refs, env)
+        text = book.quantity_formula(name, ctx, refs, f"{ctx.label}: {name}", row_refs)
         ws.formula(row, col, text, value, style)

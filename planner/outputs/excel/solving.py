@@ -32,14 +32,14 @@ from typing import Optional, Sequence
 import numpy as np
 import sympy as sp
 
-from ...compute.symbolic import AGGREGATES, rational
+from ...compute.symbolic import rational
 from ...language import ir
 from ...language.errors import PlanError
 from ...questions.roots import Domain
 from ...questions.solve import objective_unit  # the optimum's display unit, as planner solve shows it
 from .book import NO_ANSWER, cell_scale, figure, percent_figure, scale_of, unit_of, HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
 from .names import unique_name
-from .printer import UnsupportedFormula, formula, number
+from .generator import UnsupportedFormula, number
 from .tables import MAX_SWEEP_ROWS, ROW, Live, LiveTable, Output, _broken, titled
 
 MIN_HALVINGS = 60
@@ -237,10 +237,15 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
     """The answer as a formula over the names; False when there is none Excel can express."""
     if r.closed_form is None:
         return False
+    # the one formula printed from SymPy (the closed form SymPy derived), until SymPy trees come back to the IR
+    from .closed_form import evaluate, formula
+
     expr = display_form(book, r)
-    here = {book.sym[n]: book.cell(ctx, n, ws.title) for n in book.q}
-    there = {book.sym[n]: book.cell(ctx, n) for n in book.q}
-    env = {book.sym[n]: book.display(ctx, n) for n in book.q}
+    sym = book.plan.symbols.symbols
+    bools = frozenset(sym[n] for n, q in book.q.items() if q.is_bool)
+    here = {sym[n]: book.cell(ctx, n, ws.title) for n in book.q}
+    there = {sym[n]: book.cell(ctx, n) for n in book.q}
+    env = {sym[n]: book.display(ctx, n) for n in book.q}
     env = {s: (float("nan") if isinstance(v, str) else v) for s, v in env.items()}
     parts: list = []
     prefix = f"{stmt.alias or stmt.target}.{ctx.scenario or 'base'}"
@@ -251,14 +256,14 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
         return name
 
     try:
-        text = formula(expr, here, book.bools, limit=10**9)
+        text = formula(expr, here, bools, limit=10**9)
         if len(text) > SPLIT:  # shared parts once each (sympy.cse), then what is still too long by size
             replacements, (reduced,) = sp.cse(expr, symbols=sp.numbered_symbols("part#", real=True))
-            for sym, sub in replacements:
-                name = part(formula(sub, here, book.bools, spill=part, limit=SPLIT, helper_refs=there)[1:], sub)
-                here[sym] = there[sym] = name
-                env[sym] = book.evaluate(sub, env)
-            text = formula(reduced, here, book.bools, spill=part, limit=SPLIT, helper_refs=there)
+            for stand_in, sub in replacements:
+                name = part(formula(sub, here, bools, spill=part, limit=SPLIT, helper_refs=there)[1:], sub)
+                here[stand_in] = there[stand_in] = name
+                env[stand_in] = evaluate(sub, env)
+            text = formula(reduced, here, bools, spill=part, limit=SPLIT, helper_refs=there)
     except UnsupportedFormula as err:
         notes.append(f"no Excel formula for the closed form ({err.message}): solved in the sheet")
         return False
@@ -268,7 +273,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
         work.ws.header(top, ["Part", "Value"])
         for k, (name, part_text, sub) in enumerate(parts):
             at = top + 1 + k
-            value = book.evaluate(sub, env)
+            value = evaluate(sub, env)
             work.ws.text(at, 1, name, NAME)
             work.ws.formula(at, 2, part_text if part_text.startswith("=") else "=" + part_text, value,
                             book.number_style([value]))
@@ -285,16 +290,18 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
 
 # ---- roots --------------------------------------------------------------------------
 
-def _sides(book: Book, stmt: ir.Solve) -> tuple[sp.Basic, sp.Basic]:
+def _sides(book: Book, stmt: ir.Solve) -> tuple[ir.Expr, ir.Expr, ir.Expr]:
+    """The condition's two sides, and their difference as the plan would write it (``lhs - (rhs)``)."""
     c = stmt.condition
-    return book.plan.converter.expr(c.operands[0]), book.plan.converter.expr(c.operands[1])
+    lhs, rhs = c.operands
+    return lhs, rhs, ir.Binary(ir.BinOp.SUB, lhs, rhs, c.span, c.op_spans[0])
 
 
 def _root(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
-    lhs, rhs = _sides(book, stmt)
+    lhs, rhs, difference = _sides(book, stmt)
     q = book.q[r.target]
     if not _closed_form(book, ws, work, row, stmt, ctx, r, notes):
-        terms = _row_terms(book, stmt.target, lhs - rhs)
+        terms = _row_terms(book, stmt.target, difference)
         if terms * _bisection_rows(q, r) > MAX_BISECTION_TERMS:
             # every row of an in-sheet bisection repeats each term of the sums it goes through: a 36-month
             # plan's would write some 4,000 helper cells per answer. planner's answer, said so; the
@@ -304,7 +311,7 @@ def _root(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: l
             notes.insert(0, f"planner's answer, not live: a bisection in the sheet would repeat the {terms:,} "
                          "terms of its sums in every row (export again after editing)")
         else:
-            _bisection(book, ws, work, row, stmt, ctx, r, lhs - rhs)
+            _bisection(book, ws, work, row, stmt, ctx, r, difference)
     # verification: the condition's two sides at the answer, and lhs - rhs just below and above it
     top = work.block(f"check: {ir.question_text(stmt)} [{ctx.label}]")
     work.ws.note(top - 1, 1, "the sides at the answer, then just below and above it (a root changes the sign "
@@ -357,29 +364,42 @@ def _bisection_rows(q, r) -> int:
     return _halvings(float(ends[0]), float(ends[-1]), r.value)
 
 
-def _row_terms(book: Book, target: str, f: sp.Basic) -> int:
-    """Helper cells one row of a table varying ``target`` writes for the terms of the sums (products,
-    range minima and maxima) in ``f`` and in the quantities between them (nested ones multiplied)."""
+def _row_terms(book: Book, target: str, f: ir.Expr) -> int:
+    """Cells one row of a table varying ``target`` writes for the terms of the sums (products, range
+    minima and maxima) in ``f`` and in the quantities between them (nested ones multiplied)."""
     from .tables import cone
 
-    exprs = [f] + [book.expr(n) for n in cone(book, [target], [f])]
-    return sum(aggregate_terms(e) for e in exprs)
+    exprs = [f] + [book.q[n].definition.expr for n in cone(book, [target], [f])]
+    return sum(aggregate_terms(book, e) for e in exprs)
 
 
-def aggregate_terms(e: sp.Basic) -> int:
-    """The helper cells the aggregates in ``e`` write: each aggregate's terms, times (1 + those of its body)."""
+def aggregate_terms(book: Book, e: ir.Expr) -> int:
+    """The cells the aggregates over ranges in ``e`` write: each one's terms, times (1 + those of its
+    body); user functions are looked into with their arguments, as the formulas expand them."""
+    from ...language.aggregates import Ranges
+    from ...language.analysis import unit_of as unit
+
+    model = book.model
+    ranges = Ranges(model.quantities, model.functions, lambda u: unit(u, model.units), model.answers)
     total = 0
-    stack = [(e, 1)]
+    stack = [(e, 1, {})]
     while stack:  # iterative: a long plan's expression must not recurse
-        node, times = stack.pop()
-        if isinstance(node, AGGREGATES):
-            n = 1
-            for k, *_ in node.limits:
-                n *= int(getattr(k, "terms", None) or 1)
+        node, times, scope = stack.pop()
+        if isinstance(node, ir.Aggregate) and node.values.kind != "list":
+            try:
+                n = ranges.terms(node, scope, ranges.step(node.values, lambda x: None).value)
+            except PlanError:
+                n = 1
             total += times * n
-            stack.append((node.args[0], times * n))
+            inner = {**scope, node.var: ranges.var_interval(node, scope)}
+            stack.append((node.body, times * n, inner))
+            stack.extend((i, times, scope) for i in node.values.items)
             continue
-        stack.extend((a, times) for a in getattr(node, "args", ()) if isinstance(a, sp.Basic))
+        if isinstance(node, ir.Call) and node.func in model.functions:
+            f = model.functions[node.func]
+            inner = {p.name: (arg if arg is not None else p.default, scope) for p, arg in ir.bind_args(f, node)}
+            stack.append((f.body, times, inner))
+        stack.extend((c, times, scope) for c in ir.children(node))
     return total
 
 
@@ -393,7 +413,7 @@ def _sign(v) -> Optional[float]:
     return None if not isinstance(v, float) or not math.isfinite(v) else float(np.sign(v))
 
 
-def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: sp.Basic) -> None:
+def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: ir.Expr) -> None:
     """Bisection on lhs - rhs over the domain; columns lo, hi, then the table (midpoint, f).
 
     A probe where the formulas have no value in the engine (``EXP`` overflows,
@@ -418,12 +438,10 @@ def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: sp.Basic) 
     x, fx = table.letter("in:" + stmt.target), table.letter("out:0")
     answer = figure(q, r.display_value)
     # planner runs the sheet's bisection row by row, for the cached values
-    target = book.sym[stmt.target]
-
     def f_at(v: float):
-        point = book.by_symbol(book.env(ctx, {stmt.target: v * scale}))
-        point[target] = v * scale
-        return cached(book.evaluate(f, point))
+        point = dict(book.env(ctx, {stmt.target: v * scale}))
+        point[stmt.target] = v * scale
+        return cached(book.value_of(f, point))
 
     xs = [lo / scale, hi / scale]
     fs = [f_at(xs[0]), f_at(xs[1])]
@@ -480,7 +498,7 @@ def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: sp.Basic) 
 
 def _threshold(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: list) -> None:
     q = book.q[r.target]
-    cond = book.plan.converter.expr(stmt.condition)
+    cond = stmt.condition
     lo, hi = Domain.of(q).integers()
     if not _closed_form(book, ws, work, row, stmt, ctx, r, notes):
         terms = _row_terms(book, stmt.target, cond)
@@ -564,15 +582,14 @@ def _integer_bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, cond,
     x, c = table.letter("in:" + stmt.target), table.letter("out:0")
     side = ">=" if stmt.mode == "min" else "<="
     scale = float(scale_of(q))
-    target = book.sym[stmt.target]
 
     def holds_at(v: int):
         """The condition at ``v``, or None where the engine shows an error (an operand not finite)."""
-        point = book.by_symbol(book.env(ctx, {stmt.target: v * scale}))
-        point[target] = v * scale
+        point = dict(book.env(ctx, {stmt.target: v * scale}))
+        point[stmt.target] = v * scale
         if _broken(book, cond, point, 1)[0]:
             return None
-        return bool(book.evaluate(cond, point))
+        return bool(book.value_of(cond, point))
 
     def holds(at: int, value) -> bool:
         return value if isinstance(value, bool) else (at >= n if side == ">=" else at <= n)
@@ -626,7 +643,7 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
     # planner skips a candidate that breaks any constraint, not only the bounds filtered above
     when = _constraints_on(book, stmt.over)
     fn = "MAX" if stmt.sense == "max" else "MIN"
-    objective = book.plan.converter.expr(stmt.objective)
+    objective = stmt.objective
     unit, scale = objective_unit(book.plan, stmt.objective, book.plan.analyzer.infer_strict(stmt.objective))
     scale = cell_scale(scale, unit)
     answer_style = book.number_style([figure(q, r.display_value)], q.unit_text)
@@ -689,12 +706,17 @@ def _near_ties(objective: Sequence, sense: str) -> bool:
     return sum(1 for y in ys if abs(y - best) <= NEAR_TIE * max(abs(best), 1e-300)) > 1
 
 
-def _constraints_on(book: Book, name: str) -> Optional[sp.Basic]:
+def _constraints_on(book: Book, name: str) -> Optional[ir.Expr]:
     """Every constraint that changes with input ``name``, as one condition (None: there is none)."""
     from ...questions.sweep import default_show
 
     moving = {name, *default_show(book.plan, [name])}
-    conditions = [book.plan.converter.expr(c.condition) for _, c in book.plan._constraints
+    conditions = [c.condition for _, c in book.plan._constraints
                   if any(isinstance(n, ir.Name) and n.name in moving for n in ir.walk(c.condition))]
-    return sp.And(*conditions) if conditions else None
+    if not conditions:
+        return None
+    out = conditions[0]
+    for c in conditions[1:]:
+        out = ir.Logic(ir.BoolOp.AND, out, c, c.span)
+    return out
 

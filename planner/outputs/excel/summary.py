@@ -154,10 +154,21 @@ def _figure(book: Book, ws, row: int, col: int, name: str, ref: str, value) -> N
 
 
 def _may_be_never(book: Book, name: str) -> bool:
-    from ...compute.symbolic import Never, RangeFirst
-
+    """Whether ``name``'s formula takes a ``first(...)`` (which may find nothing: "never"), itself or
+    through the user functions it calls."""
     q = book.q[name]
-    return not q.is_input and not q.is_bool and book.expr(name).has(RangeFirst, Never)
+    if q.is_input or q.is_bool:
+        return False
+    stack, seen = [q.definition.expr], set()
+    while stack:
+        for node in ir.walk(stack.pop()):
+            if isinstance(node, ir.Aggregate) and node.op is ir.AggOp.FIRST:
+                return True
+            if isinstance(node, ir.Call) and node.func in book.model.functions and node.func not in seen:
+                seen.add(node.func)
+                f = book.model.functions[node.func]
+                stack += [f.body] + [p.default for p in f.params if p.default is not None]
+    return False
 
 
 def words(book: Book, name: str) -> str:

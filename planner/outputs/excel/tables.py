@@ -20,7 +20,6 @@ from fractions import Fraction
 from typing import Callable, Optional, Sequence
 
 import numpy as np
-import sympy as sp
 
 from ...language import ir
 
@@ -36,11 +35,10 @@ from .book import (scale_of, unit_of, capitalised,
     Series,
     cached,
     col_letter,
-    in_base,
     sheet_ref,
     sheet_title,  # noqa: F401  (the sheet builders' shared helper, re-exported)
 )
-from .printer import FormulaTooLong, formula
+from .generator import ATOM, Generator, NotWritten, Piece, UnsupportedFormula
 
 MAX_SWEEP_ROWS = 1000
 GRID, GRID_CHART = 3, (380, 280)  # three or more charts of a table go under it, this many to a row, this size
@@ -53,13 +51,13 @@ ROW = "\x00"  # placeholder for the row number in formulas printed once per colu
 @dataclass
 class Output:
     label: str
-    expr: sp.Basic  # base units
+    expr: ir.Expr  # the plan's own expression
     scale: Fraction = Fraction(1)
     unit: str = ""
     is_bool: bool = False
     quantity: Optional[str] = None  # the plan quantity this column shows, if any
     guard: bool = False  # an error shows as an empty string (ignored by MAX/MIN)
-    when: Optional[sp.Basic] = None  # where this condition fails the cell is an empty string too
+    when: Optional[ir.Expr] = None  # where this condition fails the cell is an empty string too
 
 
 @dataclass(frozen=True)
@@ -71,15 +69,14 @@ class Live:
     value: object
 
 
-def cone(book: Book, varied: Sequence[str], exprs: Sequence[sp.Basic]) -> list[str]:
+def cone(book: Book, varied: Sequence[str], exprs: Sequence[ir.Expr]) -> list[str]:
     """Derived quantities the outputs need that change with the varied inputs (dependency order)."""
     from ...questions.sweep import default_show
 
     model = book.model
     affected = set(default_show(book.plan, varied))
-    names = book.plan.symbols.names
     needed: set[str] = set()
-    stack = [names[s] for e in exprs for s in e.free_symbols if s in names]
+    stack = [n for e in exprs for n in book.names_in(e) if n in model.quantities]
     while stack:
         n = stack.pop()
         if n in needed:
@@ -91,7 +88,7 @@ def cone(book: Book, varied: Sequence[str], exprs: Sequence[sp.Basic]) -> list[s
 
 def output_for(book: Book, name: str) -> Output:
     q = book.q[name]
-    return Output(name, book.expr(name) if not q.is_input else book.sym[name],
+    return Output(name, q.definition.expr if not q.is_input else ir.Name(name, q.definition.name_span),
                   scale_of(q), q.unit_text, q.is_bool,
                   quantity=None if q.is_input else name)
 
@@ -155,38 +152,44 @@ class LiveTable:
         self.ws.text(self.top + 1, col, cell_unit(unit), UNIT)
         return cell
 
-    def _refs(self, row: str, qualified: bool = False) -> dict:
-        """Symbols in base units for a row (``row`` is a number or a placeholder); ``qualified``:
-        sheet-qualified absolute references, for helper cells on another sheet."""
-        refs = self.book.refs(self.ctx, None if qualified else self.ws.title)
+    def _refs(self, row: str, qualified: bool = False) -> dict[str, Piece]:
+        """Every quantity's cell for a row (``row`` is a number or a placeholder); ``qualified``:
+        sheet-qualified absolute references, for the Cash flows sheet."""
+        refs = self.book.pieces(self.ctx, None if qualified else self.ws.title)
         prefix = f"{sheet_ref(self.ws.title)}!$" if qualified else ""
         dollar = "$" if qualified else ""
         columns = [(n, "in:" + n) for n in self.varied] + [(n, "q:" + n) for n in self.helpers]
         columns += [(o.quantity, f"out:{i}") for i, o in enumerate(self.outputs) if o.quantity is not None]
         for n, key in columns:
             q = self.book.q[n]
-            text = f"{prefix}{self.letter(key)}{dollar}{row}"
-            refs[self.book.sym[n]] = text if q.is_bool else in_base(text, scale_of(q))
+            refs[n] = Piece(f"{prefix}{self.letter(key)}{dollar}{row}", ATOM, None if q.is_bool else scale_of(q))
         return refs
 
-    def _print(self, expr, scale: Fraction, where: str, guard: bool = False,
-               when: Optional[sp.Basic] = None, env: Optional[Callable[[int], dict]] = None) -> Callable[[int], str]:
-        """Print once with a row placeholder; stamp per row (per-row printing when it must spill).
-        ``guard``: an error shows as ""; ``when``: so does a row where this condition fails."""
+    def _print(self, expr: ir.Expr, scale: Optional[Fraction], where: str, guard: bool = False,
+               when: Optional[ir.Expr] = None, env: Optional[Callable[[int], dict]] = None) -> Callable[[int], str]:
+        """Print once with a row placeholder; stamp per row (per-row printing when its sums write rows of
+        the Cash flows sheet). ``guard``: an error shows as ""; ``when``: so does a row where this
+        condition fails."""
+        model = self.book.model
 
-        def text(print_one: Callable[[sp.Basic, Fraction], str]) -> str:
-            body = print_one(expr, scale)[1:]
+        def text(gen: Generator) -> str:
+            body = gen.formula(expr, scale)[1:]
             if when is not None:
-                body = f'IF({print_one(when, Fraction(1))[1:]},{body},"")'
+                body = f'IF({gen.formula(when, None)[1:]},{body},"")'
             return "=" + (f'IFERROR({body},"")' if guard else body)
 
         try:
-            template = text(lambda e, k: formula(e, self._refs(ROW), self.book.bools, spill=None, scale=k))
-        except FormulaTooLong:
+            template = text(Generator(model, self._refs(ROW)))
+        except NotWritten:
             def stamp(r: int) -> str:
-                k_env = env(r - self.first) if env is not None else None
-                return text(lambda e, k: self.book.formula(e, self._refs(str(r)), k, where,
-                                                          self._refs(str(r), qualified=True), k_env))
+                values = env(r - self.first) if env is not None else None
+                try:
+                    return text(Generator(model, self._refs(str(r)), row=self.book.flow_cells, values=values,
+                                          where=where, row_refs=self._refs(str(r), qualified=True),
+                                          spill=lambda t, v: self.book.helper_cell(t, where, v)))
+                except NotWritten as err:
+                    raise UnsupportedFormula(f"{where}: the workbook has no formula for it ({err})", expr.span,
+                                             hint="`planner eval`, `check` and `report` compute it as it is") from None
             return stamp
         return lambda r: template.replace(ROW, str(r))
 
@@ -204,8 +207,7 @@ class LiveTable:
             else:
                 varied[name] = np.array([float(v) for v in column], dtype=float) * float(scale_of(q))
         full = {k: np.broadcast_to(v, (n,)) for k, v in book.env(self.ctx, varied).items()}
-        symbols = book.by_symbol(full)
-        return full, symbols
+        return full, full
 
     def stale(self) -> list[str]:
         """Columns (``out:i``, ``q:NAME``) that use a question's answer which changes with a varied input:
@@ -214,12 +216,11 @@ class LiveTable:
         moving = {a for a in model.answers if model.answer_inputs(a) & set(self.varied)}
         if not moving:
             return []
-        plan = self.book.plan
         out = []
         for i, o in enumerate(self.outputs):
-            syms = {plan.symbols.answer_names.get(x) for x in o.expr.free_symbols}
-            names = [plan.symbols.names[x] for x in o.expr.free_symbols if x in plan.symbols.names]
-            if syms & moving or any(model.answer_cone(n) & moving for n in names):
+            used = self.book.names_in(o.expr)
+            names = [n for n in used if n in model.quantities]
+            if used & moving or any(model.answer_cone(n) & moving for n in names):
                 out.append(f"out:{i}")
         out += ["q:" + n for n in self.helpers if n in model.quantities and model.answer_cone(n) & moving]
         return out
@@ -233,11 +234,11 @@ class LiveTable:
         env, symbols = self._evaluate(inputs) if n else ({}, {})
 
         def row_env(k: int) -> dict:
-            return {s: (v[k] if isinstance(v, np.ndarray) else v) for s, v in symbols.items()}
+            return {s: (v[k].item() if isinstance(v, np.ndarray) else v) for s, v in symbols.items()}
 
         columns: list[tuple[int, Callable[[int], str], list, object]] = []  # (column, stamp, values, style)
         for i, o in enumerate(self.outputs):
-            raw = env[o.quantity] if o.quantity is not None else book.evaluate(o.expr, symbols) if n else []
+            raw = env[o.quantity] if o.quantity is not None else book.value_of(o.expr, symbols) if n else []
             raw = np.broadcast_to(raw, (n,)) if n else []
             shown = [cached(v, 1 if o.is_bool else o.scale) for v in raw]
             if o.is_bool and n:  # a comparison of a value that is not finite is an error in the engine
@@ -246,14 +247,14 @@ class LiveTable:
             if o.guard:
                 shown = ["" if isinstance(v, str) else v for v in shown]
             if o.when is not None and n:
-                ok = np.broadcast_to(book.evaluate(o.when, symbols), (n,))
+                ok = np.broadcast_to(book.value_of(o.when, symbols), (n,))
                 shown = [v if bool(k) else "" for v, k in zip(shown, ok)]
             if f"out:{i}" in fixed:
                 shown = list(fixed[f"out:{i}"])
             self.values[f"out:{i}"] = shown
             style = None if o.is_bool else book.number_style(shown, o.unit)
             stamp = None if f"out:{i}" in fixed else \
-                self._print(o.expr, o.scale, f"{ws.title}: {o.label}", o.guard, o.when, row_env)
+                self._print(o.expr, None if o.is_bool else o.scale, f"{ws.title}: {o.label}", o.guard, o.when, row_env)
             columns.append((self.col[f"out:{i}"], stamp, shown, style))
         for name in self.helpers:
             q = book.q[name]
@@ -263,7 +264,7 @@ class LiveTable:
                 shown = list(fixed["q:" + name])
             self.values["q:" + name] = shown
             stamp = None if "q:" + name in fixed else \
-                self._print(book.expr(name), scale, f"{ws.title}: {name}", env=row_env)
+                self._print(q.definition.expr, None if q.is_bool else scale, f"{ws.title}: {name}", env=row_env)
             columns.append((self.col["q:" + name], stamp, shown,
                             None if q.is_bool else book.number_style(shown, q.unit_text)))
         varied_styles = []
@@ -298,16 +299,21 @@ class LiveTable:
         return f"${col}${self.first}:${col}${self.last}"
 
 
-def _broken(book: Book, expr: sp.Basic, symbols: dict, n: int) -> np.ndarray:
+def _broken(book: Book, expr: ir.Expr, symbols: dict, n: int) -> np.ndarray:
     """Rows where a comparison inside ``expr`` has an operand that is not finite (numpy says False
     there, a spreadsheet shows the error)."""
     out = np.zeros(n, dtype=bool)
-    for rel in expr.atoms(sp.core.relational.Relational):
-        for side in (rel.lhs, rel.rhs):
-            if side.free_symbols & book.bools or isinstance(side, sp.logic.boolalg.Boolean):
+    for node in ir.walk(expr):
+        if not isinstance(node, ir.Compare):
+            continue
+        for side in node.operands:
+            try:
+                v = book.value_of(side, symbols)
+            except AssertionError:  # a name bound inside the formula (an aggregate's variable)
                 continue
-            v = np.broadcast_to(np.asarray(book.evaluate(side, symbols), dtype=float), (n,))
-            out |= ~np.isfinite(v)
+            if isinstance(v, (bool, np.bool_)) or (isinstance(v, np.ndarray) and v.dtype == bool):
+                continue
+            out |= ~np.isfinite(np.broadcast_to(np.asarray(v, dtype=float), (n,)))
     return out
 
 

@@ -168,24 +168,25 @@ def trials_sheet(book: Book, trials: int = DEFAULT_TRIALS) -> None:
 def _fitting_table(book: Book, ws, names, outputs, top: int) -> tuple[LiveTable, list[str]]:
     """The live table of the trials without the outputs whose formula (or a helper's it needs) does not
     fit one cell printed once per column: those would be printed again for every trial."""
-    from .printer import FormulaTooLong, formula
+    from .generator import Generator, NotWritten
 
     left_out: list[str] = []
     while True:
         table = LiveTable(book, ws, book.base_context, names, outputs, top, left=2)
-        refs = table._refs(ROW)
+        gen = Generator(book.model, table._refs(ROW))
         bad = None
         for o in table.outputs:
             try:
-                formula(o.expr, refs, book.bools, spill=None, scale=o.scale)
-            except FormulaTooLong:
+                gen.formula(o.expr, None if o.is_bool else o.scale)
+            except NotWritten:
                 bad = {o.label}
                 break
         if bad is None:
             for n in table.helpers:
+                q = book.q[n]
                 try:
-                    formula(book.expr(n), refs, book.bools, spill=None, scale=scale_of(book.q[n]))
-                except FormulaTooLong:
+                    gen.formula(q.definition.expr, None if q.is_bool else scale_of(q))
+                except NotWritten:
                     bad = {o.label for o in table.outputs if o.quantity is not None
                            and n in set(cone_of(book, o.quantity))}
                     break

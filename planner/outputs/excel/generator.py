@@ -1,0 +1,863 @@
+"""The plan's IR to Excel formulas: one small method per IR node class, the plan as its author wrote it.
+
+Each method returns a :class:`Piece`: the formula text of the node, how tightly it binds (for
+parentheses) and its *scale*, the base units one unit of the text stands for. A reference is its cell
+or defined name as the cell holds its figure (``horizon`` in months: scale 2,628,000 s), a literal is
+written as typed with its unit's scale (``12 month`` is ``12`` at 2,628,000 s), and the scales combine
+as the units do (a product multiplies them), so ``weight_bytes / hbm_bandwidth`` in GB over TB/s is
+already in ms and needs no factor at all. A conversion is written only where two scales meet that
+differ (a sum, a comparison, a plain argument such as an exponent) and once at the end, into the
+cell's own display unit. Built-in functions are spelled from their records
+(:data:`planner.language.functions.FUNCTIONS`: ``excel``/``sheet`` and which arguments keep the
+result's scale); user functions are expanded inline, their parameters bound to the printed arguments,
+as every generator over the IR does.
+
+A sum (product, max, min, count, first) over a range writes its terms as one row of the Cash flows
+sheet, a column per value of the range (a month, a year), the range's variable being its column's
+number in the header row in the range's own unit (a month range counts months, ``C$3``); the figure
+adds up its row. A sum inside a row's term over the same range up to the row's variable is the running
+total of its own row (``SUM('Cash flows'!$C$9:H$9)``).
+
+Excel's grammar differs from the plan's where it matters: unary minus binds tighter than ``^``
+(``=-2^2`` is 4) and ``^`` is left-associative, so negations and powers are parenthesised as operands;
+a power whose exponent moves is 0 where it falls below the smallest double
+(``IF(n*LN(0.5)<-708,0,0.5^n)``: numpy gives 0, LibreOffice's ``^`` ``#NUM!``); numbers are exact to 15
+significant digits; a ceiling is ``-INT(-(x))``; only functions Excel and LibreOffice Calc 7.4 share.
+Nothing here imports SymPy.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Mapping, NamedTuple, Optional
+
+from ...language import ir
+from ...language.errors import PlanError
+
+LIMIT = 8192  # characters in a cell formula, the leading "=" included
+MAX_TERM_CELLS = 100_000  # cells the terms of one block may take (each costs about 0.3 ms to write)
+SPILL = LIMIT // 2 - 16  # a part longer than this goes to a helper cell (two of them fit in one formula)
+MAX_NESTING = 64  # levels of nested function calls
+MAX_ARGS = 255  # arguments of one function call
+DIGITS = 15  # significant digits Excel keeps in a number
+
+# Excel precedence levels, loosest first (for deciding parentheses).
+CMP, ADD, NEG, MUL, POW, ATOM = 10, 20, 30, 40, 50, 60
+
+FLOW_FIRST = 3  # the Cash flows sheet's first column of terms (C): the label and the term before it
+FLOW_HEADER = 3  # the Cash flows sheet's row of column numbers (1, 2, 3 ...), which the terms use as their index
+ROW_TERMS = 16_384 - FLOW_FIRST + 1  # terms a row holds (Excel's last column is XFD)
+
+# Excel's (and LibreOffice's) range: no subnormals, nothing from 1E+308 on
+TINY = Fraction(2.2250738585072014e-308)
+HUGE = Fraction(9.99999999999999e307)
+
+
+class UnsupportedFormula(PlanError):
+    """A construct with no faithful Excel formula."""
+
+    family = "excel"
+
+
+class FormulaTooLong(UnsupportedFormula):
+    pass
+
+
+class NotWritten(Exception):
+    """What this generator does not write (yet): a term a row cannot hold (it uses an outer range's
+    variable otherwise than as a running total's end), a range longer than a row, a formula past
+    Excel's limits. The workbook writes that figure by its other route."""
+
+
+class _Requalify(Exception):
+    """A part of the formula must go to a helper cell, which refers to cells by sheet: print it again so."""
+
+
+class Piece(NamedTuple):
+    """A printed node: its text, how tightly it binds, its scale (base units per unit of the text;
+    None for a condition) and, for a literal, its exact value (folded into a conversion)."""
+
+    text: str
+    prec: int
+    scale: Optional[Fraction]
+    value: Optional[Fraction] = None
+
+
+class Bound(NamedTuple):
+    """A name bound inside a formula: a user function's parameter or a listed aggregate's item (``expr``
+    in ``env``, printed where it is used: a row's cells refer to other sheets), or a range's variable
+    (``piece``, ``expr`` None)."""
+
+    piece: Optional[Piece]
+    expr: Optional[ir.Expr]
+    env: Mapping
+    scope: object  # what :class:`planner.language.aggregates.Ranges` knows of it
+
+
+# ---- numbers ---------------------------------------------------------------------------------
+
+def _decimal(value: Fraction) -> Optional[str]:
+    """Exact decimal text (``4.15``, ``1E+12``, ``1E-12``) if it fits in 15 digits, else None."""
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    q = value.denominator
+    twos = fives = 0
+    while q % 2 == 0:
+        q //= 2
+        twos += 1
+    while q % 5 == 0:
+        q //= 5
+        fives += 1
+    if q != 1:
+        return None
+    places = max(twos, fives)  # value * 10**places is an integer
+    digits = value.numerator * (10 ** places // value.denominator)
+    if digits == 0:
+        return "0"
+    exponent = -places
+    while digits % 10 == 0:
+        digits //= 10
+        exponent += 1
+    text = str(digits)
+    if len(text) > DIGITS:
+        return None
+    point = len(text) + exponent  # position of the decimal point from the left
+    if 0 <= exponent < 6:
+        return sign + text + "0" * exponent
+    if exponent < 0 and point > -5:
+        if point > 0:
+            return sign + text[:point] + "." + text[point:]
+        return sign + "0." + "0" * (-point) + text
+    mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+    e = point - 1
+    return f"{sign}{mantissa}E{'+' if e >= 0 else '-'}{abs(e)}"
+
+
+def _float_text(v: float) -> str:
+    if v != v or v in (float("inf"), float("-inf")):
+        raise UnsupportedFormula(f"Excel has no literal for {v}")
+    if abs(v) < TINY:
+        return "0"
+    if abs(v) > HUGE:
+        raise UnsupportedFormula(f"{v:.3g} is beyond the largest number Excel holds")
+    text = repr(v).upper()
+    if "E" in text:
+        mantissa, _, exp = text.partition("E")
+        text = f"{mantissa}E{'+' if not exp.startswith('-') else '-'}{exp.lstrip('+-')}"
+    if text.endswith(".0"):
+        text = text[:-2]
+    return text
+
+
+def number(value: Fraction | int | float) -> str:
+    """A constant as Excel formula text: exact where 15 digits allow (``4.15``, ``1E+12``), else a
+    quotient of two whole numbers (``1/3``), else the nearest double."""
+    if isinstance(value, float):
+        return _float_text(value)
+    value = Fraction(value)
+    if value and abs(value) < TINY:
+        return "0"  # below the smallest double: 0, as numpy gives (a literal 1E-400 is #VALUE!)
+    if abs(value) > HUGE:
+        raise UnsupportedFormula("a constant beyond the largest number Excel holds (about 1E+308)")
+    text = _decimal(value)
+    if text is not None:
+        return text
+    if len(str(abs(value.numerator))) <= DIGITS and len(str(value.denominator)) <= DIGITS:
+        return f"{value.numerator}/{value.denominator}"
+    return _float_text(value.numerator / value.denominator)
+
+
+def cached(value, scale: Fraction | float = 1):
+    """A value as a cell's cached result: a bool, a finite float in the display unit, or the error text
+    an engine shows for what is not finite (planner reports those points as issues)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool) or type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):
+        return bool(value)
+    if isinstance(value, str):
+        return value
+    v = float(value)
+    if v != v:
+        return "#NUM!"
+    if v in (float("inf"), float("-inf")):
+        return "#DIV/0!"
+    return v / float(scale) if scale != 1 else v
+
+
+def constant(value: Fraction, scale: Fraction = Fraction(1)) -> Piece:
+    """A literal: ``value`` units of ``scale``."""
+    text = number(value)
+    prec = NEG if text.startswith("-") else (MUL if "/" in text else ATOM)
+    return Piece(text, prec, scale, Fraction(value))
+
+
+def call(name: str, args: list[str]) -> str:
+    """``NAME(a,b,...)``; more than Excel's 255 arguments nest (MAX, MIN, AND, OR are associative)."""
+    while len(args) > MAX_ARGS:
+        args = [f"{name}({','.join(args[i:i + MAX_ARGS])})" for i in range(0, len(args), MAX_ARGS)]
+    return f"{name}({','.join(args)})"
+
+
+def nesting(text: str) -> int:
+    """How deeply function calls nest in a formula (Excel allows 64)."""
+    depth = deepest = 0
+    stack: list[bool] = []
+    quoted = False
+    for i, ch in enumerate(text):
+        if ch == "'":
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch == "(":
+            opened = i > 0 and (text[i - 1].isalnum() or text[i - 1] in "._")
+            stack.append(opened)
+            depth += opened
+            deepest = max(deepest, depth)
+        elif ch == ")" and stack:
+            depth -= stack.pop()
+    return deepest
+
+
+def letter(n: int) -> str:
+    """1 -> A, 28 -> AB."""
+    out = ""
+    while n > 0:
+        n, r = divmod(n - 1, 26)
+        out = chr(ord("A") + r) + out
+    return out
+
+
+def wrap(p: Piece, level: int) -> str:
+    """``p``'s text, in parentheses unless it binds tighter than ``level``."""
+    return p.text if p.prec > level else f"({p.text})"
+
+
+def convert(p: Piece, scale: Fraction) -> Piece:
+    """``p`` written in ``scale``: its text times the factor between the two (exact; a literal folds it)."""
+    if p.scale is None or p.scale == scale:
+        return p
+    factor = p.scale / scale
+    if p.value is not None:
+        return constant(p.value * factor)
+    if factor.numerator == 1:
+        return Piece(f"{wrap(p, NEG - 1)}/{number(factor.denominator)}", MUL, scale)
+    if factor.denominator == 1:
+        return Piece(f"{wrap(p, NEG - 1)}*{number(factor.numerator)}", MUL, scale)
+    return Piece(f"{wrap(p, NEG - 1)}*{number(factor.numerator)}/{number(factor.denominator)}", MUL, scale)
+
+
+def common(pieces: list[Piece], want: Optional[Fraction]) -> Optional[Fraction]:
+    """The scale pieces that meet (a sum's terms, a comparison's sides) are written in: the figure's
+    own where one of them has it, else the first that is not a literal's."""
+    scales = [p.scale for p in pieces if p.value is None and p.scale is not None]
+    if want is not None and want in scales:
+        return want
+    return scales[0] if scales else (pieces[0].scale if pieces else None)
+
+
+_RELATIONS = {ir.CmpOp.EQ: "=", ir.CmpOp.NE: "<>", ir.CmpOp.LT: "<", ir.CmpOp.LE: "<=", ir.CmpOp.GT: ">",
+              ir.CmpOp.GE: ">=", ir.CmpOp.APPROX: "="}
+_IDENTITY = {ir.AggOp.SUM: "0", ir.AggOp.COUNT: "0", ir.AggOp.PRODUCT: "1"}  # a term beyond the range's end
+_TOTAL = {ir.AggOp.SUM: "SUM", ir.AggOp.COUNT: "SUM", ir.AggOp.PRODUCT: "PRODUCT", ir.AggOp.MAX: "MAX",
+          ir.AggOp.MIN: "MIN", ir.AggOp.FIRST: "MIN"}
+
+
+class _Level(NamedTuple):
+    """A range whose row (or block) of terms is being printed."""
+
+    var: str  # the placeholder its variable prints as in the terms
+    text: str  # the variable as its row's cells print it (over the column placeholder)
+    column: str  # the placeholder each cell of the row replaces with its column's letter
+    start: str  # the range's start and step as printed (a running total must share them)
+    step: Fraction
+    terms: int  # the most values the range holds
+    count: int  # the cells of its row
+    at: object  # the variable's base value in each cell (a numpy array; None: no cached values)
+
+
+class Generator:
+    """The Excel formula of an IR expression.
+
+    ``refs``: the cell or defined name of every quantity and answer a formula may use, as a
+    :class:`Piece` (scale: base units per unit of the cell's figure; None for TRUE/FALSE).
+    ``row(cells, values, label, written)`` writes the terms of a range as one row of the Cash flows
+    sheet and returns (the row as a range, (sheet, line)); ``values`` (name -> base value of every
+    quantity and answer) gives the terms' cached results. Without ``row`` an aggregate over a range
+    is not written here. ``spill(formula, value)`` writes a part of a formula longer than Excel's
+    8,192 characters (or deeper than its 64 levels) into a helper cell and returns its reference; the
+    part's references are ``row_refs`` (qualified).
+    """
+
+    def __init__(self, model, refs: Mapping[str, Piece], row: Optional[Callable] = None,
+                 values: Optional[Mapping[str, object]] = None, where: str = "",
+                 row_refs: Optional[Mapping[str, Piece]] = None, spill: Optional[Callable] = None) -> None:
+        from ...language.aggregates import Ranges
+        from ...language.analysis import unit_of
+
+        self.model = model
+        self.refs = refs
+        self.row_refs = refs if row_refs is None else row_refs  # what a row's cells (on their own sheet) use
+        self.row = row
+        self.spill = spill  # spill(formula, value) writes a helper cell (sheet-qualified refs) and returns it
+        self.values = values
+        self.where = where
+        self.units = model.units
+        self.unit_of = lambda u: unit_of(u, model.units)
+        self.ranges = Ranges(model.quantities, model.functions, self.unit_of, model.answers)
+        self._open: list[_Level] = []
+        self._columns = 0  # placeholders made, one per row printed
+        self._rows: dict[tuple, tuple] = {}  # rows written, by their cells
+        self._programs: dict[tuple, object] = {}  # the compiled terms of a range (a block's rows share one)
+
+    # ---- the door -------------------------------------------------------------------------------
+    def formula(self, e: ir.Expr, scale: Optional[Fraction] = Fraction(1)) -> str:
+        """``=...`` for ``e`` in ``scale`` (base units per unit of the cell's figure; None for a condition).
+        On a thread with a big stack (:func:`planner.language.limits.deep`): formulas nest deep."""
+        from ...language.limits import deep
+
+        return deep(self._formula, e, scale)
+
+    def _formula(self, e: ir.Expr, scale: Optional[Fraction]) -> str:
+        try:
+            p = self.expr(e, {}, scale)
+        except _Requalify:  # a part goes to a helper cell: the whole printed over qualified references
+            self.refs = self.row_refs
+            p = self.expr(e, {}, scale)
+        if scale is not None and p.scale is not None:
+            p = convert(p, scale)
+        text = "=" + p.text
+        if len(text) > LIMIT or nesting(text) > MAX_NESTING:
+            raise NotWritten(f"a formula of {len(text)} characters and {nesting(text)} nested calls")
+        return text
+
+    def expr(self, e: ir.Expr, env: Mapping[str, Bound], want: Optional[Fraction] = None) -> Piece:
+        p = _METHODS[e.__class__](self, e, env, want)
+        if self.spill is not None and (len(p.text) > SPILL or p.text.count("(") > MAX_NESTING // 2
+                                       and nesting(p.text) > MAX_NESTING // 2):
+            return self._helper(e, env, want, p)
+        return p
+
+    def _helper(self, e: ir.Expr, env, want, p: Piece) -> Piece:
+        """``e`` moved into a helper cell (printed over qualified references, its value cached)."""
+        if "\x00" in p.text:
+            return p  # a row's term (its column is filled in later) stays where it is
+        if self.refs is not self.row_refs:
+            raise _Requalify
+        if len(p.text) >= LIMIT:
+            raise NotWritten(f"a part of {len(p.text):,} characters that no helper cell holds")
+        value = ""
+        if self.values is not None:
+            try:
+                value = cached(self._value(e, env), 1 if p.scale is None else p.scale)
+            except (AssertionError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+                value = ""
+        return Piece(self.spill("=" + p.text, value), ATOM, p.scale)
+
+    # ---- atoms ----------------------------------------------------------------------------------
+    def _number(self, e: ir.Number, env, want) -> Piece:
+        if e.unit is None:
+            return constant(e.value)
+        unit = self.unit_of(e.unit)
+        if all(self.units.lookup(f.name).dim.dimensionless for f in e.unit.factors):
+            return constant(e.value * unit.scale)  # a count or a percentage: its value (50% is 0.5)
+        return constant(e.value, unit.scale)
+
+    def _bool(self, e: ir.Bool, env, want) -> Piece:
+        return Piece("TRUE" if e.value else "FALSE", ATOM, None)
+
+    def _name(self, e: ir.Name, env, want) -> Piece:
+        bound = env.get(e.name)
+        if bound is not None:
+            return bound.piece if bound.expr is None else self.expr(bound.expr, bound.env, want)
+        try:
+            return self.refs[e.name]
+        except KeyError:
+            raise UnsupportedFormula(f"no cell or name for `{e.name}`", e.span) from None
+
+    def _scenario_ref(self, e: ir.ScenarioRef, env, want) -> Piece:
+        ref = self.refs.get(f"{e.name}@{e.scenario}")
+        if ref is None:
+            raise NotWritten(f"`{e.name}@{e.scenario}`")
+        return ref
+
+    # ---- arithmetic -----------------------------------------------------------------------------
+    def _neg(self, e: ir.Neg, env, want) -> Piece:
+        p = self.expr(e.operand, env, want)
+        if p.value is not None:
+            return constant(-p.value, p.scale)
+        return Piece("-" + wrap(p, POW), NEG, p.scale)  # -(x^2): Excel's minus binds tighter than ^
+
+    def _binary(self, e: ir.Binary, env, want) -> Piece:
+        op = e.op
+        if op is ir.BinOp.POW:
+            return self._power(e, env)
+        if op in (ir.BinOp.ADD, ir.BinOp.SUB):
+            a, b = self.expr(e.left, env, want), self.expr(e.right, env, want)
+            scale = common([a, b], want)
+            a, b = convert(a, scale), convert(b, scale)
+            value = None if a.value is None or b.value is None else \
+                a.value + b.value if op is ir.BinOp.ADD else a.value - b.value
+            return Piece(f"{wrap(a, ADD - 1)}{op.value}{wrap(b, ADD)}", ADD, scale, value)
+        a, b = self.expr(e.left, env), self.expr(e.right, env)
+        if a.scale is None or b.scale is None:  # TRUE*x: Excel counts TRUE as 1, as planner does
+            a, b = a._replace(scale=a.scale or Fraction(1)), b._replace(scale=b.scale or Fraction(1))
+        if op is ir.BinOp.MUL:
+            scale = a.scale * b.scale
+            if b.value == 1 and b.text == "1":  # `x * 1 month`: the unit, not a factor
+                return Piece(a.text, a.prec, scale)
+            if a.value == 1 and a.text == "1":
+                return Piece(b.text, b.prec, scale)
+            value = None if a.value is None or b.value is None else a.value * b.value
+            return Piece(f"{wrap(a, NEG - 1)}*{wrap(b, MUL)}", MUL, scale, value)  # -a*b is (-a)*b: the same
+        scale = a.scale / b.scale
+        if b.value == 1 and b.text == "1":  # `m / 1 year`
+            return Piece(a.text, a.prec, scale)
+        value = None if a.value is None or not b.value else a.value / b.value  # (a constant: a literal's value)
+        return Piece(f"{wrap(a, NEG - 1)}/{wrap(b, MUL)}", MUL, scale, value)
+
+    def _power(self, e: ir.Binary, env) -> Piece:
+        base, exp = self.expr(e.left, env), self.expr(e.right, env)
+        exp = convert(exp, Fraction(1))
+        if exp.value is not None and exp.value.denominator == 1 and base.scale is not None:
+            scale = base.scale ** int(exp.value)  # x^2 of a length in m is in m^2
+        else:
+            base, scale = convert(base, Fraction(1)), Fraction(1)
+        power = f"{wrap(base, POW)}^{wrap(exp, POW)}"
+        if exp.value is not None:
+            if base.value is not None and exp.value.denominator == 1 and abs(exp.value) <= 4096 and base.value:
+                value = base.value ** int(exp.value)  # a power of literals: below the smallest double it is 0,
+                if abs(value) < TINY or abs(value) > HUGE:  # as planner computes it (Excel's ^ gives #NUM!)
+                    return constant(value, scale)
+                return Piece(power, POW, scale, value)
+            return Piece(power, POW, scale)
+        # an exponent that moves can take the power below the smallest double: numpy gives 0,
+        # LibreOffice's ^ #NUM!. Where ln|result| < -708 (below 3.3E-308) the answer is 0.
+        log = f"LN({base.text})" if base.value is not None and base.value > 0 else f"LN(ABS({base.text})+1E-300)"
+        return Piece(f"IF({wrap(exp, NEG - 1)}*{log}<-708,0,{power})", ATOM, scale)
+
+    # ---- logic ----------------------------------------------------------------------------------
+    def _compare(self, e: ir.Compare, env, want) -> Piece:
+        from ...language.precision import approx_tolerance
+
+        sides = [self.expr(o, env) for o in e.operands]
+        parts = []
+        for i, op in enumerate(e.ops):
+            a, b = sides[i], sides[i + 1]
+            scale = common([a, b], None)
+            a, b = convert(a, scale), convert(b, scale)
+            tol = approx_tolerance(e, i, self.units) if op is ir.CmpOp.APPROX else None
+            if tol is not None:
+                parts.append(f"ABS({a.text}-{wrap(b, ADD)})<={number(tol / (scale or 1))}")
+            else:
+                parts.append(f"{wrap(a, CMP)}{_RELATIONS[op]}{wrap(b, CMP)}")
+        if len(parts) == 1:
+            return Piece(parts[0], CMP, None)
+        return Piece(call("AND", parts), ATOM, None)
+
+    def _logic(self, e: ir.Logic, env, want) -> Piece:
+        args, node = [], e
+        while isinstance(node, ir.Logic) and node.op is e.op:  # `a and b and c`: one AND(a,b,c)
+            args.append(node.right)
+            node = node.left
+        args.append(node)
+        return Piece(call(e.op.value.upper(), [self.expr(a, env).text for a in reversed(args)]), ATOM, None)
+
+    def _not(self, e: ir.Not, env, want) -> Piece:
+        return Piece(f"NOT({self.expr(e.operand, env).text})", ATOM, None)
+
+    # ---- calls ----------------------------------------------------------------------------------
+    def _call(self, e: ir.Call, env, want) -> Piece:
+        from ...language.functions import FUNCTIONS
+
+        f = self.model.functions.get(e.func)
+        if f is not None:  # a user function: expanded inline, its parameters bound to the printed arguments
+            inner: dict[str, Bound] = {}
+            for p, arg in ir.bind_args(f, e):
+                if arg is not None:
+                    inner[p.name] = Bound(None, arg, env, (arg, _scope(env)))
+                else:
+                    bound = dict(inner)
+                    inner[p.name] = Bound(None, p.default, bound, (p.default, _scope(bound)))
+            return self.expr(f.body, inner, want)
+        record = FUNCTIONS[e.func]
+        args = [self.expr(a.value, env, want) for a in e.args]
+        keeps = record.sheet_keeps
+        keep = range(len(args)) if keeps == "all" else range(1, len(args)) if keeps == "rest" else keeps
+        scale = common([args[i] for i in keep if i < len(args)], want) if keep else Fraction(1)
+        texts = []
+        for i, a in enumerate(args):
+            if a.scale is None:
+                texts.append(a.text)
+            else:
+                texts.append(convert(a, scale if i in keep and scale is not None else Fraction(1)).text)
+        missing = len(record.params) - len(texts)
+        if record.excel is None and record.defaults and not record.variadic and missing > 0:
+            # (Excel's own functions take the same defaults: PMT(rate,48,55000), as the plan writes it)
+            texts += [number(Fraction(d)) for d in record.defaults[len(record.defaults) - missing:]]
+        if record.excel is not None:  # Excel's own function (PMT, NPV, IRR)
+            text = call(record.excel, record.excel_args(texts) if record.excel_args else texts)
+        else:
+            text = call(record.sheet, texts) if isinstance(record.sheet, str) else record.sheet(texts)
+        prec = ATOM if _one_call(text) else NEG
+        return Piece(text, prec, scale)
+
+    # ---- aggregates -----------------------------------------------------------------------------
+    def _aggregate(self, e: ir.Aggregate, env, want) -> Piece:
+        if e.values.kind == "list":
+            return self._listed(e, env, want)
+        if self.row is None:
+            raise NotWritten("a sum over a range outside the workbook")
+        saved, self.refs = self.refs, self.row_refs
+        try:
+            level = self._running_of(e, env)
+            if level is not None:
+                try:
+                    return self._running(e, env, want, level)
+                except NotWritten:  # its terms use the outer variable otherwise too: a block of rows
+                    pass
+            ranges, scale = self._row(e, env, want, self._open)
+        finally:
+            self.refs = saved
+        if e.op in (ir.AggOp.SUM, ir.AggOp.COUNT, ir.AggOp.PRODUCT):
+            return Piece(call(_TOTAL[e.op], ranges) if ranges else _IDENTITY[e.op], ATOM, scale)
+        if not ranges:
+            return Piece("NA()", ATOM, scale)
+        # no value in the range (every term blank): #N/A, as planner's "never" (MAX of no number is 0)
+        return Piece(f"IF(COUNT({','.join(ranges)})=0,NA(),{call(_TOTAL[e.op], ranges)})", ATOM, scale)
+
+    def _listed(self, e: ir.Aggregate, env, want) -> Piece:
+        """A list's aggregate written out: ``sum([a, b])`` is ``SUM(a,b)``."""
+        items = []
+        for item in e.values.items:
+            piece = self.expr(item, env)
+            inner = {**env, e.var: Bound(None, item, env, (item, _scope(env)))}
+            items.append((piece, self.expr(e.body, inner, want)))
+        terms = [t for _, t in items]
+        if e.op is ir.AggOp.FIRST:
+            scale = common([p for p, _ in items], want)
+            out = "NA()"
+            for piece, cond in reversed(items):
+                out = f"IF({cond.text},{convert(piece, scale).text},{out})"
+            return Piece(out, ATOM, scale)
+        if e.op is ir.AggOp.COUNT:
+            return Piece("(" + "+".join(f"IF({t.text},1,0)" for t in terms) + ")", ATOM, Fraction(1))
+        if e.op is ir.AggOp.PRODUCT:
+            return Piece(call("PRODUCT", [convert(t, Fraction(1)).text for t in terms]), ATOM, Fraction(1))
+        scale = common(terms, want)
+        return Piece(call(_TOTAL[e.op], [convert(t, scale).text for t in terms]), ATOM, scale)
+
+    def _range(self, e: ir.Aggregate, env, fixed_end: Optional[int] = None):
+        """What the terms of ``e`` are printed over: its variable (a placeholder each row fills in),
+        the row's level, the range's end (None for a fixed count) and the test that a cell is inside."""
+        step = self.ranges.step(e.values, self._constant)
+        n = self.ranges.terms(e, _scope(env), step.value)
+        start = self.expr(e.values.items[0], env)
+        unit = step.scale if start.scale is not None else Fraction(1)
+        start = convert(start, unit)
+        by = step.value / unit
+        self._columns += 1
+        column, var = f"\x00c{self._columns}\x00", f"\x00v{self._columns}\x00"
+        index = f"{column}${FLOW_HEADER}"  # 1, 2, 3 ...: the variable is start + (index - 1) * step
+        if start.value is not None:
+            offset = start.value - by
+            text = index if by == 1 else f"{index}*{number(by)}"
+            if offset:
+                text = f"({text}{'+' if offset > 0 else '-'}{number(abs(offset))})"
+        else:
+            text = f"({wrap(start, ADD - 1)}+({index}-1){'' if by == 1 else '*' + number(by)})"
+        end, inside = None, None
+        if fixed_end is not None:
+            count = fixed_end
+        else:
+            end = convert(self.expr(e.values.items[1], env), unit)
+            if end.value is not None and start.value is not None:  # a fixed end: the terms up to it
+                count = max(0, min(n, int((end.value - start.value) // by) + 1)) if by else n
+            else:  # a moving one: IF(variable <= end, term, nothing) in each cell
+                count, inside = n, f"{var}<={wrap(end, CMP)}"
+        at = None
+        if self.values is not None and "\x00" not in start.text:
+            try:
+                first = float(start.value * unit) if start.value is not None else self._value(e.values.items[0], env)
+                import numpy as np
+
+                at = first + np.arange(count) * float(by * unit)
+            except (AssertionError, KeyError, TypeError, ValueError):
+                at = None
+        level = _Level(var, text, column, start.text, step.value, n, count, at)
+        return level, Piece(var, ATOM, unit), start, by, unit, inside
+
+    def _row(self, e: ir.Aggregate, env, want, open_levels, fixed_end: Optional[int] = None):
+        """The terms of ``e`` as one row of the Cash flows sheet, or, where they use the variable of the
+        range around them, a block of rows (a row per value of ``e``'s variable, a column per value of
+        the outer one): the cells as ranges (of the outer's column, in a block), and the terms' scale."""
+        level, var, start, by, unit, inside = self._range(e, env, fixed_end)
+        inner = {**env, e.var: Bound(var, None, env, self.ranges.var_interval(e, _scope(env)))}
+        saved, self._open = self._open, list(open_levels) + [level]
+        try:
+            body = self.expr(e.body, inner, want if e.op in (ir.AggOp.SUM, ir.AggOp.MAX, ir.AggOp.MIN) else None)
+        finally:
+            self._open = saved
+        if e.op is ir.AggOp.FIRST:
+            term, scale = var.text, unit
+        elif e.op is ir.AggOp.COUNT:
+            term, scale = f"IF({body.text},1,0)", Fraction(1)
+        elif e.op is ir.AggOp.PRODUCT:
+            body = convert(body, Fraction(1))
+            term, scale = body.text, Fraction(1)
+        else:
+            if want is not None and body.scale is not None and e.op is ir.AggOp.SUM:
+                body = convert(body, want)  # the row in the figure's own unit
+            term, scale = body.text, body.scale
+        blank = _IDENTITY.get(e.op, '""')
+        if e.op is ir.AggOp.FIRST:
+            cond = body.text if inside is None else f"AND({inside},{body.text})"
+            template = f"IF({cond},{term},\"\")"
+        else:
+            template = term if inside is None else f"IF({inside},{term},{blank})"
+        outer = open_levels[-1] if open_levels else None
+        rest = template.replace(level.var, "").replace(level.column, "")
+        if outer is not None:
+            rest = rest.replace(outer.var, "").replace(outer.column, "")
+        if "\x00" in rest:
+            raise NotWritten("a term that uses the variables of two ranges around it")
+        label = f"{self.where} ({e.var} = {e.values.items[0].span.flat})"
+        written = e.body.span.flat
+        if e.op is ir.AggOp.FIRST:
+            written = f"{e.var} where {written}"
+        if (outer is None or (outer.var not in template and outer.column not in template)) and \
+                level.count > ROW_TERMS:  # wider than a sheet: down a column of helper cells instead
+            if self.spill is None or start.value is None:
+                raise NotWritten(f"a range of {level.count:,} values is wider than a row")
+            values = self._values(e, env, level, level.at, by, unit, scale, fixed_end, inside)
+            refs = [self.spill("=" + template.replace(level.var, _at(start.value + j * by)), values[j])
+                    for j in range(level.count)]
+            return [f"{refs[0]}:{refs[-1].split('!')[-1]}"], scale
+        if outer is None or (outer.var not in template and outer.column not in template):
+            template = template.replace(level.var, level.text)
+            cells = ["=" + template.replace(level.column, letter(FLOW_FIRST + j)) for j in range(level.count)]
+            if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
+                raise NotWritten("a term longer than a cell holds")
+            values = self._values(e, env, level, level.at, by, unit, scale, fixed_end, inside) if cells else []
+            got, _ = self._write_row(cells, values, label, written)
+            return got, scale
+        # a block: the outer range's values across, this range's down (its variable a number in each row)
+        if level.column in template:  # a block of its own inside: three ranges deep
+            raise NotWritten("a term that uses the variables of two ranges around it")
+        if level.count * outer.count > MAX_TERM_CELLS:
+            raise UnsupportedFormula(
+                f"`{e.op.value}` over ranges would write {level.count * outer.count:,} cells, one per term (at "
+                f"most {MAX_TERM_CELLS:,}): the workbook is not written",
+                hint="lower the declared bounds of the inputs that end the ranges (`where n <= 1000`), or "
+                     "write the inner sum in closed form; `planner eval`, `check` and `report` compute it as it is")
+        template = template.replace(outer.var, outer.text)
+        lines = []
+        for j in range(level.count):
+            if start.value is not None:
+                at = _at(start.value + j * by)
+            else:
+                at = f"({wrap(start, ADD - 1)}+{number(j * by)})"
+            row_text = template.replace(level.var, at)
+            cells = ["=" + row_text.replace(outer.column, letter(FLOW_FIRST + k)) for k in range(outer.count)]
+            if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
+                raise NotWritten("a term longer than a cell holds")
+            values = self._block_values(e, env, outer, j, by, unit, scale, inside) if cells else []
+            _, (sheet, line) = self._write_row(cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written)
+            lines.append(line)
+        if not lines:
+            return [], scale
+        return [f"{sheet}!{outer.column}${lines[0]}:{outer.column}${lines[-1]}"], scale
+
+    def _write_row(self, cells: list, values: list, label: str, written: str) -> tuple:
+        """A row written once: printing again (over qualified references) finds it written."""
+        key = tuple(cells)
+        if key not in self._rows:
+            self._rows[key] = self.row(cells, values, label, written)
+        return self._rows[key]
+
+    def _running_of(self, e: ir.Aggregate, env) -> Optional[_Level]:
+        """The open row whose running total ``e`` is: a sum over the same range, up to that row's variable."""
+        if not self._open or e.op is not ir.AggOp.SUM or e.values.kind != "range":
+            return None
+        end = e.values.items[1]
+        outer = self._open[-1]
+        if self.expr(end, env).text != outer.var:
+            return None
+        step = self.ranges.step(e.values, self._constant)
+        start = self.expr(e.values.items[0], env)
+        unit = step.scale if start.scale is not None else Fraction(1)
+        if convert(start, unit).text != outer.start or step.value != outer.step:
+            return None
+        return outer
+
+    def _running(self, e: ir.Aggregate, env, want, level: _Level) -> Piece:
+        """A running total of its own row: ``SUM('Cash flows'!$C$9:H$9)``, H the outer row's column."""
+        ranges, scale = self._row(e, env, None, [], fixed_end=level.count)
+        if not ranges:
+            return Piece("0", ATOM, scale)
+        first, _, _ = ranges[0].rpartition(":")
+        line = first.rsplit("$", 1)[1]
+        return Piece(f"SUM({first}:{level.column}${line})", ATOM, scale)
+
+    # ---- cached values ----------------------------------------------------------------------------
+    def _values(self, e: ir.Aggregate, env, level: _Level, at, by: Fraction, unit: Fraction, scale, fixed_end,
+                inside) -> list:
+        """The terms' values as the cells hold them (planner's numeric route, one array over the row)."""
+        count = level.count
+        if self.values is None or at is None:
+            return [""] * count
+        got = self._terms(e, env, {}, at, with_end=fixed_end is None)
+        if got is None:
+            return [""] * count
+        term, last = got
+        return self._held(e, term, at, unit, scale, inside is None or fixed_end is not None, last)
+
+    def _block_values(self, e: ir.Aggregate, env, outer: _Level, j: int, by: Fraction, unit: Fraction, scale,
+                      inside) -> list:
+        """One row of a block: ``e``'s term at its ``j``-th value, in each column of the outer range."""
+        if self.values is None or outer.at is None:
+            return [""] * outer.count
+        import numpy as np
+
+        key = (id(e.values.items[0]), id(env), outer.var)
+        if key not in self._programs:
+            try:
+                self._programs[key] = (env, self._value(e.values.items[0], env, {outer.var: outer.at}))
+            except (AssertionError, KeyError, TypeError, ValueError):
+                self._programs[key] = (env, None)
+        first = self._programs[key][1]
+        if first is None:
+            return [""] * outer.count
+        at = np.broadcast_to(np.asarray(first, dtype=float) + j * float(by * unit), (outer.count,))
+        got = self._terms(e, env, {outer.var: outer.at}, at)
+        if got is None:
+            return [""] * outer.count
+        term, last = got
+        return self._held(e, term, at, unit, scale, inside is None, last)
+
+    def _terms(self, e: ir.Aggregate, env, outer: dict, at, with_end: bool = True):
+        """The body of ``e`` with its variable at ``at`` (an array), and the range's end (base values)."""
+        import numpy as np
+
+        from ...compute.numeric import Compiler
+
+        index = "\x00index"
+        names = list(self.values)
+        key = (id(e), id(env), tuple(outer), with_end)  # a block's rows run one program
+        if key not in self._programs:
+            c = Compiler(self.model, names + [index] + list(outer))
+            regs = self._registers(c, env, {k: c.top.names[k] for k in outer})
+            var = c.top.names[index]
+            scope = {**_scope(env), e.var: self.ranges.var_interval(e, _scope(env))}
+            try:
+                outputs = [("term", c._expr(e.body, c.top, {**regs, e.var: var}, scope)),
+                           ("end", c._expr(e.values.items[1], c.top, regs, _scope(env)) if with_end
+                            else c.top.const(float("inf")))]
+                program = c.program(outputs)
+            except AssertionError:  # a scenario's figure (a check's `name@scenario`): no cached value
+                program = None
+            self._programs[key] = (env, program)  # (env kept alive: its id is in the key)
+        program = self._programs[key][1]
+        if program is None:
+            return None
+        args = [np.bool_(a) if isinstance(a, bool) else a for a in (self.values[n] for n in names)]
+        try:
+            with np.errstate(all="ignore"):
+                term, last = program(args + [at] + list(outer.values()))
+        except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return None
+        return np.broadcast_to(term, np.shape(at)), np.broadcast_to(last, np.shape(at))
+
+    @staticmethod
+    def _held(e: ir.Aggregate, term, at, unit: Fraction, scale, always: bool, last) -> list:
+        out = []
+        for v, x, end in zip(term.tolist(), at.tolist(), last.tolist()):
+            ok = always or x <= end + abs(end) * 1e-12
+            if e.op is ir.AggOp.FIRST:
+                out.append(cached(x / float(unit)) if ok and v else "")
+            elif e.op is ir.AggOp.COUNT:
+                out.append(float(bool(v)) if ok else 0.0)
+            elif not ok:
+                out.append({ir.AggOp.SUM: 0.0, ir.AggOp.PRODUCT: 1.0}.get(e.op, ""))
+            else:
+                out.append(cached(v, scale if e.op is not ir.AggOp.PRODUCT else 1))
+        return out
+
+    def _value(self, e: ir.Expr, env, outer: Optional[dict] = None):
+        """``e``'s base value in ``env`` (planner's numeric route); ``outer``: the values of the open
+        ranges' variables (by placeholder) it may use."""
+        import numpy as np
+
+        from ...compute.numeric import Compiler
+
+        outer = outer or {}
+        names = list(self.values)
+        c = Compiler(self.model, names + list(outer))
+        out = c._expr(e, c.top, self._registers(c, env, {k: c.top.names[k] for k in outer}), _scope(env))
+        program = c.program([("out", out)])
+        with np.errstate(all="ignore"):
+            v = program([np.bool_(a) if isinstance(a, bool) else a for a in (self.values[n] for n in names)]
+                        + list(outer.values()))[0]
+        if isinstance(v, np.ndarray) and v.ndim:
+            return v
+        return bool(v) if isinstance(v, (bool, np.bool_)) else float(v)
+
+    def _registers(self, c, env, ranges: Mapping[str, int]) -> dict:
+        """Registers of ``c`` for the names bound in ``env``: parameters compiled from their arguments,
+        the open ranges' variables (``ranges``: placeholder -> register)."""
+        regs = {}
+        for name, b in env.items():
+            if b.expr is None:
+                if b.piece.text in ranges:
+                    regs[name] = ranges[b.piece.text]
+                continue
+            try:
+                regs[name] = c._expr(b.expr, c.top, self._registers(c, b.env, ranges), _scope(b.env))
+            except AssertionError:  # it uses a range's variable this program does not bind: unused here
+                pass
+        return regs
+
+    def _constant(self, e: ir.Expr) -> Optional[Fraction]:
+        from ...compute.exact import ExactEvaluator, NotRational
+
+        try:
+            v = ExactEvaluator(self.model, {}).expr(e)
+        except (NotRational, KeyError):
+            return None
+        return v if isinstance(v, Fraction) else None
+
+
+def _at(v: Fraction) -> str:
+    """A range's variable at one of its values, as an atom."""
+    return number(v) if v >= 0 else f"({number(v)})"
+
+
+def _scope(env: Mapping[str, Bound]) -> dict:
+    return {name: b.scope for name, b in env.items()}
+
+
+def _one_call(text: str) -> bool:
+    """Whether ``NAME(...)`` is one call from its first parenthesis to its last."""
+    depth = 0
+    opened = False
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+            opened = True
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != len(text) - 1:
+                return False
+        elif not opened and not (ch.isalnum() or ch in "._"):
+            return False
+    return opened
+
+
+_METHODS: dict[type, Callable] = {
+    ir.Number: Generator._number, ir.Bool: Generator._bool, ir.Name: Generator._name,
+    ir.ScenarioRef: Generator._scenario_ref, ir.Neg: Generator._neg, ir.Binary: Generator._binary,
+    ir.Compare: Generator._compare, ir.Logic: Generator._logic, ir.Not: Generator._not,
+    ir.Call: Generator._call, ir.Aggregate: Generator._aggregate,
+}
+_missing = [t.__name__ for t in ir.Expr.__args__ if t not in _METHODS]  # every IR node, loudly at import
+if _missing:
+    raise TypeError(f"the Excel generator has no method for {', '.join(_missing)}")
