@@ -394,6 +394,7 @@ class Book:
         self._compiled: dict = {}
         self._styles: Optional[dict] = None
         self.helpers: Optional[Sheet] = None
+        self.periods = None  # the sheet of series (generator.PeriodRows), in a plan with periods
         self.flows: Optional[Sheet] = None  # the Cash flows sheet: sums' terms, a column per value of the range
         self.solve_results = solve_results
         from ...questions.fast import Answers
@@ -470,7 +471,8 @@ class Book:
                 elif d not in seen:
                     seen.add(d)
                     stack.append((d, iter(self.q[d].deps)))
-        return out + [n for n in self.model.derived if n not in seen]
+        out += [n for n in self.model.derived if n not in seen]
+        return [n for n in out if not self.q[n].per_period]  # the series: a row each on the sheet of periods
 
     @property
     def headlines(self) -> list[str]:
@@ -496,7 +498,7 @@ class Book:
         key = ("pieces", ctx.key, here)
         if key not in self._refs:
             out = {name: Piece(self.cell(ctx, name, here), ATOM, None if q.is_bool else scale_of(q))
-                   for name, q in self.q.items()}
+                   for name, q in self.q.items() if not q.per_period}  # a series: its row (generator.PeriodRows)
             for name in self.model.answers:
                 stmt = self.aliases.get(alias_base(name))
                 if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
@@ -511,7 +513,8 @@ class Book:
         (:mod:`.generator`); the terms of its sums over ranges go to rows of the Cash flows sheet."""
         q = self.q[name]
         gen = Generator(self.model, refs, row=self.flow_cells, values=self.env(ctx), where=where,
-                        row_refs=row_refs, spill=lambda text, value: self.helper_cell(text, where, value))
+                        row_refs=row_refs, spill=lambda text, value: self.helper_cell(text, where, value),
+                        periods=self.periods)
         mark = self._flows_mark()
         try:
             return gen.formula(q.definition.expr, None if q.is_bool else scale_of(q))
@@ -785,7 +788,14 @@ class Book:
             if isinstance(v, Fraction):
                 return float(v / scale_of(q))
         v = self.env(ctx)[name]
+        if not q.is_bool and v != v and self.never(name):
+            return "#N/A"  # a `first` that found nothing: never, as its formula shows it (NA())
         return bool(v) if q.is_bool else cached(v, scale_of(q))
+
+    def never(self, name: str) -> bool:
+        """Whether ``name`` is a ``first(...)``, whose no value (never) the workbook shows as #N/A."""
+        e = self.q[name].definition.expr
+        return (isinstance(e, ir.Reduce) and e.op == "first") or (isinstance(e, ir.Aggregate) and e.op is ir.AggOp.FIRST)
 
     def value_of(self, expr: ir.Expr, env: Mapping[str, object]):
         """The IR expression ``expr`` over the quantities and answers with these base values (scalars or
@@ -846,6 +856,10 @@ class Book:
             for n, q in self.q.items():
                 if q.is_bool:
                     self._styles[n] = None
+                    continue
+                if q.per_period:  # a series: its values in every period
+                    values = (self.base.series[n] / float(scale_of(q))).tolist() if n in self.base.series else []
+                    self._styles[n] = style_for(shown_figures(finite(values), q.unit_text), q.unit_text, None)
                     continue
                 values = [self.display(ctx, n) for ctx in contexts]
                 self._styles[n] = style_for(shown_figures(finite(values), q.unit_text), q.unit_text,

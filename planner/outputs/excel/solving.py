@@ -174,6 +174,12 @@ def solve_sheet(book: Book) -> None:
         notes = [one_line(n) for n in r.notes]
         if isinstance(stmt, ir.Optimize):
             _optimize(book, ws, work, row, stmt, ctx, r, notes)
+        elif _over_periods(book, stmt):  # the series' rows compute the inputs as they are, not a trial value
+            ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
+                                                                             q.unit_text))
+            ws.number(row, HOLDS, True)
+            notes.insert(0, "planner's answer, not live: its condition reduces a series, whose rows compute "
+                         "the inputs as they are (export again after editing)")
         elif stmt.mode == "root":
             _root(book, ws, work, row, stmt, ctx, r, notes)
             _in_domain(book, work, ws, row, stmt, ctx, q, notes)
@@ -187,6 +193,21 @@ def solve_sheet(book: Book) -> None:
         book.solve_cells.append((stmt, ctx, f"C{row}"))
     ws.flag(4, STATUS, row)
     ws.caps.update({1: 50, CHECK: 34, METHOD: 24, NOTES: 60})
+
+
+def _over_periods(book: Book, stmt) -> bool:
+    """Whether a question's condition reads a series (through the quantities it uses)."""
+    seen: set = set()
+    stack = [n.name for side in _sides(book, stmt) for n in ir.walk(side) if isinstance(n, ir.Name)]
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in book.q:
+            continue
+        seen.add(name)
+        if book.q[name].per_period:
+            return True
+        stack.extend(book.q[name].deps)
+    return False
 
 
 def domain_test(q, ref: str) -> Optional[str]:

@@ -50,7 +50,7 @@ from typing import Mapping, Optional, Sequence
 from ...compute.evaluation import Plan
 from ..numbers import style_for
 from . import book as state
-from . import checking, derived, inputs, scenarios, solving, summary, tables, trials
+from . import checking, derived, inputs, periods, scenarios, solving, summary, tables, trials
 from .book import CHECK_CONTEXTS, FIXED_TIME, SCENARIOS, ZIP_TIME, AnswerRef, Cell, Sheet, provenance  # noqa: F401
 
 PAPER_A4 = 9
@@ -95,9 +95,11 @@ class Book(state.Book):
         solving.collect_contexts(self)
         scenarios.scenarios_layout(self)
         needed = scenarios.sheets_needed(self)
+        periods.layout(self)  # the series' rows, before a formula reads one
         summary.create(self)
         inputs.inputs_sheet(self)
         derived.model_sheet(self)
+        periods.fill(self)
         if SCENARIOS in needed:
             scenarios.context_sheet(self, SCENARIOS)
         tables.sweep_sheets(self)
@@ -572,9 +574,6 @@ def workbook_bytes(plan: Plan, scenarios: Optional[Sequence[str]] = None, overri
     checks need are added); ``overrides`` (from ``--set``) change the input
     values written on the Inputs sheet.
     """
-    from ...language.series import not_shown_yet
-
-    not_shown_yet(plan.model, "the workbook")
     book = Book(plan, scenarios, overrides, origins, solve_results)
     book.trials = trials  # rows of the Trials sheet (a plan with uncertain inputs)
     return to_bytes(book.build())

@@ -1,0 +1,128 @@
+"""The sheet of periods: each series one row of live formulas, a column per period.
+
+A plan with periods (``periods = 1 month..60 month``) gets a reader's sheet named for its periods
+(Months, Weeks, Quarters...): the periods as column headers ("Month 1", "Month 2"...), the row under
+them their values in the periods' unit (what ``period`` reads), then one row per series in the plan's
+order, each cell the series' formula for its period (:mod:`.generator`: ``previous`` is the cell to
+its left, the first column the series' first value, over the inputs' named cells). A series written
+as a table of values (``series price = [10 USD, 12 USD]``) is a row of input cells an analyst edits.
+Reductions (``min(cash)``, ``count(cash < 0 USD)``, ``first(period where ...)``, ``x at 24 month``)
+are formulas over a row on the Model sheet; a reduction of an expression (``sum(demand - sold)``) or
+over a condition reads a working row below the series, labelled with what it holds.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ...language import ir
+from .book import HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, cached, scale_of, sheet_ref, sheet_title, unit_of
+from .generator import PeriodRows, letter
+
+FIRST = 3  # the first period's column (C): the series' words and its unit before it
+HEADER_ROW = 4  # the periods' labels; the row under them holds their values
+
+
+def _constant(book: Book, e: ir.Expr):
+    """A table's item as an input cell's number (in ``scale``), or None where it is a formula."""
+    from ...compute.exact import ExactEvaluator, NotRational
+
+    if any(isinstance(n, (ir.Name, ir.ScenarioRef)) for n in ir.walk(e)):
+        return None
+    try:
+        v = ExactEvaluator(book.model, {}).expr(e)
+    except (NotRational, KeyError, TypeError):
+        return None
+    return v if isinstance(v, Fraction) else None
+
+
+def layout(book: Book) -> None:
+    """The sheet of periods and a row for every series (before any formula reads one)."""
+    names = book.plan.series_order()
+    if not names or book.model.periods is None:
+        return
+    ev = book.base
+    unit, size = book.plan.period_unit
+    values = [float(v) / size for v in ev.periods]
+    word = unit if unit and unit.isalpha() else "period"
+    title = sheet_title(book, (word.capitalize() + "s") if word != "period" else "Periods")
+    ws = book.create_sheet(title)
+    ws.text(1, 1, book.said(book.plan.title), TITLE, overflow=True)
+    ws.note(2, 1, f"Every series, one row of live formulas, a column per {word}: a cell's formula reads the "
+            f"inputs and the {word} before it (the cell to its left). Orange rows are tables of values to edit. "
+            "The figures that reduce a series (least, sum, the first period where...) are on the Model sheet; "
+            "working rows at the bottom hold the terms they reduce.")
+    ws.header(HEADER_ROW, ["Series", "Unit"])
+    for j, v in enumerate(values):
+        label = f"{word.capitalize()} {v:g}" if float(v).is_integer() else f"{word.capitalize()} {j + 1}"
+        ws.text(HEADER_ROW, FIRST + j, label, HEADER)
+        ws.number(HEADER_ROW + 1, FIRST + j, v)
+    ws.text(HEADER_ROW + 1, 1, f"period ({word}s)", NAME)
+    ws.text(HEADER_ROW + 1, 2, unit, UNITS)
+    ws.freeze = (HEADER_ROW + 2, FIRST)
+    ws.repeat = (HEADER_ROW, HEADER_ROW)
+    ws.landscape = True
+    rows = {name: HEADER_ROW + 2 + i for i, name in enumerate(names)}
+    state = {"next": HEADER_ROW + 3 + len(names)}
+
+    def add_row(cells: list, label: str) -> int:
+        if state["next"] == HEADER_ROW + 3 + len(names):
+            ws.label(state["next"], 1, "Working rows: the terms the Model sheet's figures reduce")
+            state["next"] += 1
+        row = state["next"]
+        state["next"] += 1
+        ws.text(row, 1, label, NOTE)
+        for j, text in enumerate(cells):
+            ws.formula(row, FIRST + j, text, "")
+        return row
+
+    book.periods = PeriodRows(sheet_ref(title), rows, FIRST, len(values), HEADER_ROW + 1, Fraction(size).limit_denominator(10**12)
+                              if not float(size).is_integer() else Fraction(int(size)), add_row)
+    book.periods_sheet = ws
+    book.series_names = names
+
+
+def fill(book: Book) -> None:
+    """Each series' row: its formula in every period, planner's value cached."""
+    if book.periods is None:
+        return
+    from .generator import Generator
+
+    ws, p = book.periods_sheet, book.periods
+    refs = book.pieces(book.base_context)
+    gen = Generator(book.model, refs, values=book.env(book.base_context), where="periods", periods=p)
+    ev = book.base
+    for name in book.series_names:
+        q = book.q[name]
+        row = p.rows[name]
+        ws.text(row, 1, book.label(name), NAME)
+        ws.text(row, 2, unit_of(q), UNITS)
+        scale = None if q.is_bool else scale_of(q)
+        series = ev.series.get(name)
+        style = book.style(name)
+        expr = q.definition.expr
+        items = expr.first.items if isinstance(expr, ir.Series) and isinstance(expr.first, ir.PeriodTable) and \
+            expr.then is None else expr.items if isinstance(expr, ir.PeriodTable) else None
+        for j in range(p.count):
+            value = "" if series is None else (bool(series[j]) if q.is_bool else cached(series[j], scale))
+            col = p.first + j
+            if items is not None and j >= len(items) and ws.at(row, col - 1).kind == "number":
+                ws.formula(row, col, f"={letter(col - 1)}{row}", value, style)  # the last value holds on
+                continue
+            if items is not None and j < len(items):
+                v = _constant(book, items[j])
+                if v is not None and scale is not None:
+                    ws.number(row, col, float(v / scale), style, INPUT)
+                    continue
+            p.col = col
+            try:
+                text = gen.formula(expr, scale)
+            finally:
+                p.col = None
+            ws.formula(row, col, text, value, style)
+        if name in book.headlines:
+            ws.highlight.add(row)
+    ws.caps.update({1: 40})
+    model = book.sheet("Model")
+    book.sheets.remove(ws)
+    book.sheets.insert(book.sheets.index(model) + 1, ws)  # the reader's: after the Model sheet
