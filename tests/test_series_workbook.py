@@ -1,0 +1,117 @@
+"""Series over periods in the workbook: the sheet of periods (a row of live formulas per series, a column
+per period) and the Model sheet's reductions over its rows, recalculated by LibreOffice and Gnumeric
+after every cached value is poisoned, as written and with an input typed in; each cell against
+planner's own figure (tests/test_series.py checks those against month-by-month scripts)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import openpyxl
+import pytest
+from excel_recalc import POISON, gnumeric_recalculate, poison, recalculate, require_gnumeric, require_soffice
+
+from planner.compute.evaluation import load
+from planner.outputs.excel.book import scale_of
+from planner.outputs.excel.writer import Book, to_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+PLANS = [ROOT / "tests/plans/series_60_months.plan", ROOT / "examples/support_backlog.plan"]
+
+
+def export(plan, path: Path) -> Book:
+    book = Book(plan)
+    path.write_bytes(to_bytes(book.build()))
+    return book
+
+
+def close(got, want, what: str) -> None:
+    if isinstance(want, bool):
+        assert got in (want, int(want)), f"{what}: {got!r} != {want!r}"
+        return
+    assert isinstance(got, (int, float)) and got != POISON, f"{what}: {got!r} (want {want!r})"
+    assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), f"{what}: {got!r} != {want!r}"
+
+
+def compare(plan, book: Book, wb, overrides=None) -> int:
+    """Every series' cell and every reduction against planner's figures; how many were compared."""
+    ev = plan.evaluate(None, overrides or {})
+    ws = wb[book.periods_sheet.title]
+    p = book.periods
+    n = 0
+    for name, row in p.rows.items():
+        q = plan.model.quantities[name]
+        values = ev.series[name]
+        assert len(values) == p.count
+        for j, v in enumerate(values.tolist()):
+            want = bool(v) if q.is_bool else v / float(scale_of(q))
+            close(ws.cell(row, p.first + j).value, want, f"{name} in period {j + 1}")
+            n += 1
+    for name, row in book.model_rows.items():
+        q = plan.model.quantities[name]
+        got = wb["Model"].cell(row, 2).value
+        if ev.is_never(name):
+            assert got == "#N/A", f"{name}: never is #N/A, got {got!r}"
+        else:
+            v = ev.values[name]
+            close(got, bool(v) if q.is_bool else float(v) / float(scale_of(q)), name)
+        n += 1
+    return n
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    require_soffice()
+    tmp = tmp_path_factory.mktemp("seriesbook")
+    out = {}
+    for path in PLANS:
+        plan = load(path)
+        target = tmp / (path.stem + ".xlsx")
+        out[path.stem] = (plan, export(plan, target), target)
+    return tmp, out
+
+
+def test_the_cached_values_are_planners(exported):
+    _, books = exported
+    for plan, book, path in books.values():
+        assert compare(plan, book, openpyxl.load_workbook(path, data_only=True)) > 50
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_every_period_recalculates_to_planners_figure(exported, engine):
+    tmp, books = exported
+    work = tmp / engine
+    work.mkdir(exist_ok=True)
+    poisoned = []
+    for plan, book, path in books.values():
+        copy = work / path.name
+        copy.write_bytes(path.read_bytes())
+        assert poison(copy) > 50
+        poisoned.append(copy)
+    if engine == "gnumeric":
+        require_gnumeric()
+        done = gnumeric_recalculate(poisoned, work)
+    else:
+        done = recalculate(poisoned, work)
+    for (plan, book, _), copy in zip(books.values(), poisoned):
+        assert compare(plan, book, openpyxl.load_workbook(done[copy], data_only=True)) > 50
+
+
+def test_an_edited_input_moves_every_month(exported):
+    """Starting cash typed into the Inputs sheet: every month and every figure as `planner eval --set`."""
+    tmp, books = exported
+    plan, book, path = books["series_60_months"]
+    wb = openpyxl.load_workbook(path)
+    sheet, coord = next(wb.defined_names[book.names["start_cash"]].destinations)
+    wb[sheet][coord.replace("$", "")].value = 20  # kUSD: the bank is overdrawn in some months now
+    edited = tmp / "edited.xlsx"
+    wb.save(edited)
+    poison(edited)
+    work = tmp / "edited"
+    work.mkdir(exist_ok=True)
+    done = recalculate([edited], work)
+    overrides = {"start_cash": plan.parse_override("start_cash=20 kUSD")[1]}
+    ev = plan.evaluate(None, overrides)
+    assert not ev.is_never("first_negative")  # the edit matters: a month is overdrawn
+    assert compare(plan, book, openpyxl.load_workbook(done[edited], data_only=True), overrides) > 50
