@@ -815,8 +815,8 @@ class Generator:
             cells, _ = self._cells(lambda col: Piece(
                 f'IF({self.expr(e.cond, env).text},{col - p.first + 1},"")', ATOM, Fraction(1)))
             index = p.span(p.row(cells, f"{written}: the periods where it holds, numbered"))
-            pick = "MIN" if e.op == "first" else "MAX"
-            return Piece(f"IF(COUNT({index})=0,NA(),INDEX({values},{pick}({index})))", ATOM, scale)
+            pick = "MIN" if e.op == "first" else "MAX"  # INDEX(row, 1, k): Gnumeric reads INDEX(row, k) as a row number
+            return Piece(f"IF(COUNT({index})=0,NA(),INDEX({values},1,{pick}({index})))", ATOM, scale)
         if e.cond is None:
             values, scale = self._row_of(e.body, env, want, written)
         else:
@@ -835,7 +835,7 @@ class Generator:
         p = self._over("a reduction")
         values, scale = self._row_of(e.series, env, want, e.span.flat)
         when = convert(self.expr(e.when, env), p.scale)
-        return Piece(f"INDEX({values},MATCH({when.text},{p.span(p.header)},0))", ATOM, scale)
+        return Piece(f"INDEX({values},1,MATCH({when.text},{p.span(p.header)},0))", ATOM, scale)
 
     # ---- cached values ----------------------------------------------------------------------------
     def _values(self, e: ir.Aggregate, env, level: _Level, at, by: Fraction, unit: Fraction, scale, fixed_end,
