@@ -17,7 +17,8 @@ from planner.outputs.excel.book import scale_of
 from planner.outputs.excel.writer import Book, to_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
-PLANS = [ROOT / "tests/plans/series_60_months.plan", ROOT / "examples/support_backlog.plan"]
+PLANS = [ROOT / "tests/plans/series_60_months.plan", ROOT / "examples/support_backlog.plan",
+         ROOT / "examples/grain_silo.plan"]
 
 
 def export(plan, path: Path) -> Book:
@@ -95,7 +96,10 @@ def test_every_period_recalculates_to_planners_figure(exported, engine):
     else:
         done = recalculate(poisoned, work)
     for (plan, book, _), copy in zip(books.values(), poisoned):
-        assert compare(plan, book, openpyxl.load_workbook(done[copy], data_only=True)) > 50
+        wb = openpyxl.load_workbook(done[copy], data_only=True)
+        assert compare(plan, book, wb) > 50
+        status = [c.value for row in wb["Checks"].iter_rows() for c in row if c.value in ("holds", "FAILS")]
+        assert status and set(status) == {"holds"}, f"{copy.name}: every check of the plan holds in the sheet"
 
 
 def test_an_edited_input_moves_every_month(exported):

@@ -792,6 +792,23 @@ class Book:
             return "#N/A"  # a `first` that found nothing: never, as its formula shows it (NA())
         return bool(v) if q.is_bool else cached(v, scale_of(q))
 
+    def reads_series(self, name: str) -> bool:
+        """Whether ``name`` is a series or reads one (a reduction), through the quantities it uses."""
+        if not hasattr(self, "_reads_series"):
+            self._reads_series: dict[str, bool] = {}
+        got = self._reads_series.get(name)
+        if got is None:
+            seen, stack, got = set(), [name], False
+            while stack and not got:
+                n = stack.pop()
+                if n in seen or n not in self.q:
+                    continue
+                seen.add(n)
+                got = self.q[n].per_period
+                stack.extend(self.q[n].deps)
+            self._reads_series[name] = got
+        return got
+
     def never(self, name: str) -> bool:
         """Whether ``name`` is a ``first(...)``, whose no value (never) the workbook shows as #N/A."""
         e = self.q[name].definition.expr

@@ -197,17 +197,8 @@ def solve_sheet(book: Book) -> None:
 
 def _over_periods(book: Book, stmt) -> bool:
     """Whether a question's condition reads a series (through the quantities it uses)."""
-    seen: set = set()
-    stack = [n.name for side in _sides(book, stmt) for n in ir.walk(side) if isinstance(n, ir.Name)]
-    while stack:
-        name = stack.pop()
-        if name in seen or name not in book.q:
-            continue
-        seen.add(name)
-        if book.q[name].per_period:
-            return True
-        stack.extend(book.q[name].deps)
-    return False
+    return any(book.reads_series(n.name) for side in _sides(book, stmt) for n in ir.walk(side)
+               if isinstance(n, ir.Name))
 
 
 def domain_test(q, ref: str) -> Optional[str]:
