@@ -284,12 +284,7 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
     analysis = analyse(plan)
     step("the workbook")
     skipped = []
-    if plan.model.series:  # the workbook does not show series yet: the report alone, said so
-        outputs = []
-        skipped.append("workbook skipped: the workbook does not show series over periods yet (`planner eval` "
-                       "prints them; the report charts them)")
-    else:
-        outputs = [workbook_output(analysis, f"{stem}.xlsx")]
+    outputs = [workbook_output(analysis, f"{stem}.xlsx")]
     step("the report and its plots")
     report, notes = report_outputs(analysis, f"{stem}.md", template)
     notes = skipped + notes
