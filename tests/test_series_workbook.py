@@ -13,7 +13,7 @@ import pytest
 from excel_recalc import POISON, gnumeric_recalculate, poison, recalculate, require_gnumeric, require_soffice
 
 from planner.compute.evaluation import load
-from planner.outputs.excel.book import scale_of
+from planner.outputs.excel.book import SELECTED, scale_of
 from planner.outputs.excel.writer import Book, to_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,11 +35,13 @@ def close(got, want, what: str) -> None:
     assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), f"{what}: {got!r} != {want!r}"
 
 
-def compare(plan, book: Book, wb, overrides=None) -> int:
-    """Every series' cell and every reduction against planner's figures; how many were compared."""
-    ev = plan.evaluate(None, overrides or {})
+def compare(plan, book: Book, wb, overrides=None, scenario=None) -> int:
+    """Every series' cell and every reduction against planner's figures; how many were compared.
+    ``scenario``: the one the Summary selects (its rows and the Model sheet's Selected column)."""
+    ev = plan.evaluate(scenario, overrides or {})
     ws = wb[book.periods_sheet.title]
-    p = book.periods
+    p = book.periods if scenario is None else book.periods_selected
+    column = 2 if scenario is None else SELECTED
     n = 0
     for name, row in p.rows.items():
         q = plan.model.quantities[name]
@@ -51,7 +53,7 @@ def compare(plan, book: Book, wb, overrides=None) -> int:
             n += 1
     for name, row in book.model_rows.items():
         q = plan.model.quantities[name]
-        got = wb["Model"].cell(row, 2).value
+        got = wb["Model"].cell(row, column).value
         if ev.is_never(name):
             assert got == "#N/A", f"{name}: never is #N/A, got {got!r}"
         else:
@@ -119,3 +121,27 @@ def test_an_edited_input_moves_every_month(exported):
     ev = plan.evaluate(None, overrides)
     assert not ev.is_never("first_negative")  # the edit matters: a month is overdrawn
     assert compare(plan, book, openpyxl.load_workbook(done[edited], data_only=True), overrides) > 50
+
+
+def test_the_selected_scenario_drives_its_rows(tmp_path):
+    """A scenario picked on the Summary: the reader's rows and the Model sheet's Selected column follow it;
+    the base case's rows (which the Value column reduces) stay as the Inputs sheet has them."""
+    require_soffice()
+    text = (ROOT / "tests/plans/series_60_months.plan").read_text(encoding="utf-8")
+    text += '\nscenario lean "less cash at the start" { start_cash = 20 kUSD }\n'
+    path = tmp_path / "scenario.plan"
+    path.write_text(text, encoding="utf-8")
+    plan = load(path)
+    book = export(plan, tmp_path / "exported.xlsx")
+    assert book.periods_selected is not None
+    wb = openpyxl.load_workbook(tmp_path / "exported.xlsx")
+    sheet, coord = next(wb.defined_names["SelectedScenario"].destinations)
+    wb[sheet][coord.replace("$", "")].value = "lean"
+    picked = tmp_path / "lean.xlsx"
+    wb.save(picked)
+    poison(picked)
+    done = recalculate([picked], tmp_path / "work")
+    got = openpyxl.load_workbook(done[picked], data_only=True)
+    assert plan.evaluate("lean").values["low_cash"] != plan.evaluate(None).values["low_cash"]  # it matters
+    assert compare(plan, book, got, scenario="lean") > 50
+    assert compare(plan, book, got) > 50

@@ -395,6 +395,7 @@ class Book:
         self._styles: Optional[dict] = None
         self.helpers: Optional[Sheet] = None
         self.periods = None  # the sheet of series (generator.PeriodRows), in a plan with periods
+        self.periods_selected = None  # its rows for the scenario the Summary selects (a plan with scenarios)
         self.flows: Optional[Sheet] = None  # the Cash flows sheet: sums' terms, a column per value of the range
         self.solve_results = solve_results
         from ...questions.fast import Answers
@@ -508,13 +509,13 @@ class Book:
         return dict(self._refs[key])
 
     def quantity_formula(self, name: str, ctx: Context, refs: Mapping[str, Piece], where: str,
-                         row_refs: Optional[Mapping[str, Piece]] = None) -> str:
+                         row_refs: Optional[Mapping[str, Piece]] = None, periods=None) -> str:
         """``=...`` for derived quantity ``name`` in ``ctx`` as its author wrote it, in its cell's unit
         (:mod:`.generator`); the terms of its sums over ranges go to rows of the Cash flows sheet."""
         q = self.q[name]
         gen = Generator(self.model, refs, row=self.flow_cells, values=self.env(ctx), where=where,
                         row_refs=row_refs, spill=lambda text, value: self.helper_cell(text, where, value),
-                        periods=self.periods)
+                        periods=periods or self.periods)
         mark = self._flows_mark()
         try:
             return gen.formula(q.definition.expr, None if q.is_bool else scale_of(q))
@@ -791,6 +792,15 @@ class Book:
         if not q.is_bool and v != v and self.never(name):
             return "#N/A"  # a `first` that found nothing: never, as its formula shows it (NA())
         return bool(v) if q.is_bool else cached(v, scale_of(q))
+
+    def moves(self, set_by: set) -> dict[str, bool]:
+        """Derived quantity (and series) -> whether an input in ``set_by`` or an answer moves it."""
+        out: dict[str, bool] = {}
+        for name in self.model.order:  # dependencies first; a series in its place among the figures
+            q = self.q[name]
+            if not q.is_input:
+                out[name] = any(d in set_by or out.get(d, False) for d in q.deps) or bool(q.answer_deps)
+        return out
 
     def reads_series(self, name: str) -> bool:
         """Whether ``name`` is a series or reads one (a reduction), through the quantities it uses."""

@@ -288,6 +288,7 @@ class PeriodRows:
         self.sheet, self.rows, self.first, self.count, self.header = sheet, rows, first, count, header
         self.scale, self.add_row = scale, add_row
         self.col: Optional[int] = None
+        self.suffix = ""  # said after a working row's label (which block of rows it reduces)
         self._made: dict[tuple, int] = {}  # working rows written, by their cells
 
     def span(self, row: int) -> str:
@@ -297,7 +298,7 @@ class PeriodRows:
     def row(self, cells: list, label: str) -> int:
         key = tuple(cells)
         if key not in self._made:
-            self._made[key] = self.add_row(cells, label)
+            self._made[key] = self.add_row(cells, label + self.suffix)
         return self._made[key]
 
 

@@ -62,11 +62,19 @@ def layout(book: Book) -> None:
     ws.freeze = (HEADER_ROW + 2, FIRST)
     ws.repeat = (HEADER_ROW, HEADER_ROW)
     ws.landscape = True
-    rows = {name: HEADER_ROW + 2 + i for i, name in enumerate(names)}
-    state = {"next": HEADER_ROW + 3 + len(names)}
+    top = HEADER_ROW + 2
+    selected = {}
+    if book.selectable:  # the reader's rows follow the Summary's selector; the base case's below them, grouped
+        selected = {name: top + i for i, name in enumerate(names)}
+        top += len(names) + 1
+        ws.note(top - 1, 1, "The base case (the Inputs sheet's values), which the Model sheet's Value column "
+                "reduces (expand + to see it)")
+        ws.group(top, top + len(names) - 1)
+    rows = {name: top + i for i, name in enumerate(names)}
+    state = {"next": top + len(names) + 1, "start": top + len(names) + 1}
 
     def add_row(cells: list, label: str) -> int:
-        if state["next"] == HEADER_ROW + 3 + len(names):
+        if state["next"] == state["start"]:
             ws.label(state["next"], 1, "Working rows: the terms the Model sheet's figures reduce")
             state["next"] += 1
         row = state["next"]
@@ -76,20 +84,21 @@ def layout(book: Book) -> None:
             ws.formula(row, FIRST + j, text, "")
         return row
 
-    book.periods = PeriodRows(sheet_ref(title), rows, FIRST, len(values), HEADER_ROW + 1, Fraction(size).limit_denominator(10**12)
-                              if not float(size).is_integer() else Fraction(int(size)), add_row)
+    scale = Fraction(size).limit_denominator(10**12) if not float(size).is_integer() else Fraction(int(size))
+    book.periods = PeriodRows(sheet_ref(title), rows, FIRST, len(values), HEADER_ROW + 1, scale, add_row)
+    if selected:
+        book.periods_selected = PeriodRows(sheet_ref(title), selected, FIRST, len(values), HEADER_ROW + 1, scale,
+                                           add_row)
+        book.periods_selected.suffix = " (the selected scenario)"
     book.periods_sheet = ws
     book.series_names = names
 
 
-def fill(book: Book) -> None:
-    """Each series' row: its formula in every period, planner's value cached."""
-    if book.periods is None:
-        return
+def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) -> None:
+    """One block of series rows: each series' formula in every period over ``refs``, planner's value cached.
+    ``base``: the block whose input cells (a table of values) this one reads."""
     from .generator import Generator
 
-    ws, p = book.periods_sheet, book.periods
-    refs = book.pieces(book.base_context)
     gen = Generator(book.model, refs, values=book.env(book.base_context), where="periods", periods=p)
     ev = book.base
     for name in book.series_names:
@@ -111,6 +120,9 @@ def fill(book: Book) -> None:
                 continue
             if items is not None and j < len(items):
                 v = _constant(book, items[j])
+                if v is not None and scale is not None and base is not None:
+                    ws.formula(row, col, f"={letter(col)}{base.rows[name]}", value, style)  # the table, edited once
+                    continue
                 if v is not None and scale is not None:
                     ws.number(row, col, float(v / scale), style, INPUT)
                     continue
@@ -120,9 +132,21 @@ def fill(book: Book) -> None:
             finally:
                 p.col = None
             ws.formula(row, col, text, value, style)
-        if name in book.headlines:
-            ws.highlight.add(row)
+
+
+def fill(book: Book) -> None:
+    """Each series' row: its formula in every period, planner's value cached (the base case's block, then
+    the selected scenario's)."""
+    if book.periods is None:
+        return
+    ws = book.periods_sheet
+    _rows(book, ws, book.periods, book.pieces(book.base_context))
+    if book.periods_selected is not None:
+        _rows(book, ws, book.periods_selected, book.selected_refs, base=book.periods)
     ws.caps.update({1: 40})
+    for name in book.series_names:
+        if name in book.headlines:
+            ws.highlight.add((book.periods_selected or book.periods).rows[name])
     model = book.sheet("Model")
     book.sheets.remove(ws)
     book.sheets.insert(book.sheets.index(model) + 1, ws)  # the reader's: after the Model sheet
