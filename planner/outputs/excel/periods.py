@@ -139,10 +139,12 @@ def fill(book: Book) -> None:
     the selected scenario's)."""
     if book.periods is None:
         return
-    ws = book.periods_sheet
-    _rows(book, ws, book.periods, book.pieces(book.base_context))
+    from ...language.limits import deep
+
+    ws = book.periods_sheet  # on one thread with a big stack: each formula's own would cost a thread start
+    deep(_rows, book, ws, book.periods, book.pieces(book.base_context))
     if book.periods_selected is not None:
-        _rows(book, ws, book.periods_selected, book.selected_refs, base=book.periods)
+        deep(_rows, book, ws, book.periods_selected, book.selected_refs, base=book.periods)
     ws.caps.update({1: 40})
     for name in book.series_names:
         if name in book.headlines:
