@@ -93,7 +93,11 @@ def checks_sheet(book: Book) -> None:
             ws.text(row, 5, cell_unit(unit), UNITS)
             ws.number(row, 9, check.span.line)
 
-            if pair:
+            if ctx is not book.base_context and any(isinstance(n, (ir.Reduce, ir.At)) for n in ir.walk(cond)):
+                # the sheet of periods computes the base case's series (and the selected scenario's): planner's verdict
+                holds = "TRUE" if result.passed else "FALSE"
+                ws.text(row, 6, "planner's verdict, not live: it reduces a series in another case than the base")
+            elif pair:
                 lhs, rhs = cond.operands
                 sides = [percent_figure(unit, result.lhs), percent_figure(unit, result.rhs)]
                 for k, e in enumerate((lhs, rhs)):
