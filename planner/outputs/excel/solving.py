@@ -197,8 +197,8 @@ def solve_sheet(book: Book) -> None:
 
 def _over_periods(book: Book, stmt) -> bool:
     """Whether a question's condition reads a series (through the quantities it uses)."""
-    return any(book.reads_series(n.name) for side in _sides(book, stmt) for n in ir.walk(side)
-               if isinstance(n, ir.Name))
+    return any(book.reads_series(n.name) for n in ir.walk(stmt.condition) if isinstance(n, ir.Name)) or \
+        any(isinstance(n, (ir.Reduce, ir.At)) for n in ir.walk(stmt.condition))
 
 
 def domain_test(q, ref: str) -> Optional[str]:
