@@ -6,19 +6,26 @@ planner's own figure (tests/test_series.py checks those against month-by-month s
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import openpyxl
 import pytest
 from excel_recalc import POISON, gnumeric_recalculate, poison, recalculate, require_gnumeric, require_soffice
 
-from planner.compute.evaluation import load
+from planner.compute.evaluation import load, loads
 from planner.outputs.excel.book import SELECTED, scale_of
 from planner.outputs.excel.writer import Book, to_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANS = [ROOT / "tests/plans/series_60_months.plan", ROOT / "examples/support_backlog.plan",
          ROOT / "examples/grain_silo.plan"]
+
+
+def doc_examples() -> list[str]:
+    """The worked examples of docs/language.md's "Series over periods" (a loan, headcount, a warehouse...)."""
+    text = (ROOT / "docs/language.md").read_text(encoding="utf-8")
+    return [b for b in re.findall(r"```plan\n(.*?)```", text, re.S) if "periods" in b and "series" in b]
 
 
 def export(plan, path: Path) -> Book:
@@ -72,13 +79,18 @@ def exported(tmp_path_factory):
         plan = load(path)
         target = tmp / (path.stem + ".xlsx")
         out[path.stem] = (plan, export(plan, target), target)
+    for k, text in enumerate(doc_examples(), start=1):
+        plan = loads(text, name=str(tmp / f"language_{k}.plan"))
+        target = tmp / f"language_{k}.xlsx"
+        out[f"language_{k}"] = (plan, export(plan, target), target)
+    assert len(out) >= 7
     return tmp, out
 
 
 def test_the_cached_values_are_planners(exported):
     _, books = exported
     for plan, book, path in books.values():
-        assert compare(plan, book, openpyxl.load_workbook(path, data_only=True)) > 50
+        assert compare(plan, book, openpyxl.load_workbook(path, data_only=True)) > 10
 
 
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
@@ -90,7 +102,7 @@ def test_every_period_recalculates_to_planners_figure(exported, engine):
     for plan, book, path in books.values():
         copy = work / path.name
         copy.write_bytes(path.read_bytes())
-        assert poison(copy) > 50
+        assert poison(copy) > 10
         poisoned.append(copy)
     if engine == "gnumeric":
         require_gnumeric()
@@ -99,7 +111,7 @@ def test_every_period_recalculates_to_planners_figure(exported, engine):
         done = recalculate(poisoned, work)
     for (plan, book, _), copy in zip(books.values(), poisoned):
         wb = openpyxl.load_workbook(done[copy], data_only=True)
-        assert compare(plan, book, wb) > 50
+        assert compare(plan, book, wb) > 10
         status = [c.value for row in wb["Checks"].iter_rows() for c in row if c.value in ("holds", "FAILS")]
         assert status and set(status) == {"holds"}, f"{copy.name}: every check of the plan holds in the sheet"
 
