@@ -157,3 +157,37 @@ def test_the_selected_scenario_drives_its_rows(tmp_path):
     assert plan.evaluate("lean").values["low_cash"] != plan.evaluate(None).values["low_cash"]  # it matters
     assert compare(plan, book, got, scenario="lean") > 50
     assert compare(plan, book, got) > 50
+
+
+QUARTERS = """
+unit USD
+unit quarter = 3 month
+periods = 1 quarter..8 quarter
+series price = [10 USD, 10 USD, 12 USD] "the price each quarter (the last holds on)"
+series sold  = 100 then previous * 1.1
+series sales = price * sold
+total        = sum(sales)
+"""
+
+
+def test_a_table_of_values_is_a_row_of_input_cells(tmp_path):
+    """`series price = [...]`: input cells an analyst edits; the last one holds on. Quarter 3's price typed
+    as 20 USD: quarters 3 to 8 sell at 20, the total by hand is 10 (100 + 110) + 20 (121 + ... + 100 * 1.1^7)."""
+    require_soffice()
+    plan = loads(QUARTERS, name=str(tmp_path / "quarters.plan"))
+    book = export(plan, tmp_path / "quarters.xlsx")
+    assert book.periods_sheet.title == "Quarters"
+    row = book.periods.rows["price"]
+    cells = [book.periods_sheet.at(row, book.periods.first + j) for j in range(8)]
+    assert [c.kind for c in cells[:3]] == ["number"] * 3 and [c.value for c in cells[:3]] == [10, 10, 12]
+    assert all(c.kind == "formula" for c in cells[3:])  # =E6, =F6 ...: the last value holds on
+    wb = openpyxl.load_workbook(tmp_path / "quarters.xlsx")
+    wb["Quarters"].cell(row, book.periods.first + 2).value = 20
+    wb.save(tmp_path / "edited.xlsx")
+    poison(tmp_path / "edited.xlsx")
+    done = recalculate([tmp_path / "edited.xlsx"], tmp_path / "work")
+    got = openpyxl.load_workbook(done[tmp_path / "edited.xlsx"], data_only=True)
+    sold = [100 * 1.1 ** k for k in range(8)]
+    want = 10 * (sold[0] + sold[1]) + 20 * sum(sold[2:])
+    assert math.isclose(got["Model"].cell(book.model_rows["total"], 2).value, want, rel_tol=1e-12)
+    assert [got["Quarters"].cell(row, book.periods.first + j).value for j in range(8)] == [10, 10] + [20] * 6

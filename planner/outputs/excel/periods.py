@@ -115,7 +115,7 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
         for j in range(p.count):
             value = "" if series is None else (bool(series[j]) if q.is_bool else cached(series[j], scale))
             col = p.first + j
-            if items is not None and j >= len(items) and ws.at(row, col - 1).kind == "number":
+            if items is not None and j >= len(items) and ws.at(row, p.first + len(items) - 1).kind != "text":
                 ws.formula(row, col, f"={letter(col - 1)}{row}", value, style)  # the last value holds on
                 continue
             if items is not None and j < len(items):
