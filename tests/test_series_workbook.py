@@ -93,6 +93,14 @@ def test_the_cached_values_are_planners(exported):
         assert compare(plan, book, openpyxl.load_workbook(path, data_only=True)) > 10
 
 
+def test_the_summary_links_each_headline_series_to_its_row(exported):
+    _, books = exported
+    plan, book, path = books["series_60_months"]
+    ws = openpyxl.load_workbook(path)["Summary"]
+    links = {c.value: c.hyperlink.location for row in ws.iter_rows() for c in row if c.hyperlink is not None}
+    assert links["Cash, month by month"] == f"Months!A{book.periods.rows['cash']}"  # cash is [headline]
+
+
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
 def test_every_period_recalculates_to_planners_figure(exported, engine):
     tmp, books = exported
