@@ -18,6 +18,13 @@ number in the header row in the range's own unit (a month range counts months, `
 adds up its row. A sum inside a row's term over the same range up to the row's variable is the running
 total of its own row (``SUM('Cash flows'!$C$9:H$9)``).
 
+Series over periods print on the sheet of periods (:class:`PeriodRows`, :mod:`.periods`): a series'
+cell is its row in the column being printed, ``previous`` the cell to its left (the first column: its
+start), ``period`` the column's number in the periods' row, a table of values its item; a reduction is
+a formula over a row (``MIN``, ``MAX``, ``SUM``, ``AVERAGE``; ``at`` ``INDEX``/``MATCH``), over a working
+row of its terms where it reduces an expression or keeps to a condition; ``never`` is ``#N/A``
+(``x == never`` is ``ISNA(x)``).
+
 Excel's grammar differs from the plan's where it matters: unary minus binds tighter than ``^``
 (``=-2^2`` is 4) and ``^`` is left-associative, so negations and powers are parenthesised as operands;
 a power whose exponent moves is 0 where it falls below the smallest double

@@ -10,6 +10,8 @@ Sheets, in order:
   constraints and its doc as a comment;
 * **Model** (:mod:`.derived`): every derived quantity in dependency order, a live formula over
   the defined names, converted to its display unit, with its own name;
+* **Months** (:mod:`.periods`; Weeks, Quarters, Periods): a plan with series over periods, each series a
+  row of live formulas, a column per period;
 * **Scenarios** (:mod:`.scenarios`): one column per scenario: overridden inputs as values,
   the rest referencing the Inputs sheet, every derived quantity a formula over cells of its own column;
 * one sheet per **sweep** (:mod:`.tables`), with one chart per output;
