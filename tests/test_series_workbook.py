@@ -58,6 +58,13 @@ def compare(plan, book: Book, wb, overrides=None, scenario=None) -> int:
             want = bool(v) if q.is_bool else v / float(scale_of(q))
             close(ws.cell(row, p.first + j).value, want, f"{name} in period {j + 1}")
             n += 1
+        for y in range(book.period_years if not q.is_bool else 0):  # months: each whole year, its end or total
+            months = values[12 * y:12 * y + 12] / float(scale_of(q))
+            rule = ws.cell(row, p.first + p.count).value
+            want = months[-1] if rule == "at year end" else months.sum()
+            assert rule in ("at year end", "total")
+            close(ws.cell(row, p.first + p.count + 1 + y).value, float(want), f"{name} in year {y + 1} ({rule})")
+            n += 1
     for name, row in book.model_rows.items():
         q = plan.model.quantities[name]
         got = wb["Model"].cell(row, column).value
@@ -91,6 +98,19 @@ def test_the_cached_values_are_planners(exported):
     _, books = exported
     for plan, book, path in books.values():
         assert compare(plan, book, openpyxl.load_workbook(path, data_only=True)) > 10
+
+
+def test_months_have_a_column_per_year(exported):
+    """60 months: five years after them; cash (a balance) at each year's end, revenue (a flow) its total."""
+    _, books = exported
+    plan, book, path = books["series_60_months"]
+    assert book.period_years == 5
+    ws = openpyxl.load_workbook(path)["Months"]
+    p = book.periods
+    assert ws.cell(4, p.first + p.count + 1).value == "Year 1"
+    cash, revenue = p.rows["cash"], p.rows["revenue"]
+    assert ws.cell(cash, p.first + p.count + 2).value == f"=Z{cash}"  # month 24 (column Z)
+    assert ws.cell(revenue, p.first + p.count + 1).value == f"=SUM(C{revenue}:N{revenue})"  # months 1 to 12
 
 
 def test_the_summary_links_each_headline_series_to_its_row(exported):
