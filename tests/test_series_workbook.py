@@ -60,10 +60,10 @@ def compare(plan, book: Book, wb, overrides=None, scenario=None) -> int:
             n += 1
         for y in range(book.period_years if not q.is_bool else 0):  # months: each whole year, its end or total
             months = values[12 * y:12 * y + 12] / float(scale_of(q))
-            rule = ws.cell(row, p.first + p.count).value
+            rule = ws.cell(row, p.first + p.count + 1).value
             want = months[-1] if rule == "at year end" else months.sum()
             assert rule in ("at year end", "total")
-            close(ws.cell(row, p.first + p.count + 1 + y).value, float(want), f"{name} in year {y + 1} ({rule})")
+            close(ws.cell(row, p.first + p.count + 2 + y).value, float(want), f"{name} in year {y + 1} ({rule})")
             n += 1
     for name, row in book.model_rows.items():
         q = plan.model.quantities[name]
@@ -107,10 +107,10 @@ def test_months_have_a_column_per_year(exported):
     assert book.period_years == 5
     ws = openpyxl.load_workbook(path)["Months"]
     p = book.periods
-    assert ws.cell(4, p.first + p.count + 1).value == "Year 1"
+    assert ws.cell(4, p.first + p.count + 2).value == "Year 1"  # after an empty column and the rule's
     cash, revenue = p.rows["cash"], p.rows["revenue"]
-    assert ws.cell(cash, p.first + p.count + 2).value == f"=Z{cash}"  # month 24 (column Z)
-    assert ws.cell(revenue, p.first + p.count + 1).value == f"=SUM(C{revenue}:N{revenue})"  # months 1 to 12
+    assert ws.cell(cash, p.first + p.count + 3).value == f"=Z{cash}"  # month 24 (column Z)
+    assert ws.cell(revenue, p.first + p.count + 2).value == f"=SUM(C{revenue}:N{revenue})"  # months 1 to 12
 
 
 def test_the_summary_links_each_headline_series_to_its_row(exported):

@@ -60,9 +60,9 @@ def layout(book: Book) -> None:
     years = len(values) // 12 if unit == "month" and len(values) >= 24 and values[:2] == [1.0, 2.0] else 0
     book.period_years = years  # months: a column per whole year after them (its total, or its end)
     if years:
-        ws.text(HEADER_ROW, FIRST + len(values), "Per year", HEADER)
+        ws.text(HEADER_ROW, FIRST + len(values) + 1, "Per year", HEADER)  # after an empty column
         for y in range(years):
-            ws.text(HEADER_ROW, FIRST + len(values) + 1 + y, f"Year {y + 1}", HEADER)
+            ws.text(HEADER_ROW, FIRST + len(values) + 2 + y, f"Year {y + 1}", HEADER)
     ws.text(HEADER_ROW + 1, 1, f"period ({word}s)", NAME)
     ws.text(HEADER_ROW + 1, 2, unit, UNITS)
     ws.freeze = (HEADER_ROW + 2, FIRST)
@@ -146,7 +146,7 @@ def _years(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, st
     """A series' whole years: a level (it reads its own month before: a balance, a stock, a headcount) at
     the year's last month, a flow (revenue, costs) the year's total."""
     level = any(isinstance(n, ir.Previous) and n.name == name for n in ir.walk(book.q[name].definition.expr))
-    ws.text(row, p.first + p.count, "at year end" if level else "total", UNITS)
+    ws.text(row, p.first + p.count + 1, "at year end" if level else "total", UNITS)
     for y in range(book.period_years):
         a, b = letter(p.first + 12 * y), letter(p.first + 12 * y + 11)
         text = f"={b}{row}" if level else f"=SUM({a}{row}:{b}{row})"
@@ -154,7 +154,7 @@ def _years(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, st
         if series is not None:
             months = series[12 * y:12 * y + 12]
             value = cached(months[-1] if level else months.sum(), scale)
-        ws.formula(row, p.first + p.count + 1 + y, text, value, style)
+        ws.formula(row, p.first + p.count + 2 + y, text, value, style)
 
 
 def fill(book: Book) -> None:
