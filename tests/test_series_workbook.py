@@ -219,3 +219,19 @@ def test_a_table_of_values_is_a_row_of_input_cells(tmp_path):
     want = 10 * (sold[0] + sold[1]) + 20 * sum(sold[2:])
     assert math.isclose(got["Model"].cell(book.model_rows["total"], 2).value, want, rel_tol=1e-12)
     assert [got["Quarters"].cell(row, book.periods.first + j).value for j in range(8)] == [10, 10] + [20] * 6
+
+
+def test_a_question_over_a_series_is_planners_answer_said_so(tmp_path):
+    """A solve's condition or a maximize's objective that reduces a series: planner's answer, said so (the
+    rows compute the inputs as they are, not a trial value); the workbook is written."""
+    text = (ROOT / "tests/plans/series_60_months.plan").read_text(encoding="utf-8")
+    text += "maximize end_cash over production in 300 pallet..900 pallet step 50 pallet\n"
+    plan = loads(text, name=str(tmp_path / "opt.plan"))
+    export(plan, tmp_path / "opt.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "opt.xlsx")["Solve"]
+    rows = {ws.cell(r, 1).value: r for r in range(4, ws.max_row + 1) if ws.cell(r, 1).value}
+    for question in ("solve start_cash where low_cash = 0 USD as needed_start",
+                     "maximize end_cash over production in 300 pallet..900 pallet step 50 pallet"):
+        r = rows[question]
+        assert "planner's answer, not live" in ws.cell(r, 10).value
+        assert isinstance(ws.cell(r, 3).value, (int, float))
