@@ -296,16 +296,18 @@ class PeriodRows:
         self.scale, self.add_row = scale, add_row
         self.col: Optional[int] = None
         self.suffix = ""  # said after a working row's label (which block of rows it reduces)
+        self.at: Optional[list] = None  # each period as an IR number (planner's values of a working row's terms)
         self._made: dict[tuple, int] = {}  # working rows written, by their cells
 
     def span(self, row: int) -> str:
         """A row's periods as a range, qualified (a figure elsewhere reads it)."""
         return f"{self.sheet}!${letter(self.first)}${row}:${letter(self.first + self.count - 1)}${row}"
 
-    def row(self, cells: list, label: str) -> int:
+    def row(self, cells: list, label: str, held: Optional[list] = None) -> int:
+        """A working row of ``cells`` (their cached values ``held``), written once."""
         key = tuple(cells)
         if key not in self._made:
-            self._made[key] = self.add_row(cells, label + self.suffix)
+            self._made[key] = self.add_row(cells, label + self.suffix, held or [""] * len(cells))
         return self._made[key]
 
 
@@ -802,7 +804,9 @@ class Generator:
         if isinstance(e, ir.Period):
             return p.span(p.header), p.scale
         cells, scale = self._cells(lambda col: self.expr(e, env, want))
-        return p.span(p.row(cells, label)), scale
+        got = self._period_values(e, env)
+        held = None if got is None else [cached(v, 1 if scale is None else scale) for v in got]
+        return p.span(p.row(cells, label, held)), scale
 
     def _reduce(self, e: ir.Reduce, env, want) -> Piece:
         p = self._over("a reduction")
@@ -812,7 +816,9 @@ class Generator:
         if e.op == "count":
             test = e.cond if e.cond is not None else e.body
             cells, _ = self._cells(lambda col: Piece(f"IF({self.expr(test, env).text},1,0)", ATOM, Fraction(1)))
-            return Piece(f"SUM({p.span(p.row(cells, written))})", ATOM, Fraction(1))
+            got = self._period_values(test, env)
+            held = None if got is None else [1.0 if v else 0.0 for v in got]
+            return Piece(f"SUM({p.span(p.row(cells, written, held))})", ATOM, Fraction(1))
         if e.op in ("first", "last"):
             values, scale = self._row_of(e.body, env, want, f"{written}: the values")
             if e.cond is None:
@@ -822,18 +828,44 @@ class Generator:
                 return Piece(cell, ATOM, scale)
             cells, _ = self._cells(lambda col: Piece(
                 f'IF({self.expr(e.cond, env).text},{col - p.first + 1},"")', ATOM, Fraction(1)))
-            index = p.span(p.row(cells, f"{written}: the periods where it holds, numbered"))
+            got = self._period_values(e.cond, env)
+            held = None if got is None else [float(j + 1) if v else "" for j, v in enumerate(got)]
+            index = p.span(p.row(cells, f"{written}: the periods where it holds, numbered", held))
             pick = "MIN" if e.op == "first" else "MAX"  # INDEX(row, 1, k): Gnumeric reads INDEX(row, k) as a row number
             return Piece(f"IF(COUNT({index})=0,NA(),INDEX({values},1,{pick}({index})))", ATOM, scale)
         if e.cond is None:
             values, scale = self._row_of(e.body, env, want, written)
         else:
             cells, scale = self._cells(lambda col: self._kept(e, env, want))
-            values = p.span(p.row(cells, f"{written}: the values where it holds"))
+            got, holds = self._period_values(e.body, env), self._period_values(e.cond, env)
+            held = None if got is None or holds is None else \
+                [cached(v, 1 if scale is None else scale) if c else "" for v, c in zip(got, holds)]
+            values = p.span(p.row(cells, f"{written}: the values where it holds", held))
         if e.op == "sum":
             return Piece(f"SUM({values})", ATOM, scale)
         total = {"mean": "AVERAGE", "min": "MIN", "max": "MAX"}[e.op]
         return Piece(f"IF(COUNT({values})=0,NA(),{total}({values}))", ATOM, scale)
+
+    def _period_values(self, e: ir.Expr, env) -> Optional[list]:
+        """``e``'s value in every period (planner's numeric route, one program), or None."""
+        p = self.periods
+        if self.values is None or p.at is None:
+            return None
+        import numpy as np
+
+        from ...compute.numeric import Compiler
+
+        names = list(self.values)
+        try:
+            c = Compiler(self.model, names)
+            regs = self._registers(c, env, {})
+            outs = [(f"p{j}", c._expr(ir.At(e, when, e.span), c.top, regs, _scope(env))) for j, when in enumerate(p.at)]
+            program = c.program(outs)
+            with np.errstate(all="ignore"):
+                got = program([np.bool_(a) if isinstance(a, bool) else a for a in (self.values[n] for n in names)])
+        except (AssertionError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return None
+        return [np.asarray(v).item() for v in got]
 
     def _kept(self, e: ir.Reduce, env, want) -> Piece:
         body = self.expr(e.body, env, want)

@@ -79,7 +79,7 @@ def layout(book: Book) -> None:
     rows = {name: top + i for i, name in enumerate(names)}
     state = {"next": top + len(names) + 1, "start": top + len(names) + 1}
 
-    def add_row(cells: list, label: str) -> int:
+    def add_row(cells: list, label: str, held: list) -> int:
         if state["next"] == state["start"]:
             ws.label(state["next"], 1, "Working rows: the terms the Model sheet's figures reduce")
             state["next"] += 1
@@ -87,7 +87,7 @@ def layout(book: Book) -> None:
         state["next"] += 1
         ws.text(row, 1, label, NOTE)
         for j, text in enumerate(cells):
-            ws.formula(row, FIRST + j, text, "")
+            ws.formula(row, FIRST + j, text, held[j])
         return row
 
     scale = Fraction(size).limit_denominator(10**12) if not float(size).is_integer() else Fraction(int(size))
@@ -96,6 +96,13 @@ def layout(book: Book) -> None:
         book.periods_selected = PeriodRows(sheet_ref(title), selected, FIRST, len(values), HEADER_ROW + 1, scale,
                                            add_row)
         book.periods_selected.suffix = " (the selected scenario)"
+    first = book.model.periods.values.items[0]
+    if isinstance(first, ir.Number):  # each period as the plan writes it (`36 month`): a working row's values
+        at = [ir.Number(Fraction(v).limit_denominator(10**9) * first.value / Fraction(values[0]).limit_denominator(
+              10**9) if values[0] else Fraction(v).limit_denominator(10**9), first.unit, first.span) for v in values]
+        for rows_ in (book.periods, book.periods_selected):
+            if rows_ is not None:
+                rows_.at = at
     book.periods_sheet = ws
     book.series_names = names
 
