@@ -246,13 +246,17 @@ def test_sensitivity_of_the_lowest_balance_to_the_starting_cash(plan):
     assert row.derivative == pytest.approx(1.005 ** k, rel=1e-6)
 
 
-def test_the_workbook_says_it_does_not_show_series_yet(plan):
+def test_the_workbook_shows_each_series_as_a_row_of_months(plan):
+    """Once refused; now a sheet of months (tests/test_series_workbook.py recalculates it)."""
+    import io
+
+    import openpyxl
+
     from planner.outputs.excel.writer import workbook_bytes
 
-    with pytest.raises(PlanError) as info:
-        workbook_bytes(plan)
-    assert "does not show series over periods yet" in info.value.message
-    assert info.value.span is not None and info.value.span.text == "demand"
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(plan)), data_only=True)
+    ws = wb["Months"]
+    assert [ws.cell(4, c).value for c in (3, 4, 62)] == ["Month 1", "Month 2", "Month 60"]
 
 
 # ---- the examples built on series, against independent month-by-month scripts -------------------------
@@ -431,15 +435,15 @@ def test_a_period_table_gives_each_period_its_value_and_the_last_after_it():
     assert "period table differ" in info.value.message
 
 
-def test_build_writes_the_report_and_its_charts_and_says_the_workbook_is_skipped(tmp_path):
+def test_build_writes_the_report_its_charts_and_the_workbook(tmp_path):
     pytest.importorskip("matplotlib")
     from planner.outputs.build import build
 
     result = build(str(ROOT / "examples" / "grain_silo.plan"), str(tmp_path / "out"))
     written = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert "grain_silo.md" in written and "grain_silo-series-1.png" in written
-    assert not any(name.endswith(".xlsx") for name in written)
-    assert any("workbook skipped" in n for n in result.notes)
+    assert "grain_silo.xlsx" in written  # once skipped: the workbook shows series now
+    assert not any("workbook skipped" in n for n in result.notes)
 
 
 def test_simulate_json_gives_each_headline_series_fan(tmp_path, capsys):

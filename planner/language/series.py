@@ -118,18 +118,3 @@ def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str = "a che
             sink.add(KindError(f"{what} needs one figure, not a value per period", node.span,
                                label="per period", hint="use it inside a reduction such as `first(period where ...)`"))
             return
-
-
-
-
-def not_shown_yet(model, what: str) -> None:
-    """Refuse, with a located error, an output that does not show series yet (``what``: "the workbook")."""
-    from .errors import UsageError
-
-    names = [n for n, q in model.quantities.items() if q.per_period]
-    if names:
-        q = model.quantities[names[0]]
-        raise UsageError(f"{what} does not show series over periods yet (`{names[0]}` is one)",
-                         q.definition.name_span,
-                         hint="`planner eval` prints them as a table of periods (`--format csv`: one row per "
-                              "period); check, solve, sweep, sensitivity and simulate work on their reductions")

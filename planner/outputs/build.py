@@ -291,14 +291,8 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
 
     analysis = analyse(plan)
     step("the workbook")
-    outputs, skipped = [], []
-    try:
-        outputs.append(workbook_output(analysis, f"{stem}.xlsx"))
-    except UsageError as err:
-        if not plan.model.series:
-            raise
-        # the workbook does not show series over periods yet: the report does, and says so
-        skipped.append(f"workbook skipped: {err.message}; the report shows the series")
+    skipped = []
+    outputs = [workbook_output(analysis, f"{stem}.xlsx")]
     step("the report and its plots")
     report, notes = report_outputs(analysis, f"{stem}.md", template)
     outputs += report

@@ -394,6 +394,9 @@ class Book:
         self._compiled: dict = {}
         self._styles: Optional[dict] = None
         self.helpers: Optional[Sheet] = None
+        self.periods = None  # the sheet of series (generator.PeriodRows), in a plan with periods
+        self.periods_selected = None  # its rows for the scenario the Summary selects (a plan with scenarios)
+        self.period_years = 0  # months: whole years shown after them
         self.flows: Optional[Sheet] = None  # the Cash flows sheet: sums' terms, a column per value of the range
         self.solve_results = solve_results
         from ...questions.fast import Answers
@@ -470,7 +473,8 @@ class Book:
                 elif d not in seen:
                     seen.add(d)
                     stack.append((d, iter(self.q[d].deps)))
-        return out + [n for n in self.model.derived if n not in seen]
+        out += [n for n in self.model.derived if n not in seen]
+        return [n for n in out if not self.q[n].per_period]  # the series: a row each on the sheet of periods
 
     @property
     def headlines(self) -> list[str]:
@@ -496,7 +500,7 @@ class Book:
         key = ("pieces", ctx.key, here)
         if key not in self._refs:
             out = {name: Piece(self.cell(ctx, name, here), ATOM, None if q.is_bool else scale_of(q))
-                   for name, q in self.q.items()}
+                   for name, q in self.q.items() if not q.per_period}  # a series: its row (generator.PeriodRows)
             for name in self.model.answers:
                 stmt = self.aliases.get(alias_base(name))
                 if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
@@ -506,12 +510,13 @@ class Book:
         return dict(self._refs[key])
 
     def quantity_formula(self, name: str, ctx: Context, refs: Mapping[str, Piece], where: str,
-                         row_refs: Optional[Mapping[str, Piece]] = None) -> str:
+                         row_refs: Optional[Mapping[str, Piece]] = None, periods=None) -> str:
         """``=...`` for derived quantity ``name`` in ``ctx`` as its author wrote it, in its cell's unit
         (:mod:`.generator`); the terms of its sums over ranges go to rows of the Cash flows sheet."""
         q = self.q[name]
         gen = Generator(self.model, refs, row=self.flow_cells, values=self.env(ctx), where=where,
-                        row_refs=row_refs, spill=lambda text, value: self.helper_cell(text, where, value))
+                        row_refs=row_refs, spill=lambda text, value: self.helper_cell(text, where, value),
+                        periods=periods or self.periods)
         mark = self._flows_mark()
         try:
             return gen.formula(q.definition.expr, None if q.is_bool else scale_of(q))
@@ -785,7 +790,40 @@ class Book:
             if isinstance(v, Fraction):
                 return float(v / scale_of(q))
         v = self.env(ctx)[name]
+        if not q.is_bool and v != v and self.never(name):
+            return "#N/A"  # a `first` that found nothing: never, as its formula shows it (NA())
         return bool(v) if q.is_bool else cached(v, scale_of(q))
+
+    def moves(self, set_by: set) -> dict[str, bool]:
+        """Derived quantity (and series) -> whether an input in ``set_by`` or an answer moves it."""
+        out: dict[str, bool] = {}
+        for name in self.model.order:  # dependencies first; a series in its place among the figures
+            q = self.q[name]
+            if not q.is_input:
+                out[name] = any(d in set_by or out.get(d, False) for d in q.deps) or bool(q.answer_deps)
+        return out
+
+    def reads_series(self, name: str) -> bool:
+        """Whether ``name`` is a series or reads one (a reduction), through the quantities it uses."""
+        if not hasattr(self, "_reads_series"):
+            self._reads_series: dict[str, bool] = {}
+        got = self._reads_series.get(name)
+        if got is None:
+            seen, stack, got = set(), [name], False
+            while stack and not got:
+                n = stack.pop()
+                if n in seen or n not in self.q:
+                    continue
+                seen.add(n)
+                got = self.q[n].per_period
+                stack.extend(self.q[n].deps)
+            self._reads_series[name] = got
+        return got
+
+    def never(self, name: str) -> bool:
+        """Whether ``name`` is a ``first(...)``, whose no value (never) the workbook shows as #N/A."""
+        e = self.q[name].definition.expr
+        return (isinstance(e, ir.Reduce) and e.op == "first") or (isinstance(e, ir.Aggregate) and e.op is ir.AggOp.FIRST)
 
     def value_of(self, expr: ir.Expr, env: Mapping[str, object]):
         """The IR expression ``expr`` over the quantities and answers with these base values (scalars or

@@ -86,14 +86,18 @@ def checks_sheet(book: Book) -> None:
                 values[key] = book.env(other)[r.name]
             where = f"Checks: {text}"
             gen = Generator(book.model, refs, row=book.flow_cells, values=values, where=where, row_refs=qualified,
-                            spill=lambda t, v, where=where: book.helper_cell(t, where, v))
+                            spill=lambda t, v, where=where: book.helper_cell(t, where, v), periods=book.periods)
 
             ws.text(row, 1, text)
             ws.text(row, 2, ctx.label)
             ws.text(row, 5, cell_unit(unit), UNITS)
             ws.number(row, 9, check.span.line)
 
-            if pair:
+            if ctx is not book.base_context and any(isinstance(n, (ir.Reduce, ir.At)) for n in ir.walk(cond)):
+                # the sheet of periods computes the base case's series (and the selected scenario's): planner's verdict
+                holds = "TRUE" if result.passed else "FALSE"
+                ws.text(row, 6, "planner's verdict, not live: it reduces a series in another case than the base")
+            elif pair:
                 lhs, rhs = cond.operands
                 sides = [percent_figure(unit, result.lhs), percent_figure(unit, result.rhs)]
                 for k, e in enumerate((lhs, rhs)):

@@ -42,14 +42,11 @@ def model_sheet(book: Book) -> None:
     if selected:
         ws.text(3, SELECTED, "Selected scenario", HEADER)
     set_by = {n for c in book.selectable for n in book.model.scenarios[c.scenario].overrides}
-    moves: dict[str, bool] = {}
+    moves = book.moves(set_by)
 
-    def moved(name: str) -> bool:  # depends on an input some scenario sets (deps come first in this order)
+    def moved(name: str) -> bool:  # depends on an input some scenario sets (a series it reduces included)
         return moves[name]
 
-    for name in book.derived_order():
-        moves[name] = any(d in set_by or moves.get(d, False) for d in book.q[name].deps) or \
-            bool(book.q[name].answer_deps)
     rows = {}
     order = book.derived_order()
     runs = imported_runs(book, order, "figures")  # a library file's figures: one line, collapsed
@@ -74,7 +71,8 @@ def model_sheet(book: Book) -> None:
         if selected and not moved(name):  # no scenario moves it: the same figure as column B
             ws.formula(row, SELECTED, f"=B{row}", book.display(book.base_context, name), book.style(name))
         elif selected:
-            text = book.quantity_formula(name, book.base_context, here, f"Model (selected scenario): {name}", there)
+            text = book.quantity_formula(name, book.base_context, here, f"Model (selected scenario): {name}", there,
+                                         periods=book.periods_selected)
             ws.formula(row, SELECTED, text, book.display(book.base_context, name), book.style(name))
         ws.text(row, 3, unit_of(q), UNITS)
         ws.text(row, 4, name, IDENT)
@@ -84,5 +82,7 @@ def model_sheet(book: Book) -> None:
             ws.highlight.add(row)
         book.define(name, f"Model!$B${row}")
         book.model_rows[name] = row
+    if selected:
+        book.selected_refs = selected[1]  # the selected scenario's series rows read these (periods.fill)
     longest_tag = max((len(t) for n in book.derived_order() for t in book.q[n].tags), default=0)
     ws.caps.update({1: 50, 4: 24, 5: min(18, max(12, longest_tag + 2)), 6: 60})  # a tag to a line, or wrapped

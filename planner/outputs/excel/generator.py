@@ -18,6 +18,13 @@ number in the header row in the range's own unit (a month range counts months, `
 adds up its row. A sum inside a row's term over the same range up to the row's variable is the running
 total of its own row (``SUM('Cash flows'!$C$9:H$9)``).
 
+Series over periods print on the sheet of periods (:class:`PeriodRows`, :mod:`.periods`): a series'
+cell is its row in the column being printed, ``previous`` the cell to its left (the first column: its
+start), ``period`` the column's number in the periods' row, a table of values its item; a reduction is
+a formula over a row (``MIN``, ``MAX``, ``SUM``, ``AVERAGE``; ``at`` ``INDEX``/``MATCH``), over a working
+row of its terms where it reduces an expression or keeps to a condition; ``never`` is ``#N/A``
+(``x == never`` is ``ISNA(x)``).
+
 Excel's grammar differs from the plan's where it matters: unary minus binds tighter than ``^``
 (``=-2^2`` is 4) and ``^`` is left-associative, so negations and powers are parenthesised as operands;
 a power whose exponent moves is 0 where it falls below the smallest double
@@ -275,6 +282,35 @@ class _Level(NamedTuple):
     at: object  # the variable's base value in each cell (a numpy array; None: no cached values)
 
 
+class PeriodRows:
+    """Where the series live: a row per series on a sheet of periods, a column per period.
+
+    ``rows``: series name -> its row; ``first``: the first period's column; ``count``: the periods;
+    ``header``: the row of the periods' values (in the periods' unit, ``scale`` base units each);
+    ``sheet``: the sheet as a reference; ``add_row(cells, label)`` writes a working row of formulas
+    (a reduction's terms) and returns its row. ``col``: the column being printed (None: a figure)."""
+
+    def __init__(self, sheet: str, rows: dict, first: int, count: int, header: int, scale: Fraction,
+                 add_row: Callable) -> None:
+        self.sheet, self.rows, self.first, self.count, self.header = sheet, rows, first, count, header
+        self.scale, self.add_row = scale, add_row
+        self.col: Optional[int] = None
+        self.suffix = ""  # said after a working row's label (which block of rows it reduces)
+        self.at: Optional[list] = None  # each period as an IR number (planner's values of a working row's terms)
+        self._made: dict[tuple, int] = {}  # working rows written, by their cells
+
+    def span(self, row: int) -> str:
+        """A row's periods as a range, qualified (a figure elsewhere reads it)."""
+        return f"{self.sheet}!${letter(self.first)}${row}:${letter(self.first + self.count - 1)}${row}"
+
+    def row(self, cells: list, label: str, held: Optional[list] = None) -> int:
+        """A working row of ``cells`` (their cached values ``held``), written once."""
+        key = tuple(cells)
+        if key not in self._made:
+            self._made[key] = self.add_row(cells, label + self.suffix, held or [""] * len(cells))
+        return self._made[key]
+
+
 class Generator:
     """The Excel formula of an IR expression.
 
@@ -290,7 +326,8 @@ class Generator:
 
     def __init__(self, model, refs: Mapping[str, Piece], row: Optional[Callable] = None,
                  values: Optional[Mapping[str, object]] = None, where: str = "",
-                 row_refs: Optional[Mapping[str, Piece]] = None, spill: Optional[Callable] = None) -> None:
+                 row_refs: Optional[Mapping[str, Piece]] = None, spill: Optional[Callable] = None,
+                 periods: Optional[PeriodRows] = None) -> None:
         from ...language.aggregates import Ranges
         from ...language.analysis import unit_of
 
@@ -298,6 +335,7 @@ class Generator:
         self.refs = refs
         self.row_refs = refs if row_refs is None else row_refs  # what a row's cells (on their own sheet) use
         self.row = row
+        self.periods = periods  # the sheet of series (a plan with periods)
         self.spill = spill  # spill(formula, value) writes a helper cell (sheet-qualified refs) and returns it
         self.values = values
         self.where = where
@@ -369,6 +407,8 @@ class Generator:
         bound = env.get(e.name)
         if bound is not None:
             return bound.piece if bound.expr is None else self.expr(bound.expr, bound.env, want)
+        if self.periods is not None and e.name in self.periods.rows:
+            return self._series_cell(e.name, self.periods.col, e.span)
         try:
             return self.refs[e.name]
         except KeyError:
@@ -438,6 +478,12 @@ class Generator:
     # ---- logic ----------------------------------------------------------------------------------
     def _compare(self, e: ir.Compare, env, want) -> Piece:
         from ...language.precision import approx_tolerance
+
+        if len(e.ops) == 1 and e.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.NE) and \
+                any(isinstance(o, ir.Never) for o in e.operands):  # `x == never`: x has no value (#N/A)
+            other = next(o for o in e.operands if not isinstance(o, ir.Never))
+            test = f"ISNA({self.expr(other, env).text})"
+            return Piece(test if e.ops[0] is ir.CmpOp.EQ else f"NOT({test})", ATOM, None)
 
         sides = [self.expr(o, env) for o in e.operands]
         parts = []
@@ -731,6 +777,139 @@ class Generator:
         header = f"{sheet}!{first.rsplit('$', 1)[0]}${FLOW_HEADER}:{last.rsplit('$', 1)[0]}${FLOW_HEADER}"
         return Piece(f'SUMIF({header},"<="&({count}),{ranges[0]})', ATOM, scale)
 
+    # ---- series over periods ------------------------------------------------------------------------
+    def _over(self, what: str, span=None) -> PeriodRows:
+        if self.periods is None or (self.periods.col is None and what != "a reduction"):
+            raise NotWritten(f"{what} outside the sheet of periods")
+        return self.periods
+
+    def _series_cell(self, name: str, col: Optional[int], span) -> Piece:
+        from ..numbers import scale_of
+
+        if col is None:
+            raise UnsupportedFormula(f"`{name}` is a series: a figure reads a reduction of it", span)
+        q = self.model.quantities[name]
+        return Piece(f"{letter(col)}{self.periods.rows[name]}", ATOM, None if q.is_bool else scale_of(q))
+
+    def _series(self, e: ir.Series, env, want) -> Piece:
+        p = self._over("a series")
+        return self.expr(e.first if p.col == p.first or e.then is None else e.then, env, want)
+
+    def _period(self, e: ir.Period, env, want) -> Piece:
+        p = self._over("`period`")
+        return Piece(f"{letter(p.col)}${p.header}", ATOM, p.scale)
+
+    def _previous(self, e: ir.Previous, env, want) -> Piece:
+        p = self._over("`previous`")
+        if p.col == p.first:
+            if e.init is None:
+                return Piece("NA()", ATOM, want)  # no period before the first
+            return self.expr(e.init, env, want)
+        return self._series_cell(e.name, p.col - 1, e.span)
+
+    def _period_table(self, e: ir.PeriodTable, env, want) -> Piece:
+        p = self._over("a table of periods")
+        return self.expr(e.items[min(p.col - p.first, len(e.items) - 1)], env, want)
+
+    def _never(self, e: ir.Never, env, want) -> Piece:
+        return Piece("NA()", ATOM, want)
+
+    def _cells(self, make: Callable[[int], Piece]) -> tuple[list[str], Optional[Fraction]]:
+        """A working row's formulas, one per period (``make(column)``, in the first one's scale)."""
+        p = self._over("a reduction")
+        saved_col, saved_refs = p.col, self.refs
+        self.refs = self.row_refs  # on the sheet of periods: other sheets' cells qualified
+        try:
+            pieces = []
+            for col in range(p.first, p.first + p.count):
+                p.col = col
+                pieces.append(make(col))
+        finally:
+            p.col, self.refs = saved_col, saved_refs
+        scale = pieces[0].scale if pieces else None
+        return ["=" + convert(x, scale).text if scale is not None else "=" + x.text for x in pieces], scale
+
+    def _row_of(self, e: ir.Expr, env, want, label: str) -> tuple[str, Optional[Fraction]]:
+        """The periods of the series ``e`` as a range: its own row, or a working row of its terms."""
+        p = self._over("a reduction")
+        if isinstance(e, ir.Name) and e.name in p.rows and e.name not in env:
+            return p.span(p.rows[e.name]), self._series_cell(e.name, p.first, e.span).scale
+        if isinstance(e, ir.Period):
+            return p.span(p.header), p.scale
+        cells, scale = self._cells(lambda col: self.expr(e, env, want))
+        got = self._period_values(e, env)
+        held = None if got is None else [cached(v, 1 if scale is None else scale) for v in got]
+        return p.span(p.row(cells, label, held)), scale
+
+    def _reduce(self, e: ir.Reduce, env, want) -> Piece:
+        p = self._over("a reduction")
+        if p.count == 0:
+            return Piece("0" if e.op in ("sum", "count") else "NA()", ATOM, want if e.op != "count" else Fraction(1))
+        written = e.span.flat
+        if e.op == "count":
+            test = e.cond if e.cond is not None else e.body
+            cells, _ = self._cells(lambda col: Piece(f"IF({self.expr(test, env).text},1,0)", ATOM, Fraction(1)))
+            got = self._period_values(test, env)
+            held = None if got is None else [1.0 if v else 0.0 for v in got]
+            return Piece(f"SUM({p.span(p.row(cells, written, held))})", ATOM, Fraction(1))
+        if e.op in ("first", "last"):
+            values, scale = self._row_of(e.body, env, want, f"{written}: the values")
+            if e.cond is None:
+                cell = values.split(":")[0 if e.op == "first" else 1]
+                if e.op == "last":
+                    cell = f"{p.sheet}!{cell}"
+                return Piece(cell, ATOM, scale)
+            cells, _ = self._cells(lambda col: Piece(
+                f'IF({self.expr(e.cond, env).text},{col - p.first + 1},"")', ATOM, Fraction(1)))
+            got = self._period_values(e.cond, env)
+            held = None if got is None else [float(j + 1) if v else "" for j, v in enumerate(got)]
+            index = p.span(p.row(cells, f"{written}: the periods where it holds, numbered", held))
+            pick = "MIN" if e.op == "first" else "MAX"  # INDEX(row, 1, k): Gnumeric reads INDEX(row, k) as a row number
+            return Piece(f"IF(COUNT({index})=0,NA(),INDEX({values},1,{pick}({index})))", ATOM, scale)
+        if e.cond is None:
+            values, scale = self._row_of(e.body, env, want, written)
+        else:
+            cells, scale = self._cells(lambda col: self._kept(e, env, want))
+            got, holds = self._period_values(e.body, env), self._period_values(e.cond, env)
+            held = None if got is None or holds is None else \
+                [cached(v, 1 if scale is None else scale) if c else "" for v, c in zip(got, holds)]
+            values = p.span(p.row(cells, f"{written}: the values where it holds", held))
+        if e.op == "sum":
+            return Piece(f"SUM({values})", ATOM, scale)
+        total = {"mean": "AVERAGE", "min": "MIN", "max": "MAX"}[e.op]
+        return Piece(f"IF(COUNT({values})=0,NA(),{total}({values}))", ATOM, scale)
+
+    def _period_values(self, e: ir.Expr, env) -> Optional[list]:
+        """``e``'s value in every period (planner's numeric route, one program), or None."""
+        p = self.periods
+        if self.values is None or p.at is None:
+            return None
+        import numpy as np
+
+        from ...compute.numeric import Compiler
+
+        names = list(self.values)
+        try:
+            c = Compiler(self.model, names)
+            regs = self._registers(c, env, {})
+            outs = [(f"p{j}", c._expr(ir.At(e, when, e.span), c.top, regs, _scope(env))) for j, when in enumerate(p.at)]
+            program = c.program(outs)
+            with np.errstate(all="ignore"):
+                got = program([np.bool_(a) if isinstance(a, bool) else a for a in (self.values[n] for n in names)])
+        except (AssertionError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return None
+        return [np.asarray(v).item() for v in got]
+
+    def _kept(self, e: ir.Reduce, env, want) -> Piece:
+        body = self.expr(e.body, env, want)
+        return Piece(f'IF({self.expr(e.cond, env).text},{body.text},"")', ATOM, body.scale)
+
+    def _at_period(self, e: ir.At, env, want) -> Piece:
+        p = self._over("a reduction")
+        values, scale = self._row_of(e.series, env, want, e.span.flat)
+        when = convert(self.expr(e.when, env), p.scale)
+        return Piece(f"INDEX({values},1,MATCH({when.text},{p.span(p.header)},0))", ATOM, scale)
+
     # ---- cached values ----------------------------------------------------------------------------
     def _values(self, e: ir.Aggregate, env, level: _Level, at, by: Fraction, unit: Fraction, scale, fixed_end,
                 inside) -> list:
@@ -889,7 +1068,9 @@ _METHODS: dict[type, Callable] = {
     ir.Number: Generator._number, ir.Bool: Generator._bool, ir.Name: Generator._name,
     ir.ScenarioRef: Generator._scenario_ref, ir.Neg: Generator._neg, ir.Binary: Generator._binary,
     ir.Compare: Generator._compare, ir.Logic: Generator._logic, ir.Not: Generator._not,
-    ir.Call: Generator._call, ir.Aggregate: Generator._aggregate,
+    ir.Call: Generator._call, ir.Aggregate: Generator._aggregate, ir.Series: Generator._series,
+    ir.Period: Generator._period, ir.Previous: Generator._previous, ir.PeriodTable: Generator._period_table,
+    ir.Never: Generator._never, ir.Reduce: Generator._reduce, ir.At: Generator._at_period,
 }
 _missing = [t.__name__ for t in ir.Expr.__args__ if t not in _METHODS]  # every IR node, loudly at import
 if _missing:

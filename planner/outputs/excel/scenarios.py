@@ -48,10 +48,7 @@ def scenarios_layout(book: Book) -> None:
         blocks = [(inputs + derived, None)]
     else:
         set_by = {n for c in shown for n in book.model.scenarios[c.scenario].overrides if n not in book.overrides}
-        moves: dict[str, bool] = {}
-        for name in derived:  # dependencies come first in this order
-            q = book.q[name]
-            moves[name] = any(d in set_by or moves.get(d, False) for d in q.deps) or bool(q.answer_deps)
+        moves = book.moves(set_by)  # a figure that reduces a series the scenario moves moves too
         follow = [n for n in inputs if n not in set_by]
         still = [n for n in derived if not moves[n]]
         moved = [n for n in derived if moves[n]]
@@ -159,6 +156,10 @@ def fill_column(book: Book, ws, ctx: Context) -> None:
                 ws.number(row, col, value, style, INPUT)
             else:
                 ws.formula(row, col, "=" + book.names[name], value, style)
+            continue
+        if book.reads_series(name):  # the sheet of periods computes the selected scenario's series, not this column's
+            cell = ws.formula(row, col, "=NA()", value) if value == "#N/A" else ws.number(row, col, value, style)
+            cell.comment = "planner's figure at export, not live: it reduces a series (export again after editing)"
             continue
         text = book.quantity_formula(name, ctx, refs, f"{ctx.label}: {name}", row_refs)
         ws.formula(row, col, text, value, style)

@@ -175,6 +175,12 @@ def solve_sheet(book: Book) -> None:
         notes = [one_line(n) for n in r.notes]
         if isinstance(stmt, ir.Optimize):
             _optimize(book, ws, work, row, stmt, ctx, r, notes)
+        elif _over_periods(book, stmt.condition):  # the series' rows compute the inputs as they are, not a trial value
+            ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
+                                                                             q.unit_text))
+            ws.number(row, HOLDS, True)
+            notes.insert(0, "planner's answer, not live: its condition reduces a series, whose rows compute "
+                         "the inputs as they are (export again after editing)")
         elif stmt.mode == "root":
             _root(book, ws, work, row, stmt, ctx, r, notes)
             _in_domain(book, work, ws, row, stmt, ctx, q, notes)
@@ -188,6 +194,12 @@ def solve_sheet(book: Book) -> None:
         book.solve_cells.append((stmt, ctx, f"C{row}"))
     ws.flag(4, STATUS, row)
     ws.caps.update({1: 50, CHECK: 34, METHOD: 24, NOTES: 60})
+
+
+def _over_periods(book: Book, e: ir.Expr) -> bool:
+    """Whether a question's condition or objective reads a series (itself or through the quantities it uses)."""
+    return any(isinstance(n, (ir.Reduce, ir.At)) or isinstance(n, ir.Name) and book.reads_series(n.name)
+               for n in ir.walk(e))
 
 
 def domain_test(q, ref: str) -> Optional[str]:
@@ -661,11 +673,13 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
     optimum_style = book.number_style([percent_figure(unit, r.optimum_display)], unit)
     best = "largest" if stmt.sense == "max" else "smallest"
     ws.text(row, CHECK, titled(f"{stmt.objective.span.flat} at the best {stmt.over}", unit))
-    if len(values) > MAX_SWEEP_ROWS or not values:
+    if len(values) > MAX_SWEEP_ROWS or not values or _over_periods(book, objective):
         ws.number(row, 3, figure(q, r.display_value), answer_style)
         ws.number(row, CHECK_VALUE, percent_figure(unit, r.optimum_display), optimum_style)
         ws.number(row, HOLDS, True)
-        notes.insert(0, f"{len(values):,} candidates: too many for a live table; the answer is planner's value")
+        notes.insert(0, "planner's answer, not live: its objective reduces a series, whose rows compute the inputs "
+                     "as they are (export again after editing)" if values and len(values) <= MAX_SWEEP_ROWS else
+                     f"{len(values):,} candidates: too many for a live table; the answer is planner's value")
         return
     key = id(stmt)
     if key not in work.optimize:

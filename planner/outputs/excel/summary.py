@@ -35,6 +35,7 @@ def fill(book: Book) -> None:
     row += 2
     row = _selector(book, ws, row)
     row = _headlines(book, ws, row)
+    row = _series(book, ws, row)
     row = _inputs(book, ws, row)
     row = _answers(book, ws, row)
     _checks(book, ws, row)
@@ -154,6 +155,23 @@ def _headlines(book: Book, ws, row: int) -> int:
     return row + 2
 
 
+def _series(book: Book, ws, row: int) -> int:
+    """The headline series (tagged ``[headline]``), each a link to its row of periods."""
+    p = book.periods_selected or book.periods
+    names = [n for n in getattr(book, "series_names", []) if "headline" in book.q[n].tags] if p else []
+    if not names:
+        return row
+    title = book.periods_sheet.title
+    row = _section(ws, row, f"Headline series ({title.lower()}: the {title} sheet)")
+    for name in names:
+        label = words(book, name)
+        ws.link(row, 1, f"{label[:1].upper()}{label[1:]}, {title.lower()[:-1]} by {title.lower()[:-1]}",
+                f"{title}!A{p.rows[name]}")
+        ws.text(row, 2, unit_of(book.q[name]), UNITS)
+        row += 1
+    return row + 1
+
+
 def _figure(book: Book, ws, row: int, col: int, name: str, ref: str, value) -> None:
     """A headline figure, live; a `first` that finds nothing shows "never" (planner's word for it), where
     the Model and Scenarios cells keep #N/A for the formulas that use them."""
@@ -174,7 +192,8 @@ def _may_be_never(book: Book, name: str) -> bool:
     stack, seen = [q.definition.expr], set()
     while stack:
         for node in ir.walk(stack.pop()):
-            if isinstance(node, ir.Aggregate) and node.op is ir.AggOp.FIRST:
+            if isinstance(node, ir.Aggregate) and node.op is ir.AggOp.FIRST or \
+                    isinstance(node, ir.Reduce) and node.op == "first":
                 return True
             if isinstance(node, ir.Call) and node.func in book.model.functions and node.func not in seen:
                 seen.add(node.func)

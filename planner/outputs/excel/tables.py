@@ -214,15 +214,15 @@ class LiveTable:
         one Solve cell cannot stand for it on every row, so these columns hold planner's values."""
         model = self.book.model
         moving = {a for a in model.answers if model.answer_inputs(a) & set(self.varied)}
-        if not moving:
-            return []
+        series = self.book.reads_series  # a series' rows compute the inputs as they are, not a row's
         out = []
         for i, o in enumerate(self.outputs):
             used = self.book.names_in(o.expr)
             names = [n for n in used if n in model.quantities]
-            if used & moving or any(model.answer_cone(n) & moving for n in names):
+            if used & moving or any(model.answer_cone(n) & moving or series(n) for n in names):
                 out.append(f"out:{i}")
-        out += ["q:" + n for n in self.helpers if n in model.quantities and model.answer_cone(n) & moving]
+        out += ["q:" + n for n in self.helpers if n in model.quantities and (model.answer_cone(n) & moving
+                                                                              or series(n))]
         return out
 
     def fill(self, inputs: Sequence[Sequence], fixed: Optional[dict[str, Sequence]] = None) -> None:
@@ -517,5 +517,6 @@ def _fixed(book: Book, stmt, scenario, table: LiveTable, rows: int) -> dict:
                     for v in col]
     shown = [table.outputs[int(k[4:])].label if k.startswith("out:") else k[2:] for k in stale]
     table.ws.note(table.top - 1, table.left, "not live: planner's values for " + ", ".join(shown)
-                  + " (a question's answer they use changes along the sweep; planner solves it at every point)")
+                  + " (a question's answer or a series they use changes along the sweep; planner computes them at every "
+                  "point)")
     return out

@@ -10,6 +10,8 @@ Sheets, in order:
   constraints and its doc as a comment;
 * **Model** (:mod:`.derived`): every derived quantity in dependency order, a live formula over
   the defined names, converted to its display unit, with its own name;
+* **Months** (:mod:`.periods`; Weeks, Quarters, Periods): a plan with series over periods, each series a
+  row of live formulas, a column per period;
 * **Scenarios** (:mod:`.scenarios`): one column per scenario: overridden inputs as values,
   the rest referencing the Inputs sheet, every derived quantity a formula over cells of its own column;
 * one sheet per **sweep** (:mod:`.tables`), with one chart per output;
@@ -50,7 +52,7 @@ from typing import Mapping, Optional, Sequence
 from ...compute.evaluation import Plan
 from ..numbers import style_for
 from . import book as state
-from . import checking, derived, inputs, scenarios, solving, summary, tables, trials
+from . import checking, derived, inputs, periods, scenarios, solving, summary, tables, trials
 from .book import CHECK_CONTEXTS, FIXED_TIME, SCENARIOS, ZIP_TIME, AnswerRef, Cell, Sheet, provenance  # noqa: F401
 
 PAPER_A4 = 9
@@ -95,9 +97,11 @@ class Book(state.Book):
         solving.collect_contexts(self)
         scenarios.scenarios_layout(self)
         needed = scenarios.sheets_needed(self)
+        periods.layout(self)  # the series' rows, before a formula reads one
         summary.create(self)
         inputs.inputs_sheet(self)
         derived.model_sheet(self)
+        periods.fill(self)
         if SCENARIOS in needed:
             scenarios.context_sheet(self, SCENARIOS)
         tables.sweep_sheets(self)
@@ -575,9 +579,6 @@ def workbook_bytes(plan: Plan, scenarios: Optional[Sequence[str]] = None, overri
     checks need are added); ``overrides`` (from ``--set``) change the input
     values written on the Inputs sheet.
     """
-    from ...language.series import not_shown_yet
-
-    not_shown_yet(plan.model, "the workbook")
     book = Book(plan, scenarios, overrides, origins, solve_results)
     book.trials = trials  # rows of the Trials sheet (a plan with uncertain inputs)
     return to_bytes(book.build())

@@ -1,0 +1,184 @@
+"""The sheet of periods: each series one row of live formulas, a column per period.
+
+A plan with periods (``periods = 1 month..60 month``) gets a reader's sheet named for its periods
+(Months, Weeks, Quarters...): the periods as column headers ("Month 1", "Month 2"...), the row under
+them their values in the periods' unit (what ``period`` reads), then one row per series in the plan's
+order, each cell the series' formula for its period (:mod:`.generator`: ``previous`` is the cell to
+its left, the first column the series' first value, over the inputs' named cells). A series written
+as a table of values (``series price = [10 USD, 12 USD]``) is a row of input cells an analyst edits.
+Reductions (``min(cash)``, ``count(cash < 0 USD)``, ``first(period where ...)``, ``x at 24 month``)
+are formulas over a row on the Model sheet; a reduction of an expression (``sum(demand - sold)``) or
+over a condition reads a working row below the series, labelled with what it holds.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ...language import ir
+from .book import HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, cached, scale_of, sheet_ref, sheet_title, unit_of
+from .generator import PeriodRows, letter
+
+FIRST = 3  # the first period's column (C): the series' words and its unit before it
+HEADER_ROW = 4  # the periods' labels; the row under them holds their values
+
+
+def _constant(book: Book, e: ir.Expr):
+    """A table's item as an input cell's number (in ``scale``), or None where it is a formula."""
+    from ...compute.exact import ExactEvaluator, NotRational
+
+    if any(isinstance(n, (ir.Name, ir.ScenarioRef)) for n in ir.walk(e)):
+        return None
+    try:
+        v = ExactEvaluator(book.model, {}).expr(e)
+    except (NotRational, KeyError, TypeError):
+        return None
+    return v if isinstance(v, Fraction) else None
+
+
+def layout(book: Book) -> None:
+    """The sheet of periods and a row for every series (before any formula reads one)."""
+    names = book.plan.series_order()
+    if not names or book.model.periods is None:
+        return
+    ev = book.base
+    unit, size = book.plan.period_unit
+    values = [float(v) / size for v in ev.periods]
+    word = unit if unit and unit.isalpha() else "period"
+    title = sheet_title(book, (word.capitalize() + "s") if word != "period" else "Periods")
+    ws = book.create_sheet(title)
+    ws.text(1, 1, book.said(book.plan.title), TITLE, overflow=True)
+    ws.note(2, 1, f"Every series, one row of live formulas, a column per {word}: a cell's formula reads the "
+            f"inputs and the {word} before it (the cell to its left). Orange rows are tables of values to edit. "
+            "The figures that reduce a series (least, sum, the first period where...) are on the Model sheet; "
+            "working rows at the bottom hold the terms they reduce.")
+    ws.header(HEADER_ROW, ["Series", "Unit"])
+    for j, v in enumerate(values):
+        label = f"{word.capitalize()} {v:g}" if float(v).is_integer() else f"{word.capitalize()} {j + 1}"
+        ws.text(HEADER_ROW, FIRST + j, label, HEADER)
+        ws.number(HEADER_ROW + 1, FIRST + j, v)
+    years = len(values) // 12 if unit == "month" and len(values) >= 24 and values[:2] == [1.0, 2.0] else 0
+    book.period_years = years  # months: a column per whole year after them (its total, or its end)
+    if years:
+        ws.text(HEADER_ROW, FIRST + len(values) + 1, "Per year", HEADER)  # after an empty column
+        for y in range(years):
+            ws.text(HEADER_ROW, FIRST + len(values) + 2 + y, f"Year {y + 1}", HEADER)
+    ws.text(HEADER_ROW + 1, 1, f"period ({word}s)", NAME)
+    ws.text(HEADER_ROW + 1, 2, unit, UNITS)
+    ws.freeze = (HEADER_ROW + 2, FIRST)
+    ws.repeat = (HEADER_ROW, HEADER_ROW)
+    ws.landscape = True
+    top = HEADER_ROW + 2
+    selected = {}
+    if book.selectable:  # the reader's rows follow the Summary's selector; the base case's below them, grouped
+        selected = {name: top + i for i, name in enumerate(names)}
+        top += len(names) + 1
+        ws.note(top - 1, 1, "The base case (the Inputs sheet's values), which the Model sheet's Value column "
+                "reduces (expand + to see it)")
+        ws.group(top, top + len(names) - 1)
+    rows = {name: top + i for i, name in enumerate(names)}
+    state = {"next": top + len(names) + 1, "start": top + len(names) + 1}
+
+    def add_row(cells: list, label: str, held: list) -> int:
+        if state["next"] == state["start"]:
+            ws.label(state["next"], 1, "Working rows: the terms the Model sheet's figures reduce")
+            state["next"] += 1
+        row = state["next"]
+        state["next"] += 1
+        ws.text(row, 1, label, NOTE)
+        for j, text in enumerate(cells):
+            ws.formula(row, FIRST + j, text, held[j])
+        return row
+
+    scale = Fraction(size).limit_denominator(10**12) if not float(size).is_integer() else Fraction(int(size))
+    book.periods = PeriodRows(sheet_ref(title), rows, FIRST, len(values), HEADER_ROW + 1, scale, add_row)
+    if selected:
+        book.periods_selected = PeriodRows(sheet_ref(title), selected, FIRST, len(values), HEADER_ROW + 1, scale,
+                                           add_row)
+        book.periods_selected.suffix = " (the selected scenario)"
+    first = book.model.periods.values.items[0]
+    if isinstance(first, ir.Number):  # each period as the plan writes it (`36 month`): a working row's values
+        at = [ir.Number(Fraction(v).limit_denominator(10**9) * first.value / Fraction(values[0]).limit_denominator(
+              10**9) if values[0] else Fraction(v).limit_denominator(10**9), first.unit, first.span) for v in values]
+        for rows_ in (book.periods, book.periods_selected):
+            if rows_ is not None:
+                rows_.at = at
+    book.periods_sheet = ws
+    book.series_names = names
+
+
+def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) -> None:
+    """One block of series rows: each series' formula in every period over ``refs``, planner's value cached.
+    ``base``: the block whose input cells (a table of values) this one reads."""
+    from .generator import Generator
+
+    gen = Generator(book.model, refs, values=book.env(book.base_context), where="periods", periods=p)
+    ev = book.base
+    for name in book.series_names:
+        q = book.q[name]
+        row = p.rows[name]
+        ws.text(row, 1, book.label(name), NAME)
+        ws.text(row, 2, unit_of(q), UNITS)
+        scale = None if q.is_bool else scale_of(q)
+        series = ev.series.get(name)
+        style = book.style(name)
+        expr = q.definition.expr
+        items = expr.first.items if isinstance(expr, ir.Series) and isinstance(expr.first, ir.PeriodTable) and \
+            expr.then is None else expr.items if isinstance(expr, ir.PeriodTable) else None
+        for j in range(p.count):
+            value = "" if series is None else (bool(series[j]) if q.is_bool else cached(series[j], scale))
+            col = p.first + j
+            if items is not None and j >= len(items) and ws.at(row, p.first + len(items) - 1).kind != "text":
+                ws.formula(row, col, f"={letter(col - 1)}{row}", value, style)  # the last value holds on
+                continue
+            if items is not None and j < len(items):
+                v = _constant(book, items[j])
+                if v is not None and scale is not None and base is not None:
+                    ws.formula(row, col, f"={letter(col)}{base.rows[name]}", value, style)  # the table, edited once
+                    continue
+                if v is not None and scale is not None:
+                    ws.number(row, col, float(v / scale), style, INPUT)
+                    continue
+            p.col = col
+            try:
+                text = gen.formula(expr, scale)
+            finally:
+                p.col = None
+            ws.formula(row, col, text, value, style)
+        if book.period_years and not q.is_bool:
+            _years(book, ws, p, name, row, series, scale, style)
+
+
+def _years(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, style) -> None:
+    """A series' whole years: a level (it reads its own month before: a balance, a stock, a headcount) at
+    the year's last month, a flow (revenue, costs) the year's total."""
+    level = any(isinstance(n, ir.Previous) and n.name == name for n in ir.walk(book.q[name].definition.expr))
+    ws.text(row, p.first + p.count + 1, "at year end" if level else "total", UNITS)
+    for y in range(book.period_years):
+        a, b = letter(p.first + 12 * y), letter(p.first + 12 * y + 11)
+        text = f"={b}{row}" if level else f"=SUM({a}{row}:{b}{row})"
+        value = ""
+        if series is not None:
+            months = series[12 * y:12 * y + 12]
+            value = cached(months[-1] if level else months.sum(), scale)
+        ws.formula(row, p.first + p.count + 2 + y, text, value, style)
+
+
+def fill(book: Book) -> None:
+    """Each series' row: its formula in every period, planner's value cached (the base case's block, then
+    the selected scenario's)."""
+    if book.periods is None:
+        return
+    from ...language.limits import deep
+
+    ws = book.periods_sheet  # on one thread with a big stack: each formula's own would cost a thread start
+    deep(_rows, book, ws, book.periods, book.pieces(book.base_context))
+    if book.periods_selected is not None:
+        deep(_rows, book, ws, book.periods_selected, book.selected_refs, base=book.periods)
+    ws.caps.update({1: 40})
+    for name in book.series_names:
+        if name in book.headlines:
+            ws.highlight.add((book.periods_selected or book.periods).rows[name])
+    model = book.sheet("Model")
+    book.sheets.remove(ws)
+    book.sheets.insert(book.sheets.index(model) + 1, ws)  # the reader's: after the Model sheet

@@ -1,0 +1,260 @@
+"""Series over periods in the workbook: the sheet of periods (a row of live formulas per series, a column
+per period) and the Model sheet's reductions over its rows, recalculated by LibreOffice and Gnumeric
+after every cached value is poisoned, as written and with an input typed in; each cell against
+planner's own figure (tests/test_series.py checks those against month-by-month scripts)."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import openpyxl
+import pytest
+from excel_recalc import POISON, gnumeric_recalculate, poison, recalculate, require_gnumeric, require_soffice
+
+from planner.compute.evaluation import load, loads
+from planner.outputs.excel.book import SELECTED, scale_of
+from planner.outputs.excel.writer import Book, to_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+PLANS = [ROOT / "tests/plans/series_60_months.plan", ROOT / "examples/support_backlog.plan",
+         ROOT / "examples/grain_silo.plan"]
+
+
+def doc_examples() -> list[str]:
+    """The worked examples of docs/language.md's "Series over periods" (a loan, headcount, a warehouse...)."""
+    text = (ROOT / "docs/language.md").read_text(encoding="utf-8")
+    return [b for b in re.findall(r"```plan\n(.*?)```", text, re.S) if "periods" in b and "series" in b]
+
+
+def export(plan, path: Path) -> Book:
+    book = Book(plan)
+    path.write_bytes(to_bytes(book.build()))
+    return book
+
+
+def close(got, want, what: str) -> None:
+    if isinstance(want, bool):
+        assert got in (want, int(want)), f"{what}: {got!r} != {want!r}"
+        return
+    assert isinstance(got, (int, float)) and got != POISON, f"{what}: {got!r} (want {want!r})"
+    assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), f"{what}: {got!r} != {want!r}"
+
+
+def compare(plan, book: Book, wb, overrides=None, scenario=None) -> int:
+    """Every series' cell and every reduction against planner's figures; how many were compared.
+    ``scenario``: the one the Summary selects (its rows and the Model sheet's Selected column)."""
+    ev = plan.evaluate(scenario, overrides or {})
+    ws = wb[book.periods_sheet.title]
+    p = book.periods if scenario is None else book.periods_selected
+    column = 2 if scenario is None else SELECTED
+    n = 0
+    for name, row in p.rows.items():
+        q = plan.model.quantities[name]
+        values = ev.series[name]
+        assert len(values) == p.count
+        for j, v in enumerate(values.tolist()):
+            want = bool(v) if q.is_bool else v / float(scale_of(q))
+            close(ws.cell(row, p.first + j).value, want, f"{name} in period {j + 1}")
+            n += 1
+        for y in range(book.period_years if not q.is_bool else 0):  # months: each whole year, its end or total
+            months = values[12 * y:12 * y + 12] / float(scale_of(q))
+            rule = ws.cell(row, p.first + p.count + 1).value
+            want = months[-1] if rule == "at year end" else months.sum()
+            assert rule in ("at year end", "total")
+            close(ws.cell(row, p.first + p.count + 2 + y).value, float(want), f"{name} in year {y + 1} ({rule})")
+            n += 1
+    for name, row in book.model_rows.items():
+        q = plan.model.quantities[name]
+        got = wb["Model"].cell(row, column).value
+        if ev.is_never(name):
+            assert got == "#N/A", f"{name}: never is #N/A, got {got!r}"
+        else:
+            v = ev.values[name]
+            close(got, bool(v) if q.is_bool else float(v) / float(scale_of(q)), name)
+        n += 1
+    return n
+
+
+def books_path(books: dict, book: Book) -> Path:
+    return next(path for _, b, path in books.values() if b is book)
+
+
+def working_rows_held_as_computed(book: Book, held, computed) -> None:
+    """The working rows (what a count, a first ... where, a reduction of an expression reduces): the values
+    the file stores before any recalculation are the engine's (a preview shows them, never blanks)."""
+    p = book.periods
+    title = book.periods_sheet.title
+    last = max(p.rows.values())
+    rows = [r for r in range(last + 3, held[title].max_row + 1) if held[title].cell(r, 1).value]  # labelled
+    assert rows or book.periods_selected is not None or last + 3 > held[title].max_row
+    for r in rows:
+        for col in range(p.first, p.first + p.count):
+            a, b = held[title].cell(r, col).value, computed[title].cell(r, col).value
+            a, b = (None if a == "" else a), (None if b == "" else b)
+            if a is None or b is None:
+                assert a is None and b is None, f"row {r}, column {col}: held {a!r}, computed {b!r}"
+            else:
+                close(b, float(a), f"row {r}, column {col}")
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    require_soffice()
+    tmp = tmp_path_factory.mktemp("seriesbook")
+    out = {}
+    for path in PLANS:
+        plan = load(path)
+        target = tmp / (path.stem + ".xlsx")
+        out[path.stem] = (plan, export(plan, target), target)
+    for k, text in enumerate(doc_examples(), start=1):
+        plan = loads(text, name=str(tmp / f"language_{k}.plan"))
+        target = tmp / f"language_{k}.xlsx"
+        out[f"language_{k}"] = (plan, export(plan, target), target)
+    assert len(out) >= 7
+    return tmp, out
+
+
+def test_the_cached_values_are_planners(exported):
+    _, books = exported
+    for plan, book, path in books.values():
+        assert compare(plan, book, openpyxl.load_workbook(path, data_only=True)) > 10
+
+
+def test_months_have_a_column_per_year(exported):
+    """60 months: five years after them; cash (a balance) at each year's end, revenue (a flow) its total."""
+    _, books = exported
+    plan, book, path = books["series_60_months"]
+    assert book.period_years == 5
+    ws = openpyxl.load_workbook(path)["Months"]
+    p = book.periods
+    assert ws.cell(4, p.first + p.count + 2).value == "Year 1"  # after an empty column and the rule's
+    cash, revenue = p.rows["cash"], p.rows["revenue"]
+    assert ws.cell(cash, p.first + p.count + 3).value == f"=Z{cash}"  # month 24 (column Z)
+    assert ws.cell(revenue, p.first + p.count + 2).value == f"=SUM(C{revenue}:N{revenue})"  # months 1 to 12
+
+
+def test_the_summary_links_each_headline_series_to_its_row(exported):
+    _, books = exported
+    plan, book, path = books["series_60_months"]
+    ws = openpyxl.load_workbook(path)["Summary"]
+    links = {c.value: c.hyperlink.location for row in ws.iter_rows() for c in row if c.hyperlink is not None}
+    assert links["Cash, month by month"] == f"Months!A{book.periods.rows['cash']}"  # cash is [headline]
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_every_period_recalculates_to_planners_figure(exported, engine):
+    tmp, books = exported
+    work = tmp / engine
+    work.mkdir(exist_ok=True)
+    poisoned = []
+    for plan, book, path in books.values():
+        copy = work / path.name
+        copy.write_bytes(path.read_bytes())
+        assert poison(copy) > 10
+        poisoned.append(copy)
+    if engine == "gnumeric":
+        require_gnumeric()
+        done = gnumeric_recalculate(poisoned, work)
+    else:
+        done = recalculate(poisoned, work)
+    for (plan, book, _), copy in zip(books.values(), poisoned):
+        wb = openpyxl.load_workbook(done[copy], data_only=True)
+        assert compare(plan, book, wb) > 10
+        working_rows_held_as_computed(book, openpyxl.load_workbook(books_path(books, book), data_only=True), wb)
+        status = [c.value for row in wb["Checks"].iter_rows() for c in row if c.value in ("holds", "FAILS")]
+        assert status and set(status) == {"holds"}, f"{copy.name}: every check of the plan holds in the sheet"
+
+
+def test_an_edited_input_moves_every_month(exported):
+    """Starting cash typed into the Inputs sheet: every month and every figure as `planner eval --set`."""
+    tmp, books = exported
+    plan, book, path = books["series_60_months"]
+    wb = openpyxl.load_workbook(path)
+    sheet, coord = next(wb.defined_names[book.names["start_cash"]].destinations)
+    wb[sheet][coord.replace("$", "")].value = 20  # kUSD: the bank is overdrawn in some months now
+    edited = tmp / "edited.xlsx"
+    wb.save(edited)
+    poison(edited)
+    work = tmp / "edited"
+    work.mkdir(exist_ok=True)
+    done = recalculate([edited], work)
+    overrides = {"start_cash": plan.parse_override("start_cash=20 kUSD")[1]}
+    ev = plan.evaluate(None, overrides)
+    assert not ev.is_never("first_negative")  # the edit matters: a month is overdrawn
+    assert compare(plan, book, openpyxl.load_workbook(done[edited], data_only=True), overrides) > 50
+
+
+def test_the_selected_scenario_drives_its_rows(tmp_path):
+    """A scenario picked on the Summary: the reader's rows and the Model sheet's Selected column follow it;
+    the base case's rows (which the Value column reduces) stay as the Inputs sheet has them."""
+    require_soffice()
+    text = (ROOT / "tests/plans/series_60_months.plan").read_text(encoding="utf-8")
+    text += '\nscenario lean "less cash at the start" { start_cash = 20 kUSD }\n'
+    path = tmp_path / "scenario.plan"
+    path.write_text(text, encoding="utf-8")
+    plan = load(path)
+    book = export(plan, tmp_path / "exported.xlsx")
+    assert book.periods_selected is not None
+    wb = openpyxl.load_workbook(tmp_path / "exported.xlsx")
+    sheet, coord = next(wb.defined_names["SelectedScenario"].destinations)
+    wb[sheet][coord.replace("$", "")].value = "lean"
+    picked = tmp_path / "lean.xlsx"
+    wb.save(picked)
+    poison(picked)
+    done = recalculate([picked], tmp_path / "work")
+    got = openpyxl.load_workbook(done[picked], data_only=True)
+    assert plan.evaluate("lean").values["low_cash"] != plan.evaluate(None).values["low_cash"]  # it matters
+    assert compare(plan, book, got, scenario="lean") > 50
+    assert compare(plan, book, got) > 50
+
+
+QUARTERS = """
+unit USD
+unit quarter = 3 month
+periods = 1 quarter..8 quarter
+series price = [10 USD, 10 USD, 12 USD] "the price each quarter (the last holds on)"
+series sold  = 100 then previous * 1.1
+series sales = price * sold
+total        = sum(sales)
+"""
+
+
+def test_a_table_of_values_is_a_row_of_input_cells(tmp_path):
+    """`series price = [...]`: input cells an analyst edits; the last one holds on. Quarter 3's price typed
+    as 20 USD: quarters 3 to 8 sell at 20, the total by hand is 10 (100 + 110) + 20 (121 + ... + 100 * 1.1^7)."""
+    require_soffice()
+    plan = loads(QUARTERS, name=str(tmp_path / "quarters.plan"))
+    book = export(plan, tmp_path / "quarters.xlsx")
+    assert book.periods_sheet.title == "Quarters"
+    row = book.periods.rows["price"]
+    cells = [book.periods_sheet.at(row, book.periods.first + j) for j in range(8)]
+    assert [c.kind for c in cells[:3]] == ["number"] * 3 and [c.value for c in cells[:3]] == [10, 10, 12]
+    assert all(c.kind == "formula" for c in cells[3:])  # =E6, =F6 ...: the last value holds on
+    wb = openpyxl.load_workbook(tmp_path / "quarters.xlsx")
+    wb["Quarters"].cell(row, book.periods.first + 2).value = 20
+    wb.save(tmp_path / "edited.xlsx")
+    poison(tmp_path / "edited.xlsx")
+    done = recalculate([tmp_path / "edited.xlsx"], tmp_path / "work")
+    got = openpyxl.load_workbook(done[tmp_path / "edited.xlsx"], data_only=True)
+    sold = [100 * 1.1 ** k for k in range(8)]
+    want = 10 * (sold[0] + sold[1]) + 20 * sum(sold[2:])
+    assert math.isclose(got["Model"].cell(book.model_rows["total"], 2).value, want, rel_tol=1e-12)
+    assert [got["Quarters"].cell(row, book.periods.first + j).value for j in range(8)] == [10, 10] + [20] * 6
+
+
+def test_a_question_over_a_series_is_planners_answer_said_so(tmp_path):
+    """A solve's condition or a maximize's objective that reduces a series: planner's answer, said so (the
+    rows compute the inputs as they are, not a trial value); the workbook is written."""
+    text = (ROOT / "tests/plans/series_60_months.plan").read_text(encoding="utf-8")
+    text += "maximize end_cash over production in 300 pallet..900 pallet step 50 pallet\n"
+    plan = loads(text, name=str(tmp_path / "opt.plan"))
+    export(plan, tmp_path / "opt.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "opt.xlsx")["Solve"]
+    rows = {ws.cell(r, 1).value: r for r in range(4, ws.max_row + 1) if ws.cell(r, 1).value}
+    for question in ("solve start_cash where low_cash = 0 USD as needed_start",
+                     "maximize end_cash over production in 300 pallet..900 pallet step 50 pallet"):
+        r = rows[question]
+        assert "planner's answer, not live" in ws.cell(r, 10).value
+        assert isinstance(ws.cell(r, 3).value, (int, float))
