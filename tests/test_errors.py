@@ -184,3 +184,12 @@ def test_explain_of_an_answer_says_which_question_finds_it(cli, plan_file):
     code, out, err = cli("explain", path, "four")
     assert code == 2 and "`four` is the answer of `solve x where y = 12 as four`" in err, err
     assert "planner solve" in err and "--only four" in err and "Traceback" not in err
+
+
+def test_a_known_name_with_a_word_added_is_suggested_over_a_look_alike(tmp_path):
+    """`ds.kv_per_token_bf16` (a word added to a library name) suggested `ds.flops_per_token`, which
+    difflib finds closer; the name the user started from is the one they meant."""
+    from planner.language.errors import suggest
+
+    assert suggest("ds.kv_per_token_bf16", ["ds.flops_per_token", "ds.kv_per_token", "ds.layers"]) == "ds.kv_per_token"
+    assert suggest("ds.flops_per_tokn", ["ds.flops_per_token", "ds.kv_per_token"]) == "ds.flops_per_token"

@@ -241,6 +241,9 @@ def suggest(name: str, candidates: Iterable[str]) -> str | None:
     import difflib
 
     pool = sorted(set(candidates))
+    stems = [c for c in pool if name.startswith(c + "_")]  # a known name with a word added: kv_per_token_bf16
+    if stems:
+        return max(stems, key=len)
     matches = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     if not matches:
         lowered = {c.lower(): c for c in pool}
