@@ -1,0 +1,59 @@
+"""``never`` (a ``first(...)`` that finds nothing) shown one way on every route: the build's headline
+table, ``explain``, ``simulate`` (table, JSON and CSV), ``simulate -p``, ``sensitivity`` and the Python API.
+
+The figures are worked by hand: cash starts at 100 kUSD and falls by the burn every month, so month k
+ends with 100 - k * burn and the cash is first below zero in month floor(100 / burn) + 1. Over 36 months
+that happens only when the burn is above 100 / 36 = 2.78 kUSD: at the 2 kUSD point value never (month
+51 is beyond the plan), and for a burn uniform over 1..3 kUSD in a share (2.78 - 1) / 2 = 88.9% of samples.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+PLAN = """
+unit USD
+unit kUSD = 1000 USD
+
+periods = 1 month..36 month
+
+start = 100 kUSD "cash before the first month"
+burn  = 2 kUSD   "net cash spent each month"
+
+series cash = previous(cash, start) - burn -> kUSD "cash at the month's end" [headline]
+
+runway   = first(period where cash < 0 USD) "the first month the bank is overdrawn (or never)" [headline]
+
+scenario price_war { burn = 4 kUSD }
+"""
+
+UNCERTAIN = PLAN.replace("burn  = 2 kUSD", "burn  = uniform(1 kUSD, 3 kUSD)")
+NEVER_SHARE = (100 / 36 - 1) / 2  # 0.8889: the burn at or below 2.78 kUSD
+
+
+def test_simulate_csv_says_never_and_carries_the_never_share(plan_file, cli):
+    code, out, err = cli("simulate", plan_file(UNCERTAIN), "--format", "csv", "--show", "runway,burn", "-s", "base")
+    assert code == 0, err
+    rows = {r["quantity"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert rows["runway"]["point"] == "never"  # the point value (burn 2 kUSD) never overdraws
+    assert float(rows["runway"]["never"]) == pytest.approx(NEVER_SHARE, abs=0.005)
+    assert rows["burn"]["never"] == ""  # not a `first(...)`
+    # the JSON says the same: the point "never", the share under "never"
+    code, out, err = cli("simulate", plan_file(UNCERTAIN), "--format", "json", "--show", "runway", "-s", "base")
+    runway = json.loads(out)["scenarios"][0]["quantities"]["runway"]
+    assert runway["point"] == "never" and runway["never"] == pytest.approx(NEVER_SHARE, abs=0.005)
+
+
+def test_simulate_probability_accepts_never(plan_file, cli):
+    code, out, err = cli("simulate", plan_file(UNCERTAIN), "-s", "base", "--show", "runway",
+                         "-p", "runway != never", "-p", "runway == never")
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("P(")]
+    share = 100 * NEVER_SHARE
+    assert lines[0].startswith("P(runway != never) = 11.1") and 100 - share == pytest.approx(11.11, abs=0.01)
+    assert lines[1].startswith("P(runway == never) = 88.8")
+    assert "no value" not in "".join(lines)  # `== never` holds or not in every sample: no note
