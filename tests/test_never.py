@@ -57,3 +57,29 @@ def test_simulate_probability_accepts_never(plan_file, cli):
     assert lines[0].startswith("P(runway != never) = 11.1") and 100 - share == pytest.approx(11.11, abs=0.01)
     assert lines[1].startswith("P(runway == never) = 88.8")
     assert "no value" not in "".join(lines)  # `== never` holds or not in every sample: no note
+
+
+def test_sensitivity_of_a_never_says_so_instead_of_nan(plan_file, cli):
+    path = plan_file(PLAN)
+    code, out, err = cli("sensitivity", path, "runway", "-s", "base")
+    assert code == 0, err
+    assert out.startswith("sensitivity of runway = never  [base]")
+    assert "no sensitivity" in out and "nan" not in out and "no finite slope" not in out
+    code, out, err = cli("sensitivity", path, "runway", "-s", "base", "--format", "json")
+    (result,) = json.loads(out)["results"]
+    assert result["value"] == "never" and result["inputs"] == []
+    # where it has a value it has its slopes: month 26 (100 / 4 = 25 months end at 0, not below)
+    code, out, err = cli("sensitivity", path, "runway", "-s", "price_war")
+    assert out.startswith("sensitivity of runway = 26 month  [price_war]") and "burn" in out
+
+
+def test_the_python_api_gives_a_value_that_says_never(plan_file):
+    import planner
+
+    result = planner.load(plan_file(PLAN)).eval(scenario=["base", "price_war"])
+    v = result["runway", "base"]
+    assert v.is_never and str(v) == "never" and v.plan_text() == "never"
+    with pytest.raises(ValueError, match="never"):
+        v + planner.Value(1, "month")
+    war = result["runway", "price_war"]
+    assert not war.is_never and float(war) == 26
