@@ -83,3 +83,20 @@ def test_the_python_api_gives_a_value_that_says_never(plan_file):
         v + planner.Value(1, "month")
     war = result["runway", "price_war"]
     assert not war.is_never and float(war) == 26
+
+
+def test_the_build_headline_table_says_never(plan_file):
+    """The headline table `planner build` prints (its workbook aside): never, not nan."""
+    from planner.compute.evaluation import load
+    from planner.outputs.build import BuildResult, summary
+    from planner.outputs.viewmodel import analyse
+
+    text = summary(BuildResult(analyse(load(str(plan_file(PLAN)))), []))
+    (row,) = [line.split() for line in text.splitlines() if line.startswith("runway")]
+    assert row == ["runway", "never", "26", "month"]
+
+
+def test_explain_says_never(plan_file, cli):
+    code, out, err = cli("explain", plan_file(PLAN), "runway")
+    assert code == 0, err
+    assert "value        never" in out and "nan" not in out
