@@ -100,3 +100,12 @@ def test_explain_says_never(plan_file, cli):
     code, out, err = cli("explain", plan_file(PLAN), "runway")
     assert code == 0, err
     assert "value        never" in out and "nan" not in out
+
+
+def test_the_python_api_simulation_table_says_never_at_the_point(plan_file):
+    import planner
+
+    got = planner.load(plan_file(UNCERTAIN)).simulate(["runway"], samples=2000, scenario="base")
+    assert got["runway"].never == pytest.approx(NEVER_SHARE, abs=0.01)
+    headers, rows, *_ = got._table()
+    assert rows[0][headers.index("point")] == "never"

@@ -815,7 +815,9 @@ class SimulationResults(_Rows):
         levels = list(self.rows[0].percentiles) if self.rows else []
         headers = ["scenario", "quantity", "point", "mean", "sd", *levels, "unit"]
         num = lambda v: "n/a" if v is None or v != v else f"{v:.6g}"  # noqa: E731
-        rows = [[r.scenario, r.quantity, num(r.point), num(r.mean), num(r.sd),
+        # a `first(...)` that finds nothing at the point values is "never", as `planner simulate` shows it
+        rows = [[r.scenario, r.quantity, NEVER if r.never is not None and r.point is not None and r.point != r.point
+                 else num(r.point), num(r.mean), num(r.sd),
                  *[num(r.percentiles[k]) for k in levels], r.unit] for r in self.rows]
         return (headers, rows, self.title, [False, False] + [True] * (3 + len(levels)) + [False])
 
