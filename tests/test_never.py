@@ -50,13 +50,17 @@ def test_simulate_csv_says_never_and_carries_the_never_share(plan_file, cli):
 
 def test_simulate_probability_accepts_never(plan_file, cli):
     code, out, err = cli("simulate", plan_file(UNCERTAIN), "-s", "base", "--show", "runway",
-                         "-p", "runway != never", "-p", "runway == never")
+                         "-p", "runway != never", "-p", "runway == never",
+                         "-p", "runway == never or runway > 35 month")
     assert code == 0, err
     lines = [line for line in out.splitlines() if line.startswith("P(")]
     share = 100 * NEVER_SHARE
     assert lines[0].startswith("P(runway != never) = 11.1") and 100 - share == pytest.approx(11.11, abs=0.01)
     assert lines[1].startswith("P(runway == never) = 88.8")
-    assert "no value" not in "".join(lines)  # `== never` holds or not in every sample: no note
+    # runway is month 36 for a burn in (100 / 36, 100 / 35] kUSD: (2.857 - 2.778) / 2 = 3.97% of samples,
+    # with never's 88.89%: 92.86%
+    assert lines[2].startswith("P(runway == never or runway > 35 month) = 92.8")
+    assert "no value" not in "".join(lines)  # the condition says what never gives: no note
 
 
 def test_sensitivity_of_a_never_says_so_instead_of_nan(plan_file, cli):

@@ -457,14 +457,14 @@ class Figures:
 
 
 def _names_with_a_value(condition: ir.Expr) -> list[str]:
-    """The quantities ``condition`` needs a value of: not those it compares with ``never`` (``runway !=
-    never`` holds or not in every sample)."""
+    """The quantities ``condition`` needs a value of: not those it compares with ``never`` anywhere
+    (``runway == never or runway > 30 month`` says what a never sample gives: no note needed)."""
     def is_never(o) -> bool:
         return isinstance(o, ir.Never) or (isinstance(o, ir.Name) and o.name == "never")
 
-    asked = {id(o) for n in ir.walk(condition) if isinstance(n, ir.Compare) and any(map(is_never, n.operands))
-             for o in n.operands}
-    return [n.name for n in ir.walk(condition) if isinstance(n, ir.Name) and id(n) not in asked]
+    asked = {o.name for n in ir.walk(condition) if isinstance(n, ir.Compare) and any(map(is_never, n.operands))
+             for o in n.operands if isinstance(o, ir.Name)}
+    return [n.name for n in ir.walk(condition) if isinstance(n, ir.Name) and n.name not in asked]
 
 
 def _never_note(nevers: dict[str, float]) -> str:
