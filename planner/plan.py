@@ -222,7 +222,8 @@ class Plan:
                 name=n, kind="input" if q.is_input else "derived", unit=q.unit_text,
                 values={ev.label: ev.display(n) for ev in evaluations}, doc=plain(q.doc), tags=q.tags,
                 formula=q.formula,
-                overridden=q.is_input and any(ev.origins[n].description != "the plan" for ev in evaluations)))
+                overridden=q.is_input and any(ev.origins[n].description != "the plan" for ev in evaluations),
+                never=frozenset(ev.label for ev in evaluations if ev.is_never(n))))
         text = f"{self.title}\n\n{eval_table(plan, evaluations, names)}"
         found = None
         if series:  # a value per period: a table of periods (SeriesResult)

@@ -33,10 +33,18 @@ class Value:
 
     Results give values in the quantity's display unit; an override may be a
     ``Value`` (or the text ``"4.8 TB/s"``). ``float(v)`` is the number,
-    ``str(v)`` the number to 6 significant digits with its unit."""
+    ``str(v)`` the number to 6 significant digits with its unit. A ``first(...)`` that finds nothing is
+    ``Value.never(unit)``: ``str(v)`` is ``never``, ``v.is_never`` is true, ``float(v)`` is nan, and
+    arithmetic or order on it is an error (it has no number)."""
 
     number: Number
     unit: str = ""
+    is_never: bool = False  # a `first(...)` that found nothing ("never"): no number
+
+    @classmethod
+    def never(cls, unit: str = "") -> "Value":
+        """The value of a ``first(...)`` that finds nothing, shown as ``never`` (as ``planner eval`` shows it)."""
+        return cls(float("nan"), unit, True)
 
     def __float__(self) -> float:
         return float(self.number)
@@ -142,7 +150,7 @@ class Value:
         return bool(self.number)
 
     def __str__(self) -> str:
-        return format_value(self.number, self.unit)
+        return NEVER if self.is_never else format_value(self.number, self.unit)
 
     def __repr__(self) -> str:
         return str(self)
@@ -153,13 +161,15 @@ class Value:
         return html.escape(str(self))
 
     def __format__(self, spec: str) -> str:
-        if not spec:
+        if not spec or self.is_never:
             return str(self)
         text = format(self.number, spec)
         return f"{text} {self.unit}".strip()
 
     def plan_text(self) -> str:
-        """The value in plan syntax, at full precision (``4.8 TB/s``, ``true``)."""
+        """The value in plan syntax, at full precision (``4.8 TB/s``, ``true``, ``never``)."""
+        if self.is_never:
+            return NEVER
         if isinstance(self.number, bool):
             return "true" if self.number else "false"
         if isinstance(self.number, Fraction):
@@ -169,7 +179,13 @@ class Value:
         return f"{number} {self.unit}".strip()
 
 
+NEVER = "never"  # a `first(...)` that found nothing, as every output shows it
+
+
 def _number(v: "Value") -> float:
+    if v.is_never:
+        raise ValueError(f"a value that is {NEVER} (a `first(...)` that found nothing) has no number: "
+                         "test `v.is_never` first")
     if isinstance(v.number, bool):
         raise TypeError(f"{v} is a truth value, not a number: no arithmetic on it")
     return float(v.number)
@@ -373,6 +389,7 @@ class QuantityRow:
     tags: tuple[str, ...]
     formula: str
     overridden: bool = False  # some scenario or override changed this input
+    never: frozenset = frozenset()  # the scenarios where it is a `first(...)` that found nothing
 
 
 class EvalResult(_Rows):
@@ -425,7 +442,7 @@ class EvalResult(_Rows):
             raise ScenarioError(f"scenario `{scenario}` was not evaluated",
                                 hint=(f"did you mean `{guess}`? " if guess else "") + "evaluated: "
                                 + ", ".join(self.scenarios))
-        return Value(r.values[scenario], r.unit)
+        return Value.never(r.unit) if scenario in r.never else Value(r.values[scenario], r.unit)
 
     def __getitem__(self, key):
         if isinstance(key, tuple):
@@ -465,7 +482,8 @@ class EvalResult(_Rows):
         for r in self.rows:
             notes = (["input*" if r.overridden else "input"] if r.kind == "input" else []) + list(r.tags)
             style = self._styles.get(r.name)
-            rows.append([r.name] + [style.text(r.values[s]) if style is not None and not isinstance(r.values[s], str)
+            rows.append([r.name] + [NEVER if s in r.never else
+                                    style.text(r.values[s]) if style is not None and not isinstance(r.values[s], str)
                                     else format_value(r.values[s]) for s in self.scenarios]
                         + [r.unit, ", ".join(notes), r.doc or ""])
         numeric = [False] + [True] * len(self.scenarios)
@@ -797,7 +815,9 @@ class SimulationResults(_Rows):
         levels = list(self.rows[0].percentiles) if self.rows else []
         headers = ["scenario", "quantity", "point", "mean", "sd", *levels, "unit"]
         num = lambda v: "n/a" if v is None or v != v else f"{v:.6g}"  # noqa: E731
-        rows = [[r.scenario, r.quantity, num(r.point), num(r.mean), num(r.sd),
+        # a `first(...)` that finds nothing at the point values is "never", as `planner simulate` shows it
+        rows = [[r.scenario, r.quantity, NEVER if r.never is not None and r.point is not None and r.point != r.point
+                 else num(r.point), num(r.mean), num(r.sd),
                  *[num(r.percentiles[k]) for k in levels], r.unit] for r in self.rows]
         return (headers, rows, self.title, [False, False] + [True] * (3 + len(levels)) + [False])
 

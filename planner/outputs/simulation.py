@@ -173,7 +173,8 @@ def as_json(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[flo
         "scenarios": [{
             "scenario": sim.label,
             "quantities": {n: {"unit": sim.plan.model.quantities[n].unit_text,
-                               **{k: json_number(v) for k, v in sim.stats(n, percentiles).items()}} for n in names},
+                               **{k: _point_or_never(sim, n, k, v, json_number) for k, v in sim.stats(n, percentiles).items()}}
+                           for n in names},
             "probabilities": {label: sim.probability(cond) for label, cond in probabilities},
             "rank_correlations": {n: sim.rank_correlations(n) for n in names if n not in sim.uncertain},
             **({"series": fan} if fan else {}),
@@ -198,14 +199,27 @@ def _fans_json(run, percentiles: Sequence[float]) -> dict:
     return out
 
 
+def _point_or_never(sim: Figures, name: str, key: str, value: float, shown=lambda v: v):
+    """A ``first(...)``'s point value when it finds nothing is "never", as ``planner eval`` shows it."""
+    if key == "point" and value != value and sim.never(name) is not None:
+        return "never"
+    return shown(value)
+
+
 def as_csv(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]) -> str:
+    """One row a scenario and quantity; a plan with a ``first(...)`` adds the ``never`` column (the share
+    of samples where it finds nothing, as in the JSON; empty for other quantities)."""
     stats = _stat_names(percentiles)
     rows = []
-    for sim in _reduced(sims, names, percentiles, (), ()):
+    figures = _reduced(sims, names, percentiles, (), ())
+    with_never = any(sim.never(n) is not None for sim in figures for n in names)
+    for sim in figures:
         for n in names:
             s = sim.stats(n, percentiles)
-            rows.append([sim.label, n, sim.plan.model.quantities[n].unit_text] + [s[k] for k in stats])
-    return csv_rows(["scenario", "quantity", "unit"] + stats, rows)
+            never = [("" if sim.never(n) is None else sim.never(n))] if with_never else []
+            rows.append([sim.label, n, sim.plan.model.quantities[n].unit_text]
+                        + [_point_or_never(sim, n, k, s[k]) for k in stats] + never)
+    return csv_rows(["scenario", "quantity", "unit"] + stats + (["never"] if with_never else []), rows)
 
 
 def solve_text(plan, answers, scenarios) -> str:

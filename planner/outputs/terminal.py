@@ -660,7 +660,24 @@ def _sensitivity_rows(s: Sensitivity):
     return rows, ["input", "value", "elasticity", per, "method"], ["left", "right", "right", "right", "left"]
 
 
+def _never_sensitivity(s: Sensitivity) -> str:
+    """What ``sensitivity`` says of a ``first(...)`` that finds nothing in the scenario."""
+    return (f"{s.quantity} is never in {s.label} (its `first(...)` finds no period where its condition holds), "
+            "so it has no sensitivity there")
+
+
+def _or_never_row(s: Sensitivity) -> list:
+    """The rows of a sensitivity; for one that is never, a single row saying so (no input, no value)."""
+    if not s.never:
+        return s.rows
+    from ..questions.sensitivity import Row
+
+    return [Row("", None, "", None, None, "none", _never_sensitivity(s))]
+
+
 def sensitivity_table(s: Sensitivity, width: Optional[int] = None) -> str:
+    if s.never:
+        return wrap_text(f"sensitivity of {s.quantity} = {NEVER}  [{s.label}]\n{_never_sensitivity(s)}", width)
     rows, headers, align = _sensitivity_rows(s)
     head = (f"sensitivity of {s.quantity} = {format_value(s.value, s.unit)}  [{s.label}]\n"
             f"elasticity: a 1% rise in the input moves {s.quantity} by about that many %")
@@ -668,6 +685,8 @@ def sensitivity_table(s: Sensitivity, width: Optional[int] = None) -> str:
 
 
 def sensitivity_markdown(s: Sensitivity) -> str:
+    if s.never:
+        return f"**sensitivity of {s.quantity} = {NEVER}** [{s.label}]\n\n{_never_sensitivity(s)}"
     rows, headers, align = _sensitivity_rows(s)
     return (f"**sensitivity of {s.quantity} = {format_value(s.value, s.unit)}** [{s.label}]\n\n"
             + markdown_table(rows, headers, align))
@@ -676,12 +695,12 @@ def sensitivity_markdown(s: Sensitivity) -> str:
 def sensitivity_jsonl(results: Sequence[Sensitivity]) -> str:
     return jsonl({"quantity": s.quantity, "scenario": s.label, "input": r.input, "value": r.value, "unit": r.unit,
                   "elasticity": r.elasticity, "derivative": r.derivative, "method": r.method, "note": r.note}
-                 for s in results for r in s.rows)
+                 for s in results for r in _or_never_row(s))
 
 
 def sensitivity_json(plan: Plan, results: Sequence[Sensitivity]) -> dict[str, Any]:
     return {"format": "planner.sensitivity/1", "file": plan.path, "results": [
-        {"quantity": s.quantity, "scenario": s.label, "value": s.value, "unit": s.unit,
+        {"quantity": s.quantity, "scenario": s.label, "value": NEVER if s.never else s.value, "unit": s.unit,
          "inputs": [{"input": r.input, "value": r.value, "unit": r.unit, "elasticity": r.elasticity,
                      "derivative": r.derivative, "method": r.method, "note": r.note} for r in s.rows]}
         for s in results]}
@@ -692,8 +711,8 @@ def sensitivity_csv(results: Sequence[Sensitivity]) -> str:
     w = _csv_writer(buf)
     w.writerow(["quantity", "scenario", "input", "value", "unit", "elasticity", "derivative", "method", "note"])
     for s in results:
-        for r in s.rows:
-            w.writerow([s.quantity, s.label, r.input, repr(r.value), r.unit,
+        for r in _or_never_row(s):
+            w.writerow([s.quantity, s.label, r.input, "" if r.value is None else repr(r.value), r.unit,
                         "" if r.elasticity is None else repr(r.elasticity),
                         "" if r.derivative is None else repr(r.derivative), r.method, r.note])
     return buf.getvalue()

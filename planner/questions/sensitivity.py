@@ -85,9 +85,10 @@ def _order(r: Row):
 class Sensitivity:
     quantity: str
     scenario: Optional[str]
-    value: float  # display units
+    value: float  # display units (nan when ``never``)
     unit: str
     rows: list[Row] = field(default_factory=list)
+    never: bool = False  # a `first(...)` that finds nothing here: no value, so no sensitivity
 
     @property
     def label(self) -> str:
@@ -102,7 +103,9 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
     if q.is_bool:
         raise KindError(f"`{name}` is true/false: it has no sensitivity", q.definition.name_span)
     ev = plan.evaluate(scenario, overrides, origins)
-    out = Sensitivity(name, scenario, float(ev.display(name)), q.unit_text)
+    out = Sensitivity(name, scenario, float(ev.display(name)), q.unit_text, never=ev.is_never(name))
+    if out.never:  # nothing to move: each input's "no finite slope" would say less
+        return out
     if q.is_input:
         out.rows.append(Row(name, out.value, q.unit_text, 1.0, 1.0, "symbolic", "the quantity is an input"))
         return out

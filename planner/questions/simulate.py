@@ -257,7 +257,7 @@ class Simulation:
     def never_note(self, condition: ir.Expr) -> str:
         """`` (`payback` is never in 31.5% of samples: ...)`` for a condition that has no value in some
         samples; "" for one that always has."""
-        return _never_note(self.no_value(n.name for n in ir.walk(condition) if isinstance(n, ir.Name)))
+        return _never_note(self.no_value(_names_with_a_value(condition)))
 
 
 # ---- the one reduction: samples (all of them, or a chunk's lazily) to the figures printed ----------
@@ -453,7 +453,18 @@ class Figures:
     def never_note(self, condition: ir.Expr) -> str:
         """`` (`payback` is never in 31.5% of samples: ...)`` for a condition that has no value in some
         samples; "" for one that always has."""
-        return _never_note(self.no_value(n.name for n in ir.walk(condition) if isinstance(n, ir.Name)))
+        return _never_note(self.no_value(_names_with_a_value(condition)))
+
+
+def _names_with_a_value(condition: ir.Expr) -> list[str]:
+    """The quantities ``condition`` needs a value of: not those it compares with ``never`` anywhere
+    (``runway == never or runway > 30 month`` says what a never sample gives: no note needed)."""
+    def is_never(o) -> bool:
+        return isinstance(o, ir.Never) or (isinstance(o, ir.Name) and o.name == "never")
+
+    asked = {o.name for n in ir.walk(condition) if isinstance(n, ir.Compare) and any(map(is_never, n.operands))
+             for o in n.operands if isinstance(o, ir.Name)}
+    return [n.name for n in ir.walk(condition) if isinstance(n, ir.Name) and n.name not in asked]
 
 
 def _never_note(nevers: dict[str, float]) -> str:
@@ -802,12 +813,10 @@ def _operand(sim: Simulation, e: ir.Expr):
 
 def condition_values(sim: Simulation, cond: ir.Expr):
     """``cond`` at every sample: comparisons of quantities and constants, joined with and, or, not."""
-    if sim.plan.model.periods is not None and not _uses_series(cond):
+    if not _uses_series(cond) and not any(isinstance(n, ir.Never) for n in ir.walk(cond)):
         from ..language.lower import read_series
 
-        read = read_series(sim.plan.model.plan, cond)  # `min(cash)` typed on the command line
-        if _uses_series(read):
-            cond = read
+        cond = read_series(sim.plan.model.plan, cond)  # `min(cash)`, `runway != never` typed on the command line
     if isinstance(cond, ir.Logic):
         left, right = condition_values(sim, cond.left), condition_values(sim, cond.right)
         return np.logical_and(left, right) if cond.op is ir.BoolOp.AND else np.logical_or(left, right)
@@ -819,8 +828,13 @@ def condition_values(sim: Simulation, cond: ir.Expr):
     if isinstance(cond, ir.Compare):
         sim.plan.analyzer.infer_strict(cond)  # units: `P(cost < 2 ms)` with cost in USD is an error
         out = True
-        values = [_operand(sim, o) for o in cond.operands]
-        for op, a, b, span in zip(cond.ops, values, values[1:], cond.op_spans):
+        values = [np.nan if isinstance(o, ir.Never) else _operand(sim, o) for o in cond.operands]
+        for op, a, b, span, left, right in zip(cond.ops, values, values[1:], cond.op_spans,
+                                               cond.operands, cond.operands[1:]):
+            if isinstance(left, ir.Never) or isinstance(right, ir.Never):  # `runway != never`: has a value
+                same = np.isnan(np.asarray(a, dtype=float)) == np.isnan(np.asarray(b, dtype=float))
+                out = np.logical_and(out, same if op is ir.CmpOp.EQ else np.logical_not(same))
+                continue
             if op not in _CMP:
                 raise KindError("`~=` compares figures as written; inside P( ) write `<`, `<=`, `>` or `>=`", span)
             out = np.logical_and(out, _CMP[op](a, b))

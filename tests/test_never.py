@@ -1,0 +1,115 @@
+"""``never`` (a ``first(...)`` that finds nothing) shown one way on every route: the build's headline
+table, ``explain``, ``simulate`` (table, JSON and CSV), ``simulate -p``, ``sensitivity`` and the Python API.
+
+The figures are worked by hand: cash starts at 100 kUSD and falls by the burn every month, so month k
+ends with 100 - k * burn and the cash is first below zero in month floor(100 / burn) + 1. Over 36 months
+that happens only when the burn is above 100 / 36 = 2.78 kUSD: at the 2 kUSD point value never (month
+51 is beyond the plan), and for a burn uniform over 1..3 kUSD in a share (2.78 - 1) / 2 = 88.9% of samples.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+PLAN = """
+unit USD
+unit kUSD = 1000 USD
+
+periods = 1 month..36 month
+
+start = 100 kUSD "cash before the first month"
+burn  = 2 kUSD   "net cash spent each month"
+
+series cash = previous(cash, start) - burn -> kUSD "cash at the month's end" [headline]
+
+runway   = first(period where cash < 0 USD) "the first month the bank is overdrawn (or never)" [headline]
+
+scenario price_war { burn = 4 kUSD }
+"""
+
+UNCERTAIN = PLAN.replace("burn  = 2 kUSD", "burn  = uniform(1 kUSD, 3 kUSD)")
+NEVER_SHARE = (100 / 36 - 1) / 2  # 0.8889: the burn at or below 2.78 kUSD
+
+
+def test_simulate_csv_says_never_and_carries_the_never_share(plan_file, cli):
+    code, out, err = cli("simulate", plan_file(UNCERTAIN), "--format", "csv", "--show", "runway,burn", "-s", "base")
+    assert code == 0, err
+    rows = {r["quantity"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert rows["runway"]["point"] == "never"  # the point value (burn 2 kUSD) never overdraws
+    assert float(rows["runway"]["never"]) == pytest.approx(NEVER_SHARE, abs=0.005)
+    assert rows["burn"]["never"] == ""  # not a `first(...)`
+    # the JSON says the same: the point "never", the share under "never"
+    code, out, err = cli("simulate", plan_file(UNCERTAIN), "--format", "json", "--show", "runway", "-s", "base")
+    runway = json.loads(out)["scenarios"][0]["quantities"]["runway"]
+    assert runway["point"] == "never" and runway["never"] == pytest.approx(NEVER_SHARE, abs=0.005)
+
+
+def test_simulate_probability_accepts_never(plan_file, cli):
+    code, out, err = cli("simulate", plan_file(UNCERTAIN), "-s", "base", "--show", "runway",
+                         "-p", "runway != never", "-p", "runway == never",
+                         "-p", "runway == never or runway > 35 month")
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("P(")]
+    share = 100 * NEVER_SHARE
+    assert lines[0].startswith("P(runway != never) = 11.1") and 100 - share == pytest.approx(11.11, abs=0.01)
+    assert lines[1].startswith("P(runway == never) = 88.8")
+    # runway is month 36 for a burn in (100 / 36, 100 / 35] kUSD: (2.857 - 2.778) / 2 = 3.97% of samples,
+    # with never's 88.89%: 92.86%
+    assert lines[2].startswith("P(runway == never or runway > 35 month) = 92.8")
+    assert "no value" not in "".join(lines)  # the condition says what never gives: no note
+
+
+def test_sensitivity_of_a_never_says_so_instead_of_nan(plan_file, cli):
+    path = plan_file(PLAN)
+    code, out, err = cli("sensitivity", path, "runway", "-s", "base")
+    assert code == 0, err
+    assert out.startswith("sensitivity of runway = never  [base]")
+    assert "no sensitivity" in out and "nan" not in out and "no finite slope" not in out
+    code, out, err = cli("sensitivity", path, "runway", "-s", "base", "--format", "json")
+    (result,) = json.loads(out)["results"]
+    assert result["value"] == "never" and result["inputs"] == []
+    # where it has a value it has its slopes: month 26 (100 / 4 = 25 months end at 0, not below)
+    code, out, err = cli("sensitivity", path, "runway", "-s", "price_war")
+    assert out.startswith("sensitivity of runway = 26 month  [price_war]") and "burn" in out
+
+
+def test_the_python_api_gives_a_value_that_says_never(plan_file):
+    import planner
+
+    result = planner.load(plan_file(PLAN)).eval(scenario=["base", "price_war"])
+    v = result["runway", "base"]
+    assert v.is_never and str(v) == "never" and v.plan_text() == "never"
+    with pytest.raises(ValueError, match="never"):
+        v + planner.Value(1, "month")
+    war = result["runway", "price_war"]
+    assert not war.is_never and float(war) == 26
+
+
+def test_the_build_headline_table_says_never(plan_file):
+    """The headline table `planner build` prints (its workbook aside): never, not nan."""
+    from planner.compute.evaluation import load
+    from planner.outputs.build import BuildResult, summary
+    from planner.outputs.viewmodel import analyse
+
+    text = summary(BuildResult(analyse(load(str(plan_file(PLAN)))), []))
+    (row,) = [line.split() for line in text.splitlines() if line.startswith("runway")]
+    assert row == ["runway", "never", "26", "month"]
+
+
+def test_explain_says_never(plan_file, cli):
+    code, out, err = cli("explain", plan_file(PLAN), "runway")
+    assert code == 0, err
+    assert "value        never" in out and "nan" not in out
+
+
+def test_the_python_api_simulation_table_says_never_at_the_point(plan_file):
+    import planner
+
+    got = planner.load(plan_file(UNCERTAIN)).simulate(["runway"], samples=2000, scenario="base")
+    assert got["runway"].never == pytest.approx(NEVER_SHARE, abs=0.01)
+    headers, rows, *_ = got._table()
+    assert rows[0][headers.index("point")] == "never"
