@@ -1,0 +1,62 @@
+"""Series in every `planner eval` format, and the finance functions over a series (issue 41).
+
+Figures are worked by hand: a balance of 10,000 USD earning 1% a month with 500 USD saved each month is
+10,000 * 1.01 + 500 = 10,600.00, then 10,600 * 1.01 + 500 = 11,206.00, then 11,206 * 1.01 + 500 = 11,818.06.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planner.cli import main
+
+CASH = """title "Cash with interest, month by month"
+unit USD
+periods = 1 month..3 month
+start          = 10_000 USD "cash before the first month"
+rate           = 1%         "interest per month on the balance"
+saving         = 500 USD    "put aside every month"
+series balance = start * (1 + rate) + saving then previous * (1 + rate) + saving
+ending         = last(balance)
+"""
+
+
+@pytest.fixture
+def cash(tmp_path):
+    path = tmp_path / "cash.plan"
+    path.write_text(CASH)
+    return path
+
+
+def test_markdown_shows_the_series_after_the_figures(cash, capsys):
+    assert main(["eval", str(cash), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| ending " in out and "## Series" in out
+    assert out.index("| ending ") < out.index("## Series")
+    lines = [line for line in out.splitlines() if " month |" in line and "balance" not in line]
+    assert [line.split("|")[2].strip() for line in lines] == ["10,600.00", "11,206.00", "11,818.06"]
+    assert "balance (USD)" in out
+
+
+def test_jsonl_has_a_line_per_series_period_after_the_figures(cash, capsys):
+    assert main(["eval", str(cash), "--format", "jsonl"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    figures = [r for r in records if "quantity" in r]
+    series = [r for r in records if r.get("series") == "balance"]
+    assert [r["quantity"] for r in figures] == ["start", "rate", "saving", "ending"]
+    assert records.index(series[0]) > records.index(figures[-1])
+    assert [r["period"] for r in series] == [1.0, 2.0, 3.0]
+    assert [r["value"] for r in series] == pytest.approx([10_600.00, 11_206.00, 11_818.06])
+    assert {r["unit"] for r in series} == {"USD"} and series[1]["period_label"] == "2 month"
+
+
+def test_every_format_carries_the_same_series(cash, capsys):
+    seen = {}
+    for fmt in ("table", "json", "csv", "markdown", "jsonl"):
+        assert main(["eval", str(cash), "--format", fmt]) == 0
+        seen[fmt] = capsys.readouterr().out
+    for fmt, out in seen.items():
+        assert ("11,818.06" in out) or ("11818.06" in out), fmt
+        assert ("11,206" in out) or ("11206" in out), fmt
