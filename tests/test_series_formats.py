@@ -60,3 +60,42 @@ def test_every_format_carries_the_same_series(cash, capsys):
     for fmt, out in seen.items():
         assert ("11,818.06" in out) or ("11818.06" in out), fmt
         assert ("11,206" in out) or ("11206" in out), fmt
+
+
+def _error(tmp_path, text):
+    from planner.language.errors import PlanError
+    from planner import load
+
+    path = tmp_path / "e.plan"
+    path.write_text(text)
+    with pytest.raises(PlanError) as info:
+        load(path).eval()
+    return info.value
+
+
+NET = "periods = 1 month..3 month\nrate = 12%\nseries net = [100, 200, 300]\n"
+
+
+def test_a_list_as_an_argument_says_so_not_to_close_the_paren(tmp_path):
+    err = _error(tmp_path, NET + "value2 = npv(rate / 12, [net at 1 month, net at 2 month])\n")
+    assert err.span.line == 4 and err.span.column == 25
+    assert "close the" not in (err.hint or "")
+    assert "list" in err.hint and "not an argument" in err.hint and "npv(" in err.hint
+
+
+def _value(tmp_path, text, name):
+    from planner import load
+
+    path = tmp_path / "v.plan"
+    path.write_text(text)
+    return load(path).eval()[name].number
+
+
+# Excel's NPV: the first flow one period away. 100/1.01 + 200/1.01^2 + 300/1.01^3, worked out in plain Python:
+NPV_1PCT = 100 / 1.01 + 200 / 1.01 ** 2 + 300 / 1.01 ** 3  # 586.2461552...
+
+
+def test_at_takes_the_variable_of_a_range_of_flows(tmp_path):
+    value = _value(tmp_path, NET + "value2 = npv(rate / 12, net at m for m in 1 month..3 month)\n", "value2")
+    assert value == pytest.approx(NPV_1PCT, rel=1e-12)
+    assert NPV_1PCT == pytest.approx(586.2461552, abs=1e-6)
