@@ -99,3 +99,33 @@ def test_at_takes_the_variable_of_a_range_of_flows(tmp_path):
     value = _value(tmp_path, NET + "value2 = npv(rate / 12, net at m for m in 1 month..3 month)\n", "value2")
     assert value == pytest.approx(NPV_1PCT, rel=1e-12)
     assert NPV_1PCT == pytest.approx(586.2461552, abs=1e-6)
+
+
+def test_irr_over_a_range_of_a_series_periods(tmp_path):
+    # -500 + 300 x + 300 x^2 = 0 with x = 1 / (1 + r): x = (-300 + sqrt(300^2 + 4 * 300 * 500)) / 600
+    x = (-300 + (300 ** 2 + 4 * 300 * 500) ** 0.5) / 600
+    text = "periods = 1 month..3 month\nseries net = [-500, 300, 300]\nr = irr(net at m for m in 1 month..3 month)\n"
+    assert _value(tmp_path, text, "r") == pytest.approx(1 / x - 1, rel=1e-9)
+    assert 1 / x - 1 == pytest.approx(0.1306624, abs=1e-7)
+
+
+def test_npv_of_a_series_is_a_located_error_showing_the_spelling_that_works(tmp_path):
+    err = _error(tmp_path, NET + "value2 = npv(rate / 12, net)\n")
+    assert err.span.line == 4 and err.span.column == 25 and "series" in err.message
+    assert "`npv(rate / 12, net at m for m in 1 month..3 month)`" in err.hint
+    # the spelling the hint shows gives Excel's NPV of the series
+    assert _value(tmp_path, NET + "value2 = npv(rate / 12, net at m for m in 1 month..3 month)\n", "value2") == \
+        pytest.approx(NPV_1PCT, rel=1e-12)
+
+
+def test_irr_of_a_series_alone_shows_the_spelling_that_works(tmp_path):
+    err = _error(tmp_path, NET + "value2 = irr(net)\n")
+    assert err.span.line == 4 and "`irr(net at m for m in 1 month..3 month)`" in err.hint
+    err = _error(tmp_path, NET + "value2 = irr(-500, net)\n")
+    assert err.span.column == 20 and "series" in err.message
+    assert "`irr(-500, net at 1 month, ..., net at 3 month)`" in err.hint
+
+
+def test_npv_of_figures_is_unchanged(tmp_path):
+    text = "rate = 1%\nvalue = npv(rate, 100, 200, 300)\n"
+    assert _value(tmp_path, text, "value") == pytest.approx(NPV_1PCT, rel=1e-12)

@@ -615,6 +615,12 @@ class Analyzer:
                 hint = f"`{call.func}({sig})`"
                 if call.func == "log" and n == 1:
                     hint = "write `ln(x)` for the natural logarithm or `log(x, 10)` for base 10"
+                flows = FUNCTIONS[call.func].flows if call.func in FUNCTIONS else None
+                if flows is not None and self.periods is not None and n > flows:  # `irr(net)`, `net` a series
+                    args = "".join(a.span.flat + ", " for a in call.args[:flows])
+                    last = call.args[-1].span.flat
+                    hint += (f"; the cash flows of a series, one a period: `{call.func}({args}{last} at m for m in "
+                             f"{self.periods.values.span.flat})`")
                 self.sink.add(ArityError(f"`{call.func}` takes {want} argument{'s' if not want.endswith(' 1') and want != '1' else ''}, got {n}",
                                          call.span, hint=hint))
             return

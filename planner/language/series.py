@@ -63,10 +63,10 @@ def mark(quantities: Mapping, order: Iterable[str], function_refs: Callable[[str
             q.deps = tuple(sorted(set(q.deps) | {n for n in previous_names(expr) if n in quantities and n != name}))
     for name in order:
         q = quantities[name]
-        _check(q, quantities, periods, sink)
+        _check(q, quantities, periods, functions, sink)
 
 
-def _check(q, quantities: Mapping, periods: Optional[ir.Periods], sink) -> None:
+def _check(q, quantities: Mapping, periods: Optional[ir.Periods], functions: Mapping, sink) -> None:
     expr = q.definition.expr
     if periods is None and isinstance(expr, ir.Series):
         sink.add(ParseError(f"the series `{q.name}` needs the plan's periods", q.definition.name_span,
@@ -86,12 +86,44 @@ def _check(q, quantities: Mapping, periods: Optional[ir.Periods], sink) -> None:
                                label="a value at another period (perhaps a later one)",
                                hint="a series reads the period before with `previous(x)`; take `x at ...` in a "
                                     "figure of its own"))
+        if isinstance(node, ir.Call) and node.func not in functions:
+            _flows_of_a_series(node, quantities, periods, sink)
         if isinstance(node, ir.Previous):
             target = quantities.get(node.name)
             if target is not None and not target.per_period:
                 sink.add(KindError(f"`{node.name}` is one figure, not a series: it has no previous period",
                                    node.name_span, label="not a series",
                                    hint=f"use `{node.name}` itself, or declare it with `series {node.name} = ...`"))
+
+
+def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.Periods], sink) -> None:
+    """``npv(rate, net)``, ``irr(net)`` with ``net`` a series: its periods are not (yet) the cash flows; say
+    so, with the spelling that reads them one by one (else npv would discount each period's value alone)."""
+    from .functions import FUNCTIONS
+
+    f = FUNCTIONS.get(call.func)
+    if f is None or f.flows is None:
+        return
+    for arg in call.args[f.flows:]:
+        if per_period(arg.value, quantities):
+            before = "".join(a.span.flat + ", " for a in call.args[:f.flows])
+            over = periods.values.span.flat if periods is not None else "1 month..36 month"
+            if len(call.args) > f.flows + 1:  # other flows beside the series: each period's written out
+                before = "".join(a.span.flat + ", " for a in call.args if a is not arg)
+                ends = periods.values.items if periods is not None else ()
+                over = (f"{arg.span.flat} at {ends[0].span.flat}, ..., {arg.span.flat} at {ends[1].span.flat}"
+                        if len(ends) >= 2 else f"{arg.span.flat} at 1 month, ...")
+                sink.add(KindError(f"`{call.func}` of a series is not supported yet: it takes one cash flow per "
+                                   "argument", arg.span, label="a series (a value per period)",
+                                   hint=f"list the series' flows one by one with `at`: `{call.func}({before}{over})`"))
+                return
+            sink.add(KindError(f"`{call.func}` of a series is not supported yet: it takes one cash flow per "
+                               "argument", arg.span, label="a series (a value per period)",
+                               hint=f"read the series period by period with `at`: `{call.func}({before}"
+                                    f"{arg.span.flat} at m for m in {over})` (the first period's flow is "
+                                    + ("discounted one period, as Excel's NPV)" if call.func == "npv" else
+                                       "today's, as Excel's IRR)")))
+            return
 
 
 def per_period(expr: ir.Expr, quantities: Mapping) -> bool:
