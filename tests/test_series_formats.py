@@ -109,21 +109,46 @@ def test_irr_over_a_range_of_a_series_periods(tmp_path):
     assert 1 / x - 1 == pytest.approx(0.1306624, abs=1e-7)
 
 
-def test_npv_of_a_series_is_a_located_error_showing_the_spelling_that_works(tmp_path):
-    err = _error(tmp_path, NET + "value2 = npv(rate / 12, net)\n")
-    assert err.span.line == 4 and err.span.column == 25 and "series" in err.message
-    assert "`npv(rate / 12, net at m for m in 1 month..3 month)`" in err.hint
-    # the spelling the hint shows gives Excel's NPV of the series
-    assert _value(tmp_path, NET + "value2 = npv(rate / 12, net at m for m in 1 month..3 month)\n", "value2") == \
-        pytest.approx(NPV_1PCT, rel=1e-12)
+def test_npv_of_a_series_discounts_each_period_one_period_apart(tmp_path):
+    # Excel's NPV over the series' row: the first period's flow discounted one period
+    assert _value(tmp_path, NET + "value2 = npv(rate / 12, net)\n", "value2") == pytest.approx(NPV_1PCT, rel=1e-12)
+    assert _value(tmp_path, NET + "value2 = npv(rate / 12, net * 2) + 1\n", "value2") == \
+        pytest.approx(2 * NPV_1PCT + 1, rel=1e-12)
 
 
-def test_irr_of_a_series_alone_shows_the_spelling_that_works(tmp_path):
-    err = _error(tmp_path, NET + "value2 = irr(net)\n")
-    assert err.span.line == 4 and "`irr(net at m for m in 1 month..3 month)`" in err.hint
+def test_irr_of_a_series_takes_its_periods_as_the_flows(tmp_path):
+    # Excel's IRR over the row: the first flow is today's. -500 + 300 x + 300 x^2 = 0, x = 1 / (1 + r)
+    x = (-300 + (300 ** 2 + 4 * 300 * 500) ** 0.5) / 600
+    text = "periods = 1 month..3 month\nseries net = [-500, 300, 300]\nr = irr(net)\n"
+    assert _value(tmp_path, text, "r") == pytest.approx(1 / x - 1, rel=1e-9)
+
+
+def test_the_exact_route_gives_npv_of_a_series_as_a_fraction(tmp_path):
+    from fractions import Fraction
+
+    from planner import load
+    from planner.compute.exact import ExactEvaluator
+
+    path = tmp_path / "x.plan"
+    path.write_text(NET + "value2 = npv(rate / 12, net)\n")
+    plan = load(path)
+    inputs, _ = plan.input_values(None)
+    d = Fraction(100, 101)
+    assert Fraction(ExactEvaluator(plan.model, inputs).quantity("value2")) == 100 * d + 200 * d ** 2 + 300 * d ** 3
+
+
+def test_flows_of_a_series_beside_others_or_over_an_input_horizon_say_what_to_write(tmp_path):
     err = _error(tmp_path, NET + "value2 = irr(-500, net)\n")
-    assert err.span.column == 20 and "series" in err.message
+    assert err.span.line == 4 and err.span.column == 20 and "series" in err.message
     assert "`irr(-500, net at 1 month, ..., net at 3 month)`" in err.hint
+    text = "horizon = 3 month\nperiods = 1 month..horizon\nrate = 12%\nseries net = [100, 200, 300]\n"
+    err = _error(tmp_path, text + "value2 = npv(rate / 12, net)\n")
+    assert err.span.line == 5 and err.span.column == 25
+    assert "`npv(rate / 12, net at m for m in 1 month..36 month)`" in err.hint
+    assert _value(tmp_path, text + "value2 = npv(rate / 12, net at m for m in 1 month..3 month)\n", "value2") == \
+        pytest.approx(NPV_1PCT, rel=1e-12)
+    err = _error(tmp_path, NET + "value2 = irr(rate)\n")
+    assert "takes at least 2 arguments, got 1" in err.message and err.span.column == 10
 
 
 def test_npv_of_figures_is_unchanged(tmp_path):
