@@ -154,3 +154,9 @@ def test_flows_of_a_series_beside_others_or_over_an_input_horizon_say_what_to_wr
 def test_npv_of_figures_is_unchanged(tmp_path):
     text = "rate = 1%\nvalue = npv(rate, 100, 200, 300)\n"
     assert _value(tmp_path, text, "value") == pytest.approx(NPV_1PCT, rel=1e-12)
+
+
+def test_npv_of_a_series_inside_a_series_says_to_take_it_in_a_figure(tmp_path):
+    err = _error(tmp_path, NET + "series y = npv(rate / 12, net) + net\n")
+    assert err.span.line == 4 and err.span.column == 27
+    assert "figure of its own" in err.hint and "`at`" not in err.message

@@ -88,7 +88,13 @@ def _check(q, quantities: Mapping, periods: Optional[ir.Periods], functions: Map
                 sink.add(KindError(f"{what} reduces a series; `{inner.span.flat}` is one figure", inner.span,
                                    label="not a series",
                                    hint="a series is declared with `series name = ...` or uses one per period"))
-        if isinstance(node, ir.At) and q.per_period and node in set(period_uses(expr)):
+        if isinstance(node, ir.At) and q.per_period and node.span == node.series.span and \
+                node in set(period_uses(expr)):  # a flow of `npv(rate, net)` (_flows_of_periods), not an `at` written
+            sink.add(KindError(f"inside the series `{q.name}`, the cash flows of a series are every period of it",
+                               node.span, label="a series' periods as cash flows",
+                               hint="take the `npv` or `irr` in a figure of its own (`value = npv(rate, net)`) and "
+                                    "use that figure in the series"))
+        elif isinstance(node, ir.At) and q.per_period and node in set(period_uses(expr)):
             sink.add(KindError(f"inside the series `{q.name}`, `at` would read another period of a series", node.span,
                                label="a value at another period (perhaps a later one)",
                                hint="a series reads the period before with `previous(x)`; take `x at ...` in a "
