@@ -80,7 +80,7 @@ def test_a_list_as_an_argument_says_so_not_to_close_the_paren(tmp_path):
     err = _error(tmp_path, NET + "value2 = npv(rate / 12, [net at 1 month, net at 2 month])\n")
     assert err.span.line == 4 and err.span.column == 25
     assert "close the" not in (err.hint or "")
-    assert "list" in err.hint and "not an argument" in err.hint and "npv(" in err.hint
+    assert "list" in err.hint and "not an argument" in err.hint and "`npv(..., net)`" in err.hint
 
 
 def _value(tmp_path, text, name):
@@ -160,3 +160,12 @@ def test_npv_of_a_series_inside_a_series_says_to_take_it_in_a_figure(tmp_path):
     err = _error(tmp_path, NET + "series y = npv(rate / 12, net) + net\n")
     assert err.span.line == 4 and err.span.column == 27
     assert "figure of its own" in err.hint and "`at`" not in err.message
+
+
+def test_irr_of_a_formula_of_a_series_shows_the_spelling_that_works(tmp_path):
+    text = "periods = 1 month..3 month\nseries net = [-500, 300, 300]\n"
+    err = _error(tmp_path, text + "r = irr(net * 2)\n")
+    spelling = "irr((net * 2) at m for m in 1 month..3 month)"
+    assert f"`{spelling}`" in err.hint
+    x = (-300 + (300 ** 2 + 4 * 300 * 500) ** 0.5) / 600  # doubling every flow leaves the rate as it was
+    assert _value(tmp_path, text + f"r = {spelling}\n", "r") == pytest.approx(1 / x - 1, rel=1e-9)

@@ -622,6 +622,7 @@ class Analyzer:
                 if flows is not None and self.periods is not None and n > flows:  # `irr(net)`, `net` a series
                     args = "".join(a.span.flat + ", " for a in call.args[:flows])
                     last = call.args[-1].span.flat
+                    last = last if isinstance(call.args[-1].value, ir.Name) else f"({last})"
                     hint += (f"; the cash flows of a series, one a period: `{call.func}({args}{last} at m for m in "
                              f"{self.periods.values.span.flat})`")
                 self.sink.add(ArityError(f"`{call.func}` takes {want} argument{'s' if not want.endswith(' 1') and want != '1' else ''}, got {n}",
