@@ -169,3 +169,10 @@ def test_irr_of_a_formula_of_a_series_shows_the_spelling_that_works(tmp_path):
     assert f"`{spelling}`" in err.hint
     x = (-300 + (300 ** 2 + 4 * 300 * 500) ** 0.5) / 600  # doubling every flow leaves the rate as it was
     assert _value(tmp_path, text + f"r = {spelling}\n", "r") == pytest.approx(1 / x - 1, rel=1e-9)
+
+
+def test_npv_of_a_series_in_a_check_says_to_name_it_first(tmp_path):
+    err = _error(tmp_path, NET + "check npv(rate / 12, net) > 500\n")
+    assert err.span.line == 4 and err.span.column == 22 and "`value = npv(..., net)`" in err.hint
+    err = _error(tmp_path, NET + "check net > 500\n")
+    assert "`min(net)`" in err.hint

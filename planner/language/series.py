@@ -202,12 +202,17 @@ def per_period(expr: ir.Expr, quantities: Mapping) -> bool:
 
 def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str = "a check") -> None:
     """A condition (of a check, a solve, a constraint) is one truth: the series it uses are reduced."""
+    flows = {id(a.value): n.func for n in ir.walk(expr) if isinstance(n, ir.Call) and n.func in ("npv", "irr")
+             for a in n.args}
     for node in period_uses(expr):
         if isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].per_period:
+            hint = f"reduce it: `min({node.name})`, `last({node.name})`, `{node.name} at 12 month` " \
+                   f"or `count({node.name} < 0)`"
+            if id(node) in flows:  # `check npv(rate, net) > 0`: the flows of a series, in a quantity of their own
+                hint = (f"take the `{flows[id(node)]}` of a series in a quantity of its own (`value = "
+                        f"{flows[id(node)]}(..., {node.name})`) and use it here")
             sink.add(KindError(f"`{node.name}` is a series (a value per period): {what} needs one figure", node.span,
-                               label="a series",
-                               hint=f"reduce it: `min({node.name})`, `last({node.name})`, `{node.name} at 12 month` "
-                                    f"or `count({node.name} < 0)`"))
+                               label="a series", hint=hint))
             return
         if isinstance(node, (ir.Period, ir.Previous)):
             sink.add(KindError(f"{what} needs one figure, not a value per period", node.span,
