@@ -610,11 +610,21 @@ class Analyzer:
             for a in call.args:
                 if a.name is not None:
                     self.sink.add(ArityError(f"built-in `{call.func}` takes no keyword arguments", a.span))
+            flows = FUNCTIONS[call.func].flows if call.func in FUNCTIONS else None
+            if flows is not None and self.periods is not None and n == flows + 1 < lo and \
+                    isinstance(call.args[-1].value, ir.Name) and call.args[-1].value.name in self.defs:
+                return  # `irr(net)`: a series' periods are its flows (series.mark), else its arity error is there
             if n < lo or (hi is not None and n > hi):
                 want = f"{lo}" if lo == hi else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
                 hint = f"`{call.func}({sig})`"
                 if call.func == "log" and n == 1:
                     hint = "write `ln(x)` for the natural logarithm or `log(x, 10)` for base 10"
+                if flows is not None and self.periods is not None and n > flows:  # `irr(net)`, `net` a series
+                    args = "".join(a.span.flat + ", " for a in call.args[:flows])
+                    last = call.args[-1].span.flat
+                    last = last if isinstance(call.args[-1].value, ir.Name) else f"({last})"
+                    hint += (f"; the cash flows of a series, one a period: `{call.func}({args}{last} at m for m in "
+                             f"{self.periods.values.span.flat})`")
                 self.sink.add(ArityError(f"`{call.func}` takes {want} argument{'s' if not want.endswith(' 1') and want != '1' else ''}, got {n}",
                                          call.span, hint=hint))
             return

@@ -676,6 +676,12 @@ def _bound(e: ir.Expr, var: str, value: Fraction, unit: Optional[ir.UnitExpr]) -
     if t is ir.Aggregate:
         items = dataclasses.replace(e.values, items=tuple(r(i) for i in e.values.items))
         return dataclasses.replace(e, values=items, body=e.body if e.var == var else r(e.body))
+    if t is ir.At:  # `net at m for m in 1 month..36 month`: the period a flow is read at
+        return dataclasses.replace(e, series=r(e.series), when=r(e.when))
+    if t is ir.Reduce:
+        return dataclasses.replace(e, body=r(e.body), cond=None if e.cond is None else r(e.cond))
+    if t is ir.Previous and e.init is not None:
+        return dataclasses.replace(e, init=r(e.init))
     return e
 
 

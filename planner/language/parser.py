@@ -175,7 +175,16 @@ def _run(parser: Lark, source: Source, start: str):
     except UnexpectedInput as exc:
         err = _to_error(source, exc)
         unclosed = parser.options.postlex.open
-        if unclosed and err.span is not None and source.text[err.span.start:err.span.start + 1] not in (")", "]"):
+        if unclosed and err.span is not None and source.text[err.span.start:err.span.start + 1] == "[" \
+                and str(unclosed[-1]) == "(" and unclosed[-1].start_pos < err.span.start:
+            # a list as a call's argument (`npv(r, [a, b])`): the `(` is not what is wrong
+            called = re.search(r"([A-Za-z_]\w*)\s*$", source.text[:unclosed[-1].start_pos])
+            f = called.group(1) if called else "f"
+            err.hint = ("a list `[...]` is not an argument here (a list stands only as a series' values, "
+                        f"`series price = [10 USD, 12 USD]`): write the values as arguments, `{f}(..., a, b, c)`, "
+                        f"or over a range, `{f}(..., x(m) for m in 1 month..36 month)`"
+                        + (f"; a series' periods as the cash flows: `{f}(..., net)`" if f in ("npv", "irr") else ""))
+        elif unclosed and err.span is not None and source.text[err.span.start:err.span.start + 1] not in (")", "]"):
             tok = unclosed[-1]
             if tok.start_pos < err.span.start:
                 err.labels.append(Label(Span(source, tok.start_pos, tok.end_pos), f"this `{tok}` is not closed"))

@@ -15,10 +15,12 @@ reports, path named; ``previous`` is no edge of that graph, so a recurrence is n
 
 from __future__ import annotations
 
+import dataclasses
+from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
 from . import ir
-from .errors import KindError, ParseError
+from .errors import ArityError, KindError, ParseError
 
 _SERIES_NODES = (ir.Period, ir.Previous, ir.Series, ir.PeriodTable)
 
@@ -49,6 +51,11 @@ def mark(quantities: Mapping, order: Iterable[str], function_refs: Callable[[str
     for name in order:
         q = quantities[name]
         expr = q.definition.expr
+        if periods is not None:
+            flows = _flows_of_periods(expr, quantities, periods, functions)
+            if flows is not expr:
+                q.definition = dataclasses.replace(q.definition, expr=flows)
+                expr = flows
         per = isinstance(expr, ir.Series)
         for node in period_uses(expr):
             if isinstance(node, _SERIES_NODES):
@@ -63,10 +70,10 @@ def mark(quantities: Mapping, order: Iterable[str], function_refs: Callable[[str
             q.deps = tuple(sorted(set(q.deps) | {n for n in previous_names(expr) if n in quantities and n != name}))
     for name in order:
         q = quantities[name]
-        _check(q, quantities, periods, sink)
+        _check(q, quantities, periods, functions, sink)
 
 
-def _check(q, quantities: Mapping, periods: Optional[ir.Periods], sink) -> None:
+def _check(q, quantities: Mapping, periods: Optional[ir.Periods], functions: Mapping, sink) -> None:
     expr = q.definition.expr
     if periods is None and isinstance(expr, ir.Series):
         sink.add(ParseError(f"the series `{q.name}` needs the plan's periods", q.definition.name_span,
@@ -81,17 +88,105 @@ def _check(q, quantities: Mapping, periods: Optional[ir.Periods], sink) -> None:
                 sink.add(KindError(f"{what} reduces a series; `{inner.span.flat}` is one figure", inner.span,
                                    label="not a series",
                                    hint="a series is declared with `series name = ...` or uses one per period"))
-        if isinstance(node, ir.At) and q.per_period and node in set(period_uses(expr)):
+        if isinstance(node, ir.At) and q.per_period and node.span == node.series.span and \
+                node in set(period_uses(expr)):  # a flow of `npv(rate, net)` (_flows_of_periods), not an `at` written
+            sink.add(KindError(f"inside the series `{q.name}`, the cash flows of a series are every period of it",
+                               node.span, label="a series' periods as cash flows",
+                               hint="take the `npv` or `irr` in a figure of its own (`value = npv(rate, net)`) and "
+                                    "use that figure in the series"))
+        elif isinstance(node, ir.At) and q.per_period and node in set(period_uses(expr)):
             sink.add(KindError(f"inside the series `{q.name}`, `at` would read another period of a series", node.span,
                                label="a value at another period (perhaps a later one)",
                                hint="a series reads the period before with `previous(x)`; take `x at ...` in a "
                                     "figure of its own"))
+        if isinstance(node, ir.Call) and node.func not in functions:
+            _flows_of_a_series(node, quantities, periods, sink)
         if isinstance(node, ir.Previous):
             target = quantities.get(node.name)
             if target is not None and not target.per_period:
                 sink.add(KindError(f"`{node.name}` is one figure, not a series: it has no previous period",
                                    node.name_span, label="not a series",
                                    hint=f"use `{node.name}` itself, or declare it with `series {node.name} = ...`"))
+
+
+def _flows_of_periods(expr: ir.Expr, quantities: Mapping, periods: ir.Periods, functions: Mapping) -> ir.Expr:
+    """``npv(rate, net)`` with ``net`` a series: its value in each period is a cash flow, one period apart
+    (Excel's NPV and IRR over the series' row): ``npv(rate, net at 1 month, ..., net at 36 month)``, as
+    ``npv(rate, net at m for m in 1 month..36 month)`` lists them. ``expr`` itself when there is none (or the
+    periods' ends are not numbers as written: :func:`_flows_of_a_series` then says what to write)."""
+    from .functions import FUNCTIONS
+    from .lower import MAX_FLOWS
+
+    ends = [_written(e) for e in periods.values.items]
+    if periods.values.kind not in ("range", "step") or any(e is None for e in ends):
+        return expr
+    (start, unit), (stop, _) = ends[0], ends[1]
+    step = ends[2][0] if len(ends) > 2 else Fraction(1)
+    count = 0 if step <= 0 or stop < start else int((stop - start) // step) + 1
+    changed = []
+
+    def flows(node):
+        f = FUNCTIONS.get(node.func) if isinstance(node, ir.Call) and node.func not in functions else None
+        if f is None or f.flows is None or len(node.args) != f.flows + 1 or not 0 < count <= MAX_FLOWS \
+                or not per_period(node.args[-1].value, quantities):
+            return node
+        series = node.args[-1]
+        changed.append(node)
+        return dataclasses.replace(node, args=node.args[:-1] + tuple(
+            ir.Arg(None, ir.At(series.value, ir.Number(start + k * step, unit, series.span), series.span), series.span)
+            for k in range(count)))
+
+    out = ir.transform(expr, flows)
+    return out if changed else expr
+
+
+def _written(e: ir.Expr):
+    """A number as written (``-3``, ``1 month``): its value and unit; None for anything else."""
+    if isinstance(e, ir.Neg):
+        inner = _written(e.operand)
+        return None if inner is None else (-inner[0], inner[1])
+    return (e.value, e.unit) if isinstance(e, ir.Number) else None
+
+
+def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.Periods], sink) -> None:
+    """``npv(rate, net)``, ``irr(net)`` with ``net`` a series: its periods are not (yet) the cash flows; say
+    so, with the spelling that reads them one by one (else npv would discount each period's value alone)."""
+    from .functions import BUILTINS, FUNCTIONS
+
+    f = FUNCTIONS.get(call.func)
+    if f is None or f.flows is None:
+        return
+    lo = BUILTINS[call.func][0]
+    if len(call.args) < lo:  # `irr(x)`, `x` one figure (analysis left it here, in case it was a series)
+        sink.add(ArityError(f"`{call.func}` takes at least {lo} arguments, got {len(call.args)}", call.span,
+                            hint=f"`{call.func}({BUILTINS[call.func][2]})`; the cash flows of a series, one a period:"
+                                 f" `{call.func}(net)` with `net` a series"))
+        return
+    for arg in call.args[f.flows:]:
+        if per_period(arg.value, quantities):
+            before = "".join(a.span.flat + ", " for a in call.args[:f.flows])
+            over = periods.values.span.flat if periods is not None else "1 month..36 month"
+            first = _written(periods.values.items[0]) if periods is not None else None
+            if periods is not None and any(_written(e) is None for e in periods.values.items):
+                # the periods end at an input (`1 month..horizon`): a range of flows is of numbers as written
+                unit = first[1].text if first is not None and first[1] is not None else ""
+                over = f"{periods.values.items[0].span.flat}..36{' ' + unit if unit else ''}"
+            if len(call.args) > f.flows + 1:  # other flows beside the series: each period's written out
+                before = "".join(a.span.flat + ", " for a in call.args if a is not arg)
+                ends = periods.values.items if periods is not None else ()
+                over = (f"{arg.span.flat} at {ends[0].span.flat}, ..., {arg.span.flat} at {ends[1].span.flat}"
+                        if len(ends) >= 2 else f"{arg.span.flat} at 1 month, ...")
+                sink.add(KindError(f"`{call.func}` of a series is not supported yet: it takes one cash flow per "
+                                   "argument", arg.span, label="a series (a value per period)",
+                                   hint=f"list the series' flows one by one with `at`: `{call.func}({before}{over})`"))
+                return
+            sink.add(KindError(f"`{call.func}` of a series is not supported yet: it takes one cash flow per "
+                               "argument", arg.span, label="a series (a value per period)",
+                               hint=f"read the series period by period with `at`: `{call.func}({before}"
+                                    f"{arg.span.flat} at m for m in {over})` (the first period's flow is "
+                                    + ("discounted one period, as Excel's NPV)" if call.func == "npv" else
+                                       "today's, as Excel's IRR)")))
+            return
 
 
 def per_period(expr: ir.Expr, quantities: Mapping) -> bool:
@@ -107,12 +202,17 @@ def per_period(expr: ir.Expr, quantities: Mapping) -> bool:
 
 def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str = "a check") -> None:
     """A condition (of a check, a solve, a constraint) is one truth: the series it uses are reduced."""
+    flows = {id(a.value): n.func for n in ir.walk(expr) if isinstance(n, ir.Call) and n.func in ("npv", "irr")
+             for a in n.args}
     for node in period_uses(expr):
         if isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].per_period:
+            hint = f"reduce it: `min({node.name})`, `last({node.name})`, `{node.name} at 12 month` " \
+                   f"or `count({node.name} < 0)`"
+            if id(node) in flows:  # `check npv(rate, net) > 0`: the flows of a series, in a quantity of their own
+                hint = (f"take the `{flows[id(node)]}` of a series in a quantity of its own (`value = "
+                        f"{flows[id(node)]}(..., {node.name})`) and use it here")
             sink.add(KindError(f"`{node.name}` is a series (a value per period): {what} needs one figure", node.span,
-                               label="a series",
-                               hint=f"reduce it: `min({node.name})`, `last({node.name})`, `{node.name} at 12 month` "
-                                    f"or `count({node.name} < 0)`"))
+                               label="a series", hint=hint))
             return
         if isinstance(node, (ir.Period, ir.Previous)):
             sink.add(KindError(f"{what} needs one figure, not a value per period", node.span,

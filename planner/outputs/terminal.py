@@ -764,22 +764,44 @@ def _series_cell(v: float) -> Any:
     return NEVER if v != v else float(v)
 
 
+def _series_rows(plan: Plan, ev: Evaluation, names: Sequence[str]):
+    """One scenario's series: its title, headers (a column per series, its unit in the header) and a row per period."""
+    unit, _ = plan.period_unit
+    headers = [unit or "period"] + [f"{n} ({plan.model.quantities[n].unit_text})"
+                                   if plan.model.quantities[n].unit_text else n for n in names]
+    columns = [figures([_series_cell(v) for v in ev.series_display(n)], plan.model.quantities[n].unit_text)
+               if not plan.model.quantities[n].is_bool else
+               ["true" if v else "false" for v in ev.series[n]] for n in names]
+    labels = period_labels(plan, ev)
+    rows = [[labels[i]] + [c[i] for c in columns] for i in range(len(labels))]
+    return f"series{'' if ev.scenario is None else f' in {ev.label}'}", headers, rows
+
+
 def series_table(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str],
                  width: Optional[int] = None) -> str:
     """Each scenario's series as one table: a row per period, a column per series (its unit in the header)."""
     out = []
     for ev in evaluations:
-        unit, _ = plan.period_unit
-        headers = [unit or "period"] + [f"{n} ({plan.model.quantities[n].unit_text})"
-                                       if plan.model.quantities[n].unit_text else n for n in names]
-        columns = [figures([_series_cell(v) for v in ev.series_display(n)], plan.model.quantities[n].unit_text)
-                   if not plan.model.quantities[n].is_bool else
-                   ["true" if v else "false" for v in ev.series[n]] for n in names]
-        labels = period_labels(plan, ev)
-        rows = [[labels[i]] + [c[i] for c in columns] for i in range(len(labels))]
-        title = f"series{'' if ev.scenario is None else f' in {ev.label}'}"
+        title, headers, rows = _series_rows(plan, ev, names)
         out.append(title + "\n" + fit(rows, headers, ["right"] * len(headers), width, keep=1, what="series"))
     return "\n".join(out)
+
+
+def series_markdown(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
+    """Each scenario's series as a Markdown table under a heading, as :func:`series_table` lays them out."""
+    from .markup import text
+
+    out = []
+    for ev in evaluations:
+        title, headers, rows = _series_rows(plan, ev, names)
+        out.append(f"## {text(title[0].upper() + title[1:])}\n\n" +
+                   markdown_table(rows, headers, ["right"] * len(headers)))
+    return "\n".join(out)
+
+
+def series_jsonl(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
+    """The series in long form, a line per scenario, series and period (the JSON's ``series.records``)."""
+    return jsonl(series_json(plan, evaluations, names)["records"])
 
 
 def series_json(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> dict[str, Any]:

@@ -104,15 +104,27 @@ class EvalView:
     def jsonl(self) -> str:
         from .terminal import eval_jsonl
 
-        return "" if self.names is None else eval_jsonl(self.plan, self.evaluations, self.names)
+        text = "" if self.names is None else eval_jsonl(self.plan, self.evaluations, self.names)
+        series = self._series()
+        if series:  # after the figures, a line per scenario, series and period (the JSON's series records)
+            from .terminal import series_jsonl
+
+            text = (text + "\n" if text else "") + series_jsonl(self.plan, self.evaluations, series)
+        return text
 
     def markdown(self) -> str:
         from ..language.live import plain
         from .markup import text
         from .terminal import eval_markdown
 
-        return "" if self.names is None else \
+        out = "" if self.names is None else \
             f"# {text(plain(self.plan.title))}\n\n{eval_markdown(self.plan, self.evaluations, self.names)}"
+        series = self._series()
+        if series:  # after the figures, as the table shows them
+            from .terminal import series_markdown
+
+            out = (out.rstrip("\n") + "\n\n" if out else "") + series_markdown(self.plan, self.evaluations, series)
+        return out
 
 
 class ImportView(EvalView):
