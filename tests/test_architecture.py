@@ -156,6 +156,16 @@ def test_the_language_stage_needs_no_sympy_or_numpy():
             assert target.split(".")[0] not in ("sympy", "numpy"), f"{path}:{line} imports {target}"
 
 
+def test_the_excel_and_latex_printers_import_nothing_of_sympy():
+    """A closed form reaches the workbook and the LaTeX as IR (planner.compute.closed translates it):
+    they are printed by the generators over the IR, not by a SymPy printer."""
+    printers = sorted((PACKAGE / "outputs" / "excel").rglob("*.py")) + [PACKAGE / "outputs" / "latex.py"]
+    assert len(printers) > 10
+    for path in printers:
+        for line, target, _ in imports_of(path):
+            assert target.split(".")[0] != "sympy", f"{path}:{line} imports {target}"
+
+
 def test_no_import_cycle_at_module_level():
     graph = {module_name(p): {t for _, t, top in imports_of(p) if top and module_path(t) is not None
                               and t != module_name(p)} for p in MODULES}

@@ -2,8 +2,8 @@
 them back.
 
 * :mod:`.generator`: the plan's IR to Excel formulas, as the plan writes them (one method per node;
-  precedence, units into display units, Excel's limits); :mod:`.closed_form`: the one formula printed
-  from SymPy, a solve's closed form;
+  precedence, units into display units, Excel's limits), a solve's closed form too (translated back
+  into the IR by :mod:`planner.compute.closed`); nothing here imports SymPy;
 * :mod:`.names`: plan names to Excel defined names (one mangling rule);
 * :mod:`.book`: the shared state and the plain grid every sheet is written into;
 * :mod:`.summary`, :mod:`.inputs`, :mod:`.derived`, :mod:`.scenarios`: the Summary, Inputs, Model,

@@ -381,6 +381,7 @@ class Book:
         self.base = plan.evaluate(None, self.overrides, self.origins)
         self.names = excel_names(plan.definition_order())
         self.taken_names = {v.upper() for v in self.names.values()}  # helper names must not collide
+        self.closed_forms: dict = {}  # a Solve closed form as IR, once per form (the Solve sheet)
         self.sheets: list[Sheet] = []
         self.defined: dict[str, str] = {}  # Excel name -> target (``Inputs!$B$5``)
         self.input_rows: dict[str, int] = {}  # input -> row on the Inputs sheet

@@ -327,7 +327,7 @@ class Generator:
     def __init__(self, model, refs: Mapping[str, Piece], row: Optional[Callable] = None,
                  values: Optional[Mapping[str, object]] = None, where: str = "",
                  row_refs: Optional[Mapping[str, Piece]] = None, spill: Optional[Callable] = None,
-                 periods: Optional[PeriodRows] = None) -> None:
+                 periods: Optional[PeriodRows] = None, split: int = SPILL) -> None:
         from ...language.aggregates import Ranges
         from ...language.analysis import unit_of
 
@@ -337,6 +337,7 @@ class Generator:
         self.row = row
         self.periods = periods  # the sheet of series (a plan with periods)
         self.spill = spill  # spill(formula, value) writes a helper cell (sheet-qualified refs) and returns it
+        self.split = split  # characters of a part that goes to a helper cell (the Solve sheet's: fewer)
         self.values = values
         self.where = where
         self.units = model.units
@@ -370,7 +371,7 @@ class Generator:
 
     def expr(self, e: ir.Expr, env: Mapping[str, Bound], want: Optional[Fraction] = None) -> Piece:
         p = _METHODS[e.__class__](self, e, env, want)
-        if self.spill is not None and (len(p.text) > SPILL or p.text.count("(") > MAX_NESTING // 2
+        if self.spill is not None and (len(p.text) > self.split or p.text.count("(") > MAX_NESTING // 2
                                        and nesting(p.text) > MAX_NESTING // 2):
             return self._helper(e, env, want, p)
         return p

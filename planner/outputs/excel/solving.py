@@ -2,8 +2,10 @@
 
 One row per question and scenario (answers from :mod:`planner.questions.solve`):
 
-* a **closed form** becomes a formula over the defined names (or the
-  scenario's column), in the inputs' display units (``(1 + rate)^years``,
+* a **closed form** (SymPy's, translated back into the IR by :mod:`planner.compute.closed` and
+  written by the same generator as every formula) becomes a formula over the defined names (or the
+  scenario's column), rewritten through the plan's quantities as the report shows it, in the inputs'
+  display units (``(1 + rate)^years``,
   not ``(31536000*rate + 1)^(years/31536000)``); a long one is split into
   named helper cells on the "Solve work" sheet; an integer threshold's
   closed form already carries its rounding, printed portably as
@@ -31,8 +33,8 @@ from fractions import Fraction
 from typing import Optional, Sequence
 
 import numpy as np
-import sympy as sp
 
+from ...compute.closed import NoClosedForm, in_display_units, through_quantities, to_ir
 from ...compute.symbolic import rational
 from ...language import ir
 from ...language.errors import PlanError
@@ -40,7 +42,7 @@ from ...questions.roots import Domain
 from ...questions.solve import objective_unit  # the optimum's display unit, as planner solve shows it
 from .book import NO_ANSWER, cell_scale, figure, percent_figure, scale_of, unit_of, HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
 from .names import unique_name
-from .generator import UnsupportedFormula, number
+from .generator import ATOM, Generator, NotWritten, Piece, UnsupportedFormula, number
 from .tables import MAX_SWEEP_ROWS, ROW, Live, LiveTable, Output, _broken, titled
 
 MIN_HALVINGS = 60
@@ -236,65 +238,64 @@ def _in_domain(book: Book, work: Work, ws, row: int, stmt, ctx, q, notes: list) 
 
 # ---- closed forms -----------------------------------------------------------------------
 
-def display_form(book: Book, r) -> sp.Basic:
-    """The closed form over the inputs in their display units, giving the answer in the target's."""
-    form = r.closed_form
-    scaled = {s: s * rational(scale_of(book.q[book.plan.symbols.names[s]]))
-              for s in form.free_symbols if s in book.plan.symbols.names
-              and not book.q[book.plan.symbols.names[s]].is_bool
-              and scale_of(book.q[book.plan.symbols.names[s]]) != 1}
-    return form.xreplace(scaled) / rational(scale_of(book.q[r.target]))
+def _closed_form_ir(book: Book, stmt, r) -> ir.Expr:
+    """The closed form as IR over the quantities' figures in their display units, giving the answer in
+    the target's (as the report prints it: :mod:`planner.compute.closed`); once per form.
+    :class:`~planner.compute.closed.NoClosedForm` when the plan language cannot write it."""
+    key = ("closed form", r.target, r.closed_form)
+    if key not in book.closed_forms:
+        try:
+            base = through_quantities(book.plan, stmt, r.target, r.closed_form)
+            book.closed_forms[key] = to_ir(in_display_units(book.plan, r.target, base),
+                                           {n for n, q in book.q.items() if q.is_bool})
+        except NoClosedForm as err:
+            book.closed_forms[key] = err
+    got = book.closed_forms[key]
+    if isinstance(got, NoClosedForm):
+        raise got
+    return got
 
 
 def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list) -> bool:
-    """The answer as a formula over the names; False when there is none Excel can express."""
+    """The answer as a formula over the names (generated from the closed form's IR, as every formula of
+    the workbook); False when there is none Excel can express (the sheet then solves by bisection)."""
     if r.closed_form is None:
         return False
-    # the one formula printed from SymPy (the closed form SymPy derived), until SymPy trees come back to the IR
-    from .closed_form import evaluate, formula
-
-    expr = display_form(book, r)
-    sym = book.plan.symbols.symbols
-    bools = frozenset(sym[n] for n, q in book.q.items() if q.is_bool)
-    here = {sym[n]: book.cell(ctx, n, ws.title) for n in book.q}
-    there = {sym[n]: book.cell(ctx, n) for n in book.q}
-    env = {sym[n]: book.display(ctx, n) for n in book.q}
-    env = {s: (float("nan") if isinstance(v, str) else v) for s, v in env.items()}
+    # every quantity as its cell holds it (display units: the closed form is over those figures)
+    refs = {n: Piece(book.cell(ctx, n), ATOM, None if q.is_bool else Fraction(1)) for n, q in book.q.items()}
+    values = {n: book.display(ctx, n) for n in book.q}
+    values = {n: (float("nan") if isinstance(v, str) else v) for n, v in values.items()}
     parts: list = []
     prefix = f"{stmt.alias or stmt.target}.{ctx.scenario or 'base'}"
 
-    def part(text: str, sub: sp.Basic) -> str:
+    def part(text: str, value) -> str:  # a long formula's part: a named cell on the Solve work sheet
         name = unique_name(f"{prefix}.part{len(parts) + 1}", book.taken_names)
-        parts.append((name, text, sub))
+        parts.append((name, text, value))
         return name
 
     try:
-        text = formula(expr, here, bools, limit=10**9)
-        if len(text) > SPLIT:  # shared parts once each (sympy.cse), then what is still too long by size
-            replacements, (reduced,) = sp.cse(expr, symbols=sp.numbered_symbols("part#", real=True))
-            for stand_in, sub in replacements:
-                name = part(formula(sub, here, bools, spill=part, limit=SPLIT, helper_refs=there)[1:], sub)
-                here[stand_in] = there[stand_in] = name
-                env[stand_in] = evaluate(sub, env)
-            text = formula(reduced, here, bools, spill=part, limit=SPLIT, helper_refs=there)
-    except UnsupportedFormula as err:
-        notes.append(f"no Excel formula for the closed form ({err.message}): solved in the sheet")
+        node = _closed_form_ir(book, stmt, r)
+        text = Generator(book.model, refs, values=values, where=f"{WORK}: {prefix}", row_refs=refs,
+                         spill=part, split=SPLIT).formula(node, Fraction(1))
+    except NoClosedForm as err:
+        notes.append(f"no Excel formula for the closed form (it uses {err.what}): solved in the sheet")
+        return False
+    except (UnsupportedFormula, NotWritten) as err:
+        notes.append(f"no Excel formula for the closed form ({getattr(err, 'message', err)}): solved in the sheet")
         return False
     if parts:
         top = work.block(f"closed form, in parts: {ir.question_text(stmt)} [{ctx.label}]")
         work.ws.note(top - 1, 1, "each part is a named cell; the answer's formula uses their names")
         work.ws.header(top, ["Part", "Value"])
-        for k, (name, part_text, sub) in enumerate(parts):
+        for k, (name, part_text, value) in enumerate(parts):
             at = top + 1 + k
-            value = evaluate(sub, env)
             work.ws.text(at, 1, name, NAME)
-            work.ws.formula(at, 2, part_text if part_text.startswith("=") else "=" + part_text, value,
-                            book.number_style([value]))
+            work.ws.formula(at, 2, part_text, value, book.number_style([value]))
             book.defined[name] = work.ref("B", at)
         work.top = top + len(parts) + 3
     q = book.q[r.target]
     ws.formula(row, 3, text, figure(q, r.display_value), book.number_style([figure(q, r.display_value)], q.unit_text))
-    shown = f"{r.target} = {sp.sstr(expr)}"
+    shown = f"{r.target} = {r.closed_form_text}"
     notes.insert(0, ("closed form: " + shown) if len(shown) <= NOTE_LENGTH - 13 else
                  f"closed form in {len(parts) + 1} cells (named parts on '{WORK}')" if parts else
                  "closed form over the inputs (the full text: planner solve --format json)")
