@@ -253,16 +253,19 @@ class _Translator:
 # ---- a solve's closed form, made readable before it is printed -------------------------------------
 # (the report's, sheets/*.plan's Solves: over the quantities a reader knows, in the units shown)
 
-def in_display_units(plan, target: str, form: sp.Basic) -> sp.Basic:
+def in_display_units(plan, target: str, form: sp.Basic, scale_of=None) -> sp.Basic:
     """A closed form (over symbols standing for values in base units) over the quantities' values in
     their display units, giving ``target`` in its display unit: a plan in years and %/year reads
-    ``(1 + rate / 100)^(-lifetime)``, not ``(31,536,000 rate + 1)^(-lifetime / 31,536,000)``."""
+    ``(1 + rate / 100)^(-lifetime)``, not ``(31,536,000 rate + 1)^(-lifetime / 31,536,000)``.
+    ``scale_of(quantity)``: the base units per unit of a value as shown, when not its display unit's
+    (a workbook's percent cell holds 0.08 for 8%)."""
+    scale_of = scale_of or (lambda q: q.display.scale)
     scales = {}
     for sym in form.free_symbols:
         name = plan.symbols.names.get(sym)
-        if name is not None and (scale := plan.quantities[name].display.scale) != 1:
+        if name is not None and (scale := scale_of(plan.quantities[name])) != 1:
             scales[sym] = rational(scale) * sym
-    scale = plan.quantities[target].display.scale
+    scale = scale_of(plan.quantities[target])
     if not scales and scale == 1:
         return form
     shown = form.xreplace(scales) * rational(1 / scale)

@@ -4,8 +4,7 @@ One row per question and scenario (answers from :mod:`planner.questions.solve`):
 
 * a **closed form** (SymPy's, translated back into the IR by :mod:`planner.compute.closed` and
   written by the same generator as every formula) becomes a formula over the defined names (or the
-  scenario's column), rewritten through the plan's quantities as the report shows it, in the inputs'
-  display units (``(1 + rate)^years``,
+  scenario's column), in the inputs' display units (``(1 + rate)^years``,
   not ``(31536000*rate + 1)^(years/31536000)``); a long one is split into
   named helper cells on the "Solve work" sheet; an integer threshold's
   closed form already carries its rounding, printed portably as
@@ -34,7 +33,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ...compute.closed import NoClosedForm, in_display_units, through_quantities, to_ir
+from ...compute.closed import NoClosedForm, in_display_units, to_ir
 from ...compute.symbolic import rational
 from ...language import ir
 from ...language.errors import PlanError
@@ -238,15 +237,17 @@ def _in_domain(book: Book, work: Work, ws, row: int, stmt, ctx, q, notes: list) 
 
 # ---- closed forms -----------------------------------------------------------------------
 
-def _closed_form_ir(book: Book, stmt, r) -> ir.Expr:
-    """The closed form as IR over the quantities' figures in their display units, giving the answer in
-    the target's (as the report prints it: :mod:`planner.compute.closed`); once per form.
+def _closed_form_ir(book: Book, r) -> ir.Expr:
+    """The closed form as IR over the quantities' figures as their cells hold them (display units; a
+    percent cell holds 0.08 for 8%), giving the answer's figure (as the report prints it:
+    :mod:`planner.compute.closed`); once per form.
     :class:`~planner.compute.closed.NoClosedForm` when the plan language cannot write it."""
     key = ("closed form", r.target, r.closed_form)
     if key not in book.closed_forms:
         try:
-            base = through_quantities(book.plan, stmt, r.target, r.closed_form)
-            book.closed_forms[key] = to_ir(in_display_units(book.plan, r.target, base),
+            # not rewritten through the plan's quantities as the report's is: its float evaluation then
+            # differs from planner's answer in the last digits, which the residual checks beside it show
+            book.closed_forms[key] = to_ir(in_display_units(book.plan, r.target, r.closed_form, scale_of),
                                            {n for n, q in book.q.items() if q.is_bool})
         except NoClosedForm as err:
             book.closed_forms[key] = err
@@ -261,7 +262,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
     the workbook); False when there is none Excel can express (the sheet then solves by bisection)."""
     if r.closed_form is None:
         return False
-    # every quantity as its cell holds it (display units: the closed form is over those figures)
+    # every quantity as its cell holds it: the closed form is over those figures
     refs = {n: Piece(book.cell(ctx, n), ATOM, None if q.is_bool else Fraction(1)) for n, q in book.q.items()}
     values = {n: book.display(ctx, n) for n in book.q}
     values = {n: (float("nan") if isinstance(v, str) else v) for n, v in values.items()}
@@ -274,7 +275,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
         return name
 
     try:
-        node = _closed_form_ir(book, stmt, r)
+        node = _closed_form_ir(book, r)
         text = Generator(book.model, refs, values=values, where=f"{WORK}: {prefix}", row_refs=refs,
                          spill=part, split=SPLIT).formula(node, Fraction(1))
     except NoClosedForm as err:
