@@ -429,16 +429,26 @@ check s4 ~= 17.5  # 6 + 7.5 + 3 + 1
 """
 
 
-def test_every_node_and_operator_of_the_ir_reaches_every_generator():
-    """A plan holding every expression node, operator and aggregate: a node a generator misses fails here."""
-    import typing
+# the nodes of series over periods; by hand: cash 119, 141, 162, 182, 201, 219 (each month 2 * price less the
+# month's number in USD, price 10 then 12 USD), their sum 1024 USD, month 3's 162 USD, never below zero
+EVERY_SERIES_NODE = """unit USD
+periods = 1 month..6 month
+start = 100 USD
+series price = [10 USD, 12 USD]
+series cash = start + price * 2 - 1 USD then previous + price * 2 - period / 1 month * 1 USD
+series before = previous(cash, start) - 1 USD
+total = sum(cash)
+at3 = cash at 3 month
+first_negative = first(period where cash < 0 USD)
+never_negative = if(first_negative == never, 1, 0)
+check total == 1024 USD
+check at3 == 162 USD
+check never_negative == 1
+"""
 
-    import planner
-    from planner.compute.diagnose import diagnose_expr
 
-    plan = loads_compiled(EVERY_NODE)
-    ops = (ir.BinOp, ir.CmpOp, ir.BoolOp, ir.AggOp)
-    seen: set = {ir.ScenarioRef, ir.CmpOp.APPROX}  # in the checks (`s1@big`, `~=`), run below
+def _nodes(plan, ops) -> set:
+    seen = set()
     for q in plan.model.quantities.values():
         stack = [q.definition.expr]
         while stack:
@@ -447,8 +457,28 @@ def test_every_node_and_operator_of_the_ir_reaches_every_generator():
             for x in vars(e).values():
                 seen.update(o for o in (x if isinstance(x, tuple) else (x,)) if isinstance(o, ops))
             stack.extend(ir.children(e))
+    return seen
+
+
+def test_every_node_and_operator_of_the_ir_reaches_every_generator():
+    """A plan holding every expression node, operator and aggregate: a node a generator misses fails here."""
+    import typing
+
+    import planner
+    from planner.compute.diagnose import diagnose_expr
+    from planner.outputs.excel.writer import workbook_bytes
+
+    plan = loads_compiled(EVERY_NODE)
+    series = loads_compiled(EVERY_SERIES_NODE)
+    ops = (ir.BinOp, ir.CmpOp, ir.BoolOp, ir.AggOp)
+    seen: set = {ir.ScenarioRef, ir.CmpOp.APPROX}  # in the checks (`s1@big`, `~=`), run below
+    seen |= _nodes(plan, ops) | _nodes(series, ops)
     want = set(typing.get_args(ir.Expr)).union(*(set(o) for o in ops))
     assert want <= seen, want - seen
+    for q in series.model.quantities.values():  # the series' own nodes: LaTeX, the checks, the workbook
+        assert formula_latex(q.definition.expr)
+    assert all(r.passed for r in planner.loads(EVERY_SERIES_NODE).check().rows)
+    assert workbook_bytes(series)
     values = plan.evaluate().values
     exact = ExactEvaluator(plan.model, {})
     for name, q in plan.model.quantities.items():
@@ -464,8 +494,6 @@ def test_every_node_and_operator_of_the_ir_reaches_every_generator():
         else:
             assert float(got) == pytest.approx(values[name], rel=1e-12)
     assert all(r.passed for r in planner.loads(EVERY_NODE).check().rows)
-    from planner.outputs.excel.writer import workbook_bytes
-
     assert workbook_bytes(plan)  # the printer is strict: a node without a method raises
 
 

@@ -225,14 +225,14 @@ def test_the_report_shows_the_fan_under_uncertainty(uncertain):
 
 # ---- the build: the report, and a note for the workbook -------------------------------------------------
 
-def test_build_writes_the_report_and_says_the_workbook_waits(tmp_path):
+def test_build_writes_the_report_its_charts_and_the_workbook_of_a_plan_with_series(tmp_path):
     from planner.outputs.build import build, summary
 
     result = build(str(RUNWAY), str(tmp_path / "out"))
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
-    assert names == ["series_runway-sensitivity.png", "series_runway-series-1.png", "series_runway.md"]
-    assert any(n.startswith("workbook skipped: the workbook does not show series") for n in result.notes)
-    assert "workbook skipped" in summary(result)
+    assert names == ["series_runway-sensitivity.png", "series_runway-series-1.png", "series_runway.md",
+                     "series_runway.xlsx"]
+    assert not any("skipped" in n for n in result.notes) and "skipped" not in summary(result)
 
 
 def test_build_of_a_plan_without_series_still_writes_the_workbook(tmp_path):

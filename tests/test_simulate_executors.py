@@ -48,8 +48,9 @@ PLANS, CERTAIN = _plans()
 # that reads a true/false
 CONDITIONS = {"gpu_buy_vs_rent": ["breakeven_month < 30 month", "owning_is_cheaper and rent_price > 3 USD/h"],
               "gpu_buy_vs_rent_uncertain": ["breakeven_month < 30 month", "owning_is_cheaper"],
-              "llm_cost": ["dsv3_mtp_speedup > 1.84", "dsv3_mtp_tokens >= 1.85 token and dsv3_mtp_speedup < 1.9"]}
-CHUNK_MB = {"llm_cost": "0.5"}  # its 500 figures: two chunks of samples, not twenty (the route is the same)
+              "llm_cost": ["dsv3_mtp_speedup > 1.84", "dsv3_mtp_tokens >= 1.85 token and dsv3_mtp_speedup < 1.9"],
+              "moe_serving": ["output_cost < 1.4 USD", "meets_targets and tpot < 12.1 ms"]}
+CHUNK_MB = {"llm_cost": "0.5", "moe_serving": "0.5"}  # its 500 figures: two chunks of samples, not twenty (the route is the same)
 
 
 def test_every_example_with_uncertain_inputs_is_covered():

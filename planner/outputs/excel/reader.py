@@ -502,7 +502,8 @@ def checked_bytes(path: str) -> bytes:
     try:
         z = zipfile.ZipFile(io.BytesIO(data))
         infos = z.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, ValueError, EOFError, OSError) as exc:
+        # NotImplementedError: a part that needs a newer zip version than Python reads ("zip file version 8.4")
         raise UsageError(f"{path} is not an .xlsx workbook ({exc})", hint=_EXPORT) from None
     if len(infos) > MAX_PARTS:
         raise UsageError(f"{path} has {len(infos):,} parts, more than the {MAX_PARTS:,} a workbook to import may "
