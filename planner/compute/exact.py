@@ -221,6 +221,15 @@ class ExactEvaluator:
         return value
 
 
+def constant(model, e: ir.Expr) -> Optional[Fraction]:
+    """``e``'s exact value where it reads no input (a range's step or end written as a formula), else None."""
+    try:
+        v = ExactEvaluator(model, {}).expr(e)
+    except (NotRational, KeyError):
+        return None
+    return v if isinstance(v, Fraction) else None
+
+
 def _cmp(op: ir.CmpOp, a, b) -> bool:
     if op is ir.CmpOp.EQ:
         return a == b

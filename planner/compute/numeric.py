@@ -443,13 +443,9 @@ class Compiler:
         return out
 
     def _constant(self, e: ir.Expr) -> Optional[Fraction]:
-        from .exact import ExactEvaluator, NotRational
+        from .exact import constant
 
-        try:
-            v = ExactEvaluator(self.model, {}).expr(e)
-        except (NotRational, KeyError):
-            return None
-        return v if isinstance(v, Fraction) else None
+        return constant(self.model, e)
 
 
 _INF = float("inf")

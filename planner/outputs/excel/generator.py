@@ -1030,13 +1030,9 @@ class Generator:
         return regs
 
     def _constant(self, e: ir.Expr) -> Optional[Fraction]:
-        from ...compute.exact import ExactEvaluator, NotRational
+        from ...compute.exact import constant
 
-        try:
-            v = ExactEvaluator(self.model, {}).expr(e)
-        except (NotRational, KeyError):
-            return None
-        return v if isinstance(v, Fraction) else None
+        return constant(self.model, e)
 
 
 def _at(v: Fraction) -> str:
