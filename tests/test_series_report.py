@@ -395,6 +395,19 @@ def test_scenarios_that_share_a_fan_draw_it_once():
     assert np.allclose(f_base["p50"] - f_lean["p50"], 50.0)
 
 
+def test_a_scenarios_fan_has_its_line_colour():
+    """A fan is drawn in its scenario's colour on the line chart: scenarios without a fan (every uncertain
+    input set) do not shift the colours of those after them."""
+    text = UNCERTAIN.replace("periods = 1 month..60 month", "horizon = 60 month\nperiods = 1 month..horizon")
+    text += "scenario fixed { burn = 8 kUSD }\nscenario lean { start = 50 kUSD }\n"
+    analysis = analyse(loads(text, name=str(RUNWAY)))
+    labels = [ev.label for ev in analysis.evaluations]
+    (data,) = periods.fan_data(analysis, ["cash"], {"cash": "cash"})
+    # price_war, frugal and fixed set the one uncertain input (burn): lean's is the one fan, named in the title
+    assert labels == ["price_war", "frugal", "fixed", "lean"] and data.title == "cash (lean)"
+    assert data.colours == (3,)  # lean's line is the fourth (C3), and so is its fan, not the first colour
+
+
 def test_many_scenarios_split_the_table():
     text = RUNWAY.read_text().split("scenario price_war")[0]
     text += "".join(f"scenario b{k} {{ burn = {k} kUSD }}\n" for k in range(1, 8))  # seven scenarios, and base

@@ -235,6 +235,7 @@ class FanPlot:
     unit: str
     period_unit: str
     fans: tuple  # (scenario label, periods, {"p5": ..., "p25": ..., "p50": ..., "p75": ..., "p95": ...}, as written)
+    colours: tuple = ()  # per fan, the index of its scenario's line on the series' chart (one colour per scenario)
 
 
 def plot_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[LinePlot]:
@@ -269,9 +270,11 @@ def fan_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[Fan
 
     plan = analysis.plan
     by_label = {ev.label: ev for ev in analysis.evaluations}
+    order = {ev.label: k for k, ev in enumerate(analysis.evaluations)}  # the line chart's colours
     out = []
     for name in names:
         fans: list = []
+        colours: list = []
         reach = set(cone(plan.model, [name]))
         for sim in sims:
             if not any(n in reach for n in sim.uncertain):  # a scenario that sets every uncertain input it uses
@@ -283,6 +286,7 @@ def fan_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[Fan
             same = next((k for k, g in enumerate(fans) if _same_start(f, g[2])), None)
             if same is None:
                 fans.append(drawn)
+                colours.append(order.get(sim.label, len(colours)))
                 continue
             label = f"{fans[same][0]}, {drawn[0]}" if drawn[0] else ""  # scenarios that share the fan, named
             if len(f["p50"]) > len(fans[same][2]["p50"]):  # the same trials over more periods: the longer one
@@ -294,7 +298,8 @@ def fan_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[Fan
             title += f" ({fans[0][0]})"
             fans = [("",) + tuple(fans[0][1:])]
         if any(np.nanmax(g[2]["p95"] - g[2]["p5"]) > 0 for g in fans):
-            out.append(FanPlot(name, title, plan.quantities[name].unit_text, plan.period_unit[0], tuple(fans)))
+            out.append(FanPlot(name, title, plan.quantities[name].unit_text, plan.period_unit[0], tuple(fans),
+                               tuple(colours)))
     return out
 
 

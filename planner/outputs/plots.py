@@ -450,7 +450,7 @@ def fan_png(data) -> bytes:
         ax = fig.subplots()
         one = len(data.fans) == 1  # one fan: a legend entry per band; several: one per scenario (its median)
         for k, (label, x, f, point) in enumerate(data.fans):
-            colour = f"C{k % 10}"
+            colour = f"C{(data.colours[k] if data.colours else k) % 10}"  # the scenario's colour on its line chart
             ax.fill_between(x, f["p5"], f["p95"], color=colour, alpha=0.15, linewidth=0,
                             label="5th to 95th percentile" if one else None)
             ax.fill_between(x, f["p25"], f["p75"], color=colour, alpha=0.3, linewidth=0,
