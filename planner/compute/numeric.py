@@ -43,7 +43,7 @@ from ..language.functions import FUNCTIONS, fill
 from ..language.limits import deep
 from ..language.model import Model
 from ..language.precision import approx_tolerance, in_floats
-from .runtime import Body, Program, ScanBody
+from .runtime import Body, Program, ScanBody, step_reads as _reads
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
@@ -494,18 +494,6 @@ def allocate(steps: list, consts: list, arguments: int, results: list, size: int
             free.append(reg)
         out.append((op, reg, new_args))
     return out, ([mapping[r] for r in results], mapping), max(top, 1)
-
-
-def _reads(op: str, args: tuple) -> tuple:
-    if op == "agg":
-        return (args[1], args[2]) + tuple(outer for outer, _ in args[5].captures)
-    if op == "scan":
-        return (args[0], args[1]) + tuple(outer for outer, _ in args[3].captures)
-    if op == "item":
-        return (args[0],)
-    if op == "subprogram":
-        return args[1:]
-    return args
 
 
 def _renamed(op: str, args: tuple, mapping: dict) -> tuple:

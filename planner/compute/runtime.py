@@ -539,13 +539,16 @@ def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> t
     return tuple(out)
 
 
-def _step_reads(op: str, args: tuple) -> tuple:
+def step_reads(op: str, args: tuple) -> tuple:
+    """The registers a step reads (an aggregate's and a run over periods' captured ones too)."""
     if op == "agg":
         return (args[1], args[2]) + tuple(outer for outer, _ in args[5].captures)
     if op == "scan":
         return (args[0], args[1]) + tuple(outer for outer, _ in args[3].captures)
     if op == "item":
         return (args[0],)
+    if op == "subprogram":
+        return args[1:]
     return args
 
 
@@ -573,7 +576,7 @@ def _phases(body: ScanBody, runtime: str, table: dict) -> tuple[list, list]:
                     live.add(src)
                     continue
                 kept.append((table[op], dst, args))
-                live.update(_step_reads(op, args))
+                live.update(step_reads(op, args))
             got.append(kept[::-1])
         got = body._bound[key] = tuple(got)
     return got
