@@ -245,3 +245,15 @@ def test_no_stage_has_an_import_cycle_even_through_function_level_imports(stage)
 def test_the_layering_check_fires(name, text, expected):
     """The check above can fail: upward imports, at any depth, are seen; downward ones are not."""
     assert upward(name, imports_in(text, name)) == expected
+
+
+def test_a_walk_over_the_ir_must_cover_every_node():
+    """One visitor shape: a walk lacking a method for a node fails when its class is defined."""
+    from planner.language import ir
+
+    with pytest.raises(TypeError, match="has no method for .*Never"):
+        type("Partial", (ir.Visitor,), {"visit_" + n.__name__: lambda self, e: 1 for n in ir.NODES
+                                        if n is not ir.Never})
+    other = type("Other", (ir.Visitor,), {"visit_other": lambda self, e: "other", "visit_Bool": lambda self, e: e.value})
+    assert other().visit(ir.Bool(True, None)) is True
+    assert other().visit(ir.Never(None)) == "other"

@@ -267,6 +267,28 @@ class Never:
 
 Expr = (Number | Bool | Name | ScenarioRef | Neg | Binary | Compare | Logic | Not | Call | Aggregate | Series | Period
         | Previous | Reduce | At | Never | PeriodTable)
+NODES: tuple[type, ...] = Expr.__args__
+
+
+class Visitor:
+    """One shape for every walk over the IR, as :mod:`ast`'s ``NodeVisitor`` and SymPy's printers: a method
+    ``visit_<Node>`` per node class, and ``visit(e, ...)`` dispatching on ``e``'s class. That a walk covers
+    every node is checked when its class is defined: a subclass may lack a method only where it defines
+    ``visit_other`` (a walk over part of the IR), so a node added to the IR fails at import, not when a
+    user's plan reaches the walk."""
+
+    _visits: dict = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        other = getattr(cls, "visit_other", None)
+        cls._visits = {node: getattr(cls, "visit_" + node.__name__, other) for node in NODES}
+        missing = [node.__name__ for node, method in cls._visits.items() if method is None]
+        if missing:
+            raise TypeError(f"{cls.__qualname__} has no method for {', '.join(missing)}")
+
+    def visit(self, e: Expr, *args, **kwargs):
+        return self._visits[e.__class__](self, e, *args, **kwargs)
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:

@@ -124,8 +124,8 @@ def unit_latex(unit) -> str:
     return text + "".join("/" + d for d in down)
 
 
-class FormulaPrinter:
-    """LaTeX of a plan formula as written (an ``ir.Expr``): one ``_<Node>`` method per IR node, each
+class FormulaPrinter(ir.Visitor):
+    """LaTeX of a plan formula as written (an ``ir.Expr``): one ``visit_<Node>`` method per IR node, each
     returning ``(latex, precedence)``."""
 
     def __init__(self) -> None:
@@ -136,7 +136,7 @@ class FormulaPrinter:
         return self.p(e)[0]
 
     def p(self, e):
-        return getattr(self, "_" + type(e).__name__)(e)
+        return self.visit(e)
 
     def _mark(self) -> str:
         return BREAK + str(min(self.depth, 9))
@@ -161,31 +161,31 @@ class FormulaPrinter:
             self.depth -= 1
 
     # leaves
-    def _Number(self, e):
+    def visit_Number(self, e):
         text = _fraction_text(e.value)
         if e.unit is None:
             return text, _PREC["atom"]
         unit = unit_latex(e.unit)
         return (text + (unit if unit == r"\%" else r"\," + unit)), _PREC["mul"]
 
-    def _Bool(self, e):
+    def visit_Bool(self, e):
         return (r"\text{true}" if e.value else r"\text{false}"), _PREC["atom"]
 
-    def _Name(self, e):
+    def visit_Name(self, e):
         return name_latex(e.name), _PREC["atom"]
 
-    def _ScenarioRef(self, e):
+    def visit_ScenarioRef(self, e):
         return name_latex(e.name) + r"\,[\text{" + e.scenario.replace("_", r"\_") + "}]", _PREC["atom"]
 
     # a period table (`series price = [10 USD, 12 USD]`): its values as written
-    def _PeriodTable(self, e):
+    def visit_PeriodTable(self, e):
         return "[" + ", ".join(self.p(i)[0] for i in e.items) + "]", _PREC["atom"]
 
     # operators
-    def _Neg(self, e):
+    def visit_Neg(self, e):
         return "-" + self._inner(e.operand, _PREC["mul"] - 1), _PREC["add"]
 
-    def _Binary(self, e):
+    def visit_Binary(self, e):
         op = e.op.value
         if op in "+-":
             terms, node = [], e
@@ -221,14 +221,14 @@ class FormulaPrinter:
         exponent = self.flat(e.right)
         return f"{base}^{{{exponent}}}", _PREC["pow"]
 
-    def _Compare(self, e):
+    def visit_Compare(self, e):
         parts = [self._inner(o, _PREC["cmp"]) for o in e.operands]
         out = parts[0]
         for op, part in zip(e.ops, parts[1:]):
             out += f" {_CMP[op.value]} {part}"
         return out, _PREC["cmp"]
 
-    def _Logic(self, e):
+    def visit_Logic(self, e):
         op = e.op.value
         prec = _PREC[op]
         mark = self._mark()
@@ -236,7 +236,7 @@ class FormulaPrinter:
         right = self._nested(lambda: self._inner(e.right, prec))
         return rf"{left} {mark}\;\text{{{op}}}\; {right}", prec
 
-    def _Not(self, e):
+    def visit_Not(self, e):
         return r"\text{not}\; " + self._inner(e.operand, _PREC["not"]), _PREC["not"]
 
     # calls
@@ -246,7 +246,7 @@ class FormulaPrinter:
         inner = f", {mark}".join(texts)
         return self._parens(inner)
 
-    def _Call(self, e):
+    def visit_Call(self, e):
         f = e.func
         values = [a.value for a in e.args]
         record = FUNCTIONS.get(f)
@@ -295,38 +295,38 @@ class FormulaPrinter:
         return r"\begin{cases} " + r" \\ ".join(f"{a} & {b}" for a, b in rows) + r" \end{cases}"
 
     # series over periods (docs/language.md, "Series over periods"): as written, words for words
-    def _Period(self, e):
+    def visit_Period(self, e):
         return r"\text{period}", _PREC["atom"]
 
-    def _Never(self, e):
+    def visit_Never(self, e):
         return r"\text{never}", _PREC["atom"]
 
-    def _Previous(self, e):
+    def visit_Previous(self, e):
         if e.span.flat == "previous":  # `then previous * (1 + growth)`: the series itself
             return r"\text{previous}", _PREC["atom"]
         values = [ir.Name(e.name, e.name_span)] + ([e.init] if e.init is not None else [])
         return r"\operatorname{previous}" + self._args(values), _PREC["atom"]
 
-    def _Series(self, e):
+    def visit_Series(self, e):
         first = self._nested(lambda: self._inner(e.first, _PREC["or"] - 1))
         if e.then is None:
             return first, self.p(e.first)[1]
         then = self._nested(lambda: self._inner(e.then, _PREC["or"] - 1))
         return rf"{first} {self._mark()}\;\text{{then}}\; {then}", _PREC["or"] - 1
 
-    def _Reduce(self, e):
+    def visit_Reduce(self, e):
         head = {"min": r"\min", "max": r"\max"}.get(e.op, rf"\operatorname{{{e.op}}}")
         inner = self._nested(lambda: self.p(e.body)[0])
         if e.cond is not None:
             inner += rf" {self._mark()}\;\text{{where}}\; " + self._nested(lambda: self.p(e.cond)[0])
         return head + self._parens(inner), _PREC["atom"]
 
-    def _At(self, e):
+    def visit_At(self, e):
         series = self._inner(e.series, _PREC["cmp"])
         return rf"{series}\;\text{{at}}\; {self._inner(e.when, _PREC['cmp'])}", _PREC["cmp"]
 
     # aggregates
-    def _Aggregate(self, e):
+    def visit_Aggregate(self, e):
         op = e.op.value
         var = e.written_var
         items = e.values.items
