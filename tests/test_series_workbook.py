@@ -258,3 +258,55 @@ def test_a_question_over_a_series_is_planners_answer_said_so(tmp_path):
         r = rows[question]
         assert "planner's answer, not live" in ws.cell(r, 10).value
         assert isinstance(ws.cell(r, 3).value, (int, float))
+
+
+def chart_xml(path: Path) -> dict[str, list[str]]:
+    """Sheet title -> the XML of each chart drawn on it (read from the file's parts, as Excel reads them)."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        titles = re.findall(r'<sheet name="([^"]+)"', z.read("xl/workbook.xml").decode())
+        out = {}
+        for i, title in enumerate(titles, start=1):
+            rels = f"xl/worksheets/_rels/sheet{i}.xml.rels"
+            drawing = re.search(r'Target="../drawings/(drawing\d+\.xml)"', z.read(rels).decode()) \
+                if rels in names else None
+            if drawing:
+                drels = z.read(f"xl/drawings/_rels/{drawing.group(1)}.rels").decode()
+                out[title] = [z.read("xl/charts/" + c).decode()
+                              for c in re.findall(r'Target="../charts/(chart\d+\.xml)"', drels)]
+        return out
+
+
+def test_a_line_chart_per_headline_series_reads_its_row(exported):
+    """`cash` is [headline]: one line chart on the Charts sheet after Months, its values cash's row over the
+    60 months (C to BJ), its categories the periods' row, its axes titled with the units: live, so an edited
+    input redraws it."""
+    _, books = exported
+    plan, book, path = books["series_60_months"]
+    names = openpyxl.load_workbook(path).sheetnames
+    assert names.index("Charts") == names.index("Months") + 1
+    (xml,) = chart_xml(path)["Charts"]
+    row = book.periods.rows["cash"]
+    assert "<c:lineChart>" in xml
+    assert re.findall(r"<c:f>([^<]+)</c:f>", xml) == ["Months!$C$5:$BJ$5", f"Months!${'C'}${row}:$BJ${row}"]
+    assert ">Cash, month by month<" in xml and ">kUSD<" in xml and ">Month<" in xml
+    # the backlog plan's headline series: the open tickets, in tickets, over its 12 months
+    plan, book, path = books["support_backlog"]
+    (xml,) = chart_xml(path)["Charts"]
+    row = book.periods.rows["backlog"]
+    assert re.findall(r"<c:f>([^<]+)</c:f>", xml) == ["Months!$C$5:$N$5", f"Months!$C${row}:$N${row}"]
+    assert ">Open tickets at the month's end, month by month<" in xml and ">ticket<" in xml
+
+
+def test_with_scenarios_the_chart_draws_the_selected_and_the_base_case(tmp_path):
+    text = (ROOT / "tests/plans/series_60_months.plan").read_text(encoding="utf-8")
+    text += '\nscenario lean "less cash at the start" { start_cash = 20 kUSD }\n'
+    plan = loads(text, name=str(tmp_path / "scenario.plan"))
+    book = export(plan, tmp_path / "scenario.xlsx")
+    (xml,) = chart_xml(tmp_path / "scenario.xlsx")["Charts"]
+    selected, base = book.periods_selected.rows["cash"], book.periods.rows["cash"]
+    assert re.findall(r"<c:f>([^<]+)</c:f>", xml)[1::2] == [f"Months!$C${selected}:$BJ${selected}",
+                                                             f"Months!$C${base}:$BJ${base}"]
+    assert "(the selected scenario)" in xml and "(base case)" in xml

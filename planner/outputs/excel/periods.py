@@ -16,7 +16,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ...language import ir
-from .book import HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, cached, scale_of, sheet_ref, sheet_title, unit_of
+from .book import (HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, Chart, Series, cached, capitalised, scale_of,
+                   sheet_ref, sheet_title, unit_of)
 from .generator import PeriodRows, letter
 
 FIRST = 3  # the first period's column (C): the series' words and its unit before it
@@ -182,3 +183,42 @@ def fill(book: Book) -> None:
     model = book.sheet("Model")
     book.sheets.remove(ws)
     book.sheets.insert(book.sheets.index(model) + 1, ws)  # the reader's: after the Model sheet
+    charts(book)
+
+
+CHART_WIDTH, CHART_HEIGHT = 720, 320  # pixels: three to an A4 page, one under the other
+
+
+def charts(book: Book) -> None:
+    """A sheet of line charts after the sheet of periods, one per headline series (the report's choice,
+    :func:`planner.outputs.periods.headline_series`): live, each line the series' row (the selected
+    scenario's and the base case's where the Summary selects one), the periods' row its categories."""
+    from ..periods import headline_series
+    from ..viewmodel import headline_names
+
+    names = [n for n in headline_series(book.plan, headline_names(book.plan)[0]) if not book.q[n].is_bool]
+    if not names:
+        return
+    p, ws = book.periods, book.periods_sheet
+    unit = book.plan.period_unit[0]
+    word = unit if unit and unit.isalpha() else "period"
+    sheet = book.create_sheet(sheet_title(book, "Charts"))
+    book.sheets.remove(sheet)
+    book.sheets.insert(book.sheets.index(ws) + 1, sheet)
+    sheet.text(1, 1, book.said(book.plan.title), TITLE, overflow=True)
+    sheet.note(2, 1, f"Each headline series {word} by {word}, drawn from its row on the {ws.title} sheet: edit an "
+                     "input and the lines follow." + (" The line of the scenario picked on the Summary is drawn "
+                                                      "with the base case's." if book.periods_selected else ""))
+    periods = (ws.title, p.header, p.first, p.header, p.first + p.count - 1)
+    row = 4
+    for name in names:
+        lines = [(book.periods_selected, f"{book.words(name)} (the selected scenario)")] if book.periods_selected \
+            else []
+        lines.append((p, f"{book.words(name)} (base case)" if lines else book.words(name)))
+        series = [Series(label, periods, (ws.title, rows.rows[name], rows.first, rows.rows[name],
+                                          rows.first + rows.count - 1)) for rows, label in lines]
+        chart = Chart(capitalised(f"{book.words(name)}, {word} by {word}"),
+                      word.capitalize() if word != "period" else f"period ({unit})", unit_of(book.q[name]),
+                      series, row, 1, width=CHART_WIDTH, height=CHART_HEIGHT, line=True)
+        sheet.charts.append(chart)
+        row += chart.rows

@@ -505,8 +505,9 @@ def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
         return None
     if cell.num.money and not cell.num.scientific:
         return "#,##0"  # an axis of money in whole units; the table beside it has the cents
-    figures = [c.cached if c.kind == "formula" else c.value
-               for c in (sheets[title].at(r, col) for r in range(row, ref[3] + 1)) if c is not None]
+    figures = [c.cached if c.kind == "formula" else c.value  # a column of a table, or a row of periods
+               for c in (sheets[title].at(r, k) for r in range(row, ref[3] + 1) for k in range(col, ref[4] + 1))
+               if c is not None]
     figures = [v for v in figures if isinstance(v, (int, float)) and not isinstance(v, bool)]
     if cell.num.percent and not cell.num.scientific:  # round ticks: 150%, not the table's 150.0000%
         return "#,##0%" if not figures or max(figures) - min(figures) >= 0.1 else "#,##0.0%"
@@ -518,7 +519,36 @@ def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
     return cell.num.excel().split(";")[0]
 
 
+def _line_chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
+    """A series over the periods: a line per row, the periods' row its categories, a tick label every
+    1, 2, 3, 6, 12... periods (at most about a dozen labels)."""
+    c = wb.add_chart({"type": "line"})
+    for k, s in enumerate(chart.series):
+        sheet, r1, c1, r2, c2 = s.x
+        ysheet, y1, yc1, y2, yc2 = s.y
+        c.add_series({"name": s.name[:255], "categories": [sheet, r1 - 1, c1 - 1, r2 - 1, c2 - 1],
+                      "values": [ysheet, y1 - 1, yc1 - 1, y2 - 1, yc2 - 1],
+                      "line": {"width": 2.0} if k == 0 else {"width": 1.25, "dash_type": "dash", "color": "#7F7F7F"},
+                      "marker": {"type": "none"}})
+    count = chart.series[0].x[4] - chart.series[0].x[2] + 1 if chart.series else 1
+    step = next((n for n in (1, 2, 3, 6, 12, 24, 60, 120) if count / n <= 12), max(1, count // 12))
+    grid = {"visible": True, "line": {"color": "#D9D9D9"}}
+    c.set_title({"name": chart.title[:255], "name_font": {"size": 11, "bold": True}})
+    c.set_x_axis({"name": chart.x_title, "name_font": {"size": 9, "bold": False}, "label_position": "low",
+                  "interval_unit": step, "interval_tick": step, "position_axis": "on_tick"})
+    y_axis = {"name": chart.y_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False}}
+    code = _axis_format(sheets, chart.series[0].y) if sheets and chart.series else None
+    if code is not None:
+        y_axis["num_format"] = code.replace("0.0#####%", "0%")
+    c.set_y_axis(y_axis)
+    c.set_legend({"none": True} if len(chart.series) == 1 else {"position": "bottom"})
+    c.set_size({"width": chart.width, "height": chart.height})
+    return c
+
+
 def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
+    if chart.line:
+        return _line_chart(wb, chart, sheets)
     c = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
     for s in chart.series:
         sheet, r1, c1, r2, c2 = s.x
