@@ -58,13 +58,15 @@ def compare(plan, book: Book, wb, overrides=None, scenario=None) -> int:
             want = bool(v) if q.is_bool else v / float(scale_of(q))
             close(ws.cell(row, p.first + j).value, want, f"{name} in period {j + 1}")
             n += 1
-        for y in range(book.period_years if not q.is_bool else 0):  # months: each whole year, its end or total
-            months = values[12 * y:12 * y + 12] / float(scale_of(q))
+        for b in book.period_blocks if not q.is_bool else []:  # months: each whole quarter and year
             rule = ws.cell(row, p.first + p.count + 1).value
-            want = months[-1] if rule == "at year end" else months.sum()
-            assert rule in ("at year end", "total")
-            close(ws.cell(row, p.first + p.count + 2 + y).value, float(want), f"{name} in year {y + 1} ({rule})")
-            n += 1
+            assert rule in ("at the end", "total")
+            for k, label in enumerate(b.labels):
+                assert ws.cell(p.header - 1, b.col + k).value == label
+                months = values[b.size * k:b.size * (k + 1)] / float(scale_of(q))
+                want = months[-1] if rule == "at the end" else months.sum()
+                close(ws.cell(row, b.col + k).value, float(want), f"{name} in {label} ({rule})")
+                n += 1
     for name, row in book.model_rows.items():
         q = plan.model.quantities[name]
         got = wb["Model"].cell(row, column).value
@@ -122,17 +124,37 @@ def test_the_cached_values_are_planners(exported):
         assert compare(plan, book, openpyxl.load_workbook(path, data_only=True)) > 10
 
 
-def test_months_have_a_column_per_year(exported):
-    """60 months: five years after them; cash (a balance) at each year's end, revenue (a flow) its total."""
+def test_months_have_a_column_per_quarter_and_per_year(exported):
+    """60 months: twenty quarters, then five years; cash (a balance) at each one's end, revenue (a flow)
+    its total, each a formula over the months' cells."""
     _, books = exported
     plan, book, path = books["series_60_months"]
-    assert book.period_years == 5
+    quarters, years = book.period_blocks
+    assert (quarters.word, len(quarters.labels), years.word, len(years.labels)) == ("quarter", 20, "year", 5)
     ws = openpyxl.load_workbook(path)["Months"]
     p = book.periods
-    assert ws.cell(4, p.first + p.count + 2).value == "Year 1"  # after an empty column and the rule's
+    end = p.first + p.count  # months in C..BJ, an empty column (BK), the rule's (BL), then the quarters
+    assert ws.cell(4, end + 1).value == "Per quarter, year"
+    assert [ws.cell(4, end + 2 + k).value for k in (0, 1, 4, 19)] == ["Y1 Q1", "Y1 Q2", "Y2 Q1", "Y5 Q4"]
+    assert ws.cell(4, end + 22).value is None and ws.cell(4, end + 23).value == "Year 1"
     cash, revenue = p.rows["cash"], p.rows["revenue"]
-    assert ws.cell(cash, p.first + p.count + 3).value == f"=Z{cash}"  # month 24 (column Z)
-    assert ws.cell(revenue, p.first + p.count + 2).value == f"=SUM(C{revenue}:N{revenue})"  # months 1 to 12
+    assert (ws.cell(cash, end + 1).value, ws.cell(revenue, end + 1).value) == ("at the end", "total")
+    assert ws.cell(cash, end + 2).value == f"=E{cash}"  # month 3 (column E)
+    assert ws.cell(revenue, end + 3).value == f"=SUM(F{revenue}:H{revenue})"  # months 4 to 6
+    assert ws.cell(cash, end + 24).value == f"=Z{cash}"  # month 24 (column Z)
+    assert ws.cell(revenue, end + 23).value == f"=SUM(C{revenue}:N{revenue})"  # months 1 to 12
+
+
+def test_twelve_months_have_quarters(exported):
+    """The backlog plan's 12 months: four quarters (Q1..Q4), no year column (it would be the total)."""
+    _, books = exported
+    plan, book, path = books["support_backlog"]
+    (quarters,) = book.period_blocks
+    assert quarters.labels == ("Q1", "Q2", "Q3", "Q4")
+    ws = openpyxl.load_workbook(path)["Months"]
+    backlog, payroll = book.periods.rows["backlog"], book.periods.rows["payroll"]
+    assert [ws.cell(backlog, quarters.col + k).value for k in range(4)] == [f"={c}{backlog}" for c in "EHKN"]
+    assert ws.cell(payroll, quarters.col + 3).value == f"=SUM(L{payroll}:N{payroll})"
 
 
 def test_the_summary_links_each_headline_series_to_its_row(exported):

@@ -13,6 +13,7 @@ over a condition reads a working row below the series, labelled with what it hol
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ...language import ir
@@ -37,6 +38,35 @@ def _constant(book: Book, e: ir.Expr):
     return v if isinstance(v, Fraction) else None
 
 
+@dataclass(frozen=True)
+class Block:
+    """Whole quarters or years of months after the months: ``count`` columns from ``col``, each ``size``
+    months, headed by ``labels``."""
+
+    word: str
+    size: int
+    col: int
+    labels: tuple
+
+
+def blocks(unit: str, values: list) -> list:
+    """Months (1, 2, 3 ...): a column per whole quarter (six months or more) and per whole year (24 or
+    more), each block after an empty column; none for other periods."""
+    n = len(values)
+    if unit != "month" or values[:2] != [1.0, 2.0]:
+        return []
+    out, col = [], FIRST + n + 2
+    years = n // 12 if n >= 24 else 0
+    if n >= 6:
+        quarters = n // 3
+        labels = tuple(f"Y{k // 4 + 1} Q{k % 4 + 1}" if quarters > 4 else f"Q{k + 1}" for k in range(quarters))
+        out.append(Block("quarter", 3, col, labels))
+        col += quarters + 1
+    if years:
+        out.append(Block("year", 12, col, tuple(f"Year {y + 1}" for y in range(years))))
+    return out
+
+
 def layout(book: Book) -> None:
     """The sheet of periods and a row for every series (before any formula reads one)."""
     names = book.plan.series_order()
@@ -58,12 +88,12 @@ def layout(book: Book) -> None:
         label = f"{word.capitalize()} {v:g}" if float(v).is_integer() else f"{word.capitalize()} {j + 1}"
         ws.text(HEADER_ROW, FIRST + j, label, HEADER)
         ws.number(HEADER_ROW + 1, FIRST + j, v)
-    years = len(values) // 12 if unit == "month" and len(values) >= 24 and values[:2] == [1.0, 2.0] else 0
-    book.period_years = years  # months: a column per whole year after them (its total, or its end)
-    if years:
-        ws.text(HEADER_ROW, FIRST + len(values) + 1, "Per year", HEADER)  # after an empty column
-        for y in range(years):
-            ws.text(HEADER_ROW, FIRST + len(values) + 2 + y, f"Year {y + 1}", HEADER)
+    book.period_blocks = blocks(unit, values)
+    if book.period_blocks:  # after an empty column, the rule's (a total, or the value at the end)
+        ws.text(HEADER_ROW, FIRST + len(values) + 1, "Per " + ", ".join(b.word for b in book.period_blocks), HEADER)
+        for b in book.period_blocks:
+            for k, label in enumerate(b.labels):
+                ws.text(HEADER_ROW, b.col + k, label, HEADER)
     ws.text(HEADER_ROW + 1, 1, f"period ({word}s)", NAME)
     ws.text(HEADER_ROW + 1, 2, unit, UNITS)
     ws.freeze = (HEADER_ROW + 2, FIRST)
@@ -146,23 +176,24 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
             finally:
                 p.col = None
             ws.formula(row, col, text, value, style)
-        if book.period_years and not q.is_bool:
-            _years(book, ws, p, name, row, series, scale, style)
+        if book.period_blocks and not q.is_bool:
+            _totals(book, ws, p, name, row, series, scale, style)
 
 
-def _years(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, style) -> None:
-    """A series' whole years: a level (it reads its own month before: a balance, a stock, a headcount) at
-    the year's last month, a flow (revenue, costs) the year's total."""
+def _totals(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, style) -> None:
+    """A series' whole quarters and years: a level (it reads its own month before: a balance, a stock, a
+    headcount) at the block's last month, a flow (revenue, costs) the block's total."""
     level = any(isinstance(n, ir.Previous) and n.name == name for n in ir.walk(book.q[name].definition.expr))
-    ws.text(row, p.first + p.count + 1, "at year end" if level else "total", UNITS)
-    for y in range(book.period_years):
-        a, b = letter(p.first + 12 * y), letter(p.first + 12 * y + 11)
-        text = f"={b}{row}" if level else f"=SUM({a}{row}:{b}{row})"
-        value = ""
-        if series is not None:
-            months = series[12 * y:12 * y + 12]
-            value = cached(months[-1] if level else months.sum(), scale)
-        ws.formula(row, p.first + p.count + 2 + y, text, value, style)
+    ws.text(row, p.first + p.count + 1, "at the end" if level else "total", UNITS)
+    for b in book.period_blocks:
+        for k in range(len(b.labels)):
+            start, end = p.first + b.size * k, p.first + b.size * (k + 1) - 1
+            text = f"={letter(end)}{row}" if level else f"=SUM({letter(start)}{row}:{letter(end)}{row})"
+            value = ""
+            if series is not None:
+                months = series[b.size * k:b.size * (k + 1)]
+                value = cached(months[-1] if level else months.sum(), scale)
+            ws.formula(row, b.col + k, text, value, style)
 
 
 def fill(book: Book) -> None:
