@@ -81,6 +81,10 @@ def cmd_import(args) -> int:
     imported = read_inputs(args.workbook, plan)
     if args.write or args.dry_run:
         return _write_back(args, plan, imported)
+    if imported.table_overrides:  # a series' table of values edited: the plan with those items
+        from ..outputs.excel.writeback import with_tables
+
+        plan = with_tables(plan, imported, import_roots(args))
     evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
     if args.format in ("csv", "jsonl"):  # rows only on stdout: what the workbook changed on stderr
         sys.stderr.write(describe(imported) + "\n")

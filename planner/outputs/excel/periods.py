@@ -20,22 +20,31 @@ from ...language import ir
 from .book import (HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, Chart, Series, cached, capitalised, scale_of,
                    sheet_ref, sheet_title, unit_of)
 from .generator import PeriodRows, letter
+from .names import table_names
 
 FIRST = 3  # the first period's column (C): the series' words and its unit before it
 HEADER_ROW = 4  # the periods' labels; the row under them holds their values
 
 
-def _constant(book: Book, e: ir.Expr):
-    """A table's item as an input cell's number (in ``scale``), or None where it is a formula."""
+def constant(model, e: ir.Expr):
+    """A table's item as an input cell's exact number (base units), or None where it is a formula."""
     from ...compute.exact import ExactEvaluator, NotRational
 
     if any(isinstance(n, (ir.Name, ir.ScenarioRef)) for n in ir.walk(e)):
         return None
     try:
-        v = ExactEvaluator(book.model, {}).expr(e)
+        v = ExactEvaluator(model, {}).expr(e)
     except (NotRational, KeyError, TypeError):
         return None
     return v if isinstance(v, Fraction) else None
+
+
+def table_items(expr: ir.Expr):
+    """The items of a series written as a table of values (``series price = [10 USD, 12 USD]``), or None:
+    the cells an analyst edits (:func:`planner.outputs.excel.reader.read_inputs` reads them back)."""
+    if isinstance(expr, ir.Series) and isinstance(expr.first, ir.PeriodTable) and expr.then is None:
+        return expr.first.items
+    return expr.items if isinstance(expr, ir.PeriodTable) else None
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,9 @@ def layout(book: Book) -> None:
                 rows_.at = at
     book.periods_sheet = ws
     book.series_names = names
+    tables = [n for n in names if table_items(book.q[n].definition.expr) is not None]
+    book.table_names = table_names(book.names, tables)  # the tables' input cells, named (before any helper is)
+    book.taken_names |= {v.upper() for v in book.table_names.values()}
 
 
 def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) -> None:
@@ -154,8 +166,10 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
         series = ev.series.get(name)
         style = book.style(name)
         expr = q.definition.expr
-        items = expr.first.items if isinstance(expr, ir.Series) and isinstance(expr.first, ir.PeriodTable) and \
-            expr.then is None else expr.items if isinstance(expr, ir.PeriodTable) else None
+        items = table_items(expr)
+        if items is not None and base is None and scale is not None:  # the table's cells, named as an input is
+            book.defined[book.table_names[name]] = (f"{p.sheet}!${letter(p.first)}${row}:"
+                                              f"${letter(p.first + min(len(items), p.count) - 1)}${row}")
         for j in range(p.count):
             value = "" if series is None else (bool(series[j]) if q.is_bool else cached(series[j], scale))
             col = p.first + j
@@ -163,7 +177,7 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
                 ws.formula(row, col, f"={letter(col - 1)}{row}", value, style)  # the last value holds on
                 continue
             if items is not None and j < len(items):
-                v = _constant(book, items[j])
+                v = constant(book.model, items[j])
                 if v is not None and scale is not None and base is not None:
                     ws.formula(row, col, f"={letter(col)}{base.rows[name]}", value, style)  # the table, edited once
                     continue

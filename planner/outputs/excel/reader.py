@@ -49,9 +49,11 @@ class Change:
     book_value: object  # display unit
     unit: str
     scenario: Optional[str] = None  # an edit in the scenario's column of the Scenarios sheet
+    period: Optional[int] = None  # an item of a series' table of values (0: the first period's)
+    when: Optional[str] = None  # that period as the sheet heads it ("quarter 2")
 
     def describe(self) -> str:
-        where = f" (scenario {self.scenario})" if self.scenario else ""
+        where = f" (scenario {self.scenario})" if self.scenario else f" ({self.when})" if self.when else ""
         return (f"{self.name}{where}: {format_value(self.plan_value, self.unit)} -> "
                 f"{format_value(self.book_value, self.unit)}  ({self.cell})")
 
@@ -68,6 +70,7 @@ class Imported:
     scenario_origins: dict = field(default_factory=dict)  # scenario -> {name: Origin}
     not_inputs: list[str] = field(default_factory=list)  # formula cells that hold a typed value now
     plan_hash: Optional[str] = None  # the hash of the plan's text at export (None: an older workbook)
+    table_overrides: dict = field(default_factory=dict)  # series -> {item: base value} (its table's cells)
     exported_from: Optional[tuple] = None  # (plan file name, title) the workbook records (None: not recorded)
 
     def overrides_for(self, plan: Plan, scenario: Optional[str]) -> dict:
@@ -128,6 +131,7 @@ def read_inputs(path: str, plan: Plan) -> Imported:
                                            q.unit_text))
     _scenario_edits(wb, formulas, path, plan, names, imported)
     _formula_edits(formulas, plan, names, imported)
+    _table_edits(wb, formulas, path, plan, names, imported)
     if imported.changes:  # every edit meets the constraints where it applies, whichever scenarios are shown
         imported.evaluate(plan, [None, *plan.model.scenarios] if imported.overrides
                           else [None, *imported.scenario_overrides])
@@ -186,6 +190,91 @@ def _formula_edits(wb, plan: Plan, names: dict, imported: Imported) -> None:
             what = (f"scenario {scenario}'s copy of the Inputs value, which the scenario does not set" if q.is_input
                     else f"a formula of scenario {scenario}")
             typed(ws, row, head.column, name, what)
+
+
+def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imported) -> None:
+    """Values typed in a series' table of values (``series price = [10 USD, 12 USD]``): its input cells on
+    the sheet of periods, found through the defined name the export gives them, each read as an Inputs
+    cell is (:func:`cell_input`, in the unit its row shows). A value typed over a formula of the sheet of
+    periods (a computed series, a period where the table's last value holds on) is reported as not an
+    input."""
+    from .book import display_value
+    from .names import table_names
+    from .periods import constant, table_items
+
+    if plan.model.periods is None:
+        return
+    tables = {n: table_items(plan.model.quantities[n].definition.expr) for n in plan.series_order()}
+    tables = {n: items for n, items in tables.items() if items is not None and not plan.model.quantities[n].is_bool}
+    defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
+    sheet, inputs = None, set()
+    for name, xl in table_names(names, tables).items():
+        dn = defined.get(xl.upper())
+        m = _RANGE.fullmatch((dn.attr_text or "").strip()) if dn is not None else None
+        if m is None:
+            continue
+        sheet = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
+        if sheet not in wb.sheetnames:
+            continue
+        q = plan.model.quantities[name]
+        row, first = int(m.group(4)), _column(m.group(3))
+        for j, item in enumerate(tables[name][:_column(m.group(5)) - first + 1]):
+            cell = wb[sheet].cell(row, first + j)
+            coord, where = cell.coordinate, f"{sheet}!{cell.coordinate}"
+            plan_value = constant(plan.model, item)
+            typed = formulas[sheet][coord].value
+            if plan_value is None or isinstance(typed, str) and typed.startswith("="):
+                continue  # a formula the export wrote (an item over other names), still one
+            inputs.add(coord)
+            value = cell_input(wb, formulas, sheet, coord, q, plan_value,
+                               lambda: _unit_scale(wb, sheet, coord, plan, q, imported, f"{sheet}!B{row}"))
+            if value != plan_value:
+                when = _heading(wb[sheet], first + j)
+                imported.table_overrides.setdefault(name, {})[j] = value
+                imported.changes.append(Change(name, where, display_value(q, plan_value), display_value(q, value),
+                                               q.unit_text, period=j, when=when))
+    if sheet is not None:
+        _typed_over_series(formulas, sheet, plan, inputs, imported)
+
+
+def _typed_over_series(formulas, sheet: str, plan: Plan, inputs: set, imported: Imported) -> None:
+    """A number typed over a formula of a series' row on the sheet of periods (the export wrote each of its
+    cells as a formula, but a table's own input cells, ``inputs``): reported as not an input, never
+    silently dropped."""
+    from .book import capitalised, prose
+    from .periods import FIRST, HEADER_ROW
+
+    ws = formulas[sheet]
+    labels = {}
+    for n in plan.series_order():
+        q = plan.model.quantities[n]
+        labels[capitalised(prose(q.doc)) if q.doc else n] = n
+    for row in ws.iter_rows(min_row=HEADER_ROW + 2):
+        name = labels.get(row[0].value) if row and isinstance(row[0].value, str) else None
+        if name is None:
+            continue
+        for cell in row[FIRST - 1:]:
+            v = cell.value  # the words beside a row's quarters and years are text: only numbers are typed figures
+            if not isinstance(v, (int, float)) or cell.coordinate in inputs:
+                continue
+            imported.not_inputs.append(f"{sheet}!{cell.coordinate} (`{name}`, {_heading(ws, cell.column)}) holds "
+                                       f"the typed value {v!r}: not an input, so it is neither read nor written "
+                                       "back; edit the inputs it follows, or its table or formula in the plan")
+
+
+def _heading(ws, col: int) -> str:
+    """A period as the sheet heads its column ("Quarter 2" reads "quarter 2")."""
+    from .periods import HEADER_ROW
+
+    text = ws.cell(HEADER_ROW, col).value
+    return text[:1].lower() + text[1:] if isinstance(text, str) and text else f"column {col}"
+
+
+def _column(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n
 
 
 def _scenario_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imported) -> None:
@@ -321,6 +410,8 @@ def _has_name_header(ws) -> bool:
 
 # Sheet!$B$5 or 'Two words'!B5, as the export writes a name (and Excel and LibreOffice keep it)
 _CELL = re.compile(r"=?(?:'((?:[^']|'')+)'|([^'!:\s]+))!\$?([A-Za-z]{1,3})\$?([0-9]+)")
+# Sheet!$C$6:$E$6: a table of values, a row of input cells
+_RANGE = re.compile(_CELL.pattern + r":\$?([A-Za-z]{1,3})\$?\4")
 
 
 def _one_cell(target: str, sheets: list[str], xl: str, name: str) -> tuple[str, str]:

@@ -1,0 +1,124 @@
+"""A series plan's workbook edited and read back (`planner import BOOK.xlsx --plan FILE [--write]`).
+
+An analyst changes a price in the table of values on the Quarters sheet (a series written as
+`[10.00 USD, 10.00 USD, 12.50 USD]` is a row of orange input cells) and an input on the Inputs sheet,
+with openpyxl as with any spreadsheet program. The import lists both edits and evaluates the plan with
+them; `--write` changes exactly those literals of the plan (units and written decimals kept). Figures
+by hand: units sold grow 10% a quarter from `base`; sales are price times units, summed over 8 quarters.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from planner.cli import main
+
+PLAN = """title "Price by quarter"
+unit USD
+unit quarter = 3 month
+periods = 1 quarter..8 quarter
+base = 100 "units sold in the first quarter"
+series price = [10.00 USD, 10.00 USD, 12.50 USD, 2 * 6.5 USD] "the price each quarter (the last holds on)"
+series sold  = base then previous * 1.1
+series sales = price * sold
+total        = sum(sales)
+"""
+
+
+def total_by_hand(prices: list[float], base: float = 100) -> float:
+    """The total for the prices of the first quarters (the last holding on) and ``base`` units at first."""
+    prices = prices + [prices[-1]] * (8 - len(prices))
+    return sum(p * base * 1.1 ** k for k, p in enumerate(prices))
+
+
+@pytest.fixture
+def book(tmp_path):
+    plan = tmp_path / "price.plan"
+    plan.write_text(PLAN, encoding="utf-8")
+    exported = tmp_path / "exported.xlsx"
+    assert main(["export", str(plan), "-o", str(exported)]) == 0
+    return plan, exported
+
+
+def edit(exported: Path, target: Path, cells: dict) -> Path:
+    wb = openpyxl.load_workbook(exported)
+    for (sheet, coord), value in cells.items():
+        wb[sheet][coord].value = value
+    wb.save(target)
+    return target
+
+
+def test_the_table_is_a_named_row_of_input_cells(book):
+    _, exported = book
+    wb = openpyxl.load_workbook(exported)
+    assert wb.defined_names["price"].attr_text == "Quarters!$C$6:$F$6"
+    assert [wb["Quarters"][c].value for c in ("C6", "D6", "E6", "F6", "G6")] == [10, 10, 12.5, 13, "=F6"]
+
+
+def test_an_edited_price_and_input_are_read_and_evaluated(book, tmp_path, capsys):
+    """Quarter 2's price typed as 11 and `base` as 120: both listed with their cells, and the total is the
+    plan's with them (by hand), not the plan's as written."""
+    plan, exported = book
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "D6"): 11, ("Inputs", "B5"): 120})
+    assert main(["import", str(edited), "--plan", str(plan)]) == 0
+    out = capsys.readouterr().out
+    assert "price (quarter 2): 10.00 USD -> 11.00 USD  (Quarters!D6)" in out
+    assert "base: 100 -> 120  (Inputs!B5)" in out
+    assert main(["import", str(edited), "--plan", str(plan), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"name": "price", "cell": "Quarters!D6", "plan": 10, "workbook": 11, "unit": "USD",
+            "scenario": None} in data["workbook"]["changes"]
+    total = data["values"]["base"]["total"]
+    assert math.isclose(total, total_by_hand([10, 11, 12.5, 13], base=120), rel_tol=1e-12)
+    assert plan.read_text(encoding="utf-8") == PLAN  # no --write: the plan is untouched
+
+
+def test_write_back_changes_only_the_edited_literals(book, tmp_path, capsys):
+    plan, exported = book
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "D6"): 11, ("Quarters", "E6"): 12.75,
+                                                       ("Inputs", "B5"): 120})
+    assert main(["import", str(edited), "--plan", str(plan), "--write"]) == 0
+    want = (PLAN.replace("[10.00 USD, 10.00 USD, 12.50 USD,", "[10.00 USD, 11.00 USD, 12.75 USD,")
+            .replace("base = 100 ", "base = 120 "))
+    assert plan.read_text(encoding="utf-8") == want
+    capsys.readouterr()
+    assert main(["eval", str(plan), "--format", "json"]) == 0
+    total = json.loads(capsys.readouterr().out)["values"]["base"]["total"]
+    assert math.isclose(total, total_by_hand([10, 11, 12.75, 13], base=120), rel_tol=1e-12)
+
+
+def test_an_item_that_is_a_formula_is_refused_naming_the_cell(book, tmp_path, capsys):
+    """`2 * 6.5 USD` is an input cell (a constant) but not a number to replace: --write refuses, naming the
+    cell and the formula, and writes nothing."""
+    plan, exported = book
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "F6"): 14, ("Quarters", "D6"): 11})
+    assert main(["import", str(edited), "--plan", str(plan), "--write"]) == 2
+    err = capsys.readouterr().err
+    assert "Quarters!F6" in err and "`2 * 6.5 USD`" in err and "not a number to replace" in err
+    assert plan.read_text(encoding="utf-8") == PLAN
+
+
+def test_a_typed_value_over_a_formula_of_a_series_is_reported_as_not_an_input(book, tmp_path, capsys):
+    """A figure typed over a computed month (sales) or over a month where the table's last value holds on:
+    said, neither read nor written back."""
+    plan, exported = book
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "C8"): 5000, ("Quarters", "H6"): 20})
+    assert main(["import", str(edited), "--plan", str(plan), "--write"]) == 0
+    err = capsys.readouterr().err
+    assert "Quarters!C8 (`sales`, quarter 1)" in err and "Quarters!H6 (`price`, quarter 6)" in err
+    assert "not an input" in err
+    assert plan.read_text(encoding="utf-8") == PLAN
+
+
+def test_text_in_a_table_cell_is_refused_naming_the_cell(book, tmp_path, capsys):
+    plan, exported = book
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "D6"): "eleven"})
+    assert main(["import", str(edited), "--plan", str(plan)]) == 2
+    err = capsys.readouterr().err
+    assert "Quarters!D6 (`price`" in err and "must be a number" in err and "USD" in err
+
