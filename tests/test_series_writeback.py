@@ -1,7 +1,7 @@
 """A series plan's workbook edited and read back (`planner import BOOK.xlsx --plan FILE [--write]`).
 
 An analyst changes a price in the table of values on the Quarters sheet (a series written as
-`[10.00 USD, 10.00 USD, 12.50 USD]` is a row of orange input cells) and an input on the Inputs sheet,
+`[10.00 USD, 10.00 USD, 2 * 6.25 USD, 13.00 USD]` is a row of orange input cells) and an input on the Inputs sheet,
 with openpyxl as with any spreadsheet program. The import lists both edits and evaluates the plan with
 them; `--write` changes exactly those literals of the plan (units and written decimals kept). Figures
 by hand: units sold grow 10% a quarter from `base`; sales are price times units, summed over 8 quarters.
@@ -23,7 +23,7 @@ unit USD
 unit quarter = 3 month
 periods = 1 quarter..8 quarter
 base = 100 "units sold in the first quarter"
-series price = [10.00 USD, 10.00 USD, 12.50 USD, 2 * 6.5 USD] "the price each quarter (the last holds on)"
+series price = [10.00 USD, 10.00 USD, 2 * 6.25 USD, 13.00 USD] "the price each quarter (the last holds on)"
 series sold  = base then previous * 1.1
 series sales = price * sold
 total        = sum(sales)
@@ -80,38 +80,36 @@ def test_an_edited_price_and_input_are_read_and_evaluated(book, tmp_path, capsys
 
 def test_write_back_changes_only_the_edited_literals(book, tmp_path, capsys):
     plan, exported = book
-    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "D6"): 11, ("Quarters", "E6"): 12.75,
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "D6"): 11, ("Quarters", "F6"): 13.5,
                                                        ("Inputs", "B5"): 120})
     assert main(["import", str(edited), "--plan", str(plan), "--write"]) == 0
-    want = (PLAN.replace("[10.00 USD, 10.00 USD, 12.50 USD,", "[10.00 USD, 11.00 USD, 12.75 USD,")
-            .replace("base = 100 ", "base = 120 "))
+    want = (PLAN.replace("[10.00 USD, 10.00 USD, 2 * 6.25 USD, 13.00 USD]",
+                         "[10.00 USD, 11.00 USD, 2 * 6.25 USD, 13.50 USD]").replace("base = 100 ", "base = 120 "))
     assert plan.read_text(encoding="utf-8") == want
     capsys.readouterr()
     assert main(["eval", str(plan), "--format", "json"]) == 0
     total = json.loads(capsys.readouterr().out)["values"]["base"]["total"]
-    assert math.isclose(total, total_by_hand([10, 11, 12.75, 13], base=120), rel_tol=1e-12)
+    assert math.isclose(total, total_by_hand([10, 11, 12.5, 13.5], base=120), rel_tol=1e-12)
 
 
 def test_an_item_that_is_a_formula_is_refused_naming_the_cell(book, tmp_path, capsys):
-    """`2 * 6.5 USD` is an input cell (a constant) but not a number to replace: --write refuses, naming the
+    """`2 * 6.25 USD` is an input cell (a constant) but not a number to replace: --write refuses, naming the
     cell and the formula, and writes nothing."""
     plan, exported = book
-    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "F6"): 14, ("Quarters", "D6"): 11})
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "E6"): 14, ("Quarters", "D6"): 11})
     assert main(["import", str(edited), "--plan", str(plan), "--write"]) == 2
     err = capsys.readouterr().err
-    assert "Quarters!F6" in err and "`2 * 6.5 USD`" in err and "not a number to replace" in err
+    assert "Quarters!E6" in err and "`2 * 6.25 USD`" in err and "not a number to replace" in err
     assert plan.read_text(encoding="utf-8") == PLAN
 
 
 def test_a_typed_value_over_a_formula_of_a_series_is_reported_as_not_an_input(book, tmp_path, capsys):
-    """A figure typed over a computed month (sales) or over a month where the table's last value holds on:
-    said, neither read nor written back."""
+    """A figure typed over a computed quarter (sales): said, neither read nor written back."""
     plan, exported = book
-    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "C8"): 5000, ("Quarters", "H6"): 20})
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "C8"): 5000})
     assert main(["import", str(edited), "--plan", str(plan), "--write"]) == 0
     err = capsys.readouterr().err
-    assert "Quarters!C8 (`sales`, quarter 1)" in err and "Quarters!H6 (`price`, quarter 6)" in err
-    assert "not an input" in err
+    assert "not an input: Quarters!C8 (`sales`, quarter 1) holds the typed value 5000" in err
     assert plan.read_text(encoding="utf-8") == PLAN
 
 
@@ -122,3 +120,17 @@ def test_text_in_a_table_cell_is_refused_naming_the_cell(book, tmp_path, capsys)
     err = capsys.readouterr().err
     assert "Quarters!D6 (`price`" in err and "must be a number" in err and "USD" in err
 
+
+
+def test_a_price_typed_where_the_last_one_held_on_extends_the_table(book, tmp_path, capsys):
+    """Quarter 6's price typed as 15 (the table has four quarters; 13.00 held on): the sheet computes 13 in
+    quarter 5 and 15 from quarter 6 on, and so does the plan after --write, its table two items longer."""
+    plan, exported = book
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "H6"): 15})
+    assert main(["import", str(edited), "--plan", str(plan), "--write"]) == 0
+    assert "price (quarter 6): 13.00 USD -> 15.00 USD  (Quarters!H6)" in capsys.readouterr().err
+    want = PLAN.replace("2 * 6.25 USD, 13.00 USD]", "2 * 6.25 USD, 13.00 USD, 13.00 USD, 15.00 USD]")
+    assert plan.read_text(encoding="utf-8") == want
+    assert main(["eval", str(plan), "--format", "json"]) == 0
+    total = json.loads(capsys.readouterr().out)["values"]["base"]["total"]
+    assert math.isclose(total, total_by_hand([10, 10, 12.5, 13, 13, 15]), rel_tol=1e-12)

@@ -195,12 +195,12 @@ def _formula_edits(wb, plan: Plan, names: dict, imported: Imported) -> None:
 def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imported) -> None:
     """Values typed in a series' table of values (``series price = [10 USD, 12 USD]``): its input cells on
     the sheet of periods, found through the defined name the export gives them, each read as an Inputs
-    cell is (:func:`cell_input`, in the unit its row shows). A value typed over a formula of the sheet of
-    periods (a computed series, a period where the table's last value holds on) is reported as not an
-    input."""
+    cell is (:func:`cell_input`, in the unit its row shows). A number typed in a period after the table,
+    where its last value holds on, adds items to the table up to that period (as the sheet computes it).
+    A value typed over a formula of a computed series is reported as not an input."""
     from .book import display_value
     from .names import table_names
-    from .periods import constant, table_items
+    from .periods import HEADER_ROW, constant, table_items
 
     if plan.model.periods is None:
         return
@@ -233,6 +233,29 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
                 imported.table_overrides.setdefault(name, {})[j] = value
                 imported.changes.append(Change(name, where, display_value(q, plan_value), display_value(q, value),
                                                q.unit_text, period=j, when=when))
+        items = tables[name]
+        held = constant(plan.model, items[-1]) if _column(m.group(5)) - first + 1 == len(items) else None
+        if held is None:
+            continue
+        held = imported.table_overrides.get(name, {}).get(len(items) - 1, held)
+        col, after, changed = first + len(items), {}, []
+        while isinstance(formulas[sheet].cell(HEADER_ROW + 1, col).value, (int, float)):  # a period's column
+            cell = formulas[sheet].cell(row, col)
+            if isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool):  # typed where it held on
+                coord = cell.coordinate
+                inputs.add(coord)
+                value = cell_input(wb, formulas, sheet, coord, q, held,
+                                   lambda: _unit_scale(wb, sheet, coord, plan, q, imported, f"{sheet}!B{row}"))
+                if value != held:
+                    changed.append(Change(name, f"{sheet}!{coord}", display_value(q, held), display_value(q, value),
+                                          q.unit_text, period=col - first, when=_heading(wb[sheet], col)))
+                held = value
+            after[col - first] = held
+            col += 1
+        if changed:  # the table grows to the last period typed: the values between hold on as they did
+            imported.table_overrides.setdefault(name, {}).update(
+                {k: v for k, v in after.items() if k <= changed[-1].period})
+            imported.changes.extend(changed)
     if sheet is not None:
         _typed_over_series(formulas, sheet, plan, inputs, imported)
 

@@ -55,12 +55,16 @@ class Edit:
 
 def edits(plan: Plan, imported: Imported) -> list[Edit]:
     """The literal replacements that carry ``imported``'s changes into the plan's text."""
-    out = []
-    for change in imported.changes:
-        if change.period is not None:  # an item of a series' table of values
-            from .periods import table_items
+    from .periods import table_items
 
-            expr = table_items(plan.model.quantities[change.name].definition.expr)[change.period]
+    out, grown = [], {}
+    for change in imported.changes:
+        items = table_items(plan.model.quantities[change.name].definition.expr) if change.period is not None else ()
+        if change.period is not None and change.period >= len(items):
+            grown[change.name] = change  # typed after the table, where its last value held on: the last such
+            continue
+        if change.period is not None:  # an item of a series' table of values
+            expr = items[change.period]
             value = imported.table_overrides[change.name][change.period]
             where = f"`{change.name}` in {change.when}"
         elif change.scenario is None:
@@ -88,12 +92,32 @@ def edits(plan: Plan, imported: Imported) -> list[Edit]:
         new = literal_text(plan, change.name, expr, value)
         out.append(Edit(change.name, change.cell, change.scenario, expr.span.start, expr.span.end,
                         expr.span.text, new, value, change.period))
+    out.extend(_grown(plan, imported, change) for change in grown.values())
     out.sort(key=lambda e: e.start)
     for a, b in zip(out, out[1:]):
         if b.start < a.end:
             raise UsageError(f"{a.cell} and {b.cell} both edit the literal `{a.old}` of {plan.path}",
                              hint="keep one of the two edits")
     return out
+
+
+def _grown(plan: Plan, imported: Imported, change) -> Edit:
+    """The items a series' table gains (``, 13.00 USD, 15.00 USD`` before its ``]``): each period up to
+    ``change``'s, the last one typed, written as the table's last item is."""
+    from .periods import table_items
+
+    q = plan.model.quantities[change.name]
+    items = table_items(q.definition.expr)
+    table = q.definition.expr.first if isinstance(q.definition.expr, ir.Series) else q.definition.expr
+    last = items[-1]
+    if not ir.is_literal(last) or table.span.source.name != plan.source.name \
+            or not table.span.text.rstrip().endswith("]"):
+        raise UsageError(f"{change.cell}: `{change.name}` in {change.when} would add items after the table's last, "
+                         f"`{last.span.flat}`, which is not a number to copy", hint="add the items in the plan")
+    values = [imported.table_overrides[change.name][k] for k in range(len(items), change.period + 1)]
+    text = "".join(", " + literal_text(plan, change.name, last, v) for v in values)
+    end = table.span.start + len(table.span.text.rstrip()) - 1  # the `]`
+    return Edit(change.name, change.cell, None, end, end, "", text, values[-1], change.period)
 
 
 def literal_text(plan: Plan, name: str, expr: ir.Expr, value) -> str:
