@@ -134,3 +134,48 @@ def test_a_price_typed_where_the_last_one_held_on_extends_the_table(book, tmp_pa
     assert main(["eval", str(plan), "--format", "json"]) == 0
     total = json.loads(capsys.readouterr().out)["values"]["base"]["total"]
     assert math.isclose(total, total_by_hand([10, 10, 12.5, 13, 13, 15]), rel_tol=1e-12)
+
+
+def test_with_scenarios_the_table_is_the_base_cases_cells_and_nothing_is_reported_typed(tmp_path, capsys):
+    """A scenario: the table's input cells are the base case's rows (the selected scenario's rows read them);
+    the Scenarios sheet's figure that reduces a series is planner's value at export, which the import does not
+    take for a typed one."""
+    plan = tmp_path / "price.plan"
+    plan.write_text(PLAN + 'scenario more "twice the units" { base = 200 }\n', encoding="utf-8")
+    exported = tmp_path / "exported.xlsx"
+    assert main(["export", str(plan), "-o", str(exported)]) == 0
+    wb = openpyxl.load_workbook(exported)
+    sheet, coord = next(wb.defined_names["price"].destinations)
+    row = int(coord.split(":")[0].split("$")[2])
+    assert wb[sheet].cell(row, 3).value == 10 and wb[sheet].cell(row - 4, 3).value == f"=C{row}"
+    wb[sheet].cell(row, 4).value = 11
+    wb.save(tmp_path / "edited.xlsx")
+    capsys.readouterr()
+    assert main(["import", str(tmp_path / "edited.xlsx"), "--plan", str(plan), "-s", "more"]) == 0
+    out = capsys.readouterr().out
+    assert "price (quarter 2): 10.00 USD -> 11.00 USD" in out and "not an input" not in out
+    assert main(["import", str(tmp_path / "edited.xlsx"), "--plan", str(plan), "-s", "more", "--format", "json"]) == 0
+    values = json.loads(capsys.readouterr().out)["values"]
+    assert math.isclose(values["more"]["total"], total_by_hand([10, 11, 12.5, 13], base=200), rel_tol=1e-12)
+
+
+def test_the_analysts_copy_saved_by_libreoffice_writes_back_to_its_own_figures(book, tmp_path, capsys):
+    """The edited workbook recalculated and saved by LibreOffice (every cached value poisoned first): the
+    name over the table survives the save, and the plan written back evaluates to the total LibreOffice
+    computed from the edited cells."""
+    from excel_recalc import poison, recalculate, require_soffice
+
+    require_soffice()
+    plan, exported = book
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Quarters", "D6"): 11, ("Quarters", "I6"): 14.25})
+    assert poison(edited) > 10
+    saved = recalculate([edited], tmp_path / "work")[edited]
+    wb = openpyxl.load_workbook(saved, data_only=True)
+    sheet, coord = next(wb.defined_names["total"].destinations)
+    computed = wb[sheet][coord.replace("$", "")].value
+    assert math.isclose(computed, total_by_hand([10, 11, 12.5, 13, 13, 13, 14.25]), rel_tol=1e-12)
+    assert main(["import", str(saved), "--plan", str(plan), "--write"]) == 0
+    assert "[10.00 USD, 11.00 USD, 2 * 6.25 USD, 13.00 USD, 13.00 USD, 13.00 USD, 14.25 USD]" in plan.read_text()
+    capsys.readouterr()
+    assert main(["eval", str(plan), "--format", "json"]) == 0
+    assert math.isclose(json.loads(capsys.readouterr().out)["values"]["base"]["total"], computed, rel_tol=1e-12)

@@ -39,6 +39,9 @@ from ..numbers import is_percent, scale_of, unit_of
 from .names import excel_names, is_cell_like
 
 
+AT_EXPORT = "planner's figure at export"  # how the export's comment begins on a figure it wrote as a value
+
+
 @dataclass(frozen=True)
 class Change:
     """An input whose workbook value differs from the plan's."""
@@ -152,6 +155,8 @@ def _formula_edits(wb, plan: Plan, names: dict, imported: Imported) -> None:
         v = cell.value
         if v is None or (isinstance(v, str) and v.startswith("=")) or not isinstance(v, (int, float, str, bool)):
             return
+        if cell.comment is not None and cell.comment.text.startswith(AT_EXPORT):
+            return  # the export wrote planner's figure there (a scenario's reduction of a series), not a formula
         imported.not_inputs.append(f"{ws.title}!{cell.coordinate} (`{name}`, {what}) holds the typed value {v!r}: "
                                    "not an input, so it is neither read nor written back; edit the inputs it "
                                    "follows, or its formula in the plan")
