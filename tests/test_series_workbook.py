@@ -332,3 +332,21 @@ def test_with_scenarios_the_chart_draws_the_selected_and_the_base_case(tmp_path)
     assert re.findall(r"<c:f>([^<]+)</c:f>", xml)[1::2] == [f"Months!$C${selected}:$BJ${selected}",
                                                              f"Months!$C${base}:$BJ${base}"]
     assert "(the selected scenario)" in xml and "(base case)" in xml
+
+
+def test_the_months_print_in_full_with_their_labels_on_every_page(exported):
+    """Printed by LibreOffice: 60 months, 20 quarters and 5 years on pages side by side, each page headed
+    by the periods and the series' column (`Series`, repeated), every period on some page; the charts on
+    their own page."""
+    from excel_recalc import pdf_pages
+
+    tmp, books = exported
+    plan, book, path = books["series_60_months"]
+    pages = pdf_pages([path], tmp / "print")[path]
+    months = [page for page in pages if page[0].endswith("Months")]
+    assert 2 <= len(months) <= 10
+    assert all(any(line.startswith("Series") for line in page) for page in months)
+    heads = " ".join(" ".join(page) for page in months)
+    for label in [f"Month {k}" for k in range(1, 61)] + ["Y1 Q1", "Y5 Q4", "Year 1", "Year 5"]:
+        assert re.search(re.escape(label) + r"(?!\d)", heads), label
+    assert sum(page[0].endswith("Charts") for page in pages) == 1
