@@ -523,6 +523,7 @@ def _line_chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
     """A series over the periods: a line per row, the periods' row its categories, a tick label every
     1, 2, 3, 6, 12... periods (at most about a dozen labels)."""
     c = wb.add_chart({"type": "line"})
+    c.show_hidden_data()  # the base case's rows are folded (hidden) under the selected scenario's
     for k, s in enumerate(chart.series):
         sheet, r1, c1, r2, c2 = s.x
         ysheet, y1, yc1, y2, yc2 = s.y
