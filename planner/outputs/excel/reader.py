@@ -10,7 +10,8 @@ as they are read, in the base case and every scenario an edit reaches. The
 Unit column next to each value says which unit it is in: a unit the plan has
 since changed (``6 kUSD`` exported, the plan now says ``6000 USD``) is
 converted with a warning; one of another dimension is refused, naming the
-cell. Every cell read, on either sheet, goes
+cell. A series' table of values (``series price = [10 USD, 12 USD]``) is read from its input cells on
+the sheet of periods, named as a whole (:func:`_table_edits`). Every cell read, on any sheet, goes
 through :func:`cell_input`, and the file itself through :func:`checked_bytes`
 (its zip container's limits) before openpyxl reads it.
 

@@ -4,7 +4,9 @@ The ``.plan`` file is the source of truth, and it is the user's text: only the b
 literals change. Every comment, doc string, blank line and alignment stays as it was; a literal keeps
 its unit as written (``2.50 USD/h`` edited to 2.25 becomes ``2.25 USD/h``, ``60%`` edited to 0.65 in
 the cell becomes ``65%``) and at least the decimals it was written with (``2.50`` edited to 3 becomes
-``3.00``); digit grouping (``1_000``) and an exponent (``1e6``) are kept.
+``3.00``); digit grouping (``1_000``) and an exponent (``1e6``) are kept. An item of a series' table of
+values is a literal like any other; values typed after the table, where its last one held on, are new
+items written as that last one is (:func:`_grown`).
 
 Before anything is written:
 
