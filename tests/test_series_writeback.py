@@ -179,3 +179,15 @@ def test_the_analysts_copy_saved_by_libreoffice_writes_back_to_its_own_figures(b
     capsys.readouterr()
     assert main(["eval", str(plan), "--format", "json"]) == 0
     assert math.isclose(json.loads(capsys.readouterr().out)["values"]["base"]["total"], computed, rel_tol=1e-12)
+
+
+def test_a_typed_value_over_a_series_is_reported_in_a_plan_without_tables(tmp_path, capsys):
+    plan = tmp_path / "grow.plan"
+    plan.write_text("periods = 1 month..12 month\nstart = 100\nseries sold = start then previous * 1.1\n"
+                    "total = sum(sold)\n", encoding="utf-8")
+    exported = tmp_path / "exported.xlsx"
+    assert main(["export", str(plan), "-o", str(exported)]) == 0
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Months", "E6"): 5})
+    capsys.readouterr()
+    assert main(["import", str(edited), "--plan", str(plan)]) == 0
+    assert "not an input: Months!E6 (`sold`, month 3) holds the typed value 5" in capsys.readouterr().out

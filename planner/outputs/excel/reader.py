@@ -213,7 +213,7 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
     tables = {n: table_items(plan.model.quantities[n].definition.expr) for n in plan.series_order()}
     tables = {n: items for n, items in tables.items() if items is not None and not plan.model.quantities[n].is_bool}
     defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
-    sheet, inputs = None, set()
+    inputs = set()
     for name, xl in table_names(names, tables).items():
         dn = defined.get(xl.upper())
         m = _RANGE.fullmatch((dn.attr_text or "").strip()) if dn is not None else None
@@ -262,8 +262,12 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
             imported.table_overrides.setdefault(name, {}).update(
                 {k: v for k, v in after.items() if k <= changed[-1].period})
             imported.changes.extend(changed)
-    if sheet is not None:
-        _typed_over_series(formulas, sheet, plan, inputs, imported)
+    from .periods import FIRST
+
+    for sheet in formulas.sheetnames:  # the sheet of periods: its header row says Series, Unit, then periods
+        ws = formulas[sheet]
+        if ws.max_row >= HEADER_ROW and [ws.cell(HEADER_ROW, c).value for c in range(1, FIRST)] == ["Series", "Unit"]:
+            _typed_over_series(formulas, sheet, plan, inputs, imported)
 
 
 def _typed_over_series(formulas, sheet: str, plan: Plan, inputs: set, imported: Imported) -> None:
@@ -296,7 +300,9 @@ def _heading(ws, col: int) -> str:
     from .periods import HEADER_ROW
 
     text = ws.cell(HEADER_ROW, col).value
-    return text[:1].lower() + text[1:] if isinstance(text, str) and text else f"column {col}"
+    if not isinstance(text, str) or not text:
+        return f"column {col}"
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text  # "Y1 Q1" stays
 
 
 def _column(letters: str) -> int:
