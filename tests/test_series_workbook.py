@@ -337,7 +337,7 @@ def test_with_scenarios_the_chart_draws_the_selected_and_the_base_case(tmp_path)
 
 def test_the_months_print_in_full_with_their_labels_on_every_page(exported):
     """Printed by LibreOffice: 60 months, 20 quarters and 5 years on pages side by side, each page headed
-    by the periods and the series' column (`Series`, repeated), every period on some page; the charts on
+    by the periods and the series' names and units (repeated), every period on some page; the charts on
     their own page."""
     from excel_recalc import pdf_pages
 
@@ -346,7 +346,7 @@ def test_the_months_print_in_full_with_their_labels_on_every_page(exported):
     pages = pdf_pages([path], tmp / "print")[path]
     months = [page for page in pages if page[0].endswith("Months")]
     assert 2 <= len(months) <= 10
-    assert all(any(line.startswith("Series") for line in page) for page in months)
+    assert all(any(re.match(r"Series\s+Unit\s", line) for line in page) for page in months)  # names, units
     heads = " ".join(" ".join(page) for page in months)
     for label in [f"Month {k}" for k in range(1, 61)] + ["Y1 Q1", "Y5 Q4", "Year 1", "Year 5"]:
         assert re.search(re.escape(label) + r"(?!\d)", heads), label

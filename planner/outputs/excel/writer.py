@@ -471,7 +471,8 @@ def render(book: state.Book) -> bytes:
             ws.fit_to_pages(1, tall_pages)
         else:
             ws.set_print_scale(percent)
-            ws.repeat_columns(0, 0)  # the row labels on every page across
+            units = sheet is getattr(book, "periods_sheet", None)  # the series' units beside their names
+            ws.repeat_columns(0, 1 if units else 0)  # the row labels on every page across
         if sheet.work:  # out of the default print: one page of its first rows (and columns), saying what it is
             shown, room = 1, widths.get(1, 8.43)  # a wide sheet (Cash flows: a column per month) prints its
             while shown < last_col and room + widths.get(shown + 1, 8.43) <= WORK_PRINT_WIDTH:  # first columns
