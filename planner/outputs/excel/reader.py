@@ -206,7 +206,9 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
     A value typed over a formula of a computed series is reported as not an input."""
     from .book import display_value
     from .names import table_names
-    from .periods import HEADER_ROW, constant, table_items
+    from openpyxl.utils import column_index_from_string as _column
+
+    from .periods import FIRST, HEADER_ROW, constant, table_items
 
     if plan.model.periods is None:
         return
@@ -223,8 +225,8 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
         if sheet not in wb.sheetnames:
             continue
         q = plan.model.quantities[name]
-        row, first = int(m.group(4)), _column(m.group(3))
-        for j, item in enumerate(tables[name][:_column(m.group(5)) - first + 1]):
+        row, first = int(m.group(4)), _column(m.group(3).upper())
+        for j, item in enumerate(tables[name][:_column(m.group(5).upper()) - first + 1]):
             cell = wb[sheet].cell(row, first + j)
             coord, where = cell.coordinate, f"{sheet}!{cell.coordinate}"
             plan_value = constant(plan.model, item)
@@ -240,7 +242,7 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
                 imported.changes.append(Change(name, where, display_value(q, plan_value), display_value(q, value),
                                                q.unit_text, period=j, when=when))
         items = tables[name]
-        held = constant(plan.model, items[-1]) if _column(m.group(5)) - first + 1 == len(items) else None
+        held = constant(plan.model, items[-1]) if _column(m.group(5).upper()) - first + 1 == len(items) else None
         if held is None:
             continue
         held = imported.table_overrides.get(name, {}).get(len(items) - 1, held)
@@ -262,8 +264,6 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
             imported.table_overrides.setdefault(name, {}).update(
                 {k: v for k, v in after.items() if k <= changed[-1].period})
             imported.changes.extend(changed)
-    from .periods import FIRST
-
     for sheet in formulas.sheetnames:  # the sheet of periods: its header row says Series, Unit, then periods
         ws = formulas[sheet]
         if ws.max_row >= HEADER_ROW and [ws.cell(HEADER_ROW, c).value for c in range(1, FIRST)] == ["Series", "Unit"]:
@@ -303,13 +303,6 @@ def _heading(ws, col: int) -> str:
     if not isinstance(text, str) or not text:
         return f"column {col}"
     return text[:1].lower() + text[1:] if text[1:2].islower() else text  # "Y1 Q1" stays
-
-
-def _column(letters: str) -> int:
-    n = 0
-    for ch in letters.upper():
-        n = n * 26 + ord(ch) - 64
-    return n
 
 
 def _scenario_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imported) -> None:
