@@ -187,6 +187,11 @@ def test_every_period_recalculates_to_planners_figure(exported, engine):
         working_rows_held_as_computed(book, openpyxl.load_workbook(books_path(books, book), data_only=True), wb)
         status = [c.value for row in wb["Checks"].iter_rows() for c in row if c.value in ("holds", "FAILS")]
         assert status and set(status) == {"holds"}, f"{copy.name}: every check of the plan holds in the sheet"
+        if "Charts" in book.sheetnames:  # the engine read each chart and saved it again, over the same rows
+            drawn = chart_xml(books_path(books, book)).get("Charts", [])
+            kept = " ".join(chart_xml(done[copy]).get("Charts", [])).replace("'", "")
+            refs = [r for xml in drawn for r in re.findall(r"<c:f>([^<]+)</c:f>", xml)]
+            assert drawn and all(r in kept for r in refs), f"{copy.name}: the charts' rows after {engine}"
 
 
 def test_an_edited_input_moves_every_month(exported):
