@@ -520,52 +520,34 @@ def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
     return cell.num.excel().split(";")[0]
 
 
-def _line_chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
-    """A series over the periods: a line per row, the periods' row its categories, a tick label every
-    1, 2, 3, 6, 12... periods (at most about a dozen labels)."""
-    c = wb.add_chart({"type": "line"})
-    c.show_hidden_data()  # the base case's rows are folded (hidden) under the selected scenario's
+def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
+    """A sweep's chart: x against y, lines with markers (a question's answer a dashed line). A series over the
+    periods (``chart.line``): a line per row (the base case's dashed), the periods' row its categories, a
+    tick label every 1, 2, 3, 6, 12... periods (about a dozen)."""
+    c = wb.add_chart({"type": "line"} if chart.line else {"type": "scatter", "subtype": "straight_with_markers"})
+    if chart.line:
+        c.show_hidden_data()  # the base case's rows are folded (hidden) under the selected scenario's
     for k, s in enumerate(chart.series):
         sheet, r1, c1, r2, c2 = s.x
         ysheet, y1, yc1, y2, yc2 = s.y
-        c.add_series({"name": s.name[:255], "categories": [sheet, r1 - 1, c1 - 1, r2 - 1, c2 - 1],
-                      "values": [ysheet, y1 - 1, yc1 - 1, y2 - 1, yc2 - 1],
-                      "line": {"width": 2.0} if k == 0 else {"width": 1.25, "dash_type": "dash", "color": "#7F7F7F"},
-                      "marker": {"type": "none"}})
-    count = chart.series[0].x[4] - chart.series[0].x[2] + 1 if chart.series else 1
-    step = next((n for n in (1, 2, 3, 6, 12, 24, 60, 120) if count / n <= 12), max(1, count // 12))
-    grid = {"visible": True, "line": {"color": "#D9D9D9"}}
-    c.set_title({"name": chart.title[:255], "name_font": {"size": 11, "bold": True}})
-    c.set_x_axis({"name": chart.x_title, "name_font": {"size": 9, "bold": False}, "label_position": "low",
-                  "interval_unit": step, "interval_tick": step, "position_axis": "on_tick"})
-    y_axis = {"name": chart.y_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False}}
-    code = _axis_format(sheets, chart.series[0].y) if sheets and chart.series else None
-    if code is not None:
-        y_axis["num_format"] = code.replace("0.0#####%", "0%")
-    c.set_y_axis(y_axis)
-    c.set_legend({"none": True} if len(chart.series) == 1 else {"position": "bottom"})
-    c.set_size({"width": chart.width, "height": chart.height})
-    return c
-
-
-def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
-    if chart.line:
-        return _line_chart(wb, chart, sheets)
-    c = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    for s in chart.series:
-        sheet, r1, c1, r2, c2 = s.x
-        ysheet, y1, yc1, y2, yc2 = s.y
+        dashed = s.marker or chart.line and k > 0
         c.add_series({
             "name": s.name[:255],
             "categories": [sheet, r1 - 1, c1 - 1, r2 - 1, c2 - 1],
             "values": [ysheet, y1 - 1, yc1 - 1, y2 - 1, yc2 - 1],
-            "marker": {"type": "none"} if s.marker else {"type": "circle", "size": 5},
-            "line": {"width": 1.25, "dash_type": "dash", "color": "#404040"} if s.marker else {"width": 1.5},
+            "marker": {"type": "none"} if s.marker or chart.line else {"type": "circle", "size": 5},
+            "line": {"width": 1.25, "dash_type": "dash", "color": "#404040"} if dashed
+            else {"width": 2.0 if chart.line else 1.5},
         })
     grid = {"visible": True, "line": {"color": "#D9D9D9"}}
     c.set_title({"name": chart.title[:255], "name_font": {"size": 11, "bold": True}})
-    x_axis = {"name": chart.x_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False},
-              "label_position": "low"}
+    x_axis = {"name": chart.x_title, "name_font": {"size": 9, "bold": False}, "label_position": "low"}
+    if chart.line and chart.series:
+        count = chart.series[0].x[4] - chart.series[0].x[2] + 1
+        step = next((n for n in (1, 2, 3, 6, 12, 24, 60, 120) if count / n <= 12), max(1, count // 12))
+        x_axis.update({"interval_unit": step, "interval_tick": step})
+    else:
+        x_axis["major_gridlines"] = grid
     if chart.x_range is not None and chart.x_range[0] < chart.x_range[1]:
         x_axis.update({"min": chart.x_range[0], "max": chart.x_range[1]})
     if chart.x_log:
@@ -573,7 +555,7 @@ def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
     y_axis = {"name": chart.y_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False},
               "label_position": "low"}
     if sheets and chart.series:
-        for axis, ref in ((x_axis, chart.series[0].x), (y_axis, chart.series[0].y)):
+        for axis, ref in ((x_axis, chart.series[0].x), (y_axis, chart.series[0].y))[1 if chart.line else 0:]:
             code = _axis_format(sheets, ref)
             if code is not None:
                 axis["num_format"] = code.replace("0.0#####%", "0%")
