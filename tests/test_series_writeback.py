@@ -191,3 +191,32 @@ def test_a_typed_value_over_a_series_is_reported_in_a_plan_without_tables(tmp_pa
     capsys.readouterr()
     assert main(["import", str(edited), "--plan", str(plan)]) == 0
     assert "not an input: Months!E6 (`sold`, month 3) holds the typed value 5" in capsys.readouterr().out
+
+
+def test_a_workbook_without_the_tables_name_says_its_table_is_not_read(book, tmp_path, capsys):
+    """A workbook exported before tables were named (or with the name deleted): a warning that the table is
+    not read, and its cells are not taken for numbers typed over formulas."""
+    plan, exported = book
+    wb = openpyxl.load_workbook(exported)
+    del wb.defined_names["price"]
+    wb.save(tmp_path / "older.xlsx")
+    assert main(["import", str(tmp_path / "older.xlsx"), "--plan", str(plan)]) == 0
+    out = capsys.readouterr().out
+    assert "not an input" not in out
+    assert "warning: the workbook does not name the cells of `price`'s table of values" in out
+
+
+def test_a_value_typed_over_an_item_that_reads_an_input_is_reported(tmp_path, capsys):
+    """`series price = [p0, 12 USD]`: the first item is `=p0`'s cell, not an input cell of the table."""
+    plan = tmp_path / "items.plan"
+    plan.write_text("unit USD\nperiods = 1 month..6 month\np0 = 10 USD\nseries price = [p0, 12 USD]\n"
+                    "total = sum(price)\n", encoding="utf-8")
+    exported = tmp_path / "exported.xlsx"
+    assert main(["export", str(plan), "-o", str(exported)]) == 0
+    edited = edit(exported, tmp_path / "edited.xlsx", {("Months", "C6"): 11})
+    capsys.readouterr()
+    assert main(["import", str(edited), "--plan", str(plan)]) == 0
+    out = capsys.readouterr().out
+    assert "every input in" in out and "matches the plan" in out
+    assert "not an input: Months!C6 (`price`, month 1) holds the typed value 11: the table's item there is the " \
+           "formula `p0`" in out

@@ -220,6 +220,8 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
         dn = defined.get(xl.upper())
         m = _RANGE.fullmatch((dn.attr_text or "").strip()) if dn is not None else None
         if m is None:
+            imported.warnings.append(f"the workbook does not name the cells of `{name}`'s table of values (`{xl}`; "
+                                     "exported by an older planner?): its edits there are not read")
             continue
         sheet = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
         if sheet not in wb.sheetnames:
@@ -231,8 +233,13 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
             coord, where = cell.coordinate, f"{sheet}!{cell.coordinate}"
             plan_value = constant(plan.model, item)
             typed = formulas[sheet][coord].value
-            if plan_value is None or isinstance(typed, str) and typed.startswith("="):
+            if isinstance(typed, str) and typed.startswith("="):
                 continue  # a formula the export wrote (an item over other names), still one
+            if plan_value is None:  # typed over an item over other names
+                imported.not_inputs.append(f"{where} (`{name}`, {_heading(wb[sheet], first + j)}) holds the typed "
+                                           f"value {typed!r}: the table's item there is the formula "
+                                           f"`{item.span.flat}`, so it is neither read nor written back")
+                continue
             inputs.add(coord)
             value = cell_input(wb, formulas, sheet, coord, q, plan_value,
                                lambda: _unit_scale(wb, sheet, coord, plan, q, imported, f"{sheet}!B{row}"))
@@ -267,13 +274,13 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
     for sheet in formulas.sheetnames:  # the sheet of periods: its header row says Series, Unit, then periods
         ws = formulas[sheet]
         if ws.max_row >= HEADER_ROW and [ws.cell(HEADER_ROW, c).value for c in range(1, FIRST)] == ["Series", "Unit"]:
-            _typed_over_series(formulas, sheet, plan, inputs, imported)
+            _typed_over_series(formulas, sheet, plan, inputs, tables, imported)
 
 
-def _typed_over_series(formulas, sheet: str, plan: Plan, inputs: set, imported: Imported) -> None:
+def _typed_over_series(formulas, sheet: str, plan: Plan, inputs: set, tables: dict, imported: Imported) -> None:
     """A number typed over a formula of a series' row on the sheet of periods (the export wrote each of its
-    cells as a formula, but a table's own input cells, ``inputs``): reported as not an input, never
-    silently dropped."""
+    cells as a formula, but a table's own cells, ``tables``' items, and those read as typed after it,
+    ``inputs``): reported as not an input, never silently dropped."""
     from .book import capitalised, prose
     from .periods import FIRST, HEADER_ROW
 
@@ -286,7 +293,7 @@ def _typed_over_series(formulas, sheet: str, plan: Plan, inputs: set, imported: 
         name = labels.get(row[0].value) if row and isinstance(row[0].value, str) else None
         if name is None:
             continue
-        for cell in row[FIRST - 1:]:
+        for cell in row[FIRST - 1 + len(tables.get(name, ())):]:
             v = cell.value  # the words beside a row's quarters and years are text: only numbers are typed figures
             if not isinstance(v, (int, float)) or cell.coordinate in inputs:
                 continue
