@@ -58,13 +58,15 @@ def compare(plan, book: Book, wb, overrides=None, scenario=None) -> int:
             want = bool(v) if q.is_bool else v / float(scale_of(q))
             close(ws.cell(row, p.first + j).value, want, f"{name} in period {j + 1}")
             n += 1
-        for y in range(book.period_years if not q.is_bool else 0):  # months: each whole year, its end or total
-            months = values[12 * y:12 * y + 12] / float(scale_of(q))
+        for b in book.period_blocks if not q.is_bool else []:  # months: each whole quarter and year
             rule = ws.cell(row, p.first + p.count + 1).value
-            want = months[-1] if rule == "at year end" else months.sum()
-            assert rule in ("at year end", "total")
-            close(ws.cell(row, p.first + p.count + 2 + y).value, float(want), f"{name} in year {y + 1} ({rule})")
-            n += 1
+            assert rule in ("at the end", "total")
+            for k, label in enumerate(b.labels):
+                assert ws.cell(p.header - 1, b.col + k).value == label
+                months = values[b.size * k:b.size * (k + 1)] / float(scale_of(q))
+                want = months[-1] if rule == "at the end" else months.sum()
+                close(ws.cell(row, b.col + k).value, float(want), f"{name} in {label} ({rule})")
+                n += 1
     for name, row in book.model_rows.items():
         q = plan.model.quantities[name]
         got = wb["Model"].cell(row, column).value
@@ -122,17 +124,37 @@ def test_the_cached_values_are_planners(exported):
         assert compare(plan, book, openpyxl.load_workbook(path, data_only=True)) > 10
 
 
-def test_months_have_a_column_per_year(exported):
-    """60 months: five years after them; cash (a balance) at each year's end, revenue (a flow) its total."""
+def test_months_have_a_column_per_quarter_and_per_year(exported):
+    """60 months: twenty quarters, then five years; cash (a balance) at each one's end, revenue (a flow)
+    its total, each a formula over the months' cells."""
     _, books = exported
     plan, book, path = books["series_60_months"]
-    assert book.period_years == 5
+    quarters, years = book.period_blocks
+    assert (quarters.word, len(quarters.labels), years.word, len(years.labels)) == ("quarter", 20, "year", 5)
     ws = openpyxl.load_workbook(path)["Months"]
     p = book.periods
-    assert ws.cell(4, p.first + p.count + 2).value == "Year 1"  # after an empty column and the rule's
+    end = p.first + p.count  # months in C..BJ, an empty column (BK), the rule's (BL), then the quarters
+    assert ws.cell(4, end + 1).value == "Per quarter, year"
+    assert [ws.cell(4, end + 2 + k).value for k in (0, 1, 4, 19)] == ["Y1 Q1", "Y1 Q2", "Y2 Q1", "Y5 Q4"]
+    assert ws.cell(4, end + 22).value is None and ws.cell(4, end + 23).value == "Year 1"
     cash, revenue = p.rows["cash"], p.rows["revenue"]
-    assert ws.cell(cash, p.first + p.count + 3).value == f"=Z{cash}"  # month 24 (column Z)
-    assert ws.cell(revenue, p.first + p.count + 2).value == f"=SUM(C{revenue}:N{revenue})"  # months 1 to 12
+    assert (ws.cell(cash, end + 1).value, ws.cell(revenue, end + 1).value) == ("at the end", "total")
+    assert ws.cell(cash, end + 2).value == f"=E{cash}"  # month 3 (column E)
+    assert ws.cell(revenue, end + 3).value == f"=SUM(F{revenue}:H{revenue})"  # months 4 to 6
+    assert ws.cell(cash, end + 24).value == f"=Z{cash}"  # month 24 (column Z)
+    assert ws.cell(revenue, end + 23).value == f"=SUM(C{revenue}:N{revenue})"  # months 1 to 12
+
+
+def test_twelve_months_have_quarters(exported):
+    """The backlog plan's 12 months: four quarters (Q1..Q4), no year column (it would be the total)."""
+    _, books = exported
+    plan, book, path = books["support_backlog"]
+    (quarters,) = book.period_blocks
+    assert quarters.labels == ("Q1", "Q2", "Q3", "Q4")
+    ws = openpyxl.load_workbook(path)["Months"]
+    backlog, payroll = book.periods.rows["backlog"], book.periods.rows["payroll"]
+    assert [ws.cell(backlog, quarters.col + k).value for k in range(4)] == [f"={c}{backlog}" for c in "EHKN"]
+    assert ws.cell(payroll, quarters.col + 3).value == f"=SUM(L{payroll}:N{payroll})"
 
 
 def test_the_summary_links_each_headline_series_to_its_row(exported):
@@ -165,6 +187,11 @@ def test_every_period_recalculates_to_planners_figure(exported, engine):
         working_rows_held_as_computed(book, openpyxl.load_workbook(books_path(books, book), data_only=True), wb)
         status = [c.value for row in wb["Checks"].iter_rows() for c in row if c.value in ("holds", "FAILS")]
         assert status and set(status) == {"holds"}, f"{copy.name}: every check of the plan holds in the sheet"
+        if "Charts" in book.sheetnames:  # the engine read each chart and saved it again, over the same rows
+            drawn = chart_xml(books_path(books, book)).get("Charts", [])
+            kept = " ".join(chart_xml(done[copy]).get("Charts", [])).replace("'", "")
+            refs = [r for xml in drawn for r in re.findall(r"<c:f>([^<]+)</c:f>", xml)]
+            assert drawn and all(r in kept for r in refs), f"{copy.name}: the charts' rows after {engine}"
 
 
 def test_an_edited_input_moves_every_month(exported):
@@ -258,3 +285,74 @@ def test_a_question_over_a_series_is_planners_answer_said_so(tmp_path):
         r = rows[question]
         assert "planner's answer, not live" in ws.cell(r, 10).value
         assert isinstance(ws.cell(r, 3).value, (int, float))
+
+
+def chart_xml(path: Path) -> dict[str, list[str]]:
+    """Sheet title -> the XML of each chart drawn on it (read from the file's parts, as Excel reads them)."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        titles = re.findall(r'<sheet name="([^"]+)"', z.read("xl/workbook.xml").decode())
+        out = {}
+        for i, title in enumerate(titles, start=1):
+            rels = f"xl/worksheets/_rels/sheet{i}.xml.rels"
+            drawing = re.search(r'Target="../drawings/(drawing\d+\.xml)"', z.read(rels).decode()) \
+                if rels in names else None
+            if drawing:
+                drels = z.read(f"xl/drawings/_rels/{drawing.group(1)}.rels").decode()
+                out[title] = [z.read("xl/charts/" + c).decode()
+                              for c in re.findall(r'Target="../charts/(chart\d+\.xml)"', drels)]
+        return out
+
+
+def test_a_line_chart_per_headline_series_reads_its_row(exported):
+    """`cash` is [headline]: one line chart on the Charts sheet after Months, its values cash's row over the
+    60 months (C to BJ), its categories the periods' row, its axes titled with the units: live, so an edited
+    input redraws it."""
+    _, books = exported
+    plan, book, path = books["series_60_months"]
+    names = openpyxl.load_workbook(path).sheetnames
+    assert names.index("Charts") == names.index("Months") + 1
+    (xml,) = chart_xml(path)["Charts"]
+    row = book.periods.rows["cash"]
+    assert "<c:lineChart>" in xml
+    assert re.findall(r"<c:f>([^<]+)</c:f>", xml) == ["Months!$C$5:$BJ$5", f"Months!${'C'}${row}:$BJ${row}"]
+    assert ">Cash, month by month<" in xml and ">kUSD<" in xml and ">Month<" in xml
+    # the backlog plan's headline series: the open tickets, in tickets, over its 12 months
+    plan, book, path = books["support_backlog"]
+    (xml,) = chart_xml(path)["Charts"]
+    row = book.periods.rows["backlog"]
+    assert re.findall(r"<c:f>([^<]+)</c:f>", xml) == ["Months!$C$5:$N$5", f"Months!$C${row}:$N${row}"]
+    assert ">Open tickets at the month's end, month by month<" in xml and ">ticket<" in xml
+
+
+def test_with_scenarios_the_chart_draws_the_selected_and_the_base_case(tmp_path):
+    text = (ROOT / "tests/plans/series_60_months.plan").read_text(encoding="utf-8")
+    text += '\nscenario lean "less cash at the start" { start_cash = 20 kUSD }\n'
+    plan = loads(text, name=str(tmp_path / "scenario.plan"))
+    book = export(plan, tmp_path / "scenario.xlsx")
+    (xml,) = chart_xml(tmp_path / "scenario.xlsx")["Charts"]
+    selected, base = book.periods_selected.rows["cash"], book.periods.rows["cash"]
+    assert re.findall(r"<c:f>([^<]+)</c:f>", xml)[1::2] == [f"Months!$C${selected}:$BJ${selected}",
+                                                             f"Months!$C${base}:$BJ${base}"]
+    assert "(the selected scenario)" in xml and "(base case)" in xml
+    assert "plotVisOnly" not in xml  # not visible cells only: the base case's rows are folded (hidden)
+
+
+def test_the_months_print_in_full_with_their_labels_on_every_page(exported):
+    """Printed by LibreOffice: 60 months, 20 quarters and 5 years on pages side by side, each page headed
+    by the periods and the series' names and units (repeated), every period on some page; the charts on
+    their own page."""
+    from excel_recalc import pdf_pages
+
+    tmp, books = exported
+    plan, book, path = books["series_60_months"]
+    pages = pdf_pages([path], tmp / "print")[path]
+    months = [page for page in pages if page[0].endswith("Months")]
+    assert 2 <= len(months) <= 10
+    assert all(any(re.match(r"Series\s+Unit\s", line) for line in page) for page in months)  # names, units
+    heads = " ".join(" ".join(page) for page in months)
+    for label in [f"Month {k}" for k in range(1, 61)] + ["Y1 Q1", "Y5 Q4", "Year 1", "Year 5"]:
+        assert re.search(re.escape(label) + r"(?!\d)", heads), label
+    assert sum(page[0].endswith("Charts") for page in pages) == 1

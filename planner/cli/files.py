@@ -54,15 +54,17 @@ def cmd_export(args) -> int:
 
 def add_import(sub) -> None:
     p = sub.add_parser("import", help="read inputs edited in an exported workbook and evaluate the plan with them",
-                       description="Read the Inputs sheet of a workbook written by `planner export`, list the "
-                                   "inputs that differ from the plan, and evaluate the plan with them.")
+                       description="Read the input cells of a workbook written by `planner export` (the Inputs "
+                                   "sheet, a scenario's own cells, a series' table of values), list the inputs that "
+                                   "differ from the plan, and evaluate the plan with them.")
     p.add_argument("workbook", metavar="BOOK.xlsx", help="a workbook written by `planner export`")
     p.add_argument("--plan", required=True, metavar="FILE", help="the .plan file the workbook was exported from")
     _import_root(p)
     p.add_argument("--scenario", "-s", action="append", metavar="NAME",
                    help="evaluate in these scenarios too (as for eval)")
     p.add_argument("--write", action="store_true",
-                   help="write the edited inputs and scenario values back into FILE, changing only those "
+                   help="write the edited inputs, scenario values and series' tables back into FILE, changing only "
+                        "those "
                         "literals (their units and written decimals kept); refused when FILE changed since the "
                         "export, or a value breaks a constraint")
     p.add_argument("--dry-run", action="store_true", dest="dry_run",
@@ -81,6 +83,10 @@ def cmd_import(args) -> int:
     imported = read_inputs(args.workbook, plan)
     if args.write or args.dry_run:
         return _write_back(args, plan, imported)
+    if imported.table_overrides:  # a series' table of values edited: the plan with those items
+        from ..outputs.excel.writeback import with_tables
+
+        plan = with_tables(plan, imported, import_roots(args))
     evaluations = imported.evaluate(plan, scenarios_from(plan, args.scenario))
     if args.format in ("csv", "jsonl"):  # rows only on stdout: what the workbook changed on stderr
         sys.stderr.write(describe(imported) + "\n")

@@ -205,6 +205,7 @@ class Chart:
     x_log: bool = False
     x_range: Optional[tuple[float, float]] = None  # the data's own range (axes otherwise start at round numbers)
     x_offset: int = 0  # pixels right of the anchor column (charts side by side under a table)
+    line: bool = False  # a line over the periods (a category per period), not x against y
 
     ROWS = 16  # rows of the default height (20 px) a chart of the default height takes, with a gap
 
@@ -397,7 +398,7 @@ class Book:
         self.helpers: Optional[Sheet] = None
         self.periods = None  # the sheet of series (generator.PeriodRows), in a plan with periods
         self.periods_selected = None  # its rows for the scenario the Summary selects (a plan with scenarios)
-        self.period_years = 0  # months: whole years shown after them
+        self.period_blocks = []  # months: whole quarters and years shown after them (periods.Block)
         self.flows: Optional[Sheet] = None  # the Cash flows sheet: sums' terms, a column per value of the range
         self.solve_results = solve_results
         from ...questions.fast import Answers

@@ -140,3 +140,11 @@ def unique_name(text: str, taken: set[str]) -> str:
         candidate = f"{base}_{n}"
     taken.add(_key(candidate))
     return candidate
+
+
+def table_names(names: dict[str, str], tables: Iterable[str]) -> dict[str, str]:
+    """The defined names of the series written as tables of values (their input cells on the sheet of
+    periods), clear of the quantities' ``names``: the export names them and ``planner import`` finds
+    them by the same rule."""
+    taken = {_key(v) for v in names.values()}
+    return {t: unique_name(t, taken) for t in tables}

@@ -13,27 +13,67 @@ over a condition reads a working row below the series, labelled with what it hol
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ...language import ir
-from .book import HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, cached, scale_of, sheet_ref, sheet_title, unit_of
+from .book import (HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, Chart, Series, cached, capitalised, scale_of,
+                   sheet_ref, sheet_title, unit_of)
 from .generator import PeriodRows, letter
+from .names import table_names
 
 FIRST = 3  # the first period's column (C): the series' words and its unit before it
 HEADER_ROW = 4  # the periods' labels; the row under them holds their values
 
 
-def _constant(book: Book, e: ir.Expr):
-    """A table's item as an input cell's number (in ``scale``), or None where it is a formula."""
+def constant(model, e: ir.Expr):
+    """A table's item as an input cell's exact number (base units), or None where it is a formula."""
     from ...compute.exact import ExactEvaluator, NotRational
 
     if any(isinstance(n, (ir.Name, ir.ScenarioRef)) for n in ir.walk(e)):
         return None
     try:
-        v = ExactEvaluator(book.model, {}).expr(e)
+        v = ExactEvaluator(model, {}).expr(e)
     except (NotRational, KeyError, TypeError):
         return None
     return v if isinstance(v, Fraction) else None
+
+
+def table_items(expr: ir.Expr):
+    """The items of a series written as a table of values (``series price = [10 USD, 12 USD]``), or None:
+    the cells an analyst edits (:func:`planner.outputs.excel.reader.read_inputs` reads them back)."""
+    if isinstance(expr, ir.Series) and isinstance(expr.first, ir.PeriodTable) and expr.then is None:
+        return expr.first.items
+    return expr.items if isinstance(expr, ir.PeriodTable) else None
+
+
+@dataclass(frozen=True)
+class Block:
+    """Whole quarters or years of months after the months: ``count`` columns from ``col``, each ``size``
+    months, headed by ``labels``."""
+
+    word: str
+    size: int
+    col: int
+    labels: tuple
+
+
+def blocks(unit: str, values: list) -> list:
+    """Months (1, 2, 3 ...): a column per whole quarter (six months or more) and per whole year (24 or
+    more), each block after an empty column; none for other periods."""
+    n = len(values)
+    if unit != "month" or values[:2] != [1.0, 2.0]:
+        return []
+    out, col = [], FIRST + n + 2
+    years = n // 12 if n >= 24 else 0
+    if n >= 6:
+        quarters = n // 3
+        labels = tuple(f"Y{k // 4 + 1} Q{k % 4 + 1}" if quarters > 4 else f"Q{k + 1}" for k in range(quarters))
+        out.append(Block("quarter", 3, col, labels))
+        col += quarters + 1
+    if years:
+        out.append(Block("year", 12, col, tuple(f"Year {y + 1}" for y in range(years))))
+    return out
 
 
 def layout(book: Book) -> None:
@@ -57,12 +97,12 @@ def layout(book: Book) -> None:
         label = f"{word.capitalize()} {v:g}" if float(v).is_integer() else f"{word.capitalize()} {j + 1}"
         ws.text(HEADER_ROW, FIRST + j, label, HEADER)
         ws.number(HEADER_ROW + 1, FIRST + j, v)
-    years = len(values) // 12 if unit == "month" and len(values) >= 24 and values[:2] == [1.0, 2.0] else 0
-    book.period_years = years  # months: a column per whole year after them (its total, or its end)
-    if years:
-        ws.text(HEADER_ROW, FIRST + len(values) + 1, "Per year", HEADER)  # after an empty column
-        for y in range(years):
-            ws.text(HEADER_ROW, FIRST + len(values) + 2 + y, f"Year {y + 1}", HEADER)
+    book.period_blocks = blocks(unit, values)
+    if book.period_blocks:  # after an empty column, the rule's (a total, or the value at the end)
+        ws.text(HEADER_ROW, FIRST + len(values) + 1, "Per " + ", ".join(b.word for b in book.period_blocks), HEADER)
+        for b in book.period_blocks:
+            for k, label in enumerate(b.labels):
+                ws.text(HEADER_ROW, b.col + k, label, HEADER)
     ws.text(HEADER_ROW + 1, 1, f"period ({word}s)", NAME)
     ws.text(HEADER_ROW + 1, 2, unit, UNITS)
     ws.freeze = (HEADER_ROW + 2, FIRST)
@@ -105,6 +145,9 @@ def layout(book: Book) -> None:
                 rows_.at = at
     book.periods_sheet = ws
     book.series_names = names
+    tables = [n for n in names if table_items(book.q[n].definition.expr) is not None]
+    book.table_names = table_names(book.names, tables)  # the tables' input cells, named (before any helper is)
+    book.taken_names |= {v.upper() for v in book.table_names.values()}
 
 
 def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) -> None:
@@ -123,8 +166,10 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
         series = ev.series.get(name)
         style = book.style(name)
         expr = q.definition.expr
-        items = expr.first.items if isinstance(expr, ir.Series) and isinstance(expr.first, ir.PeriodTable) and \
-            expr.then is None else expr.items if isinstance(expr, ir.PeriodTable) else None
+        items = table_items(expr)
+        if items is not None and base is None and scale is not None:  # the table's cells, named as an input is
+            book.defined[book.table_names[name]] = (f"{p.sheet}!${letter(p.first)}${row}:"
+                                              f"${letter(p.first + min(len(items), p.count) - 1)}${row}")
         for j in range(p.count):
             value = "" if series is None else (bool(series[j]) if q.is_bool else cached(series[j], scale))
             col = p.first + j
@@ -132,7 +177,7 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
                 ws.formula(row, col, f"={letter(col - 1)}{row}", value, style)  # the last value holds on
                 continue
             if items is not None and j < len(items):
-                v = _constant(book, items[j])
+                v = constant(book.model, items[j])
                 if v is not None and scale is not None and base is not None:
                     ws.formula(row, col, f"={letter(col)}{base.rows[name]}", value, style)  # the table, edited once
                     continue
@@ -145,23 +190,24 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
             finally:
                 p.col = None
             ws.formula(row, col, text, value, style)
-        if book.period_years and not q.is_bool:
-            _years(book, ws, p, name, row, series, scale, style)
+        if book.period_blocks and not q.is_bool:
+            _totals(book, ws, p, name, row, series, scale, style)
 
 
-def _years(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, style) -> None:
-    """A series' whole years: a level (it reads its own month before: a balance, a stock, a headcount) at
-    the year's last month, a flow (revenue, costs) the year's total."""
+def _totals(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, style) -> None:
+    """A series' whole quarters and years: a level (it reads its own month before: a balance, a stock, a
+    headcount) at the block's last month, a flow (revenue, costs) the block's total."""
     level = any(isinstance(n, ir.Previous) and n.name == name for n in ir.walk(book.q[name].definition.expr))
-    ws.text(row, p.first + p.count + 1, "at year end" if level else "total", UNITS)
-    for y in range(book.period_years):
-        a, b = letter(p.first + 12 * y), letter(p.first + 12 * y + 11)
-        text = f"={b}{row}" if level else f"=SUM({a}{row}:{b}{row})"
-        value = ""
-        if series is not None:
-            months = series[12 * y:12 * y + 12]
-            value = cached(months[-1] if level else months.sum(), scale)
-        ws.formula(row, p.first + p.count + 2 + y, text, value, style)
+    ws.text(row, p.first + p.count + 1, "at the end" if level else "total", UNITS)
+    for b in book.period_blocks:
+        for k in range(len(b.labels)):
+            start, end = p.first + b.size * k, p.first + b.size * (k + 1) - 1
+            text = f"={letter(end)}{row}" if level else f"=SUM({letter(start)}{row}:{letter(end)}{row})"
+            value = ""
+            if series is not None:
+                months = series[b.size * k:b.size * (k + 1)]
+                value = cached(months[-1] if level else months.sum(), scale)
+            ws.formula(row, b.col + k, text, value, style)
 
 
 def fill(book: Book) -> None:
@@ -182,3 +228,42 @@ def fill(book: Book) -> None:
     model = book.sheet("Model")
     book.sheets.remove(ws)
     book.sheets.insert(book.sheets.index(model) + 1, ws)  # the reader's: after the Model sheet
+    charts(book)
+
+
+CHART_WIDTH, CHART_HEIGHT = 720, 320  # pixels: three to an A4 page, one under the other
+
+
+def charts(book: Book) -> None:
+    """A sheet of line charts after the sheet of periods, one per headline series (the report's choice,
+    :func:`planner.outputs.periods.headline_series`): live, each line the series' row (the selected
+    scenario's and the base case's where the Summary selects one), the periods' row its categories."""
+    from ..periods import headline_series
+    from ..viewmodel import headline_names
+
+    names = [n for n in headline_series(book.plan, headline_names(book.plan)[0]) if not book.q[n].is_bool]
+    if not names:
+        return
+    p, ws = book.periods, book.periods_sheet
+    unit = book.plan.period_unit[0]
+    word = unit if unit and unit.isalpha() else "period"
+    sheet = book.create_sheet(sheet_title(book, "Charts"))
+    book.sheets.remove(sheet)
+    book.sheets.insert(book.sheets.index(ws) + 1, sheet)
+    sheet.text(1, 1, book.said(book.plan.title), TITLE, overflow=True)
+    sheet.note(2, 1, f"Each headline series {word} by {word}, drawn from its row on the {ws.title} sheet: edit an "
+                     "input and the lines follow." + (" The line of the scenario picked on the Summary is drawn "
+                                                      "with the base case's." if book.periods_selected else ""))
+    periods = (ws.title, p.header, p.first, p.header, p.first + p.count - 1)
+    row = 4
+    for name in names:
+        lines = [(book.periods_selected, f"{book.words(name)} (the selected scenario)")] if book.periods_selected \
+            else []
+        lines.append((p, f"{book.words(name)} (base case)" if lines else book.words(name)))
+        series = [Series(label, periods, (ws.title, rows.rows[name], rows.first, rows.rows[name],
+                                          rows.first + rows.count - 1)) for rows, label in lines]
+        chart = Chart(capitalised(f"{book.words(name)}, {word} by {word}"),
+                      word.capitalize() if word != "period" else f"period ({unit})", unit_of(book.q[name]),
+                      series, row, 1, width=CHART_WIDTH, height=CHART_HEIGHT, line=True)
+        sheet.charts.append(chart)
+        row += chart.rows

@@ -10,7 +10,8 @@ as they are read, in the base case and every scenario an edit reaches. The
 Unit column next to each value says which unit it is in: a unit the plan has
 since changed (``6 kUSD`` exported, the plan now says ``6000 USD``) is
 converted with a warning; one of another dimension is refused, naming the
-cell. Every cell read, on either sheet, goes
+cell. A series' table of values (``series price = [10 USD, 12 USD]``) is read from its input cells on
+the sheet of periods, named as a whole (:func:`_table_edits`). Every cell read, on any sheet, goes
 through :func:`cell_input`, and the file itself through :func:`checked_bytes`
 (its zip container's limits) before openpyxl reads it.
 
@@ -39,6 +40,9 @@ from ..numbers import is_percent, scale_of, unit_of
 from .names import excel_names, is_cell_like
 
 
+AT_EXPORT = "planner's figure at export"  # how the export's comment begins on a figure it wrote as a value
+
+
 @dataclass(frozen=True)
 class Change:
     """An input whose workbook value differs from the plan's."""
@@ -49,9 +53,11 @@ class Change:
     book_value: object  # display unit
     unit: str
     scenario: Optional[str] = None  # an edit in the scenario's column of the Scenarios sheet
+    period: Optional[int] = None  # an item of a series' table of values (0: the first period's)
+    when: Optional[str] = None  # that period as the sheet heads it ("quarter 2")
 
     def describe(self) -> str:
-        where = f" (scenario {self.scenario})" if self.scenario else ""
+        where = f" (scenario {self.scenario})" if self.scenario else f" ({self.when})" if self.when else ""
         return (f"{self.name}{where}: {format_value(self.plan_value, self.unit)} -> "
                 f"{format_value(self.book_value, self.unit)}  ({self.cell})")
 
@@ -68,6 +74,7 @@ class Imported:
     scenario_origins: dict = field(default_factory=dict)  # scenario -> {name: Origin}
     not_inputs: list[str] = field(default_factory=list)  # formula cells that hold a typed value now
     plan_hash: Optional[str] = None  # the hash of the plan's text at export (None: an older workbook)
+    table_overrides: dict = field(default_factory=dict)  # series -> {item: base value} (its table's cells)
     exported_from: Optional[tuple] = None  # (plan file name, title) the workbook records (None: not recorded)
 
     def overrides_for(self, plan: Plan, scenario: Optional[str]) -> dict:
@@ -128,6 +135,7 @@ def read_inputs(path: str, plan: Plan) -> Imported:
                                            q.unit_text))
     _scenario_edits(wb, formulas, path, plan, names, imported)
     _formula_edits(formulas, plan, names, imported)
+    _table_edits(wb, formulas, path, plan, names, imported)
     if imported.changes:  # every edit meets the constraints where it applies, whichever scenarios are shown
         imported.evaluate(plan, [None, *plan.model.scenarios] if imported.overrides
                           else [None, *imported.scenario_overrides])
@@ -148,6 +156,8 @@ def _formula_edits(wb, plan: Plan, names: dict, imported: Imported) -> None:
         v = cell.value
         if v is None or (isinstance(v, str) and v.startswith("=")) or not isinstance(v, (int, float, str, bool)):
             return
+        if cell.comment is not None and cell.comment.text.startswith(AT_EXPORT):
+            return  # the export wrote planner's figure there (a scenario's reduction of a series), not a formula
         imported.not_inputs.append(f"{ws.title}!{cell.coordinate} (`{name}`, {what}) holds the typed value {v!r}: "
                                    "not an input, so it is neither read nor written back; edit the inputs it "
                                    "follows, or its formula in the plan")
@@ -186,6 +196,120 @@ def _formula_edits(wb, plan: Plan, names: dict, imported: Imported) -> None:
             what = (f"scenario {scenario}'s copy of the Inputs value, which the scenario does not set" if q.is_input
                     else f"a formula of scenario {scenario}")
             typed(ws, row, head.column, name, what)
+
+
+def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imported) -> None:
+    """Values typed in a series' table of values (``series price = [10 USD, 12 USD]``): its input cells on
+    the sheet of periods, found through the defined name the export gives them, each read as an Inputs
+    cell is (:func:`cell_input`, in the unit its row shows). A number typed in a period after the table,
+    where its last value holds on, adds items to the table up to that period (as the sheet computes it).
+    A value typed over a formula of a computed series is reported as not an input."""
+    from .book import display_value
+    from .names import table_names
+    from openpyxl.utils import column_index_from_string as _column
+
+    from .periods import FIRST, HEADER_ROW, constant, table_items
+
+    if plan.model.periods is None:
+        return
+    tables = {n: table_items(plan.model.quantities[n].definition.expr) for n in plan.series_order()}
+    tables = {n: items for n, items in tables.items() if items is not None and not plan.model.quantities[n].is_bool}
+    defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
+    inputs = set()
+    for name, xl in table_names(names, tables).items():
+        dn = defined.get(xl.upper())
+        m = _RANGE.fullmatch((dn.attr_text or "").strip()) if dn is not None else None
+        if m is None:
+            imported.warnings.append(f"the workbook does not name the cells of `{name}`'s table of values (`{xl}`; "
+                                     "exported by an older planner?): its edits there are not read")
+            continue
+        sheet = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
+        if sheet not in wb.sheetnames:
+            continue
+        q = plan.model.quantities[name]
+        row, first = int(m.group(4)), _column(m.group(3).upper())
+        for j, item in enumerate(tables[name][:_column(m.group(5).upper()) - first + 1]):
+            cell = wb[sheet].cell(row, first + j)
+            coord, where = cell.coordinate, f"{sheet}!{cell.coordinate}"
+            plan_value = constant(plan.model, item)
+            typed = formulas[sheet][coord].value
+            if isinstance(typed, str) and typed.startswith("="):
+                continue  # a formula the export wrote (an item over other names), still one
+            if plan_value is None:  # typed over an item over other names
+                imported.not_inputs.append(f"{where} (`{name}`, {_heading(wb[sheet], first + j)}) holds the typed "
+                                           f"value {typed!r}: the table's item there is the formula "
+                                           f"`{item.span.flat}`, so it is neither read nor written back")
+                continue
+            inputs.add(coord)
+            value = cell_input(wb, formulas, sheet, coord, q, plan_value,
+                               lambda: _unit_scale(wb, sheet, coord, plan, q, imported, f"{sheet}!B{row}"))
+            if value != plan_value:
+                when = _heading(wb[sheet], first + j)
+                imported.table_overrides.setdefault(name, {})[j] = value
+                imported.changes.append(Change(name, where, display_value(q, plan_value), display_value(q, value),
+                                               q.unit_text, period=j, when=when))
+        items = tables[name]
+        held = constant(plan.model, items[-1]) if _column(m.group(5).upper()) - first + 1 == len(items) else None
+        if held is None:
+            continue
+        held = imported.table_overrides.get(name, {}).get(len(items) - 1, held)
+        col, after, changed = first + len(items), {}, []
+        while isinstance(formulas[sheet].cell(HEADER_ROW + 1, col).value, (int, float)):  # a period's column
+            cell = formulas[sheet].cell(row, col)
+            if isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool):  # typed where it held on
+                coord = cell.coordinate
+                inputs.add(coord)
+                value = cell_input(wb, formulas, sheet, coord, q, held,
+                                   lambda: _unit_scale(wb, sheet, coord, plan, q, imported, f"{sheet}!B{row}"))
+                if value != held:
+                    changed.append(Change(name, f"{sheet}!{coord}", display_value(q, held), display_value(q, value),
+                                          q.unit_text, period=col - first, when=_heading(wb[sheet], col)))
+                held = value
+            after[col - first] = held
+            col += 1
+        if changed:  # the table grows to the last period typed: the values between hold on as they did
+            imported.table_overrides.setdefault(name, {}).update(
+                {k: v for k, v in after.items() if k <= changed[-1].period})
+            imported.changes.extend(changed)
+    for sheet in formulas.sheetnames:  # the sheet of periods: its header row says Series, Unit, then periods
+        ws = formulas[sheet]
+        if ws.max_row >= HEADER_ROW and [ws.cell(HEADER_ROW, c).value for c in range(1, FIRST)] == ["Series", "Unit"]:
+            _typed_over_series(formulas, sheet, plan, inputs, tables, imported)
+
+
+def _typed_over_series(formulas, sheet: str, plan: Plan, inputs: set, tables: dict, imported: Imported) -> None:
+    """A number typed over a formula of a series' row on the sheet of periods (the export wrote each of its
+    cells as a formula, but a table's own cells, ``tables``' items, and those read as typed after it,
+    ``inputs``): reported as not an input, never silently dropped."""
+    from .book import capitalised, prose
+    from .periods import FIRST, HEADER_ROW
+
+    ws = formulas[sheet]
+    labels = {}
+    for n in plan.series_order():
+        q = plan.model.quantities[n]
+        labels[capitalised(prose(q.doc)) if q.doc else n] = n
+    for row in ws.iter_rows(min_row=HEADER_ROW + 2):
+        name = labels.get(row[0].value) if row and isinstance(row[0].value, str) else None
+        if name is None:
+            continue
+        for cell in row[FIRST - 1 + len(tables.get(name, ())):]:
+            v = cell.value  # the words beside a row's quarters and years are text: only numbers are typed figures
+            if not isinstance(v, (int, float)) or cell.coordinate in inputs:
+                continue
+            imported.not_inputs.append(f"{sheet}!{cell.coordinate} (`{name}`, {_heading(ws, cell.column)}) holds "
+                                       f"the typed value {v!r}: not an input, so it is neither read nor written "
+                                       "back; edit the inputs it follows, or its table or formula in the plan")
+
+
+def _heading(ws, col: int) -> str:
+    """A period as the sheet heads its column ("Quarter 2" reads "quarter 2")."""
+    from .periods import HEADER_ROW
+
+    text = ws.cell(HEADER_ROW, col).value
+    if not isinstance(text, str) or not text:
+        return f"column {col}"
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text  # "Y1 Q1" stays
 
 
 def _scenario_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imported) -> None:
@@ -321,6 +445,8 @@ def _has_name_header(ws) -> bool:
 
 # Sheet!$B$5 or 'Two words'!B5, as the export writes a name (and Excel and LibreOffice keep it)
 _CELL = re.compile(r"=?(?:'((?:[^']|'')+)'|([^'!:\s]+))!\$?([A-Za-z]{1,3})\$?([0-9]+)")
+# Sheet!$C$6:$E$6: a table of values, a row of input cells
+_RANGE = re.compile(_CELL.pattern + r":\$?([A-Za-z]{1,3})\$?\4")
 
 
 def _one_cell(target: str, sheets: list[str], xl: str, name: str) -> tuple[str, str]:

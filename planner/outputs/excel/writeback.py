@@ -4,7 +4,9 @@ The ``.plan`` file is the source of truth, and it is the user's text: only the b
 literals change. Every comment, doc string, blank line and alignment stays as it was; a literal keeps
 its unit as written (``2.50 USD/h`` edited to 2.25 becomes ``2.25 USD/h``, ``60%`` edited to 0.65 in
 the cell becomes ``65%``) and at least the decimals it was written with (``2.50`` edited to 3 becomes
-``3.00``); digit grouping (``1_000``) and an exponent (``1e6``) are kept.
+``3.00``); digit grouping (``1_000``) and an exponent (``1e6``) are kept. An item of a series' table of
+values is a literal like any other; values typed after the table, where its last one held on, are new
+items written as that last one is (:func:`_grown`).
 
 Before anything is written:
 
@@ -50,13 +52,24 @@ class Edit:
     old: str
     new: str
     value: object  # the exact base-unit value the new literal must read back as
+    period: Optional[int] = None  # the item of a series' table of values
 
 
 def edits(plan: Plan, imported: Imported) -> list[Edit]:
     """The literal replacements that carry ``imported``'s changes into the plan's text."""
-    out = []
+    from .periods import table_items
+
+    out, grown = [], {}
     for change in imported.changes:
-        if change.scenario is None:
+        items = table_items(plan.model.quantities[change.name].definition.expr) if change.period is not None else ()
+        if change.period is not None and change.period >= len(items):
+            grown[change.name] = change  # typed after the table, where its last value held on: the last such
+            continue
+        if change.period is not None:  # an item of a series' table of values
+            expr = items[change.period]
+            value = imported.table_overrides[change.name][change.period]
+            where = f"`{change.name}` in {change.when}"
+        elif change.scenario is None:
             q = plan.model.quantities[change.name]
             expr = q.definition.expr
             value = imported.overrides[change.name]
@@ -80,13 +93,33 @@ def edits(plan: Plan, imported: Imported) -> list[Edit]:
                              "number to replace", hint="edit the formula in the plan")
         new = literal_text(plan, change.name, expr, value)
         out.append(Edit(change.name, change.cell, change.scenario, expr.span.start, expr.span.end,
-                        expr.span.text, new, value))
+                        expr.span.text, new, value, change.period))
+    out.extend(_grown(plan, imported, change) for change in grown.values())
     out.sort(key=lambda e: e.start)
     for a, b in zip(out, out[1:]):
         if b.start < a.end:
             raise UsageError(f"{a.cell} and {b.cell} both edit the literal `{a.old}` of {plan.path}",
                              hint="keep one of the two edits")
     return out
+
+
+def _grown(plan: Plan, imported: Imported, change) -> Edit:
+    """The items a series' table gains (``, 13.00 USD, 15.00 USD`` before its ``]``): each period up to
+    ``change``'s, the last one typed, written as the table's last item is."""
+    from .periods import table_items
+
+    q = plan.model.quantities[change.name]
+    items = table_items(q.definition.expr)
+    table = q.definition.expr.first if isinstance(q.definition.expr, ir.Series) else q.definition.expr
+    last = items[-1]
+    if not ir.is_literal(last) or table.span.source.name != plan.source.name \
+            or not table.span.text.rstrip().endswith("]"):
+        raise UsageError(f"{change.cell}: `{change.name}` in {change.when} would add items after the table's last, "
+                         f"`{last.span.flat}`, which is not a number to copy", hint="add the items in the plan")
+    values = [imported.table_overrides[change.name][k] for k in range(len(items), change.period + 1)]
+    text = "".join(", " + literal_text(plan, change.name, last, v) for v in values)
+    end = table.span.start + len(table.span.text.rstrip()) - 1  # the `]`
+    return Edit(change.name, change.cell, None, end, end, "", text, values[-1], change.period)
 
 
 def literal_text(plan: Plan, name: str, expr: ir.Expr, value) -> str:
@@ -100,8 +133,10 @@ def literal_text(plan: Plan, name: str, expr: ir.Expr, value) -> str:
     digits, exponent = m.group(1), m.group(2)
     rest = token[m.end():]  # the spacing and the unit, as written
     scale = Fraction(1)
-    if number.unit is not None:
-        _, scale, _ = plan.parse_override(f"{name}=1 {number.unit.text}", f"the unit of `{name}`")
+    if number.unit is not None:  # one of the literal's unit, exactly (an input's or a table's item alike)
+        from .periods import constant
+
+        scale = constant(plan.model, ir.Number(Fraction(1), number.unit, number.span))
     shown = Fraction(value) / Fraction(scale)
     negative = shown < 0
     text = _decimal(abs(shown), digits, exponent)
@@ -220,8 +255,8 @@ def write_back(book_path: str, plan: Plan, imported: Imported, force: bool = Fal
     new = apply(text, changes)
     again = loads(new, plan.path, path.parent, import_roots=import_roots)
     for e in changes:
-        got = (again.model.quantities[e.name].value if e.scenario is None
-               else again.model.scenarios[e.scenario].overrides.get(e.name))
+        got = (_item(again, e) if e.period is not None else again.model.quantities[e.name].value
+               if e.scenario is None else again.model.scenarios[e.scenario].overrides.get(e.name))
         if got != e.value and not (isinstance(e.value, Fraction) and _close(got, e.value)):
             raise UsageError(f"{e.cell}: the new literal `{e.new}` for `{e.name}` would read back as another value; "
                              "nothing was written", hint="type the value with fewer digits")
@@ -234,6 +269,28 @@ def write_back(book_path: str, plan: Plan, imported: Imported, force: bool = Fal
                 f"the write-back rewrites {plan.path} in place: make it (and its folder) writable, or see the "
                 "change with --dry-run")
     return changes, shown, warnings
+
+
+def _item(plan: Plan, e: Edit):
+    """The exact value of the table item ``e`` replaced, as ``plan`` reads it."""
+    from .periods import constant, table_items
+
+    return constant(plan.model, table_items(plan.model.quantities[e.name].definition.expr)[e.period])
+
+
+def with_tables(plan: Plan, imported: Imported, import_roots=()) -> Plan:
+    """``plan`` with the items its tables of values have in the workbook (``imported.table_overrides``),
+    loaded from its text with those literals replaced, as ``--write`` would write them: what ``planner
+    import`` evaluates (the other inputs' edits are overrides). UsageError where an item cannot be
+    replaced (a formula, a file the plan imports)."""
+    from ...compute.evaluation import loads
+
+    tables = Imported(imported.path, {}, {}, [c for c in imported.changes if c.period is not None], [],
+                      table_overrides=imported.table_overrides)
+    changes = edits(plan, tables)
+    if not changes:
+        return plan
+    return loads(apply(plan.source.text, changes), plan.path, Path(plan.path).parent, import_roots=import_roots)
 
 
 def _close(a, b: Fraction) -> bool:

@@ -471,7 +471,8 @@ def render(book: state.Book) -> bytes:
             ws.fit_to_pages(1, tall_pages)
         else:
             ws.set_print_scale(percent)
-            ws.repeat_columns(0, 0)  # the row labels on every page across
+            units = sheet is getattr(book, "periods_sheet", None)  # the series' units beside their names
+            ws.repeat_columns(0, 1 if units else 0)  # the row labels on every page across
         if sheet.work:  # out of the default print: one page of its first rows (and columns), saying what it is
             shown, room = 1, widths.get(1, 8.43)  # a wide sheet (Cash flows: a column per month) prints its
             while shown < last_col and room + widths.get(shown + 1, 8.43) <= WORK_PRINT_WIDTH:  # first columns
@@ -505,8 +506,9 @@ def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
         return None
     if cell.num.money and not cell.num.scientific:
         return "#,##0"  # an axis of money in whole units; the table beside it has the cents
-    figures = [c.cached if c.kind == "formula" else c.value
-               for c in (sheets[title].at(r, col) for r in range(row, ref[3] + 1)) if c is not None]
+    figures = [c.cached if c.kind == "formula" else c.value  # a column of a table, or a row of periods
+               for c in (sheets[title].at(r, k) for r in range(row, ref[3] + 1) for k in range(col, ref[4] + 1))
+               if c is not None]
     figures = [v for v in figures if isinstance(v, (int, float)) and not isinstance(v, bool)]
     if cell.num.percent and not cell.num.scientific:  # round ticks: 150%, not the table's 150.0000%
         return "#,##0%" if not figures or max(figures) - min(figures) >= 0.1 else "#,##0.0%"
@@ -519,21 +521,33 @@ def _axis_format(sheets: dict, ref: tuple) -> Optional[str]:
 
 
 def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
-    c = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    for s in chart.series:
+    """A sweep's chart: x against y, lines with markers (a question's answer a dashed line). A series over the
+    periods (``chart.line``): a line per row (the base case's dashed), the periods' row its categories, a
+    tick label every 1, 2, 3, 6, 12... periods (about a dozen)."""
+    c = wb.add_chart({"type": "line"} if chart.line else {"type": "scatter", "subtype": "straight_with_markers"})
+    if chart.line:
+        c.show_hidden_data()  # the base case's rows are folded (hidden) under the selected scenario's
+    for k, s in enumerate(chart.series):
         sheet, r1, c1, r2, c2 = s.x
         ysheet, y1, yc1, y2, yc2 = s.y
+        dashed = s.marker or chart.line and k > 0
         c.add_series({
             "name": s.name[:255],
             "categories": [sheet, r1 - 1, c1 - 1, r2 - 1, c2 - 1],
             "values": [ysheet, y1 - 1, yc1 - 1, y2 - 1, yc2 - 1],
-            "marker": {"type": "none"} if s.marker else {"type": "circle", "size": 5},
-            "line": {"width": 1.25, "dash_type": "dash", "color": "#404040"} if s.marker else {"width": 1.5},
+            "marker": {"type": "none"} if s.marker or chart.line else {"type": "circle", "size": 5},
+            "line": {"width": 1.25, "dash_type": "dash", "color": "#404040"} if dashed
+            else {"width": 2.0 if chart.line else 1.5},
         })
     grid = {"visible": True, "line": {"color": "#D9D9D9"}}
     c.set_title({"name": chart.title[:255], "name_font": {"size": 11, "bold": True}})
-    x_axis = {"name": chart.x_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False},
-              "label_position": "low"}
+    x_axis = {"name": chart.x_title, "name_font": {"size": 9, "bold": False}, "label_position": "low"}
+    if chart.line and chart.series:
+        count = chart.series[0].x[4] - chart.series[0].x[2] + 1
+        step = next((n for n in (1, 2, 3, 6, 12, 24, 60, 120) if count / n <= 12), max(1, count // 12))
+        x_axis.update({"interval_unit": step, "interval_tick": step})
+    else:
+        x_axis["major_gridlines"] = grid
     if chart.x_range is not None and chart.x_range[0] < chart.x_range[1]:
         x_axis.update({"min": chart.x_range[0], "max": chart.x_range[1]})
     if chart.x_log:
@@ -541,7 +555,7 @@ def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
     y_axis = {"name": chart.y_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False},
               "label_position": "low"}
     if sheets and chart.series:
-        for axis, ref in ((x_axis, chart.series[0].x), (y_axis, chart.series[0].y)):
+        for axis, ref in ((x_axis, chart.series[0].x), (y_axis, chart.series[0].y))[1 if chart.line else 0:]:
             code = _axis_format(sheets, ref)
             if code is not None:
                 axis["num_format"] = code.replace("0.0#####%", "0%")
