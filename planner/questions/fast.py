@@ -15,7 +15,9 @@ and ``solve min/max X where ...`` from the plan's IR compiled by :mod:`planner.c
   run that reaches the end it looks from, the edge verified in exact arithmetic
   (:class:`planner.compute.exact.ExactEvaluator`) at ``n`` and its neighbour (where the condition has
   no rational value, as over an aggregate: a comparison whose sides differ by more than
-  :data:`MARGIN`, relative, in floats at both).
+  :data:`MARGIN`, relative, in floats at both);
+- the least (greatest) real value where a condition holds (``solve min X`` of an ``X`` not declared
+  integer): :func:`_real_threshold`, this route's alone (the Solver's thresholds are integers).
 
 Every answer is then checked by a full evaluation of the plan at it (every constraint). Anything else
 (an integer root, a condition true on several runs or down to -inf, several sign changes, a value that is not finite, a
@@ -67,15 +69,16 @@ def result(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Opt
     found = _answer(plan, stmt, scenario, overrides, origins)
     if found is None:
         return None
-    value, verification, method = found
+    value, verification, method, *more = found
     q = plan.model.quantities[stmt.target]
     shown = float(value / q.display.scale)
     return SolveResult(
         target=stmt.target, mode=stmt.mode, scenario=scenario, value=float(value), display_value=shown,
-        unit=q.unit_text, exact=value if stmt.mode != "root" else None, closed_form=None,
+        unit=q.unit_text, exact=value if stmt.mode != "root" and q.integer else None, closed_form=None,
         verification=verification, method=method, roots=(float(value),) if stmt.mode == "root" else (),
         statement=stmt, alias=stmt.alias, question=ir.question_text(stmt),
-        notes=("closed form not derived (planner solve --closed-form derives it)",))
+        notes=(*(more[0] if more else ()), "closed form not derived (planner solve --closed-form derives it)"
+               if stmt.mode == "root" or q.integer else NO_FORM_REAL))
 
 
 def _answer(plan: Plan, stmt, scenario, overrides, origins):
@@ -99,7 +102,8 @@ def _answer(plan: Plan, stmt, scenario, overrides, origins):
             if stmt.mode == "root":
                 found = None if q.integer else _root(plan, program, q, inputs, stmt, final)
             else:
-                found = _threshold(plan, program, q, inputs, stmt, final) if q.integer else None
+                found = (_threshold(plan, program, q, inputs, stmt, final) if q.integer else
+                         _real_threshold(plan, program, q, inputs, stmt, scenario or True))
         except SolveError:
             raise
         except (PlanError, NotRational, ArithmeticError, ValueError, TypeError):
@@ -459,6 +463,102 @@ def _edge(held, false_at: int, true_at: int) -> tuple[int, int]:
     return b, a
 
 
+def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tuple]:
+    """The least (``solve min``) or greatest (``solve max``) real value of the declared domain where the
+    condition holds: the condition at the root's grid (:func:`_points`), on an open side continued by
+    doubling out to the largest floats; true on one run reaching the end the question looks from, its
+    other edge bisected to adjacent floats (the answer holds, the float beside it fails). True at every
+    point: the domain's own end (holds everywhere), or no least (greatest) at an open or unbounded end;
+    nowhere, on the wrong side of one boundary, on several runs, or without a value: located errors, with
+    the boundaries found. ``final`` is the scenario's name (or True): the Solver has no real threshold."""
+    xs = _points(q)
+    if xs is None:
+        return None
+    top, bottom = float(xs[-1]), float(xs[0])
+    doubling = 2.0 ** np.arange(1, 1100)
+    with np.errstate(over="ignore"):
+        more = [xs] + ([top + abs(top or 1.0) * doubling] if q.upper is None else []) \
+            + ([(bottom - abs(bottom or 1.0) * doubling)[::-1]] if q.lower is None else [])
+    xs = np.unique(np.concatenate(more))
+    xs = xs[np.isfinite(xs) & (np.abs(xs) <= 1e300)]
+    run = _runner(plan, program, inputs, stmt.target)
+    scale, low = float(q.display.scale), stmt.mode == "min"
+    cond, shown = _cond(stmt), (lambda x: format_value(float(x) / scale, q.unit_text))
+
+    def held(x: np.ndarray) -> np.ndarray:
+        out = run(x)
+        truth = np.broadcast_to(np.asarray(out[0]), x.shape)
+        if truth.dtype != bool:
+            raise TypeError("not a condition")
+        for side in out[1:]:  # a side that is not a number (0/0): the condition has no value there
+            nan = np.isnan(np.broadcast_to(np.asarray(side, dtype=float), x.shape))
+            if nan.any():
+                raise SolveError(f"`{cond}` has no value at {q.name} = {shown(x[np.flatnonzero(nan)[0]])}",
+                                 stmt.condition.span, label="no value", notes=_where(final),
+                                 hint=f"leave such values out of `{q.name}`'s domain with a constraint (`where ...`)")
+        return truth
+
+    def edge(i: int) -> tuple[float, float]:  # the boundary between xs[i] and xs[i + 1]: (holds, fails)
+        yes, no = (xs[i + 1], xs[i]) if truth[i + 1] else (xs[i], xs[i + 1])
+        for _ in range(2200):
+            m = (no + yes) / 2
+            if m in (no, yes):
+                break
+            no, yes = (no, m) if held(np.array([m]))[0] else (m, yes)
+        return float(yes), float(no)
+
+    truth = held(xs)
+    flips = np.flatnonzero(truth[:-1] != truth[1:])
+    searched = f"{q.name} from {shown(xs[0])} to {shown(xs[-1])} searched"
+    if not truth.any():
+        raise NoRootError(f"no `{q.name}` in {_domain_text(q)} makes `{cond}` hold", stmt.condition.span,
+                          label="holds nowhere in the domain", notes=[searched] + _where(final),
+                          hint=f"check the inputs, or widen `{q.name}`'s domain")
+    bounds = [edge(int(i))[0] for i in flips] if flips.size else []
+    grows, least = ("grows", "least") if low else ("shrinks", "greatest")
+    if flips.size > 1 or not truth[-1 if low else 0]:
+        err = NotMonotoneError(
+            f"`{cond}` changes more than once as `{q.name}` grows: at {q.name} = "
+            + ", ".join(shown(b) for b in bounds) if flips.size > 1 else
+            f"`{cond}` holds only {'below' if low else 'above'} {q.name} = {shown(bounds[0])}: it does not switch "
+            f"from false to true as `{q.name}` {grows}", stmt.condition.span,
+            label="several boundaries" if flips.size > 1 else f"fails as `{q.name}` {grows}", notes=_where(final),
+            hint=(f"bound `{q.name}` with a constraint so the condition switches once" if flips.size > 1 else
+                  f"`solve {'max' if low else 'min'} {q.name}` gives the {'greatest' if low else 'least'} "
+                  f"`{q.name}` where it holds"))
+        err.roots = bounds  # type: ignore[attr-defined]
+        raise err
+    end = "lower" if low else "upper"
+    if not flips.size:  # holds at every point searched: the domain's own end, if it is one
+        bound = q.lower if low else q.upper
+        if bound is None or not bound.inclusive:
+            raise SolveError(f"`{cond}` holds for every `{q.name}` in {_domain_text(q)} ({searched}): there is "
+                             f"no {least}", stmt.condition.span, notes=_where(final),
+                             hint=f"bound `{q.name}` {'below' if low else 'above'} with a constraint (`where ...`)")
+        value = Fraction(bound.value)
+        ver = Verification(text=f"holds at {q.name} = {shown(value)}, the {end} end of the domain, and at every "
+                                "point searched", exact=False, holds=True)
+        note = f"the condition holds everywhere in the domain ({_domain_text(q)}): the answer is its {end} end"
+        return value, ver, _REAL_METHOD.format(n=xs.size), (note,)
+    yes, no = edge(int(flips[0]))
+    ver = Verification(text=f"holds at {q.name} = {shown(yes)}, fails at the float just {'below' if low else 'above'} "
+                            f"it ({no / scale!r})", exact=False, holds=True, neighbor=no / scale, neighbor_holds=False)
+    return Fraction(yes), ver, _REAL_METHOD.format(n=xs.size), ()
+
+
+_REAL_METHOD = ("numeric route: the condition at {n} points over the declared domain (doubling out to the largest "
+                "floats on an open side), true on one run that reaches the end the question looks from, its edge "
+                "bisected to adjacent floats")
+
+
+def _cond(stmt) -> str:
+    return " ".join(stmt.condition.span.flat.split())
+
+
+def _where(scenario) -> list[str]:
+    return [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
+
+
 def _not_one_run(q, stmt, ns: np.ndarray, truth: np.ndarray, lo, hi, scenario) -> SolveError:
     """A threshold's condition that never holds, or holds on several runs of the integers searched."""
     where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
@@ -533,6 +633,13 @@ def questions(plan: Plan) -> list:
     return sorted(list(plan.model.solves) + list(plan.model.optimizes), key=lambda s: s.span.start)
 
 
+def is_real_threshold(plan: Plan, stmt) -> bool:
+    """Whether ``stmt`` asks for the least or greatest real value where a condition holds (``solve min X``
+    of an ``X`` not declared integer): the numeric route's alone."""
+    q = plan.model.quantities.get(stmt.target) if isinstance(stmt, ir.Solve) and stmt.mode != "root" else None
+    return q is not None and not q.integer
+
+
 def over_ranges(plan: Plan, stmt) -> bool:
     """Whether a question's condition goes through a sum, product or range min/max/first (directly, or
     through the formulas and functions it uses): SymPy has no closed form of such a condition, and checks
@@ -561,6 +668,7 @@ def ranges_in(plan: Plan, expr) -> bool:
     return False
 
 
+NO_FORM_REAL = "no closed form: the least or greatest real value where a condition holds is the numeric route's"
 NO_FORM = ("no closed form: the condition goes through a sum or a min/max/first over a range, or a series over "
            "periods; the answer is the numeric route's")
 
@@ -622,9 +730,15 @@ class Answers:
             best = optimum(self.plan, stmt, scenario, overrides, origins)
             return best if best is not None else self.solver.answer(stmt, scenario, overrides, origins)
         quick = result(self.plan, stmt, scenario, overrides, origins) if isinstance(stmt, ir.Solve) else None
+        real = is_real_threshold(self.plan, stmt)
+        if quick is None and real:  # (the Solver's thresholds are integers: this route is the only one)
+            raise SolveError(f"could not find the {'least' if stmt.mode == 'min' else 'greatest'} `{stmt.target}` "
+                             f"where `{_cond(stmt)}` holds: the plan has no value, or breaks a constraint, there",
+                             stmt.condition.span, notes=_where(scenario),
+                             hint=f"planner eval --set {stmt.target}=... shows what happens near it")
         if quick is None:
             return self.solver.answer(stmt, scenario, overrides, origins)
-        if not closed_form:
+        if not closed_form or real:
             return quick
         if over_ranges(self.plan, stmt):
             return replace(quick, notes=(NO_FORM,))

@@ -155,6 +155,10 @@ class Solver:
     def answer(self, stmt, scenario: Optional[str] = None, overrides=None, origins=None) -> SolveResult:
         if isinstance(stmt, ir.Optimize):
             return self._optimize(stmt, scenario, overrides, origins)
+        if stmt.mode != "root" and not self.plan.model.quantities[stmt.target].integer:
+            # the least (greatest) real value where a condition holds: the numeric route's alone, through the
+            # plan's one door to its answers (planner.questions.fast.Answers)
+            return self.plan.answer_source.answer(stmt, scenario, overrides, origins)
         inputs, _ = self.plan.input_values(scenario, overrides, origins)
         self._check_other_inputs(stmt.target, inputs, scenario, overrides, origins)
         prep = self._prepare(stmt)
@@ -743,15 +747,9 @@ def _scenario_note(scenario) -> list[str]:
 
 
 def _boundary_hint(target: str, c, text: str) -> str:
-    """What to write instead of an inequality: its boundary as an equation (``a <= b`` -> ``a = b``) for a
-    real-valued answer, or ``solve min`` of an input declared integer."""
-    real = ""
-    if isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in (ir.CmpOp.LE, ir.CmpOp.LT, ir.CmpOp.GE,
-                                                                         ir.CmpOp.GT):
-        lhs, rhs = (o.span.flat for o in c.operands)
-        real = f"for a real-valued answer solve the boundary, `solve {target} where {lhs} = {rhs}`; "
-    return (f"{real}for an integer threshold declare `{target}` `where integer` and write "
-            f"`solve min {target} where {text}`")
+    """What to write instead of an inequality: ``solve min`` (or ``max``), the least value where it holds."""
+    return (f"for the least `{target}` where it holds write `solve min {target} where {text}` (`solve max` for "
+            "the greatest)")
 
 
 # ---- ad hoc questions from the command line -------------------------------------------
@@ -764,9 +762,6 @@ def adhoc(plan: Plan, target: str, where: str, mode: str = "root") -> ir.Solve:
     tsrc = Source("--for", target)
     tspan = Span(tsrc, 0, max(1, len(target)))
     q = input_quantity(plan, target.strip(), tspan, "`solve` is for")
-    if mode != "root" and not q.integer:
-        raise SolveError(f"`--{mode}` finds an integer threshold, but `{q.name}` is not declared integer", tspan,
-                         hint=f"drop --{mode} for a real-valued answer, or add `where integer` to `{q.name}`")
     source = Source("--where", where)
     cond = lower_expr(source)
     for node in ir.free_names(cond):

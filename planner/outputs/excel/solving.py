@@ -176,12 +176,16 @@ def solve_sheet(book: Book) -> None:
         notes = [one_line(n) for n in r.notes]
         if isinstance(stmt, ir.Optimize):
             _optimize(book, ws, work, row, stmt, ctx, r, notes)
-        elif _over_periods(book, stmt.condition):  # the series' rows compute the inputs as they are, not a trial value
+        elif _over_periods(book, stmt.condition) or (stmt.mode != "root" and not q.integer):
+            # the series' rows compute the inputs as they are, not a trial value; the least (greatest) real
+            # value where a condition holds is found by planner's numeric route alone
             ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
                                                                              q.unit_text))
             ws.number(row, HOLDS, True)
-            notes.insert(0, "planner's answer, not live: its condition reduces a series, whose rows compute "
-                         "the inputs as they are (export again after editing)")
+            notes.insert(0, "planner's answer, not live: " + (
+                "its condition reduces a series, whose rows compute the inputs as they are" if
+                _over_periods(book, stmt.condition) else "the least or greatest real value where the condition "
+                "holds, found numerically") + " (export again after editing)")
         elif stmt.mode == "root":
             _root(book, ws, work, row, stmt, ctx, r, notes)
             _in_domain(book, work, ws, row, stmt, ctx, q, notes)
