@@ -169,3 +169,14 @@ def test_eval_report_and_workbook_show_the_answer(tmp_path):
     api = planner.loads(text, "cash.plan")
     (row,) = api.solve().rows
     assert row.value.number == pytest.approx(55, rel=1e-15) and row.mode == "min"
+
+
+def test_the_editor_shows_no_error_and_the_answer_in_a_code_lens(tmp_path):
+    """The editor once flagged `solve min start` of a real start (it wanted `where integer`)."""
+    from planner.lsp.analysis import Document
+
+    text = RISING + "solve min start where low >= 0 USD as need\n"
+    doc = Document(tmp_path / "cash.plan", text)
+    assert [d.message for d in doc.update(text) if d.severity == 1] == []
+    (lens,) = doc.answers(doc.plan)
+    assert lens[1] == "= 55.00 kUSD"
