@@ -126,6 +126,19 @@ def test_a_flat_condition_the_equation_cannot_answer():
     assert r.value == pytest.approx(55_000, rel=1e-15)
 
 
+def test_an_equation_true_on_a_whole_stretch_says_so_and_what_to_ask():
+    """It listed 498 "roots" (every grid point from 57.42 kUSD up): now one interval, and the question that
+    answers it."""
+    with pytest.raises(PlanError) as info:
+        _answer(RISING, "solve start where short = 0")
+    text = str(info.value)
+    assert "holds for every `start` from about" in text and "to the end of the search" in text
+    assert "`solve min start where short = 0` is the least `start` where it holds" in text
+    with pytest.raises(NoRootError, match="`solve min start where low >= 0 USD` is the least `start`"):
+        _answer(RISING.replace("start >= 0 USD", "start >= 60 kUSD").replace("= 50 kUSD", "= 70 kUSD"),
+                "solve start where low = 0 USD")
+
+
 def test_already_enough_at_the_lower_bound():
     r = _answer(RISING.replace("start >= 0 USD", "start >= 60 kUSD").replace("= 50 kUSD", "= 70 kUSD"),
                 "solve min start where low >= 0 USD")

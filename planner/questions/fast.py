@@ -46,7 +46,7 @@ from ..compute.evaluation import format_value
 from ..compute.numbers import interval, significant
 from ..language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
 from ..language.model import whole_numbers
-from .answer import SolveResult, Verification
+from .answer import SolveResult, Verification, least_hint
 from .optimum import optimum
 
 GRID = 2001  # grid points over a root's domain
@@ -287,7 +287,7 @@ def _root(plan: Plan, program, q, inputs, stmt, final=False) -> Optional[Fractio
         roots = [float(xs[i]) for i in zero] + [_bisect(f, float(xs[i]), float(xs[i + 1]), float(ys[i]))[0]
                                                for i in change]
         raise _no_single_root(plan, q, stmt, sorted(roots), (float(xs[0]), float(ys[0])),
-                              (float(xs[-1]), float(ys[-1])), final)
+                              (float(xs[-1]), float(ys[-1])), final, zero.tolist())
     if zero.size > 1:
         return None
     if zero.size:
@@ -330,7 +330,7 @@ def _domain_text(q) -> str:
     return interval(left, right)
 
 
-def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenario) -> SolveError:
+def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenario, zeros=()) -> SolveError:
     """No root, or several, as a located error with the values that show it."""
     where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
     cond = " ".join(stmt.condition.span.flat.split())
@@ -340,8 +340,18 @@ def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenar
                  for x, y in (first, last)]
         err = NoRootError(f"no `{q.name}` in {_domain_text(q)} makes `{cond}` hold", stmt.condition.span,
                           label="never holds in the domain", notes=notes + where,
-                          hint="the two sides never meet there: check the inputs or widen the domain")
+                          hint="the two sides never meet there: check the inputs or widen the domain; "
+                               + least_hint(q.name, stmt.condition))
         err.ends = [first, last]  # type: ignore[attr-defined]
+        return err
+    if len(roots) > 2 and any(b - a == 1 for a, b in zip(zeros, zeros[1:])):  # sides equal on a stretch
+        end = ("the end of the search" if roots[-1] == last[0] and q.upper is None else
+               format_value(roots[-1] / scale, q.unit_text))
+        err = MultipleRootsError(f"`{cond}` holds for every `{q.name}` from about "
+                                 f"{format_value(roots[0] / scale, q.unit_text)} to {end} (neighbouring points of "
+                                 "the search are all roots)", stmt.condition.span, label="a whole interval of solutions",
+                                 notes=where, hint=least_hint(q.name, stmt.condition, interval=True))
+        err.roots = roots  # type: ignore[attr-defined]
         return err
     shown = ", ".join(format_value(x / scale, q.unit_text) for x in roots)
     err = MultipleRootsError(f"`{cond}` has {len(roots)} roots for `{q.name}` in {_domain_text(q)}: {shown}",

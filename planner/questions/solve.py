@@ -73,7 +73,7 @@ from ..language.errors import (
 )
 from ..language.model import Quantity
 from ..language.source import Source, Span
-from .answer import SolveResult, Verification, objective_unit  # noqa: F401  (objective_unit: re-exported)
+from .answer import SolveResult, Verification, least_hint, objective_unit  # noqa: F401  (objective_unit: re-exported)
 from .optimum import NEAR_TIE, optimum
 from .roots import (
     DIGITS,
@@ -489,7 +489,8 @@ class Solver:
             f"`{_text(prep.stmt.condition)}` holds for every `{q.name}` {', and '.join(stretches)}"
             + (" (neighbouring points of the search grid are all exact roots)" if numeric else ""),
             prep.stmt.condition.span, label="a whole interval of solutions",
-            hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains",
+            hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains; or "
+                 + least_hint(q.name, prep.stmt.condition, interval=True),
             notes=_scenario_note(scenario))
         a, b = intervals[0]
         err.interval = (-math.inf if a is None else to_float(a), math.inf if b is None else to_float(b))  # type: ignore[attr-defined]
@@ -510,7 +511,8 @@ class Solver:
         notes += _scenario_note(scenario)
         err = NoRootError(message or f"no `{q.name}` in {dom.text()} makes `{_text(stmt.condition)}` hold",
                           stmt.condition.span, label="never holds in the domain", notes=notes,
-                          hint="the two sides never meet there: check the inputs or widen the domain")
+                          hint="the two sides never meet there: check the inputs or widen the domain; "
+                               + least_hint(q.name, stmt.condition))
         err.ends = ends  # type: ignore[attr-defined]
         return err
 
