@@ -193,3 +193,8 @@ def test_the_editor_shows_no_error_and_the_answer_in_a_code_lens(tmp_path):
     assert [d.message for d in doc.update(text) if d.severity == 1] == []
     (lens,) = doc.answers(doc.plan)
     assert lens[1] == "= 55.00 kUSD"
+
+
+def test_a_true_false_input_is_still_refused_as_before():
+    with pytest.raises(PlanError, match="true/false; `solve` is for numbers only"):
+        _answer("on = true\nx = if(on, 3, 1)\n", "solve min on where x >= 2")

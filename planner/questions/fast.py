@@ -647,7 +647,7 @@ def is_real_threshold(plan: Plan, stmt) -> bool:
     """Whether ``stmt`` asks for the least or greatest real value where a condition holds (``solve min X``
     of an ``X`` not declared integer): the numeric route's alone."""
     q = plan.model.quantities.get(stmt.target) if isinstance(stmt, ir.Solve) and stmt.mode != "root" else None
-    return q is not None and not q.integer
+    return q is not None and not q.integer and not q.is_bool
 
 
 def over_ranges(plan: Plan, stmt) -> bool:

@@ -155,7 +155,8 @@ class Solver:
     def answer(self, stmt, scenario: Optional[str] = None, overrides=None, origins=None) -> SolveResult:
         if isinstance(stmt, ir.Optimize):
             return self._optimize(stmt, scenario, overrides, origins)
-        if stmt.mode != "root" and not self.plan.model.quantities[stmt.target].integer:
+        q = self.plan.model.quantities[stmt.target]
+        if stmt.mode != "root" and not q.integer and not q.is_bool:
             # the least (greatest) real value where a condition holds: the numeric route's alone, through the
             # plan's one door to its answers (planner.questions.fast.Answers)
             return self.plan.answer_source.answer(stmt, scenario, overrides, origins)
@@ -164,7 +165,6 @@ class Solver:
         prep = self._prepare(stmt)
         values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
         values.update(self.upstream(prep.cond, stmt.target, stmt, scenario, overrides, origins))
-        q = self.plan.model.quantities[stmt.target]
         if stmt.mode == "root":
             return self._root(prep, q, values, scenario)
         return self._threshold(prep, q, values, scenario)
