@@ -477,8 +477,9 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
     """The least (``solve min``) or greatest (``solve max``) real value of the declared domain where the
     condition holds: the condition at the root's grid (:func:`_points`), on an open side continued by
     doubling out to the largest floats; true on one run reaching the end the question looks from, its
-    other edge bisected to adjacent floats (the answer holds, the float beside it fails). True at every
-    point: the domain's own end (holds everywhere), or no least (greatest) at an open or unbounded end;
+    other edge narrowed to adjacent floats, 31 points a round (the answer holds, the float beside it
+    fails). True at every point: the domain's own end (holds everywhere), or no least (greatest) at an
+    open or unbounded end;
     nowhere, on the wrong side of one boundary, on several runs, or without a value: located errors, with
     the boundaries found. ``final`` is the scenario's name (or True): the Solver has no real threshold."""
     xs = _points(q)
@@ -509,13 +510,16 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
         return truth
 
     def edge(i: int) -> tuple[float, float]:  # the boundary between xs[i] and xs[i + 1]: (holds, fails)
-        yes, no = (xs[i + 1], xs[i]) if truth[i + 1] else (xs[i], xs[i + 1])
-        for _ in range(2200):
-            m = (no + yes) / 2
-            if m in (no, yes):
+        yes, no = (float(xs[i + 1]), float(xs[i])) if truth[i + 1] else (float(xs[i]), float(xs[i + 1]))
+        for _ in range(2200):  # 31 points a round (a call costs what one point does): ~11 rounds to adjacent floats
+            inner = np.linspace(no, yes, 33)[1:-1]
+            inner = inner[(inner != no) & (inner != yes)]
+            if not inner.size:
                 break
-            no, yes = (no, m) if held(np.array([m]))[0] else (m, yes)
-        return float(yes), float(no)
+            at = held(inner)
+            k = int(np.argmax(at)) if at.any() else inner.size  # the first point from the failing side that holds
+            no, yes = (float(inner[k - 1]) if k else no), (float(inner[k]) if k < inner.size else yes)
+        return yes, no
 
     truth = held(xs)
     flips = np.flatnonzero(truth[:-1] != truth[1:])
@@ -524,7 +528,8 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
         raise NoRootError(f"no `{q.name}` in {_domain_text(q)} makes `{cond}` hold", stmt.condition.span,
                           label="holds nowhere in the domain", notes=[searched] + _where(final),
                           hint=f"check the inputs, or widen `{q.name}`'s domain")
-    bounds = [edge(int(i))[0] for i in flips] if flips.size else []
+    edges = [edge(int(i)) for i in flips]
+    bounds = [e[0] for e in edges]
     grows, least = ("grows", "least") if low else ("shrinks", "greatest")
     if flips.size > 1 or not truth[-1 if low else 0]:
         err = NotMonotoneError(
@@ -550,7 +555,7 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
                                 "point searched", exact=False, holds=True)
         note = f"the condition holds everywhere in the domain ({_domain_text(q)}): the answer is its {end} end"
         return value, ver, _REAL_METHOD.format(n=xs.size), (note,)
-    yes, no = edge(int(flips[0]))
+    yes, no = edges[0]
     ver = Verification(text=f"holds at {q.name} = {shown(yes)}, fails at the float just {'below' if low else 'above'} "
                             f"it ({no / scale!r})", exact=False, holds=True, neighbor=no / scale, neighbor_holds=False)
     return Fraction(yes), ver, _REAL_METHOD.format(n=xs.size), ()
@@ -558,7 +563,7 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
 
 _REAL_METHOD = ("numeric route: the condition at {n} points over the declared domain (doubling out to the largest "
                 "floats on an open side), true on one run that reaches the end the question looks from, its edge "
-                "bisected to adjacent floats")
+                "narrowed to adjacent floats")
 
 
 def _cond(stmt) -> str:
