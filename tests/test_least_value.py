@@ -37,6 +37,7 @@ def _answer(text: str, question: str):
     ("solve max x where x^2 <= 10", math.sqrt(10)),
     ("solve min x where x^3 >= 8", 2.0),
     ("solve min x where x >= 9536743164062500", 9536743164062500.0),  # past the grid: found by doubling
+    ("solve min x where x * x - x * x + x >= 2", 2.0),  # the doubling stops where x * x overflows (inf - inf)
 ])
 def test_the_least_and_greatest_real_value(question, expected):
     r = _answer(SMALL, question)

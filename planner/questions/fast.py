@@ -496,17 +496,22 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
     scale, low = float(q.display.scale), stmt.mode == "min"
     cond, shown = _cond(stmt), (lambda x: format_value(float(x) / scale, q.unit_text))
 
-    def held(x: np.ndarray) -> np.ndarray:
+    def sides(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # the condition, and where a side is 0/0
         out = run(x)
         truth = np.broadcast_to(np.asarray(out[0]), x.shape)
         if truth.dtype != bool:
             raise TypeError("not a condition")
-        for side in out[1:]:  # a side that is not a number (0/0): the condition has no value there
-            nan = np.isnan(np.broadcast_to(np.asarray(side, dtype=float), x.shape))
-            if nan.any():
-                raise SolveError(f"`{cond}` has no value at {q.name} = {shown(x[np.flatnonzero(nan)[0]])}",
-                                 stmt.condition.span, label="no value", notes=_where(final),
-                                 hint=f"leave such values out of `{q.name}`'s domain with a constraint (`where ...`)")
+        nan = np.zeros(x.shape, bool)
+        for side in out[1:]:
+            nan |= np.isnan(np.broadcast_to(np.asarray(side, dtype=float), x.shape))
+        return truth, nan
+
+    def held(x: np.ndarray) -> np.ndarray:
+        truth, nan = sides(x)
+        if nan.any():  # a side that is not a number: the condition has no value there
+            raise SolveError(f"`{cond}` has no value at {q.name} = {shown(x[np.flatnonzero(nan)[0]])}",
+                             stmt.condition.span, label="no value", notes=_where(final),
+                             hint=f"leave such values out of `{q.name}`'s domain with a constraint (`where ...`)")
         return truth
 
     def edge(i: int) -> tuple[float, float]:  # the boundary between xs[i] and xs[i + 1]: (holds, fails)
@@ -521,6 +526,9 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
             no, yes = (float(inner[k - 1]) if k else no), (float(inner[k]) if k < inner.size else yes)
         return yes, no
 
+    _, nan = sides(xs)  # the doubling past the grid ends where the plan overflows (inf - inf)
+    up, down = xs[nan & (xs > top)], xs[nan & (xs < bottom)]
+    xs = xs[(xs < (up.min() if up.size else np.inf)) & (xs > (down.max() if down.size else -np.inf))]
     truth = held(xs)
     flips = np.flatnonzero(truth[:-1] != truth[1:])
     searched = f"{q.name} from {shown(xs[0])} to {shown(xs[-1])} searched"
