@@ -479,9 +479,9 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
     doubling out to the largest floats; true on one run reaching the end the question looks from, its
     other edge narrowed to adjacent floats, 31 points a round (the answer holds, the float beside it
     fails). True at every point: the domain's own end (holds everywhere), or no least (greatest) at an
-    open or unbounded end;
-    nowhere, on the wrong side of one boundary, on several runs, or without a value: located errors, with
-    the boundaries found. ``final`` is the scenario's name (or True): the Solver has no real threshold."""
+    open or unbounded end; nowhere, on the wrong side of one boundary, on several runs, or without a
+    value: located errors, with the boundaries found. The doubling past the grid stops where the plan
+    overflows. ``final`` is the scenario's name (or True): the Solver has no real threshold."""
     xs = _points(q)
     if xs is None:
         return None
