@@ -83,20 +83,24 @@ def test_the_figures_and_the_price_war_match_the_script(plan, ev):
 
 def test_the_least_starting_cash_that_keeps_every_month_at_or_above_zero():
     api = planner.load(PLAN)
-    (row,) = api.solve().rows
-    assert row.question == "solve min start where min(cash) >= 0 USD as enough" and row.value.unit == "kUSD"
-    needed = row.value.number * 1000
-    lo, hi = 0.0, 1e6  # the script bisected on itself: the least start with no month below zero
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if min(_months(start=mid)["cash"]) >= 0 else (mid, hi)
-    assert _close(needed, hi, rel=1e-12)
-    assert min(_months(start=needed * (1 + 1e-12))["cash"]) >= 0 > min(_months(start=needed * (1 - 1e-12))["cash"])
+    rows = api.solve().rows
+    assert [(r.question, r.scenario) for r in rows] == [
+        ("solve min start where min(cash) >= 0 USD as enough for all", s) for s in ("base", "price_war")]
+    for row, price in zip(rows, (25.0, 21.0)):
+        assert row.value.unit == "kUSD"
+        needed = row.value.number * 1000
+        lo, hi = 0.0, 1e7  # the script bisected on itself: the least start with no month below zero
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if min(_months(start=mid, price=price)["cash"]) >= 0 else (mid, hi)
+        assert _close(needed, hi, rel=1e-12)
+        above, below = (_months(start=needed * (1 + d), price=price)["cash"] for d in (1e-12, -1e-12))
+        assert min(above) >= 0 > min(below)
     # the plan's own check with the answer, and the equation of the same boundary agrees
     assert all(r.passed for r in api.check())
     text = PLAN.read_text() + "solve start where min(cash) = 0 USD as boundary\n"
-    rows = {r.alias: r.value.number for r in planner.loads(text, str(PLAN)).solve().rows}
-    assert _close(rows["boundary"], rows["enough"], rel=1e-12)
+    got = {r.alias: r.value.number for r in planner.loads(text, str(PLAN)).solve().rows if r.scenario == "base"}
+    assert _close(got["boundary"], got["enough"], rel=1e-12)
 
 
 def test_simulate_the_probability_of_an_overdrawn_month_and_the_fan_of_cash(plan):
@@ -134,5 +138,7 @@ def test_the_workbook_recalculates_to_planners_figures(plan, engine, tmp_path):
     assert [cash.cell(row, book.periods.first + j).value * 1000 for j in (0, 59)] == pytest.approx(
         [want[0], want[59]], rel=1e-9)
     solve = wb["Solve"]
-    (r,) = [r for r in range(4, solve.max_row + 1) if str(solve.cell(r, 1).value).startswith("solve min start")]
-    assert solve.cell(r, 3).value == pytest.approx(planner.load(PLAN).solve().rows[0].value.number, rel=1e-12)
+    got = {solve.cell(r, 2).value: solve.cell(r, 3).value for r in range(4, solve.max_row + 1)
+           if str(solve.cell(r, 1).value).startswith("solve min start")}
+    want = {r.scenario: r.value.number for r in planner.load(PLAN).solve().rows}
+    assert len(got) == 2 and all(got[s] == pytest.approx(want[s], rel=1e-12) for s in want), (got, want)
