@@ -175,10 +175,10 @@ def test_eval_report_and_workbook_show_the_answer(tmp_path):
     assert ws.cell(row, 3).value == pytest.approx(55, rel=1e-15) and ws.cell(row, 4).value == "kUSD"
     assert "planner's answer, not live" in ws.cell(row, 10).value
 
-    plain = loads(SMALL + "solve min x where x^2 >= 4 as two\n", name="small.plan")
+    plain = loads(SMALL + "solve min x where ceil(7 * x) >= 20 as past\n", name="small.plan")  # no closed form
     wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(plain)), data_only=True)
     ws = wb["Solve"]
-    assert ws.cell(4, 3).value == 2 and "found numerically" in ws.cell(4, 10).value
+    assert ws.cell(4, 3).value == pytest.approx(19 / 7, rel=1e-14) and "found numerically" in ws.cell(4, 10).value
 
     api = planner.loads(text, "cash.plan")
     (row,) = api.solve().rows
@@ -199,3 +199,53 @@ def test_the_editor_shows_no_error_and_the_answer_in_a_code_lens(tmp_path):
 def test_a_true_false_input_is_still_refused_as_before():
     with pytest.raises(PlanError, match="true/false; `solve` is for numbers only"):
         _answer("on = true\nx = if(on, 3, 1)\n", "solve min on where x >= 2")
+
+
+GROWN = """\
+x     = 3  where x >= 1
+rate  = 4% "interest a year"
+years = 10
+grown = x * (1 + rate)^years
+solve min x where grown >= 2 as least_x
+"""
+
+
+def test_a_closed_form_of_the_boundary_where_one_is_shown():
+    """`planner solve --closed-form`, the report and the workbook: the boundary's closed form, by hand
+    2 / (1 + rate)^years; without one (a series, a ceiling) the note says so."""
+    from planner.questions.fast import NO_BOUNDARY
+
+    plan = loads(GROWN, name="grown.plan")
+    (stmt,) = plan.model.solves
+    r = Answers(plan).answer(stmt, closed_form=True)
+    assert r.closed_form_text == "2/(rate/100 + 1)**years" and r.value == pytest.approx(2 / 1.04 ** 10, rel=1e-15)
+    assert Answers(plan).answer(stmt).closed_form is None  # the numeric route alone, where none is shown
+    plan = loads(SMALL + "solve min x where ceil(7 * x) >= 20\n", name="t.plan")
+    r = Answers(plan).answer(plan.model.solves[0], closed_form=True)
+    assert r.closed_form is None and NO_BOUNDARY in r.notes
+
+
+def test_the_workbook_answer_is_live_where_the_boundary_has_a_closed_form(tmp_path):
+    """Recalculated by LibreOffice after every cached value is poisoned, as written and with `years` typed
+    in as 5: 2 / 1.04^5 = 1.64385, and the Holds cell TRUE both times."""
+    import openpyxl
+    from excel_recalc import poison, recalculate, require_soffice
+
+    from planner.outputs.excel.writer import Book, to_bytes
+
+    require_soffice()
+    plan = loads(GROWN, name=str(tmp_path / "grown.plan"))
+    book = Book(plan)
+    path = tmp_path / "grown.xlsx"
+    path.write_bytes(to_bytes(book.build()))
+    wb = openpyxl.load_workbook(path)
+    assert wb["Solve"]["C4"].value.startswith("=")  # a formula, not planner's figure
+    sheet, coord = next(wb.defined_names[book.names["years"]].destinations)
+    wb[sheet][coord.replace("$", "")].value = 5
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    assert poison(path) > 3 and poison(edited) > 3
+    done = recalculate([path, edited], tmp_path)
+    for p, years in ((path, 10), (edited, 5)):
+        ws = openpyxl.load_workbook(done[p], data_only=True)["Solve"]
+        assert ws["C4"].value == pytest.approx(2 / 1.04 ** years, rel=1e-12) and ws["E4"].value in (True, 1)

@@ -691,7 +691,9 @@ def ranges_in(plan: Plan, expr) -> bool:
     return False
 
 
-NO_FORM_REAL = "no closed form: the least or greatest real value where a condition holds is the numeric route's"
+NO_FORM_REAL = ("closed form of its boundary not derived (planner solve --closed-form derives it where there is "
+                "one): the least or greatest real value where a condition holds is the numeric route's")
+NO_BOUNDARY = "no closed form of its boundary over the other inputs: the answer is the numeric route's"
 NO_FORM = ("no closed form: the condition goes through a sum or a min/max/first over a range, or a series over "
            "periods; the answer is the numeric route's")
 
@@ -761,10 +763,17 @@ class Answers:
                              hint=f"planner eval --set {stmt.target}=... shows what happens near it")
         if quick is None:
             return self.solver.answer(stmt, scenario, overrides, origins)
-        if not closed_form or real:
+        if not closed_form:
             return quick
         if over_ranges(self.plan, stmt):
             return replace(quick, notes=(NO_FORM,))
+        if real:  # the closed form of the boundary the answer sits on, where SymPy finds one
+            try:
+                found = self.solver.boundary(stmt, quick, scenario, overrides, origins)
+            except PlanError:
+                found = quick
+            return found if found.closed_form is not None else replace(
+                quick, notes=tuple(n for n in quick.notes if n != NO_FORM_REAL) + (NO_BOUNDARY,))
         try:
             return self.solver.answer(stmt, scenario, overrides, origins)
         except (NoRootError, MultipleRootsError, NotMonotoneError):

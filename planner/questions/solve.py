@@ -169,6 +169,25 @@ class Solver:
             return self._root(prep, q, values, scenario)
         return self._threshold(prep, q, values, scenario)
 
+    def boundary(self, stmt: ir.Solve, found: SolveResult, scenario=None, overrides=None, origins=None
+                 ) -> SolveResult:
+        """A real threshold's answer (the numeric route's) with the closed form of the boundary it sits on,
+        where one of the condition's comparisons has one that gives the answer (to 1e-12): ``2/(rate + 1)^years``
+        for ``solve min x where x * (1 + rate)^years >= 2``; else as it is, its note saying so."""
+        from dataclasses import replace
+
+        prep = self._prepare(stmt)
+        inputs, _ = self.plan.input_values(scenario, overrides, origins)
+        values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
+        values.update(self.upstream(prep.cond, stmt.target, stmt, scenario, overrides, origins))
+        form = self._match_form(prep, values, rational(Fraction(found.value)))
+        if form is None:
+            return found
+        q = self.plan.model.quantities[stmt.target]
+        return replace(found, closed_form=form, display_form=self.in_display_units(form, q),
+                       form_units=self.form_units(form, q), notes=tuple(n for n in found.notes if "closed form" not in n),
+                       booleans=frozenset(n for n, x in self.plan.model.quantities.items() if x.is_bool))
+
     def upstream(self, expr: sp.Basic, target: str, stmt, scenario, overrides, origins) -> dict:
         """The exact values of the answers ``expr`` uses (another question's ``as NAME``), in this scenario;
         an answer that itself changes with ``target`` is a located error."""
