@@ -757,10 +757,14 @@ class Answers:
         quick = result(self.plan, stmt, scenario, overrides, origins) if isinstance(stmt, ir.Solve) else None
         real = is_real_threshold(self.plan, stmt)
         if quick is None and real:  # (the Solver's thresholds are integers: this route is the only one)
+            moved = _used_answers(self.plan, stmt, scenario, overrides, origins) is None
             raise SolveError(f"could not find the {'least' if stmt.mode == 'min' else 'greatest'} `{stmt.target}` "
-                             f"where `{_cond(stmt)}` holds: the plan has no value, or breaks a constraint, there",
+                             f"where `{_cond(stmt)}` holds: " + (
+                                 f"an answer it uses changes with `{stmt.target}` itself, or has none" if moved else
+                                 "the plan has no value, or breaks a constraint, there"),
                              stmt.condition.span, notes=_where(scenario),
-                             hint=f"planner eval --set {stmt.target}=... shows what happens near it")
+                             hint="write that answer's condition into this one" if moved else
+                             f"planner eval --set {stmt.target}=... shows what happens near it")
         if quick is None:
             return self.solver.answer(stmt, scenario, overrides, origins)
         if not closed_form:
