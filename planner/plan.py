@@ -448,11 +448,12 @@ def _number_text(value: Any) -> str:
 
 
 def _sweep_table(r, text: str) -> SweepTable:
-    from .outputs.terminal import json_number, sweep_title
+    from .outputs.terminal import NEVER, json_number, sweep_title
 
     names = r.names
     cols = {n: r.display(n) for n in names}
-    rows = [{n: json_number(_item(cols[n][i])) for n in names} for i in range(r.size)]
+    shown = {n: r.with_never(n, [json_number(_item(v)) for v in cols[n]], NEVER) for n in names}
+    rows = [{n: shown[n][i] for n in names} for i in range(r.size)]
     issues = [s.describe(r.plan) for s in r.issues]
     written = r.statement.span.flat if r.statement is not None else sweep_title(r).rsplit("  [", 1)[0]
     return SweepTable(sweep=written, scenario=r.label, columns=names,

@@ -113,3 +113,31 @@ def test_the_python_api_simulation_table_says_never_at_the_point(plan_file):
     assert got["runway"].never == pytest.approx(NEVER_SHARE, abs=0.01)
     headers, rows, *_ = got._table()
     assert rows[0][headers.index("point")] == "never"
+
+
+def test_records_and_frames_say_never_as_eval_json_and_csv_do(plan_file, cli):
+    """`to_records()` and `to_pandas()` gave nan where `planner eval --format json/csv` says never."""
+    import planner
+
+    path = plan_file(PLAN)
+    code, out, err = cli("eval", path, "-s", "all", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["values"]["base"]["runway"] == "never"  # the one spelling, in every output
+    code, out, err = cli("eval", path, "-s", "all", "--format", "csv")
+    assert ["runway", "month", "never", "26.0"] in list(csv.reader(io.StringIO(out)))
+
+    plan = planner.load(path)
+    result = plan.eval(scenario=["base", "price_war"])
+    got = {r["scenario"]: r["value"] for r in result.to_records() if r["quantity"] == "runway"}
+    assert got == {"base": "never", "price_war": 26.0}
+    frame = result.to_pandas()
+    assert frame.loc["runway", "base"] == "never" and frame.loc["runway", "price_war"] == 26
+
+    sweep = plan.sweep({"burn": ["2 kUSD", "4 kUSD"]}, show=["runway"])
+    assert [r["runway"] for r in sweep.to_records()] == ["never", 26.0]
+    assert list(sweep.to_pandas()["runway"]) == ["never", 26.0]
+    code, out, err = cli("sweep", path, "burn=2 kUSD,4 kUSD", "--show", "runway", "--format", "csv")
+    assert [row[-2] for row in csv.reader(io.StringIO(out))][1:] == ["never", "26.0"]
+
+    sim = planner.load(plan_file(UNCERTAIN)).simulate(["runway"], samples=200, scenario="base")
+    assert sim.to_records()[0]["point"] == "never"

@@ -235,6 +235,17 @@ def test_build_writes_the_report_its_charts_and_the_workbook_of_a_plan_with_seri
     assert not any("skipped" in n for n in result.notes) and "skipped" not in summary(result)
 
 
+def test_the_build_summary_says_the_reports_sentence(tmp_path):
+    """`planner build`'s summary said the headline figures but not when cash runs out: it now says the
+    report's sentence (months by hand: 9, 13, never), from the same source, in plain text."""
+    from planner.outputs.build import build, summary
+
+    text = summary(build(str(RUNWAY), str(tmp_path / "out")))
+    assert ("`runway`: `cash < 0 USD` first holds in month 9 in `price_war` and in month 13 in `base`; it never "
+            "holds in `frugal`.") in text.splitlines()
+    assert "**" not in text
+
+
 def test_build_of_a_plan_without_series_still_writes_the_workbook(tmp_path):
     from planner.outputs.build import build
 

@@ -172,15 +172,15 @@ def add_solve(sub) -> None:
                        description="Without --for/--where, answer every `solve`, `maximize` and `minimize` in "
                                    "the file (in its own scenarios, or --scenario). With them, solve "
                                    "`--for INPUT --where \"LHS = RHS\"`; --min/--max give the smallest/largest "
-                                   "integer for which the condition holds.")
+                                   "value (an integer, for an integer input) for which the condition holds.")
     _add_common(p)
     p.add_argument("--for", dest="target", metavar="INPUT", help="the input to solve for")
     p.add_argument("--where", metavar="CONDITION", help='the condition, in plan syntax: "speedup = 1"')
     extreme = p.add_mutually_exclusive_group()
     extreme.add_argument("--min", dest="mode", action="store_const", const="min",
-                         help="the smallest integer INPUT for which CONDITION holds")
+                         help="the smallest INPUT for which CONDITION holds (an integer, for an integer INPUT)")
     extreme.add_argument("--max", dest="mode", action="store_const", const="max",
-                         help="the largest integer INPUT for which CONDITION holds")
+                         help="the largest INPUT for which CONDITION holds (an integer, for an integer INPUT)")
     p.add_argument("--closed-form", action="store_true",
                    help="derive each answer's closed form over the other inputs (SymPy; slower). Without it, "
                         "answers come from the numeric route where it can verify them")

@@ -1001,11 +1001,6 @@ class Analyzer:
         for s in model.solves:
             if need_input(s.target, s.target_span, "`solve` is for"):
                 need_condition(s.condition, {n: t for n, t in self.types.items() if n in model.answers})
-                if s.mode != "root" and not q[s.target].integer:
-                    self.sink.add(ConstraintError(
-                        f"`solve {s.mode}` finds an integer threshold, but `{s.target}` is not declared integer",
-                        s.target_span, labels=[Label(q[s.target].definition.span, "add `where integer` here")],
-                        hint=_boundary(s)))
             picks(s.scenarios)
         for s in model.optimizes:
             if need_input(s.over, s.over_span, "`over` needs an input, not"):
@@ -1360,11 +1355,3 @@ def _aside(name: str, unit) -> str:
     text = _meaning(unit)
     return "" if text == f"1 {name}" else f" ({text})"
 
-
-def _boundary(s) -> str:
-    """The hint for ``solve min x`` of a real ``x``: the condition's boundary as an equation."""
-    c = s.condition
-    if isinstance(c, ir.Compare) and len(c.ops) == 1:
-        lhs, rhs = (o.span.flat for o in c.operands)
-        return f"for a real-valued answer solve the boundary as an equation, `solve {s.target} where {lhs} = {rhs}`"
-    return f"for a real-valued answer solve an equation, `solve {s.target} where LHS = RHS`"

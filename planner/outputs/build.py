@@ -642,6 +642,10 @@ def summary(result: BuildResult) -> str:
         rows = [[n] + [shown(ev, n) for ev in a.evaluations] + [plan.quantities[n].unit_text]
                 for n in names]
         lines.append(table(rows, ["headline"] + labels + ["unit"], ["left"] + ["right"] * len(labels) + ["left"]))
+    from .periods import findings
+
+    said = findings(plan, a.evaluations)  # the report's sentences, in the terminal's plain text
+    lines += [""] + [s.replace("**", "") for s in said] if said else []
     for line in solve_lines(a):
         lines.append(line)
     failed = [r for r in a.checks if not r.passed]

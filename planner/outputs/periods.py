@@ -119,6 +119,12 @@ def finding(plan, f: First, evaluations: Sequence) -> str:
     return text + "."
 
 
+def findings(plan, evaluations: Sequence) -> list[str]:
+    """Every ``first(period where ...)`` figure's answer per scenario, a sentence each (Markdown, bold on
+    the period): the report's Findings and ``planner build``'s summary."""
+    return [finding(plan, f, evaluations) for f in firsts(plan)] if plan.model.periods is not None else []
+
+
 def _names(labels: Sequence[str]) -> str:
     labels = [f"`{x}`" for x in labels]
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
@@ -356,7 +362,7 @@ def view(analysis, headline_figures: Sequence[str], labels: dict[str, str],
         "span": _span(plan, counts, first=period_words(plan, float(x[0])), last=period_words(plan, float(x[-1]))),
         "column": unit if unit in NAMED_PERIODS else f"period ({unit})",
         "first": period_words(plan, float(x[0])), "last": period_words(plan, float(x[-1])),
-        "findings": [finding(plan, f, evs) for f in firsts(plan)],
+        "findings": findings(plan, evs),
         "series": series,
         "others": [{"name": n, "label": labels.get(n, n), "unit": plan.quantities[n].unit_text,
                     "formula": plan.quantities[n].definition.expr.span.flat}

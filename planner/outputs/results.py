@@ -458,8 +458,8 @@ class EvalResult(_Rows):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per quantity and scenario (the long form): ``quantity``, ``scenario``, ``value``, ``unit``..."""
-        return [{"quantity": r.name, "scenario": s, "value": _plain(v), "unit": r.unit, "kind": r.kind,
-                 "doc": r.doc, "tags": list(r.tags)} for r in self.rows for s, v in r.values.items()]
+        return [{"quantity": r.name, "scenario": s, "value": NEVER if s in r.never else _plain(v), "unit": r.unit,
+                 "kind": r.kind, "doc": r.doc, "tags": list(r.tags)} for r in self.rows for s, v in r.values.items()]
 
     def to_pandas(self):
         """A DataFrame indexed by quantity: one column per scenario (display units), then unit, kind and doc."""
@@ -468,7 +468,7 @@ class EvalResult(_Rows):
         except ImportError:
             raise ImportError("to_pandas() needs pandas: pip install pandas"
                               ) from None
-        data = {s: [_plain(r.values[s]) for r in self.rows] for s in self.scenarios}
+        data = {s: [NEVER if s in r.never else _plain(r.values[s]) for r in self.rows] for s in self.scenarios}
         data.update(unit=[r.unit for r in self.rows], kind=[r.kind for r in self.rows],
                     doc=[r.doc or "" for r in self.rows])
         frame = pandas.DataFrame(data, index=pandas.Index(self.names, name="quantity"))
@@ -659,7 +659,8 @@ class SolveResults(_Rows):
 
 @dataclass
 class SweepTable:
-    """One sweep in one scenario: a row per point (display units), ``None`` where a point has no value."""
+    """One sweep in one scenario: a row per point (display units), ``None`` where a point has no value,
+    ``never`` where a `first(...)` finds nothing."""
 
     sweep: str
     scenario: str
@@ -801,6 +802,12 @@ class SimulationResults(_Rows):
 
     def _row_type(self):
         return SimulationRow
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per quantity and scenario; a `first(...)` that finds nothing at the point values has
+        ``point`` ``never``, as `planner simulate` shows it."""
+        return [{**r, "point": NEVER} if r["never"] is not None and r["point"] is not None and r["point"] != r["point"]
+                else r for r in super().to_records()]
 
     def __getitem__(self, key):
         if isinstance(key, int):

@@ -133,6 +133,19 @@ class SolveResult:
         }
 
 
+def least_hint(target: str, condition, interval: bool = False) -> str:
+    """What to ask where an equation has no single root: where its sides never meet, the least value where
+    one side reaches the other (``solve min x where lhs >= rhs``); where they meet on a whole interval
+    (``interval``), the least value where the equation holds."""
+    text = " ".join(condition.span.flat.split())
+    if interval:
+        return f"`solve min {target} where {text}` is the least `{target}` where it holds (`solve max` the greatest)"
+    sides = getattr(condition, "operands", None)
+    lhs, rhs = (" ".join(o.span.flat.split()) for o in sides) if sides and len(sides) == 2 else ("LHS", "RHS")
+    return (f"`solve min {target} where {lhs} >= {rhs}` is the least `{target}` where the left side reaches the "
+            f"right (`solve max` the greatest)")
+
+
 def objective_unit(plan, objective, t) -> tuple[str, Fraction]:
     """The unit an objective is shown in (its own quantity's, or its type's) and that unit's scale."""
     from ..language import ir

@@ -15,7 +15,9 @@ and ``solve min/max X where ...`` from the plan's IR compiled by :mod:`planner.c
   run that reaches the end it looks from, the edge verified in exact arithmetic
   (:class:`planner.compute.exact.ExactEvaluator`) at ``n`` and its neighbour (where the condition has
   no rational value, as over an aggregate: a comparison whose sides differ by more than
-  :data:`MARGIN`, relative, in floats at both).
+  :data:`MARGIN`, relative, in floats at both);
+- the least (greatest) real value where a condition holds (``solve min X`` of an ``X`` not declared
+  integer): :func:`_real_threshold`, this route's alone (the Solver's thresholds are integers).
 
 Every answer is then checked by a full evaluation of the plan at it (every constraint). Anything else
 (an integer root, a condition true on several runs or down to -inf, several sign changes, a value that is not finite, a
@@ -44,7 +46,7 @@ from ..compute.evaluation import format_value
 from ..compute.numbers import interval, significant
 from ..language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
 from ..language.model import whole_numbers
-from .answer import SolveResult, Verification
+from .answer import SolveResult, Verification, least_hint
 from .optimum import optimum
 
 GRID = 2001  # grid points over a root's domain
@@ -67,15 +69,16 @@ def result(plan: Plan, stmt, scenario=None, overrides=None, origins=None) -> Opt
     found = _answer(plan, stmt, scenario, overrides, origins)
     if found is None:
         return None
-    value, verification, method = found
+    value, verification, method, *more = found
     q = plan.model.quantities[stmt.target]
     shown = float(value / q.display.scale)
     return SolveResult(
         target=stmt.target, mode=stmt.mode, scenario=scenario, value=float(value), display_value=shown,
-        unit=q.unit_text, exact=value if stmt.mode != "root" else None, closed_form=None,
+        unit=q.unit_text, exact=value if stmt.mode != "root" and q.integer else None, closed_form=None,
         verification=verification, method=method, roots=(float(value),) if stmt.mode == "root" else (),
         statement=stmt, alias=stmt.alias, question=ir.question_text(stmt),
-        notes=("closed form not derived (planner solve --closed-form derives it)",))
+        notes=(*(more[0] if more else ()), "closed form not derived (planner solve --closed-form derives it)"
+               if stmt.mode == "root" or q.integer else NO_FORM_REAL))
 
 
 def _answer(plan: Plan, stmt, scenario, overrides, origins):
@@ -99,7 +102,8 @@ def _answer(plan: Plan, stmt, scenario, overrides, origins):
             if stmt.mode == "root":
                 found = None if q.integer else _root(plan, program, q, inputs, stmt, final)
             else:
-                found = _threshold(plan, program, q, inputs, stmt, final) if q.integer else None
+                found = (_threshold(plan, program, q, inputs, stmt, final) if q.integer else
+                         _real_threshold(plan, program, q, inputs, stmt, scenario or True))
         except SolveError:
             raise
         except (PlanError, NotRational, ArithmeticError, ValueError, TypeError):
@@ -283,7 +287,7 @@ def _root(plan: Plan, program, q, inputs, stmt, final=False) -> Optional[Fractio
         roots = [float(xs[i]) for i in zero] + [_bisect(f, float(xs[i]), float(xs[i + 1]), float(ys[i]))[0]
                                                for i in change]
         raise _no_single_root(plan, q, stmt, sorted(roots), (float(xs[0]), float(ys[0])),
-                              (float(xs[-1]), float(ys[-1])), final)
+                              (float(xs[-1]), float(ys[-1])), final, zero.tolist())
     if zero.size > 1:
         return None
     if zero.size:
@@ -326,7 +330,7 @@ def _domain_text(q) -> str:
     return interval(left, right)
 
 
-def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenario) -> SolveError:
+def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenario, zeros=()) -> SolveError:
     """No root, or several, as a located error with the values that show it."""
     where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
     cond = " ".join(stmt.condition.span.flat.split())
@@ -336,8 +340,18 @@ def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenar
                  for x, y in (first, last)]
         err = NoRootError(f"no `{q.name}` in {_domain_text(q)} makes `{cond}` hold", stmt.condition.span,
                           label="never holds in the domain", notes=notes + where,
-                          hint="the two sides never meet there: check the inputs or widen the domain")
+                          hint="the two sides never meet there: check the inputs or widen the domain; "
+                               + least_hint(q.name, stmt.condition))
         err.ends = [first, last]  # type: ignore[attr-defined]
+        return err
+    if len(roots) > 2 and any(b - a == 1 for a, b in zip(zeros, zeros[1:])):  # sides equal on a stretch
+        end = ("the end of the search" if roots[-1] == last[0] and q.upper is None else
+               format_value(roots[-1] / scale, q.unit_text))
+        err = MultipleRootsError(f"`{cond}` holds for every `{q.name}` from about "
+                                 f"{format_value(roots[0] / scale, q.unit_text)} to {end} (neighbouring points of "
+                                 "the search are all roots)", stmt.condition.span, label="a whole interval of solutions",
+                                 notes=where, hint=least_hint(q.name, stmt.condition, interval=True))
+        err.roots = roots  # type: ignore[attr-defined]
         return err
     shown = ", ".join(format_value(x / scale, q.unit_text) for x in roots)
     err = MultipleRootsError(f"`{cond}` has {len(roots)} roots for `{q.name}` in {_domain_text(q)}: {shown}",
@@ -459,6 +473,115 @@ def _edge(held, false_at: int, true_at: int) -> tuple[int, int]:
     return b, a
 
 
+def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tuple]:
+    """The least (``solve min``) or greatest (``solve max``) real value of the declared domain where the
+    condition holds: the condition at the root's grid (:func:`_points`), on an open side continued by
+    doubling out to the largest floats; true on one run reaching the end the question looks from, its
+    other edge narrowed to adjacent floats, 31 points a round (the answer holds, the float beside it
+    fails). True at every point: the domain's own end (holds everywhere), or no least (greatest) at an
+    open or unbounded end; nowhere, on the wrong side of one boundary, on several runs, or without a
+    value: located errors, with the boundaries found. The doubling past the grid stops where the plan
+    overflows. ``final`` is the scenario's name (or True): the Solver has no real threshold."""
+    xs = _points(q)
+    if xs is None:
+        return None
+    top, bottom = float(xs[-1]), float(xs[0])
+    doubling = 2.0 ** np.arange(1, 1100)
+    with np.errstate(over="ignore"):
+        more = [xs] + ([top + abs(top or 1.0) * doubling] if q.upper is None else []) \
+            + ([(bottom - abs(bottom or 1.0) * doubling)[::-1]] if q.lower is None else [])
+    xs = np.unique(np.concatenate(more))
+    xs = xs[np.isfinite(xs) & (np.abs(xs) <= 1e300)]
+    run = _runner(plan, program, inputs, stmt.target)
+    scale, low = float(q.display.scale), stmt.mode == "min"
+    cond, shown = _cond(stmt), (lambda x: format_value(float(x) / scale, q.unit_text))
+
+    def sides(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # the condition, and where a side is 0/0
+        out = run(x)
+        truth = np.broadcast_to(np.asarray(out[0]), x.shape)
+        if truth.dtype != bool:
+            raise TypeError("not a condition")
+        nan = np.zeros(x.shape, bool)
+        for side in out[1:]:
+            nan |= np.isnan(np.broadcast_to(np.asarray(side, dtype=float), x.shape))
+        return truth, nan
+
+    def held(x: np.ndarray) -> np.ndarray:
+        truth, nan = sides(x)
+        if nan.any():  # a side that is not a number: the condition has no value there
+            raise SolveError(f"`{cond}` has no value at {q.name} = {shown(x[np.flatnonzero(nan)[0]])}",
+                             stmt.condition.span, label="no value", notes=_where(final),
+                             hint=f"leave such values out of `{q.name}`'s domain with a constraint (`where ...`)")
+        return truth
+
+    def edge(i: int) -> tuple[float, float]:  # the boundary between xs[i] and xs[i + 1]: (holds, fails)
+        yes, no = (float(xs[i + 1]), float(xs[i])) if truth[i + 1] else (float(xs[i]), float(xs[i + 1]))
+        for _ in range(2200):  # 31 points a round (a call costs what one point does): ~11 rounds to adjacent floats
+            inner = np.linspace(no, yes, 33)[1:-1]
+            inner = inner[(inner != no) & (inner != yes)]
+            if not inner.size:
+                break
+            at = held(inner)
+            k = int(np.argmax(at)) if at.any() else inner.size  # the first point from the failing side that holds
+            no, yes = (float(inner[k - 1]) if k else no), (float(inner[k]) if k < inner.size else yes)
+        return yes, no
+
+    _, nan = sides(xs)  # the doubling past the grid ends where the plan overflows (inf - inf)
+    up, down = xs[nan & (xs > top)], xs[nan & (xs < bottom)]
+    xs = xs[(xs < (up.min() if up.size else np.inf)) & (xs > (down.max() if down.size else -np.inf))]
+    truth = held(xs)
+    flips = np.flatnonzero(truth[:-1] != truth[1:])
+    searched = f"{q.name} from {shown(xs[0])} to {shown(xs[-1])} searched"
+    if not truth.any():
+        raise NoRootError(f"no `{q.name}` in {_domain_text(q)} makes `{cond}` hold", stmt.condition.span,
+                          label="holds nowhere in the domain", notes=[searched] + _where(final),
+                          hint=f"check the inputs, or widen `{q.name}`'s domain")
+    edges = [edge(int(i)) for i in flips]
+    bounds = [e[0] for e in edges]
+    grows, least = ("grows", "least") if low else ("shrinks", "greatest")
+    if flips.size > 1 or not truth[-1 if low else 0]:
+        err = NotMonotoneError(
+            f"`{cond}` changes more than once as `{q.name}` grows: at {q.name} = "
+            + ", ".join(shown(b) for b in bounds) if flips.size > 1 else
+            f"`{cond}` holds only {'below' if low else 'above'} {q.name} = {shown(bounds[0])}: it does not switch "
+            f"from false to true as `{q.name}` {grows}", stmt.condition.span,
+            label="several boundaries" if flips.size > 1 else f"fails as `{q.name}` {grows}", notes=_where(final),
+            hint=(f"bound `{q.name}` with a constraint so the condition switches once" if flips.size > 1 else
+                  f"`solve {'max' if low else 'min'} {q.name}` gives the {'greatest' if low else 'least'} "
+                  f"`{q.name}` where it holds"))
+        err.roots = bounds  # type: ignore[attr-defined]
+        raise err
+    end = "lower" if low else "upper"
+    if not flips.size:  # holds at every point searched: the domain's own end, if it is one
+        bound = q.lower if low else q.upper
+        if bound is None or not bound.inclusive:
+            raise SolveError(f"`{cond}` holds for every `{q.name}` in {_domain_text(q)} ({searched}): there is "
+                             f"no {least}", stmt.condition.span, notes=_where(final),
+                             hint=f"bound `{q.name}` {'below' if low else 'above'} with a constraint (`where ...`)")
+        value = Fraction(bound.value)
+        ver = Verification(text=f"holds at {q.name} = {shown(value)}, the {end} end of the domain, and at every "
+                                "point searched", exact=False, holds=True)
+        note = f"the condition holds everywhere in the domain ({_domain_text(q)}): the answer is its {end} end"
+        return value, ver, _REAL_METHOD.format(n=xs.size), (note,)
+    yes, no = edges[0]
+    ver = Verification(text=f"holds at {q.name} = {shown(yes)}, fails at the float just {'below' if low else 'above'} "
+                            f"it ({no / scale!r})", exact=False, holds=True, neighbor=no / scale, neighbor_holds=False)
+    return Fraction(yes), ver, _REAL_METHOD.format(n=xs.size), ()
+
+
+_REAL_METHOD = ("numeric route: the condition at {n} points over the declared domain (doubling out to the largest "
+                "floats on an open side), true on one run that reaches the end the question looks from, its edge "
+                "narrowed to adjacent floats")
+
+
+def _cond(stmt) -> str:
+    return " ".join(stmt.condition.span.flat.split())
+
+
+def _where(scenario) -> list[str]:
+    return [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
+
+
 def _not_one_run(q, stmt, ns: np.ndarray, truth: np.ndarray, lo, hi, scenario) -> SolveError:
     """A threshold's condition that never holds, or holds on several runs of the integers searched."""
     where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
@@ -533,6 +656,13 @@ def questions(plan: Plan) -> list:
     return sorted(list(plan.model.solves) + list(plan.model.optimizes), key=lambda s: s.span.start)
 
 
+def is_real_threshold(plan: Plan, stmt) -> bool:
+    """Whether ``stmt`` asks for the least or greatest real value where a condition holds (``solve min X``
+    of an ``X`` not declared integer): the numeric route's alone."""
+    q = plan.model.quantities.get(stmt.target) if isinstance(stmt, ir.Solve) and stmt.mode != "root" else None
+    return q is not None and not q.integer and not q.is_bool
+
+
 def over_ranges(plan: Plan, stmt) -> bool:
     """Whether a question's condition goes through a sum, product or range min/max/first (directly, or
     through the formulas and functions it uses): SymPy has no closed form of such a condition, and checks
@@ -561,6 +691,9 @@ def ranges_in(plan: Plan, expr) -> bool:
     return False
 
 
+NO_FORM_REAL = ("closed form of its boundary not derived (planner solve --closed-form derives it where there is "
+                "one): the least or greatest real value where a condition holds is the numeric route's")
+NO_BOUNDARY = "no closed form of its boundary over the other inputs: the answer is the numeric route's"
 NO_FORM = ("no closed form: the condition goes through a sum or a min/max/first over a range, or a series over "
            "periods; the answer is the numeric route's")
 
@@ -622,12 +755,29 @@ class Answers:
             best = optimum(self.plan, stmt, scenario, overrides, origins)
             return best if best is not None else self.solver.answer(stmt, scenario, overrides, origins)
         quick = result(self.plan, stmt, scenario, overrides, origins) if isinstance(stmt, ir.Solve) else None
+        real = is_real_threshold(self.plan, stmt)
+        if quick is None and real:  # (the Solver's thresholds are integers: this route is the only one)
+            moved = _used_answers(self.plan, stmt, scenario, overrides, origins) is None
+            raise SolveError(f"could not find the {'least' if stmt.mode == 'min' else 'greatest'} `{stmt.target}` "
+                             f"where `{_cond(stmt)}` holds: " + (
+                                 f"an answer it uses changes with `{stmt.target}` itself, or has none" if moved else
+                                 "the plan has no value, or breaks a constraint, there"),
+                             stmt.condition.span, notes=_where(scenario),
+                             hint="write that answer's condition into this one" if moved else
+                             f"planner eval --set {stmt.target}=... shows what happens near it")
         if quick is None:
             return self.solver.answer(stmt, scenario, overrides, origins)
         if not closed_form:
             return quick
         if over_ranges(self.plan, stmt):
             return replace(quick, notes=(NO_FORM,))
+        if real:  # the closed form of the boundary the answer sits on, where SymPy finds one
+            try:
+                found = self.solver.boundary(stmt, quick, scenario, overrides, origins)
+            except PlanError:
+                found = quick
+            return found if found.closed_form is not None else replace(
+                quick, notes=tuple(n for n in quick.notes if n != NO_FORM_REAL) + (NO_BOUNDARY,))
         try:
             return self.solver.answer(stmt, scenario, overrides, origins)
         except (NoRootError, MultipleRootsError, NotMonotoneError):

@@ -73,7 +73,7 @@ from ..language.errors import (
 )
 from ..language.model import Quantity
 from ..language.source import Source, Span
-from .answer import SolveResult, Verification, objective_unit  # noqa: F401  (objective_unit: re-exported)
+from .answer import SolveResult, Verification, least_hint, objective_unit  # noqa: F401  (objective_unit: re-exported)
 from .optimum import NEAR_TIE, optimum
 from .roots import (
     DIGITS,
@@ -155,15 +155,38 @@ class Solver:
     def answer(self, stmt, scenario: Optional[str] = None, overrides=None, origins=None) -> SolveResult:
         if isinstance(stmt, ir.Optimize):
             return self._optimize(stmt, scenario, overrides, origins)
+        q = self.plan.model.quantities[stmt.target]
+        if stmt.mode != "root" and not q.integer and not q.is_bool:
+            # the least (greatest) real value where a condition holds: the numeric route's alone, through the
+            # plan's one door to its answers (planner.questions.fast.Answers)
+            return self.plan.answer_source.answer(stmt, scenario, overrides, origins)
         inputs, _ = self.plan.input_values(scenario, overrides, origins)
         self._check_other_inputs(stmt.target, inputs, scenario, overrides, origins)
         prep = self._prepare(stmt)
         values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
         values.update(self.upstream(prep.cond, stmt.target, stmt, scenario, overrides, origins))
-        q = self.plan.model.quantities[stmt.target]
         if stmt.mode == "root":
             return self._root(prep, q, values, scenario)
         return self._threshold(prep, q, values, scenario)
+
+    def boundary(self, stmt: ir.Solve, found: SolveResult, scenario=None, overrides=None, origins=None
+                 ) -> SolveResult:
+        """A real threshold's answer (the numeric route's) with the closed form of the boundary it sits on,
+        where one of the condition's comparisons has one that gives the answer (to 1e-12): ``2/(rate + 1)^years``
+        for ``solve min x where x * (1 + rate)^years >= 2``; else as it is, its note saying so."""
+        from dataclasses import replace
+
+        prep = self._prepare(stmt)
+        inputs, _ = self.plan.input_values(scenario, overrides, origins)
+        values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
+        values.update(self.upstream(prep.cond, stmt.target, stmt, scenario, overrides, origins))
+        form = self._match_form(prep, values, rational(Fraction(found.value)))
+        if form is None:
+            return found
+        q = self.plan.model.quantities[stmt.target]
+        return replace(found, closed_form=form, display_form=self.in_display_units(form, q),
+                       form_units=self.form_units(form, q), notes=tuple(n for n in found.notes if "closed form" not in n),
+                       booleans=frozenset(n for n, x in self.plan.model.quantities.items() if x.is_bool))
 
     def upstream(self, expr: sp.Basic, target: str, stmt, scenario, overrides, origins) -> dict:
         """The exact values of the answers ``expr`` uses (another question's ``as NAME``), in this scenario;
@@ -485,7 +508,8 @@ class Solver:
             f"`{_text(prep.stmt.condition)}` holds for every `{q.name}` {', and '.join(stretches)}"
             + (" (neighbouring points of the search grid are all exact roots)" if numeric else ""),
             prep.stmt.condition.span, label="a whole interval of solutions",
-            hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains",
+            hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains; or "
+                 + least_hint(q.name, prep.stmt.condition, interval=True),
             notes=_scenario_note(scenario))
         a, b = intervals[0]
         err.interval = (-math.inf if a is None else to_float(a), math.inf if b is None else to_float(b))  # type: ignore[attr-defined]
@@ -506,7 +530,8 @@ class Solver:
         notes += _scenario_note(scenario)
         err = NoRootError(message or f"no `{q.name}` in {dom.text()} makes `{_text(stmt.condition)}` hold",
                           stmt.condition.span, label="never holds in the domain", notes=notes,
-                          hint="the two sides never meet there: check the inputs or widen the domain")
+                          hint="the two sides never meet there: check the inputs or widen the domain; "
+                               + least_hint(q.name, stmt.condition))
         err.ends = ends  # type: ignore[attr-defined]
         return err
 
@@ -743,15 +768,9 @@ def _scenario_note(scenario) -> list[str]:
 
 
 def _boundary_hint(target: str, c, text: str) -> str:
-    """What to write instead of an inequality: its boundary as an equation (``a <= b`` -> ``a = b``) for a
-    real-valued answer, or ``solve min`` of an input declared integer."""
-    real = ""
-    if isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in (ir.CmpOp.LE, ir.CmpOp.LT, ir.CmpOp.GE,
-                                                                         ir.CmpOp.GT):
-        lhs, rhs = (o.span.flat for o in c.operands)
-        real = f"for a real-valued answer solve the boundary, `solve {target} where {lhs} = {rhs}`; "
-    return (f"{real}for an integer threshold declare `{target}` `where integer` and write "
-            f"`solve min {target} where {text}`")
+    """What to write instead of an inequality: ``solve min`` (or ``max``), the least value where it holds."""
+    return (f"for the least `{target}` where it holds write `solve min {target} where {text}` (`solve max` for "
+            "the greatest)")
 
 
 # ---- ad hoc questions from the command line -------------------------------------------
@@ -764,9 +783,6 @@ def adhoc(plan: Plan, target: str, where: str, mode: str = "root") -> ir.Solve:
     tsrc = Source("--for", target)
     tspan = Span(tsrc, 0, max(1, len(target)))
     q = input_quantity(plan, target.strip(), tspan, "`solve` is for")
-    if mode != "root" and not q.integer:
-        raise SolveError(f"`--{mode}` finds an integer threshold, but `{q.name}` is not declared integer", tspan,
-                         hint=f"drop --{mode} for a real-valued answer, or add `where integer` to `{q.name}`")
     source = Source("--where", where)
     cond = lower_expr(source)
     for node in ir.free_names(cond):

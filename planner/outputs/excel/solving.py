@@ -176,13 +176,18 @@ def solve_sheet(book: Book) -> None:
         notes = [one_line(n) for n in r.notes]
         if isinstance(stmt, ir.Optimize):
             _optimize(book, ws, work, row, stmt, ctx, r, notes)
-        elif _over_periods(book, stmt.condition):  # the series' rows compute the inputs as they are, not a trial value
+        elif _over_periods(book, stmt.condition) or (stmt.mode != "root" and not q.integer
+                                                     and (r.closed_form is None or not _boundary(stmt))):
+            # the series' rows compute the inputs as they are, not a trial value; the least (greatest) real
+            # value where a condition holds has no in-sheet search: planner's answer, said so
             ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
                                                                              q.unit_text))
             ws.number(row, HOLDS, True)
-            notes.insert(0, "planner's answer, not live: its condition reduces a series, whose rows compute "
-                         "the inputs as they are (export again after editing)")
-        elif stmt.mode == "root":
+            notes.insert(0, "planner's answer, not live: " + (
+                "its condition reduces a series, whose rows compute the inputs as they are" if
+                _over_periods(book, stmt.condition) else "the least or greatest real value where the condition "
+                "holds, found numerically") + " (export again after editing)")
+        elif stmt.mode == "root" or not q.integer:  # a real threshold with a closed form: its boundary's root
             _root(book, ws, work, row, stmt, ctx, r, notes)
             _in_domain(book, work, ws, row, stmt, ctx, q, notes)
         else:
@@ -195,6 +200,13 @@ def solve_sheet(book: Book) -> None:
         book.solve_cells.append((stmt, ctx, f"C{row}"))
     ws.flag(4, STATUS, row)
     ws.caps.update({1: 50, CHECK: 34, METHOD: 24, NOTES: 60})
+
+
+def _boundary(stmt: ir.Solve) -> bool:
+    """Whether a real threshold's condition is one comparison of two sides, so that its answer (the closed
+    form of its boundary) is checked in the sheet as a root is: ``lhs - rhs`` changes sign around it."""
+    c = stmt.condition
+    return isinstance(c, ir.Compare) and len(c.operands) == 2
 
 
 def _over_periods(book: Book, e: ir.Expr) -> bool:

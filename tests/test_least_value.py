@@ -1,0 +1,258 @@
+"""The least (greatest) real value where a condition holds: `solve min X where COND` of an `X` not declared
+integer (planner/questions/fast.py, docs/questions.md "The least value where a condition holds").
+
+Golden values: closed forms worked by hand (2, sqrt(10), 19/7 from `ceil(7 x) >= 20`), the break-even
+acceptance rate of the reference article (0.287107752303907, docs/questions.md), and, for series, a
+month-by-month script bisected on itself.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pytest
+
+import planner
+from planner.plan import loads_compiled as loads
+from planner.language.errors import NoRootError, NotMonotoneError, PlanError, SolveError
+from planner.questions.fast import Answers
+from planner.questions.solve import adhoc
+
+SMALL = """\
+x = 3 where x >= 1
+z = 2 where z > 0
+f = (x - 2)^2
+"""
+
+
+def _answer(text: str, question: str):
+    plan = loads(text + question + "\n", name="t.plan")
+    (stmt,) = plan.model.solves
+    return Answers(plan).answer(stmt)
+
+
+@pytest.mark.parametrize("question,expected", [
+    ("solve min x where x^2 >= 4", 2.0),
+    ("solve max x where x^2 <= 10", math.sqrt(10)),
+    ("solve min x where x^3 >= 8", 2.0),
+    ("solve min x where x >= 9536743164062500", 9536743164062500.0),  # past the grid: found by doubling
+    ("solve min x where x * x - x * x + x >= 2", 2.0),  # the doubling stops where x * x overflows (inf - inf)
+])
+def test_the_least_and_greatest_real_value(question, expected):
+    r = _answer(SMALL, question)
+    assert r.value == pytest.approx(expected, rel=1e-15)
+    below = math.nextafter(r.value, -math.inf if r.mode == "min" else math.inf)
+    assert r.verification.holds is True and r.verification.neighbor == below
+    assert r.verification.neighbor_holds is False and r.exact is None and r.closed_form is None
+
+
+def test_an_infimum_not_attained_is_the_least_float_where_it_holds():
+    """`ceil(7 x) >= 20` holds for x > 19/7, not at it: the answer is a float just past 19/7 (planner's
+    `ceil` forgives a product a few floats past a whole number, as 100.00000000000017 is 100)."""
+    r = _answer(SMALL, "solve min x where ceil(7 * x) >= 20")
+    assert r.value > 19 / 7 and r.value == pytest.approx(19 / 7, rel=1e-14)
+    assert r.verification.neighbor_holds is False
+
+
+def test_the_break_even_acceptance_rate_is_the_least_rate_that_speeds_up(token_cost):
+    stmt = adhoc(token_cost, "alpha", "speedup >= 1", "min")
+    r = Answers(token_cost).answer(stmt)
+    assert r.value == pytest.approx(0.287107752303907, rel=1e-12)
+
+
+def test_holding_everywhere_is_the_domains_end():
+    r = _answer(SMALL, "solve min x where x >= 0")
+    assert r.value == 1.0
+    assert any("holds everywhere in the domain ([1, inf))" in n for n in r.notes)
+
+
+@pytest.mark.parametrize("question,family,fragments", [
+    ("solve min x where x < 0", NoRootError, ["no `x` in [1, inf) makes `x < 0` hold"]),
+    ("solve min x where f >= 1", NotMonotoneError, ["changes more than once", "at x = 1, 3"]),
+    ("solve max x where x^2 >= 4", NotMonotoneError, ["holds only above x = 2", "`solve min x`"]),
+    ("solve min z where z >= 0", SolveError, ["holds for every `z` in (0, inf)", "there is no least"]),
+    ("solve min x where sqrt(2 - x) >= 0", SolveError, ["has no value at x = "]),
+])
+def test_no_answer_several_boundaries_or_no_least_say_so(question, family, fragments):
+    with pytest.raises(family) as info:
+        _answer(SMALL, question)
+    text = str(info.value)
+    for fragment in fragments:
+        assert fragment in text, text
+
+
+def test_a_condition_false_past_the_grid_and_the_several_boundaries_are_listed():
+    with pytest.raises(NotMonotoneError) as info:
+        _answer(SMALL, "solve min x where f >= 1")
+    assert info.value.roots == pytest.approx([1.0, 3.0], rel=1e-15)
+
+
+# ---- series: the least starting cash -------------------------------------------------------------
+
+RISING = """\
+unit USD
+unit kUSD = 1000 USD
+periods = 1 month..24 month
+start = 50 kUSD where start >= 0 USD
+burn  = 5 kUSD
+lift  = 8 kUSD
+series cash = previous(cash, start) - burn + if(period >= 12 month, lift, 0 USD) -> kUSD
+low   = min(cash) -> kUSD
+short = count(cash < 0 USD)
+"""
+
+
+def _cash(start: float) -> list[float]:
+    """RISING month by month in plain Python (USD)."""
+    out, cash = [], start
+    for m in range(1, 25):
+        cash = cash - 5000 + (8000 if m >= 12 else 0)
+        out.append(cash)
+    return out
+
+
+def test_the_least_start_that_keeps_every_month_at_or_above_zero():
+    r = _answer(RISING, "solve min start where low >= 0 USD as need")
+    assert r.value == pytest.approx(55_000, rel=1e-15)  # months 1..11 burn 5 kUSD each: the low is month 11's
+    assert min(_cash(r.value)) >= 0 > min(_cash(math.nextafter(r.value, 0)))
+
+
+def test_a_flat_condition_the_equation_cannot_answer():
+    """`short = 0` holds for every start from 55 kUSD up: a whole interval of roots to the equation route;
+    the least start where it holds is one answer."""
+    with pytest.raises(PlanError):
+        _answer(RISING, "solve start where short = 0")
+    r = _answer(RISING, "solve min start where short == 0")
+    assert r.value == pytest.approx(55_000, rel=1e-15)
+
+
+def test_an_equation_true_on_a_whole_stretch_says_so_and_what_to_ask():
+    """It listed 498 "roots" (every grid point from 57.42 kUSD up): now one interval, and the question that
+    answers it."""
+    with pytest.raises(PlanError) as info:
+        _answer(RISING, "solve start where short = 0")
+    text = str(info.value)
+    assert "holds for every `start` from about" in text and "to the end of the search" in text
+    assert "`solve min start where short = 0` is the least `start` where it holds" in text
+    with pytest.raises(NoRootError, match="`solve min start where low >= 0 USD` is the least `start`"):
+        _answer(RISING.replace("start >= 0 USD", "start >= 60 kUSD").replace("= 50 kUSD", "= 70 kUSD"),
+                "solve start where low = 0 USD")
+
+
+def test_already_enough_at_the_lower_bound():
+    r = _answer(RISING.replace("start >= 0 USD", "start >= 60 kUSD").replace("= 50 kUSD", "= 70 kUSD"),
+                "solve min start where low >= 0 USD")
+    assert r.value == 60_000 and "holds everywhere" in r.notes[0]
+    with pytest.raises(NoRootError):  # the equation has no root there
+        _answer(RISING.replace("start >= 0 USD", "start >= 60 kUSD").replace("= 50 kUSD", "= 70 kUSD"),
+                "solve start where low = 0 USD")
+
+
+def test_check_uses_the_answer_and_the_condition_holds_there(tmp_path, cli):
+    path = tmp_path / "cash.plan"
+    path.write_text(RISING + "solve min start where low >= 0 USD as need\n"
+                    "check need == 55 kUSD within 1e-6 USD\n"
+                    "check low >= 0 USD with start = need\n")
+    code, out, err = cli("check", path)
+    assert code == 0 and "2 passed, 0 failed" in out, out + err
+    code, out, err = cli("solve", path, "--for", "start", "--where", "short == 0", "--min", "--format", "json")
+    assert code == 0, err
+    assert '"value": 55.0' in out
+
+
+def test_eval_report_and_workbook_show_the_answer(tmp_path):
+    import openpyxl
+
+    from planner.outputs.excel.writer import workbook_bytes
+
+    text = RISING + "solve min start where low >= 0 USD as need\nmargin = need - 50 kUSD -> kUSD\n"
+    plan = loads(text, name="cash.plan")
+    assert plan.evaluate()["margin"] == pytest.approx(5_000, rel=1e-12)
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(plan)), data_only=True)
+    ws = wb["Solve"]
+    row = next(r for r in range(4, ws.max_row + 1) if str(ws.cell(r, 1).value).startswith("solve min start"))
+    assert ws.cell(row, 3).value == pytest.approx(55, rel=1e-15) and ws.cell(row, 4).value == "kUSD"
+    assert "planner's answer, not live" in ws.cell(row, 10).value
+
+    plain = loads(SMALL + "solve min x where ceil(7 * x) >= 20 as past\n", name="small.plan")  # no closed form
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(plain)), data_only=True)
+    ws = wb["Solve"]
+    assert ws.cell(4, 3).value == pytest.approx(19 / 7, rel=1e-14) and "found numerically" in ws.cell(4, 10).value
+
+    api = planner.loads(text, "cash.plan")
+    (row,) = api.solve().rows
+    assert row.value.number == pytest.approx(55, rel=1e-15) and row.mode == "min"
+
+
+def test_the_editor_shows_no_error_and_the_answer_in_a_code_lens(tmp_path):
+    """The editor once flagged `solve min start` of a real start (it wanted `where integer`)."""
+    from planner.lsp.analysis import Document
+
+    text = RISING + "solve min start where low >= 0 USD as need\n"
+    doc = Document(tmp_path / "cash.plan", text)
+    assert [d.message for d in doc.update(text) if d.severity == 1] == []
+    (lens,) = doc.answers(doc.plan)
+    assert lens[1] == "= 55.00 kUSD"
+
+
+def test_a_true_false_input_is_still_refused_as_before():
+    with pytest.raises(PlanError, match="true/false; `solve` is for numbers only"):
+        _answer("on = true\nx = if(on, 3, 1)\n", "solve min on where x >= 2")
+
+
+GROWN = """\
+x     = 3  where x >= 1
+rate  = 4% "interest a year"
+years = 10
+grown = x * (1 + rate)^years
+solve min x where grown >= 2 as least_x
+"""
+
+
+def test_a_closed_form_of_the_boundary_where_one_is_shown():
+    """`planner solve --closed-form`, the report and the workbook: the boundary's closed form, by hand
+    2 / (1 + rate)^years; without one (a series, a ceiling) the note says so."""
+    from planner.questions.fast import NO_BOUNDARY
+
+    plan = loads(GROWN, name="grown.plan")
+    (stmt,) = plan.model.solves
+    r = Answers(plan).answer(stmt, closed_form=True)
+    assert r.closed_form_text == "2/(rate/100 + 1)**years" and r.value == pytest.approx(2 / 1.04 ** 10, rel=1e-15)
+    assert Answers(plan).answer(stmt).closed_form is None  # the numeric route alone, where none is shown
+    plan = loads(SMALL + "solve min x where ceil(7 * x) >= 20\n", name="t.plan")
+    r = Answers(plan).answer(plan.model.solves[0], closed_form=True)
+    assert r.closed_form is None and NO_BOUNDARY in r.notes
+
+
+def test_the_workbook_answer_is_live_where_the_boundary_has_a_closed_form(tmp_path):
+    """Recalculated by LibreOffice after every cached value is poisoned, as written and with `years` typed
+    in as 5: 2 / 1.04^5 = 1.64385, and the Holds cell TRUE both times."""
+    import openpyxl
+    from excel_recalc import poison, recalculate, require_soffice
+
+    from planner.outputs.excel.writer import Book, to_bytes
+
+    require_soffice()
+    plan = loads(GROWN, name=str(tmp_path / "grown.plan"))
+    book = Book(plan)
+    path = tmp_path / "grown.xlsx"
+    path.write_bytes(to_bytes(book.build()))
+    wb = openpyxl.load_workbook(path)
+    assert wb["Solve"]["C4"].value.startswith("=")  # a formula, not planner's figure
+    sheet, coord = next(wb.defined_names[book.names["years"]].destinations)
+    wb[sheet][coord.replace("$", "")].value = 5
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    assert poison(path) > 3 and poison(edited) > 3
+    done = recalculate([path, edited], tmp_path)
+    for p, years in ((path, 10), (edited, 5)):
+        ws = openpyxl.load_workbook(done[p], data_only=True)["Solve"]
+        assert ws["C4"].value == pytest.approx(2 / 1.04 ** years, rel=1e-12) and ws["E4"].value in (True, 1)
+
+
+def test_an_answer_that_moves_with_the_input_is_named():
+    plan = loads("x = 3 where x >= 1\ny = 2 where y >= 0\nsolve y where y = x as yy\n"
+                 "solve min x where x + yy >= 10 as m\n", name="t.plan")
+    with pytest.raises(SolveError, match="an answer it uses changes with `x` itself"):
+        Answers(plan).answer(plan.model.solves[1])
