@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..language.uncertain import log_params, unbounded_cdf
+from ..language.uncertain import log_params
 
 Z95 = 1.6448536269514722  # the standard normal's 95th percentile
 
@@ -168,9 +168,6 @@ def inverse_cdf(kind: str, params: Sequence[float], u: np.ndarray, within: tuple
     raise ValueError(f"unknown distribution {kind!r}")
 
 
-BOUNDED = ("uniform", "triangular", "pert", "discrete")  # the kinds with finite ends
-
-
 def discrete_table(params: Sequence[float]) -> tuple[list[float], list[float]]:
     """A ``discrete``'s values (rising) and the cumulative weights after each but the last, summed left to
     right: trial ``u`` takes the first value whose cumulative weight is above ``u`` (as the workbook's
@@ -286,40 +283,6 @@ def correlated_scores(z: Sequence[np.ndarray], factor: Sequence[Sequence[float]]
 
 
 _log_params = log_params  # (mu, sigma) of a lognormal's logarithm: planner.language.uncertain.log_params
-
-
-def cdf(kind: str, params: Sequence[float], x: float) -> float:
-    """P(value <= x) for one number ``x`` (base units)."""
-    if kind in NORMAL_FAMILY:
-        return unbounded_cdf(kind, params, x)
-    if kind == "uniform":
-        low, high = params
-        return min(1.0, max(0.0, (x - low) / (high - low)))
-    if kind == "pert":
-        low, _, high = params
-        a, b = pert_shape(params)
-        return float(betainc(a, b, np.array([min(1.0, max(0.0, (x - low) / (high - low)))]))[0])
-    if kind == "discrete":
-        return float(sum(w for v, w in zip(params[::2], params[1::2]) if v <= x))
-    low, mode, high = params
-    if x <= low:
-        return 0.0
-    if x >= high:
-        return 1.0
-    if x <= mode:
-        return (x - low) ** 2 / ((high - low) * (mode - low))
-    return 1 - (high - x) ** 2 / ((high - low) * (high - mode))
-
-
-def support(kind: str, params: Sequence[float]) -> tuple[float, float]:
-    """The smallest and largest values a distribution takes (base units)."""
-    if kind in ("range", "lognormal"):
-        return 0.0, math.inf
-    if kind == "normal":
-        return -math.inf, math.inf
-    if kind == "discrete":
-        return float(min(params[::2])), float(max(params[::2]))
-    return float(params[0]), float(params[-1])
 
 
 def moments(kind: str, params: Sequence[float]) -> tuple[float, float]:
