@@ -376,17 +376,7 @@ def _reads(body) -> frozenset:
     if got is None:
         written, read = {body.var} | {reg for reg, _ in body.consts}, set()
         for op, dst, args in body.steps:
-            if op == "agg":
-                regs = [args[1], args[2]] + [o for o, _ in args[5].captures]
-            elif op == "scan":
-                regs = [args[0], args[1]] + [o for o, _ in args[3].captures]
-            elif op == "item":
-                regs = [args[0]]
-            elif op == "subprogram":
-                regs = list(args[1:])
-            else:
-                regs = list(args)
-            read.update(x for x in regs if x not in written)
+            read.update(x for x in step_reads(op, args) if x not in written)
             written.add(dst)
         read.discard(body.var)
         got = body._bound["reads"] = frozenset(read)
@@ -502,27 +492,12 @@ def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> t
         if got is not None:
             return got
     table, _ = numpy_table()
-    first_steps, later_steps = _phases(body, "numpy", table)
     prototype = [None] * body.size
     for outer, reg in body.captures:
         prototype[reg] = r[outer]
     for reg, v in body.consts:
         prototype[reg] = np.bool_(v) if v.__class__ is bool else np.float64(v)
-    previous = [np.float64(np.nan)] * len(body.state)
-    columns: list = [[] for _ in body.outputs]
-    start_value = r[start]
-    for t in range(n):
-        regs = list(prototype)
-        regs[body.period] = start_value + t * step
-        regs[body.first] = np.bool_(t == 0)
-        regs[body.index] = t
-        for (held, _), v in zip(body.state, previous):
-            regs[held] = v
-        for fn, dst, args in (later_steps if t else first_steps):
-            regs[dst] = fn(regs, args)
-        previous = [regs[value] for _, value in body.state]
-        for column, reg in zip(columns, body.outputs):
-            column.append(regs[reg])
+    columns = _periods(body, _phases(body, "numpy", table), prototype, r[start], step, n, np.float64(np.nan), np.bool_)
     out = []
     uneven = count.size > 1 and np.min(count) != n
     for column in columns:
@@ -582,6 +557,29 @@ def _phases(body: ScanBody, runtime: str, table: dict) -> tuple[list, list]:
     return got
 
 
+def _periods(body: ScanBody, phases: tuple[list, list], prototype: list, start, step: float, n: int, before,
+             flag) -> list[list]:
+    """The body's steps run once per period, in order (``phases``: the first period's and the later ones',
+    :func:`_phases`): each output's values, period by period. ``before``: the value of a series in the
+    period before the first; ``flag``: the type of whether this is the first period (numpy's or Python's)."""
+    first_steps, later_steps = phases
+    previous = [before] * len(body.state)
+    columns: list = [[] for _ in body.outputs]
+    for t in range(n):
+        regs = list(prototype)
+        regs[body.period] = start + t * step
+        regs[body.first] = flag(t == 0)
+        regs[body.index] = t
+        for (held, _), v in zip(body.state, previous):
+            regs[held] = v
+        for fn, dst, args in (later_steps if t else first_steps):
+            regs[dst] = fn(regs, args)
+        previous = [regs[value] for _, value in body.state]
+        for column, reg in zip(columns, body.outputs):
+            column.append(regs[reg])
+    return columns
+
+
 def _scan_floats(r, start: int, step: float, body: ScanBody, n: int) -> Optional[tuple]:
     """:func:`_scan` on Python floats for one evaluation (every value a scalar), or None where floats
     cannot promise numpy's values (as :func:`run_floats`): the caller runs numpy."""
@@ -595,28 +593,13 @@ def _scan_floats(r, start: int, step: float, body: ScanBody, n: int) -> Optional
         if getattr(v, "ndim", 0):
             return None
         values.append((reg, bool(v) if isinstance(v, (bool, np.bool_)) else float(v)))
-    first_steps, later_steps = _phases(body, "floats", FLOATS)
     prototype = [None] * body.size
     for reg, v in values:
         prototype[reg] = v
     for reg, v in body.consts:
         prototype[reg] = v
-    a = float(r[start])
-    previous = [1.0] * len(body.state)  # read only by the side of a first-period choice not taken
-    columns: list = [[] for _ in body.outputs]
-    try:
-        for t in range(n):
-            regs = list(prototype)
-            regs[body.period] = a + t * step
-            regs[body.first] = t == 0
-            regs[body.index] = t
-            for (held, _), v in zip(body.state, previous):
-                regs[held] = v
-            for fn, dst, args in (later_steps if t else first_steps):
-                regs[dst] = fn(regs, args)
-            previous = [regs[value] for _, value in body.state]
-            for column, reg in zip(columns, body.outputs):
-                column.append(regs[reg])
+    try:  # (the value before the first period, 1.0, is read only by the side of a first-period choice not taken)
+        columns = _periods(body, _phases(body, "floats", FLOATS), prototype, float(r[start]), step, n, 1.0, bool)
     except (ArithmeticError, ValueError, TypeError, GiveUp):
         return None
     out = []
