@@ -266,6 +266,20 @@ class Plan:
                 outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
             return compile_program(self.model, self.arguments, outputs)
 
+    def compile_for(self, names) -> tuple[Program, list[str]]:
+        """``names``, the derived quantities they use and every constraint as one program (a sweep's, a
+        simulation's), compiled once per set of names: (the program, the derived quantities it computes)."""
+        from ..language.graph import cone
+
+        cache = self.__dict__.setdefault("_compiled_for", {})
+        key = frozenset(names)
+        if key not in cache:
+            used = [n.name for _, c in self._constraints for n in ir.free_names(c.condition)]
+            need = set(cone(self.model, list(names) + used))
+            derived = [n for n in self.model.derived if n in need]
+            cache[key] = (self.compile_outputs(derived, constraints=True), derived)
+        return cache[key]
+
     # ---- answers used in formulas ---------------------------------------------------
     @property
     def arguments(self) -> list[str]:
