@@ -55,6 +55,18 @@ _COMPARE = {ir.CmpOp.EQ: "==", ir.CmpOp.NE: "!=", ir.CmpOp.LT: "<", ir.CmpOp.LE:
             ir.CmpOp.GE: ">=", ir.CmpOp.APPROX: "=="}
 
 
+def chain(e: ir.Binary) -> tuple[ir.Expr, list[ir.Binary]]:
+    """A chain of ``+ -`` (or of ``*``) from ``e`` down its left side, found without recursing down it: its
+    first operand and its links left to right (each link's ``op`` and ``right``). The symbolic route
+    builds one node of a chain's terms from it."""
+    links, node = [], e
+    ops = (ir.BinOp.ADD, ir.BinOp.SUB) if e.op in (ir.BinOp.ADD, ir.BinOp.SUB) else (ir.BinOp.MUL,)
+    while node.__class__ is ir.Binary and node.op in ops:
+        links.append(node)
+        node = node.left
+    return node, links[::-1]
+
+
 def call(f, args: list, scope: "Scope") -> int:
     """A built-in's call on registers: its step (over its arguments with the omitted ones filled in,
     a folding one pairwise)."""
@@ -181,14 +193,9 @@ class Compiler(ir.Visitor):
         if e.op is ir.BinOp.DIV or e.op is ir.BinOp.POW:
             return scope.emit(_BINARY[e.op], self.visit(e.left, scope, env, ranges_scope),
                               self.visit(e.right, scope, env, ranges_scope))
-        # a chain of `+ -` (or of `*`) left to right, as written, without recursing down it
-        chain, node = [], e
-        ops = (ir.BinOp.ADD, ir.BinOp.SUB) if e.op in (ir.BinOp.ADD, ir.BinOp.SUB) else (ir.BinOp.MUL,)
-        while node.__class__ is ir.Binary and node.op in ops:
-            chain.append(node)
-            node = node.left
-        acc = self.visit(node, scope, env, ranges_scope)
-        for link in reversed(chain):
+        first, links = chain(e)  # `a + b - c` left to right, as written
+        acc = self.visit(first, scope, env, ranges_scope)
+        for link in links:
             acc = scope.emit(_BINARY[link.op], acc, self.visit(link.right, scope, env, ranges_scope))
         return acc
 

@@ -23,6 +23,7 @@ from ..language.analysis import unit_of
 from ..language.graph import cone  # noqa: F401  (re-exported: the graph walk lives with the graph)
 from ..language.model import Model
 from ..language.precision import approx_tolerance
+from .numeric import chain
 
 _REL = {
     ir.CmpOp.EQ: sp.Eq, ir.CmpOp.NE: sp.Ne, ir.CmpOp.LT: sp.Lt,
@@ -266,9 +267,11 @@ class Converter(ir.Visitor):
         if e.op in (ir.BinOp.ADD, ir.BinOp.SUB):
             # `a + b - c + ...` as one Add of all its terms: built pairwise, SymPy
             # would flatten and sort ever longer sums (quadratic in the number of terms).
-            return sp.Add(*[t if positive else -t for t, positive in self._terms(e, c)])
+            first, links = chain(e)
+            return sp.Add(c(first), *[c(x.right) if x.op is ir.BinOp.ADD else -c(x.right) for x in links])
         if e.op is ir.BinOp.MUL:
-            return sp.Mul(*self._factors(e, c))
+            first, links = chain(e)
+            return sp.Mul(c(first), *[c(x.right) for x in links])
         a, b = c(e.left), c(e.right)
         if e.op is ir.BinOp.DIV:
             if isinstance(b, sp.Rational) and b != 0:
@@ -394,28 +397,6 @@ class Converter(ir.Visitor):
         if poly is None:
             return bool(e.is_Integer)
         return all(c.is_Integer for c in poly.coeffs())
-
-    @staticmethod
-    def _terms(e: ir.Binary, c) -> list[tuple[sp.Basic, bool]]:
-        """The terms of a left-deep chain of `+` and `-`, with their signs, in order."""
-        right: list[tuple[ir.Expr, bool]] = []
-        node: ir.Expr = e
-        while isinstance(node, ir.Binary) and node.op in (ir.BinOp.ADD, ir.BinOp.SUB):
-            right.append((node.right, node.op is ir.BinOp.ADD))
-            node = node.left
-        right.append((node, True))
-        return [(c(x), positive) for x, positive in reversed(right)]
-
-    @staticmethod
-    def _factors(e: ir.Binary, c) -> list[sp.Basic]:
-        """The factors of a left-deep chain of `*`, in order."""
-        right: list[ir.Expr] = []
-        node: ir.Expr = e
-        while isinstance(node, ir.Binary) and node.op is ir.BinOp.MUL:
-            right.append(node.right)
-            node = node.left
-        right.append(node)
-        return [c(x) for x in reversed(right)]
 
     def visit_Call(self, e: ir.Call, env, ref, scope) -> sp.Basic:
         c = lambda x: self.visit(x, env, ref, scope)  # noqa: E731
