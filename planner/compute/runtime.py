@@ -35,7 +35,22 @@ BLOCK = 1 << 16  # array elements per block of an aggregate's terms
 
 # ---- what a program is ------------------------------------------------------------------------
 
-class Program:
+class _Code:
+    """Plain data: its ``__slots__`` but the last, ``_bound`` (its steps bound to a runtime, made on first
+    run), which a pickle leaves out."""
+
+    __slots__ = ()
+
+    def __getstate__(self):
+        return tuple(getattr(self, f) for f in self.__slots__[:-1])
+
+    def __setstate__(self, state) -> None:
+        for f, v in zip(self.__slots__[:-1], state, strict=True):  # (a state of another length: ValueError)
+            setattr(self, f, v)
+        self._bound = {}
+
+
+class Program(_Code):
     """Steps from input values to output values: plain data.
 
     * ``inputs``: the names of the values a run takes, in order (registers ``0..len(inputs)-1``);
@@ -61,13 +76,6 @@ class Program:
     def __repr__(self) -> str:
         return f"Program(inputs={len(self.inputs)}, outputs={len(self.outputs)}, steps={len(self.steps)})"
 
-    def __getstate__(self):
-        return (self.inputs, self.outputs, self.size, self.consts, self.steps, self.results, self.aggregates)
-
-    def __setstate__(self, state) -> None:
-        (self.inputs, self.outputs, self.size, self.consts, self.steps, self.results, self.aggregates) = state
-        self._bound = {}
-
     def valid(self) -> bool:
         """Whether this is a program the compiler could have made (read from a cache written by
         anyone): every step's name in the runtime's table, every register in range."""
@@ -86,7 +94,7 @@ class Program:
         return run_floats(self, values)
 
 
-class Body:
+class Body(_Code):
     """The body of an aggregate over a range: its own registers, the outer values it reads
     (``captures``: (outer register, inner register)), the register of the range's variable and of
     the term."""
@@ -102,15 +110,8 @@ class Body:
         self.result = result
         self._bound: dict = {}
 
-    def __getstate__(self):
-        return (self.captures, self.var, self.size, self.consts, self.steps, self.result)
 
-    def __setstate__(self, state) -> None:
-        (self.captures, self.var, self.size, self.consts, self.steps, self.result) = state
-        self._bound = {}
-
-
-class ScanBody:
+class ScanBody(_Code):
     """One period of a run over a plan's periods (``scan``): its registers, the outer values it reads
     (``captures``: (outer register, inner register)), the registers of ``period``, of whether this
     is the first period (``first``) and of the period's index (``index``, from 0); ``state``: (the
@@ -129,15 +130,6 @@ class ScanBody:
         self.steps = tuple(steps)
         self.outputs = tuple(outputs)
         self._bound: dict = {}
-
-    def __getstate__(self):
-        return (self.captures, self.period, self.first, self.index, self.state, self.size, self.consts, self.steps,
-                self.outputs)
-
-    def __setstate__(self, state) -> None:
-        (self.captures, self.period, self.first, self.index, self.state, self.size, self.consts, self.steps,
-         self.outputs) = state
-        self._bound = {}
 
 
 # Reductions of a series (an array whose last axis is the periods) to one figure, over the periods where
