@@ -391,8 +391,8 @@ def _error_at(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], an
 def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None) -> str:
     """Why quantity ``name`` is not finite at point ``i``: the first broken formula upstream."""
     values = _values_at(plan, i, raw, inputs, derived, answers)
-    cone = _cone(plan, [name])
-    first = next((n for n in derived if n in cone and not isinstance(values[n], bool)
+    used = set(cone(plan.model, [name]))
+    first = next((n for n in derived if n in used and not isinstance(values[n], bool)
                   and not np.isfinite(values[n])), name)
     err = diagnose(plan.model, first, values)
     where = f" in `{first}`" if first != name else ""
@@ -414,11 +414,6 @@ def _at(v, i: int):
     a = np.asarray(v)
     x = a if a.ndim == 0 else a[i]
     return bool(x) if a.dtype == bool else float(x)
-
-
-def _cone(plan: Plan, names: Sequence[str]) -> set[str]:
-    """``names`` and every quantity they use, directly or not."""
-    return set(cone(plan.model, names))
 
 
 def _raise_fixed_violation(plan: Plan, scenario, overrides, origins) -> None:
