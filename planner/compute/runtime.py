@@ -210,10 +210,6 @@ def _f_pow(a, b):
     return v
 
 
-def _f_approx_eq(a, b, tol):
-    return abs(a - b) <= tol
-
-
 FLOATS = {
     "+": lambda r, a: r[a[0]] + r[a[1]],
     "-": lambda r, a: r[a[0]] - r[a[1]],
@@ -227,7 +223,7 @@ FLOATS = {
     "<=": lambda r, a: r[a[0]] <= r[a[1]],
     ">": lambda r, a: r[a[0]] > r[a[1]],
     ">=": lambda r, a: r[a[0]] >= r[a[1]],
-    "approx": lambda r, a: _f_approx_eq(r[a[0]], r[a[1]], r[a[2]]),
+    "approx": lambda r, a: abs(r[a[0]] - r[a[1]]) <= r[a[2]],
     "and": lambda r, a: r[a[0]] and r[a[1]],
     "or": lambda r, a: r[a[0]] or r[a[1]],
     "not": lambda r, a: not r[a[0]],

@@ -293,7 +293,9 @@ class Converter(ir.Visitor):
         return sp.Not(self.visit(e.operand, env, ref, scope))
 
     def _series(self, e: ir.Expr, env, ref, scope) -> sp.Basic:
-        return series_opaque(self.model, "series", _series_names(e), e)
+        names = [n.name for n in ir.walk(e) if isinstance(n, ir.Name)]
+        names += [n.name for n in ir.walk(e) if isinstance(n, ir.Previous)]
+        return series_opaque(self.model, "series", names, e)
 
     visit_Series = visit_Period = visit_Previous = visit_Reduce = visit_At = visit_Never = visit_PeriodTable = _series
 
@@ -664,11 +666,6 @@ def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
             else:
                 exprs[name] = conv.expr(q.definition.expr)
     return symbols, exprs, conv
-
-
-def _series_names(e: ir.Expr) -> list[str]:
-    names = [n.name for n in ir.walk(e) if isinstance(n, ir.Name)]
-    return names + [n.name for n in ir.walk(e) if isinstance(n, ir.Previous)]
 
 
 def series_opaque(model: Model, label: str, names: Iterable[str], expr: ir.Expr) -> sp.Basic:

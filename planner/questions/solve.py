@@ -66,7 +66,6 @@ from ..language.errors import (
     MultipleRootsError,
     NoRootError,
     NotMonotoneError,
-    PlanError,
     SolveError,
     UnknownNameError,
     suggest,
@@ -437,7 +436,7 @@ class Solver:
             notes=scenario_note(scenario),
             hint=self._threshold_hint(q, f, x, roots[0], lhs, rhs))
         err.roots = [to_float(r) for r in roots]  # type: ignore[attr-defined]
-        return _raise(err)
+        raise err
 
     @staticmethod
     def _threshold_hint(q: Quantity, f: sp.Basic, x: sp.Symbol, root: sp.Basic, lhs: str, rhs: str) -> str:
@@ -728,10 +727,6 @@ def _difference(cond: ir.Compare) -> str:
                                                        and right.op in (ir.BinOp.MUL, ir.BinOp.DIV, ir.BinOp.POW)):
         r = f"({r})"
     return f"{_text(left)} - {r}"
-
-
-def _raise(err: PlanError):
-    raise err
 
 
 def _text(node) -> str:
