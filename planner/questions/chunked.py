@@ -157,21 +157,10 @@ def _sweep_block(*blocks, program, args, positions):
     return tuple(np.broadcast_to(np.asarray(v), shape) for v in program(values))
 
 
-def _uniforms_block(start: int, stop: int, seed: int, name: str, method: str) -> np.ndarray:
-    """Samples ``start`` to ``stop - 1`` of :func:`planner.questions.sampling.uniforms` (``random``
-    or ``counter``), without drawing the ones before."""
-    if method == "counter":
-        return sampling.counter_uniforms(np.arange(start + 1, stop + 1), seed, name)
-    rng = sampling.stream(seed, name)
-    rng.bit_generator.advance(start)  # each float of Generator.random is one 64-bit draw of PCG64
-    u = rng.random(stop - start)
-    return np.clip(u, np.finfo(float).tiny, 1.0 - np.finfo(float).epsneg)  # as sampling.uniforms
-
-
 def _draw_block(start: int, stop: int, seed: int, method: str, inputs, copula) -> dict[str, np.ndarray]:
     """Samples ``start`` to ``stop - 1`` of every uncertain input, as
     :func:`planner.questions.simulate.draw` draws them (``inputs``: (name, kind, params, within))."""
-    uniform = {name: _uniforms_block(start, stop, seed, name, method) for name, _, _, _ in inputs}
+    uniform = {name: sampling.uniforms(stop - start, seed, name, method, start) for name, _, _, _ in inputs}
     out = {name: sampling.inverse_cdf(kind, params, uniform[name], within) for name, kind, params, within in inputs}
     if copula is not None:
         names, factor = copula

@@ -121,12 +121,15 @@ def counter_formula(trial: str, seed: int, name: str) -> str:
     return f"({halves[0]}+({halves[1]}+0.5)/{p})/{p}"
 
 
-def uniforms(n: int, seed: int, name: str, method: str = "lhs") -> np.ndarray:
+def uniforms(n: int, seed: int, name: str, method: str = "lhs", start: int = 0) -> np.ndarray:
     """``n`` numbers in (0, 1) for input ``name``: a Latin hypercube column (``lhs``), plain draws
-    (``random``) or the counter generator's numbers of trials 1..n (``counter``: a workbook's Trials)."""
+    (``random``) or the counter generator's numbers of trials 1..n (``counter``: a workbook's Trials).
+    ``start``: the numbers from sample ``start`` on, without drawing the ones before (``random`` and
+    ``counter``: a chunk of samples; a Latin hypercube shuffles all of them at once)."""
     if method == "counter":
-        return counter_uniforms(np.arange(1, n + 1), seed, name)
+        return counter_uniforms(np.arange(start + 1, start + n + 1), seed, name)
     rng = stream(seed, name)
+    rng.bit_generator.advance(start)  # each float of Generator.random is one 64-bit draw of PCG64
     if method == "lhs":
         u = (rng.permutation(n) + rng.random(n)) / n
     else:
