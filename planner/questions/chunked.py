@@ -9,7 +9,7 @@ The one home of dask, distributed and xarray (optional: ``pip install '.[dask]'`
   quantity computed for it counted) is one task, not one task per point, and no block is kept once
   it is reduced.
 * A simulation's samples are a chunked axis of sample numbers: each block draws its own samples
-  (:func:`_draw_block`), the same numbers the in-memory run draws for those sample numbers (the
+  (:func:`planner.questions.sampling.draw`), the same numbers the in-memory run draws for those sample numbers (the
   ``random`` method's stream advanced to the block's first sample, or the ``counter`` generator),
   then runs the same program.
 
@@ -157,21 +157,6 @@ def _sweep_block(*blocks, program, args, positions):
     return tuple(np.broadcast_to(np.asarray(v), shape) for v in program(values))
 
 
-def _draw_block(start: int, stop: int, seed: int, method: str, inputs, copula) -> dict[str, np.ndarray]:
-    """Samples ``start`` to ``stop - 1`` of every uncertain input, as
-    :func:`planner.questions.simulate.draw` draws them (``inputs``: (name, kind, params, within))."""
-    uniform = {name: sampling.uniforms(stop - start, seed, name, method, start) for name, _, _, _ in inputs}
-    out = {name: sampling.inverse_cdf(kind, params, uniform[name], within) for name, kind, params, within in inputs}
-    if copula is not None:
-        names, factor = copula
-        spec = {name: (kind, params, within) for name, kind, params, within in inputs}
-        z = sampling.correlated_scores([sampling.ndtri(uniform[n]) for n in names], factor)
-        for n, zn in zip(names, z):
-            kind, params, within = spec[n]
-            out[n] = sampling.from_normal(kind, params, zn, within)
-    return out
-
-
 def _simulate_block(index, program, args, positions, sampled, seed, method, inputs, copula):
     """The program over one block of samples (``index``: their sample numbers, consecutive), and the
     sampled inputs' values there; evaluated :data:`planner.questions.simulate.BLOCK` samples at a time
@@ -183,7 +168,7 @@ def _simulate_block(index, program, args, positions, sampled, seed, method, inpu
     out: list = []
     for lo in range(0, n, simulate.BLOCK):
         hi = min(n, lo + simulate.BLOCK)
-        drawn = _draw_block(first + lo, first + hi, seed, method, inputs, copula)
+        drawn = sampling.draw(inputs, hi - lo, seed, method, copula, start=first + lo)  # as simulate.draw draws
         values = list(args)
         for name, pos in positions:
             values[pos] = drawn[name]
@@ -493,7 +478,7 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
     wanted = names + flags + [n.name for _, c in conditions for n in ir.free_names(c)
                               if n.name in plan.model.quantities]
     compiled, derived = plan.compile_for(wanted)
-    spec = [(u.name, u.kind, u.params, u.within) for u in inputs.values()]
+    spec = {u.name: (u.kind, u.params, u.within) for u in inputs.values()}
     copula = simulate.copula(plan)
     chunk = chunks_for((samples,), chunk_mb / (len(compiled.outputs) + len(inputs)))[0]  # a chunk's values, all
     index = xr.DataArray(da.arange(samples, chunks=chunk, dtype=np.int64), dims="sample")

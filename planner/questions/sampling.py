@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -136,6 +136,22 @@ def uniforms(n: int, seed: int, name: str, method: str = "lhs", start: int = 0) 
         u = rng.random(n)
     # (0, 1) open: the inverse CDFs of unbounded distributions are infinite at 0 and 1
     return np.clip(u, np.finfo(float).tiny, 1.0 - np.finfo(float).epsneg)
+
+
+def draw(spec: Mapping[str, tuple], n: int, seed: int, method: str, copula=None, start: int = 0
+         ) -> dict[str, np.ndarray]:
+    """``n`` samples, from sample ``start`` on (:func:`uniforms`), of each input of ``spec`` (name -> (kind,
+    params, within), base units) through its inverse CDF; the inputs of a Gaussian copula (``copula``:
+    their names and ``L``, the factor of their normals' correlation matrix) through their correlated scores."""
+    uniform = {name: uniforms(n, seed, name, method, start) for name in spec}
+    out = {name: inverse_cdf(kind, params, uniform[name], within) for name, (kind, params, within) in spec.items()}
+    if copula is not None:
+        names, factor = copula
+        z = correlated_scores([ndtri(uniform[name]) for name in names], factor)
+        for name, score in zip(names, z):
+            kind, params, within = spec[name]
+            out[name] = from_normal(kind, params, score, within)
+    return out
 
 
 def inverse_cdf(kind: str, params: Sequence[float], u: np.ndarray, within: tuple[float, float] = (0.0, 1.0)

@@ -107,15 +107,8 @@ def draw(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str 
         raise DistributionError(f"unknown sampling method `{method}`", hint="methods: " + ", ".join(METHODS))
     inputs = uncertain_inputs(plan) if inputs is None else inputs
     check_memory(samples, len(inputs))
-    uniform = {name: sampling.uniforms(samples, seed, name, method) for name in inputs}
-    out = {name: sampling.inverse_cdf(u.kind, u.params, uniform[name], u.within) for name, u in inputs.items()}
-    correlated = copula(plan)
-    if correlated is not None:  # a Gaussian copula over the inputs a `correlate` names
-        names, factor = correlated
-        z = sampling.correlated_scores([sampling.ndtri(uniform[n]) for n in names], factor)
-        for n, zn in zip(names, z):
-            out[n] = sampling.from_normal(inputs[n].kind, inputs[n].params, zn, inputs[n].within)
-    return out
+    spec = {name: (u.kind, u.params, u.within) for name, u in inputs.items()}
+    return sampling.draw(spec, samples, seed, method, copula(plan))
 
 
 def copula(plan: Plan) -> Optional[tuple[list[str], list[list[float]]]]:
