@@ -212,10 +212,10 @@ class Plan:
         """The unit the plan's periods count in (``month``) and its size in base units."""
         from ..language.aggregates import Ranges
         from ..language.analysis import unit_of
-        from .numeric import Compiler
+        from .exact import constant
 
         ranges = Ranges(self.model.quantities, self.model.functions, lambda u: unit_of(u, self.model.units))
-        step = ranges.step(self.model.periods.values, Compiler(self.model, [])._constant)
+        step = ranges.step(self.model.periods.values, lambda e: constant(self.model, e))
         return step.unit, float(step.scale)
 
     # ---- the SymPy model: built on first use (questions, explain, sensitivity, the workbook's
