@@ -17,9 +17,10 @@ from ..language import ir
 from ..language.aggregates import MAX_TERMS, Ranges
 from ..language.analysis import unit_of
 from ..language.errors import EvaluationError, Label, NeverError
-from ..language.functions import FUNCTIONS, fill
+from ..language.functions import fill
 from ..language.model import Model
-from ..language.precision import approx_tolerance, in_floats
+from ..language.precision import in_floats
+from .exact import COMPARE, Formula
 
 
 class _Unseen(KeyError):
@@ -43,7 +44,7 @@ def diagnose(model: Model, name: str, values: Mapping[str, float]) -> Evaluation
     if isinstance(q.definition.expr, ir.Reduce) and q.definition.expr.op == "first":
         return _never_found(q.definition.expr)
     try:
-        result = _Eval(model, values).run(q.definition.expr, {})
+        result = _Eval(model, values).visit(q.definition.expr, {})
     except _Unseen:
         return EvaluationError(f"`{name}` has no value: a series it uses has none in some period",
                                q.definition.expr.span, label="not a finite number",
@@ -63,7 +64,7 @@ def diagnose_expr(model: Model, expr: ir.Expr, values: Mapping[str, float]) -> O
     IR as written: SymPy rewrites ``0 / z`` as 0, but with ``z = 0`` it is undefined. ``values``
     holds the quantities, question answers by name, and ``name@scenario`` references."""
     try:
-        result = _Eval(model, values).run(expr, {})
+        result = _Eval(model, values).visit(expr, {})
     except _Found as found:
         return found.error
     except KeyError:  # a name this walk cannot see: leave the verdict to the compiled values
@@ -77,21 +78,15 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
-class _Eval:
+class _Eval(Formula, ir.Visitor):
+    number = staticmethod(float)
+    tolerance = staticmethod(in_floats)  # ``a ~= b`` as the numeric route decides it
+
     def __init__(self, model: Model, values: Mapping[str, float]) -> None:
         self.model = model
         self.values = values
         self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
         self._seen: set[str] = set()  # quantities without a value already looked into (:meth:`_never`)
-
-    def _approx(self, e: ir.Compare, i: int, a, b) -> bool:
-        """``a ~= b`` as the numeric route decides it (:mod:`planner.language.precision`)."""
-        tol = approx_tolerance(e, i, self.model.units)
-        return a == b if tol is None else abs(a - b) <= in_floats(tol)
-
-    def run(self, e: ir.Expr, env: dict) -> float:
-        r = self._eval(e, env)
-        return r
 
     def _fail(self, message: str, node, label: str = "", hint: Optional[str] = None):
         raise _Found(EvaluationError(message, node.span, label=label, hint=hint))
@@ -107,7 +102,7 @@ class _Eval:
             err.notes.append(f"`{name}` is never, and a formula uses it")
             raise _Found(err)
         try:
-            self._eval(q.definition.expr, {})
+            self.visit(q.definition.expr, {})
         except _Found as found:
             err = found.error
             if isinstance(err, NeverError):
@@ -115,91 +110,79 @@ class _Eval:
                                  else f"through `{name}`")
                 raise
 
-    def _eval(self, e: ir.Expr, env: dict):
-        ev = lambda x: self._eval(x, env)  # noqa: E731
-        if isinstance(e, ir.Number):
-            v = e.value * (unit_of(e.unit, self.model.units).scale if e.unit is not None else 1)
-            return float(v)
-        if isinstance(e, ir.Bool):
-            return e.value
-        if isinstance(e, ir.Name):
-            if e.name in env:
-                return env[e.name]
-            v = self.values[e.name]
-            if v != v:  # nan: a `first` that found nothing says so
-                self._never(e.name)
-            q = self.model.quantities.get(e.name)  # else a question's answer
-            return bool(v) if q is not None and q.is_bool else float(v)
-        if isinstance(e, ir.Neg):
-            return -ev(e.operand)
-        if isinstance(e, ir.Binary):
-            a, b = ev(e.left), ev(e.right)
-            try:
-                if e.op is ir.BinOp.ADD:
-                    r = a + b
-                elif e.op is ir.BinOp.SUB:
-                    r = a - b
-                elif e.op is ir.BinOp.MUL:
-                    r = a * b
-                elif e.op is ir.BinOp.DIV:
-                    if b == 0:
-                        self._fail("division by zero", e.right, f"`{_text(e.right)}` is 0",
-                                   hint="check the inputs this divisor depends on")
-                    r = a / b
-                else:
-                    if a == 0 and b < 0:
-                        self._fail("division by zero (0 to a negative power)", e, f"`{_text(e.left)}` is 0")
-                    if a < 0 and b != int(b):
-                        self._fail("domain error: a negative number to a fractional power", e,
-                                   f"`{_text(e.left)}` is {_fmt(a)}")
-                    r = a ** b
-            except OverflowError:
-                self._fail("overflow: the result is too large", e)
-            if isinstance(r, float) and not math.isfinite(r):
-                self._fail("overflow: the result is too large", e, f"gives {r}")
-            return r
-        if isinstance(e, ir.Never):
-            return float("nan")
-        if isinstance(e, ir.Compare) and any(isinstance(o, ir.Never) for o in e.operands):
-            ops = [float("nan") if isinstance(o, ir.Never) else self.values.get(o.name, float("nan"))
-                   if isinstance(o, ir.Name) else ev(o) for o in e.operands]
-            return all((ops[i] != ops[i]) == (ops[i + 1] != ops[i + 1]) if op is ir.CmpOp.EQ else
-                       (ops[i] != ops[i]) != (ops[i + 1] != ops[i + 1]) for i, op in enumerate(e.ops)
-                       if isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)) and \
-                all(_cmp(op, ops[i], ops[i + 1]) for i, op in enumerate(e.ops)
-                    if not (isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)))
-        if isinstance(e, (ir.Reduce, ir.At, ir.Series, ir.Period, ir.Previous, ir.PeriodTable)):
-            raise _Unseen(e)  # a series: this walk sees one figure at a time; the compiled values decide
-        if isinstance(e, ir.Compare):
-            ops = [ev(o) for o in e.operands]
-            return all(self._approx(e, i, ops[i], ops[i + 1]) if op is ir.CmpOp.APPROX else _cmp(op, ops[i], ops[i + 1])
-                       for i, op in enumerate(e.ops))
-        if isinstance(e, ir.Logic):
-            a = ev(e.left)
-            b = ev(e.right)
-            return (a and b) if e.op is ir.BoolOp.AND else (a or b)
-        if isinstance(e, ir.Not):
-            return not ev(e.operand)
-        if isinstance(e, ir.Call):
-            return self._call(e, env)
-        if isinstance(e, ir.ScenarioRef):
-            return self.values.get(f"{e.name}@{e.scenario}", float("nan"))
-        if isinstance(e, ir.Aggregate):
-            return self._aggregate(e, env)
-        raise AssertionError(e)
+    def visit_Name(self, e: ir.Name, env: dict):
+        if e.name in env:
+            return env[e.name]
+        v = self.values[e.name]
+        if v != v:  # nan: a `first` that found nothing says so
+            self._never(e.name)
+        q = self.model.quantities.get(e.name)  # else a question's answer
+        return bool(v) if q is not None and q.is_bool else float(v)
 
-    def _aggregate(self, e: ir.Aggregate, env: dict):
+    def visit_ScenarioRef(self, e: ir.ScenarioRef, env: dict):
+        return self.values.get(f"{e.name}@{e.scenario}", float("nan"))
+
+    def visit_Neg(self, e: ir.Neg, env: dict):
+        return -self.visit(e.operand, env)
+
+    def visit_Binary(self, e: ir.Binary, env: dict):
+        a, b = self.visit(e.left, env), self.visit(e.right, env)
+        try:
+            if e.op is ir.BinOp.ADD:
+                r = a + b
+            elif e.op is ir.BinOp.SUB:
+                r = a - b
+            elif e.op is ir.BinOp.MUL:
+                r = a * b
+            elif e.op is ir.BinOp.DIV:
+                if b == 0:
+                    self._fail("division by zero", e.right, f"`{_text(e.right)}` is 0",
+                               hint="check the inputs this divisor depends on")
+                r = a / b
+            else:
+                if a == 0 and b < 0:
+                    self._fail("division by zero (0 to a negative power)", e, f"`{_text(e.left)}` is 0")
+                if a < 0 and b != int(b):
+                    self._fail("domain error: a negative number to a fractional power", e,
+                               f"`{_text(e.left)}` is {_fmt(a)}")
+                r = a ** b
+        except OverflowError:
+            self._fail("overflow: the result is too large", e)
+        if isinstance(r, float) and not math.isfinite(r):
+            self._fail("overflow: the result is too large", e, f"gives {r}")
+        return r
+
+    def visit_Never(self, e: ir.Never, env: dict) -> float:
+        return float("nan")
+
+    def visit_Compare(self, e: ir.Compare, env: dict) -> bool:
+        if not any(isinstance(o, ir.Never) for o in e.operands):
+            return super().visit_Compare(e, env)
+        ops = [float("nan") if isinstance(o, ir.Never) else self.values.get(o.name, float("nan"))
+               if isinstance(o, ir.Name) else self.visit(o, env) for o in e.operands]
+        return all((ops[i] != ops[i]) == (ops[i + 1] != ops[i + 1]) if op is ir.CmpOp.EQ else
+                   (ops[i] != ops[i]) != (ops[i + 1] != ops[i + 1]) for i, op in enumerate(e.ops)
+                   if isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)) and \
+            all(COMPARE[op](ops[i], ops[i + 1]) for i, op in enumerate(e.ops)
+                if not (isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)))
+
+    def _unseen(self, e: ir.Expr, env: dict):
+        raise _Unseen(e)  # a series: this walk sees one figure at a time; the compiled values decide
+
+    visit_Reduce = visit_At = visit_Series = visit_Period = visit_Previous = visit_PeriodTable = _unseen
+
+    def visit_Aggregate(self, e: ir.Aggregate, env: dict):
         """Term by term, so a broken term is named with the value of the variable there."""
         values = e.values
         what = e.op.value
         if values.kind == "list":
-            items = [self._eval(i, env) for i in values.items]
+            items = [self.visit(i, env) for i in values.items]
             shown = [_fmt(v) if isinstance(i, ir.Number) else f"`{i.span.flat}` ({_fmt(v)})"
                      for i, v in zip(values.items, items)]
         else:
-            st = self.ranges.step(values, lambda x: Fraction(self._eval(x, {})))
+            st = self.ranges.step(values, lambda x: Fraction(self.visit(x, {})))
             step, unit = st.value, st.unit
-            start, stop = self._eval(values.items[0], env), self._eval(values.items[1], env)
+            start, stop = self.visit(values.items[0], env), self.visit(values.items[1], env)
             if not (math.isfinite(start) and math.isfinite(stop)):
                 bad = values.items[0] if not math.isfinite(start) else values.items[1]
                 self._fail(f"the range of `{what}` has no {'start' if bad is values.items[0] else 'end'}", bad,
@@ -219,7 +202,7 @@ class _Eval:
         out = []
         for v, label in zip(items, shown):
             try:
-                out.append(self._eval(e.body, {**env, e.var: v}))
+                out.append(self.visit(e.body, {**env, e.var: v}))
             except _Found as found:
                 var = e.written_var
                 found.error.notes.append(f"at {var} = {label}" if var else f"at the value {label}")
@@ -242,7 +225,7 @@ class _Eval:
     def _first(self, e: ir.Aggregate, env: dict, items: list, shown: list):
         for v, label in zip(items, shown):
             try:
-                if self._eval(e.body, {**env, e.var: v}):
+                if self.visit(e.body, {**env, e.var: v}):
                     return v
             except _Found as found:
                 found.error.notes.append(f"at {e.var} = {label}")
@@ -254,16 +237,8 @@ class _Eval:
             hint=f"a formula or check that uses it has no value here; whether it ever holds: "
                  f"`count({e.body.span.flat} for {e.var} in {e.values.span.flat}) > 0`"))
 
-    def _call(self, e: ir.Call, env: dict):
-        f = self.model.functions.get(e.func)
-        if f is not None:
-            body, inner = ir.inline(f, e, lambda a: self._eval(a, env), self._eval)
-            return self._eval(body, inner)
-        f = FUNCTIONS[e.func]
-        if f.lazy:  # only the branch taken
-            cond = self._eval(e.args[0].value, env)
-            return self._eval(e.args[1 if cond else 2].value, env)
-        args = [self._eval(a.value, env) for a in e.args]
+    def builtin(self, f, e: ir.Call, env: dict):
+        args = [self.visit(a.value, env) for a in e.args]
         bad = f.domain(*args)
         if bad is not None:
             i, message = bad
@@ -284,13 +259,6 @@ class _Eval:
 def is_first(e: ir.Expr) -> bool:
     """Whether ``e`` is a ``first(...)`` (whose value may be "never")."""
     return (isinstance(e, ir.Aggregate) and e.op is ir.AggOp.FIRST) or (isinstance(e, ir.Reduce) and e.op == "first")
-
-
-def _cmp(op: ir.CmpOp, a, b) -> bool:
-    return {
-        ir.CmpOp.EQ: a == b, ir.CmpOp.NE: a != b, ir.CmpOp.LT: a < b,
-        ir.CmpOp.LE: a <= b, ir.CmpOp.GT: a > b, ir.CmpOp.GE: a >= b,
-    }[op]
 
 
 def _text(e: ir.Expr) -> str:

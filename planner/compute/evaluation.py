@@ -212,10 +212,10 @@ class Plan:
         """The unit the plan's periods count in (``month``) and its size in base units."""
         from ..language.aggregates import Ranges
         from ..language.analysis import unit_of
-        from .numeric import Compiler
+        from .exact import constant
 
         ranges = Ranges(self.model.quantities, self.model.functions, lambda u: unit_of(u, self.model.units))
-        step = ranges.step(self.model.periods.values, Compiler(self.model, [])._constant)
+        step = ranges.step(self.model.periods.values, lambda e: constant(self.model, e))
         return step.unit, float(step.scale)
 
     # ---- the SymPy model: built on first use (questions, explain, sensitivity, the workbook's
@@ -265,6 +265,20 @@ class Plan:
             if constraints:
                 outputs += [(f"__constraint{i}", c.condition) for i, (_, c) in enumerate(self._constraints)]
             return compile_program(self.model, self.arguments, outputs)
+
+    def compile_for(self, names) -> tuple[Program, list[str]]:
+        """``names``, the derived quantities they use and every constraint as one program (a sweep's, a
+        simulation's), compiled once per set of names: (the program, the derived quantities it computes)."""
+        from ..language.graph import cone
+
+        cache = self.__dict__.setdefault("_compiled_for", {})
+        key = frozenset(names)
+        if key not in cache:
+            used = [n.name for _, c in self._constraints for n in ir.free_names(c.condition)]
+            need = set(cone(self.model, list(names) + used))
+            derived = [n for n in self.model.derived if n in need]
+            cache[key] = (self.compile_outputs(derived, constraints=True), derived)
+        return cache[key]
 
     # ---- answers used in formulas ---------------------------------------------------
     @property

@@ -12,6 +12,7 @@ another way (SymPy).
 
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
 from typing import Mapping, Optional, Union
 
@@ -30,7 +31,60 @@ class NotRational(Exception):
     """The formula has no rational value (or one too costly to compute exactly)."""
 
 
-class ExactEvaluator:
+COMPARE = {ir.CmpOp.EQ: operator.eq, ir.CmpOp.NE: operator.ne, ir.CmpOp.LT: operator.lt, ir.CmpOp.LE: operator.le,
+           ir.CmpOp.GT: operator.gt, ir.CmpOp.GE: operator.ge}
+
+
+class Formula:
+    """What a walk that evaluates a formula straight from the IR does the same way, exactly
+    (:class:`ExactEvaluator`) or in floats (:mod:`planner.compute.diagnose`): a literal in base units,
+    ``and``, ``or``, ``not``, a comparison chain, the branch an ``if`` takes and a user function's body.
+    A walk mixes it into an :class:`~planner.language.ir.Visitor` and gives ``number`` (a literal's
+    value), ``tolerance`` (an ``~=``'s, as it compares) and ``builtin`` (a built-in's value)."""
+
+    model: Model
+
+    def visit_Number(self, e: ir.Number, env: dict):
+        return self.number(e.value * (unit_of(e.unit, self.model.units).scale if e.unit is not None else 1))
+
+    def visit_Bool(self, e: ir.Bool, env: dict) -> bool:
+        return e.value
+
+    def visit_Compare(self, e: ir.Compare, env: dict) -> bool:
+        ops = [self.visit(o, env) for o in e.operands]
+        for i, op in enumerate(e.ops):
+            if op is ir.CmpOp.APPROX:  # within the written precision (planner.language.precision)
+                tol = approx_tolerance(e, i, self.model.units)
+                holds = ops[i] == ops[i + 1] if tol is None else abs(ops[i] - ops[i + 1]) <= self.tolerance(tol)
+            else:
+                holds = COMPARE[op](ops[i], ops[i + 1])
+            if not holds:
+                return False
+        return True
+
+    def visit_Logic(self, e: ir.Logic, env: dict):
+        a, b = self.visit(e.left, env), self.visit(e.right, env)
+        return (a and b) if e.op is ir.BoolOp.AND else (a or b)
+
+    def visit_Not(self, e: ir.Not, env: dict) -> bool:
+        return not self.visit(e.operand, env)
+
+    def visit_Call(self, e: ir.Call, env: dict):
+        f = self.model.functions.get(e.func)
+        if f is not None:
+            body, inner = ir.inline(f, e, lambda a: self.visit(a, env), self.visit)
+            return self.visit(body, inner)
+        f = FUNCTIONS[e.func]
+        if f.lazy:  # only the branch taken
+            cond = self.visit(e.args[0].value, env)
+            return self.visit(e.args[1 if cond else 2].value, env)
+        return self.builtin(f, e, env)
+
+
+class ExactEvaluator(Formula, ir.Visitor):
+    number = staticmethod(Fraction)
+    tolerance = staticmethod(Fraction)
+
     def __init__(self, model: Model, inputs: Mapping[str, Value]) -> None:
         self.model = model
         self.values: dict[str, Value] = dict(inputs)
@@ -63,61 +117,44 @@ class ExactEvaluator:
         return self.values[name]
 
     def expr(self, e: ir.Expr, env: Optional[dict] = None) -> Value:
-        env = env or {}
-        t = type(e)
-        if t is ir.Number:
-            return e.value * (unit_of(e.unit, self.model.units).scale if e.unit is not None else 1)
-        if t is ir.Bool:
-            return e.value
-        if t is ir.Name:
-            if e.name in env:
-                return env[e.name]
-            q = self.model.quantities.get(e.name)
-            if q is not None and q.per_period:
-                if self._t is None:
-                    raise NotRational("a series is no one value")
-                return self.series()[e.name][self._t]
-            return self.quantity(e.name)
-        if t is ir.Neg:
-            return -self._num(e.operand, env)
-        if t is ir.Binary:
-            a, b = self._num(e.left, env), self._num(e.right, env)
-            op = e.op
-            if op is ir.BinOp.ADD:
-                return a + b
-            if op is ir.BinOp.SUB:
-                return a - b
-            if op is ir.BinOp.MUL:
-                return a * b
-            if op is ir.BinOp.DIV:
-                if b == 0:
-                    raise NotRational("division by zero")
-                return a / b
-            if b.denominator != 1 or abs(b) > MAX_EXPONENT or (a == 0 and b < 0):
-                raise NotRational("a power without a rational value")
-            return a ** int(b)
-        if t is ir.Compare:
-            ops = [self.expr(o, env) for o in e.operands]
-            for i, op in enumerate(e.ops):
-                if op is ir.CmpOp.APPROX:  # within the written precision (planner.language.precision)
-                    tol = approx_tolerance(e, i, self.model.units)
-                    holds = ops[i] == ops[i + 1] if tol is None else abs(ops[i] - ops[i + 1]) <= tol
-                else:
-                    holds = _cmp(op, ops[i], ops[i + 1])
-                if not holds:
-                    return False
-            return True
-        if t is ir.Logic:
-            a, b = self.expr(e.left, env), self.expr(e.right, env)
-            return (a and b) if e.op is ir.BoolOp.AND else (a or b)
-        if t is ir.Not:
-            return not self.expr(e.operand, env)
-        if t is ir.Call:
-            return self._call(e, env)
-        if t is ir.Series or t is ir.Period or t is ir.Previous or t is ir.Reduce or t is ir.At:
-            return self._over_periods(e, env)
-        if t is ir.PeriodTable and self._t is not None:
-            return self.expr(e.items[min(self._t, len(e.items) - 1)], env)
+        return self.visit(e, env or {})
+
+    def visit_Name(self, e: ir.Name, env: dict) -> Value:
+        if e.name in env:
+            return env[e.name]
+        q = self.model.quantities.get(e.name)
+        if q is not None and q.per_period:
+            if self._t is None:
+                raise NotRational("a series is no one value")
+            return self.series()[e.name][self._t]
+        return self.quantity(e.name)
+
+    def visit_Neg(self, e: ir.Neg, env: dict) -> Fraction:
+        return -self._num(e.operand, env)
+
+    def visit_Binary(self, e: ir.Binary, env: dict) -> Fraction:
+        a, b = self._num(e.left, env), self._num(e.right, env)
+        op = e.op
+        if op is ir.BinOp.ADD:
+            return a + b
+        if op is ir.BinOp.SUB:
+            return a - b
+        if op is ir.BinOp.MUL:
+            return a * b
+        if op is ir.BinOp.DIV:
+            if b == 0:
+                raise NotRational("division by zero")
+            return a / b
+        if b.denominator != 1 or abs(b) > MAX_EXPONENT or (a == 0 and b < 0):
+            raise NotRational("a power without a rational value")
+        return a ** int(b)
+
+    def visit_PeriodTable(self, e: ir.PeriodTable, env: dict) -> Value:
+        if self._t is None:
+            raise NotRational("PeriodTable")
+        return self.visit(e.items[min(self._t, len(e.items) - 1)], env)
+
+    def visit_other(self, e: ir.Expr, env: dict) -> Value:
         raise NotRational(type(e).__name__)
 
     # ---- series over periods: period by period, in rationals ------------------------------------
@@ -149,28 +186,33 @@ class ExactEvaluator:
                     self._t = None
         return self._series
 
-    def _over_periods(self, e, env) -> Value:
-        t = type(e)
-        if t is ir.Series:
-            return self.expr(e.first if self._t == 0 or e.then is None else e.then, env)
-        if t is ir.Period:
-            start, step, _ = self.periods()
-            return start + self._t * step
-        if t is ir.Previous:
-            if self._t == 0:
-                if e.init is None:
-                    raise NotRational("no period before the first")
-                return self.expr(e.init, env)
-            return self.series()[e.name][self._t - 1]
+    def visit_Series(self, e: ir.Series, env: dict) -> Value:
+        return self.visit(e.first if self._t == 0 or e.then is None else e.then, env)
+
+    def visit_Period(self, e: ir.Period, env: dict) -> Fraction:
+        start, step, _ = self.periods()
+        return start + self._t * step
+
+    def visit_Previous(self, e: ir.Previous, env: dict) -> Value:
+        if self._t == 0:
+            if e.init is None:
+                raise NotRational("no period before the first")
+            return self.visit(e.init, env)
+        return self.series()[e.name][self._t - 1]
+
+    def visit_At(self, e: ir.At, env: dict) -> Value:
+        if self._t is not None:
+            raise NotRational("a reduction inside a series")
+        start, step, n = self.periods()
+        at = (self._num(e.when, env) - start) / step
+        if at.denominator != 1 or not 0 <= at < n:
+            raise NotRational("outside the periods")
+        return self._at(e.series, env, int(at))
+
+    def visit_Reduce(self, e: ir.Reduce, env: dict) -> Value:
         if self._t is not None:
             raise NotRational("a reduction inside a series")
         _, _, n = self.periods()
-        if t is ir.At:
-            start, step, _ = self.periods()
-            at = (self._num(e.when, env) - start) / step
-            if at.denominator != 1 or not 0 <= at < n:
-                raise NotRational("outside the periods")
-            return self._at(e.series, env, int(at))
         pairs = []
         for i in range(n):
             cond = True if e.cond is None else self._at(e.cond, env, i)
@@ -204,15 +246,7 @@ class ExactEvaluator:
             raise NotRational("a condition used as a number")
         return v
 
-    def _call(self, e: ir.Call, env) -> Value:
-        f = self.model.functions.get(e.func)
-        if f is not None:
-            body, inner = ir.inline(f, e, lambda a: self.expr(a, env), self.expr)
-            return self.expr(body, inner)
-        f = FUNCTIONS[e.func]
-        if f.lazy:  # only the branch taken
-            cond = self.expr(e.args[0].value, env)
-            return self.expr(e.args[1 if cond else 2].value, env)
+    def builtin(self, f, e: ir.Call, env: dict) -> Value:
         value = None
         if f.exact is not None:
             value = f.exact(*fill(f, [self._num(a.value, env) for a in e.args], Fraction))
@@ -228,17 +262,3 @@ def constant(model, e: ir.Expr) -> Optional[Fraction]:
     except (NotRational, KeyError):
         return None
     return v if isinstance(v, Fraction) else None
-
-
-def _cmp(op: ir.CmpOp, a, b) -> bool:
-    if op is ir.CmpOp.EQ:
-        return a == b
-    if op is ir.CmpOp.NE:
-        return a != b
-    if op is ir.CmpOp.LT:
-        return a < b
-    if op is ir.CmpOp.LE:
-        return a <= b
-    if op is ir.CmpOp.GT:
-        return a > b
-    return a >= b

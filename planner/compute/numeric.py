@@ -47,12 +47,24 @@ from .runtime import Body, Program, ScanBody, step_reads as _reads
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
-    from typing import Callable, Mapping, Optional, Sequence
+    from typing import Mapping, Optional, Sequence
 
 
 _BINARY = {ir.BinOp.ADD: "+", ir.BinOp.SUB: "-", ir.BinOp.MUL: "*", ir.BinOp.DIV: "/", ir.BinOp.POW: "^"}
 _COMPARE = {ir.CmpOp.EQ: "==", ir.CmpOp.NE: "!=", ir.CmpOp.LT: "<", ir.CmpOp.LE: "<=", ir.CmpOp.GT: ">",
             ir.CmpOp.GE: ">=", ir.CmpOp.APPROX: "=="}
+
+
+def chain(e: ir.Binary) -> tuple[ir.Expr, list[ir.Binary]]:
+    """A chain of ``+ -`` (or of ``*``) from ``e`` down its left side, found without recursing down it: its
+    first operand and its links left to right (each link's ``op`` and ``right``). The symbolic route
+    builds one node of a chain's terms from it."""
+    links, node = [], e
+    ops = (ir.BinOp.ADD, ir.BinOp.SUB) if e.op in (ir.BinOp.ADD, ir.BinOp.SUB) else (ir.BinOp.MUL,)
+    while node.__class__ is ir.Binary and node.op in ops:
+        links.append(node)
+        node = node.left
+    return node, links[::-1]
 
 
 def call(f, args: list, scope: "Scope") -> int:
@@ -121,7 +133,7 @@ _OVER = {"sum": "sum_over", "mean": "mean_over", "min": "min_over", "max": "max_
          "first": "first_over"}
 
 
-class Compiler:
+class Compiler(ir.Visitor):
     """The IR of a plan's formulas to a :class:`Program`.
 
     ``arguments`` are the names the program takes (quantities, answers used in formulas, and names
@@ -150,7 +162,7 @@ class Compiler:
             return self._per_period(name, self.top)
         if expr.__class__ is ir.Period:  # the periods themselves
             return self._stack([expr], self.top, {}, {})[0]
-        reg = self._expr(expr, self.top, dict(env or {}), {})
+        reg = self.visit(expr, self.top, dict(env or {}), {})
         if name in self.model.quantities and name not in self.top.names:
             self.top.names[name] = reg
         return reg
@@ -165,67 +177,66 @@ class Compiler:
                        steps, results[0], self._aggregates)
 
     # -- expressions ----------------------------------------------------------------
-    def _expr(self, e: ir.Expr, scope: Scope, env: dict, ranges_scope: dict) -> int:
-        t = e.__class__
-        if t is ir.Number:
-            v = e.value
-            if e.unit is not None:
-                v = v * self._scale(e.unit)
-            return scope.const(_float(v))
-        if t is ir.Name:
-            return self._name(e.name, scope, env)
-        if t is ir.Bool:
-            return scope.const(bool(e.value))
-        x = lambda node: self._expr(node, scope, env, ranges_scope)  # noqa: E731
-        if t is ir.Binary:
-            if e.op is ir.BinOp.DIV or e.op is ir.BinOp.POW:
-                return scope.emit(_BINARY[e.op], x(e.left), x(e.right))
-            # a chain of `+ -` (or of `*`) left to right, as written, without recursing down it
-            chain, node = [], e
-            ops = (ir.BinOp.ADD, ir.BinOp.SUB) if e.op in (ir.BinOp.ADD, ir.BinOp.SUB) else (ir.BinOp.MUL,)
-            while node.__class__ is ir.Binary and node.op in ops:
-                chain.append(node)
-                node = node.left
-            acc = x(node)
-            for link in reversed(chain):
-                acc = scope.emit(_BINARY[link.op], acc, x(link.right))
-            return acc
-        if t is ir.Neg:
-            return scope.emit("neg", x(e.operand))
-        if t is ir.Compare:
-            if any(o.__class__ is ir.Never for o in e.operands):
-                return self._never_compare(e, scope, x)
-            regs = [x(o) for o in e.operands]
-            out = None
-            for i, op in enumerate(e.ops):
-                tol = approx_tolerance(e, i, self.model.units) if op is ir.CmpOp.APPROX else None
-                if tol is not None:
-                    rel = scope.emit("approx", regs[i], regs[i + 1], scope.const(in_floats(tol)))
-                else:
-                    rel = scope.emit(_COMPARE[op], regs[i], regs[i + 1])
-                out = rel if out is None else scope.emit("and", out, rel)
-            return out
-        if t is ir.Logic:
-            return scope.emit("and" if e.op is ir.BoolOp.AND else "or", x(e.left), x(e.right))
-        if t is ir.Not:
-            return scope.emit("not", x(e.operand))
-        if t is ir.Call:
-            return self._call(e, scope, env, ranges_scope)
-        if t is ir.Aggregate:
-            return self._aggregate(e, scope, env, ranges_scope)
-        if t is ir.Series or t is ir.Period or t is ir.Previous or t is ir.Reduce or t is ir.At:
-            return self._series(e, scope, env, ranges_scope)
-        if t is ir.PeriodTable:  # the item of this period (the last after the list)
-            items = [x(i) for i in e.items]
-            return scope.emit("by_period", self._in_scan(scope, lambda s: s.index), *items)
-        if t is ir.Never:
-            return scope.const(NEVER)
-        if t is ir.ScenarioRef:
-            name = self.refs.get(id(e))
-            if name is None:
-                raise AssertionError("a scenario reference outside a check")
-            return self._name(name, scope, env)
-        raise AssertionError(f"cannot compile {t.__name__}")
+    def visit_Number(self, e: ir.Number, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        v = e.value
+        if e.unit is not None:
+            v = v * self._scale(e.unit)
+        return scope.const(_float(v))
+
+    def visit_Name(self, e: ir.Name, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        return self._name(e.name, scope, env)
+
+    def visit_Bool(self, e: ir.Bool, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        return scope.const(bool(e.value))
+
+    def visit_Binary(self, e: ir.Binary, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        if e.op is ir.BinOp.DIV or e.op is ir.BinOp.POW:
+            return scope.emit(_BINARY[e.op], self.visit(e.left, scope, env, ranges_scope),
+                              self.visit(e.right, scope, env, ranges_scope))
+        first, links = chain(e)  # `a + b - c` left to right, as written
+        acc = self.visit(first, scope, env, ranges_scope)
+        for link in links:
+            acc = scope.emit(_BINARY[link.op], acc, self.visit(link.right, scope, env, ranges_scope))
+        return acc
+
+    def visit_Neg(self, e: ir.Neg, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        return scope.emit("neg", self.visit(e.operand, scope, env, ranges_scope))
+
+    def visit_Compare(self, e: ir.Compare, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        x = lambda node: self.visit(node, scope, env, ranges_scope)  # noqa: E731
+        if any(o.__class__ is ir.Never for o in e.operands):
+            return self._never_compare(e, scope, x)
+        regs = [x(o) for o in e.operands]
+        out = None
+        for i, op in enumerate(e.ops):
+            tol = approx_tolerance(e, i, self.model.units) if op is ir.CmpOp.APPROX else None
+            if tol is not None:
+                rel = scope.emit("approx", regs[i], regs[i + 1], scope.const(in_floats(tol)))
+            else:
+                rel = scope.emit(_COMPARE[op], regs[i], regs[i + 1])
+            out = rel if out is None else scope.emit("and", out, rel)
+        return out
+
+    def visit_Logic(self, e: ir.Logic, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        return scope.emit("and" if e.op is ir.BoolOp.AND else "or", self.visit(e.left, scope, env, ranges_scope),
+                          self.visit(e.right, scope, env, ranges_scope))
+
+    def visit_Not(self, e: ir.Not, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        return scope.emit("not", self.visit(e.operand, scope, env, ranges_scope))
+
+    def visit_PeriodTable(self, e: ir.PeriodTable, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        """The item of this period (the last after the list)."""
+        items = [self.visit(i, scope, env, ranges_scope) for i in e.items]
+        return scope.emit("by_period", self._in_scan(scope, lambda s: s.index), *items)
+
+    def visit_Never(self, e: ir.Never, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        return scope.const(NEVER)
+
+    def visit_ScenarioRef(self, e: ir.ScenarioRef, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        name = self.refs.get(id(e))
+        if name is None:
+            raise AssertionError("a scenario reference outside a check")
+        return self._name(name, scope, env)
 
     def _name(self, name: str, scope: Scope, env: dict) -> int:
         if name in env:
@@ -240,7 +251,7 @@ class Compiler:
             q = self.model.quantities.get(name)
             if q is None or q.is_input:
                 raise AssertionError(f"`{name}` is not an argument of this program")
-            reg = self._expr(q.definition.expr, scope, {}, {})
+            reg = self.visit(q.definition.expr, scope, {}, {})
             scope.names[name] = reg
         return reg
 
@@ -277,7 +288,7 @@ class Compiler:
                 if stacked is not None:
                     reg = scope.emit("period_of", scope.capture(stacked), scope.index)
                 else:
-                    reg = self._expr(self.model.quantities[name].definition.expr, scope, {}, {})
+                    reg = self.visit(self.model.quantities[name].definition.expr, scope, {}, {})
                 scope.names[name] = reg
             return reg
         s = scope.parent
@@ -289,32 +300,34 @@ class Compiler:
             return self.stacked[name]
         return self._stack([ir.Name(name, self.model.quantities[name].definition.name_span)], scope, {}, {})[0]
 
-    def _series(self, e, scope: Scope, env: dict, ranges_scope: dict) -> int:
-        x = lambda node: self._expr(node, scope, env, ranges_scope)  # noqa: E731
-        t = e.__class__
-        if t is ir.Series:
-            first = x(e.first)
-            if e.then is None:
-                return first
-            then = x(e.then)
-            return scope.emit("if", self._in_scan(scope, lambda s: s.first), first, then)
-        if t is ir.Period:
-            return self._in_scan(scope, lambda s: s.period)
-        if t is ir.Previous:
-            def held(s: ScanScope) -> int:
-                reg = s.prev.get(e.name)
-                if reg is None:
-                    reg = s.prev[e.name] = s.new()
-                return reg
-            prev = self._in_scan(scope, held)
-            if e.init is None:
-                return prev
-            return scope.emit("if", self._in_scan(scope, lambda s: s.first), x(e.init), prev)
-        if t is ir.At:
-            (stack,) = self._stack([e.series], scope, env, ranges_scope)
-            start, _, step = self._period_range(scope)
-            return scope.emit("at_period", stack, x(e.when), start, scope.const(step))
-        # a reduction
+    def visit_Series(self, e: ir.Series, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        first = self.visit(e.first, scope, env, ranges_scope)
+        if e.then is None:
+            return first
+        then = self.visit(e.then, scope, env, ranges_scope)
+        return scope.emit("if", self._in_scan(scope, lambda s: s.first), first, then)
+
+    def visit_Period(self, e: ir.Period, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        return self._in_scan(scope, lambda s: s.period)
+
+    def visit_Previous(self, e: ir.Previous, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        def held(s: ScanScope) -> int:
+            reg = s.prev.get(e.name)
+            if reg is None:
+                reg = s.prev[e.name] = s.new()
+            return reg
+        prev = self._in_scan(scope, held)
+        if e.init is None:
+            return prev
+        first = self._in_scan(scope, lambda s: s.first)
+        return scope.emit("if", first, self.visit(e.init, scope, env, ranges_scope), prev)
+
+    def visit_At(self, e: ir.At, scope: Scope, env: dict, ranges_scope: dict) -> int:
+        (stack,) = self._stack([e.series], scope, env, ranges_scope)
+        start, _, step = self._period_range(scope)
+        return scope.emit("at_period", stack, self.visit(e.when, scope, env, ranges_scope), start, scope.const(step))
+
+    def visit_Reduce(self, e: ir.Reduce, scope: Scope, env: dict, ranges_scope: dict) -> int:
         if e.op == "count":
             (cond,) = self._stack([e.cond if e.cond is not None else e.body], scope, env, ranges_scope)
             return scope.emit("count_over", scope.emit("and", cond, self.masks[cond]))
@@ -325,8 +338,8 @@ class Compiler:
 
     def _period_range(self, scope: Scope) -> tuple[int, int, float]:
         values = self.model.periods.values
-        start = self._expr(values.items[0], scope, {}, {})
-        end = self._expr(values.items[1], scope, {}, {})
+        start = self.visit(values.items[0], scope, {}, {})
+        end = self.visit(values.items[1], scope, {}, {})
         step = self.ranges.step(values, self._constant)
         return start, end, _float(step.value)
 
@@ -339,7 +352,7 @@ class Compiler:
             return [self.stacked[e.name] for e in exprs]
         body = ScanScope(scope)
         inner_env = {n: body.capture(r) for n, r in env.items()}
-        outs = [self._expr(e, body, inner_env, ranges_scope) for e in exprs]
+        outs = [self.visit(e, body, inner_env, ranges_scope) for e in exprs]
         done: set[str] = set()
         while len(done) < len(body.prev):  # every series read in the period before is computed here too
             for name in [n for n in body.prev if n not in done]:
@@ -379,32 +392,32 @@ class Compiler:
             got = self._scales[id(unit)] = unit_of(unit, self.model.units).scale
         return got
 
-    def _call(self, e: ir.Call, scope: Scope, env: dict, ranges_scope: dict) -> int:
+    def visit_Call(self, e: ir.Call, scope: Scope, env: dict, ranges_scope: dict) -> int:
         f = self.model.functions.get(e.func)
         if f is not None:  # a user function: expanded inline (ir.inline), its parameters bound to registers
             _, inner_ranges = ir.inline(f, e, lambda a: (a, ranges_scope), lambda d, bound: (d, bound))
-            body, inner = ir.inline(f, e, lambda a: self._expr(a, scope, env, ranges_scope),
-                                    lambda d, bound: self._expr(d, scope, bound, {k: inner_ranges[k] for k in bound}))
-            return self._expr(body, scope, inner, inner_ranges)
-        args = [self._expr(a.value, scope, env, ranges_scope) for a in e.args]
+            body, inner = ir.inline(f, e, lambda a: self.visit(a, scope, env, ranges_scope),
+                                    lambda d, bound: self.visit(d, scope, bound, {k: inner_ranges[k] for k in bound}))
+            return self.visit(body, scope, inner, inner_ranges)
+        args = [self.visit(a.value, scope, env, ranges_scope) for a in e.args]
         return call(FUNCTIONS[e.func], args, scope)
 
-    def _aggregate(self, e: ir.Aggregate, scope: Scope, env: dict, ranges_scope: dict) -> int:
+    def visit_Aggregate(self, e: ir.Aggregate, scope: Scope, env: dict, ranges_scope: dict) -> int:
         op = e.op
         if e.values.kind == "list" and op is ir.AggOp.FIRST:  # the first item where the condition holds
-            items = [(self._expr(item, scope, env, ranges_scope), item) for item in e.values.items]
+            items = [(self.visit(item, scope, env, ranges_scope), item) for item in e.values.items]
             acc = scope.const(NEVER)
             for value, item in reversed(items):
                 inner_ranges = {**ranges_scope, e.var: (item, ranges_scope)}
-                cond = self._expr(e.body, scope, {**env, e.var: value}, inner_ranges)
+                cond = self.visit(e.body, scope, {**env, e.var: value}, inner_ranges)
                 acc = scope.emit("if", cond, value, acc)
             return acc
         if e.values.kind == "list":  # written out, term by term
             terms = []
             for item in e.values.items:
-                value = self._expr(item, scope, env, ranges_scope)
+                value = self.visit(item, scope, env, ranges_scope)
                 inner_ranges = {**ranges_scope, e.var: (item, ranges_scope)}
-                term = self._expr(e.body, scope, {**env, e.var: value}, inner_ranges)
+                term = self.visit(e.body, scope, {**env, e.var: value}, inner_ranges)
                 if op is ir.AggOp.COUNT:
                     term = scope.emit("if", term, scope.const(1.0), scope.const(0.0))
                 terms.append(term)
@@ -417,14 +430,14 @@ class Compiler:
         # a range: the terms are the values start, start + step, ... up to end
         step = self.ranges.step(e.values, self._constant)
         cap = self.ranges.terms(e, ranges_scope, step.value)
-        start = self._expr(e.values.items[0], scope, env, ranges_scope)
-        end = self._expr(e.values.items[1], scope, env, ranges_scope)
+        start = self.visit(e.values.items[0], scope, env, ranges_scope)
+        end = self.visit(e.values.items[1], scope, env, ranges_scope)
         body = Scope(scope)
         var = body.new()
         inner_env = {n: body.capture(r) for n, r in env.items()}
         inner_env[e.var] = var
         inner_ranges = {**ranges_scope, e.var: self.ranges.var_interval(e, ranges_scope)}
-        result = self._expr(e.body, body, inner_env, inner_ranges)
+        result = self.visit(e.body, body, inner_env, inner_ranges)
         if op is ir.AggOp.COUNT:
             result = body.emit("if", result, body.const(1.0), body.const(0.0))
         elif op is ir.AggOp.FIRST:  # the least value where the condition holds: the first, a range counting up

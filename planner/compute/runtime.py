@@ -35,7 +35,22 @@ BLOCK = 1 << 16  # array elements per block of an aggregate's terms
 
 # ---- what a program is ------------------------------------------------------------------------
 
-class Program:
+class _Code:
+    """Plain data: its ``__slots__`` but the last, ``_bound`` (its steps bound to a runtime, made on first
+    run), which a pickle leaves out."""
+
+    __slots__ = ()
+
+    def __getstate__(self):
+        return tuple(getattr(self, f) for f in self.__slots__[:-1])
+
+    def __setstate__(self, state) -> None:
+        for f, v in zip(self.__slots__[:-1], state, strict=True):  # (a state of another length: ValueError)
+            setattr(self, f, v)
+        self._bound = {}
+
+
+class Program(_Code):
     """Steps from input values to output values: plain data.
 
     * ``inputs``: the names of the values a run takes, in order (registers ``0..len(inputs)-1``);
@@ -61,13 +76,6 @@ class Program:
     def __repr__(self) -> str:
         return f"Program(inputs={len(self.inputs)}, outputs={len(self.outputs)}, steps={len(self.steps)})"
 
-    def __getstate__(self):
-        return (self.inputs, self.outputs, self.size, self.consts, self.steps, self.results, self.aggregates)
-
-    def __setstate__(self, state) -> None:
-        (self.inputs, self.outputs, self.size, self.consts, self.steps, self.results, self.aggregates) = state
-        self._bound = {}
-
     def valid(self) -> bool:
         """Whether this is a program the compiler could have made (read from a cache written by
         anyone): every step's name in the runtime's table, every register in range."""
@@ -86,7 +94,7 @@ class Program:
         return run_floats(self, values)
 
 
-class Body:
+class Body(_Code):
     """The body of an aggregate over a range: its own registers, the outer values it reads
     (``captures``: (outer register, inner register)), the register of the range's variable and of
     the term."""
@@ -102,15 +110,8 @@ class Body:
         self.result = result
         self._bound: dict = {}
 
-    def __getstate__(self):
-        return (self.captures, self.var, self.size, self.consts, self.steps, self.result)
 
-    def __setstate__(self, state) -> None:
-        (self.captures, self.var, self.size, self.consts, self.steps, self.result) = state
-        self._bound = {}
-
-
-class ScanBody:
+class ScanBody(_Code):
     """One period of a run over a plan's periods (``scan``): its registers, the outer values it reads
     (``captures``: (outer register, inner register)), the registers of ``period``, of whether this
     is the first period (``first``) and of the period's index (``index``, from 0); ``state``: (the
@@ -129,15 +130,6 @@ class ScanBody:
         self.steps = tuple(steps)
         self.outputs = tuple(outputs)
         self._bound: dict = {}
-
-    def __getstate__(self):
-        return (self.captures, self.period, self.first, self.index, self.state, self.size, self.consts, self.steps,
-                self.outputs)
-
-    def __setstate__(self, state) -> None:
-        (self.captures, self.period, self.first, self.index, self.state, self.size, self.consts, self.steps,
-         self.outputs) = state
-        self._bound = {}
 
 
 # Reductions of a series (an array whose last axis is the periods) to one figure, over the periods where
@@ -218,10 +210,6 @@ def _f_pow(a, b):
     return v
 
 
-def _f_approx_eq(a, b, tol):
-    return abs(a - b) <= tol
-
-
 FLOATS = {
     "+": lambda r, a: r[a[0]] + r[a[1]],
     "-": lambda r, a: r[a[0]] - r[a[1]],
@@ -235,7 +223,7 @@ FLOATS = {
     "<=": lambda r, a: r[a[0]] <= r[a[1]],
     ">": lambda r, a: r[a[0]] > r[a[1]],
     ">=": lambda r, a: r[a[0]] >= r[a[1]],
-    "approx": lambda r, a: _f_approx_eq(r[a[0]], r[a[1]], r[a[2]]),
+    "approx": lambda r, a: abs(r[a[0]] - r[a[1]]) <= r[a[2]],
     "and": lambda r, a: r[a[0]] and r[a[1]],
     "or": lambda r, a: r[a[0]] or r[a[1]],
     "not": lambda r, a: not r[a[0]],
@@ -376,17 +364,7 @@ def _reads(body) -> frozenset:
     if got is None:
         written, read = {body.var} | {reg for reg, _ in body.consts}, set()
         for op, dst, args in body.steps:
-            if op == "agg":
-                regs = [args[1], args[2]] + [o for o, _ in args[5].captures]
-            elif op == "scan":
-                regs = [args[0], args[1]] + [o for o, _ in args[3].captures]
-            elif op == "item":
-                regs = [args[0]]
-            elif op == "subprogram":
-                regs = list(args[1:])
-            else:
-                regs = list(args)
-            read.update(x for x in regs if x not in written)
+            read.update(x for x in step_reads(op, args) if x not in written)
             written.add(dst)
         read.discard(body.var)
         got = body._bound["reads"] = frozenset(read)
@@ -502,27 +480,12 @@ def _scan(np, approx, r, start: int, end: int, step: float, body: ScanBody) -> t
         if got is not None:
             return got
     table, _ = numpy_table()
-    first_steps, later_steps = _phases(body, "numpy", table)
     prototype = [None] * body.size
     for outer, reg in body.captures:
         prototype[reg] = r[outer]
     for reg, v in body.consts:
         prototype[reg] = np.bool_(v) if v.__class__ is bool else np.float64(v)
-    previous = [np.float64(np.nan)] * len(body.state)
-    columns: list = [[] for _ in body.outputs]
-    start_value = r[start]
-    for t in range(n):
-        regs = list(prototype)
-        regs[body.period] = start_value + t * step
-        regs[body.first] = np.bool_(t == 0)
-        regs[body.index] = t
-        for (held, _), v in zip(body.state, previous):
-            regs[held] = v
-        for fn, dst, args in (later_steps if t else first_steps):
-            regs[dst] = fn(regs, args)
-        previous = [regs[value] for _, value in body.state]
-        for column, reg in zip(columns, body.outputs):
-            column.append(regs[reg])
+    columns = _periods(body, _phases(body, "numpy", table), prototype, r[start], step, n, np.float64(np.nan), np.bool_)
     out = []
     uneven = count.size > 1 and np.min(count) != n
     for column in columns:
@@ -582,6 +545,29 @@ def _phases(body: ScanBody, runtime: str, table: dict) -> tuple[list, list]:
     return got
 
 
+def _periods(body: ScanBody, phases: tuple[list, list], prototype: list, start, step: float, n: int, before,
+             flag) -> list[list]:
+    """The body's steps run once per period, in order (``phases``: the first period's and the later ones',
+    :func:`_phases`): each output's values, period by period. ``before``: the value of a series in the
+    period before the first; ``flag``: the type of whether this is the first period (numpy's or Python's)."""
+    first_steps, later_steps = phases
+    previous = [before] * len(body.state)
+    columns: list = [[] for _ in body.outputs]
+    for t in range(n):
+        regs = list(prototype)
+        regs[body.period] = start + t * step
+        regs[body.first] = flag(t == 0)
+        regs[body.index] = t
+        for (held, _), v in zip(body.state, previous):
+            regs[held] = v
+        for fn, dst, args in (later_steps if t else first_steps):
+            regs[dst] = fn(regs, args)
+        previous = [regs[value] for _, value in body.state]
+        for column, reg in zip(columns, body.outputs):
+            column.append(regs[reg])
+    return columns
+
+
 def _scan_floats(r, start: int, step: float, body: ScanBody, n: int) -> Optional[tuple]:
     """:func:`_scan` on Python floats for one evaluation (every value a scalar), or None where floats
     cannot promise numpy's values (as :func:`run_floats`): the caller runs numpy."""
@@ -595,28 +581,13 @@ def _scan_floats(r, start: int, step: float, body: ScanBody, n: int) -> Optional
         if getattr(v, "ndim", 0):
             return None
         values.append((reg, bool(v) if isinstance(v, (bool, np.bool_)) else float(v)))
-    first_steps, later_steps = _phases(body, "floats", FLOATS)
     prototype = [None] * body.size
     for reg, v in values:
         prototype[reg] = v
     for reg, v in body.consts:
         prototype[reg] = v
-    a = float(r[start])
-    previous = [1.0] * len(body.state)  # read only by the side of a first-period choice not taken
-    columns: list = [[] for _ in body.outputs]
-    try:
-        for t in range(n):
-            regs = list(prototype)
-            regs[body.period] = a + t * step
-            regs[body.first] = t == 0
-            regs[body.index] = t
-            for (held, _), v in zip(body.state, previous):
-                regs[held] = v
-            for fn, dst, args in (later_steps if t else first_steps):
-                regs[dst] = fn(regs, args)
-            previous = [regs[value] for _, value in body.state]
-            for column, reg in zip(columns, body.outputs):
-                column.append(regs[reg])
+    try:  # (the value before the first period, 1.0, is read only by the side of a first-period choice not taken)
+        columns = _periods(body, _phases(body, "floats", FLOATS), prototype, float(r[start]), step, n, 1.0, bool)
     except (ArithmeticError, ValueError, TypeError, GiveUp):
         return None
     out = []

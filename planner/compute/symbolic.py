@@ -23,6 +23,7 @@ from ..language.analysis import unit_of
 from ..language.graph import cone  # noqa: F401  (re-exported: the graph walk lives with the graph)
 from ..language.model import Model
 from ..language.precision import approx_tolerance
+from .numeric import chain
 
 _REL = {
     ir.CmpOp.EQ: sp.Eq, ir.CmpOp.NE: sp.Ne, ir.CmpOp.LT: sp.Lt,
@@ -218,7 +219,7 @@ def expand_aggregates(expr: sp.Basic) -> sp.Basic:
                         lambda n: n.doit())
 
 
-class Converter:
+class Converter(ir.Visitor):
     def __init__(self, model: Model, symbols: SymbolTable) -> None:
         self.model = model
         self.symbols = symbols
@@ -227,7 +228,7 @@ class Converter:
 
     def expr(self, e: ir.Expr, env: Optional[Mapping[str, sp.Basic]] = None,
              ref: Optional[Callable[[ir.ScenarioRef], sp.Basic]] = None) -> sp.Basic:
-        return self._conv(e, env or {}, ref, {})
+        return self.visit(e, env or {}, ref, {})
 
     def _ref_name(self, name: str) -> sp.Basic:
         sym = self.symbols[name]
@@ -235,65 +236,75 @@ class Converter:
             return sp.Eq(sym, 1)
         return sym
 
-    def _conv(self, e: ir.Expr, env, ref, scope) -> sp.Basic:
-        c = lambda x: self._conv(x, env, ref, scope)  # noqa: E731
-        if isinstance(e, ir.Number):
-            value = e.value
-            if e.unit is not None:
-                value *= unit_of(e.unit, self.model.units).scale
-            return rational(value)
-        if isinstance(e, ir.Bool):
-            return sp.true if e.value else sp.false
-        if isinstance(e, ir.Name):
-            if e.name in env:
-                return env[e.name]
-            if e.name not in self.model.quantities and e.name in self.symbols.answers:
-                return self.symbols.answers[e.name]
-            return self._ref_name(e.name)
-        if isinstance(e, ir.ScenarioRef):
-            if ref is None:
-                raise AssertionError("scenario reference outside a check")
-            return ref(e)
-        if isinstance(e, ir.Neg):
-            return -c(e.operand)
-        if isinstance(e, ir.Binary):
-            # The constructors the operators end in, called directly: the same trees, about
-            # twice as fast to build (no sympify or operator dispatch), which counts for big plans.
-            if e.op in (ir.BinOp.ADD, ir.BinOp.SUB):
-                # `a + b - c + ...` as one Add of all its terms: built pairwise, SymPy
-                # would flatten and sort ever longer sums (quadratic in the number of terms).
-                return sp.Add(*[t if positive else -t for t, positive in self._terms(e, c)])
-            if e.op is ir.BinOp.MUL:
-                return sp.Mul(*self._factors(e, c))
-            a, b = c(e.left), c(e.right)
-            if e.op is ir.BinOp.DIV:
-                if isinstance(b, sp.Rational) and b != 0:
-                    return sp.Mul(a, sp.Rational(b.q, b.p))
-                return sp.Mul(a, sp.Pow(b, sp.S.NegativeOne))
-            return _power(a, b)
-        if isinstance(e, ir.Compare):
-            ops = [c(o) for o in e.operands]
-            rels = [self._approx(e, i, ops[i], ops[i + 1]) if op is ir.CmpOp.APPROX else _REL[op](ops[i], ops[i + 1])
-                    for i, op in enumerate(e.ops)]
-            return rels[0] if len(rels) == 1 else sp.And(*rels)
-        if isinstance(e, ir.Logic):
-            return (sp.And if e.op is ir.BoolOp.AND else sp.Or)(c(e.left), c(e.right))
-        if isinstance(e, ir.Not):
-            return sp.Not(c(e.operand))
-        if isinstance(e, ir.Call):
-            return self._call(e, env, ref, scope)
-        if isinstance(e, ir.Aggregate):
-            return self._aggregate(e, env, ref, scope)
-        if isinstance(e, (ir.Series, ir.Period, ir.Previous, ir.Reduce, ir.At, ir.Never, ir.PeriodTable)):
-            return series_opaque(self.model, "series", _series_names(e), e)
-        raise AssertionError(e)
+    def visit_Number(self, e: ir.Number, env, ref, scope) -> sp.Basic:
+        value = e.value
+        if e.unit is not None:
+            value *= unit_of(e.unit, self.model.units).scale
+        return rational(value)
+
+    def visit_Bool(self, e: ir.Bool, env, ref, scope) -> sp.Basic:
+        return sp.true if e.value else sp.false
+
+    def visit_Name(self, e: ir.Name, env, ref, scope) -> sp.Basic:
+        if e.name in env:
+            return env[e.name]
+        if e.name not in self.model.quantities and e.name in self.symbols.answers:
+            return self.symbols.answers[e.name]
+        return self._ref_name(e.name)
+
+    def visit_ScenarioRef(self, e: ir.ScenarioRef, env, ref, scope) -> sp.Basic:
+        if ref is None:
+            raise AssertionError("scenario reference outside a check")
+        return ref(e)
+
+    def visit_Neg(self, e: ir.Neg, env, ref, scope) -> sp.Basic:
+        return -self.visit(e.operand, env, ref, scope)
+
+    def visit_Binary(self, e: ir.Binary, env, ref, scope) -> sp.Basic:
+        c = lambda x: self.visit(x, env, ref, scope)  # noqa: E731
+        # The constructors the operators end in, called directly: the same trees, about
+        # twice as fast to build (no sympify or operator dispatch), which counts for big plans.
+        if e.op in (ir.BinOp.ADD, ir.BinOp.SUB):
+            # `a + b - c + ...` as one Add of all its terms: built pairwise, SymPy
+            # would flatten and sort ever longer sums (quadratic in the number of terms).
+            first, links = chain(e)
+            return sp.Add(c(first), *[c(x.right) if x.op is ir.BinOp.ADD else -c(x.right) for x in links])
+        if e.op is ir.BinOp.MUL:
+            first, links = chain(e)
+            return sp.Mul(c(first), *[c(x.right) for x in links])
+        a, b = c(e.left), c(e.right)
+        if e.op is ir.BinOp.DIV:
+            if isinstance(b, sp.Rational) and b != 0:
+                return sp.Mul(a, sp.Rational(b.q, b.p))
+            return sp.Mul(a, sp.Pow(b, sp.S.NegativeOne))
+        return _power(a, b)
+
+    def visit_Compare(self, e: ir.Compare, env, ref, scope) -> sp.Basic:
+        ops = [self.visit(o, env, ref, scope) for o in e.operands]
+        rels = [self._approx(e, i, ops[i], ops[i + 1]) if op is ir.CmpOp.APPROX else _REL[op](ops[i], ops[i + 1])
+                for i, op in enumerate(e.ops)]
+        return rels[0] if len(rels) == 1 else sp.And(*rels)
+
+    def visit_Logic(self, e: ir.Logic, env, ref, scope) -> sp.Basic:
+        return (sp.And if e.op is ir.BoolOp.AND else sp.Or)(self.visit(e.left, env, ref, scope),
+                                                            self.visit(e.right, env, ref, scope))
+
+    def visit_Not(self, e: ir.Not, env, ref, scope) -> sp.Basic:
+        return sp.Not(self.visit(e.operand, env, ref, scope))
+
+    def _series(self, e: ir.Expr, env, ref, scope) -> sp.Basic:
+        names = [n.name for n in ir.walk(e) if isinstance(n, ir.Name)]
+        names += [n.name for n in ir.walk(e) if isinstance(n, ir.Previous)]
+        return series_opaque(self.model, "series", names, e)
+
+    visit_Series = visit_Period = visit_Previous = visit_Reduce = visit_At = visit_Never = visit_PeriodTable = _series
 
     def _approx(self, e: ir.Compare, i: int, a: sp.Basic, b: sp.Basic) -> sp.Basic:
         """``a ~= b``: within half a unit of the last written digit (:mod:`planner.language.precision`)."""
         tol = approx_tolerance(e, i, self.model.units)
         return sp.Eq(a, b) if tol is None else sp.Le(sp.Abs(a - b), rational(tol))
 
-    def _aggregate(self, e: ir.Aggregate, env, ref, scope) -> sp.Basic:
+    def visit_Aggregate(self, e: ir.Aggregate, env, ref, scope) -> sp.Basic:
         """A list is written out (``sum([q, k])`` is ``q + k``); a range becomes ``Sum``, ``Product``,
         :class:`RangeMax` or :class:`RangeMin` over an :class:`Index` (``count`` sums 1 where its
         condition holds)."""
@@ -302,16 +313,16 @@ class Converter:
         if values.kind == "list" and op is ir.AggOp.FIRST:
             pieces = []
             for item in values.items:
-                value = self._conv(item, env, ref, scope)
-                cond = self._conv(e.body, {**env, e.var: value}, ref, {**scope, e.var: (item, scope)})
+                value = self.visit(item, env, ref, scope)
+                cond = self.visit(e.body, {**env, e.var: value}, ref, {**scope, e.var: (item, scope)})
                 if cond is not sp.false:
                     pieces.append((value, cond))
             return sp.Piecewise(*pieces, (Never(), True))
         if values.kind == "list":
             terms = []
             for item in values.items:
-                inner_env = {**env, e.var: self._conv(item, env, ref, scope)}
-                terms.append(self._conv(e.body, inner_env, ref, {**scope, e.var: (item, scope)}))
+                inner_env = {**env, e.var: self.visit(item, env, ref, scope)}
+                terms.append(self.visit(e.body, inner_env, ref, {**scope, e.var: (item, scope)}))
             if op is ir.AggOp.SUM:
                 return sp.Add(*terms)
             if op is ir.AggOp.PRODUCT:
@@ -321,8 +332,8 @@ class Converter:
             return (sp.Max if op is ir.AggOp.MAX else sp.Min)(*terms)
         step = self.ranges.step(values, self._constant)
         n = self.ranges.terms(e, scope, step.value)
-        a = self._conv(values.items[0], env, ref, scope)
-        b = self._conv(values.items[1], env, ref, scope)
+        a = self.visit(values.items[0], env, ref, scope)
+        b = self.visit(values.items[1], env, ref, scope)
         s = rational(step.value)
         k = Index(e.written_var or "i", n, step.unit, step.scale)
         if self.integral(a / s):  # m = k * step, k from start/step: `1..n`, `1 month..lifetime`
@@ -333,7 +344,7 @@ class Converter:
             hi = (b - a) / s if self.integral((b - a) / s) else sp.floor((b - a) / s)
         k.value = var
         inner_scope = {**scope, e.var: self.ranges.var_interval(e, scope)}
-        body = self._conv(e.body, {**env, e.var: var}, ref, inner_scope)
+        body = self.visit(e.body, {**env, e.var: var}, ref, inner_scope)
         if op is ir.AggOp.COUNT:
             body = _indicator(body)
         elif op is ir.AggOp.FIRST:
@@ -343,7 +354,7 @@ class Converter:
         return cls(body, (k, lo, hi))
 
     def _constant(self, e: ir.Expr) -> Optional[Fraction]:
-        v = self._conv(e, {}, None, {})
+        v = self.visit(e, {}, None, {})
         return Fraction(int(v.p), int(v.q)) if isinstance(v, sp.Rational) else None
 
     def integral(self, e: sp.Basic) -> bool:
@@ -389,36 +400,14 @@ class Converter:
             return bool(e.is_Integer)
         return all(c.is_Integer for c in poly.coeffs())
 
-    @staticmethod
-    def _terms(e: ir.Binary, c) -> list[tuple[sp.Basic, bool]]:
-        """The terms of a left-deep chain of `+` and `-`, with their signs, in order."""
-        right: list[tuple[ir.Expr, bool]] = []
-        node: ir.Expr = e
-        while isinstance(node, ir.Binary) and node.op in (ir.BinOp.ADD, ir.BinOp.SUB):
-            right.append((node.right, node.op is ir.BinOp.ADD))
-            node = node.left
-        right.append((node, True))
-        return [(c(x), positive) for x, positive in reversed(right)]
-
-    @staticmethod
-    def _factors(e: ir.Binary, c) -> list[sp.Basic]:
-        """The factors of a left-deep chain of `*`, in order."""
-        right: list[ir.Expr] = []
-        node: ir.Expr = e
-        while isinstance(node, ir.Binary) and node.op is ir.BinOp.MUL:
-            right.append(node.right)
-            node = node.left
-        right.append(node)
-        return [c(x) for x in reversed(right)]
-
-    def _call(self, e: ir.Call, env, ref, scope) -> sp.Basic:
-        c = lambda x: self._conv(x, env, ref, scope)  # noqa: E731
+    def visit_Call(self, e: ir.Call, env, ref, scope) -> sp.Basic:
+        c = lambda x: self.visit(x, env, ref, scope)  # noqa: E731
         f = self.model.functions.get(e.func)
         if f is not None:  # a user function: expanded inline (ir.inline)
             _, inner_scope = ir.inline(f, e, lambda a: (a, scope), lambda d, bound: (d, bound))
-            body, inner = ir.inline(f, e, c, lambda d, bound: self._conv(d, bound, ref,
+            body, inner = ir.inline(f, e, c, lambda d, bound: self.visit(d, bound, ref,
                                                                           {k: inner_scope[k] for k in bound}))
-            return self._conv(body, inner, ref, inner_scope)
+            return self.visit(body, inner, ref, inner_scope)
         f = FUNCTIONS[e.func]
         args = fill(f, [c(a.value) for a in e.args], sp.Integer)
         return opaque(f)(*args) if f.opaque else f.sympy(sp, args)
@@ -677,11 +666,6 @@ def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
             else:
                 exprs[name] = conv.expr(q.definition.expr)
     return symbols, exprs, conv
-
-
-def _series_names(e: ir.Expr) -> list[str]:
-    names = [n.name for n in ir.walk(e) if isinstance(n, ir.Name)]
-    return names + [n.name for n in ir.walk(e) if isinstance(n, ir.Previous)]
 
 
 def series_opaque(model: Model, label: str, names: Iterable[str], expr: ir.Expr) -> sp.Basic:

@@ -9,7 +9,7 @@ The one home of dask, distributed and xarray (optional: ``pip install '.[dask]'`
   quantity computed for it counted) is one task, not one task per point, and no block is kept once
   it is reduced.
 * A simulation's samples are a chunked axis of sample numbers: each block draws its own samples
-  (:func:`_draw_block`), the same numbers the in-memory run draws for those sample numbers (the
+  (:func:`planner.questions.sampling.draw`), the same numbers the in-memory run draws for those sample numbers (the
   ``random`` method's stream advanced to the block's first sample, or the ``counter`` generator),
   then runs the same program.
 
@@ -39,10 +39,9 @@ import numpy as np
 
 from ..compute.evaluation import Plan
 from ..language import ir
-from ..language.errors import ConstraintError, DistributionError, Label, PlanError, UsageError
+from ..language.errors import DistributionError, PlanError, UsageError
 from . import sampling, simulate
 from .sweep import SweepRun
-from .sweep import _program as _sweep_program
 
 EXTRA = "pip install 'dask[array]' distributed xarray"
 CHUNK_MB = 100.0  # the size of a block of the grid (float64 values of one quantity)
@@ -158,32 +157,6 @@ def _sweep_block(*blocks, program, args, positions):
     return tuple(np.broadcast_to(np.asarray(v), shape) for v in program(values))
 
 
-def _uniforms_block(start: int, stop: int, seed: int, name: str, method: str) -> np.ndarray:
-    """Samples ``start`` to ``stop - 1`` of :func:`planner.questions.sampling.uniforms` (``random``
-    or ``counter``), without drawing the ones before."""
-    if method == "counter":
-        return sampling.counter_uniforms(np.arange(start + 1, stop + 1), seed, name)
-    rng = sampling.stream(seed, name)
-    rng.bit_generator.advance(start)  # each float of Generator.random is one 64-bit draw of PCG64
-    u = rng.random(stop - start)
-    return np.clip(u, np.finfo(float).tiny, 1.0 - np.finfo(float).epsneg)  # as sampling.uniforms
-
-
-def _draw_block(start: int, stop: int, seed: int, method: str, inputs, copula) -> dict[str, np.ndarray]:
-    """Samples ``start`` to ``stop - 1`` of every uncertain input, as
-    :func:`planner.questions.simulate.draw` draws them (``inputs``: (name, kind, params, within))."""
-    uniform = {name: _uniforms_block(start, stop, seed, name, method) for name, _, _, _ in inputs}
-    out = {name: sampling.inverse_cdf(kind, params, uniform[name], within) for name, kind, params, within in inputs}
-    if copula is not None:
-        names, factor = copula
-        spec = {name: (kind, params, within) for name, kind, params, within in inputs}
-        z = sampling.correlated_scores([sampling.ndtri(uniform[n]) for n in names], factor)
-        for n, zn in zip(names, z):
-            kind, params, within = spec[n]
-            out[n] = sampling.from_normal(kind, params, zn, within)
-    return out
-
-
 def _simulate_block(index, program, args, positions, sampled, seed, method, inputs, copula):
     """The program over one block of samples (``index``: their sample numbers, consecutive), and the
     sampled inputs' values there; evaluated :data:`planner.questions.simulate.BLOCK` samples at a time
@@ -195,7 +168,7 @@ def _simulate_block(index, program, args, positions, sampled, seed, method, inpu
     out: list = []
     for lo in range(0, n, simulate.BLOCK):
         hi = min(n, lo + simulate.BLOCK)
-        drawn = _draw_block(first + lo, first + hi, seed, method, inputs, copula)
+        drawn = sampling.draw(inputs, hi - lo, seed, method, copula, start=first + lo)  # as simulate.draw draws
         values = list(args)
         for name, pos in positions:
             values[pos] = drawn[name]
@@ -410,7 +383,7 @@ def sweep(run: Scheduler, prepared: SweepRun, conditions: Sequence[tuple[str, ir
     used = [n.name for _, c in conditions for n in ir.free_names(c) if n.name in plan.model.quantities]
     program = prepared.compiled
     if any(n not in prepared.show for n in used):  # compiled for the conditions' quantities too
-        program, _ = _sweep_program(plan, list(prepared.show) + used)
+        program, _ = plan.compile_for(list(prepared.show) + used)
     args = plan.args(dict(prepared.inputs), prepared.answers)
     positions = [plan.model.inputs.index(p.name) for p in prepared.axes]
     chunks = chunks_for(prepared.shape, chunk_mb / max(1, len(program.outputs)))  # a chunk's values, all of them
@@ -499,18 +472,13 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
     if not isinstance(samples, int) or samples < 2 or samples > MAX_POINTS:
         raise DistributionError(f"the sample count must be from 2 to {MAX_POINTS:,}; it is {samples:,}",
                                 hint=f"the default is {simulate.DEFAULT_SAMPLES:,} (--samples)")
-    inputs = simulate.uncertain_inputs(plan)
-    if not inputs:
-        raise DistributionError(f"{plan.path} has no uncertain inputs to simulate",
-                                hint="write an input as a range (`utilisation = 40% to 70%`) or a distribution "
-                                     "(`latency = normal(10 ms, 2 ms)`)")
-    simulate._refuse_uncertain_bounds(plan, inputs)
+    inputs = simulate.inputs_to_sample(plan)
     names = list(names) if names is not None else simulate.default_names(plan)
     flags = simulate.flags_for(plan, names, flags)
     wanted = names + flags + [n.name for _, c in conditions for n in ir.free_names(c)
                               if n.name in plan.model.quantities]
-    compiled, derived = simulate._program(plan, wanted)
-    spec = [(u.name, u.kind, u.params, u.within) for u in inputs.values()]
+    compiled, derived = plan.compile_for(wanted)
+    spec = {u.name: (u.kind, u.params, u.within) for u in inputs.values()}
     copula = simulate.copula(plan)
     chunk = chunks_for((samples,), chunk_mb / (len(compiled.outputs) + len(inputs)))[0]  # a chunk's values, all
     index = xr.DataArray(da.arange(samples, chunks=chunk, dtype=np.int64), dims="sample")
@@ -561,19 +529,9 @@ def _refuse(plan, scenario, samples, inputs, broken, infinite, values, run) -> N
     every chunk: a constraint broken in some samples, a quantity with no finite value in some."""
     from ..compute.evaluation import format_value
 
-    for i, (name, c) in enumerate(plan._constraints):
-        bad = broken[i]
+    for i, bad in enumerate(broken):
         if bad:
-            labels = []
-            if name in inputs:
-                labels.append(Label(plan.model.quantities[name].definition.uncertain.span, inputs[name].text))
-            err = ConstraintError(f"`{c.condition.span.flat}` does not hold in {bad:,} of {samples:,} samples "
-                                  f"({bad / samples:.2%})", c.span, label="this constraint", labels=labels,
-                                  hint="narrow the range, or use a bounded distribution: uniform(low, high), "
-                                       "triangular(low, mode, high)")
-            if scenario is not None:
-                err.notes.append(f"in scenario `{scenario}`")
-            raise err
+            raise simulate.constraint_error(plan, scenario, i, bad, samples, inputs)
     for name, bad in infinite.items():
         if bad:
             missing = ~np.isfinite(values[name])
@@ -592,17 +550,11 @@ def _refuse(plan, scenario, samples, inputs, broken, infinite, values, run) -> N
                     value = float(run.compute(values[u][first], what="the first sample")[0]) / float(uq.display.scale)
                     shown.append(f"{u} = {format_value(value, uq.unit_text)}")
             at = ", ".join(shown)
-            q = plan.model.quantities[name]
             if never is not None and not other:
                 shares = run.compute(*[np.isnan(values[f]).mean() for f in firsts], what="the shares of never")
                 nevers = {f: float(v) for f, v in zip(firsts, shares) if float(v) > 0}
                 err = simulate.never_error(plan, name, nevers, int(run.compute(never.sum(), what="the samples")[0]),
                                            samples, at)
             else:
-                err = PlanError(f"`{name}` has no finite value in {bad:,} of {samples:,} samples (the first at {at})",
-                                q.definition.span, label="not finite there",
-                                hint="a formula divides by zero or leaves its domain where the distributions reach; "
-                                     "narrow them or bound them")
-            if scenario is not None:
-                err.notes.append(f"in scenario `{scenario}`")
-            raise err
+                err = simulate.not_finite_error(plan, name, bad, samples, at)
+            raise simulate.in_scenario(err, scenario)

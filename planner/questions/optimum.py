@@ -63,7 +63,7 @@ def optimum(plan: Plan, stmt: ir.Optimize, scenario=None, overrides=None, origin
         if stmt.over in model.answer_inputs(a):
             raise SolveError(
                 f"`{stmt.objective.span.flat}` uses the answer `{a}`, which changes with `{stmt.over}` itself",
-                stmt.objective.span, label=f"through `{a}`", notes=_scenario_note(scenario),
+                stmt.objective.span, label=f"through `{a}`", notes=scenario_note(scenario),
                 hint=f"planner solves one question at a time: `{a}` would have to be solved again at every "
                      f"`{stmt.over}`; write its condition into this one instead")
     names = [n for n in cone(model, used)  # the objective's quantities, not the whole plan (series: a
@@ -83,7 +83,7 @@ def optimum(plan: Plan, stmt: ir.Optimize, scenario=None, overrides=None, origin
                      f"objective: {skipped}")
     if not ok.any():
         raise SolveError(f"no value of `{stmt.over}` in {pts.text} gives a finite objective that satisfies "
-                         "the constraints", stmt.values.span, notes=_scenario_note(scenario))
+                         "the constraints", stmt.values.span, notes=scenario_note(scenario))
     masked = np.where(ok, y, -np.inf if stmt.sense == "max" else np.inf)
     best = int(np.argmax(masked) if stmt.sense == "max" else np.argmin(masked))
     float_best = best
@@ -159,5 +159,6 @@ def _decide(plan: Plan, stmt, pts, y: np.ndarray, ok: np.ndarray, best: int, ans
     return int(tied[0]), tied, "exact"
 
 
-def _scenario_note(scenario) -> list[str]:
+def scenario_note(scenario) -> list[str]:
+    """The note of the scenario a question was answered in (none for the plan as written)."""
     return [f"in scenario `{scenario}`"] if scenario else []

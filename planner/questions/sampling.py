@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import math
 import zlib
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..language.uncertain import log_params, unbounded_cdf
+from ..language.uncertain import log_params
 
 Z95 = 1.6448536269514722  # the standard normal's 95th percentile
 
@@ -121,18 +121,37 @@ def counter_formula(trial: str, seed: int, name: str) -> str:
     return f"({halves[0]}+({halves[1]}+0.5)/{p})/{p}"
 
 
-def uniforms(n: int, seed: int, name: str, method: str = "lhs") -> np.ndarray:
+def uniforms(n: int, seed: int, name: str, method: str = "lhs", start: int = 0) -> np.ndarray:
     """``n`` numbers in (0, 1) for input ``name``: a Latin hypercube column (``lhs``), plain draws
-    (``random``) or the counter generator's numbers of trials 1..n (``counter``: a workbook's Trials)."""
+    (``random``) or the counter generator's numbers of trials 1..n (``counter``: a workbook's Trials).
+    ``start``: the numbers from sample ``start`` on, without drawing the ones before (``random`` and
+    ``counter``: a chunk of samples; a Latin hypercube shuffles all of them at once)."""
     if method == "counter":
-        return counter_uniforms(np.arange(1, n + 1), seed, name)
+        return counter_uniforms(np.arange(start + 1, start + n + 1), seed, name)
     rng = stream(seed, name)
+    rng.bit_generator.advance(start)  # each float of Generator.random is one 64-bit draw of PCG64
     if method == "lhs":
         u = (rng.permutation(n) + rng.random(n)) / n
     else:
         u = rng.random(n)
     # (0, 1) open: the inverse CDFs of unbounded distributions are infinite at 0 and 1
     return np.clip(u, np.finfo(float).tiny, 1.0 - np.finfo(float).epsneg)
+
+
+def draw(spec: Mapping[str, tuple], n: int, seed: int, method: str, copula=None, start: int = 0
+         ) -> dict[str, np.ndarray]:
+    """``n`` samples, from sample ``start`` on (:func:`uniforms`), of each input of ``spec`` (name -> (kind,
+    params, within), base units) through its inverse CDF; the inputs of a Gaussian copula (``copula``:
+    their names and ``L``, the factor of their normals' correlation matrix) through their correlated scores."""
+    uniform = {name: uniforms(n, seed, name, method, start) for name in spec}
+    out = {name: inverse_cdf(kind, params, uniform[name], within) for name, (kind, params, within) in spec.items()}
+    if copula is not None:
+        names, factor = copula
+        z = correlated_scores([ndtri(uniform[name]) for name in names], factor)
+        for name, score in zip(names, z):
+            kind, params, within = spec[name]
+            out[name] = from_normal(kind, params, score, within)
+    return out
 
 
 def inverse_cdf(kind: str, params: Sequence[float], u: np.ndarray, within: tuple[float, float] = (0.0, 1.0)
@@ -166,9 +185,6 @@ def inverse_cdf(kind: str, params: Sequence[float], u: np.ndarray, within: tuple
         values, cum = discrete_table(params)
         return np.asarray(values)[np.searchsorted(np.asarray(cum), u, side="right")]
     raise ValueError(f"unknown distribution {kind!r}")
-
-
-BOUNDED = ("uniform", "triangular", "pert", "discrete")  # the kinds with finite ends
 
 
 def discrete_table(params: Sequence[float]) -> tuple[list[float], list[float]]:
@@ -286,40 +302,6 @@ def correlated_scores(z: Sequence[np.ndarray], factor: Sequence[Sequence[float]]
 
 
 _log_params = log_params  # (mu, sigma) of a lognormal's logarithm: planner.language.uncertain.log_params
-
-
-def cdf(kind: str, params: Sequence[float], x: float) -> float:
-    """P(value <= x) for one number ``x`` (base units)."""
-    if kind in NORMAL_FAMILY:
-        return unbounded_cdf(kind, params, x)
-    if kind == "uniform":
-        low, high = params
-        return min(1.0, max(0.0, (x - low) / (high - low)))
-    if kind == "pert":
-        low, _, high = params
-        a, b = pert_shape(params)
-        return float(betainc(a, b, np.array([min(1.0, max(0.0, (x - low) / (high - low)))]))[0])
-    if kind == "discrete":
-        return float(sum(w for v, w in zip(params[::2], params[1::2]) if v <= x))
-    low, mode, high = params
-    if x <= low:
-        return 0.0
-    if x >= high:
-        return 1.0
-    if x <= mode:
-        return (x - low) ** 2 / ((high - low) * (mode - low))
-    return 1 - (high - x) ** 2 / ((high - low) * (high - mode))
-
-
-def support(kind: str, params: Sequence[float]) -> tuple[float, float]:
-    """The smallest and largest values a distribution takes (base units)."""
-    if kind in ("range", "lognormal"):
-        return 0.0, math.inf
-    if kind == "normal":
-        return -math.inf, math.inf
-    if kind == "discrete":
-        return float(min(params[::2])), float(max(params[::2]))
-    return float(params[0]), float(params[-1])
 
 
 def moments(kind: str, params: Sequence[float]) -> tuple[float, float]:

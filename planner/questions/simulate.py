@@ -107,15 +107,8 @@ def draw(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = 0, method: str 
         raise DistributionError(f"unknown sampling method `{method}`", hint="methods: " + ", ".join(METHODS))
     inputs = uncertain_inputs(plan) if inputs is None else inputs
     check_memory(samples, len(inputs))
-    uniform = {name: sampling.uniforms(samples, seed, name, method) for name in inputs}
-    out = {name: sampling.inverse_cdf(u.kind, u.params, uniform[name], u.within) for name, u in inputs.items()}
-    correlated = copula(plan)
-    if correlated is not None:  # a Gaussian copula over the inputs a `correlate` names
-        names, factor = correlated
-        z = sampling.correlated_scores([sampling.ndtri(uniform[n]) for n in names], factor)
-        for n, zn in zip(names, z):
-            out[n] = sampling.from_normal(inputs[n].kind, inputs[n].params, zn, inputs[n].within)
-    return out
+    spec = {name: (u.kind, u.params, u.within) for name, u in inputs.items()}
+    return sampling.draw(spec, samples, seed, method, copula(plan))
 
 
 def copula(plan: Plan) -> Optional[tuple[list[str], list[list[float]]]]:
@@ -506,22 +499,6 @@ def _pct_text(p: float) -> str:
 _PROGRAMS: "weakref.WeakKeyDictionary[Plan, dict]" = weakref.WeakKeyDictionary()
 
 
-def _program(plan: Plan, names: Sequence[str]):
-    """The plan compiled for ``names`` and the constraints (as the sweep compiles it), once per plan."""
-    cache = _PROGRAMS.setdefault(plan, {})
-    key = frozenset(names)
-    if key not in cache:
-        cache[key] = _compile(plan, names)
-    return cache[key]
-
-
-def _compile(plan: Plan, names: Sequence[str]):
-    constraints = getattr(plan, "_constraints", [])
-    need = set(cone(plan.model, list(names) + [n.name for _, c in constraints for n in ir.free_names(c.condition)]))
-    derived = [n for n in plan.model.derived if n in need]
-    return plan.compile_outputs(derived, constraints=True), derived
-
-
 def fixed_answers(plan: Plan, point_ev, sampled) -> dict[str, Any]:
     """The answers the plan's formulas use, at their point values (one solve, not one per sample), for
     a simulation in which ``sampled`` inputs vary: a located error where a question depends on one of
@@ -543,13 +520,8 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
     """Simulate ``scenarios`` on one shared sample set (``drawn``, else drawn here), in blocks of
     :data:`BLOCK` samples (``progress(n)`` after each); keep the samples of ``names`` (default: every
     quantity) and the inputs."""
-    inputs = uncertain_inputs(plan)
-    if not inputs:
-        raise DistributionError(f"{plan.path} has no uncertain inputs to simulate",
-                                hint="write an input as a range (`utilisation = 40% to 70%`) or a distribution "
-                                     "(`latency = normal(10 ms, 2 ms)`)")
-    _refuse_uncertain_bounds(plan, inputs)
-    compiled, derived = _program(plan, list(names) if names is not None else list(plan.model.derived))
+    inputs = inputs_to_sample(plan)
+    compiled, derived = plan.compile_for(list(names) if names is not None else list(plan.model.derived))
     kept = [n for n in derived if names is None or n in set(names)]
     check_memory(samples if drawn is None else len(next(iter(drawn.values()))), len(inputs) if drawn is None else 0,
                  len(kept), len(scenarios))
@@ -595,6 +567,18 @@ def run(plan: Plan, scenarios: Sequence[Optional[str]] = (None,), samples: int =
     return out
 
 
+def inputs_to_sample(plan: Plan) -> dict[str, UncertainInput]:
+    """The plan's uncertain inputs, for a simulation (in memory or in chunks): an error where it has none,
+    or where one moves a range's end (:func:`_refuse_uncertain_bounds`)."""
+    inputs = uncertain_inputs(plan)
+    if not inputs:
+        raise DistributionError(f"{plan.path} has no uncertain inputs to simulate",
+                                hint="write an input as a range (`utilisation = 40% to 70%`) or a distribution "
+                                     "(`latency = normal(10 ms, 2 ms)`)")
+    _refuse_uncertain_bounds(plan, inputs)
+    return inputs
+
+
 def _range_ends(plan: Plan) -> list:
     """Every range's end in the plan's formulas, with the quantities it depends on: the walk once
     per plan (each run only intersects them with its uncertain inputs)."""
@@ -637,19 +621,9 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
     no finite value there: a located error that counts them (a distribution that reaches past what its
     input allows is a plan to fix)."""
     n = sim.samples
-    for i, (name, c) in enumerate(getattr(plan, "_constraints", [])):
-        bad = broken.get(i, 0)
+    for i, bad in sorted(broken.items()):
         if bad:
-            hint = "narrow the range, or use a bounded distribution: uniform(low, high), triangular(low, mode, high)"
-            labels = []
-            q = plan.model.quantities[name]
-            if name in sim.uncertain:
-                labels.append(Label(q.definition.uncertain.span, sim.uncertain[name].text))
-            err = ConstraintError(f"`{c.condition.span.flat}` does not hold in {bad:,} of {n:,} samples "
-                                  f"({bad / n:.2%})", c.span, label="this constraint", labels=labels, hint=hint)
-            if sim.scenario is not None:
-                err.notes.append(f"in scenario `{sim.scenario}`")
-            raise err
+            raise constraint_error(plan, sim.scenario, i, bad, n, sim.uncertain)
     for name in derived:
         v = sim.values[name]
         if is_first(plan.model.quantities[name].definition.expr):
@@ -657,7 +631,6 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
         if isinstance(v, np.ndarray) and v.dtype != bool:
             finite = np.isfinite(v)
             if not finite.all():
-                q = plan.model.quantities[name]
                 nevers = sim.no_value([name])  # a `first(...)` it uses that found nothing: no value, said so
                 never = np.zeros(n, dtype=bool)
                 for f in nevers:
@@ -666,15 +639,38 @@ def _check_samples(plan: Plan, sim: Simulation, broken: dict[int, int], derived:
                     err = never_error(plan, name, nevers, int(np.count_nonzero(never)), n,
                                       _sample_text(plan, sim, int(np.flatnonzero(never)[0])))
                 else:
-                    bad = int(np.count_nonzero(~finite & ~never))
-                    i = int(np.flatnonzero(~finite & ~never)[0])
-                    err = PlanError(f"`{name}` has no finite value in {bad:,} of {n:,} samples (the first at "
-                                    f"{_sample_text(plan, sim, i)})", q.definition.span, label="not finite there",
-                                    hint="a formula divides by zero or leaves its domain where the distributions "
-                                         "reach; narrow them or bound them")
-                if sim.scenario is not None:
-                    err.notes.append(f"in scenario `{sim.scenario}`")
-                raise err
+                    err = not_finite_error(plan, name, int(np.count_nonzero(~finite & ~never)), n,
+                                           _sample_text(plan, sim, int(np.flatnonzero(~finite & ~never)[0])))
+                raise in_scenario(err, sim.scenario)
+
+
+def constraint_error(plan: Plan, scenario: Optional[str], i: int, bad: int, samples: int, uncertain) -> PlanError:
+    """Constraint ``i`` does not hold in ``bad`` of ``samples`` samples (``uncertain``: the sampled inputs,
+    by name). The in-memory run and the chunked one both say it."""
+    name, c = plan._constraints[i]
+    labels = []
+    if name in uncertain:
+        labels.append(Label(plan.model.quantities[name].definition.uncertain.span, uncertain[name].text))
+    err = ConstraintError(f"`{c.condition.span.flat}` does not hold in {bad:,} of {samples:,} samples "
+                          f"({bad / samples:.2%})", c.span, label="this constraint", labels=labels,
+                          hint="narrow the range, or use a bounded distribution: uniform(low, high), "
+                               "triangular(low, mode, high)")
+    return in_scenario(err, scenario)
+
+
+def not_finite_error(plan: Plan, name: str, bad: int, samples: int, at: str) -> PlanError:
+    """``name`` has no finite value in ``bad`` of ``samples`` samples, the first at ``at`` (its inputs)."""
+    return PlanError(f"`{name}` has no finite value in {bad:,} of {samples:,} samples (the first at {at})",
+                     plan.model.quantities[name].definition.span, label="not finite there",
+                     hint="a formula divides by zero or leaves its domain where the distributions reach; "
+                          "narrow them or bound them")
+
+
+def in_scenario(err: PlanError, scenario: Optional[str]) -> PlanError:
+    """``err``, with a note of the scenario it happened in (none for the base)."""
+    if scenario is not None:
+        err.notes.append(f"in scenario `{scenario}`")
+    return err
 
 
 def _sample_text(plan: Plan, sim: Simulation, i: int) -> str:

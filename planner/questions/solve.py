@@ -66,7 +66,6 @@ from ..language.errors import (
     MultipleRootsError,
     NoRootError,
     NotMonotoneError,
-    PlanError,
     SolveError,
     UnknownNameError,
     suggest,
@@ -74,7 +73,7 @@ from ..language.errors import (
 from ..language.model import Quantity
 from ..language.source import Source, Span
 from .answer import SolveResult, Verification, least_hint, objective_unit  # noqa: F401  (objective_unit: re-exported)
-from .optimum import NEAR_TIE, optimum
+from .optimum import NEAR_TIE, optimum, scenario_note
 from .roots import (
     DIGITS,
     GRID,
@@ -199,7 +198,7 @@ class Solver:
                 what = stmt.condition if isinstance(stmt, ir.Solve) else stmt.objective
                 raise SolveError(
                     f"`{_text(what)}` uses the answer `{a}`, which changes with `{target}` itself", what.span,
-                    label=f"through `{a}`", notes=_scenario_note(scenario),
+                    label=f"through `{a}`", notes=scenario_note(scenario),
                     hint=f"planner solves one question at a time: `{a}` would have to be solved again at every "
                          f"`{target}`; write its condition into this one instead")
             out[sym] = exact_number(self.plan.answer_source.value(a, scenario, overrides, origins))
@@ -261,7 +260,7 @@ class Solver:
                 f"constraint violated at the answer: `{text}` does not hold at `{q.name}` = {shown}"
                 + (f" ({at[2:]})" if at else ""), c.span, label="this constraint",
                 labels=[Label(prep.stmt.condition.span, f"solved for `{q.name}` here")],
-                notes=_scenario_note(scenario),
+                notes=scenario_note(scenario),
                 hint=f"no `{q.name}` that answers the question keeps this constraint; check the inputs or the "
                      "constraint")
         return kept
@@ -405,7 +404,7 @@ class Solver:
                 f"`{_text(stmt.condition)}` has {len(roots)} roots for `{q.name}` in {dom.text()}: {shown}",
                 stmt.condition.span, label="several solutions",
                 hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains",
-                notes=left_out + _scenario_note(scenario))
+                notes=left_out + scenario_note(scenario))
             err.roots = [to_float(r) for r in roots]  # type: ignore[attr-defined]
             raise err
         root = roots[0]
@@ -457,10 +456,10 @@ class Solver:
             f"no integer `{q.name}` makes `{_text(stmt.condition)}` hold: the root is {q.name} = {shown}, "
             "not an integer", stmt.condition.span, label="holds only between two integers",
             labels=[Label(declared.span, f"`{q.name}` is declared integer here")] if declared is not None else [],
-            notes=_scenario_note(scenario),
+            notes=scenario_note(scenario),
             hint=self._threshold_hint(q, f, x, roots[0], lhs, rhs))
         err.roots = [to_float(r) for r in roots]  # type: ignore[attr-defined]
-        return _raise(err)
+        raise err
 
     @staticmethod
     def _threshold_hint(q: Quantity, f: sp.Basic, x: sp.Symbol, root: sp.Basic, lhs: str, rhs: str) -> str:
@@ -510,7 +509,7 @@ class Solver:
             prep.stmt.condition.span, label="a whole interval of solutions",
             hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains; or "
                  + least_hint(q.name, prep.stmt.condition, interval=True),
-            notes=_scenario_note(scenario))
+            notes=scenario_note(scenario))
         a, b = intervals[0]
         err.interval = (-math.inf if a is None else to_float(a), math.inf if b is None else to_float(b))  # type: ignore[attr-defined]
         return err
@@ -527,7 +526,7 @@ class Solver:
             at = format_value(p / float(dom.scale), dom.unit) if not unbounded else \
                 f"{significant(p / float(dom.scale), 3)}{(' ' + dom.unit) if dom.unit else ''} (far end of the search)"
             notes.append(f"at {q.name} = {at}: lhs - rhs = {format_value(v, prep.lhs_unit)}")
-        notes += _scenario_note(scenario)
+        notes += scenario_note(scenario)
         err = NoRootError(message or f"no `{q.name}` in {dom.text()} makes `{_text(stmt.condition)}` hold",
                           stmt.condition.span, label="never holds in the domain", notes=notes,
                           hint="the two sides never meet there: check the inputs or widen the domain; "
@@ -547,7 +546,7 @@ class Solver:
             if h is None:
                 raise SolveError(f"`{_text(stmt.condition)}` has no value at {q.name} = {n}, so the threshold "
                                  "cannot be checked there", stmt.condition.span, label="no value",
-                                 notes=_scenario_note(scenario),
+                                 notes=scenario_note(scenario),
                                  hint=f"a division by zero or a value outside a function's domain at {n}; "
                                       f"leave it out of `{q.name}`'s domain with a constraint")
             return h
@@ -578,7 +577,7 @@ class Solver:
         if not at_n or at_neighbor:
             raise SolveError(f"could not verify the threshold {n} for `{q.name}`: the condition is "
                              f"{at_n} at {n} and {at_neighbor} at {neighbor}", stmt.condition.span,
-                             notes=_scenario_note(scenario))
+                             notes=scenario_note(scenario))
         word = "fails" if at_neighbor is False else "is outside the domain"
         ver = Verification(
             text=f"holds at {q.name} = {n}, {word} at {neighbor}",
@@ -711,7 +710,7 @@ def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: Domain, scenario, l
 
     notes = [f"holds for {q.name} in " + ", ".join(span_text(r) for r in true)] if true else []
     notes += [f"fails for {q.name} in " + ", ".join(span_text(r) for r in runs if not r[2])]
-    notes += _scenario_note(scenario)
+    notes += scenario_note(scenario)
     if not true:
         err = NoRootError(f"no integer `{q.name}` in {dom.text()} makes `{cond}` hold", stmt.condition.span,
                           label="never holds in the domain", notes=notes)
@@ -755,16 +754,8 @@ def _difference(cond: ir.Compare) -> str:
     return f"{_text(left)} - {r}"
 
 
-def _raise(err: PlanError):
-    raise err
-
-
 def _text(node) -> str:
     return node.span.flat
-
-
-def _scenario_note(scenario) -> list[str]:
-    return [f"in scenario `{scenario}`"] if scenario else []
 
 
 def _boundary_hint(target: str, c, text: str) -> str:

@@ -18,7 +18,6 @@ and shown quantity, in base units (:meth:`SweepResult.display` converts).
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
@@ -104,23 +103,6 @@ class SweepResult:
 
 # ---- running -------------------------------------------------------------
 
-_PROGRAMS: "weakref.WeakKeyDictionary[Plan, dict]" = weakref.WeakKeyDictionary()
-
-
-def _program(plan: Plan, names: Sequence[str]) -> tuple[Program, list[str]]:
-    """The plan compiled for ``names`` and every constraint, nothing more."""
-    key = frozenset(names)
-    cache = _PROGRAMS.setdefault(plan, {})
-    if key in cache:
-        return cache[key]
-    constraints = plan._constraints
-    need = _cone(plan, list(names) + [n.name for _, c in constraints for n in ir.free_names(c.condition)])
-    derived = [n for n in plan.model.derived if n in need]
-    compiled = plan.compile_outputs(derived, constraints=True)  # from the IR, without SymPy
-    cache[key] = (compiled, derived)
-    return cache[key]
-
-
 def default_show(plan: Plan, axes: Sequence[str]) -> list[str]:
     """Derived quantities that depend on any swept input, in file order."""
     swept = set(axes)
@@ -188,7 +170,7 @@ def prepare(
                             show_spans[i] if show_spans else plan.model.quantities[n].definition.name_span,
                             hint=f"show a figure of it, defined as a quantity: `low = min({n})`, `end = last({n})`")
     inputs, _ = plan.input_values(scenario, overrides, origins)
-    compiled, derived = _program(plan, show)
+    compiled, derived = plan.compile_for(show)
     answers, failed = _answers(plan, points, derived, scenario, overrides, origins)
     return SweepRun(plan, scenario, points, show, shape, size, inputs, compiled, derived, statement,
                     (overrides, origins), [p.array() for p in points], answers, failed)
@@ -409,8 +391,8 @@ def _error_at(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], an
 def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None) -> str:
     """Why quantity ``name`` is not finite at point ``i``: the first broken formula upstream."""
     values = _values_at(plan, i, raw, inputs, derived, answers)
-    cone = _cone(plan, [name])
-    first = next((n for n in derived if n in cone and not isinstance(values[n], bool)
+    used = set(cone(plan.model, [name]))
+    first = next((n for n in derived if n in used and not isinstance(values[n], bool)
                   and not np.isfinite(values[n])), name)
     err = diagnose(plan.model, first, values)
     where = f" in `{first}`" if first != name else ""
@@ -432,11 +414,6 @@ def _at(v, i: int):
     a = np.asarray(v)
     x = a if a.ndim == 0 else a[i]
     return bool(x) if a.dtype == bool else float(x)
-
-
-def _cone(plan: Plan, names: Sequence[str]) -> set[str]:
-    """``names`` and every quantity they use, directly or not."""
-    return set(cone(plan.model, names))
 
 
 def _raise_fixed_violation(plan: Plan, scenario, overrides, origins) -> None:

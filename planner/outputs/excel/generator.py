@@ -893,7 +893,7 @@ class Generator:
         try:
             c = Compiler(self.model, names)
             regs = self._registers(c, env, {})
-            outs = [(f"p{j}", c._expr(ir.At(e, when, e.span), c.top, regs, _scope(env))) for j, when in enumerate(p.at)]
+            outs = [(f"p{j}", c.visit(ir.At(e, when, e.span), c.top, regs, _scope(env))) for j, when in enumerate(p.at)]
             program = c.program(outs)
             with np.errstate(all="ignore"):
                 got = program([np.bool_(a) if isinstance(a, bool) else a for a in (self.values[n] for n in names)])
@@ -962,8 +962,8 @@ class Generator:
             var = c.top.names[index]
             scope = {**_scope(env), e.var: self.ranges.var_interval(e, _scope(env))}
             try:
-                outputs = [("term", c._expr(e.body, c.top, {**regs, e.var: var}, scope)),
-                           ("end", c._expr(e.values.items[1], c.top, regs, _scope(env)) if with_end
+                outputs = [("term", c.visit(e.body, c.top, {**regs, e.var: var}, scope)),
+                           ("end", c.visit(e.values.items[1], c.top, regs, _scope(env)) if with_end
                             else c.top.const(float("inf")))]
                 program = c.program(outputs)
             except AssertionError:  # a scenario's figure (a check's `name@scenario`): no cached value
@@ -1005,7 +1005,7 @@ class Generator:
         outer = outer or {}
         names = list(self.values)
         c = Compiler(self.model, names + list(outer))
-        out = c._expr(e, c.top, self._registers(c, env, {k: c.top.names[k] for k in outer}), _scope(env))
+        out = c.visit(e, c.top, self._registers(c, env, {k: c.top.names[k] for k in outer}), _scope(env))
         program = c.program([("out", out)])
         with np.errstate(all="ignore"):
             v = program([np.bool_(a) if isinstance(a, bool) else a for a in (self.values[n] for n in names)]
@@ -1024,7 +1024,7 @@ class Generator:
                     regs[name] = ranges[b.piece.text]
                 continue
             try:
-                regs[name] = c._expr(b.expr, c.top, self._registers(c, b.env, ranges), _scope(b.env))
+                regs[name] = c.visit(b.expr, c.top, self._registers(c, b.env, ranges), _scope(b.env))
             except AssertionError:  # it uses a range's variable this program does not bind: unused here
                 pass
         return regs
