@@ -144,11 +144,11 @@ class Ranges:
             if v <= 0:
                 raise RangeError("the step of a range must be positive", by.span, label=f"this is {_num(v)}",
                                  hint="a range counts up from its start: `1..n step 2`")
-            unit = _written_unit(by)
+            unit = ir.literal_unit(by)
             if unit is None:
                 return Step(v, "", Fraction(1))
             return Step(v, unit.text, self.unit_of(unit).scale)
-        unit = _written_unit(start)
+        unit = ir.literal_unit(start)
         if unit is not None:
             scale = self.unit_of(unit).scale
             return Step(scale, unit.text, scale)
@@ -304,14 +304,6 @@ def _example(q, side: str) -> str:
     text = format(float(guess), "g")
     unit = q.unit_text
     return text + ("" if not unit else ("%" if unit == "%" else f" {unit}"))
-
-
-def _written_unit(e: ir.Expr) -> Optional[ir.UnitExpr]:
-    while isinstance(e, ir.Neg):
-        e = e.operand
-    if isinstance(e, ir.Number) and e.unit is not None:
-        return e.unit
-    return None
 
 
 def _unit_inside(e: ir.Expr) -> Optional[ir.UnitExpr]:

@@ -397,6 +397,20 @@ def is_literal(expr: Expr) -> bool:
     return isinstance(expr, (Number, Bool))
 
 
+def literal(expr: Expr) -> Optional[tuple[Fraction, Optional[UnitExpr]]]:
+    """A number as written (``-3``, ``1 month``): its value, the signs applied, and its unit; None for
+    anything else."""
+    sign = 1
+    while isinstance(expr, Neg):
+        sign, expr = -sign, expr.operand
+    return (sign * expr.value, expr.unit) if isinstance(expr, Number) else None
+
+
+def literal_unit(expr: Expr) -> Optional[UnitExpr]:
+    """The unit of a number as written (``-3 ms``); None for a plain number or anything else."""
+    return (literal(expr) or (None, None))[1]
+
+
 # ---- statements -----------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -253,7 +253,7 @@ class _Lower(Transformer):
         if values.kind not in ("range", "step"):
             raise ParseError(f"`{func}` over a list: list the flows as arguments", where,
                              label="not a range", hint=f"`{func}(..., a, b, c)`")
-        ends = [_literal(e) for e in values.items]
+        ends = [ir.literal(e) for e in values.items]
         v = str(var)
         unit = next((u for e in ends if e is not None for u in [e[1]] if u is not None), None)
         power = f"({v} / 1 {unit.text})" if unit is not None else v
@@ -648,14 +648,6 @@ class _Lower(Transformer):
 
 
 MAX_FLOWS = 254  # the cash flows a range may give npv and irr: Excel's NPV takes 254 values, IRR's CHOOSE as many
-
-
-def _literal(e: ir.Expr) -> Optional[tuple[Fraction, Optional[ir.UnitExpr]]]:
-    """A number as written (``-3``, ``1 month``): its value and unit; None for anything else."""
-    if isinstance(e, ir.Neg):
-        inner = _literal(e.operand)
-        return None if inner is None else (-inner[0], inner[1])
-    return (e.value, e.unit) if isinstance(e, ir.Number) else None
 
 
 def _bound(e: ir.Expr, var: str, value: Fraction, unit: Optional[ir.UnitExpr]) -> ir.Expr:

@@ -117,7 +117,7 @@ def _flows_of_periods(expr: ir.Expr, quantities: Mapping, periods: ir.Periods, f
     from .functions import FUNCTIONS
     from .lower import MAX_FLOWS
 
-    ends = [_written(e) for e in periods.values.items]
+    ends = [ir.literal(e) for e in periods.values.items]
     if periods.values.kind not in ("range", "step") or any(e is None for e in ends):
         return expr
     (start, unit), (stop, _) = ends[0], ends[1]
@@ -140,14 +140,6 @@ def _flows_of_periods(expr: ir.Expr, quantities: Mapping, periods: ir.Periods, f
     return out if changed else expr
 
 
-def _written(e: ir.Expr):
-    """A number as written (``-3``, ``1 month``): its value and unit; None for anything else."""
-    if isinstance(e, ir.Neg):
-        inner = _written(e.operand)
-        return None if inner is None else (-inner[0], inner[1])
-    return (e.value, e.unit) if isinstance(e, ir.Number) else None
-
-
 def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.Periods], sink) -> None:
     """``npv(rate, net)``, ``irr(net)`` with ``net`` a series: its periods are not (yet) the cash flows; say
     so, with the spelling that reads them one by one (else npv would discount each period's value alone)."""
@@ -166,8 +158,8 @@ def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.
         if per_period(arg.value, quantities):
             before = "".join(a.span.flat + ", " for a in call.args[:f.flows])
             over = periods.values.span.flat if periods is not None else "1 month..36 month"
-            first = _written(periods.values.items[0]) if periods is not None else None
-            if periods is not None and any(_written(e) is None for e in periods.values.items):
+            first = ir.literal(periods.values.items[0]) if periods is not None else None
+            if periods is not None and any(ir.literal(e) is None for e in periods.values.items):
                 # the periods end at an input (`1 month..horizon`): a range of flows is of numbers as written
                 unit = first[1].text if first is not None and first[1] is not None else ""
                 over = f"{periods.values.items[0].span.flat}..36{' ' + unit if unit else ''}"
