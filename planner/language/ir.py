@@ -16,7 +16,7 @@ from .source import Span
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
-    from typing import Optional, Union
+    from typing import Optional
 
 
 class BinOp(enum.Enum):
@@ -291,28 +291,29 @@ class Visitor:
         return self._visits[e.__class__](self, e, *args, **kwargs)
 
 
+# The fields of each node that hold expressions, in order: a field holds one (or None) or a tuple of them;
+# an argument's value and a list's or range's items are looked through.
+_FIELDS: dict[type, tuple[str, ...]] = {
+    Neg: ("operand",), Not: ("operand",), Binary: ("left", "right"), Logic: ("left", "right"),
+    Compare: ("operands",), Call: ("args",), Aggregate: ("values", "body"), Series: ("first", "then"),
+    Previous: ("init",), Reduce: ("body", "cond"), At: ("series", "when"), PeriodTable: ("items",),
+}
+
+
+def _exprs(value) -> tuple[Expr, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, tuple):
+        return tuple(x for v in value for x in _exprs(v))
+    if isinstance(value, Arg):
+        return (value.value,)
+    if isinstance(value, Values):
+        return value.items
+    return (value,)
+
+
 def children(expr: Expr) -> tuple[Expr, ...]:
-    if isinstance(expr, (Neg, Not)):
-        return (expr.operand,)
-    if isinstance(expr, (Binary, Logic)):
-        return (expr.left, expr.right)
-    if isinstance(expr, Compare):
-        return expr.operands
-    if isinstance(expr, Call):
-        return tuple(a.value for a in expr.args)
-    if isinstance(expr, Aggregate):
-        return expr.values.items + (expr.body,)
-    if isinstance(expr, Series):
-        return (expr.first,) if expr.then is None else (expr.first, expr.then)
-    if isinstance(expr, Previous):
-        return () if expr.init is None else (expr.init,)
-    if isinstance(expr, Reduce):
-        return (expr.body,) if expr.cond is None else (expr.body, expr.cond)
-    if isinstance(expr, At):
-        return (expr.series, expr.when)
-    if isinstance(expr, PeriodTable):
-        return expr.items
-    return ()
+    return tuple(c for field in _FIELDS.get(expr.__class__, ()) for c in _exprs(getattr(expr, field)))
 
 
 def walk(expr: Expr):
@@ -328,28 +329,20 @@ def transform(expr: Expr, fn) -> Expr:
     """Rebuild an expression bottom-up, replacing each node by ``fn(node)``."""
     import dataclasses
 
-    t = lambda x: transform(x, fn)  # noqa: E731
-    if isinstance(expr, (Neg, Not)):
-        expr = dataclasses.replace(expr, operand=t(expr.operand))
-    elif isinstance(expr, (Binary, Logic)):
-        expr = dataclasses.replace(expr, left=t(expr.left), right=t(expr.right))
-    elif isinstance(expr, Compare):
-        expr = dataclasses.replace(expr, operands=tuple(t(o) for o in expr.operands))
-    elif isinstance(expr, Call):
-        expr = dataclasses.replace(expr, args=tuple(dataclasses.replace(a, value=t(a.value)) for a in expr.args))
-    elif isinstance(expr, Aggregate):
-        values = dataclasses.replace(expr.values, items=tuple(t(i) for i in expr.values.items))
-        expr = dataclasses.replace(expr, values=values, body=t(expr.body))
-    elif isinstance(expr, Series):
-        expr = dataclasses.replace(expr, first=t(expr.first), then=None if expr.then is None else t(expr.then))
-    elif isinstance(expr, Previous) and expr.init is not None:
-        expr = dataclasses.replace(expr, init=t(expr.init))
-    elif isinstance(expr, Reduce):
-        expr = dataclasses.replace(expr, body=t(expr.body), cond=None if expr.cond is None else t(expr.cond))
-    elif isinstance(expr, At):
-        expr = dataclasses.replace(expr, series=t(expr.series), when=t(expr.when))
-    elif isinstance(expr, PeriodTable):
-        expr = dataclasses.replace(expr, items=tuple(t(i) for i in expr.items))
+    def rebuild(value):
+        if value is None:
+            return None
+        if isinstance(value, tuple):
+            return tuple(rebuild(v) for v in value)
+        if isinstance(value, Arg):
+            return dataclasses.replace(value, value=transform(value.value, fn))
+        if isinstance(value, Values):
+            return dataclasses.replace(value, items=rebuild(value.items))
+        return transform(value, fn)
+
+    fields = _FIELDS.get(expr.__class__)
+    if fields:
+        expr = dataclasses.replace(expr, **{field: rebuild(getattr(expr, field)) for field in fields})
     return fn(expr)
 
 
