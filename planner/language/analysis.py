@@ -13,9 +13,8 @@ from typing import Callable, Iterable, Optional
 
 from . import ir, uncertain
 from .aggregates import Ranges
-from .functions import FUNCTIONS
-from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
-    BUILTINS,
+from .functions import BUILTINS, FUNCTIONS
+from .dims import (  # noqa: F401  (unit_of is re-exported)
     Poisoned,
     Typer,
     dim_text,

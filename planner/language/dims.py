@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
 from . import ir, literals
-from .functions import BUILTINS, FUNCTIONS  # noqa: F401  (BUILTINS is re-exported)
+from .functions import FUNCTIONS
 from .errors import (
     ArityError,
     DisplayUnitError,
@@ -109,7 +109,7 @@ def _plain(t: Type) -> bool:
     return t.dim is not None and t.dim.dimensionless and not t.unit
 
 
-def _rate_hint(plain_side: ir.Expr, other: ir.Expr, other_t: Type) -> Optional[str]:
+def _rate_hint(other: ir.Expr, other_t: Type) -> Optional[str]:
     """`(1 + r)` with `r` in %/year: say how to make it a plain number."""
     if other_t.dim is None or other_t.dim.dimensionless:
         return None
@@ -392,9 +392,9 @@ class Typer:
                 left, right = (a, b) if e.op is ir.BinOp.ADD else (b, a)
                 hint = None
                 if a.dim is not None and a.dim.dimensionless:
-                    hint = _rate_hint(e.left, e.right, b)
+                    hint = _rate_hint(e.right, b)
                 elif b.dim is not None and b.dim.dimensionless:
-                    hint = _rate_hint(e.right, e.left, a)
+                    hint = _rate_hint(e.left, a)
                 raise UnitError(
                     f"cannot {verb} {dim_text(left)} {prep} {dim_text(right)}", e.op_span,
                     labels=[Label(e.left.span, dim_text(a)), Label(e.right.span, dim_text(b))],

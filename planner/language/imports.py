@@ -68,11 +68,6 @@ def suggest_entries(name: str) -> list[str]:
     return [guess] if guess else []
 
 
-def suggest_entry(name: str) -> Optional[str]:
-    """The library plan a mistyped path most likely means (the first of ``suggest_entries``)."""
-    return next(iter(suggest_entries(name)), None)
-
-
 def did_you_mean(names: list[str], quote: str) -> str:
     """``did you mean "a"?`` or ``did you mean "a", "b" or "c"?``."""
     quoted = [f"{quote}{n}{quote}" for n in names]

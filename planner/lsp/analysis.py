@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -1211,15 +1211,3 @@ def _unit_word(word: str, text: str, at: int) -> Optional[str]:
     """A unit name: after a number (``3 TB/s``), after ``->``, or after ``/``/``*`` inside a unit."""
     before = text[max(0, at - 40, text.rfind("\n", 0, at) + 1):at]  # on its own line (a name at the margin
     return word if re.search(r"(\d[ \t]*|->[ \t]*|\w[/*·])\Z", before) else None  # after `... 128` is no unit)
-
-
-@dataclass
-class Workspace:
-    """The open documents, by path."""
-
-    documents: dict[Path, Document] = field(default_factory=dict)
-
-    def open(self, path: Path, text: str) -> Document:
-        doc = self.documents.get(path) or Document(path, text)
-        self.documents[path] = doc
-        return doc
