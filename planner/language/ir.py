@@ -325,8 +325,8 @@ def walk(expr: Expr):
         stack.extend(reversed(children(node)))
 
 
-def transform(expr: Expr, fn) -> Expr:
-    """Rebuild an expression bottom-up, replacing each node by ``fn(node)``."""
+def map_children(expr: Expr, fn) -> Expr:
+    """``expr`` with each of its children ``c`` replaced by ``fn(c)`` (one level; ``expr`` itself for a leaf)."""
     import dataclasses
 
     def rebuild(value):
@@ -335,15 +335,18 @@ def transform(expr: Expr, fn) -> Expr:
         if isinstance(value, tuple):
             return tuple(rebuild(v) for v in value)
         if isinstance(value, Arg):
-            return dataclasses.replace(value, value=transform(value.value, fn))
+            return dataclasses.replace(value, value=fn(value.value))
         if isinstance(value, Values):
             return dataclasses.replace(value, items=rebuild(value.items))
-        return transform(value, fn)
+        return fn(value)
 
     fields = _FIELDS.get(expr.__class__)
-    if fields:
-        expr = dataclasses.replace(expr, **{field: rebuild(getattr(expr, field)) for field in fields})
-    return fn(expr)
+    return dataclasses.replace(expr, **{field: rebuild(getattr(expr, field)) for field in fields}) if fields else expr
+
+
+def transform(expr: Expr, fn) -> Expr:
+    """Rebuild an expression bottom-up, replacing each node by ``fn(node)``."""
+    return fn(map_children(expr, lambda child: transform(child, fn)))
 
 
 def free_names(expr: Expr, bound: frozenset[str] = frozenset()):

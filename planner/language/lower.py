@@ -653,28 +653,12 @@ MAX_FLOWS = 254  # the cash flows a range may give npv and irr: Excel's NPV take
 def _bound(e: ir.Expr, var: str, value: Fraction, unit: Optional[ir.UnitExpr]) -> ir.Expr:
     """``e`` with the variable ``var`` (where free) replaced by ``value`` in ``unit``, each at the span of
     the name it replaces."""
-    t = type(e)
-    if t is ir.Name:
+    if isinstance(e, ir.Name):
         return ir.Number(value, unit, e.span) if e.name == var else e
-    r = lambda x: _bound(x, var, value, unit)  # noqa: E731
-    if t is ir.Neg or t is ir.Not:
-        return dataclasses.replace(e, operand=r(e.operand))
-    if t is ir.Binary or t is ir.Logic:
-        return dataclasses.replace(e, left=r(e.left), right=r(e.right))
-    if t is ir.Compare:
-        return dataclasses.replace(e, operands=tuple(r(o) for o in e.operands))
-    if t is ir.Call:
-        return dataclasses.replace(e, args=tuple(dataclasses.replace(a, value=r(a.value)) for a in e.args))
-    if t is ir.Aggregate:
-        items = dataclasses.replace(e.values, items=tuple(r(i) for i in e.values.items))
-        return dataclasses.replace(e, values=items, body=e.body if e.var == var else r(e.body))
-    if t is ir.At:  # `net at m for m in 1 month..36 month`: the period a flow is read at
-        return dataclasses.replace(e, series=r(e.series), when=r(e.when))
-    if t is ir.Reduce:
-        return dataclasses.replace(e, body=r(e.body), cond=None if e.cond is None else r(e.cond))
-    if t is ir.Previous and e.init is not None:
-        return dataclasses.replace(e, init=r(e.init))
-    return e
+    out = ir.map_children(e, lambda child: _bound(child, var, value, unit))
+    if isinstance(e, ir.Aggregate) and e.var == var:  # its body's `var` is its own
+        out = dataclasses.replace(out, body=e.body)
+    return out
 
 
 def _transform(source: Source, tree: Tree, lower: "_Lower"):
