@@ -12,7 +12,7 @@ import enum
 from fractions import Fraction
 
 from .lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
-from .source import Span
+from .source import Source, Span
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
@@ -677,3 +677,73 @@ def question_text(stmt) -> str:
     ``... as a "The answer is {a}."``): how tables, workbooks and summaries name the question."""
     text = " ".join(stmt.span.text.split())
     return _CLOSING_SENTENCE.sub("", text) if getattr(stmt, "doc", None) else text
+
+
+_NAMED = {Definition: "a quantity", FunctionDef: "a function", UnitDecl: "a unit", Scenario: "a scenario", Axis: "an axis"}
+
+
+def defines(s: Statement) -> list[tuple[str, Span, str]]:
+    """The names a statement defines, each with the span it is written at and what it names: a quantity,
+    function, unit, scenario or axis; a namespace (``import "x" as NAME``) or an imported name; an answer
+    (``solve ... as NAME``)."""
+    if s.__class__ in _NAMED:
+        return [(s.name, s.name_span, _NAMED[s.__class__])]
+    if isinstance(s, Import) and s.alias:
+        at = s.span.text.rfind(s.alias)
+        return [(s.alias, Span(s.span.source, s.span.start + at, s.span.start + at + len(s.alias)), "a namespace")]
+    if isinstance(s, Import):
+        return [(n, s.span, "an imported name") for n in s.names or ()]
+    if isinstance(s, (Solve, Optimize)) and s.alias:
+        end = s.span.start + len(_CLOSING_SENTENCE.sub("", s.span.text))  # `as NAME`, before any sentence
+        return [(s.alias, Span(s.span.source, end - len(s.alias), end), "an answer")]
+    return []
+
+
+# ---- every node of a statement ----------------------------------------------------
+
+_PARTS: dict = {}  # an IR class -> the names of its fields that may hold nodes
+
+
+def _parts(x) -> list:
+    """The IR nodes (and tuples of them) directly inside ``x``: its fields that are not text, numbers,
+    enums or spans (told by type, not isinstance: ``Fraction``'s ABC check is slow)."""
+    kind = type(x)
+    names = _PARTS.get(kind)
+    if names is None:
+        import dataclasses
+
+        names = _PARTS[kind] = tuple(f.name for f in dataclasses.fields(x)) \
+            if dataclasses.is_dataclass(kind) and kind not in (Span, Source) else ()
+    out = []
+    for n in names:
+        v = getattr(x, n)
+        t = type(v)
+        if t is tuple or t is list or (t not in (Span, Source) and hasattr(t, "__dataclass_fields__")):
+            out.append(v)
+    return out
+
+
+def nodes(node):
+    """Every IR node inside ``node``, a statement or an expression (itself first; lists and tuples looked
+    through): the one walk over whole statements (the names a statement mentions, the editor's features)."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        yield x
+        stack.extend(_parts(x))
+
+
+# The fields of each node that name a quantity or a function: what :func:`mentions` collects.
+MENTIONS: dict[type, tuple[str, ...]] = {
+    Name: ("name",), ScenarioRef: ("name",), Call: ("func",), Override: ("name",), SweepAxis: ("name",),
+    Solve: ("target",), Optimize: ("over",),
+}
+
+
+def mentions(node, fields: dict[type, tuple[str, ...]] = MENTIONS) -> set[str]:
+    """Every name a statement (or expression) mentions, the names it sets included (dotted names whole):
+    the values of the ``fields`` of each of its nodes."""
+    return {getattr(x, f) for x in nodes(node) for f in fields.get(x.__class__, ())}

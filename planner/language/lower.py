@@ -878,9 +878,6 @@ def _rewrite_series(expr: ir.Expr, series: Optional[str], defined: frozenset, ha
     return ir.transform(expr, fn)
 
 
-_TRAILING_DOC = re.compile(r'\s*"(?:[^"\\\n]|\\.)*"\s*$')  # a question's closing sentence
-
-
 def _name_span(span: Span, name: str) -> Span:
     """The span of ``name`` inside ``span`` (a statement whose IR keeps no span for that name)."""
     at = span.text.find(name)
@@ -894,24 +891,12 @@ def _refuse_reserved(statements) -> None:
     words = keywords()
     named: list[tuple[str, Span, str]] = []
     for s in statements:
-        if isinstance(s, ir.Definition):
-            named.append((s.name, s.name_span, "a quantity"))
-        elif isinstance(s, ir.FunctionDef):
-            named.append((s.name, s.name_span, "a function"))
+        if not isinstance(s, ir.Import) or s.alias:  # (a name imported is the file's it comes from: not found there)
+            named.extend(ir.defines(s))
+        if isinstance(s, ir.FunctionDef):
             named.extend((p.name, _name_span(p.span, p.name), "a parameter") for p in s.params)
-        elif isinstance(s, ir.UnitDecl):
-            named.append((s.name, s.name_span, "a unit"))
-        elif isinstance(s, ir.Scenario):
-            named.append((s.name, s.name_span, "a scenario"))
         elif isinstance(s, ir.Axis):
-            named.append((s.name, s.name_span, "an axis"))
             named.extend((m.name, m.name_span, "an axis member") for m in s.members)
-        elif isinstance(s, ir.Import) and s.alias:
-            named.append((s.alias, _name_span(Span(s.span.source, s.span.end - len(s.alias), s.span.end), s.alias),
-                          "a namespace"))
-        elif isinstance(s, (ir.Solve, ir.Optimize)) and s.alias:
-            end = s.span.start + len(_TRAILING_DOC.sub("", s.span.text))  # `as NAME`, before any sentence
-            named.append((s.alias, Span(s.span.source, end - len(s.alias), end), "an answer"))
     for name, span, what in named:
         if name in words:
             raise ParseError(f"`{name}` is a reserved word and cannot name {what}", span, label="reserved",

@@ -31,7 +31,7 @@ from ..language.units import BUILTIN_UNITS
 from ..compute.evaluation import Plan as Compiled
 from ..plan import Plan, loads_compiled
 from .positions import ENCODING, TOKEN_MODIFIERS, TOKEN_TYPES, offset, position, units  # noqa: F401  (ENCODING: the server sets it)
-from .tolerant import Parts, Recovered, nodes, parse_tolerant, recover, words_in
+from .tolerant import Parts, Recovered, parse_tolerant, recover, words_in
 
 NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
@@ -886,7 +886,7 @@ class Document:
         user_functions = {s.name for s in self._statements() if isinstance(s, ir.FunctionDef)}
         for statement in (self.ir.statements if self.ir else ()):
             params = {p.name for p in statement.params} if isinstance(statement, ir.FunctionDef) else set()
-            for x in nodes(statement):
+            for x in ir.nodes(statement):
                 if isinstance(x, ir.Definition):
                     put(x.name_span.start, x.name_span.end, "variable", "declaration")
                 elif isinstance(x, ir.FunctionDef):
@@ -904,10 +904,8 @@ class Document:
                 elif isinstance(x, (ir.Solve, ir.Optimize)):  # the input solved for, and the answer's name
                     named = x.target_span if isinstance(x, ir.Solve) else x.over_span
                     put(named.start, named.end, "variable")
-                    if x.alias:
-                        m = re.compile(rf"\bas[ \t]+({re.escape(x.alias)})\b").search(self.text, x.span.start, x.span.end)
-                        if m:
-                            put(m.start(1), m.end(1), "variable", "declaration")
+                    for _, alias, _ in ir.defines(x):
+                        put(alias.start, alias.end, "variable", "declaration")
                 elif isinstance(x, ir.Call):
                     mods = () if x.func in user_functions or x.func not in FUNCTIONS else ("defaultLibrary",)
                     put(x.name_span.start, x.name_span.end, "function", *mods)
@@ -1122,25 +1120,19 @@ class Document:
         return sorted(set(out), key=lambda sp: sp.start)
 
 
+# Each node that names a quantity or function: the field of the name and that of the span it is written at.
+_NAMED_AT = {ir.Definition: ("name", "name_span"), ir.Name: ("name", "span"), ir.Call: ("func", "name_span"),
+             ir.Override: ("name", "name_span"), ir.SweepAxis: ("name", "name_span"),
+             ir.Solve: ("target", "target_span"), ir.Optimize: ("over", "over_span")}
+
+
 def _mentions(node, name: str) -> list[Span]:
     out: list[Span] = []
-    for x in nodes(node):
-        if isinstance(x, ir.Definition) and x.name == name:
-            out.append(x.name_span)
-        elif isinstance(x, ir.Name) and x.name == name:
-            out.append(x.span)
-        elif isinstance(x, ir.ScenarioRef) and x.name == name:
+    for x in ir.nodes(node):
+        if isinstance(x, ir.ScenarioRef) and x.name == name:  # `name@scenario`: the name only
             out.append(Span(x.span.source, x.span.start, x.span.start + len(name)))
-        elif isinstance(x, ir.Call) and x.func == name:
-            out.append(x.name_span)
-        elif isinstance(x, ir.Override) and x.name == name:
-            out.append(x.name_span)
-        elif isinstance(x, ir.SweepAxis) and x.name == name:
-            out.append(x.name_span)
-        elif isinstance(x, ir.Solve) and x.target == name:
-            out.append(x.target_span)
-        elif isinstance(x, ir.Optimize) and x.over == name:
-            out.append(x.over_span)
+        elif x.__class__ in _NAMED_AT and getattr(x, _NAMED_AT[x.__class__][0]) == name:
+            out.append(getattr(x, _NAMED_AT[x.__class__][1]))
     return out
 
 

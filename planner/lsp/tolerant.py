@@ -376,63 +376,15 @@ def parse_tolerant(name: str, text: str, parts: Optional[Parts] = None) -> Recov
 
 
 def _defines(s) -> list[str]:
-    if isinstance(s, (ir.Definition, ir.FunctionDef, ir.UnitDecl, ir.Scenario, ir.Axis)):
-        return [s.name]
-    if isinstance(s, ir.Import):
-        return [s.alias] if s.alias else list(s.names or ())
-    if isinstance(s, (ir.Solve, ir.Optimize)) and s.alias:
-        return [s.alias]
-    return []
+    return [name for name, _, _ in ir.defines(s)]
+
+
+_USES = {**ir.MENTIONS, ir.ScenarioRef: ("name", "scenario"), ir.UnitFactor: ("name",)}
 
 
 def used_names(node) -> set[str]:
     """Every name a statement uses: quantities, functions, scenarios, units (dotted names whole)."""
-    out: set[str] = set()
-    for x in nodes(node):
-        if isinstance(x, (ir.Name, ir.Override, ir.SweepAxis, ir.UnitFactor)):
-            out.add(x.name)
-        elif isinstance(x, ir.ScenarioRef):
-            out.update((x.name, x.scenario))
-        elif isinstance(x, ir.Call):
-            out.add(x.func)
-        elif isinstance(x, ir.Solve):
-            out.add(x.target)
-        elif isinstance(x, ir.Optimize):
-            out.add(x.over)
-    return out
-
-
-_FIELDS: dict = {}  # an IR class -> the names of its fields that may hold nodes
-
-
-def _parts(x) -> list:
-    """The IR nodes (and tuples of them) directly inside ``x``: its fields that are not text, numbers,
-    enums or spans (told by type, not isinstance: ``Fraction``'s ABC check is slow)."""
-    kind = type(x)
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x)) \
-            if dataclasses.is_dataclass(kind) and kind not in (Span, Source) else ()
-    out = []
-    for n in names:
-        v = getattr(x, n)
-        t = type(v)
-        if t is tuple or t is list or (t not in (Span, Source) and hasattr(t, "__dataclass_fields__")):
-            out.append(v)
-    return out
-
-
-def nodes(node):
-    """Every IR node inside ``node`` (itself first; lists and tuples looked through), the one walk the
-    editor's features share (names used, mentions of a name, semantic tokens)."""
-    stack = [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-            continue
-        yield x
-        stack.extend(_parts(x))
+    return ir.mentions(node, _USES)
 
 
 def _uses(names: set[str], dead: set[str]) -> Optional[str]:
