@@ -189,7 +189,7 @@ class Document:
         its names, units and (last evaluated) values for hover, completion and definitions."""
         self.text = self.analysed = text
         name = str(self.path)
-        got = recover(name, text, lambda masked: loads_compiled(masked, name, self.path.parent), self._import_span,
+        got = recover(name, text, lambda masked: loads_compiled(masked, name, self.path.parent), self._import_of,
                       self.parts)
         self.recovered = got
         self.ir, self.ir_text = got.syntax, text
@@ -250,10 +250,6 @@ class Document:
                     return True
         return False
 
-    def _import_span(self, source_name: str, statements: list) -> Optional[Span]:
-        """The import statement (of the text being checked) that brings in the plan ``source_name``."""
-        return self._import_of(source_name, statements)
-
     def _range(self, span: Optional[Span]) -> Range:
         if span is not None and span.source.name == str(self.path):
             return span_range(span)
@@ -264,6 +260,7 @@ class Document:
         return Range((0, 0), (0, 0))
 
     def _import_of(self, name: str, statements=None) -> Optional[Span]:
+        """The import statement (of ``statements``, else the current text's) that brings in the plan ``name``."""
         target = self._file_of(name)
         for s in (statements if statements is not None else self.ir.statements if self.ir else ()):
             if isinstance(s, ir.Import) and self.resolve_import(s.path) == target:
