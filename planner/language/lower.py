@@ -504,9 +504,7 @@ class _Lower(Transformer):
         doc, tags, _, _ = self._annotations(annotations)
         return ir.Scenario(str(name), doc, tags, overrides, self.span(meta), self.tspan(name))
 
-    @v_args(meta=True)
-    def axis_member(self, meta, children):
-        return self.scenario(meta, children)
+    axis_member = scenario
 
     @v_args(meta=True)
     def axis(self, meta, children):
@@ -520,25 +518,16 @@ class _Lower(Transformer):
         return ir.Axis(str(name), doc, members, self.span(meta), self.tspan(name))
 
     # -- questions ------------------------------------------------------------
-    @v_args(meta=True)
-    def value_list(self, meta, children):
-        return ir.Values("list", tuple(children), self.span(meta))
+    def _values_of(kind: str):
+        """The method for a list or a range of values of one kind (``list``, ``range``, ``step``...)."""
+        @v_args(meta=True)
+        def values(self, meta, children):
+            return ir.Values(kind, tuple(children), self.span(meta))
+        return values
 
-    @v_args(meta=True)
-    def range_plain(self, meta, children):
-        return ir.Values("range", tuple(children), self.span(meta))
-
-    @v_args(meta=True)
-    def range_step(self, meta, children):
-        return ir.Values("step", tuple(children), self.span(meta))
-
-    @v_args(meta=True)
-    def range_times(self, meta, children):
-        return ir.Values("times", tuple(children), self.span(meta))
-
-    @v_args(meta=True)
-    def range_count(self, meta, children):
-        return ir.Values("count", tuple(children), self.span(meta))
+    value_list, range_plain, range_step, range_times, range_count = map(
+        _values_of, ("list", "range", "step", "times", "count"))
+    del _values_of
 
     @v_args(meta=True)
     def sweep_axis(self, meta, children):
@@ -566,8 +555,7 @@ class _Lower(Transformer):
     def alias(self, children):
         return ("alias", str(children[0]))
 
-    def question_doc(self, children):
-        return ("doc", self._prose(children[0]))
+    question_doc = doc
 
     def within(self, children):
         return ("within", children[0])
