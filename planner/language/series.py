@@ -56,16 +56,7 @@ def mark(quantities: Mapping, order: Iterable[str], function_refs: Callable[[str
             if flows is not expr:
                 q.definition = dataclasses.replace(q.definition, expr=flows)
                 expr = flows
-        per = isinstance(expr, ir.Series)
-        for node in period_uses(expr):
-            if isinstance(node, _SERIES_NODES):
-                per = True
-            elif isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].per_period:
-                per = True
-            elif isinstance(node, ir.Call) and node.func in functions and \
-                    any(n in quantities and quantities[n].per_period for n in function_refs(node.func)):
-                per = True
-        q.per_period = per
+        q.per_period = per = isinstance(expr, ir.Series) or per_period(expr, quantities, functions, function_refs)
         if per:
             q.deps = tuple(sorted(set(q.deps) | {n for n in previous_names(expr) if n in quantities and n != name}))
     for name in order:
@@ -181,13 +172,17 @@ def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.
             return
 
 
-def per_period(expr: ir.Expr, quantities: Mapping) -> bool:
+def per_period(expr: ir.Expr, quantities: Mapping, functions: Mapping | tuple = (),
+               function_refs: Optional[Callable[[str], Iterable[str]]] = None) -> bool:
     """Whether ``expr`` has a value per period (uses a series, ``period`` or ``previous`` outside a
-    reduction)."""
+    reduction; with ``function_refs``, the quantities each user function uses, calls one that uses a series)."""
     for node in period_uses(expr):
         if isinstance(node, _SERIES_NODES):
             return True
         if isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].per_period:
+            return True
+        if function_refs is not None and isinstance(node, ir.Call) and node.func in functions and \
+                any(n in quantities and quantities[n].per_period for n in function_refs(node.func)):
             return True
     return False
 
