@@ -63,6 +63,24 @@ class UnitExpr:
         return self.span.text.strip()
 
 
+def unit_from_text(text: str, source: Source, offset: int) -> UnitExpr:
+    """A unit written as text at ``offset`` of ``source`` (the unit part of a number token, ``TB/s``, ``B/token``,
+    ``W*h``, ``s^2``, ``%/month``; a live value's ``-> kUSD/month``), read left to right: a factor after ``/``
+    divides, after ``*`` (or ``·``) multiplies."""
+    factors = []
+    pos = offset
+    sign = 1
+    for part in re.split(r"([/*·])", text):
+        if part in ("/", "*", "·"):
+            sign = -1 if part == "/" else 1
+        else:
+            name, _, power = part.partition("^")
+            p = int(power) if power else 1
+            factors.append(UnitFactor(name, sign * p, Span(source, pos, pos + len(part))))
+        pos += len(part)
+    return UnitExpr(tuple(factors), Span(source, offset, offset + len(text)))
+
+
 # ---- expressions -----------------------------------------------------------
 
 @dataclass(frozen=True)

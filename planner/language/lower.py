@@ -55,21 +55,7 @@ def unescape(token: str) -> str:
     return "".join(out)
 
 
-def unit_from_text(text: str, source: Source, offset: int) -> ir.UnitExpr:
-    """Parse the unit part of a number token (``TB/s``, ``B/token``, ``W*h``, ``s^2``, ``%/month``),
-    left to right: a factor after ``/`` divides, after ``*`` (or ``·``) multiplies."""
-    factors = []
-    pos = offset
-    sign = 1
-    for part in re.split(r"([/*·])", text):
-        if part in ("/", "*", "·"):
-            sign = -1 if part == "/" else 1
-        else:
-            name, _, power = part.partition("^")
-            p = int(power) if power else 1
-            factors.append(ir.UnitFactor(name, sign * p, Span(source, pos, pos + len(part))))
-        pos += len(part)
-    return ir.UnitExpr(tuple(factors), Span(source, offset, offset + len(text)))
+unit_from_text = ir.unit_from_text  # (where its callers import it from)
 
 
 class _Lower(Transformer):
