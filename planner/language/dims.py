@@ -216,16 +216,8 @@ class Typer(ir.Visitor):
         return self.period
 
     def visit_PeriodTable(self, e: ir.PeriodTable, scope, lookup) -> Type:
-        types = [self.type(i, scope, lookup) for i in e.items]
-        first, first_item = types[0], e.items[0]
-        for item, t in zip(e.items[1:], types[1:]):
-            if t.is_bool != first.is_bool or (not t.is_bool and not same_dim(first, t)):
-                raise UnitError(f"the values of a period table differ: {dim_text(first)} and {dim_text(t)}",
-                                item.span, label=dim_text(t), labels=[Label(first_item.span, dim_text(first))],
-                                hint="every period's value needs the same dimension: `[10 USD, 12 USD]`")
-            if first.dim is None:
-                first, first_item = t, item
-        return Type(first.kind, first.dim, None, first.unit)
+        return _alike(e.items, [self.type(i, scope, lookup) for i in e.items], "a period table",
+                      "every period's value needs the same dimension: `[10 USD, 12 USD]`")
 
     def visit_Series(self, e: ir.Series, scope, lookup) -> Type:
         first = self.type(e.first, scope, lookup)
@@ -288,19 +280,8 @@ class Typer(ir.Visitor):
         """The type of an aggregate's variable: its list's values, or its range's ends."""
         v = e.values
         if v.kind == "list":
-            types = [self.type(i, scope, lookup) for i in v.items]
-            first, first_item = types[0], v.items[0]
-            for item, t in zip(v.items[1:], types[1:]):
-                if t.is_bool != first.is_bool:
-                    raise KindError("a list mixes true/false and numbers", item.span,
-                                    labels=[Label(first_item.span, dim_text(first))], label=dim_text(t))
-                if not t.is_bool and not same_dim(first, t):
-                    raise UnitError(f"the values of a list differ: {dim_text(first)} and {dim_text(t)}", item.span,
-                                    labels=[Label(first_item.span, dim_text(first))], label=dim_text(t),
-                                    hint="every value of a list needs the same dimension")
-                if first.dim is None:
-                    first, first_item = t, item
-            return Type(first.kind, first.dim, None, first.unit)
+            return _alike(v.items, [self.type(i, scope, lookup) for i in v.items], "a list",
+                          "every value of a list needs the same dimension", mixed="a list mixes true/false and numbers")
         start, stop = v.items[0], v.items[1]
         a = self._num(start, scope, lookup, "count from")
         b = self._num(stop, scope, lookup, "count to")
@@ -510,6 +491,22 @@ class _Checker:
             raise UnitError(f"the branches of `if` differ: {dim_text(a)} and {dim_text(b)}", e.span,
                             labels=[Label(args[1].span, dim_text(a)), Label(args[2].span, dim_text(b))])
         return Type(a.kind, a.dim if a.dim is not None else b.dim, None, a.unit or b.unit)
+
+
+def _alike(items, types: list[Type], what: str, hint: str, mixed: Optional[str] = None) -> Type:
+    """The common type of the values of a list or a period table; a located error at the first value that
+    differs from those before it (``mixed``: the message for true/false among numbers, a kind error)."""
+    first, first_item = types[0], items[0]
+    for item, t in zip(items[1:], types[1:]):
+        labels = [Label(first_item.span, dim_text(first))]
+        if t.is_bool != first.is_bool and mixed is not None:
+            raise KindError(mixed, item.span, labels=labels, label=dim_text(t))
+        if t.is_bool != first.is_bool or (not t.is_bool and not same_dim(first, t)):
+            raise UnitError(f"the values of {what} differ: {dim_text(first)} and {dim_text(t)}", item.span,
+                            label=dim_text(t), labels=labels, hint=hint)
+        if first.dim is None:
+            first, first_item = t, item
+    return Type(first.kind, first.dim, None, first.unit)
 
 
 def _exact_power(e: ir.Binary, base: Fraction, exponent: Fraction) -> None:
