@@ -154,21 +154,17 @@ def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.
                 # the periods end at an input (`1 month..horizon`): a range of flows is of numbers as written
                 unit = first[1].text if first is not None and first[1] is not None else ""
                 over = f"{periods.values.items[0].span.flat}..36{' ' + unit if unit else ''}"
+            hint = (f"read the series period by period with `at`: `{call.func}({before}{arg.span.flat} at m for m in "
+                    f"{over})` (the first period's flow is " + ("discounted one period, as Excel's NPV)"
+                                                                 if call.func == "npv" else "today's, as Excel's IRR)"))
             if len(call.args) > f.flows + 1:  # other flows beside the series: each period's written out
                 before = "".join(a.span.flat + ", " for a in call.args if a is not arg)
                 ends = periods.values.items if periods is not None else ()
                 over = (f"{arg.span.flat} at {ends[0].span.flat}, ..., {arg.span.flat} at {ends[1].span.flat}"
                         if len(ends) >= 2 else f"{arg.span.flat} at 1 month, ...")
-                sink.add(KindError(f"`{call.func}` of a series is not supported yet: it takes one cash flow per "
-                                   "argument", arg.span, label="a series (a value per period)",
-                                   hint=f"list the series' flows one by one with `at`: `{call.func}({before}{over})`"))
-                return
+                hint = f"list the series' flows one by one with `at`: `{call.func}({before}{over})`"
             sink.add(KindError(f"`{call.func}` of a series is not supported yet: it takes one cash flow per "
-                               "argument", arg.span, label="a series (a value per period)",
-                               hint=f"read the series period by period with `at`: `{call.func}({before}"
-                                    f"{arg.span.flat} at m for m in {over})` (the first period's flow is "
-                                    + ("discounted one period, as Excel's NPV)" if call.func == "npv" else
-                                       "today's, as Excel's IRR)")))
+                               "argument", arg.span, label="a series (a value per period)", hint=hint))
             return
 
 
