@@ -697,7 +697,8 @@ def question_text(stmt) -> str:
     return _CLOSING_SENTENCE.sub("", text) if getattr(stmt, "doc", None) else text
 
 
-_NAMED = {Definition: "a quantity", FunctionDef: "a function", UnitDecl: "a unit", Scenario: "a scenario", Axis: "an axis"}
+_NAMED = {Definition: "a quantity", FunctionDef: "a function", UnitDecl: "a unit", Scenario: "a scenario",
+          Axis: "an axis"}
 
 
 def defines(s: Statement) -> list[tuple[str, Span, str]]:
