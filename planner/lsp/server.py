@@ -203,7 +203,7 @@ def _range(r) -> dict:
     return {"start": _position(r.start), "end": _position(r.end)}
 
 
-def _range_of(r: dict) -> "analysis.Range":
+def _range_of(r: dict) -> analysis.Range:
     """A protocol range as the analysis takes it."""
     return analysis.Range((r["start"]["line"], r["start"]["character"]), (r["end"]["line"], r["end"]["character"]))
 
