@@ -318,20 +318,21 @@ _FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
-def _exprs(value) -> tuple[Expr, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, tuple):
-        return tuple(x for v in value for x in _exprs(v))
-    if isinstance(value, Arg):
-        return (value.value,)
-    if isinstance(value, Values):
-        return value.items
-    return (value,)
-
-
 def children(expr: Expr) -> tuple[Expr, ...]:
-    return tuple(c for field in _FIELDS.get(expr.__class__, ()) for c in _exprs(getattr(expr, field)))
+    fields = _FIELDS.get(expr.__class__)
+    if fields is None:
+        return ()
+    out = []
+    for field in fields:  # (told by class, not isinstance: this is the hot loop of every walk)
+        value = getattr(expr, field)
+        kind = value.__class__
+        if kind is tuple:
+            out.extend(x.value if x.__class__ is Arg else x for x in value)
+        elif kind is Values:
+            out.extend(value.items)
+        elif value is not None:
+            out.append(value)
+    return tuple(out)
 
 
 def walk(expr: Expr):
@@ -345,21 +346,23 @@ def walk(expr: Expr):
 
 def map_children(expr: Expr, fn) -> Expr:
     """``expr`` with each of its children ``c`` replaced by ``fn(c)`` (one level; ``expr`` itself for a leaf)."""
+    fields = _FIELDS.get(expr.__class__)
+    if fields is None:
+        return expr
     import dataclasses
 
-    def rebuild(value):
-        if value is None:
-            return None
-        if isinstance(value, tuple):
-            return tuple(rebuild(v) for v in value)
-        if isinstance(value, Arg):
-            return dataclasses.replace(value, value=fn(value.value))
-        if isinstance(value, Values):
-            return dataclasses.replace(value, items=rebuild(value.items))
-        return fn(value)
-
-    fields = _FIELDS.get(expr.__class__)
-    return dataclasses.replace(expr, **{field: rebuild(getattr(expr, field)) for field in fields}) if fields else expr
+    changes = {}
+    for field in fields:  # (the shapes of :func:`children`)
+        value = getattr(expr, field)
+        kind = value.__class__
+        if kind is tuple:
+            value = tuple(dataclasses.replace(x, value=fn(x.value)) if x.__class__ is Arg else fn(x) for x in value)
+        elif kind is Values:
+            value = dataclasses.replace(value, items=tuple(fn(x) for x in value.items))
+        elif value is not None:
+            value = fn(value)
+        changes[field] = value
+    return dataclasses.replace(expr, **changes)
 
 
 def transform(expr: Expr, fn) -> Expr:
