@@ -484,7 +484,7 @@ class _Owners:
             if s.span.start <= at < max(s.span.end, s.span.start + 1):
                 return s
         if self.layout is None:
-            self.layout = Extents(statements_of(self.text))
+            self.layout = Extents(statements(self.text))
         extent = self.layout.holding(at)
         if extent is None:
             return None
@@ -492,14 +492,9 @@ class _Owners:
         return self.order[k] if k < len(self.order) and self.starts[k] < extent[1] else None
 
 
-def statements_of(text: str) -> list[tuple[int, int]]:
-    """:func:`statements`, for the functions whose list of IR statements is called ``statements``."""
-    return statements(text)
-
-
-def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> str:
+def _set_aside(text: str, parsed: list, removed: list, out: Recovered) -> str:
     """Blank the ``removed`` statements and every statement that uses a broken or unknown name
-    (marked unknown); both leave ``statements``. Linear in the statements: one pass in the order of
+    (marked unknown); both leave ``parsed`` (the IR statements). Linear in the statements: one pass in the order of
     the text (what uses a name defined above it), then an index of who uses which name for what uses
     a name defined below it."""
     dead = set(out.broken) | set(out.unknown)
@@ -523,14 +518,14 @@ def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> st
 
     fresh: list[str] = []  # names found dead on the way
     if dead:  # (nothing broken: nothing depends on it)
-        for s in statements:
+        for s in parsed:
             if id(s) not in gone:
                 hit = _uses(names_of(s), dead)
                 if hit is not None:
                     fresh += drop(s, hit)
     if fresh:
         users: dict[str, list] = {}  # a name (or a dotted name's head) -> the statements left that use it
-        for s in statements:
+        for s in parsed:
             if id(s) not in gone:
                 for n in names_of(s):
                     parts = n.split(".")
@@ -542,8 +537,8 @@ def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> st
                     fresh += drop(s, _uses(names_of(s), dead))
     if not removed:
         return text
-    extents = Extents(statements_of(text))
-    order = sorted(statements, key=lambda s: s.span.start)
+    extents = Extents(statements(text))
+    order = sorted(parsed, key=lambda s: s.span.start)
     starts = [s.span.start for s in order]
     done: set[int] = set()
     ranges = []
@@ -557,7 +552,7 @@ def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> st
             start, end = s.span.start, s.span.end  # the layout holds another statement too: the span only
         out.blanked.append((start, end))
         ranges.append((start, end))
-    statements[:] = [s for s in statements if id(s) not in gone]
+    parsed[:] = [s for s in parsed if id(s) not in gone]
     return blank_all(text, ranges)
 
 
