@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from planner.language.dims import BUILTINS  # noqa: E402
+from planner.language.functions import BUILTINS  # noqa: E402
 from planner.language.parser import grammar_words  # noqa: E402
 
 SYNTAXES = HERE / "vscode" / "syntaxes"

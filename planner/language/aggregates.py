@@ -105,6 +105,10 @@ def _monotone(a: Interval, fn: Callable[[Fraction], Fraction]) -> Interval:
     return Interval(None if a.lo is None else fn(a.lo), None if a.hi is None else fn(a.hi), a.blame)
 
 
+_ARITHMETIC = {ir.BinOp.ADD: _add, ir.BinOp.SUB: lambda a, b: _add(a, _neg(b)), ir.BinOp.MUL: _mul,
+               ir.BinOp.DIV: _div}
+
+
 class _BOUNDS:
     """What a built-in's bounds rule (:mod:`planner.language.functions`) is given."""
 
@@ -114,8 +118,9 @@ class _BOUNDS:
     monotone = staticmethod(_monotone)
 
 
-class Ranges:
-    """Steps and term counts of a plan's aggregates, from the declared bounds of its inputs.
+class Ranges(ir.Visitor):
+    """Steps and term counts of a plan's aggregates, from the declared bounds of its inputs (the bounds of
+    an expression by a ``visit_<Node>`` each; a node without one is unbounded).
 
     ``quantities`` is the checked model's (each with ``is_input``, ``lower``/``upper``, ``display``,
     ``definition``); ``functions`` the user functions; ``unit_of`` resolves a written unit
@@ -144,11 +149,11 @@ class Ranges:
             if v <= 0:
                 raise RangeError("the step of a range must be positive", by.span, label=f"this is {_num(v)}",
                                  hint="a range counts up from its start: `1..n step 2`")
-            unit = _written_unit(by)
+            unit = ir.literal_unit(by)
             if unit is None:
                 return Step(v, "", Fraction(1))
             return Step(v, unit.text, self.unit_of(unit).scale)
-        unit = _written_unit(start)
+        unit = ir.literal_unit(start)
         if unit is not None:
             scale = self.unit_of(unit).scale
             return Step(scale, unit.text, scale)
@@ -164,56 +169,52 @@ class Ranges:
     # ---- intervals ------------------------------------------------------------
     def interval(self, e: ir.Expr, scope: Scope) -> Interval:
         """Bounds of ``e`` over every admissible input (base units)."""
-        if isinstance(e, ir.Number):
-            v = e.value * (self.unit_of(e.unit).scale if e.unit is not None else 1)
-            return Interval.point(v)
-        if isinstance(e, ir.Name):
-            if e.name in scope:
-                bound = scope[e.name]
-                if isinstance(bound, Interval):
-                    return bound
-                expr, outer = bound
-                return self.interval(expr, outer)
-            q = self.quantities.get(e.name)
-            if q is None and e.name in self.answers and not self.answers[e.name].optimum:
-                q = self.quantities.get(self.answers[e.name].target)
-                if q is not None and q.is_input:
-                    return Interval(q.lower.value if q.lower else None, q.upper.value if q.upper else None,
-                                    (q.name,) if q.lower is None or q.upper is None else ())
-            if q is None or q.is_bool:
-                return ANY
-            if q.is_input:
-                lo = q.lower.value if q.lower is not None else None
-                hi = q.upper.value if q.upper is not None else None
-                return Interval(lo, hi, (e.name,) if lo is None or hi is None else ())
-            if e.name not in self._derived:
-                self._derived[e.name] = ANY  # a guard: cycles are reported elsewhere
-                self._derived[e.name] = self.interval(q.definition.expr, {})
-            return self._derived[e.name]
-        if isinstance(e, ir.Neg):
-            return _neg(self.interval(e.operand, scope))
-        if isinstance(e, ir.Binary):
-            a, b = self.interval(e.left, scope), self.interval(e.right, scope)
-            if e.op is ir.BinOp.ADD:
-                return _add(a, b)
-            if e.op is ir.BinOp.SUB:
-                return _add(a, _neg(b))
-            if e.op is ir.BinOp.MUL:
-                return _mul(a, b)
-            if e.op is ir.BinOp.DIV:
-                return _div(a, b)
-            if b.lo is not None and b.lo == b.hi and b.lo.denominator == 1 and 0 <= b.lo <= 64 \
-                    and a.lo is not None and a.lo >= 0:
-                n = int(b.lo)
-                return _monotone(a, lambda v: v ** n)
-            return Interval(None, None, _merge(a, b))
-        if isinstance(e, ir.Call):
-            return self._call(e, scope)
-        if isinstance(e, ir.Aggregate):
-            return ANY
+        return self.visit(e, scope)
+
+    def visit_other(self, e: ir.Expr, scope: Scope) -> Interval:
         return ANY
 
-    def _call(self, e: ir.Call, scope: Scope) -> Interval:
+    def visit_Number(self, e: ir.Number, scope: Scope) -> Interval:
+        return Interval.point(e.value * (self.unit_of(e.unit).scale if e.unit is not None else 1))
+
+    def visit_Name(self, e: ir.Name, scope: Scope) -> Interval:
+        if e.name in scope:
+            bound = scope[e.name]
+            if isinstance(bound, Interval):
+                return bound
+            expr, outer = bound
+            return self.interval(expr, outer)
+        q = self.quantities.get(e.name)
+        if q is None and e.name in self.answers and not self.answers[e.name].optimum:
+            q = self.quantities.get(self.answers[e.name].target)
+            if q is not None and q.is_input:
+                return Interval(q.lower.value if q.lower else None, q.upper.value if q.upper else None,
+                                (q.name,) if q.lower is None or q.upper is None else ())
+        if q is None or q.is_bool:
+            return ANY
+        if q.is_input:
+            lo = q.lower.value if q.lower is not None else None
+            hi = q.upper.value if q.upper is not None else None
+            return Interval(lo, hi, (e.name,) if lo is None or hi is None else ())
+        if e.name not in self._derived:
+            self._derived[e.name] = ANY  # a guard: cycles are reported elsewhere
+            self._derived[e.name] = self.interval(q.definition.expr, {})
+        return self._derived[e.name]
+
+    def visit_Neg(self, e: ir.Neg, scope: Scope) -> Interval:
+        return _neg(self.interval(e.operand, scope))
+
+    def visit_Binary(self, e: ir.Binary, scope: Scope) -> Interval:
+        a, b = self.interval(e.left, scope), self.interval(e.right, scope)
+        if e.op is not ir.BinOp.POW:
+            return _ARITHMETIC[e.op](a, b)
+        if b.lo is not None and b.lo == b.hi and b.lo.denominator == 1 and 0 <= b.lo <= 64 \
+                and a.lo is not None and a.lo >= 0:
+            n = int(b.lo)
+            return _monotone(a, lambda v: v ** n)
+        return Interval(None, None, _merge(a, b))
+
+    def visit_Call(self, e: ir.Call, scope: Scope) -> Interval:
         if e.func in self.functions:
             f = self.functions[e.func]
             body, inner = ir.inline(f, e, lambda a: (a, scope), lambda d, bound: (d, bound))
@@ -304,14 +305,6 @@ def _example(q, side: str) -> str:
     text = format(float(guess), "g")
     unit = q.unit_text
     return text + ("" if not unit else ("%" if unit == "%" else f" {unit}"))
-
-
-def _written_unit(e: ir.Expr) -> Optional[ir.UnitExpr]:
-    while isinstance(e, ir.Neg):
-        e = e.operand
-    if isinstance(e, ir.Number) and e.unit is not None:
-        return e.unit
-    return None
 
 
 def _unit_inside(e: ir.Expr) -> Optional[ir.UnitExpr]:

@@ -13,9 +13,8 @@ from typing import Callable, Iterable, Optional
 
 from . import ir, uncertain
 from .aggregates import Ranges
-from .functions import FUNCTIONS
-from .dims import (  # noqa: F401  (BUILTINS and unit_of are re-exported)
-    BUILTINS,
+from .functions import BUILTINS, FUNCTIONS
+from .dims import (  # noqa: F401  (unit_of is re-exported)
     Poisoned,
     Typer,
     dim_text,
@@ -732,7 +731,7 @@ class Analyzer:
         if t.dim is None:
             t = Type(t.kind, DIMENSIONLESS, t.const)
         display = Unit(Fraction(1), t.dim, canonical_text(t.dim))
-        literal_unit = _literal_unit(d.expr.first if isinstance(d.expr, ir.Series) else d.expr)
+        literal_unit = ir.literal_unit(d.expr.first if isinstance(d.expr, ir.Series) else d.expr)
         if literal_unit is not None:
             display = unit_of(literal_unit, self.units)
         elif isinstance(d.expr, ir.Reduce) and isinstance(d.expr.body, ir.Period) and self.period_unit is not None:
@@ -1267,15 +1266,13 @@ def _expressions(s: ir.Statement):
 
 def _relative(tol: ir.Expr) -> bool:
     """A tolerance written in % or ppm is relative to the expected value."""
-    lit = tol.operand if isinstance(tol, ir.Neg) else tol
-    return isinstance(lit, ir.Number) and lit.unit is not None and lit.unit.text in ("%", "ppm")
+    unit = ir.literal_unit(tol)
+    return unit is not None and unit.text in ("%", "ppm")
 
 
 def _example_text(tol: ir.Expr) -> str:
-    lit = tol.operand if isinstance(tol, ir.Neg) else tol
-    if isinstance(lit, ir.Number):
-        return format(float(lit.value), "g")
-    return "..."
+    lit = ir.literal(tol)
+    return "..." if lit is None else format(abs(float(lit[0])), "g")
 
 
 def _input_literal(node: ir.Expr, quantities) -> ir.Expr:
@@ -1285,12 +1282,6 @@ def _input_literal(node: ir.Expr, quantities) -> ir.Expr:
         return quantities[node.name].definition.expr
     return node
 
-
-
-def _literal_unit(expr: ir.Expr) -> Optional[ir.UnitExpr]:
-    while isinstance(expr, ir.Neg):
-        expr = expr.operand
-    return expr.unit if isinstance(expr, ir.Number) else None
 
 
 def _bool_value(expr: ir.Expr) -> bool:

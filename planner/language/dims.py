@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
 from . import ir, literals
-from .functions import BUILTINS, FUNCTIONS  # noqa: F401  (BUILTINS is re-exported)
+from .functions import FUNCTIONS
 from .errors import (
     ArityError,
     DisplayUnitError,
@@ -109,7 +109,7 @@ def _plain(t: Type) -> bool:
     return t.dim is not None and t.dim.dimensionless and not t.unit
 
 
-def _rate_hint(plain_side: ir.Expr, other: ir.Expr, other_t: Type) -> Optional[str]:
+def _rate_hint(other: ir.Expr, other_t: Type) -> Optional[str]:
     """`(1 + r)` with `r` in %/year: say how to make it a plain number."""
     if other_t.dim is None or other_t.dim.dimensionless:
         return None
@@ -124,8 +124,8 @@ def _rate_hint(plain_side: ir.Expr, other: ir.Expr, other_t: Type) -> Optional[s
     return None
 
 
-class Typer:
-    """Infers the :class:`Type` of IR expressions; user functions are typed
+class Typer(ir.Visitor):
+    """Infers the :class:`Type` of IR expressions (a ``visit_<Node>`` each); user functions are typed
     at each call, with the argument types bound to their parameters."""
 
     def __init__(self, units: UnitTable, defs: Mapping[str, ir.Definition],
@@ -142,126 +142,123 @@ class Typer:
     def type(self, e: ir.Expr, scope: dict[str, Type], lookup: Callable[[str], Optional[Type]]) -> Type:
         """The type of ``e``; ``scope`` holds function parameters, ``lookup``
         the types of the plan's quantities. Raises the first error."""
-        cls = e.__class__
-        if cls is ir.Binary:  # the commonest nodes first, by their class
-            return self._binary(e, scope, lookup)
-        if cls is ir.Name:
-            name = e.name
-            if name in scope:
-                t = scope[name]
-                return Type(t.kind, t.dim, None, t.unit)
-            t = lookup(name)
-            if t is None:
-                if name in self.defs:
-                    raise Poisoned()  # its own error is already reported
-                raise UnknownNameError(f"unknown name `{name}`", e.span)
-            return Type(t.kind, t.dim, None, self._written(name, t))
-        if isinstance(e, ir.Number):
-            value = e.value
-            dim = None if value == 0 else DIMENSIONLESS
-            if e.unit is not None:
-                unit = unit_of(e.unit, self.units, names=self.defs)
-                value, dim = value * unit.scale, unit.dim
-            literals.check(value, e.span)
-            return Type("num", dim, value, e.unit.text if e.unit is not None else None)
-        if isinstance(e, ir.Bool):
-            return BOOL
-        if isinstance(e, ir.ScenarioRef):
-            t = lookup(e.name)
-            return Type(t.kind, t.dim, None, self._written(e.name, t))
-        if isinstance(e, ir.Neg):
-            t = self._num(e.operand, scope, lookup, "negate")
-            return Type("num", t.dim, -t.const if t.const is not None else None, t.unit)
-        if isinstance(e, ir.Compare):
-            types = [self.type(o, scope, lookup) for o in e.operands]
-            for i, op in enumerate(e.ops):
-                a, b = types[i], types[i + 1]
-                if (isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)) \
-                        and op not in (ir.CmpOp.EQ, ir.CmpOp.NE):
-                    raise KindError("`never` is not a number: compare with `==` or `!=`", e.op_spans[i],
-                                    hint="`check first_negative == never`, or `first_negative != never`")
-                if a.is_bool or b.is_bool:
-                    if a.is_bool and b.is_bool and op in (ir.CmpOp.EQ, ir.CmpOp.NE):
-                        continue
-                    raise KindError(f"cannot compare true/false with `{op.value}`", e.op_spans[i],
-                                    labels=[Label(e.operands[i].span, dim_text(a)),
-                                            Label(e.operands[i + 1].span, dim_text(b))])
-                if not same_dim(a, b):
-                    raise UnitError(
-                        f"cannot compare {dim_text(a)} with {dim_text(b)}", e.op_spans[i],
-                        labels=[Label(e.operands[i].span, dim_text(a)), Label(e.operands[i + 1].span, dim_text(b))],
-                        hint="both sides of a comparison need the same dimension")
-            return BOOL
-        if isinstance(e, (ir.Logic, ir.Not)):
-            for operand in ir.children(e):
-                t = self.type(operand, scope, lookup)
-                if not t.is_bool:
-                    word = "not" if isinstance(e, ir.Not) else e.op.value
-                    raise KindError(f"`{word}` needs true/false, got {dim_text(t)}", operand.span,
-                                    hint="compare it first, for example `x > 0`")
-            return BOOL
-        if isinstance(e, ir.Call):
-            return self._call(e, scope, lookup)
-        if isinstance(e, ir.Aggregate):
-            return self._aggregate(e, scope, lookup)
-        if isinstance(e, (ir.Series, ir.Period, ir.Previous, ir.Reduce, ir.At, ir.Never, ir.PeriodTable)):
-            return self._series(e, scope, lookup)
-        raise AssertionError(e)
+        return self._visits[e.__class__](self, e, scope, lookup)
+
+    def visit_Name(self, e: ir.Name, scope, lookup) -> Type:
+        name = e.name
+        if name in scope:
+            t = scope[name]
+            return Type(t.kind, t.dim, None, t.unit)
+        t = lookup(name)
+        if t is None:
+            if name in self.defs:
+                raise Poisoned()  # its own error is already reported
+            raise UnknownNameError(f"unknown name `{name}`", e.span)
+        return Type(t.kind, t.dim, None, self._written(name, t))
+
+    def visit_Number(self, e: ir.Number, scope, lookup) -> Type:
+        value = e.value
+        dim = None if value == 0 else DIMENSIONLESS
+        if e.unit is not None:
+            unit = unit_of(e.unit, self.units, names=self.defs)
+            value, dim = value * unit.scale, unit.dim
+        literals.check(value, e.span)
+        return Type("num", dim, value, e.unit.text if e.unit is not None else None)
+
+    def visit_Bool(self, e: ir.Bool, scope, lookup) -> Type:
+        return BOOL
+
+    def visit_ScenarioRef(self, e: ir.ScenarioRef, scope, lookup) -> Type:
+        t = lookup(e.name)
+        return Type(t.kind, t.dim, None, self._written(e.name, t))
+
+    def visit_Neg(self, e: ir.Neg, scope, lookup) -> Type:
+        t = self._num(e.operand, scope, lookup, "negate")
+        return Type("num", t.dim, -t.const if t.const is not None else None, t.unit)
+
+    def visit_Compare(self, e: ir.Compare, scope, lookup) -> Type:
+        types = [self.type(o, scope, lookup) for o in e.operands]
+        for i, op in enumerate(e.ops):
+            a, b = types[i], types[i + 1]
+            if (isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)) \
+                    and op not in (ir.CmpOp.EQ, ir.CmpOp.NE):
+                raise KindError("`never` is not a number: compare with `==` or `!=`", e.op_spans[i],
+                                hint="`check first_negative == never`, or `first_negative != never`")
+            if a.is_bool or b.is_bool:
+                if a.is_bool and b.is_bool and op in (ir.CmpOp.EQ, ir.CmpOp.NE):
+                    continue
+                raise KindError(f"cannot compare true/false with `{op.value}`", e.op_spans[i],
+                                labels=[Label(e.operands[i].span, dim_text(a)),
+                                        Label(e.operands[i + 1].span, dim_text(b))])
+            if not same_dim(a, b):
+                raise UnitError(
+                    f"cannot compare {dim_text(a)} with {dim_text(b)}", e.op_spans[i],
+                    labels=[Label(e.operands[i].span, dim_text(a)), Label(e.operands[i + 1].span, dim_text(b))],
+                    hint="both sides of a comparison need the same dimension")
+        return BOOL
+
+    def visit_Logic(self, e: ir.Logic | ir.Not, scope, lookup) -> Type:
+        for operand in ir.children(e):
+            t = self.type(operand, scope, lookup)
+            if not t.is_bool:
+                word = "not" if isinstance(e, ir.Not) else e.op.value
+                raise KindError(f"`{word}` needs true/false, got {dim_text(t)}", operand.span,
+                                hint="compare it first, for example `x > 0`")
+        return BOOL
+
+    visit_Not = visit_Logic
 
     # ---- series over periods ------------------------------------------------------
-    def _series(self, e, scope, lookup) -> Type:
-        if isinstance(e, ir.Never):
-            return Type("num", None)
-        if isinstance(e, ir.Period):
-            return self.period
-        if isinstance(e, ir.PeriodTable):
-            types = [self.type(i, scope, lookup) for i in e.items]
-            first, first_item = types[0], e.items[0]
-            for item, t in zip(e.items[1:], types[1:]):
-                if t.is_bool != first.is_bool or (not t.is_bool and not same_dim(first, t)):
-                    raise UnitError(f"the values of a period table differ: {dim_text(first)} and {dim_text(t)}",
-                                    item.span, label=dim_text(t), labels=[Label(first_item.span, dim_text(first))],
-                                    hint="every period's value needs the same dimension: `[10 USD, 12 USD]`")
-                if first.dim is None:
-                    first, first_item = t, item
+    def visit_Never(self, e: ir.Never, scope, lookup) -> Type:
+        return Type("num", None)
+
+    def visit_Period(self, e: ir.Period, scope, lookup) -> Type:
+        return self.period
+
+    def visit_PeriodTable(self, e: ir.PeriodTable, scope, lookup) -> Type:
+        return _alike(e.items, [self.type(i, scope, lookup) for i in e.items], "a period table",
+                      "every period's value needs the same dimension: `[10 USD, 12 USD]`")
+
+    def visit_Series(self, e: ir.Series, scope, lookup) -> Type:
+        first = self.type(e.first, scope, lookup)
+        self._series_first[e.name] = first
+        if e.then is None:
             return Type(first.kind, first.dim, None, first.unit)
-        if isinstance(e, ir.Series):
-            first = self.type(e.first, scope, lookup)
-            self._series_first[e.name] = first
-            if e.then is None:
-                return Type(first.kind, first.dim, None, first.unit)
-            then = self.type(e.then, scope, lookup)
-            if first.is_bool != then.is_bool or (not first.is_bool and not same_dim(first, then)):
-                raise UnitError(f"the series `{e.name}` starts as {dim_text(first)} but goes on as {dim_text(then)}",
-                                e.then.span, label=dim_text(then), labels=[Label(e.first.span, dim_text(first))],
-                                hint="its value in every period needs one dimension")
-            dim = first.dim if first.dim is not None else then.dim
-            return Type(first.kind, dim, None, first.unit or then.unit)
-        if isinstance(e, ir.Previous):
-            t = lookup(e.name) or self._series_first.get(e.name)
-            if t is None and e.init is not None:
-                t = self.type(e.init, scope, lookup)
-            if t is None:
-                d = self.defs.get(e.name)
-                if d is None:
-                    raise UnknownNameError(f"unknown name `{e.name}`", e.name_span)
-                expr = d.expr.first if isinstance(d.expr, ir.Series) else d.expr
-                t = self._series_first[e.name] = self.type(expr, {}, lookup)
-            if e.init is not None:
-                i = self.type(e.init, scope, lookup)
-                if i.is_bool != t.is_bool or (not t.is_bool and not same_dim(i, t)):
-                    raise UnitError(f"`{e.name}` is {dim_text(t)}, but its value before the first period is "
-                                    f"{dim_text(i)}", e.init.span, label=dim_text(i),
-                                    labels=[Label(e.name_span, dim_text(t))])
-            return Type(t.kind, t.dim, None, t.unit)
-        if isinstance(e, ir.At):
-            t = self.type(e.series, scope, lookup)
-            w = self._num(e.when, scope, lookup, "find the period of")
-            if self.period is not None and not same_dim(w, self.period):
-                raise UnitError(f"`at` takes a period ({dim_text(self.period)}), not {dim_text(w)}", e.when.span,
-                                label=dim_text(w), hint="write the period with its unit: `cash at 36 month`")
-            return Type(t.kind, t.dim, None, t.unit)
-        # a reduction
+        then = self.type(e.then, scope, lookup)
+        if first.is_bool != then.is_bool or (not first.is_bool and not same_dim(first, then)):
+            raise UnitError(f"the series `{e.name}` starts as {dim_text(first)} but goes on as {dim_text(then)}",
+                            e.then.span, label=dim_text(then), labels=[Label(e.first.span, dim_text(first))],
+                            hint="its value in every period needs one dimension")
+        dim = first.dim if first.dim is not None else then.dim
+        return Type(first.kind, dim, None, first.unit or then.unit)
+
+    def visit_Previous(self, e: ir.Previous, scope, lookup) -> Type:
+        t = lookup(e.name) or self._series_first.get(e.name)
+        if t is None and e.init is not None:
+            t = self.type(e.init, scope, lookup)
+        if t is None:
+            d = self.defs.get(e.name)
+            if d is None:
+                raise UnknownNameError(f"unknown name `{e.name}`", e.name_span)
+            expr = d.expr.first if isinstance(d.expr, ir.Series) else d.expr
+            t = self._series_first[e.name] = self.type(expr, {}, lookup)
+        if e.init is not None:
+            i = self.type(e.init, scope, lookup)
+            if i.is_bool != t.is_bool or (not t.is_bool and not same_dim(i, t)):
+                raise UnitError(f"`{e.name}` is {dim_text(t)}, but its value before the first period is "
+                                f"{dim_text(i)}", e.init.span, label=dim_text(i),
+                                labels=[Label(e.name_span, dim_text(t))])
+        return Type(t.kind, t.dim, None, t.unit)
+
+    def visit_At(self, e: ir.At, scope, lookup) -> Type:
+        t = self.type(e.series, scope, lookup)
+        w = self._num(e.when, scope, lookup, "find the period of")
+        if self.period is not None and not same_dim(w, self.period):
+            raise UnitError(f"`at` takes a period ({dim_text(self.period)}), not {dim_text(w)}", e.when.span,
+                            label=dim_text(w), hint="write the period with its unit: `cash at 36 month`")
+        return Type(t.kind, t.dim, None, t.unit)
+
+    def visit_Reduce(self, e: ir.Reduce, scope, lookup) -> Type:
         body = self.type(e.body, scope, lookup)
         if e.cond is not None and not self.type(e.cond, scope, lookup).is_bool:
             raise KindError(f"`{e.op}(... where ...)` needs a condition after `where`", e.cond.span,
@@ -283,19 +280,8 @@ class Typer:
         """The type of an aggregate's variable: its list's values, or its range's ends."""
         v = e.values
         if v.kind == "list":
-            types = [self.type(i, scope, lookup) for i in v.items]
-            first, first_item = types[0], v.items[0]
-            for item, t in zip(v.items[1:], types[1:]):
-                if t.is_bool != first.is_bool:
-                    raise KindError("a list mixes true/false and numbers", item.span,
-                                    labels=[Label(first_item.span, dim_text(first))], label=dim_text(t))
-                if not t.is_bool and not same_dim(first, t):
-                    raise UnitError(f"the values of a list differ: {dim_text(first)} and {dim_text(t)}", item.span,
-                                    labels=[Label(first_item.span, dim_text(first))], label=dim_text(t),
-                                    hint="every value of a list needs the same dimension")
-                if first.dim is None:
-                    first, first_item = t, item
-            return Type(first.kind, first.dim, None, first.unit)
+            return _alike(v.items, [self.type(i, scope, lookup) for i in v.items], "a list",
+                          "every value of a list needs the same dimension", mixed="a list mixes true/false and numbers")
         start, stop = v.items[0], v.items[1]
         a = self._num(start, scope, lookup, "count from")
         b = self._num(stop, scope, lookup, "count to")
@@ -321,7 +307,7 @@ class Typer:
             unit = a.unit or s.unit
         return Type("num", dim, None, unit)
 
-    def _aggregate(self, e: ir.Aggregate, scope, lookup) -> Type:
+    def visit_Aggregate(self, e: ir.Aggregate, scope, lookup) -> Type:
         self.saw_aggregate = True
         name = e.op.value
         var = self.var_type(e, scope, lookup)
@@ -377,7 +363,7 @@ class Typer:
                             hint="use `if(condition, a, b)` to choose between numbers")
         return t
 
-    def _binary(self, e: ir.Binary, scope, lookup) -> Type:
+    def visit_Binary(self, e: ir.Binary, scope, lookup) -> Type:
         a = self.type(e.left, scope, lookup)
         if a.kind != "num":
             a = self._num(e.left, scope, lookup, _VERBS[e.op])  # raises: a condition is not a number
@@ -392,9 +378,9 @@ class Typer:
                 left, right = (a, b) if e.op is ir.BinOp.ADD else (b, a)
                 hint = None
                 if a.dim is not None and a.dim.dimensionless:
-                    hint = _rate_hint(e.left, e.right, b)
+                    hint = _rate_hint(e.right, b)
                 elif b.dim is not None and b.dim.dimensionless:
-                    hint = _rate_hint(e.right, e.left, a)
+                    hint = _rate_hint(e.left, a)
                 raise UnitError(
                     f"cannot {verb} {dim_text(left)} {prep} {dim_text(right)}", e.op_span,
                     labels=[Label(e.left.span, dim_text(a)), Label(e.right.span, dim_text(b))],
@@ -435,7 +421,7 @@ class Typer:
             const = ca ** int(cb)
         return Type("num", dim, const)
 
-    def _call(self, e: ir.Call, scope, lookup) -> Type:
+    def visit_Call(self, e: ir.Call, scope, lookup) -> Type:
         if e.func in self.functions:
             f = self.functions[e.func]
             bound = self.bind(f, e, report=False)
@@ -505,6 +491,22 @@ class _Checker:
             raise UnitError(f"the branches of `if` differ: {dim_text(a)} and {dim_text(b)}", e.span,
                             labels=[Label(args[1].span, dim_text(a)), Label(args[2].span, dim_text(b))])
         return Type(a.kind, a.dim if a.dim is not None else b.dim, None, a.unit or b.unit)
+
+
+def _alike(items, types: list[Type], what: str, hint: str, mixed: Optional[str] = None) -> Type:
+    """The common type of the values of a list or a period table; a located error at the first value that
+    differs from those before it (``mixed``: the message for true/false among numbers, a kind error)."""
+    first, first_item = types[0], items[0]
+    for item, t in zip(items[1:], types[1:]):
+        labels = [Label(first_item.span, dim_text(first))]
+        if t.is_bool != first.is_bool and mixed is not None:
+            raise KindError(mixed, item.span, labels=labels, label=dim_text(t))
+        if t.is_bool != first.is_bool or (not t.is_bool and not same_dim(first, t)):
+            raise UnitError(f"the values of {what} differ: {dim_text(first)} and {dim_text(t)}", item.span,
+                            label=dim_text(t), labels=labels, hint=hint)
+        if first.dim is None:
+            first, first_item = t, item
+    return Type(first.kind, first.dim, None, first.unit)
 
 
 def _exact_power(e: ir.Binary, base: Fraction, exponent: Fraction) -> None:

@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import os
 import stat
-from enum import Enum
-from fractions import Fraction
 from pathlib import Path
 
 from . import ir
@@ -66,11 +64,6 @@ def suggest_entries(name: str) -> list[str]:
         return starting
     guess = suggest(name, entries) or suggest(name + ".plan", entries)
     return [guess] if guess else []
-
-
-def suggest_entry(name: str) -> Optional[str]:
-    """The library plan a mistyped path most likely means (the first of ``suggest_entries``)."""
-    return next(iter(suggest_entries(name)), None)
 
 
 def did_you_mean(names: list[str], quote: str) -> str:
@@ -239,33 +232,7 @@ def _seen(node, make):
 
 def referenced_names(node) -> frozenset[str]:
     """Every quantity or function name a statement (or expression) mentions, the names it sets included."""
-    return _seen(node, _referenced)
-
-
-def _referenced(node) -> frozenset[str]:
-    import dataclasses
-    out: set[str] = set()
-    stack = [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, ir.Name):
-            out.add(x.name)
-        elif isinstance(x, ir.ScenarioRef):
-            out.add(x.name)
-        elif isinstance(x, ir.Call):
-            out.add(x.func)
-        if isinstance(x, (ir.Override, ir.SweepAxis)):
-            out.add(x.name)
-        elif isinstance(x, ir.Solve):
-            out.add(x.target)
-        elif isinstance(x, ir.Optimize):
-            out.add(x.over)
-        if isinstance(x, (tuple, list)):
-            stack.extend(x)
-        elif dataclasses.is_dataclass(x) and not isinstance(x, (type, Span, Source)):
-            stack.extend(v for v in (getattr(x, f.name) for f in dataclasses.fields(x))
-                         if not isinstance(v, (str, int, float, Fraction, Enum, Span, type(None))))
-    return frozenset(out)
+    return _seen(node, lambda n: frozenset(ir.mentions(n)))
 
 
 def _display_path(path: Path) -> str:

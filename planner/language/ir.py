@@ -12,11 +12,11 @@ import enum
 from fractions import Fraction
 
 from .lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
-from .source import Span
+from .source import Source, Span
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
-    from typing import Optional, Union
+    from typing import Optional
 
 
 class BinOp(enum.Enum):
@@ -61,6 +61,24 @@ class UnitExpr:
     @property
     def text(self) -> str:
         return self.span.text.strip()
+
+
+def unit_from_text(text: str, source: Source, offset: int) -> UnitExpr:
+    """A unit written as text at ``offset`` of ``source`` (the unit part of a number token, ``TB/s``, ``B/token``,
+    ``W*h``, ``s^2``, ``%/month``; a live value's ``-> kUSD/month``), read left to right: a factor after ``/``
+    divides, after ``*`` (or ``·``) multiplies."""
+    factors = []
+    pos = offset
+    sign = 1
+    for part in re.split(r"([/*·])", text):
+        if part in ("/", "*", "·"):
+            sign = -1 if part == "/" else 1
+        else:
+            name, _, power = part.partition("^")
+            p = int(power) if power else 1
+            factors.append(UnitFactor(name, sign * p, Span(source, pos, pos + len(part))))
+        pos += len(part)
+    return UnitExpr(tuple(factors), Span(source, offset, offset + len(text)))
 
 
 # ---- expressions -----------------------------------------------------------
@@ -291,28 +309,30 @@ class Visitor:
         return self._visits[e.__class__](self, e, *args, **kwargs)
 
 
+# The fields of each node that hold expressions, in order: a field holds one (or None) or a tuple of them;
+# an argument's value and a list's or range's items are looked through.
+_FIELDS: dict[type, tuple[str, ...]] = {
+    Neg: ("operand",), Not: ("operand",), Binary: ("left", "right"), Logic: ("left", "right"),
+    Compare: ("operands",), Call: ("args",), Aggregate: ("values", "body"), Series: ("first", "then"),
+    Previous: ("init",), Reduce: ("body", "cond"), At: ("series", "when"), PeriodTable: ("items",),
+}
+
+
 def children(expr: Expr) -> tuple[Expr, ...]:
-    if isinstance(expr, (Neg, Not)):
-        return (expr.operand,)
-    if isinstance(expr, (Binary, Logic)):
-        return (expr.left, expr.right)
-    if isinstance(expr, Compare):
-        return expr.operands
-    if isinstance(expr, Call):
-        return tuple(a.value for a in expr.args)
-    if isinstance(expr, Aggregate):
-        return expr.values.items + (expr.body,)
-    if isinstance(expr, Series):
-        return (expr.first,) if expr.then is None else (expr.first, expr.then)
-    if isinstance(expr, Previous):
-        return () if expr.init is None else (expr.init,)
-    if isinstance(expr, Reduce):
-        return (expr.body,) if expr.cond is None else (expr.body, expr.cond)
-    if isinstance(expr, At):
-        return (expr.series, expr.when)
-    if isinstance(expr, PeriodTable):
-        return expr.items
-    return ()
+    fields = _FIELDS.get(expr.__class__)
+    if fields is None:
+        return ()
+    out = []
+    for field in fields:  # (told by class, not isinstance: this is the hot loop of every walk)
+        value = getattr(expr, field)
+        kind = value.__class__
+        if kind is tuple:
+            out.extend(x.value if x.__class__ is Arg else x for x in value)
+        elif kind is Values:
+            out.extend(value.items)
+        elif value is not None:
+            out.append(value)
+    return tuple(out)
 
 
 def walk(expr: Expr):
@@ -324,33 +344,30 @@ def walk(expr: Expr):
         stack.extend(reversed(children(node)))
 
 
-def transform(expr: Expr, fn) -> Expr:
-    """Rebuild an expression bottom-up, replacing each node by ``fn(node)``."""
+def map_children(expr: Expr, fn) -> Expr:
+    """``expr`` with each of its children ``c`` replaced by ``fn(c)`` (one level; ``expr`` itself for a leaf)."""
+    fields = _FIELDS.get(expr.__class__)
+    if fields is None:
+        return expr
     import dataclasses
 
-    t = lambda x: transform(x, fn)  # noqa: E731
-    if isinstance(expr, (Neg, Not)):
-        expr = dataclasses.replace(expr, operand=t(expr.operand))
-    elif isinstance(expr, (Binary, Logic)):
-        expr = dataclasses.replace(expr, left=t(expr.left), right=t(expr.right))
-    elif isinstance(expr, Compare):
-        expr = dataclasses.replace(expr, operands=tuple(t(o) for o in expr.operands))
-    elif isinstance(expr, Call):
-        expr = dataclasses.replace(expr, args=tuple(dataclasses.replace(a, value=t(a.value)) for a in expr.args))
-    elif isinstance(expr, Aggregate):
-        values = dataclasses.replace(expr.values, items=tuple(t(i) for i in expr.values.items))
-        expr = dataclasses.replace(expr, values=values, body=t(expr.body))
-    elif isinstance(expr, Series):
-        expr = dataclasses.replace(expr, first=t(expr.first), then=None if expr.then is None else t(expr.then))
-    elif isinstance(expr, Previous) and expr.init is not None:
-        expr = dataclasses.replace(expr, init=t(expr.init))
-    elif isinstance(expr, Reduce):
-        expr = dataclasses.replace(expr, body=t(expr.body), cond=None if expr.cond is None else t(expr.cond))
-    elif isinstance(expr, At):
-        expr = dataclasses.replace(expr, series=t(expr.series), when=t(expr.when))
-    elif isinstance(expr, PeriodTable):
-        expr = dataclasses.replace(expr, items=tuple(t(i) for i in expr.items))
-    return fn(expr)
+    changes = {}
+    for field in fields:  # (the shapes of :func:`children`)
+        value = getattr(expr, field)
+        kind = value.__class__
+        if kind is tuple:
+            value = tuple(dataclasses.replace(x, value=fn(x.value)) if x.__class__ is Arg else fn(x) for x in value)
+        elif kind is Values:
+            value = dataclasses.replace(value, items=tuple(fn(x) for x in value.items))
+        elif value is not None:
+            value = fn(value)
+        changes[field] = value
+    return dataclasses.replace(expr, **changes)
+
+
+def transform(expr: Expr, fn) -> Expr:
+    """Rebuild an expression bottom-up, replacing each node by ``fn(node)``."""
+    return fn(map_children(expr, lambda child: transform(child, fn)))
 
 
 def free_names(expr: Expr, bound: frozenset[str] = frozenset()):
@@ -395,6 +412,20 @@ def is_literal(expr: Expr) -> bool:
     if isinstance(expr, Neg):
         return is_literal(expr.operand)
     return isinstance(expr, (Number, Bool))
+
+
+def literal(expr: Expr) -> Optional[tuple[Fraction, Optional[UnitExpr]]]:
+    """A number as written (``-3``, ``1 month``): its value, the signs applied, and its unit; None for
+    anything else."""
+    sign = 1
+    while isinstance(expr, Neg):
+        sign, expr = -sign, expr.operand
+    return (sign * expr.value, expr.unit) if isinstance(expr, Number) else None
+
+
+def literal_unit(expr: Expr) -> Optional[UnitExpr]:
+    """The unit of a number as written (``-3 ms``); None for a plain number or anything else."""
+    return (literal(expr) or (None, None))[1]
 
 
 # ---- statements -----------------------------------------------------------
@@ -667,3 +698,74 @@ def question_text(stmt) -> str:
     ``... as a "The answer is {a}."``): how tables, workbooks and summaries name the question."""
     text = " ".join(stmt.span.text.split())
     return _CLOSING_SENTENCE.sub("", text) if getattr(stmt, "doc", None) else text
+
+
+_NAMED = {Definition: "a quantity", FunctionDef: "a function", UnitDecl: "a unit", Scenario: "a scenario",
+          Axis: "an axis"}
+
+
+def defines(s: Statement) -> list[tuple[str, Span, str]]:
+    """The names a statement defines, each with the span it is written at and what it names: a quantity,
+    function, unit, scenario or axis; a namespace (``import "x" as NAME``) or an imported name; an answer
+    (``solve ... as NAME``)."""
+    if s.__class__ in _NAMED:
+        return [(s.name, s.name_span, _NAMED[s.__class__])]
+    if isinstance(s, Import) and s.alias:
+        at = s.span.text.rfind(s.alias)
+        return [(s.alias, Span(s.span.source, s.span.start + at, s.span.start + at + len(s.alias)), "a namespace")]
+    if isinstance(s, Import):
+        return [(n, s.span, "an imported name") for n in s.names or ()]
+    if isinstance(s, (Solve, Optimize)) and s.alias:
+        end = s.span.start + len(_CLOSING_SENTENCE.sub("", s.span.text))  # `as NAME`, before any sentence
+        return [(s.alias, Span(s.span.source, end - len(s.alias), end), "an answer")]
+    return []
+
+
+# ---- every node of a statement ----------------------------------------------------
+
+_PARTS: dict = {}  # an IR class -> the names of its fields that may hold nodes
+
+
+def _parts(x) -> list:
+    """The IR nodes (and tuples of them) directly inside ``x``: its fields that are not text, numbers,
+    enums or spans (told by type, not isinstance: ``Fraction``'s ABC check is slow)."""
+    kind = type(x)
+    names = _PARTS.get(kind)
+    if names is None:
+        import dataclasses
+
+        names = _PARTS[kind] = tuple(f.name for f in dataclasses.fields(x)) \
+            if dataclasses.is_dataclass(kind) and kind not in (Span, Source) else ()
+    out = []
+    for n in names:
+        v = getattr(x, n)
+        t = type(v)
+        if t is tuple or t is list or (t not in (Span, Source) and hasattr(t, "__dataclass_fields__")):
+            out.append(v)
+    return out
+
+
+def nodes(node):
+    """Every IR node inside ``node``, a statement or an expression (itself first; lists and tuples looked
+    through): the one walk over whole statements (the names a statement mentions, the editor's features)."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        yield x
+        stack.extend(_parts(x))
+
+
+# The fields of each node that name a quantity or a function: what :func:`mentions` collects.
+MENTIONS: dict[type, tuple[str, ...]] = {
+    Name: ("name",), ScenarioRef: ("name",), Call: ("func",), Override: ("name",), SweepAxis: ("name",),
+    Solve: ("target",), Optimize: ("over",),
+}
+
+
+def mentions(node, fields: dict[type, tuple[str, ...]] = MENTIONS) -> set[str]:
+    """Every name a statement (or expression) mentions, the names it sets included (dotted names whole):
+    the values of the ``fields`` of each of its nodes."""
+    return {getattr(x, f) for x in nodes(node) for f in fields.get(x.__class__, ())}

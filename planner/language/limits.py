@@ -96,8 +96,6 @@ _OPEN = {"LPAR", "LSQB"}
 _CLOSE = {"RPAR", "RSQB"}
 _CHAIN = {"POW_OP", "MINUS", "PLUS", "NOT"}  # nest without brackets: `2^2^2`, `- - x`, `not not p`
 _BREAK = {"ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "COMMA", "EQUAL", "_NL"}
-NESTING = frozenset(_OPEN | _CLOSE | _CHAIN | _BREAK)  # what TokenBudget.see does more for than count
-BREAKS = frozenset(_BREAK)  # (and for these only where a chain is open: TokenBudget.levels[-1])
 
 
 class TokenBudget:
@@ -211,10 +209,6 @@ def _guarded(fn, args, kwargs):
     finally:
         if on_big_stack:
             sys.setrecursionlimit(limit)
-
-
-def on_deep_stack() -> bool:
-    return bool(getattr(_local, "deep", False))
 
 
 # ---- no collector while big structures are built ---------------------------------------

@@ -256,22 +256,6 @@ def check_one(live: Live, model: "Model", units, name_span: Span, unit_span: Opt
     return None
 
 
-_UNIT_FACTOR = re.compile(r"(%|[^\W\d]\w*)(?:\^(-?\d+))?")
-
-
 def unit_expr(text: str, span: Span) -> ir.UnitExpr:
     """``kUSD/month`` as the IR's unit (factors with signed powers), each factor's span in the plan."""
-    factors = []
-    sign, pos = 1, 0
-    while pos < len(text):
-        m = _UNIT_FACTOR.match(text, pos)
-        if m is None:
-            break
-        power = int(m.group(2)) if m.group(2) else 1
-        factors.append(ir.UnitFactor(m.group(1), sign * power,
-                                     Span(span.source, span.start + m.start(), span.start + m.end())))
-        pos = m.end()
-        if pos < len(text):
-            sign = -1 if text[pos] == "/" else 1
-            pos += 1
-    return ir.UnitExpr(tuple(factors), span)
+    return ir.unit_from_text(text, span.source, span.start)

@@ -55,21 +55,7 @@ def unescape(token: str) -> str:
     return "".join(out)
 
 
-def unit_from_text(text: str, source: Source, offset: int) -> ir.UnitExpr:
-    """Parse the unit part of a number token (``TB/s``, ``B/token``, ``W*h``, ``s^2``, ``%/month``),
-    left to right: a factor after ``/`` divides, after ``*`` (or ``·``) multiplies."""
-    factors = []
-    pos = offset
-    sign = 1
-    for part in re.split(r"([/*·])", text):
-        if part in ("/", "*", "·"):
-            sign = -1 if part == "/" else 1
-        else:
-            name, _, power = part.partition("^")
-            p = int(power) if power else 1
-            factors.append(ir.UnitFactor(name, sign * p, Span(source, pos, pos + len(part))))
-        pos += len(part)
-    return ir.UnitExpr(tuple(factors), Span(source, offset, offset + len(text)))
+unit_from_text = ir.unit_from_text  # (where its callers import it from)
 
 
 class _Lower(Transformer):
@@ -253,7 +239,7 @@ class _Lower(Transformer):
         if values.kind not in ("range", "step"):
             raise ParseError(f"`{func}` over a list: list the flows as arguments", where,
                              label="not a range", hint=f"`{func}(..., a, b, c)`")
-        ends = [_literal(e) for e in values.items]
+        ends = [ir.literal(e) for e in values.items]
         v = str(var)
         unit = next((u for e in ends if e is not None for u in [e[1]] if u is not None), None)
         power = f"({v} / 1 {unit.text})" if unit is not None else v
@@ -504,9 +490,7 @@ class _Lower(Transformer):
         doc, tags, _, _ = self._annotations(annotations)
         return ir.Scenario(str(name), doc, tags, overrides, self.span(meta), self.tspan(name))
 
-    @v_args(meta=True)
-    def axis_member(self, meta, children):
-        return self.scenario(meta, children)
+    axis_member = scenario
 
     @v_args(meta=True)
     def axis(self, meta, children):
@@ -520,25 +504,16 @@ class _Lower(Transformer):
         return ir.Axis(str(name), doc, members, self.span(meta), self.tspan(name))
 
     # -- questions ------------------------------------------------------------
-    @v_args(meta=True)
-    def value_list(self, meta, children):
-        return ir.Values("list", tuple(children), self.span(meta))
+    def _values_of(kind: str):
+        """The method for a list or a range of values of one kind (``list``, ``range``, ``step``...)."""
+        @v_args(meta=True)
+        def values(self, meta, children):
+            return ir.Values(kind, tuple(children), self.span(meta))
+        return values
 
-    @v_args(meta=True)
-    def range_plain(self, meta, children):
-        return ir.Values("range", tuple(children), self.span(meta))
-
-    @v_args(meta=True)
-    def range_step(self, meta, children):
-        return ir.Values("step", tuple(children), self.span(meta))
-
-    @v_args(meta=True)
-    def range_times(self, meta, children):
-        return ir.Values("times", tuple(children), self.span(meta))
-
-    @v_args(meta=True)
-    def range_count(self, meta, children):
-        return ir.Values("count", tuple(children), self.span(meta))
+    value_list, range_plain, range_step, range_times, range_count = map(
+        _values_of, ("list", "range", "step", "times", "count"))
+    del _values_of
 
     @v_args(meta=True)
     def sweep_axis(self, meta, children):
@@ -566,8 +541,7 @@ class _Lower(Transformer):
     def alias(self, children):
         return ("alias", str(children[0]))
 
-    def question_doc(self, children):
-        return ("doc", self._prose(children[0]))
+    question_doc = doc
 
     def within(self, children):
         return ("within", children[0])
@@ -650,39 +624,15 @@ class _Lower(Transformer):
 MAX_FLOWS = 254  # the cash flows a range may give npv and irr: Excel's NPV takes 254 values, IRR's CHOOSE as many
 
 
-def _literal(e: ir.Expr) -> Optional[tuple[Fraction, Optional[ir.UnitExpr]]]:
-    """A number as written (``-3``, ``1 month``): its value and unit; None for anything else."""
-    if isinstance(e, ir.Neg):
-        inner = _literal(e.operand)
-        return None if inner is None else (-inner[0], inner[1])
-    return (e.value, e.unit) if isinstance(e, ir.Number) else None
-
-
 def _bound(e: ir.Expr, var: str, value: Fraction, unit: Optional[ir.UnitExpr]) -> ir.Expr:
     """``e`` with the variable ``var`` (where free) replaced by ``value`` in ``unit``, each at the span of
     the name it replaces."""
-    t = type(e)
-    if t is ir.Name:
+    if isinstance(e, ir.Name):
         return ir.Number(value, unit, e.span) if e.name == var else e
-    r = lambda x: _bound(x, var, value, unit)  # noqa: E731
-    if t is ir.Neg or t is ir.Not:
-        return dataclasses.replace(e, operand=r(e.operand))
-    if t is ir.Binary or t is ir.Logic:
-        return dataclasses.replace(e, left=r(e.left), right=r(e.right))
-    if t is ir.Compare:
-        return dataclasses.replace(e, operands=tuple(r(o) for o in e.operands))
-    if t is ir.Call:
-        return dataclasses.replace(e, args=tuple(dataclasses.replace(a, value=r(a.value)) for a in e.args))
-    if t is ir.Aggregate:
-        items = dataclasses.replace(e.values, items=tuple(r(i) for i in e.values.items))
-        return dataclasses.replace(e, values=items, body=e.body if e.var == var else r(e.body))
-    if t is ir.At:  # `net at m for m in 1 month..36 month`: the period a flow is read at
-        return dataclasses.replace(e, series=r(e.series), when=r(e.when))
-    if t is ir.Reduce:
-        return dataclasses.replace(e, body=r(e.body), cond=None if e.cond is None else r(e.cond))
-    if t is ir.Previous and e.init is not None:
-        return dataclasses.replace(e, init=r(e.init))
-    return e
+    out = ir.map_children(e, lambda child: _bound(child, var, value, unit))
+    if isinstance(e, ir.Aggregate) and e.var == var:  # its body's `var` is its own
+        out = dataclasses.replace(out, body=e.body)
+    return out
 
 
 def _transform(source: Source, tree: Tree, lower: "_Lower"):
@@ -902,9 +852,6 @@ def _rewrite_series(expr: ir.Expr, series: Optional[str], defined: frozenset, ha
     return ir.transform(expr, fn)
 
 
-_TRAILING_DOC = re.compile(r'\s*"(?:[^"\\\n]|\\.)*"\s*$')  # a question's closing sentence
-
-
 def _name_span(span: Span, name: str) -> Span:
     """The span of ``name`` inside ``span`` (a statement whose IR keeps no span for that name)."""
     at = span.text.find(name)
@@ -918,24 +865,12 @@ def _refuse_reserved(statements) -> None:
     words = keywords()
     named: list[tuple[str, Span, str]] = []
     for s in statements:
-        if isinstance(s, ir.Definition):
-            named.append((s.name, s.name_span, "a quantity"))
-        elif isinstance(s, ir.FunctionDef):
-            named.append((s.name, s.name_span, "a function"))
+        if not isinstance(s, ir.Import) or s.alias:  # (a name imported is the file's it comes from: not found there)
+            named.extend(ir.defines(s))
+        if isinstance(s, ir.FunctionDef):
             named.extend((p.name, _name_span(p.span, p.name), "a parameter") for p in s.params)
-        elif isinstance(s, ir.UnitDecl):
-            named.append((s.name, s.name_span, "a unit"))
-        elif isinstance(s, ir.Scenario):
-            named.append((s.name, s.name_span, "a scenario"))
         elif isinstance(s, ir.Axis):
-            named.append((s.name, s.name_span, "an axis"))
             named.extend((m.name, m.name_span, "an axis member") for m in s.members)
-        elif isinstance(s, ir.Import) and s.alias:
-            named.append((s.alias, _name_span(Span(s.span.source, s.span.end - len(s.alias), s.span.end), s.alias),
-                          "a namespace"))
-        elif isinstance(s, (ir.Solve, ir.Optimize)) and s.alias:
-            end = s.span.start + len(_TRAILING_DOC.sub("", s.span.text))  # `as NAME`, before any sentence
-            named.append((s.alias, Span(s.span.source, end - len(s.alias), end), "an answer"))
     for name, span, what in named:
         if name in words:
             raise ParseError(f"`{name}` is a reserved word and cannot name {what}", span, label="reserved",

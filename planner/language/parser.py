@@ -35,7 +35,7 @@ except ImportError:  # pragma: no cover  (a lark that moved them: tests/test_one
 
 from .data import data_dir
 from .errors import Label, LimitError, ParseError, PlanError
-from .limits import BREAKS, MAX_STATEMENT_TOKENS, MAX_TOKENS, NESTING, LimitExceeded, TokenBudget, check_text
+from .limits import LimitExceeded, TokenBudget, check_text
 from .source import Source, Span
 from . import speed
 

@@ -56,16 +56,7 @@ def mark(quantities: Mapping, order: Iterable[str], function_refs: Callable[[str
             if flows is not expr:
                 q.definition = dataclasses.replace(q.definition, expr=flows)
                 expr = flows
-        per = isinstance(expr, ir.Series)
-        for node in period_uses(expr):
-            if isinstance(node, _SERIES_NODES):
-                per = True
-            elif isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].per_period:
-                per = True
-            elif isinstance(node, ir.Call) and node.func in functions and \
-                    any(n in quantities and quantities[n].per_period for n in function_refs(node.func)):
-                per = True
-        q.per_period = per
+        q.per_period = per = isinstance(expr, ir.Series) or per_period(expr, quantities, functions, function_refs)
         if per:
             q.deps = tuple(sorted(set(q.deps) | {n for n in previous_names(expr) if n in quantities and n != name}))
     for name in order:
@@ -117,7 +108,7 @@ def _flows_of_periods(expr: ir.Expr, quantities: Mapping, periods: ir.Periods, f
     from .functions import FUNCTIONS
     from .lower import MAX_FLOWS
 
-    ends = [_written(e) for e in periods.values.items]
+    ends = [ir.literal(e) for e in periods.values.items]
     if periods.values.kind not in ("range", "step") or any(e is None for e in ends):
         return expr
     (start, unit), (stop, _) = ends[0], ends[1]
@@ -140,14 +131,6 @@ def _flows_of_periods(expr: ir.Expr, quantities: Mapping, periods: ir.Periods, f
     return out if changed else expr
 
 
-def _written(e: ir.Expr):
-    """A number as written (``-3``, ``1 month``): its value and unit; None for anything else."""
-    if isinstance(e, ir.Neg):
-        inner = _written(e.operand)
-        return None if inner is None else (-inner[0], inner[1])
-    return (e.value, e.unit) if isinstance(e, ir.Number) else None
-
-
 def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.Periods], sink) -> None:
     """``npv(rate, net)``, ``irr(net)`` with ``net`` a series: its periods are not (yet) the cash flows; say
     so, with the spelling that reads them one by one (else npv would discount each period's value alone)."""
@@ -166,36 +149,36 @@ def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.
         if per_period(arg.value, quantities):
             before = "".join(a.span.flat + ", " for a in call.args[:f.flows])
             over = periods.values.span.flat if periods is not None else "1 month..36 month"
-            first = _written(periods.values.items[0]) if periods is not None else None
-            if periods is not None and any(_written(e) is None for e in periods.values.items):
+            first = ir.literal(periods.values.items[0]) if periods is not None else None
+            if periods is not None and any(ir.literal(e) is None for e in periods.values.items):
                 # the periods end at an input (`1 month..horizon`): a range of flows is of numbers as written
                 unit = first[1].text if first is not None and first[1] is not None else ""
                 over = f"{periods.values.items[0].span.flat}..36{' ' + unit if unit else ''}"
+            hint = (f"read the series period by period with `at`: `{call.func}({before}{arg.span.flat} at m for m in "
+                    f"{over})` (the first period's flow is " + ("discounted one period, as Excel's NPV)"
+                                                                 if call.func == "npv" else "today's, as Excel's IRR)"))
             if len(call.args) > f.flows + 1:  # other flows beside the series: each period's written out
                 before = "".join(a.span.flat + ", " for a in call.args if a is not arg)
                 ends = periods.values.items if periods is not None else ()
                 over = (f"{arg.span.flat} at {ends[0].span.flat}, ..., {arg.span.flat} at {ends[1].span.flat}"
                         if len(ends) >= 2 else f"{arg.span.flat} at 1 month, ...")
-                sink.add(KindError(f"`{call.func}` of a series is not supported yet: it takes one cash flow per "
-                                   "argument", arg.span, label="a series (a value per period)",
-                                   hint=f"list the series' flows one by one with `at`: `{call.func}({before}{over})`"))
-                return
+                hint = f"list the series' flows one by one with `at`: `{call.func}({before}{over})`"
             sink.add(KindError(f"`{call.func}` of a series is not supported yet: it takes one cash flow per "
-                               "argument", arg.span, label="a series (a value per period)",
-                               hint=f"read the series period by period with `at`: `{call.func}({before}"
-                                    f"{arg.span.flat} at m for m in {over})` (the first period's flow is "
-                                    + ("discounted one period, as Excel's NPV)" if call.func == "npv" else
-                                       "today's, as Excel's IRR)")))
+                               "argument", arg.span, label="a series (a value per period)", hint=hint))
             return
 
 
-def per_period(expr: ir.Expr, quantities: Mapping) -> bool:
+def per_period(expr: ir.Expr, quantities: Mapping, functions: Mapping | tuple = (),
+               function_refs: Optional[Callable[[str], Iterable[str]]] = None) -> bool:
     """Whether ``expr`` has a value per period (uses a series, ``period`` or ``previous`` outside a
-    reduction)."""
+    reduction; with ``function_refs``, the quantities each user function uses, calls one that uses a series)."""
     for node in period_uses(expr):
         if isinstance(node, _SERIES_NODES):
             return True
         if isinstance(node, ir.Name) and node.name in quantities and quantities[node.name].per_period:
+            return True
+        if function_refs is not None and isinstance(node, ir.Call) and node.func in functions and \
+                any(n in quantities and quantities[n].per_period for n in function_refs(node.func)):
             return True
     return False
 

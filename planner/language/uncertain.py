@@ -63,15 +63,12 @@ def describe(d: ir.Distribution) -> str:
 # ---- literals --------------------------------------------------------------
 
 def _literal(expr: ir.Expr, what: str) -> tuple[Fraction, Optional[ir.UnitExpr]]:
-    sign = 1
-    node = expr
-    while isinstance(node, ir.Neg):
-        sign, node = -sign, node.operand
-    if not isinstance(node, ir.Number):
+    lit = ir.literal(expr)
+    if lit is None:
         raise DistributionError(f"{what} must be a number, such as `40%` or `3 ms`", expr.span, label="not a number",
                          hint="a distribution's parameters are literals; define a derived quantity from the "
                               "uncertain input for anything computed")
-    return sign * node.value, node.unit
+    return lit
 
 
 def _unit_text(unit: Optional[ir.UnitExpr]) -> Optional[str]:

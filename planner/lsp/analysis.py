@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -31,7 +31,7 @@ from ..language.units import BUILTIN_UNITS
 from ..compute.evaluation import Plan as Compiled
 from ..plan import Plan, loads_compiled
 from .positions import ENCODING, TOKEN_MODIFIERS, TOKEN_TYPES, offset, position, units  # noqa: F401  (ENCODING: the server sets it)
-from .tolerant import Parts, Recovered, nodes, parse_tolerant, recover, words_in
+from .tolerant import Parts, Recovered, parse_tolerant, recover, words_in
 
 NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
@@ -189,7 +189,7 @@ class Document:
         its names, units and (last evaluated) values for hover, completion and definitions."""
         self.text = self.analysed = text
         name = str(self.path)
-        got = recover(name, text, lambda masked: loads_compiled(masked, name, self.path.parent), self._import_span,
+        got = recover(name, text, lambda masked: loads_compiled(masked, name, self.path.parent), self._import_of,
                       self.parts)
         self.recovered = got
         self.ir, self.ir_text = got.syntax, text
@@ -250,10 +250,6 @@ class Document:
                     return True
         return False
 
-    def _import_span(self, source_name: str, statements: list) -> Optional[Span]:
-        """The import statement (of the text being checked) that brings in the plan ``source_name``."""
-        return self._import_of(source_name, statements)
-
     def _range(self, span: Optional[Span]) -> Range:
         if span is not None and span.source.name == str(self.path):
             return span_range(span)
@@ -264,6 +260,7 @@ class Document:
         return Range((0, 0), (0, 0))
 
     def _import_of(self, name: str, statements=None) -> Optional[Span]:
+        """The import statement (of ``statements``, else the current text's) that brings in the plan ``name``."""
         target = self._file_of(name)
         for s in (statements if statements is not None else self.ir.statements if self.ir else ()):
             if isinstance(s, ir.Import) and self.resolve_import(s.path) == target:
@@ -886,7 +883,7 @@ class Document:
         user_functions = {s.name for s in self._statements() if isinstance(s, ir.FunctionDef)}
         for statement in (self.ir.statements if self.ir else ()):
             params = {p.name for p in statement.params} if isinstance(statement, ir.FunctionDef) else set()
-            for x in nodes(statement):
+            for x in ir.nodes(statement):
                 if isinstance(x, ir.Definition):
                     put(x.name_span.start, x.name_span.end, "variable", "declaration")
                 elif isinstance(x, ir.FunctionDef):
@@ -904,10 +901,8 @@ class Document:
                 elif isinstance(x, (ir.Solve, ir.Optimize)):  # the input solved for, and the answer's name
                     named = x.target_span if isinstance(x, ir.Solve) else x.over_span
                     put(named.start, named.end, "variable")
-                    if x.alias:
-                        m = re.compile(rf"\bas[ \t]+({re.escape(x.alias)})\b").search(self.text, x.span.start, x.span.end)
-                        if m:
-                            put(m.start(1), m.end(1), "variable", "declaration")
+                    for _, alias, _ in ir.defines(x):
+                        put(alias.start, alias.end, "variable", "declaration")
                 elif isinstance(x, ir.Call):
                     mods = () if x.func in user_functions or x.func not in FUNCTIONS else ("defaultLibrary",)
                     put(x.name_span.start, x.name_span.end, "function", *mods)
@@ -1122,25 +1117,19 @@ class Document:
         return sorted(set(out), key=lambda sp: sp.start)
 
 
+# Each node that names a quantity or function: the field of the name and that of the span it is written at.
+_NAMED_AT = {ir.Definition: ("name", "name_span"), ir.Name: ("name", "span"), ir.Call: ("func", "name_span"),
+             ir.Override: ("name", "name_span"), ir.SweepAxis: ("name", "name_span"),
+             ir.Solve: ("target", "target_span"), ir.Optimize: ("over", "over_span")}
+
+
 def _mentions(node, name: str) -> list[Span]:
     out: list[Span] = []
-    for x in nodes(node):
-        if isinstance(x, ir.Definition) and x.name == name:
-            out.append(x.name_span)
-        elif isinstance(x, ir.Name) and x.name == name:
-            out.append(x.span)
-        elif isinstance(x, ir.ScenarioRef) and x.name == name:
+    for x in ir.nodes(node):
+        if isinstance(x, ir.ScenarioRef) and x.name == name:  # `name@scenario`: the name only
             out.append(Span(x.span.source, x.span.start, x.span.start + len(name)))
-        elif isinstance(x, ir.Call) and x.func == name:
-            out.append(x.name_span)
-        elif isinstance(x, ir.Override) and x.name == name:
-            out.append(x.name_span)
-        elif isinstance(x, ir.SweepAxis) and x.name == name:
-            out.append(x.name_span)
-        elif isinstance(x, ir.Solve) and x.target == name:
-            out.append(x.target_span)
-        elif isinstance(x, ir.Optimize) and x.over == name:
-            out.append(x.over_span)
+        elif x.__class__ in _NAMED_AT and getattr(x, _NAMED_AT[x.__class__][0]) == name:
+            out.append(getattr(x, _NAMED_AT[x.__class__][1]))
     return out
 
 
@@ -1211,15 +1200,3 @@ def _unit_word(word: str, text: str, at: int) -> Optional[str]:
     """A unit name: after a number (``3 TB/s``), after ``->``, or after ``/``/``*`` inside a unit."""
     before = text[max(0, at - 40, text.rfind("\n", 0, at) + 1):at]  # on its own line (a name at the margin
     return word if re.search(r"(\d[ \t]*|->[ \t]*|\w[/*·])\Z", before) else None  # after `... 128` is no unit)
-
-
-@dataclass
-class Workspace:
-    """The open documents, by path."""
-
-    documents: dict[Path, Document] = field(default_factory=dict)
-
-    def open(self, path: Path, text: str) -> Document:
-        doc = self.documents.get(path) or Document(path, text)
-        self.documents[path] = doc
-        return doc

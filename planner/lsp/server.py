@@ -203,6 +203,11 @@ def _range(r) -> dict:
     return {"start": _position(r.start), "end": _position(r.end)}
 
 
+def _range_of(r: dict) -> analysis.Range:
+    """A protocol range as the analysis takes it."""
+    return analysis.Range((r["start"]["line"], r["start"]["character"]), (r["end"]["line"], r["end"]["character"]))
+
+
 def _uri(path: Path, ls: Optional[PlanServer] = None) -> str:
     """The URI of a file: an open document's own (an untitled one keeps its ``untitled:`` URI)."""
     if ls is not None and str(path) in ls.uris:
@@ -375,12 +380,10 @@ def serve(out) -> PlanServer:
         given = [d for d in (params.get("context") or {}).get("diagnostics") or () if d.get("source") == "planner"]
         r = params["range"]
         if not given:  # a client that sends none (a lightbulb at the cursor): the document's own, where the range is
-            here = ((r["start"]["line"], r["start"]["character"]), (r["end"]["line"], r["end"]["character"]))
+            here = _range_of(r)
             given = [_diagnostic(d, ls) for d in ls.doc(uri).diagnostics
-                     if d.range.start <= here[1] and here[0] <= d.range.end]
-        wanted = [(analysis.Range((d["range"]["start"]["line"], d["range"]["start"]["character"]),
-                                  (d["range"]["end"]["line"], d["range"]["end"]["character"])),
-                   d.get("message", ""), str(d.get("code") or "")) for d in given]
+                     if d.range.start <= here.end and here.start <= d.range.end]
+        wanted = [(_range_of(d["range"]), d.get("message", ""), str(d.get("code") or "")) for d in given]
         doc = ls.doc(uri)
         out = []
         for title, edits, i in doc.code_actions(wanted):
@@ -461,13 +464,11 @@ def serve(out) -> PlanServer:
 
     @ls.handle("textDocument/rangeFormatting")
     async def range_formatting(params: dict) -> Optional[list[dict]]:
-        r = params["range"]
+        r = _range_of(params["range"])
         doc = ls.doc(_uri_of(params))
         # (formatting the whole plan to line the range up with it takes a while on a long plan: off the loop,
         # so that hover and completion are answered meanwhile)
-        got = await ls.loop.run_in_executor(
-            None, doc.format_range, (r["start"]["line"], r["start"]["character"]),
-            (r["end"]["line"], r["end"]["character"]))
+        got = await ls.loop.run_in_executor(None, doc.format_range, r.start, r.end)
         if got is None:
             return None  # the diagnostics already say why
         where, new = got

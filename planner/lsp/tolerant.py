@@ -376,63 +376,15 @@ def parse_tolerant(name: str, text: str, parts: Optional[Parts] = None) -> Recov
 
 
 def _defines(s) -> list[str]:
-    if isinstance(s, (ir.Definition, ir.FunctionDef, ir.UnitDecl, ir.Scenario, ir.Axis)):
-        return [s.name]
-    if isinstance(s, ir.Import):
-        return [s.alias] if s.alias else list(s.names or ())
-    if isinstance(s, (ir.Solve, ir.Optimize)) and s.alias:
-        return [s.alias]
-    return []
+    return [name for name, _, _ in ir.defines(s)]
+
+
+_USES = {**ir.MENTIONS, ir.ScenarioRef: ("name", "scenario"), ir.UnitFactor: ("name",)}
 
 
 def used_names(node) -> set[str]:
     """Every name a statement uses: quantities, functions, scenarios, units (dotted names whole)."""
-    out: set[str] = set()
-    for x in nodes(node):
-        if isinstance(x, (ir.Name, ir.Override, ir.SweepAxis, ir.UnitFactor)):
-            out.add(x.name)
-        elif isinstance(x, ir.ScenarioRef):
-            out.update((x.name, x.scenario))
-        elif isinstance(x, ir.Call):
-            out.add(x.func)
-        elif isinstance(x, ir.Solve):
-            out.add(x.target)
-        elif isinstance(x, ir.Optimize):
-            out.add(x.over)
-    return out
-
-
-_FIELDS: dict = {}  # an IR class -> the names of its fields that may hold nodes
-
-
-def _parts(x) -> list:
-    """The IR nodes (and tuples of them) directly inside ``x``: its fields that are not text, numbers,
-    enums or spans (told by type, not isinstance: ``Fraction``'s ABC check is slow)."""
-    kind = type(x)
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x)) \
-            if dataclasses.is_dataclass(kind) and kind not in (Span, Source) else ()
-    out = []
-    for n in names:
-        v = getattr(x, n)
-        t = type(v)
-        if t is tuple or t is list or (t not in (Span, Source) and hasattr(t, "__dataclass_fields__")):
-            out.append(v)
-    return out
-
-
-def nodes(node):
-    """Every IR node inside ``node`` (itself first; lists and tuples looked through), the one walk the
-    editor's features share (names used, mentions of a name, semantic tokens)."""
-    stack = [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-            continue
-        yield x
-        stack.extend(_parts(x))
+    return ir.mentions(node, _USES)
 
 
 def _uses(names: set[str], dead: set[str]) -> Optional[str]:
@@ -532,7 +484,7 @@ class _Owners:
             if s.span.start <= at < max(s.span.end, s.span.start + 1):
                 return s
         if self.layout is None:
-            self.layout = Extents(statements_of(self.text))
+            self.layout = Extents(statements(self.text))
         extent = self.layout.holding(at)
         if extent is None:
             return None
@@ -540,14 +492,9 @@ class _Owners:
         return self.order[k] if k < len(self.order) and self.starts[k] < extent[1] else None
 
 
-def statements_of(text: str) -> list[tuple[int, int]]:
-    """:func:`statements`, for the functions whose list of IR statements is called ``statements``."""
-    return statements(text)
-
-
-def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> str:
+def _set_aside(text: str, parsed: list, removed: list, out: Recovered) -> str:
     """Blank the ``removed`` statements and every statement that uses a broken or unknown name
-    (marked unknown); both leave ``statements``. Linear in the statements: one pass in the order of
+    (marked unknown); both leave ``parsed`` (the IR statements). Linear in the statements: one pass in the order of
     the text (what uses a name defined above it), then an index of who uses which name for what uses
     a name defined below it."""
     dead = set(out.broken) | set(out.unknown)
@@ -571,14 +518,14 @@ def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> st
 
     fresh: list[str] = []  # names found dead on the way
     if dead:  # (nothing broken: nothing depends on it)
-        for s in statements:
+        for s in parsed:
             if id(s) not in gone:
                 hit = _uses(names_of(s), dead)
                 if hit is not None:
                     fresh += drop(s, hit)
     if fresh:
         users: dict[str, list] = {}  # a name (or a dotted name's head) -> the statements left that use it
-        for s in statements:
+        for s in parsed:
             if id(s) not in gone:
                 for n in names_of(s):
                     parts = n.split(".")
@@ -590,8 +537,8 @@ def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> st
                     fresh += drop(s, _uses(names_of(s), dead))
     if not removed:
         return text
-    extents = Extents(statements_of(text))
-    order = sorted(statements, key=lambda s: s.span.start)
+    extents = Extents(statements(text))
+    order = sorted(parsed, key=lambda s: s.span.start)
     starts = [s.span.start for s in order]
     done: set[int] = set()
     ranges = []
@@ -605,7 +552,7 @@ def _set_aside(text: str, statements: list, removed: list, out: Recovered) -> st
             start, end = s.span.start, s.span.end  # the layout holds another statement too: the span only
         out.blanked.append((start, end))
         ranges.append((start, end))
-    statements[:] = [s for s in statements if id(s) not in gone]
+    parsed[:] = [s for s in parsed if id(s) not in gone]
     return blank_all(text, ranges)
 
 
