@@ -339,7 +339,7 @@ class Plan:
         ``planner simulate`` runs it (one shared sample set; ``method`` ``lhs``, ``random`` or
         ``counter``): each quantity of ``show`` (default: the uncertain inputs and what they reach) with
         its value as written, mean, sd and ``percentiles``, per scenario."""
-        from .outputs.views import SimulationView
+        from .outputs.simulation import SimulationView
         from .questions import simulate
 
         plan = self._plan

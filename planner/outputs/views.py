@@ -4,9 +4,10 @@ Each view holds one command's results and renders them in every format the
 command offers: ``table(width)`` (fitted to the terminal's width, or None),
 ``json()``, ``jsonl()``, ``csv()`` and ``markdown()``, each returning text.
 The command line writes one with :func:`planner.cli.emit.emit`; the
-renderers themselves are :mod:`.terminal`'s, :mod:`.simulation`'s and
-:mod:`.summary`'s (imported when a view renders: this module costs nothing
-at start-up).
+renderers themselves are :mod:`.terminal`'s (imported when a view renders:
+this module costs nothing at start-up). ``planner simulate``'s view is
+:class:`.simulation.SimulationView`, ``planner sweep --dask``'s
+:class:`.summary.SweepSummaryView`.
 """
 
 from __future__ import annotations
@@ -267,63 +268,6 @@ class SolveView:
         from .terminal import solve_markdown
 
         return solve_markdown(self.results)
-
-
-class SimulationView:
-    """`planner simulate`: each quantity's figures over the samples, per scenario (in memory or in chunks)."""
-
-    def __init__(self, sims: Sequence[Any], names: Sequence[str], percentiles: Sequence[float],
-                 probabilities: Sequence[tuple[str, Any]] = (), sensitivity: bool = False,
-                 flags: Sequence[str] = ()) -> None:
-        self.sims, self.names, self.percentiles = sims, names, percentiles
-        self.probabilities, self.sensitivity, self.flags = probabilities, sensitivity, flags
-
-    def table(self, width: Optional[int]) -> str:
-        from .simulation import text
-
-        return text(self.sims, self.names, self.percentiles, self.probabilities, width, self.sensitivity, self.flags)
-
-    def json(self) -> str:
-        from .simulation import as_json
-
-        return as_json(self.sims, self.names, self.percentiles, self.probabilities)
-
-    def csv(self) -> str:
-        from .simulation import as_csv
-
-        return as_csv(self.sims, self.names, self.percentiles)
-
-    def markdown(self) -> str:
-        from .simulation import markdown
-
-        return markdown(self.sims, self.names, self.percentiles, self.probabilities, self.flags)
-
-
-class SweepSummaryView:
-    """`planner sweep --dask`: each sweep's figures over its whole grid."""
-
-    def __init__(self, results: Sequence[Any]) -> None:
-        self.results = results
-
-    def table(self, width: Optional[int]) -> str:
-        from .summary import text
-
-        return text(self.results, width)
-
-    def json(self) -> str:
-        from .summary import as_json
-
-        return as_json(self.results)
-
-    def csv(self) -> str:
-        from .summary import as_csv
-
-        return as_csv(self.results)
-
-    def markdown(self) -> str:
-        from .summary import markdown
-
-        return markdown(self.results)
 
 
 class SweepView:
