@@ -30,7 +30,7 @@ from typing import Iterator, Optional, Sequence, TextIO
 import numpy as np
 
 from ..language import speed
-from .terminal import SWEEP_FORMAT, _sweep_header, sweep_markdown, sweep_table, sweep_title
+from .terminal import SWEEP_FORMAT, _sweep_header, markdown_cell, sweep_markdown, sweep_table, sweep_title
 
 BLOCK = 16384  # points evaluated and written at a time (a few MB of text)
 TABLE_IN_MEMORY = 20_000  # bigger tables are laid out in two passes
@@ -338,7 +338,7 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool
     names = _names(run)
     headers = [_sweep_header(run.plan, n) for n in names]
     if markdown:
-        headers = [_md(h) for h in headers]
+        headers = [markdown_cell(h) for h in headers]
     widths = [len(h) + 2 for h in headers]
     note_width = 0
     any_notes = False
@@ -348,7 +348,7 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool
         notes = result.notes()
         if notes:
             any_notes = True
-            note_width = max(note_width, max(len(_md("; ".join(t)) if markdown else "; ".join(t))
+            note_width = max(note_width, max(len(markdown_cell("; ".join(t)) if markdown else "; ".join(t))
                                              for t in notes.values()))
     if any_notes:
         note_width = max(note_width, len("notes") + 2)
@@ -375,7 +375,7 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool
             values = [_format(v).rjust(w) for v, w in zip(row, widths)]
             if markdown:
                 if any_notes:
-                    values.append(_md("; ".join(notes.get(i, []))).ljust(note_width))
+                    values.append(markdown_cell("; ".join(notes.get(i, []))).ljust(note_width))
                 lines.append("| " + " | ".join(values) + " |")
                 continue
             line = "  ".join(values)
@@ -393,8 +393,3 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool
         n = shown(run, limit)
         of = f"the first {n:,}" if n < run.size else f"{n:,}"
         out.write(f"\n{bad:,} of {of} points have issues: " + ", ".join(sorted(kinds)))
-
-
-def _md(text: str) -> str:
-    """A GitHub table cell, as :func:`planner.outputs.terminal.markdown_table` writes it."""
-    return " ".join(str(text).split()).replace("|", "\\|")

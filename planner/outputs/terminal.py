@@ -76,16 +76,18 @@ def _simple_table(rows: Sequence[Sequence[Any]], headers: Sequence[str],
     return "\n".join(out)
 
 
+def markdown_cell(v: Any) -> str:
+    """A GitHub table cell: `|` escaped, line breaks flattened."""
+    return " ".join(str(v).split()).replace("|", "\\|")
+
+
 def markdown_table(rows: Sequence[Sequence[Any]], headers: Sequence[str],
                    align: Optional[Sequence[str]] = None) -> str:
-    """A GitHub table: `|` escaped, line breaks flattened."""
+    """A GitHub table of :func:`markdown_cell` cells."""
     from tabulate import tabulate
 
-    def cell(v: Any) -> str:
-        return " ".join(str(v).split()).replace("|", "\\|")
-
-    return tabulate([[cell(c) for c in r] for r in rows], headers=[cell(h) for h in headers], tablefmt="github",
-                    disable_numparse=True, colalign=align)
+    return tabulate([[markdown_cell(c) for c in r] for r in rows], headers=[markdown_cell(h) for h in headers],
+                    tablefmt="github", disable_numparse=True, colalign=align)
 
 
 def jsonl(records: Iterable[dict[str, Any]]) -> str:
