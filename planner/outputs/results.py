@@ -12,6 +12,7 @@ The API door (:mod:`planner.plan`) builds them from the questions' results.
 
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
 
 from ..compute.evaluation import format_value
@@ -26,6 +27,14 @@ Number = float | bool
 
 
 # ---- a number with its unit -----------------------------------------------------
+
+def _ordering(order):
+    """``Value``'s ``<``, ``<=``, ``>`` or ``>=``: the two numbers once in the left value's unit."""
+    def compare(self: "Value", other: Any) -> bool:
+        n = self._same(other, "compare")
+        return NotImplemented if n is NotImplemented else order(_number(self), n)
+    return compare
+
 
 @dataclass(frozen=True)
 class Value:
@@ -124,21 +133,10 @@ class Value:
     def __abs__(self) -> "Value":
         return Value(abs(_number(self)), self.unit)
 
-    def __lt__(self, other: Any) -> bool:
-        n = self._same(other, "compare")
-        return NotImplemented if n is NotImplemented else _number(self) < n
-
-    def __le__(self, other: Any) -> bool:
-        n = self._same(other, "compare")
-        return NotImplemented if n is NotImplemented else _number(self) <= n
-
-    def __gt__(self, other: Any) -> bool:
-        n = self._same(other, "compare")
-        return NotImplemented if n is NotImplemented else _number(self) > n
-
-    def __ge__(self, other: Any) -> bool:
-        n = self._same(other, "compare")
-        return NotImplemented if n is NotImplemented else _number(self) >= n
+    __lt__ = _ordering(operator.lt)
+    __le__ = _ordering(operator.le)
+    __gt__ = _ordering(operator.gt)
+    __ge__ = _ordering(operator.ge)
 
     def isclose(self, other: "Value", rel: float = 1e-9) -> bool:
         """Whether two values are equal within ``rel`` once in the same unit (``==`` compares number and unit text)."""
