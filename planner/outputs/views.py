@@ -15,14 +15,12 @@ stable: new keys may be added, existing ones keep their meaning.
 
 from __future__ import annotations
 
-import io
-
 from ..compute.evaluation import format_value
 from ..language.errors import PlanError
 from ..language.live import plain as prose_text
 from .numbers import differing, plan_styles
 from .terminal import (
-    NEVER, _csv_value, _csv_writer, answer_json, dumps, figure, figures, fit, json_number, jsonl, markdown_table,
+    NEVER, _csv_value, answer_json, csv_rows, dumps, figure, figures, fit, json_number, jsonl, markdown_table,
     period_labels, wrap_text,
 )
 
@@ -125,21 +123,15 @@ class EvalView:
     def csv(self) -> str:
         text = ""
         if self.names is not None:
-            buf = io.StringIO()
-            w = _csv_writer(buf)
-            w.writerow(["quantity", "unit"] + [ev.label for ev in self.evaluations])
-            for n in self.names:
-                w.writerow([n, self.plan.model.quantities[n].unit_text]
-                           + [NEVER if ev.is_never(n) else _csv_value(ev.display(n)) for ev in self.evaluations])
-            text = buf.getvalue()
+            text = csv_rows(["quantity", "unit"] + [ev.label for ev in self.evaluations], [
+                [n, self.plan.model.quantities[n].unit_text]
+                + [NEVER if ev.is_never(n) else _csv_value(ev.display(n)) for ev in self.evaluations]
+                for n in self.names])
         if self.series:  # the series in long form (a row per series and period), after the figures
-            buf = io.StringIO()
-            w = _csv_writer(buf)
-            w.writerow(["scenario", "series", "period", "value", "unit"])
-            for rec in self._series_json()["records"]:
-                w.writerow([rec["scenario"], rec["series"], _csv_value(rec["period"]),
-                            rec["value"] if isinstance(rec["value"], str) else _csv_value(rec["value"]), rec["unit"]])
-            text = (text + "\n" if text else "") + buf.getvalue()
+            text = (text + "\n" if text else "") + csv_rows(["scenario", "series", "period", "value", "unit"], [
+                [rec["scenario"], rec["series"], _csv_value(rec["period"]),
+                 rec["value"] if isinstance(rec["value"], str) else _csv_value(rec["value"]), rec["unit"]]
+                for rec in self._series_json()["records"]])
         return text
 
     def jsonl(self) -> str:
@@ -385,15 +377,12 @@ class SensitivityView:
             for s in self.results]})
 
     def csv(self) -> str:
-        buf = io.StringIO()
-        w = _csv_writer(buf)
-        w.writerow(["quantity", "scenario", "input", "value", "unit", "elasticity", "derivative", "method", "note"])
-        for s in self.results:
-            for r in _or_never_row(s):
-                w.writerow([s.quantity, s.label, r.input, "" if r.value is None else repr(r.value), r.unit,
-                            "" if r.elasticity is None else repr(r.elasticity),
-                            "" if r.derivative is None else repr(r.derivative), r.method, r.note])
-        return buf.getvalue()
+        headers = ["quantity", "scenario", "input", "value", "unit", "elasticity", "derivative", "method", "note"]
+        return csv_rows(headers,
+                        [[s.quantity, s.label, r.input, "" if r.value is None else repr(r.value), r.unit,
+                          "" if r.elasticity is None else repr(r.elasticity),
+                          "" if r.derivative is None else repr(r.derivative), r.method, r.note]
+                         for s in self.results for r in _or_never_row(s)])
 
     def jsonl(self) -> str:
         return jsonl({"quantity": s.quantity, "scenario": s.label, "input": r.input, "value": r.value,
@@ -488,15 +477,11 @@ class SolveView:
                         "location": e.span.location() if e.span is not None else None} for e in self.errors]})
 
     def csv(self) -> str:
-        buf = io.StringIO()
-        w = _csv_writer(buf)
-        w.writerow(["question", "alias", "scenario", "target", "mode", "value", "unit", "optimum", "closed_form",
-                    "method", "verification"])
-        for r in self.results:
-            w.writerow([r.question, r.alias or "", r.label, r.target, r.mode, repr(r.display_value), r.unit,
-                        "" if r.optimum_display is None else repr(r.optimum_display), r.closed_form_text or "",
-                        r.method, r.verification.text])
-        return buf.getvalue()
+        return csv_rows(["question", "alias", "scenario", "target", "mode", "value", "unit", "optimum", "closed_form",
+                         "method", "verification"],
+                        [[r.question, r.alias or "", r.label, r.target, r.mode, repr(r.display_value), r.unit,
+                          "" if r.optimum_display is None else repr(r.optimum_display), r.closed_form_text or "",
+                          r.method, r.verification.text] for r in self.results])
 
     def jsonl(self) -> str:
         return jsonl(answer_json(r) for r in self.results)
