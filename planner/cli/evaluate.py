@@ -41,7 +41,7 @@ def cmd_eval(args) -> int:
     answered = _answers(plan, evaluations, answers, overrides, origins) if answers and args.format in ("table", "json") \
         else None
     shown = names if names or not (answers or args.only) else None
-    series = [n for n in plan.series_order() if n in args.only] if args.only else None  # None: all of them
+    series = None if args.only is None else [n for n in plan.series_order() if n in args.only]  # None: all
     emit(EvalView(plan, evaluations, shown, answered, series), args.format)
     return EXIT_OK
 
