@@ -646,7 +646,7 @@ class SolveResults(_Rows):
 # ---- sweep ------------------------------------------------------------------------------------
 
 @dataclass
-class SweepTable:
+class SweepTable(_Rows):
     """One sweep in one scenario: a row per point (display units), ``None`` where a point has no value."""
 
     sweep: str
@@ -658,11 +658,8 @@ class SweepTable:
     points_with_issues: int = 0
     _text: str = ""
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # (the data class's own otherwise)
         return self._text
-
-    def __len__(self) -> int:
-        return len(self.rows)
 
     def column(self, name: str) -> list[Optional[Number]]:
         return [r[name] for r in self.rows]
@@ -675,13 +672,6 @@ class SweepTable:
         frame.attrs["units"] = dict(self.units)  # column -> its unit ("" for none)
         frame.attrs["title"] = f"{self.sweep} [{self.scenario}]"
         return frame
-
-    def _repr_html_(self) -> str:
-        return html_table(*self._table())
-
-    def _repr_markdown_(self) -> str:
-        headers, rows, title, _ = self._table()
-        return markdown_table(headers, rows, title)
 
     def _table(self) -> tuple:
         headers = [f"{c} ({self.units[c]})" if self.units[c] else c for c in self.columns]
