@@ -182,22 +182,11 @@ def _plain(v: Any) -> Optional[float | bool]:
     return float(v)
 
 
-def _with_unit(text: str, unit: str) -> str:
-    return f"{text} {unit}" if unit and text else text
-
-
-
-
-def _text(style: NumberStyle, v: Any) -> str:
-    """``v`` in ``style``: the digits the workbook's cell shows (``140.0000 | 70.0000 | 36.3125``)."""
-    return style.text(v)
-
-
 def figures(values: Sequence[Any], unit: str = "") -> list[str]:
     """One quantity's figures in one number style, the workbook's (``70,000,000,000``; ``16 | 8 | 4.15``)."""
     plain = [_plain(v) for v in values]
     style = style_for(plain, unit)
-    return [_text(style, v) for v in plain]
+    return [style.text(v) for v in plain]
 
 
 def show(v: Any, unit: str = "", style: Optional[NumberStyle] = None) -> str:
@@ -205,7 +194,8 @@ def show(v: Any, unit: str = "", style: Optional[NumberStyle] = None) -> str:
     if v is None:
         return ""
     v = _plain(v)
-    return _with_unit(_text(style or style_for([v], unit), v), unit)
+    text = (style or style_for([v], unit)).text(v)
+    return f"{text} {unit}" if unit and text else text
 
 
 _PYTHON_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)\b")  # 1.56e-61, 1.14E-13
@@ -500,10 +490,10 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "depends_on": _in_file_order(plan, q.deps),
         "used_by": used_by.get(name, []),
         "value": show(base, unit, style),
-        "figure": _text(style, _plain(base)),  # the value without its unit
+        "figure": style.text(_plain(base)),  # the value without its unit: the digits the workbook's cell shows
         "number": number(base),
         # a `first(...)` that found nothing says "never", not nan
-        "scenario_values": ["never" if ev.is_never(name) else _text(style, _plain(v))
+        "scenario_values": ["never" if ev.is_never(name) else style.text(_plain(v))
                             for ev, v in zip(analysis.evaluations, per_scenario)],  # no unit: tables have a column
         "scenario_numbers": [number(v) for v in per_scenario],
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
