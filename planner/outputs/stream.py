@@ -30,7 +30,7 @@ from typing import Iterator, Optional, Sequence, TextIO
 import numpy as np
 
 from ..language import speed
-from .terminal import SWEEP_FORMAT, _sweep_header, markdown_cell, sweep_markdown, sweep_table, sweep_title
+from .terminal import SWEEP_FORMAT, _sweep_header, markdown_cell, plain, sweep_markdown, sweep_table, sweep_title
 
 BLOCK = 16384  # points evaluated and written at a time (a few MB of text)
 TABLE_IN_MEMORY = 20_000  # bigger tables are laid out in two passes
@@ -324,12 +324,6 @@ def _table(runs, out: TextIO, limit, progress, totals: Totals, width: Optional[i
     out.write("\n")
 
 
-def _format(v) -> str:
-    from .terminal import plain
-
-    return plain(v)
-
-
 def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool = False) -> None:
     """:func:`planner.outputs.terminal.sweep_table`'s layout at any width (tabulate's "simple":
     right-aligned numbers, two spaces between columns, a column as wide as its widest value or its
@@ -344,7 +338,7 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool
     any_notes = False
     for result in blocks(run, limit):  # pass 1: widths
         for j, col in enumerate(_display_columns(result, names)):
-            widths[j] = max(widths[j], max((len(_format(v)) for v in col), default=0))
+            widths[j] = max(widths[j], max((len(plain(v)) for v in col), default=0))
         notes = result.notes()
         if notes:
             any_notes = True
@@ -372,7 +366,7 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool
         cols = _display_columns(result, names)
         lines = []
         for i, row in enumerate(zip(*cols)):
-            values = [_format(v).rjust(w) for v, w in zip(row, widths)]
+            values = [plain(v).rjust(w) for v, w in zip(row, widths)]
             if markdown:
                 if any_notes:
                     values.append(markdown_cell("; ".join(notes.get(i, []))).ljust(note_width))
