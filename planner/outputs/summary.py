@@ -9,11 +9,8 @@ from typing import Optional, Sequence
 from ..compute.evaluation import format_value
 from ..compute.numbers import share as share_text
 from ..questions.chunked import ChunkedSweep
+from ..questions.simulate import _pct_text as _pct  # a percentile's key: p5, p99_9, as the figures have it
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
-
-
-def _pct(p: float) -> str:
-    return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
 
 
 def _keys(percentiles: Sequence[float]) -> list[str]:

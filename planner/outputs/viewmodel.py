@@ -26,7 +26,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -234,18 +234,12 @@ def _own(plan: Plan, name: str) -> bool:
     return plan.quantities[name].definition.span.source.name == plan.source.name
 
 
-def _order_key(plan: Plan, name: str) -> tuple:
-    own = _own(plan, name)
-    return (not own, "" if own else name.rpartition(".")[0], plan.quantities[name].definition.span.start)
-
-
-def report_order(plan: Plan) -> list[str]:
-    """The plan's own quantities in file order, then imported ones by namespace."""
-    return sorted(plan.quantities, key=lambda n: _order_key(plan, n))
-
-
-def _in_file_order(plan: Plan, names) -> list[str]:
-    return sorted(names, key=lambda n: _order_key(plan, n))
+def report_order(plan: Plan, names: Optional[Iterable[str]] = None) -> list[str]:
+    """``names`` (default: every quantity): the plan's own in file order, then imported ones by namespace."""
+    def key(name: str) -> tuple:
+        own = _own(plan, name)
+        return (not own, "" if own else name.rpartition(".")[0], plan.quantities[name].definition.span.start)
+    return sorted(plan.quantities if names is None else names, key=key)
 
 
 def headline_names(plan: Plan) -> tuple[list[str], str]:
@@ -487,7 +481,7 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "headline": name in headlines,
         "line": q.definition.span.line,
         "formula": q.formula,
-        "depends_on": _in_file_order(plan, q.deps),
+        "depends_on": report_order(plan, q.deps),
         "used_by": used_by.get(name, []),
         "value": show(base, unit, style),
         "figure": style.text(_plain(base)),  # the value without its unit: the digits the workbook's cell shows
@@ -638,7 +632,7 @@ def _graph_parts(analysis: Analysis) -> tuple[list[str], list[list[str]], list[l
 
     plan = analysis.plan
     order = report_order(plan)
-    edges = [[d, n] for n in order for d in _in_file_order(plan, plan.quantities[n].deps)]
+    edges = [[d, n] for n in order for d in report_order(plan, plan.quantities[n].deps)]
     overrides: list[list[str]] = []
     for s in plan.model.scenarios.values():
         for o in s.scenario.overrides:
@@ -675,13 +669,13 @@ def _graph(analysis: Analysis, headlines: Sequence[str], full_file: Optional[str
         # inputs that feed the same headlines are one node (`hidden, layers, heads + 5 more`): a few
         # arrows where every input had one to every headline it moves
         groups: dict[tuple, list[str]] = {}
-        for n in _in_file_order(plan, list(feeds)):
+        for n in report_order(plan, list(feeds)):
             groups.setdefault(tuple(feeds[n]), []).append(n)
         ranked = sorted(groups.items(), key=lambda g: (-len(g[0]), -len(g[1])))[:GRAPH_NODES - len(shown)]
         kept = [n for _, members in ranked for n in members]
         merged = {members[0]: members for _, members in ranked}
         drawn = [[members[0], h] for feeds_of, members in ranked for h in feeds_of][:SUMMARY_EDGES]
-        nodes = _in_file_order(plan, list(merged) + shown)
+        nodes = report_order(plan, list(merged) + shown)
         dotted = [e for e in overrides if e[0] in nodes and e[1] in nodes]
         inputs_left = len(feeds) - len(kept)
         heads_left = len(headlines) - len([n for n in nodes if n in headlines])
