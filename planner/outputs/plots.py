@@ -375,9 +375,7 @@ def series_png(data) -> bytes:
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
 
-    unit = f" ({data.unit})" if data.unit else ""
     legend = len(data.lines) > 1
     with matplotlib.rc_context(_style(9)):
         fig = Figure(figsize=(WIDTH_INCHES, 3.0 + (0.2 * ((len(data.lines) + 2) // 3) if legend else 0)), dpi=DPI)
@@ -408,18 +406,26 @@ def series_png(data) -> bytes:
         if texts:  # room above the lines for the marks' words
             lo, hi = ax.get_ylim()
             ax.set_ylim(lo, hi + (hi - lo) * (0.08 + 0.07 * min(3, len(texts))))
-        ax.set_xlabel(data.period_unit)
-        ax.set_ylabel(f"{data.name}{unit}")
-        ax.xaxis.set_major_locator(_period_ticks(data))
-        ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        ax.grid(True, linewidth=0.4, alpha=0.6)
+        _over_periods(ax, data)
         if legend:
             ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)
         ax.set_title(_words(data.title), fontsize=10)
         fig.tight_layout()
         _keep_in(ax, texts)
         return _png(fig)
+
+
+def _over_periods(ax, data) -> None:
+    """A chart over the periods (a series' lines, its fan): the period unit and the figure's name and unit
+    as labels, ticks on whole periods, plain numbers on both axes, a light grid."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_xlabel(data.period_unit)
+    ax.set_ylabel(f"{data.name} ({data.unit})" if data.unit else data.name)
+    ax.xaxis.set_major_locator(_period_ticks(data))
+    ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
+    ax.grid(True, linewidth=0.4, alpha=0.6)
 
 
 def _period_ticks(data):
@@ -441,9 +447,7 @@ def fan_png(data) -> bytes:
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
 
-    unit = f" ({data.unit})" if data.unit else ""
     with matplotlib.rc_context(_style(9)):
         fig = Figure(figsize=(WIDTH_INCHES, 3.4), dpi=DPI)
         FigureCanvasAgg(fig)
@@ -461,12 +465,7 @@ def fan_png(data) -> bytes:
         hi = max(float(np.nanmax(f["p95"])) for _, _, f, _ in data.fans)
         if lo < 0 < hi:
             ax.axhline(0, color="0.2", linewidth=0.8, zorder=1)
-        ax.set_xlabel(data.period_unit)
-        ax.set_ylabel(f"{data.name}{unit}")
-        ax.xaxis.set_major_locator(_period_ticks(data))
-        ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        ax.grid(True, linewidth=0.4, alpha=0.6)
+        _over_periods(ax, data)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2 if one else 3, frameon=False)
         ax.set_title(_words(data.title), fontsize=10)
         fig.tight_layout()
