@@ -36,7 +36,7 @@ from ..questions.every_check import run_every_check
 from .latex import FormulaPrinter, formula_latex, visible, formula_equation, function_head, layout, name_latex
 from ..language.live import plain
 from .markup import code, markdown, prose as said, text
-from .numbers import NumberStyle, figure, plan_styles, prose_style, style_for, written_decimals
+from .numbers import NumberStyle, figure, plan_styles, prose_style, style_for, texts, written_decimals
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -184,18 +184,12 @@ def _plain(v: Any) -> Optional[float | bool]:
 
 def figures(values: Sequence[Any], unit: str = "") -> list[str]:
     """One quantity's figures in one number style, the workbook's (``70,000,000,000``; ``16 | 8 | 4.15``)."""
-    plain = [_plain(v) for v in values]
-    style = style_for(plain, unit)
-    return [style.text(v) for v in plain]
+    return texts([_plain(v) for v in values], unit)
 
 
 def show(v: Any, unit: str = "", style: Optional[NumberStyle] = None) -> str:
-    """One figure with its unit, digits grouped (``70,000,000,000``)."""
-    if v is None:
-        return ""
-    v = _plain(v)
-    text = (style or style_for([v], unit)).text(v)
-    return f"{text} {unit}" if unit and text else text
+    """One figure with its unit, digits grouped (``70,000,000,000``); nothing for None."""
+    return "" if v is None else figure(_plain(v), unit, style)
 
 
 _PYTHON_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)\b")  # 1.56e-61, 1.14E-13
