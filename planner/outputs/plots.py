@@ -29,6 +29,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .numbers import significant
+from .terminal import column_header
 
 MAX_LINES = 12  # lines per panel; grids with more combinations are plotted for the first ones
 MAX_PANELS = 6
@@ -71,11 +72,6 @@ def _style(font_size: float) -> dict:
     style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": font_size,
                   "text.parse_math": False, "text.usetex": False})
     return style
-
-
-def _label(plan, name: str) -> str:
-    unit = plan.model.quantities[name].unit_text
-    return f"{name} ({unit})" if unit else name
 
 
 def panels_of(results: Sequence) -> tuple[list[str], list[str]]:
@@ -148,7 +144,7 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
             if is_bool:
                 ax.set_ylim(-0.25, 1.25)
                 ax.set_yticks([0, 1], ["false", "true"])
-            ax.set_ylabel(_label(plan, names[0]) if len(names) == 1 else
+            ax.set_ylabel(column_header(plan, names[0]) if len(names) == 1 else
                           f"{' and '.join(names)} ({plan.model.quantities[names[0]].unit_text})")
             ax.grid(True, linewidth=0.4, alpha=0.6)
             if len(results) > 1 or others or len(names) > 1:
@@ -163,7 +159,7 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
                 bottom.xaxis.set_major_locator(FixedLocator(list(x_axis.array() / float(x_axis.scale))))
             bottom.xaxis.set_minor_locator(NullLocator())
         bottom.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        bottom.set_xlabel(_label(plan, x_axis.name))
+        bottom.set_xlabel(column_header(plan, x_axis.name))
         _keep_in(axes[0], labels)
         if combos > MAX_LINES:
             title += f"\n(lines for the first {MAX_LINES} of {combos:,} combinations)"

@@ -30,7 +30,7 @@ from typing import Iterator, Optional, Sequence, TextIO
 import numpy as np
 
 from ..language import speed
-from .terminal import SWEEP_FORMAT, _sweep_header, markdown_cell, plain, sweep_markdown, sweep_table, sweep_title
+from .terminal import SWEEP_FORMAT, column_header, markdown_cell, plain, sweep_markdown, sweep_table, sweep_title
 
 BLOCK = 16384  # points evaluated and written at a time (a few MB of text)
 TABLE_IN_MEMORY = 20_000  # bigger tables are laid out in two passes
@@ -194,7 +194,7 @@ def _csv(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts")
         if names != header:  # one header per block of same-shaped sweeps (scenarios stack)
             if header is not None:
                 out.write("\n")
-            out.write(_csv_line(["sweep", "scenario"] + [_sweep_header(run.plan, n) for n in names] + ["issue"]))
+            out.write(_csv_line(["sweep", "scenario"] + [column_header(run.plan, n) for n in names] + ["issue"]))
             header = names
         prefix = _csv_line([_label(run), run.label, "x"])[:-2]  # the quoted label and scenario, then a comma
         for result in blocks(run, limit):
@@ -330,7 +330,7 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool
     header plus two), or :func:`~planner.outputs.terminal.sweep_markdown`'s (tabulate's "github"), in
     two passes: the column widths, then the rows. Too many rows to fit a terminal anyway."""
     names = _names(run)
-    headers = [_sweep_header(run.plan, n) for n in names]
+    headers = [column_header(run.plan, n) for n in names]
     if markdown:
         headers = [markdown_cell(h) for h in headers]
     widths = [len(h) + 2 for h in headers]

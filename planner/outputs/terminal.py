@@ -279,7 +279,8 @@ def csv_rows(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 # ---- sweeps ----
 
-def _sweep_header(plan: Plan, name: str) -> str:
+def column_header(plan: Plan, name: str) -> str:
+    """A quantity's column in a table: its name, its unit in parentheses (``step_time (ms)``)."""
     unit = plan.model.quantities[name].unit_text
     return f"{name} ({unit})" if unit else name
 
@@ -312,7 +313,7 @@ def _sweep_rows(result: SweepResult):
     for i, row in enumerate(rows):
         if notes:
             row.append("; ".join(notes.get(i, [])))
-    headers = [_sweep_header(plan, n) for n in names] + (["notes"] if notes else [])
+    headers = [column_header(plan, n) for n in names] + (["notes"] if notes else [])
     return rows, headers, ["right"] * len(names) + (["left"] if notes else []), bool(notes)
 
 
@@ -370,7 +371,7 @@ def sweep_csv(results: Sequence[SweepResult]) -> str:
         if names != header:  # one header per block of same-shaped sweeps (scenarios stack)
             if header is not None:
                 w.writerow([])
-            w.writerow(["sweep", "scenario"] + [_sweep_header(r.plan, n) for n in names] + ["issue"])
+            w.writerow(["sweep", "scenario"] + [column_header(r.plan, n) for n in names] + ["issue"])
             header = names
         label = sweep_title(r).rsplit("  [", 1)[0]
         for i in range(r.size):

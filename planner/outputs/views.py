@@ -20,8 +20,8 @@ from ..language.errors import PlanError
 from ..language.live import plain as prose_text
 from .numbers import differing, plan_styles
 from .terminal import (
-    NEVER, _csv_value, answer_json, csv_rows, dumps, figure, figures, fit, json_number, jsonl, markdown_table,
-    period_labels, wrap_text,
+    NEVER, _csv_value, answer_json, column_header, csv_rows, dumps, figure, figures, fit, json_number, jsonl,
+    markdown_table, period_labels, wrap_text,
 )
 
 from typing import TYPE_CHECKING
@@ -175,8 +175,7 @@ class EvalView:
         per period."""
         plan, names = self.plan, self.series
         unit, _ = plan.period_unit
-        headers = [unit or "period"] + [f"{n} ({plan.model.quantities[n].unit_text})"
-                                       if plan.model.quantities[n].unit_text else n for n in names]
+        headers = [unit or "period"] + [column_header(plan, n) for n in names]
         columns = [figures([NEVER if v != v else float(v) for v in ev.series_display(n)],
                            plan.model.quantities[n].unit_text)
                    if not plan.model.quantities[n].is_bool else
