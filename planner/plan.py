@@ -202,7 +202,7 @@ class Plan:
              only: Optional[Sequence[str]] = None) -> EvalResult:
         """Every quantity (or ``only`` these) per scenario, in display units."""
         from .outputs.numbers import plan_styles
-        from .outputs.terminal import eval_table
+        from .outputs.views import EvalView
 
         plan = self._plan
         values, origins = self._overrides(overrides)
@@ -224,11 +224,11 @@ class Plan:
                 formula=q.formula,
                 overridden=q.is_input and any(ev.origins[n].description != "the plan" for ev in evaluations),
                 never=frozenset(ev.label for ev in evaluations if ev.is_never(n))))
-        text = f"{self.title}\n\n{eval_table(plan, evaluations, names)}"
+        view = EvalView(plan, evaluations, names, series=series)
+        text = f"{self.title}\n\n{view.quantities_table()}"
         found = None
         if series:  # a value per period: a table of periods (SeriesResult)
             from .outputs.results import SeriesResult
-            from .outputs.terminal import series_table
 
             unit, scale = plan.period_unit
             found = SeriesResult(
@@ -236,14 +236,14 @@ class Plan:
                 {ev.label: {n: [bool(v) for v in ev.series[n]] if self.quantities[n].is_bool else
                             [float(v) for v in ev.series_display(n)] for n in series} for ev in evaluations},
                 {n: self.quantities[n].unit_text for n in series})
-            text += "\n\n" + series_table(plan, evaluations, series)
+            text += "\n\n" + view.series_table()
         return EvalResult(self.title, self.path, [ev.label for ev in evaluations], rows, text, found,
                           styles=plan_styles(plan, evaluations, names))
 
     def check(self) -> CheckResults:
         """Run every ``check`` of the plan (each in the scenarios it names), the probability checks too
         (10,000 samples, seed 0, as ``planner check``)."""
-        from .outputs.terminal import check_text
+        from .outputs.views import CheckView
         from .questions.every_check import run_every_check
 
         results = run_every_check(self._plan)
@@ -253,7 +253,7 @@ class Plan:
             expected=None if r.rhs is None else Value(r.rhs, r.unit),
             tolerance=r.tolerance, error=r.error.message if r.error else None, overrides=dict(r.overrides),
             describe="" if r.passed else r.describe()) for r in results]
-        return CheckResults(self.path, rows, check_text(results, verbose=False))
+        return CheckResults(self.path, rows, CheckView(self._plan, results).table(None))
 
     def solve(self, target: Optional[str] = None, where: Optional[str] = None, *, mode: str = "root",
               scenario: Scenarios = None, overrides: Overrides = None, closed_form: bool = True) -> SolveResults:
@@ -262,7 +262,8 @@ class Plan:
         integer for which the condition holds. ``scenario`` overrides the questions' own ``for``.
         ``closed_form=False`` skips deriving each answer's closed form (SymPy), as ``planner solve``
         does without ``--closed-form``: the same answers, sooner."""
-        from .outputs.terminal import closed_form_latex, solve_text
+        from .outputs.terminal import closed_form_latex
+        from .outputs.views import SolveView
         from .questions.every_answer import answer_all
         from .questions.fast import questions as plan_questions
         from .questions.solve import adhoc
@@ -288,7 +289,7 @@ class Plan:
             optimum=None if r.optimum_display is None else Value(r.optimum_display, r.optimum_unit),
             closed_form=r.closed_form_text, closed_form_latex=closed_form_latex(r), method=r.method,
             verification=r.verification.text, notes=tuple(r.notes)) for r in results]
-        return SolveResults(self.path, rows, errors, solve_text(results) if results else "no answers")
+        return SolveResults(self.path, rows, errors, SolveView(self._plan, results).table(None) or "no answers")
 
     def sweep(self, axes: Optional[Mapping[str, Any]] = None, *, show: Optional[Sequence[str]] = None,
               scenario: Scenarios = None, overrides: Overrides = None) -> SweepResults:
@@ -321,7 +322,7 @@ class Plan:
                     overrides: Overrides = None) -> SensitivityResults:
         """The elasticity of ``quantity`` to each input it depends on (a 1% rise in the input moves it
         by about that many %), largest first, per scenario."""
-        from .outputs.terminal import sensitivity_table
+        from .outputs.views import SensitivityView
         from .questions.sensitivity import sensitivity
 
         values, origins = self._overrides(overrides)
@@ -330,7 +331,7 @@ class Plan:
         rows = [SensitivityRow(quantity=s.quantity, scenario=s.label, input=r.input, value=Value(r.value, r.unit),
                                elasticity=r.elasticity, derivative=r.derivative, method=r.method, note=r.note)
                 for s in found for r in s.rows]
-        return SensitivityResults(quantity, rows, "\n\n".join(sensitivity_table(s) for s in found))
+        return SensitivityResults(quantity, rows, SensitivityView(self._plan, found).table(None))
 
     def simulate(self, show: Optional[Sequence[str]] = None, *, samples: int = 10_000, seed: int = 0,
                  method: str = "lhs", scenario: Scenarios = None, overrides: Overrides = None,
@@ -339,7 +340,7 @@ class Plan:
         ``planner simulate`` runs it (one shared sample set; ``method`` ``lhs``, ``random`` or
         ``counter``): each quantity of ``show`` (default: the uncertain inputs and what they reach) with
         its value as written, mean, sd and ``percentiles``, per scenario."""
-        from .outputs.views import SimulationView
+        from .outputs.simulation import SimulationView
         from .questions import simulate
 
         plan = self._plan

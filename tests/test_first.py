@@ -233,5 +233,5 @@ def test_simulate_counts_never_as_a_share_and_leaves_it_out_of_the_mean():
     months = [math.ceil((300 + 420 * (i + 0.5) / 42_000) / 30) for i in range(42_000)]
     assert stats["mean"] == pytest.approx(sum(months) / len(months), rel=0.01)
     assert 10 <= stats["p5"] and stats["p95"] <= 24
-    text = simulation.text([sim], ["breakeven", "pick"], [5, 50, 95])
+    text = simulation.SimulationView([sim], ["breakeven", "pick"], [5, 50, 95], flags=None).table()
     assert "breakeven: never in 30" in text and "mean, sd and percentiles over the other 70" in text

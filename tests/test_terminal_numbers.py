@@ -1,7 +1,8 @@
 """The terminal follows the workbook's number rule (issue 25): money to cents with grouped digits, never
 in scientific notation; a failed check prints the digits that differ, never two equal numbers."""
 
-from planner.outputs.terminal import check_text, eval_table, sweep_table
+from planner.outputs.terminal import sweep_table
+from planner.outputs.views import CheckView, EvalView
 from planner.plan import loads_compiled as loads
 from planner.questions.checks import run_checks
 from planner.questions.sweep import run_statement
@@ -22,7 +23,7 @@ sweep months in [6, 12] show revenue
 
 def test_money_prints_to_cents_and_never_in_scientific_notation():
     plan = loads(PLAN, "money.plan")
-    text = eval_table(plan, [plan.evaluate()], ["price", "revenue", "fee", "cost", "months"])
+    text = EvalView(plan, [plan.evaluate()], ["price", "revenue", "fee", "cost", "months"]).quantities_table()
     lines = {line.split()[0]: line for line in text.splitlines() if line.strip()}
     assert "6,527,500.00" in lines["revenue"] and "e+06" not in text
     assert "3,298,035.20" in lines["price"]
@@ -32,14 +33,14 @@ def test_money_prints_to_cents_and_never_in_scientific_notation():
 
 def test_a_failed_check_shows_the_digits_that_differ():
     plan = loads(PLAN, "money.plan")
-    text = check_text(run_checks(plan))
+    text = CheckView(plan, run_checks(plan)).table(None)
     assert "expected 3,298,035.200 USD (± 0.004 USD), got 3,298,035.205 USD" in text
 
 
 def test_a_check_decided_exactly_says_how_far_apart_where_the_floats_are_equal():
     # 1e16 + 1 and 1e16 are one float, but `==` is exact: the message must not read as two equal numbers only
     plan = loads("big = 1e16\ncheck big + 1 == 1e16\n", "big.plan")
-    text = check_text(run_checks(plan))
+    text = CheckView(plan, run_checks(plan)).table(None)
     assert "1 apart in exact arithmetic" in text and "0 passed, 1 failed" in text
 
 

@@ -3,6 +3,7 @@ width tables fit, colour."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -68,20 +69,16 @@ def _color(args, stream) -> bool:
     return choice == "always" or (choice == "auto" and stream.isatty() and "NO_COLOR" not in os.environ)
 
 
-class _past_memory:
+@contextlib.contextmanager
+def _past_memory(what: str, match: str = "", on: bool = True):
     """Adds to the error of an in-memory limit (``match``: how its message starts) that ``--dask``
     runs past it."""
+    from ..language.errors import PlanError
 
-    def __init__(self, what: str, match: str = "", on: bool = True) -> None:
-        self.what, self.match, self.on = what, match, on
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind, err, tb) -> bool:
-        from ..language.errors import PlanError
-
-        if self.on and isinstance(err, PlanError) and err.message.startswith(self.match):
-            err.notes.append(f"--dask runs {self.what} in chunks, reduced to figures "
+    try:
+        yield
+    except PlanError as err:
+        if on and err.message.startswith(match):
+            err.notes.append(f"--dask runs {what} in chunks, reduced to figures "
                              "(pip install 'dask[array]' distributed xarray)")
-        return False
+        raise

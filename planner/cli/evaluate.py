@@ -40,9 +40,9 @@ def cmd_eval(args) -> int:
     evaluations = plan.evaluate_all(scenarios, overrides, origins)
     answered = _answers(plan, evaluations, answers, overrides, origins) if answers and args.format in ("table", "json") \
         else None
-    view = EvalView(plan, evaluations, names if names or not (answers or args.only) else None, answered)
-    view.only = args.only  # the series to show: all, or those --only names
-    emit(view, args.format)
+    shown = names if names or not (answers or args.only) else None
+    series = None if args.only is None else [n for n in plan.series_order() if n in args.only]  # None: all
+    emit(EvalView(plan, evaluations, shown, answered, series), args.format)
     return EXIT_OK
 
 

@@ -42,22 +42,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-def _positive(text: str) -> int:
-    from ..language.literals import whole_number
+def _whole(least: int):
+    """An option's value: a whole number from ``least`` up, by the one range rule of what a user writes."""
+    def parse(text: str) -> int:
+        from ..language.literals import whole_number
 
-    try:
-        return whole_number(text, 1)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+        try:
+            return whole_number(text, least)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    return parse
 
 
-def _seed(text: str) -> int:
-    from ..language.literals import whole_number
-
-    try:
-        return whole_number(text, 0)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+_positive, _seed = _whole(1), _whole(0)  # --samples, --limit, --trials; --seed
 
 
 def _percentiles(text: str) -> list[float]:

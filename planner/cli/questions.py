@@ -148,7 +148,7 @@ def _sweep_chunked(plan, runs, args) -> int:
     """``planner sweep --dask``: each sweep as a chunked grid, reduced to figures."""
     from ..language.lower import lower_expr
     from ..language.source import Source
-    from ..outputs.views import SweepSummaryView
+    from ..outputs.summary import SweepSummaryView
     from ..questions import chunked
 
     conditions = [(text, lower_expr(Source("--probability", text))) for text in args.probability]

@@ -55,7 +55,7 @@ def _simulate_solve(plan, args, scenarios, overrides, origins) -> int:
 def _simulate_chunked(plan, args, scenarios, overrides, origins, names, probabilities) -> int:
     """``planner simulate --dask``: the simulation in chunks of samples, reduced to figures."""
     from ..language.errors import UsageError
-    from ..outputs.views import SimulationView
+    from ..outputs.simulation import SimulationView
     from ..questions import chunked
 
     chunked.libraries()
@@ -78,7 +78,7 @@ def cmd_simulate(args) -> int:
     from ..language.errors import UnknownNameError, suggest
     from ..language.lower import lower_expr
     from ..language.source import Source
-    from ..outputs.views import SimulationView
+    from ..outputs.simulation import SimulationView
     from ..questions import simulate
 
     plan = _load(args.file, args=args)

@@ -1,6 +1,7 @@
 """What people receive: the fourth stage.
 
-Terminal tables, JSON and CSV (:mod:`.terminal`), the report's view model
+What each command prints, as views that render themselves (:mod:`.views`,
+over :mod:`.terminal`'s tables, JSON and CSV), the report's view model
 (:mod:`.viewmodel`), Markdown reports (:mod:`.report`, the only home of
 jinja2), plots (:mod:`.plots`, the only home of matplotlib), ``planner
 build`` and safe file writing (:mod:`.build`), and live workbooks

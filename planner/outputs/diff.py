@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -282,31 +281,18 @@ def waterfall_text(f: Figure) -> list[str]:
 
 
 def write(d: PlanDiff, folder: str) -> list[str]:
-    """``-o DIR``: diff.md and a waterfall PNG per moved headline figure of the plan as written (each file
-    staged, then moved in). The files' names."""
+    """``-o DIR``: diff.md and a waterfall PNG per moved headline figure of the plan as written, all or
+    nothing (:func:`planner.outputs.build.publish`, as ``planner build`` writes). The files' names."""
+    from .build import Output, publish
     from .plots import available, waterfall_png
 
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    files: dict[str, bytes] = {}
-    images: dict[str, str] = {}
+    outputs, images = [], {}
     if available() is None:
         for f in d.moved:
             if f.scenario is None and f.numeric and f.effects:
                 name = f"diff_{f.name}.png"
-                files[name] = waterfall_png(f"{f.name} ({f.unit})" if f.unit else f.name, f.old, steps(f), f.new)
+                outputs.append(Output(name, waterfall_png(f"{f.name} ({f.unit})" if f.unit else f.name, f.old,
+                                                          steps(f), f.new), "plot"))
                 images[f.name] = name
-    files["diff.md"] = markdown(d, images).encode("utf-8")
-    staged = []
-    try:
-        for name, data in files.items():
-            tmp = out / f".{name}.partial"
-            tmp.write_bytes(data)
-            staged.append((tmp, out / name))
-        for tmp, target in staged:
-            os.replace(tmp, target)
-    finally:
-        for tmp, _ in staged:
-            if tmp.exists():
-                tmp.unlink()
-    return [str(out / n) for n in files]
+    outputs.append(Output("diff.md", markdown(d, images).encode("utf-8"), "report"))
+    return [str(p) for p in publish(outputs, Path(folder))]

@@ -240,7 +240,9 @@ class FormulaPrinter(ir.Visitor):
         return r"\text{not}\; " + self._inner(e.operand, _PREC["not"]), _PREC["not"]
 
     # calls
-    def _args(self, values) -> str:
+    def args(self, values) -> str:
+        """``values`` as a call's arguments, in parentheses, breaking at the commas (also what a built-in's
+        LaTeX rule, planner.language.functions, asks of the printer)."""
         mark = self._mark()
         texts = [self._nested(lambda v=v: self.p(v)[0]) for v in values]
         inner = f", {mark}".join(texts)
@@ -262,10 +264,7 @@ class FormulaPrinter(ir.Visitor):
             texts.append(tex if a.name is None else f"{name_latex(a.name)} = {tex}")
         return head + self._parens(f", {mark}".join(texts)), _PREC["atom"]
 
-    # what a built-in's LaTeX rule (planner.language.functions) asks of the printer
-    def args(self, values) -> str:
-        return self._args(values)
-
+    # what a built-in's LaTeX rule (planner.language.functions) asks of the printer, with args above
     def flat(self, value) -> str:
         """``value`` on one line: inside it nothing breaks (a fraction stays stacked)."""
         return self._unbroken(lambda: _flat(self.p(value)[0]))
@@ -278,9 +277,6 @@ class FormulaPrinter(ir.Visitor):
             self.unbreakable -= 1
 
     def cases(self, e) -> Optional[str]:
-        return self._cases(e)
-
-    def _cases(self, e) -> Optional[str]:
         """``if(c, a, b)`` (and an ``if`` in its else, and so on) as ``cases``; None when a row is too
         wide for the column (a ``cases`` cannot break: the call is written out, breaking at its commas)."""
         rows = []
@@ -305,7 +301,7 @@ class FormulaPrinter(ir.Visitor):
         if e.span.flat == "previous":  # `then previous * (1 + growth)`: the series itself
             return r"\text{previous}", _PREC["atom"]
         values = [ir.Name(e.name, e.name_span)] + ([e.init] if e.init is not None else [])
-        return r"\operatorname{previous}" + self._args(values), _PREC["atom"]
+        return r"\operatorname{previous}" + self.args(values), _PREC["atom"]
 
     def visit_Series(self, e):
         first = self._nested(lambda: self._inner(e.first, _PREC["or"] - 1))

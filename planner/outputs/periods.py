@@ -381,7 +381,8 @@ def _span(plan, counts: Sequence[int], first: str, last: str) -> str:
 
 
 def label(plan, name: str) -> str:
-    """A series' words for a plot's title: its doc string's first line, else its name."""
+    """A quantity's words for a plot's title (a series', an uncertain figure's): its doc string's first line
+    (live values as written), else its name."""
     from ..language.live import plain
 
     doc = plain(plan.quantities[name].doc)

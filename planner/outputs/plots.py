@@ -29,6 +29,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .numbers import significant
+from .terminal import column_header
 
 MAX_LINES = 12  # lines per panel; grids with more combinations are plotted for the first ones
 MAX_PANELS = 6
@@ -71,11 +72,6 @@ def _style(font_size: float) -> dict:
     style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": font_size,
                   "text.parse_math": False, "text.usetex": False})
     return style
-
-
-def _label(plan, name: str) -> str:
-    unit = plan.model.quantities[name].unit_text
-    return f"{name} ({unit})" if unit else name
 
 
 def panels_of(results: Sequence) -> tuple[list[str], list[str]]:
@@ -148,7 +144,7 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
             if is_bool:
                 ax.set_ylim(-0.25, 1.25)
                 ax.set_yticks([0, 1], ["false", "true"])
-            ax.set_ylabel(_label(plan, names[0]) if len(names) == 1 else
+            ax.set_ylabel(column_header(plan, names[0]) if len(names) == 1 else
                           f"{' and '.join(names)} ({plan.model.quantities[names[0]].unit_text})")
             ax.grid(True, linewidth=0.4, alpha=0.6)
             if len(results) > 1 or others or len(names) > 1:
@@ -163,7 +159,7 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
                 bottom.xaxis.set_major_locator(FixedLocator(list(x_axis.array() / float(x_axis.scale))))
             bottom.xaxis.set_minor_locator(NullLocator())
         bottom.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        bottom.set_xlabel(_label(plan, x_axis.name))
+        bottom.set_xlabel(column_header(plan, x_axis.name))
         _keep_in(axes[0], labels)
         if combos > MAX_LINES:
             title += f"\n(lines for the first {MAX_LINES} of {combos:,} combinations)"
@@ -375,9 +371,7 @@ def series_png(data) -> bytes:
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
 
-    unit = f" ({data.unit})" if data.unit else ""
     legend = len(data.lines) > 1
     with matplotlib.rc_context(_style(9)):
         fig = Figure(figsize=(WIDTH_INCHES, 3.0 + (0.2 * ((len(data.lines) + 2) // 3) if legend else 0)), dpi=DPI)
@@ -408,18 +402,26 @@ def series_png(data) -> bytes:
         if texts:  # room above the lines for the marks' words
             lo, hi = ax.get_ylim()
             ax.set_ylim(lo, hi + (hi - lo) * (0.08 + 0.07 * min(3, len(texts))))
-        ax.set_xlabel(data.period_unit)
-        ax.set_ylabel(f"{data.name}{unit}")
-        ax.xaxis.set_major_locator(_period_ticks(data))
-        ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        ax.grid(True, linewidth=0.4, alpha=0.6)
+        _over_periods(ax, data)
         if legend:
             ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)
         ax.set_title(_words(data.title), fontsize=10)
         fig.tight_layout()
         _keep_in(ax, texts)
         return _png(fig)
+
+
+def _over_periods(ax, data) -> None:
+    """A chart over the periods (a series' lines, its fan): the period unit and the figure's name and unit
+    as labels, ticks on whole periods, plain numbers on both axes, a light grid."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_xlabel(data.period_unit)
+    ax.set_ylabel(f"{data.name} ({data.unit})" if data.unit else data.name)
+    ax.xaxis.set_major_locator(_period_ticks(data))
+    ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
+    ax.grid(True, linewidth=0.4, alpha=0.6)
 
 
 def _period_ticks(data):
@@ -441,9 +443,7 @@ def fan_png(data) -> bytes:
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
 
-    unit = f" ({data.unit})" if data.unit else ""
     with matplotlib.rc_context(_style(9)):
         fig = Figure(figsize=(WIDTH_INCHES, 3.4), dpi=DPI)
         FigureCanvasAgg(fig)
@@ -461,12 +461,7 @@ def fan_png(data) -> bytes:
         hi = max(float(np.nanmax(f["p95"])) for _, _, f, _ in data.fans)
         if lo < 0 < hi:
             ax.axhline(0, color="0.2", linewidth=0.8, zorder=1)
-        ax.set_xlabel(data.period_unit)
-        ax.set_ylabel(f"{data.name}{unit}")
-        ax.xaxis.set_major_locator(_period_ticks(data))
-        ax.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        ax.yaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        ax.grid(True, linewidth=0.4, alpha=0.6)
+        _over_periods(ax, data)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2 if one else 3, frameon=False)
         ax.set_title(_words(data.title), fontsize=10)
         fig.tight_layout()

@@ -12,6 +12,7 @@ The API door (:mod:`planner.plan`) builds them from the questions' results.
 
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
 
 from ..compute.evaluation import format_value
@@ -20,12 +21,20 @@ from ..language.lazy import lazy_dataclass as dataclass  # dataclasses.dataclass
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
-    from typing import Any, Iterator, Optional, Sequence, Union
+    from typing import Any, Iterator, Optional, Sequence
 
 Number = float | bool
 
 
 # ---- a number with its unit -----------------------------------------------------
+
+def _ordering(order):
+    """``Value``'s ``<``, ``<=``, ``>`` or ``>=``: the two numbers once in the left value's unit."""
+    def compare(self: "Value", other: Any) -> bool:
+        n = self._same(other, "compare")
+        return NotImplemented if n is NotImplemented else order(_number(self), n)
+    return compare
+
 
 @dataclass(frozen=True)
 class Value:
@@ -124,21 +133,10 @@ class Value:
     def __abs__(self) -> "Value":
         return Value(abs(_number(self)), self.unit)
 
-    def __lt__(self, other: Any) -> bool:
-        n = self._same(other, "compare")
-        return NotImplemented if n is NotImplemented else _number(self) < n
-
-    def __le__(self, other: Any) -> bool:
-        n = self._same(other, "compare")
-        return NotImplemented if n is NotImplemented else _number(self) <= n
-
-    def __gt__(self, other: Any) -> bool:
-        n = self._same(other, "compare")
-        return NotImplemented if n is NotImplemented else _number(self) > n
-
-    def __ge__(self, other: Any) -> bool:
-        n = self._same(other, "compare")
-        return NotImplemented if n is NotImplemented else _number(self) >= n
+    __lt__ = _ordering(operator.lt)
+    __le__ = _ordering(operator.le)
+    __gt__ = _ordering(operator.gt)
+    __ge__ = _ordering(operator.ge)
 
     def isclose(self, other: "Value", rel: float = 1e-9) -> bool:
         """Whether two values are equal within ``rel`` once in the same unit (``==`` compares number and unit text)."""
@@ -260,11 +258,21 @@ def _plain(v: Any) -> Any:
 # ---- tables -----------------------------------------------------------------------------
 
 class _Rows:
-    """Shared by the results: a sequence of row dataclasses with text, HTML and DataFrame forms."""
+    """Shared by the results: a sequence of row dataclasses (of type ``ROW``) with text, HTML and DataFrame
+    forms; ``results[i]`` is a row, ``results[name]`` what :meth:`_named` finds."""
 
-    rows: list
-    title: str = ""
-    _text: str = ""
+    ROW: type = object
+
+    def __init__(self, rows: list, text: str, title: str = "") -> None:
+        self.rows = rows
+        self._text = text
+        self.title = title
+
+    def __getitem__(self, key):
+        return self.rows[key] if isinstance(key, int) else self._named(key)
+
+    def _named(self, key):
+        raise KeyError(key)
 
     def __iter__(self) -> Iterator:
         return iter(self.rows)
@@ -283,20 +291,12 @@ class _Rows:
 
     def to_pandas(self):
         """The rows as a pandas DataFrame (pandas is optional: ``pip install pandas``)."""
-        try:
-            import pandas
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install pandas"
-                              ) from None
-        return pandas.DataFrame.from_records(self.to_records(), columns=self._columns())
+        return _pandas().DataFrame.from_records(self.to_records(), columns=self._columns())
 
     def _columns(self) -> list[str]:
         from dataclasses import fields
 
-        return [f.name for f in fields(self._row_type())]
-
-    def _row_type(self):
-        raise NotImplementedError
+        return [f.name for f in fields(self.ROW)]
 
     def _html_rows(self) -> tuple[list[str], list[list[str]]]:
         columns = self._columns()
@@ -313,6 +313,15 @@ class _Rows:
     def _repr_markdown_(self) -> str:
         headers, rows, title, _ = self._table()
         return markdown_table(headers, rows, title)
+
+
+def _pandas():
+    """pandas, which is optional: ``to_pandas()`` says how to install it."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("to_pandas() needs pandas: pip install pandas") from None
+    return pandas
 
 
 def markdown_table(headers: list[str], rows: list[list[str]], title: str = "") -> str:
@@ -397,20 +406,17 @@ class EvalResult(_Rows):
     (a dict scenario -> Value when several scenarios were evaluated);
     ``result["step_time", "fp8"]`` and ``result.value("step_time", "fp8")`` pick one."""
 
+    ROW = QuantityRow
+
     def __init__(self, title: str, path: str, scenarios: list[str], rows: list[QuantityRow], text: str,
                  series: Optional["SeriesResult"] = None,
                  styles: Optional[dict] = None) -> None:
-        self.title = title
+        super().__init__(rows, text, title)
         self.path = path
         self.scenarios = scenarios
         self.series = series  # the plan's series over periods, if it has any (SeriesResult)
-        self.rows = rows
         self._by_name = {r.name: r for r in rows}
-        self._text = text
         self._styles = styles or {}  # each quantity's one number style, as the terminal's table writes it
-
-    def _row_type(self):
-        return QuantityRow
 
     @property
     def names(self) -> list[str]:
@@ -463,11 +469,7 @@ class EvalResult(_Rows):
 
     def to_pandas(self):
         """A DataFrame indexed by quantity: one column per scenario (display units), then unit, kind and doc."""
-        try:
-            import pandas
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install pandas"
-                              ) from None
+        pandas = _pandas()
         data = {s: [NEVER if s in r.never else _plain(r.values[s]) for r in self.rows] for s in self.scenarios}
         data.update(unit=[r.unit for r in self.rows], kind=[r.kind for r in self.rows],
                     doc=[r.doc or "" for r in self.rows])
@@ -528,10 +530,7 @@ class SeriesResult:
     def to_pandas(self):
         """A DataFrame indexed by period, a column per series (per scenario and series, as a two-level header,
         when several scenarios were evaluated); ``attrs["units"]`` gives each series' unit."""
-        try:
-            import pandas
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install pandas") from None
+        pandas = _pandas()
         first = self.scenarios[0]
         index = pandas.Index(self.periods[first], name=self.period_unit or "period")
         if len(self.scenarios) == 1:
@@ -564,14 +563,11 @@ class CheckRow:
 class CheckResults(_Rows):
     """Every ``check`` per scenario. ``ok`` when all pass; ``failures`` lists the others."""
 
-    def __init__(self, path: str, rows: list[CheckRow], text: str) -> None:
-        self.path = path
-        self.rows = rows
-        self.title = f"checks of {path}"
-        self._text = text
+    ROW = CheckRow
 
-    def _row_type(self):
-        return CheckRow
+    def __init__(self, path: str, rows: list[CheckRow], text: str) -> None:
+        super().__init__(rows, text, f"checks of {path}")
+        self.path = path
 
     @property
     def passed(self) -> int:
@@ -588,9 +584,6 @@ class CheckResults(_Rows):
     @property
     def failures(self) -> list[CheckRow]:
         return [r for r in self.rows if not r.passed]
-
-    def __getitem__(self, i: int) -> CheckRow:
-        return self.rows[i]
 
     def _table(self) -> tuple:
         headers = ["", "check", "scenario", "actual", "expected", "tolerance", "line"]
@@ -623,19 +616,14 @@ class SolveResults(_Rows):
     answer named so (a dict scenario -> Value when it was asked in several scenarios);
     ``errors`` holds the questions that have no answer (each a :class:`planner.PlanError`)."""
 
+    ROW = SolveRow
+
     def __init__(self, path: str, rows: list[SolveRow], errors: list, text: str) -> None:
+        super().__init__(rows, text, f"answers of {path}")
         self.path = path
-        self.rows = rows
         self.errors = errors
-        self.title = f"answers of {path}"
-        self._text = text
 
-    def _row_type(self):
-        return SolveRow
-
-    def __getitem__(self, key):
-        if isinstance(key, int):
-            return self.rows[key]
+    def _named(self, key):
         name, scenario = key if isinstance(key, tuple) else (key, None)
         found = [r for r in self.rows if name in (r.alias, r.target)]
         if scenario is not None:
@@ -658,7 +646,7 @@ class SolveResults(_Rows):
 # ---- sweep ------------------------------------------------------------------------------------
 
 @dataclass
-class SweepTable:
+class SweepTable(_Rows):
     """One sweep in one scenario: a row per point (display units), ``None`` where a point has no value,
     ``never`` where a `first(...)` finds nothing."""
 
@@ -671,11 +659,8 @@ class SweepTable:
     points_with_issues: int = 0
     _text: str = ""
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # (the data class's own otherwise)
         return self._text
-
-    def __len__(self) -> int:
-        return len(self.rows)
 
     def column(self, name: str) -> list[Optional[Number]]:
         return [r[name] for r in self.rows]
@@ -684,22 +669,10 @@ class SweepTable:
         return [dict(r) for r in self.rows]
 
     def to_pandas(self):
-        try:
-            import pandas
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install pandas"
-                              ) from None
-        frame = pandas.DataFrame.from_records(self.to_records(), columns=self.columns)
+        frame = _pandas().DataFrame.from_records(self.to_records(), columns=self.columns)
         frame.attrs["units"] = dict(self.units)  # column -> its unit ("" for none)
         frame.attrs["title"] = f"{self.sweep} [{self.scenario}]"
         return frame
-
-    def _repr_html_(self) -> str:
-        return html_table(*self._table())
-
-    def _repr_markdown_(self) -> str:
-        headers, rows, title, _ = self._table()
-        return markdown_table(headers, rows, title)
 
     def _table(self) -> tuple:
         headers = [f"{c} ({self.units[c]})" if self.units[c] else c for c in self.columns]
@@ -712,13 +685,6 @@ class SweepTable:
 
 class SweepResults(_Rows):
     """The sweeps, one table per sweep and scenario (``results[0]``)."""
-
-    def __init__(self, tables: list[SweepTable], text: str) -> None:
-        self.rows = tables
-        self._text = text
-
-    def __getitem__(self, i: int) -> SweepTable:
-        return self.rows[i]
 
     def to_records(self) -> list[dict[str, Any]]:
         return [{"sweep": t.sweep, "scenario": t.scenario, **r} for t in self.rows for r in t.rows]
@@ -753,18 +719,13 @@ class SensitivityRow:
 class SensitivityResults(_Rows):
     """The elasticity of a quantity to each input it depends on, per scenario, largest effect first."""
 
+    ROW = SensitivityRow
+
     def __init__(self, quantity: str, rows: list[SensitivityRow], text: str) -> None:
+        super().__init__(rows, text, f"sensitivity of {quantity}")
         self.quantity = quantity
-        self.rows = rows
-        self.title = f"sensitivity of {quantity}"
-        self._text = text
 
-    def _row_type(self):
-        return SensitivityRow
-
-    def __getitem__(self, key):
-        if isinstance(key, int):
-            return self.rows[key]
+    def _named(self, key):
         found = [r for r in self.rows if r.input == key]
         if not found:
             raise KeyError(f"`{self.quantity}` does not depend on `{key}`")
@@ -795,13 +756,10 @@ class SimulationResults(_Rows):
     """Each quantity's figures over the samples (display units), per scenario, as `planner simulate`
     prints them."""
 
-    def __init__(self, rows: list[SimulationRow], text: str) -> None:
-        self.rows = rows
-        self.title = "simulation"
-        self._text = text
+    ROW = SimulationRow
 
-    def _row_type(self):
-        return SimulationRow
+    def __init__(self, rows: list[SimulationRow], text: str) -> None:
+        super().__init__(rows, text, "simulation")
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per quantity and scenario; a `first(...)` that finds nothing at the point values has
@@ -809,9 +767,7 @@ class SimulationResults(_Rows):
         return [{**r, "point": NEVER} if r["never"] is not None and r["point"] is not None and r["point"] != r["point"]
                 else r for r in super().to_records()]
 
-    def __getitem__(self, key):
-        if isinstance(key, int):
-            return self.rows[key]
+    def _named(self, key):
         found = [r for r in self.rows if r.quantity == key]
         if not found:
             raise KeyError(f"no simulated quantity `{key}`; simulated: " + ", ".join(dict.fromkeys(

@@ -95,26 +95,91 @@ def tornado(sim: Figures, names: Sequence[str], width: Optional[int] = None) -> 
         rows, ["quantity", "input", "rho", ""], ["left", "left", "right", "left"], width, keep=1)
 
 
-def text(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
-         probabilities: Sequence[tuple[str, Any]] = (), width: Optional[int] = None,
-         sensitivity: bool = False, flags: Optional[Sequence[str]] = None) -> str:
-    """``flags``: the true/false quantities said as shares (default: as
-    :func:`planner.questions.simulate.flags_for` gives them)."""
-    headers = _headers(percentiles)
-    align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
-    parts = []
-    for sim in _reduced(sims, names, percentiles, probabilities, flags, sensitivity):
-        block = [_header(sim), fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
-        block += _never_lines(sim, names)
-        block += _flag_lines(sim)
-        for label, cond in probabilities:
-            block.append(f"P({label}) = {share_text(sim.probability(cond))}{sim.never_note(cond)}")
-        if sensitivity:
-            block.append(tornado(sim, names, width))
-        block += [fan_table(run, n, percentiles, width) for n in fan_names(sim.plan)
-                  for run in [sims[len(parts)]] if isinstance(run, Simulation)]
-        parts.append("\n".join(b for b in block if b))
-    return "\n\n".join(parts)
+class SimulationView:
+    """`planner simulate`: each quantity's figures over the samples, per scenario (in memory, or reduced
+    already by a --dask run), rendering itself in every format the command offers (as
+    :mod:`planner.outputs.views`' views do). ``flags``: the true/false quantities said as shares
+    (None: as :func:`planner.questions.simulate.flags_for` gives them)."""
+
+    def __init__(self, sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
+                 probabilities: Sequence[tuple[str, Any]] = (), sensitivity: bool = False,
+                 flags: Optional[Sequence[str]] = ()) -> None:
+        self.sims, self.names, self.percentiles = sims, names, percentiles
+        self.probabilities, self.sensitivity, self.flags = probabilities, sensitivity, flags
+
+    def table(self, width: Optional[int] = None) -> str:
+        names, percentiles, probabilities = self.names, self.percentiles, self.probabilities
+        headers = _headers(percentiles)
+        align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
+        parts = []
+        for sim in _reduced(self.sims, names, percentiles, probabilities, self.flags, self.sensitivity):
+            block = [_header(sim), fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
+            block += _never_lines(sim, names)
+            block += _flag_lines(sim)
+            for label, cond in probabilities:
+                block.append(f"P({label}) = {share_text(sim.probability(cond))}{sim.never_note(cond)}")
+            if self.sensitivity:
+                block.append(tornado(sim, names, width))
+            block += [fan_table(run, n, percentiles, width) for n in fan_names(sim.plan)
+                      for run in [self.sims[len(parts)]] if isinstance(run, Simulation)]
+            parts.append("\n".join(b for b in block if b))
+        return "\n\n".join(parts)
+
+    def markdown(self) -> str:
+        names, percentiles, probabilities = self.names, self.percentiles, self.probabilities
+        headers = _headers(percentiles)
+        align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
+        parts = []
+        for sim in _reduced(self.sims, names, percentiles, probabilities, self.flags):
+            block = [f"## {_header(sim)}", "", markdown_table(_rows(sim, names, percentiles), headers, align)]
+            from .markup import text as escaped
+
+            block += ["\n" + line for line in _never_lines(sim, names) + _flag_lines(sim, escaped)]
+            block += [f"\nP({label}) = {share_text(sim.probability(cond))}{sim.never_note(cond)}"
+                      for label, cond in probabilities]
+            parts.append("\n".join(block))
+        return "\n\n".join(parts)
+
+    def json(self) -> str:
+        names, percentiles, probabilities = self.names, self.percentiles, self.probabilities
+        runs = list(self.sims)
+        sims = _reduced(runs, names, percentiles, probabilities, (), correlations=True)
+        first = sims[0]
+        fans = [_fans_json(run, percentiles) for run in runs]
+        return dumps({
+            "format": "planner.simulate/1",
+            "file": first.plan.path,
+            "samples": first.samples,
+            "seed": first.seed,
+            "method": first.method,
+            "uncertain": {n: u.text for n, u in first.uncertain.items()},
+            "scenarios": [{
+                "scenario": sim.label,
+                "quantities": {n: {"unit": sim.plan.model.quantities[n].unit_text,
+                                   **{k: _point_or_never(sim, n, k, v, json_number)
+                                      for k, v in sim.stats(n, percentiles).items()}}
+                               for n in names},
+                "probabilities": {label: sim.probability(cond) for label, cond in probabilities},
+                "rank_correlations": {n: sim.rank_correlations(n) for n in names if n not in sim.uncertain},
+                **({"series": fan} if fan else {}),
+            } for sim, fan in zip(sims, fans)],
+        })
+
+    def csv(self) -> str:
+        """One row a scenario and quantity; a plan with a ``first(...)`` adds the ``never`` column (the share
+        of samples where it finds nothing, as in the JSON; empty for other quantities)."""
+        names, percentiles = self.names, self.percentiles
+        stats = _stat_names(percentiles)
+        rows = []
+        figures = _reduced(self.sims, names, percentiles, (), ())
+        with_never = any(sim.never(n) is not None for sim in figures for n in names)
+        for sim in figures:
+            for n in names:
+                s = sim.stats(n, percentiles)
+                never = [("" if sim.never(n) is None else sim.never(n))] if with_never else []
+                rows.append([sim.label, n, sim.plan.model.quantities[n].unit_text]
+                            + [_point_or_never(sim, n, k, s[k]) for k in stats] + never)
+        return csv_rows(["scenario", "quantity", "unit"] + stats + (["never"] if with_never else []), rows)
 
 
 def fan_names(plan) -> list[str]:
@@ -142,46 +207,6 @@ def fan_table(sim, name: str, percentiles: Sequence[float], width: Optional[int]
     return title + "\n" + fit(rows, [unit] + cols, ["right"] * (len(cols) + 1), width, keep=1)
 
 
-def markdown(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
-             probabilities: Sequence[tuple[str, Any]] = (), flags: Optional[Sequence[str]] = None) -> str:
-    headers = _headers(percentiles)
-    align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
-    parts = []
-    for sim in _reduced(sims, names, percentiles, probabilities, flags):
-        block = [f"## {_header(sim)}", "", markdown_table(_rows(sim, names, percentiles), headers, align)]
-        from .markup import text as escaped
-
-        block += ["\n" + line for line in _never_lines(sim, names) + _flag_lines(sim, escaped)]
-        block += [f"\nP({label}) = {share_text(sim.probability(cond))}{sim.never_note(cond)}" for label, cond in probabilities]
-        parts.append("\n".join(block))
-    return "\n\n".join(parts)
-
-
-def as_json(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
-            probabilities: Sequence[tuple[str, Any]] = ()) -> str:
-    runs = list(sims)
-    sims = _reduced(runs, names, percentiles, probabilities, (), correlations=True)
-    first = sims[0]
-    fans = [_fans_json(run, percentiles) for run in runs]
-    return dumps({
-        "format": "planner.simulate/1",
-        "file": first.plan.path,
-        "samples": first.samples,
-        "seed": first.seed,
-        "method": first.method,
-        "uncertain": {n: u.text for n, u in first.uncertain.items()},
-        "scenarios": [{
-            "scenario": sim.label,
-            "quantities": {n: {"unit": sim.plan.model.quantities[n].unit_text,
-                               **{k: _point_or_never(sim, n, k, v, json_number) for k, v in sim.stats(n, percentiles).items()}}
-                           for n in names},
-            "probabilities": {label: sim.probability(cond) for label, cond in probabilities},
-            "rank_correlations": {n: sim.rank_correlations(n) for n in names if n not in sim.uncertain},
-            **({"series": fan} if fan else {}),
-        } for sim, fan in zip(sims, fans)],
-    })
-
-
 def _fans_json(run, percentiles: Sequence[float]) -> dict:
     """Each headline series' fan (:func:`fan_names`): per period, its mean and percentiles over the samples."""
     if not isinstance(run, Simulation) or not run.plan.model.series:  # (a chunked run keeps no samples)
@@ -204,22 +229,6 @@ def _point_or_never(sim: Figures, name: str, key: str, value: float, shown=lambd
     if key == "point" and value != value and sim.never(name) is not None:
         return "never"
     return shown(value)
-
-
-def as_csv(sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float]) -> str:
-    """One row a scenario and quantity; a plan with a ``first(...)`` adds the ``never`` column (the share
-    of samples where it finds nothing, as in the JSON; empty for other quantities)."""
-    stats = _stat_names(percentiles)
-    rows = []
-    figures = _reduced(sims, names, percentiles, (), ())
-    with_never = any(sim.never(n) is not None for sim in figures for n in names)
-    for sim in figures:
-        for n in names:
-            s = sim.stats(n, percentiles)
-            never = [("" if sim.never(n) is None else sim.never(n))] if with_never else []
-            rows.append([sim.label, n, sim.plan.model.quantities[n].unit_text]
-                        + [_point_or_never(sim, n, k, s[k]) for k in stats] + never)
-    return csv_rows(["scenario", "quantity", "unit"] + stats + (["never"] if with_never else []), rows)
 
 
 def solve_text(plan, answers, scenarios) -> str:

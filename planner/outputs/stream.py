@@ -30,7 +30,7 @@ from typing import Iterator, Optional, Sequence, TextIO
 import numpy as np
 
 from ..language import speed
-from .terminal import SWEEP_FORMAT, _sweep_header, sweep_markdown, sweep_table, sweep_title
+from .terminal import SWEEP_FORMAT, column_header, markdown_cell, plain, sweep_markdown, sweep_table, sweep_title
 
 BLOCK = 16384  # points evaluated and written at a time (a few MB of text)
 TABLE_IN_MEMORY = 20_000  # bigger tables are laid out in two passes
@@ -194,7 +194,7 @@ def _csv(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts")
         if names != header:  # one header per block of same-shaped sweeps (scenarios stack)
             if header is not None:
                 out.write("\n")
-            out.write(_csv_line(["sweep", "scenario"] + [_sweep_header(run.plan, n) for n in names] + ["issue"]))
+            out.write(_csv_line(["sweep", "scenario"] + [column_header(run.plan, n) for n in names] + ["issue"]))
             header = names
         prefix = _csv_line([_label(run), run.label, "x"])[:-2]  # the quoted label and scenario, then a comma
         for result in blocks(run, limit):
@@ -324,31 +324,25 @@ def _table(runs, out: TextIO, limit, progress, totals: Totals, width: Optional[i
     out.write("\n")
 
 
-def _format(v) -> str:
-    from .terminal import plain
-
-    return plain(v)
-
-
 def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool = False) -> None:
     """:func:`planner.outputs.terminal.sweep_table`'s layout at any width (tabulate's "simple":
     right-aligned numbers, two spaces between columns, a column as wide as its widest value or its
     header plus two), or :func:`~planner.outputs.terminal.sweep_markdown`'s (tabulate's "github"), in
     two passes: the column widths, then the rows. Too many rows to fit a terminal anyway."""
     names = _names(run)
-    headers = [_sweep_header(run.plan, n) for n in names]
+    headers = [column_header(run.plan, n) for n in names]
     if markdown:
-        headers = [_md(h) for h in headers]
+        headers = [markdown_cell(h) for h in headers]
     widths = [len(h) + 2 for h in headers]
     note_width = 0
     any_notes = False
     for result in blocks(run, limit):  # pass 1: widths
         for j, col in enumerate(_display_columns(result, names)):
-            widths[j] = max(widths[j], max((len(_format(v)) for v in col), default=0))
+            widths[j] = max(widths[j], max((len(plain(v)) for v in col), default=0))
         notes = result.notes()
         if notes:
             any_notes = True
-            note_width = max(note_width, max(len(_md("; ".join(t)) if markdown else "; ".join(t))
+            note_width = max(note_width, max(len(markdown_cell("; ".join(t)) if markdown else "; ".join(t))
                                              for t in notes.values()))
     if any_notes:
         note_width = max(note_width, len("notes") + 2)
@@ -372,10 +366,10 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool
         cols = _display_columns(result, names)
         lines = []
         for i, row in enumerate(zip(*cols)):
-            values = [_format(v).rjust(w) for v, w in zip(row, widths)]
+            values = [plain(v).rjust(w) for v, w in zip(row, widths)]
             if markdown:
                 if any_notes:
-                    values.append(_md("; ".join(notes.get(i, []))).ljust(note_width))
+                    values.append(markdown_cell("; ".join(notes.get(i, []))).ljust(note_width))
                 lines.append("| " + " | ".join(values) + " |")
                 continue
             line = "  ".join(values)
@@ -393,8 +387,3 @@ def _big_table(run, out: TextIO, limit, progress, totals: Totals, markdown: bool
         n = shown(run, limit)
         of = f"the first {n:,}" if n < run.size else f"{n:,}"
         out.write(f"\n{bad:,} of {of} points have issues: " + ", ".join(sorted(kinds)))
-
-
-def _md(text: str) -> str:
-    """A GitHub table cell, as :func:`planner.outputs.terminal.markdown_table` writes it."""
-    return " ".join(str(text).split()).replace("|", "\\|")

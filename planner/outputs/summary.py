@@ -9,11 +9,8 @@ from typing import Optional, Sequence
 from ..compute.evaluation import format_value
 from ..compute.numbers import share as share_text
 from ..questions.chunked import ChunkedSweep
+from ..questions.simulate import _pct_text as _pct  # a percentile's key: p5, p99_9, as the figures have it
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
-
-
-def _pct(p: float) -> str:
-    return str(int(p)) if float(p).is_integer() else str(p).replace(".", "_")
 
 
 def _keys(percentiles: Sequence[float]) -> list[str]:
@@ -22,6 +19,10 @@ def _keys(percentiles: Sequence[float]) -> list[str]:
 
 def _headers(percentiles: Sequence[float]) -> list[str]:
     return ["quantity", "points", "mean", "sd", "min", "max"] + [f"p{p:g}" for p in percentiles] + ["unit"]
+
+
+def _align(r: ChunkedSweep) -> list[str]:
+    return ["left"] + ["right"] * (len(_headers(r.percentiles)) - 2) + ["left"]
 
 
 def _header(r: ChunkedSweep) -> str:
@@ -49,46 +50,48 @@ def _lines(r: ChunkedSweep) -> list[str]:
     return out
 
 
-def text(results: Sequence[ChunkedSweep], width: Optional[int] = None) -> str:
-    parts = []
-    for r in results:
-        headers = _headers(r.percentiles)
-        align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
-        parts.append("\n".join([_header(r), fit(_rows(r), headers, align, width, keep=1)] + _lines(r)))
-    return "\n\n".join(parts)
+class SweepSummaryView:
+    """`planner sweep --dask`: each sweep's figures over its whole grid, rendering itself in every format
+    the command offers (as :mod:`planner.outputs.views`' views do)."""
 
+    def __init__(self, results: Sequence[ChunkedSweep]) -> None:
+        self.results = results
 
-def markdown(results: Sequence[ChunkedSweep]) -> str:
-    parts = []
-    for r in results:
-        headers = _headers(r.percentiles)
-        align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
-        parts.append("\n".join([f"## {_header(r)}", "", markdown_table(_rows(r), headers, align)]
-                               + ["\n" + line for line in _lines(r)]))
-    return "\n\n".join(parts)
+    def table(self, width: Optional[int] = None) -> str:
+        parts = []
+        for r in self.results:
+            body = fit(_rows(r), _headers(r.percentiles), _align(r), width, keep=1)
+            parts.append("\n".join([_header(r), body] + _lines(r)))
+        return "\n\n".join(parts)
 
+    def markdown(self) -> str:
+        parts = []
+        for r in self.results:
+            body = markdown_table(_rows(r), _headers(r.percentiles), _align(r))
+            parts.append("\n".join([f"## {_header(r)}", "", body] + ["\n" + line for line in _lines(r)]))
+        return "\n\n".join(parts)
 
-def as_json(results: Sequence[ChunkedSweep]) -> str:
-    return dumps({
-        "format": "planner.sweep-summary/1",
-        "file": results[0].plan.path if results else None,
-        "sweeps": [{
-            "scenario": r.label,
-            "axes": [{"name": p.name, "points": p.count, "unit": p.unit} for p in r.axes],
-            "points": r.size,
-            "left_out": r.left_out,
-            "chunks": r.blocks,
-            "quantities": {n: {"unit": r.plan.model.quantities[n].unit_text,
-                               **{k: json_number(s[k]) for k in _keys(r.percentiles)}} for n, s in r.stats.items()},
-            "probabilities": {text: json_number(share) for text, share in r.probabilities},
-        } for r in results],
-    })
+    def json(self) -> str:
+        results = self.results
+        return dumps({
+            "format": "planner.sweep-summary/1",
+            "file": results[0].plan.path if results else None,
+            "sweeps": [{
+                "scenario": r.label,
+                "axes": [{"name": p.name, "points": p.count, "unit": p.unit} for p in r.axes],
+                "points": r.size,
+                "left_out": r.left_out,
+                "chunks": r.blocks,
+                "quantities": {n: {"unit": r.plan.model.quantities[n].unit_text,
+                                   **{k: json_number(s[k]) for k in _keys(r.percentiles)}} for n, s in r.stats.items()},
+                "probabilities": {text: json_number(share) for text, share in r.probabilities},
+            } for r in results],
+        })
 
-
-def as_csv(results: Sequence[ChunkedSweep]) -> str:
-    keys = _keys(results[0].percentiles) if results else _keys(())
-    rows = []
-    for r in results:
-        for n, s in r.stats.items():
-            rows.append([r.label, n, r.plan.model.quantities[n].unit_text] + [s[k] for k in keys])
-    return csv_rows(["scenario", "quantity", "unit"] + keys, rows)
+    def csv(self) -> str:
+        keys = _keys(self.results[0].percentiles) if self.results else _keys(())
+        rows = []
+        for r in self.results:
+            for n, s in r.stats.items():
+                rows.append([r.label, n, r.plan.model.quantities[n].unit_text] + [s[k] for k in keys])
+        return csv_rows(["scenario", "quantity", "unit"] + keys, rows)

@@ -1,11 +1,9 @@
-"""Terminal output: aligned tables (tabulate), JSON and CSV shapes.
+"""Terminal output: aligned tables (tabulate) fitted to a width, Markdown tables, JSON and CSV
+helpers, and figures by the number rule; the commands' views (:mod:`.views`) render with them.
 
-Every command's printed form lives here: ``eval``, and the answers of the
-questions (sweeps, solves, sensitivity, explain), which the question
-modules return as plain results.
-
-The JSON shapes are documented in docs/cli.md ("JSON output") and kept
-stable: new keys may be added, existing ones keep their meaning.
+A sweep's table, JSON and CSV live here too: a streamed sweep (:mod:`.stream`) writes their layouts
+block by block. The JSON shapes are documented in docs/cli.md ("JSON output") and kept stable: new
+keys may be added, existing ones keep their meaning.
 """
 
 from __future__ import annotations
@@ -14,21 +12,16 @@ import io
 import math
 
 from ..compute.evaluation import Evaluation, Plan, format_value
-from ..language.errors import PlanError
-from ..language.live import plain as prose_text
-from .numbers import SIGNIFICANT, NumberStyle, differing, is_money, plan_styles, texts
+from .numbers import SIGNIFICANT, NumberStyle, is_money, texts
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
     from typing import Any, Iterable, Optional, Sequence
     from ..questions.explain import Explanation
-    from ..questions.sensitivity import Sensitivity
     from ..questions.solve import SolveResult
     from ..questions.sweep import SweepResult
 
-EVAL_FORMAT = "planner.eval/1"
 SWEEP_FORMAT = "planner.sweep/1"
-SOLVE_FORMAT = "planner.solve/1"
 
 
 def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], align: Optional[Sequence[str]] = None,
@@ -83,16 +76,18 @@ def _simple_table(rows: Sequence[Sequence[Any]], headers: Sequence[str],
     return "\n".join(out)
 
 
+def markdown_cell(v: Any) -> str:
+    """A GitHub table cell: `|` escaped, line breaks flattened."""
+    return " ".join(str(v).split()).replace("|", "\\|")
+
+
 def markdown_table(rows: Sequence[Sequence[Any]], headers: Sequence[str],
                    align: Optional[Sequence[str]] = None) -> str:
-    """A GitHub table: `|` escaped, line breaks flattened."""
+    """A GitHub table of :func:`markdown_cell` cells."""
     from tabulate import tabulate
 
-    def cell(v: Any) -> str:
-        return " ".join(str(v).split()).replace("|", "\\|")
-
-    return tabulate([[cell(c) for c in r] for r in rows], headers=[cell(h) for h in headers], tablefmt="github",
-                    disable_numparse=True, colalign=align)
+    return tabulate([[markdown_cell(c) for c in r] for r in rows], headers=[markdown_cell(h) for h in headers],
+                    tablefmt="github", disable_numparse=True, colalign=align)
 
 
 def jsonl(records: Iterable[dict[str, Any]]) -> str:
@@ -241,51 +236,7 @@ def dumps(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
 
 
-def quantity_meta(plan: Plan, name: str) -> dict[str, Any]:
-    q = plan.model.quantities[name]
-    meta: dict[str, Any] = {
-        "kind": "input" if q.is_input else "derived",
-        "type": "boolean" if q.is_bool else "number",
-        "unit": q.unit_text,
-        "base_unit": "" if q.is_bool else (str(q.dim) if not q.dim.dimensionless else ""),
-        "doc": prose_text(q.doc),
-        "tags": list(q.tags),
-        "formula": q.formula,
-        "depends_on": list(q.deps),
-        "line": q.definition.span.line,
-    }
-    if q.is_input:
-        meta["constraints"] = [c.span.flat for c in q.definition.constraints]
-    return meta
-
-
-def eval_json(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> dict[str, Any]:
-    return {
-        "format": EVAL_FORMAT,
-        "file": plan.path,
-        "title": prose_text(plan.title),  # prose as text: `{{` is one brace (planner.language.live)
-        "notes": [prose_text(n) for n in plan.model.plan.notes],
-        "scenarios": [ev.label for ev in evaluations],
-        "quantities": {n: quantity_meta(plan, n) for n in names},
-        "values": {ev.label: {n: _json_value(ev, n, ev.display(n)) for n in names} for ev in evaluations},
-        "base_values": {ev.label: {n: _json_value(ev, n, ev.values[n]) for n in names} for ev in evaluations},
-        "overrides": {ev.label: _overrides(plan, ev) for ev in evaluations},
-    }
-
-
 NEVER = "never"  # a `first(...)` that found nothing, wherever a value is shown
-
-
-def _json_value(ev: Evaluation, name: str, v: Any) -> Any:
-    return NEVER if ev.is_never(name) else json_number(v)
-
-
-def _overrides(plan: Plan, ev: Evaluation) -> dict[str, Any]:
-    out = {}
-    for name, origin in ev.origins.items():
-        if origin.description != "the plan":
-            out[name] = {"value": json_number(ev.display(name)), "from": origin.description}
-    return out
 
 
 def figures(values: Sequence[Any], unit: str, digits: int = 6, style: Optional[NumberStyle] = None) -> list[str]:
@@ -311,60 +262,6 @@ def figure(value: Any, unit: str, digits: int = 6) -> str:
     return f"{figures([value], unit, digits)[0]} {unit}".strip()
 
 
-def _eval_rows(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]):
-    headers = ["quantity"] + [ev.label for ev in evaluations] + ["unit", "notes"]
-    rows = []
-    styles = plan_styles(plan, evaluations, names)
-    for n in names:
-        q = plan.model.quantities[n]
-        values = figures([ev.display(n) for ev in evaluations], q.unit_text, style=styles.get(n))
-        values = [NEVER if ev.is_never(n) else v for ev, v in zip(evaluations, values)]
-        notes = []
-        if q.is_input:
-            overridden = any(ev.origins.get(n) and ev.origins[n].description != "the plan" for ev in evaluations)
-            notes.append("input*" if overridden else "input")
-        notes.extend(q.tags)
-        rows.append([n] + values + [q.unit_text, ", ".join(notes)])
-    align = ["left"] + ["right"] * len(evaluations) + ["left", "left"]
-    return rows, headers, align
-
-
-def eval_table(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str],
-               width: Optional[int] = None) -> str:
-    """The quantities, one column per scenario; fitted to ``width`` (the terminal's) when given."""
-    rows, headers, align = _eval_rows(plan, evaluations, names)
-    return fit(rows, headers, align, width, keep=1, tail=2, wrap=len(headers) - 1, what="scenarios")
-
-
-def eval_markdown(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
-    rows, headers, align = _eval_rows(plan, evaluations, names)
-    return markdown_table(rows, headers, align)
-
-
-def eval_jsonl(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
-    """One line per quantity and scenario: ``quantity``, ``scenario``, ``value`` (display unit), ``unit``,
-    ``base_value``, ``kind``, ``input_from`` (where an overridden input's value came from)."""
-    def records():
-        for ev in evaluations:
-            for n in names:
-                q = plan.model.quantities[n]
-                origin = ev.origins.get(n)
-                yield {"quantity": n, "scenario": ev.label, "value": _json_value(ev, n, ev.display(n)),
-                       "unit": q.unit_text, "base_value": _json_value(ev, n, ev.values[n]), "kind": "input" if q.is_input else "derived",
-                       "input_from": origin.description if origin and origin.description != "the plan" else None}
-    return jsonl(records())
-
-
-def eval_csv(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
-    buf = io.StringIO()
-    w = _csv_writer(buf)
-    w.writerow(["quantity", "unit"] + [ev.label for ev in evaluations])
-    for n in names:
-        q = plan.model.quantities[n]
-        w.writerow([n, q.unit_text] + [NEVER if ev.is_never(n) else _csv_value(ev.display(n)) for ev in evaluations])
-    return buf.getvalue()
-
-
 def _csv_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -380,84 +277,10 @@ def csv_rows(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return buf.getvalue()
 
 
-# ---- checks ----
-
-GREEN, RED, RESET = "\x1b[32m", "\x1b[31m", "\x1b[0m"
-
-
-def check_text(results: Sequence[Any], verbose: bool = False, color: bool = False) -> str:
-    """``planner check``: each failure with expected against actual (passes too when verbose), then the count.
-    ``color`` paints `ok` green and `FAIL` red (for a terminal)."""
-    ok, fail = (f"{GREEN}ok{RESET}  ", f"{RED}FAIL{RESET}") if color else ("ok  ", "FAIL")
-    lines = []
-    failed = 0
-    for r in results:
-        note = getattr(r, "note", "")  # a probability check over samples where a `first` is never
-        if not r.passed:
-            failed += 1
-            lines.append(f"{fail} {r.location}: {r.text}\n     {describe(r)}" + (f"\n     note: {note}" if note else ""))
-        elif verbose:
-            where = f" [{r.scenario}]" if r.scenario else ""
-            value = f" = {r.actual}" if r.lhs is not None else ""
-            lines.append(f"{ok} {r.text}{where}{value}" + (f"\n     note: {note}" if note else ""))
-    summary = f"{len(results) - failed} passed, {failed} failed"
-    if color:
-        summary = f"{RED if failed else GREEN}{summary}{RESET}"
-    lines.append(summary)
-    return "\n".join(lines)
-
-
-def describe(r) -> str:
-    """A failed check's expected against actual, with the digits that differ (``expected 3,298,035.20 USD
-    (± 0.005 USD), got 3,298,035.21 USD``: never two equal numbers)."""
-    numbers = [v for v in (r.lhs, r.rhs) if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    if r.error is not None or len(numbers) != 2 or r.passed or getattr(r, "stat_text", ""):
-        return r.describe()  # (a probability check says its statistic, sampling error and comparison)
-    got, want = differing(float(r.lhs), float(r.rhs), r.unit)
-    where = f" in {r.scenario}" if r.scenario else ""
-    tol = f" ({r.tolerance})" if r.tolerance else ""
-    apart = ""
-    if got == want and getattr(r, "exact_difference", None) is not None:  # equal as floats, not exactly
-        from ..questions.checks import decimal_text
-
-        apart = f", {decimal_text(abs(r.exact_difference))} {r.unit}".rstrip() + " apart in exact arithmetic"
-    return f"expected {want}{tol}, got {got}{apart}{where}"
-
-
-def check_markdown(results: Sequence[Any]) -> str:
-    rows = [["pass" if r.passed else "**FAIL**", r.text, r.scenario or "", r.actual, r.expected, r.tolerance,
-             r.check.span.line] for r in results]
-    failed = sum(not r.passed for r in results)
-    return (markdown_table(rows, ["", "check", "scenario", "actual", "expected", "tolerance", "line"],
-                           ["left", "left", "left", "right", "right", "left", "right"])
-            + f"\n\n{len(results) - failed} passed, {failed} failed")
-
-
-def check_jsonl(results: Sequence[Any]) -> str:
-    return jsonl(check_record(r) for r in results)
-
-
-def check_json(plan: Plan, results: Sequence[Any]) -> dict[str, Any]:
-    failed = [r for r in results if not r.passed]
-    return {
-        "format": "planner.check/1",
-        "file": plan.path,
-        "passed": len(results) - len(failed),
-        "failed": len(failed),
-        "checks": [check_record(r) for r in results],
-    }
-
-
-def check_record(r) -> dict[str, Any]:
-    return {"check": r.text, "line": r.check.span.line, "scenario": r.scenario, "passed": r.passed,
-            "actual": r.lhs, "expected": r.rhs, "unit": r.unit, "tolerance": r.tolerance,
-            "error": r.error.message if r.error else None, "with": r.overrides,
-            **({"note": r.note} if getattr(r, "note", "") else {})}
-
-
 # ---- sweeps ----
 
-def _sweep_header(plan: Plan, name: str) -> str:
+def column_header(plan: Plan, name: str) -> str:
+    """A quantity's column in a table: its name, its unit in parentheses (``step_time (ms)``)."""
     unit = plan.model.quantities[name].unit_text
     return f"{name} ({unit})" if unit else name
 
@@ -490,7 +313,7 @@ def _sweep_rows(result: SweepResult):
     for i, row in enumerate(rows):
         if notes:
             row.append("; ".join(notes.get(i, [])))
-    headers = [_sweep_header(plan, n) for n in names] + (["notes"] if notes else [])
+    headers = [column_header(plan, n) for n in names] + (["notes"] if notes else [])
     return rows, headers, ["right"] * len(names) + (["left"] if notes else []), bool(notes)
 
 
@@ -548,7 +371,7 @@ def sweep_csv(results: Sequence[SweepResult]) -> str:
         if names != header:  # one header per block of same-shaped sweeps (scenarios stack)
             if header is not None:
                 w.writerow([])
-            w.writerow(["sweep", "scenario"] + [_sweep_header(r.plan, n) for n in names] + ["issue"])
+            w.writerow(["sweep", "scenario"] + [column_header(r.plan, n) for n in names] + ["issue"])
             header = names
         label = sweep_title(r).rsplit("  [", 1)[0]
         for i in range(r.size):
@@ -570,34 +393,6 @@ def _sweep_csv(v) -> str:
 
 # ---- solve ----
 
-def solve_text(results: Sequence[SolveResult]) -> str:
-    """Human text: one block per question, one line per scenario."""
-    lines: list[str] = []
-    last = None
-    for r in results:
-        if r.statement is not last:
-            if lines:
-                lines.append("")
-            where = f"  ({r.statement.span.location()})" if r.statement.span.source.name != "--where" else ""
-            alias = f"  as {r.alias}" if r.alias and f" as {r.alias}" not in r.question else ""
-            lines.append(f"{r.question}{alias}{where}")
-            last = r.statement
-        value = figure(r.display_value, r.unit)  # as eval, the report and the workbook write the answer
-        head = f"  [{r.label}] {r.target} = {value}"
-        if r.optimum is not None:
-            head += f"  ({figure(r.optimum_display, r.optimum_unit, 6)} at the optimum)"
-        lines.append(head)
-        lines.append(f"      verified     {r.verification.text}")
-        lines.append(f"      method       {r.method}")
-        if r.closed_form is not None:
-            lines.append(f"      closed form  {r.target} = {r.closed_form_text}")
-            if r.form_units:  # the form is over the figures as shown, not base units: say in which
-                lines.append("      in units     " + "; ".join(f"{n} in {u}" for n, u in r.form_units))
-        for note in r.notes:
-            lines.append(f"      note         {note}")
-    return "\n".join(lines)
-
-
 def closed_form_latex(r: SolveResult) -> Optional[str]:
     """An answer's closed form in LaTeX on one line, printed from its IR by the report's printer; None
     when there is none (or none the plan language can write)."""
@@ -617,107 +412,6 @@ def answer_json(r: SolveResult) -> dict[str, Any]:
     return out
 
 
-def solve_json(plan: Plan, results: Sequence[SolveResult], errors: Sequence[PlanError] = (),
-               missing: Sequence = ()) -> dict[str, Any]:
-    """``missing``: (question, scenario, why) where a scenario has no answer in the domain."""
-    return {"format": SOLVE_FORMAT, "file": plan.path, "results": [answer_json(r) for r in results],
-            "no_answer": [{"question": " ".join(q.span.flat.split()), "alias": q.alias, "scenario": s or "base",
-                           "reason": e.message, "location": q.span.location()} for q, s, e in missing],
-            "errors": [{"message": e.message, "family": e.family,
-                        "location": e.span.location() if e.span is not None else None} for e in errors]}
-
-
-def solve_markdown(results: Sequence[SolveResult]) -> str:
-    rows = [[r.question, r.label, format_value(r.display_value, r.unit)
-             + (f" ({format_value(r.optimum_display, r.optimum_unit, 6)} at the optimum)" if r.optimum is not None
-                else ""), r.method, r.verification.text, r.closed_form_text or ""] for r in results]
-    return markdown_table(rows, ["question", "scenario", "answer", "method", "verified", "closed form"])
-
-
-def solve_jsonl(results: Sequence[SolveResult]) -> str:
-    return jsonl(answer_json(r) for r in results)
-
-
-def solve_csv(results: Sequence[SolveResult]) -> str:
-    buf = io.StringIO()
-    w = _csv_writer(buf)
-    w.writerow(["question", "alias", "scenario", "target", "mode", "value", "unit", "optimum", "closed_form",
-                "method", "verification"])
-    for r in results:
-        w.writerow([r.question, r.alias or "", r.label, r.target, r.mode, repr(r.display_value), r.unit,
-                    "" if r.optimum_display is None else repr(r.optimum_display), r.closed_form_text or "",
-                    r.method, r.verification.text])
-    return buf.getvalue()
-
-
-# ---- sensitivity ----
-
-def _sensitivity_rows(s: Sensitivity):
-    rows = [[r.input, format_value(r.value, r.unit), "n/a" if r.elasticity is None else f"{r.elasticity:+.4f}",
-             "n/a" if r.derivative is None else format_value(r.derivative),
-             r.method + (f" ({r.note})" if r.note else "")] for r in s.rows]
-    per = f"d {s.quantity}/d input ({s.unit or '1'} per input unit)"
-    return rows, ["input", "value", "elasticity", per, "method"], ["left", "right", "right", "right", "left"]
-
-
-def _never_sensitivity(s: Sensitivity) -> str:
-    """What ``sensitivity`` says of a ``first(...)`` that finds nothing in the scenario."""
-    return (f"{s.quantity} is never in {s.label} (its `first(...)` finds no period where its condition holds), "
-            "so it has no sensitivity there")
-
-
-def _or_never_row(s: Sensitivity) -> list:
-    """The rows of a sensitivity; for one that is never, a single row saying so (no input, no value)."""
-    if not s.never:
-        return s.rows
-    from ..questions.sensitivity import Row
-
-    return [Row("", None, "", None, None, "none", _never_sensitivity(s))]
-
-
-def sensitivity_table(s: Sensitivity, width: Optional[int] = None) -> str:
-    if s.never:
-        return wrap_text(f"sensitivity of {s.quantity} = {NEVER}  [{s.label}]\n{_never_sensitivity(s)}", width)
-    rows, headers, align = _sensitivity_rows(s)
-    head = (f"sensitivity of {s.quantity} = {format_value(s.value, s.unit)}  [{s.label}]\n"
-            f"elasticity: a 1% rise in the input moves {s.quantity} by about that many %")
-    return wrap_text(head, width) + "\n" + fit(rows, headers, align, width, keep=1, tail=1, wrap=4)
-
-
-def sensitivity_markdown(s: Sensitivity) -> str:
-    if s.never:
-        return f"**sensitivity of {s.quantity} = {NEVER}** [{s.label}]\n\n{_never_sensitivity(s)}"
-    rows, headers, align = _sensitivity_rows(s)
-    return (f"**sensitivity of {s.quantity} = {format_value(s.value, s.unit)}** [{s.label}]\n\n"
-            + markdown_table(rows, headers, align))
-
-
-def sensitivity_jsonl(results: Sequence[Sensitivity]) -> str:
-    return jsonl({"quantity": s.quantity, "scenario": s.label, "input": r.input, "value": r.value, "unit": r.unit,
-                  "elasticity": r.elasticity, "derivative": r.derivative, "method": r.method, "note": r.note}
-                 for s in results for r in _or_never_row(s))
-
-
-def sensitivity_json(plan: Plan, results: Sequence[Sensitivity]) -> dict[str, Any]:
-    return {"format": "planner.sensitivity/1", "file": plan.path, "results": [
-        {"quantity": s.quantity, "scenario": s.label, "value": NEVER if s.never else s.value, "unit": s.unit,
-         "inputs": [{"input": r.input, "value": r.value, "unit": r.unit, "elasticity": r.elasticity,
-                     "derivative": r.derivative, "method": r.method, "note": r.note} for r in s.rows]}
-        for s in results]}
-
-
-def sensitivity_csv(results: Sequence[Sensitivity]) -> str:
-    buf = io.StringIO()
-    w = _csv_writer(buf)
-    w.writerow(["quantity", "scenario", "input", "value", "unit", "elasticity", "derivative", "method", "note"])
-    for s in results:
-        for r in _or_never_row(s):
-            w.writerow([s.quantity, s.label, r.input, "" if r.value is None else repr(r.value), r.unit,
-                        "" if r.elasticity is None else repr(r.elasticity),
-                        "" if r.derivative is None else repr(r.derivative), r.method, r.note])
-    return buf.getvalue()
-
-
 # ---- explain ----
 
 def explain_latex(e: Explanation) -> str:
@@ -725,31 +419,6 @@ def explain_latex(e: Explanation) -> str:
     from .latex import formula_latex
 
     return formula_latex(e.in_inputs_ir) if e.in_inputs_ir is not None else f"({e.no_ir})"
-
-
-def explain_text(e: Explanation) -> str:
-    lines = [f"{e.name} = {e.formula}", f"  defined at   {e.location} ({e.kind})"]
-    if e.doc:
-        lines.append(f"  description  {prose_text(e.doc)}")
-    if e.tags:
-        lines.append(f"  tags         {', '.join(e.tags)}")
-    if e.constraints:
-        lines.append(f"  constraints  {', '.join(e.constraints)}")
-    if e.kind == "derived":
-        lines.append(f"  sympy        {e.sympy}")
-        lines.append(f"  in inputs    {e.in_inputs}")
-        lines.append(f"  latex        {explain_latex(e)}")
-        if e.scaled:
-            lines.append("  (numbers inside SymPy forms are in base units: " + ("; ".join(e.factors) or "B, s, B/s ...") + ")")
-    lines.append(f"  value        {e.value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))
-    if e.inputs and e.kind == "derived":
-        lines.append("  inputs")
-        width = max(len(n) for n, _ in e.inputs)
-        for n, v in e.inputs:
-            lines.append(f"    {n.ljust(width)}  {v}")
-    if e.used_by:
-        lines.append(f"  used by      {', '.join(e.used_by)}")
-    return "\n".join(lines)
 
 
 # ---- series over periods: a table of periods -------------------------------------------------------
@@ -762,71 +431,3 @@ def period_labels(plan: Plan, ev: Evaluation) -> list[str]:
 
 def _series_cell(v: float) -> Any:
     return NEVER if v != v else float(v)
-
-
-def _series_rows(plan: Plan, ev: Evaluation, names: Sequence[str]):
-    """One scenario's series: its title, headers (a column per series, its unit in the header) and a row per period."""
-    unit, _ = plan.period_unit
-    headers = [unit or "period"] + [f"{n} ({plan.model.quantities[n].unit_text})"
-                                   if plan.model.quantities[n].unit_text else n for n in names]
-    columns = [figures([_series_cell(v) for v in ev.series_display(n)], plan.model.quantities[n].unit_text)
-               if not plan.model.quantities[n].is_bool else
-               ["true" if v else "false" for v in ev.series[n]] for n in names]
-    labels = period_labels(plan, ev)
-    rows = [[labels[i]] + [c[i] for c in columns] for i in range(len(labels))]
-    return f"series{'' if ev.scenario is None else f' in {ev.label}'}", headers, rows
-
-
-def series_table(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str],
-                 width: Optional[int] = None) -> str:
-    """Each scenario's series as one table: a row per period, a column per series (its unit in the header)."""
-    out = []
-    for ev in evaluations:
-        title, headers, rows = _series_rows(plan, ev, names)
-        out.append(title + "\n" + fit(rows, headers, ["right"] * len(headers), width, keep=1, what="series"))
-    return "\n".join(out)
-
-
-def series_markdown(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
-    """Each scenario's series as a Markdown table under a heading, as :func:`series_table` lays them out."""
-    from .markup import text
-
-    out = []
-    for ev in evaluations:
-        title, headers, rows = _series_rows(plan, ev, names)
-        out.append(f"## {text(title[0].upper() + title[1:])}\n\n" +
-                   markdown_table(rows, headers, ["right"] * len(headers)))
-    return "\n".join(out)
-
-
-def series_jsonl(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
-    """The series in long form, a line per scenario, series and period (the JSON's ``series.records``)."""
-    return jsonl(series_json(plan, evaluations, names)["records"])
-
-
-def series_json(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> dict[str, Any]:
-    """The series in long form: one record per scenario, series and period (display units; never as ``never``)."""
-    records = []
-    for ev in evaluations:
-        labels = period_labels(plan, ev)
-        unit, scale = plan.period_unit
-        for n in names:
-            q = plan.model.quantities[n]
-            values = ev.series[n] if q.is_bool else ev.series_display(n)
-            for i, v in enumerate(values):
-                records.append({"scenario": ev.label, "series": n, "period": float(ev.periods[i]) / scale,
-                                "period_label": labels[i], "value": bool(v) if q.is_bool else
-                                (NEVER if v != v else json_number(float(v))), "unit": q.unit_text})
-    return {"period_unit": plan.period_unit[0], "series": {n: quantity_meta(plan, n) for n in names},
-            "records": records}
-
-
-def series_csv(plan: Plan, evaluations: Sequence[Evaluation], names: Sequence[str]) -> str:
-    """The series in long form: ``scenario,series,period,value,unit``, a row per period."""
-    buf = io.StringIO()
-    w = _csv_writer(buf)
-    w.writerow(["scenario", "series", "period", "value", "unit"])
-    for rec in series_json(plan, evaluations, names)["records"]:
-        w.writerow([rec["scenario"], rec["series"], _csv_value(rec["period"]),
-                    rec["value"] if isinstance(rec["value"], str) else _csv_value(rec["value"]), rec["unit"]])
-    return buf.getvalue()

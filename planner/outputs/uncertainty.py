@@ -19,22 +19,13 @@ from ..compute.numbers import figure, row_texts, style_for
 from ..compute.numbers import share as share_text
 from ..language import ir
 from ..language.graph import cone
+from .periods import label  # noqa: F401 - a figure's words for a plot's title, as a series' (its doc's first line)
 
 SAMPLES = 10_000
 SEED = 0
 PERCENTILES = (5.0, 50.0, 95.0)
 TOP = 3  # inputs named per figure in the tornado's sentence
 MAX_PLOTS = 8  # one plot per figure, for the first ones
-
-
-def label(plan: Plan, name: str) -> str:
-    """A figure's words for a plot's title: its doc string's first line (live values as written),
-    else its name."""
-    from ..language.live import plain
-
-    doc = plain(plan.quantities[name].doc)
-    first = doc.strip().split("\n")[0] if doc else ""
-    return first[:1].upper() + first[1:] if first else name
 
 
 def has_uncertain(plan: Plan) -> bool:

@@ -26,7 +26,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from ..questions.every_check import run_every_check
 from .latex import FormulaPrinter, formula_latex, visible, formula_equation, function_head, layout, name_latex
 from ..language.live import plain
 from .markup import code, markdown, prose as said, text
-from .numbers import NumberStyle, figure, plan_styles, prose_style, style_for, written_decimals
+from .numbers import NumberStyle, figure, plan_styles, prose_style, style_for, texts, written_decimals
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -182,30 +182,14 @@ def _plain(v: Any) -> Optional[float | bool]:
     return float(v)
 
 
-def _with_unit(text: str, unit: str) -> str:
-    return f"{text} {unit}" if unit and text else text
-
-
-
-
-def _text(style: NumberStyle, v: Any) -> str:
-    """``v`` in ``style``: the digits the workbook's cell shows (``140.0000 | 70.0000 | 36.3125``)."""
-    return style.text(v)
-
-
 def figures(values: Sequence[Any], unit: str = "") -> list[str]:
     """One quantity's figures in one number style, the workbook's (``70,000,000,000``; ``16 | 8 | 4.15``)."""
-    plain = [_plain(v) for v in values]
-    style = style_for(plain, unit)
-    return [_text(style, v) for v in plain]
+    return texts([_plain(v) for v in values], unit)
 
 
 def show(v: Any, unit: str = "", style: Optional[NumberStyle] = None) -> str:
-    """One figure with its unit, digits grouped (``70,000,000,000``)."""
-    if v is None:
-        return ""
-    v = _plain(v)
-    return _with_unit(_text(style or style_for([v], unit), v), unit)
+    """One figure with its unit, digits grouped (``70,000,000,000``); nothing for None."""
+    return "" if v is None else figure(_plain(v), unit, style)
 
 
 _PYTHON_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)\b")  # 1.56e-61, 1.14E-13
@@ -244,18 +228,12 @@ def _own(plan: Plan, name: str) -> bool:
     return plan.quantities[name].definition.span.source.name == plan.source.name
 
 
-def _order_key(plan: Plan, name: str) -> tuple:
-    own = _own(plan, name)
-    return (not own, "" if own else name.rpartition(".")[0], plan.quantities[name].definition.span.start)
-
-
-def report_order(plan: Plan) -> list[str]:
-    """The plan's own quantities in file order, then imported ones by namespace."""
-    return sorted(plan.quantities, key=lambda n: _order_key(plan, n))
-
-
-def _in_file_order(plan: Plan, names) -> list[str]:
-    return sorted(names, key=lambda n: _order_key(plan, n))
+def report_order(plan: Plan, names: Optional[Iterable[str]] = None) -> list[str]:
+    """``names`` (default: every quantity): the plan's own in file order, then imported ones by namespace."""
+    def key(name: str) -> tuple:
+        own = _own(plan, name)
+        return (not own, "" if own else name.rpartition(".")[0], plan.quantities[name].definition.span.start)
+    return sorted(plan.quantities if names is None else names, key=key)
 
 
 def headline_names(plan: Plan) -> tuple[list[str], str]:
@@ -497,13 +475,13 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "headline": name in headlines,
         "line": q.definition.span.line,
         "formula": q.formula,
-        "depends_on": _in_file_order(plan, q.deps),
+        "depends_on": report_order(plan, q.deps),
         "used_by": used_by.get(name, []),
         "value": show(base, unit, style),
-        "figure": _text(style, _plain(base)),  # the value without its unit
+        "figure": style.text(_plain(base)),  # the value without its unit: the digits the workbook's cell shows
         "number": number(base),
         # a `first(...)` that found nothing says "never", not nan
-        "scenario_values": ["never" if ev.is_never(name) else _text(style, _plain(v))
+        "scenario_values": ["never" if ev.is_never(name) else style.text(_plain(v))
                             for ev, v in zip(analysis.evaluations, per_scenario)],  # no unit: tables have a column
         "scenario_numbers": [number(v) for v in per_scenario],
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
@@ -648,7 +626,7 @@ def _graph_parts(analysis: Analysis) -> tuple[list[str], list[list[str]], list[l
 
     plan = analysis.plan
     order = report_order(plan)
-    edges = [[d, n] for n in order for d in _in_file_order(plan, plan.quantities[n].deps)]
+    edges = [[d, n] for n in order for d in report_order(plan, plan.quantities[n].deps)]
     overrides: list[list[str]] = []
     for s in plan.model.scenarios.values():
         for o in s.scenario.overrides:
@@ -685,13 +663,13 @@ def _graph(analysis: Analysis, headlines: Sequence[str], full_file: Optional[str
         # inputs that feed the same headlines are one node (`hidden, layers, heads + 5 more`): a few
         # arrows where every input had one to every headline it moves
         groups: dict[tuple, list[str]] = {}
-        for n in _in_file_order(plan, list(feeds)):
+        for n in report_order(plan, list(feeds)):
             groups.setdefault(tuple(feeds[n]), []).append(n)
         ranked = sorted(groups.items(), key=lambda g: (-len(g[0]), -len(g[1])))[:GRAPH_NODES - len(shown)]
         kept = [n for _, members in ranked for n in members]
         merged = {members[0]: members for _, members in ranked}
         drawn = [[members[0], h] for feeds_of, members in ranked for h in feeds_of][:SUMMARY_EDGES]
-        nodes = _in_file_order(plan, list(merged) + shown)
+        nodes = report_order(plan, list(merged) + shown)
         dotted = [e for e in overrides if e[0] in nodes and e[1] in nodes]
         inputs_left = len(feeds) - len(kept)
         heads_left = len(headlines) - len([n for n in nodes if n in headlines])

@@ -112,17 +112,15 @@ class Session:
 
     def describe(self) -> dict:
         """The plan's title, scenarios and inputs (with units, bounds, slider ranges and docs)."""
+        from ..uncertainty import has_uncertain
+
         with self.lock:
             self.refresh()
             plan = self.plan
             return {"version": self.version, "error": self.error, "title": plan.title,
                     "file": self.path.name, "scenarios": list(plan.scenario_names),
                     "inputs": [self._input(n) for n in self.inputs],
-                    "sweeps": len(plan.model.sweeps), "uncertain": self._uncertain()}
-
-    def _uncertain(self) -> bool:
-        model = self.plan.model
-        return any(model.quantities[n].definition.uncertain is not None for n in model.inputs)
+                    "sweeps": len(plan.model.sweeps), "uncertain": has_uncertain(plan)}
 
     def _input(self, name: str) -> dict:
         q = self.plan.model.quantities[name]
