@@ -76,7 +76,7 @@ class Analysis:
 
     def solve_results(self) -> list:
         """Every solve answer (all statements, all scenarios), for the workbook."""
-        from ..questions.solve import SolveResult
+        from ..questions.answer import SolveResult
 
         return [r for _, answers in self.solves for _, r in answers if isinstance(r, SolveResult)]
 
