@@ -9,7 +9,7 @@ exact value:
   every piece exactly (``Poly.real_roots``) when the pieces are rational in
   the unknown, so no root is missed and none is picked silently;
 * :func:`numeric_roots` is the fallback: sign changes on a grid over the
-  declared :class:`Domain` (shrunk away from open bounds), refined by
+  declared :class:`~planner.questions.ranges.Domain` (shrunk away from open bounds), refined by
   mpmath's bracketing solver;
 * :func:`integer_runs` (exact, from the change points) and
   :func:`integer_runs_numeric` (dense, then doubling) say on which integer
