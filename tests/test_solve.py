@@ -769,3 +769,15 @@ def test_a_closed_form_says_the_units_it_is_written_in(plan_file, cli):
     code, out, err = cli("solve", path, "--closed-form", "--format", "json")
     (r,) = json.loads(out)["results"]
     assert r["closed_form_units"] == {"requests_per_day": "op/day", "headroom": "%", "per_server": "op/s"}
+
+
+def test_a_domain_reads_fractions_and_sympy_numbers_alike():
+    # the workbook's Solve sheet asks with fractions (no SymPy imported), the Solver with SymPy's numbers
+    import sympy as sp
+
+    from planner.questions.ranges import Domain
+
+    dom = Domain(Fraction(0), True, Fraction(1, 2), False, Fraction(1), "", "x")
+    for inside, values in ((True, [Fraction(0), 0, Fraction(49, 100), sp.Integer(0), sp.sqrt(2) / 3]),
+                           (False, [Fraction(1, 2), Fraction(-1, 10), 1, sp.Rational(1, 2), sp.sqrt(2) / 2])):
+        assert [bool(dom.contains(v)) for v in values] == [inside] * len(values), values

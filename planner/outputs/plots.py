@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -61,17 +62,24 @@ def available() -> Optional[str]:
     return None
 
 
-def _style(font_size: float) -> dict:
-    """matplotlib's default style, whatever the user's matplotlibrc says, with every text literal:
-    a plan's words label the plots, and mathtext would read a ``$`` in a doc string as maths (an
-    unbalanced one is an error). With ``text.parse_math`` off, ``$``, ``^``, ``_`` and ``\\`` are
-    drawn as written in every title, label, legend and annotation (usetex stays off by default)."""
+@contextmanager
+def _figure(height: float, font_size: float):
+    """Every chart's figure: ``WIDTH_INCHES`` by ``height`` at ``DPI`` on the Agg canvas (no pyplot, no
+    global backend), drawn in matplotlib's default style whatever the user's matplotlibrc says, with
+    every text literal: a plan's words label the plots, and mathtext would read a ``$`` in a doc
+    string as maths (an unbalanced one is an error). With ``text.parse_math`` off, ``$``, ``^``, ``_``
+    and ``\\`` are drawn as written in every title, label, legend and annotation (usetex stays off)."""
     import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     style = dict(matplotlib.rcParamsDefault)
     style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": font_size,
                   "text.parse_math": False, "text.usetex": False})
-    return style
+    with matplotlib.rc_context(style):
+        fig = Figure(figsize=(WIDTH_INCHES, height), dpi=DPI)
+        FigureCanvasAgg(fig)
+        yield fig
 
 
 def panels_of(results: Sequence) -> tuple[list[str], list[str]]:
@@ -103,9 +111,6 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
               together: Sequence[Sequence[str]] = ()) -> bytes:
     """The PNG of one sweep statement (its results, one per scenario). ``together``: groups of shown
     quantities drawn in one panel (the two sides of a break-even, which cross at the answer)."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     first = results[0]
@@ -120,11 +125,8 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
         if entry not in panels:
             panels.append(entry)
     title = title or title_of(results)
-    style = _style(9)
-    with matplotlib.rc_context(style):
-        heights = [2.2 if isinstance(n, tuple) or not plan.model.quantities[n].is_bool else 0.9 for n in panels] or [2.2]
-        fig = Figure(figsize=(WIDTH_INCHES, 1.1 + sum(heights)), dpi=DPI)
-        FigureCanvasAgg(fig)
+    heights = [2.2 if isinstance(n, tuple) or not plan.model.quantities[n].is_bool else 0.9 for n in panels] or [2.2]
+    with _figure(1.1 + sum(heights), 9) as fig:
         axes = fig.subplots(max(1, len(panels)), 1, sharex=True, squeeze=False,
                             gridspec_kw={"height_ratios": heights})[:, 0]
         combos = int(np.prod([a.count for a in others])) if others else 1
@@ -231,17 +233,10 @@ def distribution_png(data) -> bytes:
     outline per scenario that moves it, its bars as shares of every trial (a ``first(...)``'s trials
     that find nothing are no bar), the value as written a solid line in the outline's colour (and in
     the legend below), the 5th and 95th percentiles dotted when there is one outline."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter
 
-    style = _style(9)
     unit = f" ({data.unit})" if data.unit else ""
-    with matplotlib.rc_context(style):
-        fig = Figure(figsize=(WIDTH_INCHES, 2.8 + 0.2 * ((len(data.series) + 1) // 2 if len(data.series) > 1 else 0)),
-                     dpi=DPI)
-        FigureCanvasAgg(fig)
+    with _figure(2.8 + 0.2 * ((len(data.series) + 1) // 2 if len(data.series) > 1 else 0), 9) as fig:
         ax = fig.subplots()
         every = np.concatenate([s[1] for s in data.series]) if data.series else np.zeros(0)
         finite = every[np.isfinite(every)]
@@ -284,15 +279,8 @@ def distribution_png(data) -> bytes:
 def rank_tornado_png(figures: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> bytes:
     """A tornado per figure: ``(title, [(input, rank correlation), ...])``, largest first, a
     horizontal bar each (right for a figure that rises with the input, left for one that falls)."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    style = _style(9)
     heights = [0.55 + 0.28 * max(1, len(rows)) for _, rows in figures] or [1.0]
-    with matplotlib.rc_context(style):
-        fig = Figure(figsize=(WIDTH_INCHES, 0.7 + sum(heights)), dpi=DPI)
-        FigureCanvasAgg(fig)
+    with _figure(0.7 + sum(heights), 9) as fig:
         axes = fig.subplots(max(1, len(figures)), 1, squeeze=False, sharex=True,
                             gridspec_kw={"height_ratios": heights})[:, 0]
         for ax, (title, rows) in zip(axes, figures):
@@ -317,10 +305,6 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
     """One tornado chart of what moves the headline figures: for each figure (``label``) its top
     movers (``input``, lowest and highest elasticity over the scenarios), a horizontal bar from 0
     (the range between them hatched where the scenarios differ), figures one under another."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     rows: list[tuple[float, str, float, float]] = []  # (y, input, low, high)
     groups: list[tuple[float, str]] = []
     y = 0.0
@@ -330,10 +314,7 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
             rows.append((y, name, low, high))
             y += 1
         y += 0.8  # a gap between figures
-    style = _style(8)
-    with matplotlib.rc_context(style):
-        fig = Figure(figsize=(WIDTH_INCHES, 0.9 + 0.28 * y), dpi=DPI)
-        FigureCanvasAgg(fig)
+    with _figure(0.9 + 0.28 * y, 8) as fig:
         ax = fig.subplots()
         for yy, name, low, high in rows:
             same = _two(low) == _two(high)
@@ -368,14 +349,8 @@ def series_png(data) -> bytes:
     """A series over the periods (a :class:`planner.outputs.periods.LinePlot`): one line per scenario
     (the plan as written among them), the period each ``first(...)`` found marked with a dot and its
     words on the line it belongs to, zero drawn when the values cross it."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     legend = len(data.lines) > 1
-    with matplotlib.rc_context(_style(9)):
-        fig = Figure(figsize=(WIDTH_INCHES, 3.0 + (0.2 * ((len(data.lines) + 2) // 3) if legend else 0)), dpi=DPI)
-        FigureCanvasAgg(fig)
+    with _figure(3.0 + (0.2 * ((len(data.lines) + 2) // 3) if legend else 0), 9) as fig:
         ax = fig.subplots()
         for k, (label, x, y) in enumerate(data.lines):
             ax.plot(x, y, color=f"C{k % 10}", linewidth=1.5, label=label or None,
@@ -440,13 +415,7 @@ def fan_png(data) -> bytes:
     median of the trials, a band from the 25th to the 75th percentile and a lighter one from the 5th
     to the 95th, and the plan as written dotted; the legend names the bands for one fan, the
     scenarios for several (the report's sentence says what the bands are)."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(_style(9)):
-        fig = Figure(figsize=(WIDTH_INCHES, 3.4), dpi=DPI)
-        FigureCanvasAgg(fig)
+    with _figure(3.4, 9) as fig:
         ax = fig.subplots()
         one = len(data.fans) == 1  # one fan: a legend entry per band; several: one per scenario (its median)
         for k, (label, x, f, point) in enumerate(data.fans):
@@ -471,10 +440,6 @@ def fan_png(data) -> bytes:
 def waterfall_png(title: str, old: float, steps: Sequence[tuple[str, float]], new: float) -> bytes:
     """A waterfall (``planner diff``): the old figure, each step's effect as a bar from the running
     total (rises blue, falls orange), the new figure."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     labels = ["old"] + [k for k, _ in steps] + ["new"]
     bottoms, heights, colors = [0.0], [old], ["0.55"]
     level = old
@@ -486,11 +451,7 @@ def waterfall_png(title: str, old: float, steps: Sequence[tuple[str, float]], ne
     bottoms.append(0.0)
     heights.append(new)
     colors.append("0.55")
-    style = dict(matplotlib.rcParamsDefault)
-    style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": 8})
-    with matplotlib.rc_context(style):
-        fig = Figure(figsize=(WIDTH_INCHES, 3.6), dpi=DPI)
-        FigureCanvasAgg(fig)
+    with _figure(3.6, 8) as fig:
         ax = fig.subplots()
         x = list(range(len(labels)))
         ax.bar(x, heights, bottom=bottoms, color=colors, width=0.6)

@@ -76,7 +76,7 @@ class Analysis:
 
     def solve_results(self) -> list:
         """Every solve answer (all statements, all scenarios), for the workbook."""
-        from ..questions.solve import SolveResult
+        from ..questions.answer import SolveResult
 
         return [r for _, answers in self.solves for _, r in answers if isinstance(r, SolveResult)]
 
@@ -642,7 +642,7 @@ def _graph(analysis: Analysis, headlines: Sequence[str], full_file: Optional[str
     GRAPH_EDGES edges it is the summary: the headlines and the inputs they depend on, directly or
     not, at most GRAPH_NODES nodes (the inputs that feed the most headlines first); ``full_file`` names
     the file with the whole graph, written next to the report."""
-    from ..compute.symbolic import cone
+    from ..language.graph import cone
 
     plan = analysis.plan
     order, edges, overrides = _graph_parts(analysis)
@@ -801,7 +801,6 @@ _QUESTION_DOC = re.compile(r'\s*"(?:[^"\\\n]|\\.)*"\s*$')  # a question's closin
 
 
 def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
-    from ..compute.closed import NoClosedForm, in_display_units, through_quantities
     from ..language import ir
     from ..language.errors import PlanError
 
@@ -828,6 +827,8 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
                 })
                 continue
             if r.closed_form is not None and r.closed_form not in forms:  # once per form, not per scenario
+                from ..compute.closed import NoClosedForm, in_display_units, through_quantities  # SymPy's: only here
+
                 # over each quantity's value in its display unit, as the report shows them (no
                 # 2,628,000 s/month in every term), unless that is much longer than over values in
                 # base units (1e21 from TFLOP/s against GB); too long to follow, not printed
@@ -899,12 +900,14 @@ def _shared(values) -> Optional[str]:
 
 def _answer_notes(r, target: str, booleans: set[str]) -> list[str]:
     """The solver's notes, the polynomial an algebraic root solves in LaTeX (not SymPy's ``5*x**4``)."""
+    notes = [prose(n) for n in r.notes]
+    prefix = f"{target} is the real root of "
+    if not any(note.startswith(prefix) for note in notes):  # only the symbolic route says so (SymPy not imported)
+        return notes
     from ..compute.closed import root_polynomial
 
-    notes = [prose(n) for n in r.notes]
     poly = root_polynomial(r.exact, target, booleans)
     if poly is not None:
-        prefix = f"{target} is the real root of "
         for i, note in enumerate(notes):
             if note.startswith(prefix):
                 domain = note[note.rindex(" = 0 in ") + len(" = 0 in "):] if " = 0 in " in note else ""

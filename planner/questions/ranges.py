@@ -10,6 +10,9 @@ The command line writes values as ``name=VALUES`` (``alpha=0.3,0.6,0.8``,
 ``gamma=1..8``, ``batch=1..1024 times 2``,
 ``hbm_bandwidth=2 TB/s..4 TB/s count 5``), parsed by the same grammar
 (start rule ``cli_values``) through :func:`parse_assignment`.
+
+:class:`Domain` is the other range a question reads: an input's declared bounds, which a solve
+searches and the workbook's Solve sheet bisects (plain fractions: no SymPy needed to read them).
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from typing import Optional
 
 import numpy as np
 
-from ..compute.evaluation import input_quantity
+from ..compute.evaluation import format_value, input_quantity
+from ..compute.numbers import interval
 from ..language import ir
 from ..language.errors import KindError, PlanError, RangeError, UnitError, UsageError
-from ..language.model import Quantity
+from ..language.model import Bound, Quantity, whole_numbers
 from ..language.source import Source, Span
 from ..language.units import canonical_text
 
@@ -239,3 +243,69 @@ def _fmt(v: Fraction) -> str:
 
 def _t(e: ir.Expr) -> str:
     return e.span.flat
+
+
+GRID = 4097  # points of the numeric sign scan over a domain
+
+
+@dataclass(frozen=True)
+class Domain:
+    """An input's declared domain, the interval a question about it searches (base units)."""
+
+    lo: Optional[Fraction]
+    lo_inclusive: bool
+    hi: Optional[Fraction]
+    hi_inclusive: bool
+    scale: Fraction
+    unit: str
+    name: str
+
+    @staticmethod
+    def of(q: Quantity) -> "Domain":
+        return Domain(q.lower.value if q.lower else None, bool(q.lower and q.lower.inclusive),
+                       q.upper.value if q.upper else None, bool(q.upper and q.upper.inclusive),
+                       q.display.scale, q.unit_text, q.name)
+
+    def contains(self, v) -> bool:
+        """Whether ``v`` (a Fraction, or a SymPy number compared in SymPy's exact arithmetic) is inside."""
+        lo, hi = self.lo, self.hi
+        if not isinstance(v, (Fraction, int)):
+            from ..compute.symbolic import rational
+
+            lo, hi = (None if e is None else rational(e) for e in (lo, hi))
+        if lo is not None and (v < lo or (v == lo and not self.lo_inclusive)):
+            return False
+        if hi is not None and (v > hi or (v == hi and not self.hi_inclusive)):
+            return False
+        return True
+
+    def text(self) -> str:
+        def show(v: Fraction) -> str:
+            return format_value(float(v / self.scale), self.unit)
+        if self.lo is None and self.hi is None:
+            return "all real numbers"
+        left = f"{'[' if self.lo_inclusive else '('}{show(self.lo)}" if self.lo is not None else "(-inf"
+        right = f"{show(self.hi)}{']' if self.hi_inclusive else ')'}" if self.hi is not None else "inf)"
+        return interval(left, right)
+
+    def integers(self) -> tuple[Optional[int], Optional[int]]:
+        """Integer range in display units."""
+        return whole_numbers(None if self.lo is None else Bound(self.lo, self.lo_inclusive),
+                             None if self.hi is None else Bound(self.hi, self.hi_inclusive), self.scale)
+
+    def sample(self, around: float, n: int = GRID) -> np.ndarray:
+        """Points over the domain (base units), shrunk away from open bounds."""
+        lo = None if self.lo is None else float(self.lo)
+        hi = None if self.hi is None else float(self.hi)
+        if lo is not None and hi is not None:
+            eps = (hi - lo) * 1e-12
+            return np.linspace(lo + (0 if self.lo_inclusive else eps), hi - (0 if self.hi_inclusive else eps), n)
+        m = max(abs(around), abs(lo or 0.0), abs(hi or 0.0), float(self.scale))
+        steps = np.geomspace(m * 1e-12, m * 1e12, n // 2)
+        if lo is not None:
+            start = lo + (0 if self.lo_inclusive else m * 1e-15)
+            return np.concatenate([[start], start + steps])
+        if hi is not None:
+            stop = hi - (0 if self.hi_inclusive else m * 1e-15)
+            return np.concatenate([(stop - steps)[::-1], [stop]])
+        return np.concatenate([(around - steps)[::-1], [around], around + steps])

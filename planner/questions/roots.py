@@ -9,7 +9,7 @@ exact value:
   every piece exactly (``Poly.real_roots``) when the pieces are rational in
   the unknown, so no root is missed and none is picked silently;
 * :func:`numeric_roots` is the fallback: sign changes on a grid over the
-  declared :class:`Domain` (shrunk away from open bounds), refined by
+  declared :class:`~planner.questions.ranges.Domain` (shrunk away from open bounds), refined by
   mpmath's bracketing solver;
 * :func:`integer_runs` (exact, from the change points) and
   :func:`integer_runs_numeric` (dense, then doubling) say on which integer
@@ -18,22 +18,20 @@ exact value:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Optional
 
 import numpy as np
 import sympy as sp
 
-from ..compute.evaluation import Plan, format_value
-from ..compute.numbers import interval
+from ..compute.evaluation import Plan
 from ..compute.symbolic import AGGREGATES, closed_forms, expand_aggregates, inline_inputs, program, rational
 from ..language.errors import ConvergenceError
-from ..language.model import Bound, Quantity, whole_numbers
+from ..language.model import Quantity
+from .ranges import GRID, Domain  # noqa: F401 (solve.py imports them from here)
 
 MAX_PIECES = 256  # branch combinations of max/min/abs/if considered exactly
 MAX_DEGREE = 64  # larger polynomials go to the numeric path
-GRID = 4097  # points of the numeric sign scan
 DIGITS = 60  # precision for algebraic roots
 
 
@@ -249,65 +247,6 @@ def to_float(v: sp.Basic) -> float:
         return float(v)
     except TypeError:
         return float("nan")
-
-
-@dataclass(frozen=True)
-class Domain:
-    lo: Optional[Fraction]
-    lo_inclusive: bool
-    hi: Optional[Fraction]
-    hi_inclusive: bool
-    scale: Fraction
-    unit: str
-    name: str
-
-    @staticmethod
-    def of(q: Quantity) -> "Domain":
-        return Domain(q.lower.value if q.lower else None, bool(q.lower and q.lower.inclusive),
-                       q.upper.value if q.upper else None, bool(q.upper and q.upper.inclusive),
-                       q.display.scale, q.unit_text, q.name)
-
-    def contains(self, v: sp.Basic) -> bool:
-        if self.lo is not None:
-            lo = rational(self.lo)
-            if v < lo or (v == lo and not self.lo_inclusive):
-                return False
-        if self.hi is not None:
-            hi = rational(self.hi)
-            if v > hi or (v == hi and not self.hi_inclusive):
-                return False
-        return True
-
-    def text(self) -> str:
-        def show(v: Fraction) -> str:
-            return format_value(float(v / self.scale), self.unit)
-        if self.lo is None and self.hi is None:
-            return "all real numbers"
-        left = f"{'[' if self.lo_inclusive else '('}{show(self.lo)}" if self.lo is not None else "(-inf"
-        right = f"{show(self.hi)}{']' if self.hi_inclusive else ')'}" if self.hi is not None else "inf)"
-        return interval(left, right)
-
-    def integers(self) -> tuple[Optional[int], Optional[int]]:
-        """Integer range in display units."""
-        return whole_numbers(None if self.lo is None else Bound(self.lo, self.lo_inclusive),
-                             None if self.hi is None else Bound(self.hi, self.hi_inclusive), self.scale)
-
-    def sample(self, around: float, n: int = GRID) -> np.ndarray:
-        """Points over the domain (base units), shrunk away from open bounds."""
-        lo = None if self.lo is None else float(self.lo)
-        hi = None if self.hi is None else float(self.hi)
-        if lo is not None and hi is not None:
-            eps = (hi - lo) * 1e-12
-            return np.linspace(lo + (0 if self.lo_inclusive else eps), hi - (0 if self.hi_inclusive else eps), n)
-        m = max(abs(around), abs(lo or 0.0), abs(hi or 0.0), float(self.scale))
-        steps = np.geomspace(m * 1e-12, m * 1e12, n // 2)
-        if lo is not None:
-            start = lo + (0 if self.lo_inclusive else m * 1e-15)
-            return np.concatenate([[start], start + steps])
-        if hi is not None:
-            stop = hi - (0 if self.hi_inclusive else m * 1e-15)
-            return np.concatenate([(stop - steps)[::-1], [stop]])
-        return np.concatenate([(around - steps)[::-1], [around], around + steps])
 
 
 Interval = tuple[Optional[sp.Basic], Optional[sp.Basic]]  # ends in base units; None: unbounded

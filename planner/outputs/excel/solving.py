@@ -33,12 +33,10 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ...compute.closed import NoClosedForm, in_display_units, to_ir
-from ...compute.symbolic import rational
 from ...language import ir
 from ...language.errors import PlanError
-from ...questions.roots import Domain
-from ...questions.solve import objective_unit  # the optimum's display unit, as planner solve shows it
+from ...questions.answer import objective_unit  # the optimum's display unit, as planner solve shows it
+from ...questions.ranges import Domain
 from .book import NO_ANSWER, cell_scale, figure, percent_figure, scale_of, unit_of, HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
 from .names import unique_name
 from .generator import ATOM, Generator, NotWritten, Piece, UnsupportedFormula, number
@@ -254,6 +252,8 @@ def _closed_form_ir(book: Book, r) -> ir.Expr:
     percent cell holds 0.08 for 8%), giving the answer's figure (as the report prints it:
     :mod:`planner.compute.closed`); once per form.
     :class:`~planner.compute.closed.NoClosedForm` when the plan language cannot write it."""
+    from ...compute.closed import NoClosedForm, in_display_units, to_ir  # SymPy's, as the closed form is
+
     key = ("closed form", r.target, r.closed_form)
     if key not in book.closed_forms:
         try:
@@ -274,6 +274,8 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
     the workbook); False when there is none Excel can express (the sheet then solves by bisection)."""
     if r.closed_form is None:
         return False
+    from ...compute.closed import NoClosedForm
+
     # every quantity as its cell holds it: the closed form is over those figures
     refs = {n: Piece(book.cell(ctx, n), ATOM, None if q.is_bool else Fraction(1)) for n, q in book.q.items()}
     values = {n: book.display(ctx, n) for n in book.q}
@@ -676,7 +678,7 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
     points = expand(book.plan, stmt.over, stmt.values, stmt.over_span)
     dom = Domain.of(q)
     values = [v for v in points.exact_values()
-              if dom.contains(rational(v)) and not (q.integer and (v / scale_of(q)).denominator != 1)]
+              if dom.contains(v) and not (q.integer and (v / scale_of(q)).denominator != 1)]
     # planner skips a candidate that breaks any constraint, not only the bounds filtered above
     when = _constraints_on(book, stmt.over)
     fn = "MAX" if stmt.sense == "max" else "MIN"
