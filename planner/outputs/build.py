@@ -306,7 +306,7 @@ def build(path: str, outdir: str = DEFAULT_OUTDIR, template: Optional[str] = Non
 
 def _check_outdir(outdir: str) -> None:
     if str(outdir) == "-":
-        raise UsageError("-o -: the output is a folder (planner build, planner diff), not standard output",
+        raise UsageError("-o -: the output is a folder (planner build, planner diff): it cannot be standard output",
                          hint="print the report with `planner report FILE -o -`, or a workbook with "
                               "`planner export FILE -o -`")
     p = Path(outdir)

@@ -120,8 +120,12 @@ class SimulationView:
                 block.append(f"P({label}) = {share_text(sim.probability(cond))}{sim.never_note(cond)}")
             if self.sensitivity:
                 block.append(tornado(sim, names, width))
-            block += [fan_table(run, n, percentiles, width) for n in fan_names(sim.plan)
-                      for run in [self.sims[len(parts)]] if isinstance(run, Simulation)]
+            run = self.sims[len(parts)]
+            if isinstance(run, Simulation):
+                block += [fan_table(run, n, percentiles, width) for n in fan_names(sim.plan)]
+            elif fan_names(sim.plan):  # a chunked run keeps no samples
+                block.append(f"fan of {', '.join(fan_names(sim.plan))}: not computed with --dask, which keeps no "
+                             "samples (run without --dask for the percentiles in each period)")
             parts.append("\n".join(b for b in block if b))
         return "\n\n".join(parts)
 

@@ -472,6 +472,7 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
     if not isinstance(samples, int) or samples < 2 or samples > MAX_POINTS:
         raise DistributionError(f"the sample count must be from 2 to {MAX_POINTS:,}; it is {samples:,}",
                                 hint=f"the default is {simulate.DEFAULT_SAMPLES:,} (--samples)")
+    _refuse_series_conditions(plan, conditions)
     inputs = simulate.inputs_to_sample(plan)
     names = list(names) if names is not None else simulate.default_names(plan)
     flags = simulate.flags_for(plan, names, flags)
@@ -516,6 +517,18 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
         out.append(simulate.Figures(plan, scenario, samples, seed, method, {n: inputs[n] for n in sampled},
                                     varying=varying, chunk=chunk, **got))
     return out
+
+
+def _refuse_series_conditions(plan: Plan, conditions: Sequence[tuple[str, ir.Expr]]) -> None:
+    """A condition that reduces a series (``min(cash) < 0 USD``) is computed per sample by the in-memory
+    run only: here it is refused, naming the figure to define instead."""
+    from ..language.lower import read_series
+
+    for _, c in conditions:
+        if simulate._uses_series(read_series(plan.model.plan, c)):
+            raise UsageError(f"--dask computes conditions over the plan's figures; `{c.span.flat}` reduces a series",
+                             hint="define the figure in the plan (`low = min(cash)`) and write the condition over "
+                                  "it (`-p \"low < 0 USD\"`), or run without --dask")
 
 
 def _varies(probe, compiled, name: str) -> bool:
