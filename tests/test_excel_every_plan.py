@@ -1,0 +1,130 @@
+"""Every plan that evaluates exports (issue 38): what the workbook's generator refused, or wrote wrong,
+exported live and recalculated by LibreOffice and Gnumeric, every cached value overwritten first
+(:func:`excel_recalc.poison`), so each figure read back is the engine's own.
+
+The goldens are the sums written out in Python here, not planner's output.
+"""
+
+from __future__ import annotations
+
+import math
+
+import openpyxl
+import pytest
+from excel_recalc import gnumeric_recalculate, poison, require_gnumeric
+from test_excel_workbook import export, recalculate, require_soffice, verify
+
+from planner.plan import loads_compiled as loads
+
+# Sums three and four ranges deep (the inner sums use the variables of every range around them), and a
+# block whose rows are all alike (the inner term does not use its own variable: each row counts).
+NESTED = """
+n = 3 where integer, 1 <= n <= 4
+f(i, j, k) = i * 100 + j * 10 + k
+deep = sum(sum(sum(f(i, j, k) for k in 1..j) for j in 1..n) for i in 1..n)
+cube = sum(sum(sum(i * j * k for k in 1..n) for j in 1..n) for i in 1..n)
+four = sum(sum(sum(sum(i * j + k * l for l in 1..2) for k in 1..j) for j in 1..i) for i in 1..n)
+alike = sum(sum(i for j in 1..3) for i in 1..n)
+most = max(sum(sum(i - j * k for k in 1..j) for j in 1..i) for i in 1..n)
+"""
+
+
+def nested_goldens(n: int) -> dict:
+    r = range(1, n + 1)
+    return {
+        "deep": sum(i * 100 + j * 10 + k for i in r for j in r for k in range(1, j + 1)),
+        "cube": sum(i * j * k for i in r for j in r for k in r),
+        "four": sum(i * j + k * l for i in r for j in range(1, i + 1) for k in range(1, j + 1) for l in (1, 2)),
+        "alike": sum(3 * i for i in r),
+        "most": max(sum(i - j * k for j in range(1, i + 1) for k in range(1, j + 1)) for i in r),
+    }
+
+
+def test_the_goldens_are_planners():
+    values = loads(NESTED, "nested.plan").evaluate().values
+    for name, want in nested_goldens(3).items():
+        assert values[name] == want, name
+
+
+# Calls of 600 arguments whose printed arguments are together longer than a cell holds (8,192 characters):
+# a tree of helper cells, each a MAX (MIN, SUM, AND) of a group.
+M = [i * 1.2345678 for i in range(600)]
+MANY = ("".join(f"m{i} = {i} * 1.2345678\n" for i in range(600))
+        + "top = max(" + ", ".join(f"m{i} * exp(m{i} / 1000)" for i in range(600)) + ")\n"
+        + "low = min(" + ", ".join(f"(m{i} - 300) * exp(m{i} / 1000)" for i in range(600)) + ")\n"
+        + "total = sum([" + ", ".join(f"m{i} * exp(-m{i} / 1000)" for i in range(600)) + "])\n"
+        + "every = " + " and ".join(f"m{i} * exp(m{i} / 1000) >= 0" for i in range(600)) + "\n"
+        + "some = " + " or ".join(f"m{i} * exp(m{i} / 1000) < 0" for i in range(600)) + "\n")
+MANY_GOLDENS = {"top": max(m * math.exp(m / 1000) for m in M), "low": min((m - 300) * math.exp(m / 1000) for m in M),
+                "total": math.fsum(m * math.exp(-m / 1000) for m in M), "every": True, "some": False}
+
+
+def test_many_arguments_goldens_are_planners():
+    values = loads(MANY, "many.plan").evaluate().values
+    for name, want in MANY_GOLDENS.items():
+        assert values[name] == pytest.approx(want, rel=1e-12), name
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    require_soffice()
+    require_gnumeric()
+    work = tmp_path_factory.mktemp("every_plan")
+    items = {"nested": export(loads(NESTED, "nested.plan"), work / "nested.xlsx"),
+             "many": export(loads(MANY, "many.plan"), work / "many.xlsx")}
+    for item in items.values():
+        item.cached = openpyxl.load_workbook(item.path, data_only=True)
+        assert poison(item.path) > 0
+    out = recalculate([i.path for i in items.values()], work)
+    gnumeric = gnumeric_recalculate([i.path for i in items.values()], work)
+    for item in items.values():
+        item.values = openpyxl.load_workbook(out[item.path], data_only=True)
+        item.engines = {"libreoffice": item.values,
+                        "gnumeric": openpyxl.load_workbook(gnumeric[item.path], data_only=True)}
+    return items
+
+
+def _figure(item, wb, name):
+    sheet, coord = next(wb.defined_names[item.book.names[name]].destinations)
+    return wb[sheet][coord.replace("$", "")].value
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric", "cached"])
+def test_nested_sums_recalculate_to_the_goldens(books, engine):
+    item = books["nested"]
+    wb = item.cached if engine == "cached" else item.engines[engine]
+    for name, want in nested_goldens(3).items():
+        assert _figure(item, wb, name) == pytest.approx(want, rel=1e-12), (engine, name)
+    assert verify(item, wb) >= 6
+
+
+def test_nested_sums_are_live_rows_of_cash_flows(books):
+    item = books["nested"]
+    wb = openpyxl.load_workbook(item.path)
+    for name in nested_goldens(3):
+        text = _figure(item, wb, name)
+        assert text.startswith("=") and "'Cash flows'!" in text, (name, text)
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric", "cached"])
+def test_calls_of_many_arguments_recalculate_to_the_goldens(books, engine):
+    item = books["many"]
+    wb = item.cached if engine == "cached" else item.engines[engine]
+    for name, want in MANY_GOLDENS.items():
+        got = _figure(item, wb, name)
+        if isinstance(want, bool):
+            assert got == want, (engine, name)  # (LibreOffice's booleans read back as 0 and 1)
+        else:
+            assert got == pytest.approx(want, rel=1e-12), (engine, name)
+
+
+def test_calls_of_many_arguments_are_trees_of_helper_cells(books):
+    item = books["many"]
+    wb = openpyxl.load_workbook(item.path)
+    helpers = wb["Helpers"]
+    texts = [c.value for row in helpers.iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith("=")]
+    for name, head in [("top", "=MAX("), ("low", "=MIN("), ("total", "=SUM("), ("every", "=AND("), ("some", "=OR(")]:
+        text = _figure(item, wb, name)
+        assert text.startswith(head) and "Helpers!" in text and len(text) < 8192, (name, text[:80])
+        assert sum(t.startswith(head) for t in texts) >= 2, name  # the arguments in groups, a helper cell each
+    assert all(len(t) <= 8192 for t in texts)
