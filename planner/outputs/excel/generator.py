@@ -591,7 +591,11 @@ class Generator:
             # (Excel's own functions take the same defaults: PMT(rate,48,55000), as the plan writes it)
             texts += [number(Fraction(d)) for d in record.defaults[len(record.defaults) - missing:]]
         if record.excel is not None:  # Excel's own function (PMT, NPV, IRR)
-            text = call(record.excel, record.excel_args(texts) if record.excel_args else texts)
+            if record.excel_args is not None and self.row is not None:
+                texts = [self._array(e, env, texts)]  # one array (IRR's): a row of cells
+            elif record.excel_args is not None:
+                texts = record.excel_args(texts)
+            text = call(record.excel, texts)
         elif isinstance(record.sheet, str):
             text = self._tree(record.sheet, texts, env, scale,
                               lambda idx: ir.Call(e.func, tuple(e.args[i] for i in idx), e.span, e.name_span))
@@ -599,6 +603,43 @@ class Generator:
             text = record.sheet(texts)
         prec = ATOM if _one_call(text) else NEG
         return Piece(text, prec, scale)
+
+    def _array(self, e: ir.Call, env, texts: list[str]) -> str:
+        """The arguments of a function that takes them as one array (IRR) as cells of the Cash flows
+        sheet, their range: a row, or inside a range's term a block (a row per argument, a column per
+        value of the range). Gnumeric reads no ``CHOOSE({1,2,3},a,b,c)`` as an array."""
+        if self.refs is not self.row_refs:
+            raise _Requalify
+        label, joined = f"{self.where} ({e.func}: its values)", "".join(texts)
+        if "\x00" not in joined:
+            got, _ = self._write_row(["=" + t for t in texts], [self._held_value(a.value, env, None) for a in e.args],
+                                     label, e.span.flat)
+            return got[0]
+        level = next((x for x in reversed(self._open) if x.var in joined or x.column in joined), None)
+        if level is None or "\x00" in joined.replace(level.var, "").replace(level.column, ""):
+            raise _Deeper(f"the values of `{e.func}` use the variables of two ranges")
+        rows = []
+        for a, t in zip(e.args, texts):
+            t = t.replace(level.var, level.text)
+            rows.append((["=" + t.replace(level.column, letter(FLOW_FIRST + k)) for k in range(level.count)],
+                         self._held_value(a.value, env, level), label, e.span.flat))
+        sheet, first, last = self._write_block(rows)
+        return f"{sheet}!{level.column}${first}:{level.column}${last}"
+
+    def _held_value(self, e: ir.Expr, env, level: Optional[_Level]):
+        """``e``'s cached value (``level``: in each column of that range's row), "" where none."""
+        count = 1 if level is None else level.count
+        if self.values is None or level is not None and level.at is None:
+            return "" if level is None else [""] * count
+        import numpy as np
+
+        try:
+            got = self._value(e, env, None if level is None else {level.var: level.at})
+        except (AssertionError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return "" if level is None else [""] * count
+        if level is None:
+            return cached(got)
+        return [cached(v) for v in np.broadcast_to(np.asarray(got, dtype=float), (count,)).tolist()]
 
     # ---- aggregates -----------------------------------------------------------------------------
     def _aggregate(self, e: ir.Aggregate, env, want) -> Piece:
@@ -807,13 +848,18 @@ class Generator:
             rows.append((cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written))
         if not rows:
             return []
-        key = ("block",) + tuple(tuple(cells) for cells, _, _, _ in rows)
+        sheet, first, last = self._write_block(rows)
+        return [f"{sheet}!{outer.column}${first}:{outer.column}${last}"]
+
+    def _write_block(self, rows: list) -> tuple:
+        """Rows ``(cells, values, label, written)`` written together, one after another (rows alike are
+        each a row), or found written: (the sheet, the first row, the last)."""
+        key = ("block",) + tuple(tuple(r[0]) for r in rows)
         if key not in self._rows:
             lines = [self.row(*r)[1] for r in rows]
-            self._written += len(rows) * outer.count
+            self._written += sum(len(r[0]) for r in rows)
             self._rows[key] = (lines[0][0], lines[0][1], lines[-1][1])
-        sheet, first, last = self._rows[key]
-        return [f"{sheet}!{outer.column}${first}:{outer.column}${last}"]
+        return self._rows[key]
 
     def _write_row(self, cells: list, values: list, label: str, written: str) -> tuple:
         """A row written once: printing again (over qualified references) finds it written."""
