@@ -194,3 +194,16 @@ def test_generated_plans_print_in_latex(seed):
     for name, q in plan.model.quantities.items():
         tex = formula_latex(q.definition.expr)
         assert tex and tex.count("{") == tex.count("}") and tex.count(r"\left") == tex.count(r"\right"), (name, tex)
+
+
+def test_max_of_an_aggregate_over_constants_explains_solves_and_exports(cli, tmp_path):
+    """Found by the generated plans: SymPy's Max refused a sum it could not compare (an internal error in
+    `explain`, and in `export` of any plan with a `solve`, which reads the plan's SymPy form)."""
+    path = tmp_path / "m.plan"
+    path.write_text("n = 3 where integer, 1 <= n <= 6\nx = max(sum(k for k in 1..3), n)\n"
+                    "y = min(first(k for k in 1..4 where k >= 2), n)\nsolve min n where x >= 5 as least\n",
+                    encoding="utf-8")
+    code, out, err = cli("explain", path, "x")
+    assert code == 0 and "internal error" not in err and "x = max(sum(k for k in 1..3), n)" in out, err
+    code, out, err = cli("export", path, "-o", tmp_path / "m.xlsx")
+    assert code == 0 and (tmp_path / "m.xlsx").exists(), err

@@ -389,8 +389,9 @@ class Generator:
         SUM, PRODUCT, AND, OR), its arguments in groups, each group's ``NAME`` in a helper cell, up to a
         tree of them (a MAX of MAXes): Excel limits one cell's formula, not the tree. ``part(indexes)``:
         the call over those arguments as an IR node (for the helper cell's cached value)."""
-        if self.spill is None or name not in _ASSOCIATIVE or len(call(name, texts)) <= self.split:
-            return call(name, texts)
+        text = call(name, texts)
+        if self.spill is None or name not in _ASSOCIATIVE or len(text) <= self.split:
+            return text
         if self.refs is not self.row_refs:
             raise _Requalify
         members = [[i] for i in range(len(texts))]  # the arguments each text stands for
