@@ -60,6 +60,16 @@ MANY_GOLDENS = {"top": max(m * math.exp(m / 1000) for m in M), "low": min((m - 3
                 "total": math.fsum(m * math.exp(-m / 1000) for m in M), "every": True, "some": False}
 
 
+# A term of a sum over a range longer than its cell may be (a max of 200 arguments that use the range's
+# variable): the long part is a row of its own across the range's columns, the term reading its column.
+LONG_TERM = ("n = 4 where integer, 1 <= n <= 6\n" + "".join(f"m{i} = {i} * 0.01\n" for i in range(200))
+             + "t = sum(max(" + ", ".join(f"m{i} * exp(k * m{i} / 1000)" for i in range(200)) + ") for k in 1..n)\n"
+             + "u = sum(sum(max(" + ", ".join(f"m{i} * exp(k * m{i} / 1000)" for i in range(200))
+             + ") + j for j in 1..k) for k in 1..n)\n")
+_TOP = [max(i * 0.01 * math.exp(k * i * 0.01 / 1000) for i in range(200)) for k in range(1, 5)]
+LONG_TERM_GOLDENS = {"t": sum(_TOP), "u": sum(_TOP[k - 1] * k + k * (k + 1) / 2 for k in range(1, 5))}
+
+
 def test_many_arguments_goldens_are_planners():
     values = loads(MANY, "many.plan").evaluate().values
     for name, want in MANY_GOLDENS.items():
@@ -96,7 +106,8 @@ def books(tmp_path_factory):
     work = tmp_path_factory.mktemp("every_plan")
     items = {"nested": export(loads(NESTED, "nested.plan"), work / "nested.xlsx"),
              "many": export(loads(MANY, "many.plan"), work / "many.xlsx"),
-             "irr": export(loads(IRR, "irr.plan"), work / "irr.xlsx")}
+             "irr": export(loads(IRR, "irr.plan"), work / "irr.xlsx"),
+             "long_term": export(loads(LONG_TERM, "long_term.plan"), work / "long_term.xlsx")}
     for seed in SEEDS:
         items[f"gen{seed}"] = export(loads(generated(seed), f"gen{seed}.plan"), work / f"gen{seed}.xlsx")
     for item in items.values():
@@ -143,6 +154,19 @@ def test_calls_of_many_arguments_recalculate_to_the_goldens(books, engine):
             assert got == want, (engine, name)  # (LibreOffice's booleans read back as 0 and 1)
         else:
             assert got == pytest.approx(want, rel=1e-12), (engine, name)
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric", "cached"])
+def test_a_term_longer_than_a_cell_is_a_row_of_its_parts(books, engine):
+    item = books["long_term"]
+    wb = item.cached if engine == "cached" else item.engines[engine]
+    values = item.plan.evaluate().values
+    for name, want in LONG_TERM_GOLDENS.items():
+        assert values[name] == pytest.approx(want, rel=1e-12), name
+        assert _figure(item, wb, name) == pytest.approx(want, rel=1e-12), (engine, name)
+    flows = openpyxl.load_workbook(item.path)["Cash flows"]
+    parts = [r for r in flows.iter_rows(min_row=4) if (r[0].value or "").endswith("(a part of a term)")]
+    assert parts and all(len(c.value) <= 8192 for r in parts for c in r[2:] if c.value)
 
 
 def test_calls_of_many_arguments_are_trees_of_helper_cells(books):

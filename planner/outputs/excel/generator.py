@@ -420,9 +420,18 @@ class Generator:
         return call(name, texts)
 
     def _helper(self, e: ir.Expr, env, want, p: Piece) -> Piece:
-        """``e`` moved into a helper cell (printed over qualified references, its value cached)."""
+        """``e`` moved into a helper cell (printed over qualified references, its value cached); a part of
+        a range's term, into a row of its own across the range's columns, the term reading its column."""
         if "\x00" in p.text:
-            return p  # a row's term (its column is filled in later) stays where it is
+            level = next((x for x in reversed(self._open) if x.var in p.text or x.column in p.text), None)
+            if self.row is None or level is None or len(p.text) >= LIMIT or \
+                    "\x00" in p.text.replace(level.var, "").replace(level.column, ""):
+                return p  # (the term is too long for its cell: refused where it is written)
+            text = p.text.replace(level.var, level.text)
+            cells = ["=" + text.replace(level.column, letter(FLOW_FIRST + k)) for k in range(level.count)]
+            held = self._held_value(e, env, level, 1 if p.scale is None else p.scale)
+            _, (sheet, line) = self._write_row(cells, held, f"{self.where} (a part of a term)", e.span.flat)
+            return Piece(f"{sheet}!{level.column}${line}", ATOM, p.scale)
         if self.refs is not self.row_refs:
             raise _Requalify
         if len(p.text) >= LIMIT:
@@ -627,8 +636,8 @@ class Generator:
         sheet, first, last = self._write_block(rows)
         return f"{sheet}!{level.column}${first}:{level.column}${last}"
 
-    def _held_value(self, e: ir.Expr, env, level: Optional[_Level]):
-        """``e``'s cached value (``level``: in each column of that range's row), "" where none."""
+    def _held_value(self, e: ir.Expr, env, level: Optional[_Level], scale: Fraction = Fraction(1)):
+        """``e``'s cached value in ``scale`` (``level``: in each column of that range's row), "" where none."""
         count = 1 if level is None else level.count
         if self.values is None or level is not None and level.at is None:
             return "" if level is None else [""] * count
@@ -639,8 +648,8 @@ class Generator:
         except (AssertionError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
             return "" if level is None else [""] * count
         if level is None:
-            return cached(got)
-        return [cached(v) for v in np.broadcast_to(np.asarray(got, dtype=float), (count,)).tolist()]
+            return cached(got, scale)
+        return [cached(v, scale) for v in np.broadcast_to(np.asarray(got), (count,)).tolist()]
 
     # ---- aggregates -----------------------------------------------------------------------------
     def _aggregate(self, e: ir.Aggregate, env, want) -> Piece:
