@@ -148,6 +148,16 @@ class Maker:
                   f"worst = min(max(sum({self.expr(1, ('i', 'j'))} * 1 USD for j in 1..i) - 3 USD, "
                   "-1 USD * i) for i in 1..n) -> USD",
                   f"deep = sum(sum(sum({self.expr(1, ('i', 'j', 'k'))} for k in 1..j) for j in 1..i) for i in 1..n)"]
+        lines += [
+            f"deep{i} = {text}" for i, text in enumerate(r.sample([
+                "sum(sum(sum(if(k > j, i * k, j) for k in 1..j step 2) for j in 1..i) for i in 1..n)",
+                "sum(sum(first(k for k in 1..j where k * i > 3 or k >= j) for j in 1..i) for i in 1..n)",
+                "sum(sum(count(k * j > i for k in 1..n) for j in 1..i) for i in 1..n)",
+                "max(sum(irr(-(100 + i), 30 + j, 40, 50) for j in 1..i) for i in 1..n)",
+                "sum(sum(sum(price for l in 1 month..j) for j in 1 month..m) for m in 1 month..horizon) -> kUSD",
+                f"min(sum(product(1 + {self.expr(1, ('i', 'j', 'k'))} / 100 for k in 1..2) for j in 1..i) for i in 1..n)",
+                f"sum(max(min({self.expr(1, ('i', 'j'))}, j) for j in [a, b, i]) for i in 1..n)",
+            ], 3), start=2)]
         lines.append(f"scenario other {{ a = {self.pick('5', '0.5')}\n  n = {r.randint(1, 6)} }}")
         lines.append(f"solve min n where n * (1 + abs(a)) >= {self.pick('3', '5', '9')} as least")
         lines.append(f"after = least * 2 + {self.pick('q0', 'q1', 'q2')}")
