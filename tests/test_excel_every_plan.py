@@ -231,3 +231,25 @@ def test_max_of_an_aggregate_over_constants_explains_solves_and_exports(cli, tmp
     assert code == 0 and "internal error" not in err and "x = max(sum(k for k in 1..3), n)" in out, err
     code, out, err = cli("export", path, "-o", tmp_path / "m.xlsx")
     assert code == 0 and (tmp_path / "m.xlsx").exists(), err
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_generated_plans_agree_in_exact_arithmetic(seed):
+    """The exact route (rationals) gives the numeric route's figure wherever the figure is rational."""
+    from planner.compute.exact import ExactEvaluator, NotRational
+
+    plan = loads(generated(seed), f"gen{seed}.plan")
+    values = plan.evaluate().values
+    exact = ExactEvaluator(plan.model, {})
+    compared = 0
+    for name in plan.model.quantities:
+        try:
+            v = exact.quantity(name)
+        except NotRational:
+            continue
+        if isinstance(v, bool):
+            assert v == bool(values[name]), name
+        else:
+            assert float(v) == pytest.approx(values[name], rel=1e-9, abs=1e-12), name
+        compared += 1
+    assert compared >= 10
