@@ -55,9 +55,11 @@ MANY = ("".join(f"m{i} = {i} * 1.2345678\n" for i in range(600))
         + "low = min(" + ", ".join(f"(m{i} - 300) * exp(m{i} / 1000)" for i in range(600)) + ")\n"
         + "total = sum([" + ", ".join(f"m{i} * exp(-m{i} / 1000)" for i in range(600)) + "])\n"
         + "every = " + " and ".join(f"m{i} * exp(m{i} / 1000) >= 0" for i in range(600)) + "\n"
-        + "some = " + " or ".join(f"m{i} * exp(m{i} / 1000) < 0" for i in range(600)) + "\n")
+        + "some = " + " or ".join(f"m{i} * exp(m{i} / 1000) < 0" for i in range(600)) + "\n"
+        + "over = count(v > 300 for v in [" + ", ".join(f"m{i} * exp(m{i} / 1000)" for i in range(600)) + "])\n")
 MANY_GOLDENS = {"top": max(m * math.exp(m / 1000) for m in M), "low": min((m - 300) * math.exp(m / 1000) for m in M),
-                "total": math.fsum(m * math.exp(-m / 1000) for m in M), "every": True, "some": False}
+                "total": math.fsum(m * math.exp(-m / 1000) for m in M), "every": True, "some": False,
+                "over": sum(m * math.exp(m / 1000) > 300 for m in M)}
 
 
 # A term of a sum over a range longer than its cell may be (a max of 200 arguments that use the range's
@@ -174,7 +176,8 @@ def test_calls_of_many_arguments_are_trees_of_helper_cells(books):
     wb = openpyxl.load_workbook(item.path)
     helpers = wb["Helpers"]
     texts = [c.value for row in helpers.iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith("=")]
-    for name, head in [("top", "=MAX("), ("low", "=MIN("), ("total", "=SUM("), ("every", "=AND("), ("some", "=OR(")]:
+    for name, head in [("top", "=MAX("), ("low", "=MIN("), ("total", "=SUM("), ("every", "=AND("), ("some", "=OR("),
+                       ("over", "=SUM(")]:
         text = _figure(item, wb, name)
         assert text.startswith(head) and "Helpers!" in text and len(text) < 8192, (name, text[:80])
         assert sum(t.startswith(head) for t in texts) >= 2, name  # the arguments in groups, a helper cell each

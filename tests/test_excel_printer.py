@@ -123,7 +123,7 @@ CASES = [
     # lists, written out
     ("sum([x, y, c])", "SUM(x,y,c)"),
     ("max([x, y])", "MAX(x,y)"),
-    ("count(v > 1 for v in [x, y])", "(IF(x>1,1,0)+IF(y>1,1,0))"),
+    ("count(v > 1 for v in [x, y])", "SUM(IF(x>1,1,0),IF(y>1,1,0))"),
     # a division by zero is Excel's own #DIV/0!, where planner reports it too
     ("0 / x", "0/x"),
     ("(1e-200)^2 + x", "0+x"),  # a power of literals below the smallest double: 0, as planner (Excel: #NUM!)

@@ -692,10 +692,11 @@ class Generator:
             for piece, cond in reversed(items):
                 out = f"IF({cond.text},{convert(piece, scale).text},{out})"
             return Piece(out, ATOM, scale)
-        if e.op is ir.AggOp.COUNT:
-            return Piece("(" + "+".join(f"IF({t.text},1,0)" for t in terms) + ")", ATOM, Fraction(1))
-        scale = Fraction(1) if e.op is ir.AggOp.PRODUCT else common(terms, want)
         part = lambda idx: replace(e, values=replace(e.values, items=tuple(e.values.items[i] for i in idx)))
+        if e.op is ir.AggOp.COUNT:
+            return Piece(self._tree("SUM", [f"IF({t.text},1,0)" for t in terms], env, Fraction(1), part), ATOM,
+                         Fraction(1))
+        scale = Fraction(1) if e.op is ir.AggOp.PRODUCT else common(terms, want)
         return Piece(self._tree(_TOTAL[e.op], [convert(t, scale).text for t in terms], env, scale, part), ATOM, scale)
 
     def _range(self, e: ir.Aggregate, env, fixed_end: Optional[int] = None):
