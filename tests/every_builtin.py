@@ -162,6 +162,8 @@ class Maker:
         lines.append(f"solve min n where n * (1 + abs(a)) >= {self.pick('3', '5', '9')} as least")
         lines.append(f"after = least * 2 + {self.pick('q0', 'q1', 'q2')}")
         lines.append("check moved == 21.6 TB")
+        if r.random() < 0.5:  # a live sweep table (drawn last: the plans before it stay as they were)
+            lines.append(f"sweep {r.choice(['a', 'b', 'n'])} in [1, 2, 3] show q0, q1, deep")
         return "\n".join(lines) + "\n"
 
 

@@ -603,7 +603,9 @@ class Generator:
         if record.excel is not None:  # Excel's own function (PMT, NPV, IRR)
             if record.excel_args is not None and self.row is not None:
                 texts = [self._array(e, env, texts)]  # one array (IRR's): a row of cells
-            elif record.excel_args is not None:
+            elif record.excel_args is not None and self.periods is None:  # (a table prints it again with rows)
+                raise NotWritten(f"the values of `{e.func}`, which are cells of the Cash flows sheet")
+            elif record.excel_args is not None:  # on the sheet of periods: CHOOSE (Excel, LibreOffice)
                 texts = record.excel_args(texts)
             text = call(record.excel, texts)
         elif isinstance(record.sheet, str):
