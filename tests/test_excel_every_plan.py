@@ -90,6 +90,7 @@ a = 100
 n = 3 where integer, 1 <= n <= 5
 r = irr(-a, 30, 40, a / 2)
 best = max(irr(-a - k, 30 + k, 40, 50) for k in 1..n)
+loss = irr(-3.5 * a, 31.5, 40, 50)
 sweep a in [80, 100, 110] show r, best
 """
 
@@ -198,6 +199,7 @@ def test_irr_of_formulas_is_over_cells_in_every_engine(books, engine):
         return lo
 
     assert _figure(item, wb, "r") == pytest.approx(irr([-100, 30, 40, 50]), rel=1e-7)
+    assert _figure(item, wb, "loss") == pytest.approx(irr([-350, 31.5, 40, 50]), rel=1e-7)  # -37%: a guess helps
     assert _figure(item, wb, "best") == pytest.approx(max(irr([-100 - k, 30 + k, 40, 50]) for k in (1, 2, 3)), rel=1e-7)
     text = _figure(item, openpyxl.load_workbook(item.path), "r")
     assert text.startswith("=IRR('Cash flows'!$C$") and "CHOOSE" not in text

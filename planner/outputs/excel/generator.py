@@ -601,12 +601,8 @@ class Generator:
             # (Excel's own functions take the same defaults: PMT(rate,48,55000), as the plan writes it)
             texts += [number(Fraction(d)) for d in record.defaults[len(record.defaults) - missing:]]
         if record.excel is not None:  # Excel's own function (PMT, NPV, IRR)
-            if record.excel_args is not None and self.row is not None:
-                texts = [self._array(e, env, texts)]  # one array (IRR's): a row of cells
-            elif record.excel_args is not None and self.periods is None:  # (a table prints it again with rows)
-                raise NotWritten(f"the values of `{e.func}`, which are cells of the Cash flows sheet")
-            elif record.excel_args is not None:  # on the sheet of periods: CHOOSE (Excel, LibreOffice)
-                texts = record.excel_args(texts)
+            if record.excel_args is not None:  # its values as one array (IRR's)
+                texts = self._array_of(e, env, args, texts, record)
             text = call(record.excel, texts)
         elif isinstance(record.sheet, str):
             text = self._tree(record.sheet, texts, env, scale,
@@ -615,6 +611,21 @@ class Generator:
             text = record.sheet(texts)
         prec = ATOM if _one_call(text) else NEG
         return Piece(text, prec, scale)
+
+    def _array_of(self, e: ir.Call, env, args: list[Piece], texts: list[str], record) -> list[str]:
+        """The arguments of a function that takes its values as one array (IRR): an array of constants
+        (``{-100,60,60}``), else cells of the Cash flows sheet and a guess, planner's own value (a root's
+        search from LibreOffice's 10% misses one at -37%); on the sheet of periods ``CHOOSE({1,2},a,b)``,
+        which Excel and LibreOffice read as an array (Gnumeric does not)."""
+        if all(a.value is not None for a in args) and not any("/" in t for t in texts):
+            return ["{" + ",".join(texts) + "}"]
+        if self.row is not None:
+            out = [self._array(e, env, texts)]
+            guess = self._held_value(e, env, None) if "\x00" not in out[0] else ""
+            return out + [_float_text(float(f"{guess:.6g}"))] if isinstance(guess, float) else out
+        if self.periods is None:  # (a sweep's table prints it again, with rows)
+            raise NotWritten(f"the values of `{e.func}`, which are cells of the Cash flows sheet")
+        return record.excel_args(texts)
 
     def _array(self, e: ir.Call, env, texts: list[str]) -> str:
         """The arguments of a function that takes them as one array (IRR) as cells of the Cash flows
