@@ -366,6 +366,8 @@ def _reads(body) -> frozenset:
         for op, dst, args in body.steps:
             read.update(x for x in step_reads(op, args) if x not in written)
             written.add(dst)
+        if body.result not in written:  # a term that is a capture itself (`sum(i for j in 1..3)`)
+            read.add(body.result)
         read.discard(body.var)
         got = body._bound["reads"] = frozenset(read)
     return got

@@ -110,6 +110,15 @@ class _Scoped:
         obj._mhash = None
         return obj
 
+    def _eval_evalf(self, prec):
+        """Its value where it is a number (no free symbols, at most 10,000 terms), written out: SymPy's
+        ``Max``/``Min`` refuse a number they cannot compare (``max(sum(k for k in 1..3), n)``)."""
+        if self.free_symbols or not all(lo.is_Integer and hi.is_Integer and hi - lo < 10_000
+                                        for _, lo, hi in self.limits):
+            return None
+        done = self.doit()
+        return None if done.has(*AGGREGATES) else done._eval_evalf(prec)
+
 
 class Sum(_Scoped, sp.Sum):
     """``sum(...)`` over a range: SymPy's ``Sum`` with its inner aggregates kept whole (:class:`_Scoped`)."""
@@ -175,9 +184,16 @@ class RangeFirst(_RangeExtreme):
     _symbol = "first"
     _pick = sp.Min
 
+    def _pair(self) -> tuple:
+        """The value and the condition (SymPy folds ``Piecewise((m, true), (oo, true))`` to ``m``)."""
+        f = self.function
+        if isinstance(f, sp.Piecewise) and len(f.args) == 2:
+            return f.args[0]
+        return (self.limits[0][0], sp.false) if f == sp.oo else (f, sp.true)
+
     def doit(self, **hints):
         (k, lo, hi), = self.limits
-        (value, cond), _ = self.function.args
+        value, cond = self._pair()
         if lo.is_Integer and hi.is_Integer and 0 <= hi - lo < 10_000:
             pieces = [(value.xreplace({k: sp.Integer(i)}), cond.xreplace({k: sp.Integer(i)}))
                       for i in range(int(lo), int(hi) + 1)]
@@ -187,7 +203,7 @@ class RangeFirst(_RangeExtreme):
 
     def _sympystr(self, printer) -> str:
         (k, lo, hi), = self.limits
-        (value, cond), _ = self.function.args
+        value, cond = self._pair()
         return f"first({printer._print(value)} for {printer._print(k)} in {printer._print(lo)}..{printer._print(hi)}" \
                f" where {printer._print(cond)})"
 

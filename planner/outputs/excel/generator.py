@@ -35,6 +35,7 @@ Nothing here imports SymPy.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Callable, Mapping, NamedTuple, Optional
 
@@ -74,6 +75,11 @@ class NotWritten(Exception):
     """What this generator does not write (yet): a term a row cannot hold (it uses an outer range's
     variable otherwise than as a running total's end), a range longer than a row, a formula past
     Excel's limits. The workbook writes that figure by its other route."""
+
+
+class _Deeper(NotWritten):
+    """A term uses the variables of two ranges around it besides its own: the range around it prints
+    its terms once per value of its variable (:meth:`Generator._each`)."""
 
 
 class _Requalify(Exception):
@@ -265,6 +271,7 @@ def common(pieces: list[Piece], want: Optional[Fraction]) -> Optional[Fraction]:
 _RELATIONS = {ir.CmpOp.EQ: "=", ir.CmpOp.NE: "<>", ir.CmpOp.LT: "<", ir.CmpOp.LE: "<=", ir.CmpOp.GT: ">",
               ir.CmpOp.GE: ">=", ir.CmpOp.APPROX: "="}
 _IDENTITY = {ir.AggOp.SUM: "0", ir.AggOp.COUNT: "0", ir.AggOp.PRODUCT: "1"}  # a term beyond the range's end
+_ASSOCIATIVE = frozenset({"MAX", "MIN", "SUM", "PRODUCT", "AND", "OR"})  # F(a, b, c) is F(F(a, b), c)
 _TOTAL = {ir.AggOp.SUM: "SUM", ir.AggOp.COUNT: "SUM", ir.AggOp.PRODUCT: "PRODUCT", ir.AggOp.MAX: "MAX",
           ir.AggOp.MIN: "MIN", ir.AggOp.FIRST: "MIN"}
 
@@ -347,6 +354,7 @@ class Generator:
         self._columns = 0  # placeholders made, one per row printed
         self._rows: dict[tuple, tuple] = {}  # rows written, by their cells
         self._programs: dict[tuple, object] = {}  # the compiled terms of a range (a block's rows share one)
+        self._written = 0  # cells of terms written
 
     # ---- the door -------------------------------------------------------------------------------
     def formula(self, e: ir.Expr, scale: Optional[Fraction] = Fraction(1)) -> str:
@@ -376,10 +384,54 @@ class Generator:
             return self._helper(e, env, want, p)
         return p
 
+    def _tree(self, name: str, texts: list[str], env, scale: Optional[Fraction], part: Callable) -> str:
+        """``NAME(texts)``; where that is longer than a part may be and ``NAME`` is associative (MAX, MIN,
+        SUM, PRODUCT, AND, OR), its arguments in groups, each group's ``NAME`` in a helper cell, up to a
+        tree of them (a MAX of MAXes): Excel limits one cell's formula, not the tree. ``part(indexes)``:
+        the call over those arguments as an IR node (for the helper cell's cached value)."""
+        text = call(name, texts)
+        if self.spill is None or name not in _ASSOCIATIVE or len(text) <= self.split:
+            return text
+        if self.refs is not self.row_refs:
+            raise _Requalify
+        members = [[i] for i in range(len(texts))]  # the arguments each text stands for
+        room = self.split - len(name) - 2
+        while len(call(name, texts)) > self.split:
+            groups: list[list[int]] = [[]]
+            size = 0
+            for k, text in enumerate(texts):
+                if groups[-1] and size + len(text) + 1 > room:
+                    groups.append([])
+                    size = 0
+                groups[-1].append(k)
+                size += len(text) + 1
+            if len(groups) == len(texts):
+                raise NotWritten(f"a call of {len(texts)} arguments past what a helper cell holds")
+            new_texts, new_members = [], []
+            for g in groups:
+                idx = [i for k in g for i in members[k]]
+                if len(g) == 1:
+                    new_texts.append(texts[g[0]])
+                else:
+                    new_texts.append(self._helper(part(idx), env, scale, Piece(call(name, [texts[k] for k in g]),
+                                                                               ATOM, scale)).text)
+                new_members.append(idx)
+            texts, members = new_texts, new_members
+        return call(name, texts)
+
     def _helper(self, e: ir.Expr, env, want, p: Piece) -> Piece:
-        """``e`` moved into a helper cell (printed over qualified references, its value cached)."""
+        """``e`` moved into a helper cell (printed over qualified references, its value cached); a part of
+        a range's term, into a row of its own across the range's columns, the term reading its column."""
         if "\x00" in p.text:
-            return p  # a row's term (its column is filled in later) stays where it is
+            level = next((x for x in reversed(self._open) if x.var in p.text or x.column in p.text), None)
+            if self.row is None or level is None or len(p.text) >= LIMIT or \
+                    "\x00" in p.text.replace(level.var, "").replace(level.column, ""):
+                return p  # (the term is too long for its cell: refused where it is written)
+            text = p.text.replace(level.var, level.text)
+            cells = ["=" + text.replace(level.column, letter(FLOW_FIRST + k)) for k in range(level.count)]
+            held = self._held_value(e, env, level, 1 if p.scale is None else p.scale)
+            _, (sheet, line) = self._write_row(cells, held, f"{self.where} (a part of a term)", e.span.flat)
+            return Piece(f"{sheet}!{level.column}${line}", ATOM, p.scale)
         if self.refs is not self.row_refs:
             raise _Requalify
         if len(p.text) >= LIMIT:
@@ -507,7 +559,14 @@ class Generator:
             args.append(node.right)
             node = node.left
         args.append(node)
-        return Piece(call(e.op.value.upper(), [self.expr(a, env).text for a in reversed(args)]), ATOM, None)
+        args.reverse()
+
+        def part(idx):
+            out = args[idx[0]]
+            for i in idx[1:]:
+                out = ir.Logic(e.op, out, args[i], e.span)
+            return out
+        return Piece(self._tree(e.op.value.upper(), [self.expr(a, env).text for a in args], env, None, part), ATOM, None)
 
     def _not(self, e: ir.Not, env, want) -> Piece:
         return Piece(f"NOT({self.expr(e.operand, env).text})", ATOM, None)
@@ -542,11 +601,68 @@ class Generator:
             # (Excel's own functions take the same defaults: PMT(rate,48,55000), as the plan writes it)
             texts += [number(Fraction(d)) for d in record.defaults[len(record.defaults) - missing:]]
         if record.excel is not None:  # Excel's own function (PMT, NPV, IRR)
-            text = call(record.excel, record.excel_args(texts) if record.excel_args else texts)
+            if record.excel_args is not None:  # its values as one array (IRR's)
+                texts = self._array_of(e, env, args, texts, record)
+            text = call(record.excel, texts)
+        elif isinstance(record.sheet, str):
+            text = self._tree(record.sheet, texts, env, scale,
+                              lambda idx: ir.Call(e.func, tuple(e.args[i] for i in idx), e.span, e.name_span))
         else:
-            text = call(record.sheet, texts) if isinstance(record.sheet, str) else record.sheet(texts)
+            text = record.sheet(texts)
         prec = ATOM if _one_call(text) else NEG
         return Piece(text, prec, scale)
+
+    def _array_of(self, e: ir.Call, env, args: list[Piece], texts: list[str], record) -> list[str]:
+        """The arguments of a function that takes its values as one array (IRR): an array of constants
+        (``{-100,60,60}``), else cells of the Cash flows sheet and a guess, planner's own value (a root's
+        search from LibreOffice's 10% misses one at -37%); on the sheet of periods ``CHOOSE({1,2},a,b)``,
+        which Excel and LibreOffice read as an array (Gnumeric does not)."""
+        if all(a.value is not None for a in args) and not any("/" in t for t in texts):
+            return ["{" + ",".join(texts) + "}"]
+        if self.row is not None:
+            out = [self._array(e, env, texts)]
+            guess = self._held_value(e, env, None) if "\x00" not in out[0] else ""
+            return out + [_float_text(float(f"{guess:.6g}"))] if isinstance(guess, float) else out
+        if self.periods is None:  # (a sweep's table prints it again, with rows)
+            raise NotWritten(f"the values of `{e.func}`, which are cells of the Cash flows sheet")
+        return record.excel_args(texts)
+
+    def _array(self, e: ir.Call, env, texts: list[str]) -> str:
+        """The arguments of a function that takes them as one array (IRR) as cells of the Cash flows
+        sheet, their range: a row, or inside a range's term a block (a row per argument, a column per
+        value of the range). Gnumeric reads no ``CHOOSE({1,2,3},a,b,c)`` as an array."""
+        if self.refs is not self.row_refs:
+            raise _Requalify
+        label, joined = f"{self.where} ({e.func}: its values)", "".join(texts)
+        if "\x00" not in joined:
+            got, _ = self._write_row(["=" + t for t in texts], [self._held_value(a.value, env, None) for a in e.args],
+                                     label, e.span.flat)
+            return got[0]
+        level = next((x for x in reversed(self._open) if x.var in joined or x.column in joined), None)
+        if level is None or "\x00" in joined.replace(level.var, "").replace(level.column, ""):
+            raise _Deeper(f"the values of `{e.func}` use the variables of two ranges")
+        rows = []
+        for a, t in zip(e.args, texts):
+            t = t.replace(level.var, level.text)
+            rows.append((["=" + t.replace(level.column, letter(FLOW_FIRST + k)) for k in range(level.count)],
+                         self._held_value(a.value, env, level), label, e.span.flat))
+        sheet, first, last = self._write_block(rows)
+        return f"{sheet}!{level.column}${first}:{level.column}${last}"
+
+    def _held_value(self, e: ir.Expr, env, level: Optional[_Level], scale: Fraction = Fraction(1)):
+        """``e``'s cached value in ``scale`` (``level``: in each column of that range's row), "" where none."""
+        count = 1 if level is None else level.count
+        if self.values is None or level is not None and level.at is None:
+            return "" if level is None else [""] * count
+        import numpy as np
+
+        try:
+            got = self._value(e, env, None if level is None else {level.var: level.at})
+        except (AssertionError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return "" if level is None else [""] * count
+        if level is None:
+            return cached(got, scale)
+        return [cached(v, scale) for v in np.broadcast_to(np.asarray(got), (count,)).tolist()]
 
     # ---- aggregates -----------------------------------------------------------------------------
     def _aggregate(self, e: ir.Aggregate, env, want) -> Piece:
@@ -589,12 +705,12 @@ class Generator:
             for piece, cond in reversed(items):
                 out = f"IF({cond.text},{convert(piece, scale).text},{out})"
             return Piece(out, ATOM, scale)
+        part = lambda idx: replace(e, values=replace(e.values, items=tuple(e.values.items[i] for i in idx)))
         if e.op is ir.AggOp.COUNT:
-            return Piece("(" + "+".join(f"IF({t.text},1,0)" for t in terms) + ")", ATOM, Fraction(1))
-        if e.op is ir.AggOp.PRODUCT:
-            return Piece(call("PRODUCT", [convert(t, Fraction(1)).text for t in terms]), ATOM, Fraction(1))
-        scale = common(terms, want)
-        return Piece(call(_TOTAL[e.op], [convert(t, scale).text for t in terms]), ATOM, scale)
+            return Piece(self._tree("SUM", [f"IF({t.text},1,0)" for t in terms], env, Fraction(1), part), ATOM,
+                         Fraction(1))
+        scale = Fraction(1) if e.op is ir.AggOp.PRODUCT else common(terms, want)
+        return Piece(self._tree(_TOTAL[e.op], [convert(t, scale).text for t in terms], env, scale, part), ATOM, scale)
 
     def _range(self, e: ir.Aggregate, env, fixed_end: Optional[int] = None):
         """What the terms of ``e`` are printed over: its variable (a placeholder each row fills in),
@@ -641,35 +757,13 @@ class Generator:
         range around them, a block of rows (a row per value of ``e``'s variable, a column per value of
         the outer one): the cells as ranges (of the outer's column, in a block), and the terms' scale."""
         level, var, start, by, unit, inside = self._range(e, env, fixed_end)
-        inner = {**env, e.var: Bound(var, None, env, self.ranges.var_interval(e, _scope(env)))}
-        saved, self._open = self._open, list(open_levels) + [level]
-        try:
-            body = self.expr(e.body, inner, want if e.op in (ir.AggOp.SUM, ir.AggOp.MAX, ir.AggOp.MIN) else None)
-        finally:
-            self._open = saved
-        if e.op is ir.AggOp.FIRST:
-            term, scale = var.text, unit
-        elif e.op is ir.AggOp.COUNT:
-            term, scale = f"IF({body.text},1,0)", Fraction(1)
-        elif e.op is ir.AggOp.PRODUCT:
-            body = convert(body, Fraction(1))
-            term, scale = body.text, Fraction(1)
-        else:
-            if want is not None and body.scale is not None and e.op is ir.AggOp.SUM:
-                body = convert(body, want)  # the row in the figure's own unit
-            term, scale = body.text, body.scale
-        blank = _IDENTITY.get(e.op, '""')
-        if e.op is ir.AggOp.FIRST:
-            cond = body.text if inside is None else f"AND({inside},{body.text})"
-            template = f"IF({cond},{term},\"\")"
-        else:
-            template = term if inside is None else f"IF({inside},{term},{blank})"
         outer = open_levels[-1] if open_levels else None
-        rest = template.replace(level.var, "").replace(level.column, "")
-        if outer is not None:
-            rest = rest.replace(outer.var, "").replace(outer.column, "")
-        if "\x00" in rest:
-            raise NotWritten("a term that uses the variables of two ranges around it")
+        try:
+            template, scale = self._term(e, env, want, open_levels, level, var, inside)
+        except _Deeper:
+            if outer is None:
+                raise
+            return self._each(e, env, want, open_levels, level, start, by, unit, inside)
         label = f"{self.where} ({e.var} = {e.values.items[0].span.flat})"
         written = e.body.span.flat
         if e.op is ir.AggOp.FIRST:
@@ -691,37 +785,112 @@ class Generator:
             got, _ = self._write_row(cells, values, label, written)
             return got, scale
         # a block: the outer range's values across, this range's down (its variable a number in each row)
-        if level.column in template:  # a block of its own inside: three ranges deep
-            raise NotWritten("a term that uses the variables of two ranges around it")
-        if level.count * outer.count > MAX_TERM_CELLS:
+        self._fits(e, level.count * outer.count)
+        texts = [template.replace(level.var, self._nth(start, by, unit, j).text) for j in range(level.count)]
+        return self._block(e, env, outer, texts, by, unit, scale, inside, label, written), scale
+
+    def _term(self, e: ir.Aggregate, env, want, open_levels, level: _Level, var: Piece, inside):
+        """The formula of one term of ``e`` (its variable printed as ``var``: ``level``'s placeholder, or
+        one of its values) and the terms' scale. Raises :class:`_Deeper` where it uses the variables of
+        two ranges around it besides its own."""
+        inner = {**env, e.var: Bound(var, None, env, self.ranges.var_interval(e, _scope(env)))}
+        saved, self._open = self._open, list(open_levels) + ([level] if var.text == level.var else [])
+        try:
+            body = self.expr(e.body, inner, want if e.op in (ir.AggOp.SUM, ir.AggOp.MAX, ir.AggOp.MIN) else None)
+        finally:
+            self._open = saved
+        if e.op is ir.AggOp.FIRST:
+            term, scale = var.text, var.scale
+        elif e.op is ir.AggOp.COUNT:
+            term, scale = f"IF({body.text},1,0)", Fraction(1)
+        elif e.op is ir.AggOp.PRODUCT:
+            body = convert(body, Fraction(1))
+            term, scale = body.text, Fraction(1)
+        else:
+            if want is not None and body.scale is not None and e.op is ir.AggOp.SUM:
+                body = convert(body, want)  # the row in the figure's own unit
+            term, scale = body.text, body.scale
+        blank = _IDENTITY.get(e.op, '""')
+        if inside is not None and var.text != level.var:
+            inside = inside.replace(level.var, var.text)
+        if e.op is ir.AggOp.FIRST:
+            cond = body.text if inside is None else f"AND({inside},{body.text})"
+            template = f"IF({cond},{term},\"\")"
+        else:
+            template = term if inside is None else f"IF({inside},{term},{blank})"
+        outer = open_levels[-1] if open_levels else None
+        rest = template.replace(level.var, "").replace(level.column, "")
+        if outer is not None:
+            rest = rest.replace(outer.var, "").replace(outer.column, "")
+        if "\x00" in rest or outer is not None and level.column in template and \
+                (outer.var in template or outer.column in template):
+            raise _Deeper("a term that uses the variables of two ranges around it")
+        return template, scale
+
+    def _each(self, e: ir.Aggregate, env, want, open_levels, level: _Level, start: Piece, by: Fraction,
+              unit: Fraction, inside):
+        """A block whose terms hold a range of their own over every variable around them (a sum three
+        ranges deep): the terms printed once per value of ``e``'s variable, that value a number in them
+        (so the range inside sees one range around it), a row each across the outer range's columns."""
+        outer = open_levels[-1]
+        self._fits(e, level.count * outer.count)
+        before, texts, scale = self._written, [], None
+        for j in range(level.count):
+            template, scale = self._term(e, env, want, open_levels, level, self._nth(start, by, unit, j), inside)
+            texts.append(template)
+            self._fits(e, self._written - before + level.count * outer.count)
+        label = f"{self.where} ({e.var} = {e.values.items[0].span.flat})"
+        return self._block(e, env, outer, texts, by, unit, scale, inside, label, e.body.span.flat), scale
+
+    @staticmethod
+    def _nth(start: Piece, by: Fraction, unit: Fraction, j: int) -> Piece:
+        """The ``j``-th value of a range (from 0) as an atom."""
+        if start.value is not None:
+            v = start.value + j * by
+            return Piece(_at(v), ATOM, unit, v)
+        return Piece(f"({wrap(start, ADD - 1)}+{number(j * by)})", ATOM, unit)
+
+    def _fits(self, e: ir.Aggregate, cells: int) -> None:
+        if cells > MAX_TERM_CELLS:
             raise UnsupportedFormula(
-                f"`{e.op.value}` over ranges would write {level.count * outer.count:,} cells, one per term (at "
+                f"`{e.op.value}` over ranges would write {cells:,} cells, one per term (at "
                 f"most {MAX_TERM_CELLS:,}): the workbook is not written",
                 hint="lower the declared bounds of the inputs that end the ranges (`where n <= 1000`), or "
                      "write the inner sum in closed form; `planner eval`, `check` and `report` compute it as it is")
-        template = template.replace(outer.var, outer.text)
-        lines = []
-        for j in range(level.count):
-            if start.value is not None:
-                at = _at(start.value + j * by)
-            else:
-                at = f"({wrap(start, ADD - 1)}+{number(j * by)})"
-            row_text = template.replace(level.var, at)
-            cells = ["=" + row_text.replace(outer.column, letter(FLOW_FIRST + k)) for k in range(outer.count)]
+
+    def _block(self, e: ir.Aggregate, env, outer: _Level, texts: list, by: Fraction, unit: Fraction, scale, inside,
+               label: str, written: str) -> list:
+        """The rows of a block (``texts``: a term per value of ``e``'s variable, over the outer range's
+        placeholders), written together, one after another (rows alike are each a row), or found written."""
+        rows = []
+        for j, text in enumerate(texts):
+            text = text.replace(outer.var, outer.text)
+            cells = ["=" + text.replace(outer.column, letter(FLOW_FIRST + k)) for k in range(outer.count)]
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
             values = self._block_values(e, env, outer, j, by, unit, scale, inside) if cells else []
-            _, (sheet, line) = self._write_row(cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written)
-            lines.append(line)
-        if not lines:
-            return [], scale
-        return [f"{sheet}!{outer.column}${lines[0]}:{outer.column}${lines[-1]}"], scale
+            rows.append((cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written))
+        if not rows:
+            return []
+        sheet, first, last = self._write_block(rows)
+        return [f"{sheet}!{outer.column}${first}:{outer.column}${last}"]
+
+    def _write_block(self, rows: list) -> tuple:
+        """Rows ``(cells, values, label, written)`` written together, one after another (rows alike are
+        each a row), or found written: (the sheet, the first row, the last)."""
+        key = ("block",) + tuple(tuple(r[0]) for r in rows)
+        if key not in self._rows:
+            lines = [self.row(*r)[1] for r in rows]
+            self._written += sum(len(r[0]) for r in rows)
+            self._rows[key] = (lines[0][0], lines[0][1], lines[-1][1])
+        return self._rows[key]
 
     def _write_row(self, cells: list, values: list, label: str, written: str) -> tuple:
         """A row written once: printing again (over qualified references) finds it written."""
         key = tuple(cells)
         if key not in self._rows:
             self._rows[key] = self.row(cells, values, label, written)
+            self._written += len(cells)
         return self._rows[key]
 
     def _running_of(self, e: ir.Aggregate, env) -> Optional[_Level]:
@@ -1022,6 +1191,8 @@ class Generator:
             if b.expr is None:
                 if b.piece.text in ranges:
                     regs[name] = ranges[b.piece.text]
+                elif b.piece.value is not None:  # a range's variable at one of its values (:meth:`_each`)
+                    regs[name] = c.top.const(float(b.piece.value * b.piece.scale))
                 continue
             try:
                 regs[name] = c.visit(b.expr, c.top, self._registers(c, b.env, ranges), _scope(b.env))
