@@ -318,7 +318,7 @@ class PeriodRows:
         return self._made[key]
 
 
-class Generator:
+class Generator(ir.Visitor):
     """The Excel formula of an IR expression.
 
     ``refs``: the cell or defined name of every quantity and answer a formula may use, as a
@@ -378,7 +378,7 @@ class Generator:
         return text
 
     def expr(self, e: ir.Expr, env: Mapping[str, Bound], want: Optional[Fraction] = None) -> Piece:
-        p = _METHODS[e.__class__](self, e, env, want)
+        p = self.visit(e, env, want)
         if self.spill is not None and (len(p.text) > self.split or p.text.count("(") > MAX_NESTING // 2
                                        and nesting(p.text) > MAX_NESTING // 2):
             return self._helper(e, env, want, p)
@@ -445,7 +445,7 @@ class Generator:
         return Piece(self.spill("=" + p.text, value), ATOM, p.scale)
 
     # ---- atoms ----------------------------------------------------------------------------------
-    def _number(self, e: ir.Number, env, want) -> Piece:
+    def visit_Number(self, e: ir.Number, env, want) -> Piece:
         if e.unit is None:
             return constant(e.value)
         unit = self.unit_of(e.unit)
@@ -453,10 +453,10 @@ class Generator:
             return constant(e.value * unit.scale)  # a count or a percentage: its value (50% is 0.5)
         return constant(e.value, unit.scale)
 
-    def _bool(self, e: ir.Bool, env, want) -> Piece:
+    def visit_Bool(self, e: ir.Bool, env, want) -> Piece:
         return Piece("TRUE" if e.value else "FALSE", ATOM, None)
 
-    def _name(self, e: ir.Name, env, want) -> Piece:
+    def visit_Name(self, e: ir.Name, env, want) -> Piece:
         bound = env.get(e.name)
         if bound is not None:
             return bound.piece if bound.expr is None else self.expr(bound.expr, bound.env, want)
@@ -467,20 +467,20 @@ class Generator:
         except KeyError:
             raise UnsupportedFormula(f"no cell or name for `{e.name}`", e.span) from None
 
-    def _scenario_ref(self, e: ir.ScenarioRef, env, want) -> Piece:
+    def visit_ScenarioRef(self, e: ir.ScenarioRef, env, want) -> Piece:
         ref = self.refs.get(f"{e.name}@{e.scenario}")
         if ref is None:
             raise NotWritten(f"`{e.name}@{e.scenario}`")
         return ref
 
     # ---- arithmetic -----------------------------------------------------------------------------
-    def _neg(self, e: ir.Neg, env, want) -> Piece:
+    def visit_Neg(self, e: ir.Neg, env, want) -> Piece:
         p = self.expr(e.operand, env, want)
         if p.value is not None:
             return constant(-p.value, p.scale)
         return Piece("-" + wrap(p, POW), NEG, p.scale)  # -(x^2): Excel's minus binds tighter than ^
 
-    def _binary(self, e: ir.Binary, env, want) -> Piece:
+    def visit_Binary(self, e: ir.Binary, env, want) -> Piece:
         op = e.op
         if op is ir.BinOp.POW:
             return self._power(e, env)
@@ -529,7 +529,7 @@ class Generator:
         return Piece(f"IF({wrap(exp, NEG - 1)}*{log}<-708,0,{power})", ATOM, scale)
 
     # ---- logic ----------------------------------------------------------------------------------
-    def _compare(self, e: ir.Compare, env, want) -> Piece:
+    def visit_Compare(self, e: ir.Compare, env, want) -> Piece:
         from ...language.precision import approx_tolerance
 
         if len(e.ops) == 1 and e.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.NE) and \
@@ -553,7 +553,7 @@ class Generator:
             return Piece(parts[0], CMP, None)
         return Piece(call("AND", parts), ATOM, None)
 
-    def _logic(self, e: ir.Logic, env, want) -> Piece:
+    def visit_Logic(self, e: ir.Logic, env, want) -> Piece:
         args, node = [], e
         while isinstance(node, ir.Logic) and node.op is e.op:  # `a and b and c`: one AND(a,b,c)
             args.append(node.right)
@@ -568,11 +568,11 @@ class Generator:
             return out
         return Piece(self._tree(e.op.value.upper(), [self.expr(a, env).text for a in args], env, None, part), ATOM, None)
 
-    def _not(self, e: ir.Not, env, want) -> Piece:
+    def visit_Not(self, e: ir.Not, env, want) -> Piece:
         return Piece(f"NOT({self.expr(e.operand, env).text})", ATOM, None)
 
     # ---- calls ----------------------------------------------------------------------------------
-    def _call(self, e: ir.Call, env, want) -> Piece:
+    def visit_Call(self, e: ir.Call, env, want) -> Piece:
         from ...language.functions import FUNCTIONS
 
         f = self.model.functions.get(e.func)
@@ -665,7 +665,7 @@ class Generator:
         return [cached(v, scale) for v in np.broadcast_to(np.asarray(got), (count,)).tolist()]
 
     # ---- aggregates -----------------------------------------------------------------------------
-    def _aggregate(self, e: ir.Aggregate, env, want) -> Piece:
+    def visit_Aggregate(self, e: ir.Aggregate, env, want) -> Piece:
         if e.values.kind == "list":
             return self._listed(e, env, want)
         if self.row is None:
@@ -961,15 +961,15 @@ class Generator:
         q = self.model.quantities[name]
         return Piece(f"{letter(col)}{self.periods.rows[name]}", ATOM, None if q.is_bool else scale_of(q))
 
-    def _series(self, e: ir.Series, env, want) -> Piece:
+    def visit_Series(self, e: ir.Series, env, want) -> Piece:
         p = self._over("a series")
         return self.expr(e.first if p.col == p.first or e.then is None else e.then, env, want)
 
-    def _period(self, e: ir.Period, env, want) -> Piece:
+    def visit_Period(self, e: ir.Period, env, want) -> Piece:
         p = self._over("`period`")
         return Piece(f"{letter(p.col)}${p.header}", ATOM, p.scale)
 
-    def _previous(self, e: ir.Previous, env, want) -> Piece:
+    def visit_Previous(self, e: ir.Previous, env, want) -> Piece:
         p = self._over("`previous`")
         if p.col == p.first:
             if e.init is None:
@@ -977,11 +977,11 @@ class Generator:
             return self.expr(e.init, env, want)
         return self._series_cell(e.name, p.col - 1, e.span)
 
-    def _period_table(self, e: ir.PeriodTable, env, want) -> Piece:
+    def visit_PeriodTable(self, e: ir.PeriodTable, env, want) -> Piece:
         p = self._over("a table of periods")
         return self.expr(e.items[min(p.col - p.first, len(e.items) - 1)], env, want)
 
-    def _never(self, e: ir.Never, env, want) -> Piece:
+    def visit_Never(self, e: ir.Never, env, want) -> Piece:
         return Piece("NA()", ATOM, want)
 
     def _cells(self, make: Callable[[int], Piece]) -> tuple[list[str], Optional[Fraction]]:
@@ -1011,7 +1011,7 @@ class Generator:
         held = None if got is None else [cached(v, 1 if scale is None else scale) for v in got]
         return p.span(p.row(cells, label, held)), scale
 
-    def _reduce(self, e: ir.Reduce, env, want) -> Piece:
+    def visit_Reduce(self, e: ir.Reduce, env, want) -> Piece:
         p = self._over("a reduction")
         if p.count == 0:
             return Piece("0" if e.op in ("sum", "count") else "NA()", ATOM, want if e.op != "count" else Fraction(1))
@@ -1074,7 +1074,7 @@ class Generator:
         body = self.expr(e.body, env, want)
         return Piece(f'IF({self.expr(e.cond, env).text},{body.text},"")', ATOM, body.scale)
 
-    def _at_period(self, e: ir.At, env, want) -> Piece:
+    def visit_At(self, e: ir.At, env, want) -> Piece:
         p = self._over("a reduction")
         values, scale = self._row_of(e.series, env, want, e.span.flat)
         when = convert(self.expr(e.when, env), p.scale)
@@ -1230,16 +1230,3 @@ def _one_call(text: str) -> bool:
         elif not opened and not (ch.isalnum() or ch in "._"):
             return False
     return opened
-
-
-_METHODS: dict[type, Callable] = {
-    ir.Number: Generator._number, ir.Bool: Generator._bool, ir.Name: Generator._name,
-    ir.ScenarioRef: Generator._scenario_ref, ir.Neg: Generator._neg, ir.Binary: Generator._binary,
-    ir.Compare: Generator._compare, ir.Logic: Generator._logic, ir.Not: Generator._not,
-    ir.Call: Generator._call, ir.Aggregate: Generator._aggregate, ir.Series: Generator._series,
-    ir.Period: Generator._period, ir.Previous: Generator._previous, ir.PeriodTable: Generator._period_table,
-    ir.Never: Generator._never, ir.Reduce: Generator._reduce, ir.At: Generator._at_period,
-}
-_missing = [t.__name__ for t in ir.Expr.__args__ if t not in _METHODS]  # every IR node, loudly at import
-if _missing:
-    raise TypeError(f"the Excel generator has no method for {', '.join(_missing)}")
