@@ -58,7 +58,8 @@ def test_the_exact_route_and_the_checks_read_the_flows():
 
 
 @pytest.mark.parametrize("text, needle", [
-    ("n = 12\nv = npv(10%, m for m in 1..n)\n", "come from a range of constants, in one unit"),
+    ("n = 12\nv = npv(10%, m for m in n..20)\n", "come from a range of constants, in one unit"),
+    ("n = 12\nv = irr(m - 2 for m in 0..n)\n", "come from a range of constants, in one unit"),
     ("v = npv(10%, m for m in 1 month..3 year)\n", "come from a range of constants, in one unit"),
     ("v = npv(10%, m for m in 1..300)\n", "takes 1 to 254 cash flows (as Excel's); this range has 300"),
     ("v = npv(10%, m for m in 3..1)\n", "this range has 0"),
@@ -73,16 +74,20 @@ def test_a_range_it_cannot_list_is_a_located_error(text, needle):
     assert err.value.span is not None and err.value.span.line == text.count("\n")
 
 
-def test_a_range_to_a_quantity_says_how_to_write_the_sum_out():
-    text = "horizon = 36 month where horizon <= 360 month\nv = npv(1%, m / (1 month) for m in 1 month..horizon)\n"
-    with pytest.raises(PlanError) as err:
-        planner.loads(text, "bad.plan")
-    want = "`sum(flow(m) / (1 + rate)^(m / 1 month) for m in 1 month..horizon)`"
-    assert want in err.value.hint
-    # and that sum, written out, is the npv of the same flows
+def test_npv_over_a_range_to_a_quantity_is_the_sum_excel_computes():
+    """`npv(rate, flow(m) for m in 1 month..horizon)`: the flows are not known as the plan is read (it was an
+    error saying to write the sum out); the first value of the range is discounted one period, as Excel's NPV."""
+    text = ("horizon = 36 month where horizon <= 360 month\n"
+            "v = npv(1%, m / (1 month) for m in 1 month..horizon)\n"
+            "w = npv(1%, m / (1 month) for m in 3 month..horizon step 3 month)\n")
+    values = planner.loads(text, "ok.plan").eval()
     by_hand = sum(Fraction(m) / Fraction(101, 100) ** m for m in range(1, 37))
-    written = planner.loads("horizon = 36 month where horizon <= 360 month\n"
-                            "v = sum((m / (1 month)) / (1 + 1%)^(m / 1 month) for m in 1 month..horizon)\n"
-                            "w = npv(1%, m / (1 month) for m in 1 month..36 month)\n", "ok.plan").eval()
-    assert float(written["v"]) == pytest.approx(float(by_hand), rel=1e-12)
-    assert float(written["w"]) == pytest.approx(float(by_hand), rel=1e-12)
+    assert float(values["v"]) == pytest.approx(float(by_hand), rel=1e-12)
+    stepped = sum(Fraction(m) / Fraction(101, 100) ** k for k, m in enumerate(range(3, 37, 3), 1))
+    assert float(values["w"]) == pytest.approx(float(stepped), rel=1e-12)
+    shorter = planner.loads(text.replace("horizon = 36 month", "horizon = 12 month"), "ok.plan").eval()
+    twelve = sum(Fraction(m) / Fraction(101, 100) ** m for m in range(1, 13))
+    assert float(shorter["v"]) == pytest.approx(float(twelve), rel=1e-12)
+    with pytest.raises(PlanError) as err:  # a range sized from the input's declared bound, as any sum's
+        planner.loads(text.replace(" where horizon <= 360 month", ""), "bad.plan").eval()
+    assert "`horizon` has no upper bound" in err.value.message

@@ -245,6 +245,9 @@ class _Lower(Transformer):
         power = f"({v} / 1 {unit.text})" if unit is not None else v
         out = (f"write the sum out: `sum(flow({v}) / (1 + rate)^{power} for {v} in {where.flat})`" if func == "npv"
                else "list the flows as arguments")
+        moving = func == "npv" and ends[0] is not None and ends[1] is None and (len(ends) < 3 or ends[2] is not None)
+        if moving and (len(ends) < 3 or (ends[0][1] and ends[0][1].text) == (ends[2][1] and ends[2][1].text)):
+            return self._npv_sum(meta, func_span, before[0].value, body, var, values, ends)
         if any(e is None for e in ends) or len({u.text if u is not None else "" for _, u in ends}) > 1:
             raise ParseError(f"the cash flows of `{func}` come from a range of constants, in one unit", where,
                              label="an end or the step is not a number as written",
@@ -261,6 +264,21 @@ class _Lower(Transformer):
                              hint=out)
         flows = tuple(ir.Arg(None, _bound(body, v, start + k * step, unit), body.span) for k in range(count))
         return ir.Call(func, tuple(before) + flows, self.span(meta), func_span)
+
+    def _npv_sum(self, meta, func_span: Span, rate: ir.Expr, body: ir.Expr, var, values: ir.Values, ends):
+        """``npv(rate, flow(m) for m in 1 month..n)``, a range whose end is a quantity (the flows are not
+        known as the plan is read): the sum Excel's NPV computes, ``sum(flow(m) / (1 + rate)^k for m in ...)``
+        where ``m`` is the range's ``k``-th value (the first discounted one period)."""
+        (start, unit), step = ends[0], (ends[2] if len(ends) > 2 else (Fraction(1), ends[0][1]))
+        at = values.span
+        k = ir.Binary(ir.BinOp.ADD, ir.Binary(ir.BinOp.DIV, ir.Binary(ir.BinOp.SUB, ir.Name(str(var), at),
+                                                                       ir.Number(start, unit, at), at, at),
+                                              ir.Number(step[0], step[1], at), at, at), ir.Number(Fraction(1), None, at),
+                      at, at)
+        discount = ir.Binary(ir.BinOp.POW, ir.Binary(ir.BinOp.ADD, ir.Number(Fraction(1), None, at), rate, at, at), k,
+                             at, at)
+        term = ir.Binary(ir.BinOp.DIV, body, discount, body.span, at)
+        return ir.Aggregate(ir.AggOp.SUM, str(var), values, term, self.span(meta), func_span, self.tspan(var))
 
     @v_args(meta=True)
     def aggregate_where(self, meta, children):
