@@ -982,3 +982,23 @@ def test_a_probability_check_shows_in_the_editor_as_planner_check_runs_it(lsp, t
     assert "P(x > 9) = 10" in d["message"] and "samples" in d["message"]
     lsp.change(path, text.replace("x > 9", "x > 1"), 2)
     assert lsp.diagnostics(path, 2) == []
+
+
+def test_hover_shows_the_plan_as_written_beside_scenarios_that_all_change_it(tmp_path):
+    """A plan whose every scenario changes an input: hover lists the plan as written too. It listed only
+    the scenarios and said `runway` was never "in every scenario" while the plan as written runs out in
+    month 2; a scenario that restates the plan as written stands for it (as `--scenario all` shows them)."""
+    from planner.lsp.analysis import Document
+
+    text = ("unit USD\nperiods = 1 month..3 month\nburn = 60 USD\nseries cash = 100 USD - burn then previous - burn\n"
+            "runway = first(period where cash < 0 USD)\nscenario frugal { burn = 10 USD }\n")
+    doc = Document(tmp_path / "t.plan", text)
+    doc.update(text)
+    hover, _ = doc.hover(4, 1)
+    assert "| base | 2 month |" in hover and "| frugal | never |" in hover, hover
+    hover, _ = doc.hover(3, 8)
+    assert "| base | first **40.00 USD** (month 1), last **-80.00 USD** (month 3)" in hover, hover
+    restated = text + "scenario as_written { burn = 60 USD }\n"
+    doc.update(restated)
+    hover, _ = doc.hover(4, 1)
+    assert "| as_written | 2 month |" in hover and "| base |" not in hover, hover

@@ -443,7 +443,7 @@ class Document:
         parts = [f"**{name}** ({kind}{unit})"]
         if q.doc:
             parts.append(q.doc)
-        labels = plan.scenario_names or ["base"]
+        labels = self._shown_cases()
         if self.values and all(name in self.values.get(s, {}) for s in labels):
             shown = {s: _say(self.values[s][name], q.unit_text, bold=True) for s in labels}
             if len(set(shown.values())) == 1:
@@ -466,6 +466,14 @@ class Document:
         if extra:
             parts.append("  \n".join(extra))
         return "\n\n".join(parts) + self._where(q.definition.span)
+
+    def _shown_cases(self) -> list[str]:
+        """The cases a hover lists, as `--scenario all` shows them: the plan as written, then each scenario;
+        the plan as written left out where a scenario is that case already (or an axis grid has it)."""
+        from ..questions.every_answer import written_is_own_case
+
+        names = self.plan.scenario_names
+        return (["base"] if not names or written_is_own_case(self.plan) else []) + names
 
     def _hover_unit(self, name: str) -> str:
         unit = self.plan.model.units.lookup(name) if self.plan is not None else BUILTIN_UNITS.get(name)
