@@ -487,3 +487,20 @@ def test_the_fan_of_a_scenario_that_fixes_every_uncertain_input_a_series_uses():
         assert steady[p].tolist() == pytest.approx(want, rel=1e-9), p
     varied = fan(sims[0], "cash", (5.0, 95.0))
     assert varied["p5"][0] == varied["p95"][0] == pytest.approx(44.9) and varied["p5"][-1] < varied["p95"][-1]
+
+
+@pytest.mark.parametrize("text, message, where, hint", [
+    # a period past the horizon said "a series it uses has none in some period ... a division by zero?"
+    (HEAD + "series a = 1 then previous + 1\nx = a at 13 month\n", "after the last period (12 month)", "13 month",
+     "1 month..12 month"),
+    (HEAD + "series a = 1 then previous + 1\nx = a at 0 month\n", "before the first period (1 month)", "0 month",
+     "1 month..12 month"),
+    (HEAD + "series a = 1 then previous + 1\nx = a at 2.5 month\n", "not one of the plan's periods", "2.5 month",
+     "1 month..12 month"),
+])
+def test_a_period_outside_the_plans_periods_says_so(text, message, where, hint):
+    with pytest.raises(PlanError) as info:
+        loads(text, name="bad.plan").evaluate()
+    err = info.value
+    assert message in err.message and hint in (err.hint or ""), (err.message, err.hint)
+    assert text[err.span.start:].startswith(where), text[err.span.start:err.span.end]

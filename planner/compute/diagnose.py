@@ -16,7 +16,7 @@ from typing import Mapping, Optional
 from ..language import ir
 from ..language.aggregates import MAX_TERMS, Ranges
 from ..language.analysis import unit_of
-from ..language.errors import EvaluationError, Label, NeverError
+from ..language.errors import EvaluationError, Label, NeverError, PlanError
 from ..language.functions import FUNCTIONS, fill
 from ..language.model import Model
 from ..language.precision import approx_tolerance, in_floats
@@ -115,6 +115,31 @@ class _Eval:
                                  else f"through `{name}`")
                 raise
 
+    def _outside_the_periods(self, e: ir.At, env: dict) -> None:
+        """``x at 13 month`` in a plan of 12 months (or ``at 2.5 month``): say which period it is not."""
+        periods = self.model.periods
+        try:
+            when, start, end = (self._eval(x, env) for x in (e.when, *periods.values.items[:2]))
+            step = self.ranges.step(periods.values, lambda x: None)
+        except (_Unseen, KeyError, PlanError):
+            return
+        if not all(isinstance(v, float) and math.isfinite(v) for v in (when, start, end)) or step.value <= 0:
+            return
+        unit = step.unit
+        say = lambda v: f"{_fmt(v / float(step.scale))}{' ' + unit if unit else ''}"  # noqa: E731
+        last = start + math.floor((end - start) / float(step.value) + 1e-9) * float(step.value)
+        k = (when - start) / float(step.value)
+        if when < start - 1e-9 * abs(float(step.value)):
+            why = f"is before the first period ({say(start)})"
+        elif when > last + 1e-9 * abs(float(step.value)):
+            why = f"is after the last period ({say(last)})"
+        elif abs(k - round(k)) > 1e-9:
+            why = "is not one of the plan's periods"
+        else:
+            return
+        self._fail(f"`{_text(e.when)}` {why}", e.when, f"{say(when)}: no period",
+                   hint=f"the plan's periods are `{periods.values.span.flat}`")
+
     def _eval(self, e: ir.Expr, env: dict):
         ev = lambda x: self._eval(x, env)  # noqa: E731
         if isinstance(e, ir.Number):
@@ -168,6 +193,8 @@ class _Eval:
                        if isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)) and \
                 all(_cmp(op, ops[i], ops[i + 1]) for i, op in enumerate(e.ops)
                     if not (isinstance(e.operands[i], ir.Never) or isinstance(e.operands[i + 1], ir.Never)))
+        if isinstance(e, ir.At):
+            self._outside_the_periods(e, env)
         if isinstance(e, (ir.Reduce, ir.At, ir.Series, ir.Period, ir.Previous, ir.PeriodTable)):
             raise _Unseen(e)  # a series: this walk sees one figure at a time; the compiled values decide
         if isinstance(e, ir.Compare):
