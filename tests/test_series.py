@@ -504,3 +504,17 @@ def test_a_period_outside_the_plans_periods_says_so(text, message, where, hint):
     err = info.value
     assert message in err.message and hint in (err.hint or ""), (err.message, err.hint)
     assert text[err.span.start:].startswith(where), text[err.span.start:err.span.end]
+
+
+def test_a_misspelt_previous_or_period_gets_a_suggestion():
+    # `previus` said "unknown name" with no suggestion: the words of a plan with periods are suggested too
+    for text, want in ((HEAD + "series a = 1 then previus + 1\n", "did you mean `previous`?"),
+                       (HEAD + "series a = if(perod > 3 month, 1, 2)\n", "did you mean `period`?")):
+        with pytest.raises(PlanError) as info:
+            loads(text, name="bad.plan")
+        errors = getattr(info.value, "errors", None) or [info.value]
+        assert any(want in (e.hint or "") for e in errors), [(e.message, e.hint) for e in errors]
+    with pytest.raises(PlanError) as info:  # without periods they are not words of the plan
+        loads("a = previus + 1\n", name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert not any("previous" in (e.hint or "") for e in errors)

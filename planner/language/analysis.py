@@ -66,6 +66,7 @@ class Analyzer:
         self.function_refs: dict[str, frozenset[str]] = {}
         self.typer = Typer(self.units, self.defs, self.functions, self._bind)
         self.period_unit: Optional[Unit] = None  # the unit the periods count in (`month`), when written
+        self.periods: Optional[ir.Periods] = None  # set by :meth:`run`
         self.questions = {s.alias: s for s in plan.statements  # question answers by name, for messages
                           if isinstance(s, (ir.Solve, ir.Optimize)) and s.alias}
 
@@ -585,6 +586,8 @@ class Analyzer:
 
     def _unknown(self, name: str, span, params: frozenset[str]) -> PlanError:
         pool = set(self.defs) | set(params)
+        if self.periods is not None:  # `previus`: the words of a plan with periods
+            pool |= {"period", "previous"}
         guess = suggest(name, pool)
         hint = did_you_mean(name, guess)
         if name in self.functions:
