@@ -518,3 +518,18 @@ def test_a_misspelt_previous_or_period_gets_a_suggestion():
         loads("a = previus + 1\n", name="bad.plan")
     errors = getattr(info.value, "errors", None) or [info.value]
     assert not any("previous" in (e.hint or "") for e in errors)
+
+
+def test_adding_a_flow_per_month_to_an_amount_suggests_one_month():
+    # the help said "multiply the USD/month operand by a quantity in s (`... * 1 s`)": the plan's own unit is month
+    text = "unit USD\n" + HEAD + "series cash = 100 USD then previous + 5 USD/month\n"
+    with pytest.raises(PlanError) as info:
+        loads(text, name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert any("USD/month operand by a quantity in month (`... * 1 month`)" in (e.hint or "") for e in errors), \
+        [e.hint for e in errors]
+    with pytest.raises(PlanError) as info:  # a unit of another dimension keeps the base unit: B/s and B
+        loads("size = 2 GB + 3 GB/s\n", name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert any("GB/s operand by a quantity in s (`... * 1 s`)" in (e.hint or "") for e in errors), \
+        [e.hint for e in errors]

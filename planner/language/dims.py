@@ -547,6 +547,9 @@ def _same_dimension_hint(a: Type, b: Type) -> str:
         for big, small in ((a, b), (b, a)):
             ratio = canonical_text(big.dim / small.dim)
             if ratio and not any(c in ratio for c in "/*^ "):
+                per = (small.unit or "").rpartition("/")[2]
+                if big.dim / small.dim == TIME and "/" in (small.unit or "") and per.isidentifier():
+                    ratio = per  # `5 USD/month` beside USD: a month, in the plan's own unit (not seconds)
                 return (f"both operands need the same dimension: multiply the {dim_text(small)} operand by a "
                         f"quantity in {ratio} (`... * 1 {ratio}`)")
     return ("both operands need the same dimension: look for a missing factor or a misplaced parenthesis "
