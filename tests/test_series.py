@@ -533,3 +533,17 @@ def test_adding_a_flow_per_month_to_an_amount_suggests_one_month():
     errors = getattr(info.value, "errors", None) or [info.value]
     assert any("GB/s operand by a quantity in s (`... * 1 s`)" in (e.hint or "") for e in errors), \
         [e.hint for e in errors]
+
+
+@pytest.mark.parametrize("text", [
+    HEAD + "series cash = 100 then previous + cash at 3 month\n",
+    HEAD + "series cash = 100 then previous + 5 + b\nseries b = cash at 3 month\n",
+])
+def test_a_series_that_reads_itself_at_another_period_is_told_to_use_previous(text):
+    # it said "dependency cycle: cash -> cash ... make one of them an input", not that `at` reads another period
+    with pytest.raises(PlanError) as info:
+        loads(text, name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert [e.family for e in errors] == ["type"], [(e.family, e.message) for e in errors]
+    assert "`at` would read another period" in errors[0].message and "previous(x)" in errors[0].hint
+    assert text[errors[0].span.start:].startswith("cash at 3 month")

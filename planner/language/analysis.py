@@ -104,6 +104,9 @@ class Analyzer:
         try:
             order_all = topological_order(graph, spans, self._ref_span)
         except CycleError as err:
+            at = series_rules.cycle_through_at(getattr(err, "path", []), self.defs)
+            if at is not None:
+                raise at from None
             through = [a for a in self.answer_names if f"`{a}` uses" in " ".join(lab.text for lab in err.labels)
                        or err.label.startswith(f"`{a}` uses")]
             if through:
