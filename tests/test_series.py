@@ -547,3 +547,18 @@ def test_a_series_that_reads_itself_at_another_period_is_told_to_use_previous(te
     assert [e.family for e in errors] == ["type"], [(e.family, e.message) for e in errors]
     assert "`at` would read another period" in errors[0].message and "previous(x)" in errors[0].hint
     assert text[errors[0].span.start:].startswith("cash at 3 month")
+
+
+def test_explain_of_a_figure_that_reduces_a_series_says_it_has_no_closed_form():
+    # it printed SymPy's stand-in `runway_over_periods(burn, start)` as the formula over inputs, in base units
+    from planner.outputs.terminal import explain_text
+    from planner.questions.explain import explain
+
+    text = ("unit USD\n" + HEAD + "start = 100 USD\nburn = 30 USD\nseries cash = start - burn then previous - burn\n"
+            "runway = first(period where cash < 0 USD)\ntwice = runway * 2\n")
+    plan = loads(text, name="runway.plan")
+    for name in ("runway", "twice"):
+        shown = explain_text(explain(plan, name))
+        assert "_over_periods" not in shown and "base units" not in shown, shown
+        assert "no closed form: it reduces a series (`cash`), computed period by period" in shown, shown
+    assert "value        4 month" in explain_text(explain(plan, "runway"))
