@@ -256,3 +256,13 @@ def test_an_answer_that_moves_with_the_input_is_named():
                  "solve min x where x + yy >= 10 as m\n", name="t.plan")
     with pytest.raises(SolveError, match="an answer it uses changes with `x` itself"):
         Answers(plan).answer(plan.model.solves[1])
+
+
+def test_the_verification_shows_the_answer_to_the_same_digits_as_its_neighbour():
+    """`holds at x = 1.35 ..., fails at the float just below it (1.3511...)` read as a gap between the two:
+    the answer rounded for display is followed by its full value where they differ; a round answer is shown once."""
+    r = _answer(SMALL, "solve min x where x * 1.04^10 >= 2")
+    text = r.verification.text
+    assert f"holds at x = 1.35113 ({r.value!r}), fails at the float just below it ({r.verification.neighbor!r})" in text, text
+    r = _answer(SMALL, "solve min x where x^2 >= 4")
+    assert r.verification.text.startswith("holds at x = 2, fails"), r.verification.text

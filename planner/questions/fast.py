@@ -564,7 +564,9 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
         note = f"the condition holds everywhere in the domain ({_domain_text(q)}): the answer is its {end} end"
         return value, ver, _REAL_METHOD.format(n=xs.size), (note,)
     yes, no = edges[0]
-    ver = Verification(text=f"holds at {q.name} = {shown(yes)}, fails at the float just {'below' if low else 'above'} "
+    full = repr(float(yes) / float(scale)).removesuffix(".0")
+    said = shown(yes) if shown(yes).split(" ")[0].replace(",", "") == full else f"{shown(yes)} ({full})"
+    ver = Verification(text=f"holds at {q.name} = {said}, fails at the float just {'below' if low else 'above'} "
                             f"it ({no / scale!r})", exact=False, holds=True, neighbor=no / scale, neighbor_holds=False)
     return Fraction(yes), ver, _REAL_METHOD.format(n=xs.size), ()
 
