@@ -563,3 +563,16 @@ def test_explain_of_a_figure_that_reduces_a_series_says_it_has_no_closed_form():
         assert "_over_periods" not in shown and "base units" not in shown, shown
         assert "no closed form: it reduces a series (`cash`), computed period by period" in shown, shown
     assert "value        4 month" in explain_text(explain(plan, "runway"))
+
+
+@pytest.mark.parametrize("text, hint", [
+    # periods counted as plain numbers: the help said to write `cash at 36 month`
+    ("periods = 1..12\nseries a = 1 then previous + 1\nx = a at 3 month\n", "as a plain number: `a at 3`"),
+    (HEAD + "series a = 1 then previous + 1\nx = a at 3\n", "with its unit: `a at 3 month`"),
+    (HEAD + "series a = if(period >= 6, 1, 0)\n", "`period` counts in month: `6 month`"),
+])
+def test_a_period_in_the_wrong_unit_is_shown_in_the_periods_own(text, hint):
+    with pytest.raises(PlanError) as info:
+        loads(text, name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert any(hint in (e.hint or "") for e in errors), [e.hint for e in errors]
