@@ -1002,3 +1002,23 @@ def test_hover_shows_the_plan_as_written_beside_scenarios_that_all_change_it(tmp
     doc.update(restated)
     hover, _ = doc.hover(4, 1)
     assert "| as_written | 2 month |" in hover and "| base |" not in hover, hover
+
+
+def test_completion_offers_the_words_of_a_plan_with_periods(tmp_path):
+    """`previous`, `period`, `first`, `last`, `mean`, `sum` and `never` were not offered while typing a series
+    (they are not reserved words, so the keyword list had none of them); a plan without periods gets no
+    `previous` or `period`."""
+    from planner.lsp.analysis import Document
+
+    text = "periods = 1 month..12 month\nseries a = 1 then previous + 1\nseries b = prev"
+    doc = Document(tmp_path / "t.plan", text)
+    doc.update(text)
+    got = {c.label: c for c in doc.complete(2, len("series b = prev"))}
+    for word in ("previous", "period", "first", "last", "mean", "sum", "never"):
+        assert word in got, sorted(got)
+    assert got["previous"].insert == "previous($1)" and "period before" in got["previous"].detail
+    plain = "x = 1\ny = "
+    doc = Document(tmp_path / "u.plan", plain)
+    doc.update(plain)
+    labels = {c.label for c in doc.complete(1, 4)}
+    assert "previous" not in labels and "period" not in labels and "x" in labels

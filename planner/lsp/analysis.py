@@ -70,6 +70,18 @@ class Completion:
     sort: str = ""
 
 
+# The words of a plan with periods (docs/language.md, "Series over periods"): (word, a call, what it is)
+_SERIES_WORDS = (
+    ("previous", True, "previous(x): the series x in the period before"),
+    ("period", False, "the period being computed (3 month in the third month)"),
+    ("first", True, "first(period where cash < 0 USD): the first period where a condition holds, or never"),
+    ("last", True, "last(x): the series in the last period"),
+    ("mean", True, "mean(x): the series' mean over the periods"),
+    ("sum", True, "sum(x): the series added up over the periods"),
+    ("never", False, "what first(...) gives where its condition holds in no period"),
+)
+
+
 @dataclass(frozen=True)
 class Symbol:
     name: str
@@ -699,6 +711,11 @@ class Document:
             out.append(Completion(name, "function", f"{name}({f.signature})", f.doc, f"{name}($1)", sort=f"4{name}"))
         for word in grammar_words():
             out.append(Completion(word, "keyword", sort=f"5{word}"))
+        periods = self.plan.model.periods is not None if self.plan is not None else \
+            re.search(r"^\s*periods\s*=", self.text, re.M) is not None
+        for word, call, detail in _SERIES_WORDS if periods else ():  # names, not reserved: no keyword lists them
+            if word not in known:
+                out.append(Completion(word, "keyword", detail, insert=f"{word}($1)" if call else None, sort=f"4{word}"))
         return out
 
     # ---- quick fixes and inlay hints --------------------------------------------------------------
