@@ -1017,6 +1017,11 @@ def test_completion_offers_the_words_of_a_plan_with_periods(tmp_path):
     for word in ("previous", "period", "first", "last", "mean", "sum", "never"):
         assert word in got, sorted(got)
     assert got["previous"].insert == "previous($1)" and "period before" in got["previous"].detail
+    ok = "periods = 1 month..3 month\nseries a = 1 then previous + 1\nb = "
+    doc = Document(tmp_path / "s.plan", ok)
+    doc.update(ok)
+    got = {c.label: c for c in doc.complete(2, 4)}  # a series said "defined", as a name the plan does not have yet
+    assert got["a"].detail == "series = first 1 (month 1), last 3 (month 3), lowest 1 (month 1)", got["a"]
     plain = "x = 1\ny = "
     doc = Document(tmp_path / "u.plan", plain)
     doc.update(plain)

@@ -693,6 +693,11 @@ class Document:
                 out.append(Completion(name, "input" if q.is_input else "quantity",
                                       ("input" if q.is_input else "derived") + value, q.doc or "",
                                       sort=f"1{name}"))
+            for name in plan.series_order():
+                value = self.values.get("base", {}).get(name)
+                out.append(Completion(name, "quantity", "series" + (f" = {_say(value, plan.quantities[name].unit_text)}"
+                                                                    if value is not None else ""),
+                                      plan.quantities[name].doc or "", sort=f"1{name}"))
             for name, f in plan.model.functions.items():
                 params = ", ".join(p.name for p in f.params)
                 out.append(Completion(name, "function", f"{name}({params})", f.doc or "", f"{name}($1)",
