@@ -1022,6 +1022,8 @@ def test_completion_offers_the_words_of_a_plan_with_periods(tmp_path):
     doc.update(ok)
     got = {c.label: c for c in doc.complete(2, 4)}  # a series said "defined", as a name the plan does not have yet
     assert got["a"].detail == "series = first 1 (month 1), last 3 (month 3), lowest 1 (month 1)", got["a"]
+    hover, _ = doc.hover(1, 20)  # `previous` said nothing
+    assert "**previous**" in hover and "the period before" in hover and "`1 month..3 month`" in hover, hover
     plain = "x = 1\ny = "
     doc = Document(tmp_path / "u.plan", plain)
     doc.update(plain)

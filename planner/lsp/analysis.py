@@ -387,6 +387,10 @@ class Document:
             f = FUNCTIONS[word]
             excel = f"; Excel's `{f.excel}`" if f.excel else ""
             return f"**{word}** (built-in function{excel})\n\n```plan\n{word}({f.signature})\n```\n\n{f.doc}", rng
+        if name is None and plan is not None and plan.model.periods is not None and word in ("previous", "period"):
+            detail = next(d for w, _, d in _SERIES_WORDS if w == word)  # a word of a plan with periods
+            return f"**{word}** (series over periods)\n\n{detail}; the plan's periods are " \
+                   f"`{plan.model.periods.values.span.flat}`", rng
         if name is None:
             unit = _unit_word(word, self.text, a)
             if unit:
