@@ -576,3 +576,18 @@ def test_a_period_in_the_wrong_unit_is_shown_in_the_periods_own(text, hint):
         loads(text, name="bad.plan")
     errors = getattr(info.value, "errors", None) or [info.value]
     assert any(hint in (e.hint or "") for e in errors), [e.hint for e in errors]
+
+
+@pytest.mark.parametrize("args", [("--where", "min(cash) = 0 USD"), ("--max", "--where", "min(cash) >= 0 USD")])
+def test_solve_on_the_command_line_reads_a_reduction_of_a_series(tmp_path, cli, args):
+    """`planner solve --for burn --where 'min(cash) = 0 USD'` was an internal error (and `--max` found no value):
+    the condition typed on the command line did not read `min(cash)` as the reduction the plan's own would."""
+    path = tmp_path / "burn.plan"
+    path.write_text("unit USD\n" + HEAD + "start = 120 USD\nburn = 5 USD where burn >= 0 USD\n"
+                    "series cash = start - burn then previous - burn\n")
+    code, out, err = cli("solve", str(path), "--for", "burn", *args, "--format", "json")
+    assert code == 0 and "internal error" not in err, err
+    import json
+
+    (row,) = json.loads(out)["results"]
+    assert math.isclose(row["value"], 10.0, rel_tol=1e-9), row  # 12 months of 10 USD spend the 120 USD
