@@ -266,3 +266,19 @@ def test_the_verification_shows_the_answer_to_the_same_digits_as_its_neighbour()
     assert f"holds at x = 1.35113 ({r.value!r}), fails at the float just below it ({r.verification.neighbor!r})" in text, text
     r = _answer(SMALL, "solve min x where x^2 >= 4")
     assert r.verification.text.startswith("holds at x = 2, fails"), r.verification.text
+
+
+def test_an_equation_whose_sides_jump_past_each_other_has_no_root():
+    """`ceil(x) - 2.5 = 0` was answered `x = 2`, "lhs - rhs = -0.5 (it changes sign at the next float)": a step
+    across zero is no root. It is a no-answer that says where the sides jump and what to ask instead."""
+    plan = loads("x = 5 where 0 <= x <= 10\ny = ceil(x) - 2.5\nsolve x where y = 0 as r\n", name="t.plan")
+    (stmt,) = plan.model.solves
+    with pytest.raises(NoRootError) as info:
+        Answers(plan).answer(stmt)
+    err = info.value
+    assert "jump past each other" in err.message and "x = 2" in err.message and "-0.5" in err.message and "0.5" in err.message, \
+        err.message
+    assert "solve min x where y >= 0" in err.hint
+    # a steep but continuous equation keeps its root
+    r = _answer("x = 5 where 0 <= x <= 10\n", "solve x where 1e12 * (x - 1) = 0")
+    assert r.value == pytest.approx(1.0, rel=1e-12)
