@@ -85,3 +85,31 @@ def test_the_least_start_keeps_every_month_at_or_above_zero():
 def test_the_plan_checks_its_own_figures():
     results = planner.load(PLAN).check()
     assert len(results) == 11 and all(r.passed for r in results)
+
+
+def test_the_workbook_follows_an_edited_growth_to_the_scripts_figures(tmp_path):
+    """The exported workbook, growth typed as 2% on the Inputs sheet, every cached value poisoned, recalculated
+    by LibreOffice: the purchases (an IF over last month's cells), the cash and the figures that reduce it are the
+    script's at 2% a month."""
+    import openpyxl
+    from excel_recalc import poison, recalculate, require_soffice
+
+    from planner.outputs.excel.writer import Book, to_bytes
+
+    require_soffice()
+    book = tmp_path / "gpu.xlsx"
+    book.write_bytes(to_bytes(Book(load_compiled(PLAN)).build()))
+    wb = openpyxl.load_workbook(book)
+    sheet, ref = wb.defined_names["growth"].attr_text.split("!")
+    wb[sheet.strip("'")][ref.replace("$", "")].value = 0.02
+    wb.save(book)
+    assert poison(book) > 1000
+    got = openpyxl.load_workbook(recalculate([book], tmp_path / "out")[book], data_only=True)
+
+    def named(name):
+        s, r = got.defined_names[name].attr_text.split("!")
+        return got[s.strip("'")][r.replace("$", "")].value
+
+    m = _months(growth=0.02)
+    assert _close(named("lowest") * 1000, min(m["cash"])) and _close(named("ending") * 1000, m["cash"][-1])
+    assert named("purchases") == sum(1 for b in m["bought"] if b) == 6 and named("runway") == "#N/A"
