@@ -282,3 +282,23 @@ def test_an_equation_whose_sides_jump_past_each_other_has_no_root():
     # a steep but continuous equation keeps its root
     r = _answer("x = 5 where 0 <= x <= 10\n", "solve x where 1e12 * (x - 1) = 0")
     assert r.value == pytest.approx(1.0, rel=1e-12)
+
+
+def test_the_least_value_is_never_shown_below_itself(tmp_path, cli):
+    """The least start that keeps the cash at or above zero, 1.2345 kUSD, was written `1.23 kUSD` by `solve`, the
+    report's finding and the build: a reader who funds what is shown falls short. A least value is written with
+    the decimals it needs to stay at or above the answer (a greatest value at or below it)."""
+    from planner.compute.numbers import answer_style
+
+    path = tmp_path / "round.plan"
+    path.write_text("unit USD\nunit kUSD = 1000 USD\nperiods = 1 month..12 month\nstart = 1 kUSD where start >= 0 USD\n"
+                    "burn = 1.2345 kUSD\nseries cash = start - burn then previous + 0 USD\n"
+                    "solve min start where min(cash) >= 0 USD as need\n")
+    code, out, _ = cli("solve", str(path))
+    assert code == 0 and "[base] start = 1.235 kUSD" in out, out
+    assert answer_style(4.387468216238861, "MUSD", "min").text(4.387468216238861) == "4.39"  # rounds up: as before
+    assert answer_style(1.2345, "kUSD", "max").text(1.2345) == "1.23"  # a greatest value may round down
+    assert answer_style(1.2355, "kUSD", "max").text(1.2355) == "1.2355"  # 1.24 and 1.236 are above it
+    report = tmp_path / "r.md"
+    code, _, _ = cli("report", str(path), "-o", str(report))
+    assert "is **1.235 kUSD**" in report.read_text()

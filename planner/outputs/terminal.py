@@ -16,7 +16,7 @@ import math
 from ..compute.evaluation import Evaluation, Plan, format_value
 from ..language.errors import PlanError
 from ..language.live import plain as prose_text
-from .numbers import SIGNIFICANT, NumberStyle, differing, is_money, plan_styles, texts
+from .numbers import SIGNIFICANT, NumberStyle, answer_style, differing, is_money, plan_styles, texts
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
@@ -582,7 +582,8 @@ def solve_text(results: Sequence[SolveResult]) -> str:
             alias = f"  as {r.alias}" if r.alias and f" as {r.alias}" not in r.question else ""
             lines.append(f"{r.question}{alias}{where}")
             last = r.statement
-        value = figure(r.display_value, r.unit)  # as eval, the report and the workbook write the answer
+        style = answer_style(r.display_value, r.unit, r.mode)  # as eval, the report and the workbook write it
+        value = f"{figures([r.display_value], r.unit, style=style)[0]} {r.unit}".strip()
         head = f"  [{r.label}] {r.target} = {value}"
         if r.optimum is not None:
             head += f"  ({figure(r.optimum_display, r.optimum_unit, 6)} at the optimum)"
