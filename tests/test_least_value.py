@@ -302,3 +302,10 @@ def test_the_least_value_is_never_shown_below_itself(tmp_path, cli):
     report = tmp_path / "r.md"
     code, _, _ = cli("report", str(path), "-o", str(report))
     assert "is **1.235 kUSD**" in report.read_text()
+    # the workbook's Summary writes the answer as a sentence over its Solve cell: in the format that keeps it
+    import openpyxl
+
+    book = tmp_path / "round.xlsx"
+    code, _, _ = cli("export", str(path), "-o", str(book))
+    cells = [c.value for row in openpyxl.load_workbook(book)["Summary"].iter_rows() for c in row]
+    assert '="Need: "&TEXT(Solve!$C$4,"#,##0.000")&" kUSD"' in cells, [c for c in cells if "Need" in str(c)]
