@@ -256,3 +256,56 @@ def test_an_answer_that_moves_with_the_input_is_named():
                  "solve min x where x + yy >= 10 as m\n", name="t.plan")
     with pytest.raises(SolveError, match="an answer it uses changes with `x` itself"):
         Answers(plan).answer(plan.model.solves[1])
+
+
+def test_the_verification_shows_the_answer_to_the_same_digits_as_its_neighbour():
+    """`holds at x = 1.35 ..., fails at the float just below it (1.3511...)` read as a gap between the two:
+    the answer rounded for display is followed by its full value where they differ; a round answer is shown once."""
+    r = _answer(SMALL, "solve min x where x * 1.04^10 >= 2")
+    text = r.verification.text
+    assert f"holds at x = 1.35113 ({r.value!r}), fails at the float just below it ({r.verification.neighbor!r})" in text, text
+    r = _answer(SMALL, "solve min x where x^2 >= 4")
+    assert r.verification.text.startswith("holds at x = 2, fails"), r.verification.text
+
+
+def test_an_equation_whose_sides_jump_past_each_other_has_no_root():
+    """`ceil(x) - 2.5 = 0` was answered `x = 2`, "lhs - rhs = -0.5 (it changes sign at the next float)": a step
+    across zero is no root. It is a no-answer that says where the sides jump and what to ask instead."""
+    plan = loads("x = 5 where 0 <= x <= 10\ny = ceil(x) - 2.5\nsolve x where y = 0 as r\n", name="t.plan")
+    (stmt,) = plan.model.solves
+    with pytest.raises(NoRootError) as info:
+        Answers(plan).answer(stmt)
+    err = info.value
+    assert "jump past each other" in err.message and "x = 2" in err.message and "-0.5" in err.message and "0.5" in err.message, \
+        err.message
+    assert "solve min x where y >= 0" in err.hint
+    # a steep but continuous equation keeps its root
+    r = _answer("x = 5 where 0 <= x <= 10\n", "solve x where 1e12 * (x - 1) = 0")
+    assert r.value == pytest.approx(1.0, rel=1e-12)
+
+
+def test_the_least_value_is_never_shown_below_itself(tmp_path, cli):
+    """The least start that keeps the cash at or above zero, 1.2345 kUSD, was written `1.23 kUSD` by `solve`, the
+    report's finding and the build: a reader who funds what is shown falls short. A least value is written with
+    the decimals it needs to stay at or above the answer (a greatest value at or below it)."""
+    from planner.compute.numbers import answer_style
+
+    path = tmp_path / "round.plan"
+    path.write_text("unit USD\nunit kUSD = 1000 USD\nperiods = 1 month..12 month\nstart = 1 kUSD where start >= 0 USD\n"
+                    "burn = 1.2345 kUSD\nseries cash = start - burn then previous + 0 USD\n"
+                    "solve min start where min(cash) >= 0 USD as need\n")
+    code, out, _ = cli("solve", str(path))
+    assert code == 0 and "[base] start = 1.235 kUSD" in out, out
+    assert answer_style(4.387468216238861, "MUSD", "min").text(4.387468216238861) == "4.39"  # rounds up: as before
+    assert answer_style(1.2345, "kUSD", "max").text(1.2345) == "1.23"  # a greatest value may round down
+    assert answer_style(1.2355, "kUSD", "max").text(1.2355) == "1.2355"  # 1.24 and 1.236 are above it
+    report = tmp_path / "r.md"
+    code, _, _ = cli("report", str(path), "-o", str(report))
+    assert "is **1.235 kUSD**" in report.read_text()
+    # the workbook's Summary writes the answer as a sentence over its Solve cell: in the format that keeps it
+    import openpyxl
+
+    book = tmp_path / "round.xlsx"
+    code, _, _ = cli("export", str(path), "-o", str(book))
+    cells = [c.value for row in openpyxl.load_workbook(book)["Summary"].iter_rows() for c in row]
+    assert '="Need: "&TEXT(Solve!$C$4,"#,##0.000")&" kUSD"' in cells, [c for c in cells if "Need" in str(c)]

@@ -982,3 +982,50 @@ def test_a_probability_check_shows_in_the_editor_as_planner_check_runs_it(lsp, t
     assert "P(x > 9) = 10" in d["message"] and "samples" in d["message"]
     lsp.change(path, text.replace("x > 9", "x > 1"), 2)
     assert lsp.diagnostics(path, 2) == []
+
+
+def test_hover_shows_the_plan_as_written_beside_scenarios_that_all_change_it(tmp_path):
+    """A plan whose every scenario changes an input: hover lists the plan as written too. It listed only
+    the scenarios and said `runway` was never "in every scenario" while the plan as written runs out in
+    month 2; a scenario that restates the plan as written stands for it (as `--scenario all` shows them)."""
+    from planner.lsp.analysis import Document
+
+    text = ("unit USD\nperiods = 1 month..3 month\nburn = 60 USD\nseries cash = 100 USD - burn then previous - burn\n"
+            "runway = first(period where cash < 0 USD)\nscenario frugal { burn = 10 USD }\n")
+    doc = Document(tmp_path / "t.plan", text)
+    doc.update(text)
+    hover, _ = doc.hover(4, 1)
+    assert "| base | 2 month |" in hover and "| frugal | never |" in hover, hover
+    hover, _ = doc.hover(3, 8)
+    assert "| base | first **40.00 USD** (month 1), last **-80.00 USD** (month 3)" in hover, hover
+    restated = text + "scenario as_written { burn = 60 USD }\n"
+    doc.update(restated)
+    hover, _ = doc.hover(4, 1)
+    assert "| as_written | 2 month |" in hover and "| base |" not in hover, hover
+
+
+def test_completion_offers_the_words_of_a_plan_with_periods(tmp_path):
+    """`previous`, `period`, `first`, `last`, `mean`, `sum` and `never` were not offered while typing a series
+    (they are not reserved words, so the keyword list had none of them); a plan without periods gets no
+    `previous` or `period`."""
+    from planner.lsp.analysis import Document
+
+    text = "periods = 1 month..12 month\nseries a = 1 then previous + 1\nseries b = prev"
+    doc = Document(tmp_path / "t.plan", text)
+    doc.update(text)
+    got = {c.label: c for c in doc.complete(2, len("series b = prev"))}
+    for word in ("previous", "period", "first", "last", "mean", "sum", "never"):
+        assert word in got, sorted(got)
+    assert got["previous"].insert == "previous($1)" and "period before" in got["previous"].detail
+    ok = "periods = 1 month..3 month\nseries a = 1 then previous + 1\nb = "
+    doc = Document(tmp_path / "s.plan", ok)
+    doc.update(ok)
+    got = {c.label: c for c in doc.complete(2, 4)}  # a series said "defined", as a name the plan does not have yet
+    assert got["a"].detail == "series = first 1 (month 1), last 3 (month 3), lowest 1 (month 1)", got["a"]
+    hover, _ = doc.hover(1, 20)  # `previous` said nothing
+    assert "**previous**" in hover and "the period before" in hover and "`1 month..3 month`" in hover, hover
+    plain = "x = 1\ny = "
+    doc = Document(tmp_path / "u.plan", plain)
+    doc.update(plain)
+    labels = {c.label for c in doc.complete(1, 4)}
+    assert "previous" not in labels and "period" not in labels and "x" in labels

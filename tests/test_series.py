@@ -244,6 +244,7 @@ def test_sensitivity_of_the_lowest_balance_to_the_starting_cash(plan):
     m = _months()["cash"]
     k = m.index(min(m)) + 1  # the lowest month: the start has earned interest k times there
     assert row.derivative == pytest.approx(1.005 ** k, rel=1e-6)
+    assert "sums or ranges" not in row.note and "series" in row.note, row.note  # it named only sums and ranges
 
 
 def test_the_workbook_shows_each_series_as_a_row_of_months(plan):
@@ -487,3 +488,106 @@ def test_the_fan_of_a_scenario_that_fixes_every_uncertain_input_a_series_uses():
         assert steady[p].tolist() == pytest.approx(want, rel=1e-9), p
     varied = fan(sims[0], "cash", (5.0, 95.0))
     assert varied["p5"][0] == varied["p95"][0] == pytest.approx(44.9) and varied["p5"][-1] < varied["p95"][-1]
+
+
+@pytest.mark.parametrize("text, message, where, hint", [
+    # a period past the horizon said "a series it uses has none in some period ... a division by zero?"
+    (HEAD + "series a = 1 then previous + 1\nx = a at 13 month\n", "after the last period (12 month)", "13 month",
+     "1 month..12 month"),
+    (HEAD + "series a = 1 then previous + 1\nx = a at 0 month\n", "before the first period (1 month)", "0 month",
+     "1 month..12 month"),
+    (HEAD + "series a = 1 then previous + 1\nx = a at 2.5 month\n", "not one of the plan's periods", "2.5 month",
+     "1 month..12 month"),
+])
+def test_a_period_outside_the_plans_periods_says_so(text, message, where, hint):
+    with pytest.raises(PlanError) as info:
+        loads(text, name="bad.plan").evaluate()
+    err = info.value
+    assert message in err.message and hint in (err.hint or ""), (err.message, err.hint)
+    assert text[err.span.start:].startswith(where), text[err.span.start:err.span.end]
+
+
+def test_a_misspelt_previous_or_period_gets_a_suggestion():
+    # `previus` said "unknown name" with no suggestion: the words of a plan with periods are suggested too
+    for text, want in ((HEAD + "series a = 1 then previus + 1\n", "did you mean `previous`?"),
+                       (HEAD + "series a = if(perod > 3 month, 1, 2)\n", "did you mean `period`?")):
+        with pytest.raises(PlanError) as info:
+            loads(text, name="bad.plan")
+        errors = getattr(info.value, "errors", None) or [info.value]
+        assert any(want in (e.hint or "") for e in errors), [(e.message, e.hint) for e in errors]
+    with pytest.raises(PlanError) as info:  # without periods they are not words of the plan
+        loads("a = previus + 1\n", name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert not any("previous" in (e.hint or "") for e in errors)
+
+
+def test_adding_a_flow_per_month_to_an_amount_suggests_one_month():
+    # the help said "multiply the USD/month operand by a quantity in s (`... * 1 s`)": the plan's own unit is month
+    text = "unit USD\n" + HEAD + "series cash = 100 USD then previous + 5 USD/month\n"
+    with pytest.raises(PlanError) as info:
+        loads(text, name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert any("USD/month operand by a quantity in month (`... * 1 month`)" in (e.hint or "") for e in errors), \
+        [e.hint for e in errors]
+    with pytest.raises(PlanError) as info:  # a unit of another dimension keeps the base unit: B/s and B
+        loads("size = 2 GB + 3 GB/s\n", name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert any("GB/s operand by a quantity in s (`... * 1 s`)" in (e.hint or "") for e in errors), \
+        [e.hint for e in errors]
+
+
+@pytest.mark.parametrize("text", [
+    HEAD + "series cash = 100 then previous + cash at 3 month\n",
+    HEAD + "series cash = 100 then previous + 5 + b\nseries b = cash at 3 month\n",
+])
+def test_a_series_that_reads_itself_at_another_period_is_told_to_use_previous(text):
+    # it said "dependency cycle: cash -> cash ... make one of them an input", not that `at` reads another period
+    with pytest.raises(PlanError) as info:
+        loads(text, name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert [e.family for e in errors] == ["type"], [(e.family, e.message) for e in errors]
+    assert "`at` would read another period" in errors[0].message and "previous(x)" in errors[0].hint
+    assert text[errors[0].span.start:].startswith("cash at 3 month")
+
+
+def test_explain_of_a_figure_that_reduces_a_series_says_it_has_no_closed_form():
+    # it printed SymPy's stand-in `runway_over_periods(burn, start)` as the formula over inputs, in base units
+    from planner.outputs.terminal import explain_text
+    from planner.questions.explain import explain
+
+    text = ("unit USD\n" + HEAD + "start = 100 USD\nburn = 30 USD\nseries cash = start - burn then previous - burn\n"
+            "runway = first(period where cash < 0 USD)\ntwice = runway * 2\n")
+    plan = loads(text, name="runway.plan")
+    for name in ("runway", "twice"):
+        shown = explain_text(explain(plan, name))
+        assert "_over_periods" not in shown and "base units" not in shown, shown
+        assert "no closed form: it reduces a series (`cash`), computed period by period" in shown, shown
+    assert "value        4 month" in explain_text(explain(plan, "runway"))
+
+
+@pytest.mark.parametrize("text, hint", [
+    # periods counted as plain numbers: the help said to write `cash at 36 month`
+    ("periods = 1..12\nseries a = 1 then previous + 1\nx = a at 3 month\n", "as a plain number: `a at 3`"),
+    (HEAD + "series a = 1 then previous + 1\nx = a at 3\n", "with its unit: `a at 3 month`"),
+    (HEAD + "series a = if(period >= 6, 1, 0)\n", "`period` counts in month: `6 month`"),
+])
+def test_a_period_in_the_wrong_unit_is_shown_in_the_periods_own(text, hint):
+    with pytest.raises(PlanError) as info:
+        loads(text, name="bad.plan")
+    errors = getattr(info.value, "errors", None) or [info.value]
+    assert any(hint in (e.hint or "") for e in errors), [e.hint for e in errors]
+
+
+@pytest.mark.parametrize("args", [("--where", "min(cash) = 0 USD"), ("--max", "--where", "min(cash) >= 0 USD")])
+def test_solve_on_the_command_line_reads_a_reduction_of_a_series(tmp_path, cli, args):
+    """`planner solve --for burn --where 'min(cash) = 0 USD'` was an internal error (and `--max` found no value):
+    the condition typed on the command line did not read `min(cash)` as the reduction the plan's own would."""
+    path = tmp_path / "burn.plan"
+    path.write_text("unit USD\n" + HEAD + "start = 120 USD\nburn = 5 USD where burn >= 0 USD\n"
+                    "series cash = start - burn then previous - burn\n")
+    code, out, err = cli("solve", str(path), "--for", "burn", *args, "--format", "json")
+    assert code == 0 and "internal error" not in err, err
+    import json
+
+    (row,) = json.loads(out)["results"]
+    assert math.isclose(row["value"], 10.0, rel_tol=1e-9), row  # 12 months of 10 USD spend the 120 USD

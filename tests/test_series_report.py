@@ -459,3 +459,15 @@ def test_a_fan_without_any_figure_to_simulate():
     assert data.fans[0][2]["p50"][59] == pytest.approx(np.percentile(START - 60 * burns, 50), rel=1e-9)
     outputs, _ = report_outputs(analysis, "alone.md")
     assert "](alone-fan-1.png)" in outputs[-1].data.decode()
+
+
+def test_a_scenario_whose_line_is_another_ones_says_so_and_both_lines_show():
+    """A scenario that changes nothing the series uses drew its line exactly over the plan as written's:
+    the legend named both and the chart showed one. Its label says whose line it is, and it is dashed over it."""
+    text = RUNWAY.read_text() + "other = 1\nscenario cheap { other = 2 }\n"
+    analysis = analyse(loads(text, name=str(RUNWAY)))
+    (data,) = periods.plot_data(analysis, ["cash"], {"cash": "cash"})
+    assert [label for label, _, _ in data.lines] == ["base", "price_war", "frugal", "cheap (same as base)"]
+    outputs, _ = report_outputs(analysis, "same.md")
+    seen = _pixels({o.name: o.data for o in outputs}["same-series-1.png"])
+    assert seen["C0"] > 300 and seen["C3"] > 300, seen

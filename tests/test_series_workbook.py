@@ -60,11 +60,11 @@ def compare(plan, book: Book, wb, overrides=None, scenario=None) -> int:
             n += 1
         for b in book.period_blocks if not q.is_bool else []:  # months: each whole quarter and year
             rule = ws.cell(row, p.first + p.count + 1).value
-            assert rule in ("at the end", "total")
+            assert rule in ("at the end", "total", "average")
             for k, label in enumerate(b.labels):
                 assert ws.cell(p.header - 1, b.col + k).value == label
                 months = values[b.size * k:b.size * (k + 1)] / float(scale_of(q))
-                want = months[-1] if rule == "at the end" else months.sum()
+                want = months[-1] if rule == "at the end" else months.mean() if rule == "average" else months.sum()
                 close(ws.cell(row, b.col + k).value, float(want), f"{name} in {label} ({rule})")
                 n += 1
     for name, row in book.model_rows.items():
@@ -356,3 +356,21 @@ def test_the_months_print_in_full_with_their_labels_on_every_page(exported):
     for label in [f"Month {k}" for k in range(1, 61)] + ["Y1 Q1", "Y5 Q4", "Year 1", "Year 5"]:
         assert re.search(re.escape(label) + r"(?!\d)", heads), label
     assert sum(page[0].endswith("Charts") for page in pages) == 1
+
+
+def test_a_share_per_quarter_is_its_average_not_its_total(tmp_path):
+    """`utilisation = used / gpus -> %` added up over a quarter read 229% (78% + 82% + 69%): a series shown in
+    percent is averaged over each quarter and year; a flow is still added up and a level read at the end."""
+    text = ("periods = 1 month..12 month\nseries demand = 50 then previous * 1.1\nseries gpus = 64 then previous + 8\n"
+            "series used = min(demand, gpus)\nseries utilisation = used / gpus -> %\n")
+    plan = loads(text, name=str(tmp_path / "share.plan"))
+    book = export(plan, tmp_path / "share.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "share.xlsx")["Months"]
+    p, quarters = book.periods, book.period_blocks[0]
+    share, used, gpus = p.rows["utilisation"], p.rows["used"], p.rows["gpus"]
+    rule = p.first + p.count + 1
+    assert [ws.cell(r, rule).value for r in (share, used, gpus)] == ["average", "total", "at the end"]
+    assert ws.cell(share, quarters.col).value == f"=AVERAGE(C{share}:E{share})"
+    held = openpyxl.load_workbook(tmp_path / "share.xlsx", data_only=True)["Months"]  # the value the file holds
+    want = (50 / 64 + 55 / 72 + 60.5 / 80) / 3  # months 1 to 3, by hand
+    assert math.isclose(held.cell(share, quarters.col).value, want, rel_tol=1e-12)  # a percent cell holds 0.78

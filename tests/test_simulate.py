@@ -751,3 +751,11 @@ def test_a_quantity_no_probability_check_uses_does_not_stop_the_checks(plan_file
     assert "2 passed, 0 failed" in out, out
     code, out, err = cli("simulate", path, "--show", "odd")
     assert code == 2 and "`odd` has no finite value" in err  # asked for, it is still said
+
+
+def test_a_probability_written_with_its_p_says_to_give_the_condition_alone(plan_file, cli):
+    # the docs and the output write `P(min(cash) < 0 USD)`; typed so, it said only "expected a condition"
+    path = plan_file("util = 40% to 70%\nrate = util * 2\n")
+    code, out, err = cli("simulate", str(path), "-p", "P(rate > 100%)")
+    assert code == 2 and "Traceback" not in err
+    assert "help: give the condition alone: `-p 'rate > 100%'`" in err, err

@@ -16,7 +16,7 @@ from typing import Mapping, Optional
 from ..language import ir
 from ..language.aggregates import MAX_TERMS, Ranges
 from ..language.analysis import unit_of
-from ..language.errors import EvaluationError, Label, NeverError
+from ..language.errors import EvaluationError, Label, NeverError, PlanError
 from ..language.functions import fill
 from ..language.model import Model
 from ..language.precision import in_floats
@@ -169,7 +169,36 @@ class _Eval(Formula, ir.Visitor):
     def _unseen(self, e: ir.Expr, env: dict):
         raise _Unseen(e)  # a series: this walk sees one figure at a time; the compiled values decide
 
-    visit_Reduce = visit_At = visit_Series = visit_Period = visit_Previous = visit_PeriodTable = _unseen
+    visit_Reduce = visit_Series = visit_Period = visit_Previous = visit_PeriodTable = _unseen
+
+    def _outside_the_periods(self, e: ir.At, env: dict) -> None:
+        """``x at 13 month`` in a plan of 12 months (or ``at 2.5 month``): say which period it is not."""
+        periods = self.model.periods
+        try:
+            when, start, end = (self.visit(x, env) for x in (e.when, *periods.values.items[:2]))
+            step = self.ranges.step(periods.values, lambda x: None)
+        except (_Unseen, KeyError, PlanError):
+            return
+        if not all(isinstance(v, float) and math.isfinite(v) for v in (when, start, end)) or step.value <= 0:
+            return
+        unit = step.unit
+        say = lambda v: f"{_fmt(v / float(step.scale))}{' ' + unit if unit else ''}"  # noqa: E731
+        last = start + math.floor((end - start) / float(step.value) + 1e-9) * float(step.value)
+        k = (when - start) / float(step.value)
+        if when < start - 1e-9 * abs(float(step.value)):
+            why = f"is before the first period ({say(start)})"
+        elif when > last + 1e-9 * abs(float(step.value)):
+            why = f"is after the last period ({say(last)})"
+        elif abs(k - round(k)) > 1e-9:
+            why = "is not one of the plan's periods"
+        else:
+            return
+        self._fail(f"`{_text(e.when)}` {why}", e.when, f"{say(when)}: no period",
+                   hint=f"the plan's periods are `{periods.values.span.flat}`")
+
+    def visit_At(self, e: ir.At, env: dict):
+        self._outside_the_periods(e, env)
+        raise _Unseen(e)  # a series: this walk sees one figure at a time; the compiled values decide
 
     def visit_Aggregate(self, e: ir.Aggregate, env: dict):
         """Term by term, so a broken term is named with the value of the variable there."""

@@ -340,6 +340,21 @@ def quantity_styles(model, evaluations, names: Optional[Iterable[str]] = None) -
     return out
 
 
+def answer_style(value: float, unit: str, mode: str, style: Optional[NumberStyle] = None) -> NumberStyle:
+    """How a question's answer is written: as every figure (``style``, else the rule's), except that a least
+    value (``solve min``) is never shown below itself, nor a greatest (``solve max``) above (1.2345 kUSD is
+    ``1.235 kUSD``, not ``1.23 kUSD``, which falls short): the decimals it needs, added one at a time."""
+    style = style or style_for([value], unit)
+    if mode not in ("min", "max") or isinstance(value, bool) or not math.isfinite(float(value)) or style.scientific:
+        return style
+    for more in range(17):
+        shown = NumberStyle(style.decimals + more, style.scientific, style.percent, 0, style.money)
+        said = float(shown.text(value).replace(",", ""))
+        if (said >= value) if mode == "min" else (said <= value):
+            return shown if more else style
+    return style
+
+
 def figure(value: Optional[float | bool], unit: str = "", style: Optional[NumberStyle] = None) -> str:
     """One figure with its unit for text outputs (the terminal, messages): ``6,527,500.00 USD``,
     ``45.5 %``, ``140 GB``; the number and its unit are always apart."""

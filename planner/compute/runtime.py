@@ -646,10 +646,11 @@ def _series_table(np) -> dict:
     def at_period(stack, when, start, step):
         stack = np.asarray(stack, dtype=np.float64)
         n = stack.shape[-1]
-        i = np.round((np.asarray(when, dtype=np.float64) - start) / step)
+        raw = (np.asarray(when, dtype=np.float64) - start) / step
+        i = np.round(raw)
         shape = np.broadcast_shapes(stack.shape[:-1], i.shape)
         i = np.broadcast_to(i, shape)
-        valid = (i >= 0) & (i < n)
+        valid = (i >= 0) & (i < n) & (np.abs(raw - np.round(raw)) <= 1e-9)  # `at 2.5 month` is no period
         if n == 0:
             return np.full(shape, np.nan)
         s = np.broadcast_to(stack, shape + (n,))

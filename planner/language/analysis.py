@@ -65,6 +65,7 @@ class Analyzer:
         self.function_refs: dict[str, frozenset[str]] = {}
         self.typer = Typer(self.units, self.defs, self.functions, self._bind)
         self.period_unit: Optional[Unit] = None  # the unit the periods count in (`month`), when written
+        self.periods: Optional[ir.Periods] = None  # set by :meth:`run`
         self.questions = {s.alias: s for s in plan.statements  # question answers by name, for messages
                           if isinstance(s, (ir.Solve, ir.Optimize)) and s.alias}
 
@@ -102,6 +103,9 @@ class Analyzer:
         try:
             order_all = topological_order(graph, spans, self._ref_span)
         except CycleError as err:
+            at = series_rules.cycle_through_at(getattr(err, "path", []), self.defs)
+            if at is not None:
+                raise at from None
             through = [a for a in self.answer_names if f"`{a}` uses" in " ".join(lab.text for lab in err.labels)
                        or err.label.startswith(f"`{a}` uses")]
             if through:
@@ -584,6 +588,8 @@ class Analyzer:
 
     def _unknown(self, name: str, span, params: frozenset[str]) -> PlanError:
         pool = set(self.defs) | set(params)
+        if self.periods is not None:  # `previus`: the words of a plan with periods
+            pool |= {"period", "previous"}
         guess = suggest(name, pool)
         hint = did_you_mean(name, guess)
         if name in self.functions:

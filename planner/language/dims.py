@@ -194,7 +194,8 @@ class Typer(ir.Visitor):
                 raise UnitError(
                     f"cannot compare {dim_text(a)} with {dim_text(b)}", e.op_spans[i],
                     labels=[Label(e.operands[i].span, dim_text(a)), Label(e.operands[i + 1].span, dim_text(b))],
-                    hint="both sides of a comparison need the same dimension")
+                    hint=self._period_hint(e.operands[i:i + 2]) or "both sides of a comparison need the same "
+                                                                     "dimension")
         return BOOL
 
     def visit_Logic(self, e: ir.Logic | ir.Not, scope, lookup) -> Type:
@@ -254,8 +255,12 @@ class Typer(ir.Visitor):
         t = self.type(e.series, scope, lookup)
         w = self._num(e.when, scope, lookup, "find the period of")
         if self.period is not None and not same_dim(w, self.period):
+            n = e.when.span.flat.split()[0] if isinstance(e.when, ir.Number) else "36"
+            unit = self.period.unit if not self.period.dim.dimensionless else None
             raise UnitError(f"`at` takes a period ({dim_text(self.period)}), not {dim_text(w)}", e.when.span,
-                            label=dim_text(w), hint="write the period with its unit: `cash at 36 month`")
+                            label=dim_text(w), hint=f"write the period with its unit: `{e.series.span.flat} at "
+                                                    f"{n} {unit}`" if unit else "write the period as a plain "
+                                                    f"number: `{e.series.span.flat} at {n}`")
         return Type(t.kind, t.dim, None, t.unit)
 
     def visit_Reduce(self, e: ir.Reduce, scope, lookup) -> Type:
@@ -355,6 +360,13 @@ class Typer(ir.Visitor):
                     written = lit.unit.text
             self._units_written[name] = written
         return t.unit if written is None else written
+
+    def _period_hint(self, pair) -> Optional[str]:
+        """``period >= 6`` in a plan of months: the number in the periods' unit (``6 month``)."""
+        n = _period_number(pair)
+        if n is None or self.period is None or self.period.dim.dimensionless or not self.period.unit:
+            return None
+        return f"`period` counts in {self.period.unit}: `{n} {self.period.unit}`"
 
     def _num(self, e: ir.Expr, scope, lookup, what: str) -> Type:
         t = self.type(e, scope, lookup)
@@ -542,6 +554,14 @@ def same_dim(a: Type, b: Type) -> bool:
     return a.dim is None or b.dim is None or a.dim == b.dim
 
 
+def _period_number(pair) -> Optional[str]:
+    """``period >= 6`` (or ``6 <= period``): the plain number's text."""
+    for p, n in (pair, pair[::-1]):
+        if isinstance(p, ir.Period) and isinstance(n, ir.Number) and n.unit is None:
+            return n.span.flat
+    return None
+
+
 def _same_dimension_hint(a: Type, b: Type) -> str:
     """What to do about adding two dimensions, in the operands' own terms: where one is the other times a
     unit (GB and GB/s), the factor that converts it; else a likely slip (a missing factor, a parenthesis)."""
@@ -549,6 +569,9 @@ def _same_dimension_hint(a: Type, b: Type) -> str:
         for big, small in ((a, b), (b, a)):
             ratio = canonical_text(big.dim / small.dim)
             if ratio and not any(c in ratio for c in "/*^ "):
+                per = (small.unit or "").rpartition("/")[2]
+                if big.dim / small.dim == TIME and "/" in (small.unit or "") and per.isidentifier():
+                    ratio = per  # `5 USD/month` beside USD: a month, in the plan's own unit (not seconds)
                 return (f"both operands need the same dimension: multiply the {dim_text(small)} operand by a "
                         f"quantity in {ratio} (`... * 1 {ratio}`)")
     return ("both operands need the same dimension: look for a missing factor or a misplaced parenthesis "

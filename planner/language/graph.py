@@ -43,13 +43,15 @@ def topological_order(
         path = body + [body[0]]
         labels = [Label(ref_span(a, b), f"`{a}` uses `{b}`") for a, b in zip(path, path[1:])]
         main = labels.pop(0) if labels else None
-        raise CycleError(
+        error = CycleError(
             "dependency cycle: " + " -> ".join(path),
             main.span if main else spans[first],
             label=main.text if main else "",
             labels=labels,
             hint="a quantity cannot depend on itself; make one of them an input",
-        ) from None
+        )
+        error.path = path  # each name uses the next
+        raise error from None
 
 
 def _static_order(deps: Mapping[str, Sequence[str]]) -> list[str] | None:

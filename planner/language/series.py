@@ -40,6 +40,26 @@ def period_uses(expr: ir.Expr):
         stack.extend(ir.children(node))
 
 
+def at_inside(name: str, node: ir.At) -> KindError:
+    """``x at 3 month`` inside the series ``name``: it would read another (perhaps a later) period."""
+    return KindError(f"inside the series `{name}`, `at` would read another period of a series", node.span,
+                     label="a value at another period (perhaps a later one)",
+                     hint="a series reads the period before with `previous(x)`; take `x at ...` in a figure of its own")
+
+
+def cycle_through_at(path: list[str], defs: Mapping) -> Optional[KindError]:
+    """A dependency cycle (``path``, each name using the next) that goes through ``x at ...`` inside a
+    series (``series cash = ... + cash at 3 month``): the ``at`` is the mistake, not the cycle."""
+    for a, b in zip(path, path[1:]):
+        d = defs.get(a)
+        if d is None or not isinstance(d.expr, ir.Series):
+            continue
+        for node in period_uses(d.expr):
+            if isinstance(node, ir.At) and any(isinstance(n, ir.Name) and n.name == b for n in ir.walk(node.series)):
+                return at_inside(a, node)
+    return None
+
+
 def previous_names(expr: ir.Expr) -> set[str]:
     """The quantities ``expr`` reads in the period before (``previous(x)``)."""
     return {n.name for n in ir.walk(expr) if isinstance(n, ir.Previous)}
@@ -86,10 +106,7 @@ def _check(q, quantities: Mapping, periods: Optional[ir.Periods], functions: Map
                                hint="take the `npv` or `irr` in a figure of its own (`value = npv(rate, net)`) and "
                                     "use that figure in the series"))
         elif isinstance(node, ir.At) and q.per_period and node in set(period_uses(expr)):
-            sink.add(KindError(f"inside the series `{q.name}`, `at` would read another period of a series", node.span,
-                               label="a value at another period (perhaps a later one)",
-                               hint="a series reads the period before with `previous(x)`; take `x at ...` in a "
-                                    "figure of its own"))
+            sink.add(at_inside(q.name, node))
         if isinstance(node, ir.Call) and node.func not in functions:
             _flows_of_a_series(node, quantities, periods, sink)
         if isinstance(node, ir.Previous):

@@ -70,6 +70,18 @@ class Completion:
     sort: str = ""
 
 
+# The words of a plan with periods (docs/language.md, "Series over periods"): (word, a call, what it is)
+_SERIES_WORDS = (
+    ("previous", True, "previous(x): the series x in the period before"),
+    ("period", False, "the period being computed (3 month in the third month)"),
+    ("first", True, "first(period where cash < 0 USD): the first period where a condition holds, or never"),
+    ("last", True, "last(x): the series in the last period"),
+    ("mean", True, "mean(x): the series' mean over the periods"),
+    ("sum", True, "sum(x): the series added up over the periods"),
+    ("never", False, "what first(...) gives where its condition holds in no period"),
+)
+
+
 @dataclass(frozen=True)
 class Symbol:
     name: str
@@ -372,6 +384,10 @@ class Document:
             f = FUNCTIONS[word]
             excel = f"; Excel's `{f.excel}`" if f.excel else ""
             return f"**{word}** (built-in function{excel})\n\n```plan\n{word}({f.signature})\n```\n\n{f.doc}", rng
+        if name is None and plan is not None and plan.model.periods is not None and word in ("previous", "period"):
+            detail = next(d for w, _, d in _SERIES_WORDS if w == word)  # a word of a plan with periods
+            return f"**{word}** (series over periods)\n\n{detail}; the plan's periods are " \
+                   f"`{plan.model.periods.values.span.flat}`", rng
         if name is None:
             unit = _unit_word(word, self.text, a)
             if unit:
@@ -440,7 +456,7 @@ class Document:
         parts = [f"**{name}** ({kind}{unit})"]
         if q.doc:
             parts.append(q.doc)
-        labels = plan.scenario_names or ["base"]
+        labels = self._shown_cases()
         if self.values and all(name in self.values.get(s, {}) for s in labels):
             shown = {s: _say(self.values[s][name], q.unit_text, bold=True) for s in labels}
             if len(set(shown.values())) == 1:
@@ -463,6 +479,14 @@ class Document:
         if extra:
             parts.append("  \n".join(extra))
         return "\n\n".join(parts) + self._where(q.definition.span)
+
+    def _shown_cases(self) -> list[str]:
+        """The cases a hover lists, as `--scenario all` shows them: the plan as written, then each scenario;
+        the plan as written left out where a scenario is that case already (or an axis grid has it)."""
+        from ..questions.every_answer import written_is_own_case
+
+        names = self.plan.scenario_names
+        return (["base"] if not names or written_is_own_case(self.plan) else []) + names
 
     def _hover_unit(self, name: str) -> str:
         unit = self.plan.model.units.lookup(name) if self.plan is not None else BUILTIN_UNITS.get(name)
@@ -670,6 +694,11 @@ class Document:
                 out.append(Completion(name, "input" if q.is_input else "quantity",
                                       ("input" if q.is_input else "derived") + value, q.doc or "",
                                       sort=f"1{name}"))
+            for name in plan.series_order():
+                value = self.values.get("base", {}).get(name)
+                out.append(Completion(name, "quantity", "series" + (f" = {_say(value, plan.quantities[name].unit_text)}"
+                                                                    if value is not None else ""),
+                                      plan.quantities[name].doc or "", sort=f"1{name}"))
             for name, f in plan.model.functions.items():
                 params = ", ".join(p.name for p in f.params)
                 out.append(Completion(name, "function", f"{name}({params})", f.doc or "", f"{name}($1)",
@@ -688,6 +717,11 @@ class Document:
             out.append(Completion(name, "function", f"{name}({f.signature})", f.doc, f"{name}($1)", sort=f"4{name}"))
         for word in grammar_words():
             out.append(Completion(word, "keyword", sort=f"5{word}"))
+        periods = self.plan.model.periods is not None if self.plan is not None else \
+            re.search(r"^\s*periods\s*=", self.text, re.M) is not None
+        for word, call, detail in _SERIES_WORDS if periods else ():  # names, not reserved: no keyword lists them
+            if word not in known:
+                out.append(Completion(word, "keyword", detail, insert=f"{word}($1)" if call else None, sort=f"4{word}"))
         return out
 
     # ---- quick fixes and inlay hints --------------------------------------------------------------

@@ -598,6 +598,7 @@ def _write_error(exc: OSError, shown: Path, outputs: Sequence[Output], denied: O
 def solve_lines(analysis: Analysis) -> list[str]:
     """One line per solve/maximize/minimize: the answer per scenario, or why there is none."""
     from ..language.errors import PlanError
+    from .numbers import answer_style, figure
 
     lines = []
     for stmt, answers in analysis.solves:
@@ -607,7 +608,7 @@ def solve_lines(analysis: Analysis) -> list[str]:
             if isinstance(r, PlanError):
                 parts.append(f"{where}no answer in the domain ({r.message})")  # as `planner solve` says it
             else:
-                parts.append(where + format_value(r.display_value, r.unit)
+                parts.append(where + figure(r.display_value, r.unit, answer_style(r.display_value, r.unit, r.mode))
                              + (f" (optimum {format_value(r.optimum_display, r.optimum_unit)})"
                                 if r.optimum_display is not None else ""))
         lines.append(f"{ir.question_text(stmt)}: {', '.join(parts)}")

@@ -251,6 +251,7 @@ def plot_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[Li
     for name in names:
         lines = tuple((ev.label if len(evs) > 1 else "", _periods(plan, ev),
                        np.asarray(ev.series_display(name), dtype=float)) for ev in evs)
+        lines = tuple((_same_as(lines, k), x, y) for k, (_, x, y) in enumerate(lines))
         marks = []
         for f in found:
             if name not in f.series:
@@ -262,6 +263,15 @@ def plot_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[Li
         out.append(LinePlot(name, labels.get(name, name), plan.quantities[name].unit_text, plan.period_unit[0],
                             lines, tuple(marks)))
     return out
+
+
+def _same_as(lines: tuple, k: int) -> str:
+    """The label of line ``k``, saying whose line it is when an earlier one has the same values (a scenario
+    that changes nothing the series uses is drawn over it: the chart shows it dashed)."""
+    label, x, y = lines[k]
+    same = next((other for other, x2, y2 in lines[:k]
+                 if np.array_equal(x, x2) and np.array_equal(y, y2, equal_nan=True)), None)
+    return f"{label} (same as {same})" if label and same else label
 
 
 def fan_data(analysis, names: Sequence[str], labels: dict[str, str]) -> list[FanPlot]:

@@ -353,8 +353,9 @@ def series_png(data) -> bytes:
     with _figure(3.0 + (0.2 * ((len(data.lines) + 2) // 3) if legend else 0), 9) as fig:
         ax = fig.subplots()
         for k, (label, x, y) in enumerate(data.lines):
+            same = label.endswith(")") and " (same as " in label  # drawn over an earlier line: dashed, so both show
             ax.plot(x, y, color=f"C{k % 10}", linewidth=1.5, label=label or None,
-                    linestyle=("-", "--", "-.", ":")[(k // 10) % 4])
+                    linestyle=(0, (4, 4)) if same else ("-", "--", "-.", ":")[(k // 10) % 4])
         every = np.concatenate([y for _, _, y in data.lines]) if data.lines else np.zeros(0)
         finite = every[np.isfinite(every)]
         if finite.size and finite.min() < 0 < finite.max():

@@ -36,7 +36,7 @@ from ..questions.every_check import run_every_check
 from .latex import FormulaPrinter, formula_latex, visible, formula_equation, function_head, layout, name_latex
 from ..language.live import plain
 from .markup import code, markdown, prose as said, text
-from .numbers import NumberStyle, figure, plan_styles, prose_style, style_for, texts, written_decimals
+from .numbers import NumberStyle, answer_style, figure, plan_styles, prose_style, style_for, texts, written_decimals
 
 FORMAT = "planner.report/1"
 MAX_SWEEP_ROWS = 200  # rows per sweep table in a report; `planner sweep` prints them all
@@ -845,7 +845,8 @@ def _solves(analysis: Analysis, optimize: bool) -> list[dict]:
                     forms[r.closed_form] = (tex, units, None) if wide <= CLOSED_FORM_CHARACTERS else (None, None, None)
             items.append({
                 "scenario": r.label, "ok": True,
-                "value": show(r.display_value, r.unit), "number": number(r.display_value),
+                "value": show(r.display_value, r.unit, answer_style(r.display_value, r.unit, r.mode)),
+                "number": number(r.display_value),
                 "exact": None if r.exact is None else str(r.exact),
                 "closed_form": r.closed_form_text,
                 "closed_form_latex": None if r.closed_form is None else forms[r.closed_form][0],

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..compute.evaluation import format_value
 from ..language.errors import PlanError
 from ..language.live import plain as prose_text
-from .numbers import differing, plan_styles
+from .numbers import answer_style, differing, plan_styles
 from .terminal import (
     NEVER, _csv_value, answer_json, column_header, csv_rows, dumps, figure, figures, fit, json_number, jsonl,
     markdown_table, period_labels, wrap_text,
@@ -448,7 +448,8 @@ class SolveView:
                 alias = f"  as {r.alias}" if r.alias and f" as {r.alias}" not in r.question else ""
                 lines.append(f"{r.question}{alias}{where}")
                 last = r.statement
-            value = figure(r.display_value, r.unit)  # as eval, the report and the workbook write the answer
+            style = answer_style(r.display_value, r.unit, r.mode)  # as eval, the report and the workbook write it
+            value = f"{figures([r.display_value], r.unit, style=style)[0]} {r.unit}".strip()
             head = f"  [{r.label}] {r.target} = {value}"
             if r.optimum is not None:
                 head += f"  ({figure(r.optimum_display, r.optimum_unit, 6)} at the optimum)"

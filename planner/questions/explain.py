@@ -71,6 +71,10 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         node = to_ir(full, frozenset(n for n, x in plan.model.quantities.items() if x.is_bool))
     except NoClosedForm as exc:
         no_ir = str(exc)
+    reduced = _series_reduced(plan, name)
+    if reduced:  # SymPy holds a stand-in function for it: no formula over inputs to show
+        no_ir = "no closed form: it reduces a series (" + ", ".join(f"`{n}`" for n in reduced) + \
+            "), computed period by period"
     upstream = upstream_inputs(plan, name)
     styles = plan_styles(plan, [ev], [name, *upstream])  # each figure as every other output writes it
 
@@ -99,8 +103,8 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         location=q.definition.span.location(),
         doc=q.doc,
         tags=q.tags,
-        sympy=sp.sstr(expr),
-        in_inputs=sp.sstr(full),
+        sympy=f"({no_ir})" if reduced else sp.sstr(expr),
+        in_inputs=f"({no_ir})" if reduced else sp.sstr(full),
         in_inputs_ir=node,
         no_ir=no_ir,
         value=shown(name),
@@ -108,9 +112,20 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         inputs=inputs,
         used_by=used_by,
         constraints=[c.span.flat for c in q.definition.constraints],
-        scaled=any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream]),
-        factors=_factors(plan, [name, *upstream]),
+        scaled=not reduced and any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream]),
+        factors=() if reduced else _factors(plan, [name, *upstream]),
     )
+
+
+def _series_reduced(plan: Plan, name: str) -> list[str]:
+    """The series that ``name`` reduces, directly or through the figures it uses, in file order."""
+    from ..language import ir
+
+    q = plan.model.quantities
+    found = {d for n in cone(plan.model, [name]) if not q[n].is_input and not q[n].per_period
+             and any(isinstance(x, (ir.Reduce, ir.At)) for x in ir.walk(q[n].definition.expr))
+             for d in q[n].deps if q[d].per_period}
+    return sorted(found, key=lambda n: q[n].definition.span.start)
 
 
 def _factors(plan: Plan, names: list[str]) -> tuple[str, ...]:

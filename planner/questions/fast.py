@@ -296,7 +296,18 @@ def _root(plan: Plan, program, q, inputs, stmt, final=False) -> Optional[Fractio
         return None
     i = int(change[0])
     x, fx = _bisect(f, float(xs[i]), float(xs[i + 1]), float(ys[i]))
-    return None if x is None else _root_found(stmt, q, x, fx)
+    if x is None:
+        return None
+    beside = np.nextafter(x, float(xs[i + 1]) if (fx > 0) == (ys[i] > 0) else float(xs[i]))
+    other = float(f(np.array([beside]))[0])
+    if fx != 0 and min(abs(fx), abs(other)) > 1e-6 * float(np.max(np.abs(ys))):  # a step across zero, not a root
+        scale, (low, high) = q.display.scale, sorted([(x, fx), (float(beside), other)])
+        raise NoRootError(
+            f"no `{q.name}` makes `{_cond(stmt)}` hold: its sides jump past each other at {q.name} = "
+            f"{format_value(low[0] / scale, q.unit_text)} (lhs - rhs from {significant(low[1], 3)} to "
+            f"{significant(high[1], 3)} at the next float)", stmt.condition.span, label="a step, not a root",
+            notes=_where(final), hint=least_hint(q.name, stmt.condition))
+    return _root_found(stmt, q, x, fx)
 
 
 def _bisect(f, a: float, b: float, fa: float) -> tuple[Optional[float], float]:
@@ -564,7 +575,9 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
         note = f"the condition holds everywhere in the domain ({_domain_text(q)}): the answer is its {end} end"
         return value, ver, _REAL_METHOD.format(n=xs.size), (note,)
     yes, no = edges[0]
-    ver = Verification(text=f"holds at {q.name} = {shown(yes)}, fails at the float just {'below' if low else 'above'} "
+    full = repr(float(yes) / float(scale)).removesuffix(".0")
+    said = shown(yes) if shown(yes).split(" ")[0].replace(",", "") == full else f"{shown(yes)} ({full})"
+    ver = Verification(text=f"holds at {q.name} = {said}, fails at the float just {'below' if low else 'above'} "
                             f"it ({no / scale!r})", exact=False, holds=True, neighbor=no / scale, neighbor_holds=False)
     return Fraction(yes), ver, _REAL_METHOD.format(n=xs.size), ()
 

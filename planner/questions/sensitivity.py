@@ -444,7 +444,7 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
         d = float((f[-1] - f[0]) / (steps[-1] - steps[0]))
         method = "one-step differences" if xq.integer else "numeric difference"
         note = what + ("a step up and a step down agree" if xq.integer
-                       else "central difference of the plan as evaluated (through its sums or ranges)")
+                       else "central difference of the plan as evaluated (through its sums, ranges or series)")
     elif up is not None and down is not None:
         d = up
         method = "one-sided differences"

@@ -835,7 +835,10 @@ def condition_values(sim: Simulation, cond: ir.Expr):
                 raise KindError("`~=` compares figures as written; inside P( ) write `<`, `<=`, `>` or `>=`", span)
             out = np.logical_and(out, _CMP[op](a, b))
         return out
-    raise KindError("expected a condition such as `cost < 2 USD`", cond.span)
+    hint = None
+    if isinstance(cond, ir.Call) and cond.func == "P" and len(cond.args) == 1:  # as the output writes it
+        hint = f"give the condition alone: `-p '{cond.args[0].value.span.flat}'`"
+    raise KindError("expected a condition such as `cost < 2 USD`", cond.span, hint=hint)
 
 
 # ---- probability checks ---------------------------------------------------------------------

@@ -769,13 +769,13 @@ def _boundary_hint(target: str, c, text: str) -> str:
 def adhoc(plan: Plan, target: str, where: str, mode: str = "root") -> ir.Solve:
     """``--for alpha --where "speedup = 1"`` as a checked :class:`ir.Solve`."""
     from ..language.analysis import BUILTINS
-    from ..language.lower import lower_expr
+    from ..language.lower import lower_expr, read_series
 
     tsrc = Source("--for", target)
     tspan = Span(tsrc, 0, max(1, len(target)))
     q = input_quantity(plan, target.strip(), tspan, "`solve` is for")
     source = Source("--where", where)
-    cond = lower_expr(source)
+    cond = read_series(plan.model.plan, lower_expr(source))  # `min(cash)` as the plan's own formulas read it
     for node in ir.free_names(cond):
         if node.name not in plan.model.quantities and node.name not in plan.model.answers:
             guess = suggest(node.name, plan.model.quantities)

@@ -196,17 +196,20 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
 
 def _totals(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, style) -> None:
     """A series' whole quarters and years: a level (it reads its own month before: a balance, a stock, a
-    headcount) at the block's last month, a flow (revenue, costs) the block's total."""
+    headcount) at the block's last month, a share shown in percent (a utilisation) the block's average,
+    a flow (revenue, costs) the block's total."""
     level = any(isinstance(n, ir.Previous) and n.name == name for n in ir.walk(book.q[name].definition.expr))
-    ws.text(row, p.first + p.count + 1, "at the end" if level else "total", UNITS)
+    share = not level and book.q[name].unit_text.startswith("%")
+    ws.text(row, p.first + p.count + 1, "at the end" if level else "average" if share else "total", UNITS)
     for b in book.period_blocks:
         for k in range(len(b.labels)):
             start, end = p.first + b.size * k, p.first + b.size * (k + 1) - 1
-            text = f"={letter(end)}{row}" if level else f"=SUM({letter(start)}{row}:{letter(end)}{row})"
+            cells = f"{letter(start)}{row}:{letter(end)}{row}"
+            text = f"={letter(end)}{row}" if level else f"=AVERAGE({cells})" if share else f"=SUM({cells})"
             value = ""
             if series is not None:
                 months = series[b.size * k:b.size * (k + 1)]
-                value = cached(months[-1] if level else months.sum(), scale)
+                value = cached(months[-1] if level else months.mean() if share else months.sum(), scale)
             ws.formula(row, b.col + k, text, value, style)
 
 

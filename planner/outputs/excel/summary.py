@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from ...language import ir
-from ..numbers import prose_style
+from ..numbers import answer_style, prose_style
 from .book import NO_ANSWER, STALE, shown_figures
 from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, prose, col_index, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
@@ -293,6 +293,7 @@ def _statement(book: Book, ws, row: int, stmt, r, at: int):
     words = book.answer_words(stmt) + ": "
     if num is None or not isinstance(value, (int, float)) or isinstance(value, bool) or num.scientific:
         return ws.text(row, 1, words + ("" if value is None else str(value)) + (" " + unit if unit else ""))
+    num = answer_style(value * 100 if num.percent else value, unit, r.mode, num)  # a least value not below itself
     code = num.excel().split(";")[0]
     shown = num.text(value * 100 if num.percent else value) + ("%" if num.percent else "")
     tail = f'&" {unit}"' if unit else ""
