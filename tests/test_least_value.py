@@ -309,3 +309,20 @@ def test_the_least_value_is_never_shown_below_itself(tmp_path, cli):
     code, _, _ = cli("export", str(path), "-o", str(book))
     cells = [c.value for row in openpyxl.load_workbook(book)["Summary"].iter_rows() for c in row]
     assert '="Need: "&TEXT(Solve!$C$4,"#,##0.000")&" kUSD"' in cells, [c for c in cells if "Need" in str(c)]
+
+
+def test_the_solve_sheet_never_shows_a_least_value_below_itself():
+    """`solve min x` whose answer is 1.2345 kUSD: money's two decimals showed 1.23 kUSD on the Solve sheet, a
+    value where the condition fails; its format has the decimals the report and the terminal write (1.235)."""
+    import openpyxl
+
+    from planner.outputs.excel.writer import workbook_bytes
+
+    text = ("unit USD\nunit kUSD = 1000 USD\nx = 2 kUSD where x >= 0 USD\nneed = 1.2345 kUSD\n"
+            "solve min x where x >= need as least for all\nsolve max x where x <= need as most for all\n")
+    plan = loads(text, name="least.plan")
+    ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(plan)))["Solve"]
+    rows = {str(ws.cell(r, 1).value).split(" where")[0]: r for r in range(4, ws.max_row + 1)}
+    least, most = rows["solve min x"], rows["solve max x"]
+    assert ws.cell(least, 3).number_format.startswith("#,##0.000") and "0.0000" not in ws.cell(least, 3).number_format
+    assert ws.cell(most, 3).number_format.startswith("#,##0.00;")  # 1.23 kUSD is at most 1.2345 kUSD: cents

@@ -19,7 +19,7 @@ from planner.outputs.excel.writer import Book, to_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANS = [ROOT / "tests/plans/series_60_months.plan", ROOT / "examples/support_backlog.plan",
-         ROOT / "examples/grain_silo.plan"]
+         ROOT / "examples/grain_silo.plan", ROOT / "tests/plans/series_gpu_cluster.plan"]
 
 
 def doc_examples() -> list[str]:
@@ -360,16 +360,24 @@ def test_the_months_print_in_full_with_their_labels_on_every_page(exported):
 
 def test_a_share_per_quarter_is_its_average_not_its_total(tmp_path):
     """`utilisation = used / gpus -> %` added up over a quarter read 229% (78% + 82% + 69%): a series shown in
-    percent is averaged over each quarter and year; a flow is still added up and a level read at the end."""
+    percent is averaged over each quarter and year; a flow is still added up and a level read at the end.
+    A count of GPUs busy (`min(demand, gpus)`) and a price list were added up too: averaged now."""
     text = ("periods = 1 month..12 month\nseries demand = 50 then previous * 1.1\nseries gpus = 64 then previous + 8\n"
-            "series used = min(demand, gpus)\nseries utilisation = used / gpus -> %\n")
+            "series used = min(demand, gpus)\nseries utilisation = used / gpus -> %\n"
+            "series price = [2 USD, 2 USD, 2.5 USD] \"a price list\"\nseries bought = if(used > 60, 8, 0)\n"
+            "unit USD\nunit bag\nseries sold = used * 3 bag\nseries rent = 600 USD/month\nseries fee = 2 USD/bag\n")
     plan = loads(text, name=str(tmp_path / "share.plan"))
     book = export(plan, tmp_path / "share.xlsx")
     ws = openpyxl.load_workbook(tmp_path / "share.xlsx")["Months"]
     p, quarters = book.periods, book.period_blocks[0]
     share, used, gpus = p.rows["utilisation"], p.rows["used"], p.rows["gpus"]
     rule = p.first + p.count + 1
-    assert [ws.cell(r, rule).value for r in (share, used, gpus)] == ["average", "total", "at the end"]
+    rules = {n: ws.cell(r, rule).value for n, r in p.rows.items()}
+    # a count of GPUs busy (a stock's value), a price list, a price per bag: averaged, as a share is; what
+    # accumulates (GPUs bought, bags sold, money a month) added up; a level at the end
+    assert rules == {"demand": "at the end", "gpus": "at the end", "used": "average", "utilisation": "average",
+                     "price": "average", "bought": "total", "sold": "total", "rent": "total", "fee": "average"}
+    assert ws.cell(p.rows["used"], quarters.col).value == f"=AVERAGE(C{used}:E{used})"
     assert ws.cell(share, quarters.col).value == f"=AVERAGE(C{share}:E{share})"
     held = openpyxl.load_workbook(tmp_path / "share.xlsx", data_only=True)["Months"]  # the value the file holds
     want = (50 / 64 + 55 / 72 + 60.5 / 80) / 3  # months 1 to 3, by hand

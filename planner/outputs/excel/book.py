@@ -38,7 +38,7 @@ from ...language import ir
 from ...language.errors import PlanError
 from ...language.live import plain
 from ...questions.checks import check_scenarios
-from ..numbers import NumberStyle, cell_scale, is_percent, plan_styles, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
+from ..numbers import NumberStyle, answer_style, cell_scale, is_percent, plan_styles, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
 from .generator import ATOM, FLOW_FIRST, FLOW_HEADER, Generator, NotWritten, Piece, UnsupportedFormula, cached  # noqa: F401 (the sheets import cached from here)
 
@@ -856,6 +856,15 @@ class Book:
         if not vals:
             return None
         return style_for(shown_figures(finite(vals), unit), unit)
+
+    def answer_style(self, q, r) -> Optional[NumberStyle]:
+        """The style of a question's answer ``r`` (of ``q``) in its cell: as every figure's, except that a least
+        value (``solve min``) is never shown below itself nor a greatest above (:func:`..numbers.answer_style`,
+        as the report and the terminal write it)."""
+        style = self.number_style([figure(q, r.display_value)], q.unit_text)
+        if style is None or q.is_bool:
+            return style
+        return answer_style(float(r.display_value), q.unit_text, getattr(r, "mode", "root"), style)
 
     def style(self, name: str) -> Optional[NumberStyle]:
         """One style per quantity, the one every output uses (:func:`..numbers.plan_styles`: its figures in

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ...compute.numbers import is_percent
 from ...language import ir
 from .book import (HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, Chart, Series, cached, capitalised, scale_of,
                    sheet_ref, sheet_title, unit_of)
@@ -194,22 +195,48 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
             _totals(book, ws, p, name, row, series, scale, style)
 
 
+def block_rule(book: Book, name: str) -> str:
+    """How a series' whole quarters and years read it, as a finance reader expects (docs/workbook.md): a level
+    (it reads its own month before: a balance, a stock, a headcount) ``at the end``; a percentage, a price or
+    a rate (a unit per anything but the period: ``USD/bag``), a table of values typed per period (a price
+    list) and a count of a level's value (``min(demand, gpus)``: GPUs busy) their ``average``; any other (an
+    amount that accumulates: money, bags, a unit per period, GPUs bought) its ``total``."""
+    q = book.q[name]
+    expr, unit = q.definition.expr, q.unit_text
+    if name in _levels(book):
+        return "at the end"
+    if is_percent(unit) or table_items(expr) is not None:
+        return "average"
+    if "/" in unit:
+        return "total" if unit.split("/", 1)[1].strip() == book.plan.period_unit[0] else "average"
+    return "average" if not unit and _reads_level(book, expr) else "total"
+
+
+def _levels(book: Book) -> set:
+    """The series that read their own period before (a balance, a stock)."""
+    return {n for n in book.series_names
+            if any(isinstance(e, ir.Previous) and e.name == n for e in ir.walk(book.q[n].definition.expr))}
+
+
+def _reads_level(book: Book, expr) -> bool:
+    """``expr`` reads a level's value in its own period (not the period before)."""
+    levels = _levels(book)
+    return any(isinstance(e, ir.Name) and e.name in levels for e in ir.walk(expr))
+
+
 def _totals(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, style) -> None:
-    """A series' whole quarters and years: a level (it reads its own month before: a balance, a stock, a
-    headcount) at the block's last month, a share shown in percent (a utilisation) the block's average,
-    a flow (revenue, costs) the block's total."""
-    level = any(isinstance(n, ir.Previous) and n.name == name for n in ir.walk(book.q[name].definition.expr))
-    share = not level and book.q[name].unit_text.startswith("%")
-    ws.text(row, p.first + p.count + 1, "at the end" if level else "average" if share else "total", UNITS)
+    """A series' whole quarters and years by :func:`block_rule`: its last month, its average or its total."""
+    rule = block_rule(book, name)
+    ws.text(row, p.first + p.count + 1, rule, UNITS)
     for b in book.period_blocks:
         for k in range(len(b.labels)):
             start, end = p.first + b.size * k, p.first + b.size * (k + 1) - 1
             cells = f"{letter(start)}{row}:{letter(end)}{row}"
-            text = f"={letter(end)}{row}" if level else f"=AVERAGE({cells})" if share else f"=SUM({cells})"
+            text = {"at the end": f"={letter(end)}{row}", "average": f"=AVERAGE({cells})"}.get(rule, f"=SUM({cells})")
             value = ""
             if series is not None:
                 months = series[b.size * k:b.size * (k + 1)]
-                value = cached(months[-1] if level else months.mean() if share else months.sum(), scale)
+                value = cached({"at the end": months[-1], "average": months.mean()}.get(rule, months.sum()), scale)
             ws.formula(row, b.col + k, text, value, style)
 
 

@@ -178,8 +178,7 @@ def solve_sheet(book: Book) -> None:
                                                      and (r.closed_form is None or not _boundary(stmt))):
             # the series' rows compute the inputs as they are, not a trial value; the least (greatest) real
             # value where a condition holds has no in-sheet search: planner's answer, said so
-            ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
-                                                                             q.unit_text))
+            ws.number(row, 3, figure(q, r.display_value), book.answer_style(q, r))
             ws.number(row, HOLDS, True)
             notes.insert(0, "planner's answer, not live: " + (
                 "its condition reduces a series, whose rows compute the inputs as they are" if
@@ -309,7 +308,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
             book.defined[name] = work.ref("B", at)
         work.top = top + len(parts) + 3
     q = book.q[r.target]
-    ws.formula(row, 3, text, figure(q, r.display_value), book.number_style([figure(q, r.display_value)], q.unit_text))
+    ws.formula(row, 3, text, figure(q, r.display_value), book.answer_style(q, r))
     shown = f"{r.target} = {r.closed_form_text}"
     notes.insert(0, ("closed form: " + shown) if len(shown) <= NOTE_LENGTH - 13 else
                  f"closed form in {len(parts) + 1} cells (named parts on '{WORK}')" if parts else
@@ -335,8 +334,7 @@ def _root(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: l
             # every row of an in-sheet bisection repeats each term of the sums it goes through: a 36-month
             # plan's would write some 4,000 helper cells per answer. planner's answer, said so; the
             # verification below stays live.
-            ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
-                                                                             q.unit_text))
+            ws.number(row, 3, figure(q, r.display_value), book.answer_style(q, r))
             notes.insert(0, f"planner's answer, not live: a bisection in the sheet would repeat the {terms:,} "
                          "terms of its sums in every row (export again after editing)")
         else:
@@ -545,8 +543,7 @@ def _threshold(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, not
             # as for a root: every row of the bisection would repeat each term of the sums the condition
             # goes through (a monthly plan: thousands of helper cells an answer). planner's answer, said
             # so; the check below (at the answer and its neighbour) stays live.
-            ws.number(row, 3, figure(q, r.display_value), book.number_style([figure(q, r.display_value)],
-                                                                             q.unit_text))
+            ws.number(row, 3, figure(q, r.display_value), book.answer_style(q, r))
             notes.insert(0, f"planner's answer, not live: a bisection in the sheet would repeat the {terms:,} "
                          "terms of its sums in every row (export again after editing)")
         else:
@@ -665,7 +662,7 @@ def _integer_bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, cond,
         work.ws.formula(k, 2, f"=IF({done},B{k - 1},IF({h},B{k - 1},{x}{k - 1}))", bads[i])
     end = holds_formula(work.ref(x, first), work.ref(c, first))
     ws.formula(row, 3, f"=IF(NOT({end}),NA(),{work.ref('A', table.last)})", figure(q, r.display_value),
-               book.number_style([figure(q, r.display_value)], q.unit_text))
+               book.answer_style(q, r))
     work.end(table)
 
 
