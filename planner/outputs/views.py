@@ -520,14 +520,25 @@ def _explain_text(e: Explanation) -> str:
         lines.append(f"  tags         {', '.join(e.tags)}")
     if e.constraints:
         lines.append(f"  constraints  {', '.join(e.constraints)}")
-    if e.kind == "derived":
+    if e.series is not None:  # no formula over inputs: one line says so, not three
+        lines.append(f"  closed form  ({e.no_ir})")
+    elif e.kind == "derived":
         lines.append(f"  sympy        {e.sympy}")
         lines.append(f"  in inputs    {e.in_inputs}")
         lines.append(f"  latex        {explain_latex(e)}")
         if e.scaled:
             lines.append("  (numbers inside SymPy forms are in base units: "
                          + ("; ".join(e.factors) or "B, s, B/s ...") + ")")
-    lines.append(f"  value        {e.value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))
+    value = e.value
+    if e.series is not None:  # a series: its first, last and lowest values, as the editor's hover says them
+        from .periods import series_values
+
+        said = series_values(e.series, e.name)
+        unit = e.series.plan.model.quantities[e.name].unit_text
+        value = said.replace("**", "") if isinstance(said, str) else (
+            f"first {format_value(said[0], unit)} ({said[1]}), last {format_value(said[2], unit)} ({said[3]}), "
+            f"lowest {format_value(said[4], unit)} ({said[5]})")
+    lines.append(f"  value        {value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))
     if e.inputs and e.kind == "derived":
         lines.append("  inputs")
         width = max(len(n) for n, _ in e.inputs)
