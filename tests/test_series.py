@@ -552,7 +552,7 @@ def test_a_series_that_reads_itself_at_another_period_is_told_to_use_previous(te
 
 def test_explain_of_a_figure_that_reduces_a_series_says_it_has_no_closed_form():
     # it printed SymPy's stand-in `runway_over_periods(burn, start)` as the formula over inputs, in base units
-    from planner.outputs.terminal import explain_text
+    from planner.outputs.views import _explain_text as explain_text
     from planner.questions.explain import explain
 
     text = ("unit USD\n" + HEAD + "start = 100 USD\nburn = 30 USD\nseries cash = start - burn then previous - burn\n"
@@ -591,3 +591,22 @@ def test_solve_on_the_command_line_reads_a_reduction_of_a_series(tmp_path, cli, 
 
     (row,) = json.loads(out)["results"]
     assert math.isclose(row["value"], 10.0, rel_tol=1e-9), row  # 12 months of 10 USD spend the 120 USD
+
+
+def test_explain_of_a_series_shows_its_first_last_and_lowest_values_its_formula_and_inputs(tmp_path, capsys):
+    # `planner explain PLAN cash` refused a series ("ask about a figure of it"); it shows what the hover shows.
+    # 100 USD less 30 USD a month: 70, 40, 10, ... 100 - 12 * 30 = -260 USD in month 12 (worked by hand)
+    from planner.cli import main
+
+    text = ("unit USD\n" + HEAD + "start = 100 USD\nburn = 30 USD\nseries cash = start - burn then previous - burn\n"
+            "runway = first(period where cash < 0 USD)\n")
+    path = tmp_path / "cash.plan"
+    path.write_text(text)
+    assert main(["explain", str(path), "cash"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cash = start - burn then previous - burn"), out
+    assert "value        first 70.00 USD (month 1), last -260.00 USD (month 12), lowest -260.00 USD (month 12)" in out, out
+    inputs = out.split("  inputs\n")[1].splitlines()
+    assert [line.split()[0] for line in inputs[:2]] == ["start", "burn"], out
+    assert "used by      runway" in out, out
+    assert "(a series: computed period by period" in out and "_over_periods" not in out, out

@@ -52,6 +52,30 @@ def test_jsonl_has_a_line_per_series_period_after_the_figures(cash, capsys):
     assert {r["unit"] for r in series} == {"USD"} and series[1]["period_label"] == "2 month"
 
 
+def test_csv_of_a_plan_with_series_is_one_long_table_pandas_reads(cash, capsys):
+    import io
+
+    pandas = pytest.importorskip("pandas")
+    assert main(["eval", str(cash), "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    frame = pandas.read_csv(io.StringIO(out), dtype={"period": str}, keep_default_na=False)
+    assert list(frame.columns) == ["name", "scenario", "period", "value", "unit"]
+    figures = frame[frame["period"] == ""]
+    assert list(figures["name"]) == ["start", "rate", "saving", "ending"]
+    assert float(figures.set_index("name").loc["ending", "value"]) == pytest.approx(11_818.06)
+    balance = frame[frame["name"] == "balance"]
+    assert list(balance["period"]) == ["1", "2", "3"]  # as written, not 1.0
+    assert [float(v) for v in balance["value"]] == pytest.approx([10_600.00, 11_206.00, 11_818.06])
+    assert set(balance["unit"]) == {"USD"} and set(frame["scenario"]) == {"base"}
+
+
+def test_csv_of_a_plan_without_series_keeps_its_table_of_scenarios(tmp_path, capsys):
+    path = tmp_path / "flat.plan"
+    path.write_text("unit USD\na = 2 USD\nb = a * 3\n")
+    assert main(["eval", str(path), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["quantity,unit,base", "a,USD,2.0", "b,USD,6.0"]
+
+
 def test_every_format_carries_the_same_series(cash, capsys):
     seen = {}
     for fmt in ("table", "json", "csv", "markdown", "jsonl"):

@@ -6,6 +6,7 @@ tolerances of a few standard errors computed from the sample count."""
 
 import json
 import math
+import re
 import statistics
 
 import numpy as np
@@ -759,3 +760,23 @@ def test_a_probability_written_with_its_p_says_to_give_the_condition_alone(plan_
     code, out, err = cli("simulate", str(path), "-p", "P(rate > 100%)")
     assert code == 2 and "Traceback" not in err
     assert "help: give the condition alone: `-p 'rate > 100%'`" in err, err
+
+
+def test_a_count_or_a_month_that_is_whole_in_every_sample_is_written_whole(capsys):
+    """`planner simulate` wrote `purchases` (a count of months) as 29.00 and `runway` as 27.0000 month: a
+    figure whole in every sample has whole point and percentiles (a percentile between two whole samples is
+    rounded to one), its mean and sd to three significant digits. The plan says purchases == 29, runway == 27
+    month; growth, a rate, keeps its digits."""
+    from pathlib import Path
+
+    from planner.cli import main
+
+    plan = Path(__file__).parent / "plans" / "series_gpu_cluster.plan"
+    assert main(["simulate", str(plan), "--samples", "200", "--show", "runway,purchases,growth"]) == 0
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines() if line.strip()}
+    point, mean, sd, p5, p50, p95 = rows["runway"][1:7]
+    assert point == "27" and rows["runway"][7] == "month"
+    assert all(p.isdigit() for p in (p5, p50, p95)), rows["runway"]
+    assert re.fullmatch(r"\d\d\.\d", mean) and re.fullmatch(r"\d+\.\d+", sd), rows["runway"]
+    assert rows["purchases"][1] == "29" and all(p.isdigit() for p in rows["purchases"][4:7]), rows["purchases"]
+    assert rows["growth"][1] == "5.00000", rows["growth"]

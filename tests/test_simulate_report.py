@@ -116,3 +116,12 @@ def test_the_terminal_says_a_true_false_figure_as_a_share_of_samples(plan_file, 
     assert "The draw comes in under 0.3 in 30.00% of samples (win)" in out  # 3,000 of 10,000 slices
     code, out, _ = cli("simulate", plan_file(SMALL), "--show", "y")
     assert code == 0 and "of samples (win)" not in out  # --show says what to show
+
+
+def test_a_count_whole_in_every_trial_is_written_whole_as_planner_simulate_writes_it(plan_file):
+    """`n = round(x)` with x uniform on 0..10 is a whole number in every trial: its point 5 and its
+    percentiles whole, as the terminal writes them (not 5.00, 0.50)."""
+    view = _view(plan_file('x = 5 ~ uniform(0, 10) "the draw"\nn = round(x) "a count" [headline]\n'))
+    (row,) = next(f for f in view["uncertainty"]["figures"] if f["name"] == "n")["rows"]
+    assert row["point"] == "5" and all(row[k].isdigit() for k in ("p5", "p50", "p95")), row
+    assert row["mean"] == "5", row  # the draws are symmetric about 5: their mean is 5, to three significant digits

@@ -244,13 +244,21 @@ def texts(values: Iterable[Optional[float | bool]], unit: str = "") -> list[str]
     return [style.text(v) for v in values]
 
 
-def row_texts(stats: dict, unit: str = "") -> list[str]:
+def row_texts(stats: dict, unit: str = "", whole: bool = False) -> list[str]:
     """A distribution's figures (``point``, ``mean``, ``sd``, percentiles) in one style, chosen from all
     but the sd (a spread is written to the figure's precision: the sd of a constant is 0, never
     ``3.55289e-15``, and an sd does not ask a mean for more digits), as `planner simulate` and the report
-    write a row. ``nan`` (a ``first(...)`` with no value) is written as the style writes it."""
+    write a row. ``nan`` (a ``first(...)`` with no value) is written as the style writes it.
+
+    ``whole``: every sample is a whole number (a count, a month): the point and percentiles are written
+    whole (a percentile between two samples rounded to one), the mean and sd as a sentence writes the
+    mean (:func:`prose_style`: 28.9, not 28.9057 or 29); money keeps its cents."""
     chosen = [v for k, v in stats.items() if k != "sd" and v is not None and v == v]
     style = style_for(chosen, unit)
+    if whole and not style.money and not style.scientific:
+        spread = prose_style([stats[k] for k in ("mean",) if k in stats and stats[k] == stats[k]], unit)
+        whole_style = NumberStyle(0, False, style.percent)
+        return [(spread if k in ("mean", "sd") else whole_style).text(v) for k, v in stats.items()]
     return [style.text(v) for v in stats.values()]
 
 

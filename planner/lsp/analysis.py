@@ -133,21 +133,10 @@ def _value(ev, name: str):
     series, its :class:`SeriesValues`."""
     if name not in ev.series:
         return NEVER if ev.is_never(name) else ev.display(name)
-    import math
+    from ..outputs.periods import series_values
 
-    from ..outputs.periods import period_words
-
-    periods = [float(p) for p in ev.periods]
-    if ev.plan.model.quantities[name].is_bool:  # true or false: when it first holds
-        flags = [bool(v) for v in ev.series[name]]
-        when = next((i for i, v in enumerate(flags) if v), None)
-        return ("**never** true" if when is None else f"true first in **{period_words(ev.plan, periods[when])}**") + \
-            f" (of {period_words(ev.plan, periods[0])} to {period_words(ev.plan, periods[-1])})"
-    values = [float(v) for v in ev.series_display(name)]
-    finite = [i for i, v in enumerate(values) if not math.isnan(v)] or [0]
-    low = min(finite, key=lambda i: values[i])  # the first period of the lowest value
-    say = lambda i: period_words(ev.plan, periods[i])  # noqa: E731
-    return SeriesValues(values[0], say(0), values[-1], say(len(values) - 1), values[low], say(low))
+    said = series_values(ev, name)
+    return said if isinstance(said, str) else SeriesValues(*said)
 
 
 def _say(v, unit: str, bold: bool = False, short: bool = False) -> str:

@@ -55,6 +55,24 @@ def period_words(plan, value: float) -> str:
     return f"{unit} {k_text}" if unit in NAMED_PERIODS else f"{k_text} {unit}"
 
 
+def series_values(ev, name: str):
+    """A series in one evaluation as the editor's hover and `planner explain` say it: its first and last
+    values and its lowest (display unit, the first period of the lowest), each with its period in words,
+    ``(first, "month 1", last, "month 60", low, "month 14")``; a true/false series in words (when it
+    first holds, in bold)."""
+    periods = [float(p) for p in ev.periods]
+    if ev.plan.model.quantities[name].is_bool:  # true or false: when it first holds
+        flags = [bool(v) for v in ev.series[name]]
+        when = next((i for i, v in enumerate(flags) if v), None)
+        return ("**never** true" if when is None else f"true first in **{period_words(ev.plan, periods[when])}**") + \
+            f" (of {period_words(ev.plan, periods[0])} to {period_words(ev.plan, periods[-1])})"
+    values = [float(v) for v in ev.series_display(name)]
+    finite = [i for i, v in enumerate(values) if not math.isnan(v)] or [0]
+    low = min(finite, key=lambda i: values[i])  # the first period of the lowest value
+    say = lambda i: period_words(ev.plan, periods[i])  # noqa: E731
+    return values[0], say(0), values[-1], say(len(values) - 1), values[low], say(low)
+
+
 def _periods(plan, ev) -> np.ndarray:
     """The periods as numbers of the period unit (1, 2, ... 60 for months)."""
     return np.asarray(ev.periods, dtype=float) / plan.period_unit[1]

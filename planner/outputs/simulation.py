@@ -8,7 +8,7 @@ from typing import Any, Optional, Sequence, Union
 
 from ..questions.simulate import Figures, Simulation
 from ..questions.simulate import _pct_text as _pct
-from .numbers import differing, row_texts
+from .numbers import NumberStyle, differing, prose_style, row_texts, style_for
 from .numbers import share as share_text
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
 
@@ -49,7 +49,7 @@ def _rows(sim: Figures, names: Sequence[str], percentiles: Sequence[float]):
         q = sim.plan.model.quantities[n]
         s = sim.stats(n, percentiles)
         keys = _stat_names(percentiles)
-        shown = row_texts({k: s[k] for k in keys}, q.unit_text)
+        shown = row_texts({k: s[k] for k in keys}, q.unit_text, whole=sim.whole(n))
         if sim.never(n) is not None:
             shown = ["never" if s[k] != s[k] else t for k, t in zip(keys, shown)]
         rows.append([n] + shown + [q.unit_text])
@@ -196,15 +196,22 @@ def fan_names(plan) -> list[str]:
 def fan_table(sim, name: str, percentiles: Sequence[float], width: Optional[int] = None) -> str:
     """A series' fan: its percentiles over the samples in each period (a row per period)."""
     from ..questions.simulate import fan
-    from .terminal import NEVER, figures, period_labels
+    from .terminal import NEVER, period_labels
 
     plan = sim.plan
     q = plan.model.quantities[name]
-    got = fan(sim, name, percentiles)
+    got = fan(sim, name, percentiles, whole=True)
     ev = plan.evaluate(sim.scenario)
     labels = period_labels(plan, ev)
     cols = ["mean"] + [f"p{p:g}" for p in percentiles]
-    shown = {c: figures([NEVER if v != v else float(v) for v in got[c]], q.unit_text) for c in cols}
+    # one style for the whole fan, as a row of `simulate` (:func:`.numbers.row_texts`): a series whole in
+    # every sample (a count) has whole percentiles and its mean to three significant digits
+    every = [float(v) for c in cols for v in got[c] if v == v]
+    style = spread = style_for(every, q.unit_text)
+    if got["whole"] and not style.money and not style.scientific:
+        style, spread = NumberStyle(0, False, style.percent), prose_style([float(v) for v in got["mean"] if v == v],
+                                                                          q.unit_text)
+    shown = {c: [NEVER if v != v else (spread if c == "mean" else style).text(float(v)) for v in got[c]] for c in cols}
     rows = [[labels[i]] + [shown[c][i] for c in cols] for i in range(len(labels))]
     unit = plan.period_unit[0] or "period"
     title = f"fan of {name}" + (f" ({q.unit_text})" if q.unit_text else "") + ": percentiles over the samples"

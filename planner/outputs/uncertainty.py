@@ -173,12 +173,12 @@ def _shown(analysis) -> list[str]:
     return list(getattr(analysis, "uncertain_figures", None) or [])
 
 
-def _row(stats: dict, unit: str) -> dict[str, str]:
+def _row(stats: dict, unit: str, whole: bool = False) -> dict[str, str]:
     """A figure's point, mean and percentiles as `planner simulate` writes its row (:func:`.numbers.row_texts`):
     the same digits in the report as in the terminal; "never" where a ``first(...)`` has no value."""
     keys = ("point", "mean", "sd", "p5", "p50", "p95")
     values = {k: stats.get(k) for k in keys}
-    shown = dict(zip(keys, row_texts(values, unit)))
+    shown = dict(zip(keys, row_texts(values, unit, whole)))
     return {k: "never" if values[k] is None or values[k] != values[k] else shown[k] for k in keys if k != "sd"}
 
 
@@ -229,10 +229,11 @@ def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = Non
         rows = []
         tornado = None
         for sim, where in groups:
-            s = sim.stats(name, PERCENTILES)
+            reduced = sim.figures([name], [], levels=PERCENTILES)
+            s = reduced.stats(name, PERCENTILES)
             never = sim.never(name)
             rows.append({"scenario": where,
-                         **_row(s, q.unit_text),
+                         **_row(s, q.unit_text, reduced.whole(name)),
                          "never": share_text(never) if never else ""})
             if never:
                 out["statements"].append({"code": "", "words": f"{labels.get(name, name)}: never in {share_text(never)} of "

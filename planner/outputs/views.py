@@ -121,18 +121,24 @@ class EvalView:
         return dumps(self.data())
 
     def csv(self) -> str:
-        text = ""
-        if self.names is not None:
-            text = csv_rows(["quantity", "unit"] + [ev.label for ev in self.evaluations], [
+        """One table ``pandas.read_csv`` reads. Without series: a row per quantity, a column per scenario. With
+        series, long form for everything: ``name, scenario, period, value, unit``, a figure's period empty, a
+        series' period as written (``1``, ``2.5``) in the plan's period unit."""
+        def value(v):
+            return v if isinstance(v, str) else _csv_value(v)
+
+        if not self.series:
+            return "" if self.names is None else csv_rows(["quantity", "unit"] + [ev.label for ev in self.evaluations], [
                 [n, self.plan.model.quantities[n].unit_text]
                 + [NEVER if ev.is_never(n) else _csv_value(ev.display(n)) for ev in self.evaluations]
                 for n in self.names])
-        if self.series:  # the series in long form (a row per series and period), after the figures
-            text = (text + "\n" if text else "") + csv_rows(["scenario", "series", "period", "value", "unit"], [
-                [rec["scenario"], rec["series"], _csv_value(rec["period"]),
-                 rec["value"] if isinstance(rec["value"], str) else _csv_value(rec["value"]), rec["unit"]]
-                for rec in self._series_json()["records"]])
-        return text
+        rows = [[n, ev.label, "", NEVER if ev.is_never(n) else _csv_value(ev.display(n)),
+                 self.plan.model.quantities[n].unit_text]
+                for n in self.names or () for ev in self.evaluations]
+        rows += [[rec["series"], rec["scenario"], format(rec["period"], "g") if rec["period"] % 1 else
+                  str(int(rec["period"])), value(rec["value"]), rec["unit"]]
+                 for rec in self._series_json()["records"]]
+        return csv_rows(["name", "scenario", "period", "value", "unit"], rows)
 
     def jsonl(self) -> str:
         """One line per quantity and scenario: ``quantity``, ``scenario``, ``value`` (display unit), ``unit``,
@@ -514,14 +520,25 @@ def _explain_text(e: Explanation) -> str:
         lines.append(f"  tags         {', '.join(e.tags)}")
     if e.constraints:
         lines.append(f"  constraints  {', '.join(e.constraints)}")
-    if e.kind == "derived":
+    if e.series is not None:  # no formula over inputs: one line says so, not three
+        lines.append(f"  closed form  ({e.no_ir})")
+    elif e.kind == "derived":
         lines.append(f"  sympy        {e.sympy}")
         lines.append(f"  in inputs    {e.in_inputs}")
         lines.append(f"  latex        {explain_latex(e)}")
         if e.scaled:
             lines.append("  (numbers inside SymPy forms are in base units: "
                          + ("; ".join(e.factors) or "B, s, B/s ...") + ")")
-    lines.append(f"  value        {e.value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))
+    value = e.value
+    if e.series is not None:  # a series: its first, last and lowest values, as the editor's hover says them
+        from .periods import series_values
+
+        said = series_values(e.series, e.name)
+        unit = e.series.plan.model.quantities[e.name].unit_text
+        value = said.replace("**", "") if isinstance(said, str) else (
+            f"first {format_value(said[0], unit)} ({said[1]}), last {format_value(said[2], unit)} ({said[3]}), "
+            f"lowest {format_value(said[4], unit)} ({said[5]})")
+    lines.append(f"  value        {value}" + (f"   (scenario {e.scenario})" if e.scenario else ""))
     if e.inputs and e.kind == "derived":
         lines.append("  inputs")
         width = max(len(n) for n, _ in e.inputs)

@@ -292,16 +292,18 @@ def _first_pass(run: Scheduler, arrays: dict[str, Any], extra=()) -> tuple[dict,
     scalars), in one pass."""
     lazy = []
     for a in arrays.values():
-        lazy += [a.count(), a.mean(), a.std(ddof=1), a.min(), a.max()]
+        # (a nan is no sample: `nan > 0` is false, so it counts as no fraction)
+        lazy += [a.count(), a.mean(), a.std(ddof=1), a.min(), a.max(), (abs(a - a.round()) > 0).sum()]
     got = run.compute(*lazy, *extra, what="count, mean, sd, min, max, probabilities")
     out: dict[str, dict[str, float]] = {}
     for i, name in enumerate(arrays):
-        count, mean, sd, lo, hi = (got[5 * i + j] for j in range(5))
+        count, mean, sd, lo, hi, fractions = (got[6 * i + j] for j in range(6))
         count = int(count)
         out[name] = {"count": count, "mean": float(mean) if count else math.nan,
                      "sd": float(sd) if count > 1 else math.nan,
-                     "min": float(lo) if count else math.nan, "max": float(hi) if count else math.nan}
-    return out, list(got[5 * len(arrays):])
+                     "min": float(lo) if count else math.nan, "max": float(hi) if count else math.nan,
+                     "whole": bool(count) and int(fractions) == 0}
+    return out, list(got[6 * len(arrays):])
 
 
 def _add_percentiles(run: Scheduler, arrays: dict[str, Any], stats: dict[str, dict], levels: Sequence[float]) -> None:

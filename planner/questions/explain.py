@@ -34,6 +34,7 @@ class Explanation:
     scaled: bool = False  # some input is not in base units, so SymPy forms hold conversion factors
     factors: tuple[str, ...] = ()  # those conversions, in words: ``1 month = 2,628,000 s``
     no_ir: Optional[str] = None  # why the formula over inputs has no IR form (a function the language has not)
+    series: Any = None  # a series: the evaluation holding its values (the outputs say its first, last and lowest)
 
 
 def upstream_inputs(plan: Plan, name: str) -> list[str]:
@@ -59,24 +60,28 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         raise UnknownNameError(f"no quantity `{name}` in {plan.path}",
                                hint=f"did you mean `{guess}`?" if guess else None)
     ev = plan.evaluate(scenario, overrides, origins)
-    if q.is_input:
-        expr = plan.symbols[name]
-        full = expr
-    else:
-        expr = plan.exprs[name]
-        full = inline_inputs(plan.model, plan.symbols, plan.exprs, name)
     used_by = [n for n in plan.definition_order() if name in plan.model.quantities[n].deps]
-    node, no_ir = None, None
-    try:  # the formula over inputs in the IR, which the outputs print (the report's LaTeX printer)
-        node = to_ir(full, frozenset(n for n, x in plan.model.quantities.items() if x.is_bool))
-    except NoClosedForm as exc:
-        no_ir = str(exc)
-    reduced = _series_reduced(plan, name)
-    if reduced:  # SymPy holds a stand-in function for it: no formula over inputs to show
-        no_ir = "no closed form: it reduces a series (" + ", ".join(f"`{n}`" for n in reduced) + \
-            "), computed period by period"
+    node, no_ir, expr, full = None, None, None, None
+    if q.per_period:  # a value per period, `previous` the period before: no formula over inputs to show
+        no_ir = "a series: computed period by period, its values below"
+        reduced = [name]
+    else:
+        if q.is_input:
+            expr = full = plan.symbols[name]
+        else:
+            expr = plan.exprs[name]
+            full = inline_inputs(plan.model, plan.symbols, plan.exprs, name)
+        try:  # the formula over inputs in the IR, which the outputs print (the report's LaTeX printer)
+            node = to_ir(full, frozenset(n for n, x in plan.model.quantities.items() if x.is_bool))
+        except NoClosedForm as exc:
+            no_ir = str(exc)
+        reduced = _series_reduced(plan, name)
+        if reduced:  # SymPy holds a stand-in function for it: no formula over inputs to show
+            no_ir = "no closed form: it reduces a series (" + ", ".join(f"`{n}`" for n in reduced) + \
+                "), computed period by period"
     upstream = upstream_inputs(plan, name)
-    styles = plan_styles(plan, [ev], [name, *upstream])  # each figure as every other output writes it
+    figures = [n for n in [name, *upstream] if not plan.model.quantities[n].per_period]
+    styles = plan_styles(plan, [ev], figures)  # each figure as every other output writes it
 
     def shown(n: str) -> str:
         unit = plan.model.quantities[n].unit_text
@@ -107,7 +112,8 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         in_inputs=f"({no_ir})" if reduced else sp.sstr(full),
         in_inputs_ir=node,
         no_ir=no_ir,
-        value=shown(name),
+        value="" if q.per_period else shown(name),
+        series=ev if q.per_period else None,
         scenario=scenario,
         inputs=inputs,
         used_by=used_by,

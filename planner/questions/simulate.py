@@ -299,7 +299,7 @@ class InMemory:
             if len(col) == 0:
                 s = {"count": 0, "mean": math.nan, "sd": math.nan, **{f"p{_pct_text(p)}": math.nan for p in levels}}
             else:
-                s = {"count": len(col), **dict(zip(("mean", "sd"), _mean_sd(col)))}
+                s = {"count": len(col), **dict(zip(("mean", "sd"), _mean_sd(col))), "whole": bool(np.all(col == np.round(col)))}
                 where = spots(levels, len(col))
                 ranks = sorted({r for below, above, _ in where for r in (below, above)})
                 ordered = np.partition(col, ranks) if ranks else col
@@ -369,7 +369,8 @@ def reduce(executor, plan: Plan, column, holder, names: Sequence[str], flags: Se
     figures = {}
     for n in names:
         q = quantities[n]
-        s = {k: v for k, v in stats[n].items() if k not in ("count", "min", "max")}
+        s = {k: v for k, v in stats[n].items() if k not in ("count", "min", "max", "whole")}
+        s["whole"] = bool(stats[n].get("whole")) and not q.is_bool  # every sample a whole number (a count)
         if n in nevers:
             s["never"] = nevers[n]
         if n in point:  # a true/false as written: 1 or 0, beside its mean (the share of samples where true)
@@ -420,6 +421,10 @@ class Figures:
             raise ValueError(f"percentiles {missing} were not computed")
         keep = {"mean", "sd", "never", "point"} | {f"p{_pct_text(p)}" for p in percentiles}
         return {k: v for k, v in s.items() if k in keep}
+
+    def whole(self, name: str) -> bool:
+        """Every sample of ``name`` (display units) is a whole number: a count, a month."""
+        return bool(self.table.get(name, {}).get("whole"))
 
     def never(self, name: str) -> Optional[float]:
         return self.table[name].get("never") if name in self.table else self.nevers.get(name)
@@ -767,9 +772,11 @@ def series_samples(sim: Simulation, exprs: Sequence[tuple[str, ir.Expr]]) -> lis
     return [np.concatenate(p, axis=0) if p else np.empty(0) for p in parts]
 
 
-def fan(sim: Simulation, name: str, levels: Sequence[float] = DEFAULT_PERCENTILES) -> dict[str, np.ndarray]:
+def fan(sim: Simulation, name: str, levels: Sequence[float] = DEFAULT_PERCENTILES,
+        whole: bool = False) -> dict[str, np.ndarray]:
     """A series' percentiles in each period over the samples (its display unit): ``{"p5": [...], ...}``,
-    the fan of its paths; ``mean`` too. Periods where a sample has no value leave it out."""
+    the fan of its paths; ``mean`` too. Periods where a sample has no value leave it out. ``whole``: say
+    also whether every sample in every period is a whole number (``"whole"``: a count of GPUs)."""
     q = sim.plan.model.quantities[name]
     (values,) = series_samples(sim, [(name, ir.Name(name, q.definition.name_span))])
     values = np.asarray(values, dtype=np.float64) / float(q.display.scale)
@@ -782,6 +789,8 @@ def fan(sim: Simulation, name: str, levels: Sequence[float] = DEFAULT_PERCENTILE
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-nan period: nan, said as never
             out = {f"p{p:g}": np.nanpercentile(values, p, axis=0) for p in levels}
             out["mean"] = np.nanmean(values, axis=0)
+    if whole:
+        out["whole"] = not bool((np.abs(values - np.round(values)) > 0).any())  # (nan: no sample, not a fraction)
     return out
 
 
