@@ -28,6 +28,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
@@ -315,26 +316,40 @@ def _check_outdir(outdir: str) -> None:
 
 
 _STAGED: set = set()  # temporaries (files, folders) this process has made and not yet moved in or removed
+_MAKING = threading.RLock()  # held while a temporary is made and recorded: none exists unrecorded
 
 
 def remove_staged() -> None:
     """Remove every temporary an interrupted write left (the command line calls it on Ctrl-C and
     SIGTERM: the write runs on another thread, whose own cleanup may not run before the process
-    ends). A target is never touched: it is the old file or, if its rename came first, the new one."""
-    for path in list(_STAGED):
-        _STAGED.discard(path)
-        try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.unlink(path)
-        except OSError:
-            pass
+    ends). A target is never touched: it is the old file or, if its rename came first, the new one.
+    A temporary the writing thread is making as the signal comes is waited for and removed too."""
+    with _MAKING:
+        for path in list(_STAGED):
+            _STAGED.discard(path)
+            try:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+            except OSError:
+                pass
 
 
-def _staged(path) -> Path:
-    _STAGED.add(str(path))
-    return Path(path)
+def _stage_file(real: Path) -> tuple[int, Path]:
+    """A new temporary file beside ``real`` (its descriptor and path), recorded as it is made."""
+    with _MAKING:
+        fd, name = tempfile.mkstemp(prefix=f".{real.name}.planner-", dir=real.parent)
+        _STAGED.add(name)
+    return fd, Path(name)
+
+
+def _stage_directory(outdir: Path) -> Path:
+    """A new temporary folder beside ``outdir``, recorded as it is made."""
+    with _MAKING:
+        name = tempfile.mkdtemp(prefix=f".{outdir.name}.planner-", dir=outdir.parent)
+        _STAGED.add(name)
+    return Path(name)
 
 
 def _done(path) -> None:
@@ -418,8 +433,7 @@ def rewrite(path: Path, data: bytes, denied: str) -> None:
     real = Path(os.path.realpath(path))
     stage = None
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{real.name}.planner-", dir=real.parent)
-        stage = _staged(name)
+        fd, stage = _stage_file(real)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -506,7 +520,7 @@ def _normal_mode() -> int:
 def _fresh_directory(outputs: Sequence[Output], outdir: Path) -> None:
     """OUTDIR does not exist yet: stage a directory next to it, then rename it in one step."""
     outdir.parent.mkdir(parents=True, exist_ok=True)
-    stage = _staged(tempfile.mkdtemp(prefix=f".{outdir.name}.planner-", dir=outdir.parent))
+    stage = _stage_directory(outdir)
     try:
         for out in outputs:
             with open(stage / out.name, "wb") as f:
@@ -533,8 +547,8 @@ def _replace_files(files: Sequence[tuple[Output, Path]], outdir: Path) -> None:
     staged: list[tuple[Path, Path]] = []  # (stage, real target)
     try:
         for out, real in files:
-            fd, name = tempfile.mkstemp(prefix=f".{real.name}.planner-", dir=real.parent)
-            staged.append((_staged(name), real))
+            fd, name = _stage_file(real)
+            staged.append((name, real))
             with os.fdopen(fd, "wb") as f:
                 _write(f, out.data)
             try:
