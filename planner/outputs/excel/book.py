@@ -40,7 +40,9 @@ from ...language.live import plain
 from ...questions.checks import check_scenarios
 from ..numbers import NumberStyle, answer_style, cell_scale, is_percent, plan_styles, scale_of, style_for, unit_of, written_decimals  # noqa: F401 (the sheets import them from here)
 from .names import excel_names, is_cell_like
-from .generator import ATOM, FLOW_FIRST, FLOW_HEADER, Generator, NotWritten, Piece, UnsupportedFormula, cached  # noqa: F401 (the sheets import cached from here)
+from .generator import (  # noqa: F401 (the sheets import cached and col_letter from here)
+    ATOM, FLOW_FIRST, FLOW_HEADER, Generator, NotWritten, Piece, UnsupportedFormula, cached, col_letter,
+)
 
 FIXED_TIME = datetime.datetime(2000, 1, 1)
 ZIP_TIME = (2000, 1, 1, 0, 0, 0)
@@ -59,15 +61,6 @@ IDENT = "ident"  # a quantity's identifier beside its words (small, grey): where
 
 
 # ---- small helpers ------------------------------------------------------------
-
-def col_letter(n: int) -> str:
-    """1 -> A, 28 -> AB."""
-    out = ""
-    while n > 0:
-        n, r = divmod(n - 1, 26)
-        out = chr(ord("A") + r) + out
-    return out
-
 
 def col_index(letters: str) -> int:
     n = 0

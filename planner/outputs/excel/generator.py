@@ -231,7 +231,7 @@ def nesting(text: str) -> int:
     return deepest
 
 
-def letter(n: int) -> str:
+def col_letter(n: int) -> str:
     """1 -> A, 28 -> AB."""
     out = ""
     while n > 0:
@@ -308,7 +308,7 @@ class PeriodRows:
 
     def span(self, row: int) -> str:
         """A row's periods as a range, qualified (a figure elsewhere reads it)."""
-        return f"{self.sheet}!${letter(self.first)}${row}:${letter(self.first + self.count - 1)}${row}"
+        return f"{self.sheet}!${col_letter(self.first)}${row}:${col_letter(self.first + self.count - 1)}${row}"
 
     def row(self, cells: list, label: str, held: Optional[list] = None) -> int:
         """A working row of ``cells`` (their cached values ``held``), written once."""
@@ -428,7 +428,7 @@ class Generator(ir.Visitor):
                     "\x00" in p.text.replace(level.var, "").replace(level.column, ""):
                 return p  # (the term is too long for its cell: refused where it is written)
             text = p.text.replace(level.var, level.text)
-            cells = ["=" + text.replace(level.column, letter(FLOW_FIRST + k)) for k in range(level.count)]
+            cells = ["=" + text.replace(level.column, col_letter(FLOW_FIRST + k)) for k in range(level.count)]
             held = self._held_value(e, env, level, 1 if p.scale is None else p.scale)
             _, (sheet, line) = self._write_row(cells, held, f"{self.where} (a part of a term)", e.span.flat)
             return Piece(f"{sheet}!{level.column}${line}", ATOM, p.scale)
@@ -644,7 +644,7 @@ class Generator(ir.Visitor):
         rows = []
         for a, t in zip(e.args, texts):
             t = t.replace(level.var, level.text)
-            rows.append((["=" + t.replace(level.column, letter(FLOW_FIRST + k)) for k in range(level.count)],
+            rows.append((["=" + t.replace(level.column, col_letter(FLOW_FIRST + k)) for k in range(level.count)],
                          self._held_value(a.value, env, level), label, e.span.flat))
         sheet, first, last = self._write_block(rows)
         return f"{sheet}!{level.column}${first}:{level.column}${last}"
@@ -778,7 +778,7 @@ class Generator(ir.Visitor):
             return [f"{refs[0]}:{refs[-1].split('!')[-1]}"], scale
         if outer is None or (outer.var not in template and outer.column not in template):
             template = template.replace(level.var, level.text)
-            cells = ["=" + template.replace(level.column, letter(FLOW_FIRST + j)) for j in range(level.count)]
+            cells = ["=" + template.replace(level.column, col_letter(FLOW_FIRST + j)) for j in range(level.count)]
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
             values = self._values(e, env, level, level.at, by, unit, scale, fixed_end, inside) if cells else []
@@ -865,7 +865,7 @@ class Generator(ir.Visitor):
         rows = []
         for j, text in enumerate(texts):
             text = text.replace(outer.var, outer.text)
-            cells = ["=" + text.replace(outer.column, letter(FLOW_FIRST + k)) for k in range(outer.count)]
+            cells = ["=" + text.replace(outer.column, col_letter(FLOW_FIRST + k)) for k in range(outer.count)]
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
             values = self._block_values(e, env, outer, j, by, unit, scale, inside) if cells else []
@@ -959,7 +959,7 @@ class Generator(ir.Visitor):
         if col is None:
             raise UnsupportedFormula(f"`{name}` is a series: a figure reads a reduction of it", span)
         q = self.model.quantities[name]
-        return Piece(f"{letter(col)}{self.periods.rows[name]}", ATOM, None if q.is_bool else scale_of(q))
+        return Piece(f"{col_letter(col)}{self.periods.rows[name]}", ATOM, None if q.is_bool else scale_of(q))
 
     def visit_Series(self, e: ir.Series, env, want) -> Piece:
         p = self._over("a series")
@@ -967,7 +967,7 @@ class Generator(ir.Visitor):
 
     def visit_Period(self, e: ir.Period, env, want) -> Piece:
         p = self._over("`period`")
-        return Piece(f"{letter(p.col)}${p.header}", ATOM, p.scale)
+        return Piece(f"{col_letter(p.col)}${p.header}", ATOM, p.scale)
 
     def visit_Previous(self, e: ir.Previous, env, want) -> Piece:
         p = self._over("`previous`")

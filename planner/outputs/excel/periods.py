@@ -20,7 +20,7 @@ from ...compute.numbers import is_percent
 from ...language import ir
 from .book import (HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, Chart, Series, cached, capitalised, scale_of,
                    sheet_ref, sheet_title, unit_of)
-from .generator import PeriodRows, letter
+from .generator import PeriodRows, col_letter
 from .names import table_names
 
 FIRST = 3  # the first period's column (C): the series' words and its unit before it
@@ -169,18 +169,18 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
         expr = q.definition.expr
         items = table_items(expr)
         if items is not None and base is None and scale is not None:  # the table's cells, named as an input is
-            book.defined[book.table_names[name]] = (f"{p.sheet}!${letter(p.first)}${row}:"
-                                              f"${letter(p.first + min(len(items), p.count) - 1)}${row}")
+            book.defined[book.table_names[name]] = (f"{p.sheet}!${col_letter(p.first)}${row}:"
+                                              f"${col_letter(p.first + min(len(items), p.count) - 1)}${row}")
         for j in range(p.count):
             value = "" if series is None else (bool(series[j]) if q.is_bool else cached(series[j], scale))
             col = p.first + j
             if items is not None and j >= len(items) and ws.at(row, p.first + len(items) - 1).kind != "text":
-                ws.formula(row, col, f"={letter(col - 1)}{row}", value, style)  # the last value holds on
+                ws.formula(row, col, f"={col_letter(col - 1)}{row}", value, style)  # the last value holds on
                 continue
             if items is not None and j < len(items):
                 v = constant(book.model, items[j])
                 if v is not None and scale is not None and base is not None:
-                    ws.formula(row, col, f"={letter(col)}{base.rows[name]}", value, style)  # the table, edited once
+                    ws.formula(row, col, f"={col_letter(col)}{base.rows[name]}", value, style)  # the table, edited once
                     continue
                 if v is not None and scale is not None:
                     ws.number(row, col, float(v / scale), style, INPUT)
@@ -231,8 +231,8 @@ def _totals(book: Book, ws, p: PeriodRows, name: str, row: int, series, scale, s
     for b in book.period_blocks:
         for k in range(len(b.labels)):
             start, end = p.first + b.size * k, p.first + b.size * (k + 1) - 1
-            cells = f"{letter(start)}{row}:{letter(end)}{row}"
-            text = {"at the end": f"={letter(end)}{row}", "average": f"=AVERAGE({cells})"}.get(rule, f"=SUM({cells})")
+            cells = f"{col_letter(start)}{row}:{col_letter(end)}{row}"
+            text = {"at the end": f"={col_letter(end)}{row}", "average": f"=AVERAGE({cells})"}.get(rule, f"=SUM({cells})")
             value = ""
             if series is not None:
                 months = series[b.size * k:b.size * (k + 1)]
