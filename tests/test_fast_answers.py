@@ -22,11 +22,17 @@ USER_PLAN = ROOT / "benchmarks" / "plans" / "article2_user.plan"
 PLANS = sorted((ROOT / "sheets").glob("*.plan")) + sorted((ROOT / "examples").glob("*.plan")) + [USER_PLAN]
 
 
-def test_check_of_a_plan_nobody_tuned_does_not_import_sympy():
-    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
-            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(USER_PLAN))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+def _without_sympy(*argv: str, timeout=None) -> subprocess.CompletedProcess:
+    """``planner --no-cache ARGV`` in a fresh interpreter, which fails if the command imported SymPy."""
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', *%r])\n"
+            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % (argv,))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def test_check_of_a_plan_nobody_tuned_does_not_import_sympy():
+    proc = _without_sympy("check", str(USER_PLAN))
     assert "53 passed, 0 failed" in proc.stdout
 
 
@@ -106,10 +112,7 @@ def test_a_threshold_on_a_one_sided_domain_is_found_by_doubling_then_bisection(t
 
 def test_the_one_sided_plan_checks_without_sympy():
     path = ROOT / "benchmarks" / "plans" / "article2_one_sided.plan"
-    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
-            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = _without_sympy("check", str(path))
     assert "53 passed, 0 failed" in proc.stdout
 
 
@@ -234,11 +237,7 @@ def test_the_report_and_build_of_a_plan_without_a_closed_form_do_not_import_symp
     # the whole report (its LaTeX, sentences, sensitivity chart and series charts) and the workbook (its
     # Solve sheet bisects in the sheet): none has a closed form to show, so nothing needs SymPy (issue 38)
     out = tmp_path / ("r.md" if command == "report" else "out")
-    code = ("import sys\nfrom planner.cli import main\n"
-            "code = main(['--no-cache', %r, %r, '-o', %r])\n"
-            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % (command, str(ROOT / path), str(out)))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _without_sympy(command, str(ROOT / path), "-o", str(out), timeout=120)
     report = out if command == "report" else out / (Path(path).stem + ".md")
     assert "sensitivity" in report.read_text()
     assert command == "report" or (out / (Path(path).stem + ".xlsx")).stat().st_size > 0
@@ -266,10 +265,7 @@ def test_a_question_over_a_formula_that_uses_an_answer_is_answered_without_sympy
     text = ANSWERS_OF_ANSWERS
     path = tmp_path / "answers.plan"
     path.write_text(text)
-    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
-            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = _without_sympy("check", str(path))
     assert "3 passed, 0 failed" in proc.stdout
     plan = planner.loads(text, "answers.plan")
     answers = fast.Answers(plan._plan if hasattr(plan, "_plan") else plan)
@@ -327,10 +323,7 @@ def test_a_maximize_is_answered_by_the_numeric_route_and_check_does_not_import_s
     # token_cost.plan: `maximize speedup over gamma in 1..8 as best_gamma`, checked by `best_gamma == 6`
     # and `best_gamma.value ~= 2.4696` (降低每個 Token 的生成成本: gamma = 6 is best, about 2.47x)
     path = ROOT / "sheets" / "token_cost.plan"
-    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
-            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _without_sympy("check", str(path))
     plan = planner.load(path)
     plan = plan._plan if hasattr(plan, "_plan") else plan
     (stmt,) = plan.model.optimizes
@@ -359,10 +352,7 @@ def test_a_threshold_over_a_conjunction_without_rational_value_is_decided_by_its
     # 80.69 ms, 8 give 58.92 ms; the target is 60 ms: 8. Each comparison (`utilisation < 100%` through
     # `stable`, and `latency <= target`) is far from a tie at 7 and 8, so floats decide, without SymPy.
     path = ROOT / "examples" / "cloud_queueing.plan"
-    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', 'check', %r])\n"
-            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % str(path))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _without_sympy("check", str(path))
     plan = planner.load(path)
     plan = plan._plan if hasattr(plan, "_plan") else plan
     (stmt,) = plan.model.solves
