@@ -38,6 +38,7 @@ from numbers import Number as _Number
 
 from .compute import evaluation as _evaluation
 from .compute.evaluation import Evaluation, Origin
+from .compute.numbers import period_number
 from .language.errors import OverrideError, PlanError, UsageError, suggest
 from .language.live import plain
 from .outputs.results import (
@@ -232,7 +233,7 @@ class Plan:
 
             unit, scale = plan.period_unit
             found = SeriesResult(
-                unit, {ev.label: [_whole(float(p) / scale) for p in ev.periods] for ev in evaluations},
+                unit, {ev.label: [period_number(float(p) / scale) for p in ev.periods] for ev in evaluations},
                 {ev.label: {n: [bool(v) for v in ev.series[n]] if self.quantities[n].is_bool else
                             [float(v) for v in ev.series_display(n)] for n in series} for ev in evaluations},
                 {n: self.quantities[n].unit_text for n in series})

@@ -459,7 +459,7 @@ def test_simulate_json_gives_each_headline_series_fan(tmp_path, capsys):
     assert main(["simulate", str(path), "--format", "json", "--samples", "300"]) == 0
     data = json.loads(capsys.readouterr().out)
     fan = data["scenarios"][0]["series"]["cash"]
-    assert fan["period_unit"] == "month" and fan["periods"][:2] == [1.0, 2.0] and fan["unit"] == "kUSD"
+    assert fan["period_unit"] == "month" and fan["periods"][:2] == [1, 2] and type(fan["periods"][0]) is int and fan["unit"] == "kUSD"
     assert fan["p5"][0] == fan["p95"][0] == pytest.approx(44.9)  # month 1 does not depend on growth
     assert all(a <= b for a, b in zip(fan["p5"], fan["p95"]))
 

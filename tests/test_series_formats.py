@@ -47,7 +47,7 @@ def test_jsonl_has_a_line_per_series_period_after_the_figures(cash, capsys):
     series = [r for r in records if r.get("series") == "balance"]
     assert [r["quantity"] for r in figures] == ["start", "rate", "saving", "ending"]
     assert records.index(series[0]) > records.index(figures[-1])
-    assert [r["period"] for r in series] == [1.0, 2.0, 3.0]
+    assert [r["period"] for r in series] == [1, 2, 3] and all(type(r["period"]) is int for r in series)
     assert [r["value"] for r in series] == pytest.approx([10_600.00, 11_206.00, 11_818.06])
     assert {r["unit"] for r in series} == {"USD"} and series[1]["period_label"] == "2 month"
 
@@ -67,6 +67,33 @@ def test_csv_of_a_plan_with_series_is_one_long_table_pandas_reads(cash, capsys):
     assert list(balance["period"]) == ["1", "2", "3"]  # as written, not 1.0
     assert [float(v) for v in balance["value"]] == pytest.approx([10_600.00, 11_206.00, 11_818.06])
     assert set(balance["unit"]) == {"USD"} and set(frame["scenario"]) == {"base"}
+
+
+def test_a_whole_period_is_an_integer_in_every_record_a_fraction_stays_one(cash, tmp_path, capsys):
+    """JSON, JSON Lines, CSV, the API's records and simulate's fans write month 2 as ``2``, never ``2.0``;
+    periods counted from half a month (0.5, 1.5, 2.5) keep their halves."""
+    from planner import load
+
+    assert main(["eval", str(cash), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert '"period": 2,' in out and '"period": 2.0' not in out
+    periods = [r["period"] for r in json.loads(out)["series"]["records"]]
+    assert periods == [1, 2, 3] and all(type(p) is int for p in periods)
+    records = load(cash).eval().series.to_records()
+    assert [r["period"] for r in records] == [1, 2, 3] and all(type(r["period"]) is int for r in records)
+    uncertain = tmp_path / "u.plan"
+    uncertain.write_text(CASH.replace("1%         ", "1% ~ 0.5% to 2%"))
+    assert main(["simulate", str(uncertain), "--format", "json", "--samples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert '"periods": [\n' in out and "1.0," not in out
+    (scenario,) = json.loads(out)["scenarios"]
+    assert [type(p) for p in scenario["series"]["balance"]["periods"]] == [int, int, int]
+    half = tmp_path / "half.plan"
+    half.write_text("periods = 0.5 month..2.5 month\nseries a = 1 then previous + 1\n")
+    assert main(["eval", str(half), "--format", "jsonl"]) == 0
+    assert [json.loads(line)["period"] for line in capsys.readouterr().out.splitlines()] == [0.5, 1.5, 2.5]
+    assert main(["eval", str(half), "--format", "csv"]) == 0
+    assert [line.split(",")[2] for line in capsys.readouterr().out.splitlines()[1:]] == ["0.5", "1.5", "2.5"]
 
 
 def test_csv_of_a_plan_without_series_keeps_its_table_of_scenarios(tmp_path, capsys):

@@ -288,6 +288,14 @@ def interval(left: str, right: str) -> str:
     return f"{left}; {right}" if "," in left + right else f"{left}, {right}"
 
 
+def period_number(x: float) -> int | float:
+    """A period as a number of its unit, the same in every output (JSON, CSV, the API's records, the
+    report): ``3`` for the third month, a whole number as an integer, never ``3.0`` (nor ``2.9999999999999996``,
+    what dividing by a month's seconds can leave); ``2.5`` stays as it is."""
+    r = round(x)
+    return int(r) if abs(x - r) <= 1e-9 * max(1.0, abs(x)) else float(x)
+
+
 def significant(value: Optional[float | bool], digits: int = SIGNIFICANT) -> str:
     """One figure alone with up to ``digits`` significant digits by the rule: grouped, trailing zeros
     dropped, scientific where the rule is (``40,000,000``; ``15.9155``; ``1.257E-11``)."""

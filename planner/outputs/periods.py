@@ -19,7 +19,7 @@ import numpy as np
 
 from ..language import ir
 from .markup import code
-from .numbers import prose_style, style_for
+from .numbers import period_number, prose_style, style_for
 
 MAX_SERIES = 6  # headline series shown (charts and tables), the first ones in file order
 MAX_COLUMNS = 5  # scenarios a table of a series shows side by side (the report's SCENARIO_COLUMNS); more: tables
@@ -208,7 +208,7 @@ def _tables(columns: Sequence[str], rows: Sequence[dict]) -> list[dict]:
 
 def _number(k: float) -> str:
     """A period's number in its unit: ``3`` (month 3), ``2.5``."""
-    return str(int(round(k))) if abs(k - round(k)) < 1e-9 else f"{k:g}"
+    return format(period_number(k), "g")
 
 
 def _figure(style, v: float) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Optional, Sequence, Union
 
 from ..questions.simulate import Figures, Simulation
 from ..questions.simulate import _pct_text as _pct
-from .numbers import NumberStyle, differing, prose_style, row_texts, style_for
+from .numbers import NumberStyle, differing, period_number, prose_style, row_texts, style_for
 from .numbers import share as share_text
 from .terminal import csv_rows, dumps, fit, json_number, markdown_table
 
@@ -226,7 +226,7 @@ def _fans_json(run, percentiles: Sequence[float]) -> dict:
 
     plan = run.plan
     unit, scale = plan.period_unit
-    periods = [float(p) / scale for p in plan.evaluate(run.scenario).periods]
+    periods = [period_number(float(p) / scale) for p in plan.evaluate(run.scenario).periods]
     out = {}
     for n in fan_names(plan):
         got = fan(run, n, percentiles)

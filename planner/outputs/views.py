@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..compute.evaluation import format_value
 from ..language.errors import PlanError
 from ..language.live import plain as prose_text
-from .numbers import answer_style, differing, plan_styles
+from .numbers import answer_style, differing, period_number, plan_styles
 from .terminal import (
     NEVER, _csv_value, answer_json, column_header, csv_rows, dumps, figure, figures, fit, json_number, jsonl,
     markdown_table, period_labels, wrap_text,
@@ -135,8 +135,7 @@ class EvalView:
         rows = [[n, ev.label, "", NEVER if ev.is_never(n) else _csv_value(ev.display(n)),
                  self.plan.model.quantities[n].unit_text]
                 for n in self.names or () for ev in self.evaluations]
-        rows += [[rec["series"], rec["scenario"], format(rec["period"], "g") if rec["period"] % 1 else
-                  str(int(rec["period"])), value(rec["value"]), rec["unit"]]
+        rows += [[rec["series"], rec["scenario"], rec["period"], value(rec["value"]), rec["unit"]]
                  for rec in self._series_json()["records"]]
         return csv_rows(["name", "scenario", "period", "value", "unit"], rows)
 
@@ -210,7 +209,7 @@ class EvalView:
                 q = plan.model.quantities[n]
                 values = ev.series[n] if q.is_bool else ev.series_display(n)
                 for i, v in enumerate(values):
-                    records.append({"scenario": ev.label, "series": n, "period": float(ev.periods[i]) / scale,
+                    records.append({"scenario": ev.label, "series": n, "period": period_number(float(ev.periods[i]) / scale),
                                     "period_label": labels[i], "value": bool(v) if q.is_bool else
                                     (NEVER if v != v else json_number(float(v))), "unit": q.unit_text})
         return {"period_unit": plan.period_unit[0], "series": {n: _quantity_meta(plan, n) for n in names},
