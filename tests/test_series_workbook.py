@@ -382,3 +382,19 @@ def test_a_share_per_quarter_is_its_average_not_its_total(tmp_path):
     held = openpyxl.load_workbook(tmp_path / "share.xlsx", data_only=True)["Months"]  # the value the file holds
     want = (50 / 64 + 55 / 72 + 60.5 / 80) / 3  # months 1 to 3, by hand
     assert math.isclose(held.cell(share, quarters.col).value, want, rel_tol=1e-12)  # a percent cell holds 0.78
+
+
+def test_a_percentage_shows_two_decimals_on_the_months_sheet_and_holds_every_digit(exported):
+    """The GPU cluster's utilisation (used / gpus) in month 1 is 50 / 64 = 78.125 %: its cell holds 0.78125 and
+    shows 78.13% (two decimals, where six significant digits of its 48 months gave 78.1250%); its quarters
+    likewise; a series in GPUs keeps its own style."""
+    _, books = exported
+    plan, book, path = books["series_gpu_cluster"]
+    ws = openpyxl.load_workbook(path, data_only=True)["Months"]
+    p = book.periods
+    row = p.rows["utilisation"]
+    first, quarter = ws.cell(row, p.first), ws.cell(row, book.period_blocks[0].col)
+    assert first.value == 50 / 64 and first.number_format == "#,##0.00%"
+    assert math.isclose(quarter.value, (50 / 64 + 52.5 / 64 + 55.125 / 80) / 3, rel_tol=1e-12)
+    assert quarter.number_format == "#,##0.00%"
+    assert ws.cell(p.rows["demand"], p.first).number_format == "#,##0.0000"  # 52.5, 55.125, 57.88125 ...

@@ -18,13 +18,14 @@ from fractions import Fraction
 
 from ...compute.numbers import is_percent
 from ...language import ir
-from .book import (HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, Chart, Series, cached, capitalised, scale_of,
-                   sheet_ref, sheet_title, unit_of)
+from .book import (HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, Chart, NumberStyle, Series, cached, capitalised,
+                   scale_of, sheet_ref, sheet_title, unit_of)
 from .generator import PeriodRows, col_letter
 from .names import table_names
 
 FIRST = 3  # the first period's column (C): the series' words and its unit before it
 HEADER_ROW = 4  # the periods' labels; the row under them holds their values
+PERCENT_DECIMALS = 2  # a percentage's cells on the sheet: 78.13%, as an analyst reads a utilisation
 
 
 def constant(model, e: ir.Expr):
@@ -165,7 +166,7 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
         ws.text(row, 2, unit_of(q), UNITS)
         scale = None if q.is_bool else scale_of(q)
         series = ev.series.get(name)
-        style = book.style(name)
+        style = row_style(book, name)
         expr = q.definition.expr
         items = table_items(expr)
         if items is not None and base is None and scale is not None:  # the table's cells, named as an input is
@@ -193,6 +194,16 @@ def _rows(book: Book, ws, p: PeriodRows, refs: dict, base: PeriodRows = None) ->
             ws.formula(row, col, text, value, style)
         if book.period_blocks and not q.is_bool:
             _totals(book, ws, p, name, row, series, scale, style)
+
+
+def row_style(book: Book, name: str):
+    """A series' cells on the sheet of periods: its style by the one rule (:meth:`Book.style`), but a
+    percentage to at most :data:`PERCENT_DECIMALS` decimals (78.13%, where six significant digits of its
+    every period give 78.1250% in every cell of the row); the cell holds the full value."""
+    style = book.style(name)
+    if style is None or not style.percent or style.scientific or style.decimals <= PERCENT_DECIMALS:
+        return style
+    return NumberStyle(PERCENT_DECIMALS, False, True, money=style.money)
 
 
 def block_rule(book: Book, name: str) -> str:
