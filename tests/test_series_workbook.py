@@ -398,3 +398,27 @@ def test_a_percentage_shows_two_decimals_on_the_months_sheet_and_holds_every_dig
     assert math.isclose(quarter.value, (50 / 64 + 52.5 / 64 + 55.125 / 80) / 3, rel_tol=1e-12)
     assert quarter.number_format == "#,##0.00%"
     assert ws.cell(p.rows["demand"], p.first).number_format == "#,##0.0000"  # 52.5, 55.125, 57.88125 ...
+
+
+def test_a_stock_carried_over_through_another_series_is_read_at_the_quarters_end(tmp_path):
+    """The roastery's shelf does not read its own month before: `on_hand = previous(shelf) + roast` does. It is
+    still a stock (what the month before left on the shelf), so its quarter is the quarter's last month, not the
+    sum of three months' shelves. Sales read a month late stay a flow; a flow per month by its unit is added up
+    even where it grows from its month before. By hand: roast 100, sales 80 a month, so the shelf holds 20, 40,
+    60 bags; receipts are 0, 80, 80 (160 a quarter); orders 50, 75, 112.5 bag/month (237.5)."""
+    text = ("unit bag\nperiods = 1 month..6 month\nroast = 100 bag\nroom = 150 bag\ndemand = 80 bag\n"
+            "series on_hand = previous(shelf, 0 bag) + roast\nseries sold = min(demand, on_hand)\n"
+            "series shelf = min(room, on_hand - sold)\nseries receipts = previous(sold, 0 bag)\n"
+            "series orders = 50 bag/month then previous * 1.5\n")
+    plan = loads(text, name=str(tmp_path / "shelf.plan"))
+    book = export(plan, tmp_path / "shelf.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "shelf.xlsx")["Months"]
+    held = openpyxl.load_workbook(tmp_path / "shelf.xlsx", data_only=True)["Months"]
+    p, q1 = book.periods, book.period_blocks[0].col
+    rules = {n: ws.cell(r, p.first + p.count + 1).value for n, r in p.rows.items()}
+    assert {n: rules[n] for n in ("shelf", "sold", "receipts", "orders")} == {
+        "shelf": "at the end", "sold": "total", "receipts": "total", "orders": "total"}
+    shelf = p.rows["shelf"]
+    assert ws.cell(shelf, q1).value == f"=E{shelf}"
+    got = {n: held.cell(p.rows[n], q1).value for n in ("shelf", "sold", "receipts", "orders")}
+    assert got == pytest.approx({"shelf": 60, "sold": 240, "receipts": 160, "orders": 237.5}, rel=1e-12)

@@ -207,26 +207,45 @@ def row_style(book: Book, name: str):
 
 
 def block_rule(book: Book, name: str) -> str:
-    """How a series' whole quarters and years read it, as a finance reader expects (docs/workbook.md): a level
-    (it reads its own month before: a balance, a stock, a headcount) ``at the end``; a percentage, a price or
+    """How a series' whole quarters and years read it, as a finance reader expects (docs/workbook.md): an
+    amount per period by its unit (``bag/month``, ``kUSD/month``) its ``total``; a level (its period before
+    carries over, :func:`_levels`: a balance, a stock, a headcount) ``at the end``; a percentage, a price or
     a rate (a unit per anything but the period: ``USD/bag``), a table of values typed per period (a price
     list) and a count of a level's value (``min(demand, gpus)``: GPUs busy) their ``average``; any other (an
-    amount that accumulates: money, bags, a unit per period, GPUs bought) its ``total``."""
+    amount that accumulates: money, bags, GPUs bought) its ``total``."""
     q = book.q[name]
     expr, unit = q.definition.expr, q.unit_text
+    per_period = "/" in unit and unit.split("/", 1)[1].strip() == book.plan.period_unit[0]
+    if per_period and not is_percent(unit):
+        return "total"
     if name in _levels(book):
         return "at the end"
-    if is_percent(unit) or table_items(expr) is not None:
+    if is_percent(unit) or table_items(expr) is not None or "/" in unit:
         return "average"
-    if "/" in unit:
-        return "total" if unit.split("/", 1)[1].strip() == book.plan.period_unit[0] else "average"
     return "average" if not unit and _reads_level(book, expr) else "total"
 
 
 def _levels(book: Book) -> set:
-    """The series that read their own period before (a balance, a stock)."""
-    return {n for n in book.series_names
-            if any(isinstance(e, ir.Previous) and e.name == n for e in ir.walk(book.q[n].definition.expr))}
+    """The stocks: the series whose value carries over from the period before, read by their own formula
+    (``cash = previous * (1 + rate) + income``) or by one they read in the same period (``shelf =
+    min(room, on_hand - sold)`` with ``on_hand = previous(shelf) + roast``: the shelf is what the month before
+    left on it). A flow read a period late (``receipts = previous(sales)``) stays a flow."""
+    series = set(book.series_names)
+    exprs = {n: list(ir.walk(book.q[n].definition.expr)) for n in series}
+    reads = {n: {e.name for e in exprs[n] if isinstance(e, ir.Name) and e.name in series} for n in series}
+
+    def carried(n: str) -> bool:
+        seen, todo = set(), [n]
+        while todo:
+            m = todo.pop()
+            if m not in seen:
+                seen.add(m)
+                if any(isinstance(e, ir.Previous) and e.name == n for e in exprs[m]):
+                    return True
+                todo.extend(reads[m])
+        return False
+
+    return {n for n in series if carried(n)}
 
 
 def _reads_level(book: Book, expr) -> bool:
