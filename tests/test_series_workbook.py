@@ -316,7 +316,9 @@ def test_a_line_chart_per_headline_series_reads_its_row(exported):
     assert names.index("Charts") == names.index("Months") + 1
     (xml,) = chart_xml(path)["Charts"]
     row = book.periods.rows["cash"]
-    assert "<c:lineChart>" in xml
+    assert "<c:scatterChart>" in xml  # the periods on a value axis: a label every 6 months, 0 to 60
+    assert re.search(r'<c:majorUnit val="6"/>', xml) and '<c:max val="60"/>' in xml and '<c:min val="0"/>' in xml
+    assert "tickLblSkip" not in xml  # LibreOffice ignores it: 60 labels ran together
     assert re.findall(r"<c:f>([^<]+)</c:f>", xml) == ["Months!$C$5:$BJ$5", f"Months!${'C'}${row}:$BJ${row}"]
     assert ">Cash, month by month<" in xml and ">kUSD<" in xml and ">Month<" in xml
     # the backlog plan's headline series: the open tickets, in tickets, over its 12 months
@@ -325,6 +327,7 @@ def test_a_line_chart_per_headline_series_reads_its_row(exported):
     row = book.periods.rows["backlog"]
     assert re.findall(r"<c:f>([^<]+)</c:f>", xml) == ["Months!$C$5:$N$5", f"Months!$C${row}:$N${row}"]
     assert ">Open tickets at the month's end, month by month<" in xml and ">ticket<" in xml
+    assert '<c:majorUnit val="1"/>' in xml and '<c:min val="1"/>' in xml and '<c:max val="12"/>' in xml
 
 
 def test_with_scenarios_the_chart_draws_the_selected_and_the_base_case(tmp_path):

@@ -198,7 +198,7 @@ class Chart:
     x_log: bool = False
     x_range: Optional[tuple[float, float]] = None  # the data's own range (axes otherwise start at round numbers)
     x_offset: int = 0  # pixels right of the anchor column (charts side by side under a table)
-    line: bool = False  # a line over the periods (a category per period), not x against y
+    line: bool = False  # a line over the periods (x_range their first and last), not a sweep's x against y
 
     ROWS = 16  # rows of the default height (20 px) a chart of the default height takes, with a gap
 

@@ -315,6 +315,8 @@ def charts(book: Book) -> None:
                      "input and the lines follow." + (" The line of the scenario picked on the Summary is drawn "
                                                       "with the base case's." if book.periods_selected else ""))
     periods = (ws.title, p.header, p.first, p.header, p.first + p.count - 1)
+    size = book.plan.period_unit[1]
+    span = (float(book.base.periods[0]) / size, float(book.base.periods[-1]) / size)  # the axis's first and last
     row = 4
     for name in names:
         lines = [(book.periods_selected, f"{book.words(name)} (the selected scenario)")] if book.periods_selected \
@@ -324,6 +326,6 @@ def charts(book: Book) -> None:
                                           rows.first + rows.count - 1)) for rows, label in lines]
         chart = Chart(capitalised(f"{book.words(name)}, {word} by {word}"),
                       word.capitalize() if word != "period" else f"period ({unit})", unit_of(book.q[name]),
-                      series, row, 1, width=CHART_WIDTH, height=CHART_HEIGHT, line=True)
+                      series, row, 1, width=CHART_WIDTH, height=CHART_HEIGHT, line=True, x_range=span)
         sheet.charts.append(chart)
         row += chart.rows
