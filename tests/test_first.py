@@ -184,10 +184,21 @@ def recalculated(tmp_path_factory):
     work = tmp_path_factory.mktemp("first")
     item = export(loads(PLAN, "first.plan"), work / "first.xlsx")
     edited = edit(item, work / "first_edited.xlsx", {"horizon": 12})
-    for it in (item, edited):
+    checked = export(loads(PLAN + CHECKS, "checked.plan"), work / "checked.xlsx")
+    for it in (item, edited, checked):
         assert poison(it.path) > 10
-    paths = [item.path, edited.path]
-    return item, POISON, {"libreoffice": recalculate(paths, work), "gnumeric": gnumeric_recalculate(paths, work)}
+    paths = [item.path, edited.path, checked.path]
+    return item, POISON, {"libreoffice": recalculate(paths, work), "gnumeric": gnumeric_recalculate(paths, work),
+                          "checked": checked}
+
+
+# the checks hold in planner (never in short, 17 in long); the later ones hold because the first finds nothing
+# (a comparison with never is no value, which fails: `not` of it holds)
+CHECKS = """check breakeven == never in short
+check breakeven != never in long
+check breakeven == 17 month in long
+later = max(breakeven, 1 month) -> month
+"""
 
 
 def _cell(wb, item, name):
@@ -212,8 +223,27 @@ def test_the_workbook_finds_the_first_period_live(recalculated, engine):
     assert poisoned not in [c.value for row in wb["Scenarios"].iter_rows() for c in row]
     columns = {c.value: c.column_letter for row in wb["Scenarios"].iter_rows(max_row=4) for c in row if c.value}
     assert "short" in columns and "long" in columns, header
-    assert wb["Scenarios"][f"{columns['short']}{rows['breakeven']}"].value == "#N/A"  # never
+    assert wb["Scenarios"][f"{columns['short']}{rows['breakeven']}"].value == "never"  # as the Summary says it
     assert wb["Scenarios"][f"{columns['long']}{rows['breakeven']}"].value == pytest.approx(17)
+    assert wb["Scenarios"][f"{columns['short']}{rows['none']}"].value == "never"
+    formulas = openpyxl.load_workbook(item.path)["Scenarios"]
+    live = formulas[f"{columns['short']}{rows['breakeven']}"].value
+    inner = live[len("=IF(ISNA("):live.index('),"never",')]  # live: the first over its row of terms, or "never"
+    assert live == f'=IF(ISNA({inner}),"never",{inner})' and "MIN('Cash flows'!" in inner
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_formulas_over_a_never_on_the_scenarios_sheet_still_read_no_value(recalculated, engine):
+    """The Scenarios sheet's "never" is a word for the reader: a check reads it as no value (`== never` holds,
+    `!= never` does not) and MAX does not skip it (`later` has no value in short, as planner says, not 1)."""
+    item, _, outs = recalculated
+    checked = outs["checked"]
+    wb = openpyxl.load_workbook(outs[engine][checked.path], data_only=True)
+    assert [wb["Checks"][cell].value for _, _, cell in checked.book.check_cells] == [True, True, True]
+    rows = {c.value: c.row for c in wb["Scenarios"]["B"]}
+    columns = {c.value: c.column_letter for row in wb["Scenarios"].iter_rows(max_row=4) for c in row if c.value}
+    assert wb["Scenarios"][f"{columns['short']}{rows['later']}"].value == "#N/A"
+    assert wb["Scenarios"][f"{columns['long']}{rows['later']}"].value == pytest.approx(17)
 
 
 def test_simulate_counts_never_as_a_share_and_leaves_it_out_of_the_mean():

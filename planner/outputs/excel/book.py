@@ -58,6 +58,8 @@ SELECTED = 7  # Inputs and Model: the column of the scenario the Summary's selec
 BASE_ONLY = "base_only"  # an input only the base case reads (every scenario sets its own): not marked editable
 UNITS = "units"  # a unit beside a figure (indented, so "250" and "kUSD" do not run together)
 IDENT = "ident"  # a quantity's identifier beside its words (small, grey): where planner and import find the row
+FIGURE = "figure"  # a figure that may be a word ("never"): aligned right, as the numbers around it
+NEVER_WORD = "never"  # what a `first` that finds nothing shows where a reader reads it (Summary, Scenarios)
 
 
 # ---- small helpers ------------------------------------------------------------
@@ -488,13 +490,20 @@ class Book:
             return f"{ctx.column}{row}"
         return f"{sheet_ref(ctx.sheet)}!${ctx.column}${row}"
 
+    def read(self, ctx: Context, name: str, here: Optional[str] = None) -> str:
+        """``name``'s cell in ``ctx`` as a formula reads it: :meth:`cell`, except that a figure that may be never
+        shows the word on the Scenarios sheet (:func:`.scenarios.fill_column`), which a formula reads back as
+        #N/A, the workbook's never (``x == never`` is ``ISNA(x)``; MAX or a comparison do not skip it)."""
+        cell = self.cell(ctx, name, here)
+        return f"IF(ISNUMBER({cell}),{cell},NA())" if ctx.sheet is not None and self.may_be_never(name) else cell
+
     def pieces(self, ctx: Context, here: Optional[str] = None) -> dict[str, Piece]:
         """Every quantity's cell in ``ctx`` seen from sheet ``here`` as the formula generator reads it (the
         cell, and the base units one unit of its figure is), and each answer a formula uses (its cell on
         the Solve sheet for ``ctx``). A fresh copy."""
         key = ("pieces", ctx.key, here)
         if key not in self._refs:
-            out = {name: Piece(self.cell(ctx, name, here), ATOM, None if q.is_bool else scale_of(q))
+            out = {name: Piece(self.read(ctx, name, here), ATOM, None if q.is_bool else scale_of(q))
                    for name, q in self.q.items() if not q.per_period}  # a series: its row (generator.PeriodRows)
             for name in self.model.answers:
                 stmt = self.aliases.get(alias_base(name))
@@ -814,6 +823,24 @@ class Book:
                 stack.extend(self.q[n].deps)
             self._reads_series[name] = got
         return got
+
+    def may_be_never(self, name: str) -> bool:
+        """Whether ``name``'s formula takes a ``first(...)`` (which may find nothing: "never"), itself or
+        through the user functions it calls."""
+        q = self.q[name]
+        if q.is_input or q.is_bool:
+            return False
+        stack, seen = [q.definition.expr], set()
+        while stack:
+            for node in ir.walk(stack.pop()):
+                if isinstance(node, ir.Aggregate) and node.op is ir.AggOp.FIRST or \
+                        isinstance(node, ir.Reduce) and node.op == "first":
+                    return True
+                if isinstance(node, ir.Call) and node.func in self.model.functions and node.func not in seen:
+                    seen.add(node.func)
+                    f = self.model.functions[node.func]
+                    stack += [f.body] + [p.default for p in f.params if p.default is not None]
+        return False
 
     def never(self, name: str) -> bool:
         """Whether ``name`` is a ``first(...)``, whose no value (never) the workbook shows as #N/A."""

@@ -81,8 +81,8 @@ def checks_sheet(book: Book) -> None:
                 other = book.context(None if r.scenario == "base" else r.scenario, merged)
                 q = book.q[r.name]
                 key = f"{r.name}@{r.scenario}"
-                refs[key] = Piece(book.cell(other, r.name, ws.title), ATOM, None if q.is_bool else scale_of(q))
-                qualified[key] = Piece(book.cell(other, r.name), ATOM, None if q.is_bool else scale_of(q))
+                refs[key] = Piece(book.read(other, r.name, ws.title), ATOM, None if q.is_bool else scale_of(q))
+                qualified[key] = Piece(book.read(other, r.name), ATOM, None if q.is_bool else scale_of(q))
                 values[key] = book.env(other)[r.name]
             where = f"Checks: {text}"
             gen = Generator(book.model, refs, row=book.flow_cells, values=values, where=where, row_refs=qualified,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from .book import (scale_of, unit_of, prose,
     CHECK_CONTEXTS,
+    FIGURE,
+    NEVER_WORD,
     HEADER,
     IDENT,
     INPUT,
@@ -157,9 +159,13 @@ def fill_column(book: Book, ws, ctx: Context) -> None:
             else:
                 ws.formula(row, col, "=" + book.names[name], value, style)
             continue
+        # a `first` that finds nothing says "never", as on the Summary; a formula reads it as #N/A (Book.read)
+        never = book.may_be_never(name) and (value == "#N/A" or isinstance(value, float) and value != value)
         if book.reads_series(name):  # the sheet of periods computes the selected scenario's series, not this column's
-            cell = ws.formula(row, col, "=NA()", value) if value == "#N/A" else ws.number(row, col, value, style)
+            cell = ws.text(row, col, NEVER_WORD, FIGURE) if never else ws.number(row, col, value, style)
             cell.comment = "planner's figure at export, not live: it reduces a series (export again after editing)"
             continue
         text = book.quantity_formula(name, ctx, refs, f"{ctx.label}: {name}", row_refs)
-        ws.formula(row, col, text, value, style)
+        if book.may_be_never(name):
+            text = f'=IF(ISNA({text[1:]}),"{NEVER_WORD}",{text[1:]})'
+        ws.formula(row, col, text, NEVER_WORD if never else value, style, FIGURE if book.may_be_never(name) else None)

@@ -276,7 +276,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
     from ...compute.closed import NoClosedForm
 
     # every quantity as its cell holds it: the closed form is over those figures
-    refs = {n: Piece(book.cell(ctx, n), ATOM, None if q.is_bool else Fraction(1)) for n, q in book.q.items()}
+    refs = {n: Piece(book.read(ctx, n), ATOM, None if q.is_bool else Fraction(1)) for n, q in book.q.items()}
     values = {n: book.display(ctx, n) for n in book.q}
     values = {n: (float("nan") if isinstance(v, str) else v) for n, v in values.items()}
     parts: list = []

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import math
 
-from ...language import ir
 from ..numbers import answer_style, prose_style
-from .book import NO_ANSWER, STALE, shown_figures
+from .book import FIGURE, NEVER_WORD, NO_ANSWER, STALE, shown_figures
 from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, prose, col_index, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs
 SECTION = "section"
-FIGURE = "figure"  # a figure that may be a word ("never"): aligned right, as the numbers around it
 
 
 def create(book: Book) -> None:
@@ -175,31 +173,12 @@ def _series(book: Book, ws, row: int) -> int:
 def _figure(book: Book, ws, row: int, col: int, name: str, ref: str, value) -> None:
     """A headline figure, live; a `first` that finds nothing shows "never" (planner's word for it), where
     the Model and Scenarios cells keep #N/A for the formulas that use them."""
-    if not _may_be_never(book, name):
+    if not book.may_be_never(name):
         ws.formula(row, col, "=" + ref, value, book.style(name))
         return
     shown = value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
-        else "never"
-    ws.formula(row, col, f'=IF(ISNA({ref}),"never",{ref})', shown, book.style(name), FIGURE)
-
-
-def _may_be_never(book: Book, name: str) -> bool:
-    """Whether ``name``'s formula takes a ``first(...)`` (which may find nothing: "never"), itself or
-    through the user functions it calls."""
-    q = book.q[name]
-    if q.is_input or q.is_bool:
-        return False
-    stack, seen = [q.definition.expr], set()
-    while stack:
-        for node in ir.walk(stack.pop()):
-            if isinstance(node, ir.Aggregate) and node.op is ir.AggOp.FIRST or \
-                    isinstance(node, ir.Reduce) and node.op == "first":
-                return True
-            if isinstance(node, ir.Call) and node.func in book.model.functions and node.func not in seen:
-                seen.add(node.func)
-                f = book.model.functions[node.func]
-                stack += [f.body] + [p.default for p in f.params if p.default is not None]
-    return False
+        else NEVER_WORD
+    ws.formula(row, col, f'=IF(ISNA({ref}),"{NEVER_WORD}",{ref})', shown, book.style(name), FIGURE)
 
 
 def words(book: Book, name: str) -> str:

@@ -74,7 +74,7 @@ STYLES = {
     state.IDENT: {"font_color": "#7F7F7F", "font_size": 9},
     "ident over figures": {"font_color": "#7F7F7F", "font_size": 9, "align": "right"},
     summary.SECTION: {"bold": True, "font_size": 12, "font_color": "#1F4E78"},
-    summary.FIGURE: {"align": "right"},
+    state.FIGURE: {"align": "right"},
     "good": {"bg_color": "#C6EFCE", "font_color": "#006100"},
     "bad": {"bg_color": "#FFC7CE", "font_color": "#9C0006"},
     "stale": {"bg_color": "#FFEB9C", "font_color": "#9C5700"},
