@@ -502,9 +502,3 @@ def load_compiled(path: Union[str, os.PathLike], all_imports: bool = False,
                   import_roots: Sequence[Union[str, os.PathLike]] = ()) -> _evaluation.Plan:
     """:func:`load`'s compiled plan itself (see :func:`loads_compiled`)."""
     return _evaluation.load(path, all_imports, answers=_answers, import_roots=import_roots)
-
-
-def _whole(x: float):
-    """A period as its number: ``3`` for the third month (``2.5`` stays as it is)."""
-    r = round(x)
-    return int(r) if abs(x - r) <= 1e-9 * max(1.0, abs(x)) else x
