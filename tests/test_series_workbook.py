@@ -319,6 +319,7 @@ def test_a_line_chart_per_headline_series_reads_its_row(exported):
     assert "<c:scatterChart>" in xml  # the periods on a value axis: a label every 6 months, 0 to 60
     assert re.search(r'<c:majorUnit val="6"/>', xml) and '<c:max val="60"/>' in xml and '<c:min val="0"/>' in xml
     assert "tickLblSkip" not in xml  # LibreOffice ignores it: 60 labels ran together
+    assert '<c:crosses val="min"/>' in xml  # the months along the bottom, below a negative balance, in every engine
     assert re.findall(r"<c:f>([^<]+)</c:f>", xml) == ["Months!$C$5:$BJ$5", f"Months!${'C'}${row}:$BJ${row}"]
     assert ">Cash, month by month<" in xml and ">kUSD<" in xml and ">Month<" in xml
     # the backlog plan's headline series: the open tickets, in tickets, over its 12 months

@@ -209,7 +209,8 @@ class EvalView:
                 q = plan.model.quantities[n]
                 values = ev.series[n] if q.is_bool else ev.series_display(n)
                 for i, v in enumerate(values):
-                    records.append({"scenario": ev.label, "series": n, "period": period_number(float(ev.periods[i]) / scale),
+                    at = period_number(float(ev.periods[i]) / scale)
+                    records.append({"scenario": ev.label, "series": n, "period": at,
                                     "period_label": labels[i], "value": bool(v) if q.is_bool else
                                     (NEVER if v != v else json_number(float(v))), "unit": q.unit_text})
         return {"period_unit": plan.period_unit[0], "series": {n: _quantity_meta(plan, n) for n in names},

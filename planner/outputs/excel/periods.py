@@ -18,8 +18,8 @@ from fractions import Fraction
 
 from ...compute.numbers import is_percent
 from ...language import ir
-from .book import (HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, Chart, NumberStyle, Series, cached, capitalised,
-                   scale_of, sheet_ref, sheet_title, unit_of)
+from .book import (HEADER, INPUT, LABEL, NAME, NOTE, TITLE, UNITS, Book, Chart, NumberStyle, Series, cached,
+                   capitalised, scale_of, sheet_ref, sheet_title, unit_of)
 from .generator import PeriodRows, col_letter
 from .names import table_names
 

@@ -557,6 +557,8 @@ def _chart(wb, chart: state.Chart, sheets: Optional[dict] = None):
         x_axis["log_base"] = 10
     y_axis = {"name": chart.y_title, "major_gridlines": grid, "name_font": {"size": 9, "bold": False},
               "label_position": "low"}
+    if chart.line:  # the periods' axis along the bottom, below a negative balance (Gnumeric ignores "low")
+        y_axis["crossing"] = "min"
     if sheets and chart.series:
         for axis, ref in ((x_axis, chart.series[0].x), (y_axis, chart.series[0].y))[1 if chart.line else 0:]:
             code = _axis_format(sheets, ref)
