@@ -826,7 +826,13 @@ class Book:
 
     def may_be_never(self, name: str) -> bool:
         """Whether ``name``'s formula takes a ``first(...)`` (which may find nothing: "never"), itself or
-        through the user functions it calls."""
+        through the user functions it calls (asked once per cell of every column: kept)."""
+        known = self.__dict__.setdefault("_may_be_never", {})
+        if name not in known:
+            known[name] = self._takes_first(name)
+        return known[name]
+
+    def _takes_first(self, name: str) -> bool:
         q = self.q[name]
         if q.is_input or q.is_bool:
             return False
