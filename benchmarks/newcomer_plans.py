@@ -28,6 +28,7 @@ PLANS = {  # plan -> its plain script (None: no script, the plan's own commands 
     "article2_one_sided": "article2_user",
     "cash_60_months": "cash_60_months",
     "fleet_60_months": "fleet_60_months",
+    "lease_or_buy_36": "lease_or_buy_36",  # series with pmt, npv, irr, first and an uncertain lease price
     "gpu_buy_vs_rent": None,  # examples/: the shipped 36-month plan with monthly sums
     "support_backlog": None,  # examples/: series over the periods (a recurrence per month)
     "grain_silo": None,
