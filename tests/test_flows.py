@@ -74,6 +74,32 @@ def test_a_range_it_cannot_list_is_a_located_error(text, needle):
     assert err.value.span is not None and err.value.span.line == text.count("\n")
 
 
+def test_irr_beside_a_series_or_a_range_says_what_to_write_and_that_works():
+    """`irr(-price, saving)` said "not supported yet" and offered the twelve flows written out; `irr(-500, ...
+    for m in 1..3)` said `irr` "takes its arguments one by one" though it takes a range. Each hint now puts
+    today's flow first in a range, and the plan that follows it gives the rate (by bisection here)."""
+    import re
+
+    text = "unit USD\nperiods = 1 month..12 month\nprice = 500 USD\nseries saving = 60 USD\nr = irr(-price, saving)\n"
+    with pytest.raises(PlanError) as err:
+        planner.loads(text, "bad.plan")
+    assert "`irr` of a series beside other flows" in err.value.message and err.value.span.column == 17
+    (written,) = re.findall(r"`(irr\(.*\))`", err.value.hint)
+    assert written == "irr(if(m == 0 month, -price, saving at m) for m in 0 month..12 month)"
+    lo, hi = 0.0, 1.0  # -500 today, then 60 a month for 12 months
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if -500 + sum(60 / (1 + mid) ** k for k in range(1, 13)) > 0 else (lo, mid)
+    rate = planner.loads(text.replace("irr(-price, saving)", written), "ok.plan").eval()["r"]
+    assert float(rate) == pytest.approx(lo, rel=1e-9)
+    with pytest.raises(PlanError) as err:
+        planner.loads("v = irr(-500, 60 for m in 1..12)\n", "bad.plan")
+    assert err.value.label == "the range of flows is its only argument"
+    assert "put today's flow first in the range: `irr(if(m == 0, -500, flow(m)) for m in 0..5)`" in err.value.hint
+    ranged = planner.loads("v = irr(if(m == 0, -500, 60) for m in 0..12)\n", "ok.plan").eval()["v"]
+    assert float(ranged) == pytest.approx(lo, rel=1e-9)
+
+
 def test_npv_over_a_range_to_a_quantity_is_the_sum_excel_computes():
     """`npv(rate, flow(m) for m in 1 month..horizon)`: the flows are not known as the plan is read (it was an
     error saying to write the sum out); the first value of the range is discounted one period, as Excel's NPV."""

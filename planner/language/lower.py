@@ -229,12 +229,17 @@ class _Lower(Transformer):
         ...)``, each the body with the variable replaced by its value. The range's ends (and step) are
         literals, in one unit; at most :data:`MAX_FLOWS` values."""
         f = FUNCTIONS.get(func)
-        if f is None or f.flows is None or f.flows != len(before):
-            wanted = "" if f is None or f.flows is None else \
-                f": `{func}({', '.join(f.params[:f.flows] + ('flow(m) for m in 1..n',))})`"
-            raise ParseError(f"`{func}` takes no range of values here{wanted}", func_span,
+        if f is None or f.flows is None:
+            raise ParseError(f"`{func}` takes no range of values here", func_span,
                              label="`for ... in` is for sums, products, min, max, count, first, npv and irr",
                              hint=f"`{func}` takes its arguments one by one")
+        if f.flows != len(before):  # `irr(-500, flow(m) for m in 1..n)`: the range holds every flow
+            wanted = f"`{func}({', '.join(f.params[:f.flows] + ('flow(m) for m in 1..n',))})`"
+            raise ParseError(f"`{func}` takes no range of values here: {wanted}", func_span,
+                             label=f"the range of flows comes after {f.flows} argument{'s' * (f.flows != 1)}"
+                             if f.flows else "the range of flows is its only argument",
+                             hint="put today's flow first in the range: `irr(if(m == 0, -500, flow(m)) for m in 0..5)`"
+                             if func == "irr" else f"`{func}` takes {', '.join(f.params[:f.flows])} before the range")
         where = values.span
         if values.kind not in ("range", "step"):
             raise ParseError(f"`{func}` over a list: list the flows as arguments", where,
