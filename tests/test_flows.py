@@ -117,3 +117,19 @@ def test_npv_over_a_range_to_a_quantity_is_the_sum_excel_computes():
     with pytest.raises(PlanError) as err:  # a range sized from the input's declared bound, as any sum's
         planner.loads(text.replace(" where horizon <= 360 month", ""), "bad.plan").eval()
     assert "`horizon` has no upper bound" in err.value.message
+
+
+def test_the_report_prints_a_range_of_flows_as_the_range():
+    """`irr(... for k in 0 month..36 month)` is lowered to its 37 flows; the report's formula listed each
+    (37 `cases` blocks, 2,300 px of the page): it prints the range as written, once."""
+    from planner.outputs.latex import formula_equation, name_latex
+
+    text = ("v = npv(10%, m for m in 1..7 step 2)\n"
+            "w = irr(if(m == 0, -5, 2) for m in 0..3)\n")
+    model = planner.loads(text, "flows.plan")._plan.model
+    tex = {n: formula_equation(name_latex(n), model.quantities[n].definition.expr) for n in "vw"}
+    assert tex["v"] == r"v = \operatorname{NPV}\left(10\%, m \;\text{for}\; m \in \{1, 1 + 2, \ldots, 7\}\right)"
+    assert tex["w"] == (r"w = \operatorname{IRR}\left(\begin{cases} -5 & \text{if } m = 0 \\ 2 & \text{otherwise} "
+                        r"\end{cases} \;\text{for}\; m \in \{0, \ldots, 3\}\right)")
+    values = planner.loads(text, "flows.plan").eval()  # the flows are still each one's: 1, 3, 5, 7
+    assert float(values["v"]) == pytest.approx(1 / 1.1 + 3 / 1.1 ** 2 + 5 / 1.1 ** 3 + 7 / 1.1 ** 4, rel=1e-12)

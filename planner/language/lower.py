@@ -268,7 +268,7 @@ class _Lower(Transformer):
                              where, label="no values" if count == 0 else "too many values",
                              hint=out)
         flows = tuple(ir.Arg(None, _bound(body, v, start + k * step, unit), body.span) for k in range(count))
-        return ir.Call(func, tuple(before) + flows, self.span(meta), func_span)
+        return ir.Call(func, tuple(before) + flows, self.span(meta), func_span, over=(v, values, body))
 
     def _npv_sum(self, meta, func_span: Span, rate: ir.Expr, body: ir.Expr, var, values: ir.Values, ends):
         """``npv(rate, flow(m) for m in 1 month..n)``, a range whose end is a quantity (the flows are not
