@@ -49,3 +49,18 @@ def test_its_figures_are_the_scripts(plan, scenario):
         got = answers[scenario].value if name == "breakeven_lease" else result[name, scenario]
         number = float(got) / (100 if name in PERCENT else 1)
         assert number == pytest.approx(want, rel=1e-9), (name, scenario, got)
+
+
+def test_simulate_draws_the_fans_the_uncertain_lease_price_moves(capsys):
+    """Without --show, `planner simulate` drew all nine series' fans, three of them (demand, GPUs needed and
+    leased) one path in every percentile: no uncertain input reaches them. The six the lease price moves."""
+    import json
+
+    from planner.cli import main
+
+    assert main(["simulate", str(PLAN), "--samples", "500", "--format", "json"]) == 0
+    (base,) = json.loads(capsys.readouterr().out)["scenarios"]
+    assert list(base["series"]) == ["buy_cash", "lease_cash", "cum_buy", "cum_lease", "advantage", "unlevered"]
+    month1 = base["series"]["lease_cash"]
+    assert month1["p5"][0] < month1["p95"][0] < 0  # 3 GPUs leased in month 1 at a price between 1.8 and 2.8 kUSD
+    assert -3 * 2.8 < month1["p5"][0] and month1["p95"][0] < -3 * 1.8

@@ -188,10 +188,14 @@ class SimulationView:
 
 
 def fan_names(plan) -> list[str]:
-    """The series whose fan a simulation shows: those tagged [headline], else every series."""
+    """The series whose fan a simulation shows: those tagged [headline], else every series; of them, those
+    the uncertain inputs reach (another's fan is its one path in every percentile)."""
+    from ..questions.simulate import _reached
+
     series = plan.series_order() if hasattr(plan, "series_order") else []
     headline = [n for n in series if "headline" in plan.model.quantities[n].tags]
-    return headline or series
+    reached = _reached(plan)
+    return [n for n in headline or series if n in reached]
 
 
 def shown(plan, show: Optional[Sequence[str]]) -> tuple[list[str], list[str]]:
