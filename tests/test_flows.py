@@ -66,6 +66,8 @@ def test_the_exact_route_and_the_checks_read_the_flows():
     ("v = npv(10%, m for m in [1, 2])\n", "over a list: list the flows as arguments"),
     ("v = pv(10%, m for m in 1..3)\n", "`pv` takes no range of values here"),
     ("v = irr(0, m for m in 1..3)\n", "`irr` takes no range of values here: `irr(flow(m) for m in 1..n)`"),
+    # it said `npv(...)` "is not an aggregate: not sum, product, min, max, count or first"
+    ("v = npv(m for m in 1..3)\n", "`npv` takes no range of values here: `npv(rate, flow(m) for m in 1..n)`"),
 ])
 def test_a_range_it_cannot_list_is_a_located_error(text, needle):
     with pytest.raises(PlanError) as err:

@@ -209,7 +209,7 @@ class _Lower(Transformer):
     @v_args(meta=True)
     def aggregate(self, meta, children):
         (func, func_span), body, var, values = children
-        if func in FUNCTIONS and FUNCTIONS[func].flows == 0:  # `irr(flow(m) for m in 0..36)`
+        if func in FUNCTIONS and FUNCTIONS[func].flows is not None:  # `irr(f(m) for m in 0..36)`, `npv(f(m) ...)`
             return self._flows(meta, func, func_span, (), body, var, values)
         op = self._agg_op(func, func_span, values)
         if op is ir.AggOp.FIRST:
