@@ -210,7 +210,9 @@ def _as_exported(book: Book, ws, row: int, stmt: ir.Solve, ctx, target: str) -> 
               and book.q[n].is_input and not book.q[n].per_period]  # (a table of values is a row of periods)
     tests = [f"{book.cell(ctx, n, ws.title)}=" + (str(v).upper() if isinstance(v, bool) else number(v))
              for n in inputs for v in [book.display(ctx, n)]]
-    ws.formula(row, HOLDS, f"=AND({','.join(tests)})" if tests else "=TRUE()", True)
+    text = f"=AND({','.join(tests)})"
+    fits = 0 < len(tests) <= 255 and len(text) <= 8000  # Excel's AND takes 255 arguments, a formula 8,192 characters
+    ws.formula(row, HOLDS, text if fits else "=TRUE()", True)
 
 
 def _boundary(stmt: ir.Solve) -> bool:
