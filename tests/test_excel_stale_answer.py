@@ -115,3 +115,21 @@ def test_an_edit_makes_an_answer_over_a_series_say_re_run(series_books, sheet):
     assert row("as_exported")[4].value == 1 and row("as_exported")[5].value == "holds"
     assert row("rate")[4].value == 0 and row("rate")[5].value == STALE  # the answer is out of date, said so
     assert row("saving")[5].value == "holds"  # the solved input is not what the answer depends on
+
+
+def test_an_answer_over_a_series_with_more_inputs_than_excels_and_takes():
+    """Excel's AND takes at most 255 arguments: past them the Holds of such an answer stays TRUE (no test of
+    the inputs) rather than a formula Excel refuses to open."""
+    def holds(n: int) -> str:
+        text = ("periods = 1 month..3 month\n" + "".join(f"a{i} = {i}\n" for i in range(n)) + "x = 1 where x >= 0\n"
+                f"series s = x + {' + '.join(f'a{i}' for i in range(n))}\nend = last(s)\n"
+                f"solve x where end = {n * (n - 1) // 2 + 1} as need\n")  # 0 + 1 + ... + (n - 1), and x = 1
+        book = Book(loads(text, "many.plan"))
+        book.build()
+        ws = book.sheet("Solve")
+        assert ws.at(4, 3).value == pytest.approx(1, rel=1e-9)
+        return ws.at(4, 5).value
+
+    assert holds(300) == "=TRUE()"
+    few = holds(100)
+    assert few.startswith("=AND(a0_=0,a1_=1,") and few.count("=") == 101  # a0 ... a99 (named a0_: A0 is a cell); not x
