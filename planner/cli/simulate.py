@@ -20,7 +20,7 @@ def add_simulate(sub) -> None:
     p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
                    help="quantities to show, a comma list; repeatable; a series shows its fan, its percentiles "
                         "in each period (default: the uncertain inputs and every quantity they reach, and the "
-                        "headline series' fans)")
+                        "fans of the series they reach, the headline ones where there are any)")
     p.add_argument("--percentiles", type=_percentiles, metavar="P[,P...]", default=[5.0, 50.0, 95.0],
                    help="percentiles to show, a comma list (default: 5,50,95)")
     p.add_argument("--probability", "-p", action="append", default=[], metavar="CONDITION",
