@@ -28,6 +28,7 @@ PLANS = {  # plan -> its plain script (None: no script, the plan's own commands 
     "article2_one_sided": "article2_user",
     "cash_60_months": "cash_60_months",
     "fleet_60_months": "fleet_60_months",
+    "lease_or_buy_36": "lease_or_buy_36",  # series with pmt, npv, irr, first and an uncertain lease price
     "gpu_buy_vs_rent": None,  # examples/: the shipped 36-month plan with monthly sums
     "support_backlog": None,  # examples/: series over the periods (a recurrence per month)
     "grain_silo": None,
@@ -35,6 +36,8 @@ PLANS = {  # plan -> its plain script (None: no script, the plan's own commands 
 COMMANDS = ("check", "export", "report", "build")
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # without .pyc files every
 # command compiles planner's modules again: a fifth of a check's CPU that no installed planner spends
+if ENV.get("PYTHONPATH"):  # the commands run in a temporary folder: `PYTHONPATH=.` is this checkout, not that folder
+    ENV["PYTHONPATH"] = os.pathsep.join(str(Path(p).resolve()) for p in ENV["PYTHONPATH"].split(os.pathsep) if p)
 
 
 def cpu(argv: list[str], cwd: Path, limit: float) -> float:

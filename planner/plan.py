@@ -341,14 +341,15 @@ class Plan:
         ``planner simulate`` runs it (one shared sample set; ``method`` ``lhs``, ``random`` or
         ``counter``): each quantity of ``show`` (default: the uncertain inputs and what they reach) with
         its value as written, mean, sd and ``percentiles``, per scenario."""
-        from .outputs.simulation import SimulationView
+        from .outputs.simulation import SimulationView, shown
         from .questions import simulate
 
         plan = self._plan
         values, origins = self._overrides(overrides)
-        names = ([show] if isinstance(show, str) else list(show)) if show is not None else simulate.default_names(plan)
-        for n in names:
+        show = [show] if isinstance(show, str) else show
+        for n in show or ():
             self._quantity(n)
+        names, fans = shown(plan, show)
         if method not in simulate.METHODS:
             raise UsageError(f"method is one of {', '.join(simulate.METHODS)}, not `{method}`")
         simulate.check_samples(samples)
@@ -362,7 +363,7 @@ class Plan:
                     quantity=n, scenario=sim.label, unit=self.quantities[n].unit_text, point=st.get("point"),
                     mean=st.get("mean"), sd=st.get("sd"), never=st.get("never"),
                     percentiles={k: v for k, v in st.items() if k.startswith("p") and k != "point"}))
-        return SimulationResults(rows, SimulationView(sims, names, list(percentiles)).table(None))
+        return SimulationResults(rows, SimulationView(sims, names, list(percentiles), fans=fans).table(None))
 
     def explain(self, quantity: str, *, scenario: Scenarios = None, overrides: Overrides = None) -> Explanation:
         """A quantity's formula as written, its SymPy form, the same over inputs only (and in LaTeX),

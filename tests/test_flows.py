@@ -66,12 +66,40 @@ def test_the_exact_route_and_the_checks_read_the_flows():
     ("v = npv(10%, m for m in [1, 2])\n", "over a list: list the flows as arguments"),
     ("v = pv(10%, m for m in 1..3)\n", "`pv` takes no range of values here"),
     ("v = irr(0, m for m in 1..3)\n", "`irr` takes no range of values here: `irr(flow(m) for m in 1..n)`"),
+    # it said `npv(...)` "is not an aggregate: not sum, product, min, max, count or first"
+    ("v = npv(m for m in 1..3)\n", "`npv` takes no range of values here: `npv(rate, flow(m) for m in 1..n)`"),
 ])
 def test_a_range_it_cannot_list_is_a_located_error(text, needle):
     with pytest.raises(PlanError) as err:
         planner.loads(text, "bad.plan")
     assert needle in err.value.message
     assert err.value.span is not None and err.value.span.line == text.count("\n")
+
+
+def test_irr_beside_a_series_or_a_range_says_what_to_write_and_that_works():
+    """`irr(-price, saving)` said "not supported yet" and offered the twelve flows written out; `irr(-500, ...
+    for m in 1..3)` said `irr` "takes its arguments one by one" though it takes a range. Each hint now puts
+    today's flow first in a range, and the plan that follows it gives the rate (by bisection here)."""
+    import re
+
+    text = "unit USD\nperiods = 1 month..12 month\nprice = 500 USD\nseries saving = 60 USD\nr = irr(-price, saving)\n"
+    with pytest.raises(PlanError) as err:
+        planner.loads(text, "bad.plan")
+    assert "`irr` of a series beside other flows" in err.value.message and err.value.span.column == 17
+    (written,) = re.findall(r"`(irr\(.*\))`", err.value.hint)
+    assert written == "irr(if(m == 0 month, -price, saving at m) for m in 0 month..12 month)"
+    lo, hi = 0.0, 1.0  # -500 today, then 60 a month for 12 months
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if -500 + sum(60 / (1 + mid) ** k for k in range(1, 13)) > 0 else (lo, mid)
+    rate = planner.loads(text.replace("irr(-price, saving)", written), "ok.plan").eval()["r"]
+    assert float(rate) == pytest.approx(lo, rel=1e-9)
+    with pytest.raises(PlanError) as err:
+        planner.loads("v = irr(-500, 60 for m in 1..12)\n", "bad.plan")
+    assert err.value.label == "the range of flows is its only argument"
+    assert "put today's flow first in the range: `irr(if(m == 0, -500, flow(m)) for m in 0..5)`" in err.value.hint
+    ranged = planner.loads("v = irr(if(m == 0, -500, 60) for m in 0..12)\n", "ok.plan").eval()["v"]
+    assert float(ranged) == pytest.approx(lo, rel=1e-9)
 
 
 def test_npv_over_a_range_to_a_quantity_is_the_sum_excel_computes():
@@ -91,3 +119,19 @@ def test_npv_over_a_range_to_a_quantity_is_the_sum_excel_computes():
     with pytest.raises(PlanError) as err:  # a range sized from the input's declared bound, as any sum's
         planner.loads(text.replace(" where horizon <= 360 month", ""), "bad.plan").eval()
     assert "`horizon` has no upper bound" in err.value.message
+
+
+def test_the_report_prints_a_range_of_flows_as_the_range():
+    """`irr(... for k in 0 month..36 month)` is lowered to its 37 flows; the report's formula listed each
+    (37 `cases` blocks, 2,300 px of the page): it prints the range as written, once."""
+    from planner.outputs.latex import formula_equation, name_latex
+
+    text = ("v = npv(10%, m for m in 1..7 step 2)\n"
+            "w = irr(if(m == 0, -5, 2) for m in 0..3)\n")
+    model = planner.loads(text, "flows.plan")._plan.model
+    tex = {n: formula_equation(name_latex(n), model.quantities[n].definition.expr) for n in "vw"}
+    assert tex["v"] == r"v = \operatorname{NPV}\left(10\%, m \;\text{for}\; m \in \{1, 1 + 2, \ldots, 7\}\right)"
+    assert tex["w"] == (r"w = \operatorname{IRR}\left(\begin{cases} -5 & \text{if } m = 0 \\ 2 & \text{otherwise} "
+                        r"\end{cases} \;\text{for}\; m \in \{0, \ldots, 3\}\right)")
+    values = planner.loads(text, "flows.plan").eval()  # the flows are still each one's: 1, 3, 5, 7
+    assert float(values["v"]) == pytest.approx(1 / 1.1 + 3 / 1.1 ** 2 + 5 / 1.1 ** 3 + 7 / 1.1 ** 4, rel=1e-12)

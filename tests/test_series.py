@@ -464,6 +464,38 @@ def test_simulate_json_gives_each_headline_series_fan(tmp_path, capsys):
     assert all(a <= b for a, b in zip(fan["p5"], fan["p95"]))
 
 
+def test_simulate_show_names_a_series_for_its_fan_and_shows_only_what_it_names(tmp_path, capsys):
+    """`--show stock` (a series) stopped with an internal error (KeyError), and `--show low_cash` printed
+    every series' fan under its one row; a series named is its fan, and only what --show names is shown."""
+    import json
+
+    from planner.cli import main
+
+    text = PLAN.read_text().replace('growth     = 4%              "demand growth per month"',
+                                    'growth     = 4% ~ 2% to 6%      "demand growth per month"')
+    path = tmp_path / "u.plan"
+    path.write_text(text)
+    run = ["simulate", str(path), "--samples", "300"]
+    assert main(run + ["--show", "stock,low_cash"]) == 0
+    out = capsys.readouterr().out
+    assert "fan of stock (pallet): percentiles over the samples" in out and "\nlow_cash " in out
+    assert out.count("fan of") == 1 and "\nstock " not in out  # a fan, not a row of the table
+    assert main(run + ["--show", "low_cash"]) == 0
+    out = capsys.readouterr().out
+    assert "\nlow_cash " in out and "fan of" not in out
+    assert main(run + ["--show", "stock", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["scenarios"][0]
+    assert main(run + ["--format", "json"]) == 0  # the same samples: the same fan as the default run's
+    every = json.loads(capsys.readouterr().out)["scenarios"][0]
+    assert shown["quantities"] == {} and list(shown["series"]) == ["stock"]
+    assert list(every["series"]) == ["cash"]  # without --show: the headline series
+    stock = shown["series"]["stock"]
+    assert stock["p5"][0] == stock["p95"][0] == 300  # month 1: 500 made, 200 sold, whatever the growth
+    assert stock["p5"][-1] < stock["p95"][-1]
+    result = planner.load(path).simulate(["stock", "low_cash"], samples=300)  # the API, alike
+    assert [r.quantity for r in result.rows] == ["low_cash"] and "fan of stock" in repr(result)
+
+
 def test_importing_a_plan_with_series_says_it_cannot_yet(tmp_path):
     (tmp_path / "lib.plan").write_text("periods = 1 month..3 month\nseries cash = 10 then previous - 4\n"
                                        "low = min(cash)\n")

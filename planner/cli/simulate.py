@@ -18,8 +18,9 @@ def add_simulate(sub) -> None:
     _sampling(p, dask=True)
     _dask(p, "simulation")
     p.add_argument("--show", type=_names, action="extend", metavar="NAME[,NAME...]",
-                   help="quantities to show, a comma list; repeatable (default: the uncertain inputs and "
-                        "every quantity they reach)")
+                   help="quantities to show, a comma list; repeatable; a series shows its fan, its percentiles "
+                        "in each period (default: the uncertain inputs and every quantity they reach, and the "
+                        "fans of the series they reach, the headline ones where there are any)")
     p.add_argument("--percentiles", type=_percentiles, metavar="P[,P...]", default=[5.0, 50.0, 95.0],
                    help="percentiles to show, a comma list (default: 5,50,95)")
     p.add_argument("--probability", "-p", action="append", default=[], metavar="CONDITION",
@@ -52,7 +53,7 @@ def _simulate_solve(plan, args, scenarios, overrides, origins) -> int:
     return EXIT_OK
 
 
-def _simulate_chunked(plan, args, scenarios, overrides, origins, names, probabilities) -> int:
+def _simulate_chunked(plan, args, scenarios, overrides, origins, names, fans, probabilities) -> int:
     """``planner simulate --dask``: the simulation in chunks of samples, reduced to figures."""
     from ..language.errors import UsageError
     from ..outputs.simulation import SimulationView
@@ -69,7 +70,7 @@ def _simulate_chunked(plan, args, scenarios, overrides, origins, names, probabil
     with Progress("simulate --dask") as progress, chunked.scheduler(args.scheduler, progress.step) as run:
         sims = chunked.simulate_chunked(run, plan, scenarios, args.samples, args.seed, args.method, overrides,
                                         origins, names, probabilities, args.percentiles, args.chunk_mb)
-    emit(SimulationView(sims, names, args.percentiles, probabilities), args.format)
+    emit(SimulationView(sims, names, args.percentiles, probabilities, fans=fans), args.format)
     note(f"{sims[0].samples:,} samples in chunks of {sims[0].chunk:,}, on {sims[0].where}")
     return EXIT_OK
 
@@ -78,23 +79,23 @@ def cmd_simulate(args) -> int:
     from ..language.errors import UnknownNameError, suggest
     from ..language.lower import lower_expr
     from ..language.source import Source
-    from ..outputs.simulation import SimulationView
+    from ..outputs.simulation import SimulationView, shown
     from ..questions import simulate
 
     plan = _load(args.file, args=args)
     overrides, origins = overrides_from(plan, args.sets)
     scenarios = scenarios_from(plan, args.scenario)
-    names = list(args.show) if args.show else simulate.default_names(plan)
-    for n in names:
+    for n in args.show or ():
         if n not in plan.model.quantities:
             guess = suggest(n, plan.model.quantities)
             raise UnknownNameError(f"--show names `{n}`, which is not in {plan.path}",
                                    hint=f"did you mean `{guess}`?" if guess else None)
+    names, fans = shown(plan, args.show)
     probabilities = [(text, lower_expr(Source("--probability", text))) for text in args.probability]
     chunked = args.dask or args.scheduler is not None
     args.method = args.method or ("random" if chunked else "lhs")
     if chunked:
-        return _simulate_chunked(plan, args, scenarios, overrides, origins, names, probabilities)
+        return _simulate_chunked(plan, args, scenarios, overrides, origins, names, fans, probabilities)
     if args.solve:
         return _simulate_solve(plan, args, scenarios, overrides, origins)
     from ..language import ir
@@ -111,5 +112,5 @@ def cmd_simulate(args) -> int:
     for sim in sims:  # a condition that cannot be evaluated fails before anything is written
         for _, cond in probabilities:
             sim.probability(cond)
-    emit(SimulationView(sims, names, args.percentiles, probabilities, args.sensitivity, flags), args.format)
+    emit(SimulationView(sims, names, args.percentiles, probabilities, args.sensitivity, flags, fans), args.format)
     return EXIT_OK

@@ -163,6 +163,9 @@ class Call:
     args: tuple[Arg, ...]
     span: Span
     name_span: Span
+    # `irr(f(m) for m in 0..5)`: the range its flows (the last args) were listed from, (var, values, body) as
+    # written, for the outputs to print so; not an expression of the call (walks and transforms skip it)
+    over: Optional[tuple] = None
 
 
 class AggOp(enum.Enum):

@@ -209,7 +209,7 @@ class _Lower(Transformer):
     @v_args(meta=True)
     def aggregate(self, meta, children):
         (func, func_span), body, var, values = children
-        if func in FUNCTIONS and FUNCTIONS[func].flows == 0:  # `irr(flow(m) for m in 0..36)`
+        if func in FUNCTIONS and FUNCTIONS[func].flows is not None:  # `irr(f(m) for m in 0..36)`, `npv(f(m) ...)`
             return self._flows(meta, func, func_span, (), body, var, values)
         op = self._agg_op(func, func_span, values)
         if op is ir.AggOp.FIRST:
@@ -229,12 +229,17 @@ class _Lower(Transformer):
         ...)``, each the body with the variable replaced by its value. The range's ends (and step) are
         literals, in one unit; at most :data:`MAX_FLOWS` values."""
         f = FUNCTIONS.get(func)
-        if f is None or f.flows is None or f.flows != len(before):
-            wanted = "" if f is None or f.flows is None else \
-                f": `{func}({', '.join(f.params[:f.flows] + ('flow(m) for m in 1..n',))})`"
-            raise ParseError(f"`{func}` takes no range of values here{wanted}", func_span,
+        if f is None or f.flows is None:
+            raise ParseError(f"`{func}` takes no range of values here", func_span,
                              label="`for ... in` is for sums, products, min, max, count, first, npv and irr",
                              hint=f"`{func}` takes its arguments one by one")
+        if f.flows != len(before):  # `irr(-500, flow(m) for m in 1..n)`: the range holds every flow
+            wanted = f"`{func}({', '.join(f.params[:f.flows] + ('flow(m) for m in 1..n',))})`"
+            raise ParseError(f"`{func}` takes no range of values here: {wanted}", func_span,
+                             label=f"the range of flows comes after {f.flows} argument{'s' * (f.flows != 1)}"
+                             if f.flows else "the range of flows is its only argument",
+                             hint="put today's flow first in the range: `irr(if(m == 0, -500, flow(m)) for m in 0..5)`"
+                             if func == "irr" else f"`{func}` takes {', '.join(f.params[:f.flows])} before the range")
         where = values.span
         if values.kind not in ("range", "step"):
             raise ParseError(f"`{func}` over a list: list the flows as arguments", where,
@@ -263,7 +268,7 @@ class _Lower(Transformer):
                              where, label="no values" if count == 0 else "too many values",
                              hint=out)
         flows = tuple(ir.Arg(None, _bound(body, v, start + k * step, unit), body.span) for k in range(count))
-        return ir.Call(func, tuple(before) + flows, self.span(meta), func_span)
+        return ir.Call(func, tuple(before) + flows, self.span(meta), func_span, over=(v, values, body))
 
     def _npv_sum(self, meta, func_span: Span, rate: ir.Expr, body: ir.Expr, var, values: ir.Values, ends):
         """``npv(rate, flow(m) for m in 1 month..n)``, a range whose end is a quantity (the flows are not

@@ -175,13 +175,23 @@ def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.
                     f"{over})` (the first period's flow is " + ("discounted one period, as Excel's NPV)"
                                                                  if call.func == "npv" else "today's, as Excel's IRR)"))
             if len(call.args) > f.flows + 1:  # other flows beside the series: each period's written out
-                before = "".join(a.span.flat + ", " for a in call.args if a is not arg)
+                others = [a for a in call.args if a is not arg]
+                before = "".join(a.span.flat + ", " for a in others)
                 ends = periods.values.items if periods is not None else ()
+                start = ir.literal(ends[0]) if ends else None
                 over = (f"{arg.span.flat} at {ends[0].span.flat}, ..., {arg.span.flat} at {ends[1].span.flat}"
                         if len(ends) >= 2 else f"{arg.span.flat} at 1 month, ...")
                 hint = f"list the series' flows one by one with `at`: `{call.func}({before}{over})`"
-            sink.add(KindError(f"`{call.func}` of a series is not supported yet: it takes one cash flow per "
-                               "argument", arg.span, label="a series (a value per period)", hint=hint))
+                if call.func == "irr" and len(others) == 1 and arg is call.args[-1] and len(ends) == 2 \
+                        and start is not None and start[0] == 1 and ir.literal(ends[1]) is not None:
+                    # `irr(-capex, net)`: today's flow, then one a period: a range from period 0
+                    zero = "0" + (f" {start[1].text}" if start[1] is not None else "")
+                    hint = (f"put today's flow first in a range from period 0: `irr(if(m == {zero}, "
+                            f"{others[0].span.flat}, {arg.span.flat} at m) for m in {zero}..{ends[1].span.flat})`")
+            what = ("beside other flows: it takes the series alone or one cash flow per argument"
+                    if len(call.args) > f.flows + 1 else "is not supported yet: it takes one cash flow per argument")
+            sink.add(KindError(f"`{call.func}` of a series {what}", arg.span, label="a series (a value per period)",
+                               hint=hint))
             return
 
 

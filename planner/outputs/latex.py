@@ -252,6 +252,11 @@ class FormulaPrinter(ir.Visitor):
         f = e.func
         values = [a.value for a in e.args]
         record = FUNCTIONS.get(f)
+        if record is not None and e.over is not None:  # `irr(f(m) for m in 0..5)`: the range, not each flow
+            var, over, body = e.over
+            flows = rf"{self.flat(body)} \;\text{{for}}\; {name_latex(var)} \in \{{{self.listed(over)}\}}"
+            texts = [self.flat(a.value) for a in e.args[:record.flows]] + [flows]
+            return rf"\operatorname{{{record.excel}}}\left(" + ", ".join(texts) + r"\right)", _PREC["atom"]
         if record is not None:
             text, prec = record.latex(self, e, values)
             return text, _PREC[prec]
@@ -322,17 +327,21 @@ class FormulaPrinter(ir.Visitor):
         return rf"{series}\;\text{{at}}\; {self._inner(e.when, _PREC['cmp'])}", _PREC["cmp"]
 
     # aggregates
+    def listed(self, values: ir.Values) -> str:
+        """A list's or a range's values, written out: ``1, 2, 3``; ``a, \\ldots, b``; ``a, a + s, \\ldots, b``."""
+        flat, items = self.flat, values.items
+        if values.kind == "list":
+            return ", ".join(flat(i) for i in items)
+        if len(items) > 2:
+            return f"{flat(items[0])}, {flat(items[0])} + {flat(items[2])}, \\ldots, {flat(items[1])}"
+        return f"{flat(items[0])}, \\ldots, {flat(items[1])}"
+
     def visit_Aggregate(self, e):
         op = e.op.value
         var = e.written_var
         items = e.values.items
         flat = self.flat
-        if e.values.kind == "list":
-            listed = ", ".join(flat(i) for i in items)
-        else:
-            listed = f"{flat(items[0])}, \\ldots, {flat(items[1])}"
-            if len(items) > 2:
-                listed = f"{flat(items[0])}, {flat(items[0])} + {flat(items[2])}, \\ldots, {flat(items[1])}"
+        listed = self.listed(e.values)
         if var is None:  # `sum([a, b])`, `count([p, q])`, `sum(1..n)`
             head = {"sum": r"\operatorname{sum}", "product": r"\operatorname{product}", "max": r"\max",
                     "min": r"\min", "count": r"\operatorname{count}", "first": r"\operatorname{first}"}[op]

@@ -103,9 +103,10 @@ class SimulationView:
 
     def __init__(self, sims: Sequence[Run], names: Sequence[str], percentiles: Sequence[float],
                  probabilities: Sequence[tuple[str, Any]] = (), sensitivity: bool = False,
-                 flags: Optional[Sequence[str]] = ()) -> None:
+                 flags: Optional[Sequence[str]] = (), fans: Optional[Sequence[str]] = None) -> None:
         self.sims, self.names, self.percentiles = sims, names, percentiles
         self.probabilities, self.sensitivity, self.flags = probabilities, sensitivity, flags
+        self.fans = fan_names(sims[0].plan) if fans is None else fans  # the series drawn as fans
 
     def table(self, width: Optional[int] = None) -> str:
         names, percentiles, probabilities = self.names, self.percentiles, self.probabilities
@@ -113,7 +114,7 @@ class SimulationView:
         align = ["left"] + ["right"] * (len(headers) - 2) + ["left"]
         parts = []
         for sim in _reduced(self.sims, names, percentiles, probabilities, self.flags, self.sensitivity):
-            block = [_header(sim), fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
+            block = [_header(sim), names and fit(_rows(sim, names, percentiles), headers, align, width, keep=1)]
             block += _never_lines(sim, names)
             block += _flag_lines(sim)
             for label, cond in probabilities:
@@ -122,9 +123,9 @@ class SimulationView:
                 block.append(tornado(sim, names, width))
             run = self.sims[len(parts)]
             if isinstance(run, Simulation):
-                block += [fan_table(run, n, percentiles, width) for n in fan_names(sim.plan)]
-            elif fan_names(sim.plan):  # a chunked run keeps no samples
-                block.append(f"fan of {', '.join(fan_names(sim.plan))}: not computed with --dask, which keeps no "
+                block += [fan_table(run, n, percentiles, width) for n in self.fans]
+            elif self.fans:  # a chunked run keeps no samples
+                block.append(f"fan of {', '.join(self.fans)}: not computed with --dask, which keeps no "
                              "samples (run without --dask for the percentiles in each period)")
             parts.append("\n".join(b for b in block if b))
         return "\n\n".join(parts)
@@ -149,7 +150,7 @@ class SimulationView:
         runs = list(self.sims)
         sims = _reduced(runs, names, percentiles, probabilities, (), correlations=True)
         first = sims[0]
-        fans = [_fans_json(run, percentiles) for run in runs]
+        fans = [_fans_json(run, self.fans, percentiles) for run in runs]
         return dumps({
             "format": "planner.simulate/1",
             "file": first.plan.path,
@@ -187,10 +188,26 @@ class SimulationView:
 
 
 def fan_names(plan) -> list[str]:
-    """The series whose fan a simulation shows: those tagged [headline], else every series."""
+    """The series whose fan a simulation shows: those tagged [headline], else every series; of them, those
+    the uncertain inputs reach (another's fan is its one path in every percentile)."""
+    from ..questions.simulate import _reached
+
     series = plan.series_order() if hasattr(plan, "series_order") else []
     headline = [n for n in series if "headline" in plan.model.quantities[n].tags]
-    return headline or series
+    reached = _reached(plan)
+    return [n for n in headline or series if n in reached]
+
+
+def shown(plan, show: Optional[Sequence[str]]) -> tuple[list[str], list[str]]:
+    """What a simulation shows (``planner simulate --show``, ``Plan.simulate(show)``): the figures in its
+    table and the series drawn as fans. A series named is its fan (it has no one value to table); without
+    names, the uncertain inputs and every figure they reach, and :func:`fan_names`."""
+    from ..questions.simulate import default_names
+
+    if show is None:
+        return default_names(plan), fan_names(plan)
+    series = set(plan.series_order())
+    return [n for n in show if n not in series], [n for n in show if n in series]
 
 
 def fan_table(sim, name: str, percentiles: Sequence[float], width: Optional[int] = None) -> str:
@@ -218,8 +235,8 @@ def fan_table(sim, name: str, percentiles: Sequence[float], width: Optional[int]
     return title + "\n" + fit(rows, [unit] + cols, ["right"] * (len(cols) + 1), width, keep=1)
 
 
-def _fans_json(run, percentiles: Sequence[float]) -> dict:
-    """Each headline series' fan (:func:`fan_names`): per period, its mean and percentiles over the samples."""
+def _fans_json(run, names: Sequence[str], percentiles: Sequence[float]) -> dict:
+    """Each series' fan (``names``): per period, its mean and percentiles over the samples."""
     if not isinstance(run, Simulation) or not run.plan.model.series:  # (a chunked run keeps no samples)
         return {}
     from ..questions.simulate import fan
@@ -228,7 +245,7 @@ def _fans_json(run, percentiles: Sequence[float]) -> dict:
     unit, scale = plan.period_unit
     periods = [period_number(float(p) / scale) for p in plan.evaluate(run.scenario).periods]
     out = {}
-    for n in fan_names(plan):
+    for n in names:
         got = fan(run, n, percentiles)
         out[n] = {"unit": plan.model.quantities[n].unit_text, "period_unit": unit, "periods": periods,
                   **{k: [json_number(float(v)) for v in values] for k, values in got.items()}}

@@ -148,7 +148,8 @@ def solve_sheet(book: Book) -> None:
     ws.text(1, 1, "Solve", TITLE, overflow=True)
     ws.note(2, 1, "Each answer is live: a closed form over the named inputs, or a bisection on the "
             f"'{WORK}' sheet; #N/A outside the target's declared domain. 'Holds' re-checks the condition at the "
-            "answer through the plan's formulas.")
+            "answer through the plan's formulas; for planner's answer written at export (its Notes say so), that "
+            "the inputs are still those it was found for.")
     ws.header(3, COLUMNS)
     ws.freeze = (4, 3)
     ws.repeat = (3, 3)
@@ -179,7 +180,7 @@ def solve_sheet(book: Book) -> None:
             # the series' rows compute the inputs as they are, not a trial value; the least (greatest) real
             # value where a condition holds has no in-sheet search: planner's answer, said so
             ws.number(row, 3, figure(q, r.display_value), book.answer_style(q, r))
-            ws.number(row, HOLDS, True)
+            _as_exported(book, ws, row, stmt, ctx, r.target)
             notes.insert(0, "planner's answer, not live: " + (
                 "its condition reduces a series, whose rows compute the inputs as they are" if
                 _over_periods(book, stmt.condition) else "the least or greatest real value where the condition "
@@ -197,6 +198,21 @@ def solve_sheet(book: Book) -> None:
         book.solve_cells.append((stmt, ctx, f"C{row}"))
     ws.flag(4, STATUS, row)
     ws.caps.update({1: 50, CHECK: 34, METHOD: 24, NOTES: 60})
+
+
+def _as_exported(book: Book, ws, row: int, stmt: ir.Solve, ctx, target: str) -> None:
+    """Holds of planner's answer written at export: TRUE while every input its condition reads (but the
+    target) holds the value the answer was found for, so that an edit turns its status (and the Summary's)
+    to "re-run planner" (it held TRUE whatever the edit)."""
+    names = {n.name for n in ir.walk(stmt.condition) if isinstance(n, ir.Name)}
+    cone = set(names).union(*(book.model.answer_cone(n) for n in names))
+    inputs = [n for n in book.plan.definition_order() if n in cone and n != target
+              and book.q[n].is_input and not book.q[n].per_period]  # (a table of values is a row of periods)
+    tests = [f"{book.cell(ctx, n, ws.title)}=" + (str(v).upper() if isinstance(v, bool) else number(v))
+             for n in inputs for v in [book.display(ctx, n)]]
+    text = f"=AND({','.join(tests)})"
+    fits = 0 < len(tests) <= 255 and len(text) <= 8000  # Excel's AND takes 255 arguments, a formula 8,192 characters
+    ws.formula(row, HOLDS, text if fits else "=TRUE()", True)
 
 
 def _boundary(stmt: ir.Solve) -> bool:
