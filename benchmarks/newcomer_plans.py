@@ -35,6 +35,8 @@ PLANS = {  # plan -> its plain script (None: no script, the plan's own commands 
 COMMANDS = ("check", "export", "report", "build")
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # without .pyc files every
 # command compiles planner's modules again: a fifth of a check's CPU that no installed planner spends
+if ENV.get("PYTHONPATH"):  # the commands run in a temporary folder: `PYTHONPATH=.` must still name this checkout
+    ENV["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in ENV["PYTHONPATH"].split(os.pathsep) if p)
 
 
 def cpu(argv: list[str], cwd: Path, limit: float) -> float:
