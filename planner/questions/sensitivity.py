@@ -95,14 +95,17 @@ class Sensitivity:
         return self.scenario or "base"
 
 
-def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None) -> Sensitivity:
+def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None,
+                evaluation=None) -> Sensitivity:
+    """``evaluation``: the plan's in ``scenario`` (with ``overrides``) where the caller has it (the report's
+    analysis has every scenario's: a plan whose ``first(...)`` finds nothing says why again in each)."""
     q = plan.model.quantities.get(name)
     if q is None:
         guess = suggest(name, plan.model.quantities)
         raise UnknownNameError(f"no quantity `{name}` in {plan.path}", hint=f"did you mean `{guess}`?" if guess else None)
     if q.is_bool:
         raise KindError(f"`{name}` is true/false: it has no sensitivity", q.definition.name_span)
-    ev = plan.evaluate(scenario, overrides, origins)
+    ev = evaluation if evaluation is not None else plan.evaluate(scenario, overrides, origins)
     out = Sensitivity(name, scenario, float(ev.display(name)), q.unit_text, never=ev.is_never(name))
     if out.never:  # nothing to move: each input's "no finite slope" would say less
         return out
