@@ -386,3 +386,16 @@ def test_a_chart_is_drawn_again_for_other_data_other_code_or_a_bad_entry(cache_d
         assert cache._parse(entry.read_bytes()) == (header, png)
     cache.enable(False)
     assert plots.tornado_png(bars) == first and len(drawn) == n + 2  # --no-cache: drawn
+
+
+def test_a_warm_report_imports_no_matplotlib(tmp_path):
+    """The promise the cache makes a report: the second run, in a fresh interpreter, finds its charts
+    and never imports matplotlib (the first did)."""
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['report', %r, '-o', sys.argv[1]])\n"
+            "print('matplotlib' in sys.modules)\nsys.exit(code)\n" % str(ROOT / "examples" / "support_backlog.plan"))
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    env.pop("PLANNER_NO_CACHE", None)
+    runs = [subprocess.run([sys.executable, "-c", code, str(tmp_path / name / "r.md")], cwd=ROOT, env=env,
+                           capture_output=True, text=True) for name in ("cold", "warm")]
+    assert [(p.returncode, p.stdout.split()[-1]) for p in runs] == [(0, "True"), (0, "False")], runs[1].stderr
+    assert _pngs(tmp_path / "cold") == _pngs(tmp_path / "warm") and len(_pngs(tmp_path / "warm")) == 2
