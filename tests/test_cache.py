@@ -384,8 +384,12 @@ def test_a_chart_is_drawn_again_for_other_data_other_code_or_a_bad_entry(cache_d
         n = len(drawn)
         assert plots.tornado_png(bars) == first and len(drawn) == n + 1  # drawn again, and kept again
         assert cache._parse(entry.read_bytes()) == (header, png)
+    kept = _entries(cache_dir)
+    fresh = [("cost per month", [("price", 0.25, 0.5)])]
+    assert plots.tornado_png(fresh, keep=False) == plots.tornado_png(fresh, keep=False) != first
+    assert len(drawn) == n + 3 and _entries(cache_dir) == kept  # planner serve's charts: drawn, not kept
     cache.enable(False)
-    assert plots.tornado_png(bars) == first and len(drawn) == n + 2  # --no-cache: drawn
+    assert plots.tornado_png(bars) == first and len(drawn) == n + 4  # --no-cache: drawn
 
 
 def test_a_warm_report_imports_no_matplotlib(tmp_path):

@@ -70,13 +70,14 @@ def available() -> Optional[str]:
 def _kept(draw):
     """A chart drawn at most once for the same data: its PNG kept in planner's cache under the data
     it is drawn from (:func:`planner.compute.cache.chart_key`), the key taken before matplotlib is
-    imported; drawn (and kept) when the cache has no whole PNG under that key."""
+    imported; drawn (and kept) when the cache has no whole PNG under that key. ``keep=False``: drawn, not
+    kept (``planner serve``'s charts, one per position of a slider, would push the plans out of the cache)."""
     @functools.wraps(draw)
-    def chart(*args, **kwargs) -> bytes:
+    def chart(*args, keep: bool = True, **kwargs) -> bytes:
         from ..compute import cache
 
         key = None
-        if cache.enabled():
+        if keep and cache.enabled():
             try:
                 key = cache.chart_key(draw.__name__, cache.fingerprint((args, sorted(kwargs.items()))))
             except Exception:  # noqa: BLE001  (data that is not plain, no matplotlib: drawn as usual)
@@ -153,9 +154,10 @@ class _SweepChart:
 
 
 def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Mark] = (),
-              together: Sequence[Sequence[str]] = ()) -> bytes:
+              together: Sequence[Sequence[str]] = (), keep: bool = True) -> bytes:
     """The PNG of one sweep statement (its results, one per scenario). ``together``: groups of shown
-    quantities drawn in one panel (the two sides of a break-even, which cross at the answer)."""
+    quantities drawn in one panel (the two sides of a break-even, which cross at the answer); ``keep``:
+    as :func:`_kept`."""
     first = results[0]
     plan = first.plan
     x_axis = max(first.axes, key=lambda a: a.count)  # the longest axis across, the others as lines
@@ -192,7 +194,7 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
                         (float(x_axis.factor) if x_axis.factor > 1 else 10.0) if log else None,
                         tuple(float(v) for v in x_axis.array() / float(x_axis.scale)) if log and x_axis.count <= 12
                         else None)
-    return _sweep_png(chart, tuple(marks))
+    return _sweep_png(chart, tuple(marks), keep=keep)
 
 
 @_kept
