@@ -327,3 +327,79 @@ def test_closed_forms_are_kept_as_data_and_rebuilt_from_a_fixed_table():
     for planted in [("__import__", ("q", 1, 1)), ("s", "os"), ("q", 1, 0), ("Add", "1"), "a + b", ()]:
         with pytest.raises(ValueError):
             from_data(planted, plan.symbols)
+
+
+def _pngs(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.png"))}
+
+
+def test_a_warm_report_draws_no_chart_and_writes_the_cold_pngs(cache_dir, tmp_path, cli, monkeypatch):
+    """grain_silo's report has a sweep, two series charts and a tornado: the second run finds every PNG
+    in the cache (drawing is made to fail: it must not run) and writes the bytes a run without the
+    cache draws."""
+    from planner.outputs import plots
+
+    plan = ROOT / "examples" / "grain_silo.plan"
+    assert cli("--no-cache", "report", plan, "-o", tmp_path / "cold" / "r.md")[0] == 0
+    assert not _entries(cache_dir)
+    assert cli("report", plan, "-o", tmp_path / "first" / "r.md")[0] == 0
+    cold = _pngs(tmp_path / "cold")
+    assert len(cold) == 4 and len(_entries(cache_dir)) == 1 + 4  # the plan's entry and a chart's each
+
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("a chart drawn again")
+
+    monkeypatch.setattr(plots, "_figure", no_drawing)
+    assert cli("report", plan, "-o", tmp_path / "warm" / "r.md")[0] == 0
+    assert _pngs(tmp_path / "first") == _pngs(tmp_path / "warm") == cold
+    assert (tmp_path / "cold" / "r.md").read_text() == (tmp_path / "warm" / "r.md").read_text()
+
+
+def test_a_chart_is_drawn_again_for_other_data_other_code_or_a_bad_entry(cache_dir, monkeypatch):
+    import planner
+    from planner.outputs import plots
+
+    drawn = []
+    draw = plots._png
+    monkeypatch.setattr(plots, "_png", lambda fig: drawn.append(1) or draw(fig))
+    bars = [("cost per month", [("price", 0.5, 0.75), ("volume", -0.25, -0.25)])]
+    first = plots.tornado_png(bars)
+    assert first.startswith(cache.PNG) and len(drawn) == 1
+    assert plots.tornado_png(bars) == first and len(drawn) == 1  # kept
+    other = plots.tornado_png([("cost per month", [("price", 0.5, 0.76), ("volume", -0.25, -0.25)])])
+    assert other != first and len(drawn) == 2  # one number changed: another chart
+    assert plots.tornado_png(bars) == first and len(drawn) == 2
+    monkeypatch.setattr(planner, "__version__", "99.0")  # another release
+    assert plots.tornado_png(bars) == first and len(drawn) == 3
+    monkeypatch.setattr(cache, "_CODE", ["an edited checkout"])
+    assert plots.tornado_png(bars) == first and len(drawn) == 4
+    (entry,) = [p for p in _entries(cache_dir)
+                if p.name == cache.chart_key("tornado_png", cache.fingerprint(((bars,), []))) + ".cache"]
+    header, png = cache._parse(entry.read_bytes())
+    for bad in (b"garbage", entry.read_bytes()[:-100],  # torn
+                cache._compose({**header, "length": 7, "sha256": cache._digest(b"a photo")}, b"a photo"),  # no PNG
+                cache._compose(header, png[:-1] + b"\0"),  # its checksum does not match
+                cache._compose({**header, "key": "0" * 64}, png)):  # another chart's entry
+        entry.write_bytes(bad)
+        n = len(drawn)
+        assert plots.tornado_png(bars) == first and len(drawn) == n + 1  # drawn again, and kept again
+        assert cache._parse(entry.read_bytes()) == (header, png)
+    kept = _entries(cache_dir)
+    fresh = [("cost per month", [("price", 0.25, 0.5)])]
+    assert plots.tornado_png(fresh, keep=False) == plots.tornado_png(fresh, keep=False) != first
+    assert len(drawn) == n + 3 and _entries(cache_dir) == kept  # planner serve's charts: drawn, not kept
+    cache.enable(False)
+    assert plots.tornado_png(bars) == first and len(drawn) == n + 4  # --no-cache: drawn
+
+
+def test_a_warm_report_imports_no_matplotlib(tmp_path):
+    """The promise the cache makes a report: the second run, in a fresh interpreter, finds its charts
+    and never imports matplotlib (the first did)."""
+    code = ("import sys\nfrom planner.cli import main\ncode = main(['report', %r, '-o', sys.argv[1]])\n"
+            "print('matplotlib' in sys.modules)\nsys.exit(code)\n" % str(ROOT / "examples" / "support_backlog.plan"))
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    env.pop("PLANNER_NO_CACHE", None)
+    runs = [subprocess.run([sys.executable, "-c", code, str(tmp_path / name / "r.md")], cwd=ROOT, env=env,
+                           capture_output=True, text=True) for name in ("cold", "warm")]
+    assert [(p.returncode, p.stdout.split()[-1]) for p in runs] == [(0, "True"), (0, "False")], runs[1].stderr
+    assert _pngs(tmp_path / "cold") == _pngs(tmp_path / "warm") and len(_pngs(tmp_path / "warm")) == 2

@@ -405,3 +405,26 @@ def test_an_integer_input_whose_slope_tells_the_step_keeps_it():
     # n^0.5 at 3: one step up gives 0.464, one down 0.551, the slope 0.5 (each within 10%)
     row = {r.input: r for r in sensitivity(planner.loads("n = 3 where integer, n >= 1\ny = n ^ 0.5\n"), "y").rows}["n"]
     assert row.method == "symbolic" and row.elasticity == pytest.approx(0.5)
+
+
+def test_the_reports_analysis_reuses_each_scenarios_evaluation(monkeypatch):
+    """The report's analysis hands each scenario's evaluation to sensitivity, which then evaluates
+    nothing again (gpu_buy_vs_rent's `first(...)` finds nothing in a scenario, and saying why is
+    most of an evaluation); the rows are the ones sensitivity finds evaluating for itself."""
+    from conftest import ROOT
+
+    from planner.compute.evaluation import Plan, load
+    from planner.outputs.viewmodel import headline_names
+
+    plan = load(ROOT / "examples" / "gpu_buy_vs_rent.plan")
+    names = [n for n in headline_names(plan)[0] if not plan.quantities[n].is_bool]
+    scenarios = [None] + plan.scenario_names
+    alone = [sensitivity(plan, n, s) for n in names for s in scenarios]
+    evaluations = {s: plan.evaluate(s) for s in scenarios}
+    assert any(ev.never for ev in evaluations.values())
+    evaluate = Plan.evaluate
+    asked = []
+    monkeypatch.setattr(Plan, "evaluate", lambda self, s=None, *a, **k: asked.append(s) or evaluate(self, s, *a, **k))
+    shared = [sensitivity(plan, n, s, evaluation=evaluations[s]) for n in names for s in scenarios]
+    assert repr(shared) == repr(alone) and len(names) * len(scenarios) >= 8  # (repr: a never is nan)
+    assert asked == []

@@ -123,7 +123,8 @@ def _import_root(p: argparse.ArgumentParser) -> None:
                    help="a folder imports may also read from and are looked up in (a team's library); repeatable. "
                         "PLANNER_IMPORT_PATH adds more (separated by `" + os.pathsep + "`)")
     p.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS,  # after the command too
-                   help="neither read nor write the compiled-plan cache (as `planner --no-cache COMMAND`)")
+                   help="neither read nor write the cache of compiled plans and drawn charts "
+                        "(as `planner --no-cache COMMAND`)")
 
 
 def _format(p: argparse.ArgumentParser, choices=("table", "json", "csv", "markdown", "jsonl")) -> None:

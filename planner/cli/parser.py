@@ -56,8 +56,8 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
                         help="colour in error messages and check results: auto (on a terminal, unless NO_COLOR "
                              "is set), always or never (default: auto)")
     parser.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the compiled-plan cache (in the user's cache folder: "
-                             "$XDG_CACHE_HOME/planner, ~/.cache/planner by default)")
+                        help="neither read nor write the cache of compiled plans and drawn charts (in the user's "
+                             "cache folder: $XDG_CACHE_HOME/planner, ~/.cache/planner by default)")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="no progress bar and no notes on stderr (errors are still shown); progress bars "
                              "appear only on a terminal, after about a second, and never with NO_COLOR set")

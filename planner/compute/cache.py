@@ -32,6 +32,10 @@ the imports, the analysis and the compiling.
 * **Closed forms too**: a question's closed forms, derived for a workbook or a report, are kept in
   the entry as plain data (nested tuples whose heads come from a fixed table of SymPy constructors,
   :func:`planner.compute.symbolic.from_data`), stored again at the end of the command that derived them.
+* **Charts too**: a report's PNG is kept in an entry of its own (:func:`drawn`, :func:`keep`), keyed by
+  the chart's data (:func:`fingerprint`), planner's version and code, and the installed matplotlib and
+  Pillow, so a warm report that draws the same charts imports no matplotlib; an entry that is not a
+  whole PNG under its key is drawn again.
 * **Ignored on any error**, reading or writing: the plan is loaded as usual.
   ``planner --no-cache`` bypasses it; the library (``planner.load``) does not
   use it unless :func:`enable` is called (the command line does).
@@ -90,12 +94,17 @@ def key(path: Path, text: str, all_imports: bool, roots) -> str:
     return _digest("\0".join(parts).encode("utf-8"))
 
 
+_CODE: list[str] = []  # the digest of planner's code, taken once per process
+
+
 def _code() -> str:
     """planner's own code, by the size and modification time of each of its modules (and its
     grammar): an entry made by other code (a new release, an edited checkout) is never read."""
-    marks: list[str] = []
-    _marks(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), marks)
-    return _digest("\n".join(marks).encode("utf-8"))
+    if not _CODE:
+        marks: list[str] = []
+        _marks(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), marks)
+        _CODE.append(_digest("\n".join(marks).encode("utf-8")))
+    return _CODE[0]
 
 
 def _marks(folder: str, marks: list[str]) -> None:
@@ -353,8 +362,12 @@ def _store(cache_key: str, plan) -> None:
             digest = _digest(data)
         files.append((str(p), digest))
         probes.extend(getattr(p, "probes", ()))
-    entry = _compose({"key": cache_key, "length": len(payload), "sha256": _digest(payload), "files": files,
-                      "probes": [tuple(x) for x in probes]}, payload)
+    _write(cache_key, _compose({"key": cache_key, "length": len(payload), "sha256": _digest(payload),
+                                "files": files, "probes": [tuple(x) for x in probes]}, payload))
+
+
+def _write(cache_key: str, entry: bytes) -> None:
+    """``entry`` under ``cache_key``: written whole to a temporary file, then renamed over the old one."""
     folder = directory()
     if not _usable(folder, create=True):
         return
@@ -402,3 +415,83 @@ def _prune(folder: Path) -> None:
             os.unlink(old)
         except OSError:
             pass
+
+
+# ---- drawn charts ----------------------------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def chart_key(kind: str, data: str) -> str:
+    """The key of a chart: its ``kind`` (the drawing function), the :func:`fingerprint` of its data,
+    planner's version and code, and the installed matplotlib and Pillow (by the size and modification
+    time of their modules' ``__init__``, found without importing them)."""
+    from importlib.util import find_spec
+
+    from .. import __version__
+
+    marks = [__version__, _code(), kind, data]
+    for package in ("matplotlib", "PIL"):
+        spec = find_spec(package)
+        st = os.stat(spec.origin)  # an upgrade writes the file again
+        marks.append(f"{spec.origin}:{st.st_size}:{st.st_mtime_ns}")
+    return _digest("\0".join(["chart", *marks]).encode("utf-8"))
+
+
+def fingerprint(value, parts: Optional[list] = None) -> str:
+    """A digest of plain data (numbers, strings, None, arrays, and tuples, lists, dicts and data classes
+    of them), each part with its type: equal digests, equal data. TypeError for anything else."""
+    top = parts is None
+    parts = [] if top else parts
+    if value is None or isinstance(value, (bool, int, float, str, Fraction)):
+        parts.append(f"{type(value).__name__}:{value!r}")
+    elif isinstance(value, (tuple, list)):
+        parts.append(f"{type(value).__name__}[{len(value)}")
+        for v in value:
+            fingerprint(v, parts)
+    elif isinstance(value, dict):
+        parts.append(f"dict[{len(value)}")
+        for k in sorted(value, key=repr):
+            fingerprint(k, parts)
+            fingerprint(value[k], parts)
+    elif hasattr(value, "__dataclass_fields__"):
+        parts.append(f"{type(value).__qualname__}(")
+        for name in value.__dataclass_fields__:
+            fingerprint(getattr(value, name), parts)
+    elif type(value).__module__ == "numpy":  # an array or a numpy scalar: its type, shape and bytes
+        import numpy as np
+
+        a = np.ascontiguousarray(value)
+        if a.dtype.kind == "O":
+            raise TypeError("not plain data: an array of objects")
+        parts.append(f"{a.dtype.str}{a.shape}:{_digest(a.tobytes())}")
+    else:
+        raise TypeError(f"not plain data: {type(value).__name__}")
+    return _digest("\n".join(parts).encode("utf-8")) if top else ""
+
+
+def drawn(chart: str) -> Optional[bytes]:
+    """The PNG kept under ``chart`` (:func:`chart_key`), or None: no entry, or anything wrong with it."""
+    if not enabled():
+        return None
+    try:
+        folder = directory()
+        data = _usable(folder, create=False) and _read_regular(folder / f"{chart}.cache", follow=False, own=True)
+        if not data:
+            return None
+        header, png = _parse(data)
+        ok = isinstance(header, dict) and header.get("key") == chart and header.get("length") == len(png) \
+            and header.get("sha256") == _digest(png) and png.startswith(PNG)
+        return png if ok else None
+    except Exception:  # noqa: BLE001  (drawn again)
+        return None
+
+
+def keep(chart: str, png: bytes) -> None:
+    """Keep a drawn chart under ``chart``; quietly nothing on any error."""
+    if not enabled() or not png.startswith(PNG):
+        return
+    try:
+        _write(chart, _compose({"key": chart, "length": len(png), "sha256": _digest(png)}, png))
+    except Exception:  # noqa: BLE001
+        pass

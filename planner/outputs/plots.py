@@ -20,6 +20,7 @@ it has them (:class:`Mark`: the value as written, a break-even, an optimum).
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import math
@@ -54,12 +55,40 @@ class Mark:
 
 
 def available() -> Optional[str]:
-    """None when plots can be drawn, else the reason they cannot."""
+    """None when plots can be drawn, else the reason they cannot (found, not imported: a report whose
+    charts are all in the cache imports no matplotlib)."""
+    from importlib.util import find_spec
+
     try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return "matplotlib is not installed (pip install matplotlib)"
-    return None
+        if find_spec("matplotlib") is not None:
+            return None
+    except (ImportError, ValueError):  # ValueError: matplotlib set to None in sys.modules (refused)
+        pass
+    return "matplotlib is not installed (pip install matplotlib)"
+
+
+def _kept(draw):
+    """A chart drawn at most once for the same data: its PNG kept in planner's cache under the data
+    it is drawn from (:func:`planner.compute.cache.chart_key`), the key taken before matplotlib is
+    imported; drawn (and kept) when the cache has no whole PNG under that key. ``keep=False``: drawn, not
+    kept (``planner serve``'s charts, one per position of a slider, would push the plans out of the cache)."""
+    @functools.wraps(draw)
+    def chart(*args, keep: bool = True, **kwargs) -> bytes:
+        from ..compute import cache
+
+        key = None
+        if keep and cache.enabled():
+            try:
+                key = cache.chart_key(draw.__name__, cache.fingerprint((args, sorted(kwargs.items()))))
+            except Exception:  # noqa: BLE001  (data that is not plain, no matplotlib: drawn as usual)
+                key = None
+        png = cache.drawn(key) if key else None
+        if png is None:
+            png = draw(*args, **kwargs)
+            if key:
+                cache.keep(key, png)
+        return png
+    return chart
 
 
 @contextmanager
@@ -107,12 +136,28 @@ def title_of(results: Sequence) -> str:
     return title
 
 
-def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Mark] = (),
-              together: Sequence[Sequence[str]] = ()) -> bytes:
-    """The PNG of one sweep statement (its results, one per scenario). ``together``: groups of shown
-    quantities drawn in one panel (the two sides of a break-even, which cross at the answer)."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+@dataclass(frozen=True)
+class _SweepChart:
+    """What a sweep's plot draws, as plain data (its PNG is kept under it: :func:`_kept`)."""
 
+    title: str
+    panels: tuple  # per panel: a name, or a group of names sharing it (where a mark goes)
+    heights: tuple  # per panel, in inches
+    lines: tuple  # per panel: (legend label or None, x, y) per line
+    steps: tuple  # per panel: True for a true/false quantity (a step plot between "false" and "true")
+    ylabels: tuple
+    legends: tuple  # per panel: whether it has a legend
+    marker: Optional[str]
+    xlabel: str
+    log_base: Optional[float]  # None: a linear x axis
+    ticks: Optional[tuple]  # a tick at each swept value (a log axis of at most 12)
+
+
+def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Mark] = (),
+              together: Sequence[Sequence[str]] = (), keep: bool = True) -> bytes:
+    """The PNG of one sweep statement (its results, one per scenario). ``together``: groups of shown
+    quantities drawn in one panel (the two sides of a break-even, which cross at the answer); ``keep``:
+    as :func:`_kept`."""
     first = results[0]
     plan = first.plan
     x_axis = max(first.axes, key=lambda a: a.count)  # the longest axis across, the others as lines
@@ -125,50 +170,71 @@ def sweep_png(results: Sequence, title: Optional[str] = None, marks: Sequence[Ma
         if entry not in panels:
             panels.append(entry)
     title = title or title_of(results)
-    heights = [2.2 if isinstance(n, tuple) or not plan.model.quantities[n].is_bool else 0.9 for n in panels] or [2.2]
-    with _figure(1.1 + sum(heights), 9) as fig:
-        axes = fig.subplots(max(1, len(panels)), 1, sharex=True, squeeze=False,
-                            gridspec_kw={"height_ratios": heights})[:, 0]
-        combos = int(np.prod([a.count for a in others])) if others else 1
-        marker = "o" if x_axis.count <= 50 else None
-        for ax, entry in zip(axes, panels):
-            names = entry if isinstance(entry, tuple) else (entry,)
-            is_bool = len(names) == 1 and plan.model.quantities[names[0]].is_bool
-            for name, r in itertools.product(names, results):
-                for label, mask in _lines(r, others):
-                    x = r.display(x_axis.name)[mask]
-                    y = np.where(r.bad[mask], np.nan, r.display(name)[mask].astype(float))
-                    parts = [p for p in (name if len(names) > 1 else "", r.label if len(results) > 1 else "", label) if p]
-                    if is_bool:
-                        ax.step(x, y, where="mid", linewidth=1.4, label=", ".join(parts) or None)
-                    else:
-                        ax.plot(x, y, marker=marker, markersize=3, linewidth=1.2, label=", ".join(parts) or None)
-            if is_bool:
+    combos = int(np.prod([a.count for a in others])) if others else 1
+    if combos > MAX_LINES:
+        title += f"\n(lines for the first {MAX_LINES} of {combos:,} combinations)"
+    lines, steps, ylabels, legends = [], [], [], []
+    for entry in panels:
+        names = entry if isinstance(entry, tuple) else (entry,)
+        steps.append(len(names) == 1 and plan.model.quantities[names[0]].is_bool)
+        drawn = []
+        for name, r in itertools.product(names, results):
+            for label, mask in _lines(r, others):
+                y = np.where(r.bad[mask], np.nan, r.display(name)[mask].astype(float))
+                parts = [p for p in (name if len(names) > 1 else "", r.label if len(results) > 1 else "", label) if p]
+                drawn.append((", ".join(parts) or None, r.display(x_axis.name)[mask], y))
+        lines.append(tuple(drawn))
+        ylabels.append(column_header(plan, names[0]) if len(names) == 1 else
+                       f"{' and '.join(names)} ({plan.model.quantities[names[0]].unit_text})")
+        legends.append(len(results) > 1 or bool(others) or len(names) > 1)
+    log = x_axis.kind == "times"
+    chart = _SweepChart(title, tuple(panels), tuple(2.2 if not step else 0.9 for step in steps) or (2.2,),
+                        tuple(lines), tuple(steps), tuple(ylabels), tuple(legends),
+                        "o" if x_axis.count <= 50 else None, column_header(plan, x_axis.name),
+                        (float(x_axis.factor) if x_axis.factor > 1 else 10.0) if log else None,
+                        tuple(float(v) for v in x_axis.array() / float(x_axis.scale)) if log and x_axis.count <= 12
+                        else None)
+    return _sweep_png(chart, tuple(marks), keep=keep)
+
+
+@_kept
+def _sweep_png(chart: _SweepChart, marks: Sequence[Mark]) -> bytes:
+    """One panel per shown quantity (or group), stacked on the sweep's x axis, the plan's marks on them."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    with _figure(1.1 + sum(chart.heights), 9) as fig:
+        axes = fig.subplots(max(1, len(chart.panels)), 1, sharex=True, squeeze=False,
+                            gridspec_kw={"height_ratios": list(chart.heights)})[:, 0]
+        for ax, lines, step, ylabel, legend in zip(axes, chart.lines, chart.steps, chart.ylabels, chart.legends):
+            for label, x, y in lines:
+                if step:
+                    ax.step(x, y, where="mid", linewidth=1.4, label=label)
+                else:
+                    ax.plot(x, y, marker=chart.marker, markersize=3, linewidth=1.2, label=label)
+            if step:
                 ax.set_ylim(-0.25, 1.25)
                 ax.set_yticks([0, 1], ["false", "true"])
-            ax.set_ylabel(column_header(plan, names[0]) if len(names) == 1 else
-                          f"{' and '.join(names)} ({plan.model.quantities[names[0]].unit_text})")
+            ax.set_ylabel(ylabel)
             ax.grid(True, linewidth=0.4, alpha=0.6)
-            if len(results) > 1 or others or len(names) > 1:
+            if legend:
                 ax.legend(fontsize=7, loc="best")
-        if not panels:
+        if not chart.panels:
             axes[0].text(0.5, 0.5, "nothing to plot", ha="center", va="center")
-        labels = _draw_marks(axes, panels, marks)
+        labels = _draw_marks(axes, chart.panels, marks)
         bottom = axes[-1]
-        if x_axis.kind == "times":
-            bottom.set_xscale("log", base=float(x_axis.factor) if x_axis.factor > 1 else 10)
-            if x_axis.count <= 12:  # a tick at every swept value
-                bottom.xaxis.set_major_locator(FixedLocator(list(x_axis.array() / float(x_axis.scale))))
+        if chart.log_base is not None:
+            bottom.set_xscale("log", base=chart.log_base)
+            if chart.ticks is not None:  # a tick at every swept value
+                bottom.xaxis.set_major_locator(FixedLocator(list(chart.ticks)))
             bottom.xaxis.set_minor_locator(NullLocator())
         bottom.xaxis.set_major_formatter(FuncFormatter(_plain_tick))
-        bottom.set_xlabel(column_header(plan, x_axis.name))
+        bottom.set_xlabel(chart.xlabel)
         _keep_in(axes[0], labels)
-        if combos > MAX_LINES:
-            title += f"\n(lines for the first {MAX_LINES} of {combos:,} combinations)"
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(chart.title, fontsize=10)
         # fixed margins in inches, room for 8-character tick labels and the axis titles (tight_layout
         # measures every label with a whole extra draw: a quarter of a sweep plot's time)
-        _margins(fig, left=0.85, right=0.2, top=0.25 + 0.17 * (title.count("\n") + 1), bottom=0.5, between=0.25)
+        _margins(fig, left=0.85, right=0.2, top=0.25 + 0.17 * (chart.title.count("\n") + 1), bottom=0.5,
+                 between=0.25)
         return _png(fig)
 
 
@@ -228,6 +294,7 @@ def _lines(result, others) -> list[tuple[str, np.ndarray]]:
     return out
 
 
+@_kept
 def distribution_png(data) -> bytes:
     """A histogram of one figure's trials (a :class:`planner.outputs.uncertainty.PlotData`): one
     outline per scenario that moves it, its bars as shares of every trial (a ``first(...)``'s trials
@@ -276,6 +343,7 @@ def distribution_png(data) -> bytes:
         return _png(fig)
 
 
+@_kept
 def rank_tornado_png(figures: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> bytes:
     """A tornado per figure: ``(title, [(input, rank correlation), ...])``, largest first, a
     horizontal bar each (right for a figure that rises with the input, left for one that falls)."""
@@ -301,6 +369,7 @@ def rank_tornado_png(figures: Sequence[tuple[str, Sequence[tuple[str, float]]]])
         return _png(fig)
 
 
+@_kept
 def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) -> bytes:
     """One tornado chart of what moves the headline figures: for each figure (``label``) its top
     movers (``input``, lowest and highest elasticity over the scenarios), a horizontal bar from 0
@@ -345,6 +414,7 @@ def tornado_png(bars: Sequence[tuple[str, Sequence[tuple[str, float, float]]]]) 
         return _png(fig)
 
 
+@_kept
 def series_png(data) -> bytes:
     """A series over the periods (a :class:`planner.outputs.periods.LinePlot`): one line per scenario
     (the plan as written among them), the period each ``first(...)`` found marked with a dot and its
@@ -411,6 +481,7 @@ def _period_ticks(data):
     return MaxNLocator(integer=True)
 
 
+@_kept
 def fan_png(data) -> bytes:
     """A series' fan over the periods (a :class:`planner.outputs.periods.FanPlot`): per scenario the
     median of the trials, a band from the 25th to the 75th percentile and a lighter one from the 5th
@@ -438,6 +509,7 @@ def fan_png(data) -> bytes:
         return _png(fig)
 
 
+@_kept
 def waterfall_png(title: str, old: float, steps: Sequence[tuple[str, float]], new: float) -> bytes:
     """A waterfall (``planner diff``): the old figure, each step's effect as a bar from the running
     total (rises blue, falls orange), the new figure."""

@@ -144,7 +144,8 @@ def analyse(plan: Plan) -> Analysis:
 
     for name in headline_names(plan)[0]:
         if not plan.quantities[name].is_bool:
-            analysis.sensitivity.append((name, [sensitivity(plan, name, ev.scenario) for ev in evaluations]))
+            analysis.sensitivity.append((name, [sensitivity(plan, name, ev.scenario, evaluation=ev)
+                                                for ev in evaluations]))
     return analysis
 
 

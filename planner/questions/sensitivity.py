@@ -95,14 +95,17 @@ class Sensitivity:
         return self.scenario or "base"
 
 
-def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None) -> Sensitivity:
+def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides=None, origins=None,
+                evaluation=None) -> Sensitivity:
+    """``evaluation``: the plan's in ``scenario`` (with ``overrides``) where the caller has it (the report's
+    analysis has every scenario's: a plan whose ``first(...)`` finds nothing says why again in each)."""
     q = plan.model.quantities.get(name)
     if q is None:
         guess = suggest(name, plan.model.quantities)
         raise UnknownNameError(f"no quantity `{name}` in {plan.path}", hint=f"did you mean `{guess}`?" if guess else None)
     if q.is_bool:
         raise KindError(f"`{name}` is true/false: it has no sensitivity", q.definition.name_span)
-    ev = plan.evaluate(scenario, overrides, origins)
+    ev = evaluation if evaluation is not None else plan.evaluate(scenario, overrides, origins)
     out = Sensitivity(name, scenario, float(ev.display(name)), q.unit_text, never=ev.is_never(name))
     if out.never:  # nothing to move: each input's "no finite slope" would say less
         return out
@@ -401,13 +404,7 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
     else:
         h = abs(x) * STEP if x != 0 else scale * STEP
         steps = np.array([x - h, x - h / 16, x, x + h / 16, x + h])
-    values = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
-    key = ("steps", input_name, tuple(values.items()))  # every quantity at once: the headlines share inputs
-    memo = _memo(plan)
-    raw = memo.get(key)
-    if raw is None:
-        values[input_name] = steps
-        raw = memo[key] = plan.run_compiled(values)
+    raw = _run_at(plan, ev, input_name, steps)
     f = np.broadcast_to(np.asarray(raw[name], dtype=float), steps.shape)
     ok = np.isfinite(f)
     for i in range(len(plan._constraints)):
@@ -547,14 +544,24 @@ def _close(a: float, b: float) -> bool:
 def _effects(plan: Plan, ev, name: str, input_name: str, at: np.ndarray) -> list[Optional[float]]:
     """``name`` with ``input_name`` at each of ``at`` (base units), the others as in ``ev``; None
     where it has no finite value or a constraint fails there."""
-    values = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
-    values[input_name] = at
-    raw = plan.run_compiled(values)
+    raw = _run_at(plan, ev, input_name, at)
     f = np.broadcast_to(np.asarray(raw[name], dtype=float), at.shape)
     ok = np.isfinite(f)
     for i in range(len(plan._constraints)):
         ok = ok & np.broadcast_to(np.asarray(raw[f"__constraint{i}"], dtype=bool), at.shape)
     return [float(v) if good else None for v, good in zip(f, ok)]
+
+
+def _run_at(plan: Plan, ev, input_name: str, at: np.ndarray) -> dict:
+    """Every quantity with ``input_name`` at each of ``at`` (base units), the other inputs as in ``ev``:
+    one run of the compiled plan, kept on the plan (every headline figure moves each input the same way)."""
+    values = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
+    key = ("at", input_name, tuple(at.tolist()), tuple(values.items()))
+    memo = _memo(plan)
+    if key not in memo:
+        values[input_name] = at
+        memo[key] = plan.run_compiled(values)
+    return memo[key]
 
 
 def _nearest_step(plan: Plan, ev, name: str, input_name: str, x: float, y: float) -> str:

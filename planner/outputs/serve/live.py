@@ -284,7 +284,7 @@ class Session:
                 origins = {n: ORIGIN for n in overrides}
                 for stmt in plan.model.sweeps:
                     results = run_statement(plan, stmt, overrides=overrides, origins=origins)
-                    out.append({"title": stmt.span.flat, "png": _data_url(plots.sweep_png(results))})
+                    out.append({"title": stmt.span.flat, "png": _data_url(plots.sweep_png(results, keep=False))})
             except PlanError as err:
                 return {"version": version, "error": render(err), "charts": out}
             return {"version": version, "error": None, "charts": out}
@@ -317,7 +317,7 @@ class Session:
                 stats = sim.stats(name, ())
                 data = uncertainty.PlotData(name, q.doc or name, q.unit_text,
                                             (("", sim.display(name).astype(float), float(stats["point"])),))
-                figures.append({"name": name, "png": _data_url(plots.distribution_png(data))})
+                figures.append({"name": name, "png": _data_url(plots.distribution_png(data, keep=False))})
             return {"version": version, "error": None, "samples": samples, "figures": figures}
 
     def write(self, scenario: Optional[str], edits: Mapping[str, Any]) -> dict:
