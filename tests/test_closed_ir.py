@@ -180,8 +180,8 @@ def test_no_module_under_outputs_imports_sympy_but_the_listed_ones():
 
 @pytest.mark.parametrize("path", [ROOT / "examples" / "gpu_buy_vs_rent.plan", ROOT / "examples" / "cloud_queueing.plan"])
 def test_every_formula_over_inputs_in_the_ir_has_the_plans_value(path):
-    """`explain`'s formula over inputs (sums, `first` over a month range, a condition chosen by a condition),
-    translated into the IR and compiled anew, gives each quantity the value the plan gives it."""
+    """Each formula over inputs as SymPy holds it (sums, `first` over a month range, a condition chosen by a
+    condition), translated into the IR and compiled anew, gives each quantity the value the plan gives it."""
     from planner.compute.evaluation import load
     from planner.compute.symbolic import inline_inputs
 

@@ -788,8 +788,8 @@ class SimulationResults(_Rows):
 # ---- explain ----------------------------------------------------------------------------------
 
 class Explanation:
-    """A quantity from its formula down to its inputs (per scenario): ``formula``, ``sympy``,
-    ``in_inputs`` and its LaTeX, ``value``, ``inputs``, ``used_by``."""
+    """A quantity from its formula down to its inputs (per scenario): ``formula``, ``in_inputs`` (the
+    formula over inputs, as plan text) and its LaTeX, ``value``, ``inputs``, ``used_by``."""
 
     def __init__(self, parts: list, text: str) -> None:
         self.parts = parts  # planner.questions.explain.Explanation, one per scenario
@@ -799,7 +799,6 @@ class Explanation:
         self.formula = first.formula
         self.doc = first.doc
         self.tags = first.tags
-        self.sympy = first.sympy
         self.in_inputs = first.in_inputs
         from .terminal import explain_latex
 

@@ -523,12 +523,8 @@ def _explain_text(e: Explanation) -> str:
     if e.series is not None:  # no formula over inputs: one line says so, not three
         lines.append(f"  closed form  ({e.no_ir})")
     elif e.kind == "derived":
-        lines.append(f"  sympy        {e.sympy}")
         lines.append(f"  in inputs    {e.in_inputs}")
         lines.append(f"  latex        {explain_latex(e)}")
-        if e.scaled:
-            lines.append("  (numbers inside SymPy forms are in base units: "
-                         + ("; ".join(e.factors) or "B, s, B/s ...") + ")")
     value = e.value
     if e.series is not None:  # a series: its first, last and lowest values, as the editor's hover says them
         from .periods import series_values
