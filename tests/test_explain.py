@@ -150,3 +150,24 @@ def test_explain_loads_no_sympy():
 
     proc = _without_sympy("explain", str(CASH), "low")
     assert "in inputs    min(start + sum(" in proc.stdout
+
+
+def test_every_explain_latex_line_renders_with_katex(tmp_path):
+    """The LaTeX line of every derived figure of the shipped plans, through KaTeX (throwOnError), as the report's."""
+    from test_rendering import _check, _node
+
+    from planner.outputs.terminal import explain_latex
+
+    node = _node()
+    blocks = []
+    for path in PLANS:
+        plan = planner.load(path)._plan
+        for name, q in plan.model.quantities.items():
+            if not q.is_input and not q.per_period:
+                e = explain(plan, name)
+                if e.in_inputs_ir is not None:
+                    blocks.append(f"{path.name} {name}\n\n```math\n{explain_latex(e)}\n```\n")
+    page = tmp_path / "explain.md"
+    page.write_text("# explain\n\n" + "\n".join(blocks), encoding="utf-8")
+    found = _check(node, [page])[str(page)]
+    assert found["errors"] == [] and found["math"] == len(blocks) > 300, found["errors"][:3]
