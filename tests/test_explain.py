@@ -25,7 +25,8 @@ from planner.questions.explain import MAX_SHOWN, explain
 
 CASH = ROOT / "benchmarks" / "plans" / "cash_60_months.plan"
 GPU = ROOT / "examples" / "gpu_buy_vs_rent.plan"
-PLANS = sorted([*SHEETS.glob("*.plan"), *(ROOT / "examples").glob("*.plan"), *(ROOT / "benchmarks" / "plans").glob("*.plan")])
+PLANS = sorted([*SHEETS.glob("*.plan"), *(ROOT / "examples").glob("*.plan"),
+                *(ROOT / "benchmarks" / "plans").glob("*.plan")])
 SYMPY_SYNTAX = ("Sum(", "**", "ceiling", "Piecewise", "Max(", "Min(", "Eq(")
 
 
@@ -64,6 +65,13 @@ def test_display_units_and_literals_stay_as_written():
         " * (1 + cost_of_capital * 1 year)^-(m / 1 year) for m in 1 month..horizon)"
         " - resale * (gpus * gpu_price) * (1 + cost_of_capital * 1 year)^-(horizon / 1 year)")
     assert "31536000" not in shown and "31{,}536{,}000" not in shown
+
+
+def test_an_input_is_itself_over_inputs():
+    plan = planner.load(TOKEN_COST)
+    e = explain(plan._plan, "alpha")
+    assert (e.kind, e.in_inputs, e.value) == ("input", "alpha", "0.8")
+    assert plan.explain("alpha").latex == r"\alpha"
 
 
 def test_a_quantity_inlined_into_a_quotient_keeps_its_brackets():

@@ -66,7 +66,7 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
     elif reduced := _series_reduced(plan, name):
         no_ir = "no closed form: it reduces a series (" + ", ".join(f"`{n}`" for n in reduced) + \
             "), computed period by period"
-    elif not q.is_input:
+    else:
         node = deep(over_inputs, plan.model, name)
         if _size(node, MAX_SHOWN) > MAX_SHOWN:
             derived = [f"`{d}`" for d in q.deps if not plan.model.quantities[d].is_input]
@@ -149,7 +149,7 @@ def over_inputs(model: Model, name: str) -> ir.Expr:
     for n in cone(model, [name]):
         if not q[n].is_input and not q[n].per_period and n not in done:
             done[n] = expand(q[n].definition.expr, {})
-    return done[name]
+    return done[name] if name in done else ir.Name(name, q[name].definition.name_span)  # an input: itself
 
 
 def _size(e: ir.Expr, cap: int) -> int:
