@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -205,3 +206,31 @@ def test_every_formula_over_inputs_in_the_ir_has_the_plans_value(path):
             assert float(got) == pytest.approx(float(want), rel=1e-12), name
         checked += 1
     assert checked >= 10
+
+
+READ_BACK = [("examples/saas_unit_economics.plan", "churn_limit"), ("examples/training_run.plan", None),
+             ("sheets/token_cost.plan", "crossover_batch"), ("sheets/llm_cost.plan", None),
+             ("benchmarks/plans/article2_user.plan", None), ("tests/plans/buy_vs_rent.plan", None)]
+
+
+@pytest.mark.parametrize("path, alias", READ_BACK)
+def test_a_closed_form_read_back_as_a_formula_is_the_answer(path, alias):
+    """`planner solve --closed-form`'s text is plan syntax: written into a plan whose inputs are the
+    figures as shown (the `in units` line), the formula evaluates to the answer as shown, in every
+    scenario (a ceiling's answer exactly)."""
+    plan = planner.load(ROOT / path)
+    rows = [r for r in plan.solve() if r.closed_form is not None and alias in (None, r.alias)]
+    assert rows
+    for r in rows:
+        figures = plan.eval(None if r.scenario == "base" else r.scenario)
+        used = sorted({n for n in re.findall(r"[A-Za-z_][\w.]*", r.closed_form) if n in plan.quantities})
+        plain = {n: n.replace(".", "_") for n in used}  # `llama.layers`: an imported quantity, here a plain input
+        text = "".join(f"{plain[n]} = {_literal(figures[n])}\n" for n in used)
+        text += "answer = " + re.sub(r"[A-Za-z_][\w.]*", lambda m: plain.get(m[0], m[0]), r.closed_form) + "\n"
+        got = planner.loads(text, "read_back.plan").eval()["answer"].number
+        assert got == pytest.approx(r.value.number, rel=1e-9), (r.question, r.scenario, text)
+
+
+def _literal(value) -> str:
+    v = value.number if hasattr(value, "number") else value
+    return ("true" if v else "false") if isinstance(v, bool) else repr(float(v))

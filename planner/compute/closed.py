@@ -210,8 +210,9 @@ class _Translator:
         base, exp = e.args
         if base is sp.E:
             return call("exp", self.ir(exp))
-        if exp.could_extract_minus_sign():
-            return binary(ir.BinOp.DIV, number(Fraction(1)), self.ir(sp.Pow(base, -exp, evaluate=False)))
+        if exp.could_extract_minus_sign():  # 1 / x, not 1 / x^1
+            return binary(ir.BinOp.DIV, number(Fraction(1)),
+                          self.ir(base if exp == -1 else sp.Pow(base, -exp, evaluate=False)))
         if exp == sp.S.Half:
             return call("sqrt", self.ir(base))
         return binary(ir.BinOp.POW, self.ir(base), self.ir(exp))

@@ -604,7 +604,7 @@ class SolveRow:
     mode: str  # "root" | "min" | "max" | "maximize" | "minimize"
     value: Value  # the answer, in the target's display unit
     optimum: Optional[Value]  # the objective at the answer (maximize/minimize)
-    closed_form: Optional[str]  # over the other inputs, base units
+    closed_form: Optional[str]  # in plan syntax, over the other inputs as shown (their display units)
     closed_form_latex: Optional[str]
     method: str
     verification: str

@@ -462,7 +462,9 @@ class SolveView:
             lines.append(head)
             lines.append(f"      verified     {r.verification.text}")
             lines.append(f"      method       {r.method}")
-            if r.closed_form is not None:
+            if r.closed_form_unwritten is not None:
+                lines.append(f"      note         {r.closed_form_unwritten}")
+            elif r.closed_form is not None:
                 lines.append(f"      closed form  {r.target} = {r.closed_form_text}")
                 if r.form_units:  # the form is over the figures as shown, not base units: say in which
                     lines.append("      in units     " + "; ".join(f"{n} in {u}" for n, u in r.form_units))

@@ -35,6 +35,7 @@ import numpy as np
 
 from ...language import ir
 from ...language.errors import PlanError
+from ...language.text import formula_text
 from ...questions.answer import objective_unit  # the optimum's display unit, as planner solve shows it
 from ...questions.ranges import Domain
 from .book import NO_ANSWER, cell_scale, figure, percent_figure, scale_of, unit_of, HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
@@ -309,7 +310,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
         work.top = top + len(parts) + 3
     q = book.q[r.target]
     ws.formula(row, 3, text, figure(q, r.display_value), book.answer_style(q, r))
-    shown = f"{r.target} = {r.closed_form_text}"
+    shown = f"{r.target} = {formula_text(node)}"  # the cell's formula as plan text, over the figures the cells hold
     notes.insert(0, ("closed form: " + shown) if len(shown) <= NOTE_LENGTH - 13 else
                  f"closed form in {len(parts) + 1} cells (named parts on '{WORK}')" if parts else
                  "closed form over the inputs (the full text: planner solve --format json)")
