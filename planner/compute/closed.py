@@ -66,6 +66,15 @@ def to_ir(expr: sp.Basic, booleans: Collection[str] = ()) -> ir.Expr:
     return deep(_Translator(frozenset(booleans)).ir, sp.sympify(expr))
 
 
+def plan_text(expr: sp.Basic, booleans: Collection[str] = ()) -> str:
+    """``expr`` as plan text (``ceil(x / 3)``, ``max(a, b)``, ``x^2``): its IR printed by
+    :mod:`planner.language.text`, the printer of every formula planner writes back in the plan's syntax.
+    :class:`NoClosedForm` when a node has no IR form."""
+    from ..language.text import formula_text
+
+    return formula_text(to_ir(expr, booleans))
+
+
 # ---- node builders ---------------------------------------------------------------------------------
 
 def number(value: Fraction) -> ir.Expr:

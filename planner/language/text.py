@@ -24,6 +24,13 @@ def formula_text(expr: ir.Expr) -> str:
     return TextPrinter().visit(expr)[0]
 
 
+def difference_text(cond: ir.Compare) -> str:
+    """A comparison's ``lhs - rhs`` (what a root makes zero), bracketed where the grammar needs it:
+    ``cost - (a + b)``."""
+    left, right = cond.operands
+    return formula_text(ir.Binary(ir.BinOp.SUB, left, right, cond.span, cond.span))
+
+
 def number_text(value: Fraction) -> str:
     """A rational as a plan literal where it is one (``0.25``, ``70000000000``), else ``p / q``."""
     q, places = value.denominator, 0

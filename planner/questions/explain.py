@@ -63,9 +63,6 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
     node, no_ir = None, None
     if q.per_period:  # a value per period, `previous` the period before: no formula over inputs to show
         no_ir = "a series: computed period by period, its values below"
-    elif reduced := _series_reduced(plan, name):
-        no_ir = "no closed form: it reduces a series (" + ", ".join(f"`{n}`" for n in reduced) + \
-            "), computed period by period"
     else:
         node = deep(over_inputs, plan.model, name)
         if _size(node, MAX_SHOWN) > MAX_SHOWN:
@@ -170,12 +167,3 @@ def _size(e: ir.Expr, cap: int) -> int:
             stack.append((node, True))
             stack.extend((c, False) for c in kids if id(c) not in sizes)
     return sizes[id(e)]
-
-
-def _series_reduced(plan: Plan, name: str) -> list[str]:
-    """The series that ``name`` reduces, directly or through the figures it uses, in file order."""
-    q = plan.model.quantities
-    found = {d for n in cone(plan.model, [name]) if not q[n].is_input and not q[n].per_period
-             and any(isinstance(x, (ir.Reduce, ir.At)) for x in ir.walk(q[n].definition.expr))
-             for d in q[n].deps if q[d].per_period}
-    return sorted(found, key=lambda n: q[n].definition.span.start)
