@@ -29,6 +29,7 @@ import sympy as sp
 from ..language import ir
 from ..language.functions import FUNCTIONS
 from ..language.limits import deep
+from ..language.text import decimal_places
 from ..language.source import Source, Span
 from .symbolic import Product, RangeFirst, RangeMax, RangeMin, Sum, cone, inline_inputs, rational
 
@@ -101,16 +102,6 @@ def chain(op: ir.BinOp, items: list[ir.Expr]) -> ir.Expr:
 
 def compare(op: ir.CmpOp, left: ir.Expr, right: ir.Expr) -> ir.Compare:
     return ir.Compare((op,), (left, right), SPAN, (SPAN,))
-
-
-def _decimal_places(q: int) -> int | None:
-    """The decimal places of ``1/q`` when it is a terminating decimal, else None."""
-    twos = fives = 0
-    while q % 2 == 0:
-        q, twos = q // 2, twos + 1
-    while q % 5 == 0:
-        q, fives = q // 5, fives + 1
-    return max(twos, fives) if q == 1 else None
 
 
 class _Translator:
@@ -194,7 +185,7 @@ class _Translator:
         if coeff.is_negative:
             return ir.Neg(self.ir(-e), SPAN)
         if isinstance(coeff, sp.Rational) and coeff.q > 10 and rest != 1 and \
-                (places := _decimal_places(int(coeff.q))) is not None and places <= DECIMAL_DIGITS \
+                (places := decimal_places(int(coeff.q))) is not None and places <= DECIMAL_DIGITS \
                 and coeff.q == 10 ** places:
             # `0.97 * price` as written, not 97 price / 100 (but `x / 16`, not 0.0625 x)
             return binary(ir.BinOp.MUL, number(Fraction(int(coeff.p), int(coeff.q))), self.ir(rest))

@@ -31,12 +31,21 @@ def difference_text(cond: ir.Compare) -> str:
     return formula_text(ir.Binary(ir.BinOp.SUB, left, right, cond.span, cond.span))
 
 
+def decimal_places(q: int) -> int | None:
+    """The decimal places of ``1/q`` when it is a terminating decimal (``q`` of twos and fives only:
+    ``1/8`` = 0.125 has 3), else None. The one test of every printer that writes a rational as a decimal."""
+    twos = fives = 0
+    while q % 2 == 0:
+        q, twos = q // 2, twos + 1
+    while q % 5 == 0:
+        q, fives = q // 5, fives + 1
+    return max(twos, fives) if q == 1 else None
+
+
 def number_text(value: Fraction) -> str:
     """A rational as a plan literal where it is one (``0.25``, ``70000000000``), else ``p / q``."""
-    q, places = value.denominator, 0
-    while q % 10 == 0 or q % 2 == 0 or q % 5 == 0:
-        q, places = q // (10 if q % 10 == 0 else 2 if q % 2 == 0 else 5), places + 1
-    if q != 1 or places > 15:
+    places = decimal_places(value.denominator)
+    if places is None or places > 15:
         return f"{value.numerator} / {value.denominator}"
     if places == 0:
         return str(value.numerator)
