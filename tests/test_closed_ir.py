@@ -234,3 +234,23 @@ def test_a_closed_form_read_back_as_a_formula_is_the_answer(path, alias):
 def _literal(value) -> str:
     v = value.number if hasattr(value, "number") else value
     return ("true" if v else "false") if isinstance(v, bool) else repr(float(v))
+
+
+def test_a_closed_form_the_plan_language_cannot_write_has_no_text_and_says_why():
+    """A closed form through the Lambert W function: no plan text (JSON null), and `planner solve` notes why
+    rather than printing SymPy's `LambertW(gamma)`."""
+    import dataclasses
+
+    from planner.outputs.views import SolveView
+
+    plan = planner.load(SHEETS / "token_cost.plan")._plan
+    stmt = next(s for s in plan.model.solves if s.alias == "crossover_batch")
+    real = Solver(plan).answer(stmt, "bf16")
+    assert real.closed_form_text.startswith("ceil(") and real.closed_form_unwritten is None
+    odd = dataclasses.replace(real, closed_form=sp.LambertW(plan.symbols["gamma"]), display_form=None)
+    assert odd.closed_form_text is None and odd.closed_form_ir is None and odd.to_json()["closed_form"] is None
+    assert odd.closed_form_unwritten == ("no closed form to show: it uses the Lambert W function, which the plan "
+                                         "language has no function for")
+    shown = SolveView(plan, [odd]).table(None)
+    assert "LambertW" not in shown and "closed form  " not in shown
+    assert "      note         no closed form to show: it uses the Lambert W function" in shown
