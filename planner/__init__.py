@@ -15,7 +15,7 @@ From Python::
     plan.solve("alpha", where="speedup = 1")          # or your own
     plan.sweep({"alpha": [0.3, 0.6, 0.9]}, show=["speedup"])   # SweepResults
     plan.sensitivity("speedup")                       # elasticities (SensitivityResults)
-    plan.explain("speedup")                           # formula, SymPy form, inputs (Explanation)
+    plan.explain("speedup")                           # formula, over inputs, inputs (Explanation)
     plan.simulate(["cost"], samples=10_000)          # Monte Carlo over uncertain inputs (SimulationResults)
 
 Results print as the terminal prints them, show as tables in notebooks and

@@ -366,8 +366,8 @@ class Plan:
         return SimulationResults(rows, SimulationView(sims, names, list(percentiles), fans=fans).table(None))
 
     def explain(self, quantity: str, *, scenario: Scenarios = None, overrides: Overrides = None) -> Explanation:
-        """A quantity's formula as written, its SymPy form, the same over inputs only (and in LaTeX),
-        its value, the inputs it depends on and the quantities that use it."""
+        """A quantity's formula as written, the same over inputs only (plan text in the plan's units, and
+        LaTeX), its value, the inputs it depends on and the quantities that use it."""
         from .outputs.views import ExplainView
         from .questions.explain import explain
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -180,8 +181,8 @@ def test_no_module_under_outputs_imports_sympy_but_the_listed_ones():
 
 @pytest.mark.parametrize("path", [ROOT / "examples" / "gpu_buy_vs_rent.plan", ROOT / "examples" / "cloud_queueing.plan"])
 def test_every_formula_over_inputs_in_the_ir_has_the_plans_value(path):
-    """`explain`'s formula over inputs (sums, `first` over a month range, a condition chosen by a condition),
-    translated into the IR and compiled anew, gives each quantity the value the plan gives it."""
+    """Each formula over inputs as SymPy holds it (sums, `first` over a month range, a condition chosen by a
+    condition), translated into the IR and compiled anew, gives each quantity the value the plan gives it."""
     from planner.compute.evaluation import load
     from planner.compute.symbolic import inline_inputs
 
@@ -205,3 +206,51 @@ def test_every_formula_over_inputs_in_the_ir_has_the_plans_value(path):
             assert float(got) == pytest.approx(float(want), rel=1e-12), name
         checked += 1
     assert checked >= 10
+
+
+READ_BACK = [("examples/saas_unit_economics.plan", "churn_limit"), ("examples/training_run.plan", None),
+             ("sheets/token_cost.plan", "crossover_batch"), ("sheets/llm_cost.plan", None),
+             ("benchmarks/plans/article2_user.plan", None), ("tests/plans/buy_vs_rent.plan", None)]
+
+
+@pytest.mark.parametrize("path, alias", READ_BACK)
+def test_a_closed_form_read_back_as_a_formula_is_the_answer(path, alias):
+    """`planner solve --closed-form`'s text is plan syntax: written into a plan whose inputs are the
+    figures as shown (the `in units` line), the formula evaluates to the answer as shown, in every
+    scenario (a ceiling's answer exactly)."""
+    plan = planner.load(ROOT / path)
+    rows = [r for r in plan.solve() if r.closed_form is not None and alias in (None, r.alias)]
+    assert rows
+    for r in rows:
+        figures = plan.eval(None if r.scenario == "base" else r.scenario)
+        used = sorted({n for n in re.findall(r"[A-Za-z_][\w.]*", r.closed_form) if n in plan.quantities})
+        plain = {n: n.replace(".", "_") for n in used}  # `llama.layers`: an imported quantity, here a plain input
+        text = "".join(f"{plain[n]} = {_literal(figures[n])}\n" for n in used)
+        text += "answer = " + re.sub(r"[A-Za-z_][\w.]*", lambda m: plain.get(m[0], m[0]), r.closed_form) + "\n"
+        got = planner.loads(text, "read_back.plan").eval()["answer"].number
+        assert got == pytest.approx(r.value.number, rel=1e-9), (r.question, r.scenario, text)
+
+
+def _literal(value) -> str:
+    v = value.number if hasattr(value, "number") else value
+    return ("true" if v else "false") if isinstance(v, bool) else repr(float(v))
+
+
+def test_a_closed_form_the_plan_language_cannot_write_has_no_text_and_says_why():
+    """A closed form through the Lambert W function: no plan text (JSON null), and `planner solve` notes why
+    rather than printing SymPy's `LambertW(gamma)`."""
+    import dataclasses
+
+    from planner.outputs.views import SolveView
+
+    plan = planner.load(SHEETS / "token_cost.plan")._plan
+    stmt = next(s for s in plan.model.solves if s.alias == "crossover_batch")
+    real = Solver(plan).answer(stmt, "bf16")
+    assert real.closed_form_text.startswith("ceil(") and real.closed_form_unwritten is None
+    odd = dataclasses.replace(real, closed_form=sp.LambertW(plan.symbols["gamma"]), display_form=None)
+    assert odd.closed_form_text is None and odd.closed_form_ir is None and odd.to_json()["closed_form"] is None
+    assert odd.closed_form_unwritten == ("no closed form to show: it uses the Lambert W function, which the plan "
+                                         "language has no function for")
+    shown = SolveView(plan, [odd]).table(None)
+    assert "LambertW" not in shown and "closed form  " not in shown
+    assert "      note         no closed form to show: it uses the Lambert W function" in shown

@@ -218,7 +218,7 @@ def test_a_closed_form_of_the_boundary_where_one_is_shown():
     plan = loads(GROWN, name="grown.plan")
     (stmt,) = plan.model.solves
     r = Answers(plan).answer(stmt, closed_form=True)
-    assert r.closed_form_text == "2/(rate/100 + 1)**years" and r.value == pytest.approx(2 / 1.04 ** 10, rel=1e-15)
+    assert r.closed_form_text == "2 / (0.01 * rate + 1)^years" and r.value == pytest.approx(2 / 1.04 ** 10, rel=1e-15)
     assert Answers(plan).answer(stmt).closed_form is None  # the numeric route alone, where none is shown
     plan = loads(SMALL + "solve min x where ceil(7 * x) >= 20\n", name="t.plan")
     r = Answers(plan).answer(plan.model.solves[0], closed_form=True)

@@ -582,18 +582,21 @@ def test_a_series_that_reads_itself_at_another_period_is_told_to_use_previous(te
     assert text[errors[0].span.start:].startswith("cash at 3 month")
 
 
-def test_explain_of_a_figure_that_reduces_a_series_says_it_has_no_closed_form():
-    # it printed SymPy's stand-in `runway_over_periods(burn, start)` as the formula over inputs, in base units
+def test_explain_of_a_figure_that_reduces_a_series_writes_it_over_inputs_with_the_series_by_name():
+    # it printed SymPy's stand-in `runway_over_periods(burn, start)` in base units, then "no closed form"
     from planner.outputs.views import _explain_text as explain_text
     from planner.questions.explain import explain
 
     text = ("unit USD\n" + HEAD + "start = 100 USD\nburn = 30 USD\nseries cash = start - burn then previous - burn\n"
-            "runway = first(period where cash < 0 USD)\ntwice = runway * 2\n")
+            "runway = first(period where cash < 0 USD)\ntwice = runway * 2\nlast = cash at 3 month + start\n")
     plan = loads(text, name="runway.plan")
-    for name in ("runway", "twice"):
+    for name, over in (("runway", "first(period where cash < 0 USD)"), ("twice", "first(period where cash < 0 USD) * 2"),
+                       ("last", "cash at 3 month + start")):
         shown = explain_text(explain(plan, name))
-        assert "_over_periods" not in shown and "base units" not in shown, shown
-        assert "no closed form: it reduces a series (`cash`), computed period by period" in shown, shown
+        assert "_over_periods" not in shown and "no closed form" not in shown, shown
+        assert f"  in inputs    {over}\n" in shown, shown
+        assert "    start  100.00 USD\n    burn   30.00 USD" in shown, shown  # what the series is computed from
+    assert "value        110.00 USD" in explain_text(explain(plan, "last"))  # 100 - 30 * 3 + 100
     assert "value        4 month" in explain_text(explain(plan, "runway"))
 
 

@@ -65,9 +65,10 @@ def _answers(plan, evaluations, answers, overrides, origins) -> dict:
 
 
 def add_explain(sub) -> None:
-    p = sub.add_parser("explain", help="show a quantity's formula, SymPy form, value and inputs",
-                       description="The formula as written, its SymPy form, the same over inputs only, "
-                                   "its value with unit, and the inputs it depends on.")
+    p = sub.add_parser("explain", help="show a quantity's formula, the same over inputs, value and inputs",
+                       description="The formula as written, the same over inputs only (user functions and "
+                                   "quantities inlined, numbers and units as written) and in LaTeX, its value "
+                                   "with unit, and the inputs it depends on.")
     _add_common(p)
     p.add_argument("name", metavar="NAME", help="the quantity to explain")
     p.set_defaults(handler=cmd_explain)

@@ -29,6 +29,7 @@ import sympy as sp
 from ..language import ir
 from ..language.functions import FUNCTIONS
 from ..language.limits import deep
+from ..language.text import decimal_places
 from ..language.source import Source, Span
 from .symbolic import Product, RangeFirst, RangeMax, RangeMin, Sum, cone, inline_inputs, rational
 
@@ -66,6 +67,15 @@ def to_ir(expr: sp.Basic, booleans: Collection[str] = ()) -> ir.Expr:
     return deep(_Translator(frozenset(booleans)).ir, sp.sympify(expr))
 
 
+def plan_text(expr: sp.Basic, booleans: Collection[str] = ()) -> str:
+    """``expr`` as plan text (``ceil(x / 3)``, ``max(a, b)``, ``x^2``): its IR printed by
+    :mod:`planner.language.text`, the printer of every formula planner writes back in the plan's syntax.
+    :class:`NoClosedForm` when a node has no IR form."""
+    from ..language.text import formula_text
+
+    return formula_text(to_ir(expr, booleans))
+
+
 # ---- node builders ---------------------------------------------------------------------------------
 
 def number(value: Fraction) -> ir.Expr:
@@ -92,16 +102,6 @@ def chain(op: ir.BinOp, items: list[ir.Expr]) -> ir.Expr:
 
 def compare(op: ir.CmpOp, left: ir.Expr, right: ir.Expr) -> ir.Compare:
     return ir.Compare((op,), (left, right), SPAN, (SPAN,))
-
-
-def _decimal_places(q: int) -> int | None:
-    """The decimal places of ``1/q`` when it is a terminating decimal, else None."""
-    twos = fives = 0
-    while q % 2 == 0:
-        q, twos = q // 2, twos + 1
-    while q % 5 == 0:
-        q, fives = q // 5, fives + 1
-    return max(twos, fives) if q == 1 else None
 
 
 class _Translator:
@@ -185,7 +185,7 @@ class _Translator:
         if coeff.is_negative:
             return ir.Neg(self.ir(-e), SPAN)
         if isinstance(coeff, sp.Rational) and coeff.q > 10 and rest != 1 and \
-                (places := _decimal_places(int(coeff.q))) is not None and places <= DECIMAL_DIGITS \
+                (places := decimal_places(int(coeff.q))) is not None and places <= DECIMAL_DIGITS \
                 and coeff.q == 10 ** places:
             # `0.97 * price` as written, not 97 price / 100 (but `x / 16`, not 0.0625 x)
             return binary(ir.BinOp.MUL, number(Fraction(int(coeff.p), int(coeff.q))), self.ir(rest))
@@ -210,8 +210,9 @@ class _Translator:
         base, exp = e.args
         if base is sp.E:
             return call("exp", self.ir(exp))
-        if exp.could_extract_minus_sign():
-            return binary(ir.BinOp.DIV, number(Fraction(1)), self.ir(sp.Pow(base, -exp, evaluate=False)))
+        if exp.could_extract_minus_sign():  # 1 / x, not 1 / x^1
+            return binary(ir.BinOp.DIV, number(Fraction(1)),
+                          self.ir(base if exp == -1 else sp.Pow(base, -exp, evaluate=False)))
         if exp == sp.S.Half:
             return call("sqrt", self.ir(base))
         return binary(ir.BinOp.POW, self.ir(base), self.ir(exp))

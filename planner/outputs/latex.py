@@ -26,6 +26,7 @@ from typing import Optional
 
 from ..language import ir
 from ..language.functions import FUNCTIONS
+from ..language.text import decimal_places
 
 GROUP_FROM = 10_000  # integers from here up get thousands separators
 # the lower-case Greek letters whose names print as the letter (`alpha` is \alpha)
@@ -55,14 +56,8 @@ def group_digits(digits: str) -> str:
 
 def _decimal(r: Fraction, digits: int = 12) -> Optional[str]:
     """``1/5`` -> ``0.2``: a rational whose denominator divides a power of ten, as a short decimal."""
-    q = r.denominator
-    twos = fives = 0
-    while q % 2 == 0:
-        q, twos = q // 2, twos + 1
-    while q % 5 == 0:
-        q, fives = q // 5, fives + 1
-    places = max(twos, fives)
-    if q != 1 or places > digits:
+    places = decimal_places(r.denominator)
+    if places is None or places > digits:
         return None
     sign = "-" if r < 0 else ""
     scaled = abs(r.numerator) * 10 ** places // r.denominator

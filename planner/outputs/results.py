@@ -604,7 +604,7 @@ class SolveRow:
     mode: str  # "root" | "min" | "max" | "maximize" | "minimize"
     value: Value  # the answer, in the target's display unit
     optimum: Optional[Value]  # the objective at the answer (maximize/minimize)
-    closed_form: Optional[str]  # over the other inputs, base units
+    closed_form: Optional[str]  # in plan syntax, over the other inputs as shown (their display units)
     closed_form_latex: Optional[str]
     method: str
     verification: str
@@ -788,8 +788,8 @@ class SimulationResults(_Rows):
 # ---- explain ----------------------------------------------------------------------------------
 
 class Explanation:
-    """A quantity from its formula down to its inputs (per scenario): ``formula``, ``sympy``,
-    ``in_inputs`` and its LaTeX, ``value``, ``inputs``, ``used_by``."""
+    """A quantity from its formula down to its inputs (per scenario): ``formula``, ``in_inputs`` (the
+    formula over inputs, as plan text) and its LaTeX, ``value``, ``inputs``, ``used_by``."""
 
     def __init__(self, parts: list, text: str) -> None:
         self.parts = parts  # planner.questions.explain.Explanation, one per scenario
@@ -799,7 +799,6 @@ class Explanation:
         self.formula = first.formula
         self.doc = first.doc
         self.tags = first.tags
-        self.sympy = first.sympy
         self.in_inputs = first.in_inputs
         from .terminal import explain_latex
 

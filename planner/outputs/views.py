@@ -462,7 +462,9 @@ class SolveView:
             lines.append(head)
             lines.append(f"      verified     {r.verification.text}")
             lines.append(f"      method       {r.method}")
-            if r.closed_form is not None:
+            if r.closed_form_unwritten is not None:
+                lines.append(f"      note         {r.closed_form_unwritten}")
+            elif r.closed_form is not None:
                 lines.append(f"      closed form  {r.target} = {r.closed_form_text}")
                 if r.form_units:  # the form is over the figures as shown, not base units: say in which
                     lines.append("      in units     " + "; ".join(f"{n} in {u}" for n, u in r.form_units))
@@ -523,12 +525,8 @@ def _explain_text(e: Explanation) -> str:
     if e.series is not None:  # no formula over inputs: one line says so, not three
         lines.append(f"  closed form  ({e.no_ir})")
     elif e.kind == "derived":
-        lines.append(f"  sympy        {e.sympy}")
         lines.append(f"  in inputs    {e.in_inputs}")
         lines.append(f"  latex        {explain_latex(e)}")
-        if e.scaled:
-            lines.append("  (numbers inside SymPy forms are in base units: "
-                         + ("; ".join(e.factors) or "B, s, B/s ...") + ")")
     value = e.value
     if e.series is not None:  # a series: its first, last and lowest values, as the editor's hover says them
         from .periods import series_values

@@ -92,24 +92,37 @@ class SolveResult:
     @property
     def closed_form_text(self) -> Optional[str]:
         """The closed form over the other inputs as they are shown (``rate`` in %/year, the answer in its
-        own unit): plug in the displayed figures and get the displayed answer."""
-        form = self.display_form if self.display_form is not None else self.closed_form
-        return None if form is None else _sstr(form)
+        own unit), in plan syntax (printed from ``closed_form_ir`` by :mod:`planner.language.text`): with
+        each input its displayed figure, a plan's formula of that text is the displayed answer. None when
+        there is none, or none the plan language writes (``closed_form_unwritten`` says why)."""
+        node = self.closed_form_ir
+        if node is None:
+            return None
+        from ..language.text import formula_text
+
+        return formula_text(node)
 
     @property
     def closed_form_ir(self) -> Any:
-        """The closed form as ``closed_form_text`` shows it, as IR nodes
-        (:func:`planner.compute.closed.to_ir`); None when there is none, or when it holds a function the
-        plan language has not (Lambert W)."""
+        """The closed form as IR nodes (:func:`planner.compute.closed.to_ir`), over the figures as shown;
+        None when there is none, or when it holds a function the plan language has not (Lambert W)."""
+        return self._written()[0]
+
+    @property
+    def closed_form_unwritten(self) -> Optional[str]:
+        """Why a closed form SymPy found has no plan text (it uses the Lambert W function); else None."""
+        return self._written()[1]
+
+    def _written(self) -> tuple[Any, Optional[str]]:
         form = self.display_form if self.display_form is not None else self.closed_form
         if form is None:
-            return None
+            return None, None
         from ..compute.closed import NoClosedForm, to_ir
 
         try:
-            return to_ir(form, self.booleans)
-        except NoClosedForm:
-            return None
+            return to_ir(form, self.booleans), None
+        except NoClosedForm as exc:
+            return None, str(exc)
 
     @property
     def label(self) -> str:

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
-import sympy as sp
-
 from ..compute.evaluation import Plan, format_value
-from ..compute.closed import NoClosedForm, to_ir
-from ..compute.numbers import figure, plan_styles, significant
-from ..compute.symbolic import inline_inputs
+from ..compute.numbers import figure, plan_styles
+from ..language import ir
 from ..language.errors import UnknownNameError, suggest
 from ..language.graph import cone
+from ..language.limits import deep
+from ..language.model import Model
+from ..language.text import formula_text
+
+MAX_SHOWN = 2_000  # IR nodes of a formula over inputs that explain writes out (a diamond doubles at each level)
 
 
 @dataclass
@@ -23,17 +25,14 @@ class Explanation:
     location: str
     doc: Optional[str]
     tags: tuple[str, ...]
-    sympy: str
-    in_inputs: str
+    in_inputs: str  # the formula over inputs as plan text (or why there is none, in brackets)
     in_inputs_ir: Any  # the formula over inputs as IR nodes (for the LaTeX printer); None: see `no_ir`
     value: str
     scenario: Optional[str]
     inputs: list[tuple[str, str]]
     used_by: list[str]
     constraints: list[str]
-    scaled: bool = False  # some input is not in base units, so SymPy forms hold conversion factors
-    factors: tuple[str, ...] = ()  # those conversions, in words: ``1 month = 2,628,000 s``
-    no_ir: Optional[str] = None  # why the formula over inputs has no IR form (a function the language has not)
+    no_ir: Optional[str] = None  # why there is no formula over inputs to show (a series; too long)
     series: Any = None  # a series: the evaluation holding its values (the outputs say its first, last and lowest)
 
 
@@ -61,24 +60,15 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
                                hint=f"did you mean `{guess}`?" if guess else None)
     ev = plan.evaluate(scenario, overrides, origins)
     used_by = [n for n in plan.definition_order() if name in plan.model.quantities[n].deps]
-    node, no_ir, expr, full = None, None, None, None
+    node, no_ir = None, None
     if q.per_period:  # a value per period, `previous` the period before: no formula over inputs to show
         no_ir = "a series: computed period by period, its values below"
-        reduced = [name]
     else:
-        if q.is_input:
-            expr = full = plan.symbols[name]
-        else:
-            expr = plan.exprs[name]
-            full = inline_inputs(plan.model, plan.symbols, plan.exprs, name)
-        try:  # the formula over inputs in the IR, which the outputs print (the report's LaTeX printer)
-            node = to_ir(full, frozenset(n for n, x in plan.model.quantities.items() if x.is_bool))
-        except NoClosedForm as exc:
-            no_ir = str(exc)
-        reduced = _series_reduced(plan, name)
-        if reduced:  # SymPy holds a stand-in function for it: no formula over inputs to show
-            no_ir = "no closed form: it reduces a series (" + ", ".join(f"`{n}`" for n in reduced) + \
-                "), computed period by period"
+        node = deep(over_inputs, plan.model, name)
+        if _size(node, MAX_SHOWN) > MAX_SHOWN:
+            derived = [f"`{d}`" for d in q.deps if not plan.model.quantities[d].is_input]
+            node, no_ir = None, (f"too long over its inputs, over {MAX_SHOWN:,} terms: see "
+                                 + (", ".join(derived[:6]) + (", ..." if len(derived) > 6 else "") or "its formula"))
     upstream = upstream_inputs(plan, name)
     figures = [n for n in [name, *upstream] if not plan.model.quantities[n].per_period]
     styles = plan_styles(plan, [ev], figures)  # each figure as every other output writes it
@@ -108,8 +98,7 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         location=q.definition.span.location(),
         doc=q.doc,
         tags=q.tags,
-        sympy=f"({no_ir})" if reduced else sp.sstr(expr),
-        in_inputs=f"({no_ir})" if reduced else sp.sstr(full),
+        in_inputs=f"({no_ir})" if node is None else deep(formula_text, node),
         in_inputs_ir=node,
         no_ir=no_ir,
         value="" if q.per_period else shown(name),
@@ -118,32 +107,63 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         inputs=inputs,
         used_by=used_by,
         constraints=[c.span.flat for c in q.definition.constraints],
-        scaled=not reduced and any(plan.model.quantities[n].display.scale != 1 for n in [name, *upstream]),
-        factors=() if reduced else _factors(plan, [name, *upstream]),
     )
 
 
-def _series_reduced(plan: Plan, name: str) -> list[str]:
-    """The series that ``name`` reduces, directly or through the figures it uses, in file order."""
-    from ..language import ir
+def over_inputs(model: Model, name: str) -> ir.Expr:
+    """``name``'s formula written over inputs: each derived quantity it uses replaced by its formula and each
+    call of a user function by its body (:func:`~planner.language.ir.inline`), the plan's literals as written
+    (``1 month``, ``3.2 kUSD``). Series and answers stay names. Each quantity is expanded once, dependencies
+    first (no recursion along a chain of formulas), and shared where it is used again."""
+    q = model.quantities
+    done: dict[str, ir.Expr] = {}
 
-    q = plan.model.quantities
-    found = {d for n in cone(plan.model, [name]) if not q[n].is_input and not q[n].per_period
-             and any(isinstance(x, (ir.Reduce, ir.At)) for x in ir.walk(q[n].definition.expr))
-             for d in q[n].deps if q[d].per_period}
-    return sorted(found, key=lambda n: q[n].definition.span.start)
+    def expand(e: ir.Expr, env: dict) -> ir.Expr:
+        cls = e.__class__
+        if cls is ir.Name:
+            if e.name in env:  # a parameter (its argument, already over inputs) or an aggregate's variable
+                return env[e.name]
+            x = q.get(e.name)
+            if x is None or x.is_input or x.per_period:
+                return e
+            if e.name not in done:
+                done[e.name] = expand(x.definition.expr, {})
+            return done[e.name]
+        if cls is ir.Call and e.func in model.functions:
+            body, inner = ir.inline(model.functions[e.func], e, lambda a: expand(a, env),
+                                    lambda d, bound: expand(d, bound))
+            return expand(body, inner)
+        if cls is ir.Aggregate:
+            values = replace(e.values, items=tuple(expand(i, env) for i in e.values.items))
+            var = e.var
+            taken = {n.name for v in env.values() for n in ir.free_names(v)}
+            while var in taken:  # an argument holds a name the variable would capture: the variable renamed
+                var += "2"
+            body = expand(e.body, {**env, e.var: ir.Name(var, e.var_span)})
+            return ir.Aggregate(e.op, var, values, body, e.span, e.name_span, e.var_span)
+        return ir.map_children(e, lambda c: expand(c, env))
+
+    for n in cone(model, [name]):
+        if not q[n].is_input and not q[n].per_period and n not in done:
+            done[n] = expand(q[n].definition.expr, {})
+    return done[name] if name in done else ir.Name(name, q[name].definition.name_span)  # an input: itself
 
 
-def _factors(plan: Plan, names: list[str]) -> tuple[str, ...]:
-    """The display units of ``names`` that are not base units, each as its factor (``1 month = 2,628,000 s``)."""
-    from ..language.units import canonical_text
-
-    out: dict[str, str] = {}
-    for n in names:
-        q = plan.model.quantities[n]
-        scale = q.display.scale
-        if scale != 1 and q.unit_text and q.unit_text not in out:
-            base = canonical_text(q.dim) if q.dim is not None else ""
-            value = float(scale)
-            out[q.unit_text] = f"1 {q.unit_text} = {significant(value)} {base}".rstrip()
-    return tuple(out.values())
+def _size(e: ir.Expr, cap: int) -> int:
+    """The nodes of ``e`` written out (a node shared by two parents counts twice), counted up to just past
+    ``cap``: bottom-up over the shared nodes, without recursion."""
+    sizes: dict[int, int] = {}
+    stack = [(e, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in sizes:
+            continue
+        kids = ir.children(node)
+        if ready:
+            sizes[id(node)] = min(cap + 1, 1 + sum(sizes[id(c)] for c in kids))
+            if sizes[id(node)] > cap:
+                return cap + 1
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in kids if id(c) not in sizes)
+    return sizes[id(e)]

@@ -128,6 +128,7 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         return out
     import sympy as sp  # (the symbolic route: imported only here)
 
+    from ..compute.closed import NoClosedForm, plan_text
     from .roots import exact_number
 
     expr, has_branches, stepped_in = _inlined(plan, name)
@@ -156,14 +157,14 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
         if stepped:
             out.rows.append(_stated(plan, ev, name, Row(
                 n, float(x) / float(xq.display.scale), xq.unit_text, None, None, "none",
-                f"a jump: `{sp.sstr(stepped[0])}` steps at this value (flat on either side)")))
+                f"a jump: `{plan_text(stepped[0])}` steps at this value (flat on either side)")))
             continue
         if not kinked:
             raw = _derivative(plan, active, sym)
             d = None if raw.has(sp.Derivative) else raw.xreplace(point)
         if kinked:
             out.rows.append(_stated(plan, ev, name, _difference_row(
-                plan, ev, name, n, f"a kink: `{_plain(kinked[0])}` has equal arguments")))
+                plan, ev, name, n, f"a kink: `{plan_text(kinked[0])}` has equal arguments")))
             continue
         if d is None or d.has(sp.Derivative) or not (d.is_number and d.is_finite):
             dv = _numeric(plan, ev, name, n)
@@ -171,7 +172,7 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
             if d is None or not d.is_number:
                 note = "SymPy has no derivative here (floor, ceil or round)"
             else:
-                note = f"the symbolic derivative is not finite here ({sp.sstr(d)})"
+                note = f"the symbolic derivative is not finite here ({NoClosedForm(d).what})"  # infinity, undefined
             if not math.isfinite(dv):
                 dv, method = None, "none"
                 note += "; no finite derivative at this value"
@@ -358,16 +359,6 @@ def _numeric(plan: Plan, ev, name: str, input_name: str) -> float:
     inputs[input_name] = np.array([x - h, x + h])
     out = np.asarray(plan.run_compiled(inputs)[name], dtype=float)
     return float((out[1] - out[0]) / (2 * h))
-
-
-def _plain(e: sp.Basic) -> str:
-    """A SymPy expression as a plan writes it (``max(a, b)``, not ``Max(a, b)``)."""
-    import sympy as sp
-
-    text = sp.sstr(e)
-    for a, b in (("Max(", "max("), ("Min(", "min("), ("Abs(", "abs(")):
-        text = text.replace(a, b)
-    return text
 
 
 TOL = 1e-3  # relative: two slopes closer than this are the same slope

@@ -55,6 +55,7 @@ from typing import Any, Optional
 import numpy as np
 import sympy as sp
 
+from ..compute.closed import plan_text
 from ..compute.evaluation import Plan, format_value, input_quantity, scenarios_for
 from ..compute.numbers import significant
 from ..compute.symbolic import NotData, cone, from_data, rational, to_data
@@ -72,6 +73,7 @@ from ..language.errors import (
 )
 from ..language.model import Quantity
 from ..language.source import Source, Span
+from ..language.text import difference_text
 from .answer import SolveResult, Verification, least_hint, objective_unit  # noqa: F401  (objective_unit: re-exported)
 from .optimum import NEAR_TIE, optimum, scenario_note
 from .roots import (
@@ -413,7 +415,7 @@ class Solver:
         if exact:
             res = 0.0 if value_at(f, x, root) == 0 else to_float(value_at(f, x, root))
         ver = Verification(
-            text=(f"{_difference(stmt.condition)} = "
+            text=(f"{difference_text(stmt.condition)} = "
                   f"{format_value(res, prep.lhs_unit, 3)} at the root"
                   + (" (exact)" if exact and res == 0 else f" ({DIGITS} digits)")),
             exact=exact, residual=res, relative=abs(res) / size if size > 0 else 0.0)
@@ -422,8 +424,8 @@ class Solver:
                       "checked in the domain")
         form = self._match_form(prep, values, root)
         if isinstance(root, sp.CRootOf):
-            poly = root.poly.as_expr().xreplace({root.poly.gen: x})
-            notes.insert(0, f"{q.name} is the real root of {sp.sstr(poly)} = 0 in {dom.text()}")
+            poly = plan_text(root.poly.as_expr().xreplace({root.poly.gen: x}))
+            notes.insert(0, f"{q.name} is the real root of {poly} = 0 in {dom.text()}")
         if form is None and prep.form_note is not None:
             notes.append(prep.form_note)
         elif form is None and candidates is not None:
@@ -742,16 +744,6 @@ def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: Domain, scenario, l
 
 
 # ---- small helpers ---------------------------------------------------------------------
-
-
-def _difference(cond: ir.Compare) -> str:
-    """``lhs - rhs`` as text, parenthesised only where needed."""
-    left, right = cond.operands
-    r = _text(right)
-    if isinstance(right, (ir.Binary, ir.Neg)) and not (isinstance(right, ir.Binary)
-                                                       and right.op in (ir.BinOp.MUL, ir.BinOp.DIV, ir.BinOp.POW)):
-        r = f"({r})"
-    return f"{_text(left)} - {r}"
 
 
 def _text(node) -> str:

@@ -41,6 +41,7 @@ from typing import Callable, Mapping, NamedTuple, Optional
 
 from ...language import ir
 from ...language.errors import PlanError
+from ...language.text import decimal_places
 
 LIMIT = 8192  # characters in a cell formula, the leading "=" included
 MAX_TERM_CELLS = 100_000  # cells the terms of one block may take (each costs about 0.3 ms to write)
@@ -113,17 +114,9 @@ def _decimal(value: Fraction) -> Optional[str]:
     """Exact decimal text (``4.15``, ``1E+12``, ``1E-12``) if it fits in 15 digits, else None."""
     sign = "-" if value < 0 else ""
     value = abs(value)
-    q = value.denominator
-    twos = fives = 0
-    while q % 2 == 0:
-        q //= 2
-        twos += 1
-    while q % 5 == 0:
-        q //= 5
-        fives += 1
-    if q != 1:
+    places = decimal_places(value.denominator)  # value * 10**places is an integer
+    if places is None:
         return None
-    places = max(twos, fives)  # value * 10**places is an integer
     digits = value.numerator * (10 ** places // value.denominator)
     if digits == 0:
         return "0"

@@ -35,6 +35,7 @@ import numpy as np
 
 from ...language import ir
 from ...language.errors import PlanError
+from ...language.text import difference_text, formula_text
 from ...questions.answer import objective_unit  # the optimum's display unit, as planner solve shows it
 from ...questions.ranges import Domain
 from .book import NO_ANSWER, cell_scale, figure, percent_figure, scale_of, unit_of, HEADER, NAME, TITLE, UNITS, AnswerRef, Book, Chart, Series, cached, literal, sheet_ref, sheet_title
@@ -325,7 +326,7 @@ def _closed_form(book: Book, ws, work: Work, row: int, stmt, ctx, r, notes: list
         work.top = top + len(parts) + 3
     q = book.q[r.target]
     ws.formula(row, 3, text, figure(q, r.display_value), book.answer_style(q, r))
-    shown = f"{r.target} = {r.closed_form_text}"
+    shown = f"{r.target} = {formula_text(node)}"  # the cell's formula as plan text, over the figures the cells hold
     notes.insert(0, ("closed form: " + shown) if len(shown) <= NOTE_LENGTH - 13 else
                  f"closed form in {len(parts) + 1} cells (named parts on '{WORK}')" if parts else
                  "closed form over the inputs (the full text: planner solve --format json)")
@@ -375,20 +376,11 @@ def _root(book: Book, ws, work: Work, row: int, stmt: ir.Solve, ctx, r, notes: l
     holds = ok and (abs(residual) <= 1e-9 * max(abs(va), abs(vb))
                     or np.sign(va_lo - vb_lo) * np.sign(va_hi - vb_hi) <= 0)
     unit = _unit_of(book, stmt)
-    ws.text(row, CHECK, f"{_difference(stmt)} at the answer" + (f" ({unit})" if unit else ""))
+    ws.text(row, CHECK, f"{difference_text(stmt.condition)} at the answer" + (f" ({unit})" if unit else ""))
     ws.formula(row, CHECK_VALUE, f"={a}-{b}", residual, book.number_style([1e-300]))
     ws.formula(row, HOLDS, f"=IFERROR(OR(ABS(H{row})<=1E-9*MAX(ABS({a}),ABS({b})),"
                f"SIGN({below[0]}-{below[1]})*SIGN({above[0]}-{above[1]})<=0),FALSE)", bool(holds))
     work.end(table)
-
-
-def _difference(stmt: ir.Solve) -> str:
-    left, right = stmt.condition.operands
-    r = right.span.flat
-    if isinstance(right, (ir.Binary, ir.Neg)) and not (isinstance(right, ir.Binary)
-                                                       and right.op in (ir.BinOp.MUL, ir.BinOp.DIV, ir.BinOp.POW)):
-        r = f"({r})"
-    return f"{left.span.flat} - {r}"
 
 
 def _unit_of(book: Book, stmt: ir.Solve) -> str:
