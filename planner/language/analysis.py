@@ -724,6 +724,7 @@ class Analyzer:
         except Poisoned:
             return None
         except PlanError as e:
+            self.typer.at_precedence(expr, e, lookup or self.types.get)
             self.sink.add(e)
             return None
 
