@@ -547,9 +547,12 @@ def verify(item: Item, wb=None) -> int:
             row = int(where[1:])
             close(ws[where].value, r.passed, f"Checks!{where}: {r.text} [{r.scenario}]")
             if r.lhs is not None:
-                unit = r.unit if getattr(r, "stat_text", "") else display_unit(plan, check)[1]
-                close(ws[f"C{row}"].value, as_cell(unit, r.lhs), f"Checks!C{row}")
-                close(ws[f"D{row}"].value, as_cell(unit, r.rhs), f"Checks!D{row}")
+                unit, to = r.unit, 1.0  # a probability check: as planner check gives it
+                if not getattr(r, "stat_text", ""):  # the figure's unit, as the Summary (check's: the literal's)
+                    scale, unit = display_unit(plan, check, figure=True)
+                    to = float(display_unit(plan, check)[0] / scale)
+                close(ws[f"C{row}"].value, as_cell(unit, r.lhs * to), f"Checks!C{row}")
+                close(ws[f"D{row}"].value, as_cell(unit, r.rhs * to), f"Checks!D{row}")
             n += 1
     return n
 

@@ -645,3 +645,20 @@ def test_explain_of_a_series_shows_its_first_last_and_lowest_values_its_formula_
     assert [line.split()[0] for line in inputs[:2]] == ["start", "burn"], out
     assert "used by      runway" in out, out
     assert "(a series: computed period by period" in out and "_over_periods" not in out, out
+
+
+@pytest.mark.parametrize("bound", ["", " where 1 month <= horizon <= 60 month"])
+def test_npv_of_a_series_to_an_input_help_is_the_plans_range_and_works(bound):
+    """The help says the plan's own range (`1 month..horizon`, not `1 month..36 month`), with the bound
+    its end needs when it has none; written as said, the figure is the annuity 10 * (1 - 1.01^-24) / 0.01."""
+    text = f"horizon = 24 month{bound}\nperiods = 1 month..horizon\nrate = 1%\nseries net = 10\n"
+    with pytest.raises(PlanError) as info:
+        loads(text + "value = npv(rate, net)\n", name="bad.plan")
+    hint = info.value.hint or info.value.errors[0].hint
+    written = "`npv(rate, net at m for m in 1 month..horizon)`"
+    assert written in hint and "36" not in hint
+    if not bound:
+        assert "after `where horizon <= 240 month` on `horizon`" in hint  # ten times its 24 months
+        text = text.replace("24 month", "24 month where horizon <= 240 month", 1)
+    plan = loads(text + f"value = {written.strip('`')}\n", name="good.plan")
+    assert plan.evaluate()["value"] == pytest.approx(212.433872576, rel=1e-9)

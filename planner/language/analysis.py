@@ -137,14 +137,14 @@ class Analyzer:
                 quantities[name].answer_deps = tuple(sorted((a for a in refs[name] if a in answer_rank),
                                                             key=answer_rank.get))
         self.sink.raise_if_any()
+        for q in quantities.values():  # the inputs' bounds first: a series' help sizes a range from them
+            self._constraints(q, quantities)
         series_rules.mark(quantities, order, self._function_refs, self.functions, self.periods, self.sink)
         if self.periods is not None:
             for s in statements:
                 if isinstance(s, (ir.Check, ir.Solve)):
                     series_rules.check_condition(s.condition, quantities, self.sink)
         self.sink.raise_if_any()
-        for q in quantities.values():
-            self._constraints(q, quantities)
         for q in quantities.values():  # an uncertain input's distribution inside its constraints, for every question
             if q.is_input and q.definition.uncertain is not None and not q.is_bool:
                 try:
@@ -724,6 +724,7 @@ class Analyzer:
         except Poisoned:
             return None
         except PlanError as e:
+            self.typer.at_precedence(expr, e, lookup or self.types.get)
             self.sink.add(e)
             return None
 

@@ -263,6 +263,34 @@ class Typer(ir.Visitor):
                                                     f"number: `{e.series.span.flat} at {n}`")
         return Type(t.kind, t.dim, None, t.unit)
 
+    def at_precedence(self, expr: ir.Expr, error: PlanError, lookup) -> None:
+        """``x at k * 1 month`` reads as ``(x at k) * 1 month`` (`at` takes one atom): when a unit error
+        comes from a formula where the other reading is a period, point at the `at` and suggest parentheses."""
+        if self.period is None or not isinstance(error, UnitError):
+            return
+        loose = lambda n: lookup(n) or (None if n in self.defs else Type("num", None, None, None))  # noqa: E731
+        for b in ir.walk(expr):
+            if not (isinstance(b, ir.Binary) and isinstance(b.left, ir.At) and b.op is not ir.BinOp.POW):
+                continue
+            try:
+                w, r = self.type(b.left.when, {}, loose), self.type(b.right, {}, loose)
+                alt = self.type(ir.Binary(b.op, b.left.when, b.right, b.span, b.op_span), {}, loose)
+            except (PlanError, Poisoned):
+                continue
+            if self.period.dim in (w.dim, r.dim) and same_dim(alt, self.period):
+                series, when, op, right = b.left.series.span.flat, b.left.when.span.flat, b.op.value, b.right.span.flat
+                note, spans = f"`at` reads `{when}` alone", (b.span, b.left.span, b.left.when.span)
+                if error.span in spans:
+                    error.label = f"{error.label}; {note}" if error.label else note
+                elif any(lab.span in spans for lab in error.labels):
+                    error.labels = [Label(lab.span, f"{lab.text}; {note}") if lab.span in spans else lab
+                                    for lab in error.labels]
+                else:
+                    error.labels.append(Label(b.left.span, note))
+                error.hint = (f"`{b.span.flat}` reads as `({b.left.span.flat}) {op} {right}`; for the period "
+                              f"`{when} {op} {right}`, write `{series} at ({when} {op} {right})`")
+                return
+
     def visit_Reduce(self, e: ir.Reduce, scope, lookup) -> Type:
         body = self.type(e.body, scope, lookup)
         if e.cond is not None and not self.type(e.cond, scope, lookup).is_bool:

@@ -165,14 +165,16 @@ def _flows_of_a_series(call: ir.Call, quantities: Mapping, periods: Optional[ir.
     for arg in call.args[f.flows:]:
         if per_period(arg.value, quantities):
             before = "".join(a.span.flat + ", " for a in call.args[:f.flows])
-            over = periods.values.span.flat if periods is not None else "1 month..36 month"
-            first = ir.literal(periods.values.items[0]) if periods is not None else None
-            if periods is not None and any(ir.literal(e) is None for e in periods.values.items):
-                # the periods end at an input (`1 month..horizon`): a range of flows is of numbers as written
-                unit = first[1].text if first is not None and first[1] is not None else ""
-                over = f"{periods.values.items[0].span.flat}..36{' ' + unit if unit else ''}"
+            over, after = periods.values.span.flat if periods is not None else "1 month..36 month", ""
+            stop = periods.values.items[1] if periods is not None else None
+            q = quantities.get(stop.name) if isinstance(stop, ir.Name) else None
+            if q is not None and q.upper is None:
+                # the periods end at an input (`1 month..horizon`): a range is sized from its declared bounds
+                from .aggregates import _example
+
+                after = f", after `where {stop.name} <= {_example(q, 'upper')}` on `{stop.name}`"
             hint = (f"read the series period by period with `at`: `{call.func}({before}{arg.span.flat} at m for m in "
-                    f"{over})` (the first period's flow is " + ("discounted one period, as Excel's NPV)"
+                    f"{over})`{after} (the first period's flow is " + ("discounted one period, as Excel's NPV)"
                                                                  if call.func == "npv" else "today's, as Excel's IRR)"))
             if len(call.args) > f.flows + 1:  # other flows beside the series: each period's written out
                 others = [a for a in call.args if a is not arg]

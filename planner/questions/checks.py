@@ -194,16 +194,23 @@ def _compiled_check(plan: Plan, check: ir.Check, answer_types: Optional[dict]) -
     return got[1]
 
 
-def display_unit(plan: Plan, check: ir.Check, answers=None):
-    """The unit to show a check's numbers in: the figure's own, else the quantity's (or answer's)."""
+def display_unit(plan: Plan, check: ir.Check, answers=None, figure: bool = False):
+    """The unit to show a check's numbers in: the unit written on its literal, else the quantity's (or answer's)
+    it compares; ``figure``: the quantity's first, as the workbook's Summary shows it (`npv > 0 USD` in kUSD)."""
     cond = check.condition
     if not isinstance(cond, ir.Compare):
         return Fraction(1), ""
-    for operand in reversed(cond.operands):
-        lit = literal_of(operand)
-        if lit is not None and lit.unit is not None:
-            u = unit_of(lit.unit, plan.model.units)
-            return u.scale, lit.unit.text
+
+    def written():
+        for operand in reversed(cond.operands):
+            lit = literal_of(operand)
+            if lit is not None and lit.unit is not None:
+                return unit_of(lit.unit, plan.model.units).scale, lit.unit.text
+        return None
+
+    shown = None if figure else written()
+    if shown is not None:
+        return shown
     for operand in cond.operands:
         if isinstance(operand, ir.Name) and operand.name not in plan.model.quantities:
             if answers is None:  # a question result by alias (`solve ... as x`)
@@ -215,6 +222,9 @@ def display_unit(plan: Plan, check: ir.Check, answers=None):
         if isinstance(operand, (ir.Name, ir.ScenarioRef)):
             q = plan.model.quantities[operand.name]
             return q.display.scale, q.unit_text
+    shown = written() if figure else None
+    if shown is not None:
+        return shown
     t = plan.analyzer.infer_strict(cond.operands[0], dict(answers.types) if answers is not None else None)
     from ..language.units import canonical_text
     return Fraction(1), canonical_text(t.dim) if t.dim is not None else ""

@@ -58,7 +58,8 @@ def checks_sheet(book: Book) -> None:
             ws.number(row, 9, check.span.line)
             opened.append((row, row + 1, []))
         plain, from_alias = book.check_overrides(check)
-        shown_scale, unit = display_unit(book.plan, check, book.answers)
+        shown_scale, unit = display_unit(book.plan, check, book.answers, figure=True)  # the Summary's unit
+        written = float(display_unit(book.plan, check, book.answers)[0] / shown_scale)  # planner check's, to it
         scale = cell_scale(shown_scale, unit)  # a percentage's cells hold the fraction
         cond = check.condition
         pair = compares_values(book.plan, check, book.answer_types)
@@ -99,7 +100,7 @@ def checks_sheet(book: Book) -> None:
                 ws.text(row, 6, "planner's verdict, not live: it reduces a series in another case than the base")
             elif pair:
                 lhs, rhs = cond.operands
-                sides = [percent_figure(unit, result.lhs), percent_figure(unit, result.rhs)]
+                sides = [percent_figure(unit, v * written if isinstance(v, float) else v) for v in (result.lhs, result.rhs)]
                 for k, e in enumerate((lhs, rhs)):
                     if sides[k] is None:  # the check has no value (an answer missing): the side's own value
                         sides[k] = cached(book.value_of(e, values), scale)
