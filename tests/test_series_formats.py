@@ -191,11 +191,11 @@ def test_the_exact_route_gives_npv_of_a_series_as_a_fraction(tmp_path):
 def test_flows_of_a_series_beside_others_or_over_an_input_horizon_say_what_to_write(tmp_path):
     err = _error(tmp_path, NET + "value2 = irr(-500, net)\n")
     assert err.span.line == 4 and err.span.column == 20 and "series" in err.message
-    assert "`irr(-500, net at 1 month, ..., net at 3 month)`" in err.hint
+    assert "`irr(if(m == 0 month, -500, net at m) for m in 0 month..3 month)`" in err.hint
     text = "horizon = 3 month\nperiods = 1 month..horizon\nrate = 12%\nseries net = [100, 200, 300]\n"
     err = _error(tmp_path, text + "value2 = npv(rate / 12, net)\n")
     assert err.span.line == 5 and err.span.column == 25
-    assert "`npv(rate / 12, net at m for m in 1 month..36 month)`" in err.hint
+    assert "`npv(rate / 12, net at m for m in 1 month..horizon)`, after `where horizon <= 30 month`" in err.hint
     assert _value(tmp_path, text + "value2 = npv(rate / 12, net at m for m in 1 month..3 month)\n", "value2") == \
         pytest.approx(NPV_1PCT, rel=1e-12)
     err = _error(tmp_path, NET + "value2 = irr(rate)\n")
