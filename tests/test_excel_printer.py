@@ -286,11 +286,11 @@ def test_the_generator_imports_no_sympy():
 
 
 def test_a_sum_up_to_an_end_that_moves_with_the_outer_range():
-    """``cash(m)`` and ``cash(m - 1)`` inside a sum over ``m`` from 2: each inner sum's terms are one row
-    (they do not use ``m``), and each outer term adds the part of it up to its end by the header row's
-    numbers (SUMIF), not a block of rows."""
-    plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\ncash(m) = sum(k^2 for k in 1..m)\n"
-                          "t = sum(cash(m) - cash(m - 1) for m in 2..n)\n")
+    """``sum(k^2 for k in 1..m)`` and ``.. m - 1`` inside a sum over ``m`` from 2: each inner sum's terms
+    are one row (they do not use ``m``), and each outer term adds the part of it up to its end by the
+    header row's numbers (SUMIF), not a block of rows."""
+    plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\n"
+                          "t = sum(sum(k^2 for k in 1..m) - sum(k^2 for k in 1..m - 1) for m in 2..n)\n")
     rows = []
 
     def row(cells, values, label, written):
@@ -305,4 +305,28 @@ def test_a_sum_up_to_an_end_that_moves_with_the_outer_range():
     assert moved[0] == "=C$3^2" and moved_values == own_values[:5]  # up to m - 1: at most 5 terms
     assert outer[0] == ("=IF((C$3+1)<=n,SUMIF('Cash flows'!$C$3:$H$3,\"<=\"&((C$3+1)),'Cash flows'!$C$4:$H$4)"
                         "-SUMIF('Cash flows'!$C$3:$G$3,\"<=\"&((C$3+1)-1),'Cash flows'!$C$5:$G$5),0)")
+    assert outer_values == [4.0, 9.0, 16.0, 25.0, 36.0]  # cash(m) - cash(m - 1) is m^2
+
+
+def test_a_function_of_the_month_that_sums_is_one_row_its_calls_read():
+    """``cash(m) = sum(k^2 for k in 1..m)`` is one row, cash at 1, 2 ... 6 (the running total of its terms'
+    row); ``cash(m)`` and ``cash(m - 1)`` for ``m`` from 2 read it (INDEX by the number), not a row each."""
+    plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\ncash(m) = sum(k^2 for k in 1..m)\n"
+                          "t = sum(cash(m) - cash(m - 1) for m in 2..n)\nlast = cash(n)\n")
+    rows = []
+
+    def row(cells, values, label, written):
+        rows.append((cells, values, label))
+        line = len(rows) + 3
+        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
+
+    gen = gen_for(plan, row=row, values={"n": 6.0, "t": 35.0, "last": 91.0}, where="Model: t")
+    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$6:$G$6)"
+    assert gen.formula(plan.model.quantities["last"].definition.expr) == "=INDEX('Cash flows'!$C$5:$H$5,1,n)"
+    (terms, term_values, _), (cash, cash_values, label), (outer, outer_values, _) = rows
+    assert terms[0] == "=C$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
+    assert label == "cash(m) at each m" and cash[:2] == ["=SUM('Cash flows'!$C$4:C$4)", "=SUM('Cash flows'!$C$4:D$4)"]
+    assert cash_values == [1.0, 5.0, 14.0, 30.0, 55.0, 91.0]  # 1 + 4 + ... + m^2
+    assert outer[0] == ("=IF((C$3+1)<=n,INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1))"
+                        "-INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1)-1),0)")
     assert outer_values == [4.0, 9.0, 16.0, 25.0, 36.0]  # cash(m) - cash(m - 1) is m^2
