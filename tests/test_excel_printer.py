@@ -330,3 +330,27 @@ def test_a_function_of_the_month_that_sums_is_one_row_its_calls_read():
     assert outer[0] == ("=IF((C$3+1)<=n,INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1))"
                         "-INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1)-1),0)")
     assert outer_values == [4.0, 9.0, 16.0, 25.0, 36.0]  # cash(m) - cash(m - 1) is m^2
+
+
+def test_a_windowed_sum_inside_a_range_is_sumifs_over_its_terms_row():
+    """``sum(if(m - w < k and k != 3, k^2, 0) for k in 1..m)`` inside a sum over ``m``: the terms ``k^2``
+    once as a row, added up where ``k`` keeps to each condition and to the range's end (SUMIFS over the
+    header's numbers), not a block of rows. By hand, w = 2: m = 1..6 gives 1, 1 + 4, 4 (k = 2; 3 left
+    out), 16, 16 + 25, 25 + 36."""
+    plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\nw = 2 where integer, 0 <= w <= 6\n"
+                          "t = sum(sum(if(m - w < k and k != 3, k^2, 0) for k in 1..m) for m in 1..n)\n")
+    rows = []
+
+    def row(cells, values, label, written):
+        rows.append((cells, values))
+        line = len(rows) + 3
+        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
+
+    gen = gen_for(plan, row=row, values={"n": 6.0, "w": 2.0, "t": 128.0}, where="Model: t")
+    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$5:$H$5)"
+    (terms, term_values), (outer, outer_values) = rows
+    assert terms[0] == "=C$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
+    header = "'Cash flows'!$C$3:$H$3"
+    assert outer[0] == (f"=IF(C$3<=n,SUMIFS('Cash flows'!$C$4:$H$4,{header},\">\"&(C$3-w),{header},\"<>\"&3,"
+                        f"{header},\"<=\"&C$3),0)")
+    assert outer_values == [1.0, 5.0, 4.0, 16.0, 41.0, 61.0]

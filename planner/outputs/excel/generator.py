@@ -645,7 +645,13 @@ class Generator(ir.Visitor):
         width = self._horizon(unit)
         if iv.lo is None or iv.hi is None or iv.lo < unit or iv.hi > width * unit:
             return None
-        sheet, line, scale = self._row_of_function(f, unit, width)
+        try:
+            got = self._row_of_function(f, unit, width)
+        except NotWritten:  # (a body past a cell's limits: each call inline)
+            got = self._rows[("function", f.name, unit)] = None
+        if got is None:
+            return None
+        sheet, line, scale = got
         level = next((x for x in self._open if x.var == at.text), None)
         if level is not None and level.text == f"{level.column}${FLOW_HEADER}":
             return Piece(f"{sheet}!{level.column}${line}", ATOM, scale)  # the column being printed
@@ -1048,7 +1054,7 @@ class Generator(ir.Visitor):
         while todo:  # the conditions: `k OP x` joined by `and`, x free of k
             c = todo.pop()
             if isinstance(c, ir.Logic) and c.op is ir.BoolOp.AND:
-                todo += [c.left, c.right]
+                todo += [c.right, c.left]  # (the left one first)
                 continue
             if not isinstance(c, ir.Compare) or len(c.ops) != 1 or c.ops[0] is ir.CmpOp.APPROX:
                 return None
