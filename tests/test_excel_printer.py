@@ -315,7 +315,7 @@ def test_a_function_of_the_month_that_sums_is_one_row_its_calls_read():
                           "t = sum(cash(m) - cash(m - 1) for m in 2..n)\nlast = cash(n)\n")
     rows = []
 
-    def row(cells, values, label, written):
+    def row(cells, values, label, written, shared=False):
         rows.append((cells, values, label))
         line = len(rows) + 3
         return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)

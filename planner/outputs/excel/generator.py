@@ -359,6 +359,7 @@ class Generator(ir.Visitor):
         self._written = 0  # cells of terms written
         self._horizons: dict[Fraction, int] = {}  # the largest whole number of a unit the plan's ranges reach
         self._summing: Optional[set] = None  # the user functions written as a row each (:meth:`_of_numbers`)
+        self._shared = False  # printing a function's row: its rows serve every figure (:meth:`_row_of_function`)
 
     # ---- the door -------------------------------------------------------------------------------
     def formula(self, e: ir.Expr, scale: Optional[Fraction] = Fraction(1)) -> str:
@@ -672,12 +673,13 @@ class Generator(ir.Visitor):
                            float(unit) * np.arange(1, width + 1) if self.values is not None else None)
             param = f.params[0].name
             inner = {param: Bound(Piece(var, ATOM, unit), None, {}, Interval(unit, unit * width))}
-            saved = self._open, self.refs
-            self._open, self.refs = [level], self.row_refs
+            saved = self._open, self.refs, self.where, self._shared
+            # its rows of terms are the function's, labelled so, written once for every figure that reads it
+            self._open, self.refs, self.where, self._shared = [level], self.row_refs, f"{f.name}({param})", True
             try:
                 body = self.expr(f.body, inner)
             finally:
-                self._open, self.refs = saved
+                self._open, self.refs, self.where, self._shared = saved
             text = body.text.replace(var, level.text)
             if "\x00" in text.replace(column, ""):
                 raise NotWritten(f"`{f.name}` uses a range's variable besides its own")
@@ -685,8 +687,12 @@ class Generator(ir.Visitor):
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a function's body longer than a cell holds")
             held = self._held_value(f.body, inner, level, 1 if body.scale is None else body.scale)
-            _, (sheet, line) = self._write_row(cells, held, f"{f.name}({param}) at each {param}",
-                                               f"{f.name}({param}) = {f.body.span.flat}")
+            self._shared, shared = True, self._shared
+            try:
+                _, (sheet, line) = self._write_row(cells, held, f"{f.name}({param}) at each {param}",
+                                                   f"{f.name}({param}) = {f.body.span.flat}")
+            finally:
+                self._shared = shared
             self._rows[key] = (sheet, line, body.scale)
         return self._rows[key]
 
@@ -1033,10 +1039,12 @@ class Generator(ir.Visitor):
         return self._rows[key]
 
     def _write_row(self, cells: list, values: list, label: str, written: str) -> tuple:
-        """A row written once: printing again (over qualified references) finds it written."""
+        """A row written once: printing again (over qualified references) finds it written; a function's
+        row and its rows of terms, by every figure that reads it (the sheet's ``row(..., shared=True)``)."""
         key = tuple(cells)
         if key not in self._rows:
-            self._rows[key] = self.row(cells, values, label, written)
+            self._rows[key] = self.row(cells, values, label, written, shared=True) if self._shared else \
+                self.row(cells, values, label, written)
             self._written += len(cells)
         return self._rows[key]
 
