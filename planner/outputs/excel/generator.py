@@ -10,13 +10,16 @@ differ (a sum, a comparison, a plain argument such as an exponent) and once at t
 cell's own display unit. Built-in functions are spelled from their records
 (:data:`planner.language.functions.FUNCTIONS`: ``excel``/``sheet`` and which arguments keep the
 result's scale); user functions are expanded inline, their parameters bound to the printed arguments,
-as every generator over the IR does.
+as every generator over the IR does, but for a function of a range's number that sums over a range
+(``cash(m) = start_cash + sum(flow(k) for k in 1 month..m)``): that is one row of the Cash flows sheet,
+its value at 1, 2, 3 ... written once, and a call reads its cell (``INDEX(row,1,months)``).
 
 A sum (product, max, min, count, first) over a range writes its terms as one row of the Cash flows
 sheet, a column per value of the range (a month, a year), the range's variable being its column's
 number in the header row in the range's own unit (a month range counts months, ``C$3``); the figure
 adds up its row. A sum inside a row's term over the same range up to the row's variable is the running
-total of its own row (``SUM('Cash flows'!$C$9:H$9)``).
+total of its own row (``SUM('Cash flows'!$C$9:H$9)``); a sum of terms kept to a window of the range
+(``if(k > m - term, pay(k), 0)``) a SUMIFS over its row of terms.
 
 Series over periods print on the sheet of periods (:class:`PeriodRows`, :mod:`.periods`): a series'
 cell is its row in the column being printed, ``previous`` the cell to its left (the first column: its
@@ -327,7 +330,8 @@ class Generator(ir.Visitor):
     :class:`Piece` (scale: base units per unit of the cell's figure; None for TRUE/FALSE).
     ``row(cells, values, label, written)`` writes the terms of a range as one row of the Cash flows
     sheet and returns (the row as a range, (sheet, line)); ``values`` (name -> base value of every
-    quantity and answer) gives the terms' cached results. Without ``row`` an aggregate over a range
+    quantity and answer) gives the terms' cached results (``row(..., shared=True)``: a function's row,
+    which every figure reading it shares). Without ``row`` an aggregate over a range
     is not written here. ``spill(formula, value)`` writes a part of a formula longer than Excel's
     8,192 characters (or deeper than its 64 levels) into a helper cell and returns its reference; the
     part's references are ``row_refs`` (qualified).
