@@ -1,6 +1,7 @@
 """The Cash flows sheet: a sum over months is a row of cells, a column per month, that the figure adds
-up (``SUM`` over the row), and a cumulative sum inside a ``first`` (a payback month) is the running
-total of its own row, ``SUM($C$9:H9)``, not a row of terms per month. Recalculated by LibreOffice and
+up (``SUM`` over the row), and a function of the month that sums (``earned(n)``, read by a payback
+month's ``first``) is one row, each cell the running total of its terms' row, ``SUM($C$9:H9)``, not a
+row of terms per month. Recalculated by LibreOffice and
 Gnumeric after every cached value is poisoned, as written and with inputs typed in.
 
 Figures by hand: ``earned(n) = 60 n + 10 n (n - 1) / 2 = 5 n^2 + 55 n`` USD; it first reaches a price of
@@ -67,13 +68,14 @@ def test_a_monthly_sum_is_a_row_of_months_and_a_payback_its_running_total(books)
     payback = _named(wb, item, "payback")
     assert payback.startswith("=IF(COUNT('Cash flows'!$C$") and "MIN('Cash flows'!$C$" in payback
     rows = {r[0].value: r for r in flows.iter_rows(min_row=4) if r[0].value}
-    terms = next(r for label, r in rows.items() if label.startswith("Model: payback (m = 1 month)"))
+    terms = next(r for label, r in rows.items() if label.startswith("earned(n) (m = 1 month)"))
     first = next(r for label, r in rows.items() if label.startswith("Model: payback (n = 1 month)"))
     months = [c for c in terms[2:] if c.value is not None]
     assert len(months) == 36  # a column per month the horizon's declared bound allows
-    line = terms[0].row
-    # month 4's cell: its condition over the running total of months 1..4, and its month
-    assert f"SUM('Cash flows'!$C${line}:F${line})" in first[5].value and first[5].value.startswith("=IF(AND(F$3<=")
+    line, earned = terms[0].row, rows["earned(n) at each n"]
+    # month 4's cell: its condition over earned's row (the running total of months 1..4), and its month
+    assert earned[5].value == f"=SUM('Cash flows'!$C${line}:F${line})"
+    assert first[5].value == f"=IF(AND(F$3<=horizon,'Cash flows'!F${earned[0].row}>=price),F$3,\"\")"
     assert [flows.cell(3, c).value for c in (3, 38)] == [1, 36]  # the months as numbers: the terms' index
 
 
@@ -87,7 +89,7 @@ def test_the_payback_month_is_live_in_both_engines(books, engine, name, price, m
     horizon = 9 if name == "short" else 24
     assert _named(wb, item, "total") == pytest.approx(5 * horizon**2 + 55 * horizon, rel=1e-12)
     flows = wb["Cash flows"]
-    row = next(r for r in flows.iter_rows(min_row=4) if (r[0].value or "").startswith("Model: payback (m = 1 month)"))
+    row = next(r for r in flows.iter_rows(min_row=4) if (r[0].value or "").startswith("earned(n) (m = 1 month)"))
     assert [c.value for c in row[2:6]] == [60, 70, 80, 90]  # each month's earnings (base units: USD)
     cells = [c.value for r in flows.iter_rows(min_row=4) for c in r[2:]]
     assert POISON not in cells

@@ -286,11 +286,11 @@ def test_the_generator_imports_no_sympy():
 
 
 def test_a_sum_up_to_an_end_that_moves_with_the_outer_range():
-    """``cash(m)`` and ``cash(m - 1)`` inside a sum over ``m`` from 2: each inner sum's terms are one row
-    (they do not use ``m``), and each outer term adds the part of it up to its end by the header row's
-    numbers (SUMIF), not a block of rows."""
-    plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\ncash(m) = sum(k^2 for k in 1..m)\n"
-                          "t = sum(cash(m) - cash(m - 1) for m in 2..n)\n")
+    """``sum(k^2 for k in 1..m)`` and ``.. m - 1`` inside a sum over ``m`` from 2: each inner sum's terms
+    are one row (they do not use ``m``), and each outer term adds the part of it up to its end by the
+    header row's numbers (SUMIF), not a block of rows."""
+    plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\n"
+                          "t = sum(sum(k^2 for k in 1..m) - sum(k^2 for k in 1..m - 1) for m in 2..n)\n")
     rows = []
 
     def row(cells, values, label, written):
@@ -306,3 +306,51 @@ def test_a_sum_up_to_an_end_that_moves_with_the_outer_range():
     assert outer[0] == ("=IF((C$3+1)<=n,SUMIF('Cash flows'!$C$3:$H$3,\"<=\"&((C$3+1)),'Cash flows'!$C$4:$H$4)"
                         "-SUMIF('Cash flows'!$C$3:$G$3,\"<=\"&((C$3+1)-1),'Cash flows'!$C$5:$G$5),0)")
     assert outer_values == [4.0, 9.0, 16.0, 25.0, 36.0]  # cash(m) - cash(m - 1) is m^2
+
+
+def test_a_function_of_the_month_that_sums_is_one_row_its_calls_read():
+    """``cash(m) = sum(k^2 for k in 1..m)`` is one row, cash at 1, 2 ... 6 (the running total of its terms'
+    row); ``cash(m)`` and ``cash(m - 1)`` for ``m`` from 2 read it (INDEX by the number), not a row each."""
+    plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\ncash(m) = sum(k^2 for k in 1..m)\n"
+                          "t = sum(cash(m) - cash(m - 1) for m in 2..n)\nlast = cash(n)\n")
+    rows = []
+
+    def row(cells, values, label, written, shared=False):
+        rows.append((cells, values, label))
+        line = len(rows) + 3
+        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
+
+    gen = gen_for(plan, row=row, values={"n": 6.0, "t": 35.0, "last": 91.0}, where="Model: t")
+    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$6:$G$6)"
+    assert gen.formula(plan.model.quantities["last"].definition.expr) == "=INDEX('Cash flows'!$C$5:$H$5,1,n)"
+    (terms, term_values, _), (cash, cash_values, label), (outer, outer_values, _) = rows
+    assert terms[0] == "=C$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
+    assert label == "cash(m) at each m" and cash[:2] == ["=SUM('Cash flows'!$C$4:C$4)", "=SUM('Cash flows'!$C$4:D$4)"]
+    assert cash_values == [1.0, 5.0, 14.0, 30.0, 55.0, 91.0]  # 1 + 4 + ... + m^2
+    assert outer[0] == ("=IF((C$3+1)<=n,INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1))"
+                        "-INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1)-1),0)")
+    assert outer_values == [4.0, 9.0, 16.0, 25.0, 36.0]  # cash(m) - cash(m - 1) is m^2
+
+
+def test_a_windowed_sum_inside_a_range_is_sumifs_over_its_terms_row():
+    """``sum(if(m - w < k and k != 3, k^2, 0) for k in 1..m)`` inside a sum over ``m``: the terms ``k^2``
+    once as a row, added up where ``k`` keeps to each condition and to the range's end (SUMIFS over the
+    header's numbers), not a block of rows. By hand, w = 2: m = 1..6 gives 1, 1 + 4, 4 (k = 2; 3 left
+    out), 16, 16 + 25, 25 + 36."""
+    plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\nw = 2 where integer, 0 <= w <= 6\n"
+                          "t = sum(sum(if(m - w < k and k != 3, k^2, 0) for k in 1..m) for m in 1..n)\n")
+    rows = []
+
+    def row(cells, values, label, written):
+        rows.append((cells, values))
+        line = len(rows) + 3
+        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
+
+    gen = gen_for(plan, row=row, values={"n": 6.0, "w": 2.0, "t": 128.0}, where="Model: t")
+    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$5:$H$5)"
+    (terms, term_values), (outer, outer_values) = rows
+    assert terms[0] == "=C$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
+    header = "'Cash flows'!$C$3:$H$3"
+    assert outer[0] == (f"=IF(C$3<=n,SUMIFS('Cash flows'!$C$4:$H$4,{header},\">\"&(C$3-w),{header},\"<>\"&3,"
+                        f"{header},\"<=\"&C$3),0)")
+    assert outer_values == [1.0, 5.0, 4.0, 16.0, 41.0, 61.0]

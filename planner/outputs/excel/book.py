@@ -395,6 +395,7 @@ class Book:
         self.periods_selected = None  # its rows for the scenario the Summary selects (a plan with scenarios)
         self.period_blocks = []  # months: whole quarters and years shown after them (periods.Block)
         self.flows: Optional[Sheet] = None  # the Cash flows sheet: sums' terms, a column per value of the range
+        self.flow_rows: dict[tuple, tuple] = {}  # its functions' rows by label and formulas: each written once
         self.solve_results = solve_results
         from ...questions.fast import Answers
 
@@ -545,16 +546,22 @@ class Book:
             return
         if flows is None:
             self.sheets.remove(self.flows)
-            self.flows = None
+            self.flows, self.flow_rows = None, {}
             return
         for key in [k for k in self.flows.cells if k[0] > line]:
             del self.flows.cells[key]
+        self.flow_rows = {k: v for k, v in self.flow_rows.items() if v[1][1] <= line}
         self.flows_row = line
 
-    def flow_cells(self, cells: list[str], held: list, where: str, written: str = "") -> tuple[list, tuple]:
+    def flow_cells(self, cells: list[str], held: list, where: str, written: str = "",
+                   shared: bool = False) -> tuple[list, tuple]:
         """One row of the Cash flows sheet: formulas ``cells`` holding ``held``, a column per value of the
         range, the index being the column's number in the header row; ``written`` is the term as a formula,
-        for the Term column. Returns the cells as ranges and (the sheet as a reference, the row)."""
+        for the Term column. Returns the cells as ranges and (the sheet as a reference, the row); a ``shared``
+        row (a function's, which several figures read) is found written where its like is."""
+        key = (where, tuple(cells))
+        if shared and key in self.flow_rows:
+            return self.flow_rows[key]
         if self.flows is None:
             self.flows = self.create_sheet(sheet_title(self, FLOWS), work=True)
             self.flows.text(1, 1, "Cash flows", TITLE, overflow=True)
@@ -581,7 +588,10 @@ class Book:
             ws.formula(row, FLOW_FIRST + j, text, value, style)
         ref = sheet_ref(ws.title)
         last = col_letter(FLOW_FIRST + len(cells) - 1)
-        return [f"{ref}!${col_letter(FLOW_FIRST)}${row}:${last}${row}"] if cells else [], (ref, row)
+        got = [f"{ref}!${col_letter(FLOW_FIRST)}${row}:${last}${row}"] if cells else [], (ref, row)
+        if shared:
+            self.flow_rows[key] = got
+        return got
 
     def helper_cell(self, text: str, where: str, value) -> str:
         """A part of a formula longer than Excel allows, in a cell of the Helpers sheet holding ``value``."""

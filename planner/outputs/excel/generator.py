@@ -10,13 +10,16 @@ differ (a sum, a comparison, a plain argument such as an exponent) and once at t
 cell's own display unit. Built-in functions are spelled from their records
 (:data:`planner.language.functions.FUNCTIONS`: ``excel``/``sheet`` and which arguments keep the
 result's scale); user functions are expanded inline, their parameters bound to the printed arguments,
-as every generator over the IR does.
+as every generator over the IR does, but for a function of a range's number that sums over a range
+(``cash(m) = start_cash + sum(flow(k) for k in 1 month..m)``): that is one row of the Cash flows sheet,
+its value at 1, 2, 3 ... written once, and a call reads its cell (``INDEX(row,1,months)``).
 
 A sum (product, max, min, count, first) over a range writes its terms as one row of the Cash flows
 sheet, a column per value of the range (a month, a year), the range's variable being its column's
 number in the header row in the range's own unit (a month range counts months, ``C$3``); the figure
 adds up its row. A sum inside a row's term over the same range up to the row's variable is the running
-total of its own row (``SUM('Cash flows'!$C$9:H$9)``).
+total of its own row (``SUM('Cash flows'!$C$9:H$9)``); a sum of terms kept to a window of the range
+(``if(k > m - term, pay(k), 0)``) a SUMIFS over its row of terms.
 
 Series over periods print on the sheet of periods (:class:`PeriodRows`, :mod:`.periods`): a series'
 cell is its row in the column being printed, ``previous`` the cell to its left (the first column: its
@@ -40,6 +43,7 @@ from fractions import Fraction
 from typing import Callable, Mapping, NamedTuple, Optional
 
 from ...language import ir
+from ...language.aggregates import Interval
 from ...language.errors import PlanError
 from ...language.text import decimal_places
 
@@ -263,6 +267,7 @@ def common(pieces: list[Piece], want: Optional[Fraction]) -> Optional[Fraction]:
 
 _RELATIONS = {ir.CmpOp.EQ: "=", ir.CmpOp.NE: "<>", ir.CmpOp.LT: "<", ir.CmpOp.LE: "<=", ir.CmpOp.GT: ">",
               ir.CmpOp.GE: ">=", ir.CmpOp.APPROX: "="}
+_FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}  # `x < k` is `k > x`
 _IDENTITY = {ir.AggOp.SUM: "0", ir.AggOp.COUNT: "0", ir.AggOp.PRODUCT: "1"}  # a term beyond the range's end
 _ASSOCIATIVE = frozenset({"MAX", "MIN", "SUM", "PRODUCT", "AND", "OR"})  # F(a, b, c) is F(F(a, b), c)
 _TOTAL = {ir.AggOp.SUM: "SUM", ir.AggOp.COUNT: "SUM", ir.AggOp.PRODUCT: "PRODUCT", ir.AggOp.MAX: "MAX",
@@ -318,7 +323,8 @@ class Generator(ir.Visitor):
     :class:`Piece` (scale: base units per unit of the cell's figure; None for TRUE/FALSE).
     ``row(cells, values, label, written)`` writes the terms of a range as one row of the Cash flows
     sheet and returns (the row as a range, (sheet, line)); ``values`` (name -> base value of every
-    quantity and answer) gives the terms' cached results. Without ``row`` an aggregate over a range
+    quantity and answer) gives the terms' cached results (``row(..., shared=True)``: a function's row,
+    which every figure reading it shares). Without ``row`` an aggregate over a range
     is not written here. ``spill(formula, value)`` writes a part of a formula longer than Excel's
     8,192 characters (or deeper than its 64 levels) into a helper cell and returns its reference; the
     part's references are ``row_refs`` (qualified).
@@ -348,6 +354,9 @@ class Generator(ir.Visitor):
         self._rows: dict[tuple, tuple] = {}  # rows written, by their cells
         self._programs: dict[tuple, object] = {}  # the compiled terms of a range (a block's rows share one)
         self._written = 0  # cells of terms written
+        self._horizons: dict[Fraction, int] = {}  # the largest whole number of a unit the plan's ranges reach
+        self._summing: Optional[set] = None  # the user functions written as a row each (:meth:`_of_numbers`)
+        self._shared = False  # printing a function's row: its rows serve every figure (:meth:`_row_of_function`)
 
     # ---- the door -------------------------------------------------------------------------------
     def formula(self, e: ir.Expr, scale: Optional[Fraction] = Fraction(1)) -> str:
@@ -569,7 +578,10 @@ class Generator(ir.Visitor):
         from ...language.functions import FUNCTIONS
 
         f = self.model.functions.get(e.func)
-        if f is not None:  # a user function: expanded inline, its parameters bound to the printed arguments
+        if f is not None:  # a user function: its row (a function of a period), else inline
+            got = self._function_row(f, e, env)
+            if got is not None:
+                return got
             inner: dict[str, Bound] = {}
             for p, arg in ir.bind_args(f, e):
                 if arg is not None:
@@ -604,6 +616,144 @@ class Generator(ir.Visitor):
             text = record.sheet(texts)
         prec = ATOM if _one_call(text) else NEG
         return Piece(text, prec, scale)
+
+    # ---- user functions of a period: a row each ------------------------------------------------------
+    def _function_row(self, f, e: ir.Call, env) -> Optional[Piece]:
+        """A call of a one-parameter user function at a whole number of a range's unit, within the plan's
+        ranges of that unit (1, 2 ... up to the largest end any of them can reach): a reference into the
+        function's row of the Cash flows sheet, its value at each of those numbers (written once, each cell
+        the function's body over its column's number). The cell in the column being printed where the
+        argument is the variable of the range whose row that is, the cell itself for a constant, else
+        ``INDEX(row,1,argument)``. None (expanded inline) where the argument may fall outside the row or
+        between its numbers."""
+        if self.row is None or len(f.params) != 1:
+            return None
+        if self._summing is None:
+            self._summing = {name for name, g in self.model.functions.items() if self._of_numbers(g)}
+        if f.name not in self._summing:
+            return None
+        (_, arg), = ir.bind_args(f, e)
+        if arg is None:
+            return None
+        at = self.expr(arg, env)
+        unit = at.scale
+        if not unit or not self._whole(arg, env, unit):
+            return None
+        iv = self.ranges.interval(arg, _scope(env))
+        width = self._horizon(unit)
+        if iv.lo is None or iv.hi is None or iv.lo < unit or iv.hi > width * unit:
+            return None
+        try:
+            got = self._row_of_function(f, unit, width)
+        except NotWritten:  # (a body past a cell's limits: each call inline)
+            got = self._rows[("function", f.name, unit)] = None
+        if got is None:
+            return None
+        sheet, line, scale = got
+        level = next((x for x in self._open if x.var == at.text), None)
+        if level is not None and level.text == f"{level.column}${FLOW_HEADER}":
+            return Piece(f"{sheet}!{level.column}${line}", ATOM, scale)  # the column being printed
+        if at.value is not None:
+            return Piece(f"{sheet}!${col_letter(FLOW_FIRST + int(at.value) - 1)}${line}", ATOM, scale)
+        last = col_letter(FLOW_FIRST + width - 1)
+        return Piece(f"INDEX({sheet}!${col_letter(FLOW_FIRST)}${line}:${last}${line},1,{at.text})", ATOM, scale)
+
+    def _row_of_function(self, f, unit: Fraction, width: int) -> tuple:
+        """``f``'s row: (the sheet, its line, the scale of its cells), written on first use."""
+        key = ("function", f.name, unit)
+        if key not in self._rows:
+            self._columns += 1
+            column, var = f"\x00c{self._columns}\x00", f"\x00v{self._columns}\x00"
+            import numpy as np
+
+            level = _Level(var, f"{column}${FLOW_HEADER}", column, "1", unit, width, width,
+                           float(unit) * np.arange(1, width + 1) if self.values is not None else None)
+            param = f.params[0].name
+            inner = {param: Bound(Piece(var, ATOM, unit), None, {}, Interval(unit, unit * width))}
+            saved = self._open, self.refs, self.where, self._shared
+            # its rows of terms are the function's, labelled so, written once for every figure that reads it
+            self._open, self.refs, self.where, self._shared = [level], self.row_refs, f"{f.name}({param})", True
+            try:
+                body = self.expr(f.body, inner)
+            finally:
+                self._open, self.refs, self.where, self._shared = saved
+            text = body.text.replace(var, level.text)
+            if "\x00" in text.replace(column, ""):
+                raise NotWritten(f"`{f.name}` uses a range's variable besides its own")
+            cells = ["=" + text.replace(column, col_letter(FLOW_FIRST + j)) for j in range(width)]
+            if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
+                raise NotWritten("a function's body longer than a cell holds")
+            held = self._held_value(f.body, inner, level, 1 if body.scale is None else body.scale)
+            self._shared, shared = True, self._shared
+            try:
+                _, (sheet, line) = self._write_row(cells, held, f"{f.name}({param}) at each {param}",
+                                                   f"{f.name}({param}) = {f.body.span.flat}")
+            finally:
+                self._shared = shared
+            self._rows[key] = (sheet, line, body.scale)
+        return self._rows[key]
+
+    def _of_numbers(self, f) -> bool:
+        """``f`` (through the functions it calls) sums over a range, what its calls would repeat inline,
+        and reads no series and no period: its row holds it at any number. (A function without a sum is
+        a formula over its column's number, as readable inline.)"""
+        seen, todo, sums = set(), [f], False
+        while todo:
+            g = todo.pop()
+            if g.name in seen:
+                continue
+            seen.add(g.name)
+            for n in ir.walk(g.body):
+                if isinstance(n, (ir.Period, ir.Previous, ir.Series, ir.PeriodTable)) or \
+                        isinstance(n, ir.Name) and self.periods is not None and n.name in self.periods.rows:
+                    return False
+                sums = sums or isinstance(n, ir.Aggregate) and n.values.kind != "list"
+                if isinstance(n, ir.Call) and n.func in self.model.functions:
+                    todo.append(self.model.functions[n.func])
+        return sums
+
+    def _whole(self, e: ir.Expr, env, unit: Fraction) -> bool:
+        """``e`` is a whole number of ``unit`` whatever the inputs (a range's variable counting from 1, an
+        integer input, a constant, their sums and differences)."""
+        if isinstance(e, ir.Number):
+            v = self._constant(e)
+            return v is not None and (v / unit).denominator == 1
+        if isinstance(e, ir.Binary) and e.op in (ir.BinOp.ADD, ir.BinOp.SUB):
+            return self._whole(e.left, env, unit) and self._whole(e.right, env, unit)
+        if not isinstance(e, ir.Name):
+            return False
+        bound = env.get(e.name)
+        if bound is not None:
+            if bound.expr is not None:
+                return self._whole(bound.expr, bound.env, unit)
+            p = bound.piece
+            if p.value is not None:
+                return (p.value * p.scale / unit).denominator == 1
+            level = next((x for x in self._open if x.var == p.text), None)
+            return level is not None and p.scale == unit and (level.step / unit).denominator == 1 and \
+                level.start.lstrip("-").isdigit()
+        q = self.model.quantities.get(e.name)
+        return q is not None and q.is_input and q.integer and q.display.scale == unit
+
+    def _horizon(self, unit: Fraction) -> int:
+        """The largest number of ``unit`` the plan's ranges in that unit reach (0: none)."""
+        if unit not in self._horizons:
+            most = 0
+            exprs = [q.definition.expr for q in self.model.quantities.values() if not q.is_input] + \
+                [f.body for f in self.model.functions.values()]
+            for x in exprs:
+                for n in ir.walk(x):
+                    if isinstance(n, ir.Aggregate) and n.values.kind == "range":
+                        try:
+                            if self.ranges.step(n.values, self._constant).value != unit:
+                                continue
+                        except PlanError:
+                            continue
+                        hi = self.ranges.interval(n.values.items[1], {}).hi
+                        if hi is not None:
+                            most = max(most, int(hi // unit))
+            self._horizons[unit] = min(most, ROW_TERMS)
+        return self._horizons[unit]
 
     def _array_of(self, e: ir.Call, env, args: list[Piece], texts: list[str], record) -> list[str]:
         """The arguments of a function that takes its values as one array (IRR): an array of constants
@@ -665,6 +815,9 @@ class Generator(ir.Visitor):
             raise NotWritten("a sum over a range outside the workbook")
         saved, self.refs = self.refs, self.row_refs
         try:
+            got = self._window(e, env, want)  # a sum of the terms where the variable is in a window: SUMIFS
+            if got is not None:
+                return got
             level = self._running_of(e, env)
             if level is not None:
                 try:
@@ -771,6 +924,10 @@ class Generator(ir.Visitor):
             return [f"{refs[0]}:{refs[-1].split('!')[-1]}"], scale
         if outer is None or (outer.var not in template and outer.column not in template):
             template = template.replace(level.var, level.text)
+            sheet, _, line = template.rpartition(f"!{level.column}$")
+            if sheet and line.isdigit():  # each term a function's value in its column: the function's row
+                last = col_letter(FLOW_FIRST + level.count - 1)
+                return [f"{sheet}!${col_letter(FLOW_FIRST)}${line}:${last}${line}"] if level.count else [], scale
             cells = ["=" + template.replace(level.column, col_letter(FLOW_FIRST + j)) for j in range(level.count)]
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
@@ -879,12 +1036,59 @@ class Generator(ir.Visitor):
         return self._rows[key]
 
     def _write_row(self, cells: list, values: list, label: str, written: str) -> tuple:
-        """A row written once: printing again (over qualified references) finds it written."""
+        """A row written once: printing again (over qualified references) finds it written; a function's
+        row and its rows of terms, by every figure that reads it (the sheet's ``row(..., shared=True)``)."""
         key = tuple(cells)
         if key not in self._rows:
-            self._rows[key] = self.row(cells, values, label, written)
+            self._rows[key] = self.row(cells, values, label, written, shared=True) if self._shared else \
+                self.row(cells, values, label, written)
             self._written += len(cells)
         return self._rows[key]
+
+    def _window(self, e: ir.Aggregate, env, want) -> Optional[Piece]:
+        """``sum(if(k > m - term, pay(k), 0) for k in 1 month..m)``: the terms (which use no variable but
+        their own) once as a row, added up where the variable keeps to the conditions and the range's end,
+        ``SUMIFS(row,'Cash flows'!$C$3:$CH$3,">"&(H$3-term),'Cash flows'!$C$3:$CH$3,"<="&H$3)`` (the
+        header row numbers the terms). None where the sum is not such a sum."""
+        body = e.body
+        if e.op is not ir.AggOp.SUM or e.values.kind != "range" or not self._open or \
+                not (isinstance(body, ir.Call) and body.func == "if" and len(body.args) == 3) or \
+                any(a.name is not None for a in body.args) or self._constant(body.args[2].value) != 0:
+            return None
+        tests, todo = [], [body.args[0].value]
+        while todo:  # the conditions: `k OP x` joined by `and`, x free of k
+            c = todo.pop()
+            if isinstance(c, ir.Logic) and c.op is ir.BoolOp.AND:
+                todo += [c.right, c.left]  # (the left one first)
+                continue
+            if not isinstance(c, ir.Compare) or len(c.ops) != 1 or c.ops[0] is ir.CmpOp.APPROX:
+                return None
+            a, b = c.operands
+            op = _RELATIONS[c.ops[0]]
+            if not (isinstance(a, ir.Name) and a.name == e.var):
+                a, b, op = b, a, _FLIPPED.get(op, op)
+            if not (isinstance(a, ir.Name) and a.name == e.var) or \
+                    any(isinstance(n, ir.Name) and n.name == e.var for n in ir.walk(b)):
+                return None
+            tests.append((op, b))
+        step = self.ranges.step(e.values, self._constant)
+        start = self.expr(e.values.items[0], env)
+        unit = step.scale if start.scale is not None else Fraction(1)
+        if convert(start, unit).value != 1 or step.value != unit:
+            return None  # (the header's numbers are the variable's values)
+        n = self.ranges.terms(e, _scope(env), step.value)
+        try:
+            ranges, scale = self._row(replace(e, body=body.args[1].value), env, want, [], fixed_end=n)
+        except NotWritten:
+            return None
+        if not ranges:
+            return Piece("0", ATOM, scale)
+        sheet, _, cells = ranges[0].rpartition("!")
+        first, _, last = cells.partition(":")
+        header = f"{sheet}!{first.rsplit('$', 1)[0]}${FLOW_HEADER}:{last.rsplit('$', 1)[0]}${FLOW_HEADER}"
+        tests.append(("<=", e.values.items[1]))
+        criteria = [f'{header},"{op}"&{wrap(convert(self.expr(x, env), unit), POW)}' for op, x in tests]
+        return Piece(f"SUMIFS({ranges[0]},{','.join(criteria)})", ATOM, scale)
 
     def _running_of(self, e: ir.Aggregate, env) -> Optional[_Level]:
         """The open row whose running total ``e`` is: a sum over the same range, up to that row's variable."""
