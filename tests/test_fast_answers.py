@@ -366,3 +366,33 @@ def test_a_condition_with_or_is_not_decided_by_margins():
     (stmt,) = plan.model.solves
     assert fast._sides(plan, stmt.condition) is None
     assert fast._sides(plan, plan.model.solves[0].condition.left) is not None
+
+
+@pytest.mark.parametrize("failure, said", [
+    ("raise", "no closed form: SymPy could not derive one (ValueError)"),
+    ("wait", "no closed form: its derivation took more than 0.2 s"),
+])
+def test_a_closed_form_that_fails_leaves_the_numeric_answer(failure, said, tmp_path, cli, monkeypatch):
+    # a closed form is decoration: SymPy raising, or past its budget, never stops the command
+    import threading
+
+    from planner.questions import solve
+
+    release = threading.Event()
+
+    def broken(self, *args, **kwargs):
+        if failure == "raise":
+            raise ValueError("The argument 'first(...)' is not comparable.")
+        release.wait(30)  # (the abandoned thread ends when the test does)
+        raise ValueError("too late")
+
+    monkeypatch.setattr(solve.Solver, "answer", broken)
+    monkeypatch.setattr(fast, "FORM_WAIT", 0.2)
+    path = tmp_path / "q.plan"
+    path.write_text("x = 1 where 0 <= x <= 10\ny = x^2 + 1\nsolve x where y = 5 as r\n")
+    try:
+        code, out, err = cli("--no-cache", "solve", path, "--closed-form")
+    finally:
+        release.set()
+    assert code == 0, err
+    assert "x = 2" in out and said in out and "internal error" not in err

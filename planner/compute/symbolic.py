@@ -680,7 +680,10 @@ def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
             if q.per_period or any(isinstance(n, (ir.Reduce, ir.At)) for n in ir.walk(q.definition.expr)):
                 exprs[name] = series_opaque(model, name, [name], ir.Name(name, q.definition.name_span))  # no closed form
             else:
-                exprs[name] = conv.expr(q.definition.expr)
+                try:
+                    exprs[name] = conv.expr(q.definition.expr)
+                except (ValueError, TypeError):  # SymPy refused (an `if` over a `first` it cannot compare): no
+                    exprs[name] = series_opaque(model, name, [name], ir.Name(name, q.definition.name_span))  # form
     return symbols, exprs, conv
 
 

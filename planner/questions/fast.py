@@ -45,6 +45,7 @@ from ..language import ir
 from ..compute.evaluation import format_value
 from ..compute.numbers import interval, significant
 from ..language.errors import MultipleRootsError, NoRootError, NotMonotoneError, PlanError, SolveError
+from ..language.limits import within
 from ..language.model import whole_numbers
 from .answer import SolveResult, Verification, least_hint
 from .optimum import optimum
@@ -52,6 +53,7 @@ from .optimum import optimum
 GRID = 2001  # grid points over a root's domain
 MAX_INTEGERS = 1_000_000  # integers of a threshold's domain evaluated at once
 MARGIN = 1e-9  # relative gap between a comparison's sides that floats decide without exact arithmetic
+FORM_WAIT = 20.0  # seconds a closed form is waited for (wall clock); then the numeric answer stands, saying so
 _ORDER = (ir.CmpOp.LT, ir.CmpOp.LE, ir.CmpOp.GT, ir.CmpOp.GE)
 
 _PROGRAMS: "weakref.WeakKeyDictionary[Plan, dict[int, tuple[Any, Any]]]" = weakref.WeakKeyDictionary()
@@ -784,19 +786,30 @@ class Answers:
             return quick
         if over_ranges(self.plan, stmt):
             return replace(quick, notes=(NO_FORM,))
-        if real:  # the closed form of the boundary the answer sits on, where SymPy finds one
-            try:
-                found = self.solver.boundary(stmt, quick, scenario, overrides, origins)
-            except PlanError:
-                found = quick
-            return found if found.closed_form is not None else replace(
-                quick, notes=tuple(n for n in quick.notes if n != NO_FORM_REAL) + (NO_BOUNDARY,))
-        try:
-            return self.solver.answer(stmt, scenario, overrides, origins)
+        try:  # a closed form is decoration: SymPy's failure, or its budget spent, leaves the numeric answer
+            found = within(FORM_WAIT, self._closed_form, stmt, quick, real, scenario, overrides, origins)
         except (NoRootError, MultipleRootsError, NotMonotoneError):
             raise  # the exact analysis found what the grid could not (a second root between its points)
         except PlanError as err:  # the numeric answer is verified; the Solver's trouble is with the closed form
-            return replace(quick, notes=(f"no closed form: {err.message}; the answer is the numeric route's",))
+            why = None if real else err.message
+        except TimeoutError:
+            why = f"its derivation took more than {FORM_WAIT:g} s"
+        except Exception as err:  # noqa: BLE001 - SymPy's own failure (piecewise_fold, a comparison it cannot make)
+            why = f"SymPy could not derive one ({type(err).__name__})"
+        else:
+            if not real or found.closed_form is not None:
+                return found
+            why = None
+        kept = tuple(n for n in quick.notes if n != NO_FORM_REAL and not n.startswith("closed form not derived"))
+        return replace(quick, notes=kept + (NO_BOUNDARY if why is None else
+                                            f"no closed form: {why}; the answer is the numeric route's",))
+
+    def _closed_form(self, stmt, quick: SolveResult, real: bool, scenario, overrides, origins) -> SolveResult:
+        """The Solver's answer with its closed form; of a real threshold, the closed form of the boundary
+        the numeric answer sits on, where SymPy finds one."""
+        if real:
+            return self.solver.boundary(stmt, quick, scenario, overrides, origins)
+        return self.solver.answer(stmt, scenario, overrides, origins)
 
     def result(self, name: str, scenario=None, overrides=None, origins=None, closed_form: bool = False):
         return self.answer(self.statements[_alias(name)], scenario, overrides, origins, closed_form)
