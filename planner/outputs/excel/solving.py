@@ -733,8 +733,8 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
 
 def _near_ties(objective: Sequence, sense: str) -> bool:
     """Whether more than one candidate's objective lies within 1e-9 (relative) of the best: where planner
-    decides in exact arithmetic (questions.solve.NEAR_TIE) and the engines' floats may not agree."""
-    from ...questions.solve import NEAR_TIE
+    decides in exact arithmetic (questions.optimum.NEAR_TIE) and the engines' floats may not agree."""
+    from ...questions.optimum import NEAR_TIE
 
     ys = [float(v) for v in objective if isinstance(v, (int, float)) and not isinstance(v, bool)
           and math.isfinite(float(v))]
