@@ -23,10 +23,12 @@ USER_PLAN = ROOT / "benchmarks" / "plans" / "article2_user.plan"
 PLANS = sorted((ROOT / "sheets").glob("*.plan")) + sorted((ROOT / "examples").glob("*.plan")) + [USER_PLAN]
 
 
-def _without_sympy(*argv: str, timeout=None) -> subprocess.CompletedProcess:
-    """``planner --no-cache ARGV`` in a fresh interpreter, which fails if the command imported SymPy."""
-    code = ("import sys\nfrom planner.cli import main\ncode = main(['--no-cache', *%r])\n"
-            "assert 'sympy' not in sys.modules, 'sympy imported'\nsys.exit(code)\n" % (argv,))
+def _without_sympy(*argv: str, timeout=None, more=()) -> subprocess.CompletedProcess:
+    """``planner --no-cache ARGV`` (then each of ``more``) in one fresh interpreter, which fails if a
+    command imported SymPy or did not succeed."""
+    code = ("import sys\nfrom planner.cli import main\nfor argv in %r:\n    code = main(['--no-cache', *argv])\n"
+            "    assert 'sympy' not in sys.modules, ('sympy imported', argv)\n    assert code == 0, argv\n"
+            % ([list(argv), *map(list, more)],))
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
@@ -130,6 +132,12 @@ def test_a_threshold_on_a_one_sided_domain_is_found_by_doubling_then_bisection(t
     (stmt,) = plan.model.solves
     assert fast.answer(plan, stmt) == want
     assert Solver(plan).answer(stmt).value == want  # the Solver agrees
+
+
+def test_every_shipped_and_benchmark_plan_checks_without_sympy():
+    # `planner check` never waits on SymPy: every sheet, example and benchmark plan (their questions too)
+    plans = PLANS + sorted(p for p in (ROOT / "benchmarks" / "plans").glob("*.plan") if p not in PLANS)
+    _without_sympy("check", str(plans[0]), more=[("check", str(p)) for p in plans[1:]], timeout=600)
 
 
 def test_the_one_sided_plan_checks_without_sympy():

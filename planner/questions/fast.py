@@ -341,7 +341,7 @@ def _root(plan: Plan, program, q, inputs, stmt, where, broken) -> tuple:
         else:
             found.append((x, fx))
     a = np.abs(ys)
-    touch = np.flatnonzero(finite[1:-1] & finite[:-2] & finite[2:] & (a[1:-1] <= a[:-2]) & (a[1:-1] <= a[2:])
+    touch = np.flatnonzero(finite[1:-1] & finite[:-2] & finite[2:] & (a[1:-1] < a[:-2]) & (a[1:-1] <= a[2:])
                            & (np.sign(ys[:-2]) == np.sign(ys[1:-1])) & (np.sign(ys[2:]) == np.sign(ys[1:-1]))
                            & (ys[1:-1] != 0)) + 1
     for i in touch[np.argsort(a[touch])][:TOUCHES]:  # the least |lhs - rhs| near each grid minimum
