@@ -84,6 +84,9 @@ def test_fast_answers_agree_with_the_solver(path):
     ("x = 1 where -3 <= x <= 3\ny = x^2\nsolve x where y = 4 as r\n", "multiple-roots", "has 2 roots for `x` in [-3, 3]: -2, 2"),
     ("x = 1\ny = x^2\nsolve x where y = 4 as r\n", "multiple-roots", "has 2 roots for `x` in all real numbers: -2, 2"),
     ("x = 1 where 0 < x < 10\ny = (x - 1.2345)^2 + 0.001\nsolve x where y = 0 as r\n", "no-root", "no `x` in (0, 10)"),
+    ("x = 1 where 0 < x < 10\ny = (x - 1.2345)^2 + 1e-9\nsolve x where y = 0 as r\n", "no-root", "no `x` in (0, 10)"),
+    ("x = 1 where 0 < x < 10\ny = (x - 1.2345) * (x - 1.2346)\nsolve x where y = 0 as r\n", "multiple-roots",
+     "has 2 roots for `x` in (0, 10): 1.2345, 1.2346"),  # both between two points of the grid (0.005 apart)
     ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 or n > 50 as t\n", "not-monotone",
      "holds for n in 1..9, 51..100"),
     ("n = 1 where integer, 1 <= n <= 100\nsolve min n where n < 10 as t\n", "not-monotone", "holds for n in 1..9"),

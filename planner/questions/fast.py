@@ -1,31 +1,30 @@
-"""Answers from the numeric route first: a ``solve`` question's value without SymPy.
+"""Every answer from the numeric route: a ``solve`` question's value, or why it has none, without SymPy.
 
 A check needs only an answer's value; its closed form is needed where it is shown (the workbook, the
-report, ``explain``, ``planner solve --closed-form``). This module answers ``solve X where lhs = rhs``
-and ``solve min/max X where ...`` from the plan's IR compiled by :mod:`planner.compute.numeric`:
+report, ``explain``, ``planner solve --closed-form``), and only there is the Solver
+(:class:`planner.questions.solve.Solver`, SymPy) asked, for a bounded time. This module answers
+``solve X where lhs = rhs`` and ``solve min/max X where ...`` from the plan's IR compiled by
+:mod:`planner.compute.numeric`:
 
-- a root: ``lhs - rhs`` on a grid of :data:`GRID` points over ``X``'s declared domain (sampled as the
-  Solver's numeric method does: evenly between two bounds, geometrically around the value on an open
-  side), monotone on the grid with exactly one sign change (at most one grid point at zero), refined by bisection to adjacent
-  floats;
+- a root: ``lhs - rhs`` on a grid of :data:`GRID` points over ``X``'s declared domain (evenly between
+  two bounds, geometrically around the value on an open side); each sign change refined by bisection
+  to adjacent floats (a jump across zero is no root), the grid's zeros, and the points where the sides
+  touch without crossing (:data:`TOUCH`); an integer input's root must be whole (exactly);
 - an integer threshold: the condition at every integer of the declared domain when it has both bounds
   and at most :data:`MAX_INTEGERS`; otherwise (one bound, or none) a galloping search: every integer
   within :data:`DENSE` of each bound and of the input's value, and steps doubling from the value out to
   the bounds (or to 2**53, where floats stop counting integers), the edge bisected; true on exactly one
-  run that reaches the end it looks from, the edge verified in exact arithmetic
+  run that reaches the end it looks from, the edge settled in exact arithmetic
   (:class:`planner.compute.exact.ExactEvaluator`) at ``n`` and its neighbour (where the condition has
-  no rational value, as over an aggregate: a comparison whose sides differ by more than
-  :data:`MARGIN`, relative, in floats at both);
+  no rational value, as over an aggregate: by a float margin of :data:`MARGIN`, else in floats, said);
 - the least (greatest) real value where a condition holds (``solve min X`` of an ``X`` not declared
-  integer): :func:`_real_threshold`, this route's alone (the Solver's thresholds are integers).
+  integer): :func:`_real_threshold`.
 
-Every answer is then checked by a full evaluation of the plan at it (every constraint). Anything else
-(an integer root, a condition true on several runs or down to -inf, several sign changes, a value that is not finite, a
-condition with no rational value, an answer the condition uses that moves with the question's own input)
-is refused: the
-caller falls back to :class:`planner.questions.solve.Solver`, which derives closed forms and reports
-the located errors (no root, several roots, not monotone). The fast route never guesses. A ``maximize``
-or ``minimize`` is :func:`planner.questions.optimum.optimum`'s.
+Every answer is then checked by a full evaluation of the plan at it (every constraint; a root that
+breaks one is left out, noted). No root, several, a stretch of roots, a condition that is not monotone,
+no smallest, an answer the condition uses that moves with the question's own input: located errors,
+with the values that show them. The numeric route never guesses. A ``maximize`` or ``minimize`` is
+:func:`planner.questions.optimum.optimum`'s.
 """
 
 from __future__ import annotations
@@ -274,8 +273,9 @@ def _runner(plan: Plan, program, inputs, target: str):
 
 
 def _points(q) -> Optional[np.ndarray]:
-    """Points over the declared domain (base units), as the Solver's numeric method samples it: evenly
-    between two bounds; around the input's value, geometrically out to 1e12 of its size, on an open side."""
+    """Points over the declared domain (base units), as :meth:`planner.questions.ranges.Domain.sample` (the
+    workbook's search) has them: evenly between two bounds; around the input's value, geometrically out
+    to 1e12 of its size, on an open side."""
     lo = None if q.lower is None else float(q.lower.value)
     hi = None if q.upper is None else float(q.upper.value)
     if lo is not None and hi is not None:
@@ -344,10 +344,13 @@ def _root(plan: Plan, program, q, inputs, stmt, where, broken) -> tuple:
     touch = np.flatnonzero(finite[1:-1] & finite[:-2] & finite[2:] & (a[1:-1] < a[:-2]) & (a[1:-1] <= a[2:])
                            & (np.sign(ys[:-2]) == np.sign(ys[1:-1])) & (np.sign(ys[2:]) == np.sign(ys[1:-1]))
                            & (ys[1:-1] != 0)) + 1
-    for i in touch[np.argsort(a[touch])][:TOUCHES]:  # the least |lhs - rhs| near each grid minimum
-        x = _least(lambda t: abs(float(f(np.array([t]))[0])), float(xs[i - 1]), float(xs[i + 1]))
+    for i in touch[np.argsort(a[touch])][:TOUCHES]:  # near each grid minimum of |lhs - rhs|: its extremum
+        sign = float(np.sign(ys[i]))
+        x = _least(lambda t: sign * float(f(np.array([t]))[0]), float(xs[i - 1]), float(xs[i + 1]))
         l, r = (float(s[0]) for s in sides(np.array([x])))
-        if abs(l - r) <= TOUCH * max(abs(l), abs(r)):
+        if sign * (l - r) < 0:  # it dips across zero between two points of the grid: two roots
+            found += [_bisect(f, float(xs[i - 1]), x, float(ys[i - 1])), _bisect(f, x, float(xs[i + 1]), l - r)]
+        elif abs(l - r) <= TOUCH * max(abs(l), abs(r)):  # the sides touch without crossing
             found.append((x, l - r))
     found.sort()
     notes, kept, first_error = [], [], None
@@ -389,7 +392,7 @@ def _root(plan: Plan, program, q, inputs, stmt, where, broken) -> tuple:
 
 
 TOUCH = 1e-12  # |lhs - rhs| at a touching root, relative to the sides' size
-TOUCHES = 20  # grid minima of |lhs - rhs| without a sign change looked at for a touching root
+TOUCHES = 20  # grid minima of |lhs - rhs| without a sign change looked at for a touching root (or two close ones)
 
 
 def _least(g, a: float, b: float) -> float:
@@ -666,7 +669,7 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
     fails). True at every point: the domain's own end (holds everywhere), or no least (greatest) at an
     open or unbounded end; nowhere, on the wrong side of one boundary, on several runs, or without a
     value: located errors, with the boundaries found. The doubling past the grid stops where the plan
-    overflows. ``final`` is the scenario's name (or True): the Solver has no real threshold."""
+    overflows. ``final`` is the scenario's name (or True), for the errors' notes."""
     xs = _points(q)
     if xs is None:
         raise SolveError(f"`{q.name}`'s declared domain {_domain_text(q)} is empty", stmt.condition.span,

@@ -459,7 +459,7 @@ def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: ir.Expr) -
     root gives ``#N/A``.
     """
     q = book.q[r.target]
-    ends = Domain.of(q).sample(r.value)  # the ends of the domain planner.questions.solve searches
+    ends = Domain.of(q).sample(r.value)  # the ends of the domain the numeric route searches
     lo, hi = float(ends[0]), float(ends[-1])
     scale = float(scale_of(q))
     n = _halvings(lo, hi, r.value)
