@@ -115,12 +115,15 @@ def test_the_numeric_route_says_why_there_is_no_answer(text, family, said):
     ("x = 1 where 0 < x < 10\ny = (x - 1.2345)^2\nsolve x where y = 0 as r\n", 1.2345),  # between its points
     ("x = 1 where 0 < x < 10\ny = x^2 - 2.469 * x + 1.52399025\nsolve x where y = 0 as r\n", 1.2345),
     ("n = 1 where integer, 1 <= n <= 100\nsolve n where 2 * n = 6 as t\n", 3),  # an integer root
+    ("x = 1 where -10.3 <= x <= 10\ny = 1 / x\nsolve x where y = 1 as r\n", 1),  # the pole at 0 is no root
 ])
 def test_roots_that_do_not_cross_and_integer_roots_are_found(text, want):
     # (x - 1.2345)^2 = 0 touches zero without a sign change: the least |lhs - rhs| near the grid's minimum
     plan = planner.loads(text, "q.plan")
     (stmt,) = plan.model.solves
-    assert float(fast.answer(plan, stmt)) == pytest.approx(want, rel=1e-7)
+    r = fast.result(plan, stmt)
+    assert r.value == pytest.approx(want, rel=1e-7)
+    assert ("a jump" in r.notes[0]) == ("1 / x" in text)
 
 
 @pytest.mark.parametrize("text, want", [
