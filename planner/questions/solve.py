@@ -104,7 +104,8 @@ def _form_key(stmt) -> str:
 
 
 class Solver:
-    """Answers a plan's ``solve``/``maximize``/``minimize`` questions; caches per statement."""
+    """Closed forms of a plan's answers: each numeric answer refined and given its closed form where SymPy
+    derives one (:meth:`answer`); caches per statement."""
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
@@ -118,9 +119,6 @@ class Solver:
         """Every solve/maximize/minimize statement, in file order."""
         stmts = list(self.plan.model.solves) + list(self.plan.model.optimizes)
         return sorted(stmts, key=lambda s: s.span.start)
-
-    def aliases(self) -> dict[str, Any]:
-        return {s.alias: s for s in self.questions() if s.alias}
 
     def run(self, stmt, scenarios=None, overrides=None, origins=None) -> list[SolveResult]:
         """A statement in each of its scenarios (``scenarios`` overrides its ``for``)."""
