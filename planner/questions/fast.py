@@ -348,10 +348,10 @@ def _root(plan: Plan, program, q, inputs, stmt, where, broken) -> tuple:
         sign = float(np.sign(ys[i]))
         x = _least(lambda t: sign * float(f(np.array([t]))[0]), float(xs[i - 1]), float(xs[i + 1]))
         l, r = (float(s[0]) for s in sides(np.array([x])))
-        if sign * (l - r) < 0:  # it dips across zero between two points of the grid: two roots
-            found += [_bisect(f, float(xs[i - 1]), x, float(ys[i - 1])), _bisect(f, x, float(xs[i + 1]), l - r)]
-        elif abs(l - r) <= TOUCH * max(abs(l), abs(r)):  # the sides touch without crossing
+        if abs(l - r) <= TOUCH * max(abs(l), abs(r)):  # the sides touch (or cross closer than floats tell apart)
             found.append((x, l - r))
+        elif sign * (l - r) < 0:  # it dips across zero between two points of the grid: two roots
+            found += [_bisect(f, float(xs[i - 1]), x, float(ys[i - 1])), _bisect(f, x, float(xs[i + 1]), l - r)]
     found.sort()
     notes, kept, first_error = [], [], None
     scale = q.display.scale
