@@ -327,7 +327,7 @@ def _root(plan: Plan, program, q, inputs, stmt, where, broken) -> tuple:
     if np.any(zero[1:] & zero[:-1]):  # sides equal on a stretch of neighbouring points
         raise _no_single_root(plan, q, stmt, [float(x) for x in xs[zero]], (float(xs[0]), float(ys[0])),
                               (float(xs[-1]), float(ys[-1])), where, np.flatnonzero(zero).tolist())
-    found: list[tuple[float, float]] = [(float(xs[i]), 0.0) for i in np.flatnonzero(zero)]
+    found: list[tuple[float, float, bool]] = [(float(xs[i]), 0.0, False) for i in np.flatnonzero(zero)]  # (x, f, touch)
     jumps: list[tuple] = []
     size = float(np.max(np.abs(ys[finite])))
     for i in np.flatnonzero(finite[:-1] & finite[1:] & (np.sign(ys[:-1]) * np.sign(ys[1:]) < 0)):
@@ -339,7 +339,7 @@ def _root(plan: Plan, program, q, inputs, stmt, where, broken) -> tuple:
         if fx != 0 and min(abs(fx), abs(other)) > 1e-6 * size:  # a step across zero, not a root
             jumps.append(sorted([(x, fx), (beside, other)]))
         else:
-            found.append((x, fx))
+            found.append((x, fx, False))
     a = np.abs(ys)
     touch = np.flatnonzero(finite[1:-1] & finite[:-2] & finite[2:] & (a[1:-1] < a[:-2]) & (a[1:-1] <= a[2:])
                            & (np.sign(ys[:-2]) == np.sign(ys[1:-1])) & (np.sign(ys[2:]) == np.sign(ys[1:-1]))
@@ -349,27 +349,28 @@ def _root(plan: Plan, program, q, inputs, stmt, where, broken) -> tuple:
         x = _least(lambda t: sign * float(f(np.array([t]))[0]), float(xs[i - 1]), float(xs[i + 1]))
         l, r = (float(s[0]) for s in sides(np.array([x])))
         if abs(l - r) <= TOUCH * max(abs(l), abs(r)):  # the sides touch (or cross closer than floats tell apart)
-            found.append((x, l - r))
+            found.append((x, l - r, True))
         elif sign * (l - r) < 0:  # it dips across zero between two points of the grid: two roots
-            found += [_bisect(f, float(xs[i - 1]), x, float(ys[i - 1])), _bisect(f, x, float(xs[i + 1]), l - r)]
+            found += [(*_bisect(f, float(xs[i - 1]), x, float(ys[i - 1])), False),
+                      (*_bisect(f, x, float(xs[i + 1]), l - r), False)]
     found.sort()
     notes, kept, first_error = [], [], None
     scale = q.display.scale
-    for x, fx in found:
+    for x, fx, touch in found:
         value = Fraction(x)
         if q.integer:  # an integer input takes whole values only
             n = round(x / float(scale))
             if abs(x / float(scale) - n) > 1e-9 * max(1, abs(n)) or _verified_root(plan, inputs, stmt, n * scale) is False:
                 continue
-            value, fx = n * scale, 0.0
+            value, fx, touch = n * scale, 0.0, False
         error = broken(value)
         if error is not None:
             notes.append(f"{q.name} = {format_value(float(value / scale), q.unit_text)} is left out: {error.message}")
             first_error = first_error or error
             continue
-        kept.append((value, fx))
+        kept.append((value, fx, touch))
     if q.integer and found and not kept and not notes:
-        raise _not_whole(plan, program, inputs, q, stmt, [x for x, _ in found], where)
+        raise _not_whole(plan, program, inputs, q, stmt, [x for x, *_ in found], where)
     if not kept and notes:
         raise first_error
     if not kept:
@@ -382,13 +383,13 @@ def _root(plan: Plan, program, q, inputs, stmt, where, broken) -> tuple:
                 notes=_where(where), hint=least_hint(q.name, stmt.condition))
         raise _no_single_root(plan, q, stmt, [], (float(xs[0]), float(ys[0])), (float(xs[-1]), float(ys[-1])), where)
     if len(kept) > 1:
-        err = _no_single_root(plan, q, stmt, [float(v) for v, _ in kept], None, None, where)
+        err = _no_single_root(plan, q, stmt, [float(v) for v, *_ in kept], None, None, where)
         err.notes[:0] = notes
         raise err
-    value, fx = kept[0]
+    value, fx, touch = kept[0]
     notes += [f"sign change without a root near {q.name} = {format_value(low[0] / float(scale), q.unit_text)} "
               "(a jump)" for low, _ in jumps]
-    return (*_root_found(stmt, q, value, fx), tuple(notes))
+    return (*_root_found(value, fx, touch), tuple(notes))
 
 
 TOUCH = 1e-12  # |lhs - rhs| at a touching root, relative to the sides' size
@@ -514,12 +515,12 @@ def _no_single_root(plan: Plan, q, stmt, roots: list[float], first, last, scenar
     return err
 
 
-def _root_found(stmt, q, x: float, residual: float):
-    said = "exactly 0 in floats" if residual == 0 else f"{significant(residual, 3)} (floats; it changes sign at the next float)"
-    ver = Verification(text=f"lhs - rhs = {said} at the root",
-                       exact=False, residual=residual)
-    method = (f"numeric route: {GRID} points over the declared domain, monotone with one sign "
-              "change, refined by bisection to adjacent floats")
+def _root_found(x, residual: float, touch: bool) -> tuple:
+    said = "exactly 0 in floats" if residual == 0 else f"{significant(residual, 3)} (floats; " + (
+        "the sides touch without crossing)" if touch else "it changes sign at the next float)")
+    ver = Verification(text=f"lhs - rhs = {said} at the root", exact=False, residual=residual)
+    method = (f"numeric route: {GRID} points over the declared domain, each sign change refined by bisection to "
+              "adjacent floats (and where the sides touch without crossing), one root")
     return Fraction(x), ver, method
 
 
