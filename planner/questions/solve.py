@@ -150,14 +150,18 @@ class Solver:
         """The numeric answer with the closed form that gives it (to 1e-12), where one of the condition's
         relations has one: ``2/(rate + 1)^years`` for ``solve min x where x * (1 + rate)^years >= 2``;
         else ``found`` itself (or its budget's note)."""
+        form = self._match_form(prep, values, rational(Fraction(found.value)))
+        if form is None and prep.form_note is not None:
+            return self._formed(found, q, None, note=prep.form_note)
+        return found if form is None else self._formed(found, q, form)
+
+    def _formed(self, found: SolveResult, q: Quantity, form, boundary=None, note: Optional[str] = None) -> SolveResult:
+        """``found`` with a closed form (its notes about one replaced by ``note``)."""
         from dataclasses import replace
 
-        form = self._match_form(prep, values, rational(Fraction(found.value)))
-        kept = tuple(n for n in found.notes if not n.startswith("closed form"))
-        if form is None:
-            return found if prep.form_note is None else replace(found, notes=kept + (prep.form_note,))
-        return replace(found, closed_form=form, display_form=self.in_display_units(form, q),
-                       form_units=self.form_units(form, q), notes=kept,
+        notes = tuple(n for n in found.notes if not n.startswith("closed form")) + ((note,) if note else ())
+        return replace(found, closed_form=form, boundary=boundary, display_form=self.in_display_units(form, q),
+                       form_units=self.form_units(form, q), notes=notes,
                        booleans=frozenset(n for n, x in self.plan.model.quantities.items() if x.is_bool))
 
     def upstream(self, expr: sp.Basic, scenario, overrides, origins) -> dict:
@@ -445,13 +449,8 @@ class Solver:
             return h
         cands = change_points(cond, x) if cond.has(x) else []
         if cands is None:  # not piecewise rational: the numeric threshold, with the closed form that gives it
-            from dataclasses import replace
-
             form, boundary = self._integer_form(prep, values, int(Fraction(found.exact) / dom.scale), scale, cond)
-            return found if form is None else replace(
-                found, closed_form=form, boundary=boundary, display_form=self.in_display_units(form, q),
-                form_units=self.form_units(form, q), notes=tuple(n for n in found.notes if not n.startswith("closed form")),
-                booleans=frozenset(n for n, x in self.plan.model.quantities.items() if x.is_bool))
+            return found if form is None else self._formed(found, q, form, boundary)
         runs = integer_runs(holds, [c / scale for c in cands], lo, hi)
         method = ("exact: the condition can only change where a side crosses the other (real roots of "
                   "polynomials); checked at the integers around each crossing")
