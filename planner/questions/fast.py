@@ -48,7 +48,7 @@ from ..language.errors import (ConstraintError, KindError, Label, MultipleRootsE
 from ..language.limits import within
 from ..language.model import whole_numbers
 from .answer import SolveResult, Verification, least_hint
-from .optimum import NEAR_TIE, optimum
+from .optimum import optimum
 
 GRID = 2001  # grid points over a root's domain
 MAX_INTEGERS = 1_000_000  # integers of a threshold's domain evaluated at once
@@ -943,7 +943,7 @@ class Answers:
 
     def _answer(self, stmt, scenario, overrides, origins, closed_form: bool) -> SolveResult:
         if isinstance(stmt, ir.Optimize):  # the best of the listed values: no closed form to derive
-            return optimum(self.plan, stmt, scenario, overrides, origins, ties=_float_ties)
+            return optimum(self.plan, stmt, scenario, overrides, origins)
         quick = result(self.plan, stmt, scenario, overrides, origins)
         real = is_real_threshold(self.plan, stmt)
         if not closed_form:
@@ -992,11 +992,6 @@ class Answers:
             return scale, unit
         q = self.plan.model.quantities[stmt.target if isinstance(stmt, ir.Solve) else stmt.over]
         return q.display.scale, q.unit_text
-
-
-def _float_ties(stmt, pts, y, near, best, *where) -> tuple:
-    """Candidates within a float whisker of the best that have no rational value: tied, in floats."""
-    return best, near, f"equal in floating point, to {NEAR_TIE:g} relative"
 
 
 def _alias(name: str) -> str:
