@@ -553,7 +553,7 @@ def _threshold(plan: Plan, program, q, inputs, stmt, where) -> tuple:
     one_run = true.size and true[-1] - true[0] + 1 == true.size
     reaches = one_run and (true[-1] == ns.size - 1 if stmt.mode == "min" else true[0] == 0)
     if not reaches:  # never, or not one run reaching the end it looks from
-        raise _not_one_run(q, stmt, ns, truth, lo, hi, where)
+        raise _not_one_run(q, stmt, ns, truth, lo, hi, where, _condition_at(plan, program, inputs, stmt, q, held))
     # the run reaches the end it looks from (the domain's end, or the last point of the doubling search)
     low = stmt.mode == "min"
     i = int(true[0] if low else true[-1])
@@ -648,6 +648,14 @@ def _integers(lo: Optional[int], hi: Optional[int], around: int) -> Optional[np.
         parts.append(np.arange(hi - DENSE + 1, hi + 1, dtype=float))
     ns = np.unique(np.concatenate(parts))
     return ns[(ns >= bottom) & (ns <= top)]
+
+
+def _condition_at(plan: Plan, program, inputs, stmt, q, held):
+    """The condition at integer ``k``: in exact arithmetic where it has a rational value, else in floats."""
+    def at(k: int) -> bool:
+        got, _ = _verified(plan, program, inputs, stmt, k * q.display.scale)
+        return bool(held(np.array([float(k)]))[0]) if got is None else got
+    return at
 
 
 def _edge(held, false_at: int, true_at: int) -> tuple[int, int]:
@@ -774,8 +782,10 @@ def _where(scenario) -> list[str]:
     return [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
 
 
-def _not_one_run(q, stmt, ns: np.ndarray, truth: np.ndarray, lo, hi, scenario) -> SolveError:
-    """A threshold's condition that never holds, or holds on several runs of the integers searched."""
+def _not_one_run(q, stmt, ns: np.ndarray, truth: np.ndarray, lo, hi, scenario, at) -> SolveError:
+    """A threshold's condition that never holds, or holds on several runs of the integers searched; each
+    run's ends where the search skipped integers bisected (``at``: the condition at an integer, exact where
+    it has a rational value), so the runs said are the condition's, not the sampled points'."""
     where = [f"in scenario `{scenario}`"] if isinstance(scenario, str) else []
     cond = " ".join(stmt.condition.span.flat.split())
     domain = f"[{interval('-inf' if lo is None else significant(lo), 'inf' if hi is None else significant(hi))}]"
@@ -784,9 +794,11 @@ def _not_one_run(q, stmt, ns: np.ndarray, truth: np.ndarray, lo, hi, scenario) -
                            label="never holds in the domain", notes=where)
     runs: dict[bool, list[str]] = {True: [], False: []}
     edges = np.flatnonzero(truth[1:] != truth[:-1])
-    for a, b in zip(np.concatenate([[0], edges + 1]), np.concatenate([edges, [truth.size - 1]])):
-        first = "-inf" if a == 0 and lo is None else str(int(ns[a]))  # (the search's open end: as far as it goes)
-        last = "inf" if b == truth.size - 1 and hi is None else str(int(ns[b]))
+    cuts = [_cut(at, int(ns[i]), int(ns[i + 1]), bool(truth[i])) for i in edges]  # (last of a run, first of next)
+    for j, (a, b) in enumerate(zip(np.concatenate([[0], edges + 1]), np.concatenate([edges, [truth.size - 1]]))):
+        # (the search's open end: as far as it goes)
+        first = "-inf" if a == 0 and lo is None else str(cuts[j - 1][1] if j else int(ns[a]))
+        last = "inf" if b == truth.size - 1 and hi is None else str(cuts[j][0] if j < len(cuts) else int(ns[b]))
         runs[bool(truth[a])].append(first if first == last else f"{first}..{last}")
     other = "max" if stmt.mode == "min" else "min"
     return NotMonotoneError(
@@ -795,6 +807,17 @@ def _not_one_run(q, stmt, ns: np.ndarray, truth: np.ndarray, lo, hi, scenario) -
         stmt.condition.span, label="changes more than once", notes=[f"holds for {q.name} in " + ", ".join(runs[True][:6])]
         + ([f"fails for {q.name} in " + ", ".join(runs[False][:6])] if runs[False] else []) + where, hint=(f"`solve {other} {q.name}` if the condition holds below a threshold; or bound `{q.name}` "
                        "with a constraint so the condition switches once"))
+
+
+def _cut(at, a: int, b: int, left: bool) -> tuple[int, int]:
+    """Where the condition changes between integers ``a`` < ``b`` (``left``: its value at ``a``), bisected:
+    (the last integer with ``left``'s value, the first after it without)."""
+    if at(a) != left or at(b) == left:  # the exact values disagree with the floats at the sampled points
+        return a, b
+    while b - a > 1:
+        m = (a + b) // 2
+        a, b = (m, b) if at(m) == left else (a, m)
+    return a, b
 
 
 def _verified(plan: Plan, program, inputs, stmt, value: Fraction) -> tuple[Optional[bool], bool]:
