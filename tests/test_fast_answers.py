@@ -448,3 +448,32 @@ def test_a_closed_form_that_fails_leaves_the_numeric_answer(failure, said, tmp_p
         release.set()
     assert code == 0, err
     assert "x = 2" in out and said in out and "internal error" not in err
+
+
+def test_a_closed_form_that_is_not_the_numeric_answer_is_not_shown(tmp_path, cli, monkeypatch):
+    # x^2 + 1 = 5 on [0, 10]: x = 2 by hand; a closed form giving 3 there is wrong and is not shown
+    import sympy as sp
+
+    from planner.questions import solve
+
+    monkeypatch.setattr(solve.Solver, "_match_form", lambda self, prep, values, target: sp.Integer(3))
+    path = tmp_path / "q.plan"
+    path.write_text("x = 1 where 0 <= x <= 10\ny = x^2 + 1\nsolve x where y = 5 as r\n")
+    code, out, err = cli("--no-cache", "solve", path, "--closed-form")
+    assert code == 0, err
+    assert "x = 2" in out and "closed form   3" not in out
+    assert "no closed form shown: its closed form gives x = 3, the numeric route 2" in out
+
+
+@pytest.mark.parametrize("text", [
+    "y = if(sum(if(k > b, k, 0) for k in 1..10) > 20, x * 2, x)\n",
+    "s = sum(if(k > b, k, 0) for k in 1..10)\ny = if(s > 20, x * 2, x)\n",
+])
+def test_sympy_folding_a_range_variable_out_of_its_sum_shows_no_formula(text):
+    # SymPy folds `if(k > b, ...)` out of the sum in the outer `if`'s condition: Piecewise((2*x, k > b), ...),
+    # `k` unbound (a wrong formula). By hand at b = 9: the sum is 10, not > 20, so y = x = 1.
+    plan = planner.loads("b = 9 where integer, 0 <= b <= 10\nx = 1 where 0 <= x <= 100\n" + text, "q.plan")
+    e = plan.explain("y")
+    assert "k > b" not in e.in_inputs
+    assert "took the range variable `k` out of the sum" in e.in_inputs
+    assert float(plan.evaluate().values["y"]) == 1

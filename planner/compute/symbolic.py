@@ -81,6 +81,19 @@ class Index(sp.Dummy):
         return self.name
 
 
+def loose_index(expr: sp.Basic) -> Optional[str]:
+    """The name of a range's variable that ``expr`` holds outside the sum (product, max, min) that binds
+    it, or None. SymPy's folding of an ``if`` whose condition holds a sum over an ``if`` of its variable
+    (``if(sum(if(k > b, k, 0) for k in 1..10) > 20, ...)``, through ``ExprCondPair``) pulls the inner
+    condition out of the sum: ``Piecewise((2*x, k > b), ...)``, a wrong formula."""
+    return next((s.name for s in sorted(expr.free_symbols, key=str) if isinstance(s, Index)), None)
+
+
+def loose_note(name: str) -> str:
+    return (f"no closed form: SymPy's folding took the range variable `{name}` out of the sum (or max, min, "
+            "product) that binds it, which would be a wrong formula")
+
+
 class _Scoped:
     """Aggregates that keep their inner aggregates whole. SymPy's ``ExprWithLimits`` folds every
     ``Piecewise`` that uses its variable up to the top of its body (``piecewise_fold``), through the

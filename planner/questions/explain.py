@@ -10,7 +10,7 @@ import sympy as sp
 from ..compute.evaluation import Plan, format_value
 from ..compute.closed import NoClosedForm, to_ir
 from ..compute.numbers import figure, plan_styles, significant
-from ..compute.symbolic import inline_inputs
+from ..compute.symbolic import inline_inputs, loose_index, loose_note
 from ..language.errors import UnknownNameError, suggest
 from ..language.graph import cone
 
@@ -75,6 +75,8 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
             node = to_ir(full, frozenset(n for n, x in plan.model.quantities.items() if x.is_bool))
         except NoClosedForm as exc:
             no_ir = str(exc)
+        if (loose := loose_index(full)) is not None:  # SymPy's form is wrong: none is shown
+            no_ir = loose_note(loose)
         reduced = _series_reduced(plan, name)
         if reduced:  # SymPy holds a stand-in function for it: no formula over inputs to show
             no_ir = "no closed form: it reduces a series (" + ", ".join(f"`{n}`" for n in reduced) + \
@@ -108,8 +110,8 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         location=q.definition.span.location(),
         doc=q.doc,
         tags=q.tags,
-        sympy=f"({no_ir})" if reduced else sp.sstr(expr),
-        in_inputs=f"({no_ir})" if reduced else sp.sstr(full),
+        sympy=f"({no_ir})" if reduced or (expr is not None and loose_index(expr)) else sp.sstr(expr),
+        in_inputs=f"({no_ir})" if reduced or (full is not None and loose_index(full)) else sp.sstr(full),
         in_inputs_ir=node,
         no_ir=no_ir,
         value="" if q.per_period else shown(name),

@@ -141,10 +141,33 @@ class Solver:
         values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
         values.update(self.upstream(prep.cond, scenario, overrides, origins))
         if stmt.mode != "root" and not q.integer:  # a real threshold: the boundary the answer sits on
-            return self._with_form(prep, q, values, found)
-        if stmt.mode == "root":
-            return self._root(prep, q, values, scenario, found)
-        return self._threshold(prep, q, values, scenario, found)
+            refined = self._with_form(prep, q, values, found)
+        elif stmt.mode == "root":
+            refined = self._root(prep, q, values, scenario, found)
+        else:
+            refined = self._threshold(prep, q, values, scenario, found)
+        return self._checked(refined, found, q, values)
+
+    def _checked(self, refined: SolveResult, found: SolveResult, q: Quantity, values: dict) -> SolveResult:
+        """``refined`` where its value, and its closed form's at these inputs, are the numeric answer's (to
+        1e-9); else the numeric answer, saying the closed form is not shown and why."""
+        if refined is found:
+            return found
+        scale = float(q.display.scale)
+        said = [("the exact analysis gives", refined.value)]
+        if refined.closed_form is not None:
+            try:
+                z = complex(refined.closed_form.xreplace(values).evalf(30))
+                said.append(("its closed form gives", z.real if abs(z.imag) <= 1e-12 * max(1.0, abs(z.real))
+                             else math.nan))
+            except (TypeError, ValueError):
+                said.append(("its closed form gives", math.nan))
+        for what, v in said:
+            if not math.isclose(v, found.value, rel_tol=1e-9, abs_tol=1e-12 * scale):
+                return self._formed(found, q, None, note=(
+                    f"no closed form shown: {what} {q.name} = {significant(v / scale, 12)}, the numeric route "
+                    f"{significant(found.value / scale, 12)}; the answer is the numeric route's"))
+        return refined
 
     def _with_form(self, prep: _Prepared, q: Quantity, values: dict, found: SolveResult) -> SolveResult:
         """The numeric answer with the closed form that gives it (to 1e-12), where one of the condition's
