@@ -477,3 +477,17 @@ def test_sympy_folding_a_range_variable_out_of_its_sum_shows_no_formula(text):
     assert "k > b" not in e.in_inputs
     assert "took the range variable `k` out of the sum" in e.in_inputs
     assert float(plan.evaluate().values["y"]) == 1
+
+
+def test_roots_closer_than_floats_tell_apart_are_one_answer_on_every_route(tmp_path, cli):
+    # (x - 1.2345)(x - 1.2345000000000000001) = 0: two rational roots 1e-19 apart, one float (by hand);
+    # the numeric route finds one touching root, the exact analysis two: every route answers 1.2345, and
+    # the closed-form route says what the exact analysis found (it was a multiple-roots error there alone)
+    path = tmp_path / "q.plan"
+    path.write_text("x = 1 where 0 < x < 10\ny = (x - 1.2345) * (x - 1.2345000000000000001)\n"
+                    "solve x where y = 0 as r\n")
+    for flags in ((), ("--closed-form",)):
+        code, out, err = cli("--no-cache", "solve", path, *flags)
+        assert code == 0, err
+        assert "x = 1.2345" in out
+    assert "the exact analysis disagrees (`y = 0` has 2 roots for `x` in (0, 10)" in out

@@ -975,8 +975,8 @@ class Answers:
             return replace(quick, notes=(NO_FORM,))
         try:  # a closed form is decoration: SymPy's failure, or its budget spent, leaves the numeric answer
             found = within(FORM_WAIT, self.solver.answer, stmt, scenario, overrides, origins, quick)
-        except (NoRootError, MultipleRootsError, NotMonotoneError):
-            raise  # the exact analysis found what the grid could not (a second root between its points)
+        except (NoRootError, MultipleRootsError, NotMonotoneError) as err:  # one door: `check` answers too
+            why = f"the exact analysis disagrees ({err.message.rstrip('.')}), the numeric route found one answer"
         except PlanError as err:  # the numeric answer is verified; the Solver's trouble is with the closed form
             why = err.message
         except TimeoutError:

@@ -13,7 +13,8 @@ fails. The method (the univariate mathematics lives in :mod:`planner.questions.r
    checked against the condition with exact rationals (algebraic roots at 60 digits, against the size
    of the condition's terms: a candidate that comes close without passing is named in the notes); an
    integer threshold is checked at the integers around each crossing. Several roots, a stretch of
-   them, none: the located errors, where exact arithmetic finds what the numeric grid could not.
+   them, none: located errors, which the one door (:mod:`planner.questions.fast`) turns into a note on
+   the numeric answer (roots closer than floats tell apart), so that ``check`` and ``export`` agree.
 3. Otherwise the numeric answer stands.
 4. Constraints whose value depends on the target (``ratio < 10`` on ``ratio = x / (1 - x)``) are
    checked at each exact root: roots that break one are left out and named in the notes.
