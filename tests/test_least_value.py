@@ -254,7 +254,7 @@ def test_the_workbook_answer_is_live_where_the_boundary_has_a_closed_form(tmp_pa
 def test_an_answer_that_moves_with_the_input_is_named():
     plan = loads("x = 3 where x >= 1\ny = 2 where y >= 0\nsolve y where y = x as yy\n"
                  "solve min x where x + yy >= 10 as m\n", name="t.plan")
-    with pytest.raises(SolveError, match="an answer it uses changes with `x` itself"):
+    with pytest.raises(SolveError, match="uses the answer `yy`, which changes with `x` itself"):
         Answers(plan).answer(plan.model.solves[1])
 
 

@@ -182,8 +182,8 @@ def add_solve(sub) -> None:
     extreme.add_argument("--max", dest="mode", action="store_const", const="max",
                          help="the largest INPUT for which CONDITION holds (an integer, for an integer INPUT)")
     p.add_argument("--closed-form", action="store_true",
-                   help="derive each answer's closed form over the other inputs (SymPy; slower). Without it, "
-                        "answers come from the numeric route where it can verify them")
+                   help="derive each answer's closed form over the other inputs (SymPy; slower; at most 20 s, then "
+                        "the numeric answer, saying so). Every answer comes from the numeric route")
     _format(p)
     p.set_defaults(handler=cmd_solve, mode="root")
 

@@ -31,7 +31,8 @@ from ..language.functions import FUNCTIONS
 from ..language.limits import deep
 from ..language.text import decimal_places
 from ..language.source import Source, Span
-from .symbolic import Product, RangeFirst, RangeMax, RangeMin, Sum, cone, inline_inputs, rational
+from .symbolic import (Product, RangeFirst, RangeMax, RangeMin, Sum, cone, inline_inputs, loose_index, loose_note,
+                       rational)
 
 _SOURCE = Source("<closed form>", "")
 SPAN = Span(_SOURCE, 0, 0)  # a closed form has no place in the plan's text
@@ -40,11 +41,11 @@ SPAN = Span(_SOURCE, 0, 0)  # a closed form has no place in the plan's text
 class NoClosedForm(Exception):
     """A closed form holds ``node``, which no IR construct writes (``what``: its function's name)."""
 
-    def __init__(self, node: sp.Basic) -> None:
+    def __init__(self, node: sp.Basic, why: Optional[str] = None) -> None:
         self.node = node
         self.what = _NAMES.get(type(node).__name__, type(node).__name__)
-        super().__init__(f"no closed form to show: it uses {self.what}, which the plan language has no "
-                         f"function for")
+        super().__init__(why or f"no closed form to show: it uses {self.what}, which the plan language has no "
+                                f"function for")
 
 
 _NAMES = {"LambertW": "the Lambert W function", "CRootOf": "a root of a polynomial", "Pi": "the number pi",
@@ -64,7 +65,10 @@ def to_ir(expr: sp.Basic, booleans: Collection[str] = ()) -> ir.Expr:
     """``expr`` (a SymPy closed form over the plan's symbols) as an IR expression. ``booleans``: the
     names of the plan's true/false quantities (``Eq(flag, 1)`` is ``flag``). :class:`NoClosedForm`
     when a node has no IR form."""
-    return deep(_Translator(frozenset(booleans)).ir, sp.sympify(expr))
+    expr = sp.sympify(expr)
+    if (name := loose_index(expr)) is not None:
+        raise NoClosedForm(expr, loose_note(name))
+    return deep(_Translator(frozenset(booleans)).ir, expr)
 
 
 def plan_text(expr: sp.Basic, booleans: Collection[str] = ()) -> str:

@@ -81,6 +81,19 @@ class Index(sp.Dummy):
         return self.name
 
 
+def loose_index(expr: sp.Basic) -> Optional[str]:
+    """The name of a range's variable that ``expr`` holds outside the sum (product, max, min) that binds
+    it, or None. SymPy's folding of an ``if`` whose condition holds a sum over an ``if`` of its variable
+    (``if(sum(if(k > b, k, 0) for k in 1..10) > 20, ...)``, through ``ExprCondPair``) pulls the inner
+    condition out of the sum: ``Piecewise((2*x, k > b), ...)``, a wrong formula."""
+    return next((s.name for s in sorted(expr.free_symbols, key=str) if isinstance(s, Index)), None)
+
+
+def loose_note(name: str) -> str:
+    return (f"no closed form: SymPy's folding took the range variable `{name}` out of the sum (or max, min, "
+            "product) that binds it, which would be a wrong formula")
+
+
 class _Scoped:
     """Aggregates that keep their inner aggregates whole. SymPy's ``ExprWithLimits`` folds every
     ``Piecewise`` that uses its variable up to the top of its body (``piecewise_fold``), through the
@@ -680,16 +693,22 @@ def build(model: Model) -> tuple[SymbolTable, dict[str, sp.Basic], Converter]:
             if q.per_period or any(isinstance(n, (ir.Reduce, ir.At)) for n in ir.walk(q.definition.expr)):
                 exprs[name] = series_opaque(model, name, [name], ir.Name(name, q.definition.name_span))  # no closed form
             else:
-                exprs[name] = conv.expr(q.definition.expr)
+                try:
+                    exprs[name] = conv.expr(q.definition.expr)
+                except (ValueError, TypeError):  # SymPy refused (an `if` over a `first` it cannot compare): no form
+                    exprs[name] = series_opaque(model, name, [name], ir.Name(name, q.definition.name_span),
+                                                "without_closed_form")
     return symbols, exprs, conv
 
 
-def series_opaque(model: Model, label: str, names: Iterable[str], expr: ir.Expr) -> sp.Basic:
+def series_opaque(model: Model, label: str, names: Iterable[str], expr: ir.Expr,
+                  why: str = "over_periods") -> sp.Basic:
     """What SymPy is given for a series or a figure computed from one (``expr``): no closed form (each
     period starts from the one before), so an undefined function of the inputs it depends on. SymPy
     can neither simplify nor invert it, so a closed form through it is never claimed. Its values come
     from the numeric route: the function carries ``expr`` compiled over those inputs (``numeric``),
-    which :func:`program` runs as one step. Inputs the periods' ends use count too."""
+    which :func:`program` runs as one step. Inputs the periods' ends use count too. ``why`` ends its name
+    (``cash_over_periods``; ``q_without_closed_form``, a formula SymPy refused to build)."""
     names = [n for n in names if n in model.quantities]
     if model.periods is not None:
         names += [n.name for item in model.periods.values.items for n in ir.walk(item)
@@ -727,7 +746,7 @@ def series_opaque(model: Model, label: str, names: Iterable[str], expr: ir.Expr)
             return sp.Float(f) if math.isfinite(f) else sp.nan
         return sp.Rational(v.numerator, v.denominator) if not isinstance(v, bool) else (sp.true if v else sp.false)
 
-    fn = type(f"{label}_over_periods", (sp.Function,), {"numeric": staticmethod(numeric), "is_real": True,
+    fn = type(f"{label}_{why}", (sp.Function,), {"numeric": staticmethod(numeric), "is_real": True,
                                                           "_eval_evalf": _eval_evalf, "eval": classmethod(at_numbers)})
     return fn(*[sp.Symbol(n, real=True) for n in inputs])
 

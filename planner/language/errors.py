@@ -157,10 +157,6 @@ class NotMonotoneError(SolveError):
     family = "not-monotone"
 
 
-class ConvergenceError(SolveError):
-    family = "no-convergence"
-
-
 class ImportError_(PlanError):
     family = "import"
 

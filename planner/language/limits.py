@@ -155,6 +155,19 @@ def deep(fn: Callable[..., T], *args, **kwargs) -> T:
     already on one); its result, or its exception, as if called directly."""
     if getattr(_local, "deep", False) or not speed.on("deep"):  # (off: planner.language.speed)
         return _guarded(fn, args, kwargs)
+    return _on_thread(fn, args, kwargs, None)
+
+
+def within(seconds: float, fn: Callable[..., T], *args, **kwargs) -> T:
+    """``fn(*args, **kwargs)`` on a thread of its own with a big stack, waited for at most ``seconds``:
+    its result, or its exception, as if called directly; past that a :class:`TimeoutError` (the thread
+    runs on as a daemon and what it finds is dropped: Python cannot stop a thread)."""
+    return _on_thread(fn, args, kwargs, seconds)
+
+
+def _on_thread(fn, args, kwargs, seconds: Optional[float]):
+    import time
+
     box: dict[str, object] = {}
 
     def work() -> None:
@@ -167,8 +180,11 @@ def deep(fn: Callable[..., T], *args, **kwargs) -> T:
     thread = _start(work)
     if thread is None:  # no big thread on this platform: the parse-time limits still hold
         return _guarded(fn, args, kwargs)
+    end = None if seconds is None else time.monotonic() + seconds
     while thread.is_alive():
-        thread.join(0.5)  # a timed join lets Ctrl-C through on the main thread
+        if end is not None and time.monotonic() >= end:
+            raise TimeoutError(f"more than {seconds:g} s")
+        thread.join(0.5 if end is None else min(0.5, max(0.0, end - time.monotonic())))  # (lets Ctrl-C through)
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["value"]  # type: ignore[return-value]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # for annotations only: importing them would import SymPy into `planner eval`
     from typing import Any, Iterable, Optional, Sequence
     from ..questions.explain import Explanation
-    from ..questions.solve import SolveResult
+    from ..questions.answer import SolveResult
     from ..questions.sweep import SweepResult
 
 SWEEP_FORMAT = "planner.sweep/1"

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..compute.evaluation import Evaluation, Plan
     from ..questions.explain import Explanation
     from ..questions.sensitivity import Sensitivity
-    from ..questions.solve import SolveResult
+    from ..questions.answer import SolveResult
 
 EVAL_FORMAT = "planner.eval/1"
 SOLVE_FORMAT = "planner.solve/1"

@@ -83,7 +83,7 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         if a in used:
             answer = plan.model.answers[a]
             if answer.optimum:
-                from .solve import objective_unit
+                from .answer import objective_unit
 
                 unit, scale = objective_unit(plan, answer.statement.objective, answer.type)
             else:

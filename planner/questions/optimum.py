@@ -1,13 +1,10 @@
 """``maximize`` and ``minimize`` from the numeric route: the objective at every value of its range on
-the compiled plan, the best decided in exact arithmetic where floats tie (no SymPy). The one
-implementation: :class:`planner.questions.fast.Answers` asks it first, and the Solver
-(:mod:`planner.questions.solve`) uses it too, deciding in SymPy's digits the near ties that have no
-rational value."""
+the compiled plan, the best decided in exact arithmetic where floats tie (no SymPy), in floats where the
+objective has no rational value. The one implementation, asked by :class:`planner.questions.fast.Answers`."""
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Optional
 
 import numpy as np
 
@@ -48,14 +45,12 @@ def _reached(plan: Plan, expr) -> tuple[list[str], list[str]]:
     return sorted(names), sorted(answers)
 
 
-def optimum(plan: Plan, stmt: ir.Optimize, scenario=None, overrides=None, origins=None,
-            ties=None) -> Optional[SolveResult]:
+def optimum(plan: Plan, stmt: ir.Optimize, scenario=None, overrides=None, origins=None) -> SolveResult:
     """``maximize``/``minimize``: the objective at every value of its range on the compiled plan
     (vectorised, constraints checked), the best kept; where floats cannot tell the best from others
-    (within :data:`NEAR_TIE`) those are compared in exact arithmetic. Where that has no rational value,
-    ``ties(stmt, pts, y, near, best, scenario, overrides, origins)`` decides ((best, ties, how): the
-    Solver's, in SymPy's digits); without it, None (ask the Solver). An answer the objective uses that
-    moves with the variable is a located error."""
+    (within :data:`NEAR_TIE`) those are compared in exact arithmetic; where that has no rational value
+    they are tied, in floats (the first is reported). An answer the objective uses that moves with the
+    variable is a located error."""
     model = plan.model
     q = model.quantities[stmt.over]
     used, direct = _reached(plan, stmt.objective)
@@ -88,11 +83,9 @@ def optimum(plan: Plan, stmt: ir.Optimize, scenario=None, overrides=None, origin
     best = int(np.argmax(masked) if stmt.sense == "max" else np.argmin(masked))
     float_best = best
     decided = _decide(plan, stmt, pts, y, ok, best, answers, scenario, overrides, origins)
-    if decided is None:
-        if ties is None:
-            return None
-        decided = ties(stmt, pts, y, np.flatnonzero(ok & (np.abs(y - y[best]) <= NEAR_TIE * max(
-            abs(float(y[best])), 1e-300))), best, scenario, overrides, origins)
+    if decided is None:  # no rational value: tied in floats
+        decided = best, np.flatnonzero(ok & (np.abs(y - y[best]) <= NEAR_TIE * max(abs(float(y[best])), 1e-300))), \
+            f"equal in floating point, to {NEAR_TIE:g} relative"
     best, tied, how = decided
     near = int((ok & (y == y[float_best])).sum())
     if near > len(tied):

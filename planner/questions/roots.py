@@ -7,12 +7,9 @@ exact value:
 * :func:`pieces` splits ``max``/``min``/``abs``/``if`` into smooth branches
   plus their switch points; :func:`exact_roots` finds every real root of
   every piece exactly (``Poly.real_roots``) when the pieces are rational in
-  the unknown, so no root is missed and none is picked silently;
-* :func:`numeric_roots` is the fallback: sign changes on a grid over the
-  declared :class:`~planner.questions.ranges.Domain` (shrunk away from open bounds), refined by
-  mpmath's bracketing solver;
-* :func:`integer_runs` (exact, from the change points) and
-  :func:`integer_runs_numeric` (dense, then doubling) say on which integer
+  the unknown, so no root is missed and none is picked silently (otherwise
+  the numeric route's answer stands: :mod:`planner.questions.fast`);
+* :func:`integer_runs` (exact, from the change points) says on which integer
   ranges a condition holds.
 """
 
@@ -21,14 +18,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Optional
 
-import numpy as np
 import sympy as sp
 
 from ..compute.evaluation import Plan
-from ..compute.symbolic import AGGREGATES, closed_forms, expand_aggregates, inline_inputs, program, rational
-from ..language.errors import ConvergenceError
-from ..language.model import Quantity
-from .ranges import GRID, Domain  # noqa: F401 (solve.py imports them from here)
+from ..compute.symbolic import AGGREGATES, closed_forms, expand_aggregates, inline_inputs, rational
+from .ranges import Domain
 
 MAX_PIECES = 256  # branch combinations of max/min/abs/if considered exactly
 MAX_DEGREE = 64  # larger polynomials go to the numeric path
@@ -279,45 +273,6 @@ def zero_intervals(f: sp.Basic, x: sp.Symbol, dom: Domain, candidates: list[sp.B
     return out
 
 
-def numeric_roots(f, x, dom: Domain, q: Quantity, notes: list[str], intervals: list[Interval]) -> list[sp.Basic]:
-    """Roots from sign changes on a grid over the domain (around ``q``'s value when it is unbounded),
-    refined by mpmath's bracketing solver. Neighbouring grid points that are both exact zeros go to
-    ``intervals`` (a stretch of roots)."""
-    fn = compile_univariate(f, x)
-    xs = dom.sample(float(q.value or 0))
-    ys = fn(xs)
-    roots: list[sp.Basic] = []
-    finite = np.isfinite(ys)
-    zero = finite & (ys == 0)
-    for i in np.flatnonzero(zero[:-1] & zero[1:]):
-        a, b = sp.Rational(Fraction(float(xs[i]))), sp.Rational(Fraction(float(xs[i + 1])))
-        if intervals and intervals[-1][1] == a:
-            intervals[-1] = (intervals[-1][0], b)
-        else:
-            intervals.append((a, b))
-    for i in np.flatnonzero(zero):
-        roots.append(sp.Rational(Fraction(float(xs[i]))))
-    sign = np.sign(ys)
-    change = np.flatnonzero(finite[:-1] & finite[1:] & (sign[:-1] * sign[1:] < 0))
-    import mpmath
-
-    for i in change:
-        a, b = float(xs[i]), float(xs[i + 1])
-        scalar = lambda t: float(fn(np.array([float(t)]))[0])  # noqa: E731
-        try:
-            r = float(mpmath.findroot(scalar, (a, b), solver="anderson", tol=1e-30, maxsteps=200,
-                                      verify=False))
-        except (ValueError, ZeroDivisionError) as exc:
-            raise ConvergenceError(f"the root finder did not converge between {a:g} and {b:g}: {exc}") from None
-        if not (min(a, b) <= r <= max(a, b)):
-            r = bisect(scalar, a, b)
-        if abs(scalar(r)) > 1e-6 * max(abs(ys[i]), abs(ys[i + 1])):
-            notes.append(f"sign change without a root near {q.name} = {r / float(dom.scale):g} (a pole)")
-            continue
-        roots.append(sp.Rational(Fraction(r)))
-    return dedupe(roots)
-
-
 def change_points(cond: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
     out: list[sp.Basic] = []
     for rel in relations(cond):
@@ -367,58 +322,6 @@ def integer_runs(holds: Callable[[int], bool], cands: list[sp.Basic], lo, hi) ->
         else:
             runs.append((start, end, t))
     return runs
-
-
-def integer_runs_numeric(fn, scale: float, lo, hi, q: Quantity) -> list[Run]:
-    """Runs from a dense-then-doubling scan (floats); edges bisected."""
-    base = lo if lo is not None else (hi - 2**62 if hi is not None else int(q.value / q.display.scale) - 2**40)
-    offsets = np.concatenate([np.arange(4096, dtype=np.float64), 2.0 ** np.arange(12, 63)])
-    ns = base + offsets
-    if hi is not None:
-        ns = np.concatenate([ns[ns < hi], [hi]])
-    ns = np.unique(ns)
-    truth = np.asarray(fn(ns * scale), dtype=bool)
-    runs: list[Run] = []
-    prev_n, prev_t = None, None
-    for n, t in zip(ns, truth):
-        n = int(n)
-        if prev_t is None:
-            runs.append((n if lo is not None else None, n, bool(t)))
-        elif bool(t) == prev_t:
-            runs[-1] = (runs[-1][0], n, prev_t)
-        else:
-            a, b = prev_n, n  # t changes between a and b: bisect
-            while b - a > 1:
-                m = (a + b) // 2
-                if bool(fn(np.array([m * scale], dtype=np.float64))[0]) == prev_t:
-                    a = m
-                else:
-                    b = m
-            runs[-1] = (runs[-1][0], a, prev_t)
-            runs.append((b, n, bool(t)))
-        prev_n, prev_t = n, bool(t)
-    if hi is None and runs:
-        runs[-1] = (runs[-1][0], None, runs[-1][2])
-    return runs
-
-
-def bisect(fn, a: float, b: float) -> float:
-    fa = fn(a)
-    for _ in range(200):
-        m = 0.5 * (a + b)
-        if m in (a, b):
-            break
-        fm = fn(m)
-        if (fm < 0) == (fa < 0):
-            a, fa = m, fm
-        else:
-            b = m
-    return 0.5 * (a + b)
-
-
-def compile_univariate(expr: sp.Basic, x: sp.Symbol):
-    compiled = program([x], [expr])
-    return lambda arr: np.broadcast_to(np.asarray(compiled([np.asarray(arr, dtype=float)])[0]), np.shape(arr))
 
 
 def exact_number(v) -> sp.Basic:

@@ -1,47 +1,29 @@
-"""Solving: which input value makes a condition true, symbolically first.
+"""Closed forms of a plan's answers: SymPy, asked only where a closed form is shown.
 
-Three questions, each per scenario (the other inputs keep the scenario's
-values and any ``--set`` overrides):
+Every answer comes from the numeric route (:mod:`planner.questions.fast`, the plan's one door to its
+answers), which also says why there is none. The Solver takes that answer and, where it can, refines it
+and derives its closed form over the other inputs (``planner solve --closed-form``, the report, the
+workbook, ``explain``); the door waits for it a bounded time and keeps the numeric answer when it
+fails. The method (the univariate mathematics lives in :mod:`planner.questions.roots`):
 
-* ``solve alpha where speedup = 1``: the root of ``lhs - rhs`` inside the
-  input's declared domain;
-* ``solve min batch where compute_time >= memory_time`` (``max`` likewise):
-  the smallest (largest) integer for which the condition holds, checked at
-  ``n`` and at ``n - 1`` (``n + 1``), the condition being monotone there;
-* ``maximize speedup over gamma in 1..8`` (``minimize`` likewise): the best
-  of the listed values, each evaluated (vectorised).
+1. The condition is written over inputs only (:func:`inline`, expanding just the quantities it uses),
+   the other inputs replaced by their exact rational values.
+2. When it is piecewise rational in the target (``max``/``min``/``abs``/``if`` split into branches plus
+   their switch points), every real root of every piece is found exactly (``Poly.real_roots``) and
+   checked against the condition with exact rationals (algebraic roots at 60 digits, against the size
+   of the condition's terms: a candidate that comes close without passing is named in the notes); an
+   integer threshold is checked at the integers around each crossing. Several roots, a stretch of
+   them, none: located errors, which the one door (:mod:`planner.questions.fast`) turns into a note on
+   the numeric answer (roots closer than floats tell apart), so that ``check`` and ``export`` agree.
+3. Otherwise the numeric answer stands.
+4. Constraints whose value depends on the target (``ratio < 10`` on ``ratio = x / (1 - x)``) are
+   checked at each exact root: roots that break one are left out and named in the notes.
+5. A closed form over the other inputs is sought once per statement (``sympy.roots`` on a numerator of
+   degree <= 2, or ``solve`` when the target occurs once, within a budget); it is reported only when
+   it reproduces the answer.
 
-The method, in order (the univariate mathematics lives in :mod:`planner.questions.roots`):
-
-1. The condition is written over inputs only (:func:`inline`, expanding
-   just the quantities it uses), the other inputs replaced by their exact
-   rational values.
-2. When it is piecewise rational in the target (``max``/``min``/``abs``/
-   ``if`` split into branches plus their switch points), every real root of
-   every piece is found exactly (``Poly.real_roots``); the roots are then
-   checked against the condition with exact rationals (algebraic roots at
-   60 digits, against the size of the condition's terms: a candidate that
-   comes close without passing is named in the notes). This finds *all* roots in the domain, so several roots are
-   reported, never one picked; between two neighbouring candidates the
-   condition is one rational function, so one exact evaluation there tells
-   whether it holds on that whole stretch (an error naming the stretch).
-3. Otherwise the condition is evaluated vectorised on a grid over the
-   declared domain (shrunk away from open bounds), sign changes are
-   bracketed and refined with mpmath's bracketing solver, and each root is
-   re-evaluated exactly. Integer thresholds search upward by doubling when
-   the domain has no upper bound.
-4. Constraints whose value depends on the target (its own, or
-   ``ratio < 10`` on ``ratio = x / (1 - x)``) are not asked of its current
-   value but checked at each answer, exactly: roots that break one are left
-   out and named in the notes; when none is left (or an integer threshold
-   breaks one) it is a located :class:`ConstraintError`. The other
-   constraints must hold before solving.
-5. A closed form over the other inputs is sought once per statement
-   (``sympy.roots`` on a numerator of degree <= 2, or ``solve`` when the
-   target occurs once); it is reported only when it reproduces the answer.
-
-:class:`SolveResult` is the stable shape that the CLI, the Excel writer and
-the report read; see its docstring.
+:class:`SolveResult` is the stable shape that the CLI, the Excel writer and the report read; see its
+docstring.
 """
 
 from __future__ import annotations
@@ -52,7 +34,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-import numpy as np
 import sympy as sp
 
 from ..compute.closed import plan_text
@@ -74,25 +55,21 @@ from ..language.errors import (
 from ..language.model import Quantity
 from ..language.source import Source, Span
 from ..language.text import difference_text
-from .answer import SolveResult, Verification, least_hint, objective_unit  # noqa: F401  (objective_unit: re-exported)
-from .optimum import NEAR_TIE, optimum, scenario_note
+from .answer import SolveResult, Verification, least_hint
+from .optimum import scenario_note
 from .roots import (
     DIGITS,
-    GRID,
     ROOT_TOL,
     Domain,
     FormBudget,
     Run,
     change_points,
-    compile_univariate,
     degree_of,
     exact_number,
     exact_roots,
     holds_at,
     inline,
     integer_runs,
-    integer_runs_numeric,
-    numeric_roots,
     relations,
     residual,
     root_forms,
@@ -130,7 +107,8 @@ def _form_key(stmt) -> str:
 
 
 class Solver:
-    """Answers a plan's ``solve``/``maximize``/``minimize`` questions; caches per statement."""
+    """Closed forms of a plan's answers: each numeric answer refined and given its closed form where SymPy
+    derives one (:meth:`answer`); caches per statement."""
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
@@ -145,82 +123,79 @@ class Solver:
         stmts = list(self.plan.model.solves) + list(self.plan.model.optimizes)
         return sorted(stmts, key=lambda s: s.span.start)
 
-    def aliases(self) -> dict[str, Any]:
-        return {s.alias: s for s in self.questions() if s.alias}
-
     def run(self, stmt, scenarios=None, overrides=None, origins=None) -> list[SolveResult]:
         """A statement in each of its scenarios (``scenarios`` overrides its ``for``)."""
         picks = stmt.scenarios
         return [self.answer(stmt, s, overrides, origins) for s in scenarios_for(self.plan, picks, scenarios)]
 
-    def answer(self, stmt, scenario: Optional[str] = None, overrides=None, origins=None) -> SolveResult:
+    def answer(self, stmt, scenario: Optional[str] = None, overrides=None, origins=None,
+               found: Optional[SolveResult] = None) -> SolveResult:
+        """``stmt``'s answer with its closed form over the other inputs, where SymPy derives one: ``found``,
+        the numeric route's answer (asked of the plan's one door where not given), refined where the
+        condition is piecewise rational in the target (every real root exact, each checked; an integer
+        threshold settled at the crossings). A maximize or minimize has none: the door's answer."""
+        if found is None:
+            found = self.plan.answer_source.answer(stmt, scenario, overrides, origins)
         if isinstance(stmt, ir.Optimize):
-            return self._optimize(stmt, scenario, overrides, origins)
-        q = self.plan.model.quantities[stmt.target]
-        if stmt.mode != "root" and not q.integer and not q.is_bool:
-            # the least (greatest) real value where a condition holds: the numeric route's alone, through the
-            # plan's one door to its answers (planner.questions.fast.Answers)
-            return self.plan.answer_source.answer(stmt, scenario, overrides, origins)
-        inputs, _ = self.plan.input_values(scenario, overrides, origins)
-        self._check_other_inputs(stmt.target, inputs, scenario, overrides, origins)
-        prep = self._prepare(stmt)
-        values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
-        values.update(self.upstream(prep.cond, stmt.target, stmt, scenario, overrides, origins))
-        if stmt.mode == "root":
-            return self._root(prep, q, values, scenario)
-        return self._threshold(prep, q, values, scenario)
-
-    def boundary(self, stmt: ir.Solve, found: SolveResult, scenario=None, overrides=None, origins=None
-                 ) -> SolveResult:
-        """A real threshold's answer (the numeric route's) with the closed form of the boundary it sits on,
-        where one of the condition's comparisons has one that gives the answer (to 1e-12): ``2/(rate + 1)^years``
-        for ``solve min x where x * (1 + rate)^years >= 2``; else as it is, its note saying so."""
-        from dataclasses import replace
-
-        prep = self._prepare(stmt)
-        inputs, _ = self.plan.input_values(scenario, overrides, origins)
-        values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
-        values.update(self.upstream(prep.cond, stmt.target, stmt, scenario, overrides, origins))
-        form = self._match_form(prep, values, rational(Fraction(found.value)))
-        if form is None:
             return found
         q = self.plan.model.quantities[stmt.target]
-        return replace(found, closed_form=form, display_form=self.in_display_units(form, q),
-                       form_units=self.form_units(form, q), notes=tuple(n for n in found.notes if "closed form" not in n),
+        prep = self._prepare(stmt)
+        inputs, _ = self.plan.input_values(scenario, overrides, origins)
+        values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.target}
+        values.update(self.upstream(prep.cond, scenario, overrides, origins))
+        if stmt.mode != "root" and not q.integer:  # a real threshold: the boundary the answer sits on
+            refined = self._with_form(prep, q, values, found)
+        elif stmt.mode == "root":
+            refined = self._root(prep, q, values, scenario, found)
+        else:
+            refined = self._threshold(prep, q, values, scenario, found)
+        return self._checked(refined, found, q, values)
+
+    def _checked(self, refined: SolveResult, found: SolveResult, q: Quantity, values: dict) -> SolveResult:
+        """``refined`` where its value, and its closed form's at these inputs, are the numeric answer's (to
+        1e-9); else the numeric answer, saying the closed form is not shown and why."""
+        if refined is found:
+            return found
+        scale = float(q.display.scale)
+        said = [("the exact analysis gives", refined.value)]
+        if refined.closed_form is not None:
+            try:
+                z = complex(refined.closed_form.xreplace(values).evalf(30))
+                said.append(("its closed form gives", z.real if abs(z.imag) <= 1e-12 * max(1.0, abs(z.real))
+                             else math.nan))
+            except (TypeError, ValueError):
+                said.append(("its closed form gives", math.nan))
+        for what, v in said:
+            if not math.isclose(v, found.value, rel_tol=1e-9, abs_tol=1e-12 * scale):
+                return self._formed(found, q, None, note=(
+                    f"no closed form shown: {what} {q.name} = {significant(v / scale, 12)}, the numeric route "
+                    f"{significant(found.value / scale, 12)}; the answer is the numeric route's"))
+        return refined
+
+    def _with_form(self, prep: _Prepared, q: Quantity, values: dict, found: SolveResult) -> SolveResult:
+        """The numeric answer with the closed form that gives it (to 1e-12), where one of the condition's
+        relations has one: ``2/(rate + 1)^years`` for ``solve min x where x * (1 + rate)^years >= 2``;
+        else ``found`` itself (or its budget's note)."""
+        form = self._match_form(prep, values, rational(Fraction(found.value)))
+        if form is None and prep.form_note is not None:
+            return self._formed(found, q, None, note=prep.form_note)
+        return found if form is None else self._formed(found, q, form)
+
+    def _formed(self, found: SolveResult, q: Quantity, form, boundary=None, note: Optional[str] = None) -> SolveResult:
+        """``found`` with a closed form (its notes about one replaced by ``note``)."""
+        from dataclasses import replace
+
+        notes = tuple(n for n in found.notes if not n.startswith("closed form")) + ((note,) if note else ())
+        return replace(found, closed_form=form, boundary=boundary, display_form=self.in_display_units(form, q),
+                       form_units=self.form_units(form, q), notes=notes,
                        booleans=frozenset(n for n, x in self.plan.model.quantities.items() if x.is_bool))
 
-    def upstream(self, expr: sp.Basic, target: str, stmt, scenario, overrides, origins) -> dict:
-        """The exact values of the answers ``expr`` uses (another question's ``as NAME``), in this scenario;
-        an answer that itself changes with ``target`` is a located error."""
-        out = {}
+    def upstream(self, expr: sp.Basic, scenario, overrides, origins) -> dict:
+        """The exact values of the answers ``expr`` uses (another question's ``as NAME``), in this scenario
+        (one that changes with the question's own input was refused by the numeric route)."""
         names = self.plan.symbols.answer_names
-        for sym in sorted((x for x in expr.free_symbols if x in names), key=lambda x: x.name):
-            a = names[sym]
-            if target in self.plan.model.answer_inputs(a):
-                what = stmt.condition if isinstance(stmt, ir.Solve) else stmt.objective
-                raise SolveError(
-                    f"`{_text(what)}` uses the answer `{a}`, which changes with `{target}` itself", what.span,
-                    label=f"through `{a}`", notes=scenario_note(scenario),
-                    hint=f"planner solves one question at a time: `{a}` would have to be solved again at every "
-                         f"`{target}`; write its condition into this one instead")
-            out[sym] = exact_number(self.plan.answer_source.value(a, scenario, overrides, origins))
-        return out
-
-    def _check_other_inputs(self, target: str, inputs, scenario, overrides, origins) -> None:
-        """The inputs kept fixed must satisfy their constraints. Constraints whose value depends on
-        the target (its own, ``ratio < 10`` over ``ratio = x / (1 - x)``) are checked at the answer
-        instead (:meth:`_check_answers`): the target's current value does not matter."""
-        raw = self.plan.run_compiled(inputs)
-        dependent = self._dependent(target)
-        broken = [i for i in range(len(self.plan._constraints))
-                  if i not in dependent and not bool(np.all(raw[f"__constraint{i}"]))]
-        for name, v in inputs.items():
-            q = self.plan.model.quantities[name]
-            if name != target and q.integer and not isinstance(v, bool) \
-                    and (Fraction(v) / q.display.scale).denominator != 1:
-                broken.append(name)
-        if broken:
-            self.plan.evaluate(scenario, overrides, origins)  # raises the located constraint error
+        return {sym: exact_number(self.plan.answer_source.value(names[sym], scenario, overrides, origins))
+                for sym in sorted((x for x in expr.free_symbols if x in names), key=lambda x: x.name)}
 
     def _dependent(self, target: str) -> dict[int, sp.Basic]:
         """The constraints whose condition depends on ``target``, by index in the plan's list,
@@ -273,17 +248,9 @@ class Solver:
         if key in self._prepared and self._prepared[key][0] is stmt:
             return self._prepared[key][1]
         plan = self.plan
-        if plan.model.quantities[stmt.target].is_bool:
-            raise KindError(f"`{stmt.target}` is true/false; `solve` is for numbers only", stmt.target_span,
-                            hint=f"evaluate with `--set {stmt.target}=true` and `--set {stmt.target}=false` instead")
         x = plan.symbols[stmt.target]
-        text = _text(stmt.condition)
-        if stmt.mode == "root":
+        if stmt.mode == "root":  # (an equation: the numeric route refused anything else)
             c = stmt.condition
-            if not (isinstance(c, ir.Compare) and len(c.ops) == 1 and c.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX)):
-                raise SolveError(
-                    f"`solve {stmt.target} where ...` needs an equation `lhs = rhs`, got `{text}`", c.span,
-                    hint=_boundary_hint(stmt.target, c, text))
             lhs = inline(plan, plan.converter.expr(c.operands[0]))
             rhs = inline(plan, plan.converter.expr(c.operands[1]))
             t = plan.analyzer.infer_strict(c.operands[0])
@@ -293,10 +260,6 @@ class Solver:
                              lhs_unit=canonical_text(t.dim) if t.dim is not None else "")
         else:
             prep = _Prepared(stmt, stmt.target, x, inline(plan, plan.converter.expr(stmt.condition)))
-        if not prep.cond.has(x):
-            raise SolveError(f"`{text}` does not depend on `{stmt.target}`", stmt.condition.span,
-                             label=f"`{stmt.target}` does not change this",
-                             hint="solve for an input that the condition uses (directly or through formulas)")
         self._prepared[key] = (stmt, prep)  # the statement kept alive, so that its id is not reused
         return prep
 
@@ -375,28 +338,22 @@ class Solver:
                      if math.isclose(v, t, rel_tol=1e-12, abs_tol=1e-300)), None)
 
     # -- roots -----------------------------------------------------------------------
-    def _root(self, prep: _Prepared, q: Quantity, values: dict, scenario) -> SolveResult:
+    def _root(self, prep: _Prepared, q: Quantity, values: dict, scenario, found: SolveResult) -> SolveResult:
         x, dom = prep.x, Domain.of(q)
         f = prep.cond.xreplace(values)
         stmt = prep.stmt
-        if not f.has(x):
-            raise self._no_root(prep, q, values, scenario, f"`{_text(stmt.condition)}` does not depend on "
-                                f"`{q.name}` with these inputs (lhs - rhs = {format_value(to_float(f))})")
         notes: list[str] = []
-        candidates = exact_roots(f, x)
-        if candidates is not None:
-            roots = [c for c in candidates if dom.contains(c) and self._is_root(f, x, c, q, dom, notes)]
-            intervals = zero_intervals(f, x, dom, candidates)
-        else:
-            intervals = []
-            roots = numeric_roots(f, x, dom, q, notes, intervals)
-            method = f"numeric: sign changes on {GRID} points over the domain, refined by bracketing (mpmath)"
+        candidates = exact_roots(f, x) if f.has(x) else None
+        if candidates is None:  # not piecewise rational: the numeric root, with the closed form that gives it
+            return self._with_form(prep, q, values, found)
+        roots = [c for c in candidates if dom.contains(c) and self._is_root(f, x, c, q, dom, notes)]
+        intervals = zero_intervals(f, x, dom, candidates)
         if intervals:
-            raise self._interval_of_roots(prep, q, dom, intervals, candidates is None, scenario)
+            raise self._interval_of_roots(prep, q, dom, intervals, scenario)
         if not roots:
             raise self._no_root(prep, q, values, scenario)
-        if q.integer:
-            roots = self._whole_roots(prep, q, f, roots, scenario)
+        if q.integer:  # an integer input takes whole values only (the numeric route found one)
+            roots = self._whole_roots(prep, q, f, roots)
         left_out: list[str] = []
         roots = self._check_answers(prep, q, values, roots, left_out, scenario)
         notes += left_out
@@ -419,61 +376,31 @@ class Solver:
                   f"{format_value(res, prep.lhs_unit, 3)} at the root"
                   + (" (exact)" if exact and res == 0 else f" ({DIGITS} digits)")),
             exact=exact, residual=res, relative=abs(res) / size if size > 0 else 0.0)
-        if candidates is not None:
-            method = (f"exact: real roots of polynomials in {q.name} (degree {degree_of(root, x)}), "
-                      "checked in the domain")
+        method = f"exact: real roots of polynomials in {q.name} (degree {degree_of(root, x)}), checked in the domain"
         form = self._match_form(prep, values, root)
         if isinstance(root, sp.CRootOf):
             poly = plan_text(root.poly.as_expr().xreplace({root.poly.gen: x}))
             notes.insert(0, f"{q.name} is the real root of {poly} = 0 in {dom.text()}")
         if form is None and prep.form_note is not None:
             notes.append(prep.form_note)
-        elif form is None and candidates is not None:
+        elif form is None:
             notes.append("no closed form over the other inputs")
         return self._result(prep.stmt, q, scenario, root, form, ver, method, tuple(to_float(r) for r in roots),
                             notes=notes)
 
-    def _whole_roots(self, prep: _Prepared, q: Quantity, f: sp.Basic, roots: list[sp.Basic],
-                     scenario) -> list[sp.Basic]:
-        """The roots at which an ``integer`` input takes a whole value (exactly); none: a located
-        refusal. An integer input cannot take any other value, so ``planner solve``, ``planner check``,
-        the workbook and the report all refuse alike (``solve min``/``solve max`` ask for a threshold)."""
-        x, dom = prep.x, Domain.of(q)
-        scale = rational(dom.scale)
+    @staticmethod
+    def _whole_roots(prep: _Prepared, q: Quantity, f: sp.Basic, roots: list[sp.Basic]) -> list[sp.Basic]:
+        """The roots at which an ``integer`` input takes a whole value (exactly)."""
+        x, scale = prep.x, rational(Domain.of(q).scale)
         whole = []
         for r in roots:
-            n = round(to_float(r) / float(dom.scale)) if math.isfinite(to_float(r)) else None
-            if n is None or abs(to_float(r) / float(dom.scale) - n) > 1e-9 * max(1, abs(n)):
+            n = round(to_float(r) / float(scale)) if math.isfinite(to_float(r)) else None
+            if n is None or abs(to_float(r) / float(scale) - n) > 1e-9 * max(1, abs(n)):
                 continue
             exact = sp.Integer(n) * scale
             if r == exact or value_at(f, x, exact) == 0:
                 whole.append(exact)
-        if whole:
-            return whole
-        stmt = prep.stmt
-        shown = ", ".join(format_value(to_float(r) / float(dom.scale), dom.unit) for r in roots)
-        lhs, rhs = (_text(o) for o in stmt.condition.operands)
-        declared = next((c for c in q.definition.constraints if c.kind == "integer"), None)
-        err = NoRootError(
-            f"no integer `{q.name}` makes `{_text(stmt.condition)}` hold: the root is {q.name} = {shown}, "
-            "not an integer", stmt.condition.span, label="holds only between two integers",
-            labels=[Label(declared.span, f"`{q.name}` is declared integer here")] if declared is not None else [],
-            notes=scenario_note(scenario),
-            hint=self._threshold_hint(q, f, x, roots[0], lhs, rhs))
-        err.roots = [to_float(r) for r in roots]  # type: ignore[attr-defined]
-        raise err
-
-    @staticmethod
-    def _threshold_hint(q: Quantity, f: sp.Basic, x: sp.Symbol, root: sp.Basic, lhs: str, rhs: str) -> str:
-        """The threshold questions around a non-integer root, with the integers they give."""
-        scale = rational(Domain.of(q).scale)
-        up = math.ceil(to_float(root) / float(scale))
-        above = holds_at(sp.StrictGreaterThan(f, 0), x, sp.Integer(up) * scale)
-        if above is None:
-            return f"ask for a threshold instead: `solve min {q.name} where ...` or `solve max {q.name} where ...`"
-        grows, shrinks = (">=", "<=") if above else ("<=", ">=")
-        return (f"ask for a threshold instead: `solve min {q.name} where {lhs} {grows} {rhs}` ({up}) or "
-                f"`solve max {q.name} where {lhs} {shrinks} {rhs}` ({up - 1})")
+        return whole
 
     @staticmethod
     def _is_root(f: sp.Basic, x: sp.Symbol, c: sp.Basic, q: Quantity, dom: Domain, notes: list[str]) -> bool:
@@ -498,16 +425,13 @@ class Solver:
                          f"{significant(abs(value) / size, 3)} of the size of its terms (60 digits)")
         return False
 
-    def _interval_of_roots(self, prep: _Prepared, q: Quantity, dom: Domain, intervals, numeric: bool,
-                           scenario) -> MultipleRootsError:
+    def _interval_of_roots(self, prep: _Prepared, q: Quantity, dom: Domain, intervals, scenario) -> MultipleRootsError:
         def show(v, unbounded: str) -> str:
             return unbounded if v is None else format_value(to_float(v) / float(dom.scale), dom.unit)
 
-        about = "about " if numeric else ""
-        stretches = [f"from {about}{show(a, '-inf')} to {show(b, 'inf')}" for a, b in intervals]
+        stretches = [f"from {show(a, '-inf')} to {show(b, 'inf')}" for a, b in intervals]
         err = MultipleRootsError(
-            f"`{_text(prep.stmt.condition)}` holds for every `{q.name}` {', and '.join(stretches)}"
-            + (" (neighbouring points of the search grid are all exact roots)" if numeric else ""),
+            f"`{_text(prep.stmt.condition)}` holds for every `{q.name}` {', and '.join(stretches)}",
             prep.stmt.condition.span, label="a whole interval of solutions",
             hint=f"narrow the domain of `{q.name}` with a constraint (`where ...`) so one root remains; or "
                  + least_hint(q.name, prep.stmt.condition, interval=True),
@@ -516,28 +440,25 @@ class Solver:
         err.interval = (-math.inf if a is None else to_float(a), math.inf if b is None else to_float(b))  # type: ignore[attr-defined]
         return err
 
-    def _no_root(self, prep: _Prepared, q: Quantity, values, scenario, message: str = "") -> NoRootError:
+    def _no_root(self, prep: _Prepared, q: Quantity, values, scenario) -> NoRootError:
+        """No root in exact arithmetic (where the numeric route took a near touch for one): the two ends'
+        ``lhs - rhs``."""
         stmt, x, dom = prep.stmt, prep.x, Domain.of(q)
+        f = prep.cond.xreplace(values)
         notes = []
-        ends = []
-        fn = compile_univariate(prep.cond.xreplace(values), x)
         pts = dom.sample(float(q.value or 0), 5)
         for p, unbounded in ((pts[0], dom.lo is None), (pts[-1], dom.hi is None)):
-            v = float(fn(np.array([p]))[0])
-            ends.append((p, v))
+            v = to_float(value_at(f, x, rational(Fraction(float(p)))))
             at = format_value(p / float(dom.scale), dom.unit) if not unbounded else \
                 f"{significant(p / float(dom.scale), 3)}{(' ' + dom.unit) if dom.unit else ''} (far end of the search)"
             notes.append(f"at {q.name} = {at}: lhs - rhs = {format_value(v, prep.lhs_unit)}")
-        notes += scenario_note(scenario)
-        err = NoRootError(message or f"no `{q.name}` in {dom.text()} makes `{_text(stmt.condition)}` hold",
-                          stmt.condition.span, label="never holds in the domain", notes=notes,
-                          hint="the two sides never meet there: check the inputs or widen the domain; "
-                               + least_hint(q.name, stmt.condition))
-        err.ends = ends  # type: ignore[attr-defined]
-        return err
+        return NoRootError(f"no `{q.name}` in {dom.text()} makes `{_text(stmt.condition)}` hold",
+                           stmt.condition.span, label="never holds in the domain", notes=notes + scenario_note(scenario),
+                           hint="the two sides never meet there: check the inputs or widen the domain; "
+                                + least_hint(q.name, stmt.condition))
 
     # -- integer thresholds ------------------------------------------------------------
-    def _threshold(self, prep: _Prepared, q: Quantity, values: dict, scenario) -> SolveResult:
+    def _threshold(self, prep: _Prepared, q: Quantity, values: dict, scenario, found: SolveResult) -> SolveResult:
         stmt, x, dom = prep.stmt, prep.x, Domain.of(q)
         scale = rational(dom.scale)
         cond = prep.cond.xreplace(values)
@@ -553,23 +474,13 @@ class Solver:
                                       f"leave it out of `{q.name}`'s domain with a constraint")
             return h
         cands = change_points(cond, x) if cond.has(x) else []
-        if cands is not None:
-            runs = integer_runs(holds, [c / scale for c in cands], lo, hi)
-            method = ("exact: the condition can only change where a side crosses the other (real roots of "
-                      "polynomials); checked at the integers around each crossing")
-        else:
-            runs = integer_runs_numeric(compile_univariate(cond, x), float(dom.scale), lo, hi, q)
-            method = ("numeric: the condition evaluated at every integer up to 4096 past the bound, then by "
-                      "doubling; the edge found by bisection and checked exactly")
+        if cands is None:  # not piecewise rational: the numeric threshold, with the closed form that gives it
+            form, boundary = self._integer_form(prep, values, int(Fraction(found.exact) / dom.scale), scale, cond)
+            return found if form is None else self._formed(found, q, form, boundary)
+        runs = integer_runs(holds, [c / scale for c in cands], lo, hi)
+        method = ("exact: the condition can only change where a side crosses the other (real roots of "
+                  "polynomials); checked at the integers around each crossing")
         n = _pick(runs, stmt, q, dom, scenario, lo, hi)
-        if not method.startswith("exact"):
-            # floats can miss an exact edge by one: settle it exactly
-            step = -1 if stmt.mode == "min" else 1
-            for _ in range(64):
-                nxt = n + step
-                if (lo is not None and nxt < lo) or (hi is not None and nxt > hi) or not holds(nxt):
-                    break
-                n = nxt
         notes: list[str] = []
         self._check_answers(prep, q, values, [sp.Integer(n) * scale], notes, scenario)
         at_n = holds(n)
@@ -607,47 +518,6 @@ class Solver:
                 if o.xreplace(values) == n:
                     return (o * scale if scale != 1 else o), form
         return None, None
-
-    # -- optimize ---------------------------------------------------------------------
-    def _optimize(self, stmt: ir.Optimize, scenario, overrides, origins) -> SolveResult:
-        """:func:`planner.questions.fast.optimum` (the numeric route's), with near ties the objective has no
-        rational value for decided in SymPy's digits (:meth:`_digits`)."""
-        from dataclasses import replace
-
-        r = optimum(self.plan, stmt, scenario, overrides, origins, ties=self._digits)
-        return replace(r, exact=rational(r.exact))
-
-    def _digits(self, stmt: ir.Optimize, pts, y: np.ndarray, near: np.ndarray, best: int,
-                scenario, overrides, origins) -> tuple[int, np.ndarray, str]:
-        """The best of the candidates ``near`` (within a float whisker of the best) and its ties, where
-        the objective has no rational value: at 60 significant digits. Returns (best, ties, how)."""
-        try:
-            f = self._objective_in(stmt, scenario, overrides, origins)
-            x = self.plan.symbols[stmt.over]
-            exact = [value_at(f, x, rational(pts.exact(int(i)))) for i in near]
-            keys = [v if isinstance(v, sp.Rational) else sp.Float(v.evalf(DIGITS), DIGITS) for v in exact]
-            if not all(k.is_real and k.is_finite for k in keys):
-                raise TypeError
-        except (TypeError, ValueError, ZeroDivisionError):
-            return best, near, f"equal in floating point, to {NEAR_TIE:g} relative"
-        pick = max if stmt.sense == "max" else min
-        top = pick(keys)
-        rational_only = all(isinstance(k, sp.Rational) for k in keys)
-        tol = 0 if rational_only else abs(top) * sp.Float(10) ** (10 - DIGITS)
-        ties = np.array([i for i, k in zip(near, keys) if abs(k - top) <= tol])
-        how = "exact" if rational_only else f"equal to {DIGITS - 10} significant digits"
-        return int(ties[0]), ties, how
-
-    def _objective_in(self, stmt: ir.Optimize, scenario, overrides, origins) -> sp.Basic:
-        """The objective over inputs only, every input but ``over`` at its exact value in the scenario."""
-        key = ("objective", id(stmt))
-        if key not in self._prepared:
-            self._prepared[key] = inline(self.plan, self.plan.converter.expr(stmt.objective))  # type: ignore
-        f = self._prepared[key]
-        inputs, _ = self.plan.input_values(scenario, overrides, origins)
-        values = {self.plan.symbols[n]: exact_number(v) for n, v in inputs.items() if n != stmt.over}
-        values.update(self.upstream(f, stmt.over, stmt, scenario, overrides, origins))
-        return f.xreplace(values)
 
     # -- shared ------------------------------------------------------------------------
     def _result(self, stmt, q: Quantity, scenario, value: sp.Basic, form, ver, method, roots,
@@ -748,12 +618,6 @@ def _pick(runs: list[Run], stmt: ir.Solve, q: Quantity, dom: Domain, scenario, l
 
 def _text(node) -> str:
     return node.span.flat
-
-
-def _boundary_hint(target: str, c, text: str) -> str:
-    """What to write instead of an inequality: ``solve min`` (or ``max``), the least value where it holds."""
-    return (f"for the least `{target}` where it holds write `solve min {target} where {text}` (`solve max` for "
-            "the greatest)")
 
 
 # ---- ad hoc questions from the command line -------------------------------------------

@@ -467,7 +467,7 @@ def _bisection(book: Book, ws, work: Work, row: int, stmt, ctx, r, f: ir.Expr) -
     root gives ``#N/A``.
     """
     q = book.q[r.target]
-    ends = Domain.of(q).sample(r.value)  # the ends of the domain planner.questions.solve searches
+    ends = Domain.of(q).sample(r.value)  # the ends of the domain the numeric route searches
     lo, hi = float(ends[0]), float(ends[-1])
     scale = float(scale_of(q))
     n = _halvings(lo, hi, r.value)
@@ -741,8 +741,8 @@ def _optimize(book: Book, ws, work: Work, row: int, stmt: ir.Optimize, ctx, r, n
 
 def _near_ties(objective: Sequence, sense: str) -> bool:
     """Whether more than one candidate's objective lies within 1e-9 (relative) of the best: where planner
-    decides in exact arithmetic (questions.solve.NEAR_TIE) and the engines' floats may not agree."""
-    from ...questions.solve import NEAR_TIE
+    decides in exact arithmetic (questions.optimum.NEAR_TIE) and the engines' floats may not agree."""
+    from ...questions.optimum import NEAR_TIE
 
     ys = [float(v) for v in objective if isinstance(v, (int, float)) and not isinstance(v, bool)
           and math.isfinite(float(v))]

@@ -236,8 +236,7 @@ class Session:
                         value = answers.value(stmt.alias, s, overrides, origins)
                         scale, unit = answers.unit(stmt.alias)
                     else:
-                        r = fast.result(self.plan, stmt, s, overrides, origins) \
-                            or answers.slow.solver.answer(stmt, s, overrides, origins)
+                        r = answers.answer(stmt, s, overrides, origins)
                         value, scale, unit = Fraction(r.value), Fraction(1), ""
                         q = self.plan.model.quantities.get(r.target)
                         if q is not None:
