@@ -360,21 +360,40 @@ def _np_irr(np, approx_):
         f = npv(flows[:, :, None], grid[None, :])
         change = (f[:, :-1] * f[:, 1:] < 0) | (f[:, :-1] == 0)
         k = np.argmax(change, axis=1)
-        a, b = grid[k], grid[k + 1]
-        fa = np.take_along_axis(f, k[:, None], axis=1)[:, 0]
-        for _ in range(80):
+        return bisect(flows, grid[k], grid[k + 1], np.take_along_axis(f, k[:, None], axis=1)[:, 0],
+                      change.sum(axis=1) == 1)
+
+    def bisect(flows, a, b, fa, one):  # the root in [a, b] of each point with one, to adjacent floats
+        for _ in range(100):
             m = (a + b) / 2
             fm = npv(flows, m)
             left = fa * fm <= 0
             b = np.where(left, m, b)
             a, fa = np.where(left, a, m), np.where(left, fa, fm)
-        return np.where(change.sum(axis=1) == 1, np.where(fa == 0, a, (a + b) / 2), np.nan)
+        return np.where(one, np.where(fa == 0, a, (a + b) / 2), np.nan)
+
+    def search(flows):  # flows whose signs change at most once (zeros aside) have at most one root (Descartes'
+        # rule in 1 / (1 + rate)): it is in the grid's range when the ends differ in sign, found without the grid
+        signs = np.sign(flows)
+        last = np.maximum.accumulate(np.where(signs != 0, np.arange(len(flows))[:, None], 0), axis=0)
+        filled = np.take_along_axis(signs, last, axis=0)
+        simple = (filled[1:] * filled[:-1] < 0).sum(axis=0) <= 1
+        out = np.empty(flows.shape[1])
+        if simple.any():
+            few = flows[:, simple]
+            f0, fn = npv(few, grid[0]), npv(few, grid[-1])
+            out[simple] = bisect(few, np.full(len(f0), grid[0]), np.full(len(f0), grid[-1]), f0,
+                                 (f0 == 0) | (f0 * fn < 0))
+        if not simple.all():
+            out[~simple] = np.concatenate([block(flows[:, ~simple][:, i:i + 2048])
+                                           for i in range(0, int((~simple).sum()), 2048)])
+        return out
 
     def op(*values):
         shape = np.broadcast_shapes(*(np.shape(v) for v in values))
         flows = np.stack([np.broadcast_to(np.asarray(v, dtype=float), shape).ravel() for v in values])
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = np.concatenate([block(flows[:, i:i + 2048]) for i in range(0, max(flows.shape[1], 1), 2048)])
+            out = search(flows)
         return out.reshape(shape) if shape else out[0]
     return op
 
