@@ -186,8 +186,8 @@ def test_irr_over_many_points_is_the_same_root():
 
 
 def test_irr_over_samples_is_the_scalar_irr_on_every_sample():
-    """Flows whose signs change once (a price, then savings) skip the 1,001-rate grid: their one root is
-    bisected from the grid's ends. Every sample, with one change or several (two roots, none), zeros among
+    """Flows whose signs change once (a price, then savings) have one rate at most: every 25th rate of the
+    grid brackets it, Newton's steps refine it. Every sample, with one change or several (two roots, none), zeros among
     the flows and a root of exactly 0, is the scalar irr's root or, where that has none or several, nan."""
     import numpy as np
 
