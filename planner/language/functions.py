@@ -364,7 +364,7 @@ def _np_irr(np, approx_):
                       change.sum(axis=1) == 1)
 
     def refine(flows, a, b, fa, one):  # the root in [a, b] of each point with one: Newton's steps, halving
-        # the bracket where a step leaves it, until no point moves (to adjacent floats)
+        # the bracket where a step leaves it, until no point moves by more than 1e-15 of itself (or 1e-18)
         x = (a + b) / 2
         for _ in range(200):
             d = 1 / (1 + x)
@@ -377,9 +377,10 @@ def _np_irr(np, approx_):
             a, fa = np.where(left, a, x), np.where(left, fa, f)
             step = x + f / (slope * d * d)  # d(npv)/d(rate) = -slope * d^2
             new = np.where(f == 0, x, np.where((step > a) & (step < b), step, (a + b) / 2))
-            if (new == x)[one].all():
-                break
+            moved = np.abs(new - x) > 1e-15 * np.abs(x) + 1e-18
             x = new
+            if not moved[one].any():
+                break
         return np.where(one, x, np.nan)
 
     def search(flows):  # flows whose signs change at most once (zeros aside) have at most one root (Descartes'
