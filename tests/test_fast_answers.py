@@ -366,3 +366,26 @@ def test_a_condition_with_or_is_not_decided_by_margins():
     (stmt,) = plan.model.solves
     assert fast._sides(plan, stmt.condition) is None
     assert fast._sides(plan, plan.model.solves[0].condition.left) is not None
+
+
+def test_the_bisection_ends_on_adjacent_floats_and_counts_runs():
+    """The sign change is narrowed to adjacent floats by runs of 63 points each: a root, a step (its two
+    sides a float apart), a zero hit exactly, and a point without a value (None: ask the Solver)."""
+    import numpy as np
+
+    from planner.questions.fast import _bisect
+
+    runs = []
+
+    def counted(g):
+        def f(xs):
+            runs.append(len(xs))
+            return g(xs)
+        return f
+
+    x, fx = _bisect(counted(lambda xs: xs * xs - 2.0), 1.0, 2.0, -1.0)
+    assert abs(x - 2 ** 0.5) <= 2 * np.spacing(2 ** 0.5) and len(runs) < 15
+    x, fx = _bisect(counted(lambda xs: np.where(xs < 0.3, -1.0, 1.0)), 0.0, 1.0, -1.0)
+    assert x in (0.3, np.nextafter(0.3, 0)) and abs(fx) == 1.0
+    assert _bisect(lambda xs: xs - 0.5, 0.0, 1.0, -0.5) == (0.5, 0.0)
+    assert _bisect(lambda xs: np.where(xs < 0.5, -1.0, np.nan), 0.0, 1.0, -1.0)[0] is None
