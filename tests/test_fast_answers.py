@@ -499,3 +499,26 @@ def test_roots_closer_than_floats_tell_apart_are_one_answer_on_every_route(tmp_p
         assert code == 0, err
         assert "x = 1.2345" in out
     assert "the exact analysis disagrees (`y = 0` has 2 roots for `x` in (0, 10)" in out
+
+
+def test_the_bisection_ends_on_adjacent_floats_and_counts_runs():
+    """The sign change is narrowed to adjacent floats by runs of 63 points each: a root, a step (its two
+    sides a float apart), a zero hit exactly, and a point without a value (None: ask the Solver)."""
+    import numpy as np
+
+    from planner.questions.fast import _bisect
+
+    runs = []
+
+    def counted(g):
+        def f(xs):
+            runs.append(len(xs))
+            return g(xs)
+        return f
+
+    x, fx = _bisect(counted(lambda xs: xs * xs - 2.0), 1.0, 2.0, -1.0)
+    assert abs(x - 2 ** 0.5) <= 2 * np.spacing(2 ** 0.5) and len(runs) < 15
+    x, fx = _bisect(counted(lambda xs: np.where(xs < 0.3, -1.0, 1.0)), 0.0, 1.0, -1.0)
+    assert x in (0.3, np.nextafter(0.3, 0)) and abs(fx) == 1.0
+    assert _bisect(lambda xs: xs - 0.5, 0.0, 1.0, -0.5) == (0.5, 0.0)
+    assert _bisect(lambda xs: np.where(xs < 0.5, -1.0, np.nan), 0.0, 1.0, -1.0)[0] is None

@@ -185,6 +185,31 @@ def test_irr_over_many_points_is_the_same_root():
     assert np.isnan(op([np.array([-100.0]), np.array([230.0]), np.array([-132.0])], (0, 1, 2))).all()
 
 
+def test_irr_over_samples_is_the_scalar_irr_on_every_sample():
+    """Flows whose signs change once (a price, then savings) have one rate at most: every 25th rate of the
+    grid brackets it, Newton's steps refine it. Every sample, with one change or several (two roots, none), zeros among
+    the flows and a root of exactly 0, is the scalar irr's root or, where that has none or several, nan."""
+    import numpy as np
+
+    op = runtime.numpy_table()[0]["irr"]
+    rng = np.random.default_rng(2)
+    n = 1500
+    flows = [-rng.uniform(100, 400, n)] + [rng.uniform(-2, 12, n) for _ in range(36)]
+    flows[1:] = [np.where(np.arange(n) < 700, np.abs(v), v) for v in flows[1:]]  # 700 samples change sign once
+    flows[5][:50] = 0.0
+    flows[-1][700:800] = -300.0  # a second change at the end: two roots, or none
+    flows[0][800:810] = -sum(v[800:810] for v in flows[1:])  # a rate of exactly 0
+    got = op(flows, tuple(range(37)))
+    want = []
+    for i in range(n):
+        try:
+            want.append(FUNCTIONS["irr"].floats(*[float(v[i]) for v in flows]))
+        except ValueError:
+            want.append(np.nan)
+    assert 50 < np.isnan(want).sum() < 700  # the cases are there
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-15, equal_nan=True)
+
+
 def test_finance_round_trip_and_exact_check():
     plan = loads_compiled("p = pmt(7%/12, 48, 55000)\nback = pv(7%/12, 48, p)\nend = fv(7%/12, 48, p, 55000)\n"
                           "check back == 55000\n")

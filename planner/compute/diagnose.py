@@ -87,6 +87,14 @@ class _Eval(Formula, ir.Visitor):
         self.values = values
         self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
         self._seen: set[str] = set()  # quantities without a value already looked into (:meth:`_never`)
+        self._numbers: dict = {}  # each literal's float by its value and unit: a function's body is walked per call
+
+    def visit_Number(self, e: ir.Number, env: dict):
+        key = (e.value, None if e.unit is None else e.unit.text)
+        v = self._numbers.get(key)
+        if v is None:
+            v = self._numbers[key] = Formula.visit_Number(self, e, env)
+        return v
 
     def _fail(self, message: str, node, label: str = "", hint: Optional[str] = None):
         raise _Found(EvaluationError(message, node.span, label=label, hint=hint))

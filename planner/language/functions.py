@@ -296,7 +296,7 @@ def _np_npv(np, approx_):
     return op
 
 
-IRR_GRID = 1000  # rates tried between -99.9% and 10,000% per period (equal steps of ln(1 + rate))
+IRR_GRID = 1000  # (a multiple of 25) rates tried between -99.9% and 10,000% per period (equal steps of ln(1 + rate))
 
 
 def irr_roots(values) -> list[float]:
@@ -356,25 +356,51 @@ def _np_irr(np, approx_):
             acc = acc * d + v
         return acc
 
-    def block(flows):  # flows: (values, points): irr_roots' search for each point at once
-        f = npv(flows[:, :, None], grid[None, :])
+    def block(flows, rates):  # flows: (values, points): irr_roots' search for each point at once
+        f = npv(flows[:, :, None], rates[None, :])
         change = (f[:, :-1] * f[:, 1:] < 0) | (f[:, :-1] == 0)
         k = np.argmax(change, axis=1)
-        a, b = grid[k], grid[k + 1]
-        fa = np.take_along_axis(f, k[:, None], axis=1)[:, 0]
-        for _ in range(80):
-            m = (a + b) / 2
-            fm = npv(flows, m)
-            left = fa * fm <= 0
-            b = np.where(left, m, b)
-            a, fa = np.where(left, a, m), np.where(left, fa, fm)
-        return np.where(change.sum(axis=1) == 1, np.where(fa == 0, a, (a + b) / 2), np.nan)
+        return refine(flows, rates[k], rates[k + 1], np.take_along_axis(f, k[:, None], axis=1)[:, 0],
+                      change.sum(axis=1) == 1)
+
+    def refine(flows, a, b, fa, one):  # the root in [a, b] of each point with one: Newton's steps, halving
+        # the bracket where a step leaves it, until no point moves by more than 1e-15 of itself (or 1e-18)
+        x = (a + b) / 2
+        for _ in range(200):
+            d = 1 / (1 + x)
+            f, slope = flows[-1] * np.ones_like(d), np.zeros_like(d)
+            for v in flows[-2::-1]:  # the value and its slope in d (Horner's rule for both)
+                slope = slope * d + f
+                f = f * d + v
+            left = fa * f <= 0
+            b = np.where(left, x, b)
+            a, fa = np.where(left, a, x), np.where(left, fa, f)
+            step = x + f / (slope * d * d)  # d(npv)/d(rate) = -slope * d^2
+            new = np.where(f == 0, x, np.where((step > a) & (step < b), step, (a + b) / 2))
+            moved = np.abs(new - x) > 1e-15 * np.abs(x) + 1e-18
+            x = new
+            if not moved[one].any():
+                break
+        return np.where(one, x, np.nan)
+
+    def search(flows):  # flows whose signs change at most once (zeros aside) have at most one root (Descartes'
+        # rule in 1 / (1 + rate)): the grid's every 25th rate finds it as surely as every rate does
+        signs = np.sign(flows)
+        last = np.maximum.accumulate(np.where(signs != 0, np.arange(len(flows))[:, None], 0), axis=0)
+        filled = np.take_along_axis(signs, last, axis=0)
+        simple = (filled[1:] * filled[:-1] < 0).sum(axis=0) <= 1
+        out = np.empty(flows.shape[1])
+        for which, rates in ((simple, grid[::25]), (~simple, grid)):
+            if which.any():
+                some = flows[:, which]
+                out[which] = np.concatenate([block(some[:, i:i + 2048], rates) for i in range(0, some.shape[1], 2048)])
+        return out
 
     def op(*values):
         shape = np.broadcast_shapes(*(np.shape(v) for v in values))
         flows = np.stack([np.broadcast_to(np.asarray(v, dtype=float), shape).ravel() for v in values])
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = np.concatenate([block(flows[:, i:i + 2048]) for i in range(0, max(flows.shape[1], 1), 2048)])
+            out = search(flows)
         return out.reshape(shape) if shape else out[0]
     return op
 

@@ -447,20 +447,25 @@ def _not_whole(plan: Plan, program, inputs, q, stmt, roots: list[float], where) 
 
 
 def _bisect(f, a: float, b: float, fa: float) -> tuple[Optional[float], float]:
-    """Bisection of a sign change down to adjacent floats: the end nearer zero and its value."""
+    """A sign change narrowed down to adjacent floats: the end nearer zero and its value. Each run of the
+    plan takes 63 points between the ends (a run of many points costs about what a run of one does), and
+    the first that is zero or of the other sign is the new end, as 6 steps of bisection."""
     for _ in range(200):
-        m = (a + b) / 2
-        if m in (a, b):
+        xs = np.unique(np.linspace(a, b, 65)[1:-1])
+        xs = xs[(xs > a) & (xs < b)]
+        if not xs.size:
             break
-        fm = float(f(np.array([m]))[0])
-        if not math.isfinite(fm):
-            return None, fm
-        if fm == 0:
-            return m, 0.0
-        if (fm > 0) == (fa > 0):
-            a, fa = m, fm
-        else:
-            b = m
+        ys = np.broadcast_to(f(xs), xs.shape)
+        past = np.flatnonzero(((ys > 0) != (fa > 0)) | (ys == 0) | ~np.isfinite(ys))
+        k = int(past[0]) if past.size else xs.size
+        if k < xs.size and not math.isfinite(ys[k]):
+            return None, float(ys[k])
+        if k < xs.size and ys[k] == 0:
+            return float(xs[k]), 0.0
+        if k:
+            a, fa = float(xs[k - 1]), float(ys[k - 1])
+        if k < xs.size:
+            b = float(xs[k])
     fb = float(f(np.array([b]))[0])
     return (a, fa) if abs(fa) <= abs(fb) else (b, fb)
 
