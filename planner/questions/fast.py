@@ -449,17 +449,21 @@ def _not_whole(plan: Plan, program, inputs, q, stmt, roots: list[float], where) 
 def _bisect(f, a: float, b: float, fa: float) -> tuple[Optional[float], float]:
     """A sign change narrowed down to adjacent floats: the end nearer zero and its value. Each run of the
     plan takes 63 points between the ends (a run of many points costs about what a run of one does), and
-    the first that is zero or of the other sign is the new end, as 6 steps of bisection."""
+    the first that is zero or of the other sign is the new end, as 6 steps of bisection. A point without a
+    value is stepped over (a pole stays a jump between its neighbours); where neither the points left
+    between the ends nor the far end have one, the change has no value to narrow to: None."""
     for _ in range(200):
         xs = np.unique(np.linspace(a, b, 65)[1:-1])
         xs = xs[(xs > a) & (xs < b)]
         if not xs.size:
             break
         ys = np.broadcast_to(f(xs), xs.shape)
-        past = np.flatnonzero(((ys > 0) != (fa > 0)) | (ys == 0) | ~np.isfinite(ys))
+        valued = np.isfinite(ys)
+        if not valued.any():  # nothing between the ends has a value: a step between them, if both have one
+            break
+        xs, ys = xs[valued], ys[valued]
+        past = np.flatnonzero(((ys > 0) != (fa > 0)) | (ys == 0))
         k = int(past[0]) if past.size else xs.size
-        if k < xs.size and not math.isfinite(ys[k]):
-            return None, float(ys[k])
         if k < xs.size and ys[k] == 0:
             return float(xs[k]), 0.0
         if k:
@@ -467,6 +471,8 @@ def _bisect(f, a: float, b: float, fa: float) -> tuple[Optional[float], float]:
         if k < xs.size:
             b = float(xs[k])
     fb = float(f(np.array([b]))[0])
+    if not math.isfinite(fb):
+        return None, fb
     return (a, fa) if abs(fa) <= abs(fb) else (b, fb)
 
 
