@@ -147,15 +147,11 @@ def solve_sheet(book: Book) -> None:
         return
     ws = book.create_sheet("Solve")
     ws.text(1, 1, "Solve", TITLE, overflow=True)
-    ws.note(2, 1, "Each answer is live: a closed form over the named inputs, or a bisection on the "
-            f"'{WORK}' sheet; #N/A outside the target's declared domain. 'Holds' re-checks the condition at the "
-            "answer through the plan's formulas; for planner's answer written at export (its Notes say so), that "
-            "the inputs are still those it was found for.")
     ws.header(3, COLUMNS)
     ws.freeze = (4, 3)
     ws.repeat = (3, 3)
     work = Work(book)
-    row = 3
+    row, exported = 3, False
     for stmt, ctx, r in answers:
         row += 1
         book.solve_index[(id(stmt), ctx.key)] = row
@@ -182,6 +178,7 @@ def solve_sheet(book: Book) -> None:
             # value where a condition holds has no in-sheet search: planner's answer, said so
             ws.number(row, 3, figure(q, r.display_value), book.answer_style(q, r))
             _as_exported(book, ws, row, stmt, ctx, r.target)
+            exported = True
             notes.insert(0, "planner's answer, not live: " + (
                 "its condition reduces a series, whose rows compute the inputs as they are" if
                 _over_periods(book, stmt.condition) else "the least or greatest real value where the condition "
@@ -197,6 +194,11 @@ def solve_sheet(book: Book) -> None:
         ws.status(row, STATUS, f"E{row}", holds.value if holds.kind == "bool" else holds.cached is True,
                   stale=ws.at(row, 3).kind == "number")  # planner's figure, not a formula: not live
         book.solve_cells.append((stmt, ctx, f"C{row}"))
+    ws.note(2, 1, "Each answer is live: a closed form over the named inputs, or a bisection on the "
+            f"'{WORK}' sheet; #N/A outside the target's declared domain. 'Holds' re-checks the condition at the "
+            "answer through the plan's formulas" + (
+                "; for planner's answer written at export (its Notes say so), that the inputs are still those "
+                "it was found for." if exported else "."))
     ws.flag(4, STATUS, row)
     ws.caps.update({1: 50, CHECK: 34, METHOD: 24, NOTES: 60})
 
