@@ -143,3 +143,4 @@ def test_a_function_row_says_whose_figures_read_it(tmp_path):
         assert label.startswith(("Model: ", "Solve work: ", "base with start_cash = cash_needed: ")), label
         assert first.startswith(reads if reads.startswith("=") else "=" + reads), (label, first)
     assert "Model: cash(m) at each m" in cash and len(cash) == 3  # (the Solve work's three share one label)
+
