@@ -68,11 +68,11 @@ def test_a_monthly_sum_is_a_row_of_months_and_a_payback_its_running_total(books)
     payback = _named(wb, item, "payback")
     assert payback.startswith("=IF(COUNT('Cash flows'!$C$") and "MIN('Cash flows'!$C$" in payback
     rows = {r[0].value: r for r in flows.iter_rows(min_row=4) if r[0].value}
-    terms = next(r for label, r in rows.items() if label.startswith("earned(n) (m = 1 month)"))
+    terms = next(r for label, r in rows.items() if label.startswith("Model: earned(n) (m = 1 month)"))
     first = next(r for label, r in rows.items() if label.startswith("Model: payback (n = 1 month)"))
     months = [c for c in terms[2:] if c.value is not None]
     assert len(months) == 36  # a column per month the horizon's declared bound allows
-    line, earned = terms[0].row, rows["earned(n) at each n"]
+    line, earned = terms[0].row, rows["Model: earned(n) at each n"]
     # month 4's cell: its condition over earned's row (the running total of months 1..4), and its month
     assert earned[5].value == f"=SUM('Cash flows'!$C${line}:F${line})"
     assert first[5].value == f"=IF(AND(F$3<=horizon,'Cash flows'!F${earned[0].row}>=price),F$3,\"\")"
@@ -89,7 +89,7 @@ def test_the_payback_month_is_live_in_both_engines(books, engine, name, price, m
     horizon = 9 if name == "short" else 24
     assert _named(wb, item, "total") == pytest.approx(5 * horizon**2 + 55 * horizon, rel=1e-12)
     flows = wb["Cash flows"]
-    row = next(r for r in flows.iter_rows(min_row=4) if (r[0].value or "").startswith("earned(n) (m = 1 month)"))
+    row = next(r for r in flows.iter_rows(min_row=4) if (r[0].value or "").startswith("Model: earned(n) (m = 1 month)"))
     assert [c.value for c in row[2:6]] == [60, 70, 80, 90]  # each month's earnings (base units: USD)
     cells = [c.value for r in flows.iter_rows(min_row=4) for c in r[2:]]
     assert POISON not in cells

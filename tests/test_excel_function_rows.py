@@ -96,7 +96,7 @@ def test_the_workbook_recalculates_to_the_figures_by_hand(books, engine, case, m
     assert _named(wb, item, "loans_end") == pytest.approx(loans, rel=1e-9)
     assert _named(wb, item, "fleet_end") == vans
     assert _named(wb, item, "payback_month") == payback(cash)
-    row = _row(wb["Cash flows"], "cash(m) at each m")
+    row = _row(wb["Cash flows"], "Model: cash(m) at each m")
     assert [c.value for c in row[FLOW_FIRST - 1:FLOW_FIRST - 1 + months]] == pytest.approx(cash, rel=1e-9)
 
 
@@ -108,10 +108,10 @@ def test_each_function_of_the_month_is_one_row_its_calls_read(books):
         cells = len([c for c in r[FLOW_FIRST - 1:] if c.value is not None])
         assert cells == (HORIZON - 1 if "payback_month" in r[0].value else HORIZON), r[0].value
     assert [c.value for c in flows[3][FLOW_FIRST - 1:]] == list(range(1, HORIZON + 1))
-    cash = _row(flows, "cash(m) at each m")
-    flow = _row(flows, "flow(m) at each m")[0].row
+    cash = _row(flows, "Model: cash(m) at each m")
+    flow = _row(flows, "Model: flow(m) at each m")[0].row
     assert cash[7].value == f"=start_cash+SUM('Cash flows'!$C${flow}:H${flow})/1000"  # the running total of flow's row
-    loans = _row(flows, "loans(m) at each m")[7].value
+    loans = _row(flows, "Model: loans(m) at each m")[7].value
     payments = int(loans.split("!$C$")[1].split(":")[0])
     assert flows.cell(payments, 2).value == "bought(k) * payment"  # the Term column: the row of loan payments
     assert loans == (f"=SUMIFS('Cash flows'!$C${payments}:$CH${payments},'Cash flows'!$C$3:$CH$3,\">\"&(H$3-term),"
@@ -128,3 +128,19 @@ def test_the_workbook_writes_a_few_thousand_formulas(books):
                             and c.value.startswith("=")) for ws in wb.worksheets}
     assert counts["Cash flows"] <= FLOW_ROWS * HORIZON  # 1,680 (a cell per term before: 93,238)
     assert sum(counts.values()) - counts["Cash flows"] < 200
+
+
+def test_a_function_row_says_whose_figures_read_it(tmp_path):
+    """The model's rows, the Solve work's (cash over the bisection's trial start_cash) and the check's context's
+    are each labelled with the sheet or case that reads them, not all alike as `cash(m) at each m`."""
+    item = export(load(PLAN), tmp_path / "fleet.xlsx")
+    flows = openpyxl.load_workbook(item.path)["Cash flows"]
+    cash = {r[0].value: r for r in flows.iter_rows(min_row=4) if (r[0].value or "").endswith("cash(m) at each m")}
+    for label, row in cash.items():
+        first = row[FLOW_FIRST - 1].value
+        reads = "'Solve work'!" if label.startswith("Solve work: ") else \
+            "'Check contexts'!" if label.startswith("base with start_cash = cash_needed: ") else "=start_cash+"
+        assert label.startswith(("Model: ", "Solve work: ", "base with start_cash = cash_needed: ")), label
+        assert first.startswith(reads if reads.startswith("=") else "=" + reads), (label, first)
+    assert "Model: cash(m) at each m" in cash and len(cash) == 3  # (the Solve work's three share one label)
+

@@ -325,7 +325,7 @@ def test_a_function_of_the_month_that_sums_is_one_row_its_calls_read():
     assert gen.formula(plan.model.quantities["last"].definition.expr) == "=INDEX('Cash flows'!$C$5:$H$5,1,n)"
     (terms, term_values, _), (cash, cash_values, label), (outer, outer_values, _) = rows
     assert terms[0] == "=C$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
-    assert label == "cash(m) at each m" and cash[:2] == ["=SUM('Cash flows'!$C$4:C$4)", "=SUM('Cash flows'!$C$4:D$4)"]
+    assert label == "Model: cash(m) at each m" and cash[:2] == ["=SUM('Cash flows'!$C$4:C$4)", "=SUM('Cash flows'!$C$4:D$4)"]
     assert cash_values == [1.0, 5.0, 14.0, 30.0, 55.0, 91.0]  # 1 + 4 + ... + m^2
     assert outer[0] == ("=IF((C$3+1)<=n,INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1))"
                         "-INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1)-1),0)")

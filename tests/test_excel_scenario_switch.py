@@ -165,3 +165,16 @@ def test_editing_the_scenario_cell_moves_what_the_summary_shows(every):
     assert wb["Model"].cell(book.model_rows["rent_per_month"], SELECTED).value == pytest.approx(13.81452, rel=1e-12)
     key = next(r for r in summary.iter_rows() if r[1].value == "utilization")
     assert key[2].value == pytest.approx(BUSY_EDITED)  # the key input shows the selected scenario's value
+
+
+def test_the_model_note_names_the_selected_scenario_column_only_where_there_is_one(tmp_path):
+    lone = "unit USD\nprice = 3 USD\ncount = 4\ntotal = price * count\n"
+    notes = {}
+    for name, text in {"switch": PLAN, "lone": lone}.items():
+        path = tmp_path / f"{name}.xlsx"
+        path.write_bytes(to_bytes(Book(loads(text, str(tmp_path / f"{name}.plan"))).build()))
+        ws = openpyxl.load_workbook(path)["Model"]
+        notes[name] = (ws["A2"].value, ws.cell(3, SELECTED).value)
+    assert notes["switch"][1] == "Selected scenario" and "Selected scenario column" in notes["switch"][0]
+    assert notes["lone"][1] is None and "Selected scenario" not in notes["lone"][0]
+    assert notes["lone"][0].startswith("Every figure is a live formula")

@@ -133,3 +133,15 @@ def test_an_answer_over_a_series_with_more_inputs_than_excels_and_takes():
     assert holds(300) == "=TRUE()"
     few = holds(100)
     assert few.startswith("=AND(a0_=0,a1_=1,") and few.count("=") == 101  # a0 ... a99 (named a0_: A0 is a cell); not x
+
+
+def test_a_long_solve_note_is_cut_after_a_whole_clause_or_word():
+    from planner.outputs.excel.solving import NOTE_LENGTH, one_line
+
+    note = ("no closed form: the condition goes through a sum or a min/max/first over a range, or a series over "
+            "periods; the answer is the numeric route's")
+    assert one_line(note) == ("no closed form: the condition goes through a sum or a min/max/first over a range, "
+                              "or a series over periods…")  # was "...over periods; t…"
+    words = "alpha " * 30
+    assert one_line(words) == ("alpha " * 18).rstrip() + "…" and len(one_line(words)) <= NOTE_LENGTH
+    assert one_line("short;  note\n here") == "short; note here"

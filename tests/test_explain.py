@@ -90,6 +90,19 @@ def test_an_argument_the_functions_variable_would_capture_renames_the_variable()
     assert e.value == "18"  # (1 + 2) * (1 + 2 + 3)
 
 
+def test_a_condition_a_default_argument_settles_is_its_branch():
+    # llm_cost's weights over inputs read `... + if(false, (heads + 2 * kv_heads) * head_dim, 0) + ...` (the
+    # library's `qkv_bias = false`); a settled `if` is its branch, and the zero it leaves is not added
+    text = ("a = 3\nflag = true\nf(x, bias = false) = 2 * x + if(bias, x, 0) + 1\n"
+            "y = f(a)\nz = f(a, true)\nw = f(a, flag)\n")
+    plan = planner.loads(text, "e.plan")._plan
+    assert explain(plan, "y").in_inputs == "2 * a + 1" and explain(plan, "y").value == "7"
+    assert explain(plan, "z").in_inputs == "2 * a + a + 1" and explain(plan, "z").value == "10"
+    assert explain(plan, "w").in_inputs == "2 * a + if(flag, a, 0) + 1"  # an input's condition stays
+    weights = _line(_shown(SHEETS / "llm_cost.plan", "weights_bf16"), "in inputs")
+    assert "if(false" not in weights and "+ 0 +" not in weights and "if(tied, 1, 2)" in weights
+
+
 def test_a_formula_too_long_to_write_out_says_so():
     # each level doubles the formula written over inputs: 2^12 names at the twelfth
     text = "a0 = 1\n" + "".join(f"a{i} = a{i - 1} + a{i - 1}\n" for i in range(1, 13))

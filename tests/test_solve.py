@@ -382,9 +382,9 @@ def test_cli_solves_every_question(cli):
     assert "gamma = 6" in out
     # batch >= F W / (2 BW P (gamma + 1) - F K), W = P bits / 8, K = 2 context head_dim kv_bytes kv_heads layers:
     # worked by hand in test_crossover_closed_form_is_live_over_the_inputs; in plan syntax, over the figures shown
-    assert ("closed form  batch = ceil(bits_per_weight * parameters * peak_dense_flops / (16 * (-(context_tokens * "
-            "head_dim * kv_bytes_per_element * kv_heads * layers * peak_dense_flops) + gamma * hbm_bandwidth * "
-            "parameters + hbm_bandwidth * parameters)))\n") in out
+    assert ("closed form  batch = ceil(bits_per_weight * parameters * peak_dense_flops / (16 * (gamma * hbm_bandwidth * "
+            "parameters + hbm_bandwidth * parameters - context_tokens * head_dim * kv_bytes_per_element * kv_heads * "
+            "layers * peak_dense_flops)))\n") in out  # the terms added, then the one taken away
 
 
 def test_cli_answers_from_the_numeric_route_without_closed_form(cli):
@@ -647,7 +647,7 @@ def test_the_smallest_lifetime_at_which_owning_pays_back_has_a_closed_form():
     assert not r.closed_form.has(sp.Sum)
     # written in display units: rate in %/year is a monthly rate of rate/1200, the answer in months
     # n >= -ln(1 - P r / S) / ln(1 + r), r = rate / 1200 (rate in %/year), S = rent - running: in plan syntax
-    assert r.closed_form_text == ("ceil(ln((-(price * rate) + 1200 * rent - 1200 * running) / (1200 * (rent - running))) "
+    assert r.closed_form_text == ("ceil(ln((1200 * rent - price * rate - 1200 * running) / (1200 * (rent - running))) "
                                   "/ ln(1 / (rate / 1200 + 1)))")
     values = {plan.symbols[n]: v for n, v in [("price", 30_000), ("rent", 1_100), ("running", 250), ("rate", 8)]}
     assert r.display_form.xreplace(values) == 41

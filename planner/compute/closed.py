@@ -175,7 +175,9 @@ class _Translator:
     # -- arithmetic ------------------------------------------------------------------------------------
     def _add(self, e: sp.Add) -> ir.Expr:
         out = None
-        for term in e.as_ordered_terms():  # SymPy's reading order: the printed form of the same sum
+        # SymPy's reading order (the printed form of the same sum), the terms added before those taken away:
+        # `b * c + d - a`, not `-(a) + b * c + d`
+        for term in sorted(e.as_ordered_terms(), key=lambda t: t.could_extract_minus_sign()):
             negative = term.could_extract_minus_sign()
             tex = self.ir(-term if negative else term)
             if out is None:

@@ -77,8 +77,8 @@ class Analyzer:
         self._collect(statements)
         self._recursion()
         self.sink.raise_if_any()
+        self.answer_names = self._answer_statements()  # (before the periods: an error there may name one)
         self.periods = self._periods(statements)
-        self.answer_names = self._answer_statements()
         used: dict[str, tuple[set[str], list[str]]] = {}  # a definition's names and the functions it calls
         for name, d in self.defs.items():
             used[name] = self._resolve(d.expr, frozenset(), extra=self.answer_names)

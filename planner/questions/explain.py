@@ -141,12 +141,26 @@ def over_inputs(model: Model, name: str) -> ir.Expr:
                 var += "2"
             body = expand(e.body, {**env, e.var: ir.Name(var, e.var_span)})
             return ir.Aggregate(e.op, var, values, body, e.span, e.name_span, e.var_span)
-        return ir.map_children(e, lambda c: expand(c, env))
+        out = ir.map_children(e, lambda c: expand(c, env))
+        if cls is ir.Call and out.func == "if" and len(out.args) == 3 and out.args[0].value.__class__ is ir.Bool \
+                and not any(a.name for a in out.args):
+            # a condition a default argument settles (`if(false, bias, 0)` of `qkv_bias = false`): its branch
+            return out.args[1 if out.args[0].value.value else 2].value
+        if cls is ir.Binary and out.op in (ir.BinOp.ADD, ir.BinOp.SUB):  # ... and the zero it leaves added
+            if _zero(out.right):
+                return out.left
+            if out.op is ir.BinOp.ADD and _zero(out.left):
+                return out.right
+        return out
 
     for n in cone(model, [name]):
         if not q[n].is_input and not q[n].per_period and n not in done:
             done[n] = expand(q[n].definition.expr, {})
     return done[name] if name in done else ir.Name(name, q[name].definition.name_span)  # an input: itself
+
+
+def _zero(e: ir.Expr) -> bool:
+    return e.__class__ is ir.Number and e.value == 0
 
 
 def _size(e: ir.Expr, cap: int) -> int:

@@ -395,7 +395,7 @@ class Book:
         self.periods_selected = None  # its rows for the scenario the Summary selects (a plan with scenarios)
         self.period_blocks = []  # months: whole quarters and years shown after them (periods.Block)
         self.flows: Optional[Sheet] = None  # the Cash flows sheet: sums' terms, a column per value of the range
-        self.flow_rows: dict[tuple, tuple] = {}  # its functions' rows by label and formulas: each written once
+        self.flow_rows: dict[tuple, tuple] = {}  # its functions' rows by their formulas: each written once
         self.solve_results = solve_results
         from ...questions.fast import Answers
 
@@ -559,7 +559,7 @@ class Book:
         range, the index being the column's number in the header row; ``written`` is the term as a formula,
         for the Term column. Returns the cells as ranges and (the sheet as a reference, the row); a ``shared``
         row (a function's, which several figures read) is found written where its like is."""
-        key = (where, tuple(cells))
+        key = tuple(cells)  # (the same cells are the same row, whichever sheet's figure wrote it first)
         if shared and key in self.flow_rows:
             return self.flow_rows[key]
         if self.flows is None:

@@ -30,8 +30,8 @@ def model_sheet(book: Book) -> None:
     ws = book.create_sheet("Model")
     ws.text(1, 1, book.said(book.plan.title), TITLE, overflow=True)
     ws.note(2, 1, "Every figure is a live formula over the named inputs, in its display unit, in dependency order; "
-            "headline figures are highlighted. The Selected scenario column computes the scenario picked on "
-            "the Summary.")
+            "headline figures are highlighted." + (" The Selected scenario column computes the scenario picked "
+                                                   "on the Summary." if book.selectable else ""))
     row = 3
     ws.header(row, ["Quantity", "Value", "Unit", "Name", "Tags", "Formula (as written)"])
     ws.freeze = (row + 1, 1)

@@ -671,8 +671,11 @@ class Generator(ir.Visitor):
             param = f.params[0].name
             inner = {param: Bound(Piece(var, ATOM, unit), None, {}, Interval(unit, unit * width))}
             saved = self._open, self.refs, self.where, self._shared
-            # its rows of terms are the function's, labelled so, written once for every figure that reads it
-            self._open, self.refs, self.where, self._shared = [level], self.row_refs, f"{f.name}({param})", True
+            # its rows of terms are the function's, labelled so (after the sheet or case whose figures read
+            # it: "Solve work: cash(m)", a row over that sheet's trial inputs), written once for them all
+            context = self.where.rpartition(": ")[0]
+            called = f"{context}: {f.name}({param})" if context else f"{f.name}({param})"
+            self._open, self.refs, self.where, self._shared = [level], self.row_refs, called, True
             try:
                 body = self.expr(f.body, inner)
             finally:
@@ -686,7 +689,7 @@ class Generator(ir.Visitor):
             held = self._held_value(f.body, inner, level, 1 if body.scale is None else body.scale)
             self._shared, shared = True, self._shared
             try:
-                _, (sheet, line) = self._write_row(cells, held, f"{f.name}({param}) at each {param}",
+                _, (sheet, line) = self._write_row(cells, held, f"{called} at each {param}",
                                                    f"{f.name}({param}) = {f.body.span.flat}")
             finally:
                 self._shared = shared

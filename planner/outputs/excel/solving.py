@@ -115,8 +115,15 @@ def _answers(book: Book) -> list[tuple]:
 
 
 def one_line(text: str, limit: int = NOTE_LENGTH) -> str:
+    """``text`` on one line, cut to ``limit`` characters where it is longer: after its last whole clause
+    (``; ``) in the second half of the limit, else its last whole word, then ``…``."""
     text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    clause = cut.rfind("; ")
+    cut = cut[:clause] if clause >= limit // 2 else cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:-") + "…"
 
 
 class Work:
