@@ -66,7 +66,6 @@ class Analyzer:
         self.typer = Typer(self.units, self.defs, self.functions, self._bind)
         self.period_unit: Optional[Unit] = None  # the unit the periods count in (`month`), when written
         self.periods: Optional[ir.Periods] = None  # set by :meth:`run`
-        self.answer_names: dict = {}  # set by :meth:`run`, after the periods (whose names a message may name)
         self.questions = {s.alias: s for s in plan.statements  # question answers by name, for messages
                           if isinstance(s, (ir.Solve, ir.Optimize)) and s.alias}
 
