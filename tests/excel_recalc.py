@@ -162,3 +162,20 @@ def poison(path: Path) -> int:
             out.writestr(info, data)
     tmp.replace(path)
     return count
+
+
+def in_both_engines(items: dict, work: Path, least: int) -> dict:
+    """Each item's workbook with every cached value poisoned (more than ``least`` cells: a value read back
+    that is not the poison was computed by the engine), then recalculated by LibreOffice and by Gnumeric:
+    ``item.engines`` holds both as openpyxl workbooks of values, ``item.values`` LibreOffice's."""
+    import openpyxl
+
+    for item in items.values():
+        assert poison(item.path) > least
+    paths = [i.path for i in items.values()]
+    lo, gn = recalculate(paths, work), gnumeric_recalculate(paths, work)
+    for item in items.values():
+        item.engines = {"libreoffice": openpyxl.load_workbook(lo[item.path], data_only=True),
+                        "gnumeric": openpyxl.load_workbook(gn[item.path], data_only=True)}
+        item.values = item.engines["libreoffice"]
+    return items
