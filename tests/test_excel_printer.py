@@ -39,6 +39,18 @@ def gen_for(plan, refs=None, **kw) -> Generator:
     return Generator(plan.model, refs, **kw)
 
 
+def cash_flow_rows():
+    """A stand-in for the Cash flows sheet's rows: what each written row holds (its cells, values and label),
+    and the ``row`` callback that records one and gives its range, from row 4 on, its first cell in column C."""
+    rows = []
+
+    def row(cells, values, label, written, shared=False):
+        rows.append((cells, values, label))
+        line = len(rows) + 3
+        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
+    return rows, row
+
+
 def p(text: str, display: str = "") -> str:
     """The formula the workbook writes for ``t = text`` (in ``t``'s display unit)."""
     plan = loads_compiled(BASE + f"t = {text}" + (f" -> {display}" if display else "") + "\n")
@@ -291,16 +303,10 @@ def test_a_sum_up_to_an_end_that_moves_with_the_outer_range():
     header row's numbers (SUMIF), not a block of rows."""
     plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\n"
                           "t = sum(sum(k^2 for k in 1..m) - sum(k^2 for k in 1..m - 1) for m in 2..n)\n")
-    rows = []
-
-    def row(cells, values, label, written):
-        rows.append((cells, values))
-        line = len(rows) + 3
-        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
-
+    rows, row = cash_flow_rows()
     gen = gen_for(plan, row=row, values={"n": 6.0, "t": 35.0}, where="Model: t")
     assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$6:$G$6)"
-    (own, own_values), (moved, moved_values), (outer, outer_values) = rows
+    (own, own_values, _), (moved, moved_values, _), (outer, outer_values, _) = rows
     assert own[0] == "=C$3^2" and own_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]  # k^2, one row
     assert moved[0] == "=C$3^2" and moved_values == own_values[:5]  # up to m - 1: at most 5 terms
     assert outer[0] == ("=IF((C$3+1)<=n,SUMIF('Cash flows'!$C$3:$H$3,\"<=\"&((C$3+1)),'Cash flows'!$C$4:$H$4)"
@@ -313,13 +319,7 @@ def test_a_function_of_the_month_that_sums_is_one_row_its_calls_read():
     row); ``cash(m)`` and ``cash(m - 1)`` for ``m`` from 2 read it (INDEX by the number), not a row each."""
     plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\ncash(m) = sum(k^2 for k in 1..m)\n"
                           "t = sum(cash(m) - cash(m - 1) for m in 2..n)\nlast = cash(n)\n")
-    rows = []
-
-    def row(cells, values, label, written, shared=False):
-        rows.append((cells, values, label))
-        line = len(rows) + 3
-        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
-
+    rows, row = cash_flow_rows()
     gen = gen_for(plan, row=row, values={"n": 6.0, "t": 35.0, "last": 91.0}, where="Model: t")
     assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$6:$G$6)"
     assert gen.formula(plan.model.quantities["last"].definition.expr) == "=INDEX('Cash flows'!$C$5:$H$5,1,n)"
@@ -339,16 +339,10 @@ def test_a_windowed_sum_inside_a_range_is_sumifs_over_its_terms_row():
     out), 16, 16 + 25, 25 + 36."""
     plan = loads_compiled("n = 6 where integer, 1 <= n <= 6\nw = 2 where integer, 0 <= w <= 6\n"
                           "t = sum(sum(if(m - w < k and k != 3, k^2, 0) for k in 1..m) for m in 1..n)\n")
-    rows = []
-
-    def row(cells, values, label, written):
-        rows.append((cells, values))
-        line = len(rows) + 3
-        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
-
+    rows, row = cash_flow_rows()
     gen = gen_for(plan, row=row, values={"n": 6.0, "w": 2.0, "t": 128.0}, where="Model: t")
     assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$5:$H$5)"
-    (terms, term_values), (outer, outer_values) = rows
+    (terms, term_values, _), (outer, outer_values, _) = rows
     assert terms[0] == "=C$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
     header = "'Cash flows'!$C$3:$H$3"
     assert outer[0] == (f"=IF(C$3<=n,SUMIFS('Cash flows'!$C$4:$H$4,{header},\">\"&(C$3-w),{header},\"<>\"&3,"

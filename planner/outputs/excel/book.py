@@ -133,13 +133,6 @@ def figure(q, value: float) -> float:
     return value if q.is_bool else percent_figure(q.unit_text, value)
 
 
-def cell_value(q, value):
-    """A base value as ``q``'s cell holds it (0.6 for 60 %)."""
-    if q.is_bool:
-        return bool(value)
-    return float(Fraction(value) / scale_of(q))
-
-
 def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
