@@ -157,16 +157,16 @@ def test_a_sum_over_a_range_is_live_over_a_row_of_cash_flows(books):
     wb = openpyxl.load_workbook(item.path)
     sheet, coord = next(wb.defined_names[item.book.names["npv"]].destinations)
     text = wb[sheet][coord.replace("$", "")].value
-    assert "SUM('Cash flows'!$C$" in text and "price" in text  # the sum over its row, not every term written out
+    assert "SUM('Cash flows'!$D$" in text and "price" in text  # the sum over its row, not every term written out
     flows = wb["Cash flows"]
     row = next(r for r in flows.iter_rows(min_row=4) if r[0].value.startswith("Model: npv"))
-    terms = [c.value for c in row[2:] if c.value is not None]
+    terms = [c.value for c in row[3:] if c.value is not None]
     assert len(terms) == 120  # a column per month the declared bound allows
     # every term is one formula over its column's number in row 3 (the month), which a reader can follow
-    assert terms[0].startswith("=IF(C$3<=") and terms[-1].startswith("=IF(DR$3<=")
-    assert {t.replace(f"{col}$3", "C$3") for t, col in zip(terms, [openpyxl.utils.get_column_letter(c)
-                                                                    for c in range(3, 123)])} == {terms[0]}
-    assert [flows.cell(3, 3).value, flows.cell(3, 122).value] == [1, 120]
+    assert terms[0].startswith("=IF(D$3<=") and terms[-1].startswith("=IF(DS$3<=")
+    assert {t.replace(f"{col}$3", "D$3") for t, col in zip(terms, [openpyxl.utils.get_column_letter(c)
+                                                                    for c in range(4, 124)])} == {terms[0]}
+    assert [flows.cell(3, 4).value, flows.cell(3, 123).value] == [1, 120]
     edited = books["edited"].values
     sheet, coord = next(edited.defined_names[item.book.names["npv"]].destinations)
     assert edited[sheet][coord.replace("$", "")].value == pytest.approx(

@@ -35,6 +35,19 @@ rate = 0.5
 total = sum(rate * k for k in 1..n) "more terms than a sheet has columns"
 """
 
+UNITS = """
+unit USD
+unit kUSD = 1000 USD
+start  = 10 kUSD  "cash on day one"
+income = 1500 USD "what month 1 brings; month m brings m times as much"
+cost   = 100 USD  "paid at month 0"
+back   = 60 USD   "earned in months 1 and 2"
+flow(m) = income * (m / 1 month)
+cash(m) = start + sum(flow(k) for k in 1 month..m)
+lowest  = min(cash(m) for m in 1 month..12 month) -> kUSD
+ret     = irr(if(k == 0 month, -cost, back) for k in 0 month..2 month) -> %
+"""
+
 
 @pytest.fixture(scope="module")
 def books(tmp_path_factory):
@@ -45,6 +58,7 @@ def books(tmp_path_factory):
     items["dearer"] = edit(items["payback"], work / "dearer.xlsx", {"price": 2000})
     items["short"] = edit(items["payback"], work / "short.xlsx", {"horizon": 9})
     items["wide"] = export(loads(WIDE, "wide.plan"), work / "wide.xlsx")
+    items["units"] = export(loads(UNITS, "units.plan"), work / "units.xlsx")
     return in_both_engines(items, work, 30)
 
 
@@ -59,17 +73,17 @@ def test_a_monthly_sum_is_a_row_of_months_and_a_payback_its_running_total(books)
     flows = wb["Cash flows"]
     assert wb.sheetnames[-1] == "Cash flows" and "Helpers" not in wb.sheetnames
     payback = _named(wb, item, "payback")
-    assert payback.startswith("=IF(COUNT('Cash flows'!$C$") and "MIN('Cash flows'!$C$" in payback
+    assert payback.startswith("=IF(COUNT('Cash flows'!$D$") and "MIN('Cash flows'!$D$" in payback
     rows = {r[0].value: r for r in flows.iter_rows(min_row=4) if r[0].value}
     terms = next(r for label, r in rows.items() if label.startswith("Model: earned(n) (m = 1 month)"))
     first = next(r for label, r in rows.items() if label.startswith("Model: payback (n = 1 month)"))
-    months = [c for c in terms[2:] if c.value is not None]
+    months = [c for c in terms[3:] if c.value is not None]
     assert len(months) == 36  # a column per month the horizon's declared bound allows
     line, earned = terms[0].row, rows["Model: earned(n) at each n"]
     # month 4's cell: its condition over earned's row (the running total of months 1..4), and its month
-    assert earned[5].value == f"=SUM('Cash flows'!$C${line}:F${line})"
-    assert first[5].value == f"=IF(AND(F$3<=horizon,'Cash flows'!F${earned[0].row}>=price),F$3,\"\")"
-    assert [flows.cell(3, c).value for c in (3, 38)] == [1, 36]  # the months as numbers: the terms' index
+    assert earned[6].value == f"=SUM('Cash flows'!$D${line}:G${line})"
+    assert first[6].value == f"=IF(AND(G$3<=horizon,'Cash flows'!G${earned[0].row}>=price),G$3,\"\")"
+    assert [flows.cell(3, c).value for c in (4, 39)] == [1, 36]  # the months as numbers: the terms' index
 
 
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
@@ -83,8 +97,8 @@ def test_the_payback_month_is_live_in_both_engines(books, engine, name, price, m
     assert _named(wb, item, "total") == pytest.approx(5 * horizon**2 + 55 * horizon, rel=1e-12)
     flows = wb["Cash flows"]
     row = next(r for r in flows.iter_rows(min_row=4) if (r[0].value or "").startswith("Model: earned(n) (m = 1 month)"))
-    assert [c.value for c in row[2:6]] == [60, 70, 80, 90]  # each month's earnings (base units: USD)
-    cells = [c.value for r in flows.iter_rows(min_row=4) for c in r[2:]]
+    assert row[2].value == "USD" and [c.value for c in row[3:7]] == [60, 70, 80, 90]  # each month's earnings
+    cells = [c.value for r in flows.iter_rows(min_row=4) for c in r[3:]]
     assert POISON not in cells
     assert verify(item, wb) >= 6  # every Inputs and Model cell is planner's value for these inputs
 
@@ -111,3 +125,36 @@ def test_the_summary_says_never_where_the_model_keeps_na(books, engine):
     formulas = openpyxl.load_workbook(books["payback"].path)
     row = next(r for r in formulas["Summary"].iter_rows() if r[0].value == "First month the machine has paid for itself")
     assert row[2].value.startswith('=IF(ISNA(payback),"never",payback)')
+
+
+def _rows(wb) -> dict:
+    return {r[0].value: r for r in wb["Cash flows"].iter_rows(min_row=4) if r[0].value}
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_every_row_of_the_cash_flows_sheet_says_its_unit_and_holds_figures_in_it(books, engine):
+    """A month's flow in USD beside the cash in kUSD: each row's Unit column (C) names the unit its cells
+    hold, as the Model sheet's does. By hand: month m's flow is 1,500 m USD; cash(m) is 10 kUSD plus
+    1.5 m (m + 1) / 2 kUSD (11.5, 14.5, 19 kUSD)."""
+    item = books["units"]
+    wb = item.engines[engine]
+    assert [wb["Cash flows"].cell(3, c).value for c in (1, 2, 3)] == ["Used by", "Term", "Unit"]
+    rows = _rows(wb)
+    terms = next(r for label, r in rows.items() if label.startswith("Model: cash(m) (k = 1 month)"))
+    cash = rows["Model: cash(m) at each m"]
+    assert terms[2].value == "USD" and [c.value for c in terms[3:6]] == [1500, 3000, 4500]
+    assert cash[2].value == "kUSD" and [c.value for c in cash[3:6]] == pytest.approx([11.5, 14.5, 19], rel=1e-12)
+    assert all(r[2].value in ("USD", "kUSD", "month") for r in rows.values())
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_the_flows_of_irr_from_month_0_sit_under_their_months(books, engine):
+    """``irr(... for k in 0 month..2 month)``: the header numbers the columns 1, 2, 3 (the terms' index);
+    the row above the flows says which month each column holds, so month 0's flow (-cost) is under 0."""
+    item = books["units"]
+    rows = _rows(item.engines[engine])
+    months = rows["Model: ret (irr: its values): k (month)"]
+    flows = rows["Model: ret (irr: its values)"]
+    assert months[2].value == "month" and [c.value for c in months[3:6]] == [0, 1, 2]
+    assert flows[0].row == months[0].row + 1 and flows[2].value == "USD"
+    assert [c.value for c in flows[3:6]] == [-100, 60, 60]

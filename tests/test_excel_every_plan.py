@@ -202,7 +202,7 @@ def test_irr_of_formulas_is_over_cells_in_every_engine(books, engine):
     assert _figure(item, wb, "loss") == pytest.approx(irr([-350, 31.5, 40, 50]), rel=1e-7)  # -37%: a guess helps
     assert _figure(item, wb, "best") == pytest.approx(max(irr([-100 - k, 30 + k, 40, 50]) for k in (1, 2, 3)), rel=1e-7)
     text = _figure(item, openpyxl.load_workbook(item.path), "r")
-    assert text.startswith("=IRR('Cash flows'!$C$") and "CHOOSE" not in text
+    assert text.startswith("=IRR('Cash flows'!$D$") and "CHOOSE" not in text
     assert verify_close(item, wb) >= 10  # the sweep's rows too
 
 

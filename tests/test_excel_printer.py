@@ -41,13 +41,13 @@ def gen_for(plan, refs=None, **kw) -> Generator:
 
 def cash_flow_rows():
     """A stand-in for the Cash flows sheet's rows: what each written row holds (its cells, values and label),
-    and the ``row`` callback that records one and gives its range, from row 4 on, its first cell in column C."""
+    and the ``row`` callback that records one and gives its range, from row 4 on, its first cell in column D."""
     rows = []
 
-    def row(cells, values, label, written, shared=False):
+    def row(cells, values, label, written, unit="", shared=False, at=None):
         rows.append((cells, values, label))
         line = len(rows) + 3
-        return [f"'Cash flows'!$C${line}:${chr(ord('C') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
+        return [f"'Cash flows'!$D${line}:${chr(ord('D') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
     return rows, row
 
 
@@ -203,21 +203,21 @@ def test_a_sum_over_a_range_is_a_row_of_terms():
                           "u = sum(m for m in 3..10)\n")
     rows = []
 
-    def row(cells, values, label, written):
+    def row(cells, values, label, written, unit="", shared=False, at=None):
         rows.append((cells, values, label, written))
-        return [f"'Cash flows'!$C${len(rows) + 3}:$Z${len(rows) + 3}"], ("'Cash flows'", len(rows) + 3)
+        return [f"'Cash flows'!$D${len(rows) + 3}:$AA${len(rows) + 3}"], ("'Cash flows'", len(rows) + 3)
 
     values = {"n": 12.0, "t": 650.0, "u": 52.0}
     gen = gen_for(plan, row=row, values=values, where="Model: t")
-    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$4:$Z$4)"
+    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$D$4:$AA$4)"
     cells, held, label, written = rows[0]
     assert len(cells) == 24  # as many as the range can hold; each beyond the end is 0
-    assert cells[0] == "=IF(C$3<=n,C$3^2,0)" and cells[23] == "=IF(Z$3<=n,Z$3^2,0)"
+    assert cells[0] == "=IF(D$3<=n,D$3^2,0)" and cells[23] == "=IF(AA$3<=n,AA$3^2,0)"
     assert held[:3] == [1.0, 4.0, 9.0] and held[11] == 144.0 and held[12:] == [0.0] * 12
     assert (label, written) == ("Model: t (m = 1)", "m^2")
     gen.formula(plan.model.quantities["u"].definition.expr)
     cells, held, _, _ = rows[1]
-    assert cells[0] == "=(C$3+2)" and len(cells) == 8 and held == [float(v) for v in range(3, 11)]
+    assert cells[0] == "=(D$3+2)" and len(cells) == 8 and held == [float(v) for v in range(3, 11)]
 
 
 def long_sum(n: int):
@@ -305,12 +305,12 @@ def test_a_sum_up_to_an_end_that_moves_with_the_outer_range():
                           "t = sum(sum(k^2 for k in 1..m) - sum(k^2 for k in 1..m - 1) for m in 2..n)\n")
     rows, row = cash_flow_rows()
     gen = gen_for(plan, row=row, values={"n": 6.0, "t": 35.0}, where="Model: t")
-    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$6:$G$6)"
+    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$D$6:$H$6)"
     (own, own_values, _), (moved, moved_values, _), (outer, outer_values, _) = rows
-    assert own[0] == "=C$3^2" and own_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]  # k^2, one row
-    assert moved[0] == "=C$3^2" and moved_values == own_values[:5]  # up to m - 1: at most 5 terms
-    assert outer[0] == ("=IF((C$3+1)<=n,SUMIF('Cash flows'!$C$3:$H$3,\"<=\"&((C$3+1)),'Cash flows'!$C$4:$H$4)"
-                        "-SUMIF('Cash flows'!$C$3:$G$3,\"<=\"&((C$3+1)-1),'Cash flows'!$C$5:$G$5),0)")
+    assert own[0] == "=D$3^2" and own_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]  # k^2, one row
+    assert moved[0] == "=D$3^2" and moved_values == own_values[:5]  # up to m - 1: at most 5 terms
+    assert outer[0] == ("=IF((D$3+1)<=n,SUMIF('Cash flows'!$D$3:$I$3,\"<=\"&((D$3+1)),'Cash flows'!$D$4:$I$4)"
+                        "-SUMIF('Cash flows'!$D$3:$H$3,\"<=\"&((D$3+1)-1),'Cash flows'!$D$5:$H$5),0)")
     assert outer_values == [4.0, 9.0, 16.0, 25.0, 36.0]  # cash(m) - cash(m - 1) is m^2
 
 
@@ -321,14 +321,14 @@ def test_a_function_of_the_month_that_sums_is_one_row_its_calls_read():
                           "t = sum(cash(m) - cash(m - 1) for m in 2..n)\nlast = cash(n)\n")
     rows, row = cash_flow_rows()
     gen = gen_for(plan, row=row, values={"n": 6.0, "t": 35.0, "last": 91.0}, where="Model: t")
-    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$6:$G$6)"
-    assert gen.formula(plan.model.quantities["last"].definition.expr) == "=INDEX('Cash flows'!$C$5:$H$5,1,n)"
+    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$D$6:$H$6)"
+    assert gen.formula(plan.model.quantities["last"].definition.expr) == "=INDEX('Cash flows'!$D$5:$I$5,1,n)"
     (terms, term_values, _), (cash, cash_values, label), (outer, outer_values, _) = rows
-    assert terms[0] == "=C$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
-    assert label == "Model: cash(m) at each m" and cash[:2] == ["=SUM('Cash flows'!$C$4:C$4)", "=SUM('Cash flows'!$C$4:D$4)"]
+    assert terms[0] == "=D$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
+    assert label == "Model: cash(m) at each m" and cash[:2] == ["=SUM('Cash flows'!$D$4:D$4)", "=SUM('Cash flows'!$D$4:E$4)"]
     assert cash_values == [1.0, 5.0, 14.0, 30.0, 55.0, 91.0]  # 1 + 4 + ... + m^2
-    assert outer[0] == ("=IF((C$3+1)<=n,INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1))"
-                        "-INDEX('Cash flows'!$C$5:$H$5,1,(C$3+1)-1),0)")
+    assert outer[0] == ("=IF((D$3+1)<=n,INDEX('Cash flows'!$D$5:$I$5,1,(D$3+1))"
+                        "-INDEX('Cash flows'!$D$5:$I$5,1,(D$3+1)-1),0)")
     assert outer_values == [4.0, 9.0, 16.0, 25.0, 36.0]  # cash(m) - cash(m - 1) is m^2
 
 
@@ -341,10 +341,10 @@ def test_a_windowed_sum_inside_a_range_is_sumifs_over_its_terms_row():
                           "t = sum(sum(if(m - w < k and k != 3, k^2, 0) for k in 1..m) for m in 1..n)\n")
     rows, row = cash_flow_rows()
     gen = gen_for(plan, row=row, values={"n": 6.0, "w": 2.0, "t": 128.0}, where="Model: t")
-    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$C$5:$H$5)"
+    assert gen.formula(plan.model.quantities["t"].definition.expr) == "=SUM('Cash flows'!$D$5:$I$5)"
     (terms, term_values, _), (outer, outer_values, _) = rows
-    assert terms[0] == "=C$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
-    header = "'Cash flows'!$C$3:$H$3"
-    assert outer[0] == (f"=IF(C$3<=n,SUMIFS('Cash flows'!$C$4:$H$4,{header},\">\"&(C$3-w),{header},\"<>\"&3,"
-                        f"{header},\"<=\"&C$3),0)")
+    assert terms[0] == "=D$3^2" and term_values == [1.0, 4.0, 9.0, 16.0, 25.0, 36.0]
+    header = "'Cash flows'!$D$3:$I$3"
+    assert outer[0] == (f"=IF(D$3<=n,SUMIFS('Cash flows'!$D$4:$I$4,{header},\">\"&(D$3-w),{header},\"<>\"&3,"
+                        f"{header},\"<=\"&D$3),0)")
     assert outer_values == [1.0, 5.0, 4.0, 16.0, 41.0, 61.0]

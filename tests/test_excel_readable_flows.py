@@ -51,20 +51,20 @@ def _row(ws, label: str):
 def test_a_terms_formula_has_no_unit_conversions_that_cancel(books):
     flows = openpyxl.load_workbook(books["as_written"].path)["Cash flows"]
     for label in ("Model: npv_own (m = 1 month)", "Model: npv_rent (m = 1 month)"):
-        for cell in _row(flows, label)[2:]:
+        for cell in _row(flows, label)[FLOW_FIRST - 1:]:
             if cell.value is None:
                 continue
             text = cell.value
             assert "2628000" not in text and "31536000" not in text and "3600" not in text, (label, text)
             assert "horizon" in text and "1+cost_of_capital" in text, (label, text)  # the cells, as the plan writes them
-    own = _row(flows, "Model: npv_own (m = 1 month)")[2].value
+    own = _row(flows, "Model: npv_own (m = 1 month)")[FLOW_FIRST - 1].value
     assert "own_monthly*" in own and "/2628" not in own  # kUSD a month, as its cell holds it
 
 
 def test_the_figure_adds_up_its_row_in_its_own_unit(books):
     model = openpyxl.load_workbook(books["as_written"].path)["Model"]
     rent = next(r for r in model.iter_rows(min_row=4) if r[3].value == "npv_rent")[1].value
-    assert rent.startswith("=SUM('Cash flows'!$C$") and "/1000" not in rent  # the row is in kUSD already
+    assert rent.startswith("=SUM('Cash flows'!$D$") and "/1000" not in rent  # the row is in kUSD already
     saving = next(r for r in model.iter_rows(min_row=4) if r[3].value == "npv_saving")[1].value
     assert saving == "=npv_rent-npv_own"
 
@@ -72,8 +72,8 @@ def test_the_figure_adds_up_its_row_in_its_own_unit(books):
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
 def test_the_terms_recalculate_to_the_figures_by_hand(books, engine):
     flows = books["as_written"].engines[engine]["Cash flows"]
-    own = [c.value for c in _row(flows, "Model: npv_own (m = 1 month)")[2:62]]
-    rent = [c.value for c in _row(flows, "Model: npv_rent (m = 1 month)")[2:62]]
+    own = [c.value for c in _row(flows, "Model: npv_own (m = 1 month)")[3:63]]
+    rent = [c.value for c in _row(flows, "Model: npv_rent (m = 1 month)")[3:63]]
     assert own[:36] == pytest.approx([own_term(m) for m in range(1, 37)], rel=1e-12)
     assert rent[:36] == pytest.approx([rent_term(m) for m in range(1, 37)], rel=1e-12)
     assert own[36:] == [0] * 24 and rent[36:] == [0] * 24  # beyond the horizon: 0
@@ -82,7 +82,7 @@ def test_the_terms_recalculate_to_the_figures_by_hand(books, engine):
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
 def test_typed_in_inputs_move_the_terms(books, engine):
     flows = books["edited"].engines[engine]["Cash flows"]
-    rent = [c.value for c in _row(flows, "Model: npv_rent (m = 1 month)")[2:62]]
+    rent = [c.value for c in _row(flows, "Model: npv_rent (m = 1 month)")[3:63]]
     assert rent[:24] == pytest.approx([rent_term(m, ramp=3) for m in range(1, 25)], rel=1e-12)
     assert rent[24:] == [0] * 36
 
@@ -104,9 +104,9 @@ def test_every_cell_of_a_row_is_one_formula_over_its_columns_month(books):
         assert len(cells) == 60, r[0].value
         assert len({_relative(c) for c in cells}) == 1, (r[0].value, cells[0].value, cells[1].value)
     rent = _row(flows, "Model: npv_rent (m = 1 month)")
-    assert "(1-1)" not in rent[2].value and "(C$3-1)" in rent[2].value and "MIN(1,C$3/ramp)" in rent[2].value
+    assert "(1-1)" not in rent[3].value and "(D$3-1)" in rent[3].value and "MIN(1,D$3/ramp)" in rent[3].value
     payback = _row(flows, "Model: breakeven_month (n = 1 month)")
-    assert payback[5].value.startswith("=IF(AND(F$3<=horizon,") and payback[5].value.endswith(',F$3,"")')
+    assert payback[6].value.startswith("=IF(AND(G$3<=horizon,") and payback[6].value.endswith(',G$3,"")')
 
 
 def test_the_term_column_writes_each_term_as_the_plan_writes_it(books):

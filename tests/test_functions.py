@@ -326,7 +326,7 @@ def test_the_workbook_writes_excels_own_functions_and_libreoffice_agrees(tmp_pat
     texts = {n: _named(wb, book, n).value for n in ("payment", "owed", "saved", "free", "worth", "return")}
     assert texts["payment"].startswith("=PMT(") and texts["owed"].startswith("=PV(")
     assert texts["saved"].startswith("=FV(") and "PMT(" in texts["free"]
-    assert texts["worth"].startswith("=NPV(rate,year1,") and texts["return"].startswith("=IRR('Cash flows'!$C$")  # its values a row of cells
+    assert texts["worth"].startswith("=NPV(rate,year1,") and texts["return"].startswith("=IRR('Cash flows'!$D$")  # its values a row of cells
     _named(wb, book, "loan").value = 30000  # an analyst's edit: every figure follows
     _named(wb, book, "year1").value = 15000
     edited = tmp_path / "edited.xlsx"

@@ -514,7 +514,7 @@ class Book:
         q = self.q[name]
         gen = Generator(self.model, refs, row=self.flow_cells, values=self.env(ctx), where=where,
                         row_refs=row_refs, spill=lambda text, value: self.helper_cell(text, where, value),
-                        periods=periods or self.periods)
+                        periods=periods or self.periods, analyzer=self.plan.analyzer)
         mark = self._flows_mark()
         try:
             return gen.formula(q.definition.expr, None if q.is_bool else scale_of(q))
@@ -546,11 +546,13 @@ class Book:
         self.flow_rows = {k: v for k, v in self.flow_rows.items() if v[1][1] <= line}
         self.flows_row = line
 
-    def flow_cells(self, cells: list[str], held: list, where: str, written: str = "",
-                   shared: bool = False) -> tuple[list, tuple]:
+    def flow_cells(self, cells: list[str], held: list, where: str, written: str = "", unit: str = "",
+                   shared: bool = False, at: Optional[tuple] = None) -> tuple[list, tuple]:
         """One row of the Cash flows sheet: formulas ``cells`` holding ``held``, a column per value of the
         range, the index being the column's number in the header row; ``written`` is the term as a formula,
-        for the Term column. Returns the cells as ranges and (the sheet as a reference, the row); a ``shared``
+        for the Term column, ``unit`` its cells' unit, for the Unit column; ``at`` (the range's variable,
+        its unit, its value in each column), where those are not the header's numbers, a row above it.
+        Returns the cells as ranges and (the sheet as a reference, the row); a ``shared``
         row (a function's, which several figures read) is found written where its like is."""
         key = tuple(cells)  # (the same cells are the same row, whichever sheet's figure wrote it first)
         if shared and key in self.flow_rows:
@@ -560,21 +562,29 @@ class Book:
             self.flows.text(1, 1, "Cash flows", TITLE, overflow=True)
             self.flows.note(2, 1, "The terms of the sums over ranges, a column per value of the range (a month, "
                             "a year) numbered in row 3; every cell of a row is the same formula over its column's "
-                            "number. Column B is the term as the plan writes it. A figure elsewhere adds up its row "
-                            "(SUM over the row), whose terms are in that figure's unit where the sum is a part of "
-                            "it (kUSD for an NPV in kUSD), else in the units of the cells they use. A term beyond "
+                            "number. Column B is the term as the plan writes it, column C the unit of its row's cells. A "
+                            "figure elsewhere adds up its row (SUM over the row), whose terms are in that figure's "
+                            "unit where the sum is a part of it (kUSD for an NPV in kUSD). A term beyond "
                             "the range's end, as the inputs set it, is 0 (blank for first, min, max).")
-            self.flows.header(3, ["Used by", "Term"])
+            self.flows.header(3, ["Used by", "Term", "Unit"])
             self.flows.repeat = (3, 3)
             self.flows.freeze = (4, FLOW_FIRST)
             self.flows.caps.update({1: 50, 2: 60})
             self.flows_row = 3
         ws = self.flows
+        if at is not None:  # a range from 0 (irr's flows): each column's value of its variable, in line
+            var, word, numbers = at
+            self.flows_row += 1
+            ws.text(self.flows_row, 1, f"{where}: {var}" + (f" ({word})" if word else ""), NAME)
+            ws.text(self.flows_row, 3, word, UNITS)
+            for j, v in enumerate(numbers):
+                ws.number(self.flows_row, FLOW_FIRST + j, float(v))
         self.flows_row += 1
         row = self.flows_row
         style = self.number_style(held)
         ws.text(row, 1, where)
         ws.text(row, 2, written)
+        ws.text(row, 3, unit, UNITS)
         for j, (text, value) in enumerate(zip(cells, held)):
             if ws.at(FLOW_HEADER, FLOW_FIRST + j) is None:  # a number: the terms' index is this cell
                 ws.number(FLOW_HEADER, FLOW_FIRST + j, j + 1, style=HEADER)

@@ -87,7 +87,8 @@ def checks_sheet(book: Book) -> None:
                 values[key] = book.env(other)[r.name]
             where = f"Checks: {text}"
             gen = Generator(book.model, refs, row=book.flow_cells, values=values, where=where, row_refs=qualified,
-                            spill=lambda t, v, where=where: book.helper_cell(t, where, v), periods=book.periods)
+                            spill=lambda t, v, where=where: book.helper_cell(t, where, v), periods=book.periods,
+                            analyzer=book.plan.analyzer)
 
             ws.text(row, 1, text)
             ws.text(row, 2, ctx.label)

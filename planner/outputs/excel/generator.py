@@ -57,7 +57,7 @@ DIGITS = 15  # significant digits Excel keeps in a number
 # Excel precedence levels, loosest first (for deciding parentheses).
 CMP, ADD, NEG, MUL, POW, ATOM = 10, 20, 30, 40, 50, 60
 
-FLOW_FIRST = 3  # the Cash flows sheet's first column of terms (C): the label and the term before it
+FLOW_FIRST = 4  # the Cash flows sheet's first column of terms (D): the label, the term and its unit before it
 FLOW_HEADER = 3  # the Cash flows sheet's row of column numbers (1, 2, 3 ...), which the terms use as their index
 ROW_TERMS = 16_384 - FLOW_FIRST + 1  # terms a row holds (Excel's last column is XFD)
 
@@ -110,6 +110,7 @@ class Bound(NamedTuple):
     expr: Optional[ir.Expr]
     env: Mapping
     scope: object  # what :class:`planner.language.aggregates.Ranges` knows of it
+    of: object = None  # a variable's type, or the aggregate whose variable it is (its range's type)
 
 
 # ---- numbers ---------------------------------------------------------------------------------
@@ -322,7 +323,8 @@ class Generator(ir.Visitor):
     ``refs``: the cell or defined name of every quantity and answer a formula may use, as a
     :class:`Piece` (scale: base units per unit of the cell's figure; None for TRUE/FALSE).
     ``row(cells, values, label, written)`` writes the terms of a range as one row of the Cash flows
-    sheet and returns (the row as a range, (sheet, line)); ``values`` (name -> base value of every
+    sheet (``unit``: its cells' unit, named from the term's dimension, typed by ``analyzer``, and its scale)
+    and returns (the row as a range, (sheet, line)); ``values`` (name -> base value of every
     quantity and answer) gives the terms' cached results (``row(..., shared=True)``: a function's row,
     which every figure reading it shares). Without ``row`` an aggregate over a range
     is not written here. ``spill(formula, value)`` writes a part of a formula longer than Excel's
@@ -333,7 +335,7 @@ class Generator(ir.Visitor):
     def __init__(self, model, refs: Mapping[str, Piece], row: Optional[Callable] = None,
                  values: Optional[Mapping[str, object]] = None, where: str = "",
                  row_refs: Optional[Mapping[str, Piece]] = None, spill: Optional[Callable] = None,
-                 periods: Optional[PeriodRows] = None, split: int = SPILL) -> None:
+                 periods: Optional[PeriodRows] = None, split: int = SPILL, analyzer=None) -> None:
         from ...language.aggregates import Ranges
         from ...language.analysis import unit_of
 
@@ -341,6 +343,7 @@ class Generator(ir.Visitor):
         self.refs = refs
         self.row_refs = refs if row_refs is None else row_refs  # what a row's cells (on their own sheet) use
         self.row = row
+        self.analyzer = analyzer
         self.periods = periods  # the sheet of series (a plan with periods)
         self.spill = spill  # spill(formula, value) writes a helper cell (sheet-qualified refs) and returns it
         self.split = split  # characters of a part that goes to a helper cell (the Solve sheet's: fewer)
@@ -432,7 +435,8 @@ class Generator(ir.Visitor):
             text = p.text.replace(level.var, level.text)
             cells = ["=" + text.replace(level.column, col_letter(FLOW_FIRST + k)) for k in range(level.count)]
             held = self._held_value(e, env, level, 1 if p.scale is None else p.scale)
-            _, (sheet, line) = self._write_row(cells, held, f"{self.where} (a part of a term)", e.span.flat)
+            _, (sheet, line) = self._write_row(cells, held, f"{self.where} (a part of a term)", e.span.flat,
+                                               self._unit(e, env, p.scale))
             return Piece(f"{sheet}!{level.column}${line}", ATOM, p.scale)
         if self.refs is not self.row_refs:
             raise _Requalify
@@ -607,7 +611,7 @@ class Generator(ir.Visitor):
             texts += [number(Fraction(d)) for d in record.defaults[len(record.defaults) - missing:]]
         if record.excel is not None:  # Excel's own function (PMT, NPV, IRR)
             if record.excel_args is not None:  # its values as one array (IRR's)
-                texts = self._array_of(e, env, args, texts, record)
+                texts = self._array_of(e, env, args, texts, record, scale if 0 in keep and scale is not None else 1)
             text = call(record.excel, texts)
         elif isinstance(record.sheet, str):
             text = self._tree(record.sheet, texts, env, scale,
@@ -644,7 +648,7 @@ class Generator(ir.Visitor):
         if iv.lo is None or iv.hi is None or iv.lo < unit or iv.hi > width * unit:
             return None
         try:
-            got = self._row_of_function(f, unit, width)
+            got = self._row_of_function(f, unit, width, arg, env)
         except NotWritten:  # (a body past a cell's limits: each call inline)
             got = self._rows[("function", f.name, unit)] = None
         if got is None:
@@ -658,8 +662,9 @@ class Generator(ir.Visitor):
         last = col_letter(FLOW_FIRST + width - 1)
         return Piece(f"INDEX({sheet}!${col_letter(FLOW_FIRST)}${line}:${last}${line},1,{at.text})", ATOM, scale)
 
-    def _row_of_function(self, f, unit: Fraction, width: int) -> tuple:
-        """``f``'s row: (the sheet, its line, the scale of its cells), written on first use."""
+    def _row_of_function(self, f, unit: Fraction, width: int, arg: ir.Expr, env) -> tuple:
+        """``f``'s row: (the sheet, its line, the scale of its cells), written on first use (``arg`` in
+        ``env``: the argument of the call that first reads it, which gives its parameter's type)."""
         key = ("function", f.name, unit)
         if key not in self._rows:
             self._columns += 1
@@ -669,7 +674,7 @@ class Generator(ir.Visitor):
             level = _Level(var, f"{column}${FLOW_HEADER}", column, "1", unit, width, width,
                            float(unit) * np.arange(1, width + 1) if self.values is not None else None)
             param = f.params[0].name
-            inner = {param: Bound(Piece(var, ATOM, unit), None, {}, Interval(unit, unit * width))}
+            inner = {param: Bound(Piece(var, ATOM, unit), None, {}, Interval(unit, unit * width), self._type(arg, env))}
             saved = self._open, self.refs, self.where, self._shared
             # its rows of terms are the function's, labelled so (after the sheet or case whose figures read
             # it: "Solve work: cash(m)", a row over that sheet's trial inputs), written once for them all
@@ -690,7 +695,8 @@ class Generator(ir.Visitor):
             self._shared, shared = True, self._shared
             try:
                 _, (sheet, line) = self._write_row(cells, held, f"{called} at each {param}",
-                                                   f"{f.name}({param}) = {f.body.span.flat}")
+                                                   f"{f.name}({param}) = {f.body.span.flat}",
+                                                   self._unit(f.body, inner, body.scale))
             finally:
                 self._shared = shared
             self._rows[key] = (sheet, line, body.scale)
@@ -758,7 +764,7 @@ class Generator(ir.Visitor):
             self._horizons[unit] = min(most, ROW_TERMS)
         return self._horizons[unit]
 
-    def _array_of(self, e: ir.Call, env, args: list[Piece], texts: list[str], record) -> list[str]:
+    def _array_of(self, e: ir.Call, env, args: list[Piece], texts: list[str], record, scale: Fraction) -> list[str]:
         """The arguments of a function that takes its values as one array (IRR): an array of constants
         (``{-100,60,60}``), else cells of the Cash flows sheet and a guess, planner's own value (a root's
         search from LibreOffice's 10% misses one at -37%); on the sheet of periods ``CHOOSE({1,2},a,b)``,
@@ -766,14 +772,14 @@ class Generator(ir.Visitor):
         if all(a.value is not None for a in args) and not any("/" in t for t in texts):
             return ["{" + ",".join(texts) + "}"]
         if self.row is not None:
-            out = [self._array(e, env, texts)]
+            out = [self._array(e, env, texts, self._unit(e.args[0].value, env, scale) if e.args else "")]
             guess = self._held_value(e, env, None) if "\x00" not in out[0] else ""
             return out + [_float_text(float(f"{guess:.6g}"))] if isinstance(guess, float) else out
         if self.periods is None:  # (a sweep's table prints it again, with rows)
             raise NotWritten(f"the values of `{e.func}`, which are cells of the Cash flows sheet")
         return record.excel_args(texts)
 
-    def _array(self, e: ir.Call, env, texts: list[str]) -> str:
+    def _array(self, e: ir.Call, env, texts: list[str], unit: str) -> str:
         """The arguments of a function that takes them as one array (IRR) as cells of the Cash flows
         sheet, their range: a row, or inside a range's term a block (a row per argument, a column per
         value of the range). Gnumeric reads no ``CHOOSE({1,2,3},a,b,c)`` as an array."""
@@ -782,7 +788,7 @@ class Generator(ir.Visitor):
         label, joined = f"{self.where} ({e.func}: its values)", "".join(texts)
         if "\x00" not in joined:
             got, _ = self._write_row(["=" + t for t in texts], [self._held_value(a.value, env, None) for a in e.args],
-                                     label, e.span.flat)
+                                     label, e.span.flat, unit, e.over and _numbers(e.over[0], e.over[1], len(texts)))
             return got[0]
         level = next((x for x in reversed(self._open) if x.var in joined or x.column in joined), None)
         if level is None or "\x00" in joined.replace(level.var, "").replace(level.column, ""):
@@ -791,7 +797,7 @@ class Generator(ir.Visitor):
         for a, t in zip(e.args, texts):
             t = t.replace(level.var, level.text)
             rows.append((["=" + t.replace(level.column, col_letter(FLOW_FIRST + k)) for k in range(level.count)],
-                         self._held_value(a.value, env, level), label, e.span.flat))
+                         self._held_value(a.value, env, level), label, e.span.flat, unit))
         sheet, first, last = self._write_block(rows)
         return f"{sheet}!{level.column}${first}:{level.column}${last}"
 
@@ -809,6 +815,47 @@ class Generator(ir.Visitor):
         if level is None:
             return cached(got, scale)
         return [cached(v, scale) for v in np.broadcast_to(np.asarray(got), (count,)).tolist()]
+
+    # ---- the unit of a row's cells ----------------------------------------------------------------
+    def _unit(self, e: ir.Expr, env, scale: Optional[Fraction]) -> str:
+        """The unit of cells that hold ``e`` (over the names bound around it) in ``scale``: its dimension
+        named (the unit the plan writes it in, a unit a figure is shown in, a declared or built-in one)."""
+        from ...language.units import unit_named
+
+        t = self._type(e, env) if scale is not None else None
+        if t is None or t.is_bool or t.dim is None:
+            return ""
+        return unit_named(t.dim, scale, self.units, t.unit, (q.display for q in self.model.quantities.values()))
+
+    def _term_unit(self, e: ir.Aggregate, env, scale: Optional[Fraction]) -> str:
+        """The unit of the cells of a row of ``e``'s terms (a count's and a product's: plain numbers)."""
+        if e.op in (ir.AggOp.COUNT, ir.AggOp.PRODUCT):
+            return ""
+        inner = {**env, e.var: Bound(None, None, env, None, e)}
+        return self._unit(ir.Name(e.var, e.span) if e.op is ir.AggOp.FIRST else e.body, inner, scale)
+
+    def _type(self, e: ir.Expr, env):
+        """``e``'s type (:class:`planner.language.model.Type`) over the names bound around it; None
+        without the plan's analyzer, or where it has none."""
+        if self.analyzer is None:
+            return None
+        from ...language.dims import Poisoned
+
+        typer, lookup = self.analyzer.typer, self.analyzer.types.get
+
+        def scope(env) -> dict:
+            out = {}
+            for name, b in env.items():
+                t = typer.type(b.expr, scope(b.env), lookup) if b.expr is not None else \
+                    typer.var_type(b.of, scope(b.env), lookup) if isinstance(b.of, ir.Aggregate) else b.of
+                if t is None:
+                    raise Poisoned()
+                out[name] = t
+            return out
+        try:
+            return typer.type(e, scope(env), lookup)
+        except (PlanError, Poisoned):
+            return None
 
     # ---- aggregates -----------------------------------------------------------------------------
     def visit_Aggregate(self, e: ir.Aggregate, env, want) -> Piece:
@@ -935,18 +982,20 @@ class Generator(ir.Visitor):
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
             values = self._values(e, env, level, level.at, by, unit, scale, fixed_end, inside) if cells else []
-            got, _ = self._write_row(cells, values, label, written)
+            got, _ = self._write_row(cells, values, label, written, self._term_unit(e, env, scale),
+                                     _numbers(e.var, e.values, level.count))
             return got, scale
         # a block: the outer range's values across, this range's down (its variable a number in each row)
         self._fits(e, level.count * outer.count)
         texts = [template.replace(level.var, self._nth(start, by, unit, j).text) for j in range(level.count)]
-        return self._block(e, env, outer, texts, by, unit, scale, inside, label, written), scale
+        return self._block(e, env, outer, texts, by, unit, scale, inside, label, written,
+                           self._term_unit(e, env, scale)), scale
 
     def _term(self, e: ir.Aggregate, env, want, open_levels, level: _Level, var: Piece, inside):
         """The formula of one term of ``e`` (its variable printed as ``var``: ``level``'s placeholder, or
         one of its values) and the terms' scale. Raises :class:`_Deeper` where it uses the variables of
         two ranges around it besides its own."""
-        inner = {**env, e.var: Bound(var, None, env, self.ranges.var_interval(e, _scope(env)))}
+        inner = {**env, e.var: Bound(var, None, env, self.ranges.var_interval(e, _scope(env)), e)}
         saved, self._open = self._open, list(open_levels) + ([level] if var.text == level.var else [])
         try:
             body = self.expr(e.body, inner, want if e.op in (ir.AggOp.SUM, ir.AggOp.MAX, ir.AggOp.MIN) else None)
@@ -993,7 +1042,8 @@ class Generator(ir.Visitor):
             texts.append(template)
             self._fits(e, self._written - before + level.count * outer.count)
         label = f"{self.where} ({e.var} = {e.values.items[0].span.flat})"
-        return self._block(e, env, outer, texts, by, unit, scale, inside, label, e.body.span.flat), scale
+        return self._block(e, env, outer, texts, by, unit, scale, inside, label, e.body.span.flat,
+                           self._term_unit(e, env, scale)), scale
 
     @staticmethod
     def _nth(start: Piece, by: Fraction, unit: Fraction, j: int) -> Piece:
@@ -1012,7 +1062,7 @@ class Generator(ir.Visitor):
                      "write the inner sum in closed form; `planner eval`, `check` and `report` compute it as it is")
 
     def _block(self, e: ir.Aggregate, env, outer: _Level, texts: list, by: Fraction, unit: Fraction, scale, inside,
-               label: str, written: str) -> list:
+               label: str, written: str, cells_unit: str) -> list:
         """The rows of a block (``texts``: a term per value of ``e``'s variable, over the outer range's
         placeholders), written together, one after another (rows alike are each a row), or found written."""
         rows = []
@@ -1022,29 +1072,28 @@ class Generator(ir.Visitor):
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
             values = self._block_values(e, env, outer, j, by, unit, scale, inside) if cells else []
-            rows.append((cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written))
+            rows.append((cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written, cells_unit))
         if not rows:
             return []
         sheet, first, last = self._write_block(rows)
         return [f"{sheet}!{outer.column}${first}:{outer.column}${last}"]
 
     def _write_block(self, rows: list) -> tuple:
-        """Rows ``(cells, values, label, written)`` written together, one after another (rows alike are
+        """Rows ``(cells, values, label, written, unit)`` written together, one after another (rows alike are
         each a row), or found written: (the sheet, the first row, the last)."""
         key = ("block",) + tuple(tuple(r[0]) for r in rows)
         if key not in self._rows:
-            lines = [self.row(*r)[1] for r in rows]
+            lines = [self.row(*r[:4], unit=r[4])[1] for r in rows]
             self._written += sum(len(r[0]) for r in rows)
             self._rows[key] = (lines[0][0], lines[0][1], lines[-1][1])
         return self._rows[key]
 
-    def _write_row(self, cells: list, values: list, label: str, written: str) -> tuple:
+    def _write_row(self, cells: list, values: list, label: str, written: str, unit: str, at=None) -> tuple:
         """A row written once: printing again (over qualified references) finds it written; a function's
         row and its rows of terms, by every figure that reads it (the sheet's ``row(..., shared=True)``)."""
         key = tuple(cells)
         if key not in self._rows:
-            self._rows[key] = self.row(cells, values, label, written, shared=True) if self._shared else \
-                self.row(cells, values, label, written)
+            self._rows[key] = self.row(cells, values, label, written, unit=unit, shared=self._shared, at=at)
             self._written += len(cells)
         return self._rows[key]
 
@@ -1409,6 +1458,23 @@ class Generator(ir.Visitor):
 def _at(v: Fraction) -> str:
     """A range's variable at one of its values, as an atom."""
     return number(v) if v >= 0 else f"({number(v)})"
+
+
+def _numbers(var: str, values: ir.Values, count: int) -> Optional[tuple]:
+    """``(var, unit, values)``: the values of a range's variable in its row's ``count`` columns, in the unit
+    its start is written in, where they are not the header's numbers 1, 2, 3 ... (a range from 0, or in
+    steps of 2), for a row of them above it; None where they are, or where its start and step are not
+    written as numbers in one unit."""
+    ends = [ir.literal(x) for i, x in enumerate(values.items) if i != 1]
+    if values.kind not in ("range", "step") or any(x is None for x in ends) or \
+            len({x[1].text if x[1] is not None else "" for x in ends}) > 1:
+        return None
+    start, unit = ends[0]
+    step = ends[1][0] if len(ends) > 1 else Fraction(1)
+    at = [start + j * step for j in range(count)]
+    if at == list(range(1, count + 1)):
+        return None
+    return var, unit.text if unit is not None else "", at
 
 
 def _scope(env: Mapping[str, Bound]) -> dict:

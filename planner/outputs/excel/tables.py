@@ -186,7 +186,8 @@ class LiveTable:
                 try:
                     return text(Generator(model, self._refs(str(r)), row=self.book.flow_cells, values=values,
                                           where=where, row_refs=self._refs(str(r), qualified=True),
-                                          spill=lambda t, v: self.book.helper_cell(t, where, v)))
+                                          spill=lambda t, v: self.book.helper_cell(t, where, v),
+                                          analyzer=self.book.plan.analyzer))
                 except NotWritten as err:
                     raise UnsupportedFormula(f"{where}: the workbook has no formula for it ({err})", expr.span,
                                              hint="`planner eval`, `check` and `report` compute it as it is") from None
