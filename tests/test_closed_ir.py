@@ -254,3 +254,35 @@ def test_a_closed_form_the_plan_language_cannot_write_has_no_text_and_says_why()
     shown = SolveView(plan, [odd]).table(None)
     assert "LambertW" not in shown and "closed form  " not in shown
     assert "      note         no closed form to show: it uses the Lambert W function" in shown
+
+
+EXACT = """
+a = 3
+b = 7
+x = 1 where x > 0
+y = 2 where integer, 0 <= y <= 100
+w = 1 where w > 0
+solve x where a * x - b = 0 as third
+solve min y where 7 * y^2 >= 300 as least
+solve w where w^5 - w - 1 = 0 as quintic
+"""
+
+
+def test_the_exact_answer_and_boundary_are_plan_text_that_reads_back():
+    """JSON's `exact` and `boundary` are printed from the IR, as `closed_form` is: 3x = 7 gives 7 / 3 (a
+    rational stays exact), the least integer y with 7 y^2 >= 300 is 7 (6.547 = sqrt(300 / 7) its boundary,
+    10 sqrt(21) / 7 written in plan syntax); a root of a quintic the plan language cannot write is null
+    (its polynomial is in the notes), never SymPy's `CRootOf(...)`. Each text read back by planner is the
+    value by hand."""
+    from planner.outputs.viewmodel import analyse, view_model
+
+    plan = planner.loads(EXACT, "exact.plan")._plan
+    rows = {r.alias: r for r in (Solver(plan).answer(s, None) for s in plan.model.solves)}
+    got = {alias: (r.to_json()["exact"], r.to_json()["boundary"]) for alias, r in rows.items()}
+    assert got == {"third": ("7 / 3", None), "least": ("7", "10 * sqrt(21) / 7"), "quintic": (None, None)}
+    assert any("w^5 - w - 1" in n for n in rows["quintic"].notes)
+    back = planner.loads(f"t = {got['third'][0]}\nb = {got['least'][1]}\n", "back.plan").eval()
+    assert back["t"].number == 7 / 3 and back["b"].number == pytest.approx((300 / 7) ** 0.5, rel=1e-15)
+    view = view_model(analyse(plan))
+    assert {s["alias"]: s["answers"][0]["exact"] for s in view["solves"]} == {"third": "7 / 3", "least": "7",
+                                                                              "quintic": None}

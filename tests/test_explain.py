@@ -190,3 +190,40 @@ def test_every_explain_latex_line_renders_with_katex(tmp_path):
     page.write_text("# explain\n\n" + "\n".join(blocks), encoding="utf-8")
     found = _check(node, [page])[str(page)]
     assert found["errors"] == [] and found["math"] == len(blocks) > 300, found["errors"][:3]
+
+
+WRITTEN_UNITS = """
+unit USD
+horizon = 36 month "months the plan covers" where integer, 1 month <= horizon <= 120 month
+cash(m) = 100 - 7 * (m / 1 month)
+first_negative = first(m for m in 1 month..horizon where cash(m) < 0)
+twice  = horizon * 2
+demand = 5e9 token "tokens a month"
+served = demand * 0.9
+price  = 2 USD/Mtoken
+bill   = served * price -> USD
+check served == 4.5e9 token
+"""
+
+
+def test_a_time_or_a_count_without_a_display_unit_keeps_the_unit_its_formula_is_written_in(tmp_path):
+    """By hand: 100 - 7 m < 0 first at m = 15 (month 14 leaves 2); twice 36 months is 72 months; 90% of
+    5e9 tokens is 4.5e9 tokens. Shown in months and tokens, as the plan writes them, not in seconds
+    (39,420,000 s) or as a plain number, by explain, eval, check and the workbook."""
+    plan = planner.loads(WRITTEN_UNITS, "written.plan")
+    assert _line(_explain_text(explain(plan._plan, "first_negative")), "value") == "15 month"
+    assert _line(_explain_text(explain(plan._plan, "twice")), "value") == "72 month"
+    assert _line(_explain_text(explain(plan._plan, "served")), "value") == "4,500,000,000 token"
+    figures = plan.eval()
+    assert (figures["first_negative"].number, figures["first_negative"].unit) == (15, "month")
+    assert (figures["served"].number, figures["served"].unit) == (4.5e9, "token")
+    import openpyxl
+
+    from test_excel_workbook import export
+
+    export(plan, tmp_path / "written.xlsx")
+    model = openpyxl.load_workbook(tmp_path / "written.xlsx")["Model"]
+    units = {r[3].value: r[2].value for r in model.iter_rows(min_row=4) if r[3].value}
+    assert units["served"] == "token" and units["first_negative"] == "month" and units["twice"] == "month"
+    checks = openpyxl.load_workbook(tmp_path / "written.xlsx")["Checks"]
+    assert next(r for r in checks.iter_rows(min_row=4) if r[0].value == "check served == 4.5e9 token")[4].value == "token"

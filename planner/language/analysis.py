@@ -48,7 +48,7 @@ from . import series as series_rules
 from .graph import topological_order
 from .limits import MAX_EXPANDED_DEPTH, MAX_EXPANSION
 from .model import Answer, Bound, Model, Quantity, ScenarioModel, Type
-from .units import BUILTIN_UNITS, DIMENSIONLESS, Unit, UnitTable, canonical_text
+from .units import BUILTIN_UNITS, DIMENSIONLESS, TIME, Unit, UnitTable, canonical_text
 
 RESERVED_SCENARIOS = {"all", "base"}
 
@@ -743,6 +743,10 @@ class Analyzer:
             display = unit_of(literal_unit, self.units)
         elif isinstance(d.expr, ir.Reduce) and isinstance(d.expr.body, ir.Period) and self.period_unit is not None:
             display = self.period_unit  # `first(period where ...)` in the periods' unit (months)
+        elif t.unit and not t.unit.startswith("%") and (t.dim == TIME or t.dim.dimensionless):
+            written = self._written_unit(t.unit)  # a time or a count in the unit its formula is written in:
+            if written is not None and written.dim == t.dim:  # `horizon * 2` in months, `demand * 0.9` in tokens
+                display = written
         if d.display is not None:
             unit = unit_of(d.display, self.units, self.sink)
             if unit is not None:
@@ -771,6 +775,16 @@ class Analyzer:
         if d.is_input:
             q.value = t.const if not t.is_bool else _bool_value(d.expr)
         return q
+
+    def _written_unit(self, text: str) -> Optional[Unit]:
+        """The unit ``text`` (as a formula's type carries it) names, or None."""
+        from .lower import unit_from_text
+        from .source import Source
+
+        try:
+            return unit_of(unit_from_text(text, Source("unit", text), 0), self.units)
+        except PlanError:
+            return None
 
     def _constraints(self, q: Quantity, quantities: dict[str, Quantity]) -> None:
         for c in q.definition.constraints:

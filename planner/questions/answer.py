@@ -12,12 +12,16 @@ from fractions import Fraction
 from typing import Any, Optional
 
 
-def _sstr(value) -> str:
-    if isinstance(value, (Fraction, int)):
-        return str(value)
-    import sympy as sp
+def plan_number(value: Fraction) -> str:
+    """An exact rational in plan syntax, printed from the IR as every formula planner writes back is
+    (:mod:`planner.language.text`): ``3 / 7``, ``0.125``, ``-(22 / 7)``; planner reads it back."""
+    from ..language import ir
+    from ..language.source import Source, Span
+    from ..language.text import formula_text
 
-    return sp.sstr(value)
+    span = Span(Source("<number>", ""), 0, 0)
+    node = ir.Number(abs(Fraction(value)), None, span)
+    return formula_text(ir.Neg(node, span) if value < 0 else node)
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,30 @@ class SolveResult:
         return formula_text(node)
 
     @property
+    def exact_text(self) -> Optional[str]:
+        """The exact answer in plan syntax (a rational ``a / b``, ``sqrt(2) / 3``), printed from the IR as
+        ``closed_form_text`` is; None when there is none, or none the plan language writes (a root of a
+        quintic: the notes give its polynomial)."""
+        return self._text(self.exact)
+
+    @property
+    def boundary_text(self) -> Optional[str]:
+        """The closed form of the boundary a threshold sits on, in plan syntax (as ``exact_text``)."""
+        return self._text(self.boundary)
+
+    def _text(self, value) -> Optional[str]:
+        if value is None:
+            return None
+        if isinstance(value, (Fraction, int)):
+            return plan_number(Fraction(value))
+        from ..compute.closed import NoClosedForm, plan_text
+
+        try:
+            return plan_text(value, self.booleans)
+        except NoClosedForm:
+            return None
+
+    @property
     def closed_form_ir(self) -> Any:
         """The closed form as IR nodes (:func:`planner.compute.closed.to_ir`), over the figures as shown;
         None when there is none, or when it holds a function the plan language has not (Lambert W)."""
@@ -133,10 +161,10 @@ class SolveResult:
         return {
             "question": self.question, "alias": self.alias, "target": self.target, "mode": self.mode,
             "scenario": self.label, "value": self.display_value, "unit": self.unit, "base_value": self.value,
-            "exact": None if self.exact is None else _sstr(self.exact),
+            "exact": self.exact_text,
             "closed_form": self.closed_form_text,
             "closed_form_units": dict(self.form_units) if self.closed_form_text is not None else {},
-            "boundary": None if self.boundary is None else _sstr(self.boundary),
+            "boundary": self.boundary_text,
             "method": self.method, "roots": list(self.roots),
             "optimum": self.optimum_display, "optimum_unit": self.optimum_unit,
             "verification": {"text": v.text, "exact": v.exact, "residual": v.residual, "relative": v.relative,
