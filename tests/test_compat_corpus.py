@@ -37,6 +37,7 @@ LLM_HBM = ("h100.hbm_capacity", "rtx4090.hbm_capacity", "check:496", "check:summ
 DEPRECATED = "warning[deprecated]: `{}` is deprecated"
 OWN_W = "A plan that declares `unit W` itself gets the built-in W"
 FP64_CHOICE = "`h100_sxm.peak_fp64_dense` is 66.9 TFLOP/s, the whitepaper's figure"
+WRITTEN_UNIT = "A time or a count defined without `-> unit` keeps the unit its formula is written in"
 EXPECTED: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
     # 0.1.0's driver figures (81559 MiB for the H100, 85.5 GB in gpu_compare) are the vendor's again (80 GB)
     ("f504625/sheets/gpu_compare.plan", HBM, HBM_RESTORED,
@@ -56,6 +57,12 @@ EXPECTED: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
     # the same figures; the base unit of the built-in W is J/s where the plan's own W was a dimension of its own
     ("1762bfd/extra/rack_power_bill.plan", ("energy", "gpu_power", "price", "rack_power"), OWN_W,
      ("warning[compat]: `W` is a built-in unit now",)),
+    # a time or a count without `-> unit` in the unit its formula is written in: `step = batch_bound` in ms,
+    # `crossover_batch * expected_tokens` in tokens (the same figures, shown so)
+    ("f504625/README/block-08.plan", ("step",), WRITTEN_UNIT, ()),
+    ("4daaa87/README/block-08.plan", ("step",), WRITTEN_UNIT, ()),
+    ("f504625/README/block-09.plan", ("tokens_per_verify", "check:24"), WRITTEN_UNIT, ()),
+    ("4daaa87/README/block-09.plan", ("tokens_per_verify", "check:24"), WRITTEN_UNIT, ()),
 ]
 
 # Differences no CHANGELOG line explains: regressions, reported. Each plan's test checks that what goes

@@ -522,3 +522,33 @@ def test_the_bisection_ends_on_adjacent_floats_and_counts_runs():
     assert x in (0.3, np.nextafter(0.3, 0)) and abs(fx) == 1.0
     assert _bisect(lambda xs: xs - 0.5, 0.0, 1.0, -0.5) == (0.5, 0.0)
     assert _bisect(lambda xs: np.where(xs < 0.5, -1.0, np.nan), 0.0, 1.0, -1.0)[0] is None
+
+
+def test_a_closed_form_past_its_budget_is_stopped_not_left_running(tmp_path, cli, monkeypatch):
+    """The derivation's thread is stopped when its budget runs out (under `planner serve` it burned a core
+    for as long as SymPy took): a derivation that never ends on its own (a Python loop) ends within a
+    second of the command's answer, and counts no further."""
+    import threading
+    import time
+
+    from planner.questions import solve
+
+    ended, ticks = threading.Event(), [0]
+
+    def endless(self, *args, **kwargs):
+        try:
+            while True:
+                ticks[0] += 1
+        finally:
+            ended.set()
+
+    monkeypatch.setattr(solve.Solver, "answer", endless)
+    monkeypatch.setattr(fast, "FORM_WAIT", 0.2)
+    path = tmp_path / "q.plan"
+    path.write_text("x = 1 where 0 <= x <= 10\ny = x^2 + 1\nsolve x where y = 5 as r\n")
+    code, out, err = cli("--no-cache", "solve", path, "--closed-form")
+    assert code == 0 and "x = 2" in out and "its derivation took more than 0.2 s" in out, err
+    assert ended.wait(1.0)
+    counted = ticks[0]
+    time.sleep(0.2)
+    assert ticks[0] == counted > 0

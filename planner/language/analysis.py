@@ -743,7 +743,8 @@ class Analyzer:
             display = unit_of(literal_unit, self.units)
         elif isinstance(d.expr, ir.Reduce) and isinstance(d.expr.body, ir.Period) and self.period_unit is not None:
             display = self.period_unit  # `first(period where ...)` in the periods' unit (months)
-        elif t.unit and not t.unit.startswith("%") and (t.dim == TIME or t.dim.dimensionless):
+        elif t.unit and not t.unit.startswith("%") and (t.dim == TIME or t.dim.dimensionless and not (
+                isinstance(d.expr, ir.Binary) and d.expr.op is ir.BinOp.DIV)):  # (a ratio of counts: a plain number)
             written = self._written_unit(t.unit)  # a time or a count in the unit its formula is written in:
             if written is not None and written.dim == t.dim:  # `horizon * 2` in months, `demand * 0.9` in tokens
                 display = written

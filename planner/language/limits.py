@@ -160,9 +160,30 @@ def deep(fn: Callable[..., T], *args, **kwargs) -> T:
 
 def within(seconds: float, fn: Callable[..., T], *args, **kwargs) -> T:
     """``fn(*args, **kwargs)`` on a thread of its own with a big stack, waited for at most ``seconds``:
-    its result, or its exception, as if called directly; past that a :class:`TimeoutError` (the thread
-    runs on as a daemon and what it finds is dropped: Python cannot stop a thread)."""
+    its result, or its exception, as if called directly; past that a :class:`TimeoutError`, and the
+    thread is stopped (:func:`_stop`)."""
     return _on_thread(fn, args, kwargs, seconds)
+
+
+class _Stopped(BaseException):
+    """Raised inside a thread whose wait ran out (:func:`within`); a BaseException, so that no
+    ``except Exception`` of the work (SymPy has some) catches it and carries on."""
+
+
+def _stop(thread: threading.Thread) -> None:
+    """``thread`` stopped at its next Python instruction, by an exception raised in it (CPython's
+    ``PyThreadState_SetAsyncExc``, the one way to stop a thread): a closed form past its budget stops
+    using a core (under ``planner serve``, where it ran on as long as SymPy took). A call into C (a huge
+    integer's product) finishes first; where the interpreter has no such call (not CPython), the thread
+    runs on, as before, and what it finds is dropped."""
+    try:
+        import ctypes
+
+        raise_in = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except (ImportError, AttributeError):
+        return
+    if thread.ident is not None and thread.is_alive():
+        raise_in(ctypes.c_ulong(thread.ident), ctypes.py_object(_Stopped))
 
 
 def _on_thread(fn, args, kwargs, seconds: Optional[float]):
@@ -183,6 +204,7 @@ def _on_thread(fn, args, kwargs, seconds: Optional[float]):
     end = None if seconds is None else time.monotonic() + seconds
     while thread.is_alive():
         if end is not None and time.monotonic() >= end:
+            _stop(thread)
             raise TimeoutError(f"more than {seconds:g} s")
         thread.join(0.5 if end is None else min(0.5, max(0.0, end - time.monotonic())))  # (lets Ctrl-C through)
     if "error" in box:

@@ -18,7 +18,7 @@ A sum (product, max, min, count, first) over a range writes its terms as one row
 sheet, a column per value of the range (a month, a year), the range's variable being its column's
 number in the header row in the range's own unit (a month range counts months, ``C$3``); the figure
 adds up its row. A sum inside a row's term over the same range up to the row's variable is the running
-total of its own row (``SUM('Cash flows'!$C$9:H$9)``); a sum of terms kept to a window of the range
+total of its own row (``SUM('Cash flows'!$D$9:I$9)``); a sum of terms kept to a window of the range
 (``if(k > m - term, pay(k), 0)``) a SUMIFS over its row of terms.
 
 Series over periods print on the sheet of periods (:class:`PeriodRows`, :mod:`.periods`): a series'
@@ -1100,7 +1100,7 @@ class Generator(ir.Visitor):
     def _window(self, e: ir.Aggregate, env, want) -> Optional[Piece]:
         """``sum(if(k > m - term, pay(k), 0) for k in 1 month..m)``: the terms (which use no variable but
         their own) once as a row, added up where the variable keeps to the conditions and the range's end,
-        ``SUMIFS(row,'Cash flows'!$C$3:$CH$3,">"&(H$3-term),'Cash flows'!$C$3:$CH$3,"<="&H$3)`` (the
+        ``SUMIFS(row,'Cash flows'!$D$3:$CI$3,">"&(I$3-term),'Cash flows'!$D$3:$CI$3,"<="&I$3)`` (the
         header row numbers the terms). None where the sum is not such a sum."""
         body = e.body
         if e.op is not ir.AggOp.SUM or e.values.kind != "range" or not self._open or \
@@ -1158,7 +1158,7 @@ class Generator(ir.Visitor):
         return outer
 
     def _running(self, e: ir.Aggregate, env, want, level: _Level) -> Piece:
-        """A running total of its own row: ``SUM('Cash flows'!$C$9:H$9)``, H the outer row's column."""
+        """A running total of its own row: ``SUM('Cash flows'!$D$9:I$9)``, I the outer row's column."""
         ranges, scale = self._row(e, env, None, [], fixed_end=level.count)
         if not ranges:
             return Piece("0", ATOM, scale)
@@ -1169,7 +1169,7 @@ class Generator(ir.Visitor):
     def _partial(self, e: ir.Aggregate, env) -> Optional[Piece]:
         """A sum up to an end that moves with the range around it (``cash(m - 1 month)`` inside a sum over
         ``m``), whose terms do not: its own row, every term of it, and the part up to the end,
-        ``SUMIF('Cash flows'!$C$3:$CI$3,"<="&(H$3-1),'Cash flows'!$C$9:$CI$9)`` (the header row numbers
+        ``SUMIF('Cash flows'!$D$3:$CJ$3,"<="&(I$3-1),'Cash flows'!$D$9:$CJ$9)`` (the header row numbers
         the terms). None where it is not such a sum."""
         if not self._open or e.op is not ir.AggOp.SUM:
             return None
