@@ -138,6 +138,7 @@ class Typer(ir.Visitor):
         self.period: Optional[Type] = None  # the type of `period` in a plan with periods
         self._series_first: dict[str, Type] = {}  # a series' type from its first value, for `previous`
         self._units_written: dict[str, Optional[str]] = {}  # name -> its `-> unit` or literal's unit (None: neither)
+        self._calls: dict[tuple, Type] = {}  # a user function's type by its parameters' types (those typed)
 
     def type(self, e: ir.Expr, scope: dict[str, Type], lookup: Callable[[str], Optional[Type]]) -> Type:
         """The type of ``e``; ``scope`` holds function parameters, ``lookup``
@@ -469,6 +470,10 @@ class Typer(ir.Visitor):
                 raise ArityError(f"bad call to `{f.name}`", e.span)
             body, inner = ir.inline(f, e, lambda a: self.type(a, scope, lookup),
                                     lambda d, params: self.type(d, params, lookup))
+            key = (f.name, tuple((n, t.kind, t.dim, t.const, t.unit) for n, t in inner.items()))
+            got = self._calls.get(key)  # (a call of a call of ... types each body once per argument types)
+            if got is not None:
+                return got
             try:
                 t = self.type(body, inner, lookup)
             except PlanError as err:
@@ -480,7 +485,8 @@ class Typer(ir.Visitor):
                 if not t.is_bool and not same_dim(t, Type("num", unit.dim)):
                     raise DisplayUnitError(f"`{f.name}` returns {dim_text(t)}, not {canonical_text(unit.dim) or 'a plain number'}",
                                            f.display.span, labels=[Label(e.span, "called here")])
-            return Type(t.kind, t.dim)
+            got = self._calls[key] = Type(t.kind, t.dim)
+            return got
         return FUNCTIONS[e.func].dims(_Checker(self, scope, lookup), e, [a.value for a in e.args])
 
 
