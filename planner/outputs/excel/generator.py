@@ -16,7 +16,7 @@ its value at 1, 2, 3 ... written once, and a call reads its cell (``INDEX(row,1,
 
 A sum (product, max, min, count, first) over a range writes its terms as one row of the Cash flows
 sheet, a column per value of the range (a month, a year), the range's variable being its column's
-number in the header row in the range's own unit (a month range counts months, ``C$3``); the figure
+number in the header row in the range's own unit (a month range counts months, ``D$3``); the figure
 adds up its row. A sum inside a row's term over the same range up to the row's variable is the running
 total of its own row (``SUM('Cash flows'!$D$9:I$9)``); a sum of terms kept to a window of the range
 (``if(k > m - term, pay(k), 0)``) a SUMIFS over its row of terms.
@@ -322,9 +322,10 @@ class Generator(ir.Visitor):
 
     ``refs``: the cell or defined name of every quantity and answer a formula may use, as a
     :class:`Piece` (scale: base units per unit of the cell's figure; None for TRUE/FALSE).
-    ``row(cells, values, label, written)`` writes the terms of a range as one row of the Cash flows
-    sheet (``unit``: its cells' unit, named from the term's dimension, typed by ``analyzer``, and its scale)
-    and returns (the row as a range, (sheet, line)); ``values`` (name -> base value of every
+    ``row(cells, values, label, written, unit=..., at=...)`` writes the terms of a range as one row of the
+    Cash flows sheet (``unit``: its cells' unit, the term's dimension as ``analyzer`` types it, named at
+    their scale; ``at``: its variable's values where they are not the header's numbers) and returns (the
+    row as a range, (sheet, line)); ``values`` (name -> base value of every
     quantity and answer) gives the terms' cached results (``row(..., shared=True)``: a function's row,
     which every figure reading it shares). Without ``row`` an aggregate over a range
     is not written here. ``spill(formula, value)`` writes a part of a formula longer than Excel's
