@@ -196,6 +196,23 @@ def test_series_and_periods_stay_free_names():
     assert ev["x"] == 26 and ev["y"] == 2
 
 
+def test_a_long_series_breaks_its_line_before_or_after_then(tmp_path):
+    """`then` on a line of its own, or ending one, continues the series (it was `unexpected *`); a line
+    `then = ...` or `then(x) = ...` still defines that name. The language server splits statements alike."""
+    from planner.lsp.tolerant import Parts, parse_tolerant
+
+    text = ("periods = 1 month..3 month\na = 2\nseries s = a * 10\n    then previous + a  # grows by a\n"
+            "series u = a then\n    previous * 2\nthen = 5\ntwice(x) = x * 2\nb = twice(then)\n"
+            "series w = 1\n    then previous + then\n")
+    ev = loads(text).evaluate()
+    assert [list(ev.series[n]) for n in "suw"] == [[20, 22, 24], [2, 4, 8], [1, 6, 11]] and ev["b"] == 10
+    with pytest.raises(PlanError, match="defined twice"):  # its own statement, not a continuation of `a`'s
+        loads("then(x) = x * 2\na = 3\nthen(y) = y\n")
+    name = str(tmp_path / "t.plan")
+    got = parse_tolerant(name, text, Parts())
+    assert not got.errors and len(got.syntax.statements) == 8
+
+
 # ---- a range that starts with a formula counts in its unit ------------------------------------------
 
 def test_a_range_that_starts_with_a_formula_counts_in_months():
