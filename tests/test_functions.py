@@ -173,6 +173,25 @@ def test_irr_reports_no_root_or_several_never_a_guess(flows, message):
     assert message in str(err.value)
 
 
+NO_RATE = "no rate makes the net present value of these cash flows 0"
+SEVERAL = "several rates make the net present value of these cash flows 0: 10%, 20%"
+TODAY = "irr(if(m == 0 month, -100, flow at m) for m in 0 month..3 month)"  # -100 today, then the series
+
+
+@pytest.mark.parametrize("irr, flows, message", [
+    ("irr(flow)", "5, 1, 1", NO_RATE), ("irr(flow)", "-100, 230, -132", SEVERAL),
+    (TODAY, "-5, -1, -1", NO_RATE), (TODAY, "230, -132, 0", SEVERAL),
+])
+def test_irr_of_a_series_reports_no_root_or_several_as_of_listed_flows(irr, flows, message):
+    """The flows of a series (`irr(net)`, or read `at` each period) without one rate: the error said that
+    a series it uses has no value in some period, a division by zero perhaps, of a series with a value in
+    every one."""
+    with pytest.raises(PlanError) as err:
+        loads_compiled(f"periods = 1 month..3 month\nseries flow = [{flows}]\nx = {irr}\n").evaluate()
+    assert message in str(err.value) and "has none in some period" not in str(err.value)
+    assert err.value.span.line == 3
+
+
 def test_irr_over_many_points_is_the_same_root():
     import numpy as np
 
