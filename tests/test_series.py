@@ -679,3 +679,21 @@ def test_npv_of_a_series_to_an_input_help_is_the_plans_range_and_works(bound):
         text = text.replace("24 month", "24 month where horizon <= 240 month", 1)
     plan = loads(text + f"value = {written.strip('`')}\n", name="good.plan")
     assert plan.evaluate()["value"] == pytest.approx(212.433872576, rel=1e-9)
+
+
+def test_a_series_read_at_one_period_for_every_point_is_that_column():
+    """`at_period` with one period for every point (`net at m` in a range of flows) takes that column; the
+    same as one period per point gives, including a period outside the plan or between two (no value)."""
+    import numpy as np
+
+    from planner.compute import runtime
+
+    at = runtime.numpy_table()[0]["at_period"]
+    month = 2_628_000.0
+    stack = np.arange(12.0).reshape(3, 4) * 10  # 3 points, 4 periods from month 1
+    for when in (1, 2, 4, 0, 5, 2.5):
+        one = at([stack, when * month, month, month], (0, 1, 2, 3))
+        each = at([stack, np.full(3, when * month), month, month], (0, 1, 2, 3))
+        assert one.shape == each.shape == (3,) and np.array_equal(one, each, equal_nan=True), when
+    assert list(at([stack, 2 * month, month, month], (0, 1, 2, 3))) == [10, 50, 90]
+    assert np.isnan(at([stack, 5 * month, month, month], (0, 1, 2, 3))).all()
