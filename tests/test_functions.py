@@ -550,3 +550,12 @@ def test_a_record_missing_a_field_fails_at_import():
     with pytest.raises(TypeError, match="excel with expand or derivative"):
         Builtin("half", ("x",), "x / 2", FUNCTIONS["exp"].dims, None, FUNCTIONS["exp"].latex,
                 floats=lambda x: x / 2, numpy=lambda np, _: np.exp)
+
+
+def test_a_sweep_point_where_irr_of_a_series_has_no_rate_says_so(plan_file, cli):
+    """The sweep's issue at such a point said the series had no value in some period, as eval once did."""
+    path = plan_file("periods = 1 month..4 month\na = -5\nseries flow = if(period == 1 month, a, 1)\n"
+                     "r = irr(flow)\nsweep a in [-5, 5] show r\n")
+    code, out, err = cli("sweep", path)
+    assert "no rate makes the net present value of these cash flows 0 at `irr(flow)`" in out, out
+    assert "has none in some period" not in out and "1 of 2 points have issues" in out
