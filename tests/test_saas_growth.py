@@ -74,3 +74,37 @@ def test_its_answers_and_sweep_are_the_scripts(plan):
     rows = [r for r in plan.sweep().to_records() if "churn" in r]
     assert {round(r["churn"]): (r["lowest_cash"], r["ending_arr"]) for r in rows} == \
         {k: pytest.approx(v, rel=1e-9) for k, v in SWEEP_CHURN.items()}
+
+
+# kUSD or USD/customer as the Model sheet holds them (its display units), a fraction for the returns
+IN_THE_BOOK = ("lowest_cash", "ending_arr", "sales_cost", "signed", "cac", "plan_npv", "plan_irr", "yearly_irr",
+               "breakeven")
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    from excel_recalc import in_both_engines, require_gnumeric
+    from test_excel_workbook import edit, export, require_soffice
+
+    from planner.plan import load_compiled
+
+    require_soffice()
+    require_gnumeric()
+    work = tmp_path_factory.mktemp("saas_growth")
+    items = {"base": export(load_compiled(PLAN), work / "saas.xlsx")}
+    # an analyst types the slow-hiring target and the high churn into the Inputs sheet: the script's scenarios
+    items["slow_hiring"] = edit(items["base"], work / "saas_slow.xlsx", {"rep_target": 8})
+    items["high_churn"] = edit(items["base"], work / "saas_churn.xlsx", {"churn": 0.04})
+    return in_both_engines(items, work, 1000)
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+@pytest.mark.parametrize("case", ["base", "slow_hiring", "high_churn"])
+def test_the_workbook_recalculated_with_an_input_typed_in_gives_the_scripts_figures(books, engine, case):
+    """Every cached value poisoned, then recalculated by each engine, with the input typed over the orange cell:
+    the Model's figures are the script's for that input (the script's scenario of the same name)."""
+    wb = books[case].engines[engine]
+    for name in IN_THE_BOOK:
+        sheet, coord = next(wb.defined_names[name].destinations)
+        got = wb[sheet][coord.replace("$", "")].value
+        assert got == pytest.approx(GOLDEN[case][name], rel=1e-9), (case, engine, name, got)
