@@ -385,7 +385,9 @@ def _values_at(plan: Plan, i: int, raw, inputs, derived: list[str], answers=None
 
 def _error_at(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None):
     """The located error of quantity ``name`` at point ``i`` (diagnosed on the IR, as eval does)."""
-    return diagnose(plan.model, name, _values_at(plan, i, raw, inputs, derived, answers), *_series_at(plan, i, inputs))
+    first = is_first(plan.model.quantities[name].definition.expr)  # (said "never" without the series)
+    return diagnose(plan.model, name, _values_at(plan, i, raw, inputs, derived, answers),
+                    *(() if first else _series_at(plan, i, inputs)))
 
 
 def _series_at(plan: Plan, i: int, inputs) -> tuple:
