@@ -403,3 +403,20 @@ def test_a_warm_report_imports_no_matplotlib(tmp_path):
                            capture_output=True, text=True) for name in ("cold", "warm")]
     assert [(p.returncode, p.stdout.split()[-1]) for p in runs] == [(0, "True"), (0, "False")], runs[1].stderr
     assert _pngs(tmp_path / "cold") == _pngs(tmp_path / "warm") and len(_pngs(tmp_path / "warm")) == 2
+
+
+def test_the_code_stamp_covers_the_grammar_where_a_checkout_keeps_it(tmp_path, monkeypatch):
+    """In a checkout the grammar is beside the package (`grammar/plan.lark`), outside the folder the stamp
+    walked: a plan cached before the grammar was edited was read back as the old grammar parsed it."""
+    from planner.language import data
+
+    grammar = tmp_path / "grammar"
+    grammar.mkdir()
+    (grammar / "plan.lark").write_text("start: NAME\n", encoding="utf-8")
+    shipped = data.data_dir
+    monkeypatch.setattr(data, "data_dir", lambda name: grammar if name == "grammar" else shipped(name))
+    monkeypatch.setattr(cache, "_CODE", [])
+    before = cache._code()
+    (grammar / "plan.lark").write_text("start: NAME NAME\n", encoding="utf-8")  # the grammar edited
+    monkeypatch.setattr(cache, "_CODE", [])
+    assert cache._code() != before

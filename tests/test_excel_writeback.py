@@ -158,7 +158,22 @@ def test_written_precision_grouping_and_sign(tmp_path):
     assert main(["import", str(edited), "--plan", str(plan_path), "--write"]) == 0
     new = plan_path.read_text(encoding="utf-8")
     assert new == (text.replace("= 1_800 token/s", "= 2_400 token/s").replace("= 1.50 kUSD/month", "= 2.00 kUSD/month")
-                   .replace("= 2.49 USD/h", "= 2.125 USD/h"))
+                   .replace("= 2.49 USD/h   ", "= 2.125 USD/h  "))  # one digit more, one space of padding less
+
+
+def test_a_longer_or_shorter_literal_keeps_the_columns_after_it_aligned(tmp_path):
+    """`rep_target = 12` typed as 8 moved the doc and constraint after it one column left (`8                 "doc"`):
+    the padding takes up the difference, down to one space (two before a comment); a unit's space stays."""
+    text = PLAN.replace('lifetime      = 36 month     "depreciation period"',
+                        'lifetime      = 36 month  # the depreciation period')
+    plan_path, book = _export(tmp_path, text)
+    edited = _edit(tmp_path / "exported.xlsx", book, tmp_path / "edited.xlsx",
+                   [("Inputs", "gpus", 16), ("Inputs", "server_price", 99999), ("Inputs", "lifetime", 120)])
+    assert main(["import", str(edited), "--plan", str(plan_path), "--write"]) == 0
+    new = plan_path.read_text(encoding="utf-8")
+    assert new == (text.replace('gpus          = 8            "GPUs', 'gpus          = 16           "GPUs')
+                   .replace('server_price  = 250 kUSD     "purchase', 'server_price  = 99999 kUSD   "purchase')
+                   .replace('lifetime      = 36 month  # the', 'lifetime      = 120 month  # the'))
 
 
 # ---- hostile and mistaken workbooks: each is a clear error naming the cell, and the plan stays as it was ----

@@ -135,7 +135,8 @@ def test_every_formula_over_inputs_reads_back_to_the_quantitys_value(path):
     want = plan.evaluate()
     for i, name in enumerate(lines):
         a, b = want.values[name], again.values[f"read_back_{i}"]
-        assert a == b or math.isclose(a, b, rel_tol=1e-12), (name, a, b, lines[name])
+        both_never = a != a and b != b  # a `first(...)` that finds nothing here (saas_growth's runway)
+        assert a == b or both_never or math.isclose(a, b, rel_tol=1e-12), (name, a, b, lines[name])
 
 
 def _expr(text: str) -> ir.Expr:

@@ -135,3 +135,24 @@ def test_the_report_prints_a_range_of_flows_as_the_range():
                         r"\end{cases} \;\text{for}\; m \in \{0, \ldots, 3\}\right)")
     values = planner.loads(text, "flows.plan").eval()  # the flows are still each one's: 1, 3, 5, 7
     assert float(values["v"]) == pytest.approx(1 / 1.1 + 3 / 1.1 ** 2 + 5 / 1.1 ** 3 + 7 / 1.1 ** 4, rel=1e-12)
+
+
+def test_the_flows_of_a_series_and_of_a_range_print_as_written_in_explain_and_the_report():
+    """`npv(rate, net)` of a series is lowered to `net at 1 month`, ... `net at 36 month`: the report's formula
+    listed every one (36 of them over 19 lines) and `explain` printed them too, also those of a range
+    (`irr(... for m in 0..5)`, whose LaTeX printed the range). Each prints as written; over inputs, the
+    range's formula goes over inputs too."""
+    from planner.language.text import formula_text
+    from planner.outputs.latex import formula_equation, name_latex
+    from planner.questions.explain import over_inputs
+
+    text = ("periods = 1 month..36 month\nx = 5\ny = x * 2\nseries net = if(period == 1 month, -100, y)\n"
+            "r = npv(0.1, y * k for k in 1..3)\ns = irr(net)\nt = npv(1%, net) + y\n")
+    plan = planner.loads(text, "flows.plan")
+    model = plan._plan.model
+    assert [formula_text(over_inputs(model, n)) for n in "rst"] == [
+        "npv(0.1, x * 2 * k for k in 1..3)", "irr(net)", "npv(1%, net) + x * 2"]
+    assert formula_equation(name_latex("t"), model.quantities["t"].definition.expr) == \
+        r"t = \operatorname{NPV}\left(1\%, \mathrm{net}\right) + y"
+    values = plan.eval()  # the flows are still each period's: -100, then 10 for 35 months
+    assert float(values["t"]) == pytest.approx(-100 / 1.01 + sum(10 / 1.01 ** m for m in range(2, 37)) + 10, rel=1e-12)

@@ -173,6 +173,25 @@ def test_irr_reports_no_root_or_several_never_a_guess(flows, message):
     assert message in str(err.value)
 
 
+NO_RATE = "no rate makes the net present value of these cash flows 0"
+SEVERAL = "several rates make the net present value of these cash flows 0: 10%, 20%"
+TODAY = "irr(if(m == 0 month, -100, flow at m) for m in 0 month..3 month)"  # -100 today, then the series
+
+
+@pytest.mark.parametrize("irr, flows, message", [
+    ("irr(flow)", "5, 1, 1", NO_RATE), ("irr(flow)", "-100, 230, -132", SEVERAL),
+    (TODAY, "-5, -1, -1", NO_RATE), (TODAY, "230, -132, 0", SEVERAL),
+])
+def test_irr_of_a_series_reports_no_root_or_several_as_of_listed_flows(irr, flows, message):
+    """The flows of a series (`irr(net)`, or read `at` each period) without one rate: the error said that
+    a series it uses has no value in some period, a division by zero perhaps, of a series with a value in
+    every one."""
+    with pytest.raises(PlanError) as err:
+        loads_compiled(f"periods = 1 month..3 month\nseries flow = [{flows}]\nx = {irr}\n").evaluate()
+    assert message in str(err.value) and "has none in some period" not in str(err.value)
+    assert err.value.span.line == 3
+
+
 def test_irr_over_many_points_is_the_same_root():
     import numpy as np
 
@@ -531,3 +550,12 @@ def test_a_record_missing_a_field_fails_at_import():
     with pytest.raises(TypeError, match="excel with expand or derivative"):
         Builtin("half", ("x",), "x / 2", FUNCTIONS["exp"].dims, None, FUNCTIONS["exp"].latex,
                 floats=lambda x: x / 2, numpy=lambda np, _: np.exp)
+
+
+def test_a_sweep_point_where_irr_of_a_series_has_no_rate_says_so(plan_file, cli):
+    """The sweep's issue at such a point said the series had no value in some period, as eval once did."""
+    path = plan_file("periods = 1 month..4 month\na = -5\nseries flow = if(period == 1 month, a, 1)\n"
+                     "r = irr(flow)\nsweep a in [-5, 5] show r\n")
+    code, out, err = cli("sweep", path)
+    assert "no rate makes the net present value of these cash flows 0 at `irr(flow)`" in out, out
+    assert "has none in some period" not in out and "1 of 2 points have issues" in out

@@ -142,3 +142,24 @@ def test_records_and_frames_say_never_as_eval_json_and_csv_do(plan_file, cli):
 
     sim = planner.load(plan_file(UNCERTAIN)).simulate(["runway"], samples=200, scenario="base")
     assert sim.to_records()[0]["point"] == "never"
+
+
+def test_a_check_against_never_shows_the_figure_or_never(plan_file, cli):
+    """`check runway == never` showed expected true, actual true in the report's table (a failure: "condition
+    is false"); it shows never against the month found, in the report, the terminal and JSON alike. By hand:
+    at a 4 kUSD burn the cash is first below zero in month 26 (100 - 26 * 4 = -4)."""
+    from planner.compute.evaluation import load
+    from planner.outputs.viewmodel import analyse, view_model
+
+    checks = ("check runway == never\ncheck runway != never\n"
+              "check runway == never in price_war\ncheck runway != never in price_war\n")
+    path = plan_file(PLAN + checks)
+    checked = view_model(analyse(load(str(path))))["checks"]["results"]
+    rows = [(c["expected"], c["actual"], c["passed"]) for c in checked]
+    assert rows == [("never", "never", True), ("not never", "never", False),
+                    ("never", "26 month", False), ("not never", "26 month", True)]
+    code, out, err = cli("check", path)
+    assert code == 1 and "expected never, got 26 month in price_war" in out
+    assert "expected a value, not never, got never" in out
+    code, out, err = cli("check", path, "--format", "json")
+    assert [c["actual"] for c in json.loads(out)["checks"]] == [None, None, 26, 26]

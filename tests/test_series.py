@@ -196,6 +196,23 @@ def test_series_and_periods_stay_free_names():
     assert ev["x"] == 26 and ev["y"] == 2
 
 
+def test_a_long_series_breaks_its_line_before_or_after_then(tmp_path):
+    """`then` on a line of its own, or ending one, continues the series (it was `unexpected *`); a line
+    `then = ...` or `then(x) = ...` still defines that name. The language server splits statements alike."""
+    from planner.lsp.tolerant import Parts, parse_tolerant
+
+    text = ("periods = 1 month..3 month\na = 2\nseries s = a * 10\n    then previous + a  # grows by a\n"
+            "series u = a then\n    previous * 2\nthen = 5\ntwice(x) = x * 2\nb = twice(then)\n"
+            "series w = 1\n    then previous + then\n")
+    ev = loads(text).evaluate()
+    assert [list(ev.series[n]) for n in "suw"] == [[20, 22, 24], [2, 4, 8], [1, 6, 11]] and ev["b"] == 10
+    with pytest.raises(PlanError, match="defined twice"):  # its own statement, not a continuation of `a`'s
+        loads("then(x) = x * 2\na = 3\nthen(y) = y\n")
+    name = str(tmp_path / "t.plan")
+    got = parse_tolerant(name, text, Parts())
+    assert not got.errors and len(got.syntax.statements) == 8
+
+
 # ---- a range that starts with a formula counts in its unit ------------------------------------------
 
 def test_a_range_that_starts_with_a_formula_counts_in_months():
@@ -662,3 +679,21 @@ def test_npv_of_a_series_to_an_input_help_is_the_plans_range_and_works(bound):
         text = text.replace("24 month", "24 month where horizon <= 240 month", 1)
     plan = loads(text + f"value = {written.strip('`')}\n", name="good.plan")
     assert plan.evaluate()["value"] == pytest.approx(212.433872576, rel=1e-9)
+
+
+def test_a_series_read_at_one_period_for_every_point_is_that_column():
+    """`at_period` with one period for every point (`net at m` in a range of flows) takes that column; the
+    same as one period per point gives, including a period outside the plan or between two (no value)."""
+    import numpy as np
+
+    from planner.compute import runtime
+
+    at = runtime.numpy_table()[0]["at_period"]
+    month = 2_628_000.0
+    stack = np.arange(12.0).reshape(3, 4) * 10  # 3 points, 4 periods from month 1
+    for when in (1, 2, 4, 0, 5, 2.5):
+        one = at([stack, when * month, month, month], (0, 1, 2, 3))
+        each = at([stack, np.full(3, when * month), month, month], (0, 1, 2, 3))
+        assert one.shape == each.shape == (3,) and np.array_equal(one, each, equal_nan=True), when
+    assert list(at([stack, 2 * month, month, month], (0, 1, 2, 3))) == [10, 50, 90]
+    assert np.isnan(at([stack, 5 * month, month, month], (0, 1, 2, 3))).all()

@@ -125,3 +125,20 @@ def test_a_count_whole_in_every_trial_is_written_whole_as_planner_simulate_write
     (row,) = next(f for f in view["uncertainty"]["figures"] if f["name"] == "n")["rows"]
     assert row["point"] == "5" and all(row[k].isdigit() for k in ("p5", "p50", "p95")), row
     assert row["mean"] == "5", row  # the draws are symmetric about 5: their mean is 5, to three significant digits
+
+
+def test_a_first_that_is_never_in_some_trials_says_its_figures_are_of_the_others(plan_file):
+    """The percentile table showed a median runway of a month where most trials never run out (the mean and
+    percentiles are over the trials with a month): the row says so. By hand: cash 100 kUSD less the burn each
+    month runs out within 36 months only for a burn above 100 / 36 kUSD, so a burn uniform on 1..3 kUSD is
+    never in (2.78 - 1) / 2 = 88.89% of trials; at a fixed 4 kUSD it runs out in month 26, at 1 kUSD never."""
+    plan = ('unit USD\nunit kUSD = 1000 USD\nperiods = 1 month..36 month\nstart = 100 kUSD\n'
+            'burn = uniform(1 kUSD, 3 kUSD)\nseries cash = previous(cash, start) - burn -> kUSD\n'
+            'runway = first(period where cash < 0 USD) [headline]\n'
+            'scenario price_war { burn = 4 kUSD }\nscenario frugal { burn = 1 kUSD }\n')
+    path = plan_file(plan)
+    (runway,) = [f for f in _view(path)["uncertainty"]["figures"] if f["name"] == "runway"]
+    assert [(r["never"], r["others"]) for r in runway["rows"]] == [("88.89%", True), ("", False), ("100%", False)]
+    text = report_outputs(analyse(planner.load(path)), "r.md", plots=False)[0][-1].data.decode()
+    assert text.count("the figures are of the others") == 1
+    assert "base; never in 88.89% of trials, the figures are of the others</sub>" in text

@@ -101,8 +101,11 @@ def _code() -> str:
     """planner's own code, by the size and modification time of each of its modules (and its
     grammar): an entry made by other code (a new release, an edited checkout) is never read."""
     if not _CODE:
+        from ..language.data import data_dir
+
         marks: list[str] = []
         _marks(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), marks)
+        _marks(str(data_dir("grammar")), marks)  # a checkout's grammar is beside the package, not in it
         _CODE.append(_digest("\n".join(marks).encode("utf-8")))
     return _CODE[0]
 

@@ -39,12 +39,15 @@ class _Found(Exception):
         self.error = error
 
 
-def diagnose(model: Model, name: str, values: Mapping[str, float]) -> EvaluationError:
+def diagnose(model: Model, name: str, values: Mapping[str, float], series: Optional[Mapping] = None,
+             periods=None) -> EvaluationError:
+    """Why ``name`` has no value; ``series`` (each series' values, one a period) and ``periods`` (their
+    values), where given, let the walk read ``x at 3 month``, as ``irr(net)`` lists its flows."""
     q = model.quantities[name]
     if isinstance(q.definition.expr, ir.Reduce) and q.definition.expr.op == "first":
         return _never_found(q.definition.expr)
     try:
-        result = _Eval(model, values).visit(q.definition.expr, {})
+        result = _Eval(model, values, series, periods).visit(q.definition.expr, {})
     except _Unseen:
         return EvaluationError(f"`{name}` has no value: a series it uses has none in some period",
                                q.definition.expr.span, label="not a finite number",
@@ -82,9 +85,12 @@ class _Eval(Formula, ir.Visitor):
     number = staticmethod(float)
     tolerance = staticmethod(in_floats)  # ``a ~= b`` as the numeric route decides it
 
-    def __init__(self, model: Model, values: Mapping[str, float]) -> None:
+    def __init__(self, model: Model, values: Mapping[str, float], series: Optional[Mapping] = None,
+                 periods=None) -> None:
         self.model = model
         self.values = values
+        self.series = series or {}
+        self.periods = periods
         self.ranges = Ranges(model.quantities, model.functions, lambda u: unit_of(u, model.units), model.answers)
         self._seen: set[str] = set()  # quantities without a value already looked into (:meth:`_never`)
         self._numbers: dict = {}  # each literal's float by its value and unit: a function's body is walked per call
@@ -206,7 +212,13 @@ class _Eval(Formula, ir.Visitor):
 
     def visit_At(self, e: ir.At, env: dict):
         self._outside_the_periods(e, env)
-        raise _Unseen(e)  # a series: this walk sees one figure at a time; the compiled values decide
+        row = self.series.get(e.series.name) if isinstance(e.series, ir.Name) else None
+        if row is not None and self.periods is not None:
+            when = self.visit(e.when, env)
+            for at, v in zip(self.periods, row):
+                if math.isclose(float(at), when, rel_tol=1e-9) and float(v) == float(v):
+                    return float(v)  # the series' value there (`irr(net)` lists its flows so)
+        raise _Unseen(e)  # a series without a value there: its own periods' walk says why
 
     def visit_Aggregate(self, e: ir.Aggregate, env: dict):
         """Term by term, so a broken term is named with the value of the variable there."""

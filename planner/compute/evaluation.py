@@ -461,7 +461,7 @@ class Plan:
 
             for name in bad:  # a `first` that found nothing: "never", a stated outcome
                 if is_first(self.model.quantities[name].definition.expr):
-                    err = diagnose(self.model, name, {**values, **ev.answers})
+                    err = diagnose(self.model, name, {**values, **ev.answers}, ev.series, ev.periods)
                     if isinstance(err, NeverError):
                         ev.never[name] = err
         for name in self.model.derived:
@@ -473,7 +473,7 @@ class Plan:
             if uses_never or (name not in ev.never and not isinstance(v, bool) and not math.isfinite(v)):
                 from .diagnose import diagnose
 
-                err = diagnose(self.model, name, {**values, **ev.answers})
+                err = diagnose(self.model, name, {**values, **ev.answers}, ev.series, ev.periods)
                 if uses_never and math.isfinite(v) and not isinstance(err, NeverError):
                     continue  # its formula did not take the never value (the other branch of an `if`)
                 if scenario is not None:

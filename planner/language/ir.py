@@ -164,7 +164,8 @@ class Call:
     span: Span
     name_span: Span
     # `irr(f(m) for m in 0..5)`: the range its flows (the last args) were listed from, (var, values, body) as
-    # written, for the outputs to print so; not an expression of the call (walks and transforms skip it)
+    # written, for the outputs to print so; not an expression of the call (walks and transforms skip it).
+    # `npv(rate, net)` of a series: (None, the periods, `net`), its periods' values the flows
     over: Optional[tuple] = None
 
 

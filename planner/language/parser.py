@@ -42,7 +42,7 @@ from . import speed
 _OPEN = {"LPAR", "LSQB"}
 _CLOSE = {"RPAR", "RSQB"}
 _CONTINUES = {"_NL", "EQUAL", "ADD_OP", "MUL_OP", "POW_OP", "COMP_OP", "COMMA", "AND", "OR", "NOT", "MINUS", "PLUS",
-              "__ANON_0", "LBRACE"}
+              "__ANON_0", "LBRACE", "THEN"}
 
 
 class _NewlinePostLex:

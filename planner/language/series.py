@@ -142,7 +142,7 @@ def _flows_of_periods(expr: ir.Expr, quantities: Mapping, periods: ir.Periods, f
         changed.append(node)
         return dataclasses.replace(node, args=node.args[:-1] + tuple(
             ir.Arg(None, ir.At(series.value, ir.Number(start + k * step, unit, series.span), series.span), series.span)
-            for k in range(count)))
+            for k in range(count)), over=(None, periods.values, series.value))  # printed as written
 
     out = ir.transform(expr, flows)
     return out if changed else expr

@@ -118,6 +118,13 @@ class TextPrinter(ir.Visitor):
         return "not " + self._in(e.operand, _NOT), _NOT
 
     def visit_Call(self, e):
+        if e.over is not None:  # `irr(f(m) for m in 0..5)`, `npv(rate, net)`: as written, not each flow
+            from .functions import FUNCTIONS
+
+            var, values, body = e.over
+            flows = self.visit(body)[0] if var is None else f"{self.visit(body)[0]} for {var} in {self.values(values)}"
+            before = [self.visit(a.value)[0] for a in e.args[:FUNCTIONS[e.func].flows]]
+            return f"{e.func}({', '.join(before + [flows])})", _ATOM
         args = ", ".join(self.visit(a.value)[0] if a.name is None else f"{a.name} = {self.visit(a.value)[0]}"
                          for a in e.args)
         return f"{e.func}({args})", _ATOM

@@ -160,7 +160,8 @@ def _closes_later(text: str, at: int) -> bool:
 
 
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"?')
-_GOES_ON = re.compile(r'[ \t]*(?:["\[*/^+×·-]|(?:where|and|or)\b|[)\]}])')  # a line that continues the one before
+_GOES_ON = re.compile(r'[ \t]*(?:["\[*/^+×·-]|(?:where|and|or)\b|then\b(?![^\n#"]*(?<![=<>!])=(?!=))|[)\]}])')  # a
+# line that continues the one before (as grammar/plan.lark's newline says)
 _BLOCK = re.compile(r"[ \t]*(?:scenario|axis)\b")
 _TITLE = re.compile(r"[ \t]*(?:title|note)\b")
 _KEYWORD = re.compile(r"(?:scenario|axis|sweep|solve|maximize|minimize|check|unit|import|from|title|note)\b")

@@ -249,7 +249,8 @@ class FormulaPrinter(ir.Visitor):
         record = FUNCTIONS.get(f)
         if record is not None and e.over is not None:  # `irr(f(m) for m in 0..5)`: the range, not each flow
             var, over, body = e.over
-            flows = rf"{self.flat(body)} \;\text{{for}}\; {name_latex(var)} \in \{{{self.listed(over)}\}}"
+            flows = self.flat(body) if var is None else \
+                rf"{self.flat(body)} \;\text{{for}}\; {name_latex(var)} \in \{{{self.listed(over)}\}}"
             texts = [self.flat(a.value) for a in e.args[:record.flows]] + [flows]
             return rf"\operatorname{{{record.excel}}}\left(" + ", ".join(texts) + r"\right)", _PREC["atom"]
         if record is not None:

@@ -191,7 +191,8 @@ def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = Non
     * ``figures``: per numeric figure ``name``, ``label``, ``unit``, ``plot`` (its histogram's file
       name, or None) and ``rows``, one per group of scenarios with the same trials (``scenario``: their
       names, "every scenario", or "" without scenarios; ``point``, ``mean``, ``p5``, ``p50``, ``p95``:
-      figures in the display unit, without it; ``never``: the share of trials a ``first(...)`` finds nothing, or "");
+      figures in the display unit, without it; ``never``: the share of trials a ``first(...)`` finds nothing, or "";
+      ``others``: whether the mean and percentiles are of the other trials, some of each);
     * ``statements``: each ``code`` (a condition, or "") and ``words``: a true/false figure's share of
       trials ("Owning costs less than renting over the horizon in 38.8% of trials (base_case)."), a
       ``first(...)``'s share of never, each ``P(...)`` check's condition's share;
@@ -234,7 +235,8 @@ def view(analysis, labels: dict[str, str], plots: Optional[dict[str, str]] = Non
             never = sim.never(name)
             rows.append({"scenario": where,
                          **_row(s, q.unit_text, reduced.whole(name)),
-                         "never": share_text(never) if never else ""})
+                         "never": share_text(never) if never else "",
+                         "others": bool(never) and never < 1})  # (the mean and percentiles are theirs)
             if never:
                 out["statements"].append({"code": "", "words": f"{labels.get(name, name)}: never in {share_text(never)} of "
                                           "trials" + (f" ({where})" if where and where != "every scenario" else "") + "."})

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 import numpy as np
 
 from ..compute.evaluation import Evaluation, Plan
-from ..questions.checks import CheckResult
+from ..questions.checks import CheckResult, never_side
 from ..questions.every_check import run_every_check
 from .latex import FormulaPrinter, formula_latex, visible, formula_equation, function_head, layout, name_latex
 from ..language.live import plain
@@ -559,6 +559,10 @@ def _assumptions(quantities: Sequence[dict]) -> tuple[list[dict], list[dict]]:
 def _check_figures(condition: bool, r: CheckResult) -> dict:
     """A check's expected and actual figures by the one number rule (one style for the pair), with more
     decimals only where the two would otherwise look equal and are not."""
+    never = never_side(r.check)
+    if never is not None:  # `runway == never`: the figure's value, or never
+        return {"expected": "never" if never[1] else "not never",
+                "actual": "never" if r.lhs is None else show(r.lhs, r.unit)}
     if condition:
         return {"expected": "true", "actual": "true" if r.passed else "false"}
     lhs, rhs = (r.flags[0], r.flags[1]) if r.flags else (r.lhs, r.rhs)

@@ -68,6 +68,9 @@ class CheckResult:
             if self.unanswered:  # a no-answer is a finding of its question; a check of it fails, naming it
                 return f"`{self.unanswered}` has no answer{where}: {self.error.message}{at}"
             return f"could not evaluate{where}: {self.error.message}{at}"
+        never = never_side(self.check)
+        if never is not None:
+            return f"expected {'' if never[1] else 'a value, not '}never, got {self.actual or 'never'}{where}"
         if self.rhs is None:
             return f"condition is false{where}"
         tol = f" ({self.tolerance})" if self.tolerance else ""
@@ -75,6 +78,16 @@ class CheckResult:
         if self.exact_difference is not None and self.expected == self.actual:
             apart = f", {decimal_text(abs(self.exact_difference))} {self.unit}".rstrip() + " apart in exact arithmetic"
         return f"expected {self.expected}{tol}, got {self.actual}{apart}{where}"
+
+
+def never_side(check: ir.Check) -> Optional[tuple[ir.Expr, bool]]:
+    """The figure ``x`` of ``check x == never`` (or ``!= never``: False), shown as its value or never; else None."""
+    cond = check.condition
+    if not (isinstance(cond, ir.Compare) and len(cond.ops) == 1 and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.NE)):
+        return None
+    left, right = cond.operands
+    side = left if isinstance(right, ir.Never) else right if isinstance(left, ir.Never) else None
+    return None if side is None else (side, cond.ops[0] is ir.CmpOp.EQ)
 
 
 def compares_values(plan: Plan, check: ir.Check, answer_types: Optional[dict] = None) -> bool:
@@ -100,8 +113,9 @@ class _CompiledCheck:
         self.answers = [name for name in (answer_types or {}) if name in used]
         self.pair = compares_values(plan, check, answer_types)
         # `flag == false`: true/false on both sides, shown as expected against actual
-        self.flags = (not self.pair and isinstance(cond, ir.Compare) and len(cond.ops) == 1
-                      and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX))
+        self.never = (never_side(check) or (None,))[0]  # `runway == never`: the figure, its value or never
+        self.flags = (not self.pair and self.never is None and isinstance(cond, ir.Compare)
+                      and len(cond.ops) == 1 and cond.ops[0] in (ir.CmpOp.EQ, ir.CmpOp.APPROX))
         self.refs: list[ir.ScenarioRef] = [n for n in ir.walk(cond) if isinstance(n, ir.ScenarioRef)]
         from ..compute.numeric import compile_program
 
@@ -136,10 +150,14 @@ class _CompiledCheck:
         cond = self.check.condition
         if self.pair:
             return [cond.operands[0], cond.operands[1]]
+        if self.never is not None:
+            return [cond, self.never]
         return [cond, cond.operands[0], cond.operands[1]] if self.flags else [cond]
 
     @property
     def labels(self) -> list[str]:
+        if self.never is not None:
+            return ["cond", "lhs"]
         return ["lhs", "rhs"] if self.pair else (["cond", "lhs", "rhs"] if self.flags else ["cond"])
 
     def exactly(self, exact) -> Optional[tuple]:
@@ -331,6 +349,8 @@ def run_checks(plan: Plan, answers=None, base_overrides=None, checks=None) -> li
                 result.beyond_floats = result.passed != bool(out[0])
                 if compiled.flags:
                     result.flags = (bool(out[1]), bool(out[2]))
+                elif compiled.never is not None and math.isfinite(float(out[1])):
+                    result.lhs = float(out[1]) / float(scale)  # (none where it is never)
             results.append(result)
     return results
 

@@ -142,6 +142,10 @@ def over_inputs(model: Model, name: str) -> ir.Expr:
             body = expand(e.body, {**env, e.var: ir.Name(var, e.var_span)})
             return ir.Aggregate(e.op, var, values, body, e.span, e.name_span, e.var_span)
         out = ir.map_children(e, lambda c: expand(c, env))
+        if cls is ir.Call and e.over is not None and e.over[0] is not None:  # `npv(r, f(m) for m in ...)`: printed
+            var, values, body = e.over  # from its range, whose formula goes over inputs too
+            values = replace(values, items=tuple(expand(i, env) for i in values.items))
+            out = replace(out, over=(var, values, expand(body, {**env, var: ir.Name(var, body.span)})))
         if cls is ir.Call and out.func == "if" and len(out.args) == 3 and out.args[0].value.__class__ is ir.Bool \
                 and not any(a.name for a in out.args):
             # a condition a default argument settles (`if(false, bias, 0)` of `qkv_bias = false`): its branch

@@ -385,7 +385,20 @@ def _values_at(plan: Plan, i: int, raw, inputs, derived: list[str], answers=None
 
 def _error_at(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None):
     """The located error of quantity ``name`` at point ``i`` (diagnosed on the IR, as eval does)."""
-    return diagnose(plan.model, name, _values_at(plan, i, raw, inputs, derived, answers))
+    first = is_first(plan.model.quantities[name].definition.expr)  # (said "never" without the series)
+    return diagnose(plan.model, name, _values_at(plan, i, raw, inputs, derived, answers),
+                    *(() if first else _series_at(plan, i, inputs)))
+
+
+def _series_at(plan: Plan, i: int, inputs) -> tuple:
+    """Each series' values at point ``i`` and the periods' (the sweep computed only what it shows), for the
+    diagnosis to read `net at 3 month` (`irr(net)`'s flows) as eval's does; () in a plan without series."""
+    if not plan.model.series:
+        return ()
+    from ..compute.evaluation import PERIODS
+
+    raw = plan.run_compiled({n: _at(inputs[n], i) for n in plan.model.inputs})
+    return {n: np.asarray(raw[n], dtype=float) for n in plan.model.series}, raw[PERIODS]
 
 
 def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers=None) -> str:
@@ -394,7 +407,7 @@ def _why(plan: Plan, name: str, i: int, raw, inputs, derived: list[str], answers
     used = set(cone(plan.model, [name]))
     first = next((n for n in derived if n in used and not isinstance(values[n], bool)
                   and not np.isfinite(values[n])), name)
-    err = diagnose(plan.model, first, values)
+    err = diagnose(plan.model, first, values, *_series_at(plan, i, inputs))
     where = f" in `{first}`" if first != name else ""
     what = err.message
     if err.span is not None:

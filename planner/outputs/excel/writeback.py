@@ -189,13 +189,25 @@ def _plain(value: Fraction, decimals: int) -> str:
     return whole + ("." + frac if frac else "")
 
 
+# after a literal's digits, its unit (`%`, ` USD/h`), then the padding that aligns the docs after it
+_PADDING = re.compile(r'(?:[ ]?[^\s"#]+)?( {2,})(?=\S)')
+
+
 def apply(text: str, changes: list[Edit]) -> str:
-    """``text`` with each edit's literal replaced (the edits are sorted and do not overlap)."""
+    """``text`` with each edit's literal replaced (the edits are sorted and do not overlap), the padding
+    after it (`rep_target = 12          "doc"`) taking up the difference in length, so that aligned docs,
+    tags and constraints stay aligned (one space at least; two before a comment)."""
     parts, at = [], 0
-    for e in changes:
+    for k, e in enumerate(changes):
         parts.append(text[at:e.start])
         parts.append(e.new)
         at = e.end
+        line_end = text.find("\n", at) % (len(text) + 1)
+        pad = _PADDING.match(text, at, min(line_end, changes[k + 1].start if k + 1 < len(changes) else line_end))
+        if pad is not None and len(e.new) != len(e.old):
+            least = 2 if text[pad.end(1)] == "#" else 1
+            parts.append(text[at:pad.start(1)] + " " * max(least, len(pad.group(1)) - len(e.new) + len(e.old)))
+            at = pad.end(1)
     parts.append(text[at:])
     return "".join(parts)
 
