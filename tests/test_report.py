@@ -572,6 +572,25 @@ def test_sensitivity_is_one_tornado_chart_linked_from_the_report(plan_file):
     assert "`b` +2.00, `a` +1.00, `c` -1.00" in section  # the same movers in words, for readers without images
 
 
+def test_a_chart_is_drawn_without_pyplot():
+    """A chart is a Figure on the Agg canvas: setting matplotlib's default style leaves out `backend`, whose
+    setting (even to its default) resolves the default backend and imports pyplot (a sixtieth of a cold
+    build). In a fresh process: another test may have imported pyplot into this one."""
+    import subprocess
+    import sys
+
+    if plots.available() is not None:
+        pytest.skip("matplotlib is not installed")
+    code = ("import sys\nfrom planner.outputs import plots\n"
+            "png = plots.tornado_png([('y', [('a', 1.0, 1.0), ('b', -0.5, -0.25)])], keep=False)\n"
+            "print(png[:4] == b'\\x89PNG', 'matplotlib.pyplot' in sys.modules)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False"]
+
+
 def test_a_break_even_draws_both_sides_in_one_panel(plan_file):
     import planner
 
