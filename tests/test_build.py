@@ -184,6 +184,32 @@ def test_plan_without_sweeps_does_not_load_matplotlib(tmp_path, cli, plan_file, 
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["test.md", "test.xlsx"]
 
 
+def test_build_runs_the_checks_and_asks_the_questions_once(tmp_path, plan_file, monkeypatch):
+    """The workbook writes the results the report's analysis found: every check (the probability ones
+    too) is run once and every question asked through one door, not again for the Checks and Solve sheets."""
+    from planner.outputs.build import build
+    from planner.outputs.excel import checking
+    from planner.questions import every_check, fast, simulate
+
+    runs = []
+    for module, name in ((every_check, "run_checks"), (checking, "run_checks"), (simulate, "run_probability_checks")):
+        def counted(*args, _original=getattr(module, name), _name=name, **kwargs):
+            runs.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+    doors = []
+    init = fast.Answers.__init__
+    monkeypatch.setattr(fast.Answers, "__init__", lambda self, *a, **k: (doors.append(1), init(self, *a, **k))[1])
+    plan = plan_file("unit USD\nprice = 10 USD ~ 8 USD to 12 USD where price > 0 USD\nvolume = 100\n"
+                     "revenue = price * volume\nsolve price where revenue = 1500 USD as fair_price\n"
+                     "check revenue == 1000 USD\ncheck revenue == 1500 USD with price = fair_price\n"
+                     "check P(revenue > 900 USD) >= 50%\n")
+    result = build(plan, str(tmp_path / "out"))
+    assert result.checks_failed == 0 and len(result.analysis.checks) == 3
+    assert sorted(runs) == ["run_checks", "run_probability_checks"] and len(doors) == 1
+
+
 def test_summary_has_one_row_per_scenario_when_there_are_many(tmp_path):
     from conftest import SHEETS
 

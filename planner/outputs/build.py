@@ -263,7 +263,8 @@ def sweep_groups(analysis: Analysis) -> list[tuple[str, list]]:
 def workbook_output(analysis: Analysis, name: str) -> Output:
     from .excel.writer import workbook_bytes
 
-    data = workbook_bytes(analysis.plan, solve_results=analysis.solve_results() or None)
+    data = workbook_bytes(analysis.plan, solve_results=analysis.solve_results() or None, answers=analysis.answers,
+                          checks=analysis.checks)
     return Output(name, data, "workbook")
 
 

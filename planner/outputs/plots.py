@@ -102,7 +102,8 @@ def _figure(height: float, font_size: float):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    style = dict(matplotlib.rcParamsDefault)
+    # without `backend`: setting it (even to its default) resolves the default backend, which imports pyplot
+    style = {k: v for k, v in matplotlib.rcParamsDefault.items() if k != "backend"}
     style.update({"svg.hashsalt": "planner", "path.simplify": False, "font.size": font_size,
                   "text.parse_math": False, "text.usetex": False})
     with matplotlib.rc_context(style):

@@ -73,6 +73,7 @@ class Analysis:
     uncertain_figures: list[str] = field(default_factory=list)
     simulations: list = field(default_factory=list)
     check_simulations: list = field(default_factory=list)  # scenarios only probability checks name
+    answers: Any = None  # the questions' one door (fast.Answers) the checks and solves shared; the workbook's too
 
     def solve_results(self) -> list:
         """Every solve answer (all statements, all scenarios), for the workbook."""
@@ -133,7 +134,8 @@ def analyse(plan: Plan) -> Analysis:
     sims = {sim.scenario: sim for sim in simulations + check_simulations}
     # the one check door, as `planner check` runs it (the probability checks over the report's simulations)
     analysis = Analysis(plan, evaluations, base, run_every_check(plan, answers=answers, sims=sims),
-                        uncertain_figures=figures, simulations=simulations, check_simulations=check_simulations)
+                        uncertain_figures=figures, simulations=simulations, check_simulations=check_simulations,
+                        answers=answers)
     if plan.model.sweeps:
         from ..questions.sweep import run_statement
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -361,7 +361,7 @@ class Book:
 
     def __init__(self, plan: Plan, scenarios: Optional[Sequence[str]] = None,
                  overrides: Optional[Mapping] = None, origins: Optional[Mapping] = None,
-                 solve_results: Optional[Sequence] = None) -> None:
+                 solve_results: Optional[Sequence] = None, answers=None, checks: Optional[Sequence] = None) -> None:
         self.plan = plan
         self.model = plan.model
         self.q = plan.model.quantities
@@ -392,7 +392,9 @@ class Book:
         self.solve_results = solve_results
         from ...questions.fast import Answers
 
-        self.answers = Answers(plan)  # the questions, by alias: their statements, types and units
+        # the questions, by alias (their statements, types and units): a caller's door, with what it has answered
+        self.answers = Answers(plan) if answers is None else answers
+        self.checks_run = None if self.overrides else checks  # every check's result, when a caller has them
         self.aliases = self.answers.statements
         self.answer_types = self.answers.types if self.aliases else {}
         self.solve_needs: list[tuple] = []  # (statement, scenario, overrides) the checks use
@@ -546,14 +548,14 @@ class Book:
         self.flow_rows = {k: v for k, v in self.flow_rows.items() if v[1][1] <= line}
         self.flows_row = line
 
-    def flow_cells(self, cells: list[str], held: list, where: str, written: str = "", unit: str = "",
-                   shared: bool = False, at: Optional[tuple] = None) -> tuple[list, tuple]:
-        """One row of the Cash flows sheet: formulas ``cells`` holding ``held``, a column per value of the
-        range, the index being the column's number in the header row; ``written`` is the term as a formula,
-        for the Term column, ``unit`` its cells' unit, for the Unit column; ``at`` (the range's variable,
-        its unit, its value in each column), where those are not the header's numbers, a row above it.
-        Returns the cells as ranges and (the sheet as a reference, the row); a ``shared``
-        row (a function's, which several figures read) is found written where its like is."""
+    def flow_cells(self, cells: list[str], held: Callable[[], list], where: str, written: str = "",
+                   unit: str = "", shared: bool = False, at: Optional[tuple] = None) -> tuple[list, tuple]:
+        """One row of the Cash flows sheet: formulas ``cells`` holding ``held()`` (computed only when the row
+        is written), a column per value of the range, the index being the column's number in the header row;
+        ``written`` is the term as a formula, for the Term column, ``unit`` its cells' unit, for the Unit
+        column; ``at`` (the range's variable, its unit, its value in each column), where those are not the
+        header's numbers, a row above it. Returns the cells as ranges and (the sheet as a reference, the
+        row); a ``shared`` row (a function's, which several figures read) is found written where its like is."""
         key = tuple(cells)  # (the same cells are the same row, whichever sheet's figure wrote it first)
         if shared and key in self.flow_rows:
             return self.flow_rows[key]
@@ -581,6 +583,7 @@ class Book:
                 ws.number(self.flows_row, FLOW_FIRST + j, float(v))
         self.flows_row += 1
         row = self.flows_row
+        held = held()
         style = self.number_style(held)
         ws.text(row, 1, where)
         ws.text(row, 2, written)

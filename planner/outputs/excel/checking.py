@@ -36,7 +36,8 @@ def checks_sheet(book: Book) -> None:
     ws.header(3, COLUMNS)
     ws.freeze = (4, 1)
     ws.repeat = (3, 3)
-    results = iter(run_checks(book.plan, book.answers, book.overrides))  # the answers `planner check` uses
+    results = iter(book.checks_run if book.checks_run is not None  # as `planner check` runs them
+                   else run_checks(book.plan, book.answers, book.overrides))
     row = 3
     starts = {id(first): title for title, first in check_sections(book.model.checks)}
     opened: list = []  # the group being written: [summary row, first row, any failed at export]
@@ -146,7 +147,9 @@ def _probability_rows(book: Book, ws, row: int, grouped: bool = False) -> int:
     the workbook counts every check the plan has. Returns the last row written."""
     from ...questions.simulate import run_probability_checks
 
-    results = run_probability_checks(book.plan)
+    given = book.checks_run
+    results = [r for r in given if isinstance(r.check, ir.ProbabilityCheck)] if given is not None \
+        else run_probability_checks(book.plan)
     if not results:
         return row
     row += 1

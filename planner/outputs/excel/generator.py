@@ -435,7 +435,7 @@ class Generator(ir.Visitor):
                 return p  # (the term is too long for its cell: refused where it is written)
             text = p.text.replace(level.var, level.text)
             cells = ["=" + text.replace(level.column, col_letter(FLOW_FIRST + k)) for k in range(level.count)]
-            held = self._held_value(e, env, level, 1 if p.scale is None else p.scale)
+            held = lambda: self._held_value(e, env, level, 1 if p.scale is None else p.scale)  # noqa: E731
             _, (sheet, line) = self._write_row(cells, held, f"{self.where} (a part of a term)", e.span.flat,
                                                self._unit(e, env, p.scale))
             return Piece(f"{sheet}!{level.column}${line}", ATOM, p.scale)
@@ -692,7 +692,7 @@ class Generator(ir.Visitor):
             cells = ["=" + text.replace(column, col_letter(FLOW_FIRST + j)) for j in range(width)]
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a function's body longer than a cell holds")
-            held = self._held_value(f.body, inner, level, 1 if body.scale is None else body.scale)
+            held = lambda: self._held_value(f.body, inner, level, 1 if body.scale is None else body.scale)  # noqa: E731
             self._shared, shared = True, self._shared
             try:
                 _, (sheet, line) = self._write_row(cells, held, f"{called} at each {param}",
@@ -788,7 +788,8 @@ class Generator(ir.Visitor):
             raise _Requalify
         label, joined = f"{self.where} ({e.func}: its values)", "".join(texts)
         if "\x00" not in joined:
-            got, _ = self._write_row(["=" + t for t in texts], [self._held_value(a.value, env, None) for a in e.args],
+            got, _ = self._write_row(["=" + t for t in texts], lambda: [self._held_value(a.value, env, None)
+                                                                        for a in e.args],
                                      label, e.span.flat, unit, e.over and _numbers(e.over[0], e.over[1], len(texts)))
             return got[0]
         level = next((x for x in reversed(self._open) if x.var in joined or x.column in joined), None)
@@ -798,7 +799,7 @@ class Generator(ir.Visitor):
         for a, t in zip(e.args, texts):
             t = t.replace(level.var, level.text)
             rows.append((["=" + t.replace(level.column, col_letter(FLOW_FIRST + k)) for k in range(level.count)],
-                         self._held_value(a.value, env, level), label, e.span.flat, unit))
+                         lambda a=a: self._held_value(a.value, env, level), label, e.span.flat, unit))
         sheet, first, last = self._write_block(rows)
         return f"{sheet}!{level.column}${first}:{level.column}${last}"
 
@@ -982,7 +983,8 @@ class Generator(ir.Visitor):
             cells = ["=" + template.replace(level.column, col_letter(FLOW_FIRST + j)) for j in range(level.count)]
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
-            values = self._values(e, env, level, level.at, by, unit, scale, fixed_end, inside) if cells else []
+            values = lambda: self._values(e, env, level, level.at, by, unit, scale, fixed_end, inside) \
+                if cells else []  # noqa: E731
             got, _ = self._write_row(cells, values, label, written, self._term_unit(e, env, scale),
                                      _numbers(e.var, e.values, level.count))
             return got, scale
@@ -1072,7 +1074,8 @@ class Generator(ir.Visitor):
             cells = ["=" + text.replace(outer.column, col_letter(FLOW_FIRST + k)) for k in range(outer.count)]
             if any(len(c) > LIMIT or nesting(c) > MAX_NESTING for c in cells[:1]):
                 raise NotWritten("a term longer than a cell holds")
-            values = self._block_values(e, env, outer, j, by, unit, scale, inside) if cells else []
+            values = lambda j=j, cells=cells: self._block_values(e, env, outer, j, by, unit, scale, inside) \
+                if cells else []  # noqa: E731
             rows.append((cells, values, f"{label[:-1]}, {e.var} #{j + 1})", written, cells_unit))
         if not rows:
             return []
@@ -1080,7 +1083,8 @@ class Generator(ir.Visitor):
         return [f"{sheet}!{outer.column}${first}:{outer.column}${last}"]
 
     def _write_block(self, rows: list) -> tuple:
-        """Rows ``(cells, values, label, written, unit)`` written together, one after another (rows alike are
+        """Rows ``(cells, values, label, written, unit)`` (``values()`` their cached values) written together,
+        one after another (rows alike are
         each a row), or found written: (the sheet, the first row, the last)."""
         key = ("block",) + tuple(tuple(r[0]) for r in rows)
         if key not in self._rows:
@@ -1089,9 +1093,11 @@ class Generator(ir.Visitor):
             self._rows[key] = (lines[0][0], lines[0][1], lines[-1][1])
         return self._rows[key]
 
-    def _write_row(self, cells: list, values: list, label: str, written: str, unit: str, at=None) -> tuple:
+    def _write_row(self, cells: list, values: Callable[[], list], label: str, written: str, unit: str,
+                   at=None) -> tuple:
         """A row written once: printing again (over qualified references) finds it written; a function's
-        row and its rows of terms, by every figure that reads it (the sheet's ``row(..., shared=True)``)."""
+        row and its rows of terms, by every figure that reads it (the sheet's ``row(..., shared=True)``).
+        ``values()``: its cells' cached values, computed only where the row is written."""
         key = tuple(cells)
         if key not in self._rows:
             self._rows[key] = self.row(cells, values, label, written, unit=unit, shared=self._shared, at=at)

@@ -591,14 +591,17 @@ def to_bytes(book: state.Book) -> bytes:
 
 def workbook_bytes(plan: Plan, scenarios: Optional[Sequence[str]] = None, overrides: Optional[Mapping] = None,
                    origins: Optional[Mapping] = None, solve_results: Optional[Sequence] = None,
-                   trials: int = 1000) -> bytes:
+                   trials: int = 1000, answers=None, checks: Optional[Sequence] = None) -> bytes:
     """The live workbook for ``plan`` as .xlsx bytes.
 
     ``scenarios`` picks the scenario columns (default: all; columns that
     checks need are added); ``overrides`` (from ``--set``) change the input
-    values written on the Inputs sheet.
+    values written on the Inputs sheet. What a caller has already computed for the plan as written is
+    not computed again: ``solve_results``, the questions' door ``answers``
+    (:class:`planner.questions.fast.Answers`) and every check's result ``checks``
+    (:func:`planner.questions.every_check.run_every_check`'s, ignored under ``overrides``).
     """
-    book = Book(plan, scenarios, overrides, origins, solve_results)
+    book = Book(plan, scenarios, overrides, origins, solve_results, answers, checks)
     book.trials = trials  # rows of the Trials sheet (a plan with uncertain inputs)
     return to_bytes(book.build())
 
