@@ -392,45 +392,6 @@ def test_undefined_attribute_is_an_error(tmp_path, analysis):
     assert info.value.hint == "did you mean `name`?"
 
 
-def test_the_shipped_templates_load_as_made_from_their_text(analysis, monkeypatch):
-    """The `templates` trick (planner/language/speed.py): each shipped template is loaded from its module
-    (templates/*_j2.py), which must be what the report's environment compiles from the template's text
-    (`python -m planner.outputs.report` writes them after an edit). A module made from another text, or by
-    another jinja2, is not used: the text is compiled. Either way the report and its errors are the same."""
-    import jinja2
-
-    from planner.language import speed
-    from planner.language.data import data_dir
-    from planner.outputs import report as reporting
-
-    def loaded(name: str) -> str:  # where the template's code came from: its module, or its text compiled here
-        env = reporting._environment(reporting._Loader(None))
-        return env.get_template(name).root_render_func.__code__.co_filename
-
-    monkeypatch.setattr(speed, "OFF", frozenset())  # (the test switches the trick itself: also under --no-tricks)
-    for path in sorted(data_dir("templates").glob("*.j2")):
-        module = path.with_name(path.name.replace(".", "_") + ".py")
-        if f"jinja2 {jinja2.__version__} " in module.read_text(encoding="utf-8").partition("\n")[0]:
-            assert module.read_text(encoding="utf-8") == reporting.compiled(path.name), \
-                f"{path.name} changed: run `python -m planner.outputs.report`"
-            assert loaded(path.name) == str(module)
-        else:  # made by another jinja2 than this one
-            assert loaded(path.name) == f"<planner>/templates/{path.name}"
-    with monkeypatch.context() as m:
-        m.setattr(reporting, "_stamp", lambda source: "made from another text")
-        assert loaded("report.md.j2") == "<planner>/templates/report.md.j2"
-    view = view_model(analysis)
-    broken = {k: v for k, v in view.items() if k != "checks"}
-    got = []
-    for off in (frozenset(), frozenset({"templates"})):
-        monkeypatch.setattr(speed, "OFF", off)
-        with pytest.raises(TemplateError) as info:
-            render(broken)
-        got.append((render(view), str(info.value), info.value.span.source.name, info.value.span.line))
-    assert got[0] == got[1]
-    assert got[0][2] == "<planner>/templates/report.md.j2" and "'checks' is undefined" in got[0][1]
-
-
 def test_syntax_error_points_at_the_line(tmp_path, analysis):
     path = _template(tmp_path, "# {{ title }}\n{% for q in %}\n{% endfor %}\n")
     with pytest.raises(TemplateError, match="syntax") as info:

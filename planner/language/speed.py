@@ -27,11 +27,6 @@ name           what                                        buys (measured)      
                XlsxWriter's 30 ``_xlfn.`` passes each     (``gpu_buy_vs_rent``: 2.5 s to 1.9 s   (its private
                (:func:`planner.outputs.excel.writer.      of CPU)                                ``_prepare_formula``
                _prepared`)                                                                        left as it is)
-``templates``  the shipped report templates loaded as      a fifth of a 60-month plan's report    Jinja compiles the
-               Jinja compiled them beforehand              (65 ms of CPU: parsing the template    templates' text
-               (``templates/*_j2.py``, stamped with the    and generating its code)
-               text and the jinja2 they were made from;
-               :func:`planner.outputs.report.compiled`)
 =============  ==========================================  =====================================  ==========================
 
 ``PLANNER_NO_TRICKS`` is read once, when this module is imported: ``1`` (or ``all``) turns every
@@ -43,7 +38,7 @@ from __future__ import annotations
 
 import os
 
-TRICKS = ("lazy", "one-pass", "gc", "worker", "deep", "formulas", "templates")
+TRICKS = ("lazy", "one-pass", "gc", "worker", "deep", "formulas")
 ENV = "PLANNER_NO_TRICKS"
 
 

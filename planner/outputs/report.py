@@ -27,26 +27,21 @@ Filters for Markdown (documented in docs/report.md):
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from contextlib import contextmanager
 from functools import update_wrapper
-from importlib.machinery import SourceFileLoader
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-import jinja2
 from jinja2 import BaseLoader, StrictUndefined, TemplateNotFound, Undefined
 from jinja2.compiler import CodeGenerator
 from jinja2.exceptions import SecurityError, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..compute.evaluation import format_value
-from ..language.data import data_dir
 from ..language.errors import TemplateError, UsageError, suggest
 from ..language.source import Source, Span
-from ..language.speed import on
 from .markup import code, markdown, text
 
 DEFAULT_TEMPLATE = "report.md.j2"
@@ -107,6 +102,8 @@ class _Loader(BaseLoader):
 
     def get_source(self, environment, template: str):
         if self.directory is None:
+            from ..language.data import data_dir
+
             res = data_dir("templates") / template
             if "/" in template or "\\" in template or not res.is_file():
                 raise TemplateNotFound(template)
@@ -122,43 +119,6 @@ class _Loader(BaseLoader):
             filename = str(self.directory / template)
         self.served[filename] = Source(filename, text)
         return text, filename, lambda: True
-
-    def load(self, environment, name: str, globals=None):  # noqa: A002 - Jinja's names
-        """A shipped template from its module (``templates/*_j2.py``, made by :func:`compiled`; its bytecode read
-        as a module's is) where that was made from this text by this jinja2: the ``templates`` trick of
-        :mod:`planner.language.speed`. Else (a user's template, the trick off) Jinja compiles the text."""
-        made = None
-        if self.directory is None and on("templates"):
-            source, filename, uptodate = self.get_source(environment, name)
-            path = _made_path(name)
-            try:
-                with open(path, encoding="utf-8") as f:
-                    if f.readline().rstrip("\n").endswith(_stamp(source)):
-                        made = SourceFileLoader(f"planner.templates.{path.stem}", str(path)).get_code(None)
-            except (OSError, SyntaxError, ValueError):
-                made = None
-        if made is None:
-            return super().load(environment, name, globals)
-        template = environment.template_class.from_code(environment, made, globals or {}, uptodate)
-        template.filename = filename  # (an error's traceback names the template's line, not the module's)
-        return template
-
-
-def compiled(name: str) -> str:
-    """Shipped template ``name`` as Python, as the report's environment compiles it, stamped on its first line
-    with the text and the jinja2 it was made from (``python -m planner.outputs.report`` writes them all)."""
-    env = _environment(_Loader(None))
-    source, filename, _ = env.loader.get_source(env, name)
-    first, _, rest = env.compile(source, name, filename, raw=True).partition("\n")
-    return f"{first}  # {_stamp(source)}\n{rest}"
-
-
-def _stamp(source: str) -> str:
-    return f"made by jinja2 {jinja2.__version__} from sha256 {hashlib.sha256(source.encode('utf-8')).hexdigest()}"
-
-
-def _made_path(name: str) -> Path:
-    return data_dir("templates") / (name.replace(".", "_") + ".py")
 
 
 class _TooBig(SecurityError):
@@ -483,8 +443,3 @@ def _line_span(source: Source, lineno: int, exc: BaseException) -> Span:
     stripped = len(line) - len(line.lstrip())
     end = start + len(line.rstrip())
     return Span(source, start + stripped, max(end, start + stripped + 1))
-
-
-if __name__ == "__main__":  # the shipped templates compiled, after one of them (or jinja2) changed
-    for shipped in sorted(data_dir("templates").glob("*.j2")):
-        _made_path(shipped.name).write_text(compiled(shipped.name), encoding="utf-8")
