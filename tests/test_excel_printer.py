@@ -41,11 +41,12 @@ def gen_for(plan, refs=None, **kw) -> Generator:
 
 def cash_flow_rows():
     """A stand-in for the Cash flows sheet's rows: what each written row holds (its cells, values and label),
-    and the ``row`` callback that records one and gives its range, from row 4 on, its first cell in column D."""
+    and the ``row`` callback that records one (its values computed, as the sheet computes them where it writes
+    the row) and gives its range, from row 4 on, its first cell in column D."""
     rows = []
 
     def row(cells, values, label, written, unit="", shared=False, at=None):
-        rows.append((cells, values, label))
+        rows.append((cells, values(), label))
         line = len(rows) + 3
         return [f"'Cash flows'!$D${line}:${chr(ord('D') + len(cells) - 1)}${line}"], ("'Cash flows'", line)
     return rows, row
@@ -204,7 +205,7 @@ def test_a_sum_over_a_range_is_a_row_of_terms():
     rows = []
 
     def row(cells, values, label, written, unit="", shared=False, at=None):
-        rows.append((cells, values, label, written))
+        rows.append((cells, values(), label, written))
         return [f"'Cash flows'!$D${len(rows) + 3}:$AA${len(rows) + 3}"], ("'Cash flows'", len(rows) + 3)
 
     values = {"n": 12.0, "t": 650.0, "u": 52.0}
