@@ -170,11 +170,15 @@ class Value:
             return NEVER
         if isinstance(self.number, bool):
             return "true" if self.number else "false"
-        if isinstance(self.number, Fraction):
-            number = str(self.number) if self.number.denominator == 1 else repr(float(self.number))
-        else:
-            number = repr(float(self.number)) if not isinstance(self.number, int) else str(self.number)
-        return f"{number} {self.unit}".strip()
+        return f"{number_text(self.number)} {self.unit}".strip()
+
+
+def number_text(value: Any) -> str:
+    """A number in plan syntax at full precision: whole numbers as they are, else a float's shortest
+    digits (``0.8``)."""
+    if isinstance(value, Fraction):
+        return str(value) if value.denominator == 1 else repr(float(value))
+    return str(value) if isinstance(value, int) else repr(float(value))
 
 
 NEVER = "never"  # a `first(...)` that found nothing, as every output shows it
