@@ -75,12 +75,13 @@ def issues_plan():
     return planner.loads(ISSUES, "issues.plan")
 
 
-@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+@pytest.mark.parametrize("fmt", ["csv", "json", "table", "markdown"])
 def test_streamed_output_is_the_in_memory_output(issues_plan, fmt, monkeypatch):
     results = [r.block(0, r.size) for r in _runs(issues_plan)]
     expected = {"csv": _sweep_csv(results),
                 "json": _sweep_json(results),
-                "table": "\n\n".join(terminal.sweep_table(r) for r in results) + "\n"}[fmt]
+                "table": "\n\n".join(terminal.sweep_table(r) for r in results) + "\n",
+                "markdown": "\n\n".join(terminal.sweep_markdown(r) for r in results) + "\n"}[fmt]
     monkeypatch.setattr(stream, "BLOCK", 7)  # blocks much smaller than the sweep
     monkeypatch.setattr(stream, "TABLE_IN_MEMORY", 0)  # the two-pass table, not tabulate
     out = io.StringIO()
