@@ -33,7 +33,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ...compute.evaluation import Plan
+from ...compute.evaluation import Plan, display_value
 from ...language import ir
 from ...language.errors import PlanError
 from ...language.live import plain
@@ -114,13 +114,6 @@ def provenance(plan: Plan) -> dict[str, str]:
 def plan_hash(text: str) -> str:
     """The hash of a plan's text that the export records and the write-back compares."""
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def display_value(q, value):
-    """A base value as ``q``'s figure in its display unit (60 for 60 %: the text outputs' figure)."""
-    if q.is_bool:
-        return bool(value)
-    return float(Fraction(value) / q.display.scale)
 
 
 def percent_figure(unit: str, figure: float) -> float:
