@@ -337,11 +337,6 @@ class AnswerRef:
         return f"answer {self.alias} in {self.scenario} with {self.plain}"
 
 
-def alias_base(name: str) -> str:
-    """``best_gamma.value`` -> ``best_gamma``."""
-    return name[: -len(".value")] if name.endswith(".value") else name
-
-
 def context_key(scenario: Optional[str], overrides: Mapping) -> tuple:
     return scenario, tuple(sorted((k, str(v)) for k, v in overrides.items()))
 
@@ -493,7 +488,7 @@ class Book:
             out = {name: Piece(self.read(ctx, name, here), ATOM, None if q.is_bool else scale_of(q))
                    for name, q in self.q.items() if not q.per_period}  # a series: its row (generator.PeriodRows)
             for name in self.model.answers:
-                stmt = self.aliases.get(alias_base(name))
+                stmt = self.aliases.get(name.removesuffix(".value"))
                 if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
                     ref, scale = self.answer_cell(name, ctx.scenario, ctx.overrides, "")  # qualified: formulas move
                     out[name] = Piece(ref, ATOM, scale)
@@ -686,7 +681,7 @@ class Book:
             used = self.answers_used(check)
             for s in check_scenarios(self.plan, check):
                 for name in used + list(from_alias.values()):
-                    need = (self.aliases[alias_base(name)], s, plain)
+                    need = (self.aliases[name.removesuffix(".value")], s, plain)
                     if need not in self.solve_needs:
                         self.solve_needs.append(need)
                 merged = self.check_context(s, plain, from_alias)
@@ -715,7 +710,7 @@ class Book:
 
     def answer_cell(self, name: str, scenario: Optional[str], plain: Mapping, here: str) -> tuple[str, Fraction]:
         """The Solve sheet cell of an answer (``ALIAS``) or optimum (``ALIAS.value``), and its cell scale."""
-        stmt = self.aliases[alias_base(name)]
+        stmt = self.aliases[name.removesuffix(".value")]
         row = self.solve_index[(id(stmt), self.context(scenario, dict(plain)).key)]
         col = "H" if name.endswith(".value") else "C"
         ref = f"${col}${row}" if here == "Solve" else f"Solve!${col}${row}"

@@ -70,7 +70,7 @@ def _formula_answers(book: Book) -> None:
         used |= model.answer_cone(a) & set(model.answers)
     statements = []
     for a in model.answers:  # dependency order: upstream questions first
-        stmt = book.aliases.get(a[: -len(".value")] if a.endswith(".value") else a)
+        stmt = book.aliases.get(a.removesuffix(".value"))
         if a in used and stmt is not None and stmt not in statements:
             statements.append(stmt)
     for ctx in list(book.contexts.values()):
