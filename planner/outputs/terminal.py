@@ -380,7 +380,3 @@ def period_labels(plan: Plan, ev: Evaluation) -> list[str]:
     """Each period as the plan counts them: ``1 month``, ``2 month``..."""
     unit, scale = plan.period_unit
     return [format_value(float(v) / scale, unit) for v in ev.periods]
-
-
-def _series_cell(v: float) -> Any:
-    return NEVER if v != v else float(v)
