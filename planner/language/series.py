@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
 from . import ir
-from .errors import ArityError, KindError, ParseError
+from .errors import ArityError, KindError
 
 _SERIES_NODES = (ir.Period, ir.Previous, ir.Series, ir.PeriodTable)
 
@@ -85,12 +85,7 @@ def mark(quantities: Mapping, order: Iterable[str], function_refs: Callable[[str
 
 
 def _check(q, quantities: Mapping, periods: Optional[ir.Periods], functions: Mapping, sink) -> None:
-    expr = q.definition.expr
-    if periods is None and isinstance(expr, ir.Series):
-        sink.add(ParseError(f"the series `{q.name}` needs the plan's periods", q.definition.name_span,
-                            label="a series, in a plan without periods",
-                            hint="declare them once, before or after: `periods = 1 month..60 month`"))
-        return
+    expr = q.definition.expr  # (a series in a plan without periods: refused as it is lowered)
     for node in ir.walk(expr):
         if isinstance(node, (ir.Reduce, ir.At)):
             inner = node.body if isinstance(node, ir.Reduce) else node.series
