@@ -167,6 +167,7 @@ HEAD = "periods = 1 month..12 month\n"
     (HEAD + "series a = 1 then 2 s\n", "starts as", "2 s"),
     (HEAD + "series a = 1 then previous + 1\ncheck a > 0\n", "needs one figure", "a >"),
     (HEAD + "check period > 3 month\n", "a check needs one figure, not a value per period", "period >"),
+    (HEAD + "periods = 1 month..6 month\n", "a plan declares its periods once", "periods = 1 month..6"),
     (HEAD + "x = 5\nseries a = 1 then previous(x)\n", "not a series", "x)"),
     (HEAD + "series a = 1 then previous(nope) + 1\n", "unknown", "nope"),
 ])
