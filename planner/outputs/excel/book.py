@@ -518,11 +518,11 @@ class Book:
             raise
 
     def _flows_mark(self) -> tuple:
-        return (self.flows, getattr(self, "flows_row", 3), len(self.sheets))
+        return (self.flows, getattr(self, "flows_row", 3))
 
     def _flows_rollback(self, mark: tuple) -> None:
         """The Cash flows rows written since ``mark`` removed (a formula that was then written otherwise)."""
-        flows, line, sheets = mark
+        flows, line = mark
         if self.flows is None:
             return
         if flows is None:
