@@ -22,10 +22,12 @@ import argparse
 import http.client
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the server on a thread the tests use (serve_server.Running)
 GOAL_MS = 100.0
 
 
@@ -55,8 +57,8 @@ def main() -> None:
     args = ap.parse_args()
 
     from planner import PlanError
-    from planner.outputs.serve.app import Running
     from planner.outputs.serve.live import Session
+    from serve_server import Running
 
     session = Session(args.plan)
     server = Running(session)

@@ -56,6 +56,7 @@ from .outputs.results import (
     SweepResults,
     SweepTable,
     Value,
+    number_text,
 )
 
 from typing import TYPE_CHECKING
@@ -398,12 +399,12 @@ class Plan:
         if isinstance(value, bool) or (hasattr(value, "dtype") and value.dtype == bool):
             return "true" if value else "false"
         if isinstance(value, (_Number, Fraction)) or hasattr(value, "item"):
+            number = number_text(_item(value))
             if q is not None and not q.is_bool and q.unit_text:
-                number = _number_text(value)
                 raise OverrideError(
                     f"{what} `{name}` is a bare number, but `{name}` is in {q.unit_text}",
                     hint=f'give the unit: "{number} {q.unit_text}" or planner.Value({number}, "{q.unit_text}")')
-            return _number_text(value)
+            return number
         raise OverrideError(f"{what} `{name}` must be a text such as \"4.8 TB/s\", a planner.Value or a number, "
                             f"not {type(value).__name__}")
 
@@ -438,16 +439,6 @@ def _plan_markdown(plan) -> str:
         doc = text(" ".join((plain(q.doc) or "").split())).replace("|", "\\|")
         lines.append(f"| `{n}` | {'input' if q.is_input else 'derived'} | {q.unit_text} | {doc} |")
     return "\n".join(lines)
-
-
-def _number_text(value: Any) -> str:
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, Fraction):
-        return str(value) if value.denominator == 1 else repr(float(value))
-    if isinstance(value, int):
-        return str(value)
-    return repr(float(value))
 
 
 def _sweep_table(r, text: str) -> SweepTable:

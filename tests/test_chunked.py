@@ -8,6 +8,9 @@ CI (CI=true), where the extra is installed and a missing one is a failure.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import math
 import os
 import sys
@@ -295,3 +298,34 @@ def test_the_in_memory_limits_say_that_dask_runs_past_them(plan_file, cli):
     code, out, err = cli("sweep", str(plan_file(GRID, "g.plan")), "price=1 USD..3 USD count 5000",
                          "units=1..100 count 5000")
     assert code == 2 and "too many points" in err and "--dask runs a grid past the limit" in err
+
+
+def test_sweep_dask_summary_as_json_csv_and_markdown(plan_file, cli):
+    path = str(plan_file(GRID))
+    args = ("sweep", path, "price=1 USD..3 USD count 3", "--dask", "--show", "margin", "--percentiles", "50",
+            "-p", "margin > 0 USD")
+    # margin = price * 100 * 90% - 150 USD: -60, 30 and 120 USD
+    code, out, err = cli(*args, "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["format"] == "planner.sweep-summary/1" and doc["file"] == path
+    (s,) = doc["sweeps"]
+    assert (s["points"], s["left_out"], s["axes"]) == (3, 0, [{"name": "price", "points": 3, "unit": "USD"}])
+    m = s["quantities"]["margin"]
+    assert m["unit"] == "USD" and m["points"] == 3
+    assert (m["mean"], m["min"], m["max"], m["p50"]) == pytest.approx((30, -60, 120, 30))
+    assert m["sd"] == pytest.approx(90)  # sqrt((90^2 + 0 + 90^2) / 2)
+    assert s["probabilities"] == {"margin > 0 USD": pytest.approx(2 / 3)}
+    code, out, err = cli(*args, "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["scenario", "quantity", "unit", "points", "mean", "sd", "min", "max", "p50"]
+    assert rows[1][:3] == ["base", "margin", "USD"] and [float(v) for v in rows[1][3:]] == pytest.approx(
+        [3, 30, 90, -60, 120, 30])
+    code, out, err = cli(*args, "--format", "markdown")
+    assert code == 0, err
+    assert out.startswith("## [base] sweep of 3 price = 3 points, in ")
+    table = [[c.strip() for c in line.strip("|").split("|")] for line in out.splitlines() if line.startswith("|")]
+    assert table[0] == ["quantity", "points", "mean", "sd", "min", "max", "p50", "unit"]
+    assert table[2] == ["margin", "3", "30", "90", "-60", "120", "30", "USD"]
+    assert "P(margin > 0 USD) = 66.67% of the 3 points" in out

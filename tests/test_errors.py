@@ -75,6 +75,9 @@ def test_errors_in_one_definition_do_not_cascade(plan_file):
     (["eval", "{plan}", "--set", "alpha=0.5 GB"], "error[unit]"),
     (["eval", "{plan}", "--set", "alpha"], "expects name=value"),
     (["eval", "{plan}", "--set", "alpha=(0.5"], "error[syntax]"),
+    (["eval", "{plan}", "--set", "alpha='a'"], 'unexpected character "\'"'),  # a value's own lexer meets it
+    (["eval", "{plan}", "--set", "alpha='a'"], 'help: strings use double quotes: "..."'),
+    (["eval", "{plan}", "--set", "alpha=$3"], "help: declare a currency as a unit (`unit USD`) and write `3 USD`"),
     (["eval", "{plan}", "--set", "speedup=2"], "not an input"),
     (["eval", "{plan}", "--only", "speedupp"], "did you mean `speedup`?"),
     (["explain", "{plan}", "speedupp"], "did you mean `speedup`?"),

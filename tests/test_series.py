@@ -166,6 +166,8 @@ HEAD = "periods = 1 month..12 month\n"
      "<"),
     (HEAD + "series a = 1 then 2 s\n", "starts as", "2 s"),
     (HEAD + "series a = 1 then previous + 1\ncheck a > 0\n", "needs one figure", "a >"),
+    (HEAD + "check period > 3 month\n", "a check needs one figure, not a value per period", "period >"),
+    (HEAD + "periods = 1 month..6 month\n", "a plan declares its periods once", "periods = 1 month..6"),
     (HEAD + "x = 5\nseries a = 1 then previous(x)\n", "not a series", "x)"),
     (HEAD + "series a = 1 then previous(nope) + 1\n", "unknown", "nope"),
 ])
@@ -181,10 +183,10 @@ def test_errors_point_at_the_source(text, message, where):
 
 
 def test_fmt_keeps_series_plans_as_written():
-    from planner.language.format import format_text, is_formatted
+    from planner.language.format import format_text
 
     text = PLAN.read_text()
-    assert is_formatted(text, str(PLAN))
+    assert format_text(text, str(PLAN)) == text
     squeezed = text.replace("staff at 24 month", "staff  at   24 month").replace(" then previous", "  then  previous")
     assert format_text(squeezed, str(PLAN)) == text
 

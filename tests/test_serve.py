@@ -17,7 +17,9 @@ pytest.importorskip("uvicorn", reason="planner serve needs the `serve` extra: pi
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from planner.outputs.serve.app import Running, create_app  # noqa: E402
+from serve_server import Running  # noqa: E402
+
+from planner.outputs.serve.app import create_app  # noqa: E402
 from planner.outputs.serve.live import Session  # noqa: E402
 
 # Hostile text in the title and a doc string (docs/hostile.md): the API returns it as data.

@@ -18,9 +18,9 @@ from selenium.common.exceptions import (  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from serve_server import Running  # noqa: E402
 from test_serve import RENT  # noqa: E402
 
-from planner.outputs.serve.app import Running  # noqa: E402
 from planner.outputs.serve.live import Session  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"

@@ -28,17 +28,60 @@ def _runs(plan):
     return [sweep.prepare(plan, axes, ["r", "q", "flag"], None), sweep.prepare(plan, axes[:1], ["r"], None)]
 
 
+def _sweep_json(results):
+    """The planner.sweep/1 document built whole from in-memory results: the text a stream must write."""
+    sweeps = []
+    for r in results:
+        cols = {n: r.display(n) for n in r.names}
+        sweeps.append({
+            "sweep": terminal.sweep_title(r).rsplit("  [", 1)[0],
+            "line": r.statement.span.line if r.statement is not None else None,
+            "scenario": r.label,
+            "axes": [{"name": a.name, "unit": a.unit, "count": a.count} for a in r.axes],
+            "show": [{"name": n, "unit": r.plan.model.quantities[n].unit_text} for n in r.show],
+            "points": [dict(zip(r.names, row)) for row in zip(*(r.with_never(
+                n, [terminal.json_number(terminal._sweep_py(v)) for v in cols[n]], terminal.NEVER) for n in r.names))],
+            "issues": [{"index": s.index, "point": s.point, "quantity": s.quantity, "kind": s.kind,
+                        "reason": s.reason} for s in r.issues],
+            "issue_count": r.issue_count,
+            "points_with_issues": int(r.bad.sum()),
+        })
+    return terminal.dumps({"format": terminal.SWEEP_FORMAT, "file": results[0].plan.path if results else None,
+                           "sweeps": sweeps}) + "\n"
+
+
+def _sweep_csv(results):
+    """The CSV of in-memory results: one header per block of same-shaped sweeps (scenarios stack)."""
+    buf = io.StringIO()
+    w = terminal._csv_writer(buf)
+    header = None
+    for r in results:
+        cols = {n: r.display(n) for n in r.names}
+        notes = r.notes()
+        if r.names != header:
+            if header is not None:
+                w.writerow([])
+            w.writerow(["sweep", "scenario"] + [terminal.column_header(r.plan, n) for n in r.names] + ["issue"])
+            header = r.names
+        label = terminal.sweep_title(r).rsplit("  [", 1)[0]
+        for i in range(r.size):
+            w.writerow([label, r.label] + [terminal._csv_value(terminal._sweep_py(cols[n][i])) for n in r.names]
+                       + ["; ".join(notes.get(i, []))])
+    return buf.getvalue()
+
+
 @pytest.fixture
 def issues_plan():
     return planner.loads(ISSUES, "issues.plan")
 
 
-@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+@pytest.mark.parametrize("fmt", ["csv", "json", "table", "markdown"])
 def test_streamed_output_is_the_in_memory_output(issues_plan, fmt, monkeypatch):
     results = [r.block(0, r.size) for r in _runs(issues_plan)]
-    expected = {"csv": terminal.sweep_csv(results),
-                "json": terminal.dumps(terminal.sweep_json(results)) + "\n",
-                "table": "\n\n".join(terminal.sweep_table(r) for r in results) + "\n"}[fmt]
+    expected = {"csv": _sweep_csv(results),
+                "json": _sweep_json(results),
+                "table": "\n\n".join(terminal.sweep_table(r) for r in results) + "\n",
+                "markdown": "\n\n".join(terminal.sweep_markdown(r) for r in results) + "\n"}[fmt]
     monkeypatch.setattr(stream, "BLOCK", 7)  # blocks much smaller than the sweep
     monkeypatch.setattr(stream, "TABLE_IN_MEMORY", 0)  # the two-pass table, not tabulate
     out = io.StringIO()
@@ -122,7 +165,7 @@ def test_token_cost_sweep_csv_unchanged(cli):
     code, out, _ = cli("sweep", TOKEN_COST, "alpha=0..0.9 count 10", "-f", "csv")
     plan = planner.load(TOKEN_COST)
     result = sweep.run(plan, [parse_assignment(plan, "alpha=0..0.9 count 10")])
-    assert out == terminal.sweep_csv([result])
+    assert out == _sweep_csv([result])
 
 
 # ---- the progress bar --------------------------------------------------------------------

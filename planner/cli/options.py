@@ -106,16 +106,14 @@ def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
 
-def _add_common(p: argparse.ArgumentParser, scenario: bool = True, sets: bool = True) -> None:
+def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a .plan file")
-    if scenario:
-        p.add_argument("--scenario", "-s", action="append", metavar="NAME",
-                       help="scenario to use: a name, a comma list, `base` (the plan as written) or `all` "
-                            "(the plan as written, then every scenario); repeatable")
+    p.add_argument("--scenario", "-s", action="append", metavar="NAME",
+                   help="scenario to use: a name, a comma list, `base` (the plan as written) or `all` "
+                        "(the plan as written, then every scenario); repeatable")
     _import_root(p)
-    if sets:
-        p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
-                       help="override an input, with plan syntax for the value (`--set 'hbm_bandwidth=3.35 TB/s'`); repeatable")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
+                   help="override an input, with plan syntax for the value (`--set 'hbm_bandwidth=3.35 TB/s'`); repeatable")
 
 
 def _import_root(p: argparse.ArgumentParser) -> None:

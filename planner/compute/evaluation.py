@@ -605,6 +605,13 @@ def _scalar(v) -> float | bool:
     return float(arr)
 
 
+def display_value(q: Quantity, value) -> float | bool:
+    """An exact base value as ``q``'s figure in its display unit (60 for 60 %, as the outputs show it)."""
+    if q.is_bool:
+        return bool(value)
+    return float(Fraction(value) / q.display.scale)
+
+
 def as_number(v: Value):
     # numpy scalars, so that 1/0 gives inf (reported by ``diagnose``), not a ZeroDivisionError
     import numpy as np

@@ -42,7 +42,7 @@ class SymbolTable:
         self.model = model
         self.symbols: dict[str, sp.Symbol] = {}
         self.names: dict[sp.Symbol, str] = {}
-        for name, q in model.quantities.items():
+        for name in model.quantities:
             sym = sp.Symbol(name, real=True)
             self.symbols[name] = sym
             self.names[sym] = name

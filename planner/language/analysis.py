@@ -9,7 +9,7 @@ collected with its span; the pass reports all of them at once.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Iterable, Optional
+from typing import Iterable, Optional
 
 from . import ir, uncertain
 from .aggregates import Ranges
@@ -54,9 +54,9 @@ RESERVED_SCENARIOS = {"all", "base"}
 
 
 class Analyzer:
-    def __init__(self, plan: ir.PlanIR, units: UnitTable | None = None) -> None:
+    def __init__(self, plan: ir.PlanIR) -> None:
         self.plan = plan
-        self.units = units or UnitTable()
+        self.units = UnitTable()
         self.sink = ErrorSink()
         self.warnings: list[PlanWarning] = []  # found while analysing: old declarations, deprecated names
         self.defs: dict[str, ir.Definition] = {}
@@ -717,14 +717,13 @@ class Analyzer:
         return fallback
 
     # ---- types and dimensions -----------------------------------------------
-    def _infer(self, expr: ir.Expr, scope: dict[str, Type],
-               lookup: Callable[[str], Optional[Type]] | None = None) -> Optional[Type]:
+    def _infer(self, expr: ir.Expr, scope: dict[str, Type]) -> Optional[Type]:
         try:
-            return self.typer.type(expr, scope, lookup or self.types.get)
+            return self.typer.type(expr, scope, self.types.get)
         except Poisoned:
             return None
         except PlanError as e:
-            self.typer.at_precedence(expr, e, lookup or self.types.get)
+            self.typer.at_precedence(expr, e, self.types.get)
             self.sink.add(e)
             return None
 
@@ -1350,8 +1349,8 @@ def _flip(op: ir.CmpOp) -> ir.CmpOp:
             ir.CmpOp.GE: ir.CmpOp.LE}.get(op, op)
 
 
-def analyze(plan: ir.PlanIR, units: UnitTable | None = None) -> tuple[Model, Analyzer]:
-    analyzer = Analyzer(plan, units)
+def analyze(plan: ir.PlanIR) -> tuple[Model, Analyzer]:
+    analyzer = Analyzer(plan)
     return analyzer.run(), analyzer
 
 

@@ -97,10 +97,6 @@ def format_text(text: str, name: str = "<plan>") -> str:
     return out
 
 
-def is_formatted(text: str, name: str = "<plan>") -> bool:
-    return format_text(text, name) == text
-
-
 # ---- reading: tokens, comments and lines ------------------------------------
 
 class _Formatter:

@@ -503,9 +503,9 @@ def _iv_min(b, args):
     return b.Interval(lo, hi, b.merge(*args))
 
 
-def _iv_monotone(fn, arity=1):
+def _iv_monotone(fn):
     def iv(b, args):
-        if len(args) != arity:
+        if len(args) != 1:
             return b.Interval(None, None, b.merge(*args))
         return b.monotone(args[0], fn)
     return iv

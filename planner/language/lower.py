@@ -79,9 +79,9 @@ class _Lower(Transformer):
     def tspan(self, tok: Token) -> Span:
         return Span(self.source, tok.start_pos, tok.end_pos)
 
-    def transform_text(self, start: str = "start"):
+    def transform_text(self):
         """The source parsed and lowered in one pass (no parse tree in between)."""
-        return parse_transform(self.source, self, start)
+        return parse_transform(self.source, self)
 
     # -- expressions -----------------------------------------------------
     def _leading_zero(self, tok: Token, number: str) -> None:

@@ -120,10 +120,6 @@ class Answer:
         s = self.statement
         return s.target if isinstance(s, ir.Solve) else s.over
 
-    @property
-    def dim(self) -> Dim:
-        return self.type.dim or Dim()
-
 
 @dataclass
 class ScenarioModel:

@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Optional
 
 from . import ir
-from .errors import ArityError, KindError, ParseError
+from .errors import ArityError, KindError
 
 _SERIES_NODES = (ir.Period, ir.Previous, ir.Series, ir.PeriodTable)
 
@@ -85,12 +85,7 @@ def mark(quantities: Mapping, order: Iterable[str], function_refs: Callable[[str
 
 
 def _check(q, quantities: Mapping, periods: Optional[ir.Periods], functions: Mapping, sink) -> None:
-    expr = q.definition.expr
-    if periods is None and isinstance(expr, ir.Series):
-        sink.add(ParseError(f"the series `{q.name}` needs the plan's periods", q.definition.name_span,
-                            label="a series, in a plan without periods",
-                            hint="declare them once, before or after: `periods = 1 month..60 month`"))
-        return
+    expr = q.definition.expr  # (a series in a plan without periods: refused as it is lowered)
     for node in ir.walk(expr):
         if isinstance(node, (ir.Reduce, ir.At)):
             inner = node.body if isinstance(node, ir.Reduce) else node.series
@@ -212,7 +207,7 @@ def per_period(expr: ir.Expr, quantities: Mapping, functions: Mapping | tuple = 
     return False
 
 
-def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str = "a check") -> None:
+def check_condition(expr: ir.Expr, quantities: Mapping, sink) -> None:
     """A condition (of a check, a solve, a constraint) is one truth: the series it uses are reduced."""
     flows = {id(a.value): n.func for n in ir.walk(expr) if isinstance(n, ir.Call) and n.func in ("npv", "irr")
              for a in n.args}
@@ -223,10 +218,10 @@ def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str = "a che
             if id(node) in flows:  # `check npv(rate, net) > 0`: the flows of a series, in a quantity of their own
                 hint = (f"take the `{flows[id(node)]}` of a series in a quantity of its own (`value = "
                         f"{flows[id(node)]}(..., {node.name})`) and use it here")
-            sink.add(KindError(f"`{node.name}` is a series (a value per period): {what} needs one figure", node.span,
+            sink.add(KindError(f"`{node.name}` is a series (a value per period): a check needs one figure", node.span,
                                label="a series", hint=hint))
             return
         if isinstance(node, (ir.Period, ir.Previous)):
-            sink.add(KindError(f"{what} needs one figure, not a value per period", node.span,
+            sink.add(KindError("a check needs one figure, not a value per period", node.span,
                                label="per period", hint="use it inside a reduction such as `first(period where ...)`"))
             return

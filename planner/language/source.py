@@ -64,9 +64,6 @@ class Span:
         line, col = self.source.position(self.start)
         return f"{self.source.name}:{line}:{col}"
 
-    def to(self, other: "Span") -> "Span":
-        return Span(self.source, min(self.start, other.start), max(self.end, other.end))
-
     def __repr__(self) -> str:  # keep IR reprs short
         return f"Span({self.location()})"
 

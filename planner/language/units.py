@@ -111,14 +111,6 @@ class Unit:
     dim: Dim
     text: str = ""
 
-    def __mul__(self, other: "Unit") -> "Unit":
-        return Unit(self.scale * other.scale, self.dim * other.dim)
-
-    def __pow__(self, p: int) -> "Unit":
-        return Unit(self.scale ** p, self.dim ** p)
-
-
-ONE = Unit(Fraction(1), DIMENSIONLESS, "")
 
 _SI_BIG = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 from ..compute.evaluation import format_value
 from ..questions.diff import Figure, PlanDiff, compare, load_version
-from .terminal import dumps, json_number, wrap_text
+from .terminal import _csv_value, dumps, json_number, wrap_text
 from .viewmodel import headline_names
 
 SHORT_FIGURES = 5  # figures in the default summary (two lines each: a screen of 80x24 with the changes)
@@ -205,11 +205,7 @@ def as_csv(d: PlanDiff) -> str:
 
 
 def _csv(v, note: str) -> str:
-    if v is None:
-        return note
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return repr(float(v))
+    return note if v is None else _csv_value(v)
 
 
 def _md(text: str) -> str:

@@ -78,11 +78,11 @@ class Progress:
         self.what = what
         self._draw()
 
-    def _draw(self, force: bool = False) -> None:
+    def _draw(self) -> None:
         if not self.active:
             return
         now = self.clock()
-        if now - self.start < DELAY or (not force and now - self.last < INTERVAL):
+        if now - self.start < DELAY or now - self.last < INTERVAL:
             return
         self.last = now
         text = self.text(now - self.start)

@@ -170,11 +170,15 @@ class Value:
             return NEVER
         if isinstance(self.number, bool):
             return "true" if self.number else "false"
-        if isinstance(self.number, Fraction):
-            number = str(self.number) if self.number.denominator == 1 else repr(float(self.number))
-        else:
-            number = repr(float(self.number)) if not isinstance(self.number, int) else str(self.number)
-        return f"{number} {self.unit}".strip()
+        return f"{number_text(self.number)} {self.unit}".strip()
+
+
+def number_text(value: Any) -> str:
+    """A number in plan syntax at full precision: whole numbers as they are, else a float's shortest
+    digits (``0.8``)."""
+    if isinstance(value, Fraction):
+        return str(value) if value.denominator == 1 else repr(float(value))
+    return str(value) if isinstance(value, int) else repr(float(value))
 
 
 NEVER = "never"  # a `first(...)` that found nothing, as every output shows it
@@ -259,7 +263,8 @@ def _plain(v: Any) -> Any:
 
 class _Rows:
     """Shared by the results: a sequence of row dataclasses (of type ``ROW``) with text, HTML and DataFrame
-    forms; ``results[i]`` is a row, ``results[name]`` what :meth:`_named` finds."""
+    forms; ``results[i]`` is a row, ``results[name]`` what :meth:`_named` finds. Each defines ``_table()``:
+    (headers, rows of text, title, which columns are numbers), one table for HTML and Markdown."""
 
     ROW: type = object
 
@@ -298,17 +303,8 @@ class _Rows:
 
         return [f.name for f in fields(self.ROW)]
 
-    def _html_rows(self) -> tuple[list[str], list[list[str]]]:
-        columns = self._columns()
-        return columns, [[_cell(getattr(r, c)) for c in columns] for r in self.rows]
-
     def _repr_html_(self) -> str:
         return html_table(*self._table())
-
-    def _table(self) -> tuple:
-        """(headers, rows of text, title, which columns are numbers): one table for HTML and Markdown."""
-        headers, rows = self._html_rows()
-        return headers, rows, self.title, ()
 
     def _repr_markdown_(self) -> str:
         headers, rows, title, _ = self._table()
@@ -346,10 +342,6 @@ def _cell(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, float):
         return format_value(v)
-    if isinstance(v, (list, tuple)):
-        return ", ".join(str(x) for x in v)
-    if isinstance(v, dict):
-        return ", ".join(f"{k} = {x}" for k, x in v.items())
     return str(v)
 
 
@@ -676,7 +668,7 @@ class SweepTable(_Rows):
 
     def _table(self) -> tuple:
         headers = [f"{c} ({self.units[c]})" if self.units[c] else c for c in self.columns]
-        rows = [["" if r[c] is None else _cell(r[c]) for c in self.columns] for r in self.rows]
+        rows = [[_cell(r[c]) for c in self.columns] for r in self.rows]
         title = f"{self.sweep} [{self.scenario}]"
         if self.points_with_issues:
             title += f" ({self.points_with_issues} points with issues)"

@@ -4,12 +4,12 @@
 (:meth:`planner.questions.sweep.SweepRun.block`) and writes each block before
 computing the next, in every format:
 
-* ``csv``: the same rows as :func:`planner.outputs.terminal.sweep_csv`;
+* ``csv``: a row per point (the sweep, the scenario, the axes and shown quantities in their display
+  units, the point's issues), one header per block of same-shaped sweeps;
 * ``jsonl``: one JSON object per point (``sweep``, ``scenario``, the axes and
   shown quantities by name in their display units, ``issues`` when there are);
-* ``json``: the ``planner.sweep/1`` document of
-  :func:`planner.outputs.terminal.sweep_json`, the same text, its ``points``
-  written as they come;
+* ``json``: the ``planner.sweep/1`` document (per sweep and scenario its axes,
+  shown quantities, points and issues), its ``points`` written as they come;
 * ``table`` and ``markdown``: :func:`planner.outputs.terminal.sweep_table`'s
   and :func:`~planner.outputs.terminal.sweep_markdown`'s layouts; sweeps of up
   to :data:`TABLE_IN_MEMORY` points go through them (fitted to the terminal),
@@ -251,7 +251,7 @@ def _dumps(value, level: int = 0) -> str:
 
 
 def _json(runs, out: TextIO, limit, progress, totals: Totals, texts_of: "_Texts") -> None:
-    """The text ``dumps(sweep_json(results))`` gives, written piece by piece."""
+    """The ``planner.sweep/1`` document, indented as :func:`.terminal.dumps` writes it, piece by piece."""
     file = runs[0].plan.path if runs else None
     out.write("{\n" + f'  "format": {_dumps(SWEEP_FORMAT)},\n  "file": {_dumps(file)},\n  "sweeps": ')
     if not runs:

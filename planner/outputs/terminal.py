@@ -338,57 +338,10 @@ def _sweep_issue_footer(result: SweepResult) -> str:
     return f"\n{points:,} of {result.size:,} points have issues: " + ", ".join(kinds)
 
 
-def sweep_json(results: Sequence[SweepResult]) -> dict[str, Any]:
-    out = []
-    for r in results:
-        plan = r.plan
-        names = r.names
-        cols = {n: r.display(n) for n in names}
-        out.append({
-            "sweep": sweep_title(r).rsplit("  [", 1)[0],
-            "line": r.statement.span.line if r.statement is not None else None,
-            "scenario": r.label,
-            "axes": [{"name": a.name, "unit": a.unit, "count": a.count} for a in r.axes],
-            "show": [{"name": n, "unit": plan.model.quantities[n].unit_text} for n in r.show],
-            "points": [dict(zip(names, row)) for row in zip(*(
-                r.with_never(n, [json_number(_sweep_py(v)) for v in cols[n]], NEVER) for n in names))],
-            "issues": [{"index": s.index, "point": s.point, "quantity": s.quantity, "kind": s.kind,
-                        "reason": s.reason} for s in r.issues],
-            "issue_count": r.issue_count,
-            "points_with_issues": int(r.bad.sum()),
-        })
-    return {"format": SWEEP_FORMAT, "file": results[0].plan.path if results else None, "sweeps": out}
-
-
-def sweep_csv(results: Sequence[SweepResult]) -> str:
-    buf = io.StringIO()
-    w = _csv_writer(buf)
-    header = None
-    for r in results:
-        names = r.names
-        cols = {n: r.display(n) for n in names}
-        notes = r.notes()
-        if names != header:  # one header per block of same-shaped sweeps (scenarios stack)
-            if header is not None:
-                w.writerow([])
-            w.writerow(["sweep", "scenario"] + [column_header(r.plan, n) for n in names] + ["issue"])
-            header = names
-        label = sweep_title(r).rsplit("  [", 1)[0]
-        for i in range(r.size):
-            w.writerow([label, r.label] + [_sweep_csv(_sweep_py(cols[n][i])) for n in names] + ["; ".join(notes.get(i, []))])
-    return buf.getvalue()
-
-
 def _sweep_py(v):
     if isinstance(v, bool) or str(getattr(v, "dtype", "")) == "bool":  # numpy's bool_ too
         return bool(v)
     return float(v)
-
-
-def _sweep_csv(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return repr(v)
 
 
 # ---- solve ----
@@ -427,7 +380,3 @@ def period_labels(plan: Plan, ev: Evaluation) -> list[str]:
     """Each period as the plan counts them: ``1 month``, ``2 month``..."""
     unit, scale = plan.period_unit
     return [format_value(float(v) / scale, unit) for v in ev.periods]
-
-
-def _series_cell(v: float) -> Any:
-    return NEVER if v != v else float(v)

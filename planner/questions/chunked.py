@@ -460,11 +460,11 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
                      samples: int = simulate.DEFAULT_SAMPLES, seed: int = 0, method: str = "random", overrides=None,
                      origins=None, names: Optional[Sequence[str]] = None,
                      conditions: Sequence[tuple[str, ir.Expr]] = (), levels: Sequence[float] = DEFAULT_PERCENTILES,
-                     chunk_mb: float = CHUNK_MB, flags: Optional[Sequence[str]] = None) -> list[simulate.Figures]:
+                     chunk_mb: float = CHUNK_MB) -> list[simulate.Figures]:
     """:func:`planner.questions.simulate.run` over chunks of samples, reduced to figures by the same
     :func:`planner.questions.simulate.reduce` (this module's :class:`Scheduler` its executor): the same
-    samples (sample ``i`` of each input is the in-memory run's sample ``i``), so the same figures.
-    ``flags``: the true/false quantities said as shares (:func:`planner.questions.simulate.flags_for`)."""
+    samples (sample ``i`` of each input is the in-memory run's sample ``i``), so the same figures; the
+    true/false quantities said as shares are :func:`planner.questions.simulate.flags_for`'s."""
     import dask.array as da
 
     _, xr = libraries()
@@ -477,7 +477,7 @@ def simulate_chunked(run: Scheduler, plan: Plan, scenarios: Sequence[Optional[st
     _refuse_series_conditions(plan, conditions)
     inputs = simulate.inputs_to_sample(plan)
     names = list(names) if names is not None else simulate.default_names(plan)
-    flags = simulate.flags_for(plan, names, flags)
+    flags = simulate.flags_for(plan, names)
     wanted = names + flags + [n.name for _, c in conditions for n in ir.free_names(c)
                               if n.name in plan.model.quantities]
     compiled, derived = plan.compile_for(wanted)

@@ -1004,7 +1004,7 @@ class Answers:
                                             f"no closed form: {why}; the answer is the numeric route's",))
 
     def result(self, name: str, scenario=None, overrides=None, origins=None, closed_form: bool = False):
-        return self.answer(self.statements[_alias(name)], scenario, overrides, origins, closed_form)
+        return self.answer(self.statements[name.removesuffix(".value")], scenario, overrides, origins, closed_form)
 
     def value(self, name: str, scenario=None, overrides=None, origins=None) -> Fraction:
         """The answer (or ``.value``, an optimum) in base units, exact when known."""
@@ -1019,7 +1019,7 @@ class Answers:
 
     def unit(self, name: str) -> tuple[Fraction, str]:
         """Display scale and unit text of an answer."""
-        stmt = self.statements[_alias(name)]
+        stmt = self.statements[name.removesuffix(".value")]
         if name.endswith(".value"):
             from .answer import objective_unit
 
@@ -1027,7 +1027,3 @@ class Answers:
             return scale, unit
         q = self.plan.model.quantities[stmt.target if isinstance(stmt, ir.Solve) else stmt.over]
         return q.display.scale, q.unit_text
-
-
-def _alias(name: str) -> str:
-    return name[: -len(".value")] if name.endswith(".value") else name

@@ -157,15 +157,15 @@ def expand(plan, name: str, values: ir.Values, name_span: Optional[Span] = None,
     return Points(kind="times", count=n, start=start, factor=by, **common)
 
 
-def parse_assignment(plan, text: str, origin: str = "sweep") -> tuple[str, ir.Values, Span]:
+def parse_assignment(plan, text: str) -> tuple[str, ir.Values, Span]:
     """``name=VALUES`` from the command line, parsed by the plan grammar."""
     from ..language.lower import lower_values
 
     if "=" not in text:
-        raise UsageError(f"{origin} expects name=VALUES, got `{text}`",
+        raise UsageError(f"sweep expects name=VALUES, got `{text}`",
                          hint="for example alpha=0.3,0.6,0.8 or gamma=1..8 or 'batch=1..1024 times 2'")
     name, _, rest = text.partition("=")
-    whole = Source(f"{origin} {name.strip()}", text)
+    whole = Source(f"sweep {name.strip()}", text)
     name_span = Span(whole, len(name) - len(name.lstrip()), max(1, len(name.rstrip())))
     if not rest.strip():
         raise UsageError(f"no values after `{name.strip()}=`", name_span,

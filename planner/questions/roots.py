@@ -457,11 +457,11 @@ def exponential_roots(expr: sp.Basic, x: sp.Symbol) -> Optional[list[sp.Basic]]:
     return [tidy(sp.log(r) / (g * sp.log(base))) for r in sp.roots(poly, multiple=True)]
 
 
-def _branches(e: sp.Basic, x: sp.Symbol, decide, assumed: tuple = ()) -> Optional[list[tuple[tuple, sp.Basic]]]:
+def _branches(e: sp.Basic, x: sp.Symbol, decide) -> Optional[list[tuple[tuple, sp.Basic]]]:
     """``e`` with each ``Piecewise`` that does not involve ``x`` resolved: ``(conditions, expression)``
     per combination of conditions (true first), None past :data:`FORM_BRANCHES`."""
     out: list[tuple[tuple, sp.Basic]] = []
-    todo = [(assumed, e)]
+    todo: list[tuple[tuple, sp.Basic]] = [((), e)]
     while todo:
         assumed, e = todo.pop(0)
         pw = next((n for n in sp.preorder_traversal(e) if isinstance(n, sp.Piecewise) and not n.has(x)), None)

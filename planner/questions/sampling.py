@@ -161,7 +161,7 @@ def inverse_cdf(kind: str, params: Sequence[float], u: np.ndarray, within: tuple
     if within != (0.0, 1.0):
         u = within[0] + u * (within[1] - within[0])
     if kind in ("range", "lognormal"):  # P5 = low and P95 = high; or this mean and sd (of the values)
-        mu, sigma = _log_params(kind, params)
+        mu, sigma = log_params(kind, params)
         return np.exp(mu + sigma * ndtri(u))
     if kind == "normal":
         mean, sd = params
@@ -279,7 +279,7 @@ def from_normal(kind: str, params: Sequence[float], z: np.ndarray, within: tuple
     if within == (0.0, 1.0) and kind in NORMAL_FAMILY:
         if kind == "normal":
             return params[0] + params[1] * z
-        mu, sigma = _log_params(kind, params)
+        mu, sigma = log_params(kind, params)
         return np.exp(mu + sigma * z)
     u = np.clip(ncdf(z), np.finfo(float).tiny, 1.0 - np.finfo(float).epsneg)
     return inverse_cdf(kind, params, u, within)
@@ -299,31 +299,3 @@ def correlated_scores(z: Sequence[np.ndarray], factor: Sequence[Sequence[float]]
             acc = acc + row[k] * z[k]
         out.append(acc)
     return out
-
-
-_log_params = log_params  # (mu, sigma) of a lognormal's logarithm: planner.language.uncertain.log_params
-
-
-def moments(kind: str, params: Sequence[float]) -> tuple[float, float]:
-    """The exact mean and standard deviation of a distribution (for tests and documentation)."""
-    if kind == "range":
-        mu, s = _log_params(kind, params)
-        mean = math.exp(mu + s * s / 2)
-        return mean, mean * math.sqrt(math.expm1(s * s))
-    if kind in ("normal", "lognormal"):
-        return float(params[0]), float(params[1])
-    if kind == "uniform":
-        low, high = params
-        return (low + high) / 2, (high - low) / math.sqrt(12)
-    if kind == "pert":
-        low, mode, high = params
-        mean = (low + 4 * mode + high) / 6
-        return mean, math.sqrt((mean - low) * (high - mean) / 7)
-    if kind == "discrete":
-        pairs = list(zip(params[::2], params[1::2]))
-        mean = sum(v * w for v, w in pairs)
-        return mean, math.sqrt(sum(w * (v - mean) ** 2 for v, w in pairs))
-    low, mode, high = params
-    mean = (low + mode + high) / 3
-    var = (low * low + mode * mode + high * high - low * mode - low * high - mode * high) / 18
-    return mean, math.sqrt(var)

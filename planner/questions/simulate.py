@@ -136,12 +136,12 @@ def check_seed(seed: int) -> None:
                                 hint="the same seed gives the same samples on every machine (--seed, default 0)")
 
 
-def check_memory(samples: int, inputs: int, kept: int = 0, scenarios: int = 1, limit: Optional[int] = None) -> None:
+def check_memory(samples: int, inputs: int, kept: int = 0, scenarios: int = 1) -> None:
     """Refuse, before anything is drawn, a run whose samples would not fit :data:`MAX_SAMPLE_BYTES`: each
     of ``inputs`` uncertain inputs holds two columns of ``samples`` float64 while drawn (its uniform
     numbers, its values), and each of ``scenarios`` keeps a column per each of ``kept`` quantities (and
     one more while a column's blocks are joined)."""
-    limit = MAX_SAMPLE_BYTES if limit is None else limit
+    limit = MAX_SAMPLE_BYTES
     columns = 2 * inputs + scenarios * (kept + 1 if kept else 0)
     need = samples * columns * 8
     if need <= limit:

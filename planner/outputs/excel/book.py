@@ -33,7 +33,7 @@ from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ...compute.evaluation import Plan
+from ...compute.evaluation import Plan, display_value
 from ...language import ir
 from ...language.errors import PlanError
 from ...language.live import plain
@@ -114,13 +114,6 @@ def provenance(plan: Plan) -> dict[str, str]:
 def plan_hash(text: str) -> str:
     """The hash of a plan's text that the export records and the write-back compares."""
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def display_value(q, value):
-    """A base value as ``q``'s figure in its display unit (60 for 60 %: the text outputs' figure)."""
-    if q.is_bool:
-        return bool(value)
-    return float(Fraction(value) / q.display.scale)
 
 
 def percent_figure(unit: str, figure: float) -> float:
@@ -344,11 +337,6 @@ class AnswerRef:
         return f"answer {self.alias} in {self.scenario} with {self.plain}"
 
 
-def alias_base(name: str) -> str:
-    """``best_gamma.value`` -> ``best_gamma``."""
-    return name[: -len(".value")] if name.endswith(".value") else name
-
-
 def context_key(scenario: Optional[str], overrides: Mapping) -> tuple:
     return scenario, tuple(sorted((k, str(v)) for k, v in overrides.items()))
 
@@ -502,7 +490,7 @@ class Book:
             out = {name: Piece(self.read(ctx, name, here), ATOM, None if q.is_bool else scale_of(q))
                    for name, q in self.q.items() if not q.per_period}  # a series: its row (generator.PeriodRows)
             for name in self.model.answers:
-                stmt = self.aliases.get(alias_base(name))
+                stmt = self.aliases.get(name.removesuffix(".value"))
                 if stmt is not None and (id(stmt), ctx.key) in self.solve_index:
                     ref, scale = self.answer_cell(name, ctx.scenario, ctx.overrides, "")  # qualified: formulas move
                     out[name] = Piece(ref, ATOM, scale)
@@ -532,11 +520,11 @@ class Book:
             raise
 
     def _flows_mark(self) -> tuple:
-        return (self.flows, getattr(self, "flows_row", 3), len(self.sheets))
+        return (self.flows, getattr(self, "flows_row", 3))
 
     def _flows_rollback(self, mark: tuple) -> None:
         """The Cash flows rows written since ``mark`` removed (a formula that was then written otherwise)."""
-        flows, line, sheets = mark
+        flows, line = mark
         if self.flows is None:
             return
         if flows is None:
@@ -706,7 +694,7 @@ class Book:
             used = self.answers_used(check)
             for s in check_scenarios(self.plan, check):
                 for name in used + list(from_alias.values()):
-                    need = (self.aliases[alias_base(name)], s, plain)
+                    need = (self.aliases[name.removesuffix(".value")], s, plain)
                     if need not in self.solve_needs:
                         self.solve_needs.append(need)
                 merged = self.check_context(s, plain, from_alias)
@@ -735,7 +723,7 @@ class Book:
 
     def answer_cell(self, name: str, scenario: Optional[str], plain: Mapping, here: str) -> tuple[str, Fraction]:
         """The Solve sheet cell of an answer (``ALIAS``) or optimum (``ALIAS.value``), and its cell scale."""
-        stmt = self.aliases[alias_base(name)]
+        stmt = self.aliases[name.removesuffix(".value")]
         row = self.solve_index[(id(stmt), self.context(scenario, dict(plain)).key)]
         col = "H" if name.endswith(".value") else "C"
         ref = f"${col}${row}" if here == "Solve" else f"Solve!${col}${row}"

@@ -18,7 +18,7 @@ from fractions import Fraction
 from ...language import ir
 from ...questions.checks import EXACT_REL, check_scenarios, compares_values, display_unit, run_checks, tolerance_of
 from ..numbers import cell_unit
-from .book import cell_scale, percent_figure, scale_of, unit_of, TITLE, UNITS, Book, cached
+from .book import cell_scale, percent_figure, scale_of, TITLE, UNITS, Book, cached
 from .generator import ATOM, Generator, Piece, number
 
 COLUMNS = ["Check", "Scenario", "Actual", "Expected", "Unit", "Tolerance", "Holds", "Status", "Line"]

@@ -72,10 +72,6 @@ class UnsupportedFormula(PlanError):
     family = "excel"
 
 
-class FormulaTooLong(UnsupportedFormula):
-    pass
-
-
 class NotWritten(Exception):
     """What this generator does not write (yet): a term a row cannot hold (it uses an outer range's
     variable otherwise than as a running total's end), a range longer than a row, a formula past

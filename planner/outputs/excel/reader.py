@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
 
-from ...compute.evaluation import Origin, Plan, format_value
+from ...compute.evaluation import Origin, Plan, display_value, format_value
 from ...language.errors import UsageError
 from ..numbers import is_percent, scale_of, unit_of
 from .names import excel_names, is_cell_like
@@ -110,7 +110,7 @@ def read_inputs(path: str, plan: Plan) -> Imported:
     defined = {name.upper(): dn for name, dn in wb.defined_names.items()}
     names = excel_names(plan.definition_order())
     imported = Imported(path, {}, {}, [], [], _belongs(wb, plan, path, names))
-    from .book import PLAN_FILE, PLAN_HASH, PLAN_TITLE, display_value
+    from .book import PLAN_FILE, PLAN_HASH, PLAN_TITLE
 
     props = {p.name: str(p.value) for p in wb.custom_doc_props}
     imported.plan_hash = props.get(PLAN_HASH)
@@ -204,7 +204,6 @@ def _table_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: Imp
     cell is (:func:`cell_input`, in the unit its row shows). A number typed in a period after the table,
     where its last value holds on, adds items to the table up to that period (as the sheet computes it).
     A value typed over a formula of a computed series is reported as not an input."""
-    from .book import display_value
     from .names import table_names
     from openpyxl.utils import column_index_from_string as _column
 
@@ -316,8 +315,6 @@ def _scenario_edits(wb, formulas, path: str, plan: Plan, names: dict, imported: 
     """Values typed in a scenario's own input cells on the Scenarios sheet (one column per scenario,
     its name in row 4 under its doc string; the input's name in column B, its unit in column C; see
     :func:`scenarios_layout`), each read as an Inputs cell is (:func:`cell_input`)."""
-    from .book import display_value
-
     if "Scenarios" not in wb.sheetnames:
         return
     ws = wb["Scenarios"]
@@ -467,7 +464,6 @@ def cell_input(wb, formulas, sheet: str, coord: str, q, plan_value, unit_scale) 
     the literal range (:func:`planner.language.literals.magnitude_problem`) are each refused, naming the
     sheet, the cell, the input and what to type instead, in the input's unit."""
     from ...language import literals
-    from .book import display_value
 
     where = f"{sheet}!{coord}"
     wanted = "TRUE or FALSE" if q.is_bool else "a number"

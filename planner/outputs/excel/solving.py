@@ -70,7 +70,7 @@ def _formula_answers(book: Book) -> None:
         used |= model.answer_cone(a) & set(model.answers)
     statements = []
     for a in model.answers:  # dependency order: upstream questions first
-        stmt = book.aliases.get(a[: -len(".value")] if a.endswith(".value") else a)
+        stmt = book.aliases.get(a.removesuffix(".value"))
         if a in used and stmt is not None and stmt not in statements:
             statements.append(stmt)
     for ctx in list(book.contexts.values()):
@@ -420,20 +420,12 @@ def _row_terms(book: Book, target: str, f: ir.Expr) -> int:
 def aggregate_terms(book: Book, e: ir.Expr) -> int:
     """The cells the aggregates over ranges in ``e`` write: each one's terms, times (1 + those of its
     body); user functions are looked into with their arguments, as the formulas expand them."""
+    from ...compute.exact import constant
     from ...language.aggregates import Ranges
     from ...language.analysis import unit_of as unit
 
-    from ...compute.exact import ExactEvaluator, NotRational
-
     model = book.model
     ranges = Ranges(model.quantities, model.functions, lambda u: unit(u, model.units), model.answers)
-
-    def constant(x: ir.Expr):  # an explicit step's exact value
-        try:
-            v = ExactEvaluator(model, {}).expr(x)
-        except (NotRational, KeyError):
-            return None
-        return v if isinstance(v, Fraction) else None
 
     total = 0
     stack = [(e, 1, {})]
@@ -441,7 +433,7 @@ def aggregate_terms(book: Book, e: ir.Expr) -> int:
         node, times, scope = stack.pop()
         if isinstance(node, ir.Aggregate) and node.values.kind != "list":
             try:
-                n = ranges.terms(node, scope, ranges.step(node.values, constant).value)
+                n = ranges.terms(node, scope, ranges.step(node.values, lambda x: constant(model, x)).value)
             except PlanError:
                 n = 1
             total += times * n

@@ -15,7 +15,7 @@ import math
 
 from ..numbers import answer_style, prose_style
 from .book import FIGURE, NEVER_WORD, NO_ANSWER, STALE, shown_figures
-from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, prose, col_index, col_letter, scale_of, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
+from .book import HEADER, IDENT, INPUT, SELECTED, capitalised, prose, col_index, col_letter, unit_of, NAME, NOTE, SCENARIOS, UNIT, UNITS, Book, sheet_ref
 
 FEW = 6  # scenarios shown as columns; more are rows
 KEY_INPUTS = 12  # untagged plans: this many of their own inputs

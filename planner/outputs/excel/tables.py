@@ -24,9 +24,8 @@ import numpy as np
 from ...language import ir
 
 from ..numbers import cell_unit, significant
-from .book import (scale_of, unit_of, capitalised,
+from .book import (scale_of, capitalised,
     HEADER,
-    NOTE,
     TITLE,
     UNIT,
     Book,

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from ...language import ir
+from ...language.uncertain import log_params
 from ...questions import sampling, simulate
 from .book import HEADER, TITLE, Book, cached, scale_of, sheet_title
 from .tables import ROW, Live, LiveTable, output_for
@@ -52,14 +53,14 @@ def value_formula(u: simulate.UncertainInput, scale: float, trial: str, score: s
     if score is not None and (lo, hi) == (0.0, 1.0) and u.kind in sampling.NORMAL_FAMILY:
         if u.kind == "normal":
             return f"({_num(u.params[0] / scale)}+{_num(u.params[1] / scale)}*({score}))"
-        mu, sigma = sampling._log_params(u.kind, u.params)
+        mu, sigma = log_params(u.kind, u.params)
         return f"EXP({_num(mu - math.log(scale))}+{_num(sigma)}*({score}))"
     p = sampling.counter_formula(trial, SEED, u.name) if score is None else f"NORMSDIST({score})"
     if (lo, hi) != (0.0, 1.0):
         p = f"({_num(lo)}+({p})*{_num(hi - lo)})"
     params = [v / scale for v in u.params]
     if u.kind in ("range", "lognormal"):
-        mu, sigma = sampling._log_params(u.kind, u.params)
+        mu, sigma = log_params(u.kind, u.params)
         return f"EXP({_num(mu - math.log(scale))}+{_num(sigma)}*NORMSINV({p}))"
     if u.kind == "normal":
         return f"({_num(params[0])}+{_num(params[1])}*NORMSINV({p}))"

@@ -14,7 +14,6 @@ allows; and the ``Host`` header must name the address it listens on (no DNS rebi
 from __future__ import annotations
 
 import socket
-import threading
 from importlib.resources import files
 from typing import Optional
 
@@ -136,31 +135,3 @@ def serve(session: Session, host: str = "127.0.0.1", port: int = 8765, ready=Non
 def url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
-
-
-class Running:
-    """A server on a thread (tests, benchmarks): ``url``; ``stop()`` ends it."""
-
-    def __init__(self, session: Session, host: str = "127.0.0.1", port: int = 0, timeout: float = 10.0) -> None:
-        import time
-
-        import uvicorn
-
-        self.sock = listen(host, port)
-        self.url = url_of(self.sock)
-        config = uvicorn.Config(create_app(session, hosts_for(host)), log_level="warning", lifespan="off")
-        self.server = uvicorn.Server(config)
-        self.server.install_signal_handlers = lambda: None  # not the main thread (uvicorn < 0.29)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + timeout
-        while not self.server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if not self.server.started:
-            self.stop()
-            raise RuntimeError(f"the server did not start within {timeout} s")
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout)
-        self.sock.close()

@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from ...compute.evaluation import Origin, Plan
+from ...compute.evaluation import Origin, Plan, display_value
 from ...language import ir
 from ...language.errors import PlanError, UsageError, render
 from ..numbers import plan_styles
@@ -30,13 +30,6 @@ SLIDER_SPAN = 10  # an unbounded side of a slider reaches 10x (or 0.1x) the valu
 SLIDER_STEPS = 1000  # steps of a slider over a real number's range
 SAMPLES = 2000  # trials of the Monte Carlo view
 ORIGIN = Origin("the page (planner serve)", None)
-
-
-def _display(q, value) -> Any:
-    """An input's exact value (base units) in its display unit, as the page shows it."""
-    if q.is_bool:
-        return bool(value)
-    return float(Fraction(value) / q.display.scale)
 
 
 def inputs_reaching(model, names) -> set[str]:
@@ -126,7 +119,7 @@ class Session:
         q = self.plan.model.quantities[name]
         out = {"name": name, "doc": q.doc, "unit": q.unit_text, "tags": list(q.tags),
                "kind": "bool" if q.is_bool else "number", "integer": bool(q.integer),
-               "value": _display(q, q.value)}
+               "value": display_value(q, q.value)}
         if q.is_bool:
             return out
         scale = q.display.scale
@@ -348,7 +341,7 @@ class Session:
                     else:
                         imported.scenario_overrides.setdefault(where, {})[name] = value
                         imported.scenario_origins.setdefault(where, {})[name] = Origin(cell, None)
-                    imported.changes.append(Change(name, cell, _display(q, was), _display(q, value),
+                    imported.changes.append(Change(name, cell, display_value(q, was), display_value(q, value),
                                                    q.unit_text, where))
                 # every edit meets the constraints where it applies, as `planner import` checks the cells it reads
                 imported.evaluate(plan, [None, *plan.model.scenarios])
