@@ -920,6 +920,8 @@ def _answer_notes(r, target: str, booleans: set[str]) -> list[str]:
 
 def _sensitivity(analysis: Analysis) -> list[dict]:
     """Per headline quantity: one row per input it depends on, elasticities per scenario."""
+    from ..questions.sensitivity import rank
+
     plan = analysis.plan
     out = []
     for name, per_scenario in analysis.sensitivity:
@@ -934,7 +936,7 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
                     row["methods"].append(r.method)
                 if r.note and r.note not in row["notes"]:
                     row["notes"].append(r.note)
-        rows = sorted(inputs.values(), key=lambda r: (-max(abs(e or 0.0) for e in r["elasticity_numbers"]),
+        rows = sorted(inputs.values(), key=lambda r: (-rank(max(abs(e or 0.0) for e in r["elasticity_numbers"])),
                                                       plan.quantities[r["input"]].definition.span.start))
         labels = [s.label for s in per_scenario]
         footnotes: list[str] = []  # each distinct remark once, rows point at it by number
@@ -944,7 +946,7 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
             low, high = (min(known), max(known)) if known else ((None, ""), (None, ""))
             r["lowest"], r["lowest_in"] = _elasticity(low[0]), low[1]
             r["highest"], r["highest_in"] = _elasticity(high[0]), high[1]
-            remarks = [m for m in r["methods"] if m != "symbolic"] + r["notes"]
+            remarks = [m for m in r["methods"] if m != "numeric difference"] + r["notes"]
             r["remarks"] = []
             for m in remarks:
                 if m not in footnotes:
