@@ -280,6 +280,13 @@ def test_the_reports_analysis_of_a_monthly_plan_does_not_import_sympy(name):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_sensitivity_does_not_import_sympy():
+    # every slope is a difference of the compiled plan, and the kinks and steps are found on the IR
+    _without_sympy("sensitivity", str(USER_PLAN), "speedup", "-s", "all",
+                   more=[("sensitivity", str(ROOT / "sheets" / "token_cost.plan"), "batch_step_bound", "-s", "all"),
+                         ("sensitivity", str(ROOT / "sheets" / "moe_serving.plan"), "serves")])
+
+
 @pytest.mark.parametrize("command, path", [
     ("report", "benchmarks/plans/cash_60_months.plan"), ("report", "benchmarks/plans/fleet_60_months.plan"),
     ("report", "examples/support_backlog.plan"), ("report", "examples/grain_silo.plan"),

@@ -77,6 +77,49 @@ def test_kink_gives_both_sides_never_their_average():
         assert r.fall == pytest.approx(0.0, abs=1e-9)
 
 
+def test_a_kink_in_a_user_function_is_named_as_written():
+    """y = f(a, b) + 1 with f(u, v) = max(u, 2 v), at a = 4, b = 2: y = 5, the two arguments equal. A rise
+    of a moves y one for one (elasticity 1 * 4 / 5), a fall not at all; a rise of b moves it twice as fast
+    (2 * 2 / 5), a fall not at all."""
+    plan = planner.loads("f(u, v) = max(u, 2 * v)\na = 4\nb = 2\ny = f(a, b) + 1\n")
+    got = {r.input: r for r in sensitivity(plan, "y").rows}
+    for name, rise in (("a", 4 / 5), ("b", 4 / 5)):
+        r = got[name]
+        assert r.method == "one-sided differences"
+        assert "a kink: `max(u, 2 * v)` (in `f`) has equal arguments" in r.note
+        assert r.rise == pytest.approx(rise, abs=MEASURED) and r.fall == 0 and r.elasticity == r.rise
+
+
+def test_an_if_on_its_edge_is_named_and_both_sides_given():
+    """y = if(x > 2, x, 2 x - 2) at x = 2: y = 2 either way; a rise follows x (elasticity 1 * 2 / 2), a
+    fall follows 2 x - 2 (2 * 2 / 2). A 1% change does what each side says, so the row stays one-sided."""
+    r, = sensitivity(planner.loads("x = 2\ny = if(x > 2, x, 2 * x - 2)\n"), "y").rows
+    assert r.method == "one-sided differences" and "an `if` on its edge: `x > 2`" in r.note
+    assert r.rise == pytest.approx(1.0, abs=MEASURED) and r.fall == pytest.approx(2.0, abs=MEASURED)
+
+
+def test_a_step_at_the_value_is_a_jump_named_as_written():
+    """floor(c) at c = 4 steps there (3.999... is 3): no slope; at z = 0 the row stays as it is."""
+    r, = sensitivity(planner.loads("c = 4\nz = floor(c) - 4\n"), "z").rows
+    assert r.method == "none" and r.elasticity is None and r.derivative is None
+    assert r.note == "a jump: `floor(c)` steps at this value (flat on either side)"
+
+
+def test_a_branch_not_taken_is_no_break():
+    """`side` turns at n = 9, but y reads it only where `use` holds, which it does not: n's slope is the
+    continuous one, 2 n * n / n^2 = 2, not one step's (81 - 64) * 8 / 64 = 2.125. Where `use` holds, y = 10 +
+    64 = 74 and one step up drops `side` to 1: (1 + 81 - 74) * 8 / 74, one step down (74 - 10 - 49) * 8 / 74."""
+    text = ("n = 8 where integer, 1 <= n <= 16\nk = 8\nuse = false\nside = if(n < k + 1, 10, 1)\n"
+            "y = if(use, side, 0) + n ^ 2\n")
+    r = {r.input: r for r in sensitivity(planner.loads(text), "y").rows}["n"]
+    assert r.method == "numeric difference" and r.note == "integer input, treated as continuous"
+    assert r.elasticity == pytest.approx(2.0, abs=MEASURED)
+    assert r.rise == pytest.approx(17 * 8 / 64) and r.fall == pytest.approx(15 * 8 / 64)  # one step each way
+    taken = {r.input: r for r in sensitivity(planner.loads(text.replace("use = false", "use = true")), "y").rows}["n"]
+    assert taken.method == "one-sided differences" and "a branch or step changes within one step" in taken.note
+    assert taken.rise == pytest.approx(8 * 8 / 74) and taken.fall == pytest.approx(15 * 8 / 74)
+
+
 def test_a_step_function_flat_within_the_change_says_where_its_next_step_is():
     """floor(c) at c = 3.7 is flat within 1% either way: the row says so and where the next step is,
     a rise of 4/3.7 - 1 = 8.108% that takes z from 6 to 8 (+33.3%)."""
@@ -364,7 +407,7 @@ def test_every_elasticity_agrees_with_a_finite_difference(path):
                 up, down = at(x + h), at(x - h)
                 if r.method == "effect of a 1% change":
                     fd = (up - y0) / float(h) if r.elasticity == r.rise else (y0 - down) / float(h)
-                elif r.method == "one-sided differences":  # the rise where shown (a quantity at 0: where it has a value)
+                elif r.method == "one-sided differences":  # the rise where shown (at 0: where it has a value)
                     rising = r.elasticity == r.rise if r.rise is not None else up is not None
                     one = (up - y0) if rising else (y0 - down)
                     fd = one / float(h)
@@ -386,6 +429,14 @@ def test_rows_are_ranked_by_the_elasticity_they_show():
     rows = sensitivity(plan, "y").rows
     shown = [abs(r.elasticity) for r in rows]
     assert shown == sorted(shown, reverse=True) and rows[0].input == "w"
+
+
+def test_equal_elasticities_rank_by_name():
+    """y = b * a * c^-1: every elasticity is 1 in size; measured, they differ past the 9th decimal, which
+    must not decide the order: they read the same, so they rank by name."""
+    rows = sensitivity(planner.loads("c = 0.3\nb = 7.1\na = 3.3\ny = b * a / c\n"), "y").rows
+    assert [r.input for r in rows] == ["a", "b", "c"]
+    assert [round(r.elasticity, 4) for r in rows] == [1.0, 1.0, -1.0]
 
 
 def test_float_residue_is_not_a_step():
