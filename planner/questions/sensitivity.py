@@ -249,11 +249,15 @@ def _breaks(plan: Plan) -> dict[str, tuple[list[_Break], list]]:
                     outputs.append((conditions[id(cond)], cond))
             return tuple((conditions[id(c)], taken) for c, taken in guards)
 
-        for n in model.derived:
-            walk = _Breaks(model)
-            deep(walk.visit, model.quantities[n].definition.expr, {}, "", ())
+        def walk(n: str) -> _Breaks:
+            visitor = _Breaks(model)
+            visitor.visit(model.quantities[n].definition.expr, {}, "", ())
+            return visitor
+
+        walks = deep(lambda: [walk(n) for n in model.derived])  # (formulas nest deep)
+        for n, visitor in zip(model.derived, walks):
             breaks = []
-            for call, bound, within, guards in walk.found:
+            for call, bound, within, guards in visitor.found:
                 kind, k = FUNCTIONS[call.func].breaks, len(outputs)
                 if kind is None:
                     continue
@@ -269,7 +273,7 @@ def _breaks(plan: Plan) -> dict[str, tuple[list[_Break], list]]:
                         "branch": f"an `if` on its edge: {named}"}[kind]
                 inputs = frozenset(i for i in cone(model, _reads(model, bound)) if model.quantities[i].is_input)
                 breaks.append(_Break(kind, what, names, inputs, guarded(guards)))
-            found[n] = (breaks, [(r, guarded(guards)) for r, guards in walk.refs])
+            found[n] = (breaks, [(r, guarded(guards)) for r, guards in visitor.refs])
         if outputs:
             from ..compute.numeric import compile_program
 
@@ -278,19 +282,10 @@ def _breaks(plan: Plan) -> dict[str, tuple[list[_Break], list]]:
     return memo["breaks"]
 
 
-def _probe(plan: Plan, ev, input_name: Optional[str] = None) -> tuple[Optional[np.ndarray], dict]:
+def _probe(plan: Plan, ev, input_name: Optional[str] = None) -> dict:
     """The breaks' and guards' outputs with ``input_name`` at each of its :func:`_points` (none: at the
-    values of ``ev``), kept on the plan."""
-    values = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
-    points = _points(plan, ev, input_name) if input_name else None
-    key = ("probe", input_name, () if points is None else tuple(points.tolist()), tuple(values.items()))
-    memo = _memo(plan)
-    if key not in memo:
-        if input_name:
-            values[input_name] = points
-        program = memo["probe"]
-        memo[key] = dict(zip(program.outputs, program(plan.args(values))))
-    return points, memo[key]
+    values of ``ev``)."""
+    return _run_at(plan, ev, input_name, _points(plan, ev, input_name) if input_name else None, "probe")
 
 
 def _active(plan: Plan, ev, name: str) -> list[_Break]:
@@ -299,7 +294,7 @@ def _active(plan: Plan, ev, name: str) -> list[_Break]:
     found = _breaks(plan)
     if "probe" not in _memo(plan):
         return []
-    got = _probe(plan, ev)[1]
+    got = _probe(plan, ev)
 
     def taken(guards) -> bool:
         return all(bool(got[g]) == branch for g, branch in guards)
@@ -335,7 +330,7 @@ def _changed(plan: Plan, ev, breaks: list[_Break], input_name: str, at: tuple[in
     breaks = [b for b in breaks if input_name in b.inputs]
     if not breaks:
         return []
-    points, got = _probe(plan, ev, input_name)
+    points, got = _points(plan, ev, input_name), _probe(plan, ev, input_name)
     raw = _run_at(plan, ev, input_name, points)  # a point outside the input's bounds is no change
     valid = np.ones(points.shape, dtype=bool)
     for i in range(len(plan._constraints)):
@@ -588,15 +583,18 @@ def _effects(plan: Plan, ev, name: str, input_name: str, at: np.ndarray) -> list
     return [float(v) if good else None for v, good in zip(f, ok)]
 
 
-def _run_at(plan: Plan, ev, input_name: str, at: np.ndarray) -> dict:
-    """Every quantity with ``input_name`` at each of ``at`` (base units), the other inputs as in ``ev``:
-    one run of the compiled plan, kept on the plan (every headline figure moves each input the same way)."""
+def _run_at(plan: Plan, ev, input_name: Optional[str], at: Optional[np.ndarray], probe: str = "") -> dict:
+    """Every quantity (the ``probe`` program's outputs, where told) with ``input_name`` at each of ``at`` (base
+    units), the other inputs as in ``ev``: one run of the compiled plan, kept on the plan (every headline
+    figure moves each input the same way)."""
     values = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
-    key = ("at", input_name, tuple(at.tolist()), tuple(values.items()))
+    key = (probe, input_name, () if at is None else tuple(at.tolist()), tuple(values.items()))
     memo = _memo(plan)
     if key not in memo:
-        values[input_name] = at
-        memo[key] = plan.run_compiled(values)
+        if input_name:
+            values[input_name] = at
+        program = memo[probe] if probe else plan.compiled
+        memo[key] = dict(zip(program.outputs, program(plan.args(values))))
     return memo[key]
 
 
