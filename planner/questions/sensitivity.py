@@ -10,9 +10,9 @@ equal: their central difference. Different (a kink: ``max(a, b)`` with ``a == b`
 elasticity of a rise and, in its note, of a fall, never their average.
 
 Where a formula is not smooth is read from the plan's IR (:class:`_Breaks`): each ``max``, ``min``,
-``abs``, ``if``, ``floor``, ``ceil`` and ``round`` (the built-ins with ``breaks``) is evaluated at the same
-points, and one that changes argument, branch or step within them is named in the row's note as the plan
-writes it (``a kink: `max(a, b)` has equal arguments``; a step there is a jump, flat on either side). Inside
+``abs``, ``if``, ``floor``, ``ceil`` and ``round`` (the built-ins with ``breaks``) on the way to the quantity,
+not under an ``if`` branch not taken there, is evaluated at the same points, and one that changes argument,
+branch or step within them is named in the row's note as the plan writes it (``a kink: `max(a, b)` has equal arguments``; a step there is a jump, flat on either side). Inside
 a sum over a range or a series each term takes its own branch: those are measured, not named.
 
 An integer input moves by one step of its display unit, up and down, within its declared bounds, where it
