@@ -13,6 +13,7 @@ import pytest
 from conftest import TOKEN_COST
 
 import planner
+from planner.compute.evaluation import format_value
 from planner.language.errors import PlanError
 from planner.questions.sensitivity import sensitivity
 
@@ -494,3 +495,23 @@ def test_the_reports_analysis_reuses_each_scenarios_evaluation(monkeypatch):
     shared = [sensitivity(plan, n, s, evaluation=evaluations[s]) for n in names for s in scenarios]
     assert repr(shared) == repr(alone) and len(names) * len(scenarios) >= 8  # (repr: a never is nan)
     assert asked == []
+
+
+def test_a_large_slope_shows_every_digit_right():
+    """The number rule prints a slope of 8 to 13 digits in full: each must be right. By hand, with h = 8192,
+    L = 80, V = 128,256, w = 1.5: d params/dL = 12 h^2 + 13 h = 805,306,368 + 106,496 = 805,412,864;
+    d params/dh = L (24 h + 13) + V = 80 * 196,621 + 128,256 = 15,857,936; `rest`, a difference of terms
+    a hundred times its size, d/dL = 13 h = 106,496; d flops/dw of 2 (w h)^3 = 6 w^2 h^3 = 13.5 * 8192^3
+    = 7,421,703,487,488 (a central difference over 1e-6 of the value read 7,421,703,487,500)."""
+    text = ("layers = 80 where integer\nhidden = 8192 where integer\nvocab = 128256\nwidth = 1.5\n"
+            "params = layers * (12 * hidden^2 + 13 * hidden) + vocab * hidden\n"
+            "rest = params - layers * 12 * hidden^2\n"
+            "flops = 2 * (width * hidden)^3 + params\n")
+    plan = planner.loads(text)
+    shown = {(q, r.input): format_value(r.derivative) for q in ("params", "rest", "flops")
+             for r in sensitivity(plan, q).rows}
+    assert shown[("params", "layers")] == "805,412,864"
+    assert shown[("params", "hidden")] == "15,857,936"
+    assert shown[("rest", "layers")] == "106,496"
+    assert shown[("flops", "width")] == "7,421,703,487,488"
+    assert shown[("flops", "hidden")] == format_value(6 * 1.5**3 * 8192**2 + 15_857_936) == "1,374,812,432"

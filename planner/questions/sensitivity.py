@@ -6,7 +6,9 @@ is negative, a loss that deepens reads as a fall), sorted by magnitude. The slop
 compiled plan, the figures as planner evaluates them: each side of the value at two steps (``h`` = 1e-6 of
 the value, and ``h/16``), in one run with the input moved to every point. A side whose slope is not steady
 between its two steps has a jump or a kink within the step and is said to be so. Both sides known and
-equal: their central difference. Different (a kink: ``max(a, b)`` with ``a == b``): the row gives the
+equal: their central difference, or where it agrees, the same slope to more digits from differences over
+1%, 1/2% and 1/4% of the value (:func:`_extrapolated`), each figure rounded to the digits it has (the number
+rule prints a large slope in full: 805,412,864, every digit right). Different (a kink: ``max(a, b)`` with ``a == b``): the row gives the
 elasticity of a rise and, in its note, of a fall, never their average.
 
 Where a formula is not smooth is read from the plan's IR (:class:`_Breaks`): each ``max``, ``min``,
@@ -387,7 +389,6 @@ def _through_answers(plan: Plan, ev, name: str, answers: list[str], overrides, o
 TOL = 1e-3  # relative: two slopes closer than this are the same slope
 NOISE = 1e-13  # relative: a value moved by no more than this has not moved (float residue)
 EPS = 2.0 ** -52  # a float's relative rounding
-WIDE = 1e-8  # relative: a slope over a wider step this close to the narrow one's is the same slope
 
 
 def _same(a: float, b: float, slack: float = 0.0) -> bool:
@@ -405,18 +406,37 @@ def _measured(slope: float, err: float) -> float:
     return slope + 0.0
 
 
+def _extrapolated(f: np.ndarray, ok: np.ndarray, at: np.ndarray) -> Optional[tuple[float, float]]:
+    """The slope at the value from the central differences over ``H``, ``H/2`` and ``H/4`` (the :data:`WIDE`
+    points), and how far off it may be; None where a point has no value. Richardson's extrapolation of
+    ``H/2`` and ``H/4`` (``(4 D(H/4) - D(H/2)) / 3``: exact up to rounding where the quantity is a polynomial of
+    degree 4 or less in the input, as parameter counts are), held against that of ``H`` and ``H/2``: the two
+    differ by more than the finer is off, or by float rounding (over a step this wide, far less than over
+    ``h``)."""
+    if not all(ok[i] for pair in WIDE for i in pair):
+        return None
+    d = [float((f[i] - f[j]) / (at[i] - at[j])) for i, j in WIDE]
+    coarse, fine = (4 * d[1] - d[0]) / 3, (4 * d[2] - d[1]) / 3
+    rounding = 6 * EPS * max(abs(float(f[i])) for pair in WIDE for i in pair) / float(at[WIDE[0][0]] - at[MID])
+    return fine, abs(fine - coarse) + rounding
+
+
 # The points an input is moved to, in one run of the compiled plan (:func:`_points`): x - h, x - h/16, x,
-# x + h/16, x + h, then up and down by the stated change (a continuous input) or by one step (an integer).
+# x + h/16, x + h, then up and down by the stated change (a continuous input) or by one step (an integer),
+# then x + H, x - H, x + H/2, x - H/2, x + H/4, x - H/4 for the slope's last digits (:func:`_extrapolated`),
+# H the stated change.
 MID, UP, DOWN = 2, 5, 6
+WIDE = (7, 8), (9, 10), (11, 12)  # the pairs of the central differences over H, H/2 and H/4
 
 
 def _points(plan: Plan, ev, input_name: str) -> np.ndarray:
     xq = plan.model.quantities[input_name]
     x = float(ev.inputs[input_name])
     scale = float(xq.display.scale)
-    h = abs(x) * STEP if x != 0 else scale * STEP
+    h, wide = (abs(x) * STEP, abs(x) * CHANGE) if x != 0 else (scale * STEP, scale * CHANGE)
     far = (x + scale, x - scale) if xq.integer else (x * (1 + CHANGE), x * (1 - CHANGE))
-    return np.array([x - h, x - h / NEAR, x, x + h / NEAR, x + h, *far])
+    return np.array([x - h, x - h / NEAR, x, x + h / NEAR, x + h, *far,
+                     *(x + sign * wide / k for k in (1, 2, 4) for sign in (1, -1))])
 
 
 def _moved(plan: Plan, ev, name: str, input_name: str, bounded: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -487,14 +507,12 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
         d = 0.0 if up == down == 0 else float((f[ends[1]] - f[ends[0]]) / (at[ends[1]] - at[ends[0]]))
         if not whole:  # one slope: the central difference, each figure to the digits it has (the float
             # rounding of the quantity over the step is not known)
-            err = EPS * abs(f0) / (at[4] - at[0])
-            # over the stated change (an integer: one step) the same slope where the quantity is at most
-            # quadratic in the input, with far less rounding in it: parameter counts linear in `layers`
-            # read 11,507,286,272, not 11,507,286,272.46
-            if ok[UP] and ok[DOWN] and at[UP] != at[DOWN]:
-                wide = float((f[UP] - f[DOWN]) / (at[UP] - at[DOWN]))
-                if abs(wide - d) <= WIDE * abs(d):
-                    d, err = wide, EPS * abs(f0) / abs(at[UP] - at[DOWN])
+            # its rounding: at least a float's of the quantity over the step, and what the difference over
+            # h/16 (rounded 16 times as much) shows of it where the quantity is a difference of larger terms
+            err = max(EPS * abs(f0) / (at[4] - at[0]), abs(d - float((f[3] - f[1]) / (at[3] - at[1]))) / NEAR)
+            wide = _extrapolated(f, ok, at) if d else None  # (exactly flat: no more digits to find)
+            if wide is not None and wide[1] < err and abs(wide[0] - d) <= 8 * err + wide[1]:
+                d, err = wide  # the same slope, to more digits
             return Row(input_name, shown, xq.unit_text, None if y == 0 else _measured(d * x / abs(y), err * abs(x / y)),
                        _measured(d * scale / y_scale, err * scale / y_scale), "numeric difference")
         method = "one-step differences"
