@@ -515,3 +515,12 @@ def test_a_large_slope_shows_every_digit_right():
     assert shown[("rest", "layers")] == "106,496"
     assert shown[("flops", "width")] == "7,421,703,487,488"
     assert shown[("flops", "hidden")] == format_value(6 * 1.5**3 * 8192**2 + 15_857_936) == "1,374,812,432"
+
+
+def test_a_slope_on_one_side_only_is_not_off_by_its_step():
+    """At its bound `k = 1` has a fall only: d/dk of 0.048108491 / k is -0.048108491, shown to six decimals
+    -0.048108. A difference over a fall of h reads -c / (1 - h) = -0.04810853..., shown -0.048109."""
+    r, = sensitivity(planner.loads("k = 1 where 0 < k <= 1\ny = 0.048108491 / k\n"), "y").rows
+    assert r.method == "one-sided differences" and r.rise is None
+    assert format_value(r.derivative) == "-0.048108"
+    assert r.elasticity == pytest.approx(-1.0, abs=MEASURED)

@@ -406,19 +406,29 @@ def _measured(slope: float, err: float) -> float:
     return slope + 0.0
 
 
-def _extrapolated(f: np.ndarray, ok: np.ndarray, at: np.ndarray) -> Optional[tuple[float, float]]:
-    """The slope at the value from the central differences over ``H``, ``H/2`` and ``H/4`` (the :data:`WIDE`
-    points), and how far off it may be; None where a point has no value. Richardson's extrapolation of
-    ``H/2`` and ``H/4`` (``(4 D(H/4) - D(H/2)) / 3``: exact up to rounding where the quantity is a polynomial of
-    degree 4 or less in the input, as parameter counts are), held against that of ``H`` and ``H/2``: the two
-    differ by more than the finer is off, or by float rounding (over a step this wide, far less than over
-    ``h``)."""
-    if not all(ok[i] for pair in WIDE for i in pair):
+def _extrapolated(f: np.ndarray, ok: np.ndarray, at: np.ndarray, sign: int = 0) -> Optional[tuple[float, float]]:
+    """The slope at the value from the differences over ``H``, ``H/2`` and ``H/4`` (the :data:`WIDE` points;
+    ``sign`` 0: central, 1 or -1: the side of a rise or of a fall), and how far off it may be; None where a
+    point has no value. Richardson's extrapolation: of central differences ``(4 D(H/4) - D(H/2)) / 3``, exact
+    up to rounding where the quantity is a polynomial of degree 4 or less in the input (as parameter counts
+    are); of one-sided ones, twice (to the third power of ``H``). Held against the extrapolation one step
+    coarser: the two differ by more than the finer is off, or by float rounding (over a step this wide, far
+    less than over ``h``)."""
+    pairs = WIDE if sign == 0 else [(pair[sign < 0], MID) for pair in WIDE]
+    if not all(ok[i] for pair in pairs for i in pair):
         return None
-    d = [float((f[i] - f[j]) / (at[i] - at[j])) for i, j in WIDE]
-    coarse, fine = (4 * d[1] - d[0]) / 3, (4 * d[2] - d[1]) / 3
-    rounding = 6 * EPS * max(abs(float(f[i])) for pair in WIDE for i in pair) / float(at[WIDE[0][0]] - at[MID])
-    return fine, abs(fine - coarse) + rounding
+    d = []  # each difference as its weights on the points
+    for i, j in pairs:
+        w = np.zeros(len(at))
+        w[i], w[j] = 1 / (at[i] - at[j]), -1 / (at[i] - at[j])
+        d.append(w)
+    k = 4 if sign == 0 else 2  # a central difference's error goes as H^2, a one-sided one's as H
+    coarse, fine = (k * d[1] - d[0]) / (k - 1), (k * d[2] - d[1]) / (k - 1)
+    if sign:
+        coarse, fine = fine, (4 * fine - coarse) / 3
+    v = np.where(ok, f, 0.0)
+    value = float(fine @ v)
+    return value, abs(value - float(coarse @ v)) + EPS * float(np.abs(fine) @ np.abs(v))
 
 
 # The points an input is moved to, in one run of the compiled plan (:func:`_points`): x - h, x - h/16, x,
@@ -493,8 +503,29 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
 
     (up, up_why), (down, down_why) = (side(UP, None), side(DOWN, None)) if whole else (side(4, 3), side(0, 1))
 
-    def el(d: Optional[float]) -> Optional[float]:
-        return None if d is None or y == 0 else d * x / abs(y) + 0.0  # never -0.0
+    def sharp(d: Optional[float], far: int, near: int, sign: int) -> tuple[Optional[float], float]:
+        """A side's slope (``sign`` 0: the central difference) to the digits it has, and how far off it may
+        be: at least a float's rounding of the quantity over the step, and for a central difference what
+        the one over h/16 (rounded 16 times as much) shows of it, where the quantity is a difference of
+        larger terms; where the differences over 1%, 1/2% and 1/4% agree with it, their extrapolation
+        (:func:`_extrapolated`)."""
+        if not d or whole:  # (0: exactly flat, no more digits to find)
+            return d, 0.0
+        if sign == 0:
+            near_slope = float((f[near] - f[4 - near]) / (at[near] - at[4 - near]))
+            err = max(EPS * abs(f0) / abs(at[far] - at[4 - far]), abs(d - near_slope) / NEAR)
+        else:  # a one-sided difference is off by about its step: Richardson's extrapolation of h and h/16
+            d = (NEAR * float((f[near] - f0) / (at[near] - x)) - d) / (NEAR - 1)
+            err = 2 * NEAR * EPS * abs(f0) / abs(at[far] - x)
+        wide = _extrapolated(f, ok, at, sign)
+        if wide is not None and wide[1] < err and abs(wide[0] - d) <= 8 * err + wide[1]:
+            return wide  # the same slope, to more digits
+        return d, err
+
+    (up, up_err), (down, down_err) = sharp(up, 4, 3, 1), sharp(down, 0, 1, -1)
+
+    def el(d: Optional[float], err: float = 0.0) -> Optional[float]:
+        return None if d is None or y == 0 else _measured(d * x / abs(y), err * abs(x / y))
 
     def show(d: Optional[float]) -> str:
         e = el(d)
@@ -505,32 +536,28 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
     ends = (DOWN, UP) if whole else (0, 4)
     if up is not None and down is not None and _same(up, down, slack(ends[1])):
         d = 0.0 if up == down == 0 else float((f[ends[1]] - f[ends[0]]) / (at[ends[1]] - at[ends[0]]))
-        if not whole:  # one slope: the central difference, each figure to the digits it has (the float
-            # rounding of the quantity over the step is not known)
-            # its rounding: at least a float's of the quantity over the step, and what the difference over
-            # h/16 (rounded 16 times as much) shows of it where the quantity is a difference of larger terms
-            err = max(EPS * abs(f0) / (at[4] - at[0]), abs(d - float((f[3] - f[1]) / (at[3] - at[1]))) / NEAR)
-            wide = _extrapolated(f, ok, at) if d else None  # (exactly flat: no more digits to find)
-            if wide is not None and wide[1] < err and abs(wide[0] - d) <= 8 * err + wide[1]:
-                d, err = wide  # the same slope, to more digits
-            return Row(input_name, shown, xq.unit_text, None if y == 0 else _measured(d * x / abs(y), err * abs(x / y)),
-                       _measured(d * scale / y_scale, err * scale / y_scale), "numeric difference")
+        if not whole:  # one slope: the central difference, each figure to the digits it has
+            d, err = sharp(d, 4, 3, 0)
+            return Row(input_name, shown, xq.unit_text, el(d, err), _measured(d * scale / y_scale, err * scale / y_scale),
+                       "numeric difference")
         method = "one-step differences"
         note = what + "a step up and a step down agree"
+        err = 0.0
     elif up is not None and down is not None:
-        d = up
+        d, err = up, up_err
         method = "one-sided differences"
         note = ((what if whole else f"not differentiable here ({kink}): ")
                 + f"{rise} gives elasticity {show(up)}, {fall} {show(down)}; shown: {rise}")
     elif up is not None or down is not None:
-        d = up if up is not None else down
+        d, err = (up, up_err) if up is not None else (down, down_err)
         method = "one-sided differences"
         missing, why = (rise, up_why) if up is None else (fall, down_why)
         note = what + f"one side only: no slope for {missing} ({why}); shown: the other side"
     else:
         return Row(input_name, shown, xq.unit_text, None, None, "none",
                    f"no finite slope on either side: {up_why}")
-    return Row(input_name, shown, xq.unit_text, el(d), d * scale / y_scale, method, note, el(up), el(down))
+    return Row(input_name, shown, xq.unit_text, el(d, err), _measured(d * scale / y_scale, err * scale / y_scale),
+               method, note, el(up, up_err), el(down, down_err))
 
 
 CHANGE = 0.01  # the stated change: "a 1% rise in the input moves the quantity by about that many %"
