@@ -284,6 +284,10 @@ def test_long_growth_chain():
     da_dg = k * (1 + g) ** (k - 1) + (k * (1 + g) ** (k - 1) * g - ((1 + g) ** k - 1)) / g ** 2
     assert got["a0"].elasticity == pytest.approx((1 + g) ** k / a(g), abs=MEASURED)
     assert f"the local slope gives {da_dg * g / a(g):+.4f}" in got["g"].note  # +38.2157
+    # no call on the way breaks within 1%: a strong curve, said as such, not "a step or kink"
+    assert got["g"].note.startswith("the effect is not linear over 1%: a 1% rise moves `a1999` by +46.5%, "
+                                    "a 1% fall moves it by -31.8%; ")
+    assert "step" not in got["g"].note and "kink" not in got["g"].note
     assert got["g"].method == "effect of a 1% change"
     assert got["g"].rise == pytest.approx((a(1.01 * g) / a(g) - 1) * 100, rel=1e-9)  # +46.5%
     assert got["g"].fall == pytest.approx((a(0.99 * g) / a(g) - 1) * -100, rel=1e-9)  # -31.8%
@@ -524,3 +528,25 @@ def test_a_slope_on_one_side_only_is_not_off_by_its_step():
     assert r.method == "one-sided differences" and r.rise is None
     assert format_value(r.derivative) == "-0.048108"
     assert r.elasticity == pytest.approx(-1.0, abs=MEASURED)
+
+
+def test_a_kink_within_the_stated_change_is_named_a_kink():
+    """max(a, b) at a = 2, b = 2.01: b's slope is 1, but a 1% fall (to 1.9899) leaves max at a = 2, a move of
+    (2 - 2.01) / 2.01 = -0.498%, not -1%: the row gives each side's effect and says a kink lies within 1%."""
+    got = {r.input: r for r in sensitivity(planner.loads("a = 2\nb = 2.01\ny = max(a, b)\n"), "y").rows}
+    b = got["b"]
+    assert b.method == "effect of a 1% change"
+    assert b.note == ("a kink lies within 1% of the value: a 1% rise moves `y` by +1%, a 1% fall moves it by -0.498%; "
+                      "the local slope gives +1.0000")
+    assert b.rise == pytest.approx(1.0, rel=1e-9) and b.fall == pytest.approx(0.01 / 2.01 / 0.01, rel=1e-9)
+
+
+def test_a_step_inside_a_sum_is_not_named_but_said_to_be_through_one():
+    """sum(ceil(k a) for k in 1..4) at a = 1.005 is 2 + 3 + 4 + 5 = 14; a 1% rise (1.01505: 1.015, 2.03, 3.045,
+    4.06) leaves it, a 1% fall (0.99495: 0.995, 1.99, 2.985, 3.98) gives 1 + 2 + 3 + 4 = 10, -28.6%. The walk of
+    the formulas does not enter a sum: the note says the effect is not linear, through a sum, never "a kink"."""
+    r, = sensitivity(planner.loads("a = 1.005\ny = sum(ceil(k * a) for k in 1..4)\n"), "y").rows
+    assert r.method == "effect of a 1% change"
+    assert r.note == ("the effect is not linear over 1% (through a sum or series, whose steps and kinks are not named): "
+                      "a 1% rise leaves `y` as it is, a 1% fall moves it by -28.6%; the local slope gives +0.0000")
+    assert r.rise == 0 and r.fall == pytest.approx(4 / 14 * 100, rel=1e-12)

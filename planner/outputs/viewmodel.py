@@ -979,7 +979,7 @@ def _caveats(plan, per_scenario: Sequence, shown: Sequence[str]) -> list[str]:
                 out.append(f"`{name}`: no slope at these values{where}")
                 break
             if row.method == "effect of a 1% change" and row.rise is not None and row.fall is not None:
-                out.append(f"`{name}`: a step or kink lies within 1% of its value{where}: a 1% rise moves the "
+                out.append(f"`{name}`: its effect is not linear over 1% of its value{where}: a 1% rise moves the "
                            f"figure by {_signed(row.rise)}%, a 1% fall by {_signed(-row.fall)}%")
                 break
             if row.rise is not None and row.fall is not None and _signed(row.rise) != _signed(row.fall):

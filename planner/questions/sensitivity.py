@@ -24,10 +24,10 @@ beside it.
 
 A slope answers "what does a small change do"; a reader asks what a real one does. Each row's
 elasticity is therefore held against the effect of the stated change itself, a 1% rise and a 1%
-fall of the input in a whole evaluation (:func:`_stated`). Where the two disagree, a step
-(``ceil``, ``floor``, ``round``, an ``if``) or a kink lies within 1% of the value, and the row
-gives the effect of the change on each side instead, ranked by the larger, its method and note
-saying so; where a step function is flat within 1% either way, the note says how far the nearest
+fall of the input in a whole evaluation (:func:`_stated`). Where the two disagree, the row gives
+the effect of the change on each side instead, ranked by the larger, its method and note saying so
+and why: a step (``ceil``, ``floor``, ``round``, an ``if``) or a kink within 1% of the value where a
+break on the way changes there, else that the effect is not linear over 1%; where a step function is flat within 1% either way, the note says how far the nearest
 step is.
 """
 
@@ -162,14 +162,15 @@ def _row(plan: Plan, ev, name: str, input_name: str, ranged: bool, breaks: list[
         row = _difference_row(plan, ev, name, input_name, changed[0].what if changed else "a kink")
         if flat and row.method == "numeric difference":
             row = replace(row, note=flat)
-    return _stated(plan, ev, name, row)
+    return _stated(plan, ev, name, row, breaks)
 
 
 @dataclass(frozen=True)
 class _Break:
     """A call where a formula is not smooth (a built-in with ``breaks``), as :class:`_Breaks` finds it."""
 
-    kind: str  # "kink", "step" or "branch" (:attr:`planner.language.functions.Builtin.breaks`)
+    kind: str  # "kink", "step" or "branch" (:attr:`planner.language.functions.Builtin.breaks`), or "sum": a sum
+    #           or series, not entered (its outputs none)
     what: str  # what it is, the call named as the plan writes it, for a row's note
     outputs: tuple[str, ...]  # its outputs in the probe program: the call and its arguments (a kink), the
     #                           call (a step), the condition (a branch)
@@ -186,7 +187,7 @@ class _Breaks(ir.Visitor):
     entered: each of their terms takes its own branch."""
 
     def __init__(self, model) -> None:
-        self.model, self.found, self.refs = model, [], []
+        self.model, self.found, self.refs, self.sums = model, [], [], []
 
     def visit_Name(self, e: ir.Name, env: dict, within: str, guards: tuple) -> None:
         if e.name not in env and e.name in self.model.quantities:
@@ -197,7 +198,7 @@ class _Breaks(ir.Visitor):
             self.visit(c, env, within, guards)
 
     def visit_Aggregate(self, e, env: dict, within: str, guards: tuple) -> None:
-        pass
+        self.sums.append((_bound(e, env), guards))
 
     visit_Reduce = visit_At = visit_Series = visit_Previous = visit_PeriodTable = visit_Aggregate
 
@@ -275,6 +276,9 @@ def _breaks(plan: Plan) -> dict[str, tuple[list[_Break], list]]:
                         "branch": f"an `if` on its edge: {named}"}[kind]
                 inputs = frozenset(i for i in cone(model, _reads(model, bound)) if model.quantities[i].is_input)
                 breaks.append(_Break(kind, what, names, inputs, guarded(guards)))
+            for bound, guards in visitor.sums:  # not entered: a break there is measured, not named
+                inputs = frozenset(i for i in cone(model, _reads(model, bound)) if model.quantities[i].is_input)
+                breaks.append(_Break("sum", "", (), inputs, guarded(guards)))
             found[n] = (breaks, [(r, guarded(guards)) for r, guards in visitor.refs])
         if outputs:
             from ..compute.numeric import compile_program
@@ -294,9 +298,7 @@ def _active(plan: Plan, ev, name: str) -> list[_Break]:
     """The breaks on the way to ``name`` at the values of ``ev``: in the formulas it uses, not under an
     ``if`` branch not taken there (`if(ep >= 2, ep_time, 0 s)` at `ep = 1` leaves `ep_time`'s out)."""
     found = _breaks(plan)
-    if "probe" not in _memo(plan):
-        return []
-    got = _probe(plan, ev)
+    got = _probe(plan, ev) if "probe" in _memo(plan) else {}  # (none: no break, no guard)
 
     def taken(guards) -> bool:
         return all(bool(got[g]) == branch for g, branch in guards)
@@ -329,7 +331,7 @@ def _reads(model, e: ir.Expr) -> list[str]:
 def _changed(plan: Plan, ev, breaks: list[_Break], input_name: str, at: tuple[int, ...]) -> list[_Break]:
     """The ``breaks`` that change argument, branch or step between the input's value and its points ``at``
     (indexes into :func:`_points`)."""
-    breaks = [b for b in breaks if input_name in b.inputs]
+    breaks = [b for b in breaks if input_name in b.inputs and b.outputs]
     if not breaks:
         return []
     points, got = _points(plan, ev, input_name), _probe(plan, ev, input_name)
@@ -567,13 +569,13 @@ LOOK = 400  # points each way in that look (then refined between the two around 
 RESIDUE = 1e-9  # relative: a change this small is float residue, not an effect
 
 
-def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
+def _stated(plan: Plan, ev, name: str, row: Row, breaks: list[_Break]) -> Row:
     """``row`` held against the effect of the stated change (a 1% rise and a 1% fall of the input, in
     its run of the compiled plan, :func:`_points`). Kept as it is where the slope tells the effect
     (within ``AGREE``), for an integer input (its rows already give one step each way) and where the
-    quantity is 0 (no elasticity). Otherwise a step or kink lies within 1%: the row becomes the
-    effect on each side, its elasticity the larger in size (the rise's on a tie), the note saying
-    both; a quantity flat within 1% either way but stepped further off says where the nearest step is."""
+    quantity is 0 (no elasticity). Otherwise the row becomes the effect on each side, its elasticity
+    the larger in size (the rise's on a tie), the note saying both and what lies within 1%: a step or
+    a kink where one of ``breaks`` changes there, else only that the effect is not linear; a quantity flat within 1% either way but stepped further off says where the nearest step is."""
     xq = plan.model.quantities[row.input]
     y = float(ev.values[name])
     x = float(ev.inputs[row.input])
@@ -597,7 +599,12 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
                 for e, slope in pairs)
     if agree and not (stepped and local == 0):  # the slope tells what the change does
         return row
-    what = "a step" if stepped else "a step or kink"
+    # what lies within 1%: a step or a kink where a call on the way (of ``breaks``) changes there, else
+    # only that the effect is not linear (a strong curve: compound growth; a break inside a sum)
+    kinds = {b.kind for b in _changed(plan, ev, breaks, row.input, (UP, DOWN))}
+    what = ("a step" if stepped or kinds == {"step"} else "a kink" if kinds == {"kink"} else
+            "a step or kink" if kinds else "")
+    through = any(b.kind == "sum" and row.input in b.inputs for b in breaks)
 
     def said(v: Optional[float], it: str) -> str:  # the effect of a change that gives ``name`` the value ``v``
         if v is None:
@@ -606,12 +613,15 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
 
     if (rise or 0.0) == 0 and (fall or 0.0) == 0:
         nearest = _nearest_step(plan, ev, name, row.input, x, y)
-        note = f"{what} lies outside 1% either way: a 1% rise or fall leaves `{name}` as it is"
+        note = f"{what or 'a step'} lies outside 1% either way: a 1% rise or fall leaves `{name}` as it is"
         if nearest:
             note += f"; {nearest}"
         elasticity = 0.0
     else:
-        note = (f"{what} lies within 1% of the value: a 1% rise {said(up, f'`{name}`')}, "
+        curve = "the effect is not linear over 1%" + (" (through a sum or series, whose steps and kinks are "
+                                                      "not named)" if through else "")
+        note = (f"{f'{what} lies within 1% of the value' if what else curve}: "
+                f"a 1% rise {said(up, f'`{name}`')}, "
                 f"a 1% fall {said(down, 'it')}; the local slope gives "
                 + ("no elasticity" if local is None else f"{local + 0.0:+.4f}"))
         elasticity = rise if fall is None or (rise is not None and abs(rise) >= abs(fall)) else fall
