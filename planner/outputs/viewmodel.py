@@ -956,8 +956,9 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
         top = [{"input": r["input"], "text": _elasticity_range(r["elasticity_numbers"]),
                 "low": r["lowest"], "high": r["highest"]}
                for r in rows[:TOP_MOVERS] if any(e for e in r["elasticity_numbers"])]
+        still = sum(1 for r in rows if r["elasticity_numbers"] and all(e == 0 for e in r["elasticity_numbers"]))
         out.append({"quantity": name, "unit": q.unit_text, "scenarios": labels, "rows": rows,
-                    "remarks": footnotes, "top": top,
+                    "remarks": footnotes, "top": top, "still": still,  # inputs that do not move it here
                     "caveats": _caveats(plan, per_scenario, [t["input"] for t in top])})
     return out
 
