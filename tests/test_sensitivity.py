@@ -550,3 +550,22 @@ def test_a_step_inside_a_sum_is_not_named_but_said_to_be_through_one():
     assert r.note == ("the effect is not linear over 1% (through a sum or series, whose steps and kinks are not named): "
                       "a 1% rise leaves `y` as it is, a 1% fall moves it by -28.6%; the local slope gives +0.0000")
     assert r.rise == 0 and r.fall == pytest.approx(4 / 14 * 100, rel=1e-12)
+
+
+def test_a_step_the_quantity_does_not_follow_is_no_jump():
+    """y = max(0, 10 - 10 floor(a)) at a = 2: `floor(a)` steps at 2 (to 1 on a fall), but 10 - 10 * 1 = 0 and
+    10 - 10 * 2 = -10 both lose to 0: y is 0 on both sides, a slope of exactly 0, not "a jump" with none."""
+    r, = sensitivity(planner.loads("a = 2\ny = max(0, 10 - 10 * floor(a))\n"), "y").rows
+    assert (r.method, r.derivative, r.note) == ("numeric difference", 0.0, "floor/ceil/round are flat here (derivative 0)")
+
+
+def test_a_slope_near_a_rounding_tie_is_not_rounded_across_it():
+    """A slope is shortened to the digits it has before the number rule rounds it again. 209.34549992 known
+    to 2e-7 could read 209.3455 and show 209.346 where the slope is 209.345499976 (209.345): it is kept as
+    measured. 0.00781249999998579 known to 6e-14 is 1/128 = 0.0078125, a tie known to nine digits more."""
+    from planner.questions.sensitivity import _measured
+
+    assert format_value(_measured(209.3454999168521, 2.0234915512433656e-07)) == "209.345"
+    assert _measured(0.007812499999985789, 5.6704640982730583e-14) == 0.0078125
+    assert _measured(-0.19531249998915798, 2.7105054312862816e-11) == -0.1953125  # -25/128, four digits more
+    assert _measured(15_990_784.3, 0.5) == 15_990_784

@@ -155,6 +155,10 @@ def _row(plan: Plan, ev, name: str, input_name: str, ranged: bool, breaks: list[
         return replace(row, note=row.note + "; a branch or step changes within one step") if off else row
     changed = _changed(plan, ev, breaks, input_name, (0, 1, 3, 4))
     jump = next((b for b in changed if b.kind == "step"), None)
+    if jump is not None:  # a step the quantity does not follow (under a `max` argument that does not win): none
+        f, ok = _moved(plan, ev, name, input_name)
+        if all(abs(f[i] - f[MID]) <= NOISE * abs(f[MID]) for i in (0, 1, 3, 4) if ok[i]):
+            jump = None
     if jump is not None:
         row = Row(input_name, float(ev.inputs[input_name] / xq.display.scale), xq.unit_text, None, None, "none",
                   jump.what)
@@ -391,6 +395,7 @@ def _through_answers(plan: Plan, ev, name: str, answers: list[str], overrides, o
 TOL = 1e-3  # relative: two slopes closer than this are the same slope
 NOISE = 1e-13  # relative: a value moved by no more than this has not moved (float residue)
 EPS = 2.0 ** -52  # a float's relative rounding
+TIE = 1e-4  # of half a unit of a digit: a slope measured this close to a tie (5 in the next digit) is the tie
 
 
 def _same(a: float, b: float, slack: float = 0.0) -> bool:
@@ -400,11 +405,20 @@ def _same(a: float, b: float, slack: float = 0.0) -> bool:
 
 def _measured(slope: float, err: float) -> float:
     """``slope`` to the digits it has: the shortest decimal within ``err`` of it (as ``repr`` writes a float),
-    so an exact 1/128 measured as 0.00781249998 reads 0.0078125 and shows as the exact slope does."""
+    so an exact 1/128 measured as 0.00781249998 reads 0.0078125 and shows as the exact slope does; kept as
+    measured where a rounding tie lies within ``err`` but not within ``TIE`` of a unit of its digit (the number
+    rule rounds it again)."""
+    if not slope or not math.isfinite(slope):
+        return slope + 0.0
     for digits in range(1, 17):
         r = float(f"{slope:.{digits}g}")
         if abs(r - slope) <= err:
             return r + 0.0
+        tie = 10.0 ** (math.floor(math.log10(abs(slope))) - digits + 1) / 2  # half a unit of the last digit
+        # as near a tie as it is known to: rounded, it could round the wrong way where shown (209.34549998
+        # to 209.3455, shown 209.346), kept as measured; unless known to four digits more (1/128, 0.0078125)
+        if abs(abs(r - slope) - tie) <= err and err > TIE * tie:
+            break
     return slope + 0.0
 
 
