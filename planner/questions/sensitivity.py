@@ -8,8 +8,8 @@ the value, and ``h/16``), in one run with the input moved to every point. A side
 between its two steps has a jump or a kink within the step and is said to be so. Both sides known and
 equal: their central difference, or where it agrees, the same slope to more digits from differences over
 1%, 1/2% and 1/4% of the value (:func:`_extrapolated`), each figure rounded to the digits it has (the number
-rule prints a large slope in full: 805,412,864, every digit right). Different (a kink: ``max(a, b)`` with ``a == b``): the row gives the
-elasticity of a rise and, in its note, of a fall, never their average.
+rule prints a large slope in full: 805,412,864, every digit right). Different (a kink: ``max(a, b)`` with
+``a == b``): the row gives the elasticity of a rise and, in its note, of a fall, never their average.
 
 Where a formula is not smooth is read from the plan's IR (:class:`_Breaks`): each ``max``, ``min``,
 ``abs``, ``if``, ``floor``, ``ceil`` and ``round`` (the built-ins with ``breaks``) on the way to the quantity,
@@ -27,8 +27,8 @@ elasticity is therefore held against the effect of the stated change itself, a 1
 fall of the input in a whole evaluation (:func:`_stated`). Where the two disagree, the row gives
 the effect of the change on each side instead, ranked by the larger, its method and note saying so
 and why: a step (``ceil``, ``floor``, ``round``, an ``if``) or a kink within 1% of the value where a
-break on the way changes there, else that the effect is not linear over 1%; where a step function is flat within 1% either way, the note says how far the nearest
-step is.
+break on the way changes there, else that the effect is not linear over 1%; where a step function is
+flat within 1% either way, the note says how far the nearest step is.
 """
 
 from __future__ import annotations
@@ -554,8 +554,8 @@ def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a k
         d = 0.0 if up == down == 0 else float((f[ends[1]] - f[ends[0]]) / (at[ends[1]] - at[ends[0]]))
         if not whole:  # one slope: the central difference, each figure to the digits it has
             d, err = sharp(d, 4, 3, 0)
-            return Row(input_name, shown, xq.unit_text, el(d, err), _measured(d * scale / y_scale, err * scale / y_scale),
-                       "numeric difference")
+            return Row(input_name, shown, xq.unit_text, el(d, err),
+                       _measured(d * scale / y_scale, err * scale / y_scale), "numeric difference")
         method = "one-step differences"
         note = what + "a step up and a step down agree"
         err = 0.0
@@ -589,7 +589,8 @@ def _stated(plan: Plan, ev, name: str, row: Row, breaks: list[_Break]) -> Row:
     (within ``AGREE``), for an integer input (its rows already give one step each way) and where the
     quantity is 0 (no elasticity). Otherwise the row becomes the effect on each side, its elasticity
     the larger in size (the rise's on a tie), the note saying both and what lies within 1%: a step or
-    a kink where one of ``breaks`` changes there, else only that the effect is not linear; a quantity flat within 1% either way but stepped further off says where the nearest step is."""
+    a kink where one of ``breaks`` changes there, else only that the effect is not linear; a quantity
+    flat within 1% either way but stepped further off says where the nearest step is."""
     xq = plan.model.quantities[row.input]
     y = float(ev.values[name])
     x = float(ev.inputs[row.input])
