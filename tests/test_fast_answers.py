@@ -280,9 +280,17 @@ def test_the_reports_analysis_of_a_monthly_plan_does_not_import_sympy(name):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_sensitivity_does_not_import_sympy():
+    # every slope is a difference of the compiled plan, and the kinks and steps are found on the IR
+    _without_sympy("sensitivity", str(USER_PLAN), "speedup", "-s", "all",
+                   more=[("sensitivity", str(ROOT / "sheets" / "token_cost.plan"), "batch_step_bound", "-s", "all"),
+                         ("sensitivity", str(ROOT / "sheets" / "moe_serving.plan"), "serves")])
+
+
 @pytest.mark.parametrize("command, path", [
     ("report", "benchmarks/plans/cash_60_months.plan"), ("report", "benchmarks/plans/fleet_60_months.plan"),
     ("report", "examples/support_backlog.plan"), ("report", "examples/grain_silo.plan"),
+    ("report", "sheets/gpu_compare.plan"), ("report", "examples/cloud_queueing.plan"),  # (their sensitivity was SymPy's)
     ("build", "benchmarks/plans/cash_60_months.plan"), ("build", "examples/grain_silo.plan")])
 def test_the_report_and_build_of_a_plan_without_a_closed_form_do_not_import_sympy(command, path, tmp_path):
     # the whole report (its LaTeX, sentences, sensitivity chart and series charts) and the workbook (its

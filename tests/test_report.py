@@ -623,3 +623,16 @@ def test_a_sweep_of_the_plan_as_written_marks_the_answer_of_the_scenario_that_is
     assert break_evens(a, results) == [("npv_own", "npv_rent")]
     (mark,) = [m for m in plot_marks(a, results) if m.label.startswith("breakeven_utilisation")]
     assert 55.3 < mark.x < 55.4  # the answer the report states: "above 55.3 % in base_case"
+
+
+def test_inputs_that_do_not_move_a_figure_are_counted_apart(plan_file):
+    """y = max(a, b) + c + 0.01 d + 0.001 e at a = 3, b = 1: `b` is on the branch not taken (exactly 0); of
+    the five inputs `a` (3/4.011 = +0.75) and `c` (1/4.011 = +0.25) and `d` (0.01/4.011 = +0.0025) are the top
+    three, `e` (+0.00025) moves it less, `b` not at all."""
+    import planner
+
+    plan = planner.load(plan_file('a = 3\nb = 1\nc = 1\nd = 1\ne = 1\n'
+                                  'y = max(a, b) + c + 0.01 * d + 0.001 * e "the figure" [headline]\n'))
+    outputs, _ = report_outputs(analyse(plan), "t.md")
+    section = _section(outputs[-1].data.decode("utf-8"), "What moves the headline figures")
+    assert "`a` +0.75, `c` +0.25, `d` +0.00; 1 other input moves it less, and 1 input does not move it here." in section

@@ -218,7 +218,7 @@ class Plan:
         step = ranges.step(self.model.periods.values, lambda e: constant(self.model, e))
         return step.unit, float(step.scale)
 
-    # ---- the SymPy model: built on first use (questions, explain, sensitivity, the workbook's
+    # ---- the SymPy model: built on first use (questions, explain, the workbook's
     # closed forms, the report's LaTeX); evaluating a plan does not need it ----------------------
     @cached_property
     def _sympy(self):

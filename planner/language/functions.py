@@ -45,6 +45,9 @@ class Builtin:
     * ``domain``: ``floats -> None or (argument index, or None for the whole call; message)``;
     * ``interval``: ``(bounds, [Interval]) -> Interval``, what a range's ends become; None: unbounded;
     * ``lazy``: only the chosen branch is evaluated (``if``);
+    * ``breaks``: where the function is not smooth, as the sensitivity names it: ``"kink"`` (its value
+      follows one argument, or the argument's sign: max, min, abs), ``"step"`` (flat between whole
+      steps: floor, ceil, round) or ``"branch"`` (its first argument, a condition, picks: ``if``);
     * ``derivative``: ``(sympy, node, args, index) -> d node / d args[index]`` for an opaque node
       without a formula (``irr``: implicit differentiation of its defining equation);
     * ``excel``: the workbook's own function for an opaque node; ``excel_args``: the printed
@@ -63,14 +66,14 @@ class Builtin:
     """
 
     __slots__ = ("name", "params", "doc", "dims", "sympy", "latex", "floats", "numpy", "exact", "domain",
-                 "interval", "defaults", "variadic", "fold", "lazy", "excel", "excel_args", "expand", "derivative",
-                 "reserved", "examples", "flows", "sheet", "sheet_keeps")
+                 "interval", "defaults", "variadic", "fold", "lazy", "breaks", "excel", "excel_args", "expand",
+                 "derivative", "reserved", "examples", "flows", "sheet", "sheet_keeps")
 
     def __init__(self, name: str, params: tuple, doc: str, dims: Callable, sympy: Optional[Callable],
                  latex: Callable, *, floats: Callable, numpy: Callable, exact: Optional[Callable] = None,
                  domain: Optional[Callable] = None, interval: Optional[Callable] = None, defaults: tuple = (),
-                 variadic: bool = False, fold: bool = False, lazy: bool = False, excel: Optional[str] = None,
-                 excel_args: Optional[Callable] = None, expand: Optional[Callable] = None,
+                 variadic: bool = False, fold: bool = False, lazy: bool = False, breaks: Optional[str] = None,
+                 excel: Optional[str] = None, excel_args: Optional[Callable] = None, expand: Optional[Callable] = None,
                  derivative: Optional[Callable] = None, reserved: bool = True, examples: tuple = (),
                  flows: Optional[int] = None, sheet: Optional[str | Callable] = None,
                  sheet_keeps: str | tuple = ()) -> None:
@@ -78,6 +81,7 @@ class Builtin:
         self.floats, self.numpy, self.exact = floats, numpy, exact
         self.domain = domain if domain is not None else _anywhere
         self.interval, self.defaults, self.variadic, self.lazy = interval, defaults, variadic, lazy
+        self.breaks = breaks
         self.fold, self.excel, self.excel_args, self.expand, self.examples = fold, excel, excel_args, expand, examples
         self.derivative, self.reserved = derivative, reserved
         self.flows = flows  # cash flows from this argument on may be given by a range (planner.language.lower)
@@ -531,19 +535,19 @@ def _min(a, b):
 _RECORDS = (
     Builtin("max", ("x", "y", "..."), "the largest of its arguments (all in one dimension)", _same,
             lambda sp, a: sp.Max(*a), _head(r"\max"),
-            floats=_max, numpy=lambda np, _: np.maximum,
+            breaks="kink", floats=_max, numpy=lambda np, _: np.maximum,
             exact=lambda *a: max(a), interval=_iv_max, variadic=True, fold=True,
             sheet="MAX", sheet_keeps="all",
             examples=(((1, 3, 2), 3), ((-1, -4), -1))),
     Builtin("min", ("x", "y", "..."), "the smallest of its arguments (all in one dimension)", _same,
             lambda sp, a: sp.Min(*a), _head(r"\min"),
-            floats=_min, numpy=lambda np, _: np.minimum,
+            breaks="kink", floats=_min, numpy=lambda np, _: np.minimum,
             exact=lambda *a: min(a), interval=_iv_min, variadic=True, fold=True,
             sheet="MIN", sheet_keeps="all",
             examples=(((1, 3, 2), 1), ((-1, -4), -4))),
     Builtin("abs", ("x",), "the absolute value, in the argument's unit", _keep,
             lambda sp, a: sp.Abs(a[0]), _wrap(r"\left|", r"\right|"),
-            floats=abs, numpy=lambda np, _: np.abs, exact=abs,
+            breaks="kink", floats=abs, numpy=lambda np, _: np.abs, exact=abs,
             sheet="ABS", sheet_keeps=(0,), examples=(((-2.5,), 2.5),)),
     Builtin("sqrt", ("x",), "the square root (of bytes squared: bytes)", _root,
             lambda sp, a: sp.sqrt(a[0]), _wrap(r"\sqrt{", "}"),
@@ -567,23 +571,23 @@ _RECORDS = (
             domain=_log_domain, examples=(((1000, 10), 3),), sheet=lambda a: f"LN({a[0]})/LN({a[1]})"),
     Builtin("floor", ("x",), "the largest whole number not above x (Excel's INT)", _plain,
             lambda sp, a: sp.floor(a[0]), _wrap(r"\left\lfloor ", r" \right\rfloor"),
-            floats=_f_floor, numpy=lambda np, approx_: lambda x: np.floor(approx_(x)),
+            breaks="step", floats=_f_floor, numpy=lambda np, approx_: lambda x: np.floor(approx_(x)),
             exact=lambda x: Fraction(math.floor(x)), interval=_iv_monotone(lambda v: Fraction(math.floor(v))),
             sheet="INT",
             examples=(((-2.5,), -3), ((2.5,), 2))),
     Builtin("ceil", ("x",), "the smallest whole number not below x", _plain,
             lambda sp, a: sp.ceiling(a[0]), _wrap(r"\left\lceil ", r" \right\rceil"),
-            floats=_f_ceil, numpy=lambda np, approx_: lambda x: np.ceil(approx_(x)),
+            breaks="step", floats=_f_ceil, numpy=lambda np, approx_: lambda x: np.ceil(approx_(x)),
             exact=lambda x: Fraction(math.ceil(x)), interval=_iv_monotone(lambda v: Fraction(math.ceil(v))),
             sheet=lambda a: f"-INT(-({a[0]}))",
             examples=(((-2.5,), -2), ((2.5,), 3))),
     Builtin("round", ("x", "digits"), "x rounded half away from zero, as Excel's ROUND", _plain,
-            _sp_round, _latex_round, floats=_f_round, numpy=_np_round, exact=_x_round,
+            _sp_round, _latex_round, breaks="step", floats=_f_round, numpy=_np_round, exact=_x_round,
             interval=_iv_monotone(_iv_round), defaults=(0,),
             sheet="ROUND",
             examples=(((2.5,), 3), ((-2.5,), -3), ((1.2345, 2), 1.23))),
     Builtin("if", ("condition", "then", "else"), "`then` where the condition holds, else `else`", _if,
-            _sp_if, _latex_if, floats=lambda c, a, b: a if c else b,
+            _sp_if, _latex_if, breaks="branch", floats=lambda c, a, b: a if c else b,
             numpy=lambda np, _: np.where, exact=lambda c, a, b: a if c else b,
             interval=lambda b, args: b.hull(args[1], args[2]), lazy=True,
             sheet="IF", sheet_keeps=(1, 2),

@@ -926,6 +926,8 @@ def _answer_notes(r, target: str, booleans: set[str]) -> list[str]:
 
 def _sensitivity(analysis: Analysis) -> list[dict]:
     """Per headline quantity: one row per input it depends on, elasticities per scenario."""
+    from ..questions.sensitivity import rank
+
     plan = analysis.plan
     out = []
     for name, per_scenario in analysis.sensitivity:
@@ -940,7 +942,7 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
                     row["methods"].append(r.method)
                 if r.note and r.note not in row["notes"]:
                     row["notes"].append(r.note)
-        rows = sorted(inputs.values(), key=lambda r: (-max(abs(e or 0.0) for e in r["elasticity_numbers"]),
+        rows = sorted(inputs.values(), key=lambda r: (-rank(max(abs(e or 0.0) for e in r["elasticity_numbers"])),
                                                       plan.quantities[r["input"]].definition.span.start))
         labels = [s.label for s in per_scenario]
         footnotes: list[str] = []  # each distinct remark once, rows point at it by number
@@ -950,7 +952,7 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
             low, high = (min(known), max(known)) if known else ((None, ""), (None, ""))
             r["lowest"], r["lowest_in"] = _elasticity(low[0]), low[1]
             r["highest"], r["highest_in"] = _elasticity(high[0]), high[1]
-            remarks = [m for m in r["methods"] if m != "symbolic"] + r["notes"]
+            remarks = [m for m in r["methods"] if m != "numeric difference"] + r["notes"]
             r["remarks"] = []
             for m in remarks:
                 if m not in footnotes:
@@ -960,8 +962,9 @@ def _sensitivity(analysis: Analysis) -> list[dict]:
         top = [{"input": r["input"], "text": _elasticity_range(r["elasticity_numbers"]),
                 "low": r["lowest"], "high": r["highest"]}
                for r in rows[:TOP_MOVERS] if any(e for e in r["elasticity_numbers"])]
+        still = sum(1 for r in rows if r["elasticity_numbers"] and all(e == 0 for e in r["elasticity_numbers"]))
         out.append({"quantity": name, "unit": q.unit_text, "scenarios": labels, "rows": rows,
-                    "remarks": footnotes, "top": top,
+                    "remarks": footnotes, "top": top, "still": still,  # inputs that do not move it here
                     "caveats": _caveats(plan, per_scenario, [t["input"] for t in top])})
     return out
 
@@ -983,7 +986,7 @@ def _caveats(plan, per_scenario: Sequence, shown: Sequence[str]) -> list[str]:
                 out.append(f"`{name}`: no slope at these values{where}")
                 break
             if row.method == "effect of a 1% change" and row.rise is not None and row.fall is not None:
-                out.append(f"`{name}`: a step or kink lies within 1% of its value{where}: a 1% rise moves the "
+                out.append(f"`{name}`: its effect is not linear over 1% of its value{where}: a 1% rise moves the "
                            f"figure by {_signed(row.rise)}%, a 1% fall by {_signed(-row.fall)}%")
                 break
             if row.rise is not None and row.fall is not None and _signed(row.rise) != _signed(row.fall):

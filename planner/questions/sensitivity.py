@@ -1,33 +1,34 @@
 """Sensitivity: which input moves a quantity most.
 
-For each input a quantity depends on, the elasticity ``dy/dx * x / |y|`` at
-the current values (a 1% rise in ``x`` moves ``y`` by about that many % of its size: its sign is the
-direction ``y`` moves, also where ``y`` is negative, a loss that deepens reads as a fall),
-sorted by magnitude. The derivative is SymPy's, of the quantity written over
-its inputs (:func:`planner.questions.roots.inline`), evaluated with exact rationals.
+For each input a quantity depends on, the elasticity ``dy/dx * x / |y|`` at the current values (a 1% rise
+in ``x`` moves ``y`` by about that many % of its size: its sign is the direction ``y`` moves, also where ``y``
+is negative, a loss that deepens reads as a fall), sorted by magnitude. The slope is measured on the
+compiled plan, the figures as planner evaluates them: each side of the value at two steps (``h`` = 1e-6 of
+the value, and ``h/16``), in one run with the input moved to every point. A side whose slope is not steady
+between its two steps has a jump or a kink within the step and is said to be so. Both sides known and
+equal: their central difference, or where it agrees, the same slope to more digits from differences over
+1%, 1/2% and 1/4% of the value (:func:`_extrapolated`), each figure rounded to the digits it has (the number
+rule prints a large slope in full: 805,412,864, every digit right). Different (a kink: ``max(a, b)`` with
+``a == b``): the row gives the elasticity of a rise and, in its note, of a fall, never their average.
 
-``max``/``min``/``abs``/``if`` are not differentiable everywhere: the
-derivative is taken on the branch active at the current values. Where two
-branches meet (a kink: ``max(a, b)`` with ``a == b``), the derivative does not
-exist: the row gives the elasticity of a rise and, in its note, of a fall
-(one-sided differences of the plan as planner evaluates it), never their average.
+Where a formula is not smooth is read from the plan's IR (:class:`_Breaks`): each ``max``, ``min``,
+``abs``, ``if``, ``floor``, ``ceil`` and ``round`` (the built-ins with ``breaks``) on the way to the quantity,
+not under an ``if`` branch not taken there, is evaluated at the same points, and one that changes argument,
+branch or step within them is named in the row's note as the plan writes it (``a kink: `max(a, b)` has equal arguments``; a step there is a jump, flat on either side). Inside
+a sum over a range or a series each term takes its own branch: those are measured, not named.
 
-A quantity whose formulas use an aggregate (``sum``, ``product``, ``max``/``min`` over a
-range) is differentiated numerically, on the compiled plan: a sum's terms branch on
-its variable (``if(k < cap, k, cap)``), so no one branch is active for the whole sum,
-and SymPy's derivative of such a sum can run for minutes. Each side is measured at two
-steps (``h`` and ``h/16``); a side whose slope is not steady between them is a jump or a
-kink within the step and is said to be so. An integer input moves by one step of its
-display unit (a sum's range ``1..n`` has no value between ``n`` and ``n + 1``), up and
-down, within its declared bounds.
+An integer input moves by one step of its display unit, up and down, within its declared bounds, where it
+may set a range (a sum's ``1..n`` has no value between ``n`` and ``n + 1``) or where one step either way
+changes a branch or a step; elsewhere its slope is taken as if it were continuous, the one-step effects
+beside it.
 
 A slope answers "what does a small change do"; a reader asks what a real one does. Each row's
 elasticity is therefore held against the effect of the stated change itself, a 1% rise and a 1%
-fall of the input in a whole evaluation (:func:`_stated`). Where the two disagree, a step
-(``ceil``, ``floor``, ``round``, an ``if``) or a kink lies within 1% of the value, and the row
-gives the effect of the change on each side instead, ranked by the larger, its method and note
-saying so; where a step function is flat within 1% either way, the note says how far the nearest
-step is.
+fall of the input in a whole evaluation (:func:`_stated`). Where the two disagree, the row gives
+the effect of the change on each side instead, ranked by the larger, its method and note saying so
+and why: a step (``ceil``, ``floor``, ``round``, an ``if``) or a kink within 1% of the value where a
+break on the way changes there, else that the effect is not linear over 1%; where a step function is
+flat within 1% either way, the note says how far the nearest step is.
 """
 
 from __future__ import annotations
@@ -41,20 +42,18 @@ import numpy as np
 
 from ..compute.evaluation import Plan, format_value
 from ..compute.numbers import significant
-from ..language.graph import cone
+from ..language import ir
 from ..language.errors import KindError, PlanError, UnknownNameError, suggest
+from ..language.functions import FUNCTIONS
+from ..language.graph import cone
+from ..language.limits import deep
+from ..language.text import formula_text
 from .fast import ranges_in
 
 STEP = 1e-6  # relative step of the numeric difference
-
-
-def _steps() -> tuple:
-    """SymPy's step functions (floor, ceil, sign): SymPy is imported only where a derivative is
-    symbolic, not for a quantity that goes through a sum over a range (differences of the numeric
-    program) or through an answer."""
-    import sympy as sp
-
-    return (sp.floor, sp.ceiling, sp.sign)
+NEAR = 16  # each side's second step is h / NEAR
+RANK = 4  # decimals an elasticity is ranked by, as shown: equal figures (1 and 0.99999999998) rank as equal
+FLAT = "floor/ceil/round are flat here (derivative 0)"
 
 
 @dataclass(frozen=True)
@@ -64,8 +63,8 @@ class Row:
     unit: str
     elasticity: Optional[float]  # None when the quantity is 0 there or the derivative is not finite
     derivative: Optional[float]  # dy/dx in display units of y per display unit of x; None when not finite
-    method: str  # "symbolic", "symbolic (active branch)", "numeric difference", "one-sided differences",
-    #              "one-step differences" (an integer input) or "none" (no finite slope)
+    method: str  # "numeric difference", "one-sided differences", "one-step differences" (an integer input),
+    #              "effect of a 1% change", "none" (no finite slope) or "exact" (the quantity is the input)
     note: str = ""
     # one-sided elasticities where they were measured (a rise and a fall of the input); where they
     # differ (a kink, an integer input) `elasticity` is the rise's and the note says both
@@ -78,7 +77,13 @@ def _order(r: Row):
     none is shown; a row never ranks above a larger figure it does not show."""
     size = abs(r.elasticity) if r.elasticity is not None else max(
         (abs(e) for e in (r.rise, r.fall) if e is not None), default=None)
-    return (size is None, -(size or 0.0), r.input)
+    return (size is None, -rank(size or 0.0), r.input)
+
+
+def rank(e: float) -> float:
+    """``e`` as it is ranked (:data:`RANK`): rows whose elasticities read the same rank by name (the report:
+    by the order the plan writes them)."""
+    return round(e, RANK)
 
 
 @dataclass
@@ -110,212 +115,248 @@ def sensitivity(plan: Plan, name: str, scenario: Optional[str] = None, overrides
     if out.never:  # nothing to move: each input's "no finite slope" would say less
         return out
     if q.is_input:
-        out.rows.append(Row(name, out.value, q.unit_text, 1.0, 1.0, "symbolic", "the quantity is an input"))
+        out.rows.append(Row(name, out.value, q.unit_text, 1.0, 1.0, "exact", "the quantity is an input"))
         return out
     answers = [a for n in cone(plan.model, [name]) for a in plan.model.quantities[n].answer_deps]
     if answers:
         out.rows.extend(_through_answers(plan, ev, name, sorted(set(answers)), overrides, origins))
         out.rows.sort(key=_order)
         return out
-    if ranges_in(plan, q.definition.expr):
-        out.rows.extend(_stated(plan, ev, name, r) for r in _differences(plan, ev, name))
-        out.rows.sort(key=_order)
-        return out
-    fast = _forward(plan, ev, name)
-    if fast is not None:
-        out.rows.extend(fast)
-        out.rows.sort(key=_order)
-        return out
-    import sympy as sp  # (the symbolic route: imported only here)
-
-    from ..compute.closed import NoClosedForm, plan_text
-    from .roots import exact_number
-
-    expr, has_branches, stepped_in = _inlined(plan, name)
-    point = {plan.symbols[n]: exact_number(v) for n, v in ev.inputs.items()}
-    kinks: list[sp.Basic] = []
-    jumps: list[sp.Basic] = []
-    active = _active(expr, point, kinks, jumps)
-    branched = bool(kinks) or has_branches
-    y_f = float(ev.values[name])
-    y_scale = float(q.display.scale)
-    for sym in sorted(expr.free_symbols, key=lambda s: s.name):
-        n = plan.symbols.names.get(sym)
-        if n is None or plan.model.quantities[n].is_bool:
-            continue
-        xq = plan.model.quantities[n]
-        x = point[sym]
-        method, note = "symbolic", ""
-        kinked = [k for k in kinks if k.has(sym)]
-        stepped = [k for k in jumps if k.has(sym)]
-        flat = sym in stepped_in
-        d = None
-        if xq.integer and _off_branch(plan, ev, name, n, active, point, sym):
-            step = _difference_row(plan, ev, name, n)
-            out.rows.append(replace(step, note=step.note + "; a branch or step changes within one step"))
-            continue
-        if stepped:
-            out.rows.append(_stated(plan, ev, name, Row(
-                n, float(x) / float(xq.display.scale), xq.unit_text, None, None, "none",
-                f"a jump: `{plan_text(stepped[0])}` steps at this value (flat on either side)")))
-            continue
-        if not kinked:
-            raw = _derivative(plan, active, sym)
-            d = None if raw.has(sp.Derivative) else raw.xreplace(point)
-        if kinked:
-            out.rows.append(_stated(plan, ev, name, _difference_row(
-                plan, ev, name, n, f"a kink: `{plan_text(kinked[0])}` has equal arguments")))
-            continue
-        if d is None or d.has(sp.Derivative) or not (d.is_number and d.is_finite):
-            dv = _numeric(plan, ev, name, n)
-            method = "numeric difference"
-            if d is None or not d.is_number:
-                note = "SymPy has no derivative here (floor, ceil or round)"
-            else:
-                note = f"the symbolic derivative is not finite here ({NoClosedForm(d).what})"  # infinity, undefined
-            if not math.isfinite(dv):
-                dv, method = None, "none"
-                note += "; no finite derivative at this value"
-        else:
-            dv = float(d)
-            if branched:
-                method = "symbolic (active branch)"
-            if flat:
-                note = "floor/ceil/round are flat here (derivative 0)"
-        elasticity = None if y_f == 0 or dv is None else dv * float(x) / abs(y_f)
-        rise = fall = None
-        if xq.integer:
-            step = _difference_row(plan, ev, name, n)  # the one-step values, in Row.rise/Row.fall
-            rise, fall = step.rise, step.fall
-            note = (note + "; " if note else "") + "integer input, treated as continuous"
-        out.rows.append(_stated(plan, ev, name, Row(
-            n, float(x) / float(xq.display.scale), xq.unit_text, elasticity,
-            None if dv is None else dv * float(xq.display.scale) / y_scale, method, note, rise, fall)))
+    qs = plan.model.quantities
+    inputs = sorted(n for n in cone(plan.model, [name]) if qs[n].is_input and not qs[n].is_bool)
+    ranged = ranges_in(plan, q.definition.expr)  # an integer input may set a range (`1..n`)
+    breaks = _active(plan, ev, name)
+    out.rows.extend(_row(plan, ev, name, n, ranged, breaks) for n in inputs)
     out.rows.sort(key=_order)
     return out
 
 
 def _memo(plan: Plan) -> dict:
     """What :func:`sensitivity` derives from the plan alone, kept on the plan: a report asks for each
-    headline in every scenario, and the scenarios share the inlined formulas and, where the same
-    branches are active, their derivatives."""
+    headline in every scenario, and the headlines share the runs with each input moved and the walk of
+    the formulas."""
     return plan.__dict__.setdefault("_sensitivity_memo", {})
 
 
-def _inlined(plan: Plan, name: str) -> tuple[sp.Basic, bool, frozenset]:
-    """``name`` written over the inputs (:func:`.roots.inline`), whether it has branches (max, min,
-    abs, if), and the symbols inside a floor, ceil or sign (flat in them, where defined)."""
-    import sympy as sp
+def _row(plan: Plan, ev, name: str, input_name: str, ranged: bool, breaks: list[_Break]) -> Row:
+    """The row of ``input_name``: its slope (:func:`_difference_row`), where the formulas are not smooth
+    there (of ``breaks``, those on the way to ``name``) named, held against the stated change (:func:`_stated`)."""
+    xq = plan.model.quantities[input_name]
+    flat = FLAT if any(b.kind == "step" and input_name in b.inputs for b in breaks) else ""
+    if xq.integer:
+        off = _changed(plan, ev, breaks, input_name, (0, 1, 3, 4, UP, DOWN))  # within one step either way
+        if not (ranged or off):  # the slope off the integers, the one-step effects beside it
+            slope = _difference_row(plan, ev, name, input_name, whole=False, bounded=False)
+            if slope.method == "numeric difference":
+                step = _difference_row(plan, ev, name, input_name)
+                note = "; ".join(n for n in (flat, "integer input, treated as continuous") if n)
+                return replace(slope, note=note, rise=step.rise, fall=step.fall)
+        row = _difference_row(plan, ev, name, input_name)
+        return replace(row, note=row.note + "; a branch or step changes within one step") if off else row
+    changed = _changed(plan, ev, breaks, input_name, (0, 1, 3, 4))
+    jump = next((b for b in changed if b.kind == "step"), None)
+    if jump is not None:  # a step the quantity does not follow (under a `max` argument that does not win): none
+        f, ok = _moved(plan, ev, name, input_name)
+        if all(abs(f[i] - f[MID]) <= NOISE * abs(f[MID]) for i in (0, 1, 3, 4) if ok[i]):
+            jump = None
+    if jump is not None:
+        row = Row(input_name, float(ev.inputs[input_name] / xq.display.scale), xq.unit_text, None, None, "none",
+                  jump.what)
+    else:
+        row = _difference_row(plan, ev, name, input_name, changed[0].what if changed else "a kink")
+        if flat and row.method == "numeric difference":
+            row = replace(row, note=flat)
+    return _stated(plan, ev, name, row, breaks)
 
-    from .roots import KINKS, inline
 
-    memo = _memo(plan)
-    got = memo.get(name)
-    if got is None:
-        expr = inline(plan, plan.symbols[name])
-        nodes = list(sp.preorder_traversal(expr))
-        got = memo[name] = (expr, any(isinstance(e, KINKS) for e in nodes),
-                            frozenset(s for e in nodes if isinstance(e, _steps()) for s in e.free_symbols))
-    return got
+@dataclass(frozen=True)
+class _Break:
+    """A call where a formula is not smooth (a built-in with ``breaks``), as :class:`_Breaks` finds it."""
 
-
-def _derivative(plan: Plan, active: sp.Basic, sym: sp.Symbol) -> sp.Basic:
-    import sympy as sp
-
-    memo = _memo(plan)
-    key = ("d", active, sym)
-    got = memo.get(key)
-    if got is None:
-        got = memo[key] = sp.diff(active, sym)
-    return got
+    kind: str  # "kink", "step" or "branch" (:attr:`planner.language.functions.Builtin.breaks`), or "sum": a sum
+    #           or series, not entered (its outputs none)
+    what: str  # what it is, the call named as the plan writes it, for a row's note
+    outputs: tuple[str, ...]  # its outputs in the probe program: the call and its arguments (a kink), the
+    #                           call (a step), the condition (a branch)
+    inputs: frozenset[str]  # the inputs it depends on
+    guards: tuple[tuple[str, bool], ...]  # the conditions (outputs) of the `if` branches it is in, and the branch
 
 
-def _active(e: sp.Basic, point: dict, kinks: list, jumps: list) -> sp.Basic:
-    """``e`` with every max/min/abs/if replaced by its branch active at ``point``,
-    and every floor/ceil/sign by its (locally constant) value there; a step
-    whose argument sits exactly on a jump goes to ``jumps``."""
-    import sympy as sp
+class _Breaks(ir.Visitor):
+    """Every call of a formula where it is not smooth (``max``, ``min``, ``abs``, ``if``, ``floor``, ``ceil``,
+    ``round``), with the call written over the plan's quantities (in a user function's body, its parameters
+    bound to the call's arguments) and the conditions of the ``if`` branches it is in: ``(call as written,
+    call bound, the function it is in, guards)``, each guard ``(condition bound, the branch: true or false)``;
+    and the quantities it names, each with its guards (``refs``). Sums over a range and series are not
+    entered: each of their terms takes its own branch."""
 
-    if not e.args or e.is_Atom:
+    def __init__(self, model) -> None:
+        self.model, self.found, self.refs, self.sums = model, [], [], []
+
+    def visit_Name(self, e: ir.Name, env: dict, within: str, guards: tuple) -> None:
+        if e.name not in env and e.name in self.model.quantities:
+            self.refs.append((e.name, guards))
+
+    def visit_other(self, e, env: dict, within: str, guards: tuple) -> None:
+        for c in ir.children(e):
+            self.visit(c, env, within, guards)
+
+    def visit_Aggregate(self, e, env: dict, within: str, guards: tuple) -> None:
+        self.sums.append((_bound(e, env), guards))
+
+    visit_Reduce = visit_At = visit_Series = visit_Previous = visit_PeriodTable = visit_Aggregate
+
+    def visit_Call(self, e: ir.Call, env: dict, within: str, guards: tuple) -> None:
+        f = self.model.functions.get(e.func)
+        if f is not None:
+            for a in e.args:
+                self.visit(a.value, env, within, guards)
+            body, inner = ir.inline(f, e, lambda a: _bound(a, env), lambda d, bound: _bound(d, bound))
+            self.visit(body, inner, e.func, guards)
+            return
+        bound = _bound(e, env)
+        self.found.append((e, bound, within, guards))
+        if FUNCTIONS[e.func].breaks == "branch" and not any(a.name for a in e.args):  # `if(c, a, b)`
+            cond, then, other = (a.value for a in e.args)
+            self.visit(cond, env, within, guards)
+            self.visit(then, env, within, guards + ((bound.args[0].value, True),))
+            self.visit(other, env, within, guards + ((bound.args[0].value, False),))
+            return
+        for a in e.args:
+            self.visit(a.value, env, within, guards)
+
+
+def _bound(e: ir.Expr, env: dict) -> ir.Expr:
+    """``e`` with each name of ``env`` (a user function's parameters) replaced by what it stands for."""
+    if not env:
         return e
-    if isinstance(e, _steps()):
-        v = _active(e.args[0], point, kinks, jumps).xreplace(point)
-        if not v.is_Rational:
-            return e
-        if (v.is_Integer if not isinstance(e, sp.sign) else v == 0):
-            jumps.append(e)
-        return e.func(v)
-    if isinstance(e, (sp.Max, sp.Min)):
-        args = [_active(a, point, kinks, jumps) for a in e.args]
-        vals = [a.xreplace(point) for a in args]
-        best = max(vals) if isinstance(e, sp.Max) else min(vals)
-        winners = [a for a, v in zip(args, vals) if v == best]
-        if len(winners) > 1:
-            kinks.append(e)
-        return winners[0]
-    if isinstance(e, sp.Abs):
-        u = _active(e.args[0], point, kinks, jumps)
-        v = u.xreplace(point)
-        if v == 0:
-            kinks.append(e)
-        return u if v >= 0 else -u
-    if isinstance(e, sp.Piecewise):
-        for value, cond in e.args:
-            if cond is sp.true or cond.xreplace(point) is sp.true:
-                return _active(value, point, kinks, jumps)
-        return e
-    args = [_active(a, point, kinks, jumps) for a in e.args]
-    return e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+    if e.__class__ is ir.Name:
+        return env.get(e.name, e)
+    out = ir.map_children(e, lambda c: _bound(c, env))
+    if e.__class__ is ir.Aggregate and e.var in env:  # the variable hides a parameter of that name in the body
+        out = replace(out, body=_bound(e.body, {k: v for k, v in env.items() if k != e.var}))
+    return out
 
 
-FORWARD_MIN = 64  # cones at least this large are differentiated through the graph
+def _breaks(plan: Plan) -> dict[str, tuple[list[_Break], list]]:
+    """Each derived quantity's breaks and the quantities it names, each with the conditions of the ``if``
+    branches it is under (``(output, branch)``), found once for the plan; the program that evaluates the
+    breaks and the conditions is ``_memo(plan)["probe"]``."""
+    memo = _memo(plan)
+    if "breaks" not in memo:
+        model = plan.model
+        found: dict[str, tuple[list[_Break], list]] = {}
+        outputs: list = []
+        conditions: dict[int, str] = {}  # id of a guard's condition -> its output
+
+        def guarded(guards: tuple) -> tuple[tuple[str, bool], ...]:
+            for cond, _ in guards:
+                if id(cond) not in conditions:
+                    conditions[id(cond)] = f"__guard{len(conditions)}"
+                    outputs.append((conditions[id(cond)], cond))
+            return tuple((conditions[id(c)], taken) for c, taken in guards)
+
+        def walk(n: str) -> _Breaks:
+            visitor = _Breaks(model)
+            visitor.visit(model.quantities[n].definition.expr, {}, "", ())
+            return visitor
+
+        walks = deep(lambda: [walk(n) for n in model.derived])  # (formulas nest deep)
+        for n, visitor in zip(model.derived, walks):
+            breaks = []
+            for call, bound, within, guards in visitor.found:
+                kind, k = FUNCTIONS[call.func].breaks, len(outputs)
+                if kind is None:
+                    continue
+                parts = {"kink": [bound] + [a.value for a in bound.args], "step": [bound],
+                         "branch": [bound.args[0].value]}[kind]
+                names = tuple(f"__break{k + i}" for i in range(len(parts)))
+                outputs += zip(names, parts)
+                text = formula_text(call.args[0].value if kind == "branch" else call)
+                named = f"`{text}`" + (f" (in `{within}`)" if within else "")
+                what = {"kink": f"a kink: {named} " + ("has equal arguments" if len(call.args) > 1
+                                                       else "has its argument at 0"),
+                        "step": f"a jump: {named} steps at this value (flat on either side)",
+                        "branch": f"an `if` on its edge: {named}"}[kind]
+                inputs = frozenset(i for i in cone(model, _reads(model, bound)) if model.quantities[i].is_input)
+                breaks.append(_Break(kind, what, names, inputs, guarded(guards)))
+            for bound, guards in visitor.sums:  # not entered: a break there is measured, not named
+                inputs = frozenset(i for i in cone(model, _reads(model, bound)) if model.quantities[i].is_input)
+                breaks.append(_Break("sum", "", (), inputs, guarded(guards)))
+            found[n] = (breaks, [(r, guarded(guards)) for r, guards in visitor.refs])
+        if outputs:
+            from ..compute.numeric import compile_program
+
+            memo["probe"] = compile_program(model, plan.arguments, outputs)
+        memo["breaks"] = found
+    return memo["breaks"]
 
 
-def _forward(plan: Plan, ev, name: str) -> Optional[list[Row]]:
-    """Forward mode through the dependency graph: each quantity's partial derivatives
-    (SymPy, on its own small expression, at exact values) combined by the chain rule in
-    topological order. For large smooth cones only (None otherwise): the inlined
-    expression of a long chain costs about the cube of its length to differentiate."""
-    import sympy as sp
+def _probe(plan: Plan, ev, input_name: Optional[str] = None) -> dict:
+    """The breaks' and guards' outputs with ``input_name`` at each of its :func:`_points` (none: at the
+    values of ``ev``)."""
+    return _run_at(plan, ev, input_name, _points(plan, ev, input_name) if input_name else None, "probe")
 
-    from .roots import KINKS, exact_number
 
-    qs = plan.model.quantities
-    order = cone(plan.model, [name])  # dependencies first
-    if len(order) < FORWARD_MIN:
-        return None
-    exact = {n: exact_number(v) for n, v in ev.inputs.items()}
-    grad: dict[str, dict[str, sp.Basic]] = {}
-    for n in order:
-        q = qs[n]
-        if q.is_input:
-            grad[n] = {} if q.is_bool else {n: sp.Integer(1)}
-            continue
-        e = plan.exprs[n]
-        if any(isinstance(k, KINKS + _steps()) for k in sp.preorder_traversal(e)) or q.is_bool:
-            return None
-        at = {plan.symbols[d]: exact[d] for d in q.deps}
-        exact[n] = e.xreplace(at)
-        g: dict[str, sp.Basic] = {}
-        for d in q.deps:
-            if not grad[d]:
-                continue
-            part = sp.diff(e, plan.symbols[d]).xreplace(at)
-            if not (part.is_number and part.is_finite):
-                return None
-            for i, v in grad[d].items():
-                g[i] = g.get(i, 0) + part * v
-        grad[n] = g
-    q = qs[name]
-    y_f, y_scale = float(ev.values[name]), float(q.display.scale)
-    rows = []
-    for i, d in sorted(grad[name].items()):
-        xq, x = qs[i], exact[i]
-        dv = float(d)
-        note = "integer input, treated as continuous" if xq.integer else ""
-        rows.append(Row(i, float(x) / float(xq.display.scale), xq.unit_text, None if y_f == 0 else dv * float(x) / abs(y_f),
-                        dv * float(xq.display.scale) / y_scale, "symbolic", note))
-    return rows
+def _active(plan: Plan, ev, name: str) -> list[_Break]:
+    """The breaks on the way to ``name`` at the values of ``ev``: in the formulas it uses, not under an
+    ``if`` branch not taken there (`if(ep >= 2, ep_time, 0 s)` at `ep = 1` leaves `ep_time`'s out)."""
+    found = _breaks(plan)
+    got = _probe(plan, ev) if "probe" in _memo(plan) else {}  # (none: no break, no guard)
+
+    def taken(guards) -> bool:
+        return all(bool(got[g]) == branch for g, branch in guards)
+
+    out, seen, todo = [], {name}, [name]
+    while todo:
+        breaks, refs = found.get(todo.pop(), ((), ()))
+        out += [b for b in breaks if taken(b.guards)]
+        for r, guards in refs:
+            if r not in seen and taken(guards):
+                seen.add(r)
+                todo.append(r)
+    return out
+
+
+def _reads(model, e: ir.Expr) -> list[str]:
+    """The quantities ``e`` reads, in itself and in the bodies of the user functions it calls."""
+    names, seen, todo = set(), set(), [(e, frozenset())]
+    while todo:
+        expr, params = todo.pop()
+        names |= {x.name for x in ir.free_names(expr) if x.name not in params}
+        for node in ir.walk(expr):
+            f = model.functions.get(node.func) if node.__class__ is ir.Call else None
+            if f is not None and f.name not in seen:
+                seen.add(f.name)
+                todo.append((f.body, frozenset(p.name for p in f.params)))
+    return [n for n in names if n in model.quantities]
+
+
+def _changed(plan: Plan, ev, breaks: list[_Break], input_name: str, at: tuple[int, ...]) -> list[_Break]:
+    """The ``breaks`` that change argument, branch or step between the input's value and its points ``at``
+    (indexes into :func:`_points`)."""
+    breaks = [b for b in breaks if input_name in b.inputs and b.outputs]
+    if not breaks:
+        return []
+    points, got = _points(plan, ev, input_name), _probe(plan, ev, input_name)
+    raw = _run_at(plan, ev, input_name, points)  # a point outside the input's bounds is no change
+    valid = np.ones(points.shape, dtype=bool)
+    for i in range(len(plan._constraints)):
+        valid = valid & np.broadcast_to(np.asarray(raw[f"__constraint{i}"], dtype=bool), points.shape)
+    at = [i for i in at if valid[i]]
+    out = []
+    for b in breaks:
+        value = np.broadcast_to(np.asarray(got[b.outputs[0]], dtype=float), points.shape)
+        if b.kind == "kink":  # the argument the value follows (-1: none, abs of a negative)
+            args = [np.broadcast_to(np.asarray(got[o], dtype=float), points.shape) for o in b.outputs[1:]]
+            choice = np.select([a == value for a in args], range(len(args)), -1).astype(float)
+            choice[~np.isfinite(value)] = np.nan
+        else:
+            choice = value
+        here = choice[MID]
+        if here == here and any(c == c and c != here for c in choice[at]):  # (a point without a value: no change)
+            out.append(b)
+    return out
 
 
 def _through_answers(plan: Plan, ev, name: str, answers: list[str], overrides, origins) -> list[Row]:
@@ -351,102 +392,188 @@ def _through_answers(plan: Plan, ev, name: str, answers: list[str], overrides, o
     return rows
 
 
-def _numeric(plan: Plan, ev, name: str, input_name: str) -> float:
-    """Symmetric difference of quantity ``name`` in input ``input_name`` (base units)."""
-    x = float(ev.inputs[input_name])
-    h = abs(x) * STEP if x != 0 else float(plan.model.quantities[input_name].display.scale) * STEP
-    inputs = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
-    inputs[input_name] = np.array([x - h, x + h])
-    out = np.asarray(plan.run_compiled(inputs)[name], dtype=float)
-    return float((out[1] - out[0]) / (2 * h))
-
-
 TOL = 1e-3  # relative: two slopes closer than this are the same slope
+NOISE = 1e-13  # relative: a value moved by no more than this has not moved (float residue)
+EPS = 2.0 ** -52  # a float's relative rounding
+TIE = 1e-4  # of half a unit of a digit: a slope measured this close to a tie (5 in the next digit) is the tie
 
 
-def _same(a: float, b: float) -> bool:
-    return abs(a - b) <= TOL * max(abs(a), abs(b)) + 1e-12
+def _same(a: float, b: float, slack: float = 0.0) -> bool:
+    """Whether two slopes are one, to ``TOL`` and within ``slack`` (what float residue can make of them)."""
+    return abs(a - b) <= TOL * max(abs(a), abs(b)) + slack + 1e-12
 
 
-def _differences(plan: Plan, ev, name: str) -> list[Row]:
-    """One row per input in the cone of ``name``, from differences of the compiled plan."""
-    qs = plan.model.quantities
-    inputs = [n for n in cone(plan.model, [name]) if qs[n].is_input and not qs[n].is_bool]
-    return [_difference_row(plan, ev, name, n) for n in sorted(inputs)]
+def _measured(slope: float, err: float) -> float:
+    """``slope`` to the digits it has: the shortest decimal within ``err`` of it (as ``repr`` writes a float),
+    so an exact 1/128 measured as 0.00781249998 reads 0.0078125 and shows as the exact slope does; kept as
+    measured where a rounding tie lies within ``err`` but not within ``TIE`` of a unit of its digit (the number
+    rule rounds it again)."""
+    if not slope or not math.isfinite(slope):
+        return slope + 0.0
+    for digits in range(1, 17):
+        r = float(f"{slope:.{digits}g}")
+        if abs(r - slope) <= err:
+            return r + 0.0
+        tie = 10.0 ** (math.floor(math.log10(abs(slope))) - digits + 1) / 2  # half a unit of the last digit
+        # as near a tie as it is known to: rounded, it could round the wrong way where shown (209.34549998
+        # to 209.3455, shown 209.346), kept as measured; unless known to four digits more (1/128, 0.0078125)
+        if abs(abs(r - slope) - tie) <= err and err > TIE * tie:
+            break
+    return slope + 0.0
 
 
-def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a kink") -> Row:
-    """The slope of ``name`` in ``input_name`` from one-sided differences of the compiled plan.
+def _extrapolated(f: np.ndarray, ok: np.ndarray, at: np.ndarray, sign: int = 0) -> Optional[tuple[float, float]]:
+    """The slope at the value from the differences over ``H``, ``H/2`` and ``H/4`` (the :data:`WIDE` points;
+    ``sign`` 0: central, 1 or -1: the side of a rise or of a fall), and how far off it may be; None where a
+    point has no value. Richardson's extrapolation: of central differences ``(4 D(H/4) - D(H/2)) / 3``, exact
+    up to rounding where the quantity is a polynomial of degree 4 or less in the input (as parameter counts
+    are); of one-sided ones, twice (to the third power of ``H``). Held against the extrapolation one step
+    coarser: the two differ by more than the finer is off, or by float rounding (over a step this wide, far
+    less than over ``h``)."""
+    pairs = WIDE if sign == 0 else [(pair[sign < 0], MID) for pair in WIDE]
+    if not all(ok[i] for pair in pairs for i in pair):
+        return None
+    d = []  # each difference as its weights on the points
+    for i, j in pairs:
+        w = np.zeros(len(at))
+        w[i], w[j] = 1 / (at[i] - at[j]), -1 / (at[i] - at[j])
+        d.append(w)
+    k = 4 if sign == 0 else 2  # a central difference's error goes as H^2, a one-sided one's as H
+    coarse, fine = (k * d[1] - d[0]) / (k - 1), (k * d[2] - d[1]) / (k - 1)
+    if sign:
+        coarse, fine = fine, (4 * fine - coarse) / 3
+    v = np.where(ok, f, 0.0)
+    value = float(fine @ v)
+    return value, abs(value - float(coarse @ v)) + EPS * float(np.abs(fine) @ np.abs(v))
 
-    A continuous input: each side at steps ``h`` and ``h/16`` (``h`` = 1e-6 of the value); a side is
-    known when its two slopes agree (else a jump or kink lies within ``h``). An integer input: one
-    step of its display unit each way. A side outside the declared bounds (a constraint fails there)
-    is not used. Both sides known and equal: the central difference. Different: the rise's slope,
-    the fall's in the note."""
-    q, xq = plan.model.quantities[name], plan.model.quantities[input_name]
+
+# The points an input is moved to, in one run of the compiled plan (:func:`_points`): x - h, x - h/16, x,
+# x + h/16, x + h, then up and down by the stated change (a continuous input) or by one step (an integer),
+# then x + H, x - H, x + H/2, x - H/2, x + H/4, x - H/4 for the slope's last digits (:func:`_extrapolated`),
+# H the stated change.
+MID, UP, DOWN = 2, 5, 6
+WIDE = (7, 8), (9, 10), (11, 12)  # the pairs of the central differences over H, H/2 and H/4
+
+
+def _points(plan: Plan, ev, input_name: str) -> np.ndarray:
+    xq = plan.model.quantities[input_name]
     x = float(ev.inputs[input_name])
     scale = float(xq.display.scale)
-    shown = x / scale
+    h, wide = (abs(x) * STEP, abs(x) * CHANGE) if x != 0 else (scale * STEP, scale * CHANGE)
+    far = (x + scale, x - scale) if xq.integer else (x * (1 + CHANGE), x * (1 - CHANGE))
+    return np.array([x - h, x - h / NEAR, x, x + h / NEAR, x + h, *far,
+                     *(x + sign * wide / k for k in (1, 2, 4) for sign in (1, -1))])
+
+
+def _moved(plan: Plan, ev, name: str, input_name: str, bounded: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``name`` at each of the input's :func:`_points`, and whether it has a value there (:func:`_values`)."""
+    return _values(plan, ev, name, input_name, _points(plan, ev, input_name), bounded)
+
+
+def _values(plan: Plan, ev, name: str, input_name: str, at: np.ndarray, bounded: bool = True):
+    """``name`` with ``input_name`` at each of ``at`` (base units), the others as in ``ev``, and whether it
+    has a value there: finite and, where ``bounded``, every constraint holding."""
+    raw = _run_at(plan, ev, input_name, at)
+    f = np.broadcast_to(np.asarray(raw[name], dtype=float), at.shape)
+    ok = np.isfinite(f)
+    for i in range(len(plan._constraints) if bounded else 0):
+        ok = ok & np.broadcast_to(np.asarray(raw[f"__constraint{i}"], dtype=bool), at.shape)
+    return f, ok
+
+
+def _difference_row(plan: Plan, ev, name: str, input_name: str, kink: str = "a kink",
+                    whole: Optional[bool] = None, bounded: bool = True) -> Row:
+    """The slope of ``name`` in ``input_name`` from one-sided differences of the compiled plan.
+
+    ``whole`` (an integer input, unless told): one step of its display unit each way. Otherwise each
+    side at steps ``h`` and ``h/16``; a side is known when its two slopes agree (else a jump or kink lies
+    within ``h``). A side outside the declared bounds (a constraint fails there) is not used, where
+    ``bounded``. Both sides known and equal: the central difference. Different: the rise's slope, the
+    fall's in the note (``kink`` names what is not smooth there)."""
+    q, xq = plan.model.quantities[name], plan.model.quantities[input_name]
+    whole = xq.integer if whole is None else whole
+    at = _points(plan, ev, input_name)
+    x = float(at[MID])
+    scale = float(xq.display.scale)
+    shown = float(ev.inputs[input_name] / xq.display.scale)
     y = float(ev.values[name])
     y_scale = float(q.display.scale)
-    if xq.integer:
-        h = scale
-        steps = np.array([x - h, x, x + h])
-    else:
-        h = abs(x) * STEP if x != 0 else scale * STEP
-        steps = np.array([x - h, x - h / 16, x, x + h / 16, x + h])
-    raw = _run_at(plan, ev, input_name, steps)
-    f = np.broadcast_to(np.asarray(raw[name], dtype=float), steps.shape)
-    ok = np.isfinite(f)
-    for i in range(len(plan._constraints)):
-        ok = ok & np.broadcast_to(np.asarray(raw[f"__constraint{i}"], dtype=bool), steps.shape)
-    mid = len(steps) // 2
-    f0 = f[mid]
+    f, ok = _moved(plan, ev, name, input_name, bounded)
+    f0 = f[MID]
+    noise = NOISE * abs(f0)  # a move this small is float residue: the slopes are compared to within it
 
-    def side(sign: int) -> tuple[Optional[float], str]:
-        far = mid + sign * mid
+    def slack(i: int) -> float:
+        return 2 * noise / abs(at[i] - x)
+
+    def side(far: int, near: Optional[int]) -> tuple[Optional[float], str]:
         if not ok[far]:
             return None, "outside the input's bounds or no value there"
-        slope = (f[far] - f0) / (steps[far] - x)
-        if not xq.integer:
-            near = mid + sign
-            if not ok[near]:
-                return None, "no value there"
-            if not _same(slope, (f[near] - f0) / (steps[near] - x)):
-                return None, "a jump or kink within 1e-6 of the value"
-        return float(slope), ""
+        if near is not None and not ok[near]:
+            return None, "no value there"
+        if all(abs(f[i] - f0) <= noise for i in (far, near) if i is not None):
+            return 0.0, ""  # not moved (`t / (t + c)` of a `t` on a branch not taken): exactly flat
+        slope = (f[far] - f0) / (at[far] - x)
+        if near is not None and not _same(slope, (f[near] - f0) / (at[near] - x), slack(near)):
+            return None, "a jump, a kink or a slope that is not finite within 1e-6 of the value"
+        return float(slope) + 0.0, ""
 
-    up, up_why = side(1)
-    down, down_why = side(-1)
+    (up, up_why), (down, down_why) = (side(UP, None), side(DOWN, None)) if whole else (side(4, 3), side(0, 1))
 
-    def el(d: Optional[float]) -> Optional[float]:
-        return None if d is None or y == 0 else d * x / abs(y)
+    def sharp(d: Optional[float], far: int, near: int, sign: int) -> tuple[Optional[float], float]:
+        """A side's slope (``sign`` 0: the central difference) to the digits it has, and how far off it may
+        be: at least a float's rounding of the quantity over the step, and for a central difference what
+        the one over h/16 (rounded 16 times as much) shows of it, where the quantity is a difference of
+        larger terms; where the differences over 1%, 1/2% and 1/4% agree with it, their extrapolation
+        (:func:`_extrapolated`)."""
+        if not d or whole:  # (0: exactly flat, no more digits to find)
+            return d, 0.0
+        if sign == 0:
+            near_slope = float((f[near] - f[4 - near]) / (at[near] - at[4 - near]))
+            err = max(EPS * abs(f0) / abs(at[far] - at[4 - far]), abs(d - near_slope) / NEAR)
+        else:  # a one-sided difference is off by about its step: Richardson's extrapolation of h and h/16
+            d = (NEAR * float((f[near] - f0) / (at[near] - x)) - d) / (NEAR - 1)
+            err = 2 * NEAR * EPS * abs(f0) / abs(at[far] - x)
+        wide = _extrapolated(f, ok, at, sign)
+        if wide is not None and wide[1] < err and abs(wide[0] - d) <= 8 * err + wide[1]:
+            return wide  # the same slope, to more digits
+        return d, err
+
+    (up, up_err), (down, down_err) = sharp(up, 4, 3, 1), sharp(down, 0, 1, -1)
+
+    def el(d: Optional[float], err: float = 0.0) -> Optional[float]:
+        return None if d is None or y == 0 else _measured(d * x / abs(y), err * abs(x / y))
 
     def show(d: Optional[float]) -> str:
         e = el(d)
         return f"{e + 0.0:+.4f}" if e is not None else f"slope {_signed(d * scale / y_scale)}"
 
-    rise, fall = ("one step up", "one step down") if xq.integer else ("a rise", "a fall")
-    what = "integer input: " if xq.integer else ""
-    if up is not None and down is not None and _same(up, down):
-        d = float((f[-1] - f[0]) / (steps[-1] - steps[0]))
-        method = "one-step differences" if xq.integer else "numeric difference"
-        note = what + ("a step up and a step down agree" if xq.integer
-                       else "central difference of the plan as evaluated (through its sums, ranges or series)")
+    rise, fall = ("one step up", "one step down") if whole else ("a rise", "a fall")
+    what = "integer input: " if whole else ""
+    ends = (DOWN, UP) if whole else (0, 4)
+    if up is not None and down is not None and _same(up, down, slack(ends[1])):
+        d = 0.0 if up == down == 0 else float((f[ends[1]] - f[ends[0]]) / (at[ends[1]] - at[ends[0]]))
+        if not whole:  # one slope: the central difference, each figure to the digits it has
+            d, err = sharp(d, 4, 3, 0)
+            return Row(input_name, shown, xq.unit_text, el(d, err),
+                       _measured(d * scale / y_scale, err * scale / y_scale), "numeric difference")
+        method = "one-step differences"
+        note = what + "a step up and a step down agree"
+        err = 0.0
     elif up is not None and down is not None:
-        d = up
+        d, err = up, up_err
         method = "one-sided differences"
-        note = ((what if xq.integer else f"not differentiable here ({kink}): ")
+        note = ((what if whole else f"not differentiable here ({kink}): ")
                 + f"{rise} gives elasticity {show(up)}, {fall} {show(down)}; shown: {rise}")
     elif up is not None or down is not None:
-        d = up if up is not None else down
+        d, err = (up, up_err) if up is not None else (down, down_err)
         method = "one-sided differences"
         missing, why = (rise, up_why) if up is None else (fall, down_why)
         note = what + f"one side only: no slope for {missing} ({why}); shown: the other side"
     else:
         return Row(input_name, shown, xq.unit_text, None, None, "none",
                    f"no finite slope on either side: {up_why}")
-    return Row(input_name, shown, xq.unit_text, el(d), d * scale / y_scale, method, note, el(up), el(down))
+    return Row(input_name, shown, xq.unit_text, el(d, err), _measured(d * scale / y_scale, err * scale / y_scale),
+               method, note, el(up, up_err), el(down, down_err))
 
 
 CHANGE = 0.01  # the stated change: "a 1% rise in the input moves the quantity by about that many %"
@@ -456,19 +583,21 @@ LOOK = 400  # points each way in that look (then refined between the two around 
 RESIDUE = 1e-9  # relative: a change this small is float residue, not an effect
 
 
-def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
-    """``row`` held against the effect of the stated change (a 1% rise and a 1% fall of the input,
-    each a whole evaluation of the compiled plan). Kept as it is where the slope tells the effect
+def _stated(plan: Plan, ev, name: str, row: Row, breaks: list[_Break]) -> Row:
+    """``row`` held against the effect of the stated change (a 1% rise and a 1% fall of the input, in
+    its run of the compiled plan, :func:`_points`). Kept as it is where the slope tells the effect
     (within ``AGREE``), for an integer input (its rows already give one step each way) and where the
-    quantity is 0 (no elasticity). Otherwise a step or kink lies within 1%: the row becomes the
-    effect on each side, its elasticity the larger in size (the rise's on a tie), the note saying
-    both; a quantity flat within 1% either way but stepped further off says where the nearest step is."""
+    quantity is 0 (no elasticity). Otherwise the row becomes the effect on each side, its elasticity
+    the larger in size (the rise's on a tie), the note saying both and what lies within 1%: a step or
+    a kink where one of ``breaks`` changes there, else only that the effect is not linear; a quantity
+    flat within 1% either way but stepped further off says where the nearest step is."""
     xq = plan.model.quantities[row.input]
     y = float(ev.values[name])
     x = float(ev.inputs[row.input])
     if xq.integer or xq.is_bool or y == 0 or x == 0 or not math.isfinite(y):
         return row
-    up, down = _effects(plan, ev, name, row.input, np.array([x * (1 + CHANGE), x * (1 - CHANGE)]))
+    f, ok = _moved(plan, ev, name, row.input)
+    up, down = (float(f[i]) if ok[i] else None for i in (UP, DOWN))
     # a change within float residue of the value is no change (a term that cancels exactly, as
     # `a * (b - c) - a * b + a * c`, moves by 1e-13 %: that is not a step)
     up, down = (y if v is not None and abs(v - y) <= RESIDUE * abs(y) else v for v in (up, down))
@@ -485,7 +614,12 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
                 for e, slope in pairs)
     if agree and not (stepped and local == 0):  # the slope tells what the change does
         return row
-    what = "a step" if stepped else "a step or kink"
+    # what lies within 1%: a step or a kink where a call on the way (of ``breaks``) changes there, else
+    # only that the effect is not linear (a strong curve: compound growth; a break inside a sum)
+    kinds = {b.kind for b in _changed(plan, ev, breaks, row.input, (UP, DOWN))}
+    what = ("a step" if stepped or kinds == {"step"} else "a kink" if kinds == {"kink"} else
+            "a step or kink" if kinds else "")
+    through = any(b.kind == "sum" and row.input in b.inputs for b in breaks)
 
     def said(v: Optional[float], it: str) -> str:  # the effect of a change that gives ``name`` the value ``v``
         if v is None:
@@ -494,12 +628,15 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
 
     if (rise or 0.0) == 0 and (fall or 0.0) == 0:
         nearest = _nearest_step(plan, ev, name, row.input, x, y)
-        note = f"{what} lies outside 1% either way: a 1% rise or fall leaves `{name}` as it is"
+        note = f"{what or 'a step'} lies outside 1% either way: a 1% rise or fall leaves `{name}` as it is"
         if nearest:
             note += f"; {nearest}"
         elasticity = 0.0
     else:
-        note = (f"{what} lies within 1% of the value: a 1% rise {said(up, f'`{name}`')}, "
+        curve = "the effect is not linear over 1%" + (" (through a sum or series, whose steps and kinks are "
+                                                      "not named)" if through else "")
+        note = (f"{f'{what} lies within 1% of the value' if what else curve}: "
+                f"a 1% rise {said(up, f'`{name}`')}, "
                 f"a 1% fall {said(down, 'it')}; the local slope gives "
                 + ("no elasticity" if local is None else f"{local + 0.0:+.4f}"))
         elasticity = rise if fall is None or (rise is not None and abs(rise) >= abs(fall)) else fall
@@ -509,49 +646,25 @@ def _stated(plan: Plan, ev, name: str, row: Row) -> Row:
     return Row(row.input, row.value, row.unit, elasticity, derivative, "effect of a 1% change", note, rise, fall)
 
 
-def _off_branch(plan: Plan, ev, name: str, input_name: str, active, point: dict, sym) -> bool:
-    """Whether one whole step of an integer input either way leaves the branch active at ``point``
-    (``if(ep > 1, a, b)`` at ``ep = 1``, ``gpus <= 8`` at 8, a floor that steps within one step): the
-    plan's value there differs from the active branch's, so the branch's slope (often 0) says
-    nothing of the next whole value."""
-    import sympy as sp
-
-    x = point[sym]
-    h = sp.Rational(plan.model.quantities[input_name].display.scale)
-    got = _effects(plan, ev, name, input_name, np.array([float(x + h), float(x - h)]))
-    for v, at in zip(got, (x + h, x - h)):
-        if v is None:
-            continue
-        w = active.xreplace({**point, sym: at})
-        if not (w.is_number and w.is_real and w.is_finite) or not _close(float(w), v):
-            return True
-    return False
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= RESIDUE * max(abs(a), abs(b)) + 1e-300
-
-
 def _effects(plan: Plan, ev, name: str, input_name: str, at: np.ndarray) -> list[Optional[float]]:
     """``name`` with ``input_name`` at each of ``at`` (base units), the others as in ``ev``; None
-    where it has no finite value or a constraint fails there."""
-    raw = _run_at(plan, ev, input_name, at)
-    f = np.broadcast_to(np.asarray(raw[name], dtype=float), at.shape)
-    ok = np.isfinite(f)
-    for i in range(len(plan._constraints)):
-        ok = ok & np.broadcast_to(np.asarray(raw[f"__constraint{i}"], dtype=bool), at.shape)
+    where it has no finite value or a constraint fails there (the look for the nearest step)."""
+    f, ok = _values(plan, ev, name, input_name, at)
     return [float(v) if good else None for v, good in zip(f, ok)]
 
 
-def _run_at(plan: Plan, ev, input_name: str, at: np.ndarray) -> dict:
-    """Every quantity with ``input_name`` at each of ``at`` (base units), the other inputs as in ``ev``:
-    one run of the compiled plan, kept on the plan (every headline figure moves each input the same way)."""
+def _run_at(plan: Plan, ev, input_name: Optional[str], at: Optional[np.ndarray], probe: str = "") -> dict:
+    """Every quantity (the ``probe`` program's outputs, where told) with ``input_name`` at each of ``at`` (base
+    units), the other inputs as in ``ev``: one run of the compiled plan, kept on the plan (every headline
+    figure moves each input the same way)."""
     values = {n: (v if isinstance(v, bool) else float(v)) for n, v in ev.inputs.items()}
-    key = ("at", input_name, tuple(at.tolist()), tuple(values.items()))
+    key = (probe, input_name, () if at is None else tuple(at.tolist()), tuple(values.items()))
     memo = _memo(plan)
     if key not in memo:
-        values[input_name] = at
-        memo[key] = plan.run_compiled(values)
+        if input_name:
+            values[input_name] = at
+        program = memo[probe] if probe else plan.compiled
+        memo[key] = dict(zip(program.outputs, program(plan.args(values))))
     return memo[key]
 
 
