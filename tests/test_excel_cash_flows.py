@@ -165,7 +165,7 @@ def test_the_flows_of_irr_from_month_0_sit_under_their_months(books, engine):
 def test_a_row_of_money_is_shown_to_cents_as_the_model_sheet_shows_money(books):
     """The Unit column's unit sets the row's number format by the one number rule: USD and kUSD rows to
     cents (1,500.00 USD, 11.50 kUSD), as the Model sheet shows ``lowest`` in kUSD, not to six significant
-    digits as a plain number (11.5000, 593.135 kUSD beside the Model's 593.14)."""
+    digits as a plain number (fleet_60_months' cash row read 593.135 kUSD, its flow row -6,865.486 USD)."""
     wb = openpyxl.load_workbook(books["units"].path)
     rows = _rows(wb)
     money = [r for r in rows.values() if r[2].value in ("USD", "kUSD")]
