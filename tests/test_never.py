@@ -189,3 +189,15 @@ def test_the_checks_sheet_shows_a_check_against_never_as_the_report_does(plan_fi
         assert rows["check runway == never"] == [actual, "never"], (key, rows)
         assert rows["check runway != never"] == [actual, "not never"], (key, rows)
         assert rows["check runway == never in price_war"] == [26, "never"], (key, rows)  # planner's, not live
+
+
+def test_check_verbose_and_markdown_say_never_as_the_report_does(plan_file, cli):
+    """`planner check -v` listed `ok   check runway == never` with no value and `--format markdown` left its
+    actual and expected blank; both read never (or the month found) against never or not never."""
+    path = plan_file(PLAN + "check runway == never\ncheck runway != never in price_war\n")
+    code, out, err = cli("check", "-v", path)
+    assert code == 0 and "ok   check runway == never = never\n" in out, out
+    assert "ok   check runway != never in price_war [price_war] = 26 month" in out, out
+    code, out, err = cli("check", "--format", "markdown", path)
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines() if "runway" in line]
+    assert [r[3:5] for r in rows] == [["never", "never"], ["26 month", "not never"]], out
