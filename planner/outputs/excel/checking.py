@@ -125,7 +125,7 @@ def checks_sheet(book: Book) -> None:
                     ws.text(row, 3, shown, FIGURE)
                 else:
                     ws.number(row, 3, shown, style)
-                ws.text(row, 4, NEVER_WORD if never[1] else f"not {NEVER_WORD}", FIGURE)
+                ws.text(row, 4, result.expected, FIGURE)  # never, or not never
             if result.beyond_floats:
                 # decided in exact arithmetic where a spreadsheet's floats cannot tell (0.5^2000 is not 0):
                 # planner's verdict, as a value, so the workbook says what planner says
