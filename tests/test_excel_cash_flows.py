@@ -11,6 +11,8 @@ horizon of 9 months never. The wide sum is 0.5 * 17,000 * 17,001 / 2 = 72,254,25
 
 from __future__ import annotations
 
+import re
+
 import openpyxl
 import pytest
 from excel_recalc import POISON, in_both_engines, require_gnumeric
@@ -158,3 +160,18 @@ def test_the_flows_of_irr_from_month_0_sit_under_their_months(books, engine):
     assert months[2].value == "month" and [c.value for c in months[3:6]] == [0, 1, 2]
     assert flows[0].row == months[0].row + 1 and flows[2].value == "USD"
     assert [c.value for c in flows[3:6]] == [-100, 60, 60]
+
+
+def test_a_row_of_money_is_shown_to_cents_as_the_model_sheet_shows_money(books):
+    """The Unit column's unit sets the row's number format by the one number rule: USD and kUSD rows to
+    cents (1,500.00 USD, 11.50 kUSD), as the Model sheet shows ``lowest`` in kUSD, not to six significant
+    digits as a plain number (fleet_60_months' cash row read 593.135 kUSD, its flow row -6,865.486 USD)."""
+    wb = openpyxl.load_workbook(books["units"].path)
+    rows = _rows(wb)
+    money = [r for r in rows.values() if r[2].value in ("USD", "kUSD")]
+    assert len(money) >= 3
+    for r in money:
+        formats = {c.number_format for c in r[3:] if c.value is not None}
+        assert formats and all(re.fullmatch(r"#,##0\.00(;.*)?", f) for f in formats), (r[0].value, formats)
+    model = next(r for r in wb["Model"].iter_rows(min_row=4) if r[3].value == "lowest")
+    assert re.fullmatch(r"#,##0\.00(;.*)?", model[1].number_format)

@@ -394,3 +394,31 @@ def test_the_summary_says_which_figures_are_live(books):
     fixed = [r for r in rent["Summary"].iter_rows() if str(r[2].value).startswith("=Solve!$C$")
              and solve["C" + r[2].value.split("$")[-1]].data_type == "n"]
     assert fixed  # the answers it means are on the Summary
+
+
+def test_the_summary_says_a_scenarios_figure_that_reduces_a_series_is_planners(tmp_path):
+    """A scenario's column of a figure that reduces a series holds planner's figure at export (the Months
+    sheet computes the base case and the selected scenario only); the Summary read "Every figure here is live"
+    above such a column (saas_growth's no_loan, slow_hiring and high_churn headlines). Without a series, every
+    figure is live and it says so."""
+    from planner.plan import loads_compiled
+
+    text = ("unit USD\nperiods = 1 month..12 month\nstart = 100 USD\nburn = 10 USD\n"
+            "series cash = previous(cash, start) - burn -> USD\nlowest = {} -> USD \"lowest cash\" [headline]\n"
+            "scenario dear {{ burn = 20 USD }}\n")
+
+    def summary(plan_text):
+        wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(loads_compiled(plan_text, name="s.plan"))))
+        said = next(c.value for r in wb["Summary"].iter_rows(max_row=6) for c in r
+                    if isinstance(c.value, str) and c.value.startswith("Every figure"))
+        return wb, said
+
+    wb, said = summary(text.format("min(cash)"))
+    dear = next(r for r in wb["Summary"].iter_rows() if r[0].value == "Lowest cash")[3].value
+    sheet, cell = dear[1:].split("!")
+    assert wb[sheet][cell.replace("$", "")].data_type == "n"  # planner's figure, not a formula
+    assert said.startswith("Every figure here is live except, in the scenarios' columns, the figures that "
+                           "reduce a series"), said
+    assert "Selected scenario" in said, said
+    _, said = summary(text.format("start - 12 * burn"))
+    assert said.startswith("Every figure here is live: edit the orange cells"), said

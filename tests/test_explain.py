@@ -228,3 +228,14 @@ def test_a_time_or_a_count_without_a_display_unit_keeps_the_unit_its_formula_is_
     assert units["served"] == "token" and units["first_negative"] == "month" and units["twice"] == "month"
     checks = openpyxl.load_workbook(tmp_path / "written.xlsx")["Checks"]
     assert next(r for r in checks.iter_rows(min_row=4) if r[0].value == "check served == 4.5e9 token")[4].value == "token"
+
+
+def test_used_by_names_the_series_that_use_a_quantity_in_the_order_the_plan_defines_them():
+    """saas_growth: `fixed_costs` is used only by the series `fixed`, `hires` by the series `reps` and `ramping1`,
+    `mrr` by the series `operating` and by `ending_arr`; a series was left out, so `explain fixed_costs` said
+    nothing used it (the plan's text, read by hand: lines 63, 44-45 and 66, 75)."""
+    plan = planner.load(ROOT / "benchmarks" / "plans" / "saas_growth.plan")._plan
+    assert explain(plan, "fixed_costs").used_by == ["fixed"]
+    assert explain(plan, "hires").used_by == ["reps", "ramping1"]
+    assert explain(plan, "mrr").used_by == ["operating", "ending_arr"]
+    assert explain(plan, "operating").used_by == ["net", "breakeven", "plan_npv", "plan_irr"]

@@ -163,3 +163,41 @@ def test_a_check_against_never_shows_the_figure_or_never(plan_file, cli):
     assert "expected a value, not never, got never" in out
     code, out, err = cli("check", path, "--format", "json")
     assert [c["actual"] for c in json.loads(out)["checks"]] == [None, None, 26, 26]
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_the_checks_sheet_shows_a_check_against_never_as_the_report_does(plan_file, tmp_path, engine):
+    """The Checks sheet's Actual and Expected of `check runway == never` were blank; they read as the report's
+    table: never (or the month found) against never or not never, Actual live, recalculated by LibreOffice and
+    Gnumeric as exported and with the burn typed in at 4 kUSD (cash below zero in month 26, as above);
+    in price_war (a series in another case than the base) planner's figure."""
+    from excel_recalc import in_both_engines, require_gnumeric
+    from test_excel_workbook import edit, export, require_soffice
+
+    from planner.plan import load_compiled
+
+    require_soffice()
+    require_gnumeric()
+    plan = load_compiled(plan_file(PLAN + "check runway == never\ncheck runway != never\n"
+                                          "check runway == never in price_war\n"))
+    items = {"as_written": export(plan, tmp_path / "never.xlsx")}
+    items["burn_4"] = edit(items["as_written"], tmp_path / "burn_4.xlsx", {"burn": 4})
+    in_both_engines(items, tmp_path, 10)
+    for key, actual in (("as_written", "never"), ("burn_4", 26)):
+        ws = items[key].engines[engine]["Checks"]
+        rows = {ws.cell(r, 1).value: [ws.cell(r, c).value for c in (3, 4)] for r in range(4, ws.max_row + 1)}
+        assert rows["check runway == never"] == [actual, "never"], (key, rows)
+        assert rows["check runway != never"] == [actual, "not never"], (key, rows)
+        assert rows["check runway == never in price_war"] == [26, "never"], (key, rows)  # planner's, not live
+
+
+def test_check_verbose_and_markdown_say_never_as_the_report_does(plan_file, cli):
+    """`planner check -v` listed `ok   check runway == never` with no value and `--format markdown` left its
+    actual and expected blank; both read never (or the month found) against never or not never."""
+    path = plan_file(PLAN + "check runway == never\ncheck runway != never in price_war\n")
+    code, out, err = cli("check", "-v", path)
+    assert code == 0 and "ok   check runway == never = never\n" in out, out
+    assert "ok   check runway != never in price_war [price_war] = 26 month" in out, out
+    code, out, err = cli("check", "--format", "markdown", path)
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines() if "runway" in line]
+    assert [r[3:5] for r in rows] == [["never", "never"], ["26 month", "not never"]], out

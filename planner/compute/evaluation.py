@@ -183,9 +183,11 @@ class Plan:
     def scenario_names(self) -> list[str]:
         return list(self.model.scenarios)
 
-    def definition_order(self) -> list[str]:
-        """Quantity names in the order they appear (imported ones where they are imported)."""
-        return list(self._definition_order)
+    def definition_order(self, series: bool = False) -> list[str]:
+        """Quantity names in the order they appear (imported ones where they are imported); the series (a
+        value per period, shown as tables of their own: :meth:`series_order`) among them only with ``series``."""
+        q = self.model.quantities
+        return [n for n in self._definition_order if series or not q[n].per_period]
 
     def display_order(self) -> list[str]:
         """The plan's own quantities in file order, then the imported ones in the order they were imported."""
@@ -196,16 +198,12 @@ class Plan:
 
     @cached_property
     def _definition_order(self) -> tuple[str, ...]:
-        """(Series, a value per period, are shown as tables of their own: :meth:`series_order`.)"""
         return tuple(s.name for s in self.model.plan.statements
-                     if isinstance(s, ir.Definition) and s.name in self.model.quantities
-                     and not self.model.quantities[s.name].per_period)
+                     if isinstance(s, ir.Definition) and s.name in self.model.quantities)
 
     def series_order(self) -> list[str]:
         """The plan's series (quantities with a value per period) in file order."""
-        return [s.name for s in self.model.plan.statements
-                if isinstance(s, ir.Definition) and s.name in self.model.quantities
-                and self.model.quantities[s.name].per_period]
+        return [n for n in self._definition_order if self.model.quantities[n].per_period]
 
     @cached_property
     def period_unit(self) -> tuple[str, float]:

@@ -35,7 +35,7 @@ from .errors import (
 )
 from .limits import MAX_EXACT_BITS
 from .model import Type
-from .source import Span
+from .source import Source, Span
 from .units import DIMENSIONLESS, LIKELY, TIME, Dim, Unit, UnitTable, canonical_text
 
 NUM = Type("num", DIMENSIONLESS)
@@ -616,3 +616,29 @@ def example_unit(dim: Dim) -> str:
     examples = {"B": "GB", "s": "ms", "B/s": "TB/s", "1/s": "TFLOP/s", "B/token": "B/token"}
     text = canonical_text(dim)
     return examples.get(text, text)
+
+
+def unit_named(dim: Dim, scale: Fraction, table: "UnitTable", written: str | None = None,
+               prefer: "Iterable[Unit]" = ()) -> str:
+    """The text of a unit of ``dim`` that is ``scale`` base units (a cell's figure that is no quantity's,
+    a row of terms): ``written`` where it is that unit (the unit the plan writes the figure in), else one
+    of ``prefer`` (the units the plan shows its figures in: ``kUSD/van``), a unit the plan declares or a
+    built-in (``kUSD``, ``month``), else the base unit's text after the factor (``2628000 s``); "" for a
+    plain number."""
+    if written:
+        from .lower import unit_from_text
+
+        try:
+            unit = unit_of(unit_from_text(written, Source("unit", written), 0), table)
+        except PlanError:
+            unit = None
+        if unit is not None and unit.dim == dim and unit.scale == scale:
+            return written
+    if dim.dimensionless and scale == 1:
+        return ""
+    declared = [table.units[n] for n in table.declared if n in table.units]
+    for u in (*prefer, *declared, *table.units.values()):
+        if u.text and u.dim == dim and u.scale == scale:
+            return u.text
+    factor = str(scale.numerator) if scale.denominator == 1 else f"{float(scale):.15g}"
+    return canonical_text(dim) if scale == 1 else f"{factor} {canonical_text(dim)}".strip()

@@ -563,8 +563,7 @@ def _check_figures(condition: bool, r: CheckResult) -> dict:
     decimals only where the two would otherwise look equal and are not."""
     never = never_side(r.check)
     if never is not None:  # `runway == never`: the figure's value, or never
-        return {"expected": "never" if never[1] else "not never",
-                "actual": "never" if r.lhs is None else show(r.lhs, r.unit)}
+        return {"expected": r.expected, "actual": r.actual if r.lhs is None else show(r.lhs, r.unit)}
     if condition:
         return {"expected": "true", "actual": "true" if r.passed else "false"}
     lhs, rhs = (r.flags[0], r.flags[1]) if r.flags else (r.lhs, r.rhs)

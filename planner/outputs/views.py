@@ -306,7 +306,7 @@ class CheckView:
                              + (f"\n     note: {note}" if note else ""))
             elif self.verbose:
                 where = f" [{r.scenario}]" if r.scenario else ""
-                value = f" = {r.actual}" if r.lhs is not None else ""
+                value = f" = {r.actual}" if r.actual else ""
                 lines.append(f"{ok} {r.text}{where}{value}" + (f"\n     note: {note}" if note else ""))
         summary = f"{len(self.results) - failed} passed, {failed} failed"
         if self.color:

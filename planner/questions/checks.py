@@ -53,10 +53,15 @@ class CheckResult:
 
     @property
     def expected(self) -> str:
+        never = never_side(self.check)  # `runway == never`: never (or not never) against the figure
+        if never is not None:
+            return "never" if never[1] else "not never"
         return "" if self.rhs is None else format_value(self.rhs, self.unit, 8)
 
     @property
     def actual(self) -> str:
+        if self.lhs is None and self.error is None and never_side(self.check) is not None:
+            return "never"
         return "" if self.lhs is None else format_value(self.lhs, self.unit, 8)
 
     def describe(self) -> str:
@@ -70,7 +75,7 @@ class CheckResult:
             return f"could not evaluate{where}: {self.error.message}{at}"
         never = never_side(self.check)
         if never is not None:
-            return f"expected {'' if never[1] else 'a value, not '}never, got {self.actual or 'never'}{where}"
+            return f"expected {'' if never[1] else 'a value, not '}never, got {self.actual}{where}"
         if self.rhs is None:
             return f"condition is false{where}"
         tol = f" ({self.tolerance})" if self.tolerance else ""

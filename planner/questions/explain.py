@@ -59,7 +59,7 @@ def explain(plan: Plan, name: str, scenario: Optional[str] = None, overrides=Non
         raise UnknownNameError(f"no quantity `{name}` in {plan.path}",
                                hint=f"did you mean `{guess}`?" if guess else None)
     ev = plan.evaluate(scenario, overrides, origins)
-    used_by = [n for n in plan.definition_order() if name in plan.model.quantities[n].deps]
+    used_by = [n for n in plan.definition_order(series=True) if name in plan.model.quantities[n].deps]
     node, no_ir = None, None
     if q.per_period:  # a value per period, `previous` the period before: no formula over inputs to show
         no_ir = "a series: computed period by period, its values below"

@@ -572,7 +572,7 @@ class Book:
         self.flows_row += 1
         row = self.flows_row
         held = held()
-        style = self.number_style(held)
+        style = self.number_style(held, unit)  # money to cents, as the Model sheet shows it
         ws.text(row, 1, where)
         ws.text(row, 2, written)
         ws.text(row, 3, unit, UNITS)

@@ -16,9 +16,10 @@ import re
 from fractions import Fraction
 
 from ...language import ir
-from ...questions.checks import EXACT_REL, check_scenarios, compares_values, display_unit, run_checks, tolerance_of
+from ...questions.checks import (EXACT_REL, check_scenarios, compares_values, display_unit, never_side, run_checks,
+                                 tolerance_of)
 from ..numbers import cell_unit
-from .book import cell_scale, percent_figure, scale_of, TITLE, UNITS, Book, cached
+from .book import cell_scale, percent_figure, scale_of, FIGURE, NEVER_WORD, TITLE, UNITS, Book, cached
 from .generator import ATOM, Generator, Piece, number
 
 COLUMNS = ["Check", "Scenario", "Actual", "Expected", "Unit", "Tolerance", "Holds", "Status", "Line"]
@@ -64,6 +65,7 @@ def checks_sheet(book: Book) -> None:
         scale = cell_scale(shown_scale, unit)  # a percentage's cells hold the fraction
         cond = check.condition
         pair = compares_values(book.plan, check, book.answer_types)
+        never = never_side(check)  # `x == never`: x as the Summary shows it (its value or never) against never
         text = check.span.flat
         for scenario in check_scenarios(book.plan, check):
             row += 1
@@ -113,6 +115,17 @@ def checks_sheet(book: Book) -> None:
                 ws.text(row, 6, tol_text)
             else:
                 holds = gen.formula(cond, None)[1:]
+            if never is not None:
+                shown = NEVER_WORD if result.lhs is None else percent_figure(unit, result.lhs * written)
+                style = book.number_style([shown], unit)
+                if holds not in ("TRUE", "FALSE"):  # else planner's verdict (a series in another case): its figure
+                    x = gen.formula(never[0], scale)[1:]
+                    ws.formula(row, 3, f'=IF(ISNA({x}),"{NEVER_WORD}",{x})', shown, style, FIGURE)
+                elif shown == NEVER_WORD:
+                    ws.text(row, 3, shown, FIGURE)
+                else:
+                    ws.number(row, 3, shown, style)
+                ws.text(row, 4, result.expected, FIGURE)  # never, or not never
             if result.beyond_floats:
                 # decided in exact arithmetic where a spreadsheet's floats cannot tell (0.5^2000 is not 0):
                 # planner's verdict, as a value, so the workbook says what planner says

@@ -818,7 +818,7 @@ class Generator(ir.Visitor):
     def _unit(self, e: ir.Expr, env, scale: Optional[Fraction]) -> str:
         """The unit of cells that hold ``e`` (over the names bound around it) in ``scale``: its dimension
         named (the unit the plan writes it in, a unit a figure is shown in, a declared or built-in one)."""
-        from ...language.units import unit_named
+        from ...language.dims import unit_named
 
         t = self._type(e, env) if scale is not None else None
         if t is None or t.is_bool or t.dim is None:

@@ -95,7 +95,8 @@ def sheets_needed(book: Book) -> list[str]:
 NOTES = {
     SCENARIOS: "One column per scenario: inputs it sets are orange values (edit them here; `planner import` reads "
                "them back for that scenario), the others follow the Inputs sheet; every derived figure is a "
-               "formula over its own column.",
+               "formula over its own column, except one that reduces a series: planner's figure at export (its "
+               "comment says so; pick the scenario as the Summary's Selected scenario to see it live).",
     CHECK_CONTEXTS: "Working for the Checks sheet: one column per `check ... with` context (the inputs the check "
                     "sets, on top of its scenario), each a live copy of the plan.",
 }

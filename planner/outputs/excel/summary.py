@@ -42,15 +42,23 @@ def fill(book: Book) -> None:
 
 def _live_sentence(book: Book) -> str:
     """The Summary's first sentence, true of this workbook: every figure live, or every figure but the
-    answers planner found at export (a search the sheet cannot redo: a `first` over months, several roots)."""
+    answers planner found at export (a search the sheet cannot redo: a `first` over months, several roots)
+    and the scenarios' figures that reduce a series (the sheet of periods computes the selected one only)."""
     edit = "edit the orange cells on the Inputs sheet (or a scenario's own inputs on the Scenarios sheet)"
     fixed = sum(1 for _, ctx, r, at in book.solve_rows
                 if not ctx.overrides and (getattr(book.sheet("Solve").at(at, 3), "kind", None) != "formula"))
-    if not fixed:
+    frozen = bool(book.selectable) and any(not book.q[n].is_input and book.reads_series(n) for n in book.rows)
+    if not fixed and not frozen:
         return f"Every figure here is live: {edit} and it follows."
-    what = "the answer planner found at export (its" if fixed == 1 else \
-        f"the {fixed} answers planner found at export (their"
-    return f"Every figure here is live except {what} status reads \"{STALE}\" after an edit): {edit} and the rest follows."
+    what = ""
+    if fixed:
+        what = (" the answer planner found at export (its" if fixed == 1 else
+                f" the {fixed} answers planner found at export (their") + f" status reads \"{STALE}\" after an edit)"
+    if frozen:
+        what += (" and" if fixed else "") + (", in the scenarios' columns, the figures that reduce a series "
+                                             "(planner's at export; pick the scenario as the Selected scenario "
+                                             "to see them live)")
+    return f"Every figure here is live except{what}: {edit} and the rest follows."
 
 
 def _selector(book: Book, ws, row: int) -> int:
