@@ -182,6 +182,9 @@ HEAD = "periods = 1 month..12 month\n"
      "<"),
     (HEAD + "series a = 1 then 2 s\n", "starts as", "2 s"),
     (HEAD + "series a = 1 then previous + 1\ncheck a > 0\n", "needs one figure", "a >"),
+    (HEAD + "series a = 1 then previous + 1\ncheck a > 0\n", "a check needs one figure", "a >"),
+    (HEAD + "k = 1 where k >= 0\nseries a = k then previous + 1\nsolve min k where a > 3\n",
+     "a solve's condition needs one figure", "a >"),  # it said "a check" of a solve
     (HEAD + "x = 5\nseries a = 1 then previous(x)\n", "not a series", "x)"),
     (HEAD + "series a = 1 then previous(nope) + 1\n", "unknown", "nope"),
 ])

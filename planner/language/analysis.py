@@ -143,7 +143,8 @@ class Analyzer:
         if self.periods is not None:
             for s in statements:
                 if isinstance(s, (ir.Check, ir.Solve)):
-                    series_rules.check_condition(s.condition, quantities, self.sink)
+                    series_rules.check_condition(s.condition, quantities, self.sink,
+                                                 "a check" if isinstance(s, ir.Check) else "a solve's condition")
         self.sink.raise_if_any()
         for q in quantities.values():  # an uncertain input's distribution inside its constraints, for every question
             if q.is_input and q.definition.uncertain is not None and not q.is_bool:
