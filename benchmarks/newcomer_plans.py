@@ -30,6 +30,7 @@ PLANS = {  # plan -> its plain script (None: no script, the plan's own commands 
     "fleet_60_months": "fleet_60_months",
     "lease_or_buy_36": "lease_or_buy_36",  # series with pmt, npv, irr, first and an uncertain lease price
     "saas_growth": "saas_growth",  # 36 months of sales hiring with a ramp, churn, a loan; four questions
+    "inference_capacity": "inference_capacity",  # 30 months of GPUs ordered 3 months ahead, roofline throughput
     "gpu_buy_vs_rent": None,  # examples/: the shipped 36-month plan with monthly sums
     "support_backlog": None,  # examples/: series over the periods (a recurrence per month)
     "grain_silo": None,

@@ -268,6 +268,23 @@ def test_the_verification_shows_the_answer_to_the_same_digits_as_its_neighbour()
     assert r.verification.text.startswith("holds at x = 2, fails"), r.verification.text
 
 
+def test_the_verification_never_writes_the_answer_and_the_failing_float_beside_it_alike():
+    """The greatest monthly growth of a 30-month capacity plan read `holds at growth = 5.48398 % (5.483983392348823),
+    fails at the float just above it (5.483983392348823)`: the two adjacent floats (in the base unit), each divided
+    by the percent's scale, rounded to one float. They are written exactly, to the digits that tell them apart."""
+    import re
+    from fractions import Fraction
+
+    r = _answer("g = 6% where 0% <= g <= 30%\ny = (1 + g)^29\n", "solve max g where y <= 4.7")
+    said, beside = re.search(r"\(([0-9.]+)\), fails at the float just above it \(([0-9.]+)\)", r.verification.text).groups()
+    assert said != beside, r.verification.text
+    yes = float(r.value)  # the answer (a fraction: the base unit), and the float above it, where the condition fails
+    no = math.nextafter(yes, 1)
+    assert (1 + yes) ** 29 <= 4.7 < (1 + no) ** 29
+    assert abs(Fraction(said) - Fraction(yes) * 100) < abs(Fraction(said) - Fraction(no) * 100)  # each its own float
+    assert abs(Fraction(beside) - Fraction(no) * 100) < abs(Fraction(beside) - Fraction(yes) * 100)
+
+
 def test_an_equation_whose_sides_jump_past_each_other_has_no_root():
     """`ceil(x) - 2.5 = 0` was answered `x = 2`, "lhs - rhs = -0.5 (it changes sign at the next float)": a step
     across zero is no root. It is a no-answer that says where the sides jump and what to ask instead."""

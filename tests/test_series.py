@@ -138,6 +138,22 @@ def test_never_compares_with_the_value_first_gives():
     assert "first_negative == never" in failed.text
 
 
+@pytest.mark.parametrize("ordered", ["orders", "if(period <= 2 month, orders, 0)", "5"])
+def test_a_series_delayed_by_previous_from_a_bare_zero_keeps_its_unit_in_formulas(ordered):
+    """`previous(x, 0)`: the 0 fits any unit, so the series x says which. A GPU order that arrives two months
+    later, priced: the price times the arrivals is money, whether or not `ordered` uses an input (which
+    sorted `transit` before `ordered` and left it without a unit: capex was a plain number, and
+    `-> kUSD` an error)."""
+    plan = loads("unit USD\nunit kUSD = 1000 USD\nperiods = 1 month..4 month\nprice = 32 kUSD\norders = 5\n"
+                 f"series ordered = {ordered}\nseries transit = previous(ordered, 0)\n"
+                 "series arriving = previous(transit, 0)\nseries capex = arriving * price -> kUSD\n"
+                 "spent = sum(capex) -> kUSD\n")
+    ev = plan.evaluate()
+    assert plan.model.quantities["capex"].display.text == "kUSD"
+    assert ev.series["capex"][2] == pytest.approx(160_000)  # 5 ordered in month 1 arrive in month 3: 5 * 32 kUSD
+    assert ev["spent"] == pytest.approx(2 * 160_000)  # months 3 and 4
+
+
 # ---- plans written before series keep their meaning ------------------------------------------------
 
 def test_period_and_previous_are_plain_names_without_periods():
@@ -168,6 +184,9 @@ HEAD = "periods = 1 month..12 month\n"
     (HEAD + "series a = 1 then previous + 1\ncheck a > 0\n", "needs one figure", "a >"),
     (HEAD + "check period > 3 month\n", "a check needs one figure, not a value per period", "period >"),
     (HEAD + "periods = 1 month..6 month\n", "a plan declares its periods once", "periods = 1 month..6"),
+    (HEAD + "series a = 1 then previous + 1\ncheck a > 0\n", "a check needs one figure", "a >"),
+    (HEAD + "k = 1 where k >= 0\nseries a = k then previous + 1\nsolve min k where a > 3\n",
+     "a solve's condition needs one figure", "a >"),  # it said "a check" of a solve
     (HEAD + "x = 5\nseries a = 1 then previous(x)\n", "not a series", "x)"),
     (HEAD + "series a = 1 then previous(nope) + 1\n", "unknown", "nope"),
 ])

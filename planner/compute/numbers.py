@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import re
 from ..language.lazy import lazy_dataclass as dataclass  # dataclasses.dataclass, made on first use
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from fractions import Fraction
 from typing import Iterable, Optional
 
@@ -399,6 +399,23 @@ def differing(a: float, b: float, unit: str = "", digits: int = 8) -> tuple[str,
             else:
                 texts = (_significant(a, digits + n), _significant(b, digits + n))
     return (f"{texts[0]} {unit}".strip(), f"{texts[1]} {unit}".strip())
+
+
+def apart(a: Fraction, b: Fraction) -> tuple[str, str]:
+    """Two different exact values as Python writes their floats, with more significant digits where those
+    are one float: a solve's answer in % and the float just above it in the base unit, each divided by the
+    percent's scale, round to one float (``5.483983392348823`` twice); exactly they read
+    ``5.4839833923488232`` and ``5.4839833923488240``."""
+    x, y = float(a), float(b)
+    if x != y:
+        return repr(x).removesuffix(".0"), repr(y).removesuffix(".0")
+    context = Context(prec=60)
+    exact = [context.divide(Decimal(v.numerator), Decimal(v.denominator)) for v in (a, b)]
+    for digits in range(17, 60):
+        texts = tuple(f"{v:.{digits}g}" for v in exact)
+        if texts[0] != texts[1]:
+            return texts
+    return texts
 
 
 def _significant(v: float, digits: int) -> str:

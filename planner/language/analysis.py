@@ -115,7 +115,7 @@ class Analyzer:
         order = [n for n in order_all if n in self.defs]
         quantities: dict[str, Quantity] = {}
         answer_types: dict[str, Type] = {}
-        for name in order_all:
+        for name in self._typing_order(graph, order_all):
             if name in self.answer_names:
                 t = self._answer_type(name)
                 if t is not None:
@@ -143,7 +143,8 @@ class Analyzer:
         if self.periods is not None:
             for s in statements:
                 if isinstance(s, (ir.Check, ir.Solve)):
-                    series_rules.check_condition(s.condition, quantities, self.sink)
+                    series_rules.check_condition(s.condition, quantities, self.sink,
+                                                 "a check" if isinstance(s, ir.Check) else "a solve's condition")
         self.sink.raise_if_any()
         for q in quantities.values():  # an uncertain input's distribution inside its constraints, for every question
             if q.is_input and q.definition.uncertain is not None and not q.is_bool:
@@ -717,6 +718,52 @@ class Analyzer:
         return fallback
 
     # ---- types and dimensions -----------------------------------------------
+    def _typing_order(self, graph: dict[str, tuple[str, ...]], order_all: list[str]) -> list[str]:
+        """``order_all`` with each series that ``previous(x, START)`` reads typed before its reader, where no
+        same-period dependency forbids it: a START of a bare 0 fits any unit, so the series' own type decides
+        (``previous(ordered, 0) * price`` is money however the names sort). A depth-first walk over the
+        same-period edges, taking a ``previous`` edge only to a series that does not itself lead back into
+        the walk (a series reading itself, or a loop through the periods)."""
+        soft = {n: [p.name for p in ir.walk(d.expr) if isinstance(p, ir.Previous) and p.name != n and p.name in graph]
+                for n, d in self.defs.items()}
+        if not any(soft.values()):
+            return order_all
+        out: list[str] = []
+        done: set[str] = set()
+        active: set[str] = set()
+
+        def reaches_walk(m: str) -> bool:  # m depends, in the same period, on a name the walk is in
+            seen, todo = {m}, [m]
+            while todo:
+                for k in graph.get(todo.pop(), ()):
+                    if k in active:
+                        return True
+                    if k not in seen and k not in done:
+                        seen.add(k)
+                        todo.append(k)
+            return False
+
+        def edges(n: str):
+            yield from graph.get(n, ())
+            yield from (m for m in soft.get(n, ()) if m not in done and m not in active and not reaches_walk(m))
+
+        for root in order_all:
+            if root in done:
+                continue
+            stack, active = [(root, edges(root))], {root}
+            while stack:
+                node, todo = stack[-1]
+                nxt = next((m for m in todo if m not in done and m not in active), None)
+                if nxt is None:
+                    stack.pop()
+                    active.discard(node)
+                    done.add(node)
+                    out.append(node)
+                else:
+                    active.add(nxt)
+                    stack.append((nxt, edges(nxt)))
+        return out
+
     def _infer(self, expr: ir.Expr, scope: dict[str, Type]) -> Optional[Type]:
         try:
             return self.typer.type(expr, scope, self.types.get)

@@ -42,7 +42,7 @@ from ..compute.exact import ExactEvaluator, NotRational
 from ..compute.numeric import compile_program
 from ..language import ir
 from ..compute.evaluation import format_value
-from ..compute.numbers import answer_style, figure, interval, significant
+from ..compute.numbers import answer_style, apart, figure, interval, significant
 from ..language.errors import (ConstraintError, KindError, Label, MultipleRootsError, NoRootError, NotMonotoneError,
                                PlanError, SolveError)
 from ..language.limits import within
@@ -773,11 +773,11 @@ def _real_threshold(plan: Plan, program, q, inputs, stmt, final) -> Optional[tup
         note = f"the condition holds everywhere in the domain ({_domain_text(q)}): the answer is its {end} end"
         return value, ver, _REAL_METHOD.format(n=xs.size), (note,)
     yes, no = edges[0]
-    full = repr(float(yes) / float(scale)).removesuffix(".0")
+    full, beside = apart(Fraction(yes) / Fraction(scale), Fraction(no) / Fraction(scale))  # never one text twice
     answer = figure(float(yes) / scale, q.unit_text, answer_style(float(yes) / scale, q.unit_text, stmt.mode))
     said = answer if answer.split(" ")[0].replace(",", "") == full else f"{answer} ({full})"  # as the answer reads
     ver = Verification(text=f"holds at {q.name} = {said}, fails at the float just {'below' if low else 'above'} "
-                            f"it ({no / scale!r})", exact=False, holds=True, neighbor=no / scale, neighbor_holds=False)
+                            f"it ({beside})", exact=False, holds=True, neighbor=no / scale, neighbor_holds=False)
     return Fraction(yes), ver, _REAL_METHOD.format(n=xs.size), ()
 
 
