@@ -95,6 +95,7 @@ def books(tmp_path_factory):
     # an analyst types the slow-hiring target and the high churn into the Inputs sheet: the script's scenarios
     items["slow_hiring"] = edit(items["base"], work / "saas_slow.xlsx", {"rep_target": 8})
     items["high_churn"] = edit(items["base"], work / "saas_churn.xlsx", {"churn": 0.04})
+    items["dear_money"] = edit(items["base"], work / "saas_dear.xlsx", {"discount_rate": 0.25})
     return in_both_engines(items, work, 1000)
 
 
@@ -108,3 +109,27 @@ def test_the_workbook_recalculated_with_an_input_typed_in_gives_the_scripts_figu
         sheet, coord = next(wb.defined_names[name].destinations)
         got = wb[sheet][coord.replace("$", "")].value
         assert got == pytest.approx(GOLDEN[case][name], rel=1e-9), (case, engine, name, got)
+
+
+# the script's plan_npv with discount_rate = 25% (its model(p) at that rate; `planner eval --set
+# discount_rate=25%` says 1,972.64 kUSD): the operating cash flows do not move, their discounting does
+NPV_AT_25 = 1972.6427110888064
+
+
+def test_npv_of_a_series_is_excels_npv_over_its_row(books):
+    """`npv(discount_rate / 12, operating)`: NPV over the series' row on the Months sheet, as an analyst writes
+    it (it was 36 INDEX/MATCH arguments, 2,137 characters)."""
+    import openpyxl
+
+    book = books["base"].book
+    wb = openpyxl.load_workbook(books["base"].path)
+    sheet, coord = next(wb.defined_names["plan_npv"].destinations)
+    row = book.periods.rows["operating"]
+    assert wb[sheet][coord.replace("$", "")].value == f"=NPV(discount_rate/12,Months!$C${row}:$AL${row})"
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_a_discount_rate_typed_in_moves_the_npv_as_the_script_says(books, engine):
+    wb = books["dear_money"].engines[engine]
+    sheet, coord = next(wb.defined_names["plan_npv"].destinations)
+    assert wb[sheet][coord.replace("$", "")].value == pytest.approx(NPV_AT_25, rel=1e-9), engine

@@ -592,6 +592,9 @@ class Generator(ir.Visitor):
                     inner[p.name] = Bound(None, p.default, bound, (p.default, _scope(bound)))
             return self.expr(f.body, inner, want)
         record = FUNCTIONS[e.func]
+        if e.over is not None and e.over[0] is None and self.periods is not None \
+                and len(e.args) - record.flows == self.periods.count:  # `npv(rate, net)`: the series' row
+            return self._flows_row(e, env, want, record)
         args = [self.expr(a.value, env, want) for a in e.args]
         keeps = record.sheet_keeps
         keep = range(len(args)) if keeps == "all" else range(1, len(args)) if keeps == "rest" else keeps
@@ -775,6 +778,18 @@ class Generator(ir.Visitor):
         if self.periods is None:  # (a sweep's table prints it again, with rows)
             raise NotWritten(f"the values of `{e.func}`, which are cells of the Cash flows sheet")
         return record.excel_args(texts)
+
+    def _flows_row(self, e: ir.Call, env, want, record) -> Piece:
+        """``npv(rate, net)``, ``irr(net)`` of a series: Excel's own function over its row on the sheet of
+        periods, as an analyst writes it (``NPV(rate,Months!$C$38:$AL$38)``; a working row where the flows
+        are an expression of series), NPV in the row's unit, IRR with planner's own root as its guess."""
+        flows, scale = self._row_of(e.over[2], env, want, f"{e.span.flat}: the cash flows")
+        texts = [a.text if a.scale is None else convert(a, Fraction(1)).text
+                 for a in (self.expr(arg.value, env) for arg in e.args[:record.flows])] + [flows]
+        if record.excel_args is not None:  # IRR: the search starts at planner's root (LibreOffice's 10% can miss it)
+            guess = self._held_value(e, env, None)
+            texts += [_float_text(float(f"{guess:.6g}"))] if isinstance(guess, float) else []
+        return Piece(call(record.excel, texts), ATOM, scale if record.flows else Fraction(1))
 
     def _array(self, e: ir.Call, env, texts: list[str], unit: str) -> str:
         """The arguments of a function that takes them as one array (IRR) as cells of the Cash flows
