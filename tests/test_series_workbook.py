@@ -426,3 +426,58 @@ def test_a_stock_carried_over_through_another_series_is_read_at_the_quarters_end
     assert ws.cell(shelf, q1).value == f"=E{shelf}"
     got = {n: held.cell(p.rows[n], q1).value for n in ("shelf", "sold", "receipts", "orders")}
     assert got == pytest.approx({"shelf": 60, "sold": 240, "receipts": 160, "orders": 237.5}, rel=1e-12)
+
+
+FLOWS = ("unit USD\nunit kUSD = 1000 USD\nperiods = 1 month..4 month\nrate = 12%\nfee = 50 USD\n"
+         "series flow = -1000 USD then 200 USD + 100 USD * period / 1 month -> kUSD\n"
+         "worth = npv(rate / 12, flow)\nkept_npv = npv(rate / 12, flow - fee)\nret = irr(flow) -> %\n")
+
+
+def _flows_by_hand(rate: float) -> dict:
+    """The flows are -1000, 400, 500, 600 USD: NPV discounts month m by (1 + rate/12)^m; the IRR is the root of
+    -1000 + 400/(1+r) + 500/(1+r)^2 + 600/(1+r)^3 (by bisection, to the last digit)."""
+    flows = [-1000, 400, 500, 600]
+    d = 1 + rate / 12
+    return {"worth": sum(v / d ** m for m, v in enumerate(flows, 1)),
+            "kept_npv": sum((v - 50) / d ** m for m, v in enumerate(flows, 1)), "ret": 0.2164778541842899}
+
+
+@pytest.fixture(scope="module")
+def flows_books(tmp_path_factory):
+    from excel_recalc import in_both_engines
+    from test_excel_workbook import edit
+    from test_excel_workbook import export as export_item
+
+    require_soffice()
+    require_gnumeric()
+    work = tmp_path_factory.mktemp("series_flows")
+    items = {"as_written": export_item(loads(FLOWS, name=str(work / "flows.plan")), work / "flows.xlsx")}
+    items["rate_24"] = edit(items["as_written"], work / "flows_24.xlsx", {"rate": 0.24})
+    return in_both_engines(items, work, 10)
+
+
+def test_npv_and_irr_of_a_series_are_excels_over_its_row(flows_books):
+    """`npv(rate, flow)`, `irr(flow)`: Excel's NPV and IRR over the series' row on the Months sheet (the row in
+    kUSD, the figure in USD); over an expression of series, a working row of it (its cells each month's flow)."""
+    item = flows_books["as_written"]
+    wb = openpyxl.load_workbook(item.path)
+    p = item.book.periods
+    flow = f"Months!$C${p.rows['flow']}:$F${p.rows['flow']}"
+    texts = {}
+    for name in ("worth", "kept_npv", "ret"):
+        sheet, coord = next(wb.defined_names[name].destinations)
+        texts[name] = wb[sheet][coord.replace("$", "")].value
+    assert texts["worth"] == f"=NPV(rate/12,{flow})*1000"
+    assert texts["ret"] == f"=IRR({flow},0.216478)"  # planner's root, where the engine's search starts
+    kept = re.fullmatch(r"=NPV\(rate/12,Months!\$C\$(\d+):\$F\$\1\)", texts["kept_npv"])
+    assert kept, texts["kept_npv"]
+    assert wb["Months"].cell(int(kept.group(1)), p.first + 1).value == f"=D{p.rows['flow']}*1000-fee"
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+@pytest.mark.parametrize("case, rate", [("as_written", 0.12), ("rate_24", 0.24)])
+def test_npv_and_irr_over_a_row_recalculate_to_the_figures_by_hand(flows_books, engine, case, rate):
+    wb = flows_books[case].engines[engine]
+    for name, want in _flows_by_hand(rate).items():
+        sheet, coord = next(wb.defined_names[name].destinations)
+        close(wb[sheet][coord.replace("$", "")].value, want, f"{name} ({case}, {engine})")
