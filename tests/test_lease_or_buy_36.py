@@ -64,3 +64,42 @@ def test_simulate_draws_the_fans_the_uncertain_lease_price_moves(capsys):
     month1 = base["series"]["lease_cash"]
     assert month1["p5"][0] < month1["p95"][0] < 0  # 3 GPUs leased in month 1 at a price between 1.8 and 2.8 kUSD
     assert -3 * 2.8 < month1["p5"][0] and month1["p95"][0] < -3 * 1.8
+
+
+# the script's npv with discount = 20% (its model(p) at that rate; `planner eval --set discount_rate=20%` says
+# 90.58 kUSD): the advantage month by month does not move, its discounting does
+NPV_AT_20 = 90.57775818884635
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    from excel_recalc import in_both_engines, require_gnumeric
+    from test_excel_workbook import edit, export, require_soffice
+
+    from planner.plan import load_compiled
+
+    require_soffice()
+    require_gnumeric()
+    work = tmp_path_factory.mktemp("lease_or_buy_36")
+    items = {"base": export(load_compiled(PLAN), work / "lease.xlsx")}
+    items["discount_20"] = edit(items["base"], work / "lease_20.xlsx", {"discount_rate": 0.20})
+    return in_both_engines(items, work, 1000)
+
+
+def test_the_npv_of_the_advantage_is_excels_npv_over_its_row(books):
+    """`npv(discount_rate / 12, advantage)`: NPV over the series' row on the Months sheet (it was 36
+    INDEX/MATCH arguments, 2,137 characters)."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(books["base"].path)
+    sheet, coord = next(wb.defined_names["npv_buy"].destinations)
+    row = books["base"].book.periods.rows["advantage"]
+    assert wb[sheet][coord.replace("$", "")].value == f"=NPV(discount_rate/12,Months!$C${row}:$AL${row})"
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+@pytest.mark.parametrize("case, want", [("base", GOLDEN["base"]["npv_buy"]), ("discount_20", NPV_AT_20)])
+def test_the_npv_recalculated_with_a_discount_rate_typed_in_is_the_scripts(books, engine, case, want):
+    wb = books[case].engines[engine]
+    sheet, coord = next(wb.defined_names["npv_buy"].destinations)
+    assert wb[sheet][coord.replace("$", "")].value == pytest.approx(want, rel=1e-9), (case, engine)
