@@ -207,7 +207,7 @@ def per_period(expr: ir.Expr, quantities: Mapping, functions: Mapping | tuple = 
     return False
 
 
-def check_condition(expr: ir.Expr, quantities: Mapping, sink) -> None:
+def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str) -> None:
     """A condition (of a check, a solve, a constraint) is one truth: the series it uses are reduced."""
     flows = {id(a.value): n.func for n in ir.walk(expr) if isinstance(n, ir.Call) and n.func in ("npv", "irr")
              for a in n.args}
@@ -218,10 +218,10 @@ def check_condition(expr: ir.Expr, quantities: Mapping, sink) -> None:
             if id(node) in flows:  # `check npv(rate, net) > 0`: the flows of a series, in a quantity of their own
                 hint = (f"take the `{flows[id(node)]}` of a series in a quantity of its own (`value = "
                         f"{flows[id(node)]}(..., {node.name})`) and use it here")
-            sink.add(KindError(f"`{node.name}` is a series (a value per period): a check needs one figure", node.span,
+            sink.add(KindError(f"`{node.name}` is a series (a value per period): {what} needs one figure", node.span,
                                label="a series", hint=hint))
             return
         if isinstance(node, (ir.Period, ir.Previous)):
-            sink.add(KindError("a check needs one figure, not a value per period", node.span,
+            sink.add(KindError(f"{what} needs one figure, not a value per period", node.span,
                                label="per period", hint="use it inside a reduction such as `first(period where ...)`"))
             return
