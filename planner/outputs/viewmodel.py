@@ -581,7 +581,7 @@ def _check_figures(condition: bool, r: CheckResult) -> dict:
             if more.text(a) != more.text(b) or extra == 9:
                 style = more if extra else style
                 break
-    out = {"expected": show(b, r.unit, style), "actual": show(a, r.unit, style)}
+    out = {"expected": show(b, r.unit, style), "actual": show(a, r.unit, answer_style(a, r.unit, r.answer_mode, style))}
     if r.passed and written is not None and written < style.decimals and not (style.scientific or style.money):
         out["expected"] = show(b, r.unit, NumberStyle(written, False, style.percent))  # `~= 12` reads 12
     ops = getattr(r.check.condition, "ops", ())
