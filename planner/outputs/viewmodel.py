@@ -490,6 +490,8 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
     }
     d["said_values"] = d["scenario_values"]  # the Findings' table's, once in three digits: one spelling now
+    # per scenario, whether it reads other than the first scenario's (the plan as written): the Results' bold
+    d["changed"] = [v != d["scenario_values"][0] for v in d["scenario_values"]]
     if analysis.base.is_never(name):
         d["value"] = d["figure"] = "never"
     if q.is_input:
