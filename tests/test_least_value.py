@@ -343,3 +343,33 @@ def test_the_solve_sheet_never_shows_a_least_value_below_itself():
     least, most = rows["solve min x"], rows["solve max x"]
     assert ws.cell(least, 3).number_format.startswith("#,##0.000") and "0.0000" not in ws.cell(least, 3).number_format
     assert ws.cell(most, 3).number_format.startswith("#,##0.00;")  # 1.23 kUSD is at most 1.2345 kUSD: cents
+
+
+def test_a_check_and_the_summary_never_show_an_answer_past_itself(tmp_path, cli):
+    """`solve max x where x <= 5.47791527 %`: the answer's figure in a check (`check -v`'s 8 digits gave 5.4779153 %,
+    the report's checks table and the Checks sheet 5.47792 %) and on the Summary (three digits: 5.48 %) was above
+    the greatest value, where the condition fails; `solve min` of 5.47211527 % was 5.47 % on the Summary, below
+    it (5.472 and 5.4721 too). Each is written with the decimals it needs to stay on its side, as the Solve sheet and the report do."""
+    import openpyxl
+
+    path = tmp_path / "side.plan"
+    path.write_text("x = 2% where 0% <= x <= 20%\n"
+                    "solve max x where x <= 5.47791527% as most\nsolve min x where x >= 5.47211527% as least\n"
+                    "check most ~= 5.4779%\ncheck least ~= 5.4721%\n")
+    code, out, _ = cli("check", "-v", str(path))
+    shown = {line.split()[2]: float(line.split(" = ")[-1].removesuffix(" %")) for line in out.splitlines()
+             if line.startswith("ok")}
+    assert code == 0 and set(shown) == {"most", "least"}, out
+    assert 5.4779152 <= shown["most"] <= 5.47791527 and 5.47211527 <= shown["least"] <= 5.4721153, out
+    report = tmp_path / "r.md"
+    code, _, _ = cli("report", str(path), "-o", str(report))
+    rows = [line for line in report.read_text().splitlines() if line.startswith("| pass |")]
+    assert [r.split(" | ")[-1] for r in rows] == ["5.477915 % |", "5.47212 % |"], rows  # 5.47792 is above the most
+    book = tmp_path / "side.xlsx"
+    code, _, _ = cli("export", str(path), "-o", str(book))
+    wb = openpyxl.load_workbook(book)
+    checks = {str(row[0].value): row for row in wb["Checks"].iter_rows() if str(row[0].value).startswith("check")}
+    assert checks["check most ~= 5.4779%"][2].number_format == "#,##0.000000%"  # 5.477915 %, not 5.47792 %
+    assert checks["check least ~= 5.4721%"][2].number_format == "#,##0.00000%"  # 5.47212 %: at or above the least
+    summary = [row for row in wb["Summary"].iter_rows() if str(row[2].value).startswith("=Solve!")]
+    assert [row[2].number_format for row in summary] == ["#,##0.0000%", "#,##0.00000%"], summary  # 5.4779, 5.47212

@@ -156,11 +156,11 @@ def test_every_figure_is_the_plans_figure(report, token_cost):
     inputs = _table(_section(report, "Inputs"))
     for name in token_cost.model.inputs:
         assert _number(inputs[name][0]) == pytest.approx(token_cost.evaluate().display(name), rel=1e-6), name
-    # digits grouped as in the workbook; inputs that differ are bold too
+    # digits grouped as in the workbook; an input that differs from the first scenario's is bold too
     assert inputs["parameters"][0] == "70,000,000,000"
     assert rows["kv_bytes_per_sequence"][0] == "671,088,640"
     # one style for the quantity, as the workbook's cells show it: 16 bit, 8 bit, 4.15 bit
-    assert rows["bits_per_weight"][:3] == ["**16.00**", "**8.00**", "**4.15**"]
+    assert rows["bits_per_weight"][:3] == ["16.00", "**8.00**", "**4.15**"]
 
 
 def test_report_contains_every_section(report):
@@ -172,7 +172,7 @@ def test_report_contains_every_section(report):
     # rows are labelled by their doc strings, the identifier (and unit) small beside them
     results = _section(report, "Results")
     assert "| Plain decode step at `batch` (lower bound)<br><sub><code>batch_<wbr>step_<wbr>bound</code>, ms</sub> |" in results
-    assert _table(results)["batch_step_bound"][0] == "**53.8249**"
+    assert _table(results)["batch_step_bound"] == ["53.8249", "**30.4916**", "**19.2624**"]  # bold: not as in bf16
     assert _table(_section(report, "Inputs"))["hbm_bandwidth"] == ["3.0"]  # as written: 3.0 TB/s
     # formulas as written and in LaTeX, in their own section: display math for fractions
     definitions = _section(report, "Definitions")
@@ -187,6 +187,21 @@ def test_report_contains_every_section(report):
     assumptions = _section(report, "Assumptions and sources")
     assert "`hbm_bandwidth` = 3.0 TB/s: peak HBM bandwidth (assumption)" in assumptions
     assert "(assumption: free verification)" in assumptions
+
+
+def test_bold_in_the_results_marks_what_each_scenario_changes(report):
+    """Every value of a row that differs anywhere was bold, so nearly every figure was: a value is bold where
+    it reads other than the first scenario's (the first column is never bold), so a reader sees what each
+    scenario changes. fp8's verify step costs one plain step, as bf16's does (both memory-bound at batch 32)."""
+    results = _section(report, "Results")
+    assert "a value in bold differs from `bf16`'s." in results
+    table = _table(results)
+    assert table["bits_per_weight"] == ["16.00", "**8.00**", "**4.15**"]
+    assert table["verify_cost_ratio"] == ["1.00000", "1.00000", "**1.16288**"]
+    assert table["verify_is_compute_bound"] == ["false", "false", "**true**"]
+    for row in table.values():
+        assert not row[0].startswith("**")
+        assert all(cell.startswith("**") == (cell.strip("*") != row[0]) for cell in row), row
 
 
 def test_report_is_deterministic(analysis, report):

@@ -619,16 +619,17 @@ def as_number(v: Value):
     return np.float64(v)
 
 
-def format_value(v: float | bool, unit: str = "", digits: int = 6) -> str:
+def format_value(v: float | bool, unit: str = "", digits: int = 6, mode: str = "root") -> str:
     """One figure alone, with its unit, by the one number rule (:mod:`planner.compute.numbers`): digits
-    grouped, money to cents, six significant digits (``digits`` for a figure that needs more or fewer)."""
-    from .numbers import SIGNIFICANT, figure, significant
+    grouped, money to cents, six significant digits (``digits`` for a figure that needs more or fewer); the
+    answer of a ``solve min``/``max`` (``mode``) never past itself."""
+    from .numbers import SIGNIFICANT, answer_style, figure, significant
 
     if isinstance(v, bool) or v != v:
         return "true" if v is True else "false" if v is False else "nan"
     if digits == SIGNIFICANT:
-        return figure(v, unit)
-    return f"{significant(v, digits)} {unit}".strip()
+        return figure(v, unit, answer_style(v, unit, mode))
+    return f"{significant(v, digits, mode)} {unit}".strip()
 
 
 def loads(text: str, name: str = "<plan>", base: Union[str, os.PathLike, None] = None,

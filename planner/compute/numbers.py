@@ -296,9 +296,10 @@ def period_number(x: float) -> int | float:
     return int(r) if abs(x - r) <= 1e-9 * max(1.0, abs(x)) else float(x)
 
 
-def significant(value: Optional[float | bool], digits: int = SIGNIFICANT) -> str:
+def significant(value: Optional[float | bool], digits: int = SIGNIFICANT, mode: str = "root") -> str:
     """One figure alone with up to ``digits`` significant digits by the rule: grouped, trailing zeros
-    dropped, scientific where the rule is (``40,000,000``; ``15.9155``; ``1.257E-11``)."""
+    dropped, scientific where the rule is (``40,000,000``; ``15.9155``; ``1.257E-11``); the answer of a
+    ``solve min``/``max`` (``mode``) on its own side (:func:`answer_style`)."""
     if value is None or isinstance(value, bool) or not math.isfinite(float(value)):
         return NumberStyle().text(value)
     v = float(value)
@@ -307,7 +308,7 @@ def significant(value: Optional[float | bool], digits: int = SIGNIFICANT) -> str
     if abs(v) >= SCIENTIFIC_ABOVE or abs(v) < SCIENTIFIC_BELOW:  # as a cell shows it: 1.257E-11
         return NumberStyle(min(3, max(digits - 1, 1)), True).text(v)
     decimals = _decimals_needed(v, digits)  # at most six decimals, as a cell shows it (0.046667), unless asked
-    return NumberStyle(min(decimals, MAX_DECIMALS) if digits <= SIGNIFICANT else decimals).text(v)
+    return answer_style(v, "", mode, NumberStyle(min(decimals, MAX_DECIMALS) if digits <= SIGNIFICANT else decimals)).text(v)
 
 
 def written_places(model) -> dict[str, int]:

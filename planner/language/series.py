@@ -207,7 +207,7 @@ def per_period(expr: ir.Expr, quantities: Mapping, functions: Mapping | tuple = 
     return False
 
 
-def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str = "a check") -> None:
+def check_condition(expr: ir.Expr, quantities: Mapping, sink, what: str) -> None:
     """A condition (of a check, a solve, a constraint) is one truth: the series it uses are reduced."""
     flows = {id(a.value): n.func for n in ir.walk(expr) if isinstance(n, ir.Call) and n.func in ("npv", "irr")
              for a in n.args}

@@ -490,6 +490,8 @@ def _quantity(analysis: Analysis, name: str, headlines: Sequence[str], overridde
         "varies": len({repr(ev.values[name]) for ev in analysis.evaluations}) > 1,
     }
     d["said_values"] = d["scenario_values"]  # the Findings' table's, once in three digits: one spelling now
+    # per scenario, whether it reads other than the first scenario's (the plan as written): the Results' bold
+    d["changed"] = [v != d["scenario_values"][0] for v in d["scenario_values"]]
     if analysis.base.is_never(name):
         d["value"] = d["figure"] = "never"
     if q.is_input:
@@ -581,7 +583,7 @@ def _check_figures(condition: bool, r: CheckResult) -> dict:
             if more.text(a) != more.text(b) or extra == 9:
                 style = more if extra else style
                 break
-    out = {"expected": show(b, r.unit, style), "actual": show(a, r.unit, style)}
+    out = {"expected": show(b, r.unit, style), "actual": show(a, r.unit, answer_style(a, r.unit, r.answer_mode, style))}
     if r.passed and written is not None and written < style.decimals and not (style.scientific or style.money):
         out["expected"] = show(b, r.unit, NumberStyle(written, False, style.percent))  # `~= 12` reads 12
     ops = getattr(r.check.condition, "ops", ())

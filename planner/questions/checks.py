@@ -42,6 +42,7 @@ class CheckResult:
     exact_difference: Optional[Fraction] = None  # `a == b` decided exactly: a - b in the display unit
     beyond_floats: bool = False  # decided exactly, where floating point would say the opposite
     unanswered: str = ""  # the answer (`as NAME`) the check uses that has none here (``error`` says why)
+    answer_mode: str = "root"  # `check churn_limit ~= ...` of a `solve max`: its actual never shown above itself
 
     @property
     def text(self) -> str:
@@ -62,7 +63,7 @@ class CheckResult:
     def actual(self) -> str:
         if self.lhs is None and self.error is None and never_side(self.check) is not None:
             return "never"
-        return "" if self.lhs is None else format_value(self.lhs, self.unit, 8)
+        return "" if self.lhs is None else format_value(self.lhs, self.unit, 8, self.answer_mode)
 
     def describe(self) -> str:
         where = f" in {self.scenario}" if self.scenario else ""
@@ -303,8 +304,10 @@ def run_checks(plan: Plan, answers=None, base_overrides=None, checks=None) -> li
 
             answers = Answers(plan)
         scale, unit = display_unit(plan, check, answers)
+        lhs = check.condition.operands[0] if compiled.pair else None
+        mode = answers.mode(lhs.name) if isinstance(lhs, ir.Name) and lhs.name in compiled.answers else "root"
         for scenario in scenarios:
-            result = CheckResult(check, scenario, False, unit=unit, overrides=shown_overrides)
+            result = CheckResult(check, scenario, False, unit=unit, overrides=shown_overrides, answer_mode=mode)
             try:
                 values, all_overrides = {}, dict(overrides)
                 for n in compiled.answers:

@@ -1017,6 +1017,11 @@ class Answers:
             return Fraction(int(r.exact.p), int(r.exact.q))
         return Fraction(r.value)
 
+    def mode(self, name: str) -> str:
+        """``min`` or ``max``: the answer is a least or greatest value (a figure never shown past it); else ``root``."""
+        stmt = self.statements[name.removesuffix(".value")]
+        return stmt.mode if isinstance(stmt, ir.Solve) and not name.endswith(".value") else "root"
+
     def unit(self, name: str) -> tuple[Fraction, str]:
         """Display scale and unit text of an answer."""
         stmt = self.statements[name.removesuffix(".value")]

@@ -18,7 +18,7 @@ from fractions import Fraction
 from ...language import ir
 from ...questions.checks import (EXACT_REL, check_scenarios, compares_values, display_unit, never_side, run_checks,
                                  tolerance_of)
-from ..numbers import cell_unit
+from ..numbers import answer_style, cell_unit
 from .book import cell_scale, percent_figure, scale_of, FIGURE, NEVER_WORD, TITLE, UNITS, Book, cached
 from .generator import ATOM, Generator, Piece, number
 
@@ -109,8 +109,10 @@ def checks_sheet(book: Book) -> None:
                     if sides[k] is None:  # the check has no value (an answer missing): the side's own value
                         sides[k] = cached(book.value_of(e, values), scale)
                 style = book.number_style(sides, unit)
-                for col, e, value in ((3, lhs, sides[0]), (4, rhs, sides[1])):
-                    ws.formula(row, col, gen.formula(e, scale), value, style)
+                actual = style if style is None or result.lhs is None else \
+                    answer_style(result.lhs * written, unit, result.answer_mode, style)  # an answer on its side
+                for col, e, value, shown in ((3, lhs, sides[0], actual), (4, rhs, sides[1], style)):
+                    ws.formula(row, col, gen.formula(e, scale), value, shown)
                 holds, tol_text = tolerance(book, check, f"C{row}", f"D{row}", shown_scale, unit)
                 ws.text(row, 6, tol_text)
             else:

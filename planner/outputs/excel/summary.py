@@ -280,7 +280,6 @@ def _statement(book: Book, ws, row: int, stmt, r, at: int):
     words = book.answer_words(stmt) + ": "
     if num is None or not isinstance(value, (int, float)) or isinstance(value, bool) or num.scientific:
         return ws.text(row, 1, words + ("" if value is None else str(value)) + (" " + unit if unit else ""))
-    num = answer_style(value * 100 if num.percent else value, unit, r.mode, num)  # a least value not below itself
     code = num.excel().split(";")[0]
     shown = num.text(value * 100 if num.percent else value) + ("%" if num.percent else "")
     tail = f'&" {unit}"' if unit else ""
@@ -291,12 +290,14 @@ def _statement(book: Book, ws, row: int, stmt, r, at: int):
 
 def _prose(book: Book, answer, r):
     """An answer's style on the Summary: three significant digits, as the report's sentences give it
-    (``55.3%``, not the Solve sheet's ``55.3333%``); money keeps its cents."""
+    (``55.3%``, not the Solve sheet's ``55.3333%``); money keeps its cents; a least value (``solve min``) is
+    never shown below itself nor a greatest above (:func:`..numbers.answer_style`)."""
     value = answer.cached if answer.kind == "formula" else answer.value
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
         return answer.num
     unit = book.q[r.target].unit_text
-    return prose_style(shown_figures([value], unit), unit)
+    shown = shown_figures([value], unit)
+    return answer_style(shown[0], unit, getattr(r, "mode", "root"), prose_style(shown, unit))
 
 
 def _checks(book: Book, ws, row: int) -> int:
