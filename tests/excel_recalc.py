@@ -179,3 +179,24 @@ def in_both_engines(items: dict, work: Path, least: int) -> dict:
                         "gnumeric": openpyxl.load_workbook(gn[item.path], data_only=True)}
         item.values = item.engines["libreoffice"]
     return items
+
+
+def typed_in_both_engines(plan: Path, work: Path, typed: dict[str, dict], least: int = 1000) -> dict:
+    """``plan`` exported (``base``) and, per case of ``typed``, a copy with those inputs typed over their
+    cells as an analyst types them; each poisoned and recalculated by both engines (:func:`in_both_engines`)."""
+    from test_excel_workbook import edit, export
+
+    from planner.plan import load_compiled
+
+    require_soffice()
+    require_gnumeric()
+    items = {"base": export(load_compiled(plan), work / f"{plan.stem}.xlsx")}
+    for case, inputs in typed.items():
+        items[case] = edit(items["base"], work / f"{plan.stem}-{case}.xlsx", inputs)
+    return in_both_engines(items, work, least)
+
+
+def named_cell(wb, name: str):
+    """What the cell a defined name points at holds (a formula, or a recalculated value)."""
+    sheet, coord = next(wb.defined_names[name].destinations)
+    return wb[sheet][coord.replace("$", "")].value

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from excel_recalc import named_cell, typed_in_both_engines
 
 import planner
 
@@ -83,19 +84,9 @@ IN_THE_BOOK = ("peak_utilisation", "first_overload", "on_demand_spend", "total_c
 
 @pytest.fixture(scope="module")
 def books(tmp_path_factory):
-    from excel_recalc import in_both_engines, require_gnumeric
-    from test_excel_workbook import edit, export, require_soffice
-
-    from planner.plan import load_compiled
-
-    require_soffice()
-    require_gnumeric()
-    work = tmp_path_factory.mktemp("inference_capacity")
-    items = {"base": export(load_compiled(PLAN), work / "capacity.xlsx")}
     # a capacity planner types the faster growth, then no reservation, into the Inputs sheet: the script's scenarios
-    items["fast_growth"] = edit(items["base"], work / "capacity_fast.xlsx", {"growth": 0.10})
-    items["no_reserve"] = edit(items["base"], work / "capacity_no_reserve.xlsx", {"reserved_gpus": 0})
-    return in_both_engines(items, work, 1000)
+    return typed_in_both_engines(PLAN, tmp_path_factory.mktemp("inference_capacity"), {
+        "fast_growth": {"growth": 0.10}, "no_reserve": {"reserved_gpus": 0}})
 
 
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
@@ -105,6 +96,5 @@ def test_the_workbook_recalculated_with_an_input_typed_in_gives_the_scripts_figu
     the Model's figures are the script's for that input (the script's scenario of the same name)."""
     wb = books[case].engines[engine]
     for name in IN_THE_BOOK:
-        sheet, coord = next(wb.defined_names[name].destinations)
-        got = wb[sheet][coord.replace("$", "")].value
+        got = named_cell(wb, name)
         assert got == pytest.approx(GOLDEN[case][name], rel=1e-9), (case, engine, name, got)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from excel_recalc import named_cell, typed_in_both_engines
 
 import planner
 
@@ -73,17 +74,8 @@ NPV_AT_20 = 90.57775818884635
 
 @pytest.fixture(scope="module")
 def books(tmp_path_factory):
-    from excel_recalc import in_both_engines, require_gnumeric
-    from test_excel_workbook import edit, export, require_soffice
-
-    from planner.plan import load_compiled
-
-    require_soffice()
-    require_gnumeric()
-    work = tmp_path_factory.mktemp("lease_or_buy_36")
-    items = {"base": export(load_compiled(PLAN), work / "lease.xlsx")}
-    items["discount_20"] = edit(items["base"], work / "lease_20.xlsx", {"discount_rate": 0.20})
-    return in_both_engines(items, work, 1000)
+    return typed_in_both_engines(PLAN, tmp_path_factory.mktemp("lease_or_buy_36"),
+                                 {"discount_20": {"discount_rate": 0.20}})
 
 
 def test_the_npv_of_the_advantage_is_excels_npv_over_its_row(books):
@@ -91,15 +83,12 @@ def test_the_npv_of_the_advantage_is_excels_npv_over_its_row(books):
     INDEX/MATCH arguments, 2,137 characters)."""
     import openpyxl
 
-    wb = openpyxl.load_workbook(books["base"].path)
-    sheet, coord = next(wb.defined_names["npv_buy"].destinations)
     row = books["base"].book.periods.rows["advantage"]
-    assert wb[sheet][coord.replace("$", "")].value == f"=NPV(discount_rate/12,Months!$C${row}:$AL${row})"
+    wb = openpyxl.load_workbook(books["base"].path)
+    assert named_cell(wb, "npv_buy") == f"=NPV(discount_rate/12,Months!$C${row}:$AL${row})"
 
 
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
 @pytest.mark.parametrize("case, want", [("base", GOLDEN["base"]["npv_buy"]), ("discount_20", NPV_AT_20)])
 def test_the_npv_recalculated_with_a_discount_rate_typed_in_is_the_scripts(books, engine, case, want):
-    wb = books[case].engines[engine]
-    sheet, coord = next(wb.defined_names["npv_buy"].destinations)
-    assert wb[sheet][coord.replace("$", "")].value == pytest.approx(want, rel=1e-9), (case, engine)
+    assert named_cell(books[case].engines[engine], "npv_buy") == pytest.approx(want, rel=1e-9), (case, engine)
