@@ -90,7 +90,8 @@ class ExactEvaluator(Formula, ir.Visitor):
         self.values: dict[str, Value] = dict(inputs)
         self.failed: dict[str, NotRational] = {}  # quantities without a rational value, and why
         self._t: Optional[int] = None  # the period being computed (its index), inside a series
-        self._series: Optional[dict[str, list]] = None  # every series' values, period by period
+        self._series: Optional[dict[str, list]] = None  # the series' values computed, period by period
+        self._periods: Optional[tuple[Fraction, Fraction, int]] = None
 
     def quantity(self, name: str) -> Value:
         if name in self.failed:
@@ -126,7 +127,7 @@ class ExactEvaluator(Formula, ir.Visitor):
         if q is not None and q.per_period:
             if self._t is None:
                 raise NotRational("a series is no one value")
-            return self.series()[e.name][self._t]
+            return self.series(e.name)[e.name][self._t]
         return self.quantity(e.name)
 
     def visit_Neg(self, e: ir.Neg, env: dict) -> Fraction:
@@ -160,6 +161,11 @@ class ExactEvaluator(Formula, ir.Visitor):
     # ---- series over periods: period by period, in rationals ------------------------------------
     def periods(self) -> tuple[Fraction, Fraction, int]:
         """The first period's value, the step and how many periods there are (exactly)."""
+        if self._periods is None:
+            self._periods = self._count_periods()
+        return self._periods
+
+    def _count_periods(self) -> tuple[Fraction, Fraction, int]:
         from ..language.aggregates import Ranges
 
         values = self.model.periods.values
@@ -169,22 +175,45 @@ class ExactEvaluator(Formula, ir.Visitor):
         count = (end - start) // step + 1
         return start, step, max(0, int(count))
 
-    def series(self) -> dict[str, list]:
-        """Every series' values, computed in period order (each period's in the plan's order: a series
-        reads the same period of the ones before it and the period before of any)."""
+    def series(self, need: Optional[str] = None) -> dict[str, list]:
+        """Series' values, computed in period order (each period's in the plan's order: a series reads the
+        same period of the ones before it and the period before of any): ``need`` and the series it reads,
+        directly or through ``previous`` (every series where None), the others when something reads them."""
         if self._series is None:
-            _, _, n = self.periods()
-            names = [q for q in self.model.order if self.model.quantities[q].per_period]
-            table: dict[str, list] = {q: [] for q in names}
-            self._series = table
-            for t in range(n):
-                self._t = t
-                try:
-                    for q in names:
-                        table[q].append(self.expr(self.model.quantities[q].definition.expr))
-                finally:
-                    self._t = None
+            self._series = {}
+        if need not in self._series:
+            wanted = None if need is None else self._reads(need)
+            self._fill([q for q in self.model.order if self.model.quantities[q].per_period
+                        and q not in self._series and (wanted is None or q in wanted)])
         return self._series
+
+    def _reads(self, name: str) -> set[str]:
+        """``name`` and every quantity it reads, directly or not, a ``previous(x)``'s ``x`` too."""
+        seen, todo = {name}, [name]
+        while todo:
+            q = self.model.quantities[todo.pop()]
+            for n in (*q.deps, *(p.name for p in ir.walk(q.definition.expr) if isinstance(p, ir.Previous))):
+                if n not in seen and n in self.model.quantities:
+                    seen.add(n)
+                    todo.append(n)
+        return seen
+
+    def _fill(self, names: list[str]) -> None:
+        """The series ``names`` computed period by period (none of them kept where one fails)."""
+        _, _, n = self.periods()
+        table: dict[str, list] = {q: [] for q in names}
+        self._series.update(table)
+        t = self._t
+        try:
+            for self._t in range(n):
+                for q in names:
+                    table[q].append(self.expr(self.model.quantities[q].definition.expr))
+        except BaseException:
+            for q in names:
+                del self._series[q]
+            raise
+        finally:
+            self._t = t
 
     def visit_Series(self, e: ir.Series, env: dict) -> Value:
         return self.visit(e.first if self._t == 0 or e.then is None else e.then, env)
@@ -198,7 +227,7 @@ class ExactEvaluator(Formula, ir.Visitor):
             if e.init is None:
                 raise NotRational("no period before the first")
             return self.visit(e.init, env)
-        return self.series()[e.name][self._t - 1]
+        return self.series(e.name)[e.name][self._t - 1]
 
     def visit_At(self, e: ir.At, env: dict) -> Value:
         if self._t is not None:
@@ -233,7 +262,6 @@ class ExactEvaluator(Formula, ir.Visitor):
         return kept[-1] if e.op == "last" else kept[0]
 
     def _at(self, e: ir.Expr, env, i: int) -> Value:
-        self.series()
         self._t = i
         try:
             return self.expr(e, env)
